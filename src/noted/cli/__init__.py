@@ -1,0 +1,70 @@
+"""The ``noted`` command: parses arguments, opens the profile, runs one subcommand.
+
+Each subcommand lives in a module of this package that exposes ``register(subparsers)``; the
+handler it sets as ``func`` takes ``(args, ctx)`` and returns an exit code. Errors of
+``noted.errors`` become one line on stderr and exit 1 (2 for bad input); anything else is a bug,
+logged with its stack to the profile's log file and reported in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from noted import __version__
+from noted.cli import commands_notes, commands_search
+from noted.cli.context import CliContext
+from noted.errors import InvalidInputError, NotedError
+
+log = logging.getLogger("noted.cli")
+
+_MODULES = (commands_notes, commands_search)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, every subcommand included."""
+    parser = argparse.ArgumentParser(
+        prog="noted",
+        description="A terminal notebook with an assistant. Run with no command to open your notebook.",
+    )
+    parser.add_argument("--version", action="version", version=f"noted {__version__}")
+    parser.add_argument("--profile", metavar="DIR", help="profile folder (default: $NOTED_PROFILE or ~)")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``noted`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    ctx = CliContext(profile_arg=args.profile, json=args.json)
+    try:
+        func = getattr(args, "func", None)
+        if func is None:
+            from noted.cli.commands_notes import summary
+
+            return summary(args, ctx)
+        code: int = func(args, ctx)
+        return code
+    except InvalidInputError as exc:
+        ctx.error(str(exc))
+        return 2
+    except NotedError as exc:
+        ctx.error(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        ctx.error("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception:
+        log.exception("internal error in %s", " ".join(sys.argv))
+        ctx.error(f"internal error; the details are in {ctx.log_path_hint()}")
+        return 70
+    finally:
+        ctx.close()

@@ -1,0 +1,143 @@
+"""``noted notebooks``, ``noted notebook create|rename|move|trash|restore`` and ``noted tags``."""
+
+from __future__ import annotations
+
+import argparse
+
+from noted.cli import render
+from noted.cli.args import Subparsers, add_common, command
+from noted.cli.context import CliContext
+from noted.cli.resolve import folder_paths, resolve_folder
+from noted.errors import InvalidInputError
+from noted.models import ACTOR_USER, Folder
+
+
+def register(sub: Subparsers) -> None:
+    """Add the notebook and tag subcommands."""
+    p = command(sub, "notebooks", cmd_notebooks, "List notebooks as a tree with their note counts.")
+    p.add_argument("--trash", action="store_true", help="list the notebooks in the trash instead")
+
+    nb = sub.add_parser("notebook", help="Create, rename, move, trash or restore a notebook.")
+    nb.set_defaults(func=lambda args, ctx: _usage(nb))
+    nb_sub = nb.add_subparsers(dest="notebook_command", metavar="ACTION")
+
+    p = command(nb_sub, "create", cmd_create, "Create a notebook and print its id.")
+    p.add_argument("title", help="the notebook's title")
+    p.add_argument("--parent", metavar="NOTEBOOK", help="id, id prefix, title or path of the parent")
+
+    p = command(nb_sub, "rename", cmd_rename, "Rename a notebook.")
+    p.add_argument("notebook", help="id, id prefix, title or path")
+    p.add_argument("title", help="the new title")
+
+    p = command(nb_sub, "move", cmd_move, "Move a notebook under another one, or to the top level.")
+    p.add_argument("notebook", help="id, id prefix, title or path")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--parent", metavar="NOTEBOOK", help="the new parent")
+    where.add_argument("--top", action="store_true", help="make it a top-level notebook")
+
+    p = command(nb_sub, "trash", cmd_trash, "Move a notebook, its notes and sub-notebooks to the trash.")
+    p.add_argument("notebook", help="id, id prefix, title or path")
+
+    p = command(nb_sub, "restore", cmd_restore, "Bring a notebook back from the trash, where it was.")
+    p.add_argument("notebook", help="id, id prefix, title or path")
+
+    command(sub, "tags", cmd_tags, "List tags with the number of notes carrying each.")
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def cmd_notebooks(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.services.store
+    folders = store.list_folders(include_trashed=args.trash)
+    if args.trash:
+        trashed = [f for f in folders if f.is_trashed]
+        live_ids = {f.id for f in folders if not f.is_trashed}
+        # Show a trashed sub-notebook under its trashed parent, at the top when the parent is live.
+        folders = [f if f.parent_id not in live_ids else _detached(f) for f in trashed]
+    counts = store.folder_note_counts()
+    if ctx.json:
+        ctx.emit(render.folders_json(folders, counts))
+        return 0
+    lines = render.folder_lines(folders, counts)
+    if not lines:
+        ctx.out("The trash holds no notebooks." if args.trash else "No notebooks yet.")
+    for line in lines:
+        ctx.out(line)
+    return 0
+
+
+def _detached(folder: Folder) -> Folder:
+    return Folder(folder.id, folder.title, "", folder.created_time, folder.updated_time, folder.deleted_time)
+
+
+def _report(ctx: CliContext, folder: Folder, verb: str) -> int:
+    store = ctx.services.store
+    if ctx.json:
+        path = folder_paths(store.list_folders(include_trashed=True)).get(folder.id, folder.title)
+        counts = store.folder_note_counts()
+        n = counts.get(folder.id, 0)
+        ctx.emit(render.folder_json(folder, path=path, depth=path.count("/"), note_count=n, total=n))
+    elif verb == "created":
+        ctx.out(folder.id)
+    else:
+        ctx.out(f'{verb} notebook "{folder.title}" ({folder.id[:8]})')
+    return 0
+
+
+def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.services.store
+    parent = resolve_folder(store, args.parent).id if args.parent else ""
+    title = args.title.strip()
+    if not title:
+        raise InvalidInputError("a notebook needs a title")
+    return _report(ctx, store.create_folder(title, parent_id=parent, actor=ACTOR_USER), "created")
+
+
+def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.services.store
+    folder = resolve_folder(store, args.notebook)
+    title = args.title.strip()
+    if not title:
+        raise InvalidInputError("a notebook needs a title")
+    return _report(ctx, store.update_folder(folder.id, title=title, actor=ACTOR_USER), "renamed")
+
+
+def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.services.store
+    folder = resolve_folder(store, args.notebook)
+    parent = "" if args.top else resolve_folder(store, args.parent).id
+    if parent == folder.id:
+        raise InvalidInputError("a notebook cannot be its own parent")
+    return _report(ctx, store.update_folder(folder.id, parent_id=parent, actor=ACTOR_USER), "moved")
+
+
+def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.services.store
+    folder = resolve_folder(store, args.notebook)
+    store.trash_folder(folder.id, actor=ACTOR_USER)
+    return _report(ctx, store.get_folder(folder.id), "trashed")
+
+
+def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.services.store
+    folder = resolve_folder(store, args.notebook, prefer_trashed=True)
+    store.restore_folder(folder.id, actor=ACTOR_USER)
+    return _report(ctx, store.get_folder(folder.id), "restored")
+
+
+def cmd_tags(args: argparse.Namespace, ctx: CliContext) -> int:
+    tags = ctx.services.store.list_tags()
+    if ctx.json:
+        ctx.emit([render.tag_json(t) for t in tags])
+        return 0
+    if not tags:
+        ctx.out("No tags yet.")
+    for tag in sorted(tags, key=lambda t: t.title.casefold()):
+        ctx.out(f"{tag.title} ({tag.note_count})")
+    return 0
+
+
+__all__ = ["add_common", "register"]

@@ -1,0 +1,58 @@
+"""What every subcommand shares: the profile, lazily opened services, and output helpers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from noted.logs import setup_logging
+from noted.profile import Profile, resolve_profile
+from noted.services import Services
+
+
+@dataclass
+class CliContext:
+    """Opens the profile and its services on first use and closes them once."""
+
+    profile_arg: str | None = None
+    json: bool = False
+    _services: Services | None = field(default=None, init=False, repr=False)
+    _profile: Profile | None = field(default=None, init=False, repr=False)
+
+    @property
+    def profile(self) -> Profile:
+        if self._profile is None:
+            self._profile = resolve_profile(self.profile_arg)
+        return self._profile
+
+    @property
+    def services(self) -> Services:
+        if self._services is None:
+            profile = self.profile.ensure()
+            setup_logging(profile.log_path)
+            self._services = Services.open(profile)
+        return self._services
+
+    def out(self, text: str = "") -> None:
+        """Print a line for people (ignored when nothing should be printed)."""
+        print(text)
+
+    def emit(self, payload: Any) -> None:
+        """Print ``payload`` as JSON."""
+        print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+
+    def error(self, message: str) -> None:
+        print(f"noted: {message}", file=sys.stderr)
+
+    def log_path_hint(self) -> str:
+        try:
+            return str(self.profile.log_path)
+        except Exception:  # the profile itself may be what failed
+            return "the profile's noted.log"
+
+    def close(self) -> None:
+        if self._services is not None:
+            self._services.close()
+            self._services = None

@@ -1,0 +1,184 @@
+"""How the command line shows items: short lines for people and stable JSON shapes for scripts.
+
+JSON carries the model's own field names and times in milliseconds since the epoch (as the store
+and Joplin do), so a script can feed them back unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from noted.cli.resolve import folder_paths
+from noted.errors import InvalidInputError
+from noted.models import Folder, Note, NoteMeta, Revision, Tag
+
+JsonDict = dict[str, Any]
+
+
+def fmt_time(ms: int) -> str:
+    """A time for people, in local time; empty for 0 (not set)."""
+    if not ms:
+        return ""
+    return dt.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+
+
+def parse_local_time(text: str, *, what: str) -> int:
+    """``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM`` in local time, as epoch milliseconds.
+
+    Raises:
+        InvalidInputError: the text is not one of those shapes or not a real date.
+    """
+    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"):
+        try:
+            moment = dt.datetime.strptime(text.strip(), fmt)
+        except ValueError:
+            continue
+        return int(moment.timestamp() * 1000)
+    raise InvalidInputError(f'bad {what} "{text}": use YYYY-MM-DD or YYYY-MM-DDTHH:MM')
+
+
+def todo_state(item: Note | NoteMeta) -> str:
+    """``[ ]``/``[x]`` for to-dos, empty for notes."""
+    if not item.is_todo:
+        return ""
+    return "[x]" if item.todo_completed else "[ ]"
+
+
+def tree(folders: Sequence[Folder]) -> list[tuple[Folder, int]]:
+    """Folders in display order (titles A→Z under each parent) with their depth."""
+    ids = {f.id for f in folders}
+    children: dict[str, list[Folder]] = {}
+    for folder in folders:
+        parent = folder.parent_id if folder.parent_id in ids else ""
+        children.setdefault(parent, []).append(folder)
+    out: list[tuple[Folder, int]] = []
+    seen: set[str] = set()
+
+    def walk(parent: str, depth: int) -> None:
+        for folder in sorted(children.get(parent, []), key=lambda f: (f.title.casefold(), f.id)):
+            if folder.id in seen:
+                continue
+            seen.add(folder.id)
+            out.append((folder, depth))
+            walk(folder.id, depth + 1)
+
+    walk("", 0)
+    return out
+
+
+def subtree_counts(folders: Sequence[Folder], counts: dict[str, int]) -> dict[str, int]:
+    """Notes in each folder and all its sub-folders."""
+    parents = {f.id: f.parent_id for f in folders}
+    totals = {f.id: 0 for f in folders}
+    for folder_id, n in counts.items():
+        cursor, hops = folder_id, 0
+        while cursor in totals and hops <= len(totals):
+            totals[cursor] += n
+            cursor, hops = parents[cursor], hops + 1
+    return totals
+
+
+def folder_json(folder: Folder, *, path: str, depth: int, note_count: int, total: int) -> JsonDict:
+    return {
+        "id": folder.id,
+        "title": folder.title,
+        "parent_id": folder.parent_id,
+        "path": path,
+        "depth": depth,
+        "note_count": note_count,
+        "total_note_count": total,
+        "created_time": folder.created_time,
+        "updated_time": folder.updated_time,
+        "deleted_time": folder.deleted_time,
+    }
+
+
+def folder_lines(folders: Sequence[Folder], counts: dict[str, int]) -> list[str]:
+    """The notebook tree for people: short id, indented title, own count (and total when different)."""
+    totals = subtree_counts(folders, counts)
+    lines = []
+    for folder, depth in tree(folders):
+        own, total = counts.get(folder.id, 0), totals[folder.id]
+        count = f"{own}" if own == total else f"{own}, {total} with sub-notebooks"
+        lines.append(f"{folder.id[:8]}  {'  ' * depth}{folder.title} ({count})")
+    return lines
+
+
+def folders_json(folders: Sequence[Folder], counts: dict[str, int]) -> list[JsonDict]:
+    paths = folder_paths(folders)
+    totals = subtree_counts(folders, counts)
+    return [
+        folder_json(f, path=paths[f.id], depth=d, note_count=counts.get(f.id, 0), total=totals[f.id])
+        for f, d in tree(folders)
+    ]
+
+
+def meta_json(meta: Note | NoteMeta, notebook: str) -> JsonDict:
+    """The fields of a note listing (no body)."""
+    return {
+        "id": meta.id,
+        "title": meta.title,
+        "parent_id": meta.parent_id,
+        "notebook": notebook,
+        "created_time": meta.user_created_time,
+        "updated_time": meta.user_updated_time,
+        "is_todo": meta.is_todo,
+        "todo_due": meta.todo_due,
+        "todo_completed": meta.todo_completed,
+        "source_url": meta.source_url,
+        "deleted_time": meta.deleted_time,
+    }
+
+
+def note_json(note: Note, notebook: str, tags: Sequence[Tag]) -> JsonDict:
+    """A whole note: listing fields, tags, body and the ``updated_time`` to base an edit on."""
+    payload = meta_json(note, notebook)
+    payload["tags"] = [t.title for t in tags]
+    payload["base_updated_time"] = note.updated_time
+    payload["body"] = note.body
+    return payload
+
+
+def meta_line(meta: NoteMeta, notebook: str) -> str:
+    """One note in a listing: short id, updated time, to-do box, title, notebook."""
+    state = todo_state(meta)
+    title = f"{state} {meta.title}" if state else meta.title
+    return f"{meta.id[:8]}  {fmt_time(meta.user_updated_time)}  {title}  · {notebook}"
+
+
+def tag_json(tag: Tag) -> JsonDict:
+    return {"id": tag.id, "title": tag.title, "note_count": tag.note_count}
+
+
+def revision_json(rev: Revision, *, with_body: bool = False) -> JsonDict:
+    payload: JsonDict = {
+        "id": rev.id,
+        "note_id": rev.note_id,
+        "time": rev.time,
+        "actor": rev.actor,
+        "edits": rev.edits,
+        "title": rev.title,
+    }
+    if with_body:
+        payload["body"] = rev.body
+    return payload
+
+
+def note_header(note: Note, notebook: str, tags: Sequence[Tag]) -> list[str]:
+    """The lines ``show`` prints above a note's body."""
+    lines = [f"# {note.title}", f"id:       {note.id}", f"notebook: {notebook}"]
+    if tags:
+        lines.append(f"tags:     {', '.join(t.title for t in tags)}")
+    lines.append(f"created:  {fmt_time(note.user_created_time)}")
+    lines.append(f"updated:  {fmt_time(note.user_updated_time)}")
+    if note.is_todo:
+        done = f"done {fmt_time(note.todo_completed)}" if note.todo_completed else "open"
+        due = f", due {fmt_time(note.todo_due)}" if note.todo_due else ""
+        lines.append(f"to-do:    {done}{due}")
+    if note.source_url:
+        lines.append(f"source:   {note.source_url}")
+    if note.is_trashed:
+        lines.append(f"trashed:  {fmt_time(note.deleted_time)}")
+    return lines

@@ -1,0 +1,146 @@
+"""Turn what a person types for a note or notebook into exactly one item, or a clear error.
+
+A reference may be a full 32-hex id, a unique id prefix of at least four hex digits, or (for
+notes) an exact title, or (for notebooks) an exact title or a ``Parent/Child`` path. An id prefix
+wins over a title; a title matching several items is an error listing them, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from noted.errors import InvalidInputError, NotFoundError
+from noted.models import Folder, Note, NoteMeta
+from noted.store.protocol import Store
+
+MIN_PREFIX = 4
+_HEX = re.compile(r"[0-9a-f]+")
+_FULL_ID = re.compile(r"[0-9a-f]{32}")
+_SHOWN_CANDIDATES = 8
+
+T = TypeVar("T")
+
+
+def _ambiguous(kind: str, ref: str, candidates: Sequence[T], describe: Callable[[T], str]) -> InvalidInputError:
+    shown = ", ".join(describe(c) for c in candidates[:_SHOWN_CANDIDATES])
+    more = f" and {len(candidates) - _SHOWN_CANDIDATES} more" if len(candidates) > _SHOWN_CANDIDATES else ""
+    return InvalidInputError(
+        f'"{ref}" matches {len(candidates)} {kind}s: {shown}{more}',
+        hint="give more of the id",
+    )
+
+
+def _by_prefix(ref: str, ids: Sequence[str]) -> list[str]:
+    key = ref.lower()
+    if len(key) < MIN_PREFIX or not _HEX.fullmatch(key):
+        return []
+    return [i for i in ids if i.startswith(key)]
+
+
+def _pick_title(matches: list[T], trashed: Callable[[T], bool], prefer_trashed: bool) -> list[T]:
+    """Among several title matches, keep those on the side of the trash the command works on."""
+    if len(matches) <= 1:
+        return matches
+    preferred = [m for m in matches if trashed(m) == prefer_trashed]
+    return preferred or matches
+
+
+def _describe_note(meta: NoteMeta) -> str:
+    where = " (in the trash)" if meta.is_trashed else ""
+    return f'{meta.id[:8]} "{meta.title}"{where}'
+
+
+def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Note:
+    """The note named by ``ref``: full id, unique id prefix (≥ 4 hex digits) or exact title.
+
+    Args:
+        store: where to look.
+        ref: what the person typed.
+        prefer_trashed: when a title matches notes both in and out of the trash, pick from the
+            trash (for ``restore``) instead of from the live notes.
+
+    Raises:
+        NotFoundError: nothing matches.
+        InvalidInputError: several notes match; the message lists them.
+    """
+    ref = ref.strip()
+    if _FULL_ID.fullmatch(ref.lower()):
+        try:
+            return store.get_note(ref.lower())
+        except NotFoundError:
+            raise NotFoundError(f'no note with id or title "{ref}"') from None
+    metas = store.list_notes() + store.list_notes(trashed=True)
+    by_id = {m.id: m for m in metas}
+    prefixed = _by_prefix(ref, list(by_id))
+    if len(prefixed) == 1:
+        return store.get_note(prefixed[0])
+    if prefixed:
+        raise _ambiguous("note", ref, [by_id[i] for i in prefixed], _describe_note)
+    titled = [m for m in metas if m.title == ref] or [m for m in metas if m.title.casefold() == ref.casefold()]
+    titled = _pick_title(titled, lambda m: m.is_trashed, prefer_trashed)
+    if len(titled) == 1:
+        return store.get_note(titled[0].id)
+    if titled:
+        raise _ambiguous("note", ref, titled, _describe_note)
+    raise NotFoundError(f'no note with id or title "{ref}"')
+
+
+def folder_paths(folders: Sequence[Folder]) -> dict[str, str]:
+    """``Parent/Child`` paths of every folder, by id (a missing parent ends the path)."""
+    by_id = {f.id: f for f in folders}
+    paths: dict[str, str] = {}
+
+    def path_of(folder: Folder, seen: frozenset[str]) -> str:
+        if folder.id in paths:
+            return paths[folder.id]
+        parent = by_id.get(folder.parent_id)
+        if parent is None or parent.id in seen:
+            result = folder.title
+        else:
+            result = f"{path_of(parent, seen | {folder.id})}/{folder.title}"
+        paths[folder.id] = result
+        return result
+
+    for folder in folders:
+        path_of(folder, frozenset())
+    return paths
+
+
+def resolve_folder(store: Store, ref: str, *, prefer_trashed: bool = False) -> Folder:
+    """The notebook named by ``ref``: full id, unique id prefix, exact title or ``A/B`` path.
+
+    Raises:
+        NotFoundError: nothing matches.
+        InvalidInputError: several notebooks match; the message lists them with their paths.
+    """
+    ref = ref.strip()
+    if _FULL_ID.fullmatch(ref.lower()):
+        try:
+            return store.get_folder(ref.lower())
+        except NotFoundError:
+            raise NotFoundError(f'no notebook with id or title "{ref}"') from None
+    folders = store.list_folders(include_trashed=True)
+    by_id = {f.id: f for f in folders}
+    paths = folder_paths(folders)
+
+    def describe(folder: Folder) -> str:
+        where = " (in the trash)" if folder.is_trashed else ""
+        return f'{folder.id[:8]} "{paths[folder.id]}"{where}'
+
+    prefixed = _by_prefix(ref, list(by_id))
+    if len(prefixed) == 1:
+        return by_id[prefixed[0]]
+    if prefixed:
+        raise _ambiguous("notebook", ref, [by_id[i] for i in prefixed], describe)
+    key = ref.strip("/")
+    exact = [f for f in folders if f.title == key or paths[f.id] == key]
+    folded = key.casefold()
+    titled = exact or [f for f in folders if folded in (f.title.casefold(), paths[f.id].casefold())]
+    titled = _pick_title(titled, lambda f: f.is_trashed, prefer_trashed)
+    if len(titled) == 1:
+        return titled[0]
+    if titled:
+        raise _ambiguous("notebook", ref, titled, describe)
+    raise NotFoundError(f'no notebook with id or title "{ref}"')

@@ -1,0 +1,118 @@
+"""A deterministic embedder for tests: hashed bags of words, no model, no randomness.
+
+Each word (lower-cased, punctuation stripped) adds a signed one-hot at a position chosen by a
+hash of the word; the sum is normalised. Texts that share words therefore get close vectors and
+texts that share none get nearly orthogonal ones, so a semantic-search test that asks for "the
+note about gardening" can really fail. Tokens are whitespace-separated runs of characters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from noted.errors import UnavailableError
+
+if TYPE_CHECKING:
+    from noted.embeddings.protocol import Vectors
+
+_TOKEN = re.compile(r"\S+")
+_WORD_EDGES = re.compile(r"^\W+|\W+$")
+
+
+class FakeEmbedder:
+    """An :class:`~noted.embeddings.protocol.Embedder` made of hashed word features.
+
+    Args:
+        dim: Vector length; small dims make unrelated words collide more often.
+        max_tokens: The pretend model's limit, in whitespace tokens.
+        query_prefix: Prepended to queries (its words count like any others).
+        passage_prefix: Prepended to passages.
+        name: Part of ``model_id``, so tests can simulate a change of model.
+    """
+
+    def __init__(
+        self,
+        *,
+        dim: int = 64,
+        max_tokens: int = 128,
+        query_prefix: str = "",
+        passage_prefix: str = "",
+        name: str = "fake",
+    ) -> None:
+        self._dim = dim
+        self._max_tokens = max_tokens
+        self._query_prefix = query_prefix
+        self._passage_prefix = passage_prefix
+        self._name = name
+        self._closed = False
+        self.calls = 0
+        """How many times an ``embed_*`` method ran, so tests can check what was re-embedded."""
+        self.embedded: list[str] = []
+        """Every text embedded so far (prefix included), in order."""
+
+    @property
+    def model_id(self) -> str:
+        prefixes = f"{self._query_prefix!r}:{self._passage_prefix!r}"
+        return f"fake:{self._name}:{self._dim}:{self._max_tokens}:{prefixes}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self._max_tokens
+
+    @property
+    def query_prefix(self) -> str:
+        return self._query_prefix
+
+    @property
+    def passage_prefix(self) -> str:
+        return self._passage_prefix
+
+    def count_tokens(self, text: str) -> int:
+        return sum(1 for _ in _TOKEN.finditer(text))
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return [match.span() for match in _TOKEN.finditer(text)]
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        return self._embed([self._passage_prefix + text for text in texts])
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._embed([self._query_prefix + text])[0]
+
+    def close(self) -> None:
+        self._closed = True
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        if self._closed:
+            raise UnavailableError("the fake embedder was closed")
+        self.calls += 1
+        self.embedded.extend(texts)
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row] = self._vector(text)
+        return out
+
+    def _vector(self, text: str) -> Vectors:
+        vector = np.zeros(self._dim, dtype=np.float32)
+        for match in list(_TOKEN.finditer(text))[: self._max_tokens]:
+            word = _WORD_EDGES.sub("", match.group().casefold())
+            if not word:
+                continue
+            digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+            index = int.from_bytes(digest[:4], "little") % self._dim
+            vector[index] += 1.0 if digest[4] & 1 else -1.0
+        norm = float(np.linalg.norm(vector))
+        if norm == 0.0:
+            # No words: a fixed unit vector keeps every row unit-norm, as the protocol promises.
+            vector[0] = 1.0
+            return vector
+        return vector / norm

@@ -1,0 +1,244 @@
+"""Local embeddings: an ONNX model on ONNX Runtime's CPU provider and its ``tokenizers`` tokenizer.
+
+The pipeline is sentence-transformers' for these models: tokenize with truncation at the model's
+length, run the graph, pool the token states (mean over real tokens by default), L2-normalise
+(always, so that a dot product is a cosine). Inputs are sorted by token count before batching, so a batch holds texts of similar length and
+padding (pure wasted compute in attention) stays small; results come back in the caller's order.
+
+The tokenizer loads at construction (tens of milliseconds; the chunker needs it at once); the
+ONNX session loads on first use, so building the embedder costs little and a process that never
+embeds never pays the model's memory.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from noted.embeddings.model_spec import ModelSpec, default_spec, folder_spec
+from noted.errors import UnavailableError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from tokenizers import Encoding, Tokenizer
+
+    from noted.embeddings.protocol import Vectors
+
+DEFAULT_BATCH_SIZE = 32
+
+
+def default_threads() -> int:
+    """The CPUs this process may run on (its affinity mask, which containers narrow), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS and Windows have no affinity mask
+        return max(1, os.cpu_count() or 1)
+
+
+class OnnxEmbedder:
+    """An :class:`~noted.embeddings.protocol.Embedder` running an ONNX model in this process.
+
+    Args:
+        spec: The model's files and settings.
+        threads: ONNX Runtime intra-op threads; defaults to the CPUs available to the process.
+        batch_size: Texts per model run. Larger batches amortise overhead but pad more.
+    """
+
+    def __init__(self, spec: ModelSpec, *, threads: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE):
+        from tokenizers import Tokenizer
+
+        self._spec = spec
+        self._threads = threads or default_threads()
+        self._batch_size = max(1, batch_size)
+        try:
+            self._counter = Tokenizer.from_file(str(spec.tokenizer_path))
+            self._encoder = Tokenizer.from_file(str(spec.tokenizer_path))
+        except Exception as exc:  # tokenizers raises a bare Exception for a malformed file
+            raise UnavailableError(f"cannot load the tokenizer {spec.tokenizer_path}: {exc}") from exc
+        # A tokenizer.json may carry the exporter's fixed padding and truncation; we do our own.
+        self._counter.no_padding()
+        self._counter.no_truncation()
+        self._encoder.no_padding()
+        self._encoder.enable_truncation(max_length=spec.max_length)
+        self._specials = len(self._counter.encode("", add_special_tokens=True).ids)
+        self._pad_id = _pad_id(self._counter)
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._input_names: frozenset[str] = frozenset()
+        self._output_index = 0
+        self._dim: int | None = None
+        self._closed = False
+
+    # Capabilities --------------------------------------------------------------------------
+    @cached_property
+    def model_id(self) -> str:
+        return self._spec.model_id()
+
+    @property
+    def dim(self) -> int:
+        self._load()
+        assert self._dim is not None
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self._spec.max_length - self._specials
+
+    @property
+    def query_prefix(self) -> str:
+        return self._spec.query_prefix
+
+    @property
+    def passage_prefix(self) -> str:
+        return self._spec.passage_prefix
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The model's files and settings."""
+        return self._spec
+
+    # Tokens --------------------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return [(int(a), int(b)) for a, b in self._counter.encode(text, add_special_tokens=False).offsets]
+
+    # Embedding -----------------------------------------------------------------------------
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        prefix = self._spec.passage_prefix
+        return self._embed([prefix + text for text in texts])
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._embed([self._spec.query_prefix + text])[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._session = None
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        self._load()
+        assert self._dim is not None
+        out = np.empty((len(texts), self._dim), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._encoder.encode_batch(texts)
+        order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        for first in range(0, len(order), self._batch_size):
+            rows = order[first : first + self._batch_size]
+            out[rows] = self._run([encodings[i] for i in rows])
+        return out
+
+    def _run(self, encodings: list[Encoding]) -> Vectors:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        session = self._session
+        if session is None:
+            raise UnavailableError("the embedding model was closed")
+        states = session.run(None, {k: v for k, v in feeds.items() if k in self._input_names})
+        return _pool(np.asarray(states[self._output_index], dtype=np.float32), mask, self._spec)
+
+    # Loading -------------------------------------------------------------------------------
+    def _load(self) -> None:
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._closed:
+                raise UnavailableError("the embedding model was closed")
+            if self._session is None:
+                self._open_session()
+
+    def _open_session(self) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self._threads
+        # One graph, run node after node: inter-op threads would only compete with intra-op ones.
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(
+                str(self._spec.model_path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own unrelated exception classes
+            raise UnavailableError(f"cannot load the embedding model {self._spec.model_path}: {exc}") from exc
+        self._input_names = frozenset(i.name for i in session.get_inputs())
+        missing = {"input_ids", "attention_mask"} - self._input_names
+        if missing:
+            raise UnavailableError(
+                f"the model {self._spec.model_path} lacks the inputs {', '.join(sorted(missing))}",
+                hint="noted runs BERT-style encoders exported with input_ids and attention_mask",
+            )
+        outputs = [o.name for o in session.get_outputs()]
+        if self._spec.output:
+            if self._spec.output not in outputs:
+                raise UnavailableError(
+                    f"the model has no output {self._spec.output!r}", hint=f"it has {', '.join(outputs)}"
+                )
+            self._output_index = outputs.index(self._spec.output)
+        self._session = session
+        self._dim = self._output_dim(session)
+
+    def _output_dim(self, session: Any) -> int:
+        shape = session.get_outputs()[self._output_index].shape
+        if shape and isinstance(shape[-1], int):
+            return int(shape[-1])
+        # A symbolic width: embed one word to learn it.
+        return int(self._run(self._encoder.encode_batch(["dimension"])).shape[-1])
+
+
+def local_embedder(*, threads: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE) -> OnnxEmbedder:
+    """The packaged default model: all-MiniLM-L6-v2, int8, 384 dimensions, 256 tokens.
+
+    Raises:
+        UnavailableError: The package carrying the model is not installed.
+    """
+    return OnnxEmbedder(default_spec(), threads=threads, batch_size=batch_size)
+
+
+def folder_embedder(
+    *, path: str | Path, threads: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+) -> OnnxEmbedder:
+    """The model in ``path`` (``model.onnx``, ``tokenizer.json``, optional ``noted-model.toml``).
+
+    Raises:
+        ConfigError: The folder lacks a file or its description is malformed.
+    """
+    return OnnxEmbedder(folder_spec(path), threads=threads, batch_size=batch_size)
+
+
+def _pad_id(tokenizer: Tokenizer) -> int:
+    for token in ("[PAD]", "<pad>", "<|pad|>"):
+        found = tokenizer.token_to_id(token)
+        if found is not None:
+            return int(found)
+    return 0
+
+
+def _pool(states: Vectors, mask: npt.NDArray[np.int64], spec: ModelSpec) -> Vectors:
+    if spec.pooling == "none" or states.ndim == 2:
+        pooled = states
+    elif spec.pooling == "cls":
+        pooled = states[:, 0, :]
+    else:
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (states * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    # Always unit length, whatever the model's own config says: the index compares by dot product.
+    pooled = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+    return pooled.astype(np.float32, copy=False)

@@ -1,0 +1,68 @@
+"""The one hierarchy of errors that noted raises on purpose.
+
+Anything else that escapes is a bug: it is logged with its stack to the profile's log file and
+shown to the person as a short "internal error" line.
+
+    NotedError                    something the person (or the model) can act on
+    ├── NotFoundError             an id or title that names nothing
+    ├── InvalidInputError         bad arguments, a malformed query, an unreadable file
+    │   └── QueryError            a keyword-search query that does not parse
+    ├── ConflictError             an update based on a note that has changed since
+    ├── ProfileError              the profile folder or its database cannot be used
+    ├── ConfigError               a setting that is unknown or has a bad value
+    ├── UnavailableError          a capability that is off or cannot run here (index, extension)
+    └── BackendError              a backend (Joplin) that cannot be reached or answered badly
+"""
+
+from __future__ import annotations
+
+
+class NotedError(Exception):
+    """Base of every error noted raises on purpose; its message is meant for people."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        """What the person can do about it, when there is something to say."""
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} ({self.hint})"
+        return self.message
+
+
+class NotFoundError(NotedError):
+    """An id or title that names nothing (or nothing visible in the current scope)."""
+
+
+class InvalidInputError(NotedError):
+    """Arguments that are malformed, out of range or contradictory."""
+
+
+class QueryError(InvalidInputError):
+    """A keyword-search query that does not parse: an unknown filter, a bad date…"""
+
+
+class ConflictError(NotedError):
+    """An update carried a base ``updated_time`` and the note has changed since."""
+
+    def __init__(self, message: str, *, current_updated_time: int | None = None) -> None:
+        super().__init__(message, hint="read the note again and redo the change")
+        self.current_updated_time = current_updated_time
+
+
+class ProfileError(NotedError):
+    """The profile folder or its database cannot be opened or used."""
+
+
+class ConfigError(NotedError):
+    """A setting that is unknown or has a value outside what it allows."""
+
+
+class UnavailableError(NotedError):
+    """A capability that is switched off or cannot run on this machine."""
+
+
+class BackendError(NotedError):
+    """A storage backend that cannot be reached or answered with something unusable."""

@@ -1,0 +1,165 @@
+"""One parse of a note's Markdown for outlines, sections, search-hit sections and chunking.
+
+Headings come from markdown-it-py, so a ``#`` inside a code fence is never a heading. Every
+consumer (the viewer's outline, ``read_note(section=…)``, a search hit's section, the chunker)
+asks this module, so their section paths always agree.
+
+Section paths are positional: the first top-level heading is ``1``, its second child ``1.2``.
+A heading is the child of the nearest heading before it with a smaller level, whatever the jump
+(``#`` then ``###`` makes ``1.1``). Text before the first heading is section ``0``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading and the text it governs, up to the next heading of the same or a higher level.
+
+    ``start`` is the offset of the heading line; ``body_start`` the offset just after it;
+    ``end`` the end of the section including its subsections; ``own_end`` the end of the text
+    before its first subsection.
+    """
+
+    path: str
+    level: int
+    heading: str
+    start: int
+    body_start: int
+    end: int
+    own_end: int
+
+    @property
+    def chars(self) -> int:
+        """The length of the whole section, subsections included."""
+        return self.end - self.start
+
+    @property
+    def depth(self) -> int:
+        return 0 if self.path == "0" else self.path.count(".") + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """The sections of one body, in document order (section ``0`` first when it has text)."""
+
+    sections: tuple[Section, ...]
+    length: int
+
+    def at(self, offset: int) -> Section | None:
+        """The innermost section that contains ``offset``."""
+        starts = [s.start for s in self.sections]
+        i = bisect.bisect_right(starts, offset) - 1
+        while i >= 0:
+            section = self.sections[i]
+            if section.start <= offset < max(section.end, section.start + 1):
+                return section
+            i -= 1
+        return None
+
+    def find(self, key: str) -> list[Section]:
+        """Sections named by a path (``1.2``) or by exact heading text (case-insensitive)."""
+        key = key.strip()
+        by_path = [s for s in self.sections if s.path == key]
+        if by_path:
+            return by_path
+        folded = key.lstrip("#").strip().casefold()
+        return [s for s in self.sections if s.path != "0" and s.heading.casefold() == folded]
+
+    @property
+    def headings(self) -> tuple[Section, ...]:
+        """The sections that have a heading (everything but section ``0``)."""
+        return tuple(s for s in self.sections if s.path != "0")
+
+
+_INLINE_MARKUP = re.compile(r"[*_`~]+|\[([^\]]*)\]\([^)]*\)")
+
+
+def _plain_heading(text: str) -> str:
+    text = _INLINE_MARKUP.sub(lambda m: m.group(1) or "", text)
+    return " ".join(text.split())
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _line_offsets(body: str) -> list[int]:
+    offsets = [0]
+    for match in re.finditer("\n", body):
+        offsets.append(match.end())
+    return offsets
+
+
+def _headings(body: str) -> list[tuple[int, int, int, str]]:
+    """(level, start offset, body start offset, text) for each heading, in order."""
+    if "#" not in body and "\n=" not in body and "\n-" not in body:
+        return []
+    tokens = _parser().parse(body)
+    lines = _line_offsets(body)
+    out: list[tuple[int, int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.type != "heading_open" or token.map is None or token.level != 0:
+            continue
+        level = int(token.tag[1:])
+        first, last = token.map
+        start = lines[first] if first < len(lines) else len(body)
+        body_start = lines[last] if last < len(lines) else len(body)
+        inline = tokens[i + 1]
+        out.append((level, start, body_start, _plain_heading(inline.content)))
+    return out
+
+
+def outline(body: str) -> Outline:
+    """Parse ``body`` into its sections."""
+    found = _headings(body)
+    length = len(body)
+    sections: list[Section] = []
+    first_start = found[0][1] if found else length
+    if body[:first_start].strip():
+        sections.append(Section("0", 0, "", 0, 0, first_start, first_start))
+
+    # Stack of (level, path, index in sections); counters of children per parent path.
+    stack: list[tuple[int, str, int]] = []
+    children: dict[str, int] = {}
+    for n, (level, start, body_start, text) in enumerate(found):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        parent = stack[-1][1] if stack else ""
+        children[parent] = children.get(parent, 0) + 1
+        path = f"{parent}.{children[parent]}" if parent else str(children[parent])
+        own_end = found[n + 1][1] if n + 1 < len(found) else length
+        end = length
+        for later_level, later_start, _, _ in found[n + 1 :]:
+            if later_level <= level:
+                end = later_start
+                break
+        sections.append(Section(path, level, text, start, body_start, end, own_end))
+        stack.append((level, path, len(sections) - 1))
+    return Outline(tuple(sections), length)
+
+
+def section_text(body: str, section: Section) -> str:
+    """The text of a section with its heading line and its subsections."""
+    return body[section.start : section.end]
+
+
+def outline_lines(body: str) -> list[str]:
+    """The tab-separated outline used by ``read_note(outline=true)``: ``path\\tchars\\theading``."""
+    return [f"{s.path}\t{s.chars}\t{s.heading}" for s in outline(body).sections]
+
+
+_NOTE_LINK = re.compile(r":/([0-9a-f]{32})\b")
+
+
+def linked_ids(body: str) -> set[str]:
+    """Ids referenced as ``:/id`` in a body (notes or resources)."""
+    return set(_NOTE_LINK.findall(body))

@@ -1,0 +1,219 @@
+"""The frozen values that cross every boundary: the store returns these, never rows or dicts.
+
+Times are integers in milliseconds since the Unix epoch, as in Joplin, so that an id and a time
+from either backend mean the same thing.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+import uuid
+from dataclasses import dataclass, field
+
+
+def new_id() -> str:
+    """A new item id: 32 lowercase hex digits, the shape Joplin uses."""
+    return uuid.uuid4().hex
+
+
+def now_ms() -> int:
+    """The current time in milliseconds since the epoch."""
+    return time.time_ns() // 1_000_000
+
+
+class ItemType(enum.StrEnum):
+    """The kinds of item the change feed reports."""
+
+    NOTE = "note"
+    FOLDER = "folder"
+    TAG = "tag"
+    NOTE_TAG = "note_tag"
+    RESOURCE = "resource"
+
+
+class ChangeType(enum.StrEnum):
+    """What happened to an item. Moving to the trash or back is an update."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+
+
+@dataclass(frozen=True, slots=True)
+class Folder:
+    """A notebook. ``parent_id`` is ``""`` for a top-level notebook."""
+
+    id: str
+    title: str
+    parent_id: str
+    created_time: int
+    updated_time: int
+    deleted_time: int = 0
+
+    @property
+    def is_trashed(self) -> bool:
+        return self.deleted_time > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A note with its Markdown body."""
+
+    id: str
+    parent_id: str
+    title: str
+    body: str
+    created_time: int
+    updated_time: int
+    user_created_time: int
+    user_updated_time: int
+    is_todo: bool = False
+    todo_due: int = 0
+    todo_completed: int = 0
+    source_url: str = ""
+    deleted_time: int = 0
+    is_conflict: bool = False
+
+    @property
+    def is_trashed(self) -> bool:
+        return self.deleted_time > 0
+
+
+@dataclass(frozen=True, slots=True)
+class NoteMeta:
+    """A note without its body, for listings."""
+
+    id: str
+    parent_id: str
+    title: str
+    created_time: int
+    updated_time: int
+    user_created_time: int
+    user_updated_time: int
+    is_todo: bool = False
+    todo_due: int = 0
+    todo_completed: int = 0
+    source_url: str = ""
+    deleted_time: int = 0
+    is_conflict: bool = False
+    body_length: int = 0
+
+    @property
+    def is_trashed(self) -> bool:
+        return self.deleted_time > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """A tag; ``note_count`` counts the notes (not in the trash) that carry it."""
+
+    id: str
+    title: str
+    created_time: int
+    updated_time: int
+    note_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """An attachment: a file kept under the profile's ``resources/`` folder."""
+
+    id: str
+    title: str
+    filename: str
+    mime: str
+    size: int
+    file_extension: str
+    created_time: int
+    updated_time: int
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One row of the change feed."""
+
+    id: int
+    item_type: ItemType
+    item_id: str
+    change_type: ChangeType
+    time: int
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePage:
+    """Changes after a cursor, and the cursor to ask from next time."""
+
+    changes: tuple[Change, ...]
+    cursor: int
+    has_more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """A state of a note as left by one actor (a burst of edits by one actor is one revision)."""
+
+    id: int
+    note_id: str
+    time: int
+    actor: str
+    title: str
+    body: str
+    edits: int = 1
+    """How many saves were collapsed into this revision."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotePatch:
+    """The fields an update changes; ``None`` leaves a field as it is.
+
+    ``append`` and ``prepend`` are applied inside the write transaction, so two processes that
+    append at once both keep their text.
+    """
+
+    title: str | None = None
+    body: str | None = None
+    append: str | None = None
+    prepend: str | None = None
+    parent_id: str | None = None
+    is_todo: bool | None = None
+    todo_due: int | None = None
+    todo_completed: int | None = None
+    source_url: str | None = None
+    user_created_time: int | None = None
+    user_updated_time: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NoteDraft:
+    """What a new note is made from."""
+
+    title: str
+    body: str = ""
+    parent_id: str = ""
+    is_todo: bool = False
+    todo_due: int = 0
+    todo_completed: int = 0
+    source_url: str = ""
+    id: str | None = None
+    user_created_time: int | None = None
+    user_updated_time: int | None = None
+    tags: tuple[str, ...] = field(default_factory=tuple)
+    """Tag titles; missing tags are created."""
+
+
+# Actors: who made a change. Free-form strings with these prefixes.
+ACTOR_USER = "user"
+ACTOR_IMPORT = "import"
+ACTOR_SYNC = "sync"
+
+
+def assistant_actor(conversation_id: str) -> str:
+    """The actor of an edit made by the in-app assistant in one conversation."""
+    return f"assistant:{conversation_id}"
+
+
+def mcp_actor(client: str) -> str:
+    """The actor of an edit made by an outside AI app over MCP."""
+    return f"mcp:{client}"

@@ -1,0 +1,319 @@
+"""Joplin's search grammar, parsed into a frozen tree that the SQL compiler walks.
+
+A query is a list of terms separated by spaces:
+
+- ``word``: a word found in the title or body. Every word matches as a prefix of a word in the
+  note (``cat`` finds ``catalog``); ``swim*`` says the same thing explicitly.
+- ``"a phrase"``: these words, in this order, exactly (``"shop*"`` makes the last one a prefix).
+- ``-term``: a word, phrase or filter negated.
+- ``filter:value`` or ``filter:"quoted value"``: ``notebook:``, ``tag:``, ``title:``, ``body:``,
+  ``type:note|todo``, ``iscompleted:0|1``, ``created:``, ``updated:``, ``due:``, ``sourceurl:``,
+  ``resource:``, ``id:`` and ``any:1``.
+
+How terms combine (as in Joplin): all terms must hold (AND) unless ``any:1`` is given, then any
+one of them is enough (OR). ``notebook:`` filters are the exception: several of them mean "in
+any of these notebooks or their sub-notebooks", and they restrict the result even under
+``any:1``. Several ``tag:`` filters mean all of the tags (any of them under ``any:1``);
+``tag:*`` is "has a tag" and ``-tag:*`` "has no tag". ``created:X`` means on or after X,
+``-created:X`` before X (see ``noted.search.dates``). Values of ``notebook:``, ``tag:``,
+``sourceurl:``, ``resource:`` and ``id:`` match the whole value, ignoring case, with ``*``
+standing for any run of characters.
+
+Where noted deliberately differs from Joplin:
+
+- Bare words match as prefixes (Joplin matches whole words unless a ``*`` is added).
+- A ``*`` inside a word (``ast*rix``) matches one word of that shape; Joplin takes it literally.
+  A leading ``*`` is ignored, as in Joplin.
+- An unknown filter (``foo:bar``) is an error naming the known ones; Joplin silently searches it
+  as text. Text with a colon can still be searched by quoting it (``"foo:bar"``), and a URL
+  (``https://…``) is taken as text.
+- ``-type:`` and ``-iscompleted:`` are allowed (Joplin refuses them). ``iscompleted:`` only
+  ever matches to-dos, negated or not.
+- ``due:`` and ``-due:`` only match to-dos that have a due date (Joplin counts a to-do without
+  one as due at the epoch, so ``-due:day+7`` would list every undated to-do).
+- ``resource:image`` is read as ``resource:image/*``.
+- The location filters (``latitude:`` …) are not supported: noted keeps no location.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from noted.errors import QueryError
+from noted.search.dates import resolve_date
+
+
+class TextField(enum.StrEnum):
+    """Where a text term is looked for."""
+
+    ALL = "all"
+    TITLE = "title"
+    BODY = "body"
+
+
+class FilterKind(enum.StrEnum):
+    """The non-text, non-date filters."""
+
+    NOTEBOOK = "notebook"
+    TAG = "tag"
+    TYPE = "type"
+    ISCOMPLETED = "iscompleted"
+    SOURCEURL = "sourceurl"
+    RESOURCE = "resource"
+    ID = "id"
+
+
+class DateField(enum.StrEnum):
+    """The note time a date filter compares."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    DUE = "due"
+
+
+@dataclass(frozen=True, slots=True)
+class TextTerm:
+    """A word or a phrase to find in the title and body, or in one of them.
+
+    ``text`` is the word or phrase as typed, without quotes, negation or leading/trailing ``*``.
+    """
+
+    text: str
+    field: TextField = TextField.ALL
+    phrase: bool = False
+    """Quoted: the words must appear in this order, next to each other."""
+    prefix: bool = True
+    """The last word matches as a prefix (always for bare words; for phrases ending in ``*``)."""
+    negated: bool = False
+
+    @property
+    def infix(self) -> bool:
+        """A single word with a ``*`` inside (``ast*rix``): matched against the index's words."""
+        return not self.phrase and "*" in self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """A ``notebook:``, ``tag:``, ``type:``, ``iscompleted:``, ``sourceurl:``, ``resource:`` or ``id:``.
+
+    ``value`` is normalised: ``type`` is ``note`` or ``todo``, ``iscompleted`` is ``0`` or ``1``.
+    """
+
+    kind: FilterKind
+    value: str
+    negated: bool = False
+
+    @property
+    def wildcard(self) -> bool:
+        return "*" in self.value
+
+
+@dataclass(frozen=True, slots=True)
+class DateFilter:
+    """``created:``, ``updated:`` or ``due:``: on or after ``since_ms`` (before it when negated)."""
+
+    field: DateField
+    value: str
+    since_ms: int
+    negated: bool = False
+
+
+Term = TextTerm | Filter | DateFilter
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A parsed query: its terms in the order typed, and whether they are OR'ed (``any:1``)."""
+
+    terms: tuple[Term, ...]
+    any: bool = False
+
+    @property
+    def text_terms(self) -> tuple[TextTerm, ...]:
+        return tuple(t for t in self.terms if isinstance(t, TextTerm))
+
+    @property
+    def ranked(self) -> bool:
+        """True when some word or phrase must be found, so results sort by relevance."""
+        return any(not t.negated for t in self.text_terms)
+
+    def notebooks(self, *, negated: bool) -> tuple[str, ...]:
+        """The values of the (negated or plain) ``notebook:`` filters."""
+        return tuple(
+            t.value
+            for t in self.terms
+            if isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK and t.negated is negated
+        )
+
+
+KNOWN_FILTERS: tuple[str, ...] = tuple(
+    sorted(["any", "title", "body", *(k.value for k in FilterKind), *(d.value for d in DateField)])
+)
+
+_FILTER_HEAD = re.compile(r"([A-Za-z]+):")
+_ID_VALUE = re.compile(r"^[0-9A-Fa-f*]+$")
+_DATE_FILTERS = frozenset(d.value for d in DateField)
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    name: str | None
+    value: str
+    negated: bool
+    quoted: bool
+
+
+def _has_word(text: str) -> bool:
+    return any(c.isalnum() for c in text)
+
+
+def _read_quoted(query: str, i: int) -> tuple[str, int]:
+    """The text between the quote at ``i`` and the next one (or the end, if it is never closed)."""
+    end = query.find('"', i + 1)
+    if end < 0:
+        return query[i + 1 :], len(query)
+    return query[i + 1 : end], end + 1
+
+
+def _read_bare(query: str, i: int) -> tuple[str, int]:
+    j = i
+    while j < len(query) and not query[j].isspace():
+        j += 1
+    return query[i:j], j
+
+
+def _unknown_filter(name: str, token: str) -> QueryError:
+    return QueryError(
+        f'unknown filter "{name}:"; known: {", ".join(f"{k}:" for k in KNOWN_FILTERS)}',
+        hint=f'to search for the text {token}, put it in double quotes: "{token}"',
+    )
+
+
+def _scan(query: str) -> list[_Raw]:
+    """Split a query into raw terms, honouring quotes and the ``-`` of negation."""
+    out: list[_Raw] = []
+    i, n = 0, len(query)
+    while i < n:
+        if query[i].isspace():
+            i += 1
+            continue
+        negated = query[i] == "-" and i + 1 < n and not query[i + 1].isspace()
+        if query[i] == "-":
+            i += 1
+            if not negated:
+                continue
+        if query[i] == '"':
+            value, i = _read_quoted(query, i)
+            out.append(_Raw(None, value, negated, quoted=True))
+            continue
+        head = _FILTER_HEAD.match(query, i)
+        if head:
+            name, j = head.group(1).lower(), head.end()
+            if name in KNOWN_FILTERS:
+                quoted = j < n and query[j] == '"'
+                value, i = _read_quoted(query, j) if quoted else _read_bare(query, j)
+                out.append(_Raw(name, value, negated, quoted))
+                continue
+            if not query.startswith("//", j):  # "https://…" is text, not a filter
+                raise _unknown_filter(head.group(1), _read_bare(query, i)[0])
+        value, i = _read_bare(query, i)
+        out.append(_Raw(None, value, negated, quoted=False))
+    return out
+
+
+def _text_term(raw: _Raw, field: TextField) -> TextTerm | None:
+    """A word or phrase, or None when it holds no letter or digit (FTS would ignore it)."""
+    text = raw.value.strip()
+    prefix = text.endswith("*") or not raw.quoted
+    text = text.strip("*").strip() if not raw.quoted else text.rstrip("*").strip()
+    if not _has_word(text):
+        return None
+    if not raw.quoted and "*" in text and not all(c.isalnum() or c == "*" for c in text):
+        # A "*" inside "foo.b*r" cannot be one word of the index; treat it as a separator.
+        text = text.replace("*", " ")
+    return TextTerm(text, field, phrase=raw.quoted, prefix=prefix, negated=raw.negated)
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    folded = value.strip().lower()
+    if folded not in allowed:
+        options = " or ".join(f"{name}:{a}" for a in allowed)
+        raise QueryError(f'bad value "{value}" for filter "{name}:"; use {options}')
+    return folded
+
+
+def _filter(raw: _Raw, now: datetime | None) -> Term | None:
+    """The term a ``name:value`` raw term stands for (``any:`` is handled by the caller)."""
+    assert raw.name is not None
+    name, value = raw.name, raw.value.strip()
+    if not value:
+        raise QueryError(f'filter "{name}:" needs a value, e.g. {_EXAMPLES[name]}')
+    if name in ("title", "body"):
+        term = _text_term(raw, TextField(name))
+        if term is None:
+            raise QueryError(f'filter "{name}:" needs a word with letters or digits, not "{value}"')
+        return term
+    if name in _DATE_FILTERS:
+        return DateFilter(DateField(name), value, resolve_date(value, now), raw.negated)
+    kind = FilterKind(name)
+    if kind is FilterKind.TYPE:
+        value = _choice(name, value, ("note", "todo"))
+    elif kind is FilterKind.ISCOMPLETED:
+        value = _choice(name, value, ("0", "1"))
+    elif kind is FilterKind.RESOURCE and "/" not in value and value != "*":
+        value = f"{value}/*"
+    elif kind is FilterKind.ID and not _ID_VALUE.match(value):
+        raise QueryError(f'bad note id "{value}" for filter "id:"; an id is 32 hexadecimal digits')
+    return Filter(kind, value, raw.negated)
+
+
+_EXAMPLES = {
+    "any": "any:1",
+    "title": "title:budget",
+    "body": "body:budget",
+    "tag": "tag:work",
+    "notebook": 'notebook:"Work stuff"',
+    "type": "type:todo",
+    "iscompleted": "iscompleted:0",
+    "created": "created:20240131",
+    "updated": "updated:week-1",
+    "due": "due:day+7",
+    "sourceurl": "sourceurl:*example.com*",
+    "resource": "resource:image/*",
+    "id": "id:0123456789abcdef0123456789abcdef",
+}
+
+
+def parse_query(query: str, *, now: datetime | None = None) -> Query:
+    """Parse a search query written in Joplin's grammar.
+
+    Args:
+        query: What the person typed.
+        now: The moment relative dates (``day-1``) count from; default now, local time.
+
+    Raises:
+        QueryError: For an empty query, an unknown filter, a bad value or a bad date; the message
+            names the problem.
+    """
+    if not query.strip():
+        raise QueryError("the search query is empty", hint='type words, "a phrase" or a filter like tag:work')
+    terms: list[Term] = []
+    any_mode = False
+    for raw in _scan(query):
+        if raw.name == "any":
+            if raw.negated:
+                raise QueryError('filter "any:" cannot be negated; use any:0 or any:1')
+            any_mode = _choice("any", raw.value, ("0", "1")) == "1"
+            continue
+        term = _text_term(raw, TextField.ALL) if raw.name is None else _filter(raw, now)
+        if term is not None:
+            terms.append(term)
+    if not terms:
+        raise QueryError(
+            f'nothing to search for in "{query.strip()}"',
+            hint="words need at least one letter or digit",
+        )
+    return Query(tuple(terms), any_mode)

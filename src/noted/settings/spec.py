@@ -1,0 +1,231 @@
+"""What one setting is: its key, label, section, kind, default and help, and how its values are read.
+
+Values come in two shapes. Text (from the command line or an environment variable) goes through
+``SettingSpec.parse``; values already typed by TOML or by a front end go through ``SettingSpec.coerce``.
+Both return the one canonical, immutable value of the setting's kind or raise a ``ConfigError`` whose
+message names the key, what it allows and what it got: ``ai.provider must be one of openai, anthropic,
+fake (got "foo")``.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, TypeAlias
+from urllib.parse import urlsplit
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from noted.errors import ConfigError
+
+SettingValue: TypeAlias = bool | int | str | tuple[str, ...] | Mapping[str, str]
+"""A setting's value: lists are tuples and tables read-only mappings, so a snapshot can be shared."""
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+
+
+class Kind(enum.StrEnum):
+    """The type of a setting's value."""
+
+    BOOL = "bool"
+    INT = "int"
+    STR = "str"
+    ENUM = "enum"
+    URL = "url"
+    """An http(s) URL, or ``""`` for the setting's documented fallback."""
+    PATH = "path"
+    """A file path as text; ``""`` means not set. Read it with ``Settings.get_path``."""
+    LIST = "list"
+    """A list of strings."""
+    TABLE = "table"
+    """A table of string values keyed by string (the keymap)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingSpec:
+    """One entry of the settings registry."""
+
+    key: str
+    """Joplin-style dotted key, e.g. ``ai.allowRemote``; also its path in ``config.toml``."""
+    label: str
+    """Short human name shown in the settings screen."""
+    section: str
+    """Human section the settings screen and ``noted config list`` group it under."""
+    kind: Kind
+    default: SettingValue
+    help: str
+    """One or two sentences for people: what it does and what the values mean."""
+    choices: tuple[str, ...] = ()
+    """Allowed values of an ``ENUM`` setting, in the order they are shown."""
+    minimum: int | None = None
+    maximum: int | None = None
+    writes_notes: bool | None = None
+    """For a tool switch: whether the tool changes notes. ``None`` for every other setting."""
+    registered: bool = True
+    """False for an ``ai.tool.<id>.enabled`` key no tool has declared (yet) in this process."""
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The key split into its TOML path."""
+        return tuple(self.key.split("."))
+
+    def allowed(self) -> str:
+        """What the setting accepts, in words, for error messages and help."""
+        match self.kind:
+            case Kind.BOOL:
+                return "true or false"
+            case Kind.INT:
+                return _int_range(self.minimum, self.maximum)
+            case Kind.ENUM:
+                return "one of " + ", ".join(self.choices)
+            case Kind.URL:
+                return 'an http:// or https:// URL, or ""'
+            case Kind.PATH:
+                return 'a file path, or "" for none'
+            case Kind.LIST:
+                return "a list of text (a JSON array, or items separated by commas)"
+            case Kind.TABLE:
+                return 'a table of text values (a JSON object such as {"note.save": "ctrl+s"})'
+            case _:
+                return "text"
+
+    def parse(self, text: str) -> SettingValue:
+        """Read a value typed as text, as given on the command line or in the environment."""
+        match self.kind:
+            case Kind.BOOL:
+                word = text.strip().lower()
+                if word in TRUE_WORDS or word in FALSE_WORDS:
+                    return word in TRUE_WORDS
+                raise self._invalid(text, hint="1/0, yes/no and on/off work too")
+            case Kind.INT:
+                try:
+                    number = int(text.strip())
+                except ValueError:
+                    raise self._invalid(text) from None
+                return self._check_range(number)
+            case Kind.LIST:
+                return self._parse_list(text)
+            case Kind.TABLE:
+                return self._parse_table(text)
+            case _:
+                return self._check_text(text)
+
+    def coerce(self, raw: object) -> SettingValue:
+        """Check a value that is already typed (from TOML or a front end) and make it canonical."""
+        if isinstance(raw, str) and self.kind in (Kind.BOOL, Kind.INT, Kind.LIST, Kind.TABLE):
+            return self.parse(raw)
+        match self.kind:
+            case Kind.BOOL if isinstance(raw, bool):
+                return raw
+            case Kind.INT if isinstance(raw, int) and not isinstance(raw, bool):
+                return self._check_range(raw)
+            case Kind.LIST if isinstance(raw, list | tuple) and all(isinstance(i, str) for i in raw):
+                return tuple(raw)
+            case Kind.TABLE if isinstance(raw, Mapping):
+                return self._check_table(raw)
+            case Kind.STR | Kind.ENUM | Kind.URL | Kind.PATH if isinstance(raw, str):
+                return self._check_text(raw)
+        raise self._invalid(raw)
+
+    def display(self, value: SettingValue) -> str:
+        """The value as a person reads it, in a form ``parse`` accepts back."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, str):
+            return value if value else '""'
+        return json.dumps(to_json(value), ensure_ascii=False)
+
+    def _check_text(self, text: str) -> str:
+        if "\x00" in text:
+            raise self._invalid(text)
+        if self.kind is Kind.ENUM:
+            word = text.strip().lower()
+            if word not in self.choices:
+                raise self._invalid(text)
+            return word
+        if self.kind is Kind.URL:
+            url = text.strip()
+            parts = urlsplit(url)
+            if url and (parts.scheme not in ("http", "https") or not parts.hostname):
+                raise self._invalid(text)
+            return url
+        if self.kind is Kind.PATH:
+            return text.strip()
+        return text
+
+    def _check_range(self, number: int) -> int:
+        too_small = self.minimum is not None and number < self.minimum
+        if too_small or (self.maximum is not None and number > self.maximum):
+            raise self._invalid(number)
+        return number
+
+    def _parse_list(self, text: str) -> tuple[str, ...]:
+        stripped = text.strip()
+        if stripped.startswith("["):
+            try:
+                items = json.loads(stripped)
+            except json.JSONDecodeError:
+                raise self._invalid(text) from None
+            if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                raise self._invalid(text)
+            return tuple(items)
+        return tuple(item.strip() for item in stripped.split(",") if item.strip())
+
+    def _parse_table(self, text: str) -> Mapping[str, str]:
+        stripped = text.strip()
+        if not stripped:
+            return MappingProxyType({})
+        try:
+            table: object = json.loads(stripped)
+        except json.JSONDecodeError:
+            try:  # a TOML inline table: {"note.save" = "ctrl+s"}
+                table = tomlkit.parse(f"v = {stripped}").unwrap()["v"]
+            except (TOMLKitError, KeyError):
+                raise self._invalid(text) from None
+        if not isinstance(table, Mapping):
+            raise self._invalid(text)
+        return self._check_table(table)
+
+    def _check_table(self, table: Mapping[Any, Any]) -> Mapping[str, str]:
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+            raise self._invalid(dict(table))
+        return MappingProxyType(dict(table))
+
+    def _invalid(self, got: object, *, hint: str | None = None) -> ConfigError:
+        return ConfigError(f"{self.key} must be {self.allowed()} (got {_quote(got)})", hint=hint)
+
+
+def to_json(value: SettingValue) -> bool | int | str | list[str] | dict[str, str]:
+    """The value as plain JSON data (lists and dicts instead of tuples and mappings)."""
+    if isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, tuple):
+        return list(value)
+    return dict(value)
+
+
+def _int_range(minimum: int | None, maximum: int | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f"a whole number from {minimum} to {maximum}"
+    if minimum is not None:
+        return f"a whole number of at least {minimum}"
+    return "a whole number"
+
+
+def _quote(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Mapping):
+        value = dict(value)
+    elif isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, str | list | dict):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return repr(value)

@@ -1,0 +1,137 @@
+"""Notebooks: nested to any depth, moved to the trash with their notes, restored together."""
+
+from __future__ import annotations
+
+import apsw
+
+from noted.errors import InvalidInputError
+from noted.models import ChangeType, Folder, ItemType, new_id, now_ms
+from noted.store.sqlite.base import (
+    FOLDER_COLUMNS,
+    StoreBase,
+    clean_title,
+    folder_from_row,
+    restore_folder_chain,
+)
+
+
+class FolderOps(StoreBase):
+    """The notebook half of the SQLite store."""
+
+    def list_folders(self, *, include_trashed: bool = False) -> list[Folder]:
+        where = "" if include_trashed else "WHERE deleted_time = 0"
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {FOLDER_COLUMNS} FROM folders {where} ORDER BY title COLLATE NOCASE, id"
+            ).fetchall()
+        return [folder_from_row(r) for r in rows]
+
+    def get_folder(self, folder_id: str) -> Folder:
+        with self.db.read() as conn:
+            return self.folder_row(conn, folder_id)
+
+    def folder_note_counts(self) -> dict[str, int]:
+        """Notes (not trashed) directly inside each notebook."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT parent_id, count(*) FROM notes WHERE deleted_time = 0 GROUP BY parent_id"
+            ).fetchall()
+        return {parent: count for parent, count in rows}
+
+    def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder:
+        title = clean_title(title, "notebook title")
+        if not title:
+            raise InvalidInputError("a notebook needs a title")
+        now = now_ms()
+        folder = Folder(new_id(), title, parent_id, now, now)
+        with self.db.write() as conn:
+            if parent_id:
+                self._live_parent(conn, parent_id)
+            conn.execute(
+                f"INSERT INTO folders({FOLDER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                (folder.id, folder.title, folder.parent_id, now, now, 0),
+            )
+            self.record(conn, ItemType.FOLDER, folder.id, ChangeType.CREATE, actor, now)
+        return folder
+
+    def update_folder(
+        self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
+    ) -> Folder:
+        with self.db.write() as conn:
+            folder = self.folder_row(conn, folder_id)
+            new_title = folder.title if title is None else clean_title(title, "notebook title")
+            if not new_title:
+                raise InvalidInputError("a notebook needs a title")
+            new_parent = folder.parent_id if parent_id is None else parent_id
+            if new_parent and new_parent != folder.parent_id:
+                if new_parent in self.descendant_folder_ids(conn, folder_id):
+                    raise InvalidInputError(
+                        f'cannot move notebook "{folder.title}" into itself or one of its sub-notebooks'
+                    )
+                self._live_parent(conn, new_parent)
+            now = max(now_ms(), folder.updated_time + 1)
+            conn.execute(
+                "UPDATE folders SET title = ?, parent_id = ?, updated_time = ? WHERE id = ?",
+                (new_title, new_parent, now, folder_id),
+            )
+            self.record(conn, ItemType.FOLDER, folder_id, ChangeType.UPDATE, actor, now)
+            return self.folder_row(conn, folder_id)
+
+    def trash_folder(self, folder_id: str, *, actor: str) -> None:
+        """Move a notebook, its sub-notebooks and their notes to the trash, in one transaction."""
+        with self.db.write() as conn:
+            folder = self.folder_row(conn, folder_id)
+            if folder.is_trashed:
+                return
+            # A stamp no earlier trashing used: restoring brings back exactly what went with it.
+            (latest,) = conn.execute(
+                "SELECT max((SELECT max(deleted_time) FROM notes), (SELECT max(deleted_time) FROM folders))"
+            ).fetchone()
+            now = max(now_ms(), (latest or 0) + 1)
+            ids = self.descendant_folder_ids(conn, folder_id)
+            marks = ",".join("?" * len(ids))
+            for (fid,) in conn.execute(
+                f"SELECT id FROM folders WHERE id IN ({marks}) AND deleted_time = 0", ids
+            ).fetchall():
+                self.record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now)
+            for (nid,) in conn.execute(
+                f"SELECT id FROM notes WHERE parent_id IN ({marks}) AND deleted_time = 0", ids
+            ).fetchall():
+                self.record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
+            conn.execute(
+                f"UPDATE folders SET deleted_time = ? WHERE id IN ({marks}) AND deleted_time = 0", [now, *ids]
+            )
+            conn.execute(
+                f"UPDATE notes SET deleted_time = ? WHERE parent_id IN ({marks}) AND deleted_time = 0",
+                [now, *ids],
+            )
+
+    def restore_folder(self, folder_id: str, *, actor: str) -> None:
+        """Bring back a trashed notebook with what was trashed with it, and its trashed parents."""
+        with self.db.write() as conn:
+            folder = self.folder_row(conn, folder_id)
+            if not folder.is_trashed:
+                return
+            restore_folder_chain(conn, folder.parent_id, actor)
+            stamp = folder.deleted_time
+            ids = self.descendant_folder_ids(conn, folder_id)
+            marks = ",".join("?" * len(ids))
+            folders = conn.execute(
+                f"SELECT id FROM folders WHERE id IN ({marks}) AND deleted_time = ?", [*ids, stamp]
+            ).fetchall()
+            notes = conn.execute(
+                f"SELECT id FROM notes WHERE parent_id IN ({marks}) AND deleted_time = ?", [*ids, stamp]
+            ).fetchall()
+            now = now_ms()
+            for (fid,) in folders:
+                conn.execute("UPDATE folders SET deleted_time = 0 WHERE id = ?", (fid,))
+                self.record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now)
+            for (nid,) in notes:
+                conn.execute("UPDATE notes SET deleted_time = 0 WHERE id = ?", (nid,))
+                self.record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
+
+    def _live_parent(self, conn: apsw.Connection, parent_id: str) -> Folder:
+        parent = self.folder_row(conn, parent_id)
+        if parent.is_trashed:
+            raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
+        return parent

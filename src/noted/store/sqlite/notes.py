@@ -1,0 +1,238 @@
+"""Notes: create, read, update with optimistic concurrency, trash and restore."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import apsw
+
+from noted.errors import ConflictError, InvalidInputError
+from noted.markdown import linked_ids
+from noted.models import ChangeType, ItemType, Note, NoteDraft, NoteMeta, NotePatch, new_id, now_ms
+from noted.store.protocol import NoteOrder
+from noted.store.sqlite.base import (
+    META_COLUMNS,
+    NOTE_COLUMNS,
+    StoreBase,
+    add_tags,
+    clean_title,
+    meta_from_row,
+    note_from_row,
+    restore_folder_chain,
+)
+from noted.store.sqlite.history import HistoryOps
+
+MAX_BODY = 50_000_000
+RESTORED_FOLDER = "Restored notes"
+
+_ORDER = {
+    NoteOrder.UPDATED: "user_updated_time DESC, id",
+    NoteOrder.CREATED: "user_created_time DESC, id",
+    NoteOrder.TITLE: "title COLLATE NOCASE, id",
+}
+
+
+def _check_body(body: str) -> str:
+    if len(body) > MAX_BODY:
+        raise InvalidInputError(f"a note body may have at most {MAX_BODY:,} characters (got {len(body):,})")
+    return body
+
+
+class NoteOps(HistoryOps, StoreBase):
+    """The note half of the SQLite store."""
+
+    def get_note(self, note_id: str) -> Note:
+        with self.db.read() as conn:
+            return self.note_row(conn, note_id)
+
+    def get_notes(self, note_ids: Sequence[str]) -> list[Note]:
+        """The notes that exist among ``note_ids``, in the order asked."""
+        if not note_ids:
+            return []
+        marks = ",".join("?" * len(note_ids))
+        with self.db.read() as conn:
+            rows = conn.execute(f"SELECT {NOTE_COLUMNS} FROM notes WHERE id IN ({marks})", list(note_ids))
+            found = {n.id: n for n in map(note_from_row, rows)}
+        return [found[i] for i in note_ids if i in found]
+
+    def list_notes(
+        self,
+        *,
+        folder_id: str | None = None,
+        tag_id: str | None = None,
+        trashed: bool = False,
+        todo_only: bool = False,
+        order: NoteOrder = NoteOrder.UPDATED,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[NoteMeta]:
+        where = ["deleted_time > 0" if trashed else "deleted_time = 0"]
+        params: list[object] = []
+        if folder_id is not None:
+            where.append("parent_id = ?")
+            params.append(folder_id)
+        if tag_id is not None:
+            where.append("id IN (SELECT note_id FROM note_tags WHERE tag_id = ?)")
+            params.append(tag_id)
+        if todo_only:
+            where.append("is_todo = 1")
+        sql = f"SELECT {META_COLUMNS} FROM notes WHERE {' AND '.join(where)} ORDER BY {_ORDER[order]}"
+        sql += " LIMIT ? OFFSET ?"
+        params += [-1 if limit is None else limit, offset]
+        with self.db.read() as conn:
+            return [meta_from_row(r) for r in conn.execute(sql, params)]
+
+    def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
+        title = clean_title(draft.title)
+        body = _check_body(draft.body)
+        now = now_ms()
+        note = Note(
+            id=draft.id or new_id(),
+            parent_id=draft.parent_id,
+            title=title,
+            body=body,
+            created_time=now,
+            updated_time=now,
+            user_created_time=draft.user_created_time or now,
+            user_updated_time=draft.user_updated_time or now,
+            is_todo=draft.is_todo,
+            todo_due=draft.todo_due,
+            todo_completed=draft.todo_completed,
+            source_url=draft.source_url,
+        )
+        with self.db.write() as conn:
+            if not note.parent_id:
+                raise InvalidInputError("a note needs a notebook")
+            parent = self.folder_row(conn, note.parent_id)
+            if parent.is_trashed:
+                raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
+            if conn.execute("SELECT 1 FROM notes WHERE id = ?", (note.id,)).fetchone():
+                raise InvalidInputError(f'a note with id "{note.id}" exists already')
+            conn.execute(
+                f"INSERT INTO notes({NOTE_COLUMNS}) VALUES ({','.join('?' * 14)})",
+                (
+                    *(note.id, note.parent_id, note.title, note.body, now, now),
+                    *(note.user_created_time, note.user_updated_time, int(note.is_todo)),
+                    *(note.todo_due, note.todo_completed, note.source_url, 0, 0),
+                ),
+            )
+            self._link_resources(conn, note.id, body)
+            self.record(conn, ItemType.NOTE, note.id, ChangeType.CREATE, actor, now)
+            self.save_revision(conn, note, actor, now)
+            if draft.tags:
+                add_tags(conn, note.id, draft.tags, actor)
+        return note
+
+    def update_note(
+        self, note_id: str, patch: NotePatch, *, actor: str, base_updated_time: int | None = None
+    ) -> Note:
+        with self.db.write() as conn:
+            old = self.note_row(conn, note_id)
+            if base_updated_time is not None and base_updated_time != old.updated_time:
+                raise ConflictError(
+                    f'note "{old.title}" changed since it was read; it was saved again meanwhile',
+                    current_updated_time=old.updated_time,
+                )
+            if patch.parent_id is not None and patch.parent_id != old.parent_id:
+                parent = self.folder_row(conn, patch.parent_id)
+                if parent.is_trashed:
+                    raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
+            return self._apply_patch(conn, old, patch, actor)
+
+    def _apply_patch(self, conn: apsw.Connection, old: Note, patch: NotePatch, actor: str) -> Note:
+        body = old.body if patch.body is None else patch.body
+        if patch.prepend is not None:
+            body = patch.prepend + ("\n" if body and not patch.prepend.endswith("\n") else "") + body
+        if patch.append is not None:
+            body = body + ("\n" if body and not body.endswith("\n") else "") + patch.append
+        body = _check_body(body)
+        title = old.title if patch.title is None else clean_title(patch.title)
+        # Strictly increasing, so an update based on the old time is always told apart.
+        now = max(now_ms(), old.updated_time + 1)
+        values = {
+            "parent_id": old.parent_id if patch.parent_id is None else patch.parent_id,
+            "title": title,
+            "body": body,
+            "updated_time": now,
+            "user_updated_time": patch.user_updated_time or now,
+            "user_created_time": patch.user_created_time or old.user_created_time,
+            "is_todo": int(old.is_todo if patch.is_todo is None else patch.is_todo),
+            "todo_due": old.todo_due if patch.todo_due is None else patch.todo_due,
+            "todo_completed": old.todo_completed if patch.todo_completed is None else patch.todo_completed,
+            "source_url": old.source_url if patch.source_url is None else patch.source_url,
+        }
+        assignments = ", ".join(f"{k} = ?" for k in values)
+        conn.execute(f"UPDATE notes SET {assignments} WHERE id = ?", [*values.values(), old.id])
+        if body != old.body:
+            self._link_resources(conn, old.id, body)
+        self.record(conn, ItemType.NOTE, old.id, ChangeType.UPDATE, actor, now)
+        new = self.note_row(conn, old.id)
+        if new.title != old.title or new.body != old.body:
+            self.save_revision(conn, new, actor, now)
+        return new
+
+    def restore_revision(self, revision_id: int, *, actor: str) -> Note:
+        """Put a note back to the title and body of one of its revisions (a new save by ``actor``)."""
+        revision = self.get_revision(revision_id)
+        patch = NotePatch(title=revision.title, body=revision.body)
+        return self.update_note(revision.note_id, patch, actor=actor)
+
+    def trash_note(self, note_id: str, *, actor: str) -> None:
+        with self.db.write() as conn:
+            note = self.note_row(conn, note_id)
+            if note.is_trashed:
+                return
+            now = now_ms()
+            conn.execute("UPDATE notes SET deleted_time = ? WHERE id = ?", (now, note_id))
+            self.record(conn, ItemType.NOTE, note_id, ChangeType.UPDATE, actor, now)
+
+    def restore_note(self, note_id: str, *, actor: str) -> Note:
+        """Bring a note back from the trash into its notebook (restoring that notebook too)."""
+        with self.db.write() as conn:
+            note = self.note_row(conn, note_id)
+            if not note.is_trashed:
+                return note
+            parent = note.parent_id
+            if conn.execute("SELECT 1 FROM folders WHERE id = ?", (parent,)).fetchone():
+                restore_folder_chain(conn, parent, actor)
+            else:
+                parent = self._restored_folder(conn, actor)
+            conn.execute("UPDATE notes SET deleted_time = 0, parent_id = ? WHERE id = ?", (parent, note_id))
+            self.record(conn, ItemType.NOTE, note_id, ChangeType.UPDATE, actor)
+            return self.note_row(conn, note_id)
+
+    def _restored_folder(self, conn: apsw.Connection, actor: str) -> str:
+        row = conn.execute(
+            "SELECT id FROM folders WHERE title = ? AND parent_id = '' AND deleted_time = 0",
+            (RESTORED_FOLDER,),
+        ).fetchone()
+        if row:
+            return str(row[0])
+        folder_id, now = new_id(), now_ms()
+        conn.execute(
+            "INSERT INTO folders(id, title, parent_id, created_time, updated_time) VALUES (?, ?, '', ?, ?)",
+            (folder_id, RESTORED_FOLDER, now, now),
+        )
+        self.record(conn, ItemType.FOLDER, folder_id, ChangeType.CREATE, actor, now)
+        return folder_id
+
+    def empty_trash(self, *, actor: str) -> int:
+        """Erase every trashed note and notebook for good; returns how many notes went."""
+        with self.db.write() as conn:
+            notes = [r[0] for r in conn.execute("SELECT id FROM notes WHERE deleted_time > 0")]
+            folders = [r[0] for r in conn.execute("SELECT id FROM folders WHERE deleted_time > 0")]
+            for note_id in notes:
+                for table in ("note_tags", "note_resources", "revisions"):
+                    conn.execute(f"DELETE FROM {table} WHERE note_id = ?", (note_id,))
+                self.record(conn, ItemType.NOTE, note_id, ChangeType.DELETE, actor)
+            conn.execute("DELETE FROM notes WHERE deleted_time > 0")
+            for folder_id in folders:
+                self.record(conn, ItemType.FOLDER, folder_id, ChangeType.DELETE, actor)
+            conn.execute("DELETE FROM folders WHERE deleted_time > 0")
+        return len(notes)
+
+    @staticmethod
+    def _link_resources(conn: apsw.Connection, note_id: str, body: str) -> None:
+        conn.execute("DELETE FROM note_resources WHERE note_id = ?", (note_id,))
+        for rid in linked_ids(body):
+            conn.execute("INSERT INTO note_resources(note_id, resource_id) VALUES (?, ?)", (note_id, rid))

@@ -1,0 +1,115 @@
+"""Attachments: files under ``resources/`` named by id, rows describing them, links from notes.
+
+The file is written (to a temporary name, then renamed) before its row is committed, so a crash
+leaves at worst an orphan file, never a row without its file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from pathlib import Path, PurePath
+
+from noted.errors import InvalidInputError, NotFoundError
+from noted.models import ChangeType, ItemType, Resource, new_id, now_ms
+from noted.store.sqlite.base import RESOURCE_COLUMNS, StoreBase, clean_title, resource_from_row
+
+_EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
+
+
+def _extension(filename: str) -> str:
+    suffix = PurePath(filename).suffix.lstrip(".").lower()
+    return suffix if _EXTENSION.match(suffix) else ""
+
+
+class ResourceOps(StoreBase):
+    """The attachment half of the SQLite store."""
+
+    def add_resource(
+        self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str
+    ) -> Resource:
+        name = PurePath(filename.replace("\\", "/")).name
+        if not name:
+            raise InvalidInputError("an attachment needs a file name")
+        now = now_ms()
+        resource = Resource(
+            id=new_id(),
+            title=clean_title(title or name),
+            filename=name,
+            mime=mime or "application/octet-stream",
+            size=len(data),
+            file_extension=_extension(name),
+            created_time=now,
+            updated_time=now,
+        )
+        path = self._file(resource)
+        partial = path.with_name(path.name + ".partial")
+        with open(partial, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(partial, path)
+        try:
+            with self.db.write() as conn:
+                conn.execute(
+                    f"INSERT INTO resources({RESOURCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        *(resource.id, resource.title, resource.filename, resource.mime),
+                        *(resource.size, resource.file_extension, now, now),
+                    ),
+                )
+                self.record(conn, ItemType.RESOURCE, resource.id, ChangeType.CREATE, actor, now)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        return resource
+
+    def get_resource(self, resource_id: str) -> Resource:
+        with self.db.read() as conn:
+            row = conn.execute(
+                f"SELECT {RESOURCE_COLUMNS} FROM resources WHERE id = ?", (resource_id,)
+            ).fetchone()
+        if row is None:
+            raise NotFoundError(f'no attachment with id "{resource_id}"')
+        return resource_from_row(row)
+
+    def resource_path(self, resource_id: str) -> Path:
+        return self._file(self.get_resource(resource_id))
+
+    def read_resource(self, resource_id: str) -> bytes:
+        path = self.resource_path(resource_id)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError as exc:
+            raise NotFoundError(f'the file of attachment "{resource_id}" is missing from {path.parent}') from exc
+
+    def list_resources(self, *, note_id: str | None = None) -> list[Resource]:
+        sql = f"SELECT {RESOURCE_COLUMNS} FROM resources"
+        params: tuple[str, ...] = ()
+        if note_id is not None:
+            sql += " WHERE id IN (SELECT resource_id FROM note_resources WHERE note_id = ?)"
+            params = (note_id,)
+        with self.db.read() as conn:
+            return [resource_from_row(r) for r in conn.execute(sql + " ORDER BY created_time, id", params)]
+
+    def resource_notes(self, resource_id: str) -> list[str]:
+        """Ids of the notes whose body links the attachment."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT note_id FROM note_resources WHERE resource_id = ? ORDER BY note_id", (resource_id,)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def delete_resource(self, resource_id: str, *, actor: str) -> None:
+        """Delete an attachment for good (links in note bodies stay as text)."""
+        resource = self.get_resource(resource_id)
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM resources WHERE id = ?", (resource_id,))
+            self.record(conn, ItemType.RESOURCE, resource_id, ChangeType.DELETE, actor)
+        with contextlib.suppress(FileNotFoundError):
+            self._file(resource).unlink()
+
+    def _file(self, resource: Resource) -> Path:
+        suffix = f".{resource.file_extension}" if resource.file_extension else ""
+        return self.resources_dir / f"{resource.id}{suffix}"

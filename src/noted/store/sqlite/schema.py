@@ -1,0 +1,147 @@
+"""The embedded database's schema, as migrations keyed on ``PRAGMA user_version``.
+
+Each migration runs in one transaction with the version bump, so a crash leaves the database at
+the old version or the new one, never between. Tables of later layers (the semantic index, chats)
+keep their own schema version in the ``meta`` table, so the store need not know them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import apsw
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema: applied once, in order of ``version``."""
+
+    version: int
+    name: str
+    apply: Callable[[apsw.Connection], None]
+
+
+def _v1(db: apsw.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE folders (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            parent_id TEXT NOT NULL DEFAULT '',
+            created_time INTEGER NOT NULL,
+            updated_time INTEGER NOT NULL,
+            deleted_time INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX folders_parent ON folders(parent_id);
+
+        -- A rowid table (id is UNIQUE, not the key) so that FTS5 can use the rowid.
+        CREATE TABLE notes (
+            id TEXT NOT NULL UNIQUE,
+            parent_id TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL DEFAULT '',
+            body TEXT NOT NULL DEFAULT '',
+            created_time INTEGER NOT NULL,
+            updated_time INTEGER NOT NULL,
+            user_created_time INTEGER NOT NULL,
+            user_updated_time INTEGER NOT NULL,
+            is_todo INTEGER NOT NULL DEFAULT 0,
+            todo_due INTEGER NOT NULL DEFAULT 0,
+            todo_completed INTEGER NOT NULL DEFAULT 0,
+            source_url TEXT NOT NULL DEFAULT '',
+            deleted_time INTEGER NOT NULL DEFAULT 0,
+            is_conflict INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX notes_parent ON notes(parent_id, deleted_time);
+        CREATE INDEX notes_updated ON notes(user_updated_time);
+        CREATE INDEX notes_created ON notes(user_created_time);
+
+        CREATE TABLE tags (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            created_time INTEGER NOT NULL,
+            updated_time INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX tags_title ON tags(title COLLATE NOCASE);
+
+        CREATE TABLE note_tags (
+            note_id TEXT NOT NULL,
+            tag_id TEXT NOT NULL,
+            created_time INTEGER NOT NULL,
+            PRIMARY KEY (note_id, tag_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX note_tags_tag ON note_tags(tag_id, note_id);
+
+        CREATE TABLE resources (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            filename TEXT NOT NULL DEFAULT '',
+            mime TEXT NOT NULL DEFAULT 'application/octet-stream',
+            size INTEGER NOT NULL DEFAULT 0,
+            file_extension TEXT NOT NULL DEFAULT '',
+            created_time INTEGER NOT NULL,
+            updated_time INTEGER NOT NULL
+        );
+
+        -- Which notes link which resources by ``:/id``; rebuilt from the body on every save.
+        CREATE TABLE note_resources (
+            note_id TEXT NOT NULL,
+            resource_id TEXT NOT NULL,
+            PRIMARY KEY (note_id, resource_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX note_resources_resource ON note_resources(resource_id, note_id);
+
+        CREATE TABLE changes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            item_type TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            change_type TEXT NOT NULL,
+            time INTEGER NOT NULL,
+            actor TEXT NOT NULL
+        );
+
+        -- Full states of a note as left by an actor; a burst by one actor updates its last row.
+        CREATE TABLE revisions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            note_id TEXT NOT NULL,
+            time INTEGER NOT NULL,
+            first_time INTEGER NOT NULL,
+            actor TEXT NOT NULL,
+            title TEXT NOT NULL,
+            body BLOB NOT NULL,
+            edits INTEGER NOT NULL DEFAULT 1
+        );
+        CREATE INDEX revisions_note ON revisions(note_id, id);
+
+        -- Small durable values other parts keep (cursors, leases, the profile's own id).
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+
+        -- Keyword index: external content, kept in step by triggers.
+        CREATE VIRTUAL TABLE notes_fts USING fts5(
+            title, body,
+            content='notes', content_rowid='rowid',
+            tokenize='unicode61 remove_diacritics 2',
+            prefix='2 3'
+        );
+        CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+        END;
+        CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title, body)
+                VALUES ('delete', old.rowid, old.title, old.body);
+        END;
+        CREATE TRIGGER notes_fts_update AFTER UPDATE OF title, body ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title, body)
+                VALUES ('delete', old.rowid, old.title, old.body);
+            INSERT INTO notes_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+        END;
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "notes, folders, tags, resources, changes, revisions", _v1),
+)

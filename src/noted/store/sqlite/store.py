@@ -1,0 +1,48 @@
+"""The embedded store: one SQLite file (through apsw) plus a folder of attachment files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from noted.store.protocol import Capabilities
+from noted.store.sqlite.db import Database
+from noted.store.sqlite.folders import FolderOps
+from noted.store.sqlite.notes import NoteOps
+from noted.store.sqlite.resources import ResourceOps
+from noted.store.sqlite.tags import TagOps
+
+
+class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
+    """A ``Store`` kept in the profile's ``notes.db`` and ``resources/`` folder.
+
+    Safe for several threads (one connection each) and several processes (WAL, short write
+    transactions that take the lock at once, a busy timeout, and optimistic concurrency on notes).
+    """
+
+    capabilities = Capabilities(local_sql=True)
+
+    def __init__(self, db: Database, resources_dir: Path) -> None:
+        self.db = db
+        self.resources_dir = resources_dir
+
+    @classmethod
+    def open(cls, db_path: Path, resources_dir: Path) -> SqliteStore:
+        """Open (creating and migrating as needed) the database at ``db_path``."""
+        resources_dir.mkdir(parents=True, exist_ok=True)
+        return cls(Database(db_path), resources_dir)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def get_meta(self, key: str) -> str | None:
+        """A small durable value kept by some part of noted (a cursor, a lease…)."""
+        with self.db.read() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )

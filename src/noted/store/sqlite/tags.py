@@ -1,0 +1,103 @@
+"""Tags and the links between notes and tags."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from noted.errors import InvalidInputError, NotFoundError
+from noted.models import ChangeType, ItemType, Tag, now_ms
+from noted.store.sqlite.base import StoreBase, add_tags, clean_title, ensure_tag, tag_from_row
+
+_TAG_WITH_COUNT = """
+    SELECT t.id, t.title, t.created_time, t.updated_time,
+           (SELECT count(*) FROM note_tags nt JOIN notes n ON n.id = nt.note_id
+             WHERE nt.tag_id = t.id AND n.deleted_time = 0) AS note_count
+    FROM tags t
+"""
+
+
+class TagOps(StoreBase):
+    """The tag half of the SQLite store."""
+
+    def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
+        sql = f"SELECT * FROM ({_TAG_WITH_COUNT})"
+        if with_notes_only:
+            sql += " WHERE note_count > 0"
+        with self.db.read() as conn:
+            return [tag_from_row(r) for r in conn.execute(sql + " ORDER BY title COLLATE NOCASE")]
+
+    def get_tag(self, tag_id: str) -> Tag:
+        with self.db.read() as conn:
+            row = conn.execute(f"{_TAG_WITH_COUNT} WHERE t.id = ?", (tag_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f'no tag with id "{tag_id}"')
+        return tag_from_row(row)
+
+    def find_tag(self, title: str) -> Tag | None:
+        with self.db.read() as conn:
+            row = conn.execute(
+                f"{_TAG_WITH_COUNT} WHERE t.title = ? COLLATE NOCASE", (title.strip(),)
+            ).fetchone()
+        return tag_from_row(row) if row else None
+
+    def create_tag(self, title: str, *, actor: str) -> Tag:
+        with self.db.write() as conn:
+            return ensure_tag(conn, title, actor)
+
+    def rename_tag(self, tag_id: str, title: str, *, actor: str) -> Tag:
+        title = clean_title(title, "tag")
+        if not title:
+            raise InvalidInputError("a tag needs a title")
+        with self.db.write() as conn:
+            if not conn.execute("SELECT 1 FROM tags WHERE id = ?", (tag_id,)).fetchone():
+                raise NotFoundError(f'no tag with id "{tag_id}"')
+            clash = conn.execute(
+                "SELECT id FROM tags WHERE title = ? COLLATE NOCASE AND id != ?", (title, tag_id)
+            ).fetchone()
+            if clash:
+                raise InvalidInputError(f'a tag named "{title}" exists already')
+            now = now_ms()
+            conn.execute("UPDATE tags SET title = ?, updated_time = ? WHERE id = ?", (title, now, tag_id))
+            self.record(conn, ItemType.TAG, tag_id, ChangeType.UPDATE, actor, now)
+        return self.get_tag(tag_id)
+
+    def delete_tag(self, tag_id: str, *, actor: str) -> None:
+        """Delete a tag for good and unlink it from every note."""
+        with self.db.write() as conn:
+            if not conn.execute("SELECT 1 FROM tags WHERE id = ?", (tag_id,)).fetchone():
+                raise NotFoundError(f'no tag with id "{tag_id}"')
+            for (note_id,) in conn.execute("SELECT note_id FROM note_tags WHERE tag_id = ?", (tag_id,)):
+                self.record(conn, ItemType.NOTE_TAG, note_id, ChangeType.DELETE, actor)
+            conn.execute("DELETE FROM note_tags WHERE tag_id = ?", (tag_id,))
+            conn.execute("DELETE FROM tags WHERE id = ?", (tag_id,))
+            self.record(conn, ItemType.TAG, tag_id, ChangeType.DELETE, actor)
+
+    def note_tags(self, note_id: str) -> list[Tag]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"{_TAG_WITH_COUNT} WHERE t.id IN (SELECT tag_id FROM note_tags WHERE note_id = ?) "
+                "ORDER BY t.title COLLATE NOCASE",
+                (note_id,),
+            ).fetchall()
+        return [tag_from_row(r) for r in rows]
+
+    def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
+        """Add tags (created when missing) to a note; returns the note's tags afterwards."""
+        with self.db.write() as conn:
+            self.note_row(conn, note_id)
+            add_tags(conn, note_id, titles, actor)
+        return self.note_tags(note_id)
+
+    def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
+        """Remove tags from a note (unknown titles are ignored); returns the note's tags afterwards."""
+        with self.db.write() as conn:
+            self.note_row(conn, note_id)
+            for title in titles:
+                row = conn.execute(
+                    "DELETE FROM note_tags WHERE note_id = ? AND tag_id = "
+                    "(SELECT id FROM tags WHERE title = ? COLLATE NOCASE) RETURNING tag_id",
+                    (note_id, title.strip()),
+                ).fetchone()
+                if row:
+                    self.record(conn, ItemType.NOTE_TAG, note_id, ChangeType.DELETE, actor)
+        return self.note_tags(note_id)

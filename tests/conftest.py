@@ -1,0 +1,68 @@
+"""Shared fixtures: an isolated profile per test, and a guard that fails any real network call."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from noted.store.sqlite import SqliteStore
+
+
+def _is_local(address: Any) -> bool:
+    if isinstance(address, tuple) and address:
+        host = address[0]
+    else:
+        return True  # Unix sockets and the like
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never reach a real model or the internet: only loopback connections are allowed."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def connect(self: socket.socket, address: Any) -> Any:
+        if not _is_local(address):
+            raise RuntimeError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    def connect_ex(self: socket.socket, address: Any) -> Any:
+        if not _is_local(address):
+            raise RuntimeError(f"test tried to reach the network: {address!r}")
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the real user's profile or config."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    for name in list(os.environ):
+        if name.startswith("NOTED_") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "EDITOR", "VISUAL"):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NOTED_PROFILE", str(home / "profile"))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    """An empty embedded store in a fresh folder."""
+    s = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    yield s
+    s.close()
