@@ -297,3 +297,21 @@ def test_reopen_keeps_everything(tmp_path: object) -> None:
     second = SqliteStore.open(root / "n.db", root / "r")
     assert second.get_note(note_id).body == "persisted"
     second.close()
+
+
+def test_batch_is_one_transaction_and_a_failed_step_is_undone_alone(store: SqliteStore) -> None:
+    folder = store.create_folder("F", actor="import")
+    with store.batch():
+        store.create_note(NoteDraft("one", parent_id=folder.id), actor="import")
+        with pytest.raises(NotFoundError):
+            store.create_note(NoteDraft("bad", parent_id="missing"), actor="import")
+        store.create_note(NoteDraft("two", parent_id=folder.id), actor="import")
+    assert sorted(n.title for n in store.list_notes()) == ["one", "two"]
+
+
+def test_batch_rolls_back_everything_on_error(store: SqliteStore) -> None:
+    folder = store.create_folder("F", actor="import")
+    with pytest.raises(RuntimeError), store.batch():
+        store.create_note(NoteDraft("one", parent_id=folder.id), actor="import")
+        raise RuntimeError("import aborted")
+    assert store.list_notes() == []

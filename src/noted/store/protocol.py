@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -35,6 +36,7 @@ class NoteOrder(enum.StrEnum):
     UPDATED = "updated"
     CREATED = "created"
     TITLE = "title"
+    ID = "id"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,9 @@ class Store(Protocol):
     capabilities: Capabilities
 
     def close(self) -> None: ...
+    def batch(self) -> AbstractContextManager[None]:
+        """Group the writes made inside into one transaction where the backend can (imports)."""
+        ...
 
     # Notebooks -------------------------------------------------------------------------
     def list_folders(self, *, include_trashed: bool = False) -> list[Folder]: ...

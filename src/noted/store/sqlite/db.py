@@ -104,8 +104,16 @@ class Database:
 
     @contextlib.contextmanager
     def write(self) -> Iterator[apsw.Connection]:
-        """A write transaction that holds the write lock from its first statement."""
+        """A write transaction that holds the write lock from its first statement.
+
+        Inside ``batch()`` it becomes a savepoint of the batch's transaction, so one failed
+        operation is undone alone and the batch goes on.
+        """
         conn = self.connection()
+        if getattr(self._local, "batch", False):
+            with conn:  # apsw: a savepoint, released on success, rolled back on error
+                yield conn
+            return
         if not conn.get_autocommit():
             raise RuntimeError("write transactions do not nest")
         conn.execute("BEGIN IMMEDIATE")
@@ -116,6 +124,19 @@ class Database:
             raise
         else:
             conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Run many writes of this thread in one transaction (an import): all or nothing."""
+        if getattr(self._local, "batch", False):
+            yield
+            return
+        with self.write():
+            self._local.batch = True
+            try:
+                yield
+            finally:
+                self._local.batch = False
 
     # Schema ------------------------------------------------------------------------------
     def _migrate(self) -> None:

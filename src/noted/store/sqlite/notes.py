@@ -29,6 +29,7 @@ _ORDER = {
     NoteOrder.UPDATED: "user_updated_time DESC, id",
     NoteOrder.CREATED: "user_created_time DESC, id",
     NoteOrder.TITLE: "title COLLATE NOCASE, id",
+    NoteOrder.ID: "id",
 }
 
 

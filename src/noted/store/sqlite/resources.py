@@ -26,9 +26,7 @@ def _extension(filename: str) -> str:
 class ResourceOps(StoreBase):
     """The attachment half of the SQLite store."""
 
-    def add_resource(
-        self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str
-    ) -> Resource:
+    def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
         name = PurePath(filename.replace("\\", "/")).name
         if not name:
             raise InvalidInputError("an attachment needs a file name")
@@ -82,7 +80,9 @@ class ResourceOps(StoreBase):
         try:
             return path.read_bytes()
         except FileNotFoundError as exc:
-            raise NotFoundError(f'the file of attachment "{resource_id}" is missing from {path.parent}') from exc
+            raise NotFoundError(
+                f'the file of attachment "{resource_id}" is missing from {path.parent}'
+            ) from exc
 
     def list_resources(self, *, note_id: str | None = None) -> list[Resource]:
         sql = f"SELECT {RESOURCE_COLUMNS} FROM resources"

@@ -1,0 +1,127 @@
+"""The indexer as a background thread of whichever process holds the indexing lease.
+
+The TUI, the MCP server and ``noted index --watch`` all start one. The one that gets the lease
+indexes; the others keep trying to take it (a holder that died lets it lapse) and meanwhile use
+the index read-only. Nothing here blocks the caller: ``start`` returns at once, ``notify`` wakes
+the thread after a local write so a saved note is searchable within moments, and ``stop`` ends
+the thread and gives the lease back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from noted.indexer.engine import Indexer, IndexProgress
+from noted.indexer.lease import Lease
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.25
+"""How often an idle holder looks at the change feed (other processes' writes wake it this way)."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    """What the status bar and ``noted index status`` show."""
+
+    state: str
+    """``starting``, ``indexing``, ``idle``, ``standby`` (another process holds the lease), ``error``."""
+    progress: IndexProgress | None = None
+    holder: str | None = None
+    error: str | None = None
+
+
+StatusCallback = Callable[[IndexStatus], None]
+
+
+class IndexerService:
+    """Runs an ``Indexer`` in a daemon thread while this process holds the lease."""
+
+    def __init__(self, indexer: Indexer, lease: Lease, *, on_status: StatusCallback | None = None) -> None:
+        self.indexer = indexer
+        self.lease = lease
+        self.on_status = on_status
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._status = IndexStatus("starting")
+        self._prepared = False
+        indexer.on_progress = self._progress
+
+    @property
+    def status(self) -> IndexStatus:
+        return self._status
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="noted-indexer", daemon=True)
+        self._thread.start()
+
+    def notify(self) -> None:
+        """Wake the thread: something was written."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the thread (after its current batch) and give the lease back."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _run(self) -> None:
+        renew_every = self.lease.ttl_ms / 3000
+        last_renew = 0.0
+        try:
+            while not self._stop.is_set():
+                now = time.monotonic()
+                if now - last_renew >= renew_every or not self.lease.held:
+                    last_renew = now
+                    if not self._take_lease():
+                        self._wait(renew_every)
+                        continue
+                if not self._prepared:
+                    self.indexer.prepare()
+                    self._prepared = True
+                if self.indexer.step():
+                    continue
+                self._set(IndexStatus("idle", self._status.progress))
+                self._wait(POLL_SECONDS)
+        except Exception as exc:
+            log.exception("the indexer stopped")
+            self._set(IndexStatus("error", error=f"{type(exc).__name__}: {exc}"))
+        finally:
+            try:
+                self.lease.release()
+            except Exception:
+                log.exception("could not release the indexing lease")
+
+    def _take_lease(self) -> bool:
+        if self.lease.acquire():
+            return True
+        self._prepared = False
+        self._set(IndexStatus("standby", holder=self.lease.holder()))
+        return False
+
+    def _wait(self, seconds: float) -> None:
+        self._wake.wait(seconds)
+        self._wake.clear()
+
+    def _progress(self, progress: IndexProgress) -> None:
+        state = "idle" if progress.phase == "idle" else "indexing"
+        self._set(replace(self._status, state=state, progress=progress, error=None))
+
+    def _set(self, status: IndexStatus) -> None:
+        if status == self._status:
+            return
+        self._status = status
+        if self.on_status is not None:
+            try:
+                self.on_status(status)
+            except Exception:
+                log.exception("an index status listener failed")

@@ -1,0 +1,180 @@
+"""Search by meaning: embed the query, find the nearest chunks, answer with one result per note.
+
+A scope (notebooks, sub-notebooks included, or a tag) filters chunks *before* ranking, so a
+scoped search can never return a note outside it, however close. Relevance presets trade recall
+for precision with a number of nearest chunks and a floor on the cosine score; the floors are
+tuned for the model in use (see ``PRESETS``) on the evaluation in ``tests/bench``.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import apsw
+
+from noted.embeddings import Embedder
+from noted.errors import InvalidInputError, UnavailableError
+from noted.indexer.vectors import META_MODEL, VectorTables, as_blob, get_meta
+from noted.models import Note
+from noted.store.protocol import Store
+from noted.store.sqlite.db import Database
+
+SNIPPET_CHARS = 240
+
+
+class Relevance(enum.StrEnum):
+    """How close a chunk must be to count: ``strict`` shows fewer, surer results."""
+
+    STRICT = "strict"
+    NORMAL = "normal"
+    LOOSE = "loose"
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """Nearest chunks to look at, and the lowest cosine score that still counts."""
+
+    chunks: int
+    floor: float
+
+
+PRESETS: dict[str, dict[Relevance, Preset]] = {
+    # all-MiniLM-L6-v2: unrelated text scores about 0.0–0.15, a paraphrase 0.5 and above.
+    "default": {
+        Relevance.STRICT: Preset(60, 0.45),
+        Relevance.NORMAL: Preset(150, 0.28),
+        Relevance.LOOSE: Preset(400, 0.15),
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticHit:
+    """The best chunk of one note: where it is, its text and how close it is (cosine, 1 = same)."""
+
+    note_id: str
+    title: str
+    notebook_id: str
+    updated_time: int
+    score: float
+    section: str
+    section_heading: str
+    start: int
+    end: int
+    chunk_text: str
+    snippet: str
+
+
+class SemanticSearch:
+    """Nearest-chunk search over the vectors the indexer keeps in ``db``."""
+
+    def __init__(self, store: Store, db: Database, embedder: Embedder) -> None:
+        self.store = store
+        self.db = db
+        self.embedder = embedder
+        self.tables = VectorTables(db, embedder.model_id, embedder.dim)
+
+    def search(
+        self,
+        query: str,
+        *,
+        relevance: Relevance | str = Relevance.NORMAL,
+        limit: int = 20,
+        note_ids: Iterable[str] | None = None,
+    ) -> list[SemanticHit]:
+        """Notes whose text is closest in meaning to ``query``, best first.
+
+        Args:
+            query: Free text.
+            relevance: A preset name (strict, normal, loose).
+            limit: The most notes to return.
+            note_ids: When given, only these notes are searched (the caller's scope).
+        """
+        if not query.strip():
+            raise InvalidInputError("a semantic search needs some text")
+        try:
+            preset = PRESETS["default"][Relevance(relevance)]
+        except ValueError:
+            raise InvalidInputError(
+                f'relevance must be one of strict, normal, loose (got "{relevance}")'
+            ) from None
+        self._check_ready()
+        vector = as_blob(self.embedder.embed_query(query))
+        scope = None if note_ids is None else json.dumps(sorted(set(note_ids)))
+        if scope == "[]":
+            return []
+        with self.db.read() as conn:
+            rows = self._nearest(conn, vector, preset.chunks, scope)
+        return self._per_note(rows, preset.floor, limit)
+
+    def _check_ready(self) -> None:
+        if self.db.vec_error:
+            raise UnavailableError(
+                f"semantic search is unavailable: the sqlite-vec extension did not load ({self.db.vec_error})",
+                hint="keyword search still works",
+            )
+        with self.db.read() as conn:
+            built = get_meta(conn, META_MODEL)
+        if built is None:
+            raise UnavailableError(
+                "semantic search is unavailable: the index has not been built yet",
+                hint="run `noted index`, or keep noted open while it indexes",
+            )
+        if built != self.tables.model_key():
+            raise UnavailableError(
+                "semantic search is unavailable: the index was built with another model and is being rebuilt",
+                hint="run `noted index` or wait for the indexer to finish",
+            )
+
+    @staticmethod
+    def _nearest(
+        conn: apsw.Connection, vector: bytes, k: int, scope: str | None
+    ) -> list[tuple[str, str, str, int, int, float]]:
+        sql = (
+            'SELECT c.note_id, c.section, c.heading, c.start, c."end", v.distance '
+            "FROM index_vectors v JOIN index_chunks c ON c.rowid = v.rowid "
+            "WHERE v.embedding MATCH ? AND k = ?"
+        )
+        params: list[object] = [vector, k]
+        if scope is not None:
+            sql += (
+                " AND v.rowid IN (SELECT rowid FROM index_chunks "
+                "WHERE note_id IN (SELECT value FROM json_each(?)))"
+            )
+            params.append(scope)
+        return [tuple(r) for r in conn.execute(sql + " ORDER BY v.distance", params)]
+
+    def _per_note(
+        self, rows: list[tuple[str, str, str, int, int, float]], floor: float, limit: int
+    ) -> list[SemanticHit]:
+        best: dict[str, tuple[str, str, int, int, float]] = {}
+        for note_id, section, heading, start, end, distance in rows:
+            score = 1.0 - float(distance)
+            if score < floor or note_id in best:
+                continue
+            best[note_id] = (section, heading, start, end, score)
+            if len(best) >= limit * 2:
+                break
+        notes = {n.id: n for n in self.store.get_notes(list(best))}
+        hits: list[SemanticHit] = []
+        for note_id, (section, heading, start, end, score) in best.items():
+            note = notes.get(note_id)
+            if note is None or note.is_trashed or note.is_conflict:
+                continue  # the indexer has not caught up with a trash or delete yet
+            hits.append(_hit(note, section, heading, start, end, score))
+            if len(hits) >= limit:
+                break
+        return hits
+
+
+def _hit(note: Note, section: str, heading: str, start: int, end: int, score: float) -> SemanticHit:
+    text = note.body[start:end]
+    flat = " ".join(text.split())
+    snippet = flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return SemanticHit(
+        note.id, note.title, note.parent_id, note.updated_time, round(score, 4),
+        section, heading, start, end, text, snippet,
+    )  # fmt: skip

@@ -1,0 +1,218 @@
+"""The indexer follows the change feed durably and semantic search reads what it stored."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from noted.embeddings.fake import FakeEmbedder
+from noted.errors import UnavailableError
+from noted.indexer.engine import Indexer, IndexProgress
+from noted.indexer.vectors import META_CURSOR
+from noted.models import NoteDraft, NotePatch
+from noted.search.semantic import SemanticSearch
+from noted.store.sqlite import SqliteStore
+
+
+class Crash(BaseException):
+    """Stands for the process dying: not an ``Exception``, so nothing handles it."""
+
+
+class Flaky(FakeEmbedder):
+    """A fake model that fails on cue: raises on a poison word, or 'crashes' after N calls."""
+
+    def __init__(self, *, crash_after: int | None = None, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.crash_after = crash_after
+
+    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        if self.crash_after is not None and self.calls >= self.crash_after:
+            raise Crash()
+        if any("POISON" in t for t in texts):
+            self.calls += 1
+            raise ValueError("the model cannot read this")
+        return super().embed_documents(texts)
+
+
+def _folder(store: SqliteStore, title: str = "F", parent: str = "") -> str:
+    return store.create_folder(title, parent_id=parent, actor="user").id
+
+
+def _add(store: SqliteStore, folder: str, title: str, body: str) -> str:
+    return store.create_note(NoteDraft(title, body, parent_id=folder), actor="user").id
+
+
+def _search(store: SqliteStore, embedder: FakeEmbedder, query: str, **kw: object) -> list[str]:
+    hits = SemanticSearch(store, store.db, embedder).search(query, relevance="loose", **kw)  # type: ignore[arg-type]
+    return [h.note_id for h in hits]
+
+
+def test_first_run_scans_existing_notes_with_progress(store: SqliteStore) -> None:
+    folder = _folder(store)
+    ids = [_add(store, folder, f"note {i}", f"apples and pears number {i}") for i in range(10)]
+    seen: list[IndexProgress] = []
+    indexer = Indexer(store, store.db, FakeEmbedder(), batch_notes=3, on_progress=seen.append)
+    indexer.prepare()
+    indexer.run_until_idle()
+    scans = [p for p in seen if p.phase == "scan"]
+    assert [p.done for p in scans] == [3, 6, 9, 10] and {p.total for p in scans} == {10}
+    assert scans[-1].chunks_per_second > 0
+    assert set(ids) <= set(_search(store, indexer.embedder, "apples pears"))  # type: ignore[arg-type]
+    assert store.get_meta(META_CURSOR) == str(store.latest_cursor())
+
+
+def test_follows_new_and_changed_notes(store: SqliteStore) -> None:
+    folder = _folder(store)
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    note = _add(store, folder, "Boat", "the sailing boat has a red sail")
+    indexer.run_until_idle()
+    assert _search(store, embedder, "sailing boat") == [note]
+    store.update_note(note, NotePatch(body="a recipe for lemon cake"), actor="user")
+    indexer.run_until_idle()
+    assert _search(store, embedder, "lemon cake recipe") == [note]
+    assert note not in _search(store, embedder, "sailing red sail")
+
+
+def test_only_changed_chunks_are_embedded_again(store: SqliteStore) -> None:
+    folder = _folder(store)
+    body = "# One\nfirst section about rivers\n# Two\nsecond section about mountains\n"
+    note = _add(store, folder, "Geo", body)
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    before = len(embedder.embedded)
+    store.update_note(note, NotePatch(body=body.replace("mountains", "volcanoes")), actor="user")
+    indexer.run_until_idle()
+    again = embedder.embedded[before:]
+    assert len(again) == 1 and "volcanoes" in again[0]
+
+
+def test_trashed_conflicted_and_emptied_notes_lose_their_vectors(store: SqliteStore) -> None:
+    folder = _folder(store)
+    trashed = _add(store, folder, "t", "zebra stripes savanna")
+    emptied = _add(store, folder, "e", "zebra stripes savanna")
+    conflicted = _add(store, folder, "c", "zebra stripes savanna")
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    assert len(_search(store, embedder, "zebra stripes")) == 3
+    store.trash_note(trashed, actor="user")
+    store.update_note(emptied, NotePatch(title="", body="  "), actor="user")
+    with store.db.write() as conn:  # conflicts come from sync; mark one as the sync layer would
+        conn.execute("UPDATE notes SET is_conflict = 1 WHERE id = ?", (conflicted,))
+    store.update_note(conflicted, NotePatch(todo_due=1), actor="sync")
+    indexer.run_until_idle()
+    assert indexer.tables.counts() == (0, 0)
+
+
+def test_crash_mid_batch_redoes_the_batch_and_skips_nothing(store: SqliteStore) -> None:
+    folder = _folder(store)
+    indexer = Indexer(store, store.db, FakeEmbedder())
+    indexer.prepare()
+    indexer.run_until_idle()
+    cursor = store.get_meta(META_CURSOR)
+    ids = [_add(store, folder, f"n{i}", f"giraffe number {i}") for i in range(6)]
+    crashing = Indexer(store, store.db, Flaky(crash_after=1), batch_notes=2)
+    crashing.prepare()
+    with pytest.raises(Crash):
+        crashing.run_until_idle()
+    assert store.get_meta(META_CURSOR) == cursor  # nothing half-done was recorded as done
+    embedder = FakeEmbedder()
+    resumed = Indexer(store, store.db, embedder)
+    resumed.prepare()
+    resumed.run_until_idle()
+    assert set(_search(store, embedder, "giraffe number")) == set(ids)
+
+
+def test_crash_mid_scan_resumes_after_the_last_stored_batch(store: SqliteStore) -> None:
+    folder = _folder(store)
+    for i in range(8):
+        _add(store, folder, f"n{i}", f"okapi {i}")
+    crashing = Indexer(store, store.db, Flaky(crash_after=2), batch_notes=2)
+    crashing.prepare()
+    with pytest.raises(Crash):
+        crashing.run_until_idle()
+    embedder = FakeEmbedder()
+    resumed = Indexer(store, store.db, embedder, batch_notes=2)
+    resumed.prepare()
+    resumed.run_until_idle()
+    assert len(embedder.embedded) == 4  # the 4 notes of the two stored batches were not redone
+    assert resumed.tables.counts()[0] == 8
+
+
+def test_a_failing_note_is_skipped_logged_and_retried_next_start(store: SqliteStore) -> None:
+    folder = _folder(store)
+    bad = _add(store, folder, "bad", "POISON pill")
+    good = _add(store, folder, "good", "healthy walrus")
+    flaky = Flaky()
+    indexer = Indexer(store, store.db, flaky)
+    indexer.prepare()
+    indexer.run_until_idle()
+    assert indexer.failed == 1
+    assert _search(store, flaky, "healthy walrus") == [good]
+    store.update_note(bad, NotePatch(body="cured pill"), actor="user")  # the feed would retry too…
+    with store.db.write() as conn:  # …so take it back: only the failure list should bring it back
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (str(store.latest_cursor()), META_CURSOR))
+    embedder = FakeEmbedder()
+    restarted = Indexer(store, store.db, embedder)
+    restarted.prepare()
+    restarted.run_until_idle()
+    assert _search(store, embedder, "cured pill") == [bad]
+
+
+def test_a_change_of_model_rebuilds_the_index(store: SqliteStore) -> None:
+    folder = _folder(store)
+    note = _add(store, folder, "n", "quokka smiles")
+    old = Indexer(store, store.db, FakeEmbedder(name="old", dim=32))
+    old.prepare()
+    old.run_until_idle()
+    new_model = FakeEmbedder(name="new", dim=48)
+    # Searching with the new model before the rebuild must refuse, not compare across models.
+    with pytest.raises(UnavailableError, match="another model"):
+        _search(store, new_model, "quokka")
+    new = Indexer(store, store.db, new_model)
+    new.prepare()
+    new.run_until_idle()
+    assert _search(store, new_model, "quokka smiles") == [note]
+    assert new_model.embedded  # everything was embedded again by the new model
+
+
+def test_scope_filters_before_ranking(store: SqliteStore) -> None:
+    inside = _folder(store, "Inside")
+    outside = _folder(store, "Outside")
+    near = _add(store, outside, "exact", "capybara hot spring bath")
+    far = _add(store, inside, "vague", "a capybara somewhere")
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    # Unscoped, the best match is outside: the scoped search below could leak it.
+    assert _search(store, embedder, "capybara hot spring bath")[0] == near
+    scoped = _search(store, embedder, "capybara hot spring bath", note_ids=[far])
+    assert scoped == [far]
+
+
+def test_hits_name_their_section(store: SqliteStore) -> None:
+    folder = _folder(store)
+    body = "intro text\n# Animals\n## Birds\nthe puffin nests on cliffs\n## Fish\ncod and haddock\n"
+    note = _add(store, folder, "Zoo", body)
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    hit = SemanticSearch(store, store.db, embedder).search("puffin nests cliffs", relevance="loose")[0]
+    assert (hit.note_id, hit.section, hit.section_heading) == (note, "1.1", "Birds")
+    assert "puffin" in body[hit.start : hit.end]
+
+
+def test_search_before_any_index_says_why(store: SqliteStore) -> None:
+    with pytest.raises(UnavailableError, match="not been built"):
+        _search(store, FakeEmbedder(), "anything")
