@@ -1,0 +1,135 @@
+"""``noted config``: list, read and change settings.
+
+Works from the profile alone: no database is opened, so it also serves to repair a profile whose
+settings keep the app from starting.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from noted.cli.args import Subparsers, add_common, command
+from noted.cli.context import CliContext
+from noted.settings import Kind, ResolvedSetting, Settings, Source
+
+_VALUE_WIDTH = 32
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``noted config list|get|set|unset|path`` (plain ``noted config`` lists)."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "config",
+        help="Show and change settings.",
+        description="Show and change settings. Every setting can also be overridden for one run by "
+        "an environment variable named from its key: ai.enabled -> NOTED_AI_ENABLED, "
+        "ai.allowRemote -> NOTED_AI_ALLOWREMOTE (or NOTED_AI_ALLOW_REMOTE).",
+    )
+    add_common(parser)
+    parser.set_defaults(func=cmd_list, prefix=None)
+    actions = parser.add_subparsers(dest="config_action", metavar="ACTION")
+
+    p = command(actions, "list", cmd_list, "List every setting with its value and where it comes from.")
+    p.add_argument("prefix", nargs="?", help="only keys that start with this, e.g. ai.tool")
+
+    p = command(actions, "get", cmd_get, "Print the value of one setting.")
+    p.add_argument("key", help="a key such as ai.enabled (or ui.keymap.BINDING)")
+
+    p = command(actions, "set", cmd_set, "Check a value and save it in the config file.")
+    p.add_argument("key", help="a key such as ai.provider")
+    p.add_argument("value", help="true/false, a number or text; a list as a,b or a JSON array")
+
+    p = command(actions, "unset", cmd_unset, "Remove a setting from the config file, so its default applies.")
+    p.add_argument("key", help="a key such as ai.provider")
+
+    command(actions, "path", cmd_path, "Print where the config file is.")
+
+
+def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Print every setting, grouped by section, with its value and origin."""
+    settings = Settings.load(ctx.profile)
+    prefix: str | None = args.prefix
+    entries = [e for e in settings.entries() if prefix is None or e.key.startswith(prefix)]
+    if ctx.json:
+        ctx.emit(
+            {
+                "path": str(settings.path),
+                "exists": settings.path.exists(),
+                "settings": [entry.to_json() for entry in entries],
+                "problems": list(settings.problems),
+            }
+        )
+        return 0
+    key_width = max((len(entry.key) for entry in entries), default=0)
+    value_width = min(_VALUE_WIDTH, max((len(_shown(entry)) for entry in entries), default=0))
+    section = None
+    for entry in entries:
+        if entry.spec.section != section:
+            section = entry.spec.section
+            ctx.out(("\n" if section != entries[0].spec.section else "") + section)
+        value = _shown(entry)
+        ctx.out(f"  {entry.key:<{key_width}}  {value:<{value_width}}  {entry.describe_source()}".rstrip())
+    if not entries:
+        ctx.out(f"no setting starts with {prefix}")
+    for problem in settings.problems:
+        ctx.error(problem)
+    return 0
+
+
+def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Print one value, in a form ``config set`` accepts back."""
+    entry = Settings.load(ctx.profile).resolve(args.key)
+    if ctx.json:
+        ctx.emit(entry.to_json())
+    else:
+        ctx.out(entry.spec.display(entry.value))
+    return 0
+
+
+def cmd_set(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Validate and save one value."""
+    settings = Settings.load(ctx.profile)
+    value: str = args.value
+    spec = settings.registry.find(args.key)
+    if spec is not None and spec.kind is Kind.PATH and value.strip():
+        # a path typed in a shell means "from here", not from the profile folder
+        value = str(Path.cwd() / Path(value.strip()).expanduser())
+    entry = settings.set(args.key, value)
+    _report(ctx, settings, entry, f"saved in {settings.path}")
+    if not entry.spec.registered and not ctx.json:
+        ctx.out("note: tool ids are not checked here; `noted tools list` shows the tools and their ids")
+    return 0
+
+
+def cmd_unset(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Remove one key from the config file."""
+    settings = Settings.load(ctx.profile)
+    entry = settings.unset(args.key)
+    _report(ctx, settings, entry, f"removed from {settings.path}")
+    return 0
+
+
+def cmd_path(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Print the config file's path."""
+    path = ctx.profile.config_path
+    if ctx.json:
+        ctx.emit({"path": str(path), "exists": path.exists()})
+    else:
+        ctx.out(str(path))
+    return 0
+
+
+def _report(ctx: CliContext, settings: Settings, entry: ResolvedSetting, done: str) -> None:
+    if ctx.json:
+        ctx.emit(entry.to_json())
+        return
+    ctx.out(f"{entry.key} = {entry.spec.display(entry.value)}  ({done})")
+    if entry.source is Source.ENV:
+        ctx.out(f"note: {entry.env_var} overrides it while it is set in the environment")
+    for problem in settings.problems:
+        ctx.error(problem)
+
+
+def _shown(entry: ResolvedSetting) -> str:
+    text = entry.spec.display(entry.value)
+    return text if len(text) <= _VALUE_WIDTH * 2 else text[: _VALUE_WIDTH * 2 - 1] + "…"

@@ -1,0 +1,49 @@
+"""Settings: one typed registry of every setting, stored in the profile's ``config.toml``.
+
+Each setting has a Joplin-style key (``ai.enabled``, ``ai.allowRemote``, ``ai.tool.<id>.enabled``),
+a label, a section, a kind, a default and help text (``table.SETTINGS``). Values come from an
+environment variable named after the key for one run (``NOTED_AI_ENABLED``; camelCase parts run
+together, ``NOTED_AI_ALLOWREMOTE``, or are split by the alias ``NOTED_AI_ALLOW_REMOTE``), else from
+``config.toml`` (edited with tomlkit, comments kept, written atomically), else the default.
+
+Secrets are never settings: API keys and tokens come from the environment or from a file a
+``…File`` setting names (``credentials``), and ``Settings.set`` refuses any key that looks like one.
+
+    settings = Settings.load(profile)
+    settings.get("mcp.port")                      # 8765
+    settings.source("ai.enabled")                 # "environment (NOTED_AI_ENABLED)"
+    settings.set("ai.provider", "anthropic")      # validated, saved, subscribers told
+    settings.register_tool_setting("update_note", title="Update a note", default=False, write=True)
+
+This package is a leaf: it imports nothing of noted but ``errors`` and ``profile``.
+"""
+
+from __future__ import annotations
+
+from noted.settings.core import Settings
+from noted.settings.credentials import api_key, joplin_token, read_secret
+from noted.settings.registry import TOOL_KEY, SettingsRegistry, env_names, looks_secret, tool_key
+from noted.settings.resolved import ResolvedSetting, SettingChange, Source, Subscriber
+from noted.settings.spec import Kind, SettingSpec, SettingValue
+from noted.settings.table import SECTIONS, SETTINGS
+
+__all__ = [
+    "SECTIONS",
+    "SETTINGS",
+    "TOOL_KEY",
+    "Kind",
+    "ResolvedSetting",
+    "SettingChange",
+    "SettingSpec",
+    "SettingValue",
+    "Settings",
+    "SettingsRegistry",
+    "Source",
+    "Subscriber",
+    "api_key",
+    "env_names",
+    "joplin_token",
+    "looks_secret",
+    "read_secret",
+    "tool_key",
+]

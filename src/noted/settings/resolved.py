@@ -1,0 +1,65 @@
+"""What ``Settings`` hands out: a value in effect with its origin, and the changes subscribers hear of."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from noted.settings.spec import SettingSpec, SettingValue, to_json
+
+
+class Source(enum.StrEnum):
+    """Where a value in effect came from."""
+
+    DEFAULT = "default"
+    FILE = "config file"
+    ENV = "environment"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedSetting:
+    """One setting's value in effect, with its spec and its origin."""
+
+    spec: SettingSpec
+    value: SettingValue
+    source: Source
+    env_var: str | None = None
+    """The variable that set it, when ``source`` is ``Source.ENV``."""
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+    def describe_source(self) -> str:
+        """``default``, ``config file`` or ``environment (NOTED_…)``."""
+        if self.source is Source.ENV:
+            return f"environment ({self.env_var})"
+        return str(self.source)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``--json`` output and the settings screen."""
+        spec = self.spec
+        data: dict[str, Any] = {
+            "key": spec.key, "value": to_json(self.value), "source": self.describe_source(),
+            "default": to_json(spec.default), "section": spec.section, "label": spec.label,
+            "type": str(spec.kind), "allowed": spec.allowed(), "help": spec.help,
+        }  # fmt: skip
+        if spec.choices:
+            data["choices"] = list(spec.choices)
+        if spec.writes_notes is not None:
+            data["writes_notes"] = spec.writes_notes
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class SettingChange:
+    """A value in effect that changed, as told to subscribers."""
+
+    key: str
+    old: SettingValue
+    new: SettingValue
+
+
+Subscriber = Callable[[tuple[SettingChange, ...]], None]

@@ -1,0 +1,146 @@
+"""What a tool is: one declaration serves the in-app assistant and the MCP server alike.
+
+A tool is declared once, as a ``Tool``: its public name, a title, a description written for a
+model, JSON Schemas for its input and output, MCP annotations, the setting that switches it and
+that setting's default, and a handler. Handlers do blocking store and search work, so they are
+plain functions; ``ToolRegistry.call`` (async) runs them in a worker thread.
+
+Two error channels:
+
+- ``ToolError``: a failure the model should see and can recover from ("note not found",
+  "anchor matches twice"). It becomes a tool result marked as an error. The store's own
+  ``NotedError``\\ s (not found, invalid input, conflict) travel the same channel.
+- Any other exception is a bug: logged with its stack and reported as an internal error whose
+  text carries no stack and no internals.
+
+Payload conventions, shared by every tool: plain JSON objects; ids are 32 hex digits; every time
+is an ISO 8601 UTC string with milliseconds (``2025-03-01T09:30:00.000Z``, see ``payloads.iso``),
+and a time that is not set is ``null``; a note's notebook is given as ``notebook_id`` and its title
+as ``notebook``; tags are lists of tag titles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from noted.settings import Settings
+from noted.store.protocol import Store
+from noted.tools.scope import Scope
+
+if TYPE_CHECKING:
+    from noted.search.keyword import KeywordSearch
+    from noted.search.semantic import SemanticSearch
+    from noted.tools.editor import EditorSession
+
+Payload = dict[str, Any]
+Handler = Callable[["ToolContext", Mapping[str, Any]], Payload]
+Approver = Callable[["Tool", Mapping[str, Any]], Awaitable[bool]]
+"""Asks the person whether a write may run; True lets it run."""
+
+
+class ToolError(Exception):
+    """A failure the model can act on; its message is shown to the model as the tool's result.
+
+    Args:
+        message: One or two sentences saying what went wrong and what to do instead.
+        field: The input field at fault, when there is one.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+@dataclass(frozen=True, slots=True)
+class Annotations:
+    """MCP tool annotations (hints to the client; never a security boundary).
+
+    ``destructive`` follows the MCP definition: true unless the tool only ever *adds* (a tool
+    that can overwrite, remove or hide something is destructive even when history can undo it).
+    """
+
+    read_only: bool
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+
+    def to_mcp(self) -> dict[str, bool]:
+        """The annotations under their MCP names."""
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+
+
+READ = Annotations(read_only=True, idempotent=True)
+"""The annotations of every tool that only reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool, declared once for every door."""
+
+    name: str
+    title: str
+    description: str
+    input_schema: Payload
+    output_schema: Payload
+    annotations: Annotations
+    handler: Handler
+    default_enabled: bool | None = None
+    """None: read tools on, write tools off."""
+    setting_id: str | None = None
+    """The ``<id>`` of ``ai.tool.<id>.enabled``; the tool's own name unless shared (editor tools)."""
+    editor: bool = False
+    """An editor tool: offered only in a chat about the open note."""
+    needs_selection: bool = False
+    """Offered only when the open note has a selection (``editor_replace_selection``)."""
+    examples: tuple[Payload, ...] = ()
+    """Example inputs; tests check that the input schema accepts each."""
+
+    @property
+    def is_write(self) -> bool:
+        return not self.annotations.read_only
+
+    @property
+    def enabled_by_default(self) -> bool:
+        return (not self.is_write) if self.default_enabled is None else self.default_enabled
+
+    @property
+    def setting_key(self) -> str:
+        return f"ai.tool.{self.setting_id or self.name}.enabled"
+
+    def to_mcp(self) -> Payload:
+        """The tool as an MCP ``tools/list`` entry (plain data; the MCP layer wraps it)."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "annotations": {"title": self.title, **self.annotations.to_mcp()},
+        }
+
+
+@dataclass
+class ToolContext:
+    """Everything a handler may use, for one caller (the assistant in a chat, or an MCP client)."""
+
+    store: Store
+    settings: Settings
+    keyword: KeywordSearch
+    actor: str
+    """Who writes: ``assistant:<conversation>`` or ``mcp:<client>``; the change feed records it."""
+    semantic: Callable[[], SemanticSearch] | None = None
+    """Builds (or returns) semantic search; raises ``UnavailableError`` when it cannot run."""
+    scope: Scope = field(default_factory=Scope)
+    editor: EditorSession | None = None
+    """The open note's editing session, for editor tools."""
+    approve: Approver | None = None
+    """Consulted before a write tool runs while ``ai.approveWrites`` is on; None never asks
+    (an MCP client asks its own person)."""

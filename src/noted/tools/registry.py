@@ -1,0 +1,274 @@
+"""The one registry of tools: what is offered, what is switched on, and how a call runs.
+
+The assistant and the MCP server both call ``ToolRegistry.call``; neither has its own path to the
+store. A call checks the tool's switch (read from settings at call time, so a toggle applies at
+once), validates the arguments against the tool's JSON Schema, asks the person first when
+``ai.approveWrites`` is on and the caller can ask, runs the handler in a worker thread with the
+caller's actor and scope, and returns a ``ToolResult``. Text inside notes cannot change any of
+this: switches live in settings, and no tool writes settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from noted.errors import ConflictError, NotedError
+from noted.settings import Settings
+from noted.tools.base import Payload, Tool, ToolContext, ToolError
+
+log = logging.getLogger(__name__)
+
+MAX_ARGUMENT_CHARS = 8 * 1024 * 1024
+"""No call's arguments, as JSON, may be longer than this (each text field has its own, smaller cap)."""
+APPROVE_WRITES = "ai.approveWrites"
+
+OK = "ok"
+ERROR = "error"
+REFUSED = "refused"
+CONFLICT = "conflict"
+INTERNAL = "internal"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The outcome of one call.
+
+    ``status`` is ``ok``; ``error`` (a ToolError or a store error: the model can recover);
+    ``refused`` (switched off, not available here, or declined by the person); ``conflict`` (an
+    editor edit that was not saved because the note changed, see ``editor.CommitResult``); or
+    ``internal`` (a bug, logged). ``field`` names the input field at fault, when known.
+    """
+
+    name: str
+    status: str
+    payload: Payload | None = None
+    message: str | None = None
+    field: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+    def for_model(self) -> Payload:
+        """What the model (or MCP client) is shown."""
+        if self.ok and self.payload is not None:
+            return self.payload
+        return {"error": self.message or "failed", "status": self.status}
+
+
+class ToolRegistry:
+    """The tools of this process, their switches in ``settings``, and the call path.
+
+    Args:
+        settings: Where each tool's switch is read at call time; every tool's switch is declared
+            in its registry (read tools on, write tools off, unless the tool says otherwise).
+        tools: The tools, each name once.
+        check_output: Validate every successful payload against the tool's output schema; a
+            payload that does not fit is a bug and is reported as an internal error.
+    """
+
+    def __init__(self, settings: Settings, tools: Iterable[Tool], *, check_output: bool = True) -> None:
+        self.settings = settings
+        self.check_output = check_output
+        self._tools: dict[str, Tool] = {}
+        self._validators: dict[str, Draft202012Validator] = {}
+        self._output_validators: dict[str, Draft202012Validator] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"tool {tool.name} is declared twice")
+            Draft202012Validator.check_schema(tool.input_schema)
+            Draft202012Validator.check_schema(tool.output_schema)
+            self._tools[tool.name] = tool
+            self._validators[tool.name] = Draft202012Validator(tool.input_schema)
+            self._output_validators[tool.name] = Draft202012Validator(tool.output_schema)
+            # A shared switch (edit_current) is fixed in the settings table, which wins.
+            settings.register_tool_setting(
+                tool.setting_id or tool.name,
+                title=tool.title,
+                default=tool.enabled_by_default,
+                write=tool.is_write,
+            )
+
+    # What is there -----------------------------------------------------------------------
+    def all(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def enabled(self, tool: Tool) -> bool:
+        return self.settings.get_bool(tool.setting_key)
+
+    def available(self, tool: Tool, ctx: ToolContext | None) -> bool:
+        """Whether ``tool`` makes sense for this caller: editor tools need an open note, and
+        ``editor_replace_selection`` a selection in it."""
+        if not tool.editor:
+            return True
+        session = ctx.editor if ctx is not None else None
+        return session is not None and (not tool.needs_selection or session.selection is not None)
+
+    def offered(self, ctx: ToolContext | None = None) -> list[Tool]:
+        """The tools switched on that make sense for ``ctx`` (None: a caller with no open note,
+        such as an MCP client)."""
+        return [t for t in self._tools.values() if self.enabled(t) and self.available(t, ctx)]
+
+    def refusal(self, tool: Tool) -> str:
+        """The text a model gets when it calls a tool that is switched off."""
+        spec = self.settings.registry.spec(tool.setting_key)
+        return (
+            f'The tool "{tool.name}" is switched off. Only the person can switch it on: '
+            f'Settings → {spec.section} → "{spec.label}" (setting {tool.setting_key}), '
+            f"or `noted config set {tool.setting_key} true`. Ask them if you need it."
+        )
+
+    # Calling -------------------------------------------------------------------------------
+    async def call(self, name: str, arguments: Mapping[str, Any] | None, ctx: ToolContext) -> ToolResult:
+        """Run one tool call for the caller described by ``ctx``; never raises for tool failures."""
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(sorted(t.name for t in self.offered(ctx)))
+            return ToolResult(name, ERROR, message=f'there is no tool "{name}"; available: {known}')
+        if not self.enabled(tool):
+            return ToolResult(name, REFUSED, message=self.refusal(tool))
+        if not self.available(tool, ctx):
+            why = "an open note with a selection" if ctx.editor is not None else "a chat about an open note"
+            return ToolResult(name, REFUSED, message=f'"{name}" works only in {why}')
+        args = dict(arguments or {})
+        problem = self.validate(tool, args)
+        if problem is not None:
+            return ToolResult(name, ERROR, message=problem[0], field=problem[1])
+        if tool.is_write and ctx.approve is not None and self.settings.get_bool(APPROVE_WRITES):
+            if not await ctx.approve(tool, args):
+                message = "The person declined this change. Do not retry it unless they ask for it."
+                return ToolResult(name, REFUSED, message=message)
+        return await self._run(tool, args, ctx)
+
+    async def _run(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
+        name = tool.name
+        try:
+            payload = await asyncio.to_thread(tool.handler, ctx, args)
+        except ToolError as exc:
+            return ToolResult(name, ERROR, message=exc.message, field=exc.field)
+        except ConflictError as exc:
+            return ToolResult(name, ERROR, message=f"{exc.message}; read the note again and redo the change")
+        except NotedError as exc:
+            return ToolResult(name, ERROR, message=str(exc))
+        except Exception:
+            log.exception("tool %s failed with arguments %s", name, _short(args))
+            return ToolResult(name, INTERNAL, message=f'internal error in tool "{name}"; it was logged')
+        if self.check_output:
+            wrong = best_match(self._output_validators[name].iter_errors(payload))
+            if wrong is not None:
+                log.error("tool %s returned a payload outside its output schema: %s", name, wrong.message)
+                return ToolResult(name, INTERNAL, message=f'internal error in tool "{name}"; it was logged')
+        return ToolResult(name, OK, payload=payload)
+
+    def validate(self, tool: Tool, args: Payload) -> tuple[str, str | None] | None:
+        """What is wrong with ``args`` in one line naming the field, and the field; None if fine."""
+        try:
+            size = len(json.dumps(args, ensure_ascii=False))
+        except (TypeError, ValueError):
+            return "the arguments are not plain JSON", None
+        if size > MAX_ARGUMENT_CHARS:
+            return f"the arguments are too large ({size:,} characters; at most {MAX_ARGUMENT_CHARS:,})", None
+        error = best_match(self._validators[tool.name].iter_errors(args))
+        if error is None:
+            return None
+        return describe_validation_error(error), _field_of(error)
+
+
+def _field_of(error: ValidationError) -> str | None:
+    where = ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = _missing(error)
+        return f"{where}.{missing}" if where else missing
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        extra = _extra(error)
+        return f"{where}.{extra[0]}" if where and extra else (extra[0] if extra else where or None)
+    return where or None
+
+
+def _missing(error: ValidationError) -> str:
+    instance: Any = error.instance
+    required: Any = error.validator_value
+    absent = [str(r) for r in required if r not in instance]
+    return absent[0] if absent else "?"
+
+
+def _extra(error: ValidationError) -> list[str]:
+    instance: Any = error.instance
+    schema: Any = error.schema
+    allowed = set(schema.get("properties") or {}) if isinstance(schema, dict) else set()
+    return sorted(str(k) for k in instance if k not in allowed)
+
+
+_JSON_TYPES = {
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    list: "an array",
+    dict: "an object",
+    type(None): "null",
+}
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """``field "limit" is 500; the maximum is 100`` and the like: short, naming the field, never
+    echoing a huge value back."""
+    where = ".".join(str(p) for p in error.absolute_path)
+    value: Any = error.instance
+    bound: Any = error.validator_value
+    if error.validator == "required":
+        return f'missing required field "{_field_of(error)}"'
+    if error.validator == "additionalProperties":
+        schema: Any = error.schema
+        extra = ", ".join(f'"{e}"' for e in _extra(error))
+        allowed = ", ".join(sorted(schema.get("properties", {}))) if isinstance(schema, dict) else ""
+        inside = f' in "{where}"' if where else ""
+        return f"unknown field {extra}{inside}; the fields are: {allowed}"
+    if error.validator == "type":
+        got = _JSON_TYPES.get(type(value), type(value).__name__)
+        wanted = bound if isinstance(bound, str) else " or ".join(map(str, bound))
+        if not where:
+            return f"the arguments must be a JSON {wanted} (got {got})"
+        return f'field "{where}" must be of type {wanted} (got {got})'
+    bounded = _bound_message(str(error.validator), f'field "{where}"', value, bound)
+    if bounded is not None:
+        return bounded
+    message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
+    return f'field "{where}": {message}' if where else message
+
+
+def _bound_message(kind: str, field: str, value: Any, bound: Any) -> str | None:
+    match kind:
+        case "maxLength":
+            return f"{field} is too long: {len(value):,} characters; at most {bound:,} are allowed"
+        case "minLength":
+            return f"{field} must not be empty" if bound == 1 else f"{field} is too short"
+        case "maxItems":
+            return f"{field} has {len(value)} items; at most {bound} are allowed"
+        case "minItems":
+            return f"{field} needs at least {bound} item{'s' if bound != 1 else ''}"
+        case "maximum":
+            return f"{field} is {value}; the maximum is {bound}"
+        case "minimum":
+            return f"{field} is {value}; the minimum is {bound}"
+        case "enum":
+            return f"{field} must be one of {', '.join(map(str, bound))} (got {_short(value, 60)})"
+        case "pattern":
+            return f"{field} is not in the expected form (got {_short(value, 60)})"
+    return None
+
+
+def _short(value: object, limit: int = 500) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr) if not isinstance(value, str) else repr(value)
+    return text if len(text) < limit else text[:limit] + "…"

@@ -1,0 +1,375 @@
+"""The settings registry, its TOML file, environment overrides, subscribers and reload."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomlkit
+
+from noted.errors import ConfigError
+from noted.profile import Profile
+from noted.settings import (
+    SECTIONS,
+    SETTINGS,
+    SettingChange,
+    Settings,
+    Source,
+    api_key,
+    env_names,
+    looks_secret,
+)
+
+USER_FILE = """\
+# my own notes about this file
+backend = "sqlite"  # keep the embedded store
+
+[ai]
+# I use a local Ollama
+enabled = false
+model = "llama3.2"  # small and quick
+
+[mcp]
+port = 9000
+"""
+
+
+def load(tmp_path: Path, **environ: str) -> Settings:
+    return Settings.load(Profile(tmp_path), environ=environ)
+
+
+def write_config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# the table itself
+
+
+def test_every_default_is_valid_for_its_own_kind() -> None:
+    for spec in SETTINGS:
+        assert spec.coerce(spec.default) == spec.default, spec.key
+        assert spec.section in SECTIONS, spec.key
+        assert spec.label and spec.help, spec.key
+
+
+def test_keys_and_environment_names_are_unique_and_no_key_names_a_secret() -> None:
+    keys = [spec.key for spec in SETTINGS]
+    assert len(keys) == len(set(keys))
+    names = [name for key in keys for name in env_names(key)]
+    assert len(names) == len(set(names))
+    assert not [key for key in keys if looks_secret(key)]
+    assert looks_secret("ai.apiKey") and looks_secret("mcp.token") and not looks_secret("mcp.tokenFile")
+
+
+def test_defaults_apply_when_there_is_no_file_and_reading_creates_nothing(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    assert settings.get("ai.enabled") is False
+    assert settings.get("ai.allowRemote") is False
+    assert settings.get("ai.provider") == "openai"
+    assert settings.get("ai.baseUrl") == "http://127.0.0.1:11434/v1"
+    assert settings.get("ai.approveWrites") is True
+    assert settings.get("ai.budgetTokens") == 80_000
+    assert settings.get("ai.embedding.provider") == "onnx"
+    assert settings.get("search.relevance") == "normal"
+    assert settings.get("mcp.port") == 8765
+    assert settings.get("mcp.allowedNotebooks") == ()
+    assert settings.get("ai.tool.edit_current.enabled") is False
+    assert settings.source("ai.enabled") == "default"
+    assert settings.get_path("ai.apiKeyFile") is None
+    assert not settings.path.exists()
+
+
+# the file
+
+
+def test_set_changes_only_its_own_line_and_keeps_comments(tmp_path: Path) -> None:
+    path = write_config(tmp_path, USER_FILE)
+    settings = load(tmp_path)
+    settings.set("ai.enabled", "on")
+    settings.set("ai.provider", "anthropic")
+    settings.set("ai.tool.update_note.enabled", True)
+    text = path.read_text(encoding="utf-8")
+    for line in USER_FILE.splitlines():
+        if line != "enabled = false":
+            assert line in text, f"lost: {line!r}"
+    assert "enabled = true" in text
+    again = load(tmp_path)
+    assert again.get("ai.enabled") is True
+    assert again.get("ai.provider") == "anthropic"
+    assert again.get("ai.model") == "llama3.2"
+    assert again.get("mcp.port") == 9000
+    assert again.get("ai.tool.update_note.enabled") is True
+    assert again.source("ai.provider") == "config file"
+
+
+def test_a_new_file_is_laid_out_as_nested_tables(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    settings.set("backend", "joplin")
+    settings.set("ai.embedding.model", "/models/e5")
+    settings.set("mcp.allowedNotebooks", "Work, Home")
+    settings.set("ui.keymap.note.save", "ctrl+s")
+    data = tomlkit.parse(settings.path.read_text(encoding="utf-8")).unwrap()
+    assert data == {
+        "backend": "joplin",
+        "ai": {"embedding": {"model": "/models/e5"}},
+        "mcp": {"allowedNotebooks": ["Work", "Home"]},
+        "ui": {"keymap": {"note.save": "ctrl+s"}},
+    }
+    assert settings.get_table("ui.keymap") == {"note.save": "ctrl+s"}
+    assert settings.get("ui.keymap.note.save") == "ctrl+s"
+
+
+def test_unset_removes_the_key_and_the_table_it_leaves_empty(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    settings.set("mcp.port", 8000)
+    settings.set("backend", "joplin")
+    resolved = settings.unset("mcp.port")
+    assert resolved.value == 8765 and resolved.source is Source.DEFAULT
+    data = tomlkit.parse(settings.path.read_text(encoding="utf-8")).unwrap()
+    assert data == {"backend": "joplin"}
+
+
+def test_a_bad_value_in_the_file_is_a_problem_and_the_default_stands_in(tmp_path: Path) -> None:
+    write_config(tmp_path, '[ai]\nprovider = "gpt"\nenabeld = true\nmodel = "x"\n')
+    settings = load(tmp_path)
+    assert settings.get("ai.provider") == "openai"
+    assert settings.get("ai.model") == "x"
+    problems = " | ".join(settings.problems)
+    assert "ai.provider must be one of openai, anthropic, fake" in problems
+    assert "unknown setting ai.enabeld (did you mean ai.enabled" in problems
+
+
+def test_a_file_that_does_not_parse_is_reported_and_never_overwritten(tmp_path: Path) -> None:
+    path = write_config(tmp_path, "[ai\nenabled = true\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load(tmp_path)
+    assert path.read_text(encoding="utf-8") == "[ai\nenabled = true\n"
+
+
+def test_the_write_is_atomic_a_failed_replace_leaves_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_config(tmp_path, USER_FILE)
+    settings = load(tmp_path)
+
+    def crash(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(ConfigError, match="No space left"):
+        settings.set("ai.enabled", True)
+    assert path.read_text(encoding="utf-8") == USER_FILE
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]  # no temp file left behind
+    assert settings.get("ai.enabled") is False
+
+
+def test_a_symlinked_config_file_stays_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "noted.toml"
+    real.parent.mkdir()
+    real.write_text(USER_FILE, encoding="utf-8")
+    (tmp_path / "config.toml").symlink_to(real)
+    load(tmp_path).set("mcp.port", 9100)
+    assert (tmp_path / "config.toml").is_symlink()
+    assert "port = 9100" in real.read_text(encoding="utf-8")
+
+
+# values and their messages
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "message"),
+    [
+        ("ai.provider", "foo", 'ai.provider must be one of openai, anthropic, fake (got "foo")'),
+        ("search.relevance", "lax", "search.relevance must be one of strict, normal, loose"),
+        ("mcp.port", "70000", "mcp.port must be a whole number from 1 to 65535 (got 70000)"),
+        ("mcp.port", "http", "mcp.port must be a whole number from 1 to 65535"),
+        ("ai.enabled", "maybe", 'ai.enabled must be true or false (got "maybe")'),
+        ("ai.baseUrl", "ftp://host/", "ai.baseUrl must be an http:// or https:// URL"),
+        ("mcp.allowedNotebooks", "[1, 2]", "mcp.allowedNotebooks must be a list of text"),
+        ("ui.keymap", "[1]", "ui.keymap must be a table of text values"),
+    ],
+)
+def test_bad_values_are_refused_naming_what_is_allowed(
+    tmp_path: Path, key: str, text: str, message: str
+) -> None:
+    settings = load(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        settings.set(key, text)
+    assert message in str(caught.value)
+    assert not settings.path.exists()
+
+
+@pytest.mark.parametrize(("word", "value"), [("1", True), ("YES", True), ("on", True), ("off", False)])
+def test_booleans_accept_the_usual_words(tmp_path: Path, word: str, value: bool) -> None:
+    assert load(tmp_path).set("ai.enabled", word).value is value
+
+
+def test_lists_and_tables_read_json_or_plain_text(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    assert settings.set("mcp.allowedNotebooks", '["Work, old", "Home"]').value == ("Work, old", "Home")
+    assert settings.set("mcp.allowedNotebooks", "").value == ()
+    table = settings.set("ui.keymap", '{"note.save" = "ctrl+s", "chat.send" = "ctrl+j"}').value
+    assert table == {"note.save": "ctrl+s", "chat.send": "ctrl+j"}
+
+
+def test_an_unknown_key_suggests_close_ones(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        settings.set("ai.enabeld", "1")
+    assert "did you mean ai.enabled" in str(caught.value)
+    with pytest.raises(ConfigError, match=r"did you mean ai\.allowRemote\?"):
+        settings.get("ai.allowremote")
+
+
+def test_secrets_are_refused_by_key_and_by_value(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    with pytest.raises(ConfigError, match="never stores secrets"):
+        settings.set("ai.apiKey", "sk-abcdef")
+    with pytest.raises(ConfigError, match="path of a file"):
+        settings.set("ai.apiKeyFile", "sk-proj-abcdef123")
+    assert not settings.path.exists()
+
+
+def test_paths_are_read_from_the_config_folder(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    settings.set("ai.apiKeyFile", "keys/openai.txt")
+    assert settings.get_path("ai.apiKeyFile") == tmp_path / "keys" / "openai.txt"
+
+
+# the environment
+
+
+def test_the_environment_overrides_the_file_and_says_so(tmp_path: Path) -> None:
+    write_config(tmp_path, USER_FILE)
+    settings = load(tmp_path, NOTED_AI_ENABLED="yes", NOTED_MCP_PORT="7000", NOTED_AI_ALLOW_REMOTE="1")
+    assert settings.get("ai.enabled") is True
+    assert settings.source("ai.enabled") == "environment (NOTED_AI_ENABLED)"
+    assert settings.get("mcp.port") == 7000
+    assert settings.get("ai.allowRemote") is True
+    assert settings.source("ai.allowRemote") == "environment (NOTED_AI_ALLOW_REMOTE)"
+    assert (
+        load(tmp_path, NOTED_AI_ALLOWREMOTE="on").source("ai.allowRemote").endswith("(NOTED_AI_ALLOWREMOTE)")
+    )
+    resolved = settings.set("ai.enabled", False)  # saved, but the variable still wins for this run
+    assert resolved.value is True and resolved.source is Source.ENV
+    assert load(tmp_path).get("ai.enabled") is False
+
+
+def test_a_bad_environment_value_names_the_variable_and_the_allowed_values(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path, NOTED_AI_PROVIDER="gemini")
+    assert "NOTED_AI_PROVIDER" in str(caught.value)
+    assert "one of openai, anthropic, fake" in str(caught.value)
+    with pytest.raises(ConfigError, match="NOTED_AI_ALLOWREMOTE and NOTED_AI_ALLOW_REMOTE"):
+        load(tmp_path, NOTED_AI_ALLOWREMOTE="1", NOTED_AI_ALLOW_REMOTE="0")
+
+
+# tool switches
+
+
+def test_tool_switches_exist_before_and_after_the_tool_declares_them(tmp_path: Path) -> None:
+    write_config(tmp_path, "[ai.tool.update_note]\nenabled = true\n[ai.tool.serch_notes]\nenabled = false\n")
+    settings = load(tmp_path, NOTED_AI_TOOL_DELETE_NOTE_ENABLED="on")
+    assert settings.get("ai.tool.read_note.enabled") is False  # undeclared: off, the safe side
+    assert settings.get("ai.tool.delete_note.enabled") is True
+    assert settings.source("ai.tool.delete_note.enabled") == "environment (NOTED_AI_TOOL_DELETE_NOTE_ENABLED)"
+    spec = settings.register_tool_setting("read_note", title="Read a note", default=True, write=False)
+    settings.register_tool_setting("search_notes", title="Search notes", default=True, write=False)
+    settings.register_tool_setting("update_note", title="Update a note", default=False, write=True)
+    settings.register_tool_setting("delete_note", title="Delete a note", default=False, write=True)
+    assert spec.key == "ai.tool.read_note.enabled" and spec.registered and spec.writes_notes is False
+    assert settings.tool_enabled("read_note") is True
+    assert settings.tool_enabled("update_note") is True  # the file says so
+    assert settings.tool_enabled("delete_note") is True  # the environment says so
+    assert settings.unregistered_tool_keys() == ("ai.tool.serch_notes.enabled",)
+    tools = [e.key for e in settings.entries() if e.spec.section == "Tools"]
+    assert "ai.tool.read_note.enabled" in tools and "ai.tool.serch_notes.enabled" in tools
+    with pytest.raises(ConfigError, match="different defaults"):
+        settings.register_tool_setting("read_note", title="Read", default=False, write=False)
+    with pytest.raises(ConfigError, match="lowercase"):
+        settings.register_tool_setting("Read-Note", title="Read", default=True, write=False)
+
+
+# subscribers and reload
+
+
+def test_subscribers_hear_each_change_once_and_can_leave(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    heard: list[tuple[SettingChange, ...]] = []
+
+    def broken(changes: tuple[SettingChange, ...]) -> None:
+        raise RuntimeError("a buggy listener")
+
+    settings.subscribe(broken)  # registered first, so the next one proves it did not stop the rest
+    leave = settings.subscribe(heard.append)
+    settings.set("ai.tool.update_note.enabled", "true")
+    settings.set("ai.tool.update_note.enabled", "true")  # no change in effect: nobody is told
+    assert heard == [(SettingChange("ai.tool.update_note.enabled", False, True),)]
+    leave()
+    settings.set("ai.tool.update_note.enabled", "false")
+    assert len(heard) == 1
+    assert load(tmp_path).get("ai.tool.update_note.enabled") is False
+
+
+def test_reload_picks_up_an_edit_made_by_another_process(tmp_path: Path) -> None:
+    mine = load(tmp_path)
+    heard: list[tuple[SettingChange, ...]] = []
+    mine.subscribe(heard.append)
+    assert mine.reload() == ()
+    load(tmp_path).set("ai.tool.update_note.enabled", True)  # another process, its own object
+    changes = mine.reload()
+    assert changes == (SettingChange("ai.tool.update_note.enabled", False, True),)
+    assert heard == [changes]
+    assert mine.get("ai.tool.update_note.enabled") is True
+    assert mine.reload() == ()
+    mine.path.write_text("# edited by hand\n[mcp]\nenabled = true\n", encoding="utf-8")
+    assert {c.key for c in mine.reload()} == {"ai.tool.update_note.enabled", "mcp.enabled"}
+
+
+def test_reload_of_a_broken_file_keeps_the_values_in_effect(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    settings.set("mcp.port", 9000)
+    settings.path.write_text("[mcp\nport = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        settings.reload()
+    assert settings.get("mcp.port") == 9000
+
+
+def test_entries_are_grouped_by_section_in_display_order(tmp_path: Path) -> None:
+    entries = load(tmp_path).entries()
+    seen = [e.spec.section for e in entries]
+    assert [s for i, s in enumerate(seen) if i == 0 or seen[i - 1] != s] == [s for s in SECTIONS if s in seen]
+    assert json.dumps([e.to_json() for e in entries])  # plain data all the way down
+
+
+# secrets
+
+
+def test_the_api_key_comes_from_the_environment_or_the_key_file(tmp_path: Path) -> None:
+    assert api_key(load(tmp_path)) is None
+    assert api_key(load(tmp_path, OPENAI_API_KEY="from-openai")) == "from-openai"
+    assert api_key(load(tmp_path, ANTHROPIC_API_KEY="a"), "anthropic") == "a"
+    assert api_key(load(tmp_path, NOTED_API_KEY="n", OPENAI_API_KEY="o")) == "n"
+    (tmp_path / "key.txt").write_text("  from-file\n", encoding="utf-8")
+    settings = load(tmp_path)
+    settings.set("ai.apiKeyFile", "key.txt")
+    assert api_key(settings) == "from-file"
+    (tmp_path / "key.txt").write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError, match="is empty"):
+        api_key(settings)
+
+
+def test_settings_is_a_leaf_that_imports_only_errors_and_profile() -> None:
+    code = (
+        "import sys, noted.settings; "
+        "print(sorted(m for m in sys.modules if m.startswith(('noted', 'textual', 'openai', 'mcp'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    modules = [m for m in eval(out) if not m.startswith("noted.settings")]
+    assert modules == ["noted", "noted.errors", "noted.profile"]
