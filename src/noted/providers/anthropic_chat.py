@@ -7,6 +7,9 @@ caches the tools and the system prompt together (they come first in the prompt).
 
 Usage is split over ``message_start`` (the prompt) and ``message_delta`` (the answer so far); the
 prompt's cached parts are counted separately by the API and summed here.
+
+The Messages API of this SDK generation takes no ``temperature``, so ``ChatRequest.temperature``
+is not sent.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import anthropic
+import httpx2
 from anthropic import types as wire
 from anthropic.types import MessageParam, TextBlockParam, ToolParam
 
@@ -31,7 +35,6 @@ from noted.providers.base import (
     ToolCallReady,
     ToolCallStarted,
     ToolResultMessage,
-    ToolSpec,
     Usage,
     UserMessage,
     parse_tool_arguments,
@@ -76,9 +79,10 @@ def to_anthropic_messages(request: ChatRequest) -> list[dict[str, Any]]:
             case UserMessage(text=text):
                 add("user", [{"type": "text", "text": text}] if text else [])
             case AssistantMessage(text=text, tool_calls=calls):
-                blocks = [{"type": "text", "text": text}] if text else []
+                blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
                 blocks += [
-                    {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)} for c in calls
+                    {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)}
+                    for c in calls
                 ]
                 add("assistant", blocks)
             case ToolResultMessage(call_id=call_id, content=content, is_error=is_error):
@@ -89,9 +93,24 @@ def to_anthropic_messages(request: ChatRequest) -> list[dict[str, Any]]:
     return wire_messages
 
 
-def to_anthropic_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
-    """The offered tools as Messages-API tool definitions."""
-    return [{"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)} for t in tools]
+def to_anthropic_tools(request: ChatRequest) -> tuple[list[dict[str, Any]], bool]:
+    """The offered tools as Messages-API tool definitions, and whether the model may call them.
+
+    The API refuses a history holding ``tool_use`` blocks when no tools are defined, so a request
+    that offers none after tools were used (the engine's pause after repeated failures) defines
+    bare stand-ins for the tools in the history and forbids calling any.
+    """
+    if request.tools:
+        offered = [
+            {"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)}
+            for t in request.tools
+        ]
+        return offered, True
+    used = dict.fromkeys(
+        call.name for m in request.messages if isinstance(m, AssistantMessage) for call in m.tool_calls
+    )
+    stand_ins = [{"name": name, "description": "", "input_schema": {"type": "object"}} for name in used]
+    return stand_ins, False
 
 
 @dataclass
@@ -208,7 +227,7 @@ class AnthropicChatProvider:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one message; see :class:`~noted.providers.base.ChatProvider`."""
-        tools = to_anthropic_tools(request.tools)
+        tools, may_call = to_anthropic_tools(request)
         system = to_anthropic_system(request.system)
         try:
             sdk_stream = await self._client.messages.create(
@@ -217,7 +236,7 @@ class AnthropicChatProvider:
                 messages=cast("list[MessageParam]", to_anthropic_messages(request)),
                 system=cast("list[TextBlockParam]", system) if system else anthropic.omit,
                 tools=cast("list[ToolParam]", tools) if tools else anthropic.omit,
-                temperature=request.temperature if request.temperature is not None else anthropic.omit,
+                tool_choice={"type": "none"} if tools and not may_call else anthropic.omit,
                 stream=True,
             )
         except anthropic.APIError as exc:
@@ -236,7 +255,13 @@ class AnthropicChatProvider:
                     retryable=True,
                 )
         except anthropic.APIError as exc:
-            raise self._error(exc) from exc
+            raise self._error(exc, midstream=True) from exc
+        except httpx2.TransportError as exc:
+            # Unlike openai's, this SDK lets transport errors met while reading the stream through.
+            timed_out = isinstance(exc, httpx2.TimeoutException)
+            raise connection_error(
+                self._where, timed_out=timed_out, timeout=self._timeout, midstream=True
+            ) from exc
         finally:
             # Runs on cancellation and early close too, so the HTTP stream never lingers.
             await sdk_stream.close()
@@ -245,13 +270,14 @@ class AnthropicChatProvider:
         """Close the SDK's HTTP client."""
         await self._client.close()
 
-    def _error(self, exc: anthropic.APIError) -> ProviderError:
+    def _error(self, exc: anthropic.APIError, *, midstream: bool = False) -> ProviderError:
         if isinstance(exc, anthropic.APIStatusError) and exc.status_code >= 400:
             detail = exc.api_message or _body_message(exc.body) or exc.message
             return status_error(self._where, exc.status_code, detail, secret=self._key)
         if isinstance(exc, anthropic.APIConnectionError):
+            timed_out = isinstance(exc, anthropic.APITimeoutError)
             return connection_error(
-                self._where, timed_out=isinstance(exc, anthropic.APITimeoutError), timeout=self._timeout
+                self._where, timed_out=timed_out, timeout=self._timeout, midstream=midstream
             )
         # An ``event: error`` inside a stream that began with 200.
         error_type = _body_error_type(exc.body)

@@ -53,32 +53,31 @@ def load_api_key(
 ) -> str | None:
     """Find the API key for a provider kind.
 
-    The order is ``NOTED_API_KEY``, then ``key_file`` when one is configured, then the vendor's
-    variable (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``). The environment comes first so a
-    one-off run can override the profile's file.
+    The order is ``NOTED_API_KEY``, then the vendor's variable (``OPENAI_API_KEY``,
+    ``ANTHROPIC_API_KEY``), then ``key_file`` when one is configured: the same order as
+    ``noted.settings.credentials.api_key``, so either may fill ``ProviderConfig.api_key``.
 
     Raises:
         ConfigError: ``key_file`` is set but cannot be read or is empty (the message names the
             file, never its contents).
     """
     env = os.environ if environ is None else environ
-    if key := env.get(NOTED_KEY_ENV, "").strip():
-        return key
-    if key_file is not None:
-        try:
-            key = key_file.expanduser().read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot read the API key file {key_file}: {exc.strerror or exc}",
-                hint="fix the path in ai.apiKeyFile, or set NOTED_API_KEY",
-            ) from None
-        if not key:
-            raise ConfigError(f"the API key file {key_file} is empty", hint="put the key on its first line")
-        return key
-    vendor_var = KEY_ENV_VARS.get(kind)
-    if vendor_var and (key := env.get(vendor_var, "").strip()):
-        return key
-    return None
+    for name in (NOTED_KEY_ENV, KEY_ENV_VARS.get(kind)):
+        if name and (key := env.get(name, "").strip()):
+            return key
+    if key_file is None:
+        return None
+    try:
+        key = key_file.expanduser().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise ConfigError(
+            f"cannot read the API key file {key_file}: {reason}",
+            hint="fix the path in ai.apiKeyFile, or set NOTED_API_KEY",
+        ) from None
+    if not key:
+        raise ConfigError(f"the API key file {key_file} is empty", hint="put the key on its first line")
+    return key
 
 
 def endpoint_host(url: str) -> str:
@@ -90,13 +89,13 @@ def endpoint_host(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(
-            f"the model base URL {url.split('@')[-1]!r} is not an http(s) URL",
+            f"ai.baseUrl {url.split('@')[-1]!r} is not an http(s) URL",
             hint="write it like http://127.0.0.1:11434/v1",
         )
     try:
         port = parts.port
     except ValueError:
-        raise ConfigError(f"the model base URL has a bad port: {parts.netloc.split('@')[-1]}") from None
+        raise ConfigError(f"ai.baseUrl has a bad port: {parts.netloc.split('@')[-1]}") from None
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     return f"{host}:{port}" if port is not None else host
 

@@ -17,7 +17,7 @@ _HINTS: dict[int, str] = {
     400: "the server rejected the request; check ai.model and that the server supports tools",
     401: "check the API key (NOTED_API_KEY, the provider's own variable, or the key file)",
     403: "the API key is not allowed to use this model",
-    404: "check ai.model and the base URL (OpenAI-compatible servers usually end in /v1)",
+    404: "check ai.model and ai.baseUrl (OpenAI-compatible servers usually end in /v1)",
     408: "the server timed out; try again",
     413: "the conversation is too large for this model; start a new chat",
     429: "the server is rate limiting; wait a moment and try again",
@@ -88,16 +88,22 @@ def stream_error(where: str, detail: str, *, secret: str | None, retryable: bool
     )
 
 
-def connection_error(where: str, *, timed_out: bool, timeout: float) -> ProviderError:
-    """A ``ProviderError`` for a server that could not be reached or did not answer in time."""
+def connection_error(
+    where: str, *, timed_out: bool, timeout: float, midstream: bool = False
+) -> ProviderError:
+    """A ``ProviderError`` for a server that could not be reached, went silent, or dropped the line."""
     if timed_out:
         return ProviderError(
             f"the {where} did not answer within {timeout:g} s",
-            hint="the model may still be loading; try again, or raise ai.timeout",
+            hint="the model may still be loading; try again, or raise ai.timeoutSeconds",
             retryable=True,
+        )
+    if midstream:
+        return ProviderError(
+            f"the connection to the {where} broke mid-answer", hint="try again", retryable=True
         )
     return ProviderError(
         f"cannot reach the {where}",
-        hint="is the server running, and is the base URL right?",
+        hint="is the server running, and is ai.baseUrl right?",
         retryable=True,
     )

@@ -64,7 +64,8 @@ def to_openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
             case UserMessage(text=text):
                 wire.append({"role": "user", "content": text})
             case AssistantMessage(text=text, tool_calls=calls):
-                entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+                # null content is how a tool-calls-only turn is written; a bare turn needs a string.
+                entry: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
                 if calls:
                     entry["tool_calls"] = [
                         {
@@ -145,10 +146,14 @@ class ChunkTranslator:
         return events
 
     def _tool_piece(self, piece: Any) -> list[ProviderEvent]:
-        partial = self.calls.get(piece.index)
+        index: int | None = getattr(piece, "index", None)
+        if index is None:
+            # A server that omits the index: a piece with an id opens a new call, others continue one.
+            index = len(self.calls) if piece.id or not self.calls else max(self.calls)
+        partial = self.calls.get(index)
         if partial is None:
-            partial = _PartialCall(id=piece.id or f"call_{piece.index}")
-            self.calls[piece.index] = partial
+            partial = _PartialCall(id=piece.id or f"call_{index}")
+            self.calls[index] = partial
         function = piece.function
         if function is not None and function.name and not partial.name:
             partial.name = function.name
@@ -236,7 +241,7 @@ class OpenAIChatProvider:
             for event in translator.finish():
                 yield event
         except openai.APIError as exc:
-            raise self._error(exc) from exc
+            raise self._error(exc, midstream=True) from exc
         finally:
             # Runs on cancellation and early close too, so the HTTP stream never lingers.
             await sdk_stream.close()
@@ -245,12 +250,15 @@ class OpenAIChatProvider:
         """Close the SDK's HTTP client."""
         await self._client.close()
 
-    def _error(self, exc: openai.APIError) -> ProviderError:
+    def _error(self, exc: openai.APIError, *, midstream: bool = False) -> ProviderError:
         if isinstance(exc, openai.APIStatusError):
-            return status_error(self._where, exc.status_code, _detail(exc.body, exc.message), secret=self._key)
+            return status_error(
+                self._where, exc.status_code, _detail(exc.body, exc.message), secret=self._key
+            )
         if isinstance(exc, openai.APIConnectionError):
+            timed_out = isinstance(exc, openai.APITimeoutError)
             return connection_error(
-                self._where, timed_out=isinstance(exc, openai.APITimeoutError), timeout=self._timeout
+                self._where, timed_out=timed_out, timeout=self._timeout, midstream=midstream
             )
         # An error object sent inside an otherwise successful stream.
         return stream_error(self._where, _detail(exc.body, exc.message), secret=self._key, retryable=False)

@@ -1,0 +1,370 @@
+"""The chat engine: one person's message in, a stream of typed events out.
+
+``ChatEngine.run`` sends the conversation to the provider, streams the answer, runs the tool calls
+of each round through the one tool registry, sends the results back, and repeats until the model
+answers in text. The engine is headless: the TUI's chat pane and ``noted ask`` only render its
+events and answer its approvals.
+
+Rules it keeps:
+- The open note is pre-loaded as a synthetic ``editor_read_note`` call at the start of a
+  conversation; the system prompt stays the same for every turn so providers can cache it.
+- After ``MAX_FAILED_ROUNDS`` consecutive rounds whose tool calls all failed, the next round is
+  offered no tools, so a confused model must answer in words.
+- Edits of the open note made in one round are saved once after the round, and refused whole if
+  the note moved meanwhile. With ``ai.approveWrites`` on, the person sees the diff (or the write
+  tool and its arguments) and says yes or no; a no reaches the model as a refusal.
+- A request over the token budget is refused with the remedies, never silently cut.
+- Cancelling stops the stream at once and saves what was said, so the conversation stays valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from noted.chat.budget import check_budget
+from noted.chat.events import (
+    Approval,
+    ApprovalRequested,
+    Cancelled,
+    ChatEvent,
+    Done,
+    EditsApplied,
+    EditsProposed,
+    EditsRefused,
+    Failed,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageReport,
+)
+from noted.chat.prompts import preload_messages, system_prompt
+from noted.chat.transcripts import Conversation, Transcripts
+from noted.errors import ConflictError, NotedError
+from noted.models import Note, NotePatch, assistant_actor
+from noted.providers import (
+    AssistantMessage,
+    ChatProvider,
+    ChatRequest,
+    Message,
+    ProviderEvent,
+    ToolCall,
+    ToolCallReady,
+    ToolResultMessage,
+    ToolSpec,
+    Usage,
+    UserMessage,
+)
+from noted.providers import TextDelta as ProviderText
+from noted.tools import EditorSession, ToolContext, ToolRegistry, ToolResult
+
+log = logging.getLogger(__name__)
+
+MAX_FAILED_ROUNDS = 5
+MAX_ROUNDS = 25
+DECLINED = "The person declined this change; nothing was written. Do not try it again unless they ask."
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSetup:
+    """What a run needs besides the conversation: built by the composition root."""
+
+    provider: Callable[[], ChatProvider]
+    """Builds the configured provider, or raises ``UnavailableError``/``ConfigError`` saying why."""
+    registry: ToolRegistry
+    context: Callable[[str, EditorSession | None], ToolContext]
+    """Builds the tool context for an actor and the open note's session."""
+    transcripts: Transcripts
+    approve_writes: Callable[[], bool]
+    budget: Callable[[], int]
+
+
+class _Stop(Exception):
+    """Raised inside a run when the person cancelled."""
+
+
+class ChatEngine:
+    """Runs conversations; one engine serves every conversation of a process."""
+
+    def __init__(self, setup: ChatSetup) -> None:
+        self.setup = setup
+
+    async def run(
+        self,
+        conversation: Conversation,
+        text: str,
+        *,
+        editor: EditorSession | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> AsyncIterator[ChatEvent]:
+        """Answer ``text`` in ``conversation``; yields events until Done, Failed or Cancelled."""
+        run = _Run(self.setup, conversation, editor, cancel or asyncio.Event())
+        async for event in run.go(text):
+            yield event
+
+    def undo(self, applied: EditsApplied) -> Note:
+        """Put the note back as it was before ``applied`` (a new save by the person).
+
+        Raises ``ConflictError`` when the note changed after the edit, so a later edit is not lost.
+        """
+        store = self.setup.context("user", None).store
+        current = store.get_note(applied.note_id)
+        if current.updated_time != applied.after_updated_time:
+            raise ConflictError(
+                "the note changed after the assistant's edit; undo it from the note's history instead",
+                current_updated_time=current.updated_time,
+            )
+        return store.update_note(
+            applied.note_id,
+            NotePatch(title=applied.before.title, body=applied.before.body),
+            actor="user",
+            base_updated_time=current.updated_time,
+        )
+
+
+def _summary(name: str, arguments: dict[str, Any]) -> str:
+    """One line for people: ``search_notes "budget" limit=5``."""
+    parts: list[str] = []
+    for key, value in arguments.items():
+        shown = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else f'"{value}"'
+        if len(shown) > 40:
+            shown = shown[:39] + "…"
+        parts.append(shown if key in ("query", "id", "anchor", "title") else f"{key}={shown}")
+    line = f"{name} {' '.join(parts)}".strip()
+    return line if len(line) <= 100 else line[:99] + "…"
+
+
+class _Run:
+    """The state of one run; split from the engine so the engine holds no per-run state."""
+
+    def __init__(
+        self,
+        setup: ChatSetup,
+        conversation: Conversation,
+        editor: EditorSession | None,
+        cancel: asyncio.Event,
+    ) -> None:
+        self.setup = setup
+        self.conversation = conversation
+        self.editor = editor
+        self.cancel = cancel
+        self.actor = assistant_actor(conversation.id)
+        self.ctx = setup.context(self.actor, editor)
+        self.tokens = conversation.input_tokens + conversation.output_tokens
+        self.text = ""
+
+    async def go(self, text: str) -> AsyncIterator[ChatEvent]:
+        try:
+            provider = self.setup.provider()
+        except NotedError as exc:
+            yield Failed(exc.message, exc.hint)
+            return
+        try:
+            history = await asyncio.to_thread(self._start, text)
+            async for event in self._rounds(provider, history):
+                yield event
+        except _Stop:
+            await asyncio.to_thread(self._save_partial)
+            yield Cancelled(self.text)
+        except asyncio.CancelledError:
+            await asyncio.shield(asyncio.to_thread(self._save_partial))
+            raise
+        except NotedError as exc:
+            yield Failed(exc.message, exc.hint)
+        except Exception as exc:
+            log.exception("chat run failed")
+            yield Failed(
+                f"internal error: {type(exc).__name__}", "the details are in the profile's noted.log"
+            )
+        finally:
+            await _close(provider)
+
+    def _start(self, text: str) -> list[Message]:
+        transcripts = self.setup.transcripts
+        history = transcripts.messages(self.conversation.id)
+        # The person speaks first (some providers require it); on the first turn the open note
+        # follows as if the assistant had read it, which saves a round trip.
+        new: list[Message] = [UserMessage(text)]
+        if not history and self.editor is not None:
+            tool = self.setup.registry.get("editor_read_note")
+            if tool is not None:
+                new += preload_messages(tool.handler(self.ctx, {}))
+        title = text.strip().splitlines()[0][:80] if not self.conversation.title and text.strip() else None
+        transcripts.append(self.conversation.id, new, title=title)
+        return history + new
+
+    async def _rounds(self, provider: ChatProvider, history: list[Message]) -> AsyncIterator[ChatEvent]:
+        failed_rounds = 0
+        note = self.editor
+        system = system_prompt(
+            note_title=note.title if note else None, note_id=note.note_id if note else None
+        )
+        for _ in range(MAX_ROUNDS):
+            offered = [] if failed_rounds >= MAX_FAILED_ROUNDS else self.setup.registry.offered(self.ctx)
+            specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t in offered)
+            request = ChatRequest(system=system, messages=tuple(history), tools=specs)
+            check_budget(request, self.setup.budget())
+            self.text = ""
+            calls: list[ToolCallReady] = []
+            usage = (0, 0)
+            async for piece in self._stream(provider, request):
+                if isinstance(piece, ProviderText):
+                    self.text += piece.text
+                    yield TextDelta(piece.text)
+                elif isinstance(piece, ToolCallReady):
+                    calls.append(piece)
+                elif isinstance(piece, Usage):
+                    self.tokens += piece.input_tokens + piece.output_tokens
+                    usage = (piece.input_tokens, piece.output_tokens)
+                    yield UsageReport(piece.input_tokens, piece.output_tokens, self.tokens)
+            if not calls:
+                answer = AssistantMessage(self.text)
+                await asyncio.to_thread(
+                    self.setup.transcripts.append, self.conversation.id, [answer], usage=usage
+                )
+                yield Done(self.text)
+                return
+            results: list[ToolResult] = []
+            async for event in self._run_calls(calls, results):
+                yield event
+            async for event in self._commit_edits(results):
+                yield event
+            turn = AssistantMessage(self.text, tuple(ToolCall(c.id, c.name, c.arguments) for c in calls))
+            answers = [
+                ToolResultMessage(c.id, json.dumps(r.for_model(), ensure_ascii=False), not r.ok)
+                for c, r in zip(calls, results, strict=True)
+            ]
+            history += [turn, *answers]
+            await asyncio.to_thread(
+                self.setup.transcripts.append, self.conversation.id, [turn, *answers], usage=usage
+            )
+            self.text = ""
+            failed_rounds = failed_rounds + 1 if all(not r.ok for r in results) else 0
+        yield Failed(f"the model kept calling tools for {MAX_ROUNDS} rounds", "ask a narrower question")
+
+    async def _stream(self, provider: ChatProvider, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        """The provider's events, stopped at once when the person cancels."""
+        stream = provider.stream(request).__aiter__()
+        stop = asyncio.ensure_future(self.cancel.wait())
+        try:
+            while True:
+                step = asyncio.ensure_future(stream.__anext__())
+                await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
+                if stop.done():
+                    step.cancel()
+                    raise _Stop()
+                try:
+                    yield step.result()
+                except StopAsyncIteration:
+                    return
+        finally:
+            stop.cancel()
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                try:
+                    await aclose()
+                except Exception:
+                    log.debug("closing the provider stream failed", exc_info=True)
+
+    async def _ask(self, approval: Approval, tool: str) -> AsyncIterator[ChatEvent | bool]:
+        approval.bind(asyncio.get_running_loop())
+        yield ApprovalRequested(approval, tool)
+        stop = asyncio.ensure_future(self.cancel.wait())
+        answer = asyncio.ensure_future(approval.wait())
+        try:
+            await asyncio.wait({stop, answer}, return_when=asyncio.FIRST_COMPLETED)
+            if not answer.done():
+                raise _Stop()
+            yield answer.result()
+        finally:
+            stop.cancel()
+            answer.cancel()
+
+    async def _run_calls(
+        self, calls: list[ToolCallReady], results: list[ToolResult]
+    ) -> AsyncIterator[ChatEvent]:
+        registry = self.setup.registry
+        for call in calls:
+            arguments = dict(call.arguments)
+            yield ToolCallStarted(call.id, call.name, arguments, _summary(call.name, arguments))
+            tool = registry.get(call.name)
+            if call.arguments_error:
+                result = ToolResult(call.name, "error", message=call.arguments_error)
+            elif tool is not None and tool.is_write and not tool.editor and self.setup.approve_writes():
+                approval = Approval(f"Allow {call.name}?", _summary(call.name, arguments))
+                allowed = False
+                async for item in self._ask(approval, call.name):
+                    if isinstance(item, bool):
+                        allowed = item
+                    else:
+                        yield item
+                if allowed:
+                    result = await registry.call(call.name, arguments, self.ctx)
+                else:
+                    result = ToolResult(call.name, "refused", message=DECLINED)
+            else:
+                result = await registry.call(call.name, arguments, self.ctx)
+            results.append(result)
+            yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
+
+    async def _commit_edits(self, results: list[ToolResult]) -> AsyncIterator[ChatEvent]:
+        session = self.editor
+        if session is None or not session.dirty:
+            return
+        diff = "".join(
+            difflib.unified_diff(
+                session.original.splitlines(keepends=True),
+                session.text.splitlines(keepends=True),
+                fromfile="before",
+                tofile="after",
+            )
+        )
+        count = len(session.edits)
+        yield EditsProposed(session.note_id, diff, count)
+        if self.setup.approve_writes():
+            approval = Approval(f"Apply {count} edit(s) to “{session.title}”?", "", diff)
+            allowed = False
+            async for item in self._ask(approval, "edit_current"):
+                if isinstance(item, bool):
+                    allowed = item
+                else:
+                    yield item
+            if not allowed:
+                session.discard()
+                results[:] = [_declined(r) for r in results]
+                yield EditsRefused(session.note_id, count, "You declined the edits; nothing was written.")
+                return
+        store = self.ctx.store
+        before = await asyncio.to_thread(store.get_note, session.note_id)
+        outcome = await asyncio.to_thread(session.commit, store, self.actor)
+        results[:] = [outcome.amend(r) for r in results]
+        if outcome.written and outcome.note is not None:
+            yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
+        elif outcome.lost:
+            yield EditsRefused(session.note_id, count, outcome.message)
+
+    def _save_partial(self) -> None:
+        """Keep what was said before a cancel; unanswered tool calls are not saved."""
+        if self.text:
+            message = AssistantMessage(self.text + "\n\n[stopped by the person]")
+            self.setup.transcripts.append(self.conversation.id, [message])
+        if self.editor is not None:
+            self.editor.discard()
+
+
+def _declined(result: ToolResult) -> ToolResult:
+    if result.ok and result.name.startswith("editor_") and result.name != "editor_read_note":
+        return ToolResult(result.name, "refused", message=DECLINED)
+    return result
+
+
+async def _close(provider: ChatProvider) -> None:
+    try:
+        await provider.aclose()
+    except Exception:
+        log.debug("closing the provider failed", exc_info=True)

@@ -1,0 +1,156 @@
+"""The typed events a chat run yields; front ends only render them (``match`` on the type).
+
+TextDelta*  (ToolCallStarted ToolCallFinished)*  [EditsProposed -> answered]  EditsApplied|EditsRefused
+Usage*  then exactly one of Done, Failed, Cancelled
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from noted.models import Note
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the answer."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """The model called a tool; ``summary`` is a one-line description for people."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished:
+    """A tool call ended: ``status`` ok, error, refused, conflict or internal."""
+
+    call_id: str
+    name: str
+    status: str
+    result: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(slots=True)
+class Approval:
+    """A question the person must answer before a write happens: ``decide(True|False)``.
+
+    The engine waits on it; the UI (keys) or ``noted ask`` (a prompt) answers.
+    """
+
+    title: str
+    detail: str
+    diff: str = ""
+    _answer: asyncio.Future[bool] | None = field(default=None, repr=False)
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._answer = loop.create_future()
+
+    def decide(self, yes: bool) -> None:
+        if self._answer is not None and not self._answer.done():
+            self._answer.get_loop().call_soon_threadsafe(self._set, yes)
+
+    def _set(self, yes: bool) -> None:
+        if self._answer is not None and not self._answer.done():
+            self._answer.set_result(yes)
+
+    async def wait(self) -> bool:
+        assert self._answer is not None
+        return await self._answer
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequested:
+    """The engine waits until ``approval.decide`` is called."""
+
+    approval: Approval
+    tool: str
+
+
+@dataclass(frozen=True, slots=True)
+class EditsProposed:
+    """The model's edits of the open note, as a unified diff (before approval or saving)."""
+
+    note_id: str
+    diff: str
+    edits: int
+
+
+@dataclass(frozen=True, slots=True)
+class EditsApplied:
+    """The edits were saved. ``before`` is the note as it was, for ``ChatEngine.undo``; the edit
+    itself is also a revision in the note's history with the conversation as its actor."""
+
+    note_id: str
+    edits: int
+    message: str
+    before: Note
+    after_updated_time: int
+
+
+@dataclass(frozen=True, slots=True)
+class EditsRefused:
+    """The edits were not saved: declined by the person, or the note changed meanwhile."""
+
+    note_id: str
+    edits: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReport:
+    """Tokens used by one request and by the conversation so far."""
+
+    input_tokens: int
+    output_tokens: int
+    conversation_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """The answer is complete."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The run stopped on an error; ``remedy`` says what the person can do."""
+
+    message: str
+    remedy: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Cancelled:
+    """The person stopped the answer; what was said so far is saved."""
+
+    text: str
+
+
+ChatEvent: TypeAlias = (
+    TextDelta
+    | ToolCallStarted
+    | ToolCallFinished
+    | ApprovalRequested
+    | EditsProposed
+    | EditsApplied
+    | EditsRefused
+    | UsageReport
+    | Done
+    | Failed
+    | Cancelled
+)

@@ -1,0 +1,90 @@
+"""The offline demo behind ``--provider fake``: plausible turns computed from the request alone.
+
+It restates the question; when ``search_notes`` is offered it searches for the question's words,
+reads the first hit with ``read_note`` when that is offered too, then answers with what came back.
+It says plainly that it is a demo, so nobody takes its words for a model's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from noted.providers.base import AssistantMessage, ChatRequest, ToolResultMessage, ToolSpec, UserMessage
+from noted.providers.fake import CallTool, FakeAction, Reply
+
+_NOTE_ID = re.compile(r"\b[0-9a-f]{32}\b")
+_WORD = re.compile(r"[^\W_]{3,}")
+_STOPWORDS = frozenset(
+    "the and for are was what which who how why when where does did can could would should about with "
+    "this that these those from into have has had you your my our their there them they its it's "
+    "please tell show find me all any some of in on at to is be".split()
+)
+_FOOTER = "\n\n(This is noted's offline demo, not a model: set ai.provider to talk to a real one.)"
+
+
+def demo_turn(request: ChatRequest) -> list[FakeAction]:
+    """The demo's next turn for ``request``."""
+    question = _last_question(request)
+    results = _results_since_question(request)
+    tools = {t.name: t for t in request.tools}
+    called = {name for name, _ in results}
+    if not results:
+        if "search_notes" in tools and question:
+            query = " ".join(_keywords(question)) or question
+            return [
+                Reply(f"You asked: “{_shorten(question, 120)}”. Let me search your notes.\n"),
+                CallTool("search_notes", {_text_argument(tools["search_notes"], "query"): query}),
+            ]
+        return [Reply(f"You asked: “{_shorten(question, 200)}”.{_FOOTER}")]
+    if "read_note" in tools and "read_note" not in called:
+        for _, content in results:
+            if match := _NOTE_ID.search(content):
+                return [CallTool("read_note", {_text_argument(tools["read_note"], "id"): match.group()})]
+    lines = [f"- {name}: {_shorten(content, 240)}" for name, content in results]
+    return [Reply("Here is what I found:\n" + "\n".join(lines) + _FOOTER)]
+
+
+def _last_question(request: ChatRequest) -> str:
+    for message in reversed(request.messages):
+        if isinstance(message, UserMessage):
+            return message.text.strip()
+    return ""
+
+
+def _results_since_question(request: ChatRequest) -> list[tuple[str, str]]:
+    """(tool name, result) for the tool results after the last user message."""
+    names: dict[str, str] = {}
+    results: list[tuple[str, str]] = []
+    for message in request.messages:
+        if isinstance(message, UserMessage):
+            results.clear()
+        elif isinstance(message, AssistantMessage):
+            names.update((call.id, call.name) for call in message.tool_calls)
+        elif isinstance(message, ToolResultMessage):
+            results.append((names.get(message.call_id, "tool"), message.content))
+    return results
+
+
+def _keywords(question: str) -> list[str]:
+    words = [w for w in _WORD.findall(question.lower()) if w not in _STOPWORDS]
+    return words[:8]
+
+
+def _text_argument(tool: ToolSpec, preferred: str) -> str:
+    """The name of the tool's string argument to fill: ``preferred`` if it has it, else its first."""
+    properties: Mapping[str, Any] = tool.input_schema.get("properties") or {}
+    if preferred in properties or not properties:
+        return preferred
+    required = [str(name) for name in tool.input_schema.get("required") or ()]
+    for name in [*required, *properties]:
+        spec = properties.get(name)
+        if isinstance(spec, Mapping) and spec.get("type") == "string":
+            return str(name)
+    return preferred
+
+
+def _shorten(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,109 @@
+"""Build the configured chat provider, after checking the person allowed it.
+
+Providers are chosen from :data:`PROVIDER_KINDS`, a table of factories; each factory imports its
+SDK when called, so ``import noted.providers`` stays cheap and a missing SDK only hurts the kind
+that needs it. Two settings gate every provider:
+
+- ``ai.enabled`` must be on for any provider, the fake included;
+- ``ai.allowRemote`` must be on for an endpoint whose host is not loopback (see
+  :func:`~noted.providers.config.is_loopback_url`), because notes would leave the machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from noted.errors import ConfigError, UnavailableError
+from noted.providers.base import ChatProvider
+from noted.providers.config import KEY_ENV_VARS, NOTED_KEY_ENV, ProviderConfig, endpoint_host, is_loopback_url
+
+ProviderFactory = Callable[[ProviderConfig], ChatProvider]
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderKind:
+    """One kind of provider: how to build it and where it talks to by default.
+
+    Attributes:
+        factory: Builds the provider from a config whose ``base_url`` is already resolved.
+        default_base_url: The endpoint when ``base_url`` is not set; ``None`` for no network at all.
+        description: One line for settings screens and ``--help``.
+    """
+
+    factory: ProviderFactory
+    default_base_url: str | None
+    description: str
+
+
+def _openai(config: ProviderConfig) -> ChatProvider:
+    from noted.providers.openai_chat import OpenAIChatProvider
+
+    return OpenAIChatProvider(config)
+
+
+def _anthropic(config: ProviderConfig) -> ChatProvider:
+    from noted.providers.anthropic_chat import AnthropicChatProvider
+
+    return AnthropicChatProvider(config)
+
+
+def _fake(config: ProviderConfig) -> ChatProvider:
+    from noted.providers.fake import FakeProvider
+
+    return FakeProvider()
+
+
+PROVIDER_KINDS: Mapping[str, ProviderKind] = {
+    "openai": ProviderKind(
+        _openai,
+        "https://api.openai.com/v1",
+        "any OpenAI-compatible server: Ollama, LM Studio, llama.cpp, vLLM, OpenAI, OpenRouter…",
+    ),
+    "anthropic": ProviderKind(_anthropic, "https://api.anthropic.com", "Anthropic's Messages API"),
+    "fake": ProviderKind(_fake, None, "an offline demo that needs no model (for trying noted out)"),
+}
+
+
+def make_provider(config: ProviderConfig) -> ChatProvider:
+    """Build the provider ``config`` names, or refuse with a message saying which setting to change.
+
+    Raises:
+        UnavailableError: ``ai.enabled`` is off, or the endpoint is remote and ``ai.allowRemote``
+            is off.
+        ConfigError: An unknown kind, a malformed base URL, a remote endpoint without a key, or
+            no model named.
+    """
+    if not config.enabled:
+        raise UnavailableError(
+            "the assistant is off: set ai.enabled = true",
+            hint="Settings → Assistant, or `noted config set ai.enabled true`",
+        )
+    kind = PROVIDER_KINDS.get(config.kind)
+    if kind is None:
+        known = ", ".join(sorted(PROVIDER_KINDS))
+        raise ConfigError(
+            f"unknown model provider {config.kind!r}", hint=f"ai.provider must be one of: {known}"
+        )
+    # A kind with no default endpoint (the fake) talks to no server: ai.baseUrl does not apply.
+    base_url = (config.base_url or kind.default_base_url) if kind.default_base_url is not None else None
+    if base_url is not None:
+        host = endpoint_host(base_url)
+        local = is_loopback_url(base_url)
+        if not local and not config.allow_remote:
+            raise UnavailableError(
+                f"the model endpoint {host} is not on this machine and ai.allowRemote is off",
+                hint=f"to send notes to {host}, set ai.allowRemote = true "
+                "(Settings → Assistant, or `noted config set ai.allowRemote true`)",
+            )
+        if not local and not config.api_key:
+            vendor = KEY_ENV_VARS.get(config.kind)
+            where = f"{NOTED_KEY_ENV}" + (f" or {vendor}" if vendor else "")
+            raise ConfigError(
+                f"no API key for {host}", hint=f"set {where}, or point ai.apiKeyFile at a key file"
+            )
+        if not config.model:
+            raise ConfigError(f"no model is set for {host}", hint="set ai.model, e.g. llama3.2 for Ollama")
+        config = dataclasses.replace(config, base_url=base_url)
+    return kind.factory(config)

@@ -1,0 +1,84 @@
+"""Running ``noted`` in tests: in-process against one profile (capturing output) or as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noted
+from noted.cli import main
+from noted.store.protocol import Store
+from noted.store.sqlite import SqliteStore
+
+SRC = Path(noted.__file__).resolve().parents[1]
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+class Cli:
+    """Runs ``noted`` in this process against one profile folder, capturing its output."""
+
+    def __init__(self, profile: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.profile = profile
+        self.capsys = capsys
+
+    def __call__(self, *args: str) -> Result:
+        self.capsys.readouterr()
+        code = main([*args, "--profile", str(self.profile)])
+        captured = self.capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    def ok(self, *args: str) -> Result:
+        result = self(*args)
+        assert result.code == 0, result.err
+        return result
+
+    def json(self, *args: str) -> Any:
+        return self.ok(*args, "--json").json()
+
+    def store(self) -> Store:
+        return SqliteStore.open(self.profile / "notes.db", self.profile / "resources")
+
+    def cursor(self) -> int:
+        """The change feed's newest id: unchanged means nothing was written."""
+        store = self.store()
+        try:
+            return store.latest_cursor()
+        finally:
+            store.close()
+
+
+def env_with_src(**extra: str) -> dict[str, str]:
+    """The environment for a child ``python -m noted`` that imports this checkout."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.update(extra)
+    return env
+
+
+def run_noted(profile: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m noted`` as a real process."""
+    return subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), *args],
+        capture_output=True,
+        text=True,
+        env=env_with_src(),
+        timeout=60,
+        check=False,
+        **kwargs,
+    )

@@ -1,0 +1,95 @@
+"""A real tool registry on a real store and real settings, for the ``test_tools_*`` files.
+
+Every call goes through ``ToolRegistry.call`` with output checking on, so each successful payload
+in the tests is also checked against its tool's output schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from noted.embeddings.fake import FakeEmbedder
+from noted.indexer.engine import Indexer
+from noted.models import NoteDraft
+from noted.search.keyword import KeywordSearch
+from noted.search.semantic import SemanticSearch
+from noted.settings import Settings, env_names
+from noted.store.sqlite import SqliteStore
+from noted.tools import Scope, ToolContext, ToolRegistry, ToolResult, all_tools, build_registry
+from noted.tools.base import Payload
+
+ACTOR = "assistant:chat-1"
+WRITE_TOOLS = ("create_note", "create_notebook", "update_note", "delete_note", "restore_note", "manage_tags")
+
+
+@dataclass
+class Env:
+    """The parts a tool call needs, and shortcuts to make notes and call tools."""
+
+    store: SqliteStore
+    settings: Settings
+    registry: ToolRegistry
+    ctx: ToolContext
+    embedder: FakeEmbedder = field(default_factory=FakeEmbedder)
+
+    async def call(self, name: str, **args: Any) -> ToolResult:
+        return await self.registry.call(name, args, self.ctx)
+
+    async def ok(self, name: str, **args: Any) -> Payload:
+        """Call and insist on success; the payload."""
+        result = await self.call(name, **args)
+        assert result.ok, f"{name} failed: {result.status}: {result.message}"
+        assert result.payload is not None
+        return result.payload
+
+    async def error(self, name: str, **args: Any) -> ToolResult:
+        """Call and insist on a recoverable error (status ``error``)."""
+        result = await self.call(name, **args)
+        assert result.status == "error", f"{name} did not fail: {result}"
+        assert result.message
+        return result
+
+    def enable(self, *names: str) -> None:
+        """Switch tools on in the config file, as ``noted config set`` would."""
+        for name in names:
+            tool = self.registry.get(name)
+            assert tool is not None
+            self.settings.set(tool.setting_key, True)
+
+    def folder(self, title: str, parent: str = "") -> str:
+        return self.store.create_folder(title, parent_id=parent, actor="user").id
+
+    def note(self, folder: str, title: str, body: str = "", **kw: Any) -> str:
+        return self.store.create_note(NoteDraft(title, body, parent_id=folder, **kw), actor="user").id
+
+    def scoped(self, *notebooks: str) -> None:
+        self.ctx.scope = Scope.of(notebooks)
+
+    def index(self) -> None:
+        """Index every note with the fake embedder and let semantic search read it."""
+        indexer = Indexer(self.store, self.store.db, self.embedder)
+        indexer.prepare()
+        indexer.run_until_idle()
+        search = SemanticSearch(self.store, self.store.db, self.embedder)
+        self.ctx.semantic = lambda: search
+
+
+def make_env(
+    store: SqliteStore,
+    tmp_path: Path,
+    *,
+    environ: dict[str, str] | None = None,
+    enabled: tuple[str, ...] = (),
+) -> Env:
+    """An environment whose tools in ``enabled`` are switched on by the environment (as
+    ``NOTED_AI_TOOL_<ID>_ENABLED=1`` would for one run)."""
+    environ = dict(environ or {})
+    keys = {t.name: t.setting_key for t in all_tools()}
+    for name in enabled:
+        environ[env_names(keys[name])[0]] = "1"
+    settings = Settings.load(tmp_path / "config.toml", environ=environ)
+    registry = build_registry(settings)
+    ctx = ToolContext(store=store, settings=settings, keyword=KeywordSearch(store), actor=ACTOR)
+    return Env(store, settings, registry, ctx)
