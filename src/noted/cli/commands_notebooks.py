@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from noted.cli import render
-from noted.cli.args import Subparsers, add_common, command
+from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_folder
 from noted.errors import InvalidInputError
@@ -45,7 +46,8 @@ def register(sub: Subparsers) -> None:
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
+    parser.print_usage(sys.stderr)
+    print("noted notebook: give an action (create, rename, move, trash, restore)", file=sys.stderr)
     return 2
 
 
@@ -138,6 +140,3 @@ def cmd_tags(args: argparse.Namespace, ctx: CliContext) -> int:
     for tag in sorted(tags, key=lambda t: t.title.casefold()):
         ctx.out(f"{tag.title} ({tag.note_count})")
     return 0
-
-
-__all__ = ["add_common", "register"]

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from noted.cli import commands_edit, commands_notebooks, commands_transfer, render
-from noted.cli.args import Subparsers, command
+from noted.cli.args import Subparsers, command, read_text_file
 from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_folder, resolve_note
 from noted.errors import InvalidInputError, NotFoundError
@@ -26,6 +25,14 @@ RECENT = 5
 def register(sub: Subparsers) -> None:
     """Add every note-related subcommand (notebooks, notes, tags, edit, history, import, export)."""
     commands_notebooks.register(sub)
+    _register_reading(sub)
+    _register_create(sub)
+    commands_edit.register(sub)
+    _register_changes(sub)
+    commands_transfer.register(sub)
+
+
+def _register_reading(sub: Subparsers) -> None:
     p = command(sub, "notes", cmd_notes, "List notes, newest first.")
     p.add_argument("--notebook", metavar="NOTEBOOK", help="only this notebook (id, prefix, title or path)")
     p.add_argument("--tag", metavar="TAG", help="only notes with this tag")
@@ -38,8 +45,12 @@ def register(sub: Subparsers) -> None:
     p.add_argument("note", help="id, id prefix (4+ hex digits) or exact title")
     part = p.add_mutually_exclusive_group()
     part.add_argument("--outline", action="store_true", help="print path<TAB>chars<TAB>heading per section")
-    part.add_argument("--section", metavar="PATH|HEADING", help="print one section (e.g. 1.2) with its subsections")
+    part.add_argument(
+        "--section", metavar="PATH|HEADING", help="print one section (e.g. 1.2) with its subsections"
+    )
 
+
+def _register_create(sub: Subparsers) -> None:
     p = command(sub, "create", cmd_create, "Create a note and print its id.")
     p.add_argument("title", help="the note's title")
     p.add_argument("stdin", nargs="?", choices=["-"], help="read the body from standard input")
@@ -51,8 +62,8 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--tag", action="append", default=[], metavar="TAG", help="tag it (repeatable)")
     p.add_argument("--source-url", metavar="URL", default="", help="where the content came from")
 
-    commands_edit.register(sub)
 
+def _register_changes(sub: Subparsers) -> None:
     p = command(sub, "move", cmd_move, "Move a note to another notebook.")
     p.add_argument("note", help="id, id prefix or exact title")
     p.add_argument("notebook", help="id, id prefix, title or path of the notebook")
@@ -72,8 +83,6 @@ def register(sub: Subparsers) -> None:
     p.add_argument("note", help="id, id prefix or exact title")
     p = command(sub, "empty-trash", cmd_empty_trash, "Delete the notes and notebooks in the trash for good.")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-
-    commands_transfer.register(sub)
 
 
 def notebook_of(store: Store, folder_id: str) -> str:
@@ -173,7 +182,8 @@ def _show_outline(ctx: CliContext, note: Note) -> int:
                 "id": note.id,
                 "title": note.title,
                 "outline": [
-                    {"path": s.path, "chars": s.chars, "heading": s.heading, "level": s.level} for s in sections
+                    {"path": s.path, "chars": s.chars, "heading": s.heading, "level": s.level}
+                    for s in sections
                 ],
             }
         )
@@ -189,7 +199,9 @@ def _show_section(ctx: CliContext, note: Note, key: str) -> int:
         raise NotFoundError(f'no section "{key}" in note "{note.title}"', hint="`--outline` lists them")
     if len(found) > 1:
         paths = ", ".join(f'{s.path} "{s.heading}"' for s in found)
-        raise InvalidInputError(f'"{key}" names {len(found)} sections of "{note.title}": {paths}; give the path')
+        raise InvalidInputError(
+            f'"{key}" names {len(found)} sections of "{note.title}": {paths}; give the path'
+        )
     section = found[0]
     text = section_text(note.body, section)
     if ctx.json:
@@ -203,18 +215,6 @@ def _show_section(ctx: CliContext, note: Note, key: str) -> int:
         return 0
     ctx.out(text.rstrip("\n"))
     return 0
-
-
-def read_text_file(path: str) -> str:
-    """A UTF-8 text file (``-`` for standard input), or an error naming the file."""
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InvalidInputError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from exc
 
 
 def _body_of(args: argparse.Namespace) -> str:
@@ -322,7 +322,9 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     pending = len(store.list_notes(trashed=True))
     if not args.yes:
         if not sys.stdin.isatty():
-            raise InvalidInputError("refusing to empty the trash without --yes (standard input is not a terminal)")
+            raise InvalidInputError(
+                "refusing to empty the trash without --yes (standard input is not a terminal)"
+            )
         answer = input(f"Delete the {pending} notes in the trash for good? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             ctx.out("kept the trash as it is")

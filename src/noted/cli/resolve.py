@@ -23,7 +23,9 @@ _SHOWN_CANDIDATES = 8
 T = TypeVar("T")
 
 
-def _ambiguous(kind: str, ref: str, candidates: Sequence[T], describe: Callable[[T], str]) -> InvalidInputError:
+def _ambiguous(
+    kind: str, ref: str, candidates: Sequence[T], describe: Callable[[T], str]
+) -> InvalidInputError:
     shown = ", ".join(describe(c) for c in candidates[:_SHOWN_CANDIDATES])
     more = f" and {len(candidates) - _SHOWN_CANDIDATES} more" if len(candidates) > _SHOWN_CANDIDATES else ""
     return InvalidInputError(
@@ -77,8 +79,10 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
     if len(prefixed) == 1:
         return store.get_note(prefixed[0])
     if prefixed:
-        raise _ambiguous("note", ref, [by_id[i] for i in prefixed], _describe_note)
-    titled = [m for m in metas if m.title == ref] or [m for m in metas if m.title.casefold() == ref.casefold()]
+        raise _ambiguous("note", ref, [by_id[i] for i in sorted(prefixed)], _describe_note)
+    titled = [m for m in metas if m.title == ref] or [
+        m for m in metas if m.title.casefold() == ref.casefold()
+    ]
     titled = _pick_title(titled, lambda m: m.is_trashed, prefer_trashed)
     if len(titled) == 1:
         return store.get_note(titled[0].id)
@@ -133,7 +137,7 @@ def resolve_folder(store: Store, ref: str, *, prefer_trashed: bool = False) -> F
     if len(prefixed) == 1:
         return by_id[prefixed[0]]
     if prefixed:
-        raise _ambiguous("notebook", ref, [by_id[i] for i in prefixed], describe)
+        raise _ambiguous("notebook", ref, [by_id[i] for i in sorted(prefixed)], describe)
     key = ref.strip("/")
     exact = [f for f in folders if f.title == key or paths[f.id] == key]
     folded = key.casefold()

@@ -1,0 +1,161 @@
+"""``noted edit`` (options or ``$EDITOR``) and ``noted history``.
+
+An edit in ``$EDITOR`` saves with the ``updated_time`` the note had when it was read, so a change
+made meanwhile by another process (the TUI, an MCP client) is refused instead of overwritten; the
+edited text then stays in its file, whose path is printed, so nothing typed is lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+
+from noted.cli import render
+from noted.cli.args import Subparsers, command, read_text_file
+from noted.cli.context import CliContext
+from noted.cli.resolve import folder_paths, resolve_note
+from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
+from noted.models import ACTOR_USER, Note, NotePatch
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``edit`` and ``history``."""
+    p = command(
+        sub,
+        "edit",
+        cmd_edit,
+        "Change a note. With no option, open its body in $EDITOR (or $VISUAL, else vi) and save it back.",
+    )
+    p.add_argument("note", help="id, id prefix (4+ hex digits) or exact title")
+    p.add_argument("--title", metavar="TEXT", help="set the title")
+    p.add_argument("--append", metavar="TEXT", help="add TEXT at the end of the body")
+    p.add_argument("--prepend", metavar="TEXT", help="add TEXT at the start of the body")
+    p.add_argument("--body-file", metavar="FILE", help="replace the body with FILE (- for standard input)")
+
+    p = command(
+        sub, "history", cmd_history, "List a note's revisions (time, actor, edits), show or restore one."
+    )
+    p.add_argument("note", help="id, id prefix or exact title")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--show", type=int, metavar="REV", help="print the title and body of revision REV")
+    which.add_argument(
+        "--restore", type=int, metavar="REV", help="put the note back as it was in revision REV"
+    )
+
+
+def _emit_note(ctx: CliContext, note: Note, message: str) -> int:
+    store = ctx.services.store
+    if ctx.json:
+        notebook = folder_paths(store.list_folders(include_trashed=True)).get(note.parent_id, "")
+        ctx.emit(render.note_json(note, notebook, store.note_tags(note.id)))
+    else:
+        ctx.out(message)
+    return 0
+
+
+def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.services.store
+    note = resolve_note(store, args.note)
+    if args.title is None and args.append is None and args.prepend is None and args.body_file is None:
+        return _edit_in_editor(ctx, note)
+    if args.body_file is not None and (args.append is not None or args.prepend is not None):
+        raise InvalidInputError("--body-file replaces the body; give it without --append or --prepend")
+    if args.title is not None and not args.title.strip():
+        raise InvalidInputError("a note needs a title")
+    body = read_text_file(args.body_file) if args.body_file is not None else None
+    patch = NotePatch(title=args.title, body=body, append=args.append, prepend=args.prepend)
+    updated = store.update_note(note.id, patch, actor=ACTOR_USER)
+    return _emit_note(ctx, updated, f'saved "{updated.title}"')
+
+
+def editor_command() -> list[str]:
+    """The person's editor as an argument list: ``$EDITOR``, else ``$VISUAL``, else ``vi``."""
+    raw = os.environ.get("EDITOR") or os.environ.get("VISUAL") or "vi"
+    try:
+        parts = shlex.split(raw)
+    except ValueError as exc:
+        raise InvalidInputError(f"cannot understand $EDITOR ({raw!r}): {exc}") from exc
+    return parts or ["vi"]
+
+
+def _run_editor(path: Path) -> None:
+    argv = [*editor_command(), str(path)]
+    try:
+        result = subprocess.run(argv, check=False)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise InvalidInputError(
+            f"cannot start the editor {argv[0]!r}: {exc.strerror or exc}", hint="set $EDITOR"
+        ) from exc
+    if result.returncode != 0:
+        raise InvalidInputError(
+            f"the editor exited with status {result.returncode}; nothing was saved and the text is in {path}"
+        )
+
+
+def _edit_in_editor(ctx: CliContext, note: Note) -> int:
+    fd, name = tempfile.mkstemp(prefix=f"noted-{note.id[:8]}-", suffix=".md")
+    path = Path(name)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(note.body)
+    _run_editor(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read the edited file {path}: {exc}; nothing was saved") from exc
+    if text == note.body:
+        path.unlink(missing_ok=True)
+        return _emit_note(ctx, note, "no change")
+    store = ctx.services.store
+    try:
+        updated = store.update_note(
+            note.id, NotePatch(body=text), actor=ACTOR_USER, base_updated_time=note.updated_time
+        )
+    except ConflictError as exc:
+        raise ConflictError(
+            f'note "{note.title}" changed while you edited it; '
+            f"nothing was saved and your text is kept in {path}",
+            current_updated_time=exc.current_updated_time,
+        ) from exc
+    except NotedError as exc:
+        exc.message = f"{exc.message}; nothing was saved and your text is kept in {path}"
+        raise
+    path.unlink(missing_ok=True)
+    return _emit_note(ctx, updated, f'saved "{updated.title}"')
+
+
+def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.services.store
+    note = resolve_note(store, args.note)
+    if args.show is not None or args.restore is not None:
+        rev_id = args.show if args.show is not None else args.restore
+        revision = store.get_revision(rev_id)
+        if revision.note_id != note.id:
+            raise NotFoundError(
+                f'no revision {rev_id} of note "{note.title}"', hint="`noted history NOTE` lists them"
+            )
+        if args.restore is not None:
+            restored = store.restore_revision(rev_id, actor=ACTOR_USER)
+            return _emit_note(ctx, restored, f'restored "{restored.title}" as it was in revision {rev_id}')
+        if ctx.json:
+            ctx.emit(render.revision_json(revision, with_body=True))
+        else:
+            ctx.out(f"# {revision.title}")
+            ctx.out(f"revision {revision.id} · {render.fmt_time(revision.time)} · {revision.actor}")
+            ctx.out()
+            ctx.out(revision.body)
+        return 0
+    revisions = store.note_history(note.id)
+    if ctx.json:
+        ctx.emit([render.revision_json(r) for r in revisions])
+        return 0
+    for rev in revisions:
+        edits = "1 edit" if rev.edits == 1 else f"{rev.edits} edits"
+        ctx.out(f"{rev.id:>6}  {render.fmt_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}")
+    if not revisions:
+        ctx.out("No revisions.")
+    return 0

@@ -1,0 +1,74 @@
+"""``noted import DIR`` and ``noted export DIR``: a folder of Markdown files in, or out."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from noted.cli.args import Subparsers, command
+from noted.cli.context import CliContext
+from noted.store.transfer import export_markdown, import_markdown
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``import`` and ``export``."""
+    p = command(
+        sub,
+        "import",
+        cmd_import,
+        "Import a folder of Markdown files: folders become notebooks, files notes, linked files attachments. "
+        "Importing the same folder again updates changed notes and duplicates nothing.",
+    )
+    p.add_argument("dir", metavar="DIR", help="the folder to import")
+    p = command(
+        sub,
+        "export",
+        cmd_export,
+        "Export every notebook and note (not the trash) as Markdown files with YAML front matter, "
+        "attachments in _resources/. DIR must be new, empty, or a previous export (which is replaced).",
+    )
+    p.add_argument("dir", metavar="DIR", help="the folder to write")
+
+
+def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
+    report = import_markdown(ctx.services.store, Path(args.dir).expanduser())
+    if ctx.json:
+        ctx.emit(
+            {
+                "source": str(report.source),
+                "notebooks_created": report.notebooks_created,
+                "notes_created": report.notes_created,
+                "notes_updated": report.notes_updated,
+                "notes_unchanged": report.notes_unchanged,
+                "resources_added": report.resources_added,
+                "warnings": list(report.warnings),
+            }
+        )
+        return 0
+    for warning in report.warnings:
+        ctx.error(f"warning: {warning}")
+    ctx.out(
+        f"imported {report.source}: {report.notes_created} notes created, {report.notes_updated} updated, "
+        f"{report.notes_unchanged} unchanged; {report.notebooks_created} notebooks and "
+        f"{report.resources_added} attachments added"
+    )
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
+    report = export_markdown(ctx.services.store, Path(args.dir).expanduser())
+    if ctx.json:
+        ctx.emit(
+            {
+                "target": str(report.target),
+                "notebooks": report.notebooks,
+                "notes": report.notes,
+                "resources": report.resources,
+            }
+        )
+        return 0
+    ctx.out(
+        f"exported {report.notes} notes in {report.notebooks} notebooks and "
+        f"{report.resources} attachments to {report.target}"
+    )
+    return 0

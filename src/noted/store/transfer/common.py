@@ -1,0 +1,310 @@
+"""What import and export of Markdown folders share: names, times, front matter and links.
+
+A note file is optional YAML front matter between ``---`` lines, then the body exactly as stored
+(export writes one blank line after the front matter, import removes exactly one).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+
+from noted.errors import InvalidInputError
+from noted.store.protocol import Store
+
+EXPORT_MARKER = ".noted-export.yml"
+NOTEBOOK_MARKER = ".noted-notebook.yml"
+RESOURCES_DIR = "_resources"
+NOTE_SUFFIXES = (".md", ".markdown", ".txt")
+FORMAT = "noted-markdown"
+
+_ID = re.compile(r"[0-9a-f]{32}")
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
+_RESERVED = {
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    *(f"com{i}" for i in range(1, 10)),
+    *(f"lpt{i}" for i in range(1, 10)),
+}
+MAX_NAME = 100
+
+
+# libyaml's safe loader and dumper when PyYAML was built with it: the same safe subset, many times faster.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def load_yaml(text: str) -> object:
+    """``yaml.safe_load``, through libyaml when available."""
+    return yaml.load(text, Loader=_LOADER)  # a safe loader, never the full one
+
+
+def dump_yaml(data: object) -> str:
+    """``yaml.safe_dump`` in block style, keys in the given order, Unicode kept."""
+    text: str = yaml.dump(
+        data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000
+    )
+    return text
+
+
+def tags_by_note(store: Store) -> dict[str, list[str]]:
+    """Tag titles of every live note, with one query per tag rather than one per note."""
+    tags: dict[str, list[str]] = {}
+    for tag in store.list_tags():
+        for meta in store.list_notes(tag_id=tag.id):
+            tags.setdefault(meta.id, []).append(tag.title)
+    return tags
+
+
+class TransferError(InvalidInputError):
+    """Bad input to an import or export; raised before anything is written."""
+
+
+def is_id(text: str) -> bool:
+    return bool(_ID.fullmatch(text))
+
+
+# Times ------------------------------------------------------------------------------------------
+def iso_utc(ms: int) -> str:
+    """``2024-05-01T12:00:00.123Z``: ISO 8601 in UTC, to the millisecond."""
+    moment = dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def to_ms(value: object) -> int:
+    """A front-matter time (ISO string, YAML timestamp or date, epoch ms, empty) as epoch ms.
+
+    Raises:
+        ValueError: the value is none of those.
+    """
+    if isinstance(value, bool):
+        raise ValueError("expected a date and time")
+    if value is None or value == "" or value == 0:
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = dt.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+        except ValueError:
+            raise ValueError(f'"{text}" is not a date and time such as 2024-05-01T12:00:00Z') from None
+    if isinstance(value, dt.datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        return int(round(moment.timestamp() * 1000))
+    if isinstance(value, dt.date):
+        return int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp() * 1000)
+    raise ValueError("expected a date and time such as 2024-05-01T12:00:00Z")
+
+
+# Names --------------------------------------------------------------------------------------------
+def safe_name(title: str, fallback: str = "Untitled") -> str:
+    """A file or folder name made from a title: no separators, control or reserved characters."""
+    name = unicodedata.normalize("NFC", title)
+    name = _UNSAFE.sub("_", name)
+    name = " ".join(name.split()).strip(". ")
+    name = name[:MAX_NAME].rstrip(". ")
+    if not name:
+        name = fallback
+    if name.casefold() in _RESERVED:
+        name += "_"
+    return name
+
+
+def unique_name(stem: str, suffix: str, taken: set[str]) -> str:
+    """``stem + suffix``, or ``stem (2) + suffix``…, unused in ``taken`` (compared case-insensitively)."""
+    candidate, n = f"{stem}{suffix}", 2
+    while candidate.casefold() in taken:
+        candidate, n = f"{stem} ({n}){suffix}", n + 1
+    taken.add(candidate.casefold())
+    return candidate
+
+
+def inside(path: Path, root: Path) -> bool:
+    """True when ``path``, links followed, is ``root`` or lies under it (``root`` already resolved)."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a loop of symbolic links
+        return False
+
+
+def lexically_inside(path: str, root: str) -> bool:
+    """True when ``path`` stays under ``root`` without following links (no ``..`` escape)."""
+    normal = os.path.normpath(path)
+    return normal == root or normal.startswith(root.rstrip(os.sep) + os.sep)
+
+
+# Front matter ----------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class FrontMatter:
+    """The fields a note file may carry; ``None`` means "not given"."""
+
+    id: str | None = None
+    title: str | None = None
+    tags: tuple[str, ...] | None = None
+    created: int | None = None
+    updated: int | None = None
+    is_todo: bool | None = None
+    todo_due: int | None = None
+    todo_completed: int | None = None
+    source_url: str | None = None
+
+
+def dump_front_matter(fields: dict[str, Any]) -> str:
+    return f"---\n{dump_yaml(fields)}---\n\n"
+
+
+def split_front_matter(text: str) -> tuple[str | None, str]:
+    """``(yaml text or None, body)``; the YAML text starts on line 2 of the file."""
+    if not text.startswith("---\n"):
+        return None, text
+    end = re.search(r"^(?:---|\.\.\.)[ \t]*$\n?", text[4:], re.MULTILINE)
+    if end is None:
+        return None, text
+    body = text[4 + end.end() :]
+    return text[4 : 4 + end.start()], body[1:] if body.startswith("\n") else body
+
+
+def _key_line(yaml_text: str, key: str) -> int:
+    """The file line of ``key:`` in front matter starting on line 2 (2 when it cannot be found)."""
+    for number, line in enumerate(yaml_text.splitlines(), start=2):
+        if re.match(rf"\s*['\"]?{re.escape(key)}['\"]?\s*:", line):
+            return number
+    return 2
+
+
+_ALIASES = {"source": "source_url", "due": "todo_due"}
+
+
+def _field(key: str, value: object) -> object:
+    """One front-matter value converted to its field's type; ``ValueError`` says what was expected."""
+    if key == "id":
+        if not isinstance(value, str) or not is_id(value.lower()):
+            raise ValueError("expected 32 hexadecimal digits")
+        return value.lower()
+    if key in ("title", "source_url"):
+        if value is None:
+            return ""
+        if isinstance(value, bool | dict | list):
+            raise ValueError("expected text")
+        text = str(value).strip()
+        if key == "title" and ("\n" in text or "\r" in text):
+            raise ValueError("a title must be one line")
+        return text
+    if key == "tags":
+        items = value.split(",") if isinstance(value, str) else value if value is not None else []
+        if not isinstance(items, list) or not all(isinstance(t, str | int | float) for t in items):
+            raise ValueError("expected a list of tag names")
+        return tuple(dict.fromkeys(str(t).strip() for t in items if str(t).strip()))
+    if key == "is_todo":
+        if value in (0, 1) or isinstance(value, bool):
+            return bool(value)
+        raise ValueError("expected true or false")
+    return to_ms(value)
+
+
+def parse_note_file(text: str, label: str) -> tuple[FrontMatter, str]:
+    """Front matter and body of a note file's text.
+
+    Raises:
+        TransferError: the front matter is not valid YAML or a field has a bad value; the message
+            names ``label`` (the file) and the line.
+    """
+    yaml_text, body = split_front_matter(text)
+    if yaml_text is None:
+        return FrontMatter(), body
+    try:
+        data = load_yaml(yaml_text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 2
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise TransferError(f"{label}: line {line}: invalid front matter: {problem}") from exc
+    if data is None:
+        return FrontMatter(), body
+    if not isinstance(data, dict):
+        raise TransferError(f"{label}: line 2: front matter must be keys with values (key: value)")
+    fields: dict[str, object] = {}
+    for raw_key, value in data.items():
+        key = _ALIASES.get(str(raw_key), str(raw_key))
+        if key not in FrontMatter.__dataclass_fields__:
+            continue
+        try:
+            fields[key] = _field(key, value)
+        except (ValueError, TypeError, OverflowError) as exc:
+            line = _key_line(yaml_text, str(raw_key))
+            raise TransferError(f'{label}: line {line}: bad value for "{raw_key}": {exc}') from exc
+    return FrontMatter(**fields), body  # type: ignore[arg-type]
+
+
+# Links ------------------------------------------------------------------------------------------------
+_MD_LINK = re.compile(
+    r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)"
+    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
+)
+_HTML_LINK = re.compile(r"""<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*["']([^"'\n]*)["']""", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def _code_ranges(body: str) -> list[tuple[int, int]]:
+    """Character ranges of code blocks and inline code, where a link is only text."""
+    if "`" not in body and "    " not in body and "~~~" not in body and "\t" not in body:
+        return []
+    starts = [0] + [m.end() for m in re.finditer("\n", body)]
+    ranges = []
+    for token in _parser().parse(body):
+        if token.type in ("fence", "code_block") and token.map:
+            first, last = token.map
+            ranges.append((starts[first], starts[last] if last < len(starts) else len(body)))
+    ranges.extend((m.start(), m.end()) for m in _CODE_SPAN.finditer(body))
+    return ranges
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSpan:
+    """Where a link's target sits in a body, and the target as written."""
+
+    start: int
+    end: int
+    target: str
+
+
+def link_spans(body: str) -> list[LinkSpan]:
+    """Targets of Markdown links and images and of HTML ``src``/``href``, outside code, in order."""
+    code = _code_ranges(body)
+    spans = []
+    for pattern in (_MD_LINK, _HTML_LINK):
+        for match in pattern.finditer(body):
+            start, end = match.span(1)
+            if any(a <= start < b for a, b in code):
+                continue
+            spans.append(LinkSpan(start, end, match.group(1)))
+    spans.sort(key=lambda s: s.start)
+    return spans
+
+
+def replace_spans(body: str, replacements: list[tuple[LinkSpan, str]]) -> str:
+    """``body`` with each span's target replaced (spans must not overlap)."""
+    out, last = [], 0
+    for span, text in sorted(replacements, key=lambda r: r[0].start):
+        out.append(body[last : span.start])
+        out.append(text)
+        last = span.end
+    out.append(body[last:])
+    return "".join(out)

@@ -1,0 +1,244 @@
+"""Export every live notebook and note to a folder of Markdown files.
+
+Notebooks become nested directories (each with a ``.noted-notebook.yml`` holding its id, so a
+re-import matches it), notes become ``.md`` files with YAML front matter, attachments are copied
+to ``_resources/`` at the root and ``:/id`` links become relative paths. Everything is planned and
+checked first, written to a staging folder beside the target, then moved into place, so a failure
+leaves the target as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from noted.errors import NotFoundError
+from noted.markdown import linked_ids
+from noted.models import Folder, Note, Resource, now_ms
+from noted.store.protocol import Store
+from noted.store.transfer.common import (
+    EXPORT_MARKER,
+    FORMAT,
+    NOTEBOOK_MARKER,
+    RESOURCES_DIR,
+    TransferError,
+    dump_front_matter,
+    dump_yaml,
+    inside,
+    iso_utc,
+    link_spans,
+    replace_spans,
+    safe_name,
+    tags_by_note,
+    unique_name,
+)
+
+_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ExportReport:
+    """What an export wrote."""
+
+    target: Path
+    notebooks: int
+    notes: int
+    resources: int
+
+
+@dataclass
+class _Plan:
+    dirs: dict[str, str]
+    """Folder id → directory, relative to the target (POSIX separators)."""
+    files: dict[str, str]
+    """Note id → file path, relative to the target."""
+    resources: dict[str, tuple[Resource, str]]
+    """Resource id → the resource and its path relative to the target."""
+
+
+def _check_target(target: Path) -> Path:
+    """The resolved target; refuses a file, a foreign non-empty folder, or links that lead out of it."""
+    if not target.exists():
+        if target.is_symlink():
+            raise TransferError(f"{target} is a broken symbolic link")
+        return target.absolute()
+    root = target.resolve()
+    if not root.is_dir():
+        raise TransferError(f"{target} exists and is not a folder")
+    try:
+        entries = list(root.iterdir())
+    except OSError as exc:
+        raise TransferError(f"cannot read the folder {target}: {exc.strerror or exc}") from exc
+    if entries and not (root / EXPORT_MARKER).is_file():
+        raise TransferError(
+            f"{target} is not empty and is not a previous noted export; pick an empty or new folder"
+        )
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            if path.is_symlink() and not inside(path, root):
+                raise TransferError(f"{path} is a link that leads outside {target}; refusing to export there")
+    return root
+
+
+def _plan_dirs(folders: list[Folder]) -> dict[str, str]:
+    ids = {f.id for f in folders}
+    children: dict[str, list[Folder]] = {}
+    for folder in folders:
+        children.setdefault(folder.parent_id if folder.parent_id in ids else "", []).append(folder)
+    dirs: dict[str, str] = {}
+
+    def walk(parent_id: str, parent_dir: str) -> None:
+        taken = {RESOURCES_DIR.casefold()} if not parent_dir else set()
+        for folder in sorted(children.get(parent_id, []), key=lambda f: (f.title.casefold(), f.id)):
+            if folder.id in dirs:
+                continue
+            name = unique_name(safe_name(folder.title, "Notebook"), "", taken)
+            dirs[folder.id] = posixpath.join(parent_dir, name)
+            walk(folder.id, dirs[folder.id])
+
+    walk("", "")
+    return dirs
+
+
+def _all_notes(store: Store) -> list[Note]:
+    ids = [m.id for m in store.list_notes()]
+    notes: list[Note] = []
+    for i in range(0, len(ids), _BATCH):
+        notes.extend(store.get_notes(ids[i : i + _BATCH]))
+    return notes
+
+
+def _plan(store: Store, folders: list[Folder], notes: list[Note]) -> _Plan:
+    dirs = _plan_dirs(folders)
+    files: dict[str, str] = {}
+    taken: dict[str, set[str]] = {}
+    for note in sorted(notes, key=lambda n: (n.title.casefold(), n.id)):
+        folder_dir = dirs.get(note.parent_id, "")
+        names = taken.setdefault(folder_dir, set())
+        files[note.id] = posixpath.join(folder_dir, unique_name(safe_name(note.title), ".md", names))
+    resources: dict[str, tuple[Resource, str]] = {}
+    for note in notes:
+        for item_id in linked_ids(note.body) - files.keys() - resources.keys():
+            try:
+                resource = store.get_resource(item_id)
+            except NotFoundError:
+                continue
+            suffix = f".{resource.file_extension}" if resource.file_extension else ""
+            resources[item_id] = (resource, f"{RESOURCES_DIR}/{resource.id}{suffix}")
+    return _Plan(dirs, files, resources)
+
+
+def _rewrite(body: str, own_path: str, plan: _Plan) -> str:
+    """``:/id`` link targets replaced by paths relative to the note's own file."""
+    here = posixpath.dirname(own_path) or "."
+    replacements = []
+    for span in link_spans(body):
+        target = span.target.strip("<>")
+        if not target.startswith(":/") or len(target) < 34:
+            continue
+        item_id, rest = target[2:34], target[34:]
+        dest = plan.files.get(item_id) or (plan.resources[item_id][1] if item_id in plan.resources else None)
+        if dest is None:
+            continue
+        relative = quote(posixpath.relpath(dest, here), safe="/")
+        replacements.append((span, relative + rest))
+    return replace_spans(body, replacements)
+
+
+def _note_text(note: Note, tags: list[str], own_path: str, plan: _Plan) -> str:
+    fields = {
+        "id": note.id,
+        "title": note.title,
+        "tags": tags,
+        "created": iso_utc(note.user_created_time),
+        "updated": iso_utc(note.user_updated_time),
+        "is_todo": note.is_todo,
+        "todo_due": iso_utc(note.todo_due) if note.todo_due else None,
+        "todo_completed": iso_utc(note.todo_completed) if note.todo_completed else None,
+        "source_url": note.source_url,
+    }
+    return dump_front_matter(fields) + _rewrite(note.body, own_path, plan)
+
+
+def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], plan: _Plan) -> None:
+    marker = {"format": FORMAT, "version": 1, "exported": iso_utc(now_ms())}
+    (stage / EXPORT_MARKER).write_text(dump_yaml(marker), encoding="utf-8")
+    for folder in folders:
+        directory = stage / plan.dirs[folder.id]
+        directory.mkdir(parents=True, exist_ok=True)
+        meta = {"id": folder.id, "title": folder.title}
+        (directory / NOTEBOOK_MARKER).write_text(dump_yaml(meta), encoding="utf-8")
+    tags_of = tags_by_note(store)
+    for note in notes:
+        path = stage / plan.files[note.id]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tags = sorted(tags_of.get(note.id, []), key=str.casefold)
+        path.write_text(_note_text(note, tags, plan.files[note.id], plan), encoding="utf-8", newline="")
+    if plan.resources:
+        (stage / RESOURCES_DIR).mkdir(exist_ok=True)
+    for resource, rel in plan.resources.values():
+        try:
+            shutil.copyfile(store.resource_path(resource.id), stage / rel)
+        except FileNotFoundError:
+            (stage / rel).write_bytes(store.read_resource(resource.id))  # raises a clear NotFoundError
+
+
+def _swap(stage: Path, root: Path) -> None:
+    """Put the staged export where the target is, replacing an empty folder or a previous export."""
+    if not root.exists():
+        os.replace(stage, root)
+        return
+    if not any(root.iterdir()):
+        root.rmdir()
+        os.replace(stage, root)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{root.name}.noted-old-", dir=root.parent))
+    old.rmdir()
+    os.replace(root, old)
+    try:
+        os.replace(stage, root)
+    except OSError:
+        os.replace(old, root)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def export_markdown(store: Store, target: Path) -> ExportReport:
+    """Write every notebook and note (not the trash) under ``target``.
+
+    ``target`` must be missing, empty, or a previous noted export (which is replaced).
+
+    Raises:
+        TransferError: the target is unusable, or a link inside it leads outside it; nothing is written.
+    """
+    root = _check_target(target)
+    folders = store.list_folders()
+    notes = _all_notes(store)
+    plan = _plan(store, folders, notes)
+    for rel in [*plan.dirs.values(), *plan.files.values(), *(r for _, r in plan.resources.values())]:
+        if rel.startswith(("/", "../")) or "/../" in f"/{rel}/":
+            raise TransferError(f"refusing to write {rel}: it would land outside {target}")
+    try:
+        root.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{root.name}.noted-export-", dir=root.parent))
+        # mkdtemp makes a private folder; give the export the permissions its place would have.
+        stage.chmod((root if root.exists() else root.parent).stat().st_mode & 0o7777)
+    except OSError as exc:
+        raise TransferError(f"cannot write next to {target}: {exc.strerror or exc}") from exc
+    try:
+        _write(stage, store, folders, notes, plan)
+        _swap(stage, root)
+    except OSError as exc:
+        raise TransferError(f"cannot write the export to {target}: {exc.strerror or exc}") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            if stage.exists():
+                shutil.rmtree(stage)
+    return ExportReport(root, len(folders), len(notes), len(plan.resources))

@@ -1,0 +1,326 @@
+"""The reading half of an import: walk a folder, parse its files, match them to what the store holds.
+
+Nothing here writes. Every check that can refuse the input (an unreadable file, invalid front
+matter, a link or symbolic link that leads outside the folder, two files claiming one id) runs
+here, so a refused import has changed nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+import yaml
+
+from noted.errors import NotFoundError
+from noted.models import Note, new_id
+from noted.store.protocol import Store
+from noted.store.transfer.common import (
+    EXPORT_MARKER,
+    NOTE_SUFFIXES,
+    NOTEBOOK_MARKER,
+    RESOURCES_DIR,
+    FrontMatter,
+    TransferError,
+    inside,
+    is_id,
+    lexically_inside,
+    link_spans,
+    load_yaml,
+    parse_note_file,
+    replace_spans,
+)
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_ID_IN_NAME = re.compile(r"[0-9a-f]{32}")
+
+
+@dataclass
+class ScanDir:
+    """A directory that becomes (or matches) a notebook."""
+
+    key: str
+    """The directory relative to the source (``""`` for the source itself)."""
+    title: str
+    parent_key: str | None
+    """The parent directory's key, or None for a top-level notebook."""
+    marker_id: str | None = None
+    folder_id: str | None = None
+    """The existing notebook it matches, or None when one is to be created."""
+
+
+@dataclass
+class ScanFile:
+    """A note file, parsed, with the note it matches (if any) and the id it will have."""
+
+    path: Path
+    rel: str
+    dir_key: str
+    front: FrontMatter
+    title: str
+    body: str
+    line_offset: int
+    mtime: int
+    note_id: str = ""
+    existing: Note | None = None
+
+
+@dataclass
+class ScanAttachment:
+    """A local file linked from a note: an attachment already stored, or one to add."""
+
+    path: Path
+    token: str
+    existing_id: str | None
+
+
+@dataclass
+class Scan:
+    """Everything an import will do, worked out before anything is written."""
+
+    store: Store
+    root: Path
+    dirs: dict[str, ScanDir] = field(default_factory=dict)
+    files: list[ScanFile] = field(default_factory=list)
+    attachments: dict[Path, ScanAttachment] = field(default_factory=dict)
+    by_digest: dict[str, ScanAttachment] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
+
+def _read_text(scan: Scan, path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TransferError(f"cannot read {scan.rel(path)}: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8-sig").replace("\r\n", "\n")
+    except UnicodeDecodeError as exc:
+        raise TransferError(f"{scan.rel(path)}: not UTF-8 text (byte {exc.start})") from exc
+
+
+def _read_marker(scan: Scan, path: Path) -> dict[str, object]:
+    try:
+        data = load_yaml(_read_text(scan, path))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise TransferError(f"{scan.rel(path)}: line {line}: invalid notebook file") from exc
+    return data if isinstance(data, dict) else {}
+
+
+def _check_link(scan: Scan, path: Path) -> None:
+    if path.is_symlink() and not inside(path, scan.root):
+        raise TransferError(
+            f"{scan.rel(path)} is a link that leads outside {scan.root}; nothing was imported"
+        )
+
+
+def _walk(scan: Scan, is_export: bool) -> None:
+    """Collect note files and the directories that hold them (directly or below)."""
+
+    def unreadable(exc: OSError) -> None:
+        where = scan.rel(Path(exc.filename)) if exc.filename else str(scan.root)
+        raise TransferError(f"cannot read the folder {where}: {exc.strerror or exc}")
+
+    for dirpath, dirnames, filenames in os.walk(scan.root, onerror=unreadable):
+        here = Path(dirpath)
+        key = scan.rel(here) if here != scan.root else ""
+        kept = []
+        for name in sorted(dirnames):
+            if name.startswith(".") or (key == "" and name == RESOURCES_DIR):
+                continue
+            _check_link(scan, here / name)
+            if not (here / name).is_symlink():
+                kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            path = here / name
+            if name.startswith(".") or path.suffix.lower() not in NOTE_SUFFIXES:
+                continue
+            _check_link(scan, path)
+            _add_file(scan, path, key)
+    used = {f.dir_key for f in scan.files}
+    for key in sorted({k for used_key in used for k in _ancestors(used_key)}):
+        _add_dir(scan, key, is_export)
+
+
+def _ancestors(key: str) -> list[str]:
+    parts = key.split("/") if key else []
+    return [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
+    if key == "" and is_export and not any(f.dir_key == "" for f in scan.files):
+        return  # an export's root is not a notebook unless notes sit loose in it
+    parent: str | None = key.rsplit("/", 1)[0] if "/" in key else ""
+    if key == "" or (parent == "" and is_export):
+        parent = None
+    entry = ScanDir(key, Path(key).name if key else scan.root.name, parent)
+    marker = scan.root / key / NOTEBOOK_MARKER
+    if key and marker.is_file():
+        _check_link(scan, marker)
+        data = _read_marker(scan, marker)
+        title = data.get("title")
+        if isinstance(title, str) and title.strip() and "\n" not in title:
+            entry.title = title.strip()
+        marker_id = data.get("id")
+        if isinstance(marker_id, str) and is_id(marker_id):
+            entry.marker_id = marker_id
+    scan.dirs[key] = entry
+
+
+def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
+    text = _read_text(scan, path)
+    rel = scan.rel(path)
+    front, body = parse_note_file(text, rel)
+    title = front.title or path.stem.strip() or "Untitled"
+    offset = text[: len(text) - len(body)].count("\n")
+    try:
+        mtime = int(path.stat().st_mtime * 1000)
+    except OSError as exc:
+        raise TransferError(f"cannot read {rel}: {exc.strerror or exc}") from exc
+    scan.files.append(ScanFile(path, rel, dir_key, front, title, body, offset, mtime))
+
+
+def _match_dirs(scan: Scan) -> None:
+    live = [f for f in scan.store.list_folders() if not f.is_trashed]
+    by_id = {f.id: f for f in live}
+    for key in sorted(scan.dirs, key=lambda k: (k.count("/") if k else -1, k)):
+        entry = scan.dirs[key]
+        if entry.marker_id in by_id:
+            entry.folder_id = entry.marker_id
+            continue
+        parent_id: str | None = ""
+        if entry.parent_key is not None:
+            parent_id = scan.dirs[entry.parent_key].folder_id
+        if parent_id is None:
+            continue  # under a notebook still to be created: nothing to match
+        same = [f for f in live if f.parent_id == parent_id and f.title == entry.title]
+        entry.folder_id = same[0].id if same else None
+
+
+def _match_notes(scan: Scan) -> None:
+    """Match each file to a note: by front-matter id first, else by notebook and title."""
+    claimed: dict[str, str] = {}
+    for file in scan.files:
+        note_id = file.front.id
+        if note_id is None:
+            continue
+        if note_id in claimed:
+            raise TransferError(f'{file.rel} and {claimed[note_id]} both have the id "{note_id}"')
+        claimed[note_id] = file.rel
+        try:
+            file.existing = scan.store.get_note(note_id)
+        except NotFoundError:
+            file.existing = None
+    by_folder: dict[str, list[Note]] = {}
+    for file in scan.files:
+        if file.existing is None:
+            file.existing = _by_title(scan, file, by_folder, claimed)
+        file.note_id = file.existing.id if file.existing else file.front.id or new_id()
+
+
+def _by_title(
+    scan: Scan, file: ScanFile, by_folder: dict[str, list[Note]], claimed: dict[str, str]
+) -> Note | None:
+    folder_id = scan.dirs[file.dir_key].folder_id
+    if folder_id is None:
+        return None
+    if folder_id not in by_folder:
+        metas = scan.store.list_notes(folder_id=folder_id)
+        by_folder[folder_id] = scan.store.get_notes([m.id for m in metas])
+    for note in by_folder[folder_id]:
+        if note.title == file.title and note.id not in claimed:
+            claimed[note.id] = file.rel  # two files never match one note
+            return note
+    return None
+
+
+def scan_folder(store: Store, source: Path) -> Scan:
+    """Read and check everything under ``source``; write nothing."""
+    if not source.is_dir():
+        raise TransferError(f"{source} is not a folder")
+    scan = Scan(store, source.resolve())
+    is_export = (scan.root / EXPORT_MARKER).is_file()
+    _walk(scan, is_export)
+    if not scan.files:
+        raise TransferError(f"found no .md, .markdown or .txt files in {source}")
+    _match_dirs(scan)
+    _match_notes(scan)
+    paths = {f.path.resolve(): f.note_id for f in scan.files}
+    for file in scan.files:
+        file.body = _rewrite_links(scan, file, paths)
+    return scan
+
+
+def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
+    """Relative links to notes become ``:/id``; to other local files, attachments (``:/id`` too)."""
+    replacements = []
+    for span in link_spans(file.body):
+        target = span.target.strip().strip("<>").strip()
+        if not target or target.startswith(("#", ":/")) or _SCHEME.match(target):
+            continue
+        path_part, _, fragment = target.partition("#")
+        path_part = path_part.split("?", 1)[0]
+        if not path_part:
+            continue
+        line = file.line_offset + file.body.count("\n", 0, span.start) + 1
+        candidate = os.path.join(str(file.path.parent), unquote(path_part))
+        if not lexically_inside(candidate, str(scan.root)):
+            raise TransferError(f'{file.rel}: line {line}: the link "{target}" leads outside {scan.root}')
+        linked = Path(candidate)
+        if not linked.exists():
+            scan.warnings.append(f'{file.rel}: line {line}: the link "{target}" names no file; left as it is')
+            continue
+        if not inside(linked, scan.root):
+            raise TransferError(f'{file.rel}: line {line}: the link "{target}" leads outside {scan.root}')
+        if linked.is_dir():
+            continue
+        resolved = linked.resolve()
+        if resolved.suffix.lower() in NOTE_SUFFIXES:
+            if resolved in notes:
+                replacements.append((span, f":/{notes[resolved]}" + (f"#{fragment}" if fragment else "")))
+            continue
+        replacements.append((span, f":/{_attachment(scan, resolved, file.existing)}"))
+    return replace_spans(file.body, replacements)
+
+
+def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
+    """The id of an attachment already in the store with the same bytes, else a placeholder token."""
+    known = scan.attachments.get(path)
+    if known is not None:
+        return known.existing_id or known.token
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TransferError(f"cannot read {scan.rel(path)}: {exc.strerror or exc}") from exc
+    digest = hashlib.sha256(data).hexdigest()
+    existing_id = _existing_resource(scan.store, path, data, existing)
+    if existing_id is None and digest in scan.by_digest:
+        scan.attachments[path] = scan.by_digest[digest]
+        return scan.by_digest[digest].token
+    attachment = ScanAttachment(path, f"\x00noted-attachment-{len(scan.attachments)}\x00", existing_id)
+    scan.attachments[path] = attachment
+    scan.by_digest.setdefault(digest, attachment)
+    return existing_id or attachment.token
+
+
+def _existing_resource(store: Store, path: Path, data: bytes, note: Note | None) -> str | None:
+    """A resource with these bytes: named by the id in the file name (an export), or linked by ``note``."""
+    candidates = [m.group(0) for m in _ID_IN_NAME.finditer(path.stem.lower())]
+    if note is not None:
+        candidates += [r.id for r in store.list_resources(note_id=note.id) if r.size == len(data)]
+    for resource_id in candidates:
+        try:
+            if store.read_resource(resource_id) == data:
+                return resource_id
+        except NotFoundError:
+            continue
+    return None

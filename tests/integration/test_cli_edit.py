@@ -1,0 +1,112 @@
+"""``noted edit`` through ``$EDITOR``: saving, no change, a refused concurrent change, editor failures.
+
+The editors are small Python scripts, so the tests run the real subprocess path the command uses.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from tests.support.cli import Cli, env_with_src
+
+APPEND = """
+import pathlib, sys
+path = pathlib.Path(sys.argv[-1])
+path.write_text(path.read_text(encoding="utf-8") + "typed in the editor\\n", encoding="utf-8")
+"""
+
+# Changes the note through another process (as a TUI or an MCP server would) while "editing".
+CONCURRENT = """
+import os, pathlib, subprocess, sys
+path = pathlib.Path(sys.argv[-1])
+subprocess.run(
+    [sys.executable, "-m", "noted", "--profile", os.environ["NOTED_TEST_PROFILE"], "edit",
+     os.environ["NOTED_TEST_NOTE"], "--append", "written by another process"],
+    check=True,
+)
+path.write_text(path.read_text(encoding="utf-8") + "typed in the editor\\n", encoding="utf-8")
+"""
+
+
+def editor(tmp_path: Path, source: str) -> str:
+    script = tmp_path / "editor.py"
+    script.write_text(source, encoding="utf-8")
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    monkeypatch.delenv("VISUAL", raising=False)
+    # The edit's temporary file goes here, so the tests can see it removed or kept.
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    return Cli(tmp_path / "profile", capsys)
+
+
+def test_editor_saves_the_edited_body(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    note = cli.ok("create", "Diary", "--body", "first line\n").out.strip()
+    monkeypatch.setenv("EDITOR", editor(tmp_path, APPEND))
+    assert cli.ok("edit", note).out == 'saved "Diary"\n'
+    assert cli.json("show", note)["body"] == "first line\ntyped in the editor\n"
+    assert cli.json("history", note)[0]["actor"] == "user"
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_visual_is_used_when_editor_is_unset(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = cli.ok("create", "Diary", "--body", "x\n").out.strip()
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setenv("VISUAL", editor(tmp_path, APPEND))
+    cli.ok("edit", note)
+    assert cli.json("show", note)["body"] == "x\ntyped in the editor\n"
+
+
+def test_unchanged_file_saves_nothing(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    note = cli.ok("create", "Diary", "--body", "x\n").out.strip()
+    monkeypatch.setenv("EDITOR", editor(tmp_path, "pass"))
+    before = cli.cursor()
+    assert cli.ok("edit", note).out == "no change\n"
+    assert cli.cursor() == before
+
+
+def test_concurrent_change_is_refused_and_the_text_kept(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = cli.ok("create", "Shared", "--body", "base\n").out.strip()
+    monkeypatch.setenv("EDITOR", editor(tmp_path, CONCURRENT))
+    for key, value in env_with_src(NOTED_TEST_PROFILE=str(cli.profile), NOTED_TEST_NOTE=note).items():
+        monkeypatch.setenv(key, value)
+    result = cli("edit", note)
+    assert result.code == 1
+    assert result.err.count("\n") == 1 and "changed while you edited it" in result.err
+    kept = Path(result.err.split("kept in ")[1].split(" (")[0])
+    assert kept.parent == tmp_path / "tmp"
+    # Nothing is lost: the other process's change is saved, the edited text is in the kept file.
+    assert kept.read_text(encoding="utf-8") == "base\ntyped in the editor\n"
+    body = cli.json("show", note)["body"]
+    assert body == "base\nwritten by another process" and "typed in the editor" not in body
+
+
+def test_failing_editor_saves_nothing(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    note = cli.ok("create", "Diary", "--body", "x\n").out.strip()
+    monkeypatch.setenv("EDITOR", editor(tmp_path, APPEND + "\nsys.exit(3)\n"))
+    before = cli.cursor()
+    result = cli("edit", note)
+    assert result.code == 2 and "exited with status 3" in result.err and result.err.count("\n") == 1
+    assert cli.cursor() == before
+    kept = Path(result.err.split("text is in ")[1].strip())
+    assert kept.read_text(encoding="utf-8") == "x\ntyped in the editor\n"
+
+
+def test_missing_editor_is_a_clear_error(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    note = cli.ok("create", "Diary").out.strip()
+    monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor"))
+    before = cli.cursor()
+    result = cli("edit", note)
+    assert result.code == 2 and "cannot start the editor" in result.err and "$EDITOR" in result.err
+    assert cli.cursor() == before
