@@ -21,6 +21,12 @@ from noted.tools import Scope, ToolContext, ToolRegistry, ToolResult, all_tools,
 from noted.tools.base import Payload
 
 ACTOR = "assistant:chat-1"
+ISSUE_TOOLS = {  # the names issue 4 makes a public contract
+    "search_notes", "semantic_search_notes", "read_note", "read_notes", "list_notebooks", "list_tags",
+    "list_notebook_notes", "note_history", "create_note", "create_notebook", "update_note", "delete_note",
+    "restore_note", "manage_tags", "editor_read_note", "editor_append", "editor_insert_before",
+    "editor_insert_after", "editor_replace", "editor_replace_selection",
+}  # fmt: skip
 WRITE_TOOLS = ("create_note", "create_notebook", "update_note", "delete_note", "restore_note", "manage_tags")
 
 

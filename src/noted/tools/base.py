@@ -8,8 +8,8 @@ plain functions; ``ToolRegistry.call`` (async) runs them in a worker thread.
 Two error channels:
 
 - ``ToolError``: a failure the model should see and can recover from ("note not found",
-  "anchor matches twice"). It becomes a tool result marked as an error. The store's own
-  ``NotedError``\\ s (not found, invalid input, conflict) travel the same channel.
+  "anchor matches twice"). It becomes a tool result marked as an error. The errors of
+  ``noted.errors`` that the store raises (not found, invalid input, conflict) travel the same way.
 - Any other exception is a bug: logged with its stack and reported as an internal error whose
   text carries no stack and no internals.
 

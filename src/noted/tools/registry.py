@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -84,8 +85,8 @@ class ToolRegistry:
         for tool in tools:
             if tool.name in self._tools:
                 raise ValueError(f"tool {tool.name} is declared twice")
-            Draft202012Validator.check_schema(tool.input_schema)
-            Draft202012Validator.check_schema(tool.output_schema)
+            _check_schema(tool.input_schema)
+            _check_schema(tool.output_schema)
             self._tools[tool.name] = tool
             self._validators[tool.name] = Draft202012Validator(tool.input_schema)
             self._output_validators[tool.name] = Draft202012Validator(tool.output_schema)
@@ -141,6 +142,8 @@ class ToolRegistry:
         if not self.available(tool, ctx):
             why = "an open note with a selection" if ctx.editor is not None else "a chat about an open note"
             return ToolResult(name, REFUSED, message=f'"{name}" works only in {why}')
+        if arguments is not None and not isinstance(arguments, Mapping):
+            return ToolResult(name, ERROR, message="the arguments must be a JSON object")
         args = dict(arguments or {})
         problem = self.validate(tool, args)
         if problem is not None:
@@ -183,6 +186,22 @@ class ToolRegistry:
         if error is None:
             return None
         return describe_validation_error(error), _field_of(error)
+
+
+_CHECKED: set[str] = set()
+_CHECKED_LOCK = threading.Lock()
+
+
+def _check_schema(schema: Payload) -> None:
+    """Check a schema against the JSON Schema meta-schema, once per process per distinct schema
+    (the check costs tens of milliseconds, and every registry declares the same tools)."""
+    key = json.dumps(schema, sort_keys=True)
+    with _CHECKED_LOCK:
+        if key in _CHECKED:
+            return
+    Draft202012Validator.check_schema(schema)
+    with _CHECKED_LOCK:
+        _CHECKED.add(key)
 
 
 def _field_of(error: ValidationError) -> str | None:

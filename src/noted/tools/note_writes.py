@@ -1,0 +1,365 @@
+"""The tools that change notes: ``create_note``, ``update_note``, ``delete_note``, ``restore_note``
+and ``manage_tags``. All are off until the person switches them on.
+
+Every write goes through the store with ``ctx.actor``, so the change feed and the revisions show
+who did it. In a scope, a note can only be created in, moved to or found in a visible notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from noted.errors import ConflictError
+from noted.models import Folder, NoteDraft, NotePatch, now_ms
+from noted.tools import schema as s
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import (
+    iso,
+    match_positions,
+    parse_time,
+    times,
+    view,
+    visible_folder,
+    visible_note,
+    write_result,
+)
+from noted.tools.scope import ScopeView
+
+BODY_MODES = ("body", "append", "prepend", "replace_text")
+_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
+
+# create_note ----------------------------------------------------------------------------------------
+
+
+def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> tuple[Folder, bool]:
+    """The notebook a new note goes in, and whether it had to be created."""
+    if "notebook_id" in args and "notebook_title" in args:
+        raise ToolError('give "notebook_id" or "notebook_title", not both', field="notebook_title")
+    if "notebook_id" in args:
+        return visible_folder(ctx, scope, args["notebook_id"]), False
+    live = scope.visible_folders(ctx.store.list_folders())
+    if "notebook_title" not in args:
+        if len(live) == 1:
+            return live[0], False
+        raise ToolError(
+            "say which notebook the note goes in: notebook_id (list_notebooks lists them) or "
+            "notebook_title (an existing title, or a new notebook to create)",
+            field="notebook_id",
+        )
+    title = str(args["notebook_title"]).strip()
+    same = [f for f in live if f.title == title]
+    if len(same) > 1:
+        listed = ", ".join(f.id for f in same)
+        raise ToolError(
+            f'{len(same)} notebooks are titled "{title}" (ids {listed}); pass notebook_id instead',
+            field="notebook_title",
+        )
+    if same:
+        return same[0], False
+    if not scope.unrestricted:
+        raise ToolError(
+            f'no notebook titled "{title}" among those you can see, and a new top-level notebook would '
+            "be outside them: create it with create_notebook(parent_id=...) or pick one from list_notebooks",
+            field="notebook_title",
+        )
+    return ctx.store.create_folder(title, actor=ctx.actor), True
+
+
+def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    folder, created = _target_notebook(ctx, view(ctx), args)
+    draft = NoteDraft(
+        title=args["title"],
+        body=args.get("body", ""),
+        parent_id=folder.id,
+        is_todo=bool(args.get("is_todo", False)),
+        tags=tuple(args.get("tags", ())),
+    )
+    note = ctx.store.create_note(draft, actor=ctx.actor)
+    return {**write_result(ctx, note), "notebook_created": created}
+
+
+CREATE_NOTE = Tool(
+    name="create_note",
+    title="Create a note",
+    description=(
+        "Create a note (or a to-do with is_todo=true) with a Markdown body. Put it in a notebook by "
+        "notebook_id, or by notebook_title: a notebook with exactly that title is used, and one is "
+        "created at the top level when none has it (notebook_created says so). With neither, the "
+        "note goes in the only notebook if there is just one. tags are tag titles; missing tags "
+        "are created. Returns the new note's id and updated_time."
+    ),
+    input_schema=s.obj(
+        {
+            "title": s.string("The note's title (one line).", maxLength=s.MAX_TITLE),
+            "body": s.text("The note's Markdown text."),
+            "notebook_id": s.notebook_id("The notebook to put it in."),
+            "notebook_title": s.string(
+                "The title of the notebook to put it in; created when no notebook has it.",
+                minLength=1,
+                maxLength=s.MAX_TITLE,
+            ),
+            "is_todo": s.boolean("True for a to-do (a note with a checkbox).", default=False),
+            "tags": s.tag_list("Tag titles to put on it; missing tags are created."),
+        },
+        ("title",),
+    ),
+    output_schema=s.obj(
+        {**s.WRITE_RESULT, "notebook_created": s.boolean()}, (*s.WRITE_REQUIRED, "notebook_created")
+    ),
+    annotations=Annotations(read_only=False, destructive=False, idempotent=False),
+    handler=_create_note,
+    examples=(
+        {"title": "Groceries", "body": "- eggs\n- milk", "notebook_title": "Home", "tags": ["shopping"]},
+        {"title": "Call the plumber", "notebook_id": _EXAMPLE_ID, "is_todo": True},
+    ),
+)
+
+
+# update_note ----------------------------------------------------------------------------------------
+
+
+def _stale(title: str, base: int, current: int) -> ToolError:
+    return ToolError(
+        f'note "{title}" has changed since you read it (you read the version of {iso(base)}, it is now '
+        f"{iso(current)}); nothing was written. Call read_note again and redo your change on what it "
+        "says now.",
+        field="base_updated_time",
+    )
+
+
+def _patch(
+    ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any], body: str, is_todo: bool
+) -> NotePatch:
+    """The store patch for ``args``, with ``replace_text`` resolved against the current ``body``."""
+    new_body = args.get("body")
+    if "replace_text" in args:
+        find, replace = args["replace_text"]["find"], args["replace_text"]["replace"]
+        found = match_positions(body, find)
+        if len(found) != 1:
+            advice = (
+                "Copy the exact text from read_note (spaces and line breaks count)."
+                if not found
+                else "Include more of the surrounding text so that it matches once."
+            )
+            raise ToolError(
+                f"replace_text.find matches {times(len(found))} in the note; it must match exactly once. {advice}",
+                field="replace_text.find",
+            )
+        new_body = body[: found[0]] + replace + body[found[0] + len(find) :]
+    parent = visible_folder(ctx, scope, args["notebook_id"]).id if "notebook_id" in args else None
+    completed = None
+    if "todo_completed" in args:
+        if not is_todo:
+            raise ToolError("this note is not a to-do, so it cannot be completed", field="todo_completed")
+        completed = now_ms() if args["todo_completed"] else 0
+    return NotePatch(
+        title=args.get("title"),
+        body=new_body,
+        append=args.get("append"),
+        prepend=args.get("prepend"),
+        parent_id=parent,
+        todo_completed=completed,
+    )
+
+
+def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    note = visible_note(ctx, scope, args["id"])
+    modes = [m for m in BODY_MODES if m in args]
+    if len(modes) > 1:
+        raise ToolError(
+            f'"{modes[0]}" and "{modes[1]}" cannot be used together: give one of body, append, prepend '
+            "or replace_text per call",
+            field=modes[1],
+        )
+    changes = [k for k in ("title", *BODY_MODES, "notebook_id", "todo_completed") if k in args]
+    if not changes:
+        raise ToolError(
+            "nothing to change: give title, body, append, prepend, replace_text, notebook_id or todo_completed"
+        )
+    if note.is_trashed:
+        raise ToolError(f'note "{note.title}" is in the trash; restore_note brings it back first', field="id")
+    base = parse_time(args["base_updated_time"], "base_updated_time") if "base_updated_time" in args else None
+    if base is not None and base != note.updated_time:
+        raise _stale(note.title, base, note.updated_time)
+    patch = _patch(ctx, scope, args, note.body, note.is_todo)
+    if "replace_text" in args and base is None:
+        base = note.updated_time  # the replacement was computed on this version; never apply it to another
+    try:
+        updated = ctx.store.update_note(note.id, patch, actor=ctx.actor, base_updated_time=base)
+    except ConflictError as exc:
+        raise _stale(note.title, base or note.updated_time, exc.current_updated_time or 0) from exc
+    return {**write_result(ctx, updated), "changed": changes}
+
+
+UPDATE_NOTE = Tool(
+    name="update_note",
+    title="Update a note",
+    description=(
+        "Change a note. Give only what changes: title; the body in one of four ways (one per call): "
+        "body (replaces all of it), append (adds at the end, on a new line), prepend (adds at the "
+        "start), or replace_text {find, replace} (find must occur exactly once, else nothing changes "
+        "and the error says how many times it matched); notebook_id to move it; todo_completed "
+        "for a to-do. Pass base_updated_time = the updated_time read_note gave you: if the note "
+        "changed since, nothing is written and you are told to read it again. Prefer append or "
+        "replace_text over rewriting a whole body."
+    ),
+    input_schema=s.obj(
+        {
+            "id": s.note_id(),
+            "title": s.string("A new title (one line).", maxLength=s.MAX_TITLE),
+            "body": s.text("The whole new Markdown body."),
+            "append": s.text("Text to add at the end.", min_length=1),
+            "prepend": s.text("Text to add at the start.", min_length=1),
+            "replace_text": s.obj(
+                {
+                    "find": s.text("Exact text now in the body; must occur exactly once.", min_length=1),
+                    "replace": s.text("What to put in its place (empty to delete it)."),
+                },
+                ("find", "replace"),
+            ),
+            "notebook_id": s.notebook_id("Move the note to this notebook."),
+            "todo_completed": s.boolean("For a to-do: true marks it done, false not done."),
+            "base_updated_time": {
+                "type": ["string", "integer"],
+                "description": "The note's updated_time as read_note returned it; the update is refused "
+                "if the note changed since.",
+                "maxLength": 40,
+            },
+        },
+        ("id",),
+    ),
+    output_schema=s.obj(
+        {**s.WRITE_RESULT, "changed": s.array(s.string(), "The fields that were given.")},
+        (*s.WRITE_REQUIRED, "changed"),
+    ),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=False),
+    handler=_update_note,
+    examples=(
+        {"id": _EXAMPLE_ID, "append": "- call Ana about the budget"},
+        {
+            "id": _EXAMPLE_ID,
+            "replace_text": {"find": "due Friday", "replace": "due Monday"},
+            "base_updated_time": "2025-03-01T09:30:00.000Z",
+        },
+        {"id": _EXAMPLE_ID, "title": "Trip to Lisbon", "notebook_id": "fedcba9876543210fedcba9876543210"},
+        {"id": _EXAMPLE_ID, "todo_completed": True},
+    ),
+)
+
+
+# delete_note, restore_note --------------------------------------------------------------------------
+
+
+def _delete_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    note = visible_note(ctx, view(ctx), args["id"])
+    ctx.store.trash_note(note.id, actor=ctx.actor)
+    return write_result(ctx, ctx.store.get_note(note.id))
+
+
+DELETE_NOTE = Tool(
+    name="delete_note",
+    title="Delete a note",
+    description=(
+        "Move a note to the trash. It disappears from searches and listings; restore_note(id) "
+        "brings it back until the person empties the trash. Deleting a note already in the trash "
+        "changes nothing."
+    ),
+    input_schema=s.obj({"id": s.note_id()}, ("id",)),
+    output_schema=s.obj(s.WRITE_RESULT, s.WRITE_REQUIRED),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=True),
+    handler=_delete_note,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+
+def _restore_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    note = visible_note(ctx, view(ctx), args["id"])
+    restored = ctx.store.restore_note(note.id, actor=ctx.actor) if note.is_trashed else note
+    return write_result(ctx, restored)
+
+
+RESTORE_NOTE = Tool(
+    name="restore_note",
+    title="Restore a note from the trash",
+    description=(
+        "Bring a note back from the trash into its notebook (the notebook is restored too if it "
+        "was trashed). A note that is not in the trash is left as it is."
+    ),
+    input_schema=s.obj({"id": s.note_id()}, ("id",)),
+    output_schema=s.obj(s.WRITE_RESULT, s.WRITE_REQUIRED),
+    annotations=Annotations(read_only=False, destructive=False, idempotent=True),
+    handler=_restore_note,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+
+# manage_tags ----------------------------------------------------------------------------------------
+
+
+def _manage_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    note = visible_note(ctx, view(ctx), args["note_id"], field="note_id")
+    add: list[str] = [t.strip() for t in args.get("add", ())]
+    remove: list[str] = [t.strip() for t in args.get("remove", ())]
+    if not add and not remove:
+        raise ToolError('give tag titles to "add", to "remove", or both', field="add")
+    both = {t.casefold() for t in add} & {t.casefold() for t in remove}
+    if both:
+        raise ToolError(f"a tag cannot be both added and removed: {', '.join(sorted(both))}", field="remove")
+    if note.is_trashed:
+        raise ToolError(
+            f'note "{note.title}" is in the trash; restore_note brings it back first', field="note_id"
+        )
+    before = {t.title.casefold() for t in ctx.store.note_tags(note.id)}
+    if add:
+        ctx.store.tag_note(note.id, add, actor=ctx.actor)
+    if remove:
+        ctx.store.untag_note(note.id, remove, actor=ctx.actor)
+    after = [t.title for t in ctx.store.note_tags(note.id)]
+    return {
+        "note_id": note.id,
+        "title": note.title,
+        "tags": after,
+        "added": [t for t in after if t.casefold() not in before],
+        "removed": [t for t in remove if t.casefold() in before],
+        "not_on_note": [t for t in remove if t.casefold() not in before],
+    }
+
+
+MANAGE_TAGS = Tool(
+    name="manage_tags",
+    title="Add or remove tags",
+    description=(
+        "Add tags to a note and/or remove tags from it, by tag title (case does not matter). Tags "
+        "that do not exist yet are created on add. Returns the note's tags afterwards, what was "
+        "added and removed, and the titles to remove that were not on the note."
+    ),
+    input_schema=s.obj(
+        {
+            "note_id": s.note_id(),
+            "add": s.tag_list("Tag titles to add."),
+            "remove": s.tag_list("Tag titles to remove."),
+        },
+        ("note_id",),
+    ),
+    output_schema=s.obj(
+        {
+            "note_id": s.string(),
+            "title": s.string(),
+            "tags": s.array(s.string()),
+            "added": s.array(s.string()),
+            "removed": s.array(s.string()),
+            "not_on_note": s.array(s.string()),
+        },
+        ("note_id", "title", "tags", "added", "removed", "not_on_note"),
+    ),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=True),
+    handler=_manage_tags,
+    examples=(
+        {"note_id": _EXAMPLE_ID, "add": ["urgent", "work"]},
+        {"note_id": _EXAMPLE_ID, "add": ["done"], "remove": ["in progress"]},
+    ),
+)
+
+TOOLS = (CREATE_NOTE, UPDATE_NOTE, DELETE_NOTE, RESTORE_NOTE, MANAGE_TAGS)

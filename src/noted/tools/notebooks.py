@@ -1,0 +1,232 @@
+"""Listing tools (``list_notebooks``, ``list_tags``, ``list_notebook_notes``) and ``create_notebook``.
+
+In a scope, a notebook whose parent is out of scope shows ``parent_id: ""`` (the parent's id
+would itself be a leak), tags count only visible notes and a tag with none is not listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from noted.tools import schema as s
+from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import iso, view, visible_folder
+
+LIST_DEFAULT = 50
+LIST_MAX = 200
+
+# list_notebooks ------------------------------------------------------------------------------------
+
+
+def _list_notebooks(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    counts = ctx.store.folder_note_counts()
+    notebooks = [
+        {"id": f.id, "title": f.title, "parent_id": scope.parent_of(f), "note_count": counts.get(f.id, 0)}
+        for f in scope.visible_folders(ctx.store.list_folders())
+    ]
+    return {"notebooks": notebooks}
+
+
+LIST_NOTEBOOKS = Tool(
+    name="list_notebooks",
+    title="List notebooks",
+    description=(
+        'List every notebook as a flat list: id, title, parent_id ("" for a top-level notebook; '
+        "rebuild the tree from it) and note_count (notes directly inside, not in sub-notebooks). "
+        "Use the ids with list_notebook_notes, create_note, update_note or semantic_search_notes."
+    ),
+    input_schema=s.obj({}),
+    output_schema=s.obj(
+        {
+            "notebooks": s.array(
+                s.obj(
+                    {
+                        "id": s.string(),
+                        "title": s.string(),
+                        "parent_id": s.string(),
+                        "note_count": s.integer(),
+                    },
+                    ("id", "title", "parent_id", "note_count"),
+                )
+            )
+        },
+        ("notebooks",),
+    ),
+    annotations=READ,
+    handler=_list_notebooks,
+    examples=({},),
+)
+
+
+# list_tags -------------------------------------------------------------------------------------------
+
+
+def _list_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    tags: list[Payload] = []
+    for tag in ctx.store.list_tags(with_notes_only=True):
+        count = tag.note_count
+        if not scope.unrestricted:
+            count = sum(1 for n in ctx.store.list_notes(tag_id=tag.id) if scope.allows_note(n))
+        if count:
+            tags.append({"id": tag.id, "title": tag.title, "note_count": count})
+    return {"tags": tags}
+
+
+LIST_TAGS = Tool(
+    name="list_tags",
+    title="List tags",
+    description=(
+        "List the tags that are on at least one note, A to Z, with how many notes carry each. "
+        'Search a tag\'s notes with search_notes(query="tag:NAME") or semantic_search_notes(tag_id=...).'
+    ),
+    input_schema=s.obj({}),
+    output_schema=s.obj(
+        {
+            "tags": s.array(
+                s.obj(
+                    {"id": s.string(), "title": s.string(), "note_count": s.integer()},
+                    ("id", "title", "note_count"),
+                )
+            )
+        },
+        ("tags",),
+    ),
+    annotations=READ,
+    handler=_list_tags,
+    examples=({},),
+)
+
+
+# list_notebook_notes -------------------------------------------------------------------------------
+
+
+def _list_notebook_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    folder = visible_folder(ctx, view(ctx), args["notebook_id"])
+    limit = int(args.get("limit", LIST_DEFAULT))
+    offset = int(args.get("offset", 0))
+    metas = ctx.store.list_notes(folder_id=folder.id, limit=limit, offset=offset)
+    total = ctx.store.folder_note_counts().get(folder.id, 0)
+    notes = [
+        {
+            "id": m.id,
+            "title": m.title,
+            "updated_time": iso(m.user_updated_time or m.updated_time),
+            "is_todo": m.is_todo,
+            "todo_completed": bool(m.todo_completed),
+            "body_length": m.body_length,
+        }
+        for m in metas
+    ]
+    more = offset + len(notes) < total
+    out: Payload = {
+        "notebook_id": folder.id,
+        "notebook": folder.title,
+        "total": total,
+        "offset": offset,
+        "has_more": more,
+        "notes": notes,
+    }
+    if more:
+        out["next_offset"] = offset + len(notes)
+    return out
+
+
+LIST_NOTEBOOK_NOTES = Tool(
+    name="list_notebook_notes",
+    title="List a notebook's notes",
+    description=(
+        "List the notes directly inside one notebook (not its sub-notebooks), most recently "
+        "updated first: id, title, updated_time, to-do state and body_length. total counts them "
+        "all; page with offset (next_offset) when has_more is true. Read a note with read_note."
+    ),
+    input_schema=s.obj(
+        {
+            "notebook_id": s.notebook_id(),
+            "limit": s.integer(
+                f"The most notes to list (default {LIST_DEFAULT}).",
+                minimum=1,
+                maximum=LIST_MAX,
+                default=LIST_DEFAULT,
+            ),
+            "offset": s.integer("Notes to skip, for the next page.", minimum=0, default=0),
+        },
+        ("notebook_id",),
+    ),
+    output_schema=s.obj(
+        {
+            "notebook_id": s.string(),
+            "notebook": s.string(),
+            "total": s.integer(),
+            "offset": s.integer(),
+            "has_more": s.boolean(),
+            "next_offset": s.integer(),
+            "notes": s.array(
+                s.obj(
+                    {
+                        "id": s.string(),
+                        "title": s.string(),
+                        "updated_time": s.TIME,
+                        "is_todo": s.boolean(),
+                        "todo_completed": s.boolean(),
+                        "body_length": s.integer(),
+                    },
+                    ("id", "title", "updated_time", "is_todo", "todo_completed", "body_length"),
+                )
+            ),
+        },
+        ("notebook_id", "notebook", "total", "offset", "has_more", "notes"),
+    ),
+    annotations=READ,
+    handler=_list_notebook_notes,
+    examples=(
+        {"notebook_id": "0123456789abcdef0123456789abcdef"},
+        {"notebook_id": "0123456789abcdef0123456789abcdef", "limit": 100, "offset": 100},
+    ),
+)
+
+
+# create_notebook -----------------------------------------------------------------------------------
+
+
+def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    parent_id = args.get("parent_id") or ""
+    if parent_id:
+        visible_folder(ctx, scope, parent_id, field="parent_id")
+    elif not scope.unrestricted:
+        raise ToolError(
+            "you can only create notebooks inside the notebooks you can see: give parent_id "
+            "(list_notebooks lists them)",
+            field="parent_id",
+        )
+    folder = ctx.store.create_folder(args["title"], parent_id=parent_id, actor=ctx.actor)
+    return {"id": folder.id, "title": folder.title, "parent_id": folder.parent_id}
+
+
+CREATE_NOTEBOOK = Tool(
+    name="create_notebook",
+    title="Create a notebook",
+    description=(
+        "Create a notebook, at the top level or inside parent_id. Returns its id, for create_note "
+        "or update_note(notebook_id=...). Titles need not be unique; check list_notebooks first to "
+        "avoid a duplicate."
+    ),
+    input_schema=s.obj(
+        {
+            "title": s.string("The notebook's title (one line).", minLength=1, maxLength=s.MAX_TITLE),
+            "parent_id": s.notebook_id("The notebook to create it in; omit for the top level."),
+        },
+        ("title",),
+    ),
+    output_schema=s.obj(
+        {"id": s.string(), "title": s.string(), "parent_id": s.string()}, ("id", "title", "parent_id")
+    ),
+    annotations=Annotations(read_only=False, destructive=False, idempotent=False),
+    handler=_create_notebook,
+    examples=({"title": "Recipes"}, {"title": "2025", "parent_id": "0123456789abcdef0123456789abcdef"}),
+)
+
+TOOLS = (LIST_NOTEBOOKS, LIST_TAGS, LIST_NOTEBOOK_NOTES, CREATE_NOTEBOOK)

@@ -1,0 +1,259 @@
+"""The tools that read notes: ``read_note``, ``read_notes`` and ``note_history``.
+
+Bodies are capped (8,000 characters by default) and paged by offset; a long note can instead be
+read by its outline and one section at a time. Sections come from ``noted.markdown``, so a path
+given here is the path a search hit reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from noted.markdown import outline_lines, section_text
+from noted.tools import schema as s
+from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import (
+    DEFAULT_MAX_CHARS,
+    iso,
+    note_fields,
+    page,
+    pick_section,
+    view,
+    visible_note,
+)
+
+READ_NOTES_MAX_IDS = 20
+READ_NOTES_BUDGET = 8_000
+HISTORY_MAX = 100
+
+# The paging inputs shared with editor_read_note.
+READ_INPUTS: dict[str, Payload] = {
+    "outline": s.boolean(
+        "True: return only the outline, one line per heading: path<TAB>chars<TAB>heading. "
+        "Cannot be combined with section.",
+        default=False,
+    ),
+    "section": s.string(
+        'A section to read, with its subsections: a path from the outline ("1.2.1", "0" for text '
+        'before the first heading) or the exact heading text ("Shopping list").',
+        minLength=1,
+        maxLength=s.MAX_TITLE,
+    ),
+    "offset": s.integer("Character offset to start from (for the next page).", minimum=0, default=0),
+    "max_chars": s.integer(
+        f"The most characters to return (default {DEFAULT_MAX_CHARS}); 0 returns everything.",
+        minimum=0,
+        maximum=s.MAX_TEXT * 10,
+        default=DEFAULT_MAX_CHARS,
+    ),
+}
+READ_OUTPUTS: dict[str, Payload] = {
+    **s.PAGE_FIELDS,
+    "outline": s.string("With outline=true: one line per heading, path<TAB>chars<TAB>heading."),
+    "section": s.obj({"path": s.string(), "heading": s.string()}, ("path", "heading")),
+}
+
+
+def read_text(
+    body: str, args: Mapping[str, Any], how_to_continue: Callable[[int, str | None], str]
+) -> Payload:
+    """The outline, a section or a page of ``body``, as ``args`` (``READ_INPUTS``) ask.
+
+    ``how_to_continue(offset, section)`` names the call that reads on from ``offset``.
+    """
+    want_outline = bool(args.get("outline", False))
+    key: str | None = args.get("section")
+    if want_outline and key is not None:
+        raise ToolError(
+            '"outline" and "section" cannot be used together: ask for the outline first, then read '
+            "one section from it",
+            field="section",
+        )
+    if want_outline:
+        return {"outline": "\n".join(outline_lines(body)), "body_length": len(body)}
+    offset = int(args.get("offset", 0))
+    max_chars = int(args.get("max_chars", DEFAULT_MAX_CHARS))
+    if key is None:
+        return page(body, offset, max_chars, how_to_continue=lambda at: how_to_continue(at, None))
+    found = pick_section(body, key)
+    part = section_text(body, found)
+    paged = page(part, offset, max_chars, how_to_continue=lambda at: how_to_continue(at, found.path))
+    return {"section": {"path": found.path, "heading": found.heading}, **paged}
+
+
+# read_note ----------------------------------------------------------------------------------------
+
+
+def _read_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    note = visible_note(ctx, view(ctx), args["id"])
+
+    def how(offset: int, section: str | None) -> str:
+        where = f', section="{section}"' if section is not None else ""
+        return f'call read_note with id="{note.id}"{where}, offset={offset}'
+
+    return {**note_fields(ctx, note), **read_text(note.body, args, how)}
+
+
+READ_NOTE = Tool(
+    name="read_note",
+    title="Read a note",
+    description=(
+        "Read one note by id: its title, notebook, tags, to-do state, times and body. The body is "
+        f"capped at max_chars (default {DEFAULT_MAX_CHARS} characters; 0 = no limit). When "
+        "has_more is true, read on with offset = body_offset + body_returned_chars, or ask for "
+        "outline=true (one line per heading: path, size, heading; section 0 is the text before "
+        'the first heading) and then read one part with section="1.2" or the heading text. '
+        "Keep updated_time: update_note accepts it as base_updated_time so that a change made "
+        "meanwhile by someone else is never overwritten."
+    ),
+    input_schema=s.obj({"id": s.note_id(), **READ_INPUTS}, ("id",)),
+    output_schema=s.obj({**s.NOTE_FIELDS, **READ_OUTPUTS}, s.NOTE_REQUIRED),
+    annotations=READ,
+    handler=_read_note,
+    examples=(
+        {"id": "0123456789abcdef0123456789abcdef"},
+        {"id": "0123456789abcdef0123456789abcdef", "outline": True},
+        {"id": "0123456789abcdef0123456789abcdef", "section": "1.2"},
+        {"id": "0123456789abcdef0123456789abcdef", "offset": 8000, "max_chars": 4000},
+    ),
+)
+
+
+# read_notes ---------------------------------------------------------------------------------------
+
+
+def share_budget(lengths: list[int], budget: int) -> list[int]:
+    """Split ``budget`` characters so short texts take what they need and long ones share the rest."""
+    shares = [0] * len(lengths)
+    left = budget
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    for done, i in enumerate(order):
+        fair = left // (len(lengths) - done)
+        shares[i] = min(lengths[i], fair)
+        left -= shares[i]
+    return shares
+
+
+def _read_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    ids = list(dict.fromkeys(args["ids"]))
+    scope = view(ctx)
+    found = {n.id: n for n in ctx.store.get_notes(ids) if scope.allows_note(n)}
+    notes = [found[i] for i in ids if i in found]
+    shares = share_budget([len(n.body) for n in notes], READ_NOTES_BUDGET)
+    out: list[Payload] = []
+    for note, share in zip(notes, shares, strict=True):
+
+        def how(offset: int, note_id: str = note.id) -> str:
+            return f'call read_note with id="{note_id}", offset={offset}'
+
+        # Every share is at least budget / 20 unless the body is shorter, so a share of 0 means
+        # an empty body, for which max_chars=0 ("no limit") returns the same empty text.
+        paged = page(note.body, 0, share, how_to_continue=how)
+        out.append({**note_fields(ctx, note), **paged})
+    return {"notes": out, "not_found": [i for i in ids if i not in found]}
+
+
+READ_NOTES = Tool(
+    name="read_notes",
+    title="Read several notes",
+    description=(
+        f"Read up to {READ_NOTES_MAX_IDS} notes at once (e.g. the hits of a search). All bodies "
+        f"share one budget of {READ_NOTES_BUDGET} characters: short notes come whole and long ones "
+        "split what is left, so check has_more and read the rest of a long one with read_note "
+        "(offset, outline or section). Ids that name no note are listed in not_found."
+    ),
+    input_schema=s.obj(
+        {
+            "ids": s.array(
+                s.note_id("A note id."),
+                f"The notes to read, at most {READ_NOTES_MAX_IDS}.",
+                minItems=1,
+                maxItems=READ_NOTES_MAX_IDS,
+            )
+        },
+        ("ids",),
+    ),
+    output_schema=s.obj(
+        {
+            "notes": s.array(s.obj({**s.NOTE_FIELDS, **s.PAGE_FIELDS}, s.NOTE_REQUIRED + s.PAGE_REQUIRED)),
+            "not_found": s.array(s.string(), "Ids that name no note you can see."),
+        },
+        ("notes", "not_found"),
+    ),
+    annotations=READ,
+    handler=_read_notes,
+    examples=({"ids": ["0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"]},),
+)
+
+
+# note_history -------------------------------------------------------------------------------------
+
+
+def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    note = visible_note(ctx, view(ctx), args["id"])
+    revisions = ctx.store.note_history(note.id)
+    limit = int(args.get("limit", 20))
+    return {
+        "id": note.id,
+        "title": note.title,
+        "total": len(revisions),
+        "revisions": [
+            {
+                "revision_id": r.id,
+                "time": iso(r.time),
+                "actor": r.actor,
+                "title": r.title,
+                "body_length": len(r.body),
+                "edits": r.edits,
+            }
+            for r in revisions[:limit]
+        ],
+    }
+
+
+NOTE_HISTORY = Tool(
+    name="note_history",
+    title="Show a note's history",
+    description=(
+        "List the saved states (revisions) of a note, newest first: when, who made them (actor: "
+        "user, assistant:<chat>, mcp:<app>, import, sync), the title then, the body size and how "
+        "many saves by that actor were merged into it. Use it to see who changed a note and when."
+    ),
+    input_schema=s.obj(
+        {
+            "id": s.note_id(),
+            "limit": s.integer("The most revisions to list (default 20).", minimum=1, maximum=HISTORY_MAX),
+        },
+        ("id",),
+    ),
+    output_schema=s.obj(
+        {
+            "id": s.string(),
+            "title": s.string(),
+            "total": s.integer("How many revisions the note has."),
+            "revisions": s.array(
+                s.obj(
+                    {
+                        "revision_id": s.integer(),
+                        "time": s.TIME,
+                        "actor": s.string(),
+                        "title": s.string(),
+                        "body_length": s.integer(),
+                        "edits": s.integer(),
+                    },
+                    ("revision_id", "time", "actor", "title", "body_length", "edits"),
+                )
+            ),
+        },
+        ("id", "title", "total", "revisions"),
+    ),
+    annotations=READ,
+    handler=_note_history,
+    examples=(
+        {"id": "0123456789abcdef0123456789abcdef"},
+        {"id": "0123456789abcdef0123456789abcdef", "limit": 5},
+    ),
+)
+
+TOOLS = (READ_NOTE, READ_NOTES, NOTE_HISTORY)

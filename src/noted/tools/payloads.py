@@ -1,0 +1,197 @@
+"""What the tools share: scope-checked lookups, times, note payloads, body paging and sections.
+
+Every lookup by id goes through ``visible_note`` / ``visible_folder``, which answer "not found"
+in the very words the store uses for an id that names nothing, so a caller in a scope cannot tell
+an out-of-scope note from one that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from noted.errors import NotFoundError
+from noted.markdown import Section, outline
+from noted.models import Folder, Note
+from noted.tools.base import Payload, ToolContext, ToolError
+from noted.tools.scope import ScopeView
+
+DEFAULT_MAX_CHARS = 8_000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
+# Times ----------------------------------------------------------------------------------------
+
+
+def iso(ms: int) -> str:
+    """``1740821400000`` → ``2025-03-01T09:30:00.000Z`` (exact to the millisecond)."""
+    return (_EPOCH + ms * _MS).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def opt_iso(ms: int) -> str | None:
+    """``iso(ms)``, or None for 0 (a time that is not set)."""
+    return iso(ms) if ms else None
+
+
+def parse_time(value: object, field: str) -> int:
+    """A time given as an ISO 8601 string (as the tools return them) or as milliseconds."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            when = datetime.fromisoformat(value.strip())
+        except ValueError:
+            pass
+        else:
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=UTC)
+            return (when - _EPOCH) // _MS
+    raise ToolError(
+        f'field "{field}" must be a time as read_note returned it, e.g. "2025-03-01T09:30:00.000Z"',
+        field=field,
+    )
+
+
+# Scope-checked lookups --------------------------------------------------------------------------
+
+
+def view(ctx: ToolContext) -> ScopeView:
+    """The caller's scope resolved now."""
+    return ctx.scope.view(ctx.store)
+
+
+def visible_note(ctx: ToolContext, scope: ScopeView, note_id: str, field: str = "id") -> Note:
+    """The note, or "not found" when it does not exist *or* lies outside the scope."""
+    try:
+        note = ctx.store.get_note(note_id)
+    except NotFoundError:
+        note = None
+    if note is None or not scope.allows_note(note):
+        raise ToolError(f'no note with id "{note_id}"', field=field)
+    return note
+
+
+def visible_folder(ctx: ToolContext, scope: ScopeView, folder_id: str, field: str = "notebook_id") -> Folder:
+    """The notebook (not trashed), or "not found" when it does not exist, is trashed or is out of scope."""
+    try:
+        folder = ctx.store.get_folder(folder_id)
+    except NotFoundError:
+        folder = None
+    if folder is None or folder.is_trashed or not scope.allows_folder(folder.id):
+        raise ToolError(f'no notebook with id "{folder_id}"; list_notebooks lists them', field=field)
+    return folder
+
+
+def notebook_title(ctx: ToolContext, folder_id: str) -> str:
+    try:
+        return ctx.store.get_folder(folder_id).title
+    except NotFoundError:
+        return ""
+
+
+# Note payloads -----------------------------------------------------------------------------------
+
+
+def note_fields(ctx: ToolContext, note: Note) -> Payload:
+    """The metadata of a note (everything but its body), as ``schema.NOTE_FIELDS`` describes."""
+    return {
+        "id": note.id,
+        "title": note.title,
+        "notebook_id": note.parent_id,
+        "notebook": notebook_title(ctx, note.parent_id),
+        "updated_time": iso(note.updated_time),
+        "created_time": iso(note.user_created_time or note.created_time),
+        "tags": [t.title for t in ctx.store.note_tags(note.id)],
+        "is_todo": note.is_todo,
+        "todo_completed": bool(note.todo_completed),
+        "todo_completed_time": opt_iso(note.todo_completed),
+        "todo_due": opt_iso(note.todo_due),
+        "source_url": note.source_url,
+        "in_trash": note.is_trashed,
+    }
+
+
+def write_result(ctx: ToolContext, note: Note) -> Payload:
+    """What a write tool returns about the note it wrote (``schema.WRITE_RESULT``)."""
+    return {
+        "id": note.id,
+        "title": note.title,
+        "notebook_id": note.parent_id,
+        "notebook": notebook_title(ctx, note.parent_id),
+        "updated_time": iso(note.updated_time),
+        "body_length": len(note.body),
+        "tags": [t.title for t in ctx.store.note_tags(note.id)],
+        "is_todo": note.is_todo,
+        "todo_completed": bool(note.todo_completed),
+        "in_trash": note.is_trashed,
+    }
+
+
+# Paging and sections -------------------------------------------------------------------------------
+
+
+def page(text: str, offset: int, max_chars: int, *, how_to_continue: Callable[[int], str]) -> Payload:
+    """A window of ``text`` with the paging fields of ``schema.PAGE_FIELDS``.
+
+    Args:
+        text: The whole text (a body or a section).
+        offset: Where the window starts.
+        max_chars: The most characters to return; 0 for no limit.
+        how_to_continue: Says which call reads on from a given offset.
+    """
+    length = len(text)
+    if offset > length:
+        raise ToolError(
+            f'field "offset" is {offset}, past the end of the text ({length} characters)', field="offset"
+        )
+    end = length if max_chars == 0 else min(length, offset + max_chars)
+    payload: Payload = {
+        "body": text[offset:end],
+        "body_length": length,
+        "body_offset": offset,
+        "body_returned_chars": end - offset,
+        "has_more": end < length,
+    }
+    if end < length:
+        payload["truncated"] = (
+            f"Showing characters {offset:,}–{end:,} of {length:,}. To read on, "
+            + how_to_continue(end)
+            + "; or ask for outline=true to list the headings and read one part with section "
+            '(a path such as "1.2" or a heading); or pass max_chars=0 for all of it.'
+        )
+    return payload
+
+
+def pick_section(body: str, key: str) -> Section:
+    """The section ``key`` names (a path like ``1.2.1`` or an exact heading), or an error saying why not."""
+    tree = outline(body)
+    found = tree.find(key)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        listed = "; ".join(f'{s.path} "{s.heading}"' for s in found)
+        raise ToolError(
+            f'section "{key}" matches {len(found)} sections: {listed}. Pass the path of the one you want.',
+            field="section",
+        )
+    headings = "; ".join(f'{s.path} "{s.heading}"' for s in tree.headings[:30])
+    more = (
+        "" if len(tree.headings) <= 30 else f" (and {len(tree.headings) - 30} more; outline=true lists all)"
+    )
+    known = f"The sections are: {headings}{more}." if headings else "This note has no headings."
+    raise ToolError(f'no section "{key}" in this note. {known}', field="section")
+
+
+def match_positions(text: str, find: str) -> list[int]:
+    """Every offset where ``find`` occurs in ``text``, overlapping occurrences included."""
+    positions: list[int] = []
+    start = text.find(find)
+    while start != -1:
+        positions.append(start)
+        start = text.find(find, start + 1)
+    return positions
+
+
+def times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")

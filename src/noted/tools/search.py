@@ -1,0 +1,256 @@
+"""The search tools: ``search_notes`` (keyword grammar) and ``semantic_search_notes`` (by meaning).
+
+Both honour the caller's scope *inside* the search, before ranking and counting: keyword search
+gets the visible notebooks as ``folder_ids`` and semantic search the visible notes' ids, so the
+best match of a scoped search is the best match among visible notes, and ``total`` counts only
+those. Keyword scores are not returned: BM25 weights words by how rare they are in the whole
+index, so a score would carry a trace of notes the caller cannot see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from noted.errors import NotFoundError, UnavailableError
+from noted.search.semantic import Relevance
+from noted.tools import schema as s
+from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import iso, view, visible_folder
+from noted.tools.scope import ScopeView
+
+SEARCH_MAX = 100
+SEARCH_DEFAULT = 20
+SEMANTIC_MAX = 50
+SEMANTIC_DEFAULT = 10
+CHUNK_TEXT_MAX = 2_000
+
+# search_notes -------------------------------------------------------------------------------------
+
+
+def _search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    limit = int(args.get("limit", SEARCH_DEFAULT))
+    offset = int(args.get("offset", 0))
+    scope = view(ctx)
+    results = ctx.keyword.search(args["query"], limit=limit, offset=offset, folder_ids=scope.folder_ids)
+    hits: list[Payload] = []
+    for hit in results.hits:
+        item: Payload = {
+            "id": hit.note_id,
+            "title": hit.title,
+            "notebook_id": hit.notebook_id,
+            "notebook": hit.notebook_title,
+            "updated_time": iso(hit.updated_time),
+            "is_todo": hit.is_todo,
+            "todo_completed": bool(hit.todo_completed),
+            "snippet": hit.snippet,
+        }
+        if hit.section is not None:
+            item["section"] = hit.section
+            item["section_heading"] = hit.section_heading or ""
+        hits.append(item)
+    more = offset + len(hits) < results.total
+    out: Payload = {"total": results.total, "offset": offset, "has_more": more, "results": hits}
+    if more:
+        out["next_offset"] = offset + len(hits)
+    return out
+
+
+SEARCH_NOTES = Tool(
+    name="search_notes",
+    title="Search notes by keyword",
+    description=(
+        "Find notes by words and filters; best matches first (newest first for filters alone). "
+        'Words match as prefixes (cat finds catalog); "exact phrase"; -word excludes; filters: '
+        "notebook:NAME (sub-notebooks included), tag:NAME, title:WORD, body:WORD, type:todo|note, "
+        "iscompleted:0|1, created:/updated:/due: with 20240131, day-7, week-1, month-2 or year-1 "
+        "(-updated:X means before X), any:1 to match any term instead of all; quote values with "
+        'spaces (notebook:"Work stuff") and use * as a wildcard (tag:proj*). Each result has the note '
+        "id, title, notebook, updated_time, a ~240-character snippet around the first match and, "
+        "when the match is in the body, the section (path like 1.2) and section_heading holding it: "
+        "pass that path to read_note(section=...) to read just that part. total counts every match; "
+        "page with offset (next_offset) when has_more is true."
+    ),
+    input_schema=s.obj(
+        {
+            "query": s.string("Words, phrases and filters.", minLength=1, maxLength=s.MAX_QUERY),
+            "limit": s.integer(
+                f"The most results to return (default {SEARCH_DEFAULT}).",
+                minimum=1,
+                maximum=SEARCH_MAX,
+                default=SEARCH_DEFAULT,
+            ),
+            "offset": s.integer("Results to skip, for the next page.", minimum=0, maximum=100_000, default=0),
+        },
+        ("query",),
+    ),
+    output_schema=s.obj(
+        {
+            "total": s.integer("How many notes match, before limit and offset."),
+            "offset": s.integer(),
+            "has_more": s.boolean(),
+            "next_offset": s.integer("The offset of the next page, when has_more."),
+            "results": s.array(
+                s.obj(
+                    {
+                        **s.NOTE_REF,
+                        "is_todo": s.boolean(),
+                        "todo_completed": s.boolean(),
+                        "snippet": s.string(),
+                        "section": s.string("Path of the section holding the first match in the body."),
+                        "section_heading": s.string(),
+                    },
+                    (*s.NOTE_REF, "is_todo", "todo_completed", "snippet"),
+                )
+            ),
+        },
+        ("total", "offset", "has_more", "results"),
+    ),
+    annotations=READ,
+    handler=_search_notes,
+    examples=(
+        {"query": "budget meeting"},
+        {"query": 'tag:work "quarterly report" updated:month-1', "limit": 10},
+        {"query": "type:todo iscompleted:0 notebook:Home", "limit": 50, "offset": 50},
+    ),
+)
+
+
+# semantic_search_notes ------------------------------------------------------------------------------
+
+
+def _scope_note_ids(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> list[str] | None:
+    """The notes a semantic search may return, or None for every note."""
+    folder_arg, tag_arg = args.get("notebook_id"), args.get("tag_id")
+    if folder_arg is not None and tag_arg is not None:
+        raise ToolError('give "notebook_id" or "tag_id", not both', field="tag_id")
+    if folder_arg is not None:
+        root = visible_folder(ctx, scope, folder_arg)
+        live = ctx.store.list_folders()
+        folder_ids = _below(root.id, live)
+    elif tag_arg is not None:
+        try:
+            tagged = ctx.store.list_notes(tag_id=ctx.store.get_tag(tag_arg).id)
+        except NotFoundError:
+            tagged = []
+        ids = [n.id for n in tagged if scope.allows_note(n)]
+        if not ids:  # a tag none of whose notes are visible does not exist for this caller
+            raise ToolError(f'no tag with id "{tag_arg}"; list_tags lists them', field="tag_id")
+        return ids
+    elif scope.unrestricted:
+        return None
+    else:
+        folder_ids = [f.id for f in scope.visible_folders(ctx.store.list_folders())]
+    return [n.id for f in folder_ids for n in ctx.store.list_notes(folder_id=f)]
+
+
+def _below(root: str, folders: list[Any]) -> list[str]:
+    children: dict[str, list[str]] = {}
+    for folder in folders:
+        children.setdefault(folder.parent_id, []).append(folder.id)
+    out, stack = [], [root]
+    while stack:
+        folder_id = stack.pop()
+        out.append(folder_id)
+        stack.extend(children.get(folder_id, ()))
+    return out
+
+
+def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    if ctx.semantic is None:
+        raise ToolError("semantic search is unavailable here (no index); use search_notes instead")
+    scope = view(ctx)
+    note_ids = _scope_note_ids(ctx, scope, args)
+    relevance = str(args.get("relevance") or ctx.settings.get_str("search.relevance"))
+    try:
+        hits = ctx.semantic().search(
+            args["query"],
+            relevance=relevance,
+            limit=int(args.get("limit", SEMANTIC_DEFAULT)),
+            note_ids=note_ids,
+        )
+    except UnavailableError as exc:
+        raise ToolError(f"{exc}; search_notes (keyword search) still works") from exc
+    titles = {f.id: f.title for f in ctx.store.list_folders(include_trashed=True)}
+    results: list[Payload] = []
+    for hit in hits:
+        if not scope.allows_folder(hit.notebook_id):
+            continue  # cannot happen with note_ids given; kept so a regression cannot leak
+        text = (
+            hit.chunk_text if len(hit.chunk_text) <= CHUNK_TEXT_MAX else hit.chunk_text[:CHUNK_TEXT_MAX] + "…"
+        )
+        results.append(
+            {
+                "id": hit.note_id,
+                "title": hit.title,
+                "notebook_id": hit.notebook_id,
+                "notebook": titles.get(hit.notebook_id, ""),
+                "updated_time": iso(hit.updated_time),
+                "score": hit.score,
+                "section": hit.section,
+                "section_heading": hit.section_heading,
+                "text": text,
+            }
+        )
+    return {"relevance": relevance, "results": results}
+
+
+SEMANTIC_SEARCH_NOTES = Tool(
+    name="semantic_search_notes",
+    title="Search notes by meaning",
+    description=(
+        'Find notes about something even when they use other words ("notes about saving money" '
+        "finds a note on budgeting). One result per note, best first, with the passage (text) that "
+        "matched best, its section path and heading (pass the path to read_note(section=...)), and "
+        "a score from 0 to 1. relevance: strict (fewer, surer), normal, loose (more, vaguer). Limit "
+        "to one notebook (sub-notebooks included) with notebook_id or to one tag with tag_id. For "
+        "exact words, names or filters use search_notes. Fails with a clear message when the index "
+        "is not built yet."
+    ),
+    input_schema=s.obj(
+        {
+            "query": s.string("What to look for, in plain words.", minLength=1, maxLength=s.MAX_QUERY),
+            "notebook_id": s.notebook_id("Only notes in this notebook and its sub-notebooks."),
+            "tag_id": s.string("Only notes with this tag (an id from list_tags).", minLength=1, maxLength=64),
+            "relevance": s.string(
+                "How close a passage must be; the person's search setting when omitted.",
+                enum=[r.value for r in Relevance],
+            ),
+            "limit": s.integer(
+                f"The most notes to return (default {SEMANTIC_DEFAULT}).", minimum=1, maximum=SEMANTIC_MAX
+            ),
+        },
+        ("query",),
+    ),
+    output_schema=s.obj(
+        {
+            "relevance": s.string(),
+            "results": s.array(
+                s.obj(
+                    {
+                        **s.NOTE_REF,
+                        "score": s.number("Cosine similarity of the best passage, 1 = same meaning."),
+                        "section": s.string(),
+                        "section_heading": s.string(),
+                        "text": s.string("The best-matching passage."),
+                    },
+                    (*s.NOTE_REF, "score", "section", "section_heading", "text"),
+                )
+            ),
+        },
+        ("relevance", "results"),
+    ),
+    annotations=READ,
+    handler=_semantic_search_notes,
+    examples=(
+        {"query": "ideas for saving money"},
+        {
+            "query": "how we deploy the app",
+            "relevance": "strict",
+            "notebook_id": "0123456789abcdef0123456789abcdef",
+        },
+        {"query": "travel plans", "tag_id": "fedcba9876543210fedcba9876543210", "limit": 5},
+    ),
+)
+
+TOOLS = (SEARCH_NOTES, SEMANTIC_SEARCH_NOTES)

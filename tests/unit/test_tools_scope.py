@@ -1,0 +1,193 @@
+"""Scope: with allowed notebooks set, every tool behaves as if the other notebooks did not exist.
+
+Each test is built so it could fail: the out-of-scope notebook holds the *best* match of the
+searches and a tag shared with visible notes, and the unscoped call is checked to find it first.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from tests.support.tools_env import WRITE_TOOLS, Env, make_env
+
+from noted.store.sqlite import SqliteStore
+from noted.tools import Scope, scope_from_settings
+from noted.tools.base import Payload
+
+
+@dataclass
+class World:
+    env: Env
+    work: str
+    projects: str
+    private: str
+    shared: str
+    secret: str
+    work_note: str
+    project_note: str
+    shared_note: str
+    secret_note: str
+
+
+@pytest.fixture
+def world(store: SqliteStore, tmp_path: Path) -> World:
+    env = make_env(store, tmp_path, enabled=WRITE_TOOLS)
+    work = env.folder("Work")
+    projects = env.folder("Projects", work)
+    private = env.folder("Private")
+    shared = env.folder("Shared", private)  # allowed by id, under a parent that is not
+    secret = env.folder("Secret")
+    work_note = env.note(work, "Meeting", "we talked about the budget once", tags=("common",))
+    project_note = env.note(projects, "Launch", "# Costs\nthe launch budget is small")
+    shared_note = env.note(shared, "Shared plan", "a plan we share")
+    secret_note = env.note(
+        secret, "Budget budget", "# Budget\nbudget budget budget: the secret budget plan, salaries",
+        tags=("common", "hushhush"),
+    )  # fmt: skip
+    return World(
+        env, work, projects, private, shared, secret, work_note, project_note, shared_note, secret_note
+    )
+
+
+def _scoped(world: World) -> Env:
+    world.env.scoped("Work", world.shared)
+    return world.env
+
+
+def _assert_hidden(world: World, payload: Payload) -> None:
+    text = json.dumps(payload)
+    for leak in (world.secret, world.secret_note, world.private, "Secret", "Private", "hushhush", "salaries"):
+        assert leak not in text, leak
+
+
+# Searching ---------------------------------------------------------------------------------------
+
+
+async def test_keyword_search_whose_best_match_is_out_of_scope(world: World) -> None:
+    unscoped = await world.env.ok("search_notes", query="budget")
+    assert unscoped["results"][0]["id"] == world.secret_note and unscoped["total"] == 3  # the test can fail
+    env = _scoped(world)
+    got = await env.ok("search_notes", query="budget")
+    assert {r["id"] for r in got["results"]} == {world.work_note, world.project_note}
+    assert got["total"] == 2
+    _assert_hidden(world, got)
+    assert (await env.ok("search_notes", query="notebook:Secret"))["total"] == 0
+    assert (await env.ok("search_notes", query="tag:hushhush"))["total"] == 0
+
+
+async def test_semantic_search_whose_best_match_is_out_of_scope(world: World) -> None:
+    world.env.index()
+    query = {"query": "budget budget plan", "relevance": "loose"}
+    unscoped = await world.env.ok("semantic_search_notes", **query)
+    assert unscoped["results"][0]["id"] == world.secret_note
+    env = _scoped(world)
+    got = await env.ok("semantic_search_notes", **query)
+    assert got["results"] and world.secret_note not in {r["id"] for r in got["results"]}
+    _assert_hidden(world, got)
+    assert (
+        await env.error("semantic_search_notes", notebook_id=world.secret, **query)
+    ).field == "notebook_id"
+    hush = env.store.find_tag("hushhush")
+    assert hush is not None
+    assert (await env.error("semantic_search_notes", tag_id=hush.id, **query)).field == "tag_id"
+    common = env.store.find_tag("common")
+    assert common is not None
+    by_tag = await env.ok("semantic_search_notes", tag_id=common.id, **query)
+    assert [r["id"] for r in by_tag["results"]] == [world.work_note]
+
+
+# Reading and listing -----------------------------------------------------------------------------
+
+
+async def test_out_of_scope_notes_are_not_found_exactly_like_missing_ones(world: World) -> None:
+    env = _scoped(world)
+    missing_id = "0" * 32
+    for name, key in (("read_note", "id"), ("note_history", "id")):
+        hidden = await env.error(name, **{key: world.secret_note})
+        missing = await env.error(name, **{key: missing_id})
+        assert hidden.message == (missing.message or "").replace(missing_id, world.secret_note)
+    got = await env.ok("read_notes", ids=[world.work_note, world.secret_note])
+    assert [n["id"] for n in got["notes"]] == [world.work_note] and got["not_found"] == [world.secret_note]
+    assert (await env.ok("read_note", id=world.shared_note))["title"] == "Shared plan"
+
+
+async def test_listings_show_nothing_from_outside(world: World) -> None:
+    env = _scoped(world)
+    notebooks = await env.ok("list_notebooks")
+    rows = {n["title"]: n for n in notebooks["notebooks"]}
+    assert set(rows) == {"Work", "Projects", "Shared"}
+    assert rows["Shared"]["parent_id"] == ""  # its real parent is out of scope
+    assert rows["Projects"]["parent_id"] == world.work
+    _assert_hidden(world, notebooks)
+    tags = await env.ok("list_tags")
+    assert [(t["title"], t["note_count"]) for t in tags["tags"]] == [("common", 1)]  # 2 unscoped
+    _assert_hidden(world, tags)
+    assert (await env.error("list_notebook_notes", notebook_id=world.secret)).field == "notebook_id"
+    listed = await env.ok("list_notebook_notes", notebook_id=world.work)
+    assert [n["id"] for n in listed["notes"]] == [world.work_note]
+
+
+# Writing -----------------------------------------------------------------------------------------
+
+
+async def test_writes_cannot_reach_or_move_notes_out_of_scope(world: World) -> None:
+    env = _scoped(world)
+    cursor = env.store.latest_cursor()
+    moved = await env.error("update_note", id=world.work_note, notebook_id=world.secret)
+    assert moved.field == "notebook_id"
+    assert (await env.error("update_note", id=world.secret_note, body="pwned")).field == "id"
+    assert (await env.error("delete_note", id=world.secret_note)).field == "id"
+    assert (await env.error("restore_note", id=world.secret_note)).field == "id"
+    assert (await env.error("manage_tags", note_id=world.secret_note, add=["x"])).field == "note_id"
+    assert (await env.error("create_note", title="x", notebook_id=world.secret)).field == "notebook_id"
+    by_title = await env.error("create_note", title="x", notebook_title="Secret")
+    assert by_title.field == "notebook_title"
+    assert (await env.error("create_note", title="x")).field == "notebook_id"  # several visible notebooks
+    assert (await env.error("create_notebook", title="Top")).field == "parent_id"
+    assert (await env.error("create_notebook", title="x", parent_id=world.secret)).field == "parent_id"
+    assert env.store.latest_cursor() == cursor  # nothing at all was written
+    assert env.store.get_note(world.work_note).parent_id == world.work
+
+
+async def test_a_notebook_created_inside_the_scope_is_in_it_at_once(world: World) -> None:
+    env = _scoped(world)
+    made = await env.ok("create_notebook", title="2025", parent_id=world.work)
+    note = await env.ok("create_note", title="New", notebook_title="2025", body="fresh budget")
+    assert note["notebook_id"] == made["id"] and note["notebook_created"] is False
+    assert "2025" in {n["title"] for n in (await env.ok("list_notebooks"))["notebooks"]}
+    moved = await env.ok("update_note", id=note["id"], notebook_id=world.projects)
+    assert moved["notebook_id"] == world.projects
+
+
+# Building scopes ---------------------------------------------------------------------------------
+
+
+def test_scope_by_title_or_id_includes_sub_notebooks_and_fails_closed(world: World) -> None:
+    store = world.env.store
+    by_title = Scope.of(["Work"]).view(store)
+    assert by_title.folder_ids == frozenset({world.work, world.projects})
+    by_id = Scope.of([world.private]).view(store)
+    assert by_id.folder_ids == frozenset({world.private, world.shared})
+    nothing = Scope.of(["No such notebook"])
+    assert nothing.view(store).folder_ids == frozenset() and nothing.unknown(store) == ("No such notebook",)
+    assert Scope.of(["", "  "]).unrestricted and Scope().view(store).unrestricted
+
+
+async def test_a_scope_that_names_nothing_shows_nothing(world: World) -> None:
+    env = world.env
+    env.scoped("Typo")
+    assert (await env.ok("search_notes", query="budget"))["total"] == 0
+    assert (await env.ok("list_notebooks"))["notebooks"] == []
+    assert (await env.ok("list_tags"))["tags"] == []
+
+
+def test_scope_from_settings_reads_allowed_notebooks(world: World) -> None:
+    settings = world.env.settings
+    assert scope_from_settings(settings).unrestricted
+    settings.set("mcp.allowedNotebooks", "Work, " + world.shared)
+    scope = scope_from_settings(settings)
+    assert scope.notebooks == ("Work", world.shared)
+    assert scope.view(world.env.store).folder_ids == frozenset({world.work, world.projects, world.shared})
