@@ -165,7 +165,8 @@ def test_the_write_is_atomic_a_failed_replace_leaves_the_old_file(
     with pytest.raises(ConfigError, match="No space left"):
         settings.set("ai.enabled", True)
     assert path.read_text(encoding="utf-8") == USER_FILE
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]  # no temp file left behind
+    left = sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock"))
+    assert left == ["config.toml"]  # no temp file left behind
     assert settings.get("ai.enabled") is False
 
 
@@ -373,3 +374,33 @@ def test_settings_is_a_leaf_that_imports_only_errors_and_profile() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     modules = [m for m in eval(out) if not m.startswith("noted.settings")]
     assert modules == ["noted", "noted.errors", "noted.profile"]
+
+
+def test_many_tool_switches_round_trip(tmp_path: Path) -> None:
+    # tomlkit once mis-nested the third dotted key added under [ai]; every value must survive.
+    settings = Settings.load(tmp_path / "config.toml", environ={})
+    keys = [f"ai.tool.{name}.enabled" for name in ("create_note", "create_notebook", "update_note")]
+    for key in keys:
+        settings.set(key, "true")
+    again = Settings.load(tmp_path / "config.toml", environ={})
+    assert [again.get(k) for k in keys] == [True, True, True]
+    assert [again.source(k) for k in keys] == ["config file"] * 3
+    assert again.problems == ()
+
+
+def test_two_processes_setting_different_keys_both_keep_theirs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from pathlib import Path; from noted.settings import Settings\n"
+        "s = Settings.load(Path(sys.argv[1]), environ={})\n"
+        "for i in range(15): s.set(f'ai.tool.{sys.argv[2]}{i}.enabled', 'true')\n"
+    )
+    path = tmp_path / "config.toml"
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(path), name]) for name in ("a", "b")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    final = Settings.load(path, environ={})
+    for name in ("a", "b"):
+        for i in range(15):
+            assert final.get(f"ai.tool.{name}{i}.enabled") is True, f"lost {name}{i}"

@@ -28,6 +28,7 @@ from noted.settings.spec import Kind, SettingSpec, SettingValue, to_json
 from noted.settings.table import SECTIONS
 from noted.settings.tomlfile import (
     Stamp,
+    file_lock,
     file_stamp,
     flatten,
     read_document,
@@ -307,7 +308,9 @@ class Settings:
         return values, tuple(problems)
 
     def _edit(self, mutate: Callable[[tomlkit.TOMLDocument], object]) -> None:
-        with self._lock:
+        # The file lock makes read-change-write atomic across processes: two processes setting
+        # different keys at once both keep their change.
+        with self._lock, file_lock(self._path):
             doc = read_document(self._path)
             mutate(doc)
             stamp = write_document(self._path, doc)

@@ -12,7 +12,12 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+
+try:
+    import fcntl
+except ImportError:  # Windows: one process at a time is the best we can do there
+    fcntl = None  # type: ignore[assignment]
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +126,21 @@ def remove_in_document(doc: tomlkit.TOMLDocument, parts: Sequence[str]) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path``'s lock file (``.config.toml.lock``) while editing it."""
+    target = Path(os.path.realpath(path))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(target.with_name(f".{target.name}.lock"), "a+b")  # noqa: SIM115
+    except OSError as exc:
+        raise ConfigError(f"cannot lock {path}: {exc.strerror or exc}") from exc
+    with handle:
+        if fcntl is not None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
+
+
 def write_document(path: Path, doc: tomlkit.TOMLDocument) -> Stamp:
     """Write the document atomically: a temporary file beside the target, then ``os.replace``.
 
@@ -159,24 +179,20 @@ def write_document(path: Path, doc: tomlkit.TOMLDocument) -> Stamp:
 def _add_new(
     doc: tomlkit.TOMLDocument, container: MutableMapping[str, Any], rest: Sequence[str], value: object
 ) -> None:
-    """Add a key that does not exist yet: a new top-level table, or a dotted key in ``container``."""
-    if container is doc and len(rest) > 1:
-        table = tomlkit.table()
-        _add_new(doc, table, rest[1:], value)
-        doc.add(rest[0], table)
-        return
-    key = tomlkit.key(list(rest)) if len(rest) > 1 else rest[0]
-    add = getattr(container, "add", None)
-    if add is None:  # tomlkit's proxy for a table split over several headers
-        container[rest[0]] = _nest(rest[1:], value)
-    else:
-        add(key, value)
+    """Add a key that does not exist yet, with a table header for each missing level.
 
-
-def _nest(rest: Sequence[str], value: object) -> object:
-    for part in reversed(rest):
-        value = {part: value}
-    return value
+    ``[ai.tool.update_note]`` headers rather than dotted keys: tomlkit mis-nests a second dotted
+    key added under a table that already holds one, which lost settings.
+    """
+    for part in rest[:-1]:
+        table = tomlkit.table(is_super_table=True)
+        append = getattr(container, "append", None)
+        if append is not None:
+            append(part, table)
+        else:
+            container[part] = table
+        container = container[part]
+    container[rest[-1]] = value
 
 
 def _has_comments(table: MutableMapping[str, Any]) -> bool:

@@ -137,6 +137,10 @@ def _apply(
     return "unchanged" if patch is None and not add and not remove else "updated"
 
 
+BATCH = 500
+"""Notes written per transaction."""
+
+
 def import_markdown(store: Store, source: Path) -> ImportReport:
     """Import every ``.md``, ``.markdown`` and ``.txt`` file under ``source``.
 
@@ -152,10 +156,14 @@ def import_markdown(store: Store, source: Path) -> ImportReport:
     tokens = _add_attachments(store, scan)
     tags = tags_by_note(store) if any(f.existing for f in scan.files) else {}
     counts = {"created": 0, "updated": 0, "unchanged": 0}
-    for file in scan.files:
-        body = _final_body(file.body, tokens)
-        outcome = _apply(store, file, folder_ids[file.dir_key], body, tags, warnings)
-        counts[outcome] += 1
+    # Batches of notes share one transaction: far faster than one commit a note, and short
+    # enough that another process (the TUI, an MCP server) is never kept waiting long.
+    for start in range(0, len(scan.files), BATCH):
+        with store.batch():
+            for file in scan.files[start : start + BATCH]:
+                body = _final_body(file.body, tokens)
+                outcome = _apply(store, file, folder_ids[file.dir_key], body, tags, warnings)
+                counts[outcome] += 1
     return ImportReport(
         scan.root,
         folders_created,
