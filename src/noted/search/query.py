@@ -2,8 +2,8 @@
 
 A query is a list of terms separated by spaces:
 
-- ``word``: a word found in the title or body. Every word matches as a prefix of a word in the
-  note (``cat`` finds ``catalog``); ``swim*`` says the same thing explicitly.
+- ``word``: a word found in the title or body. Every word of two or more characters matches as a
+  prefix of a word in the note (``cat`` finds ``catalog``); ``swim*`` says the same explicitly.
 - ``"a phrase"``: these words, in this order, exactly (``"shop*"`` makes the last one a prefix).
 - ``-term``: a word, phrase or filter negated.
 - ``filter:value`` or ``filter:"quoted value"``: ``notebook:``, ``tag:``, ``title:``, ``body:``,
@@ -21,7 +21,9 @@ standing for any run of characters.
 
 Where noted deliberately differs from Joplin:
 
-- Bare words match as prefixes (Joplin matches whole words unless a ``*`` is added).
+- Bare words match as prefixes (Joplin matches whole words unless a ``*`` is added), except a
+  one-character word, which matches whole (``c`` finds "C", not every word starting with c)
+  unless written ``c*``.
 - A ``*`` inside a word (``ast*rix``) matches one word of that shape; Joplin takes it literally.
   A leading ``*`` is ignored, as in Joplin.
 - An unknown filter (``foo:bar``) is an error naming the known ones; Joplin silently searches it
@@ -86,7 +88,7 @@ class TextTerm:
     phrase: bool = False
     """Quoted: the words must appear in this order, next to each other."""
     prefix: bool = True
-    """The last word matches as a prefix (always for bare words; for phrases ending in ``*``)."""
+    """The last word matches as a prefix (bare words but one-letter ones; phrases ending in ``*``)."""
     negated: bool = False
 
     @property
@@ -227,8 +229,10 @@ def _scan(query: str) -> list[_Raw]:
 def _text_term(raw: _Raw, field: TextField) -> TextTerm | None:
     """A word or phrase, or None when it holds no letter or digit (FTS would ignore it)."""
     text = raw.value.strip()
-    prefix = text.endswith("*") or not raw.quoted
+    starred = text.endswith("*")
     text = text.strip("*").strip() if not raw.quoted else text.rstrip("*").strip()
+    # A one-letter word as a prefix would match nearly every note: match it whole unless starred.
+    prefix = starred or (not raw.quoted and len(text) > 1)
     if not _has_word(text):
         return None
     if not raw.quoted and "*" in text and not all(c.isalnum() or c == "*" for c in text):

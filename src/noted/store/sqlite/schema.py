@@ -142,6 +142,23 @@ def _v1(db: apsw.Connection) -> None:
     )
 
 
+def _v2(db: apsw.Connection) -> None:
+    # Keyword search excludes trashed notes and conflicts through this small partial index
+    # instead of reading every matching row; the covering index serves filter-only queries
+    # (type:todo, updated:…) sorted by date without touching the table.
+    db.execute(
+        """
+        CREATE INDEX notes_hidden ON notes(deleted_time, is_conflict)
+            WHERE deleted_time > 0 OR is_conflict != 0;
+        CREATE INDEX notes_filters ON notes(
+            user_updated_time, is_todo, todo_completed, todo_due, user_created_time,
+            parent_id, deleted_time, is_conflict
+        );
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "notes, folders, tags, resources, changes, revisions", _v1),
+    Migration(2, "indexes for keyword search filters", _v2),
 )

@@ -1,0 +1,170 @@
+"""Keyword search: Joplin's query grammar over the store's FTS5 index, one SQL statement a query.
+
+Words match as prefixes, phrases exactly, diacritics folded both ways (the index uses
+``unicode61 remove_diacritics 2``); results rank by BM25 with the title weighted above the
+body, or newest first when the query has filters only. Trashed notes and conflicts are never
+returned. Each hit carries a snippet anchored on its first matched word in the body and the
+section (``1.2``) that holds that word; these are computed for the returned page only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+import apsw
+
+from noted.errors import QueryError
+from noted.search.query import Query, TextTerm, parse_query
+from noted.search.snippet import body_pattern, fold, locate
+from noted.search.sql import compile_query
+from noted.store.sqlite.db import Database
+
+MAX_LIMIT = 1000
+MAX_EXPANSIONS = 200
+"""How many index words one ``ast*rix`` may stand for; the rarest shapes are dropped beyond it."""
+
+_VOCAB = "temp.noted_fts_vocab"
+HIDDEN_INDEX = "notes_hidden"
+"""A partial index on ``notes(deleted_time, is_conflict) WHERE deleted_time > 0 OR is_conflict != 0``.
+
+When the schema has it, searches that match thousands of notes skip reading their rows.
+"""
+
+
+class HasDatabase(Protocol):
+    """What keyword search needs of a store: its SQLite database (``SqliteStore`` has it)."""
+
+    @property
+    def db(self) -> Database: ...
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordHit:
+    """One note found by a keyword search.
+
+    ``score`` is the BM25 relevance (higher is better; 0 for a query of filters only).
+    ``section`` is the positional path (``1.2``) of the innermost section holding the first
+    matched word of the body, ``"0"`` for text before the first heading, and None when the
+    words matched only in the title or the query had no words.
+    """
+
+    note_id: str
+    title: str
+    notebook_id: str
+    notebook_title: str
+    updated_time: int
+    is_todo: bool
+    todo_completed: int
+    snippet: str
+    section: str | None
+    section_heading: str | None
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordResults:
+    """A page of hits and how many notes matched in all (before ``limit`` and ``offset``)."""
+
+    total: int
+    hits: tuple[KeywordHit, ...]
+
+
+class KeywordSearch:
+    """Search the notes of a SQLite store with Joplin's search grammar."""
+
+    def __init__(self, store: HasDatabase) -> None:
+        self._db = store.db
+        self._hidden_index: bool | None = None
+
+    def parse(self, query: str, *, now: datetime | None = None) -> Query:
+        """Parse ``query`` without running it (raises ``QueryError`` as ``search`` would)."""
+        return parse_query(query, now=now)
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+        folder_ids: frozenset[str] | None = None,
+    ) -> KeywordResults:
+        """Run ``query`` and return one page of hits, best first.
+
+        Args:
+            query: Words, ``"phrases"`` and filters in Joplin's grammar (see ``noted.search.query``).
+            limit: Page size (1 to 1000).
+            offset: Hits to skip, for the next pages.
+            folder_ids: When given, only notes directly inside these notebooks are returned
+                (the caller expands sub-notebooks).
+
+        Raises:
+            QueryError: For an empty or malformed query, or a bad page.
+        """
+        if not 1 <= limit <= MAX_LIMIT or offset < 0:
+            raise QueryError(f"bad page: limit must be 1 to {MAX_LIMIT} and offset 0 or more")
+        parsed = parse_query(query)
+        with self._db.read() as conn:
+            if self._hidden_index is None:
+                self._hidden_index = _has_index(conn, HIDDEN_INDEX)
+            compiled = compile_query(
+                parsed,
+                limit=limit,
+                offset=offset,
+                folder_ids=folder_ids,
+                expansions=self._expand(conn, parsed.text_terms),
+                hidden_index=self._hidden_index,
+            )
+            try:
+                rows = conn.execute(compiled.sql, compiled.params).fetchall()
+            except apsw.SQLError as exc:  # quoting should make this impossible; never leak it
+                raise QueryError(f"cannot run the search {query!r}: {exc}") from exc
+        total = int(rows[0][0]) if rows else 0
+        pattern = body_pattern(parsed.text_terms) if compiled.ranked else None
+        hits = tuple(_hit(row, pattern, compiled.ranked) for row in rows if row[1] is not None)
+        return KeywordResults(total, hits)
+
+    @staticmethod
+    def _expand(conn: apsw.Connection, terms: tuple[TextTerm, ...]) -> dict[str, tuple[str, ...]]:
+        """The index words each ``ast*rix``-shaped word stands for, read from the FTS vocabulary."""
+        infix = {t.text for t in terms if t.infix}
+        if not infix:
+            return {}
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} USING fts5vocab(main, notes_fts, row)")
+        out: dict[str, tuple[str, ...]] = {}
+        for text in infix:
+            folded = fold(text)
+            head = folded.split("*", 1)[0]
+            upper = head[:-1] + chr(ord(head[-1]) + 1)
+            rows = conn.execute(
+                f"SELECT term FROM {_VOCAB} WHERE term >= ? AND term < ? AND term GLOB ? "
+                f"ORDER BY doc DESC LIMIT {MAX_EXPANSIONS}",
+                (head, upper, folded + "*"),
+            ).fetchall()
+            out[text] = tuple(str(r[0]) for r in rows)
+        return out
+
+
+def _has_index(conn: apsw.Connection, name: str) -> bool:
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone()
+    return row is not None
+
+
+def _hit(row: tuple[Any, ...], pattern: re.Pattern[str] | None, ranked: bool) -> KeywordHit:
+    (_, note_id, title, notebook_id, notebook_title, updated, is_todo, completed, body, score) = row
+    located = locate(str(body), pattern)
+    return KeywordHit(
+        note_id=str(note_id),
+        title=str(title),
+        notebook_id=str(notebook_id),
+        notebook_title=str(notebook_title or ""),
+        updated_time=int(updated),
+        is_todo=bool(is_todo),
+        todo_completed=int(completed),
+        snippet=located.snippet,
+        section=located.section,
+        section_heading=located.section_heading,
+        score=-float(score) if ranked and score is not None else 0.0,
+    )

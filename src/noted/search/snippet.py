@@ -1,0 +1,180 @@
+"""Where a query's words occur in a note body: the first match, a snippet around it, its section.
+
+This runs in Python on the few hits of a page, never on every match. Matching mimics the FTS5
+``unicode61 remove_diacritics 2`` tokenizer closely enough to find what the index found: words
+are runs of letters and digits, compared lower-cased and without diacritics, so ``cafe`` and
+``café`` find each other here as they do in the index.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from noted.markdown import Section, outline
+from noted.search.query import TextField, TextTerm
+
+SNIPPET_CHARS = 240
+CONTEXT_BEFORE = 60
+ELLIPSIS = "…"
+
+_WORD = r"[^\W_]"
+_SPACE = re.compile(r"\s+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold_char(char: str) -> str:
+    base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)).lower()
+    return base if len(base) == 1 else char
+
+
+def fold(text: str) -> str:
+    """``text`` lower-cased with diacritics removed, keeping its length (offsets stay valid)."""
+    if text.isascii():
+        return text.lower()
+    table = {ord(c): _fold_char(c) for c in set(text) if not c.isascii()}
+    return text.translate(table).lower()
+
+
+def words(text: str) -> list[str]:
+    """The folded words of ``text`` as the index sees them."""
+    return re.findall(rf"{_WORD}+", fold(text))
+
+
+# Latin, Greek, Cyrillic and Latin Extended Additional: where letters carry diacritics.
+_ACCENTED_RANGES = (range(0xC0, 0x250), range(0x370, 0x530), range(0x1E00, 0x1F00))
+
+
+@functools.lru_cache(maxsize=1)
+def _variants() -> dict[str, str]:
+    """For each folded letter, the lower-case letters with diacritics that fold to it."""
+    groups: dict[str, set[str]] = {}
+    for block in _ACCENTED_RANGES:
+        for code in block:
+            char = chr(code).lower()
+            base = _fold_char(char)
+            if base != char:
+                groups.setdefault(base, set()).add(char)
+    return {base: "".join(sorted(chars)) for base, chars in groups.items()}
+
+
+def _letters(token: str) -> str:
+    """A regex for a folded token that matches it with or without diacritics (used IGNORECASE).
+
+    Matching the body as it is, rather than folding the whole body first, keeps this cheap.
+    """
+    variants = _variants()
+    return "".join(f"[{re.escape(c + variants[c])}]" if c in variants else re.escape(c) for c in token)
+
+
+def _term_regex(term: TextTerm) -> str | None:
+    if term.infix:
+        parts = [_letters(p) for p in fold(term.text).split("*") if p]
+        return "".join(f"{p}{_WORD}*" for p in parts) if parts else None
+    tokens = words(term.text)
+    if not tokens:
+        return None
+    head = r"[\W_]+".join(_letters(t) for t in tokens)
+    return head + (f"{_WORD}*" if term.prefix else rf"(?!{_WORD})")
+
+
+def body_pattern(terms: Iterable[TextTerm]) -> re.Pattern[str] | None:
+    """One regex for the words and phrases that must be found in a body (None when there are none)."""
+    alternatives = [
+        r
+        for t in terms
+        if not t.negated and t.field is not TextField.TITLE
+        for r in [_term_regex(t)]
+        if r is not None
+    ]
+    if not alternatives:
+        return None
+    return re.compile(rf"(?<!{_WORD})(?:{'|'.join(alternatives)})", re.IGNORECASE)
+
+
+def first_match(body: str, pattern: re.Pattern[str] | None) -> int | None:
+    """The offset of the first match of ``pattern`` in ``body``, or None."""
+    if pattern is None or not body:
+        return None
+    found = pattern.search(body)
+    return found.start() if found else None
+
+
+def _cut_start(text: str) -> str:
+    """``text`` without its first (probably partial) word."""
+    space = text.find(" ")
+    return text[space + 1 :] if 0 <= space < len(text) - 1 else text
+
+
+def _cut_end(text: str) -> str:
+    """``text`` without its last (probably partial) word."""
+    space = text.rfind(" ")
+    return text[:space] if space > 0 else text
+
+
+def make_snippet(body: str, offset: int | None, width: int = SNIPPET_CHARS) -> str:
+    """About ``width`` characters of ``body`` around ``offset``, whitespace collapsed.
+
+    A little context comes before the match; the text is cut between words and ``…`` marks
+    each cut. Without an offset the snippet is the start of the body.
+    """
+    at = offset or 0
+    start = max(0, at - CONTEXT_BEFORE * 4)
+    before = _SPACE.sub(" ", body[start:at]).lstrip()
+    cut_before = start > 0 or len(before) > CONTEXT_BEFORE
+    if cut_before:
+        before = _cut_start(before[-CONTEXT_BEFORE:])
+    room = width - len(before)
+    end = min(len(body), at + room * 4)
+    after = _SPACE.sub(" ", body[at:end])
+    cut_after = end < len(body) or len(after) > room
+    if len(after) > room:
+        after = _cut_end(after[: room + 1])
+    text = (before + after).strip()
+    if not text:
+        return ""
+    return (ELLIPSIS if cut_before else "") + text + (ELLIPSIS if cut_after else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where a hit's first body match is: its snippet and the innermost section around it."""
+
+    snippet: str
+    section: str | None
+    section_heading: str | None
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_HEADING_LIKE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
+
+
+def section_at(body: str, offset: int) -> Section | None:
+    """``outline(body).at(offset)``, parsing the body only up to the end of the offset's paragraph.
+
+    Which section holds ``offset`` depends only on the headings before it; the paragraph around
+    it is kept whole because a setext underline (``===``) below it would make it a heading.
+    """
+    blank = _BLANK_LINE.search(body, offset)
+    text = body[: blank.start() + 1] if blank else body
+    if not _HEADING_LIKE.search(text):  # no heading can start before offset: skip the parse
+        return Section("0", 0, "", 0, 0, len(body), len(body)) if body[: offset + 1].strip() else None
+    return outline(text).at(offset)
+
+
+def locate(body: str, pattern: re.Pattern[str] | None) -> Located:
+    """The snippet and section of a body for the words in ``pattern``.
+
+    With no match in the body (a title-only match, or a query of filters only) the snippet is the
+    start of the body and there is no section.
+    """
+    offset = first_match(body, pattern)
+    if offset is None:
+        return Located(make_snippet(body, None), None, None)
+    section = section_at(body, offset)
+    if section is None:
+        return Located(make_snippet(body, offset), None, None)
+    return Located(make_snippet(body, offset), section.path, section.heading)

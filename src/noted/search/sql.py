@@ -1,0 +1,315 @@
+"""Compile a parsed ``Query`` into one SQL statement over the store's tables and ``notes_fts``.
+
+The statement returns one row per hit of the requested page, each carrying ``total`` (the number
+of matches before the limit), or a single row of NULLs with ``total`` when the page is empty.
+Words and phrases go into one FTS5 MATCH expression, every string quoted so that no user input
+can be read as FTS5 syntax. Filters become conditions pushed into SQL: where an index can answer
+them they are sets of rowids (``rowid IN (…)`` for tags, attachments, notebooks through a
+recursive CTE, and the trash when the ``notes_hidden`` index exists), so that a word matching
+thousands of notes is ranked without reading their rows; the others read the ``notes`` row.
+All matches are counted over the same WHERE as the page, and only the page's rows are joined
+back to ``notes`` for titles and bodies.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from noted.search.query import DateField, DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
+
+TITLE_WEIGHT = 10.0
+BODY_WEIGHT = 1.0
+
+_COLUMNS = (
+    "c.total, n.id, n.title, n.parent_id, f.title, n.user_updated_time, n.is_todo, n.todo_completed, "
+    "n.body, p.score"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledQuery:
+    """One SQL statement and its parameters; ``ranked`` when rows are sorted by relevance."""
+
+    sql: str
+    params: tuple[object, ...]
+    ranked: bool
+
+
+def fts_string(text: str) -> str:
+    """``text`` as an FTS5 string: a phrase of its tokens, never an operator."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def like_pattern(value: str) -> str:
+    """A LIKE pattern (with ``ESCAPE '\\'``) matching ``value`` whole, ``*`` standing for any run."""
+    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped.replace("*", "%")
+
+
+def fts_term(term: TextTerm, expansions: Mapping[str, tuple[str, ...]]) -> str | None:
+    """The FTS5 expression of a word or phrase; None when it cannot match anything."""
+    if term.infix:
+        words = expansions.get(term.text, ())
+        if not words:
+            return None
+        expr = "(" + " OR ".join(fts_string(w) for w in words) + ")"
+    else:
+        expr = fts_string(term.text) + (" *" if term.prefix else "")
+    if term.field is TextField.ALL:
+        return expr
+    return f"{{{term.field.value}}} : ({expr})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Cond:
+    """A condition on a note: ``{rid}`` stands for its rowid; ``row`` when it reads ``n.…`` columns."""
+
+    sql: str
+    params: tuple[object, ...] = ()
+    row: bool = False
+
+    def on(self, rid: str) -> str:
+        return self.sql.replace("{rid}", rid)
+
+
+def _rid_in(sub: str, params: tuple[object, ...] = (), *, negated: bool = False) -> _Cond:
+    """A condition answered by a subquery of rowids, so that the notes row need not be read."""
+    return _Cond(f"{{rid}} {'NOT ' if negated else ''}IN ({sub})", params)
+
+
+_TAGGED = (
+    "SELECT x.rowid FROM tags AS t JOIN note_tags AS nt ON nt.tag_id = t.id "
+    "JOIN notes AS x ON x.id = nt.note_id WHERE t.title LIKE ? ESCAPE '\\'"
+)
+_ATTACHED = (
+    "SELECT x.rowid FROM resources AS r JOIN note_resources AS nr ON nr.resource_id = r.id "
+    "JOIN notes AS x ON x.id = nr.note_id WHERE r.mime LIKE ? ESCAPE '\\'"
+)
+_UNTAGGED = (
+    "SELECT 1 FROM note_tags AS nt JOIN tags AS t ON t.id = nt.tag_id "
+    "WHERE nt.note_id = n.id AND t.title LIKE ? ESCAPE '\\'"
+)
+_UNATTACHED = (
+    "SELECT 1 FROM note_resources AS nr JOIN resources AS r ON r.id = nr.resource_id "
+    "WHERE nr.note_id = n.id AND r.mime LIKE ? ESCAPE '\\'"
+)
+_MATCHING = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?"
+_HIDDEN = "SELECT rowid FROM notes WHERE deleted_time > 0 OR is_conflict != 0"
+"""Trashed notes and conflicts; fast only with the partial index ``notes_hidden`` on this WHERE."""
+
+
+def _filter_condition(term: Filter) -> _Cond:
+    not_ = "NOT " if term.negated else ""
+    kind = term.kind
+    if kind in (FilterKind.TAG, FilterKind.RESOURCE):
+        tagged = kind is FilterKind.TAG
+        if term.negated:
+            # Probing each candidate is cheaper than listing every tagged note (think -tag:*).
+            sub = _UNTAGGED if tagged else _UNATTACHED
+            return _Cond(f"NOT EXISTS ({sub})", (like_pattern(term.value),), row=True)
+        return _rid_in(_TAGGED if tagged else _ATTACHED, (like_pattern(term.value),))
+    if kind is FilterKind.SOURCEURL:
+        return _Cond(f"n.source_url {not_}LIKE ? ESCAPE '\\'", (like_pattern(term.value),), row=True)
+    if kind is FilterKind.ID:
+        if term.wildcard:
+            return _Cond(f"n.id {not_}LIKE ? ESCAPE '\\'", (like_pattern(term.value.lower()),), row=True)
+        return _Cond("n.id != ?" if term.negated else "n.id = ?", (term.value.lower(),), row=True)
+    if kind is FilterKind.TYPE:
+        return _Cond(f"n.is_todo = {int((term.value == 'todo') != term.negated)}", row=True)
+    if kind is FilterKind.ISCOMPLETED:
+        done = (term.value == "1") != term.negated
+        return _Cond(f"(n.is_todo = 1 AND n.todo_completed {'>' if done else '='} 0)", row=True)
+    raise AssertionError(f"notebook filters are compiled apart, not {kind}")
+
+
+def _date_condition(term: DateFilter) -> _Cond:
+    op = "<" if term.negated else ">="
+    if term.field is DateField.DUE:
+        return _Cond(f"(n.is_todo = 1 AND n.todo_due > 0 AND n.todo_due {op} ?)", (term.since_ms,), row=True)
+    column = "n.user_created_time" if term.field is DateField.CREATED else "n.user_updated_time"
+    return _Cond(f"{column} {op} ?", (term.since_ms,), row=True)
+
+
+def _notebook_cte(name: str, values: tuple[str, ...], scope: str | None) -> tuple[str, tuple[object, ...]]:
+    """A recursive CTE of the notebooks whose title matches one of ``values``, with their descendants.
+
+    With a scope (a JSON list of notebook ids), only titles inside it are matched, so a query
+    cannot learn the name of a notebook it may not see from which notes come back.
+    """
+    likes = " OR ".join("title LIKE ? ESCAPE '\\'" for _ in values)
+    inside = " AND id IN (SELECT value FROM json_each(?))" if scope is not None else ""
+    sql = (
+        f"{name}(id) AS (SELECT id FROM folders WHERE ({likes}){inside} "
+        f"UNION SELECT f.id FROM folders AS f JOIN {name} AS p ON f.parent_id = p.id)"
+    )
+    params = tuple(like_pattern(v) for v in values)
+    return sql, params + ((scope,) if scope is not None else ())
+
+
+def _term_condition(term: Term, expansions: Mapping[str, tuple[str, ...]]) -> _Cond:
+    """A condition for one non-notebook term, used where terms combine as SQL (negated text, any:1)."""
+    if isinstance(term, TextTerm):
+        expr = fts_term(term, expansions)
+        if expr is None:  # matches nothing, so its negation matches everything
+            return _Cond("1" if term.negated else "0")
+        return _rid_in(_MATCHING, (expr,), negated=term.negated)
+    if isinstance(term, DateFilter):
+        return _date_condition(term)
+    return _filter_condition(term)
+
+
+class _Builder:
+    """Collects CTEs and conditions; conditions are rendered once the rowid expression is known."""
+
+    def __init__(self, hidden_index: bool) -> None:
+        self.ctes: list[str] = []
+        self.cte_params: list[object] = []
+        self.conds: list[_Cond] = [
+            _rid_in(_HIDDEN, negated=True)
+            if hidden_index
+            else _Cond("n.deleted_time = 0 AND n.is_conflict = 0", row=True)
+        ]
+
+    def cte(self, sql: str, params: tuple[object, ...] = ()) -> None:
+        self.ctes.append(sql)
+        self.cte_params.extend(params)
+
+    def require(self, cond: _Cond) -> None:
+        self.conds.append(cond)
+
+    def require_any(self, conds: list[_Cond], also: str | None = None) -> None:
+        """One condition that holds when any of ``conds`` (or the raw SQL ``also``) does."""
+        sqls = [c.sql for c in conds] + ([also] if also else [])
+        params = tuple(p for c in conds for p in c.params)
+        self.conds.append(_Cond("(" + " OR ".join(sqls) + ")", params, row=any(c.row for c in conds)))
+
+
+def _restrictions(b: _Builder, query: Query, folder_ids: frozenset[str] | None) -> None:
+    """Conditions that hold whatever ``any:`` says: notebooks and the caller's scope."""
+    scope = json.dumps(sorted(folder_ids)) if folder_ids is not None else None
+    for negated, name in ((False, "nb_in"), (True, "nb_out")):
+        values = query.notebooks(negated=negated)
+        if values:
+            b.cte(*_notebook_cte(name, values, scope))
+            sub = f"SELECT x.rowid FROM notes AS x WHERE x.parent_id IN (SELECT id FROM {name})"
+            b.require(_rid_in(sub, negated=negated))
+    if folder_ids is not None:
+        sub = "SELECT x.rowid FROM notes AS x WHERE x.parent_id IN (SELECT value FROM json_each(?))"
+        b.require(_rid_in(sub, (scope,)))
+
+
+def compile_query(
+    query: Query,
+    *,
+    limit: int,
+    offset: int,
+    folder_ids: frozenset[str] | None = None,
+    expansions: Mapping[str, tuple[str, ...]] | None = None,
+    hidden_index: bool = False,
+) -> CompiledQuery:
+    """Build the statement for ``query``.
+
+    Args:
+        query: The parsed query.
+        limit: Page size.
+        offset: Matches to skip.
+        folder_ids: When given, only notes directly in these notebooks are returned.
+        expansions: For each word with an inner ``*``, the index words it stands for.
+        hidden_index: The database has the partial index ``notes_hidden`` (on
+            ``deleted_time > 0 OR is_conflict != 0``), so trashed notes and conflicts can be
+            excluded without reading every matching row.
+    """
+    expansions = expansions or {}
+    b = _Builder(hidden_index)
+    _restrictions(b, query, folder_ids)
+    others = [t for t in query.terms if not (isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK)]
+    positive = [t for t in others if isinstance(t, TextTerm) and not t.negated]
+    rest = [t for t in others if not (isinstance(t, TextTerm) and not t.negated)]
+    exprs = [fts_term(t, expansions) for t in positive]
+    if query.any:
+        match = " OR ".join(f"({e})" for e in exprs if e is not None)
+        alternatives = [_term_condition(t, expansions) for t in rest]
+        if alternatives:
+            b.require_any(alternatives, also="h.rid IS NOT NULL" if match else None)
+        elif not match:
+            b.require(_Cond("0"))
+        return _assemble(b, match or None, outer=bool(alternatives), limit=limit, offset=offset)
+    if any(e is None for e in exprs):
+        b.require(_Cond("0"))
+    negated_exprs = [fts_term(t, expansions) for t in rest if isinstance(t, TextTerm)]
+    match = " AND ".join(f"({e})" for e in exprs if e is not None)
+    if match and any(negated_exprs):
+        # FTS5 applies the negations itself, cheaper than a NOT IN per term.
+        match = f"({match}) NOT ({' OR '.join(f'({e})' for e in negated_exprs if e is not None)})"
+    for term in rest:
+        if not (match and isinstance(term, TextTerm)):
+            b.require(_term_condition(term, expansions))
+    return _assemble(b, match or None, outer=False, limit=limit, offset=offset)
+
+
+_HITS = f"SELECT rowid, bm25(notes_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) FROM notes_fts WHERE notes_fts MATCH ?"
+
+
+class _Source(NamedTuple):
+    """Where matches are read from: FROM clause, rowid (selected / in conditions), score, time, order."""
+
+    from_: str
+    rid: str
+    cond_rid: str
+    score: str
+    updated: str
+    order: str
+
+
+def _source(b: _Builder, match: str | None, outer: bool) -> _Source:
+    if match is None:
+        # Newest first, in the order of the notes_updated index so the page can stop early.
+        order = "n.user_updated_time DESC, n.rowid DESC"
+        return _Source("notes AS n", "n.rowid", "n.rowid", "NULL", "n.user_updated_time", order)
+    if outer:
+        joined = "notes AS n LEFT JOIN hits AS h ON h.rid = n.rowid"
+        order = "h.score IS NULL, h.score, n.user_updated_time DESC, n.rowid DESC"
+        return _Source(joined, "n.rowid", "n.rowid", "h.score", "n.user_updated_time", order)
+    # "+h.rid" in conditions: never let SQLite feed rowids into the FTS table one by one (one
+    # MATCH per rowid is far slower than one MATCH for all).
+    if any(c.row for c in b.conds):
+        joined = "hits AS h JOIN notes AS n ON n.rowid = h.rid"
+        order = "h.score, n.user_updated_time DESC, h.rid DESC"
+        return _Source(joined, "h.rid", "+h.rid", "h.score", "n.user_updated_time", order)
+    # Nothing needs the notes row: rank the FTS hits alone (ties then fall back to rowid).
+    return _Source("hits AS h", "h.rid", "+h.rid", "h.score", "NULL", "h.score, h.rid DESC")
+
+
+def _assemble(b: _Builder, match: str | None, *, outer: bool, limit: int, offset: int) -> CompiledQuery:
+    """The whole statement: the count of all matches and the requested page, over one WHERE.
+
+    The count reads no more than its conditions need (an FTS5 count without BM25, or covering
+    indexes); the page computes scores and sorts, and only its rows are joined back to ``notes``
+    for titles and bodies. The count comes through even when the page is empty.
+    """
+    ctes = list(b.ctes)
+    params: list[object] = list(b.cte_params)
+    if match is not None:
+        # Under any:1 the hits are joined to every candidate note, so compute them once;
+        # otherwise let the count read the FTS index without computing BM25.
+        ctes.append(f"hits(rid, score) AS {'' if outer else 'NOT '}MATERIALIZED ({_HITS})")
+        params.append(match)
+    src = _source(b, match, outer)
+    where = " AND ".join(c.on(src.cond_rid) for c in b.conds)
+    where_params = [p for c in b.conds for p in c.params]
+    count = f"SELECT COUNT(*) AS total FROM {src.from_} WHERE {where}"
+    page = (
+        f"SELECT {src.rid} AS rid, {src.score} AS score, {src.updated} AS updated "
+        f"FROM {src.from_} WHERE {where} ORDER BY {src.order} LIMIT ? OFFSET ?"
+    )
+    params.extend((*where_params, *where_params, limit, offset))
+    sql = (
+        (f"WITH {', '.join(ctes)} " if ctes else "")
+        + f"SELECT {_COLUMNS} FROM ({count}) AS c LEFT JOIN ({page}) AS p ON 1 "
+        "LEFT JOIN notes AS n ON n.rowid = p.rid LEFT JOIN folders AS f ON f.id = n.parent_id "
+        "ORDER BY p.score IS NULL, p.score, p.updated DESC, p.rid DESC"
+    )
+    return CompiledQuery(sql, tuple(params), ranked=match is not None)

@@ -1,0 +1,67 @@
+"""One parse for outlines, sections and search hits: paths are positional and always agree."""
+
+from __future__ import annotations
+
+from noted.markdown import linked_ids, outline, outline_lines, section_text
+
+BODY = """intro before any heading
+
+# Alpha
+a text
+### Deep (a jump of two levels)
+deep text
+## Beta
+```
+# not a heading inside a fence
+```
+b text
+
+Setext Title
+============
+s text
+"""
+
+
+def test_paths_are_positional_and_nest_by_nearest_smaller_level() -> None:
+    got = [(s.path, s.level, s.heading) for s in outline(BODY).sections]
+    assert got == [
+        ("0", 0, ""),
+        ("1", 1, "Alpha"),
+        ("1.1", 3, "Deep (a jump of two levels)"),
+        ("1.2", 2, "Beta"),
+        ("2", 1, "Setext Title"),
+    ]
+
+
+def test_sections_span_their_subsections() -> None:
+    parsed = outline(BODY)
+    alpha = parsed.find("1")[0]
+    assert section_text(BODY, alpha).startswith("# Alpha\n")
+    assert "b text" in section_text(BODY, alpha) and "s text" not in section_text(BODY, alpha)
+    assert BODY[alpha.start : alpha.own_end] == "# Alpha\na text\n"
+    assert parsed.find("0")[0].end == BODY.index("# Alpha")
+
+
+def test_find_by_heading_text_and_at_offset() -> None:
+    parsed = outline(BODY)
+    assert [s.path for s in parsed.find("beta")] == ["1.2"]
+    assert [s.path for s in parsed.find("## Beta")] == ["1.2"]
+    assert parsed.find("nothing") == []
+    offset = BODY.index("b text")
+    section = parsed.at(offset)
+    assert section is not None and section.path == "1.2"
+    assert parsed.at(0) is not None and parsed.at(0).path == "0"  # type: ignore[union-attr]
+
+
+def test_inline_markup_is_stripped_from_headings() -> None:
+    assert outline("# A *bold* [link](http://x) `code`\n").sections[0].heading == "A bold link code"
+
+
+def test_outline_lines_and_empty_bodies() -> None:
+    assert outline_lines("# One\nx\n## Two\n") == ["1\t15\tOne", "1.1\t7\tTwo"]
+    assert outline("").sections == () and outline("plain text").sections[0].path == "0"
+
+
+def test_linked_ids() -> None:
+    a, b = "a" * 32, "0123456789abcdef0123456789abcdef"
+    assert linked_ids(f"see [x](:/{a}) and ![img](:/{b}) but not :/short") == {a, b}
