@@ -1,0 +1,178 @@
+"""``noted mcp``: serve the notes to AI apps, make a token, print each app's configuration.
+
+noted mcp serve --stdio              what an AI app runs as a command (stdout is the protocol)
+noted mcp serve [--port 8765]        Streamable HTTP at http://127.0.0.1:PORT/mcp until Ctrl+C
+noted mcp token [--force]            a strong bearer token in a private file, set as mcp.tokenFile
+noted mcp config claude|cursor|zed|codex
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from noted.cli.args import Subparsers, add_common, command
+from noted.cli.context import CliContext
+from noted.errors import InvalidInputError
+from noted.mcp.deps import McpDeps
+from noted.mcp.options import DEFAULT_HOST, DEFAULT_PORT, HttpOptions
+from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
+from noted.mcp.token import create
+from noted.settings import Settings
+
+if TYPE_CHECKING:
+    from noted.mcp.http import HttpServer
+    from noted.mcp.server import NotedMcp
+
+TOKEN_FILE_NAME = "mcp-token"
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``noted mcp serve|token|config``."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "mcp",
+        help="Serve your notes to AI apps over MCP.",
+        description="Serve your notes to AI apps (Claude, Cursor, Zed, Codex…) over the Model Context "
+        "Protocol. They get exactly the tools switched on under `noted config list ai.tool`.",
+    )
+    add_common(parser)
+    actions = parser.add_subparsers(dest="mcp_action", metavar="ACTION", required=True)
+
+    p = command(actions, "serve", cmd_serve, "Run the MCP server (HTTP on loopback, or --stdio).")
+    p.add_argument("--stdio", action="store_true", help="talk MCP on stdin/stdout (for an app to launch)")
+    p.add_argument("--port", type=int, help=f"HTTP port (default: mcp.port, {DEFAULT_PORT}; 0 picks one)")
+    p.add_argument("--host", help=f"HTTP address (default: mcp.host, {DEFAULT_HOST}); others need a token")
+
+    p = command(actions, "token", cmd_token, "Create a bearer token file for HTTP and set mcp.tokenFile.")
+    p.add_argument("--path", help=f"where to write it (default: PROFILE/{TOKEN_FILE_NAME})")
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing token (clients need the new one)"
+    )
+    p.add_argument("--show", action="store_true", help="also print the token")
+
+    p = command(actions, "config", cmd_config, "Print the configuration snippet for an AI app.")
+    p.add_argument("client", choices=CLIENTS, help="the app to configure")
+    p.add_argument(
+        "--transport", choices=("stdio", "http", "both"), default="both", help="which form to print"
+    )
+    p.add_argument("--show-token", action="store_true", help="put the token itself in the HTTP snippet")
+
+
+def mcp_deps(ctx: CliContext) -> McpDeps:
+    """The server's parts: the profile's services (store, settings, tool registry, search)."""
+    return McpDeps.of(ctx.services, log_path=ctx.profile.log_path)
+
+
+def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Serve until stdin closes (``--stdio``) or until Ctrl+C / SIGTERM (HTTP)."""
+    if args.stdio and (args.port is not None or args.host is not None):
+        raise InvalidInputError("--port and --host are for HTTP; leave them out with --stdio")
+    if args.port is not None and not 0 <= args.port <= 65_535:
+        raise InvalidInputError(f"--port must be between 0 and 65535 (got {args.port})")
+    # The SDK is imported here, not at the top: every other command would pay seconds for it.
+    from noted.mcp.logs import send_library_logs_to_noted
+    from noted.mcp.server import NotedMcp
+    from noted.mcp.stdio import serve_stdio
+
+    deps = mcp_deps(ctx)  # opens the profile and its log file
+    send_library_logs_to_noted()
+    if args.stdio:
+        asyncio.run(serve_stdio(NotedMcp(deps)))
+        return 0
+    options = HttpOptions.from_settings(deps.settings, host=args.host, port=args.port)
+    return asyncio.run(_serve_http(ctx, deps, options))
+
+
+async def _serve_http(ctx: CliContext, deps: McpDeps, options: HttpOptions) -> int:
+    from noted.mcp.http import HttpServer
+    from noted.mcp.server import NotedMcp
+
+    mcp = NotedMcp(deps)
+    http = HttpServer(mcp, options)
+    await http.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows' default loop
+            loop.add_signal_handler(signum, stop.set)
+    _banner(ctx, deps, options, http, mcp)
+    waiter = asyncio.create_task(stop.wait())
+    ended = asyncio.create_task(http.wait())
+    try:
+        await asyncio.wait({waiter, ended}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        ended.cancel()
+        await http.stop()
+    if http.failure is not None:
+        ctx.error(f"the MCP server stopped unexpectedly; the details are in {deps.log_path or 'the log'}")
+        return 1
+    ctx.out("MCP server stopped.")
+    return 0
+
+
+def _banner(ctx: CliContext, deps: McpDeps, options: HttpOptions, http: HttpServer, mcp: NotedMcp) -> None:
+    on = sorted(mcp.offered_names())
+    ctx.out(f"noted MCP server listening on {http.url}")
+    if not options.loopback:
+        ctx.out(
+            f"  reachable from other machines on {options.host}:{http.port}: every request must carry "
+            f"Authorization: Bearer <the token in {options.token_file}>"
+        )
+    elif options.token_file is not None:
+        ctx.out(f"  clients must send Authorization: Bearer <the token in {options.token_file}>")
+    else:
+        ctx.out("  loopback only, no token (`noted mcp token` adds one)")
+    ctx.out(
+        f"  tools on ({len(on)}): {', '.join(on) or 'none'}; switch others with `noted config set ai.tool.…`"
+    )
+    if deps.log_path is not None:
+        ctx.out(f"  log: {deps.log_path}")
+    ctx.out("  health: GET /healthz; stop with Ctrl+C")
+    sys.stdout.flush()
+
+
+def cmd_token(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Write a new token file (0600) and point ``mcp.tokenFile`` at it."""
+    profile = ctx.profile.ensure()
+    path = Path(args.path).expanduser().resolve() if args.path else profile.root / TOKEN_FILE_NAME
+    token = create(path, overwrite=args.force)
+    settings = Settings.load(profile)
+    settings.set("mcp.tokenFile", str(path))
+    if ctx.json:
+        ctx.emit({"path": str(path), "setting": "mcp.tokenFile", **({"token": token} if args.show else {})})
+        return 0
+    ctx.out(f"token written to {path} (readable by you only); mcp.tokenFile now points at it")
+    ctx.out("HTTP clients must send: Authorization: Bearer <the token>; `noted mcp config CLIENT` shows how")
+    if args.show:
+        ctx.out(token)
+    return 0
+
+
+def cmd_config(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Print the stdio and/or HTTP snippet for one AI app, for this profile."""
+    profile = ctx.profile
+    settings = Settings.load(profile)
+    options = HttpOptions.from_settings(settings)
+    token = None
+    if args.show_token and options.token_file is not None:
+        token = options.open_token()
+    target = Target(
+        command=stdio_command(profile.root),
+        url=options.client_url(),
+        token_file=options.token_file,
+        token=token.read() if token is not None else None,
+    )
+    chosen = [s for s in snippets(args.client, target) if args.transport in ("both", s.transport)]
+    if ctx.json:
+        ctx.emit(
+            [{"client": s.client, "transport": s.transport, "where": s.where, "text": s.text} for s in chosen]
+        )
+    else:
+        ctx.out(render(chosen))
+    return 0

@@ -1,0 +1,183 @@
+"""The checks in front of every HTTP request, before the MCP SDK sees it.
+
+In order: the ``Host`` header must name this server (a DNS-rebinding page names its own domain:
+421); a browser ``Origin`` must be allowed (403); on ``/mcp`` the bearer token must match the token
+file, read on each request (401); and a body may not exceed the limit (413, saying what fits).
+``/healthz`` and ``/readyz`` answer ``{"ok": true}`` and carry no data, so they need no token.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from noted.errors import ConfigError
+from noted.mcp.options import MAX_BODY
+from noted.mcp.token import TokenFile
+
+log = logging.getLogger(__name__)
+
+OPEN_PATHS = frozenset({"/healthz", "/readyz"})
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+WILDCARDS = frozenset({"0.0.0.0", "::", ""})
+
+
+def host_name(header: str) -> str:
+    """The host part of a ``Host`` header: ``[::1]:8765`` → ``[::1]``, ``a.b:80`` → ``a.b``."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[: value.find("]") + 1] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+@dataclass(frozen=True, slots=True)
+class HostRule:
+    """The ``Host`` values this server answers to; None accepts any (a wildcard bind, with a token)."""
+
+    names: frozenset[str] | None
+
+    @classmethod
+    def for_bind(cls, host: str) -> HostRule:
+        if host.strip() in WILDCARDS:
+            return cls(None)
+        bound = host.strip().lower()
+        names = {bound, f"[{bound}]" if ":" in bound and not bound.startswith("[") else bound}
+        return cls(frozenset(LOOPBACK_NAMES | names))
+
+    def allows(self, header: str | None) -> bool:
+        if self.names is None:
+            return True
+        return header is not None and host_name(header) in self.names
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Everything the guard enforces."""
+
+    hosts: HostRule
+    origins: frozenset[str]
+    """Browser origins allowed besides the server's own (``scheme://host:port``, no trailing slash)."""
+    token: TokenFile | None
+    max_body: int = MAX_BODY
+
+    @staticmethod
+    def origins_for(allowed: Iterable[str], own: Iterable[str]) -> frozenset[str]:
+        return frozenset(o.strip().rstrip("/").lower() for o in [*allowed, *own] if o.strip())
+
+
+class Guard:
+    """ASGI middleware enforcing a ``Policy`` in front of ``app``."""
+
+    def __init__(self, app: ASGIApp, policy: Policy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self._refusal(scope, headers)
+        if refusal is not None:
+            status, message, extra = refusal
+            await _answer(send, status, message, extra)
+            return
+        if scope.get("method") in ("POST", "PUT", "PATCH"):
+            await self._with_body_limit(scope, receive, send, headers)
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str, dict[str, str]] | None:
+        policy = self.policy
+        if not policy.hosts.allows(headers.get("host")):
+            log.warning("refused a request for Host %r (DNS rebinding protection)", headers.get("host"))
+            return 421, "This server does not answer to that Host name.", {}
+        origin = headers.get("origin")
+        if origin is not None and origin.strip().rstrip("/").lower() not in policy.origins:
+            log.warning("refused a request from browser origin %r", origin)
+            return (
+                403,
+                "Requests from this web origin are not allowed (see the setting mcp.allowedOrigins).",
+                {},
+            )
+        if policy.token is None or scope.get("path") in OPEN_PATHS:
+            return None
+        try:
+            expected = policy.token.read()
+        except ConfigError as exc:
+            log.error("the token file can no longer be used, refusing requests: %s", exc)
+            return 503, "The server's token file cannot be used; the details are in the server's log.", {}
+        given = _bearer(headers.get("authorization"))
+        if given is None or not hmac.compare_digest(given.encode(), expected.encode()):
+            why = "missing" if given is None else "wrong"
+            log.warning("refused a request with a %s bearer token", why)
+            challenge = {"www-authenticate": 'Bearer realm="noted"'}
+            return (
+                401,
+                f"A valid bearer token is required (Authorization: Bearer …); this one is {why}.",
+                challenge,
+            )
+
+        return None
+
+    async def _with_body_limit(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
+        # The whole body is read before the app runs, so an oversized one is refused before any
+        # JSON is parsed; a declared Content-Length is refused before anything is read at all.
+        limit = self.policy.max_body
+        declared = headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await _answer(send, 413, _too_large(limit, int(declared)), {})
+            return
+        body = bytearray()
+        tail: deque[Message] = deque()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                tail.append(message)
+                break
+            body.extend(message.get("body", b""))
+            if len(body) > limit:
+                await _answer(send, 413, _too_large(limit, None), {})
+                return
+            if not message.get("more_body", False):
+                break
+        replay: deque[Message] = deque(
+            [{"type": "http.request", "body": bytes(body), "more_body": False}, *tail]
+        )
+
+        async def replayed() -> Message:
+            return replay.popleft() if replay else await receive()
+
+        await self.app(scope, replayed, send)
+
+
+def _bearer(header: str | None) -> str | None:
+    if header is None:
+        return None
+    scheme, _, value = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return value.strip() or None
+
+
+def _too_large(limit: int, size: int | None) -> str:
+    got = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
+    return (
+        f"The request body is too large ({got}). At most {limit // (1024 * 1024)} MiB ({limit:,} bytes) "
+        "fits in one request: send a large note in parts (create it, then append)."
+    )
+
+
+async def _answer(send: Send, status: int, message: str, extra: dict[str, str]) -> None:
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(k.encode(), v.encode()) for k, v in extra.items()]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

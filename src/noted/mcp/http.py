@@ -1,0 +1,195 @@
+"""Streamable HTTP on uvicorn: ``http://127.0.0.1:PORT/mcp``, plus ``/healthz`` and ``/readyz``.
+
+Both protocol generations share the one endpoint: the SDK's session manager serves handshake-era
+clients with sessions (``Mcp-Session-Id``, a GET stream for notices) and routes 2026-07-28
+requests (``MCP-Protocol-Version: 2026-07-28``) to its sessionless single-exchange path. Every
+request passes ``Guard`` first (Host, Origin, bearer token, body size).
+
+``HttpServer`` runs uvicorn as a task in the caller's event loop on a socket it binds itself, so
+a port in use is a clear error rather than an exit, port 0 picks a free port, and nothing touches
+the process's signal handlers (the CLI installs its own; the TUI keeps Textual's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import AsyncIterator, Generator
+
+import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from noted.errors import UnavailableError
+from noted.mcp.guard import Guard, HostRule, Policy
+from noted.mcp.options import MCP_PATH, HttpOptions
+from noted.mcp.server import NotedMcp
+
+log = logging.getLogger(__name__)
+
+SESSION_IDLE_SECONDS = 30 * 60.0
+STARTUP_TIMEOUT = 15.0
+STOP_TIMEOUT = 10.0
+
+
+def build_app(mcp: NotedMcp, policy: Policy) -> ASGIApp:
+    """The ASGI app: ``Guard`` in front of ``/mcp`` (the SDK's session manager) and the health routes."""
+    manager = StreamableHTTPSessionManager(
+        app=mcp.server,
+        json_response=True,
+        max_request_body_size=policy.max_body,
+        session_idle_timeout=SESSION_IDLE_SECONDS,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with manager.run(), mcp.running():
+            yield
+
+    routes = [
+        Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
+        Route("/healthz", endpoint=_healthy, methods=["GET"]),
+        Route("/readyz", endpoint=_healthy, methods=["GET"]),
+    ]
+    return Guard(Starlette(routes=routes, lifespan=lifespan), policy)
+
+
+class HttpServer:
+    """uvicorn serving one ``NotedMcp`` as a task of the running event loop."""
+
+    def __init__(self, mcp: NotedMcp, options: HttpOptions) -> None:
+        self.mcp = mcp
+        self.options = options
+        self._server: _Uvicorn | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._port: int | None = None
+        self._failure: BaseException | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def failure(self) -> BaseException | None:
+        """What stopped the server when it stopped by itself (it is also in the log)."""
+        return self._failure
+
+    @property
+    def port(self) -> int | None:
+        """The port bound (the one chosen when asked for port 0), once started."""
+        return self._port
+
+    @property
+    def url(self) -> str | None:
+        """The endpoint's URL for a client on this machine, once started."""
+        return None if self._port is None else self.options.client_url(self._port)
+
+    async def start(self) -> None:
+        """Check the options, bind, and serve until ``stop``; returns once requests are answered.
+
+        Raises:
+            ConfigError: the token file is unusable, or a non-loopback host has no token.
+            UnavailableError: the address cannot be bound (port in use…) or the server did not start.
+        """
+        if self.running:
+            return
+        token = self.options.open_token()
+        sock = _bind(self.options.host, self.options.port)
+        self._port = sock.getsockname()[1]
+        own = [f"http://{name}:{self._port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+        policy = Policy(
+            hosts=HostRule.for_bind(self.options.host),
+            origins=Policy.origins_for(self.options.allowed_origins, own),
+            token=token,
+            max_body=self.options.max_body,
+        )
+        config = uvicorn.Config(
+            build_app(self.mcp, policy),
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            ws="none",
+            server_header=False,
+            timeout_graceful_shutdown=1,
+        )
+        self._server = _Uvicorn(config)
+        self._failure = None
+        self._task = asyncio.create_task(self._serve(self._server, sock), name="noted-mcp-http")
+        await self._wait_started(self._server, self._task)
+        log.info("MCP server listening on %s (token %s)", self.url, "required" if token else "not required")
+
+    async def wait(self) -> None:
+        """Until the server stops (``stop``, or a failure)."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
+    async def stop(self) -> None:
+        """Stop answering, end listen streams, close connections (open streams after a second)."""
+        task, server = self._task, self._server
+        if task is None or server is None:
+            return
+        server.should_exit = True
+        self.mcp.listen.close()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT)
+        except TimeoutError:
+            server.force_exit = True
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._task = None
+        log.info("MCP server stopped")
+
+    async def _serve(self, server: _Uvicorn, sock: socket.socket) -> None:
+        try:
+            await server.serve(sockets=[sock])
+        except (SystemExit, Exception) as exc:  # uvicorn exits the process on a failed startup
+            self._failure = exc
+            log.error("the MCP HTTP server stopped: %r", exc)
+        finally:
+            sock.close()
+
+    async def _wait_started(self, server: _Uvicorn, task: asyncio.Task[None]) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STARTUP_TIMEOUT
+        while not server.started:
+            if task.done() or loop.time() > deadline:
+                await self.stop()
+                raise UnavailableError(
+                    f"the MCP server did not start on {self.options.host}:{self._port}",
+                    hint="the details are in the log",
+                )
+            await asyncio.sleep(0.01)
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn that leaves the process's signal handlers alone (the caller owns them)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+async def _healthy(request: Request) -> JSONResponse:
+    return JSONResponse({"ok": True})
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise UnavailableError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            hint="pick another port with --port or the setting mcp.port",
+        ) from None
+    return sock

@@ -1,0 +1,241 @@
+"""The MCP face of the tool registry: one low-level SDK ``Server`` fed from ``ToolRegistry``.
+
+``tools/list`` shows the tools switched on (editor tools never: they need a note open in the app),
+each with its input and output schema and annotations. ``tools/call`` runs the registry's one
+call path with actor ``mcp:<client name>`` and the scope of ``mcp.allowedNotebooks``:
+
+- ``ok``: ``structuredContent`` is the payload and the one text block is the same JSON;
+- ``error``, ``refused``, ``conflict``: a result with ``isError`` and the message (a refusal names
+  the setting that would switch the tool on), so the model can read it and recover;
+- ``internal``: a JSON-RPC internal error with a short message; the stack is only in the log.
+
+While serving, the config file is re-read about once a second, so a switch flipped in the TUI or
+by ``noted config set`` in another process reaches this server; when the set of tools on changes,
+every client that can hear it is told (``notifications/tools/list_changed``): handshake-era
+sessions directly, 2026-07-28 clients on their ``subscriptions/listen`` streams.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+
+from noted import __version__
+from noted.errors import ConfigError
+from noted.mcp.clients import ClientInfo, ClientTracker, actor_for, name_of
+from noted.mcp.deps import McpDeps
+from noted.settings import SettingChange
+from noted.tools.base import Tool, ToolContext
+from noted.tools.registry import INTERNAL, ToolResult
+from noted.tools.scope import scope_from_settings
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "noted"
+TOOL_KEYS = "ai.tool."
+POLL_SECONDS = 1.0
+NOTICE_TIMEOUT = 5.0
+"""A session that cannot take a notice within this long is skipped (it is probably gone)."""
+
+INSTRUCTIONS = (
+    "Notes kept in noted, a terminal notebook. Find notes with search_notes (keywords and filters "
+    "such as notebook:, tag:, updated:) or semantic_search_notes (by meaning), then read them with "
+    "read_note (ask for the outline of a long note first, then a section). Tools that change notes are "
+    "switched off unless the person switches them on; a refusal names the setting to ask for."
+)
+
+
+class _Server(Server[dict[str, Any]]):
+    """The SDK server, announcing ``tools.listChanged`` on every handshake path.
+
+    The HTTP session manager starts handshake sessions without initialization options, so the
+    default would tell those clients that the tool list never changes.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+class NotedMcp:
+    """One MCP server over the registry in ``deps``; transports drive ``server``.
+
+    Args:
+        deps: The store, settings, registry and search this server serves from.
+        poll_seconds: How often the config file is checked for edits by other processes
+            (0 turns the check off, for a front end that reloads settings itself).
+        on_clients: Called on the event loop when a client arrives or leaves.
+    """
+
+    def __init__(
+        self,
+        deps: McpDeps,
+        *,
+        poll_seconds: float = POLL_SECONDS,
+        on_clients: Callable[[], None] | None = None,
+    ) -> None:
+        self.deps = deps
+        self.poll_seconds = poll_seconds
+        self.clients = ClientTracker(on_change=on_clients)
+        self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)
+        self.server = _Server(
+            SERVER_NAME,
+            version=__version__,
+            title="noted",
+            description="Your noted notebooks: search, read and (when switched on) edit notes.",
+            instructions=INSTRUCTIONS,
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=self.listen,
+        )
+        self.server.middleware.append(self.clients)
+        self._wire: dict[str, types.Tool] = {}
+        self._offered: frozenset[str] = frozenset()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # lifetime ------------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Watch the tool switches while the transport serves; end listen streams on the way out."""
+        loop = asyncio.get_running_loop()
+        self._offered = self.offered_names()
+        unsubscribe = self.deps.settings.subscribe(lambda changes: self._on_settings(loop, changes))
+        poller = asyncio.create_task(self._poll()) if self.poll_seconds > 0 else None
+        try:
+            yield
+        finally:
+            unsubscribe()
+            if poller is not None:
+                poller.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await poller
+            self.listen.close()
+            for task in list(self._tasks):
+                task.cancel()
+
+    def connected(self) -> tuple[ClientInfo, ...]:
+        """The clients connected now (see ``ClientTracker.connected``)."""
+        return self.clients.connected()
+
+    def offered(self) -> list[Tool]:
+        """The tools an MCP client gets: switched on, and not editor tools."""
+        return [t for t in self.deps.tools.offered() if not t.editor]
+
+    def offered_names(self) -> frozenset[str]:
+        return frozenset(t.name for t in self.offered())
+
+    async def announce_tools_changed(self) -> None:
+        """Tell every client that can hear it that the tool list changed."""
+        await self.bus.publish(ToolsListChanged())
+        sessions = self.clients.sessions()
+        await asyncio.gather(*(self._notify(s) for s in sessions))
+        log.info("announced a tool list change to %d session(s) and the listen streams", len(sessions))
+
+    # handlers ------------------------------------------------------------------------------
+    async def _list_tools(
+        self, ctx: ServerRequestContext[dict[str, Any]], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[self._wire_tool(t) for t in self.offered()])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[dict[str, Any]], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        tool = self.deps.tools.get(params.name)
+        if tool is None or tool.editor:
+            known = ", ".join(sorted(self.offered_names())) or "none"
+            raise MCPError(INVALID_PARAMS, f'Unknown tool "{params.name[:100]}"; the tools on are: {known}')
+        deps = self.deps
+        context = ToolContext(
+            store=deps.store,
+            settings=deps.settings,
+            keyword=deps.keyword,
+            actor=actor_for(name_of(ctx)),
+            semantic=deps.semantic,
+            scope=scope_from_settings(deps.settings),
+        )
+        return call_result(await deps.tools.call(params.name, params.arguments, context))
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        # For the 2026-07-28 header check of each tools/call; without it the SDK lists every tool
+        # (and serializes every schema) on every call just to find this one.
+        tool = self.deps.tools.get(name)
+        return tool.input_schema if tool is not None and not tool.editor else None
+
+    def _wire_tool(self, tool: Tool) -> types.Tool:
+        wire = self._wire.get(tool.name)
+        if wire is None:  # tools are immutable, so each is converted once
+            wire = self._wire[tool.name] = types.Tool.model_validate(tool.to_mcp())
+        return wire
+
+    # switches --------------------------------------------------------------------------------
+    def _on_settings(self, loop: asyncio.AbstractEventLoop, changes: Sequence[SettingChange]) -> None:
+        # Runs in whichever thread changed the settings; the check itself belongs on the loop.
+        if any(change.key.startswith(TOOL_KEYS) for change in changes):
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is left to tell
+                loop.call_soon_threadsafe(self._recheck)
+
+    def _recheck(self) -> None:
+        names = self.offered_names()
+        if names == self._offered:
+            return
+        added, removed = sorted(names - self._offered), sorted(self._offered - names)
+        log.info("tools switched on: %s; switched off: %s", added or "-", removed or "-")
+        self._offered = names
+        task = asyncio.get_running_loop().create_task(self.announce_tools_changed())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _notify(self, session: ServerSession) -> None:
+        try:
+            await asyncio.wait_for(session.send_tool_list_changed(), NOTICE_TIMEOUT)
+        except Exception as exc:  # one stuck or broken session must not keep the notice from others
+            log.warning("could not send list_changed to a session: %r", exc)
+
+    async def _poll(self) -> None:
+        reported: str | None = None
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            try:
+                self.deps.settings.reload()
+                reported = None
+            except ConfigError as exc:
+                if str(exc) != reported:  # once per distinct problem, not once a second
+                    reported = str(exc)
+                    log.warning("config file not reloaded: %s", exc)
+            except Exception:
+                log.exception("reloading the settings failed")
+
+
+def call_result(result: ToolResult) -> types.CallToolResult:
+    """The wire form of one registry result (see the module docstring)."""
+    if result.ok and result.payload is not None:
+        text = json.dumps(result.payload, ensure_ascii=False)
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result.payload)
+    if result.status == INTERNAL:
+        raise MCPError(INTERNAL_ERROR, result.message or "internal error; it was logged")
+    message = result.message or f"the tool failed ({result.status})"
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)

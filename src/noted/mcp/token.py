@@ -1,0 +1,155 @@
+"""The bearer token of the HTTP server: a file only its owner can read, holding a strong secret.
+
+The file is checked when the server starts (anything wrong refuses the start with the reason) and
+read again on each request, so a replaced token takes effect without a restart. ``create`` writes
+one properly: 48 random bytes, URL-safe, mode 0600, written atomically.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import stat
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from noted.errors import ConfigError
+
+MIN_ENTROPY_BITS = 256
+"""At least 32 bytes of randomness."""
+MAX_TOKEN_FILE = 4096
+TOKEN_BYTES = 48
+MIN_BITS_PER_CHAR = 2.5
+"""Below this observed entropy per character a token is repetitive, whatever its alphabet."""
+
+_ALPHABETS: tuple[tuple[int, frozenset[str]], ...] = tuple(
+    (len(chars), frozenset(chars))
+    for chars in (
+        "0123456789",
+        "0123456789abcdef",
+        "0123456789ABCDEF",
+        "0123456789abcdefghijklmnopqrstuvwxyz",
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_",
+        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/=",
+        "".join(chr(c) for c in range(33, 127)),
+    )
+)
+
+
+def estimated_bits(token: str) -> float:
+    """A conservative estimate of the token's randomness in bits.
+
+    The length times the bits of the smallest usual alphabet holding every character (hex, base64,
+    printable ASCII…); zero when the characters repeat too much to be random.
+    """
+    if not token:
+        return 0.0
+    size = next((n for n, chars in _ALPHABETS if set(token) <= chars), 256)
+    counts = Counter(token)
+    observed = -sum(c / len(token) * math.log2(c / len(token)) for c in counts.values())
+    if observed < min(MIN_BITS_PER_CHAR, math.log2(size) * 0.6):
+        return 0.0
+    return len(token) * math.log2(size)
+
+
+@dataclass
+class TokenFile:
+    """A token file that passed the checks; ``read`` re-checks it cheaply on each request."""
+
+    path: Path
+    _stamp: tuple[int, int, int, int] | None = field(default=None, init=False, repr=False)
+    _token: str = field(default="", init=False, repr=False)
+
+    @classmethod
+    def open(cls, path: Path) -> TokenFile:
+        """Check the file now.
+
+        Raises:
+            ConfigError: it is missing, not a regular file, not owned by this user, readable or
+                writable by others, or holds a weak token; the message says which and what to do.
+        """
+        token_file = cls(path)
+        token_file.read()
+        return token_file
+
+    def read(self) -> str:
+        """The token, re-read when the file changed.
+
+        Raises:
+            ConfigError: the file can no longer be used (see ``open``).
+        """
+        info = _stat(self.path)
+        stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
+        if stamp != self._stamp:
+            self._token = _check(self.path, info)
+            self._stamp = stamp
+        return self._token
+
+
+def create(path: Path, *, overwrite: bool = False) -> str:
+    """Write a new random token to ``path`` (mode 0600) and return it.
+
+    Raises:
+        ConfigError: the file exists and ``overwrite`` is false, or it cannot be written.
+    """
+    if path.exists() and not overwrite:
+        raise ConfigError(
+            f"{path} already exists", hint="pass --force to replace it (clients need the new token)"
+        )
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(token + "\n")
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write the token file {path}: {exc.strerror or exc}") from exc
+    return token
+
+
+def _stat(path: Path) -> os.stat_result:
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"the token file {path} does not exist", hint="create one with `noted mcp token`"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the token file {path}: {exc.strerror or exc}") from exc
+
+
+def _check(path: Path, info: os.stat_result) -> str:
+    fix = f"create a new one with `noted mcp token --force`, or run `chmod 600 {path}`"
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(
+            f"the token file {path} is not a regular file", hint="create one with `noted mcp token`"
+        )
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise ConfigError(f"the token file {path} belongs to another user", hint=fix)
+    if info.st_mode & 0o077:
+        mode = stat.filemode(info.st_mode)
+        raise ConfigError(f"the token file {path} can be used by other users ({mode})", hint=fix)
+    if info.st_size > MAX_TOKEN_FILE:
+        raise ConfigError(f"the token file {path} is too large to hold just a token", hint=fix)
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise ConfigError(f"cannot read the token file {path}: {reason}") from None
+    if not token or any(c.isspace() for c in token):
+        raise ConfigError(f"the token file {path} must hold one token on one line", hint=fix)
+    bits = estimated_bits(token)
+    if bits < MIN_ENTROPY_BITS:
+        raise ConfigError(
+            f"the token in {path} is too weak (about {bits:.0f} bits of randomness; at least "
+            f"{MIN_ENTROPY_BITS} needed, e.g. 64 random hex digits)",
+            hint="create a strong one with `noted mcp token --force`",
+        )
+    return token

@@ -1,0 +1,156 @@
+"""Shared pieces of the MCP tests: a profile with notes in two notebooks, servers, SDK clients."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from noted.embeddings.fake import FakeEmbedder
+from noted.mcp.deps import McpDeps
+from noted.mcp.http import HttpServer
+from noted.mcp.options import HttpOptions
+from noted.mcp.server import NotedMcp
+from noted.models import NoteDraft
+from noted.profile import Profile
+from noted.search.keyword import KeywordSearch
+from noted.search.semantic import SemanticSearch
+from noted.settings import Settings
+from noted.store.sqlite import SqliteStore
+from noted.tools import Annotations, Tool, ToolRegistry, all_tools
+from noted.tools.base import ToolContext
+
+MODES = ("legacy", "2026-07-28")
+"""The handshake era (initialize) and the sessionless 2026-07-28 protocol."""
+
+_SHIM = (
+    "import sys, noted.cli as c; from noted.cli import commands_mcp as m; "
+    "c._MODULES = c._MODULES if m in c._MODULES else (*c._MODULES, m); sys.exit(c.main(sys.argv[1:]))"
+)
+
+
+def noted_command() -> list[str]:
+    """``python -m noted`` once ``noted mcp`` is registered in the CLI; until then the same ``main``
+    with the mcp module added (the lead registers it in ``cli/__init__.py``)."""
+    from noted.cli import _MODULES, commands_mcp
+
+    if commands_mcp in _MODULES:
+        return [sys.executable, "-m", "noted"]
+    return [sys.executable, "-c", _SHIM]
+
+
+def _explode(ctx: ToolContext, args: Mapping[str, Any]) -> dict[str, Any]:
+    raise RuntimeError("secret internals: /home/someone/.ssh")
+
+
+BROKEN = Tool(
+    name="broken_tool",
+    title="A tool with a bug",
+    description="Always fails with an unexpected exception (a stand-in for a bug).",
+    input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+    output_schema={"type": "object"},
+    annotations=Annotations(read_only=True),
+    handler=_explode,
+)
+
+
+@dataclass
+class World:
+    """A profile on disk with notes in an allowed and a private notebook."""
+
+    profile: Profile
+    store: SqliteStore
+    settings: Settings
+    deps: McpDeps
+    work_id: str = ""
+    private_id: str = ""
+    work_note: str = ""
+    private_note: str = ""
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def make_world(root: Path, *, semantic: bool = True) -> World:
+    """Notes about a budget in "Work" and a better-matching one in "Private"."""
+    profile = Profile(root).ensure()
+    store = SqliteStore.open(profile.db_path, profile.resources_dir)
+    settings = Settings.load(profile)
+    tools = ToolRegistry(settings, (*all_tools(), BROKEN))
+    embedder = FakeEmbedder()
+    factory = (lambda: SemanticSearch(store, store.db, embedder)) if semantic else None
+    deps = McpDeps(store, KeywordSearch(store), settings, tools, factory, log_path=profile.log_path)
+    world = World(profile, store, settings, deps)
+    work = store.create_folder("Work", actor="user")
+    private = store.create_folder("Private", actor="user")
+    world.work_id, world.private_id = work.id, private.id
+    body = "# Budget\n\nThe budget for the quarter is 12k.\n\n## Travel\n\nTrains only.\n"
+    world.work_note = store.create_note(NoteDraft("Quarter budget", body, work.id), actor="user").id
+    secret = "# Budget budget budget\n\nThe budget of the secret budget project.\n"
+    world.private_note = store.create_note(NoteDraft("Secret budget", secret, private.id), actor="user").id
+    return world
+
+
+@asynccontextmanager
+async def http_server(world: World, **options: Any) -> AsyncIterator[HttpServer]:
+    """The HTTP server for ``world`` on a free loopback port, in this event loop."""
+    http = HttpServer(NotedMcp(world.deps, poll_seconds=0.2), HttpOptions(port=0, **options))
+    await http.start()
+    try:
+        yield http
+    finally:
+        await http.stop()
+
+
+@asynccontextmanager
+async def http_client(
+    url: str,
+    mode: str,
+    *,
+    name: str = "test-client",
+    headers: dict[str, str] | None = None,
+    on_message: Callable[[Any], Any] | None = None,
+) -> AsyncIterator[Client]:
+    """The SDK's client over Streamable HTTP in ``mode`` (``legacy`` or ``2026-07-28``)."""
+    async with AsyncExitStack() as stack:
+        http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=30.0))
+        transport = streamable_http_client(url, http_client=http)
+        client = Client(
+            transport,
+            mode=mode,
+            client_info=types.Implementation(name=name, version="1.0"),
+            message_handler=_handler(on_message),
+            read_timeout_seconds=30,
+        )
+        yield await stack.enter_async_context(client)
+
+
+def _handler(on_message: Callable[[Any], Any] | None) -> Any:
+    async def handle(message: Any) -> None:
+        if on_message is not None:
+            on_message(message)
+        await anyio.lowlevel.checkpoint()
+
+    return handle
+
+
+def text_of(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+async def wait_for(predicate: Callable[[], bool], *, timeout: float = 15.0) -> None:
+    """Poll ``predicate`` until it holds; fail after ``timeout``."""
+    with anyio.fail_after(timeout):
+        while not predicate():
+            await anyio.sleep(0.05)

@@ -1,0 +1,168 @@
+"""``noted mcp serve --stdio`` as an AI app runs it: a real process, the SDK's stdio client.
+
+The switch is flipped by ``noted config set`` in a third process, as a person would from another
+terminal, so the server has to notice the edited config file by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.subscriptions import ToolsListChanged
+from tests.integration.mcp_support import MODES, World, make_world, noted_command, text_of, wait_for
+
+SWITCH = "ai.tool.create_note.enabled"
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    w = make_world(tmp_path / "profile")
+    yield w
+    w.close()
+
+
+@asynccontextmanager
+async def stdio_client(world: World, mode: str, on_message: Callable[[Any], None]) -> AsyncIterator[Client]:
+    program, *args = noted_command()
+    params = StdioServerParameters(
+        command=program, args=[*args, "--profile", str(world.profile.root), "mcp", "serve", "--stdio"]
+    )
+
+    async def handle(message: Any) -> None:
+        on_message(message)
+        await anyio.lowlevel.checkpoint()
+
+    info = types.Implementation(name="stdio-client", version="2.0")
+    async with Client(
+        params, mode=mode, client_info=info, message_handler=handle, read_timeout_seconds=60
+    ) as client:
+        yield client
+
+
+async def config_set(world: World, key: str, value: str) -> None:
+    """``noted config set`` in another process."""
+    done = await anyio.run_process(
+        [*noted_command(), "--profile", str(world.profile.root), "config", "set", key, value]
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stdio_serves_reads_refuses_writes_and_follows_a_switch_from_another_process(
+    world: World, mode: str
+) -> None:
+    heard: list[Any] = []
+    async with stdio_client(world, mode, heard.append) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "search_notes" in names and "create_note" not in names
+        found = await client.call_tool("search_notes", {"query": "budget"})
+        assert not found.is_error and isinstance(found.structured_content, dict)
+        assert json.loads(text_of(found)) == found.structured_content
+        refused = await client.call_tool("create_note", {"title": "From stdio", "notebook_id": world.work_id})
+        assert refused.is_error and SWITCH in text_of(refused)
+
+        if mode == "legacy":
+            await config_set(world, SWITCH, "true")
+            await wait_for(
+                lambda: any(isinstance(m, types.ToolListChangedNotification) for m in heard), timeout=30
+            )
+        else:
+            async with client.listen(tools_list_changed=True) as subscription:
+                await config_set(world, SWITCH, "true")
+                with anyio.fail_after(30):
+                    assert isinstance(await subscription.__anext__(), ToolsListChanged)
+
+        assert "create_note" in {t.name for t in (await client.list_tools()).tools}
+        created = await client.call_tool("create_note", {"title": "From stdio", "notebook_id": world.work_id})
+        assert not created.is_error, text_of(created)
+        assert isinstance(created.structured_content, dict)
+    actors = {r.actor for r in world.store.note_history(created.structured_content["id"])}
+    assert actors == {"mcp:stdio-client"}
+
+
+async def test_stdio_answers_malformed_lines_and_keeps_serving(world: World) -> None:
+    process = await asyncio.create_subprocess_exec(
+        *noted_command(),
+        "--profile",
+        str(world.profile.root),
+        "mcp",
+        "serve",
+        "--stdio",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    async def send(line: bytes) -> None:
+        stdin.write(line + b"\n")
+        await stdin.drain()
+
+    async def reply() -> dict[str, Any]:
+        line = await asyncio.wait_for(stdout.readline(), 30)
+        decoded: dict[str, Any] = json.loads(line)  # the server never writes anything but JSON-RPC
+        return decoded
+
+    try:
+        info = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        }
+        await send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": info}).encode())
+        assert (await reply())["id"] == 1
+        await send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+
+        await send(b"{this is not json")
+        assert (await reply()) == {"jsonrpc": "2.0", "id": None, "error": _error(-32700, "not valid JSON")}
+        await send(b'{"no": "method"}')
+        assert (await reply())["error"]["code"] == -32600
+
+        rng = random.Random(7)
+        for _ in range(50):  # a bounded fuzz; how many replies it earns does not matter
+            await send(_garbage(rng))
+        await send(json.dumps({"jsonrpc": "2.0", "id": "last", "method": "ping"}).encode())
+        with anyio.fail_after(60):
+            while (message := await reply()).get("id") != "last":
+                assert "error" in message or "result" in message
+        assert message["result"] == {}
+    finally:
+        stdin.close()
+        await asyncio.wait_for(process.wait(), 30)
+    assert process.returncode == 0
+
+
+def _error(code: int, words: str) -> Any:
+    class Matches(dict[str, Any]):
+        def __eq__(self, other: object) -> bool:
+            return (
+                isinstance(other, dict) and other.get("code") == code and words in str(other.get("message"))
+            )
+
+    return Matches()
+
+
+def _garbage(rng: random.Random) -> bytes:
+    choice = rng.randrange(4)
+    if choice == 0:
+        return bytes(rng.randrange(32, 256) for _ in range(rng.randint(1, 80)))
+    if choice == 1:
+        return json.dumps(rng.choice([[], 5, "x", None, {"jsonrpc": "2.0"}, {"id": 3, "method": 7}])).encode()
+    if choice == 2:
+        params = rng.choice([None, [], {"name": 5}, {"name": "search_notes", "arguments": "x"}])
+        return json.dumps(
+            {"jsonrpc": "2.0", "id": rng.randint(100, 999), "method": "tools/call", "params": params}
+        ).encode()
+    return b"{" * rng.randint(1, 3000)

@@ -1,0 +1,69 @@
+"""The MCP server's small pure parts: Host rules, token strength, actor names, result mapping."""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+import mcp_types as types
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from noted.mcp.clients import actor_for, client_name
+from noted.mcp.guard import HostRule, host_name
+from noted.mcp.options import HttpOptions, is_loopback
+from noted.mcp.server import call_result
+from noted.mcp.token import MIN_ENTROPY_BITS, estimated_bits
+from noted.tools.registry import ToolResult
+
+
+def test_host_rules_accept_this_machine_and_refuse_rebound_names() -> None:
+    loopback = HostRule.for_bind("127.0.0.1")
+    for header in ("127.0.0.1:8765", "localhost:1", "[::1]:8765", "LOCALHOST", "127.0.0.1"):
+        assert loopback.allows(header), header
+    for header in ("evil.example:8765", "127.0.0.1.evil.example", "", None, "[::2]:80"):
+        assert not loopback.allows(header), header
+    assert HostRule.for_bind("0.0.0.0").allows("anything.example")  # a token is required there
+    assert HostRule.for_bind("192.168.1.5").allows("192.168.1.5:8765")
+    assert host_name("[::1]:8765") == "[::1]" and host_name("a.b:80") == "a.b"
+
+
+def test_loopback_and_client_urls() -> None:
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
+    assert HttpOptions(host="0.0.0.0", port=9000).client_url() == "http://127.0.0.1:9000/mcp"
+    assert HttpOptions(host="::1").client_url(5) == "http://[::1]:5/mcp"
+
+
+def test_token_strength_estimates() -> None:
+    assert estimated_bits(secrets.token_urlsafe(48)) >= MIN_ENTROPY_BITS
+    assert estimated_bits(secrets.token_hex(32)) >= MIN_ENTROPY_BITS
+    assert estimated_bits(secrets.token_hex(16)) < MIN_ENTROPY_BITS  # 16 bytes is not enough
+    assert estimated_bits("a" * 200) == 0
+    assert estimated_bits("ab" * 100) == 0
+    assert estimated_bits("correct horse battery staple") < MIN_ENTROPY_BITS
+
+
+def test_actor_names_are_safe_and_bounded() -> None:
+    assert actor_for("Claude Desktop") == "mcp:Claude Desktop"
+    assert actor_for("  ") == "mcp:unknown"
+    assert client_name("evil\nname\x1b[31m") == "evil name [31m"
+    assert len(client_name("x" * 500)) == 64
+
+
+def test_results_map_to_the_wire() -> None:
+    ok = call_result(ToolResult("search_notes", "ok", payload={"total": 1, "results": []}))
+    assert ok.structured_content == {"total": 1, "results": []} and not ok.is_error
+    block = ok.content[0]
+    assert isinstance(block, types.TextContent) and json.loads(block.text) == ok.structured_content
+
+    for status in ("error", "refused", "conflict"):
+        failed = call_result(ToolResult("update_note", status, message="read it again"))
+        assert failed.is_error and failed.structured_content is None
+        assert isinstance(failed.content[0], types.TextContent) and failed.content[0].text == "read it again"
+
+    with pytest.raises(MCPError) as caught:
+        call_result(
+            ToolResult("broken", "internal", message='internal error in tool "broken"; it was logged')
+        )
+    assert caught.value.code == types.INTERNAL_ERROR
