@@ -8,20 +8,25 @@ events and answer its approvals.
 Rules it keeps:
 - The open note is pre-loaded as a synthetic ``editor_read_note`` call at the start of a
   conversation; the system prompt stays the same for every turn so providers can cache it.
+- The open note is not pre-loaded when ``editor_read_note`` is switched off.
 - After ``MAX_FAILED_ROUNDS`` consecutive rounds whose tool calls all failed, the next round is
-  offered no tools, so a confused model must answer in words.
+  offered no tools, so a confused model must answer in words; a call it makes anyway is not run.
+- A write the registry would refuse (switched off, bad arguments) is refused without asking the
+  person: approval is asked only for a call that would run.
 - Edits of the open note made in one round are saved once after the round, and refused whole if
   the note moved meanwhile. With ``ai.approveWrites`` on, the person sees the diff (or the write
   tool and its arguments) and says yes or no; a no reaches the model as a refusal.
-- A request over the token budget is refused with the remedies, never silently cut.
-- Cancelling stops the stream at once and saves what was said, so the conversation stays valid.
+- A request over the token budget is refused with the remedies, never silently cut; the refused
+  message is not saved, so the conversation is not stuck over the budget.
+- Cancelling stops the stream at once (its HTTP response is closed before ``Cancelled``) and saves
+  what was said, so the conversation stays valid: a round cut short is saved with a result for
+  every call, those that did not run (or edits not saved) marked so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import difflib
-import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -45,6 +50,17 @@ from noted.chat.events import (
 )
 from noted.chat.prompts import preload_messages, system_prompt
 from noted.chat.transcripts import Conversation, Transcripts
+from noted.chat.turns import (
+    DECLINED,
+    NOT_RUN,
+    NOT_SAVED,
+    PAUSED,
+    STOPPED,
+    mark_edits,
+    round_messages,
+    settle,
+    summary,
+)
 from noted.errors import ConflictError, NotedError
 from noted.models import Note, NotePatch, assistant_actor
 from noted.providers import (
@@ -53,21 +69,18 @@ from noted.providers import (
     ChatRequest,
     Message,
     ProviderEvent,
-    ToolCall,
     ToolCallReady,
-    ToolResultMessage,
     ToolSpec,
     Usage,
     UserMessage,
 )
 from noted.providers import TextDelta as ProviderText
-from noted.tools import EditorSession, ToolContext, ToolRegistry, ToolResult
+from noted.tools import EditorSession, Tool, ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
 
 MAX_FAILED_ROUNDS = 5
 MAX_ROUNDS = 25
-DECLINED = "The person declined this change; nothing was written. Do not try it again unless they ask."
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,18 +140,6 @@ class ChatEngine:
         )
 
 
-def _summary(name: str, arguments: dict[str, Any]) -> str:
-    """One line for people: ``search_notes "budget" limit=5``."""
-    parts: list[str] = []
-    for key, value in arguments.items():
-        shown = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else f'"{value}"'
-        if len(shown) > 40:
-            shown = shown[:39] + "…"
-        parts.append(shown if key in ("query", "id", "anchor", "title") else f"{key}={shown}")
-    line = f"{name} {' '.join(parts)}".strip()
-    return line if len(line) <= 100 else line[:99] + "…"
-
-
 class _Run:
     """The state of one run; split from the engine so the engine holds no per-run state."""
 
@@ -157,6 +158,11 @@ class _Run:
         self.ctx = setup.context(self.actor, editor)
         self.tokens = conversation.input_tokens + conversation.output_tokens
         self.text = ""
+        self.unsaved: list[Message] = []
+        """The person's message (and the pre-loaded note), saved once the first request fits the budget."""
+        self.title: str | None = None
+        self.round: tuple[list[ToolCallReady], list[ToolResult]] | None = None
+        """The tool calls of the round being run and the results so far, for a cancel to save."""
 
     async def go(self, text: str) -> AsyncIterator[ChatEvent]:
         try:
@@ -186,16 +192,21 @@ class _Run:
 
     def _start(self, text: str) -> list[Message]:
         transcripts = self.setup.transcripts
+        # The caller's value may be stale (a chat pane keeps it across runs): totals and title
+        # come from the saved conversation.
+        self.conversation = transcripts.get(self.conversation.id)
+        self.tokens = self.conversation.input_tokens + self.conversation.output_tokens
         history = transcripts.messages(self.conversation.id)
         # The person speaks first (some providers require it); on the first turn the open note
-        # follows as if the assistant had read it, which saves a round trip.
+        # follows as if the assistant had read it, which saves a round trip. A switched-off
+        # reader means the person does not want the note sent, so it is not pre-loaded either.
         new: list[Message] = [UserMessage(text)]
-        if not history and self.editor is not None:
-            tool = self.setup.registry.get("editor_read_note")
-            if tool is not None:
-                new += preload_messages(tool.handler(self.ctx, {}))
-        title = text.strip().splitlines()[0][:80] if not self.conversation.title and text.strip() else None
-        transcripts.append(self.conversation.id, new, title=title)
+        tool = self.setup.registry.get("editor_read_note")
+        if not history and self.editor is not None and tool is not None and self.setup.registry.enabled(tool):
+            new += preload_messages(tool.handler(self.ctx, {}))
+        if not self.conversation.title and text.strip():
+            self.title = text.strip().splitlines()[0][:80]
+        self.unsaved = new
         return history + new
 
     async def _rounds(self, provider: ChatProvider, history: list[Message]) -> AsyncIterator[ChatEvent]:
@@ -205,10 +216,12 @@ class _Run:
             note_title=note.title if note else None, note_id=note.note_id if note else None
         )
         for _ in range(MAX_ROUNDS):
-            offered = [] if failed_rounds >= MAX_FAILED_ROUNDS else self.setup.registry.offered(self.ctx)
+            paused = failed_rounds >= MAX_FAILED_ROUNDS
+            offered = [] if paused else self.setup.registry.offered(self.ctx)
             specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t in offered)
             request = ChatRequest(system=system, messages=tuple(history), tools=specs)
             check_budget(request, self.setup.budget())
+            await self._save_unsaved()
             self.text = ""
             calls: list[ToolCallReady] = []
             usage = (0, 0)
@@ -230,40 +243,48 @@ class _Run:
                 yield Done(self.text)
                 return
             results: list[ToolResult] = []
-            async for event in self._run_calls(calls, results):
+            self.round = (calls, results)
+            async for event in self._run_calls(calls, results, paused=paused):
                 yield event
             async for event in self._commit_edits(results):
                 yield event
-            turn = AssistantMessage(self.text, tuple(ToolCall(c.id, c.name, c.arguments) for c in calls))
-            answers = [
-                ToolResultMessage(c.id, json.dumps(r.for_model(), ensure_ascii=False), not r.ok)
-                for c, r in zip(calls, results, strict=True)
-            ]
-            history += [turn, *answers]
-            await asyncio.to_thread(
-                self.setup.transcripts.append, self.conversation.id, [turn, *answers], usage=usage
-            )
+            self.round = None
+            saved = round_messages(self.text, calls, results)
+            history += saved
+            await asyncio.to_thread(self.setup.transcripts.append, self.conversation.id, saved, usage=usage)
             self.text = ""
             failed_rounds = failed_rounds + 1 if all(not r.ok for r in results) else 0
         yield Failed(f"the model kept calling tools for {MAX_ROUNDS} rounds", "ask a narrower question")
+
+    async def _save_unsaved(self) -> None:
+        """Save the person's message once the first request is known to fit the budget, so a refused
+        message does not stay in the conversation and push every later request over too."""
+        if self.unsaved:
+            new, self.unsaved = self.unsaved, []
+            await asyncio.to_thread(
+                self.setup.transcripts.append, self.conversation.id, new, title=self.title
+            )
 
     async def _stream(self, provider: ChatProvider, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """The provider's events, stopped at once when the person cancels."""
         stream = provider.stream(request).__aiter__()
         stop = asyncio.ensure_future(self.cancel.wait())
+        step: asyncio.Future[ProviderEvent] | None = None
         try:
             while True:
                 step = asyncio.ensure_future(stream.__anext__())
                 await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
                 if stop.done():
-                    step.cancel()
                     raise _Stop()
                 try:
-                    yield step.result()
+                    event = step.result()
                 except StopAsyncIteration:
                     return
+                step = None
+                yield event
         finally:
             stop.cancel()
+            await settle(step)
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
                 try:
@@ -286,17 +307,19 @@ class _Run:
             answer.cancel()
 
     async def _run_calls(
-        self, calls: list[ToolCallReady], results: list[ToolResult]
+        self, calls: list[ToolCallReady], results: list[ToolResult], *, paused: bool
     ) -> AsyncIterator[ChatEvent]:
         registry = self.setup.registry
         for call in calls:
             arguments = dict(call.arguments)
-            yield ToolCallStarted(call.id, call.name, arguments, _summary(call.name, arguments))
+            yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
             tool = registry.get(call.name)
             if call.arguments_error:
                 result = ToolResult(call.name, "error", message=call.arguments_error)
-            elif tool is not None and tool.is_write and not tool.editor and self.setup.approve_writes():
-                approval = Approval(f"Allow {call.name}?", _summary(call.name, arguments))
+            elif paused:
+                result = ToolResult(call.name, "refused", message=PAUSED)
+            elif tool is not None and self._needs_approval(tool, arguments):
+                approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
                 allowed = False
                 async for item in self._ask(approval, call.name):
                     if isinstance(item, bool):
@@ -312,9 +335,28 @@ class _Run:
             results.append(result)
             yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
 
+    def _needs_approval(self, tool: Tool, arguments: dict[str, Any]) -> bool:
+        """Whether to ask the person before a global write. A call the registry would refuse anyway
+        (switched off, bad arguments) is not put to the person: a yes could not make it run, and a
+        note that talks the model into calling a switched-off tool must not reach the person as a
+        question."""
+        if not tool.is_write or tool.editor or not self.setup.approve_writes():
+            return False
+        registry = self.setup.registry
+        return (
+            registry.enabled(tool)
+            and registry.available(tool, self.ctx)
+            and registry.validate(tool, arguments) is None
+        )
+
     async def _commit_edits(self, results: list[ToolResult]) -> AsyncIterator[ChatEvent]:
         session = self.editor
-        if session is None or not session.dirty:
+        if session is None:
+            return
+        if not session.dirty:
+            # Edits that cancelled out: commit writes nothing but clears them, so the next
+            # round's count starts from zero.
+            session.commit(self.ctx.store, self.actor)
             return
         diff = "".join(
             difflib.unified_diff(
@@ -336,7 +378,7 @@ class _Run:
                     yield item
             if not allowed:
                 session.discard()
-                results[:] = [_declined(r) for r in results]
+                results[:] = [mark_edits(r, DECLINED) for r in results]
                 yield EditsRefused(session.note_id, count, "You declined the edits; nothing was written.")
                 return
         store = self.ctx.store
@@ -349,18 +391,20 @@ class _Run:
             yield EditsRefused(session.note_id, count, outcome.message)
 
     def _save_partial(self) -> None:
-        """Keep what was said before a cancel; unanswered tool calls are not saved."""
-        if self.text:
-            message = AssistantMessage(self.text + "\n\n[stopped by the person]")
-            self.setup.transcripts.append(self.conversation.id, [message])
+        """Keep what was said before a cancel, as a history every provider accepts: the calls of a
+        round cut short are saved with their results, those that did not run marked so."""
         if self.editor is not None:
             self.editor.discard()
-
-
-def _declined(result: ToolResult) -> ToolResult:
-    if result.ok and result.name.startswith("editor_") and result.name != "editor_read_note":
-        return ToolResult(result.name, "refused", message=DECLINED)
-    return result
+        if self.round is not None:
+            calls, results = self.round
+            done = [mark_edits(r, NOT_SAVED) for r in results]
+            done += [ToolResult(c.name, "refused", message=NOT_RUN) for c in calls[len(done) :]]
+            messages = round_messages(self.text + STOPPED if self.text else "", calls, done)
+        elif self.text:
+            messages = [AssistantMessage(self.text + STOPPED)]
+        else:
+            return
+        self.setup.transcripts.append(self.conversation.id, messages)
 
 
 async def _close(provider: ChatProvider) -> None:

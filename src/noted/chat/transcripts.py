@@ -14,13 +14,15 @@ from typing import Any
 
 import apsw
 
-from noted.errors import NotFoundError
+from noted.errors import InvalidInputError, NotFoundError
 from noted.models import new_id, now_ms
 from noted.providers import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from noted.store.sqlite.db import Database
 
 SCHEMA_KEY = "chat.schema"
 SCHEMA_VERSION = 1
+_NEWEST_FIRST = "ORDER BY c.updated_time DESC, c.rowid DESC"
+"""Two chats saved in the same millisecond still come out in a stable order, the later first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +40,15 @@ class Conversation:
 
 
 def _encode(message: Message) -> tuple[str, str]:
+    # Unescaped text (ensure_ascii off) keeps the stored JSON readable and searchable as written.
     if isinstance(message, UserMessage):
-        return "user", json.dumps({"text": message.text})
+        return "user", json.dumps({"text": message.text}, ensure_ascii=False)
     if isinstance(message, AssistantMessage):
         calls = [{"id": c.id, "name": c.name, "arguments": dict(c.arguments)} for c in message.tool_calls]
-        return "assistant", json.dumps({"text": message.text, "tool_calls": calls})
+        return "assistant", json.dumps({"text": message.text, "tool_calls": calls}, ensure_ascii=False)
     return "tool", json.dumps(
-        {"call_id": message.call_id, "content": message.content, "is_error": message.is_error}
+        {"call_id": message.call_id, "content": message.content, "is_error": message.is_error},
+        ensure_ascii=False,
     )
 
 
@@ -121,19 +125,47 @@ class Transcripts:
         """Conversations, newest first; those about ``note_id`` only when given."""
         where, params = ("WHERE c.note_id = ?", (note_id,)) if note_id is not None else ("", ())
         with self.db.read() as conn:
-            rows = self._select(conn, f"{where} ORDER BY c.updated_time DESC LIMIT ?", (*params, limit))
+            rows = self._select(conn, f"{where} {_NEWEST_FIRST} LIMIT ?", (*params, limit))
             return [Conversation(*r) for r in rows]
+
+    def find(self, id_or_prefix: str) -> Conversation:
+        """The conversation with this id, or the only one whose id starts with it (listings show
+        the first 8 characters).
+
+        Raises:
+            NotFoundError: No conversation matches.
+            InvalidInputError: The prefix matches more than one.
+        """
+        prefix = id_or_prefix.strip().lower()
+        if not prefix:
+            raise InvalidInputError("give a conversation id (noted chats lists them)")
+        with self.db.read() as conn:
+            rows = self._select(
+                conn, f"WHERE substr(c.id, 1, ?1) = ?2 {_NEWEST_FIRST} LIMIT 3", (len(prefix), prefix)
+            ).fetchall()
+        if not rows:
+            raise NotFoundError(f'no conversation with id "{id_or_prefix}"', hint="noted chats lists them")
+        if len(rows) > 1:
+            raise InvalidInputError(f'"{id_or_prefix}" starts more than one conversation id; give more of it')
+        return Conversation(*rows[0])
 
     def latest_for_note(self, note_id: str) -> Conversation | None:
         found = self.recent(note_id=note_id, limit=1)
         return found[0] if found else None
 
     def search(self, text: str, *, limit: int = 50) -> list[Conversation]:
-        """Conversations whose title or messages contain ``text`` (case-insensitive)."""
+        """Conversations whose title, or what the person or the assistant wrote, contains ``text``
+        (case-insensitive for ASCII letters).
+
+        Tool calls and results are left out: they are JSON the person never wrote or read (the
+        pre-loaded note alone would make every chat about a note match its words), and matching
+        the stored JSON itself would find every chat for words like "text".
+        """
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         where = (
             "WHERE c.title LIKE ?1 ESCAPE '\\' OR c.id IN (SELECT chat_id FROM chat_messages "
-            "WHERE content LIKE ?1 ESCAPE '\\') ORDER BY c.updated_time DESC LIMIT ?2"
+            "WHERE role IN ('user', 'assistant') AND json_extract(content, '$.text') LIKE ?1 ESCAPE '\\') "
+            f"{_NEWEST_FIRST} LIMIT ?2"
         )
         with self.db.read() as conn:
             return [Conversation(*r) for r in self._select(conn, where, (pattern, limit))]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
-from collections.abc import AsyncIterator
 
+from noted.chat.engine import ChatEngine
 from noted.chat.events import (
     ApprovalRequested,
     Cancelled,
@@ -44,7 +45,7 @@ def register(sub: Subparsers) -> None:
     c = command(sub, "chats", cmd_chats, "List, search or delete saved conversations.")
     c.add_argument("--note", metavar="ID|TITLE", help="only conversations about this note")
     c.add_argument("--search", metavar="TEXT", help="only conversations containing TEXT")
-    c.add_argument("--delete", metavar="ID", help="delete this conversation")
+    c.add_argument("--delete", metavar="ID", help="delete this conversation (its id or the start of it)")
 
 
 def _conversation(ctx: CliContext, note_id: str, new: bool) -> Conversation:
@@ -68,61 +69,114 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
     provider = services.provider()  # refuses (ai.enabled, ai.allowRemote…) before anything is saved
     conversation = _conversation(ctx, editor.note_id if editor else "", args.new)
     engine = services.chat_engine(provider=lambda: provider)
-    return asyncio.run(_ask(engine.run(conversation, question, editor=editor), args.yes))
+    return asyncio.run(_ask(engine, conversation, question, editor, args.yes))
 
 
-async def _ask(events: AsyncIterator[ChatEvent], approve_all: bool) -> int:
+async def _ask(
+    engine: ChatEngine,
+    conversation: Conversation,
+    question: str,
+    editor: EditorSession | None,
+    approve_all: bool,
+) -> int:
+    # Ctrl-C asks the engine to stop, as Esc does in the app: the stream is closed, what was said
+    # is saved, and the run ends with Cancelled instead of an exception tearing it down.
+    cancel = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+        handled = True
+    except (NotImplementedError, RuntimeError, ValueError):  # no loop signal handling (Windows)
+        handled = False
+    renderer = _Renderer(approve_all, cancel)
     code = 0
-    async for event in events:
-        code = _render(event, approve_all) or code
+    try:
+        async for event in engine.run(conversation, question, editor=editor, cancel=cancel):
+            code = renderer.render(event) or code
+    finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGINT)
     return code
 
 
-def _render(event: ChatEvent, approve_all: bool) -> int:
-    out, err = sys.stdout, sys.stderr
-    match event:
-        case TextDelta(text=text):
-            out.write(text)
-            out.flush()
-        case ToolCallStarted(summary=summary):
-            print(f"\n· {summary}", file=err)
-        case ToolCallFinished(name=name, status=status, result=result) if status != "ok":
-            print(f"  {name}: {status}: {result.get('error', '')}", file=err)
-        case EditsProposed(diff=diff):
-            print(diff, file=err)
-        case ApprovalRequested(approval=approval):
-            approval.decide(approve_all or _confirm(approval.title))
-        case EditsApplied(message=message) | EditsRefused(message=message):
-            print(f"· {message}", file=err)
-        case UsageReport():
-            pass
-        case Done():
-            out.write("\n")
-        case Cancelled():
-            print("\n(stopped)", file=err)
-            return 130
-        case Failed(message=message, remedy=remedy):
-            print(f"noted: {message}" + (f" ({remedy})" if remedy else ""), file=err)
-            return 1
-    return 0
+class _Renderer:
+    """Writes a run's events: the answer to stdout, the rest to stderr."""
+
+    def __init__(self, approve_all: bool, cancel: asyncio.Event) -> None:
+        self.approve_all = approve_all
+        self.cancel = cancel
+        self.break_before_text = False
+        """Text of an earlier round ended without a line break before tool calls: start a new line."""
+        self.last = "\n"
+
+    def render(self, event: ChatEvent) -> int:
+        out, err = sys.stdout, sys.stderr
+        match event:
+            case TextDelta(text=text):
+                if self.break_before_text:
+                    out.write("\n")
+                    self.break_before_text = False
+                out.write(text)
+                out.flush()
+                self.last = text[-1:] or self.last
+            case ToolCallStarted(summary=summary):
+                self.break_before_text = self.last != "\n"
+                print(f"\n· {summary}", file=err)
+            case ToolCallFinished(name=name, status=status, result=result) if status != "ok":
+                print(f"  {name}: {status}: {result.get('error', '')}", file=err)
+            case EditsProposed(diff=diff):
+                print(diff, file=err)
+            case ApprovalRequested(approval=approval):
+                answer = self.approve_all or _confirm(approval.title, self.cancel)
+                if not self.cancel.is_set():
+                    approval.decide(answer)
+            case EditsApplied(message=message) | EditsRefused(message=message):
+                print(f"· {message}", file=err)
+            case UsageReport():
+                pass
+            case Done():
+                out.write("\n")
+            case Cancelled():
+                print("\n(stopped)", file=err)
+                return 130
+            case Failed(message=message, remedy=remedy):
+                print(f"noted: {message}" + (f" ({remedy})" if remedy else ""), file=err)
+                return 1
+        return 0
 
 
-def _confirm(question: str) -> bool:
+def _confirm(question: str, cancel: asyncio.Event) -> bool:
+    """Ask on the terminal; Ctrl-C here stops the run (sets ``cancel``) instead of answering."""
     if not sys.stdin.isatty():
         print(f"{question} no (no terminal to ask on; pass --yes to approve)", file=sys.stderr)
         return False
+    # The loop's Ctrl-C handler cannot run while input() blocks the loop; let Ctrl-C interrupt
+    # the prompt itself for as long as it is shown. The prompt goes to stderr, like every
+    # message that is not the answer.
     try:
-        answer = input(f"{question} [y/N] ")
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread: Ctrl-C keeps its usual meaning
+        previous = None
+    try:
+        print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+        answer = input()
+    except KeyboardInterrupt:
+        cancel.set()
+        return False
     except EOFError:
         return False
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     return answer.strip().lower() in ("y", "yes")
 
 
 def cmd_chats(args: argparse.Namespace, ctx: CliContext) -> int:
     transcripts = ctx.services.transcripts
     if args.delete:
-        transcripts.delete(args.delete)
-        ctx.out(f"Deleted conversation {args.delete}.")
+        gone = transcripts.find(args.delete)  # the short id the listing shows is enough
+        transcripts.delete(gone.id)
+        ctx.out(f"Deleted conversation {gone.id[:8]} ({gone.title or 'untitled'}).")
         return 0
     if args.search:
         found = transcripts.search(args.search)

@@ -1,0 +1,78 @@
+"""The pieces of a chat round that need no engine state: texts the model reads, the one-line
+summary of a tool call, the messages a round is saved as, and how a cancelled stream is settled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from noted.providers import (
+    AssistantMessage,
+    Message,
+    ProviderEvent,
+    ToolCall,
+    ToolCallReady,
+    ToolResultMessage,
+)
+from noted.tools import ToolResult
+from noted.tools.editor import EDIT_TOOLS
+
+DECLINED = "The person declined this change; nothing was written. Do not try it again unless they ask."
+PAUSED = (
+    "Not run: no tools are offered in this round because the tool calls of the last rounds all failed. "
+    "Answer the person in words, saying what went wrong."
+)
+NOT_RUN = "Not run: the person stopped the answer before this call ran."
+NOT_SAVED = "Not saved: the person stopped the answer before the edits of this turn were saved."
+STOPPED = "\n\n[stopped by the person]"
+CLOSE_WAIT = 5.0
+"""Seconds a cancelled provider stream may take to close its connection before it is left behind."""
+
+
+def summary(name: str, arguments: dict[str, Any]) -> str:
+    """One line for people: ``search_notes "budget" limit=5``."""
+    parts: list[str] = []
+    for key, value in arguments.items():
+        # Line breaks inside a value (an appended paragraph) would break the one line.
+        shown = (
+            json.dumps(value, ensure_ascii=False)
+            if not isinstance(value, str)
+            else f'"{" ".join(value.split())}"'
+        )
+        if len(shown) > 40:
+            shown = shown[:39] + "…"
+        parts.append(shown if key in ("query", "id", "anchor", "title") else f"{key}={shown}")
+    line = f"{name} {' '.join(parts)}".strip()
+    return line if len(line) <= 100 else line[:99] + "…"
+
+
+def round_messages(text: str, calls: list[ToolCallReady], results: list[ToolResult]) -> list[Message]:
+    """A model turn with tool calls, and one result answering each call by id (as sent and saved)."""
+    turn = AssistantMessage(text, tuple(ToolCall(c.id, c.name, c.arguments) for c in calls))
+    answers = [
+        ToolResultMessage(c.id, json.dumps(r.for_model(), ensure_ascii=False), not r.ok)
+        for c, r in zip(calls, results, strict=True)
+    ]
+    return [turn, *answers]
+
+
+def mark_edits(result: ToolResult, message: str) -> ToolResult:
+    """``result``, or a refusal carrying ``message`` when it is an edit of the open note that will
+    not be written (declined, or cut short), so the model does not believe it was saved."""
+    if result.ok and result.name in EDIT_TOOLS:
+        return ToolResult(result.name, "refused", message=message)
+    return result
+
+
+async def settle(step: asyncio.Future[ProviderEvent] | None) -> None:
+    """Cancel a pending read of a provider stream and let it unwind, so the stream's own cleanup
+    (closing the HTTP response) runs now rather than whenever the loop gets to it."""
+    if step is None:
+        return
+    if not step.done():
+        step.cancel()
+        await asyncio.wait({step}, timeout=CLOSE_WAIT)
+    if step.done() and not step.cancelled():
+        step.exception()  # retrieved, so a failure after the cancel is not reported as lost
