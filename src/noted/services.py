@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from noted.chat.engine import ChatEngine, ChatSetup
@@ -20,9 +20,12 @@ from noted.indexer.lease import Lease
 from noted.indexer.service import IndexerService, IndexStatus
 from noted.profile import Profile
 from noted.providers import ChatProvider, ProviderConfig, load_api_key, make_provider
+from noted.search.hybrid import HybridSearch
+from noted.search.joplin import JoplinKeywordSearch
 from noted.search.keyword import KeywordSearch
-from noted.search.semantic import SemanticSearch
+from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
 from noted.settings import Settings
+from noted.store.joplin import JoplinStore, open_joplin_store
 from noted.store.sqlite import SqliteStore
 from noted.store.welcome import create_welcome
 from noted.tools import EditorSession, Scope, ToolContext, ToolRegistry, build_registry
@@ -36,7 +39,8 @@ class Services:
 
     profile: Profile
     settings: Settings
-    store: SqliteStore
+    store: SqliteStore | JoplinStore
+    """The notes: the profile's own database, or a running Joplin (whose sidecar ``db`` holds the rest)."""
     keyword: KeywordSearch
     registry: ToolRegistry
     _embedder: Embedder | None = field(default=None, repr=False)
@@ -46,15 +50,32 @@ class Services:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
-    def open(cls, profile: Profile, *, welcome: bool = True, settings: Settings | None = None) -> Services:
-        """Open (and on first run create) the profile's store and what sits on it."""
+    def open(
+        cls,
+        profile: Profile,
+        *,
+        welcome: bool = True,
+        settings: Settings | None = None,
+        backend: str | None = None,
+    ) -> Services:
+        """Open (and on first run create) the profile's store and what sits on it.
+
+        ``backend`` (``sqlite`` or ``joplin``) overrides the ``backend`` setting for this run.
+        """
         settings = settings or Settings.load(profile)
-        first_run = profile.is_new
-        store = SqliteStore.open(profile.db_path, profile.resources_dir)
+        store: SqliteStore | JoplinStore
+        if (backend or settings.get_str("backend")) == "joplin":
+            store = open_joplin_store(settings, profile.root)
+        else:
+            first_run = profile.is_new
+            store = SqliteStore.open(profile.db_path, profile.resources_dir)
         try:
-            if first_run and welcome:
-                create_welcome(store)
-            keyword = KeywordSearch(store)
+            if isinstance(store, JoplinStore):
+                keyword: KeywordSearch = JoplinKeywordSearch(store)
+            else:
+                if first_run and welcome:
+                    create_welcome(store)
+                keyword = KeywordSearch(store)
             registry = build_registry(settings)
         except BaseException:
             store.close()
@@ -99,6 +120,10 @@ class Services:
         with self._lock:
             self._semantic = self._semantic or semantic
             return self._semantic
+
+    def hybrid(self) -> HybridSearch:
+        """Keyword and semantic search fused; falls back to keyword when the index cannot be used."""
+        return HybridSearch(self.keyword, _LazySemantic(self))
 
     def start_indexer(
         self, *, label: str, on_status: Callable[[IndexStatus], None] | None = None
@@ -185,3 +210,21 @@ class Services:
                 log.exception("closing the embedding model failed")
             self._embedder = None
         self.store.close()
+
+
+class _LazySemantic(SemanticSearch):
+    """Semantic search that loads the model only when hybrid search first needs it, and turns a
+    model that cannot load into the ``UnavailableError`` hybrid search falls back on."""
+
+    def __init__(self, services: Services) -> None:  # the parent's state is built on first search
+        self._services = services
+
+    def search(
+        self,
+        query: str,
+        *,
+        relevance: Relevance | str = Relevance.NORMAL,
+        limit: int = 20,
+        note_ids: Iterable[str] | None = None,
+    ) -> list[SemanticHit]:
+        return self._services.semantic().search(query, relevance=relevance, limit=limit, note_ids=note_ids)

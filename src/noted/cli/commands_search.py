@@ -6,6 +6,7 @@ Search by meaning and the hybrid mode join this command later as a ``--mode`` op
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from noted.cli import render
 from noted.cli.args import Subparsers, command
@@ -31,31 +32,36 @@ def register(sub: Subparsers) -> None:
         sub,
         "search",
         cmd_search,
-        "Search notes by keyword; each result names the section that matched.",
+        "Search notes by keyword, by meaning, or both; each result names the section that matched.",
         epilog=_GRAMMAR,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("query", help="the query, e.g. 'tag:howto \"change feed\"'")
     p.add_argument(
+        "--mode",
+        choices=("keyword", "semantic", "hybrid"),
+        help="keyword: all words must match; semantic: by meaning; hybrid: both, fused "
+        "(default: the search.defaultMode setting)",
+    )
+    p.add_argument(
         "--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"at most N results ({DEFAULT_LIMIT})"
     )
-    p.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N results")
+    p.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N results (keyword)")
 
 
-def _hit_json(hit: KeywordHit) -> render.JsonDict:
-    return {
-        "id": hit.note_id,
-        "title": hit.title,
-        "notebook_id": hit.notebook_id,
-        "notebook": hit.notebook_title,
-        "updated_time": hit.updated_time,
-        "is_todo": hit.is_todo,
-        "todo_completed": hit.todo_completed,
-        "section": hit.section,
-        "section_heading": hit.section_heading,
-        "snippet": hit.snippet,
-        "score": hit.score,
-    }
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One result, whatever the mode."""
+
+    id: str
+    title: str
+    notebook_id: str
+    updated_time: int
+    section: str | None
+    section_heading: str | None
+    snippet: str
+    score: float
+    extra: render.JsonDict
 
 
 def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -63,21 +69,70 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         raise InvalidInputError(f"--limit must be between 1 and {MAX_LIMIT}")
     if args.offset < 0:
         raise InvalidInputError("--offset must be 0 or more")
-    results = ctx.services.keyword.search(args.query, limit=args.limit, offset=args.offset)
+    services = ctx.services
+    mode = args.mode or services.settings.get_str("search.defaultMode")
+    relevance = services.settings.get_str("search.relevance")
+    total: int | None = None
+    if mode == "semantic":
+        hits = services.semantic().search(args.query, relevance=relevance, limit=args.limit)
+        rows = [_Row(h.note_id, h.title, h.notebook_id, h.updated_time, h.section, h.section_heading,
+                     h.snippet, h.score, {}) for h in hits]  # fmt: skip
+    elif mode == "hybrid":
+        found = services.hybrid().search(args.query, limit=args.limit, relevance=relevance)
+        if found.semantic_error:
+            ctx.error(f"searching by keyword only: {found.semantic_error}")
+        rows = [_Row(h.note_id, h.title, h.notebook_id, h.updated_time, h.section, h.section_heading,
+                     h.snippet, h.score, {"arms": [str(a) for a in h.arms]}) for h in found.hits]  # fmt: skip
+    else:
+        results = services.keyword.search(args.query, limit=args.limit, offset=args.offset)
+        total = results.total
+        rows = [_keyword_row(h) for h in results.hits]
+    return _print(ctx, args, mode, rows, total)
+
+
+def _keyword_row(hit: KeywordHit) -> _Row:
+    extra: render.JsonDict = {
+        "notebook": hit.notebook_title,
+        "is_todo": hit.is_todo,
+        "todo_completed": hit.todo_completed,
+    }
+    return _Row(hit.note_id, hit.title, hit.notebook_id, hit.updated_time, hit.section,
+                hit.section_heading, hit.snippet, hit.score, extra)  # fmt: skip
+
+
+def _print(ctx: CliContext, args: argparse.Namespace, mode: str, rows: list[_Row], total: int | None) -> int:
     if ctx.json:
-        ctx.emit({"query": args.query, "total": results.total, "hits": [_hit_json(h) for h in results.hits]})
+        hits = [
+            {
+                "id": r.id,
+                "title": r.title,
+                "notebook_id": r.notebook_id,
+                "updated_time": r.updated_time,
+                "section": r.section,
+                "section_heading": r.section_heading,
+                "snippet": r.snippet,
+                "score": r.score,
+                **r.extra,
+            }
+            for r in rows
+        ]
+        ctx.emit(
+            {"query": args.query, "mode": mode, "total": len(rows) if total is None else total, "hits": hits}
+        )
         return 0
-    if not results.hits:
-        ctx.out("No notes match." if results.total == 0 else f"No more results ({results.total} in all).")
+    if not rows:
+        ctx.out("No notes match." if not total else f"No more results ({total} in all).")
         return 0
-    for hit in results.hits:
-        where = f"  § {hit.section} {hit.section_heading}".rstrip() if hit.section else ""
-        when = render.fmt_time(hit.updated_time)
-        ctx.out(f"{hit.note_id[:8]}  {hit.title}  · {hit.notebook_title}  · {when}{where}")
-        snippet = " ".join(hit.snippet.split())
+    for r in rows:
+        where = f"  § {r.section} {r.section_heading or ''}".rstrip() if r.section else ""
+        notebook = str(r.extra.get("notebook") or "")
+        ctx.out(
+            f"{r.id[:8]}  {r.title}{'  · ' + notebook if notebook else ''}  · {render.fmt_time(r.updated_time)}{where}"
+        )
+        snippet = " ".join(r.snippet.split())
         if snippet:
             ctx.out(f"          {snippet}")
-    shown = args.offset + len(results.hits)
-    if results.total > shown:
-        ctx.out(f"({shown} of {results.total}; --limit or --offset for more)")
+    shown = args.offset + len(rows)
+    if total is not None and total > shown:
+        ctx.out(f"({shown} of {total}; --limit or --offset for more)")
     return 0

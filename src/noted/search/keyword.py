@@ -10,6 +10,7 @@ section (``1.2``) that holds that word; these are computed for the returned page
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -18,7 +19,7 @@ import apsw
 
 from noted.errors import QueryError
 from noted.search.query import Query, TextTerm, parse_query
-from noted.search.snippet import body_pattern, fold, locate
+from noted.search.snippet import Located, body_pattern, fold, locate
 from noted.search.sql import compile_query
 from noted.store.sqlite.db import Database
 
@@ -90,6 +91,7 @@ class KeywordSearch:
         limit: int = 20,
         offset: int = 0,
         folder_ids: frozenset[str] | None = None,
+        snippets: bool = True,
     ) -> KeywordResults:
         """Run ``query`` and return one page of hits, best first.
 
@@ -99,6 +101,8 @@ class KeywordSearch:
             offset: Hits to skip, for the next pages.
             folder_ids: When given, only notes directly inside these notebooks are returned
                 (the caller expands sub-notebooks).
+            snippets: False leaves ``snippet`` empty and ``section`` None, skipping the costliest
+                part for callers that only rank (hybrid search; ``locate`` fills them later).
 
         Raises:
             QueryError: For an empty or malformed query, or a bad page.
@@ -123,8 +127,20 @@ class KeywordSearch:
                 raise QueryError(f"cannot run the search {query!r}: {exc}") from exc
         total = int(rows[0][0]) if rows else 0
         pattern = body_pattern(parsed.text_terms) if compiled.ranked else None
-        hits = tuple(_hit(row, pattern, compiled.ranked) for row in rows if row[1] is not None)
+        hits = tuple(_hit(row, pattern, compiled.ranked, snippets) for row in rows if row[1] is not None)
         return KeywordResults(total, hits)
+
+    def locate(self, query: str, note_ids: Sequence[str]) -> dict[str, Located]:
+        """The snippet and section of ``query``'s first match in each of these notes."""
+        if not note_ids:
+            return {}
+        pattern = body_pattern(parse_query(query).text_terms)
+        marks = ",".join("?" * len(note_ids))
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT id, body FROM notes WHERE id IN ({marks})", list(note_ids)
+            ).fetchall()
+        return {str(note_id): locate(str(body), pattern) for note_id, body in rows}
 
     @staticmethod
     def _expand(conn: apsw.Connection, terms: tuple[TextTerm, ...]) -> dict[str, tuple[str, ...]]:
@@ -147,14 +163,17 @@ class KeywordSearch:
         return out
 
 
+_UNLOCATED = Located("", None, None)
+
+
 def _has_index(conn: apsw.Connection, name: str) -> bool:
     row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone()
     return row is not None
 
 
-def _hit(row: tuple[Any, ...], pattern: re.Pattern[str] | None, ranked: bool) -> KeywordHit:
+def _hit(row: tuple[Any, ...], pattern: re.Pattern[str] | None, ranked: bool, snippets: bool) -> KeywordHit:
     (_, note_id, title, notebook_id, notebook_title, updated, is_todo, completed, body, score) = row
-    located = locate(str(body), pattern)
+    located = locate(str(body), pattern) if snippets else _UNLOCATED
     return KeywordHit(
         note_id=str(note_id),
         title=str(title),

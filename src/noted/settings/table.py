@@ -125,7 +125,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         label="Search mode",
         section=SEARCH,
         kind=Kind.ENUM,
-        default="keyword",
+        default="hybrid",
         choices=("keyword", "semantic", "hybrid"),
         help="keyword: words and filters. semantic: by meaning, from the local index. hybrid: both, "
         "fused into one ranking.",

@@ -1,0 +1,268 @@
+"""Hybrid search: the keyword and semantic arms fused into one ranking, one result per note.
+
+The query is written in the keyword grammar (``noted.search.query``). Its words are the *text*:
+they rank, in both arms, and need not all be present. Everything else is a *restriction* that the
+whole result obeys: filters (``tag:``, ``notebook:``, ``created:``…), negated terms (``-draft``) and
+field terms (``title:budget``). Restrictions are run as a keyword query of their own to get the
+notes allowed, and the semantic arm searches only those, so a filter means exactly what it means
+in keyword mode and no note outside it is ever returned, however close in meaning. Under
+``any:1`` only ``notebook:`` filters restrict, as in keyword mode.
+
+The keyword arm ORs the words (as ``any:1`` would), since a question rarely has all its words in
+the note that answers it, and BM25 still ranks the notes with more of them first. The fusion, a
+weighted sum of min-max normalised scores, was chosen on the evaluation in
+``tests/bench/eval_search.py`` (Git's manual pages and guides, 52 labelled queries,
+all-MiniLM-L6-v2); see ``fuse`` for the figures.
+When the semantic index cannot be used (not built yet, another model, no sqlite-vec), the result
+is the keyword search of the same query and says why in ``semantic_error``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from noted.errors import InvalidInputError, QueryError, UnavailableError
+from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordSearch
+from noted.search.query import DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
+from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
+
+DEPTH = 100
+"""Notes taken from each arm before fusing: far past a page, so the fused order is stable."""
+
+
+class Arm(enum.StrEnum):
+    """Which search found a note."""
+
+    KEYWORD = "keyword"
+    SEMANTIC = "semantic"
+
+
+@dataclass(frozen=True, slots=True)
+class HybridHit:
+    """One note of a hybrid search.
+
+    ``score`` is the fused score, 0 to 1 (the BM25 score when only keyword search ran). ``section``,
+    ``section_heading`` and ``snippet`` come from the note's closest chunk when the semantic arm
+    found it, else from the keyword arm's first matched word (and may be None there, as in keyword
+    search, when only the title matched). ``arms`` names the searches that found the note, with
+    their own scores in ``keyword_score`` (BM25) and ``semantic_score`` (cosine).
+    """
+
+    note_id: str
+    title: str
+    notebook_id: str
+    updated_time: int
+    score: float
+    section: str | None
+    section_heading: str | None
+    snippet: str
+    arms: tuple[Arm, ...]
+    keyword_score: float | None
+    semantic_score: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class HybridResults:
+    """The hits, best first; ``semantic_error`` says why only keyword search ran, when it did."""
+
+    hits: tuple[HybridHit, ...]
+    semantic_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SplitQuery:
+    """A parsed query cut in two: the text that ranks and the query that restricts."""
+
+    text: str
+    """The words and phrases to rank by, as plain text ("" for a query of filters only)."""
+    ranking: str
+    """The keyword arm's query: the text's words OR'ed (under ``any:1``, every term OR'ed, as
+    typed); "" when there is no text."""
+    restriction: str
+    """A keyword query holding only the restricting terms, "" when nothing restricts."""
+
+
+def split_query(query: Query) -> SplitQuery:
+    """Separate the words that rank from the terms that restrict (see the module's docstring)."""
+    ranking_terms = [t for t in query.text_terms if _ranks(t)]
+    if query.any:
+        restricting: list[Term] = [
+            t for t in query.terms if isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK
+        ]
+    else:
+        restricting = [t for t in query.terms if not (isinstance(t, TextTerm) and _ranks(t))]
+    text = " ".join(t.text.replace("*", " ") for t in ranking_terms)
+    # Under any:1 every term is one more way to match, so the keyword arm runs them all.
+    ranked_by = query.terms if query.any else ranking_terms
+    ranking = " ".join(["any:1", *(_source(t) for t in ranked_by)]) if ranking_terms else ""
+    return SplitQuery(" ".join(text.split()), ranking, " ".join(_source(t) for t in restricting))
+
+
+def _ranks(term: TextTerm) -> bool:
+    return not term.negated and term.field is TextField.ALL
+
+
+def _quoted(value: str) -> str:
+    """``value`` as the parser reads it back: bare when it has no space, else in double quotes."""
+    return f'"{value}"' if any(c.isspace() for c in value) or not value else value
+
+
+def _source(term: Term) -> str:
+    """The term written back in the grammar, so that parsing it again gives the same term."""
+    neg = "-" if term.negated else ""
+    if isinstance(term, Filter):
+        return f"{neg}{term.kind.value}:{_quoted(term.value)}"
+    if isinstance(term, DateFilter):
+        return f"{neg}{term.field.value}:{_quoted(term.value)}"
+    field = "" if term.field is TextField.ALL else f"{term.field.value}:"
+    if term.phrase:
+        return f'{neg}{field}"{term.text}{"*" if term.prefix else ""}"'
+    return f"{neg}{field}{term.text}"
+
+
+# Fusion --------------------------------------------------------------------------------------
+
+SEMANTIC_WEIGHT = 0.6
+"""The semantic arm's share of the fused score; the keyword arm has the rest."""
+
+
+def _minmax(run: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """Scores mapped onto 0..1 within their run; a run whose scores are all equal maps to 1."""
+    if not run:
+        return {}
+    low, high = min(s for _, s in run), max(s for _, s in run)
+    return {n: (s - low) / (high - low) if high > low else 1.0 for n, s in run}
+
+
+def fuse(
+    keyword: Sequence[tuple[str, float]],
+    semantic: Sequence[tuple[str, float]],
+    *,
+    semantic_weight: float = SEMANTIC_WEIGHT,
+) -> list[tuple[str, float]]:
+    """Fuse the arms' runs of ``(note_id, score)`` into one, best first (ties by note id).
+
+    A convex combination of min-max normalised scores: each arm's scores are mapped onto 0..1
+    within the run (BM25 and cosine live on unrelated scales), a note an arm did not return gets
+    0 from it, and the fused score is ``0.6 · semantic + 0.4 · keyword``. On the evaluation
+    (``tests/bench/eval_search.py``: 245 Git pages, 52 queries, all-MiniLM-L6-v2, keyword words
+    OR'ed) this scored nDCG@10 0.704 against 0.627 for semantic search alone (the better arm;
+    paired bootstrap 95% interval of the gain +0.02..+0.13) and 0.675 for reciprocal rank fusion
+    (k=60), which ignores how far apart the scores are. Weights from 0.5 to 0.7 scored
+    0.683-0.704; z-score normalisation tied, but gives a lone hit no weight at all.
+    """
+    kw, sem = _minmax(keyword), _minmax(semantic)
+    fused = {n: semantic_weight * sem.get(n, 0.0) + (1 - semantic_weight) * kw.get(n, 0.0) for n in kw | sem}
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
+
+# The search ----------------------------------------------------------------------------------
+
+
+class HybridSearch:
+    """Keyword and semantic search over one profile, fused."""
+
+    def __init__(self, keyword: KeywordSearch, semantic: SemanticSearch) -> None:
+        self.keyword = keyword
+        self.semantic = semantic
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        note_ids: Iterable[str] | None = None,
+        relevance: Relevance | str = Relevance.NORMAL,
+    ) -> HybridResults:
+        """Notes matching ``query`` by its words, its meaning or both, best first.
+
+        Args:
+            query: Words and filters in the keyword grammar; filters restrict every result.
+            limit: The most notes to return (1 to 1000).
+            note_ids: When given, only these notes are searched (the caller's scope).
+            relevance: The semantic arm's preset (strict, normal, loose).
+
+        Raises:
+            QueryError: The query does not parse, or the limit is out of range.
+            InvalidInputError: ``relevance`` is not a preset.
+        """
+        if not 1 <= limit <= MAX_LIMIT:
+            raise QueryError(f"bad page: limit must be 1 to {MAX_LIMIT}")
+        if relevance not in set(Relevance):
+            raise InvalidInputError(f'relevance must be one of strict, normal, loose (got "{relevance}")')
+        parsed = self.keyword.parse(query)
+        scope = None if note_ids is None else set(note_ids)
+        split = split_query(parsed)
+        if not split.text:
+            return HybridResults(self._keyword_only(query, limit, scope))
+        allowed = self._allowed(split.restriction, scope)
+        try:
+            semantic = self.semantic.search(split.text, relevance=relevance, limit=DEPTH, note_ids=allowed)
+        except UnavailableError as exc:
+            return HybridResults(self._keyword_only(query, limit, scope), semantic_error=str(exc))
+        keyword = self._keyword_arm(split.ranking, allowed)
+        by_kw = {h.note_id: h for h in keyword}
+        by_sem = {h.note_id: h for h in semantic}
+        fused = fuse([(h.note_id, h.score) for h in keyword], [(h.note_id, h.score) for h in semantic])[
+            :limit
+        ]
+        # Snippets only for the keyword-only hits that are shown: the semantic arm has its own.
+        located = self.keyword.locate(split.ranking, [n for n, _ in fused if n not in by_sem])
+        for note_id, where in located.items():
+            by_kw[note_id] = dataclasses.replace(
+                by_kw[note_id],
+                snippet=where.snippet,
+                section=where.section,
+                section_heading=where.section_heading,
+            )
+        hits = [_hit(n, s, by_kw.get(n), by_sem.get(n)) for n, s in fused]
+        return HybridResults(tuple(hits))
+
+    def _allowed(self, restriction: str, scope: set[str] | None) -> set[str] | None:
+        """The notes the restricting terms (and the caller's scope) allow; None when all are."""
+        if not restriction:
+            return scope
+        allowed: set[str] = set()
+        offset = 0
+        while True:
+            page = self.keyword.search(restriction, limit=MAX_LIMIT, offset=offset, snippets=False)
+            allowed.update(h.note_id for h in page.hits)
+            offset += MAX_LIMIT
+            if offset >= page.total or not page.hits:
+                break
+        return allowed if scope is None else allowed & scope
+
+    def _keyword_arm(self, ranking: str, allowed: set[str] | None) -> list[KeywordHit]:
+        depth = DEPTH if allowed is None else MAX_LIMIT  # hits outside the scope are dropped below
+        hits = self.keyword.search(ranking, limit=depth, snippets=False).hits
+        kept = [h for h in hits if allowed is None or h.note_id in allowed]
+        return kept[:DEPTH]
+
+    def _keyword_only(self, query: str, limit: int, scope: set[str] | None) -> tuple[HybridHit, ...]:
+        depth = limit if scope is None else MAX_LIMIT
+        hits = [
+            h for h in self.keyword.search(query, limit=depth).hits if scope is None or h.note_id in scope
+        ]
+        return tuple(_hit(h.note_id, h.score, h, None) for h in hits[:limit])
+
+
+def _hit(note_id: str, score: float, kw: KeywordHit | None, sem: SemanticHit | None) -> HybridHit:
+    arms = tuple(a for a, h in ((Arm.KEYWORD, kw), (Arm.SEMANTIC, sem)) if h is not None)
+    base = sem if sem is not None else kw
+    assert base is not None
+    return HybridHit(
+        note_id=note_id,
+        title=base.title,
+        notebook_id=base.notebook_id,
+        updated_time=base.updated_time,
+        score=round(score, 6),
+        section=base.section,
+        section_heading=base.section_heading,
+        snippet=base.snippet,
+        arms=arms,
+        keyword_score=None if kw is None else kw.score,
+        semantic_score=None if sem is None else sem.score,
+    )

@@ -1,0 +1,51 @@
+"""`noted index` and `noted search --mode` from the command line (with the fake embedding model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import Cli
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    return Cli(tmp_path / "profile", capsys)
+
+
+def test_semantic_and_hybrid_find_a_note_that_keyword_search_misses(cli: Cli) -> None:
+    cli.ok("create", "Boats", "--body", "sailing ships harbour wind")
+    # Keyword search needs every word; this query has one the note lacks.
+    assert cli.json("search", "sailing ships dinosaurs", "--mode", "keyword")["hits"] == []
+    status = cli.json("index", "status")
+    assert status["built"] is False
+    indexed = cli.json("index")
+    assert indexed["notes"] >= 1 and indexed["chunks"] >= indexed["notes"]
+    semantic = cli.json("search", "sailing ships dinosaurs", "--mode", "semantic")
+    assert semantic["hits"][0]["title"] == "Boats"
+    hybrid = cli.json("search", "sailing ships dinosaurs", "--mode", "hybrid")
+    assert hybrid["mode"] == "hybrid" and hybrid["hits"][0]["title"] == "Boats"
+    assert "semantic" in hybrid["hits"][0]["arms"]
+
+
+def test_hybrid_before_any_index_falls_back_to_keyword_and_says_so(cli: Cli) -> None:
+    cli.ok("create", "Boats", "--body", "sailing ships")
+    result = cli.ok("search", "sailing", "--mode", "hybrid")
+    assert "Boats" in result.out
+    assert "keyword only" in result.err and "not been built" in result.err
+
+
+def test_semantic_search_before_any_index_says_how_to_build_it(cli: Cli) -> None:
+    result = cli("search", "anything", "--mode", "semantic")
+    assert result.code == 1
+    assert "noted index" in result.err and result.err.count("\n") == 1
+
+
+def test_index_status_reports_the_lease_and_counts(cli: Cli) -> None:
+    cli.ok("index")
+    status = cli.json("index", "status")
+    assert status["built"] is True and status["behind_by_changes"] == 0
+    assert status["lease_holder"] is None  # given back when `noted index` finished
+    assert status["sqlite_vec"] == "loaded"

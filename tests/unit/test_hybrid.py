@@ -1,0 +1,209 @@
+"""Hybrid search fuses the keyword and semantic arms, and every filter restricts both of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from noted.embeddings.fake import FakeEmbedder
+from noted.errors import InvalidInputError, QueryError
+from noted.indexer.engine import Indexer
+from noted.models import NoteDraft
+from noted.search.hybrid import Arm, HybridSearch, fuse, split_query
+from noted.search.keyword import KeywordSearch
+from noted.search.query import parse_query
+from noted.search.semantic import SemanticSearch
+from noted.store.sqlite import SqliteStore
+
+
+class Profile:
+    """A store with an indexer and a hybrid search over it, all using one fake model."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        self.store = store
+        self.embedder = FakeEmbedder(dim=256)
+        self.folder = store.create_folder("Main", actor="user").id
+        self.hybrid = HybridSearch(KeywordSearch(store), SemanticSearch(store, store.db, self.embedder))
+
+    def add(self, title: str, body: str, *, tags: tuple[str, ...] = (), folder: str | None = None) -> str:
+        draft = NoteDraft(title, body, parent_id=folder or self.folder, tags=tags)
+        return self.store.create_note(draft, actor="user").id
+
+    def index(self) -> None:
+        indexer = Indexer(self.store, self.store.db, self.embedder)
+        indexer.prepare()
+        indexer.run_until_idle()
+
+    def ids(self, query: str, **kw: object) -> list[str]:
+        return [h.note_id for h in self.hybrid.search(query, relevance="loose", **kw).hits]  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def profile(store: SqliteStore) -> Iterator[Profile]:
+    yield Profile(store)
+
+
+# Fusion ----------------------------------------------------------------------------------------
+
+
+def test_fuse_puts_a_note_both_arms_ranked_highly_first() -> None:
+    keyword = [("kw-only", 12.0), ("both", 9.0), ("kw-2", 3.0)]
+    semantic = [("both", 0.71), ("sem-only", 0.69), ("sem-2", 0.30)]
+    fused = [n for n, _ in fuse(keyword, semantic)]
+    assert fused[0] == "both"
+    assert set(fused) == {"kw-only", "both", "kw-2", "sem-only", "sem-2"}
+    # Within one arm the arm's own order is kept: fusion never swaps two notes one arm ranked.
+    assert fused.index("kw-only") < fused.index("kw-2") and fused.index("sem-only") < fused.index("sem-2")
+
+
+def test_fuse_weighs_scores_not_only_ranks() -> None:
+    # 0.6 x semantic + 0.4 x keyword, each min-max normalised: the semantic arm's best (alone)
+    # beats a note both arms placed halfway, which beats the keyword arm's best (alone). Rank
+    # fusion (RRF) would put the halfway note first, so this pins the fusion the evaluation chose.
+    keyword = [("k1", 10.0), ("both", 5.0), ("k3", 0.0)]
+    semantic = [("s1", 0.8), ("both", 0.5), ("s3", 0.2)]
+    fused = fuse(keyword, semantic)
+    assert [n for n, _ in fused[:3]] == ["s1", "both", "k1"]
+    assert dict(fused)["both"] == pytest.approx(0.5)
+    assert dict(fused)["s1"] == pytest.approx(0.6) and dict(fused)["k1"] == pytest.approx(0.4)
+
+
+def test_fuse_with_one_arm_empty_keeps_the_other_arms_order() -> None:
+    semantic = [("a", 0.9), ("b", 0.5), ("c", 0.4)]
+    assert [n for n, _ in fuse([], semantic)] == ["a", "b", "c"]
+    assert [n for n, _ in fuse(semantic, [])] == ["a", "b", "c"]
+
+
+# Query splitting -------------------------------------------------------------------------------
+
+
+def test_restriction_reparses_to_the_same_terms() -> None:
+    query = parse_query(
+        'budget "annual report*" tag:"home office" -tag:old notebook:Work -"first draft" '
+        "title:plan -body:secret created:20240101 -updated:day-3 type:todo iscompleted:0 resource:image"
+    )
+    split = split_query(query)
+    restricting = [t for t in query.terms if t not in query.text_terms or t.negated or t.field.value != "all"]
+    assert parse_query(split.restriction).terms == tuple(restricting)
+    assert split.text == "budget annual report"
+    assert parse_query(split.ranking).any and [t.text for t in parse_query(split.ranking).terms] == [
+        "budget",
+        "annual report",
+    ]
+
+
+def test_under_any_only_notebooks_restrict() -> None:
+    split = split_query(parse_query("any:1 apples tag:work notebook:Home"))
+    assert split.restriction == "notebook:Home"
+    assert split.text == "apples"
+    # The tag is one more way to match, so the keyword arm still runs it.
+    assert parse_query(split.ranking) == parse_query("any:1 apples tag:work notebook:Home")
+
+
+# Searching -------------------------------------------------------------------------------------
+
+
+def test_a_question_whose_words_are_not_all_in_a_note_still_finds_it(profile: Profile) -> None:
+    target = profile.add("Sourdough", "feed the starter flour and water every morning")
+    profile.add("Garden", "water the tomatoes every evening")
+    profile.index()
+    query = "how often should I feed my sourdough starter"
+    assert KeywordSearch(profile.store).search(query).total == 0  # AND of every word: nothing
+    hits = profile.hybrid.search(query, relevance="loose").hits
+    assert hits[0].note_id == target
+    assert Arm.SEMANTIC in hits[0].arms
+
+
+def test_a_prefix_match_only_keyword_search_sees_is_kept(profile: Profile) -> None:
+    # The fake model sees "gardening" and "garden" as unrelated words; keyword search matches
+    # prefixes, so only the keyword arm can find this note.
+    note = profile.add("Spring", "gardening tips for the allotment")
+    profile.index()
+    hits = profile.hybrid.search("garden", relevance="strict").hits
+    assert [(h.note_id, h.arms) for h in hits] == [(note, (Arm.KEYWORD,))]
+    assert hits[0].semantic_score is None and hits[0].keyword_score is not None
+
+
+def test_a_note_both_arms_find_says_so(profile: Profile) -> None:
+    note = profile.add("Volcanoes", "lava flows from the volcano crater")
+    profile.index()
+    hit = profile.hybrid.search("volcano crater lava", relevance="loose").hits[0]
+    assert hit.note_id == note and hit.arms == (Arm.KEYWORD, Arm.SEMANTIC)
+    assert hit.semantic_score is not None and hit.semantic_score > 0.5
+
+
+def test_a_tag_filter_restricts_the_semantic_arm(profile: Profile) -> None:
+    inside = profile.add("Budget", "the quarterly budget review meeting notes", tags=("work",))
+    # The same words exactly: the closest note of all by meaning, but outside the filter.
+    outside = profile.add("Budget copy", "quarterly budget review", tags=("home",))
+    profile.index()
+    assert outside in profile.ids("quarterly budget review")  # so the filter below can fail
+    assert profile.ids("tag:work quarterly budget review") == [inside]
+    assert profile.ids("-tag:work quarterly budget review") == [outside]
+
+
+def test_a_negated_word_excludes_notes_from_both_arms(profile: Profile) -> None:
+    kept = profile.add("Final", "budget for the trip to Lisbon")
+    dropped = profile.add("Draft", "budget for the trip to Lisbon draft")
+    profile.index()
+    assert set(profile.ids("budget trip Lisbon")) == {kept, dropped}
+    assert profile.ids("budget trip Lisbon -draft") == [kept]
+
+
+def test_a_notebook_filter_and_the_callers_scope_restrict(profile: Profile) -> None:
+    other = profile.store.create_folder("Other", actor="user").id
+    here = profile.add("Rivers", "the longest rivers of Europe")
+    there = profile.add("Rivers too", "the longest rivers of Europe", folder=other)
+    profile.index()
+    assert profile.ids("notebook:Other longest rivers Europe") == [there]
+    assert profile.ids("longest rivers Europe", note_ids=[here]) == [here]
+    assert profile.ids("notebook:Other longest rivers Europe", note_ids=[here]) == []
+
+
+def test_a_query_of_filters_only_lists_the_keyword_results(profile: Profile) -> None:
+    first = profile.add("One", "alpha", tags=("work",))
+    second = profile.add("Two", "beta", tags=("work",))
+    profile.add("Three", "gamma")
+    profile.index()
+    hits = profile.hybrid.search("tag:work").hits
+    assert {h.note_id for h in hits} == {first, second}
+    assert all(h.arms == (Arm.KEYWORD,) for h in hits)
+
+
+def test_the_hit_names_the_section_of_its_closest_chunk(profile: Profile) -> None:
+    body = "intro about nothing\n# Animals\n## Birds\nthe puffin nests on cliffs\n## Fish\ncod and haddock\n"
+    note = profile.add("Zoo", body)
+    profile.index()
+    hit = profile.hybrid.search("puffin nests cliffs", relevance="loose").hits[0]
+    assert (hit.note_id, hit.section, hit.section_heading) == (note, "1.1", "Birds")
+    assert "puffin" in hit.snippet
+
+
+def test_without_an_index_it_is_keyword_search_and_says_why(profile: Profile) -> None:
+    note = profile.add("Sourdough", "feed the starter")
+    results = profile.hybrid.search("starter")
+    assert [h.note_id for h in results.hits] == [note]
+    assert results.semantic_error is not None and "not been built" in results.semantic_error
+
+
+def test_limit_and_bad_input(profile: Profile) -> None:
+    for i in range(5):
+        profile.add(f"Note {i}", f"apples and pears {i}")
+    profile.index()
+    assert len(profile.hybrid.search("apples pears", limit=2, relevance="loose").hits) == 2
+    with pytest.raises(QueryError):
+        profile.hybrid.search("   ")
+    with pytest.raises(QueryError):
+        profile.hybrid.search("apples", limit=0)
+    with pytest.raises(InvalidInputError):
+        profile.hybrid.search("apples", relevance="fuzzy")
+
+
+def test_under_any_a_filter_is_one_more_way_to_match(profile: Profile) -> None:
+    fruit = profile.add("Fruit", "apples from the orchard")
+    tagged = profile.add("Timesheet", "hours for March", tags=("work",))
+    profile.add("Other", "nothing to see")
+    profile.index()
+    assert profile.ids("apples tag:work") == []  # both must hold: no note has both
+    assert set(profile.ids("any:1 apples tag:work")) == {fruit, tagged}
