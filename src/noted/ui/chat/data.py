@@ -1,0 +1,73 @@
+"""What the chat pane reads from the profile, in worker threads, handed over as frozen values.
+
+No widgets and no Textual here: the pane's workers call these and post the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from noted.chat.transcripts import Conversation
+from noted.errors import NotedError
+from noted.providers import Message
+from noted.services import Services
+from noted.tools import EditorSession
+
+
+@dataclass(frozen=True, slots=True)
+class ChatView:
+    """A conversation to show: the note it is about, its messages, and its note's other chats.
+
+    Attributes:
+        note_id: The note the chat is about; None for a chat about no note.
+        note_title: That note's title.
+        conversation: The conversation; None when the note has none yet (a new chat).
+        messages: Its saved messages, oldest first.
+        conversations: Every saved conversation about the note, newest first.
+    """
+
+    note_id: str | None
+    note_title: str | None
+    conversation: Conversation | None
+    messages: tuple[Message, ...]
+    conversations: tuple[Conversation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """Whether the assistant can answer now; ``problem`` and ``hint`` say why not."""
+
+    problem: str | None = None
+    hint: str | None = None
+
+
+def load_chat(services: Services, note_id: str | None, conversation_id: str | None = None) -> ChatView:
+    """The chosen conversation, or the note's latest one (None when it has none)."""
+    transcripts = services.transcripts
+    title = services.store.get_note(note_id).title if note_id else None
+    if conversation_id is not None:
+        conversation: Conversation | None = transcripts.get(conversation_id)
+    else:
+        conversation = transcripts.latest_for_note(note_id or "")
+    messages = tuple(transcripts.messages(conversation.id)) if conversation else ()
+    listed = tuple(transcripts.recent(note_id=note_id or ""))
+    return ChatView(note_id, title, conversation, messages, listed)
+
+
+def open_editor(services: Services, note_id: str, selection: tuple[int, int] | None) -> EditorSession:
+    """The open note's editing session for one answer, with the selection if it still fits."""
+    try:
+        return EditorSession.open(services.store, note_id, selection=selection)
+    except ValueError:  # the note changed under the selection
+        return EditorSession.open(services.store, note_id)
+
+
+async def check_setup(services: Services) -> Setup:
+    """Build the configured provider once (off the event loop) to learn whether it can answer."""
+    try:
+        provider = await asyncio.to_thread(services.provider)
+    except NotedError as exc:
+        return Setup(exc.message, exc.hint)
+    await provider.aclose()
+    return Setup()

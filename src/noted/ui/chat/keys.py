@@ -1,0 +1,43 @@
+"""The chat pane's key bindings (each with an id for ``ui.keymap``) and its F1 help."""
+
+from __future__ import annotations
+
+from textual.binding import Binding, BindingType
+
+CHAT_BINDINGS: list[BindingType] = [
+    Binding("escape", "cancel", "Stop", id="chat.cancel", tooltip="Stop the answer; what was said so far is kept"),
+    Binding("y", "accept", "Accept", id="chat.accept", tooltip="Write the proposed change to the note"),
+    Binding("n", "reject", "Reject", id="chat.reject", tooltip="Refuse the proposed change; nothing is written"),
+    Binding("u", "undo", "Undo edit", id="chat.undo", tooltip="Restore the note as it was before the last saved change"),
+    Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a new conversation about this note"),
+    Binding("ctrl+r", "history", "Chats", id="chat.history", tooltip="Resume an earlier conversation about this note"),
+]  # fmt: skip
+"""Bindings of the pane; ``chat.send`` (Enter) is on the input, ``chat.history.close`` on the list."""
+
+CHAT_COMMANDS = (
+    ("new_chat", "Chat: new chat", "Start a new conversation about this note"),
+    ("history", "Chat: earlier chats…", "Resume a saved conversation about this note"),
+    ("cancel", "Chat: stop the answer", "Keep what was said so far"),
+    ("accept", "Chat: accept the change", "Write the proposed change to the note"),
+    ("reject", "Chat: reject the change", "Write nothing"),
+    ("undo", "Chat: undo the last edit", "Restore the note as it was before it"),
+)
+"""(action, title, help) of the pane's commands for the command palette; shown when available."""
+
+SEND_BINDING = Binding("enter", "submit", "Send", id="chat.send", tooltip="Send the message to the assistant")
+
+CHAT_HELP = """\
+## Chat
+
+Ask the assistant about the open note. It reads the note and uses only the tools switched on in
+Settings → Tools. Each conversation is saved with its note and comes back when you return to it.
+
+- **Enter** sends · **Esc** stops an answer (what was said so far is kept)
+- **Tab** moves to the tool calls; **Enter** on one shows its arguments and result
+- **y** / **n** accept or reject a proposed change (or use its buttons)
+- **u** undoes the last saved change, unless the note changed since
+- **Ctrl+N** new chat · **Ctrl+R** earlier chats about this note
+
+Keys can be changed in settings, e.g. `noted config set ui.keymap.chat.send ctrl+s`
+(ids: chat.send, chat.cancel, chat.accept, chat.reject, chat.undo, chat.new, chat.history).
+"""

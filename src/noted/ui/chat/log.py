@@ -1,0 +1,201 @@
+"""The scrolling transcript of one conversation: messages, tool calls, changes and notices.
+
+The pane tells the log what happened (``write`` a piece of the answer, ``start_call``,
+``propose`` a change…); the log decides how it looks, and keeps the streaming answer, the open
+tool calls and the change cards (the one waiting for y/n, the last one that can be undone). A
+saved conversation is shown again with ``show_history`` from its messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from noted.chat.events import Approval, EditsApplied, ToolCallFinished, ToolCallStarted
+from noted.chat.prompts import PRELOAD_CALL_ID
+from noted.chat.turns import summary
+from noted.providers import AssistantMessage, Message, ToolResultMessage, UserMessage
+from noted.ui.chat.edits import EditCard
+from noted.ui.chat.tool_call import ToolCallView, status_of
+from noted.ui.chat.views import AnswerView, NoticeView, UserMessageView
+
+HISTORY_LIMIT = 200
+"""Saved messages shown when a conversation is resumed; older ones are counted, not drawn."""
+
+
+class ChatLog(VerticalScroll, can_focus=False):
+    """The transcript; it stays scrolled to the end while the answer grows, unless scrolled up."""
+
+    def __init__(self) -> None:
+        super().__init__(id="chat-log")
+        self._answer: AnswerView | None = None
+        self._calls: dict[str, ToolCallView] = {}
+        self._proposal: EditCard | None = None
+        self.asking: EditCard | None = None
+        """The card waiting for the person's yes or no."""
+        self.undoable: EditCard | None = None
+        """The last saved change, which ``u`` undoes."""
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    @property
+    def answer(self) -> AnswerView | None:
+        """The answer being streamed, if any."""
+        return self._answer
+
+    def tool_call(self, call_id: str) -> ToolCallView | None:
+        """The view of a call of the current answer, by id."""
+        return self._calls.get(call_id)
+
+    async def reset(self, hint: str | None = None) -> None:
+        """Empty the log (a new chat, another note), leaving ``hint`` as its only line."""
+        await self.end_answer()
+        self._calls.clear()
+        self.forget_cards()
+        await self.remove_children()
+        if hint:
+            await self.mount(NoticeView(hint, kind="hint"))
+        self.anchor()
+
+    async def add_user(self, text: str) -> None:
+        """Show what the person sent (the empty chat's hint goes)."""
+        await self.end_answer()
+        await self.query(".notice.-hint").remove()  # the empty chat's hint has done its job
+        await self.mount(UserMessageView(text))
+        self.anchor()
+
+    async def write(self, fragment: str) -> None:
+        """Add a piece of the answer, starting a new answer block after a tool call."""
+        if self._answer is None:
+            self._answer = AnswerView()
+            await self.mount(self._answer)
+        await self._answer.write(fragment)
+
+    async def end_answer(self) -> None:
+        """Finish the streamed answer block, if one is open (one full render)."""
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            await answer.finish()
+
+    async def start_call(self, event: ToolCallStarted) -> ToolCallView:
+        """Show a tool call as it starts, collapsed to its summary."""
+        await self.end_answer()
+        view = ToolCallView(event.call_id, event.name, event.arguments, event.summary)
+        self._calls[event.call_id] = view
+        await self.mount(view)
+        return view
+
+    def finish_call(self, event: ToolCallFinished) -> None:
+        """Show how a tool call ended and its result."""
+        view = self._calls.get(event.call_id)
+        if view is not None:
+            view.finish(event.status, event.result)
+
+    async def add(self, widget: Widget) -> None:
+        """Add a card or any other block at the end."""
+        await self.end_answer()
+        await self.mount(widget)
+        self.anchor()
+
+    async def add_notice(self, text: str, *, kind: str = "info", remedy: str | None = None) -> NoticeView:
+        """Add a line from noted itself (``kind``: hint, stopped, warning, error)."""
+        notice = NoticeView(text, kind=kind, remedy=remedy)
+        await self.add(notice)
+        return notice
+
+    # Changes the assistant proposes ------------------------------------------------------------
+    async def propose(self, diff: str, count: int) -> None:
+        """Show the diff of the edits the assistant wants to save."""
+        self._proposal = EditCard(f"Proposed: {_edits(count)} to the note", diff=diff)
+        await self.add(self._proposal)
+
+    async def ask(self, approval: Approval) -> EditCard:
+        """Show the yes/no question on the proposed diff, or on a card of its own."""
+        card = self._proposal if approval.diff and self._proposal is not None else None
+        if card is None:
+            card = EditCard(approval.title, detail=approval.detail)
+            await self.add(card)
+        card.ask(approval)
+        self.asking = card
+        return card
+
+    def answered(self, card: EditCard) -> bool:
+        """The person answered ``card``; True when it was the one waiting."""
+        if card is not self.asking:
+            return False
+        self.asking = None
+        return True
+
+    async def applied(self, event: EditsApplied) -> None:
+        """The proposed edits were saved; their card offers undo."""
+        card = self._proposal
+        if card is None:
+            card = EditCard(f"Saved: {_edits(event.edits)} to the note")
+            await self.add(card)
+        card.mark_applied(event)
+        self._proposal, self.undoable = None, card
+
+    async def refused(self, message: str) -> None:
+        """The edits were not saved (declined, or the note moved meanwhile)."""
+        if self._proposal is not None:
+            self._proposal.mark_refused(message)
+        else:
+            await self.add_notice(message, kind="warning")
+        self._proposal = None
+
+    def undone(self, card: EditCard) -> None:
+        """The note is back as it was before ``card``'s change."""
+        card.mark_undone()
+        if self.undoable is card:
+            self.undoable = None
+
+    def not_undone(self, message: str) -> None:
+        """Undo was refused (the note changed since); say why on the card."""
+        if self.undoable is not None:
+            self.undoable.mark_not_undone(message)
+            self.undoable = None
+
+    def forget_cards(self, *, keep_undo: bool = False) -> None:
+        """Stop tracking cards (the run ended); a card still asking says nothing was written."""
+        if self.asking is not None:
+            self.asking.mark_stopped()
+        self._proposal = self.asking = None
+        if not keep_undo:
+            self.undoable = None
+
+    async def show_history(self, messages: Sequence[Message]) -> None:
+        """Draw a saved conversation (its last ``HISTORY_LIMIT`` messages), all at once."""
+        widgets: list[Widget] = []
+        hidden = max(0, len(messages) - HISTORY_LIMIT)
+        if hidden:
+            widgets.append(NoticeView(f"{hidden} earlier messages are not shown.", kind="earlier"))
+        calls: dict[str, ToolCallView] = {}
+        for message in messages[hidden:]:
+            match message:
+                case UserMessage(text=text):
+                    widgets.append(UserMessageView(text))
+                case AssistantMessage(text=text, tool_calls=tool_calls):
+                    if text:
+                        widgets.append(AnswerView(text))
+                    for call in tool_calls:
+                        if call.id == PRELOAD_CALL_ID:
+                            continue  # the open note, read for the model; live runs do not show it
+                        view = ToolCallView(
+                            call.id, call.name, call.arguments, summary(call.name, dict(call.arguments))
+                        )
+                        calls[call.id] = view
+                        widgets.append(view)
+                case ToolResultMessage(call_id=call_id, content=content, is_error=is_error):
+                    if (called := calls.get(call_id)) is not None:
+                        called.finish(status_of(content, is_error), content)
+        await self.reset()
+        if widgets:
+            await self.mount_all(widgets)
+        self.anchor()
+
+
+def _edits(count: int) -> str:
+    return "1 edit" if count == 1 else f"{count} edits"

@@ -1,0 +1,415 @@
+"""The chat pane: a conversation with the assistant about the open note.
+
+The engine (``noted.chat``) does the work and yields typed events; this pane only renders them,
+in one ``match`` (``_show``), and answers the engine's approvals with the person's keys. Profile
+reads run in thread workers and come back as messages; the answer runs in one async worker
+(group ``chat``); every worker's end and failure is handled in ``on_worker_state_changed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from noted.chat import events as ev
+from noted.chat.engine import ChatEngine
+from noted.chat.transcripts import Conversation
+from noted.errors import NotedError
+from noted.services import Services
+from noted.settings import SettingChange
+from noted.ui.chat.data import ChatView, Setup, check_setup, load_chat, open_editor
+from noted.ui.chat.edits import EditCard
+from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
+from noted.ui.chat.log import ChatLog
+from noted.ui.chat.picker import ConversationPicker
+from noted.ui.chat.views import ChatHeader, ChatInput, SetupNotice, StatusLine
+
+log = logging.getLogger(__name__)
+
+EngineFactory = Callable[[], ChatEngine]
+"""Builds the engine; ``Services.chat_engine`` unless a test passes one with a scripted provider."""
+
+
+class ChatPane(Vertical):
+    """Chat with the assistant about one note; conversations are saved and resumed per note.
+
+    Args:
+        services: The composition root: settings, store, transcripts, provider.
+        engine_factory: Builds the chat engine (tests pass one over a ``FakeProvider``).
+    """
+
+    DEFAULT_CSS = files("noted.ui.chat").joinpath("chat.tcss").read_text(encoding="utf-8")
+    HELP = CHAT_HELP
+    BINDINGS = CHAT_BINDINGS
+
+    @dataclass
+    class UsageChanged(Message):
+        """Tokens used by the conversation shown, for the status bar; fast updates coalesce."""
+
+        pane: ChatPane
+        conversation_tokens: int
+        input_tokens: int = 0
+        """Of the last request (0 when a conversation is opened)."""
+        output_tokens: int = 0
+
+        @property
+        def control(self) -> ChatPane:
+            return self.pane
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ChatPane.UsageChanged) and message.pane is self.pane
+
+    @dataclass
+    class Loaded(Message):
+        view: ChatView
+        redraw: bool = True
+        """False: only the conversation's title, counts and the list changed (after an answer)."""
+
+    @dataclass
+    class SetupChecked(Message):
+        setup: Setup
+
+    @dataclass
+    class Undone(Message):
+        card: EditCard
+
+    class SettingsTouched(Message):
+        """An ``ai.*`` setting changed (posted from whichever thread changed it)."""
+
+    def __init__(self, services: Services, *, engine_factory: EngineFactory | None = None) -> None:
+        super().__init__(id="chat-pane")
+        self.services = services
+        self._engine_factory = engine_factory or services.chat_engine
+        self._engine: ChatEngine | None = None
+        self.note_id: str | None = None
+        self.note_title: str | None = None
+        self.conversation: Conversation | None = None
+        self.conversations: tuple[Conversation, ...] = ()
+        self.selection: tuple[int, int] | None = None
+        self.setup = Setup()
+        self._cancel: asyncio.Event | None = None
+        self._run: Worker[None] | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._header = ChatHeader()
+        self._picker = ConversationPicker()
+        self._notice = SetupNotice()
+        self.chat_log = ChatLog()
+        self._status_line = StatusLine()
+        self._input = ChatInput()
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._picker
+        yield self._notice
+        yield self.chat_log
+        yield self._status_line
+        yield self._input
+
+    @property
+    def running(self) -> bool:
+        """True while an answer is being written."""
+        return self._cancel is not None
+
+    @property
+    def engine(self) -> ChatEngine:
+        """The chat engine, built on first use."""
+        if self._engine is None:
+            self._engine = self._engine_factory()
+        return self._engine
+
+    def on_mount(self) -> None:
+        self._unsubscribe = self.services.settings.subscribe(self._settings_changed)
+        self._check_setup()
+        self._load(self.note_id, None)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    # What the app calls ------------------------------------------------------------------------
+    def set_note(self, note_id: str | None) -> None:
+        """Chat about ``note_id`` (None: no note): resume its latest conversation, or start one."""
+        if note_id == self.note_id and self.conversation is not None:
+            return
+        self.note_id, self.selection, self.conversation = note_id, None, None
+        if self.is_mounted:
+            self._stop_run()
+            self._load(note_id, None)
+
+    def set_selection(self, selection: tuple[int, int] | None) -> None:
+        """The selected range of the open note, offered to the assistant with the next message."""
+        self.selection = selection
+
+    def focus_input(self) -> None:
+        """Put the cursor in the message box."""
+        self._input.focus()
+
+    def commands(self) -> list[SystemCommand]:
+        """The pane's actions that apply now, for the app's ``get_system_commands``."""
+        return [
+            SystemCommand(title, detail, getattr(self, f"action_{action}"))
+            for action, title, detail in CHAT_COMMANDS
+            if self.check_action(action, ())
+        ]
+
+    # Actions -----------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides the key and lets it go on to the app: Esc, y, n, u mean nothing here then.
+        match action:
+            case "cancel":
+                return self.running
+            case "accept" | "reject":
+                return self.chat_log.asking is not None
+            case "undo":
+                return self.chat_log.undoable is not None and not self.running
+        return True
+
+    def action_cancel(self) -> None:
+        """Stop the answer being written (Esc)."""
+        if self._cancel is not None:
+            self._cancel.set()
+            self._status("Stopping…")
+
+    def action_accept(self) -> None:
+        """Accept the change waiting for an answer (y)."""
+        if (card := self.chat_log.asking) is not None:
+            card.decide(True)
+
+    def action_reject(self) -> None:
+        """Reject the change waiting for an answer (n)."""
+        if (card := self.chat_log.asking) is not None:
+            card.decide(False)
+
+    def action_undo(self) -> None:
+        """Undo the last saved change of the open note (u)."""
+        if (card := self.chat_log.undoable) is not None:
+            self._status("Undoing…")
+            self._undo(card)
+
+    async def action_new_chat(self) -> None:
+        """Start a new conversation about the open note (Ctrl+N)."""
+        self._stop_run()
+        self.conversation = None
+        await self.chat_log.reset(self._hint())
+        self._show_header()
+        self.post_message(self.UsageChanged(self, 0))
+        self._input.focus()
+
+    def action_history(self) -> None:
+        """Show or hide the earlier conversations about the open note (Ctrl+R)."""
+        picker = self._picker
+        if picker.shown:
+            picker.action_close()
+        else:
+            picker.show(self.conversations, self.conversation.id if self.conversation else None)
+
+    # The person's input ------------------------------------------------------------------------
+    @on(Input.Submitted, "#chat-input")
+    async def _send(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            return
+        if self.running:
+            self.notify("An answer is still being written; Esc stops it.", severity="warning")
+            return
+        event.input.clear()
+        self._cancel = asyncio.Event()  # before the worker starts, so an early Esc is not lost
+        self.chat_log.forget_cards(keep_undo=True)
+        await self.chat_log.add_user(text)
+        self._status("Answering…")
+        self._run = self._answer(text, self._cancel)
+        self.refresh_bindings()
+
+    @on(ConversationPicker.Chosen)
+    def _resume(self, event: ConversationPicker.Chosen) -> None:
+        self._stop_run()
+        self._load(self.note_id, event.conversation.id)
+        self._input.focus()
+
+    @on(EditCard.Decided)
+    def _decided(self, event: EditCard.Decided) -> None:
+        if self.chat_log.answered(event.card):
+            self._status("Saving…" if event.yes else "Answering…")
+            self.refresh_bindings()
+            self._input.focus()
+
+    # The answer --------------------------------------------------------------------------------
+    @work(exclusive=True, group="chat", exit_on_error=False, description="Answering in the chat")
+    async def _answer(self, text: str, cancel: asyncio.Event) -> None:
+        if self.conversation is None:
+            setup = await check_setup(self.services)  # refuse before a conversation is saved
+            if setup.problem is not None:
+                self.post_message(self.SetupChecked(setup))
+                await self.chat_log.add_notice(setup.problem, kind="error", remedy=setup.hint)
+                return
+            note_id = self.note_id or ""
+            self.conversation = await asyncio.to_thread(self.services.transcripts.create, note_id=note_id)
+        editor = None
+        if self.note_id is not None:
+            editor = await asyncio.to_thread(open_editor, self.services, self.note_id, self.selection)
+        try:
+            async for event in self.engine.run(self.conversation, text, editor=editor, cancel=cancel):
+                await self._show(event)
+        finally:
+            await self.chat_log.end_answer()
+
+    async def _show(self, event: ev.ChatEvent) -> None:
+        """Render one engine event."""
+        chat = self.chat_log
+        match event:
+            case ev.TextDelta(text=text):
+                await chat.write(text)
+            case ev.ToolCallStarted():
+                await chat.start_call(event)
+            case ev.ToolCallFinished():
+                chat.finish_call(event)
+            case ev.EditsProposed(diff=diff, edits=count):
+                await chat.propose(diff, count)
+            case ev.ApprovalRequested(approval=approval):
+                card = await chat.ask(approval)
+                card.focus()  # y and n act on the focused card, not in the input
+                self._status("Waiting for your answer on the change above…")
+                self.refresh_bindings()
+            case ev.EditsApplied():
+                await chat.applied(event)
+                self._status("Answering…")
+            case ev.EditsRefused(message=message):
+                await chat.refused(message)
+            case ev.UsageReport(conversation_tokens=total, input_tokens=sent, output_tokens=received):
+                self.post_message(self.UsageChanged(self, total, sent, received))
+            case ev.Done():
+                await chat.end_answer()
+            case ev.Failed(message=message, remedy=remedy):
+                await chat.add_notice(message, kind="error", remedy=remedy)
+            case ev.Cancelled():
+                await chat.add_notice("stopped", kind="stopped")
+
+    def _stop_run(self) -> None:
+        """End a running answer at once (the person moved to another chat or note)."""
+        if self._run is not None:
+            self._run.cancel()  # the engine saves what was said; this run's late events are not shown
+        self._run = self._cancel = None
+        self._status(None)
+        self.chat_log.forget_cards()
+        self.refresh_bindings()
+
+    # Workers that read the profile -------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="chat-load", exit_on_error=False, description="Opening a chat")
+    def _load(self, note_id: str | None, conversation_id: str | None, redraw: bool = True) -> None:
+        view = load_chat(self.services, note_id, conversation_id)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Loaded(view, redraw))
+
+    @work(thread=True, exclusive=True, group="chat-undo", exit_on_error=False, description="Undoing an edit")
+    def _undo(self, card: EditCard) -> None:
+        assert card.applied is not None
+        self.engine.undo(card.applied)
+        self.post_message(self.Undone(card))
+
+    @work(exclusive=True, group="chat-setup", exit_on_error=False, description="Checking the assistant")
+    async def _check_setup(self) -> None:
+        self.post_message(self.SetupChecked(await check_setup(self.services)))
+
+    def _settings_changed(self, changes: tuple[SettingChange, ...]) -> None:
+        if any(change.key.startswith("ai.") for change in changes):
+            self.post_message(self.SettingsTouched())  # post_message is thread-safe
+
+    # Results -----------------------------------------------------------------------------------
+    @on(Loaded)
+    async def _loaded(self, event: Loaded) -> None:
+        view = event.view
+        if view.note_id != self.note_id:
+            return  # the person has moved on
+        self.note_title, self.conversations = view.note_title, view.conversations
+        if event.redraw and not self.running:  # (a message sent meanwhile has started a new chat)
+            self.conversation = view.conversation
+            if view.messages:
+                await self.chat_log.show_history(view.messages)
+            else:
+                await self.chat_log.reset(self._hint())
+            used = (
+                view.conversation.input_tokens + view.conversation.output_tokens if view.conversation else 0
+            )
+            self.post_message(self.UsageChanged(self, used))
+        elif view.conversation and self.conversation and view.conversation.id == self.conversation.id:
+            self.conversation = view.conversation  # its new title and counts
+        self._show_header()
+        self._show_setup()
+        self.refresh_bindings()
+
+    @on(SetupChecked)
+    def _setup_checked(self, event: SetupChecked) -> None:
+        self.setup = event.setup
+        self._show_setup()
+
+    @on(SettingsTouched)
+    def _settings_touched(self, _: SettingsTouched) -> None:
+        self._check_setup()
+
+    @on(Undone)
+    def _undone(self, event: Undone) -> None:
+        self.chat_log.undone(event.card)
+        self._status(None)
+        self.refresh_bindings()
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place where workers' ends and failures are handled."""
+        worker = event.worker
+        if worker is self._run and worker.is_finished:
+            self._run = self._cancel = None
+            self.chat_log.forget_cards(keep_undo=True)
+            self._status(None)
+            self.refresh_bindings()
+            if self.conversation is not None:
+                self._load(self.note_id, self.conversation.id, redraw=False)  # its title and counts
+        if event.state is WorkerState.ERROR and worker.error is not None:
+            await self._failed(worker, worker.error)
+
+    async def _failed(self, worker: Worker[Any], error: BaseException) -> None:
+        if isinstance(error, NotedError):
+            message, hint = error.message, error.hint
+        else:
+            log.error("%s failed", worker.description, exc_info=error)
+            message = f"{worker.description}: internal error ({type(error).__name__})"
+            hint = "the details are in the profile's noted.log"
+        if worker.group == "chat-undo":
+            self.chat_log.not_undone(message)
+            self._status(None)
+            self.refresh_bindings()
+        else:
+            await self.chat_log.add_notice(message, kind="error", remedy=hint)
+
+    # Small views -------------------------------------------------------------------------------
+    def _hint(self) -> str:
+        if self.note_id is None:
+            return "Ask the assistant about your notes."
+        return (
+            f"Ask about “{self.note_title or 'this note'}”. The assistant reads it and may propose changes."
+        )
+
+    def _show_header(self) -> None:
+        self._header.show(self.conversation, len(self.conversations))
+
+    def _show_setup(self) -> None:
+        notice = self._notice
+        self.chat_log.set_class(self.setup.problem is not None, "-setup-needed")
+        if self.setup.problem is None:
+            notice.clear_problem()
+        else:
+            notice.show_problem(self.setup.problem, self.setup.hint)
+        self._input.set_ready(self.setup.problem is None, about_note=self.note_id is not None)
+
+    def _status(self, text: str | None) -> None:
+        self._status_line.say(text)

@@ -1,0 +1,120 @@
+"""A tool call in the chat: a keyboard-focusable disclosure showing its name, arguments and result.
+
+Built on ``Collapsible``: its title takes focus and Enter toggles it, so a person can read what
+the assistant did without a mouse. The title is the engine's one-line summary with a state mark;
+the body is the arguments and the result as indented JSON, cut to a readable size (a note body in
+a result would otherwise fill the screen).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from textual.content import Content
+from textual.markup import escape
+from textual.widgets import Collapsible, Static
+
+MAX_STRING = 300
+"""Characters kept of one string value (a note body, a snippet) before it is cut."""
+MAX_LINES = 40
+"""Lines of JSON shown for the arguments or the result."""
+MAX_CHARS = 4_000
+"""Characters of JSON shown for the arguments or the result."""
+
+_MARKS = {"running": "…", "ok": "✓", "error": "✗", "refused": "⊘", "conflict": "⚠", "internal": "✗"}
+
+
+def _shorten(value: Any) -> Any:
+    """``value`` with long strings cut and long lists trimmed, keeping its shape."""
+    if isinstance(value, str):
+        if len(value) <= MAX_STRING:
+            return value
+        return value[:MAX_STRING] + f"… (+{len(value) - MAX_STRING:,} characters)"
+    if isinstance(value, Mapping):
+        return {str(k): _shorten(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        items = [_shorten(v) for v in value[:20]]
+        if len(value) > 20:
+            items.append(f"… (+{len(value) - 20} more)")
+        return items
+    return value
+
+
+def pretty_json(value: Any) -> str:
+    """Indented JSON of ``value`` for people, cut to ``MAX_LINES`` lines and ``MAX_CHARS``."""
+    text = json.dumps(_shorten(value), indent=2, ensure_ascii=False, default=str)
+    lines = text.splitlines()
+    cut = len(lines) > MAX_LINES or len(text) > MAX_CHARS
+    if len(lines) > MAX_LINES:
+        lines = lines[:MAX_LINES]
+    text = "\n".join(lines)
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS]
+    if cut:
+        text += "\n… (cut; the model saw all of it)"
+    return text
+
+
+def status_of(content: str, is_error: bool) -> str:
+    """The status of a saved tool result: ``ok``, or the ``status`` its error payload names."""
+    if not is_error:
+        return "ok"
+    value = _decode(content)
+    status = value.get("status") if isinstance(value, dict) else None
+    return status if isinstance(status, str) else "error"
+
+
+def _decode(content: str) -> Any:
+    """A saved tool result (JSON text) as a value; text that is not JSON is shown as is."""
+    try:
+        return json.loads(content)
+    except ValueError:
+        return content
+
+
+class ToolCallView(Collapsible):
+    """One tool call: collapsed to its summary, Enter shows the arguments and the result."""
+
+    HELP = """\
+## Tool call
+
+What the assistant asked a tool to do. **Enter** shows or hides the arguments it sent and the
+result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you said no),
+⚠ the note changed meanwhile.
+"""
+
+    def __init__(self, call_id: str, name: str, arguments: Mapping[str, Any], summary: str) -> None:
+        arguments_view = Static(Content(pretty_json(dict(arguments))), classes="tool-json")
+        result_view = Static(Content("(running…)"), classes="tool-json tool-result")
+        super().__init__(
+            Static("arguments", classes="tool-label"),
+            arguments_view,
+            Static("result", classes="tool-label"),
+            result_view,
+            title=_title(summary or name, "running"),
+            collapsed=True,
+            classes="tool-call -running",
+        )
+        self.call_id = call_id
+        self.tool_name = name
+        self.summary = summary or name
+        self.status = "running"
+        self._result = result_view
+
+    def finish(self, status: str, result: Mapping[str, Any] | str) -> None:
+        """Show how the call ended and what it returned."""
+        self.status = status
+        self.remove_class("-running")
+        self.add_class("-ok" if status == "ok" else "-failed")
+        value = _decode(result) if isinstance(result, str) else dict(result)
+        self._result.update(Content(pretty_json(value)))
+        self.title = _title(self.summary, status)
+
+
+def _title(summary: str, status: str) -> str:
+    mark = _MARKS.get(status, "✗")
+    tail = "" if status in ("ok", "running") else f"  ({status})"
+    # The title is parsed as markup, and a summary holds brackets from JSON arguments.
+    return escape(f"{mark} {summary}{tail}")
