@@ -86,7 +86,8 @@ class FakeEmbedder:
         return self._embed([self._passage_prefix + text for text in texts])
 
     def embed_query(self, text: str) -> Vectors:
-        return self._embed([self._query_prefix + text])[0]
+        vector: Vectors = self._embed([self._query_prefix + text])[0]
+        return vector
 
     def close(self) -> None:
         self._closed = True

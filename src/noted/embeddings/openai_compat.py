@@ -11,7 +11,6 @@ The endpoint's tokenizer is unknown here, so token counts are estimated at 4 cha
 
 from __future__ import annotations
 
-import ipaddress
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -19,26 +18,13 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import numpy as np
 
+from noted.endpoints import is_loopback_url
 from noted.errors import ConfigError, UnavailableError
 
 if TYPE_CHECKING:
     from noted.embeddings.protocol import Vectors
 
 CHARS_PER_TOKEN = 4
-
-
-def is_loopback_url(url: str) -> bool:
-    """True when ``url``'s host is this machine: ``localhost``, 127.0.0.0/8 or ``::1``."""
-    try:
-        host = httpx.URL(url).host.rstrip(".").lower()
-    except httpx.InvalidURL:
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class OpenAICompatEmbedder:
@@ -141,7 +127,8 @@ class OpenAICompatEmbedder:
         return np.concatenate(parts)
 
     def embed_query(self, text: str) -> Vectors:
-        return self._post([self._query_prefix + text])[0]
+        vector: Vectors = self._post([self._query_prefix + text])[0]
+        return vector
 
     def close(self) -> None:
         self._client.close()
@@ -194,4 +181,5 @@ def _parse(response: httpx.Response, expected: int, where: str) -> Vectors:
             f"the embedding endpoint {where} returned {len(vectors)} vectors for {expected} texts"
         )
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.clip(norms, 1e-12, None)).astype(np.float32, copy=False)
+    unit: Vectors = (vectors / np.clip(norms, 1e-12, None)).astype(np.float32, copy=False)
+    return unit

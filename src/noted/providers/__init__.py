@@ -5,6 +5,7 @@ Importing this package imports neither SDK; :func:`make_provider` imports the on
 
 from __future__ import annotations
 
+from noted.endpoints import is_loopback_url
 from noted.providers.base import (
     AssistantMessage,
     ChatProvider,
@@ -24,7 +25,7 @@ from noted.providers.base import (
     Usage,
     UserMessage,
 )
-from noted.providers.config import ProviderConfig, is_loopback_url, load_api_key
+from noted.providers.config import ProviderConfig, load_api_key
 from noted.providers.errors import ProviderError
 from noted.providers.fake import CallTool, Fail, FakeProvider, Hang, Reply
 from noted.providers.registry import PROVIDER_KINDS, ProviderKind, make_provider

@@ -23,6 +23,7 @@ import httpx2
 from anthropic import types as wire
 from anthropic.types import MessageParam, TextBlockParam, ToolParam
 
+from noted.endpoints import is_loopback_url
 from noted.providers.base import (
     AssistantMessage,
     ChatRequest,
@@ -39,7 +40,7 @@ from noted.providers.base import (
     UserMessage,
     parse_tool_arguments,
 )
-from noted.providers.config import ProviderConfig, endpoint_host, is_loopback_url
+from noted.providers.config import ProviderConfig, endpoint_host
 from noted.providers.errors import ProviderError, connection_error, status_error, stream_error
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"

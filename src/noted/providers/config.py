@@ -7,7 +7,6 @@ log line or a traceback's locals.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -98,28 +97,3 @@ def endpoint_host(url: str) -> str:
         raise ConfigError(f"ai.baseUrl has a bad port: {parts.netloc.split('@')[-1]}") from None
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     return f"{host}:{port}" if port is not None else host
-
-
-def is_loopback_url(url: str) -> bool:
-    """Whether ``url`` points at this machine: a 127.0.0.0/8 address, ``::1`` or ``localhost``.
-
-    LAN addresses (192.168.x, 10.x, a host name that happens to resolve locally) count as remote,
-    and nothing is resolved through DNS, so the answer cannot change under a person's feet. A URL
-    that does not parse is remote.
-    """
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return False
-    if not host:
-        return False
-    host = host.rstrip(".").lower()
-    if host == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped.is_loopback
-    return address.is_loopback

@@ -19,6 +19,7 @@ from typing import Any, cast
 import openai
 from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionToolParam
 
+from noted.endpoints import is_loopback_url
 from noted.providers.base import (
     AssistantMessage,
     ChatRequest,
@@ -36,7 +37,7 @@ from noted.providers.base import (
     UserMessage,
     parse_tool_arguments,
 )
-from noted.providers.config import ProviderConfig, endpoint_host, is_loopback_url
+from noted.providers.config import ProviderConfig, endpoint_host
 from noted.providers.errors import ProviderError, connection_error, status_error, stream_error
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

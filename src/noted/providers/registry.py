@@ -15,9 +15,10 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from noted.endpoints import is_loopback_url
 from noted.errors import ConfigError, UnavailableError
 from noted.providers.base import ChatProvider
-from noted.providers.config import KEY_ENV_VARS, NOTED_KEY_ENV, ProviderConfig, endpoint_host, is_loopback_url
+from noted.providers.config import KEY_ENV_VARS, NOTED_KEY_ENV, ProviderConfig, endpoint_host
 
 ProviderFactory = Callable[[ProviderConfig], ChatProvider]
 
