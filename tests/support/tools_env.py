@@ -16,6 +16,7 @@ from noted.models import NoteDraft
 from noted.search.keyword import KeywordSearch
 from noted.search.semantic import SemanticSearch
 from noted.settings import Settings, env_names
+from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 from noted.tools import Scope, ToolContext, ToolRegistry, ToolResult, all_tools, build_registry
 from noted.tools.base import Payload
@@ -26,15 +27,25 @@ ISSUE_TOOLS = {  # the names issue 4 makes a public contract
     "list_notebook_notes", "note_history", "create_note", "create_notebook", "update_note", "delete_note",
     "restore_note", "manage_tags", "editor_read_note", "editor_append", "editor_insert_before",
     "editor_insert_after", "editor_replace", "editor_replace_selection",
+    # issue 9: attachments, notebook and tag management
+    "list_notes", "get_notebook", "get_tag", "list_tag_notes", "list_attachments", "read_attachment",
+    "update_notebook", "delete_notebook", "restore_notebook", "rename_tag", "delete_tag", "attach_file",
+    "replace_attachment", "delete_attachment",
 }  # fmt: skip
 WRITE_TOOLS = ("create_note", "create_notebook", "update_note", "delete_note", "restore_note", "manage_tags")
+MANAGE_TOOLS = (
+    "update_notebook", "delete_notebook", "restore_notebook", "rename_tag", "delete_tag", "attach_file",
+    "replace_attachment", "delete_attachment",
+)  # fmt: skip
+"""The write tools of issue 9 (off by default like every write tool)."""
 
 
 @dataclass
 class Env:
     """The parts a tool call needs, and shortcuts to make notes and call tools."""
 
-    store: SqliteStore
+    store: Store
+    """The SQLite store in most tests; any backend for the backend-neutral ones (``tests.support.backends``)."""
     settings: Settings
     registry: ToolRegistry
     ctx: ToolContext
@@ -74,7 +85,8 @@ class Env:
         self.ctx.scope = Scope.of(notebooks)
 
     def index(self) -> None:
-        """Index every note with the fake embedder and let semantic search read it."""
+        """Index every note with the fake embedder and let semantic search read it (SQLite only)."""
+        assert isinstance(self.store, SqliteStore), "semantic search runs on the SQLite store"
         indexer = Indexer(self.store, self.store.db, self.embedder)
         indexer.prepare()
         indexer.run_until_idle()
@@ -83,7 +95,7 @@ class Env:
 
 
 def make_env(
-    store: SqliteStore,
+    store: Store,
     tmp_path: Path,
     *,
     environ: dict[str, str] | None = None,

@@ -184,7 +184,13 @@ async def test_list_notebooks_is_flat_with_parent_and_direct_note_count(env: Env
     got = await env.ok("list_notebooks")
     rows = {n["title"]: n for n in got["notebooks"]}
     assert set(rows) == {"Work", "Projects"}
-    assert rows["Projects"] == {"id": sub, "title": "Projects", "parent_id": work, "note_count": 2}
+    assert rows["Projects"] == {
+        "id": sub,
+        "title": "Projects",
+        "parent_id": work,
+        "note_count": 2,
+        "in_trash": False,
+    }
     assert rows["Work"]["parent_id"] == "" and rows["Work"]["note_count"] == 1
 
 

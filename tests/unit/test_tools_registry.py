@@ -58,6 +58,8 @@ def test_destructive_hints_follow_whether_a_tool_only_adds() -> None:
     hints = {t.name: t.annotations.to_mcp()["destructiveHint"] for t in all_tools()}
     assert {n for n, destructive in hints.items() if destructive} == {
         "update_note", "delete_note", "manage_tags", "editor_replace", "editor_replace_selection",
+        "update_notebook", "delete_notebook", "rename_tag", "delete_tag", "replace_attachment",
+        "delete_attachment",
     }  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 noted mcp serve --stdio              what an AI app runs as a command (stdout is the protocol)
 noted mcp serve [--port 8765]        Streamable HTTP at http://127.0.0.1:PORT/mcp until Ctrl+C
+noted mcp serve --actions            also /openapi.json and /actions/{tool} (ChatGPT actions, scripts)
 noted mcp token [--force]            a strong bearer token in a private file, set as mcp.tokenFile
 noted mcp config claude|cursor|zed|codex
 """
@@ -47,6 +48,12 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--stdio", action="store_true", help="talk MCP on stdin/stdout (for an app to launch)")
     p.add_argument("--port", type=int, help=f"HTTP port (default: mcp.port, {DEFAULT_PORT}; 0 picks one)")
     p.add_argument("--host", help=f"HTTP address (default: mcp.host, {DEFAULT_HOST}); others need a token")
+    p.add_argument(
+        "--actions",
+        action="store_true",
+        help="also serve the OpenAPI door (/openapi.json, /actions/{tool}) for ChatGPT actions and scripts, "
+        "as mcp.actions.enabled does; needs a token and ai.allowRemote (it exposes notes to a remote service)",
+    )
 
     p = command(actions, "token", cmd_token, "Create a bearer token file for HTTP and set mcp.tokenFile.")
     p.add_argument("--path", help=f"where to write it (default: PROFILE/{TOKEN_FILE_NAME})")
@@ -70,8 +77,8 @@ def mcp_deps(ctx: CliContext) -> McpDeps:
 
 def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
     """Serve until stdin closes (``--stdio``) or until Ctrl+C / SIGTERM (HTTP)."""
-    if args.stdio and (args.port is not None or args.host is not None):
-        raise InvalidInputError("--port and --host are for HTTP; leave them out with --stdio")
+    if args.stdio and (args.port is not None or args.host is not None or args.actions):
+        raise InvalidInputError("--port, --host and --actions are for HTTP; leave them out with --stdio")
     if args.port is not None and not 0 <= args.port <= 65_535:
         raise InvalidInputError(f"--port must be between 0 and 65535 (got {args.port})")
     # The SDK is imported here, not at the top: every other command would pay seconds for it.
@@ -84,7 +91,8 @@ def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.stdio:
         asyncio.run(serve_stdio(NotedMcp(deps)))
         return 0
-    options = HttpOptions.from_settings(deps.settings, host=args.host, port=args.port)
+    actions = True if args.actions else None  # without the flag, mcp.actions.enabled decides
+    options = HttpOptions.from_settings(deps.settings, host=args.host, port=args.port, actions=actions)
     return asyncio.run(_serve_http(ctx, deps, options))
 
 
@@ -131,6 +139,11 @@ def _banner(ctx: CliContext, deps: McpDeps, options: HttpOptions, http: HttpServ
     ctx.out(
         f"  tools on ({len(on)}): {', '.join(on) or 'none'}; switch others with `noted config set ai.tool.…`"
     )
+    if http.openapi_url is not None:
+        ctx.out(
+            f"  OpenAPI actions: {http.openapi_url} and POST /actions/{{tool}} (bearer token required); "
+            "whatever service you connect can read, and with write tools on change, your notes"
+        )
     if deps.log_path is not None:
         ctx.out(f"  log: {deps.log_path}")
     ctx.out("  health: GET /healthz; stop with Ctrl+C")

@@ -4,6 +4,10 @@ In order: the ``Host`` header must name this server (a DNS-rebinding page names 
 421); a browser ``Origin`` must be allowed (403); on ``/mcp`` the bearer token must match the token
 file, read on each request (401); and a body may not exceed the limit (413, saying what fits).
 ``/healthz`` and ``/readyz`` answer ``{"ok": true}`` and carry no data, so they need no token.
+
+The OpenAPI door's paths (``Policy.token_paths``) always need the token, so the ``Host`` check,
+which protects a loopback server without one, is not made there: a tunnel the person runs reaches
+them under its own public name, while ``/mcp`` stays answerable on this machine's names only.
 """
 
 from __future__ import annotations
@@ -66,6 +70,11 @@ class Policy:
     """Browser origins allowed besides the server's own (``scheme://host:port``, no trailing slash)."""
     token: TokenFile | None
     max_body: int = MAX_BODY
+    token_paths: tuple[str, ...] = ()
+    """Path prefixes served only with a valid token, whatever the ``Host`` (the OpenAPI door)."""
+
+    def token_only(self, path: str) -> bool:
+        return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.token_paths)
 
     @staticmethod
     def origins_for(allowed: Iterable[str], own: Iterable[str]) -> frozenset[str]:
@@ -96,7 +105,9 @@ class Guard:
 
     def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str, dict[str, str]] | None:
         policy = self.policy
-        if not policy.hosts.allows(headers.get("host")):
+        path = str(scope.get("path", ""))
+        token_only = policy.token_only(path)
+        if not token_only and not policy.hosts.allows(headers.get("host")):
             log.warning("refused a request for Host %r (DNS rebinding protection)", headers.get("host"))
             return 421, "This server does not answer to that Host name.", {}
         origin = headers.get("origin")
@@ -107,7 +118,9 @@ class Guard:
                 "Requests from this web origin are not allowed (see the setting mcp.allowedOrigins).",
                 {},
             )
-        if policy.token is None or scope.get("path") in OPEN_PATHS:
+        if token_only and policy.token is None:
+            return 503, "This part of the server needs a token file, and none is set.", {}
+        if policy.token is None or path in OPEN_PATHS:
             return None
         try:
             expected = policy.token.read()
@@ -171,7 +184,8 @@ def _too_large(limit: int, size: int | None) -> str:
     got = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
     return (
         f"The request body is too large ({got}). At most {limit // (1024 * 1024)} MiB ({limit:,} bytes) "
-        "fits in one request: send a large note in parts (create it, then append)."
+        "fits in one request, base64 included: that holds one attachment of up to 10 MiB; send "
+        "several files in separate calls, and a large note in parts (create it, then append)."
     )
 
 

@@ -1,4 +1,5 @@
-"""Streamable HTTP on uvicorn: ``http://127.0.0.1:PORT/mcp``, plus ``/healthz`` and ``/readyz``.
+"""Streamable HTTP on uvicorn: ``http://127.0.0.1:PORT/mcp``, plus ``/healthz`` and ``/readyz``, and
+with ``HttpOptions.actions`` the OpenAPI door (``/openapi.json``, ``/actions/{tool}``, see ``actions``).
 
 Both protocol generations share the one endpoint: the SDK's session manager serves handshake-era
 clients with sessions (``Mcp-Session-Id``, a GET stream for notices) and routes 2026-07-28
@@ -27,8 +28,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from noted.errors import UnavailableError
+from noted.mcp.actions import ACTIONS_ROUTE, TOKEN_PATHS, Actions
 from noted.mcp.guard import Guard, HostRule, Policy
-from noted.mcp.options import MCP_PATH, HttpOptions
+from noted.mcp.options import MCP_PATH, OPENAPI_PATH, HttpOptions
 from noted.mcp.server import NotedMcp
 
 log = logging.getLogger(__name__)
@@ -38,8 +40,9 @@ STARTUP_TIMEOUT = 15.0
 STOP_TIMEOUT = 10.0
 
 
-def build_app(mcp: NotedMcp, policy: Policy) -> ASGIApp:
-    """The ASGI app: ``Guard`` in front of ``/mcp`` (the SDK's session manager) and the health routes."""
+def build_app(mcp: NotedMcp, policy: Policy, *, actions: bool = False) -> ASGIApp:
+    """The ASGI app: ``Guard`` in front of ``/mcp`` (the SDK's session manager), the health routes
+    and, with ``actions``, the OpenAPI door (``mcp.actions``) on the same registry."""
     manager = StreamableHTTPSessionManager(
         app=mcp.server,
         json_response=True,
@@ -57,6 +60,12 @@ def build_app(mcp: NotedMcp, policy: Policy) -> ASGIApp:
         Route("/healthz", endpoint=_healthy, methods=["GET"]),
         Route("/readyz", endpoint=_healthy, methods=["GET"]),
     ]
+    if actions:
+        door = Actions(mcp.deps)
+        routes += [
+            Route(OPENAPI_PATH, endpoint=door.openapi, methods=["GET"]),
+            Route(ACTIONS_ROUTE, endpoint=door.call, methods=["POST"]),
+        ]
     return Guard(Starlette(routes=routes, lifespan=lifespan), policy)
 
 
@@ -90,6 +99,13 @@ class HttpServer:
         """The endpoint's URL for a client on this machine, once started."""
         return None if self._port is None else self.options.client_url(self._port)
 
+    @property
+    def openapi_url(self) -> str | None:
+        """Where the OpenAPI document is, once started with actions on."""
+        if self._port is None or not self.options.actions:
+            return None
+        return self.options.openapi_url(self._port)
+
     async def start(self) -> None:
         """Check the options, bind, and serve until ``stop``; returns once requests are answered.
 
@@ -108,9 +124,10 @@ class HttpServer:
             origins=Policy.origins_for(self.options.allowed_origins, own),
             token=token,
             max_body=self.options.max_body,
+            token_paths=TOKEN_PATHS if self.options.actions else (),
         )
         config = uvicorn.Config(
-            build_app(self.mcp, policy),
+            build_app(self.mcp, policy, actions=self.options.actions),
             log_config=None,
             access_log=False,
             lifespan="on",
@@ -123,6 +140,8 @@ class HttpServer:
         self._task = asyncio.create_task(self._serve(self._server, sock), name="noted-mcp-http")
         await self._wait_started(self._server, self._task)
         log.info("MCP server listening on %s (token %s)", self.url, "required" if token else "not required")
+        if self.options.actions:
+            log.info("OpenAPI actions on: %s", self.openapi_url)
 
     async def wait(self) -> None:
         """Until the server stops (``stop``, or a failure)."""

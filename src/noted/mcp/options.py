@@ -19,6 +19,9 @@ DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 MAX_BODY = 16 * 1024 * 1024
 """The largest request body the HTTP server takes (16 MiB)."""
+ACTIONS = "mcp.actions.enabled"
+ALLOW_REMOTE = "ai.allowRemote"
+OPENAPI_PATH = "/openapi.json"
 
 
 def is_loopback(host: str) -> bool:
@@ -41,18 +44,31 @@ class HttpOptions:
     token_file: Path | None = None
     allowed_origins: tuple[str, ...] = ()
     max_body: int = MAX_BODY
+    actions: bool = False
+    """Also serve the OpenAPI door (``/openapi.json``, ``/actions/{tool}``)."""
+    allow_remote: bool = False
+    """The person's consent (``ai.allowRemote``) to notes reaching a remote service; the OpenAPI
+    door exists for remote services, so it does not start without it."""
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, *, host: str | None = None, port: int | None = None
+        cls,
+        settings: Settings,
+        *,
+        host: str | None = None,
+        port: int | None = None,
+        actions: bool | None = None,
     ) -> HttpOptions:
-        """The options of ``mcp.host``, ``mcp.port``, ``mcp.tokenFile`` and ``mcp.allowedOrigins``,
-        with ``host`` and ``port`` (from the command line) taking precedence."""
+        """The options of ``mcp.host``, ``mcp.port``, ``mcp.tokenFile``, ``mcp.allowedOrigins``,
+        ``mcp.actions.enabled`` and ``ai.allowRemote``, with ``host``, ``port`` and ``actions``
+        (from the command line: ``--actions``) taking precedence."""
         return cls(
             host=host or settings.get_str("mcp.host") or DEFAULT_HOST,
             port=settings.get_int("mcp.port") if port is None else port,
             token_file=settings.get_path("mcp.tokenFile"),
             allowed_origins=settings.get_list("mcp.allowedOrigins"),
+            actions=settings.get_bool(ACTIONS) if actions is None else actions,
+            allow_remote=settings.get_bool(ALLOW_REMOTE),
         )
 
     @property
@@ -66,13 +82,20 @@ class HttpOptions:
         shown = f"[{shown}]" if ":" in shown else shown
         return f"http://{shown}:{self.port if port is None else port}{MCP_PATH}"
 
+    def openapi_url(self, port: int | None = None) -> str:
+        """Where a client on this machine fetches the OpenAPI document (when ``actions`` is on)."""
+        return self.client_url(port).removesuffix(MCP_PATH) + OPENAPI_PATH
+
     def open_token(self) -> TokenFile | None:
         """Check the token file, and refuse to expose notes beyond this machine without one.
 
         Raises:
-            ConfigError: the token file is unusable (the reason is named), or the host is not
-                loopback and no token file is set.
+            ConfigError: the token file is unusable (the reason is named), the host is not
+                loopback and no token file is set, or the OpenAPI door is asked for without the
+                person's consent or without a token (see ``check_actions``).
         """
+        if self.actions:
+            self.check_actions()
         token = TokenFile.open(self.token_file) if self.token_file is not None else None
         if token is None and not self.loopback:
             raise ConfigError(
@@ -80,3 +103,23 @@ class HttpOptions:
                 hint="create a token with `noted mcp token` (it sets mcp.tokenFile), or listen on 127.0.0.1",
             )
         return token
+
+    def check_actions(self) -> None:
+        """Refuse the OpenAPI door without consent (``ai.allowRemote``) or without a token file.
+
+        Raises:
+            ConfigError: saying which is missing and the command that gives it.
+        """
+        if not self.allow_remote:
+            raise ConfigError(
+                "the OpenAPI actions (/openapi.json, /actions/…) exist to let a remote service such as "
+                "ChatGPT read and change your notes, and remote services are not allowed (ai.allowRemote "
+                "is off)",
+                hint="if you consent, run `noted config set ai.allowRemote true`; or serve without "
+                "--actions and with mcp.actions.enabled off",
+            )
+        if self.token_file is None:
+            raise ConfigError(
+                "the OpenAPI actions need a bearer token, and none is set",
+                hint="create one with `noted mcp token` (it sets mcp.tokenFile)",
+            )

@@ -4,7 +4,8 @@
 each with its input and output schema and annotations. ``tools/call`` runs the registry's one
 call path with actor ``mcp:<client name>`` and the scope of ``mcp.allowedNotebooks``:
 
-- ``ok``: ``structuredContent`` is the payload and the one text block is the same JSON;
+- ``ok``: ``structuredContent`` is the payload and the first text block is the same JSON; images a
+  tool returns beside its payload (``read_attachment``) follow as MCP image content blocks;
 - ``error``, ``refused``, ``conflict``: a result with ``isError`` and the message (a refusal names
   the setting that would switch the tool on), so the model can read it and recover;
 - ``internal``: a JSON-RPC internal error with a short message; the stack is only in the log.
@@ -18,6 +19,7 @@ sessions directly, 2026-07-28 clients on their ``subscriptions/listen`` streams.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import logging
@@ -234,7 +236,12 @@ def call_result(result: ToolResult) -> types.CallToolResult:
     """The wire form of one registry result (see the module docstring)."""
     if result.ok and result.payload is not None:
         text = json.dumps(result.payload, ensure_ascii=False)
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result.payload)
+        content: list[types.ContentBlock] = [types.TextContent(text=text)]
+        content += [
+            types.ImageContent(data=base64.b64encode(image.data).decode("ascii"), mime_type=image.mime)
+            for image in result.images
+        ]
+        return types.CallToolResult(content=content, structured_content=result.payload)
     if result.status == INTERNAL:
         raise MCPError(INTERNAL_ERROR, result.message or "internal error; it was logged")
     message = result.message or f"the tool failed ({result.status})"

@@ -266,7 +266,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         kind=Kind.BOOL,
         default=False,
         help="Also serve /openapi.json and /actions/{tool} for plain-HTTP clients such as custom GPT "
-        "actions. Needs a token file, and exposes notes to whatever remote service you connect.",
+        "actions. Needs a token file and ai.allowRemote, because it exposes notes to whatever remote "
+        "service you connect.",
     ),
     SettingSpec(
         key="backend",

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from noted.models import (
+    Change,
     ChangePage,
     Folder,
     Note,
@@ -114,11 +115,31 @@ class Store(Protocol):
     def read_resource(self, resource_id: str) -> bytes: ...
     def list_resources(self, *, note_id: str | None = None) -> list[Resource]: ...
     def resource_notes(self, resource_id: str) -> list[str]: ...
+    def replace_resource(
+        self,
+        resource_id: str,
+        data: bytes,
+        *,
+        filename: str | None = None,
+        mime: str | None = None,
+        title: str | None = None,
+        actor: str,
+    ) -> Resource:
+        """Put new bytes (and optionally a new file name, type or title) under the same id, so
+        every ``:/id`` link in every note shows the new file; one ``resource`` update in the feed."""
+        ...
+
     def delete_resource(self, resource_id: str, *, actor: str) -> None: ...
 
     # Change feed and history -----------------------------------------------------------
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage: ...
     def latest_cursor(self) -> int: ...
+    def item_changes(self, item_ids: Sequence[str], *, limit: int = 200) -> list[Change]:
+        """The changes to any of these items (notes, notebooks, tags, attachments; a ``note_tag``
+        change counts for its note), newest first, at most ``limit``: who did what to one note and
+        the things around it, without reading the whole feed."""
+        ...
+
     def note_history(self, note_id: str) -> list[Revision]: ...
     def get_revision(self, revision_id: int) -> Revision: ...
     def restore_revision(self, revision_id: int, *, actor: str) -> Note: ...

@@ -17,6 +17,11 @@ Payload conventions, shared by every tool: plain JSON objects; ids are 32 hex di
 is an ISO 8601 UTC string with milliseconds (``2025-03-01T09:30:00.000Z``, see ``payloads.iso``),
 and a time that is not set is ``null``; a note's notebook is given as ``notebook_id`` and its title
 as ``notebook``; tags are lists of tag titles.
+
+Images travel beside the payload, not in it: a handler puts ``ImageData`` under the key ``IMAGES``
+and the registry moves them to ``ToolResult.images``. The payload keeps a description of each
+image (type, size in pixels), which is all a door that carries only JSON text (the in-app chat)
+shows; the MCP server sends the images as MCP image content and the OpenAPI door as files.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ if TYPE_CHECKING:
     from noted.tools.editor import EditorSession
 
 Payload = dict[str, Any]
+IMAGES = "__images__"
+"""The payload key under which a handler returns a tuple of ``ImageData`` (see the module docstring)."""
 Handler = Callable[["ToolContext", Mapping[str, Any]], Payload]
 Approver = Callable[["Tool", Mapping[str, Any]], Awaitable[bool]]
 """Asks the person whether a write may run; True lets it run."""
@@ -52,6 +59,14 @@ class ToolError(Exception):
         super().__init__(message)
         self.message = message
         self.field = field
+
+
+@dataclass(frozen=True, slots=True)
+class ImageData:
+    """An image a tool returns beside its JSON payload."""
+
+    mime: str
+    data: bytes
 
 
 @dataclass(frozen=True, slots=True)

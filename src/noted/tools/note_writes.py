@@ -1,5 +1,5 @@
-"""The tools that change notes: ``create_note``, ``update_note``, ``delete_note``, ``restore_note``
-and ``manage_tags``. All are off until the person switches them on.
+"""The tools that change notes: ``update_note``, ``delete_note``, ``restore_note`` and ``manage_tags``
+(``create_note`` is in ``note_create``). All are off until the person switches them on.
 
 Every write goes through the store with ``ctx.actor``, so the change feed and the revisions show
 who did it. In a scope, a note can only be created in, moved to or found in a visible notebook.
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import ConflictError
-from noted.models import Folder, NoteDraft, NotePatch, now_ms
+from noted.models import NotePatch, now_ms
 from noted.tools import schema as s
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
@@ -28,93 +28,6 @@ from noted.tools.scope import ScopeView
 
 BODY_MODES = ("body", "append", "prepend", "replace_text")
 _EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
-
-# create_note ----------------------------------------------------------------------------------------
-
-
-def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> tuple[Folder, bool]:
-    """The notebook a new note goes in, and whether it had to be created."""
-    if "notebook_id" in args and "notebook_title" in args:
-        raise ToolError('give "notebook_id" or "notebook_title", not both', field="notebook_title")
-    if "notebook_id" in args:
-        return visible_folder(ctx, scope, args["notebook_id"]), False
-    live = scope.visible_folders(ctx.store.list_folders())
-    if "notebook_title" not in args:
-        if len(live) == 1:
-            return live[0], False
-        raise ToolError(
-            "say which notebook the note goes in: notebook_id (list_notebooks lists them) or "
-            "notebook_title (an existing title, or a new notebook to create)",
-            field="notebook_id",
-        )
-    title = str(args["notebook_title"]).strip()
-    same = [f for f in live if f.title == title]
-    if len(same) > 1:
-        listed = ", ".join(f.id for f in same)
-        raise ToolError(
-            f'{len(same)} notebooks are titled "{title}" (ids {listed}); pass notebook_id instead',
-            field="notebook_title",
-        )
-    if same:
-        return same[0], False
-    if not scope.unrestricted:
-        raise ToolError(
-            f'no notebook titled "{title}" among those you can see, and a new top-level notebook would '
-            "be outside them: create it with create_notebook(parent_id=...) or pick one from list_notebooks",
-            field="notebook_title",
-        )
-    return ctx.store.create_folder(title, actor=ctx.actor), True
-
-
-def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    folder, created = _target_notebook(ctx, view(ctx), args)
-    draft = NoteDraft(
-        title=args["title"],
-        body=args.get("body", ""),
-        parent_id=folder.id,
-        is_todo=bool(args.get("is_todo", False)),
-        tags=tuple(args.get("tags", ())),
-    )
-    note = ctx.store.create_note(draft, actor=ctx.actor)
-    return {**write_result(ctx, note), "notebook_created": created}
-
-
-CREATE_NOTE = Tool(
-    name="create_note",
-    title="Create a note",
-    description=(
-        "Create a note (or a to-do with is_todo=true) with a Markdown body. Put it in a notebook by "
-        "notebook_id, or by notebook_title: a notebook with exactly that title is used, and one is "
-        "created at the top level when none has it (notebook_created says so). With neither, the "
-        "note goes in the only notebook if there is just one. tags are tag titles; missing tags "
-        "are created. Returns the new note's id and updated_time."
-    ),
-    input_schema=s.obj(
-        {
-            "title": s.string("The note's title (one line).", maxLength=s.MAX_TITLE),
-            "body": s.text("The note's Markdown text."),
-            "notebook_id": s.notebook_id("The notebook to put it in."),
-            "notebook_title": s.string(
-                "The title of the notebook to put it in; created when no notebook has it.",
-                minLength=1,
-                maxLength=s.MAX_TITLE,
-            ),
-            "is_todo": s.boolean("True for a to-do (a note with a checkbox).", default=False),
-            "tags": s.tag_list("Tag titles to put on it; missing tags are created."),
-        },
-        ("title",),
-    ),
-    output_schema=s.obj(
-        {**s.WRITE_RESULT, "notebook_created": s.boolean()}, (*s.WRITE_REQUIRED, "notebook_created")
-    ),
-    annotations=Annotations(read_only=False, destructive=False, idempotent=False),
-    handler=_create_note,
-    examples=(
-        {"title": "Groceries", "body": "- eggs\n- milk", "notebook_title": "Home", "tags": ["shopping"]},
-        {"title": "Call the plumber", "notebook_id": _EXAMPLE_ID, "is_todo": True},
-    ),
-)
-
 
 # update_note ----------------------------------------------------------------------------------------
 
@@ -362,4 +275,4 @@ MANAGE_TAGS = Tool(
     ),
 )
 
-TOOLS = (CREATE_NOTE, UPDATE_NOTE, DELETE_NOTE, RESTORE_NOTE, MANAGE_TAGS)
+TOOLS = (UPDATE_NOTE, DELETE_NOTE, RESTORE_NOTE, MANAGE_TAGS)

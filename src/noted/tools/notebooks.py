@@ -22,9 +22,16 @@ LIST_MAX = 200
 def _list_notebooks(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     counts = ctx.store.folder_note_counts()
+    folders = ctx.store.list_folders(include_trashed=bool(args.get("include_trashed", False)))
     notebooks = [
-        {"id": f.id, "title": f.title, "parent_id": scope.parent_of(f), "note_count": counts.get(f.id, 0)}
-        for f in scope.visible_folders(ctx.store.list_folders())
+        {
+            "id": f.id,
+            "title": f.title,
+            "parent_id": scope.parent_of(f),
+            "note_count": counts.get(f.id, 0),
+            "in_trash": f.is_trashed,
+        }
+        for f in scope.visible_folders(folders)
     ]
     return {"notebooks": notebooks}
 
@@ -34,10 +41,14 @@ LIST_NOTEBOOKS = Tool(
     title="List notebooks",
     description=(
         'List every notebook as a flat list: id, title, parent_id ("" for a top-level notebook; '
-        "rebuild the tree from it) and note_count (notes directly inside, not in sub-notebooks). "
-        "Use the ids with list_notebook_notes, create_note, update_note or semantic_search_notes."
+        "rebuild the tree from it), note_count (notes directly inside, not in sub-notebooks, not in "
+        "the trash) and in_trash. Notebooks in the trash are left out unless include_trashed is true "
+        "(restore_notebook brings one back). Use the ids with list_notes, create_note, update_note, "
+        "update_notebook or semantic_search_notes."
     ),
-    input_schema=s.obj({}),
+    input_schema=s.obj(
+        {"include_trashed": s.boolean("Also list notebooks in the trash.", default=False)},
+    ),
     output_schema=s.obj(
         {
             "notebooks": s.array(
@@ -47,8 +58,9 @@ LIST_NOTEBOOKS = Tool(
                         "title": s.string(),
                         "parent_id": s.string(),
                         "note_count": s.integer(),
+                        "in_trash": s.boolean(),
                     },
-                    ("id", "title", "parent_id", "note_count"),
+                    ("id", "title", "parent_id", "note_count", "in_trash"),
                 )
             )
         },
@@ -56,7 +68,7 @@ LIST_NOTEBOOKS = Tool(
     ),
     annotations=READ,
     handler=_list_notebooks,
-    examples=({},),
+    examples=({}, {"include_trashed": True}),
 )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from noted.markdown import outline_lines, section_text
+from noted.models import Note
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
@@ -190,11 +191,44 @@ READ_NOTES = Tool(
 # note_history -------------------------------------------------------------------------------------
 
 
+_WHAT = {
+    ("note", "create"): "created the note",
+    ("note", "update"): "changed the note (text, title, notebook, to-do state or trash)",
+    ("note", "delete"): "erased the note",
+    ("note_tag", "create"): "added a tag to the note",
+    ("note_tag", "delete"): "removed a tag from the note",
+    ("folder", "create"): "created the note's notebook",
+    ("folder", "update"): "changed the note's notebook (renamed, moved, trashed or restored)",
+    ("folder", "delete"): "erased the note's notebook",
+    ("resource", "create"): "added an attachment",
+    ("resource", "update"): "replaced an attachment",
+    ("resource", "delete"): "deleted an attachment",
+}
+
+
+def _activity(ctx: ToolContext, note: Note, limit: int) -> list[Payload]:
+    """Who did what to the note, its tags, its notebook and its attachments, newest first."""
+    attachments = [r.id for r in ctx.store.list_resources(note_id=note.id)]
+    changes = ctx.store.item_changes([note.id, note.parent_id, *attachments], limit=limit)
+    return [
+        {
+            "time": iso(c.time),
+            "actor": c.actor,
+            "item_type": c.item_type.value,
+            "item_id": c.item_id,
+            "change": c.change_type.value,
+            "what": _WHAT.get((c.item_type.value, c.change_type.value), c.change_type.value),
+        }
+        for c in changes
+    ]
+
+
 def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     note = visible_note(ctx, view(ctx), args["id"])
     revisions = ctx.store.note_history(note.id)
     limit = int(args.get("limit", 20))
     return {
+        "activity": _activity(ctx, note, limit),
         "id": note.id,
         "title": note.title,
         "total": len(revisions),
@@ -217,13 +251,19 @@ NOTE_HISTORY = Tool(
     title="Show a note's history",
     description=(
         "List the saved states (revisions) of a note, newest first: when, who made them (actor: "
-        "user, assistant:<chat>, mcp:<app>, import, sync), the title then, the body size and how "
-        "many saves by that actor were merged into it. Use it to see who changed a note and when."
+        "user, assistant:<chat>, mcp:<app>, actions:<app>, import, sync), the title then, the body "
+        "size and how many saves by that actor were merged into it; and its activity: every change "
+        "to the note, its tags, its notebook and its attachments, with who made it and when. Use it "
+        "to see who changed a note and when."
     ),
     input_schema=s.obj(
         {
             "id": s.note_id(),
-            "limit": s.integer("The most revisions to list (default 20).", minimum=1, maximum=HISTORY_MAX),
+            "limit": s.integer(
+                "The most revisions, and activity entries, to list (default 20).",
+                minimum=1,
+                maximum=HISTORY_MAX,
+            ),
         },
         ("id",),
     ),
@@ -245,8 +285,24 @@ NOTE_HISTORY = Tool(
                     ("revision_id", "time", "actor", "title", "body_length", "edits"),
                 )
             ),
+            "activity": s.array(
+                s.obj(
+                    {
+                        "time": s.TIME,
+                        "actor": s.string("Who: user, assistant:<chat>, mcp:<app>, actions:<app>…"),
+                        "item_type": s.string(
+                            "note, note_tag, folder (its notebook) or resource (an attachment)."
+                        ),
+                        "item_id": s.string(),
+                        "change": s.string("create, update or delete."),
+                        "what": s.string("The change in words."),
+                    },
+                    ("time", "actor", "item_type", "item_id", "change", "what"),
+                ),
+                "Changes to the note and the things around it, newest first.",
+            ),
         },
-        ("id", "title", "total", "revisions"),
+        ("id", "title", "total", "revisions", "activity"),
     ),
     annotations=READ,
     handler=_note_history,

@@ -72,13 +72,21 @@ def visible_note(ctx: ToolContext, scope: ScopeView, note_id: str, field: str = 
     return note
 
 
-def visible_folder(ctx: ToolContext, scope: ScopeView, folder_id: str, field: str = "notebook_id") -> Folder:
-    """The notebook (not trashed), or "not found" when it does not exist, is trashed or is out of scope."""
+def visible_folder(
+    ctx: ToolContext,
+    scope: ScopeView,
+    folder_id: str,
+    field: str = "notebook_id",
+    *,
+    trashed_ok: bool = False,
+) -> Folder:
+    """The notebook, or "not found" when it does not exist, is out of scope or (unless
+    ``trashed_ok``) is in the trash."""
     try:
         folder = ctx.store.get_folder(folder_id)
     except NotFoundError:
         folder = None
-    if folder is None or folder.is_trashed or not scope.allows_folder(folder.id):
+    if folder is None or (folder.is_trashed and not trashed_ok) or not scope.allows_folder(folder.id):
         raise ToolError(f'no notebook with id "{folder_id}"; list_notebooks lists them', field=field)
     return folder
 

@@ -23,12 +23,13 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from noted.errors import ConflictError, NotedError
 from noted.settings import Settings
-from noted.tools.base import Payload, Tool, ToolContext, ToolError
+from noted.tools.base import IMAGES, ImageData, Payload, Tool, ToolContext, ToolError
 
 log = logging.getLogger(__name__)
 
-MAX_ARGUMENT_CHARS = 8 * 1024 * 1024
-"""No call's arguments, as JSON, may be longer than this (each text field has its own, smaller cap)."""
+MAX_ARGUMENT_CHARS = 16 * 1024 * 1024
+"""No call's arguments, as JSON, may be longer than this (each field has its own, smaller cap): room
+for one 10 MiB attachment in base64 (13,981,016 characters) and the fields around it."""
 APPROVE_WRITES = "ai.approveWrites"
 
 OK = "ok"
@@ -46,6 +47,7 @@ class ToolResult:
     ``refused`` (switched off, not available here, or declined by the person); ``conflict`` (an
     editor edit that was not saved because the note changed, see ``editor.CommitResult``); or
     ``internal`` (a bug, logged). ``field`` names the input field at fault, when known.
+    ``images`` are images returned beside the payload (``read_attachment``), which describes them.
     """
 
     name: str
@@ -53,6 +55,7 @@ class ToolResult:
     payload: Payload | None = None
     message: str | None = None
     field: str | None = None
+    images: tuple[ImageData, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -167,12 +170,16 @@ class ToolRegistry:
         except Exception:
             log.exception("tool %s failed with arguments %s", name, _short(args))
             return ToolResult(name, INTERNAL, message=f'internal error in tool "{name}"; it was logged')
+        images = payload.pop(IMAGES, ())
+        if not isinstance(images, tuple) or not all(isinstance(i, ImageData) for i in images):
+            log.error("tool %s returned something other than images under %s", name, IMAGES)
+            return ToolResult(name, INTERNAL, message=f'internal error in tool "{name}"; it was logged')
         if self.check_output:
             wrong = best_match(self._output_validators[name].iter_errors(payload))
             if wrong is not None:
                 log.error("tool %s returned a payload outside its output schema: %s", name, wrong.message)
                 return ToolResult(name, INTERNAL, message=f'internal error in tool "{name}"; it was logged')
-        return ToolResult(name, OK, payload=payload)
+        return ToolResult(name, OK, payload=payload, images=images)
 
     def validate(self, tool: Tool, args: Payload) -> tuple[str, str | None] | None:
         """What is wrong with ``args`` in one line naming the field, and the field; None if fine."""

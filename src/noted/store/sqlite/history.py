@@ -9,6 +9,7 @@ collapses ten minutes the same way), but an edit by one actor is never folded in
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 
 import apsw
 
@@ -85,3 +86,20 @@ class HistoryOps(StoreBase):
         with self.db.read() as conn:
             row = conn.execute("SELECT max(id) FROM changes").fetchone()
         return int(row[0] or 0)
+
+    def item_changes(self, item_ids: Sequence[str], *, limit: int = 200) -> list[Change]:
+        """The changes to any of ``item_ids``, newest first, at most ``limit``."""
+        ids = list(dict.fromkeys(item_ids))
+        if not ids or limit < 1:
+            return []
+        marks = ",".join("?" * len(ids))
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, item_type, item_id, change_type, time, actor FROM changes "
+                f"WHERE item_id IN ({marks}) ORDER BY id DESC LIMIT ?",
+                [*ids, limit],
+            ).fetchall()
+        return [
+            Change(id_, ItemType(kind), item, ChangeType(change), time, actor)
+            for id_, kind, item, change, time, actor in rows
+        ]

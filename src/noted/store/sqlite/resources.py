@@ -101,6 +101,58 @@ class ResourceOps(StoreBase):
             ).fetchall()
         return [r[0] for r in rows]
 
+    def replace_resource(
+        self,
+        resource_id: str,
+        data: bytes,
+        *,
+        filename: str | None = None,
+        mime: str | None = None,
+        title: str | None = None,
+        actor: str,
+    ) -> Resource:
+        """New bytes under the same id, so every note that links ``:/id`` shows the new file.
+
+        The new file is written aside first and swapped in as the last step of the row's
+        transaction: a failure before it leaves the old file and row as they were.
+        """
+        old = self.get_resource(resource_id)
+        name = PurePath(filename.replace("\\", "/")).name if filename is not None else old.filename
+        if not name:
+            raise InvalidInputError("an attachment needs a file name")
+        now = max(now_ms(), old.updated_time + 1)
+        new = Resource(
+            id=old.id,
+            title=old.title if title is None else clean_title(title or name),
+            filename=name,
+            mime=mime or old.mime,
+            size=len(data),
+            file_extension=_extension(name),
+            created_time=old.created_time,
+            updated_time=now,
+        )
+        path, old_path = self._file(new), self._file(old)
+        partial = path.with_name(path.name + ".partial")
+        with open(partial, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            with self.db.write() as conn:
+                conn.execute(
+                    "UPDATE resources SET title = ?, filename = ?, mime = ?, size = ?, file_extension = ?, "
+                    "updated_time = ? WHERE id = ?",
+                    (new.title, new.filename, new.mime, new.size, new.file_extension, now, new.id),
+                )
+                self.record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now)
+                os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
+        if old_path != path:
+            with contextlib.suppress(FileNotFoundError):
+                old_path.unlink()
+        return new
+
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
         """Delete an attachment for good (links in note bodies stay as text)."""
         resource = self.get_resource(resource_id)

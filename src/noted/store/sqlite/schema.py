@@ -150,6 +150,7 @@ def _v2(db: apsw.Connection) -> None:
         """
         CREATE INDEX notes_hidden ON notes(deleted_time, is_conflict)
             WHERE deleted_time > 0 OR is_conflict != 0;
+        CREATE INDEX changes_item ON changes(item_id, id);
         CREATE INDEX notes_filters ON notes(
             user_updated_time, is_todo, todo_completed, todo_due, user_created_time,
             parent_id, deleted_time, is_conflict

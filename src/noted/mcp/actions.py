@@ -1,0 +1,250 @@
+"""The OpenAPI door: ``GET /openapi.json`` and ``POST /actions/{tool}`` beside ``/mcp``.
+
+For clients that speak plain HTTP with an OpenAPI schema (ChatGPT's custom GPT actions, scripts).
+The document is generated from the registry at each request: one operation per tool switched on
+(editor tools never), whose request body is the tool's input schema and whose answer is its output
+schema. A call runs the registry's one call path, exactly as an MCP ``tools/call`` does (same
+switches, validation, scope of ``mcp.allowedNotebooks`` and error channels), with actor
+``actions:<client>``. The token is mandatory here (``HttpOptions.open_token`` refuses to start
+without one), and ``Guard`` checks it before a request reaches this module.
+
+Answers: 200 with the payload; 400 for a call the model can correct (``error``, with ``field``);
+403 for a tool switched off (the message names the setting); 404 for an unknown tool; 409 for a
+conflict; 500 for a bug (logged; the answer carries no internals). An image a tool returns (from
+``read_attachment``) is added as ``openaiFileResponse``, the field ChatGPT shows as a file.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from noted import __version__
+from noted.mcp.clients import client_name
+from noted.mcp.deps import McpDeps
+from noted.mcp.options import OPENAPI_PATH
+from noted.tools.base import Payload, Tool, ToolContext
+from noted.tools.registry import CONFLICT, ERROR, INTERNAL, OK, REFUSED, ToolResult
+from noted.tools.scope import scope_from_settings
+
+log = logging.getLogger(__name__)
+
+ACTIONS_PREFIX = "/actions/"
+ACTIONS_ROUTE = ACTIONS_PREFIX + "{tool}"
+ACTOR_PREFIX = "actions:"
+TOKEN_PATHS = (OPENAPI_PATH, ACTIONS_PREFIX)
+"""What the guard serves only with a token (and so to any ``Host``: a tunnel's name)."""
+CLIENT_HEADER = "x-client-name"
+MAX_SUMMARY = 300
+"""ChatGPT refuses an operation whose description is longer than this."""
+FILE_FIELD = "openaiFileResponse"
+
+_STATUS = {OK: 200, ERROR: 400, REFUSED: 403, CONFLICT: 409, INTERNAL: 500}
+_PRODUCT = re.compile(r"([A-Za-z][\w.+-]*)/[\w.]+")
+_BROWSER_TOKENS = frozenset(
+    {"mozilla", "applewebkit", "chrome", "safari", "gecko", "khtml", "version", "edg"}
+)
+
+
+def actions_actor(client: str) -> str:
+    """The change-feed actor of a call through the OpenAPI door: ``actions:<client>``."""
+    return ACTOR_PREFIX + client_name(client)
+
+
+def client_of(headers: Mapping[str, str]) -> str:
+    """Who is calling: the ``X-Client-Name`` header, else the product named in the ``User-Agent``
+    (``ChatGPT-User`` in ``Mozilla/5.0 …; compatible; ChatGPT-User/1.0; …``), made safe."""
+    named = headers.get(CLIENT_HEADER, "").strip()
+    if named:
+        return client_name(named)
+    agent = headers.get("user-agent", "")
+    products = [p for p in _PRODUCT.findall(agent) if p.lower() not in _BROWSER_TOKENS]
+    return client_name(products[0] if products else agent.split("/", 1)[0])
+
+
+# The document -----------------------------------------------------------------------------------
+
+ERROR_SCHEMA: Payload = {
+    "type": "object",
+    "properties": {
+        "error": {"type": "string", "description": "What went wrong and what to do instead."},
+        "status": {"type": "string", "description": "error, refused, conflict or internal."},
+        "field": {"type": "string", "description": "The input field at fault, when there is one."},
+    },
+    "required": ["error"],
+}
+FILE_SCHEMA: Payload = {
+    "type": "array",
+    "description": "The image returned, as a file (name, mime_type, base64 content).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "mime_type": {"type": "string"},
+            "content": {"type": "string", "description": "Base64."},
+        },
+        "required": ["name", "mime_type", "content"],
+    },
+}
+
+
+def _summary(description: str) -> str:
+    """The description cut at a sentence end to fit ``MAX_SUMMARY`` characters."""
+    if len(description) <= MAX_SUMMARY:
+        return description
+    head = description[:MAX_SUMMARY]
+    cut = head.rfind(". ")
+    return head[: cut + 1] if cut > 40 else head[: MAX_SUMMARY - 1].rstrip() + "…"
+
+
+def _answer(tool: Tool) -> Payload:
+    schema = tool.output_schema
+    if tool.name == "read_attachment":  # the only tool that returns images
+        schema = {**schema, "properties": {**schema.get("properties", {}), FILE_FIELD: FILE_SCHEMA}}
+    return {"description": "The tool's result.", "content": {"application/json": {"schema": schema}}}
+
+
+def _operation(tool: Tool) -> Payload:
+    failure = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    return {
+        "operationId": tool.name,
+        "summary": tool.title,
+        "description": _summary(tool.description),
+        "x-openai-isConsequential": tool.is_write,
+        "requestBody": {
+            "required": True,
+            "description": tool.description,
+            "content": {"application/json": {"schema": tool.input_schema}},
+        },
+        "responses": {
+            "200": _answer(tool),
+            "400": {"description": "The call cannot run as given; the message says why.", **failure},
+            "401": {"description": "The bearer token is missing or wrong.", **failure},
+            "403": {"description": "The tool is switched off; the message names the setting.", **failure},
+            "409": {"description": "The note changed meanwhile; read it again.", **failure},
+            "413": {"description": "The request body is over 16 MiB.", **failure},
+            "500": {"description": "A bug in noted; it was logged.", **failure},
+        },
+    }
+
+
+def openapi_document(tools: Iterable[Tool], server_url: str) -> Payload:
+    """The OpenAPI 3.1 description of ``tools`` as actions served at ``server_url``."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "noted",
+            "version": __version__,
+            "description": "Search, read and (when switched on) change the notes kept in noted, "
+            "a terminal notebook. Write actions are off until the person switches them on.",
+        },
+        "servers": [{"url": server_url}],
+        "paths": {f"{ACTIONS_PREFIX}{t.name}": {"post": _operation(t)} for t in tools},
+        "components": {
+            "schemas": {"Error": ERROR_SCHEMA},
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
+        },
+        "security": [{"bearerAuth": []}],
+    }
+
+
+def server_url(request: Request) -> str:
+    """Where clients reach this server: ``?server=`` (an http(s) URL the person gives, e.g. their
+    tunnel's), else the proxy's ``X-Forwarded-Proto``/``-Host``, else the request's own address."""
+    given = request.query_params.get("server", "").strip().rstrip("/")
+    if given:
+        parts = urlsplit(given)
+        if parts.scheme in ("http", "https") and parts.netloc and not any(c.isspace() for c in given):
+            return given
+    host = request.headers.get("x-forwarded-host", "").split(",")[0].strip()
+    if host:
+        proto = request.headers.get("x-forwarded-proto", "https").split(",")[0].strip() or "https"
+        return f"{proto}://{host}"
+    return str(request.base_url).rstrip("/")
+
+
+# The endpoints ------------------------------------------------------------------------------------
+
+
+class Actions:
+    """The two endpoints, over the registry and store in ``deps``."""
+
+    def __init__(self, deps: McpDeps) -> None:
+        self.deps = deps
+
+    def offered(self) -> list[Tool]:
+        return [t for t in self.deps.tools.offered() if not t.editor]
+
+    async def openapi(self, request: Request) -> JSONResponse:
+        return JSONResponse(openapi_document(self.offered(), server_url(request)))
+
+    async def call(self, request: Request) -> JSONResponse:
+        name = str(request.path_params.get("tool", ""))
+        tool = self.deps.tools.get(name)
+        if tool is None or tool.editor:
+            known = ", ".join(sorted(t.name for t in self.offered())) or "none"
+            return _failure(404, f'there is no action "{name[:100]}"; the actions on are: {known}', "error")
+        arguments = _arguments(await request.body())
+        if isinstance(arguments, str):
+            return _failure(400, arguments, ERROR)
+        deps = self.deps
+        context = ToolContext(
+            store=deps.store,
+            settings=deps.settings,
+            keyword=deps.keyword,
+            actor=actions_actor(client_of(request.headers)),
+            semantic=deps.semantic,
+            scope=scope_from_settings(deps.settings),
+        )
+        return answer(await deps.tools.call(name, arguments, context))
+
+
+def _arguments(body: bytes) -> dict[str, Any] | str:
+    """The call's arguments, or what is wrong with the body."""
+    if not body.strip():
+        return {}
+    try:
+        value = json.loads(body)
+    except (UnicodeDecodeError, ValueError):
+        return "the request body must be JSON: an object holding the tool's arguments"
+    if not isinstance(value, dict):
+        return "the request body must be a JSON object holding the tool's arguments"
+    return value
+
+
+def answer(result: ToolResult) -> JSONResponse:
+    """The HTTP form of one registry result (see the module docstring)."""
+    if result.ok and result.payload is not None:
+        body = dict(result.payload)
+        if result.images:
+            stem = str(body.get("filename") or body.get("id") or "image").rsplit(".", 1)[0]
+            body[FILE_FIELD] = [
+                {
+                    "name": f"{stem}.{image.mime.split('/')[-1]}",
+                    "mime_type": image.mime,
+                    "content": _b64(image.data),
+                }
+                for image in result.images
+            ]
+        return JSONResponse(body)
+    message = result.message or f"the tool failed ({result.status})"
+    return _failure(_STATUS.get(result.status, 500), message, result.status, result.field)
+
+
+def _failure(status: int, message: str, kind: str, field: str | None = None) -> JSONResponse:
+    body: Payload = {"error": message, "status": kind}
+    if field:
+        body["field"] = field
+    return JSONResponse(body, status_code=status)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

@@ -1,0 +1,201 @@
+"""Changing attachments: ``attach_file``, ``replace_attachment`` and ``delete_attachment``.
+
+Input is checked in full (base64, size, declared image type; see ``tools.files``) before anything
+is written. Replacing or deleting an attachment changes every note that links it, so in a scope it
+is refused unless every such note is visible (see ``tools.attachments``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from noted.errors import NotedError
+from noted.models import Note, NotePatch, Resource
+from noted.tools import files
+from noted.tools import schema as s
+from noted.tools.attachments import (
+    ATTACHMENT,
+    ATTACHMENT_ID,
+    CONTENT,
+    MIME,
+    attachment_fields,
+    linking_notes,
+    mime_of,
+    visible_attachment,
+)
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import view, visible_note
+
+_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
+_PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+# attach_file ---------------------------------------------------------------------------------------
+
+
+def decoded_file(args: Mapping[str, Any], *, mime_default: str | None = None) -> tuple[bytes, str]:
+    """The checked bytes and normalised type of the file in ``args`` (nothing is written)."""
+    mime = files.normal_mime(args["mime"]) if "mime" in args else mime_default or "application/octet-stream"
+    data = files.decode(args["content_base64"])
+    files.check_type(data, mime)
+    return data, mime
+
+
+def link_for(resource: Resource) -> str:
+    """The Markdown that shows the attachment in a note: an image, or a link to the file."""
+    label = resource.title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    bang = "!" if resource.mime.startswith("image/") else ""
+    return f"{bang}[{label}](:/{resource.id})"
+
+
+def store_and_link(ctx: ToolContext, note: Note, args: Mapping[str, Any], data: bytes, mime: str) -> Resource:
+    """Store the checked file and append its link to ``note``; no attachment is left if linking fails."""
+    filename = files.clean_filename(args["filename"])
+    title = str(args.get("title") or "").strip() or filename
+    resource = ctx.store.add_resource(data, filename=filename, mime=mime, title=title, actor=ctx.actor)
+    separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
+    try:
+        ctx.store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=ctx.actor)
+    except (NotedError, OSError):
+        ctx.store.delete_resource(resource.id, actor=ctx.actor)
+        raise
+    return resource
+
+
+def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    note = visible_note(ctx, scope, args["note_id"], field="note_id")
+    if note.is_trashed:
+        raise ToolError(
+            f'note "{note.title}" is in the trash; restore_note brings it back first', field="note_id"
+        )
+    files.clean_filename(args["filename"])
+    title = str(args.get("title") or "")
+    if "\n" in title or "\r" in title:
+        raise ToolError("the title must be one line", field="title")
+    data, mime = decoded_file(args)
+    resource = store_and_link(ctx, note, args, data, mime)
+    notes, _ = linking_notes(ctx, scope, resource.id)
+    return {**attachment_fields(resource, notes), "note_id": note.id, "link": link_for(resource)}
+
+
+ATTACH_FILE = Tool(
+    name="attach_file",
+    title="Attach a file to a note",
+    description=(
+        "Store a file (an image, a PDF, any file up to 10 MiB) with a note and add a link to it at the "
+        "end of the note: ![title](:/id) for an image, [title](:/id) for other files. Give the bytes "
+        "as content_base64 and their real media type as mime; an image whose bytes are not of its "
+        "declared type is refused. Returns the attachment's id (for read_attachment, "
+        "replace_attachment) and the link added."
+    ),
+    input_schema=s.obj(
+        {
+            "note_id": s.note_id(),
+            "filename": s.string(
+                'The file name, e.g. "receipt.pdf".', minLength=1, maxLength=files.MAX_FILENAME
+            ),
+            "mime": MIME,
+            "content_base64": CONTENT,
+            "title": s.string("What the link shows (default: the file name).", maxLength=s.MAX_TITLE),
+        },
+        ("note_id", "filename", "mime", "content_base64"),
+    ),
+    output_schema=s.obj(
+        {**ATTACHMENT, "note_id": s.string(), "link": s.string("The Markdown added to the note.")},
+        (*ATTACHMENT, "note_id", "link"),
+    ),
+    annotations=Annotations(read_only=False, destructive=False, idempotent=False),
+    handler=_attach_file,
+    examples=(
+        {"note_id": _EXAMPLE_ID, "filename": "dot.png", "mime": "image/png", "content_base64": _PNG_1PX},
+        {
+            "note_id": _EXAMPLE_ID,
+            "filename": "notes.txt",
+            "mime": "text/plain",
+            "content_base64": "aGVsbG8K",
+            "title": "Meeting notes",
+        },
+    ),
+)
+
+
+# replace_attachment, delete_attachment ---------------------------------------------------------------
+
+
+def _shared(resource: Resource, what: str) -> ToolError:
+    return ToolError(
+        f'attachment "{resource.title}" is also linked from notes outside the notebooks you can see, so '
+        f"it cannot be {what} from here; nothing was changed. Attach a new file with attach_file instead.",
+        field="id",
+    )
+
+
+def _replace_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    resource, notes, whole = visible_attachment(ctx, scope, args["id"])
+    if not whole:
+        raise _shared(resource, "replaced")
+    filename = files.clean_filename(args["filename"]) if "filename" in args else None
+    title = str(args["title"]).strip() if "title" in args else None
+    if title is not None and ("\n" in title or "\r" in title):
+        raise ToolError("the title must be one line", field="title")
+    data, mime = decoded_file(args, mime_default=mime_of(resource))
+    replaced = ctx.store.replace_resource(
+        resource.id, data, filename=filename, mime=mime, title=title, actor=ctx.actor
+    )
+    return attachment_fields(replaced, notes)
+
+
+REPLACE_ATTACHMENT = Tool(
+    name="replace_attachment",
+    title="Replace an attachment's file",
+    description=(
+        "Put a new file in place of an attachment's, keeping its id, so every note that shows it "
+        "shows the new one (e.g. an updated screenshot). mime defaults to the current type; "
+        "filename and title may change too. The old file is not kept. Up to 10 MiB; an image whose "
+        "bytes are not of its declared type is refused."
+    ),
+    input_schema=s.obj(
+        {
+            "id": ATTACHMENT_ID,
+            "content_base64": CONTENT,
+            "mime": MIME,
+            "filename": s.string("A new file name.", minLength=1, maxLength=files.MAX_FILENAME),
+            "title": s.string("A new title.", maxLength=s.MAX_TITLE),
+        },
+        ("id", "content_base64"),
+    ),
+    output_schema=s.obj(ATTACHMENT, tuple(ATTACHMENT)),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=True),
+    handler=_replace_attachment,
+    examples=({"id": _EXAMPLE_ID, "content_base64": _PNG_1PX, "mime": "image/png"},),
+)
+
+
+def _delete_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    resource, notes, whole = visible_attachment(ctx, scope, args["id"])
+    if not whole:
+        raise _shared(resource, "deleted")
+    ctx.store.delete_resource(resource.id, actor=ctx.actor)
+    return {**attachment_fields(resource, notes), "deleted": True}
+
+
+DELETE_ATTACHMENT = Tool(
+    name="delete_attachment",
+    title="Delete an attachment",
+    description=(
+        "Delete an attachment's file for good (there is no trash for attachments and no undo). The "
+        "links to it in notes stay as text; the result lists those notes, so you can remove the "
+        "links with update_note(replace_text=...) if the person wants."
+    ),
+    input_schema=s.obj({"id": ATTACHMENT_ID}, ("id",)),
+    output_schema=s.obj({**ATTACHMENT, "deleted": s.boolean()}, (*ATTACHMENT, "deleted")),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=False),
+    handler=_delete_attachment,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+TOOLS = (ATTACH_FILE, REPLACE_ATTACHMENT, DELETE_ATTACHMENT)

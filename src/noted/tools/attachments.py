@@ -1,0 +1,277 @@
+"""Reading attachments: ``list_attachments`` and ``read_attachment``, and the visibility rule that
+every attachment tool shares (the writes are in ``attachment_writes``).
+
+An attachment is visible when a visible note links it (``:/id`` in its body); with no scope every
+attachment is, linked or not. So an attachment linked only from notes outside the scope is, to the
+caller, an id that names nothing. Replacing or deleting one changes every note that links it, so in
+a scope that is refused unless every such note is visible (as for tags, see ``tools.tags``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from noted.errors import NotFoundError
+from noted.models import Note, Resource
+from noted.tools import files
+from noted.tools import schema as s
+from noted.tools.base import IMAGES, READ, ImageData, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import DEFAULT_MAX_CHARS, iso, view, visible_note
+from noted.tools.scope import ScopeView
+
+LIST_DEFAULT = 50
+LIST_MAX = 200
+_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
+
+
+def linking_notes(ctx: ToolContext, scope: ScopeView, resource_id: str) -> tuple[list[Note], bool]:
+    """The visible notes that link the attachment, and whether every linking note is visible."""
+    ids = ctx.store.resource_notes(resource_id)
+    notes = ctx.store.get_notes(ids)
+    visible = [n for n in notes if scope.allows_note(n)]
+    return visible, len(visible) == len(ids)
+
+
+def visible_attachment(
+    ctx: ToolContext, scope: ScopeView, resource_id: str, field: str = "id"
+) -> tuple[Resource, list[Note], bool]:
+    """The attachment with its visible linking notes and whether those are all of them; "not
+    found" when it does not exist or (in a scope) no visible note links it."""
+    try:
+        resource = ctx.store.get_resource(resource_id)
+    except NotFoundError:
+        resource = None
+    notes: list[Note] = []
+    whole = True
+    if resource is not None:
+        notes, whole = linking_notes(ctx, scope, resource.id)
+        if not scope.unrestricted and not notes:
+            resource = None
+    if resource is None:
+        raise ToolError(f'no attachment with id "{resource_id}"; list_attachments lists them', field=field)
+    return resource, notes, whole
+
+
+def attachment_fields(resource: Resource, notes: list[Note]) -> Payload:
+    return {
+        "id": resource.id,
+        "title": resource.title,
+        "filename": resource.filename,
+        "mime": resource.mime,
+        "size": resource.size,
+        "created_time": iso(resource.created_time),
+        "updated_time": iso(resource.updated_time),
+        "notes": [{"id": n.id, "title": n.title} for n in notes],
+    }
+
+
+ATTACHMENT: dict[str, Payload] = {
+    "id": s.string(),
+    "title": s.string(),
+    "filename": s.string(),
+    "mime": s.string("The media type, e.g. image/png."),
+    "size": s.integer("Bytes."),
+    "created_time": s.TIME,
+    "updated_time": s.TIME,
+    "notes": s.array(
+        s.obj({"id": s.string(), "title": s.string()}, ("id", "title")), "The notes that link it."
+    ),
+}
+ATTACHMENT_ID = s.string("The attachment's id (list_attachments lists them).", minLength=1, maxLength=64)
+CONTENT = s.string(
+    f"The file's bytes in base64, at most {files.MAX_FILE // (1024 * 1024)} MiB decoded.",
+    minLength=1,
+    maxLength=files.MAX_BASE64,
+)
+MIME = s.string('The media type, e.g. "image/png", "application/pdf", "text/plain".', maxLength=200)
+
+
+# list_attachments ----------------------------------------------------------------------------------
+
+
+def _list_attachments(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    note_id = None
+    if "note_id" in args:
+        note_id = visible_note(ctx, scope, args["note_id"], field="note_id").id
+    rows: list[Payload] = []
+    for resource in ctx.store.list_resources(note_id=note_id):
+        notes, _ = linking_notes(ctx, scope, resource.id)
+        if notes or scope.unrestricted:
+            rows.append(attachment_fields(resource, notes))
+    limit = int(args.get("limit", LIST_DEFAULT))
+    offset = int(args.get("offset", 0))
+    chosen = rows[offset : offset + limit]
+    more = offset + len(chosen) < len(rows)
+    out: Payload = {"total": len(rows), "offset": offset, "has_more": more, "attachments": chosen}
+    if more:
+        out["next_offset"] = offset + len(chosen)
+    return out
+
+
+LIST_ATTACHMENTS = Tool(
+    name="list_attachments",
+    title="List attachments",
+    description=(
+        "List attachments (files kept with notes: images, PDFs…): id, title, filename, mime, size in "
+        "bytes and the notes that link them. With note_id, only that note's attachments. Read one "
+        "with read_attachment(id)."
+    ),
+    input_schema=s.obj(
+        {
+            "note_id": s.note_id("Only the attachments this note links."),
+            "limit": s.integer(
+                f"The most attachments to list (default {LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
+            ),
+            "offset": s.integer("Attachments to skip, for the next page.", minimum=0, default=0),
+        }
+    ),
+    output_schema=s.obj(
+        {
+            "total": s.integer(),
+            "offset": s.integer(),
+            "has_more": s.boolean(),
+            "next_offset": s.integer(),
+            "attachments": s.array(s.obj(ATTACHMENT, tuple(ATTACHMENT))),
+        },
+        ("total", "offset", "has_more", "attachments"),
+    ),
+    annotations=READ,
+    handler=_list_attachments,
+    examples=({}, {"note_id": _EXAMPLE_ID}),
+)
+
+
+# read_attachment -----------------------------------------------------------------------------------
+
+
+def mime_of(resource: Resource) -> str:
+    try:
+        return files.normal_mime(resource.mime)
+    except ToolError:
+        return "application/octet-stream"
+
+
+def _read_text(resource: Resource, data: bytes, args: Mapping[str, Any]) -> Payload:
+    text = data.decode("utf-8", errors="replace")
+    offset = int(args.get("offset", 0))
+    if offset > len(text):
+        raise ToolError(
+            f'field "offset" is {offset}, past the end of the text ({len(text)} characters)', field="offset"
+        )
+    max_chars = int(args.get("max_chars", DEFAULT_MAX_CHARS))
+    end = len(text) if max_chars == 0 else min(len(text), offset + max_chars)
+    out: Payload = {
+        "kind": "text",
+        "text": text[offset:end],
+        "text_length": len(text),
+        "offset": offset,
+        "returned_chars": end - offset,
+        "has_more": end < len(text),
+    }
+    if end < len(text):
+        out["truncated"] = (
+            f"Showing characters {offset:,}–{end:,} of {len(text):,}. To read on, call read_attachment "
+            f'with id="{resource.id}", offset={end}; or pass max_chars=0 for all of it.'
+        )
+    return out
+
+
+def _read_image(data: bytes, mime: str, detail: str) -> Payload:
+    thumb = files.thumbnail(data, mime, detail)
+    return {
+        "kind": "image",
+        "image": {
+            "mime": thumb.mime,
+            "width": thumb.width,
+            "height": thumb.height,
+            "original_width": thumb.original_width,
+            "original_height": thumb.original_height,
+            "detail": detail,
+            "bytes": len(thumb.data),
+        },
+        IMAGES: (ImageData(thumb.mime, thumb.data),),
+    }
+
+
+def _read_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    resource, notes, _ = visible_attachment(ctx, view(ctx), args["id"])
+    if resource.size > files.MAX_FILE:
+        raise ToolError(
+            f'attachment "{resource.title}" is {resource.size:,} bytes, more than the '
+            f"{files.MAX_FILE:,} a tool returns; the person can open it in noted",
+            field="id",
+        )
+    data = ctx.store.read_resource(resource.id)
+    mime = mime_of(resource)
+    if files.is_text(mime):
+        content = _read_text(resource, data, args)
+    elif mime in files.SHOWN_IMAGES:
+        content = _read_image(data, mime, str(args.get("detail", "high")))
+    else:
+        content = {"kind": "binary", "content_base64": files.base64_text(data)}
+    return {**attachment_fields(resource, notes), **content}
+
+
+READ_ATTACHMENT = Tool(
+    name="read_attachment",
+    title="Read an attachment",
+    description=(
+        "Read one attachment by id. Text files (text/*, JSON, XML, SVG…) come back as text, paged like "
+        f"read_note (max_chars, default {DEFAULT_MAX_CHARS}; offset to read on). Images (PNG, JPEG, "
+        "GIF, WebP, BMP, TIFF, ICO) come back as an image you can look at, scaled down so its longest "
+        "side is at most 128, 256 or 512 pixels for detail low, medium or high (default high); "
+        "the stored file is not changed. Other files come back whole as content_base64. Files over "
+        f"{files.MAX_FILE // (1024 * 1024)} MiB are refused."
+    ),
+    input_schema=s.obj(
+        {
+            "id": ATTACHMENT_ID,
+            "detail": s.string(
+                "For images: low (128 px), medium (256 px) or high (512 px, the default).",
+                enum=list(files.DETAIL_PIXELS),
+            ),
+            "offset": s.integer("For text: the character to start from.", minimum=0, default=0),
+            "max_chars": s.integer(
+                f"For text: the most characters to return (default {DEFAULT_MAX_CHARS}); 0 for all.",
+                minimum=0,
+                maximum=files.MAX_FILE,
+            ),
+        },
+        ("id",),
+    ),
+    output_schema=s.obj(
+        {
+            **ATTACHMENT,
+            "kind": s.string(
+                "text, image or binary: which of the fields below is there.", enum=["text", "image", "binary"]
+            ),
+            "text": s.string(),
+            "text_length": s.integer(),
+            "offset": s.integer(),
+            "returned_chars": s.integer(),
+            "has_more": s.boolean(),
+            "truncated": s.string(),
+            "image": s.obj(
+                {
+                    "mime": s.string("The type of the image shown (PNG, or JPEG for photos)."),
+                    "width": s.integer(),
+                    "height": s.integer(),
+                    "original_width": s.integer(),
+                    "original_height": s.integer(),
+                    "detail": s.string(),
+                    "bytes": s.integer(),
+                },
+                ("mime", "width", "height", "original_width", "original_height", "detail", "bytes"),
+            ),
+            "content_base64": s.string("The whole file, base64."),
+        },
+        (*ATTACHMENT, "kind"),
+    ),
+    annotations=READ,
+    handler=_read_attachment,
+    examples=({"id": _EXAMPLE_ID}, {"id": _EXAMPLE_ID, "detail": "low"}, {"id": _EXAMPLE_ID, "offset": 8000}),
+)
+
+TOOLS = (LIST_ATTACHMENTS, READ_ATTACHMENT)

@@ -1,0 +1,215 @@
+"""Listing notes by metadata: ``list_notes`` (filters and a cursor) and ``list_tag_notes``.
+
+``list_notes`` pages by a cursor, not an offset: the cursor names the last note returned by its
+``updated_time`` and id, and the next page starts strictly after it, so a note saved while a caller
+pages through moves to the front instead of shifting every later page (the caller finds it next
+time with ``updated_since``). Bodies are never returned; ``read_note`` reads one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from noted.models import NoteMeta
+from noted.tools import schema as s
+from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import iso, notebook_title, parse_time, view, visible_folder
+from noted.tools.scope import ScopeView
+from noted.tools.tags import visible_tag
+
+LIST_MAX = 100
+LIST_DEFAULT = 50
+_CURSOR = re.compile(r"^(\d{1,15})\.([0-9a-fA-F]{32})$")
+_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
+
+NOTE_ROW: dict[str, Payload] = {
+    "id": s.string(),
+    "title": s.string(),
+    "notebook_id": s.string(),
+    "notebook": s.string("The notebook's title."),
+    "updated_time": s.TIME,
+    "created_time": s.TIME,
+    "tags": s.array(s.string(), "Tag titles."),
+    "is_todo": s.boolean(),
+    "todo_completed": s.boolean(),
+    "body_length": s.integer("The body's length in characters (read_note reads it)."),
+}
+
+
+def note_row(ctx: ToolContext, meta: NoteMeta, titles: dict[str, str]) -> Payload:
+    """One note's metadata, as ``NOTE_ROW`` describes; ``titles`` caches notebook titles."""
+    if meta.parent_id not in titles:
+        titles[meta.parent_id] = notebook_title(ctx, meta.parent_id)
+    return {
+        "id": meta.id,
+        "title": meta.title,
+        "notebook_id": meta.parent_id,
+        "notebook": titles[meta.parent_id],
+        "updated_time": iso(meta.updated_time),
+        "created_time": iso(meta.user_created_time or meta.created_time),
+        "tags": [t.title for t in ctx.store.note_tags(meta.id)],
+        "is_todo": meta.is_todo,
+        "todo_completed": bool(meta.todo_completed),
+        "body_length": meta.body_length,
+    }
+
+
+# list_notes ---------------------------------------------------------------------------------------
+
+
+def _candidates(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> list[NoteMeta]:
+    folder_id = None
+    if "notebook_id" in args:
+        folder_id = visible_folder(ctx, scope, args["notebook_id"]).id
+    tag_id = visible_tag(ctx, scope, args["tag_id"], field="tag_id").id if "tag_id" in args else None
+    metas = ctx.store.list_notes(folder_id=folder_id, tag_id=tag_id)
+    return [m for m in metas if scope.allows_note(m)]
+
+
+def _after_cursor(metas: list[NoteMeta], cursor: str | None) -> list[NoteMeta]:
+    if cursor is None:
+        return metas
+    found = _CURSOR.match(cursor)
+    if found is None:
+        raise ToolError(
+            'field "cursor" is not a cursor that list_notes returned (next_cursor)', field="cursor"
+        )
+    time, note_id = int(found.group(1)), found.group(2).lower()
+    return [m for m in metas if (m.updated_time, _desc(m.id)) < (time, _desc(note_id))]
+
+
+def _desc(note_id: str) -> str:
+    # Newest first, ties by id A→Z: for a descending key on time the id part must be inverted.
+    return note_id.translate(_INVERT)
+
+
+_INVERT = str.maketrans("0123456789abcdef", "fedcba9876543210")
+
+
+def _list_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    metas = _candidates(ctx, scope, args)
+    if "updated_since" in args:
+        since = parse_time(args["updated_since"], "updated_since")
+        metas = [m for m in metas if m.updated_time >= since]
+    metas.sort(key=lambda m: (m.updated_time, _desc(m.id)), reverse=True)
+    total = len(metas)
+    metas = _after_cursor(metas, args.get("cursor"))
+    limit = int(args.get("limit", LIST_DEFAULT))
+    page, more = metas[:limit], len(metas) > limit
+    titles: dict[str, str] = {}
+    out: Payload = {"total": total, "has_more": more, "notes": [note_row(ctx, m, titles) for m in page]}
+    if more:
+        out["next_cursor"] = f"{page[-1].updated_time}.{page[-1].id}"
+    return out
+
+
+LIST_NOTES = Tool(
+    name="list_notes",
+    title="List notes",
+    description=(
+        "List notes by their metadata, most recently saved first, without bodies: id, title, "
+        "notebook, updated_time, created_time, tags, to-do state and body_length. Narrow it with "
+        "notebook_id (notes directly inside that notebook), tag_id (list_tags gives ids) and "
+        "updated_since (notes saved at or after that time, e.g. the updated_time of your last "
+        "look). total counts every match; when has_more is true, pass next_cursor as cursor for "
+        "the next page. Read a note with read_note."
+    ),
+    input_schema=s.obj(
+        {
+            "notebook_id": s.notebook_id("Only notes directly inside this notebook."),
+            "tag_id": s.string("Only notes with this tag (an id from list_tags).", minLength=1, maxLength=64),
+            "updated_since": {
+                "type": ["string", "integer"],
+                "description": 'Only notes saved at or after this time ("2025-03-01T09:30:00.000Z").',
+                "maxLength": 40,
+            },
+            "limit": s.integer(
+                f"The most notes to return (default {LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
+            ),
+            "cursor": s.string("next_cursor from the previous page.", minLength=1, maxLength=64),
+        },
+    ),
+    output_schema=s.obj(
+        {
+            "total": s.integer("How many notes match, over all pages."),
+            "has_more": s.boolean(),
+            "next_cursor": s.string("Pass as cursor for the next page (only when has_more)."),
+            "notes": s.array(s.obj(NOTE_ROW, tuple(NOTE_ROW))),
+        },
+        ("total", "has_more", "notes"),
+    ),
+    annotations=READ,
+    handler=_list_notes,
+    examples=(
+        {},
+        {"notebook_id": _EXAMPLE_ID, "limit": 20},
+        {"tag_id": _EXAMPLE_ID, "updated_since": "2025-03-01T00:00:00.000Z"},
+        {"cursor": f"1740821400000.{_EXAMPLE_ID}"},
+    ),
+)
+
+
+# list_tag_notes -----------------------------------------------------------------------------------
+
+
+def _list_tag_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    tag = visible_tag(ctx, scope, args["tag_id"], field="tag_id")
+    metas = [m for m in ctx.store.list_notes(tag_id=tag.id) if scope.allows_note(m)]
+    limit = int(args.get("limit", LIST_DEFAULT))
+    offset = int(args.get("offset", 0))
+    page = metas[offset : offset + limit]
+    more = offset + len(page) < len(metas)
+    titles: dict[str, str] = {}
+    out: Payload = {
+        "tag_id": tag.id,
+        "tag": tag.title,
+        "total": len(metas),
+        "offset": offset,
+        "has_more": more,
+        "notes": [note_row(ctx, m, titles) for m in page],
+    }
+    if more:
+        out["next_offset"] = offset + len(page)
+    return out
+
+
+LIST_TAG_NOTES = Tool(
+    name="list_tag_notes",
+    title="List a tag's notes",
+    description=(
+        "List the notes that carry one tag (tag_id from list_tags or get_tag), most recently "
+        "updated first, with their metadata but not their bodies. total counts them all; page with "
+        "offset (next_offset) when has_more is true."
+    ),
+    input_schema=s.obj(
+        {
+            "tag_id": s.string("The tag's id.", minLength=1, maxLength=64),
+            "limit": s.integer(
+                f"The most notes to list (default {LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
+            ),
+            "offset": s.integer("Notes to skip, for the next page.", minimum=0, default=0),
+        },
+        ("tag_id",),
+    ),
+    output_schema=s.obj(
+        {
+            "tag_id": s.string(),
+            "tag": s.string("The tag's title."),
+            "total": s.integer(),
+            "offset": s.integer(),
+            "has_more": s.boolean(),
+            "next_offset": s.integer(),
+            "notes": s.array(s.obj(NOTE_ROW, tuple(NOTE_ROW))),
+        },
+        ("tag_id", "tag", "total", "offset", "has_more", "notes"),
+    ),
+    annotations=READ,
+    handler=_list_tag_notes,
+    examples=({"tag_id": _EXAMPLE_ID}, {"tag_id": _EXAMPLE_ID, "limit": 100, "offset": 100}),
+)
+
+TOOLS = (LIST_NOTES, LIST_TAG_NOTES)

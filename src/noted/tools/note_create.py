@@ -1,0 +1,250 @@
+"""``create_note``: a note from Markdown or from HTML, in a notebook found or made, with attachments.
+
+Everything that can be refused is checked before the first write: the notebook (an unknown
+``notebook_id`` is an error and nothing is written), the title and tags, and every attachment
+(base64, size, declared image type). Only then are the notebook (when ``notebook_title`` names
+none), the attachments and the note written, in that order, so the note's first revision already
+links its attachments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from noted.errors import NotedError
+from noted.models import Folder, NoteDraft, Resource
+from noted.tools import files
+from noted.tools import schema as s
+from noted.tools.attachment_writes import decoded_file, link_for
+from noted.tools.attachments import CONTENT, MIME
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.clipping import html_to_markdown
+from noted.tools.payloads import view, visible_folder, write_result
+from noted.tools.scope import ScopeView
+
+MAX_ATTACHMENTS = 10
+_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
+
+
+def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> tuple[Folder, bool]:
+    """The notebook a new note goes in, and whether it has to be created (``Folder.id`` is then "")."""
+    if "notebook_id" in args and "notebook_title" in args:
+        raise ToolError('give "notebook_id" or "notebook_title", not both', field="notebook_title")
+    if "notebook_id" in args:
+        return visible_folder(ctx, scope, args["notebook_id"]), False
+    live = scope.visible_folders(ctx.store.list_folders())
+    if "notebook_title" not in args:
+        if len(live) == 1:
+            return live[0], False
+        raise ToolError(
+            "say which notebook the note goes in: notebook_id (list_notebooks lists them) or "
+            "notebook_title (an existing title, or a new notebook to create)",
+            field="notebook_id",
+        )
+    title = str(args["notebook_title"]).strip()
+    if not title or "\n" in title or "\r" in title:
+        raise ToolError("a notebook title must be one line and not empty", field="notebook_title")
+    same = [f for f in live if f.title == title]
+    if len(same) > 1:
+        listed = ", ".join(f.id for f in same)
+        raise ToolError(
+            f'{len(same)} notebooks are titled "{title}" (ids {listed}); pass notebook_id instead',
+            field="notebook_title",
+        )
+    if same:
+        return same[0], False
+    if not scope.unrestricted:
+        raise ToolError(
+            f'no notebook titled "{title}" among those you can see, and a new top-level notebook would '
+            "be outside them: create it with create_notebook(parent_id=...) or pick one from list_notebooks",
+            field="notebook_title",
+        )
+    return Folder("", title, "", 0, 0), True
+
+
+def _body(args: Mapping[str, Any]) -> str:
+    if "body" in args and "body_html" in args:
+        raise ToolError('give "body" (Markdown) or "body_html", not both', field="body_html")
+    if "base_url" in args and "body_html" not in args:
+        raise ToolError(
+            '"base_url" resolves the links of body_html; give body_html with it', field="base_url"
+        )
+    if "body_html" in args:
+        return html_to_markdown(args["body_html"], str(args.get("base_url", "")))
+    return str(args.get("body", ""))
+
+
+def _one_line(value: str, field: str) -> None:
+    if "\n" in value or "\r" in value:
+        raise ToolError(f'field "{field}" must be one line', field=field)
+
+
+def _attachments(args: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], bytes, str]]:
+    """Every attachment checked and decoded; the first fault is an error naming it."""
+    checked: list[tuple[Mapping[str, Any], bytes, str]] = []
+    for index, item in enumerate(args.get("attachments", ())):
+        try:
+            files.clean_filename(item["filename"])
+            _one_line(str(item.get("title", "")), "title")
+            data, mime = decoded_file(item)
+        except ToolError as exc:
+            field = f"attachments.{index}.{exc.field}" if exc.field else f"attachments.{index}"
+            raise ToolError(f"attachment {index + 1}: {exc.message}", field=field) from None
+        checked.append((item, data, mime))
+    return checked
+
+
+def _store_attachments(
+    ctx: ToolContext, checked: list[tuple[Mapping[str, Any], bytes, str]]
+) -> list[Resource]:
+    stored: list[Resource] = []
+    try:
+        for item, data, mime in checked:
+            filename = files.clean_filename(item["filename"])
+            title = str(item.get("title") or "").strip() or filename
+            stored.append(
+                ctx.store.add_resource(data, filename=filename, mime=mime, title=title, actor=ctx.actor)
+            )
+    except (NotedError, OSError):
+        _forget(ctx, stored)
+        raise
+    return stored
+
+
+def _forget(ctx: ToolContext, stored: list[Resource]) -> None:
+    for resource in stored:
+        try:
+            ctx.store.delete_resource(resource.id, actor=ctx.actor)
+        except (NotedError, OSError):
+            pass  # the first failure is the one to report; an orphan file harms nothing
+
+
+def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    _one_line(args["title"], "title")
+    for tag in args.get("tags", ()):
+        _one_line(tag, "tags")
+    body = _body(args)
+    checked = _attachments(args)
+    folder, created = _target_notebook(ctx, view(ctx), args)
+    if created:
+        folder = ctx.store.create_folder(folder.title, actor=ctx.actor)
+    stored = _store_attachments(ctx, checked)
+    links = "\n\n".join(link_for(r) for r in stored)
+    if links:
+        body = body.rstrip("\n") + ("\n\n" if body.strip() else "") + links + "\n"
+    draft = NoteDraft(
+        title=args["title"],
+        body=body,
+        parent_id=folder.id,
+        is_todo=bool(args.get("is_todo", False)),
+        tags=tuple(args.get("tags", ())),
+    )
+    try:
+        note = ctx.store.create_note(draft, actor=ctx.actor)
+    except (NotedError, OSError):
+        _forget(ctx, stored)
+        raise
+    attached = [
+        {
+            "id": r.id,
+            "title": r.title,
+            "filename": r.filename,
+            "mime": r.mime,
+            "size": r.size,
+            "link": link_for(r),
+        }
+        for r in stored
+    ]
+    return {**write_result(ctx, note), "notebook_created": created, "attachments": attached}
+
+
+ATTACHED: dict[str, Payload] = {
+    "id": s.string(),
+    "title": s.string(),
+    "filename": s.string(),
+    "mime": s.string(),
+    "size": s.integer(),
+    "link": s.string(),
+}
+
+CREATE_NOTE = Tool(
+    name="create_note",
+    title="Create a note",
+    description=(
+        "Create a note (or a to-do with is_todo=true) with a Markdown body, or from HTML with "
+        "body_html (converted to Markdown; base_url makes its relative links absolute). Put it in a "
+        "notebook by notebook_id, or by notebook_title: a notebook with exactly that title is used, "
+        "and one is created at the top level when none has it (notebook_created says so). With "
+        "neither, the note goes in the only notebook if there is just one. tags are tag titles; "
+        "missing tags are created. attachments (up to 10 files, each up to 10 MiB, as base64) are "
+        "stored and linked at the end of the body. Returns the new note's id and updated_time."
+    ),
+    input_schema=s.obj(
+        {
+            "title": s.string("The note's title (one line).", maxLength=s.MAX_TITLE),
+            "body": s.text("The note's Markdown text."),
+            "body_html": s.text("The note's text as HTML, converted to Markdown (instead of body)."),
+            "base_url": s.string(
+                "The address body_html came from, to make its relative links absolute.", maxLength=2_000
+            ),
+            "notebook_id": s.notebook_id("The notebook to put it in."),
+            "notebook_title": s.string(
+                "The title of the notebook to put it in; created when no notebook has it.",
+                minLength=1,
+                maxLength=s.MAX_TITLE,
+            ),
+            "is_todo": s.boolean("True for a to-do (a note with a checkbox).", default=False),
+            "tags": s.tag_list("Tag titles to put on it; missing tags are created."),
+            "attachments": s.array(
+                s.obj(
+                    {
+                        "filename": s.string("The file name.", minLength=1, maxLength=files.MAX_FILENAME),
+                        "mime": MIME,
+                        "content_base64": CONTENT,
+                        "title": s.string(
+                            "What the link shows (default: the file name).", maxLength=s.MAX_TITLE
+                        ),
+                    },
+                    ("filename", "mime", "content_base64"),
+                ),
+                "Files to store with the note and link at the end of its body.",
+                maxItems=MAX_ATTACHMENTS,
+            ),
+        },
+        ("title",),
+    ),
+    output_schema=s.obj(
+        {
+            **s.WRITE_RESULT,
+            "notebook_created": s.boolean(),
+            "attachments": s.array(s.obj(ATTACHED, tuple(ATTACHED)), "The files stored, with their links."),
+        },
+        (*s.WRITE_REQUIRED, "notebook_created", "attachments"),
+    ),
+    annotations=Annotations(read_only=False, destructive=False, idempotent=False),
+    handler=_create_note,
+    examples=(
+        {"title": "Groceries", "body": "- eggs\n- milk", "notebook_title": "Home", "tags": ["shopping"]},
+        {"title": "Call the plumber", "notebook_id": _EXAMPLE_ID, "is_todo": True},
+        {
+            "title": "Clipped article",
+            "body_html": "<h1>Title</h1><p>See <a href='/more'>more</a>.</p>",
+            "base_url": "https://example.org/post",
+            "notebook_title": "Reading",
+        },
+        {
+            "title": "Screenshot",
+            "notebook_title": "Inbox",
+            "attachments": [
+                {
+                    "filename": "dot.png",
+                    "mime": "image/png",
+                    "content_base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+                }
+            ],
+        },
+    ),
+)
+
+TOOLS = (CREATE_NOTE,)

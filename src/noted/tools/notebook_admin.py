@@ -1,0 +1,295 @@
+"""Notebook management: ``get_notebook``, ``update_notebook``, ``delete_notebook``, ``restore_notebook``.
+
+Deleting moves a notebook with its sub-notebooks and notes to the trash; nothing here erases. In a
+scope, a rename or a move that would take the notebook out of the notebooks the caller can see is
+refused before anything is written (the scope is resolved again on the notebooks as they would be),
+so no app can hide a notebook from itself or carry it off to a place it cannot see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from noted.errors import NotFoundError
+from noted.models import Folder
+from noted.tools import schema as s
+from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import iso, opt_iso, view, visible_folder
+from noted.tools.scope import ScopeView
+
+_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
+
+
+def _subtree(folders: list[Folder], root: str) -> set[str]:
+    """``root`` and every notebook below it."""
+    children: dict[str, list[str]] = {}
+    for folder in folders:
+        children.setdefault(folder.parent_id, []).append(folder.id)
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current not in seen:
+            seen.add(current)
+            stack.extend(children.get(current, ()))
+    return seen
+
+
+def _title_of(ctx: ToolContext, scope: ScopeView, folder_id: str) -> str:
+    if not folder_id or not scope.allows_folder(folder_id):
+        return ""
+    try:
+        return ctx.store.get_folder(folder_id).title
+    except NotFoundError:
+        return ""
+
+
+def _summary(ctx: ToolContext, scope: ScopeView, folder: Folder) -> Payload:
+    """The fields every notebook tool returns about one notebook."""
+    parent = scope.parent_of(folder)
+    return {
+        "id": folder.id,
+        "title": folder.title,
+        "parent_id": parent,
+        "parent": _title_of(ctx, scope, parent),
+        "in_trash": folder.is_trashed,
+    }
+
+
+SUMMARY: dict[str, Payload] = {
+    "id": s.string(),
+    "title": s.string(),
+    "parent_id": s.string('The parent notebook\'s id; "" at the top level.'),
+    "parent": s.string("The parent notebook's title."),
+    "in_trash": s.boolean(),
+}
+
+
+# get_notebook --------------------------------------------------------------------------------------
+
+
+def _get_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
+    every = ctx.store.list_folders(include_trashed=True)
+    counts = ctx.store.folder_note_counts()
+    below = _subtree(every, folder.id)
+    children = [f for f in every if f.parent_id == folder.id and not f.is_trashed]
+    return {
+        **_summary(ctx, scope, folder),
+        "note_count": counts.get(folder.id, 0),
+        "notebook_count": len(children),
+        "total_note_count": sum(counts.get(i, 0) for i in below),
+        "trashed_note_count": len(ctx.store.list_notes(folder_id=folder.id, trashed=True)),
+        "created_time": iso(folder.created_time),
+        "updated_time": iso(folder.updated_time),
+        "deleted_time": opt_iso(folder.deleted_time),
+    }
+
+
+GET_NOTEBOOK = Tool(
+    name="get_notebook",
+    title="Get a notebook",
+    description=(
+        "One notebook by id: its title, parent (id and title), whether it is in the trash, and "
+        "counts: note_count (notes directly inside), notebook_count (sub-notebooks directly inside), "
+        "total_note_count (notes in it and all its sub-notebooks) and trashed_note_count (its notes "
+        "in the trash). Works for a notebook in the trash too, so you can check before restore_notebook."
+    ),
+    input_schema=s.obj({"id": s.notebook_id()}, ("id",)),
+    output_schema=s.obj(
+        {
+            **SUMMARY,
+            "note_count": s.integer(),
+            "notebook_count": s.integer(),
+            "total_note_count": s.integer(),
+            "trashed_note_count": s.integer(),
+            "created_time": s.TIME,
+            "updated_time": s.TIME,
+            "deleted_time": s.OPT_TIME,
+        },
+        (*SUMMARY, "note_count", "notebook_count", "total_note_count", "trashed_note_count"),
+    ),
+    annotations=READ,
+    handler=_get_notebook,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+
+# update_notebook ---------------------------------------------------------------------------------
+
+
+def _check_move(
+    ctx: ToolContext, scope: ScopeView, folder: Folder, parent_id: str, every: list[Folder]
+) -> None:
+    if parent_id and parent_id in _subtree(every, folder.id):
+        raise ToolError(
+            f'cannot move notebook "{folder.title}" into itself or one of its own sub-notebooks; '
+            "nothing was changed",
+            field="parent_id",
+        )
+    if parent_id:
+        visible_folder(ctx, scope, parent_id, field="parent_id")
+
+
+def _stays_in_scope(
+    ctx: ToolContext, folder: Folder, title: str, parent_id: str, every: list[Folder]
+) -> bool:
+    """Whether the notebook would still be visible after the change (the scope may name it by title)."""
+    if ctx.scope.unrestricted:
+        return True
+    after = [
+        Folder(f.id, title, parent_id, f.created_time, f.updated_time, f.deleted_time)
+        if f.id == folder.id
+        else f
+        for f in every
+    ]
+    return ctx.scope.resolve(after).allows_folder(folder.id)
+
+
+def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    folder = visible_folder(ctx, scope, args["id"], field="id")
+    if "title" not in args and "parent_id" not in args:
+        raise ToolError('nothing to change: give "title" to rename the notebook or "parent_id" to move it')
+    title = str(args.get("title", folder.title)).strip()
+    if not title or "\n" in title or "\r" in title:
+        raise ToolError("a notebook title must be one line and not empty", field="title")
+    parent_id = str(args.get("parent_id", folder.parent_id))
+    every = ctx.store.list_folders(include_trashed=True)
+    if parent_id != folder.parent_id:
+        _check_move(ctx, scope, folder, parent_id, every)
+    if not _stays_in_scope(ctx, folder, title, parent_id, every):
+        raise ToolError(
+            f'this change would take notebook "{folder.title}" out of the notebooks you can see '
+            "(mcp.allowedNotebooks); nothing was changed. Only the person can do that, in noted.",
+            field="parent_id" if parent_id != folder.parent_id else "title",
+        )
+    updated = ctx.store.update_folder(
+        folder.id,
+        title=title if "title" in args else None,
+        parent_id=parent_id if "parent_id" in args else None,
+        actor=ctx.actor,
+    )
+    changed = [k for k in ("title", "parent_id") if k in args]
+    return {**_summary(ctx, scope, updated), "changed": changed}
+
+
+UPDATE_NOTEBOOK = Tool(
+    name="update_notebook",
+    title="Rename or move a notebook",
+    description=(
+        'Rename a notebook (title) and/or move it (parent_id: another notebook\'s id, or "" for the '
+        "top level). Its notes and sub-notebooks go with it. Moving a notebook into itself or one of "
+        "its own sub-notebooks is refused, as is a notebook in the trash (restore_notebook first). "
+        "Returns the notebook as it is now and the fields that were given."
+    ),
+    input_schema=s.obj(
+        {
+            "id": s.notebook_id(),
+            "title": s.string("The new title (one line).", minLength=1, maxLength=s.MAX_TITLE),
+            "parent_id": s.string(
+                'The notebook to move it into; "" moves it to the top level.', maxLength=64
+            ),
+        },
+        ("id",),
+    ),
+    output_schema=s.obj(
+        {**SUMMARY, "changed": s.array(s.string(), "The fields that were given.")}, (*SUMMARY, "changed")
+    ),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=True),
+    handler=_update_notebook,
+    examples=(
+        {"id": _EXAMPLE_ID, "title": "Recipes 2025"},
+        {"id": _EXAMPLE_ID, "parent_id": "fedcba9876543210fedcba9876543210"},
+        {"id": _EXAMPLE_ID, "parent_id": ""},
+    ),
+)
+
+
+# delete_notebook, restore_notebook ---------------------------------------------------------------
+
+
+def _live_counts(ctx: ToolContext, ids: set[str]) -> tuple[int, int]:
+    """(notebooks not in the trash, notes not in the trash) among ``ids`` and their notes."""
+    live = {f.id for f in ctx.store.list_folders()} & ids
+    counts = ctx.store.folder_note_counts()
+    return len(live), sum(counts.get(i, 0) for i in ids)
+
+
+def _delete_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
+    below = _subtree(ctx.store.list_folders(include_trashed=True), folder.id)
+    notebooks, notes = _live_counts(ctx, below)
+    if not folder.is_trashed:
+        ctx.store.trash_folder(folder.id, actor=ctx.actor)
+    trashed = ctx.store.get_folder(folder.id)
+    return {**_summary(ctx, scope, trashed), "notebooks_trashed": notebooks, "notes_trashed": notes}
+
+
+DELETE_NOTEBOOK = Tool(
+    name="delete_notebook",
+    title="Delete a notebook",
+    description=(
+        "Move a notebook to the trash with its sub-notebooks and all their notes. Nothing is erased: "
+        "restore_notebook(id) brings back the notebook with everything that went with it, until "
+        "the person empties the trash. Returns how many notebooks and notes went to the trash. "
+        "Deleting a notebook already in the trash changes nothing."
+    ),
+    input_schema=s.obj({"id": s.notebook_id()}, ("id",)),
+    output_schema=s.obj(
+        {**SUMMARY, "notebooks_trashed": s.integer(), "notes_trashed": s.integer()},
+        (*SUMMARY, "notebooks_trashed", "notes_trashed"),
+    ),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=True),
+    handler=_delete_notebook,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+
+def _restore_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
+    every = ctx.store.list_folders(include_trashed=True)
+    parents = {f.id: f for f in every}
+    parent = parents.get(folder.parent_id)
+    if folder.is_trashed and parent is not None and parent.is_trashed and not scope.allows_folder(parent.id):
+        raise ToolError(
+            "this notebook's parent is in the trash and outside the notebooks you can see; the person "
+            "can restore it in noted",
+            field="id",
+        )
+    below = _subtree(every, folder.id)
+    notebooks, notes = _live_counts(ctx, below)
+    if folder.is_trashed:
+        ctx.store.restore_folder(folder.id, actor=ctx.actor)
+    after_notebooks, after_notes = _live_counts(ctx, below)
+    restored = ctx.store.get_folder(folder.id)
+    return {
+        **_summary(ctx, scope, restored),
+        "notebooks_restored": after_notebooks - notebooks,
+        "notes_restored": after_notes - notes,
+    }
+
+
+RESTORE_NOTEBOOK = Tool(
+    name="restore_notebook",
+    title="Restore a notebook from the trash",
+    description=(
+        "Bring a notebook back from the trash with the sub-notebooks and notes that went to the "
+        "trash with it (its parent notebooks come back too if they were in the trash). Find trashed "
+        "notebooks with list_notebooks(include_trashed=true). A notebook not in the trash is left as it is."
+    ),
+    input_schema=s.obj({"id": s.notebook_id()}, ("id",)),
+    output_schema=s.obj(
+        {**SUMMARY, "notebooks_restored": s.integer(), "notes_restored": s.integer()},
+        (*SUMMARY, "notebooks_restored", "notes_restored"),
+    ),
+    annotations=Annotations(read_only=False, destructive=False, idempotent=True),
+    handler=_restore_notebook,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+TOOLS = (GET_NOTEBOOK, UPDATE_NOTEBOOK, DELETE_NOTEBOOK, RESTORE_NOTEBOOK)

@@ -1,0 +1,180 @@
+"""Tag management: ``get_tag``, ``rename_tag`` and ``delete_tag`` (adding and removing a note's tags
+is ``manage_tags``).
+
+A tag is shared by every notebook. In a scope a tag is visible when at least one visible note
+carries it (as in ``list_tags``), and it can be renamed or deleted only when every note carrying it
+is visible: otherwise the change would reach notes the caller may not see, so it is refused without
+saying where or how often the tag is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from noted.errors import NotFoundError
+from noted.models import NoteMeta, Tag
+from noted.tools import schema as s
+from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import iso, view
+from noted.tools.scope import ScopeView
+
+_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
+
+
+def _tagged(ctx: ToolContext, tag_id: str, *, trashed: bool = False) -> list[NoteMeta]:
+    return ctx.store.list_notes(tag_id=tag_id, trashed=trashed)
+
+
+def visible_tag(ctx: ToolContext, scope: ScopeView, tag_id: str, field: str = "id") -> Tag:
+    """The tag, or "not found" when it does not exist or (in a scope) no visible note carries it."""
+    try:
+        tag = ctx.store.get_tag(tag_id)
+    except NotFoundError:
+        tag = None
+    if tag is not None and not scope.unrestricted:
+        if not any(scope.allows_note(n) for n in _tagged(ctx, tag.id)):
+            tag = None
+    if tag is None:
+        raise ToolError(f'no tag with id "{tag_id}"; list_tags lists them', field=field)
+    return tag
+
+
+def only_visible(
+    scope: ScopeView, notes: Iterable[NoteMeta | str], visible_ids: set[str] | None = None
+) -> bool:
+    """Whether every one of ``notes`` is visible (for ids, ``visible_ids`` says which are)."""
+    if scope.unrestricted:
+        return True
+    for note in notes:
+        if isinstance(note, str):
+            if visible_ids is None or note not in visible_ids:
+                return False
+        elif not scope.allows_note(note):
+            return False
+    return True
+
+
+def _refuse_if_shared(ctx: ToolContext, scope: ScopeView, tag: Tag, what: str) -> None:
+    notes = [*_tagged(ctx, tag.id), *_tagged(ctx, tag.id, trashed=True)]
+    if not only_visible(scope, notes):
+        raise ToolError(
+            f'tag "{tag.title}" is also used outside the notebooks you can see, so it cannot be {what} '
+            "from here; nothing was changed. Use manage_tags to change the tags of the notes you can "
+            "see, or ask the person to do it in noted.",
+            field="id",
+        )
+
+
+def _tag_payload(ctx: ToolContext, scope: ScopeView, tag: Tag) -> Payload:
+    count = tag.note_count
+    if not scope.unrestricted:
+        count = sum(1 for n in _tagged(ctx, tag.id) if scope.allows_note(n))
+    return {
+        "id": tag.id,
+        "title": tag.title,
+        "note_count": count,
+        "created_time": iso(tag.created_time),
+        "updated_time": iso(tag.updated_time),
+    }
+
+
+TAG_FIELDS: dict[str, Payload] = {
+    "id": s.string(),
+    "title": s.string(),
+    "note_count": s.integer("Notes (not in the trash) that carry it."),
+    "created_time": s.TIME,
+    "updated_time": s.TIME,
+}
+TAG_ID = s.string("The tag's id (list_tags lists them).", minLength=1, maxLength=64)
+
+
+def _get_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    return _tag_payload(ctx, scope, visible_tag(ctx, scope, args["id"]))
+
+
+GET_TAG = Tool(
+    name="get_tag",
+    title="Get a tag",
+    description=(
+        "One tag by id: its title, how many notes carry it, and when it was created and last "
+        "renamed. list_tag_notes lists its notes; list_tags lists every tag in use."
+    ),
+    input_schema=s.obj({"id": TAG_ID}, ("id",)),
+    output_schema=s.obj(TAG_FIELDS, tuple(TAG_FIELDS)),
+    annotations=READ,
+    handler=_get_tag,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+
+def _rename_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    tag = visible_tag(ctx, scope, args["id"])
+    title = str(args["title"]).strip()
+    if not title or "\n" in title or "\r" in title:
+        raise ToolError("a tag title must be one line and not empty", field="title")
+    _refuse_if_shared(ctx, scope, tag, "renamed")
+    clash = ctx.store.find_tag(title)
+    if clash is not None and clash.id != tag.id:
+        raise ToolError(
+            f'a tag titled "{clash.title}" exists already; to merge the two, add it to the notes with '
+            f'manage_tags and then delete "{tag.title}"',
+            field="title",
+        )
+    renamed = ctx.store.rename_tag(tag.id, title, actor=ctx.actor)
+    return {**_tag_payload(ctx, scope, renamed), "previous_title": tag.title}
+
+
+RENAME_TAG = Tool(
+    name="rename_tag",
+    title="Rename a tag",
+    description=(
+        "Give a tag a new title; every note that carries it shows the new title. Titles are unique "
+        "regardless of case: renaming to the title of another tag is refused (merge them with "
+        "manage_tags, then delete_tag). Changing only the case (todo → TODO) is allowed."
+    ),
+    input_schema=s.obj(
+        {"id": TAG_ID, "title": s.string("The new title.", minLength=1, maxLength=s.MAX_TAG)},
+        ("id", "title"),
+    ),
+    output_schema=s.obj({**TAG_FIELDS, "previous_title": s.string()}, (*TAG_FIELDS, "previous_title")),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=True),
+    handler=_rename_tag,
+    examples=({"id": _EXAMPLE_ID, "title": "project-x"},),
+)
+
+
+def _delete_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    tag = visible_tag(ctx, scope, args["id"])
+    _refuse_if_shared(ctx, scope, tag, "deleted")
+    count = len(_tagged(ctx, tag.id)) + len(_tagged(ctx, tag.id, trashed=True))
+    ctx.store.delete_tag(tag.id, actor=ctx.actor)
+    return {"id": tag.id, "title": tag.title, "deleted": True, "removed_from_notes": count}
+
+
+DELETE_TAG = Tool(
+    name="delete_tag",
+    title="Delete a tag",
+    description=(
+        "Delete a tag for good: it is removed from every note that carries it (the notes stay). "
+        "There is no trash for tags and no undo. To take a tag off one note, use manage_tags instead."
+    ),
+    input_schema=s.obj({"id": TAG_ID}, ("id",)),
+    output_schema=s.obj(
+        {
+            "id": s.string(),
+            "title": s.string(),
+            "deleted": s.boolean(),
+            "removed_from_notes": s.integer("How many notes carried it."),
+        },
+        ("id", "title", "deleted", "removed_from_notes"),
+    ),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=False),
+    handler=_delete_tag,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+TOOLS = (GET_TAG, RENAME_TAG, DELETE_TAG)

@@ -1,0 +1,121 @@
+"""The OpenAPI door's parts without a server: the document, client names, consent, answers."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from openapi_spec_validator import validate
+from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+from referencing.exceptions import Unresolvable
+
+from noted.errors import ConfigError
+from noted.mcp.actions import FILE_FIELD, MAX_SUMMARY, actions_actor, answer, client_of, openapi_document
+from noted.mcp.options import HttpOptions
+from noted.mcp.token import create
+from noted.settings import Settings
+from noted.tools import ImageData, Tool, all_tools
+from noted.tools.registry import ToolResult
+
+SERVED = [t for t in all_tools() if not t.editor]
+
+
+def test_the_document_is_valid_openapi_31_with_one_operation_per_tool_and_the_same_schemas() -> None:
+    doc = openapi_document(SERVED, "https://notes.example.net")
+    validate(doc)  # raises on an invalid document
+    assert doc["openapi"] == "3.1.0" and doc["servers"] == [{"url": "https://notes.example.net"}]
+    assert set(doc["paths"]) == {f"/actions/{t.name}" for t in SERVED}
+    for tool in SERVED:
+        operation = doc["paths"][f"/actions/{tool.name}"]["post"]
+        assert operation["operationId"] == tool.name
+        assert operation["requestBody"]["content"]["application/json"]["schema"] == tool.input_schema
+        answer_schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
+        if tool.name == "read_attachment":
+            assert set(answer_schema["properties"]) == {*tool.output_schema["properties"], FILE_FIELD}
+        else:
+            assert answer_schema == tool.output_schema
+        assert len(operation["description"]) <= MAX_SUMMARY and tool.description.startswith(
+            operation["description"].rstrip("…")
+        )
+        assert operation["x-openai-isConsequential"] is tool.is_write
+    assert doc["security"] == [{"bearerAuth": []}]
+    assert doc["components"]["securitySchemes"]["bearerAuth"] == {"type": "http", "scheme": "bearer"}
+
+
+def test_the_validator_would_catch_a_broken_document() -> None:
+    # Not vacuous: the same check refuses a document with a dangling reference or no info.
+    doc = openapi_document(SERVED, "https://notes.example.net")
+    broken = copy.deepcopy(doc)
+    broken["paths"]["/actions/search_notes"]["post"]["responses"]["400"]["content"]["application/json"][
+        "schema"
+    ]["$ref"] = "#/components/schemas/Nope"
+    with pytest.raises((OpenAPIValidationError, Unresolvable)):
+        validate(broken)
+    without_info = {k: v for k, v in doc.items() if k != "info"}
+    with pytest.raises(OpenAPIValidationError):
+        validate(without_info)
+
+
+@pytest.mark.parametrize(
+    ("headers", "name"),
+    [
+        ({"x-client-name": "My Script"}, "My Script"),
+        (
+            {
+                "user-agent": "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot"
+            },
+            "ChatGPT-User",
+        ),
+        ({"user-agent": "curl/8.5.0"}, "curl"),
+        ({"user-agent": "python-httpx/0.27.0"}, "python-httpx"),
+        ({"x-client-name": "evil\nname\x00", "user-agent": "curl/8"}, "evil name"),
+        ({}, "unknown"),
+    ],
+)
+def test_the_client_is_named_from_its_headers(headers: dict[str, str], name: str) -> None:
+    assert client_of(headers) == name
+    assert actions_actor(client_of(headers)) == f"actions:{name}"
+
+
+def test_actions_need_consent_and_a_token(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    create(token)
+    no_consent = HttpOptions(port=0, token_file=token, actions=True, allow_remote=False)
+    with pytest.raises(ConfigError) as refused:
+        no_consent.open_token()
+    assert "ai.allowRemote" in str(refused.value) and "remote service" in str(refused.value)
+    no_token = HttpOptions(port=0, actions=True, allow_remote=True)
+    with pytest.raises(ConfigError) as missing:
+        no_token.open_token()
+    assert "noted mcp token" in str(missing.value)
+    assert HttpOptions(port=0, token_file=token, actions=True, allow_remote=True).open_token() is not None
+    assert HttpOptions(port=0).open_token() is None  # without actions, loopback needs no token
+
+
+def test_options_read_the_switch_and_the_consent_from_settings(tmp_path: Path) -> None:
+    settings = Settings.load(tmp_path / "config.toml", environ={})
+    assert HttpOptions.from_settings(settings).actions is False
+    assert HttpOptions.from_settings(settings, actions=True).actions is True  # --actions
+    settings.set("mcp.actions.enabled", True)
+    settings.set("ai.allowRemote", True)
+    options = HttpOptions.from_settings(settings)
+    assert options.actions and options.allow_remote
+    assert options.openapi_url(9000) == "http://127.0.0.1:9000/openapi.json"
+
+
+def test_answers_map_each_status_and_carry_images_as_files() -> None:
+    image = ImageData("image/png", b"\x89PNG fake")
+    ok = answer(ToolResult("read_attachment", "ok", {"id": "x", "filename": "shot.png"}, images=(image,)))
+    assert ok.status_code == 200
+    body = json.loads(bytes(ok.body))
+    assert body[FILE_FIELD] == [{"name": "shot.png", "mime_type": "image/png", "content": "iVBORyBmYWtl"}]
+    for status, code in (("error", 400), ("refused", 403), ("conflict", 409), ("internal", 500)):
+        failed = answer(ToolResult("t", status, message="why", field="f" if status == "error" else None))
+        assert failed.status_code == code
+        assert json.loads(bytes(failed.body))["error"] == "why"
+
+
+def test_every_tool_served_is_a_plain_tool() -> None:
+    assert all(isinstance(t, Tool) and not t.editor for t in SERVED) and len(SERVED) <= 30  # ChatGPT's cap
