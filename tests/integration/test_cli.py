@@ -293,15 +293,15 @@ def test_history_lists_shows_and_restores(cli: Cli) -> None:
 
 
 def test_search_text_and_json(cli: Cli) -> None:
-    found = cli.json("search", "sardines")
+    found = cli.json("search", "sardines", "--mode", "keyword")
     assert found["total"] == 1
     hit = found["hits"][0]
     assert hit["title"] == "Reading a long note by its outline" and hit["notebook"] == "Guides"
     assert hit["section"] == "1.2.2" and hit["section_heading"] == "Food" and "sardines" in hit["snippet"]
-    out = cli.ok("search", "sardines").out
+    out = cli.ok("search", "sardines", "--mode", "keyword").out
     assert "§ 1.2.2 Food" in out and "Reading a long note" in out
-    assert cli.json("search", "tag:welcome", "--limit", "2")["total"] == 4
-    assert len(cli.json("search", "tag:welcome", "--limit", "2")["hits"]) == 2
+    assert cli.json("search", "tag:welcome", "--limit", "2", "--mode", "keyword")["total"] == 4
+    assert len(cli.json("search", "tag:welcome", "--limit", "2", "--mode", "keyword")["hits"]) == 2
     assert_refused(cli, ["search", "nosuchfilter:x"], 2, 'unknown filter "nosuchfilter:"')
 
 

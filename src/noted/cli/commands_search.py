@@ -6,6 +6,7 @@ Search by meaning and the hybrid mode join this command later as a ``--mode`` op
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from dataclasses import dataclass
 
 from noted.cli import render
@@ -101,6 +102,9 @@ def _keyword_row(hit: KeywordHit) -> _Row:
 
 
 def _print(ctx: CliContext, args: argparse.Namespace, mode: str, rows: list[_Row], total: int | None) -> int:
+    if any("notebook" not in r.extra for r in rows):
+        titles = {f.id: f.title for f in ctx.services.store.list_folders(include_trashed=True)}
+        rows = [r if "notebook" in r.extra else _with_notebook(r, titles) for r in rows]
     if ctx.json:
         hits = [
             {
@@ -136,3 +140,7 @@ def _print(ctx: CliContext, args: argparse.Namespace, mode: str, rows: list[_Row
     if total is not None and total > shown:
         ctx.out(f"({shown} of {total}; --limit or --offset for more)")
     return 0
+
+
+def _with_notebook(row: _Row, titles: dict[str, str]) -> _Row:
+    return dataclasses.replace(row, extra={**row.extra, "notebook": titles.get(row.notebook_id, "")})

@@ -1,0 +1,95 @@
+"""Benchmark of the terminal app on a big profile: start-up, note open (key to paint), memory.
+
+Usage: ``python3 tests/bench/bench_ui.py PROFILE_DIR [--opens 20]`` (PROFILE_DIR holds ``notes.db``;
+``tests/bench/corpus.py --notes 10000 --out DIR`` makes one). The profile is copied first, so the
+benchmark never changes it. The app runs headless at 120×40 without the indexer (its model load is
+measured by the indexer's own benchmark).
+
+- start-up: from the first import of noted to the note list showing its first page, measured as wall time
+  and as this process's CPU time (on a loaded machine wall time includes waiting for a core);
+- note open: from the key press (``j``) to the viewer's ``Shown`` message, which it posts after the
+  layout that follows the new Markdown, i.e. just before the paint; p50 and p95 over ``--opens``;
+- memory: the peak resident set size of the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+
+async def run(root: Path, opens: int, t0: float, cpu0: float) -> None:
+    # Imported here, after the profile is copied, so the start-up clock counts them as a person waits for them.
+    from noted.profile import Profile
+    from noted.services import Services
+    from noted.settings import Settings
+    from noted.ui.app import NotedApp
+    from noted.ui.widgets.note_list import NoteList
+    from noted.ui.widgets.note_viewer import NoteViewer
+
+    profile = Profile(root)
+    environ = {"NOTED_SEARCH_INDEXER_ENABLED": "false"}
+    services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ=environ))
+    app = NotedApp(services, background=False)
+    shown: list[float] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, NoteViewer.Shown):
+            shown.append(time.perf_counter())
+
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        notes = app.workspace.query_one(NoteList) if app.workspace.query(NoteList) else None
+        while notes is None or not notes.rows:
+            await pilot.pause(0.001)
+            notes = app.workspace.query_one(NoteList) if app.workspace.query(NoteList) else None
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        print(
+            f"start-up to the first page of {len(notes.rows)} notes: {wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU"
+        )
+        while not shown:
+            await pilot.pause(0.001)
+        times = []
+        cpu_before = time.process_time()
+        for _ in range(opens):
+            before = len(shown)
+            pressed = time.perf_counter()
+            await pilot.press("j")
+            while len(shown) == before:
+                await pilot.pause(0.0005)
+            times.append((shown[-1] - pressed) * 1000)
+        cpu_each = (time.process_time() - cpu_before) / opens * 1000
+        times.sort()
+        p95 = times[max(0, int(len(times) * 0.95) - 1)]
+        print(
+            f"note open, key to paint: p50 {statistics.median(times):.0f} ms, p95 {p95:.0f} ms wall, "
+            f"{cpu_each:.0f} ms CPU each, over {opens} notes"
+        )
+    services.close()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"peak memory (RSS): {peak:.0f} MB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("profile", type=Path)
+    parser.add_argument("--opens", type=int, default=20)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "profile"
+        root.mkdir()
+        shutil.copy2(args.profile / "notes.db", root / "notes.db")
+        (root / "resources").mkdir()
+        asyncio.run(run(root, args.opens, time.perf_counter(), time.process_time()))
+
+
+if __name__ == "__main__":
+    main()
