@@ -14,13 +14,31 @@ import sys
 from collections.abc import Sequence
 
 from noted import __version__
-from noted.cli import commands_notes, commands_search
+from noted.cli import (
+    commands_ask,
+    commands_config,
+    commands_index,
+    commands_mcp,
+    commands_notes,
+    commands_search,
+    commands_tools,
+    commands_tui,
+)
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotedError
 
 log = logging.getLogger("noted.cli")
 
-_MODULES = (commands_notes, commands_search)
+_MODULES = (
+    commands_notes,
+    commands_search,
+    commands_index,
+    commands_ask,
+    commands_tools,
+    commands_mcp,
+    commands_config,
+    commands_tui,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,20 +50,39 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"noted {__version__}")
     parser.add_argument("--profile", metavar="DIR", help="profile folder (default: $NOTED_PROFILE or ~)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    parser.add_argument("--joplin", action="store_true", help=_JOPLIN_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _MODULES:
         module.register(sub)
+    _add_everywhere(parser, "--joplin", help=_JOPLIN_HELP)
     return parser
+
+
+_JOPLIN_HELP = "use the notes of a running Joplin (its Data API) for this run"
+
+
+def _add_everywhere(parser: argparse.ArgumentParser, flag: str, *, help: str) -> None:  # noqa: A002
+    """Accept a global flag after any subcommand too (``noted mcp serve --joplin``).
+
+    On subcommands it defaults to "not given", so it never resets what was given before them.
+    """
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                subparser.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=help)
+                _add_everywhere(subparser, flag, help=help)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noted`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    ctx = CliContext(profile_arg=args.profile, json=args.json)
+    ctx = CliContext(profile_arg=args.profile, json=args.json, joplin=args.joplin)
     try:
         func = getattr(args, "func", None)
         if func is None:
+            if commands_tui.interactive():
+                return commands_tui.run_tui(args, ctx)
             from noted.cli.commands_notes import summary
 
             return summary(args, ctx)

@@ -18,6 +18,8 @@ class CliContext:
 
     profile_arg: str | None = None
     json: bool = False
+    joplin: bool = False
+    """``--joplin``: use a running Joplin's notes for this run, whatever ``backend`` says."""
     _services: Services | None = field(default=None, init=False, repr=False)
     _profile: Profile | None = field(default=None, init=False, repr=False)
 
@@ -32,7 +34,7 @@ class CliContext:
         if self._services is None:
             profile = self.profile.ensure()
             setup_logging(profile.log_path)
-            self._services = Services.open(profile)
+            self._services = Services.open(profile, backend="joplin" if self.joplin else None)
         return self._services
 
     def out(self, text: str = "") -> None:

@@ -1,0 +1,249 @@
+"""``NotedApp``: themes, keymap, the app-wide keys, and the long-lived work behind the screens.
+
+The panes live on the ``Workspace`` screen and do their own work. The app starts what runs for
+as long as it does when it mounts (the indexer, and a follower of the store's change feed that
+repaints what another process changed) and stops it when it unmounts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from pathlib import PurePath
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from noted.errors import NotedError
+from noted.indexer.service import IndexStatus
+from noted.services import Services
+from noted.settings import SettingChange
+from noted.ui.commands import MoveToProvider, OpenNoteProvider
+from noted.ui.messages import (
+    IndexerStatusChanged,
+    OpenNote,
+    SettingsChanged,
+    StatusPart,
+    StoreChanged,
+    WorkFailed,
+)
+from noted.ui.palette import system_commands
+from noted.ui.slots import search_screen, settings_screen
+from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
+from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
+from noted.ui.widgets.status_bar import StatusBar
+from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+FOLLOW_SECONDS = 0.25
+"""How often the follower reads the change feed: a change made elsewhere shows within a second."""
+
+
+class NotedApp(ReportsWorkerFailures, App[None]):
+    """The terminal notebook."""
+
+    # The default screen's own CSS_PATH is not read by Textual (only pushed screens' are), so the
+    # app loads the workspace's stylesheet for it.
+    CSS_PATH: ClassVar[list[str | PurePath]] = ["app.tcss", "workspace.tcss"]
+    TITLE = "noted"
+    COMMANDS = App.COMMANDS | {OpenNoteProvider, MoveToProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Save what is being edited and quit", priority=True),
+        Binding("slash,ctrl+f", "search", "Search", id="app.search", tooltip="Find notes by keyword or meaning"),
+        Binding("f1", "help", "Help", id="app.help", tooltip="Explain the focused pane and its keys"),
+        Binding("f2", "settings", "Settings", id="app.settings", tooltip="Settings, tools and the MCP server"),
+    ]  # fmt: skip
+
+    def __init__(self, services: Services, *, background: bool = True) -> None:
+        """``background=False`` starts neither the indexer nor the change follower (for snapshots)."""
+        super().__init__()
+        self.services = services
+        self._background = background
+        self._unsubscribe: Callable[[], None] | None = None
+        found = load_themes((BUNDLED_DIR, *user_theme_dirs(services.settings.path)))
+        for theme in found.themes.values():
+            self.register_theme(theme)
+        self._problems = list(found.problems) + list(services.settings.problems)
+        self.theme = self._theme_name(services.settings.get_str("ui.theme"))
+
+    def get_default_screen(self) -> Workspace:
+        return Workspace(self.services)
+
+    @property
+    def workspace(self) -> Workspace:
+        """The main screen, whichever screen is on top."""
+        screen = self.screen_stack[0]
+        assert isinstance(screen, Workspace)
+        return screen
+
+    def _theme_name(self, wanted: str) -> str:
+        if wanted in self.available_themes:
+            return wanted
+        fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+        self._problems.append(f'theme "{wanted}" not found; using {fallback}')
+        return fallback
+
+    # Life cycle ----------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        settings = self.services.settings
+        self.set_keymap(dict(settings.get_table("ui.keymap")))
+        self._unsubscribe = settings.subscribe(self._settings_touched)
+        for problem in self._problems:  # each broken theme file or setting is reported once, at start
+            self.notify(problem, title="Settings", severity="warning", timeout=8)
+        if self._background:
+            self.follow_changes()
+            self.start_indexer()
+
+    def _settings_touched(self, changes: tuple[SettingChange, ...]) -> None:
+        # Runs in whichever thread changed the setting: only post, never touch widgets.
+        self.post_message(SettingsChanged(tuple(change.key for change in changes)))
+
+    def _index_progress(self, status: IndexStatus) -> None:
+        self.post_message(IndexerStatusChanged(status))  # from the indexer's thread
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        indexer = self.services.indexer
+        if indexer is not None:
+            indexer.stop(timeout=2.0)
+
+    @work(thread=True, exclusive=True, group="follower", exit_on_error=False, description="following changes")
+    def follow_changes(self) -> None:
+        """Post a ``StoreChanged`` for each batch of changes in the feed until the app ends."""
+        worker = get_current_worker()
+        store = self.services.store
+        cursor = store.latest_cursor()
+        while not worker.is_cancelled:
+            try:
+                page = store.changes_since(cursor)
+            except NotedError as exc:  # a busy database: try again rather than stop following
+                log.warning("reading the change feed failed: %s", exc)
+                time.sleep(1.0)
+                continue
+            if page.changes:
+                self.post_message(StoreChanged.of(page.changes, page.cursor))
+            cursor = page.cursor
+            if not page.has_more:
+                time.sleep(FOLLOW_SECONDS)
+
+    @work(
+        thread=True, exclusive=True, group="indexer", exit_on_error=False, description="starting the indexer"
+    )
+    def start_indexer(self) -> None:
+        """Load the embedding model and start indexing (in a thread: the model takes a moment)."""
+        service = self.services.start_indexer(label="tui", on_status=self._index_progress)
+        if service is None:
+            self.post_message(StatusPart("index", "index off"))
+        else:
+            self.post_message(IndexerStatusChanged(service.status))
+
+    # App-wide messages ---------------------------------------------------------------------
+    @property
+    def status(self) -> StatusBar:
+        return self.workspace.query_one(StatusBar)
+
+    def set_status(self, part: str, text: str) -> None:
+        """Set one part of the status bar (``"mcp"``, ``"tokens"``, ``"model"``); ``""`` hides it."""
+        self.status.set_part(part, text)
+
+    @on(StoreChanged)
+    def _store_changed(self, event: StoreChanged) -> None:
+        self.workspace.store_changed(event)
+
+    @on(OpenNote)
+    async def _open_note(self, event: OpenNote) -> None:
+        await self.workspace.open_note(event.note_id, event.section, focus=event.focus)
+
+    @on(IndexerStatusChanged)
+    def _index_status(self, event: IndexerStatusChanged) -> None:
+        self.status.set_index(event.status)
+
+    @on(StatusPart)
+    def _status_part(self, event: StatusPart) -> None:
+        self.set_status(event.part, event.text)
+
+    @on(WorkFailed)
+    def _work_failed(self, event: WorkFailed) -> None:
+        error = event.error
+        if isinstance(error, NotedError):
+            self.notify(f"{event.description}: {error}", severity="error", timeout=8)
+            return
+        log.error("%s failed", event.description, exc_info=(type(error), error, error.__traceback__))
+        where = self.services.profile.log_path
+        self.notify(
+            f"{event.description} failed ({type(error).__name__}); details in {where}", severity="error"
+        )
+
+    @on(SettingsChanged)
+    def _settings_changed(self, event: SettingsChanged) -> None:
+        settings = self.services.settings
+        if "ui.theme" in event.keys:
+            self.theme = self._theme_name(settings.get_str("ui.theme"))
+        if any(key.startswith("ui.keymap") for key in event.keys):
+            self.set_keymap(dict(settings.get_table("ui.keymap")))
+        if any(key.startswith(("ai.", "mcp.")) for key in event.keys):
+            self.workspace.show_settings()
+
+    # Actions -------------------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        if await self.workspace.query_one(NoteEditor).flush() == CONFLICT:
+            return  # the editor is asking whether to overwrite; quitting now would lose the answer
+        self.exit()
+
+    def action_search(self) -> None:
+        def chosen(result: object) -> None:
+            if isinstance(result, tuple) and result:
+                section = result[1] if len(result) > 1 and result[1] else None
+                self.post_message(OpenNote(str(result[0]), None if section is None else str(section)))
+
+        try:
+            self.push_screen(search_screen(self.services), chosen)
+        except NotedError as exc:
+            self.notify(str(exc), severity="warning")
+
+    def action_settings(self) -> None:
+        try:
+            self.push_screen(settings_screen(self.services))
+        except NotedError as exc:
+            self.notify(str(exc), severity="warning")
+
+    def action_new_note(self) -> None:
+        self.workspace.action_new_note()
+
+    async def action_toggle_chat(self) -> None:
+        await self.workspace.action_toggle_chat()
+
+    def action_toggle_sidebar(self) -> None:
+        self.workspace.action_toggle_sidebar()
+
+    def action_focus_tree(self) -> None:
+        self.workspace.action_focus_tree()
+
+    def action_focus_list(self) -> None:
+        self.workspace.action_back()
+
+    def action_empty_trash(self) -> None:
+        self.workspace.action_empty_trash()
+
+    def move_targets_to(self, folder_id: str) -> None:
+        """Move the list's marked notes (or its highlighted one) to ``folder_id``."""
+        self.workspace.move_targets_to(folder_id)
+
+    def action_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if isinstance(screen, Workspace):
+            yield from system_commands(self, screen)

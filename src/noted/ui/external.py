@@ -1,0 +1,74 @@
+"""Editing a note in the person's own editor (``$VISUAL``, ``$EDITOR``, else ``vi``).
+
+The app suspends itself, this module writes the note to a temporary file, runs the editor on it
+and reads it back. Saving goes through the store with the ``updated_time`` the text was based on,
+so a note changed meanwhile (by the assistant, an MCP client, another window) is never
+overwritten: the save is refused and the edited file is kept for the person.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from noted.errors import InvalidInputError
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalEdit:
+    """What came back from the editor: the text and the file it is kept in."""
+
+    text: str
+    path: Path
+    changed: bool
+
+
+def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The editor to run, as an argument list (``"code -w"`` becomes two arguments)."""
+    env = os.environ if environ is None else environ
+    raw = env.get("VISUAL") or env.get("EDITOR") or "vi"
+    try:
+        command = shlex.split(raw)
+    except ValueError as exc:
+        raise InvalidInputError(f"cannot understand the editor command {raw!r}: {exc}") from exc
+    if not command:
+        raise InvalidInputError("$EDITOR is set but empty", hint="export EDITOR=vim, or unset it")
+    return command
+
+
+def run_editor(path: Path, environ: Mapping[str, str] | None = None) -> int:
+    """Run the editor on ``path`` in the foreground and return its exit status."""
+    try:
+        return subprocess.call([*editor_command(environ), str(path)])
+    except FileNotFoundError as exc:
+        raise InvalidInputError(
+            f"the editor {exc.filename!r} was not found", hint="set EDITOR to an installed editor"
+        ) from exc
+
+
+def edit_text(text: str, *, title: str, run: Callable[[Path], int] = run_editor) -> ExternalEdit:
+    """Write ``text`` to a temporary Markdown file, let ``run`` edit it, and read it back.
+
+    The file is left in place (the caller removes it once the text is safely saved), so an edit
+    that cannot be saved is never lost.
+
+    Raises:
+        InvalidInputError: the editor exited with an error or could not be run; the file is kept.
+    """
+    stem = "".join(c if c.isalnum() else "-" for c in title)[:40].strip("-") or "note"
+    handle, name = tempfile.mkstemp(prefix=f"noted-{stem}-", suffix=".md")
+    path = Path(name)
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(text)
+    status = run(path)
+    if status != 0:
+        raise InvalidInputError(
+            f"the editor exited with status {status}; nothing was saved (the text is in {path})"
+        )
+    edited = path.read_text(encoding="utf-8")
+    return ExternalEdit(edited, path, edited != text)

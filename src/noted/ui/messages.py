@@ -1,0 +1,97 @@
+"""Messages that cross the whole app; widget-specific ones live on their widget.
+
+Any part of the UI (the chat pane, the settings screen…) may post these to the app:
+``self.post_message(StatusPart("tokens", "1,204 tokens"))`` from a widget, or
+``app.post_message(...)`` from a worker thread (``post_message`` is thread-safe).
+"""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from noted.indexer.service import IndexStatus
+from noted.models import Change, ItemType
+
+
+class StoreChanged(Message):
+    """The change feed moved: notes, notebooks or tags were written by someone (this app included).
+
+    Fast bursts coalesce: a pending ``StoreChanged`` is merged into the next one, so a bulk
+    import repaints once rather than a thousand times.
+    """
+
+    def __init__(self, cursor: int = 0) -> None:
+        super().__init__()
+        self.note_ids: set[str] = set()
+        self.folders = False
+        self.tags = False
+        self.cursor = cursor
+
+    @classmethod
+    def of(cls, changes: tuple[Change, ...], cursor: int) -> StoreChanged:
+        message = cls(cursor=cursor)
+        for change in changes:
+            if change.item_type in (ItemType.NOTE, ItemType.NOTE_TAG):
+                message.note_ids.add(change.item_id)
+                message.tags |= change.item_type is ItemType.NOTE_TAG
+            elif change.item_type is ItemType.FOLDER:
+                message.folders = True
+            elif change.item_type is ItemType.TAG:
+                message.tags = True
+        return message
+
+    def can_replace(self, message: Message) -> bool:
+        # Called on the queued message with the one behind it: fold ours into it, then drop ours.
+        if not isinstance(message, StoreChanged):
+            return False
+        message.note_ids |= self.note_ids
+        message.folders |= self.folders
+        message.tags |= self.tags
+        return True
+
+
+class IndexerStatusChanged(Message):
+    """The indexer reported progress or a change of state (coalesces: only the latest matters)."""
+
+    def __init__(self, status: IndexStatus) -> None:
+        super().__init__()
+        self.status = status
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexerStatusChanged)
+
+
+class StatusPart(Message):
+    """Set one part of the status bar: ``"mcp"``, ``"tokens"`` or ``"model"`` (``""`` hides it)."""
+
+    def __init__(self, part: str, text: str) -> None:
+        super().__init__()
+        self.part = part
+        self.text = text
+
+
+class OpenNote(Message):
+    """Show a note in the reader, optionally scrolled to a section path (``"1.2"``)."""
+
+    def __init__(self, note_id: str, section: str | None = None, *, focus: bool = True) -> None:
+        super().__init__()
+        self.note_id = note_id
+        self.section = section
+        self.focus = focus
+
+
+class WorkFailed(Message):
+    """A worker failed; the app shows one line and logs the stack."""
+
+    def __init__(self, description: str, error: BaseException) -> None:
+        super().__init__()
+        self.description = description
+        self.error = error
+
+
+class SettingsChanged(Message):
+    """Settings in effect changed (from the settings screen, ``noted config`` or a file edit)."""
+
+    def __init__(self, keys: tuple[str, ...]) -> None:
+        super().__init__()
+        self.keys = keys

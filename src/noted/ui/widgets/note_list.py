@@ -1,0 +1,295 @@
+"""``NoteList``: the notes of the selected notebook, tag, to-dos, trash or search; paged, sortable.
+
+Each note takes two lines: the title (with its to-do box and triage mark), then the updated time
+and tags. Pages of ``PAGE_SIZE`` notes load as the cursor nears the end, so a notebook of ten
+thousand notes opens as fast as one of ten. Triage acts on the marked notes (Space marks), or on
+the highlighted one when none is marked; see ``NoteTriage`` for the writes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from textual import on, work
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from noted.models import NoteMeta
+from noted.search.keyword import KeywordSearch
+from noted.store.protocol import NoteOrder, Store
+from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page
+from noted.ui.widgets.triage import NoteTriage
+from noted.ui.workers import ReportsWorkerFailures
+
+SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
+_SORT_LABEL = {NoteOrder.UPDATED: "updated", NoteOrder.TITLE: "title", NoteOrder.CREATED: "created"}
+_PREFETCH = 20
+"""Load the next page when the cursor is this close to the last loaded note."""
+
+
+def when(ms: int) -> str:
+    """A note time as the list shows it, in local time."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000)) if ms else ""
+
+
+def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
+    """The two lines of one note: mark, to-do box and title; then time and tags."""
+    meta = row.meta
+    box: tuple[str, str] = ("", "")
+    if meta.is_todo:
+        box = ("☑ ", "$text-success") if meta.todo_completed else ("☐ ", "$text-warning")
+    title = meta.title or "(untitled)"
+    stamp = meta.user_created_time if order is NoteOrder.CREATED else meta.user_updated_time
+    tags = "  " + " ".join(f"#{t}" for t in row.tags) if row.tags else ""
+    return Content.assemble(
+        ("▌" if marked else " ", "bold $accent"),
+        box,
+        (title, "bold" if not meta.todo_completed else "strike"),
+        "\n ",
+        (when(stamp), "$text-muted"),
+        (tags, "$text-secondary"),
+    )
+
+
+class NoteList(ReportsWorkerFailures, OptionList):
+    """The middle pane: one source's notes, newest first unless sorted otherwise."""
+
+    HELP = """\
+## Notes
+
+**j**/**k** move, **g**/**G** first and last, **Enter** opens the note, **e** edits it.
+
+Triage several notes at once: **Space** marks a note, **\\*** marks all (or none); then
+**t** tags (`-tag` removes), **m** moves to a notebook, **c** completes a to-do,
+**d** moves to the trash, **u** restores from it. With nothing marked these act on the
+highlighted note. **s** changes the sort (updated, title, created), **n** creates a note.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False, id="list.down", tooltip="Next note"),
+        Binding("k", "cursor_up", "Up", show=False, id="list.up", tooltip="Previous note"),
+        Binding("g", "first", "First", show=False, id="list.first", tooltip="First note"),
+        Binding("G", "last", "Last", show=False, id="list.last", tooltip="Last loaded note"),
+        Binding("enter", "select", "Open", id="list.open", tooltip="Open the highlighted note"),
+        Binding("e", "edit", "Edit", id="list.edit", tooltip="Edit the highlighted note"),
+        Binding("space", "mark", "Mark", id="list.mark", tooltip="Mark or unmark the note for triage"),
+        Binding("asterisk", "mark_all", "Mark all", show=False, id="list.mark_all",
+                tooltip="Mark every loaded note, or clear the marks"),
+        Binding("t", "tag", "Tag", id="list.tag", tooltip="Add (or -remove) tags on the marked notes"),
+        Binding("m", "move", "Move", id="list.move", tooltip="Move the marked notes to a notebook"),
+        Binding("c", "complete", "Done", id="list.complete", tooltip="Complete (or reopen) the marked to-dos"),
+        Binding("T", "todo", "To-do", show=False, id="list.todo", tooltip="Turn notes into to-dos and back"),
+        Binding("d,delete", "trash", "Trash", id="list.trash", tooltip="Move the marked notes to the trash"),
+        Binding("u", "restore", "Restore", show=False, id="list.restore", tooltip="Restore notes from the trash"),
+        Binding("s", "sort", "Sort", id="list.sort", tooltip="Sort by updated time, title or created time"),
+        Binding("n", "new_note", "New", id="list.new_note", tooltip="Create a note in this notebook"),
+    ]  # fmt: skip
+
+    class NoteHighlighted(Message):
+        """The cursor moved onto a note."""
+
+        def __init__(self, note_list: NoteList, note_id: str) -> None:
+            super().__init__()
+            self.note_list = note_list
+            self.note_id = note_id
+
+        @property
+        def control(self) -> NoteList:
+            return self.note_list
+
+    class NoteChosen(NoteHighlighted):
+        """Enter (or ``e``, with ``edit``) on a note: open it and go there."""
+
+        def __init__(self, note_list: NoteList, note_id: str, *, edit: bool = False) -> None:
+            super().__init__(note_list, note_id)
+            self.edit = edit
+
+    class _Page(Message, bubble=False):
+        def __init__(self, page: NotePage, replace: bool, keep: str | None) -> None:
+            super().__init__()
+            self.page = page
+            self.replace = replace
+            self.keep = keep
+
+    def __init__(self, store: Store, keyword: KeywordSearch, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(id=id)
+        self._store = store
+        self._keyword = keyword
+        self.source: NoteSource = ALL_NOTES
+        self.order = NoteOrder.UPDATED
+        self.rows: list[NoteRow] = []
+        self.marked: set[str] = set()
+        self._has_more = False
+        self._loading = False
+        self.triage = NoteTriage(self, store)
+
+    # Loading -------------------------------------------------------------------------------
+    def show(self, source: NoteSource) -> None:
+        """List the notes of ``source`` from the top (does nothing if it is already shown)."""
+        if source == self.source and self.rows:
+            return
+        self.source = source
+        self.marked.clear()
+        self._load(offset=0, limit=PAGE_SIZE, replace=True, keep=None)
+
+    def refresh_notes(self) -> None:
+        """Read the loaded range again (notes were written), keeping the cursor on its note."""
+        self._load(offset=0, limit=max(len(self.rows), PAGE_SIZE), replace=True, keep=self.highlighted_id)
+
+    def _load(self, *, offset: int, limit: int, replace: bool, keep: str | None) -> None:
+        self._loading = True
+        self._fetch(self.source, self.order, offset, limit, replace, keep)
+
+    @work(thread=True, exclusive=True, group="list-load", exit_on_error=False, description="listing notes")
+    def _fetch(
+        self, source: NoteSource, order: NoteOrder, offset: int, limit: int, replace: bool, keep: str | None
+    ) -> None:
+        page = load_page(self._store, source, order, offset, limit, self._keyword)
+        self.post_message(self._Page(page, replace, keep))
+
+    @on(_Page)
+    def _page(self, message: _Page) -> None:
+        page = message.page
+        if page.source != self.source or page.order != self.order:
+            return  # an answer to a question no longer asked
+        self._loading = False
+        self._has_more = page.has_more
+        if message.replace:
+            previous = self.highlighted or 0
+            self.rows = list(page.rows)
+            ids = {row.meta.id for row in self.rows}
+            self.marked &= ids
+            self.set_options(self._option(row) for row in self.rows)
+            # Stay on the same note; if it left the list (trashed, moved), stay at the same place.
+            fallback = min(previous, len(self.rows) - 1) if message.keep else 0
+            index = next((i for i, r in enumerate(self.rows) if r.meta.id == message.keep), fallback)
+            self.highlighted = index if self.rows else None
+        else:
+            self.rows.extend(page.rows)
+            self.add_options(self._option(row) for row in page.rows)
+        self.border_title = self._title()
+
+    def _option(self, row: NoteRow) -> Option:
+        return Option(row_prompt(row, row.meta.id in self.marked, self.order), id=row.meta.id)
+
+    def _title(self) -> str:
+        count = f"{len(self.rows)}{'+' if self._has_more else ''}"
+        marked = f" · {len(self.marked)} marked" if self.marked else ""
+        return f"{self.source.title} · {count} · by {_SORT_LABEL.get(self.order, self.order)}{marked}"
+
+    @on(NoteTriage.Done)
+    def _triaged(self, message: NoteTriage.Done) -> None:
+        self.clear_marks()
+        if message.failures:
+            first = message.failures[0]
+            more = f" (and {len(message.failures) - 1} more)" if len(message.failures) > 1 else ""
+            self.notify(f"{message.summary} Not changed: {first}{more}", severity="warning")
+        else:
+            self.notify(message.summary)
+        keep = message.select or self.highlighted_id
+        self._load(offset=0, limit=max(len(self.rows), PAGE_SIZE), replace=True, keep=keep)
+
+    # Cursor --------------------------------------------------------------------------------
+    @property
+    def highlighted_id(self) -> str | None:
+        option = self.highlighted_option
+        return option.id if option is not None else None
+
+    @property
+    def highlighted_meta(self) -> NoteMeta | None:
+        index = self.highlighted
+        return self.rows[index].meta if index is not None and index < len(self.rows) else None
+
+    def targets(self) -> list[NoteMeta]:
+        """The marked notes in list order, or the highlighted one."""
+        if self.marked:
+            return [row.meta for row in self.rows if row.meta.id in self.marked]
+        meta = self.highlighted_meta
+        return [meta] if meta is not None else []
+
+    @on(OptionList.OptionHighlighted)
+    def _moved(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        index = event.option_index
+        if self._has_more and not self._loading and index >= len(self.rows) - _PREFETCH:
+            self._load(offset=len(self.rows), limit=PAGE_SIZE, replace=False, keep=None)
+        if event.option.id is not None:
+            self.post_message(self.NoteHighlighted(self, event.option.id))
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.post_message(self.NoteChosen(self, event.option.id))
+
+    def select_note(self, note_id: str) -> None:
+        """Put the cursor on ``note_id`` if it is loaded."""
+        for index, row in enumerate(self.rows):
+            if row.meta.id == note_id:
+                self.highlighted = index
+                return
+
+    # Marks ---------------------------------------------------------------------------------
+    def _redraw(self, index: int) -> None:
+        row = self.rows[index]
+        self.replace_option_prompt_at_index(index, row_prompt(row, row.meta.id in self.marked, self.order))
+
+    def action_mark(self) -> None:
+        index = self.highlighted
+        if index is None or index >= len(self.rows):
+            return
+        self.marked ^= {self.rows[index].meta.id}
+        self._redraw(index)
+        self.border_title = self._title()
+        self.action_cursor_down()
+
+    def action_mark_all(self) -> None:
+        ids = {row.meta.id for row in self.rows}
+        self.marked = set() if ids <= self.marked else ids
+        for index in range(len(self.rows)):
+            self._redraw(index)
+        self.border_title = self._title()
+
+    def clear_marks(self) -> None:
+        """Forget the marks (after a triage action)."""
+        marked = self.marked
+        self.marked = set()
+        for index, row in enumerate(self.rows):
+            if row.meta.id in marked:
+                self._redraw(index)
+        self.border_title = self._title()
+
+    # Actions -------------------------------------------------------------------------------
+    def action_sort(self) -> None:
+        self.order = SORTS[(SORTS.index(self.order) + 1) % len(SORTS)] if self.order in SORTS else SORTS[0]
+        self._load(offset=0, limit=max(len(self.rows), PAGE_SIZE), replace=True, keep=self.highlighted_id)
+
+    def action_edit(self) -> None:
+        note_id = self.highlighted_id
+        if note_id is not None:
+            self.post_message(self.NoteChosen(self, note_id, edit=True))
+
+    def action_tag(self) -> None:
+        self.triage.tag(self.targets())
+
+    def action_move(self) -> None:
+        self.triage.move(self.targets())
+
+    def action_complete(self) -> None:
+        self.triage.complete(self.targets())
+
+    def action_todo(self) -> None:
+        self.triage.toggle_todo(self.targets())
+
+    def action_trash(self) -> None:
+        self.triage.trash(self.targets())
+
+    def action_restore(self) -> None:
+        self.triage.restore(self.targets())
+
+    def action_new_note(self) -> None:
+        self.triage.new_note(self.source, self.highlighted_meta)

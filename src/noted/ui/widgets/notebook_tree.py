@@ -1,0 +1,345 @@
+"""``NotebookTree``: nested notebooks with note counts, then Tags, To-dos and Trash.
+
+Moving the cursor selects what the note list shows (``SourceHighlighted``); Enter moves on to
+the list. Notebooks are created, renamed, moved, trashed and restored from here; each write runs
+in a worker, and the tree redraws when the change feed reports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from noted.models import ACTOR_USER, Folder, Tag
+from noted.store.protocol import Store
+from noted.ui.data import ALL_NOTES, FolderNode, NoteSource, SourceKind, TreeData, load_tree
+from noted.ui.dialogs.confirm import Confirm
+from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
+from noted.ui.dialogs.prompt import TextPrompt
+from noted.ui.workers import ReportsWorkerFailures
+
+_TAGS_KEY = "heading:tags"
+
+
+@dataclass(frozen=True, slots=True)
+class TreeItem:
+    """What a line of the tree stands for."""
+
+    key: str
+    source: NoteSource | None = None
+    folder: Folder | None = None
+    tag: Tag | None = None
+    trashed: bool = False
+
+
+def _label(title: str, count: int | None) -> Text:
+    label = Text(title, overflow="ellipsis", no_wrap=True)
+    if count is not None:
+        label.append(f" {count:,}", style="dim")
+    return label
+
+
+class NotebookTree(ReportsWorkerFailures, Tree[TreeItem]):
+    """The left pane: where notes come from."""
+
+    HELP = """\
+## Notebooks
+
+Move with **j**/**k** (or the arrows), **g**/**G** for the first and last line; the note list
+follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
+
+- **n** new notebook inside the highlighted one (top level from *All notes*)
+- **r** rename a notebook or tag · **m** move a notebook (a picker opens)
+- **d** move a notebook and its notes to the trash (or delete a tag)
+- **u** restore a notebook from the trash
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False, id="tree.down", tooltip="Next line"),
+        Binding("k", "cursor_up", "Up", show=False, id="tree.up", tooltip="Previous line"),
+        Binding("g", "scroll_home", "First", show=False, id="tree.first", tooltip="First line"),
+        Binding("G", "scroll_end", "Last", show=False, id="tree.last", tooltip="Last line"),
+        Binding("n", "new_notebook", "New notebook", id="tree.new_notebook",
+                tooltip="Create a notebook inside the highlighted one"),
+        Binding("r", "rename", "Rename", id="tree.rename", tooltip="Rename the highlighted notebook or tag"),
+        Binding("m", "move", "Move", id="tree.move", tooltip="Move the highlighted notebook into another"),
+        Binding("d,delete", "trash", "Trash", id="tree.trash",
+                tooltip="Move the highlighted notebook to the trash, or delete the highlighted tag"),
+        Binding("u", "restore", "Restore", id="tree.restore", tooltip="Restore a notebook from the trash"),
+    ]  # fmt: skip
+
+    class SourceHighlighted(Message):
+        """The cursor is on a line that lists notes."""
+
+        def __init__(self, tree: NotebookTree, source: NoteSource) -> None:
+            super().__init__()
+            self.tree = tree
+            self.source = source
+
+        @property
+        def control(self) -> NotebookTree:
+            return self.tree
+
+    class SourceChosen(SourceHighlighted):
+        """Enter on a line that lists notes: the person wants to go to the list."""
+
+    class _Loaded(Message, bubble=False):
+        def __init__(self, data: TreeData) -> None:
+            super().__init__()
+            self.data = data
+
+    class _Written(Message, bubble=False):
+        def __init__(self, select: str | None) -> None:
+            super().__init__()
+            self.select = select
+
+    def __init__(self, store: Store, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+        super().__init__("noted", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._store = store
+        self._data: TreeData | None = None
+        self._expanded: set[str] = set()
+        self._select_after_load: str | None = None
+
+    # Loading -------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.reload()
+
+    @work(
+        thread=True, exclusive=True, group="tree-load", exit_on_error=False, description="loading notebooks"
+    )
+    def reload(self) -> None:
+        """Read the notebooks again (the follower calls this when they or their counts change)."""
+        self.post_message(self._Loaded(load_tree(self._store)))
+
+    @on(_Loaded)
+    def _loaded(self, message: _Loaded) -> None:
+        self._remember_expanded()
+        cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else ALL_NOTES.key
+        wanted = self._select_after_load or cursor
+        self._select_after_load = None
+        self._data = message.data
+        self._rebuild(message.data)
+        # Nodes learn their line when the tree next lays out: move the cursor after that.
+        self.call_after_refresh(self._restore_cursor, wanted, cursor)
+
+    def _restore_cursor(self, *keys: str) -> None:
+        for key in (*keys, ALL_NOTES.key):
+            if self._move_to(key):
+                return
+
+    def _remember_expanded(self) -> None:
+        def walk(node: TreeNode[TreeItem]) -> None:
+            for child in node.children:
+                if child.data is not None:
+                    (self._expanded.add if child.is_expanded else self._expanded.discard)(child.data.key)
+                walk(child)
+
+        walk(self.root)
+
+    def _rebuild(self, data: TreeData) -> None:
+        self.clear()
+        root = self.root
+        root.add_leaf(_label("All notes", data.total_notes), TreeItem(ALL_NOTES.key, ALL_NOTES))
+        for node in data.roots:
+            self._add_folder(root, node)
+        tags = root.add(
+            _label("Tags", len(data.tags)), TreeItem(_TAGS_KEY), expand=_TAGS_KEY in self._expanded
+        )
+        for tag in data.tags:
+            source = NoteSource(SourceKind.TAG, tag.id, f"#{tag.title}")
+            tags.add_leaf(_label(f"#{tag.title}", tag.note_count), TreeItem(source.key, source, tag=tag))
+        todos = NoteSource(SourceKind.TODOS, title="To-dos")
+        root.add_leaf(_label("To-dos", data.todo_count), TreeItem(todos.key, todos))
+        trash = NoteSource(SourceKind.TRASH, title="Trash")
+        trash_node = root.add(
+            _label("Trash", data.trashed_note_count),
+            TreeItem(trash.key, trash),
+            expand=trash.key in self._expanded,
+        )
+        for folder in data.trashed_folders:
+            trash_node.add_leaf(
+                _label(folder.title, None), TreeItem(f"trashed:{folder.id}", folder=folder, trashed=True)
+            )
+
+    def _add_folder(self, parent: TreeNode[TreeItem], node: FolderNode) -> None:
+        source = NoteSource(SourceKind.FOLDER, node.folder.id, node.folder.title)
+        item = TreeItem(source.key, source, folder=node.folder)
+        label = _label(node.folder.title, node.total)
+        if not node.children:
+            parent.add_leaf(label, item)
+            return
+        branch = parent.add(label, item, expand=source.key in self._expanded)
+        for child in node.children:
+            self._add_folder(branch, child)
+
+    def _move_to(self, key: str) -> bool:
+        found = self._find(self.root, key)
+        if found is None:
+            return False
+        ancestor = found.parent
+        while ancestor is not None:
+            ancestor.expand()
+            ancestor = ancestor.parent
+        self.move_cursor(found)
+        return True
+
+    def _find(self, node: TreeNode[TreeItem], key: str) -> TreeNode[TreeItem] | None:
+        for child in node.children:
+            if child.data is not None and child.data.key == key:
+                return child
+            found = self._find(child, key)
+            if found is not None:
+                return found
+        return None
+
+    def select_source(self, source: NoteSource) -> None:
+        """Put the cursor on ``source`` (after the next load when it is not drawn yet)."""
+        if not self._move_to(source.key):
+            self._select_after_load = source.key
+
+    # Messages ------------------------------------------------------------------------------
+    @on(_Written)
+    def _written(self, message: _Written) -> None:
+        # Redraw at once rather than wait for the change feed, and follow what was just made.
+        if message.select is not None:
+            self._select_after_load = message.select
+        self.reload()
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, event: Tree.NodeHighlighted[TreeItem]) -> None:
+        event.stop()
+        item = event.node.data
+        if item is not None and item.source is not None:
+            self.post_message(self.SourceHighlighted(self, item.source))
+
+    @on(Tree.NodeSelected)
+    def _selected(self, event: Tree.NodeSelected[TreeItem]) -> None:
+        event.stop()
+        item = event.node.data
+        if item is not None and item.source is not None:
+            self.post_message(self.SourceChosen(self, item.source))
+
+    # Actions -------------------------------------------------------------------------------
+    @property
+    def _item(self) -> TreeItem | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def _write(
+        self, description: str, job: Callable[[], object], *, select: Callable[[object], str] | None = None
+    ) -> None:
+        def run() -> None:
+            result = job()
+            self.post_message(self._Written(select(result) if select is not None else None))
+
+        self.run_worker(run, thread=True, group="tree-write", exit_on_error=False, description=description)
+
+    def action_new_notebook(self) -> None:
+        item = self._item
+        parent = item.folder.id if item and item.folder and not item.trashed else TOP_LEVEL
+        where = f' inside "{item.folder.title}"' if item and item.folder and not item.trashed else ""
+
+        def create(title: str | None) -> None:
+            if title:
+                self._write(
+                    f"creating notebook {title!r}",
+                    lambda: self._store.create_folder(title, parent_id=parent, actor=ACTOR_USER),
+                    select=lambda folder: f"{SourceKind.FOLDER}:{folder.id}",  # type: ignore[attr-defined]
+                )
+
+        self.app.push_screen(TextPrompt(f"New notebook{where}", placeholder="notebook name"), create)
+
+    def action_rename(self) -> None:
+        item = self._item
+        if item is None:
+            return
+        if item.folder is not None and not item.trashed:
+            folder = item.folder
+
+            def rename(title: str | None) -> None:
+                if title and title != folder.title:
+                    self._write(
+                        f"renaming notebook {folder.title!r}",
+                        lambda: self._store.update_folder(folder.id, title=title, actor=ACTOR_USER),
+                    )
+
+            self.app.push_screen(TextPrompt("Rename notebook", value=folder.title), rename)
+        elif item.tag is not None:
+            tag = item.tag
+
+            def rename_tag(title: str | None) -> None:
+                if title and title != tag.title:
+                    self._write(
+                        f"renaming tag {tag.title!r}",
+                        lambda: self._store.rename_tag(tag.id, title, actor=ACTOR_USER),
+                    )
+
+            self.app.push_screen(TextPrompt("Rename tag", value=tag.title), rename_tag)
+        else:
+            self.notify("Only notebooks and tags can be renamed.", severity="warning")
+
+    def action_move(self) -> None:
+        item = self._item
+        if item is None or item.folder is None or item.trashed:
+            self.notify("Highlight a notebook to move it.", severity="warning")
+            return
+        folder = item.folder
+
+        def move(parent: str | None) -> None:
+            if parent is not None and parent != folder.parent_id:
+                self._write(
+                    f"moving notebook {folder.title!r}",
+                    lambda: self._store.update_folder(folder.id, parent_id=parent, actor=ACTOR_USER),
+                )
+
+        picker = NotebookPicker(
+            self._store, title=f'Move "{folder.title}" to…', exclude_branches={folder.id}, allow_top=True
+        )
+        self.app.push_screen(picker, move)
+
+    def action_trash(self) -> None:
+        item = self._item
+        if item is not None and item.folder is not None and not item.trashed:
+            folder = item.folder
+            self._write(
+                f"moving notebook {folder.title!r} to the trash",
+                lambda: self._store.trash_folder(folder.id, actor=ACTOR_USER),
+            )
+            self.notify(f'"{folder.title}" moved to the trash (u on it under Trash restores it).')
+        elif item is not None and item.tag is not None:
+            tag = item.tag
+
+            def delete(yes: bool | None) -> None:
+                if yes:
+                    self._write(
+                        f"deleting tag {tag.title!r}",
+                        lambda: self._store.delete_tag(tag.id, actor=ACTOR_USER),
+                    )
+
+            self.app.push_screen(
+                Confirm(f'Delete the tag "#{tag.title}"? Its notes stay.', yes="Delete"), delete
+            )
+        else:
+            self.notify("Highlight a notebook or a tag first.", severity="warning")
+
+    def action_restore(self) -> None:
+        item = self._item
+        if item is None or not item.trashed or item.folder is None:
+            self.notify("Highlight a notebook under Trash to restore it.", severity="warning")
+            return
+        folder = item.folder
+        self._write(
+            f"restoring notebook {folder.title!r}",
+            lambda: self._store.restore_folder(folder.id, actor=ACTOR_USER),
+            select=lambda _: f"{SourceKind.FOLDER}:{folder.id}",
+        )

@@ -1,0 +1,140 @@
+"""``OutlineList`` (the open note's headings) and ``LinkList`` (its note links and attachments).
+
+The outline comes from ``noted.markdown.outline``, so each line's path (``1.2``) is the one that
+search hits and ``read_note(section=…)`` use. Choosing a line posts a message; the viewer scrolls.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from noted.markdown import Outline
+from noted.models import Resource
+from noted.ui.data import LinkedNote, human_size
+
+_LIST_KEYS: list[BindingType] = [
+    Binding("j", "cursor_down", "Down", show=False, id="outline.down", tooltip="Next line"),
+    Binding("k", "cursor_up", "Up", show=False, id="outline.up", tooltip="Previous line"),
+    Binding("g", "first", "First", show=False, id="outline.first", tooltip="First line"),
+    Binding("G", "last", "Last", show=False, id="outline.last", tooltip="Last line"),
+]
+
+
+class OutlineList(OptionList):
+    """The headings of the open note, indented by depth, with their section paths."""
+
+    HELP = """\
+## Outline
+
+The headings of the note. **j**/**k** move, **Enter** scrolls the note to the heading.
+The numbers are section paths: `noted show ID --section 1.2` and the assistant's
+`read_note(section="1.2")` read the same part.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *_LIST_KEYS,
+        Binding("enter", "select", "Go to", id="outline.goto", tooltip="Scroll the note to this heading"),
+    ]
+
+    class SectionChosen(Message):
+        """The person chose a heading."""
+
+        def __init__(self, outline: OutlineList, path: str) -> None:
+            super().__init__()
+            self.outline = outline
+            self.path = path
+
+        @property
+        def control(self) -> OutlineList:
+            return self.outline
+
+    def show(self, outline: Outline) -> None:
+        """Replace the lines with the headings of ``outline``."""
+        options = [
+            Option(
+                Content.assemble(
+                    ("  " * (s.depth - 1), ""), (f"{s.path} ", "$text-muted"), s.heading or "(empty)"
+                ),
+                id=f"s{s.path}",
+            )
+            for s in outline.headings
+        ]
+        self.set_options(options or [Option(Content.styled("no headings", "$text-muted"), disabled=True)])
+        self.highlighted = 0 if options else None
+
+    def select_path(self, path: str) -> None:
+        """Highlight the line of section ``path`` (when the viewer opened the note there)."""
+        try:
+            self.highlighted = self.get_option_index(f"s{path}")
+        except Exception:  # a path the outline does not have: leave the cursor where it is
+            return
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(self.SectionChosen(self, event.option.id[1:]))
+
+
+class LinkList(OptionList):
+    """The notes the open note links to (``:/id``) and its attachments with their sizes."""
+
+    HELP = """\
+## Links and attachments
+
+**Enter** on a linked note opens it; on an attachment, opens the file with the system's
+program for it (`xdg-open` or `open`).
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *[Binding(b.key, b.action, b.description, show=False, id=f"links.{b.id.split('.')[1]}", tooltip=b.tooltip)
+          for b in _LIST_KEYS if isinstance(b, Binding) and b.id],
+        Binding("enter", "select", "Open", id="links.open", tooltip="Open the linked note or attachment"),
+    ]  # fmt: skip
+
+    class NoteLinkChosen(Message):
+        def __init__(self, note_id: str) -> None:
+            super().__init__()
+            self.note_id = note_id
+
+    class AttachmentChosen(Message):
+        def __init__(self, resource_id: str, name: str) -> None:
+            super().__init__()
+            self.resource_id = resource_id
+            self.name = name
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(id=id)
+        self._names: dict[str, str] = {}
+
+    def show(self, links: tuple[LinkedNote, ...], resources: tuple[Resource, ...]) -> None:
+        """Replace the lines with ``links`` then ``resources``."""
+        self._names = {r.id: r.title or r.filename for r in resources}
+        options = [
+            Option(Content.assemble(("→ ", "$text-accent"), link.title or "(untitled)"), id=f"n{link.id}")
+            for link in links
+        ]
+        options += [
+            Option(Content.assemble(("⧉ ", "$text-accent"), r.title or r.filename, (f"  {human_size(r.size)}", "$text-muted")), id=f"r{r.id}")
+            for r in resources
+        ]  # fmt: skip
+        if options or self.option_count:
+            self.set_options(options)
+        if self.display != bool(options):  # a change of size means a new layout: only when needed
+            self.display = bool(options)
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        option_id = event.option.id or ""
+        if option_id.startswith("n"):
+            self.post_message(self.NoteLinkChosen(option_id[1:]))
+        elif option_id.startswith("r"):
+            self.post_message(self.AttachmentChosen(option_id[1:], self._names.get(option_id[1:], "")))

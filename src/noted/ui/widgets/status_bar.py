@@ -1,0 +1,68 @@
+"""``StatusBar``: one line of parts — indexer, MCP server, model, conversation tokens.
+
+The app sets the indexer part from ``IndexerStatusChanged``; any other part of the UI sets the
+rest by posting ``noted.ui.messages.StatusPart("mcp" | "model" | "tokens", text)``. No clock is
+shown, so a snapshot of the screen is the same every run.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from noted.indexer.service import IndexStatus
+
+PARTS = ("index", "mcp", "model", "tokens")
+
+
+def format_index(status: IndexStatus) -> str:
+    """``indexing 1,240/10,000 · 48 chunks/s``, ``index up to date``, ``index: another noted…``."""
+    progress = status.progress
+    if status.state == "error":
+        return f"index stopped: {status.error or 'see the log'}"
+    if status.state == "standby":
+        return f"index kept by {status.holder}" if status.holder else "index kept by another noted"
+    if status.state == "starting":
+        return "index starting…"
+    if status.state == "indexing" and progress is not None:
+        rate = f" · {progress.chunks_per_second:,.0f} chunks/s" if progress.chunks_per_second else ""
+        if progress.total:
+            return f"indexing {progress.done:,}/{progress.total:,}{rate}"
+        return f"indexing{rate}"
+    failed = f" ({progress.failed} failed)" if progress is not None and progress.failed else ""
+    return f"index up to date{failed}"
+
+
+class StatusBar(Static):
+    """The bottom line above the key bar."""
+
+    def __init__(self, parts: dict[str, str] | None = None, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self._parts: dict[str, str] = dict(parts or {})
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def set_part(self, part: str, text: str) -> None:
+        """Set (or with ``""`` hide) one part; unknown parts are shown after the known ones."""
+        if text:
+            self._parts[part] = text
+        else:
+            self._parts.pop(part, None)
+        self._draw()
+
+    def part(self, part: str) -> str:
+        """The text of one part (``""`` when hidden)."""
+        return self._parts.get(part, "")
+
+    def set_index(self, status: IndexStatus) -> None:
+        self.set_part("index", format_index(status))
+
+    def _draw(self) -> None:
+        order = [p for p in PARTS if p in self._parts] + [p for p in self._parts if p not in PARTS]
+        pieces: list[str | tuple[str, str]] = []
+        for index, part in enumerate(order):
+            if index:
+                pieces.append((" │ ", "$text-muted"))
+            pieces.append(self._parts[part])
+        self.update(Content.assemble(*pieces))

@@ -1,0 +1,199 @@
+"""``NoteTriage``: the writes the note list makes on several notes at once.
+
+Each action asks what it needs (tags, a notebook) in a dialog, then runs one worker on the list
+that applies the change note by note with the person as actor. A note that fails (it was deleted
+meanwhile, say) is counted and reported; the others still change. The list hears the result as
+``NoteTriage.Done`` and the change feed redraws what changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from noted.errors import NotedError
+from noted.models import ACTOR_USER, NoteDraft, NoteMeta, NotePatch, now_ms
+from noted.ui.data import NoteSource, SourceKind
+from noted.ui.dialogs.picker import NotebookPicker
+from noted.ui.dialogs.prompt import TextPrompt
+
+if TYPE_CHECKING:
+    from noted.store.protocol import Store
+    from noted.ui.widgets.note_list import NoteList
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def parse_tag_edit(text: str) -> tuple[list[str], list[str]]:
+    """``"work, -draft"`` → (tags to add, tags to remove)."""
+    add: list[str] = []
+    remove: list[str] = []
+    for part in text.replace(",", " ").split():
+        if part.startswith("-"):
+            title = part[1:].lstrip("#")
+            if title:
+                remove.append(title)
+        elif title := part.lstrip("#"):
+            add.append(title)
+    return add, remove
+
+
+class NoteTriage:
+    """Tag, move, complete, trash and restore notes of one ``NoteList``."""
+
+    class Done(Message, bubble=False):
+        """A triage action finished: ``summary`` is shown; ``select`` is a note to put the cursor on."""
+
+        def __init__(self, summary: str, failures: tuple[str, ...], select: str | None = None) -> None:
+            super().__init__()
+            self.summary = summary
+            self.failures = failures
+            self.select = select
+
+    def __init__(self, note_list: NoteList, store: Store) -> None:
+        self._list = note_list
+        self._store = store
+
+    def _each(
+        self, description: str, notes: Sequence[NoteMeta], apply: Callable[[NoteMeta], bool], done: str
+    ) -> None:
+        """Apply ``apply`` to each note in a worker; it returns False for a note it skipped."""
+        if not notes:
+            self._list.notify("No note is highlighted.", severity="warning")
+            return
+        note_list = self._list
+
+        def run() -> None:
+            changed, failures = 0, []
+            for note in notes:
+                try:
+                    changed += apply(note)
+                except NotedError as exc:
+                    failures.append(f"{note.title}: {exc}")
+            note_list.post_message(self.Done(done.format(n=_plural(changed, "note")), tuple(failures)))
+
+        note_list.run_worker(run, thread=True, group="triage", exit_on_error=False, description=description)
+
+    def tag(self, notes: Sequence[NoteMeta]) -> None:
+        def apply(text: str | None) -> None:
+            add, remove = parse_tag_edit(text or "")
+            if not add and not remove:
+                return
+
+            def one(note: NoteMeta) -> bool:
+                if add:
+                    self._store.tag_note(note.id, add, actor=ACTOR_USER)
+                if remove:
+                    self._store.untag_note(note.id, remove, actor=ACTOR_USER)
+                return True
+
+            self._each("tagging notes", notes, one, "Tags changed on {n}.")
+
+        if notes:
+            hint = "Separate tags with spaces or commas; -tag removes a tag."
+            self._list.app.push_screen(
+                TextPrompt(f"Tags for {_plural(len(notes), 'note')}", hint=hint), apply
+            )
+
+    def move(self, notes: Sequence[NoteMeta]) -> None:
+        """Ask for a notebook, then move ``notes`` there."""
+
+        def chosen(folder_id: str | None) -> None:
+            if folder_id:
+                self.move_to(notes, folder_id)
+
+        if notes:
+            picker = NotebookPicker(self._store, title=f"Move {_plural(len(notes), 'note')} to…")
+            self._list.app.push_screen(picker, chosen)
+
+    def move_to(self, notes: Sequence[NoteMeta], folder_id: str) -> None:
+        """Move ``notes`` into the notebook ``folder_id``."""
+
+        def one(note: NoteMeta) -> bool:
+            if note.parent_id == folder_id:
+                return False
+            self._store.update_note(note.id, NotePatch(parent_id=folder_id), actor=ACTOR_USER)
+            return True
+
+        self._each("moving notes", notes, one, "Moved {n}.")
+
+    def complete(self, notes: Sequence[NoteMeta]) -> None:
+        todos = [n for n in notes if n.is_todo]
+        if notes and not todos:
+            self._list.notify(
+                "Only to-dos can be completed (T turns a note into a to-do).", severity="warning"
+            )
+            return
+        # One direction for the whole selection, taken from the first: mixed states end the same.
+        reopen = bool(todos and todos[0].todo_completed)
+        stamp = now_ms()
+
+        def one(note: NoteMeta) -> bool:
+            self._store.update_note(
+                note.id, NotePatch(todo_completed=0 if reopen else stamp), actor=ACTOR_USER
+            )
+            return True
+
+        self._each("completing to-dos", todos, one, "Reopened {n}." if reopen else "Completed {n}.")
+
+    def toggle_todo(self, notes: Sequence[NoteMeta]) -> None:
+        make = bool(notes and not notes[0].is_todo)
+
+        def one(note: NoteMeta) -> bool:
+            if note.is_todo == make:
+                return False
+            self._store.update_note(note.id, NotePatch(is_todo=make, todo_completed=0), actor=ACTOR_USER)
+            return True
+
+        self._each(
+            "switching to-dos", notes, one, "Made {n} into to-dos." if make else "Made {n} into plain notes."
+        )
+
+    def trash(self, notes: Sequence[NoteMeta]) -> None:
+        def one(note: NoteMeta) -> bool:
+            if note.is_trashed:
+                return False
+            self._store.trash_note(note.id, actor=ACTOR_USER)
+            return True
+
+        self._each(
+            "moving notes to the trash", notes, one, "Moved {n} to the trash (u under Trash restores)."
+        )
+
+    def restore(self, notes: Sequence[NoteMeta]) -> None:
+        def one(note: NoteMeta) -> bool:
+            if not note.is_trashed:
+                return False
+            self._store.restore_note(note.id, actor=ACTOR_USER)
+            return True
+
+        self._each("restoring notes", notes, one, "Restored {n}.")
+
+    def new_note(self, source: NoteSource, near: NoteMeta | None) -> None:
+        """Ask for a title and create a note in the listed notebook (or beside the highlighted note)."""
+        folder_id = source.id if source.kind is SourceKind.FOLDER else (near.parent_id if near else "")
+        tag = source.title.lstrip("#") if source.kind is SourceKind.TAG else None
+        note_list = self._list
+
+        def create(title: str | None) -> None:
+            if not title:
+                return
+
+            def run() -> None:
+                parent = folder_id or next((f.id for f in self._store.list_folders()), "")
+                if not parent:
+                    parent = self._store.create_folder("Notes", actor=ACTOR_USER).id
+                draft = NoteDraft(title=title, parent_id=parent, tags=(tag,) if tag else ())
+                note = self._store.create_note(draft, actor=ACTOR_USER)
+                note_list.post_message(self.Done(f'Created "{note.title}".', (), select=note.id))
+                note_list.post_message(note_list.NoteChosen(note_list, note.id, edit=True))
+
+            note_list.run_worker(
+                run, thread=True, group="triage", exit_on_error=False, description="creating a note"
+            )
+
+        self._list.app.push_screen(TextPrompt("New note", placeholder="title"), create)

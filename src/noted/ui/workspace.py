@@ -1,0 +1,230 @@
+"""``Workspace``: the main screen — notebook tree, note list, reader (viewer or editor), chat.
+
+It owns the layout and the conversation between its panes: the tree picks what the list shows,
+the list picks what the reader shows, the reader hands a note to the editor and back, and the
+chat pane follows the open note. On a narrow terminal (below 110 columns) the tree and list fill
+the screen until a note is opened, then the reader does; Esc goes back.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer
+
+from noted.models import ACTOR_USER
+from noted.services import Services
+from noted.ui.chat import ChatPane
+from noted.ui.dialogs.confirm import Confirm
+from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
+from noted.ui.widgets.notebook_tree import NotebookTree
+from noted.ui.widgets.status_bar import StatusBar
+from noted.ui.workers import ReportsWorkerFailures
+
+
+class Workspace(ReportsWorkerFailures, Screen[None]):
+    """The screen a person spends their time in."""
+
+    CSS_PATH = "workspace.tcss"
+    AUTO_FOCUS = "#notes"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+n", "new_note", "New note", show=False, id="app.new_note",
+                tooltip="Create a note in the listed notebook"),
+        Binding("ctrl+t", "toggle_chat", "Assistant", id="app.chat", tooltip="Show or hide the chat pane"),
+        Binding("ctrl+b", "toggle_sidebar", "Notebooks", show=False, id="app.sidebar",
+                tooltip="Show or hide the notebook tree"),
+        Binding("escape", "back", "Back", id="app.back", tooltip="Back to the note list"),
+    ]  # fmt: skip
+
+    reading: reactive[bool] = reactive(False)
+    """On a narrow screen: the reader fills it (True) or the tree and list do (False)."""
+
+    def __init__(self, services: Services) -> None:
+        super().__init__(id="workspace-screen")
+        self.services = services
+        self._edit_after_show: str | None = None
+
+    def compose(self) -> ComposeResult:
+        store = self.services.store
+        with Horizontal(id="workspace"):
+            tree = NotebookTree(store, id="tree")
+            tree.border_title = "Notebooks"
+            yield tree
+            yield NoteList(store, self.services.keyword, id="notes")
+            with ContentSwitcher(id="reader", initial="viewer") as reader:
+                reader.border_title = "Note"
+                yield NoteViewer(store, id="viewer")
+                yield NoteEditor(store, id="editor")
+        yield StatusBar(self._settings_parts(), id="status")
+        yield Footer()
+
+    def show_settings(self) -> None:
+        """Show the model in use in the status bar, and the MCP server when it is switched off."""
+        status = self.query_one(StatusBar)
+        for part, text in self._settings_parts(status.part("mcp")).items():
+            status.set_part(part, text)
+
+    def _settings_parts(self, mcp_now: str = "") -> dict[str, str]:
+        s = self.services.settings
+        model = s.get_str("ai.model") or "default model"
+        parts = {"model": f"{s.get_str('ai.provider')} · {model}" if s.get_bool("ai.enabled") else "AI off"}
+        if not s.get_bool("mcp.enabled"):
+            parts["mcp"] = "MCP off"
+        elif mcp_now in ("", "MCP off"):
+            parts["mcp"] = "MCP starting…"
+        return parts
+
+    def watch_reading(self, reading: bool) -> None:
+        self.set_class(reading, "-reading")
+
+    @property
+    def chat(self) -> ChatPane | None:
+        """The chat pane, once it has been shown (it is built on first use: it is a big part)."""
+        return next(iter(self.query(ChatPane)), None)
+
+    @property
+    def editing(self) -> bool:
+        return self.query_one("#reader", ContentSwitcher).current == "editor"
+
+    # Routing between panes -----------------------------------------------------------------
+    @on(NotebookTree.SourceHighlighted)
+    def _source(self, event: NotebookTree.SourceHighlighted) -> None:
+        self.query_one(NoteList).show(event.source)
+        if isinstance(event, NotebookTree.SourceChosen):
+            self.query_one(NoteList).focus()
+
+    @on(NoteList.NoteHighlighted)
+    async def _note(self, event: NoteList.NoteHighlighted) -> None:
+        chosen = isinstance(event, NoteList.NoteChosen)
+        await self.open_note(
+            event.note_id, focus=chosen, edit=isinstance(event, NoteList.NoteChosen) and event.edit
+        )
+
+    @on(OpenNote)
+    async def _open_requested(self, event: OpenNote) -> None:
+        event.stop()
+        await self.open_note(event.note_id, event.section, focus=event.focus)
+        self.query_one(NoteList).select_note(event.note_id)
+
+    async def open_note(
+        self, note_id: str, section: str | None = None, *, focus: bool = True, edit: bool = False
+    ) -> None:
+        """Show ``note_id`` in the reader, at ``section`` if given (an edit in progress is saved first)."""
+        viewer = self.query_one(NoteViewer)
+        if self.editing:
+            editor = self.query_one(NoteEditor)
+            if editor.note is not None and editor.note.id == note_id and not section:
+                return
+            if await editor.flush() == CONFLICT:
+                return  # the editor is asking the person; their text stays open
+            self.query_one("#reader", ContentSwitcher).current = "viewer"
+        if note_id != viewer.note_id or section is not None:
+            viewer.show(note_id, section)
+        if edit:
+            if viewer.view is not None and viewer.view.note.id == note_id:
+                self.post_message(NoteViewer.EditRequested(viewer.view))
+            else:
+                self._edit_after_show = note_id
+        if focus:
+            self.reading = True
+            self.query_one(NoteScroll).focus()
+
+    @on(NoteViewer.Shown)
+    def _shown(self, event: NoteViewer.Shown) -> None:
+        if self.chat is not None:
+            self.chat.set_note(event.note_id)
+        view = self.query_one(NoteViewer).view
+        if self._edit_after_show == event.note_id and view is not None:
+            self._edit_after_show = None
+            self.post_message(NoteViewer.EditRequested(view))
+
+    @on(NoteViewer.EditRequested)
+    def _edit(self, event: NoteViewer.EditRequested) -> None:
+        self.reading = True
+        self.query_one("#reader", ContentSwitcher).current = "editor"
+        editor = self.query_one(NoteEditor)
+        note = event.view.note
+        editor.edit(note)
+        if event.external:
+            editor.edit_externally(note, note.body, note.title)
+
+    @on(NoteEditor.Closed)
+    def _edit_closed(self, event: NoteEditor.Closed) -> None:
+        self.query_one("#reader", ContentSwitcher).current = "viewer"
+        self.query_one(NoteViewer).show(event.note_id)
+        self.query_one(NoteScroll).focus()
+
+    def store_changed(self, event: StoreChanged) -> None:
+        """Repaint what the change feed says changed (the app forwards the follower's messages)."""
+        self.query_one(NotebookTree).reload()
+        self.query_one(NoteList).refresh_notes()
+        viewer = self.query_one(NoteViewer)
+        if viewer.note_id is None or viewer.note_id not in event.note_ids:
+            return
+        if self.editing:
+            self.query_one(NoteEditor).check_elsewhere()
+        else:
+            viewer.reload()
+
+    @on(ChatPane.UsageChanged)
+    def _usage(self, event: ChatPane.UsageChanged) -> None:
+        tokens = event.conversation_tokens
+        self.query_one(StatusBar).set_part("tokens", f"{tokens:,} tokens" if tokens else "")
+
+    # Actions -------------------------------------------------------------------------------
+    def action_back(self) -> None:
+        self.reading = False
+        self.query_one(NoteList).focus()
+
+    def action_new_note(self) -> None:
+        self.query_one(NoteList).action_new_note()
+
+    async def action_toggle_chat(self) -> None:
+        chat = self.chat
+        if chat is None:
+            chat = ChatPane(self.services)
+            await self.query_one("#workspace").mount(chat)
+        self.toggle_class("-chat")
+        if self.has_class("-chat"):
+            chat.set_note(self.query_one(NoteViewer).note_id)
+            focusable = [widget for widget in chat.query("*") if widget.focusable]
+            if focusable:
+                focusable[-1].focus()  # the pane's input is its last focusable part
+        elif chat.has_focus_within or self.focused is None:
+            # Back to where the person was: the reader if a note is open on a narrow screen.
+            (self.query_one(NoteScroll) if self.reading else self.query_one(NoteList)).focus()
+
+    def action_toggle_sidebar(self) -> None:
+        self.toggle_class("-no-tree")
+
+    def action_focus_tree(self) -> None:
+        self.reading = False
+        self.remove_class("-no-tree")
+        self.query_one(NotebookTree).focus()
+
+    def action_empty_trash(self) -> None:
+        store = self.services.store
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(
+                    lambda: store.empty_trash(actor=ACTOR_USER), thread=True, group="trash", exit_on_error=False,
+                    description="emptying the trash",
+                )  # fmt: skip
+
+        self.app.push_screen(Confirm("Delete every note in the trash for good?", yes="Empty trash"), answer)
+
+    def move_targets_to(self, folder_id: str) -> None:
+        """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""
+        notes = self.query_one(NoteList)
+        notes.triage.move_to(notes.targets(), folder_id)

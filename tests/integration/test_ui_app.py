@@ -1,0 +1,241 @@
+"""Pilot tests of the terminal app: navigate, open, read by outline, edit, refresh, triage.
+
+Each test drives the real app on a real profile (SQLite in tmp_path) with keys, and asserts on
+the app's state, the messages it posted and what the store holds afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from textual.message import Message
+from textual.pilot import Pilot
+from textual.widget import Widget
+
+from noted.models import ACTOR_USER, NotePatch
+from noted.store.sqlite import SqliteStore
+from noted.ui.app import NotedApp
+from noted.ui.data import SourceKind
+from noted.ui.dialogs.confirm import Confirm
+from noted.ui.dialogs.picker import NotebookPicker
+from noted.ui.dialogs.prompt import TextPrompt
+from noted.ui.messages import OpenNote
+from noted.ui.widgets.note_editor import NoteEditor
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
+from noted.ui.widgets.notebook_tree import NotebookTree
+from noted.ui.widgets.outline import OutlineList
+
+SIZE = (120, 40)
+W = TypeVar("W", bound=Widget)
+M = TypeVar("M", bound=Message)
+
+
+@pytest.fixture
+def fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fixture:
+    monkeypatch.setenv("TZ", "UTC")
+    use_utc()
+    return build_profile(tmp_path / "profile")
+
+
+class Running:
+    """The app under test, its pilot, and every message it handled."""
+
+    def __init__(self, app: NotedApp, pilot: Pilot[None], seen: list[Message]) -> None:
+        self.app = app
+        self.pilot = pilot
+        self.seen = seen
+
+    def q(self, kind: type[W]) -> W:
+        return self.app.workspace.query_one(kind)
+
+    def messages(self, kind: type[M]) -> list[M]:
+        return [m for m in self.seen if isinstance(m, kind)]
+
+    async def until(self, predicate: Callable[[], bool]) -> None:
+        await until(self.pilot, predicate)  # type: ignore[arg-type]
+
+    def titles(self) -> list[str]:
+        return [row.meta.title for row in self.q(NoteList).rows]
+
+
+@pytest.fixture
+async def running(fixture: Fixture) -> AsyncIterator[Running]:
+    services = open_services(fixture.root)
+    app = NotedApp(services)
+    seen: list[Message] = []
+    try:
+        async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+            run = Running(app, pilot, seen)
+            await run.until(lambda: len(run.q(NoteList).rows) == 4)
+            yield run
+    finally:
+        services.close()
+
+
+async def test_starts_on_all_notes_newest_first(running: Running) -> None:
+    assert running.titles() == ["Release plan", "Meeting notes", "Groceries", "Ideas"]
+    assert running.app.focused is running.q(NoteList)
+
+
+async def test_tree_cursor_selects_what_the_list_shows(running: Running, fixture: Fixture) -> None:
+    tree = running.q(NotebookTree)
+    tree.focus()
+    await running.pilot.press("j")  # All notes → Home (notebooks sort by title)
+    await running.until(lambda: running.titles() == ["Groceries", "Ideas"])
+    await running.pilot.press("j")  # → Work
+    await running.until(lambda: running.titles() == ["Meeting notes"])
+    sources = [m.source for m in running.messages(NotebookTree.SourceHighlighted)]
+    assert sources[-1].kind is SourceKind.FOLDER and sources[-1].id == fixture.work
+    await running.pilot.press("enter")
+    assert running.app.focused is running.q(NoteList)
+
+
+async def test_enter_opens_the_note_with_its_outline(running: Running, fixture: Fixture) -> None:
+    await running.pilot.press("g", "enter")
+    await running.until(lambda: any(m.note_id == fixture.release for m in running.messages(NoteViewer.Shown)))
+    outline = running.q(OutlineList)
+    paths = [option.id for option in outline.options]
+    # The same positional paths as noted.markdown, search hits and read_note(section=…).
+    assert paths == ["s1", "s1.1", "s1.2", "s2", "s2.1", "s2.2"]
+    assert isinstance(running.app.focused, NoteScroll)
+
+
+async def test_choosing_a_heading_scrolls_the_note_to_it(running: Running, fixture: Fixture) -> None:
+    await running.pilot.press("g", "enter")
+    await running.until(lambda: running.q(NoteViewer).view is not None)
+    scroll = running.q(NoteScroll)
+    assert scroll.scroll_y == 0
+    await running.pilot.press("o", "g", "j", "j", "j", "enter")  # outline → "2 Schedule" → go
+    await running.until(lambda: scroll.scroll_y > 0)
+    await running.until(lambda: _heading_at_top(running, "Schedule"))  # regions follow on the next frame
+
+
+async def test_open_note_at_a_section(running: Running, fixture: Fixture) -> None:
+    running.app.post_message(OpenNote(fixture.release, "2.1"))
+    await running.until(lambda: any(m.section == "2.1" for m in running.messages(NoteViewer.Shown)))
+    await running.until(lambda: running.q(NoteScroll).scroll_y > 0)
+    await running.until(lambda: _heading_at_top(running, "Week 1"))
+    assert running.q(OutlineList).highlighted_option.id == "s2.1"  # type: ignore[union-attr]
+
+
+def _heading_at_top(running: Running, text: str) -> bool:
+    scroll = running.q(NoteScroll)
+    for block in scroll.query("MarkdownBlock"):
+        if block.name == "heading_open" and text in str(block.render()):
+            # At the top, give or take the heading's own margin.
+            return 0 <= block.region.y - scroll.region.y <= 3
+    return False
+
+
+async def test_edit_and_save_as_the_person(running: Running, fixture: Fixture) -> None:
+    await running.pilot.press("g", "e")
+    editor = running.q(NoteEditor)
+    await running.until(lambda: editor.note is not None and editor.has_focus_within)
+    await running.pilot.press(*"Added line. ")
+    assert editor.dirty
+    await running.pilot.press("ctrl+s")
+    await running.until(lambda: bool(running.messages(NoteEditor.Saved)))
+    assert not editor.dirty
+    note = running.app.services.store.get_note(fixture.release)
+    assert note.body.startswith("Added line. Plans for the spring release.")
+    newest = max(running.app.services.store.note_history(fixture.release), key=lambda r: r.id)
+    assert newest.actor == ACTOR_USER
+    await running.pilot.press("escape")
+    await running.until(lambda: isinstance(running.app.focused, NoteScroll))
+
+
+async def test_a_note_changed_elsewhere_refreshes_on_screen(running: Running, fixture: Fixture) -> None:
+    await running.pilot.press("g", "enter")
+    viewer = running.q(NoteViewer)
+    await running.until(lambda: viewer.view is not None)
+    other = SqliteStore.open(fixture.root / "notes.db", fixture.root / "resources")  # another process's view
+    try:
+        other.update_note(
+            fixture.release,
+            NotePatch(title="Release plan v2", append="\nFrom elsewhere.\n"),
+            actor="mcp:test",
+        )
+    finally:
+        other.close()
+    await running.until(lambda: viewer.view is not None and viewer.view.note.title == "Release plan v2")
+    assert "From elsewhere." in viewer.view.note.body  # type: ignore[union-attr]
+    await running.until(lambda: "Release plan v2" in running.titles())
+
+
+async def test_saving_over_a_note_changed_meanwhile_asks_and_loses_nothing(
+    running: Running, fixture: Fixture
+) -> None:
+    await running.pilot.press("g", "e")
+    editor = running.q(NoteEditor)
+    await running.until(lambda: editor.note is not None)
+    await running.pilot.press("ctrl+home", *"Mine. ")
+    store = running.app.services.store
+    store.update_note(fixture.release, NotePatch(prepend="Theirs. "), actor="assistant:x")
+    await running.pilot.press("ctrl+s")
+    await running.until(lambda: isinstance(running.app.screen, Confirm))
+    await running.pilot.press("n")  # do not overwrite
+    assert store.get_note(fixture.release).body.startswith("Theirs. ")
+    assert editor.body_text.startswith("Mine. ")  # the person's text is still in the editor
+    assert editor.dirty
+
+
+async def test_triage_several_notes_at_once(running: Running, fixture: Fixture) -> None:
+    store = running.app.services.store
+    await running.pilot.press("g", "space", "space")  # mark Release plan and Meeting notes
+    assert running.q(NoteList).marked == {fixture.release, fixture.meeting}
+    await running.pilot.press("t")
+    await running.until(lambda: isinstance(running.app.screen, TextPrompt))
+    await running.pilot.press(*"urgent, -work", "enter")
+    await running.until(lambda: {t.title for t in store.note_tags(fixture.meeting)} == {"urgent"})
+    assert {t.title for t in store.note_tags(fixture.release)} == {"plan", "urgent"}
+    assert not running.q(NoteList).marked  # marks clear after an action
+    assert {t.title for t in store.note_tags(fixture.groceries)} == set()  # unmarked notes untouched
+
+    await running.until(lambda: not running.q(NoteList).marked)
+    await running.pilot.press("g", "space", "space", "m")
+    await running.until(lambda: isinstance(running.app.screen, NotebookPicker))
+    await running.pilot.press(*"home")
+    await running.until(lambda: running.app.screen.query_one("OptionList").option_count == 1)  # type: ignore[attr-defined]
+    await running.pilot.press("enter")
+    await running.until(lambda: store.get_note(fixture.meeting).parent_id == fixture.home)
+    assert store.get_note(fixture.release).parent_id == fixture.home
+
+
+async def test_complete_and_trash_from_the_list(running: Running, fixture: Fixture) -> None:
+    store = running.app.services.store
+    notes = running.q(NoteList)
+    notes.select_note(fixture.groceries)
+    await running.pilot.press("c")
+    await running.until(lambda: store.get_note(fixture.groceries).todo_completed > 0)
+    notes.select_note(fixture.ideas)
+    await running.pilot.press("d")
+    await running.until(lambda: store.get_note(fixture.ideas).is_trashed)
+    await running.until(lambda: "Ideas" not in running.titles())
+
+
+async def test_keys_follow_the_keymap_setting(fixture: Fixture) -> None:
+    services = open_services(fixture.root)
+    services.settings.set("ui.keymap.list.mark", "x")
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)  # type: ignore[arg-type]
+            await pilot.press("g", "x")
+            assert app.workspace.query_one(NoteList).marked == {fixture.release}
+    finally:
+        services.close()
+
+
+async def test_new_notebook_from_the_tree(running: Running) -> None:
+    running.q(NotebookTree).focus()
+    await running.pilot.press("n")
+    await running.until(lambda: isinstance(running.app.screen, TextPrompt))
+    await running.pilot.press(*"Reading list", "enter")
+    store = running.app.services.store
+    await running.until(lambda: any(f.title == "Reading list" for f in store.list_folders()))
+    await running.until(lambda: running.q(NoteList).source.title == "Reading list")

@@ -1,0 +1,131 @@
+"""Snapshots of each screen of the terminal app at 80×24 and 120×40, kept in the top-level ``snapshots/``.
+
+The profile is built here with fixed times and shown in UTC; the app runs without its background
+work (no indexer, no follower) and with no clock anywhere, so every run draws the same pixels.
+Update after a deliberate change with ``pytest tests/integration/test_ui_snapshots.py --snapshot-update``
+and look at the report before committing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_textual_snapshot
+from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from textual.pilot import Pilot
+
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.dialogs.picker import NotebookPicker
+from noted.ui.messages import OpenNote
+from noted.ui.widgets.note_editor import NoteEditor
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteViewer
+
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+
+
+class _TopLevelSnapshots(pytest_textual_snapshot.SVGImageExtension):  # type: ignore[misc]
+    """Keeps the SVGs in ``snapshots/<test module>/`` rather than beside the test file."""
+
+    @classmethod
+    def dirname(cls, *, test_location: Any) -> str:
+        return str(SNAPSHOTS / Path(test_location.filepath).stem)
+
+
+@pytest.fixture(autouse=True)
+def _snapshots_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    # snap_compare picks its extension class from the plugin module when it runs.
+    monkeypatch.setattr(pytest_textual_snapshot, "SVGImageExtension", _TopLevelSnapshots)
+
+
+@pytest.fixture
+def fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fixture:
+    monkeypatch.setenv("TZ", "UTC")
+    use_utc()
+    return build_profile(tmp_path / "profile")
+
+
+@pytest.fixture
+def services(fixture: Fixture) -> Iterator[Services]:
+    services = open_services(fixture.root)
+    yield services
+    services.close()
+
+
+def _app(services: Services) -> NotedApp:
+    return NotedApp(services, background=False)
+
+
+async def _ready(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, NotedApp)
+    await until(pilot, lambda: bool(app.workspace.query(NoteList)))  # composed
+    await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
+    await until(pilot, lambda: app.workspace.query_one(NoteViewer).view is not None)
+    await pilot.pause()
+
+
+def _then(*steps: Callable[[Pilot[Any]], Any]) -> Callable[[Pilot[Any]], Any]:
+    async def run(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        for step in steps:
+            result = step(pilot)
+            if result is not None:
+                await result
+        await pilot.pause()
+
+    return run
+
+
+@SIZES
+def test_workspace(snap_compare: Any, services: Services, size: tuple[int, int]) -> None:
+    """The tree and the list (and, when wide enough, the first note)."""
+    assert snap_compare(_app(services), terminal_size=size, run_before=_then())
+
+
+@SIZES
+def test_reader_at_a_section(
+    snap_compare: Any, services: Services, fixture: Fixture, size: tuple[int, int]
+) -> None:
+    """A note opened at section 1.2 from outside (as search does): the reader and its outline."""
+
+    async def open_at_section(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, NotedApp)
+        app.post_message(OpenNote(fixture.release, "1.2"))
+        viewer = app.workspace.query_one(NoteViewer)
+        await until(pilot, lambda: viewer.view is not None and viewer.query_one("#note-scroll").scroll_y > 0)
+
+    assert snap_compare(_app(services), terminal_size=size, run_before=_then(open_at_section))
+
+
+@SIZES
+def test_editor(snap_compare: Any, services: Services, size: tuple[int, int]) -> None:
+    """Editing the first note with one unsaved change (the ● marker)."""
+
+    async def edit(pilot: Pilot[Any]) -> None:
+        await pilot.press("g", "e")
+        app = pilot.app
+        assert isinstance(app, NotedApp)
+        editor = app.workspace.query_one(NoteEditor)
+        await until(pilot, lambda: editor.note is not None and editor.has_focus_within)
+        await pilot.press(*"Draft: ")
+
+    assert snap_compare(_app(services), terminal_size=size, run_before=_then(edit))
+
+
+@SIZES
+def test_move_picker(snap_compare: Any, services: Services, size: tuple[int, int]) -> None:
+    """Two notes marked, then "move to…": the notebook picker over the workspace."""
+
+    async def pick(pilot: Pilot[Any]) -> None:
+        await pilot.press("g", "space", "space", "m")
+        await until(pilot, lambda: isinstance(pilot.app.screen, NotebookPicker))
+        await until(pilot, lambda: pilot.app.screen.query_one("OptionList").option_count == 3)
+
+    assert snap_compare(_app(services), terminal_size=size, run_before=_then(pick))

@@ -1,0 +1,116 @@
+"""End to end: the real ``noted`` command in a real terminal (tmux), driven by keys as a person would.
+
+tmux runs on a private socket so the test neither sees nor disturbs the person's own sessions,
+and the app gets its environment from the command line (a tmux server started earlier would
+otherwise hand it its own).
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from tests.integration.ui_support import Fixture, build_profile
+
+from noted.store.sqlite import SqliteStore
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 60.0  # generous: a loaded CI machine starts Python slowly; the test never sleeps longer than needed
+
+
+class Terminal:
+    """One tmux session on a private server."""
+
+    def __init__(self, socket: str, session: str) -> None:
+        self.socket = socket
+        self.session = session
+
+    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check)
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", self.session, *keys)
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-t", self.session, "-l", text)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", self.session).stdout
+
+    def alive(self) -> bool:
+        return self.tmux("has-session", "-t", self.session, check=False).returncode == 0
+
+    def wait_for(self, what: str | Callable[[str], bool]) -> str:
+        test = (lambda screen: what in screen) if isinstance(what, str) else what
+        deadline = time.monotonic() + WAIT
+        while True:
+            screen = self.screen() if self.alive() else ""
+            if test(screen):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the screen never showed {what!r}; it shows:\n{screen}")
+            time.sleep(0.1)
+
+
+@pytest.fixture
+def fixture(tmp_path: Path) -> Fixture:
+    return build_profile(tmp_path / "profile")
+
+
+@pytest.fixture
+def terminal(fixture: Fixture, tmp_path: Path) -> Iterator[Terminal]:
+    socket = f"noted-test-{uuid.uuid4().hex[:8]}"
+    env = {
+        "TZ": "UTC", "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "NOTED_SEARCH_INDEXER_ENABLED": "false", "NOTED_AI_ENABLED": "false", "TERM": "xterm-256color",
+        "PYTHONPATH": str(ROOT / "src"),
+    }  # fmt: skip
+    command = " ".join(
+        ["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(sys.executable), "-m", "noted",
+         "--profile", shlex.quote(str(fixture.root))]
+    )  # fmt: skip
+    term = Terminal(socket, "noted")
+    term.tmux("new-session", "-d", "-s", "noted", "-x", "120", "-y", "40", command)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server", check=False)
+
+
+def test_a_person_opens_reads_edits_and_quits(terminal: Terminal, fixture: Fixture) -> None:
+    screen = terminal.wait_for(lambda s: "Notebooks" in s and "Release plan" in s and "Groceries" in s)
+    assert "All notes · 4" in screen
+
+    terminal.keys("g", "Enter")  # open the newest note; its outline shows beside it
+    screen = terminal.wait_for("1.2 Nice to have")
+    assert "Plans for the spring release." in screen
+
+    terminal.keys("e")
+    terminal.wait_for("Editing")
+    terminal.type("Typed in tmux. ")
+    terminal.wait_for("● Editing")
+    terminal.keys("C-s")
+    terminal.wait_for(lambda s: "● Editing" not in s and "saved" in s)
+
+    store = SqliteStore.open(fixture.root / "notes.db", fixture.root / "resources")
+    try:
+        assert store.get_note(fixture.release).body.startswith("Typed in tmux. Plans for the spring release.")
+    finally:
+        store.close()
+
+    terminal.keys("Escape")
+    terminal.wait_for(lambda s: "Editing" not in s and "Typed in tmux." in s)
+    terminal.keys("C-q")
+    deadline = time.monotonic() + WAIT
+    while terminal.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not terminal.alive(), "ctrl+q did not end the app"

@@ -1,0 +1,122 @@
+"""A fixed profile for the terminal-app tests, and a way to wait for the app without sleeping.
+
+Every time a screen shows is a ``user_*_time`` set here, and the tests run in UTC, so snapshots
+are the same on every machine and every day.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from noted.models import ACTOR_IMPORT, NoteDraft
+from noted.profile import Profile
+from noted.services import Services
+from noted.settings import Settings
+from noted.store.sqlite import SqliteStore
+
+T0 = 1_700_000_000_000  # 2023-11-14 22:13 UTC
+HOUR = 3_600_000
+
+RELEASE_BODY = (
+    """\
+Plans for the spring release.
+
+# Goals
+
+Ship search by meaning and the terminal app.
+
+## Must have
+
+- keyboard-only triage
+- the outline beside each note
+
+## Nice to have
+
+Themes as data files.
+
+# Schedule
+
+"""
+    + "\n".join(f"Line {n} of the schedule, long enough to need scrolling." for n in range(60))
+    + """
+
+## Week 1
+
+Freeze the store protocol.
+
+## Week 2
+
+Write the README.
+
+"""
+    + "\n".join(f"Task {n} of the second week." for n in range(40))
+    + "\n"
+)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """The profile folder and the ids of what it holds."""
+
+    root: Path
+    work: str
+    projects: str
+    home: str
+    release: str
+    groceries: str
+    meeting: str
+    ideas: str
+
+
+def build_profile(root: Path) -> Fixture:
+    """Notebooks Work (with Projects inside) and Home; four notes with fixed times and tags."""
+    profile = Profile(root).ensure()
+    store = SqliteStore.open(profile.db_path, profile.resources_dir)
+    try:
+        work = store.create_folder("Work", actor=ACTOR_IMPORT)
+        projects = store.create_folder("Projects", parent_id=work.id, actor=ACTOR_IMPORT)
+        home = store.create_folder("Home", actor=ACTOR_IMPORT)
+
+        def note(title: str, parent: str, hours: int, body: str, **extra: object) -> str:
+            draft = NoteDraft(
+                title=title, body=body, parent_id=parent, user_created_time=T0 + hours * HOUR - HOUR,
+                user_updated_time=T0 + hours * HOUR, **extra,  # type: ignore[arg-type]
+            )  # fmt: skip
+            return store.create_note(draft, actor=ACTOR_IMPORT).id
+
+        release = note("Release plan", projects.id, 4, RELEASE_BODY, tags=("plan", "work"))
+        meeting = note("Meeting notes", work.id, 3, "# Monday\n\nTalked about the release.\n", tags=("work",))
+        groceries = note("Groceries", home.id, 2, "- milk\n- bread\n", is_todo=True)
+        ideas = note("Ideas", home.id, 1, f"See the [release plan](:/{release}).\n")
+    finally:
+        store.close()
+    return Fixture(root, work.id, projects.id, home.id, release, groceries, meeting, ideas)
+
+
+def open_services(root: Path, **settings: str) -> Services:
+    """Services on the profile with the indexer off (tests that want it pass ``search_indexer_enabled``)."""
+    environ = {"NOTED_SEARCH_INDEXER_ENABLED": "false", "NOTED_AI_ENABLED": "false"}
+    environ.update({f"NOTED_{key.upper()}": value for key, value in settings.items()})
+    profile = Profile(root).ensure()
+    return Services.open(profile, welcome=False, settings=Settings.load(profile, environ=environ))
+
+
+def use_utc() -> None:
+    """Show times in UTC (the caller's monkeypatch restores TZ; tzset picks it up)."""
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+
+
+async def until(pilot: Pilot[object], predicate: Callable[[], bool], *, timeout: float = 10.0) -> None:
+    """Let the app run until ``predicate()`` holds; fail after ``timeout`` seconds of waiting."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+        await pilot.pause(0.02)

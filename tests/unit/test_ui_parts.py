@@ -1,0 +1,106 @@
+"""The parts of the terminal app that run without a screen: queries, tag edits, $EDITOR, status text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from noted.errors import InvalidInputError
+from noted.indexer.engine import IndexProgress
+from noted.indexer.service import IndexStatus
+from noted.models import ACTOR_IMPORT, NoteDraft
+from noted.store.protocol import NoteOrder
+from noted.store.sqlite import SqliteStore
+from noted.ui.data import ALL_NOTES, NoteSource, SourceKind, load_note_view, load_page, load_tree
+from noted.ui.external import edit_text, editor_command
+from noted.ui.widgets.status_bar import format_index
+from noted.ui.widgets.triage import parse_tag_edit
+
+
+def _notes(store: SqliteStore, count: int) -> tuple[str, str]:
+    top = store.create_folder("Top", actor=ACTOR_IMPORT)
+    inner = store.create_folder("Inner", parent_id=top.id, actor=ACTOR_IMPORT)
+    for n in range(count):
+        store.create_note(
+            NoteDraft(
+                title=f"n{n:03}",
+                parent_id=inner.id if n % 2 else top.id,
+                user_updated_time=1000 + n,
+                tags=("t",),
+            ),
+            actor=ACTOR_IMPORT,
+        )
+    return top.id, inner.id
+
+
+def test_pages_cover_every_note_once_and_say_when_more_follow(store: SqliteStore) -> None:
+    _notes(store, 25)
+    first = load_page(store, ALL_NOTES, NoteOrder.UPDATED, 0, 10)
+    last = load_page(store, ALL_NOTES, NoteOrder.UPDATED, 20, 10)
+    assert first.has_more and not last.has_more
+    assert [r.meta.title for r in first.rows][:2] == ["n024", "n023"]  # newest first
+    assert len(last.rows) == 5 and first.rows[0].tags == ("t",)
+
+
+def test_the_tree_counts_notes_of_sub_notebooks_in_their_parents(store: SqliteStore) -> None:
+    top, inner = _notes(store, 10)
+    tree = load_tree(store)
+    (root,) = tree.roots
+    assert (root.folder.id, root.own, root.total) == (top, 5, 10)
+    assert root.children[0].folder.id == inner and root.children[0].total == 5
+    assert tree.total_notes == 10 and [t.title for t in tree.tags] == ["t"]
+
+
+def test_a_note_view_lists_links_and_sections(store: SqliteStore) -> None:
+    folder = store.create_folder("F", actor=ACTOR_IMPORT)
+    target = store.create_note(NoteDraft(title="Target", parent_id=folder.id), actor=ACTOR_IMPORT)
+    body = f"# One\n\nsee [it](:/{target.id})\n\n## Two\n"
+    note = store.create_note(NoteDraft(title="Source", body=body, parent_id=folder.id), actor=ACTOR_IMPORT)
+    view = load_note_view(store, note.id)
+    assert [(s.path, s.heading) for s in view.outline.headings] == [("1", "One"), ("1.1", "Two")]
+    assert [link.title for link in view.links] == ["Target"] and view.notebook == "F"
+
+
+def test_a_search_source_lists_the_hits(store: SqliteStore) -> None:
+    from noted.search.keyword import KeywordSearch
+
+    _notes(store, 5)
+    page = load_page(
+        store, NoteSource(SourceKind.SEARCH, "n003"), NoteOrder.UPDATED, keyword=KeywordSearch(store)
+    )
+    assert [r.meta.title for r in page.rows] == ["n003"]
+
+
+def test_tag_edits_add_and_remove() -> None:
+    assert parse_tag_edit("work, -draft #urgent") == (["work", "urgent"], ["draft"])
+    assert parse_tag_edit(" - ") == ([], [])
+
+
+def test_external_edit_returns_the_edited_text_and_keeps_the_file(tmp_path: Path) -> None:
+    def editor(path: Path) -> int:
+        path.write_text(path.read_text() + "more\n")
+        return 0
+
+    result = edit_text("text\n", title="A note / with slashes", run=editor)
+    assert result.text == "text\nmore\n" and result.changed
+    assert result.path.exists()  # removed by the caller once the text is saved
+    result.path.unlink()
+
+
+def test_an_editor_that_fails_saves_nothing_and_says_where_the_text_is() -> None:
+    with pytest.raises(InvalidInputError, match="status 1"):
+        edit_text("text", title="t", run=lambda path: 1)
+
+
+def test_the_editor_command_comes_from_visual_then_editor() -> None:
+    assert editor_command({"VISUAL": "code -w", "EDITOR": "vim"}) == ["code", "-w"]
+    assert editor_command({"EDITOR": "nano"}) == ["nano"]
+    assert editor_command({}) == ["vi"]
+
+
+def test_index_status_reads_as_in_the_issue() -> None:
+    progress = IndexProgress("scan", 1240, 10000, 48.0, 300.0)
+    assert format_index(IndexStatus("indexing", progress)) == "indexing 1,240/10,000 · 48 chunks/s"
+    assert format_index(IndexStatus("standby", holder="mcp 1234")) == "index kept by mcp 1234"
+    assert format_index(IndexStatus("idle", IndexProgress("idle", 5, 5, 0.0, None))) == "index up to date"
