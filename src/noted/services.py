@@ -21,7 +21,7 @@ from noted.indexer.service import IndexerService, IndexStatus
 from noted.profile import Profile
 from noted.providers import ChatProvider, ProviderConfig, load_api_key, make_provider
 from noted.search.hybrid import HybridSearch
-from noted.search.joplin import JoplinKeywordSearch
+from noted.search.joplin import keyword_search_for
 from noted.search.keyword import KeywordSearch
 from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
 from noted.settings import Settings
@@ -63,19 +63,16 @@ class Services:
         ``backend`` (``sqlite`` or ``joplin``) overrides the ``backend`` setting for this run.
         """
         settings = settings or Settings.load(profile)
+        first_run = profile.is_new
         store: SqliteStore | JoplinStore
         if (backend or settings.get_str("backend")) == "joplin":
             store = open_joplin_store(settings, profile.root)
         else:
-            first_run = profile.is_new
             store = SqliteStore.open(profile.db_path, profile.resources_dir)
         try:
-            if isinstance(store, JoplinStore):
-                keyword: KeywordSearch = JoplinKeywordSearch(store)
-            else:
-                if first_run and welcome:
-                    create_welcome(store)
-                keyword = KeywordSearch(store)
+            if isinstance(store, SqliteStore) and first_run and welcome:
+                create_welcome(store)
+            keyword = keyword_search_for(store)
             registry = build_registry(settings)
         except BaseException:
             store.close()

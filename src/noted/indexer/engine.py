@@ -88,9 +88,11 @@ class Indexer:
     def prepare(self) -> None:
         """Make the tables (rebuilding for a new model) and queue notes that failed last time."""
         rebuilt = self.tables.ensure()
+        # Asked before the write transaction: on Joplin this is a request to Joplin, which must
+        # not hold the database's write lock (and writes the store's own sidecar rows).
+        target = self.store.latest_cursor()
         with self.db.write() as conn:
             if rebuilt or get_meta(conn, META_CURSOR) is None and get_meta(conn, META_SCAN) is None:
-                target = self.store.latest_cursor()
                 set_meta(conn, META_SCAN, json.dumps({"target": target, "after": ""}))
             self._retry = [r[0] for r in conn.execute("SELECT note_id FROM index_failures")]
             conn.execute("DELETE FROM index_failures")

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from noted.errors import BackendError
 from noted.indexer.engine import Indexer, IndexProgress
 from noted.indexer.lease import Lease
 
@@ -22,6 +23,8 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
 """How often an idle holder looks at the change feed (other processes' writes wake it this way)."""
+BACKEND_RETRY_SECONDS = 5.0
+"""How long the indexer waits before trying again when the store's backend (Joplin) is away."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +32,8 @@ class IndexStatus:
     """What the status bar and ``noted index status`` show."""
 
     state: str
-    """``starting``, ``indexing``, ``idle``, ``standby`` (another process holds the lease), ``error``."""
+    """``starting``, ``indexing``, ``idle``, ``standby`` (another process holds the lease),
+    ``waiting`` (the backend cannot be reached; ``error`` says why), ``error``."""
     progress: IndexProgress | None = None
     holder: str | None = None
     error: str | None = None
@@ -85,10 +89,15 @@ class IndexerService:
                     if not self._take_lease():
                         self._wait(renew_every)
                         continue
-                if not self._prepared:
-                    self.indexer.prepare()
-                    self._prepared = True
-                if self.indexer.step():
+                try:
+                    if not self._prepared:
+                        self.indexer.prepare()
+                        self._prepared = True
+                    if self.indexer.step():
+                        continue
+                except BackendError as exc:  # Joplin off or restarting: wait for it, do not stop
+                    self._set(IndexStatus("waiting", self._status.progress, error=str(exc)))
+                    self._wait(BACKEND_RETRY_SECONDS)
                     continue
                 self._set(IndexStatus("idle", self._status.progress))
                 self._wait(POLL_SECONDS)

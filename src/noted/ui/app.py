@@ -7,11 +7,13 @@ repaints what another process changed) and stops it when it unmounts.
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -40,7 +42,13 @@ from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures
 from noted.ui.workspace import Workspace
 
+if TYPE_CHECKING:
+    from noted.mcp.embedded import EmbeddedMcpServer, McpState
+
 log = logging.getLogger(__name__)
+
+MCP_RESTART_KEYS = frozenset({"mcp.host", "mcp.port"})
+"""Settings the running MCP server must restart to follow (``mcp.enabled`` starts or stops it)."""
 
 FOLLOW_SECONDS = 0.25
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
@@ -67,6 +75,10 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self.services = services
         self._background = background
         self._unsubscribe: Callable[[], None] | None = None
+        self._mcp: EmbeddedMcpServer | None = None
+        self._mcp_lock = asyncio.Lock()
+        self.mcp_status = ""
+        """The MCP server's status-bar text (the settings screen shows it too)."""
         found = load_themes((BUNDLED_DIR, *user_theme_dirs(services.settings.path)))
         for theme in found.themes.values():
             self.register_theme(theme)
@@ -100,6 +112,8 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         if self._background:
             self.follow_changes()
             self.start_indexer()
+        if settings.get_bool("mcp.enabled"):
+            self.apply_mcp()
 
     def _settings_touched(self, changes: tuple[SettingChange, ...]) -> None:
         # Runs in whichever thread changed the setting: only post, never touch widgets.
@@ -108,9 +122,11 @@ class NotedApp(ReportsWorkerFailures, App[None]):
     def _index_progress(self, status: IndexStatus) -> None:
         self.post_message(IndexerStatusChanged(status))  # from the indexer's thread
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
+        if self._mcp is not None:
+            await self._mcp.stop()
         indexer = self.services.indexer
         if indexer is not None:
             indexer.stop(timeout=2.0)
@@ -120,8 +136,15 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         """Post a ``StoreChanged`` for each batch of changes in the feed until the app ends."""
         worker = get_current_worker()
         store = self.services.store
-        cursor = store.latest_cursor()
+        cursor: int | None = None
         while not worker.is_cancelled:
+            if cursor is None:
+                try:  # on Joplin this asks Joplin, which may be off when the app starts
+                    cursor = store.latest_cursor()
+                except NotedError as exc:
+                    log.warning("reading the change feed failed: %s", exc)
+                    time.sleep(1.0)
+                    continue
             try:
                 page = store.changes_since(cursor)
             except NotedError as exc:  # a busy database: try again rather than stop following
@@ -144,6 +167,30 @@ class NotedApp(ReportsWorkerFailures, App[None]):
             self.post_message(StatusPart("index", "index off"))
         else:
             self.post_message(IndexerStatusChanged(service.status))
+
+    @work(exclusive=False, group="mcp", exit_on_error=False, description="starting the MCP server")
+    async def apply_mcp(self, restart: bool = False) -> None:
+        """Start or stop the embedded MCP server to follow ``mcp.enabled`` (``restart``: a new address)."""
+        async with self._mcp_lock:  # one start or stop at a time, in the order asked
+            if self._mcp is None:
+                # The MCP SDK takes a while to import: do it off the event loop, and only when wanted.
+                embedded = await asyncio.to_thread(importlib.import_module, "noted.mcp.embedded")
+                deps = importlib.import_module("noted.mcp.deps").McpDeps.of(
+                    self.services, log_path=self.services.profile.log_path
+                )
+                self._mcp = embedded.EmbeddedMcpServer(deps, on_state=self._mcp_state)
+            if restart and self._mcp.running:
+                await self._mcp.stop()
+            await self._mcp.apply_settings()
+
+    def _mcp_state(self, state: McpState) -> None:
+        if state.running:
+            count = len(state.clients)
+            text = f"MCP {state.url} · {count} client{'' if count == 1 else 's'}"
+        else:
+            text = f"MCP failed: {state.error}" if state.error else "MCP off"
+        self.mcp_status = text
+        self.post_message(StatusPart("mcp", text))  # post: the server may report from another thread
 
     # App-wide messages ---------------------------------------------------------------------
     @property
@@ -191,6 +238,9 @@ class NotedApp(ReportsWorkerFailures, App[None]):
             self.set_keymap(dict(settings.get_table("ui.keymap")))
         if any(key.startswith(("ai.", "mcp.")) for key in event.keys):
             self.workspace.show_settings()
+        moved = bool(MCP_RESTART_KEYS.intersection(event.keys))
+        if "mcp.enabled" in event.keys or (moved and self._mcp is not None):
+            self.apply_mcp(restart=moved)
 
     # Actions -------------------------------------------------------------------------------
     async def action_quit(self) -> None:

@@ -1,0 +1,220 @@
+"""Keyword search on the Joplin backend: Joplin's own search engine and grammar, noted's results.
+
+The query is checked with noted's parser first (so a malformed query gets the same message as on
+the embedded store), then sent as it is to Joplin's ``/search``, which understands the same
+grammar (bare words match as prefixes there too: the Data API appends the wildcard). Joplin
+answers with note ids in relevance order; noted applies the caller's notebook scope, counts, and
+reads only the returned page's bodies to cut each hit's snippet and find its section, as the
+embedded search does.
+
+Joplin updates its search index in the background: the desktop app ten seconds after a change,
+the terminal app's server only when it starts. So the notes changed lately (Joplin's change feed
+and noted's own writes, the last ``RECENT_MS``, at most ``RECENT_LIMIT`` of them) are searched by
+noted itself, with the same grammar, in a scratch in-memory database, and their results replace
+Joplin's answer for them. Recent matches come first (Joplin gives no scores to merge on), then
+Joplin's, in its order. On a terminal-app server that has run for longer than ``RECENT_MS``, a
+note changed before that window but after the server started is found again once it restarts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import apsw
+
+from noted.errors import QueryError
+from noted.models import Note, now_ms
+from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordResults, KeywordSearch
+from noted.search.query import Filter, FilterKind, Query, parse_query
+from noted.search.snippet import Located, body_pattern, locate
+from noted.search.sql import compile_query
+from noted.store.joplin import JoplinStore
+from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.base import NOTE_COLUMNS
+from noted.store.sqlite.schema import MIGRATIONS
+
+RECENT_MS = 7 * 24 * 60 * 60 * 1000
+"""How far back changed notes are searched by noted itself rather than trusted to Joplin's index."""
+RECENT_LIMIT = 500
+_LIST_FIELDS = "id,parent_id,deleted_time,is_conflict,user_updated_time"
+_UNLOCATED = Located("", None, None)
+
+
+class JoplinKeywordSearch(KeywordSearch):
+    """``KeywordSearch`` answered by a running Joplin (same ``search`` and ``parse``)."""
+
+    def __init__(self, store: JoplinStore) -> None:  # the SQLite search's state is not needed
+        self._store = store
+        self._cache: dict[str, tuple[tuple[int, int], Note]] = {}
+        """Recent notes already read: id → (the version they were read at, note)."""
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+        folder_ids: frozenset[str] | None = None,
+        snippets: bool = True,
+    ) -> KeywordResults:
+        """Run ``query`` on Joplin and return one page of hits, best first.
+
+        Args:
+            query: Words, ``"phrases"`` and filters in Joplin's grammar.
+            limit: Page size (1 to 1000).
+            offset: Hits to skip, for the next pages.
+            folder_ids: When given, only notes directly inside these notebooks are returned.
+            snippets: False leaves ``snippet`` empty and ``section`` None (for callers that only rank).
+
+        Raises:
+            QueryError: For an empty or malformed query, or a bad page.
+            BackendError: When Joplin cannot be reached.
+        """
+        if not 1 <= limit <= MAX_LIMIT or offset < 0:
+            raise QueryError(f"bad page: limit must be 1 to {MAX_LIMIT} and offset 0 or more")
+        parsed = parse_query(query)
+        recent = self._recent()
+        local = self._search_locally(parsed, recent, folder_ids)
+        found = self._store.client.get_all("/search", {"query": query, "fields": _LIST_FIELDS})
+        joplin = [
+            (str(i["id"]), int(i.get("user_updated_time") or 0))
+            for i in found
+            if str(i["id"]) not in recent and _visible(i, folder_ids)
+        ]
+        ranked = local + joplin
+        if not parsed.ranked:
+            ranked.sort(key=lambda pair: (-pair[1], pair[0]))
+        page = [note_id for note_id, _ in ranked[offset : offset + limit]]
+        hits = self._hits(parsed, page, offset, len(ranked), snippets)
+        return KeywordResults(len(ranked), tuple(hits))
+
+    def locate(self, query: str, note_ids: Sequence[str]) -> dict[str, Located]:
+        """The snippet and section of ``query``'s first match in each of these notes."""
+        pattern = body_pattern(parse_query(query).text_terms)
+        return {n.id: locate(n.body, pattern) for n in self._store.get_notes(note_ids)}
+
+    # Notes Joplin's index may not have yet ------------------------------------------------
+    def _recent(self) -> dict[str, Note]:
+        """The notes changed lately, read from Joplin (or the cache when unchanged since)."""
+        rows = self._store.recent_notes(now_ms() - RECENT_MS, RECENT_LIMIT)
+        stale = [i for i, version in rows.items() if i not in self._cache or self._cache[i][0] != version]
+        fresh = {n.id: n for n in self._store.get_notes(stale)}
+        kept = {i: self._cache[i] for i in rows if i not in stale}
+        self._cache = kept | {i: (rows[i], note) for i, note in fresh.items()}
+        return {i: note for i, (_, note) in self._cache.items()}
+
+    def _search_locally(
+        self, parsed: Query, recent: dict[str, Note], folder_ids: frozenset[str] | None
+    ) -> list[tuple[str, int]]:
+        """``parsed`` run by noted's own engine over the recent notes: (id, user_updated_time), best first."""
+        if not recent:
+            return []
+        conn = apsw.Connection(":memory:")
+        try:
+            for migration in MIGRATIONS:
+                migration.apply(conn)
+            self._fill(conn, parsed, recent.values())
+            compiled = compile_query(
+                parsed,
+                limit=MAX_LIMIT,
+                offset=0,
+                folder_ids=folder_ids,
+                expansions=self._expand(conn, parsed.text_terms),
+            )
+            rows = conn.execute(compiled.sql, compiled.params).fetchall()
+        except apsw.SQLError as exc:  # quoting should make this impossible; never leak it
+            raise QueryError(f"cannot run the search {parsed!r}: {exc}") from exc
+        finally:
+            conn.close()
+        return [(str(r[1]), recent[str(r[1])].user_updated_time) for r in rows if r[1] is not None]
+
+    def _fill(self, conn: apsw.Connection, parsed: Query, notes: Iterable[Note]) -> None:
+        notes = list(notes)
+        marks = ",".join("?" * 14)
+        for n in notes:
+            conn.execute(
+                f"INSERT INTO notes({NOTE_COLUMNS}) VALUES ({marks})",
+                (
+                    *(n.id, n.parent_id, n.title, n.body, n.created_time, n.updated_time),
+                    *(n.user_created_time, n.user_updated_time, int(n.is_todo), n.todo_due),
+                    *(n.todo_completed, n.source_url, n.deleted_time, int(n.is_conflict)),
+                ),
+            )
+        kinds = {t.kind for t in parsed.terms if isinstance(t, Filter)}
+        if FilterKind.NOTEBOOK in kinds:
+            for f in self._store.list_folders(include_trashed=True):
+                conn.execute(
+                    "INSERT INTO folders(id, title, parent_id, created_time, updated_time, deleted_time) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (f.id, f.title, f.parent_id, f.created_time, f.updated_time, f.deleted_time),
+                )
+        if FilterKind.TAG in kinds:
+            for n in notes:
+                for tag in self._store.note_tags(n.id):
+                    conn.execute(
+                        "INSERT OR IGNORE INTO tags(id, title, created_time, updated_time) VALUES (?, ?, ?, ?)",
+                        (tag.id, tag.title, tag.created_time, tag.updated_time),
+                    )
+                    conn.execute(
+                        "INSERT INTO note_tags(note_id, tag_id, created_time) VALUES (?, ?, 0)",
+                        (n.id, tag.id),
+                    )
+        if FilterKind.RESOURCE in kinds:
+            for n in notes:
+                for res in self._store.list_resources(note_id=n.id):
+                    conn.execute(
+                        "INSERT OR IGNORE INTO resources(id, mime, created_time, updated_time) "
+                        "VALUES (?, ?, 0, 0)",
+                        (res.id, res.mime),
+                    )
+                    conn.execute("INSERT OR IGNORE INTO note_resources(note_id, resource_id) VALUES (?, ?)",
+                                 (n.id, res.id))  # fmt: skip
+
+    # The page ----------------------------------------------------------------------------
+    def _hits(
+        self, parsed: Query, page: list[str], offset: int, total: int, snippets: bool
+    ) -> list[KeywordHit]:
+        notes = {n.id: n for n in self._store.get_notes(page)}
+        titles = {f.id: f.title for f in self._store.list_folders(include_trashed=True)} if notes else {}
+        pattern = body_pattern(parsed.text_terms) if parsed.ranked else None
+        hits: list[KeywordHit] = []
+        for rank, note_id in enumerate(page, start=offset):
+            note = notes.get(note_id)
+            if note is None:
+                continue  # erased between the search and the read
+            located = locate(note.body, pattern) if snippets else _UNLOCATED
+            hits.append(
+                KeywordHit(
+                    note_id=note.id,
+                    title=note.title,
+                    notebook_id=note.parent_id,
+                    notebook_title=titles.get(note.parent_id, ""),
+                    updated_time=note.updated_time,
+                    is_todo=note.is_todo,
+                    todo_completed=note.todo_completed,
+                    snippet=located.snippet,
+                    section=located.section,
+                    section_heading=located.section_heading,
+                    # Joplin gives no score: the rank stands in for it (higher is better).
+                    score=float(total - rank) if parsed.ranked else 0.0,
+                )
+            )
+        return hits
+
+
+def _visible(item: dict[str, Any], folder_ids: frozenset[str] | None) -> bool:
+    if item.get("deleted_time") or item.get("is_conflict"):
+        return False
+    return folder_ids is None or str(item.get("parent_id", "")) in folder_ids
+
+
+def keyword_search_for(store: SqliteStore | JoplinStore) -> KeywordSearch:
+    """The keyword search that fits ``store``: Joplin's engine for Joplin, FTS5 for SQLite.
+
+    ``KeywordSearch(joplin_store)`` would type-check (the sidecar is a database) but search the
+    sidecar's empty note tables; use this instead when the backend may be either.
+    """
+    if isinstance(store, JoplinStore):
+        return JoplinKeywordSearch(store)
+    return KeywordSearch(store)

@@ -1,0 +1,19 @@
+"""The Joplin backend: a running Joplin's notes through its Data API, with a local sidecar."""
+
+from __future__ import annotations
+
+from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, WriteOutcomeUnknownError, discover
+from noted.store.joplin.config import open_joplin_store
+from noted.store.joplin.sidecar import ACTOR_JOPLIN, SIDECAR_NAME
+from noted.store.joplin.store import JoplinStore
+
+__all__ = [
+    "ACTOR_JOPLIN",
+    "SIDECAR_NAME",
+    "JoplinClient",
+    "JoplinStore",
+    "JoplinUnreachableError",
+    "WriteOutcomeUnknownError",
+    "discover",
+    "open_joplin_store",
+]

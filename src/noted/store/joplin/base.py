@@ -1,0 +1,196 @@
+"""What the parts of the Joplin store share: field lists, conversions, and sending one write."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from noted.errors import InvalidInputError, NotFoundError
+from noted.models import Folder, ItemType, Note, NoteMeta, Resource, Tag
+from noted.store.joplin.client import JoplinClient, JoplinUnreachableError
+from noted.store.joplin.events import EventFeed
+from noted.store.joplin.sidecar import Sidecar
+
+NOTE_FIELDS = (
+    "id,parent_id,title,body,created_time,updated_time,user_created_time,user_updated_time,"
+    "is_todo,todo_due,todo_completed,source_url,deleted_time,is_conflict"
+)
+META_FIELDS = NOTE_FIELDS.replace("body,", "")
+FOLDER_FIELDS = "id,title,parent_id,created_time,updated_time,deleted_time"
+TAG_FIELDS = "id,title,created_time,updated_time"
+RESOURCE_FIELDS = "id,title,filename,mime,size,file_extension,created_time,updated_time"
+MAX_TITLE = 1_000
+
+
+def _int(item: Mapping[str, Any], key: str) -> int:
+    value = item.get(key)
+    return int(value) if value not in (None, "") else 0
+
+
+def _str(item: Mapping[str, Any], key: str) -> str:
+    value = item.get(key)
+    return "" if value is None else str(value)
+
+
+def note_of(item: Mapping[str, Any]) -> Note:
+    """A ``Note`` from a Joplin note (asked for with ``NOTE_FIELDS``)."""
+    return Note(
+        id=_str(item, "id"),
+        parent_id=_str(item, "parent_id"),
+        title=_str(item, "title"),
+        body=_str(item, "body"),
+        created_time=_int(item, "created_time"),
+        updated_time=_int(item, "updated_time"),
+        user_created_time=_int(item, "user_created_time"),
+        user_updated_time=_int(item, "user_updated_time"),
+        is_todo=bool(_int(item, "is_todo")),
+        todo_due=_int(item, "todo_due"),
+        todo_completed=_int(item, "todo_completed"),
+        source_url=_str(item, "source_url"),
+        deleted_time=_int(item, "deleted_time"),
+        is_conflict=bool(_int(item, "is_conflict")),
+    )
+
+
+def meta_of(item: Mapping[str, Any]) -> NoteMeta:
+    """A ``NoteMeta`` from a Joplin note; ``body_length`` is known only when the body was asked for."""
+    return NoteMeta(
+        id=_str(item, "id"),
+        parent_id=_str(item, "parent_id"),
+        title=_str(item, "title"),
+        created_time=_int(item, "created_time"),
+        updated_time=_int(item, "updated_time"),
+        user_created_time=_int(item, "user_created_time"),
+        user_updated_time=_int(item, "user_updated_time"),
+        is_todo=bool(_int(item, "is_todo")),
+        todo_due=_int(item, "todo_due"),
+        todo_completed=_int(item, "todo_completed"),
+        source_url=_str(item, "source_url"),
+        deleted_time=_int(item, "deleted_time"),
+        is_conflict=bool(_int(item, "is_conflict")),
+        body_length=len(_str(item, "body")),
+    )
+
+
+def folder_of(item: Mapping[str, Any]) -> Folder:
+    return Folder(
+        _str(item, "id"),
+        _str(item, "title"),
+        _str(item, "parent_id"),
+        _int(item, "created_time"),
+        _int(item, "updated_time"),
+        _int(item, "deleted_time"),
+    )
+
+
+def tag_of(item: Mapping[str, Any], note_count: int = 0) -> Tag:
+    return Tag(
+        _str(item, "id"),
+        _str(item, "title"),
+        _int(item, "created_time"),
+        _int(item, "updated_time"),
+        note_count,
+    )
+
+
+def resource_of(item: Mapping[str, Any]) -> Resource:
+    return Resource(
+        id=_str(item, "id"),
+        title=_str(item, "title"),
+        filename=_str(item, "filename"),
+        mime=_str(item, "mime") or "application/octet-stream",
+        size=_int(item, "size"),
+        file_extension=_str(item, "file_extension"),
+        created_time=_int(item, "created_time"),
+        updated_time=_int(item, "updated_time"),
+    )
+
+
+def clean_title(title: str, what: str = "title") -> str:
+    """A title with surrounding whitespace removed; newlines and huge titles are refused."""
+    title = title.strip()
+    if "\n" in title or "\r" in title:
+        raise InvalidInputError(f"a {what} must be one line")
+    if len(title) > MAX_TITLE:
+        raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
+    return title
+
+
+class JoplinBase:
+    """State every part of the Joplin store uses."""
+
+    client: JoplinClient
+    sidecar: Sidecar
+    feed: EventFeed
+    cache_dir: Path
+
+    def send(
+        self,
+        item_id: str,
+        actor: str,
+        method: str,
+        path: str,
+        body: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Send one write of ``item_id`` by ``actor``, recording it so its change gets the actor.
+
+        The record is written before the request, so a follower that sees Joplin's change finds
+        it; it is dropped only when the request was certainly not sent.
+        """
+        write_id = self.sidecar.begin_write(item_id, actor, _kind(path))
+        try:
+            answer = self.client.write(method, path, body, **kwargs)
+        except JoplinUnreachableError:
+            self.sidecar.drop_write(write_id)
+            raise
+        joplin_time = answer.get("updated_time") if isinstance(answer, dict) else None
+        self.sidecar.end_write(write_id, joplin_time=int(joplin_time) if joplin_time else None)
+        return answer
+
+    def note_item(self, note_id: str, fields: str = NOTE_FIELDS) -> dict[str, Any]:
+        item = self._item(f"/notes/{safe_id(note_id)}", fields, f'no note with id "{note_id}"')
+        return item
+
+    def folder_item(self, folder_id: str) -> Folder:
+        return folder_of(
+            self._item(f"/folders/{safe_id(folder_id)}", FOLDER_FIELDS, f'no notebook with id "{folder_id}"')
+        )
+
+    def _item(self, path: str, fields: str, missing: str) -> dict[str, Any]:
+        try:
+            item = self.client.get(path, {"fields": fields})
+        except NotFoundError:
+            raise NotFoundError(missing) from None
+        if not isinstance(item, dict) or not item.get("id"):
+            raise NotFoundError(missing)
+        return item
+
+    def live_folder(self, folder_id: str) -> Folder:
+        folder = self.folder_item(folder_id)
+        if folder.is_trashed:
+            raise InvalidInputError(f'notebook "{folder.title}" is in the trash; restore it first')
+        return folder
+
+    def all_folders(self) -> list[Folder]:
+        """Every notebook, the trashed ones included (``/folders`` leaves those out)."""
+        items = self.client.get_all("/search", {"type": "folder", "query": "*", "fields": FOLDER_FIELDS})
+        return [folder_of(i) for i in items]
+
+
+def _kind(path: str) -> ItemType:
+    """What a write to ``path`` changes (``/tags/ID/notes…`` links a note)."""
+    parts = path.strip("/").split("/")
+    if parts[0] == "tags" and len(parts) > 2:
+        return ItemType.NOTE_TAG
+    return {"notes": ItemType.NOTE, "folders": ItemType.FOLDER, "tags": ItemType.TAG}.get(
+        parts[0], ItemType.RESOURCE
+    )
+
+
+def safe_id(item_id: str) -> str:
+    """An id fit for a URL path: Joplin ids are 32 hex digits, and nothing else may reach the URL."""
+    if not item_id or not item_id.isalnum() or len(item_id) > 64:
+        raise NotFoundError(f'"{item_id}" is not an id')
+    return item_id

@@ -1,0 +1,68 @@
+"""noted's change feed on Joplin: Joplin's ``/events``, mirrored into the sidecar with actors.
+
+Joplin's ``/events?cursor=N`` lists note changes after its change id ``N``, 100 at a time, and
+keeps only the newest change of each note (an older one is deleted when a newer is added), so a
+follower sees every note that changed, once, which is what the indexer and the UI need. Joplin
+drops changes older than 90 days that its own services have processed: a noted that has not
+looked for that long should rebuild its index (``noted index --rebuild``).
+
+Each pull copies the new events into the sidecar's ``joplin_feed``, each once by Joplin's id,
+with the actor of the noted write it belongs to (``joplin`` when noted did not make it). noted's
+cursor is the id of that table, so notebook, tag and attachment changes noted makes (which Joplin
+does not report) share one ordered feed with the note changes.
+
+On first use the mirror copies the changes Joplin still keeps (the last 90 days, one per note),
+marked as Joplin's: followers start from noted's newest cursor anyway, and keyword search learns
+which notes changed lately (see ``noted.search.joplin``).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from noted.errors import BackendError
+from noted.models import ChangePage
+from noted.store.joplin.client import JoplinClient
+from noted.store.joplin.sidecar import JoplinEvent, Sidecar, event_of
+
+MAX_PAGES_PER_PULL = 200
+"""A pull copies at most this many pages of 100 events; the next pull goes on from there."""
+
+
+class EventFeed:
+    """Follows Joplin's ``/events`` into the sidecar and answers noted's feed questions."""
+
+    def __init__(self, client: JoplinClient, sidecar: Sidecar) -> None:
+        self.client = client
+        self.sidecar = sidecar
+        self._lock = threading.Lock()
+
+    def pull(self) -> None:
+        """Copy Joplin's new events into the sidecar."""
+        with self._lock:
+            cursor = self.sidecar.joplin_cursor() or 0
+            for _ in range(MAX_PAGES_PER_PULL):
+                answer = self.client.get("/events", {"cursor": cursor})
+                if not isinstance(answer, dict):
+                    raise BackendError("Joplin answered /events with something other than a page of events")
+                events: list[JoplinEvent] = []
+                for item in answer.get("items", []):
+                    event = event_of(item)
+                    if event is not None:
+                        events.append(event)
+                next_cursor = int(str(answer.get("cursor", cursor)))
+                if events or next_cursor != cursor:  # an idle poll writes nothing
+                    self.sidecar.mirror(events, next_cursor)
+                cursor = next_cursor
+                if not answer.get("has_more"):
+                    return
+
+    def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
+        """Changes after noted's ``cursor``, oldest first."""
+        self.pull()
+        return self.sidecar.changes_since(cursor, limit)
+
+    def latest_cursor(self) -> int:
+        """noted's cursor of the newest change (Joplin's new events included)."""
+        self.pull()
+        return self.sidecar.latest_cursor()

@@ -1,0 +1,114 @@
+"""Notebooks on Joplin: nested, moved to the trash with their notes, restored together.
+
+Joplin's ``/events`` does not report notebooks, so every notebook write noted makes appends its
+own row to the feed; notebooks changed in Joplin itself show on the next listing.
+"""
+
+from __future__ import annotations
+
+from noted.errors import InvalidInputError
+from noted.models import ChangeType, Folder, ItemType, new_id, now_ms
+from noted.store.joplin.base import FOLDER_FIELDS, clean_title, folder_of, meta_of, safe_id
+from noted.store.joplin.notes import NoteOps
+
+
+def descendants(folders: list[Folder], folder_id: str) -> list[str]:
+    """``folder_id`` and every notebook below it, at any depth."""
+    children: dict[str, list[str]] = {}
+    for folder in folders:
+        children.setdefault(folder.parent_id, []).append(folder.id)
+    out: list[str] = []
+    todo = [folder_id]
+    while todo:
+        current = todo.pop()
+        if current in out:
+            continue
+        out.append(current)
+        todo.extend(children.get(current, []))
+    return out
+
+
+class FolderOps(NoteOps):
+    """The notebook half of the Joplin store."""
+
+    def list_folders(self, *, include_trashed: bool = False) -> list[Folder]:
+        if include_trashed:
+            folders = self.all_folders()
+        else:
+            folders = [folder_of(i) for i in self.client.get_all("/folders", {"fields": FOLDER_FIELDS})]
+        return sorted(folders, key=lambda f: (f.title.casefold(), f.id))
+
+    def get_folder(self, folder_id: str) -> Folder:
+        return self.folder_item(folder_id)
+
+    def folder_note_counts(self) -> dict[str, int]:
+        """Notes (not trashed) directly inside each notebook."""
+        counts: dict[str, int] = {}
+        for item in self.client.get_all("/notes", {"fields": "id,parent_id"}):
+            parent = str(item.get("parent_id", ""))
+            counts[parent] = counts.get(parent, 0) + 1
+        return counts
+
+    def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder:
+        title = clean_title(title, "notebook title")
+        if not title:
+            raise InvalidInputError("a notebook needs a title")
+        if parent_id:
+            self.live_folder(parent_id)
+        folder_id = new_id()
+        body = {"id": folder_id, "title": title, "parent_id": parent_id}
+        self.send(folder_id, actor, "POST", "/folders", body)
+        self.sidecar.record(ItemType.FOLDER, [folder_id], ChangeType.CREATE, actor)
+        return self.folder_item(folder_id)
+
+    def update_folder(
+        self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
+    ) -> Folder:
+        folder = self.folder_item(folder_id)
+        new_title = folder.title if title is None else clean_title(title, "notebook title")
+        if not new_title:
+            raise InvalidInputError("a notebook needs a title")
+        new_parent = folder.parent_id if parent_id is None else parent_id
+        if new_parent and new_parent != folder.parent_id:
+            if new_parent in descendants(self.all_folders(), folder_id):
+                raise InvalidInputError(
+                    f'cannot move notebook "{folder.title}" into itself or one of its sub-notebooks'
+                )
+            self.live_folder(new_parent)
+        body = {"title": new_title, "parent_id": new_parent}
+        self.send(folder_id, actor, "PUT", f"/folders/{safe_id(folder_id)}", body)
+        self.sidecar.record(ItemType.FOLDER, [folder_id], ChangeType.UPDATE, actor)
+        return self.folder_item(folder_id)
+
+    def trash_folder(self, folder_id: str, *, actor: str) -> None:
+        """Move a notebook, its sub-notebooks and their notes to the trash (Joplin does it in one call)."""
+        folder = self.folder_item(folder_id)
+        if folder.is_trashed:
+            return
+        subtree = descendants(self.list_folders(), folder_id)
+        self.sidecar.trashed_at(folder_id, now_ms())
+        self.send(folder_id, actor, "DELETE", f"/folders/{safe_id(folder_id)}")
+        self.sidecar.record(ItemType.FOLDER, subtree, ChangeType.UPDATE, actor)
+
+    def restore_folder(self, folder_id: str, *, actor: str) -> None:
+        """Bring back a trashed notebook with what was trashed with it, and its trashed parents.
+
+        "With it" means at or after the moment noted began trashing it; for a notebook trashed in
+        Joplin itself, everything trashed inside it (what Joplin's own restore brings back).
+        """
+        folder = self.folder_item(folder_id)
+        if not folder.is_trashed:
+            return
+        self.restore_folder_chain(folder.parent_id, actor)
+        since = self.sidecar.trash_started(folder_id) or 0
+        folders = self.all_folders()
+        subtree = set(descendants(folders, folder_id))
+        for sub in folders:
+            if sub.id in subtree and sub.is_trashed and (sub.id == folder_id or sub.deleted_time >= since):
+                self.send(sub.id, actor, "PUT", f"/folders/{sub.id}", {"deleted_time": 0})
+                self.sidecar.record(ItemType.FOLDER, [sub.id], ChangeType.UPDATE, actor)
+        notes = self.client.get_all("/notes", {"include_deleted": "1", "fields": "id,parent_id,deleted_time"})
+        for meta in map(meta_of, notes):
+            if meta.parent_id in subtree and meta.is_trashed and meta.deleted_time >= since:
+                self.send(meta.id, actor, "PUT", f"/notes/{meta.id}", {"deleted_time": 0})
+        self.sidecar.trashed_at(folder_id, None)

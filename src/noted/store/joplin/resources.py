@@ -1,0 +1,135 @@
+"""Attachments on Joplin: uploaded with ``POST /resources``, read with ``/resources/ID/file``.
+
+Joplin keeps the files in its own profile, which noted may not see (Joplin can run elsewhere), so
+``resource_path`` downloads the file once into the sidecar's cache folder and returns that copy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path, PurePath
+
+from noted.errors import InvalidInputError, NotFoundError
+from noted.markdown import linked_ids
+from noted.models import ChangeType, ItemType, Resource, new_id
+from noted.store.joplin.base import RESOURCE_FIELDS, JoplinBase, clean_title, resource_of, safe_id
+
+_EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
+
+
+def _extension(filename: str) -> str:
+    suffix = PurePath(filename).suffix.lstrip(".").lower()
+    return suffix if _EXTENSION.match(suffix) else ""
+
+
+class ResourceOps(JoplinBase):
+    """The attachment half of the Joplin store."""
+
+    def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
+        name = PurePath(filename.replace("\\", "/")).name
+        if not name:
+            raise InvalidInputError("an attachment needs a file name")
+        resource_id = new_id()
+        mime = mime or "application/octet-stream"
+        props = {"id": resource_id, "title": clean_title(title or name)}
+        self._upload("POST", "/resources", resource_id, data, name, mime, props, actor)
+        self.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.CREATE, actor)
+        return self.get_resource(resource_id)
+
+    def _upload(
+        self,
+        method: str,
+        path: str,
+        resource_id: str,
+        data: bytes,
+        name: str,
+        mime: str,
+        props: dict[str, str],
+        actor: str,
+    ) -> None:
+        """Send the file, then set what Joplin derives on its own (it keeps only ``id`` and ``title``)."""
+        files = {"data": (name, data, mime)}
+        self.send(resource_id, actor, method, path, None, files=files, data={"props": json.dumps(props)})
+        fixed = {"filename": name, "mime": mime, "file_extension": _extension(name)}
+        self.send(resource_id, actor, "PUT", f"/resources/{safe_id(resource_id)}", fixed)
+
+    def get_resource(self, resource_id: str) -> Resource:
+        try:
+            item = self.client.get(f"/resources/{safe_id(resource_id)}", {"fields": RESOURCE_FIELDS})
+        except NotFoundError:
+            raise NotFoundError(f'no attachment with id "{resource_id}"') from None
+        return resource_of(item)
+
+    def resource_path(self, resource_id: str) -> Path:
+        """A local copy of the attachment's file (downloaded on first use)."""
+        resource = self.get_resource(resource_id)
+        suffix = f".{resource.file_extension}" if resource.file_extension else ""
+        path = self.cache_dir / f"{resource.id}-{resource.updated_time}{suffix}"
+        if not path.exists():
+            data = self.read_resource(resource_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(path.name + ".partial")
+            partial.write_bytes(data)
+            os.replace(partial, path)
+        return path
+
+    def read_resource(self, resource_id: str) -> bytes:
+        try:
+            return self.client.get_bytes(f"/resources/{safe_id(resource_id)}/file")
+        except NotFoundError:
+            raise NotFoundError(f'no attachment with id "{resource_id}"') from None
+
+    def list_resources(self, *, note_id: str | None = None) -> list[Resource]:
+        if note_id is None:
+            items = self.client.get_all("/resources", {"fields": RESOURCE_FIELDS})
+        else:
+            items = self.client.get_all(f"/notes/{safe_id(note_id)}/resources", {"fields": RESOURCE_FIELDS})
+        return sorted((resource_of(i) for i in items), key=lambda r: (r.created_time, r.id))
+
+    def resource_notes(self, resource_id: str) -> list[str]:
+        """Ids of the notes whose body links the attachment.
+
+        Joplin's own list (``/resources/ID/notes``) is kept by a background service and lags behind
+        new links, so the notes are found by a plain search for the id, checked in their bodies.
+        """
+        self.get_resource(resource_id)
+        # A leading "/" asks Joplin for its plain substring search, which reads the notes themselves.
+        found = self.client.get_all("/search", {"query": f"/{resource_id}", "fields": "id,body"})
+        return sorted({str(n["id"]) for n in found if resource_id in linked_ids(str(n.get("body", "")))})
+
+    def replace_resource(
+        self,
+        resource_id: str,
+        data: bytes,
+        *,
+        filename: str | None = None,
+        mime: str | None = None,
+        title: str | None = None,
+        actor: str,
+    ) -> Resource:
+        """New bytes under the same id, so every note that links ``:/id`` shows the new file."""
+        old = self.get_resource(resource_id)
+        name = PurePath(filename.replace("\\", "/")).name if filename is not None else old.filename
+        if not name:
+            raise InvalidInputError("an attachment needs a file name")
+        props = {"title": old.title if title is None else clean_title(title or name)}
+        self._upload(
+            "PUT",
+            f"/resources/{safe_id(resource_id)}",
+            resource_id,
+            data,
+            name,
+            mime or old.mime,
+            props,
+            actor,
+        )
+        self.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor)
+        return self.get_resource(resource_id)
+
+    def delete_resource(self, resource_id: str, *, actor: str) -> None:
+        """Delete an attachment for good (links in note bodies stay as text)."""
+        self.get_resource(resource_id)
+        self.send(resource_id, actor, "DELETE", f"/resources/{safe_id(resource_id)}")
+        self.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.DELETE, actor)

@@ -1,0 +1,376 @@
+"""The Joplin backend's local sidecar: what Joplin does not keep, in a SQLite file in the profile.
+
+The notes stay in Joplin. The sidecar (``joplin-sidecar.db``, a ``Database`` like the embedded
+store's, so the indexer, the lease and the chats keep their own tables in it unchanged) holds,
+keyed by Joplin ids:
+
+- ``joplin_writes``: every write noted sends, with its actor and when it was sent and answered,
+  so a change Joplin later reports can be told apart from an edit made in Joplin itself;
+- ``joplin_feed``: noted's change feed. Joplin's ``/events`` reports notes only, so its events are
+  mirrored here (each once, by Joplin's change id, with the actor found in ``joplin_writes``) and
+  noted's own writes of notebooks, tags and attachments are appended beside them;
+- ``joplin_revisions``: the states of a note as left by each actor (Joplin keeps revisions
+  without an author), collapsed per burst as in the embedded store;
+- ``joplin_trash``: when noted moved a notebook to the trash, so restoring it brings back what
+  went with it.
+
+Tables are created on first use and versioned under ``joplin.sidecar.schema`` in ``meta``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import apsw
+
+from noted.errors import NotFoundError
+from noted.models import Change, ChangePage, ChangeType, ItemType, Note, Revision, now_ms
+from noted.store.sqlite.db import Database
+
+SIDECAR_NAME = "joplin-sidecar.db"
+SCHEMA_KEY = "joplin.sidecar.schema"
+SCHEMA_VERSION = 1
+CURSOR_KEY = "joplin.events.cursor"
+"""The id of the newest Joplin change mirrored into ``joplin_feed``."""
+
+ACTOR_JOPLIN = "joplin"
+"""The actor of a change noted did not make: an edit in Joplin itself, or Joplin's sync."""
+BURST_MS = 10 * 60 * 1000
+MATCH_SLACK_MS = 1_000
+"""How long after noted's write was answered Joplin's change may be recorded and still be it
+(Joplin records it just after answering). An edit made in Joplin itself that soon after one of
+noted's is taken for noted's."""
+UNKNOWN_WINDOW_MS = 60_000
+"""How long after sending an unanswered write a change may still be that write."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS joplin_writes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    item_id TEXT NOT NULL,
+    item_type TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    started INTEGER NOT NULL,
+    finished INTEGER,
+    joplin_time INTEGER
+);
+CREATE INDEX IF NOT EXISTS joplin_writes_item ON joplin_writes(item_id, started);
+
+CREATE TABLE IF NOT EXISTS joplin_feed (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    joplin_id INTEGER UNIQUE,
+    item_type TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    change_type TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    actor TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS joplin_revisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    first_time INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    title TEXT NOT NULL,
+    body BLOB NOT NULL,
+    edits INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS joplin_revisions_note ON joplin_revisions(note_id, id);
+
+CREATE TABLE IF NOT EXISTS joplin_trash (
+    folder_id TEXT PRIMARY KEY,
+    started INTEGER NOT NULL
+);
+"""
+
+_JOPLIN_CHANGE = {1: ChangeType.CREATE, 2: ChangeType.UPDATE, 3: ChangeType.DELETE}
+
+
+@dataclass(frozen=True, slots=True)
+class JoplinEvent:
+    """One item of Joplin's ``/events`` (only notes are reported there)."""
+
+    id: int
+    item_id: str
+    change_type: ChangeType
+    time: int
+
+
+def event_of(item: dict[str, object]) -> JoplinEvent | None:
+    """The event in one ``/events`` item, or None for an item type noted does not follow."""
+    if int(str(item.get("item_type", 0))) != 1:
+        return None
+    change = _JOPLIN_CHANGE.get(int(str(item.get("type", 0))))
+    if change is None:
+        return None
+    return JoplinEvent(
+        int(str(item["id"])), str(item["item_id"]), change, int(str(item.get("created_time", 0)))
+    )
+
+
+def _revision(row: tuple[int, str, int, str, str, bytes, int]) -> Revision:
+    id_, note_id, time, actor, title, body, edits = row
+    return Revision(id_, note_id, time, actor, title, zlib.decompress(body).decode("utf-8"), edits)
+
+
+class Sidecar:
+    """The sidecar database of one profile."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._ensure()
+
+    @classmethod
+    def open(cls, path: Path) -> Sidecar:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(Database(path))
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[apsw.Connection]:
+        """A write transaction, or a savepoint when this thread is already inside one.
+
+        The indexer keeps its tables in this same database and asks for the store's cursor from
+        inside its own write transaction; a nested ``Database.write()`` would refuse that.
+        """
+        conn = self.db.connection()
+        if not conn.get_autocommit():
+            with conn:  # apsw: a savepoint of the caller's transaction
+                yield conn
+            return
+        with self.db.write() as tx:
+            yield tx
+
+    def _ensure(self) -> None:
+        with self._write() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
+            if row is not None and int(row[0]) >= SCHEMA_VERSION:
+                return
+            conn.execute(_SCHEMA)
+            _set(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
+
+    # Writes in flight ----------------------------------------------------------------------
+    def begin_write(self, item_id: str, actor: str, item_type: ItemType = ItemType.NOTE) -> int:
+        """Record that ``actor`` is about to change ``item_id``; returns the record's id."""
+        if not actor:
+            raise ValueError("every write needs an actor")
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO joplin_writes(item_id, item_type, actor, started) VALUES (?, ?, ?, ?)",
+                (item_id, item_type.value, actor, now_ms()),
+            )
+            return int(conn.last_insert_rowid())
+
+    def end_write(self, write_id: int, *, joplin_time: int | None = None) -> None:
+        """The write was answered (``joplin_time``: the item's ``updated_time`` Joplin gave it)."""
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE joplin_writes SET finished = ?, joplin_time = ? WHERE id = ?",
+                (now_ms(), joplin_time, write_id),
+            )
+
+    def drop_write(self, write_id: int) -> None:
+        """The write was never sent (Joplin could not be reached): forget it."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM joplin_writes WHERE id = ?", (write_id,))
+
+    def actor_of(self, conn: apsw.Connection, event: JoplinEvent) -> str:
+        """Who made the change Joplin reports: the noted write it falls in, else ``joplin``."""
+        row = conn.execute(
+            """
+            SELECT actor FROM joplin_writes
+            WHERE item_id = ?1
+              AND ((?2 BETWEEN started AND coalesce(finished, started + ?4) + ?3)
+                   OR (joplin_time IS NOT NULL AND abs(joplin_time - ?2) <= ?3))
+            ORDER BY started DESC LIMIT 1
+            """,
+            (event.item_id, event.time, MATCH_SLACK_MS, UNKNOWN_WINDOW_MS),
+        ).fetchone()
+        return str(row[0]) if row else ACTOR_JOPLIN
+
+    # The feed ------------------------------------------------------------------------------
+    def joplin_cursor(self) -> int | None:
+        """The newest Joplin change mirrored so far (None before the first pull)."""
+        with self.db.read() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (CURSOR_KEY,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def mirror(self, events: Sequence[JoplinEvent], joplin_cursor: int) -> None:
+        """Append Joplin's events (each once, even if two processes mirror at once)."""
+        with self._write() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (CURSOR_KEY,)).fetchone()
+            stored = int(row[0]) if row else 0
+            for event in events:
+                if event.id <= stored:
+                    continue
+                conn.execute(
+                    "INSERT OR IGNORE INTO joplin_feed(joplin_id, item_type, item_id, change_type, time, actor) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        *(event.id, ItemType.NOTE.value, event.item_id, event.change_type.value),
+                        *(event.time, self.actor_of(conn, event)),
+                    ),
+                )
+            if joplin_cursor > stored:
+                _set(conn, CURSOR_KEY, str(joplin_cursor))
+
+    def record(
+        self, item_type: ItemType, item_ids: Iterable[str], change_type: ChangeType, actor: str
+    ) -> None:
+        """Append noted's own change of items Joplin does not report (notebooks, tags, attachments)."""
+        now = now_ms()
+        with self._write() as conn:
+            for item_id in item_ids:
+                conn.execute(
+                    "INSERT INTO joplin_feed(item_type, item_id, change_type, time, actor) VALUES (?, ?, ?, ?, ?)",
+                    (item_type.value, item_id, change_type.value, now, actor),
+                )
+
+    def changes_since(self, cursor: int, limit: int) -> ChangePage:
+        limit = max(1, limit)
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, item_type, item_id, change_type, time, actor FROM joplin_feed "
+                "WHERE id > ? ORDER BY id LIMIT ?",
+                (cursor, limit + 1),
+            ).fetchall()
+        changes = tuple(
+            Change(id_, ItemType(kind), item, ChangeType(change), time, actor)
+            for id_, kind, item, change, time, actor in rows[:limit]
+        )
+        return ChangePage(changes, changes[-1].id if changes else cursor, len(rows) > limit)
+
+    def item_changes(self, item_ids: Sequence[str], limit: int) -> list[Change]:
+        """The changes to any of ``item_ids``, newest first, at most ``limit``."""
+        ids = list(dict.fromkeys(item_ids))
+        if not ids or limit < 1:
+            return []
+        marks = ",".join("?" * len(ids))
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, item_type, item_id, change_type, time, actor FROM joplin_feed "
+                f"WHERE item_id IN ({marks}) ORDER BY id DESC LIMIT ?",
+                [*ids, limit],
+            ).fetchall()
+        return [
+            Change(id_, ItemType(kind), item, ChangeType(change), time, actor)
+            for id_, kind, item, change, time, actor in rows
+        ]
+
+    def recent_notes(self, since: int, limit: int) -> dict[str, tuple[int, int]]:
+        """Notes changed (or re-tagged) at ``since`` or later, in the feed or by noted's writes.
+
+        Returns id → (its newest feed row, its newest write record): a version that changes
+        whenever the note may have. noted's writes count before Joplin reports them, since Joplin
+        records a change just after answering.
+        """
+        kinds = (ItemType.NOTE.value, ItemType.NOTE_TAG.value)
+        with self.db.read() as conn:
+            fed = conn.execute(
+                "SELECT item_id, max(id) FROM joplin_feed WHERE item_type IN (?, ?) AND time >= ? "
+                "GROUP BY item_id ORDER BY max(id) DESC LIMIT ?",
+                (*kinds, since, limit),
+            ).fetchall()
+            written = conn.execute(
+                "SELECT item_id, max(id) FROM joplin_writes WHERE item_type IN (?, ?) AND started >= ? "
+                "GROUP BY item_id ORDER BY max(id) DESC LIMIT ?",
+                (*kinds, since, limit),
+            ).fetchall()
+        versions: dict[str, tuple[int, int]] = {str(item): (int(last), 0) for item, last in fed}
+        for item, last in written:
+            versions[str(item)] = (versions.get(str(item), (0, 0))[0], int(last))
+        return versions
+
+    def latest_cursor(self) -> int:
+        with self.db.read() as conn:
+            row = conn.execute("SELECT max(id) FROM joplin_feed").fetchone()
+        return int(row[0] or 0)
+
+    # Revisions -----------------------------------------------------------------------------
+    def last_revision(self, note_id: str) -> Revision | None:
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT id, note_id, time, actor, title, body, edits FROM joplin_revisions "
+                "WHERE note_id = ? ORDER BY id DESC LIMIT 1",
+                (note_id,),
+            ).fetchone()
+        return _revision(row) if row else None
+
+    def save_revision(self, note: Note, actor: str, time: int | None = None) -> None:
+        """Record ``note`` as left by ``actor``, collapsing a burst of that actor's saves."""
+        now = time or now_ms()
+        body = zlib.compress(note.body.encode("utf-8"), 6)
+        with self._write() as conn:
+            last = conn.execute(
+                "SELECT id, actor, time FROM joplin_revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
+                (note.id,),
+            ).fetchone()
+            if last and last[1] == actor and now - last[2] < BURST_MS:
+                conn.execute(
+                    "UPDATE joplin_revisions SET title = ?, body = ?, time = ?, edits = edits + 1 WHERE id = ?",
+                    (note.title, body, max(now, last[2]), last[0]),
+                )
+                return
+            conn.execute(
+                "INSERT INTO joplin_revisions(note_id, time, first_time, actor, title, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (note.id, now, now, actor, note.title, body),
+            )
+
+    def note_history(self, note_id: str) -> list[Revision]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, note_id, time, actor, title, body, edits FROM joplin_revisions "
+                "WHERE note_id = ? ORDER BY id DESC",
+                (note_id,),
+            ).fetchall()
+        return [_revision(r) for r in rows]
+
+    def get_revision(self, revision_id: int) -> Revision:
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT id, note_id, time, actor, title, body, edits FROM joplin_revisions WHERE id = ?",
+                (revision_id,),
+            ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no revision {revision_id}")
+        return _revision(row)
+
+    def forget_notes(self, note_ids: Iterable[str]) -> None:
+        """Drop the revisions of notes erased for good."""
+        with self._write() as conn:
+            for note_id in note_ids:
+                conn.execute("DELETE FROM joplin_revisions WHERE note_id = ?", (note_id,))
+
+    # Trash ---------------------------------------------------------------------------------
+    def trashed_at(self, folder_id: str, started: int | None) -> None:
+        """Remember when noted began trashing ``folder_id`` (None: forget it, it was restored)."""
+        with self._write() as conn:
+            if started is None:
+                conn.execute("DELETE FROM joplin_trash WHERE folder_id = ?", (folder_id,))
+            else:
+                conn.execute(
+                    "INSERT INTO joplin_trash(folder_id, started) VALUES (?, ?) "
+                    "ON CONFLICT(folder_id) DO UPDATE SET started = excluded.started",
+                    (folder_id, started),
+                )
+
+    def trash_started(self, folder_id: str) -> int | None:
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT started FROM joplin_trash WHERE folder_id = ?", (folder_id,)
+            ).fetchone()
+        return None if row is None else int(row[0])
+
+
+def _set(conn: apsw.Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )

@@ -1,0 +1,91 @@
+"""The Joplin store: a running Joplin's notes through its Data API, with a local sidecar.
+
+    store = JoplinStore.open(profile.root, url="", token=token)   # "" finds Joplin from port 41184
+    store.list_folders()
+    store.db          # the sidecar Database: the indexer, the lease and the chats keep their tables there
+
+Writes are sent to Joplin one by one (it has no transactions, so ``batch()`` groups nothing);
+each is recorded in the sidecar with its actor, so the change feed and ``note_history`` say who
+made it. What Joplin does not keep (actors, noted's revisions) lives in the sidecar, keyed by
+Joplin ids; the notes, notebooks, tags and attachments stay in Joplin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from noted.store.joplin.client import JoplinClient
+from noted.store.joplin.events import EventFeed
+from noted.store.joplin.folders import FolderOps
+from noted.store.joplin.resources import ResourceOps
+from noted.store.joplin.sidecar import SIDECAR_NAME, Sidecar
+from noted.store.protocol import Capabilities
+from noted.store.sqlite.db import Database
+
+CACHE_FOLDER = "joplin-resources"
+"""Where downloaded attachment files are kept, beside the sidecar."""
+
+
+class JoplinStore(FolderOps, ResourceOps):
+    """A ``Store`` over a running Joplin's Data API.
+
+    Safe for several threads: the HTTP client is thread-safe, and the sidecar has one SQLite
+    connection per thread.
+    """
+
+    capabilities = Capabilities(revisions=True, restore_revision=True, resources=True, local_sql=False)
+
+    def __init__(self, client: JoplinClient, sidecar: Sidecar, cache_dir: Path) -> None:
+        self.client = client
+        self.sidecar = sidecar
+        self.feed = EventFeed(client, sidecar)
+        self.cache_dir = cache_dir
+
+    def __repr__(self) -> str:
+        return f"JoplinStore(url={self.client.url!r}, sidecar={str(self.sidecar.db.path)!r})"
+
+    @classmethod
+    def open(
+        cls,
+        profile_dir: Path,
+        *,
+        url: str,
+        token: str,
+        read_deadline: float = 10.0,
+        timeout: float = 30.0,
+    ) -> JoplinStore:
+        """The store for the Joplin at ``url`` (``""``: found on this machine), its sidecar in ``profile_dir``.
+
+        Nothing is asked of Joplin here: a Joplin that is off is reported by the first call that
+        needs it, so the app and the MCP server start anyway.
+        """
+        client = JoplinClient(url, token, read_deadline=read_deadline, timeout=timeout)
+        try:
+            sidecar = Sidecar.open(profile_dir / SIDECAR_NAME)
+        except BaseException:
+            client.close()
+            raise
+        return cls(client, sidecar, profile_dir / CACHE_FOLDER)
+
+    @property
+    def db(self) -> Database:
+        """The sidecar database (the semantic index, the chats and the lease live there)."""
+        return self.sidecar.db
+
+    @property
+    def url(self) -> str:
+        """The Data API's address (``""`` until it has been found)."""
+        return self.client.url
+
+    def ping(self) -> bool:
+        """True when Joplin answers now."""
+        return self.client.ping()
+
+    def close(self) -> None:
+        self.client.close()
+        self.sidecar.close()
+
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        """Joplin has no transactions: the writes inside are sent one by one."""
+        return contextlib.nullcontext()

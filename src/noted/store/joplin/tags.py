@@ -1,0 +1,130 @@
+"""Tags on Joplin, and the links between notes and tags.
+
+Joplin's ``/events`` reports neither tags nor links, so noted appends a ``note_tag`` row (keyed by
+the note, as in the embedded store) for each link it adds or removes, and a ``tag`` row for each
+tag it creates, renames or deletes. A tag's ``note_count`` takes one request per tag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from noted.errors import InvalidInputError, NotFoundError
+from noted.models import ChangeType, ItemType, Tag, new_id
+from noted.store.joplin.base import TAG_FIELDS, JoplinBase, clean_title, safe_id, tag_of
+
+
+class TagOps(JoplinBase):
+    """The tag half of the Joplin store."""
+
+    def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
+        tags = [self._counted(i) for i in self.client.get_all("/tags", {"fields": TAG_FIELDS})]
+        if with_notes_only:
+            tags = [t for t in tags if t.note_count > 0]
+        return sorted(tags, key=lambda t: (t.title.casefold(), t.id))
+
+    def _counted(self, item: dict[str, Any]) -> Tag:
+        notes = self.client.get_all(f"/tags/{safe_id(str(item['id']))}/notes", {"fields": "id,deleted_time"})
+        return tag_of(item, sum(1 for n in notes if not n.get("deleted_time")))
+
+    def get_tag(self, tag_id: str) -> Tag:
+        try:
+            item = self.client.get(f"/tags/{safe_id(tag_id)}", {"fields": TAG_FIELDS})
+        except NotFoundError:
+            raise NotFoundError(f'no tag with id "{tag_id}"') from None
+        return self._counted(item)
+
+    def _find(self, title: str) -> dict[str, Any] | None:
+        wanted = title.strip().casefold()
+        if not wanted:
+            return None
+        # Joplin's tag search is a LIKE on the title, where "*" is the only wildcard it maps.
+        for item in self.client.get_all(
+            "/search", {"type": "tag", "query": title.strip(), "fields": TAG_FIELDS}
+        ):
+            if str(item.get("title", "")).casefold() == wanted:
+                return dict(item)
+        for item in self.client.get_all("/tags", {"fields": TAG_FIELDS}):
+            if str(item.get("title", "")).casefold() == wanted:
+                return dict(item)
+        return None
+
+    def find_tag(self, title: str) -> Tag | None:
+        item = self._find(title)
+        return None if item is None else self._counted(item)
+
+    def _ensure_tag(self, title: str, actor: str) -> str:
+        title = clean_title(title, "tag")
+        if not title:
+            raise InvalidInputError("a tag needs a title")
+        found = self._find(title)
+        if found is not None:
+            return str(found["id"])
+        tag_id = new_id()
+        self.send(tag_id, actor, "POST", "/tags", {"id": tag_id, "title": title})
+        self.sidecar.record(ItemType.TAG, [tag_id], ChangeType.CREATE, actor)
+        return tag_id
+
+    def create_tag(self, title: str, *, actor: str) -> Tag:
+        return self.get_tag(self._ensure_tag(title, actor))
+
+    def rename_tag(self, tag_id: str, title: str, *, actor: str) -> Tag:
+        title = clean_title(title, "tag")
+        if not title:
+            raise InvalidInputError("a tag needs a title")
+        self.get_tag(tag_id)
+        clash = self._find(title)
+        if clash is not None and clash["id"] != tag_id:
+            raise InvalidInputError(f'a tag named "{title}" exists already')
+        self.send(tag_id, actor, "PUT", f"/tags/{safe_id(tag_id)}", {"title": title})
+        self.sidecar.record(ItemType.TAG, [tag_id], ChangeType.UPDATE, actor)
+        return self.get_tag(tag_id)
+
+    def delete_tag(self, tag_id: str, *, actor: str) -> None:
+        """Delete a tag for good and unlink it from every note."""
+        self.get_tag(tag_id)
+        linked = [
+            str(n["id"]) for n in self.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
+        ]
+        self.send(tag_id, actor, "DELETE", f"/tags/{safe_id(tag_id)}")
+        self.sidecar.record(ItemType.NOTE_TAG, linked, ChangeType.DELETE, actor)
+        self.sidecar.record(ItemType.TAG, [tag_id], ChangeType.DELETE, actor)
+
+    def note_tags(self, note_id: str) -> list[Tag]:
+        items = self.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": TAG_FIELDS})
+        return sorted((self._counted(i) for i in items), key=lambda t: (t.title.casefold(), t.id))
+
+    def _linked_ids(self, note_id: str) -> set[str]:
+        try:
+            items = self.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id"})
+        except NotFoundError:
+            raise NotFoundError(f'no note with id "{note_id}"') from None
+        return {str(i["id"]) for i in items}
+
+    def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
+        """Add tags (created when missing) to a note; returns the note's tags afterwards."""
+        self.note_item(note_id, "id")
+        linked = self._linked_ids(note_id)
+        for title in titles:
+            tag_id = self._ensure_tag(title, actor)
+            if tag_id in linked:
+                continue
+            self.send(note_id, actor, "POST", f"/tags/{tag_id}/notes", {"id": note_id})
+            self.sidecar.record(ItemType.NOTE_TAG, [note_id], ChangeType.CREATE, actor)
+            linked.add(tag_id)
+        return self.note_tags(note_id)
+
+    def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
+        """Remove tags from a note (unknown titles are ignored); returns the note's tags afterwards."""
+        self.note_item(note_id, "id")
+        linked = self._linked_ids(note_id)
+        for title in titles:
+            found = self._find(title)
+            if found is None or found["id"] not in linked:
+                continue
+            tag_id = str(found["id"])
+            self.send(note_id, actor, "DELETE", f"/tags/{tag_id}/notes/{safe_id(note_id)}")
+            self.sidecar.record(ItemType.NOTE_TAG, [note_id], ChangeType.DELETE, actor)
+            linked.discard(tag_id)
+        return self.note_tags(note_id)

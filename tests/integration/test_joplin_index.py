@@ -1,0 +1,92 @@
+"""Search on the Joplin backend: Joplin's own keyword search, and the indexer following ``/events``."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.joplin import JoplinServer, shared_server, wait_until
+
+from noted.embeddings.fake import FakeEmbedder
+from noted.errors import QueryError
+from noted.indexer.engine import Indexer
+from noted.models import NoteDraft, NotePatch
+from noted.search.joplin import JoplinKeywordSearch
+from noted.search.semantic import SemanticSearch
+from noted.store.joplin import JoplinStore
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def joplin(tmp_path_factory: pytest.TempPathFactory) -> JoplinServer:
+    return shared_server(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture
+def store(joplin: JoplinServer, tmp_path: Path) -> Iterator[JoplinStore]:
+    s = joplin.store(tmp_path / "profile")
+    yield s
+    s.close()
+
+
+def test_keyword_search_has_noteds_results_and_scope(store: JoplinStore) -> None:
+    word = "zq" + secrets.token_hex(4)  # a word no other note of the shared Joplin has
+    garden = store.create_folder(f"Garden {word}", actor="user")
+    other = store.create_folder(f"Other {word}", actor="user")
+    body = f"# Plan\n\nIntro.\n\n## Water\n\nWater the {word}tomatoes daily.\n"
+    note = store.create_note(NoteDraft("Tomatoes", body, garden.id, tags=("veg",)), actor="user")
+    store.create_note(NoteDraft(f"About {word}", "nothing else", other.id), actor="user")
+    trashed = store.create_note(NoteDraft("Old", f"{word}tomatoes too", garden.id), actor="user")
+    store.trash_note(trashed.id, actor="user")
+    search = JoplinKeywordSearch(store)
+
+    results = search.search(f"{word}tomat")  # a prefix, as in noted's grammar
+    assert [h.note_id for h in results.hits] == [note.id]  # the trashed one is left out
+    hit = results.hits[0]
+    assert (hit.section, hit.section_heading, hit.notebook_title) == ("1.1", "Water", garden.title)
+    assert f"{word}tomatoes daily" in hit.snippet
+    about = search.search(f"About {word}").hits[0].note_id
+    assert {h.note_id for h in search.search(word).hits} == {note.id, about}
+    assert [h.note_id for h in search.search(f"{word} tag:veg").hits] == [note.id]
+    assert [h.note_id for h in search.search(f"{word} -tag:veg").hits] == [about]
+    assert search.search(word, folder_ids=frozenset({other.id})).total == 1
+    with pytest.raises(QueryError):
+        search.search("foo:bar")
+
+
+def test_the_indexer_follows_joplins_events(joplin: JoplinServer, store: JoplinStore) -> None:
+    folder = store.create_folder("Index " + secrets.token_hex(3), actor="user")
+    first = store.create_note(NoteDraft("Compost", "Turn the compost heap weekly.", folder.id), actor="user")
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()  # the first full scan
+    semantic = SemanticSearch(store, store.db, embedder)
+    assert semantic.search("compost heap")[0].note_id == first.id
+
+    # Then only the feed: a note written through noted, and one written in Joplin itself.
+    second = store.create_note(NoteDraft("Bees", "The beehive needs sugar water.", folder.id), actor="user")
+    outside = joplin.api(
+        "POST", "/notes", {"title": "Apples", "body": "Prune the apple trees.", "parent_id": folder.id}
+    )
+    store.update_note(first.id, NotePatch(body="Nothing about that any more."), actor="user")
+
+    def caught_up() -> bool:
+        indexer.run_until_idle()
+        ids = {h.note_id for q in ("beehive sugar", "prune apple trees") for h in semantic.search(q)[:1]}
+        return ids == {second.id, outside["id"]} and not any(
+            h.note_id == first.id for h in semantic.search("compost heap")
+        )
+
+    wait_until(caught_up, what="the indexer to follow Joplin's events")
+    store.trash_note(second.id, actor="user")
+    wait_until(
+        lambda: (
+            indexer.run_until_idle() >= 0
+            and all(h.note_id != second.id for h in semantic.search("beehive sugar"))
+        ),
+        what="the trashed note to leave the index",
+    )

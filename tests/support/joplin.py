@@ -1,0 +1,203 @@
+"""A real Joplin for tests: the terminal app's Data API, started once per test run by the shared script.
+
+The script (``../shared/scripts/joplin-server`` beside the repository; ``NOTED_JOPLIN_SCRIPT``
+names another) installs the Joplin terminal app once into a cache folder and starts it on
+loopback. Installing takes minutes (``.ci/joplin-setup`` does it before the tests in CI), so the
+tests never install: without the script or the installed app they are skipped, saying why.
+
+Every Joplin command-line call takes several seconds (the app starts each time), so tests call
+it sparingly, to check the end state through Joplin's own eyes. The server is shared by all the
+tests of a run; each test makes its own notebooks and looks only at them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from noted.store.joplin import JoplinStore
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = Path(os.environ.get("NOTED_JOPLIN_SCRIPT") or REPO.parent / "shared" / "scripts" / "joplin-server")
+_ENV = dict(os.environ)
+"""The environment as the run started: tests swap HOME, and the app's cache folder hangs on it."""
+_RUN_TIMEOUT = 600
+
+
+def _cache_binary() -> Path | None:
+    """Where the script installs the ``joplin`` command (mirrors the script's own rule)."""
+    try:
+        match = re.search(r"^version=(\S+)", SCRIPT.read_text(encoding="utf-8"), re.MULTILINE)
+    except OSError:
+        return None
+    if match is None:
+        return None
+    cache = _ENV.get("XDG_CACHE_HOME") or str(Path(_ENV.get("HOME", "~")).expanduser() / ".cache")
+    folder = Path(_ENV.get("JOPLIN_CLI_DIR") or Path(cache) / f"joplin-cli-{match.group(1)}")
+    return folder / "node_modules" / ".bin" / "joplin"
+
+
+def unavailable_reason() -> str | None:
+    """Why a real Joplin cannot run here, or None when it can."""
+    if not SCRIPT.is_file():
+        return (
+            f"the Joplin test script is missing ({SCRIPT}); the shared folder must sit beside the repository"
+        )
+    binary = _cache_binary()
+    if binary is None or not os.access(binary, os.X_OK):
+        return f"the Joplin terminal app is not installed (expected {binary}); run .ci/joplin-setup once"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class JoplinServer:
+    """One running Joplin: its profile folder, port and API token."""
+
+    profile: Path
+    port: int
+    token: str = field(default_factory=lambda: secrets.token_hex(16))
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _script(self, *args: str, timeout: float = _RUN_TIMEOUT) -> str:
+        done = subprocess.run(
+            ["bash", str(SCRIPT), *args], env=_ENV, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"joplin-server {args[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+        return done.stdout
+
+    def start(self) -> None:
+        self._script("start", str(self.profile), str(self.port), self.token)
+
+    def stop(self) -> None:
+        """Stop the server and wait until its port no longer answers."""
+        self._script("stop", str(self.profile))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and self.answers():
+            time.sleep(0.1)
+
+    def answers(self) -> bool:
+        try:
+            return httpx.get(f"{self.url}/ping", timeout=1.0).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def cli(self, *args: str) -> str:
+        """A Joplin command on this profile (``ls -f json /``, ``cat -v ID``…), its output."""
+        return self._script("cli", str(self.profile), *args)
+
+    def cat(self, note_id: str) -> dict[str, str]:
+        """``joplin cat -v ID``: the note as Joplin has it, its title under ``title``, body under ``body``."""
+        lines = self.cli("cat", "-v", note_id).splitlines()
+        props: dict[str, str] = {"title": lines[0] if lines else ""}
+        start = next((i for i, line in enumerate(lines) if line.startswith(f"id: {note_id}")), len(lines))
+        props["body"] = "\n".join(lines[2:start]).strip()
+        for line in lines[start:]:
+            key, _, value = line.partition(": ")
+            props[key] = value
+        return props
+
+    def notebooks(self) -> list[dict[str, Any]]:
+        """``joplin ls -f json /``: the notebooks Joplin lists (trashed ones are not)."""
+        return list(json.loads(self.cli("ls", "-f", "json", "/")))
+
+    def api(
+        self, method: str, path: str, body: dict[str, Any] | None = None, params: dict[str, Any] | None = None
+    ) -> Any:
+        """A request to the Data API made outside noted (as Joplin's own app would change a note)."""
+        query = {**(params or {}), "token": self.token}
+        answer = httpx.request(method, f"{self.url}{path}", params=query, json=body, timeout=30)
+        answer.raise_for_status()
+        return answer.json() if answer.content else None
+
+    def wipe(self) -> None:
+        """Erase every note, notebook, tag and attachment, so the next store starts empty.
+
+        For backend-neutral tests that expect a new, empty store (``tests.support.backends``).
+        """
+
+        def every(kind: str) -> list[str]:
+            ids: list[str] = []
+            page = 1
+            while True:
+                params = {"type": kind.rstrip("s"), "query": "*"} if kind == "folders" else {}
+                path = "/search" if kind == "folders" else f"/{kind}"
+                extra = {"include_deleted": "1", "include_conflicts": "1"} if kind == "notes" else {}
+                answer = self.api("GET", path, params={**params, **extra, "fields": "id", "page": page})
+                ids += [str(i["id"]) for i in answer["items"]]
+                if not answer.get("has_more"):
+                    return ids
+                page += 1
+
+        for kind in ("notes", "folders", "tags", "resources"):
+            for item_id in every(kind):
+                try:
+                    self.api("DELETE", f"/{kind}/{item_id}", params={"permanent": "1"})
+                except httpx.HTTPStatusError as exc:  # a sub-notebook erased with its parent
+                    if exc.response.status_code != 404:
+                        raise
+
+    def store(self, root: Path, *, read_deadline: float = 5.0) -> JoplinStore:
+        """A noted store on this Joplin, its sidecar in ``root``."""
+        root.mkdir(parents=True, exist_ok=True)
+        return JoplinStore.open(root, url=self.url, token=self.token, read_deadline=read_deadline)
+
+
+_lock = threading.Lock()
+_shared: JoplinServer | None = None
+_failure: str | None = None
+
+
+def shared_server(tmp_root: Path) -> JoplinServer:
+    """The run's Joplin, started on first use (under ``tmp_root``) and stopped when the run ends.
+
+    Skips the calling test, saying why, when Joplin cannot run here.
+    """
+    global _shared, _failure
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with _lock:
+        if _failure:
+            pytest.skip(_failure)
+        if _shared is None:
+            server = JoplinServer(tmp_root / "joplin-profile", free_port())
+            try:
+                server.start()
+            except (RuntimeError, subprocess.TimeoutExpired) as exc:
+                _failure = f"Joplin did not start: {exc}"
+                pytest.skip(_failure)
+            atexit.register(server.stop)
+            _shared = server
+        return _shared
+
+
+def wait_until(predicate: Any, *, timeout: float = 15.0, what: str = "condition") -> None:
+    """Poll ``predicate`` until it holds; fail the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)

@@ -1,0 +1,58 @@
+"""How the Joplin backend is chosen: ``--joplin`` anywhere on the command line, the ``backend``
+setting, and a clear message when the token is missing. No Joplin is needed for these."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from noted.cli import build_parser
+from noted.errors import ConfigError
+from noted.profile import Profile
+from noted.search.joplin import JoplinKeywordSearch
+from noted.services import Services
+from noted.settings import Settings
+from noted.store.joplin import JoplinStore
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--joplin", "search", "budget"], True),
+        (["search", "budget", "--joplin"], True),
+        (["mcp", "serve", "--stdio", "--joplin"], True),
+        (["--joplin", "mcp", "serve", "--stdio"], True),
+        (["search", "budget"], False),
+    ],
+)
+def test_joplin_flag_is_accepted_before_or_after_the_command(argv: list[str], expected: bool) -> None:
+    assert build_parser().parse_args(argv).joplin is expected
+
+
+def test_a_missing_token_is_a_config_error_naming_both_ways_to_give_it(tmp_path: Path) -> None:
+    profile = Profile(tmp_path / "p").ensure()
+    with pytest.raises(ConfigError, match="token is not set") as caught:
+        Services.open(profile, backend="joplin", settings=Settings.load(profile, environ={}))
+    assert "joplin.tokenFile" in str(caught.value) and "NOTED_JOPLIN_TOKEN" in str(caught.value)
+
+
+def test_the_backend_setting_opens_joplin_without_reaching_it(tmp_path: Path) -> None:
+    """Opening never talks to Joplin, so the app and the MCP server start while Joplin is off."""
+    profile = Profile(tmp_path / "p").ensure()
+    token_file = tmp_path / "token"
+    token_file.write_text("abc123\n", encoding="utf-8")
+    environ = {
+        "NOTED_BACKEND": "joplin",
+        "NOTED_JOPLIN_TOKENFILE": str(token_file),
+        "NOTED_JOPLIN_URL": "http://127.0.0.1:9",
+    }
+    services = Services.open(profile, settings=Settings.load(profile, environ=environ))
+    try:
+        assert isinstance(services.store, JoplinStore)
+        assert isinstance(services.keyword, JoplinKeywordSearch)
+        assert services.store.url == "http://127.0.0.1:9"
+        assert "abc123" not in repr(services.store)
+        assert (profile.root / "joplin-sidecar.db").exists() and not profile.db_path.exists()
+    finally:
+        services.close()
