@@ -1,9 +1,8 @@
 """The storage backends a backend-neutral test runs on, opened fresh for each test.
 
 Tests take the ``backend_store`` fixture (see ``tests/unit/test_tools_manage.py``), parametrized by
-``BACKENDS``. Only the embedded SQLite store is here yet; the Joplin backend joins by adding its
-name to ``BACKENDS`` and a branch to ``open_backend`` that starts the real Joplin script in
-``../shared/`` and yields its store.
+``BACKENDS``: the embedded SQLite store, and a real Joplin started once per run through the
+script in ``../shared/`` (emptied before each test; skipped, saying why, where it cannot run).
 """
 
 from __future__ import annotations
@@ -12,20 +11,38 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
+# Imported at collection, before the isolation fixture moves HOME: it locates Joplin's cache there.
+from tests.support.joplin import shared_server
+
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 
-BACKENDS = ("sqlite",)
+BACKENDS = ("sqlite", "joplin")
 
 
 @contextmanager
 def open_backend(name: str, root: Path) -> Iterator[Store]:
     """A new, empty store of backend ``name`` under ``root``, closed afterwards."""
+    store: Store
     if name == "sqlite":
         store = SqliteStore.open(root / "notes.db", root / "resources")
+    elif name == "joplin":
+        server = shared_server(root.parent)
+        server.wipe()
+        root.mkdir(parents=True, exist_ok=True)
+        store = server.store(root)
     else:  # pragma: no cover - a backend named in BACKENDS without a branch here
         raise ValueError(f"no test backend named {name!r}")
     try:
         yield store
     finally:
         store.close()
+
+
+def known_joplin_gap(request: pytest.FixtureRequest, reason: str) -> None:
+    """Mark a test that is known to fail on the Joplin backend (strict: it must still fail there,
+    so a fix shows up as an unexpected pass and the mark has to go)."""
+    if "[joplin]" in request.node.name:
+        request.applymarker(pytest.mark.xfail(reason=f"known gap on Joplin: {reason}", strict=True))

@@ -82,7 +82,12 @@ class JoplinServer:
 
     def _script(self, *args: str, timeout: float = _RUN_TIMEOUT) -> str:
         done = subprocess.run(
-            ["bash", str(SCRIPT), *args], env=_ENV, capture_output=True, text=True, timeout=timeout, check=False
+            ["bash", str(SCRIPT), *args],
+            env=_ENV,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
         if done.returncode != 0:
             raise RuntimeError(f"joplin-server {args[0]} failed ({done.returncode}): {done.stderr[-2000:]}")

@@ -13,7 +13,7 @@ from typing import Any
 from noted.embeddings.fake import FakeEmbedder
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft
-from noted.search.keyword import KeywordSearch
+from noted.search.joplin import keyword_search_for
 from noted.search.semantic import SemanticSearch
 from noted.settings import Settings, env_names
 from noted.store.protocol import Store
@@ -109,5 +109,5 @@ def make_env(
         environ[env_names(keys[name])[0]] = "1"
     settings = Settings.load(tmp_path / "config.toml", environ=environ)
     registry = build_registry(settings)
-    ctx = ToolContext(store=store, settings=settings, keyword=KeywordSearch(store), actor=ACTOR)
+    ctx = ToolContext(store=store, settings=settings, keyword=keyword_search_for(store), actor=ACTOR)
     return Env(store, settings, registry, ctx)

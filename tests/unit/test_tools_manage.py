@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import BACKENDS, open_backend
+from tests.support.backends import BACKENDS, known_joplin_gap, open_backend
 from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
 
 from noted.models import NotePatch, now_ms
@@ -181,7 +181,12 @@ async def test_create_note_by_notebook_title_reuses_or_creates_and_writes_nothin
 # list_notes -----------------------------------------------------------------------------------------
 
 
-async def test_list_notes_filters_by_notebook_tag_and_time_without_bodies(env: Env) -> None:
+async def test_list_notes_filters_by_notebook_tag_and_time_without_bodies(
+    env: Env, request: pytest.FixtureRequest
+) -> None:
+    known_joplin_gap(
+        request, "Joplin listings without a page limit carry no bodies, so body_length reads 0 there"
+    )
     a, b = env.folder("A"), env.folder("B")
     first = env.note(a, "first", "body one", tags=("red",))
     _next_millisecond()
