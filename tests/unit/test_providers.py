@@ -270,7 +270,7 @@ async def test_demo_searches_reads_the_first_hit_then_answers() -> None:
 
     first = await collect(demo, ChatRequest("sys", ASK.messages, tools=tools))
     search = next(e for e in first if isinstance(e, ToolCallReady))
-    assert search.name == "search_notes" and search.arguments == {"query": "notes say green tea"}
+    assert search.name == "search_notes" and search.arguments == {"query": "any:1 notes say green tea"}
 
     note_id = "0123456789abcdef0123456789abcdef"
     history = (
@@ -299,3 +299,21 @@ async def test_demo_without_tools_restates_the_question() -> None:
     answer = "".join(e.text for e in events if isinstance(e, TextDelta))
     assert "What do my notes say about green tea?" in answer
     assert events[-1] == Finished(StopReason.END, raw="fake")
+
+
+async def test_demo_appends_to_the_open_note_when_its_editing_tools_are_on() -> None:
+    demo = make_provider(ProviderConfig(kind="fake", enabled=True))
+    append = ToolSpec(
+        "editor_append", "append", {"type": "object", "properties": {"text": {"type": "string"}}}
+    )
+    first = await collect(demo, ChatRequest("sys", ASK.messages, tools=(SEARCH, append)))
+    call = next(e for e in first if isinstance(e, ToolCallReady))
+    assert call.name == "editor_append" and "(added by the offline demo)" in call.arguments["text"]
+    history = (
+        *ASK.messages,
+        AssistantMessage("", (ToolCall(call.id, call.name, call.arguments),)),
+        ToolResultMessage(call.id, '{"ok": true}'),
+    )
+    second = await collect(demo, ChatRequest("sys", history, tools=(SEARCH, append)))
+    assert not any(isinstance(e, ToolCallReady) for e in second)
+    assert "new to-do line" in "".join(e.text for e in second if isinstance(e, TextDelta))

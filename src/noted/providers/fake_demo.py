@@ -1,8 +1,10 @@
 """The offline demo behind ``--provider fake``: plausible turns computed from the request alone.
 
-It restates the question; when ``search_notes`` is offered it searches for the question's words,
-reads the first hit with ``read_note`` when that is offered too, then answers with what came back.
-It says plainly that it is a demo, so nobody takes its words for a model's.
+It restates the question; in a chat about an open note whose editing tools are switched on, it
+appends the request to the note as a to-do line (so the approve/undo flow can be tried offline);
+otherwise, when ``search_notes`` is offered it searches for any of the question's words, reads the
+first hit with ``read_note`` when that is offered too, then answers with what came back. It says
+plainly that it is a demo, so nobody takes its words for a model's.
 """
 
 from __future__ import annotations
@@ -30,9 +32,20 @@ def demo_turn(request: ChatRequest) -> list[FakeAction]:
     results = _results_since_question(request)
     tools = {t.name: t for t in request.tools}
     called = {name for name, _ in results}
+    if "editor_append" in tools and question:
+        if "editor_append" not in called:
+            line = f"- [ ] {_shorten(question, 200)} (added by the offline demo)"
+            return [
+                Reply("I'll add that to the note as a to-do.\n"),
+                CallTool("editor_append", {_text_argument(tools["editor_append"], "text"): line}),
+            ]
+        return [Reply(f"Done: the note has a new to-do line.{_FOOTER}")]
+    results = [(name, content) for name, content in results if name != "editor_read_note"]
+    called = {name for name, _ in results}
     if not results:
         if "search_notes" in tools and question:
-            query = " ".join(_keywords(question)) or question
+            words = _keywords(question)
+            query = "any:1 " + " ".join(words) if words else question
             return [
                 Reply(f"You asked: “{_shorten(question, 120)}”. Let me search your notes.\n"),
                 CallTool("search_notes", {_text_argument(tools["search_notes"], "query"): query}),
