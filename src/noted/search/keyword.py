@@ -2,13 +2,17 @@
 
 Words match as prefixes, phrases exactly, diacritics folded both ways (the index uses
 ``unicode61 remove_diacritics 2``); results rank by BM25 with the title weighted above the
-body, or newest first when the query has filters only. Trashed notes and conflicts are never
+body, or newest first when the query has filters only, and newest first too when its words are
+found in more than half the live notes (and over ``BROAD_MIN_NOTES``): FTS5 clamps such a word's
+BM25 weight to ~1e-6, so its ranking means nothing, and scoring every match is the costliest step.
+The hits are the same notes either way; only their order and ``score`` (0) differ. Trashed notes and conflicts are never
 returned. Each hit carries a snippet anchored on its first matched word in the body and the
 section (``1.2``) that holds that word; these are computed for the returned page only.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,15 +22,19 @@ from typing import Any, Protocol
 import apsw
 
 from noted.errors import QueryError
-from noted.search.query import Query, TextTerm, parse_query
+from noted.search.query import Filter, FilterKind, Query, TextTerm, parse_query
 from noted.search.snippet import Located, body_pattern, fold, locate
-from noted.search.sql import compile_query
+from noted.search.sql import compile_query, like_pattern
 from noted.store.sqlite.db import Database
 
 MAX_LIMIT = 1000
 MAX_EXPANSIONS = 200
 """How many index words one ``ast*rix`` may stand for; the rarest shapes are dropped beyond it."""
 
+BROAD_MIN_NOTES = 1000
+"""A query matching more than half the live notes is ordered newest first rather than by BM25
+(FTS5 clamps the weight of such a word to ~1e-6, so its ranking means nothing, and scoring ~96k
+matches costs ~120 ms at 100k notes); below this many matches BM25 is cheap and kept."""
 _VOCAB = "temp.noted_fts_vocab"
 HIDDEN_INDEX = "notes_hidden"
 """A partial index on ``notes(deleted_time, is_conflict) WHERE deleted_time > 0 OR is_conflict != 0``.
@@ -113,20 +121,25 @@ class KeywordSearch:
         with self._db.read() as conn:
             if self._hidden_index is None:
                 self._hidden_index = _has_index(conn, HIDDEN_INDEX)
-            compiled = compile_query(
+            compile_ = functools.partial(
+                compile_query,
                 parsed,
                 limit=limit,
                 offset=offset,
                 folder_ids=folder_ids,
                 expansions=self._expand(conn, parsed.text_terms),
                 hidden_index=self._hidden_index,
+                tag_links=_tag_links(conn, parsed),
             )
+            compiled = compile_()
+            if compiled.match is not None and _broad(conn, compiled.match):
+                compiled = compile_(by_date=True)
             try:
                 rows = conn.execute(compiled.sql, compiled.params).fetchall()
             except apsw.SQLError as exc:  # quoting should make this impossible; never leak it
                 raise QueryError(f"cannot run the search {query!r}: {exc}") from exc
         total = int(rows[0][0]) if rows else 0
-        pattern = body_pattern(parsed.text_terms) if compiled.ranked else None
+        pattern = body_pattern(parsed.text_terms) if compiled.ranked or compiled.match else None
         hits = tuple(_hit(row, pattern, compiled.ranked, snippets) for row in rows if row[1] is not None)
         return KeywordResults(total, hits)
 
@@ -164,6 +177,29 @@ class KeywordSearch:
 
 
 _UNLOCATED = Located("", None, None)
+
+
+def _broad(conn: apsw.Connection, match: str) -> bool:
+    """Whether ``match`` is found in more than half the live notes (an FTS5 count, no BM25)."""
+    found = conn.execute("SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ?", (match,)).fetchone()[0]
+    if found <= BROAD_MIN_NOTES:
+        return False
+    live = conn.execute(
+        "SELECT (SELECT COUNT(*) FROM notes) - "
+        "(SELECT COUNT(*) FROM notes WHERE deleted_time > 0 OR is_conflict != 0)"
+    ).fetchone()[0]
+    return int(found) * 2 > int(live)
+
+
+def _tag_links(conn: apsw.Connection, query: Query) -> dict[str, int]:
+    """How many note-tag links the tags of each positive ``tag:`` filter have (an index count)."""
+    values = {
+        t.value for t in query.terms if isinstance(t, Filter) and t.kind is FilterKind.TAG and not t.negated
+    }
+    sql = (
+        "SELECT COUNT(*) FROM note_tags WHERE tag_id IN (SELECT id FROM tags WHERE title LIKE ? ESCAPE '\\')"
+    )
+    return {v: int(conn.execute(sql, (like_pattern(v),)).fetchone()[0]) for v in values}
 
 
 def _has_index(conn: apsw.Connection, name: str) -> bool:

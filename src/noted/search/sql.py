@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from noted.search.query import DateField, DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
@@ -31,11 +31,16 @@ _COLUMNS = (
 
 @dataclass(frozen=True, slots=True)
 class CompiledQuery:
-    """One SQL statement and its parameters; ``ranked`` when rows are sorted by relevance."""
+    """One SQL statement and its parameters; ``ranked`` when rows are sorted by relevance.
+
+    ``match`` is the FTS5 expression every hit must match (None under ``any:1`` or without
+    words), so that the caller can count it and ask for ``by_date`` when it is too broad.
+    """
 
     sql: str
     params: tuple[object, ...]
     ranked: bool
+    match: str | None = None
 
 
 def fts_string(text: str) -> str:
@@ -88,10 +93,16 @@ _ATTACHED = (
     "SELECT x.rowid FROM resources AS r JOIN note_resources AS nr ON nr.resource_id = r.id "
     "JOIN notes AS x ON x.id = nr.note_id WHERE r.mime LIKE ? ESCAPE '\\'"
 )
-_UNTAGGED = (
-    "SELECT 1 FROM note_tags AS nt JOIN tags AS t ON t.id = nt.tag_id "
-    "WHERE nt.note_id = n.id AND t.title LIKE ? ESCAPE '\\'"
+_TAG_PROBE = (
+    "EXISTS (SELECT 1 FROM note_tags AS nt WHERE nt.note_id = n.id "
+    "AND +nt.tag_id IN (SELECT id FROM tags WHERE title LIKE ? ESCAPE '\\'))"
 )
+"""Whether note ``n`` carries a matching tag: one probe of its own few links ("+" keeps SQLite
+from probing each matching tag in turn, 300 probes a note for ``tag:*``)."""
+TAG_PROBE_FROM = 2000
+"""Tag links above which a tag filter probes each candidate note instead of listing the tagged
+notes' rowids: mapping thousands of note ids back to rowids costs more than probing (``tag:*``
+at 100k notes: 900 ms listed, 70 ms probed), and a page walked newest first stops early."""
 _UNATTACHED = (
     "SELECT 1 FROM note_resources AS nr JOIN resources AS r ON r.id = nr.resource_id "
     "WHERE nr.note_id = n.id AND r.mime LIKE ? ESCAPE '\\'"
@@ -101,15 +112,18 @@ _HIDDEN = "SELECT rowid FROM notes WHERE deleted_time > 0 OR is_conflict != 0"
 """Trashed notes and conflicts; fast only with the partial index ``notes_hidden`` on this WHERE."""
 
 
-def _filter_condition(term: Filter) -> _Cond:
+def _filter_condition(term: Filter, tag_links: Mapping[str, int]) -> _Cond:
     not_ = "NOT " if term.negated else ""
     kind = term.kind
+    if kind is FilterKind.TAG and (
+        term.negated or tag_links.get(term.value, TAG_PROBE_FROM) >= TAG_PROBE_FROM
+    ):
+        # Probing each candidate is cheaper than listing every tagged note (think -tag:*).
+        return _Cond(f"{not_}{_TAG_PROBE}", (like_pattern(term.value),), row=True)
     if kind in (FilterKind.TAG, FilterKind.RESOURCE):
         tagged = kind is FilterKind.TAG
         if term.negated:
-            # Probing each candidate is cheaper than listing every tagged note (think -tag:*).
-            sub = _UNTAGGED if tagged else _UNATTACHED
-            return _Cond(f"NOT EXISTS ({sub})", (like_pattern(term.value),), row=True)
+            return _Cond(f"NOT EXISTS ({_UNATTACHED})", (like_pattern(term.value),), row=True)
         return _rid_in(_TAGGED if tagged else _ATTACHED, (like_pattern(term.value),))
     if kind is FilterKind.SOURCEURL:
         return _Cond(f"n.source_url {not_}LIKE ? ESCAPE '\\'", (like_pattern(term.value),), row=True)
@@ -149,7 +163,9 @@ def _notebook_cte(name: str, values: tuple[str, ...], scope: str | None) -> tupl
     return sql, params + ((scope,) if scope is not None else ())
 
 
-def _term_condition(term: Term, expansions: Mapping[str, tuple[str, ...]]) -> _Cond:
+def _term_condition(
+    term: Term, expansions: Mapping[str, tuple[str, ...]], tag_links: Mapping[str, int]
+) -> _Cond:
     """A condition for one non-notebook term, used where terms combine as SQL (negated text, any:1)."""
     if isinstance(term, TextTerm):
         expr = fts_term(term, expansions)
@@ -158,7 +174,7 @@ def _term_condition(term: Term, expansions: Mapping[str, tuple[str, ...]]) -> _C
         return _rid_in(_MATCHING, (expr,), negated=term.negated)
     if isinstance(term, DateFilter):
         return _date_condition(term)
-    return _filter_condition(term)
+    return _filter_condition(term, tag_links)
 
 
 class _Builder:
@@ -209,6 +225,8 @@ def compile_query(
     folder_ids: frozenset[str] | None = None,
     expansions: Mapping[str, tuple[str, ...]] | None = None,
     hidden_index: bool = False,
+    tag_links: Mapping[str, int] | None = None,
+    by_date: bool = False,
 ) -> CompiledQuery:
     """Build the statement for ``query``.
 
@@ -221,8 +239,13 @@ def compile_query(
         hidden_index: The database has the partial index ``notes_hidden`` (on
             ``deleted_time > 0 OR is_conflict != 0``), so trashed notes and conflicts can be
             excluded without reading every matching row.
+        tag_links: For each positive ``tag:`` value, how many note-tag links its tags have;
+            a value missing here is taken as common (probed note by note).
+        by_date: Order the hits newest first instead of by BM25 (for words found in most
+            notes, whose BM25 weight FTS5 clamps to almost nothing); the hits are the same.
     """
     expansions = expansions or {}
+    tag_links = tag_links or {}
     b = _Builder(hidden_index)
     _restrictions(b, query, folder_ids)
     others = [t for t in query.terms if not (isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK)]
@@ -231,7 +254,7 @@ def compile_query(
     exprs = [fts_term(t, expansions) for t in positive]
     if query.any:
         match = " OR ".join(f"({e})" for e in exprs if e is not None)
-        alternatives = [_term_condition(t, expansions) for t in rest]
+        alternatives = [_term_condition(t, expansions, tag_links) for t in rest]
         if alternatives:
             b.require_any(alternatives, also="h.rid IS NOT NULL" if match else None)
         elif not match:
@@ -246,8 +269,9 @@ def compile_query(
         match = f"({match}) NOT ({' OR '.join(f'({e})' for e in negated_exprs if e is not None)})"
     for term in rest:
         if not (match and isinstance(term, TextTerm)):
-            b.require(_term_condition(term, expansions))
-    return _assemble(b, match or None, outer=False, limit=limit, offset=offset)
+            b.require(_term_condition(term, expansions, tag_links))
+    compiled = _assemble(b, match or None, outer=False, limit=limit, offset=offset, by_date=by_date)
+    return replace(compiled, match=match or None)
 
 
 _HITS = f"SELECT rowid, bm25(notes_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) FROM notes_fts WHERE notes_fts MATCH ?"
@@ -283,7 +307,9 @@ def _source(b: _Builder, match: str | None, outer: bool) -> _Source:
     return _Source("hits AS h", "h.rid", "+h.rid", "h.score", "NULL", "h.score, h.rid DESC")
 
 
-def _assemble(b: _Builder, match: str | None, *, outer: bool, limit: int, offset: int) -> CompiledQuery:
+def _assemble(
+    b: _Builder, match: str | None, *, outer: bool, limit: int, offset: int, by_date: bool = False
+) -> CompiledQuery:
     """The whole statement: the count of all matches and the requested page, over one WHERE.
 
     The count reads no more than its conditions need (an FTS5 count without BM25, or covering
@@ -301,15 +327,22 @@ def _assemble(b: _Builder, match: str | None, *, outer: bool, limit: int, offset
     where = " AND ".join(c.on(src.cond_rid) for c in b.conds)
     where_params = [p for c in b.conds for p in c.params]
     count = f"SELECT COUNT(*) AS total FROM {src.from_} WHERE {where}"
+    page_params: list[object] = where_params
+    if match is not None and by_date:
+        # Walk the notes_updated index newest first ("+" keeps SQLite from reading a notes row
+        # per FTS match) and stop at the page's end; the count above still reads the FTS index.
+        src = _source(b, None, False)
+        where = " AND ".join([f"+n.rowid IN ({_MATCHING})", *(c.on(src.cond_rid) for c in b.conds)])
+        page_params = [match, *where_params]
     page = (
         f"SELECT {src.rid} AS rid, {src.score} AS score, {src.updated} AS updated "
         f"FROM {src.from_} WHERE {where} ORDER BY {src.order} LIMIT ? OFFSET ?"
     )
-    params.extend((*where_params, *where_params, limit, offset))
+    params.extend((*where_params, *page_params, limit, offset))
     sql = (
         (f"WITH {', '.join(ctes)} " if ctes else "")
         + f"SELECT {_COLUMNS} FROM ({count}) AS c LEFT JOIN ({page}) AS p ON 1 "
         "LEFT JOIN notes AS n ON n.rowid = p.rid LEFT JOIN folders AS f ON f.id = n.parent_id "
         "ORDER BY p.score IS NULL, p.score, p.updated DESC, p.rid DESC"
     )
-    return CompiledQuery(sql, tuple(params), ranked=match is not None)
+    return CompiledQuery(sql, tuple(params), ranked=match is not None and not by_date)
