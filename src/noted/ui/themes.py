@@ -12,6 +12,7 @@ import json
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,17 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 DEFAULT_THEME = "noted-dark"
-BUNDLED_DIR = Path(__file__).resolve().parents[3] / "themes"
-"""``themes/`` at the top of the repository (``src/noted/ui/themes.py`` → up three)."""
+def _bundled_dir() -> Path:
+    """``themes/`` at the top of the repository (an editable install), else the copy a wheel puts
+    under ``<prefix>/share/noted/themes`` (``[tool.setuptools.data-files]`` in pyproject.toml)."""
+    checkout = Path(__file__).resolve().parents[3] / "themes"
+    if checkout.is_dir():
+        return checkout
+    return Path(sys.prefix) / "share" / "noted" / "themes"
+
+
+BUNDLED_DIR = _bundled_dir()
+"""Where the bundled themes are."""
 
 _COLOR_FIELDS: tuple[str, ...] = ("primary", "secondary", "warning", "error", "success", "accent")
 _COLOR_FIELDS += ("foreground", "background", "surface", "panel", "boost")
