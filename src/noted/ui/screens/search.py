@@ -1,0 +1,234 @@
+"""``SearchScreen``: one prompt, results as you type, Enter opens the note at the matching section.
+
+The prompt takes the keyword grammar (words, ``"phrases"``, ``notebook:``, ``tag:``…). Ctrl+O cycles
+the mode: keyword, meaning (semantic) or both (hybrid); the first one comes from ``search.defaultMode``.
+Each query runs in one exclusive thread worker a moment after the last key, and its answer comes
+back as a message tagged with the query's number, so a slow answer to an old query is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Input, Label, OptionList
+from textual.widgets.option_list import Option
+
+from noted.errors import NotedError, QueryError, UnavailableError
+from noted.services import Services
+from noted.ui.workers import ReportsWorkerFailures
+
+MODES: tuple[str, ...] = ("keyword", "semantic", "hybrid")
+"""The values of ``search.defaultMode``, in the order Ctrl+O cycles them."""
+MODE_NAMES = {"keyword": "keyword", "semantic": "meaning", "hybrid": "both"}
+DEBOUNCE_SECONDS = 0.15
+LIMIT = 50
+SNIPPET_CHARS = 140
+
+Chosen = tuple[str, str | None]
+"""What the screen dismisses with: the note id and the section path to scroll to, if any."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """One result as the list shows it, whichever search found it."""
+
+    note_id: str
+    title: str
+    notebook: str
+    section: str | None
+    heading: str | None
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What one query gave: rows, and a line to show above them (an error or a warning), if any."""
+
+    rows: tuple[ResultRow, ...] = ()
+    message: str = ""
+    failed: bool = False
+    """True when ``message`` replaces the results (a bad filter, search by meaning unavailable)."""
+
+
+def run_query(services: Services, query: str, mode: str, notebooks: dict[str, str]) -> Answer:
+    """Run ``query`` in ``mode`` (blocking: call it from a thread). ``notebooks`` maps ids to titles."""
+    relevance = services.settings.get_str("search.relevance")
+    try:
+        if mode == "keyword":
+            found = services.keyword.search(query, limit=LIMIT)
+            rows = tuple(
+                ResultRow(h.note_id, h.title, h.notebook_title, h.section, h.section_heading, h.snippet)
+                for h in found.hits
+            )
+            return Answer(rows, "" if rows else "no notes match")
+        if mode == "semantic":
+            hits = services.semantic().search(query, relevance=relevance, limit=LIMIT)
+            rows = tuple(
+                ResultRow(h.note_id, h.title, notebooks.get(h.notebook_id, ""), h.section or None,
+                          h.section_heading or None, h.snippet)
+                for h in hits
+            )  # fmt: skip
+            return Answer(rows, "" if rows else "no notes are close in meaning")
+        both = services.hybrid().search(query, limit=LIMIT, relevance=relevance)
+        rows = tuple(
+            ResultRow(h.note_id, h.title, notebooks.get(h.notebook_id, ""), h.section, h.section_heading,
+                      h.snippet)
+            for h in both.hits
+        )  # fmt: skip
+        if both.semantic_error:
+            return Answer(rows, f"keyword results only: {both.semantic_error}")
+        return Answer(rows, "" if rows else "no notes match")
+    except (QueryError, UnavailableError) as exc:
+        return Answer(message=str(exc), failed=True)
+    except NotedError as exc:  # e.g. a search by meaning with no words in it
+        return Answer(message=str(exc), failed=True)
+
+
+def result_prompt(row: ResultRow) -> Content:
+    """Two lines: the title with its notebook and section, then the snippet."""
+    where = [(f"  {row.notebook}", "$text-muted")] if row.notebook else []
+    if row.section:
+        where.append((f"  § {row.section} {row.heading or ''}".rstrip(), "$text-accent"))
+    snippet = " ".join(row.snippet.split()) or "(no text)"
+    if len(snippet) > SNIPPET_CHARS:  # two lines at most, so a screenful holds several results
+        snippet = snippet[: SNIPPET_CHARS - 1].rstrip() + "…"
+    return Content.assemble((row.title or "(untitled)", "bold"), *where, "\n", (snippet, "$text-muted"))
+
+
+class ResultList(OptionList):
+    """The results; j/k move as ↑/↓ do."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Next", show=False, id="search.next", tooltip="Next result"),
+        Binding("k", "cursor_up", "Previous", show=False, id="search.previous", tooltip="Previous result"),
+    ]
+
+
+class SearchScreen(ReportsWorkerFailures, ModalScreen[Chosen | None]):
+    """Find notes by keyword, by meaning or both; dismisses with ``(note_id, section)`` or None."""
+
+    CSS_PATH = "search.tcss"
+    AUTO_FOCUS = "#search-input"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="search.close", tooltip="Close search"),
+        Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode",
+                tooltip="Search by keyword, by meaning, or both"),
+        Binding("down", "move(1)", "Next", show=False, id="search.down", tooltip="Next result"),
+        Binding("up", "move(-1)", "Previous", show=False, id="search.up", tooltip="Previous result"),
+    ]  # fmt: skip
+
+    class Answered(Message, bubble=False):
+        """A query's answer came back from the worker."""
+
+        def __init__(self, number: int, answer: Answer) -> None:
+            super().__init__()
+            self.number = number
+            self.answer = answer
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self.services = services
+        default = services.settings.get_str("search.defaultMode")
+        self.mode = default if default in MODES else "hybrid"
+        self.rows: tuple[ResultRow, ...] = ()
+        self.answered = 0
+        """The number of the query whose answer is on screen (tests wait on it)."""
+        self._asked = 0
+        self._timer: Timer | None = None
+        self._notebooks: dict[str, str] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="search-box"):
+            with Horizontal(id="search-prompt"):
+                yield Label(self._mode_label(), id="search-mode")
+                field = Input(placeholder='words, "a phrase", notebook:Work, tag:plan…', id="search-input")
+                field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
+                yield field
+            message = Label("", id="search-message")
+            message.display = False
+            yield message
+            yield ResultList(id="search-results")
+            yield Label("↑↓ or j/k to choose · Enter opens · Ctrl+O mode · Esc closes", id="search-hint")
+
+    def _mode_label(self) -> Content:
+        return Content(f"[{MODE_NAMES[self.mode]}]")  # Content, not a str: "[both]" is not markup
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one(Input).value
+
+    # Asking ------------------------------------------------------------------------------------
+    @on(Input.Changed, "#search-input")
+    def _typed(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE_SECONDS, self._ask)
+
+    def action_cycle_mode(self) -> None:
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        self.query_one("#search-mode", Label).update(self._mode_label())
+        self._ask()
+
+    def _ask(self) -> None:
+        self._timer = None
+        self._asked += 1
+        text = self.query_text
+        if not text.strip():
+            self.post_message(self.Answered(self._asked, Answer()))
+            return
+        self._search(self._asked, text, self.mode)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
+    def _search(self, number: int, text: str, mode: str) -> None:
+        if self._notebooks is None and mode != "keyword":  # hits by meaning carry ids, not titles
+            self._notebooks = {f.id: f.title for f in self.services.store.list_folders()}
+        answer = run_query(self.services, text, mode, self._notebooks or {})
+        self.post_message(self.Answered(number, answer))
+
+    @on(Answered)
+    def _show(self, message: Answered) -> None:
+        if message.number < self.answered or message.number != self._asked:
+            return  # an answer to a query the person has typed past
+        self.answered = message.number
+        answer = message.answer
+        self.rows = answer.rows
+        note = self.query_one("#search-message", Label)
+        note.update(Content(answer.message))
+        note.display = bool(answer.message)
+        note.set_class(answer.failed, "-error")
+        results = self.query_one(ResultList)
+        results.set_options(Option(result_prompt(row), id=f"r{i}") for i, row in enumerate(self.rows))
+        results.highlighted = 0 if self.rows else None
+
+    # Choosing ----------------------------------------------------------------------------------
+    def action_move(self, step: int) -> None:
+        results = self.query_one(ResultList)
+        if results.option_count:
+            results.highlighted = ((results.highlighted or 0) + step) % results.option_count
+
+    @on(Input.Submitted, "#search-input")
+    def _submit(self) -> None:
+        highlighted = self.query_one(ResultList).highlighted
+        if highlighted is not None:
+            self._open(highlighted)
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self._open(event.option_index)
+
+    def _open(self, index: int) -> None:
+        if 0 <= index < len(self.rows):
+            row = self.rows[index]
+            self.dismiss((row.note_id, row.section))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

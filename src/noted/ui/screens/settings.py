@@ -1,0 +1,290 @@
+"""``SettingsScreen``: every setting of the registry, grouped by section, changed in place.
+
+Switches, choices and text fields save as soon as they change (a text field on Enter or when it
+loses focus) through ``Settings.set``, which validates and writes ``config.toml``; a value it refuses
+shows its message under the field and nothing is saved. The write runs in a thread worker. A
+setting an environment variable overrides is shown read-only, naming the variable. The Tools
+section is a checklist marking read and write tools; the MCP section shows the server's address,
+its state, and what to paste into each AI app.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Checkbox, Collapsible, Footer, Input, Label, Select, Static, Switch
+
+from noted.errors import ConfigError
+from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
+from noted.services import Services
+from noted.settings import ResolvedSetting, SettingChange, SettingValue, Source
+from noted.settings.spec import Kind
+from noted.settings.table import MCP, TOOLS
+from noted.ui.workers import ReportsWorkerFailures
+
+THEME_KEY = "ui.theme"
+MCP_KEYS = frozenset({"mcp.host", "mcp.port", "mcp.tokenFile", "mcp.enabled"})
+
+
+def as_text(value: SettingValue) -> str:
+    """A value as a text field holds it, in a form ``SettingSpec.parse`` reads back."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | str):
+        return str(value)
+    if isinstance(value, tuple):
+        return ", ".join(value)
+    return json.dumps(dict(value), ensure_ascii=False) if value else ""
+
+
+def widget_id(key: str) -> str:
+    """A DOM id for the control of ``key`` (dots are not allowed in ids)."""
+    return "set-" + key.replace(".", "--")
+
+
+def mcp_url(resolved: Mapping[str, SettingValue]) -> str:
+    return f"http://{resolved['mcp.host']}:{resolved['mcp.port']}/mcp"
+
+
+class SettingsScreen(ReportsWorkerFailures, Screen[None]):
+    """Settings, tools and the MCP server; changes apply at once and persist."""
+
+    CSS_PATH = "settings.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="settings.close", tooltip="Back to your notes"),
+    ]
+
+    class Saved(Message, bubble=False):
+        """A write finished: ``error`` is the refusal's message, or None when it was saved."""
+
+        def __init__(self, key: str, error: str | None) -> None:
+            super().__init__()
+            self.key = key
+            self.error = error
+
+    class Touched(Message, bubble=False):
+        """Settings in effect changed (here, in another process, or by the app)."""
+
+        def __init__(self, keys: tuple[str, ...]) -> None:
+            super().__init__()
+            self.keys = keys
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self.services = services
+        self._unsubscribe: Any = None
+        self.saving = 0
+        """Writes in flight (tests wait for 0)."""
+
+    # Building ------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        title = "Settings · changes apply at once and are saved in the profile's config.toml"
+        yield Label(Content(title), id="settings-title")
+        with VerticalScroll(id="settings"):
+            entries = self.services.settings.entries()
+            sections: dict[str, list[ResolvedSetting]] = {}
+            for resolved in entries:
+                sections.setdefault(resolved.spec.section, []).append(resolved)
+            for section, items in sections.items():
+                with Vertical(classes="section"):
+                    yield Label(section, classes="section--title")
+                    if section == TOOLS:
+                        yield from self._tools(items)
+                    else:
+                        for resolved in items:
+                            yield self._row(resolved)
+                    if section == MCP:
+                        yield from self._mcp_info()
+        yield Footer()
+
+    def _row(self, resolved: ResolvedSetting) -> Widget:
+        spec = resolved.spec
+        control = self._control(resolved)
+        control.disabled = resolved.source is Source.ENV
+        label = Label(self._label(resolved), classes="setting--label")
+        parts: list[Widget] = (
+            [Horizontal(control, label, classes="setting--head")]
+            if spec.kind is Kind.BOOL
+            else [label, control]
+        )
+        error = Label("", classes="setting--error", id=widget_id(spec.key) + "-error")
+        error.display = False
+        return Vertical(*parts, error, Label(Content(spec.help), classes="setting--help"), classes="setting")
+
+    def _label(self, resolved: ResolvedSetting) -> Content:
+        pieces: list[str | tuple[str, str]] = [(resolved.spec.label, "bold")]
+        if resolved.source is Source.ENV:
+            pieces.append((f"  set by {resolved.env_var}: read-only here", "$text-warning"))
+        return Content.assemble(*pieces)
+
+    def _control(self, resolved: ResolvedSetting) -> Widget:
+        spec, value, wid = resolved.spec, resolved.value, widget_id(resolved.spec.key)
+        if spec.kind is Kind.BOOL:
+            return Switch(bool(value), animate=False, name=spec.key, id=wid)
+        if spec.kind is Kind.ENUM or spec.key == THEME_KEY:
+            choices = list(spec.choices) if spec.kind is Kind.ENUM else self._themes(str(value))
+            return Select(
+                ((c, c) for c in choices), value=str(value), allow_blank=False, name=spec.key, id=wid
+            )
+        field = Input(as_text(value), placeholder=spec.allowed(), name=spec.key, id=wid)
+        field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
+        return field
+
+    def _themes(self, current: str) -> list[str]:
+        names = set(self.app.available_themes) | {current}
+        return sorted(names, key=lambda n: (not n.startswith("noted"), n))
+
+    def _tools(self, items: Iterable[ResolvedSetting]) -> ComposeResult:
+        yield Label(
+            "Read tools only look at notes; write tools change them (and ask first while "
+            '"Ask before every change" is on).',
+            classes="setting--help",
+        )
+        tools = self.services.registry.all()
+        for resolved in items:
+            spec = resolved.spec
+            names = [t.name for t in tools if t.setting_key == spec.key]
+            kind = ("write", "$text-warning") if spec.writes_notes else ("read ", "$text-success")
+            label = Content.assemble(
+                kind, "  ", (spec.label, "bold"), (f"  {', '.join(names)}", "$text-muted")
+            )
+            if resolved.source is Source.ENV:
+                label = label + Content.styled(f"  set by {resolved.env_var}", "$text-warning")
+            box = Checkbox(label, bool(resolved.value), name=spec.key, id=widget_id(spec.key))
+            box.disabled = resolved.source is Source.ENV
+            yield box
+        error = Label("", classes="setting--error", id="tools-error")
+        error.display = False
+        yield error
+
+    def _mcp_info(self) -> ComposeResult:
+        yield Static(Content(self._mcp_state_text()), id="mcp-state")
+        with Collapsible(title="Client snippets (Claude, Cursor, Zed, Codex)", id="mcp-snippets"):
+            yield Static(self._snippets(), id="mcp-snippet-text", markup=False)
+
+    def _mcp_values(self) -> dict[str, SettingValue]:
+        settings = self.services.settings
+        return {key: settings.get(key) for key in MCP_KEYS}
+
+    def _mcp_state_text(self) -> str:
+        values = self._mcp_values()
+        state = getattr(self.app, "mcp_status", "")
+        if not values["mcp.enabled"]:
+            return f"Server off. When on, AI apps connect to {mcp_url(values)}"
+        return f"Server at {mcp_url(values)}" + (f"  ·  {state}" if state else "")
+
+    def _snippets(self) -> str:
+        values = self._mcp_values()
+        token = self.services.settings.get_path("mcp.tokenFile")
+        target = Target(stdio_command(self.services.profile.root), mcp_url(values), token_file=token)
+        found = [s for client in CLIENTS for s in snippets(client, target) if s.transport == "http"]
+        return render(found) + "\n\n# Without a running app: noted mcp config CLIENT prints the stdio form."
+
+    # Life cycle ---------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self._unsubscribe = self.services.settings.subscribe(self._settings_touched)
+        self.set_interval(0.5, self._refresh_mcp_state)  # the app's server reports to the app, not here
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _settings_touched(self, changes: tuple[SettingChange, ...]) -> None:
+        self.post_message(self.Touched(tuple(change.key for change in changes)))  # any thread
+
+    def _refresh_mcp_state(self) -> None:
+        self.query_one("#mcp-state", Static).update(Content(self._mcp_state_text()))
+
+    # Changing ------------------------------------------------------------------------------------
+    @on(Switch.Changed)
+    def _switched(self, event: Switch.Changed) -> None:
+        self._save(event.switch.name, event.value)
+
+    @on(Checkbox.Changed)
+    def _checked(self, event: Checkbox.Changed) -> None:
+        self._save(event.checkbox.name, event.value)
+
+    @on(Select.Changed)
+    def _chosen(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._save(event.select.name, event.value)
+
+    @on(Input.Submitted)
+    @on(Input.Blurred)
+    def _typed(self, event: Input.Submitted | Input.Blurred) -> None:
+        self._save(event.input.name, event.value)
+
+    def _save(self, key: str | None, value: SettingValue) -> None:
+        if key is None:
+            return
+        settings = self.services.settings
+        resolved = settings.resolve(key)
+        try:  # checked here (no I/O) so a refused value never reaches the file
+            typed = resolved.spec.parse(value) if isinstance(value, str) else resolved.spec.coerce(value)
+        except ConfigError as exc:
+            self._show_error(key, str(exc))
+            return
+        self._show_error(key, None)
+        if typed == resolved.value:  # a redraw or a re-submit, not a change
+            return
+        self.saving += 1
+        self.run_worker(
+            lambda: self._write(key, typed), thread=True, group="settings", exit_on_error=False,
+            description=f"saving {key}",
+        )  # fmt: skip
+
+    def _write(self, key: str, value: SettingValue) -> None:
+        try:
+            self.services.settings.set(key, value)
+            error = None
+        except ConfigError as exc:
+            error = str(exc)
+        self.post_message(self.Saved(key, error))
+
+    @on(Saved)
+    def _saved(self, message: Saved) -> None:
+        self.saving -= 1
+        self._show_error(message.key, message.error)
+
+    def _show_error(self, key: str, error: str | None) -> None:
+        found = self.query(f"#{widget_id(key)}-error")
+        label = found.first(Label) if found else self.query_one("#tools-error", Label)
+        label.update(Content(error or ""))
+        label.display = error is not None
+
+    @on(Touched)
+    def _touched(self, message: Touched) -> None:
+        for key in message.keys:
+            self._sync(key)
+        if MCP_KEYS.intersection(message.keys):
+            self._refresh_mcp_state()
+            self.query_one("#mcp-snippet-text", Static).update(self._snippets())
+
+    def _sync(self, key: str) -> None:
+        """Show a value changed elsewhere (``noted config``, the file, the command palette)."""
+        found = self.query(f"#{widget_id(key)}")
+        if not found:
+            return
+        control, value = found.first(), self.services.settings.get(key)
+        if isinstance(control, Switch | Checkbox) and control.value != value:
+            with control.prevent(Switch.Changed, Checkbox.Changed):
+                control.value = bool(value)
+        elif isinstance(control, Select) and control.value != value:
+            with control.prevent(Select.Changed):
+                control.value = value
+        elif isinstance(control, Input) and not control.has_focus:
+            with control.prevent(Input.Changed):
+                control.value = as_text(value)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

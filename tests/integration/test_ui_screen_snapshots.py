@@ -1,0 +1,87 @@
+"""Snapshots of the search and settings screens at 80×24 and 120×40, in the top-level ``snapshots/``.
+
+Same set-up as ``test_ui_snapshots``: a fixed profile in UTC, no background work, no cursor blink.
+Update after a deliberate change with ``--snapshot-update`` and look at the report first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_textual_snapshot
+from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from textual.pilot import Pilot
+
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.screens.search import SearchScreen
+from noted.ui.screens.settings import SettingsScreen
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteViewer
+
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+
+
+class _TopLevelSnapshots(pytest_textual_snapshot.SVGImageExtension):  # type: ignore[misc]
+    @classmethod
+    def dirname(cls, *, test_location: Any) -> str:
+        return str(SNAPSHOTS / Path(test_location.filepath).stem)
+
+
+@pytest.fixture(autouse=True)
+def _snapshots_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pytest_textual_snapshot, "SVGImageExtension", _TopLevelSnapshots)
+
+
+@pytest.fixture
+def services(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Services]:
+    monkeypatch.setenv("TZ", "UTC")
+    use_utc()
+    fixture: Fixture = build_profile(tmp_path / "profile")
+    # A fixed profile path: the settings screen shows where config.toml is.
+    services = open_services(fixture.root, search_defaultmode="keyword")
+    yield services
+    services.close()
+
+
+async def _ready(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, NotedApp)
+    await until(pilot, lambda: bool(app.workspace.query(NoteList)))
+    await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
+    await until(pilot, lambda: app.workspace.query_one(NoteViewer).view is not None)
+    await pilot.pause()
+
+
+@SIZES
+def test_search(snap_compare: Any, services: Services, size: tuple[int, int]) -> None:
+    """Search with the notes of the Work notebook (ids in snippets would change every run), the first highlighted."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        await pilot.press("ctrl+f")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SearchScreen))
+        screen = pilot.app.screen
+        assert isinstance(screen, SearchScreen)
+        await pilot.press(*"notebook:Work")
+        await until(pilot, lambda: screen._timer is None and screen.answered == screen._asked > 0)
+        await pilot.pause()
+
+    assert snap_compare(NotedApp(services, background=False), terminal_size=size, run_before=run)
+
+
+@SIZES
+def test_settings(snap_compare: Any, services: Services, size: tuple[int, int]) -> None:
+    """The settings screen as it opens: the Assistant section first."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen))
+        await pilot.pause()
+
+    assert snap_compare(NotedApp(services, background=False), terminal_size=size, run_before=run)

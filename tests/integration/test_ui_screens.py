@@ -1,0 +1,242 @@
+"""Pilot tests of the search and settings screens, on a real profile with real services.
+
+Search: results as you type, Enter opens the note at the matching section, a bad filter says why,
+Ctrl+O switches to search by meaning over a real (fake-vector) index. Settings: a tool switch
+changes what the registry offers and lands in config.toml, an enum and a bad number, and the
+embedded MCP server starts and stops with ``mcp.enabled`` and answers ``/healthz``.
+"""
+
+from __future__ import annotations
+
+import socket
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, Input, Label, Select
+
+from noted.indexer.engine import Indexer
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.screens.search import SearchScreen
+from noted.ui.screens.settings import SettingsScreen, widget_id
+from noted.ui.widgets.note_viewer import NoteViewer
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fixture:
+    monkeypatch.setenv("TZ", "UTC")
+    use_utc()
+    return build_profile(tmp_path / "profile")
+
+
+@pytest.fixture
+def services(fixture: Fixture) -> Iterator[Services]:
+    services = open_services(fixture.root, search_defaultmode="keyword")
+    yield services
+    services.close()
+
+
+async def _open_search(pilot: Pilot[None]) -> SearchScreen:
+    await until(pilot, lambda: len(pilot.app.screen_stack) == 1 and pilot.app.screen.is_mounted)
+    await pilot.press("ctrl+f")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SearchScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, SearchScreen)
+    return screen
+
+
+async def _type(pilot: Pilot[None], screen: SearchScreen, text: str) -> None:
+    asked = screen.answered
+    await pilot.press(*text)
+    await until(pilot, lambda: screen.answered > asked and not screen.query_one(Input).value != text)
+    await until(pilot, lambda: screen._timer is None and screen.answered == screen._asked)
+
+
+async def test_search_as_you_type_opens_the_note_at_its_section(services: Services, fixture: Fixture) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_search(pilot)
+        assert screen.mode == "keyword"  # from search.defaultMode
+        await _type(pilot, screen, "freeze")
+        # Only the release plan says "freeze", under "Week 1" (section 2.1).
+        assert [row.note_id for row in screen.rows] == [fixture.release]
+        assert screen.rows[0].section is not None and screen.rows[0].heading == "Week 1"
+        section = screen.rows[0].section
+        await pilot.press("enter")
+        viewer = app.workspace.query_one(NoteViewer)
+        await until(pilot, lambda: not isinstance(app.screen, SearchScreen))
+        await until(pilot, lambda: viewer.view is not None and viewer.note_id == fixture.release)
+        # Not vacuous: section 2.1 sits far below the first screenful, so the reader must scroll.
+        await until(pilot, lambda: viewer.query_one("#note-scroll").scroll_y > 0)
+        assert section == "2.1"
+
+
+async def test_search_moves_with_keys_and_escape_closes(services: Services, fixture: Fixture) -> None:
+    app = NotedApp(services, background=False)
+    chosen: list[object] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.screen.is_mounted)
+        app.push_screen(SearchScreen(services), chosen.append)
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await _type(pilot, screen, "release")
+        assert len(screen.rows) >= 2
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: bool(chosen))
+        assert chosen[0] == (screen.rows[1].note_id, screen.rows[1].section)
+        screen2 = SearchScreen(services)
+        app.push_screen(screen2, chosen.append)
+        await until(pilot, lambda: app.screen is screen2)
+        await pilot.press("escape")
+        await until(pilot, lambda: len(chosen) == 2)
+        assert chosen[1] is None
+
+
+async def test_a_bad_filter_says_why_instead_of_results(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_search(pilot)
+        await _type(pilot, screen, "release")
+        assert screen.rows  # results first, so the error below must replace them
+        await pilot.press(*" bogus:1")
+        await until(pilot, lambda: screen.answered == screen._asked and screen._timer is None)
+        message = screen.query_one("#search-message", Label)
+        assert screen.rows == ()
+        assert message.has_class("-error")
+        assert "bogus" in str(message.render())
+
+
+async def test_mode_switch_searches_by_meaning(fixture: Fixture) -> None:
+    services = open_services(fixture.root, ai_embedding_provider="fake", search_defaultmode="keyword")
+    try:
+        indexer = Indexer(services.store, services.store.db, services.embedder())
+        indexer.prepare()
+        indexer.run_until_idle()
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _open_search(pilot)
+            await _type(pilot, screen, "groceries milk")
+            assert [row.note_id for row in screen.rows] == [fixture.groceries]
+            await pilot.press("ctrl+o")
+            assert screen.mode == "semantic"
+            assert "meaning" in str(screen.query_one("#search-mode", Label).render())
+            await until(pilot, lambda: screen.answered == screen._asked)
+            semantic_rows = screen.rows
+            assert semantic_rows, screen.query_one("#search-message", Label).render()
+            # Hits by meaning carry the notebook title looked up from the store, and a score order.
+            assert all(row.notebook for row in semantic_rows)
+            assert fixture.groceries in {row.note_id for row in semantic_rows}
+            await pilot.press("ctrl+o")
+            assert screen.mode == "hybrid"
+            await until(pilot, lambda: screen.answered == screen._asked)
+            assert screen.rows and screen.rows[0].note_id == fixture.groceries
+    finally:
+        services.close()
+
+
+# Settings ----------------------------------------------------------------------------------------
+
+
+async def _open_settings(pilot: Pilot[None]) -> SettingsScreen:
+    await until(pilot, lambda: pilot.app.screen.is_mounted)
+    await pilot.press("f2")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, SettingsScreen)
+    await pilot.pause()
+    return screen
+
+
+def _config(services: Services) -> dict[str, object]:
+    path = services.settings.path
+    return tomllib.loads(path.read_text()) if path.exists() else {}
+
+
+async def test_toggling_a_tool_changes_what_the_registry_offers(services: Services) -> None:
+    write_tool = next(t for t in services.registry.all() if t.is_write and not t.editor)
+    assert write_tool not in services.registry.offered()  # write tools start off
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+        box = screen.query_one(f"#{widget_id(write_tool.setting_key)}", Checkbox)
+        box.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: write_tool in services.registry.offered() and screen.saving == 0)
+        tool_id = write_tool.setting_key.split(".")[2]
+        assert _config(services)["ai"]["tool"][tool_id]["enabled"] is True  # type: ignore[index]
+
+
+async def test_an_enum_changes_and_persists(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+        select = screen.query_one(f"#{widget_id('search.relevance')}", Select)
+        select.value = "strict"
+        await until(
+            pilot, lambda: services.settings.get("search.relevance") == "strict" and screen.saving == 0
+        )
+        assert _config(services)["search"]["relevance"] == "strict"  # type: ignore[index]
+
+
+async def test_a_bad_number_shows_the_error_and_saves_nothing(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+        field = screen.query_one(f"#{widget_id('mcp.port')}", Input)
+        field.focus()
+        field.value = ""
+        await pilot.press(*"99999", "enter")
+        error = screen.query_one(f"#{widget_id('mcp.port')}-error", Label)
+        await until(pilot, lambda: error.display)
+        assert "mcp.port must be a whole number from 1 to 65535" in str(error.render())
+        assert services.settings.get("mcp.port") == 8765
+        assert "mcp" not in _config(services)
+
+
+async def test_an_environment_override_is_read_only(fixture: Fixture) -> None:
+    services = open_services(fixture.root, ai_provider="fake")
+    try:
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _open_settings(pilot)
+            assert screen.query_one(f"#{widget_id('ai.provider')}", Select).disabled
+            assert not screen.query_one(f"#{widget_id('ai.model')}", Input).disabled
+    finally:
+        services.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_switching_the_mcp_server_on_and_off(services: Services) -> None:
+    port = _free_port()
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+        field = screen.query_one(f"#{widget_id('mcp.port')}", Input)
+        field.value = str(port)
+        await field.action_submit()
+        await until(pilot, lambda: services.settings.get("mcp.port") == port and screen.saving == 0)
+        screen.query_one(f"#{widget_id('mcp.enabled')}").toggle()  # type: ignore[attr-defined]
+        url = f"http://127.0.0.1:{port}"
+        await until(pilot, lambda: app.mcp_status.startswith(f"MCP {url}/mcp"), timeout=20)
+        async with httpx.AsyncClient() as client:
+            answer = await client.get(f"{url}/healthz")
+        assert answer.status_code == 200 and answer.json() == {"ok": True}
+        assert app.status.part("mcp") == f"MCP {url}/mcp · 0 clients"
+        screen.query_one(f"#{widget_id('mcp.enabled')}").toggle()  # type: ignore[attr-defined]
+        await until(pilot, lambda: app.mcp_status == "MCP off", timeout=20)
+        with pytest.raises(httpx.ConnectError):
+            async with httpx.AsyncClient() as client:
+                await client.get(f"{url}/healthz")
