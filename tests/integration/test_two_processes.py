@@ -62,7 +62,7 @@ def test_two_processes_never_lose_a_write(tmp_path: Path) -> None:
     time.sleep(0.3)  # let both open the database before they start together
     (tmp_path / "go").touch()
     outputs = [p.communicate(timeout=120) for p in procs]
-    for proc, (out, err) in zip(procs, outputs, strict=True):
+    for proc, (_out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err
 
     body = store.get_note(note.id).body

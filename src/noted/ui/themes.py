@@ -9,10 +9,10 @@ so a typo never stops the app: the default theme stands in for it.
 from __future__ import annotations
 
 import json
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,8 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 DEFAULT_THEME = "noted-dark"
+
+
 def _bundled_dir() -> Path:
     """``themes/`` at the top of the repository (an editable install), else the copy a wheel puts
     under ``<prefix>/share/noted/themes`` (``[tool.setuptools.data-files]`` in pyproject.toml)."""
