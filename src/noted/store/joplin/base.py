@@ -20,7 +20,6 @@ META_FIELDS = NOTE_FIELDS.replace("body,", "")
 FOLDER_FIELDS = "id,title,parent_id,created_time,updated_time,deleted_time"
 TAG_FIELDS = "id,title,created_time,updated_time"
 RESOURCE_FIELDS = "id,title,filename,mime,size,file_extension,created_time,updated_time"
-MAX_TITLE = 1_000
 
 
 def _int(item: Mapping[str, Any], key: str) -> int:
@@ -105,16 +104,6 @@ def resource_of(item: Mapping[str, Any]) -> Resource:
         created_time=_int(item, "created_time"),
         updated_time=_int(item, "updated_time"),
     )
-
-
-def clean_title(title: str, what: str = "title") -> str:
-    """A title with surrounding whitespace removed; newlines and huge titles are refused."""
-    title = title.strip()
-    if "\n" in title or "\r" in title:
-        raise InvalidInputError(f"a {what} must be one line")
-    if len(title) > MAX_TITLE:
-        raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
-    return title
 
 
 class JoplinBase:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from noted.errors import InvalidInputError
 from noted.models import ChangeType, Folder, ItemType, new_id, now_ms
-from noted.store.joplin.base import FOLDER_FIELDS, clean_title, folder_of, meta_of, safe_id
+from noted.store.joplin.base import FOLDER_FIELDS, folder_of, meta_of, safe_id
 from noted.store.joplin.notes import NoteOps
+from noted.store.rules import clean_title
 
 
 def descendants(folders: list[Folder], folder_id: str) -> list[str]:

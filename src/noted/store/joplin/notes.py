@@ -23,18 +23,12 @@ from noted.models import (
     Revision,
     new_id,
 )
-from noted.store.joplin.base import (
-    META_FIELDS,
-    NOTE_FIELDS,
-    clean_title,
-    meta_of,
-    note_of,
-    safe_id,
-)
+from noted.store.joplin.base import META_FIELDS, NOTE_FIELDS, meta_of, note_of, safe_id
 from noted.store.joplin.client import PAGE_LIMIT
 from noted.store.joplin.sidecar import ACTOR_JOPLIN
 from noted.store.joplin.tags import TagOps
 from noted.store.protocol import NoteOrder
+from noted.store.rules import clean_title
 
 MAX_BODY = 50_000_000
 RESTORED_FOLDER = "Restored notes"

@@ -8,29 +8,20 @@ from __future__ import annotations
 
 import json
 import os
-import re
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import linked_ids
 from noted.models import ChangeType, ItemType, Resource, new_id
-from noted.store.joplin.base import RESOURCE_FIELDS, JoplinBase, clean_title, resource_of, safe_id
-
-_EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
-
-
-def _extension(filename: str) -> str:
-    suffix = PurePath(filename).suffix.lstrip(".").lower()
-    return suffix if _EXTENSION.match(suffix) else ""
+from noted.store.joplin.base import RESOURCE_FIELDS, JoplinBase, resource_of, safe_id
+from noted.store.rules import attachment_name, clean_title, file_extension
 
 
 class ResourceOps(JoplinBase):
     """The attachment half of the Joplin store."""
 
     def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
-        name = PurePath(filename.replace("\\", "/")).name
-        if not name:
-            raise InvalidInputError("an attachment needs a file name")
+        name = attachment_name(filename)
         resource_id = new_id()
         mime = mime or "application/octet-stream"
         props = {"id": resource_id, "title": clean_title(title or name)}
@@ -52,7 +43,7 @@ class ResourceOps(JoplinBase):
         """Send the file, then set what Joplin derives on its own (it keeps only ``id`` and ``title``)."""
         files = {"data": (name, data, mime)}
         self.send(resource_id, actor, method, path, None, files=files, data={"props": json.dumps(props)})
-        fixed = {"filename": name, "mime": mime, "file_extension": _extension(name)}
+        fixed = {"filename": name, "mime": mime, "file_extension": file_extension(name)}
         self.send(resource_id, actor, "PUT", f"/resources/{safe_id(resource_id)}", fixed)
 
     def get_resource(self, resource_id: str) -> Resource:
@@ -111,7 +102,7 @@ class ResourceOps(JoplinBase):
     ) -> Resource:
         """New bytes under the same id, so every note that links ``:/id`` shows the new file."""
         old = self.get_resource(resource_id)
-        name = PurePath(filename.replace("\\", "/")).name if filename is not None else old.filename
+        name = attachment_name(filename) if filename is not None else old.filename
         if not name:
             raise InvalidInputError("an attachment needs a file name")
         props = {"title": old.title if title is None else clean_title(title or name)}

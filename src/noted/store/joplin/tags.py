@@ -12,7 +12,8 @@ from typing import Any
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, Tag, new_id
-from noted.store.joplin.base import TAG_FIELDS, JoplinBase, clean_title, safe_id, tag_of
+from noted.store.joplin.base import TAG_FIELDS, JoplinBase, safe_id, tag_of
+from noted.store.rules import clean_title
 
 
 class TagOps(JoplinBase):

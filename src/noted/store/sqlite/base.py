@@ -10,6 +10,7 @@ import apsw
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemType, Note, NoteMeta, Resource, Tag, new_id, now_ms
+from noted.store.rules import clean_title
 from noted.store.sqlite.db import Database
 
 NOTE_COLUMNS = (
@@ -22,8 +23,6 @@ META_COLUMNS = (
 )
 FOLDER_COLUMNS = "id, title, parent_id, created_time, updated_time, deleted_time"
 RESOURCE_COLUMNS = "id, title, filename, mime, size, file_extension, created_time, updated_time"
-
-MAX_TITLE = 1_000
 
 
 def note_from_row(row: Any) -> Note:
@@ -50,16 +49,6 @@ def resource_from_row(row: Any) -> Resource:
 
 def tag_from_row(row: Any) -> Tag:
     return Tag(*row)
-
-
-def clean_title(title: str, what: str = "title") -> str:
-    """A title with surrounding whitespace removed; newlines and huge titles are refused."""
-    title = title.strip()
-    if "\n" in title or "\r" in title:
-        raise InvalidInputError(f"a {what} must be one line")
-    if len(title) > MAX_TITLE:
-        raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
-    return title
 
 
 class StoreBase:

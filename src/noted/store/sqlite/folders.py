@@ -6,13 +6,8 @@ import apsw
 
 from noted.errors import InvalidInputError
 from noted.models import ChangeType, Folder, ItemType, new_id, now_ms
-from noted.store.sqlite.base import (
-    FOLDER_COLUMNS,
-    StoreBase,
-    clean_title,
-    folder_from_row,
-    restore_folder_chain,
-)
+from noted.store.rules import clean_title
+from noted.store.sqlite.base import FOLDER_COLUMNS, StoreBase, folder_from_row, restore_folder_chain
 
 
 class FolderOps(StoreBase):

@@ -10,12 +10,12 @@ from noted.errors import ConflictError, InvalidInputError
 from noted.markdown import linked_ids
 from noted.models import ChangeType, ItemType, Note, NoteDraft, NoteMeta, NotePatch, new_id, now_ms
 from noted.store.protocol import NoteOrder
+from noted.store.rules import clean_title
 from noted.store.sqlite.base import (
     META_COLUMNS,
     NOTE_COLUMNS,
     StoreBase,
     add_tags,
-    clean_title,
     meta_from_row,
     note_from_row,
     restore_folder_chain,

@@ -8,28 +8,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, Resource, new_id, now_ms
-from noted.store.sqlite.base import RESOURCE_COLUMNS, StoreBase, clean_title, resource_from_row
-
-_EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
-
-
-def _extension(filename: str) -> str:
-    suffix = PurePath(filename).suffix.lstrip(".").lower()
-    return suffix if _EXTENSION.match(suffix) else ""
+from noted.store.rules import attachment_name, clean_title, file_extension
+from noted.store.sqlite.base import RESOURCE_COLUMNS, StoreBase, resource_from_row
 
 
 class ResourceOps(StoreBase):
     """The attachment half of the SQLite store."""
 
     def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
-        name = PurePath(filename.replace("\\", "/")).name
-        if not name:
-            raise InvalidInputError("an attachment needs a file name")
+        name = attachment_name(filename)
         now = now_ms()
         resource = Resource(
             id=new_id(),
@@ -37,7 +28,7 @@ class ResourceOps(StoreBase):
             filename=name,
             mime=mime or "application/octet-stream",
             size=len(data),
-            file_extension=_extension(name),
+            file_extension=file_extension(name),
             created_time=now,
             updated_time=now,
         )
@@ -117,7 +108,7 @@ class ResourceOps(StoreBase):
         transaction: a failure before it leaves the old file and row as they were.
         """
         old = self.get_resource(resource_id)
-        name = PurePath(filename.replace("\\", "/")).name if filename is not None else old.filename
+        name = attachment_name(filename) if filename is not None else old.filename
         if not name:
             raise InvalidInputError("an attachment needs a file name")
         now = max(now_ms(), old.updated_time + 1)
@@ -127,7 +118,7 @@ class ResourceOps(StoreBase):
             filename=name,
             mime=mime or old.mime,
             size=len(data),
-            file_extension=_extension(name),
+            file_extension=file_extension(name),
             created_time=old.created_time,
             updated_time=now,
         )

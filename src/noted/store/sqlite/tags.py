@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, Tag, now_ms
-from noted.store.sqlite.base import StoreBase, add_tags, clean_title, ensure_tag, tag_from_row
+from noted.store.rules import clean_title
+from noted.store.sqlite.base import StoreBase, add_tags, ensure_tag, tag_from_row
 
 _TAG_WITH_COUNT = """
     SELECT t.id, t.title, t.created_time, t.updated_time,

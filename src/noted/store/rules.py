@@ -1,0 +1,35 @@
+"""Input rules every backend applies the same way: titles, attachment names and extensions."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+from noted.errors import InvalidInputError
+
+MAX_TITLE = 1_000
+_EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
+
+
+def clean_title(title: str, what: str = "title") -> str:
+    """A title with surrounding whitespace removed; newlines and huge titles are refused."""
+    title = title.strip()
+    if "\n" in title or "\r" in title:
+        raise InvalidInputError(f"a {what} must be one line")
+    if len(title) > MAX_TITLE:
+        raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
+    return title
+
+
+def attachment_name(filename: str) -> str:
+    """The bare file name of an attachment (any folder part dropped), or an error when empty."""
+    name = PurePath(filename.replace("\\", "/")).name
+    if not name:
+        raise InvalidInputError("an attachment needs a file name")
+    return name
+
+
+def file_extension(filename: str) -> str:
+    """The lower-case extension of ``filename`` when it is a plausible one, else ``""``."""
+    suffix = PurePath(filename).suffix.lstrip(".").lower()
+    return suffix if _EXTENSION.match(suffix) else ""
