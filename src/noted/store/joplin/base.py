@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -54,22 +55,9 @@ def note_of(item: Mapping[str, Any]) -> Note:
 
 def meta_of(item: Mapping[str, Any]) -> NoteMeta:
     """A ``NoteMeta`` from a Joplin note; ``body_length`` is known only when the body was asked for."""
-    return NoteMeta(
-        id=_str(item, "id"),
-        parent_id=_str(item, "parent_id"),
-        title=_str(item, "title"),
-        created_time=_int(item, "created_time"),
-        updated_time=_int(item, "updated_time"),
-        user_created_time=_int(item, "user_created_time"),
-        user_updated_time=_int(item, "user_updated_time"),
-        is_todo=bool(_int(item, "is_todo")),
-        todo_due=_int(item, "todo_due"),
-        todo_completed=_int(item, "todo_completed"),
-        source_url=_str(item, "source_url"),
-        deleted_time=_int(item, "deleted_time"),
-        is_conflict=bool(_int(item, "is_conflict")),
-        body_length=len(_str(item, "body")),
-    )
+    note = note_of(item)
+    shared = {f.name: getattr(note, f.name) for f in dataclasses.fields(NoteMeta) if f.name != "body_length"}
+    return NoteMeta(**shared, body_length=len(note.body))
 
 
 def folder_of(item: Mapping[str, Any]) -> Folder:

@@ -30,6 +30,7 @@ import apsw
 from noted.errors import NotFoundError
 from noted.models import Change, ChangePage, ChangeType, ItemType, Note, Revision, now_ms
 from noted.store.sqlite.db import Database
+from noted.store.sqlite.feed import changes_after, changes_of
 
 SIDECAR_NAME = "joplin-sidecar.db"
 SCHEMA_KEY = "joplin.sidecar.schema"
@@ -233,35 +234,13 @@ class Sidecar:
                 )
 
     def changes_since(self, cursor: int, limit: int) -> ChangePage:
-        limit = max(1, limit)
         with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, item_type, item_id, change_type, time, actor FROM joplin_feed "
-                "WHERE id > ? ORDER BY id LIMIT ?",
-                (cursor, limit + 1),
-            ).fetchall()
-        changes = tuple(
-            Change(id_, ItemType(kind), item, ChangeType(change), time, actor)
-            for id_, kind, item, change, time, actor in rows[:limit]
-        )
-        return ChangePage(changes, changes[-1].id if changes else cursor, len(rows) > limit)
+            return changes_after(conn, "joplin_feed", cursor, limit)
 
     def item_changes(self, item_ids: Sequence[str], limit: int) -> list[Change]:
         """The changes to any of ``item_ids``, newest first, at most ``limit``."""
-        ids = list(dict.fromkeys(item_ids))
-        if not ids or limit < 1:
-            return []
-        marks = ",".join("?" * len(ids))
         with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, item_type, item_id, change_type, time, actor FROM joplin_feed "
-                f"WHERE item_id IN ({marks}) ORDER BY id DESC LIMIT ?",
-                [*ids, limit],
-            ).fetchall()
-        return [
-            Change(id_, ItemType(kind), item, ChangeType(change), time, actor)
-            for id_, kind, item, change, time, actor in rows
-        ]
+            return changes_of(conn, "joplin_feed", item_ids, limit)
 
     def recent_notes(self, since: int, limit: int) -> dict[str, tuple[int, int]]:
         """Notes changed (or re-tagged) at ``since`` or later, in the feed or by noted's writes.

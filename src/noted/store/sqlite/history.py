@@ -14,8 +14,9 @@ from collections.abc import Sequence
 import apsw
 
 from noted.errors import NotFoundError
-from noted.models import Change, ChangePage, ChangeType, ItemType, Note, Revision
+from noted.models import Change, ChangePage, Note, Revision
 from noted.store.sqlite.base import StoreBase
+from noted.store.sqlite.feed import changes_after, changes_of
 
 BURST_MS = 10 * 60 * 1000
 _REVISION_COLUMNS = "id, note_id, time, actor, title, body, edits"
@@ -67,19 +68,8 @@ class HistoryOps(StoreBase):
 
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
         """Changes with an id above ``cursor``, oldest first, at most ``limit`` of them."""
-        limit = max(1, limit)
         with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, item_type, item_id, change_type, time, actor FROM changes "
-                "WHERE id > ? ORDER BY id LIMIT ?",
-                (cursor, limit + 1),
-            ).fetchall()
-        more = len(rows) > limit
-        changes = tuple(
-            Change(id_, ItemType(kind), item, ChangeType(change), time, actor)
-            for id_, kind, item, change, time, actor in rows[:limit]
-        )
-        return ChangePage(changes, changes[-1].id if changes else cursor, more)
+            return changes_after(conn, "changes", cursor, limit)
 
     def latest_cursor(self) -> int:
         """The id of the newest change (0 when there is none)."""
@@ -89,17 +79,5 @@ class HistoryOps(StoreBase):
 
     def item_changes(self, item_ids: Sequence[str], *, limit: int = 200) -> list[Change]:
         """The changes to any of ``item_ids``, newest first, at most ``limit``."""
-        ids = list(dict.fromkeys(item_ids))
-        if not ids or limit < 1:
-            return []
-        marks = ",".join("?" * len(ids))
         with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, item_type, item_id, change_type, time, actor FROM changes "
-                f"WHERE item_id IN ({marks}) ORDER BY id DESC LIMIT ?",
-                [*ids, limit],
-            ).fetchall()
-        return [
-            Change(id_, ItemType(kind), item, ChangeType(change), time, actor)
-            for id_, kind, item, change, time, actor in rows
-        ]
+            return changes_of(conn, "changes", item_ids, limit)
