@@ -166,7 +166,10 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def store_changed(self, event: StoreChanged) -> None:
         """Repaint what the change feed says changed (the app forwards the follower's messages)."""
-        self.query_one(NotebookTree).reload()
+        trees = self.query(NotebookTree)
+        if not trees:  # a last message from the follower while the app shuts down: panes are gone
+            return
+        trees.first().reload()
         self.query_one(NoteList).refresh_notes()
         viewer = self.query_one(NoteViewer)
         if viewer.note_id is None or viewer.note_id not in event.note_ids:
