@@ -9,26 +9,25 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from noted.chat.engine import ChatEngine, ChatSetup
-from noted.chat.transcripts import Transcripts
-from noted.embeddings import Embedder, make_embedder
-from noted.indexer.engine import Indexer
-from noted.indexer.lease import Lease
-from noted.indexer.service import IndexerService, IndexStatus
 from noted.profile import Profile
-from noted.providers import ChatProvider, ProviderConfig, load_api_key, make_provider
-from noted.search.hybrid import HybridSearch
-from noted.search.joplin import keyword_search_for
 from noted.search.keyword import KeywordSearch
-from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
 from noted.settings import Settings
-from noted.store.joplin import JoplinStore, open_joplin_store
 from noted.store.sqlite import SqliteStore
-from noted.store.welcome import create_welcome
-from noted.tools import EditorSession, Scope, ToolContext, ToolRegistry, build_registry
+
+if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts without them
+    from noted.chat.engine import ChatEngine
+    from noted.chat.transcripts import Transcripts
+    from noted.embeddings import Embedder
+    from noted.indexer.service import IndexerService, IndexStatus
+    from noted.providers import ChatProvider, ProviderConfig
+    from noted.search.hybrid import HybridSearch
+    from noted.search.semantic import SemanticSearch
+    from noted.store.joplin import JoplinStore
+    from noted.tools import EditorSession, Scope, ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +41,7 @@ class Services:
     store: SqliteStore | JoplinStore
     """The notes: the profile's own database, or a running Joplin (whose sidecar ``db`` holds the rest)."""
     keyword: KeywordSearch
-    registry: ToolRegistry
+    _registry: ToolRegistry | None = field(default=None, repr=False)
     _embedder: Embedder | None = field(default=None, repr=False)
     _semantic: SemanticSearch | None = field(default=None, repr=False)
     _transcripts: Transcripts | None = field(default=None, repr=False)
@@ -65,19 +64,35 @@ class Services:
         settings = settings or Settings.load(profile)
         first_run = profile.is_new
         store: SqliteStore | JoplinStore
+        keyword: KeywordSearch
         if (backend or settings.get_str("backend")) == "joplin":
+            from noted.search.joplin import keyword_search_for
+            from noted.store.joplin import open_joplin_store
+
             store = open_joplin_store(settings, profile.root)
+            keyword = keyword_search_for(store)
         else:
             store = SqliteStore.open(profile.db_path, profile.resources_dir)
-        try:
-            if isinstance(store, SqliteStore) and first_run and welcome:
+            keyword = KeywordSearch(store)
+        if isinstance(store, SqliteStore) and first_run and welcome:
+            from noted.store.welcome import create_welcome
+
+            try:
                 create_welcome(store)
-            keyword = keyword_search_for(store)
-            registry = build_registry(settings)
-        except BaseException:
-            store.close()
-            raise
-        return cls(profile=profile, settings=settings, store=store, keyword=keyword, registry=registry)
+            except BaseException:
+                store.close()
+                raise
+        return cls(profile=profile, settings=settings, store=store, keyword=keyword)
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """Every tool with its switch, built on first use (it declares the switches in ``settings``)."""
+        with self._lock:
+            if self._registry is None:
+                from noted.tools import build_registry
+
+                self._registry = build_registry(self.settings)
+            return self._registry
 
     # Search by meaning -------------------------------------------------------------------
     def embedder(self) -> Embedder:
@@ -88,6 +103,9 @@ class Services:
             return self._embedder
 
     def _make_embedder(self) -> Embedder:
+        from noted.embeddings import make_embedder
+        from noted.providers import load_api_key
+
         s = self.settings
         kind = s.get_str("ai.embedding.provider")
         threads = s.get_int("ai.embedding.threads") or None
@@ -110,6 +128,8 @@ class Services:
 
     def semantic(self) -> SemanticSearch:
         """Semantic search over the index, or ``UnavailableError`` saying why it cannot run."""
+        from noted.search.semantic import SemanticSearch
+
         with self._lock:
             if self._semantic is not None:
                 return self._semantic
@@ -120,7 +140,9 @@ class Services:
 
     def hybrid(self) -> HybridSearch:
         """Keyword and semantic search fused; falls back to keyword when the index cannot be used."""
-        return HybridSearch(self.keyword, _LazySemantic(self))
+        from noted.search.hybrid import DeferredSemantic, HybridSearch
+
+        return HybridSearch(self.keyword, DeferredSemantic(self.semantic))
 
     def start_indexer(
         self, *, label: str, on_status: Callable[[IndexStatus], None] | None = None
@@ -129,6 +151,10 @@ class Services:
         if not self.settings.get_bool("search.indexer.enabled"):
             return None
         if self._indexer is None:
+            from noted.indexer.engine import Indexer
+            from noted.indexer.lease import Lease
+            from noted.indexer.service import IndexerService
+
             indexer = Indexer(self.store, self.store.db, self.embedder())
             self._indexer = IndexerService(indexer, Lease(self.store.db, label=label), on_status=on_status)
             self._indexer.start()
@@ -143,6 +169,8 @@ class Services:
         self, actor: str, *, editor: EditorSession | None = None, scope: Scope | None = None
     ) -> ToolContext:
         """What a tool call needs, for one caller."""
+        from noted.tools import Scope, ToolContext
+
         return ToolContext(
             store=self.store,
             settings=self.settings,
@@ -157,10 +185,14 @@ class Services:
     def transcripts(self) -> Transcripts:
         with self._lock:
             if self._transcripts is None:
+                from noted.chat.transcripts import Transcripts
+
                 self._transcripts = Transcripts(self.store.db)
             return self._transcripts
 
     def provider_config(self) -> ProviderConfig:
+        from noted.providers import ProviderConfig, load_api_key
+
         s = self.settings
         kind = s.get_str("ai.provider")
         return ProviderConfig(
@@ -175,10 +207,13 @@ class Services:
 
     def provider(self) -> ChatProvider:
         """A chat provider as configured now (settings may change between runs)."""
+        from noted.providers import make_provider
+
         return make_provider(self.provider_config())
 
     def chat_engine(self, *, provider: Callable[[], ChatProvider] | None = None) -> ChatEngine:
         """The chat engine over these services (``provider`` replaces the configured one, for tests)."""
+        from noted.chat.engine import ChatEngine, ChatSetup
 
         def context(actor: str, editor: EditorSession | None) -> ToolContext:
             return self.tool_context(actor, editor=editor)
@@ -207,21 +242,3 @@ class Services:
                 log.exception("closing the embedding model failed")
             self._embedder = None
         self.store.close()
-
-
-class _LazySemantic(SemanticSearch):
-    """Semantic search that loads the model only when hybrid search first needs it, and turns a
-    model that cannot load into the ``UnavailableError`` hybrid search falls back on."""
-
-    def __init__(self, services: Services) -> None:  # the parent's state is built on first search
-        self._services = services
-
-    def search(
-        self,
-        query: str,
-        *,
-        relevance: Relevance | str = Relevance.NORMAL,
-        limit: int = 20,
-        note_ids: Iterable[str] | None = None,
-    ) -> list[SemanticHit]:
-        return self._services.semantic().search(query, relevance=relevance, limit=limit, note_ids=note_ids)

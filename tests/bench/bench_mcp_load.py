@@ -43,10 +43,6 @@ from noted.store.sqlite import SqliteStore
 
 OUT = Path(__file__).resolve().parent / "out"
 SRC = Path(__file__).resolve().parents[2] / "src"
-_SHIM = (
-    "import sys, noted.cli as c; from noted.cli import commands_mcp as m; "
-    "c._MODULES = c._MODULES if m in c._MODULES else (*c._MODULES, m); sys.exit(c.main(sys.argv[1:]))"
-)
 
 
 @dataclass
@@ -91,7 +87,7 @@ def build_profile(notes: int, fresh: bool) -> tuple[Path, list[str]]:
 async def start_server(profile: Path) -> tuple[asyncio.subprocess.Process, str]:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", _SHIM, "--profile", str(profile), "mcp", "serve", "--port", "0",
+        sys.executable, "-m", "noted", "--profile", str(profile), "mcp", "serve", "--port", "0",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
     )  # fmt: skip
     assert process.stdout is not None

@@ -32,20 +32,9 @@ from noted.tools.base import ToolContext
 MODES = ("legacy", "2026-07-28")
 """The handshake era (initialize) and the sessionless 2026-07-28 protocol."""
 
-_SHIM = (
-    "import sys, noted.cli as c; from noted.cli import commands_mcp as m; "
-    "c._MODULES = c._MODULES if m in c._MODULES else (*c._MODULES, m); sys.exit(c.main(sys.argv[1:]))"
-)
-
-
 def noted_command() -> list[str]:
-    """``python -m noted`` once ``noted mcp`` is registered in the CLI; until then the same ``main``
-    with the mcp module added (the lead registers it in ``cli/__init__.py``)."""
-    from noted.cli import _MODULES, commands_mcp
-
-    if commands_mcp in _MODULES:
-        return [sys.executable, "-m", "noted"]
-    return [sys.executable, "-c", _SHIM]
+    """The ``noted`` command, run by this interpreter."""
+    return [sys.executable, "-m", "noted"]
 
 
 def _explode(ctx: ToolContext, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,16 +14,8 @@ from pathlib import Path
 import pytest
 from tests.integration.mcp_support import World, http_client, make_world, noted_command
 
-import noted.cli
-from noted.cli import commands_mcp, main
+from noted.cli import main
 from noted.settings import Settings
-
-
-@pytest.fixture(autouse=True)
-def _mcp_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Until the lead adds commands_mcp to cli/__init__.py's list, register it for in-process runs.
-    if commands_mcp not in noted.cli._MODULES:
-        monkeypatch.setattr(noted.cli, "_MODULES", (*noted.cli._MODULES, commands_mcp))
 
 
 @pytest.fixture

@@ -9,14 +9,6 @@ import pytest
 import tomlkit
 
 from noted import cli
-from noted.cli import commands_config
-
-
-@pytest.fixture(autouse=True)
-def _wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The environment is cleaned by tests/conftest.py; this adds the module until the lead wires it in."""
-    if commands_config not in cli._MODULES:
-        monkeypatch.setattr(cli, "_MODULES", (*cli._MODULES, commands_config))
 
 
 def run(profile: Path, *argv: str) -> int:

@@ -9,36 +9,29 @@ logged with its stack to the profile's log file and reported in one line.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
 
 from noted import __version__
-from noted.cli import (
-    commands_ask,
-    commands_config,
-    commands_index,
-    commands_mcp,
-    commands_notes,
-    commands_search,
-    commands_tools,
-    commands_tui,
-)
+from noted.cli import commands_tui
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotedError
 
 log = logging.getLogger("noted.cli")
 
 _MODULES = (
-    commands_notes,
-    commands_search,
-    commands_index,
-    commands_ask,
-    commands_tools,
-    commands_mcp,
-    commands_config,
-    commands_tui,
+    "commands_notes",
+    "commands_search",
+    "commands_index",
+    "commands_ask",
+    "commands_tools",
+    "commands_mcp",
+    "commands_config",
+    "commands_tui",
 )
+"""The subcommands' modules, imported when the full parser is built (plain ``noted`` skips them)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("--joplin", action="store_true", help=_JOPLIN_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _MODULES:
-        module.register(sub)
+    for name in _MODULES:
+        importlib.import_module(f"noted.cli.{name}").register(sub)
     _add_everywhere(parser, "--joplin", help=_JOPLIN_HELP)
     return parser
 
@@ -73,10 +66,29 @@ def _add_everywhere(parser: argparse.ArgumentParser, flag: str, *, help: str) ->
                 _add_everywhere(subparser, flag, help=help)
 
 
+def _bare(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The global options when ``argv`` holds nothing else (plain ``noted``), else None.
+
+    Plain ``noted`` opens the app, and the app should be on screen within a second: building the
+    full parser imports every subcommand's module, which it does not need.
+    """
+    parser = argparse.ArgumentParser(prog="noted", add_help=False)
+    parser.add_argument("--profile")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--joplin", action="store_true")
+    try:
+        args, rest = parser.parse_known_args(argv)
+    except SystemExit:  # e.g. --profile without its value: the full parser says what is wrong
+        return None
+    return None if rest else args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noted`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = _bare(given)
+    if args is None or not commands_tui.interactive():
+        args = build_parser().parse_args(given)
     ctx = CliContext(profile_arg=args.profile, json=args.json, joplin=args.joplin)
     try:
         func = getattr(args, "func", None)

@@ -11,8 +11,8 @@ import argparse
 import asyncio
 import signal
 import sys
+from typing import TYPE_CHECKING
 
-from noted.chat.engine import ChatEngine
 from noted.chat.events import (
     ApprovalRequested,
     Cancelled,
@@ -32,7 +32,10 @@ from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
 from noted.cli.resolve import resolve_note
 from noted.errors import InvalidInputError
-from noted.tools import EditorSession
+
+if TYPE_CHECKING:  # the engine and the tools load only when a question is asked
+    from noted.chat.engine import ChatEngine
+    from noted.tools import EditorSession
 
 
 def register(sub: Subparsers) -> None:
@@ -65,6 +68,8 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
     editor = None
     if args.note:
         note = resolve_note(services.store, args.note)
+        from noted.tools import EditorSession
+
         editor = EditorSession.open(services.store, note.id)
     provider = services.provider()  # refuses (ai.enabled, ai.allowRemote…) before anything is saved
     conversation = _conversation(ctx, editor.note_id if editor else "", args.new)

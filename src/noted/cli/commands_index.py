@@ -10,13 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
 from noted.errors import UnavailableError
-from noted.indexer.engine import Indexer, IndexProgress
-from noted.indexer.lease import Lease
-from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN, get_meta, set_meta
+
+if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
+    from noted.indexer.engine import Indexer, IndexProgress
+    from noted.indexer.lease import Lease
 
 BAR = 30
 
@@ -47,6 +49,8 @@ def cmd_index(args: argparse.Namespace, ctx: CliContext) -> int:
     store = services.store
     if store.db.vec_error:
         raise UnavailableError(f"cannot index: the sqlite-vec extension did not load ({store.db.vec_error})")
+    from noted.indexer.lease import Lease
+
     lease = Lease(store.db, label="noted index")
     if not lease.acquire():
         if not args.watch:
@@ -60,6 +64,9 @@ def cmd_index(args: argparse.Namespace, ctx: CliContext) -> int:
     def show(progress: IndexProgress) -> None:
         if tty and progress.phase != "idle":
             print(f"\r{_bar(progress)}\x1b[K", end="", file=sys.stderr, flush=True)
+
+    from noted.indexer.engine import Indexer
+    from noted.indexer.vectors import META_MODEL, set_meta
 
     indexer = Indexer(store, store.db, services.embedder(), on_progress=show)
     try:
@@ -98,6 +105,9 @@ def _renewing(indexer: Indexer, lease: Lease) -> int:
 
 
 def _status(ctx: CliContext) -> int:
+    from noted.indexer.lease import Lease
+    from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN, get_meta
+
     store = ctx.services.store
     with store.db.read() as conn:
         model = get_meta(conn, META_MODEL)

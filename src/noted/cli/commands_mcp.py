@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 from noted.cli.args import Subparsers, add_common, command
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
-from noted.mcp.deps import McpDeps
 from noted.mcp.options import DEFAULT_HOST, DEFAULT_PORT, HttpOptions
 from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.mcp.token import create
 from noted.settings import Settings
 
 if TYPE_CHECKING:
+    from noted.mcp.deps import McpDeps
     from noted.mcp.http import HttpServer
     from noted.mcp.server import NotedMcp
 
@@ -71,6 +71,8 @@ def register(sub: Subparsers) -> None:
 
 
 def mcp_deps(ctx: CliContext) -> McpDeps:
+    from noted.mcp.deps import McpDeps
+
     """The server's parts: the profile's services (store, settings, tool registry, search)."""
     return McpDeps.of(ctx.services, log_path=ctx.profile.log_path)
 

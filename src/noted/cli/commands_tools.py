@@ -6,12 +6,14 @@ Works from the profile's settings alone: no database is opened.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noted.cli.args import Subparsers, add_common, command
 from noted.cli.context import CliContext
 from noted.settings import Settings
-from noted.tools import Tool, ToolRegistry, build_registry
+
+if TYPE_CHECKING:  # the tools load only for `noted tools`
+    from noted.tools import Tool, ToolRegistry
 
 
 def register(sub: Subparsers) -> None:
@@ -32,6 +34,8 @@ def register(sub: Subparsers) -> None:
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     """Print each tool: on/off, read/write, and the setting (with its section and label)."""
     settings = Settings.load(ctx.profile)
+    from noted.tools import build_registry
+
     registry = build_registry(settings)
     rows = [_row(registry, settings, tool) for tool in registry.all()]
     if ctx.json:

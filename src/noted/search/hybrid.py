@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from noted.errors import InvalidInputError, QueryError, UnavailableError
@@ -160,6 +160,24 @@ def fuse(
 
 
 # The search ----------------------------------------------------------------------------------
+
+
+class DeferredSemantic(SemanticSearch):
+    """Semantic search built on its first search, by ``load`` (which loads the embedding model), so
+    a hybrid search that never needs the semantic arm never pays for the model."""
+
+    def __init__(self, load: Callable[[], SemanticSearch]) -> None:  # the parent's state lives in load()
+        self._load = load
+
+    def search(
+        self,
+        query: str,
+        *,
+        relevance: Relevance | str = Relevance.NORMAL,
+        limit: int = 20,
+        note_ids: Iterable[str] | None = None,
+    ) -> list[SemanticHit]:
+        return self._load().search(query, relevance=relevance, limit=limit, note_ids=note_ids)
 
 
 class HybridSearch:

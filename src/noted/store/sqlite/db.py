@@ -9,6 +9,8 @@ writer wait for the other process's short transaction rather than give up.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import logging
 import threading
 from collections.abc import Iterator
@@ -27,14 +29,21 @@ BUSY_TIMEOUT_MS = 15_000
 def _load_vec(conn: apsw.Connection) -> str | None:
     """Load sqlite-vec into ``conn``; return why it could not be loaded, or None."""
     try:
-        import sqlite_vec
-
         conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
+        conn.load_extension(_vec_path())
         conn.enable_load_extension(False)
     except Exception as exc:  # any failure leaves keyword search working
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+@functools.cache
+def _vec_path() -> str:
+    """The sqlite-vec library's path, found without importing its package (which imports numpy)."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or spec.origin is None:
+        raise ImportError("the sqlite-vec package is not installed (pip install sqlite-vec)")
+    return str(Path(spec.origin).parent / "vec0")
 
 
 class Database:
