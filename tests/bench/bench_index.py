@@ -2,7 +2,8 @@
 latency at 100,000 chunks, and the memory the model adds.
 
 Run: ``python3 tests/bench/bench_index.py [--notes 150] [--rounds 2] [--fresh-runs 20]
-[--chunks 100000] [--queries 50]``; results go to ``tests/bench/out/bench-index.json``.
+[--chunks 100000] [--queries 50] [--query-only]``; results go to ``tests/bench/out/bench-index.json``
+(``bench-index-query.json`` with ``--query-only``, which skips parts 1 and 2).
 
 1. **Throughput**: a store of ``--notes`` corpus notes (``corpus.py``) is cut by ``chunk_note``
    into the exact texts the indexer embeds, grouped as the indexer groups them (``batch_notes``
@@ -12,9 +13,11 @@ Run: ``python3 tests/bench/bench_index.py [--notes 150] [--rounds 2] [--fresh-ru
 2. **Freshness**: an ``IndexerService`` follows the store; each run creates or updates a note with
    a unique sentence, calls ``notify`` and polls ``SemanticSearch.search`` until that note is first.
 3. **Query latency**: a fresh database with ``--chunks`` chunk rows over ~``--chunks / 10`` real
-   notes and random unit vectors (plus a few near each query, so the loose floor lets hits through
-   and the per-note step does its real work), then ``--queries`` searches, with the query
-   embedding and the KNN SQL also timed alone.
+   notes and random unit vectors written through ``VectorTables.put_note`` (plus a few near each
+   query, so the loose floor lets hits through and the per-note step does its real work), then
+   ``--queries`` searches per preset (loose, normal, strict), with the query embedding and the
+   two-stage KNN (``SemanticSearch.nearest``) also timed alone; then, per distinct query, the
+   chunks and top-10 notes are compared with an exact search that scores every chunk.
 4. **Memory**: VmRSS before the embedder, after building it, after the first embed, after a batch
    of 32 chunks of the model's full length.
 
@@ -39,7 +42,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import apsw
 import numpy as np
+import numpy.typing as npt
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "src"))
@@ -52,13 +57,21 @@ from noted.indexer.chunking import chunk_note, content_hash  # noqa: E402
 from noted.indexer.engine import Indexer  # noqa: E402
 from noted.indexer.lease import Lease  # noqa: E402
 from noted.indexer.service import IndexerService  # noqa: E402
-from noted.indexer.vectors import META_MODEL, VectorTables, as_blob, set_meta  # noqa: E402
+from noted.indexer.vectors import (  # noqa: E402
+    META_MODEL,
+    ChunkMatch,
+    NewChunk,
+    VectorTables,
+    as_blob,
+    set_meta,
+)
 from noted.models import ACTOR_USER, NoteDraft, NotePatch  # noqa: E402
-from noted.search.semantic import SemanticSearch  # noqa: E402
+from noted.search.semantic import PRESETS, Relevance, SemanticSearch  # noqa: E402
 from noted.store.protocol import NoteOrder  # noqa: E402
 from noted.store.sqlite import SqliteStore  # noqa: E402
 
 OUT = HERE / "out" / "bench-index.json"
+OUT_QUERY = HERE / "out" / "bench-index-query.json"
 
 SENTENCES = (
     "The plumber said the boiler pressure valve in the basement must be replaced before winter.",
@@ -306,7 +319,8 @@ def build_big_index(path: Path, embedder: Embedder, chunks: int, queries: list[s
     notes = max(1, chunks // 10)
     _, wall, _ = timed(lambda: fill_store(store, Corpus(notes, seed=3)))
     say(f"  {notes} notes created in {wall:.1f} s")
-    VectorTables(store.db, embedder.model_id, embedder.dim).ensure()
+    tables = VectorTables(store.db, embedder.model_id, embedder.dim)
+    tables.ensure()
     all_ids = [n.id for n in store.list_notes(order=NoteOrder.ID)]
     ids = [
         (n.id, len(n.body))
@@ -318,78 +332,126 @@ def build_big_index(path: Path, embedder: Embedder, chunks: int, queries: list[s
     started = time.perf_counter()
     per_note = -(-chunks // len(ids))
     rowid = 0
-    with store.db.write() as conn:
+    with store.db.write() as conn:  # through the indexer's own write path (vectors and sign bits)
         for note_id, length in ids:
-            for idx in range(per_note):
-                if rowid >= chunks:
-                    break
+            rows: list[NewChunk] = []
+            for idx in range(min(per_note, chunks - rowid)):
                 rowid += 1
                 start, end = length * idx // per_note, length * (idx + 1) // per_note
-                conn.execute(
-                    'INSERT INTO index_chunks(rowid, note_id, idx, section, heading, start, "end", hash) '
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (rowid, note_id, idx, "0", "", start, end, content_hash(f"{note_id}:{idx}")),
-                )
                 vector = rng.standard_normal(embedder.dim).astype(np.float32)
                 if rowid % 33 == 0:  # ~3% of the chunks sit near one of the queries (cosine ~0.5)
-                    vector = near[rowid % len(near)] + vector / np.sqrt(embedder.dim) * 1.5
+                    vector = near[rowid % len(near)] + vector / np.float32(np.sqrt(embedder.dim)) * 1.5
                 vector /= np.linalg.norm(vector)
-                conn.execute(
-                    "INSERT INTO index_vectors(rowid, embedding) VALUES (?, ?)", (rowid, as_blob(vector))
-                )
+                key = content_hash(f"{note_id}:{idx}")
+                rows.append(NewChunk(note_id, idx, "0", "", start, end, key, as_blob(vector)))
+            tables.put_note(conn, note_id, rows)
         set_meta(conn, "index.cursor", str(store.latest_cursor()))
     say(f"  {rowid} chunks and vectors inserted in {time.perf_counter() - started:.1f} s")
     return store
 
 
+def _overlap(got: list[object], want: list[object]) -> float:
+    return len(set(got) & set(want)) / len(want) if want else 1.0
+
+
+def exact_nearest(conn: apsw.Connection, vector: npt.NDArray[np.float32], k: int) -> list[ChunkMatch]:
+    """The oracle: every chunk scored by sqlite-vec's own cosine, in SQL."""
+    rows = conn.execute(
+        'SELECT c.rowid, c.note_id, c.section, c.heading, c.start, c."end", '
+        "1.0 - vec_distance_cosine(e.embedding, ?) AS score "
+        "FROM index_embeddings e JOIN index_chunks c ON c.rowid = e.rowid ORDER BY score DESC LIMIT ?",
+        (as_blob(vector), k),
+    )
+    return [ChunkMatch(*r) for r in rows]
+
+
+def notes_of(matches: list[ChunkMatch], floor: float, limit: int) -> list[str]:
+    """The per-note step of ``SemanticSearch`` over ``matches``: first chunk of each note over the floor."""
+    out: list[str] = []
+    for m in matches:
+        if m.score >= floor and m.note_id not in out:
+            out.append(m.note_id)
+    return out[:limit]
+
+
+def measure_preset(
+    search: SemanticSearch, oracle: dict[str, list[ChunkMatch]], queries: list[str], relevance: Relevance
+) -> dict[str, Any]:
+    """Whole searches, then the query embedding and the two-stage KNN alone, and agreement with exact."""
+    preset = PRESETS["default"][relevance]
+    full_w, full_c, emb_w, emb_c, knn_w, knn_c, hits = [], [], [], [], [], [], []
+    for q in queries:
+        out, w, c = timed(functools.partial(search.search, q, relevance=relevance))
+        full_w.append(w)
+        full_c.append(c)
+        hits.append(len(out))
+    vectors = []
+    for q in queries:
+        v, w, c = timed(functools.partial(search.embedder.embed_query, q))
+        vectors.append(v)
+        emb_w.append(w)
+        emb_c.append(c)
+    for v in vectors:
+        _, w, c = timed(functools.partial(search.nearest, v, preset.chunks))
+        knn_w.append(w)
+        knn_c.append(c)
+    chunk_recall, top10, top1 = [], [], []
+    for q, v in list(zip(queries, vectors, strict=True))[: len(oracle)]:
+        want = oracle[q][: preset.chunks]
+        got = search.nearest(v, preset.chunks)
+        chunk_recall.append(_overlap([m.rowid for m in got], [m.rowid for m in want]))
+        notes_got: list[object] = [h.note_id for h in search.search(q, relevance=relevance, limit=10)]
+        notes_want: list[object] = list(notes_of(want, preset.floor, 10))
+        top10.append(_overlap(notes_got, notes_want))
+        top1.append(float(notes_got[:1] == notes_want[:1]))
+    return {
+        "chunks_k": preset.chunks,
+        "candidates": search.candidates(preset.chunks),
+        "search": {"wall": summary_ms(full_w), "cpu": summary_ms(full_c)},
+        "embed_query": {"wall": summary_ms(emb_w), "cpu": summary_ms(emb_c)},
+        "knn": {"wall": summary_ms(knn_w), "cpu": summary_ms(knn_c)},
+        "median_hits": statistics.median(hits),
+        "vs_exact": {
+            "chunk_recall_mean": round(statistics.fmean(chunk_recall), 4),
+            "chunk_recall_min": round(min(chunk_recall), 4),
+            "top10_notes_overlap_mean": round(statistics.fmean(top10), 4),
+            "top1_same": round(statistics.fmean(top1), 4),
+        },
+        "load": load(),
+    }
+
+
 def measure_queries(embedder: Embedder, chunks: int, count: int) -> dict[str, Any]:
     queries = [QUERIES[i % len(QUERIES)] for i in range(count)]
     tmp = Path(tempfile.mkdtemp(prefix="bench-index-"))
+    out: dict[str, Any] = {"chunks": chunks, "queries": count, "target_p95_ms": 100}
     try:
         say(f"query latency: building {chunks} chunks (load {load()})")
         store = build_big_index(tmp, embedder, chunks, list(QUERIES))
         search = SemanticSearch(store, store.db, embedder)
+        deepest = max(p.chunks for p in PRESETS["default"].values())
+        with store.db.read() as conn:
+            oracle = {q: exact_nearest(conn, embedder.embed_query(q), deepest) for q in QUERIES}
         for q in QUERIES[:5]:  # warm-up: page cache, the model's first runs
             search.search(q, relevance="loose")
-        full_w, full_c, emb_w, emb_c, knn_w, knn_c, hits = [], [], [], [], [], [], []
-        for q in queries:
-            out, w, c = timed(functools.partial(search.search, q, relevance="loose"))
-            full_w.append(w)
-            full_c.append(c)
-            hits.append(len(out))
-        vectors = []
-        for q in queries:
-            v, w, c = timed(functools.partial(embedder.embed_query, q))
-            v = as_blob(v)
-            vectors.append(v)
-            emb_w.append(w)
-            emb_c.append(c)
-        for v in vectors:
-            with store.db.read() as conn:
-                _, w, c = timed(functools.partial(SemanticSearch._nearest, conn, v, 400, None))
-            knn_w.append(w)
-            knn_c.append(c)
+        for relevance in (Relevance.LOOSE, Relevance.NORMAL, Relevance.STRICT):
+            r = out[relevance.value] = measure_preset(search, oracle, queries, relevance)
+            say(f"  {relevance.value} (k={r['chunks_k']}, {r['candidates']} candidates):")
+            for name in ("search", "embed_query", "knn"):
+                w, c = r[name]["wall"], r[name]["cpu"]
+                say(
+                    f"    {name}: p50 {w['p50_ms']} ms, p95 {w['p95_ms']} ms wall; "
+                    f"p50 {c['p50_ms']} ms, p95 {c['p95_ms']} ms CPU"
+                )
+            x = r["vs_exact"]
+            say(
+                f"    vs exact: chunk recall {x['chunk_recall_mean']} (min {x['chunk_recall_min']}), "
+                f"top-10 notes {x['top10_notes_overlap_mean']}, same first note {x['top1_same']}; "
+                f"median notes per answer {r['median_hits']} (load {r['load']})"
+            )
         store.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    out = {
-        "chunks": chunks,
-        "queries": count,
-        "relevance": "loose (k=400)",
-        "search": {"wall": summary_ms(full_w), "cpu": summary_ms(full_c)},
-        "embed_query": {"wall": summary_ms(emb_w), "cpu": summary_ms(emb_c)},
-        "knn_sql": {"wall": summary_ms(knn_w), "cpu": summary_ms(knn_c)},
-        "median_hits": statistics.median(hits),
-        "target_p95_ms": 100,
-        "load": load(),
-    }
-    for name in ("search", "embed_query", "knn_sql"):
-        w, c = out[name]["wall"], out[name]["cpu"]
-        say(
-            f"  {name}: p50 {w['p50_ms']} ms, p95 {w['p95_ms']} ms wall; "
-            f"p50 {c['p50_ms']} ms, p95 {c['p95_ms']} ms CPU"
-        )
-    say(f"  median notes per answer {out['median_hits']} (load {out['load']})")
     return out
 
 
@@ -400,24 +462,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh-runs", type=int, default=20)
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument(
+        "--query-only", action="store_true", help=f"only memory and query latency, to {OUT_QUERY.name}"
+    )
     args = parser.parse_args(argv)
     random.seed(1)
     results: dict[str, Any] = {"cpus": len(os.sched_getaffinity(0)), "load_start": load()}
+    wall0, cpu0 = time.perf_counter(), time.process_time()
     embedder, results["memory"] = measure_memory()
-    tmp = Path(tempfile.mkdtemp(prefix="bench-index-"))
-    try:
-        store = SqliteStore.open(tmp / "notes.db", tmp / "resources")
-        fill_store(store, Corpus(args.notes, seed=11))
-        results["throughput"] = measure_throughput(store, embedder, args.rounds)
-        results["freshness"] = measure_freshness(store, embedder, args.fresh_runs)
-        store.close()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    if not args.query_only:
+        tmp = Path(tempfile.mkdtemp(prefix="bench-index-"))
+        try:
+            store = SqliteStore.open(tmp / "notes.db", tmp / "resources")
+            fill_store(store, Corpus(args.notes, seed=11))
+            results["throughput"] = measure_throughput(store, embedder, args.rounds)
+            results["freshness"] = measure_freshness(store, embedder, args.fresh_runs)
+            store.close()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     results["query"] = measure_queries(embedder, args.chunks, args.queries)
     results["memory"]["end_of_run"] = rss_mib()
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(results, indent=2) + "\n")
-    say(f"wrote {OUT}")
+    results["run"] = {
+        "wall_s": round(time.perf_counter() - wall0, 1),
+        "cpu_s": round(time.process_time() - cpu0, 1),
+        "load_end": load(),
+    }
+    out = OUT_QUERY if args.query_only else OUT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    say(
+        f"run: {results['run']['wall_s']} s wall, {results['run']['cpu_s']} s CPU (load {load()}); wrote {out}"
+    )
     return 0
 
 

@@ -11,7 +11,7 @@ import pytest
 from noted.embeddings.fake import FakeEmbedder
 from noted.errors import UnavailableError
 from noted.indexer.engine import Indexer, IndexProgress
-from noted.indexer.vectors import META_CURSOR
+from noted.indexer.vectors import META_CURSOR, META_SCHEMA, SCHEMA_VERSION, get_meta, set_meta
 from noted.models import NoteDraft, NotePatch
 from noted.search.semantic import SemanticSearch
 from noted.store.sqlite import SqliteStore
@@ -183,6 +183,67 @@ def test_a_change_of_model_rebuilds_the_index(store: SqliteStore) -> None:
     new.run_until_idle()
     assert _search(store, new_model, "quokka smiles") == [note]
     assert new_model.embedded  # everything was embedded again by the new model
+
+
+def _to_schema_1(store: SqliteStore, dim: int) -> None:
+    """Turn the index into the first layout: its vectors in a sqlite-vec ``vec0`` float table."""
+    with store.db.write() as conn:
+        conn.execute(
+            f"CREATE VIRTUAL TABLE index_vectors USING vec0(embedding float[{dim}] distance_metric=cosine);"
+            "INSERT INTO index_vectors(rowid, embedding) SELECT rowid, embedding FROM index_embeddings;"
+            "DROP TABLE index_embeddings; DROP TABLE index_bits;"
+        )
+        set_meta(conn, META_SCHEMA, "1")
+
+
+def _tables(store: SqliteStore) -> set[str]:
+    with store.db.read() as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'index_%'")}
+
+
+def test_an_index_of_schema_1_is_moved_to_the_new_layout_without_embedding_again(
+    store: SqliteStore,
+) -> None:
+    folder = _folder(store)
+    note = _add(store, folder, "n", "narwhal tusk spiral")
+    other = _add(store, folder, "m", "tax forms due in april")
+    indexer = Indexer(store, store.db, FakeEmbedder())
+    indexer.prepare()
+    indexer.run_until_idle()
+    _to_schema_1(store, 64)
+    embedder = FakeEmbedder()
+    # The old tables are not the ones the search reads: it must say why, not fail in SQL.
+    with pytest.raises(UnavailableError, match="another version"):
+        _search(store, embedder, "narwhal")
+    upgraded = Indexer(store, store.db, embedder)
+    upgraded.prepare()
+    upgraded.run_until_idle()
+    assert "index_vectors" not in _tables(store) and {"index_embeddings", "index_bits"} <= _tables(store)
+    with store.db.read() as conn:
+        assert get_meta(conn, META_SCHEMA) == str(SCHEMA_VERSION)
+    assert embedder.calls == 0  # the vectors were carried over, not made again
+    assert _search(store, embedder, "narwhal tusk spiral")[0] == note
+    assert _search(store, embedder, "tax forms april")[0] == other
+
+
+@pytest.mark.parametrize("schema", ["0", "1", "99"])
+def test_an_index_of_an_unknown_or_broken_layout_is_rebuilt(store: SqliteStore, schema: str) -> None:
+    folder = _folder(store)
+    note = _add(store, folder, "n", "okapi stripes forest")
+    indexer = Indexer(store, store.db, FakeEmbedder())
+    indexer.prepare()
+    indexer.run_until_idle()
+    with store.db.write() as conn:  # a layout this code does not know: "1" without its vec0 table
+        conn.execute("DROP TABLE index_bits")
+        set_meta(conn, META_SCHEMA, schema)
+    embedder = FakeEmbedder()
+    with pytest.raises(UnavailableError, match="another version"):
+        _search(store, embedder, "okapi")
+    rebuilt = Indexer(store, store.db, embedder)
+    rebuilt.prepare()
+    rebuilt.run_until_idle()
+    assert embedder.embedded  # made again from the notes
+    assert _search(store, embedder, "okapi stripes forest") == [note]
 
 
 def test_scope_filters_before_ranking(store: SqliteStore) -> None:
