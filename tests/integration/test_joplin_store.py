@@ -14,7 +14,7 @@ import pytest
 from tests.support.joplin import JoplinServer, shared_server, wait_until
 
 from noted.errors import ConflictError, InvalidInputError
-from noted.models import NoteDraft, NotePatch
+from noted.models import ChangeType, ItemType, NoteDraft, NotePatch
 from noted.search.joplin import JoplinKeywordSearch
 from noted.settings import Settings
 from noted.store.joplin import ACTOR_JOPLIN, JoplinStore
@@ -143,6 +143,59 @@ def test_an_edit_made_in_joplin_is_in_the_feed_as_joplins(joplin: JoplinServer, 
     wait_until(lambda: _feed_has(store, cursor, note.id), what="Joplin's change in the feed")
     change = next(c for c in store.changes_since(cursor).changes if c.item_id == note.id)
     assert change.actor == ACTOR_JOPLIN
+
+
+def test_an_edit_made_in_joplin_between_two_of_noteds_stays_in_the_notes_changes(
+    joplin: JoplinServer, store: JoplinStore
+) -> None:
+    folder = store.create_folder(_name("Between"), actor="user")
+    note = store.create_note(NoteDraft("Plan", "v1", folder.id), actor="user")
+    time.sleep(1.2)  # out of the second in which a change is taken for noted's write
+    start = _joplin_cursor(joplin)
+    joplin.api("PUT", f"/notes/{note.id}", {"body": "v2 typed in Joplin"})
+    # Joplin has recorded the edit, and drops it when noted's next write of the note is recorded:
+    # noted must read it before writing, or it is gone.
+    wait_until(lambda: _joplin_change(joplin, start, note.id) is not None, what="Joplin's record of its edit")
+    theirs = _joplin_change(joplin, start, note.id) or 0
+    store.update_note(note.id, NotePatch(body="v3"), actor="assistant:chat-1")
+    # And Joplin's record of noted's write is there too, so it is seen (and not counted twice).
+    wait_until(lambda: _joplin_change(joplin, theirs, note.id) is not None, what="Joplin's record of noted's")
+    got = [(c.item_type, c.change_type, c.actor) for c in store.item_changes([note.id, folder.id])]
+    assert got == [
+        (ItemType.NOTE, ChangeType.UPDATE, "assistant:chat-1"),
+        (ItemType.NOTE, ChangeType.UPDATE, ACTOR_JOPLIN),
+        (ItemType.NOTE, ChangeType.CREATE, "user"),
+        (ItemType.FOLDER, ChangeType.CREATE, "user"),
+    ]
+
+
+def test_notes_trashed_with_their_notebook_are_the_callers_changes(
+    joplin: JoplinServer, store: JoplinStore
+) -> None:
+    top = store.create_folder(_name("Trashed"), actor="user")
+    sub = store.create_folder("Sub", parent_id=top.id, actor="user")
+    notes = [
+        store.create_note(NoteDraft(f"n{i}", "", f.id), actor="user").id for i, f in enumerate((top, sub))
+    ]
+    start = _joplin_cursor(joplin)
+    store.trash_folder(top.id, actor="app")
+    # Joplin reports each note it trashed along; noted must take those reports for the app's change.
+    for note_id in notes:
+        wait_until(lambda n=note_id: _joplin_change(joplin, start, n) is not None, what="Joplin's record")
+    for note_id in notes:
+        got = [(c.change_type, c.actor) for c in store.item_changes([note_id])]
+        assert got == [(ChangeType.UPDATE, "app"), (ChangeType.CREATE, "user")]
+
+
+def _joplin_cursor(joplin: JoplinServer) -> int:
+    return int(joplin.api("GET", "/events")["cursor"])
+
+
+def _joplin_change(joplin: JoplinServer, cursor: int, note_id: str) -> int | None:
+    """The id of the newest change of ``note_id`` after ``cursor`` in Joplin's own /events."""
+    answer = joplin.api("GET", "/events", params={"cursor": cursor})
+    ids = [int(e["id"]) for e in answer["items"] if e["item_id"] == note_id]
+    return max(ids) if ids else None
 
 
 def _last_actor(store: JoplinStore, cursor: int, item_id: str) -> str | None:

@@ -11,8 +11,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
 # Imported at collection, before the isolation fixture moves HOME: it locates Joplin's cache there.
 from tests.support.joplin import shared_server
 
@@ -40,9 +38,3 @@ def open_backend(name: str, root: Path) -> Iterator[Store]:
     finally:
         store.close()
 
-
-def known_joplin_gap(request: pytest.FixtureRequest, reason: str) -> None:
-    """Mark a test that is known to fail on the Joplin backend (strict: it must still fail there,
-    so a fix shows up as an unexpected pass and the mark has to go)."""
-    if "[joplin]" in request.node.name:
-        request.applymarker(pytest.mark.xfail(reason=f"known gap on Joplin: {reason}", strict=True))

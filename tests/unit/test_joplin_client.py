@@ -18,7 +18,8 @@ from noted.errors import BackendError, InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, Note, now_ms
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, WriteOutcomeUnknownError
 from noted.store.joplin.events import EventFeed
-from noted.store.joplin.sidecar import ACTOR_JOPLIN, Sidecar
+from noted.store.joplin.sidecar import ACTOR_JOPLIN, SCHEMA_KEY, JoplinEvent, Sidecar
+from noted.store.sqlite.db import Database
 
 TOKEN = "s3cr3t-token-0123456789"
 URL = "http://127.0.0.1:41999"
@@ -188,4 +189,66 @@ def test_revisions_collapse_a_burst_by_one_actor_but_not_across_actors(tmp_path:
         (ACTOR_JOPLIN, "one", 1),
     ]
     assert sidecar.get_revision(history[-1].id).body == "one"
+    sidecar.close()
+
+
+def _event(event_id: int, item_id: str, change: ChangeType = ChangeType.UPDATE) -> JoplinEvent:
+    """A note change Joplin recorded just now."""
+    return JoplinEvent(event_id, item_id, change, now_ms())
+
+
+def test_noted_writes_are_fed_when_answered_and_joplin_does_not_repeat_them(tmp_path: Path) -> None:
+    """Each write of noted's is one row, in order, even when Joplin reports only the newest change
+    of the note; a second change in the same window is an edit made in Joplin, not dropped."""
+    sidecar = Sidecar.open(tmp_path / "sidecar.db")
+    made = sidecar.begin_write("n1", "user")
+    sidecar.end_write(made, joplin_time=now_ms(), change=ChangeType.CREATE)
+    tagged = sidecar.begin_write("n1", "app", ItemType.NOTE_TAG)
+    sidecar.end_write(tagged, change=ChangeType.CREATE)
+    edited = sidecar.begin_write("n1", "app")
+    sidecar.end_write(edited, joplin_time=now_ms(), change=ChangeType.UPDATE)
+    # Joplin dropped the create for the update; the update is noted's, then comes an edit made
+    # in Joplin within the same second (it would be lost if every fitting change were taken).
+    sidecar.mirror([_event(11, "n1"), _event(12, "n1")], 12)
+    sidecar.mirror([_event(12, "n1")], 12)  # mirrored once only
+    got = [(c.item_type, c.change_type, c.actor) for c in sidecar.item_changes(["n1"], 10)]
+    assert got == [
+        (ItemType.NOTE, ChangeType.UPDATE, ACTOR_JOPLIN),
+        (ItemType.NOTE, ChangeType.UPDATE, "app"),
+        (ItemType.NOTE_TAG, ChangeType.CREATE, "app"),
+        (ItemType.NOTE, ChangeType.CREATE, "user"),
+    ]
+    sidecar.close()
+
+
+def test_a_change_mirrored_before_the_answer_is_not_fed_twice(tmp_path: Path) -> None:
+    sidecar = Sidecar.open(tmp_path / "sidecar.db")
+    write = sidecar.begin_write("n1", "mcp:claude")
+    sidecar.mirror([_event(3, "n1", ChangeType.CREATE)], 3)  # another thread pulled meanwhile
+    sidecar.end_write(write, joplin_time=now_ms(), change=ChangeType.CREATE)
+    got = [(c.change_type, c.actor) for c in sidecar.item_changes(["n1"], 10)]
+    assert got == [(ChangeType.CREATE, "mcp:claude")]
+    sidecar.close()
+
+
+def test_a_first_version_sidecar_is_upgraded_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "sidecar.db"
+    db = Database(path)
+    with db.write() as conn:
+        conn.execute(
+            "CREATE TABLE joplin_writes (id INTEGER PRIMARY KEY AUTOINCREMENT, item_id TEXT NOT NULL, "
+            "item_type TEXT NOT NULL, actor TEXT NOT NULL, started INTEGER NOT NULL, finished INTEGER, "
+            "joplin_time INTEGER)"
+        )
+        conn.execute(
+            "INSERT INTO joplin_writes(item_id, item_type, actor, started) VALUES ('old', 'note', 'user', 1)"
+        )
+        conn.execute("INSERT INTO meta(key, value) VALUES (?, '1')", (SCHEMA_KEY,))
+    db.close()
+    sidecar = Sidecar.open(path)
+    write = sidecar.begin_write("n1", "user")
+    sidecar.end_write(write, change=ChangeType.CREATE)
+    assert [c.actor for c in sidecar.item_changes(["n1"], 10)] == ["user"]
+    with sidecar.db.read() as conn:
+        assert conn.execute("SELECT count(*) FROM joplin_writes WHERE feed_id IS NULL").fetchone()[0] == 1
     sidecar.close()

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import BACKENDS, known_joplin_gap, open_backend
+from tests.support.backends import BACKENDS, open_backend
 
 from noted.errors import NotFoundError
 from noted.models import ChangeType, ItemType, NoteDraft
@@ -66,12 +66,7 @@ def test_sqlite_replace_leaves_one_file_under_the_new_extension(store: Store, tm
     assert sorted(p.name for p in (tmp_path / "resources").iterdir()) == [f"{res.id}.jpg"]
 
 
-def test_item_changes_are_the_changes_of_those_items_newest_first(
-    backend_store: Store, request: pytest.FixtureRequest
-) -> None:
-    known_joplin_gap(
-        request, "Joplin's feed keeps only the newest change per note, so item_changes misses older ones"
-    )
+def test_item_changes_are_the_changes_of_those_items_newest_first(backend_store: Store) -> None:
     store = backend_store
     folder = store.create_folder("F", actor="user")
     other = store.create_folder("Other", actor="user")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import BACKENDS, known_joplin_gap, open_backend
+from tests.support.backends import BACKENDS, open_backend
 from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
 
 from noted.models import NotePatch, now_ms
@@ -181,12 +181,7 @@ async def test_create_note_by_notebook_title_reuses_or_creates_and_writes_nothin
 # list_notes -----------------------------------------------------------------------------------------
 
 
-async def test_list_notes_filters_by_notebook_tag_and_time_without_bodies(
-    env: Env, request: pytest.FixtureRequest
-) -> None:
-    known_joplin_gap(
-        request, "Joplin listings without a page limit carry no bodies, so body_length reads 0 there"
-    )
+async def test_list_notes_filters_by_notebook_tag_and_time_without_bodies(env: Env) -> None:
     a, b = env.folder("A"), env.folder("B")
     first = env.note(a, "first", "body one", tags=("red",))
     _next_millisecond()
@@ -235,7 +230,7 @@ async def test_list_notes_pages_with_a_cursor_that_survives_an_edit(env: Env) ->
 
 async def test_get_tag_and_list_tag_notes(env: Env) -> None:
     folder = env.folder("F")
-    tagged = [env.note(folder, f"n{i}", tags=("work",)) for i in range(3)]
+    tagged = [env.note(folder, f"n{i}", "x" * (i + 1), tags=("work",)) for i in range(3)]
     env.note(folder, "untagged")
     tag = env.store.find_tag("work")
     assert tag is not None
@@ -244,7 +239,9 @@ async def test_get_tag_and_list_tag_notes(env: Env) -> None:
     listed = await env.ok("list_tag_notes", tag_id=tag.id, limit=2)
     assert listed["total"] == 3 and listed["has_more"] is True and listed["next_offset"] == 2
     rest = await env.ok("list_tag_notes", tag_id=tag.id, limit=2, offset=2)
-    assert {n["id"] for n in listed["notes"] + rest["notes"]} == set(tagged)
+    # Distinct lengths, so a listing that cannot measure bodies (0 for all) is caught.
+    lengths = {n["id"]: n["body_length"] for n in listed["notes"] + rest["notes"]}
+    assert lengths == {note_id: i + 1 for i, note_id in enumerate(tagged)}
     assert (await env.error("get_tag", id="0" * 32)).field == "id"
     assert (await env.error("list_tag_notes", tag_id="0" * 32)).field == "tag_id"
 

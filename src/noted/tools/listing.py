@@ -38,7 +38,18 @@ NOTE_ROW: dict[str, Payload] = {
 }
 
 
-def note_row(ctx: ToolContext, meta: NoteMeta, titles: dict[str, str]) -> Payload:
+def note_rows(ctx: ToolContext, page: list[NoteMeta]) -> list[Payload]:
+    """The rows of one page of notes, as ``NOTE_ROW`` describes.
+
+    Body lengths are measured on the page's notes, read in one go: a full listing of the Joplin
+    store carries no bodies (that would double its cost), so its ``body_length`` is 0.
+    """
+    lengths = {n.id: len(n.body) for n in ctx.store.get_notes([m.id for m in page])}
+    titles: dict[str, str] = {}
+    return [note_row(ctx, m, titles, lengths.get(m.id, m.body_length)) for m in page]
+
+
+def note_row(ctx: ToolContext, meta: NoteMeta, titles: dict[str, str], body_length: int) -> Payload:
     """One note's metadata, as ``NOTE_ROW`` describes; ``titles`` caches notebook titles."""
     if meta.parent_id not in titles:
         titles[meta.parent_id] = notebook_title(ctx, meta.parent_id)
@@ -52,7 +63,7 @@ def note_row(ctx: ToolContext, meta: NoteMeta, titles: dict[str, str]) -> Payloa
         "tags": [t.title for t in ctx.store.note_tags(meta.id)],
         "is_todo": meta.is_todo,
         "todo_completed": bool(meta.todo_completed),
-        "body_length": meta.body_length,
+        "body_length": body_length,
     }
 
 
@@ -99,8 +110,7 @@ def _list_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     metas = _after_cursor(metas, args.get("cursor"))
     limit = int(args.get("limit", LIST_DEFAULT))
     page, more = metas[:limit], len(metas) > limit
-    titles: dict[str, str] = {}
-    out: Payload = {"total": total, "has_more": more, "notes": [note_row(ctx, m, titles) for m in page]}
+    out: Payload = {"total": total, "has_more": more, "notes": note_rows(ctx, page)}
     if more:
         out["next_cursor"] = f"{page[-1].updated_time}.{page[-1].id}"
     return out
@@ -163,14 +173,13 @@ def _list_tag_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     offset = int(args.get("offset", 0))
     page = metas[offset : offset + limit]
     more = offset + len(page) < len(metas)
-    titles: dict[str, str] = {}
     out: Payload = {
         "tag_id": tag.id,
         "tag": tag.title,
         "total": len(metas),
         "offset": offset,
         "has_more": more,
-        "notes": [note_row(ctx, m, titles) for m in page],
+        "notes": note_rows(ctx, page),
     }
     if more:
         out["next_offset"] = offset + len(page)

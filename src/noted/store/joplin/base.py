@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import Folder, ItemType, Note, NoteMeta, Resource, Tag
+from noted.models import ChangeType, Folder, ItemType, Note, NoteMeta, Resource, Tag
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError
 from noted.store.joplin.events import EventFeed
 from noted.store.joplin.sidecar import Sidecar
@@ -109,21 +109,36 @@ class JoplinBase:
         method: str,
         path: str,
         body: Mapping[str, Any] | None = None,
+        *,
+        change: ChangeType | None = None,
+        notes_too: Sequence[str] = (),
         **kwargs: Any,
     ) -> Any:
         """Send one write of ``item_id`` by ``actor``, recording it so its change gets the actor.
 
         The record is written before the request, so a follower that sees Joplin's change finds
         it; it is dropped only when the request was certainly not sent.
+
+        Args:
+            change: the change to append to the feed when Joplin answers (None: the caller
+                appends its own rows). Joplin's later report of it is then not added again.
+            notes_too: notes the write changes besides ``item_id`` (those of a notebook it moves
+                to the trash); each gets a note ``update`` by ``actor``.
         """
-        write_id = self.sidecar.begin_write(item_id, actor, _kind(path))
+        writes = [self.sidecar.begin_write(item_id, actor, _kind(path))]
+        writes += [self.sidecar.begin_write(note_id, actor, ItemType.NOTE) for note_id in notes_too]
         try:
             answer = self.client.write(method, path, body, **kwargs)
         except JoplinUnreachableError:
-            self.sidecar.drop_write(write_id)
+            for write_id in writes:
+                self.sidecar.drop_write(write_id)
             raise
         joplin_time = answer.get("updated_time") if isinstance(answer, dict) else None
-        self.sidecar.end_write(write_id, joplin_time=int(joplin_time) if joplin_time else None)
+        self.sidecar.end_write(
+            writes[0], joplin_time=int(joplin_time) if joplin_time else None, change=change
+        )
+        for write_id in writes[1:]:
+            self.sidecar.end_write(write_id, change=ChangeType.UPDATE)
         return answer
 
     def note_item(self, note_id: str, fields: str = NOTE_FIELDS) -> dict[str, Any]:

@@ -6,10 +6,12 @@ follower sees every note that changed, once, which is what the indexer and the U
 drops changes older than 90 days that its own services have processed: a noted that has not
 looked for that long should rebuild its index (``noted index --rebuild``).
 
-Each pull copies the new events into the sidecar's ``joplin_feed``, each once by Joplin's id,
-with the actor of the noted write it belongs to (``joplin`` when noted did not make it). noted's
-cursor is the id of that table, so notebook, tag and attachment changes noted makes (which Joplin
-does not report) share one ordered feed with the note changes.
+noted's own writes append their change to the sidecar's ``joplin_feed`` when Joplin answers, so
+none is lost when Joplin drops it for a newer one. Each pull copies the new events there, each
+once by Joplin's id; an event that is one of those writes is left out (it is in the feed already),
+and the others are edits made in Joplin itself (actor ``joplin``) or writes of noted's whose
+answer never came (their actor). noted's cursor is the id of that table, so notebook, tag and
+attachment changes (which Joplin does not report) share one ordered feed with the note changes.
 
 On first use the mirror copies the changes Joplin still keeps (the last 90 days, one per note),
 marked as Joplin's: followers start from noted's newest cursor anyway, and keyword search learns

@@ -1,7 +1,8 @@
 """Notebooks on Joplin: nested, moved to the trash with their notes, restored together.
 
 Joplin's ``/events`` does not report notebooks, so every notebook write noted makes appends its
-own row to the feed; notebooks changed in Joplin itself show on the next listing.
+own row to the feed (and one for each note it moves to or from the trash along); notebooks
+changed in Joplin itself show on the next listing.
 """
 
 from __future__ import annotations
@@ -58,8 +59,7 @@ class FolderOps(NoteOps):
             self.live_folder(parent_id)
         folder_id = new_id()
         body = {"id": folder_id, "title": title, "parent_id": parent_id}
-        self.send(folder_id, actor, "POST", "/folders", body)
-        self.sidecar.record(ItemType.FOLDER, [folder_id], ChangeType.CREATE, actor)
+        self.send(folder_id, actor, "POST", "/folders", body, change=ChangeType.CREATE)
         return self.folder_item(folder_id)
 
     def update_folder(
@@ -77,8 +77,7 @@ class FolderOps(NoteOps):
                 )
             self.live_folder(new_parent)
         body = {"title": new_title, "parent_id": new_parent}
-        self.send(folder_id, actor, "PUT", f"/folders/{safe_id(folder_id)}", body)
-        self.sidecar.record(ItemType.FOLDER, [folder_id], ChangeType.UPDATE, actor)
+        self.send(folder_id, actor, "PUT", f"/folders/{safe_id(folder_id)}", body, change=ChangeType.UPDATE)
         return self.folder_item(folder_id)
 
     def trash_folder(self, folder_id: str, *, actor: str) -> None:
@@ -87,8 +86,15 @@ class FolderOps(NoteOps):
         if folder.is_trashed:
             return
         subtree = descendants(self.list_folders(), folder_id)
+        # Joplin reports each note it trashes along; named in the write, those reports are taken
+        # for the actor's change (as in the embedded store), not for edits made in Joplin.
+        notes = [
+            str(n["id"])
+            for sub in subtree
+            for n in self.client.get_all(f"/folders/{sub}/notes", {"fields": "id"})
+        ]
         self.sidecar.trashed_at(folder_id, now_ms())
-        self.send(folder_id, actor, "DELETE", f"/folders/{safe_id(folder_id)}")
+        self.send(folder_id, actor, "DELETE", f"/folders/{safe_id(folder_id)}", notes_too=notes)
         self.sidecar.record(ItemType.FOLDER, subtree, ChangeType.UPDATE, actor)
 
     def restore_folder(self, folder_id: str, *, actor: str) -> None:
@@ -106,10 +112,11 @@ class FolderOps(NoteOps):
         subtree = set(descendants(folders, folder_id))
         for sub in folders:
             if sub.id in subtree and sub.is_trashed and (sub.id == folder_id or sub.deleted_time >= since):
-                self.send(sub.id, actor, "PUT", f"/folders/{sub.id}", {"deleted_time": 0})
-                self.sidecar.record(ItemType.FOLDER, [sub.id], ChangeType.UPDATE, actor)
+                body = {"deleted_time": 0}
+                self.send(sub.id, actor, "PUT", f"/folders/{sub.id}", body, change=ChangeType.UPDATE)
         notes = self.client.get_all("/notes", {"include_deleted": "1", "fields": "id,parent_id,deleted_time"})
         for meta in map(meta_of, notes):
             if meta.parent_id in subtree and meta.is_trashed and meta.deleted_time >= since:
-                self.send(meta.id, actor, "PUT", f"/notes/{meta.id}", {"deleted_time": 0})
+                body = {"deleted_time": 0}
+                self.send(meta.id, actor, "PUT", f"/notes/{meta.id}", body, change=ChangeType.UPDATE)
         self.sidecar.trashed_at(folder_id, None)

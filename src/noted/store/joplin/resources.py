@@ -122,5 +122,5 @@ class ResourceOps(JoplinBase):
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
         """Delete an attachment for good (links in note bodies stay as text)."""
         self.get_resource(resource_id)
-        self.send(resource_id, actor, "DELETE", f"/resources/{safe_id(resource_id)}")
-        self.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.DELETE, actor)
+        path = f"/resources/{safe_id(resource_id)}"
+        self.send(resource_id, actor, "DELETE", path, change=ChangeType.DELETE)

@@ -6,9 +6,11 @@ keyed by Joplin ids:
 
 - ``joplin_writes``: every write noted sends, with its actor and when it was sent and answered,
   so a change Joplin later reports can be told apart from an edit made in Joplin itself;
-- ``joplin_feed``: noted's change feed. Joplin's ``/events`` reports notes only, so its events are
-  mirrored here (each once, by Joplin's change id, with the actor found in ``joplin_writes``) and
-  noted's own writes of notebooks, tags and attachments are appended beside them;
+- ``joplin_feed``: noted's change feed, every change noted has seen (Joplin keeps only the newest
+  of each note). noted's own writes append their exact change when Joplin answers (a tag link,
+  an attachment, a note, with the actor); Joplin's ``/events`` (notes only) are mirrored beside
+  them, each at most once, and an event that is the change of one of noted's writes is taken as
+  that write's row instead of being added again, so what is left are the edits made in Joplin;
 - ``joplin_revisions``: the states of a note as left by each actor (Joplin keeps revisions
   without an author), collapsed per burst as in the embedded store;
 - ``joplin_trash``: when noted moved a notebook to the trash, so restoring it brings back what
@@ -20,7 +22,6 @@ Tables are created on first use and versioned under ``joplin.sidecar.schema`` in
 from __future__ import annotations
 
 import contextlib
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,18 +30,18 @@ import apsw
 
 from noted.errors import NotFoundError
 from noted.models import Change, ChangePage, ChangeType, ItemType, Note, Revision, now_ms
+from noted.store.revisions import REVISION_COLUMNS, joins_last, pack_body, revision_of
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.feed import changes_after, changes_of
 
 SIDECAR_NAME = "joplin-sidecar.db"
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CURSOR_KEY = "joplin.events.cursor"
 """The id of the newest Joplin change mirrored into ``joplin_feed``."""
 
 ACTOR_JOPLIN = "joplin"
 """The actor of a change noted did not make: an edit in Joplin itself, or Joplin's sync."""
-BURST_MS = 10 * 60 * 1000
 MATCH_SLACK_MS = 1_000
 """How long after noted's write was answered Joplin's change may be recorded and still be it
 (Joplin records it just after answering). An edit made in Joplin itself that soon after one of
@@ -56,7 +57,9 @@ CREATE TABLE IF NOT EXISTS joplin_writes (
     actor TEXT NOT NULL,
     started INTEGER NOT NULL,
     finished INTEGER,
-    joplin_time INTEGER
+    joplin_time INTEGER,
+    feed_id INTEGER,  -- the feed row of this write
+    joplin_id INTEGER  -- the Joplin change taken for it (or for a later write of the item)
 );
 CREATE INDEX IF NOT EXISTS joplin_writes_item ON joplin_writes(item_id, started);
 
@@ -88,6 +91,11 @@ CREATE TABLE IF NOT EXISTS joplin_trash (
 );
 """
 
+_TO_V2 = """
+ALTER TABLE joplin_writes ADD COLUMN feed_id INTEGER;
+ALTER TABLE joplin_writes ADD COLUMN joplin_id INTEGER;
+"""
+
 _JOPLIN_CHANGE = {1: ChangeType.CREATE, 2: ChangeType.UPDATE, 3: ChangeType.DELETE}
 
 
@@ -111,11 +119,6 @@ def event_of(item: dict[str, object]) -> JoplinEvent | None:
     return JoplinEvent(
         int(str(item["id"])), str(item["item_id"]), change, int(str(item.get("created_time", 0)))
     )
-
-
-def _revision(row: tuple[int, str, int, str, str, bytes, int]) -> Revision:
-    id_, note_id, time, actor, title, body, edits = row
-    return Revision(id_, note_id, time, actor, title, zlib.decompress(body).decode("utf-8"), edits)
 
 
 class Sidecar:
@@ -151,8 +154,11 @@ class Sidecar:
     def _ensure(self) -> None:
         with self._write() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
-            if row is not None and int(row[0]) >= SCHEMA_VERSION:
+            version = 0 if row is None else int(row[0])
+            if version >= SCHEMA_VERSION:
                 return
+            if version == 1:
+                conn.execute(_TO_V2)
             conn.execute(_SCHEMA)
             _set(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
 
@@ -168,32 +174,59 @@ class Sidecar:
             )
             return int(conn.last_insert_rowid())
 
-    def end_write(self, write_id: int, *, joplin_time: int | None = None) -> None:
-        """The write was answered (``joplin_time``: the item's ``updated_time`` Joplin gave it)."""
+    def end_write(
+        self, write_id: int, *, joplin_time: int | None = None, change: ChangeType | None = None
+    ) -> None:
+        """The write was answered (``joplin_time``: the item's ``updated_time`` Joplin gave it).
+
+        ``change``: the change it made, appended to the feed now unless Joplin's own report of it
+        was mirrored already (a pull from another thread, while the answer was on its way).
+        """
+        now = now_ms()
         with self._write() as conn:
-            conn.execute(
-                "UPDATE joplin_writes SET finished = ?, joplin_time = ? WHERE id = ?",
-                (now_ms(), joplin_time, write_id),
-            )
+            rows = conn.execute(
+                "UPDATE joplin_writes SET finished = ?, joplin_time = ? WHERE id = ? "
+                "RETURNING item_type, item_id, actor, feed_id",
+                (now, joplin_time, write_id),
+            ).fetchall()
+            if change is None or not rows or rows[0][3] is not None:
+                return
+            row = rows[0]
+            feed_id = _append(conn, ItemType(row[0]), str(row[1]), change, now, str(row[2]))
+            conn.execute("UPDATE joplin_writes SET feed_id = ? WHERE id = ?", (feed_id, write_id))
 
     def drop_write(self, write_id: int) -> None:
         """The write was never sent (Joplin could not be reached): forget it."""
         with self._write() as conn:
             conn.execute("DELETE FROM joplin_writes WHERE id = ?", (write_id,))
 
-    def actor_of(self, conn: apsw.Connection, event: JoplinEvent) -> str:
-        """Who made the change Joplin reports: the noted write it falls in, else ``joplin``."""
+    @staticmethod
+    def _claim(conn: apsw.Connection, event: JoplinEvent) -> tuple[int, str, int | None] | None:
+        """The note write of noted's whose change ``event`` is (id, actor, feed row), taken for it.
+
+        Of the writes not yet taken whose time fits, the one answered closest to the change. A
+        write causes one change, and Joplin reports a note's changes in order (dropping older
+        ones), so the writes before it are taken too: a later change that fits is an edit made in
+        Joplin just after, not noted's.
+        """
         row = conn.execute(
             """
-            SELECT actor FROM joplin_writes
-            WHERE item_id = ?1
+            SELECT id, actor, feed_id, started FROM joplin_writes
+            WHERE item_id = ?1 AND item_type = ?5 AND joplin_id IS NULL
               AND ((?2 BETWEEN started AND coalesce(finished, started + ?4) + ?3)
                    OR (joplin_time IS NOT NULL AND abs(joplin_time - ?2) <= ?3))
-            ORDER BY started DESC LIMIT 1
+            ORDER BY abs(coalesce(joplin_time, finished, started) - ?2), started DESC LIMIT 1
             """,
-            (event.item_id, event.time, MATCH_SLACK_MS, UNKNOWN_WINDOW_MS),
+            (event.item_id, event.time, MATCH_SLACK_MS, UNKNOWN_WINDOW_MS, ItemType.NOTE.value),
         ).fetchone()
-        return str(row[0]) if row else ACTOR_JOPLIN
+        if row is None:
+            return None
+        conn.execute(
+            "UPDATE joplin_writes SET joplin_id = ? "
+            "WHERE item_id = ? AND item_type = ? AND joplin_id IS NULL AND started <= ?",
+            (event.id, event.item_id, ItemType.NOTE.value, row[3]),
+        )
+        return int(row[0]), str(row[1]), None if row[2] is None else int(row[2])
 
     # The feed ------------------------------------------------------------------------------
     def joplin_cursor(self) -> int | None:
@@ -203,21 +236,22 @@ class Sidecar:
         return None if row is None else int(row[0])
 
     def mirror(self, events: Sequence[JoplinEvent], joplin_cursor: int) -> None:
-        """Append Joplin's events (each once, even if two processes mirror at once)."""
+        """Append Joplin's events, each once (even if two processes mirror at once), but noted's own."""
         with self._write() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = ?", (CURSOR_KEY,)).fetchone()
             stored = int(row[0]) if row else 0
             for event in events:
                 if event.id <= stored:
                     continue
-                conn.execute(
-                    "INSERT OR IGNORE INTO joplin_feed(joplin_id, item_type, item_id, change_type, time, actor) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        *(event.id, ItemType.NOTE.value, event.item_id, event.change_type.value),
-                        *(event.time, self.actor_of(conn, event)),
-                    ),
+                claimed = self._claim(conn, event)
+                if claimed is not None and claimed[2] is not None:
+                    continue  # noted appended this change when Joplin answered
+                actor = ACTOR_JOPLIN if claimed is None else claimed[1]
+                feed_id = _append(
+                    conn, ItemType.NOTE, event.item_id, event.change_type, event.time, actor, event.id
                 )
+                if claimed is not None:
+                    conn.execute("UPDATE joplin_writes SET feed_id = ? WHERE id = ?", (feed_id, claimed[0]))
             if joplin_cursor > stored:
                 _set(conn, CURSOR_KEY, str(joplin_cursor))
 
@@ -228,17 +262,14 @@ class Sidecar:
         now = now_ms()
         with self._write() as conn:
             for item_id in item_ids:
-                conn.execute(
-                    "INSERT INTO joplin_feed(item_type, item_id, change_type, time, actor) VALUES (?, ?, ?, ?, ?)",
-                    (item_type.value, item_id, change_type.value, now, actor),
-                )
+                _append(conn, item_type, item_id, change_type, now, actor)
 
     def changes_since(self, cursor: int, limit: int) -> ChangePage:
         with self.db.read() as conn:
             return changes_after(conn, "joplin_feed", cursor, limit)
 
     def item_changes(self, item_ids: Sequence[str], limit: int) -> list[Change]:
-        """The changes to any of ``item_ids``, newest first, at most ``limit``."""
+        """The changes to any of ``item_ids`` the sidecar has seen, newest first, at most ``limit``."""
         with self.db.read() as conn:
             return changes_of(conn, "joplin_feed", item_ids, limit)
 
@@ -275,22 +306,21 @@ class Sidecar:
     def last_revision(self, note_id: str) -> Revision | None:
         with self.db.read() as conn:
             row = conn.execute(
-                "SELECT id, note_id, time, actor, title, body, edits FROM joplin_revisions "
-                "WHERE note_id = ? ORDER BY id DESC LIMIT 1",
+                f"SELECT {REVISION_COLUMNS} FROM joplin_revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
                 (note_id,),
             ).fetchone()
-        return _revision(row) if row else None
+        return revision_of(row) if row else None
 
     def save_revision(self, note: Note, actor: str, time: int | None = None) -> None:
         """Record ``note`` as left by ``actor``, collapsing a burst of that actor's saves."""
         now = time or now_ms()
-        body = zlib.compress(note.body.encode("utf-8"), 6)
+        body = pack_body(note.body)
         with self._write() as conn:
             last = conn.execute(
                 "SELECT id, actor, time FROM joplin_revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
                 (note.id,),
             ).fetchone()
-            if last and last[1] == actor and now - last[2] < BURST_MS:
+            if last and joins_last((last[1], last[2]), actor, now):
                 conn.execute(
                     "UPDATE joplin_revisions SET title = ?, body = ?, time = ?, edits = edits + 1 WHERE id = ?",
                     (note.title, body, max(now, last[2]), last[0]),
@@ -305,21 +335,20 @@ class Sidecar:
     def note_history(self, note_id: str) -> list[Revision]:
         with self.db.read() as conn:
             rows = conn.execute(
-                "SELECT id, note_id, time, actor, title, body, edits FROM joplin_revisions "
-                "WHERE note_id = ? ORDER BY id DESC",
+                f"SELECT {REVISION_COLUMNS} FROM joplin_revisions WHERE note_id = ? ORDER BY id DESC",
                 (note_id,),
             ).fetchall()
-        return [_revision(r) for r in rows]
+        return [revision_of(r) for r in rows]
 
     def get_revision(self, revision_id: int) -> Revision:
         with self.db.read() as conn:
             row = conn.execute(
-                "SELECT id, note_id, time, actor, title, body, edits FROM joplin_revisions WHERE id = ?",
+                f"SELECT {REVISION_COLUMNS} FROM joplin_revisions WHERE id = ?",
                 (revision_id,),
             ).fetchone()
         if row is None:
             raise NotFoundError(f"no revision {revision_id}")
-        return _revision(row)
+        return revision_of(row)
 
     def forget_notes(self, note_ids: Iterable[str]) -> None:
         """Drop the revisions of notes erased for good."""
@@ -346,6 +375,24 @@ class Sidecar:
                 "SELECT started FROM joplin_trash WHERE folder_id = ?", (folder_id,)
             ).fetchone()
         return None if row is None else int(row[0])
+
+
+def _append(
+    conn: apsw.Connection,
+    item_type: ItemType,
+    item_id: str,
+    change_type: ChangeType,
+    time: int,
+    actor: str,
+    joplin_id: int | None = None,
+) -> int:
+    """Append one row to the feed; returns its id (noted's cursor)."""
+    conn.execute(
+        "INSERT INTO joplin_feed(joplin_id, item_type, item_id, change_type, time, actor) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (joplin_id, item_type.value, item_id, change_type.value, time, actor),
+    )
+    return int(conn.last_insert_rowid())
 
 
 def _set(conn: apsw.Connection, key: str, value: str) -> None:

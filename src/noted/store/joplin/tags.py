@@ -2,7 +2,8 @@
 
 Joplin's ``/events`` reports neither tags nor links, so noted appends a ``note_tag`` row (keyed by
 the note, as in the embedded store) for each link it adds or removes, and a ``tag`` row for each
-tag it creates, renames or deletes. A tag's ``note_count`` takes one request per tag.
+tag it creates, renames or deletes, when Joplin answers. A tag's ``note_count`` takes one request
+per tag.
 """
 
 from __future__ import annotations
@@ -63,8 +64,7 @@ class TagOps(JoplinBase):
         if found is not None:
             return str(found["id"])
         tag_id = new_id()
-        self.send(tag_id, actor, "POST", "/tags", {"id": tag_id, "title": title})
-        self.sidecar.record(ItemType.TAG, [tag_id], ChangeType.CREATE, actor)
+        self.send(tag_id, actor, "POST", "/tags", {"id": tag_id, "title": title}, change=ChangeType.CREATE)
         return tag_id
 
     def create_tag(self, title: str, *, actor: str) -> Tag:
@@ -78,8 +78,9 @@ class TagOps(JoplinBase):
         clash = self._find(title)
         if clash is not None and clash["id"] != tag_id:
             raise InvalidInputError(f'a tag named "{title}" exists already')
-        self.send(tag_id, actor, "PUT", f"/tags/{safe_id(tag_id)}", {"title": title})
-        self.sidecar.record(ItemType.TAG, [tag_id], ChangeType.UPDATE, actor)
+        self.send(
+            tag_id, actor, "PUT", f"/tags/{safe_id(tag_id)}", {"title": title}, change=ChangeType.UPDATE
+        )
         return self.get_tag(tag_id)
 
     def delete_tag(self, tag_id: str, *, actor: str) -> None:
@@ -111,8 +112,9 @@ class TagOps(JoplinBase):
             tag_id = self._ensure_tag(title, actor)
             if tag_id in linked:
                 continue
-            self.send(note_id, actor, "POST", f"/tags/{tag_id}/notes", {"id": note_id})
-            self.sidecar.record(ItemType.NOTE_TAG, [note_id], ChangeType.CREATE, actor)
+            self.send(
+                note_id, actor, "POST", f"/tags/{tag_id}/notes", {"id": note_id}, change=ChangeType.CREATE
+            )
             linked.add(tag_id)
         return self.note_tags(note_id)
 
@@ -125,7 +127,7 @@ class TagOps(JoplinBase):
             if found is None or found["id"] not in linked:
                 continue
             tag_id = str(found["id"])
-            self.send(note_id, actor, "DELETE", f"/tags/{tag_id}/notes/{safe_id(note_id)}")
-            self.sidecar.record(ItemType.NOTE_TAG, [note_id], ChangeType.DELETE, actor)
+            path = f"/tags/{tag_id}/notes/{safe_id(note_id)}"
+            self.send(note_id, actor, "DELETE", path, change=ChangeType.DELETE)
             linked.discard(tag_id)
         return self.note_tags(note_id)

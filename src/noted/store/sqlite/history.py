@@ -1,30 +1,20 @@
 """The change feed and revisions with provenance.
 
-A revision is the state a note was left in by one actor. Saves by the same actor within
-``BURST_MS`` of that actor's last revision of the note update it instead of adding a row (Joplin
-collapses ten minutes the same way), but an edit by one actor is never folded into another's, so
-"undo what the assistant did" always has a state to go back to.
+A revision is the state a note was left in by one actor. When a save joins the last one instead
+of adding a row is a rule shared with the Joplin store, in ``noted.store.revisions``.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 
 import apsw
 
 from noted.errors import NotFoundError
 from noted.models import Change, ChangePage, Note, Revision
+from noted.store.revisions import BURST_MS, REVISION_COLUMNS, joins_last, pack_body, revision_of
 from noted.store.sqlite.base import StoreBase
 from noted.store.sqlite.feed import changes_after, changes_of
-
-BURST_MS = 10 * 60 * 1000
-_REVISION_COLUMNS = "id, note_id, time, actor, title, body, edits"
-
-
-def _revision(row: tuple[int, str, int, str, str, bytes, int]) -> Revision:
-    id_, note_id, time, actor, title, body, edits = row
-    return Revision(id_, note_id, time, actor, title, zlib.decompress(body).decode("utf-8"), edits)
 
 
 class HistoryOps(StoreBase):
@@ -36,8 +26,9 @@ class HistoryOps(StoreBase):
             "SELECT id, actor, time FROM revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
             (note.id,),
         ).fetchone()
-        body = zlib.compress(note.body.encode("utf-8"), 6)
-        if last and last[1] == actor and now - last[2] < BURST_MS:
+        body = pack_body(note.body)
+        # The window is looked up here, at call time, so a test can shorten it.
+        if last and joins_last((last[1], last[2]), actor, now, window=BURST_MS):
             conn.execute(
                 "UPDATE revisions SET title = ?, body = ?, time = ?, edits = edits + 1 WHERE id = ?",
                 (note.title, body, now, last[0]),
@@ -53,18 +44,18 @@ class HistoryOps(StoreBase):
         with self.db.read() as conn:
             self.note_row(conn, note_id)
             rows = conn.execute(
-                f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE note_id = ? ORDER BY id DESC", (note_id,)
+                f"SELECT {REVISION_COLUMNS} FROM revisions WHERE note_id = ? ORDER BY id DESC", (note_id,)
             ).fetchall()
-        return [_revision(r) for r in rows]
+        return [revision_of(r) for r in rows]
 
     def get_revision(self, revision_id: int) -> Revision:
         with self.db.read() as conn:
             row = conn.execute(
-                f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE id = ?", (revision_id,)
+                f"SELECT {REVISION_COLUMNS} FROM revisions WHERE id = ?", (revision_id,)
             ).fetchone()
         if row is None:
             raise NotFoundError(f"no revision {revision_id}")
-        return _revision(row)
+        return revision_of(row)
 
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
         """Changes with an id above ``cursor``, oldest first, at most ``limit`` of them."""
