@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.integration.ui_support import Fixture, build_profile, use_utc
 
 from noted.store.sqlite import SqliteStore
 
@@ -66,3 +67,11 @@ def store(tmp_path: Path) -> Iterator[SqliteStore]:
     s = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
     yield s
     s.close()
+
+
+@pytest.fixture
+def fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fixture:
+    """The terminal app's sample profile (four notes, fixed times), shown in UTC."""
+    monkeypatch.setenv("TZ", "UTC")
+    use_utc()
+    return build_profile(tmp_path / "profile")

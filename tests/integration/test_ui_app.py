@@ -7,11 +7,10 @@ the app's state, the messages it posted and what the store holds afterwards.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from tests.integration.ui_support import Fixture, open_services, until
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -33,13 +32,6 @@ from noted.ui.widgets.outline import OutlineList
 SIZE = (120, 40)
 W = TypeVar("W", bound=Widget)
 M = TypeVar("M", bound=Message)
-
-
-@pytest.fixture
-def fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fixture:
-    monkeypatch.setenv("TZ", "UTC")
-    use_utc()
-    return build_profile(tmp_path / "profile")
 
 
 class Running:
@@ -125,11 +117,7 @@ async def test_open_note_at_a_section(running: Running, fixture: Fixture) -> Non
 
 def _heading_at_top(running: Running, text: str) -> bool:
     scroll = running.q(NoteScroll)
-    for block in scroll.query("MarkdownBlock"):
-        if block.name == "heading_open" and text in str(block.render()):
-            # At the top, give or take the heading's own margin.
-            return 0 <= block.region.y - scroll.region.y <= 3
-    return False
+    return text in scroll.line_text(scroll.scroll_offset.y)
 
 
 async def test_edit_and_save_as_the_person(running: Running, fixture: Fixture) -> None:

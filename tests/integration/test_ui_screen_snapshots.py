@@ -12,15 +12,13 @@ from typing import Any
 
 import pytest
 import pytest_textual_snapshot
-from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from tests.integration.ui_support import Fixture, build_profile, open_services, ready, until, use_utc
 from textual.pilot import Pilot
 
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.screens.search import SearchScreen
 from noted.ui.screens.settings import SettingsScreen
-from noted.ui.widgets.note_list import NoteList
-from noted.ui.widgets.note_viewer import NoteViewer
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -49,11 +47,7 @@ def services(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Servic
 
 
 async def _ready(pilot: Pilot[Any]) -> None:
-    app = pilot.app
-    assert isinstance(app, NotedApp)
-    await until(pilot, lambda: bool(app.workspace.query(NoteList)))
-    await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
-    await until(pilot, lambda: app.workspace.query_one(NoteViewer).view is not None)
+    await ready(pilot)
     await pilot.pause()
 
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 import socket
 import tomllib
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
-from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from tests.integration.ui_support import Fixture, open_services, until
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Label, Select
 
@@ -27,13 +26,6 @@ from noted.ui.screens.settings import SettingsScreen, widget_id
 from noted.ui.widgets.note_viewer import NoteViewer
 
 SIZE = (120, 40)
-
-
-@pytest.fixture
-def fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fixture:
-    monkeypatch.setenv("TZ", "UTC")
-    use_utc()
-    return build_profile(tmp_path / "profile")
 
 
 @pytest.fixture

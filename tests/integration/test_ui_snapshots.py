@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_textual_snapshot
-from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.pilot import Pilot
 
 from noted.services import Services
@@ -22,7 +22,6 @@ from noted.ui.app import NotedApp
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.messages import OpenNote
 from noted.ui.widgets.note_editor import NoteEditor
-from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
@@ -44,13 +43,6 @@ def _snapshots_folder(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fixture:
-    monkeypatch.setenv("TZ", "UTC")
-    use_utc()
-    return build_profile(tmp_path / "profile")
-
-
-@pytest.fixture
 def services(fixture: Fixture) -> Iterator[Services]:
     services = open_services(fixture.root)
     yield services
@@ -62,11 +54,7 @@ def _app(services: Services) -> NotedApp:
 
 
 async def _ready(pilot: Pilot[Any]) -> None:
-    app = pilot.app
-    assert isinstance(app, NotedApp)
-    await until(pilot, lambda: bool(app.workspace.query(NoteList)))  # composed
-    await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
-    await until(pilot, lambda: app.workspace.query_one(NoteViewer).view is not None)
+    await ready(pilot)
     await pilot.pause()
 
 

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
 
@@ -120,3 +121,16 @@ async def until(pilot: Pilot[object], predicate: Callable[[], bool], *, timeout:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
         await pilot.pause(0.02)
+
+
+async def ready(pilot: Pilot[Any]) -> None:
+    """Wait until the app shows the sample profile: its four notes listed and one open."""
+    from noted.ui.app import NotedApp
+    from noted.ui.widgets.note_list import NoteList
+    from noted.ui.widgets.note_viewer import NoteViewer
+
+    app = pilot.app
+    assert isinstance(app, NotedApp)
+    await until(pilot, lambda: bool(app.workspace.query(NoteList)))  # composed
+    await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
+    await until(pilot, lambda: app.workspace.query_one(NoteViewer).view is not None)

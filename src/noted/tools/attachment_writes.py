@@ -12,6 +12,7 @@ from typing import Any
 
 from noted.errors import NotedError
 from noted.models import Note, NotePatch, Resource
+from noted.store.protocol import Store
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachments import (
@@ -49,18 +50,30 @@ def link_for(resource: Resource) -> str:
     return f"{bang}[{label}](:/{resource.id})"
 
 
+def attach_to_note(
+    store: Store, note: Note, data: bytes, *, filename: str, mime: str, title: str, actor: str
+) -> Resource:
+    """Store checked bytes as an attachment and append its link to ``note``.
+
+    The one way a file joins a note, for the ``attach_file`` tool and the app's "add attachment":
+    the link goes at the end (``![title](:/id)`` for an image), and no attachment is left behind
+    if linking fails. Checking the bytes and the name is the caller's part.
+    """
+    resource = store.add_resource(data, filename=filename, mime=mime, title=title or filename, actor=actor)
+    separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
+    try:
+        store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=actor)
+    except (NotedError, OSError):
+        store.delete_resource(resource.id, actor=actor)
+        raise
+    return resource
+
+
 def store_and_link(ctx: ToolContext, note: Note, args: Mapping[str, Any], data: bytes, mime: str) -> Resource:
     """Store the checked file and append its link to ``note``; no attachment is left if linking fails."""
     filename = files.clean_filename(args["filename"])
     title = str(args.get("title") or "").strip() or filename
-    resource = ctx.store.add_resource(data, filename=filename, mime=mime, title=title, actor=ctx.actor)
-    separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
-    try:
-        ctx.store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=ctx.actor)
-    except (NotedError, OSError):
-        ctx.store.delete_resource(resource.id, actor=ctx.actor)
-        raise
-    return resource
+    return attach_to_note(ctx.store, note, data, filename=filename, mime=mime, title=title, actor=ctx.actor)
 
 
 def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:

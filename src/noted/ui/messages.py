@@ -7,10 +7,14 @@ Any part of the UI (the chat pane, the settings screen…) may post these to the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from noted.indexer.service import IndexStatus
 from noted.models import Change, ItemType
+
+if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing starts
+    from noted.indexer.service import IndexStatus
 
 
 class StoreChanged(Message):

@@ -6,10 +6,12 @@ Each entry calls the same action as its key, so the palette and the keys never d
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
+from noted.ui.commands import open_tool_palette
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
@@ -21,7 +23,11 @@ if TYPE_CHECKING:
 
 
 def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]:
-    """The app's own commands and the chat pane's; the caller adds Textual's (theme, keys, quit…)."""
+    """The app's own commands and the chat pane's; the caller adds Textual's (theme, keys, quit…).
+
+    Textual's "Theme" opens ``commands.open_theme_palette`` (``NotedApp.action_change_theme``), so
+    a theme chosen there is saved like one chosen in the settings.
+    """
     tree = screen.query_one(NotebookTree)
     notes = screen.query_one(NoteList)
     viewer = screen.query_one(NoteViewer)
@@ -52,6 +58,20 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
         yield SystemCommand(
             "Links and attachments", "Open a linked note or an attachment", viewer.action_links
         )
+        yield SystemCommand(
+            "Add attachment from a path…", "Attach a file to the open note, linked at its end (A)",
+            viewer.action_add_attachment,
+        )  # fmt: skip
+        if viewer.view.resources:
+            flows = viewer.attachments
+            yield SystemCommand(
+                "Save attachment as…", "Save a copy of one of the note's attachments (s in its list)",
+                flows.save_as,
+            )  # fmt: skip
+            yield SystemCommand(
+                "Remove attachment…", "Unlink an attachment from the note and delete it (d in its list)",
+                flows.remove,
+            )  # fmt: skip
     if editor.note is not None:
         yield SystemCommand("Save note", "Save the note being edited (ctrl+s)", editor.action_save)
         yield SystemCommand("Stop editing", "Save and go back to reading (esc)", editor.action_close)
@@ -62,6 +82,10 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     yield SystemCommand(
         "Settings", "Every setting, the assistant's tools, the MCP server (f2)", app.action_settings
     )
+    yield SystemCommand(
+        "Toggle tool…", "Switch one of the assistant's tools on or off (saved in the settings)",
+        partial(open_tool_palette, app),
+    )  # fmt: skip
     yield SystemCommand("Focus notebooks", "Move the cursor to the notebook tree", app.action_focus_tree)
     yield SystemCommand("Focus notes", "Move the cursor to the note list", app.action_focus_list)
     yield SystemCommand("Empty trash", "Delete the notes in the trash for good", app.action_empty_trash)

@@ -8,7 +8,7 @@ the screen until a note is opened, then the reader does; Esc goes back.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,19 +16,22 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer
+from textual.widgets import ContentSwitcher
 
 from noted.models import ACTOR_USER
 from noted.services import Services
-from noted.ui.chat import ChatPane
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures
+
+if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when first shown
+    from noted.ui.chat import ChatPane
 
 
 class Workspace(ReportsWorkerFailures, Screen[None]):
@@ -66,7 +69,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 yield NoteViewer(store, id="viewer")
                 yield NoteEditor(store, id="editor")
         yield StatusBar(self._settings_parts(), id="status")
-        yield Footer()
+        yield KeyBar()
 
     def show_settings(self) -> None:
         """Show the model in use in the status bar, and the MCP server when it is switched off."""
@@ -90,7 +93,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     @property
     def chat(self) -> ChatPane | None:
         """The chat pane, once it has been shown (it is built on first use: it is a big part)."""
-        return next(iter(self.query(ChatPane)), None)
+        return cast("ChatPane | None", next(iter(self.query("ChatPane")), None))
 
     @property
     def editing(self) -> bool:
@@ -129,7 +132,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 return  # the editor is asking the person; their text stays open
             self.query_one("#reader", ContentSwitcher).current = "viewer"
         if note_id != viewer.note_id or section is not None:
-            viewer.show(note_id, section)
+            viewer.show(note_id, section, read_ahead=not focus and not edit)
         if edit:
             if viewer.view is not None and viewer.view.note.id == note_id:
                 self.post_message(NoteViewer.EditRequested(viewer.view))
@@ -143,6 +146,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def _shown(self, event: NoteViewer.Shown) -> None:
         if self.chat is not None:
             self.chat.set_note(event.note_id)
+        viewer = self.query_one(NoteViewer)
+        viewer.read_ahead(self.query_one(NoteList).neighbours(event.note_id))
         view = self.query_one(NoteViewer).view
         if self._edit_after_show == event.note_id and view is not None:
             self._edit_after_show = None
@@ -172,6 +177,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         trees.first().reload()
         self.query_one(NoteList).refresh_notes()
         viewer = self.query_one(NoteViewer)
+        viewer.forget()
         if viewer.note_id is None or viewer.note_id not in event.note_ids:
             return
         if self.editing:
@@ -179,8 +185,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         else:
             viewer.reload()
 
-    @on(ChatPane.UsageChanged)
-    def _usage(self, event: ChatPane.UsageChanged) -> None:
+    def on_chat_pane_usage_changed(self, event: ChatPane.UsageChanged) -> None:
         tokens = event.conversation_tokens
         self.query_one(StatusBar).set_part("tokens", f"{tokens:,} tokens" if tokens else "")
 
@@ -195,6 +200,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     async def action_toggle_chat(self) -> None:
         chat = self.chat
         if chat is None:
+            from noted.ui.chat import ChatPane
+
             chat = ChatPane(self.services)
             await self.query_one("#workspace").mount(chat)
         self.toggle_class("-chat")

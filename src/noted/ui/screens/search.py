@@ -107,6 +107,13 @@ def result_prompt(row: ResultRow) -> Content:
 class ResultList(OptionList):
     """The results; j/k move as ↑/↓ do."""
 
+    HELP = """\
+## Results
+
+Best match first. Each shows the note's title and notebook, the section that matched (`§ 2.1`)
+and a snippet. **j**/**k** or **↑**/**↓** choose, **Enter** opens the note scrolled to that section.
+"""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Next", show=False, id="search.next", tooltip="Next result"),
         Binding("k", "cursor_up", "Previous", show=False, id="search.previous", tooltip="Previous result"),
@@ -116,6 +123,18 @@ class ResultList(OptionList):
 class SearchScreen(ReportsWorkerFailures, ModalScreen[Chosen | None]):
     """Find notes by keyword, by meaning or both; dismisses with ``(note_id, section)`` or None."""
 
+    HELP = """\
+## Search
+
+Results follow as you type. **Ctrl+O** switches between **keyword**, **meaning** (close in
+sense, even without the same words) and **both**. **↑**/**↓** choose, **Enter** opens the note
+at the section that matched, **Esc** closes.
+
+Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR), and filters:
+`notebook:Work` `tag:plan` `title:word` `body:word` `type:todo` `iscompleted:0`
+`created:2024` `updated:week-1` `due:month+1` `resource:image/png` (a `-` before a filter excludes).
+"""
+
     CSS_PATH = "search.tcss"
     AUTO_FOCUS = "#search-input"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -124,6 +143,8 @@ class SearchScreen(ReportsWorkerFailures, ModalScreen[Chosen | None]):
                 tooltip="Search by keyword, by meaning, or both"),
         Binding("down", "move(1)", "Next", show=False, id="search.down", tooltip="Next result"),
         Binding("up", "move(-1)", "Previous", show=False, id="search.up", tooltip="Previous result"),
+        # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
+        Binding("f1", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
     ]  # fmt: skip
 
     class Answered(Message, bubble=False):

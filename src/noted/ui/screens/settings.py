@@ -29,7 +29,7 @@ from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.services import Services
 from noted.settings import ResolvedSetting, SettingChange, SettingValue, Source
 from noted.settings.spec import Kind
-from noted.settings.table import MCP, TOOLS
+from noted.settings.table import KEYS, MCP, TOOLS
 from noted.ui.workers import ReportsWorkerFailures
 
 THEME_KEY = "ui.theme"
@@ -56,8 +56,61 @@ def mcp_url(resolved: Mapping[str, SettingValue]) -> str:
     return f"http://{resolved['mcp.host']}:{resolved['mcp.port']}/mcp"
 
 
+class ToolsSection(Vertical):
+    """The Tools section: which tools the assistant and AI apps may use."""
+
+    HELP = """\
+## Tools
+
+Each line is a tool the assistant (and AI apps over MCP) may use. **read** tools only look at
+notes; **write** tools change them, and while *Ask before every change* is on the assistant asks
+you first. **Space** or **Enter** ticks or unticks the focused one; it applies at once.
+The command palette's *Toggle tool…* does the same from anywhere.
+"""
+
+
+class McpSection(Vertical):
+    """The MCP server section: its switch, address, token and the snippets for AI apps."""
+
+    HELP = """\
+## MCP server
+
+With the switch on, the app serves your notes to AI apps (Claude, Cursor, Zed, Codex) at the
+address shown, on this machine only, with the tools ticked above. Open *Client snippets* for
+what to paste into each app. Without the app running, `noted mcp serve` does the same and
+`noted mcp config CLIENT` prints the setup for an app that starts noted itself.
+"""
+
+
+class KeysSection(Vertical):
+    """The Keys section: the keymap."""
+
+    HELP = """\
+## Keys
+
+Every key has a binding id (`note.save`, `chat.send`…); **F1** on any pane lists them.
+Give new keys as a table, e.g. `{"note.save": "ctrl+w"}`, or from a shell:
+`noted config set ui.keymap.note.save ctrl+w`. Unlisted bindings keep their keys.
+"""
+
+
+_SECTIONS: dict[str, type[Vertical]] = {TOOLS: ToolsSection, MCP: McpSection, KEYS: KeysSection}
+
+
 class SettingsScreen(ReportsWorkerFailures, Screen[None]):
     """Settings, tools and the MCP server; changes apply at once and persist."""
+
+    HELP = """\
+## Settings
+
+Changes apply at once and are saved in the profile's `config.toml`: a switch or a choice when it
+changes, a text field on **Enter** or when you leave it. A value that is not allowed says why
+under its field, and nothing is saved. A setting an environment variable (`NOTED_…`) sets is
+read-only here. The help under each setting says what it does.
+
+**Tab**/**Shift+Tab** move between settings, **Space** flips a switch, **Esc** goes back.
+From a shell: `noted config list`, `noted config set KEY VALUE`.
+"""
 
     CSS_PATH = "settings.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -91,12 +144,13 @@ class SettingsScreen(ReportsWorkerFailures, Screen[None]):
         title = "Settings · changes apply at once and are saved in the profile's config.toml"
         yield Label(Content(title), id="settings-title")
         with VerticalScroll(id="settings"):
+            self.services.registry.all()  # built on first use, it declares the tool switches listed below
             entries = self.services.settings.entries()
             sections: dict[str, list[ResolvedSetting]] = {}
             for resolved in entries:
                 sections.setdefault(resolved.spec.section, []).append(resolved)
             for section, items in sections.items():
-                with Vertical(classes="section"):
+                with _SECTIONS.get(section, Vertical)(classes="section"):
                     yield Label(section, classes="section--title")
                     if section == TOOLS:
                         yield from self._tools(items)

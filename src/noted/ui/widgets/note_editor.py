@@ -92,9 +92,8 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
     def compose(self) -> ComposeResult:
         yield Static(id="editor-header")
         yield Input(id="editor-title", placeholder="title")
-        body = TextArea.code_editor(
-            language="markdown", theme="css", soft_wrap=True, show_line_numbers=False, id="editor-body"
-        )
+        # The Markdown grammar loads on the first edit, not while the app starts (it takes a while).
+        body = TextArea.code_editor(theme="css", soft_wrap=True, show_line_numbers=False, id="editor-body")
         body.cursor_blink = not self.app.is_headless  # snapshots and tests must not depend on a blink
         yield body
 
@@ -104,7 +103,10 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
         self.note = note
         self._stale = False
         self.query_one("#editor-title", Input).value = note.title
-        self.query_one("#editor-body", TextArea).load_text(note.body if text is None else text)
+        body = self.query_one("#editor-body", TextArea)
+        if body.language is None and "markdown" in body.available_languages:
+            body.language = "markdown"  # highlighting, when tree-sitter's Markdown grammar is installed
+        body.load_text(note.body if text is None else text)
         self._update_dirty()
         self.query_one("#editor-body", TextArea).focus()
 

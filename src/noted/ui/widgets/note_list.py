@@ -8,16 +8,20 @@ the highlighted one when none is marked; see ``NoteTriage`` for the writes.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import ClassVar
 
 from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+import noted
 from noted.models import NoteMeta
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
@@ -26,6 +30,7 @@ from noted.ui.widgets.triage import NoteTriage
 from noted.ui.workers import ReportsWorkerFailures
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
+log = logging.getLogger(__name__)
 _SORT_LABEL = {NoteOrder.UPDATED: "updated", NoteOrder.TITLE: "title", NoteOrder.CREATED: "created"}
 _PREFETCH = 20
 """Load the next page when the cursor is this close to the last loaded note."""
@@ -52,6 +57,15 @@ def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
         "\n ",
         (when(stamp), "$text-muted"),
         (tags, "$text-secondary"),
+    )
+
+
+def _log_ready() -> None:
+    """Log how long the app took to show its first notes (``noted.log``; start-up is a promise)."""
+    log.info(
+        "ready: the first notes were on screen %.0f ms after noted was imported (%.0f ms of CPU)",
+        (time.perf_counter() - noted.STARTED) * 1000,
+        time.process_time() * 1000,
     )
 
 
@@ -89,6 +103,40 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         Binding("n", "new_note", "New", id="list.new_note", tooltip="Create a note in this notebook"),
     ]  # fmt: skip
 
+    highlighted: reactive[int | None] = reactive(None, repaint=False)
+    """As in ``OptionList``, but a move repaints the two rows it touches, not every row shown."""
+
+    def watch_highlighted(self, old: int | None, new: int | None) -> None:  # type: ignore[override]  # Textual passes both
+        super().watch_highlighted(new)
+        if new is not None and new < len(self.rows):
+            # Straight to the screen, ahead of this list's own repaint: the note then opens in the
+            # same frame as the cursor moves, rather than one frame later.
+            self.screen.post_message(self.NoteHighlighted(self, self.rows[new].meta.id))
+        for index in (old, new):
+            try:
+                y, height = self._index_to_line[index], self._heights[index]  # type: ignore[index]
+            except KeyError:
+                continue
+            self.refresh(Region(0, y - self.scroll_offset.y, self.scrollable_content_region.width, height))
+
+    def scroll_to_highlight(self, top: bool = False) -> None:
+        """Scroll only when the cursor leaves the view, and then by half a page (as mutt and less
+        do): fewer, larger scrolls repaint far less than one row at a time."""
+        index = self.highlighted
+        if index is None or not self.is_mounted or top:
+            super().scroll_to_highlight(top)
+            return
+        self._update_lines()
+        try:
+            y, height = self._index_to_line[index], self._heights[index]
+        except KeyError:
+            return
+        top_row = self.scroll_offset.y
+        if top_row <= y and y + height <= top_row + self.scrollable_content_region.height:
+            return
+        row = Region(0, y, self.scrollable_content_region.width, height)
+        self.scroll_to_region(row, center=True, force=True, animate=False, immediate=True)
+
     class NoteHighlighted(Message):
         """The cursor moved onto a note."""
 
@@ -125,6 +173,7 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         self.marked: set[str] = set()
         self._has_more = False
         self._loading = False
+        self._shown_once = False
         self.triage = NoteTriage(self, store)
 
     # Loading -------------------------------------------------------------------------------
@@ -168,6 +217,9 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
             fallback = min(previous, len(self.rows) - 1) if message.keep else 0
             index = next((i for i, r in enumerate(self.rows) if r.meta.id == message.keep), fallback)
             self.highlighted = index if self.rows else None
+            if not self._shown_once:
+                self._shown_once = True
+                self.call_after_refresh(_log_ready)
         else:
             self.rows.extend(page.rows)
             self.add_options(self._option(row) for row in page.rows)
@@ -204,6 +256,14 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         index = self.highlighted
         return self.rows[index].meta if index is not None and index < len(self.rows) else None
 
+    def neighbours(self, note_id: str, reach: int = 2) -> list[str]:
+        """The notes up to ``reach`` rows either side of ``note_id``, nearest first."""
+        index = next((i for i, row in enumerate(self.rows) if row.meta.id == note_id), None)
+        if index is None:
+            return []
+        order = [index + step * sign for step in range(1, reach + 1) for sign in (1, -1)]
+        return [self.rows[i].meta.id for i in order if 0 <= i < len(self.rows)]
+
     def targets(self) -> list[NoteMeta]:
         """The marked notes in list order, or the highlighted one."""
         if self.marked:
@@ -217,8 +277,6 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         index = event.option_index
         if self._has_more and not self._loading and index >= len(self.rows) - _PREFETCH:
             self._load(offset=len(self.rows), limit=PAGE_SIZE, replace=False, keep=None)
-        if event.option.id is not None:
-            self.post_message(self.NoteHighlighted(self, event.option.id))
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -1,37 +1,41 @@
 """``NoteViewer``: the open note rendered as Markdown, with its heading outline and attachments.
 
-Loading happens in a worker (``load_note_view``); the Markdown widget then builds its blocks.
-Scrolling to a section finds the heading block whose source line is the section's first line,
-so the outline (from ``noted.markdown``) and the rendering (Textual's parser) need only agree on
-where headings start, which both take from markdown-it.
+Loading happens in a worker (``load_note_view``); the page (``MarkdownPage``) then renders the
+text as lines. Scrolling to a section finds the page row of the heading whose source line is the
+section's first line, so the outline (from ``noted.markdown``) and the rendering need only agree
+on where headings start, which both take from markdown-it.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from noted.errors import NotFoundError
 from noted.store.protocol import Store
 from noted.ui.data import NoteView, load_note_view
 from noted.ui.messages import OpenNote
 from noted.ui.opener import open_with_system
+from noted.ui.widgets.attachments import AttachmentFlows
+from noted.ui.widgets.markdown_page import Drawn, Look, MarkdownPage, draw
 from noted.ui.widgets.note_list import when
 from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.workers import ReportsWorkerFailures
 
 _NOTE_LINK = ":/"
+_READ_AHEAD_KEPT = 16
 
 
-class NoteScroll(VerticalScroll):
+class NoteScroll(MarkdownPage):
     """The scrolling page of the rendered note; focusable so the keys scroll it."""
 
     HELP = """\
@@ -39,7 +43,8 @@ class NoteScroll(VerticalScroll):
 
 **j**/**k** scroll, **Space**/**b** a page, **g**/**G** top and bottom.
 **e** edits the note, **E** edits it in `$EDITOR`, **o** goes to the outline,
-**a** to the links and attachments. Links to other notes (`:/id`) open them.
+**a** to the links and attachments, **A** attaches a file from a path.
+Links to other notes (`:/id`) open them.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -61,6 +66,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
                 tooltip="Edit this note in your $EDITOR (the app steps aside until it closes)"),
         Binding("o", "outline", "Outline", id="note.outline", tooltip="Go to the heading outline"),
         Binding("a", "links", "Links", show=False, id="note.links", tooltip="Go to the links and attachments"),
+        Binding("A", "add_attachment", "Attach", show=False, id="note.attachment.add",
+                tooltip="Attach a file from a path, linked at the end of this note"),
     ]  # fmt: skip
 
     class EditRequested(Message):
@@ -81,27 +88,51 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
 
     class _Loaded(Message, bubble=False):
         def __init__(
-            self, view: NoteView | None, note_id: str, section: str | None, keep_scroll: bool
+            self,
+            view: NoteView | None,
+            drawn: Drawn | None,
+            note_id: str,
+            section: str | None,
+            keep_scroll: bool,
+            generation: int,
         ) -> None:
             super().__init__()
             self.view = view
+            self.drawn = drawn
             self.note_id = note_id
             self.section = section
             self.keep_scroll = keep_scroll
+            self.generation = generation
+
+    class _ReadAhead(Message, bubble=False):
+        def __init__(self, views: tuple[tuple[NoteView, Drawn | None], ...], generation: int) -> None:
+            super().__init__()
+            self.views = views
+            self.generation = generation
 
     def __init__(self, store: Store, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
         self._store = store
         self.view: NoteView | None = None
         self._wanted: str | None = None
+        self._ahead: OrderedDict[str, tuple[NoteView, Drawn | None]] = OrderedDict()
+        """Notes read ahead (the list's neighbours of the open note), so moving the cursor onto one
+        paints it in the same frame as the cursor, with no trip to a thread."""
+        self._generation = 0
+        self._unsettled: tuple[NoteView, str | None, bool, Drawn | None] | None = None
+        """A note to show once the page has a width (it was hidden)."""
+        """Bumped by ``forget``: a read that started before a change is not kept."""
+        self.attachments = AttachmentFlows(
+            self, store, current=lambda: self.view, reading=lambda: self.display, changed=self.reload
+        )
+        """Save as, add and remove (keys here and in the links list, and the command palette)."""
 
     def compose(self) -> ComposeResult:
         yield Static(
             Content.styled("No note open — choose one in the list.", "$text-muted"), id="note-header"
         )
         with Horizontal(id="note-body"):
-            with NoteScroll(id="note-scroll"):
-                yield Markdown(id="note-markdown", open_links=False)
+            yield NoteScroll(id="note-scroll")
             with Vertical(id="note-side"):
                 yield OutlineList(id="outline")
                 yield LinkList(id="links")
@@ -115,56 +146,127 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         """The note shown or being loaded."""
         return self._wanted
 
-    def show(self, note_id: str, section: str | None = None) -> None:
-        """Load and render ``note_id``, scrolled to ``section`` when given."""
+    def show(self, note_id: str, section: str | None = None, *, read_ahead: bool = False) -> None:
+        """Load and render ``note_id``, scrolled to ``section`` when given.
+
+        ``read_ahead``: a copy read ahead may be shown (moving through the list); otherwise the note
+        is read afresh.
+        """
         self._wanted = note_id
-        self._fetch(note_id, section, keep_scroll=False)
+        ahead = self._ahead.get(note_id) if read_ahead else None
+        if ahead is None:
+            look = self.query_one(NoteScroll).look()
+            self._fetch(note_id, section, keep_scroll=False, generation=self._generation, look=look)
+        else:
+            self._show_view(ahead[0], section, keep_scroll=False, drawn=ahead[1])
 
     def reload(self) -> None:
         """Read the open note again (it changed), keeping the reading position."""
         if self._wanted is not None:
-            self._fetch(self._wanted, None, keep_scroll=True)
+            look = self.query_one(NoteScroll).look()
+            self._fetch(self._wanted, None, keep_scroll=True, generation=self._generation, look=look)
+
+    def read_ahead(self, note_ids: list[str]) -> None:
+        """Read these notes in the background, so showing one of them next is instant."""
+        wanted = [note_id for note_id in note_ids if note_id not in self._ahead]
+        if wanted:
+            self._read_ahead(wanted, self._generation, self.query_one(NoteScroll).look())
+
+    def forget(self) -> None:
+        """Drop what was read ahead (something changed: a note, a notebook's name, a tag)."""
+        self._ahead.clear()
+        self._generation += 1
 
     @work(
         thread=True, exclusive=True, group="viewer-load", exit_on_error=False, description="opening the note"
     )
-    def _fetch(self, note_id: str, section: str | None, keep_scroll: bool) -> None:
+    def _fetch(
+        self, note_id: str, section: str | None, keep_scroll: bool, generation: int, look: Look | None
+    ) -> None:
         try:
             view: NoteView | None = load_note_view(self._store, note_id)
         except NotFoundError:
             view = None
-        self.post_message(self._Loaded(view, note_id, section, keep_scroll))
+        # Drawn here too, off the event loop: the page then only has to swap its lines in.
+        drawn = None if view is None or look is None else draw(view.note.body, look)
+        self.post_message(self._Loaded(view, drawn, note_id, section, keep_scroll, generation))
+
+    @work(thread=True, exclusive=True, group="viewer-ahead", exit_on_error=False, description="reading ahead")
+    def _read_ahead(self, note_ids: list[str], generation: int, look: Look | None) -> None:
+        worker = get_current_worker()
+        views = []
+        for note_id in note_ids:
+            if worker.is_cancelled:
+                return
+            try:
+                view = load_note_view(self._store, note_id)
+            except NotFoundError:
+                continue
+            views.append((view, None if look is None else draw(view.note.body, look)))
+        self.post_message(self._ReadAhead(tuple(views), generation))
+
+    def _keep(self, view: NoteView, drawn: Drawn | None = None) -> None:
+        self._ahead[view.note.id] = (view, drawn)
+        self._ahead.move_to_end(view.note.id)
+        while len(self._ahead) > _READ_AHEAD_KEPT:
+            self._ahead.popitem(last=False)
+
+    @on(_ReadAhead)
+    def _read(self, message: _ReadAhead) -> None:
+        if message.generation == self._generation:
+            for view, drawn in message.views:
+                self._keep(view, drawn)
 
     @on(_Loaded)
-    async def _loaded(self, message: _Loaded) -> None:
+    def _loaded(self, message: _Loaded) -> None:
         if message.note_id != self._wanted:
             return  # the person has moved on to another note
         view = message.view
         if view is None:
             self.clear("That note no longer exists.")
             return
+        if message.generation == self._generation:
+            self._keep(view, message.drawn)
+        self._show_view(view, message.section, keep_scroll=message.keep_scroll, drawn=message.drawn)
+
+    def _show_view(
+        self, view: NoteView, section: str | None, *, keep_scroll: bool, drawn: Drawn | None = None
+    ) -> None:
         scroll = self.query_one(NoteScroll)
-        offset = scroll.scroll_y if message.keep_scroll else 0
         self.view = view
+        if scroll.look() is None:
+            # Hidden (a narrow screen shows the list first): draw once the page has a width, so
+            # the note appears whole in one frame rather than its outline before its text.
+            self._unsettled = (view, section, keep_scroll, drawn)
+            return
+        offset = scroll.scroll_y if keep_scroll else 0
         with self.app.batch_update():  # one frame for header, body, outline and links, not four
-            self.query_one("#note-header", Static).update(self._header(view))
-            await self.query_one(Markdown).update(view.note.body)
+            self.query_one("#note-header", Static).update(self._header(view), layout=False)
+            scroll.update(view.note.body, drawn)
             self.query_one(OutlineList).show(view.outline)
             self.query_one(LinkList).show(view.links, view.resources)
-        # The new blocks have no place on screen until the next layout: scroll after it.
-        self.call_after_refresh(self._settle, view.note.id, message.section, offset)
+            if section is None or not self.scroll_to_section(section):
+                scroll.scroll_to(y=offset, animate=False, immediate=True)
+        # Shown once the new page is on screen (tests, the chat pane and the benchmark wait for it).
+        self.call_after_refresh(self.post_message, self.Shown(view.note.id, section))
 
-    def _settle(self, note_id: str, section: str | None, offset: float) -> None:
-        if section is None or not self.scroll_to_section(section):
-            self.query_one(NoteScroll).scroll_to(y=offset, animate=False)
-        self.post_message(self.Shown(note_id, section))
+    @on(MarkdownPage.Redrawn)
+    def _redrawn(self, event: MarkdownPage.Redrawn) -> None:
+        event.stop()
+        unsettled, self._unsettled = self._unsettled, None
+        if unsettled is not None and unsettled[0].note.id == self._wanted:
+            view, section, keep_scroll, drawn = unsettled
+            self._show_view(view, section, keep_scroll=keep_scroll, drawn=drawn)
+            if section is not None:  # the page's new size settles after this frame: scroll again then
+                self.call_after_refresh(self.scroll_to_section, section)
 
     def clear(self, text: str = "No note open — choose one in the list.") -> None:
         """Show nothing (the note was deleted, or the list is empty)."""
         self._wanted = None
         self.view = None
+        self._unsettled = None
         self.query_one("#note-header", Static).update(Content.styled(text, "$text-muted"))
-        self.query_one(Markdown).update("")
+        self.query_one(NoteScroll).update("")
         self.query_one(OutlineList).clear_options()
         self.query_one(LinkList).show((), ())
 
@@ -196,17 +298,12 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         if section.path == "0":
             self.query_one(NoteScroll).scroll_home(animate=False)
             return True
-        line = view.note.body.count("\n", 0, section.start)
-        for block in self.query_one(Markdown).children:
-            # Headings are the blocks made from a heading_open token (Textual names blocks by token).
-            if (
-                isinstance(block, MarkdownBlock)
-                and block.name == "heading_open"
-                and block.source_range[0] == line
-            ):
-                self.query_one(NoteScroll).scroll_to_widget(block, top=True, animate=False)
-                return True
-        return False
+        page = self.query_one(NoteScroll)
+        row = page.row_of(view.note.body.count("\n", 0, section.start))
+        if row is None:
+            return False
+        page.scroll_to(y=row, animate=False, immediate=True)
+        return True
 
     @on(OutlineList.SectionChosen)
     def _section_chosen(self, event: OutlineList.SectionChosen) -> None:
@@ -214,8 +311,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         self.scroll_to_section(event.path)
 
     # Links and attachments ----------------------------------------------------------------
-    @on(Markdown.LinkClicked)
-    def _link(self, event: Markdown.LinkClicked) -> None:
+    @on(MarkdownPage.LinkClicked)
+    def _link(self, event: MarkdownPage.LinkClicked) -> None:
         event.stop()
         href = event.href.strip()
         if href.startswith(_NOTE_LINK):
@@ -237,6 +334,16 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     def _attachment(self, event: LinkList.AttachmentChosen) -> None:
         event.stop()
         self._open_attachment(event.resource_id, event.name)
+
+    @on(LinkList.SaveRequested)
+    def _save_attachment(self, event: LinkList.SaveRequested) -> None:
+        event.stop()
+        self.attachments.save_as(event.resource_id)
+
+    @on(LinkList.RemoveRequested)
+    def _remove_attachment(self, event: LinkList.RemoveRequested) -> None:
+        event.stop()
+        self.attachments.remove(event.resource_id)
 
     def _open_attachment(self, resource_id: str, name: str) -> None:
         store = self._store
@@ -264,6 +371,9 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     def action_external(self) -> None:
         if self.view is not None:
             self.post_message(self.EditRequested(self.view, external=True))
+
+    def action_add_attachment(self) -> None:
+        self.attachments.add()
 
     def action_outline(self) -> None:
         self.query_one(OutlineList).focus()

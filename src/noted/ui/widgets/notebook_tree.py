@@ -109,6 +109,8 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         self._data: TreeData | None = None
         self._expanded: set[str] = set()
         self._select_after_load: str | None = None
+        self._tags: TreeNode[TreeItem] | None = None
+        self._tags_pending = False
 
     # Loading -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -152,12 +154,13 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         root.add_leaf(_label("All notes", data.total_notes), TreeItem(ALL_NOTES.key, ALL_NOTES))
         for node in data.roots:
             self._add_folder(root, node)
-        tags = root.add(
-            _label("Tags", len(data.tags)), TreeItem(_TAGS_KEY), expand=_TAGS_KEY in self._expanded
+        expanded = _TAGS_KEY in self._expanded
+        self._tags = root.add(
+            _label("Tags", len(data.tags)), TreeItem(_TAGS_KEY), expand=expanded, allow_expand=bool(data.tags)
         )
-        for tag in data.tags:
-            source = NoteSource(SourceKind.TAG, tag.id, f"#{tag.title}")
-            tags.add_leaf(_label(f"#{tag.title}", tag.note_count), TreeItem(source.key, source, tag=tag))
+        self._tags_pending = True
+        if expanded:
+            self._add_tags()
         todos = NoteSource(SourceKind.TODOS, title="To-dos")
         root.add_leaf(_label("To-dos", data.todo_count), TreeItem(todos.key, todos))
         trash = NoteSource(SourceKind.TRASH, title="Trash")
@@ -170,6 +173,22 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
             trash_node.add_leaf(
                 _label(folder.title, None), TreeItem(f"trashed:{folder.id}", folder=folder, trashed=True)
             )
+
+    def _add_tags(self) -> None:
+        """Put the tags under their heading: on the first expand, as a profile may have hundreds."""
+        if not self._tags_pending or self._tags is None or self._data is None:
+            return
+        self._tags_pending = False
+        for tag in self._data.tags:
+            source = NoteSource(SourceKind.TAG, tag.id, f"#{tag.title}")
+            self._tags.add_leaf(
+                _label(f"#{tag.title}", tag.note_count), TreeItem(source.key, source, tag=tag)
+            )
+
+    @on(Tree.NodeExpanded)
+    def _expanded_node(self, event: Tree.NodeExpanded[TreeItem]) -> None:
+        if event.node is self._tags:
+            self._add_tags()
 
     def _add_folder(self, parent: TreeNode[TreeItem], node: FolderNode) -> None:
         source = NoteSource(SourceKind.FOLDER, node.folder.id, node.folder.title)
@@ -184,6 +203,9 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
 
     def _move_to(self, key: str) -> bool:
         found = self._find(self.root, key)
+        if found is None and self._tags_pending:
+            self._add_tags()
+            found = self._find(self.root, key)
         if found is None:
             return False
         ancestor = found.parent

@@ -89,14 +89,22 @@ class LinkList(OptionList):
     HELP = """\
 ## Links and attachments
 
-**Enter** on a linked note opens it; on an attachment, opens the file with the system's
+**Enter** on a linked note opens it; on an attachment (⧉), opens the file with the system's
 program for it (`xdg-open` or `open`).
+
+On an attachment, **s** saves a copy where you say (a folder keeps its name) and **d** removes
+it: its link leaves this note and, unless another note links it too, the file is deleted for
+good. **A** in the note attaches a file from a path.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *[Binding(b.key, b.action, b.description, show=False, id=f"links.{b.id.split('.')[1]}", tooltip=b.tooltip)
           for b in _LIST_KEYS if isinstance(b, Binding) and b.id],
         Binding("enter", "select", "Open", id="links.open", tooltip="Open the linked note or attachment"),
+        Binding("s", "save", "Save as", id="note.attachment.save",
+                tooltip="Save a copy of the highlighted attachment to a file"),
+        Binding("d,delete", "remove", "Remove", id="note.attachment.remove",
+                tooltip="Remove the highlighted attachment from this note (deleted unless other notes link it)"),
     ]  # fmt: skip
 
     class NoteLinkChosen(Message):
@@ -109,6 +117,20 @@ program for it (`xdg-open` or `open`).
             super().__init__()
             self.resource_id = resource_id
             self.name = name
+
+    class SaveRequested(Message):
+        """``s`` on an attachment: save a copy of it."""
+
+        def __init__(self, resource_id: str) -> None:
+            super().__init__()
+            self.resource_id = resource_id
+
+    class RemoveRequested(Message):
+        """``d`` on an attachment: remove it from the note."""
+
+        def __init__(self, resource_id: str) -> None:
+            super().__init__()
+            self.resource_id = resource_id
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
@@ -138,3 +160,21 @@ program for it (`xdg-open` or `open`).
             self.post_message(self.NoteLinkChosen(option_id[1:]))
         elif option_id.startswith("r"):
             self.post_message(self.AttachmentChosen(option_id[1:], self._names.get(option_id[1:], "")))
+
+    def _attachment(self) -> str | None:
+        option = self.highlighted_option
+        option_id = option.id if option is not None else None
+        if option_id and option_id.startswith("r"):
+            return option_id[1:]
+        self.notify("s and d work on attachments (⧉), not on links to notes.", severity="warning")
+        return None
+
+    def action_save(self) -> None:
+        resource_id = self._attachment()
+        if resource_id is not None:
+            self.post_message(self.SaveRequested(resource_id))
+
+    def action_remove(self) -> None:
+        resource_id = self._attachment()
+        if resource_id is not None:
+            self.post_message(self.RemoveRequested(resource_id))

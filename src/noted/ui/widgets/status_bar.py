@@ -7,10 +7,14 @@ shown, so a snapshot of the screen is the same every run.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.widgets import Static
 
-from noted.indexer.service import IndexStatus
+if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing starts
+    from noted.indexer.service import IndexStatus
+
 
 PARTS = ("index", "mcp", "model", "tokens")
 

@@ -1,0 +1,97 @@
+"""Drawing a note's Markdown into lines with Rich, loaded with the first note shown (Rich's Markdown
+brings Pygments, which the app does not need to start).
+
+The body is parsed once and rendered section by section, cut where a top-level heading starts, so
+the row of every heading is known. Rich's hyperlinks become click actions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from io import StringIO
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Heading, Markdown
+from rich.segment import Segment
+from rich.style import Style
+from rich.theme import Theme
+from textual.strip import Strip
+
+_PARSER = MarkdownIt("commonmark").enable("table").enable("strikethrough")
+"""The parser Rich's Markdown uses, built once."""
+
+
+class _Heading(Heading):
+    """Every heading level flush left, as in an editor (Rich centres level 1)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = self.text.copy()
+        text.justify = "left"
+        yield text
+
+
+class _NoteMarkdown(Markdown):
+    """Rich's Markdown over tokens parsed once for the whole note (Rich would build a parser and
+    parse again for every section)."""
+
+    elements: ClassVar = {**Markdown.elements, "heading_open": _Heading}
+
+    def __init__(self, tokens: list[Token], code_theme: str) -> None:
+        super().__init__("", code_theme=code_theme)
+        self.parsed = tokens
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    first_line: int
+    """The source line the chunk starts on (a heading's line, or 0)."""
+    tokens: list[Token]
+
+
+def split_at_headings(body: str) -> list[_Chunk]:
+    """``body``'s tokens cut before each top-level heading."""
+    chunks: list[_Chunk] = []
+    for token in _PARSER.parse(body):
+        if not chunks or (token.type == "heading_open" and token.level == 0):
+            chunks.append(_Chunk(token.map[0] if token.map else 0, []))
+        chunks[-1].tokens.append(token)
+    return chunks
+
+
+def draw_lines(body: str, width: int, theme: Theme, code_theme: str) -> tuple[list[Strip], dict[int, int]]:
+    """``body`` rendered ``width`` cells wide: its lines, and the row of each heading by source line."""
+    console = Console(
+        width=width,
+        file=StringIO(),
+        color_system="truecolor",
+        force_terminal=True,
+        theme=theme,
+        legacy_windows=False,
+    )
+    options = console.options.update_width(width)
+    lines: list[Strip] = []
+    rows: dict[int, int] = {}
+    for chunk in split_at_headings(body):
+        if lines:
+            lines.append(Strip.blank(width))
+        rows[chunk.first_line] = len(lines)
+        rendered = console.render_lines(_NoteMarkdown(chunk.tokens, code_theme), options, pad=False)
+        while rendered and not "".join(s.text for s in rendered[-1]).strip():
+            rendered.pop()  # Rich ends blocks with a blank line; one blank separates chunks
+        lines.extend(_clickable(line) for line in rendered)
+    return lines, rows
+
+
+def _clickable(line: list[Segment]) -> Strip:
+    """Turn Rich's hyperlinks into click actions (a note link ``:/id`` means nothing to a terminal)."""
+    out = []
+    for text, style, control in line:
+        if style is not None and style.link:
+            meta = Style.from_meta({"@click": f"link({style.link!r})"})
+            plain = Style(color=style.color, bgcolor=style.bgcolor, bold=style.bold, italic=style.italic)
+            style = plain + Style(underline=True) + meta
+        out.append(Segment(text, style, control))
+    return Strip(out)

@@ -1,0 +1,208 @@
+"""``MarkdownPage``: a note's Markdown drawn as lines, one widget however long the note is.
+
+Textual's ``Markdown`` widget mounts a widget per block, and laying out and painting a few dozen
+of them took most of the 300 ms a note took to open. This page renders the Markdown with Rich
+into a list of lines once per note and width (a few milliseconds for a typical note) and paints
+only the rows on screen (Textual's line API).
+
+The body is rendered section by section (split where a top-level heading starts), so the page
+knows the row of every heading: ``row_of(source_line)`` is what scrolling to a section uses. Colours
+come from the app's theme; links are underlined and clickable (``LinkClicked``), and the viewer's
+link list reaches the same links from the keyboard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.style import Style
+from rich.theme import Theme
+from textual.color import Color
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:
+    """Rich's Markdown styles in the colours of the app's theme (Textual's CSS variables)."""
+
+    def hex_of(name: str, fallback: str) -> str:
+        try:
+            return Color.parse(variables.get(name, fallback)).hex6
+        except Exception:  # a variable such as "auto 87%" is not a plain colour
+            return Color.parse(fallback).hex6
+
+    fg = hex_of("foreground", "#e0e0e0" if dark else "#202020")
+    bg = hex_of("background", "#121212" if dark else "#f8f8f8")
+    muted = Color.parse(fg).blend(Color.parse(bg), 0.4).hex6
+    accent = hex_of("text-accent", hex_of("accent", fg))
+    primary = hex_of("text-primary", hex_of("primary", fg))
+    styles = {
+        f"markdown.h{level}": (
+            f"{variables.get(f'markdown-h{level}-text-style', 'bold')} {hex_of(f'markdown-h{level}-color', fg)}"
+        )
+        for level in range(1, 7)
+    }
+    styles.update(
+        {
+            "markdown.paragraph": "none",
+            "markdown.text": "none",
+            "markdown.em": "italic",
+            "markdown.strong": "bold",
+            "markdown.s": "strike",
+            "markdown.code": f"{accent} on {hex_of('primary-muted', bg)}",
+            "markdown.code_block": "none",
+            "markdown.block_quote": f"italic {muted}",
+            "markdown.hr": muted,
+            "markdown.item.bullet": f"bold {accent}",
+            "markdown.item.number": f"bold {accent}",
+            "markdown.link": f"underline {primary}",
+            "markdown.link_url": f"underline {primary}",
+            "markdown.table.border": muted,
+            "markdown.table.header": "bold",
+        }
+    )
+    return Theme(styles, inherit=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """How a page is drawn: its width and colours. Pages drawn for one look can be shown as they are."""
+
+    width: int
+    theme: Theme = field(compare=False)
+    theme_name: str
+    code_theme: str
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """A body drawn for one look: its lines, and the row of each heading by source line."""
+
+    look: Look
+    lines: list[Strip]
+    heading_rows: dict[int, int]
+
+
+def draw(body: str, look: Look) -> Drawn:
+    """Render ``body`` for ``look``; pure, so a worker thread may draw a page ahead of time."""
+    from noted.ui.widgets.markdown_draw import draw_lines  # Rich's Markdown (and Pygments) load on first use
+
+    lines, rows = draw_lines(body, look.width, look.theme, look.code_theme)
+    return Drawn(look, lines, rows)
+
+
+class MarkdownPage(ScrollView, can_focus=True):
+    """Scrollable rendered Markdown; ``update(body)`` shows another text."""
+
+    DEFAULT_CSS = """
+    MarkdownPage {
+        scrollbar-gutter: stable;
+    }
+    """
+
+    class Redrawn(Message):
+        """The page drew its text again for a new width or theme (its rows moved)."""
+
+    class LinkClicked(Message):
+        """A link in the page was clicked; ``href`` as written in the Markdown."""
+
+        def __init__(self, page: MarkdownPage, href: str) -> None:
+            super().__init__()
+            self.page = page
+            self.href = href
+
+        @property
+        def control(self) -> MarkdownPage:
+            return self.page
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(id=id)
+        self._body = ""
+        self._drawn: Drawn | None = None
+        self._painted: dict[int, Strip] = {}
+        """Rows as painted (cropped to the width, on the widget's background), until either changes."""
+        self._base: Style | None = None
+        self._themes: dict[str, Theme] = {}
+
+    def look(self) -> Look | None:
+        """The look the page draws in now (None before it has a size)."""
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return None
+        name = self.app.theme
+        theme = self._themes.get(name)
+        if theme is None:
+            dark = self.app.current_theme.dark
+            theme = self._themes[name] = markdown_theme(self.app.theme_variables, dark=dark)
+        return Look(width, theme, name, "monokai" if self.app.current_theme.dark else "friendly")
+
+    def update(self, body: str, drawn: Drawn | None = None) -> None:
+        """Show ``body`` from its top (the caller scrolls when it wants another place).
+
+        ``drawn``: the body drawn ahead of time; used when it was drawn in the page's current look.
+        """
+        self._body = body
+        self._draw(drawn)
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.refresh()
+
+    def row_of(self, source_line: int) -> int | None:
+        """The page row showing the heading that starts at ``source_line``, if one does."""
+        return None if self._drawn is None else self._drawn.heading_rows.get(source_line)
+
+    def line_text(self, row: int) -> str:
+        """The plain text of page row ``row`` ("" past the end)."""
+        lines = [] if self._drawn is None else self._drawn.lines
+        return lines[row].text if 0 <= row < len(lines) else ""
+
+    @property
+    def line_count(self) -> int:
+        return 0 if self._drawn is None else len(self._drawn.lines)
+
+    def _draw(self, drawn: Drawn | None = None) -> None:
+        look = self.look()
+        if look is None:
+            return
+        if drawn is None or drawn.look != look:
+            drawn = draw(self._body, look)
+        self._drawn = drawn
+        self._painted.clear()
+        self.virtual_size = Size(look.width, len(drawn.lines))
+
+    def on_resize(self) -> None:
+        if self._drawn is None or self._drawn.look != self.look():
+            self._draw()
+            self.post_message(self.Redrawn())
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self) -> None:
+        self._draw()  # in the new theme's colours
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._base = None  # focus changes the background, for one
+        self._painted.clear()
+
+    def render_line(self, y: int) -> Strip:
+        row = self.scroll_offset.y + y
+        painted = self._painted.get(row)
+        if painted is not None:
+            return painted
+        if self._base is None:
+            self._base = self.rich_style  # costly to compute, and the same for every row
+        width = self.scrollable_content_region.width
+        lines = [] if self._drawn is None else self._drawn.lines
+        if row >= len(lines):
+            painted = Strip.blank(width, self._base)
+        else:
+            painted = lines[row].crop_extend(0, width, self._base).apply_style(self._base)
+        self._painted[row] = painted
+        return painted
+
+    def action_link(self, href: str) -> None:
+        self.post_message(self.LinkClicked(self, href))

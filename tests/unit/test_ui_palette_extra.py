@@ -1,0 +1,188 @@
+"""The command palette's "Toggle tool…" and "Switch theme…", and F1 on the search and settings screens.
+
+Each test asserts on the setting in effect, the config file and what the app did with it (the
+registry's offer, the theme in use).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual.app import App
+from textual.binding import Binding
+from textual.command import CommandInput, CommandList, CommandPalette
+from textual.message import Message
+from textual.notifications import Notify
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, HelpPanel, Markdown
+
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.commands import SwitchThemeProvider, ToggleToolProvider
+from noted.ui.screens.search import ResultList, SearchScreen
+from noted.ui.screens.settings import SettingsScreen, widget_id
+from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.outline import LinkList
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def services(fixture: Fixture) -> Iterator[Services]:
+    services = open_services(fixture.root, search_defaultmode="keyword")
+    yield services
+    services.close()
+
+
+async def _ready(pilot: Pilot[Any]) -> None:
+    await ready(pilot)
+
+
+@pytest.fixture
+async def pilot(services: Services) -> AsyncIterator[Pilot[Any]]:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot)
+        yield pilot
+
+
+def _config(services: Services) -> dict[str, object]:
+    path = services.settings.path
+    return tomllib.loads(path.read_text()) if path.exists() else {}
+
+
+async def _choose(pilot: Pilot[Any], query: str, starts: str) -> None:
+    """In the open palette, type ``query`` and run the hit whose text starts with ``starts``."""
+    await until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, CommandPalette) and bool(pilot.app.screen.query(CommandInput)),
+    )
+    palette = pilot.app.screen
+    palette.query_one(CommandInput).value = query
+    hits = palette.query_one(CommandList)
+
+    def index() -> int | None:
+        for i, option in enumerate(hits.options):
+            hit = getattr(option, "hit", None)
+            if hit is not None and str(hit.text or hit.prompt).startswith(starts):
+                return i
+        return None
+
+    await until(pilot, lambda: index() is not None)
+    hits.highlighted = index()
+    await pilot.press("enter")
+    await until(pilot, lambda: not isinstance(pilot.app.screen, CommandPalette))
+
+
+def _system_command(app: NotedApp, title: str) -> object:
+    found = [c for c in app.get_system_commands(app.screen) if c.title == title]
+    assert found, f"no {title!r} in the palette"
+    return found[0].callback
+
+
+async def test_toggle_tool_from_its_own_palette_and_from_the_main_one(
+    pilot: Pilot[Any], services: Services
+) -> None:
+    app = pilot.app
+    assert isinstance(app, NotedApp)
+    tool = services.registry.get("delete_note")
+    assert tool is not None and tool not in services.registry.offered()  # write tools start off
+    command = _system_command(app, "Toggle tool…")
+    command()  # type: ignore[operator]
+    # Found by the tool's name as well as its label.
+    await _choose(pilot, "delete_note", "Toggle tool: Delete a note · write · off")
+    await until(pilot, lambda: tool in services.registry.offered())
+    assert _config(services)["ai"]["tool"]["delete_note"]["enabled"] is True  # type: ignore[index]
+
+    assert services.settings.get_bool("ai.tool.read_note.enabled")
+    await pilot.press("ctrl+p")
+    await _choose(pilot, "toggle read a note", "Toggle tool: Read a note · read · on")
+    await until(pilot, lambda: not services.settings.get_bool("ai.tool.read_note.enabled"))
+    assert _config(services)["ai"]["tool"]["read_note"]["enabled"] is False  # type: ignore[index]
+
+
+async def test_a_tool_set_by_the_environment_is_not_toggled(fixture: Fixture) -> None:
+    services = open_services(fixture.root, ai_tool_read_note_enabled="false")
+    seen: list[Message] = []
+    try:
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+            await _ready(pilot)
+            await pilot.press("ctrl+p")
+            await _choose(pilot, "toggle read a note", "Toggle tool: Read a note · read · off")
+
+            def told() -> bool:
+                notices = [m.notification.message for m in seen if isinstance(m, Notify)]
+                return any("set by NOTED_AI_TOOL_READ_NOTE_ENABLED" in text for text in notices)
+
+            await until(pilot, told)  # type: ignore[arg-type]
+            assert "ai" not in _config(services)  # refused before any write: nothing in the file
+    finally:
+        services.close()
+
+
+async def test_switching_the_theme_saves_it(pilot: Pilot[Any], services: Services) -> None:
+    app = pilot.app
+    assert isinstance(app, NotedApp)
+    assert app.theme == "noted-dark"
+    command = _system_command(app, "Theme")  # Textual's own entry, routed to the saved setting
+    command()  # type: ignore[operator]
+    await _choose(pilot, "noted-light", "Switch theme: noted-light")
+    await until(pilot, lambda: app.theme == "noted-light")
+    assert services.settings.get("ui.theme") == "noted-light"
+    assert _config(services)["ui"]["theme"] == "noted-light"  # type: ignore[index]
+
+    await pilot.press("ctrl+p")  # and from the main palette, by name
+    await _choose(pilot, "switch theme textual-light", "Switch theme: textual-light")
+    await until(pilot, lambda: app.theme == "textual-light")
+    assert _config(services)["ui"]["theme"] == "textual-light"  # type: ignore[index]
+
+
+def test_the_app_wires_the_providers() -> None:
+    """The palette offers the two providers, and Textual's "Theme" command saves the theme."""
+    assert {ToggleToolProvider, SwitchThemeProvider} <= set(NotedApp.COMMANDS)
+    assert NotedApp.action_change_theme is not App.action_change_theme
+
+
+# F1 on the pushed screens --------------------------------------------------------------------------
+
+
+def _help_text(pilot: Pilot[Any]) -> str:
+    panel = pilot.app.screen.query_one(HelpPanel)
+    return panel.query_one("#widget-help", Markdown).source
+
+
+async def test_f1_explains_search(pilot: Pilot[Any]) -> None:
+    await pilot.press("ctrl+f")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SearchScreen))
+    await pilot.press("f1")  # a modal screen stops the app's keys: the screen repeats F1
+    await until(pilot, lambda: bool(pilot.app.screen.query(HelpPanel)))
+    await until(pilot, lambda: "Ctrl+O" in _help_text(pilot))
+    pilot.app.screen.query_one(ResultList).focus()
+    await until(pilot, lambda: "Best match first" in _help_text(pilot))
+    await pilot.press("f1")
+    await until(pilot, lambda: not pilot.app.screen.query(HelpPanel))
+
+
+async def test_f1_explains_settings_and_the_tools(pilot: Pilot[Any]) -> None:
+    await pilot.press("f2")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen) and pilot.app.screen.is_mounted)
+    screen = pilot.app.screen
+    await until(pilot, lambda: bool(screen.query(f"#{widget_id('ai.tool.read_note.enabled')}")))
+    screen.query_one(f"#{widget_id('ai.tool.read_note.enabled')}", Checkbox).focus()
+    await pilot.press("f1")
+    await until(pilot, lambda: bool(screen.query(HelpPanel)))
+    await until(pilot, lambda: "read** tools only look" in _help_text(pilot))
+    screen.query_one(f"#{widget_id('search.relevance')}").focus()
+    await until(pilot, lambda: "config.toml" in _help_text(pilot))  # the screen's own help
+
+
+@pytest.mark.parametrize("owner", [SearchScreen, ResultList, SettingsScreen, LinkList, NoteViewer])
+def test_every_binding_has_an_id_a_description_and_a_tooltip(owner: type[object]) -> None:
+    for binding in owner.BINDINGS:  # type: ignore[attr-defined]
+        assert isinstance(binding, Binding)
+        assert binding.id and binding.description and binding.tooltip, binding
