@@ -15,8 +15,10 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,9 @@ def _plain_heading(text: str) -> str:
 def _parser() -> MarkdownIt:
     # Only block structure matters here (headings and their lines); skipping the inline pass
     # makes the parse about a quarter faster and leaves each heading's raw text in ``content``.
+    # Imported here: most commands (and the app's start) never parse Markdown.
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 
 

@@ -32,6 +32,7 @@ from noted.tools.base import ToolContext
 MODES = ("legacy", "2026-07-28")
 """The handshake era (initialize) and the sessionless 2026-07-28 protocol."""
 
+
 def noted_command() -> list[str]:
     """The ``noted`` command, run by this interpreter."""
     return [sys.executable, "-m", "noted"]

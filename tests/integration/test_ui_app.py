@@ -22,7 +22,7 @@ from noted.ui.data import SourceKind
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
-from noted.ui.messages import OpenNote
+from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
@@ -113,6 +113,28 @@ async def test_open_note_at_a_section(running: Running, fixture: Fixture) -> Non
     await running.until(lambda: running.q(NoteScroll).scroll_y > 0)
     await running.until(lambda: _heading_at_top(running, "Week 1"))
     assert running.q(OutlineList).highlighted_option.id == "s2.1"  # type: ignore[union-attr]
+
+
+async def test_a_note_opened_from_elsewhere_stays_when_the_list_refreshes(
+    running: Running, fixture: Fixture
+) -> None:
+    """Opened by id (search, a link), the note stays open when a write refreshes the list."""
+    viewer, notes = running.q(NoteViewer), running.q(NoteList)
+    await running.until(lambda: viewer.view is not None)
+    other = next(i for i in (fixture.groceries, fixture.meeting, fixture.ideas) if i != viewer.note_id)
+    running.app.post_message(OpenNote(other))
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == other)
+    assert notes.highlighted_id == other  # the cursor followed
+    await running.until(lambda: any(m.note_id == other for m in running.messages(NoteViewer.Shown)))
+    await running.pilot.pause(0.2)
+    shown = len(running.messages(NoteViewer.Shown))
+    running.app.services.store.update_note(
+        fixture.release, NotePatch(body="Written by another process."), actor="mcp:test"
+    )
+    await running.until(lambda: any(fixture.release in m.note_ids for m in running.messages(StoreChanged)))
+    await running.pilot.pause(0.3)  # the list reads its page again meanwhile
+    assert viewer.note_id == other and viewer.view is not None and viewer.view.note.id == other
+    assert {m.note_id for m in running.messages(NoteViewer.Shown)[shown:]} <= {other}  # no flick away
 
 
 def _heading_at_top(running: Running, text: str) -> bool:

@@ -37,4 +37,3 @@ def open_backend(name: str, root: Path) -> Iterator[Store]:
         yield store
     finally:
         store.close()
-

@@ -293,7 +293,7 @@ async def test_remove_deletes_an_attachment_only_this_note_links(running: Runnin
     assert attached not in linked_ids(running.store.get_note(running.fixture.meeting).body)
     assert not path.exists()
     links = running.viewer.query_one(LinkList)
-    await running.until(lambda: not links.display)  # the reader shows the note without it
+    await running.until(lambda: not links.has_items)  # the reader shows the note without it
 
 
 async def test_remove_keeps_an_attachment_another_note_links(running: Running, attached: str) -> None:

@@ -360,8 +360,8 @@ class _Run:
             return
         diff = "".join(
             difflib.unified_diff(
-                session.original.splitlines(keepends=True),
-                session.text.splitlines(keepends=True),
+                _lines(session.original),
+                _lines(session.text),
                 fromfile="before",
                 tofile="after",
             )
@@ -412,3 +412,9 @@ async def _close(provider: ChatProvider) -> None:
         await provider.aclose()
     except Exception:
         log.debug("closing the provider failed", exc_info=True)
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines for a diff, each ending in a newline (a last line without one would run
+    into the next line of the diff)."""
+    return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]

@@ -41,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal notebook with an assistant. Run with no command to open your notebook.",
     )
     parser.add_argument("--version", action="version", version=f"noted {__version__}")
-    parser.add_argument("--profile", metavar="DIR", help="profile folder (default: $NOTED_PROFILE or ~)")
+    parser.add_argument(
+        "--profile", metavar="DIR", help="profile folder (default: $NOTED_PROFILE, else ~/.local/share/noted)"
+    )
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("--joplin", action="store_true", help=_JOPLIN_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

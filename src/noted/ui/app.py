@@ -44,6 +44,7 @@ from noted.ui.palette import system_commands
 from noted.ui.slots import search_screen, settings_screen
 from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
+from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures
 from noted.ui.workspace import Workspace
@@ -71,7 +72,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
     COMMANDS = App.COMMANDS | {OpenNoteProvider, MoveToProvider, ToggleToolProvider, SwitchThemeProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Save what is being edited and quit", priority=True),
-        Binding("slash,ctrl+f", "search", "Search", id="app.search", tooltip="Find notes by keyword or meaning"),
+        Binding("ctrl+f,slash", "search", "Search", id="app.search", tooltip="Find notes by keyword or meaning"),
         Binding("f1", "help", "Help", id="app.help", tooltip="Explain the focused pane and its keys"),
         Binding("f2", "settings", "Settings", id="app.settings", tooltip="Settings, tools and the MCP server"),
     ]  # fmt: skip
@@ -238,6 +239,8 @@ class NotedApp(ReportsWorkerFailures, App[None]):
     @on(OpenNote)
     async def _open_note(self, event: OpenNote) -> None:
         await self.workspace.open_note(event.note_id, event.section, focus=event.focus)
+        # The list's cursor follows, or its next refresh would show the note under the cursor.
+        self.workspace.query_one(NoteList).select_note(event.note_id)
 
     @on(IndexerStatusChanged)
     def _index_status(self, event: IndexerStatusChanged) -> None:

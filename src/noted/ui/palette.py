@@ -39,7 +39,11 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     )
     yield SystemCommand("Rename notebook or tag", "Rename what the tree's cursor is on", tree.action_rename)
     yield SystemCommand("Move notebook…", "Move the highlighted notebook into another", tree.action_move)
-    yield SystemCommand("Trash notebook", "Move the highlighted notebook to the trash", tree.action_trash)
+    yield SystemCommand(
+        "Trash notebook or delete tag",
+        "Move the highlighted notebook to the trash, or delete the highlighted tag",
+        tree.action_trash,
+    )
     yield SystemCommand("Restore notebook", "Bring a notebook back from the trash", tree.action_restore)
     yield SystemCommand("Tag notes…", "Add or remove tags on the marked notes", notes.action_tag)
     yield SystemCommand("Move notes to…", "Move the marked notes to a notebook", notes.action_move)

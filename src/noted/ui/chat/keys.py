@@ -33,7 +33,8 @@ Ask the assistant about the open note. It reads the note and uses only the tools
 Settings → Tools. Each conversation is saved with its note and comes back when you return to it.
 
 - **Enter** sends · **Esc** stops an answer (what was said so far is kept)
-- **Tab** moves to the tool calls; **Enter** on one shows its arguments and result
+- **Shift+Tab** from the message box moves to the tool calls and changes; **Enter** on a call
+  shows its arguments and result
 - **y** / **n** accept or reject a proposed change (or use its buttons)
 - **u** undoes the last saved change, unless the note changed since
 - **Ctrl+N** new chat · **Ctrl+R** earlier chats about this note

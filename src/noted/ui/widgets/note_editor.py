@@ -39,8 +39,8 @@ class NoteEditor(ReportsWorkerFailures, Vertical):
 ## Editor
 
 Type in Markdown. **Ctrl+S** saves, **Esc** saves and goes back to reading, **F4** continues
-in your `$EDITOR` (the app steps aside until the editor closes). **Tab** moves between the
-title and the text. A ● in the header means unsaved changes. If the note was changed
+in your `$EDITOR` (the app steps aside until the editor closes). **Shift+Tab** goes from the
+text to the title, **Tab** back (in the text, Tab indents). A ● in the header means unsaved changes. If the note was changed
 elsewhere meanwhile, nothing is overwritten without asking, and your text stays here.
 """
 
@@ -91,7 +91,8 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
 
     def compose(self) -> ComposeResult:
         yield Static(id="editor-header")
-        yield Input(id="editor-title", placeholder="title")
+        # Not selected on focus: a key typed after Shift+Tab would replace the whole title.
+        yield Input(id="editor-title", placeholder="title", select_on_focus=False)
         # The Markdown grammar loads on the first edit, not while the app starts (it takes a while).
         body = TextArea.code_editor(theme="css", soft_wrap=True, show_line_numbers=False, id="editor-body")
         body.cursor_blink = not self.app.is_headless  # snapshots and tests must not depend on a blink

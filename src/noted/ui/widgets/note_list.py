@@ -103,21 +103,33 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         Binding("n", "new_note", "New", id="list.new_note", tooltip="Create a note in this notebook"),
     ]  # fmt: skip
 
+    _highlighted_note: str | None = None
+    """The note last announced by ``NoteHighlighted``."""
+    _rebuilding = False
+
     highlighted: reactive[int | None] = reactive(None, repaint=False)
     """As in ``OptionList``, but a move repaints the two rows it touches, not every row shown."""
 
     def watch_highlighted(self, old: int | None, new: int | None) -> None:  # type: ignore[override]  # Textual passes both
         super().watch_highlighted(new)
-        if new is not None and new < len(self.rows):
-            # Straight to the screen, ahead of this list's own repaint: the note then opens in the
-            # same frame as the cursor moves, rather than one frame later.
-            self.screen.post_message(self.NoteHighlighted(self, self.rows[new].meta.id))
+        if not self._rebuilding:
+            self._announce(new)
         for index in (old, new):
             try:
                 y, height = self._index_to_line[index], self._heights[index]  # type: ignore[index]
             except KeyError:
                 continue
             self.refresh(Region(0, y - self.scroll_offset.y, self.scrollable_content_region.width, height))
+
+    def _announce(self, index: int | None) -> None:
+        note_id = self.rows[index].meta.id if index is not None and index < len(self.rows) else None
+        if note_id is not None and note_id != self._highlighted_note:
+            # Straight to the screen, ahead of this list's own repaint: the note then opens in the
+            # same frame as the cursor moves, rather than one frame later. Only for another note:
+            # a refresh that leaves the cursor where it was must not replace a note opened
+            # from search or a link.
+            self.screen.post_message(self.NoteHighlighted(self, note_id))
+        self._highlighted_note = note_id
 
     def scroll_to_highlight(self, top: bool = False) -> None:
         """Scroll only when the cursor leaves the view, and then by half a page (as mutt and less
@@ -212,11 +224,18 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
             self.rows = list(page.rows)
             ids = {row.meta.id for row in self.rows}
             self.marked &= ids
-            self.set_options(self._option(row) for row in self.rows)
-            # Stay on the same note; if it left the list (trashed, moved), stay at the same place.
-            fallback = min(previous, len(self.rows) - 1) if message.keep else 0
-            index = next((i for i, r in enumerate(self.rows) if r.meta.id == message.keep), fallback)
-            self.highlighted = index if self.rows else None
+            # The cursor passes through other rows while the options are replaced: announce only
+            # where it ends, so the reader does not flick to another note and back.
+            self._rebuilding = True
+            try:
+                self.set_options(self._option(row) for row in self.rows)
+                # Stay on the same note; if it left the list (trashed, moved), stay at the same place.
+                fallback = min(previous, len(self.rows) - 1) if message.keep else 0
+                index = next((i for i, r in enumerate(self.rows) if r.meta.id == message.keep), fallback)
+                self.highlighted = index if self.rows else None
+            finally:
+                self._rebuilding = False
+            self._announce(self.highlighted)
             if not self._shown_once:
                 self._shown_once = True
                 self.call_after_refresh(_log_ready)

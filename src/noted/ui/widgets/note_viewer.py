@@ -138,7 +138,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
                 yield LinkList(id="links")
 
     def on_mount(self) -> None:
-        self.query_one(LinkList).display = False
+        self.query_one(LinkList).show((), ())
 
     # Loading -------------------------------------------------------------------------------
     @property
@@ -380,7 +380,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
 
     def action_links(self) -> None:
         links = self.query_one(LinkList)
-        if links.display:
+        if links.has_items:
             links.focus()
         else:
             self.notify("This note has no links or attachments.")

@@ -83,6 +83,14 @@ The numbers are section paths: `noted show ID --section 1.2` and the assistant's
             self.post_message(self.SectionChosen(self, event.option.id[1:]))
 
 
+def _kind(resource: Resource) -> str:
+    """A short name of the file's type: ``png``, ``pdf``, ``plain`` (its MIME subtype), else its extension."""
+    subtype = resource.mime.split("/", 1)[-1].split(";", 1)[0].strip() if resource.mime else ""
+    if subtype and subtype != "octet-stream" and len(subtype) <= 12:
+        return subtype
+    return resource.file_extension or resource.filename.rpartition(".")[2] or "file"
+
+
 class LinkList(OptionList):
     """The notes the open note links to (``:/id``) and its attachments with their sizes."""
 
@@ -135,6 +143,8 @@ good. **A** in the note attaches a file from a path.
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
         self._names: dict[str, str] = {}
+        self.has_items = False
+        """Whether the open note has links or attachments (else the list shows a placeholder)."""
 
     def show(self, links: tuple[LinkedNote, ...], resources: tuple[Resource, ...]) -> None:
         """Replace the lines with ``links`` then ``resources``."""
@@ -144,13 +154,16 @@ good. **A** in the note attaches a file from a path.
             for link in links
         ]
         options += [
-            Option(Content.assemble(("⧉ ", "$text-accent"), r.title or r.filename, (f"  {human_size(r.size)}", "$text-muted")), id=f"r{r.id}")
+            Option(Content.assemble(("⧉ ", "$text-accent"), r.title or r.filename,
+                                    (f"\n  {_kind(r)} · {human_size(r.size)}", "$text-muted")), id=f"r{r.id}")
             for r in resources
         ]  # fmt: skip
-        if options or self.option_count:
-            self.set_options(options)
-        if self.display != bool(options):  # a change of size means a new layout: only when needed
-            self.display = bool(options)
+        self.has_items = bool(options)
+        # Always shown, with a placeholder when empty: showing and hiding the list made Textual
+        # repaint the whole screen, a third of the time a note took to open.
+        self.set_options(
+            options or [Option(Content.styled("no links or attachments", "$text-muted"), disabled=True)]
+        )
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
