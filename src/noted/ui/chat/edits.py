@@ -126,7 +126,7 @@ The diff shows what would change in the note (`+` added, `-` removed).
         """The change was saved; it can be undone."""
         self.applied = applied
         self.set_classes("edit-card -applied")
-        self._status.update(Content(f"{applied.message} To undo: Shift+Tab to this card, then u."))
+        self._status.update(Content(f"{applied.message} Ctrl+Z undoes it."))
 
     def mark_refused(self, message: str) -> None:
         """The change was not written (declined, or the note moved meanwhile)."""

@@ -8,7 +8,7 @@ CHAT_BINDINGS: list[BindingType] = [
     Binding("escape", "cancel", "Stop", id="chat.cancel", tooltip="Stop the answer; what was said so far is kept"),
     Binding("y", "accept", "Accept", id="chat.accept", tooltip="Write the proposed change to the note"),
     Binding("n", "reject", "Reject", id="chat.reject", tooltip="Refuse the proposed change; nothing is written"),
-    Binding("u", "undo", "Undo edit", id="chat.undo", tooltip="Restore the note as it was before the last saved change"),
+    Binding("ctrl+z,u", "undo", "Undo edit", id="chat.undo", tooltip="Restore the note as it was before the last saved change"),
     Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a new conversation about this note"),
     Binding("ctrl+r", "history", "Chats", id="chat.history", tooltip="Resume an earlier conversation about this note"),
 ]  # fmt: skip
@@ -36,7 +36,8 @@ Settings → Tools. Each conversation is saved with its note and comes back when
 - **Shift+Tab** from the message box moves to the tool calls and changes; **Enter** on a call
   shows its arguments and result
 - **y** / **n** accept or reject a proposed change (or use its buttons)
-- **u** undoes the last saved change, unless the note changed since
+- **Ctrl+Z** (or **u** away from the message box) undoes the last saved change, unless the note
+  changed since
 - **Ctrl+N** new chat · **Ctrl+R** earlier chats about this note
 
 Keys can be changed in settings, e.g. `noted config set ui.keymap.chat.send ctrl+s`
