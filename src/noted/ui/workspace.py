@@ -140,7 +140,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 self._edit_after_show = note_id
         if focus:
             self.reading = True
-            self.query_one(NoteScroll).focus()
+            page = self.query_one(NoteScroll)
+            if not page.has_focus:  # focusing it again would repaint the whole screen for nothing
+                page.focus()
 
     @on(NoteViewer.Shown)
     def _shown(self, event: NoteViewer.Shown) -> None:
