@@ -23,7 +23,6 @@ import httpx2
 from anthropic import types as wire
 from anthropic.types import MessageParam, TextBlockParam, ToolParam
 
-from noted.endpoints import is_loopback_url
 from noted.providers.base import (
     AssistantMessage,
     ChatRequest,
@@ -40,7 +39,7 @@ from noted.providers.base import (
     UserMessage,
     parse_tool_arguments,
 )
-from noted.providers.config import ProviderConfig, endpoint_host
+from noted.providers.config import Endpoint, ProviderConfig
 from noted.providers.errors import ProviderError, connection_error, status_error, stream_error
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -206,17 +205,11 @@ class AnthropicChatProvider:
     capabilities = ProviderCapabilities(streaming=True, tools=True, usage=True, prompt_caching=True)
 
     def __init__(self, config: ProviderConfig) -> None:
-        self._base_url = config.base_url or DEFAULT_BASE_URL
-        self._host = endpoint_host(self._base_url)
-        self._local = is_loopback_url(self._base_url)
-        self._model = config.model
-        self._timeout = config.timeout
-        self._key = config.api_key
-        self._where = f"Anthropic endpoint at {self._host}"
+        self._end = Endpoint.of(config, default_url=DEFAULT_BASE_URL, what="Anthropic endpoint")
         self._client = anthropic.AsyncAnthropic(
             # Passing a key always keeps the SDK from hunting for profile files and tokens.
             api_key=config.api_key or "not-needed",
-            base_url=self._base_url,
+            base_url=self._end.base_url,
             timeout=config.timeout,
             max_retries=config.max_retries,
         )
@@ -224,7 +217,7 @@ class AnthropicChatProvider:
     @property
     def label(self) -> str:
         """Kind, model, host, and whether the host is this machine."""
-        return f"anthropic {self._model} at {self._host} ({'local' if self._local else 'remote'})"
+        return self._end.label("anthropic")
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one message; see :class:`~noted.providers.base.ChatProvider`."""
@@ -232,7 +225,7 @@ class AnthropicChatProvider:
         system = to_anthropic_system(request.system)
         try:
             sdk_stream = await self._client.messages.create(
-                model=request.model or self._model,
+                model=request.model or self._end.model,
                 max_tokens=request.max_tokens,
                 messages=cast("list[MessageParam]", to_anthropic_messages(request)),
                 system=cast("list[TextBlockParam]", system) if system else anthropic.omit,
@@ -251,7 +244,7 @@ class AnthropicChatProvider:
                     yield out
             if not finished:
                 raise ProviderError(
-                    f"the {self._where} ended its answer without message_stop",
+                    f"the {self._end.where} ended its answer without message_stop",
                     hint="try again",
                     retryable=True,
                 )
@@ -261,7 +254,7 @@ class AnthropicChatProvider:
             # Unlike openai's, this SDK lets transport errors met while reading the stream through.
             timed_out = isinstance(exc, httpx2.TimeoutException)
             raise connection_error(
-                self._where, timed_out=timed_out, timeout=self._timeout, midstream=True
+                self._end.where, timed_out=timed_out, timeout=self._end.timeout, midstream=True
             ) from exc
         finally:
             # Runs on cancellation and early close too, so the HTTP stream never lingers.
@@ -274,18 +267,18 @@ class AnthropicChatProvider:
     def _error(self, exc: anthropic.APIError, *, midstream: bool = False) -> ProviderError:
         if isinstance(exc, anthropic.APIStatusError) and exc.status_code >= 400:
             detail = exc.api_message or _body_message(exc.body) or exc.message
-            return status_error(self._where, exc.status_code, detail, secret=self._key)
+            return status_error(self._end.where, exc.status_code, detail, secret=self._end.key)
         if isinstance(exc, anthropic.APIConnectionError):
             timed_out = isinstance(exc, anthropic.APITimeoutError)
             return connection_error(
-                self._where, timed_out=timed_out, timeout=self._timeout, midstream=midstream
+                self._end.where, timed_out=timed_out, timeout=self._end.timeout, midstream=midstream
             )
         # An ``event: error`` inside a stream that began with 200.
         error_type = _body_error_type(exc.body)
         return stream_error(
-            self._where,
+            self._end.where,
             _body_message(exc.body) or exc.message,
-            secret=self._key,
+            secret=self._end.key,
             retryable=error_type in _RETRYABLE_STREAM_ERRORS,
         )
 

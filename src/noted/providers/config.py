@@ -97,3 +97,37 @@ def endpoint_host(url: str) -> str:
         raise ConfigError(f"ai.baseUrl has a bad port: {parts.netloc.split('@')[-1]}") from None
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     return f"{host}:{port}" if port is not None else host
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a provider sends its requests, as its messages name it (no secret in ``where``)."""
+
+    base_url: str
+    host: str
+    local: bool
+    model: str
+    timeout: float
+    key: str | None = field(repr=False)
+    where: str
+    """``"<what> at <host>"``, the subject of every error message about this server."""
+
+    @classmethod
+    def of(cls, config: ProviderConfig, *, default_url: str, what: str) -> Endpoint:
+        from noted.endpoints import is_loopback_url
+
+        base_url = config.base_url or default_url
+        host = endpoint_host(base_url)
+        return cls(
+            base_url=base_url,
+            host=host,
+            local=is_loopback_url(base_url),
+            model=config.model,
+            timeout=config.timeout,
+            key=config.api_key,
+            where=f"{what} at {host}",
+        )
+
+    def label(self, kind: str) -> str:
+        """Kind, model, host, and whether the host is this machine."""
+        return f"{kind} {self.model} at {self.host} ({'local' if self.local else 'remote'})"

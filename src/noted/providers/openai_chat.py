@@ -19,7 +19,6 @@ from typing import Any, cast
 import openai
 from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionToolParam
 
-from noted.endpoints import is_loopback_url
 from noted.providers.base import (
     AssistantMessage,
     ChatRequest,
@@ -37,7 +36,7 @@ from noted.providers.base import (
     UserMessage,
     parse_tool_arguments,
 )
-from noted.providers.config import ProviderConfig, endpoint_host
+from noted.providers.config import Endpoint, ProviderConfig
 from noted.providers.errors import ProviderError, connection_error, status_error, stream_error
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -194,17 +193,11 @@ class OpenAIChatProvider:
     capabilities = ProviderCapabilities(streaming=True, tools=True, usage=True, prompt_caching=False)
 
     def __init__(self, config: ProviderConfig) -> None:
-        self._base_url = config.base_url or DEFAULT_BASE_URL
-        self._host = endpoint_host(self._base_url)
-        self._local = is_loopback_url(self._base_url)
-        self._model = config.model
-        self._timeout = config.timeout
-        self._key = config.api_key
-        self._where = f"OpenAI-compatible server at {self._host}"
+        self._end = Endpoint.of(config, default_url=DEFAULT_BASE_URL, what="OpenAI-compatible server")
         self._client = openai.AsyncOpenAI(
             # Local servers (Ollama, llama.cpp) ignore the key, but the SDK insists on one.
             api_key=config.api_key or "not-needed",
-            base_url=self._base_url,
+            base_url=self._end.base_url,
             timeout=config.timeout,
             max_retries=config.max_retries,
         )
@@ -212,12 +205,14 @@ class OpenAIChatProvider:
     @property
     def label(self) -> str:
         """Kind, model, host, and whether the host is this machine."""
-        return f"openai-compatible {self._model} at {self._host} ({'local' if self._local else 'remote'})"
+        return self._end.label("openai-compatible")
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one chat completion; see :class:`~noted.providers.base.ChatProvider`."""
         tokens_param = (
-            "max_completion_tokens" if self._host.split(":")[0] in _COMPLETION_TOKENS_HOSTS else "max_tokens"
+            "max_completion_tokens"
+            if self._end.host.split(":")[0] in _COMPLETION_TOKENS_HOSTS
+            else "max_tokens"
         )
         extra: dict[str, Any] = {tokens_param: request.max_tokens}
         if request.temperature is not None:
@@ -225,7 +220,7 @@ class OpenAIChatProvider:
         tools = to_openai_tools(request.tools)
         try:
             sdk_stream = await self._client.chat.completions.create(
-                model=request.model or self._model,
+                model=request.model or self._end.model,
                 messages=cast("list[ChatCompletionMessageParam]", to_openai_messages(request)),
                 tools=cast("list[ChatCompletionToolParam]", tools) if tools else openai.omit,
                 stream=True,
@@ -254,15 +249,17 @@ class OpenAIChatProvider:
     def _error(self, exc: openai.APIError, *, midstream: bool = False) -> ProviderError:
         if isinstance(exc, openai.APIStatusError):
             return status_error(
-                self._where, exc.status_code, _detail(exc.body, exc.message), secret=self._key
+                self._end.where, exc.status_code, _detail(exc.body, exc.message), secret=self._end.key
             )
         if isinstance(exc, openai.APIConnectionError):
             timed_out = isinstance(exc, openai.APITimeoutError)
             return connection_error(
-                self._where, timed_out=timed_out, timeout=self._timeout, midstream=midstream
+                self._end.where, timed_out=timed_out, timeout=self._end.timeout, midstream=midstream
             )
         # An error object sent inside an otherwise successful stream.
-        return stream_error(self._where, _detail(exc.body, exc.message), secret=self._key, retryable=False)
+        return stream_error(
+            self._end.where, _detail(exc.body, exc.message), secret=self._end.key, retryable=False
+        )
 
 
 def _detail(body: object, fallback: str) -> str:
