@@ -1,7 +1,8 @@
 """Keyword search's alternative plans return the same notes as the plain ones.
 
-Broad words are ordered newest first instead of by BM25, and common tags are probed note by note
-instead of listed; each test runs both plans on one store and compares, and each store holds
+Broad words are ordered newest first instead of by BM25, common tags are probed note by note
+instead of listed, and big notebooks are filtered by the notes outside them or by reading each
+note's notebook instead of listing the notes inside; each test runs both plans on one store and compares, and each store holds
 notes that must not come back, so that a plan that ignored its condition would fail.
 """
 
@@ -53,7 +54,88 @@ def test_probing_tags_note_by_note_returns_what_listing_them_does(
     monkeypatch.setattr(sql, "TAG_PROBE_FROM", 10**9)
     listed = search.search(query, limit=100)
     monkeypatch.setattr(sql, "TAG_PROBE_FROM", 0)
+    monkeypatch.setattr(sql, "TAG_LIST_PER_MATCH", 0)  # probe even where the words match few notes
     probed = search.search(query, limit=100)
     assert probed.total == listed.total
     assert 0 < listed.total < 12  # not vacuous: the filter keeps some notes and drops others
     assert [h.note_id for h in probed.hits] == [h.note_id for h in listed.hits]
+
+
+@pytest.mark.parametrize("query", ["number tag:work", "number tag:w*", "N9 tag:work"])
+def test_a_common_tag_is_listed_when_the_words_match_few_notes(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    _fill(store)
+    search = KeywordSearch(store)
+    monkeypatch.setattr(sql, "TAG_PROBE_FROM", 0)
+    monkeypatch.setattr(sql, "TAG_LIST_PER_MATCH", 0)
+    probed = search.search(query, limit=100)
+    monkeypatch.setattr(sql, "TAG_LIST_PER_MATCH", 10**9)
+    listed = search.search(query, limit=100)
+    assert 0 < listed.total == probed.total
+    assert [h.note_id for h in listed.hits] == [h.note_id for h in probed.hits]
+
+
+def _fill_notebooks(store: SqliteStore, *, orphan: bool = True) -> dict[str, str]:
+    """Big > Sub > Deep with 9 live notes, a trashed one, Other with 3 (4 without the orphan note)."""
+    big = store.create_folder("Big", actor="user").id
+    sub = store.create_folder("Sub", parent_id=big, actor="user").id
+    deep = store.create_folder("Deep", parent_id=sub, actor="user").id
+    other = store.create_folder("Other", actor="user").id
+    homes = [big, sub, deep] * 3 + [other] * 3 + [other]
+    for i, home in enumerate(homes):
+        kind = "todo" if i % 2 else "note"
+        body = f"the {kind} number {i}" if i % 3 else f"a {kind} number {i}"
+        store.create_note(NoteDraft(f"N{i}", body, parent_id=home, is_todo=i % 2 == 1), actor="user")
+    trashed = store.create_note(NoteDraft("T", "the number trashed", parent_id=sub), actor="user")
+    store.trash_note(trashed.id, actor="user")
+    with store.db.write() as conn:  # a note whose notebook is gone is outside every subtree
+        if orphan:
+            conn.execute("UPDATE notes SET parent_id = 'gone' WHERE title = ?", (f"N{len(homes) - 1}",))
+    return {"big": big, "sub": sub, "deep": deep, "other": other}
+
+
+_NOTEBOOK_QUERIES = [
+    "notebook:Big",
+    "-notebook:Big",
+    "notebook:Sub",
+    "notebook:*",
+    "-notebook:*",
+    "number notebook:Big",
+    "the -notebook:Sub",
+    "type:todo notebook:Big",
+    "notebook:Big notebook:Other",
+    "notebook:Big -notebook:Deep",
+    "any:1 notebook:Big N10 type:todo",
+]
+
+
+@pytest.mark.parametrize("orphan", [True, False])  # without it, notebook:* holds every note
+@pytest.mark.parametrize("most", [1, 5, 11])  # read each note's notebook; list those outside; mixed
+@pytest.mark.parametrize("query", _NOTEBOOK_QUERIES)
+def test_big_notebooks_filtered_another_way_return_what_listing_them_does(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch, query: str, most: int, orphan: bool
+) -> None:
+    _fill_notebooks(store, orphan=orphan)
+    search = KeywordSearch(store)
+    monkeypatch.setattr(sql, "NOTEBOOK_ROWS_MAX", 10**9)
+    listed = [search.search(query, limit=4, offset=offset) for offset in (0, 4, 8, 12)]
+    monkeypatch.setattr(sql, "NOTEBOOK_ROWS_MAX", most)
+    other = [search.search(query, limit=4, offset=offset) for offset in (0, 4, 8, 12)]
+    assert [r.total for r in other] == [r.total for r in listed]
+    assert [[h.note_id for h in r.hits] for r in other] == [[h.note_id for h in r.hits] for r in listed]
+
+
+@pytest.mark.parametrize("most", [1, 5, 10**9])
+def test_under_a_scope_a_big_notebook_matches_only_titles_inside_it(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch, most: int
+) -> None:
+    ids = _fill_notebooks(store)
+    search = KeywordSearch(store)
+    monkeypatch.setattr(sql, "NOTEBOOK_ROWS_MAX", most)
+    scope = frozenset({ids["sub"], ids["deep"]})
+    assert search.search("notebook:Big", folder_ids=scope).total == 0  # Big is outside the scope
+    assert search.search("notebook:Sub", folder_ids=scope).total == 6
+    assert search.search("-notebook:Deep", folder_ids=scope).total == 3
+    assert search.search("number -notebook:Big", folder_ids=scope).total == 6
+    assert search.search("notebook:*", folder_ids=scope).total == 6

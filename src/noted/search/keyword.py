@@ -22,9 +22,10 @@ from typing import Any, Protocol
 import apsw
 
 from noted.errors import QueryError
+from noted.search import sql as search_sql
 from noted.search.query import Filter, FilterKind, Query, TextTerm, parse_query
 from noted.search.snippet import Located, body_pattern, fold, locate
-from noted.search.sql import compile_query, like_pattern
+from noted.search.sql import Subtree, compile_query, like_pattern, subtree_sql
 from noted.store.sqlite.db import Database
 
 MAX_LIMIT = 1000
@@ -132,8 +133,12 @@ class KeywordSearch:
                 tag_links=_tag_links(conn, parsed),
             )
             compiled = compile_()
-            if compiled.match is not None and _broad(conn, compiled.match):
-                compiled = compile_(by_date=True)
+            matches = _matches(conn, compiled.match) if compiled.match is not None else None
+            subtrees = _subtrees(conn, parsed, folder_ids)
+            if matches is not None or subtrees:
+                compiled = compile_(
+                    by_date=matches is not None and _broad(conn, matches), matches=matches, subtrees=subtrees
+                )
             try:
                 rows = conn.execute(compiled.sql, compiled.params).fetchall()
             except apsw.SQLError as exc:  # quoting should make this impossible; never leak it
@@ -179,9 +184,13 @@ class KeywordSearch:
 _UNLOCATED = Located("", None, None)
 
 
-def _broad(conn: apsw.Connection, match: str) -> bool:
-    """Whether ``match`` is found in more than half the live notes (an FTS5 count, no BM25)."""
-    found = conn.execute("SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ?", (match,)).fetchone()[0]
+def _matches(conn: apsw.Connection, match: str) -> int:
+    """How many notes ``match`` is found in, trash included (an FTS5 count, no BM25)."""
+    return int(conn.execute("SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ?", (match,)).fetchone()[0])
+
+
+def _broad(conn: apsw.Connection, found: int) -> bool:
+    """Whether ``found`` matches are more than half the live notes."""
     if found <= BROAD_MIN_NOTES:
         return False
     live = conn.execute(
@@ -200,6 +209,28 @@ def _tag_links(conn: apsw.Connection, query: Query) -> dict[str, int]:
         "SELECT COUNT(*) FROM note_tags WHERE tag_id IN (SELECT id FROM tags WHERE title LIKE ? ESCAPE '\\')"
     )
     return {v: int(conn.execute(sql, (like_pattern(v),)).fetchone()[0]) for v in values}
+
+
+def _subtrees(conn: apsw.Connection, query: Query, folder_ids: frozenset[str] | None) -> dict[bool, Subtree]:
+    """The size of the subtree of the positive (False) and negated (True) notebook filters.
+
+    Counting stops at ``sql.NOTEBOOK_ROWS_MAX`` notes inside, and the notes outside are listed only
+    for a subtree that big, so a small notebook costs one short index read.
+    """
+    out: dict[bool, Subtree] = {}
+    most = search_sql.NOTEBOOK_ROWS_MAX  # read here, so that tests can lower it
+    for negated in (False, True):
+        values = query.notebooks(negated=negated)
+        if not values:
+            continue
+        inside = subtree_sql(values, folder_ids, outside=False)
+        if len(conn.execute(inside.sql, inside.params).fetchall()) < most:
+            out[negated] = Subtree(big=False)
+            continue
+        outside = subtree_sql(values, folder_ids, outside=True)
+        rows = tuple(int(r[0]) for r in conn.execute(outside.sql, outside.params).fetchall())
+        out[negated] = Subtree(big=True, outside=rows if len(rows) < most else None)
+    return out
 
 
 def _has_index(conn: apsw.Connection, name: str) -> bool:
