@@ -162,7 +162,7 @@ good. **A** in the note attaches a file from a path.
         # Always shown, with a placeholder when empty: showing and hiding the list made Textual
         # repaint the whole screen, a third of the time a note took to open.
         self.set_options(
-            options or [Option(Content.styled("no links or attachments", "$text-muted"), disabled=True)]
+            options or [Option(Content.styled("no links or files", "$text-muted"), disabled=True)]
         )
 
     @on(OptionList.OptionSelected)
