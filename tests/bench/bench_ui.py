@@ -7,7 +7,7 @@ measured by the indexer's own benchmark).
 
 - start-up: from the first import of noted to the frame that paints the note list's first page,
   measured as wall time and as this process's CPU time (on a loaded machine wall time includes
-  waiting for a core);
+  waiting for a core); noted's modules are compiled to bytecode first, as an install leaves them;
 - note open: from the key press (``j``) to the viewer's ``Shown`` message, which it posts once the
   frame with the new note has been painted; p50 and p95 over ``--opens``, as wall time and as the
   UI thread's CPU time (on a loaded machine wall time includes waiting for a core). Then the same
@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
+import importlib.util
 import os
 import random
 import resource
@@ -40,7 +42,11 @@ def report(what: str, times: list[float], cpu_times: list[float]) -> None:
 
 
 async def run(root: Path, opens: int, t0: float, cpu0: float) -> None:
-    # Imported here, after the profile is copied, so the start-up clock counts them as a person waits for them.
+    # Imported here, after the profile is copied, so the start-up clock counts them as a person waits
+    # for them; and collection paused first, as ``noted tui`` does.
+    from noted.ui import memory
+
+    memory.quiet_start()
     from noted.profile import Profile
     from noted.services import Services
     from noted.settings import Settings
@@ -114,6 +120,11 @@ def main() -> None:
     parser.add_argument("profile", type=Path)
     parser.add_argument("--opens", type=int, default=20)
     args = parser.parse_args()
+    # An installed noted has its modules compiled to bytecode (pip does that); a checkout may not, as
+    # where PYTHONDONTWRITEBYTECODE is set, and compiling them all again would count as start-up.
+    spec = importlib.util.find_spec("noted")
+    assert spec is not None and spec.origin is not None
+    compileall.compile_dir(Path(spec.origin).parent, quiet=1)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "profile"
         root.mkdir()

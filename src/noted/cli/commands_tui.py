@@ -20,6 +20,9 @@ def interactive() -> bool:
 
 def run_tui(args: argparse.Namespace, ctx: CliContext) -> int:
     """Run the app on the profile's services until the person quits."""
+    from noted.ui import memory
+
+    memory.quiet_start()
     from noted.ui.app import NotedApp  # Textual loads only when the app runs, not for every command
 
     app = NotedApp(ctx.services)

@@ -15,16 +15,17 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
+from noted.ui import memory
 from noted.ui.commands import (
     MoveToProvider,
     OpenNoteProvider,
@@ -80,6 +81,8 @@ class NotedApp(ReportsWorkerFailures, App[None]):
     def __init__(self, services: Services, *, background: bool = True) -> None:
         """``background=False`` starts neither the indexer nor the change follower (for snapshots)."""
         self._current_theme: tuple[str, Theme] | None = None
+        memory.install()
+        self._collector = memory.Collector()
         super().__init__()
         self.services = services
         self._background = background
@@ -139,12 +142,23 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         # The tools (and their imports) are built once the app is up, so the settings screen, the
         # palette's "Toggle tool…" and the chat pane do not wait for them.
         self.set_timer(1.0, self._warm_up)
+        self.set_interval(1.0, self._collector.tick)
 
     def _warm_up(self) -> None:
         self.run_worker(
             lambda: self.services.registry, thread=True, group="warm-up", exit_on_error=False,
             description="loading the assistant's tools",
         )  # fmt: skip
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        super().on_worker_state_changed(event)
+        if event.worker.group == "warm-up" and event.state is WorkerState.SUCCESS:
+            self._collector.settle()  # the app is up: later collections need not walk all of it again
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):
+            self._collector.input_seen()
+        await super().on_event(event)
 
     def _settings_touched(self, changes: tuple[SettingChange, ...]) -> None:
         # Runs in whichever thread changed the setting: only post, never touch widgets.
@@ -154,6 +168,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self.post_message(IndexerStatusChanged(status))  # from the indexer's thread
 
     async def on_unmount(self) -> None:
+        self._collector.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
         if self._mcp is not None:

@@ -87,6 +87,8 @@ class Drawn:
 
 def draw(body: str, look: Look) -> Drawn:
     """Render ``body`` for ``look``; pure, so a worker thread may draw a page ahead of time."""
+    if not body.strip():
+        return Drawn(look, [], {})  # the empty page at start-up need not load the Markdown renderer
     from noted.ui.widgets.markdown_draw import draw_lines  # Rich's Markdown (and Pygments) load on first use
 
     lines, rows = draw_lines(body, look.width, look.theme, look.code_theme)
