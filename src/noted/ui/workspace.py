@@ -87,8 +87,16 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             parts["mcp"] = "MCP starting…"
         return parts
 
-    def watch_reading(self, reading: bool) -> None:
-        self.set_class(reading, "-reading")
+    def watch_reading(self) -> None:
+        self._show_reading()
+
+    def on_resize(self) -> None:
+        self._show_reading()  # Textual has set the breakpoint classes by the time this runs
+
+    def _show_reading(self) -> None:
+        # Only a narrow screen gives the reader the whole width. On a wide one the class would change
+        # nothing but restyle every widget, which was a sixth of a second on the first note opened.
+        self.set_class(self.reading and self.has_class("-narrow"), "-reading")
 
     @property
     def chat(self) -> ChatPane | None:

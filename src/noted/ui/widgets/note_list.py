@@ -189,9 +189,14 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         self.triage = NoteTriage(self, store)
 
     # Loading -------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        # All notes, which the tree will choose once it has loaded: reading both at once puts the
+        # first page on screen sooner than waiting for the tree.
+        self._load(offset=0, limit=PAGE_SIZE, replace=True, keep=None)
+
     def show(self, source: NoteSource) -> None:
-        """List the notes of ``source`` from the top (does nothing if it is already shown)."""
-        if source == self.source and self.rows:
+        """List the notes of ``source`` from the top (does nothing if it is already shown or on its way)."""
+        if source == self.source and (self.rows or self._loading):
             return
         self.source = source
         self.marked.clear()

@@ -95,8 +95,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             section: str | None,
             keep_scroll: bool,
             generation: int,
+            request: int,
         ) -> None:
             super().__init__()
+            self.request = request
             self.view = view
             self.drawn = drawn
             self.note_id = note_id
@@ -115,6 +117,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         self._store = store
         self.view: NoteView | None = None
         self._wanted: str | None = None
+        self._request = 0
+        """Counts the requests to show a note: only the answer to the last one is shown."""
         self._ahead: OrderedDict[str, tuple[NoteView, Drawn | None]] = OrderedDict()
         """Notes read ahead (the list's neighbours of the open note), so moving the cursor onto one
         paints it in the same frame as the cursor, with no trip to a thread."""
@@ -153,18 +157,20 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         is read afresh.
         """
         self._wanted = note_id
+        self._request += 1
         ahead = self._ahead.get(note_id) if read_ahead else None
         if ahead is None:
             look = self.query_one(NoteScroll).look()
-            self._fetch(note_id, section, keep_scroll=False, generation=self._generation, look=look)
+            self._fetch(note_id, section, False, self._generation, self._request, look)
         else:
             self._show_view(ahead[0], section, keep_scroll=False, drawn=ahead[1])
 
     def reload(self) -> None:
         """Read the open note again (it changed), keeping the reading position."""
         if self._wanted is not None:
+            self._request += 1
             look = self.query_one(NoteScroll).look()
-            self._fetch(self._wanted, None, keep_scroll=True, generation=self._generation, look=look)
+            self._fetch(self._wanted, None, True, self._generation, self._request, look)
 
     def read_ahead(self, note_ids: list[str]) -> None:
         """Read these notes in the background, so showing one of them next is instant."""
@@ -181,7 +187,13 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         thread=True, exclusive=True, group="viewer-load", exit_on_error=False, description="opening the note"
     )
     def _fetch(
-        self, note_id: str, section: str | None, keep_scroll: bool, generation: int, look: Look | None
+        self,
+        note_id: str,
+        section: str | None,
+        keep_scroll: bool,
+        generation: int,
+        request: int,
+        look: Look | None,
     ) -> None:
         try:
             view: NoteView | None = load_note_view(self._store, note_id)
@@ -189,7 +201,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             view = None
         # Drawn here too, off the event loop: the page then only has to swap its lines in.
         drawn = None if view is None or look is None else draw(view.note.body, look)
-        self.post_message(self._Loaded(view, drawn, note_id, section, keep_scroll, generation))
+        self.post_message(self._Loaded(view, drawn, note_id, section, keep_scroll, generation, request))
 
     @work(thread=True, exclusive=True, group="viewer-ahead", exit_on_error=False, description="reading ahead")
     def _read_ahead(self, note_ids: list[str], generation: int, look: Look | None) -> None:
@@ -219,8 +231,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
 
     @on(_Loaded)
     def _loaded(self, message: _Loaded) -> None:
-        if message.note_id != self._wanted:
-            return  # the person has moved on to another note
+        if message.request != self._request:
+            return  # the person has moved on (to another note, or to a section of this one)
         view = message.view
         if view is None:
             self.clear("That note no longer exists.")
@@ -263,6 +275,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     def clear(self, text: str = "No note open — choose one in the list.") -> None:
         """Show nothing (the note was deleted, or the list is empty)."""
         self._wanted = None
+        self._request += 1
         self.view = None
         self._unsettled = None
         self.query_one("#note-header", Static).update(Content.styled(text, "$text-muted"))
@@ -303,6 +316,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         if row is None:
             return False
         page.scroll_to(y=row, animate=False, immediate=True)
+        if page.scroll_y != row:  # not there yet: the page may not have been laid out at its new length
+            page.call_after_refresh(page.scroll_to, y=row, animate=False, immediate=True)
         return True
 
     @on(OutlineList.SectionChosen)
