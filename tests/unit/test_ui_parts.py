@@ -104,3 +104,67 @@ def test_index_status_reads_as_in_the_issue() -> None:
     assert format_index(IndexStatus("indexing", progress)) == "indexing 1,240/10,000 · 48 chunks/s"
     assert format_index(IndexStatus("standby", holder="mcp 1234")) == "index kept by mcp 1234"
     assert format_index(IndexStatus("idle", IndexProgress("idle", 5, 5, 0.0, None))) == "index up to date"
+
+
+def test_the_tree_counts_to_dos_trash_and_live_notes_per_tag(store: SqliteStore) -> None:
+    folder = store.create_folder("F", actor=ACTOR_IMPORT)
+    store.create_note(
+        NoteDraft(title="Do", parent_id=folder.id, is_todo=True, tags=("a",)), actor=ACTOR_IMPORT
+    )
+    gone = store.create_note(
+        NoteDraft(title="Gone", parent_id=folder.id, tags=("a", "b")), actor=ACTOR_IMPORT
+    )
+    store.create_tag("unused", actor=ACTOR_IMPORT)
+    store.trash_note(gone.id, actor=ACTOR_IMPORT)
+    tree = load_tree(store)
+    assert (tree.todo_count, tree.trashed_note_count, tree.total_notes) == (1, 1, 1)
+    assert [(t.title, t.note_count) for t in tree.tags] == [("a", 1)]  # the trashed note counts for none
+    every = {t.title: t.note_count for t in store.list_tags()}
+    assert every == {"a": 1, "b": 0, "unused": 0}
+    assert store.find_tag("a").note_count == 1  # type: ignore[union-attr]  # the one-tag count agrees
+
+
+def test_the_first_screen_is_read_ahead_once(tmp_path: Path) -> None:
+    from noted.profile import Profile
+    from noted.services import Services
+    from noted.settings import Settings
+    from noted.ui.launch import FirstLook
+
+    profile = Profile(tmp_path / "profile")
+    services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ={}))
+    try:
+        _notes(services.store, 3)  # type: ignore[arg-type]
+        first = FirstLook(services).start()
+        first._thread.join(timeout=10)
+        assert first.cursor == services.store.latest_cursor()
+        page = first.take_page()
+        assert page is not None and [r.meta.title for r in page.rows] == ["n002", "n001", "n000"]
+        tree = first.take_tree()
+        assert tree is not None and tree.total_notes == 3
+        assert (
+            first.take_page() is None and first.take_tree() is None
+        )  # handed out once: later loads read afresh
+    finally:
+        services.close()
+
+
+def test_the_first_screen_read_ahead_gives_nothing_when_the_store_fails(tmp_path: Path) -> None:
+    from noted.errors import NotedError
+    from noted.profile import Profile
+    from noted.services import Services
+    from noted.settings import Settings
+    from noted.ui.launch import FirstLook
+
+    profile = Profile(tmp_path / "profile")
+    services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ={}))
+    try:
+
+        def broken() -> int:
+            raise NotedError("the database is busy")
+
+        services.store.latest_cursor = broken  # type: ignore[method-assign]
+        first = FirstLook(services).start()
+        first._thread.join(timeout=10)
+        assert first.take_page() is None and first.take_tree() is None  # the panes read for themselves
+    finally:
+        services.close()
