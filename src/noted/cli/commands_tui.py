@@ -20,11 +20,8 @@ def interactive() -> bool:
 
 def run_tui(args: argparse.Namespace, ctx: CliContext) -> int:
     """Run the app on the profile's services until the person quits."""
-    from noted.ui import memory
+    from noted.ui.launch import open_app  # Textual loads only when the app runs, not for every command
 
-    memory.quiet_start()
-    from noted.ui.app import NotedApp  # Textual loads only when the app runs, not for every command
-
-    app = NotedApp(ctx.services)
+    app = open_app(ctx.services)
     app.run()
     return app.return_code or 0

@@ -53,6 +53,7 @@ from noted.ui.workspace import Workspace
 if TYPE_CHECKING:
     from noted.indexer.service import IndexStatus
     from noted.mcp.embedded import EmbeddedMcpServer, McpState
+    from noted.ui.launch import FirstLook
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +79,12 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         Binding("f2", "settings", "Settings", id="app.settings", tooltip="Settings, tools and the MCP server"),
     ]  # fmt: skip
 
-    def __init__(self, services: Services, *, background: bool = True) -> None:
-        """``background=False`` starts neither the indexer nor the change follower (for snapshots)."""
+    def __init__(
+        self, services: Services, *, background: bool = True, first_look: FirstLook | None = None
+    ) -> None:
+        """``background=False`` starts neither the indexer nor the change follower (for snapshots);
+        ``first_look``: the first screen's rows, being read ahead (``launch.open_app``)."""
+        self._first_look = first_look
         self._current_theme: tuple[str, Theme] | None = None
         memory.install()
         self._collector = memory.Collector()
@@ -98,7 +103,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self.theme = self._theme_name(services.settings.get_str("ui.theme"))
 
     def get_default_screen(self) -> Workspace:
-        return Workspace(self.services)
+        return Workspace(self.services, self._first_look)
 
     @property
     def workspace(self) -> Workspace:
@@ -182,7 +187,8 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         """Post a ``StoreChanged`` for each batch of changes in the feed until the app ends."""
         worker = get_current_worker()
         store = self.services.store
-        cursor: int | None = None
+        # From where the rows read ahead were read, if they were: what changed since reaches the screen.
+        cursor = None if self._first_look is None else self._first_look.cursor
         while not worker.is_cancelled:
             if cursor is None:
                 try:  # on Joplin this asks Joplin, which may be off when the app starts

@@ -14,8 +14,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import ContentSwitcher
 
 from noted.models import ACTOR_USER
@@ -32,6 +33,7 @@ from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when first shown
     from noted.ui.chat import ChatPane
+    from noted.ui.launch import FirstLook
 
 
 class Workspace(ReportsWorkerFailures, Screen[None]):
@@ -49,21 +51,27 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         Binding("escape", "back", "Back", id="app.back", tooltip="Back to the note list"),
     ]  # fmt: skip
 
-    reading: reactive[bool] = reactive(False)
-    """On a narrow screen: the reader fills it (True) or the tree and list do (False)."""
+    reading: reactive[bool] = reactive(False, repaint=False)
+    """On a narrow screen: the reader fills it (True) or the tree and list do (False). Not a repaint
+    of its own: the class it sets repaints what it changes."""
 
-    def __init__(self, services: Services) -> None:
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    """As in ``Screen``, without repainting the whole screen on every move of focus (60–90 ms at
+    120×40): the widgets whose looks depend on focus repaint themselves."""
+
+    def __init__(self, services: Services, first_look: FirstLook | None = None) -> None:
         super().__init__(id="workspace-screen")
         self.services = services
+        self._first_look = first_look
         self._edit_after_show: str | None = None
 
     def compose(self) -> ComposeResult:
         store = self.services.store
         with Horizontal(id="workspace"):
-            tree = NotebookTree(store, id="tree")
+            tree = NotebookTree(store, id="tree", first_look=self._first_look)
             tree.border_title = "Notebooks"
             yield tree
-            yield NoteList(store, self.services.keyword, id="notes")
+            yield NoteList(store, self.services.keyword, id="notes", first_look=self._first_look)
             with ContentSwitcher(id="reader", initial="viewer") as reader:
                 reader.border_title = "Note"
                 yield NoteViewer(store, id="viewer")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -25,6 +25,9 @@ from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.workers import ReportsWorkerFailures
+
+if TYPE_CHECKING:
+    from noted.ui.launch import FirstLook
 
 _TAGS_KEY = "heading:tags"
 
@@ -101,8 +104,15 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
             super().__init__()
             self.select = select
 
-    def __init__(self, store: Store, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+    def __init__(
+        self,
+        store: Store,
+        *,
+        id: str | None = None,  # noqa: A002 (Textual's name)
+        first_look: FirstLook | None = None,
+    ) -> None:
         super().__init__("noted", id=id)
+        self._first_look = first_look
         self.show_root = False
         self.guide_depth = 2
         self._store = store
@@ -114,7 +124,11 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
 
     # Loading -------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.reload()
+        data = None if self._first_look is None else self._first_look.take_tree()
+        if data is None:
+            self.reload()
+        else:  # read while the app loaded
+            self.post_message(self._Loaded(data))
 
     @work(
         thread=True, exclusive=True, group="tree-load", exit_on_error=False, description="loading notebooks"
