@@ -63,7 +63,7 @@ async def running(fixture: Fixture) -> AsyncIterator[Running]:
     try:
         async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
             run = Running(app, pilot, seen)
-            await run.until(lambda: len(run.q(NoteList).rows) == 4)
+            await run.until(lambda: len(run.q(NoteList).rows) == 4 and run.q(NotebookTree).ready)
             yield run
     finally:
         services.close()

@@ -128,9 +128,11 @@ async def ready(pilot: Pilot[Any]) -> None:
     from noted.ui.app import NotedApp
     from noted.ui.widgets.note_list import NoteList
     from noted.ui.widgets.note_viewer import NoteViewer
+    from noted.ui.widgets.notebook_tree import NotebookTree
 
     app = pilot.app
     assert isinstance(app, NotedApp)
     await until(pilot, lambda: bool(app.workspace.query(NoteList)))  # composed
     await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
+    await until(pilot, lambda: app.workspace.query_one(NotebookTree).ready)  # the list may come first
     await until(pilot, lambda: app.workspace.query_one(NoteViewer).view is not None)

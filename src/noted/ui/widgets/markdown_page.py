@@ -23,6 +23,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from noted.ui.widgets.scrolling import SteadyScrollbars
+
 
 def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:
     """Rich's Markdown styles in the colours of the app's theme (Textual's CSS variables)."""
@@ -95,7 +97,7 @@ def draw(body: str, look: Look) -> Drawn:
     return Drawn(look, lines, rows)
 
 
-class MarkdownPage(ScrollView, can_focus=True):
+class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
     """Scrollable rendered Markdown; ``update(body)`` shows another text."""
 
     DEFAULT_CSS = """

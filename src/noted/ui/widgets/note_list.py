@@ -31,6 +31,7 @@ from noted.ui.widgets.triage import NoteTriage
 
 if TYPE_CHECKING:
     from noted.ui.launch import FirstLook
+from noted.ui.widgets.scrolling import SteadyScrollbars
 from noted.ui.workers import ReportsWorkerFailures
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
@@ -87,7 +88,7 @@ def _process_age() -> float | None:
         return None
 
 
-class NoteList(ReportsWorkerFailures, OptionList):
+class NoteList(ReportsWorkerFailures, SteadyScrollbars, OptionList):
     """The middle pane: one source's notes, newest first unless sorted otherwise."""
 
     HELP = """\

@@ -24,6 +24,7 @@ from noted.ui.data import ALL_NOTES, FolderNode, NoteSource, SourceKind, TreeDat
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
+from noted.ui.widgets.scrolling import SteadyScrollbars
 from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def _label(title: str, count: int | None) -> Text:
     return label
 
 
-class NotebookTree(ReportsWorkerFailures, Tree[TreeItem]):
+class NotebookTree(ReportsWorkerFailures, SteadyScrollbars, Tree[TreeItem]):
     """The left pane: where notes come from."""
 
     HELP = """\
@@ -121,6 +122,8 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         self._select_after_load: str | None = None
         self._tags: TreeNode[TreeItem] | None = None
         self._tags_pending = False
+        self.ready = False
+        """True once the notebooks are in and the cursor is on its line (keys act on them from then)."""
 
     # Loading -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -149,6 +152,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         self.call_after_refresh(self._restore_cursor, wanted, cursor)
 
     def _restore_cursor(self, *keys: str) -> None:
+        self.ready = True
         for key in (*keys, ALL_NOTES.key):
             if self._move_to(key):
                 return

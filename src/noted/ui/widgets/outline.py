@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from noted.markdown import Outline
 from noted.models import Resource
 from noted.ui.data import LinkedNote, human_size
+from noted.ui.widgets.scrolling import SteadyScrollbars
 
 _LIST_KEYS: list[BindingType] = [
     Binding("j", "cursor_down", "Down", show=False, id="outline.down", tooltip="Next line"),
@@ -27,7 +28,7 @@ _LIST_KEYS: list[BindingType] = [
 ]
 
 
-class OutlineList(OptionList):
+class OutlineList(SteadyScrollbars, OptionList):
     """The headings of the open note, indented by depth, with their section paths."""
 
     HELP = """\
@@ -91,7 +92,7 @@ def _kind(resource: Resource) -> str:
     return resource.file_extension or resource.filename.rpartition(".")[2] or "file"
 
 
-class LinkList(OptionList):
+class LinkList(SteadyScrollbars, OptionList):
     """The notes the open note links to (``:/id``) and its attachments with their sizes."""
 
     HELP = """\

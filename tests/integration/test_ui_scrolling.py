@@ -1,0 +1,50 @@
+"""Scroll views repaint their scrollbars when something changed, not after every layout."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import OptionList
+
+from noted.ui.widgets.scrolling import SteadyScrollbars
+
+
+class Steady(SteadyScrollbars, OptionList):
+    pass
+
+
+class Plain(OptionList):
+    pass
+
+
+class Two(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Steady(*[f"steady {n}" for n in range(40)], id="steady")
+        yield Plain(*[f"plain {n}" for n in range(40)], id="plain")
+
+
+async def test_only_a_change_repaints_the_scrollbars() -> None:
+    app = Two()
+    async with app.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        steady, plain = app.query_one(Steady), app.query_one(Plain)
+        updates = {"steady": 0, "plain": 0}
+        for view in (steady, plain):
+            original = view._scroll_update
+
+            def counted(size: object, name: str = str(view.id), original: object = original) -> None:
+                updates[name] += 1
+                original(size)  # type: ignore[operator]
+
+            view._scroll_update = counted  # type: ignore[method-assign]
+        for _ in range(3):
+            app.screen.refresh(layout=True)
+            await pilot.pause()
+        assert updates["plain"] >= 3  # Textual's own: every layout
+        assert updates["steady"] == 0
+        steady.add_options([f"more {n}" for n in range(40)])  # its virtual size grows
+        await pilot.pause()
+        assert updates["steady"] >= 1
+        assert steady.vertical_scrollbar.window_virtual_size == steady.virtual_size.height == 80
+        steady.scroll_end(animate=False)
+        await pilot.pause()
+        assert steady.scroll_y == steady.max_scroll_y > 0  # scrolling reaches the new end
