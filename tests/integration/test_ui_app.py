@@ -249,3 +249,50 @@ async def test_new_notebook_from_the_tree(running: Running) -> None:
     store = running.app.services.store
     await running.until(lambda: any(f.title == "Reading list" for f in store.list_folders()))
     await running.until(lambda: running.q(NoteList).source.title == "Reading list")
+
+
+async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_was_ready(
+    fixture: Fixture, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``noted tui``'s way in: the rows read while the app loaded, and the ready line in the log."""
+    import logging
+
+    from noted.ui.launch import open_app
+    from noted.ui.widgets import note_list, notebook_tree
+
+    caplog.set_level(logging.INFO, logger="noted.ui.widgets.note_list")
+    panes_read: list[str] = []
+    for module, name in ((note_list, "load_page"), (notebook_tree, "load_tree")):
+        original = getattr(module, name)
+
+        def counted(*args: object, name: str = name, original: Callable[..., object] = original) -> object:
+            panes_read.append(name)
+            return original(*args)
+
+        monkeypatch.setattr(module, name, counted)
+    services = open_services(fixture.root)
+    app = open_app(services)
+    assert app.first_look is not None
+    app.first_look.wait(timeout=10)  # as when Textual takes longer to load than the reading
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            notes = app.workspace.query_one(NoteList)
+            await until(
+                pilot, lambda: notes.ready_at is not None and app.workspace.query_one(NotebookTree).ready
+            )  # type: ignore[arg-type]
+            assert [row.meta.title for row in notes.rows] == [
+                "Release plan",
+                "Meeting notes",
+                "Groceries",
+                "Ideas",
+            ]
+            assert panes_read == []  # the panes used what was read ahead, and read nothing themselves
+            await until(
+                pilot,
+                lambda: any("ready: the first notes were on screen" in r.message for r in caplog.records),
+            )  # type: ignore[arg-type]
+            # A change made meanwhile by another process still reaches the screen.
+            services.store.update_note(fixture.ideas, NotePatch(title="Ideas, renamed"), actor="mcp:test")
+            await until(pilot, lambda: "Ideas, renamed" in [row.meta.title for row in notes.rows])  # type: ignore[arg-type]
+    finally:
+        services.close()

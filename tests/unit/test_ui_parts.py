@@ -135,7 +135,7 @@ def test_the_first_screen_is_read_ahead_once(tmp_path: Path) -> None:
     try:
         _notes(services.store, 3)  # type: ignore[arg-type]
         first = FirstLook(services).start()
-        first._thread.join(timeout=10)
+        first.wait(timeout=10)
         assert first.cursor == services.store.latest_cursor()
         page = first.take_page()
         assert page is not None and [r.meta.title for r in page.rows] == ["n002", "n001", "n000"]
@@ -164,7 +164,7 @@ def test_the_first_screen_read_ahead_gives_nothing_when_the_store_fails(tmp_path
 
         services.store.latest_cursor = broken  # type: ignore[method-assign]
         first = FirstLook(services).start()
-        first._thread.join(timeout=10)
+        first.wait(timeout=10)
         assert first.take_page() is None and first.take_tree() is None  # the panes read for themselves
     finally:
         services.close()

@@ -84,7 +84,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
     ) -> None:
         """``background=False`` starts neither the indexer nor the change follower (for snapshots);
         ``first_look``: the first screen's rows, being read ahead (``launch.open_app``)."""
-        self._first_look = first_look
+        self.first_look = first_look
         self._current_theme: tuple[str, Theme] | None = None
         memory.install()
         self._collector = memory.Collector()
@@ -103,7 +103,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self.theme = self._theme_name(services.settings.get_str("ui.theme"))
 
     def get_default_screen(self) -> Workspace:
-        return Workspace(self.services, self._first_look)
+        return Workspace(self.services, self.first_look)
 
     @property
     def workspace(self) -> Workspace:
@@ -188,7 +188,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         worker = get_current_worker()
         store = self.services.store
         # From where the rows read ahead were read, if they were: what changed since reaches the screen.
-        cursor = None if self._first_look is None else self._first_look.cursor
+        cursor = None if self.first_look is None else self.first_look.cursor
         while not worker.is_cancelled:
             if cursor is None:
                 try:  # on Joplin this asks Joplin, which may be off when the app starts

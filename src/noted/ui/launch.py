@@ -55,6 +55,10 @@ class FirstLook:
         except Exception:
             log.exception("reading the first screen ahead failed")
 
+    def wait(self, timeout: float | None = None) -> None:
+        """Until the reading is done (tests; the app itself never waits for it)."""
+        self._thread.join(timeout)
+
     def take_page(self) -> NotePage | None:
         page, self._page = self._page, None
         return page

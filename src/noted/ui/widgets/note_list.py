@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -65,16 +66,14 @@ def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
     )
 
 
-def _log_ready(note_list: NoteList) -> None:
+def _log_ready(painted: float, cpu: float, age: float | None) -> None:
     """Log how long the app took to show its first notes (``noted.log``; start-up is a promise)."""
-    note_list.ready_at = (time.perf_counter(), time.process_time())
-    age = _process_age()
     log.info(
         "ready: the first notes were on screen %.0f ms after noted was imported, %s after the process "
         "started (%.0f ms of CPU)",
-        (time.perf_counter() - noted.STARTED) * 1000,
+        (painted - noted.STARTED) * 1000,
         "?" if age is None else f"{age * 1000:.0f} ms",
-        time.process_time() * 1000,
+        cpu * 1000,
     )
 
 
@@ -122,6 +121,8 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         Binding("n", "new_note", "New", id="list.new_note", tooltip="Create a note in this notebook"),
     ]  # fmt: skip
 
+    ready_at: tuple[float, float] | None = None
+    """When a frame first painted notes here: ``time.perf_counter()`` and ``time.process_time()``."""
     _highlighted_note: str | None = None
     """The note last announced by ``NoteHighlighted``."""
     _rebuilding = False
@@ -149,6 +150,13 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
             # from search or a link.
             self.screen.post_message(self.NoteHighlighted(self, note_id))
         self._highlighted_note = note_id
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        if self.ready_at is None and self.rows:  # the frame being drawn is the first to show notes
+            painted, cpu = self.ready_at = (time.perf_counter(), time.process_time())
+            self.call_later(_log_ready, painted, cpu, _process_age())
+        return lines
 
     def scroll_to_highlight(self, top: bool = False) -> None:
         """Scroll only when the cursor leaves the view, and then by half a page (as mutt and less
@@ -212,9 +220,6 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         self.marked: set[str] = set()
         self._has_more = False
         self._loading = False
-        self._shown_once = False
-        self.ready_at: tuple[float, float] | None = None
-        """When the first page was painted: ``time.perf_counter()`` and ``time.process_time()``."""
         self.triage = NoteTriage(self, store)
 
     # Loading -------------------------------------------------------------------------------
@@ -275,9 +280,6 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
             finally:
                 self._rebuilding = False
             self._announce(self.highlighted)
-            if not self._shown_once:
-                self._shown_once = True
-                self.call_after_refresh(_log_ready, self)
         else:
             self.rows.extend(page.rows)
             self.add_options(self._option(row) for row in page.rows)
