@@ -14,9 +14,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.reactive import Reactive, reactive
+from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import ContentSwitcher
 
 from noted.models import ACTOR_USER
@@ -54,10 +53,6 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     reading: reactive[bool] = reactive(False, repaint=False)
     """On a narrow screen: the reader fills it (True) or the tree and list do (False). Not a repaint
     of its own: the class it sets repaints what it changes."""
-
-    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
-    """As in ``Screen``, without repainting the whole screen on every move of focus (60–90 ms at
-    120×40): the widgets whose looks depend on focus repaint themselves."""
 
     def __init__(self, services: Services, first_look: FirstLook | None = None) -> None:
         super().__init__(id="workspace-screen")
