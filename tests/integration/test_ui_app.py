@@ -252,7 +252,7 @@ async def test_new_notebook_from_the_tree(running: Running) -> None:
 
 
 async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_was_ready(
-    fixture: Fixture, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    fixture: Fixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``noted tui``'s way in: the rows read while the app loaded, and the ready line in the log."""
     import logging
@@ -260,7 +260,14 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
     from noted.ui.launch import open_app
     from noted.ui.widgets import note_list, notebook_tree
 
-    caplog.set_level(logging.INFO, logger="noted.ui.widgets.note_list")
+    logged: list[str] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
+    # On the logger itself: earlier tests may have set noted's loggers not to pass records up.
+    logger = logging.getLogger("noted.ui.widgets.note_list")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)
     panes_read: list[str] = []
     for module, name in ((note_list, "load_page"), (notebook_tree, "load_tree")):
         original = getattr(module, name)
@@ -289,10 +296,12 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
             assert panes_read == []  # the panes used what was read ahead, and read nothing themselves
             await until(
                 pilot,
-                lambda: any("ready: the first notes were on screen" in r.message for r in caplog.records),
+                lambda: any("ready: the first notes were on screen" in m for m in logged),
             )  # type: ignore[arg-type]
             # A change made meanwhile by another process still reaches the screen.
             services.store.update_note(fixture.ideas, NotePatch(title="Ideas, renamed"), actor="mcp:test")
             await until(pilot, lambda: "Ideas, renamed" in [row.meta.title for row in notes.rows])  # type: ignore[arg-type]
     finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
         services.close()

@@ -23,6 +23,7 @@ from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.messages import OpenNote
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.outline import OutlineList
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -88,6 +89,8 @@ def test_reader_at_a_section(
         app.post_message(OpenNote(fixture.release, "1.2"))
         viewer = app.workspace.query_one(NoteViewer)
         await until(pilot, lambda: viewer.view is not None and viewer.query_one("#note-scroll").scroll_y > 0)
+        outline = viewer.query_one(OutlineList)
+        await until(pilot, lambda: getattr(outline.highlighted_option, "id", None) == "s1.2")
 
     assert snap_compare(_app(services), terminal_size=size, run_before=_then(open_at_section))
 

@@ -113,6 +113,8 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
 """
 
     CSS_PATH = "settings.tcss"
+    AUTO_FOCUS = "#settings Switch, #settings Input, #settings Select, #settings Checkbox"
+    """The first setting, not the scrolling box around them (which shows no focus)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="settings.close", tooltip="Back to your notes"),
     ]

@@ -251,6 +251,9 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             # the note appears whole in one frame rather than its outline before its text.
             self._unsettled = (view, section, keep_scroll, drawn)
             return
+        # Shown now: an earlier request still waiting for the page's width must not follow it
+        # (it would put the outline back at the top while the page scrolls to this section).
+        self._unsettled = None
         offset = scroll.scroll_y if keep_scroll else 0
         with self.app.batch_update():  # one frame for header, body, outline and links, not four
             self.query_one("#note-header", Static).update(self._header(view), layout=False)
