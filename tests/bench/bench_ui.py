@@ -14,6 +14,8 @@ measured by the indexer's own benchmark).
   frame with the new note has been painted; p50 and p95 over ``--opens``, as wall time and as the
   UI thread's CPU time (on a loaded machine wall time includes waiting for a core). Then the same
   for notes far from the cursor (opened by id, as search and links do), which nothing read ahead;
+  and for notes opened from the search screen: Enter on the first result for a word from a title,
+  which closes the screen (the workspace is painted again whole) and opens the note;
 - memory: the peak resident set size of the process.
 """
 
@@ -46,7 +48,7 @@ def report(what: str, times: list[float], cpu_times: list[float]) -> None:
     )
 
 
-async def run(root: Path, opens: int, t0: float, cpu0: float) -> None:
+async def run(root: Path, opens: int, searches: int, t0: float, cpu0: float) -> None:
     # Imported here, after the profile is copied, so the start-up clock counts them as a person waits
     # for them; the app opens as ``noted tui`` opens it.
     from noted.profile import Profile
@@ -113,6 +115,29 @@ async def run(root: Path, opens: int, t0: float, cpu0: float) -> None:
             cpu_times.append((shown[-1][1] - asked_cpu) * 1000)
             await asyncio.sleep(0.05)
         report("note open, cold (not read ahead), request to paint", times, cpu_times)
+        # From search: Enter on the first result closes the search screen and opens the note there.
+        from noted.ui.screens.search import SearchScreen
+
+        words = [meta.title.split()[0] for meta in services.store.list_notes(limit=400)[::10]]
+        times, cpu_times = [], []
+        for word in words[:searches]:
+            await pilot.press("ctrl+f")
+            while not isinstance(app.screen, SearchScreen):
+                await asyncio.sleep(0.005)
+            screen = app.screen
+            await pilot.press(*word)
+            await asyncio.sleep(0.4)  # past the typing pause, so the results are the final ones
+            while not screen.rows:
+                await asyncio.sleep(0.01)
+            arrived.clear()
+            pressed, pressed_cpu = time.perf_counter(), time.thread_time()
+            await pilot.press("enter")
+            await arrived.wait()
+            times.append((shown[-1][0] - pressed) * 1000)
+            cpu_times.append((shown[-1][1] - pressed_cpu) * 1000)
+            await asyncio.sleep(0.05)
+        if times:
+            report("note open from search (Enter on a result), key to paint", times, cpu_times)
     services.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
@@ -142,6 +167,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("profile", type=Path)
     parser.add_argument("--opens", type=int, default=20)
+    parser.add_argument("--searches", type=int, default=20, help="notes opened from the search screen")
     parser.add_argument(
         "--starts", type=int, default=1, help="start the app this many times first, each in a new process"
     )
@@ -158,7 +184,7 @@ def main() -> None:
         root.mkdir()
         shutil.copy2(args.profile / "notes.db", root / "notes.db")
         (root / "resources").mkdir()
-        asyncio.run(run(root, args.opens, time.perf_counter(), time.process_time()))
+        asyncio.run(run(root, args.opens, args.searches, time.perf_counter(), time.process_time()))
 
 
 if __name__ == "__main__":
