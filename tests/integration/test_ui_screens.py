@@ -68,6 +68,13 @@ async def test_search_as_you_type_opens_the_note_at_its_section(services: Servic
         # Not vacuous: section 2.1 sits far below the first screenful, so the reader must scroll.
         await until(pilot, lambda: viewer.query_one("#note-scroll").scroll_y > 0)
         assert section == "2.1"
+        # The app keeps the screen between searches; each one starts afresh all the same.
+        again = await _open_search(pilot)
+        assert again is screen and again.query_one(Input).value == "" and again.rows == ()
+        await _type(pilot, again, "milk")
+        assert [row.note_id for row in again.rows] == [fixture.groceries]
+        await pilot.press("enter")
+        await until(pilot, lambda: viewer.view is not None and viewer.note_id == fixture.groceries)
 
 
 async def test_search_moves_with_keys_and_escape_closes(services: Services, fixture: Fixture) -> None:

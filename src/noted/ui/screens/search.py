@@ -251,5 +251,21 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             row = self.rows[index]
             self.dismiss((row.note_id, row.section))
 
+    def on_screen_resume(self) -> None:
+        # The app keeps this screen between searches: start afresh each time, as a new one would.
+        field = self.query_one(Input)
+        if field.value or self.rows:
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            self._asked += 1  # an answer still on its way is to the old question
+            self.answered = self._asked
+            self.rows = ()
+            self.query_one(ResultList).clear_options()
+            self.query_one("#search-message", Label).display = False
+            with field.prevent(Input.Changed):
+                field.value = ""
+        field.focus()
+
     def action_close(self) -> None:
         self.dismiss(None)
