@@ -15,7 +15,10 @@ measured by the indexer's own benchmark).
   UI thread's CPU time (on a loaded machine wall time includes waiting for a core). Then the same
   for notes far from the cursor (opened by id, as search and links do), which nothing read ahead;
   and for notes opened from the search screen: Enter on the first result for a word from a title,
-  which closes the screen (the workspace is painted again whole) and opens the note;
+  which opens the note and closes the screen (the workspace is painted again whole), once with the
+  page focused and once starting in the list, so the focus moves too;
+- focus moves: Enter in the list (the note is shown already; the focus moves to it) and Esc back,
+  from the key to the last frame painted for it;
 - memory: the peak resident set size of the process.
 """
 
@@ -115,29 +118,66 @@ async def run(root: Path, opens: int, searches: int, t0: float, cpu0: float) -> 
             cpu_times.append((shown[-1][1] - asked_cpu) * 1000)
             await asyncio.sleep(0.05)
         report("note open, cold (not read ahead), request to paint", times, cpu_times)
-        # From search: Enter on the first result closes the search screen and opens the note there.
+        # Focus moves: Enter in the list moves the focus to the note it already shows; Esc moves it
+        # back. Nothing but the focus (its ring, the keys offered) changes on screen.
+        from textual.screen import Screen
+
+        from noted.ui.widgets.note_viewer import NoteScroll
+
+        paints: list[float] = []
+        compositor_refresh = Screen._compositor_refresh
+
+        def painted(screen: Screen[object]) -> None:
+            compositor_refresh(screen)
+            paints.append(time.perf_counter())
+
+        Screen._compositor_refresh = painted  # type: ignore[method-assign]
+        page, listed = app.workspace.query_one(NoteScroll), app.workspace.query_one(NoteList)
+        times, cpu_times = [], []
+        for key, target in [("escape", listed), ("enter", page)] * (opens // 2):  # the page has it now
+            pressed, pressed_cpu = time.perf_counter(), time.thread_time()
+            await pilot.press(key)
+            while app.workspace.focused is not target:
+                await asyncio.sleep(0.001)
+            await asyncio.sleep(0.1)  # every frame the move asked for is painted by now
+            done, done_cpu = max(paints), time.thread_time()
+            times.append((done - pressed) * 1000)
+            cpu_times.append((done_cpu - pressed_cpu) * 1000)  # includes the quiet 100 ms: an upper bound
+        Screen._compositor_refresh = compositor_refresh  # type: ignore[method-assign]
+        if times:
+            report("focus move (Enter in the list, Esc back), key to last paint", times, cpu_times)
+        # From search: Enter on the first result opens the note there and closes the search screen;
+        # once with the page focused (the focus stays), once starting in the list (it moves).
         from noted.ui.screens.search import SearchScreen
 
         words = [meta.title.split()[0] for meta in services.store.list_notes(limit=400)[::10]]
-        times, cpu_times = [], []
-        for word in words[:searches]:
-            await pilot.press("ctrl+f")
-            while not isinstance(app.screen, SearchScreen):
-                await asyncio.sleep(0.005)
-            screen = app.screen
-            await pilot.press(*word)
-            await asyncio.sleep(0.4)  # past the typing pause, so the results are the final ones
-            while not screen.rows:
-                await asyncio.sleep(0.01)
-            arrived.clear()
-            pressed, pressed_cpu = time.perf_counter(), time.thread_time()
-            await pilot.press("enter")
-            await arrived.wait()
-            times.append((shown[-1][0] - pressed) * 1000)
-            cpu_times.append((shown[-1][1] - pressed_cpu) * 1000)
-            await asyncio.sleep(0.05)
-        if times:
-            report("note open from search (Enter on a result), key to paint", times, cpu_times)
+        for start in ("page", "list"):
+            times, cpu_times = [], []
+            for word in words[:searches]:
+                if start == "list":
+                    await pilot.press("escape")
+                    while app.workspace.focused is not listed:
+                        await asyncio.sleep(0.005)
+                    await asyncio.sleep(0.05)
+                await pilot.press("ctrl+f")
+                while not isinstance(app.screen, SearchScreen):
+                    await asyncio.sleep(0.005)
+                screen = app.screen
+                await pilot.press(*word)
+                await asyncio.sleep(0.4)  # past the typing pause, so the results are the final ones
+                while not screen.rows:
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.05)  # the results painted, the highlighted one read ahead
+                arrived.clear()
+                pressed, pressed_cpu = time.perf_counter(), time.thread_time()
+                await pilot.press("enter")
+                await arrived.wait()
+                times.append((shown[-1][0] - pressed) * 1000)
+                cpu_times.append((shown[-1][1] - pressed_cpu) * 1000)
+                await asyncio.sleep(0.05)
+            if times:
+                where = "the page focused" if start == "page" else "started in the list: focus moves"
+                report(f"note open from search ({where}), Enter to paint", times, cpu_times)
     services.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(

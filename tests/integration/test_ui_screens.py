@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from tests.integration.ui_support import Fixture, open_services, until
+from textual._compositor import Compositor
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Label, Select
 
@@ -75,6 +76,60 @@ async def test_search_as_you_type_opens_the_note_at_its_section(services: Servic
         assert [row.note_id for row in again.rows] == [fixture.groceries]
         await pilot.press("enter")
         await until(pilot, lambda: viewer.view is not None and viewer.note_id == fixture.groceries)
+
+
+async def test_a_note_opened_from_search_comes_with_the_workspace_in_one_paint(
+    services: Services, fixture: Fixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The screen asks for the note first and closes once the reader has it: the workspace is then
+    # painted once, whole and with the note in it (not as it was, and then again with the note).
+    shown: dict[int, tuple[str, object, int]] = {}  # the hook sees a message at each node it reaches
+    paints: list[str] = []
+    app = NotedApp(services, background=False)
+
+    def hook(message: object) -> None:
+        if isinstance(message, NoteViewer.Shown):
+            shown.setdefault(id(message), (message.note_id, app.screen, len(paints)))
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        viewer = app.workspace.query_one(NoteViewer)
+        screen = await _open_search(pilot)
+        await _type(pilot, screen, "milk")
+        assert [row.note_id for row in screen.rows] == [fixture.groceries]
+        # The highlighted result is read ahead, so Enter needs no trip to a thread.
+        await until(pilot, lambda: fixture.groceries in viewer._ahead)
+        render_update = Compositor.render_update
+
+        def counted(self: Compositor, *args: object, **kwargs: object) -> object:
+            update = render_update(self, *args, **kwargs)  # type: ignore[arg-type]
+            if update is not None and self.root is app.workspace:
+                paints.append(type(update).__name__)
+            return update
+
+        monkeypatch.setattr(Compositor, "render_update", counted)
+        shown.clear()
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(shown))
+        # Said once the workspace is on top, painted once, whole, with the note in it.
+        assert list(shown.values()) == [(fixture.groceries, app.workspace, 1)]
+        assert paints[0] == "LayoutUpdate"
+        assert app.workspace.focused is viewer.query_one("#note-scroll")
+
+
+async def test_opening_a_note_calls_back_once_whatever_happens(services: Services, fixture: Fixture) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        viewer = app.workspace.query_one(NoteViewer)
+        await until(pilot, lambda: viewer.view is not None)  # the list's first note: settled
+        calls: list[str] = []
+        viewer.show(fixture.release, then=lambda: calls.append("first"))
+        viewer.show(fixture.meeting, then=lambda: calls.append("second"))
+        assert calls == ["first"]  # replaced: the first will never be shown
+        await until(pilot, lambda: calls == ["first", "second"])
+        assert viewer.view is not None and viewer.view.note.id == fixture.meeting
+        viewer.show("0" * 32, then=lambda: calls.append("missing"))
+        await until(pilot, lambda: calls[-1] == "missing")
+        assert viewer.view is None and calls.count("missing") == 1
 
 
 async def test_search_moves_with_keys_and_escape_closes(services: Services, fixture: Fixture) -> None:

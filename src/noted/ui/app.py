@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
-from noted.ui import memory
+from noted.ui import memory, restyle
 from noted.ui.commands import (
     MoveToProvider,
     OpenNoteProvider,
@@ -36,6 +36,7 @@ from noted.ui.commands import (
 from noted.ui.messages import (
     IndexerStatusChanged,
     OpenNote,
+    ReadAhead,
     SettingsChanged,
     StatusPart,
     StoreChanged,
@@ -87,6 +88,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self.first_look = first_look
         self._current_theme: tuple[str, Theme] | None = None
         memory.install()
+        restyle.install()
         self._collector = memory.Collector()
         super().__init__()
         self.services = services
@@ -259,9 +261,13 @@ class NotedApp(ReportsWorkerFailures, App[None]):
 
     @on(OpenNote)
     async def _open_note(self, event: OpenNote) -> None:
-        await self.workspace.open_note(event.note_id, event.section, focus=event.focus)
+        await self.workspace.open_note(event.note_id, event.section, focus=event.focus, then=event.then)
         # The list's cursor follows, or its next refresh would show the note under the cursor.
         self.workspace.query_one(NoteList).select_note(event.note_id)
+
+    @on(ReadAhead)
+    def _read_ahead(self, event: ReadAhead) -> None:
+        self.workspace.read_ahead(event.note_ids)
 
     @on(IndexerStatusChanged)
     def _index_status(self, event: IndexerStatusChanged) -> None:
@@ -303,17 +309,12 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self.exit()
 
     def action_search(self) -> None:
-        def chosen(result: object) -> None:
-            if isinstance(result, tuple) and result:
-                section = result[1] if len(result) > 1 and result[1] else None
-                self.post_message(OpenNote(str(result[0]), None if section is None else str(section)))
-
         try:
             if not self.is_screen_installed("search"):
                 # Built once and kept: closing a screen Textual must also remove repaints the whole
                 # workspace a second time (after pruning its widgets), 30-40 ms on every note opened.
                 self.install_screen(search_screen(self.services), "search")
-            self.push_screen("search", chosen)
+            self.push_screen("search")  # it opens the chosen note itself, before it closes
         except NotedError as exc:
             self.notify(str(exc), severity="warning")
 

@@ -7,6 +7,7 @@ Any part of the UI (the chat pane, the settings screen…) may post these to the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -75,13 +76,35 @@ class StatusPart(Message):
 
 
 class OpenNote(Message):
-    """Show a note in the reader, optionally scrolled to a section path (``"1.2"``)."""
+    """Show a note in the reader, optionally scrolled to a section path (``"1.2"``).
 
-    def __init__(self, note_id: str, section: str | None = None, *, focus: bool = True) -> None:
+    ``then`` is called once, when the reader has the note in place (or could not show it: it no
+    longer exists, or another note was asked for first). A screen over the workspace waits for it
+    to close, so the workspace comes back with the note in one frame rather than two.
+    """
+
+    def __init__(
+        self,
+        note_id: str,
+        section: str | None = None,
+        *,
+        focus: bool = True,
+        then: Callable[[], object] | None = None,
+    ) -> None:
         super().__init__()
         self.note_id = note_id
         self.section = section
         self.focus = focus
+        self.then = then
+
+
+class ReadAhead(Message):
+    """Read these notes in the background, so that opening one of them next paints at once (the
+    search screen sends its highlighted result)."""
+
+    def __init__(self, note_ids: tuple[str, ...]) -> None:
+        super().__init__()
+        self.note_ids = note_ids
 
 
 class WorkFailed(Message):

@@ -30,7 +30,8 @@ def _screen(module: str, name: str, services: Services, what: str) -> Screen[Any
 
 
 def search_screen(services: Services) -> Screen[Any]:
-    """``SearchScreen(services)``: dismisses with ``(note_id, section | None)`` or None."""
+    """``SearchScreen(services)``: opens the chosen note (``OpenNote``) and dismisses with
+    ``(note_id, section | None)``, or None."""
     return _screen("noted.ui.screens.search", "SearchScreen", services, "search")
 
 

@@ -8,14 +8,18 @@ the screen until a note is opened, then the reader does; Esc goes back.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, Self, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.reactive import reactive
+from textual.content import Content
+from textual.geometry import Region
+from textual.reactive import Reactive, reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import ContentSwitcher
 
 from noted.models import ACTOR_USER
@@ -35,6 +39,10 @@ if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when fir
     from noted.ui.launch import FirstLook
 
 
+READER_TITLE = "Note"
+READER_TITLE_FOCUSED = Content.styled(READER_TITLE, "bold $text-primary")
+
+
 class Workspace(ReportsWorkerFailures, Screen[None]):
     """The screen a person spends their time in."""
 
@@ -50,6 +58,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         Binding("escape", "back", "Back", id="app.back", tooltip="Back to the note list"),
     ]  # fmt: skip
 
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     reading: reactive[bool] = reactive(False, repaint=False)
     """On a narrow screen: the reader fills it (True) or the tree and list do (False). Not a repaint
     of its own: the class it sets repaints what it changes."""
@@ -68,7 +77,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             yield tree
             yield NoteList(store, self.services.keyword, id="notes", first_look=self._first_look)
             with ContentSwitcher(id="reader", initial="viewer") as reader:
-                reader.border_title = "Note"
+                reader.border_title = READER_TITLE
                 yield NoteViewer(store, id="viewer")
                 yield NoteEditor(store, id="editor")
         yield StatusBar(self._settings_parts(), id="status")
@@ -127,23 +136,50 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     @on(OpenNote)
     async def _open_requested(self, event: OpenNote) -> None:
         event.stop()
-        await self.open_note(event.note_id, event.section, focus=event.focus)
+        await self.open_note(event.note_id, event.section, focus=event.focus, then=event.then)
         self.query_one(NoteList).select_note(event.note_id)
 
     async def open_note(
-        self, note_id: str, section: str | None = None, *, focus: bool = True, edit: bool = False
+        self,
+        note_id: str,
+        section: str | None = None,
+        *,
+        focus: bool = True,
+        edit: bool = False,
+        then: Callable[[], object] | None = None,
     ) -> None:
-        """Show ``note_id`` in the reader, at ``section`` if given (an edit in progress is saved first)."""
+        """Show ``note_id`` in the reader, at ``section`` if given (an edit in progress is saved first).
+
+        ``then``: called once the note is in place, or will not be (see ``OpenNote``).
+        """
         viewer = self.query_one(NoteViewer)
         if self.editing:
+            if then is not None:  # the editor may have to ask about its text: uncover it first
+                then()
+                then = None
             editor = self.query_one(NoteEditor)
             if editor.note is not None and editor.note.id == note_id and not section:
                 return
             if await editor.flush() == CONFLICT:
                 return  # the editor is asking the person; their text stays open
             self.query_one("#reader", ContentSwitcher).current = "viewer"
+        page = self.query_one(NoteScroll)
+        focus_now = focus and not page.has_focus  # focusing it again would repaint the whole screen
+        if focus_now and then is not None:
+            # Under another screen that closes on ``then``: move the focus as it closes, so its
+            # restyle is painted once with the note, not first through the covering screen.
+            covered = then
+
+            def then() -> None:
+                self.set_focus(page)  # now, not after the next frame as ``focus()`` would
+                covered()
+
+            focus_now = False
         if note_id != viewer.note_id or section is not None:
-            viewer.show(note_id, section, read_ahead=not focus and not edit)
+            # A copy read ahead is as fresh as the list: the reader drops them on every change.
+            viewer.show(note_id, section, read_ahead=not edit, then=then)
+        elif then is not None:
+            then()
         if edit:
             if viewer.view is not None and viewer.view.note.id == note_id:
                 self.post_message(NoteViewer.EditRequested(viewer.view))
@@ -151,9 +187,39 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 self._edit_after_show = note_id
         if focus:
             self.reading = True
-            page = self.query_one(NoteScroll)
-            if not page.has_focus:  # focusing it again would repaint the whole screen for nothing
-                page.focus()
+        if focus_now:
+            page.focus()
+
+    def set_focus(
+        self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
+    ) -> None:
+        super().set_focus(widget, scroll_visible, from_app_focus)
+        # In the frame that moves the focus, not one after it: the reader's title (the CSS styles
+        # the focused list's and tree's, see workspace.tcss) and the keys the focused pane offers.
+        for reader in self.query("#reader"):
+            reader.border_title = READER_TITLE_FOCUSED if reader.has_focus_within else READER_TITLE
+        self.refresh_bindings()
+
+    def read_ahead(self, note_ids: tuple[str, ...]) -> None:
+        """Have the reader read these notes ahead (see ``ReadAhead``)."""
+        self.query_one(NoteViewer).read_ahead(list(note_ids))
+
+    def on_screen_resume(self) -> None:
+        for viewer in self.query(NoteViewer):  # none yet when the app first shows this screen
+            viewer.uncovered()
+
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        if self._layout_required and repaint and not (regions or layout or recompose) and self.is_mounted:
+            # A layout is pending (a note was put in place while a screen covered this one, which
+            # has just closed): the layout's paint takes the whole screen, where Textual would paint
+            # what the layout moved and then, at once, the whole screen again. 5-7 ms a note.
+            self._set_dirty()
+            self._dirty_widgets.add(self)
+            self.check_idle()
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     @on(NoteViewer.Shown)
     def _shown(self, event: NoteViewer.Shown) -> None:

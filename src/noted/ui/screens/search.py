@@ -4,6 +4,11 @@ The prompt takes the keyword grammar (words, ``"phrases"``, ``notebook:``, ``tag
 the mode: keyword, meaning (semantic) or both (hybrid); the first one comes from ``search.defaultMode``.
 Each query runs in one exclusive thread worker a moment after the last key, and its answer comes
 back as a message tagged with the query's number, so a slow answer to an old query is dropped.
+
+Choosing a result asks the app to open the note (``OpenNote``) while this screen still covers the
+workspace, and closes when the reader has it in place: the workspace then comes back with the note
+in one frame, where closing first would paint the workspace twice (once as it was, once with the
+note), some 30 ms more before the note is seen.
 """
 
 from __future__ import annotations
@@ -24,17 +29,21 @@ from textual.widgets.option_list import Option
 
 from noted.errors import NotedError, QueryError, UnavailableError
 from noted.services import Services
+from noted.ui.messages import OpenNote, ReadAhead
 from noted.ui.workers import ReportsWorkerFailures
 
 MODES: tuple[str, ...] = ("keyword", "semantic", "hybrid")
 """The values of ``search.defaultMode``, in the order Ctrl+O cycles them."""
 MODE_NAMES = {"keyword": "keyword", "semantic": "meaning", "hybrid": "both"}
 DEBOUNCE_SECONDS = 0.15
+CLOSE_WITHIN_SECONDS = 0.3
+"""A chosen note normally arrives in a few milliseconds; the screen closes after this at most."""
 LIMIT = 50
 SNIPPET_CHARS = 140
 
 Chosen = tuple[str, str | None]
-"""What the screen dismisses with: the note id and the section path to scroll to, if any."""
+"""What the screen dismisses with: the note id and the section path to scroll to, if any (the app
+has been asked to open it already)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +175,8 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         self._asked = 0
         self._timer: Timer | None = None
         self._notebooks: dict[str, str] | None = None
+        self._chosen: Chosen | None = None
+        """The result being opened; the screen closes when the reader has it."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
@@ -229,6 +240,14 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         results = self.query_one(ResultList)
         results.set_options(Option(result_prompt(row), id=f"r{i}") for i, row in enumerate(self.rows))
         results.highlighted = 0 if self.rows else None
+        self._read_highlighted()
+
+    @on(OptionList.OptionHighlighted, "#search-results")
+    def _read_highlighted(self) -> None:
+        """Have the note under the cursor read ahead, so Enter paints it at once."""
+        highlighted = self.query_one(ResultList).highlighted
+        if highlighted is not None and highlighted < len(self.rows):
+            self.app.post_message(ReadAhead((self.rows[highlighted].note_id,)))
 
     # Choosing ----------------------------------------------------------------------------------
     def action_move(self, step: int) -> None:
@@ -247,12 +266,21 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         self._open(event.option_index)
 
     def _open(self, index: int) -> None:
-        if 0 <= index < len(self.rows):
+        if 0 <= index < len(self.rows) and self._chosen is None:
             row = self.rows[index]
-            self.dismiss((row.note_id, row.section))
+            chosen = self._chosen = (row.note_id, row.section)
+            self.app.post_message(OpenNote(row.note_id, row.section, then=lambda: self._close(chosen)))
+            self.set_timer(CLOSE_WITHIN_SECONDS, lambda: self._close(chosen))
+
+    def _close(self, chosen: Chosen | None) -> None:
+        """Close with ``chosen``, unless the person has closed the screen (or chosen again) since."""
+        if self._chosen == chosen and self.app.screen is self:
+            self._chosen = None
+            self.dismiss(chosen)
 
     def on_screen_resume(self) -> None:
         # The app keeps this screen between searches: start afresh each time, as a new one would.
+        self._chosen = None
         field = self.query_one(Input)
         if field.value or self.rows:
             if self._timer is not None:
@@ -268,4 +296,5 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         field.focus()
 
     def action_close(self) -> None:
+        self._chosen = None
         self.dismiss(None)

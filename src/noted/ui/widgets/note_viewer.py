@@ -9,6 +9,7 @@ on where headings start, which both take from markdown-it.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import on, work
@@ -123,9 +124,13 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         """Notes read ahead (the list's neighbours of the open note), so moving the cursor onto one
         paints it in the same frame as the cursor, with no trip to a thread."""
         self._generation = 0
+        """Bumped by ``forget``: a read that started before a change is not kept."""
         self._unsettled: tuple[NoteView, str | None, bool, Drawn | None] | None = None
         """A note to show once the page has a width (it was hidden)."""
-        """Bumped by ``forget``: a read that started before a change is not kept."""
+        self._then: Callable[[], object] | None = None
+        """Called when the last request is answered (see ``show``)."""
+        self._shown_later: NoteViewer.Shown | None = None
+        """``Shown`` for a note put in place while another screen covered this one."""
         self.attachments = AttachmentFlows(
             self, store, current=lambda: self.view, reading=lambda: self.display, changed=self.reload
         )
@@ -150,25 +155,44 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         """The note shown or being loaded."""
         return self._wanted
 
-    def show(self, note_id: str, section: str | None = None, *, read_ahead: bool = False) -> None:
+    def show(
+        self,
+        note_id: str,
+        section: str | None = None,
+        *,
+        read_ahead: bool = False,
+        then: Callable[[], object] | None = None,
+    ) -> None:
         """Load and render ``note_id``, scrolled to ``section`` when given.
 
         ``read_ahead``: a copy read ahead may be shown (moving through the list); otherwise the note
-        is read afresh.
+        is read afresh. ``then`` is called once the note is in place, or could not be shown (it no
+        longer exists, or another request came first).
         """
         self._wanted = note_id
-        self._request += 1
+        self._next_request(then)
         ahead = self._ahead.get(note_id) if read_ahead else None
         if ahead is None:
             look = self.query_one(NoteScroll).look()
             self._fetch(note_id, section, False, self._generation, self._request, look)
         else:
             self._show_view(ahead[0], section, keep_scroll=False, drawn=ahead[1])
+            self._answered()
+
+    def _next_request(self, then: Callable[[], object] | None = None) -> None:
+        self._request += 1
+        self._answered()  # whoever waited on the last request: it will not be shown now
+        self._then = then
+
+    def _answered(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
     def reload(self) -> None:
         """Read the open note again (it changed), keeping the reading position."""
         if self._wanted is not None:
-            self._request += 1
+            self._next_request()
             look = self.query_one(NoteScroll).look()
             self._fetch(self._wanted, None, True, self._generation, self._request, look)
 
@@ -240,6 +264,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         if message.generation == self._generation:
             self._keep(view, message.drawn)
         self._show_view(view, message.section, keep_scroll=message.keep_scroll, drawn=message.drawn)
+        self._answered()
 
     def _show_view(
         self, view: NoteView, section: str | None, *, keep_scroll: bool, drawn: Drawn | None = None
@@ -263,7 +288,18 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             if section is None or not self.scroll_to_section(section):
                 scroll.scroll_to(y=offset, animate=False, immediate=True)
         # Shown once the new page is on screen (tests, the chat pane and the benchmark wait for it).
-        self.call_after_refresh(self.post_message, self.Shown(view.note.id, section))
+        shown = self.Shown(view.note.id, section)
+        if self.app.screen is self.screen:
+            self._shown_later = None
+            self.call_after_refresh(self.post_message, shown)
+        else:  # under another screen, which is closing: shown in the frame that uncovers this one
+            self._shown_later = shown
+
+    def uncovered(self) -> None:
+        """This screen is on top again (another one closed): say ``Shown`` once it is painted."""
+        shown, self._shown_later = self._shown_later, None
+        if shown is not None:
+            self.call_after_refresh(self.post_message, shown)
 
     @on(MarkdownPage.Redrawn)
     def _redrawn(self, event: MarkdownPage.Redrawn) -> None:
@@ -278,9 +314,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     def clear(self, text: str = "No note open — choose one in the list.") -> None:
         """Show nothing (the note was deleted, or the list is empty)."""
         self._wanted = None
-        self._request += 1
+        self._next_request()
         self.view = None
         self._unsettled = None
+        self._shown_later = None
         self.query_one("#note-header", Static).update(Content.styled(text, "$text-muted"))
         self.query_one(NoteScroll).update("")
         self.query_one(OutlineList).clear_options()
