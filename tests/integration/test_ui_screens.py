@@ -113,7 +113,8 @@ async def test_a_note_opened_from_search_comes_with_the_workspace_in_one_paint(
         # Said once the workspace is on top, painted once, whole, with the note in it.
         assert list(shown.values()) == [(fixture.groceries, app.workspace, 1)]
         assert paints[0] == "LayoutUpdate"
-        assert app.workspace.focused is viewer.query_one("#note-scroll")
+        # The focus moves to the page in the frame after (the note first).
+        await until(pilot, lambda: app.workspace.focused is viewer.query_one("#note-scroll"))
 
 
 async def test_opening_a_note_calls_back_once_whatever_happens(services: Services, fixture: Fixture) -> None:
