@@ -22,7 +22,7 @@ from textual.widgets import Checkbox, HelpPanel, Markdown
 
 from noted.services import Services
 from noted.ui.app import NotedApp
-from noted.ui.commands import SwitchThemeProvider, ToggleToolProvider
+from noted.ui.commands import SwitchThemeProvider, ToggleToolProvider, tool_switches
 from noted.ui.screens.search import ResultList, SearchScreen
 from noted.ui.screens.settings import SettingsScreen, widget_id
 from noted.ui.widgets.note_viewer import NoteViewer
@@ -103,6 +103,23 @@ async def test_toggle_tool_from_its_own_palette_and_from_the_main_one(
     await _choose(pilot, "toggle read a note", "Toggle tool: Read a note · read · on")
     await until(pilot, lambda: not services.settings.get_bool("ai.tool.read_note.enabled"))
     assert _config(services)["ai"]["tool"]["read_note"]["enabled"] is False  # type: ignore[index]
+
+
+async def test_typing_toggle_tool_puts_the_picker_first(pilot: Pilot[Any], services: Services) -> None:
+    # Every switch matches "toggle tool" as well as the picker does; Enter must not flip one.
+    switches = len(tool_switches(services))
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: bool(pilot.app.screen.query(CommandInput)))
+    palette = pilot.app.screen
+    palette.query_one(CommandInput).value = "toggle tool"
+    hits = palette.query_one(CommandList)
+
+    def texts() -> list[str]:
+        return [str(hit.text or hit.prompt) for o in hits.options if (hit := getattr(o, "hit", None))]
+
+    await until(pilot, lambda: len([t for t in texts() if t.startswith("Toggle tool")]) == switches + 1)
+    assert texts()[0] == "Toggle tool…"
+    await pilot.press("escape")
 
 
 async def test_a_tool_set_by_the_environment_is_not_toggled(fixture: Fixture) -> None:

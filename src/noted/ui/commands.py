@@ -158,6 +158,10 @@ def tool_switches(services: Services) -> list[ToolSwitch]:
     ]  # fmt: skip
 
 
+TOOL_HIT_WEIGHT = 0.9
+"""A tool switch's match score is scaled by this (see ``ToggleToolProvider.search``)."""
+
+
 class ToggleToolProvider(Provider):
     """Switch one of the assistant's tools on or off, as the settings screen's Tools list does."""
 
@@ -188,6 +192,9 @@ class ToggleToolProvider(Provider):
             score = matcher.match(switch.text) or matcher.match(" ".join(switch.names))
             if score > 0:
                 shown = matcher.highlight(switch.text) if matcher.match(switch.text) else switch.text
+                # Just below an equal match elsewhere: "toggle tool" matches "Toggle tool…" (the
+                # picker) as well as every switch; Enter must open the picker, not flip a tool.
+                score *= TOOL_HIT_WEIGHT
                 yield Hit(score, shown, partial(self._toggle, switch), text=switch.text, help=switch.help)
 
 
