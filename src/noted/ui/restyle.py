@@ -29,12 +29,13 @@ _textual_replace_rules: Any = None
 
 def _replace_rules(cls: type, node: DOMNode, rules: dict[str, Any], animate: bool = False) -> None:
     """``Stylesheet.replace_rules``, skipped when ``rules`` are what this node was last given."""
-    base = node.styles.base._rules
+    base = node.styles.base
     last = node.__dict__.get("_noted_last_rules")
-    if last is not None and last[0] == rules and last[1] == base:
+    if last is not None and last[1] == base._updates and last[0] == rules:
         return
     _textual_replace_rules(node, rules, animate)
-    node.__dict__["_noted_last_rules"] = (dict(rules), dict(node.styles.base._rules))
+    # ``_updates`` counts every change to the base styles (an animation, a reset, a direct set).
+    node.__dict__["_noted_last_rules"] = (dict(rules), base._updates)
 
 
 def install() -> None:
