@@ -45,6 +45,7 @@ from noted.ui.messages import (
 from noted.ui.palette import system_commands
 from noted.ui.slots import search_screen, settings_screen
 from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
+from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.status_bar import StatusBar
@@ -152,9 +153,17 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self.set_interval(1.0, self._collector.tick)
 
     def _warm_up(self) -> None:
+        code = code_theme(self.current_theme.dark)
+
+        def warm_up() -> None:
+            _ = self.services.registry
+            from noted.ui.widgets.markdown_draw import warm_up as warm_up_code  # Rich Markdown, Pygments
+
+            warm_up_code(code)  # the first note with a code block then opens as fast as the next
+
         self.run_worker(
-            lambda: self.services.registry, thread=True, group="warm-up", exit_on_error=False,
-            description="loading the assistant's tools",
+            warm_up, thread=True, group="warm-up", exit_on_error=False,
+            description="loading the assistant's tools and the code highlighter",
         )  # fmt: skip
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

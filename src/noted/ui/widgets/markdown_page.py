@@ -68,6 +68,11 @@ def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:
     return Theme(styles, inherit=True)
 
 
+def code_theme(dark: bool) -> str:
+    """The Pygments style for code blocks in a dark or a light app theme."""
+    return "monokai" if dark else "friendly"
+
+
 @dataclass(frozen=True, slots=True)
 class Look:
     """How a page is drawn: its width and colours. Pages drawn for one look can be shown as they are."""
@@ -140,7 +145,7 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         if theme is None:
             dark = self.app.current_theme.dark
             theme = self._themes[name] = markdown_theme(self.app.theme_variables, dark=dark)
-        return Look(width, theme, name, "monokai" if self.app.current_theme.dark else "friendly")
+        return Look(width, theme, name, code_theme(self.app.current_theme.dark))
 
     def update(self, body: str, drawn: Drawn | None = None) -> None:
         """Show ``body`` from its top (the caller scrolls when it wants another place).
