@@ -292,7 +292,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         if self.app.screen is self.screen:
             self._shown_later = None
             self.call_after_refresh(self.post_message, shown)
-        else:  # under another screen, which is closing: shown in the frame that uncovers this one
+        else:  # under another screen (the search screen, about to close): once this one is on top
             self._shown_later = shown
 
     def uncovered(self) -> None:
