@@ -47,7 +47,6 @@ from noted.ui.slots import search_screen, settings_screen
 from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
-from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures
 from noted.ui.workspace import Workspace
@@ -270,9 +269,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
 
     @on(OpenNote)
     async def _open_note(self, event: OpenNote) -> None:
-        await self.workspace.open_note(event.note_id, event.section, focus=event.focus, then=event.then)
-        # The list's cursor follows, or its next refresh would show the note under the cursor.
-        self.workspace.query_one(NoteList).select_note(event.note_id)
+        await self.workspace.open_requested(event)
 
     @on(ReadAhead)
     def _read_ahead(self, event: ReadAhead) -> None:

@@ -136,6 +136,11 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     @on(OpenNote)
     async def _open_requested(self, event: OpenNote) -> None:
         event.stop()
+        await self.open_requested(event)
+
+    async def open_requested(self, event: OpenNote) -> None:
+        """Open the note an ``OpenNote`` asks for (posted here, or to the app) and put the list's
+        cursor on it, or the list's next refresh would show the note under the cursor."""
         await self.open_note(event.note_id, event.section, focus=event.focus, then=event.then)
         self.query_one(NoteList).select_note(event.note_id)
 

@@ -239,15 +239,13 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         note.set_class(answer.failed, "-error")
         results = self.query_one(ResultList)
         results.set_options(Option(result_prompt(row), id=f"r{i}") for i, row in enumerate(self.rows))
-        results.highlighted = 0 if self.rows else None
-        self._read_highlighted()
+        results.highlighted = 0 if self.rows else None  # highlights (and reads ahead) the first
 
     @on(OptionList.OptionHighlighted, "#search-results")
-    def _read_highlighted(self) -> None:
+    def _read_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         """Have the note under the cursor read ahead, so Enter paints it at once."""
-        highlighted = self.query_one(ResultList).highlighted
-        if highlighted is not None and highlighted < len(self.rows):
-            self.app.post_message(ReadAhead((self.rows[highlighted].note_id,)))
+        if event.option_index < len(self.rows):
+            self.app.post_message(ReadAhead((self.rows[event.option_index].note_id,)))
 
     # Choosing ----------------------------------------------------------------------------------
     def action_move(self, step: int) -> None:
