@@ -10,9 +10,13 @@ restyled widget had all its rules set again, which drops its rendered lines and 
 and moving the focus from the note list to the page took 100-130 ms on a 10,000-note profile, most
 of it painting the screen again as it was.
 
-``install`` wraps ``replace_rules``: when the stylesheet gives a node the same rules it gave it last
-time, and nothing has changed its styles since (an animation, a reset), there is nothing to do.
-Any other case goes to Textual as before.
+``install`` makes two changes:
+
+- it wraps ``replace_rules``: when the stylesheet gives a node the same rules it gave it last time,
+  and nothing has changed its styles since (an animation, a reset), there is nothing to do. Any
+  other case goes to Textual as before;
+- on a focus move, it restyles only the nodes whose rules mention ``:focus-within`` (a rule that
+  depends on it, ``#box:focus-within .marked``, marks its own node), not the whole subtree.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ def _replace_rules(cls: type, node: DOMNode, rules: dict[str, Any], animate: boo
 
 
 def install() -> None:
-    """Wrap ``Stylesheet.replace_rules`` (once per process)."""
+    """Wrap ``Stylesheet.replace_rules`` and replace ``Screen._update_focus_styles`` (once per process)."""
     global _textual_replace_rules
     from textual.css.stylesheet import Stylesheet
     from textual.screen import Screen
