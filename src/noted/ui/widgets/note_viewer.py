@@ -272,9 +272,12 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         scroll = self.query_one(NoteScroll)
         self.view = view
         if scroll.look() is None:
-            # Hidden (a narrow screen shows the list first): draw once the page has a width, so
-            # the note appears whole in one frame rather than its outline before its text.
+            # Hidden (a narrow screen shows the list first, or the editor was showing): draw once
+            # the page has a width, so the note appears whole in one frame rather than its outline
+            # before its text. The page says so when its width changes (``Redrawn``); when it comes
+            # back at the width it had, nothing resizes, so look again after the next layout too.
             self._unsettled = (view, section, keep_scroll, drawn)
+            self.call_after_refresh(self._settle)
             return
         # Shown now: an earlier request still waiting for the page's width must not follow it
         # (it would put the outline back at the top while the page scrolls to this section).
@@ -304,8 +307,14 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     @on(MarkdownPage.Redrawn)
     def _redrawn(self, event: MarkdownPage.Redrawn) -> None:
         event.stop()
+        self._settle()
+
+    def _settle(self) -> None:
+        """Show the note waiting for the page's width, if the page has one now."""
+        if self._unsettled is None or self.query_one(NoteScroll).look() is None:
+            return
         unsettled, self._unsettled = self._unsettled, None
-        if unsettled is not None and unsettled[0].note.id == self._wanted:
+        if unsettled[0].note.id == self._wanted:
             view, section, keep_scroll, drawn = unsettled
             self._show_view(view, section, keep_scroll=keep_scroll, drawn=drawn)
             if section is not None:  # the page's new size settles after this frame: scroll again then

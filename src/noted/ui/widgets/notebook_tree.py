@@ -120,6 +120,8 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         self._data: TreeData | None = None
         self._expanded: set[str] = set()
         self._select_after_load: str | None = None
+        self._moving_to: str | None = None
+        """Where the cursor goes once the tree, just loaded, has been laid out."""
         self._tags: TreeNode[TreeItem] | None = None
         self._tags_pending = False
         self.ready = False
@@ -144,8 +146,12 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
     def _loaded(self, message: _Loaded) -> None:
         self._remember_expanded()
         cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else ALL_NOTES.key
+        # A load that came just before may have a cursor move still waiting for the layout (to a
+        # notebook just made): this one must not move the cursor back to where it was.
+        cursor = self._moving_to or cursor
         wanted = self._select_after_load or cursor
         self._select_after_load = None
+        self._moving_to = wanted
         self._data = message.data
         self._rebuild(message.data)
         # Nodes learn their line when the tree next lays out: move the cursor after that.
@@ -153,6 +159,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
 
     def _restore_cursor(self, *keys: str) -> None:
         self.ready = True
+        self._moving_to = None
         for key in (*keys, ALL_NOTES.key):
             if self._move_to(key):
                 return
