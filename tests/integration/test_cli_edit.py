@@ -1,4 +1,4 @@
-"""``noted edit`` through ``$EDITOR``: saving, no change, a refused concurrent change, editor failures.
+"""``noted edit`` through ``$EDITOR``: saving, no change, editor failures (conflicts: test_cli_conflicts).
 
 The editors are small Python scripts, so the tests run the real subprocess path the command uses.
 """
@@ -11,23 +11,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from tests.support.cli import Cli, env_with_src
+from tests.support.cli import Cli
 
 APPEND = """
 import pathlib, sys
 path = pathlib.Path(sys.argv[-1])
-path.write_text(path.read_text(encoding="utf-8") + "typed in the editor\\n", encoding="utf-8")
-"""
-
-# Changes the note through another process (as a TUI or an MCP server would) while "editing".
-CONCURRENT = """
-import os, pathlib, subprocess, sys
-path = pathlib.Path(sys.argv[-1])
-subprocess.run(
-    [sys.executable, "-m", "noted", "--profile", os.environ["NOTED_TEST_PROFILE"], "edit",
-     os.environ["NOTED_TEST_NOTE"], "--append", "written by another process"],
-    check=True,
-)
 path.write_text(path.read_text(encoding="utf-8") + "typed in the editor\\n", encoding="utf-8")
 """
 
@@ -72,24 +60,6 @@ def test_unchanged_file_saves_nothing(cli: Cli, tmp_path: Path, monkeypatch: pyt
     before = cli.cursor()
     assert cli.ok("edit", note).out == "no change\n"
     assert cli.cursor() == before
-
-
-def test_concurrent_change_is_refused_and_the_text_kept(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    note = cli.ok("create", "Shared", "--body", "base\n").out.strip()
-    monkeypatch.setenv("EDITOR", editor(tmp_path, CONCURRENT))
-    for key, value in env_with_src(NOTED_TEST_PROFILE=str(cli.profile), NOTED_TEST_NOTE=note).items():
-        monkeypatch.setenv(key, value)
-    result = cli("edit", note)
-    assert result.code == 1
-    assert result.err.count("\n") == 1 and "changed while you edited it" in result.err
-    kept = Path(result.err.split("kept in ")[1].split(" (")[0])
-    assert kept.parent == tmp_path / "tmp"
-    # Nothing is lost: the other process's change is saved, the edited text is in the kept file.
-    assert kept.read_text(encoding="utf-8") == "base\ntyped in the editor\n"
-    body = cli.json("show", note)["body"]
-    assert body == "base\nwritten by another process" and "typed in the editor" not in body
 
 
 def test_failing_editor_saves_nothing(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -177,14 +177,18 @@ def test_the_feed_mirrors_events_once_with_the_actor_of_notes_own_write(tmp_path
     sidecar.close()
 
 
-def test_revisions_collapse_a_burst_by_one_actor_but_not_across_actors(tmp_path: Path) -> None:
+def test_revisions_collapse_a_burst_of_one_session_only(tmp_path: Path) -> None:
     sidecar = Sidecar.open(tmp_path / "sidecar.db")
     note = Note("n1", "f", "T", "one", 1, 1, 1, 1)
     sidecar.save_revision(note, ACTOR_JOPLIN, 1_000)
-    sidecar.save_revision(note, "assistant:c1", 2_000)
-    sidecar.save_revision(Note("n1", "f", "T", "two", 1, 3, 1, 3), "assistant:c1", 3_000)
+    sidecar.save_revision(note, "assistant:c1", 2_000, session="s1")
+    sidecar.save_revision(Note("n1", "f", "T", "two", 1, 3, 1, 3), "assistant:c1", 3_000, session="s1")
+    sidecar.save_revision(Note("n1", "f", "T", "three", 1, 4, 1, 4), "assistant:c1", 4_000)
+    sidecar.save_revision(Note("n1", "f", "T", "four", 1, 5, 1, 5), "assistant:c1", 5_000)
     history = sidecar.note_history("n1")
     assert [(r.actor, r.body, r.edits) for r in history] == [
+        ("assistant:c1", "four", 1),
+        ("assistant:c1", "three", 1),
         ("assistant:c1", "two", 2),
         (ACTOR_JOPLIN, "one", 1),
     ]

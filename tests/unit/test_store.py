@@ -242,25 +242,41 @@ def test_change_feed_pages(store: SqliteStore) -> None:
     assert store.changes_since(second.cursor).changes == ()
 
 
-def test_revisions_collapse_a_burst_by_one_actor_only(store: SqliteStore) -> None:
+def test_revisions_collapse_only_a_burst_of_one_editing_session(store: SqliteStore) -> None:
     note_id = _note(store, body="v0")
-    store.update_note(note_id, NotePatch(body="v1"), actor="user")
-    store.update_note(note_id, NotePatch(body="v2"), actor="user")
-    store.update_note(note_id, NotePatch(body="v3"), actor="assistant:c1")
-    store.update_note(note_id, NotePatch(body="v4"), actor="user")
+    store.update_note(note_id, NotePatch(body="v1"), actor="user", session="s1")
+    store.update_note(note_id, NotePatch(body="v2"), actor="user", session="s1")
+    store.update_note(note_id, NotePatch(body="v3"), actor="user")  # another command: its own
+    store.update_note(note_id, NotePatch(body="v4"), actor="user", session="s1")  # s1's was not last
+    store.update_note(note_id, NotePatch(body="v5"), actor="user", session="s2")
+    store.update_note(note_id, NotePatch(body="v6"), actor="assistant:c1", session="s2")
     history = store.note_history(note_id)
     assert [(r.actor, r.body, r.edits) for r in history] == [
+        ("assistant:c1", "v6", 1),
+        ("user", "v5", 1),
         ("user", "v4", 1),
-        ("assistant:c1", "v3", 1),
-        ("user", "v2", 3),
+        ("user", "v3", 1),
+        ("user", "v2", 2),
+        ("user", "v0", 1),
     ]
 
 
-def test_revisions_split_after_the_burst_window(store: SqliteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_saves_without_a_session_are_each_a_revision(store: SqliteStore) -> None:
+    # Before: saves by one actor within ten minutes were one revision, whoever made them.
     note_id = _note(store, body="v0")
+    for body in ("v1", "v2"):
+        store.update_note(note_id, NotePatch(body=body), actor="user")
+    assert [r.body for r in store.note_history(note_id)] == ["v2", "v1", "v0"]
+
+
+def test_a_session_starts_a_new_revision_after_the_burst_window(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note_id = _note(store, body="v0")
+    store.update_note(note_id, NotePatch(body="v1"), actor="user", session="s1")
     monkeypatch.setattr(history_module, "BURST_MS", 0)
-    store.update_note(note_id, NotePatch(body="v1"), actor="user")
-    assert len(store.note_history(note_id)) == 2
+    store.update_note(note_id, NotePatch(body="v2"), actor="user", session="s1")
+    assert len(store.note_history(note_id)) == 3
 
 
 def test_restore_revision_undoes_an_assistant_edit(store: SqliteStore) -> None:

@@ -1,8 +1,11 @@
 """``noted edit`` (options or ``$EDITOR``) and ``noted history``.
 
-An edit in ``$EDITOR`` saves with the ``updated_time`` the note had when it was read, so a change
-made meanwhile by another process (the TUI, an MCP client) is refused instead of overwritten; the
-edited text then stays in its file, whose path is printed, so nothing typed is lost.
+An edit in ``$EDITOR`` (or ``--body-file``) saves with the ``updated_time`` the note had when it
+was read, so a change made meanwhile by another process (the TUI, an MCP client) is never
+overwritten unasked: by default both are kept (``noted.store.conflicts``), the person's text as a
+conflict copy, and the command exits with ``EXIT_CONFLICT``. ``--theirs`` keeps the other version
+(the person's text goes to the history) and ``--overwrite`` saves over it (the other version stays
+in the history). ``--append`` and ``--prepend`` are applied inside the write and never conflict.
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_note
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch
+from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
+
+EXIT_CONFLICT = 3
+"""The exit status of an edit that met a change made meanwhile and did not replace it (both kept)."""
 
 
 def register(sub: Subparsers) -> None:
@@ -35,6 +42,16 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--append", metavar="TEXT", help="add TEXT at the end of the body")
     p.add_argument("--prepend", metavar="TEXT", help="add TEXT at the start of the body")
     p.add_argument("--body-file", metavar="FILE", help="replace the body with FILE (- for standard input)")
+    side = p.add_mutually_exclusive_group()
+    side.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="if the note changed meanwhile, save over it (that version stays in its history)",
+    )
+    side.add_argument(
+        "--theirs", action="store_true",
+        help="if the note changed meanwhile, keep that version (yours goes to its history)",
+    )  # fmt: skip
 
     p = command(
         sub, "history", cmd_history, "List a note's revisions (time, actor, edits), show or restore one."
@@ -60,16 +77,77 @@ def _emit_note(ctx: CliContext, note: Note, message: str) -> int:
 def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = resolve_note(store, args.note)
+    choice = Choice.OVERWRITE if args.overwrite else Choice.THEIRS if args.theirs else Choice.KEEP_BOTH
     if args.title is None and args.append is None and args.prepend is None and args.body_file is None:
-        return _edit_in_editor(ctx, note)
+        return _edit_in_editor(ctx, note, choice)
     if args.body_file is not None and (args.append is not None or args.prepend is not None):
         raise InvalidInputError("--body-file replaces the body; give it without --append or --prepend")
     if args.title is not None and not args.title.strip():
         raise InvalidInputError("a note needs a title")
+    # Read after the note: a change made while the file (or standard input) is read is a conflict.
     body = read_text_file(args.body_file) if args.body_file is not None else None
     patch = NotePatch(title=args.title, body=body, append=args.append, prepend=args.prepend)
-    updated = store.update_note(note.id, patch, actor=ACTOR_USER)
+    base = note.updated_time if body is not None else None
+    try:
+        updated = store.update_note(note.id, patch, actor=ACTOR_USER, base_updated_time=base)
+    except ConflictError:
+        assert body is not None  # only a replaced body is based on a version
+        return _settle(ctx, note, args.title or note.title, body, choice)
     return _emit_note(ctx, updated, f'saved "{updated.title}"')
+
+
+def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) -> int:
+    """Save the person's text that met a change made meanwhile, as ``choice`` says; never lose it."""
+    store = ctx.services.store
+    resolved: Resolved | None = None
+    for _ in range(3):  # a fourth writer racing each retry is not worth waiting for: keep both
+        try:
+            conflict = Conflict.read(store, base, title, body)
+        except NotFoundError:
+            break  # deleted for good meanwhile: only a copy can keep the text
+        try:
+            resolved = resolve(store, conflict, choice, actor=ACTOR_USER)
+            break
+        except ConflictError:
+            continue
+    if resolved is None:
+        copy = keep_copy(store, base, title, body, actor=ACTOR_USER)
+        resolved = Resolved(Choice.KEEP_BOTH, copy, copy, "")
+    return _report(ctx, base, resolved)
+
+
+def _report(ctx: CliContext, base: Note, resolved: Resolved) -> int:
+    code = 0 if resolved.choice is Choice.OVERWRITE else EXIT_CONFLICT
+    if ctx.json:
+        store = ctx.services.store
+        folders = folder_paths(store.list_folders(include_trashed=True))
+
+        def as_json(note: Note) -> render.JsonDict:
+            return render.note_json(note, folders.get(note.parent_id, ""), store.note_tags(note.id))
+
+        copy = resolved.copy
+        ctx.emit(
+            {
+                "conflict": resolved.choice.value,
+                "note": as_json(resolved.note),
+                "copy": None if copy is None else as_json(copy),
+            }
+        )
+        return code
+    changed = f'note "{base.title}" changed while you edited it'
+    if resolved.copy is not None:
+        copy = resolved.copy
+        ctx.error(
+            f'{changed}; kept both: your text is the new note "{copy.title}" ({copy.id}); '
+            f"compare with: diff <(noted show {base.id}) <(noted show {copy.id})"
+        )
+    elif resolved.choice is Choice.THEIRS:
+        ctx.error(f"{changed}; kept that version, yours is in `noted history {base.id}`")
+    else:
+        ctx.out(
+            f'saved "{resolved.note.title}" over a change made meanwhile, which is in `noted history {base.id}`'
+        )
+    return code
 
 
 def editor_command() -> list[str]:
@@ -97,7 +175,7 @@ def _run_editor(path: Path) -> None:
         )
 
 
-def _edit_in_editor(ctx: CliContext, note: Note) -> int:
+def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
     fd, name = tempfile.mkstemp(prefix=f"noted-{note.id[:8]}-", suffix=".md")
     path = Path(name)
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
@@ -112,15 +190,14 @@ def _edit_in_editor(ctx: CliContext, note: Note) -> int:
         return _emit_note(ctx, note, "no change")
     store = ctx.services.store
     try:
-        updated = store.update_note(
-            note.id, NotePatch(body=text), actor=ACTOR_USER, base_updated_time=note.updated_time
-        )
-    except ConflictError as exc:
-        raise ConflictError(
-            f'note "{note.title}" changed while you edited it; '
-            f"nothing was saved and your text is kept in {path}",
-            current_updated_time=exc.current_updated_time,
-        ) from exc
+        try:
+            updated = store.update_note(
+                note.id, NotePatch(body=text), actor=ACTOR_USER, base_updated_time=note.updated_time
+            )
+        except ConflictError:
+            code = _settle(ctx, note, note.title, text, choice)
+            path.unlink(missing_ok=True)  # the text is saved (a copy, a revision or the note)
+            return code
     except NotedError as exc:
         exc.message = f"{exc.message}; nothing was saved and your text is kept in {path}"
         raise

@@ -1,9 +1,12 @@
 """Revisions as both stores keep them: when a save joins the last revision, and how a row is stored.
 
-A revision is the state a note was left in by one actor. Saves by the same actor within
-``BURST_MS`` of that actor's last revision of the note update it instead of adding a row (Joplin
-collapses ten minutes the same way), but an edit by one actor is never folded into another's, so
-"undo what the assistant did" always has a state to go back to.
+A revision is the state a note was left in by one save. Only the saves of one editing session
+of one process (the app's editor saving again with Ctrl+S, an assistant's turns on the note open
+beside the chat) may update the revision that session wrote last, and only within ``BURST_MS`` of
+it: ``SessionBursts`` remembers, in memory, which revision each session wrote. Every other save
+(another command, another process, another actor, either side of a conflict) adds a row, so every
+version anyone saved stays restorable and "undo what the assistant did" always has a state to go
+back to.
 
 The embedded store's ``revisions`` and the Joplin sidecar's ``joplin_revisions`` have the same
 columns; each store runs its own SQL and asks these helpers what to do.
@@ -11,6 +14,7 @@ columns; each store runs its own SQL and asks these helpers what to do.
 
 from __future__ import annotations
 
+import threading
 import zlib
 
 from noted.models import Revision
@@ -33,6 +37,42 @@ def joins_last(last: tuple[str, int] | None, actor: str, now: int, *, window: in
         return False
     last_actor, last_time = last
     return last_actor == actor and now - last_time < window
+
+
+class SessionBursts:
+    """Which revision each editing session of this process wrote last, per note.
+
+    It lives in memory on purpose: a session never outlives its process, so a save from another
+    process, or after a restart, can never join an earlier revision.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[str, int, int]] = {}
+        """note id → (session, revision id, revision time): the time tells a row apart from one that
+        reused the id after a rolled-back transaction."""
+        self._lock = threading.Lock()
+
+    def joins(
+        self, note_id: str, session: str | None, last: tuple[int, str, int] | None, actor: str, now: int,
+        *, window: int = BURST_MS,
+    ) -> bool:  # fmt: skip
+        """True when a save by ``session`` updates ``last`` (the note's newest revision: id, actor,
+        time) instead of adding one: the session wrote ``last`` itself, as ``actor``, within ``window``."""
+        if session is None or last is None:
+            return False
+        with self._lock:
+            mine = self._last.get(note_id)
+        if mine != (session, last[0], last[2]):
+            return False
+        return joins_last((last[1], last[2]), actor, now, window=window)
+
+    def wrote(self, note_id: str, session: str | None, revision_id: int, time: int) -> None:
+        """Remember that ``session`` wrote (or updated) revision ``revision_id`` of ``note_id`` at ``time``."""
+        with self._lock:
+            if session is None:
+                self._last.pop(note_id, None)
+            else:
+                self._last[note_id] = (session, revision_id, time)
 
 
 def pack_body(body: str) -> bytes:

@@ -158,7 +158,13 @@ class NoteOps(TagOps):
         return note
 
     def update_note(
-        self, note_id: str, patch: NotePatch, *, actor: str, base_updated_time: int | None = None
+        self,
+        note_id: str,
+        patch: NotePatch,
+        *,
+        actor: str,
+        base_updated_time: int | None = None,
+        session: str | None = None,
     ) -> Note:
         old = self.get_note(note_id)
         if base_updated_time is not None and base_updated_time != old.updated_time:
@@ -175,7 +181,7 @@ class NoteOps(TagOps):
         self.send(note_id, actor, "PUT", f"/notes/{safe_id(note_id)}", payload, change=ChangeType.UPDATE)
         new = self.get_note(note_id)
         if new.title != old.title or new.body != old.body:
-            self.sidecar.save_revision(new, actor, new.updated_time)
+            self.sidecar.save_revision(new, actor, new.updated_time, session=session)
         return new
 
     @staticmethod

@@ -30,7 +30,7 @@ import apsw
 
 from noted.errors import NotFoundError
 from noted.models import Change, ChangePage, ChangeType, ItemType, Note, Revision, now_ms
-from noted.store.revisions import REVISION_COLUMNS, joins_last, pack_body, revision_of
+from noted.store.revisions import REVISION_COLUMNS, SessionBursts, pack_body, revision_of
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.feed import changes_after, changes_of
 
@@ -126,6 +126,7 @@ class Sidecar:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.bursts = SessionBursts()
         self._ensure()
 
     @classmethod
@@ -311,8 +312,11 @@ class Sidecar:
             ).fetchone()
         return revision_of(row) if row else None
 
-    def save_revision(self, note: Note, actor: str, time: int | None = None) -> None:
-        """Record ``note`` as left by ``actor``, collapsing a burst of that actor's saves."""
+    def save_revision(
+        self, note: Note, actor: str, time: int | None = None, *, session: str | None = None
+    ) -> None:
+        """Record ``note`` as left by ``actor``; a save of the same editing ``session`` within a
+        burst updates the revision that session wrote last instead (see ``noted.store.revisions``)."""
         now = time or now_ms()
         body = pack_body(note.body)
         with self._write() as conn:
@@ -320,17 +324,20 @@ class Sidecar:
                 "SELECT id, actor, time FROM joplin_revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
                 (note.id,),
             ).fetchone()
-            if last and joins_last((last[1], last[2]), actor, now):
+            if self.bursts.joins(note.id, session, last, actor, now):
+                joined = max(now, last[2])
                 conn.execute(
                     "UPDATE joplin_revisions SET title = ?, body = ?, time = ?, edits = edits + 1 WHERE id = ?",
-                    (note.title, body, max(now, last[2]), last[0]),
+                    (note.title, body, joined, last[0]),
                 )
+                self.bursts.wrote(note.id, session, last[0], joined)
                 return
             conn.execute(
                 "INSERT INTO joplin_revisions(note_id, time, first_time, actor, title, body) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (note.id, now, now, actor, note.title, body),
             )
+            self.bursts.wrote(note.id, session, conn.last_insert_rowid(), now)
 
     def note_history(self, note_id: str) -> list[Revision]:
         with self.db.read() as conn:

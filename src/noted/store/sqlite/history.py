@@ -1,7 +1,8 @@
 """The change feed and revisions with provenance.
 
-A revision is the state a note was left in by one actor. When a save joins the last one instead
-of adding a row is a rule shared with the Joplin store, in ``noted.store.revisions``.
+A revision is the state a note was left in by one save. When a save joins the last one instead
+of adding a row (only within one editing session) is a rule shared with the Joplin store, in
+``noted.store.revisions``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import apsw
 
 from noted.errors import NotFoundError
 from noted.models import Change, ChangePage, Note, Revision
-from noted.store.revisions import BURST_MS, REVISION_COLUMNS, joins_last, pack_body, revision_of
+from noted.store.revisions import BURST_MS, REVISION_COLUMNS, SessionBursts, pack_body, revision_of
 from noted.store.sqlite.base import StoreBase
 from noted.store.sqlite.feed import changes_after, changes_of
 
@@ -20,24 +21,31 @@ from noted.store.sqlite.feed import changes_after, changes_of
 class HistoryOps(StoreBase):
     """Change feed and revision history of the SQLite store."""
 
-    def save_revision(self, conn: apsw.Connection, note: Note, actor: str, now: int) -> None:
-        """Record ``note`` as left by ``actor``, collapsing a burst of that actor's saves."""
+    bursts: SessionBursts
+
+    def save_revision(
+        self, conn: apsw.Connection, note: Note, actor: str, now: int, session: str | None = None
+    ) -> None:
+        """Record ``note`` as left by ``actor``; a save of the same editing ``session`` within a
+        burst updates the revision that session wrote last instead."""
         last = conn.execute(
             "SELECT id, actor, time FROM revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
             (note.id,),
         ).fetchone()
         body = pack_body(note.body)
         # The window is looked up here, at call time, so a test can shorten it.
-        if last and joins_last((last[1], last[2]), actor, now, window=BURST_MS):
+        if self.bursts.joins(note.id, session, last, actor, now, window=BURST_MS):
             conn.execute(
                 "UPDATE revisions SET title = ?, body = ?, time = ?, edits = edits + 1 WHERE id = ?",
                 (note.title, body, now, last[0]),
             )
+            self.bursts.wrote(note.id, session, last[0], now)
             return
         conn.execute(
             "INSERT INTO revisions(note_id, time, first_time, actor, title, body) VALUES (?, ?, ?, ?, ?, ?)",
             (note.id, now, now, actor, note.title, body),
         )
+        self.bursts.wrote(note.id, session, conn.last_insert_rowid(), now)
 
     def note_history(self, note_id: str) -> list[Revision]:
         """The revisions of a note, newest first."""

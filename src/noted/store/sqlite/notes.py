@@ -125,7 +125,13 @@ class NoteOps(HistoryOps, StoreBase):
         return note
 
     def update_note(
-        self, note_id: str, patch: NotePatch, *, actor: str, base_updated_time: int | None = None
+        self,
+        note_id: str,
+        patch: NotePatch,
+        *,
+        actor: str,
+        base_updated_time: int | None = None,
+        session: str | None = None,
     ) -> Note:
         with self.db.write() as conn:
             old = self.note_row(conn, note_id)
@@ -138,9 +144,11 @@ class NoteOps(HistoryOps, StoreBase):
                 parent = self.folder_row(conn, patch.parent_id)
                 if parent.is_trashed:
                     raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
-            return self._apply_patch(conn, old, patch, actor)
+            return self._apply_patch(conn, old, patch, actor, session)
 
-    def _apply_patch(self, conn: apsw.Connection, old: Note, patch: NotePatch, actor: str) -> Note:
+    def _apply_patch(
+        self, conn: apsw.Connection, old: Note, patch: NotePatch, actor: str, session: str | None
+    ) -> Note:
         body = old.body if patch.body is None else patch.body
         if patch.prepend is not None:
             body = patch.prepend + ("\n" if body and not patch.prepend.endswith("\n") else "") + body
@@ -169,7 +177,7 @@ class NoteOps(HistoryOps, StoreBase):
         self.record(conn, ItemType.NOTE, old.id, ChangeType.UPDATE, actor, now)
         new = self.note_row(conn, old.id)
         if new.title != old.title or new.body != old.body:
-            self.save_revision(conn, new, actor, now)
+            self.save_revision(conn, new, actor, now, session)
         return new
 
     def restore_revision(self, revision_id: int, *, actor: str) -> Note:

@@ -6,6 +6,7 @@ import contextlib
 from pathlib import Path
 
 from noted.store.protocol import Capabilities
+from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.folders import FolderOps
 from noted.store.sqlite.notes import NoteOps
@@ -25,6 +26,7 @@ class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
     def __init__(self, db: Database, resources_dir: Path) -> None:
         self.db = db
         self.resources_dir = resources_dir
+        self.bursts = SessionBursts()
 
     @classmethod
     def open(cls, db_path: Path, resources_dir: Path) -> SqliteStore:

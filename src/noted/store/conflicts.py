@@ -1,0 +1,177 @@
+"""A save that met a note changed since it was opened, and the three ways out that lose nothing.
+
+Every front end (the app's editor, ``$EDITOR`` from the app, ``noted edit``) that gets a
+``ConflictError`` builds a ``Conflict`` from what the person started from, what they wrote and the
+note as it is now, shows ``diffs`` and then calls ``resolve`` with the person's choice:
+
+- ``KEEP_BOTH`` (the default): the note keeps the other version; the person's text becomes a
+  *conflict copy*, a new note in the same notebook whose title says so and whose first line links
+  to the original (Joplin keeps its conflict notes the same way, as separate notes).
+- ``THEIRS``: the note keeps the other version, and the person's text is saved as a revision of
+  it first (``noted history`` shows and restores it).
+- ``OVERWRITE``: the person's text replaces the other version, which stays as its own revision.
+
+Each save is based on the version the person was shown, so a third change arriving meanwhile is
+a new ``ConflictError`` rather than a silent loss.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import enum
+from dataclasses import dataclass
+
+from noted.errors import InvalidInputError, NotFoundError
+from noted.models import Note, NoteDraft, NotePatch, now_ms
+from noted.store.protocol import Store
+
+
+class Choice(enum.StrEnum):
+    """How the person settles a conflict (``BACK`` leaves it open: the text stays in the editor)."""
+
+    KEEP_BOTH = "keep-both"
+    THEIRS = "theirs"
+    OVERWRITE = "overwrite"
+    BACK = "back"
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A save refused because the note changed since the person opened it.
+
+    Attributes:
+        base: The note as the person opened it.
+        title: The person's title.
+        body: The person's text.
+        theirs: The note as it is now (changed by someone else; trashed, if ``theirs.is_trashed``).
+    """
+
+    base: Note
+    title: str
+    body: str
+    theirs: Note
+
+    @classmethod
+    def read(cls, store: Store, base: Note, title: str, body: str) -> Conflict:
+        """The conflict of saving ``title``/``body`` over ``base``, with the note as it is now.
+
+        Raises:
+            NotFoundError: the note was deleted for good (``keep_copy`` still saves the text).
+        """
+        return cls(base, title, body, store.get_note(base.id))
+
+    def diffs(self) -> tuple[str, str]:
+        """What changed elsewhere and what the person changed, each a unified diff against ``base``."""
+        theirs = _diff(self.base.title, self.base.body, self.theirs.title, self.theirs.body, "elsewhere")
+        mine = _diff(self.base.title, self.base.body, self.title, self.body, "yours")
+        return theirs, mine
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """What ``resolve`` did.
+
+    Attributes:
+        choice: The choice carried out.
+        note: The note as it is now.
+        copy: The conflict copy (``KEEP_BOTH``), else None.
+        message: One sentence for the person, naming where each side is.
+    """
+
+    choice: Choice
+    note: Note
+    copy: Note | None
+    message: str
+
+
+def resolve(store: Store, conflict: Conflict, choice: Choice, *, actor: str) -> Resolved:
+    """Carry out ``choice`` (not ``BACK``).
+
+    Raises:
+        ConflictError: the note changed again since ``conflict.theirs`` was read; nothing of the
+            person's text was lost (``THEIRS`` may have saved it as a revision already).
+        ValueError: ``choice`` is ``BACK``.
+    """
+    if choice is Choice.KEEP_BOTH:
+        copy = keep_copy(store, conflict.base, conflict.title, conflict.body, actor=actor)
+        message = f'Kept both: your text is in "{copy.title}", beside the note.'
+        return Resolved(choice, conflict.theirs, copy, message)
+    if choice is Choice.THEIRS:
+        note = _take_theirs(store, conflict, actor)
+        return Resolved(choice, note, None, "Took the other version; yours is in the note's history.")
+    if choice is Choice.OVERWRITE:
+        note = store.update_note(
+            conflict.base.id,
+            NotePatch(title=conflict.title, body=conflict.body),
+            actor=actor,
+            base_updated_time=conflict.theirs.updated_time,
+        )
+        return Resolved(choice, note, None, "Saved yours; the other version is in the note's history.")
+    raise ValueError("going back to editing resolves nothing")
+
+
+def _take_theirs(store: Store, conflict: Conflict, actor: str) -> Note:
+    """Save the person's text, then the other version again: both are revisions, theirs is current.
+
+    One transaction where the store has them, so readers never see the person's text as current.
+    """
+    theirs = conflict.theirs
+    with store.batch():
+        mine = store.update_note(
+            theirs.id,
+            NotePatch(title=conflict.title, body=conflict.body),
+            actor=actor,
+            base_updated_time=theirs.updated_time,
+        )
+        if (mine.title, mine.body) == (theirs.title, theirs.body):
+            return mine  # the same text on both sides: nothing to put back
+        return store.update_note(
+            theirs.id,
+            NotePatch(title=theirs.title, body=theirs.body),
+            actor=actor,
+            base_updated_time=mine.updated_time,
+        )
+
+
+def copy_title(title: str, when: int) -> str:
+    """The title of a conflict copy of a note titled ``title``, made at ``when`` (ms)."""
+    stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
+    return f"{title} (conflict copy {stamp})"
+
+
+def copy_body(original: Note, body: str, when: int) -> str:
+    """The body of a conflict copy: a line linking to ``original``, then the person's text."""
+    stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
+    header = (
+        f"> Conflict copy of [{_link_text(original.title)}](:/{original.id}), saved {stamp}: the note "
+        "was changed elsewhere while this text was being edited. Merge what you need, then delete this note."
+    )
+    return f"{header}\n\n{body}"
+
+
+def keep_copy(store: Store, original: Note, title: str, body: str, *, actor: str) -> Note:
+    """Save ``title``/``body`` as a conflict copy of ``original``, in its notebook when that is usable."""
+    when = now_ms()
+    draft = NoteDraft(
+        title=copy_title(title or original.title, when),
+        body=copy_body(original, body, when),
+        parent_id=original.parent_id,
+    )
+    try:
+        return store.create_note(draft, actor=actor)
+    except (NotFoundError, InvalidInputError):
+        # The notebook went (or is in the trash) meanwhile: the default notebook takes the copy.
+        return store.create_note(NoteDraft(title=draft.title, body=draft.body), actor=actor)
+
+
+def _link_text(title: str) -> str:
+    return title.replace("[", "\\[").replace("]", "\\]")
+
+
+def _diff(old_title: str, old_body: str, new_title: str, new_body: str, side: str) -> str:
+    old = [f"# {old_title}\n", *old_body.splitlines(keepends=True)]
+    new = [f"# {new_title}\n", *new_body.splitlines(keepends=True)]
+    lines = difflib.unified_diff(old, new, "as you opened it", side, n=2)
+    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    return text or "(no change)\n"
