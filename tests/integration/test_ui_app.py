@@ -19,7 +19,6 @@ from noted.models import ACTOR_USER, NotePatch
 from noted.store.sqlite import SqliteStore
 from noted.ui.app import NotedApp
 from noted.ui.data import SourceKind
-from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.messages import OpenNote, StoreChanged
@@ -175,23 +174,6 @@ async def test_a_note_changed_elsewhere_refreshes_on_screen(running: Running, fi
     await running.until(lambda: viewer.view is not None and viewer.view.note.title == "Release plan v2")
     assert "From elsewhere." in viewer.view.note.body  # type: ignore[union-attr]
     await running.until(lambda: "Release plan v2" in running.titles())
-
-
-async def test_saving_over_a_note_changed_meanwhile_asks_and_loses_nothing(
-    running: Running, fixture: Fixture
-) -> None:
-    await running.pilot.press("g", "e")
-    editor = running.q(NoteEditor)
-    await running.until(lambda: editor.note is not None)
-    await running.pilot.press("ctrl+home", *"Mine. ")
-    store = running.app.services.store
-    store.update_note(fixture.release, NotePatch(prepend="Theirs. "), actor="assistant:x")
-    await running.pilot.press("ctrl+s")
-    await running.until(lambda: isinstance(running.app.screen, Confirm))
-    await running.pilot.press("n")  # do not overwrite
-    assert store.get_note(fixture.release).body.startswith("Theirs. ")
-    assert editor.body_text.startswith("Mine. ")  # the person's text is still in the editor
-    assert editor.dirty
 
 
 async def test_triage_several_notes_at_once(running: Running, fixture: Fixture) -> None:

@@ -33,6 +33,7 @@ from noted.ui.commands import (
     ToggleToolProvider,
     open_theme_palette,
 )
+from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.messages import (
     IndexerStatusChanged,
     OpenNote,
@@ -310,8 +311,11 @@ class NotedApp(ReportsWorkerFailures, App[None]):
 
     # Actions -------------------------------------------------------------------------------
     async def action_quit(self) -> None:
-        if await self.workspace.query_one(NoteEditor).flush() == CONFLICT:
-            return  # the editor is asking whether to overwrite; quitting now would lose the answer
+        if isinstance(self.screen, ConflictView):
+            self.screen.keep_and_quit()  # asked to quit again: the safe choice, then quit
+            return
+        if await self.workspace.query_one(NoteEditor).flush(quitting=True) == CONFLICT:
+            return  # the editor shows the conflict; it quits once the person's text is safe
         self.exit()
 
     def action_search(self) -> None:

@@ -1,12 +1,16 @@
 """``NoteEditor``: edit a note's title and Markdown body in the app, or in ``$EDITOR``.
 
 Saves carry the ``updated_time`` the text was based on. When the note changed meanwhile the
-store refuses; the editor keeps the person's text, says so, and asks before overwriting. It
-saves on ``ctrl+s``, when closed (Esc), before another note opens and before the app quits.
+store refuses; the editor keeps the person's text and, for a save the person asked for (Ctrl+S,
+Esc, F4's return, quitting), shows the ``ConflictView`` with *Keep both* focused. A save on the
+way to another note never asks: the editor stays open with the text and says why, so a key meant
+for the list cannot settle the conflict. Saves of one opening of the editor share an editing
+session, so a burst of Ctrl+S is one revision while every other save keeps its own.
 """
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import ClassVar
 
@@ -20,16 +24,23 @@ from textual.reactive import reactive
 from textual.widgets import Input, Static, TextArea
 from textual.worker import Worker
 
-from noted.errors import ConflictError
+from noted.errors import ConflictError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch
+from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 from noted.store.protocol import Store
-from noted.ui.dialogs.confirm import Confirm
+from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.external import ExternalEdit, edit_text
 from noted.ui.workers import ReportsWorkerFailures
 
 SAVED = "saved"
 CONFLICT = "conflict"
 UNCHANGED = "unchanged"
+
+# What follows a save: the editor stays, closes, makes way for another note, or the app quits.
+STAY = "stay"
+CLOSE = "close"
+SWITCH = "switch"
+QUIT = "quit"
 
 
 class NoteEditor(ReportsWorkerFailures, Vertical):
@@ -41,7 +52,9 @@ class NoteEditor(ReportsWorkerFailures, Vertical):
 Type in Markdown. **Ctrl+S** saves, **Esc** saves and goes back to reading, **F4** continues
 in your `$EDITOR` (the app steps aside until the editor closes). **Shift+Tab** goes from the
 text to the title, **Tab** back (in the text, Tab indents). A ● in the header means unsaved changes. If the note was changed
-elsewhere meanwhile, nothing is overwritten without asking, and your text stays here.
+elsewhere meanwhile, saving shows both sides' changes and asks: **Keep both** (the default: your
+text becomes a conflict copy beside the note), **Take theirs** (yours goes to the history),
+**Overwrite** (theirs goes to the history) or **Back to editing** (Esc). Nothing is lost either way.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -69,12 +82,18 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
             self.note = note
 
     class _Outcome(Message, bubble=False):
-        def __init__(self, outcome: str, note: Note | None, current: int | None, close: bool) -> None:
+        def __init__(self, outcome: str, note: Note | None, conflict: Conflict | None, then: str) -> None:
             super().__init__()
             self.outcome = outcome
             self.note = note
-            self.current = current
-            self.close = close
+            self.conflict = conflict
+            self.then = then
+
+    class _Resolved(Message, bubble=False):
+        def __init__(self, resolved: Resolved, then: str) -> None:
+            super().__init__()
+            self.resolved = resolved
+            self.then = then
 
     class _Fresh(Message, bubble=False):
         def __init__(self, note: Note) -> None:
@@ -86,6 +105,9 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
         self._store = store
         self.note: Note | None = None
         self._stale = False
+        self._conflict: Conflict | None = None
+        """The conflict the last save met, until the person settles it (or the text is saved)."""
+        self._session = ""
         self._kept_file: Path | None = None
         """The ``$EDITOR`` file of an edit not saved yet; removed once the text is safe."""
 
@@ -103,6 +125,8 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
         """Start editing ``note`` (with ``text`` instead of its body, e.g. after ``$EDITOR``)."""
         self.note = note
         self._stale = False
+        self._conflict = None
+        self._session = f"app-editor-{uuid.uuid4().hex}"
         self.query_one("#editor-title", Input).value = note.title
         body = self.query_one("#editor-body", TextArea)
         if body.language is None and "markdown" in body.available_languages:
@@ -132,7 +156,7 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
     def _draw_header(self) -> None:
         mark = ("● ", "bold $text-accent") if self.dirty else ("  ", "")
         state = "unsaved" if self.dirty else "saved"
-        stale = ("  changed elsewhere: saving will ask first", "$text-warning") if self._stale else ("", "")
+        stale = ("  changed elsewhere: saving shows both sides", "$text-warning") if self._stale else ("", "")
         self.query_one("#editor-header", Static).update(
             Content.assemble(
                 mark, ("Editing", "bold"), (f" · {state} · ctrl+s save · esc done", "$text-muted"), stale
@@ -169,67 +193,129 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
             self.edit(note)
 
     # Saving --------------------------------------------------------------------------------
-    def save(self, *, close: bool = False, base: int | None = None) -> Worker[str] | None:
+    def save(self, *, then: str = STAY) -> Worker[str] | None:
         """Save if there are changes (in a worker); returns the worker, or None when nothing to do."""
         note = self.note
         if note is None:
             return None
         if not self.dirty:
-            if close:
+            if then == CLOSE:
                 self.post_message(self.Closed(note.id))
             return None
         title, body = self.title_text or note.title, self.body_text
-        based_on = note.updated_time if base is None else base
+        store, session = self._store, self._session
 
         def write() -> str:
             patch = NotePatch(title=title if title != note.title else None, body=body)
             try:
-                saved = self._store.update_note(note.id, patch, actor=ACTOR_USER, base_updated_time=based_on)
-            except ConflictError as exc:
-                self.post_message(self._Outcome(CONFLICT, None, exc.current_updated_time, close))
+                saved = store.update_note(
+                    note.id, patch, actor=ACTOR_USER, base_updated_time=note.updated_time, session=session
+                )
+            except ConflictError:
+                self._met_conflict(note, title, body, then)
                 return CONFLICT
-            self.post_message(self._Outcome(SAVED, saved, None, close))
+            self.post_message(self._Outcome(SAVED, saved, None, then))
             return SAVED
 
         return self.run_worker(
             write, thread=True, group="editor-save", exit_on_error=False, description="saving the note"
         )
 
-    async def flush(self) -> str:
+    def _met_conflict(self, base: Note, title: str, body: str, then: str) -> None:
+        """In the save's worker: read the other side, or keep a copy if the note is gone for good."""
+        try:
+            conflict = Conflict.read(self._store, base, title, body)
+        except NotFoundError:
+            copy = keep_copy(self._store, base, title, body, actor=ACTOR_USER)
+            message = f'The note was deleted meanwhile: your text is saved as "{copy.title}".'
+            self.post_message(self._Resolved(Resolved(Choice.KEEP_BOTH, copy, copy, message), then))
+            return
+        self.post_message(self._Outcome(CONFLICT, None, conflict, then))
+
+    async def flush(self, *, quitting: bool = False) -> str:
         """Save now and wait (before quitting or opening another note)."""
-        worker = self.save()
+        if self._conflict is not None and self.dirty and not quitting:
+            self._refuse_switch()
+            return CONFLICT
+        worker = self.save(then=QUIT if quitting else SWITCH)
         if worker is None:
             return UNCHANGED
         await worker.wait()
         return worker.result or CONFLICT
 
+    def _refuse_switch(self) -> None:
+        self.notify(
+            "This note changed elsewhere while you edited it, so it stays open with your text. "
+            "Press Ctrl+S to see both sides and choose how to keep it.",
+            severity="warning",
+        )
+
     @on(_Outcome)
     def _outcome(self, message: _Outcome) -> None:
         if message.outcome == SAVED and message.note is not None:
-            self._forget_file()
-            self.note = message.note
-            self._stale = False
-            self._update_dirty()
-            self.post_message(self.Saved(message.note))
-            if message.close:
-                self.post_message(self.Closed(message.note.id))
+            self._saved(message.note, message.then)
             return
+        if message.conflict is None:
+            return
+        self._conflict = message.conflict
         self._stale = True
         self._draw_header()
-        current = message.current
-        if self._kept_file is not None:
-            self.notify(f"Not saved yet: the note changed meanwhile. Your text is also in {self._kept_file}")
+        if message.then == SWITCH:  # the person is on the way elsewhere: nothing to answer now
+            self._refuse_switch()
+            return
+        self._ask(message.conflict, message.then)
 
-        def answer(overwrite: bool | None) -> None:
-            if overwrite:
-                self.save(close=message.close, base=current)
-            else:
-                self.notify(
-                    "Not saved: your text is still here. Copy what you need, or Esc twice to drop it."
-                )
+    def _saved(self, note: Note, then: str) -> None:
+        self._forget_file()
+        self.note = note
+        self._stale = False
+        self._conflict = None
+        self._update_dirty()
+        self.post_message(self.Saved(note))
+        if then == CLOSE:
+            self.post_message(self.Closed(note.id))
 
-        question = "This note was changed elsewhere since you opened it. Overwrite it with your version?"
-        self.app.push_screen(Confirm(question, yes="Overwrite"), answer)
+    def _ask(self, conflict: Conflict, then: str) -> None:
+        if isinstance(self.app.screen, ConflictView):
+            return  # one question at a time: the open view already holds this text
+        view = ConflictView(conflict, quitting=then == QUIT)
+
+        def answer(choice: Choice | None) -> None:
+            if choice is None or choice is Choice.BACK:
+                self.notify("Back to editing: your text is still here, not saved yet.")
+                return
+            self._resolve(conflict, choice, QUIT if view.quit_after else then)
+
+        self.app.push_screen(view, answer)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="editor-resolve",
+        exit_on_error=False,
+        description="saving both sides",
+    )
+    def _resolve(self, conflict: Conflict, choice: Choice, then: str) -> None:
+        try:
+            resolved = resolve(self._store, conflict, choice, actor=ACTOR_USER)
+        except ConflictError:  # a third change meanwhile: show the sides as they are now
+            self._met_conflict(conflict.base, conflict.title, conflict.body, then)
+            return
+        self.post_message(self._Resolved(resolved, then))
+
+    @on(_Resolved)
+    def _resolved(self, message: _Resolved) -> None:
+        resolved = message.resolved
+        self._forget_file()
+        self.notify(resolved.message, timeout=10)
+        if self.note is not None and resolved.note.id == self.note.id:
+            self.edit(resolved.note)  # the note as it is now; the person's text is safe elsewhere
+            if resolved.choice is not Choice.KEEP_BOTH:
+                self.post_message(self.Saved(resolved.note))
+        if message.then == CLOSE and self.note is not None:
+            self.post_message(self.Closed(self.note.id))
+        elif message.then == QUIT:
+            self.app.exit()
 
     # Actions -------------------------------------------------------------------------------
     def action_save(self) -> None:
@@ -237,15 +323,7 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
             self.notify("Nothing to save.")
 
     def action_close(self) -> None:
-        self.save(close=True)
-
-    def discard(self) -> None:
-        """Drop unsaved changes and leave (after the person declined to overwrite)."""
-        if self.note is not None:
-            note_id = self.note.id
-            self.note = None
-            self.dirty = False
-            self.post_message(self.Closed(note_id))
+        self.save(then=CLOSE)
 
     def action_external(self) -> None:
         if self.note is not None:
@@ -255,7 +333,8 @@ elsewhere meanwhile, nothing is overwritten without asking, and your text stays 
         """Suspend the app, run ``$EDITOR`` on ``text``, then save the result as the person.
 
         The save is based on ``note``'s ``updated_time``; if the note changed meanwhile it is
-        refused, the text stays in the editor and in the temporary file, and the person is asked.
+        refused, the text stays in the editor and in the temporary file until the person settles
+        the conflict.
         """
         try:
             with self.app.suspend():

@@ -1,0 +1,113 @@
+"""``ConflictView``: a save met a note changed elsewhere; show both sides' changes and ask how to go on.
+
+The focused choice is *Keep both* (the person's text becomes a conflict copy beside the note), so
+``Enter`` never overwrites. *Take theirs* and *Overwrite* need the focus moved to them first; none
+has a letter key, so a key meant for the list or the editor cannot pick one. ``Esc`` (or *Back to
+editing*) dismisses with ``Choice.BACK``: the text stays in the editor, unsaved. ``Ctrl+Q`` (the
+app's quit) while the view is up calls ``keep_and_quit``: the safe default, then the app quits.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from noted.store.conflicts import Choice, Conflict
+
+_BUTTONS = (
+    (Choice.KEEP_BOTH, "Keep both", "primary"),
+    (Choice.THEIRS, "Take theirs", "default"),
+    (Choice.OVERWRITE, "Overwrite", "warning"),
+    (Choice.BACK, "Back to editing", "default"),
+)
+
+
+class ConflictView(ModalScreen[Choice]):
+    """Returns the person's ``Choice`` (``BACK`` for Esc)."""
+
+    CSS_PATH = "conflict.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back to editing", id="conflict.back", tooltip="Keep editing; nothing is saved yet"),
+        Binding("left", "app.focus_previous", "Previous choice", id="conflict.previous", show=False),
+        Binding("right", "app.focus_next", "Next choice", id="conflict.next", show=False),
+    ]  # fmt: skip
+
+    def __init__(self, conflict: Conflict, *, quitting: bool = False) -> None:
+        super().__init__()
+        self.conflict = conflict
+        self.quitting = quitting
+        self.quit_after = False
+        """True when the person chose to quit from here (the caller quits once the text is safe)."""
+
+    def compose(self) -> ComposeResult:
+        theirs, mine = self.conflict.diffs()
+        gone = self.conflict.theirs.is_trashed
+        elsewhere = "moved to the trash" if gone else "changed elsewhere"
+        with Vertical(classes="conflict"):
+            yield Label(
+                f'"{self.conflict.base.title}" was {elsewhere} while you edited it', classes="conflict--title"
+            )
+            yield Label(self._hint(), classes="conflict--hint")
+            with Horizontal(classes="conflict--sides"):
+                yield _Side("Changed elsewhere", theirs, id="conflict-theirs")
+                yield _Side("Your changes", mine, id="conflict-mine")
+            with Horizontal(classes="conflict--buttons"):
+                for choice, label, variant in _BUTTONS:
+                    yield Button(label, id=f"conflict-{choice.value}", variant=variant)  # type: ignore[arg-type]
+
+    def _hint(self) -> str:
+        then = " and quit" if self.quitting else ""
+        return (
+            f"Keep both{then}: your text becomes a conflict copy beside the note. Take theirs: yours goes "
+            "to the note's history. Overwrite: theirs goes to the history. Esc: back to editing."
+        )
+
+    def on_mount(self) -> None:
+        self.query_one(f"#conflict-{Choice.KEEP_BOTH.value}", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(Choice((event.button.id or "").removeprefix("conflict-")))
+
+    def action_back(self) -> None:
+        self.dismiss(Choice.BACK)
+
+    def keep_and_quit(self) -> None:
+        """Keep both, then quit (the app's quit key while this view is up)."""
+        self.quit_after = True
+        self.dismiss(Choice.KEEP_BOTH)
+
+
+class _Side(VerticalScroll):
+    """One side's changes as a coloured unified diff, scrollable when long."""
+
+    def __init__(self, title: str, diff: str, *, id: str) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(classes="conflict--side", id=id)
+        self.border_title = title
+        self._diff = diff
+
+    def compose(self) -> ComposeResult:
+        yield Static(diff_content(self._diff))
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff with added lines in the success colour and removed ones in the error colour."""
+    parts: list[tuple[str, str] | str] = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("+++", "---", "@@")):
+            parts.append((line, "$text-muted"))
+        elif line.startswith("+"):
+            parts.append((line, "$text-success"))
+        elif line.startswith("-"):
+            parts.append((line, "$text-error"))
+        else:
+            parts.append(line)
+    return Content.assemble(*parts)

@@ -1,0 +1,216 @@
+"""Pilot tests of a save meeting a note changed elsewhere: the conflict view, its choices, and the
+keys that must not settle it (moving the list, switching notes, quitting).
+
+The other side is written through a second store on the same database file, as another process
+(``noted edit``, an MCP client) would. Each test asserts what the store holds afterwards, so a
+lost side (the person's text or the other version) fails it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.integration import test_ui_app
+from tests.integration.test_ui_app import Running
+from tests.integration.ui_support import Fixture
+from textual.app import App
+from textual.widgets import Button
+
+from noted.models import NotePatch
+from noted.store.sqlite import SqliteStore
+from noted.ui.dialogs.conflict import ConflictView
+from noted.ui.widgets.note_editor import NoteEditor
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteScroll
+
+running = test_ui_app.running  # the app on the sample profile, as the other Pilot tests run it
+
+THEIRS = "Changed meanwhile. "
+MINE = "Mine. "
+
+
+@contextlib.contextmanager
+def other_process(fixture: Fixture) -> Iterator[SqliteStore]:
+    store = SqliteStore.open(fixture.root / "notes.db", fixture.root / "resources")
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def change_elsewhere(fixture: Fixture) -> None:
+    with other_process(fixture) as store:
+        store.update_note(fixture.release, NotePatch(prepend=THEIRS), actor="mcp:test")
+
+
+async def edit_and_type(running: Running) -> NoteEditor:
+    """Open the first note (Release plan) in the editor and type MINE at its start."""
+    await running.pilot.press("g", "e")
+    editor = running.q(NoteEditor)
+    await running.until(lambda: editor.note is not None and editor.has_focus_within)
+    await running.pilot.press("ctrl+home", *MINE)
+    assert editor.dirty
+    return editor
+
+
+def copies(running: Running, fixture: Fixture) -> list[str]:
+    """The bodies of the conflict copies of Release plan."""
+    store = running.app.services.store
+    metas = store.list_notes()
+    return [store.get_note(m.id).body for m in metas if m.title.startswith("Release plan (conflict copy ")]
+
+
+def bodies_in_history(running: Running, fixture: Fixture) -> list[str]:
+    return [r.body for r in running.app.services.store.note_history(fixture.release)]
+
+
+async def conflict_view(running: Running) -> ConflictView:
+    await running.until(lambda: isinstance(running.app.screen, ConflictView))
+    view = running.app.screen
+    assert isinstance(view, ConflictView)
+    return view
+
+
+async def test_enter_in_the_conflict_view_keeps_both(running: Running, fixture: Fixture) -> None:
+    # Before: the dialog focused Overwrite, so this Enter replaced the other version.
+    editor = await edit_and_type(running)
+    change_elsewhere(fixture)
+    await running.pilot.press("ctrl+s")
+    view = await conflict_view(running)
+    assert running.app.focused is view.query_one("#conflict-keep-both", Button)
+    theirs, mine = view.conflict.diffs()
+    assert f"+{THEIRS}\n" in theirs and f"+{MINE}Plans" in mine
+    await running.pilot.press("enter")
+    await running.until(lambda: len(copies(running, fixture)) == 1)
+    store = running.app.services.store
+    assert store.get_note(fixture.release).body.startswith(THEIRS)
+    (copy,) = copies(running, fixture)
+    assert f"(:/{fixture.release})" in copy and f"\n\n{MINE}Plans for the spring release." in copy
+    copy_meta = next(m for m in store.list_notes() if m.title.startswith("Release plan (conflict"))
+    assert copy_meta.parent_id == fixture.projects  # beside the note, in its notebook
+    await running.until(lambda: not editor.dirty and editor.body_text.startswith(THEIRS))
+
+
+async def test_esc_goes_back_to_editing_and_nothing_reopens(running: Running, fixture: Fixture) -> None:
+    # Before: every Esc reopened the dialog and the only ways out lost a side.
+    editor = await edit_and_type(running)
+    change_elsewhere(fixture)
+    await running.pilot.press("ctrl+s")
+    await conflict_view(running)
+    await running.pilot.press("escape")
+    await running.until(lambda: not isinstance(running.app.screen, ConflictView))
+    await running.pilot.pause(0.3)  # a reopened view would be back by now
+    assert not isinstance(running.app.screen, ConflictView)
+    assert editor.has_focus_within and editor.dirty and editor.body_text.startswith(MINE)
+    assert copies(running, fixture) == []  # nothing was settled
+    assert running.app.services.store.get_note(fixture.release).body.startswith(THEIRS)
+
+
+async def test_take_theirs_puts_the_persons_text_in_history(running: Running, fixture: Fixture) -> None:
+    editor = await edit_and_type(running)
+    change_elsewhere(fixture)
+    await running.pilot.press("ctrl+s")
+    await conflict_view(running)
+    await running.pilot.press("right", "enter")  # Keep both → Take theirs: a deliberate move first
+    await running.until(lambda: not editor.dirty)
+    store = running.app.services.store
+    assert store.get_note(fixture.release).body.startswith(THEIRS) and copies(running, fixture) == []
+    history = bodies_in_history(running, fixture)
+    assert any(b.startswith(f"{MINE}Plans") for b in history)
+    assert history[0].startswith(THEIRS)  # the newest revision is the note as it is
+
+
+async def test_overwrite_keeps_theirs_as_its_own_revision(running: Running, fixture: Fixture) -> None:
+    editor = await edit_and_type(running)
+    change_elsewhere(fixture)
+    await running.pilot.press("ctrl+s")
+    await conflict_view(running)
+    await running.pilot.press("right", "right", "enter")
+    await running.until(lambda: not editor.dirty)
+    assert running.app.services.store.get_note(fixture.release).body.startswith(f"{MINE}Plans")
+    history = bodies_in_history(running, fixture)
+    assert history[0].startswith(f"{MINE}Plans") and history[1].startswith(THEIRS)
+
+
+async def test_moving_the_list_and_enter_never_settle_a_conflict(running: Running, fixture: Fixture) -> None:
+    # Before: moving the list saved again and the next Enter (meant for the list) overwrote.
+    editor = await edit_and_type(running)
+    change_elsewhere(fixture)
+    running.q(NoteList).focus()
+    await running.pilot.press("j", "enter", "j", "enter")
+    await running.pilot.pause(0.3)
+    assert not isinstance(running.app.screen, ConflictView)
+    assert editor.note is not None and editor.note.id == fixture.release
+    assert editor.dirty and editor.body_text.startswith(MINE)
+    assert running.app.services.store.get_note(fixture.release).body.startswith(THEIRS)
+    assert copies(running, fixture) == []
+    # The person can still choose, deliberately, from the editor.
+    editor.query_one("#editor-body").focus()
+    await running.pilot.press("ctrl+s")
+    await conflict_view(running)
+
+
+async def test_quitting_offers_keep_both_and_quits_with_the_text_safe(
+    running: Running, fixture: Fixture
+) -> None:
+    # Before: Ctrl+Q asked "Overwrite?" again and again; no answer both kept the text and quit.
+    await edit_and_type(running)
+    change_elsewhere(fixture)
+    await running.pilot.press("ctrl+q")
+    view = await conflict_view(running)
+    assert running.app.focused is view.query_one("#conflict-keep-both", Button) and view.quitting
+    await running.pilot.press("enter")
+    await running.until(lambda: running.app._exit_renderables is not None and not running.app.is_running)
+    assert len(copies(running, fixture)) == 1 and MINE in copies(running, fixture)[0]
+
+
+async def test_quitting_twice_keeps_both(running: Running, fixture: Fixture) -> None:
+    await edit_and_type(running)
+    change_elsewhere(fixture)
+    await running.pilot.press("ctrl+q")
+    await conflict_view(running)
+    await running.pilot.press("ctrl+q")
+    await running.until(lambda: not running.app.is_running)
+    assert len(copies(running, fixture)) == 1
+
+
+# An "editor" that, while it runs, has another process change the note, then types a line.
+EDITOR = f"""
+import pathlib, sys
+sys.path[:0] = {sys.path!r}
+from noted.models import NotePatch
+from noted.store.sqlite import SqliteStore
+root = pathlib.Path(sys.argv[1])
+store = SqliteStore.open(root / "notes.db", root / "resources")
+store.update_note(sys.argv[2], NotePatch(prepend={THEIRS!r}), actor="mcp:test")
+store.close()
+path = pathlib.Path(sys.argv[-1])
+path.write_text({MINE!r} + path.read_text(encoding="utf-8"), encoding="utf-8")
+"""
+
+
+async def test_external_editor_meeting_a_change_keeps_both(
+    running: Running, fixture: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "editor.py"
+    script.write_text(EDITOR, encoding="utf-8")
+    command = [sys.executable, str(script), str(fixture.root), fixture.release]
+    monkeypatch.setenv("VISUAL", shlex.join(command))
+    # A headless app has no terminal to hand over; the editor itself runs for real.
+    monkeypatch.setattr(App, "suspend", lambda self: contextlib.nullcontext())
+    await running.pilot.press("g", "enter")
+    await running.until(lambda: isinstance(running.app.focused, NoteScroll))
+    await running.pilot.press("E")
+    view = await conflict_view(running)
+    kept = running.q(NoteEditor)._kept_file
+    assert kept is not None and kept.read_text(encoding="utf-8").startswith(MINE)  # safe meanwhile
+    assert running.app.focused is view.query_one("#conflict-keep-both", Button)
+    await running.pilot.press("enter")
+    await running.until(lambda: len(copies(running, fixture)) == 1)
+    assert running.app.services.store.get_note(fixture.release).body.startswith(THEIRS)
+    await running.until(lambda: not kept.exists())  # removed once the text is in the copy
