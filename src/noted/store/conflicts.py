@@ -22,9 +22,13 @@ import difflib
 import enum
 from dataclasses import dataclass
 
-from noted.errors import InvalidInputError, NotFoundError
+from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
 from noted.store.protocol import Store
+
+
+CONFLICTS = "Conflicts"
+"""The notebook that takes a conflict copy whose note's notebook went meanwhile (as Joplin's does)."""
 
 
 class Choice(enum.StrEnum):
@@ -151,18 +155,27 @@ def copy_body(original: Note, body: str, when: int) -> str:
 
 
 def keep_copy(store: Store, original: Note, title: str, body: str, *, actor: str) -> Note:
-    """Save ``title``/``body`` as a conflict copy of ``original``, in its notebook when that is usable."""
+    """Save ``title``/``body`` as a conflict copy of ``original``, in its notebook while that is there."""
     when = now_ms()
     draft = NoteDraft(
         title=copy_title(title or original.title, when),
         body=copy_body(original, body, when),
-        parent_id=original.parent_id,
+        parent_id=_copy_folder(store, original.parent_id, actor),
     )
+    return store.create_note(draft, actor=actor)
+
+
+def _copy_folder(store: Store, parent_id: str, actor: str) -> str:
+    """``parent_id`` when it is a notebook not in the trash, else the top-level ``CONFLICTS`` one."""
     try:
-        return store.create_note(draft, actor=actor)
-    except (NotFoundError, InvalidInputError):
-        # The notebook went (or is in the trash) meanwhile: the default notebook takes the copy.
-        return store.create_note(NoteDraft(title=draft.title, body=draft.body), actor=actor)
+        if not store.get_folder(parent_id).is_trashed:
+            return parent_id
+    except NotFoundError:
+        pass
+    for folder in store.list_folders():
+        if folder.parent_id == "" and folder.title == CONFLICTS:
+            return folder.id
+    return store.create_folder(CONFLICTS, actor=actor).id
 
 
 def _link_text(title: str) -> str:

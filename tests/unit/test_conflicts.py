@@ -1,0 +1,72 @@
+"""``noted.store.conflicts`` on the embedded store: each choice keeps both sides, a third change
+is refused rather than overwritten, and a copy whose notebook went still finds a home."""
+
+from __future__ import annotations
+
+import pytest
+
+from noted.errors import ConflictError
+from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.store.conflicts import CONFLICTS, Choice, Conflict, resolve
+from noted.store.sqlite import SqliteStore
+
+
+def _conflict(store: SqliteStore) -> Conflict:
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    base = store.create_note(
+        NoteDraft(title="Plan", body="one\ntwo\n", parent_id=folder.id), actor=ACTOR_USER
+    )
+    store.update_note(base.id, NotePatch(body="one\ntwo\ntheirs\n"), actor="mcp:x")
+    return Conflict.read(store, base, "Plan", "mine\none\ntwo\n")
+
+
+def test_diffs_show_each_side_against_the_version_opened(store: SqliteStore) -> None:
+    theirs, mine = _conflict(store).diffs()
+    assert "+theirs" in theirs and "mine" not in theirs
+    assert "+mine" in mine and "theirs" not in mine
+
+
+def test_keep_both_makes_a_linked_copy_beside_the_note(store: SqliteStore) -> None:
+    conflict = _conflict(store)
+    resolved = resolve(store, conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
+    assert resolved.copy is not None and resolved.copy.parent_id == conflict.base.parent_id
+    assert resolved.copy.title.startswith("Plan (conflict copy ")
+    assert (
+        resolved.copy.body.endswith("\n\nmine\none\ntwo\n")
+        and f"(:/{conflict.base.id})" in resolved.copy.body
+    )
+    assert store.get_note(conflict.base.id).body == "one\ntwo\ntheirs\n"
+
+
+def test_a_copy_whose_notebook_is_in_the_trash_goes_to_conflicts(store: SqliteStore) -> None:
+    conflict = _conflict(store)
+    store.trash_folder(conflict.base.parent_id, actor=ACTOR_USER)
+    resolved = resolve(store, conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
+    assert resolved.copy is not None
+    assert store.get_folder(resolved.copy.parent_id).title == CONFLICTS
+
+
+def test_take_theirs_and_overwrite_keep_the_other_side_as_a_revision(store: SqliteStore) -> None:
+    conflict = _conflict(store)
+    theirs = resolve(store, conflict, Choice.THEIRS, actor=ACTOR_USER)
+    bodies = [r.body for r in store.note_history(conflict.base.id)]
+    assert theirs.note.body == "one\ntwo\ntheirs\n" and bodies[:2] == [
+        "one\ntwo\ntheirs\n",
+        "mine\none\ntwo\n",
+    ]
+    again = Conflict.read(store, conflict.base, "Plan", "mine again\n")
+    mine = resolve(store, again, Choice.OVERWRITE, actor=ACTOR_USER)
+    assert mine.note.body == "mine again\n"
+    assert [r.body for r in store.note_history(conflict.base.id)][:2] == [
+        "mine again\n",
+        "one\ntwo\ntheirs\n",
+    ]
+
+
+def test_a_third_change_meanwhile_is_refused_not_overwritten(store: SqliteStore) -> None:
+    conflict = _conflict(store)
+    store.update_note(conflict.base.id, NotePatch(append="third"), actor="mcp:y")
+    for choice in (Choice.OVERWRITE, Choice.THEIRS):
+        with pytest.raises(ConflictError):
+            resolve(store, conflict, choice, actor=ACTOR_USER)
+    assert store.get_note(conflict.base.id).body.endswith("third")
