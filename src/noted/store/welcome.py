@@ -36,7 +36,7 @@ noted show "Start here" --outline     # headings with their section paths
 noted show "Start here" --section 3   # one section, subsections included
 noted create "Call Ana" --todo --due 2030-01-31 --tag calls
 noted edit "Call Ana" --append "- ask about the invoice"
-noted edit "Start here"               # opens $EDITOR; refuses to overwrite a newer version
+noted edit "Start here"               # opens $EDITOR; a change made meanwhile keeps both
 noted history "Start here"            # every revision, and who made it
 noted export ~/notes-backup           # a folder of Markdown files; `noted import` reads one
 ```
