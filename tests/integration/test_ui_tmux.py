@@ -14,6 +14,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -68,11 +69,18 @@ def fixture(tmp_path: Path) -> Fixture:
 
 @pytest.fixture
 def terminal(fixture: Fixture, tmp_path: Path) -> Iterator[Terminal]:
+    with start_terminal(fixture, tmp_path) as term:
+        yield term
+
+
+@contextmanager
+def start_terminal(fixture: Fixture, tmp_path: Path, **extra_env: str) -> Iterator[Terminal]:
+    """``noted`` on the fixture's profile in a new tmux session (120×40), with ``extra_env`` set."""
     socket = f"noted-test-{uuid.uuid4().hex[:8]}"
     env = {
         "TZ": "UTC", "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "NOTED_SEARCH_INDEXER_ENABLED": "false", "NOTED_AI_ENABLED": "false", "TERM": "xterm-256color",
-        "PYTHONPATH": str(ROOT / "src"),
+        "PYTHONPATH": str(ROOT / "src"), **extra_env,
     }  # fmt: skip
     command = " ".join(
         ["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(sys.executable), "-m", "noted",

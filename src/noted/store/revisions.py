@@ -1,9 +1,8 @@
 """Revisions as both stores keep them: when a save joins the last revision, and how a row is stored.
 
 A revision is the state a note was left in by one save. Only the saves of one editing session
-of one process (the app's editor saving again with Ctrl+S, an assistant's turns on the note open
-beside the chat) may update the revision that session wrote last, and only within ``BURST_MS`` of
-it: ``SessionBursts`` remembers, in memory, which revision each session wrote. Every other save
+of one process (the app's editor saving again with Ctrl+S) may update the revision that session
+wrote last, and only within ``BURST_MS`` of it: ``SessionBursts`` remembers, in memory, which revision each session wrote. Every other save
 (another command, another process, another actor, either side of a conflict) adds a row, so every
 version anyone saved stays restorable and "undo what the assistant did" always has a state to go
 back to.

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import enum
 import threading
-import uuid
 from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
@@ -114,8 +113,6 @@ class EditorSession:
         self.edits: list[str] = []
         """What each pending edit did, in order (for an approval prompt or a log)."""
         self.lock = threading.RLock()
-        self.session = f"assistant-editor-{uuid.uuid4().hex}"
-        """The store's editing session: this session's saves of a burst share one revision."""
         self.select(selection)
 
     @classmethod
@@ -191,7 +188,6 @@ class EditorSession:
                     NotePatch(body=self.text),
                     actor=actor,
                     base_updated_time=self.base_updated_time,
-                    session=self.session,
                 )
             except ConflictError:
                 now = store.get_note(self.note_id)
