@@ -41,9 +41,11 @@ def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.
     return Cli(tmp_path / "profile", capsys)
 
 
-def _concurrent_editor(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: str) -> None:
+def _concurrent_editor(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: str, source: str = CONCURRENT
+) -> None:
     script = tmp_path / "editor.py"
-    script.write_text(CONCURRENT, encoding="utf-8")
+    script.write_text(source, encoding="utf-8")
     monkeypatch.setenv("EDITOR", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}")
     for key, value in env_with_src(NOTED_TEST_PROFILE=str(cli.profile), NOTED_TEST_NOTE=note).items():
         monkeypatch.setenv(key, value)
@@ -141,3 +143,25 @@ def test_body_file_meeting_a_change_keeps_both(cli: Cli, tmp_path: Path) -> None
     copy = cli.json("show", answer["copy"]["id"])
     assert copy["body"].endswith("\n\nreplaced through the pipe\n") and f"(:/{note})" in copy["body"]
     assert copy["notebook"] == answer["note"]["notebook"]
+
+
+# Deletes the note for good through another process while "editing", then types a line.
+DELETING = """
+import os, pathlib, subprocess, sys
+noted = [sys.executable, "-m", "noted", "--profile", os.environ["NOTED_TEST_PROFILE"]]
+subprocess.run([*noted, "trash", os.environ["NOTED_TEST_NOTE"]], check=True)
+subprocess.run([*noted, "empty-trash", "--yes"], check=True)
+path = pathlib.Path(sys.argv[-1])
+path.write_text(path.read_text(encoding="utf-8") + "typed in the editor\\n", encoding="utf-8")
+"""
+
+
+def test_editor_on_a_note_deleted_meanwhile_keeps_the_text_as_a_note(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = cli.ok("create", "Doomed", "--body", "base\n").out.strip()
+    _concurrent_editor(cli, tmp_path, monkeypatch, note, DELETING)
+    result = cli("edit", note)
+    assert result.code == EXIT_CONFLICT and "was deleted while you edited it" in result.err
+    (copy,) = [n for n in cli.json("notes") if n["title"].startswith("Doomed (conflict copy ")]
+    assert cli.json("show", copy["id"])["body"].endswith("\n\nbase\ntyped in the editor\n")

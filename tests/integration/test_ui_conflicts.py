@@ -214,3 +214,18 @@ async def test_external_editor_meeting_a_change_keeps_both(
     await running.until(lambda: len(copies(running, fixture)) == 1)
     assert running.app.services.store.get_note(fixture.release).body.startswith(THEIRS)
     await running.until(lambda: not kept.exists())  # removed once the text is in the copy
+
+
+async def test_a_note_deleted_for_good_meanwhile_keeps_the_text_as_a_copy(
+    running: Running, fixture: Fixture
+) -> None:
+    editor = await edit_and_type(running)
+    with other_process(fixture) as store:
+        store.trash_note(fixture.release, actor="mcp:test")
+        store.empty_trash(actor="mcp:test")
+    await running.pilot.press("ctrl+s")
+    await running.until(lambda: len(copies(running, fixture)) == 1)
+    (copy,) = copies(running, fixture)
+    assert f"\n\n{MINE}Plans for the spring release." in copy
+    # The editor now holds the copy, so going on typing edits text that exists.
+    await running.until(lambda: editor.note is not None and editor.note.body == copy and not editor.dirty)

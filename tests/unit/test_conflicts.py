@@ -70,3 +70,10 @@ def test_a_third_change_meanwhile_is_refused_not_overwritten(store: SqliteStore)
         with pytest.raises(ConflictError):
             resolve(store, conflict, choice, actor=ACTOR_USER)
     assert store.get_note(conflict.base.id).body.endswith("third")
+
+
+def test_a_conflict_whose_sides_agree_is_settled(store: SqliteStore) -> None:
+    conflict = _conflict(store)
+    assert not conflict.settled
+    same = Conflict.read(store, conflict.base, "Plan", "one\ntwo\ntheirs\n")  # merged by hand
+    assert same.settled

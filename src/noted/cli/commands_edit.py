@@ -90,8 +90,9 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     base = note.updated_time if body is not None else None
     try:
         updated = store.update_note(note.id, patch, actor=ACTOR_USER, base_updated_time=base)
-    except ConflictError:
-        assert body is not None  # only a replaced body is based on a version
+    except (ConflictError, NotFoundError):
+        if body is None:  # an append to a note deleted meanwhile: nothing typed at length to keep
+            raise
         return _settle(ctx, note, args.title or note.title, body, choice)
     return _emit_note(ctx, updated, f'saved "{updated.title}"')
 
@@ -105,6 +106,8 @@ def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) 
             conflict = Conflict.read(store, base, title, body)
         except NotFoundError:
             break  # deleted for good meanwhile: only a copy can keep the text
+        if conflict.settled:
+            return _emit_note(ctx, conflict.theirs, "no change: the note already says the same")
         try:
             resolved = resolve(store, conflict, choice, actor=ACTOR_USER)
             break
@@ -135,7 +138,12 @@ def _report(ctx: CliContext, base: Note, resolved: Resolved) -> int:
         )
         return code
     changed = f'note "{base.title}" changed while you edited it'
-    if resolved.copy is not None:
+    if resolved.copy is not None and resolved.note.id == resolved.copy.id:
+        copy = resolved.copy
+        ctx.error(
+            f'note "{base.title}" was deleted while you edited it; your text is the new note "{copy.title}" ({copy.id})'
+        )
+    elif resolved.copy is not None:
         copy = resolved.copy
         ctx.error(
             f'{changed}; kept both: your text is the new note "{copy.title}" ({copy.id}); '
@@ -194,7 +202,7 @@ def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
             updated = store.update_note(
                 note.id, NotePatch(body=text), actor=ACTOR_USER, base_updated_time=note.updated_time
             )
-        except ConflictError:
+        except (ConflictError, NotFoundError):  # changed, or deleted for good, meanwhile
             code = _settle(ctx, note, note.title, text, choice)
             path.unlink(missing_ok=True)  # the text is saved (a copy, a revision or the note)
             return code

@@ -26,7 +26,6 @@ from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
 from noted.store.protocol import Store
 
-
 CONFLICTS = "Conflicts"
 """The notebook that takes a conflict copy whose note's notebook went meanwhile (as Joplin's does)."""
 
@@ -64,6 +63,11 @@ class Conflict:
             NotFoundError: the note was deleted for good (``keep_copy`` still saves the text).
         """
         return cls(base, title, body, store.get_note(base.id))
+
+    @property
+    def settled(self) -> bool:
+        """True when both sides hold the same text (the person merged by hand): nothing to choose."""
+        return (self.theirs.title, self.theirs.body) == (self.title, self.body) and not self.theirs.is_trashed
 
     def diffs(self) -> tuple[str, str]:
         """What changed elsewhere and what the person changed, each a unified diff against ``base``."""

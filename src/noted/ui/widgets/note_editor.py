@@ -211,7 +211,7 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
                 saved = store.update_note(
                     note.id, patch, actor=ACTOR_USER, base_updated_time=note.updated_time, session=session
                 )
-            except ConflictError:
+            except (ConflictError, NotFoundError):  # changed, or deleted for good, meanwhile
                 self._met_conflict(note, title, body, then)
                 return CONFLICT
             self.post_message(self._Outcome(SAVED, saved, None, then))
@@ -229,6 +229,9 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
             copy = keep_copy(self._store, base, title, body, actor=ACTOR_USER)
             message = f'The note was deleted meanwhile: your text is saved as "{copy.title}".'
             self.post_message(self._Resolved(Resolved(Choice.KEEP_BOTH, copy, copy, message), then))
+            return
+        if conflict.settled:
+            self.post_message(self._Outcome(SAVED, conflict.theirs, None, then))
             return
         self.post_message(self._Outcome(CONFLICT, None, conflict, then))
 
@@ -308,10 +311,10 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
         resolved = message.resolved
         self._forget_file()
         self.notify(resolved.message, timeout=10)
-        if self.note is not None and resolved.note.id == self.note.id:
-            self.edit(resolved.note)  # the note as it is now; the person's text is safe elsewhere
-            if resolved.choice is not Choice.KEEP_BOTH:
-                self.post_message(self.Saved(resolved.note))
+        # The note as it is now (or the copy, when the note was deleted): the person's text is safe.
+        self.edit(resolved.note)
+        if resolved.choice is not Choice.KEEP_BOTH:
+            self.post_message(self.Saved(resolved.note))
         if message.then == CLOSE and self.note is not None:
             self.post_message(self.Closed(self.note.id))
         elif message.then == QUIT:
