@@ -3,8 +3,9 @@ happens to a note, every version anyone saved is the note's text now or one of i
 and every text kept as a conflict copy is in that copy. On both backends.
 
 The editor session is what the app's editor does (saves based on the version it opened, with an
-editing session, settling a conflict with ``resolve``); the other process is a second store on
-the same profile that saves without a session, as ``noted edit`` or an MCP client does. The only
+editing session, settling a conflict with ``resolve``); the other process is ``noted edit``
+(``--append`` or ``--body-file``), run through the CLI's entry point with its own services on
+the same profile each time, as another shell would. The only
 versions the model lets go are those a later save of the *same* session replaced while no one
 else saved in between: the one collapse the rules allow. A store that folded separate saves into
 one revision (as it did before: one actor, ten minutes) loses a version and fails here.
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 from tests.support.backends import BACKENDS, open_backend
 from tests.support.joplin import shared_server
 
+from noted.cli import main
 from noted.errors import ConflictError
 from noted.models import ACTOR_USER, Note, NoteDraft, NotePatch
 from noted.store.conflicts import Choice, Conflict, resolve
@@ -61,11 +63,36 @@ def other_process(backend: str, root: Path) -> Iterator[Store]:
         store.close()
 
 
+@dataclass
+class Shell:
+    """``noted edit`` on the test's profile, as typed in another shell."""
+
+    backend: str
+    root: Path
+    capsys: pytest.CaptureFixture[str]
+
+    def edit(self, note_id: str, *options: str) -> None:
+        joplin = ("--joplin",) if self.backend == "joplin" else ()
+        self.capsys.readouterr()
+        code = main(["edit", note_id, *options, "--profile", str(self.root), *joplin])
+        assert code == 0, self.capsys.readouterr().err
+
+
 @pytest.fixture(params=BACKENDS)
-def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Store, Store]]:
+def stores(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[tuple[str, Store, Store, Shell]]:
     root = tmp_path / "store"
     with open_backend(request.param, root) as store, other_process(request.param, root) as other:
-        yield request.param, store, other
+        if request.param == "joplin":
+            server = shared_server(root.parent)
+            monkeypatch.setenv("NOTED_JOPLIN_URL", server.url)
+            monkeypatch.setenv("NOTED_JOPLIN_TOKEN", server.token)
+        monkeypatch.setenv("NOTED_SEARCH_INDEXER_ENABLED", "false")
+        yield request.param, store, other, Shell(request.param, root, capsys)
 
 
 @dataclass
@@ -142,9 +169,9 @@ def _check(store: Store, note_id: str, model: Model) -> None:
 )
 @given(steps=STEPS)
 def test_every_saved_version_stays_findable(
-    stores: tuple[str, Store, Store], steps: list[tuple[str, object]]
+    stores: tuple[str, Store, Store, Shell], tmp_path: Path, steps: list[tuple[str, object]]
 ) -> None:
-    backend, store, other = stores
+    backend, store, _, shell = stores
     folder = store.create_folder(f"Prop {uuid.uuid4().hex[:8]}", actor=ACTOR_USER)
     note = store.create_note(NoteDraft(title="Prop", body="v0", parent_id=folder.id), actor=ACTOR_USER)
     model = Model([(note.title, note.body)])
@@ -154,8 +181,13 @@ def test_every_saved_version_stays_findable(
             _type(store, editor, model, arg, n)  # type: ignore[arg-type]
         elif kind == "other":
             _tick(backend)
-            patch = NotePatch(body=f"replaced {n}") if arg else NotePatch(append=f"theirs {n}")
-            model.saved(other.update_note(note.id, patch, actor=ACTOR_USER))
+            if arg:
+                body = tmp_path / "body.md"
+                body.write_text(f"replaced {n}", encoding="utf-8")
+                shell.edit(note.id, "--body-file", str(body))
+            else:
+                shell.edit(note.id, "--append", f"theirs {n}")
+            model.saved(store.get_note(note.id))
         else:
             editor.reopen(store.get_note(note.id))
         _tick(backend)
@@ -169,9 +201,9 @@ def _tick(backend: str) -> None:
         time.sleep(0.002)
 
 
-def test_three_separate_appends_are_three_revisions(stores: tuple[str, Store, Store]) -> None:
+def test_three_separate_appends_are_three_revisions(stores: tuple[str, Store, Store, Shell]) -> None:
     # The issue's case on each backend: before, one actor's saves within ten minutes were one.
-    _, store, other = stores
+    _, store, other, _ = stores
     folder = store.create_folder("Hist", actor=ACTOR_USER)
     note = store.create_note(NoteDraft(title="Hist test", body="v1", parent_id=folder.id), actor=ACTOR_USER)
     for text in ("v2", "v3"):
