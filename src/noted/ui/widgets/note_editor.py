@@ -285,7 +285,9 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
 
         def answer(choice: Choice | None) -> None:
             if choice is None or choice is Choice.BACK:
-                self.notify("Back to editing: your text is still here, not saved yet.")
+                self.notify(
+                    "Back to editing: your text is here, not saved yet. Ctrl+S shows the choices again."
+                )
                 return
             self._resolve(conflict, choice, QUIT if view.quit_after else then)
 
