@@ -100,62 +100,62 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
 def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) -> int:
     """Save the person's text that met a change made meanwhile, as ``choice`` says; never lose it."""
     store = ctx.services.store
-    resolved: Resolved | None = None
     for _ in range(3):  # a fourth writer racing each retry is not worth waiting for: keep both
         try:
             conflict = Conflict.read(store, base, title, body)
-        except NotFoundError:
-            break  # deleted for good meanwhile: only a copy can keep the text
-        if conflict.settled:
-            return _emit_note(ctx, conflict.theirs, "no change: the note already says the same")
-        try:
-            resolved = resolve(store, conflict, choice, actor=ACTOR_USER)
-            break
+            if conflict.settled:
+                return _emit_note(ctx, conflict.theirs, "no change: the note already says the same")
+            return _report(ctx, base, resolve(store, conflict, choice, actor=ACTOR_USER))
         except ConflictError:
             continue
-    if resolved is None:
-        copy = keep_copy(store, base, title, body, actor=ACTOR_USER)
-        resolved = Resolved(Choice.KEEP_BOTH, copy, copy, "")
-    return _report(ctx, base, resolved)
+        except NotFoundError:
+            break  # deleted for good meanwhile: only a copy can keep the text
+    copy = keep_copy(store, base, title, body, actor=ACTOR_USER)
+    try:
+        current = store.get_note(base.id)
+    except NotFoundError:
+        current = copy  # the note is gone: the copy is what there is
+    return _report(ctx, base, Resolved(Choice.KEEP_BOTH, current, copy, ""))
 
 
 def _report(ctx: CliContext, base: Note, resolved: Resolved) -> int:
     code = 0 if resolved.choice is Choice.OVERWRITE else EXIT_CONFLICT
-    if ctx.json:
-        store = ctx.services.store
-        folders = folder_paths(store.list_folders(include_trashed=True))
-
-        def as_json(note: Note) -> render.JsonDict:
-            return render.note_json(note, folders.get(note.parent_id, ""), store.note_tags(note.id))
-
-        copy = resolved.copy
-        ctx.emit(
-            {
-                "conflict": resolved.choice.value,
-                "note": as_json(resolved.note),
-                "copy": None if copy is None else as_json(copy),
-            }
-        )
+    if not ctx.json:
+        if resolved.choice is Choice.OVERWRITE:
+            ctx.out(
+                f'saved "{resolved.note.title}" over a change made meanwhile, which is in `noted history {base.id}`'
+            )
+        else:
+            ctx.error(_conflict_line(base, resolved))
         return code
-    changed = f'note "{base.title}" changed while you edited it'
-    if resolved.copy is not None and resolved.note.id == resolved.copy.id:
-        copy = resolved.copy
-        ctx.error(
-            f'note "{base.title}" was deleted while you edited it; your text is the new note "{copy.title}" ({copy.id})'
-        )
-    elif resolved.copy is not None:
-        copy = resolved.copy
-        ctx.error(
-            f'{changed}; kept both: your text is the new note "{copy.title}" ({copy.id}); '
-            f"compare with: diff <(noted show {base.id}) <(noted show {copy.id})"
-        )
-    elif resolved.choice is Choice.THEIRS:
-        ctx.error(f"{changed}; kept that version, yours is in `noted history {base.id}`")
-    else:
-        ctx.out(
-            f'saved "{resolved.note.title}" over a change made meanwhile, which is in `noted history {base.id}`'
-        )
+    store = ctx.services.store
+    folders = folder_paths(store.list_folders(include_trashed=True))
+
+    def as_json(note: Note) -> render.JsonDict:
+        return render.note_json(note, folders.get(note.parent_id, ""), store.note_tags(note.id))
+
+    copy = resolved.copy
+    ctx.emit(
+        {
+            "conflict": resolved.choice.value,
+            "note": as_json(resolved.note),
+            "copy": None if copy is None else as_json(copy),
+        }
+    )
     return code
+
+
+def _conflict_line(base: Note, resolved: Resolved) -> str:
+    """The one line on stderr for an edit that did not replace the note's text."""
+    copy = resolved.copy
+    if copy is None:
+        return f'note "{base.title}" changed while you edited it; kept that version, yours is in `noted history {base.id}`'
+    if resolved.note.id == copy.id:
+        return f'note "{base.title}" was deleted while you edited it; your text is the new note "{copy.title}" ({copy.id})'
+    return (
+        f'note "{base.title}" changed while you edited it; kept both: your text is the new note '
+        f'"{copy.title}" ({copy.id}); compare with: diff <(noted show {base.id}) <(noted show {copy.id})'
+    )
 
 
 def editor_command() -> list[str]:

@@ -303,7 +303,7 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
     def _resolve(self, conflict: Conflict, choice: Choice, then: str) -> None:
         try:
             resolved = resolve(self._store, conflict, choice, actor=ACTOR_USER)
-        except ConflictError:  # a third change meanwhile: show the sides as they are now
+        except (ConflictError, NotFoundError):  # changed again, or deleted: show (or keep) it as it is now
             self._met_conflict(conflict.base, conflict.title, conflict.body, then)
             return
         self.post_message(self._Resolved(resolved, then))
