@@ -202,3 +202,21 @@ def test_three_separate_appends_are_three_revisions(stores: tuple[str, Store, St
     assert bodies == ["v1\nv2\nv3", "v1\nv2", "v1"]
     oldest = store.note_history(note.id)[-1]
     assert store.restore_revision(oldest.id, actor=ACTOR_USER).body == "v1"
+
+
+def test_overwriting_an_edit_made_in_joplin_keeps_it_as_a_revision(tmp_path: Path) -> None:
+    # Joplin's own app writes without noted: its version must still be a revision once noted's
+    # Overwrite lands, or "theirs is saved as its own revision first" would not hold there.
+    with open_backend("joplin", tmp_path / "store") as store:
+        folder = store.create_folder("Desk", actor=ACTOR_USER)
+        base = store.create_note(
+            NoteDraft(title="Draft", body="first", parent_id=folder.id), actor=ACTOR_USER
+        )
+        shared_server(tmp_path).api("PUT", f"/notes/{base.id}", {"body": "edited in Joplin"})
+        with pytest.raises(ConflictError):
+            store.update_note(
+                base.id, NotePatch(body="mine"), actor=ACTOR_USER, base_updated_time=base.updated_time
+            )
+        conflict = Conflict.read(store, base, base.title, "mine")
+        resolve(store, conflict, Choice.OVERWRITE, actor=ACTOR_USER)
+        assert [r.body for r in store.note_history(base.id)] == ["mine", "edited in Joplin", "first"]
