@@ -254,7 +254,7 @@ def test_unreadable_files_are_refused(cli: Cli, bad: Path) -> None:
     refused(cli, ["import", str(bad)], "cannot read gone.md")
     (bad / "gone.md").unlink()
     (bad / "latin1.md").write_bytes(b"caf\xe9\n")
-    refused(cli, ["import", str(bad)], "latin1.md: not UTF-8 text")
+    refused(cli, ["import", str(bad)], "latin1.md is not valid UTF-8 (line 1, byte 4)")
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from noted.cli import commands_edit, commands_notebooks, commands_transfer, render
-from noted.cli.args import Subparsers, command, read_text_file
+from noted.cli.args import Subparsers, command, read_stdin, read_text_file
 from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_folder, resolve_note
 from noted.errors import InvalidInputError, NotFoundError
@@ -226,7 +226,7 @@ def _body_of(args: argparse.Namespace) -> str:
     if args.body_file is not None:
         return read_text_file(args.body_file)
     if args.stdin == "-":
-        return sys.stdin.read()
+        return read_stdin()
     return ""
 
 
@@ -313,6 +313,11 @@ def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = resolve_note(store, args.note, prefer_trashed=True)
+    if not note.is_trashed:
+        raise NotFoundError(
+            f'"{note.title}" is not in the trash, so there is nothing to restore',
+            hint=f"it is in {notebook_of(store, note.parent_id)}",
+        )
     restored = store.restore_note(note.id, actor=ACTOR_USER)
     return _done(ctx, restored, f'restored "{note.title}" to {notebook_of(store, restored.parent_id)}')
 

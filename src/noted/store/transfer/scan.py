@@ -16,9 +16,11 @@ from urllib.parse import unquote
 
 import yaml
 
-from noted.errors import NotFoundError
+from noted.errors import NotFoundError, NotUtf8Error
 from noted.models import Note, new_id
 from noted.store.protocol import Store
+from noted.store.rules import MAX_TITLE
+from noted.store.transfer.checks import check_note, check_title, check_utf8_name, shown
 from noted.store.transfer.common import (
     EXPORT_MARKER,
     NOTE_SUFFIXES,
@@ -102,7 +104,11 @@ def _read_text(scan: Scan, path: Path) -> str:
     try:
         return data.decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as exc:
-        raise TransferError(f"{scan.rel(path)}: not UTF-8 text (byte {exc.start})") from exc
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise NotUtf8Error(
+            f"{shown(scan.rel(path))} is not valid UTF-8 (line {line}, byte {exc.start + 1}); "
+            "save it as UTF-8 and import again"
+        ) from exc
 
 
 def _read_marker(scan: Scan, path: Path) -> dict[str, object]:
@@ -136,6 +142,7 @@ def _walk(scan: Scan, is_export: bool) -> None:
         for name in sorted(dirnames):
             if name.startswith(".") or (key == "" and name == RESOURCES_DIR):
                 continue
+            check_utf8_name(scan.rel(here / name))
             _check_link(scan, here / name)
             if not (here / name).is_symlink():
                 kept.append(name)
@@ -144,6 +151,7 @@ def _walk(scan: Scan, is_export: bool) -> None:
             path = here / name
             if name.startswith(".") or path.suffix.lower() not in NOTE_SUFFIXES:
                 continue
+            check_utf8_name(scan.rel(path))
             _check_link(scan, path)
             _add_file(scan, path, key)
     used = {f.dir_key for f in scan.files}
@@ -162,13 +170,14 @@ def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
     parent: str | None = key.rsplit("/", 1)[0] if "/" in key else ""
     if key == "" or (parent == "" and is_export):
         parent = None
-    entry = ScanDir(key, Path(key).name if key else scan.root.name, parent)
+    name = Path(key).name if key else scan.root.name
+    entry = ScanDir(key, check_title(name, key or name, what="notebook title", from_name=True), parent)
     marker = scan.root / key / NOTEBOOK_MARKER
     if key and marker.is_file():
         _check_link(scan, marker)
         data = _read_marker(scan, marker)
         title = data.get("title")
-        if isinstance(title, str) and title.strip() and "\n" not in title:
+        if isinstance(title, str) and title.strip() and "\n" not in title and len(title) <= MAX_TITLE:
             entry.title = title.strip()
         marker_id = data.get("id")
         if isinstance(marker_id, str) and is_id(marker_id):
@@ -179,8 +188,9 @@ def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
 def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
     text = _read_text(scan, path)
     rel = scan.rel(path)
-    front, body = parse_note_file(text, rel)
+    front, body = parse_note_file(text, shown(rel))
     title = front.title or path.stem.strip() or "Untitled"
+    check_note(rel, text, front, title, body)
     offset = text[: len(text) - len(body)].count("\n")
     try:
         mtime = int(path.stat().st_mtime * 1000)
@@ -297,6 +307,7 @@ def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
     known = scan.attachments.get(path)
     if known is not None:
         return known.existing_id or known.token
+    check_title(path.name, scan.rel(path), what="attachment title", from_name=True)
     try:
         data = path.read_bytes()
     except OSError as exc:
