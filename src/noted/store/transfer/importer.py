@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import mimetypes
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from noted.errors import NotedError
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
 from noted.store.protocol import Store
 from noted.store.transfer.common import TransferError, tags_by_note
-from noted.store.transfer.scan import Scan, ScanAttachment, ScanFile, scan_folder
+from noted.store.transfer.scan import Progress, Scan, ScanAttachment, ScanFile, scan_folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,10 +147,6 @@ def _apply(
     return "unchanged" if patch is None and not add and not remove else "updated"
 
 
-Progress = Callable[[int, int], None]
-"""Told ``(notes written, notes to write)`` as an import goes."""
-
-
 def import_markdown(store: Store, source: Path, *, progress: Progress | None = None) -> ImportReport:
     """Import every ``.md``, ``.markdown`` and ``.txt`` file under ``source``, all or nothing.
 
@@ -162,7 +157,7 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
         TransferError: the folder cannot be imported as it is; nothing was written.
         NotedError: writing failed (a storage fault); everything written was undone.
     """
-    scan = scan_folder(store, source)
+    scan = scan_folder(store, source, progress=progress)
     warnings = list(scan.warnings)
     written: list[Path] = []
     try:
@@ -203,5 +198,5 @@ def _write_notes(
         body = _final_body(file.body, tokens)
         counts[_apply(store, file, folder_ids[file.dir_key], body, tags, warnings)] += 1
         if progress is not None:
-            progress(done, total)
+            progress("writing", done, total)
     return counts

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -36,6 +37,10 @@ from noted.store.transfer.common import (
     parse_note_file,
     replace_spans,
 )
+
+Progress = Callable[[str, int, int | None], None]
+"""Told ``(phase, done, total)`` as an import goes: ``reading`` files (total unknown), ``checking``
+their links, ``writing`` notes."""
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _ID_IN_NAME = re.compile(r"[0-9a-f]{32}")
@@ -91,6 +96,7 @@ class Scan:
     attachments: dict[Path, ScanAttachment] = field(default_factory=dict)
     by_digest: dict[str, ScanAttachment] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    progress: Progress | None = None
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
@@ -197,6 +203,8 @@ def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
     except OSError as exc:
         raise TransferError(f"cannot read {rel}: {exc.strerror or exc}") from exc
     scan.files.append(ScanFile(path, rel, dir_key, front, title, body, offset, mtime))
+    if scan.progress is not None:
+        scan.progress("reading", len(scan.files), None)
 
 
 def _match_dirs(scan: Scan) -> None:
@@ -253,11 +261,15 @@ def _by_title(
     return None
 
 
-def scan_folder(store: Store, source: Path) -> Scan:
-    """Read and check everything under ``source``; write nothing."""
+def scan_folder(store: Store, source: Path, *, progress: Progress | None = None) -> Scan:
+    """Read and check everything under ``source``; write nothing.
+
+    ``progress``, when given, is told ``("reading", files read, None)`` and then
+    ``("checking", files checked, files)``.
+    """
     if not source.is_dir():
         raise TransferError(f"{source} is not a folder")
-    scan = Scan(store, source.resolve())
+    scan = Scan(store, source.resolve(), progress=progress)
     is_export = (scan.root / EXPORT_MARKER).is_file()
     _walk(scan, is_export)
     if not scan.files:
@@ -265,8 +277,10 @@ def scan_folder(store: Store, source: Path) -> Scan:
     _match_dirs(scan)
     _match_notes(scan)
     paths = {f.path.resolve(): f.note_id for f in scan.files}
-    for file in scan.files:
+    for done, file in enumerate(scan.files, start=1):
         file.body = _rewrite_links(scan, file, paths)
+        if progress is not None:
+            progress("checking", done, len(scan.files))
     return scan
 
 
