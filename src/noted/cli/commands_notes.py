@@ -243,17 +243,19 @@ def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
     body = _body_of(args)
     if not args.title.strip():
         raise InvalidInputError("a note needs a title")
-    parent = resolve_folder(store, args.notebook).id if args.notebook else _default_notebook(store)
-    draft = NoteDraft(
-        title=args.title,
-        body=body,
-        parent_id=parent,
-        is_todo=args.todo or bool(due),
-        todo_due=due,
-        source_url=args.source_url,
-        tags=tuple(t.strip() for t in args.tag if t.strip()),
-    )
-    note = store.create_note(draft, actor=ACTOR_USER)
+    # One transaction: a refused note (a bad title, a full disk) leaves no new default notebook.
+    with store.batch():
+        parent = resolve_folder(store, args.notebook).id if args.notebook else _default_notebook(store)
+        draft = NoteDraft(
+            title=args.title,
+            body=body,
+            parent_id=parent,
+            is_todo=args.todo or bool(due),
+            todo_due=due,
+            source_url=args.source_url,
+            tags=tuple(t.strip() for t in args.tag if t.strip()),
+        )
+        note = store.create_note(draft, actor=ACTOR_USER)
     if ctx.json:
         ctx.emit(render.note_json(note, notebook_of(store, note.parent_id), store.note_tags(note.id)))
     else:
