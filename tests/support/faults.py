@@ -21,7 +21,6 @@ import pytest
 
 from noted.store.sqlite import SqliteStore
 
-
 EXIT = {
     "bad input": 2,
     "folder not writable": 10,
