@@ -172,9 +172,10 @@ def test_round_trip_import_export_reimport_has_no_duplicates(
 def test_export_replaces_a_previous_export(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "out"
     cli.ok("export", str(out))
-    stale = out / "Welcome" / "Stale.md"
-    stale.write_text("old", encoding="utf-8")
-    cli.ok("export", str(out))
+    stale = out / "Welcome" / "Try noted for a week.md"
+    assert stale.is_file()
+    cli.ok("trash", "Try noted for a week")
+    cli.ok("export", str(out))  # every file there is one noted wrote: replaced, the trashed note gone
     assert not stale.exists() and (out / "Welcome" / "Start here.md").is_file()
 
 

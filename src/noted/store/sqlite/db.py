@@ -178,7 +178,7 @@ class Database:
             raise faults.database_read_only(self.path)
         with self._faults():
             if getattr(self._local, "batch", False):
-                with conn:  # apsw: a savepoint, released on success, rolled back on error
+                with self._savepoint(conn):
                     yield conn
                 return
             if not conn.get_autocommit():
@@ -194,6 +194,31 @@ class Database:
                 raise
             else:
                 conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _savepoint(self, conn: apsw.Connection) -> Iterator[None]:
+        """One operation of a batch: undone alone when it fails, the batch going on.
+
+        Not apsw's ``with conn``: after a fault that makes SQLite roll back the whole transaction
+        (a full disk), apsw reports its own lost savepoint instead of the fault itself.
+        """
+        if conn.get_autocommit():
+            raise ProfileError("an earlier fault undid this batch of writes; nothing of it was kept")
+        depth = getattr(self._local, "depth", 0)
+        name = f"noted_{depth}"
+        conn.execute(f"SAVEPOINT {name}")
+        self._local.depth = depth + 1
+        try:
+            yield
+        except BaseException:
+            if not conn.get_autocommit():
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
+            raise
+        else:
+            conn.execute(f"RELEASE {name}")
+        finally:
+            self._local.depth = depth
 
     def _faults(self) -> contextlib.AbstractContextManager[None]:
         return faults.translated(self.path, read_only_folder=self.read_only == "folder")
