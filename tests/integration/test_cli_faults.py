@@ -119,3 +119,12 @@ def test_a_damaged_database_page_says_how_to_recover(profile: Path) -> None:
 def test_a_file_that_is_not_a_database_is_reported_as_damaged(profile: Path) -> None:
     (profile / "notes.db").write_bytes(b"not a database at all " * 200)
     one_line(run_noted(profile, "notes"), EXIT["database damaged"], "not a SQLite database")
+
+
+def test_a_profile_that_cannot_be_created_names_the_folder(tmp_path: Path) -> None:
+    parent = tmp_path / "locked"
+    parent.mkdir()
+    with unwritable(parent):
+        done = run_noted(parent / "profile", "notes")
+    one_line(done, EXIT["folder not writable"], f"cannot create the profile folder {parent / 'profile'}")
+    assert not (parent / "profile").exists()
