@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # Rich is imported when a bar is first drawn: most commands never need it
     from rich.progress import Progress, TaskID
@@ -26,9 +26,13 @@ class LazyProgress:
     Use it as a context manager so the bar is removed when the command ends.
     """
 
-    def __init__(self, *, enabled: bool | None = None, delay_s: float = DELAY_S) -> None:
+    def __init__(
+        self, *, enabled: bool | None = None, delay_s: float = DELAY_S, file: TextIO | None = None
+    ) -> None:
+        """``enabled`` defaults to "stderr is a terminal"; ``file`` (default stderr) is where the bar goes."""
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.delay_s = delay_s
+        self._file = file
         self._start = time.monotonic()
         self._bar: Progress | None = None
         self._task: TaskID | None = None
@@ -48,7 +52,9 @@ class LazyProgress:
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
-                console=Console(stderr=True),
+                console=Console(stderr=True)
+                if self._file is None
+                else Console(file=self._file, force_terminal=True),
                 transient=True,
             )
             self._bar.start()
