@@ -232,6 +232,7 @@ def _faults(s: Sweep) -> None:
         return lambda: None
 
     s.case("noted.log cannot be opened: notes", ["notes"], fault=log_dir, expect_ok=True)
+    _uncreatable_profile(s)
     disk = s.work / "disk"
     disk.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
@@ -269,6 +270,33 @@ def _faults(s: Sweep) -> None:
     p = s.profile()
     (p / "notes.db").write_bytes(b"not a database " * 300)
     _damaged_case(s, p, ["notes"], name="not a SQLite file: notes")
+
+
+def _uncreatable_profile(s: Sweep) -> None:
+    """A new profile in a folder that cannot be written: refused, nothing made."""
+    locked = s.work / "locked"
+    locked.mkdir()
+    undo = _chattr(locked)
+    try:
+        done = s.run(locked / "profile", "notes")
+    finally:
+        undo()
+    err = done.stderr.decode("utf-8", "backslashreplace")
+    lines = err.splitlines()
+    clean = len(lines) == 1 and lines[0].startswith("noted: ") and done.returncode not in (0, 70)
+    lost = (locked / "profile").exists()
+    line = (lines[0] if lines else "(none)")[:150]
+    s.outcomes.append(
+        Outcome(
+            "a new profile in a folder that cannot be written",
+            done.returncode,
+            clean,
+            "Traceback" in err,
+            lost,
+            line,
+        )
+    )
+    print(f"{done.returncode:>3} {'ok ' if clean else 'BAD'} new profile, locked folder: {line}", flush=True)
 
 
 def _damaged_case(s: Sweep, p: Path, args: list[str], name: str | None = None) -> None:

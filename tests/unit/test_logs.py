@@ -13,13 +13,15 @@ from noted.logs import setup_logging
 
 @pytest.fixture(autouse=True)
 def _fresh_logger() -> Iterator[None]:
+    # setup_logging changes the process-wide "noted" logger: put all of it back for later tests
+    # (pytest's caplog needs records to propagate).
     logger = logging.getLogger("noted")
-    saved = list(logger.handlers)
+    saved = list(logger.handlers), logger.propagate, logger.level
     logger.handlers.clear()
     yield
     for handler in logger.handlers:
         handler.close()
-    logger.handlers[:] = saved
+    logger.handlers[:], logger.propagate, logger.level = saved[0], saved[1], saved[2]
 
 
 def test_a_log_that_cannot_be_opened_is_reported_once(
