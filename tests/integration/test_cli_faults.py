@@ -128,3 +128,21 @@ def test_a_profile_that_cannot_be_created_names_the_folder(tmp_path: Path) -> No
         done = run_noted(parent / "profile", "notes")
     one_line(done, EXIT["folder not writable"], f"cannot create the profile folder {parent / 'profile'}")
     assert not (parent / "profile").exists()
+
+
+@pytest.mark.slow
+def test_a_database_held_by_another_process_past_the_timeout_is_named(profile: Path) -> None:
+    # Another writer holds the write lock for longer than the busy timeout (15 s): the write gives
+    # up with its own code instead of an internal error, and nothing of it is kept.
+    import apsw
+
+    before = state(profile)
+    holder = apsw.Connection(str(profile / "notes.db"))
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        done = run_noted(profile, "create", "Late", "--notebook", "Welcome", "--body", "x")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    one_line(done, EXIT["database busy"], "locked too long", "run the command again")
+    assert state(profile) == before

@@ -145,3 +145,11 @@ def test_files_added_to_or_changed_in_an_export_are_kept_unless_forced(profile: 
     assert not (out / "Welcome" / "added.md").exists() and "edited by hand" not in start.read_text(
         encoding="utf-8"
     )
+
+
+def test_force_never_replaces_a_folder_that_is_not_an_export(profile: Path, tmp_path: Path) -> None:
+    target = tmp_path / "home-like"
+    target.mkdir()
+    (target / "thesis.md").write_text("years of work", encoding="utf-8")
+    refused(run_noted(profile, "export", str(target), "--force"), "is not a previous noted export")
+    assert (target / "thesis.md").read_text(encoding="utf-8") == "years of work"

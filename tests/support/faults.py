@@ -27,6 +27,7 @@ EXIT = {
     "database read-only": 11,
     "disk full": 12,
     "database damaged": 13,
+    "database busy": 14,
 }
 """The exit codes the README documents, written out so a test fails if one of them moves."""
 
