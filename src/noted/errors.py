@@ -6,9 +6,16 @@ shown to the person as a short "internal error" line.
     NotedError                    something the person (or the model) can act on
     ├── NotFoundError             an id or title that names nothing
     ├── InvalidInputError         bad arguments, a malformed query, an unreadable file
-    │   └── QueryError            a keyword-search query that does not parse
+    │   ├── QueryError            a keyword-search query that does not parse, or is too long
+    │   └── NotUtf8Error          bytes that are not valid UTF-8 (argv, stdin, a file or its name)
     ├── ConflictError             an update based on a note that has changed since
     ├── ProfileError              the profile folder or its database cannot be used
+    │   └── StorageError          a fault of the disk or the database file (each its own exit code)
+    │       ├── FolderNotWritableError   a folder of the profile that this user may not write
+    │       ├── DatabaseReadOnlyError    notes.db opens only for reading
+    │       ├── DiskFullError            no space left for the database or an attachment
+    │       ├── DatabaseDamagedError     notes.db is corrupt (a damaged page, not SQLite)
+    │       └── DatabaseBusyError        another process held the database past the timeout
     ├── ConfigError               a setting that is unknown or has a bad value
     ├── UnavailableError          a capability that is off or cannot run here (index, extension)
     └── BackendError              a backend (Joplin) that cannot be reached or answered badly
@@ -54,6 +61,34 @@ class ConflictError(NotedError):
 
 class ProfileError(NotedError):
     """The profile folder or its database cannot be opened or used."""
+
+
+class NotUtf8Error(InvalidInputError):
+    """Bytes that should be text and are not valid UTF-8: the message says where they were."""
+
+
+class StorageError(ProfileError):
+    """A fault of the storage under the profile; the front ends give each kind its own exit code."""
+
+
+class FolderNotWritableError(StorageError):
+    """A folder of the profile (the profile itself, ``resources/``) that cannot be written."""
+
+
+class DatabaseReadOnlyError(StorageError):
+    """``notes.db`` can be read but not written (its mode, an immutable flag, a read-only mount)."""
+
+
+class DiskFullError(StorageError):
+    """The disk (or the quota) has no room for the database or an attachment file."""
+
+
+class DatabaseDamagedError(StorageError):
+    """``notes.db`` is damaged: a corrupt page, or not a SQLite database at all."""
+
+
+class DatabaseBusyError(StorageError):
+    """Another process kept the database locked for longer than the busy timeout."""
 
 
 class ConfigError(NotedError):

@@ -5,13 +5,14 @@ Chosen by ``--profile DIR``, else ``NOTED_PROFILE``, else the platform's data fo
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 
-from noted.errors import ProfileError
+from noted.errors import FolderNotWritableError, ProfileError
 
 PROFILE_ENV = "NOTED_PROFILE"
 
@@ -49,8 +50,14 @@ class Profile:
             self.root.mkdir(parents=True, exist_ok=True)
             self.resources_dir.mkdir(exist_ok=True)
         except OSError as exc:
-            raise ProfileError(
-                f"cannot create the profile folder {self.root}: {exc.strerror or exc}",
+            # Denied or read-only: a storage fault with its own exit code, naming the folder.
+            kind = (
+                FolderNotWritableError
+                if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+                else ProfileError
+            )
+            raise kind(
+                f"cannot create the profile folder {exc.filename or self.root}: {exc.strerror or exc}",
                 hint="pick another with --profile DIR or NOTED_PROFILE",
             ) from exc
         if not self.root.is_dir():

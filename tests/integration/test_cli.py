@@ -228,7 +228,7 @@ def test_create_refuses_bad_input(cli: Cli, tmp_path: Path) -> None:
     assert_refused(cli, ["create", "X", "--body", "a", "--body-file", "f"], 2, "give the body once")
     assert_refused(cli, ["create", "X", "--notebook", "Nowhere"], 1, 'no notebook with id or title "Nowhere"')
     (tmp_path / "latin1.md").write_bytes(b"caf\xe9")
-    assert_refused(cli, ["create", "X", "--body-file", str(tmp_path / "latin1.md")], 2, "not UTF-8")
+    assert_refused(cli, ["create", "X", "--body-file", str(tmp_path / "latin1.md")], 2, "is not valid UTF-8")
 
 
 def test_edit_with_options(cli: Cli, tmp_path: Path) -> None:

@@ -172,9 +172,10 @@ def test_round_trip_import_export_reimport_has_no_duplicates(
 def test_export_replaces_a_previous_export(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "out"
     cli.ok("export", str(out))
-    stale = out / "Welcome" / "Stale.md"
-    stale.write_text("old", encoding="utf-8")
-    cli.ok("export", str(out))
+    stale = out / "Welcome" / "Try noted for a week.md"
+    assert stale.is_file()
+    cli.ok("trash", "Try noted for a week")
+    cli.ok("export", str(out))  # every file there is one noted wrote: replaced, the trashed note gone
     assert not stale.exists() and (out / "Welcome" / "Start here.md").is_file()
 
 
@@ -254,7 +255,7 @@ def test_unreadable_files_are_refused(cli: Cli, bad: Path) -> None:
     refused(cli, ["import", str(bad)], "cannot read gone.md")
     (bad / "gone.md").unlink()
     (bad / "latin1.md").write_bytes(b"caf\xe9\n")
-    refused(cli, ["import", str(bad)], "latin1.md: not UTF-8 text")
+    refused(cli, ["import", str(bad)], "latin1.md is not valid UTF-8 (line 1, byte 4)")
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")

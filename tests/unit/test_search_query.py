@@ -201,3 +201,20 @@ def test_bad_filter_values(query: str, message: str) -> None:
     with pytest.raises(QueryError) as caught:
         parse_query(query)
     assert message in str(caught.value)
+
+
+def test_queries_at_the_limits_parse_and_beyond_them_are_refused() -> None:
+    # The limits live in the parser, so the CLI, the app and the MCP tools all get them.
+    from noted.search.query import MAX_QUERY_CHARS, MAX_TERMS, MAX_WORD_CHARS
+
+    assert len(parse_query(" ".join(["tag:x"] * MAX_TERMS)).terms) == MAX_TERMS
+    assert parse_query("a" * MAX_WORD_CHARS).terms[0].text == "a" * MAX_WORD_CHARS
+    assert len(parse_query(" ".join(["w" * 99] * (MAX_QUERY_CHARS // 100))).terms) == MAX_QUERY_CHARS // 100
+    for query, message in (
+        (" ".join(["tag:x"] * (MAX_TERMS + 1)), "too many terms"),
+        ("a" * (MAX_WORD_CHARS + 1), "too long to search for"),
+        ('"' + "ab " * 20 + "b" * (MAX_WORD_CHARS + 1) + '"', "too long to search for"),
+        ("x " * (MAX_QUERY_CHARS // 2 + 1), "too long"),
+    ):
+        with pytest.raises(QueryError, match=message):
+            parse_query(query)

@@ -2,8 +2,9 @@
 
 Each subcommand lives in a module of this package that exposes ``register(subparsers)``; the
 handler it sets as ``func`` takes ``(args, ctx)`` and returns an exit code. Errors of
-``noted.errors`` become one line on stderr and exit 1 (2 for bad input); anything else is a bug,
-logged with its stack to the profile's log file and reported in one line.
+``noted.errors`` become one line on stderr and an exit code of their kind (``exits.py``); a
+storage fault that escapes as an apsw or ``OSError`` is named the same way; anything else is a
+bug, logged with its stack to the profile's log file and reported in one line.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from collections.abc import Sequence
 
 from noted import __version__
 from noted.cli import commands_tui
+from noted.cli.args import check_argv
 from noted.cli.context import CliContext
-from noted.errors import InvalidInputError, NotedError
+from noted.cli.exits import ExitCode, exit_code
+from noted.errors import NotedError
 
 log = logging.getLogger("noted.cli")
 
@@ -88,34 +91,65 @@ def _bare(argv: Sequence[str]) -> argparse.Namespace | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noted`` console script."""
     given = list(sys.argv[1:] if argv is None else argv)
+    try:
+        check_argv(given)
+    except NotedError as exc:
+        print(f"noted: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     args = _bare(given)
     if args is None or not commands_tui.interactive():
         args = build_parser().parse_args(given)
     ctx = CliContext(profile_arg=args.profile, json=args.json, joplin=args.joplin)
     try:
-        func = getattr(args, "func", None)
-        if func is None:
-            if commands_tui.interactive():
-                return commands_tui.run_tui(args, ctx)
-            from noted.cli.commands_notes import summary
-
-            return summary(args, ctx)
-        code: int = func(args, ctx)
-        return code
-    except InvalidInputError as exc:
-        ctx.error(str(exc))
-        return 2
+        return _run(args, ctx)
     except NotedError as exc:
         ctx.error(str(exc))
-        return 1
+        return exit_code(exc)
     except KeyboardInterrupt:
         ctx.error("interrupted")
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
-        return 0
-    except Exception:
-        log.exception("internal error in %s", " ".join(sys.argv))
-        ctx.error(f"internal error; the details are in {ctx.log_path_hint()}")
-        return 70
+        return ExitCode.OK
+    except Exception as exc:
+        return _unexpected(exc, ctx)
     finally:
+        _close(ctx)
+
+
+def _run(args: argparse.Namespace, ctx: CliContext) -> int:
+    func = getattr(args, "func", None)
+    if func is None:
+        if commands_tui.interactive():
+            return commands_tui.run_tui(args, ctx)
+        from noted.cli.commands_notes import summary
+
+        return summary(args, ctx)
+    code: int = func(args, ctx)
+    return code
+
+
+def _unexpected(exc: Exception, ctx: CliContext) -> int:
+    """A storage fault that escaped untranslated gets its own line and code; the rest is a bug."""
+    from noted.store.sqlite.faults import classify
+
+    fault = classify(exc, ctx.db_path_hint())
+    log.log(
+        logging.WARNING if fault else logging.ERROR,
+        "%s in %s",
+        "storage fault" if fault else "internal error",
+        " ".join(sys.argv),
+        exc_info=exc,
+    )
+    if fault is not None:
+        ctx.error(str(fault))
+        return exit_code(fault)
+    ctx.error(f"internal error; the details are in {ctx.log_path_hint()}")
+    return ExitCode.INTERNAL
+
+
+def _close(ctx: CliContext) -> None:
+    """Close the services; a fault while closing (a full disk at checkpoint) is logged, not raised."""
+    try:
         ctx.close()
+    except Exception:
+        log.warning("could not close the profile cleanly", exc_info=True)

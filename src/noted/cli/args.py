@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from noted.cli.context import CliContext
-from noted.errors import InvalidInputError
+from noted.errors import InvalidInputError, NotUtf8Error
 
 Handler = Callable[[argparse.Namespace, CliContext], int]
 Subparsers = Any
@@ -37,13 +38,40 @@ def command(
     return parser
 
 
+def decode_utf8(data: bytes, where: str) -> str:
+    """``data`` as text, or ``NotUtf8Error`` saying ``where`` it came from and at which line and byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise NotUtf8Error(f"{where} is not valid UTF-8 (line {line}, byte {exc.start + 1})") from None
+
+
+def read_stdin() -> str:
+    """All of standard input, strictly UTF-8 (the locale's decoder may pass bad bytes on)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream put in place of stdin (tests, embedding)
+        text = sys.stdin.read()
+        return decode_utf8(text.encode("utf-8", "surrogateescape"), "standard input")
+    return decode_utf8(buffer.read(), "standard input")
+
+
 def read_text_file(path: str) -> str:
     """A UTF-8 text file (``-`` for standard input), or an error naming the file."""
     if path == "-":
-        return sys.stdin.read()
+        return read_stdin()
     try:
-        return Path(path).read_bytes().decode("utf-8-sig")
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InvalidInputError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from exc
+    return decode_utf8(data, path)
+
+
+def check_argv(argv: list[str]) -> None:
+    """Refuse arguments that are not valid UTF-8 (Python hands them over with lone surrogates)."""
+    for position, arg in enumerate(argv, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(arg).decode("ascii", "backslashreplace")
+            raise NotUtf8Error(f'argument {position} ("{shown}") is not valid UTF-8') from None

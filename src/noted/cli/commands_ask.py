@@ -28,7 +28,7 @@ from noted.chat.events import (
     UsageReport,
 )
 from noted.chat.transcripts import Conversation
-from noted.cli.args import Subparsers, command
+from noted.cli.args import Subparsers, command, read_stdin
 from noted.cli.context import CliContext
 from noted.cli.resolve import resolve_note
 from noted.errors import InvalidInputError
@@ -61,7 +61,7 @@ def _conversation(ctx: CliContext, note_id: str, new: bool) -> Conversation:
 
 
 def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
-    question = sys.stdin.read() if args.question == "-" else args.question
+    question = read_stdin() if args.question == "-" else args.question
     if not question.strip():
         raise InvalidInputError("the question is empty")
     services = ctx.services

@@ -20,12 +20,13 @@ from pathlib import Path
 from noted.cli import render
 from noted.cli.args import Subparsers, command, read_text_file
 from noted.cli.context import CliContext
+from noted.cli.exits import ExitCode
 from noted.cli.resolve import folder_paths, resolve_note
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch
 from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 
-EXIT_CONFLICT = 3
+EXIT_CONFLICT = ExitCode.CONFLICT
 """The exit status of an edit that met a change made meanwhile and did not replace it (both kept)."""
 
 

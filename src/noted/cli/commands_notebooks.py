@@ -9,7 +9,7 @@ from noted.cli import render
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_folder
-from noted.errors import InvalidInputError
+from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Folder
 
 
@@ -126,6 +126,10 @@ def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     folder = resolve_folder(store, args.notebook, prefer_trashed=True)
+    if not folder.is_trashed:
+        raise NotFoundError(
+            f'the notebook "{folder.title}" is not in the trash, so there is nothing to restore'
+        )
     store.restore_folder(folder.id, actor=ACTOR_USER)
     return _report(ctx, store.get_folder(folder.id), "restored")
 

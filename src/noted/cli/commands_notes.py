@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from noted.cli import commands_edit, commands_notebooks, commands_transfer, render
-from noted.cli.args import Subparsers, command, read_text_file
+from noted.cli.args import Subparsers, command, read_stdin, read_text_file
 from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_folder, resolve_note
 from noted.errors import InvalidInputError, NotFoundError
@@ -226,7 +226,7 @@ def _body_of(args: argparse.Namespace) -> str:
     if args.body_file is not None:
         return read_text_file(args.body_file)
     if args.stdin == "-":
-        return sys.stdin.read()
+        return read_stdin()
     return ""
 
 
@@ -243,17 +243,19 @@ def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
     body = _body_of(args)
     if not args.title.strip():
         raise InvalidInputError("a note needs a title")
-    parent = resolve_folder(store, args.notebook).id if args.notebook else _default_notebook(store)
-    draft = NoteDraft(
-        title=args.title,
-        body=body,
-        parent_id=parent,
-        is_todo=args.todo or bool(due),
-        todo_due=due,
-        source_url=args.source_url,
-        tags=tuple(t.strip() for t in args.tag if t.strip()),
-    )
-    note = store.create_note(draft, actor=ACTOR_USER)
+    # One transaction: a refused note (a bad title, a full disk) leaves no new default notebook.
+    with store.batch():
+        parent = resolve_folder(store, args.notebook).id if args.notebook else _default_notebook(store)
+        draft = NoteDraft(
+            title=args.title,
+            body=body,
+            parent_id=parent,
+            is_todo=args.todo or bool(due),
+            todo_due=due,
+            source_url=args.source_url,
+            tags=tuple(t.strip() for t in args.tag if t.strip()),
+        )
+        note = store.create_note(draft, actor=ACTOR_USER)
     if ctx.json:
         ctx.emit(render.note_json(note, notebook_of(store, note.parent_id), store.note_tags(note.id)))
     else:
@@ -313,6 +315,11 @@ def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = resolve_note(store, args.note, prefer_trashed=True)
+    if not note.is_trashed:
+        raise NotFoundError(
+            f'"{note.title}" is not in the trash, so there is nothing to restore',
+            hint=f"it is in {notebook_of(store, note.parent_id)}",
+        )
     restored = store.restore_note(note.id, actor=ACTOR_USER)
     return _done(ctx, restored, f'restored "{note.title}" to {notebook_of(store, restored.parent_id)}')
 

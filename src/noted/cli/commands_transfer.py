@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
+from noted.cli.progress import LazyProgress
 from noted.store.transfer import export_markdown, import_markdown
+from noted.store.transfer.checks import shown
 
 
 def register(sub: Subparsers) -> None:
@@ -25,13 +28,21 @@ def register(sub: Subparsers) -> None:
         "export",
         cmd_export,
         "Export every notebook and note (not the trash) as Markdown files with YAML front matter, "
-        "attachments in _resources/. DIR must be new, empty, or a previous export (which is replaced).",
+        "attachments in _resources/. DIR must be new, empty, or a previous export holding only the "
+        "files noted wrote there, unchanged (it is replaced); anything else there is listed and kept.",
     )
     p.add_argument("dir", metavar="DIR", help="the folder to write")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a previous export even if it holds files noted did not write or that changed "
+        "(they are deleted, and listed)",
+    )
 
 
 def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
-    report = import_markdown(ctx.services.store, Path(args.dir).expanduser())
+    with LazyProgress(enabled=sys.stderr.isatty() and not ctx.json) as progress:
+        report = import_markdown(ctx.services.store, Path(args.dir).expanduser(), progress=progress)
     if ctx.json:
         ctx.emit(
             {
@@ -56,7 +67,7 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
-    report = export_markdown(ctx.services.store, Path(args.dir).expanduser())
+    report = export_markdown(ctx.services.store, Path(args.dir).expanduser(), force=args.force)
     if ctx.json:
         ctx.emit(
             {
@@ -64,9 +75,13 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
                 "notebooks": report.notebooks,
                 "notes": report.notes,
                 "resources": report.resources,
+                "removed": [{"path": u.path, "changed": u.changed} for u in report.removed],
             }
         )
         return 0
+    for gone in report.removed:
+        what = "changed since the last export" if gone.changed else "not written by noted"
+        ctx.error(f"--force: deleted {shown(gone.path)} ({what})")
     ctx.out(
         f"exported {report.notes} notes in {report.notebooks} notebooks and "
         f"{report.resources} attachments to {report.target}"

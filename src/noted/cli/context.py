@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from noted.logs import setup_logging
@@ -47,6 +48,13 @@ class CliContext:
 
     def error(self, message: str) -> None:
         print(f"noted: {message}", file=sys.stderr)
+
+    def db_path_hint(self) -> Path | None:
+        """The profile's database, to name in a storage fault (None if the profile itself failed)."""
+        try:
+            return self.profile.db_path
+        except Exception:
+            return None
 
     def log_path_hint(self) -> str:
         try:

@@ -35,6 +35,9 @@ Where noted deliberately differs from Joplin:
   one as due at the epoch, so ``-due:day+7`` would list every undated to-do).
 - ``resource:image`` is read as ``resource:image/*``.
 - The location filters (``latitude:`` …) are not supported: noted keeps no location.
+- A query has limits, so a pasted page or a generated one is refused at once with a clear
+  message rather than run for seconds or fail inside SQLite: at most ``MAX_QUERY_CHARS``
+  characters, ``MAX_TERMS`` terms, and ``MAX_WORD_CHARS`` characters in one searched word.
 """
 
 from __future__ import annotations
@@ -46,6 +49,28 @@ from datetime import datetime
 
 from noted.errors import QueryError
 from noted.search.dates import resolve_date
+
+MAX_QUERY_CHARS = 2_000
+"""The longest query, in characters (a long paragraph; SQLite's own limits are far beyond reach)."""
+MAX_TERMS = 100
+"""The most words, phrases and filters in one query (1,000 ``notebook:`` filters overflow SQLite's
+expression tree; 100 of any kind run in well under a tenth of a second)."""
+MAX_WORD_CHARS = 100
+"""The longest searched word: matching time grows with the square of a word's length (a
+120,000-character word took 10 s), and no real word comes near 100 characters."""
+
+
+def check_query_size(query: str) -> None:
+    """Refuse a query longer than ``MAX_QUERY_CHARS`` (semantic search, which does not parse, too).
+
+    Raises:
+        QueryError: The query is too long.
+    """
+    if len(query) > MAX_QUERY_CHARS:
+        raise QueryError(
+            f"the search query is too long ({len(query):,} characters; at most {MAX_QUERY_CHARS:,})",
+            hint="search for a few words that stand out",
+        )
 
 
 class TextField(enum.StrEnum):
@@ -235,6 +260,12 @@ def _text_term(raw: _Raw, field: TextField) -> TextTerm | None:
     prefix = starred or (not raw.quoted and len(text) > 1)
     if not _has_word(text):
         return None
+    longest = max(text.split(), key=len)
+    if len(longest) > MAX_WORD_CHARS:
+        raise QueryError(
+            f'the word "{longest[:20]}…" is too long to search for ({len(longest):,} characters; '
+            f"at most {MAX_WORD_CHARS} in one word)"
+        )
     if not raw.quoted and "*" in text and not all(c.isalnum() or c == "*" for c in text):
         # A "*" inside "foo.b*r" cannot be one word of the index; treat it as a separator.
         text = text.replace("*", " ")
@@ -299,14 +330,22 @@ def parse_query(query: str, *, now: datetime | None = None) -> Query:
         now: The moment relative dates (``day-1``) count from; default now, local time.
 
     Raises:
-        QueryError: For an empty query, an unknown filter, a bad value or a bad date; the message
-            names the problem.
+        QueryError: For an empty query, an unknown filter, a bad value or a bad date, or a query
+            beyond the limits above; the message names the problem.
     """
     if not query.strip():
         raise QueryError("the search query is empty", hint='type words, "a phrase" or a filter like tag:work')
+    check_query_size(query)
+    raws = _scan(query)
+    if len(raws) > MAX_TERMS:
+        raise QueryError(
+            f"the search query has too many terms ({len(raws):,}; at most {MAX_TERMS} words, phrases "
+            "and filters)",
+            hint="search for a few words that stand out",
+        )
     terms: list[Term] = []
     any_mode = False
-    for raw in _scan(query):
+    for raw in raws:
         if raw.name == "any":
             if raw.negated:
                 raise QueryError('filter "any:" cannot be negated; use any:0 or any:1')

@@ -20,6 +20,7 @@ from noted.embeddings import Embedder
 from noted.errors import InvalidInputError, UnavailableError
 from noted.indexer.vectors import META_MODEL, META_SCHEMA, SCHEMA_VERSION, ChunkMatch, VectorTables, get_meta
 from noted.models import Note
+from noted.search.query import check_query_size
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database
 
@@ -130,6 +131,7 @@ class SemanticSearch:
         """
         if not query.strip():
             raise InvalidInputError("a semantic search needs some text")
+        check_query_size(query)
         try:
             preset = PRESETS["default"][Relevance(relevance)]
         except ValueError:

@@ -8,6 +8,8 @@ from pathlib import PurePath
 from noted.errors import InvalidInputError
 
 MAX_TITLE = 1_000
+MAX_BODY = 50_000_000
+"""The longest note body, in characters, on every backend."""
 _EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
 
 
@@ -19,6 +21,13 @@ def clean_title(title: str, what: str = "title") -> str:
     if len(title) > MAX_TITLE:
         raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
     return title
+
+
+def check_body(body: str) -> str:
+    """``body`` unchanged, or an error when it is longer than ``MAX_BODY``."""
+    if len(body) > MAX_BODY:
+        raise InvalidInputError(f"a note body may have at most {MAX_BODY:,} characters (got {len(body):,})")
+    return body
 
 
 def attachment_name(filename: str) -> str:

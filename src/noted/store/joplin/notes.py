@@ -28,9 +28,8 @@ from noted.store.joplin.client import PAGE_LIMIT
 from noted.store.joplin.sidecar import ACTOR_JOPLIN
 from noted.store.joplin.tags import TagOps
 from noted.store.protocol import NoteOrder
-from noted.store.rules import clean_title
+from noted.store.rules import check_body, clean_title
 
-MAX_BODY = 50_000_000
 RESTORED_FOLDER = "Restored notes"
 
 _ORDER = {
@@ -39,12 +38,6 @@ _ORDER = {
     NoteOrder.TITLE: ("title", "ASC"),
     NoteOrder.ID: ("id", "ASC"),
 }
-
-
-def _check_body(body: str) -> str:
-    if len(body) > MAX_BODY:
-        raise InvalidInputError(f"a note body may have at most {MAX_BODY:,} characters (got {len(body):,})")
-    return body
 
 
 def _sort_key(order: NoteOrder) -> Any:
@@ -129,7 +122,7 @@ class NoteOps(TagOps):
 
     def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
         title = clean_title(draft.title)
-        body = _check_body(draft.body)
+        body = check_body(draft.body)
         if not draft.parent_id:
             raise InvalidInputError("a note needs a notebook")
         self.live_folder(draft.parent_id)
@@ -193,7 +186,7 @@ class NoteOps(TagOps):
             body = body + ("\n" if body and not body.endswith("\n") else "") + patch.append
         payload: dict[str, Any] = {}
         if body != old.body:
-            payload["body"] = _check_body(body)
+            payload["body"] = check_body(body)
         if patch.title is not None:
             payload["title"] = clean_title(patch.title)
         simple = {

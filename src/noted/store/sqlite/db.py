@@ -12,6 +12,7 @@ import contextlib
 import functools
 import importlib.util
 import logging
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from pathlib import Path
 import apsw
 
 from noted.errors import ProfileError
+from noted.store.sqlite import faults
 from noted.store.sqlite.schema import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,16 @@ def _vec_path() -> str:
     return str(Path(spec.origin).parent / "vec0")
 
 
+def _writable(folder: Path) -> bool:
+    """True when a file can be made in ``folder`` (tried, since root ignores permission bits but
+    not an immutable flag or a read-only mount)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
 class Database:
     """The profile's database file, with one apsw connection per thread."""
 
@@ -57,6 +69,9 @@ class Database:
         self._closed = False
         self.vec_error: str | None = None
         """Why sqlite-vec could not be loaded (None when it loaded)."""
+        self.read_only: str | None = None
+        """Why the database opened for reading only: ``"folder"`` (its folder cannot be written, so
+        WAL's side files cannot be made) or ``"file"`` (notes.db itself); None when writable."""
         self._migrate()
 
     # Connections -------------------------------------------------------------------------
@@ -74,19 +89,52 @@ class Database:
 
     def _open(self) -> apsw.Connection:
         try:
-            conn = apsw.Connection(str(self.path))
-            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            # Reading pages through a memory map cuts the CPU of scans (broad searches) 2-4x.
-            conn.execute("PRAGMA mmap_size=268435456")
-            conn.execute("PRAGMA foreign_keys=OFF")
+            with faults.translated(self.path):
+                conn = self._connect()
         except apsw.Error as exc:
             raise ProfileError(
                 f"cannot open the notebook database {self.path}: {exc}",
                 hint="check that the file is a noted database and that you may write to it",
             ) from exc
         self.vec_error = _load_vec(conn)
+        return conn
+
+    def _connect(self) -> apsw.Connection:
+        if not self.path.exists() and not _writable(self.path.parent):
+            raise faults.folder_not_writable(self.path.parent, f"{self.path.name} cannot be created there")
+        conn = apsw.Connection(str(self.path))
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+        except apsw.CantOpenError:
+            conn.close()
+            conn = self._open_read_only()
+        else:
+            if conn.readonly("main"):
+                self.read_only = self.read_only or "file"
+        conn.execute("PRAGMA synchronous=NORMAL")
+        # Reading pages through a memory map cuts the CPU of scans (broad searches) 2-4x.
+        conn.execute("PRAGMA mmap_size=268435456")
+        conn.execute("PRAGMA foreign_keys=OFF")
+        return conn
+
+    def _open_read_only(self) -> apsw.Connection:
+        """A reading connection for a database whose folder cannot be written.
+
+        WAL needs ``-shm`` and ``-wal`` beside the database. When they exist, a read-only open
+        uses them; when they cannot be made either, nothing can have written since the last
+        writer closed (it removes them), so the file can be read as immutable.
+        """
+        self.read_only = "folder"
+        uri = self.path.absolute().as_uri()
+        flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+        conn = apsw.Connection(f"{uri}?mode=ro", flags=flags)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        except apsw.CantOpenError:
+            conn.close()
+            conn = apsw.Connection(f"{uri}?mode=ro&immutable=1", flags=flags)
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         return conn
 
     def close(self) -> None:
@@ -107,34 +155,73 @@ class Database:
         if not conn.get_autocommit():  # nested inside a write or read: reuse it
             yield conn
             return
-        conn.execute("BEGIN DEFERRED")
-        try:
-            yield conn
-        finally:
-            conn.execute("COMMIT")
+        with self._faults():
+            conn.execute("BEGIN DEFERRED")
+            try:
+                yield conn
+            finally:
+                if not conn.get_autocommit():
+                    conn.execute("COMMIT")
 
     @contextlib.contextmanager
     def write(self) -> Iterator[apsw.Connection]:
         """A write transaction that holds the write lock from its first statement.
 
         Inside ``batch()`` it becomes a savepoint of the batch's transaction, so one failed
-        operation is undone alone and the batch goes on.
+        operation is undone alone and the batch goes on. On a database that opened read-only it
+        refuses at once, saying why, rather than after the work that was to be written.
         """
         conn = self.connection()
-        if getattr(self._local, "batch", False):
-            with conn:  # apsw: a savepoint, released on success, rolled back on error
+        if self.read_only == "folder":
+            raise faults.folder_not_writable(self.path.parent, "no file can be made there")
+        if self.read_only == "file":
+            raise faults.database_read_only(self.path)
+        with self._faults():
+            if getattr(self._local, "batch", False):
+                with self._savepoint(conn):
+                    yield conn
+                return
+            if not conn.get_autocommit():
+                raise RuntimeError("write transactions do not nest")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
                 yield conn
-            return
-        if not conn.get_autocommit():
-            raise RuntimeError("write transactions do not nest")
-        conn.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                # SQLite rolls back by itself after some faults (a full disk); a second ROLLBACK
+                # would fail and hide the fault that matters.
+                if not conn.get_autocommit():
+                    conn.execute("ROLLBACK")
+                raise
+            else:
+                conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _savepoint(self, conn: apsw.Connection) -> Iterator[None]:
+        """One operation of a batch: undone alone when it fails, the batch going on.
+
+        Not apsw's ``with conn``: after a fault that makes SQLite roll back the whole transaction
+        (a full disk), apsw reports its own lost savepoint instead of the fault itself.
+        """
+        if conn.get_autocommit():
+            raise ProfileError("an earlier fault undid this batch of writes; nothing of it was kept")
+        depth = getattr(self._local, "depth", 0)
+        name = f"noted_{depth}"
+        conn.execute(f"SAVEPOINT {name}")
+        self._local.depth = depth + 1
         try:
-            yield conn
+            yield
         except BaseException:
-            conn.execute("ROLLBACK")
+            if not conn.get_autocommit():
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
             raise
         else:
-            conn.execute("COMMIT")
+            conn.execute(f"RELEASE {name}")
+        finally:
+            self._local.depth = depth
+
+    def _faults(self) -> contextlib.AbstractContextManager[None]:
+        return faults.translated(self.path, read_only_folder=self.read_only == "folder")
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -152,7 +239,7 @@ class Database:
     # Schema ------------------------------------------------------------------------------
     def _migrate(self) -> None:
         conn = self.connection()
-        try:
+        with self._faults():
             current = self._user_version(conn)
             newest = MIGRATIONS[-1].version
             if current > newest:
@@ -170,8 +257,6 @@ class Database:
                     log.info("migrating %s to schema %d (%s)", self.path, migration.version, migration.name)
                     migration.apply(tx)
                     tx.execute(f"PRAGMA user_version={migration.version}")
-        except apsw.NotADBError as exc:
-            raise ProfileError(f"{self.path} is not a noted database (not SQLite)") from exc
 
     @staticmethod
     def _user_version(conn: apsw.Connection) -> int:

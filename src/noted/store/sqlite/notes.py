@@ -10,7 +10,7 @@ from noted.errors import ConflictError, InvalidInputError
 from noted.markdown import linked_ids
 from noted.models import ChangeType, ItemType, Note, NoteDraft, NoteMeta, NotePatch, new_id, now_ms
 from noted.store.protocol import NoteOrder
-from noted.store.rules import clean_title
+from noted.store.rules import check_body, clean_title
 from noted.store.sqlite.base import (
     META_COLUMNS,
     NOTE_COLUMNS,
@@ -22,7 +22,6 @@ from noted.store.sqlite.base import (
 )
 from noted.store.sqlite.history import HistoryOps
 
-MAX_BODY = 50_000_000
 RESTORED_FOLDER = "Restored notes"
 
 _ORDER = {
@@ -31,12 +30,6 @@ _ORDER = {
     NoteOrder.TITLE: "title COLLATE NOCASE, id",
     NoteOrder.ID: "id",
 }
-
-
-def _check_body(body: str) -> str:
-    if len(body) > MAX_BODY:
-        raise InvalidInputError(f"a note body may have at most {MAX_BODY:,} characters (got {len(body):,})")
-    return body
 
 
 class NoteOps(HistoryOps, StoreBase):
@@ -85,7 +78,7 @@ class NoteOps(HistoryOps, StoreBase):
 
     def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
         title = clean_title(draft.title)
-        body = _check_body(draft.body)
+        body = check_body(draft.body)
         now = now_ms()
         note = Note(
             id=draft.id or new_id(),
@@ -154,7 +147,7 @@ class NoteOps(HistoryOps, StoreBase):
             body = patch.prepend + ("\n" if body and not patch.prepend.endswith("\n") else "") + body
         if patch.append is not None:
             body = body + ("\n" if body and not body.endswith("\n") else "") + patch.append
-        body = _check_body(body)
+        body = check_body(body)
         title = old.title if patch.title is None else clean_title(patch.title)
         # Strictly increasing, so an update based on the old time is always told apart.
         now = max(now_ms(), old.updated_time + 1)

@@ -176,7 +176,7 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
     return text[4 : 4 + end.start()], body[1:] if body.startswith("\n") else body
 
 
-def _key_line(yaml_text: str, key: str) -> int:
+def key_line(yaml_text: str, key: str) -> int:
     """The file line of ``key:`` in front matter starting on line 2 (2 when it cannot be found)."""
     for number, line in enumerate(yaml_text.splitlines(), start=2):
         if re.match(rf"\s*['\"]?{re.escape(key)}['\"]?\s*:", line):
@@ -243,7 +243,7 @@ def parse_note_file(text: str, label: str) -> tuple[FrontMatter, str]:
         try:
             fields[key] = _field(key, value)
         except (ValueError, TypeError, OverflowError) as exc:
-            line = _key_line(yaml_text, str(raw_key))
+            line = key_line(yaml_text, str(raw_key))
             raise TransferError(f'{label}: line {line}: bad value for "{raw_key}": {exc}') from exc
     return FrontMatter(**fields), body  # type: ignore[arg-type]
 

@@ -4,12 +4,14 @@ Notebooks become nested directories (each with a ``.noted-notebook.yml`` holding
 re-import matches it), notes become ``.md`` files with YAML front matter, attachments are copied
 to ``_resources/`` at the root and ``:/id`` links become relative paths. Everything is planned and
 checked first, written to a staging folder beside the target, then moved into place, so a failure
-leaves the target as it was.
+leaves the target as it was. The manifest ``.noted-export.yml`` records every file written with
+its hash (``manifest.py``): a previous export is replaced only when it holds nothing else.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import posixpath
 import shutil
@@ -24,7 +26,6 @@ from noted.models import Folder, Note, Resource, now_ms
 from noted.store.protocol import Store
 from noted.store.transfer.common import (
     EXPORT_MARKER,
-    FORMAT,
     NOTEBOOK_MARKER,
     RESOURCES_DIR,
     TransferError,
@@ -38,6 +39,7 @@ from noted.store.transfer.common import (
     tags_by_note,
     unique_name,
 )
+from noted.store.transfer.manifest import Unknown, file_hash, manifest_text, refusal, unknown_files
 
 _BATCH = 500
 
@@ -50,6 +52,9 @@ class ExportReport:
     notebooks: int
     notes: int
     resources: int
+    removed: tuple[Unknown, ...] = ()
+    """Files of the previous export that noted had not written or that had changed, deleted
+    (or, changed, overwritten) because ``force`` was given."""
 
 
 @dataclass
@@ -62,12 +67,16 @@ class _Plan:
     """Resource id → the resource and its path relative to the target."""
 
 
-def _check_target(target: Path) -> Path:
-    """The resolved target; refuses a file, a foreign non-empty folder, or links that lead out of it."""
+def _check_target(target: Path, force: bool) -> tuple[Path, list[Unknown]]:
+    """The resolved target and the unknown files a forced replacement deletes.
+
+    Refuses a file, a non-empty folder that is no export, a previous export holding files it
+    did not write (unless ``force``), and links that lead out of the target.
+    """
     if not target.exists():
         if target.is_symlink():
             raise TransferError(f"{target} is a broken symbolic link")
-        return target.absolute()
+        return target.absolute(), []
     root = target.resolve()
     if not root.is_dir():
         raise TransferError(f"{target} exists and is not a folder")
@@ -75,7 +84,9 @@ def _check_target(target: Path) -> Path:
         entries = list(root.iterdir())
     except OSError as exc:
         raise TransferError(f"cannot read the folder {target}: {exc.strerror or exc}") from exc
-    if entries and not (root / EXPORT_MARKER).is_file():
+    if not entries:
+        return root, []
+    if not (root / EXPORT_MARKER).is_file():
         raise TransferError(
             f"{target} is not empty and is not a previous noted export; pick an empty or new folder"
         )
@@ -84,7 +95,10 @@ def _check_target(target: Path) -> Path:
             path = Path(dirpath, name)
             if path.is_symlink() and not inside(path, root):
                 raise TransferError(f"{path} is a link that leads outside {target}; refusing to export there")
-    return root
+    unknown = unknown_files(root)
+    if unknown and not force:
+        raise refusal(target, unknown)
+    return root, unknown
 
 
 def _plan_dirs(folders: list[Folder]) -> dict[str, str]:
@@ -168,19 +182,25 @@ def _note_text(note: Note, tags: list[str], own_path: str, plan: _Plan) -> str:
 
 
 def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], plan: _Plan) -> None:
-    marker = {"format": FORMAT, "version": 1, "exported": iso_utc(now_ms())}
-    (stage / EXPORT_MARKER).write_text(dump_yaml(marker), encoding="utf-8")
+    written: dict[str, str] = {}
+
+    def put(rel: str, text: str) -> None:
+        data = text.encode("utf-8")
+        (stage / rel).write_bytes(data)
+        written[rel] = hashlib.sha256(data).hexdigest()
+
     for folder in folders:
         directory = stage / plan.dirs[folder.id]
         directory.mkdir(parents=True, exist_ok=True)
-        meta = {"id": folder.id, "title": folder.title}
-        (directory / NOTEBOOK_MARKER).write_text(dump_yaml(meta), encoding="utf-8")
+        put(
+            posixpath.join(plan.dirs[folder.id], NOTEBOOK_MARKER),
+            dump_yaml({"id": folder.id, "title": folder.title}),
+        )
     tags_of = tags_by_note(store)
     for note in notes:
-        path = stage / plan.files[note.id]
-        path.parent.mkdir(parents=True, exist_ok=True)
+        (stage / plan.files[note.id]).parent.mkdir(parents=True, exist_ok=True)
         tags = sorted(tags_of.get(note.id, []), key=str.casefold)
-        path.write_text(_note_text(note, tags, plan.files[note.id], plan), encoding="utf-8", newline="")
+        put(plan.files[note.id], _note_text(note, tags, plan.files[note.id], plan))
     if plan.resources:
         (stage / RESOURCES_DIR).mkdir(exist_ok=True)
     for resource, rel in plan.resources.values():
@@ -188,6 +208,9 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
             shutil.copyfile(store.resource_path(resource.id), stage / rel)
         except FileNotFoundError:
             (stage / rel).write_bytes(store.read_resource(resource.id))  # raises a clear NotFoundError
+        written[rel] = file_hash(stage / rel)
+    # Last, so a staged folder without its manifest is never taken for a finished export.
+    (stage / EXPORT_MARKER).write_text(manifest_text(iso_utc(now_ms()), written), encoding="utf-8")
 
 
 def _swap(stage: Path, root: Path) -> None:
@@ -210,15 +233,18 @@ def _swap(stage: Path, root: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def export_markdown(store: Store, target: Path) -> ExportReport:
+def export_markdown(store: Store, target: Path, *, force: bool = False) -> ExportReport:
     """Write every notebook and note (not the trash) under ``target``.
 
-    ``target`` must be missing, empty, or a previous noted export (which is replaced).
+    ``target`` must be missing, empty, or a previous noted export holding only the files that
+    export wrote, unchanged (it is replaced). With ``force``, a previous export is replaced
+    whatever else it holds, and the report lists what was deleted.
 
     Raises:
-        TransferError: the target is unusable, or a link inside it leads outside it; nothing is written.
+        TransferError: the target is unusable, holds files noted did not write (without
+            ``force``), or a link inside it leads outside it; nothing is written.
     """
-    root = _check_target(target)
+    root, unknown = _check_target(target, force)
     folders = store.list_folders()
     notes = _all_notes(store)
     plan = _plan(store, folders, notes)
@@ -241,4 +267,4 @@ def export_markdown(store: Store, target: Path) -> ExportReport:
         with contextlib.suppress(OSError):
             if stage.exists():
                 shutil.rmtree(stage)
-    return ExportReport(root, len(folders), len(notes), len(plan.resources))
+    return ExportReport(root, len(folders), len(notes), len(plan.resources), tuple(unknown))

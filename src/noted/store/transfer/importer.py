@@ -1,21 +1,26 @@
 """Import a folder of Markdown files: directories become notebooks, files become notes.
 
-The folder is scanned and checked whole first (``scan.py``), so bad input changes nothing. A
-re-import matches what is already there, a note by its front-matter ``id``, else by notebook and
-title: an unchanged note is left alone, a changed one updated, none duplicated. Everything is
-written with the ``import`` actor.
+The folder is scanned and checked whole first (``scan.py``, ``checks.py``), so bad input
+changes nothing. Then everything is written in one transaction (``Store.batch``): a fault on the
+way (a full disk) undoes it all, and the attachment files written so far are removed, so the
+profile is as it was: no note, notebook, attachment or change-feed row. A re-import matches what
+is already there, a note by its front-matter ``id``, else by notebook and title: an unchanged
+note is left alone, a changed one updated, none duplicated. Everything is written with the
+``import`` actor.
 """
 
 from __future__ import annotations
 
+import contextlib
 import mimetypes
 from dataclasses import dataclass
 from pathlib import Path
 
+from noted.errors import NotedError
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
 from noted.store.protocol import Store
 from noted.store.transfer.common import TransferError, tags_by_note
-from noted.store.transfer.scan import Scan, ScanAttachment, ScanFile, scan_folder
+from noted.store.transfer.scan import Progress, Scan, ScanAttachment, ScanFile, scan_folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +77,11 @@ def _create_folders(store: Store, scan: Scan) -> tuple[dict[str, str], int]:
     return ids, created
 
 
-def _add_attachments(store: Store, scan: Scan) -> dict[str, str]:
-    """Store the new attachments; returns placeholder token → resource id."""
+def _add_attachments(store: Store, scan: Scan, written: list[Path]) -> dict[str, str]:
+    """Store the new attachments; returns placeholder token → resource id.
+
+    Each stored file's path goes into ``written`` at once, so a later failure can remove it.
+    """
     added: dict[str, str] = {}
     unique: dict[str, ScanAttachment] = {
         a.token: a for a in scan.attachments.values() if a.existing_id is None
@@ -85,6 +93,8 @@ def _add_attachments(store: Store, scan: Scan) -> dict[str, str]:
             raise TransferError(f"cannot read {scan.rel(attachment.path)}: {exc.strerror or exc}") from exc
         mime = mimetypes.guess_type(attachment.path.name)[0] or "application/octet-stream"
         resource = store.add_resource(data, filename=attachment.path.name, mime=mime, actor=ACTOR_IMPORT)
+        with contextlib.suppress(NotedError):  # a backend without local files (Joplin) has none
+            written.append(store.resource_path(resource.id))
         added[token] = resource.id
     return added
 
@@ -137,33 +147,31 @@ def _apply(
     return "unchanged" if patch is None and not add and not remove else "updated"
 
 
-BATCH = 500
-"""Notes written per transaction."""
-
-
-def import_markdown(store: Store, source: Path) -> ImportReport:
-    """Import every ``.md``, ``.markdown`` and ``.txt`` file under ``source``.
+def import_markdown(store: Store, source: Path, *, progress: Progress | None = None) -> ImportReport:
+    """Import every ``.md``, ``.markdown`` and ``.txt`` file under ``source``, all or nothing.
 
     A folder written by ``export_markdown`` maps its top directories to top-level notebooks; any
     other folder becomes one notebook named after it, with its sub-folders nested inside.
 
     Raises:
         TransferError: the folder cannot be imported as it is; nothing was written.
+        NotedError: writing failed (a storage fault); everything written was undone.
     """
-    scan = scan_folder(store, source)
+    scan = scan_folder(store, source, progress=progress)
     warnings = list(scan.warnings)
-    folder_ids, folders_created = _create_folders(store, scan)
-    tokens = _add_attachments(store, scan)
-    tags = tags_by_note(store) if any(f.existing for f in scan.files) else {}
-    counts = {"created": 0, "updated": 0, "unchanged": 0}
-    # Batches of notes share one transaction: far faster than one commit a note, and short
-    # enough that another process (the TUI, an MCP server) is never kept waiting long.
-    for start in range(0, len(scan.files), BATCH):
+    written: list[Path] = []
+    try:
+        # One transaction for all of it: a refusal or a fault half-way leaves nothing behind.
+        # Other processes wait for the write lock meanwhile (up to the busy timeout).
         with store.batch():
-            for file in scan.files[start : start + BATCH]:
-                body = _final_body(file.body, tokens)
-                outcome = _apply(store, file, folder_ids[file.dir_key], body, tags, warnings)
-                counts[outcome] += 1
+            folder_ids, folders_created = _create_folders(store, scan)
+            tokens = _add_attachments(store, scan, written)
+            counts = _write_notes(store, scan, folder_ids, tokens, warnings, progress)
+    except BaseException:
+        for path in written:
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+        raise
     return ImportReport(
         scan.root,
         folders_created,
@@ -173,3 +181,22 @@ def import_markdown(store: Store, source: Path) -> ImportReport:
         len(tokens),
         tuple(warnings),
     )
+
+
+def _write_notes(
+    store: Store,
+    scan: Scan,
+    folder_ids: dict[str, str],
+    tokens: dict[str, str],
+    warnings: list[str],
+    progress: Progress | None,
+) -> dict[str, int]:
+    tags = tags_by_note(store) if any(f.existing for f in scan.files) else {}
+    counts = {"created": 0, "updated": 0, "unchanged": 0}
+    total = len(scan.files)
+    for done, file in enumerate(scan.files, start=1):
+        body = _final_body(file.body, tokens)
+        counts[_apply(store, file, folder_ids[file.dir_key], body, tags, warnings)] += 1
+        if progress is not None:
+            progress("writing", done, total)
+    return counts

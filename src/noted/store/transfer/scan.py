@@ -10,15 +10,18 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
 import yaml
 
-from noted.errors import NotFoundError
+from noted.errors import NotFoundError, NotUtf8Error
 from noted.models import Note, new_id
 from noted.store.protocol import Store
+from noted.store.rules import MAX_TITLE
+from noted.store.transfer.checks import check_note, check_title, check_utf8_name, shown
 from noted.store.transfer.common import (
     EXPORT_MARKER,
     NOTE_SUFFIXES,
@@ -34,6 +37,10 @@ from noted.store.transfer.common import (
     parse_note_file,
     replace_spans,
 )
+
+Progress = Callable[[str, int, int | None], None]
+"""Told ``(phase, done, total)`` as an import goes: ``reading`` files (total unknown), ``checking``
+their links, ``writing`` notes."""
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _ID_IN_NAME = re.compile(r"[0-9a-f]{32}")
@@ -89,6 +96,7 @@ class Scan:
     attachments: dict[Path, ScanAttachment] = field(default_factory=dict)
     by_digest: dict[str, ScanAttachment] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    progress: Progress | None = None
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
@@ -102,7 +110,11 @@ def _read_text(scan: Scan, path: Path) -> str:
     try:
         return data.decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as exc:
-        raise TransferError(f"{scan.rel(path)}: not UTF-8 text (byte {exc.start})") from exc
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise NotUtf8Error(
+            f"{shown(scan.rel(path))} is not valid UTF-8 (line {line}, byte {exc.start + 1}); "
+            "save it as UTF-8 and import again"
+        ) from exc
 
 
 def _read_marker(scan: Scan, path: Path) -> dict[str, object]:
@@ -136,6 +148,7 @@ def _walk(scan: Scan, is_export: bool) -> None:
         for name in sorted(dirnames):
             if name.startswith(".") or (key == "" and name == RESOURCES_DIR):
                 continue
+            check_utf8_name(scan.rel(here / name))
             _check_link(scan, here / name)
             if not (here / name).is_symlink():
                 kept.append(name)
@@ -144,6 +157,7 @@ def _walk(scan: Scan, is_export: bool) -> None:
             path = here / name
             if name.startswith(".") or path.suffix.lower() not in NOTE_SUFFIXES:
                 continue
+            check_utf8_name(scan.rel(path))
             _check_link(scan, path)
             _add_file(scan, path, key)
     used = {f.dir_key for f in scan.files}
@@ -162,13 +176,14 @@ def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
     parent: str | None = key.rsplit("/", 1)[0] if "/" in key else ""
     if key == "" or (parent == "" and is_export):
         parent = None
-    entry = ScanDir(key, Path(key).name if key else scan.root.name, parent)
+    name = Path(key).name if key else scan.root.name
+    entry = ScanDir(key, check_title(name, key or name, what="notebook title", from_name=True), parent)
     marker = scan.root / key / NOTEBOOK_MARKER
     if key and marker.is_file():
         _check_link(scan, marker)
         data = _read_marker(scan, marker)
         title = data.get("title")
-        if isinstance(title, str) and title.strip() and "\n" not in title:
+        if isinstance(title, str) and title.strip() and "\n" not in title and len(title) <= MAX_TITLE:
             entry.title = title.strip()
         marker_id = data.get("id")
         if isinstance(marker_id, str) and is_id(marker_id):
@@ -179,14 +194,17 @@ def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
 def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
     text = _read_text(scan, path)
     rel = scan.rel(path)
-    front, body = parse_note_file(text, rel)
+    front, body = parse_note_file(text, shown(rel))
     title = front.title or path.stem.strip() or "Untitled"
+    check_note(rel, text, front, title, body)
     offset = text[: len(text) - len(body)].count("\n")
     try:
         mtime = int(path.stat().st_mtime * 1000)
     except OSError as exc:
         raise TransferError(f"cannot read {rel}: {exc.strerror or exc}") from exc
     scan.files.append(ScanFile(path, rel, dir_key, front, title, body, offset, mtime))
+    if scan.progress is not None:
+        scan.progress("reading", len(scan.files), None)
 
 
 def _match_dirs(scan: Scan) -> None:
@@ -243,11 +261,15 @@ def _by_title(
     return None
 
 
-def scan_folder(store: Store, source: Path) -> Scan:
-    """Read and check everything under ``source``; write nothing."""
+def scan_folder(store: Store, source: Path, *, progress: Progress | None = None) -> Scan:
+    """Read and check everything under ``source``; write nothing.
+
+    ``progress``, when given, is told ``("reading", files read, None)`` and then
+    ``("checking", files checked, files)``.
+    """
     if not source.is_dir():
         raise TransferError(f"{source} is not a folder")
-    scan = Scan(store, source.resolve())
+    scan = Scan(store, source.resolve(), progress=progress)
     is_export = (scan.root / EXPORT_MARKER).is_file()
     _walk(scan, is_export)
     if not scan.files:
@@ -255,8 +277,10 @@ def scan_folder(store: Store, source: Path) -> Scan:
     _match_dirs(scan)
     _match_notes(scan)
     paths = {f.path.resolve(): f.note_id for f in scan.files}
-    for file in scan.files:
+    for done, file in enumerate(scan.files, start=1):
         file.body = _rewrite_links(scan, file, paths)
+        if progress is not None:
+            progress("checking", done, len(scan.files))
     return scan
 
 
@@ -297,6 +321,7 @@ def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
     known = scan.attachments.get(path)
     if known is not None:
         return known.existing_id or known.token
+    check_title(path.name, scan.rel(path), what="attachment title", from_name=True)
     try:
         data = path.read_bytes()
     except OSError as exc:

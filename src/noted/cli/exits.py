@@ -1,0 +1,67 @@
+"""The exit codes of ``noted``, one per kind of outcome a script may want to tell apart.
+
+The scheme (documented in the README's "Exit codes"):
+
+- ``0`` done; ``1`` refused (a note that is not there, nothing to restore…);
+  ``2`` bad input or usage (argparse's own code too), invalid UTF-8 included.
+- ``3`` a save met a note that changed meanwhile (both sides kept); ``4``–``9``: kept for
+  other outcomes of single commands (e.g. an index that is not up to date).
+- ``10``–``19``: storage faults, one code each, so a script can react (free space, fix
+  permissions, restore a backup) without parsing messages.
+- ``70`` internal error (a bug; the stack is in ``noted.log``), as in BSD's ``sysexits.h``;
+  ``130`` interrupted (Ctrl+C), as shells report SIGINT.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from noted.errors import (
+    DatabaseBusyError,
+    DatabaseDamagedError,
+    DatabaseReadOnlyError,
+    DiskFullError,
+    FolderNotWritableError,
+    InvalidInputError,
+    NotedError,
+    StorageError,
+)
+
+
+class ExitCode(enum.IntEnum):
+    """What the process returns."""
+
+    OK = 0
+    REFUSED = 1
+    BAD_INPUT = 2
+    CONFLICT = 3
+    """``noted edit`` met a note that changed meanwhile and kept both sides."""
+    FOLDER_NOT_WRITABLE = 10
+    DATABASE_READ_ONLY = 11
+    DISK_FULL = 12
+    DATABASE_DAMAGED = 13
+    DATABASE_BUSY = 14
+    STORAGE = 15
+    """Another fault of the disk (an I/O error)."""
+    INTERNAL = 70
+    INTERRUPTED = 130
+
+
+_BY_CLASS: tuple[tuple[type[NotedError], ExitCode], ...] = (
+    (InvalidInputError, ExitCode.BAD_INPUT),
+    (FolderNotWritableError, ExitCode.FOLDER_NOT_WRITABLE),
+    (DatabaseReadOnlyError, ExitCode.DATABASE_READ_ONLY),
+    (DiskFullError, ExitCode.DISK_FULL),
+    (DatabaseDamagedError, ExitCode.DATABASE_DAMAGED),
+    (DatabaseBusyError, ExitCode.DATABASE_BUSY),
+    (StorageError, ExitCode.STORAGE),
+)
+"""Most specific first: the first class ``exc`` is an instance of decides."""
+
+
+def exit_code(exc: NotedError) -> ExitCode:
+    """The code that ends a command which failed with ``exc``."""
+    for cls, code in _BY_CLASS:
+        if isinstance(exc, cls):
+            return code
+    return ExitCode.REFUSED

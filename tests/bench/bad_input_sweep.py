@@ -1,0 +1,369 @@
+"""The bad-input table of issue 15: every bad input and storage fault, run as a real ``noted``.
+
+Not a benchmark: a sweep. For each case it records the exit code, whether stderr was one clean
+line (the log notice of a read-only profile aside), whether a traceback showed, and whether
+anything was lost or changed (the change feed, notes, notebooks, attachment files, files in an
+export folder). Storage faults need root (an immutable flag, a tmpfs).
+
+    PYTHONPATH=src python3 tests/bench/bad_input_sweep.py [--src OTHER/src] [--out table.md]
+
+``--src`` runs another checkout's noted (e.g. the code before a fix) with the same cases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.support.faults import damage, fill, state  # noqa: E402
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@dataclass
+class Outcome:
+    case: str
+    code: int
+    clean: bool
+    traceback: bool
+    lost: bool
+    line: str
+
+
+class Sweep:
+    def __init__(self, src: Path, work: Path) -> None:
+        self.src = src
+        self.work = work
+        self.outcomes: list[Outcome] = []
+        self.n = 0
+
+    def run(
+        self, profile: Path, *args: str, stdin: bytes | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        env = dict(os.environ, PYTHONPATH=str(self.src))
+        return subprocess.run(
+            [sys.executable, "-m", "noted", "--profile", str(profile), *args],
+            input=stdin or b"",
+            capture_output=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+
+    def profile(self) -> Path:
+        self.n += 1
+        root = self.work / f"p{self.n}"
+        self.run(root, "notes")
+        return root
+
+    def case(
+        self,
+        name: str,
+        args: list[str],
+        *,
+        profile: Path | None = None,
+        stdin: bytes | None = None,
+        expect_ok: bool = False,
+        kept: Callable[[], bool] = lambda: True,
+        fault: Callable[[Path], Callable[[], None]] | None = None,
+    ) -> None:
+        profile = profile or self.profile()
+        before = state(profile)
+        undo = fault(profile) if fault else None
+        try:
+            done = self.run(profile, *args, stdin=stdin)
+        finally:
+            if undo:
+                undo()
+        err = done.stderr.decode("utf-8", "backslashreplace")
+        lines = [ln for ln in err.splitlines() if "cannot open the log file" not in ln]
+        traceback = "Traceback" in err
+        clean = (len(lines) == 1 and lines[0].startswith("noted: ")) or (expect_ok and not lines)
+        # "internal error" (70) is no clean refusal, even in one line.
+        clean = clean and not traceback and (done.returncode == 0) == expect_ok and done.returncode != 70
+        try:
+            lost = state(profile) != before or not kept()
+        except Exception:  # the profile cannot even be read back
+            lost = True
+        line = (lines[0] if lines else "(none)")[:150]
+        self.outcomes.append(Outcome(name, done.returncode, clean, traceback, lost, line))
+        print(f"{done.returncode:>3} {'ok ' if clean else 'BAD'} {name}: {line}", flush=True)
+
+
+def _chattr(path: Path) -> Callable[[], None]:
+    """Make ``path`` immutable (root too is refused); return what undoes it."""
+    subprocess.run(["chattr", "+i", str(path)], check=True)
+
+    def undo() -> None:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+    return undo
+
+
+def _vault(root: Path, files: int = 600) -> Path:
+    root.mkdir(parents=True)
+    (root / "pic.png").write_bytes(b"\x89PNG" + bytes(64))
+    (root / "n0001.md").write_text("![p](pic.png)\n", encoding="utf-8")
+    for i in range(2, files + 1):
+        (root / f"n{i:04}.md").write_text(f"note {i}\n", encoding="utf-8")
+    return root
+
+
+def _imports(s: Sweep) -> None:
+    w = s.work
+    v = _vault(w / "v-newline")
+    (v / "n0550\nbad.md").write_text("x", encoding="utf-8")
+    s.case("import: 600 files, a newline in a name past the 500th", ["import", str(v)])
+    v = _vault(w / "v-huge", 3)
+    (v / "huge.md").write_bytes(b"y" * (50 * 1024 * 1024))
+    s.case("import: a 50 MB note", ["import", str(v)])
+    v = _vault(w / "v-name", 3)
+    (v / os.fsdecode(b"bad\xff.md")).write_text("x", encoding="utf-8")
+    s.case("import: a file name that is not UTF-8", ["import", str(v)])
+    v = _vault(w / "v-text", 3)
+    (v / "latin1.md").write_bytes(b"caf\xe9\n")
+    s.case("import: file contents that are not UTF-8", ["import", str(v)])
+    v = _vault(w / "v-tag", 3)
+    (v / "t.md").write_text('---\ntags: ["a\\nb"]\n---\nx\n', encoding="utf-8")
+    s.case("import: a tag with a newline in front matter", ["import", str(v)])
+    v = _vault(w / "v-title", 3)
+    (v / "t.md").write_text(f"---\ntitle: {'t' * 1001}\n---\nx\n", encoding="utf-8")
+    s.case("import: a 1,001-character title", ["import", str(v)])
+    v = _vault(w / "v-dir", 3)
+    (v / "a\nb").mkdir()
+    (v / "a\nb" / "x.md").write_text("x", encoding="utf-8")
+    s.case("import: a folder name with a newline", ["import", str(v)])
+    v = _vault(w / "v-link", 3)
+    (v / "t.md").write_text("![x](../../etc/passwd)\n", encoding="utf-8")
+    s.case("import: a link leading outside the folder", ["import", str(v)])
+
+
+def _exports(s: Sweep) -> None:
+    target = s.work / "x-empty-manifest"
+    target.mkdir()
+    (target / ".noted-export.yml").write_text("", encoding="utf-8")
+    (target / "precious.txt").write_text("mine", encoding="utf-8")
+    s.case(
+        "export: a folder with only an empty manifest and a file",
+        ["export", str(target)],
+        kept=lambda: (target / "precious.txt").is_file(),
+    )
+    p = s.profile()
+    out = s.work / "x-added"
+    s.run(p, "export", str(out))
+    (out / "Welcome" / "added.md").write_text("by hand", encoding="utf-8")
+    s.case(
+        "export: a file added to an earlier export",
+        ["export", str(out)],
+        profile=p,
+        kept=lambda: (out / "Welcome" / "added.md").is_file(),
+    )
+    start = out / "Welcome" / "Start here.md"
+    start.write_text("edited by hand", encoding="utf-8")
+    s.case(
+        "export: a file changed in an earlier export",
+        ["export", str(out)],
+        profile=p,
+        kept=lambda: start.read_text(encoding="utf-8") == "edited by hand",
+    )
+    (s.work / "x-foreign").mkdir()
+    (s.work / "x-foreign" / "keep.txt").write_text("k", encoding="utf-8")
+    s.case(
+        "export: a foreign non-empty folder",
+        ["export", str(s.work / "x-foreign")],
+        kept=lambda: (s.work / "x-foreign" / "keep.txt").is_file(),
+    )
+
+
+def _argv_and_queries(s: Sweep) -> None:
+    latin1 = s.work / "latin1.md"
+    latin1.write_bytes(b"caf\xe9\n")
+    s.case("argv: create $'\\xff\\xfe' --body x", ["create", os.fsdecode(b"\xff\xfe"), "--body", "x"])
+    s.case("argv: search $'tag:\\xff'", ["search", os.fsdecode(b"tag:\xff")])
+    s.case("argv: --body $'caf\\xe9'", ["create", "T", "--body", os.fsdecode(b"caf\xe9")])
+    s.case("stdin: printf '\\xff' | create t -", ["create", "t", "-"], stdin=b"\xff")
+    s.case("--body-file that is not UTF-8", ["create", "T", "--body-file", str(latin1)])
+    s.case("create: a title with a newline (default notebook is new)", ["create", "a\nb", "--body", "x"])
+    s.case("restore: a note not in the trash", ["restore", "Start here"])
+    s.case("notebook restore: a notebook not in the trash", ["notebook", "restore", "Welcome"])
+    s.case("show: an id that names nothing", ["show", "ffffffffffff"])
+    s.case("search: 1,000 notebook: filters", ["search", " ".join(["notebook:x"] * 1000)])
+    s.case("search: 150 tag: filters", ["search", "--mode", "keyword", " ".join(["tag:x"] * 150)])
+    s.case("search: a 120,000-character word", ["search", "a" * 120_000])
+    s.case("search --mode semantic: 120,000 characters", ["search", "--mode", "semantic", "a" * 120_000])
+    s.case("search: a 101-character word", ["search", "--mode", "keyword", "a" * 101])
+
+
+def _faults(s: Sweep) -> None:
+    def folder(p: Path) -> Callable[[], None]:
+        (p / "noted.log").unlink()
+        return _chattr(p)
+
+    s.case("read-only profile folder: notes (a read)", ["notes"], fault=folder, expect_ok=True)
+    s.case(
+        "read-only profile folder: search (a read)",
+        ["search", "--mode", "keyword", "welcome"],
+        fault=lambda p: _chattr(p),
+        expect_ok=True,
+    )
+    s.case("read-only profile folder: create", ["create", "N", "--body", "x"], fault=lambda p: _chattr(p))
+    s.case(
+        "read-only notes.db: notes (a read)",
+        ["notes"],
+        fault=lambda p: _chattr(p / "notes.db"),
+        expect_ok=True,
+    )
+    s.case(
+        "read-only notes.db: create", ["create", "N", "--body", "x"], fault=lambda p: _chattr(p / "notes.db")
+    )
+    s.case("read-only notes.db: trash", ["trash", "Start here"], fault=lambda p: _chattr(p / "notes.db"))
+
+    def log_dir(p: Path) -> Callable[[], None]:
+        (p / "noted.log").unlink()
+        (p / "noted.log").mkdir()
+        return lambda: None
+
+    s.case("noted.log cannot be opened: notes", ["notes"], fault=log_dir, expect_ok=True)
+    _uncreatable_profile(s)
+    disk = s.work / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
+    try:
+        p = disk / "p"
+        s.run(p, "notes")
+        big = s.work / "big.md"
+        big.write_text("word " * 300_000, encoding="utf-8")
+
+        def full(_: Path) -> Callable[[], None]:
+            filler = fill(disk, leave=200_000)
+            return filler.unlink
+
+        s.case(
+            "full disk: create a 1.5 MB note",
+            ["create", "Big", "--body-file", str(big)],
+            profile=p,
+            fault=full,
+        )
+        v = _vault(s.work / "v-full", 400)
+        for f in v.glob("n*.md"):
+            f.write_text("text " * 1000, encoding="utf-8")
+
+        def nearly(_: Path) -> Callable[[], None]:
+            filler = fill(disk, leave=1_200_000)
+            return filler.unlink
+
+        s.case("full disk: import half-way", ["import", str(v)], profile=p, fault=nearly)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+    p = s.profile()
+    damage(p / "notes.db")
+    for args in (["notes"], ["search", "--mode", "keyword", "welcome"], ["create", "X", "--body", "y"]):
+        _damaged_case(s, p, args)
+    p = s.profile()
+    (p / "notes.db").write_bytes(b"not a database " * 300)
+    _damaged_case(s, p, ["notes"], name="not a SQLite file: notes")
+
+
+def _uncreatable_profile(s: Sweep) -> None:
+    """A new profile in a folder that cannot be written: refused, nothing made."""
+    locked = s.work / "locked"
+    locked.mkdir()
+    undo = _chattr(locked)
+    try:
+        done = s.run(locked / "profile", "notes")
+    finally:
+        undo()
+    err = done.stderr.decode("utf-8", "backslashreplace")
+    lines = err.splitlines()
+    clean = len(lines) == 1 and lines[0].startswith("noted: ") and done.returncode not in (0, 70)
+    lost = (locked / "profile").exists()
+    line = (lines[0] if lines else "(none)")[:150]
+    s.outcomes.append(
+        Outcome(
+            "a new profile in a folder that cannot be written",
+            done.returncode,
+            clean,
+            "Traceback" in err,
+            lost,
+            line,
+        )
+    )
+    print(f"{done.returncode:>3} {'ok ' if clean else 'BAD'} new profile, locked folder: {line}", flush=True)
+
+
+def _damaged_case(s: Sweep, p: Path, args: list[str], name: str | None = None) -> None:
+    """A damaged profile cannot be read back, so "lost" means: the file changed."""
+    data = (p / "notes.db").read_bytes()
+    done = s.run(p, *args)
+    err = done.stderr.decode("utf-8", "backslashreplace")
+    lines = err.splitlines()
+    clean = (
+        len(lines) == 1
+        and lines[0].startswith("noted: ")
+        and "Traceback" not in err
+        and done.returncode not in (0, 70)
+    )
+    lost = (p / "notes.db").read_bytes() != data
+    label = name or f"damaged page: {' '.join(args)}"
+    line = (lines[0] if lines else "(none)")[:150]
+    s.outcomes.append(Outcome(label, done.returncode, bool(clean), "Traceback" in err, lost, line))
+    print(f"{done.returncode:>3} {'ok ' if clean else 'BAD'} {label}: {line}", flush=True)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+def table(outcomes: list[Outcome], title: str) -> str:
+    rows = [
+        f"| {_cell(o.case)} | {o.code} | {'yes' if o.clean else 'NO'} | {'YES' if o.traceback else 'no'} | "
+        f"{'YES' if o.lost else 'no'} | {_cell(o.line)} |"
+        for o in outcomes
+    ]
+    clean = sum(o.clean for o in outcomes)
+    tracebacks = sum(o.traceback for o in outcomes)
+    lost = sum(o.lost for o in outcomes)
+    return "\n".join(
+        [
+            f"### {title}",
+            "",
+            f"Inputs tried: {len(outcomes)} · clean (one line, right exit code): {clean} · "
+            f"tracebacks: {tracebacks} · data lost or changed: {lost}",
+            "",
+            "| input | exit | clean | traceback | lost | what noted said (first line) |",
+            "|---|---|---|---|---|---|",
+            *rows,
+            "",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--src", type=Path, default=SRC)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--title", default="noted")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        sweep = Sweep(args.src.resolve(), Path(work))
+        _argv_and_queries(sweep)
+        _imports(sweep)
+        _exports(sweep)
+        if os.geteuid() == 0:
+            _faults(sweep)
+        text = table(sweep.outcomes, args.title)
+    print(text)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

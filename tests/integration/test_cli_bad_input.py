@@ -1,0 +1,96 @@
+"""Bad input on the command line: one line saying what is wrong, exit 2 (1 for a refusal), nothing changed.
+
+Run as real processes, because what is tested is what reaches ``noted`` from the shell: bytes
+in argv and on stdin that are not UTF-8. Before, these ended as "internal error" (exit 70).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.support.cli import env_with_src, run_noted
+from tests.support.faults import EXIT, state
+
+
+@pytest.fixture
+def profile(tmp_path: Path) -> Path:
+    root = tmp_path / "profile"
+    assert run_noted(root, "notes").returncode == 0
+    return root
+
+
+def refused(done: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
+    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("noted: "), done.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def raw(*args: str) -> str:
+    """An argument as the shell passes bytes that are not UTF-8 (``$'\\xff\\xfe'``)."""
+    return os.fsdecode(b"".join(a.encode("latin-1") for a in args))
+
+
+def test_argv_that_is_not_utf8_is_refused(profile: Path) -> None:
+    before = state(profile)
+    refused(
+        run_noted(profile, "create", raw("\xff\xfe"), "--body", "x"), EXIT["bad input"], "is not valid UTF-8"
+    )
+    refused(
+        run_noted(profile, "search", raw("tag:\xff")), EXIT["bad input"], r"tag:\xff", "is not valid UTF-8"
+    )
+    refused(run_noted(profile, "create", "T", "--body", raw("caf\xe9")), EXIT["bad input"], "not valid UTF-8")
+    assert state(profile) == before
+
+
+def test_stdin_that_is_not_utf8_is_refused(profile: Path) -> None:
+    before = state(profile)
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "create", "t", "-"],
+        input=b"ok line\n\xff",
+        capture_output=True,
+        env=env_with_src(),
+        timeout=60,
+        check=False,
+    )
+    text = subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+    refused(text, EXIT["bad input"], "standard input is not valid UTF-8 (line 2, byte 9)")
+    assert state(profile) == before
+
+
+def test_a_refused_create_leaves_no_default_notebook(profile: Path) -> None:
+    # The default notebook "Notes" does not exist yet, so a create would make it first: a
+    # refused create must not leave it behind (it did).
+    before = state(profile)
+    refused(run_noted(profile, "create", "two\nlines", "--body", "x"), EXIT["bad input"], "one line")
+    assert state(profile) == before
+
+
+def test_restore_of_a_note_not_in_the_trash_says_so(profile: Path) -> None:
+    before = state(profile)
+    refused(run_noted(profile, "restore", "Start here"), 1, '"Start here" is not in the trash', "Welcome")
+    refused(run_noted(profile, "notebook", "restore", "Welcome"), 1, "is not in the trash")
+    assert state(profile) == before
+    assert run_noted(profile, "trash", "Start here").returncode == 0
+    assert run_noted(profile, "restore", "Start here").returncode == 0  # from the trash it works
+
+
+@pytest.mark.parametrize(
+    ("query", "fragment"),
+    [
+        (" ".join(["notebook:x"] * 1_000), "too long (10,999 characters; at most 2,000)"),
+        (" ".join(["tag:x"] * 150), "too many terms (150; at most 100"),
+        ("a" * 120_000, "too long (120,000 characters; at most 2,000)"),
+        ("a" * 101, "too long to search for (101 characters; at most 100 in one word)"),
+    ],
+    ids=["1000-notebook-filters", "150-tag-filters", "120k-word", "101-char-word"],
+)
+def test_over_long_or_complex_queries_are_refused_with_the_limits(
+    profile: Path, query: str, fragment: str
+) -> None:
+    refused(run_noted(profile, "search", "--mode", "keyword", query), EXIT["bad input"], fragment)

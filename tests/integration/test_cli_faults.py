@@ -1,0 +1,148 @@
+"""Storage faults on the command line: one line naming the cause and the remedy, an exit code of
+its own, nothing changed, reads still working where they can; and a log that never crashes noted.
+
+Each fault is real (an immutable flag or mode bits, a full tmpfs, a damaged page), made by
+``tests.support.faults``, and each test runs ``noted`` as a real process. Before these were
+handled every case below ended as "internal error" (exit 70), most with a traceback.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from tests.support.cli import run_noted
+from tests.support.faults import EXIT, damage, fill, small_disk, state, unwritable
+
+
+@pytest.fixture
+def profile(tmp_path: Path) -> Path:
+    """A profile with its welcome notes, created by a first run."""
+    root = tmp_path / "profile"
+    assert run_noted(root, "notes").returncode == 0
+    return root
+
+
+def one_line(done: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
+    """Exit ``code``, and stderr is exactly one ``noted:`` line holding every fragment (no stack)."""
+    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("noted: "), done.stderr
+    assert "Traceback" not in done.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_a_profile_folder_that_cannot_be_written_still_reads_and_refuses_writes(profile: Path) -> None:
+    (profile / "noted.log").unlink()  # so the log has to be created, in a folder that refuses it
+    before = state(profile)
+    with unwritable(profile):
+        listed = run_noted(profile, "notes")
+        found = run_noted(profile, "search", "--mode", "keyword", "welcome")
+        created = run_noted(profile, "create", "New", "--body", "text")
+    # Reads work: the log notice is the one line on stderr, said once, no traceback.
+    assert listed.returncode == 0 and "Start here" in listed.stdout, listed.stderr
+    assert listed.stderr.count("cannot open the log file") == 1 and "Traceback" not in listed.stderr
+    assert found.returncode == 0 and "Start here" in found.stdout, found.stderr
+    # The write is refused naming the folder, with its own code; the log notice comes first.
+    assert created.returncode == EXIT["folder not writable"], created.stderr
+    last = created.stderr.splitlines()[-1]
+    assert f"cannot write in the folder {profile}" in last and "Traceback" not in created.stderr
+    assert state(profile) == before
+
+
+def test_a_read_only_database_still_reads_and_refuses_writes(profile: Path) -> None:
+    before = state(profile)
+    with unwritable(profile / "notes.db"):
+        listed = run_noted(profile, "notes")
+        created = run_noted(profile, "create", "New", "--body", "text")
+        trashed = run_noted(profile, "trash", "Start here")
+    assert listed.returncode == 0 and "Start here" in listed.stdout, listed.stderr
+    one_line(created, EXIT["database read-only"], "notes.db is read-only", "chmod u+w")
+    one_line(trashed, EXIT["database read-only"], "notes.db is read-only")
+    assert state(profile) == before
+
+
+def test_a_log_that_cannot_be_opened_is_reported_once_and_noted_goes_on(profile: Path) -> None:
+    # Works without root: a folder where the log file should be cannot be opened as a file.
+    (profile / "noted.log").unlink()
+    (profile / "noted.log").mkdir()
+    done = run_noted(profile, "create", "Logged", "--body", "x")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("\n") == 1 and "cannot open the log file" in done.stderr, done.stderr
+    assert run_noted(profile, "show", "Logged").returncode == 0
+
+
+def test_a_full_disk_is_named_and_changes_nothing(tmp_path: Path) -> None:
+    with small_disk(tmp_path / "disk", "3m") as disk:
+        profile = disk / "profile"
+        assert run_noted(profile, "notes").returncode == 0
+        before = state(profile)
+        body = tmp_path / "big.md"
+        body.write_text("word " * 200_000, encoding="utf-8")  # 1 MB: more than is left
+        filler = fill(disk, leave=200_000)
+        done = run_noted(profile, "create", "Big", "--body-file", str(body))
+        one_line(done, EXIT["disk full"], f"the disk holding {profile} is full", "free some space")
+        filler.unlink()
+        assert state(profile) == before
+
+
+def test_a_full_disk_during_an_import_leaves_no_note_notebook_or_attachment_file(tmp_path: Path) -> None:
+    source = tmp_path / "Vault"
+    source.mkdir()
+    (source / "pic.png").write_bytes(b"\x89PNG" + bytes(300_000))
+    (source / "a.md").write_text("![p](pic.png)\n", encoding="utf-8")
+    for i in range(400):
+        (source / f"n{i:03}.md").write_text(f"note {i}\n" + "text " * 1_000, encoding="utf-8")
+    with small_disk(tmp_path / "disk", "4m") as disk:
+        profile = disk / "profile"
+        assert run_noted(profile, "notes").returncode == 0
+        before = state(profile)
+        # Room for the attachment and some notes, not for 2 MB of them: the import fails half-way,
+        # after the attachment's file was written (not vacuous: the check alone refuses nothing).
+        filler = fill(disk, leave=1_200_000)
+        done = run_noted(profile, "import", str(source))
+        one_line(done, EXIT["disk full"], "is full")
+        filler.unlink()
+        assert state(profile) == before
+        assert "Vault" not in run_noted(profile, "notebooks").stdout
+
+
+def test_a_damaged_database_page_says_how_to_recover(profile: Path) -> None:
+    damage(profile / "notes.db")
+    for args in (["notes"], ["search", "--mode", "keyword", "welcome"], ["create", "X", "--body", "y"]):
+        done = run_noted(profile, *args)
+        one_line(done, EXIT["database damaged"], "is damaged", "backup", ".recover", "noted export")
+
+
+def test_a_file_that_is_not_a_database_is_reported_as_damaged(profile: Path) -> None:
+    (profile / "notes.db").write_bytes(b"not a database at all " * 200)
+    one_line(run_noted(profile, "notes"), EXIT["database damaged"], "not a SQLite database")
+
+
+def test_a_profile_that_cannot_be_created_names_the_folder(tmp_path: Path) -> None:
+    parent = tmp_path / "locked"
+    parent.mkdir()
+    with unwritable(parent):
+        done = run_noted(parent / "profile", "notes")
+    one_line(done, EXIT["folder not writable"], f"cannot create the profile folder {parent / 'profile'}")
+    assert not (parent / "profile").exists()
+
+
+@pytest.mark.slow
+def test_a_database_held_by_another_process_past_the_timeout_is_named(profile: Path) -> None:
+    # Another writer holds the write lock for longer than the busy timeout (15 s): the write gives
+    # up with its own code instead of an internal error, and nothing of it is kept.
+    import apsw
+
+    before = state(profile)
+    holder = apsw.Connection(str(profile / "notes.db"))
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        done = run_noted(profile, "create", "Late", "--notebook", "Welcome", "--body", "x")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    one_line(done, EXIT["database busy"], "locked too long", "run the command again")
+    assert state(profile) == before
