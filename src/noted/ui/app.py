@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
-from noted.ui import memory, restyle
+from noted.ui import crash, memory, restyle
 from noted.ui.commands import (
     MoveToProvider,
     OpenNoteProvider,
@@ -65,7 +65,7 @@ FOLLOW_SECONDS = 0.25
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
 
 
-class NotedApp(ReportsWorkerFailures, App[None]):
+class NotedApp(ReportsWorkerFailures, crash.LastResort):
     """The terminal notebook."""
 
     # The default screen's own CSS_PATH is not read by Textual (only pushed screens' are), so the
@@ -191,6 +191,25 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         indexer = self.services.indexer
         if indexer is not None:
             indexer.stop(timeout=2.0)
+
+    # Errors nothing caught ---------------------------------------------------------------
+    def crash_report(self, error: BaseException) -> str:
+        """Keep the editor's unsaved text, then say what happened and where to look."""
+        unsaved = self._unsaved()
+        rescued = crash.rescue(self.services.profile.root, unsaved) if unsaved is not None else None
+        return crash.one_line(error, self.services.profile.log_path, rescued)
+
+    def _unsaved(self) -> crash.Unsaved | None:
+        """The editor's text if it is not saved (None too if the app is too broken to say)."""
+        try:
+            editors = self.screen_stack[0].query(NoteEditor) if self.screen_stack else None
+            editor = editors.first() if editors else None
+            if editor is None or editor.note is None or not editor.dirty:
+                return None
+            return crash.Unsaved(editor.note.id, editor.title_text or editor.note.title, editor.body_text)
+        except Exception:  # on the way out after an error: the line must still be shown
+            log.exception("could not read the editor's text after an error")
+            return None
 
     @work(thread=True, exclusive=True, group="follower", exit_on_error=False, description="following changes")
     def follow_changes(self) -> None:
