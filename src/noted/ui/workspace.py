@@ -9,7 +9,8 @@ the screen until a note is opened, then the reader does; Esc goes back.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, Self, cast
+from functools import partial
+from typing import TYPE_CHECKING, ClassVar, Self, TypeVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -21,9 +22,12 @@ from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.models import ACTOR_USER
 from noted.services import Services
+from noted.store.protocol import Store
+from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.widgets.key_bar import KeyBar
@@ -38,6 +42,8 @@ if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when fir
     from noted.ui.chat import ChatPane
     from noted.ui.launch import FirstLook
 
+
+T = TypeVar("T")
 
 READER_TITLE = "Note"
 READER_TITLE_FOCUSED = Content.styled(READER_TITLE, "bold $text-primary")
@@ -309,18 +315,50 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one(NotebookTree).focus()
 
     def action_empty_trash(self) -> None:
+        self.run_worker(
+            self._empty_trash(), group="trash", exit_on_error=False, description="emptying the trash"
+        )
+
+    async def _empty_trash(self) -> None:
+        """Say what the trash holds and ask; erase it only if it still holds just that."""
         store = self.services.store
+        asked = await self._in_thread(partial(trash_contents, store), "reading the trash")
+        if asked is None:
+            return
+        if asked.empty:
+            self.notify("The trash is empty already.")
+            return
+        question = f"Delete {asked} in the trash for good? There is no undo."
+        if not await self.app.push_screen_wait(Confirm(question, yes="Empty trash", no="Keep them")):
+            return
+        emptied = await self._in_thread(partial(_empty_if_unchanged, store, asked), "emptying the trash")
+        if emptied:
+            self.notify(f"Deleted {asked} for good.")
+        elif emptied is False:  # (None: it failed, and the failure has been reported)
+            self.notify(
+                "The trash changed meanwhile, so nothing was deleted. Empty it again to see what it holds.",
+                severity="warning",
+            )
 
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.run_worker(
-                    lambda: store.empty_trash(actor=ACTOR_USER), thread=True, group="trash", exit_on_error=False,
-                    description="emptying the trash",
-                )  # fmt: skip
-
-        self.app.push_screen(Confirm("Delete every note in the trash for good?", yes="Empty trash"), answer)
+    async def _in_thread(self, work: Callable[[], T], description: str) -> T | None:
+        """Run blocking ``work`` in a thread worker; None if it failed (the failure is reported)."""
+        worker = self.run_worker(
+            work, thread=True, group="workspace-io", exit_on_error=False, description=description
+        )
+        try:
+            return await worker.wait()
+        except (WorkerFailed, WorkerCancelled):
+            return None
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""
         notes = self.query_one(NoteList)
         notes.triage.move_to(notes.targets(), folder_id)
+
+
+def _empty_if_unchanged(store: Store, asked: TrashContents) -> bool:
+    """Empty the trash if it holds what the person was told it holds (else write nothing)."""
+    if trash_contents(store) != asked:
+        return False
+    store.empty_trash(actor=ACTOR_USER)
+    return True
