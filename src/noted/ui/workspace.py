@@ -45,6 +45,9 @@ if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when fir
 
 T = TypeVar("T")
 
+_PANES = frozenset({"tree", "notes", "reader", "chat-pane"})
+"""The ids of the panes the layout shows and hides (see workspace.tcss)."""
+
 READER_TITLE = "Note"
 READER_TITLE_FOCUSED = Content.styled(READER_TITLE, "bold $text-primary")
 
@@ -206,12 +209,38 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def set_focus(
         self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
     ) -> None:
+        if widget is not None and widget is not self.focused:
+            self.reveal(widget)  # keys go where the focus is: never to a pane the person cannot see
         super().set_focus(widget, scroll_visible, from_app_focus)
         # In the frame that moves the focus, not one after it: the reader's title (the CSS styles
         # the focused list's and tree's, see workspace.tcss) and the keys the focused pane offers.
         for reader in self.query("#reader"):
             reader.border_title = READER_TITLE_FOCUSED if reader.has_focus_within else READER_TITLE
         self.refresh_bindings()
+
+    # What is on screen ---------------------------------------------------------------------
+    def reveal(self, widget: Widget) -> None:
+        """Change the layout so that the pane holding ``widget`` is on screen.
+
+        Every focus move comes here first, so the focus (and with it every key) never rests in a
+        pane the layout hides: on a narrow screen a move to the list or tree goes back to them,
+        one to the reader opens it, and either closes the chat that covered them.
+        """
+        pane = next((node for node in widget.ancestors_with_self if node.id in _PANES), None)
+        if pane is None:
+            return
+        if pane.id == "chat-pane":
+            self.add_class("-chat")
+            return
+        if pane.id == "tree":
+            self.remove_class("-no-tree")
+        if self.has_class("-narrow"):
+            self.remove_class("-chat")
+            self.reading = pane.id == "reader"
+
+    def shows(self, widget: Widget) -> bool:
+        """Whether ``widget`` is on screen: the layout hides neither it nor a pane that holds it."""
+        return all(node.display for node in widget.ancestors_with_self if node is not self)
 
     def read_ahead(self, note_ids: tuple[str, ...]) -> None:
         """Have the reader read these notes ahead (see ``ReadAhead``)."""
