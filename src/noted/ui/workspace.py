@@ -358,7 +358,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             self.notify("The trash is empty already.")
             return
         question = f"Delete {asked} in the trash for good? There is no undo."
-        if not await self.app.push_screen_wait(Confirm(question, yes="Empty trash", no="Keep them")):
+        keep = "Keep it" if asked.notes + asked.notebooks == 1 else "Keep them"
+        if not await self.app.push_screen_wait(Confirm(question, yes="Empty trash", no=keep)):
             return
         emptied = await self._in_thread(partial(_empty_if_unchanged, store, asked), "emptying the trash")
         if emptied:
