@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
-from textual.command import CommandList, CommandPalette
+from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -104,16 +104,12 @@ async def test_the_palette_offers_no_command_on_a_hidden_pane(pilot: Pilot[None]
     app = _app(pilot)
     await pilot.press("ctrl+t")  # the chat covers the list
     await until(pilot, lambda: app.workspace.chat is not None and app.workspace.chat.has_focus_within)
-    await pilot.press("ctrl+p")
-    await until(pilot, lambda: isinstance(app.screen, CommandPalette))
-    await pilot.press(*"Trash notes")
-    commands = app.screen.query_one(CommandList)
-    await until(pilot, lambda: commands.option_count > 0)  # the search has answered
-    offered = [str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)]
-    # Not vacuous: "Trash notes" acted on the hidden list's highlighted note.
-    assert not any(text.startswith("Trash notes") for text in offered), offered
-    await pilot.press("escape")
-    await until(pilot, lambda: not isinstance(app.screen, CommandPalette))
+    # Not vacuous: both acted on the hidden list's highlighted note.
+    for command in ("Trash notes", "Move to notebook: Home"):
+        offered = await _search(pilot, command)
+        assert not any(text.startswith(command) for text in offered), offered
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, CommandPalette))
     await pilot.press("escape")  # back to the list: now its commands are there
     await _settle(pilot)
     await pilot.press("ctrl+p")
@@ -126,3 +122,25 @@ async def test_the_palette_offers_no_command_on_a_hidden_pane(pilot: Pilot[None]
         return option is not None and str(option.prompt).startswith("Trash notes")
 
     await until(pilot, offered_now)
+
+
+async def _search(pilot: Pilot[None], text: str) -> list[str]:
+    """Type ``text`` in the palette and wait for every provider to answer; what it offers."""
+    app = _app(pilot)
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    palette = app.screen
+    await pilot.press(*text)
+    field = palette.query_one(CommandInput)
+    await until(pilot, lambda: field.value == text)
+    await pilot.pause()
+
+    def answered() -> bool:
+        gathering = CommandPalette._GATHER_COMMANDS_GROUP
+        return not [
+            w for w in app.workers if w.node is palette and w.group == gathering and not w.is_finished
+        ]
+
+    await until(pilot, answered)
+    commands = palette.query_one(CommandList)
+    return [str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)]

@@ -47,6 +47,7 @@ from noted.ui.slots import search_screen, settings_screen
 from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
+from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures
 from noted.ui.workspace import Workspace
@@ -366,6 +367,11 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
 
     def action_empty_trash(self) -> None:
         self.workspace.action_empty_trash()
+
+    def list_shown(self) -> bool:
+        """Whether the note list is on screen (the palette's list commands need it)."""
+        workspace = self.workspace
+        return workspace.shows(workspace.query_one(NoteList))
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id``."""
