@@ -10,11 +10,14 @@ screen as one line.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
 import os
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import ClassVar
@@ -23,6 +26,8 @@ import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.binding import Binding, BindingType
 from textual.command import CommandList, CommandPalette
+from textual.message import Message
+from textual.notifications import Notify
 
 from noted.logs import setup_logging
 from noted.ui.app import NotedApp
@@ -152,3 +157,43 @@ async def test_an_uncaught_error_is_logged_with_its_stack_and_shown_as_one_line(
     (rescued,) = (fixture.root / "rescued").iterdir()
     assert str(rescued) in lines[0]
     assert rescued.read_text(encoding="utf-8").startswith("# Release plan\n\nNot saved yet. Plans for")
+
+
+async def test_an_error_in_a_bare_thread_or_task_is_logged_and_shown_as_one_line(
+    fixture: Fixture, profile_log: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    services = open_services(fixture.root)
+    app = NotedApp(services)
+    seen: list[Message] = []
+    try:
+        async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+            await ready(pilot)
+
+            def in_thread() -> None:
+                raise KeyError("from a thread")
+
+            async def in_task() -> None:
+                raise LookupError("from a task")
+
+            thread = threading.Thread(target=in_thread, name="stray")
+            thread.start()
+            thread.join()
+            task = asyncio.get_running_loop().create_task(in_task())
+            await until(pilot, task.done)
+            del task  # never awaited: the loop reports it once the task is collected
+            gc.collect()
+
+            def notices() -> list[str]:
+                return [m.notification.message for m in seen if isinstance(m, Notify)]
+
+            await until(pilot, lambda: len([n for n in notices() if "failed" in n]) == 2)
+            assert app.is_running  # neither ends the app
+    finally:
+        services.close()
+    log = profile_log.read_text(encoding="utf-8")
+    # Not vacuous: Python printed both tracebacks to stderr, over the screen, and logged nothing.
+    assert "KeyError: 'from a thread'" in log and "LookupError: from a task" in log
+    assert log.count("Traceback (most recent call last)") == 2
+    assert "Traceback" not in capfd.readouterr().err
+    lines = [n for n in notices() if "failed" in n]
+    assert any("stray" in n and "KeyError" in n for n in lines) and all("\n" not in n for n in lines)

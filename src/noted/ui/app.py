@@ -97,6 +97,7 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
         self._unsubscribe: Callable[[], None] | None = None
         self._mcp: EmbeddedMcpServer | None = None
         self._mcp_lock = asyncio.Lock()
+        self._restore_hooks: Callable[[], None] = lambda: None
         self.mcp_status = ""
         """The MCP server's status-bar text (the settings screen shows it too)."""
         found = load_themes((BUNDLED_DIR, *user_theme_dirs(services.settings.path)))
@@ -137,6 +138,7 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
 
     # Life cycle ----------------------------------------------------------------------------
     def on_mount(self) -> None:
+        self._restore_hooks = self.catch_background_errors()
         settings = self.services.settings
         self.set_keymap(dict(settings.get_table("ui.keymap")))
         self._unsubscribe = settings.subscribe(self._settings_touched)
@@ -184,6 +186,7 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
         self.post_message(IndexerStatusChanged(status))  # from the indexer's thread
 
     async def on_unmount(self) -> None:
+        self._restore_hooks()
         self._collector.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()

@@ -8,13 +8,19 @@ saying what happened and where to look.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual.app import App
 from textual.worker import WorkerFailed
+
+from noted.ui.messages import WorkFailed
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +92,34 @@ class LastResort(App[None]):
     def crash_report(self, error: BaseException) -> str:
         """The line shown once the app has closed on ``error`` (called once, for the first)."""
         return f"{type(cause(error)).__name__}: the app stopped on an internal error"
+
+    def catch_background_errors(self) -> Callable[[], None]:
+        """Until the returned function is called, an error that ends a bare thread or an asyncio
+        task of the app's loop (the embedded MCP server's, say) is reported as a failed worker is:
+        its stack to the log, one line on screen. Python would print it over the screen."""
+        loop = asyncio.get_running_loop()
+        loop_handler, thread_hook = loop.get_exception_handler(), threading.excepthook
+
+        def on_loop(_: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            error = context.get("exception")
+            if isinstance(error, BaseException):
+                self.post_message(WorkFailed("A background task", error))
+            else:
+                log.error("the event loop reported: %s", context.get("message"))
+
+        def on_thread(args: threading.ExceptHookArgs) -> None:
+            if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
+                name = args.thread.name if args.thread is not None else "?"
+                self.post_message(WorkFailed(f"The thread {name}", args.exc_value))
+
+        loop.set_exception_handler(on_loop)
+        threading.excepthook = on_thread
+
+        def restore() -> None:
+            loop.set_exception_handler(loop_handler)
+            threading.excepthook = thread_hook
+
+        return restore
 
     def _handle_exception(self, error: Exception) -> None:
         record(error)
