@@ -184,9 +184,14 @@ def test_the_trash_is_counted_as_the_question_says_it(store: SqliteStore) -> Non
     top, inner = _notes(store, 5)  # three notes in Top, two in Inner (inside Top)
     assert trash_contents(store).empty and str(trash_contents(store)) == "nothing"
     store.trash_folder(top, actor=ACTOR_IMPORT)  # Top and Inner go, with all five notes
-    assert trash_contents(store) == TrashContents(notes=5, notebooks=2)
-    assert str(TrashContents(12, 2)) == "12 notes and 2 notebooks"
-    assert str(TrashContents(1, 0)) == "1 note" and str(TrashContents(0, 1)) == "1 notebook"
+    trashed = trash_contents(store)
+    assert (trashed.notes, trashed.notebooks, str(trashed)) == (5, 2, "5 notes and 2 notebooks")
+    assert trashed.notebook_ids == {top, inner}
+
+    def of(notes: int, notebooks: int) -> str:
+        return str(TrashContents(frozenset(map(str, range(notes))), frozenset(map(str, range(notebooks)))))
+
+    assert of(12, 2) == "12 notes and 2 notebooks" and of(1, 0) == "1 note" and of(0, 1) == "1 notebook"
 
 
 def test_markdown_colours_accept_a_theme_whose_heading_style_is_none() -> None:

@@ -150,14 +150,22 @@ def load_tree(store: Store) -> TreeData:
 
 @dataclass(frozen=True, slots=True)
 class TrashContents:
-    """What emptying the trash would erase."""
+    """What emptying the trash would erase: the trashed notes and notebooks, by id."""
 
-    notes: int
-    notebooks: int
+    note_ids: frozenset[str]
+    notebook_ids: frozenset[str]
+
+    @property
+    def notes(self) -> int:
+        return len(self.note_ids)
+
+    @property
+    def notebooks(self) -> int:
+        return len(self.notebook_ids)
 
     @property
     def empty(self) -> bool:
-        return not (self.notes or self.notebooks)
+        return not (self.note_ids or self.notebook_ids)
 
     def __str__(self) -> str:
         """``12 notes and 2 notebooks``, ``1 note``, ``3 notebooks``."""
@@ -168,9 +176,10 @@ class TrashContents:
 
 
 def trash_contents(store: Store) -> TrashContents:
-    """Count the trashed notes and notebooks (every one, sub-notebooks included)."""
-    notebooks = sum(1 for f in store.list_folders(include_trashed=True) if f.is_trashed)
-    return TrashContents(_count_notes(store, trashed=True), notebooks)
+    """The trashed notes and notebooks (every one, sub-notebooks and their notes included)."""
+    notes = frozenset(meta.id for meta in store.list_notes(trashed=True, order=NoteOrder.ID))
+    notebooks = frozenset(f.id for f in store.list_folders(include_trashed=True) if f.is_trashed)
+    return TrashContents(notes, notebooks)
 
 
 def plural(count: int, word: str) -> str:

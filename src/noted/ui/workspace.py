@@ -3,7 +3,8 @@
 It owns the layout and the conversation between its panes: the tree picks what the list shows,
 the list picks what the reader shows, the reader hands a note to the editor and back, and the
 chat pane follows the open note. On a narrow terminal (below 110 columns) the tree and list fill
-the screen until a note is opened, then the reader does; Esc goes back.
+the screen until a note is opened, then the reader does; Esc goes back. The focus never rests in a
+pane the layout hides (``reveal``), so no key acts on what the person cannot see.
 """
 
 from __future__ import annotations
