@@ -66,7 +66,7 @@ async def test_switching_themes_with_mcp_on_and_a_writer_keeps_the_app(
     try:
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
-            await until(pilot, lambda: app.mcp_status.startswith("MCP http"), timeout=30)
+            await until(pilot, lambda: app.mcp_status.startswith("MCP http"), timeout=90)
             # Not vacuous: the page is drawn in each theme (the crash was in drawing it), and the
             # order is the palette's, in which ansi-dark comes just before ansi-light: the pair that
             # raised, whichever theme the app started in. (The first themes only: each switch
@@ -87,7 +87,7 @@ async def test_switching_themes_with_mcp_on_and_a_writer_keeps_the_app(
                 assert services.settings.get_str("ui.theme") == name  # saved, as the palette says
             assert writer.wait(timeout=120) == 0
             notes = app.workspace.query_one(NoteList)
-            await until(pilot, lambda: "From the CLI 1" in [r.meta.title for r in notes.rows], timeout=20)
+            await until(pilot, lambda: "From the CLI 1" in [r.meta.title for r in notes.rows], timeout=90)
             assert app.is_running and app.workspace.query_one(NoteViewer).view is not None
     finally:
         writer.kill()
