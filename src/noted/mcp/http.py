@@ -29,7 +29,7 @@ from starlette.types import ASGIApp
 
 from noted.errors import UnavailableError
 from noted.mcp.actions import ACTIONS_ROUTE, TOKEN_PATHS, Actions
-from noted.mcp.guard import Guard, HostRule, Policy
+from noted.mcp.guard import READY_PATH, Guard, HostRule, Policy
 from noted.mcp.options import MCP_PATH, OPENAPI_PATH, HttpOptions
 from noted.mcp.server import NotedMcp
 
@@ -58,7 +58,7 @@ def build_app(mcp: NotedMcp, policy: Policy, *, actions: bool = False) -> ASGIAp
     routes = [
         Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
         Route("/healthz", endpoint=_healthy, methods=["GET"]),
-        Route("/readyz", endpoint=_healthy, methods=["GET"]),
+        Route(READY_PATH, endpoint=_healthy, methods=["GET"]),
     ]
     if actions:
         door = Actions(mcp.deps)
@@ -201,7 +201,10 @@ async def _healthy(request: Request) -> JSONResponse:
 
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not the default 0: asyncio sets TCP_NODELAY on an accepted connection only when
+    # the socket says it is TCP, and without it every reply after the first on a kept-alive
+    # connection waited ~40 ms (Nagle's algorithm meeting the client's delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
