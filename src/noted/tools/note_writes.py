@@ -17,6 +17,7 @@ from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
     iso,
     match_positions,
+    note_tag_titles,
     parse_time,
     times,
     view,
@@ -229,7 +230,7 @@ def _manage_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         ctx.store.tag_note(note.id, add, actor=ctx.actor)
     if remove:
         ctx.store.untag_note(note.id, remove, actor=ctx.actor)
-    after = [t.title for t in ctx.store.note_tags(note.id)]
+    after = note_tag_titles(ctx, note.id)
     return {
         "note_id": note.id,
         "title": note.title,
