@@ -1,5 +1,5 @@
-"""Tag management: ``get_tag``, ``rename_tag`` and ``delete_tag`` (adding and removing a note's tags
-is ``manage_tags``).
+"""Tag management: ``get_tag``, ``create_tag``, ``rename_tag`` and ``delete_tag`` (adding and
+removing a note's tags is ``manage_tags``).
 
 A tag is shared by every notebook. In a scope a tag is visible when at least one visible note
 carries it (as in ``list_tags``), and it can be renamed or deleted only when every note carrying it
@@ -56,6 +56,13 @@ def only_visible(
         elif not scope.allows_note(note):
             return False
     return True
+
+
+def _title(args: Mapping[str, Any]) -> str:
+    title = str(args["title"]).strip()
+    if not title or "\n" in title or "\r" in title:
+        raise ToolError("a tag title must be one line and not empty", field="title")
+    return title
 
 
 def _refuse_if_shared(ctx: ToolContext, scope: ScopeView, tag: Tag, what: str) -> None:
@@ -116,9 +123,7 @@ GET_TAG = Tool(
 def _rename_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     tag = visible_tag(ctx, scope, args["id"])
-    title = str(args["title"]).strip()
-    if not title or "\n" in title or "\r" in title:
-        raise ToolError("a tag title must be one line and not empty", field="title")
+    title = _title(args)
     _refuse_if_shared(ctx, scope, tag, "renamed")
     clash = ctx.store.find_tag(title)
     if clash is not None and clash.id != tag.id and not _visible(ctx, scope, clash):
@@ -184,4 +189,34 @@ DELETE_TAG = Tool(
     examples=({"id": _EXAMPLE_ID},),
 )
 
-TOOLS = (GET_TAG, RENAME_TAG, DELETE_TAG)
+
+def _create_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    title = _title(args)
+    existing = ctx.store.find_tag(title)
+    if existing is not None and _visible(ctx, scope, existing):
+        return {**_tag_payload(ctx, scope, existing), "created": False}
+    # A tag the caller cannot see answers exactly as a new one would: in a scope, an existing
+    # tag used only elsewhere must not show through (its title is case-folded, its times null).
+    tag = existing if existing is not None else ctx.store.create_tag(title, actor=ctx.actor)
+    return {**_tag_payload(ctx, scope, tag), "created": True}
+
+
+CREATE_TAG = Tool(
+    name="create_tag",
+    title="Create a tag",
+    description=(
+        "Create a tag with this title, not yet on any note (manage_tags puts it on notes, and also "
+        "creates missing tags itself). Titles are unique regardless of case: when the tag exists, "
+        "it is returned with created false and nothing changes."
+    ),
+    input_schema=s.obj(
+        {"title": s.string("The tag's title (one line).", minLength=1, maxLength=s.MAX_TAG)}, ("title",)
+    ),
+    output_schema=s.obj({**TAG_FIELDS, "created": s.boolean()}, (*TAG_FIELDS, "created")),
+    annotations=Annotations(read_only=False, destructive=False, idempotent=True),
+    handler=_create_tag,
+    examples=({"title": "project-x"},),
+)
+
+TOOLS = (GET_TAG, CREATE_TAG, RENAME_TAG, DELETE_TAG)
