@@ -169,7 +169,7 @@ Reply = Callable[[], Awaitable[dict[str, Any]]]
 
 
 @asynccontextmanager
-async def raw_stdio(world: World) -> AsyncIterator[tuple[Send, Reply]]:
+async def raw_stdio(world: World, *extra: str) -> AsyncIterator[tuple[Send, Reply]]:
     """``noted mcp serve --stdio`` as a real process, past the handshake (client ``raw``): send a
     raw line, read one JSON reply. The process must exit 0 once its stdin closes."""
     process = await asyncio.create_subprocess_exec(
@@ -179,6 +179,7 @@ async def raw_stdio(world: World) -> AsyncIterator[tuple[Send, Reply]]:
         "mcp",
         "serve",
         "--stdio",
+        *extra,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,

@@ -240,3 +240,13 @@ def test_scope_from_settings_reads_allowed_notebooks(world: World) -> None:
     scope = scope_from_settings(settings)
     assert scope.notebooks == ("Work", world.shared)
     assert scope.view(world.env.store).folder_ids == frozenset({world.work, world.projects, world.shared})
+
+
+def test_a_narrowed_scope_shows_only_what_every_list_allows(world: World) -> None:
+    store = world.env.store
+    both = Scope.of(["Work", "Private"]).narrowed(["Projects", world.shared, "Secret"])
+    # Secret is in the client's list but not in the global one: narrowing never widens
+    assert both.view(store).folder_ids == frozenset({world.projects, world.shared})
+    assert Scope().narrowed(["Work"]).view(store).folder_ids == frozenset({world.work, world.projects})
+    assert Scope.of(["Work"]).narrowed([]) == Scope.of(["Work"])
+    assert Scope.of(["Work"]).narrowed(["Private"]).view(store).folder_ids == frozenset()  # fails closed

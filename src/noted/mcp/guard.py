@@ -28,6 +28,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noted.errors import ConfigError
+from noted.mcp.client_tokens import CLIENT_KEY, ClientTokens
 from noted.mcp.options import MAX_BODY, MCP_PATH
 from noted.mcp.token import TokenFile
 from noted.mcp.wire import INVALID_REQUEST, invalid_id, invalid_request
@@ -79,6 +80,8 @@ class Policy:
     """Browser origins allowed besides the server's own (``scheme://host:port``, no trailing slash)."""
     token: TokenFile | None
     max_body: int = MAX_BODY
+    clients: ClientTokens | None = None
+    """Named client tokens; once there is one, every request needs a token."""
     token_paths: tuple[str, ...] = ()
     """Path prefixes served only with a valid token, whatever the ``Host`` (the OpenAPI door)."""
 
@@ -133,22 +136,30 @@ class Guard:
             )
         if token_only and policy.token is None:
             return 503, "This part of the server needs a token file, and none is set.", {}
-        if policy.token is None or (path in OPEN_PATHS and path != READY_PATH):
+        if path in OPEN_PATHS and path != READY_PATH:
             return None
-        return self._token_refusal(policy.token, headers, ready_check=path == READY_PATH)
+        return self._token_refusal(scope, headers, ready_check=path == READY_PATH)
 
     def _token_refusal(
-        self, token: TokenFile, headers: Headers, *, ready_check: bool
+        self, scope: Scope, headers: Headers, *, ready_check: bool
     ) -> tuple[int, str, dict[str, str]] | None:
+        token, clients = self.policy.token, self.policy.clients
         try:
-            expected = token.read()
+            expected = token.read() if token is not None else None
+            named = clients.entries() if clients is not None else ()
         except ConfigError as exc:
             log.error("the token file can no longer be used, refusing requests: %s", exc)
             return 503, "The server's token file cannot be used; the details are in the server's log.", {}
-        if ready_check:  # /readyz needs no token: it only says whether /mcp could answer
+        if ready_check or (expected is None and not named):  # /readyz only says whether /mcp could answer
             return None
         given = _bearer(headers.get("authorization"))
-        if given is None or not hmac.compare_digest(given.encode(), expected.encode()):
+        client = None
+        if given is not None and clients is not None and named:
+            client = clients.match(given)
+        if client is not None:
+            scope[CLIENT_KEY] = client
+            return None
+        if given is None or expected is None or not hmac.compare_digest(given.encode(), expected.encode()):
             why = "missing" if given is None else "wrong"
             log.warning("refused a request with a %s bearer token", why)
             challenge = {"www-authenticate": 'Bearer realm="noted"'}

@@ -116,6 +116,7 @@ class HttpServer:
         if self.running:
             return
         token = self.options.open_token()
+        clients = self.options.open_clients()
         sock = _bind(self.options.host, self.options.port)
         self._port = sock.getsockname()[1]
         own = [f"http://{name}:{self._port}" for name in ("127.0.0.1", "localhost", "[::1]")]
@@ -123,6 +124,7 @@ class HttpServer:
             hosts=HostRule.for_bind(self.options.host),
             origins=Policy.origins_for(self.options.allowed_origins, own),
             token=token,
+            clients=clients,
             max_body=self.options.max_body,
             token_paths=TOKEN_PATHS if self.options.actions else (),
         )
@@ -139,7 +141,10 @@ class HttpServer:
         self._failure = None
         self._task = asyncio.create_task(self._serve(self._server, sock), name="noted-mcp-http")
         await self._wait_started(self._server, self._task)
-        log.info("MCP server listening on %s (token %s)", self.url, "required" if token else "not required")
+        required = token is not None or (clients is not None and bool(clients.entries()))
+        log.info(
+            "MCP server listening on %s (token %s)", self.url, "required" if required else "not required"
+        )
         if self.options.actions:
             log.info("OpenAPI actions on: %s", self.openapi_url)
 

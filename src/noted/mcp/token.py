@@ -87,7 +87,7 @@ class TokenFile:
         Raises:
             ConfigError: the file can no longer be used (see ``open``).
         """
-        info = _stat(self.path)
+        info = stat_of(self.path)
         stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
         if stamp != self._stamp:
             self._token = _check(self.path, info)
@@ -119,7 +119,7 @@ def create(path: Path, *, overwrite: bool = False) -> str:
     return token
 
 
-def _stat(path: Path) -> os.stat_result:
+def stat_of(path: Path) -> os.stat_result:
     try:
         return path.lstat()
     except FileNotFoundError:
@@ -131,7 +131,7 @@ def _stat(path: Path) -> os.stat_result:
 
 
 def _check(path: Path, info: os.stat_result) -> str:
-    _check_file(path, info)
+    check_private_file(path, info)
     token = _read(path)
     if not token or any(c.isspace() for c in token):
         raise ConfigError(f"the token file {path} must hold one token on one line", hint=_RENEW)
@@ -150,7 +150,7 @@ def _check(path: Path, info: os.stat_result) -> str:
     return token
 
 
-def _check_file(path: Path, info: os.stat_result) -> None:
+def check_private_file(path: Path, info: os.stat_result) -> None:
     """What the file is, who owns it and who may use it (from ``lstat``: a link is not followed)."""
     if stat.S_ISLNK(info.st_mode):
         raise ConfigError(
