@@ -155,8 +155,9 @@ _HEADING_LIKE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", 
 
 
 def _cached_section(body: str, offset: int, key: OutlineKey) -> Section | None:
-    if not _HEADING_LIKE.search(body, 0, offset + 1):  # the same quick answer as section_at
-        return section_at(body, offset)
+    # No quick check for headings here: scanning a long body up to the match cost more than
+    # the cached outline's lookup. Path and heading are those of section_at (its quick answer
+    # differs only in the end offsets of section "0", which locate does not use).
     return OUTLINES.get(key, body).at(offset)
 
 
