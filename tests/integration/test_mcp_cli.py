@@ -136,6 +136,8 @@ def test_token_add_list_revoke_manage_named_clients(world: World, capsys: pytest
     assert code != 0 and "exists already" in err
     code, _, err = run(world, capsys, "mcp", "token", "add", "other", "--tools", "no_such_tool")
     assert code != 0 and "no_such_tool" in err
+    code, out, _ = run(world, capsys, "mcp", "config", "claude", "--transport", "stdio", "--client", "claude")
+    assert code == 0 and '"--client",' in out and "--stdio --client claude" in out
     assert run(world, capsys, "mcp", "token", "revoke", "claude")[0] == 0
     code, _, err = run(world, capsys, "mcp", "token", "revoke", "claude")
     assert code != 0 and "no client token named" in err

@@ -97,6 +97,9 @@ def register(sub: Subparsers) -> None:
         "--transport", choices=("stdio", "http", "both"), default="both", help="which form to print"
     )
     p.add_argument("--show-token", action="store_true", help="put the token itself in the HTTP snippet")
+    p.add_argument(
+        "--client", metavar="NAME", help="for a named client token: its stdio command serves as that client"
+    )
 
 
 def mcp_deps(ctx: CliContext) -> McpDeps:
@@ -225,8 +228,10 @@ def cmd_config(args: argparse.Namespace, ctx: CliContext) -> int:
     token = None
     if args.show_token and options.token_file is not None:
         token = options.open_token()
+    if args.client is not None:
+        _known_client(settings, args.client)
     target = Target(
-        command=stdio_command(profile.root),
+        command=stdio_command(profile.root, args.client),
         url=options.client_url(),
         token_file=options.token_file,
         token=token.read() if token is not None else None,
