@@ -30,7 +30,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 SERVER_NAME = "noted"
 TOOL_KEYS = "ai.tool."
 POLL_SECONDS = 1.0
+MAX_CACHED_LISTS = 64
+"""``tools/list`` answers kept (one per protocol version and set of tools offered)."""
 NOTICE_TIMEOUT = 5.0
 """A session that cannot take a notice within this long is skipped (it is probably gone)."""
 
@@ -123,6 +125,8 @@ class NotedMcp:
             on_subscriptions_listen=self.listen,
         )
         self.server.middleware.append(self.clients)
+        self.server.middleware.append(self._cached_tools_list)
+        self._lists: dict[tuple[str, tuple[str, ...]], HandlerResult] = {}
         self._wire: dict[str, types.Tool] = {}
         self._offered: frozenset[str] = frozenset()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -166,6 +170,28 @@ class NotedMcp:
         log.info("announced a tool list change to %d session(s) and the listen streams", len(sessions))
 
     # handlers ------------------------------------------------------------------------------
+    async def _cached_tools_list(
+        self, ctx: ServerRequestContext[dict[str, Any]], call_next: CallNext
+    ) -> HandlerResult:
+        """``tools/list`` answers from a cache of its wire form, by protocol and tools offered.
+
+        The SDK dumps, re-validates and re-dumps every tool's schemas on each ``tools/list``
+        (~4 ms of CPU for noted's tools); the answer changes only with the tools offered, which
+        the key names, so a switch flipped or another client's set gets its own entry.
+        """
+        if ctx.method != "tools/list" or (ctx.params or {}).get("cursor") is not None:
+            return await call_next(ctx)
+        client = self._client_of(ctx)
+        names = tuple(t.name for t in self.offered() if client is None or client.allows(t))
+        key = (ctx.protocol_version, names)
+        cached = self._lists.get(key)
+        if cached is None:
+            cached = await call_next(ctx)
+            if len(self._lists) >= MAX_CACHED_LISTS:
+                self._lists.clear()
+            self._lists[key] = cached
+        return dict(cached) if isinstance(cached, dict) else cached
+
     async def _list_tools(
         self, ctx: ServerRequestContext[dict[str, Any]], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
