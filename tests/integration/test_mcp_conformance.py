@@ -19,6 +19,7 @@ import pytest
 from tests.integration.mcp_support import (
     World,
     accepted_nodelay,
+    http_client,
     http_server,
     make_world,
     raw_stdio,
@@ -199,3 +200,19 @@ async def test_a_too_large_request_gets_a_json_rpc_error_naming_the_limit(shared
     answer = response.json()
     _assert_invalid_request(answer)
     assert "1,000 bytes" in answer["error"]["message"]
+
+
+# tools/list from its cache -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_cached_tools_list_follows_every_switch(shared: World, mode: str) -> None:
+    key = "ai.tool.create_note.enabled"
+    async with http_server(shared) as http, http_client(str(http.url), mode) as client:
+        first = await client.list_tools()
+        assert await client.list_tools() == first  # the second answer came from the cache
+        for on in (True, False, True):
+            shared.settings.set(key, on)
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert ("create_note" in names) is on  # not vacuous: the cache key names the tools on
+    shared.settings.set(key, False)
