@@ -113,7 +113,7 @@ async def test_the_embedded_server_honours_client_tokens(world: World) -> None:
     server = EmbeddedMcpServer(world.deps, options=options, poll_seconds=0)
     await server.start()
     try:
-        assert server.url is not None
+        assert server.url is not None and server.state.token_required  # the status bar says so
         async with http_client(server.url, "legacy", headers=_bearer(reader)) as client:
             assert "create_note" not in {t.name for t in (await client.list_tools()).tools}
         async with httpx.AsyncClient(timeout=30) as raw:
