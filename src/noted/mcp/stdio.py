@@ -10,6 +10,7 @@ and answered ``-32600`` too.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -68,7 +69,8 @@ async def serve_stdio(mcp: NotedMcp) -> None:
     try:
         await _serve(mcp, stdin)
     finally:
-        text.detach()  # the buffer is sys.stdin's: it must outlive this wrapper
+        with contextlib.suppress(ValueError):  # already detached, or a read still in flight
+            text.detach()  # the buffer is sys.stdin's: it must outlive this wrapper
     log.info("MCP server on stdio stopped (stdin closed)")
 
 
