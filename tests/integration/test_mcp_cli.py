@@ -134,6 +134,8 @@ def test_token_add_list_revoke_manage_named_clients(world: World, capsys: pytest
     assert added["token"] not in out
     code, _, err = run(world, capsys, "mcp", "token", "add", "claude")
     assert code != 0 and "exists already" in err
+    code, _, err = run(world, capsys, "mcp", "token", "add", "typo", "--notebooks", "Wrok")
+    assert code == 0 and "no notebook is called Wrok" in err  # a typo is said, not silently empty
     code, _, err = run(world, capsys, "mcp", "token", "add", "other", "--tools", "no_such_tool")
     assert code != 0 and "no_such_tool" in err
     code, out, _ = run(world, capsys, "mcp", "config", "claude", "--transport", "stdio", "--client", "claude")

@@ -54,9 +54,17 @@ def _add(args: argparse.Namespace, clients: ClientTokens, ctx: CliContext) -> in
         )
     notebooks = _split(args.notebooks)
     token = clients.add(args.name, notebooks=notebooks, tools=tools)
+    missing = _unknown_notebooks(ctx, notebooks)
     if ctx.json:
-        ctx.emit({"name": args.name, "token": token, "notebooks": notebooks, "tools": tools})
+        ctx.emit(
+            {"name": args.name, "token": token, "notebooks": notebooks, "tools": tools, "unknown": missing}
+        )
         return 0
+    if missing:
+        ctx.error(
+            f"warning: no notebook is called {', '.join(missing)} now; the client sees nothing there "
+            "until one is (titles are exact, ids work too)"
+        )
     ctx.out(
         f"client {args.name!r} added: notebooks {', '.join(notebooks) or 'all allowed'}; tools {', '.join(tools)}"
     )
@@ -67,6 +75,12 @@ def _add(args: argparse.Namespace, clients: ClientTokens, ctx: CliContext) -> in
     )
     ctx.out("  every HTTP request now needs a token; `noted mcp token revoke NAME` withdraws one")
     return 0
+
+
+def _unknown_notebooks(ctx: CliContext, notebooks: list[str]) -> list[str]:
+    from noted.tools.scope import Scope
+
+    return list(Scope.of(notebooks).unknown(ctx.services.store)) if notebooks else []
 
 
 def _list(clients: ClientTokens, ctx: CliContext) -> int:
