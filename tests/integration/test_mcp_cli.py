@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import stat
@@ -117,7 +118,15 @@ def test_config_prints_working_snippets(
     assert (token in out) == (client != "codex")  # codex reads tokens only from the environment
 
 
-def test_token_add_list_revoke_manage_named_clients(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+def test_token_add_list_revoke_manage_named_clients(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `token add` opens the profile's services, which point the noted loggers at the profile's log
+    # file for the rest of the process; put them back afterwards so later tests' caplog still works
+    noted_logger = logging.getLogger("noted")
+    for attribute in ("handlers", "propagate", "level"):
+        monkeypatch.setattr(noted_logger, attribute, getattr(noted_logger, attribute))
+    monkeypatch.setattr(noted_logger, "handlers", list(noted_logger.handlers))
     code, out, _ = run(
         world, capsys, "--json", "mcp", "token", "add", "claude", "--notebooks", "Work", "--tools", "read"
     )

@@ -98,7 +98,10 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--show-token", action="store_true", help="put the token itself in the HTTP snippet")
     p.add_argument(
-        "--client", metavar="NAME", help="for a named client token: its stdio command serves as that client"
+        "--client",
+        dest="client_token",
+        metavar="NAME",
+        help="for a named client token: its stdio command serves as that client",
     )
 
 
@@ -228,10 +231,10 @@ def cmd_config(args: argparse.Namespace, ctx: CliContext) -> int:
     token = None
     if args.show_token and options.token_file is not None:
         token = options.open_token()
-    if args.client is not None:
-        _known_client(settings, args.client)
+    if args.client_token is not None:
+        _known_client(settings, args.client_token)
     target = Target(
-        command=stdio_command(profile.root, args.client),
+        command=stdio_command(profile.root, args.client_token),
         url=options.client_url(),
         token_file=options.token_file,
         token=token.read() if token is not None else None,
