@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
+from bench_mcp_load import percentile  # noqa: E402
 from eval_corpus import ensure_profile  # noqa: E402
 from tests.support.joplin import JoplinServer, free_port, unavailable_reason  # noqa: E402
 
@@ -82,16 +83,6 @@ class Samples:
     @property
     def calls(self) -> int:
         return len(self.list_ms) + len(self.search_ms)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    pos = (len(ordered) - 1) * q / 100
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
 # The notes ------------------------------------------------------------------------------------
