@@ -3,7 +3,9 @@
 In order: ``Host``, ``Origin`` and ``Authorization`` may each come once (two would let the guard
 and the app read different ones: 400); the ``Host`` header must name this server (a DNS-rebinding
 page names its own domain: 421); a browser ``Origin`` must be allowed (403); on ``/mcp`` the
-bearer token must match the token file, read on each request (401); a body may not exceed the
+bearer token must match the token file, read on each request, or a named client's token (then
+the request's ASGI scope carries that ``ClientToken`` under ``CLIENT_KEY``; 401 otherwise, and
+once a client token exists a token is always needed); a body may not exceed the
 limit (413, saying what fits); and a request whose id is invalid is answered here (400, see
 ``wire``), since the SDK would take it for a notification and never answer.
 On ``/mcp`` every refusal is a JSON-RPC error (code -32600, null id), which MCP clients show.
