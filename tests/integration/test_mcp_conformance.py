@@ -118,6 +118,15 @@ async def test_http_answers_every_invalid_id_with_a_json_rpc_error_in_both_eras(
         assert fine.status_code == 200 and fine.json()["id"] == "ok"
 
 
+async def test_http_answers_what_is_no_json_rpc_message_with_invalid_request(shared: World) -> None:
+    bodies = [b"[]", b"5", b'{"no": "method"}', b'{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}']
+    async with http_server(shared) as http, httpx.AsyncClient(timeout=30) as raw:
+        for body in bodies:  # the SDK said -32602 (invalid params) to these
+            response = await raw.post(str(http.url), content=body, headers=LIST)
+            assert response.status_code == 400, (body, response.text)
+            _assert_invalid_request(response.json())
+
+
 async def test_stdio_answers_every_invalid_id_with_a_json_rpc_error(shared: World) -> None:
     async with raw_stdio(shared) as (send, reply):
         for raw_id in BAD_IDS:

@@ -14,7 +14,7 @@ from noted.mcp.guard import HostRule, host_name
 from noted.mcp.options import HttpOptions, is_loopback
 from noted.mcp.server import call_result
 from noted.mcp.token import MIN_ENTROPY_BITS, estimated_bits
-from noted.mcp.wire import invalid_id, invalid_request
+from noted.mcp.wire import invalid_id, invalid_message, invalid_request
 from noted.tools.registry import ToolResult
 
 
@@ -87,3 +87,14 @@ def test_invalid_request_ids_are_told_apart_from_notifications_and_good_ids() ->
     ):
         assert invalid_id(other) is None, other[:20]
     assert invalid_request("why")["error"] == {"code": -32600, "message": "Invalid Request: why"}
+
+
+def test_values_that_are_no_json_rpc_message_are_invalid_requests() -> None:
+    for bad in ("[]", "5", '"x"', "null", '{"no": "method"}', '{"jsonrpc": "1.0", "id": 1, "method": "ping"}',
+                '{"jsonrpc": "2.0", "id": 1, "method": 7}', '{"jsonrpc": "2.0", "id": 1}',
+                '{"jsonrpc": "2.0", "id": true, "method": "ping"}'):  # fmt: skip
+        assert invalid_message(bad) is not None, bad
+    for good in ('{"jsonrpc": "2.0", "id": 1, "method": "ping"}', '{"jsonrpc": "2.0", "method": "n"}',
+                 '{"jsonrpc": "2.0", "id": 1, "result": {}}', '{"jsonrpc": "2.0", "id": 1, "error": {}}',
+                 "{not json"):  # fmt: skip
+        assert invalid_message(good) is None, good

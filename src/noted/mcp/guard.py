@@ -6,8 +6,9 @@ page names its own domain: 421); a browser ``Origin`` must be allowed (403); on 
 bearer token must match the token file, read on each request, or a named client's token (then
 the request's ASGI scope carries that ``ClientToken`` under ``CLIENT_KEY``; 401 otherwise, and
 once a client token exists a token is always needed); a body may not exceed the
-limit (413, saying what fits); and a request whose id is invalid is answered here (400, see
-``wire``), since the SDK would take it for a notification and never answer.
+limit (413, saying what fits); and a body that is no JSON-RPC message, or a request whose id is
+invalid, is answered here (400, -32600, see ``wire``): the SDK would take a request with a bad id
+for a notification and never answer, and call the others "invalid params".
 On ``/mcp`` every refusal is a JSON-RPC error (code -32600, null id), which MCP clients show.
 ``/healthz`` and ``/readyz`` carry no data, so they need no token; ``/readyz`` answers 503 while
 the token file cannot be used, as ``/mcp`` does.
@@ -33,7 +34,7 @@ from noted.errors import ConfigError
 from noted.mcp.client_tokens import CLIENT_KEY, ClientTokens
 from noted.mcp.options import MAX_BODY, MCP_PATH
 from noted.mcp.token import TokenFile
-from noted.mcp.wire import INVALID_REQUEST, invalid_id, invalid_request
+from noted.mcp.wire import INVALID_REQUEST, invalid_message, invalid_request
 
 log = logging.getLogger(__name__)
 
@@ -194,9 +195,9 @@ class Guard:
                 return
             if not message.get("more_body", False):
                 break
-        problem = invalid_id(bytes(body)) if rpc else None
+        problem = invalid_message(bytes(body)) if rpc else None
         if problem is not None:
-            log.warning("answered a request with an invalid id: %s", problem)
+            log.warning("answered an invalid request: %s", problem)
             await _send_json(send, 400, invalid_request(problem), {})
             return
         replay: deque[Message] = deque(

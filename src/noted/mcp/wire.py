@@ -48,13 +48,43 @@ def invalid_id(raw: bytes | str) -> str | None:
     """
     if isinstance(raw, bytes) and b'"id"' not in raw or isinstance(raw, str) and '"id"' not in raw:
         return None  # no id key at all: the cheap common case of a notification
-    try:
-        message = json.loads(raw, parse_int=_parse_int, parse_float=_unusable, parse_constant=_unusable)
-    except (ValueError, RecursionError):
-        return None  # not JSON (or too deep for it): the SDK answers with a parse error
+    message = _parsed(raw)
     if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return None
     return _id_problem(message["id"])
+
+
+def invalid_message(raw: bytes | str) -> str | None:
+    """What makes ``raw`` no JSON-RPC 2.0 message at all, or an invalid request; None when it is
+    one (or is not JSON, which the SDK answers with a parse error).
+
+    The SDK answers a JSON value that is not a message with -32602 (Invalid params); JSON-RPC
+    says -32600 (Invalid Request), which is what the HTTP guard answers with this.
+    """
+    message = _parsed(raw)
+    if message is _NOT_JSON:
+        return None
+    if not isinstance(message, dict):
+        return "the body must be one JSON-RPC message, a JSON object (batches are not supported)"
+    if message.get("jsonrpc") != "2.0":
+        return 'the message must say "jsonrpc": "2.0"'
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "the method must be a string"
+        return _id_problem(message["id"]) if "id" in message else None
+    if "id" not in message or ("result" in message) == ("error" in message):
+        return "the message is neither a request, a notification nor a response"
+    return None
+
+
+_NOT_JSON = object()
+
+
+def _parsed(raw: bytes | str) -> Any:
+    try:
+        return json.loads(raw, parse_int=_parse_int, parse_float=_unusable, parse_constant=_unusable)
+    except (ValueError, RecursionError):
+        return _NOT_JSON  # not JSON (or too deep for it): the SDK answers with a parse error
 
 
 def _id_problem(value: Any) -> str | None:
