@@ -8,6 +8,7 @@ the main token (or no client tokens at all) see both notebooks and every switche
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -133,6 +134,13 @@ async def test_stdio_serves_as_the_named_client_until_it_is_revoked(world: World
         await send(b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}')
         answer = await reply()
         assert answer["id"] == 2 and "revoked" in answer["error"]["message"]
+    async with raw_stdio(world, "--client", "writer") as (send, reply):
+        call = {"name": "create_note", "arguments": {"title": "By writer", "notebook_id": world.private_id}}
+        await send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}).encode())
+        made = (await reply())["result"]
+        assert not made.get("isError"), made
+    history = world.store.note_history(made["structuredContent"]["id"])
+    assert {r.actor for r in history} == {"mcp:writer"}  # the token's name, not the app's ("raw")
 
 
 def test_client_tokens_are_checked_like_the_token_file(tmp_path: Path) -> None:
