@@ -240,7 +240,8 @@ def _has_index(conn: apsw.Connection, name: str) -> bool:
 
 def _hit(row: tuple[Any, ...], pattern: re.Pattern[str] | None, ranked: bool, snippets: bool) -> KeywordHit:
     (_, note_id, title, notebook_id, notebook_title, updated, is_todo, completed, body, score) = row
-    located = locate(str(body), pattern) if snippets else _UNLOCATED
+    text = str(body)
+    located = locate(text, pattern, (note_id, updated, len(text))) if snippets else _UNLOCATED
     return KeywordHit(
         note_id=str(note_id),
         title=str(title),
