@@ -28,6 +28,7 @@ from noted.errors import InvalidInputError, QueryError, UnavailableError
 from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordSearch
 from noted.search.query import DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
 from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
+from noted.search.snippet import fold
 
 DEPTH = 100
 """Notes taken from each arm before fusing: far past a page, so the fused order is stable."""
@@ -217,11 +218,12 @@ class HybridSearch:
         if not split.text:
             return HybridResults(self._keyword_only(query, limit, scope))
         allowed = self._allowed(split.restriction, scope)
+        text, ranking = self._corrected(split)
         try:
-            semantic = self.semantic.search(split.text, relevance=relevance, limit=DEPTH, note_ids=allowed)
+            semantic = self.semantic.search(text, relevance=relevance, limit=DEPTH, note_ids=allowed)
         except UnavailableError as exc:
             return HybridResults(self._keyword_only(query, limit, scope), semantic_error=str(exc))
-        keyword = self._keyword_arm(split.ranking, allowed)
+        keyword = self._keyword_arm(ranking, allowed)
         by_kw = {h.note_id: h for h in keyword}
         by_sem = {h.note_id: h for h in semantic}
         fused = fuse([(h.note_id, h.score) for h in keyword], [(h.note_id, h.score) for h in semantic])[
@@ -238,6 +240,19 @@ class HybridSearch:
             )
         hits = [_hit(n, s, by_kw.get(n), by_sem.get(n)) for n, s in fused]
         return HybridResults(tuple(hits))
+
+    def _corrected(self, split: SplitQuery) -> tuple[str, str]:
+        """The semantic arm's text and the keyword arm's query, with misspelt words corrected.
+
+        A word no note contains is replaced by its correction (``noted.search.fuzzy``) in the text
+        the semantic arm embeds, and its correction is OR'ed into the keyword arm's query, whose
+        own words stay (an unknown word matches nothing there anyway).
+        """
+        fixes = self.keyword.corrections(split.text.split())
+        if not fixes:
+            return split.text, split.ranking
+        text = " ".join(fixes.get(fold(w), w) for w in split.text.split())
+        return text, " ".join([split.ranking, *fixes.values()])
 
     def _allowed(self, restriction: str, scope: set[str] | None) -> set[str] | None:
         """The notes the restricting terms (and the caller's scope) allow; None when all are."""
