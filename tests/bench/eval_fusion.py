@@ -27,8 +27,10 @@ def _pairs(hits: list[Hit]) -> m.Run:
     return [(h[0], float(h[1])) for h in hits]
 
 
-def _as_hits(run: m.Run) -> list[Hit]:
-    return [[n, s, None] for n, s in run]
+def _as_hits(run: m.Run, r: dict[str, list[Hit]]) -> list[Hit]:
+    """The fused run as hits, each naming the section its semantic hit names, else its keyword hit's."""
+    where = {h[0]: h[2] for h in r["keyword OR"]} | {h[0]: h[2] for h in r["semantic"]}
+    return [[n, s, where.get(n)] for n, s in run]
 
 
 def families() -> dict[str, Family]:
@@ -36,24 +38,29 @@ def families() -> dict[str, Family]:
     out: dict[str, Family] = {"convex min-max": {}, "convex max-normalised": {}, "RRF": {}}
     for w in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         for kw in ("keyword OR", "keyword"):
-            out["convex min-max"][f"w_sem={w} {kw}"] = _convex(w, kw, "minmax")
-            out["convex max-normalised"][f"w_sem={w} {kw}"] = _convex(w, kw, "maxcos")
+            for floor in (0.0, 0.4, 0.45):
+                name = f"w_sem={w} {kw}" + (f" floor={floor}" if floor else "")
+                out["convex min-max"][name] = _convex(w, kw, "minmax", floor)
+                out["convex max-normalised"][name] = _convex(w, kw, "maxcos", floor)
     for k in (5, 20, 60):
         for w in (0.5, 0.6, 0.7):
             out["RRF"][f"k={k} w_sem={w}"] = _rrf(k, w)
     return out
 
 
-def _convex(w: float, kw: str, norm: str) -> Method:
+def _convex(w: float, kw: str, norm: str, floor: float) -> Method:
+    """A weighted sum of normalised scores; semantic hits under ``floor`` dropped first (a stricter preset)."""
+
     def fused(r: dict[str, list[Hit]]) -> list[Hit]:
-        return _as_hits(m.weighted(_pairs(r[kw]), _pairs(r["semantic"]), w_semantic=w, norm=norm))
+        semantic = [(n, s) for n, s in _pairs(r["semantic"]) if s >= floor]
+        return _as_hits(m.weighted(_pairs(r[kw]), semantic, w_semantic=w, norm=norm), r)
 
     return fused
 
 
 def _rrf(k: int, w: float) -> Method:
     def fused(r: dict[str, list[Hit]]) -> list[Hit]:
-        return _as_hits(m.rrf(_pairs(r["keyword OR"]), _pairs(r["semantic"]), k=k, w_semantic=w))
+        return _as_hits(m.rrf(_pairs(r["keyword OR"]), _pairs(r["semantic"]), k=k, w_semantic=w), r)
 
     return fused
 
@@ -74,9 +81,10 @@ def tuned(runs: dict[str, object], tune: list[Query]) -> dict[str, Method]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=eval_models.DEFAULT, choices=sorted(eval_models.MODELS))
+    parser.add_argument("--label", default="", help="the saved runs of this name (see eval_suite.py)")
     args = parser.parse_args()
     try:
-        queries, runs = eval_suite.prepare(args.model)
+        queries, runs = eval_suite.prepare(args.model, label=args.label)
     except eval_corpus.GitDocMissing as exc:
         print(f"skipped: {exc}")
         return 0

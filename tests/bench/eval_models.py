@@ -106,3 +106,75 @@ def open_indexed(
         record.write_text(json.dumps({"chunks": chunks, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1)}))
     facts = json.loads(record.read_text())
     return store, embedder, {"model_id": embedder.model_id, **facts, "chunks": chunks}
+
+
+# Speed and memory --------------------------------------------------------------------------------
+
+SAMPLE_CHUNKS = 96
+"""Chunks of the PostgreSQL corpus (every n-th, cut for the model measured) embedded for its speed."""
+
+
+def _vm(key: str) -> float:
+    """A line of /proc/self/status in MiB (VmRSS, VmHWM)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def speed(model: str, queries: list[str]) -> dict[str, float]:
+    """Chunks per CPU-second and per second (1 thread), query latency, memory and model file size.
+
+    Run it in a fresh process per model (``--speed``): the memory figures are the process's.
+    """
+    import eval_check
+    import eval_pg_corpus
+
+    from noted.indexer.chunking import chunk_note
+
+    embedder = MODELS[model](1)
+    bodies = eval_check.corpora_from_profiles({"pg": eval_pg_corpus.ensure_profile()[0]})["pg"]
+    chunks = [
+        c.text for title, body in sorted(bodies.items()) for c in chunk_note("x", title, body, embedder)
+    ]
+    sample = chunks[:: max(1, len(chunks) // SAMPLE_CHUNKS)][:SAMPLE_CHUNKS]
+    before = _vm("VmRSS")
+    embedder.embed_documents(sample[:2])  # load the session
+    wall, cpu = time.perf_counter(), time.process_time()
+    embedder.embed_documents(sample)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    latencies = []
+    for text in queries:
+        started = time.perf_counter()
+        embedder.embed_query(text)
+        latencies.append((time.perf_counter() - started) * 1000)
+    latencies.sort()
+    spec = getattr(embedder, "spec", None)
+    size = spec.model_path.stat().st_size / 2**20 if spec is not None else float("nan")
+    return {
+        "chunks_per_cpu_s": round(len(sample) / cpu, 1), "chunks_per_s": round(len(sample) / wall, 1),
+        "chunk_tokens": embedder.max_tokens, "corpus_chunks": len(chunks),
+        "query_ms_p50": round(latencies[len(latencies) // 2], 1),
+        "query_ms_p95": round(latencies[int(len(latencies) * 0.95)], 1),
+        "rss_model_mib": round(_vm("VmRSS") - before, 1), "peak_rss_mib": round(_vm("VmHWM"), 1),
+        "model_file_mib": round(size, 1),
+    }  # fmt: skip
+
+
+def main() -> int:
+    import argparse
+    import sys
+
+    import eval_check
+
+    parser = argparse.ArgumentParser(description="speed and memory of a candidate model (one process each)")
+    parser.add_argument("--speed", choices=sorted(MODELS), required=True)
+    args = parser.parse_args()
+    queries = [q["query"] for q in eval_check.load()][:60]
+    print(json.dumps({"model": args.speed, **speed(args.speed, queries)}))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
