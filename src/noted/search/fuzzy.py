@@ -83,7 +83,12 @@ def _closest(conn: apsw.Connection, word: str) -> str | None:
         (head, upper, MIN_NOTES, len(word) - limit, len(word) + limit),
     ).fetchall()
     best: tuple[int, int, str] | None = None
+    letters = set(word)
     for term, notes in rows:
+        # An edit changes at most two letters of the set of letters: a cheap test that rules
+        # out most of the slice before the quadratic distance.
+        if len(letters.symmetric_difference(str(term))) > 2 * limit:
+            continue
         d = distance(word, str(term), limit)
         if d <= limit and (best is None or (d, -int(notes)) < best[:2]):
             best = (d, -int(notes), str(term))
