@@ -61,3 +61,12 @@ def test_keyword_search_that_finds_nothing_suggests_the_corrected_query(store: S
     # Found something, or a quoted phrase: nothing is suggested (the words were not the problem).
     assert search.search("rebase").suggestion == ""
     assert search.search('"rebse branch"').suggestion == ""
+
+
+def test_two_edits_are_allowed_only_in_long_words(store: SqliteStore) -> None:
+    folder = store.create_folder("Main", actor="user").id
+    for n in range(2):
+        _add(store, folder, f"Partitions {n}", "partitioned tables and their language")
+    # "partioned" (9 letters) is two edits from "partitioned"; "langsame" (8, German for slow)
+    # is two from "language" too, but a short word two edits away is more often another word.
+    assert KeywordSearch(store).corrections(["partioned", "langsame"]) == {"partioned": "partitioned"}

@@ -15,7 +15,7 @@ weighted sum of min-max normalised scores, was chosen on the evaluation in
 all-MiniLM-L6-v2); see ``fuse`` for the figures.
 A word that no note contains is taken for a misspelling: both arms use its closest indexed word
 instead (``noted.search.fuzzy``), which lifted the misspelt queries of the evaluation from nDCG@10
-0.64 to 0.88.
+0.62 to 0.86 (held-out half).
 When the semantic index cannot be used (not built yet, another model, no sqlite-vec), the result
 is the keyword search of the same query and says why in ``semantic_error``.
 """
