@@ -43,7 +43,9 @@ def unjudged(models: list[str], depth: int) -> list[tuple[str, str, str, str]]:
             q = queries.get(qid)
             if q is None:
                 continue
-            for hits in arms.values():
+            for arm, hits in arms.items():
+                if arm == "sections":
+                    continue  # a ranking of sections: its notes are the semantic arm's
                 for title, _, section in hits[:depth]:
                     if title in q["judgements"] or (qid, title) in seen:
                         continue

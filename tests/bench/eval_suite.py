@@ -5,7 +5,9 @@
 with the model (``eval_models.py``: cached under ``tests/bench/out``, so a model embeds a corpus
 once), runs every judged query of ``eval_suite_queries.json`` (checked first by ``eval_check.py``)
 through each arm, and prints nDCG@10 per category for each method, the deep-section hit rate,
-and a paired bootstrap interval of hybrid against the better single arm. The runs are saved
+and a paired bootstrap interval of hybrid against the better single arm. The deep-section rate is
+also given for a section-level ranking (the distinct sections of the nearest chunks, several per
+note), beside the one section each hit names. The runs are saved
 (``out/eval_suite/<model>/runs.json``) so fusions can be compared without searching again
 (``eval_fusion.py``) and pooled for judging (``eval_pool.py``).
 
@@ -47,6 +49,8 @@ DEPTH = 100
 CORPORA = {"git": eval_corpus, "pg": eval_pg_corpus}
 CATEGORIES = eval_check.CATEGORIES
 ARMS = ("keyword", "keyword OR", "semantic", "hybrid")
+SECTION_CHUNKS = 150
+"""Nearest chunks read for the section ranking (the normal preset's k)."""
 
 Hit = list[Any]
 """``[note title, score, section path or None]``: one hit of a saved run."""
@@ -110,6 +114,7 @@ def run_corpus(model: str, corpus: str, queries: list[Query]) -> dict[str, dict[
                 "hybrid": [
                     [titles[h.note_id], h.score, h.section] for h in hybrid.search(q.text, limit=DEPTH).hits
                 ],
+                "sections": _sections(semantic, embedder, q.text, titles),
             }
         return out
     finally:
@@ -120,6 +125,17 @@ def run_corpus(model: str, corpus: str, queries: list[Query]) -> dict[str, dict[
 def runs_path(model: str, label: str = "") -> Path:
     """Where the runs of ``model`` (made by the code ``label`` names, "" for the current) are saved."""
     return OUT / model / (f"runs-{label}.json" if label else "runs.json")
+
+
+def _sections(semantic: SemanticSearch, embedder: Any, text: str, titles: dict[str, str]) -> list[Hit]:
+    """The distinct sections of the nearest chunks, best first: section-level ranking, several per note."""
+    out: list[Hit] = []
+    seen: set[tuple[str, str]] = set()
+    for match in semantic.nearest(embedder.embed_query(text), SECTION_CHUNKS):
+        if (match.note_id, match.section_path) not in seen:
+            seen.add((match.note_id, match.section_path))
+            out.append([titles[match.note_id], match.score, match.section_path])
+    return out[:DEPTH]
 
 
 def collect(model: str, queries: list[Query], *, again: bool = False, label: str = "") -> dict[str, Any]:
@@ -172,6 +188,14 @@ def table(
             row[group] = statistics.fmean(picked) if picked else float("nan")
         deep = [section_hit(method(runs["runs"][q.id]), q) for q in queries if q.category == "section"]
         row["section@10"] = statistics.fmean(deep) if deep else float("nan")
+        if name == "semantic" and all("sections" in runs["runs"][q.id] for q in queries):
+            ranked = [
+                section_hit(runs["runs"][q.id]["sections"], q) for q in queries if q.category == "section"
+            ]
+            out["semantic sections (10 best, any note)"] = {
+                **{c: float("nan") for c in row},
+                "section@10": statistics.fmean(ranked) if ranked else float("nan"),
+            }
         out[name] = row
     return out
 
