@@ -70,3 +70,13 @@ def test_two_edits_are_allowed_only_in_long_words(store: SqliteStore) -> None:
     # "partioned" (9 letters) is two edits from "partitioned"; "langsame" (8, German for slow)
     # is two from "language" too, but a short word two edits away is more often another word.
     assert KeywordSearch(store).corrections(["partioned", "langsame"]) == {"partioned": "partitioned"}
+
+
+def test_a_word_that_begins_an_indexed_word_is_not_misspelt(store: SqliteStore) -> None:
+    folder = store.create_folder("Main", actor="user").id
+    for n in range(2):
+        _add(store, folder, f"Garden {n}", "gardening gardeners")
+        _add(store, folder, f"Harden {n}", "harden the steel")
+    # "gardeni" is one edit from "garden"... but keyword search finds it as the start of
+    # "gardening", so it is no misspelling; "hardem" begins nothing and is one edit from "harden".
+    assert KeywordSearch(store).corrections(["gardeni", "hardem"]) == {"hardem": "harden"}

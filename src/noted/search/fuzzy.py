@@ -61,7 +61,10 @@ def distance(a: str, b: str, limit: int) -> int:
 
 
 def corrections(conn: apsw.Connection, words: Iterable[str]) -> dict[str, str]:
-    """The correction of each of ``words`` that no note contains and that has one (folded, lower case)."""
+    """The correction of each of ``words`` that no note contains, even as a prefix, and that has one.
+
+    Keys and values are folded (lower case, no diacritics).
+    """
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, notes_fts, row)")
     out: dict[str, str] = {}
     for word in words:
@@ -75,7 +78,9 @@ def corrections(conn: apsw.Connection, words: Iterable[str]) -> dict[str, str]:
 
 
 def _known(conn: apsw.Connection, word: str) -> bool:
-    return conn.execute(f"SELECT 1 FROM {VOCAB} WHERE term = ?", (word,)).fetchone() is not None
+    """Whether some note holds ``word`` or a word it begins (keyword search matches prefixes)."""
+    row = conn.execute(f"SELECT 1 FROM {VOCAB} WHERE term >= ? AND term < ? LIMIT 1", (word, word + "\uffff"))
+    return row.fetchone() is not None
 
 
 def _closest(conn: apsw.Connection, word: str) -> str | None:
