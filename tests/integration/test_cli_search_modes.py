@@ -48,3 +48,12 @@ def test_index_status_reports_the_lease_and_counts(cli: Cli) -> None:
     assert status["built"] is True and status["behind_by_changes"] == 0
     assert status["lease_holder"] is None  # given back when `noted index` finished
     assert status["sqlite_vec"] == "loaded"
+
+
+def test_keyword_search_that_finds_nothing_suggests_a_spelling(cli: Cli) -> None:
+    cli.ok("create", "Rebasing", "--body", "rebase the branch")
+    cli.ok("create", "Rebase again", "--body", "why rebase")
+    result = cli.ok("search", "rebse", "--mode", "keyword")
+    assert "Rebas" not in result.out  # nothing matched: the suggestion is a hint, not a result
+    assert 'did you mean "rebase"?' in result.err
+    assert "did you mean" not in cli.ok("search", "rebase", "--mode", "keyword").err

@@ -88,6 +88,8 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         results = services.keyword.search(args.query, limit=args.limit, offset=args.offset)
         total = results.total
         rows = [_keyword_row(h) for h in results.hits]
+        if results.suggestion:
+            ctx.error(f'no notes match; did you mean "{results.suggestion}"?')
     return _print(ctx, args, mode, rows, total)
 
 

@@ -78,6 +78,8 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
                 ResultRow(h.note_id, h.title, h.notebook_title, h.section, h.section_heading, h.snippet)
                 for h in found.hits
             )
+            if not rows and found.suggestion:
+                return Answer(rows, f'no notes match; did you mean "{found.suggestion}"?')
             return Answer(rows, "" if rows else "no notes match")
         if mode == "semantic":
             hits = services.semantic().search(query, relevance=relevance, limit=LIMIT)
