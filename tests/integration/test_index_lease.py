@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,11 +15,14 @@ from pathlib import Path
 import pytest
 from tests.support.cli import Cli
 
+from noted.cli.commands_index import EXIT_NOT_UP_TO_DATE
 from noted.embeddings.fake import FakeEmbedder
+from noted.indexer.coverage import index_coverage
 from noted.indexer.engine import Indexer
-from noted.indexer.lease import Lease
+from noted.indexer.lease import META_LEASE, Lease, process_start
 from noted.indexer.service import IndexerService
-from noted.models import NoteDraft
+from noted.indexer.vectors import set_meta
+from noted.models import NoteDraft, now_ms
 from noted.search.semantic import SemanticSearch
 from noted.store.sqlite import SqliteStore
 
@@ -32,7 +38,8 @@ _HOLDER = textwrap.dedent(
 
     root = Path(sys.argv[1])
     store = SqliteStore.open(root / "notes.db", root / "resources")
-    service = IndexerService(Indexer(store, store.db, FakeEmbedder()), Lease(store.db, ttl_ms=int(sys.argv[2]) if len(sys.argv) > 2 else 1500, label="holder"))
+    service = IndexerService(Indexer(store, store.db, FakeEmbedder()), Lease(store.db, ttl_ms=int(sys.argv[2]) if len(sys.argv) > 2 else 1500,
+        label=sys.argv[3] if len(sys.argv) > 3 else "holder"))
     service.start()
     while service.status.state not in ("idle", "indexing"):
         time.sleep(0.02)
@@ -186,3 +193,76 @@ def test_the_next_noted_index_takes_over_at_once_from_a_killed_holder(
     hits = cli.json("search", "sea otter kelp", "--mode", "semantic")["hits"]
     assert hits and hits[0]["title"] == "Otter"
     store.close()
+
+
+def test_rebuild_while_the_app_holds_the_lease_is_passed_on_and_honoured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    cli = Cli(tmp_path, capsys)
+    cli.ok("create", "Seal", "--body", "harbour seal pup")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path), "600000", "tui"], stdout=subprocess.PIPE, text=True
+    )
+    store = cli.store()
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        _until(lambda: index_coverage(store, store.db).complete)
+        done = cli.ok("index")  # up to date: exit 0, and it says who keeps it so
+        assert f"the app (pid {holder.pid})" in done.out
+        with store.db.write() as conn:  # a row only a rebuild removes
+            conn.execute(
+                'INSERT INTO index_chunks(note_id, idx, section, heading, start, "end", hash) '
+                "VALUES ('ghost', 0, '', '', 0, 0, 'h')"
+            )
+        asked = cli("index", "--rebuild")
+        assert asked.code == EXIT_NOT_UP_TO_DATE
+        assert f"asked the app (pid {holder.pid}) to rebuild" in asked.err
+        # Before, the request was dropped: the ghost stayed and the exit code said all was well.
+        _until(lambda: not _ghost(store) and index_coverage(store, store.db).complete)
+    finally:
+        holder.kill()
+        store.close()
+
+
+def _ghost(store: SqliteStore) -> bool:
+    with store.db.read() as conn:
+        return conn.execute("SELECT 1 FROM index_chunks WHERE note_id = 'ghost'").fetchone() is not None
+
+
+def test_noted_index_with_a_busy_holder_says_who_and_exits_75_or_waits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    cli = Cli(tmp_path, capsys)
+    cli.ok("create", "Seal", "--body", "harbour seal pup")
+    # A live process named as the holder that does no indexing: the index stays unbuilt.
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    store = cli.store()
+    try:
+        with store.db.write() as conn:
+            set_meta(
+                conn,
+                META_LEASE,
+                json.dumps(
+                    {
+                        "owner": "other",
+                        "label": "mcp",
+                        "host": socket.gethostname(),
+                        "pid": sleeper.pid,
+                        "started": process_start(sleeper.pid),
+                        "expires": now_ms() + 600_000,
+                    }
+                ),
+            )
+        busy = cli("index")
+        assert busy.code == EXIT_NOT_UP_TO_DATE  # before: "Nothing to do." and 0
+        assert f"the MCP server (pid {sleeper.pid}) is indexing this profile: 0 of" in busy.err
+        killer = threading.Timer(0.5, sleeper.kill)
+        killer.start()
+        waited = cli.ok("index", "--wait")  # waits, then takes over from the dead holder
+        killer.join()
+        assert "Index up to date" in waited.out and index_coverage(store, store.db).complete
+    finally:
+        sleeper.kill()
+        store.close()

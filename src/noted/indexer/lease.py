@@ -66,6 +66,8 @@ def process_start(pid: int) -> int | None:
         return None
     # The command name (field 2) may hold spaces and parentheses: fields after it follow the last ')'.
     fields = stat[stat.rfind(b")") + 2 :].split()
+    if fields[:1] in ([b"Z"], [b"X"]):  # killed, not yet reaped by its parent: gone all the same
+        return None
     try:
         return int(fields[19])  # field 22, starttime
     except (IndexError, ValueError):
