@@ -285,7 +285,6 @@ def test_a_crash_inside_a_long_note_loses_at_most_one_group_of_chunks(store: Sql
     folder = _folder(store)
     body = "\n\n".join(f"# Part {i}\n" + " ".join(f"w{i}x{j}" for j in range(6)) for i in range(200))
     note = _add(store, folder, "Manual", body)
-    _add(store, folder, "Other", "a short note")
     fresh = FakeEmbedder(max_tokens=8)
     Indexer(store, store.db, fresh).prepare()
     chunks = len(chunk_note(note, "Manual", body, fresh))
