@@ -124,7 +124,7 @@ class Services:
         folder = s.get_str("ai.embedding.model")
         if folder:
             return make_embedder("folder", path=folder, threads=threads)
-        return make_embedder("local", threads=threads)
+        return make_embedder("local", threads=threads, quantized_cache=self.profile.root / "models")
 
     def semantic(self) -> SemanticSearch:
         """Semantic search over the index, or ``UnavailableError`` saying why it cannot run."""

@@ -7,6 +7,8 @@ holding the lease is. Both read it from the index's own bookkeeping in ``meta``.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN, get_meta
@@ -40,18 +42,25 @@ class IndexCoverage:
         return f"the index covers {self.notes_indexed:,} of {self.notes_total:,} notes"
 
 
-def index_coverage(store: Store, db: Database) -> IndexCoverage:
-    """Where the index stands for ``store``: complete when built, not scanning, and not behind the feed."""
+def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None = None) -> IndexCoverage:
+    """Where the index stands for ``store``: complete when built, not scanning, and not behind the feed.
+
+    With ``note_ids`` (a caller's scope) the counts are of those notes only, so they say nothing
+    about notes the caller cannot see.
+    """
     with db.read() as conn:
         built = get_meta(conn, META_MODEL) is not None
         scanning = get_meta(conn, META_SCAN) is not None
         cursor = int(get_meta(conn, META_CURSOR) or 0)
         has_chunks = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'index_chunks'").fetchone()
-        indexed = (
-            conn.execute("SELECT count(DISTINCT note_id) FROM index_chunks").fetchone()[0]
-            if has_chunks
-            else 0
-        )
-    total = sum(store.folder_note_counts().values())
+        indexed = 0
+        if has_chunks and note_ids is None:
+            indexed = conn.execute("SELECT count(DISTINCT note_id) FROM index_chunks").fetchone()[0]
+        elif has_chunks:
+            indexed = conn.execute(
+                "SELECT count(DISTINCT note_id) FROM index_chunks WHERE note_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(note_ids or ())),),
+            ).fetchone()[0]
+    total = len(note_ids) if note_ids is not None else sum(store.folder_note_counts().values())
     complete = built and bool(has_chunks) and not scanning and cursor >= store.latest_cursor()
     return IndexCoverage(int(indexed), total, complete)
