@@ -106,11 +106,13 @@ def _run(args: argparse.Namespace, ctx: CliContext, lease: Lease) -> int:
     from noted.cli.index_progress import IndexBar
     from noted.indexer.engine import Indexer
     from noted.indexer.lease import LeaseLost
+    from noted.indexer.priority import lowered
     from noted.indexer.vectors import META_MODEL, set_meta
 
     store = ctx.services.store
     bar = IndexBar(enabled=sys.stderr.isatty() and not ctx.json)
-    with bar:
+    # Below the app's priority (if it is open, its keys come first); idle CPU is still all ours.
+    with lowered(), bar:
         bar.start(sum(store.folder_note_counts().values()))
         indexer = Indexer(store, store.db, ctx.services.embedder(), on_progress=bar.update, lease=lease)
         try:

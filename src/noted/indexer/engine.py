@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from noted.embeddings import Embedder
 from noted.indexer.chunking import Chunk, chunk_note
@@ -109,7 +110,6 @@ class Indexer:
         self.store = store
         self.db = db
         self.embedder = embedder
-        self.tables = VectorTables(db, embedder.model_id, embedder.dim)
         self.batch_notes = batch_notes
         self.on_progress = on_progress
         self.lease = lease
@@ -121,6 +121,12 @@ class Indexer:
         self.chunks_done = 0
         """Chunks of the notes stored by this indexer (reused or embedded)."""
         self.failed = 0
+
+    @cached_property
+    def tables(self) -> VectorTables:
+        """The index's tables. Made on first use, which loads the model (to learn its width) in the
+        thread that indexes: its model threads then share that thread's (lower) priority."""
+        return VectorTables(self.db, self.embedder.model_id, self.embedder.dim)
 
     # Set-up ----------------------------------------------------------------------------
     def prepare(self) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from noted.errors import BackendError
 from noted.indexer.engine import Indexer, IndexProgress
 from noted.indexer.lease import Lease, LeaseLost
+from noted.indexer.priority import lower_this_thread
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,7 @@ class IndexerService:
 
     def _run(self) -> None:
         retry_every = self.lease.ttl_ms / 3000
+        lower_this_thread()  # before the embedder's first use, so its model threads inherit it
         try:
             while not self._stop.is_set():
                 if not self.lease.held and not self._take_lease():
