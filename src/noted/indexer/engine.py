@@ -171,6 +171,8 @@ class Indexer:
 
     def _take_request(self) -> bool:
         """Honour a rebuild another process asked for; True when there was one."""
+        if not request_pending(self.db):  # a read: an idle holder asks four times a second
+            return False
         with self.db.write() as conn:
             raw = get_meta(conn, META_REQUEST)
             if raw is None:
