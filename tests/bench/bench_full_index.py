@@ -31,6 +31,8 @@ from pathlib import Path
 from pgdoc_corpus import OUT, build
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+KILL_AFTER_S = (10.0, 30.0)
+"""A kill comes this long after the start (a start-up on a loaded machine takes several seconds)."""
 
 
 def result(name: str, **values: object) -> None:
@@ -122,7 +124,7 @@ def kills(profile: Path, src: Path, count: int, fresh: list[tuple[object, ...]])
     losses = []
     for _ in range(count):
         child, _ = noted_index(profile, src)
-        deadline = time.perf_counter() + rng.uniform(6.0, 15.0)
+        deadline = time.perf_counter() + rng.uniform(*KILL_AFTER_S)
         seen: list[tuple[float, int]] = []
         while time.perf_counter() < deadline:
             kept = _kept(profile)

@@ -258,6 +258,8 @@ def test_noted_index_with_a_busy_holder_says_who_and_exits_75_or_waits(
         busy = cli("index")
         assert busy.code == EXIT_NOT_UP_TO_DATE  # before: "Nothing to do." and 0
         assert f"the MCP server (pid {sleeper.pid}) is indexing this profile: 0 of" in busy.err
+        as_json = cli("index", "--json")
+        assert as_json.code == EXIT_NOT_UP_TO_DATE and as_json.json()["index"]["complete"] is False
         killer = threading.Timer(0.5, sleeper.kill)
         killer.start()
         waited = cli.ok("index", "--wait")  # waits, then takes over from the dead holder

@@ -91,6 +91,8 @@ def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, lease: Lease) -> 
             f"{holder} is indexing this profile: {coverage.notes_indexed:,} of {coverage.notes_total:,} notes"
             " done. Run again later, or with --wait."
         )
+        if ctx.json:
+            ctx.emit({"up_to_date": False, "indexed_by": holder, "index": coverage.as_json()})
         return EXIT_NOT_UP_TO_DATE
     ctx.error(f"waiting for {holder}: {coverage.notes_indexed:,} of {coverage.notes_total:,} notes done…")
     while lease.current() is not None:
