@@ -65,7 +65,7 @@ async def run(root: Path, opens: int, searches: int, t0: float, cpu0: float, ind
     profile = Profile(root)
     environ = {"NOTED_SEARCH_INDEXER_ENABLED": "true" if indexing else "false"}
     services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ=environ))
-    app = open_app(services, background=False)
+    app = open_app(services, background=indexing)  # the app as a person runs it, indexer and all
     from noted.ui.messages import OpenNote
     from noted.ui.widgets.note_list import NoteList
     from noted.ui.widgets.note_viewer import NoteViewer
