@@ -122,17 +122,23 @@ def kills(profile: Path, src: Path, count: int, fresh: list[tuple[object, ...]])
     """
     rng = random.Random(16)
     losses = []
+    source = profile.with_name("source")
+    shutil.copytree(profile, source)
     for _ in range(count):
         child, _ = noted_index(profile, src)
         deadline = time.perf_counter() + rng.uniform(*KILL_AFTER_S)
         seen: list[tuple[float, int]] = []
-        while time.perf_counter() < deadline:
+        while time.perf_counter() < deadline and child.poll() is None:
             kept = _kept(profile)
             if not seen or kept != seen[-1][1]:
                 seen.append((time.perf_counter(), kept))
             time.sleep(0.1)
+        if child.poll() is not None:  # it finished first: start again from nothing for the next kill
+            shutil.rmtree(profile)
+            shutil.copytree(source, profile)
+            continue
         killed_at = time.perf_counter()
-        child.send_signal(signal.SIGKILL)
+        os.kill(child.pid, signal.SIGKILL)
         wait(child)
         if len(seen) >= 3:
             (t0, k0), (t1, k1) = seen[1], seen[-1]

@@ -17,8 +17,9 @@ from tests.support.cli import Cli
 
 from noted.cli.commands_index import EXIT_NOT_UP_TO_DATE
 from noted.embeddings.fake import FakeEmbedder
+from noted.indexer.chunking import chunk_note
 from noted.indexer.coverage import index_coverage
-from noted.indexer.engine import Indexer
+from noted.indexer.engine import EMBED_STEP, Indexer
 from noted.indexer.lease import META_LEASE, Lease, process_start
 from noted.indexer.service import IndexerService
 from noted.indexer.vectors import set_meta
@@ -268,3 +269,30 @@ def test_noted_index_with_a_busy_holder_says_who_and_exits_75_or_waits(
     finally:
         sleeper.kill()
         store.close()
+
+
+class _Slow(FakeEmbedder):
+    """Takes its time per call, so a batch lasts many calls."""
+
+    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        time.sleep(0.05)
+        return super().embed_documents(texts)
+
+
+def test_stop_ends_a_batch_midway_keeping_what_was_embedded(tmp_path: Path) -> None:
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    folder = store.create_folder("F", actor="user")
+    body = "\n\n".join(f"# Part {i}\n" + " ".join(f"w{i}x{j}" for j in range(6)) for i in range(400))
+    store.create_note(NoteDraft("Manual", body, parent_id=folder.id), actor="user")
+    embedder = _Slow(max_tokens=8)
+    service = IndexerService(Indexer(store, store.db, embedder), Lease(store.db))
+    service.start()
+    _until(lambda: embedder.calls >= 6)  # past the first group of 64 chunks
+    service.stop(timeout=60)
+    # Stopping waited for one call, not for the whole note (a single batch).
+    needed = len(chunk_note("x", "Manual", body, embedder)) // EMBED_STEP
+    assert needed >= 20 and embedder.calls < needed
+    with store.db.read() as conn:
+        assert conn.execute("SELECT count(*) FROM index_pending").fetchone()[0] >= 64  # kept, not lost
+    assert Lease(store.db).holder() is None
+    store.close()

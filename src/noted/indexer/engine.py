@@ -78,6 +78,10 @@ def _indexable(note: Note | None) -> bool:
     )
 
 
+class IndexingStopped(Exception):
+    """``should_stop`` said stop: the work done so far is committed, the rest waits for next time."""
+
+
 def request_rebuild(db: Database, by: str) -> None:
     """Ask whichever process holds the lease to rebuild the index (it looks before every batch)."""
     with db.write() as conn:
@@ -113,6 +117,8 @@ class Indexer:
         self.batch_notes = batch_notes
         self.on_progress = on_progress
         self.lease = lease
+        self.should_stop: Callable[[], bool] = lambda: False
+        """Looked at between groups of chunks: True stops a batch midway (``IndexingStopped``)."""
         self._retry: list[str] = []
         self._scan: _Scan | None = None
         self._rate = _Rate()
@@ -236,6 +242,9 @@ class Indexer:
         todo = work.todo()
         group_start, in_group = time.monotonic(), 0
         for first in range(0, len(todo), EMBED_STEP):
+            if self.should_stop():  # keep what is done; the batch resumes from it next time
+                self._commit(work)
+                raise IndexingStopped("asked to stop")
             self._check_lease()
             piece = todo[first : first + EMBED_STEP]
             self._embed_piece(work, piece)

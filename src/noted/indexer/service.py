@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from noted.errors import BackendError
-from noted.indexer.engine import Indexer, IndexProgress
+from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.priority import lower_this_thread
 
@@ -57,6 +57,7 @@ class IndexerService:
         self._prepared = False
         indexer.on_progress = self._progress
         indexer.lease = lease  # renewed before every group of chunks, checked in every commit
+        indexer.should_stop = self._stop.is_set  # so stop() does not wait for a whole batch
 
     @property
     def status(self) -> IndexStatus:
@@ -73,7 +74,7 @@ class IndexerService:
         self._wake.set()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the thread (after its current batch) and give the lease back."""
+        """Stop the thread (after its current group of chunks) and give the lease back."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -94,6 +95,8 @@ class IndexerService:
                         self._prepared = True
                     if self.indexer.step():
                         continue
+                except IndexingStopped:
+                    break
                 except LeaseLost:  # ours lapsed (this process stalled) and another took it
                     log.warning("lost the indexing lease to %s", self.lease.holder())
                     self._prepared = False
