@@ -5,10 +5,11 @@ The scheme (documented in the README's "Exit codes"):
 - ``0`` done; ``1`` refused (a note that is not there, nothing to restore…);
   ``2`` bad input or usage (argparse's own code too), invalid UTF-8 included.
 - ``3`` a save met a note that changed meanwhile (both sides kept); ``4``–``9``: kept for
-  other outcomes of single commands (e.g. an index that is not up to date).
+  other outcomes of single commands.
 - ``10``–``19``: storage faults, one code each, so a script can react (free space, fix
   permissions, restore a backup) without parsing messages.
 - ``70`` internal error (a bug; the stack is in ``noted.log``), as in BSD's ``sysexits.h``;
+  ``75`` (EX_TEMPFAIL) an index another process has not brought up to date yet;
   ``130`` interrupted (Ctrl+C), as shells report SIGINT.
 """
 
@@ -44,6 +45,8 @@ class ExitCode(enum.IntEnum):
     STORAGE = 15
     """Another fault of the disk (an I/O error)."""
     INTERNAL = 70
+    INDEX_NOT_UP_TO_DATE = 75
+    """``noted index``: another process holds the lease and has not caught up yet (EX_TEMPFAIL)."""
     INTERRUPTED = 130
 
 
