@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from tests.support.joplin_sync import Pair, running_pair
+from tests.support.tools_env import make_env
 
 pytestmark = pytest.mark.slow
 
@@ -55,3 +57,70 @@ def test_a_note_made_on_the_laptop_is_found_on_the_server_after_sync(
     # By meaning: words of the note, one it lacks (keyword search needs them all).
     meaning = server.noted_json(capsys, "search", f"sailing ships {word} dinosaurs", "--mode", "semantic")
     assert _hit_ids(meaning)[0] == note_id
+
+
+def _conflict_on_server(pair: Pair, capsys: pytest.CaptureFixture[str], word: str) -> tuple[str, str]:
+    """A note changed on both machines between syncs; returns (note id, Joplin's conflict copy id).
+
+    The laptop's edit goes up first, so the server's sync finds its own edit in conflict: the
+    note takes the laptop's text and the server's text is kept in Joplin's conflict copy.
+    """
+    laptop, server = pair.laptop, pair.server
+    note_id = laptop.noted_json(capsys, "create", f"Rota {word}", "--body", "Monday: Ann")["id"]
+    pair.sync(laptop)
+    laptop.noted_json(capsys, "edit", note_id, "--append", "Tuesday: Bob (laptop)")
+    server.joplin.api("PUT", f"/notes/{note_id}", {"body": "Monday: Ann\nTuesday: Cid (server)"})
+    pair.sync(laptop)
+    conflicts = [c for c in server.noted_json(capsys, "conflicts") if c["note_id"] == note_id]
+    assert len(conflicts) == 1, conflicts
+    return note_id, conflicts[0]["copy_id"]
+
+
+async def test_a_note_changed_on_both_machines_is_shown_as_a_conflict_and_settled_by_hand(
+    pair: Pair, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    laptop, server = pair.laptop, pair.server
+    note_id, copy_id = _conflict_on_server(pair, capsys, _word())
+    shown = server.noted_json(capsys, "show", note_id)
+    assert "Tuesday: Bob (laptop)" in shown["body"] and copy_id in shown["conflict"]
+    code, out, _ = server.noted(capsys, "show", copy_id)
+    assert code == 0 and "Tuesday: Cid (server)" in out and "conflict copy" in out
+    compared = server.noted_json(capsys, "conflicts", "show", copy_id)
+    assert "-Tuesday: Bob (laptop)" in compared["diff"] and "+Tuesday: Cid (server)" in compared["diff"]
+
+    # The assistant's tools see it as a conflict and may not edit it (as Joplin's apps do not).
+    store = server.joplin.store(tmp_path / "tools")
+    try:
+        env = make_env(store, tmp_path, enabled=("update_note",))
+        assert (await env.ok("read_note", id=copy_id))["is_conflict"] is True
+        refused = await env.error("update_note", id=copy_id, body="overwritten")
+        assert "conflict copy" in (refused.message or "")
+        assert "overwritten" not in store.get_note(copy_id).body  # the refusal wrote nothing
+    finally:
+        store.close()
+
+    merged = tmp_path / "merged.md"
+    merged.write_text("Monday: Ann\nTuesday: Bob and Cid\n", encoding="utf-8")
+    server.noted_json(capsys, "conflicts", "resolve", copy_id, "--body-file", str(merged))
+    assert [c for c in server.noted_json(capsys, "conflicts") if c["note_id"] == note_id] == []
+    assert "conflict" not in server.noted_json(capsys, "show", note_id)
+    # Neither side is lost: both are revisions of the note.
+    history = server.noted_json(capsys, "history", note_id)
+    bodies = [server.noted_json(capsys, "history", note_id, "--show", str(r["id"]))["body"] for r in history]
+    assert any("Cid (server)" in b for b in bodies) and any("Bob (laptop)" in b for b in bodies)
+
+    pair.sync(server)
+    assert laptop.noted_json(capsys, "show", note_id)["body"] == "Monday: Ann\nTuesday: Bob and Cid\n"
+
+
+def test_settling_a_conflict_by_keeping_the_copy(pair: Pair, capsys: pytest.CaptureFixture[str]) -> None:
+    server = pair.server
+    note_id, copy_id = _conflict_on_server(pair, capsys, _word())
+    code, _, err = server.noted(capsys, "conflicts", "resolve", copy_id)
+    assert code != 0 and "--keep" in err  # no choice given: nothing is changed
+    assert server.noted_json(capsys, "conflicts", "show", copy_id)["copy"]["id"] == copy_id
+    server.noted_json(capsys, "conflicts", "resolve", copy_id[:8], "--keep", "copy")
+    assert server.noted_json(capsys, "show", note_id)["body"] == "Monday: Ann\nTuesday: Cid (server)"
+    history = server.noted_json(capsys, "history", note_id)
+    bodies = [server.noted_json(capsys, "history", note_id, "--show", str(r["id"]))["body"] for r in history]
+    assert any("Bob (laptop)" in b for b in bodies)  # the laptop's side stays in the history

@@ -167,6 +167,11 @@ class NoteOps(TagOps):
         session: str | None = None,
     ) -> Note:
         old = self.get_note(note_id)
+        if old.is_conflict:  # Joplin's apps do not let anyone edit one either
+            raise InvalidInputError(
+                f'note "{old.title}" is a conflict copy made by Joplin\'s sync and cannot be edited',
+                hint=f"settle it with `noted conflicts resolve {old.id}`",
+            )
         if base_updated_time is not None and base_updated_time != old.updated_time:
             raise ConflictError(
                 f'note "{old.title}" changed since it was read; it was saved again meanwhile',
