@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.joplin_sync import Pair, running_pair
+from tests.support.joplin_sync import Machine, Pair, running_pair
 from tests.support.tools_env import make_env
 
 pytestmark = pytest.mark.slow
@@ -124,3 +124,35 @@ def test_settling_a_conflict_by_keeping_the_copy(pair: Pair, capsys: pytest.Capt
     history = server.noted_json(capsys, "history", note_id)
     bodies = [server.noted_json(capsys, "history", note_id, "--show", str(r["id"]))["body"] for r in history]
     assert any("Bob (laptop)" in b for b in bodies)  # the laptop's side stays in the history
+
+
+def _found(
+    machine: Machine, capsys: pytest.CaptureFixture[str], word: str, note_id: str
+) -> tuple[bool, bool]:
+    """Whether ``machine`` finds the note by keyword, and by meaning after one indexer pass."""
+    keyword = note_id in _hit_ids(machine.noted_json(capsys, "search", word, "--mode", "keyword"))
+    machine.noted_json(capsys, "index")
+    query = f"greenhouse tomatoes {word} dinosaurs"
+    meaning = note_id in _hit_ids(machine.noted_json(capsys, "search", query, "--mode", "semantic"))
+    return keyword, meaning
+
+
+def test_a_note_trashed_on_one_machine_leaves_the_others_search_and_comes_back(
+    pair: Pair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    laptop, server = pair.laptop, pair.server
+    word = _word()
+    body = f"Greenhouse tomatoes need {word} shade."
+    note_id = laptop.noted_json(capsys, "create", f"Greenhouse {word}", "--body", body)["id"]
+    pair.sync(laptop)
+    assert _found(server, capsys, word, note_id) == (True, True)  # so the next check is not vacuous
+
+    laptop.noted_json(capsys, "trash", note_id)
+    pair.sync(laptop)
+    assert _found(server, capsys, word, note_id) == (False, False)
+    trashed = server.noted_json(capsys, "notes", "--trash")
+    assert note_id in [n["id"] for n in trashed]
+
+    laptop.noted_json(capsys, "restore", note_id)
+    pair.sync(laptop)
+    assert _found(server, capsys, word, note_id) == (True, True)
