@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.integration.mcp_support import text_of
+from tests.integration.test_joplin_mcp import stdio_client
 from tests.support.joplin_sync import Machine, Pair, running_pair
 from tests.support.tools_env import make_env
 
@@ -156,3 +158,43 @@ def test_a_note_trashed_on_one_machine_leaves_the_others_search_and_comes_back(
     laptop.noted_json(capsys, "restore", note_id)
     pair.sync(laptop)
     assert _found(server, capsys, word, note_id) == (True, True)
+
+
+async def test_an_assistant_edit_on_the_server_keeps_its_author_on_the_laptop(
+    pair: Pair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    laptop, server = pair.laptop, pair.server
+    word = _word()
+    note_id = laptop.noted_json(capsys, "create", f"Budget {word}", "--body", "Rent: 900")["id"]
+    pair.sync(laptop)
+    enable = {"NOTED_AI_TOOL_UPDATE_NOTE_ENABLED": "1"}
+    async with stdio_client(server.noted_profile, server.joplin, enable) as client:
+        done = await client.call_tool("update_note", {"id": note_id, "append": "Food: 300"})
+        assert not done.is_error, text_of(done)
+    server_history = server.noted_json(capsys, "history", note_id)
+    assert server_history[0]["actor"] == "mcp:joplin-client"  # noted recorded it there
+    pair.sync(server)
+
+    history = laptop.noted_json(capsys, "history", note_id)
+    newest = laptop.noted_json(capsys, "history", note_id, "--show", str(history[0]["id"]))
+    # The laptop's noted never saw the edit made; the note carried who made it.
+    assert "Food: 300" in newest["body"] and newest["actor"] == server_history[0]["actor"]
+
+    # An edit made in Joplin itself on the server arrives as Joplin's, the stamp being stale.
+    server.joplin.api("PUT", f"/notes/{note_id}", {"body": "Rent: 900\nFood: 300\nGas: 50"})
+    pair.sync(server)
+    history = laptop.noted_json(capsys, "history", note_id)
+    newest = laptop.noted_json(capsys, "history", note_id, "--show", str(history[0]["id"]))
+    assert "Gas: 50" in newest["body"] and newest["actor"] == "joplin"
+
+
+def test_noted_sync_asks_joplin_to_sync_and_says_when(pair: Pair, capsys: pytest.CaptureFixture[str]) -> None:
+    laptop, server = pair.laptop, pair.server
+    word = _word()
+    note_id = laptop.noted_json(capsys, "create", f"Kettle {word}", "--body", "Descale monthly.")["id"]
+    before = laptop.noted_json(capsys, "sync", "--status")["last_sync"] or 0
+    ran = laptop.noted_json(capsys, "sync")
+    assert "Completed" in ran["summary"] and ran["finished"] > before
+    assert laptop.noted_json(capsys, "sync", "--status")["last_sync"] == ran["finished"]
+    server.noted_json(capsys, "sync")
+    assert _hit_ids(server.noted_json(capsys, "search", word, "--mode", "keyword")) == [note_id]

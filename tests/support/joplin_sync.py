@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.joplin import JoplinServer, free_port, unavailable_reason
+from tests.support.joplin import SCRIPT, JoplinServer, _cache_binary, free_port, unavailable_reason
 
 from noted.cli import main
 
@@ -46,6 +47,15 @@ class Machine:
         out = self.joplin.cli("sync").strip().splitlines()
         return out[-1] if out else ""
 
+    @property
+    def sync_command(self) -> str:
+        """What this machine's ``joplin.syncCommand`` would be: ``joplin sync`` on its profile."""
+        binary = _cache_binary()
+        cli_dir = binary.parents[2] if binary else ""
+        return shlex.join(
+            ["env", f"JOPLIN_CLI_DIR={cli_dir}", "bash", str(SCRIPT), "cli", str(self.joplin.profile), "sync"]
+        )
+
     @contextlib.contextmanager
     def _env(self) -> Iterator[None]:
         """noted's Joplin address and token for this machine, for one in-process call."""
@@ -53,6 +63,7 @@ class Machine:
             "NOTED_JOPLIN_URL": self.joplin.url,
             "NOTED_JOPLIN_TOKEN": self.joplin.token,
             "NOTED_AI_EMBEDDING_PROVIDER": "fake",
+            "NOTED_JOPLIN_SYNC_COMMAND": self.sync_command,
         }
         saved = {k: os.environ.get(k) for k in wanted}
         os.environ.update(wanted)

@@ -19,12 +19,17 @@ from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Note
 from noted.store.conflicts import text_diff
+from noted.store.joplin.sync_command import last_sync, run_sync
 from noted.store.joplin.sync_conflicts import SyncConflict, SyncConflictOps
 from noted.store.protocol import Store
 
 
 def register(sub: Subparsers) -> None:
-    """Add ``noted conflicts``."""
+    """Add ``noted conflicts`` and ``noted sync``."""
+    s = command(
+        sub, "sync", cmd_sync, "Ask Joplin to sync now (runs joplin.syncCommand); --status: last sync."
+    )
+    s.add_argument("--status", action="store_true", help="only say when noted last had Joplin sync")
     p = command(sub, "conflicts", cmd_conflicts, "List, compare and settle the conflicts of Joplin's sync.")
     p.add_argument("action", nargs="?", choices=["show", "resolve"], help="show or resolve one conflict")
     p.add_argument("copy", nargs="?", help="the conflict copy's id (or a prefix of 4+ hex digits)")
@@ -40,6 +45,29 @@ def _conflict_store(store: Store) -> SyncConflictOps:
             "conflicts of Joplin's sync exist only on the Joplin backend", hint="add --joplin"
         )
     return store
+
+
+def cmd_sync(args: argparse.Namespace, ctx: CliContext) -> int:
+    services = ctx.services
+    store = _conflict_store(services.store)
+    if args.status:
+        last = last_sync(store.sidecar.db)
+        if ctx.json:
+            ctx.emit({"last_sync": last})
+        else:
+            ctx.out(
+                f"Last sync from noted: {render.fmt_time(last)}" if last else "noted has not run a sync yet."
+            )
+        return 0
+    run = run_sync(services.settings.get_str("joplin.syncCommand"), store.sidecar.db)
+    conflicts = len(store.sync_conflicts())
+    if ctx.json:
+        ctx.emit({"summary": run.summary, "finished": run.finished, "conflicts": conflicts})
+        return 0
+    ctx.out(f"Joplin synced: {run.summary}")
+    if conflicts:
+        ctx.out(f"{conflicts} conflict(s) to settle: noted conflicts")
+    return 0
 
 
 def conflict_of(store: Store, note: Note) -> str | None:
