@@ -13,8 +13,20 @@ from pathlib import Path
 import pytest
 from tests.integration.mcp_support import text_of
 from tests.integration.test_joplin_mcp import stdio_client
+from tests.integration.ui_support import until
 from tests.support.joplin_sync import Machine, Pair, running_pair
 from tests.support.tools_env import make_env
+
+from noted.profile import Profile
+from noted.services import Services
+from noted.settings import Settings
+from noted.store.joplin import JoplinStore
+from noted.store.joplin.sync_command import last_sync
+from noted.store.protocol import NoteOrder
+from noted.ui.app import NotedApp
+from noted.ui.data import NoteSource, SourceKind
+from noted.ui.widgets.note_list import NoteList, row_prompt
+from noted.ui.widgets.notebook_tree import NotebookTree
 
 pytestmark = pytest.mark.slow
 
@@ -198,3 +210,40 @@ def test_noted_sync_asks_joplin_to_sync_and_says_when(pair: Pair, capsys: pytest
     assert laptop.noted_json(capsys, "sync", "--status")["last_sync"] == ran["finished"]
     server.noted_json(capsys, "sync")
     assert _hit_ids(server.noted_json(capsys, "search", word, "--mode", "keyword")) == [note_id]
+
+
+async def test_the_app_lists_conflicts_and_syncs_now(pair: Pair, capsys: pytest.CaptureFixture[str]) -> None:
+    server = pair.server
+    note_id, copy_id = _conflict_on_server(pair, capsys, _word())
+    profile = Profile(server.noted_profile).ensure()
+    environ = {
+        "NOTED_SEARCH_INDEXER_ENABLED": "false",
+        "NOTED_AI_ENABLED": "false",
+        "NOTED_JOPLIN_URL": server.joplin.url,
+        "NOTED_JOPLIN_TOKEN": server.joplin.token,
+        "NOTED_JOPLIN_SYNC_COMMAND": server.sync_command,
+    }
+    services = Services.open(
+        profile, welcome=False, settings=Settings.load(profile, environ=environ), backend="joplin"
+    )
+    store = services.store
+    assert isinstance(store, JoplinStore)
+    before = last_sync(store.db)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            tree = app.workspace.query_one(NotebookTree)
+            await until(pilot, lambda: tree.ready, timeout=60)
+            labels = [str(node.label) for node in tree.root.children]
+            assert any(label.startswith("Conflicts") for label in labels), labels
+            tree.select_source(NoteSource(SourceKind.CONFLICTS, title="Conflicts"))
+            notes = app.workspace.query_one(NoteList)
+            await until(pilot, lambda: copy_id in [r.meta.id for r in notes.rows], timeout=60)
+            row = next(r for r in notes.rows if r.meta.id == copy_id)
+            assert row.meta.is_conflict and "conflict" in row_prompt(row, False, NoteOrder.UPDATED).plain
+            assert note_id not in [r.meta.id for r in notes.rows]  # the note itself is in its notebook
+
+            app.workspace.action_sync_now()  # the palette's "Sync now"
+            await until(pilot, lambda: last_sync(store.db) != before, timeout=120)
+    finally:
+        services.close()

@@ -24,6 +24,8 @@ from textual.widgets import ContentSwitcher
 
 from noted.models import ACTOR_USER
 from noted.services import Services
+from noted.store.joplin.sync_command import run_sync
+from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.widgets.key_bar import KeyBar
@@ -319,6 +321,23 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 )  # fmt: skip
 
         self.app.push_screen(Confirm("Delete every note in the trash for good?", yes="Empty trash"), answer)
+
+    def action_sync_now(self) -> None:
+        """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
+        store = self.services.store
+        if not isinstance(store, SyncConflictOps):
+            self.notify("Sync is Joplin's: this profile's notes are not in Joplin", severity="warning")
+            return
+        command = self.services.settings.get_str("joplin.syncCommand")
+
+        def work() -> None:
+            run = run_sync(command, store.sidecar.db)
+            conflicts = len(store.sync_conflicts())
+            settle = f"; {conflicts} conflict(s) in Conflicts" if conflicts else ""
+            self.app.call_from_thread(self.notify, f"Joplin synced: {run.summary}{settle}")
+
+        self.notify("Asking Joplin to sync…")
+        self.run_worker(work, thread=True, group="sync", exit_on_error=False, description="syncing Joplin")
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""
