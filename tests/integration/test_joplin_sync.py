@@ -16,6 +16,7 @@ from tests.integration.test_joplin_mcp import stdio_client
 from tests.integration.ui_support import until
 from tests.support.joplin_sync import Machine, Pair, running_pair
 from tests.support.tools_env import make_env
+from textual.widgets import ContentSwitcher
 
 from noted.profile import Profile
 from noted.services import Services
@@ -26,6 +27,7 @@ from noted.store.protocol import NoteOrder
 from noted.ui.app import NotedApp
 from noted.ui.data import NoteSource, SourceKind
 from noted.ui.widgets.note_list import NoteList, row_prompt
+from noted.ui.widgets.note_viewer import NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 
 pytestmark = pytest.mark.slow
@@ -242,6 +244,15 @@ async def test_the_app_lists_conflicts_and_syncs_now(pair: Pair, capsys: pytest.
             row = next(r for r in notes.rows if r.meta.id == copy_id)
             assert row.meta.is_conflict and "conflict" in row_prompt(row, False, NoteOrder.UPDATED).plain
             assert note_id not in [r.meta.id for r in notes.rows]  # the note itself is in its notebook
+
+            # Opened, it reads as any note; asked to edit it, the app refuses before any typing.
+            notes.focus()
+            await pilot.press("g", *["j"] * [r.meta.id for r in notes.rows].index(copy_id), "enter")
+            viewer = app.workspace.query_one(NoteViewer)
+            await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == copy_id, timeout=60)
+            viewer.action_edit()
+            await pilot.pause()  # lets the app handle the edit request it posted
+            assert app.workspace.query_one("#reader", ContentSwitcher).current == "viewer"
 
             app.workspace.action_sync_now()  # the palette's "Sync now"
             await until(pilot, lambda: last_sync(store.db) != before, timeout=120)

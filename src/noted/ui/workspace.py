@@ -243,6 +243,13 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     @on(NoteViewer.EditRequested)
     def _edit(self, event: NoteViewer.EditRequested) -> None:
+        if event.view.note.is_conflict:  # the store would refuse the save: say so before any typing
+            self.notify(
+                f"A conflict copy from Joplin's sync cannot be edited: compare and settle it with "
+                f"`noted --joplin conflicts show {event.view.note.id}`",
+                severity="warning",
+            )
+            return
         self.reading = True
         self.query_one("#reader", ContentSwitcher).current = "editor"
         editor = self.query_one(NoteEditor)
