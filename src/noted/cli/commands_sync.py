@@ -87,6 +87,8 @@ def _resolve_copy(store: SyncConflictOps, ref: str | None) -> SyncConflict:
 
 
 def cmd_conflicts(args: argparse.Namespace, ctx: CliContext) -> int:
+    if args.action != "resolve" and (args.keep or args.body_file is not None or args.title):
+        raise InvalidInputError("--keep, --body-file and --title go with `noted conflicts resolve COPY`")
     store = _conflict_store(ctx.services.store)
     if args.action is None:
         return _list(ctx, store)
