@@ -29,6 +29,7 @@ from noted.ui.data import NoteSource, SourceKind
 from noted.ui.widgets.note_list import NoteList, row_prompt
 from noted.ui.widgets.note_viewer import NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
+from noted.ui.widgets.status_bar import StatusBar
 
 pytestmark = pytest.mark.slow
 
@@ -255,6 +256,8 @@ async def test_the_app_lists_conflicts_and_syncs_now(pair: Pair, capsys: pytest.
             assert app.workspace.query_one("#reader", ContentSwitcher).current == "viewer"
 
             app.workspace.action_sync_now()  # the palette's "Sync now"
-            await until(pilot, lambda: last_sync(store.db) != before, timeout=120)
+            status = app.workspace.query_one(StatusBar)
+            await until(pilot, lambda: status.part("sync").startswith("synced"), timeout=120)
+            assert last_sync(store.db) != before
     finally:
         services.close()

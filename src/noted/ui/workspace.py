@@ -8,6 +8,7 @@ the screen until a note is opened, then the reader does; Esc goes back.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, Self, cast
 
@@ -342,6 +343,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             conflicts = len(store.sync_conflicts())
             settle = f"; {conflicts} conflict(s) in Conflicts" if conflicts else ""
             self.app.call_from_thread(self.notify, f"Joplin synced: {run.summary}{settle}")
+            stamp = time.strftime("%H:%M", time.localtime(run.finished / 1000))
+            self.app.call_from_thread(self.query_one(StatusBar).set_part, "sync", f"synced {stamp}")
 
         self.notify("Asking Joplin to sync…")
         self.run_worker(work, thread=True, group="sync", exit_on_error=False, description="syncing Joplin")
