@@ -52,7 +52,9 @@ def _seed(store: JoplinStore) -> tuple[str, str]:
 
 
 @asynccontextmanager
-async def stdio_client(profile: Path, joplin: JoplinServer) -> AsyncIterator[Client]:
+async def stdio_client(
+    profile: Path, joplin: JoplinServer, extra_env: dict[str, str] | None = None
+) -> AsyncIterator[Client]:
     """``noted mcp serve --stdio --joplin`` as an AI app would start it, token from the environment."""
     program, *args = noted_command()
     env = {
@@ -60,6 +62,7 @@ async def stdio_client(profile: Path, joplin: JoplinServer) -> AsyncIterator[Cli
         "NOTED_JOPLIN_TOKEN": joplin.token,
         "NOTED_JOPLIN_URL": joplin.url,
         "NOTED_PROFILE": str(profile),
+        **(extra_env or {}),
     }
     params = StdioServerParameters(
         command=program, args=[*args, "mcp", "serve", "--stdio", "--joplin"], env=env

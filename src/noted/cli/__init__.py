@@ -28,6 +28,7 @@ _MODULES = (
     "commands_notes",
     "commands_search",
     "commands_index",
+    "commands_sync",
     "commands_ask",
     "commands_tools",
     "commands_mcp",

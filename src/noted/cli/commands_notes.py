@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from noted.cli import commands_edit, commands_notebooks, commands_transfer, render
+from noted.cli import commands_edit, commands_notebooks, commands_sync, commands_transfer, render
 from noted.cli.args import Subparsers, command, read_stdin, read_text_file
 from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_folder, resolve_note
@@ -164,11 +164,14 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.section:
         return _show_section(ctx, note, args.section)
     notebook, tags = notebook_of(store, note.parent_id), store.note_tags(note.id)
+    conflict = commands_sync.conflict_of(store, note)
     if ctx.json:
-        ctx.emit(render.note_json(note, notebook, tags))
+        ctx.emit({**render.note_json(note, notebook, tags), **({"conflict": conflict} if conflict else {})})
         return 0
     for line in render.note_header(note, notebook, tags):
         ctx.out(line)
+    if conflict:
+        ctx.out(f"conflict: {conflict}")
     ctx.out()
     ctx.out(note.body)
     return 0

@@ -297,6 +297,15 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "environment also works.",
     ),
     SettingSpec(
+        key="joplin.syncCommand",
+        label="Joplin sync command",
+        section=STORAGE,
+        kind=Kind.STR,
+        default="",
+        help='What "Sync now" and noted sync run to make Joplin sync (its API cannot), e.g. "joplin sync" '
+        'for the terminal app. "" : noted leaves syncing to Joplin.',
+    ),
+    SettingSpec(
         key="ui.theme",
         label="Theme",
         section=APPEARANCE,

@@ -187,8 +187,13 @@ def _link_text(title: str) -> str:
 
 
 def _diff(old_title: str, old_body: str, new_title: str, new_body: str, side: str) -> str:
-    old = [f"# {old_title}\n", *old_body.splitlines(keepends=True)]
-    new = [f"# {new_title}\n", *new_body.splitlines(keepends=True)]
-    lines = difflib.unified_diff(old, new, "as you opened it", side, n=2)
+    return text_diff((old_title, old_body), (new_title, new_body), ("as you opened it", side))
+
+
+def text_diff(old: tuple[str, str], new: tuple[str, str], labels: tuple[str, str]) -> str:
+    """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line."""
+    old_lines = [f"# {old[0]}\n", *old[1].splitlines(keepends=True)]
+    new_lines = [f"# {new[0]}\n", *new[1].splitlines(keepends=True)]
+    lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=2)
     text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
     return text or "(no change)\n"

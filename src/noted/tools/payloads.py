@@ -136,6 +136,7 @@ def note_fields(ctx: ToolContext, note: Note) -> Payload:
         "todo_due": opt_iso(note.todo_due),
         "source_url": note.source_url,
         "in_trash": note.is_trashed,
+        "is_conflict": note.is_conflict,
     }
 
 

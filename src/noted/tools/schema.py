@@ -101,6 +101,10 @@ NOTE_FIELDS: dict[str, Payload] = {
     "todo_due": OPT_TIME,
     "source_url": string(),
     "in_trash": boolean("True when the note is in the trash (restore_note brings it back)."),
+    "is_conflict": boolean(
+        "True when the note is a conflict copy made by Joplin's sync (the other side of a note changed "
+        "on two machines). It cannot be edited: tell the person, who settles it with `noted conflicts`."
+    ),
 }
 NOTE_REQUIRED = tuple(NOTE_FIELDS)
 

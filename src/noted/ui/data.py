@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from noted.markdown import Outline, linked_ids, outline
 from noted.models import Folder, Note, NoteMeta, Resource, Tag
 from noted.search.keyword import KeywordSearch
+from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import NoteOrder, Store
 from noted.store.sqlite import SqliteStore
 
@@ -30,6 +31,8 @@ class SourceKind(enum.StrEnum):
     TODOS = "todos"
     TRASH = "trash"
     SEARCH = "search"
+    CONFLICTS = "conflicts"
+    """Joplin's conflict copies made by its sync (``noted.store.joplin.sync_conflicts``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,8 @@ class TreeData:
     trashed_folders: tuple[Folder, ...]
     trashed_note_count: int
     total_notes: int
+    conflict_count: int = 0
+    """Joplin's sync conflict copies (the tree shows "Conflicts" only when there are some)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +150,7 @@ def load_tree(store: Store) -> TreeData:
         trashed_folders=tuple(f for f in every if f.is_trashed and f.parent_id not in trashed_ids),
         trashed_note_count=_count_notes(store, trashed=True),
         total_notes=sum(n for folder_id, n in counts.items() if folder_id in live_ids),
+        conflict_count=len(store.sync_conflicts()) if isinstance(store, SyncConflictOps) else 0,
     )
 
 
@@ -233,7 +239,10 @@ def load_page(
     keyword: KeywordSearch | None = None,
 ) -> NotePage:
     """One page of the notes of ``source``; one more than asked is read to know if more follow."""
-    if source.kind is SourceKind.SEARCH:
+    if source.kind is SourceKind.CONFLICTS and isinstance(store, SyncConflictOps):
+        ids = [c.copy_id for c in store.sync_conflicts()][offset : offset + limit + 1]
+        metas = [_meta(n) for n in store.get_notes(ids)]
+    elif source.kind is SourceKind.SEARCH:
         if keyword is None:
             raise ValueError("a search source needs keyword search")
         results = keyword.search(source.id, limit=limit + 1, offset=offset)

@@ -9,6 +9,7 @@ pane the layout hides (``reveal``), so no key acts on what the person cannot see
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar, Self, TypeVar, cast
@@ -27,6 +28,8 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.models import ACTOR_USER
 from noted.services import Services
+from noted.store.joplin.sync_command import run_sync
+from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import Store
 from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
@@ -277,6 +280,13 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     @on(NoteViewer.EditRequested)
     def _edit(self, event: NoteViewer.EditRequested) -> None:
+        if event.view.note.is_conflict:  # the store would refuse the save: say so before any typing
+            self.notify(
+                f"A conflict copy from Joplin's sync cannot be edited: compare and settle it with "
+                f"`noted --joplin conflicts show {event.view.note.id}`",
+                severity="warning",
+            )
+            return
         self.reading = True
         self.query_one("#reader", ContentSwitcher).current = "editor"
         editor = self.query_one(NoteEditor)
@@ -380,6 +390,25 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             return await worker.wait()
         except (WorkerFailed, WorkerCancelled):
             return None
+
+    def action_sync_now(self) -> None:
+        """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
+        store = self.services.store
+        if not isinstance(store, SyncConflictOps):
+            self.notify("Sync is Joplin's: this profile's notes are not in Joplin", severity="warning")
+            return
+        command = self.services.settings.get_str("joplin.syncCommand")
+
+        def work() -> None:
+            run = run_sync(command, store.sidecar.db)
+            conflicts = len(store.sync_conflicts())
+            settle = f"; {conflicts} conflict(s) in Conflicts" if conflicts else ""
+            self.app.call_from_thread(self.notify, f"Joplin synced: {run.summary}{settle}")
+            stamp = time.strftime("%H:%M", time.localtime(run.finished / 1000))
+            self.app.call_from_thread(self.query_one(StatusBar).set_part, "sync", f"synced {stamp}")
+
+        self.notify("Asking Joplin to sync…")
+        self.run_worker(work, thread=True, group="sync", exit_on_error=False, description="syncing Joplin")
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""

@@ -22,9 +22,11 @@ from noted.models import (
     NotePatch,
     Revision,
     new_id,
+    now_ms,
 )
 from noted.store.joplin.base import META_FIELDS, NOTE_FIELDS, meta_of, note_of, safe_id
 from noted.store.joplin.client import PAGE_LIMIT
+from noted.store.joplin.provenance import stamped, writer_of
 from noted.store.joplin.sidecar import ACTOR_JOPLIN
 from noted.store.joplin.tags import TagOps
 from noted.store.protocol import NoteOrder
@@ -138,6 +140,7 @@ class NoteOps(TagOps):
             "todo_due": draft.todo_due,
             "todo_completed": draft.todo_completed,
             "source_url": draft.source_url,
+            "user_data": stamped("", actor, title, body, now_ms()),
         }
         if draft.user_created_time:
             payload["user_created_time"] = draft.user_created_time
@@ -159,7 +162,13 @@ class NoteOps(TagOps):
         base_updated_time: int | None = None,
         session: str | None = None,
     ) -> Note:
-        old = self.get_note(note_id)
+        item = self.note_item(note_id, NOTE_FIELDS + ",user_data")
+        old, user_data = note_of(item), str(item.get("user_data") or "")
+        if old.is_conflict:  # Joplin's apps do not let anyone edit one either
+            raise InvalidInputError(
+                f'note "{old.title}" is a conflict copy made by Joplin\'s sync and cannot be edited',
+                hint=f"settle it with `noted conflicts resolve {old.id}`",
+            )
         if base_updated_time is not None and base_updated_time != old.updated_time:
             raise ConflictError(
                 f'note "{old.title}" changed since it was read; it was saved again meanwhile',
@@ -170,7 +179,10 @@ class NoteOps(TagOps):
         payload = self._payload(old, patch)
         if not payload:
             return old
-        self._keep_outside_state(old)
+        if "title" in payload or "body" in payload:
+            title, body = payload.get("title", old.title), payload.get("body", old.body)
+            payload["user_data"] = stamped(user_data, actor, title, body, now_ms())
+        self._keep_outside_state(old, user_data)
         self.send(note_id, actor, "PUT", f"/notes/{safe_id(note_id)}", payload, change=ChangeType.UPDATE)
         new = self.get_note(note_id)
         if new.title != old.title or new.body != old.body:
@@ -202,17 +214,19 @@ class NoteOps(TagOps):
             payload["is_todo"] = int(patch.is_todo)
         return payload
 
-    def _keep_outside_state(self, note: Note) -> None:
+    def _keep_outside_state(self, note: Note, user_data: str) -> None:
         """Record the note as Joplin had it, when that state is not the last one noted knows.
 
         Without it, "undo what the assistant did" would have no state to go back to for a note
         written in Joplin. The feed is brought up to date first: Joplin keeps only a note's newest
         change, so the edit made there would be gone from its events once noted's write lands.
+        The state is Joplin's, unless noted wrote it on another machine (its stamp says who).
         """
         last = self.sidecar.last_revision(note.id)
         if last is None or (last.title, last.body) != (note.title, note.body):
             self.feed.pull()
-            self.sidecar.save_revision(note, ACTOR_JOPLIN, note.updated_time)
+            actor = writer_of(user_data, note.title, note.body) or ACTOR_JOPLIN
+            self.sidecar.save_revision(note, actor, note.updated_time)
 
     def restore_revision(self, revision_id: int, *, actor: str) -> Note:
         """Put a note back to the title and body of one of its revisions (a new save by ``actor``)."""
@@ -315,8 +329,13 @@ class NoteOps(TagOps):
         return self.sidecar.recent_notes(since, limit)
 
     def note_history(self, note_id: str) -> list[Revision]:
-        """The revisions noted recorded for a note, newest first."""
-        self.get_note(note_id)
+        """The revisions noted recorded for a note, newest first.
+
+        The note's text as it is now joins them first when noted has not seen it: an edit made in
+        Joplin, or one that came by sync (its writer's, when noted wrote it on the other machine).
+        """
+        item = self.note_item(note_id, NOTE_FIELDS + ",user_data")
+        self._keep_outside_state(note_of(item), str(item.get("user_data") or ""))
         return self.sidecar.note_history(note_id)
 
     def get_revision(self, revision_id: int) -> Revision:

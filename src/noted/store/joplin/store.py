@@ -17,9 +17,9 @@ from pathlib import Path
 
 from noted.store.joplin.client import JoplinClient
 from noted.store.joplin.events import EventFeed
-from noted.store.joplin.folders import FolderOps
 from noted.store.joplin.resources import ResourceOps
 from noted.store.joplin.sidecar import SIDECAR_NAME, Sidecar
+from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import Capabilities
 from noted.store.sqlite.db import Database
 
@@ -27,7 +27,7 @@ CACHE_FOLDER = "joplin-resources"
 """Where downloaded attachment files are kept, beside the sidecar."""
 
 
-class JoplinStore(FolderOps, ResourceOps):
+class JoplinStore(SyncConflictOps, ResourceOps):
     """A ``Store`` over a running Joplin's Data API.
 
     Safe for several threads: the HTTP client is thread-safe, and the sidecar has one SQLite

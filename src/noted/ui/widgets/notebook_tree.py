@@ -188,6 +188,9 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
             self._add_tags()
         todos = NoteSource(SourceKind.TODOS, title="To-dos")
         root.add_leaf(_label("To-dos", data.todo_count), TreeItem(todos.key, todos))
+        if data.conflict_count:  # as Joplin shows its "Conflicts" folder: only when there are some
+            conflicts = NoteSource(SourceKind.CONFLICTS, title="Conflicts")
+            root.add_leaf(_label("Conflicts", data.conflict_count), TreeItem(conflicts.key, conflicts))
         trash = NoteSource(SourceKind.TRASH, title="Trash")
         trash_node = root.add(
             _label("Trash", data.trashed_note_count),

@@ -1,0 +1,78 @@
+"""Asking Joplin to sync: run the command the person configured (``joplin.syncCommand``).
+
+Joplin's Data API has no call that starts a sync and does not say when the last one ran; the
+terminal app syncs with ``joplin sync`` (the desktop app syncs on its own, every few minutes). So
+noted runs the configured command (for the terminal app on a server, ``joplin sync``; with a
+profile, ``joplin --profile ~/.config/joplin sync``), reports Joplin's own summary line, and keeps
+the time the last run finished, which is the "last sync" noted can show. noted never writes the
+sync target itself: the command is Joplin's.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from dataclasses import dataclass
+
+from noted.errors import ConfigError, UnavailableError
+from noted.models import now_ms
+from noted.store.sqlite.db import Database
+
+LAST_SYNC_KEY = "joplin.sync.last"
+SYNC_TIMEOUT = 600.0
+"""Seconds a sync may take before noted gives up waiting (Joplin goes on; nothing is lost)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SyncRun:
+    """One finished run of the sync command.
+
+    Attributes:
+        summary: Joplin's last line of output ("Completed: …", or what went wrong).
+        finished: When it finished (ms since the epoch).
+    """
+
+    summary: str
+    finished: int
+
+
+def run_sync(command: str, db: Database, *, timeout: float = SYNC_TIMEOUT) -> SyncRun:
+    """Run ``command`` (split like a shell would, never through one) and record when it finished.
+
+    Raises:
+        ConfigError: no command is set, or it cannot be parsed.
+        UnavailableError: the command is missing, failed, or took longer than ``timeout``.
+    """
+    if not command.strip():
+        raise ConfigError(
+            "no sync command is set: Joplin's API cannot start a sync",
+            hint='`noted config set joplin.syncCommand "joplin sync"` for the terminal app',
+        )
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise ConfigError(f"cannot read joplin.syncCommand ({exc})") from exc
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    except FileNotFoundError as exc:
+        raise UnavailableError(f"cannot run the sync command: {argv[0]} is not installed") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise UnavailableError(f"the sync command did not finish within {timeout:.0f} s") from exc
+    lines = [line.strip() for line in (done.stdout + "\n" + done.stderr).splitlines() if line.strip()]
+    summary = lines[-1] if lines else ""
+    if done.returncode != 0:
+        raise UnavailableError(f"the sync command failed (exit {done.returncode}): {summary or 'no output'}")
+    run = SyncRun(summary, now_ms())
+    with db.write() as conn:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (LAST_SYNC_KEY, str(run.finished)),
+        )
+    return run
+
+
+def last_sync(db: Database) -> int | None:
+    """When the sync command last finished from this profile (ms), or None if it never ran."""
+    with db.read() as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (LAST_SYNC_KEY,)).fetchone()
+    return int(row[0]) if row else None
