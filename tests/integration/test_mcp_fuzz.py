@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
@@ -39,6 +39,8 @@ ERROR = "error"
 RESULT = "result"
 EITHER = "either"
 """A tool call on odd arguments: a JSON-RPC error, or a result saying ``isError``."""
+ANY = "any"
+"""An error or any result, with the request's id."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,8 @@ def check(case: Case, answers: list[dict[str, Any]]) -> str | None:
         return f"expected an error, got {answer}"
     elif case.answer == EITHER and not has_error and not _tool_error_or_result(answer):
         return f"expected an error or a tool result, got {answer}"
+    elif case.answer == ANY and not has_error and "result" not in answer:
+        return f"expected an error or a result, got {answer}"
     if case.code is not None and has_error and answer["error"]["code"] != case.code:
         return f"expected code {case.code}, got {answer}"
     return None
@@ -301,7 +305,7 @@ async def _answers_until(reply: Any, marker: str, case: Case) -> list[dict[str, 
     """
     answers: list[dict[str, Any]] = []
     marked = False
-    waiting = case.answer in (ERROR, RESULT, EITHER)
+    waiting = case.answer in (ERROR, RESULT, EITHER, ANY)
     while not marked or waiting:
         message = await reply()
         if message.get("id") == marker and "result" in message:
@@ -360,5 +364,67 @@ async def test_http_answers_every_malformed_request_once_and_notifications_never
                     if problem is not None:
                         failures.append((_summary(case), problem))
         async with http_client(url, "legacy") as client:
+            assert "search_notes" in {t.name for t in (await client.list_tools()).tools}
+    assert not failures, "\n".join(f"{raw[:120]!r}: {why[:300]}" for raw, why in failures[:15])
+
+
+MODERN = "2026-07-28"
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "fuzz", "version": "1"},
+}
+
+
+def _sessionless(case: Case) -> tuple[bytes, dict[str, str]]:
+    """``case`` as a 2026-07-28 client sends it: the envelope in ``params._meta``, the method in a
+    header (when the message has them to give)."""
+    headers = {"mcp-protocol-version": MODERN}
+    try:
+        decoded = json.loads(case.raw)
+    except (ValueError, RecursionError):
+        return case.raw, headers
+    if not isinstance(decoded, dict) or not isinstance(decoded.get("method"), str):
+        return case.raw, headers
+    if decoded["method"].isascii() and len(decoded["method"]) < 200:
+        headers["mcp-method"] = decoded["method"]
+    params = decoded.get("params", {})
+    if isinstance(params, dict):
+        decoded["params"] = {**params, "_meta": ENVELOPE}
+        name = params.get("name")
+        if isinstance(name, str) and name.isascii() and len(name) < 200:
+            headers["mcp-name"] = name
+    if "id" in decoded and case.answer == NULL_ID:
+        return case.raw, headers  # keep the invalid id's exact text (NaN, 5,000 digits)
+    return _dump(decoded), headers
+
+
+def _sessionless_case(case: Case) -> Case:
+    """What ``case`` must earn on the sessionless path: the same, except that an error's code is
+    the SDK's to choose there (-32020 for a method the headers cannot carry, ``ping`` is no
+    method of 2026-07-28), as long as it is an error with the request's id."""
+    if case.answer == ERROR:
+        return replace(case, code=None)
+    if case.answer == RESULT and b'"ping"' in case.raw:
+        return replace(case, answer=ANY)
+    return case
+
+
+async def test_sessionless_http_answers_every_malformed_request_once(world: World) -> None:
+    cases = Cases(SEED + 2).all(COUNT)
+    failures: list[tuple[bytes, str]] = []
+    async with http_server(world) as http:
+        url = str(http.url)
+        async with httpx.AsyncClient(timeout=30) as raw:
+            with anyio.fail_after(50):
+                for case in cases:
+                    body, headers = _sessionless(case)
+                    response = await raw.post(url, content=body, headers={**ACCEPT, **headers})
+                    answers = _http_answers(case, response)
+                    expected = _sessionless_case(case)
+                    problem = answers if isinstance(answers, str) else check(expected, answers)
+                    if problem is not None:
+                        failures.append((_summary(case), problem))
+        async with http_client(url, MODERN) as client:
             assert "search_notes" in {t.name for t in (await client.list_tools()).tools}
     assert not failures, "\n".join(f"{raw[:120]!r}: {why[:300]}" for raw, why in failures[:15])
