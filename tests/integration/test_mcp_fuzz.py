@@ -215,6 +215,15 @@ class Cases:
         )
         return Case(json.dumps(batch).encode(), NULL_ID, code=INVALID_REQUEST)
 
+    def case_response(self) -> Case:
+        # a response to a request the server never sent: nothing to answer; with both or
+        # neither of result and error it is no message at all
+        shape = self.rng.choice(
+            [{"result": {}}, {"error": {"code": 1, "message": "x"}}, {}, {"result": 1, "error": {}}]
+        )
+        body = {"jsonrpc": "2.0", "id": 424242, **shape}
+        return Case(_dump(body), NONE if len(shape) == 1 else NULL_ID)
+
     def case_notification(self) -> Case:
         method = self.rng.choice(
             ["notifications/initialized", "notifications/cancelled", "notifications/x", "x/y", "tools/list"]
@@ -401,12 +410,16 @@ def _sessionless(case: Case) -> tuple[bytes, dict[str, str]]:
 
 def _sessionless_case(case: Case) -> Case:
     """What ``case`` must earn on the sessionless path: the same, except that an error's code is
-    the SDK's to choose there (-32020 for a method the headers cannot carry, ``ping`` is no
+    the SDK's to choose there, a response is refused (-32020 for a method the headers cannot carry, ``ping`` is no
     method of 2026-07-28), as long as it is an error with the request's id."""
     if case.answer == ERROR:
         return replace(case, code=None)
     if case.answer == RESULT and b'"ping"' in case.raw:
         return replace(case, answer=ANY)
+    if case.answer == NONE and b'"method"' not in case.raw:
+        # a client's response has nothing to answer in a single exchange; Streamable HTTP lets
+        # the server refuse it with an HTTP error and an id-less JSON-RPC error, which it does
+        return replace(case, answer=NULL_ID, code=INVALID_REQUEST)
     return case
 
 
