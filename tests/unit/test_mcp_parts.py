@@ -14,7 +14,7 @@ from noted.mcp.guard import HostRule, host_name
 from noted.mcp.options import HttpOptions, is_loopback
 from noted.mcp.server import call_result
 from noted.mcp.token import MIN_ENTROPY_BITS, estimated_bits
-from noted.mcp.wire import invalid_id, invalid_message, invalid_request
+from noted.mcp.wire import Refusal, invalid_id, invalid_message, invalid_request, refusal
 from noted.tools.registry import ToolResult
 
 
@@ -98,3 +98,24 @@ def test_values_that_are_no_json_rpc_message_are_invalid_requests() -> None:
                  '{"jsonrpc": "2.0", "id": 1, "result": {}}', '{"jsonrpc": "2.0", "id": 1, "error": {}}',
                  "{not json"):  # fmt: skip
         assert invalid_message(good) is None, good
+
+
+def test_params_that_are_no_object_are_refused_with_the_requests_own_id() -> None:
+    # the SDK answered these -32602 with a null id and a page of validation errors (found by the fuzz)
+    assert refusal('{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": [1]}') == Refusal(
+        -32602, "Invalid params: MCP takes params as a JSON object (by name), not an array", 7
+    )
+    refused = refusal('{"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": 3}')
+    assert refused is not None and (refused.code, refused.id) == (-32600, "a")
+    assert refused.answer() == {
+        "jsonrpc": "2.0",
+        "id": "a",
+        "error": {"code": -32600, "message": refused.message},
+    }
+    assert refusal('{"jsonrpc": "2.0", "id": true, "method": "ping", "params": 3}') == Refusal(
+        -32600, "Invalid Request: the request's id is a boolean; it must be a string or an integer"
+    )
+    for handed_on in ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}',
+                      '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": null}',
+                      '{"jsonrpc": "2.0", "method": "n"}', "{not json"):  # fmt: skip
+        assert refusal(handed_on) is None, handed_on

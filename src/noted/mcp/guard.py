@@ -34,7 +34,7 @@ from noted.errors import ConfigError
 from noted.mcp.client_tokens import CLIENT_KEY, ClientTokens
 from noted.mcp.options import MAX_BODY, MCP_PATH
 from noted.mcp.token import TokenFile
-from noted.mcp.wire import INVALID_REQUEST, invalid_message, invalid_request
+from noted.mcp.wire import INVALID_REQUEST, refusal
 
 log = logging.getLogger(__name__)
 
@@ -195,10 +195,10 @@ class Guard:
                 return
             if not message.get("more_body", False):
                 break
-        problem = invalid_message(bytes(body)) if rpc else None
-        if problem is not None:
-            log.warning("answered an invalid request: %s", problem)
-            await _send_json(send, 400, invalid_request(problem), {})
+        refused = refusal(bytes(body)) if rpc else None
+        if refused is not None:
+            log.warning("answered an invalid request: %s", refused.message)
+            await _send_json(send, 400, refused.answer(), {})
             return
         replay: deque[Message] = deque(
             [{"type": "http.request", "body": bytes(body), "more_body": False}, *tail]

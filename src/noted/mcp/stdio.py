@@ -27,7 +27,7 @@ from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSO
 from pydantic import ValidationError
 
 from noted.mcp.server import NotedMcp
-from noted.mcp.wire import invalid_id, invalid_request
+from noted.mcp.wire import Refusal, refusal
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +39,12 @@ class _Sender(Protocol):
 
 
 INVALID_ID_METHOD = "notifications/noted/invalid_id"
-"""What a line with an invalid id becomes on its way to the SDK, so ``answer_malformed`` answers it."""
+"""What a line ``wire.refusal`` refuses becomes on its way to the SDK, so ``answer_malformed``
+answers it (with the refusal's code, message and id)."""
 
 
 class CheckedLines:
-    """Lines of stdin, each request with an invalid id replaced by an ``INVALID_ID_METHOD`` notice."""
+    """Lines of stdin, each one ``wire.refusal`` refuses replaced by an ``INVALID_ID_METHOD`` notice."""
 
     def __init__(self, lines: AsyncIterable[str]) -> None:
         self.lines = lines
@@ -53,11 +54,12 @@ class CheckedLines:
 
     async def _checked(self) -> AsyncIterator[str]:
         async for line in self.lines:
-            problem = invalid_id(line)
-            if problem is None:
+            refused = refusal(line) if line.strip() else None
+            if refused is None:
                 yield line
             else:
-                notice = {"jsonrpc": "2.0", "method": INVALID_ID_METHOD, "params": {"problem": problem}}
+                params = {"code": refused.code, "message": refused.message, "id": refused.id}
+                notice = {"jsonrpc": "2.0", "method": INVALID_ID_METHOD, "params": params}
                 yield json.dumps(notice) + "\n"
 
 
@@ -92,9 +94,9 @@ async def answer_malformed(
             async for item in read_stream:
                 if isinstance(item, Exception):
                     await _reply(write_stream, item)
-                elif (problem := _invalid_id_problem(item)) is not None:
-                    error = invalid_request(problem)["error"]
-                    await _send_error(write_stream, ErrorData(code=error["code"], message=error["message"]))
+                elif (refused := _refused(item)) is not None:
+                    error = ErrorData(code=refused.code, message=refused.message)
+                    await _send_error(write_stream, error, refused.id)
                 else:
                     await send.send(item)
 
@@ -106,11 +108,17 @@ async def answer_malformed(
             tasks.cancel_scope.cancel()
 
 
-def _invalid_id_problem(item: SessionMessage) -> str | None:
+def _refused(item: SessionMessage) -> Refusal | None:
     message = item.message
-    if isinstance(message, JSONRPCNotification) and message.method == INVALID_ID_METHOD:
-        return str((message.params or {}).get("problem", "the request's id is invalid"))
-    return None
+    if not isinstance(message, JSONRPCNotification) or message.method != INVALID_ID_METHOD:
+        return None
+    params = message.params or {}
+    request_id = params.get("id")
+    return Refusal(
+        code=int(params.get("code", INVALID_REQUEST)),
+        message=str(params.get("message", "Invalid Request")),
+        id=request_id if isinstance(request_id, str | int) else None,
+    )
 
 
 async def _reply(write_stream: _Sender, problem: Exception) -> None:
@@ -119,10 +127,10 @@ async def _reply(write_stream: _Sender, problem: Exception) -> None:
         await _send_error(write_stream, error)
 
 
-async def _send_error(write_stream: _Sender, error: ErrorData) -> None:
+async def _send_error(write_stream: _Sender, error: ErrorData, request_id: str | int | None = None) -> None:
     log.warning("answered a malformed message with %d: %s", error.code, error.message)
     try:
-        await write_stream.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+        await write_stream.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         log.debug("no reply to a malformed message: the connection is closing")
 

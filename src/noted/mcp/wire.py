@@ -13,9 +13,11 @@ fraction, ``NaN``, ``1e999``, a boolean, an array or an object cannot be echoed 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 MAX_ID_DIGITS = 19
 """Digits of the largest 64-bit integer; longer integers are refused before Python parses them."""
 _INT64 = 2**63
@@ -75,6 +77,44 @@ def invalid_message(raw: bytes | str) -> str | None:
     if "id" not in message or ("result" in message) == ("error" in message):
         return "the message is neither a request, a notification nor a response"
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The JSON-RPC error a malformed message earns, before the SDK sees it."""
+
+    code: int
+    message: str
+    id: str | int | None = None
+    """The request's own id when it is a valid one (the request was identified), else None."""
+
+    def answer(self) -> dict[str, Any]:
+        """The JSON-RPC error message."""
+        error = {"code": self.code, "message": self.message}
+        return {"jsonrpc": "2.0", "id": self.id, "error": error}
+
+
+def refusal(raw: bytes | str) -> Refusal | None:
+    """The error ``raw`` earns before the SDK sees it, or None to hand it on (not JSON included).
+
+    Besides ``invalid_message``'s cases, a request whose ``params`` is no JSON object is answered
+    here with its own id: the SDK's message models refuse it as a whole, so it answered -32602 with
+    a null id and a page of validation errors (HTTP) or took it for no message at all (stdio).
+    """
+    problem = invalid_message(raw)
+    if problem is not None:
+        return Refusal(INVALID_REQUEST, f"Invalid Request: {problem}")
+    message = _parsed(raw)
+    if not isinstance(message, dict) or "method" not in message:
+        return None
+    params = message.get("params")
+    if params is None or isinstance(params, dict):
+        return None
+    request_id = message.get("id")
+    if isinstance(params, list):
+        why = "Invalid params: MCP takes params as a JSON object (by name), not an array"
+        return Refusal(INVALID_PARAMS, why, request_id)
+    return Refusal(INVALID_REQUEST, "Invalid Request: params must be a JSON object", request_id)
 
 
 _NOT_JSON = object()
