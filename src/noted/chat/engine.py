@@ -47,6 +47,7 @@ from noted.chat.events import (
     ToolCallFinished,
     ToolCallStarted,
     UsageReport,
+    Waiting,
 )
 from noted.chat.prompts import preload_messages, system_prompt
 from noted.chat.transcripts import Conversation, Transcripts
@@ -58,9 +59,9 @@ from noted.chat.turns import (
     STOPPED,
     mark_edits,
     round_messages,
-    settle,
     summary,
 )
+from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import ConflictError, NotedError
 from noted.models import Note, NotePatch, assistant_actor
 from noted.providers import (
@@ -95,10 +96,14 @@ class ChatSetup:
     transcripts: Transcripts
     approve_writes: Callable[[], bool]
     budget: Callable[[], int]
+    timeout: Callable[[], float] = lambda: 120.0
+    """``ai.timeoutSeconds``: how long the person waits for an answer to begin, retries included."""
+    retries: int = 2
+    """How often a try that failed in a way worth retrying is tried again within ``timeout``."""
 
 
-class _Stop(Exception):
-    """Raised inside a run when the person cancelled."""
+_Stop = Stopped
+"""Raised inside a run when the person cancelled."""
 
 
 class ChatEngine:
@@ -226,7 +231,9 @@ class _Run:
             calls: list[ToolCallReady] = []
             usage = (0, 0)
             async for piece in self._stream(provider, request):
-                if isinstance(piece, ProviderText):
+                if isinstance(piece, Waiting):
+                    yield piece
+                elif isinstance(piece, ProviderText):
                     self.text += piece.text
                     yield TextDelta(piece.text)
                 elif isinstance(piece, ToolCallReady):
@@ -265,32 +272,15 @@ class _Run:
                 self.setup.transcripts.append, self.conversation.id, new, title=self.title
             )
 
-    async def _stream(self, provider: ChatProvider, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
-        """The provider's events, stopped at once when the person cancels."""
-        stream = provider.stream(request).__aiter__()
-        stop = asyncio.ensure_future(self.cancel.wait())
-        step: asyncio.Future[ProviderEvent] | None = None
-        try:
-            while True:
-                step = asyncio.ensure_future(stream.__anext__())
-                await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
-                if stop.done():
-                    raise _Stop()
-                try:
-                    event = step.result()
-                except StopAsyncIteration:
-                    return
-                step = None
-                yield event
-        finally:
-            stop.cancel()
-            await settle(step)
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                try:
-                    await aclose()
-                except Exception:
-                    log.debug("closing the provider stream failed", exc_info=True)
+    async def _stream(
+        self, provider: ChatProvider, request: ChatRequest
+    ) -> AsyncIterator[ProviderEvent | Waiting]:
+        """The provider's events within ``ai.timeoutSeconds``, stopped at once when the person cancels."""
+        setup = self.setup
+        async for event in patient_stream(
+            provider, request, self.cancel, timeout=setup.timeout(), retries=setup.retries
+        ):
+            yield event
 
     async def _ask(self, approval: Approval, tool: str) -> AsyncIterator[ChatEvent | bool]:
         approval.bind(asyncio.get_running_loop())

@@ -26,6 +26,7 @@ from noted.chat.events import (
     ToolCallFinished,
     ToolCallStarted,
     UsageReport,
+    Waiting,
 )
 from noted.chat.transcripts import Conversation
 from noted.cli.args import Subparsers, command, read_stdin
@@ -139,6 +140,8 @@ class _Renderer:
                 print(f"· {message}", file=err)
             case UsageReport():
                 pass
+            case Waiting(reason=reason, retry=retry, retries=retries) if reason:
+                print(f"· retry {retry} of {retries}: {reason}", file=err)
             case Done():
                 out.write("\n")
             case Cancelled():

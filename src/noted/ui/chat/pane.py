@@ -99,6 +99,8 @@ class ChatPane(Vertical):
         self.selection: tuple[int, int] | None = None
         self.setup = Setup()
         self._cancel: asyncio.Event | None = None
+        self._waiting = False
+        """The last event was ``Waiting``: the status line shows the wait until the answer begins."""
         self._run: Worker[None] | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._header = ChatHeader()
@@ -268,7 +270,13 @@ class ChatPane(Vertical):
     async def _show(self, event: ev.ChatEvent) -> None:
         """Render one engine event."""
         chat = self.chat_log
+        if self._waiting and not isinstance(event, ev.Waiting):
+            self._waiting = False
+            self._status("Answering…")
         match event:
+            case ev.Waiting():
+                self._waiting = True
+                self._status(event.describe())
             case ev.TextDelta(text=text):
                 await chat.write(text)
             case ev.ToolCallStarted():
