@@ -434,7 +434,7 @@ async def test_approval_of_a_write_tool_and_of_editor_edits(
 async def test_a_remote_endpoint_is_blocked_without_allow_remote(
     services: Services, wire: WireServer, kind: str
 ) -> None:
-    services.settings.set("ai.baseUrl", f"http://10.1.2.3:{wire.port}/v1")
+    services.settings.set("ai.baseUrl", f"http://10.1.2.3:{wire.port}" + ("/v1" if kind == "openai" else ""))
     services.settings.set("ai.model", "m")
     events = await run(services, services.transcripts.create(), "Hello?")
     assert len(events) == 1 and isinstance(events[0], Failed)

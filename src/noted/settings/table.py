@@ -78,6 +78,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section=ASSISTANT,
         kind=Kind.PATH,
         default="",
+        must_exist=True,
         help="File holding the API key, if the server needs one. The key itself is never stored in "
         "settings: NOTED_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment also work.",
     ),
