@@ -50,8 +50,9 @@ from noted.chat.events import (
     Waiting,
 )
 from noted.chat.prompts import preload_messages, system_prompt
-from noted.chat.transcripts import Conversation, Transcripts
+from noted.chat.transcripts import Conversation, Entry, Notice, Transcripts
 from noted.chat.turns import (
+    BROKE_OFF,
     DECLINED,
     NOT_RUN,
     NOT_SAVED,
@@ -186,12 +187,15 @@ class _Run:
             await asyncio.shield(asyncio.to_thread(self._save_partial))
             raise
         except NotedError as exc:
+            await asyncio.to_thread(self._save_failure, exc.message, exc.hint)
             yield Failed(exc.message, exc.hint)
         except Exception as exc:
             log.exception("chat run failed")
-            yield Failed(
+            failed = Failed(
                 f"internal error: {type(exc).__name__}", "the details are in the profile's noted.log"
             )
+            await asyncio.to_thread(self._save_failure, failed.message, failed.remedy)
+            yield failed
         finally:
             await _close(provider)
 
@@ -380,21 +384,31 @@ class _Run:
         elif outcome.lost:
             yield EditsRefused(session.note_id, count, outcome.message)
 
-    def _save_partial(self) -> None:
-        """Keep what was said before a cancel, as a history every provider accepts: the calls of a
-        round cut short are saved with their results, those that did not run marked so."""
+    def _save_partial(self, mark: str = STOPPED, notice: Notice | None = None) -> None:
+        """Keep what was said before a cancel (or a failure), as a history every provider accepts:
+        the calls of a round cut short are saved with their results, those that did not run marked
+        so; then ``notice``, which the person sees when the chat is resumed and the model never does."""
         if self.editor is not None:
             self.editor.discard()
+        messages: list[Entry] = []
         if self.round is not None:
             calls, results = self.round
             done = [mark_edits(r, NOT_SAVED) for r in results]
             done += [ToolResult(c.name, "refused", message=NOT_RUN) for c in calls[len(done) :]]
-            messages = round_messages(self.text + STOPPED if self.text else "", calls, done)
+            messages += round_messages(self.text + mark if self.text else "", calls, done)
         elif self.text:
-            messages = [AssistantMessage(self.text + STOPPED)]
-        else:
+            messages.append(AssistantMessage(self.text + mark))
+        if notice is not None:
+            messages.append(notice)
+        if messages:
+            self.setup.transcripts.append(self.conversation.id, messages)
+
+    def _save_failure(self, message: str, remedy: str | None) -> None:
+        """Keep a reply that ended in an error, with the error, unless the person's message itself
+        was refused before it was saved (over the budget): then nothing of the run is kept."""
+        if self.unsaved:
             return
-        self.setup.transcripts.append(self.conversation.id, messages)
+        self._save_partial(BROKE_OFF, Notice(message, remedy))
 
 
 async def _close(provider: ChatProvider) -> None:

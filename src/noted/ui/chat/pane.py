@@ -62,6 +62,9 @@ class ChatPane(Vertical):
         input_tokens: int = 0
         """Of the last request (0 when a conversation is opened)."""
         output_tokens: int = 0
+        size: int = 0
+        """About how much of ``ai.budgetTokens`` the conversation takes: the last request and its
+        answer, or an estimate from the saved messages when a conversation is opened."""
 
         @property
         def control(self) -> ChatPane:
@@ -296,7 +299,7 @@ class ChatPane(Vertical):
             case ev.EditsRefused(message=message):
                 await chat.refused(message)
             case ev.UsageReport(conversation_tokens=total, input_tokens=sent, output_tokens=received):
-                self.post_message(self.UsageChanged(self, total, sent, received))
+                self.post_message(self.UsageChanged(self, total, sent, received, sent + received))
             case ev.Done():
                 await chat.end_answer()
             case ev.Failed(message=message, remedy=remedy):
@@ -350,7 +353,7 @@ class ChatPane(Vertical):
             used = (
                 view.conversation.input_tokens + view.conversation.output_tokens if view.conversation else 0
             )
-            self.post_message(self.UsageChanged(self, used))
+            self.post_message(self.UsageChanged(self, used, size=view.size))
         elif view.conversation and self.conversation and view.conversation.id == self.conversation.id:
             self.conversation = view.conversation  # its new title and counts
         self._show_header()
