@@ -1,8 +1,10 @@
 """``noted ask``: the assistant from the command line, streamed to stdout.
 
 The answer streams to stdout; tool calls and edits are reported on stderr; approvals are asked on
-the terminal (and declined when there is no terminal to ask on). Ctrl-C stops the answer at once
-and keeps the conversation consistent. Provider errors exit non-zero with the remedy.
+the terminal (and declined when there is no terminal to ask on, which ends with exit code 4 so a
+script notices). ``--json`` prints one report at the end and ``--stream`` JSON lines of events
+instead (see ``ask_json``). Ctrl-C stops the answer at once and keeps the conversation consistent.
+Provider errors exit non-zero with the remedy.
 """
 
 from __future__ import annotations

@@ -109,7 +109,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         default=120,
         minimum=5,
         maximum=3_600,
-        help="How long to wait for the model server before giving up on a request.",
+        help="How long you wait for an answer to begin, retries included; the chat shows the wait, "
+        "and Esc stops it.",
     ),
     SettingSpec(
         key="ai.tool.edit_current.enabled",
