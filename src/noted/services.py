@@ -7,6 +7,7 @@ are built on first use, so ``noted show`` never loads ONNX Runtime.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -124,7 +125,7 @@ class Services:
         folder = s.get_str("ai.embedding.model")
         if folder:
             return make_embedder("folder", path=folder, threads=threads)
-        return make_embedder("local", threads=threads)
+        return make_embedder("local", threads=threads, quantized_cache=self.profile.root / "models")
 
     def semantic(self) -> SemanticSearch:
         """Semantic search over the index, or ``UnavailableError`` saying why it cannot run."""
@@ -155,7 +156,9 @@ class Services:
             from noted.indexer.lease import Lease
             from noted.indexer.service import IndexerService
 
-            indexer = Indexer(self.store, self.store.db, self.embedder())
+            # Its own model, so the one the search uses keeps its own (not niced) model threads:
+            # the indexer's thread runs at a lower priority (noted.indexer.priority).
+            indexer = Indexer(self.store, self.store.db, self._make_embedder())
             self._indexer = IndexerService(indexer, Lease(self.store.db, label=label), on_status=on_status)
             self._indexer.start()
         return self._indexer
@@ -238,6 +241,8 @@ class Services:
         """Stop background work and close every part, the store last."""
         if self._indexer is not None:
             self._indexer.stop()
+            with contextlib.suppress(Exception):  # its own model (see start_indexer)
+                self._indexer.indexer.embedder.close()
             self._indexer = None
         if self._embedder is not None:
             try:

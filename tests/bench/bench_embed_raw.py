@@ -1,6 +1,7 @@
 """Raw throughput and memory of the default embedding model, at the chunk shapes the chunker makes.
 
-Run: ``python3 tests/bench/bench_embed_raw.py [--chunks 256] [--repeat 3] [--per-call 1,32] [--threads N]``
+Run: ``python3 tests/bench/bench_embed_raw.py [--chunks 256] [--repeat 3] [--per-call 1,32] [--threads N]
+[--quantized DIR]`` (``--quantized``: the dynamic-int8 copy noted makes in the profile's ``models``).
 
 The corpus is the Markdown long descriptions of the Python packages installed here (real prose with
 headings, lists and code), cut by ``noted.indexer.chunking.chunk_note`` with the real tokenizer; a
@@ -91,12 +92,19 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--per-call", default="1,32", help="texts per embed_documents call")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument(
+        "--quantized",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="run the dynamic-int8 copy of the model cached in DIR (made there first if needed)",
+    )
     args = parser.parse_args()
 
     import numpy  # noqa: F401  (part of the baseline: every process that embeds has it)
 
     before, _ = rss_mib()
-    embedder = make_embedder("local", threads=args.threads)
+    embedder = make_embedder("local", threads=args.threads, quantized_cache=args.quantized)
     after_tokenizer, _ = rss_mib()
     texts = sample_chunks(embedder, args.chunks)
     tokens = sorted(embedder.count_tokens(t) for t in texts)
@@ -108,6 +116,7 @@ def main() -> None:
         tokens_max=tokens[-1],
         max_tokens=embedder.max_tokens,
         threads=args.threads or default_threads(),
+        model=embedder.model_id,
     )
     started = time.perf_counter()
     dim = embedder.dim

@@ -24,6 +24,7 @@ import json
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -326,14 +327,22 @@ def convert_all(root: Path | None = None) -> list[Page]:
     return [p for p in pages if p.body.strip()]
 
 
-def _build(profile: Path, pages: list[Page]) -> dict[str, object]:
+def build_profile(
+    profile: Path,
+    pages: list[Page],
+    notebooks: tuple[str, ...] = NOTEBOOKS,
+    *,
+    version: int = CONVERTER_VERSION,
+    source: Path = GIT_DOC,
+) -> dict[str, object]:
+    """A fresh profile at ``profile`` holding ``pages`` (one notebook per kind); returns its manifest."""
     if profile.exists():
         shutil.rmtree(profile)
     profile.mkdir(parents=True)
     (profile / "markdown").mkdir()
     store = SqliteStore.open(profile / "notes.db", profile / "resources")
     try:
-        folders = {k: store.create_folder(k, actor=ACTOR_IMPORT).id for k in NOTEBOOKS}
+        folders = {k: store.create_folder(k, actor=ACTOR_IMPORT).id for k in notebooks}
         notes: list[dict[str, str]] = []
         with store.batch():
             for page in pages:
@@ -346,7 +355,21 @@ def _build(profile: Path, pages: list[Page]) -> dict[str, object]:
         store.close()
     for entry in notes:
         del entry["body"]
-    return {"version": CONVERTER_VERSION, "source": str(GIT_DOC), "notes": notes}
+    return {"version": version, "source": str(source), "notes": notes}
+
+
+def cached_profile(
+    profile: Path, version: int, build: Callable[[], dict[str, object]], *, rebuild: bool
+) -> tuple[Path, list[dict[str, str]]]:
+    """The profile at ``profile`` and its manifest, made by ``build`` when missing or of another ``version``."""
+    manifest_path = profile / "manifest.json"
+    if not rebuild and manifest_path.is_file():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if manifest.get("version") == version:
+            return profile, list(manifest["notes"])
+    manifest = build()
+    manifest_path.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return profile, list(manifest["notes"])  # type: ignore[call-overload]
 
 
 def ensure_profile(profile: Path = PROFILE, *, rebuild: bool = False) -> tuple[Path, list[dict[str, str]]]:
@@ -355,29 +378,31 @@ def ensure_profile(profile: Path = PROFILE, *, rebuild: bool = False) -> tuple[P
     Raises:
         GitDocMissing: git-doc is not installed and there is no usable cache.
     """
-    manifest_path = profile / "manifest.json"
-    if not rebuild and manifest_path.is_file():
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("version") == CONVERTER_VERSION:
-            return profile, list(manifest["notes"])
-    pages = convert_all()
-    manifest = _build(profile, pages)
-    manifest_path.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    return profile, list(manifest["notes"])  # type: ignore[call-overload]
+    return cached_profile(
+        profile, CONVERTER_VERSION, lambda: build_profile(profile, convert_all()), rebuild=rebuild
+    )
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+Ensure = Callable[..., tuple[Path, list[dict[str, str]]]]
+
+
+def corpus_main(ensure: Ensure, notebooks: tuple[str, ...], description: str) -> int:
+    """The command line of a corpus module: convert (``--rebuild``: even if cached) and say what is there."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rebuild", action="store_true", help="convert again even if cached")
     args = parser.parse_args()
     try:
-        profile, notes = ensure_profile(rebuild=args.rebuild)
+        profile, notes = ensure(rebuild=args.rebuild)
     except GitDocMissing as exc:
         print(f"skipped: {exc}")
         return 0
-    kinds = {k: sum(1 for n in notes if n["kind"] == k) for k in NOTEBOOKS}
+    kinds = {k: sum(1 for n in notes if n["kind"] == k) for k in notebooks}
     print(f"{len(notes)} notes in {profile} ({', '.join(f'{v} {k}' for k, v in kinds.items())})")
     return 0
+
+
+def main() -> int:
+    return corpus_main(ensure_profile, NOTEBOOKS, __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

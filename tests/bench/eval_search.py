@@ -326,6 +326,11 @@ CANDIDATE_FLOORS = {f"{f:.2f}": f for f in (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.4
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rebuild", action="store_true", help="convert git-doc and index it again")
+    parser.add_argument(
+        "--original-model",
+        action="store_true",
+        help="run the packaged model file itself, not the dynamic-int8 copy noted runs (to compare)",
+    )
     args = parser.parse_args()
     try:
         profile, notes = ensure_profile(rebuild=args.rebuild)
@@ -334,7 +339,10 @@ def main() -> int:
         return 0
     queries = load_queries(notes)
     store = SqliteStore.open(profile / "notes.db", profile / "resources")
-    embedder = make_embedder("local")
+    # The copy noted makes in a profile's models folder (see noted.embeddings.quantize).
+    quantized = None if args.original_model else OUT / "models"
+    embedder = make_embedder("local", quantized_cache=quantized)
+    results = RESULTS.with_name("eval_results_original.json") if args.original_model else RESULTS
     try:
         built = index(store, embedder)
         print(f"corpus: {len(notes)} notes, {built['chunks']} chunks ({embedder.model_id}); "
@@ -368,13 +376,13 @@ def main() -> int:
               f"(min {row['chunk_recall_min']}), top-10 notes {row['top10_notes']}, "
               f"same first note {row['same_first_note']}")  # fmt: skip
     presets = {r.value: asdict(p) for r, p in semantic.PRESETS["default"].items()}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "model": "all-MiniLM-L6-v2", "corpus": {"notes": len(notes), **built}, "presets": presets,
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps({
+        "model": embedder.model_id, "corpus": {"notes": len(notes), **built}, "presets": presets,
         "queries": [asdict(q) for q in queries], "verdict": verdict, "distributions": dist,
         "floors": floors, "two_stage_at_scale": scaled, "methods": table,
     }, indent=1), encoding="utf-8")  # fmt: skip
-    print(f"\nwritten: {RESULTS}")
+    print(f"\nwritten: {results}")
     return 0
 
 

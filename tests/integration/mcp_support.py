@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import socket
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,3 +147,66 @@ async def wait_for(predicate: Callable[[], bool], *, timeout: float = 15.0) -> N
     with anyio.fail_after(timeout):
         while not predicate():
             await anyio.sleep(0.05)
+
+
+def accepted_nodelay(http: HttpServer) -> list[int]:
+    """``TCP_NODELAY`` of each connection the server accepted and holds open, read off the socket.
+
+    uvicorn keeps its open connections' protocols in ``server_state``; each transport hands out
+    its socket, so the option is checked where the kernel keeps it, not inferred from timings.
+    """
+    server = getattr(http, "_server", None)
+    assert server is not None, "the server is not running"
+    values = []
+    for protocol in server.server_state.connections:
+        sock = protocol.transport.get_extra_info("socket")
+        values.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+    return values
+
+
+Send = Callable[[bytes], Awaitable[None]]
+Reply = Callable[[], Awaitable[dict[str, Any]]]
+
+
+@asynccontextmanager
+async def raw_stdio(world: World, *extra: str) -> AsyncIterator[tuple[Send, Reply]]:
+    """``noted mcp serve --stdio`` as a real process, past the handshake (client ``raw``): send a
+    raw line, read one JSON reply. The process must exit 0 once its stdin closes."""
+    process = await asyncio.create_subprocess_exec(
+        *noted_command(),
+        "--profile",
+        str(world.profile.root),
+        "mcp",
+        "serve",
+        "--stdio",
+        *extra,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    async def send(line: bytes) -> None:
+        stdin.write(line + b"\n")
+        await stdin.drain()
+
+    async def reply() -> dict[str, Any]:
+        line = await asyncio.wait_for(stdout.readline(), 60)
+        decoded: dict[str, Any] = json.loads(line)  # the server never writes anything but JSON-RPC
+        return decoded
+
+    info = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    }
+    try:
+        await send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": info}).encode())
+        assert (await reply())["id"] == 0
+        await send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        yield send, reply
+    finally:
+        stdin.close()
+        await asyncio.wait_for(process.wait(), 30)
+    assert process.returncode == 0

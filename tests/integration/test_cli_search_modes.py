@@ -48,3 +48,30 @@ def test_index_status_reports_the_lease_and_counts(cli: Cli) -> None:
     assert status["built"] is True and status["behind_by_changes"] == 0
     assert status["lease_holder"] is None  # given back when `noted index` finished
     assert status["sqlite_vec"] == "loaded"
+
+
+def test_keyword_search_that_finds_nothing_suggests_a_spelling(cli: Cli) -> None:
+    cli.ok("create", "Rebasing", "--body", "rebase the branch")
+    cli.ok("create", "Rebase again", "--body", "why rebase")
+    result = cli.ok("search", "rebse", "--mode", "keyword")
+    assert "Rebas" not in result.out  # nothing matched: the suggestion is a hint, not a result
+    assert 'did you mean "rebase"?' in result.err
+    assert "did you mean" not in cli.ok("search", "rebase", "--mode", "keyword").err
+
+
+def test_search_by_meaning_says_when_the_index_is_partial(cli: Cli) -> None:
+    cli.ok("create", "Boats", "--body", "sailing ships harbour wind")
+    cli.ok("index")
+    full = cli.json("search", "sailing ships", "--mode", "semantic")["index"]
+    assert full["complete"] is True
+    indexed = full["notes_indexed"]
+    cli.ok("create", "Ships", "--body", "sailing ships at sea")  # written after the index was built
+    partial = cli.json("search", "sailing ships", "--mode", "semantic")["index"]
+    assert partial == {"notes_indexed": indexed, "notes_total": full["notes_total"] + 1, "complete": False}
+    assert cli.json("search", "sailing ships", "--mode", "hybrid")["index"]["complete"] is False
+    for mode in ("semantic", "hybrid"):
+        out = cli.ok("search", "sailing ships", "--mode", mode).out
+        assert out.count(f"the index covers {indexed} of {full['notes_total'] + 1} notes") == 1
+    assert "index" not in cli.json("search", "sailing", "--mode", "keyword")  # keyword needs no index
+    cli.ok("index")
+    assert "the index covers" not in cli.ok("search", "sailing ships", "--mode", "semantic").out

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+from tests.support.cli import Cli
+
+from noted.cli.commands_index import EXIT_NOT_UP_TO_DATE
 from noted.embeddings.fake import FakeEmbedder
-from noted.indexer.engine import Indexer
-from noted.indexer.lease import Lease
+from noted.indexer.chunking import chunk_note
+from noted.indexer.coverage import index_coverage
+from noted.indexer.engine import EMBED_STEP, Indexer
+from noted.indexer.lease import META_LEASE, Lease, process_start
 from noted.indexer.service import IndexerService
-from noted.models import NoteDraft
+from noted.indexer.vectors import set_meta
+from noted.models import NoteDraft, now_ms
 from noted.search.semantic import SemanticSearch
 from noted.store.sqlite import SqliteStore
 
@@ -29,7 +39,8 @@ _HOLDER = textwrap.dedent(
 
     root = Path(sys.argv[1])
     store = SqliteStore.open(root / "notes.db", root / "resources")
-    service = IndexerService(Indexer(store, store.db, FakeEmbedder()), Lease(store.db, ttl_ms=1500, label="holder"))
+    service = IndexerService(Indexer(store, store.db, FakeEmbedder()), Lease(store.db, ttl_ms=int(sys.argv[2]) if len(sys.argv) > 2 else 1500,
+        label=sys.argv[3] if len(sys.argv) > 3 else "holder"))
     service.start()
     while service.status.state not in ("idle", "indexing"):
         time.sleep(0.02)
@@ -84,3 +95,204 @@ def test_second_process_waits_then_takes_over_when_the_holder_dies(tmp_path: Pat
     finally:
         holder.kill()
         store.close()
+
+
+# A child that indexes with a model slower per call than the lease lives, logging each call.
+_SLOW = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    from noted.embeddings.fake import FakeEmbedder
+    from noted.indexer.coverage import index_coverage
+    from noted.indexer.engine import Indexer
+    from noted.indexer.lease import Lease
+    from noted.indexer.service import IndexerService
+    from noted.store.sqlite import SqliteStore
+
+    class Slow(FakeEmbedder):
+        def embed_documents(self, texts):
+            start = time.time()
+            time.sleep(float(sys.argv[3]))
+            out = super().embed_documents(texts)
+            with open(sys.argv[2], "a") as log:
+                log.write(f"{os.getpid()} {start} {time.time()}\\n")
+            return out
+
+    root = Path(sys.argv[1])
+    store = SqliteStore.open(root / "notes.db", root / "resources")
+    lease = Lease(store.db, ttl_ms=int(sys.argv[4]), label="slow")
+    service = IndexerService(Indexer(store, store.db, Slow(), batch_notes=2), lease)
+    print("ready", flush=True)
+    sys.stdin.readline()  # both children start together
+    service.start()
+    deadline = time.monotonic() + 120
+    while not index_coverage(store, store.db).complete and time.monotonic() < deadline:
+        time.sleep(0.05)
+    service.stop()
+    """
+)
+
+
+def test_a_batch_slower_than_the_lease_never_lets_two_processes_embed_at_once(tmp_path: Path) -> None:
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    folder = store.create_folder("F", actor="user")
+    for i in range(6):
+        store.create_note(NoteDraft(f"n{i}", f"walrus number {i}", parent_id=folder.id), actor="user")
+    calls = tmp_path / "calls.log"
+    # Each model call sleeps 1.5 times the lease's life: with renewal only between batches (as
+    # before) the lease lapsed inside every call and the other child took over mid-call.
+    ttl_ms, sleep = 1000, 1.5
+    args = [sys.executable, "-c", _SLOW, str(tmp_path), str(calls), str(sleep), str(ttl_ms)]
+    children = [
+        subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(2)
+    ]
+    try:
+        for child in children:
+            assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        for child in children:
+            assert child.wait(timeout=120) == 0
+    finally:
+        for child in children:
+            child.kill()
+    intervals = sorted(
+        (float(a), float(b), int(pid))
+        for pid, a, b in (line.split() for line in calls.read_text().splitlines())
+    )
+    assert len(intervals) >= 3  # the work was done (6 notes in batches of 2)
+    for (_, end, pid), (start, _, next_pid) in zip(intervals, intervals[1:], strict=False):
+        assert pid == next_pid or start >= end, f"{pid} and {next_pid} embedded at the same time"
+    embedder = FakeEmbedder()
+    assert [
+        h.note_id
+        for h in SemanticSearch(store, store.db, embedder).search("walrus number 3", relevance="loose")
+    ]
+    store.close()
+
+
+def test_the_next_noted_index_takes_over_at_once_from_a_killed_holder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    cli = Cli(tmp_path, capsys)
+    cli.ok("create", "Seal", "--body", "harbour seal pup")
+    # The holder's lease lives 10 minutes: only knowing that its process is gone lets us take over.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path), "600000"], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    holder.kill()  # SIGKILL: no chance to give the lease back
+    holder.wait()
+    store = cli.store()
+    assert Lease(store.db).holder() is None  # a dead pid on this host holds nothing
+    cli.ok("create", "Otter", "--body", "sea otter kelp")
+    assert "Index up to date" in cli.ok("index").out
+    # Only this process can have indexed the otter (the holder was dead when it was written).
+    hits = cli.json("search", "sea otter kelp", "--mode", "semantic")["hits"]
+    assert hits and hits[0]["title"] == "Otter"
+    store.close()
+
+
+def test_rebuild_while_the_app_holds_the_lease_is_passed_on_and_honoured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    cli = Cli(tmp_path, capsys)
+    cli.ok("create", "Seal", "--body", "harbour seal pup")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path), "600000", "tui"], stdout=subprocess.PIPE, text=True
+    )
+    store = cli.store()
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        _until(lambda: index_coverage(store, store.db).complete)
+        done = cli.ok("index")  # up to date: exit 0, and it says who keeps it so
+        assert f"the app (pid {holder.pid})" in done.out
+        with store.db.write() as conn:  # a row only a rebuild removes
+            conn.execute(
+                'INSERT INTO index_chunks(note_id, idx, section, heading, start, "end", hash) '
+                "VALUES ('ghost', 0, '', '', 0, 0, 'h')"
+            )
+        asked = cli("index", "--rebuild")
+        assert asked.code == EXIT_NOT_UP_TO_DATE
+        assert f"asked the app (pid {holder.pid}) to rebuild" in asked.err
+        # Before, the request was dropped: the ghost stayed and the exit code said all was well.
+        _until(lambda: not _ghost(store) and index_coverage(store, store.db).complete)
+    finally:
+        holder.kill()
+        store.close()
+
+
+def _ghost(store: SqliteStore) -> bool:
+    with store.db.read() as conn:
+        return conn.execute("SELECT 1 FROM index_chunks WHERE note_id = 'ghost'").fetchone() is not None
+
+
+def test_noted_index_with_a_busy_holder_says_who_and_exits_75_or_waits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    cli = Cli(tmp_path, capsys)
+    cli.ok("create", "Seal", "--body", "harbour seal pup")
+    # A live process named as the holder that does no indexing: the index stays unbuilt.
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    store = cli.store()
+    try:
+        with store.db.write() as conn:
+            set_meta(
+                conn,
+                META_LEASE,
+                json.dumps(
+                    {
+                        "owner": "other",
+                        "label": "mcp",
+                        "host": socket.gethostname(),
+                        "pid": sleeper.pid,
+                        "started": process_start(sleeper.pid),
+                        "expires": now_ms() + 600_000,
+                    }
+                ),
+            )
+        busy = cli("index")
+        assert busy.code == EXIT_NOT_UP_TO_DATE  # before: "Nothing to do." and 0
+        assert f"the MCP server (pid {sleeper.pid}) is indexing this profile: 0 of" in busy.err
+        as_json = cli("index", "--json")
+        assert as_json.code == EXIT_NOT_UP_TO_DATE and as_json.json()["index"]["complete"] is False
+        killer = threading.Timer(0.5, sleeper.kill)
+        killer.start()
+        waited = cli.ok("index", "--wait")  # waits, then takes over from the dead holder
+        killer.join()
+        assert "Index up to date" in waited.out and index_coverage(store, store.db).complete
+    finally:
+        sleeper.kill()
+        store.close()
+
+
+class _Slow(FakeEmbedder):
+    """Takes its time per call, so a batch lasts many calls."""
+
+    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        time.sleep(0.05)
+        return super().embed_documents(texts)
+
+
+def test_stop_ends_a_batch_midway_keeping_what_was_embedded(tmp_path: Path) -> None:
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    folder = store.create_folder("F", actor="user")
+    body = "\n\n".join(f"# Part {i}\n" + " ".join(f"w{i}x{j}" for j in range(6)) for i in range(400))
+    store.create_note(NoteDraft("Manual", body, parent_id=folder.id), actor="user")
+    embedder = _Slow(max_tokens=8)
+    service = IndexerService(Indexer(store, store.db, embedder), Lease(store.db))
+    service.start()
+    _until(lambda: embedder.calls >= 6)  # past the first group of 64 chunks
+    service.stop(timeout=60)
+    # Stopping waited for one call, not for the whole note (a single batch).
+    needed = len(chunk_note("x", "Manual", body, embedder)) // EMBED_STEP
+    assert needed >= 20 and embedder.calls < needed
+    with store.db.read() as conn:
+        assert conn.execute("SELECT count(*) FROM index_pending").fetchone()[0] >= 64  # kept, not lost
+    assert Lease(store.db).holder() is None
+    store.close()

@@ -11,6 +11,7 @@ from tests.support.joplin import JoplinServer, shared_server, wait_until
 
 from noted.embeddings.fake import FakeEmbedder
 from noted.errors import QueryError
+from noted.indexer.coverage import index_coverage
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft, NotePatch
 from noted.search.joplin import JoplinKeywordSearch
@@ -66,6 +67,17 @@ def test_the_indexer_follows_joplins_events(joplin: JoplinServer, store: JoplinS
     indexer.run_until_idle()  # the first full scan
     semantic = SemanticSearch(store, store.db, embedder)
     assert semantic.search("compost heap")[0].note_id == first.id
+    assert index_coverage(store, store.db).complete  # Joplin's own feed and counts say so
+
+    # A note Joplin has that the index has not seen yet makes the index partial.
+    late = joplin.api("POST", "/notes", {"title": "Late", "body": "Water the ferns.", "parent_id": folder.id})
+    wait_until(lambda: not index_coverage(store, store.db).complete, what="Joplin's feed to show the note")
+    partial = index_coverage(store, store.db)
+    assert partial.notes_indexed < partial.notes_total
+    indexer.run_until_idle()
+    assert (
+        index_coverage(store, store.db).complete and semantic.search("water ferns")[0].note_id == late["id"]
+    )
 
     # Then only the feed: a note written through noted, and one written in Joplin itself.
     second = store.create_note(NoteDraft("Bees", "The beehive needs sugar water.", folder.id), actor="user")

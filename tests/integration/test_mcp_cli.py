@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import stat
@@ -115,3 +116,41 @@ def test_config_prints_working_snippets(
     code, out, _ = run(world, capsys, "mcp", "config", client, "--transport", "http", "--show-token")
     assert code == 0
     assert (token in out) == (client != "codex")  # codex reads tokens only from the environment
+
+
+def test_token_add_list_revoke_manage_named_clients(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `token add` opens the profile's services, which point the noted loggers at the profile's log
+    # file for the rest of the process; put them back afterwards so later tests' caplog still works
+    noted_logger = logging.getLogger("noted")
+    for attribute in ("handlers", "propagate", "level"):
+        monkeypatch.setattr(noted_logger, attribute, getattr(noted_logger, attribute))
+    monkeypatch.setattr(noted_logger, "handlers", list(noted_logger.handlers))
+    code, out, _ = run(
+        world, capsys, "--json", "mcp", "token", "add", "claude", "--notebooks", "Work", "--tools", "read"
+    )
+    assert code == 0
+    added = json.loads(out)
+    assert added["name"] == "claude" and len(added["token"]) >= 43 and added["tools"] == ["read"]
+    clients_file = world.profile.config_path.with_name("mcp-clients.json")
+    assert stat.S_IMODE(clients_file.stat().st_mode) == 0o600
+    assert added["token"] not in clients_file.read_text()  # only its hash is kept
+    code, out, _ = run(world, capsys, "--json", "mcp", "token", "list")
+    assert code == 0 and json.loads(out) == [
+        {"name": "claude", "notebooks": ["Work"], "tools": ["read"], "created": json.loads(out)[0]["created"]}
+    ]
+    assert added["token"] not in out
+    code, _, err = run(world, capsys, "mcp", "token", "add", "claude")
+    assert code != 0 and "exists already" in err
+    code, _, err = run(world, capsys, "mcp", "token", "add", "typo", "--notebooks", "Wrok")
+    assert code == 0 and "no notebook is called Wrok" in err  # a typo is said, not silently empty
+    code, _, err = run(world, capsys, "mcp", "token", "add", "other", "--tools", "no_such_tool")
+    assert code != 0 and "no_such_tool" in err
+    code, out, _ = run(world, capsys, "mcp", "config", "claude", "--transport", "stdio", "--client", "claude")
+    assert code == 0 and '"--client",' in out and "--stdio --client claude" in out
+    assert run(world, capsys, "mcp", "token", "revoke", "claude")[0] == 0
+    code, _, err = run(world, capsys, "mcp", "token", "revoke", "claude")
+    assert code != 0 and "no client token named" in err
+    code, _, err = run(world, capsys, "mcp", "serve", "--stdio", "--client", "claude")
+    assert code != 0 and "no client token named" in err

@@ -186,7 +186,7 @@ async def test_a_body_over_16_mib_is_413_saying_what_fits(world: World) -> None:
             streamed = await raw.post(str(http.url), content=chunks(), headers={**ACCEPT, **MODERN})
         for response in (declared, streamed):
             assert response.status_code == 413
-            assert "16 MiB" in response.json()["error"]
+            assert "16 MiB" in response.json()["error"]["message"]
         async with http_client(str(http.url), "2026-07-28") as client:
             assert (await client.list_tools()).tools
 

@@ -6,7 +6,6 @@ terminal, so the server has to notice the edited config file by itself.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -20,7 +19,15 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.subscriptions import ToolsListChanged
-from tests.integration.mcp_support import MODES, World, make_world, noted_command, text_of, wait_for
+from tests.integration.mcp_support import (
+    MODES,
+    World,
+    make_world,
+    noted_command,
+    raw_stdio,
+    text_of,
+    wait_for,
+)
 
 SWITCH = "ai.tool.create_note.enabled"
 
@@ -92,39 +99,7 @@ async def test_stdio_serves_reads_refuses_writes_and_follows_a_switch_from_anoth
 
 
 async def test_stdio_answers_malformed_lines_and_keeps_serving(world: World) -> None:
-    process = await asyncio.create_subprocess_exec(
-        *noted_command(),
-        "--profile",
-        str(world.profile.root),
-        "mcp",
-        "serve",
-        "--stdio",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    stdin, stdout = process.stdin, process.stdout
-
-    async def send(line: bytes) -> None:
-        stdin.write(line + b"\n")
-        await stdin.drain()
-
-    async def reply() -> dict[str, Any]:
-        line = await asyncio.wait_for(stdout.readline(), 30)
-        decoded: dict[str, Any] = json.loads(line)  # the server never writes anything but JSON-RPC
-        return decoded
-
-    try:
-        info = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        }
-        await send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": info}).encode())
-        assert (await reply())["id"] == 1
-        await send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
-
+    async with raw_stdio(world) as (send, reply):
         await send(b"{this is not json")
         assert (await reply()) == {"jsonrpc": "2.0", "id": None, "error": _error(-32700, "not valid JSON")}
         await send(b'{"no": "method"}')
@@ -138,10 +113,6 @@ async def test_stdio_answers_malformed_lines_and_keeps_serving(world: World) -> 
             while (message := await reply()).get("id") != "last":
                 assert "error" in message or "result" in message
         assert message["result"] == {}
-    finally:
-        stdin.close()
-        await asyncio.wait_for(process.wait(), 30)
-    assert process.returncode == 0
 
 
 def _error(code: int, words: str) -> Any:

@@ -20,6 +20,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Label, Select
 
 from noted.indexer.engine import Indexer
+from noted.models import NoteDraft
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.screens.search import SearchScreen
@@ -193,6 +194,32 @@ async def test_mode_switch_searches_by_meaning(fixture: Fixture) -> None:
             assert screen.mode == "hybrid"
             await until(pilot, lambda: screen.answered == screen._asked)
             assert screen.rows and screen.rows[0].note_id == fixture.groceries
+    finally:
+        services.close()
+
+
+async def test_search_by_meaning_says_when_the_index_is_partial(fixture: Fixture) -> None:
+    services = open_services(fixture.root, ai_embedding_provider="fake", search_defaultmode="semantic")
+    try:
+        indexer = Indexer(services.store, services.store.db, services.embedder())
+        indexer.prepare()
+        indexer.run_until_idle()
+        folder = services.store.list_folders()[0].id
+        services.store.create_note(
+            NoteDraft("Late", "milk for the late groceries", parent_id=folder), actor="user"
+        )
+        app = NotedApp(services, background=False)  # no indexer: the new note stays out of the index
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _open_search(pilot)
+            await _type(pilot, screen, "groceries milk")
+            await until(pilot, lambda: screen.answered == screen._asked)
+            assert screen.rows  # results, and a line saying they come from a partial index
+            assert "the index covers" in str(screen.query_one("#search-message", Label).render())
+            indexer.run_until_idle()
+            await pilot.press("ctrl+o")  # to both (hybrid): the query runs again, on a full index
+            assert screen.mode == "hybrid"
+            await until(pilot, lambda: screen.answered == screen._asked and bool(screen.rows))
+            assert "the index covers" not in str(screen.query_one("#search-message", Label).render())
     finally:
         services.close()
 

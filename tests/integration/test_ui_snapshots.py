@@ -17,12 +17,16 @@ import pytest_textual_snapshot
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.pilot import Pilot
 
+from noted.models import ACTOR_USER
 from noted.services import Services
 from noted.ui.app import NotedApp
+from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.messages import OpenNote
 from noted.ui.widgets.note_editor import NoteEditor
+from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.outline import OutlineList
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
@@ -120,3 +124,23 @@ def test_move_picker(snap_compare: Any, services: Services, size: tuple[int, int
         await until(pilot, lambda: pilot.app.screen.query_one("OptionList").option_count == 3)
 
     assert snap_compare(_app(services), terminal_size=size, run_before=_then(pick))
+
+
+@SIZES
+def test_empty_trash_question(
+    snap_compare: Any, services: Services, fixture: Fixture, size: tuple[int, int]
+) -> None:
+    """Home (two notes) in the trash, then "Empty trash": what goes, with the harmless button focused."""
+
+    async def ask(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, NotedApp)
+        services.store.trash_folder(fixture.home, actor=ACTOR_USER)
+        notes, tree = app.workspace.query_one(NoteList), app.workspace.query_one(NotebookTree)
+        notes.refresh_notes()  # as the change follower would (it is off for snapshots)
+        tree.reload()
+        await until(pilot, lambda: len(notes.rows) == 2 and "Home" not in str(tree.root.children[1].label))
+        app.action_empty_trash()
+        await until(pilot, lambda: isinstance(app.screen, Confirm) and app.focused is not None)
+
+    assert snap_compare(_app(services), terminal_size=size, run_before=_then(ask))

@@ -73,9 +73,17 @@ def terminal(fixture: Fixture, tmp_path: Path) -> Iterator[Terminal]:
         yield term
 
 
+@pytest.fixture
+def narrow_terminal(fixture: Fixture, tmp_path: Path) -> Iterator[Terminal]:
+    with start_terminal(fixture, tmp_path, width=80, height=24) as term:
+        yield term
+
+
 @contextmanager
-def start_terminal(fixture: Fixture, tmp_path: Path, **extra_env: str) -> Iterator[Terminal]:
-    """``noted`` on the fixture's profile in a new tmux session (120×40), with ``extra_env`` set."""
+def start_terminal(
+    fixture: Fixture, tmp_path: Path, width: int = 120, height: int = 40, **extra_env: str
+) -> Iterator[Terminal]:
+    """``noted`` on the fixture's profile in a new tmux session of that size, with ``extra_env`` set."""
     socket = f"noted-test-{uuid.uuid4().hex[:8]}"
     env = {
         "TZ": "UTC", "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
@@ -87,7 +95,7 @@ def start_terminal(fixture: Fixture, tmp_path: Path, **extra_env: str) -> Iterat
          "--profile", shlex.quote(str(fixture.root))]
     )  # fmt: skip
     term = Terminal(socket, "noted")
-    term.tmux("new-session", "-d", "-s", "noted", "-x", "120", "-y", "40", command)
+    term.tmux("new-session", "-d", "-s", "noted", "-x", str(width), "-y", str(height), command)
     try:
         yield term
     finally:
@@ -147,3 +155,23 @@ def test_a_server_that_hangs_shows_the_wait_and_escape_stops_it(fixture: Fixture
             assert wire.disconnected.wait(WAIT)  # the app closed its request at once
             assert len(wire.requests) == 1
             terminal.keys("C-q")
+
+
+def test_at_80x24_escape_from_the_chat_shows_the_list_before_d_trashes(
+    narrow_terminal: Terminal, fixture: Fixture
+) -> None:
+    term = narrow_terminal
+    term.wait_for(lambda s: "All notes · 4" in s and "Release plan" in s)
+    term.keys("C-t")
+    term.wait_for("The assistant is off")  # the chat covers the whole screen
+    term.keys("Escape")
+    # Not vacuous: the chat stayed on screen while Esc had put the focus in the hidden list.
+    screen = term.wait_for(lambda s: "All notes · 4" in s and "The assistant is off" not in s)
+    assert "Release plan" in screen
+    term.keys("d")  # on the list the person now sees: its highlighted note, the newest
+    term.wait_for("All notes · 3")
+    store = SqliteStore.open(fixture.root / "notes.db", fixture.root / "resources")
+    try:
+        assert store.get_note(fixture.release).is_trashed
+    finally:
+        store.close()

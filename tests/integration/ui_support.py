@@ -114,7 +114,7 @@ def use_utc() -> None:
     time.tzset()
 
 
-async def until(pilot: Pilot[object], predicate: Callable[[], bool], *, timeout: float = 10.0) -> None:
+async def until(pilot: Pilot[object], predicate: Callable[[], bool], *, timeout: float = 30.0) -> None:
     """Let the app run until ``predicate()`` holds; fail after ``timeout`` seconds of waiting."""
     deadline = time.monotonic() + timeout
     while not predicate():

@@ -31,13 +31,15 @@ ISSUE_TOOLS = {  # the names issue 4 makes a public contract
     "list_notes", "get_notebook", "get_tag", "list_tag_notes", "list_attachments", "read_attachment",
     "update_notebook", "delete_notebook", "restore_notebook", "rename_tag", "delete_tag", "attach_file",
     "replace_attachment", "delete_attachment",
+    # issue 18: joplin-md-sync's tool set
+    "create_tag", "get_attachment",
 }  # fmt: skip
 WRITE_TOOLS = ("create_note", "create_notebook", "update_note", "delete_note", "restore_note", "manage_tags")
 MANAGE_TOOLS = (
     "update_notebook", "delete_notebook", "restore_notebook", "rename_tag", "delete_tag", "attach_file",
-    "replace_attachment", "delete_attachment",
+    "replace_attachment", "delete_attachment", "create_tag",
 )  # fmt: skip
-"""The write tools of issue 9 (off by default like every write tool)."""
+"""The write tools of issues 9 and 18 (off by default like every write tool)."""
 
 
 @dataclass

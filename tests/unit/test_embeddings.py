@@ -14,7 +14,7 @@ import httpx
 import numpy as np
 import pytest
 
-from noted.embeddings import Embedder, make_embedder
+from noted.embeddings import Embedder, make_embedder, quantize
 from noted.embeddings.fake import FakeEmbedder
 from noted.embeddings.model_spec import default_spec
 from noted.embeddings.onnx import MAX_BATCH_AREA, OnnxEmbedder, _batches
@@ -78,6 +78,41 @@ def test_length_sorted_batches_return_rows_in_input_order(local: OnnxEmbedder) -
     alone = np.stack([local.embed_documents([t])[0] for t in texts])
     np.testing.assert_allclose(batched, alone, atol=2e-5)
     assert _cos(batched[1], batched[4]) < 0.99  # the rows really differ
+
+
+def test_dynamic_int8_copy_is_made_once_named_by_hash_and_close_to_the_original(
+    tmp_path: Path, local: OnnxEmbedder
+) -> None:
+    cache = tmp_path / "models"
+    fast = make_embedder("local", quantized_cache=cache)
+    assert isinstance(fast, OnnxEmbedder)
+    # Its own model id: an index of the original is rebuilt, never mixed with the copy's vectors.
+    assert fast.model_id == f"{local.model_id}:{quantize.VARIANT}"
+    texts = ["prune the roses in early spring", "the sailing boat has a red sail", "tax forms due in april"]
+    mine, theirs = fast.embed_documents(texts), local.embed_documents(texts)
+    made = list(cache.glob("*.onnx"))
+    assert made == [quantize.cached_path(local.spec.model_path, cache)]
+    assert all(_cos(a, b) > 0.97 for a, b in zip(mine, theirs, strict=True))
+    # Not a copy of the original file: the matrix products are integer ones now.
+    assert (
+        made[0].read_bytes() != local.spec.model_path.read_bytes()
+        and b"MatMulInteger" in made[0].read_bytes()
+    )
+    fast.close()
+    stamp = made[0].stat().st_mtime_ns
+    again = make_embedder("local", quantized_cache=cache)
+    again.embed_documents(["once more"])
+    assert made[0].stat().st_mtime_ns == stamp  # reused, not made again
+    again.close()
+
+
+def test_without_the_quantizer_the_original_runs_under_its_own_id(
+    tmp_path: Path, local: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(quantize, "available", lambda: False)
+    plain = make_embedder("local", quantized_cache=tmp_path / "models")
+    assert plain.model_id == local.model_id
+    assert not (tmp_path / "models").exists()
 
 
 def test_batches_cap_count_and_attention_area() -> None:

@@ -207,3 +207,16 @@ def test_under_any_a_filter_is_one_more_way_to_match(profile: Profile) -> None:
     profile.index()
     assert profile.ids("apples tag:work") == []  # both must hold: no note has both
     assert set(profile.ids("any:1 apples tag:work")) == {fruit, tagged}
+
+
+def test_a_misspelt_word_finds_the_note_through_its_correction(profile: Profile) -> None:
+    target = profile.add("Branches", "rebase a branch onto another; rebase rewrites history")
+    profile.add("Rebase notes", "why rebase at all")
+    profile.add("Garden", "water the tomatoes every evening")
+    profile.index()
+    # No note holds "rebse" and the fake model sees it as a word of its own: without the
+    # correction neither arm could find anything (checked first, so the test is not vacuous).
+    assert KeywordSearch(profile.store).search("any:1 rebse").total == 0
+    hits = profile.hybrid.search("rebse branch", relevance="loose").hits
+    assert hits[0].note_id == target
+    assert Arm.KEYWORD in hits[0].arms and Arm.SEMANTIC in hits[0].arms

@@ -10,8 +10,10 @@ import pytest
 
 from noted.embeddings.fake import FakeEmbedder
 from noted.errors import UnavailableError
-from noted.indexer.engine import Indexer, IndexProgress
-from noted.indexer.vectors import META_CURSOR, META_SCHEMA, SCHEMA_VERSION, get_meta, set_meta
+from noted.indexer import engine
+from noted.indexer.chunking import chunk_note
+from noted.indexer.engine import Indexer, IndexProgress, request_pending, request_rebuild
+from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCHEMA, SCHEMA_VERSION, get_meta, set_meta
 from noted.models import NoteDraft, NotePatch
 from noted.search.semantic import SemanticSearch
 from noted.store.sqlite import SqliteStore
@@ -277,3 +279,79 @@ def test_hits_name_their_section(store: SqliteStore) -> None:
 def test_search_before_any_index_says_why(store: SqliteStore) -> None:
     with pytest.raises(UnavailableError, match="not been built"):
         _search(store, FakeEmbedder(), "anything")
+
+
+def test_a_crash_inside_a_long_note_loses_at_most_one_group_of_chunks(store: SqliteStore) -> None:
+    folder = _folder(store)
+    body = "\n\n".join(f"# Part {i}\n" + " ".join(f"w{i}x{j}" for j in range(6)) for i in range(200))
+    note = _add(store, folder, "Manual", body)
+    fresh = FakeEmbedder(max_tokens=8)
+    Indexer(store, store.db, fresh).prepare()
+    chunks = len(chunk_note(note, "Manual", body, fresh))
+    assert chunks >= 150  # one note, far more chunks than a group
+    # 6 calls of 16 chunks = 96 embedded: at least one group of 64 is committed before the crash.
+    crashing = Indexer(store, store.db, Flaky(crash_after=6, max_tokens=8))
+    with pytest.raises(Crash):
+        crashing.run_until_idle()
+    assert crashing.tables.counts() == (0, 0)  # the note itself is not stored half-done
+    resumed_model = FakeEmbedder(max_tokens=8)
+    resumed = Indexer(store, store.db, resumed_model)
+    resumed.prepare()
+    resumed.run_until_idle()
+    # Before, nothing was kept until the whole batch was embedded: all of it was done again.
+    assert len(resumed_model.embedded) <= chunks + 1 - 64
+    assert _chunk_rows(store) == _fresh_rows(store, FakeEmbedder(max_tokens=8))
+
+
+def _chunk_rows(store: SqliteStore) -> list[tuple[object, ...]]:
+    with store.db.read() as conn:
+        return conn.execute(
+            'SELECT c.note_id, c.idx, c.start, c."end", c.hash, e.embedding FROM index_chunks c '
+            "JOIN index_embeddings e ON e.rowid = c.rowid ORDER BY c.note_id, c.idx"
+        ).fetchall()
+
+
+def _fresh_rows(store: SqliteStore, embedder: FakeEmbedder) -> list[tuple[object, ...]]:
+    """The chunk rows of an index built from nothing, for comparison."""
+    with store.db.write() as conn:
+        set_meta(conn, META_MODEL, None)
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    return _chunk_rows(store)
+
+
+def test_progress_is_committed_after_two_seconds_even_within_a_group(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _folder(store)
+    body = "\n\n".join(f"# Part {i}\n" + " ".join(f"w{i}x{j}" for j in range(6)) for i in range(40))
+    _add(store, folder, "Manual", body)
+    # A model so slow that every call takes the group's time: each call's work is committed.
+    monkeypatch.setattr(engine, "GROUP_SECONDS", 0.0)
+    crashing = Indexer(store, store.db, Flaky(crash_after=2, max_tokens=8))
+    crashing.prepare()
+    with pytest.raises(Crash):
+        crashing.run_until_idle()
+    resumed_model = FakeEmbedder(max_tokens=8)
+    resumed = Indexer(store, store.db, resumed_model)
+    resumed.prepare()
+    resumed.run_until_idle()
+    total = len(chunk_note("x", "Manual", body, resumed_model))
+    assert len(resumed_model.embedded) == total - 2 * engine.EMBED_STEP  # the two calls were kept
+
+
+def test_a_rebuild_request_is_honoured_before_the_next_batch(store: SqliteStore) -> None:
+    folder = _folder(store)
+    note = _add(store, folder, "n", "pelican beak pouch")
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    calls = embedder.calls
+    request_rebuild(store.db, "a test")
+    assert request_pending(store.db)
+    indexer.run_until_idle()
+    assert not request_pending(store.db)
+    assert embedder.calls > calls  # embedded again from nothing
+    assert _search(store, embedder, "pelican beak pouch") == [note]

@@ -14,6 +14,7 @@ from noted.mcp.guard import HostRule, host_name
 from noted.mcp.options import HttpOptions, is_loopback
 from noted.mcp.server import call_result
 from noted.mcp.token import MIN_ENTROPY_BITS, estimated_bits
+from noted.mcp.wire import invalid_id, invalid_message, invalid_request
 from noted.tools.registry import ToolResult
 
 
@@ -67,3 +68,33 @@ def test_results_map_to_the_wire() -> None:
             ToolResult("broken", "internal", message='internal error in tool "broken"; it was logged')
         )
     assert caught.value.code == types.INTERNAL_ERROR
+
+
+def test_invalid_request_ids_are_told_apart_from_notifications_and_good_ids() -> None:
+    def message(raw_id: str) -> str:
+        return f'{{"jsonrpc": "2.0", "id": {raw_id}, "method": "ping"}}'
+
+    for bad in ("true", "1.5", "NaN", "Infinity", "1e999", "9" * 5000, "null", "[1]", '{"a": 1}', str(2**63)):
+        assert invalid_id(message(bad)) is not None, bad
+    for good in ("1", "-7", '"abc"', '""', str(2**63 - 1)):
+        assert invalid_id(message(good)) is None, good
+    # not requests: a notification, a response, not JSON at all (the SDK answers those itself)
+    for other in (
+        '{"jsonrpc": "2.0", "method": "x"}',
+        '{"jsonrpc": "2.0", "id": true, "result": {}}',
+        "{",
+        "[" * 5000,
+    ):
+        assert invalid_id(other) is None, other[:20]
+    assert invalid_request("why")["error"] == {"code": -32600, "message": "Invalid Request: why"}
+
+
+def test_values_that_are_no_json_rpc_message_are_invalid_requests() -> None:
+    for bad in ("[]", "5", '"x"', "null", '{"no": "method"}', '{"jsonrpc": "1.0", "id": 1, "method": "ping"}',
+                '{"jsonrpc": "2.0", "id": 1, "method": 7}', '{"jsonrpc": "2.0", "id": 1}',
+                '{"jsonrpc": "2.0", "id": true, "method": "ping"}'):  # fmt: skip
+        assert invalid_message(bad) is not None, bad
+    for good in ('{"jsonrpc": "2.0", "id": 1, "method": "ping"}', '{"jsonrpc": "2.0", "method": "n"}',
+                 '{"jsonrpc": "2.0", "id": 1, "result": {}}', '{"jsonrpc": "2.0", "id": 1, "error": {}}',
+                 "{not json"):  # fmt: skip
+        assert invalid_message(good) is None, good

@@ -224,8 +224,15 @@ async def test_a_bug_is_logged_with_its_stack_and_reported_without_internals(
     env: Env, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     registry = ToolRegistry(Settings.load(tmp_path / "c.toml", environ={}), [_tool("buggy", _buggy)])
-    with caplog.at_level(logging.ERROR, logger="noted.tools.registry"):
-        result = await registry.call("buggy", {"x": "1"}, env.ctx)
+    # The handler goes on the logger itself: a CLI test earlier in the same process may have set
+    # up noted's log file and stopped the "noted" logger from propagating to caplog's root handler.
+    logger = logging.getLogger("noted.tools.registry")
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(logging.ERROR, logger="noted.tools.registry"):
+            result = await registry.call("buggy", {"x": "1"}, env.ctx)
+    finally:
+        logger.removeHandler(caplog.handler)
     assert result.status == "internal"
     assert result.message == 'internal error in tool "buggy"; it was logged'
     assert any(r.exc_info and isinstance(r.exc_info[1], KeyError) for r in caplog.records)

@@ -162,6 +162,55 @@ async def test_a_notebook_created_inside_the_scope_is_in_it_at_once(world: World
     assert moved["notebook_id"] == world.projects
 
 
+async def _tag_views(env: Env, note_id: str, title: str) -> Payload:
+    """Everything a scoped caller sees of a tag it adds: manage_tags, read_note, list_tags, get_tag."""
+    added = await env.ok("manage_tags", note_id=note_id, add=[title])
+    tag = next(t for t in (await env.ok("list_tags"))["tags"] if t["title"].casefold() == title.casefold())
+    got = await env.ok("get_tag", id=tag["id"])
+    note = await env.ok("read_note", id=note_id)
+    listed = await env.ok("list_tag_notes", tag_id=tag["id"])
+    return {
+        "manage_tags": {k: added[k] for k in ("tags", "added")},
+        "list_tags": {k: tag[k] for k in ("title", "note_count")},
+        "get_tag": {k: v for k, v in got.items() if k != "id"},
+        "read_note": note["tags"],
+        "list_tag_notes": listed["tag"],
+    }
+
+
+async def test_adding_a_tag_tells_a_scoped_caller_nothing_of_a_tag_used_only_outside(
+    world: World, store: SqliteStore
+) -> None:
+    """The probe added SECRET-TAG in a scope and got back the hidden tag's case and old times.
+
+    Not vacuous: the same calls for a title no tag has are the control; before the fix the
+    existing tag came back as "secret-tag" with its old created_time, the new one as "FRESH-TAG".
+    """
+    world.env.note(world.secret, "Hidden", "x", tags=("secret-tag",))
+    existing = store.find_tag("secret-tag")
+    assert existing is not None
+    env = _scoped(world)
+    hidden = await _tag_views(env, world.work_note, "SECRET-TAG")
+    fresh = await _tag_views(env, world.work_note, "FRESH-TAG")
+    as_fresh = json.loads(json.dumps(fresh).replace("fresh-tag", "secret-tag"))
+    as_fresh["read_note"] = hidden["read_note"]  # the note carries both tags by now
+    as_fresh["manage_tags"]["tags"] = hidden["manage_tags"]["tags"]
+    assert hidden == as_fresh
+    assert hidden["get_tag"]["created_time"] is None
+    after = store.find_tag("secret-tag")  # the hidden tag itself was not renamed or remade
+    assert after is not None and (after.id, after.title) == (existing.id, existing.title)
+
+
+async def test_renaming_onto_a_hidden_tag_title_names_nothing_of_it(world: World) -> None:
+    env = _scoped(world)
+    env.enable("rename_tag")
+    await env.ok("manage_tags", note_id=world.work_note, add=["mine"])
+    mine = env.store.find_tag("mine")
+    assert mine is not None
+    refused = await env.error("rename_tag", id=mine.id, title="HUSHHUSH")
+    assert refused.field == "title" and "hushhush" not in (refused.message or "").casefold()
+
+
 # Building scopes ---------------------------------------------------------------------------------
 
 
@@ -191,3 +240,13 @@ def test_scope_from_settings_reads_allowed_notebooks(world: World) -> None:
     scope = scope_from_settings(settings)
     assert scope.notebooks == ("Work", world.shared)
     assert scope.view(world.env.store).folder_ids == frozenset({world.work, world.projects, world.shared})
+
+
+def test_a_narrowed_scope_shows_only_what_every_list_allows(world: World) -> None:
+    store = world.env.store
+    both = Scope.of(["Work", "Private"]).narrowed(["Projects", world.shared, "Secret"])
+    # Secret is in the client's list but not in the global one: narrowing never widens
+    assert both.view(store).folder_ids == frozenset({world.projects, world.shared})
+    assert Scope().narrowed(["Work"]).view(store).folder_ids == frozenset({world.work, world.projects})
+    assert Scope.of(["Work"]).narrowed([]) == Scope.of(["Work"])
+    assert Scope.of(["Work"]).narrowed(["Private"]).view(store).folder_ids == frozenset()  # fails closed

@@ -34,6 +34,7 @@ from noted.ui.attachment_files import (
     resolve_destination,
     unlink_resource,
 )
+from noted.ui.data import human_size
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.messages import OpenNote
@@ -346,3 +347,40 @@ async def test_remove_from_the_palette_asks_which_attachment(running: Running, a
     await running.until(lambda: [r.id for r in store.list_resources()] == [attached])
     assert second.id not in linked_ids(store.get_note(note.id).body)
     assert attached in linked_ids(store.get_note(note.id).body)  # the other one is untouched
+
+
+async def test_enter_on_the_delete_question_keeps_the_attachment(running: Running, attached: str) -> None:
+    await running.to_attachment(attached)
+    await running.pilot.press("d")
+    question = await running.confirm()
+    assert f'"dot.png" ({human_size(len(PNG))}) for good' in question  # says exactly what goes
+    # Not vacuous: Enter deleted the attachment while the dialog focused its Delete button.
+    await running.pilot.press("enter")
+    await running.until(lambda: not isinstance(running.app.screen, Confirm))
+    await running.pilot.pause()
+    assert running.store.get_resource(attached).filename == "dot.png"
+    assert attached in linked_ids(running.store.get_note(running.fixture.meeting).body)
+    # Tab to the Delete button, then Enter: aimed at it, so it deletes.
+    await running.pilot.press("d")
+    await running.confirm()
+    await running.pilot.press("tab", "enter")
+    await running.until(
+        lambda: attached not in linked_ids(running.store.get_note(running.fixture.meeting).body)
+    )
+
+
+async def test_enter_on_the_replace_question_keeps_the_file_there(
+    running: Running, attached: str, tmp_path: Path
+) -> None:
+    target = tmp_path / "dot.png"
+    target.write_bytes(b"mine")
+    await running.to_attachment(attached)
+    await running.pilot.press("s")
+    await running.answer(str(target))
+    question = await running.confirm()
+    assert "already exists (4 B)" in question and f"({human_size(len(PNG))})" in question
+    # Not vacuous: Enter replaced the file while the dialog focused its Replace button.
+    await running.pilot.press("enter")
+    await running.until(lambda: not isinstance(running.app.screen, Confirm))
+    await running.pilot.pause()
+    assert target.read_bytes() == b"mine"

@@ -14,8 +14,18 @@ from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_IMPORT, NoteDraft
 from noted.store.protocol import NoteOrder
 from noted.store.sqlite import SqliteStore
-from noted.ui.data import ALL_NOTES, NoteSource, SourceKind, load_note_view, load_page, load_tree
+from noted.ui.data import (
+    ALL_NOTES,
+    NoteSource,
+    SourceKind,
+    TrashContents,
+    load_note_view,
+    load_page,
+    load_tree,
+    trash_contents,
+)
 from noted.ui.external import edit_text, editor_command
+from noted.ui.widgets.markdown_page import markdown_theme
 from noted.ui.widgets.status_bar import format_index
 from noted.ui.widgets.triage import parse_tag_edit
 
@@ -188,3 +198,30 @@ def test_the_first_screen_read_ahead_gives_nothing_when_the_store_fails(tmp_path
         assert first.take_page() is None and first.take_tree() is None  # the panes read for themselves
     finally:
         services.close()
+
+
+def test_the_trash_is_counted_as_the_question_says_it(store: SqliteStore) -> None:
+    top, inner = _notes(store, 5)  # three notes in Top, two in Inner (inside Top)
+    assert trash_contents(store).empty and str(trash_contents(store)) == "nothing"
+    store.trash_folder(top, actor=ACTOR_IMPORT)  # Top and Inner go, with all five notes
+    trashed = trash_contents(store)
+    assert (trashed.notes, trashed.notebooks, str(trashed)) == (5, 2, "5 notes and 2 notebooks")
+    assert trashed.notebook_ids == {top, inner}
+
+    def of(notes: int, notebooks: int) -> str:
+        return str(TrashContents(frozenset(map(str, range(notes))), frozenset(map(str, range(notebooks)))))
+
+    assert of(12, 2) == "12 notes and 2 notebooks" and of(1, 0) == "1 note" and of(0, 1) == "1 notebook"
+
+
+def test_markdown_colours_accept_a_theme_whose_heading_style_is_none() -> None:
+    # Textual's ansi themes: "none" for h3 and h5, colours that are not plain hex. Not vacuous:
+    # "none #aabbcc" was handed to Rich as one style, which raised and stopped the app.
+    variables = {
+        "markdown-h3-text-style": "none",
+        "markdown-h1-text-style": "bold",
+        "foreground": "ansi_default",
+    }
+    theme = markdown_theme(variables, dark=True)
+    assert theme.styles["markdown.h3"].bold is None and theme.styles["markdown.h1"].bold is True
+    assert markdown_theme({"markdown-h2-text-style": "not a style"}, dark=False).styles["markdown.h2"]

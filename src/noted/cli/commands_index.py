@@ -3,6 +3,10 @@
 ``noted index`` brings the index up to date and exits, with a progress bar on stderr;
 ``--watch`` keeps following changes until Ctrl-C; ``--rebuild`` drops the vectors first;
 ``noted index status`` says what is indexed and who holds the indexing lease.
+
+When another process (the app, the MCP server) holds the lease, ``noted index`` says who and how
+far it is, and exits 0 only if the index is up to date, else ``EXIT_NOT_UP_TO_DATE``; ``--wait``
+waits for it instead, and ``--rebuild`` asks the holder to rebuild.
 """
 
 from __future__ import annotations
@@ -14,13 +18,17 @@ from typing import TYPE_CHECKING
 
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
+from noted.cli.exits import ExitCode
 from noted.errors import UnavailableError
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
-    from noted.indexer.engine import Indexer, IndexProgress
     from noted.indexer.lease import Lease
+    from noted.store.sqlite.db import Database
 
-BAR = 30
+EXIT_NOT_UP_TO_DATE = ExitCode.INDEX_NOT_UP_TO_DATE
+"""``noted index`` when another process holds the lease and the index is not up to date yet
+(EX_TEMPFAIL: try again later, or pass ``--wait``)."""
+WAIT_POLL_SECONDS = 1.0
 
 
 def register(sub: Subparsers) -> None:
@@ -28,80 +36,121 @@ def register(sub: Subparsers) -> None:
     p = command(sub, "index", cmd_index, "Bring the search-by-meaning index up to date.")
     p.add_argument("--watch", action="store_true", help="keep indexing changes until interrupted")
     p.add_argument("--rebuild", action="store_true", help="drop the index and build it again")
-    p.add_argument("action", nargs="?", choices=["status"], help="status: what is indexed, and by whom")
-
-
-def _bar(progress: IndexProgress) -> str:
-    if progress.phase != "scan" or not progress.total:
-        return f"following changes · {progress.chunks_per_second:,.0f} chunks/s"
-    filled = int(BAR * progress.done / progress.total)
-    left = "" if progress.seconds_left is None else f" · {progress.seconds_left:,.0f} s left"
-    return (
-        f"[{'#' * filled}{'.' * (BAR - filled)}] {progress.done:,}/{progress.total:,} notes"
-        f" · {progress.chunks_per_second:,.0f} chunks/s{left}"
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="when another process is indexing, wait until the index is up to date (or take over)",
     )
+    p.add_argument("action", nargs="?", choices=["status"], help="status: what is indexed, and by whom")
 
 
 def cmd_index(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.action == "status":
         return _status(ctx)
-    services = ctx.services
-    store = services.store
+    store = ctx.services.store
     if store.db.vec_error:
         raise UnavailableError(f"cannot index: the sqlite-vec extension did not load ({store.db.vec_error})")
     from noted.indexer.lease import Lease
 
     lease = Lease(store.db, label="noted index")
-    if not lease.acquire():
-        if not args.watch:
-            ctx.out(f"Another process is indexing this profile: {lease.holder()}. Nothing to do.")
-            return 0
-        ctx.error(f"waiting for {lease.holder()} to finish indexing…")
-        while not lease.acquire():
-            time.sleep(2)
-    tty = sys.stderr.isatty() and not ctx.json
-
-    def show(progress: IndexProgress) -> None:
-        if tty and progress.phase != "idle":
-            print(f"\r{_bar(progress)}\x1b[K", end="", file=sys.stderr, flush=True)
-
-    from noted.indexer.engine import Indexer
-    from noted.indexer.vectors import META_MODEL, set_meta
-
-    indexer = Indexer(store, store.db, services.embedder(), on_progress=show)
+    while not lease.acquire():
+        outcome = _held_elsewhere(args, ctx, lease)
+        if outcome is not None:
+            return outcome
+    lease.start_heartbeat()
     try:
-        if args.rebuild:
-            with store.db.write() as conn:
-                set_meta(conn, META_MODEL, None)
-        indexer.prepare()
-        done = _renewing(indexer, lease)
-        while args.watch:
-            time.sleep(0.25)
-            done += _renewing(indexer, lease)
+        return _run(args, ctx, lease)
     finally:
         lease.release()
-        if tty:
-            print(file=sys.stderr)
+
+
+def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, lease: Lease) -> int | None:
+    """Another process holds the lease: pass a rebuild on, report, and wait or return an exit code.
+
+    Returns None when the caller should try to take the lease again (the holder is gone).
+    """
+    from noted.indexer.coverage import index_coverage
+    from noted.indexer.engine import request_pending, request_rebuild
+
+    holder = lease.holder() or "another process"
+    store = ctx.services.store
+    if args.rebuild:
+        request_rebuild(store.db, "noted index --rebuild")
+        args.rebuild = False  # asked once; the holder honours it before its next batch
+        ctx.error(f"asked {holder} to rebuild the index")
+        if not args.wait:
+            return EXIT_NOT_UP_TO_DATE
+        # Judge coverage only once the holder has taken the request (it looks before every batch).
+        while request_pending(store.db) and lease.current() is not None:
+            time.sleep(WAIT_POLL_SECONDS / 4)
+    coverage = index_coverage(store, store.db)
+    if coverage.complete and not args.watch:
+        _report_done(ctx, coverage.notes_indexed, _chunk_count(store.db), 0, holder)
+        return 0
+    if not args.wait and not args.watch:
+        ctx.error(
+            f"{holder} is indexing this profile: {coverage.notes_indexed:,} of {coverage.notes_total:,} notes"
+            " done. Run again later, or with --wait."
+        )
+        if ctx.json:
+            ctx.emit({"up_to_date": False, "indexed_by": holder, "index": coverage.as_json()})
+        return EXIT_NOT_UP_TO_DATE
+    ctx.error(f"waiting for {holder}: {coverage.notes_indexed:,} of {coverage.notes_total:,} notes done…")
+    while lease.current() is not None:
+        time.sleep(WAIT_POLL_SECONDS)
+        coverage = index_coverage(store, store.db)
+        if coverage.complete and not args.watch:
+            _report_done(ctx, coverage.notes_indexed, _chunk_count(store.db), 0, holder)
+            return 0
+    return None  # the holder is gone: take the lease
+
+
+def _run(args: argparse.Namespace, ctx: CliContext, lease: Lease) -> int:
+    from noted.cli.index_progress import IndexBar
+    from noted.indexer.engine import Indexer
+    from noted.indexer.lease import LeaseLost
+    from noted.indexer.priority import lowered
+    from noted.indexer.vectors import META_MODEL, set_meta
+
+    store = ctx.services.store
+    bar = IndexBar(enabled=sys.stderr.isatty() and not ctx.json)
+    # Below the app's priority (if it is open, its keys come first); idle CPU is still all ours.
+    with lowered(), bar:
+        bar.start(sum(store.folder_note_counts().values()))
+        indexer = Indexer(store, store.db, ctx.services.embedder(), on_progress=bar.update, lease=lease)
+        try:
+            if args.rebuild:
+                with store.db.write() as conn:
+                    set_meta(conn, META_MODEL, None)
+            indexer.prepare()
+            done = indexer.run_until_idle()
+            while args.watch:
+                time.sleep(0.25)
+                done += indexer.run_until_idle()
+        except LeaseLost:
+            bar.stop()
+            ctx.error(f"stopped: {lease.holder() or 'another process'} took over the indexing")
+            return EXIT_NOT_UP_TO_DATE
     notes, chunks = indexer.tables.counts()
     if ctx.json:
         ctx.emit({"notes": notes, "chunks": chunks, "looked_at": done, "failed": indexer.failed})
     else:
-        failed = f"; {indexer.failed} failed (see the log)" if indexer.failed else ""
-        ctx.out(f"Index up to date: {notes:,} notes in {chunks:,} chunks{failed}.")
+        _report_done(ctx, notes, chunks, indexer.failed, None)
     return 0
 
 
-def _renewing(indexer: Indexer, lease: Lease) -> int:
-    total = 0
-    last = time.monotonic()
-    while True:
-        done = indexer.step()
-        if not done:
-            return total
-        total += done
-        if time.monotonic() - last > lease.ttl_ms / 3000:
-            lease.acquire()
-            last = time.monotonic()
+def _report_done(ctx: CliContext, notes: int, chunks: int, failed: int, holder: str | None) -> None:
+    if ctx.json:
+        ctx.emit({"notes": notes, "chunks": chunks, "looked_at": 0, "failed": failed, "indexed_by": holder})
+        return
+    by = f" (kept up to date by {holder})" if holder else ""
+    failures = f"; {failed} failed (see the log)" if failed else ""
+    ctx.out(f"Index up to date: {notes:,} notes in {chunks:,} chunks{failures}{by}.")
+
+
+def _chunk_count(db: Database) -> int:
+    with db.read() as conn:
+        return int(conn.execute("SELECT count(*) FROM index_chunks").fetchone()[0])
 
 
 def _status(ctx: CliContext) -> int:

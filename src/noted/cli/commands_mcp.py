@@ -4,6 +4,9 @@ noted mcp serve --stdio              what an AI app runs as a command (stdout is
 noted mcp serve [--port 8765]        Streamable HTTP at http://127.0.0.1:PORT/mcp until Ctrl+C
 noted mcp serve --actions            also /openapi.json and /actions/{tool} (ChatGPT actions, scripts)
 noted mcp token [--force]            a strong bearer token in a private file, set as mcp.tokenFile
+noted mcp token add NAME [--notebooks A,B] [--tools read|all|NAMES]   a named client's own token
+noted mcp token list | revoke NAME   the named client tokens; revoking needs no restart
+noted mcp serve --stdio --client NAME   serve as that named client (its notebooks and tools)
 noted mcp config claude|cursor|zed|codex
 """
 
@@ -18,8 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noted.cli.args import Subparsers, add_common, command
+from noted.cli.commands_mcp_clients import client_tokens_command
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
+from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.options import DEFAULT_HOST, DEFAULT_PORT, HttpOptions
 from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.mcp.token import create
@@ -46,6 +51,9 @@ def register(sub: Subparsers) -> None:
 
     p = command(actions, "serve", cmd_serve, "Run the MCP server (HTTP on loopback, or --stdio).")
     p.add_argument("--stdio", action="store_true", help="talk MCP on stdin/stdout (for an app to launch)")
+    p.add_argument(
+        "--client", metavar="NAME", help="with --stdio: serve as this named client (`noted mcp token add`)"
+    )
     p.add_argument("--port", type=int, help=f"HTTP port (default: mcp.port, {DEFAULT_PORT}; 0 picks one)")
     p.add_argument("--host", help=f"HTTP address (default: mcp.host, {DEFAULT_HOST}); others need a token")
     p.add_argument(
@@ -55,7 +63,28 @@ def register(sub: Subparsers) -> None:
         "as mcp.actions.enabled does; needs a token and ai.allowRemote (it exposes notes to a remote service)",
     )
 
-    p = command(actions, "token", cmd_token, "Create a bearer token file for HTTP and set mcp.tokenFile.")
+    p = command(
+        actions,
+        "token",
+        cmd_token,
+        "Create the bearer token file for HTTP (mcp.tokenFile), or manage named client tokens.",
+    )
+    p.add_argument(
+        "client_action",
+        nargs="?",
+        choices=("add", "list", "revoke"),
+        metavar="add|list|revoke",
+        help="manage named client tokens, each with its own notebooks and tools (leave out for the main token)",
+    )
+    p.add_argument("name", nargs="?", help="the client's name, for add and revoke (e.g. claude)")
+    p.add_argument(
+        "--notebooks", help="for add: the notebooks (titles or ids, comma-separated) it may see; default all"
+    )
+    p.add_argument(
+        "--tools",
+        help="for add: read (every read tool), all (default), or tool names, comma-separated; "
+        "always within the tools switched on",
+    )
     p.add_argument("--path", help=f"where to write it (default: PROFILE/{TOKEN_FILE_NAME})")
     p.add_argument(
         "--force", action="store_true", help="replace an existing token (clients need the new one)"
@@ -68,6 +97,12 @@ def register(sub: Subparsers) -> None:
         "--transport", choices=("stdio", "http", "both"), default="both", help="which form to print"
     )
     p.add_argument("--show-token", action="store_true", help="put the token itself in the HTTP snippet")
+    p.add_argument(
+        "--client",
+        dest="client_token",
+        metavar="NAME",
+        help="for a named client token: its stdio command serves as that client",
+    )
 
 
 def mcp_deps(ctx: CliContext) -> McpDeps:
@@ -81,6 +116,10 @@ def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
     """Serve until stdin closes (``--stdio``) or until Ctrl+C / SIGTERM (HTTP)."""
     if args.stdio and (args.port is not None or args.host is not None or args.actions):
         raise InvalidInputError("--port, --host and --actions are for HTTP; leave them out with --stdio")
+    if args.client is not None and not args.stdio:
+        raise InvalidInputError(
+            "--client is for --stdio; over HTTP the client is the one whose token the request carries"
+        )
     if args.port is not None and not 0 <= args.port <= 65_535:
         raise InvalidInputError(f"--port must be between 0 and 65535 (got {args.port})")
     # The SDK is imported here, not at the top: every other command would pay seconds for it.
@@ -91,7 +130,9 @@ def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
     deps = mcp_deps(ctx)  # opens the profile and its log file
     send_library_logs_to_noted()
     if args.stdio:
-        asyncio.run(serve_stdio(NotedMcp(deps)))
+        if args.client is not None:
+            _known_client(deps.settings, args.client)
+        asyncio.run(serve_stdio(NotedMcp(deps, client=args.client)))
         return 0
     actions = True if args.actions else None  # without the flag, mcp.actions.enabled decides
     options = HttpOptions.from_settings(deps.settings, host=args.host, port=args.port, actions=actions)
@@ -136,6 +177,8 @@ def _banner(ctx: CliContext, deps: McpDeps, options: HttpOptions, http: HttpServ
         )
     elif options.token_file is not None:
         ctx.out(f"  clients must send Authorization: Bearer <the token in {options.token_file}>")
+    elif options.has_clients():
+        ctx.out("  clients must send Authorization: Bearer <their named token> (`noted mcp token list`)")
     else:
         ctx.out("  loopback only, no token (`noted mcp token` adds one)")
     ctx.out(
@@ -152,8 +195,19 @@ def _banner(ctx: CliContext, deps: McpDeps, options: HttpOptions, http: HttpServ
     sys.stdout.flush()
 
 
+def _known_client(settings: Settings, name: str) -> None:
+    if ClientTokens.beside(settings.path).get(name) is None:
+        raise InvalidInputError(
+            f"there is no client token named {name!r}", hint=f"add one with `noted mcp token add {name}`"
+        )
+
+
 def cmd_token(args: argparse.Namespace, ctx: CliContext) -> int:
-    """Write a new token file (0600) and point ``mcp.tokenFile`` at it."""
+    """Write a new token file (0600) and point ``mcp.tokenFile`` at it; or manage named clients."""
+    if args.client_action is not None:
+        return client_tokens_command(args, ctx)
+    if args.name is not None or args.notebooks is not None or args.tools is not None:
+        raise InvalidInputError("a name, --notebooks and --tools go with `noted mcp token add NAME`")
     profile = ctx.profile.ensure()
     path = Path(args.path).expanduser().resolve() if args.path else profile.root / TOKEN_FILE_NAME
     token = create(path, overwrite=args.force)
@@ -177,8 +231,10 @@ def cmd_config(args: argparse.Namespace, ctx: CliContext) -> int:
     token = None
     if args.show_token and options.token_file is not None:
         token = options.open_token()
+    if args.client_token is not None:
+        _known_client(settings, args.client_token)
     target = Target(
-        command=stdio_command(profile.root),
+        command=stdio_command(profile.root, args.client_token),
         url=options.client_url(),
         token_file=options.token_file,
         token=token.read() if token is not None else None,

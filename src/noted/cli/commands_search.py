@@ -8,12 +8,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from noted.cli import render
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 from noted.search.keyword import KeywordHit
+
+if TYPE_CHECKING:
+    from noted.indexer.coverage import IndexCoverage
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
@@ -74,21 +78,34 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     mode = args.mode or services.settings.get_str("search.defaultMode")
     relevance = services.settings.get_str("search.relevance")
     total: int | None = None
+    coverage: IndexCoverage | None = None
     if mode == "semantic":
         hits = services.semantic().search(args.query, relevance=relevance, limit=args.limit)
+        coverage = _coverage(ctx)
         rows = [_Row(h.note_id, h.title, h.notebook_id, h.updated_time, h.section, h.section_heading,
                      h.snippet, h.score, {}) for h in hits]  # fmt: skip
     elif mode == "hybrid":
         found = services.hybrid().search(args.query, limit=args.limit, relevance=relevance)
         if found.semantic_error:
             ctx.error(f"searching by keyword only: {found.semantic_error}")
+        else:
+            coverage = _coverage(ctx)
         rows = [_Row(h.note_id, h.title, h.notebook_id, h.updated_time, h.section, h.section_heading,
                      h.snippet, h.score, {"arms": [str(a) for a in h.arms]}) for h in found.hits]  # fmt: skip
     else:
         results = services.keyword.search(args.query, limit=args.limit, offset=args.offset)
         total = results.total
         rows = [_keyword_row(h) for h in results.hits]
-    return _print(ctx, args, mode, rows, total)
+        if results.suggestion:
+            ctx.error(f'no notes match; did you mean "{results.suggestion}"?')
+    return _print(ctx, args, mode, rows, total, coverage)
+
+
+def _coverage(ctx: CliContext) -> IndexCoverage:
+    from noted.indexer.coverage import index_coverage
+
+    store = ctx.services.store
+    return index_coverage(store, store.db)
 
 
 def _keyword_row(hit: KeywordHit) -> _Row:
@@ -101,7 +118,14 @@ def _keyword_row(hit: KeywordHit) -> _Row:
                 hit.section_heading, hit.snippet, hit.score, extra)  # fmt: skip
 
 
-def _print(ctx: CliContext, args: argparse.Namespace, mode: str, rows: list[_Row], total: int | None) -> int:
+def _print(
+    ctx: CliContext,
+    args: argparse.Namespace,
+    mode: str,
+    rows: list[_Row],
+    total: int | None,
+    coverage: IndexCoverage | None,
+) -> int:
     if any("notebook" not in r.extra for r in rows):
         titles = {f.id: f.title for f in ctx.services.store.list_folders(include_trashed=True)}
         rows = [r if "notebook" in r.extra else _with_notebook(r, titles) for r in rows]
@@ -120,10 +144,19 @@ def _print(ctx: CliContext, args: argparse.Namespace, mode: str, rows: list[_Row
             }
             for r in rows
         ]
-        ctx.emit(
-            {"query": args.query, "mode": mode, "total": len(rows) if total is None else total, "hits": hits}
-        )
+        payload: render.JsonDict = {
+            "query": args.query,
+            "mode": mode,
+            "total": len(rows) if total is None else total,
+            "hits": hits,
+        }
+        if coverage is not None:  # results by meaning come from an index that may be partial
+            payload["index"] = coverage.as_json()
+        ctx.emit(payload)
         return 0
+    notice = coverage.notice() if coverage is not None else None
+    if notice:
+        ctx.out(f"({notice}: results may be missing)")
     if not rows:
         ctx.out("No notes match." if not total else f"No more results ({total} in all).")
         return 0

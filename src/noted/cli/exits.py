@@ -9,6 +9,7 @@ The scheme (documented in the README's "Exit codes"):
 - ``10``–``19``: storage faults, one code each, so a script can react (free space, fix
   permissions, restore a backup) without parsing messages.
 - ``70`` internal error (a bug; the stack is in ``noted.log``), as in BSD's ``sysexits.h``;
+  ``75`` (EX_TEMPFAIL) an index another process has not brought up to date yet;
   ``130`` interrupted (Ctrl+C), as shells report SIGINT.
 """
 
@@ -46,6 +47,8 @@ class ExitCode(enum.IntEnum):
     STORAGE = 15
     """Another fault of the disk (an I/O error)."""
     INTERNAL = 70
+    INDEX_NOT_UP_TO_DATE = 75
+    """``noted index``: another process holds the lease and has not caught up yet (EX_TEMPFAIL)."""
     INTERRUPTED = 130
 
 

@@ -17,11 +17,14 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from noted.embeddings import Embedder
 from noted.indexer.chunking import Chunk, chunk_note
+from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.vectors import (
     META_CURSOR,
+    META_MODEL,
     META_SCAN,
     NewChunk,
     VectorTables,
@@ -29,16 +32,29 @@ from noted.indexer.vectors import (
     get_meta,
     set_meta,
 )
+from noted.indexer.work import Work
 from noted.models import ItemType, Note, now_ms
 from noted.store.protocol import NoteOrder, Store
 from noted.store.sqlite.db import Database
 
 log = logging.getLogger(__name__)
 
+EMBED_STEP = 16
+"""Chunks per model call: the lease is renewed and the clock read between calls."""
+GROUP_CHUNKS = 64
+GROUP_SECONDS = 2.0
+"""Progress is committed after this many chunks or seconds of embedding, whichever comes first."""
+META_REQUEST = "index.request"
+"""JSON ``{"rebuild": true, "by": "..."}``: what another process asked the lease holder to do."""
+
 
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
-    """Where the indexer is: ``phase`` is ``scan`` (first full pass), ``follow`` or ``idle``."""
+    """Where the indexer is: ``phase`` is ``scan`` (first full pass), ``follow`` or ``idle``.
+
+    ``done`` and ``total`` count notes (changes when following); ``chunks_total`` is estimated
+    from the characters left to scan.
+    """
 
     phase: str
     done: int
@@ -46,6 +62,8 @@ class IndexProgress:
     chunks_per_second: float
     seconds_left: float | None
     failed: int = 0
+    chunks_done: int = 0
+    chunks_total: int = 0
 
 
 ProgressCallback = Callable[[IndexProgress], None]
@@ -60,8 +78,28 @@ def _indexable(note: Note | None) -> bool:
     )
 
 
+class IndexingStopped(Exception):
+    """``should_stop`` said stop: the work done so far is committed, the rest waits for next time."""
+
+
+def request_rebuild(db: Database, by: str) -> None:
+    """Ask whichever process holds the lease to rebuild the index (it looks before every batch)."""
+    with db.write() as conn:
+        set_meta(conn, META_REQUEST, json.dumps({"rebuild": True, "by": by}))
+
+
+def request_pending(db: Database) -> bool:
+    """Whether a request to the lease holder is still waiting to be taken."""
+    with db.read() as conn:
+        return get_meta(conn, META_REQUEST) is not None
+
+
 class Indexer:
-    """Keeps one database's vectors in step with one store, using one embedder."""
+    """Keeps one database's vectors in step with one store, using one embedder.
+
+    With a ``lease`` it renews it before every group of chunks and checks it inside every
+    commit, raising ``LeaseLost`` (and storing nothing more) once another process has it.
+    """
 
     def __init__(
         self,
@@ -71,18 +109,30 @@ class Indexer:
         *,
         batch_notes: int = 32,
         on_progress: ProgressCallback | None = None,
+        lease: Lease | None = None,
     ) -> None:
         self.store = store
         self.db = db
         self.embedder = embedder
-        self.tables = VectorTables(db, embedder.model_id, embedder.dim)
         self.batch_notes = batch_notes
         self.on_progress = on_progress
+        self.lease = lease
+        self.should_stop: Callable[[], bool] = lambda: False
+        """Looked at between groups of chunks: True stops a batch midway (``IndexingStopped``)."""
         self._retry: list[str] = []
-        self._scan_ids: list[str] | None = None
-        self._scan_total = 0
+        self._scan: _Scan | None = None
         self._rate = _Rate()
+        self._mark = time.monotonic()
+        self._chars_done = 0
+        self.chunks_done = 0
+        """Chunks of the notes stored by this indexer (reused or embedded)."""
         self.failed = 0
+
+    @cached_property
+    def tables(self) -> VectorTables:
+        """The index's tables. Made on first use, which loads the model (to learn its width) in the
+        thread that indexes: its model threads then share that thread's (lower) priority."""
+        return VectorTables(self.db, self.embedder.model_id, self.embedder.dim)
 
     # Set-up ----------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -96,10 +146,13 @@ class Indexer:
                 set_meta(conn, META_SCAN, json.dumps({"target": target, "after": ""}))
             self._retry = [r[0] for r in conn.execute("SELECT note_id FROM index_failures")]
             conn.execute("DELETE FROM index_failures")
+        self._scan = None
 
     # One step --------------------------------------------------------------------------
     def step(self) -> int:
         """Do one batch of work; returns how many notes it looked at (0 when there was nothing)."""
+        if self._take_request():
+            return 1
         if self._retry:
             ids, self._retry = self._retry[: self.batch_notes], self._retry[self.batch_notes :]
             self._index_notes(ids, cursor=None)
@@ -122,27 +175,39 @@ class Indexer:
         self._report("idle", 0, 0)
         return total
 
+    def _take_request(self) -> bool:
+        """Honour a rebuild another process asked for; True when there was one."""
+        if not request_pending(self.db):  # a read: an idle holder asks four times a second
+            return False
+        with self.db.write() as conn:
+            raw = get_meta(conn, META_REQUEST)
+            if raw is None:
+                return False
+            set_meta(conn, META_REQUEST, None)
+            if '"rebuild": true' not in raw:
+                return False
+            set_meta(conn, META_MODEL, None)  # ``prepare`` now remakes the tables
+        log.info("rebuilding the index as asked: %s", raw)
+        self.prepare()
+        return True
+
     def _scan_step(self, scan: dict[str, object]) -> int:
         after = str(scan.get("after", ""))
-        if self._scan_ids is None:
-            self._scan_ids = [n.id for n in self.store.list_notes(order=NoteOrder.ID) if n.id > after]
-            self._scan_total = len(self._scan_ids) + self._done_before(after)
-        ids, self._scan_ids = self._scan_ids[: self.batch_notes], self._scan_ids[self.batch_notes :]
+        if self._scan is None:
+            notes = self.store.list_notes(order=NoteOrder.ID)
+            left = [n for n in notes if n.id > after]
+            self._scan = _Scan([n.id for n in left], len(notes) - len(left), len(notes))
+            self._scan.chars_left = sum(len(n.title) + n.body_length for n in left)
+        ids = self._scan.take(self.batch_notes)
         if not ids:
             with self.db.write() as conn:
                 set_meta(conn, META_CURSOR, str(scan["target"]))
                 set_meta(conn, META_SCAN, None)
-            self._scan_ids = None
+            self._scan = None
             return 1  # the switch to following counts as work, so the caller steps again
-        next_scan = json.dumps({"target": scan["target"], "after": ids[-1]})
-        self._index_notes(ids, cursor=None, scan=next_scan)
-        self._report("scan", self._scan_total - len(self._scan_ids), self._scan_total)
+        self._index_notes(ids, cursor=None, scan_target=scan["target"])
+        self._scan.done += len(ids)
         return len(ids)
-
-    def _done_before(self, after: str) -> int:
-        if not after:
-            return 0
-        return sum(1 for n in self.store.list_notes(order=NoteOrder.ID) if n.id <= after)
 
     def _follow_step(self, cursor: int) -> int:
         page = self.store.changes_since(cursor, limit=500)
@@ -162,72 +227,110 @@ class Indexer:
         return max(len(ids), 1)
 
     # The work --------------------------------------------------------------------------
-    def _index_notes(self, ids: Sequence[str], *, cursor: int | None, scan: str | None = None) -> None:
-        started = time.perf_counter()
+    def _index_notes(self, ids: Sequence[str], *, cursor: int | None, scan_target: object = None) -> None:
+        """Index ``ids`` in order, committing every ``GROUP_CHUNKS`` chunks or ``GROUP_SECONDS``.
+
+        Each commit stores the vectors made since the last one (in ``index_pending`` while their
+        note is unfinished, so a kill loses at most one group), every note whose chunks are all
+        there, and the scan position past the last such note when ``scan_target`` is given.
+        """
         found = {n.id: n for n in self.store.get_notes(ids)}
         wanted = {i: found[i] for i in ids if _indexable(found.get(i))}
-        chunks = self._chunk(wanted)
+        work = Work(list(ids), wanted, self._chunk(wanted), cursor, scan_target)
         with self.db.read() as conn:
-            old = self.tables.chunks_of(conn, list(wanted))
-            reuse_rows = {c.content_hash: c.rowid for cs in old.values() for c in cs}
-            reused = self.tables.vectors_of(conn, reuse_rows.values())
-        by_hash = {h: reused[r] for h, r in reuse_rows.items() if r in reused}
-        vectors, failed = self._embed(chunks, by_hash)
+            work.vectors.update(self.tables.known_vectors(conn, list(wanted)))
+        todo = work.todo()
+        group_start, in_group = time.monotonic(), 0
+        for first in range(0, len(todo), EMBED_STEP):
+            if self.should_stop():  # keep what is done; the batch resumes from it next time
+                self._commit(work)
+                raise IndexingStopped("asked to stop")
+            self._check_lease()
+            piece = todo[first : first + EMBED_STEP]
+            self._embed_piece(work, piece)
+            in_group += len(piece)
+            if in_group >= GROUP_CHUNKS or time.monotonic() - group_start >= GROUP_SECONDS:
+                self._commit(work)
+                group_start, in_group = time.monotonic(), 0
+        self._commit(work, final=True)
+        self.failed += len(work.failed)
+
+    def _check_lease(self) -> None:
+        if self.lease is not None and not self.lease.acquire():
+            raise LeaseLost("another process took the indexing lease")
+
+    def _commit(self, work: Work, *, final: bool = False) -> None:
         with self.db.write() as conn:
-            self.tables.drop_notes(conn, [i for i in ids if i not in wanted])
-            for note_id, note_chunks in chunks.items():
-                if note_id in failed:
+            if self.lease is not None:
+                self.lease.check(conn)
+            self.tables.put_pending(conn, work.take_fresh())
+            done_ids = list(work.finished())
+            for note_id in done_ids:
+                if note_id not in work.wanted:
+                    self.tables.drop_notes(conn, [note_id])
+                elif note_id in work.failed:
                     conn.execute(
                         "INSERT OR REPLACE INTO index_failures(note_id, error, time) VALUES (?, ?, ?)",
-                        (note_id, failed[note_id], now_ms()),
+                        (note_id, work.failed[note_id], now_ms()),
                     )
-                    continue
-                rows = [_stored(c, vectors[c.content_hash]) for c in note_chunks]
-                self.tables.put_note(conn, note_id, rows)
-            if cursor is not None:
-                set_meta(conn, META_CURSOR, str(cursor))
-            if scan is not None:
-                set_meta(conn, META_SCAN, scan)
-        self.failed += len(failed)
-        embedded = sum(len(cs) for cs in chunks.values())
-        self._rate.add(embedded, len(ids), time.perf_counter() - started)
+                else:
+                    rows = [_stored(c, work.vectors[c.content_hash]) for c in work.chunks[note_id]]
+                    self.tables.put_note(conn, note_id, rows)
+            if work.scan_target is not None and work.last_done:
+                set_meta(conn, META_SCAN, json.dumps({"target": work.scan_target, "after": work.last_done}))
+            if final:
+                self.tables.clear_pending(conn)
+                if work.cursor is not None:
+                    set_meta(conn, META_CURSOR, str(work.cursor))
+        self._note_progress(work, done_ids)
 
     def _chunk(self, notes: dict[str, Note]) -> dict[str, list[Chunk]]:
         return {i: chunk_note(i, n.title, n.body, self.embedder) for i, n in notes.items()}
 
-    def _embed(
-        self, chunks: dict[str, list[Chunk]], known: dict[str, bytes]
-    ) -> tuple[dict[str, bytes], dict[str, str]]:
-        """Vectors by content hash for every chunk, and the notes that failed with why."""
-        vectors = dict(known)
-        todo = {c.content_hash: c.text for cs in chunks.values() for c in cs if c.content_hash not in vectors}
-        failed: dict[str, str] = {}
-        if not todo:
-            return vectors, failed
+    def _embed_piece(self, work: Work, piece: list[tuple[str, str, str]]) -> None:
+        """Embed ``(hash, text, note)`` triples into ``work``; a note the model chokes on is failed."""
+        piece = [p for p in piece if p[2] not in work.failed]
+        if not piece:
+            return
         try:
-            out = self.embedder.embed_documents(list(todo.values()))
-            vectors.update({h: as_blob(v) for h, v in zip(todo, out, strict=True)})
+            out = self.embedder.embed_documents([text for _, text, _ in piece])
+            work.add({h: as_blob(v) for (h, _, _), v in zip(piece, out, strict=True)})
+            return
         except Exception:
-            # Find the note(s) the model chokes on; the others go through.
-            for note_id, note_chunks in chunks.items():
-                missing = [c for c in note_chunks if c.content_hash not in vectors]
-                if not missing:
-                    continue
-                try:
-                    out = self.embedder.embed_documents([c.text for c in missing])
-                    vectors.update({c.content_hash: as_blob(v) for c, v in zip(missing, out, strict=True)})
-                except Exception as exc:
-                    log.exception("indexing note %s failed; it is skipped and retried next start", note_id)
-                    failed[note_id] = f"{type(exc).__name__}: {exc}"
-        return vectors, failed
+            pass
+        # Find the note(s) the model chokes on; the others go through.
+        for note_id in dict.fromkeys(n for _, _, n in piece):
+            mine = [p for p in piece if p[2] == note_id]
+            try:
+                out = self.embedder.embed_documents([text for _, text, _ in mine])
+                work.add({h: as_blob(v) for (h, _, _), v in zip(mine, out, strict=True)})
+            except Exception as exc:
+                log.exception("indexing note %s failed; it is skipped and retried next start", note_id)
+                work.failed[note_id] = f"{type(exc).__name__}: {exc}"
+
+    def _note_progress(self, work: Work, done_ids: list[str]) -> None:
+        """Count what one commit stored, and report it while scanning."""
+        now = time.monotonic()
+        chars = sum(len(n.title) + len(n.body) for i in done_ids if (n := work.wanted.get(i)) is not None)
+        self._rate.add(work.embedded - work.counted, chars, now - self._mark)
+        self._mark, work.counted = now, work.embedded
+        self.chunks_done += sum(len(work.chunks.get(i, ())) for i in done_ids)
+        self._chars_done += chars
+        if work.scan_target is not None and self._scan is not None:
+            self._scan.chars_left -= chars
+            self._report("scan", self._scan.done + work.notes_done, self._scan.total)
 
     def _report(self, phase: str, done: int, total: int) -> None:
         if self.on_progress is None:
             return
-        chunks_rate, notes_rate = self._rate.per_second()
-        left = (total - done) if phase == "scan" else None
-        eta = left / notes_rate if left is not None and notes_rate > 0 else None
-        self.on_progress(IndexProgress(phase, done, total, chunks_rate, eta, self.failed))
+        chunks_rate, chars_rate = self._rate.per_second()
+        chars_left = self._scan.chars_left if phase == "scan" and self._scan is not None else 0
+        eta = chars_left / chars_rate if phase == "scan" and chars_rate > 0 else None
+        per_char = self.chunks_done / self._chars_done if self._chars_done else 0.0
+        chunks_total = self.chunks_done + round(max(chars_left, 0) * per_char)
+        self.on_progress(
+            IndexProgress(phase, done, total, chunks_rate, eta, self.failed, self.chunks_done, chunks_total)
+        )
 
 
 def _stored(chunk: Chunk, vector: bytes) -> NewChunk:
@@ -243,16 +346,31 @@ def _stored(chunk: Chunk, vector: bytes) -> NewChunk:
     )
 
 
+@dataclass(slots=True)
+class _Scan:
+    """The first full pass: the note ids still to index, and how far it is."""
+
+    ids: list[str]
+    done: int
+    total: int
+    chars_left: int = 0
+
+    def take(self, count: int) -> list[str]:
+        taken, self.ids = self.ids[:count], self.ids[count:]
+        return taken
+
+
 class _Rate:
-    """Chunks and notes indexed per second over the last twenty batches."""
+    """Chunks and characters indexed per second over the last twenty commits."""
 
     def __init__(self) -> None:
         self.samples: list[tuple[int, int, float]] = []
 
-    def add(self, chunks: int, notes: int, seconds: float) -> None:
-        self.samples = [*self.samples[-19:], (chunks, notes, seconds)]
+    def add(self, chunks: int, chars: int, seconds: float) -> None:
+        self.samples = [*self.samples[-19:], (chunks, chars, seconds)]
 
     def per_second(self) -> tuple[float, float]:
+        """(chunks, characters) per second."""
         seconds = sum(s for _, _, s in self.samples)
         if seconds <= 0:
             return 0.0, 0.0

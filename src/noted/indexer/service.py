@@ -1,8 +1,9 @@
 """The indexer as a background thread of whichever process holds the indexing lease.
 
 The TUI, the MCP server and ``noted index --watch`` all start one. The one that gets the lease
-indexes; the others keep trying to take it (a holder that died lets it lapse) and meanwhile use
-the index read-only. Nothing here blocks the caller: ``start`` returns at once, ``notify`` wakes
+indexes, renewing it from the lease's heartbeat thread; the others keep trying to take it (a
+holder that died lets it lapse, at once when it ran on this host) and meanwhile use the index
+read-only. Nothing here blocks the caller: ``start`` returns at once, ``notify`` wakes
 the thread after a local write so a saved note is searchable within moments, and ``stop`` ends
 the thread and gives the lease back.
 """
@@ -11,13 +12,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from noted.errors import BackendError
-from noted.indexer.engine import Indexer, IndexProgress
-from noted.indexer.lease import Lease
+from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress
+from noted.indexer.lease import Lease, LeaseLost
+from noted.indexer.priority import lower_this_thread
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ class IndexerService:
         self._status = IndexStatus("starting")
         self._prepared = False
         indexer.on_progress = self._progress
+        indexer.lease = lease  # renewed before every group of chunks, checked in every commit
+        indexer.should_stop = self._stop.is_set  # so stop() does not wait for a whole batch
 
     @property
     def status(self) -> IndexStatus:
@@ -71,7 +74,7 @@ class IndexerService:
         self._wake.set()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the thread (after its current batch) and give the lease back."""
+        """Stop the thread (after its current group of chunks) and give the lease back."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -79,22 +82,25 @@ class IndexerService:
             self._thread = None
 
     def _run(self) -> None:
-        renew_every = self.lease.ttl_ms / 3000
-        last_renew = 0.0
+        retry_every = self.lease.ttl_ms / 3000
+        lower_this_thread()  # before the embedder's first use, so its model threads inherit it
         try:
             while not self._stop.is_set():
-                now = time.monotonic()
-                if now - last_renew >= renew_every or not self.lease.held:
-                    last_renew = now
-                    if not self._take_lease():
-                        self._wait(renew_every)
-                        continue
+                if not self.lease.held and not self._take_lease():
+                    self._wait(retry_every)
+                    continue
                 try:
                     if not self._prepared:
                         self.indexer.prepare()
                         self._prepared = True
                     if self.indexer.step():
                         continue
+                except IndexingStopped:
+                    break
+                except LeaseLost:  # ours lapsed (this process stalled) and another took it
+                    log.warning("lost the indexing lease to %s", self.lease.holder())
+                    self._prepared = False
+                    continue
                 except BackendError as exc:  # Joplin off or restarting: wait for it, do not stop
                     self._set(IndexStatus("waiting", self._status.progress, error=str(exc)))
                     self._wait(BACKEND_RETRY_SECONDS)
@@ -112,6 +118,7 @@ class IndexerService:
 
     def _take_lease(self) -> bool:
         if self.lease.acquire():
+            self.lease.start_heartbeat()
             return True
         self._prepared = False
         self._set(IndexStatus("standby", holder=self.lease.holder()))

@@ -59,6 +59,10 @@ CREATE TABLE index_embeddings (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NUL
 CREATE TABLE index_bits (rowid INTEGER PRIMARY KEY, bits BLOB NOT NULL);
 """
 
+# Vectors made for notes not yet stored whole: kept so a kill loses at most one group's work.
+# Rows live only while one batch is in flight (its last commit clears them).
+_PENDING_TABLE = "CREATE TABLE IF NOT EXISTS index_pending (hash TEXT PRIMARY KEY, embedding BLOB NOT NULL)"
+
 _CANDIDATES = (
     "SELECT rowid FROM index_bits {where} ORDER BY vec_distance_hamming(vec_bit(bits), vec_bit(?)) LIMIT ?"
 )
@@ -145,13 +149,14 @@ class VectorTables:
         with self.db.write() as conn:
             same_model = get_meta(conn, META_MODEL) == self.model_key()
             schema = get_meta(conn, META_SCHEMA)
-            if same_model and schema == str(SCHEMA_VERSION):
-                return False
+            remade = False
             if same_model and schema == "1" and _has_table(conn, "index_vectors"):
                 self._from_schema_1(conn)
-                return False
-            self._recreate(conn)
-            return True
+            elif not same_model or schema != str(SCHEMA_VERSION):
+                self._recreate(conn)
+                remade = True
+            conn.execute(_PENDING_TABLE)
+            return remade
 
     def model_key(self) -> str:
         return json.dumps({"model": self.model_id, "dim": self.dim}, sort_keys=True)
@@ -207,6 +212,15 @@ class VectorTables:
             (json.dumps(ids),),
         )
         return {int(r[0]): bytes(r[1]) for r in rows}
+
+    def known_vectors(self, conn: apsw.Connection, note_ids: Sequence[str]) -> dict[str, bytes]:
+        """Vectors by content hash that need no embedding: the notes' stored chunks', and pending ones."""
+        old = self.chunks_of(conn, note_ids)
+        rows = {c.content_hash: c.rowid for cs in old.values() for c in cs}
+        stored = self.vectors_of(conn, rows.values())
+        known = {h: stored[r] for h, r in rows.items() if r in stored}
+        known.update((str(h), bytes(v)) for h, v in conn.execute("SELECT hash, embedding FROM index_pending"))
+        return known
 
     def counts(self) -> tuple[int, int]:
         """(notes, chunks) in the index."""
@@ -279,6 +293,18 @@ class VectorTables:
             self._put_vector(conn, conn.last_insert_rowid(), c.vector)
 
     @staticmethod
+    def put_pending(conn: apsw.Connection, vectors: dict[str, bytes]) -> None:
+        """Keep vectors whose notes are not stored whole yet."""
+        conn.executemany(
+            "INSERT OR REPLACE INTO index_pending(hash, embedding) VALUES (?, ?)", list(vectors.items())
+        )
+
+    @staticmethod
+    def clear_pending(conn: apsw.Connection) -> None:
+        """Forget pending vectors: every note they were made for is stored."""
+        conn.execute("DELETE FROM index_pending")
+
+    @staticmethod
     def _put_vector(conn: apsw.Connection, rowid: int, vector: bytes) -> None:
         conn.execute("INSERT INTO index_embeddings(rowid, embedding) VALUES (?, ?)", (rowid, vector))
         bits = binary_blob(np.frombuffer(vector, dtype=np.float32))
@@ -305,5 +331,13 @@ def _has_table(conn: apsw.Connection, name: str) -> bool:
 
 def _drop_all(conn: apsw.Connection) -> None:
     # index_vectors is schema 1's vec0 table: dropping it needs sqlite-vec, which __init__ checked.
-    for table in ("index_chunks", "index_vectors", "index_embeddings", "index_bits", "index_failures"):
+    tables = (
+        "index_chunks",
+        "index_vectors",
+        "index_embeddings",
+        "index_bits",
+        "index_failures",
+        "index_pending",
+    )
+    for table in tables:
         conn.execute(f"DROP TABLE IF EXISTS {table}")

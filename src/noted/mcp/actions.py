@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from noted import __version__
+from noted.mcp.client_tokens import CLIENT_KEY, ClientToken
 from noted.mcp.clients import client_name
 from noted.mcp.deps import McpDeps
 from noted.mcp.options import OPENAPI_PATH
@@ -180,31 +181,40 @@ class Actions:
     def __init__(self, deps: McpDeps) -> None:
         self.deps = deps
 
-    def offered(self) -> list[Tool]:
-        return [t for t in self.deps.tools.offered() if not t.editor]
+    def offered(self, client: ClientToken | None = None) -> list[Tool]:
+        """The tools switched on (and, for a named client's token, in its tool set)."""
+        return [t for t in self.deps.tools.offered() if not t.editor and (client is None or client.allows(t))]
 
     async def openapi(self, request: Request) -> JSONResponse:
-        return JSONResponse(openapi_document(self.offered(), server_url(request)))
+        return JSONResponse(openapi_document(self.offered(_client(request)), server_url(request)))
 
     async def call(self, request: Request) -> JSONResponse:
         name = str(request.path_params.get("tool", ""))
         tool = self.deps.tools.get(name)
-        if tool is None or tool.editor:
-            known = ", ".join(sorted(t.name for t in self.offered())) or "none"
+        client = _client(request)
+        if tool is None or tool.editor or (client is not None and not client.allows(tool)):
+            known = ", ".join(sorted(t.name for t in self.offered(client))) or "none"
             return _failure(404, f'there is no action "{name[:100]}"; the actions on are: {known}', "error")
         arguments = _arguments(await request.body())
         if isinstance(arguments, str):
             return _failure(400, arguments, ERROR)
         deps = self.deps
+        scope = scope_from_settings(deps.settings)
         context = ToolContext(
             store=deps.store,
             settings=deps.settings,
             keyword=deps.keyword,
-            actor=actions_actor(client_of(request.headers)),
+            actor=actions_actor(client.name if client is not None else client_of(request.headers)),
             semantic=deps.semantic,
-            scope=scope_from_settings(deps.settings),
+            scope=client.scope(scope) if client is not None else scope,
         )
         return answer(await deps.tools.call(name, arguments, context))
+
+
+def _client(request: Request) -> ClientToken | None:
+    """The named client whose token the guard accepted for this request, if any."""
+    found = request.scope.get(CLIENT_KEY)
+    return found if isinstance(found, ClientToken) else None
 
 
 def _arguments(body: bytes) -> dict[str, Any] | str:

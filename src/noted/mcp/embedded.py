@@ -81,7 +81,10 @@ class EmbeddedMcpServer:
         http, mcp = self._http, self._mcp
         if http is None or mcp is None or not http.running:
             return McpState(running=False, error=self._error)
-        token = http.options.token_file is not None
+        try:
+            token = http.options.token_file is not None or http.options.has_clients()
+        except NotedError:  # an unusable clients file: requests are refused, so a token is needed
+            token = True
         return McpState(running=True, url=http.url, clients=mcp.connected(), token_required=token)
 
     async def start(self) -> None:

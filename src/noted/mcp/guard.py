@@ -1,9 +1,17 @@
 """The checks in front of every HTTP request, before the MCP SDK sees it.
 
-In order: the ``Host`` header must name this server (a DNS-rebinding page names its own domain:
-421); a browser ``Origin`` must be allowed (403); on ``/mcp`` the bearer token must match the token
-file, read on each request (401); and a body may not exceed the limit (413, saying what fits).
-``/healthz`` and ``/readyz`` answer ``{"ok": true}`` and carry no data, so they need no token.
+In order: ``Host``, ``Origin`` and ``Authorization`` may each come once (two would let the guard
+and the app read different ones: 400); the ``Host`` header must name this server (a DNS-rebinding
+page names its own domain: 421); a browser ``Origin`` must be allowed (403); on ``/mcp`` the
+bearer token must match the token file, read on each request, or a named client's token (then
+the request's ASGI scope carries that ``ClientToken`` under ``CLIENT_KEY``; 401 otherwise, and
+once a client token exists a token is always needed); a body may not exceed the
+limit (413, saying what fits); and a body that is no JSON-RPC message, or a request whose id is
+invalid, is answered here (400, -32600, see ``wire``): the SDK would take a request with a bad id
+for a notification and never answer, and call the others "invalid params".
+On ``/mcp`` every refusal is a JSON-RPC error (code -32600, null id), which MCP clients show.
+``/healthz`` and ``/readyz`` carry no data, so they need no token; ``/readyz`` answers 503 while
+the token file cannot be used, as ``/mcp`` does.
 
 The OpenAPI door's paths (``Policy.token_paths``) always need the token, so the ``Host`` check,
 which protects a loopback server without one, is not made there: a tunnel the person runs reaches
@@ -23,14 +31,19 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noted.errors import ConfigError
-from noted.mcp.options import MAX_BODY
+from noted.mcp.client_tokens import CLIENT_KEY, ClientTokens
+from noted.mcp.options import MAX_BODY, MCP_PATH
 from noted.mcp.token import TokenFile
+from noted.mcp.wire import INVALID_REQUEST, invalid_message, invalid_request
 
 log = logging.getLogger(__name__)
 
 OPEN_PATHS = frozenset({"/healthz", "/readyz"})
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
+SINGLE_HEADERS = (b"host", b"origin", b"authorization")
+"""Headers a request may carry at most once."""
+READY_PATH = "/readyz"
 
 
 def host_name(header: str) -> str:
@@ -70,6 +83,8 @@ class Policy:
     """Browser origins allowed besides the server's own (``scheme://host:port``, no trailing slash)."""
     token: TokenFile | None
     max_body: int = MAX_BODY
+    clients: ClientTokens | None = None
+    """Named client tokens; once there is one, every request needs a token."""
     token_paths: tuple[str, ...] = ()
     """Path prefixes served only with a valid token, whatever the ``Host`` (the OpenAPI door)."""
 
@@ -96,7 +111,7 @@ class Guard:
         refusal = self._refusal(scope, headers)
         if refusal is not None:
             status, message, extra = refusal
-            await _answer(send, status, message, extra)
+            await _answer(send, status, message, extra, rpc=scope.get("path") == MCP_PATH)
             return
         if scope.get("method") in ("POST", "PUT", "PATCH"):
             await self._with_body_limit(scope, receive, send, headers)
@@ -106,6 +121,10 @@ class Guard:
     def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str, dict[str, str]] | None:
         policy = self.policy
         path = str(scope.get("path", ""))
+        repeated = _repeated(scope)
+        if repeated is not None:
+            log.warning("refused a request carrying the %s header more than once", repeated)
+            return 400, f"The request carries the {repeated} header more than once; send it once.", {}
         token_only = policy.token_only(path)
         if not token_only and not policy.hosts.allows(headers.get("host")):
             log.warning("refused a request for Host %r (DNS rebinding protection)", headers.get("host"))
@@ -120,15 +139,30 @@ class Guard:
             )
         if token_only and policy.token is None:
             return 503, "This part of the server needs a token file, and none is set.", {}
-        if policy.token is None or path in OPEN_PATHS:
+        if path in OPEN_PATHS and path != READY_PATH:
             return None
+        return self._token_refusal(scope, headers, ready_check=path == READY_PATH)
+
+    def _token_refusal(
+        self, scope: Scope, headers: Headers, *, ready_check: bool
+    ) -> tuple[int, str, dict[str, str]] | None:
+        token, clients = self.policy.token, self.policy.clients
         try:
-            expected = policy.token.read()
+            expected = token.read() if token is not None else None
+            named = clients.entries() if clients is not None else ()
         except ConfigError as exc:
             log.error("the token file can no longer be used, refusing requests: %s", exc)
             return 503, "The server's token file cannot be used; the details are in the server's log.", {}
+        if ready_check or (expected is None and not named):  # /readyz only says whether /mcp could answer
+            return None
         given = _bearer(headers.get("authorization"))
-        if given is None or not hmac.compare_digest(given.encode(), expected.encode()):
+        client = None
+        if given is not None and clients is not None and named:
+            client = clients.match(given)
+        if client is not None:
+            scope[CLIENT_KEY] = client
+            return None
+        if given is None or expected is None or not hmac.compare_digest(given.encode(), expected.encode()):
             why = "missing" if given is None else "wrong"
             log.warning("refused a request with a %s bearer token", why)
             challenge = {"www-authenticate": 'Bearer realm="noted"'}
@@ -137,16 +171,16 @@ class Guard:
                 f"A valid bearer token is required (Authorization: Bearer …); this one is {why}.",
                 challenge,
             )
-
         return None
 
     async def _with_body_limit(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
         # The whole body is read before the app runs, so an oversized one is refused before any
         # JSON is parsed; a declared Content-Length is refused before anything is read at all.
         limit = self.policy.max_body
+        rpc = scope.get("path") == MCP_PATH
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await _answer(send, 413, _too_large(limit, int(declared)), {})
+            await _answer(send, 413, _too_large(limit, int(declared)), {}, rpc=rpc)
             return
         body = bytearray()
         tail: deque[Message] = deque()
@@ -157,10 +191,15 @@ class Guard:
                 break
             body.extend(message.get("body", b""))
             if len(body) > limit:
-                await _answer(send, 413, _too_large(limit, None), {})
+                await _answer(send, 413, _too_large(limit, None), {}, rpc=rpc)
                 return
             if not message.get("more_body", False):
                 break
+        problem = invalid_message(bytes(body)) if rpc else None
+        if problem is not None:
+            log.warning("answered an invalid request: %s", problem)
+            await _send_json(send, 400, invalid_request(problem), {})
+            return
         replay: deque[Message] = deque(
             [{"type": "http.request", "body": bytes(body), "more_body": False}, *tail]
         )
@@ -189,8 +228,29 @@ def _too_large(limit: int, size: int | None) -> str:
     )
 
 
-async def _answer(send: Send, status: int, message: str, extra: dict[str, str]) -> None:
-    body = json.dumps({"error": message}).encode()
+def _repeated(scope: Scope) -> str | None:
+    """The name of a header that may come once and came more often, or None."""
+    seen: set[bytes] = set()
+    for name, _ in scope.get("headers", ()):
+        lower = bytes(name).lower()
+        if lower in SINGLE_HEADERS:
+            if lower in seen:
+                return lower.decode().title()
+            seen.add(lower)
+    return None
+
+
+async def _answer(send: Send, status: int, message: str, extra: dict[str, str], *, rpc: bool = False) -> None:
+    """A refusal: ``{"error": message}``, or with ``rpc`` a JSON-RPC error (what MCP clients show)."""
+    if rpc:
+        error = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
+        await _send_json(send, status, error, extra)
+    else:
+        await _send_json(send, status, {"error": message}, extra)
+
+
+async def _send_json(send: Send, status: int, payload: object, extra: dict[str, str]) -> None:
+    body = json.dumps(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.encode(), v.encode()) for k, v in extra.items()]
     await send({"type": "http.response.start", "status": status, "headers": headers})

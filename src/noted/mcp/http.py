@@ -29,7 +29,7 @@ from starlette.types import ASGIApp
 
 from noted.errors import UnavailableError
 from noted.mcp.actions import ACTIONS_ROUTE, TOKEN_PATHS, Actions
-from noted.mcp.guard import Guard, HostRule, Policy
+from noted.mcp.guard import READY_PATH, Guard, HostRule, Policy
 from noted.mcp.options import MCP_PATH, OPENAPI_PATH, HttpOptions
 from noted.mcp.server import NotedMcp
 
@@ -58,7 +58,7 @@ def build_app(mcp: NotedMcp, policy: Policy, *, actions: bool = False) -> ASGIAp
     routes = [
         Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
         Route("/healthz", endpoint=_healthy, methods=["GET"]),
-        Route("/readyz", endpoint=_healthy, methods=["GET"]),
+        Route(READY_PATH, endpoint=_healthy, methods=["GET"]),
     ]
     if actions:
         door = Actions(mcp.deps)
@@ -116,6 +116,7 @@ class HttpServer:
         if self.running:
             return
         token = self.options.open_token()
+        clients = self.options.open_clients()
         sock = _bind(self.options.host, self.options.port)
         self._port = sock.getsockname()[1]
         own = [f"http://{name}:{self._port}" for name in ("127.0.0.1", "localhost", "[::1]")]
@@ -123,6 +124,7 @@ class HttpServer:
             hosts=HostRule.for_bind(self.options.host),
             origins=Policy.origins_for(self.options.allowed_origins, own),
             token=token,
+            clients=clients,
             max_body=self.options.max_body,
             token_paths=TOKEN_PATHS if self.options.actions else (),
         )
@@ -139,7 +141,10 @@ class HttpServer:
         self._failure = None
         self._task = asyncio.create_task(self._serve(self._server, sock), name="noted-mcp-http")
         await self._wait_started(self._server, self._task)
-        log.info("MCP server listening on %s (token %s)", self.url, "required" if token else "not required")
+        required = token is not None or (clients is not None and bool(clients.entries()))
+        log.info(
+            "MCP server listening on %s (token %s)", self.url, "required" if required else "not required"
+        )
         if self.options.actions:
             log.info("OpenAPI actions on: %s", self.openapi_url)
 
@@ -201,7 +206,10 @@ async def _healthy(request: Request) -> JSONResponse:
 
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not the default 0: asyncio sets TCP_NODELAY on an accepted connection only when
+    # the socket says it is TCP, and without it every reply after the first on a kept-alive
+    # connection waited ~40 ms (Nagle's algorithm meeting the client's delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))

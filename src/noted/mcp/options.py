@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noted.errors import ConfigError
+from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.token import TokenFile
 from noted.settings import Settings
 
@@ -46,6 +47,8 @@ class HttpOptions:
     max_body: int = MAX_BODY
     actions: bool = False
     """Also serve the OpenAPI door (``/openapi.json``, ``/actions/{tool}``)."""
+    clients_file: Path | None = None
+    """The named client tokens (``mcp-clients.json`` beside the config file); None: none."""
     allow_remote: bool = False
     """The person's consent (``ai.allowRemote``) to notes reaching a remote service; the OpenAPI
     door exists for remote services, so it does not start without it."""
@@ -67,6 +70,7 @@ class HttpOptions:
             port=settings.get_int("mcp.port") if port is None else port,
             token_file=settings.get_path("mcp.tokenFile"),
             allowed_origins=settings.get_list("mcp.allowedOrigins"),
+            clients_file=ClientTokens.beside(settings.path).path,
             actions=settings.get_bool(ACTIONS) if actions is None else actions,
             allow_remote=settings.get_bool(ALLOW_REMOTE),
         )
@@ -97,12 +101,28 @@ class HttpOptions:
         if self.actions:
             self.check_actions()
         token = TokenFile.open(self.token_file) if self.token_file is not None else None
-        if token is None and not self.loopback:
+        if token is None and not self.loopback and not self.has_clients():
             raise ConfigError(
                 f"listening on {self.host} would let other machines reach your notes, and no token is set",
                 hint="create a token with `noted mcp token` (it sets mcp.tokenFile), or listen on 127.0.0.1",
             )
         return token
+
+    def open_clients(self) -> ClientTokens | None:
+        """The named client tokens, checked now (None when there is no clients file to watch).
+
+        Raises:
+            ConfigError: the clients file is unsafe or unreadable.
+        """
+        if self.clients_file is None:
+            return None
+        clients = ClientTokens(self.clients_file)
+        clients.entries()
+        return clients
+
+    def has_clients(self) -> bool:
+        clients = self.open_clients()
+        return clients is not None and bool(clients.entries())
 
     def check_actions(self) -> None:
         """Refuse the OpenAPI door without consent (``ai.allowRemote``) or without a token file.

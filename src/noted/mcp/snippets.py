@@ -48,11 +48,13 @@ class Target:
     """The token itself, only when the person asked to see it (``--show-token``)."""
 
 
-def stdio_command(profile: Path) -> tuple[str, ...]:
-    """``noted --profile DIR mcp serve --stdio`` with ``noted`` as an absolute path (or this Python)."""
+def stdio_command(profile: Path, client: str | None = None) -> tuple[str, ...]:
+    """``noted --profile DIR mcp serve --stdio [--client NAME]`` with ``noted`` as an absolute path
+    (or this Python)."""
     found = shutil.which("noted")
     program = [str(Path(found).resolve())] if found else [sys.executable, "-m", "noted"]
-    return (*program, "--profile", str(profile), "mcp", "serve", "--stdio")
+    named = ("--client", client) if client else ()
+    return (*program, "--profile", str(profile), "mcp", "serve", "--stdio", *named)
 
 
 def snippets(client: str, target: Target) -> list[Snippet]:

@@ -3,24 +3,31 @@
 stdout carries the protocol and nothing else (the SDK points fd 1 at stderr while serving, and the
 log goes to the profile's file). The SDK's serving loop drops lines it cannot parse without a word;
 here each gets the JSON-RPC answer the spec asks for, ``-32700`` (not JSON) or ``-32600`` (JSON but
-not a request), with a null id, and the server reads on.
+not a request), with a null id, and the server reads on. A request with an invalid id (``true``,
+``1.5``…), which the SDK would take for a notification, is caught on its raw line (see ``wire``)
+and answered ``-32600`` too.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import logging
+import sys
 from collections.abc import AsyncIterable, AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Protocol
+from typing import Protocol, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCNotification
 from pydantic import ValidationError
 
 from noted.mcp.server import NotedMcp
+from noted.mcp.wire import invalid_id, invalid_request
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +38,46 @@ class _Sender(Protocol):
     async def send(self, item: SessionMessage, /) -> None: ...
 
 
+INVALID_ID_METHOD = "notifications/noted/invalid_id"
+"""What a line with an invalid id becomes on its way to the SDK, so ``answer_malformed`` answers it."""
+
+
+class CheckedLines:
+    """Lines of stdin, each request with an invalid id replaced by an ``INVALID_ID_METHOD`` notice."""
+
+    def __init__(self, lines: AsyncIterable[str]) -> None:
+        self.lines = lines
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._checked()
+
+    async def _checked(self) -> AsyncIterator[str]:
+        async for line in self.lines:
+            problem = invalid_id(line)
+            if problem is None:
+                yield line
+            else:
+                notice = {"jsonrpc": "2.0", "method": INVALID_ID_METHOD, "params": {"problem": problem}}
+                yield json.dumps(notice) + "\n"
+
+
 async def serve_stdio(mcp: NotedMcp) -> None:
     """Serve one client on this process's stdin/stdout until stdin closes."""
     log.info("MCP server on stdio started")
-    async with stdio_server() as (read_stream, write_stream):
+    text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    stdin = cast("anyio.AsyncFile[str]", CheckedLines(anyio.wrap_file(text)))
+    try:
+        await _serve(mcp, stdin)
+    finally:
+        with contextlib.suppress(ValueError):  # already detached, or a read still in flight
+            text.detach()  # the buffer is sys.stdin's: it must outlive this wrapper
+    log.info("MCP server on stdio stopped (stdin closed)")
+
+
+async def _serve(mcp: NotedMcp, stdin: anyio.AsyncFile[str]) -> None:
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         async with answer_malformed(read_stream, write_stream) as checked, mcp.running():
             await mcp.server.run(checked, write_stream, mcp.server.create_initialization_options())
-    log.info("MCP server on stdio stopped (stdin closed)")
 
 
 @asynccontextmanager
@@ -52,6 +92,9 @@ async def answer_malformed(
             async for item in read_stream:
                 if isinstance(item, Exception):
                     await _reply(write_stream, item)
+                elif (problem := _invalid_id_problem(item)) is not None:
+                    error = invalid_request(problem)["error"]
+                    await _send_error(write_stream, ErrorData(code=error["code"], message=error["message"]))
                 else:
                     await send.send(item)
 
@@ -63,10 +106,20 @@ async def answer_malformed(
             tasks.cancel_scope.cancel()
 
 
+def _invalid_id_problem(item: SessionMessage) -> str | None:
+    message = item.message
+    if isinstance(message, JSONRPCNotification) and message.method == INVALID_ID_METHOD:
+        return str((message.params or {}).get("problem", "the request's id is invalid"))
+    return None
+
+
 async def _reply(write_stream: _Sender, problem: Exception) -> None:
     error = _error_for(problem)
-    if error is None:
-        return
+    if error is not None:
+        await _send_error(write_stream, error)
+
+
+async def _send_error(write_stream: _Sender, error: ErrorData) -> None:
     log.warning("answered a malformed message with %d: %s", error.code, error.message)
     try:
         await write_stream.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))

@@ -1,12 +1,16 @@
 """The bearer token of the HTTP server: a file only its owner can read, holding a strong secret.
 
 The file is checked when the server starts (anything wrong refuses the start with the reason) and
-read again on each request, so a replaced token takes effect without a restart. ``create`` writes
+again whenever it changed, on each request, so a replaced token takes effect without a restart and
+a file made unsafe stops the server answering. A symbolic link is refused (at start and when one
+is swapped in): whoever can write the directory it points into could otherwise choose the token.
+A token must be printable ASCII, since an HTTP header can carry nothing else. ``create`` writes
 one properly: 48 random bytes, URL-safe, mode 0600, written atomically.
 """
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import secrets
@@ -23,6 +27,7 @@ MAX_TOKEN_FILE = 4096
 TOKEN_BYTES = 48
 MIN_BITS_PER_CHAR = 2.5
 """Below this observed entropy per character a token is repetitive, whatever its alphabet."""
+_RENEW = "create a new one with `noted mcp token --force`"
 
 _ALPHABETS: tuple[tuple[int, frozenset[str]], ...] = tuple(
     (len(chars), frozenset(chars))
@@ -82,7 +87,7 @@ class TokenFile:
         Raises:
             ConfigError: the file can no longer be used (see ``open``).
         """
-        info = _stat(self.path)
+        info = stat_of(self.path)
         stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
         if stamp != self._stamp:
             self._token = _check(self.path, info)
@@ -114,9 +119,9 @@ def create(path: Path, *, overwrite: bool = False) -> str:
     return token
 
 
-def _stat(path: Path) -> os.stat_result:
+def stat_of(path: Path) -> os.stat_result:
     try:
-        return path.stat()
+        return path.lstat()
     except FileNotFoundError:
         raise ConfigError(
             f"the token file {path} does not exist", hint="create one with `noted mcp token`"
@@ -126,25 +131,15 @@ def _stat(path: Path) -> os.stat_result:
 
 
 def _check(path: Path, info: os.stat_result) -> str:
-    fix = f"create a new one with `noted mcp token --force`, or run `chmod 600 {path}`"
-    if not stat.S_ISREG(info.st_mode):
-        raise ConfigError(
-            f"the token file {path} is not a regular file", hint="create one with `noted mcp token`"
-        )
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise ConfigError(f"the token file {path} belongs to another user", hint=fix)
-    if info.st_mode & 0o077:
-        mode = stat.filemode(info.st_mode)
-        raise ConfigError(f"the token file {path} can be used by other users ({mode})", hint=fix)
-    if info.st_size > MAX_TOKEN_FILE:
-        raise ConfigError(f"the token file {path} is too large to hold just a token", hint=fix)
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
-        raise ConfigError(f"cannot read the token file {path}: {reason}") from None
+    check_private_file(path, info)
+    token = _read(path)
     if not token or any(c.isspace() for c in token):
-        raise ConfigError(f"the token file {path} must hold one token on one line", hint=fix)
+        raise ConfigError(f"the token file {path} must hold one token on one line", hint=_RENEW)
+    if not token.isascii() or not token.isprintable():
+        raise ConfigError(
+            f"the token in {path} has characters other than printable ASCII, which no HTTP client can send",
+            hint=_RENEW,
+        )
     bits = estimated_bits(token)
     if bits < MIN_ENTROPY_BITS:
         raise ConfigError(
@@ -153,3 +148,54 @@ def _check(path: Path, info: os.stat_result) -> str:
             hint="create a strong one with `noted mcp token --force`",
         )
     return token
+
+
+def check_private_file(path: Path, info: os.stat_result) -> None:
+    """What the file is, who owns it and who may use it (from ``lstat``: a link is not followed)."""
+    if stat.S_ISLNK(info.st_mode):
+        raise ConfigError(
+            f"the token file {path} is a symbolic link, and a token file must be the file itself",
+            hint=f"point mcp.tokenFile at the real file, or {_RENEW}",
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(
+            f"the token file {path} is not a regular file", hint="create one with `noted mcp token`"
+        )
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise ConfigError(f"the token file {path} belongs to another user", hint=_RENEW)
+    if info.st_mode & 0o077:
+        mode = stat.filemode(info.st_mode)
+        raise ConfigError(
+            f"the token file {path} can be used by other users ({mode})",
+            hint=f"run `chmod 600 {path}`, or {_RENEW}",
+        )
+    if info.st_size > MAX_TOKEN_FILE:
+        raise ConfigError(f"the token file {path} is too large to hold just a token", hint=_RENEW)
+
+
+def _read(path: Path) -> str:
+    # O_NOFOLLOW: a link swapped in between the lstat and this open is refused, not followed.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(MAX_TOKEN_FILE + 1)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ConfigError(
+                f"the token file {path} is a symbolic link, and a token file must be the file itself",
+                hint="point mcp.tokenFile at the real file",
+            ) from None
+        raise ConfigError(f"cannot read the token file {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_TOKEN_FILE:
+        raise ConfigError(
+            f"the token file {path} is too large to hold just a token",
+            hint=_RENEW,
+        )
+    try:
+        return raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"cannot read the token file {path}: not UTF-8 text",
+            hint=_RENEW,
+        ) from None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import apsw
 
 from noted.errors import QueryError
+from noted.search import fuzzy
 from noted.search import sql as search_sql
 from noted.search.query import Filter, FilterKind, Query, TextTerm, parse_query
 from noted.search.snippet import Located, body_pattern, fold, locate
@@ -36,7 +37,8 @@ BROAD_MIN_NOTES = 1000
 """A query matching more than half the live notes is ordered newest first rather than by BM25
 (FTS5 clamps the weight of such a word to ~1e-6, so its ranking means nothing, and scoring ~96k
 matches costs ~120 ms at 100k notes); below this many matches BM25 is cheap and kept."""
-_VOCAB = "temp.noted_fts_vocab"
+_VOCAB = fuzzy.VOCAB
+_WORD = re.compile(r"[^\W\d_]+")
 HIDDEN_INDEX = "notes_hidden"
 """A partial index on ``notes(deleted_time, is_conflict) WHERE deleted_time > 0 OR is_conflict != 0``.
 
@@ -76,10 +78,15 @@ class KeywordHit:
 
 @dataclass(frozen=True, slots=True)
 class KeywordResults:
-    """A page of hits and how many notes matched in all (before ``limit`` and ``offset``)."""
+    """A page of hits and how many notes matched in all (before ``limit`` and ``offset``).
+
+    ``suggestion`` is the query with its misspelt words corrected when nothing matched and a
+    correction exists ("did you mean"), else "".
+    """
 
     total: int
     hits: tuple[KeywordHit, ...]
+    suggestion: str = ""
 
 
 class KeywordSearch:
@@ -146,7 +153,16 @@ class KeywordSearch:
         total = int(rows[0][0]) if rows else 0
         pattern = body_pattern(parsed.text_terms) if compiled.ranked or compiled.match else None
         hits = tuple(_hit(row, pattern, compiled.ranked, snippets) for row in rows if row[1] is not None)
-        return KeywordResults(total, hits)
+        suggestion = self._suggest(query, parsed) if total == 0 and offset == 0 else ""
+        return KeywordResults(total, hits, suggestion)
+
+    def _suggest(self, query: str, parsed: Query) -> str:
+        """``query`` with its plain words that no note holds replaced by their corrections, or ""."""
+        plain = [t.text for t in parsed.text_terms if not (t.phrase or t.infix or t.negated)]
+        fixes = self.corrections(plain)
+        if not fixes:
+            return ""
+        return _WORD.sub(lambda w: fixes.get(fold(w.group()), w.group()), query)
 
     def locate(self, query: str, note_ids: Sequence[str]) -> dict[str, Located]:
         """The snippet and section of ``query``'s first match in each of these notes."""
@@ -159,6 +175,14 @@ class KeywordSearch:
                 f"SELECT id, body FROM notes WHERE id IN ({marks})", list(note_ids)
             ).fetchall()
         return {str(note_id): locate(str(body), pattern) for note_id, body in rows}
+
+    def corrections(self, words: Iterable[str]) -> dict[str, str]:
+        """For each of ``words`` that no note contains, the closest word the index holds, if any.
+
+        Keys are the words folded (lower case, no diacritics); see ``noted.search.fuzzy``.
+        """
+        with self._db.read() as conn:
+            return fuzzy.corrections(conn, words)
 
     @staticmethod
     def _expand(conn: apsw.Connection, terms: tuple[TextTerm, ...]) -> dict[str, tuple[str, ...]]:
@@ -240,7 +264,8 @@ def _has_index(conn: apsw.Connection, name: str) -> bool:
 
 def _hit(row: tuple[Any, ...], pattern: re.Pattern[str] | None, ranked: bool, snippets: bool) -> KeywordHit:
     (_, note_id, title, notebook_id, notebook_title, updated, is_todo, completed, body, score) = row
-    located = locate(str(body), pattern) if snippets else _UNLOCATED
+    text = str(body)
+    located = locate(text, pattern, (note_id, updated, len(text))) if snippets else _UNLOCATED
     return KeywordHit(
         note_id=str(note_id),
         title=str(title),

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
-from noted.markdown import Section, outline
+from noted.markdown import Outline, Section, outline
 from noted.search.query import TextField, TextTerm
 
 SNIPPET_CHARS = 240
@@ -152,6 +154,13 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _HEADING_LIKE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
 
 
+def _cached_section(body: str, offset: int, key: OutlineKey) -> Section | None:
+    # No quick check for headings here: scanning a long body up to the match cost more than
+    # the cached outline's lookup. Path and heading are those of section_at (its quick answer
+    # differs only in the end offsets of section "0", which locate does not use).
+    return OUTLINES.get(key, body).at(offset)
+
+
 def section_at(body: str, offset: int) -> Section | None:
     """``outline(body).at(offset)``, parsing the body only up to the end of the offset's paragraph.
 
@@ -165,16 +174,57 @@ def section_at(body: str, offset: int) -> Section | None:
     return outline(text).at(offset)
 
 
-def locate(body: str, pattern: re.Pattern[str] | None) -> Located:
+OutlineKey = Hashable
+"""What names one version of a body, e.g. ``(note id, updated_time, length)``."""
+OUTLINES_KEPT = 2048
+
+
+class OutlineCache:
+    """Outlines of note bodies by version, so a search does not parse its hits' Markdown again.
+
+    Parsing was ~95 % of a search's time on a manual of long pages; a body's outline changes only
+    with the body, so a key naming the version (note id, update time and length) is enough.
+    Bounded (least recently used go first) and safe to share between threads.
+    """
+
+    def __init__(self, size: int = OUTLINES_KEPT) -> None:
+        self.size = size
+        self._outlines: OrderedDict[OutlineKey, Outline] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: OutlineKey, body: str) -> Outline:
+        """The outline of ``body``, the version ``key`` names."""
+        with self._lock:
+            found = self._outlines.get(key)
+            if found is not None:
+                self._outlines.move_to_end(key)
+                return found
+        parsed = outline(body)  # outside the lock: other threads' hits need not wait for it
+        with self._lock:
+            self._outlines[key] = parsed
+            while len(self._outlines) > self.size:
+                self._outlines.popitem(last=False)
+        return parsed
+
+    def __len__(self) -> int:
+        return len(self._outlines)
+
+
+OUTLINES = OutlineCache()
+"""The process's cache, shared by every search."""
+
+
+def locate(body: str, pattern: re.Pattern[str] | None, key: OutlineKey | None = None) -> Located:
     """The snippet and section of a body for the words in ``pattern``.
 
     With no match in the body (a title-only match, or a query of filters only) the snippet is the
-    start of the body and there is no section.
+    start of the body and there is no section. With ``key`` (naming this version of the body) the
+    body's outline comes from ``OUTLINES``, parsed once per version.
     """
     offset = first_match(body, pattern)
     if offset is None:
         return Located(make_snippet(body, None), None, None)
-    section = section_at(body, offset)
+    section = section_at(body, offset) if key is None else _cached_section(body, offset, key)
     if section is None:
         return Located(make_snippet(body, offset), None, None)
     return Located(make_snippet(body, offset), section.path, section.heading)

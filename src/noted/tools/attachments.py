@@ -274,4 +274,26 @@ READ_ATTACHMENT = Tool(
     examples=({"id": _EXAMPLE_ID}, {"id": _EXAMPLE_ID, "detail": "low"}, {"id": _EXAMPLE_ID, "offset": 8000}),
 )
 
-TOOLS = (LIST_ATTACHMENTS, READ_ATTACHMENT)
+# get_attachment ------------------------------------------------------------------------------------
+
+
+def _get_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    resource, notes, _ = visible_attachment(ctx, view(ctx), args["id"])
+    return attachment_fields(resource, notes)
+
+
+GET_ATTACHMENT = Tool(
+    name="get_attachment",
+    title="Get an attachment's details",
+    description=(
+        "One attachment's details by id, without its content: title, filename, mime, size in bytes, "
+        "times and the notes that link it. Cheap; read_attachment returns the content."
+    ),
+    input_schema=s.obj({"id": ATTACHMENT_ID}, ("id",)),
+    output_schema=s.obj(ATTACHMENT, tuple(ATTACHMENT)),
+    annotations=READ,
+    handler=_get_attachment,
+    examples=({"id": _EXAMPLE_ID},),
+)
+
+TOOLS = (LIST_ATTACHMENTS, GET_ATTACHMENT, READ_ATTACHMENT)

@@ -15,7 +15,15 @@ from typing import Any
 from noted.models import NoteMeta
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, notebook_title, parse_time, view, visible_folder
+from noted.tools.payloads import (
+    iso,
+    note_tag_titles,
+    notebook_title,
+    parse_time,
+    tag_title,
+    view,
+    visible_folder,
+)
 from noted.tools.scope import ScopeView
 from noted.tools.tags import visible_tag
 
@@ -60,7 +68,7 @@ def note_row(ctx: ToolContext, meta: NoteMeta, titles: dict[str, str], body_leng
         "notebook": titles[meta.parent_id],
         "updated_time": iso(meta.updated_time),
         "created_time": iso(meta.user_created_time or meta.created_time),
-        "tags": [t.title for t in ctx.store.note_tags(meta.id)],
+        "tags": note_tag_titles(ctx, meta.id),
         "is_todo": meta.is_todo,
         "todo_completed": bool(meta.todo_completed),
         "body_length": body_length,
@@ -175,7 +183,7 @@ def _list_tag_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     more = offset + len(page) < len(metas)
     out: Payload = {
         "tag_id": tag.id,
-        "tag": tag.title,
+        "tag": tag_title(ctx, tag.title),
         "total": len(metas),
         "offset": offset,
         "has_more": more,

@@ -17,6 +17,7 @@ from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
     iso,
     match_positions,
+    note_tag_titles,
     parse_time,
     times,
     view,
@@ -86,11 +87,13 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "or replace_text per call",
             field=modes[1],
         )
-    changes = [k for k in ("title", *BODY_MODES, "notebook_id", "todo_completed") if k in args]
+    changes = [k for k in ("title", *BODY_MODES, "notebook_id", "todo_completed", "tags") if k in args]
     if not changes:
         raise ToolError(
-            "nothing to change: give title, body, append, prepend, replace_text, notebook_id or todo_completed"
+            "nothing to change: give title, body, append, prepend, replace_text, notebook_id, "
+            "todo_completed or tags"
         )
+    tags = _tag_set(args["tags"]) if "tags" in args else None
     if note.is_trashed:
         raise ToolError(f'note "{note.title}" is in the trash; restore_note brings it back first', field="id")
     base = parse_time(args["base_updated_time"], "base_updated_time") if "base_updated_time" in args else None
@@ -99,11 +102,36 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     patch = _patch(ctx, scope, args, note.body, note.is_todo)
     if "replace_text" in args and base is None:
         base = note.updated_time  # the replacement was computed on this version; never apply it to another
-    try:
-        updated = ctx.store.update_note(note.id, patch, actor=ctx.actor, base_updated_time=base)
-    except ConflictError as exc:
-        raise _stale(note.title, base or note.updated_time, exc.current_updated_time or 0) from exc
+    updated = note
+    if patch != NotePatch():
+        try:
+            updated = ctx.store.update_note(note.id, patch, actor=ctx.actor, base_updated_time=base)
+        except ConflictError as exc:
+            raise _stale(note.title, base or note.updated_time, exc.current_updated_time or 0) from exc
+    if tags is not None:
+        _replace_tags(ctx, note.id, tags)
     return {**write_result(ctx, updated), "changed": changes}
+
+
+def _tag_set(given: list[str]) -> list[str]:
+    """The tag titles of ``update_note(tags=…)``, checked before anything is written."""
+    titles = list(dict.fromkeys(t.strip() for t in given))
+    bad = [t for t in titles if not t or "\n" in t or "\r" in t]
+    if bad:
+        raise ToolError("each tag title must be one line and not empty", field="tags")
+    return titles
+
+
+def _replace_tags(ctx: ToolContext, note_id: str, titles: list[str]) -> None:
+    """Make the note's tags exactly ``titles`` (case does not matter), changing only what differs."""
+    current = {t.title.casefold() for t in ctx.store.note_tags(note_id)}
+    wanted = {t.casefold() for t in titles}
+    add = [t for t in titles if t.casefold() not in current]
+    remove = [t for t in current if t not in wanted]
+    if add:
+        ctx.store.tag_note(note_id, add, actor=ctx.actor)
+    if remove:
+        ctx.store.untag_note(note_id, remove, actor=ctx.actor)
 
 
 UPDATE_NOTE = Tool(
@@ -114,7 +142,7 @@ UPDATE_NOTE = Tool(
         "body (replaces all of it), append (adds at the end, on a new line), prepend (adds at the "
         "start), or replace_text {find, replace} (find must occur exactly once, else nothing changes "
         "and the error says how many times it matched); notebook_id to move it; todo_completed "
-        "for a to-do. Pass base_updated_time = the updated_time read_note gave you: if the note "
+        "for a to-do; tags to replace its whole tag set. Pass base_updated_time = the updated_time read_note gave you: if the note "
         "changed since, nothing is written and you are told to read it again. Prefer append or "
         "replace_text over rewriting a whole body."
     ),
@@ -134,6 +162,10 @@ UPDATE_NOTE = Tool(
             ),
             "notebook_id": s.notebook_id("Move the note to this notebook."),
             "todo_completed": s.boolean("For a to-do: true marks it done, false not done."),
+            "tags": s.tag_list(
+                "The note's tags afterwards: these titles replace its whole tag set ([] removes "
+                "every tag); missing tags are created. manage_tags adds or removes a few."
+            ),
             "base_updated_time": {
                 "type": ["string", "integer"],
                 "description": "The note's updated_time as read_note returned it; the update is refused "
@@ -158,6 +190,7 @@ UPDATE_NOTE = Tool(
         },
         {"id": _EXAMPLE_ID, "title": "Trip to Lisbon", "notebook_id": "fedcba9876543210fedcba9876543210"},
         {"id": _EXAMPLE_ID, "todo_completed": True},
+        {"id": _EXAMPLE_ID, "tags": ["work", "2025"]},
     ),
 )
 
@@ -229,7 +262,7 @@ def _manage_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         ctx.store.tag_note(note.id, add, actor=ctx.actor)
     if remove:
         ctx.store.untag_note(note.id, remove, actor=ctx.actor)
-    after = [t.title for t in ctx.store.note_tags(note.id)]
+    after = note_tag_titles(ctx, note.id)
     return {
         "note_id": note.id,
         "title": note.title,

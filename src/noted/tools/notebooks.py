@@ -11,7 +11,7 @@ from typing import Any
 
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, view, visible_folder
+from noted.tools.payloads import iso, tag_title, view, visible_folder
 
 LIST_DEFAULT = 50
 LIST_MAX = 200
@@ -83,7 +83,7 @@ def _list_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         if not scope.unrestricted:
             count = sum(1 for n in ctx.store.list_notes(tag_id=tag.id) if scope.allows_note(n))
         if count:
-            tags.append({"id": tag.id, "title": tag.title, "note_count": count})
+            tags.append({"id": tag.id, "title": tag_title(ctx, tag.title), "note_count": count})
     return {"tags": tags}
 
 

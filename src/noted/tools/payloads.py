@@ -98,6 +98,25 @@ def notebook_title(ctx: ToolContext, folder_id: str) -> str:
         return ""
 
 
+# Tags ---------------------------------------------------------------------------------------------
+
+
+def tag_title(ctx: ToolContext, title: str) -> str:
+    """A tag's title as this caller sees it: in a scope, case-folded.
+
+    Tags are shared by every notebook and matched regardless of case, so adding ``SECRET-TAG`` in
+    a scope attaches a ``secret-tag`` used elsewhere. Shown as stored, its case would tell the
+    scoped caller that the tag exists outside its notebooks; folded, an existing tag and a new one
+    look the same.
+    """
+    return title if ctx.scope.unrestricted else title.casefold()
+
+
+def note_tag_titles(ctx: ToolContext, note_id: str) -> list[str]:
+    """The titles of a note's tags, as this caller sees them (``tag_title``)."""
+    return [tag_title(ctx, t.title) for t in ctx.store.note_tags(note_id)]
+
+
 # Note payloads -----------------------------------------------------------------------------------
 
 
@@ -110,7 +129,7 @@ def note_fields(ctx: ToolContext, note: Note) -> Payload:
         "notebook": notebook_title(ctx, note.parent_id),
         "updated_time": iso(note.updated_time),
         "created_time": iso(note.user_created_time or note.created_time),
-        "tags": [t.title for t in ctx.store.note_tags(note.id)],
+        "tags": note_tag_titles(ctx, note.id),
         "is_todo": note.is_todo,
         "todo_completed": bool(note.todo_completed),
         "todo_completed_time": opt_iso(note.todo_completed),
@@ -129,7 +148,7 @@ def write_result(ctx: ToolContext, note: Note) -> Payload:
         "notebook": notebook_title(ctx, note.parent_id),
         "updated_time": iso(note.updated_time),
         "body_length": len(note.body),
-        "tags": [t.title for t in ctx.store.note_tags(note.id)],
+        "tags": note_tag_titles(ctx, note.id),
         "is_todo": note.is_todo,
         "todo_completed": bool(note.todo_completed),
         "in_trash": note.is_trashed,

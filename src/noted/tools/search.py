@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import NotFoundError, UnavailableError
+from noted.indexer.coverage import index_coverage
 from noted.search.semantic import Relevance
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
@@ -163,7 +164,8 @@ def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload
     note_ids = _scope_note_ids(ctx, scope, args)
     relevance = str(args.get("relevance") or ctx.settings.get_str("search.relevance"))
     try:
-        hits = ctx.semantic().search(
+        search = ctx.semantic()
+        hits = search.search(
             args["query"],
             relevance=relevance,
             limit=int(args.get("limit", SEMANTIC_DEFAULT)),
@@ -192,7 +194,9 @@ def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload
                 "text": text,
             }
         )
-    return {"relevance": relevance, "results": results}
+    # Results come only from indexed notes: say how many of the caller's notes that is.
+    coverage = index_coverage(search.store, search.db, note_ids=note_ids)
+    return {"relevance": relevance, "results": results, "index": dict(coverage.as_json())}
 
 
 SEMANTIC_SEARCH_NOTES = Tool(
@@ -205,7 +209,8 @@ SEMANTIC_SEARCH_NOTES = Tool(
         "a score from 0 to 1. relevance: strict (fewer, surer), normal, loose (more, vaguer). Limit "
         "to one notebook (sub-notebooks included) with notebook_id or to one tag with tag_id. For "
         "exact words, names or filters use search_notes. Fails with a clear message when the index "
-        "is not built yet."
+        "is not built yet; index.complete false means it covers only index.notes_indexed of "
+        "index.notes_total notes so far (results may be missing)."
     ),
     input_schema=s.obj(
         {
@@ -237,8 +242,16 @@ SEMANTIC_SEARCH_NOTES = Tool(
                     (*s.NOTE_REF, "score", "section", "section_heading", "text"),
                 )
             ),
+            "index": s.obj(
+                {
+                    "notes_indexed": s.integer("Notes (of those searched) with vectors."),
+                    "notes_total": s.integer("Notes searched."),
+                    "complete": s.boolean("False while indexing is under way: results may be missing."),
+                },
+                ("notes_indexed", "notes_total", "complete"),
+            ),
         },
-        ("relevance", "results"),
+        ("relevance", "results", "index"),
     ),
     annotations=READ,
     handler=_semantic_search_notes,

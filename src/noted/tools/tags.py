@@ -1,5 +1,5 @@
-"""Tag management: ``get_tag``, ``rename_tag`` and ``delete_tag`` (adding and removing a note's tags
-is ``manage_tags``).
+"""Tag management: ``get_tag``, ``create_tag``, ``rename_tag`` and ``delete_tag`` (adding and
+removing a note's tags is ``manage_tags``).
 
 A tag is shared by every notebook. In a scope a tag is visible when at least one visible note
 carries it (as in ``list_tags``), and it can be renamed or deleted only when every note carrying it
@@ -16,7 +16,7 @@ from noted.errors import NotFoundError
 from noted.models import NoteMeta, Tag
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, view
+from noted.tools.payloads import iso, tag_title, view
 from noted.tools.scope import ScopeView
 
 _EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
@@ -26,15 +26,18 @@ def _tagged(ctx: ToolContext, tag_id: str, *, trashed: bool = False) -> list[Not
     return ctx.store.list_notes(tag_id=tag_id, trashed=trashed)
 
 
+def _visible(ctx: ToolContext, scope: ScopeView, tag: Tag) -> bool:
+    return scope.unrestricted or any(scope.allows_note(n) for n in _tagged(ctx, tag.id))
+
+
 def visible_tag(ctx: ToolContext, scope: ScopeView, tag_id: str, field: str = "id") -> Tag:
     """The tag, or "not found" when it does not exist or (in a scope) no visible note carries it."""
     try:
-        tag = ctx.store.get_tag(tag_id)
+        tag: Tag | None = ctx.store.get_tag(tag_id)
     except NotFoundError:
         tag = None
-    if tag is not None and not scope.unrestricted:
-        if not any(scope.allows_note(n) for n in _tagged(ctx, tag.id)):
-            tag = None
+    if tag is not None and not _visible(ctx, scope, tag):
+        tag = None
     if tag is None:
         raise ToolError(f'no tag with id "{tag_id}"; list_tags lists them', field=field)
     return tag
@@ -55,6 +58,13 @@ def only_visible(
     return True
 
 
+def _title(args: Mapping[str, Any]) -> str:
+    title = str(args["title"]).strip()
+    if not title or "\n" in title or "\r" in title:
+        raise ToolError("a tag title must be one line and not empty", field="title")
+    return title
+
+
 def _refuse_if_shared(ctx: ToolContext, scope: ScopeView, tag: Tag, what: str) -> None:
     notes = [*_tagged(ctx, tag.id), *_tagged(ctx, tag.id, trashed=True)]
     if not only_visible(scope, notes):
@@ -67,15 +77,16 @@ def _refuse_if_shared(ctx: ToolContext, scope: ScopeView, tag: Tag, what: str) -
 
 
 def _tag_payload(ctx: ToolContext, scope: ScopeView, tag: Tag) -> Payload:
-    count = tag.note_count
-    if not scope.unrestricted:
-        count = sum(1 for n in _tagged(ctx, tag.id) if scope.allows_note(n))
+    if scope.unrestricted:
+        count, created, updated = tag.note_count, iso(tag.created_time), iso(tag.updated_time)
+    else:  # when the tag was made or renamed may have happened outside the caller's notebooks
+        count, created, updated = sum(1 for n in _tagged(ctx, tag.id) if scope.allows_note(n)), None, None
     return {
         "id": tag.id,
-        "title": tag.title,
+        "title": tag_title(ctx, tag.title),
         "note_count": count,
-        "created_time": iso(tag.created_time),
-        "updated_time": iso(tag.updated_time),
+        "created_time": created,
+        "updated_time": updated,
     }
 
 
@@ -83,8 +94,8 @@ TAG_FIELDS: dict[str, Payload] = {
     "id": s.string(),
     "title": s.string(),
     "note_count": s.integer("Notes (not in the trash) that carry it."),
-    "created_time": s.TIME,
-    "updated_time": s.TIME,
+    "created_time": s.OPT_TIME,
+    "updated_time": s.OPT_TIME,
 }
 TAG_ID = s.string("The tag's id (list_tags lists them).", minLength=1, maxLength=64)
 
@@ -112,11 +123,12 @@ GET_TAG = Tool(
 def _rename_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     tag = visible_tag(ctx, scope, args["id"])
-    title = str(args["title"]).strip()
-    if not title or "\n" in title or "\r" in title:
-        raise ToolError("a tag title must be one line and not empty", field="title")
+    title = _title(args)
     _refuse_if_shared(ctx, scope, tag, "renamed")
     clash = ctx.store.find_tag(title)
+    if clash is not None and clash.id != tag.id and not _visible(ctx, scope, clash):
+        # titles are unique, so the rename cannot happen; the answer names nothing of the other tag
+        raise ToolError("that title cannot be used for this tag; choose another", field="title")
     if clash is not None and clash.id != tag.id:
         raise ToolError(
             f'a tag titled "{clash.title}" exists already; to merge the two, add it to the notes with '
@@ -124,7 +136,7 @@ def _rename_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             field="title",
         )
     renamed = ctx.store.rename_tag(tag.id, title, actor=ctx.actor)
-    return {**_tag_payload(ctx, scope, renamed), "previous_title": tag.title}
+    return {**_tag_payload(ctx, scope, renamed), "previous_title": tag_title(ctx, tag.title)}
 
 
 RENAME_TAG = Tool(
@@ -152,7 +164,7 @@ def _delete_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     _refuse_if_shared(ctx, scope, tag, "deleted")
     count = len(_tagged(ctx, tag.id)) + len(_tagged(ctx, tag.id, trashed=True))
     ctx.store.delete_tag(tag.id, actor=ctx.actor)
-    return {"id": tag.id, "title": tag.title, "deleted": True, "removed_from_notes": count}
+    return {"id": tag.id, "title": tag_title(ctx, tag.title), "deleted": True, "removed_from_notes": count}
 
 
 DELETE_TAG = Tool(
@@ -177,4 +189,34 @@ DELETE_TAG = Tool(
     examples=({"id": _EXAMPLE_ID},),
 )
 
-TOOLS = (GET_TAG, RENAME_TAG, DELETE_TAG)
+
+def _create_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    title = _title(args)
+    existing = ctx.store.find_tag(title)
+    if existing is not None and _visible(ctx, scope, existing):
+        return {**_tag_payload(ctx, scope, existing), "created": False}
+    # A tag the caller cannot see answers exactly as a new one would: in a scope, an existing
+    # tag used only elsewhere must not show through (its title is case-folded, its times null).
+    tag = existing if existing is not None else ctx.store.create_tag(title, actor=ctx.actor)
+    return {**_tag_payload(ctx, scope, tag), "created": True}
+
+
+CREATE_TAG = Tool(
+    name="create_tag",
+    title="Create a tag",
+    description=(
+        "Create a tag with this title, not yet on any note (manage_tags puts it on notes, and also "
+        "creates missing tags itself). Titles are unique regardless of case: when the tag exists, "
+        "it is returned with created false and nothing changes."
+    ),
+    input_schema=s.obj(
+        {"title": s.string("The tag's title (one line).", minLength=1, maxLength=s.MAX_TAG)}, ("title",)
+    ),
+    output_schema=s.obj({**TAG_FIELDS, "created": s.boolean()}, (*TAG_FIELDS, "created")),
+    annotations=Annotations(read_only=False, destructive=False, idempotent=True),
+    handler=_create_tag,
+    examples=({"title": "project-x"},),
+)
+
+TOOLS = (GET_TAG, CREATE_TAG, RENAME_TAG, DELETE_TAG)

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
-from noted.ui import memory, restyle
+from noted.ui import crash, memory, restyle
 from noted.ui.commands import (
     MoveToProvider,
     OpenNoteProvider,
@@ -48,6 +48,7 @@ from noted.ui.slots import search_screen, settings_screen
 from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
+from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures
 from noted.ui.workspace import Workspace
@@ -68,7 +69,7 @@ SETTINGS_SECONDS = 1.0
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
 
 
-class NotedApp(ReportsWorkerFailures, App[None]):
+class NotedApp(ReportsWorkerFailures, crash.LastResort):
     """The terminal notebook."""
 
     # The default screen's own CSS_PATH is not read by Textual (only pushed screens' are), so the
@@ -100,6 +101,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self._unsubscribe: Callable[[], None] | None = None
         self._mcp: EmbeddedMcpServer | None = None
         self._mcp_lock = asyncio.Lock()
+        self._restore_hooks: Callable[[], None] = lambda: None
         self.mcp_status = ""
         """The MCP server's status-bar text (the settings screen shows it too)."""
         found = load_themes((BUNDLED_DIR, *user_theme_dirs(services.settings.path)))
@@ -140,6 +142,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
 
     # Life cycle ----------------------------------------------------------------------------
     def on_mount(self) -> None:
+        self._restore_hooks = self.catch_background_errors()
         settings = self.services.settings
         self.set_keymap(dict(settings.get_table("ui.keymap")))
         self._unsubscribe = settings.subscribe(self._settings_touched)
@@ -188,6 +191,7 @@ class NotedApp(ReportsWorkerFailures, App[None]):
         self.post_message(IndexerStatusChanged(status))  # from the indexer's thread
 
     async def on_unmount(self) -> None:
+        self._restore_hooks()
         self._collector.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
@@ -221,6 +225,25 @@ class NotedApp(ReportsWorkerFailures, App[None]):
                     self.call_from_thread(
                         self.notify, f"{exc}", title="Settings not reloaded", severity="warning"
                     )
+
+    # Errors nothing caught ---------------------------------------------------------------
+    def crash_report(self, error: BaseException) -> str:
+        """Keep the editor's unsaved text, then say what happened and where to look."""
+        unsaved = self._unsaved()
+        rescued = crash.rescue(self.services.profile.root, unsaved) if unsaved is not None else None
+        return crash.one_line(error, self.services.profile.log_path, rescued)
+
+    def _unsaved(self) -> crash.Unsaved | None:
+        """The editor's text if it is not saved (None too if the app is too broken to say)."""
+        try:
+            editors = self.screen_stack[0].query(NoteEditor) if self.screen_stack else None
+            editor = editors.first() if editors else None
+            if editor is None or editor.note is None or not editor.dirty:
+                return None
+            return crash.Unsaved(editor.note.id, editor.title_text or editor.note.title, editor.body_text)
+        except Exception:  # on the way out after an error: the line must still be shown
+            log.exception("could not read the editor's text after an error")
+            return None
 
     @work(thread=True, exclusive=True, group="follower", exit_on_error=False, description="following changes")
     def follow_changes(self) -> None:
@@ -381,6 +404,11 @@ class NotedApp(ReportsWorkerFailures, App[None]):
 
     def action_empty_trash(self) -> None:
         self.workspace.action_empty_trash()
+
+    def list_shown(self) -> bool:
+        """Whether the note list is on screen (the palette's list commands need it)."""
+        workspace = self.workspace
+        return workspace.shows(workspace.query_one(NoteList))
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id``."""

@@ -56,6 +56,8 @@ class Destination:
 
     path: Path
     exists: bool
+    size: int = 0
+    """The size of the file already there (0 when there is none)."""
 
 
 def default_destination(filename: str) -> str:
@@ -80,7 +82,8 @@ def resolve_destination(text: str, filename: str) -> Destination:
         raise InvalidInputError(f"the folder {shown(path.parent)} does not exist; nothing was saved")
     if path.is_dir():
         raise InvalidInputError(f"{shown(path)} is a folder; nothing was saved")
-    return Destination(path, path.exists())
+    exists = path.exists()
+    return Destination(path, exists, path.stat().st_size if exists else 0)
 
 
 def save_resource(store: Store, resource_id: str, path: Path, *, overwrite: bool) -> int:

@@ -80,6 +80,9 @@ class MoveToProvider(Provider):
     async def startup(self) -> None:
         app = cast("NotedApp", self.app)
         store = app.services.store
+        self._folders: list[tuple[str, str]] = []
+        if not app.list_shown():
+            return  # it moves what the list has marked or highlighted: not while the list is hidden
 
         def load() -> list[tuple[str, str]]:
             paths = sorted(folder_paths(store.list_folders()).items(), key=lambda item: item[1].casefold())
@@ -88,7 +91,7 @@ class MoveToProvider(Provider):
         worker = app.run_worker(
             load, thread=True, group="palette", exit_on_error=False, description="listing notebooks"
         )
-        self._folders: list[tuple[str, str]] = await worker.wait() or []
+        self._folders = await worker.wait() or []
 
     def _move(self, folder_id: str) -> None:
         cast("NotedApp", self.app).move_targets_to(folder_id)

@@ -3,13 +3,15 @@
 It owns the layout and the conversation between its panes: the tree picks what the list shows,
 the list picks what the reader shows, the reader hands a note to the editor and back, and the
 chat pane follows the open note. On a narrow terminal (below 110 columns) the tree and list fill
-the screen until a note is opened, then the reader does; Esc goes back.
+the screen until a note is opened, then the reader does; Esc goes back. The focus never rests in a
+pane the layout hides (``reveal``), so no key acts on what the person cannot see.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, Self, cast
+from functools import partial
+from typing import TYPE_CHECKING, ClassVar, Self, TypeVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -21,9 +23,12 @@ from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.models import ACTOR_USER
 from noted.services import Services
+from noted.store.protocol import Store
+from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.widgets.key_bar import KeyBar
@@ -38,6 +43,11 @@ if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when fir
     from noted.ui.chat import ChatPane
     from noted.ui.launch import FirstLook
 
+
+T = TypeVar("T")
+
+_PANES = frozenset({"tree", "notes", "reader", "chat-pane"})
+"""The ids of the panes the layout shows and hides (see workspace.tcss)."""
 
 READER_TITLE = "Note"
 READER_TITLE_FOCUSED = Content.styled(READER_TITLE, "bold $text-primary")
@@ -200,12 +210,38 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def set_focus(
         self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
     ) -> None:
+        if widget is not None and widget is not self.focused:
+            self.reveal(widget)  # keys go where the focus is: never to a pane the person cannot see
         super().set_focus(widget, scroll_visible, from_app_focus)
         # In the frame that moves the focus, not one after it: the reader's title (the CSS styles
         # the focused list's and tree's, see workspace.tcss) and the keys the focused pane offers.
         for reader in self.query("#reader"):
             reader.border_title = READER_TITLE_FOCUSED if reader.has_focus_within else READER_TITLE
         self.refresh_bindings()
+
+    # What is on screen ---------------------------------------------------------------------
+    def reveal(self, widget: Widget) -> None:
+        """Change the layout so that the pane holding ``widget`` is on screen.
+
+        Every focus move comes here first, so the focus (and with it every key) never rests in a
+        pane the layout hides: on a narrow screen a move to the list or tree goes back to them,
+        one to the reader opens it, and either closes the chat that covered them.
+        """
+        pane = next((node for node in widget.ancestors_with_self if node.id in _PANES), None)
+        if pane is None:
+            return
+        if pane.id == "chat-pane":
+            self.add_class("-chat")
+            return
+        if pane.id == "tree":
+            self.remove_class("-no-tree")
+        if self.has_class("-narrow"):
+            self.remove_class("-chat")
+            self.reading = pane.id == "reader"
+
+    def shows(self, widget: Widget) -> bool:
+        """Whether ``widget`` is on screen: the layout hides neither it nor a pane that holds it."""
+        return all(node.display for node in widget.ancestors_with_self if node is not self)
 
     def read_ahead(self, note_ids: tuple[str, ...]) -> None:
         """Have the reader read these notes ahead (see ``ReadAhead``)."""
@@ -310,18 +346,51 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one(NotebookTree).focus()
 
     def action_empty_trash(self) -> None:
+        self.run_worker(
+            self._empty_trash(), group="trash", exit_on_error=False, description="emptying the trash"
+        )
+
+    async def _empty_trash(self) -> None:
+        """Say what the trash holds and ask; erase it only if it still holds just that."""
         store = self.services.store
+        asked = await self._in_thread(partial(trash_contents, store), "reading the trash")
+        if asked is None:
+            return
+        if asked.empty:
+            self.notify("The trash is empty already.")
+            return
+        question = f"Delete {asked} in the trash for good? There is no undo."
+        keep = "Keep it" if asked.notes + asked.notebooks == 1 else "Keep them"
+        if not await self.app.push_screen_wait(Confirm(question, yes="Empty trash", no=keep)):
+            return
+        emptied = await self._in_thread(partial(_empty_if_unchanged, store, asked), "emptying the trash")
+        if emptied:
+            self.notify(f"Deleted {asked} for good.")
+        elif emptied is False:  # (None: it failed, and the failure has been reported)
+            self.notify(
+                "The trash changed meanwhile, so nothing was deleted. Empty it again to see what it holds.",
+                severity="warning",
+            )
 
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.run_worker(
-                    lambda: store.empty_trash(actor=ACTOR_USER), thread=True, group="trash", exit_on_error=False,
-                    description="emptying the trash",
-                )  # fmt: skip
-
-        self.app.push_screen(Confirm("Delete every note in the trash for good?", yes="Empty trash"), answer)
+    async def _in_thread(self, work: Callable[[], T], description: str) -> T | None:
+        """Run blocking ``work`` in a thread worker; None if it failed (the failure is reported)."""
+        worker = self.run_worker(
+            work, thread=True, group="workspace-io", exit_on_error=False, description=description
+        )
+        try:
+            return await worker.wait()
+        except (WorkerFailed, WorkerCancelled):
+            return None
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""
         notes = self.query_one(NoteList)
         notes.triage.move_to(notes.targets(), folder_id)
+
+
+def _empty_if_unchanged(store: Store, asked: TrashContents) -> bool:
+    """Empty the trash if it holds what the person was told it holds (else write nothing)."""
+    if trash_contents(store) != asked:
+        return False
+    store.empty_trash(actor=ACTOR_USER)
+    return True

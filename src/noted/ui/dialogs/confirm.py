@@ -1,4 +1,10 @@
-"""``Confirm``: a yes/no question; ``y`` or Enter on the focused button answers, Esc says no."""
+"""``Confirm``: a question whose harmless answer is the default.
+
+The harmless button ("Cancel", "Keep it"…) has the focus, so Enter, like Esc and ``n``, changes
+nothing. What cannot be taken back needs a key aimed at it: ``y``, or Tab to its button and
+Enter. A person who pressed Enter out of habit (or typed ahead) loses nothing; the question
+itself says exactly what would go.
+"""
 
 from __future__ import annotations
 
@@ -13,28 +19,31 @@ from textual.widgets import Button, Label
 
 
 class Confirm(ModalScreen[bool]):
-    """Returns True when the person confirms."""
+    """Returns True only when the person chose ``yes`` (``y``, or its button)."""
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes", id="dialog.yes", tooltip="Confirm"),
-        Binding("n,escape", "answer(False)", "No", id="dialog.no", tooltip="Cancel"),
+        Binding("y", "answer(True)", "Yes", id="dialog.yes", tooltip="Do what the question asks"),
+        Binding("n,escape", "answer(False)", "No", id="dialog.no", tooltip="Change nothing"),
     ]
 
-    def __init__(self, question: str, *, yes: str = "Yes") -> None:
+    def __init__(self, question: str, *, yes: str = "Yes", no: str = "Cancel") -> None:
+        """``yes``: what the button that acts says ("Delete"); ``no``: the harmless one's label."""
         super().__init__()
         self._question = question
         self._yes = yes
+        self._no = no
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self._question, classes="dialog--title")
             with Horizontal(classes="dialog--buttons"):
-                yield Button("No", id="no")
-                yield Button(self._yes, id="yes", variant="warning")
+                yield Button(self._no, id="no", variant="primary")
+                yield Button(f"{self._yes} (y)", id="yes", variant="error")
+            yield Label(f"Enter or Esc: {self._no} · y: {self._yes}", classes="dialog--hint")
 
     def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
+        self.query_one("#no", Button).focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -78,6 +78,8 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
                 ResultRow(h.note_id, h.title, h.notebook_title, h.section, h.section_heading, h.snippet)
                 for h in found.hits
             )
+            if not rows and found.suggestion:
+                return Answer(rows, f'no notes match; did you mean "{found.suggestion}"?')
             return Answer(rows, "" if rows else "no notes match")
         if mode == "semantic":
             hits = services.semantic().search(query, relevance=relevance, limit=LIMIT)
@@ -86,7 +88,7 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
                           h.section_heading or None, h.snippet)
                 for h in hits
             )  # fmt: skip
-            return Answer(rows, "" if rows else "no notes are close in meaning")
+            return Answer(rows, _partial(services) or ("" if rows else "no notes are close in meaning"))
         both = services.hybrid().search(query, limit=LIMIT, relevance=relevance)
         rows = tuple(
             ResultRow(h.note_id, h.title, notebooks.get(h.notebook_id, ""), h.section, h.section_heading,
@@ -95,11 +97,19 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
         )  # fmt: skip
         if both.semantic_error:
             return Answer(rows, f"keyword results only: {both.semantic_error}")
-        return Answer(rows, "" if rows else "no notes match")
+        return Answer(rows, _partial(services) or ("" if rows else "no notes match"))
     except (QueryError, UnavailableError) as exc:
         return Answer(message=str(exc), failed=True)
     except NotedError as exc:  # e.g. a search by meaning with no words in it
         return Answer(message=str(exc), failed=True)
+
+
+def _partial(services: Services) -> str:
+    """A line saying results by meaning come from a partial index ('' when it is complete)."""
+    from noted.indexer.coverage import index_coverage
+
+    notice = index_coverage(services.store, services.store.db).notice()
+    return f"{notice} (still indexing): results may be missing" if notice else ""
 
 
 def result_prompt(row: ResultRow) -> Content:

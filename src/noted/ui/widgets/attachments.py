@@ -150,8 +150,11 @@ class AttachmentFlows:
             return
         where = await self._thread(partial(resolve_destination, answer, name), f"saving {label}")
         if where.exists:
-            question = f'{shown(where.path)} already exists. Replace it with "{label}"?'
-            if not await self._host.app.push_screen_wait(Confirm(question, yes="Replace")):
+            question = (
+                f'{shown(where.path)} already exists ({human_size(where.size)}). Replace it with "{label}" '
+                f"({human_size(resource.size)})? The file there now is lost."
+            )
+            if not await self._host.app.push_screen_wait(Confirm(question, yes="Replace", no="Keep it")):
                 return
         save = partial(save_resource, self._store, resource.id, where.path, overwrite=where.exists)
         size = await self._thread(save, f"saving {label}")
@@ -187,10 +190,11 @@ class AttachmentFlows:
             yes = "Remove link"
         else:
             question = (
-                f'Delete attachment "{label}" for good? Its link is removed from this note. There is no undo.'
+                f'Delete attachment "{label}" ({human_size(resource.size)}) for good? Its link is removed '
+                "from this note. There is no undo."
             )
             yes = "Delete"
-        if not await self._host.app.push_screen_wait(Confirm(question, yes=yes)):
+        if not await self._host.app.push_screen_wait(Confirm(question, yes=yes, no="Keep it")):
             return
         remove = partial(
             remove_attachment, self._store, note_id, resource.id, delete=not others, actor=ACTOR_USER

@@ -40,10 +40,9 @@ def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:
     muted = Color.parse(fg).blend(Color.parse(bg), 0.4).hex6
     accent = hex_of("text-accent", hex_of("accent", fg))
     primary = hex_of("text-primary", hex_of("primary", fg))
-    styles = {
-        f"markdown.h{level}": (
-            f"{variables.get(f'markdown-h{level}-text-style', 'bold')} {hex_of(f'markdown-h{level}-color', fg)}"
-        )
+    styles: dict[str, str | Style] = {
+        f"markdown.h{level}": _text_style(variables.get(f"markdown-h{level}-text-style", "bold"))
+        + Style(color=hex_of(f"markdown-h{level}-color", fg))
         for level in range(1, 7)
     }
     styles.update(
@@ -66,6 +65,16 @@ def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:
         }
     )
     return Theme(styles, inherit=True)
+
+
+def _text_style(words: str) -> Style:
+    """A theme's text style (``"bold"``, ``"underline"``, ``"none"``…) as a Rich style; plain if Rich
+    cannot read it. ``"none"`` is a style of its own to Rich, not a word it combines with a colour:
+    "none #e0e0e0" raised, and switching to Textual's ansi themes stopped the app."""
+    try:
+        return Style.parse(words)
+    except Exception:  # a theme file is data: a word Rich does not know must not stop the app
+        return Style()
 
 
 def code_theme(dark: bool) -> str:
@@ -144,7 +153,10 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         theme = self._themes.get(name)
         if theme is None:
             dark = self.app.current_theme.dark
-            theme = self._themes[name] = markdown_theme(self.app.theme_variables, dark=dark)
+            # The theme's own variables: ``App.theme_variables`` still holds the last theme's while
+            # the ``theme`` watchers run (Textual refreshes them with the CSS, a moment later).
+            variables = self.app.get_css_variables()
+            theme = self._themes[name] = markdown_theme(variables, dark=dark)
         return Look(width, theme, name, code_theme(self.app.current_theme.dark))
 
     def update(self, body: str, drawn: Drawn | None = None) -> None:

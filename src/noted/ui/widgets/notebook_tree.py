@@ -20,7 +20,7 @@ from textual.widgets.tree import TreeNode
 
 from noted.models import ACTOR_USER, Folder, Tag
 from noted.store.protocol import Store
-from noted.ui.data import ALL_NOTES, FolderNode, NoteSource, SourceKind, TreeData, load_tree
+from noted.ui.data import ALL_NOTES, FolderNode, NoteSource, SourceKind, TreeData, load_tree, plural
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
@@ -374,7 +374,13 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
                     )
 
             self.app.push_screen(
-                Confirm(f'Delete the tag "#{tag.title}"? Its notes stay.', yes="Delete"), delete
+                Confirm(
+                    f'Delete the tag "#{tag.title}"? It comes off {plural(tag.note_count, "note")}; '
+                    "the notes stay.",
+                    yes="Delete tag",
+                    no="Keep it",
+                ),
+                delete,
             )
         else:
             self.notify("Highlight a notebook or a tag first.", severity="warning")

@@ -15,17 +15,13 @@ from textual.message import Message
 
 from noted.errors import NotedError
 from noted.models import ACTOR_USER, NoteDraft, NoteMeta, NotePatch, now_ms
-from noted.ui.data import NoteSource, SourceKind
+from noted.ui.data import NoteSource, SourceKind, plural
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 
 if TYPE_CHECKING:
     from noted.store.protocol import Store
     from noted.ui.widgets.note_list import NoteList
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def parse_tag_edit(text: str) -> tuple[list[str], list[str]]:
@@ -74,7 +70,7 @@ class NoteTriage:
                     changed += apply(note)
                 except NotedError as exc:
                     failures.append(f"{note.title}: {exc}")
-            note_list.post_message(self.Done(done.format(n=_plural(changed, "note")), tuple(failures)))
+            note_list.post_message(self.Done(done.format(n=plural(changed, "note")), tuple(failures)))
 
         note_list.run_worker(run, thread=True, group="triage", exit_on_error=False, description=description)
 
@@ -95,9 +91,7 @@ class NoteTriage:
 
         if notes:
             hint = "Separate tags with spaces or commas; -tag removes a tag."
-            self._list.app.push_screen(
-                TextPrompt(f"Tags for {_plural(len(notes), 'note')}", hint=hint), apply
-            )
+            self._list.app.push_screen(TextPrompt(f"Tags for {plural(len(notes), 'note')}", hint=hint), apply)
 
     def move(self, notes: Sequence[NoteMeta]) -> None:
         """Ask for a notebook, then move ``notes`` there."""
@@ -107,7 +101,7 @@ class NoteTriage:
                 self.move_to(notes, folder_id)
 
         if notes:
-            picker = NotebookPicker(self._store, title=f"Move {_plural(len(notes), 'note')} to…")
+            picker = NotebookPicker(self._store, title=f"Move {plural(len(notes), 'note')} to…")
             self._list.app.push_screen(picker, chosen)
 
     def move_to(self, notes: Sequence[NoteMeta], folder_id: str) -> None:

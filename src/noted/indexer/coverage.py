@@ -1,0 +1,66 @@
+"""How much of a profile the search-by-meaning index covers, read without the model.
+
+Search by meaning and hybrid search say when their results come from a partial index (a first
+scan still running, or changes not yet followed), and ``noted index`` says how far the process
+holding the lease is. Both read it from the index's own bookkeeping in ``meta``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN, get_meta
+from noted.store.protocol import Store
+from noted.store.sqlite.db import Database
+
+
+@dataclass(frozen=True, slots=True)
+class IndexCoverage:
+    """``notes_indexed`` of ``notes_total`` notes have vectors; ``complete`` when nothing is pending.
+
+    Empty notes are never indexed, so a complete index may cover fewer notes than the total.
+    """
+
+    notes_indexed: int
+    notes_total: int
+    complete: bool
+
+    def as_json(self) -> dict[str, int | bool]:
+        """The ``"index"`` object of ``--json`` search output."""
+        return {
+            "notes_indexed": self.notes_indexed,
+            "notes_total": self.notes_total,
+            "complete": self.complete,
+        }
+
+    def notice(self) -> str | None:
+        """One line for partial results (``the index covers N of M notes``), or None when complete."""
+        if self.complete:
+            return None
+        return f"the index covers {self.notes_indexed:,} of {self.notes_total:,} notes"
+
+
+def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None = None) -> IndexCoverage:
+    """Where the index stands for ``store``: complete when built, not scanning, and not behind the feed.
+
+    With ``note_ids`` (a caller's scope) the counts are of those notes only, so they say nothing
+    about notes the caller cannot see.
+    """
+    with db.read() as conn:
+        built = get_meta(conn, META_MODEL) is not None
+        scanning = get_meta(conn, META_SCAN) is not None
+        cursor = int(get_meta(conn, META_CURSOR) or 0)
+        has_chunks = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'index_chunks'").fetchone()
+        indexed = 0
+        if has_chunks and note_ids is None:
+            indexed = conn.execute("SELECT count(DISTINCT note_id) FROM index_chunks").fetchone()[0]
+        elif has_chunks:
+            indexed = conn.execute(
+                "SELECT count(DISTINCT note_id) FROM index_chunks WHERE note_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(note_ids or ())),),
+            ).fetchone()[0]
+    total = len(note_ids) if note_ids is not None else sum(store.folder_note_counts().values())
+    complete = built and bool(has_chunks) and not scanning and cursor >= store.latest_cursor()
+    return IndexCoverage(int(indexed), total, complete)

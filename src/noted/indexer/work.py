@@ -1,0 +1,86 @@
+"""One call's worth of indexing: the notes, their chunks, the vectors made so far, what is finished.
+
+The indexer embeds a batch's new chunks in small pieces and commits every few seconds; this
+keeps the book of that: which vectors were made since the last commit (``take_fresh``), and
+which notes, in the batch's order, now have every chunk's vector (``finished``), so a commit
+stores whole notes only and the scan position never passes a note that is not stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from noted.indexer.chunking import Chunk
+from noted.models import Note
+
+
+class Work:
+    """The state of indexing ``ids`` (in this order) while their chunks are embedded."""
+
+    def __init__(
+        self,
+        ids: list[str],
+        wanted: dict[str, Note],
+        chunks: dict[str, list[Chunk]],
+        cursor: int | None,
+        scan_target: object,
+    ) -> None:
+        self.ids = ids
+        self.wanted = wanted
+        self.chunks = chunks
+        self.cursor = cursor
+        self.scan_target = scan_target
+        self.vectors: dict[str, bytes] = {}
+        """Vectors by content hash: reused, already pending, or made in this call."""
+        self.failed: dict[str, str] = {}
+        """Notes the model could not embed, with why."""
+        self.last_done = ""
+        """The last note of ``ids`` handed out by ``finished`` ('' before the first)."""
+        self.embedded = 0
+        """Chunks embedded in this call."""
+        self.counted = 0
+        """Of ``embedded``, how many the progress has counted."""
+        self._fresh: dict[str, bytes] = {}
+        self._pos = 0
+
+    def todo(self) -> list[tuple[str, str, str]]:
+        """``(hash, text, note id)`` of every chunk still to embed, once per text, in note order."""
+        seen: set[str] = set(self.vectors)
+        out: list[tuple[str, str, str]] = []
+        for note_id in self.ids:
+            for chunk in self.chunks.get(note_id, ()):
+                if chunk.content_hash not in seen:
+                    seen.add(chunk.content_hash)
+                    out.append((chunk.content_hash, chunk.text, note_id))
+        return out
+
+    def add(self, vectors: dict[str, bytes]) -> None:
+        """Record vectors just made."""
+        self.vectors.update(vectors)
+        self._fresh.update(vectors)
+        self.embedded += len(vectors)
+
+    def take_fresh(self) -> dict[str, bytes]:
+        """The vectors made since the last call."""
+        fresh, self._fresh = self._fresh, {}
+        return fresh
+
+    def finished(self) -> Iterator[str]:
+        """The next notes in order that are ready to store (or drop, or record as failed)."""
+        while self._pos < len(self.ids):
+            note_id = self.ids[self._pos]
+            ready = (
+                note_id not in self.wanted
+                or note_id in self.failed
+                or all(c.content_hash in self.vectors for c in self.chunks[note_id])
+            )
+            if not ready:
+                return
+            self._pos += 1
+            self.last_done = note_id
+            yield note_id
+
+    @property
+    def notes_done(self) -> int:
+        """How many of ``ids`` ``finished`` has handed out."""
+        return self._pos

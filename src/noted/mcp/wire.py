@@ -1,0 +1,108 @@
+"""JSON-RPC checks the SDK does not make, shared by both transports.
+
+The SDK reads ``{"jsonrpc": "2.0", "id": true, "method": "tools/list"}`` as a *notification*
+(an id that is neither a string nor an integer fails the request model, and the notification model
+ignores extra fields), so such a request got no answer at all: HTTP 202 with an empty body, and
+silence on stdio. JSON-RPC says a request whose id is invalid gets an Invalid Request error with a
+null id; ``invalid_id`` finds those before the SDK sees them.
+
+Valid ids are strings and integers that fit in 64 bits (MCP forbids null; a longer integer, a
+fraction, ``NaN``, ``1e999``, a boolean, an array or an object cannot be echoed back faithfully).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+INVALID_REQUEST = -32600
+MAX_ID_DIGITS = 19
+"""Digits of the largest 64-bit integer; longer integers are refused before Python parses them."""
+_INT64 = 2**63
+
+
+class _Unusable:
+    """Stands for a number that cannot be an id (a fraction, NaN, infinity, a huge integer)."""
+
+
+_UNUSABLE = _Unusable()
+
+
+def _parse_int(text: str) -> int | _Unusable:
+    # Python refuses to parse more than 4,300 digits; a 64-bit id never has more than 19.
+    if len(text.lstrip("-")) > MAX_ID_DIGITS:
+        return _UNUSABLE
+    value = int(text)
+    return value if -_INT64 <= value < _INT64 else _UNUSABLE
+
+
+def _unusable(_: str) -> _Unusable:
+    return _UNUSABLE
+
+
+def invalid_id(raw: bytes | str) -> str | None:
+    """What is wrong with the id of the request in ``raw``, or None when it is fine or not a request.
+
+    Only a JSON object with both ``method`` and ``id`` is looked at; anything else (not JSON, a
+    notification, a response) is left to the SDK, which answers it itself.
+    """
+    if isinstance(raw, bytes) and b'"id"' not in raw or isinstance(raw, str) and '"id"' not in raw:
+        return None  # no id key at all: the cheap common case of a notification
+    message = _parsed(raw)
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return None
+    return _id_problem(message["id"])
+
+
+def invalid_message(raw: bytes | str) -> str | None:
+    """What makes ``raw`` no JSON-RPC 2.0 message at all, or an invalid request; None when it is
+    one (or is not JSON, which the SDK answers with a parse error).
+
+    The SDK answers a JSON value that is not a message with -32602 (Invalid params); JSON-RPC
+    says -32600 (Invalid Request), which is what the HTTP guard answers with this.
+    """
+    message = _parsed(raw)
+    if message is _NOT_JSON:
+        return None
+    if not isinstance(message, dict):
+        return "the body must be one JSON-RPC message, a JSON object (batches are not supported)"
+    if message.get("jsonrpc") != "2.0":
+        return 'the message must say "jsonrpc": "2.0"'
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "the method must be a string"
+        return _id_problem(message["id"]) if "id" in message else None
+    if "id" not in message or ("result" in message) == ("error" in message):
+        return "the message is neither a request, a notification nor a response"
+    return None
+
+
+_NOT_JSON = object()
+
+
+def _parsed(raw: bytes | str) -> Any:
+    try:
+        return json.loads(raw, parse_int=_parse_int, parse_float=_unusable, parse_constant=_unusable)
+    except (ValueError, RecursionError):
+        return _NOT_JSON  # not JSON (or too deep for it): the SDK answers with a parse error
+
+
+def _id_problem(value: Any) -> str | None:
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    if value is None:
+        return "the request's id is null; MCP requests need a string or integer id"
+    if isinstance(value, bool):
+        return "the request's id is a boolean; it must be a string or an integer"
+    if isinstance(value, dict | list):
+        return "the request's id is an array or object; it must be a string or an integer"
+    return "the request's id is not an integer of at most 64 bits (a fraction, NaN, infinity or too long)"
+
+
+def invalid_request(message: str) -> dict[str, Any]:
+    """The JSON-RPC error answering an invalid request: code -32600 and a null id."""
+    return {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": INVALID_REQUEST, "message": f"Invalid Request: {message}"},
+    }

@@ -1,0 +1,145 @@
+"""What the app does with an error nothing else caught: Textual's last resort, which ends the app.
+
+Textual printed a Rich traceback (source lines, locals) on the person's screen and wrote nothing
+to ``noted.log``. ``NotedApp`` hands such an error here instead: its stack goes to the log, the
+text being edited (if it was not saved) to a file in the profile, and the screen gets one line
+saying what happened and where to look.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.worker import WorkerFailed
+
+from noted.ui.messages import WorkFailed
+
+log = logging.getLogger(__name__)
+
+RESCUE_DIR = "rescued"
+"""The profile's folder for text the app saved on its way out after an error."""
+
+
+MESSAGE_CHARS = 160
+"""The error's own text is cut to this on screen (the log has it whole)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unsaved:
+    """Text in the editor that is not in the store."""
+
+    note_id: str
+    title: str
+    body: str
+
+
+def cause(error: BaseException) -> BaseException:
+    """The error itself: a failed worker that was let end the app carries it inside."""
+    return error.error if isinstance(error, WorkerFailed) else error
+
+
+def record(error: BaseException) -> None:
+    """Write ``error`` with its stack to the log (``noted.log`` in the profile)."""
+    inner = cause(error)
+    log.critical(
+        "the app stopped on an error nothing caught: %s: %s",
+        type(inner).__name__, inner, exc_info=(type(inner), inner, inner.__traceback__),
+    )  # fmt: skip
+
+
+def rescue(profile_root: Path, unsaved: Unsaved) -> Path | None:
+    """Write the unsaved text to ``<profile>/rescued/``; None (and logged) if even that fails."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = profile_root / RESCUE_DIR / f"{stamp}-{unsaved.note_id}.md"
+    try:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"# {unsaved.title}\n\n{unsaved.body}", encoding="utf-8")
+    except OSError:
+        log.exception("could not keep the unsaved text of note %s", unsaved.note_id)
+        return None
+    log.warning("kept the unsaved text of note %s in %s", unsaved.note_id, path)
+    return path
+
+
+def one_line(error: BaseException, log_path: Path, rescued: Path | None) -> str:
+    """What the person reads once the app has closed."""
+    inner = cause(error)
+    said = " ".join(str(inner).split())  # one line, however the error spells itself
+    if len(said) > MESSAGE_CHARS:
+        said = said[: MESSAGE_CHARS - 1] + "…"
+    what = f"{type(inner).__name__}: {said}" if said else type(inner).__name__
+    kept = f" Your unsaved text is in {rescued}." if rescued is not None else ""
+    return f"noted stopped on an internal error ({what}).{kept} The details are in {log_path}."
+
+
+class LastResort(App[None]):
+    """An ``App`` that ends on an uncaught error as ``crash`` says, not with a Rich traceback.
+
+    Subclasses say what the person reads in ``crash_report``. The three methods below are
+    Textual's own (private ones): ``tests/integration/test_ui_errors.py`` checks they still apply.
+    """
+
+    _crash_line: str | None = None
+
+    def crash_report(self, error: BaseException) -> str:
+        """The line shown once the app has closed on ``error`` (called once, for the first)."""
+        return f"{type(cause(error)).__name__}: the app stopped on an internal error"
+
+    def catch_background_errors(self) -> Callable[[], None]:
+        """Until the returned function is called, an error that ends a bare thread or an asyncio
+        task of the app's loop (the embedded MCP server's, say) is reported as a failed worker is:
+        its stack to the log, one line on screen. Python would print it over the screen."""
+        loop = asyncio.get_running_loop()
+        loop_handler, thread_hook = loop.get_exception_handler(), threading.excepthook
+
+        def on_loop(_: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            error = context.get("exception")
+            if isinstance(error, BaseException):
+                self.post_message(WorkFailed("A background task", error))
+            else:
+                log.error("the event loop reported: %s", context.get("message"))
+
+        def on_thread(args: threading.ExceptHookArgs) -> None:
+            if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
+                name = args.thread.name if args.thread is not None else "?"
+                self.post_message(WorkFailed(f"The thread {name}", args.exc_value))
+
+        loop.set_exception_handler(on_loop)
+        threading.excepthook = on_thread
+
+        def restore() -> None:
+            loop.set_exception_handler(loop_handler)
+            threading.excepthook = thread_hook
+
+        return restore
+
+    def _handle_exception(self, error: Exception) -> None:
+        record(error)
+        if self._crash_line is None:  # the first error says what happened; later ones are its echo
+            try:
+                self._crash_line = self.crash_report(error)
+            except Exception:  # the report failing must not hide the error it reports
+                log.exception("the crash report failed")
+                self._crash_line = one_line(error, Path("noted.log"), None)
+        super()._handle_exception(error)  # the return code, the error for Pilot, the exit
+
+    def _fatal_error(self) -> None:
+        """As in ``App``, without rendering a traceback for the screen: the log has it."""
+        self.bell()
+        self._close_messages_no_wait()
+
+    def _print_error_renderables(self) -> None:
+        if self._crash_line is None:
+            super()._print_error_renderables()
+            return
+        self._exit_renderables.clear()
+        self.error_console.print(self._crash_line, soft_wrap=True, markup=False, highlight=False)
+        self._crash_line = None

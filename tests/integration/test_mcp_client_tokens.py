@@ -1,0 +1,157 @@
+"""Named client tokens (issue 18): each AI app its own notebooks, tools and actor.
+
+Two clients of one server, as a person would set them up: "reader" may read Work only, "writer"
+may use every tool switched on, in Private only. Each call goes through the SDK's client with the
+client's token, so what each sees is what an AI app would see. Not vacuous: the same calls with
+the main token (or no client tokens at all) see both notebooks and every switched-on tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.integration.mcp_support import World, http_client, http_server, make_world, raw_stdio, text_of
+
+from noted.mcp.client_tokens import ClientTokens
+from noted.mcp.embedded import EmbeddedMcpServer
+from noted.mcp.options import HttpOptions
+from noted.mcp.token import create
+
+ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+LIST = {**ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+}
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    w = make_world(tmp_path / "profile")
+    w.settings.set("ai.tool.create_note.enabled", True)
+    yield w
+    w.close()
+
+
+def _clients(world: World) -> tuple[ClientTokens, str, str]:
+    clients = ClientTokens.beside(world.settings.path)
+    reader = clients.add("reader", notebooks=["Work"], tools=["read"])
+    writer = clients.add("writer", notebooks=["Private"], tools=["all"])
+    return clients, reader, writer
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_each_client_sees_its_own_notebooks_and_tools_and_writes_as_itself(
+    world: World, mode: str
+) -> None:
+    clients, reader, writer = _clients(world)
+    options = {"clients_file": clients.path}
+    async with http_server(world, **options) as http:
+        async with http_client(str(http.url), mode, name="Claude", headers=_bearer(reader)) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "search_notes" in names and "create_note" not in names
+            found = await client.call_tool("search_notes", {"query": "budget"})
+            assert [r["id"] for r in found.structured_content["results"]] == [world.work_note]
+            refused = await client.call_tool("create_note", {"title": "x", "notebook_id": world.work_id})
+            assert refused.is_error and "reader" in text_of(refused)
+        async with http_client(str(http.url), mode, name="Cursor", headers=_bearer(writer)) as client:
+            assert "create_note" in {t.name for t in (await client.list_tools()).tools}
+            found = await client.call_tool("search_notes", {"query": "budget"})
+            assert [r["id"] for r in found.structured_content["results"]] == [world.private_note]
+            made = await client.call_tool(
+                "create_note", {"title": "By writer", "notebook_id": world.private_id}
+            )
+            assert not made.is_error, text_of(made)
+            outside = await client.call_tool("create_note", {"title": "x", "notebook_id": world.work_id})
+            assert outside.is_error
+    note_id = made.structured_content["id"]
+    assert {r.actor for r in world.store.note_history(note_id)} == {"mcp:writer"}  # not "mcp:Cursor"
+
+
+async def test_with_client_tokens_every_request_needs_one_and_revoking_needs_no_restart(world: World) -> None:
+    clients, reader, _ = _clients(world)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ENVELOPE}}
+    async with http_server(world, clients_file=clients.path) as http, httpx.AsyncClient(timeout=30) as raw:
+        assert (
+            await raw.post(str(http.url), json=body, headers=LIST)
+        ).status_code == 401  # loopback, no token
+        assert (
+            await raw.post(str(http.url), json=body, headers={**LIST, **_bearer(reader)})
+        ).status_code == 200
+        assert clients.revoke("reader")
+        assert (
+            await raw.post(str(http.url), json=body, headers={**LIST, **_bearer(reader)})
+        ).status_code == 401
+
+
+async def test_the_main_token_keeps_the_global_scope_beside_client_tokens(
+    world: World, tmp_path: Path
+) -> None:
+    clients, _, _ = _clients(world)
+    main = tmp_path / "main-token"
+    token = create(main)
+    async with http_server(world, clients_file=clients.path, token_file=main) as http:
+        async with http_client(str(http.url), "legacy", headers=_bearer(token)) as client:
+            found = await client.call_tool("search_notes", {"query": "budget"})
+            assert {r["id"] for r in found.structured_content["results"]} == {
+                world.work_note,
+                world.private_note,
+            }
+
+
+async def test_the_embedded_server_honours_client_tokens(world: World) -> None:
+    _, reader, _ = _clients(world)
+    options = HttpOptions.from_settings(world.settings, port=0)  # as the app reads them (but any port)
+    server = EmbeddedMcpServer(world.deps, options=options, poll_seconds=0)
+    await server.start()
+    try:
+        assert server.url is not None and server.state.token_required  # the status bar says so
+        async with http_client(server.url, "legacy", headers=_bearer(reader)) as client:
+            assert "create_note" not in {t.name for t in (await client.list_tools()).tools}
+        async with httpx.AsyncClient(timeout=30) as raw:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ENVELOPE}}
+            assert (await raw.post(server.url, json=body, headers=LIST)).status_code == 401
+    finally:
+        await server.stop()
+
+
+async def test_stdio_serves_as_the_named_client_until_it_is_revoked(world: World) -> None:
+    clients, _, _ = _clients(world)
+    async with raw_stdio(world, "--client", "reader") as (send, reply):
+        await send(b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}')
+        names = {t["name"] for t in (await reply())["result"]["tools"]}
+        assert "search_notes" in names and "create_note" not in names
+        clients.revoke("reader")
+        await send(b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}')
+        answer = await reply()
+        assert answer["id"] == 2 and "revoked" in answer["error"]["message"]
+    async with raw_stdio(world, "--client", "writer") as (send, reply):
+        call = {"name": "create_note", "arguments": {"title": "By writer", "notebook_id": world.private_id}}
+        await send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}).encode())
+        made = (await reply())["result"]
+        assert not made.get("isError"), made
+    history = world.store.note_history(made["structuredContent"]["id"])
+    assert {r.actor for r in history} == {"mcp:writer"}  # the token's name, not the app's ("raw")
+
+
+def test_client_tokens_are_checked_like_the_token_file(tmp_path: Path) -> None:
+    clients = ClientTokens(tmp_path / "real.json")
+    clients.add("a")
+    link = tmp_path / "link.json"
+    link.symlink_to(clients.path)
+    with pytest.raises(Exception) as caught:
+        HttpOptions(port=0, clients_file=link).open_clients()
+    assert "symbolic link" in str(caught.value)
+    clients.path.chmod(0o644)
+    with pytest.raises(Exception) as loose:
+        HttpOptions(port=0, clients_file=clients.path).open_clients()
+    assert "other users" in str(loose.value)
