@@ -7,8 +7,6 @@ shown, so a snapshot of the screen is the same every run.
 
 from __future__ import annotations
 
-import re
-import socket
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -20,23 +18,6 @@ if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing starts
 
 PARTS = ("index", "mcp", "model", "tokens")
 
-_HOLDERS = {"tui": "the app", "mcp": "the MCP server", "noted index": "noted index"}
-"""The indexer lease's labels, in words."""
-_RAW_HOLDER = re.compile(r"^(?P<label>.+) \((?P<host>[^:()]+):(?P<pid>\d+):[0-9a-f]+\)$")
-"""``tui (vm:27730:54250d96)``: label, host, pid and a token, as the lease recorded them."""
-
-
-def describe_holder(holder: str | None) -> str:
-    """Who keeps the index, for people: ``the app (pid 27730)``, with the host when it is another
-    machine; a holder already described in words is left as it is."""
-    if not holder:
-        return "another noted"
-    raw = _RAW_HOLDER.match(holder)
-    if raw is None:
-        return holder
-    where = "" if raw["host"] == socket.gethostname() else f" on {raw['host']}"
-    return f"{_HOLDERS.get(raw['label'], raw['label'])} (pid {raw['pid']}{where})"
-
 
 def format_index(status: IndexStatus) -> str:
     """``indexing 1,240/10,000 · 48 chunks/s``, ``index up to date``, ``search index kept up to date by
@@ -45,7 +26,8 @@ def format_index(status: IndexStatus) -> str:
     if status.state == "error":
         return f"index stopped: {status.error or 'see the log'}"
     if status.state == "standby":
-        return f"search index kept up to date by {describe_holder(status.holder)}"
+        # The lease describes its holder in words ("the app (pid 4242)"); say what it does.
+        return f"search index kept up to date by {status.holder or 'another noted'}"
     if status.state == "starting":
         return "index starting…"
     if status.state == "indexing" and progress is not None:
