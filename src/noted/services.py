@@ -206,6 +206,9 @@ class Services:
             enabled=s.get_bool("ai.enabled"),
             allow_remote=s.get_bool("ai.allowRemote"),
             timeout=float(s.get_int("ai.timeoutSeconds")),
+            # The chat engine retries within ai.timeoutSeconds and shows each try; an SDK retry
+            # would wait the whole timeout again, unseen.
+            max_retries=0,
         )
 
     def provider(self) -> ChatProvider:
@@ -229,6 +232,7 @@ class Services:
                 transcripts=self.transcripts,
                 approve_writes=lambda: self.settings.get_bool("ai.approveWrites"),
                 budget=lambda: self.settings.get_int("ai.budgetTokens"),
+                timeout=lambda: float(self.settings.get_int("ai.timeoutSeconds")),
             )
         )
 

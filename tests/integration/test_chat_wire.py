@@ -63,17 +63,23 @@ def kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest.fixture
-def services(tmp_path: Path, wire: WireServer, kind: str) -> Iterator[Services]:
-    s = Services.open(Profile(tmp_path / "profile").ensure(), welcome=False)
+def wired_services(root: Path, wire: WireServer, kind: str, *, timeout: int = 10) -> Services:
+    """Services on a new profile at ``root`` whose assistant talks to ``wire`` in ``kind``'s format."""
+    s = Services.open(Profile(root).ensure(), welcome=False)
     for key, value in {
         "ai.enabled": True,
         "ai.provider": kind,
         "ai.baseUrl": wire.base_url + ("/v1" if kind == "openai" else ""),
         "ai.model": "test-model",
-        "ai.timeoutSeconds": 10,
+        "ai.timeoutSeconds": timeout,
     }.items():
         s.settings.set(key, value)
+    return s
+
+
+@pytest.fixture
+def services(tmp_path: Path, wire: WireServer, kind: str) -> Iterator[Services]:
+    s = wired_services(tmp_path / "profile", wire, kind)
     yield s
     s.close()
 
@@ -370,7 +376,7 @@ async def test_cancel_closes_the_stream_and_the_chat_resumes_validly(
 
 
 async def test_429_then_success(services: Services, wire: WireServer, kind: str) -> None:
-    # retry-after-ms keeps the SDK's backoff short; the retry is the SDK's own code.
+    # The engine retries (the SDKs' own retries are off, see noted.chat.waiting).
     wire.push(
         ErrorReply(
             429, {"error": {"type": "rate_limit_error", "message": "slow down"}}, {"retry-after-ms": "20"}
@@ -428,7 +434,7 @@ async def test_approval_of_a_write_tool_and_of_editor_edits(
 async def test_a_remote_endpoint_is_blocked_without_allow_remote(
     services: Services, wire: WireServer, kind: str
 ) -> None:
-    services.settings.set("ai.baseUrl", f"http://10.1.2.3:{wire.port}/v1")
+    services.settings.set("ai.baseUrl", f"http://10.1.2.3:{wire.port}" + ("/v1" if kind == "openai" else ""))
     services.settings.set("ai.model", "m")
     events = await run(services, services.transcripts.create(), "Hello?")
     assert len(events) == 1 and isinstance(events[0], Failed)

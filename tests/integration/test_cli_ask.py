@@ -155,9 +155,55 @@ def test_without_a_terminal_writes_are_declined_and_the_model_is_told(
     wire.push(tool_reply("w", "create_note", arguments), text_reply("Alright, I did not create it."))
     done = ask(profile, wire, "Make a packing list", NOTED_AI_TOOL_CREATE_NOTE_ENABLED="1")
 
-    assert done.returncode == 0, done.stderr
+    # 4: a write was declined, so a script notices (it was 0, as if all had been done).
+    assert done.returncode == 4, done.stderr
     assert "no terminal to ask on" in done.stderr and "--yes" in done.stderr
     assert tool_result(wire.requests[1].body, "w")["status"] == "refused"
+    assert note_titles(profile) == ["Shopping"]
+
+
+@pytest.mark.parametrize("where", ["after", "before"], ids=["ask --json", "--json ask"])
+def test_json_reports_the_answer_tool_calls_changes_and_usage(
+    profile: Path, wire: WireServer, where: str
+) -> None:
+    usage = openai_chunk(
+        no_choices=True, usage={"prompt_tokens": 90, "completion_tokens": 9, "total_tokens": 99}
+    )
+    wire.push(
+        tool_reply("c1", "search_notes", {"query": "milk"}, text="Looking."),
+        openai_stream([openai_chunk(content="You need milk."), openai_chunk(finish_reason="stop"), usage]),
+    )
+    args = ("--json", "ask", "What do I need?") if where == "before" else ("ask", "--json", "What do I need?")
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), *args],
+        capture_output=True, text=True, env=ai_env(wire), stdin=subprocess.DEVNULL, timeout=LIVENESS,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # Not vacuous: before, stdout was the plain answer text, which json.loads refuses.
+    report = json.loads(done.stdout)
+    assert report["outcome"] == "done" and report["answer"] == "Looking.\nYou need milk."
+    (search,) = report["tool_calls"]
+    assert search["name"] == "search_notes" and search["arguments"] == {"query": "milk"}
+    assert search["status"] == "ok" and search["result"]["results"][0]["title"] == "Shopping"
+    assert report["changes"] == [] and report["usage"]["input_tokens"] == 90
+    assert report["usage"]["output_tokens"] == 9 and report["conversation_id"]
+
+
+def test_stream_prints_one_json_line_per_event_and_a_declined_write_exits_4(
+    profile: Path, wire: WireServer
+) -> None:
+    arguments = {"title": "Packing", "notebook_title": "Trips"}
+    wire.push(tool_reply("w", "create_note", arguments), text_reply("Alright, ", "I did not."))
+    done = ask(profile, wire, "--stream", "Make a packing list", NOTED_AI_TOOL_CREATE_NOTE_ENABLED="1")
+
+    assert done.returncode == 4, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    types = [e["type"] for e in events]
+    assert types[:4] == ["tool_call", "approval", "approval_answer", "tool_result"], types
+    assert events[2]["approved"] is False and events[3]["status"] == "refused"
+    assert [e["text"] for e in events if e["type"] == "text"] == ["Alright, ", "I did not."]
+    assert types[-1] == "done" and events[-1]["text"] == "Alright, I did not."
     assert note_titles(profile) == ["Shopping"]
 
 

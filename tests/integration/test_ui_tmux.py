@@ -132,6 +132,31 @@ def test_a_person_opens_reads_edits_and_quits(terminal: Terminal, fixture: Fixtu
     assert not terminal.alive(), "ctrl+q did not end the app"
 
 
+def test_a_server_that_hangs_shows_the_wait_and_escape_stops_it(fixture: Fixture, tmp_path: Path) -> None:
+    from tests.support.wire_server import SilentReply, WireServer
+
+    with WireServer() as wire:
+        wire.push(SilentReply(), SilentReply(), SilentReply())
+        env = {
+            "NOTED_AI_ENABLED": "true", "NOTED_AI_PROVIDER": "openai", "NOTED_AI_MODEL": "test-model",
+            "NOTED_AI_BASEURL": wire.base_url + "/v1", "NOTED_AI_TIMEOUTSECONDS": "600",
+        }  # fmt: skip
+        with start_terminal(fixture, tmp_path, **env) as terminal:
+            terminal.wait_for("Release plan")
+            terminal.keys("C-t")
+            terminal.wait_for("Ask about")
+            terminal.type("Hello?")
+            terminal.keys("Enter")
+            # Not vacuous: before, the pane said "Answering…" and nothing more for 3 × 600 s.
+            screen = terminal.wait_for("of 600 s")
+            assert "Waiting for the model…" in screen and "Esc stops" in screen
+            terminal.keys("Escape")
+            terminal.wait_for(lambda s: "stopped" in s and "Waiting for the model" not in s)
+            assert wire.disconnected.wait(WAIT)  # the app closed its request at once
+            assert len(wire.requests) == 1
+            terminal.keys("C-q")
+
+
 def test_at_80x24_escape_from_the_chat_shows_the_list_before_d_trashes(
     narrow_terminal: Terminal, fixture: Fixture
 ) -> None:

@@ -31,8 +31,8 @@ from noted.chat.events import (
     UsageReport,
 )
 from noted.chat.prompts import PRELOAD_CALL_ID
-from noted.chat.transcripts import Conversation
-from noted.chat.turns import DECLINED, summary
+from noted.chat.transcripts import Conversation, Notice
+from noted.chat.turns import BROKE_OFF, DECLINED, summary
 from noted.errors import ConflictError, InvalidInputError, NotFoundError
 from noted.models import NoteDraft, NotePatch, assistant_actor
 from noted.profile import Profile
@@ -591,12 +591,24 @@ async def test_a_provider_error_fails_the_run_and_the_next_run_succeeds(services
     )
     events = await run(engine, conversation, "First try")
     assert isinstance(events[-1], Failed) and "429" in events[-1].message
+    # The reply that broke off is kept, and how it ended, so a resumed chat shows both (before,
+    # the person's message stood alone); the notice is for the person, never sent to the model.
+    assert services.transcripts.transcript(conversation.id) == [
+        UserMessage("First try"),
+        AssistantMessage("Hal" + BROKE_OFF),
+        Notice(events[-1].message, events[-1].remedy),
+    ]
 
     engine, fake = engine_for(services, [Reply("Second time lucky.")])
     events = await run(engine, conversation, "Again")
     assert of(events, Done) == [Done("Second time lucky.")]
-    assert fake.requests[0].messages == (UserMessage("First try"), UserMessage("Again"))
+    assert fake.requests[0].messages == (
+        UserMessage("First try"),
+        AssistantMessage("Hal" + BROKE_OFF),
+        UserMessage("Again"),
+    )
     assert_consistent(services.transcripts.messages(conversation.id))
+    assert services.transcripts.get(conversation.id).message_count == 4  # the notice is not a message
 
 
 async def test_a_remote_provider_is_refused_without_allow_remote(services: Services) -> None:

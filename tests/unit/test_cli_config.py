@@ -89,6 +89,7 @@ def test_a_relative_path_is_taken_from_the_current_folder(
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
+    (work / "key.txt").write_text("k\n", encoding="utf-8")  # the key file must exist
     assert run(tmp_path / "profile", "config", "set", "ai.apiKeyFile", "key.txt") == 0
     capsys.readouterr()
     run(tmp_path / "profile", "config", "get", "ai.apiKeyFile")

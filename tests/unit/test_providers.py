@@ -105,7 +105,8 @@ def test_every_kind_is_refused_while_the_assistant_is_off(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_a_lan_endpoint_needs_allow_remote(kind: str) -> None:
-    config = ProviderConfig(kind=kind, base_url="http://192.168.1.20:11434/v1", api_key="k", enabled=True)
+    url = "http://192.168.1.20:11434" + ("/v1" if kind == "openai" else "")  # Anthropic's SDK adds /v1
+    config = ProviderConfig(kind=kind, base_url=url, api_key="k", enabled=True)
     with pytest.raises(UnavailableError) as caught:
         make_provider(config)
     message = str(caught.value)
@@ -134,8 +135,36 @@ def test_a_network_provider_needs_a_model() -> None:
 def test_unknown_kinds_and_bad_urls_are_config_errors() -> None:
     with pytest.raises(ConfigError, match="anthropic, fake, openai"):
         make_provider(ProviderConfig(kind="gemini", enabled=True))
-    with pytest.raises(ConfigError, match="not an http"):
+    with pytest.raises(ConfigError, match="http:// or https://"):
         make_provider(ProviderConfig(kind="openai", base_url="ftp://127.0.0.1/v1", enabled=True))
+
+
+@pytest.mark.parametrize(
+    ("kind", "url", "fault"),
+    [
+        ("anthropic", "http://127.0.0.1:33167fake-claude", "the port '33167fake-claude' is not a number"),
+        ("openai", "http://127.0.0.1:0/v1", "the port '0' is not a number from 1 to 65535"),
+        ("openai", "http://my host:8080/v1", "is not a host name"),
+        ("anthropic", "http://127.0.0.1:33167/v1", "must not end in /v1"),
+        ("openai", "http://127.0.0.1:11434", "usually /v1"),
+    ],
+)
+def test_a_base_url_is_checked_per_provider_and_the_fault_named(kind: str, url: str, fault: str) -> None:
+    # Not vacuous: before, each of these was accepted and failed later with a 404 or a stack.
+    with pytest.raises(ConfigError, match="ai.baseUrl") as caught:
+        make_provider(ProviderConfig(kind=kind, base_url=url, model="m", enabled=True))
+    assert fault in caught.value.message and kind in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("kind", "url"),
+    [("anthropic", "https://api.anthropic.com"), ("openai", "http://127.0.0.1:11434/v1"),
+     ("openai", "http://[::1]:8080/v1"), ("openai", "http://ollama_box:11434/v1")],
+)  # fmt: skip
+def test_right_base_urls_pass(kind: str, url: str) -> None:
+    from noted.settings.urls import base_url_problem
+
+    assert base_url_problem(url, kind) is None
 
 
 def test_the_key_never_shows_in_the_config_repr() -> None:

@@ -191,7 +191,7 @@ def test_a_symlinked_config_file_stays_a_link(tmp_path: Path) -> None:
         ("mcp.port", "70000", "mcp.port must be a whole number from 1 to 65535 (got 70000)"),
         ("mcp.port", "http", "mcp.port must be a whole number from 1 to 65535"),
         ("ai.enabled", "maybe", 'ai.enabled must be true or false (got "maybe")'),
-        ("ai.baseUrl", "ftp://host/", "ai.baseUrl must be an http:// or https:// URL"),
+        ("ai.baseUrl", "ftp://host/", "it must start with http:// or https://"),
         ("mcp.allowedNotebooks", "[1, 2]", "mcp.allowedNotebooks must be a list of text"),
         ("ui.keymap", "[1]", "ui.keymap must be a table of text values"),
     ],
@@ -239,6 +239,8 @@ def test_secrets_are_refused_by_key_and_by_value(tmp_path: Path) -> None:
 
 def test_paths_are_read_from_the_config_folder(tmp_path: Path) -> None:
     settings = load(tmp_path)
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "openai.txt").write_text("k\n", encoding="utf-8")  # it must exist
     settings.set("ai.apiKeyFile", "keys/openai.txt")
     assert settings.get_path("ai.apiKeyFile") == tmp_path / "keys" / "openai.txt"
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from noted.errors import InvalidInputError
 from noted.indexer.engine import IndexProgress
+from noted.indexer.lease import Lease
 from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_IMPORT, NoteDraft
 from noted.store.protocol import NoteOrder
@@ -112,8 +114,25 @@ def test_the_editor_command_comes_from_visual_then_editor() -> None:
 def test_index_status_reads_as_in_the_issue() -> None:
     progress = IndexProgress("scan", 1240, 10000, 48.0, 300.0)
     assert format_index(IndexStatus("indexing", progress)) == "indexing 1,240/10,000 · 48 chunks/s"
-    assert format_index(IndexStatus("standby", holder="mcp 1234")) == "index kept by mcp 1234"
+    assert format_index(IndexStatus("standby", holder="the app (pid 4242)")) == (
+        "search index kept up to date by the app (pid 4242)"  # a holder in words stays as it is
+    )
     assert format_index(IndexStatus("idle", IndexProgress("idle", 5, 5, 0.0, None))) == "index up to date"
+
+
+@pytest.mark.parametrize(("label", "words"), [("tui", "the app"), ("noted index", "noted index")])
+def test_the_index_holder_is_said_in_words_not_as_the_lease_records_it(
+    store: SqliteStore, label: str, words: str
+) -> None:
+    lease = Lease(store.db, label=label)
+    assert lease.acquire()
+    holder = lease.holder()
+    # Not vacuous: this showed as "index kept by tui (vm:27730:54250d96)" (before i16-index's lease
+    # described its holder), then "index kept by the app (pid …)", which says nothing of what it does.
+    assert format_index(IndexStatus("standby", holder=holder)) == (
+        f"search index kept up to date by {words} (pid {os.getpid()})"
+    )
+    assert format_index(IndexStatus("standby")) == "search index kept up to date by another noted"
 
 
 def test_the_tree_counts_to_dos_trash_and_live_notes_per_tag(store: SqliteStore) -> None:

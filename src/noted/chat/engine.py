@@ -47,10 +47,12 @@ from noted.chat.events import (
     ToolCallFinished,
     ToolCallStarted,
     UsageReport,
+    Waiting,
 )
 from noted.chat.prompts import preload_messages, system_prompt
-from noted.chat.transcripts import Conversation, Transcripts
+from noted.chat.transcripts import Conversation, Entry, Notice, Transcripts
 from noted.chat.turns import (
+    BROKE_OFF,
     DECLINED,
     NOT_RUN,
     NOT_SAVED,
@@ -58,9 +60,9 @@ from noted.chat.turns import (
     STOPPED,
     mark_edits,
     round_messages,
-    settle,
     summary,
 )
+from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import ConflictError, NotedError
 from noted.models import Note, NotePatch, assistant_actor
 from noted.providers import (
@@ -95,10 +97,14 @@ class ChatSetup:
     transcripts: Transcripts
     approve_writes: Callable[[], bool]
     budget: Callable[[], int]
+    timeout: Callable[[], float] = lambda: 120.0
+    """``ai.timeoutSeconds``: how long the person waits for an answer to begin, retries included."""
+    retries: int = 2
+    """How often a try that failed in a way worth retrying is tried again within ``timeout``."""
 
 
-class _Stop(Exception):
-    """Raised inside a run when the person cancelled."""
+_Stop = Stopped
+"""Raised inside a run when the person cancelled."""
 
 
 class ChatEngine:
@@ -181,12 +187,15 @@ class _Run:
             await asyncio.shield(asyncio.to_thread(self._save_partial))
             raise
         except NotedError as exc:
+            await asyncio.to_thread(self._save_failure, exc.message, exc.hint)
             yield Failed(exc.message, exc.hint)
         except Exception as exc:
             log.exception("chat run failed")
-            yield Failed(
+            failed = Failed(
                 f"internal error: {type(exc).__name__}", "the details are in the profile's noted.log"
             )
+            await asyncio.to_thread(self._save_failure, failed.message, failed.remedy)
+            yield failed
         finally:
             await _close(provider)
 
@@ -226,7 +235,9 @@ class _Run:
             calls: list[ToolCallReady] = []
             usage = (0, 0)
             async for piece in self._stream(provider, request):
-                if isinstance(piece, ProviderText):
+                if isinstance(piece, Waiting):
+                    yield piece
+                elif isinstance(piece, ProviderText):
                     self.text += piece.text
                     yield TextDelta(piece.text)
                 elif isinstance(piece, ToolCallReady):
@@ -265,32 +276,15 @@ class _Run:
                 self.setup.transcripts.append, self.conversation.id, new, title=self.title
             )
 
-    async def _stream(self, provider: ChatProvider, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
-        """The provider's events, stopped at once when the person cancels."""
-        stream = provider.stream(request).__aiter__()
-        stop = asyncio.ensure_future(self.cancel.wait())
-        step: asyncio.Future[ProviderEvent] | None = None
-        try:
-            while True:
-                step = asyncio.ensure_future(stream.__anext__())
-                await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
-                if stop.done():
-                    raise _Stop()
-                try:
-                    event = step.result()
-                except StopAsyncIteration:
-                    return
-                step = None
-                yield event
-        finally:
-            stop.cancel()
-            await settle(step)
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                try:
-                    await aclose()
-                except Exception:
-                    log.debug("closing the provider stream failed", exc_info=True)
+    async def _stream(
+        self, provider: ChatProvider, request: ChatRequest
+    ) -> AsyncIterator[ProviderEvent | Waiting]:
+        """The provider's events within ``ai.timeoutSeconds``, stopped at once when the person cancels."""
+        setup = self.setup
+        async for event in patient_stream(
+            provider, request, self.cancel, timeout=setup.timeout(), retries=setup.retries
+        ):
+            yield event
 
     async def _ask(self, approval: Approval, tool: str) -> AsyncIterator[ChatEvent | bool]:
         approval.bind(asyncio.get_running_loop())
@@ -390,21 +384,31 @@ class _Run:
         elif outcome.lost:
             yield EditsRefused(session.note_id, count, outcome.message)
 
-    def _save_partial(self) -> None:
-        """Keep what was said before a cancel, as a history every provider accepts: the calls of a
-        round cut short are saved with their results, those that did not run marked so."""
+    def _save_partial(self, mark: str = STOPPED, notice: Notice | None = None) -> None:
+        """Keep what was said before a cancel (or a failure), as a history every provider accepts:
+        the calls of a round cut short are saved with their results, those that did not run marked
+        so; then ``notice``, which the person sees when the chat is resumed and the model never does."""
         if self.editor is not None:
             self.editor.discard()
+        messages: list[Entry] = []
         if self.round is not None:
             calls, results = self.round
             done = [mark_edits(r, NOT_SAVED) for r in results]
             done += [ToolResult(c.name, "refused", message=NOT_RUN) for c in calls[len(done) :]]
-            messages = round_messages(self.text + STOPPED if self.text else "", calls, done)
+            messages += round_messages(self.text + mark if self.text else "", calls, done)
         elif self.text:
-            messages = [AssistantMessage(self.text + STOPPED)]
-        else:
+            messages.append(AssistantMessage(self.text + mark))
+        if notice is not None:
+            messages.append(notice)
+        if messages:
+            self.setup.transcripts.append(self.conversation.id, messages)
+
+    def _save_failure(self, message: str, remedy: str | None) -> None:
+        """Keep a reply that ended in an error, with the error, unless the person's message itself
+        was refused before it was saved (over the budget): then nothing of the run is kept."""
+        if self.unsaved:
             return
-        self.setup.transcripts.append(self.conversation.id, messages)
+        self._save_partial(BROKE_OFF, Notice(message, remedy))
 
 
 async def _close(provider: ChatProvider) -> None:

@@ -1,7 +1,7 @@
 """The typed events a chat run yields; front ends only render them (``match`` on the type).
 
 TextDelta*  (ToolCallStarted ToolCallFinished)*  [EditsProposed -> answered]  EditsApplied|EditsRefused
-Usage*  then exactly one of Done, Failed, Cancelled
+Usage*  then exactly one of Done, Failed, Cancelled; Waiting while no answer has begun
 """
 
 from __future__ import annotations
@@ -120,6 +120,34 @@ class UsageReport:
 
 
 @dataclass(frozen=True, slots=True)
+class Waiting:
+    """No answer has begun yet: sent about once a second, and before each retry.
+
+    Attributes:
+        elapsed: Seconds waited so far, every try included.
+        limit: Seconds the person waits in all (``ai.timeoutSeconds``).
+        retry: 0 on the first try, then which retry is under way (or about to be).
+        retries: How many retries there may be.
+        reason: Why the last try failed, when this announces a retry.
+    """
+
+    elapsed: float
+    limit: float
+    retry: int = 0
+    retries: int = 0
+    reason: str | None = None
+
+    def describe(self) -> str:
+        """``Waiting for the model… 12 s of 120 s · retry 1 of 2 (the server answered 503)``."""
+        text = f"Waiting for the model… {int(self.elapsed)} s of {self.limit:g} s"
+        if self.retry:
+            text += f" · retry {self.retry} of {self.retries}"
+        if self.reason:
+            text += f" ({self.reason})"
+        return text + " · Esc stops"
+
+
+@dataclass(frozen=True, slots=True)
 class Done:
     """The answer is complete."""
 
@@ -150,6 +178,7 @@ ChatEvent: TypeAlias = (
     | EditsApplied
     | EditsRefused
     | UsageReport
+    | Waiting
     | Done
     | Failed
     | Cancelled

@@ -9,6 +9,7 @@ round completes, so a crash or a cancel leaves a history the provider will accep
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +40,25 @@ class Conversation:
     message_count: int = 0
 
 
-def _encode(message: Message) -> tuple[str, str]:
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """How a reply ended in an error, kept so a resumed chat shows it; never sent to the model."""
+
+    message: str
+    remedy: str | None = None
+
+
+Entry = Message | Notice
+"""What a conversation's transcript holds, for showing it."""
+
+NOTICE_ROLE = "notice"
+
+
+def _encode(message: Entry) -> tuple[str, str]:
+    if isinstance(message, Notice):
+        return NOTICE_ROLE, json.dumps(
+            {"message": message.message, "remedy": message.remedy}, ensure_ascii=False
+        )
     # Unescaped text (ensure_ascii off) keeps the stored JSON readable and searchable as written.
     if isinstance(message, UserMessage):
         return "user", json.dumps({"text": message.text}, ensure_ascii=False)
@@ -52,8 +71,10 @@ def _encode(message: Message) -> tuple[str, str]:
     )
 
 
-def _decode(role: str, raw: str) -> Message:
+def _decode(role: str, raw: str) -> Entry:
     data: dict[str, Any] = json.loads(raw)
+    if role == NOTICE_ROLE:
+        return Notice(data["message"], data.get("remedy"))
     if role == "user":
         return UserMessage(data["text"])
     if role == "assistant":
@@ -181,13 +202,18 @@ class Transcripts:
     def _select(conn: apsw.Connection, tail: str, params: tuple[object, ...]) -> apsw.Cursor:
         return conn.execute(
             "SELECT c.id, c.note_id, c.title, c.created_time, c.updated_time, c.input_tokens, "
-            "c.output_tokens, (SELECT count(*) FROM chat_messages m WHERE m.chat_id = c.id) FROM chats c "
-            + tail,
+            "c.output_tokens, (SELECT count(*) FROM chat_messages m WHERE m.chat_id = c.id "
+            f"AND m.role != '{NOTICE_ROLE}') FROM chats c " + tail,
             params,
         )
 
     # Messages ----------------------------------------------------------------------------
     def messages(self, conversation_id: str) -> list[Message]:
+        """The conversation as the model is sent it: without the notices of replies that failed."""
+        return [m for m in self.transcript(conversation_id) if not isinstance(m, Notice)]
+
+    def transcript(self, conversation_id: str) -> list[Entry]:
+        """The conversation as the person saw it, notices of failed replies included."""
         with self.db.read() as conn:
             rows = conn.execute(
                 "SELECT role, content FROM chat_messages WHERE chat_id = ? ORDER BY seq", (conversation_id,)
@@ -197,7 +223,7 @@ class Transcripts:
     def append(
         self,
         conversation_id: str,
-        messages: list[Message],
+        messages: Sequence[Entry],
         *,
         usage: tuple[int, int] = (0, 0),
         title: str | None = None,

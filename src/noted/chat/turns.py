@@ -27,6 +27,7 @@ PAUSED = (
 NOT_RUN = "Not run: the person stopped the answer before this call ran."
 NOT_SAVED = "Not saved: the person stopped the answer before the edits of this turn were saved."
 STOPPED = "\n\n[stopped by the person]"
+BROKE_OFF = "\n\n[the answer broke off on an error]"
 CLOSE_WAIT = 5.0
 """Seconds a cancelled provider stream may take to close its connection before it is left behind."""
 

@@ -1,8 +1,10 @@
 """``noted ask``: the assistant from the command line, streamed to stdout.
 
 The answer streams to stdout; tool calls and edits are reported on stderr; approvals are asked on
-the terminal (and declined when there is no terminal to ask on). Ctrl-C stops the answer at once
-and keeps the conversation consistent. Provider errors exit non-zero with the remedy.
+the terminal (and declined when there is no terminal to ask on, which ends with exit code 4 so a
+script notices). ``--json`` prints one report at the end and ``--stream`` JSON lines of events
+instead (see ``ask_json``). Ctrl-C stops the answer at once and keeps the conversation consistent.
+Provider errors exit non-zero with the remedy.
 """
 
 from __future__ import annotations
@@ -26,10 +28,13 @@ from noted.chat.events import (
     ToolCallFinished,
     ToolCallStarted,
     UsageReport,
+    Waiting,
 )
 from noted.chat.transcripts import Conversation
 from noted.cli.args import Subparsers, command, read_stdin
+from noted.cli.ask_json import JsonReport, event_json, print_line
 from noted.cli.context import CliContext
+from noted.cli.exits import ExitCode
 from noted.cli.resolve import resolve_note
 from noted.errors import InvalidInputError
 
@@ -45,6 +50,11 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--note", metavar="ID|TITLE", help="talk about this note (its editor tools are offered)")
     p.add_argument("--new", action="store_true", help="start a new conversation instead of resuming")
     p.add_argument("--yes", action="store_true", help="approve every write without asking")
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="print each event as a line of JSON as it comes (implies --json)",
+    )
     c = command(sub, "chats", cmd_chats, "List, search or delete saved conversations.")
     c.add_argument("--note", metavar="ID|TITLE", help="only conversations about this note")
     c.add_argument("--search", metavar="TEXT", help="only conversations containing TEXT")
@@ -74,7 +84,12 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
     provider = services.provider()  # refuses (ai.enabled, ai.allowRemote…) before anything is saved
     conversation = _conversation(ctx, editor.note_id if editor else "", args.new)
     engine = services.chat_engine(provider=lambda: provider)
-    return asyncio.run(_ask(engine, conversation, question, editor, args.yes))
+    mode = "stream" if args.stream else "json" if ctx.json else "text"
+    renderer = _Renderer(args.yes, asyncio.Event(), mode, conversation.id)
+    code = asyncio.run(_ask(engine, conversation, question, editor, renderer))
+    if mode == "json":
+        ctx.emit(renderer.report.payload())
+    return code
 
 
 async def _ask(
@@ -82,18 +97,17 @@ async def _ask(
     conversation: Conversation,
     question: str,
     editor: EditorSession | None,
-    approve_all: bool,
+    renderer: _Renderer,
 ) -> int:
     # Ctrl-C asks the engine to stop, as Esc does in the app: the stream is closed, what was said
     # is saved, and the run ends with Cancelled instead of an exception tearing it down.
-    cancel = asyncio.Event()
+    cancel = renderer.cancel = asyncio.Event()  # of this run's loop
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, cancel.set)
         handled = True
     except (NotImplementedError, RuntimeError, ValueError):  # no loop signal handling (Windows)
         handled = False
-    renderer = _Renderer(approve_all, cancel)
     code = 0
     try:
         async for event in engine.run(conversation, question, editor=editor, cancel=cancel):
@@ -101,20 +115,59 @@ async def _ask(
     finally:
         if handled:
             loop.remove_signal_handler(signal.SIGINT)
+    if code == 0 and renderer.declined:
+        return ExitCode.WRITE_DECLINED
     return code
 
 
 class _Renderer:
-    """Writes a run's events: the answer to stdout, the rest to stderr."""
+    """Answers a run's approvals and writes its events: as text (the answer to stdout, the rest to
+    stderr), as one JSON object at the end (``json``) or as JSON lines (``stream``)."""
 
-    def __init__(self, approve_all: bool, cancel: asyncio.Event) -> None:
+    def __init__(self, approve_all: bool, cancel: asyncio.Event, mode: str, conversation_id: str) -> None:
         self.approve_all = approve_all
         self.cancel = cancel
+        self.mode = mode
+        self.report = JsonReport(conversation_id)
+        self.declined = False
+        """A write the model asked for was not approved: the run ends with exit code 4."""
         self.break_before_text = False
         """Text of an earlier round ended without a line break before tool calls: start a new line."""
         self.last = "\n"
 
     def render(self, event: ChatEvent) -> int:
+        """Handle one event; returns the exit code it calls for (0 for most)."""
+        if isinstance(event, ApprovalRequested):
+            self._approve(event)
+        if self.mode == "text":
+            self._text(event)
+        elif self.mode == "stream" and not isinstance(event, ApprovalRequested):  # printed by _approve
+            print_line(event_json(event))
+        else:
+            self.report.add(event)
+        if isinstance(event, Failed) and self.mode != "text":  # stdout is for the JSON alone
+            print(f"noted: {event.message}" + (f" ({event.remedy})" if event.remedy else ""), file=sys.stderr)
+        match event:
+            case Cancelled():
+                return ExitCode.INTERRUPTED
+            case Failed():
+                return ExitCode.REFUSED
+        return 0
+
+    def _approve(self, event: ApprovalRequested) -> None:
+        approval = event.approval
+        if self.mode == "stream":
+            print_line(event_json(event))  # before the prompt, so a reader knows what is asked
+        answer = self.approve_all or _confirm(approval.title, self.cancel)
+        if self.cancel.is_set():
+            return
+        approval.decide(answer)
+        self.declined = self.declined or not answer
+        self.report.approved(event.tool, approval.title, answer)
+        if self.mode == "stream":
+            print_line({"type": "approval_answer", "tool": event.tool, "approved": answer})
+
+    def _text(self, event: ChatEvent) -> None:
         out, err = sys.stdout, sys.stderr
         match event:
             case TextDelta(text=text):
@@ -131,23 +184,18 @@ class _Renderer:
                 print(f"  {name}: {status}: {result.get('error', '')}", file=err)
             case EditsProposed(diff=diff):
                 print(diff, file=err)
-            case ApprovalRequested(approval=approval):
-                answer = self.approve_all or _confirm(approval.title, self.cancel)
-                if not self.cancel.is_set():
-                    approval.decide(answer)
             case EditsApplied(message=message) | EditsRefused(message=message):
                 print(f"· {message}", file=err)
             case UsageReport():
                 pass
+            case Waiting(reason=reason, retry=retry, retries=retries) if reason:
+                print(f"· retry {retry} of {retries}: {reason}", file=err)
             case Done():
                 out.write("\n")
             case Cancelled():
                 print("\n(stopped)", file=err)
-                return 130
             case Failed(message=message, remedy=remedy):
                 print(f"noted: {message}" + (f" ({remedy})" if remedy else ""), file=err)
-                return 1
-        return 0
 
 
 def _confirm(question: str, cancel: asyncio.Event) -> bool:

@@ -52,6 +52,7 @@ _STOP_REASONS = {
     "model_context_window_exceeded": StopReason.MAX_TOKENS,
     "refusal": StopReason.REFUSED,
 }
+_HINTS = {404: "check ai.model, and that ai.baseUrl is the server's root: the SDK adds /v1/messages"}
 _RETRYABLE_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error"})
 
 
@@ -267,7 +268,7 @@ class AnthropicChatProvider:
     def _error(self, exc: anthropic.APIError, *, midstream: bool = False) -> ProviderError:
         if isinstance(exc, anthropic.APIStatusError) and exc.status_code >= 400:
             detail = exc.api_message or _body_message(exc.body) or exc.message
-            return status_error(self._end.where, exc.status_code, detail, secret=self._end.key)
+            return status_error(self._end.where, exc.status_code, detail, secret=self._end.key, hints=_HINTS)
         if isinstance(exc, anthropic.APIConnectionError):
             timed_out = isinstance(exc, anthropic.APITimeoutError)
             return connection_error(

@@ -11,6 +11,8 @@ anything a server echoed back.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from noted.errors import NotedError
 
 _HINTS: dict[int, str] = {
@@ -54,7 +56,13 @@ def redact(text: str, secret: str | None) -> str:
 
 
 def status_error(
-    where: str, status: int, detail: str | None, *, secret: str | None, retryable: bool | None = None
+    where: str,
+    status: int,
+    detail: str | None,
+    *,
+    secret: str | None,
+    retryable: bool | None = None,
+    hints: Mapping[int, str] | None = None,
 ) -> ProviderError:
     """A ``ProviderError`` for an HTTP error answer.
 
@@ -64,12 +72,15 @@ def status_error(
         detail: The server's own message, if any (shortened, key removed).
         secret: The API key to scrub from ``detail``.
         retryable: Overrides the status-based guess (for errors sent inside a stream).
+        hints: The provider's own remedies by status, before the general ones.
     """
     message = f"the {where} answered {status}"
     if detail:
         short = redact(" ".join(detail.split()), secret)
         message += f": {short[:300]}"
-    hint = _HINTS.get(status, "the server failed; try again later" if status >= 500 else None)
+    hint = (hints or {}).get(status) or _HINTS.get(
+        status, "the server failed; try again later" if status >= 500 else None
+    )
     return ProviderError(
         message,
         hint=hint,

@@ -19,6 +19,7 @@ from noted.endpoints import is_loopback_url
 from noted.errors import ConfigError, UnavailableError
 from noted.providers.base import ChatProvider
 from noted.providers.config import KEY_ENV_VARS, NOTED_KEY_ENV, ProviderConfig, endpoint_host
+from noted.settings.urls import EXAMPLE_URLS, base_url_problem
 
 ProviderFactory = Callable[[ProviderConfig], ChatProvider]
 
@@ -90,6 +91,12 @@ def make_provider(config: ProviderConfig) -> ChatProvider:
     # A kind with no default endpoint (the fake) talks to no server: ai.baseUrl does not apply.
     base_url = (config.base_url or kind.default_base_url) if kind.default_base_url is not None else None
     if base_url is not None:
+        problem = base_url_problem(base_url, config.kind)
+        if problem is not None:  # the provider may have changed since ai.baseUrl was set
+            raise ConfigError(
+                f"ai.baseUrl {base_url!r} does not suit ai.provider = {config.kind}: {problem}",
+                hint=f"write it like {EXAMPLE_URLS.get(config.kind, EXAMPLE_URLS['openai'])}",
+            )
         host = endpoint_host(base_url)
         local = is_loopback_url(base_url)
         if not local and not config.allow_remote:

@@ -36,6 +36,7 @@ from noted.settings.tomlfile import (
     set_in_document,
     write_document,
 )
+from noted.settings.urls import BASE_URL, EXAMPLE_URLS, PROVIDER, base_url_problem
 
 log = logging.getLogger("noted.settings")
 
@@ -232,8 +233,31 @@ class Settings:
         typed = spec.parse(value) if isinstance(value, str) else spec.coerce(value)
         if spec.kind is Kind.PATH and isinstance(typed, str) and _KEY_LIKE_VALUE.match(typed):
             raise ConfigError(f"{key} takes the path of a file that holds the secret, not the secret itself")
+        self._check_value(spec, typed)
         self._edit(lambda doc: _write_value(doc, spec, typed))
         return self.resolve(key)
+
+    def _check_value(self, spec: SettingSpec, typed: SettingValue) -> None:
+        """The checks that need more than the value: a file that must exist, a URL for a provider."""
+        if spec.must_exist and isinstance(typed, str) and typed:
+            path = self._path.parent / Path(typed).expanduser()  # as get_path reads it
+            try:
+                with path.open("rb"):
+                    pass
+            except OSError as exc:
+                raise ConfigError(
+                    f"{spec.key}: cannot read {path}: {exc.strerror or exc}; nothing was saved",
+                    hint="give the path of an existing file",
+                ) from None
+        if spec.key == BASE_URL and isinstance(typed, str):
+            provider = self.get_str(PROVIDER)
+            problem = base_url_problem(typed, provider)
+            if problem is not None:
+                example = EXAMPLE_URLS.get(provider, EXAMPLE_URLS["openai"])
+                raise ConfigError(
+                    f"{spec.key} {typed!r}: {problem}; nothing was saved",
+                    hint=f"with ai.provider = {provider}, write it like {example}",
+                )
 
     def unset(self, key: str) -> ResolvedSetting:
         """Remove ``key`` from the config file, so its default (or environment value) applies."""

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeAlias
-from urllib.parse import urlsplit
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from noted.errors import ConfigError
+from noted.settings.urls import url_problem
 
 SettingValue: TypeAlias = bool | int | str | tuple[str, ...] | Mapping[str, str]
 """A setting's value: lists are tuples and tables read-only mappings, so a snapshot can be shared."""
@@ -67,6 +67,8 @@ class SettingSpec:
     writes_notes: bool | None = None
     """For a tool switch: whether the tool changes notes. ``None`` for every other setting."""
     registered: bool = True
+    must_exist: bool = False
+    """For a ``PATH`` setting: the file must exist and be readable when the setting is set."""
     """False for an ``ai.tool.<id>.enabled`` key no tool has declared (yet) in this process."""
 
     @property
@@ -152,9 +154,12 @@ class SettingSpec:
             return word
         if self.kind is Kind.URL:
             url = text.strip()
-            parts = urlsplit(url)
-            if url and (parts.scheme not in ("http", "https") or not parts.hostname):
-                raise self._invalid(text)
+            problem = url_problem(url) if url else None
+            if problem is not None:
+                raise ConfigError(
+                    f"{self.key} {_quote(url)} is not a server address: {problem}",
+                    hint="write it like http://127.0.0.1:11434/v1",
+                )
             return url
         if self.kind is Kind.PATH:
             return text.strip()

@@ -78,6 +78,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section=ASSISTANT,
         kind=Kind.PATH,
         default="",
+        must_exist=True,
         help="File holding the API key, if the server needs one. The key itself is never stored in "
         "settings: NOTED_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment also work.",
     ),
@@ -108,7 +109,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         default=120,
         minimum=5,
         maximum=3_600,
-        help="How long to wait for the model server before giving up on a request.",
+        help="How long you wait for an answer to begin, retries included; the chat shows the wait, "
+        "and Esc stops it.",
     ),
     SettingSpec(
         key="ai.tool.edit_current.enabled",

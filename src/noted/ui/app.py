@@ -64,6 +64,8 @@ MCP_RESTART_KEYS = frozenset({"mcp.host", "mcp.port"})
 """Settings the running MCP server must restart to follow (``mcp.enabled`` starts or stops it)."""
 
 FOLLOW_SECONDS = 0.25
+SETTINGS_SECONDS = 1.0
+"""How often the app re-reads ``config.toml`` for changes made elsewhere (a shell, another app)."""
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
 
 
@@ -85,7 +87,8 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
     def __init__(
         self, services: Services, *, background: bool = True, first_look: FirstLook | None = None
     ) -> None:
-        """``background=False`` starts neither the indexer nor the change follower (for snapshots);
+        """``background=False`` starts neither the indexer nor the followers of changes and of
+        ``config.toml`` (for snapshots);
         ``first_look``: the first screen's rows, being read ahead (``launch.open_app``)."""
         self.first_look = first_look
         self._current_theme: tuple[str, Theme] | None = None
@@ -146,6 +149,7 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
         for problem in self._problems:  # each broken theme file or setting is reported once, at start
             self.notify(problem, title="Settings", severity="warning", timeout=8)
         if self._background:
+            self.follow_settings()
             self.follow_changes()
             self.start_indexer()
         if settings.get_bool("mcp.enabled"):
@@ -196,6 +200,31 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
         indexer = self.services.indexer
         if indexer is not None:
             indexer.stop(timeout=2.0)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="settings",
+        exit_on_error=False,
+        description="following config.toml",
+    )
+    def follow_settings(self) -> None:
+        """Re-read the config file when another process changed it (``noted config set``…), as the
+        MCP server does; the changes reach the app and its panes through the settings' subscribers."""
+        worker = get_current_worker()
+        reported: str | None = None
+        while not worker.is_cancelled:
+            time.sleep(SETTINGS_SECONDS)
+            try:
+                self.services.settings.reload()
+                reported = None
+            except NotedError as exc:  # a half-typed file: say it once, keep the values in effect
+                if str(exc) != reported:
+                    reported = str(exc)
+                    log.warning("config file not reloaded: %s", exc)
+                    self.call_from_thread(
+                        self.notify, f"{exc}", title="Settings not reloaded", severity="warning"
+                    )
 
     # Errors nothing caught ---------------------------------------------------------------
     def crash_report(self, error: BaseException) -> str:
@@ -264,7 +293,8 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
                 deps = importlib.import_module("noted.mcp.deps").McpDeps.of(
                     self.services, log_path=self.services.profile.log_path
                 )
-                self._mcp = embedded.EmbeddedMcpServer(deps, on_state=self._mcp_state)
+                # poll_seconds=0: the app follows config.toml itself (follow_settings).
+                self._mcp = embedded.EmbeddedMcpServer(deps, on_state=self._mcp_state, poll_seconds=0)
             if restart and self._mcp.running:
                 await self._mcp.stop()
             await self._mcp.apply_settings()

@@ -318,8 +318,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             viewer.reload()
 
     def on_chat_pane_usage_changed(self, event: ChatPane.UsageChanged) -> None:
-        tokens = event.conversation_tokens
-        self.query_one(StatusBar).set_part("tokens", f"{tokens:,} tokens" if tokens else "")
+        # Of the budget, as the next request will be measured; not the sum of every request.
+        size, budget = event.size, self.services.settings.get_int("ai.budgetTokens")
+        self.query_one(StatusBar).set_part("tokens", f"{size:,} of {budget:,} tokens" if size else "")
 
     # Actions -------------------------------------------------------------------------------
     def action_back(self) -> None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from noted.chat.transcripts import Conversation
+from noted.chat.budget import estimate_tokens
+from noted.chat.transcripts import Conversation, Entry, Notice
 from noted.errors import NotedError
-from noted.providers import Message
+from noted.providers import ChatRequest, Message
 from noted.services import Services
 from noted.tools import EditorSession
 
@@ -23,15 +24,17 @@ class ChatView:
         note_id: The note the chat is about; None for a chat about no note.
         note_title: That note's title.
         conversation: The conversation; None when the note has none yet (a new chat).
-        messages: Its saved messages, oldest first.
+        messages: Its transcript, oldest first: the messages and the notices of failed replies.
         conversations: Every saved conversation about the note, newest first.
+        size: About how many tokens the conversation takes of the budget (``ai.budgetTokens``).
     """
 
     note_id: str | None
     note_title: str | None
     conversation: Conversation | None
-    messages: tuple[Message, ...]
+    messages: tuple[Entry, ...]
     conversations: tuple[Conversation, ...]
+    size: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +53,11 @@ def load_chat(services: Services, note_id: str | None, conversation_id: str | No
         conversation: Conversation | None = transcripts.get(conversation_id)
     else:
         conversation = transcripts.latest_for_note(note_id or "")
-    messages = tuple(transcripts.messages(conversation.id)) if conversation else ()
+    messages = tuple(transcripts.transcript(conversation.id)) if conversation else ()
     listed = tuple(transcripts.recent(note_id=note_id or ""))
-    return ChatView(note_id, title, conversation, messages, listed)
+    sent: tuple[Message, ...] = tuple(m for m in messages if not isinstance(m, Notice))
+    size = estimate_tokens(ChatRequest(system="", messages=sent)) if sent else 0
+    return ChatView(note_id, title, conversation, messages, listed, size)
 
 
 def open_editor(services: Services, note_id: str, selection: tuple[int, int] | None) -> EditorSession:

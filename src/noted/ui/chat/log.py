@@ -15,8 +15,9 @@ from textual.widget import Widget
 
 from noted.chat.events import Approval, EditsApplied, ToolCallFinished, ToolCallStarted
 from noted.chat.prompts import PRELOAD_CALL_ID
+from noted.chat.transcripts import Entry, Notice
 from noted.chat.turns import summary
-from noted.providers import AssistantMessage, Message, ToolResultMessage, UserMessage
+from noted.providers import AssistantMessage, ToolResultMessage, UserMessage
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView, status_of
 from noted.ui.chat.views import AnswerView, NoticeView, UserMessageView
@@ -166,7 +167,7 @@ class ChatLog(VerticalScroll, can_focus=False):
         if not keep_undo:
             self.undoable = None
 
-    async def show_history(self, messages: Sequence[Message]) -> None:
+    async def show_history(self, messages: Sequence[Entry]) -> None:
         """Draw a saved conversation (its last ``HISTORY_LIMIT`` messages), all at once."""
         widgets: list[Widget] = []
         hidden = max(0, len(messages) - HISTORY_LIMIT)
@@ -191,6 +192,8 @@ class ChatLog(VerticalScroll, can_focus=False):
                 case ToolResultMessage(call_id=call_id, content=content, is_error=is_error):
                     if (called := calls.get(call_id)) is not None:
                         called.finish(status_of(content, is_error), content)
+                case Notice(message=text, remedy=remedy):  # a reply that ended in an error
+                    widgets.append(NoticeView(text, kind="error", remedy=remedy))
         await self.reset()
         if widgets:
             await self.mount_all(widgets)

@@ -62,6 +62,9 @@ class ChatPane(Vertical):
         input_tokens: int = 0
         """Of the last request (0 when a conversation is opened)."""
         output_tokens: int = 0
+        size: int = 0
+        """About how much of ``ai.budgetTokens`` the conversation takes: the last request and its
+        answer, or an estimate from the saved messages when a conversation is opened."""
 
         @property
         def control(self) -> ChatPane:
@@ -99,6 +102,8 @@ class ChatPane(Vertical):
         self.selection: tuple[int, int] | None = None
         self.setup = Setup()
         self._cancel: asyncio.Event | None = None
+        self._waiting = False
+        """The last event was ``Waiting``: the status line shows the wait until the answer begins."""
         self._run: Worker[None] | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._header = ChatHeader()
@@ -268,7 +273,13 @@ class ChatPane(Vertical):
     async def _show(self, event: ev.ChatEvent) -> None:
         """Render one engine event."""
         chat = self.chat_log
+        if self._waiting and not isinstance(event, ev.Waiting):
+            self._waiting = False
+            self._status("Answering…")
         match event:
+            case ev.Waiting():
+                self._waiting = True
+                self._status(event.describe())
             case ev.TextDelta(text=text):
                 await chat.write(text)
             case ev.ToolCallStarted():
@@ -288,7 +299,7 @@ class ChatPane(Vertical):
             case ev.EditsRefused(message=message):
                 await chat.refused(message)
             case ev.UsageReport(conversation_tokens=total, input_tokens=sent, output_tokens=received):
-                self.post_message(self.UsageChanged(self, total, sent, received))
+                self.post_message(self.UsageChanged(self, total, sent, received, sent + received))
             case ev.Done():
                 await chat.end_answer()
             case ev.Failed(message=message, remedy=remedy):
@@ -342,7 +353,7 @@ class ChatPane(Vertical):
             used = (
                 view.conversation.input_tokens + view.conversation.output_tokens if view.conversation else 0
             )
-            self.post_message(self.UsageChanged(self, used))
+            self.post_message(self.UsageChanged(self, used, size=view.size))
         elif view.conversation and self.conversation and view.conversation.id == self.conversation.id:
             self.conversation = view.conversation  # its new title and counts
         self._show_header()

@@ -16,9 +16,9 @@ from noted.chat.transcripts import Conversation
 
 
 def describe(conversation: Conversation) -> str:
-    """``Shopping list ideas · 6 messages · 2025-03-01``."""
+    """``Shopping list ideas · 6 messages · 2025-03-01 14:05``."""
     title = conversation.title or "(untitled)"
-    day = time.strftime("%Y-%m-%d", time.localtime(conversation.updated_time / 1000))
+    day = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.updated_time / 1000))
     count = conversation.message_count
     return f"{title} · {count} message{'s' if count != 1 else ''} · {day}"
 

@@ -20,12 +20,14 @@ PARTS = ("index", "mcp", "model", "tokens")
 
 
 def format_index(status: IndexStatus) -> str:
-    """``indexing 1,240/10,000 · 48 chunks/s``, ``index up to date``, ``index: another noted…``."""
+    """``indexing 1,240/10,000 · 48 chunks/s``, ``index up to date``, ``search index kept up to date by
+    the app (pid 4242)``."""
     progress = status.progress
     if status.state == "error":
         return f"index stopped: {status.error or 'see the log'}"
     if status.state == "standby":
-        return f"index kept by {status.holder}" if status.holder else "index kept by another noted"
+        # The lease describes its holder in words ("the app (pid 4242)"); say what it does.
+        return f"search index kept up to date by {status.holder or 'another noted'}"
     if status.state == "starting":
         return "index starting…"
     if status.state == "indexing" and progress is not None:
