@@ -99,6 +99,7 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
         self._mcp: EmbeddedMcpServer | None = None
         self._mcp_lock = asyncio.Lock()
         self._restore_hooks: Callable[[], None] = lambda: None
+        self._settings: Screen[object] | None = None
         self.mcp_status = ""
         """The MCP server's status-bar text (the settings screen shows it too)."""
         found = load_themes((BUNDLED_DIR, *user_theme_dirs(services.settings.path)))
@@ -352,8 +353,11 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
             self.notify(str(exc), severity="warning")
 
     def action_settings(self) -> None:
+        if self._settings is not None and self._settings in self.screen_stack:
+            return  # F2 inside the settings (or a dialog over them): they are open already
         try:
-            self.push_screen(settings_screen(self.services))
+            self._settings = settings_screen(self.services)
+            self.push_screen(self._settings)
         except NotedError as exc:
             self.notify(str(exc), severity="warning")
 
