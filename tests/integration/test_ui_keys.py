@@ -14,7 +14,7 @@ import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Label
 
 from noted.services import Services
 from noted.ui.app import NotedApp
@@ -68,16 +68,36 @@ async def test_keys_typed_after_opening_a_screen_go_into_its_field(
         await until(pilot, lambda: isinstance(screen.focused, Input) and screen.focused.value == "milk")
 
 
+async def open_settings(pilot: Pilot[None]) -> SettingsScreen:
+    """F2 on the ready app; the settings once their first field has focus."""
+    app = pilot.app
+    await ready(pilot)
+    await pilot.press("f2")
+    await until(pilot, lambda: isinstance(app.screen, SettingsScreen) and app.screen.focused is not None)
+    assert isinstance(app.screen, SettingsScreen)
+    return app.screen
+
+
 async def test_typing_in_the_settings_finds_the_mcp_switch_and_enter_goes_to_it(services: Services) -> None:
     app = NotedApp(services, background=False)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await pilot.press("f2")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen) and app.screen.focused is not None)
-        screen = app.screen
+        screen = await open_settings(pilot)
         await pilot.press(*"run the mcp", "enter")
         # Before: 48 Tabs from the first setting. Now the filter, then Enter on the first match.
         target = screen.query_one(f"#{widget_id('mcp.enabled')}")
         await until(pilot, lambda: screen.focused is target)
         shown = [w for w in screen.query(".setting") if w.display]
         assert 0 < len(shown) < len(screen.query(".setting"))
+
+
+async def test_a_switch_says_on_or_off_in_words(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        switch = screen.query_one(f"#{widget_id('ai.approveWrites')}")
+        state = screen.query_one(f"#{widget_id('ai.approveWrites')}-state", Label)
+        # Before, only the switch's shade told on from off (nothing with NO_COLOR).
+        assert str(state.render()).strip() == "on"  # the default
+        switch.focus()
+        await pilot.press("space")
+        await until(pilot, lambda: str(state.render()).strip() == "off")

@@ -179,7 +179,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         control.disabled = resolved.source is Source.ENV
         label = Label(self._label(resolved), classes="setting--label")
         parts: list[Widget] = (
-            [Horizontal(control, label, classes="setting--head")]
+            [Horizontal(control, self._state(spec.key, bool(resolved.value)), label, classes="setting--head")]
             if spec.kind is Kind.BOOL
             else [label, control]
         )
@@ -188,6 +188,16 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         row = Vertical(*parts, error, Label(Content(spec.help), classes="setting--help"), classes="setting")
         self._findable.append((row, f"{self._section} {spec.key} {spec.label} {spec.help}".lower()))
         return row
+
+    @staticmethod
+    def _state(key: str, on: bool) -> Label:
+        """A switch's state in words, beside it: its colour alone is lost with NO_COLOR."""
+        return Label("on " if on else "off", classes="setting--state", id=widget_id(key) + "-state")
+
+    def _show_state(self, key: str | None, on: bool) -> None:
+        if key is not None:
+            for state in self.query(f"#{widget_id(key)}-state").results(Label):
+                state.update("on " if on else "off")
 
     def _label(self, resolved: ResolvedSetting) -> Content:
         pieces: list[str | tuple[str, str]] = [(resolved.spec.label, "bold")]
@@ -280,6 +290,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     # Changing ------------------------------------------------------------------------------------
     @on(Switch.Changed)
     def _switched(self, event: Switch.Changed) -> None:
+        self._show_state(event.switch.name, event.value)
         self._save(event.switch.name, event.value)
 
     @on(Checkbox.Changed)
@@ -374,6 +385,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         if isinstance(control, Switch | Checkbox) and control.value != value:
             with control.prevent(Switch.Changed, Checkbox.Changed):
                 control.value = bool(value)
+            self._show_state(key, bool(value))
         elif isinstance(control, Select) and control.value != value:
             with control.prevent(Select.Changed):
                 control.value = value
