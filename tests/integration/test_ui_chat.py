@@ -269,6 +269,10 @@ async def test_rejecting_a_proposed_edit_with_its_button_writes_nothing(services
 
         card = app.query_one(EditCard)
         assert card.has_class("-refused") and card.applied is None
+        # The edit tool's line said ✓ while the edit was held; declined, it must say refused
+        # (before the fix it kept ✓ and status "ok").
+        call = app.query_one(ToolCallView)
+        assert call.status == "refused" and str(call.title).startswith("⊘")
     assert services.store.get_note(note).body == BODY
     # The model was told no (not that its edit was saved).
     last_request = scripted.providers[0].requests[-1]
@@ -491,3 +495,24 @@ def test_snapshot_with_the_assistant_off(services: Services, snap_compare: Any) 
     services.settings.set("ai.enabled", False)
     app, _ = host(services, note_id=make_note(services))
     assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+
+
+async def test_a_refused_tool_calls_line_is_shown_whole_in_a_narrow_pane(services: Services) -> None:
+    # edit_current is off by default, so the call is refused; its line is longer than the pane.
+    note = make_note(services)
+    long = "a much longer replacement text than the pane is wide"
+    script = [[CallTool("editor_replace", {"anchor": "- milk", "text": long})], [Reply("Could not.")]]
+    app, _ = host(services, script, note_id=note)
+    async with app.run_test(size=(44, 30)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Change it")
+        await settle(pilot)
+        call = app.query_one(ToolCallView)
+        assert call.status == "refused"
+        title = call.query_one(CollapsibleTitle)
+        # Before the fix the title was one line cut at the pane's edge ("… (ref"): the words
+        # after the cut were on no line of the screen.
+        shown = " ".join(
+            "".join(s.text for s in title.render_line(y)).strip() for y in range(title.size.height)
+        )
+        assert "(refused)" in shown and title.region.right <= call.region.right

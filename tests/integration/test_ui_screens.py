@@ -156,6 +156,19 @@ async def test_search_moves_with_keys_and_escape_closes(services: Services, fixt
         assert chosen[1] is None
 
 
+async def test_the_search_hint_names_only_keys_that_work_from_the_query(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_search(pilot)
+        await _type(pilot, screen, "rel")
+        assert len(screen.rows) >= 2
+        # j and k type into the query (the focus is there), so the hint must not offer them.
+        await pilot.press("j")
+        assert screen.query_one(Input).value == "relj"
+        hint = str(screen.query_one("#search-hint", Label).render())
+        assert "j/k" not in hint and "↑↓" in hint
+
+
 async def test_a_bad_filter_says_why_instead_of_results(services: Services) -> None:
     app = NotedApp(services, background=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -322,3 +335,15 @@ async def test_switching_the_mcp_server_on_and_off(services: Services) -> None:
         with pytest.raises(httpx.ConnectError):
             async with httpx.AsyncClient() as client:
                 await client.get(f"{url}/healthz")
+
+
+async def test_f2_inside_the_settings_does_not_open_a_second_one(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+        depth = len(app.screen_stack)
+        await pilot.press("f2")
+        await pilot.pause()
+        # Before the fix a second SettingsScreen was pushed on the first.
+        assert len(app.screen_stack) == depth and app.screen is screen
+        assert sum(isinstance(s, SettingsScreen) for s in app.screen_stack) == 1

@@ -46,6 +46,7 @@ from noted.ui.messages import (
 from noted.ui.palette import system_commands
 from noted.ui.slots import search_screen, settings_screen
 from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
+from noted.ui.typeahead import HoldsKeys
 from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
@@ -69,7 +70,7 @@ SETTINGS_SECONDS = 1.0
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
 
 
-class NotedApp(ReportsWorkerFailures, crash.LastResort):
+class NotedApp(ReportsWorkerFailures, HoldsKeys, crash.LastResort):
     """The terminal notebook."""
 
     # The default screen's own CSS_PATH is not read by Textual (only pushed screens' are), so the
@@ -102,6 +103,7 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
         self._mcp: EmbeddedMcpServer | None = None
         self._mcp_lock = asyncio.Lock()
         self._restore_hooks: Callable[[], None] = lambda: None
+        self._settings: Screen[object] | None = None
         self.mcp_status = ""
         """The MCP server's status-bar text (the settings screen shows it too)."""
         found = load_themes((BUNDLED_DIR, *user_theme_dirs(services.settings.path)))
@@ -382,8 +384,12 @@ class NotedApp(ReportsWorkerFailures, crash.LastResort):
             self.notify(str(exc), severity="warning")
 
     def action_settings(self) -> None:
+        if self._settings is not None and self._settings in self.screen_stack:
+            self.release_keys()
+            return  # F2 inside the settings (or a dialog over them): they are open already
         try:
-            self.push_screen(settings_screen(self.services))
+            self._settings = settings_screen(self.services)
+            self.push_screen(self._settings)  # it hands on the keys typed ahead once it has focus
         except NotedError as exc:
             self.notify(str(exc), severity="warning")
 

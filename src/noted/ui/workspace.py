@@ -34,6 +34,7 @@ from noted.store.protocol import Store
 from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
@@ -346,6 +347,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         elif chat.has_focus_within or self.focused is None:
             # Back to where the person was: the reader if a note is open on a narrow screen.
             (self.query_one(NoteScroll) if self.reading else self.query_one(NoteList)).focus()
+        release_keys(self.app)  # keys typed ahead go where the focus now is
 
     def action_toggle_sidebar(self) -> None:
         self.toggle_class("-no-tree")

@@ -18,6 +18,7 @@ from noted.chat.prompts import PRELOAD_CALL_ID
 from noted.chat.transcripts import Entry, Notice
 from noted.chat.turns import summary
 from noted.providers import AssistantMessage, ToolResultMessage, UserMessage
+from noted.tools.editor import EDIT_TOOLS
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView, status_of
 from noted.ui.chat.views import AnswerView, NoticeView, UserMessageView
@@ -34,6 +35,8 @@ class ChatLog(VerticalScroll, can_focus=False):
         self._answer: AnswerView | None = None
         self._calls: dict[str, ToolCallView] = {}
         self._proposal: EditCard | None = None
+        self._edit_calls: list[ToolCallView] = []
+        """Edits of the open note that worked but wait to be saved: a refusal re-marks them."""
         self.asking: EditCard | None = None
         """The card waiting for the person's yes or no."""
         self.undoable: EditCard | None = None
@@ -55,6 +58,7 @@ class ChatLog(VerticalScroll, can_focus=False):
         """Empty the log (a new chat, another note), leaving ``hint`` as its only line."""
         await self.end_answer()
         self._calls.clear()
+        self._edit_calls.clear()
         self.forget_cards()
         await self.remove_children()
         if hint:
@@ -94,6 +98,8 @@ class ChatLog(VerticalScroll, can_focus=False):
         view = self._calls.get(event.call_id)
         if view is not None:
             view.finish(event.status, event.result)
+            if event.status == "ok" and view.tool_name in EDIT_TOOLS:
+                self._edit_calls.append(view)
 
     async def add(self, widget: Widget) -> None:
         """Add a card or any other block at the end."""
@@ -138,6 +144,7 @@ class ChatLog(VerticalScroll, can_focus=False):
             await self.add(card)
         card.mark_applied(event)
         self._proposal, self.undoable = None, card
+        self._edit_calls.clear()
 
     async def refused(self, message: str) -> None:
         """The edits were not saved (declined, or the note moved meanwhile)."""
@@ -146,6 +153,11 @@ class ChatLog(VerticalScroll, can_focus=False):
         else:
             await self.add_notice(message, kind="warning")
         self._proposal = None
+        # The edit tools answered ✓ while the edits were only held; nothing was written, so their
+        # lines must not say it worked (a resumed chat shows them refused, from the saved results).
+        for view in self._edit_calls:
+            view.finish("refused", {"status": "refused", "message": message})
+        self._edit_calls.clear()
 
     def undone(self, card: EditCard) -> None:
         """The note is back as it was before ``card``'s change."""

@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 from noted.errors import NotedError, QueryError, UnavailableError
 from noted.services import Services
 from noted.ui.messages import OpenNote, ReadAhead
+from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
 
 MODES: tuple[str, ...] = ("keyword", "semantic", "hybrid")
@@ -199,7 +200,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             message.display = False
             yield message
             yield ResultList(id="search-results")
-            yield Label("↑↓ or j/k to choose · Enter opens · Ctrl+O mode · Esc closes", id="search-hint")
+            yield Label("↑↓ choose · Enter opens · Ctrl+O mode · Esc closes", id="search-hint")
 
     def _mode_label(self) -> Content:
         return Content(f"[{MODE_NAMES[self.mode]}]")  # Content, not a str: "[both]" is not markup
@@ -302,6 +303,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             with field.prevent(Input.Changed):
                 field.value = ""
         field.focus()
+        release_keys(self.app)  # keys typed after Ctrl+F go into the query, now focused
 
     def action_close(self) -> None:
         self._chosen = None

@@ -30,6 +30,7 @@ from noted.services import Services
 from noted.settings import ResolvedSetting, SettingChange, SettingValue, Source
 from noted.settings.spec import Kind
 from noted.settings.table import KEYS, MCP, TOOLS
+from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
 
 THEME_KEY = "ui.theme"
@@ -108,13 +109,14 @@ changes, a text field on **Enter** or when you leave it. A value that is not all
 under its field, and nothing is saved. A setting an environment variable (`NOTED_…`) sets is
 read-only here. The help under each setting says what it does.
 
+**Type** to find a setting (its name, key, section or help; **Enter** goes to the first shown),
 **Tab**/**Shift+Tab** move between settings, **Space** flips a switch, **Esc** goes back.
 From a shell: `noted config list`, `noted config set KEY VALUE`.
 """
 
     CSS_PATH = "settings.tcss"
-    AUTO_FOCUS = "#settings Switch, #settings Input, #settings Select, #settings Checkbox"
-    """The first setting, not the scrolling box around them (which shows no focus)."""
+    AUTO_FOCUS = "#settings-filter"
+    """The filter: type to find a setting (Tab goes on to the first one shown)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="settings.close", tooltip="Back to your notes"),
     ]
@@ -140,11 +142,18 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         self._unsubscribe: Any = None
         self.saving = 0
         """Writes in flight (tests wait for 0)."""
+        self._findable: list[tuple[Widget, str]] = []
+        """Each setting's row and the words the filter looks for in it."""
+        self._section = ""
 
     # Building ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         title = "Settings · changes apply at once and are saved in the profile's config.toml"
         yield Label(Content(title), id="settings-title")
+        yield Input(
+            placeholder="Type to find a setting (mcp, timeout, theme…) · Enter goes to it",
+            id="settings-filter",
+        )
         with VerticalScroll(id="settings"):
             self.services.registry.all()  # built on first use, it declares the tool switches listed below
             entries = self.services.settings.entries()
@@ -154,6 +163,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             for section, items in sections.items():
                 with _SECTIONS.get(section, Vertical)(classes="section"):
                     yield Label(section, classes="section--title")
+                    self._section = section.lower()
                     if section == TOOLS:
                         yield from self._tools(items)
                     else:
@@ -169,13 +179,25 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         control.disabled = resolved.source is Source.ENV
         label = Label(self._label(resolved), classes="setting--label")
         parts: list[Widget] = (
-            [Horizontal(control, label, classes="setting--head")]
+            [Horizontal(control, self._state(spec.key, bool(resolved.value)), label, classes="setting--head")]
             if spec.kind is Kind.BOOL
             else [label, control]
         )
         error = Label("", classes="setting--error", id=widget_id(spec.key) + "-error")
         error.display = False
-        return Vertical(*parts, error, Label(Content(spec.help), classes="setting--help"), classes="setting")
+        row = Vertical(*parts, error, Label(Content(spec.help), classes="setting--help"), classes="setting")
+        self._findable.append((row, f"{self._section} {spec.key} {spec.label} {spec.help}".lower()))
+        return row
+
+    @staticmethod
+    def _state(key: str, on: bool) -> Label:
+        """A switch's state in words, beside it: its colour alone is lost with NO_COLOR."""
+        return Label("on " if on else "off", classes="setting--state", id=widget_id(key) + "-state")
+
+    def _show_state(self, key: str | None, on: bool) -> None:
+        if key is not None:
+            for state in self.query(f"#{widget_id(key)}-state").results(Label):
+                state.update("on " if on else "off")
 
     def _label(self, resolved: ResolvedSetting) -> Content:
         pieces: list[str | tuple[str, str]] = [(resolved.spec.label, "bold")]
@@ -218,6 +240,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
                 label = label + Content.styled(f"  set by {resolved.env_var}", "$text-warning")
             box = Checkbox(label, bool(resolved.value), name=spec.key, id=widget_id(spec.key))
             box.disabled = resolved.source is Source.ENV
+            self._findable.append((box, f"{self._section} {spec.key} {spec.label} {' '.join(names)}".lower()))
             yield box
         error = Label("", classes="setting--error", id="tools-error")
         error.display = False
@@ -247,6 +270,9 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         return render(found) + "\n\n# Without a running app: noted mcp config CLIENT prints the stdio form."
 
     # Life cycle ---------------------------------------------------------------------------------
+    def on_screen_resume(self) -> None:
+        release_keys(self.app)  # the first field has focus (AUTO_FOCUS): keys typed after F2 go there
+
     def on_mount(self) -> None:
         self._unsubscribe = self.services.settings.subscribe(self._settings_touched)
         self.set_interval(0.5, self._refresh_mcp_state)  # the app's server reports to the app, not here
@@ -264,6 +290,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     # Changing ------------------------------------------------------------------------------------
     @on(Switch.Changed)
     def _switched(self, event: Switch.Changed) -> None:
+        self._show_state(event.switch.name, event.value)
         self._save(event.switch.name, event.value)
 
     @on(Checkbox.Changed)
@@ -274,6 +301,29 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def _chosen(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
             self._save(event.select.name, event.value)
+
+    @on(Input.Changed, "#settings-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        """Show only the settings whose section, name, key or help hold every word typed."""
+        event.stop()
+        words = event.value.lower().split()
+        for widget, text in self._findable:
+            widget.display = all(word in text for word in words)
+        for section in self.query(".section"):
+            rows = [w for w, _ in self._findable if section in w.ancestors]
+            section.display = not words or any(w.display for w in rows)
+
+    @on(Input.Submitted, "#settings-filter")
+    def _to_first_shown(self, event: Input.Submitted) -> None:
+        event.stop()
+        for widget, _ in self._findable:
+            if widget.display:
+                target = (
+                    widget if widget.focusable else next((w for w in widget.query("*") if w.focusable), None)
+                )
+                if target is not None:
+                    target.focus()
+                    return
 
     @on(Input.Submitted)
     @on(Input.Blurred)
@@ -335,6 +385,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         if isinstance(control, Switch | Checkbox) and control.value != value:
             with control.prevent(Switch.Changed, Checkbox.Changed):
                 control.value = bool(value)
+            self._show_state(key, bool(value))
         elif isinstance(control, Select) and control.value != value:
             with control.prevent(Select.Changed):
                 control.value = value

@@ -1,0 +1,103 @@
+"""Keys and focus in the whole app, on a real profile: keys typed while a pane or a screen opens,
+the key bar, the key overlay, and copying.
+
+Keys typed "fast" are posted to the app all at once (``post_message``), before it has run the
+first: that is what a person typing ahead over SSH does, and what Pilot's ``press`` (which waits
+for the app to be idle after each key) cannot show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input, Label
+
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.chat.views import ChatInput
+from noted.ui.screens.search import SearchScreen
+from noted.ui.screens.settings import SettingsScreen, widget_id
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def services(fixture: Fixture) -> Iterator[Services]:
+    services = open_services(fixture.root, ai_enabled="true", ai_provider="fake")
+    yield services
+    services.close()
+
+
+def type_ahead(pilot: Pilot[None], *keys: str) -> None:
+    """Post ``keys`` to the app at once, as keys arriving faster than the app handles them."""
+    for key in keys:
+        character = key if len(key) == 1 else None
+        pilot.app.post_message(events.Key(key, character))
+
+
+async def test_keys_typed_after_ctrl_t_go_to_the_chat(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        notes = len(services.store.list_notes())
+        type_ahead(pilot, "ctrl+t", "ctrl+n", *"hello")
+        await until(pilot, lambda: isinstance(app.focused, Input) and app.focused.value == "hello")
+        await pilot.pause()
+        # Before the fix ctrl+n, typed before the chat had focus, made a new note and "hello"
+        # went into it.
+        assert len(services.store.list_notes()) == notes
+        assert isinstance(app.focused, ChatInput)
+
+
+@pytest.mark.parametrize(("key", "kind"), [("f2", SettingsScreen), ("ctrl+f", SearchScreen)])
+async def test_keys_typed_after_opening_a_screen_go_into_its_field(
+    services: Services, key: str, kind: type[object]
+) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        type_ahead(pilot, key, *"milk")
+        await until(pilot, lambda: isinstance(app.screen, kind))
+        screen = app.screen
+        # Not vacuous: without holding, the letters went to the note list behind the screen (or
+        # to the opening screen before its field had focus) and were lost.
+        await until(pilot, lambda: isinstance(screen.focused, Input) and screen.focused.value == "milk")
+
+
+async def open_settings(pilot: Pilot[None]) -> SettingsScreen:
+    """F2 on the ready app; the settings once their first field has focus."""
+    app = pilot.app
+    await ready(pilot)
+    await pilot.press("f2")
+    await until(pilot, lambda: isinstance(app.screen, SettingsScreen) and app.screen.focused is not None)
+    assert isinstance(app.screen, SettingsScreen)
+    return app.screen
+
+
+async def test_typing_in_the_settings_finds_the_mcp_switch_and_enter_goes_to_it(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press(*"run the mcp", "enter")
+        # Before: 48 Tabs from the first setting. Now the filter, then Enter on the first match.
+        target = screen.query_one(f"#{widget_id('mcp.enabled')}")
+        await until(pilot, lambda: screen.focused is target)
+        shown = [w for w in screen.query(".setting") if w.display]
+        assert 0 < len(shown) < len(screen.query(".setting"))
+
+
+async def test_a_switch_says_on_or_off_in_words(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        switch = screen.query_one(f"#{widget_id('ai.approveWrites')}")
+        state = screen.query_one(f"#{widget_id('ai.approveWrites')}-state", Label)
+        # Before, only the switch's shade told on from off (nothing with NO_COLOR).
+        assert str(state.render()).strip() == "on"  # the default
+        switch.focus()
+        await pilot.press("space")
+        await until(pilot, lambda: str(state.render()).strip() == "off")
