@@ -81,12 +81,30 @@ class Outline:
         return tuple(s for s in self.sections if s.path != "0")
 
 
-_INLINE_MARKUP = re.compile(r"[*_`~]+|\[([^\]]*)\]\([^)]*\)")
+# Characters that can start inline markup; a heading without any is already its own text.
+_INLINE_SIGNS = re.compile(r"[*_`~\\\[!<&]")
+# What each inline token shows: text, code and an image's alt as they are; breaks as a space;
+# emphasis and link markers (their tokens carry no content) and raw HTML tags as nothing.
+_INLINE_TEXT: dict[str, str] = {"softbreak": " ", "hardbreak": " ", "html_inline": ""}
 
 
 def _plain_heading(text: str) -> str:
-    text = _INLINE_MARKUP.sub(lambda m: m.group(1) or "", text)
+    """The heading's text as a reader sees it, markup removed the CommonMark way.
+
+    A regex cannot tell ``_emph_`` from ``snake_case`` (an underscore inside a word is not
+    emphasis), so the inline rules of the same parser decide which markers are markup.
+    """
+    if _INLINE_SIGNS.search(text):
+        token = _inline_parser().parseInline(text)[0]
+        text = "".join(_INLINE_TEXT.get(c.type, c.content) for c in token.children or ())
     return " ".join(text.split())
+
+
+@functools.lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 @functools.lru_cache(maxsize=1)
