@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noted.markdown import linked_ids, outline, outline_lines, section_text
+from noted.markdown import linked_ids, outline, outline_lines, section_label, section_text
 
 BODY = """intro before any heading
 
@@ -82,3 +82,11 @@ def test_heading_text_keeps_underscores_inside_words_and_drops_real_markup() -> 
         "An emphasised and strong word",
         "co_de and a_link and a_escaped",
     ]
+
+
+def test_section_zero_is_named_top_unless_a_heading_is_called_top() -> None:
+    # section_label is what search hits show; "top" must find section 0, yet a real heading
+    # called "Top" keeps its own name.
+    assert section_label("0") == "§ top" and section_label("1.2", "Food") == "§ 1.2 Food"
+    assert [s.path for s in outline("lead\n# A\n").find("top")] == ["0"]
+    assert [s.path for s in outline("lead\n# Top\n").find("top")] == ["1"]
