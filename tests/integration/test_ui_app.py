@@ -26,7 +26,7 @@ from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
-from noted.ui.widgets.outline import OutlineList
+from noted.ui.widgets.outline import LinkList, OutlineList
 
 SIZE = (120, 40)
 W = TypeVar("W", bound=Widget)
@@ -287,3 +287,20 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
         logger.removeHandler(handler)
         logger.setLevel(level)
         services.close()
+
+
+async def test_links_list_highlights_its_first_item_so_enter_follows_it(
+    running: Running, fixture: Fixture
+) -> None:
+    # After `a` nothing was highlighted and Enter did nothing until ↓: here Enter must open the
+    # linked note straight away (Ideas links to Release plan).
+    running.app.post_message(OpenNote(fixture.ideas))
+    viewer = running.q(NoteViewer)
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.ideas)
+    viewer.focus()
+    await running.pilot.press("a")
+    links = viewer.query_one(LinkList)
+    await running.until(lambda: links.has_focus)
+    assert links.highlighted == 0
+    await running.pilot.press("enter")
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.release)
