@@ -32,7 +32,7 @@ from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.widgets.key_bar import KeyBar
-from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
+from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
@@ -283,7 +283,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         note = event.view.note
         editor.edit(note)
         if event.external:
-            editor.edit_externally(note, note.body, note.title)
+            # Started from reading, so back to reading afterwards (not left in the in-app editor).
+            editor.edit_externally(note, note.body, note.title, then=CLOSE)
 
     @on(NoteEditor.Closed)
     def _edit_closed(self, event: NoteEditor.Closed) -> None:
