@@ -15,10 +15,10 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from noted.models import ACTOR_USER, NotePatch
+from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.store.sqlite import SqliteStore
 from noted.ui.app import NotedApp
-from noted.ui.data import SourceKind
+from noted.ui.data import PAGE_SIZE, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.messages import OpenNote, StoreChanged
@@ -304,3 +304,36 @@ async def test_links_list_highlights_its_first_item_so_enter_follows_it(
     assert links.highlighted == 0
     await running.pilot.press("enter")
     await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.release)
+
+
+async def test_renaming_a_notebook_renames_it_in_the_list_header_and_the_meta_line(
+    running: Running, fixture: Fixture
+) -> None:
+    # Both kept the old name until the notebook was opened again: the tree's cursor did not
+    # move, so nothing told the list, and the open note's view was not read again.
+    tree, viewer = running.q(NotebookTree), running.q(NoteViewer)
+    tree.focus()
+    await running.pilot.press("j", "j")  # All notes → Home → Work
+    await running.until(lambda: running.q(NoteList).source.id == fixture.work)
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.meeting)
+    await running.pilot.press("r")
+    await running.until(lambda: isinstance(running.app.screen, TextPrompt))
+    running.app.screen.query_one("Input").value = "Office"  # type: ignore[attr-defined]
+    await running.pilot.press("enter")
+    await running.until(lambda: str(running.q(NoteList).border_title).startswith("Office · 1 ·"))
+    await running.until(lambda: viewer.view is not None and viewer.view.notebook == "Office")
+
+
+async def test_list_header_counts_every_note_not_the_first_page(fixture: Fixture) -> None:
+    # The header said "100+" (one page and more) while the tree counted them all.
+    services = open_services(fixture.root)
+    for n in range(PAGE_SIZE + 2):
+        services.store.create_note(NoteDraft(title=f"Filler {n}", parent_id=fixture.home), actor=ACTOR_USER)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            notes = app.workspace.query_one(NoteList)
+            await until(pilot, lambda: len(notes.rows) == PAGE_SIZE)  # type: ignore[arg-type]
+            await until(pilot, lambda: str(notes.border_title).startswith(f"All notes · {PAGE_SIZE + 6} ·"))  # type: ignore[arg-type]
+    finally:
+        services.close()

@@ -136,6 +136,15 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if isinstance(event, NotebookTree.SourceChosen):
             self.query_one(NoteList).focus()
 
+    @on(NotebookTree.NotebooksRenamed)
+    def _renamed(self) -> None:
+        # The open note's meta line names its notebook (and its tags): read it again, and drop
+        # what was read ahead under the old names.
+        viewer = self.query_one(NoteViewer)
+        viewer.forget()
+        if not self.editing:
+            viewer.reload()
+
     @on(NoteList.NoteHighlighted)
     async def _note(self, event: NoteList.NoteHighlighted) -> None:
         chosen = isinstance(event, NoteList.NoteChosen)
