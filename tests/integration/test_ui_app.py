@@ -337,3 +337,24 @@ async def test_list_header_counts_every_note_not_the_first_page(fixture: Fixture
             await until(pilot, lambda: str(notes.border_title).startswith(f"All notes · {PAGE_SIZE + 6} ·"))  # type: ignore[arg-type]
     finally:
         services.close()
+
+
+@pytest.mark.parametrize("width", [120, 160, 200])
+async def test_the_chat_leaves_the_note_a_readable_width(fixture: Fixture, width: int) -> None:
+    # At 120 columns the chat beside the tree and the list left the note 6–8 columns wide.
+    services = open_services(fixture.root)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=(width, 40)) as pilot:
+            await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)  # type: ignore[arg-type]
+            await pilot.press("enter", "ctrl+t")
+            await until(pilot, lambda: app.workspace.has_class("-chat"))  # type: ignore[arg-type]
+            await pilot.pause()
+            assert app.workspace.query_one(NoteScroll).content_region.width >= 40
+            await pilot.press("ctrl+t")  # closing the chat brings the list back
+            await until(
+                pilot,
+                lambda: app.workspace.query_one(NoteList).display and not app.workspace.has_class("-chat"),
+            )  # type: ignore[arg-type]
+    finally:
+        services.close()

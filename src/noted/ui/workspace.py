@@ -58,7 +58,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     CSS_PATH = "workspace.tcss"
     AUTO_FOCUS = "#notes"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide"), (170, "-wider")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "new_note", "New note", show=False, id="app.new_note",
                 tooltip="Create a note in the listed notebook"),
@@ -247,6 +247,10 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if self.has_class("-narrow"):
             self.remove_class("-chat")
             self.reading = pane.id == "reader"
+        elif self.has_class("-chat") and (
+            pane.id == "tree" or pane.id == "notes" and self.has_class("-wide")
+        ):
+            self.remove_class("-chat")  # the chat had pushed this pane aside (workspace.tcss): back it comes
 
     def shows(self, widget: Widget) -> bool:
         """Whether ``widget`` is on screen: the layout hides neither it nor a pane that holds it."""
@@ -338,6 +342,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             await self.query_one("#workspace").mount(chat)
         self.toggle_class("-chat")
         if self.has_class("-chat"):
+            if not self.has_class("-narrow"):
+                aside = "the notebooks" if self.has_class("-wider") else "the notebooks and the list"
+                self.notify(f"Beside the assistant {aside} step aside: Esc or Ctrl+T brings them back.")
             chat.set_note(self.query_one(NoteViewer).note_id)
             focusable = [widget for widget in chat.query("*") if widget.focusable]
             if focusable:
