@@ -6,7 +6,8 @@ asks this module, so their section paths always agree.
 
 Section paths are positional: the first top-level heading is ``1``, its second child ``1.2``.
 A heading is the child of the nearest heading before it with a smaller level, whatever the jump
-(``#`` then ``###`` makes ``1.1``). Text before the first heading is section ``0``.
+(``#`` then ``###`` makes ``1.1``). Text before the first heading is section ``0``, shown to
+people as ``top`` (``TOP``), a name ``Outline.find`` also accepts.
 """
 
 from __future__ import annotations
@@ -19,6 +20,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+
+TOP = "top"
+"""What section ``0`` (the text before the first heading) is called wherever a person sees it."""
+
+
+def section_label(path: str, heading: str | None = None) -> str:
+    """``§ 2.1 Heading`` for a section, ``§ top`` for the text before the first heading."""
+    if path == "0":
+        return f"§ {TOP}"
+    return f"§ {path} {heading or ''}".rstrip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +78,16 @@ class Outline:
         return None
 
     def find(self, key: str) -> list[Section]:
-        """Sections named by a path (``1.2``) or by exact heading text (case-insensitive)."""
+        """Sections named by a path (``1.2``), by exact heading text (case-insensitive) or ``top``."""
         key = key.strip()
         by_path = [s for s in self.sections if s.path == key]
         if by_path:
             return by_path
         folded = key.lstrip("#").strip().casefold()
-        return [s for s in self.sections if s.path != "0" and s.heading.casefold() == folded]
+        by_heading = [s for s in self.sections if s.path != "0" and s.heading.casefold() == folded]
+        if by_heading or folded != TOP:
+            return by_heading  # a heading really called "Top" wins over the name of section 0
+        return [s for s in self.sections if s.path == "0"]
 
     @property
     def headings(self) -> tuple[Section, ...]:
@@ -81,12 +95,30 @@ class Outline:
         return tuple(s for s in self.sections if s.path != "0")
 
 
-_INLINE_MARKUP = re.compile(r"[*_`~]+|\[([^\]]*)\]\([^)]*\)")
+# Characters that can start inline markup; a heading without any is already its own text.
+_INLINE_SIGNS = re.compile(r"[*_`~\\\[!<&]")
+# What each inline token shows: text, code and an image's alt as they are; breaks as a space;
+# emphasis and link markers (their tokens carry no content) and raw HTML tags as nothing.
+_INLINE_TEXT: dict[str, str] = {"softbreak": " ", "hardbreak": " ", "html_inline": ""}
 
 
 def _plain_heading(text: str) -> str:
-    text = _INLINE_MARKUP.sub(lambda m: m.group(1) or "", text)
+    """The heading's text as a reader sees it, markup removed the CommonMark way.
+
+    A regex cannot tell ``_emph_`` from ``snake_case`` (an underscore inside a word is not
+    emphasis), so the inline rules of the same parser decide which markers are markup.
+    """
+    if _INLINE_SIGNS.search(text):
+        token = _inline_parser().parseInline(text)[0]
+        text = "".join(_INLINE_TEXT.get(c.type, c.content) for c in token.children or ())
     return " ".join(text.split())
+
+
+@functools.lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 @functools.lru_cache(maxsize=1)
@@ -160,8 +192,14 @@ def section_text(body: str, section: Section) -> str:
 
 
 def outline_lines(body: str) -> list[str]:
-    """The tab-separated outline used by ``read_note(outline=true)``: ``path\\tchars\\theading``."""
-    return [f"{s.path}\t{s.chars}\t{s.heading}" for s in outline(body).sections]
+    """The tab-separated outline used by ``read_note(outline=true)``: ``path\\tchars\\theading``.
+
+    Section ``0`` keeps its path (the key to read it by) and is headed ``(top)`` so the line
+    says what it is rather than ending in an empty column.
+    """
+    return [
+        f"{s.path}\t{s.chars}\t{f'({TOP})' if s.path == '0' else s.heading}" for s in outline(body).sections
+    ]
 
 
 _NOTE_LINK = re.compile(r":/([0-9a-f]{32})\b")

@@ -408,3 +408,14 @@ def test_real_process_asks_on_a_terminal(cli: Cli) -> None:
     assert done.returncode == 0, done.stderr
     assert "Delete the 1 notes in the trash for good?" in done.stdout and "deleted 1 notes" in done.stdout
     assert cli.json("notes", "--trash") == []
+
+
+def test_text_before_the_first_heading_is_called_top(cli: Cli) -> None:
+    # It printed "§ 0" and an empty outline heading, which mean nothing to a person; the path
+    # "0" stays in JSON (scripts key on it) and "top" also names the section to show.
+    note = cli.ok("create", "Zebra facts", "--body", "quagga stripes first\n\n# Later\nmore\n").out.strip()
+    out = cli.ok("search", "quagga", "--mode", "keyword").out
+    assert "§ top" in out and "§ 0" not in out
+    assert cli.json("search", "quagga", "--mode", "keyword")["hits"][0]["section"] == "0"
+    assert cli.ok("show", note, "--outline").out.splitlines()[0].split("\t") == ["0", "22", "(top)"]
+    assert cli.ok("show", note, "--section", "top").out.strip().startswith("quagga stripes first")

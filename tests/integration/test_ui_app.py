@@ -15,10 +15,10 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from noted.models import ACTOR_USER, NotePatch
+from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.store.sqlite import SqliteStore
 from noted.ui.app import NotedApp
-from noted.ui.data import SourceKind
+from noted.ui.data import PAGE_SIZE, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.messages import OpenNote, StoreChanged
@@ -26,7 +26,7 @@ from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
-from noted.ui.widgets.outline import OutlineList
+from noted.ui.widgets.outline import LinkList, OutlineList
 
 SIZE = (120, 40)
 W = TypeVar("W", bound=Widget)
@@ -286,4 +286,75 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
+        services.close()
+
+
+async def test_links_list_highlights_its_first_item_so_enter_follows_it(
+    running: Running, fixture: Fixture
+) -> None:
+    # After `a` nothing was highlighted and Enter did nothing until ↓: here Enter must open the
+    # linked note straight away (Ideas links to Release plan).
+    running.app.post_message(OpenNote(fixture.ideas))
+    viewer = running.q(NoteViewer)
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.ideas)
+    viewer.focus()
+    await running.pilot.press("a")
+    links = viewer.query_one(LinkList)
+    await running.until(lambda: links.has_focus)
+    assert links.highlighted == 0
+    await running.pilot.press("enter")
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.release)
+
+
+async def test_renaming_a_notebook_renames_it_in_the_list_header_and_the_meta_line(
+    running: Running, fixture: Fixture
+) -> None:
+    # Both kept the old name until the notebook was opened again: the tree's cursor did not
+    # move, so nothing told the list, and the open note's view was not read again.
+    tree, viewer = running.q(NotebookTree), running.q(NoteViewer)
+    tree.focus()
+    await running.pilot.press("j", "j")  # All notes → Home → Work
+    await running.until(lambda: running.q(NoteList).source.id == fixture.work)
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.meeting)
+    await running.pilot.press("r")
+    await running.until(lambda: isinstance(running.app.screen, TextPrompt))
+    running.app.screen.query_one("Input").value = "Office"  # type: ignore[attr-defined]
+    await running.pilot.press("enter")
+    await running.until(lambda: str(running.q(NoteList).border_title).startswith("Office · 1 ·"))
+    await running.until(lambda: viewer.view is not None and viewer.view.notebook == "Office")
+
+
+async def test_list_header_counts_every_note_not_the_first_page(fixture: Fixture) -> None:
+    # The header said "100+" (one page and more) while the tree counted them all.
+    services = open_services(fixture.root)
+    for n in range(PAGE_SIZE + 2):
+        services.store.create_note(NoteDraft(title=f"Filler {n}", parent_id=fixture.home), actor=ACTOR_USER)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            notes = app.workspace.query_one(NoteList)
+            await until(pilot, lambda: len(notes.rows) == PAGE_SIZE)  # type: ignore[arg-type]
+            await until(pilot, lambda: str(notes.border_title).startswith(f"All notes · {PAGE_SIZE + 6} ·"))  # type: ignore[arg-type]
+    finally:
+        services.close()
+
+
+@pytest.mark.parametrize("width", [120, 160, 200])
+async def test_the_chat_leaves_the_note_a_readable_width(fixture: Fixture, width: int) -> None:
+    # At 120 columns the chat beside the tree and the list left the note 6–8 columns wide.
+    services = open_services(fixture.root)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=(width, 40)) as pilot:
+            await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)  # type: ignore[arg-type]
+            await pilot.press("enter", "ctrl+t")
+            await until(pilot, lambda: app.workspace.has_class("-chat"))  # type: ignore[arg-type]
+            await pilot.pause()
+            assert app.workspace.query_one(NoteScroll).content_region.width >= 40
+            await pilot.press("ctrl+t")  # closing the chat brings the list back
+            await until(
+                pilot,
+                lambda: app.workspace.query_one(NoteList).display and not app.workspace.has_class("-chat"),
+            )  # type: ignore[arg-type]
+    finally:
         services.close()

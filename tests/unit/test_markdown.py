@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noted.markdown import linked_ids, outline, outline_lines, section_text
+from noted.markdown import linked_ids, outline, outline_lines, section_label, section_text
 
 BODY = """intro before any heading
 
@@ -65,3 +65,28 @@ def test_outline_lines_and_empty_bodies() -> None:
 def test_linked_ids() -> None:
     a, b = "a" * 32, "0123456789abcdef0123456789abcdef"
     assert linked_ids(f"see [x](:/{a}) and ![img](:/{b}) but not :/short") == {a, b}
+
+
+def test_heading_text_keeps_underscores_inside_words_and_drops_real_markup() -> None:
+    # The old regex stripped every `_`, so `formatter_class` became `formatterclass`; the
+    # emphasised and code cases make sure markup is still removed the CommonMark way.
+    body = (
+        "# formatter_class\n"
+        "## The add_argument() method\n"
+        "## An _emphasised_ and **strong** word\n"
+        "## `co_de` and [a_link](http://x.test/a_b) and a\\_escaped\n"
+    )
+    assert [s.heading for s in outline(body).sections] == [
+        "formatter_class",
+        "The add_argument() method",
+        "An emphasised and strong word",
+        "co_de and a_link and a_escaped",
+    ]
+
+
+def test_section_zero_is_named_top_unless_a_heading_is_called_top() -> None:
+    # section_label is what search hits show; "top" must find section 0, yet a real heading
+    # called "Top" keeps its own name.
+    assert section_label("0") == "§ top" and section_label("1.2", "Food") == "§ 1.2 Food"
+    assert [s.path for s in outline("lead\n# A\n").find("top")] == ["0"]
+    assert [s.path for s in outline("lead\n# Top\n").find("top")] == ["1"]

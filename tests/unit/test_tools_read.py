@@ -77,7 +77,7 @@ async def test_read_note_outline_lists_headings_with_section_0_for_leading_text(
     got = await env.ok("read_note", id=note, outline=True)
     lines = got["outline"].split("\n")
     assert [line.split("\t")[0] for line in lines] == ["0", "1", "1.1", "2"]
-    assert lines[0] == "0\t8\t" and lines[1].endswith("\tOne") and lines[2] == "1.1\t14\tOne A"
+    assert lines[0] == "0\t8\t(top)" and lines[1].endswith("\tOne") and lines[2] == "1.1\t14\tOne A"
     assert "body" not in got and got["body_length"] == len(body)
 
 

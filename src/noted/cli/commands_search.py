@@ -14,6 +14,7 @@ from noted.cli import render
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
+from noted.markdown import section_label
 from noted.search.keyword import KeywordHit
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ def _print(
         ctx.out("No notes match." if not total else f"No more results ({total} in all).")
         return 0
     for r in rows:
-        where = f"  § {r.section} {r.section_heading or ''}".rstrip() if r.section else ""
+        where = f"  {section_label(r.section, r.section_heading)}" if r.section else ""
         notebook = str(r.extra.get("notebook") or "")
         ctx.out(
             f"{r.id[:8]}  {r.title}{'  · ' + notebook if notebook else ''}  · {render.fmt_time(r.updated_time)}{where}"

@@ -36,7 +36,7 @@ READ_INPUTS: dict[str, Payload] = {
         default=False,
     ),
     "section": s.string(
-        'A section to read, with its subsections: a path from the outline ("1.2.1", "0" for text '
+        'A section to read, with its subsections: a path from the outline ("1.2.1", "0" or "top" for text '
         'before the first heading) or the exact heading text ("Shopping list").',
         minLength=1,
         maxLength=s.MAX_TITLE,

@@ -36,7 +36,7 @@ from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
-from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
+from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
@@ -62,7 +62,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     CSS_PATH = "workspace.tcss"
     AUTO_FOCUS = "#notes"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide"), (170, "-wider")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "new_note", "New note", show=False, id="app.new_note",
                 tooltip="Create a note in the listed notebook"),
@@ -139,6 +139,15 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one(NoteList).show(event.source)
         if isinstance(event, NotebookTree.SourceChosen):
             self.query_one(NoteList).focus()
+
+    @on(NotebookTree.NotebooksRenamed)
+    def _renamed(self) -> None:
+        # The open note's meta line names its notebook (and its tags): read it again, and drop
+        # what was read ahead under the old names.
+        viewer = self.query_one(NoteViewer)
+        viewer.forget()
+        if not self.editing:
+            viewer.reload()
 
     @on(NoteList.NoteHighlighted)
     async def _note(self, event: NoteList.NoteHighlighted) -> None:
@@ -242,6 +251,10 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if self.has_class("-narrow"):
             self.remove_class("-chat")
             self.reading = pane.id == "reader"
+        elif self.has_class("-chat") and (
+            pane.id == "tree" or pane.id == "notes" and self.has_class("-wide")
+        ):
+            self.remove_class("-chat")  # the chat had pushed this pane aside (workspace.tcss): back it comes
 
     def shows(self, widget: Widget) -> bool:
         """Whether ``widget`` is on screen: the layout hides neither it nor a pane that holds it."""
@@ -294,7 +307,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         note = event.view.note
         editor.edit(note)
         if event.external:
-            editor.edit_externally(note, note.body, note.title)
+            # Started from reading, so back to reading afterwards (not left in the in-app editor).
+            editor.edit_externally(note, note.body, note.title, then=CLOSE)
 
     @on(NoteEditor.Closed)
     def _edit_closed(self, event: NoteEditor.Closed) -> None:
@@ -340,6 +354,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             await self.query_one("#workspace").mount(chat)
         self.toggle_class("-chat")
         if self.has_class("-chat"):
+            if not self.has_class("-narrow"):
+                aside = "the notebooks" if self.has_class("-wider") else "the notebooks and the list"
+                self.notify(f"Beside the assistant {aside} step aside: Esc or Ctrl+T brings them back.")
             chat.set_note(self.query_one(NoteViewer).note_id)
             focusable = [widget for widget in chat.query("*") if widget.focusable]
             if focusable:

@@ -32,6 +32,23 @@ _ORDER = {
 }
 
 
+def note_filter(
+    *, folder_id: str | None, tag_id: str | None, trashed: bool, todo_only: bool
+) -> tuple[str, list[object]]:
+    """The ``WHERE`` clause (and its parameters) of ``list_notes``, shared with what counts them."""
+    where = ["deleted_time > 0" if trashed else "deleted_time = 0"]
+    params: list[object] = []
+    if folder_id is not None:
+        where.append("parent_id = ?")
+        params.append(folder_id)
+    if tag_id is not None:
+        where.append("id IN (SELECT note_id FROM note_tags WHERE tag_id = ?)")
+        params.append(tag_id)
+    if todo_only:
+        where.append("is_todo = 1")
+    return " AND ".join(where), params
+
+
 class NoteOps(HistoryOps, StoreBase):
     """The note half of the SQLite store."""
 
@@ -60,17 +77,8 @@ class NoteOps(HistoryOps, StoreBase):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[NoteMeta]:
-        where = ["deleted_time > 0" if trashed else "deleted_time = 0"]
-        params: list[object] = []
-        if folder_id is not None:
-            where.append("parent_id = ?")
-            params.append(folder_id)
-        if tag_id is not None:
-            where.append("id IN (SELECT note_id FROM note_tags WHERE tag_id = ?)")
-            params.append(tag_id)
-        if todo_only:
-            where.append("is_todo = 1")
-        sql = f"SELECT {META_COLUMNS} FROM notes WHERE {' AND '.join(where)} ORDER BY {_ORDER[order]}"
+        where, params = note_filter(folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only)
+        sql = f"SELECT {META_COLUMNS} FROM notes WHERE {where} ORDER BY {_ORDER[order]}"
         sql += " LIMIT ? OFFSET ?"
         params += [-1 if limit is None else limit, offset]
         with self.db.read() as conn:

@@ -28,6 +28,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from noted.errors import NotedError, QueryError, UnavailableError
+from noted.markdown import section_label
 from noted.services import Services
 from noted.ui.messages import OpenNote, ReadAhead
 from noted.ui.typeahead import release_keys
@@ -117,7 +118,7 @@ def result_prompt(row: ResultRow) -> Content:
     """Two lines: the title with its notebook and section, then the snippet."""
     where = [(f"  {row.notebook}", "$text-muted")] if row.notebook else []
     if row.section:
-        where.append((f"  § {row.section} {row.heading or ''}".rstrip(), "$text-accent"))
+        where.append((f"  {section_label(row.section, row.heading)}", "$text-accent"))
     snippet = " ".join(row.snippet.split()) or "(no text)"
     if len(snippet) > SNIPPET_CHARS:  # two lines at most, so a screenful holds several results
         snippet = snippet[: SNIPPET_CHARS - 1].rstrip() + "…"
@@ -130,7 +131,8 @@ class ResultList(OptionList):
     HELP = """\
 ## Results
 
-Best match first. Each shows the note's title and notebook, the section that matched (`§ 2.1`)
+Best match first. Each shows the note's title and notebook, the section that matched (`§ 2.1`, or
+`§ top` for text before the first heading)
 and a snippet. **j**/**k** or **↑**/**↓** choose, **Enter** opens the note scrolled to that section.
 """
 

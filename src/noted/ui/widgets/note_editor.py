@@ -334,25 +334,28 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
         if self.note is not None:
             self.edit_externally(self.note, self.body_text, self.title_text or self.note.title)
 
-    def edit_externally(self, note: Note, text: str, title: str) -> None:
+    def edit_externally(self, note: Note, text: str, title: str, *, then: str = STAY) -> None:
         """Suspend the app, run ``$EDITOR`` on ``text``, then save the result as the person.
 
         The save is based on ``note``'s ``updated_time``; if the note changed meanwhile it is
         refused, the text stays in the editor and in the temporary file until the person settles
-        the conflict.
+        the conflict. ``then=CLOSE`` (editing started from the reader) goes back to reading once
+        the text is saved, unchanged, or the editor could not run.
         """
         try:
             with self.app.suspend():
                 result: ExternalEdit = edit_text(text, title=title)
         except Exception as exc:  # no terminal to hand over, an editor that failed: say so, lose nothing
             self.notify(f"Could not edit in $EDITOR: {exc}", severity="error")
+            if then == CLOSE:
+                self.post_message(self.Closed(note.id))
             return
         self.note = note
         self._kept_file = result.path
         self.query_one("#editor-title", Input).value = title
         self.query_one("#editor-body", TextArea).load_text(result.text)
         self._update_dirty()
-        if self.save() is None:
+        if self.save(then=then) is None:
             self._forget_file()
 
     def _forget_file(self) -> None:

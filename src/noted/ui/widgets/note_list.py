@@ -221,6 +221,7 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         self.rows: list[NoteRow] = []
         self.marked: set[str] = set()
         self._has_more = False
+        self._total: int | None = None
         self._loading = False
         self.triage = NoteTriage(self, store)
 
@@ -237,9 +238,13 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
 
     def show(self, source: NoteSource) -> None:
         """List the notes of ``source`` from the top (does nothing if it is already shown or on its way)."""
-        if source == self.source and (self.rows or self._loading):
+        if source.key == self.source.key and (self.rows or self._loading):
+            if source != self.source:  # the same notes under a new name (a notebook renamed)
+                self.source = source
+                self.border_title = self._title()
             return
         self.source = source
+        self._total = None
         self.marked.clear()
         self._load(offset=0, limit=PAGE_SIZE, replace=True, keep=None)
 
@@ -261,10 +266,12 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
     @on(_Page)
     def _page(self, message: _Page) -> None:
         page = message.page
-        if page.source != self.source or page.order != self.order:
+        if page.source.key != self.source.key or page.order != self.order:
             return  # an answer to a question no longer asked
         self._loading = False
         self._has_more = page.has_more
+        if page.total is not None:
+            self._total = page.total
         if message.replace:
             previous = self.highlighted or 0
             self.rows = list(page.rows)
@@ -291,7 +298,9 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         return Option(row_prompt(row, row.meta.id in self.marked, self.order), id=row.meta.id)
 
     def _title(self) -> str:
-        count = f"{len(self.rows)}{'+' if self._has_more else ''}"
+        count = (
+            f"{len(self.rows)}{'+' if self._has_more else ''}" if self._total is None else f"{self._total:,}"
+        )
         marked = f" · {len(self.marked)} marked" if self.marked else ""
         return f"{self.source.title} · {count} · by {_SORT_LABEL.get(self.order, self.order)}{marked}"
 

@@ -51,6 +51,17 @@ def _label(title: str, count: int | None) -> Text:
     return label
 
 
+def _titles(data: TreeData) -> dict[str, str]:
+    """The name of every notebook and tag, by id (to notice a rename between two loads)."""
+    found = {f"#{tag.id}": tag.title for tag in data.tags}
+    stack = list(data.roots)
+    while stack:
+        node = stack.pop()
+        found[node.folder.id] = node.folder.title
+        stack.extend(node.children)
+    return found
+
+
 class NotebookTree(ReportsWorkerFailures, SteadyScrollbars, Tree[TreeItem]):
     """The left pane: where notes come from."""
 
@@ -95,6 +106,9 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
     class SourceChosen(SourceHighlighted):
         """Enter on a line that lists notes: the person wants to go to the list."""
 
+    class NotebooksRenamed(Message):
+        """A load found a notebook under a new name: what shows the old one must read it again."""
+
     class _Loaded(Message, bubble=False):
         def __init__(self, data: TreeData) -> None:
             super().__init__()
@@ -124,6 +138,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         """Where the cursor goes once the tree, just loaded, has been laid out."""
         self._tags: TreeNode[TreeItem] | None = None
         self._tags_pending = False
+        self._announced: NoteSource | None = None
         self.ready = False
         """True once the notebooks are in and the cursor is on its line (keys act on them from then)."""
 
@@ -152,6 +167,8 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         wanted = self._select_after_load or cursor
         self._select_after_load = None
         self._moving_to = wanted
+        if self._data is not None and _titles(self._data) != _titles(message.data):
+            self.post_message(self.NotebooksRenamed())
         self._data = message.data
         self._rebuild(message.data)
         # Nodes learn their line when the tree next lays out: move the cursor after that.
@@ -162,7 +179,19 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         self._moving_to = None
         for key in (*keys, ALL_NOTES.key):
             if self._move_to(key):
+                self._announce_if_renamed()
                 return
+
+    def _announce_if_renamed(self) -> None:
+        """Tell the list the new name of the source it shows (the cursor did not move, so no
+        highlight event says it)."""
+        item = self._item
+        shown = self._announced
+        if item is None or item.source is None or shown is None:
+            return
+        if item.source.key == shown.key and item.source != shown:
+            self._announced = item.source
+            self.post_message(self.SourceHighlighted(self, item.source))
 
     def _remember_expanded(self) -> None:
         def walk(node: TreeNode[TreeItem]) -> None:
@@ -270,6 +299,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         event.stop()
         item = event.node.data
         if item is not None and item.source is not None:
+            self._announced = item.source
             self.post_message(self.SourceHighlighted(self, item.source))
 
     @on(Tree.NodeSelected)

@@ -166,6 +166,12 @@ good. **A** in the note attaches a file from a path.
             options or [Option(Content.styled("no links or files", "$text-muted"), disabled=True)]
         )
 
+    def on_focus(self) -> None:
+        # Highlight the first item on arrival (by `a` or Tab): with nothing highlighted, Enter
+        # did nothing until an arrow key. Not done in show(), so an unfocused list stays plain.
+        if self.has_items and self.highlighted is None:
+            self.highlighted = 0
+
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
