@@ -252,8 +252,10 @@ def load_page(
 ) -> NotePage:
     """One page of the notes of ``source``; one more than asked is read to know if more follow."""
     if source.kind is SourceKind.CONFLICTS and isinstance(store, SyncConflictOps):
-        ids = [c.copy_id for c in store.sync_conflicts()][offset : offset + limit + 1]
+        copies = [c.copy_id for c in store.sync_conflicts()]
+        ids = copies[offset : offset + limit + 1]
         metas = [_meta(n) for n in store.get_notes(ids)]
+        total: int | None = len(copies)
     elif source.kind is SourceKind.SEARCH:
         if keyword is None:
             raise ValueError("a search source needs keyword search")
@@ -261,6 +263,7 @@ def load_page(
         ids = [hit.note_id for hit in results.hits]
         found = {n.id: n for n in store.get_notes(ids)}
         metas = [_meta(found[i]) for i in ids if i in found]
+        total = results.total
     else:
         folder_id = source.id if source.kind is SourceKind.FOLDER else None
         tag_id = source.id if source.kind is SourceKind.TAG else None
@@ -275,7 +278,7 @@ def load_page(
                 store, folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only
             )  # fmt: skip
         return NotePage(source, order, offset, _rows(store, metas[:limit]), len(metas) > limit, total)
-    return NotePage(source, order, offset, _rows(store, metas[:limit]), len(metas) > limit, results.total)
+    return NotePage(source, order, offset, _rows(store, metas[:limit]), len(metas) > limit, total)
 
 
 def _meta(note: Note) -> NoteMeta:
