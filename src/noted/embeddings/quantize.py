@@ -91,7 +91,6 @@ def _locked(path: Path) -> Iterator[None]:
 
 def convert(source: Path, target: Path) -> None:
     """Write the dynamic-int8 (per-channel) model of ``source`` to ``target``."""
-    import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from noted.embeddings import fuse_attention
@@ -99,12 +98,7 @@ def convert(source: Path, target: Path) -> None:
     plain = target.with_name(target.name + ".fp32.onnx")
     fused = target.with_name(target.name + ".fused.onnx")
     try:
-        options = ort.SessionOptions()
-        # Basic optimisation folds the weight-only int8 Casts into plain fp32 weights; the extended
-        # levels would fuse nodes into ONNX Runtime's own ops, which the quantizer does not know.
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-        options.optimized_model_filepath = str(plain)
-        ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
+        write_plain(source, plain)
         # Per-tensor scales were too lossy here (cosine 0.93 to the original); per channel, 0.994.
         # Fused attention first: the quantizer leaves its node alone and quantizes the projections.
         graph = fused if fuse_attention.fuse(plain, fused) else plain
@@ -112,6 +106,18 @@ def convert(source: Path, target: Path) -> None:
     finally:
         plain.unlink(missing_ok=True)
         fused.unlink(missing_ok=True)
+
+
+def write_plain(source: Path, target: Path) -> None:
+    """Write ``source`` as ONNX Runtime's basic optimiser leaves it: fp32 weights, standard ops."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    # Basic optimisation folds the weight-only int8 Casts into plain fp32 weights; the extended
+    # levels would fuse nodes into ONNX Runtime's own ops, which the quantizer does not know.
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(target)
+    ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
 
 
 if __name__ == "__main__":
