@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -14,7 +15,7 @@ import httpx
 import numpy as np
 import pytest
 
-from noted.embeddings import Embedder, make_embedder, quantize
+from noted.embeddings import Embedder, fuse_attention, make_embedder, quantize
 from noted.embeddings.fake import FakeEmbedder
 from noted.embeddings.model_spec import default_spec
 from noted.embeddings.onnx import MAX_BATCH_AREA, OnnxEmbedder, _batches
@@ -97,6 +98,7 @@ def test_dynamic_int8_copy_is_made_once_named_by_hash_and_close_to_the_original(
     assert (
         made[0].read_bytes() != local.spec.model_path.read_bytes()
         and b"MatMulInteger" in made[0].read_bytes()
+        and b"MultiHeadAttention" in made[0].read_bytes()
     )
     fast.close()
     stamp = made[0].stat().st_mtime_ns
@@ -104,6 +106,52 @@ def test_dynamic_int8_copy_is_made_once_named_by_hash_and_close_to_the_original(
     again.embed_documents(["once more"])
     assert made[0].stat().st_mtime_ns == stamp  # reused, not made again
     again.close()
+
+
+@pytest.fixture(scope="module")
+def plain_graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The packaged model as fp32 standard ops: what the attention fusion is given."""
+    plain = tmp_path_factory.mktemp("plain") / "plain.onnx"
+    quantize.write_plain(default_spec().model_path, plain)
+    return plain
+
+
+def test_fused_attention_gives_the_original_vectors(
+    tmp_path: Path, plain_graph: Path, local: OnnxEmbedder
+) -> None:
+    fused = tmp_path / "fused.onnx"
+    assert fuse_attention.fuse(plain_graph, fused)
+    assert fused.read_bytes().count(b"MultiHeadAttention") >= 6  # one per layer: really fused
+    embedder = OnnxEmbedder(dataclasses.replace(local.spec, model_path=fused))
+    # Lengths that differ within one batch: a mask ignored or misread would move the short rows.
+    texts = ["short", "a medium sentence about the garden and its tomatoes", "word " * 120, ""]
+    mine, theirs = embedder.embed_documents(texts), local.embed_documents(texts)
+    assert all(_cos(a, b) > 0.9999 for a, b in zip(mine, theirs, strict=True))
+    embedder.close()
+
+
+def test_fusion_that_changes_outputs_is_not_kept(tmp_path: Path, plain_graph: Path) -> None:
+    # 384 does not split into 5 heads, and 16 heads of 24 compute different attention: the
+    # numerical check must refuse both, leaving no file (with 12 heads the same call succeeds above).
+    fused = tmp_path / "fused.onnx"
+    assert not fuse_attention.fuse(plain_graph, fused, heads=(5, 16))
+    assert not fused.exists()
+
+
+def test_fusion_leaves_a_graph_without_named_attention(tmp_path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["attention_mask"], ["out"])],
+        "other",
+        [helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [None, None])],
+        [helper.make_tensor_value_info("out", TensorProto.INT64, [None, None])],
+    )
+    source = tmp_path / "other.onnx"
+    onnx.save(helper.make_model(graph), str(source))
+    assert not fuse_attention.fuse(source, tmp_path / "fused.onnx")
+    assert not (tmp_path / "fused.onnx").exists()
 
 
 def test_without_the_quantizer_the_original_runs_under_its_own_id(

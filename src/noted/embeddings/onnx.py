@@ -261,7 +261,8 @@ def local_embedder(
     """The packaged default model: all-MiniLM-L6-v2, int8, 384 dimensions, 256 tokens.
 
     With ``quantized_cache`` (the profile's ``models`` folder) it runs the dynamic-int8 copy made
-    there from the packaged file, 1.7x faster at the same search quality.
+    there from the packaged file (fused attention, int8 matrix products): about 2x the chunks per
+    CPU-second of a full index at the same search quality.
 
     Raises:
         UnavailableError: The package carrying the model is not installed.
