@@ -150,10 +150,12 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def compose(self) -> ComposeResult:
         title = "Settings · changes apply at once and are saved in the profile's config.toml"
         yield Label(Content(title), id="settings-title")
-        yield Input(
+        finder = Input(
             placeholder="Type to find a setting (mcp, timeout, theme…) · Enter goes to it",
             id="settings-filter",
         )
+        finder.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
+        yield finder
         with VerticalScroll(id="settings"):
             self.services.registry.all()  # built on first use, it declares the tool switches listed below
             entries = self.services.settings.entries()
