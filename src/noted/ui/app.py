@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
-from noted.ui import crash, memory, restyle
+from noted.ui import crash, memory, patches
 from noted.ui.commands import (
     MoveToProvider,
     OpenNoteProvider,
@@ -93,8 +93,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, crash.LastResort):
         ``first_look``: the first screen's rows, being read ahead (``launch.open_app``)."""
         self.first_look = first_look
         self._current_theme: tuple[str, Theme] | None = None
-        memory.install()
-        restyle.install()
+        patches.install()
         self._collector = memory.Collector()
         super().__init__()
         self.services = services

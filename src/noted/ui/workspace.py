@@ -34,6 +34,7 @@ from noted.store.protocol import Store
 from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
 from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
@@ -271,13 +272,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def refresh(
         self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
     ) -> Self:
-        if self._layout_required and repaint and not (regions or layout or recompose) and self.is_mounted:
-            # A layout is pending (a note was put in place while a screen covered this one, which
-            # has just closed): the layout's paint takes the whole screen, where Textual would paint
-            # what the layout moved and then, at once, the whole screen again. 5-7 ms a note.
-            self._set_dirty()
-            self._dirty_widgets.add(self)
-            self.check_idle()
+        # A layout may be pending (a note put in place while a screen covered this one, which has
+        # just closed): then the layout paints the screen once, whole (``patches.pending_layout``).
+        if repaint and not (regions or layout or recompose) and paint_whole_when_layout_pending(self):
             return self
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
