@@ -86,7 +86,7 @@ def fit_keys(entries: list[tuple[Content, bool]], palette: Content | None, width
     own keys come first in the list, the app's last), and a `…` marks the gap; the pinned entries
     and the palette stay whole whenever they fit at all (the widget's ellipsis cuts the rest).
     """
-    reserved = palette.cell_length + 1 if palette is not None else 0
+    reserved = palette.cell_length + 2 if palette is not None else 0  # a space before it and after
     kept = list(entries)
 
     def length() -> int:
@@ -100,7 +100,7 @@ def fit_keys(entries: list[tuple[Content, bool]], palette: Content | None, width
     line = Content(" ").join(parts)
     if palette is None:
         return line
-    room = width - line.cell_length - palette.cell_length
+    room = width - line.cell_length - palette.cell_length - 1
     if room >= 1:
         return Content.assemble(line, " " * room, palette)
     return Content.assemble(palette, " ", line)  # narrower than the pinned keys: the palette first
