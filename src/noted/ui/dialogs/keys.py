@@ -76,20 +76,18 @@ def key_groups(screen: Screen[object]) -> tuple[KeyGroup, ...]:
     groups: list[KeyGroup] = []
     for node, actions in rows.items():
         found = tuple(
-            sorted(  # the app's own keys (they have ids) before those its widgets inherit from Textual
-                (
-                    KeyRow(tuple(keys), binding.description or binding.action, binding.tooltip, binding.id)
-                    for keys, binding in actions.values()
-                ),
-                key=lambda row: row.binding_id is None,
-            )
+            KeyRow(tuple(keys), binding.description or binding.action, binding.tooltip, binding.id)
+            for keys, binding in actions.values()
         )
         title = group_title(node, app)
         if groups and groups[-1].title == title:
             groups[-1] = KeyGroup(title, groups[-1].rows + found)
         else:
             groups.append(KeyGroup(title, found))
-    return tuple(groups)
+    # In each group the app's own keys (they have ids) before those its widgets inherit from Textual.
+    return tuple(
+        KeyGroup(g.title, tuple(sorted(g.rows, key=lambda row: row.binding_id is None))) for g in groups
+    )
 
 
 def pane_help(screen: Screen[object]) -> str:
