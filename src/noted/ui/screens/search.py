@@ -166,7 +166,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         Binding("down", "move(1)", "Next", show=False, id="search.down", tooltip="Next result"),
         Binding("up", "move(-1)", "Previous", show=False, id="search.up", tooltip="Previous result"),
         # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
-        Binding("f1", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
+        Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
     ]  # fmt: skip
 
     class Answered(Message, bubble=False):
