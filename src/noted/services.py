@@ -214,8 +214,9 @@ class Services:
         with self._lock:
             if self._transcripts is None:
                 from noted.chat.transcripts import Transcripts
+                from noted.store.sqlite.chats import SqliteChats
 
-                self._transcripts = Transcripts(self.db)
+                self._transcripts = Transcripts(SqliteChats(self.db))
             return self._transcripts
 
     def provider_config(self) -> ProviderConfig:
