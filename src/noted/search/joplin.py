@@ -25,12 +25,11 @@ import apsw
 
 from noted.errors import QueryError
 from noted.models import Note, now_ms
-from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordResults, KeywordSearch
+from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
 from noted.search.sql import compile_query
 from noted.store.joplin import JoplinStore
-from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.scratch import add_folders, add_resources, add_tags, scratch_copy
 
 RECENT_MS = 7 * 24 * 60 * 60 * 1000
@@ -174,7 +173,7 @@ def _visible(item: dict[str, Any], folder_ids: frozenset[str] | None) -> bool:
     return folder_ids is None or str(item.get("parent_id", "")) in folder_ids
 
 
-def keyword_search_for(store: SqliteStore | JoplinStore) -> KeywordSearch:
+def keyword_search_for(store: HasDatabase) -> KeywordSearch:
     """The keyword search that fits ``store``: Joplin's engine for Joplin, FTS5 for SQLite.
 
     ``KeywordSearch(joplin_store)`` would type-check (the sidecar is a database) but search the
