@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 from textual.dom import DOMNode
 
-from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.ui.commands import open_tool_palette
 from noted.ui.key_hints import KeyHints
 from noted.ui.widgets.note_editor import NoteEditor
@@ -77,7 +76,7 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     yield SystemCommand("Focus notebooks", "Move the cursor to the notebook tree", app.action_focus_tree)
     yield SystemCommand("Focus notes", "Move the cursor to the note list", app.action_focus_list)
     yield SystemCommand("Empty trash", "Delete the notes in the trash for good", app.action_empty_trash)
-    if isinstance(app.services.store, SyncConflictOps):
+    if app.services.store.sync is not None:
         yield SystemCommand(
             "Sync now", "Have Joplin sync with your other machines (runs joplin.syncCommand)",
             screen.action_sync_now,

@@ -28,8 +28,6 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.models import ACTOR_USER
 from noted.services import Services
-from noted.store.joplin.sync_command import run_sync
-from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import Store
 from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
@@ -411,14 +409,15 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def action_sync_now(self) -> None:
         """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
         store = self.services.store
-        if not isinstance(store, SyncConflictOps):
+        sync, copies = store.sync, store.conflicts
+        if sync is None:
             self.notify("Sync is Joplin's: this profile's notes are not in Joplin", severity="warning")
             return
         command = self.services.settings.get_str("joplin.syncCommand")
 
         def work() -> None:
-            run = run_sync(command, store.sidecar.db)
-            conflicts = len(store.sync_conflicts())
+            run = sync.run(command)
+            conflicts = len(copies.sync_conflicts()) if copies is not None else 0
             settle = f"; {conflicts} conflict(s) in Conflicts" if conflicts else ""
             self.app.call_from_thread(self.notify, f"Joplin synced: {run.summary}{settle}")
             stamp = time.strftime("%H:%M", time.localtime(run.finished / 1000))

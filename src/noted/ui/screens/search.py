@@ -108,9 +108,7 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
 
 def _partial(services: Services) -> str:
     """A line saying results by meaning come from a partial index ('' when it is complete)."""
-    from noted.indexer.coverage import index_coverage
-
-    notice = index_coverage(services.store, services.store.db).notice()
+    notice = services.index_coverage().notice()
     return f"{notice} (still indexing): results may be missing" if notice else ""
 
 
