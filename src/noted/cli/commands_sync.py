@@ -18,6 +18,7 @@ from noted.cli.args import Subparsers, command, read_text_file
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Note
+from noted.settings.handles import JOPLIN_SYNC_COMMAND
 from noted.store.conflicts import text_diff
 from noted.store.joplin.sync_command import last_sync, run_sync
 from noted.store.joplin.sync_conflicts import SyncConflict, SyncConflictOps
@@ -59,7 +60,7 @@ def cmd_sync(args: argparse.Namespace, ctx: CliContext) -> int:
                 f"Last sync from noted: {render.fmt_time(last)}" if last else "noted has not run a sync yet."
             )
         return 0
-    run = run_sync(services.settings.get_str("joplin.syncCommand"), store.sidecar.db)
+    run = run_sync(services.settings.get(JOPLIN_SYNC_COMMAND), store.sidecar.db)
     conflicts = len(store.sync_conflicts())
     if ctx.json:
         ctx.emit({"summary": run.summary, "finished": run.finished, "conflicts": conflicts})

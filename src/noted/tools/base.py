@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from noted.settings import Settings
+from noted.settings.handles import Setting, tool_switch
 from noted.store.protocol import Store
 from noted.tools.scope import Scope
 
@@ -127,8 +128,13 @@ class Tool:
         return (not self.is_write) if self.default_enabled is None else self.default_enabled
 
     @property
+    def setting(self) -> Setting[bool]:
+        """The switch that turns this tool on or off (``ai.tool.<id>.enabled``)."""
+        return tool_switch(self.setting_id or self.name)
+
+    @property
     def setting_key(self) -> str:
-        return f"ai.tool.{self.setting_id or self.name}.enabled"
+        return self.setting.key
 
     def to_mcp(self) -> Payload:
         """The tool as an MCP ``tools/list`` entry (plain data; the MCP layer wraps it)."""

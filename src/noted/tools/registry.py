@@ -23,6 +23,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from noted.errors import ConflictError, NotedError
 from noted.settings import Settings
+from noted.settings.handles import AI_APPROVE_WRITES
 from noted.tools.base import IMAGES, ImageData, Payload, Tool, ToolContext, ToolError
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,6 @@ log = logging.getLogger(__name__)
 MAX_ARGUMENT_CHARS = 16 * 1024 * 1024
 """No call's arguments, as JSON, may be longer than this (each field has its own, smaller cap): room
 for one 10 MiB attachment in base64 (13,981,016 characters) and the fields around it."""
-APPROVE_WRITES = "ai.approveWrites"
 
 OK = "ok"
 ERROR = "error"
@@ -109,7 +109,7 @@ class ToolRegistry:
         return self._tools.get(name)
 
     def enabled(self, tool: Tool) -> bool:
-        return self.settings.get_bool(tool.setting_key)
+        return self.settings.get(tool.setting)
 
     def available(self, tool: Tool, ctx: ToolContext | None) -> bool:
         """Whether ``tool`` makes sense for this caller: editor tools need an open note, and
@@ -151,7 +151,7 @@ class ToolRegistry:
         problem = self.validate(tool, args)
         if problem is not None:
             return ToolResult(name, ERROR, message=problem[0], field=problem[1])
-        if tool.is_write and ctx.approve is not None and self.settings.get_bool(APPROVE_WRITES):
+        if tool.is_write and ctx.approve is not None and self.settings.get(AI_APPROVE_WRITES):
             if not await ctx.approve(tool, args):
                 message = "The person declined this change. Do not retry it unless they ask for it."
                 return ToolResult(name, REFUSED, message=message)
