@@ -7,7 +7,7 @@ plain functions; ``ToolRegistry.call`` (async) runs them in a worker thread.
 
 Two error channels:
 
-- ``ToolError``: a failure the model should see and can recover from ("note not found",
+- ``ToolError`` (a ``NotedError``): a failure the model should see and can recover from ("note not found",
   "anchor matches twice"). It becomes a tool result marked as an error. The errors of
   ``noted.errors`` that the store raises (not found, invalid input, conflict) travel the same way.
 - Any other exception is a bug: logged with its stack and reported as an internal error whose
@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from noted.errors import NotedError
 from noted.settings import Settings
 from noted.settings.handles import Setting, tool_switch
 from noted.store.protocol import Store
@@ -48,7 +49,7 @@ Approver = Callable[["Tool", Mapping[str, Any]], Awaitable[bool]]
 """Asks the person whether a write may run; True lets it run."""
 
 
-class ToolError(Exception):
+class ToolError(NotedError):
     """A failure the model can act on; its message is shown to the model as the tool's result.
 
     Args:
@@ -58,7 +59,6 @@ class ToolError(Exception):
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
         self.field = field
 
 
