@@ -28,14 +28,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.models import ACTOR_USER
 from noted.services import Services
-from noted.settings.handles import (
-    AI_BUDGET_TOKENS,
-    AI_ENABLED,
-    AI_MODEL,
-    AI_PROVIDER,
-    JOPLIN_SYNC_COMMAND,
-    MCP_ENABLED,
-)
+from noted.settings import handles
 from noted.store.joplin.sync_command import run_sync
 from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import Store
@@ -113,9 +106,10 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def _settings_parts(self, mcp_now: str = "") -> dict[str, str]:
         s = self.services.settings
-        model = s.get(AI_MODEL) or "default model"
-        parts = {"model": f"{s.get(AI_PROVIDER)} · {model}" if s.get(AI_ENABLED) else "AI off"}
-        if not s.get(MCP_ENABLED):
+        model = s.get(handles.AI_MODEL) or "default model"
+        ai = f"{s.get(handles.AI_PROVIDER)} · {model}" if s.get(handles.AI_ENABLED) else "AI off"
+        parts = {"model": ai}
+        if not s.get(handles.MCP_ENABLED):
             parts["mcp"] = "MCP off"
         elif mcp_now in ("", "MCP off"):
             parts["mcp"] = "MCP starting…"
@@ -342,7 +336,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def on_chat_pane_usage_changed(self, event: ChatPane.UsageChanged) -> None:
         # Of the budget, as the next request will be measured; not the sum of every request.
-        size, budget = event.size, self.services.settings.get(AI_BUDGET_TOKENS)
+        size, budget = event.size, self.services.settings.get(handles.AI_BUDGET_TOKENS)
         self.query_one(StatusBar).set_part("tokens", f"{size:,} of {budget:,} tokens" if size else "")
 
     # Actions -------------------------------------------------------------------------------
@@ -425,7 +419,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if not isinstance(store, SyncConflictOps):
             self.notify("Sync is Joplin's: this profile's notes are not in Joplin", severity="warning")
             return
-        command = self.services.settings.get(JOPLIN_SYNC_COMMAND)
+        command = self.services.settings.get(handles.JOPLIN_SYNC_COMMAND)
 
         def work() -> None:
             run = run_sync(command, store.sidecar.db)
