@@ -7,7 +7,8 @@ shown to the person as a short "internal error" line.
     ├── NotFoundError             an id or title that names nothing
     ├── InvalidInputError         bad arguments, a malformed query, an unreadable file
     │   ├── QueryError            a keyword-search query that does not parse, or is too long
-    │   └── NotUtf8Error          bytes that are not valid UTF-8 (argv, stdin, a file or its name)
+    │   ├── NotUtf8Error          bytes that are not valid UTF-8 (argv, stdin, a file or its name)
+    │   └── TransferError         bad input to an import or export (store.transfer.common)
     ├── ConflictError             an update based on a note that has changed since
     ├── ProfileError              the profile folder or its database cannot be used
     │   └── StorageError          a fault of the disk or the database file (each its own exit code)
@@ -18,7 +19,24 @@ shown to the person as a short "internal error" line.
     │       └── DatabaseBusyError        another process held the database past the timeout
     ├── ConfigError               a setting that is unknown or has a bad value
     ├── UnavailableError          a capability that is off or cannot run here (index, extension)
-    └── BackendError              a backend (Joplin) that cannot be reached or answered badly
+    ├── BackendError              a backend (Joplin) that cannot be reached or answered badly
+    │   ├── JoplinUnreachableError     a read gave up retrying, or a write was not sent (store.joplin.client)
+    │   └── WriteOutcomeUnknownError   a write was sent and no answer came back (store.joplin.client)
+    ├── ProviderError             a model's server that cannot be reached, refuses or fails (providers.errors)
+    ├── BudgetExceeded            a conversation that would not fit the token budget (chat.budget)
+    ├── LeaseLost                 another process took the indexing lease from this one (indexer.lease)
+    └── ToolError                 a tool call the model can correct; its message is the tool's result (tools.base)
+
+Stopping early is not an error, so it has its own root: an ``except NotedError`` that reports a
+failure must never swallow a cancel.
+
+    Interruption                  a request to stop, caught by the code that asked for it
+    ├── Stopped                   the person cancelled while a chat answer was awaited (chat.waiting)
+    ├── IndexingStopped           the indexer was asked to stop between batches (indexer.engine)
+    └── _Stop                     an attachment flow ends quietly, having said why (ui.widgets.attachments)
+
+Every exception class defined in noted sits in one of these two trees, where it is drawn here
+(``tests/unit/test_errors_tree.py`` checks both).
 """
 
 from __future__ import annotations
@@ -101,3 +119,7 @@ class UnavailableError(NotedError):
 
 class BackendError(NotedError):
     """A storage backend that cannot be reached or answered with something unusable."""
+
+
+class Interruption(Exception):
+    """Not an error: a request to stop, raised to unwind and caught by the code that asked for it."""

@@ -40,6 +40,23 @@ class ChangeType(enum.StrEnum):
     DELETE = "delete"
 
 
+class ToolStatus(enum.StrEnum):
+    """How a call of an assistant tool ended (``tools.ToolResult``).
+
+    The value is the ``status`` that models, MCP clients and saved transcripts are shown.
+    """
+
+    OK = "ok"
+    ERROR = "error"
+    """A ToolError or a store error: the model can recover."""
+    REFUSED = "refused"
+    """Switched off, not available here, or declined by the person."""
+    CONFLICT = "conflict"
+    """An editor edit that was not saved because the note changed (see ``editor.CommitResult``)."""
+    INTERNAL = "internal"
+    """A bug, logged."""
+
+
 @dataclass(frozen=True, slots=True)
 class Folder:
     """A notebook. ``parent_id`` is ``""`` for a top-level notebook."""

@@ -16,6 +16,25 @@ from typing import TYPE_CHECKING
 from noted.profile import Profile
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
+from noted.settings.handles import (
+    AI_ALLOW_REMOTE,
+    AI_API_KEY_FILE,
+    AI_APPROVE_WRITES,
+    AI_BASE_URL,
+    AI_BUDGET_TOKENS,
+    AI_ENABLED,
+    AI_MODEL,
+    AI_PROVIDER,
+    AI_TIMEOUT_SECONDS,
+    BACKEND,
+    EMBEDDING_BASE_URL,
+    EMBEDDING_MODEL,
+    EMBEDDING_PASSAGE_PREFIX,
+    EMBEDDING_PROVIDER,
+    EMBEDDING_QUERY_PREFIX,
+    EMBEDDING_THREADS,
+    SEARCH_INDEXER_ENABLED,
+)
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import Database
@@ -68,7 +87,7 @@ class Services:
         """
         settings = settings or Settings.load(profile)
         first_run = profile.is_new
-        if (backend or settings.get_str("backend")) == "joplin":
+        if (backend or settings.get(BACKEND)) == "joplin":
             from noted.search.joplin import keyword_search_for
             from noted.store.joplin import open_joplin_store
 
@@ -114,21 +133,21 @@ class Services:
         from noted.providers import load_api_key
 
         s = self.settings
-        kind = s.get_str("ai.embedding.provider")
-        threads = s.get_int("ai.embedding.threads") or None
+        kind = s.get(EMBEDDING_PROVIDER)
+        threads = s.get(EMBEDDING_THREADS) or None
         if kind == "fake":
             return make_embedder("fake")
         if kind == "openai":
             return make_embedder(
                 "openai",
-                base_url=s.get_str("ai.embedding.baseUrl") or s.get_str("ai.baseUrl"),
-                model=s.get_str("ai.embedding.model"),
-                api_key=load_api_key("openai", key_file=s.get_path("ai.apiKeyFile")),
-                allow_remote=s.get_bool("ai.allowRemote"),
-                query_prefix=s.get_str("ai.embedding.queryPrefix"),
-                passage_prefix=s.get_str("ai.embedding.passagePrefix"),
+                base_url=s.get(EMBEDDING_BASE_URL) or s.get(AI_BASE_URL),
+                model=s.get(EMBEDDING_MODEL),
+                api_key=load_api_key("openai", key_file=s.get_path(AI_API_KEY_FILE)),
+                allow_remote=s.get(AI_ALLOW_REMOTE),
+                query_prefix=s.get(EMBEDDING_QUERY_PREFIX),
+                passage_prefix=s.get(EMBEDDING_PASSAGE_PREFIX),
             )
-        folder = s.get_str("ai.embedding.model")
+        folder = s.get(EMBEDDING_MODEL)
         if folder:
             return make_embedder("folder", path=folder, threads=threads)
         return make_embedder("local", threads=threads, quantized_cache=self.profile.root / "models")
@@ -169,7 +188,7 @@ class Services:
         self, *, label: str, on_status: Callable[[IndexStatus], None] | None = None
     ) -> IndexerService | None:
         """Start indexing in the background (if ``search.indexer.enabled``); returns the service."""
-        if not self.settings.get_bool("search.indexer.enabled"):
+        if not self.settings.get(SEARCH_INDEXER_ENABLED):
             return None
         if self._indexer is None:
             self._indexer = self.indexer_service(label=label, on_status=on_status)
@@ -223,15 +242,15 @@ class Services:
         from noted.providers import ProviderConfig, load_api_key
 
         s = self.settings
-        kind = s.get_str("ai.provider")
+        kind = s.get(AI_PROVIDER)
         return ProviderConfig(
             kind=kind,
-            model=s.get_str("ai.model"),
-            base_url=s.get_str("ai.baseUrl") or None,
-            api_key=load_api_key(kind, key_file=s.get_path("ai.apiKeyFile")),
-            enabled=s.get_bool("ai.enabled"),
-            allow_remote=s.get_bool("ai.allowRemote"),
-            timeout=float(s.get_int("ai.timeoutSeconds")),
+            model=s.get(AI_MODEL),
+            base_url=s.get(AI_BASE_URL) or None,
+            api_key=load_api_key(kind, key_file=s.get_path(AI_API_KEY_FILE)),
+            enabled=s.get(AI_ENABLED),
+            allow_remote=s.get(AI_ALLOW_REMOTE),
+            timeout=float(s.get(AI_TIMEOUT_SECONDS)),
             # The chat engine retries within ai.timeoutSeconds and shows each try; an SDK retry
             # would wait the whole timeout again, unseen.
             max_retries=0,
@@ -256,9 +275,9 @@ class Services:
                 registry=self.registry,
                 context=context,
                 transcripts=self.transcripts,
-                approve_writes=lambda: self.settings.get_bool("ai.approveWrites"),
-                budget=lambda: self.settings.get_int("ai.budgetTokens"),
-                timeout=lambda: float(self.settings.get_int("ai.timeoutSeconds")),
+                approve_writes=lambda: self.settings.get(AI_APPROVE_WRITES),
+                budget=lambda: self.settings.get(AI_BUDGET_TOKENS),
+                timeout=lambda: float(self.settings.get(AI_TIMEOUT_SECONDS)),
             )
         )
 

@@ -320,7 +320,9 @@ def _notes(order: Any, scores: Any, notes: list[str], floor: float) -> list[str]
     return out[:10]
 
 
-def sweep_strict(store: SqliteStore, embedder: Embedder, queries: list[EvalQuery], floors: list[float]) -> None:
+def sweep_strict(
+    store: SqliteStore, embedder: Embedder, queries: list[EvalQuery], floors: list[float]
+) -> None:
     """nDCG@10 of strict semantic and strict hybrid search with each candidate floor for strict."""
     presets = semantic.PRESETS["default"]
     saved = presets[Relevance.STRICT]
@@ -331,8 +333,12 @@ def sweep_strict(store: SqliteStore, embedder: Embedder, queries: list[EvalQuery
     try:
         for floor in floors:
             presets[Relevance.STRICT] = Preset(saved.chunks, floor)
-            sem_runs = [[h.note_id for h in sem.search(q.text, relevance="strict", limit=10)] for q in queries]
-            hyb_runs = [[h.note_id for h in fused.search(q.text, relevance="strict", limit=10).hits] for q in queries]
+            sem_runs = [
+                [h.note_id for h in sem.search(q.text, relevance="strict", limit=10)] for q in queries
+            ]
+            hyb_runs = [
+                [h.note_id for h in fused.search(q.text, relevance="strict", limit=10).hits] for q in queries
+            ]
             print(f"strict floor {floor:.3f}: semantic nDCG@10 {m.score(sem_runs, labels).ndcg:.3f}, "
                   f"hybrid {m.score(hyb_runs, labels).ndcg:.3f}", flush=True)  # fmt: skip
     finally:

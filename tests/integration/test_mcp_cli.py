@@ -17,6 +17,7 @@ from tests.integration.mcp_support import World, http_client, make_world, noted_
 
 from noted.cli import main
 from noted.settings import Settings
+from noted.settings.handles import MCP_TOKEN_FILE
 
 
 @pytest.fixture
@@ -77,7 +78,7 @@ def test_token_creates_a_private_strong_file_and_sets_the_setting(
     path = world.profile.root / "mcp-token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert len(path.read_text().strip()) >= 64
-    assert Settings.load(world.profile).get_path("mcp.tokenFile") == path
+    assert Settings.load(world.profile).get_path(MCP_TOKEN_FILE) == path
     assert path.read_text().strip() not in out  # never shown unless asked
 
     code, _, err = run(world, capsys, "mcp", "token")

@@ -120,7 +120,7 @@ async def test_a_toggle_sends_list_changed(world: World, mode: str) -> None:
                         event = await subscription.__anext__()
                     assert isinstance(event, ToolsListChanged)
             names = {t.name for t in (await client.list_tools()).tools}
-            assert ("create_note" in names) == world.settings.get_bool("ai.tool.create_note.enabled")
+            assert ("create_note" in names) == world.settings.tool_enabled("create_note")
 
 
 async def _toggle_until_heard(world: World, heard: list[Any]) -> None:
@@ -129,7 +129,7 @@ async def _toggle_until_heard(world: World, heard: list[Any]) -> None:
     key = "ai.tool.create_note.enabled"
     with anyio.fail_after(20):
         while not any(isinstance(m, types.ToolListChangedNotification) for m in heard):
-            world.settings.set(key, not world.settings.get_bool(key))
+            world.settings.set(key, not world.settings.get(key))
             with anyio.move_on_after(1.0):
                 while not heard:
                     await anyio.sleep(0.02)

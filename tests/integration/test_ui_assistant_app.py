@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from noted.services import Services
+from noted.settings.handles import AI_TIMEOUT_SECONDS
 from noted.ui.app import NotedApp
 from noted.ui.chat.views import AnswerView, StatusLine
 from noted.ui.widgets.status_bar import StatusBar
@@ -87,11 +88,11 @@ async def test_a_timeout_set_from_a_shell_reaches_the_running_chat(
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(pilot)
-            assert services.settings.get_int("ai.timeoutSeconds") == 120
+            assert services.settings.get(AI_TIMEOUT_SECONDS) == 120
             done = await asyncio.to_thread(run_noted, fixture.root, "config", "set", "ai.timeoutSeconds", "7")
             assert done.returncode == 0, done.stderr
             # Not vacuous: before, the app kept 120 until it was restarted.
-            await until(pilot, lambda: services.settings.get_int("ai.timeoutSeconds") == 7, timeout=DEADLINE)
+            await until(pilot, lambda: services.settings.get(AI_TIMEOUT_SECONDS) == 7, timeout=DEADLINE)
 
             await send(pilot, app, "Hello?")
             status = app.workspace.query_one(StatusLine)

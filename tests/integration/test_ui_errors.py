@@ -30,6 +30,7 @@ from textual.message import Message
 from textual.notifications import Notify
 
 from noted.logs import setup_logging
+from noted.settings.handles import UI_THEME
 from noted.ui.app import NotedApp
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
@@ -84,7 +85,7 @@ async def test_switching_themes_with_mcp_on_and_a_writer_keeps_the_app(
                 await until(pilot, lambda: not isinstance(app.screen, CommandPalette))
                 await until(pilot, lambda n=name: app.theme == n)  # type: ignore[misc]
                 await until(pilot, lambda n=name: page.look() is not None and page.look().theme_name == n)  # type: ignore[misc, union-attr]
-                assert services.settings.get_str("ui.theme") == name  # saved, as the palette says
+                assert services.settings.get(UI_THEME) == name  # saved, as the palette says
             assert writer.wait(timeout=120) == 0
             notes = app.workspace.query_one(NoteList)
             await until(pilot, lambda: "From the CLI 1" in [r.meta.title for r in notes.rows], timeout=90)

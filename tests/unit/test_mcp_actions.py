@@ -15,6 +15,7 @@ from noted.errors import ConfigError
 from noted.mcp.actions import FILE_FIELD, MAX_SUMMARY, actions_actor, answer, client_of, openapi_document
 from noted.mcp.options import HttpOptions
 from noted.mcp.token import create
+from noted.models import ToolStatus
 from noted.settings import Settings
 from noted.tools import ImageData, Tool, all_tools
 from noted.tools.registry import ToolResult
@@ -107,7 +108,9 @@ def test_options_read_the_switch_and_the_consent_from_settings(tmp_path: Path) -
 
 def test_answers_map_each_status_and_carry_images_as_files() -> None:
     image = ImageData("image/png", b"\x89PNG fake")
-    ok = answer(ToolResult("read_attachment", "ok", {"id": "x", "filename": "shot.png"}, images=(image,)))
+    ok = answer(
+        ToolResult("read_attachment", ToolStatus.OK, {"id": "x", "filename": "shot.png"}, images=(image,))
+    )
     assert ok.status_code == 200
     body = json.loads(bytes(ok.body))
     assert body[FILE_FIELD] == [{"name": "shot.png", "mime_type": "image/png", "content": "iVBORyBmYWtl"}]

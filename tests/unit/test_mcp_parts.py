@@ -15,6 +15,7 @@ from noted.mcp.options import HttpOptions, is_loopback
 from noted.mcp.server import call_result
 from noted.mcp.token import MIN_ENTROPY_BITS, estimated_bits
 from noted.mcp.wire import Refusal, invalid_id, invalid_message, invalid_request, refusal
+from noted.models import ToolStatus
 from noted.tools.registry import ToolResult
 
 
@@ -53,19 +54,21 @@ def test_actor_names_are_safe_and_bounded() -> None:
 
 
 def test_results_map_to_the_wire() -> None:
-    ok = call_result(ToolResult("search_notes", "ok", payload={"total": 1, "results": []}))
+    ok = call_result(ToolResult("search_notes", ToolStatus.OK, payload={"total": 1, "results": []}))
     assert ok.structured_content == {"total": 1, "results": []} and not ok.is_error
     block = ok.content[0]
     assert isinstance(block, types.TextContent) and json.loads(block.text) == ok.structured_content
 
-    for status in ("error", "refused", "conflict"):
+    for status in (ToolStatus.ERROR, ToolStatus.REFUSED, ToolStatus.CONFLICT):
         failed = call_result(ToolResult("update_note", status, message="read it again"))
         assert failed.is_error and failed.structured_content is None
         assert isinstance(failed.content[0], types.TextContent) and failed.content[0].text == "read it again"
 
     with pytest.raises(MCPError) as caught:
         call_result(
-            ToolResult("broken", "internal", message='internal error in tool "broken"; it was logged')
+            ToolResult(
+                "broken", ToolStatus.INTERNAL, message='internal error in tool "broken"; it was logged'
+            )
         )
     assert caught.value.code == types.INTERNAL_ERROR
 

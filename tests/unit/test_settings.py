@@ -23,6 +23,7 @@ from noted.settings import (
     env_names,
     looks_secret,
 )
+from noted.settings.handles import AI_API_KEY_FILE, UI_KEYMAP
 
 USER_FILE = """\
 # my own notes about this file
@@ -81,7 +82,7 @@ def test_defaults_apply_when_there_is_no_file_and_reading_creates_nothing(tmp_pa
     assert settings.get("mcp.allowedNotebooks") == ()
     assert settings.get("ai.tool.edit_current.enabled") is False
     assert settings.source("ai.enabled") == "default"
-    assert settings.get_path("ai.apiKeyFile") is None
+    assert settings.get_path(AI_API_KEY_FILE) is None
     assert not settings.path.exists()
 
 
@@ -121,7 +122,7 @@ def test_a_new_file_is_laid_out_as_nested_tables(tmp_path: Path) -> None:
         "mcp": {"allowedNotebooks": ["Work", "Home"]},
         "ui": {"keymap": {"note.save": "ctrl+s"}},
     }
-    assert settings.get_table("ui.keymap") == {"note.save": "ctrl+s"}
+    assert settings.get(UI_KEYMAP) == {"note.save": "ctrl+s"}
     assert settings.get("ui.keymap.note.save") == "ctrl+s"
 
 
@@ -242,7 +243,7 @@ def test_paths_are_read_from_the_config_folder(tmp_path: Path) -> None:
     (tmp_path / "keys").mkdir()
     (tmp_path / "keys" / "openai.txt").write_text("k\n", encoding="utf-8")  # it must exist
     settings.set("ai.apiKeyFile", "keys/openai.txt")
-    assert settings.get_path("ai.apiKeyFile") == tmp_path / "keys" / "openai.txt"
+    assert settings.get_path(AI_API_KEY_FILE) == tmp_path / "keys" / "openai.txt"
 
 
 # the environment

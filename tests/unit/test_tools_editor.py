@@ -8,7 +8,7 @@ import pytest
 from tests.support.tools_env import ACTOR, Env, make_env
 
 from noted.errors import InvalidInputError
-from noted.models import ChangeType, ItemType, NotePatch
+from noted.models import ChangeType, ItemType, NotePatch, ToolStatus
 from noted.store.sqlite import SqliteStore
 from noted.tools import CommitStatus, EditorSession, ToolResult
 
@@ -147,7 +147,7 @@ def test_nothing_to_save_writes_nothing(env: Env) -> None:
     session.replace_range(0, 1, "#", "same text")
     outcome = session.commit(env.store, ACTOR)
     assert outcome.status is CommitStatus.UNCHANGED and env.store.latest_cursor() == cursor
-    ok = ToolResult("editor_append", "ok", payload={})
+    ok = ToolResult("editor_append", ToolStatus.OK, payload={})
     assert outcome.amend(ok) is ok
 
 

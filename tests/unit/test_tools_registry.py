@@ -126,8 +126,8 @@ async def test_a_note_telling_the_model_to_use_or_enable_tools_changes_nothing(e
     assert env.store.latest_cursor() == cursor
     assert env.settings.reload() == ()
     assert not env.settings.path.exists()
-    assert env.settings.get_bool("ai.tool.update_note.enabled") is False
-    assert env.settings.get_bool("ai.tool.delete_note.enabled") is False
+    assert env.settings.tool_enabled("update_note") is False
+    assert env.settings.tool_enabled("delete_note") is False
     # And no tool could have written a setting: none takes a key or a setting.
     for tool in env.registry.all():
         props = set(tool.input_schema.get("properties", {}))

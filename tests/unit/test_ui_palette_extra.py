@@ -99,10 +99,10 @@ async def test_toggle_tool_from_its_own_palette_and_from_the_main_one(
     await until(pilot, lambda: tool in services.registry.offered())
     assert _config(services)["ai"]["tool"]["delete_note"]["enabled"] is True  # type: ignore[index]
 
-    assert services.settings.get_bool("ai.tool.read_note.enabled")
+    assert services.settings.tool_enabled("read_note")
     await pilot.press("ctrl+p")
     await _choose(pilot, "toggle read a note", "Toggle tool: Read a note · read · on")
-    await until(pilot, lambda: not services.settings.get_bool("ai.tool.read_note.enabled"))
+    await until(pilot, lambda: not services.settings.tool_enabled("read_note"))
     assert _config(services)["ai"]["tool"]["read_note"]["enabled"] is False  # type: ignore[index]
 
 

@@ -64,7 +64,7 @@ from noted.chat.turns import (
 )
 from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import ConflictError, NotedError
-from noted.models import Note, NotePatch, assistant_actor
+from noted.models import Note, NotePatch, ToolStatus, assistant_actor
 from noted.providers import (
     AssistantMessage,
     ChatProvider,
@@ -309,9 +309,9 @@ class _Run:
             yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
             tool = registry.get(call.name)
             if call.arguments_error:
-                result = ToolResult(call.name, "error", message=call.arguments_error)
+                result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
             elif paused:
-                result = ToolResult(call.name, "refused", message=PAUSED)
+                result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
             elif tool is not None and self._needs_approval(tool, arguments):
                 approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
                 allowed = False
@@ -323,7 +323,7 @@ class _Run:
                 if allowed:
                     result = await registry.call(call.name, arguments, self.ctx)
                 else:
-                    result = ToolResult(call.name, "refused", message=DECLINED)
+                    result = ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
             else:
                 result = await registry.call(call.name, arguments, self.ctx)
             results.append(result)
@@ -394,7 +394,7 @@ class _Run:
         if self.round is not None:
             calls, results = self.round
             done = [mark_edits(r, NOT_SAVED) for r in results]
-            done += [ToolResult(c.name, "refused", message=NOT_RUN) for c in calls[len(done) :]]
+            done += [ToolResult(c.name, ToolStatus.REFUSED, message=NOT_RUN) for c in calls[len(done) :]]
             messages += round_messages(self.text + mark if self.text else "", calls, done)
         elif self.text:
             messages.append(AssistantMessage(self.text + mark))

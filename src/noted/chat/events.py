@@ -10,7 +10,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from noted.models import Note
+from noted.models import Note, ToolStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +36,12 @@ class ToolCallFinished:
 
     call_id: str
     name: str
-    status: str
+    status: ToolStatus
     result: dict[str, Any]
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.status is ToolStatus.OK
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ import asyncio
 import json
 from typing import Any
 
+from noted.models import ToolStatus
 from noted.providers import (
     AssistantMessage,
     Message,
@@ -63,7 +64,7 @@ def mark_edits(result: ToolResult, message: str) -> ToolResult:
     """``result``, or a refusal carrying ``message`` when it is an edit of the open note that will
     not be written (declined, or cut short), so the model does not believe it was saved."""
     if result.ok and result.name in EDIT_TOOLS:
-        return ToolResult(result.name, "refused", message=message)
+        return ToolResult(result.name, ToolStatus.REFUSED, message=message)
     return result
 
 

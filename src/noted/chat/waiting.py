@@ -20,6 +20,7 @@ from contextlib import suppress
 
 from noted.chat.events import Waiting
 from noted.chat.turns import settle
+from noted.errors import Interruption
 from noted.providers import ChatProvider, ChatRequest, ProviderError, ProviderEvent
 
 TICK = 1.0
@@ -28,7 +29,7 @@ BACKOFF = (0.5, 1.0, 2.0, 4.0)
 """Pause before each retry (the last repeats)."""
 
 
-class Stopped(Exception):
+class Stopped(Interruption):
     """The person cancelled while the answer was awaited or streamed."""
 
 

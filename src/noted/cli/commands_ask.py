@@ -37,6 +37,7 @@ from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.cli.resolve import resolve_note
 from noted.errors import InvalidInputError
+from noted.models import ToolStatus
 
 if TYPE_CHECKING:  # the engine and the tools load only when a question is asked
     from noted.chat.engine import ChatEngine
@@ -180,7 +181,7 @@ class _Renderer:
             case ToolCallStarted(summary=summary):
                 self.break_before_text = self.last != "\n"
                 print(f"\n· {summary}", file=err)
-            case ToolCallFinished(name=name, status=status, result=result) if status != "ok":
+            case ToolCallFinished(name=name, status=status, result=result) if status is not ToolStatus.OK:
                 print(f"  {name}: {status}: {result.get('error', '')}", file=err)
             case EditsProposed(diff=diff):
                 print(diff, file=err)

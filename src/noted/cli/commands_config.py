@@ -14,8 +14,9 @@ from noted.cli.args import Subparsers, add_common, command
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 from noted.settings import Kind, ResolvedSetting, Settings, Source
+from noted.settings.handles import UI_KEYMAP
 
-KEYMAP = "ui.keymap"
+KEYMAP = UI_KEYMAP.key
 
 _VALUE_WIDTH = 32
 

@@ -29,6 +29,7 @@ from noted.mcp.options import DEFAULT_HOST, DEFAULT_PORT, HttpOptions
 from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.mcp.token import create
 from noted.settings import Settings
+from noted.settings.handles import MCP_TOKEN_FILE
 
 if TYPE_CHECKING:
     from noted.mcp.deps import McpDeps
@@ -212,9 +213,11 @@ def cmd_token(args: argparse.Namespace, ctx: CliContext) -> int:
     path = Path(args.path).expanduser().resolve() if args.path else profile.root / TOKEN_FILE_NAME
     token = create(path, overwrite=args.force)
     settings = Settings.load(profile)
-    settings.set("mcp.tokenFile", str(path))
+    settings.set(MCP_TOKEN_FILE, str(path))
     if ctx.json:
-        ctx.emit({"path": str(path), "setting": "mcp.tokenFile", **({"token": token} if args.show else {})})
+        ctx.emit(
+            {"path": str(path), "setting": MCP_TOKEN_FILE.key, **({"token": token} if args.show else {})}
+        )
         return 0
     ctx.out(f"token written to {path} (readable by you only); mcp.tokenFile now points at it")
     ctx.out("HTTP clients must send: Authorization: Bearer <the token>; `noted mcp config CLIENT` shows how")

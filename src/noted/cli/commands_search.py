@@ -16,6 +16,7 @@ from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 from noted.markdown import section_label
 from noted.search.keyword import KeywordHit
+from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
 
 if TYPE_CHECKING:
     from noted.indexer.coverage import IndexCoverage
@@ -76,8 +77,8 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.offset < 0:
         raise InvalidInputError("--offset must be 0 or more")
     services = ctx.services
-    mode = args.mode or services.settings.get_str("search.defaultMode")
-    relevance = services.settings.get_str("search.relevance")
+    mode = args.mode or services.settings.get(SEARCH_DEFAULT_MODE)
+    relevance = services.settings.get(SEARCH_RELEVANCE)
     total: int | None = None
     coverage: IndexCoverage | None = None
     if mode == "semantic":

@@ -18,6 +18,7 @@ from noted.cli.args import Subparsers, command, read_text_file
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Note
+from noted.settings.handles import JOPLIN_SYNC_COMMAND
 from noted.store.conflicts import text_diff
 from noted.store.protocol import Store
 from noted.store.sync import SyncConflict, SyncConflicts, Syncing
@@ -64,7 +65,7 @@ def cmd_sync(args: argparse.Namespace, ctx: CliContext) -> int:
                 f"Last sync from noted: {render.fmt_time(last)}" if last else "noted has not run a sync yet."
             )
         return 0
-    run = sync.run(services.settings.get_str("joplin.syncCommand"))
+    run = sync.run(services.settings.get(JOPLIN_SYNC_COMMAND))
     conflicts = len(_conflict_store(services.store).sync_conflicts())
     if ctx.json:
         ctx.emit({"summary": run.summary, "finished": run.finished, "conflicts": conflicts})

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from noted.embeddings import Embedder
+from noted.errors import Interruption
 from noted.indexer.chunking import Chunk, chunk_note
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.vectors import (
@@ -78,7 +79,7 @@ def _indexable(note: Note | None) -> bool:
     )
 
 
-class IndexingStopped(Exception):
+class IndexingStopped(Interruption):
     """``should_stop`` said stop: the work done so far is committed, the rest waits for next time."""
 
 

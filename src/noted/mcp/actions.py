@@ -32,8 +32,9 @@ from noted.mcp.client_tokens import CLIENT_KEY, ClientToken
 from noted.mcp.clients import client_name
 from noted.mcp.deps import McpDeps
 from noted.mcp.options import OPENAPI_PATH
+from noted.models import ToolStatus
 from noted.tools.base import Payload, Tool, ToolContext
-from noted.tools.registry import CONFLICT, ERROR, INTERNAL, OK, REFUSED, ToolResult
+from noted.tools.registry import ToolResult
 from noted.tools.scope import scope_from_settings
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,10 @@ MAX_SUMMARY = 300
 """ChatGPT refuses an operation whose description is longer than this."""
 FILE_FIELD = "openaiFileResponse"
 
-_STATUS = {OK: 200, ERROR: 400, REFUSED: 403, CONFLICT: 409, INTERNAL: 500}
+_STATUS = {
+    ToolStatus.OK: 200, ToolStatus.ERROR: 400, ToolStatus.REFUSED: 403, ToolStatus.CONFLICT: 409,
+    ToolStatus.INTERNAL: 500,
+}  # fmt: skip
 _PRODUCT = re.compile(r"([A-Za-z][\w.+-]*)/[\w.]+")
 _BROWSER_TOKENS = frozenset(
     {"mozilla", "applewebkit", "chrome", "safari", "gecko", "khtml", "version", "edg"}
@@ -197,7 +201,7 @@ class Actions:
             return _failure(404, f'there is no action "{name[:100]}"; the actions on are: {known}', "error")
         arguments = _arguments(await request.body())
         if isinstance(arguments, str):
-            return _failure(400, arguments, ERROR)
+            return _failure(400, arguments, ToolStatus.ERROR)
         deps = self.deps
         scope = scope_from_settings(deps.settings)
         context = ToolContext(

@@ -23,10 +23,9 @@ from noted.mcp.http import HttpServer
 from noted.mcp.logs import send_library_logs_to_noted
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
+from noted.settings.handles import MCP_ENABLED
 
 log = logging.getLogger(__name__)
-
-ENABLED = "mcp.enabled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +118,7 @@ class EmbeddedMcpServer:
 
     async def apply_settings(self) -> None:
         """Start or stop to follow ``mcp.enabled``; a failed start is kept in ``state.error``."""
-        wanted = self.deps.settings.get_bool(ENABLED)
+        wanted = self.deps.settings.get(MCP_ENABLED)
         if wanted and not self.running:
             try:
                 await self.start()

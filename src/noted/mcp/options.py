@@ -14,14 +14,20 @@ from noted.errors import ConfigError
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.token import TokenFile
 from noted.settings import Settings
+from noted.settings.handles import (
+    AI_ALLOW_REMOTE,
+    MCP_ACTIONS_ENABLED,
+    MCP_ALLOWED_ORIGINS,
+    MCP_HOST,
+    MCP_PORT,
+    MCP_TOKEN_FILE,
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 MAX_BODY = 16 * 1024 * 1024
 """The largest request body the HTTP server takes (16 MiB)."""
-ACTIONS = "mcp.actions.enabled"
-ALLOW_REMOTE = "ai.allowRemote"
 OPENAPI_PATH = "/openapi.json"
 
 
@@ -66,13 +72,13 @@ class HttpOptions:
         ``mcp.actions.enabled`` and ``ai.allowRemote``, with ``host``, ``port`` and ``actions``
         (from the command line: ``--actions``) taking precedence."""
         return cls(
-            host=host or settings.get_str("mcp.host") or DEFAULT_HOST,
-            port=settings.get_int("mcp.port") if port is None else port,
-            token_file=settings.get_path("mcp.tokenFile"),
-            allowed_origins=settings.get_list("mcp.allowedOrigins"),
+            host=host or settings.get(MCP_HOST) or DEFAULT_HOST,
+            port=settings.get(MCP_PORT) if port is None else port,
+            token_file=settings.get_path(MCP_TOKEN_FILE),
+            allowed_origins=settings.get(MCP_ALLOWED_ORIGINS),
             clients_file=ClientTokens.beside(settings.path).path,
-            actions=settings.get_bool(ACTIONS) if actions is None else actions,
-            allow_remote=settings.get_bool(ALLOW_REMOTE),
+            actions=settings.get(MCP_ACTIONS_ENABLED) if actions is None else actions,
+            allow_remote=settings.get(AI_ALLOW_REMOTE),
         )
 
     @property

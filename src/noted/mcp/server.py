@@ -43,9 +43,10 @@ from noted.errors import ConfigError
 from noted.mcp.client_tokens import CLIENT_KEY, ClientToken, ClientTokens
 from noted.mcp.clients import ClientInfo, ClientTracker, actor_for, name_of
 from noted.mcp.deps import McpDeps
+from noted.models import ToolStatus
 from noted.settings import SettingChange
 from noted.tools.base import Tool, ToolContext
-from noted.tools.registry import INTERNAL, ToolResult
+from noted.tools.registry import ToolResult
 from noted.tools.scope import scope_from_settings
 
 log = logging.getLogger(__name__)
@@ -306,7 +307,7 @@ def call_result(result: ToolResult) -> types.CallToolResult:
             for image in result.images
         ]
         return types.CallToolResult(content=content, structured_content=result.payload)
-    if result.status == INTERNAL:
+    if result.status is ToolStatus.INTERNAL:
         raise MCPError(INTERNAL_ERROR, result.message or "internal error; it was logged")
     message = result.message or f"the tool failed ({result.status})"
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)

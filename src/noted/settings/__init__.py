@@ -10,9 +10,10 @@ Secrets are never settings: API keys and tokens come from the environment or fro
 ``…File`` setting names (``credentials``), and ``Settings.set`` refuses any key that looks like one.
 
     settings = Settings.load(profile)
-    settings.get("mcp.port")                      # 8765
-    settings.source("ai.enabled")                 # "environment (NOTED_AI_ENABLED)"
-    settings.set("ai.provider", "anthropic")      # validated, saved, subscribers told
+    settings.get(MCP_PORT)                        # 8765, an int to mypy (``handles``)
+    settings.get("mcp.port")                      # 8765 by key, for keys a person typed
+    settings.source(AI_ENABLED)                   # "environment (NOTED_AI_ENABLED)"
+    settings.set(AI_PROVIDER, "anthropic")        # validated, saved, subscribers told
     settings.register_tool_setting("update_note", title="Update a note", default=False, write=True)
 
 This package is a leaf: it imports nothing of noted but ``errors`` and ``profile``.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from noted.settings.core import Settings
 from noted.settings.credentials import api_key, joplin_token, read_secret
+from noted.settings.handles import Setting, tool_switch
 from noted.settings.registry import TOOL_KEY, SettingsRegistry, env_names, looks_secret, tool_key
 from noted.settings.resolved import ResolvedSetting, SettingChange, Source, Subscriber
 from noted.settings.spec import Kind, SettingSpec, SettingValue
@@ -36,6 +38,7 @@ __all__ = [
     "SettingChange",
     "SettingSpec",
     "SettingValue",
+    "Setting",
     "Settings",
     "SettingsRegistry",
     "Source",
@@ -46,4 +49,5 @@ __all__ = [
     "looks_secret",
     "read_secret",
     "tool_key",
+    "tool_switch",
 ]

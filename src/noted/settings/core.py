@@ -16,13 +16,15 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, TypeVar, overload
 
 import tomlkit
 
 from noted.errors import ConfigError
 from noted.profile import Profile
 from noted.settings.env import read_environment
-from noted.settings.registry import SettingsRegistry, looks_secret, tool_key
+from noted.settings.handles import AI_BASE_URL, AI_PROVIDER, Setting, tool_switch
+from noted.settings.registry import SettingsRegistry, looks_secret
 from noted.settings.resolved import ResolvedSetting, SettingChange, Source, Subscriber
 from noted.settings.spec import Kind, SettingSpec, SettingValue, to_json
 from noted.settings.table import SECTIONS
@@ -36,9 +38,11 @@ from noted.settings.tomlfile import (
     set_in_document,
     write_document,
 )
-from noted.settings.urls import BASE_URL, EXAMPLE_URLS, PROVIDER, base_url_problem
+from noted.settings.urls import EXAMPLE_URLS, base_url_problem
 
 log = logging.getLogger("noted.settings")
+
+T = TypeVar("T")
 
 _KEY_LIKE_VALUE = re.compile(r"(sk|sk-ant|pk|rk|ghp|gho|xox[abpr])[-_][A-Za-z0-9]")
 
@@ -120,7 +124,7 @@ class Settings:
 
     # reading
 
-    def resolve(self, key: str) -> ResolvedSetting:
+    def resolve(self, key: str | Setting[Any]) -> ResolvedSetting:
         """The value in effect for ``key`` with its spec and origin.
 
         ``key`` may also name one entry of a table setting, e.g. ``ui.keymap.note.save``.
@@ -128,7 +132,7 @@ class Settings:
         Raises:
             ConfigError: no such setting (the hint suggests close keys).
         """
-        spec, entry = self._lookup(key)
+        spec, entry = self._lookup(_key(key))
         state = self._state
         if entry is not None:
             return self._resolve_entry(spec, entry)
@@ -139,11 +143,20 @@ class Settings:
             return ResolvedSetting(spec, state.file_values[spec.key], Source.FILE)
         return ResolvedSetting(spec, spec.default, Source.DEFAULT)
 
-    def get(self, key: str) -> SettingValue:
-        """The value in effect for ``key``."""
-        return self.resolve(key).value
+    @overload
+    def get(self, key: Setting[T]) -> T: ...
+    @overload
+    def get(self, key: str) -> SettingValue: ...
+    def get(self, key: str | Setting[Any]) -> object:
+        """The value in effect: typed for a handle (``get(AI_ENABLED) -> bool``), else a ``SettingValue``.
 
-    def source(self, key: str) -> str:
+        Code reads through handles (``settings.handles``) so a misspelt name fails mypy; a key as
+        text is for keys a person typed (the command line, the settings screen).
+        """
+        value = self.resolve(key).value
+        return key.cast(value) if isinstance(key, Setting) else value
+
+    def source(self, key: str | Setting[Any]) -> str:
         """Where ``key``'s value comes from: ``default``, ``config file`` or ``environment (NOTED_…)``."""
         return self.resolve(key).describe_source()
 
@@ -163,50 +176,20 @@ class Settings:
         keys = set(state.file_values) | set(state.env_values)
         return tuple(sorted(k for k in keys if (spec := self._registry.find(k)) and not spec.registered))
 
-    def get_bool(self, key: str) -> bool:
-        value = self.get(key)
-        if not isinstance(value, bool):
-            raise TypeError(f"{key} is not a true/false setting")
-        return value
-
-    def get_int(self, key: str) -> int:
-        value = self.get(key)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"{key} is not a number setting")
-        return value
-
-    def get_str(self, key: str) -> str:
-        value = self.get(key)
-        if not isinstance(value, str):
-            raise TypeError(f"{key} is not a text setting")
-        return value
-
-    def get_list(self, key: str) -> tuple[str, ...]:
-        value = self.get(key)
-        if not isinstance(value, tuple):
-            raise TypeError(f"{key} is not a list setting")
-        return value
-
-    def get_table(self, key: str) -> Mapping[str, str]:
-        value = self.get(key)
-        if not isinstance(value, Mapping):
-            raise TypeError(f"{key} is not a table setting")
-        return value
-
-    def get_path(self, key: str) -> Path | None:
+    def get_path(self, key: Setting[str]) -> Path | None:
         """A path setting, ``~`` expanded and relative paths taken from the config file's folder."""
-        text = self.get_str(key)
+        text = self.get(key)
         if not text:
             return None
         return self._path.parent / Path(text).expanduser()
 
     def tool_enabled(self, tool_id: str) -> bool:
         """Whether the switch ``ai.tool.<tool_id>.enabled`` is on."""
-        return self.get_bool(tool_key(tool_id))
+        return self.get(tool_switch(tool_id))
 
     # changing
 
-    def set(self, key: str, value: SettingValue) -> ResolvedSetting:
+    def set(self, key: str | Setting[Any], value: SettingValue) -> ResolvedSetting:
         """Validate ``value``, write it to the config file, and tell subscribers.
 
         Text is parsed as on the command line (``"on"``, ``"8765"``, ``"a, b"``); typed values are
@@ -218,6 +201,7 @@ class Settings:
                 like a secret (secrets belong in the environment or a key file, never here), or a
                 config file that cannot be parsed or written (it is then left as it was).
         """
+        key = _key(key)
         if looks_secret(key):
             raise ConfigError(
                 f"{key} would hold a secret, and noted never stores secrets in its config file",
@@ -249,8 +233,8 @@ class Settings:
                     f"{spec.key}: cannot read {path}: {exc.strerror or exc}; nothing was saved",
                     hint="give the path of an existing file",
                 ) from None
-        if spec.key == BASE_URL and isinstance(typed, str):
-            provider = self.get_str(PROVIDER)
+        if spec.key == AI_BASE_URL.key and isinstance(typed, str):
+            provider = self.get(AI_PROVIDER)
             problem = base_url_problem(typed, provider)
             if problem is not None:
                 example = EXAMPLE_URLS.get(provider, EXAMPLE_URLS["openai"])
@@ -259,9 +243,9 @@ class Settings:
                     hint=f"with ai.provider = {provider}, write it like {example}",
                 )
 
-    def unset(self, key: str) -> ResolvedSetting:
+    def unset(self, key: str | Setting[Any]) -> ResolvedSetting:
         """Remove ``key`` from the config file, so its default (or environment value) applies."""
-        spec, entry = self._lookup(key)
+        spec, entry = self._lookup(_key(key))
         parts = spec.parts if entry is None else (*spec.parts, entry)
         self._edit(lambda doc: remove_in_document(doc, parts))
         return self.resolve(key)
@@ -363,6 +347,10 @@ class Settings:
                 callback(changes)
             except Exception:  # one broken listener must not undo a saved change or starve the rest
                 log.exception("a settings subscriber failed on %s", [c.key for c in changes])
+
+
+def _key(key: str | Setting[Any]) -> str:
+    return key.key if isinstance(key, Setting) else key
 
 
 def _write_value(doc: tomlkit.TOMLDocument, spec: SettingSpec, value: SettingValue) -> None:

@@ -4,6 +4,9 @@ Tool switches (``ai.tool.<id>.enabled``) are not listed here: each tool declares
 ``SettingsRegistry.register_tool_setting`` when the tool registry is built. The only fixed one is
 ``ai.tool.edit_current.enabled``, shared by the editor tools.
 
+A setting added here also gets a typed handle in ``handles`` (a test checks that each has one),
+which is how the code reads it.
+
 No key may name a secret: API keys and tokens come from the environment or from the file a ``…File``
 setting names, so they never sit in ``config.toml`` or on a screen.
 """

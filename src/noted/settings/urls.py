@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-BASE_URL = "ai.baseUrl"
-PROVIDER = "ai.provider"
 EXAMPLE_URLS = {
     "openai": "http://127.0.0.1:11434/v1 (Ollama) or https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",

@@ -7,7 +7,7 @@ plain functions; ``ToolRegistry.call`` (async) runs them in a worker thread.
 
 Two error channels:
 
-- ``ToolError``: a failure the model should see and can recover from ("note not found",
+- ``ToolError`` (a ``NotedError``): a failure the model should see and can recover from ("note not found",
   "anchor matches twice"). It becomes a tool result marked as an error. The errors of
   ``noted.errors`` that the store raises (not found, invalid input, conflict) travel the same way.
 - Any other exception is a bug: logged with its stack and reported as an internal error whose
@@ -30,7 +30,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from noted.errors import NotedError
 from noted.settings import Settings
+from noted.settings.handles import Setting, tool_switch
 from noted.store.protocol import Store
 from noted.tools.scope import Scope
 
@@ -47,7 +49,7 @@ Approver = Callable[["Tool", Mapping[str, Any]], Awaitable[bool]]
 """Asks the person whether a write may run; True lets it run."""
 
 
-class ToolError(Exception):
+class ToolError(NotedError):
     """A failure the model can act on; its message is shown to the model as the tool's result.
 
     Args:
@@ -57,7 +59,6 @@ class ToolError(Exception):
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
         self.field = field
 
 
@@ -127,8 +128,13 @@ class Tool:
         return (not self.is_write) if self.default_enabled is None else self.default_enabled
 
     @property
+    def setting(self) -> Setting[bool]:
+        """The switch that turns this tool on or off (``ai.tool.<id>.enabled``)."""
+        return tool_switch(self.setting_id or self.name)
+
+    @property
     def setting_key(self) -> str:
-        return f"ai.tool.{self.setting_id or self.name}.enabled"
+        return self.setting.key
 
     def to_mcp(self) -> Payload:
         """The tool as an MCP ``tools/list`` entry (plain data; the MCP layer wraps it)."""

@@ -21,9 +21,9 @@ import threading
 from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
-from noted.models import Note, NotePatch
+from noted.models import Note, NotePatch, ToolStatus
 from noted.store.protocol import Store
-from noted.tools.registry import CONFLICT, ERROR, ToolResult
+from noted.tools.registry import ToolResult
 
 EDIT_TOOLS = frozenset(
     {
@@ -80,7 +80,7 @@ class CommitResult:
         becomes a ``conflict`` (or ``error``) result carrying ``message``; others pass unchanged."""
         if not self.lost or not result.ok or result.name not in EDIT_TOOLS:
             return result
-        status = CONFLICT if self.status is CommitStatus.CONFLICT else ERROR
+        status = ToolStatus.CONFLICT if self.status is CommitStatus.CONFLICT else ToolStatus.ERROR
         return ToolResult(result.name, status, message=self.message)
 
 

@@ -22,7 +22,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from noted.errors import ConflictError, NotedError
+from noted.models import ToolStatus
 from noted.settings import Settings
+from noted.settings.handles import AI_APPROVE_WRITES
 from noted.tools.base import IMAGES, ImageData, Payload, Tool, ToolContext, ToolError
 
 log = logging.getLogger(__name__)
@@ -30,28 +32,19 @@ log = logging.getLogger(__name__)
 MAX_ARGUMENT_CHARS = 16 * 1024 * 1024
 """No call's arguments, as JSON, may be longer than this (each field has its own, smaller cap): room
 for one 10 MiB attachment in base64 (13,981,016 characters) and the fields around it."""
-APPROVE_WRITES = "ai.approveWrites"
-
-OK = "ok"
-ERROR = "error"
-REFUSED = "refused"
-CONFLICT = "conflict"
-INTERNAL = "internal"
 
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """The outcome of one call.
 
-    ``status`` is ``ok``; ``error`` (a ToolError or a store error: the model can recover);
-    ``refused`` (switched off, not available here, or declined by the person); ``conflict`` (an
-    editor edit that was not saved because the note changed, see ``editor.CommitResult``); or
-    ``internal`` (a bug, logged). ``field`` names the input field at fault, when known.
+    ``status`` says how it ended (``ToolStatus``: ok, error, refused, conflict or internal).
+    ``field`` names the input field at fault, when known.
     ``images`` are images returned beside the payload (``read_attachment``), which describes them.
     """
 
     name: str
-    status: str
+    status: ToolStatus
     payload: Payload | None = None
     message: str | None = None
     field: str | None = None
@@ -59,7 +52,7 @@ class ToolResult:
 
     @property
     def ok(self) -> bool:
-        return self.status == OK
+        return self.status is ToolStatus.OK
 
     def for_model(self) -> Payload:
         """What the model (or MCP client) is shown."""
@@ -109,7 +102,7 @@ class ToolRegistry:
         return self._tools.get(name)
 
     def enabled(self, tool: Tool) -> bool:
-        return self.settings.get_bool(tool.setting_key)
+        return self.settings.get(tool.setting)
 
     def available(self, tool: Tool, ctx: ToolContext | None) -> bool:
         """Whether ``tool`` makes sense for this caller: editor tools need an open note, and
@@ -139,22 +132,24 @@ class ToolRegistry:
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(sorted(t.name for t in self.offered(ctx)))
-            return ToolResult(name, ERROR, message=f'there is no tool "{name}"; available: {known}')
+            return ToolResult(
+                name, ToolStatus.ERROR, message=f'there is no tool "{name}"; available: {known}'
+            )
         if not self.enabled(tool):
-            return ToolResult(name, REFUSED, message=self.refusal(tool))
+            return ToolResult(name, ToolStatus.REFUSED, message=self.refusal(tool))
         if not self.available(tool, ctx):
             why = "an open note with a selection" if ctx.editor is not None else "a chat about an open note"
-            return ToolResult(name, REFUSED, message=f'"{name}" works only in {why}')
+            return ToolResult(name, ToolStatus.REFUSED, message=f'"{name}" works only in {why}')
         if arguments is not None and not isinstance(arguments, Mapping):
-            return ToolResult(name, ERROR, message="the arguments must be a JSON object")
+            return ToolResult(name, ToolStatus.ERROR, message="the arguments must be a JSON object")
         args = dict(arguments or {})
         problem = self.validate(tool, args)
         if problem is not None:
-            return ToolResult(name, ERROR, message=problem[0], field=problem[1])
-        if tool.is_write and ctx.approve is not None and self.settings.get_bool(APPROVE_WRITES):
+            return ToolResult(name, ToolStatus.ERROR, message=problem[0], field=problem[1])
+        if tool.is_write and ctx.approve is not None and self.settings.get(AI_APPROVE_WRITES):
             if not await ctx.approve(tool, args):
                 message = "The person declined this change. Do not retry it unless they ask for it."
-                return ToolResult(name, REFUSED, message=message)
+                return ToolResult(name, ToolStatus.REFUSED, message=message)
         return await self._run(tool, args, ctx)
 
     async def _run(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
@@ -162,24 +157,32 @@ class ToolRegistry:
         try:
             payload = await asyncio.to_thread(tool.handler, ctx, args)
         except ToolError as exc:
-            return ToolResult(name, ERROR, message=exc.message, field=exc.field)
+            return ToolResult(name, ToolStatus.ERROR, message=exc.message, field=exc.field)
         except ConflictError as exc:
-            return ToolResult(name, ERROR, message=f"{exc.message}; read the note again and redo the change")
+            return ToolResult(
+                name, ToolStatus.ERROR, message=f"{exc.message}; read the note again and redo the change"
+            )
         except NotedError as exc:
-            return ToolResult(name, ERROR, message=str(exc))
+            return ToolResult(name, ToolStatus.ERROR, message=str(exc))
         except Exception:
             log.exception("tool %s failed with arguments %s", name, _short(args))
-            return ToolResult(name, INTERNAL, message=f'internal error in tool "{name}"; it was logged')
+            return ToolResult(
+                name, ToolStatus.INTERNAL, message=f'internal error in tool "{name}"; it was logged'
+            )
         images = payload.pop(IMAGES, ())
         if not isinstance(images, tuple) or not all(isinstance(i, ImageData) for i in images):
             log.error("tool %s returned something other than images under %s", name, IMAGES)
-            return ToolResult(name, INTERNAL, message=f'internal error in tool "{name}"; it was logged')
+            return ToolResult(
+                name, ToolStatus.INTERNAL, message=f'internal error in tool "{name}"; it was logged'
+            )
         if self.check_output:
             wrong = best_match(self._output_validators[name].iter_errors(payload))
             if wrong is not None:
                 log.error("tool %s returned a payload outside its output schema: %s", name, wrong.message)
-                return ToolResult(name, INTERNAL, message=f'internal error in tool "{name}"; it was logged')
-        return ToolResult(name, OK, payload=payload, images=images)
+                return ToolResult(
+                    name, ToolStatus.INTERNAL, message=f'internal error in tool "{name}"; it was logged'
+                )
+        return ToolResult(name, ToolStatus.OK, payload=payload, images=images)
 
     def validate(self, tool: Tool, args: Payload) -> tuple[str, str | None] | None:
         """What is wrong with ``args`` in one line naming the field, and the field; None if fine."""

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 
 from noted.models import Folder, Note, NoteMeta
 from noted.settings import Settings
+from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
 from noted.store.protocol import Store
-
-ALLOWED_NOTEBOOKS = "mcp.allowedNotebooks"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,4 +121,4 @@ def _subtrees(names: tuple[str, ...], every: list[Folder]) -> frozenset[str]:
 
 def scope_from_settings(settings: Settings) -> Scope:
     """The scope ``mcp.allowedNotebooks`` sets for outside AI apps (everything when empty)."""
-    return Scope.of(settings.get_list(ALLOWED_NOTEBOOKS))
+    return Scope.of(settings.get(MCP_ALLOWED_NOTEBOOKS))

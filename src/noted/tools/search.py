@@ -14,6 +14,7 @@ from typing import Any
 
 from noted.errors import NotFoundError, UnavailableError
 from noted.search.semantic import Relevance
+from noted.settings.handles import SEARCH_RELEVANCE
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, view, visible_folder
@@ -161,7 +162,7 @@ def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload
         raise ToolError("semantic search is unavailable here (no index); use search_notes instead")
     scope = view(ctx)
     note_ids = _scope_note_ids(ctx, scope, args)
-    relevance = str(args.get("relevance") or ctx.settings.get_str("search.relevance"))
+    relevance = str(args.get("relevance") or ctx.settings.get(SEARCH_RELEVANCE))
     try:
         search = ctx.semantic()
         hits = search.search(

@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
+from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, UI_KEYMAP, UI_THEME
 from noted.ui import crash, memory, patches
 from noted.ui.commands import (
     MoveToProvider,
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MCP_RESTART_KEYS = frozenset({"mcp.host", "mcp.port"})
+MCP_RESTART_KEYS = frozenset({MCP_HOST.key, MCP_PORT.key})
 """Settings the running MCP server must restart to follow (``mcp.enabled`` starts or stops it)."""
 
 KEYS_HELP = "Every key of the focused pane and of the app, and the pane's help"
@@ -113,7 +114,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, crash.LastResort):
         for theme in found.themes.values():
             self.register_theme(theme)
         self._problems = list(found.problems) + list(services.settings.problems)
-        self.theme = self._theme_name(services.settings.get_str("ui.theme"))
+        self.theme = self._theme_name(services.settings.get(UI_THEME))
 
     def get_default_screen(self) -> Workspace:
         return Workspace(self.services, self.first_look)
@@ -149,7 +150,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, crash.LastResort):
     def on_mount(self) -> None:
         self._restore_hooks = self.catch_background_errors()
         settings = self.services.settings
-        self.set_keymap(dict(settings.get_table("ui.keymap")))
+        self.set_keymap(dict(settings.get(UI_KEYMAP)))
         self._unsubscribe = settings.subscribe(self._settings_touched)
         for problem in self._problems:  # each broken theme file or setting is reported once, at start
             self.notify(problem, title="Settings", severity="warning", timeout=8)
@@ -157,7 +158,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, crash.LastResort):
             self.follow_settings()
             self.follow_changes()
             self.start_indexer()
-        if settings.get_bool("mcp.enabled"):
+        if settings.get(MCP_ENABLED):
             self.apply_mcp()
         # The tools (and their imports) are built once the app is up, so the settings screen, the
         # palette's "Toggle tool…" and the chat pane do not wait for them.
@@ -357,14 +358,14 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, crash.LastResort):
     @on(SettingsChanged)
     def _settings_changed(self, event: SettingsChanged) -> None:
         settings = self.services.settings
-        if "ui.theme" in event.keys:
-            self.theme = self._theme_name(settings.get_str("ui.theme"))
-        if any(key.startswith("ui.keymap") for key in event.keys):
-            self.set_keymap(dict(settings.get_table("ui.keymap")))
+        if UI_THEME.key in event.keys:
+            self.theme = self._theme_name(settings.get(UI_THEME))
+        if any(key.startswith(UI_KEYMAP.key) for key in event.keys):
+            self.set_keymap(dict(settings.get(UI_KEYMAP)))
         if any(key.startswith(("ai.", "mcp.")) for key in event.keys):
             self.workspace.show_settings()
         moved = bool(MCP_RESTART_KEYS.intersection(event.keys))
-        if "mcp.enabled" in event.keys or (moved and self._mcp is not None):
+        if MCP_ENABLED.key in event.keys or (moved and self._mcp is not None):
             self.apply_mcp(restart=moved)
 
     # Actions -------------------------------------------------------------------------------

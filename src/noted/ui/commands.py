@@ -19,6 +19,7 @@ from textual.worker import WorkerFailed
 
 from noted.services import Services
 from noted.settings import Source
+from noted.settings.handles import UI_THEME
 from noted.settings.table import TOOLS
 from noted.ui.data import folder_paths
 from noted.ui.messages import OpenNote
@@ -110,7 +111,6 @@ class MoveToProvider(Provider):
 
 
 # Settings from the palette -----------------------------------------------------------------------
-THEME_KEY = "ui.theme"
 
 
 def _set_setting(app: NotedApp, key: str, value: bool | str, done: str) -> None:
@@ -185,7 +185,7 @@ class ToggleToolProvider(Provider):
         if switch.env_var:
             app.notify(f'"{switch.label}" is set by {switch.env_var}; change it there.', severity="warning")
             return
-        on = not app.services.settings.get_bool(switch.key)  # flip what is in effect now
+        on = not app.services.settings.get(switch.key)  # flip what is in effect now
         _set_setting(app, switch.key, on, f'Tool "{switch.label}" is now {"on" if on else "off"}')
 
     async def search(self, query: str) -> Hits:
@@ -227,11 +227,11 @@ class SwitchThemeProvider(Provider):
 
     def _choose(self, name: str) -> None:
         app = cast("NotedApp", self.app)
-        resolved = app.services.settings.resolve(THEME_KEY)
+        resolved = app.services.settings.resolve(UI_THEME)
         if resolved.source is Source.ENV:
             app.notify(f"The theme is set by {resolved.env_var}; change it there.", severity="warning")
             return
-        _set_setting(app, THEME_KEY, name, f'Theme "{name}" (saved in the settings)')
+        _set_setting(app, UI_THEME.key, name, f'Theme "{name}" (saved in the settings)')
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)

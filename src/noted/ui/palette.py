@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 from textual.dom import DOMNode
 
+from noted.settings.handles import UI_KEYMAP
 from noted.ui.commands import open_tool_palette
 from noted.ui.key_hints import KeyHints
 from noted.ui.widgets.note_editor import NoteEditor
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 def key_hints(app: NotedApp) -> KeyHints:
     """The hints for ``app``'s keys as they are now (``ui.keymap`` from the settings in memory)."""
-    return KeyHints(app, app.services.settings.get_table("ui.keymap"))
+    return KeyHints(app, app.services.settings.get(UI_KEYMAP))
 
 
 def _command(

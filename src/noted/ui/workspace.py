@@ -28,6 +28,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.models import ACTOR_USER
 from noted.services import Services
+from noted.settings import handles
 from noted.store.protocol import Store
 from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
@@ -104,9 +105,10 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def _settings_parts(self, mcp_now: str = "") -> dict[str, str]:
         s = self.services.settings
-        model = s.get_str("ai.model") or "default model"
-        parts = {"model": f"{s.get_str('ai.provider')} · {model}" if s.get_bool("ai.enabled") else "AI off"}
-        if not s.get_bool("mcp.enabled"):
+        model = s.get(handles.AI_MODEL) or "default model"
+        ai = f"{s.get(handles.AI_PROVIDER)} · {model}" if s.get(handles.AI_ENABLED) else "AI off"
+        parts = {"model": ai}
+        if not s.get(handles.MCP_ENABLED):
             parts["mcp"] = "MCP off"
         elif mcp_now in ("", "MCP off"):
             parts["mcp"] = "MCP starting…"
@@ -329,7 +331,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def on_chat_pane_usage_changed(self, event: ChatPane.UsageChanged) -> None:
         # Of the budget, as the next request will be measured; not the sum of every request.
-        size, budget = event.size, self.services.settings.get_int("ai.budgetTokens")
+        size, budget = event.size, self.services.settings.get(handles.AI_BUDGET_TOKENS)
         self.query_one(StatusBar).set_part("tokens", f"{size:,} of {budget:,} tokens" if size else "")
 
     # Actions -------------------------------------------------------------------------------
@@ -413,7 +415,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if sync is None:
             self.notify("Sync is Joplin's: this profile's notes are not in Joplin", severity="warning")
             return
-        command = self.services.settings.get_str("joplin.syncCommand")
+        command = self.services.settings.get(handles.JOPLIN_SYNC_COMMAND)
 
         def work() -> None:
             run = sync.run(command)

@@ -17,6 +17,7 @@ from noted.chat.events import Approval, EditsApplied, ToolCallFinished, ToolCall
 from noted.chat.prompts import PRELOAD_CALL_ID
 from noted.chat.transcripts import Entry, Notice
 from noted.chat.turns import summary
+from noted.models import ToolStatus
 from noted.providers import AssistantMessage, ToolResultMessage, UserMessage
 from noted.tools.editor import EDIT_TOOLS
 from noted.ui.chat.edits import EditCard
@@ -98,7 +99,7 @@ class ChatLog(VerticalScroll, can_focus=False):
         view = self._calls.get(event.call_id)
         if view is not None:
             view.finish(event.status, event.result)
-            if event.status == "ok" and view.tool_name in EDIT_TOOLS:
+            if event.status is ToolStatus.OK and view.tool_name in EDIT_TOOLS:
                 self._edit_calls.append(view)
 
     async def add(self, widget: Widget) -> None:
@@ -156,7 +157,7 @@ class ChatLog(VerticalScroll, can_focus=False):
         # The edit tools answered ✓ while the edits were only held; nothing was written, so their
         # lines must not say it worked (a resumed chat shows them refused, from the saved results).
         for view in self._edit_calls:
-            view.finish("refused", {"status": "refused", "message": message})
+            view.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": message})
         self._edit_calls.clear()
 
     def undone(self, card: EditCard) -> None:

@@ -16,6 +16,8 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
+from noted.models import ToolStatus
+
 MAX_STRING = 300
 """Characters kept of one string value (a note body, a snippet) before it is cut."""
 MAX_LINES = 40
@@ -23,7 +25,11 @@ MAX_LINES = 40
 MAX_CHARS = 4_000
 """Characters of JSON shown for the arguments or the result."""
 
-_MARKS = {"running": "…", "ok": "✓", "error": "✗", "refused": "⊘", "conflict": "⚠", "internal": "✗"}
+_MARKS: dict[ToolStatus | None, str] = {
+    None: "…", ToolStatus.OK: "✓", ToolStatus.ERROR: "✗", ToolStatus.REFUSED: "⊘", ToolStatus.CONFLICT: "⚠",
+    ToolStatus.INTERNAL: "✗",
+}  # fmt: skip
+"""The mark of each way a call ends; ``None`` while it runs."""
 
 
 def _shorten(value: Any) -> Any:
@@ -57,13 +63,16 @@ def pretty_json(value: Any) -> str:
     return text
 
 
-def status_of(content: str, is_error: bool) -> str:
+def status_of(content: str, is_error: bool) -> ToolStatus:
     """The status of a saved tool result: ``ok``, or the ``status`` its error payload names."""
     if not is_error:
-        return "ok"
+        return ToolStatus.OK
     value = _decode(content)
     status = value.get("status") if isinstance(value, dict) else None
-    return status if isinstance(status, str) else "error"
+    try:
+        return ToolStatus(str(status))
+    except ValueError:  # an older or hand-edited transcript: a failure all the same
+        return ToolStatus.ERROR
 
 
 def _decode(content: str) -> Any:
@@ -93,28 +102,29 @@ result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you sa
             arguments_view,
             Static("result", classes="tool-label"),
             result_view,
-            title=_title(summary or name, "running"),
+            title=_title(summary or name, None),
             collapsed=True,
             classes="tool-call -running",
         )
         self.call_id = call_id
         self.tool_name = name
         self.summary = summary or name
-        self.status = "running"
+        self.status: ToolStatus | None = None
+        """How the call ended; ``None`` while it runs."""
         self._result = result_view
 
-    def finish(self, status: str, result: Mapping[str, Any] | str) -> None:
+    def finish(self, status: ToolStatus, result: Mapping[str, Any] | str) -> None:
         """Show how the call ended and what it returned."""
         self.status = status
         self.remove_class("-running")
-        self.add_class("-ok" if status == "ok" else "-failed")
+        self.add_class("-ok" if status is ToolStatus.OK else "-failed")
         value = _decode(result) if isinstance(result, str) else dict(result)
         self._result.update(Content(pretty_json(value)))
         self.title = _title(self.summary, status)
 
 
-def _title(summary: str, status: str) -> str:
-    mark = _MARKS.get(status, "✗")
-    tail = "" if status in ("ok", "running") else f"  ({status})"
+def _title(summary: str, status: ToolStatus | None) -> str:
+    mark = _MARKS[status]
+    tail = "" if status in (ToolStatus.OK, None) else f"  ({status})"
     # The title is parsed as markup, and a summary holds brackets from JSON arguments.
     return escape(f"{mark} {summary}{tail}")

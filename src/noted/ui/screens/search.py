@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 from noted.errors import NotedError, QueryError, UnavailableError
 from noted.markdown import section_label
 from noted.services import Services
+from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
 from noted.ui.messages import OpenNote, ReadAhead
 from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
@@ -72,7 +73,7 @@ class Answer:
 
 def run_query(services: Services, query: str, mode: str, notebooks: dict[str, str]) -> Answer:
     """Run ``query`` in ``mode`` (blocking: call it from a thread). ``notebooks`` maps ids to titles."""
-    relevance = services.settings.get_str("search.relevance")
+    relevance = services.settings.get(SEARCH_RELEVANCE)
     try:
         if mode == "keyword":
             found = services.keyword.search(query, limit=LIMIT)
@@ -178,7 +179,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
     def __init__(self, services: Services) -> None:
         super().__init__()
         self.services = services
-        default = services.settings.get_str("search.defaultMode")
+        default = services.settings.get(SEARCH_DEFAULT_MODE)
         self.mode = default if default in MODES else "hybrid"
         self.rows: tuple[ResultRow, ...] = ()
         self.answered = 0

@@ -28,13 +28,13 @@ from noted.errors import ConfigError
 from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.services import Services
 from noted.settings import ResolvedSetting, SettingChange, SettingValue, Source
+from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, UI_THEME
 from noted.settings.spec import Kind
 from noted.settings.table import KEYS, MCP, TOOLS
 from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
 
-THEME_KEY = "ui.theme"
-MCP_KEYS = frozenset({"mcp.host", "mcp.port", "mcp.tokenFile", "mcp.enabled"})
+MCP_KEYS = frozenset(h.key for h in (MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, MCP_ENABLED))
 
 
 def as_text(value: SettingValue) -> str:
@@ -211,7 +211,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         spec, value, wid = resolved.spec, resolved.value, widget_id(resolved.spec.key)
         if spec.kind is Kind.BOOL:
             return Switch(bool(value), animate=False, name=spec.key, id=wid)
-        if spec.kind is Kind.ENUM or spec.key == THEME_KEY:
+        if spec.kind is Kind.ENUM or spec.key == UI_THEME.key:
             choices = list(spec.choices) if spec.kind is Kind.ENUM else self._themes(str(value))
             return Select(
                 ((c, c) for c in choices), value=str(value), allow_blank=False, name=spec.key, id=wid
@@ -260,13 +260,13 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def _mcp_state_text(self) -> str:
         values = self._mcp_values()
         state = getattr(self.app, "mcp_status", "")
-        if not values["mcp.enabled"]:
+        if not values[MCP_ENABLED.key]:
             return f"Server off. When on, AI apps connect to {mcp_url(values)}"
         return f"Server at {mcp_url(values)}" + (f"  ·  {state}" if state else "")
 
     def _snippets(self) -> str:
         values = self._mcp_values()
-        token = self.services.settings.get_path("mcp.tokenFile")
+        token = self.services.settings.get_path(MCP_TOKEN_FILE)
         target = Target(stdio_command(self.services.profile.root), mcp_url(values), token_file=token)
         found = [s for client in CLIENTS for s in snippets(client, target) if s.transport == "http"]
         return render(found) + "\n\n# Without a running app: noted mcp config CLIENT prints the stdio form."

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from textual.widget import Widget
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from noted.errors import Interruption
 from noted.models import ACTOR_USER, Resource
 from noted.store.protocol import Store
 from noted.ui.attachment_files import (
@@ -38,7 +39,7 @@ T = TypeVar("T")
 EDITING = "Stop editing first (Esc saves the note), then {what}."
 
 
-class _Stop(Exception):
+class _Stop(Interruption):
     """A step failed (and said so) or the person cancelled: end the flow quietly."""
 
 
