@@ -26,6 +26,7 @@ from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
 from noted.ui import crash, memory, restyle
+from noted.ui.clipboard import CopiesThroughTmux
 from noted.ui.commands import (
     MoveToProvider,
     OpenNoteProvider,
@@ -70,7 +71,7 @@ SETTINGS_SECONDS = 1.0
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
 
 
-class NotedApp(ReportsWorkerFailures, HoldsKeys, crash.LastResort):
+class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastResort):
     """The terminal notebook."""
 
     # The default screen's own CSS_PATH is not read by Textual (only pushed screens' are), so the

@@ -99,6 +99,12 @@ def _viewer_commands(viewer: NoteViewer) -> Iterable[SystemCommand]:
     yield SystemCommand(
         "Edit note in $EDITOR", "Edit the open note in your own editor", viewer.action_external
     )
+    yield SystemCommand(
+        "Copy note", "Copy the open note's text (Markdown) to the clipboard (y)", viewer.action_copy
+    )
+    yield SystemCommand(
+        "Copy code block…", "Copy a code block of the open note to the clipboard (Y)", viewer.action_copy_code
+    )
     yield SystemCommand("Go to outline", "Jump to a heading of the open note", viewer.action_outline)
     yield SystemCommand("Links and attachments", "Open a linked note or an attachment", viewer.action_links)
     yield SystemCommand(
