@@ -178,3 +178,23 @@ async def test_the_palette_copies_the_note(running: Running, fixture: Fixture) -
     assert "Copy code block…" in commands
     commands["Copy note"]()
     assert running.app.clipboard == "# Monday\n\nTalked about the release.\n"
+
+
+def test_every_copy_key_has_an_id_the_keymap_accepts_a_description_and_help() -> None:
+    from textual.binding import Binding
+
+    from noted.ui.binding_ids import binding_ids
+    from noted.ui.chat import ChatPane
+    from noted.ui.chat.copying import MESSAGE_BINDINGS
+    from noted.ui.widgets.note_viewer import NoteViewer
+
+    wanted = {"note.copy", "note.copy.code", "chat.copy", "chat.message.copy", "chat.message.copy.code"}
+    bindings = [
+        b
+        for b in (*NoteViewer.BINDINGS, *ChatPane.BINDINGS, *MESSAGE_BINDINGS)
+        if isinstance(b, Binding) and b.id in wanted
+    ]
+    assert {b.id for b in bindings} == wanted
+    assert all(b.description and b.tooltip for b in bindings)
+    assert wanted <= binding_ids()  # what `noted config set ui.keymap.<id>` checks against
+    assert all(i in ChatPane.HELP for i in wanted if i.startswith("chat."))  # F1 names them

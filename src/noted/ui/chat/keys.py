@@ -11,7 +11,7 @@ CHAT_BINDINGS: list[BindingType] = [
     Binding("ctrl+z,u", "undo", "Undo edit", id="chat.undo", tooltip="Restore the note as it was before the last saved change"),
     Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a new conversation about this note"),
     Binding("ctrl+r", "history", "Chats", id="chat.history", tooltip="Resume an earlier conversation about this note"),
-    Binding("ctrl+y", "copy", "Copy reply", id="chat.copy",
+    Binding("ctrl+y", "copy", "Copy reply", id="chat.copy", show=False,
             tooltip="Copy the focused message, or the last reply, to the clipboard"),
 ]  # fmt: skip
 """Bindings of the pane; ``chat.send`` (Enter) is on the input, ``chat.history.close`` on the list."""
