@@ -20,7 +20,7 @@ from tests.integration.test_ui_chat import (
 from textual.notifications import Notify
 from textual.widgets import Input, OptionList
 
-from noted.providers import Reply
+from noted.providers import Hang, Reply
 from noted.services import Services
 from noted.ui.chat.views import AnswerView, UserMessageView
 from noted.ui.dialogs.code_picker import CodeBlockPicker
@@ -110,3 +110,20 @@ async def test_the_copy_key_follows_the_keymap_and_the_palette_offers_both(servi
         assert "Chat: copy the reply" in commands
         commands["Chat: copy a code block…"]()  # the reply's only block: copied without asking
         assert app.clipboard == "noted index\n"
+
+
+async def test_a_reply_being_written_is_copied_as_far_as_it_got(services: Services) -> None:  # noqa: F811
+    note = make_note(services)
+    app, _ = host(services, [[Reply("Half an answer", chunk_size=100), Hang()]], note_id=note)
+    seen: list[Any] = []
+    async with app.run_test(size=(100, 40), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Tell me everything")
+        await until(pilot, lambda: any(a.text for a in app.query(AnswerView)))
+        assert app.pane.running
+        await pilot.press("ctrl+y")
+        assert app.clipboard == "Half an answer"
+        # Said so: the person must not take a part for the whole answer.
+        assert "Copied 1 line: the reply so far." in _notices(seen)
+        await pilot.press("escape")
+        await settle(pilot)

@@ -42,6 +42,8 @@ class CopyableMessage(Widget):
     """
 
     BINDINGS = MESSAGE_BINDINGS
+    is_reply = False
+    """True for the assistant's answers (what Ctrl+Y copies from the message box)."""
 
     @property
     def copy_source(self) -> str:
@@ -84,7 +86,5 @@ def message_to_copy(chat_log: ChatLog) -> CopyableMessage | None:
         return focused
     # By isinstance, not query(CopyableMessage): a query matches CSS type names, which follow
     # only a widget's first base (Markdown, Static), where the mixin is not.
-    replies = [
-        view for view in chat_log.children if isinstance(view, CopyableMessage) and view.copy_name == REPLY
-    ]
+    replies = [view for view in chat_log.children if isinstance(view, CopyableMessage) and view.is_reply]
     return next((view for view in reversed(replies) if view.copy_source.strip()), None)

@@ -47,9 +47,11 @@ class AnswerView(Markdown, CopyableMessage, can_focus=True):
     def copy_source(self) -> str:
         return self.text
 
+    is_reply = True
+
     @property
     def copy_name(self) -> str:
-        return REPLY
+        return f"{REPLY} so far" if self.streaming else REPLY
 
     @property
     def streaming(self) -> bool:
