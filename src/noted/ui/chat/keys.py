@@ -41,7 +41,7 @@ Ask the assistant about the open note. It reads the note and uses only the tools
 Settings → Tools. Each conversation is saved with its note and comes back when you return to it.
 
 - **Enter** sends · **Esc** stops an answer (what was said so far is kept)
-- **Shift+Tab** from the message box moves to the tool calls and changes; **Enter** on a call
+- **Shift+Tab** from the message box moves up through the messages, tool calls and changes; **Enter** on a call
   shows its arguments and result
 - **y** / **n** accept or reject a proposed change (or use its buttons)
 - **Ctrl+Z** (or **u** away from the message box) undoes the last saved change, unless the note
