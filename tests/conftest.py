@@ -13,6 +13,7 @@ import pytest
 from tests.integration.ui_support import Fixture, build_profile, use_utc
 
 from noted.store.sqlite import SqliteStore
+from noted.ui import patches
 
 
 def _is_local(address: Any) -> bool:
@@ -46,6 +47,15 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+
+
+@pytest.fixture(autouse=True)
+def _textual_patches() -> Iterator[None]:
+    """Each test runs noted's widgets with the Textual patches on, as the app does, whatever ran
+    before it in the process; a test that turns them off gets them back after."""
+    patches.install()
+    yield
+    patches.install()
 
 
 @pytest.fixture(autouse=True)

@@ -7,27 +7,28 @@ are built on first use, so ``noted show`` never loads ONNX Runtime.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from noted.profile import Profile
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
+from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.db import Database
 
 if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts without them
     from noted.chat.engine import ChatEngine
     from noted.chat.transcripts import Transcripts
     from noted.embeddings import Embedder
+    from noted.indexer.coverage import IndexCoverage, IndexReport
     from noted.indexer.service import IndexerService, IndexStatus
     from noted.providers import ChatProvider, ProviderConfig
     from noted.search.hybrid import HybridSearch
     from noted.search.semantic import SemanticSearch
-    from noted.store.joplin import JoplinStore
     from noted.tools import EditorSession, Scope, ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -39,9 +40,12 @@ class Services:
 
     profile: Profile
     settings: Settings
-    store: SqliteStore | JoplinStore
-    """The notes: the profile's own database, or a running Joplin (whose sidecar ``db`` holds the rest)."""
+    store: Store
+    """The notes: the profile's own database, or a running Joplin. Front ends use only the protocol."""
     keyword: KeywordSearch
+    db: Database
+    """The profile's local database, where the index, the lease and the chats live: the store's own
+    on SQLite, the sidecar on Joplin. For the parts built here; front ends never query it."""
     _registry: ToolRegistry | None = field(default=None, repr=False)
     _embedder: Embedder | None = field(default=None, repr=False)
     _semantic: SemanticSearch | None = field(default=None, repr=False)
@@ -64,18 +68,20 @@ class Services:
         """
         settings = settings or Settings.load(profile)
         first_run = profile.is_new
-        store: SqliteStore | JoplinStore
-        keyword: KeywordSearch
         if (backend or settings.get_str("backend")) == "joplin":
             from noted.search.joplin import keyword_search_for
             from noted.store.joplin import open_joplin_store
 
-            store = open_joplin_store(settings, profile.root)
-            keyword = keyword_search_for(store)
-        else:
-            store = SqliteStore.open(profile.db_path, profile.resources_dir)
-            keyword = KeywordSearch(store)
-        if isinstance(store, SqliteStore) and first_run and welcome:
+            joplin = open_joplin_store(settings, profile.root)
+            return cls(
+                profile=profile,
+                settings=settings,
+                store=joplin,
+                keyword=keyword_search_for(joplin),
+                db=joplin.db,
+            )
+        store = SqliteStore.open(profile.db_path, profile.resources_dir)
+        if first_run and welcome:
             from noted.store.welcome import create_welcome
 
             try:
@@ -83,7 +89,7 @@ class Services:
             except BaseException:
                 store.close()
                 raise
-        return cls(profile=profile, settings=settings, store=store, keyword=keyword)
+        return cls(profile=profile, settings=settings, store=store, keyword=KeywordSearch(store), db=store.db)
 
     @property
     def registry(self) -> ToolRegistry:
@@ -134,7 +140,7 @@ class Services:
         with self._lock:
             if self._semantic is not None:
                 return self._semantic
-        semantic = SemanticSearch(self.store, self.store.db, self.embedder())
+        semantic = SemanticSearch(self.store, self.db, self.embedder())
         with self._lock:
             self._semantic = self._semantic or semantic
             return self._semantic
@@ -145,6 +151,20 @@ class Services:
 
         return HybridSearch(self.keyword, DeferredSemantic(self.semantic))
 
+    def indexer_service(
+        self, *, label: str, on_status: Callable[[IndexStatus], None] | None = None
+    ) -> IndexerService:
+        """An indexer for this profile, not started: ``start()`` runs it in the background, the
+        CLI runs it in its own thread (``run_here``). It has its own model, so the one the search
+        uses keeps its own (not niced) threads: the indexer runs at a lower priority
+        (``noted.indexer.priority``)."""
+        from noted.indexer.engine import Indexer
+        from noted.indexer.lease import Lease
+        from noted.indexer.service import IndexerService
+
+        indexer = Indexer(self.store, self.db, self._make_embedder())
+        return IndexerService(indexer, Lease(self.db, label=label), on_status=on_status)
+
     def start_indexer(
         self, *, label: str, on_status: Callable[[IndexStatus], None] | None = None
     ) -> IndexerService | None:
@@ -152,16 +172,21 @@ class Services:
         if not self.settings.get_bool("search.indexer.enabled"):
             return None
         if self._indexer is None:
-            from noted.indexer.engine import Indexer
-            from noted.indexer.lease import Lease
-            from noted.indexer.service import IndexerService
-
-            # Its own model, so the one the search uses keeps its own (not niced) model threads:
-            # the indexer's thread runs at a lower priority (noted.indexer.priority).
-            indexer = Indexer(self.store, self.store.db, self._make_embedder())
-            self._indexer = IndexerService(indexer, Lease(self.store.db, label=label), on_status=on_status)
+            self._indexer = self.indexer_service(label=label, on_status=on_status)
             self._indexer.start()
         return self._indexer
+
+    def index_coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
+        """How much of the store (or of ``note_ids``) the index covers; read without the model."""
+        from noted.indexer.coverage import index_coverage
+
+        return index_coverage(self.store, self.db, note_ids=note_ids)
+
+    def index_report(self) -> IndexReport:
+        """The index's bookkeeping (``noted index status``); read without the model."""
+        from noted.indexer.coverage import index_report
+
+        return index_report(self.store, self.db)
 
     @property
     def indexer(self) -> IndexerService | None:
@@ -189,8 +214,9 @@ class Services:
         with self._lock:
             if self._transcripts is None:
                 from noted.chat.transcripts import Transcripts
+                from noted.store.sqlite.chats import SqliteChats
 
-                self._transcripts = Transcripts(self.store.db)
+                self._transcripts = Transcripts(SqliteChats(self.db))
             return self._transcripts
 
     def provider_config(self) -> ProviderConfig:
@@ -240,9 +266,7 @@ class Services:
     def close(self) -> None:
         """Stop background work and close every part, the store last."""
         if self._indexer is not None:
-            self._indexer.stop()
-            with contextlib.suppress(Exception):  # its own model (see start_indexer)
-                self._indexer.indexer.embedder.close()
+            self._indexer.close()  # with its own model (see indexer_service)
             self._indexer = None
         if self._embedder is not None:
             try:

@@ -31,6 +31,7 @@ from noted.chat.transcripts import Transcripts
 from noted.models import NoteDraft
 from noted.providers import AssistantMessage, UserMessage
 from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.chats import SqliteChats
 
 LIVENESS = 60  # seconds: a bound for a stuck child, never a speed check (the SDK import is slow)
 BODY = "# Shopping\n- milk\n- tea\n"
@@ -105,7 +106,7 @@ def tool_result(body: dict[str, Any], call_id: str) -> dict[str, Any]:
 def saved_chats(profile: Path) -> list[tuple[str, list[Any]]]:
     store = SqliteStore.open(profile / "notes.db", profile / "resources")
     try:
-        transcripts = Transcripts(store.db)
+        transcripts = Transcripts(SqliteChats(store.db))
         return [(c.note_id, transcripts.messages(c.id)) for c in transcripts.recent()]
     finally:
         store.close()
@@ -354,7 +355,7 @@ def test_chats_lists_searches_and_deletes_by_the_short_id_it_shows(
 ) -> None:
     store = SqliteStore.open(profile / "notes.db", profile / "resources")
     try:
-        transcripts = Transcripts(store.db)
+        transcripts = Transcripts(SqliteChats(store.db))
         tea = transcripts.create(title="Where is sencha from?")
         transcripts.append(tea.id, [UserMessage("Where is sencha from?"), AssistantMessage("Japan.")])
         cafe = transcripts.create(title="Ordering coffee")

@@ -50,6 +50,17 @@ def test_index_status_reports_the_lease_and_counts(cli: Cli) -> None:
     assert status["sqlite_vec"] == "loaded"
 
 
+def test_index_rebuild_with_the_lease_free_indexes_every_note_again(cli: Cli) -> None:
+    cli.ok("create", "Boats", "--body", "sailing ships harbour wind")
+    first = cli.json("index")
+    # Not vacuous: an up-to-date index looks at nothing, so only a real rebuild looks at them all.
+    assert cli.json("index")["looked_at"] == 0
+    rebuilt = cli.json("index", "--rebuild")
+    assert rebuilt["looked_at"] >= first["notes"] > 0
+    assert (rebuilt["notes"], rebuilt["chunks"]) == (first["notes"], first["chunks"])
+    assert cli.json("index", "status")["lease_holder"] is None  # given back after the rebuild
+
+
 def test_keyword_search_that_finds_nothing_suggests_a_spelling(cli: Cli) -> None:
     cli.ok("create", "Rebasing", "--body", "rebase the branch")
     cli.ok("create", "Rebase again", "--body", "why rebase")

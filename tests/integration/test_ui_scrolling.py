@@ -5,7 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList
 
-from noted.ui.widgets.scrolling import SteadyScrollbars
+from noted.ui import patches
+from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 
 
 class Steady(SteadyScrollbars, OptionList):
@@ -48,3 +49,26 @@ async def test_only_a_change_repaints_the_scrollbars() -> None:
         steady.scroll_end(animate=False)
         await pilot.pause()
         assert steady.scroll_y == steady.max_scroll_y > 0  # scrolling reaches the new end
+
+
+async def test_with_the_patch_off_a_steady_view_refreshes_as_textual_does() -> None:
+    # The guard's fallback: off (as on a Textual it was not written for), the mixin must not
+    # keep a view from following its sizes; it refreshes after every layout like ``Plain``.
+    patches.uninstall()
+    app = Two()
+    async with app.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        steady = app.query_one(Steady)
+        updates = 0
+        original = steady._scroll_update
+
+        def counted(size: object) -> None:
+            nonlocal updates
+            updates += 1
+            original(size)  # type: ignore[arg-type]
+
+        steady._scroll_update = counted  # type: ignore[method-assign]
+        for _ in range(3):
+            app.screen.refresh(layout=True)
+            await pilot.pause()
+        assert updates >= 3

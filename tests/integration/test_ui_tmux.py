@@ -175,3 +175,15 @@ def test_at_80x24_escape_from_the_chat_shows_the_list_before_d_trashes(
         assert store.get_note(fixture.release).is_trashed
     finally:
         store.close()
+
+
+def test_at_80_columns_the_key_bar_shows_help_and_the_palette_whole(narrow_terminal: Terminal) -> None:
+    """They were the first keys cut (``f1 H…``, no ``^p``); ``?`` then lists what the bar leaves out."""
+    screen = narrow_terminal.wait_for(lambda s: "Release plan" in s and "palette" in s)
+    bar = screen.rstrip("\n").splitlines()[-1]
+    assert "f1 Help" in bar and bar.rstrip().endswith("^p palette"), bar
+    narrow_terminal.keys("?")
+    screen = narrow_terminal.wait_for("Keys · Notes")
+    assert "Open the highlighted note" in screen and "Esc closes" in screen  # the list's own keys first
+    narrow_terminal.keys("Escape")
+    narrow_terminal.wait_for(lambda s: "Keys · Notes" not in s and "Release plan" in s)

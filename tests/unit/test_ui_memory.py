@@ -1,4 +1,4 @@
-"""The app's care for Python's cycle collector (``noted.ui.memory``)."""
+"""The app's care for Python's cycle collector (``noted.ui.memory``, ``patches.strip_cycles``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from noted.ui import memory
+from noted.ui import memory, patches
 
 
 def _strip() -> Strip:
@@ -20,7 +20,7 @@ def _strip() -> Strip:
 @pytest.fixture
 def collected() -> Iterator[None]:
     """Start from an empty heap of garbage, with automatic collection off so the test counts alone."""
-    memory.install()
+    patches.install()
     enabled = gc.isenabled()
     gc.disable()
     gc.collect()

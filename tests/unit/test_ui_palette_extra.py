@@ -18,11 +18,12 @@ from textual.command import CommandInput, CommandList, CommandPalette
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.widgets import Checkbox, HelpPanel, Markdown
+from textual.widgets import Checkbox, Markdown
 
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.commands import SwitchThemeProvider, ToggleToolProvider, tool_switches
+from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.screens.search import ResultList, SearchScreen
 from noted.ui.screens.settings import SettingsScreen, widget_id
 from noted.ui.widgets.note_viewer import NoteViewer
@@ -169,20 +170,31 @@ def test_the_app_wires_the_providers() -> None:
 
 
 def _help_text(pilot: Pilot[Any]) -> str:
-    panel = pilot.app.screen.query_one(HelpPanel)
-    return panel.query_one("#widget-help", Markdown).source
+    overlay = pilot.app.screen
+    assert isinstance(overlay, KeysOverlay)
+    return overlay.query_one("#pane-help", Markdown).source
+
+
+async def _f1(pilot: Pilot[Any]) -> KeysOverlay:
+    below = pilot.app.screen
+    await pilot.press("f1")
+    await until(pilot, lambda: isinstance(pilot.app.screen, KeysOverlay) and pilot.app.screen.is_mounted)
+    assert isinstance(pilot.app.screen, KeysOverlay)
+    overlay = pilot.app.screen
+    await pilot.press("escape")
+    await until(pilot, lambda: pilot.app.screen is below)
+    return overlay
 
 
 async def test_f1_explains_search(pilot: Pilot[Any]) -> None:
     await pilot.press("ctrl+f")
     await until(pilot, lambda: isinstance(pilot.app.screen, SearchScreen))
-    await pilot.press("f1")  # a modal screen stops the app's keys: the screen repeats F1
-    await until(pilot, lambda: bool(pilot.app.screen.query(HelpPanel)))
-    await until(pilot, lambda: "Ctrl+O" in _help_text(pilot))
+    overlay = await _f1(pilot)  # a modal screen stops the app's keys: the screen repeats F1
+    assert "Ctrl+O" in overlay.help_text
+    assert overlay.groups[0].title == "Search"  # the search box's keys first
     pilot.app.screen.query_one(ResultList).focus()
-    await until(pilot, lambda: "Best match first" in _help_text(pilot))
-    await pilot.press("f1")
-    await until(pilot, lambda: not pilot.app.screen.query(HelpPanel))
+    overlay = await _f1(pilot)
+    assert "Best match first" in overlay.help_text
 
 
 async def test_f1_explains_settings_and_the_tools(pilot: Pilot[Any]) -> None:
@@ -191,11 +203,15 @@ async def test_f1_explains_settings_and_the_tools(pilot: Pilot[Any]) -> None:
     screen = pilot.app.screen
     await until(pilot, lambda: bool(screen.query(f"#{widget_id('ai.tool.read_note.enabled')}")))
     screen.query_one(f"#{widget_id('ai.tool.read_note.enabled')}", Checkbox).focus()
-    await pilot.press("f1")
-    await until(pilot, lambda: bool(screen.query(HelpPanel)))
-    await until(pilot, lambda: "read** tools only look" in _help_text(pilot))
+    assert "read** tools only look" in (await _f1(pilot)).help_text
     screen.query_one(f"#{widget_id('search.relevance')}").focus()
-    await until(pilot, lambda: "config.toml" in _help_text(pilot))  # the screen's own help
+    assert "config.toml" in (await _f1(pilot)).help_text  # the screen's own help
+
+
+async def test_the_overlay_shows_the_help_text_it_was_given(pilot: Pilot[Any]) -> None:
+    await pilot.press("f1")
+    await until(pilot, lambda: isinstance(pilot.app.screen, KeysOverlay) and pilot.app.screen.is_mounted)
+    assert _help_text(pilot) == pilot.app.screen.help_text  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("owner", [SearchScreen, ResultList, SettingsScreen, LinkList, NoteViewer])

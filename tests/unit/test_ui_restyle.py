@@ -1,4 +1,4 @@
-"""``noted.ui.restyle``: moving the focus restyles what the move changes, and nothing else.
+"""``patches.same_rules`` and ``patches.focus_within``: moving the focus restyles what the move changes, and nothing else.
 
 A small Textual app with a ``:focus-within`` box: the box's border and a rule that depends on
 it (``#box:focus-within .marked``) must still follow the focus; a widget whose rules stay the
@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
-from noted.ui import restyle
+from noted.ui import patches
 
 
 class Boxed(App[None]):
@@ -45,7 +45,7 @@ def _count_style_updates(monkeypatch: object, counts: Counter[str]) -> None:
 
 
 async def test_focus_within_rules_follow_the_focus_and_touch_nothing_else(monkeypatch: object) -> None:
-    restyle.install()
+    patches.install()
     app = Boxed()
     async with app.run_test() as pilot:
         box, marked = app.query_one("#box"), app.query_one("#marked")
@@ -67,8 +67,27 @@ async def test_focus_within_rules_follow_the_focus_and_touch_nothing_else(monkey
         assert counts["plain"] == 0
 
 
+async def test_without_the_patches_textual_restyles_the_whole_box(monkeypatch: object) -> None:
+    # The counterpart of the test above: it shows the count there can fail (Textual's own code
+    # restyles the plain label on every focus move), and that ``uninstall`` gives that code back.
+    patches.uninstall()
+    try:
+        app = Boxed()
+        async with app.run_test() as pilot:
+            app.query_one("#outside", Input).focus()
+            await pilot.pause()
+            counts: Counter[str] = Counter()
+            _count_style_updates(monkeypatch, counts)
+            app.query_one("#inside", Input).focus()
+            await pilot.pause()
+            assert app.query_one("#marked").styles.color == Color.parse("blue")
+            assert counts["plain"] >= 1
+    finally:
+        patches.install()
+
+
 async def test_a_rule_that_changes_still_applies(monkeypatch: object) -> None:
-    restyle.install()
+    patches.install()
     app = Boxed()
     async with app.run_test() as pilot:
         plain = app.query_one("#plain", Label)
@@ -82,7 +101,7 @@ async def test_a_rule_that_changes_still_applies(monkeypatch: object) -> None:
 
 
 async def test_styles_changed_behind_its_back_are_set_again() -> None:
-    restyle.install()
+    patches.install()
     app = Boxed()
     async with app.run_test() as pilot:
         plain = app.query_one("#plain", Label)

@@ -131,7 +131,7 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _unexpected(exc: Exception, ctx: CliContext) -> int:
     """A storage fault that escaped untranslated gets its own line and code; the rest is a bug."""
-    from noted.store.sqlite.faults import classify
+    from noted.store.faults import classify
 
     fault = classify(exc, ctx.db_path_hint())
     log.log(

@@ -22,8 +22,7 @@ from noted.cli.exits import ExitCode
 from noted.errors import UnavailableError
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
-    from noted.indexer.lease import Lease
-    from noted.store.sqlite.db import Database
+    from noted.indexer.service import IndexerService
 
 EXIT_NOT_UP_TO_DATE = ExitCode.INDEX_NOT_UP_TO_DATE
 """``noted index`` when another process holds the lease and the index is not up to date yet
@@ -47,45 +46,40 @@ def register(sub: Subparsers) -> None:
 def cmd_index(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.action == "status":
         return _status(ctx)
-    store = ctx.services.store
-    if store.db.vec_error:
-        raise UnavailableError(f"cannot index: the sqlite-vec extension did not load ({store.db.vec_error})")
-    from noted.indexer.lease import Lease
-
-    lease = Lease(store.db, label="noted index")
-    while not lease.acquire():
-        outcome = _held_elsewhere(args, ctx, lease)
-        if outcome is not None:
-            return outcome
-    lease.start_heartbeat()
+    service = ctx.services.indexer_service(label="noted index")
     try:
-        return _run(args, ctx, lease)
+        if service.unavailable:
+            raise UnavailableError(
+                f"cannot index: the sqlite-vec extension did not load ({service.unavailable})"
+            )
+        while not service.take_lease():
+            outcome = _held_elsewhere(args, ctx, service)
+            if outcome is not None:
+                return outcome
+        return _run(args, ctx, service)
     finally:
-        lease.release()
+        service.close()  # gives the lease back (if taken) and closes its model
 
 
-def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, lease: Lease) -> int | None:
+def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> int | None:
     """Another process holds the lease: pass a rebuild on, report, and wait or return an exit code.
 
     Returns None when the caller should try to take the lease again (the holder is gone).
     """
-    from noted.indexer.coverage import index_coverage
-    from noted.indexer.engine import request_pending, request_rebuild
-
+    lease = service.lease
     holder = lease.holder() or "another process"
-    store = ctx.services.store
     if args.rebuild:
-        request_rebuild(store.db, "noted index --rebuild")
+        service.rebuild("noted index --rebuild")  # not ours: asks the holder
         args.rebuild = False  # asked once; the holder honours it before its next batch
         ctx.error(f"asked {holder} to rebuild the index")
         if not args.wait:
             return EXIT_NOT_UP_TO_DATE
         # Judge coverage only once the holder has taken the request (it looks before every batch).
-        while request_pending(store.db) and lease.current() is not None:
+        while service.rebuild_pending() and lease.current() is not None:
             time.sleep(WAIT_POLL_SECONDS / 4)
-    coverage = index_coverage(store, store.db)
+    coverage = service.coverage()
     if coverage.complete and not args.watch:
-        _report_done(ctx, coverage.notes_indexed, _chunk_count(store.db), 0, holder)
+        _report_done(ctx, coverage.notes_indexed, service.report().chunks, 0, holder)
         return 0
     if not args.wait and not args.watch:
         ctx.error(
@@ -98,44 +92,36 @@ def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, lease: Lease) -> 
     ctx.error(f"waiting for {holder}: {coverage.notes_indexed:,} of {coverage.notes_total:,} notes done…")
     while lease.current() is not None:
         time.sleep(WAIT_POLL_SECONDS)
-        coverage = index_coverage(store, store.db)
+        coverage = service.coverage()
         if coverage.complete and not args.watch:
-            _report_done(ctx, coverage.notes_indexed, _chunk_count(store.db), 0, holder)
+            _report_done(ctx, coverage.notes_indexed, service.report().chunks, 0, holder)
             return 0
     return None  # the holder is gone: take the lease
 
 
-def _run(args: argparse.Namespace, ctx: CliContext, lease: Lease) -> int:
+def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> int:
     from noted.cli.index_progress import IndexBar
-    from noted.indexer.engine import Indexer
     from noted.indexer.lease import LeaseLost
     from noted.indexer.priority import lowered
-    from noted.indexer.vectors import META_MODEL, set_meta
 
-    store = ctx.services.store
     bar = IndexBar(enabled=sys.stderr.isatty() and not ctx.json)
     # Below the app's priority (if it is open, its keys come first); idle CPU is still all ours.
     with lowered(), bar:
-        bar.start(sum(store.folder_note_counts().values()))
-        indexer = Indexer(store, store.db, ctx.services.embedder(), on_progress=bar.update, lease=lease)
+        bar.start(sum(ctx.services.store.folder_note_counts().values()))
         try:
             if args.rebuild:
-                with store.db.write() as conn:
-                    set_meta(conn, META_MODEL, None)
-            indexer.prepare()
-            done = indexer.run_until_idle()
-            while args.watch:
-                time.sleep(0.25)
-                done += indexer.run_until_idle()
+                service.rebuild("noted index --rebuild")  # ours: the vectors go now
+            done = service.run_here(bar.update, watch=args.watch)
         except LeaseLost:
             bar.stop()
-            ctx.error(f"stopped: {lease.holder() or 'another process'} took over the indexing")
+            ctx.error(f"stopped: {service.lease.holder() or 'another process'} took over the indexing")
             return EXIT_NOT_UP_TO_DATE
-    notes, chunks = indexer.tables.counts()
+    notes, chunks = service.counts()
+    failed = service.indexer.failed
     if ctx.json:
-        ctx.emit({"notes": notes, "chunks": chunks, "looked_at": done, "failed": indexer.failed})
+        ctx.emit({"notes": notes, "chunks": chunks, "looked_at": done, "failed": failed})
     else:
-        _report_done(ctx, notes, chunks, indexer.failed, None)
+        _report_done(ctx, notes, chunks, failed, None)
     return 0
 
 
@@ -148,39 +134,8 @@ def _report_done(ctx: CliContext, notes: int, chunks: int, failed: int, holder: 
     ctx.out(f"Index up to date: {notes:,} notes in {chunks:,} chunks{failures}{by}.")
 
 
-def _chunk_count(db: Database) -> int:
-    with db.read() as conn:
-        return int(conn.execute("SELECT count(*) FROM index_chunks").fetchone()[0])
-
-
 def _status(ctx: CliContext) -> int:
-    from noted.indexer.lease import Lease
-    from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN, get_meta
-
-    store = ctx.services.store
-    with store.db.read() as conn:
-        model = get_meta(conn, META_MODEL)
-        cursor = int(get_meta(conn, META_CURSOR) or 0)
-        scanning = get_meta(conn, META_SCAN) is not None
-        has_tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'index_chunks'").fetchone()
-        counts = (
-            conn.execute("SELECT count(DISTINCT note_id), count(*) FROM index_chunks").fetchone()
-            if has_tables
-            else (0, 0)
-        )
-        failures = conn.execute("SELECT count(*) FROM index_failures").fetchone()[0] if has_tables else 0
-    latest = store.latest_cursor()
-    status = {
-        "built": model is not None,
-        "model": model,
-        "notes": counts[0],
-        "chunks": counts[1],
-        "behind_by_changes": 0 if scanning else max(0, latest - cursor),
-        "first_scan_running": scanning,
-        "failed_notes": failures,
-        "lease_holder": Lease(store.db).holder(),
-        "sqlite_vec": store.db.vec_error or "loaded",
-    }
+    status = ctx.services.index_report().as_json()
     if ctx.json:
         ctx.emit(status)
         return 0

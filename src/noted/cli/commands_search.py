@@ -103,10 +103,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _coverage(ctx: CliContext) -> IndexCoverage:
-    from noted.indexer.coverage import index_coverage
-
-    store = ctx.services.store
-    return index_coverage(store, store.db)
+    return ctx.services.index_coverage()
 
 
 def _keyword_row(hit: KeywordHit) -> _Row:

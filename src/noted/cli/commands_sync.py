@@ -19,9 +19,8 @@ from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Note
 from noted.store.conflicts import text_diff
-from noted.store.joplin.sync_command import last_sync, run_sync
-from noted.store.joplin.sync_conflicts import SyncConflict, SyncConflictOps
 from noted.store.protocol import Store
+from noted.store.sync import SyncConflict, SyncConflicts, Syncing
 
 
 def register(sub: Subparsers) -> None:
@@ -39,19 +38,25 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--title", help="resolve with --body-file: the title (default: the note's)")
 
 
-def _conflict_store(store: Store) -> SyncConflictOps:
-    if not isinstance(store, SyncConflictOps):
+def _conflict_store(store: Store) -> SyncConflicts:
+    if store.conflicts is None:
         raise InvalidInputError(
             "conflicts of Joplin's sync exist only on the Joplin backend", hint="add --joplin"
         )
-    return store
+    return store.conflicts
+
+
+def _sync_of(store: Store) -> Syncing:
+    if store.sync is None:
+        raise InvalidInputError("only the Joplin backend syncs", hint="add --joplin")
+    return store.sync
 
 
 def cmd_sync(args: argparse.Namespace, ctx: CliContext) -> int:
     services = ctx.services
-    store = _conflict_store(services.store)
+    sync = _sync_of(services.store)
     if args.status:
-        last = last_sync(store.sidecar.db)
+        last = sync.last()
         if ctx.json:
             ctx.emit({"last_sync": last})
         else:
@@ -59,8 +64,8 @@ def cmd_sync(args: argparse.Namespace, ctx: CliContext) -> int:
                 f"Last sync from noted: {render.fmt_time(last)}" if last else "noted has not run a sync yet."
             )
         return 0
-    run = run_sync(services.settings.get_str("joplin.syncCommand"), store.sidecar.db)
-    conflicts = len(store.sync_conflicts())
+    run = sync.run(services.settings.get_str("joplin.syncCommand"))
+    conflicts = len(_conflict_store(services.store).sync_conflicts())
     if ctx.json:
         ctx.emit({"summary": run.summary, "finished": run.finished, "conflicts": conflicts})
         return 0
@@ -72,10 +77,10 @@ def cmd_sync(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def conflict_of(store: Store, note: Note) -> str | None:
     """What ``noted show`` says of a note in a conflict of Joplin's sync (None: it is in none)."""
-    return store.conflict_summary(note) if isinstance(store, SyncConflictOps) else None
+    return store.conflicts.conflict_summary(note) if store.conflicts is not None else None
 
 
-def _resolve_copy(store: SyncConflictOps, ref: str | None) -> SyncConflict:
+def _resolve_copy(store: SyncConflicts, ref: str | None) -> SyncConflict:
     if not ref:
         raise InvalidInputError("name the conflict copy", hint="`noted conflicts` lists them")
     matches = [c for c in store.sync_conflicts() if c.copy_id == ref or c.copy_id.startswith(ref.lower())]
@@ -116,7 +121,7 @@ def cmd_conflicts(args: argparse.Namespace, ctx: CliContext) -> int:
     return 0
 
 
-def _list(ctx: CliContext, store: SyncConflictOps) -> int:
+def _list(ctx: CliContext, store: SyncConflicts) -> int:
     conflicts = store.sync_conflicts()
     if ctx.json:
         ctx.emit([conflict_json(c) for c in conflicts])

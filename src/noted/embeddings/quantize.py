@@ -66,19 +66,44 @@ def ensure(source: Path, cache_dir: Path) -> Path:
         partial = target.with_suffix(f".{os.getpid()}.partial")
         log.info("making a dynamic-int8 copy of %s in %s", source, target)
         try:
+            _convert_in_children(source, partial)
+            os.replace(partial, target)  # whole or not at all
+        finally:
+            partial.unlink(missing_ok=True)
+    return target
+
+
+def _convert_in_children(source: Path, target: Path) -> None:
+    """Make the copy in three steps, each in a child process of its own, one after the other.
+
+    Each step holds the fp32 graph and its copies (up to about 480 MB for quantizing); run in one
+    process the steps' leftovers add up past 500 MB, and the indexer would pay them for its life.
+
+    Raises:
+        RuntimeError: A step failed (its output is in the message).
+    """
+    plain, fused = _step_files(target)
+    steps = [("plain", source, plain), ("fuse", plain, fused), ("quantize", fused, target)]
+    try:
+        for step, given, made in steps:
+            if step == "quantize" and not fused.is_file():  # attention did not fuse: quantize plain
+                given = plain
             done = subprocess.run(
-                [sys.executable, "-m", "noted.embeddings.quantize", str(source), str(partial)],
+                [sys.executable, "-m", "noted.embeddings.quantize", step, str(given), str(made)],
                 capture_output=True,
                 text=True,
                 timeout=CONVERT_TIMEOUT_SECONDS,
                 check=False,
             )
-            if done.returncode != 0 or not partial.is_file():
+            if done.returncode != 0 or (step != "fuse" and not made.is_file()):
                 raise RuntimeError(f"quantizing {source} failed: {done.stderr.strip()[-2000:]}")
-            os.replace(partial, target)  # whole or not at all
-        finally:
-            partial.unlink(missing_ok=True)
-    return target
+    finally:
+        plain.unlink(missing_ok=True)
+        fused.unlink(missing_ok=True)
+
+
+def _step_files(target: Path) -> tuple[Path, Path]:
+    return target.with_name(target.name + ".fp32.onnx"), target.with_name(target.name + ".fused.onnx")
 
 
 @contextlib.contextmanager
@@ -91,23 +116,12 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def convert(source: Path, target: Path) -> None:
-    """Write the dynamic-int8 (per-channel) model of ``source`` to ``target``."""
+def quantize_graph(source: Path, target: Path) -> None:
+    """Write the dynamic-int8, per-channel copy of the fp32 graph ``source`` to ``target``."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from noted.embeddings import fuse_attention
-
-    plain = target.with_name(target.name + ".fp32.onnx")
-    fused = target.with_name(target.name + ".fused.onnx")
-    try:
-        write_plain(source, plain)
-        # Per-tensor scales were too lossy here (cosine 0.93 to the original); per channel, 0.994.
-        # Fused attention first: the quantizer leaves its node alone and quantizes the projections.
-        graph = fused if fuse_attention.fuse(plain, fused) else plain
-        quantize_dynamic(str(graph), str(target), per_channel=True, weight_type=QuantType.QInt8)
-    finally:
-        plain.unlink(missing_ok=True)
-        fused.unlink(missing_ok=True)
+    # Per-tensor scales were too lossy here (cosine 0.93 to the original); per channel, 0.994.
+    quantize_dynamic(str(source), str(target), per_channel=True, weight_type=QuantType.QInt8)
 
 
 def write_plain(source: Path, target: Path) -> None:
@@ -122,6 +136,24 @@ def write_plain(source: Path, target: Path) -> None:
     ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
 
 
+def _main(argv: list[str]) -> None:
+    """``python -m noted.embeddings.quantize STEP SOURCE TARGET``: one step of the conversion.
+
+    Fused attention comes first: the quantizer leaves its node alone and quantizes the projections.
+    """
+    from noted.embeddings import fuse_attention
+
+    step, source, target = argv[0], Path(argv[1]), Path(argv[2])
+    if step == "plain":
+        write_plain(source, target)
+    elif step == "fuse":
+        fuse_attention.fuse(source, target)  # False leaves no target: the plain graph is quantized
+    elif step == "quantize":
+        quantize_graph(source, target)
+    else:
+        raise SystemExit(f"unknown step {step!r}: plain, fuse or quantize")
+
+
 if __name__ == "__main__":
     logging.disable(logging.WARNING)  # the quantizer's advice to pre-process is not for users
-    convert(Path(sys.argv[1]), Path(sys.argv[2]))
+    _main(sys.argv[1:])

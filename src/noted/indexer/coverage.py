@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from noted.indexer.lease import Lease
 from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN, get_meta
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database
@@ -64,3 +65,49 @@ def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None
     total = len(note_ids) if note_ids is not None else sum(store.folder_note_counts().values())
     complete = built and bool(has_chunks) and not scanning and cursor >= store.latest_cursor()
     return IndexCoverage(int(indexed), total, complete)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What ``noted index status`` says: how the index was built, how far it is, and who keeps it."""
+
+    built: bool
+    model: str | None
+    notes: int
+    chunks: int
+    behind_by_changes: int
+    first_scan_running: bool
+    failed_notes: int
+    lease_holder: str | None
+    sqlite_vec: str
+    """``loaded``, or why the sqlite-vec extension did not load."""
+
+    def as_json(self) -> dict[str, object]:
+        """The fields in order, as ``--json`` prints them (and the text output lists them)."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+def index_report(store: Store, db: Database) -> IndexReport:
+    """The index's bookkeeping for ``store`` in ``db``, read without loading the model."""
+    with db.read() as conn:
+        model = get_meta(conn, META_MODEL)
+        cursor = int(get_meta(conn, META_CURSOR) or 0)
+        scanning = get_meta(conn, META_SCAN) is not None
+        has_tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'index_chunks'").fetchone()
+        counts = (
+            conn.execute("SELECT count(DISTINCT note_id), count(*) FROM index_chunks").fetchone()
+            if has_tables
+            else (0, 0)
+        )
+        failures = conn.execute("SELECT count(*) FROM index_failures").fetchone()[0] if has_tables else 0
+    return IndexReport(
+        built=model is not None,
+        model=model,
+        notes=int(counts[0]),
+        chunks=int(counts[1]),
+        behind_by_changes=0 if scanning else max(0, store.latest_cursor() - cursor),
+        first_scan_running=scanning,
+        failed_notes=int(failures),
+        lease_holder=Lease(db).holder(),
+        sqlite_vec=db.vec_error or "loaded",
+    )

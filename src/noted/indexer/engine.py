@@ -135,6 +135,11 @@ class Indexer:
         return VectorTables(self.db, self.embedder.model_id, self.embedder.dim)
 
     # Set-up ----------------------------------------------------------------------------
+    def drop_vectors(self) -> None:
+        """Forget the model the vectors were made with, so ``prepare`` builds them all again."""
+        with self.db.write() as conn:
+            set_meta(conn, META_MODEL, None)
+
     def prepare(self) -> None:
         """Make the tables (rebuilding for a new model) and queue notes that failed last time."""
         rebuilt = self.tables.ensure()

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from noted.errors import BackendError
-from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress
+from noted.indexer.coverage import IndexCoverage, IndexReport, index_coverage, index_report
+from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress, request_pending, request_rebuild
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.priority import lower_this_thread
 
@@ -63,6 +65,60 @@ class IndexerService:
     def status(self) -> IndexStatus:
         return self._status
 
+    # What the CLI asks (``noted index``), so it never wires an indexer itself ----------------
+    def report(self) -> IndexReport:
+        """The index's bookkeeping (``noted index status``); the live state is ``status``."""
+        return index_report(self.indexer.store, self.indexer.db)
+
+    def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
+        """How much of the store (or of ``note_ids``) the index covers, and whether it is complete."""
+        return index_coverage(self.indexer.store, self.indexer.db, note_ids=note_ids)
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why this process cannot index (sqlite-vec did not load), or None."""
+        return self.indexer.db.vec_error
+
+    def rebuild(self, by: str) -> bool:
+        """Drop the vectors so they are built again: now when this process holds the lease (True),
+        else by asking the holder, who honours it before its next batch (False)."""
+        if self.lease.held:
+            self.indexer.drop_vectors()
+            return True
+        request_rebuild(self.indexer.db, by)
+        return False
+
+    def rebuild_pending(self) -> bool:
+        """True while a rebuild asked of another process has not been taken up yet."""
+        return request_pending(self.indexer.db)
+
+    def take_lease(self) -> bool:
+        """Take the indexing lease (renewed by a heartbeat thread until ``release``) if it is free."""
+        if not self.lease.acquire():
+            return False
+        self.lease.start_heartbeat()
+        return True
+
+    def release(self) -> None:
+        """Give the lease back."""
+        self.lease.release()
+
+    def run_here(self, on_progress: Callable[[IndexProgress], None], *, watch: bool = False) -> int:
+        """Index in the calling thread until up to date, or with ``watch`` until interrupted; returns
+        the notes looked at. Raises ``LeaseLost`` when another process took the lease over."""
+        self.indexer.on_progress = on_progress
+        self.indexer.prepare()
+        done = self.indexer.run_until_idle()
+        while watch:
+            time.sleep(POLL_SECONDS)
+            done += self.indexer.run_until_idle()
+        return done
+
+    def counts(self) -> tuple[int, int]:
+        """(notes, chunks) in the index."""
+        return self.indexer.tables.counts()
+
+    # The background thread ---------------------------------------------------------------
     def start(self) -> None:
         if self._thread is not None:
             return
@@ -80,6 +136,16 @@ class IndexerService:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+
+    def close(self) -> None:
+        """Stop, give the lease back, and close this indexer's own model."""
+        self.stop()
+        if self.lease.held:  # the thread gives it back as it ends; the CLI's run_here does not
+            self.lease.release()
+        try:
+            self.indexer.embedder.close()
+        except Exception:
+            log.exception("closing the indexer's model failed")
 
     def _run(self) -> None:
         retry_every = self.lease.ttl_ms / 3000

@@ -18,21 +18,19 @@ note changed before that window but after the server started is found again once
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import apsw
 
 from noted.errors import QueryError
 from noted.models import Note, now_ms
-from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordResults, KeywordSearch
+from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
 from noted.search.sql import compile_query
 from noted.store.joplin import JoplinStore
-from noted.store.sqlite import SqliteStore
-from noted.store.sqlite.base import NOTE_COLUMNS
-from noted.store.sqlite.schema import MIGRATIONS
+from noted.store.sqlite.scratch import add_folders, add_resources, add_tags, scratch_copy
 
 RECENT_MS = 7 * 24 * 60 * 60 * 1000
 """How far back changed notes are searched by noted itself rather than trusted to Joplin's index."""
@@ -110,11 +108,9 @@ class JoplinKeywordSearch(KeywordSearch):
         """``parsed`` run by noted's own engine over the recent notes: (id, user_updated_time), best first."""
         if not recent:
             return []
-        conn = apsw.Connection(":memory:")
+        conn = scratch_copy(recent.values())
         try:
-            for migration in MIGRATIONS:
-                migration.apply(conn)
-            self._fill(conn, parsed, recent.values())
+            self._fill(conn, parsed, list(recent))
             compiled = compile_query(
                 parsed,
                 limit=MAX_LIMIT,
@@ -129,47 +125,15 @@ class JoplinKeywordSearch(KeywordSearch):
             conn.close()
         return [(str(r[1]), recent[str(r[1])].user_updated_time) for r in rows if r[1] is not None]
 
-    def _fill(self, conn: apsw.Connection, parsed: Query, notes: Iterable[Note]) -> None:
-        notes = list(notes)
-        marks = ",".join("?" * 14)
-        for n in notes:
-            conn.execute(
-                f"INSERT INTO notes({NOTE_COLUMNS}) VALUES ({marks})",
-                (
-                    *(n.id, n.parent_id, n.title, n.body, n.created_time, n.updated_time),
-                    *(n.user_created_time, n.user_updated_time, int(n.is_todo), n.todo_due),
-                    *(n.todo_completed, n.source_url, n.deleted_time, int(n.is_conflict)),
-                ),
-            )
+    def _fill(self, conn: apsw.Connection, parsed: Query, note_ids: Sequence[str]) -> None:
+        """Copy in what the query's filters look at besides the notes themselves."""
         kinds = {t.kind for t in parsed.terms if isinstance(t, Filter)}
         if FilterKind.NOTEBOOK in kinds:
-            for f in self._store.list_folders(include_trashed=True):
-                conn.execute(
-                    "INSERT INTO folders(id, title, parent_id, created_time, updated_time, deleted_time) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (f.id, f.title, f.parent_id, f.created_time, f.updated_time, f.deleted_time),
-                )
+            add_folders(conn, self._store.list_folders(include_trashed=True))
         if FilterKind.TAG in kinds:
-            for n in notes:
-                for tag in self._store.note_tags(n.id):
-                    conn.execute(
-                        "INSERT OR IGNORE INTO tags(id, title, created_time, updated_time) VALUES (?, ?, ?, ?)",
-                        (tag.id, tag.title, tag.created_time, tag.updated_time),
-                    )
-                    conn.execute(
-                        "INSERT INTO note_tags(note_id, tag_id, created_time) VALUES (?, ?, 0)",
-                        (n.id, tag.id),
-                    )
+            add_tags(conn, note_ids, self._store.note_tags)
         if FilterKind.RESOURCE in kinds:
-            for n in notes:
-                for res in self._store.list_resources(note_id=n.id):
-                    conn.execute(
-                        "INSERT OR IGNORE INTO resources(id, mime, created_time, updated_time) "
-                        "VALUES (?, ?, 0, 0)",
-                        (res.id, res.mime),
-                    )
-                    conn.execute("INSERT OR IGNORE INTO note_resources(note_id, resource_id) VALUES (?, ?)",
-                                 (n.id, res.id))  # fmt: skip
+            add_resources(conn, note_ids, lambda note_id: self._store.list_resources(note_id=note_id))
 
     # The page ----------------------------------------------------------------------------
     def _hits(
@@ -209,7 +173,7 @@ def _visible(item: dict[str, Any], folder_ids: frozenset[str] | None) -> bool:
     return folder_ids is None or str(item.get("parent_id", "")) in folder_ids
 
 
-def keyword_search_for(store: SqliteStore | JoplinStore) -> KeywordSearch:
+def keyword_search_for(store: HasDatabase) -> KeywordSearch:
     """The keyword search that fits ``store``: Joplin's engine for Joplin, FTS5 for SQLite.
 
     ``KeywordSearch(joplin_store)`` would type-check (the sidecar is a database) but search the

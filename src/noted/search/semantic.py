@@ -12,12 +12,13 @@ The nearest chunks come from ``VectorTables.nearest``: ``OVERSAMPLE`` times the 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from noted.embeddings import Embedder
 from noted.errors import InvalidInputError, UnavailableError
+from noted.indexer.coverage import IndexCoverage, index_coverage
 from noted.indexer.vectors import META_MODEL, META_SCHEMA, SCHEMA_VERSION, ChunkMatch, VectorTables, get_meta
 from noted.models import Note
 from noted.search.query import check_query_size
@@ -108,6 +109,10 @@ class SemanticSearch:
         self.tables = VectorTables(db, embedder.model_id, embedder.dim)
         self.oversample = oversample
         self.min_candidates = min_candidates
+
+    def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
+        """How much of the store (or of ``note_ids``) the index these results come from covers."""
+        return index_coverage(self.store, self.db, note_ids=note_ids)
 
     def candidates(self, chunks: int) -> int:
         """How many chunks the first stage keeps when ``chunks`` are wanted."""

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import NotFoundError, UnavailableError
-from noted.indexer.coverage import index_coverage
 from noted.search.semantic import Relevance
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
@@ -195,7 +194,7 @@ def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload
             }
         )
     # Results come only from indexed notes: say how many of the caller's notes that is.
-    coverage = index_coverage(search.store, search.db, note_ids=note_ids)
+    coverage = search.coverage(note_ids)
     return {"relevance": relevance, "results": results, "index": dict(coverage.as_json())}
 
 

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
-from noted.ui import crash, memory, restyle
+from noted.ui import crash, memory, patches
 from noted.ui.clipboard import CopiesThroughTmux
 from noted.ui.commands import (
     MoveToProvider,
@@ -35,6 +35,7 @@ from noted.ui.commands import (
     open_theme_palette,
 )
 from noted.ui.dialogs.conflict import ConflictView
+from noted.ui.dialogs.keys import KeysOverlay, key_groups, pane_help
 from noted.ui.messages import (
     IndexerStatusChanged,
     OpenNote,
@@ -44,7 +45,7 @@ from noted.ui.messages import (
     StoreChanged,
     WorkFailed,
 )
-from noted.ui.palette import system_commands
+from noted.ui.palette import key_hints, system_commands
 from noted.ui.slots import search_screen, settings_screen
 from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.typeahead import HoldsKeys
@@ -65,6 +66,9 @@ log = logging.getLogger(__name__)
 MCP_RESTART_KEYS = frozenset({"mcp.host", "mcp.port"})
 """Settings the running MCP server must restart to follow (``mcp.enabled`` starts or stops it)."""
 
+KEYS_HELP = "Every key of the focused pane and of the app, and the pane's help"
+"""The palette's "Keys" (Textual's opens its help panel; this opens ``KeysOverlay``)."""
+
 FOLLOW_SECONDS = 0.25
 SETTINGS_SECONDS = 1.0
 """How often the app re-reads ``config.toml`` for changes made elsewhere (a shell, another app)."""
@@ -82,7 +86,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Save what is being edited and quit", priority=True),
         Binding("ctrl+f,slash", "search", "Search", id="app.search", tooltip="Find notes by keyword or meaning"),
-        Binding("f1", "help", "Help", id="app.help", tooltip="Explain the focused pane and its keys"),
+        Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="Every key of the focused pane, and its help"),
         Binding("f2", "settings", "Settings", id="app.settings", tooltip="Settings, tools and the MCP server"),
     ]  # fmt: skip
 
@@ -94,8 +98,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         ``first_look``: the first screen's rows, being read ahead (``launch.open_app``)."""
         self.first_look = first_look
         self._current_theme: tuple[str, Theme] | None = None
-        memory.install()
-        restyle.install()
+        patches.install()
         self._collector = memory.Collector()
         super().__init__()
         self.services = services
@@ -426,12 +429,18 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         open_theme_palette(self)
 
     def action_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        """F1 or ``?``: the keys of the focused pane and its help (again: close them)."""
+        if isinstance(self.screen, KeysOverlay):
+            self.screen.dismiss(None)
         else:
-            self.action_show_help_panel()
+            self.push_screen(KeysOverlay(key_groups(self.screen), pane_help(self.screen)))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.callback in (self.action_show_help_panel, self.action_hide_help_panel):
+                command = SystemCommand(
+                    "Keys", key_hints(self).for_callback(KEYS_HELP, self.action_help), self.action_help
+                )
+            yield command
         if isinstance(screen, Workspace):
             yield from system_commands(self, screen)

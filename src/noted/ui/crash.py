@@ -20,6 +20,7 @@ from typing import Any
 from textual.app import App
 from textual.worker import WorkerFailed
 
+from noted.ui import patches
 from noted.ui.messages import WorkFailed
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,8 @@ class LastResort(App[None]):
     """An ``App`` that ends on an uncaught error as ``crash`` says, not with a Rich traceback.
 
     Subclasses say what the person reads in ``crash_report``. The three methods below are
-    Textual's own (private ones): ``tests/integration/test_ui_errors.py`` checks they still apply.
+    Textual's own (private ones): ``noted.ui.patches.crash_output`` says why, and
+    ``tests/integration/test_ui_errors.py`` checks they still apply.
     """
 
     _crash_line: str | None = None
@@ -133,11 +135,14 @@ class LastResort(App[None]):
 
     def _fatal_error(self) -> None:
         """As in ``App``, without rendering a traceback for the screen: the log has it."""
+        if not patches.enabled(patches.crash_output.PATCH):
+            super()._fatal_error()
+            return
         self.bell()
         self._close_messages_no_wait()
 
     def _print_error_renderables(self) -> None:
-        if self._crash_line is None:
+        if self._crash_line is None or not patches.enabled(patches.crash_output.PATCH):
             super()._print_error_renderables()
             return
         self._exit_renderables.clear()

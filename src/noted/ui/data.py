@@ -14,10 +14,7 @@ from dataclasses import dataclass
 from noted.markdown import Outline, linked_ids, outline
 from noted.models import Folder, Note, NoteMeta, Resource, Tag
 from noted.search.keyword import KeywordSearch
-from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import NoteOrder, Store
-from noted.store.sqlite import SqliteStore
-from noted.store.sqlite.notes import note_filter
 
 PAGE_SIZE = 100
 """Notes fetched at a time; the list asks for the next page as the cursor nears the end."""
@@ -33,7 +30,7 @@ class SourceKind(enum.StrEnum):
     TRASH = "trash"
     SEARCH = "search"
     CONFLICTS = "conflicts"
-    """Joplin's conflict copies made by its sync (``noted.store.joplin.sync_conflicts``)."""
+    """The conflict copies made by the backend's sync (``Store.conflicts``; Joplin's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +145,12 @@ def load_tree(store: Store) -> TreeData:
     return TreeData(
         roots=_folder_nodes(live, counts),
         tags=tuple(store.list_tags(with_notes_only=True)),
-        todo_count=_count_notes(store, todo_only=True),
+        todo_count=store.count_notes(todo_only=True),
         # Only the top of each trashed branch: restoring it brings back what was inside.
         trashed_folders=tuple(f for f in every if f.is_trashed and f.parent_id not in trashed_ids),
-        trashed_note_count=_count_notes(store, trashed=True),
+        trashed_note_count=store.count_notes(trashed=True),
         total_notes=sum(n for folder_id, n in counts.items() if folder_id in live_ids),
-        conflict_count=len(store.sync_conflicts()) if isinstance(store, SyncConflictOps) else 0,
+        conflict_count=len(store.conflicts.sync_conflicts()) if store.conflicts is not None else 0,
     )
 
 
@@ -196,50 +193,9 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _count_notes(
-    store: Store,
-    *,
-    folder_id: str | None = None,
-    tag_id: str | None = None,
-    todo_only: bool = False,
-    trashed: bool = False,
-) -> int:
-    """How many notes ``list_notes`` would list (on SQLite counted, not read: 12 ms less a call)."""
-    if not isinstance(store, SqliteStore):
-        return len(
-            store.list_notes(
-                folder_id=folder_id, tag_id=tag_id, todo_only=todo_only, trashed=trashed, order=NoteOrder.ID
-            )
-        )
-    where, params = note_filter(folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only)
-    with store.db.read() as conn:
-        return int(conn.execute(f"SELECT count(*) FROM notes WHERE {where}", params).fetchone()[0])
-
-
 def _rows(store: Store, metas: Sequence[NoteMeta]) -> tuple[NoteRow, ...]:
-    tags = tag_titles(store, [meta.id for meta in metas])
+    tags = store.note_tag_titles([meta.id for meta in metas])
     return tuple(NoteRow(meta, tags.get(meta.id, ())) for meta in metas)
-
-
-def tag_titles(store: Store, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """The tag titles of each note, A→Z.
-
-    ``Store.note_tags`` also counts each tag's notes, which costs ~2 ms a call on 10,000 notes
-    (0.2 s for a page of the list); on the SQLite store one query answers for the whole page.
-    """
-    if not isinstance(store, SqliteStore):
-        return {note_id: tuple(t.title for t in store.note_tags(note_id)) for note_id in note_ids}
-    found: dict[str, list[str]] = {}
-    marks = ",".join("?" * len(note_ids))
-    with store.db.read() as conn:
-        rows = conn.execute(
-            f"SELECT nt.note_id, t.title FROM note_tags nt JOIN tags t ON t.id = nt.tag_id "
-            f"WHERE nt.note_id IN ({marks}) ORDER BY t.title COLLATE NOCASE",
-            list(note_ids),
-        )
-        for note_id, title in rows:
-            found.setdefault(note_id, []).append(title)
-    return {note_id: tuple(titles) for note_id, titles in found.items()}
 
 
 def load_page(
@@ -251,8 +207,8 @@ def load_page(
     keyword: KeywordSearch | None = None,
 ) -> NotePage:
     """One page of the notes of ``source``; one more than asked is read to know if more follow."""
-    if source.kind is SourceKind.CONFLICTS and isinstance(store, SyncConflictOps):
-        copies = [c.copy_id for c in store.sync_conflicts()]
+    if source.kind is SourceKind.CONFLICTS and store.conflicts is not None:
+        copies = [c.copy_id for c in store.conflicts.sync_conflicts()]
         ids = copies[offset : offset + limit + 1]
         metas = [_meta(n) for n in store.get_notes(ids)]
         total: int | None = len(copies)
@@ -274,8 +230,8 @@ def load_page(
         )  # fmt: skip
         total = None
         if offset == 0:  # the header shows the real count, as the tree does, not "100+"
-            total = len(metas) if len(metas) <= limit else _count_notes(
-                store, folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only
+            total = len(metas) if len(metas) <= limit else store.count_notes(
+                folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only
             )  # fmt: skip
         return NotePage(source, order, offset, _rows(store, metas[:limit]), len(metas) > limit, total)
     return NotePage(source, order, offset, _rows(store, metas[:limit]), len(metas) > limit, total)
@@ -300,7 +256,7 @@ def load_note_view(store: Store, note_id: str) -> NoteView:
     resource_ids = {r.id for r in resources}
     link_ids = sorted(linked_ids(note.body) - resource_ids - {note_id})
     links = tuple(LinkedNote(n.id, n.title) for n in store.get_notes(link_ids))
-    tags = tag_titles(store, [note_id]).get(note_id, ())
+    tags = store.note_tag_titles([note_id]).get(note_id, ())
     return NoteView(note, notebook, tags, resources, links, outline(note.body))
 
 

@@ -2,12 +2,8 @@
 
 Two causes, both measured on a 10,000-note profile (``tests/bench/bench_ui.py``):
 
-- Textual's ``Strip.crop_extend`` and ``Strip.divide`` keep their result in the strip's own cache,
-  and when nothing had to change that result is (or holds) the strip itself. Nearly every line
-  Textual painted became a reference cycle (the strip and its seven small caches), which only a
-  full collection frees: tens of thousands of objects, freed all at once in the middle of a key
-  press. ``install`` makes both skip the cache in that case, so those strips die as soon as the
-  last reference goes.
+- Textual made nearly every line it painted a reference cycle: ``noted.ui.patches.strip_cycles``
+  says how, and stops it.
 - A full collection walks every object the app holds, most of them built once at start-up
   (modules, styles, widgets): about a microsecond each, 60–120 ms in all. ``Collector.settle``
   moves what exists once the app is up out of the collector's sight (``gc.freeze``), and
@@ -19,14 +15,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # this module loads before Textual does (``quiet_start``)
-    from rich.style import Style
-    from textual.strip import Strip
-
-_textual_divide: Callable[[Strip, Iterable[int]], Sequence[Strip]] | None = None
+from collections.abc import Callable
 
 
 def quiet_start() -> None:
@@ -37,39 +26,6 @@ def quiet_start() -> None:
     them meanwhile took 50–100 ms. Call this before the app's modules load.
     """
     gc.disable()
-
-
-def _crop_extend(self: Strip, start: int, end: int, style: Style | None) -> Strip:
-    """``Strip.crop_extend`` as in Textual, without caching the strip in itself."""
-    key = (start, end, style)
-    cached = self._crop_extend_cache.get(key)
-    if cached is not None:
-        return cached
-    strip = self.extend_cell_length(end, style).crop(start, end)
-    if strip is not self:
-        self._crop_extend_cache[key] = strip
-    return strip
-
-
-def _divide_uncached_whole(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
-    """``Strip.divide``, which caches ``[self]`` when the one cut is the strip's end: not cached here."""
-    cuts = list(cuts)
-    length = self.cell_length
-    if [cut for cut in cuts if cut <= length] == [length]:
-        return [self]
-    assert _textual_divide is not None
-    return _textual_divide(self, cuts)
-
-
-def install() -> None:
-    """Replace the two ``Strip`` methods (once per process)."""
-    global _textual_divide
-    from textual.strip import Strip
-
-    if _textual_divide is None:
-        _textual_divide = Strip.divide
-        Strip.crop_extend = _crop_extend  # type: ignore[method-assign]
-        Strip.divide = _divide_uncached_whole  # type: ignore[method-assign]
 
 
 FULL_EVERY = 10

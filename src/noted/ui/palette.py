@@ -1,26 +1,42 @@
 """Every action of the app, by name, for the command palette (``App.get_system_commands``).
 
-Each entry calls the same action as its key, so the palette and the keys never drift apart.
+Each entry calls the same action as its key, so the palette and the keys never drift apart; the
+key an entry names is read from the bindings with ``ui.keymap`` applied (``KeyHints``), so a
+remapped key is named as the person has it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
+from textual.dom import DOMNode
 
-from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.ui.commands import open_tool_palette
+from noted.ui.key_hints import KeyHints
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
+from noted.ui.widgets.outline import LinkList
 
 if TYPE_CHECKING:
     from noted.ui.app import NotedApp
     from noted.ui.workspace import Workspace
+
+
+def key_hints(app: NotedApp) -> KeyHints:
+    """The hints for ``app``'s keys as they are now (``ui.keymap`` from the settings in memory)."""
+    return KeyHints(app, app.services.settings.get_table("ui.keymap"))
+
+
+def _command(
+    hints: KeyHints, title: str, detail: str, callback: Callable[[], Any], owner: type[DOMNode] | None = None
+) -> SystemCommand:
+    """A palette entry whose help ends with the keys of ``callback``'s action, if it has any."""
+    return SystemCommand(title, hints.for_callback(detail, callback, owner), callback)
 
 
 def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]:
@@ -29,30 +45,30 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     Textual's "Theme" opens ``commands.open_theme_palette`` (``NotedApp.action_change_theme``), so
     a theme chosen there is saved like one chosen in the settings.
     """
+    hints = key_hints(app)
+    command = partial(_command, hints)
     tree = screen.query_one(NotebookTree)
     notes = screen.query_one(NoteList)
     viewer = screen.query_one(NoteViewer)
     editor = screen.query_one(NoteEditor)
-    yield SystemCommand("Search notes…", "Find notes by keyword or meaning (/)", app.action_search)
-    yield SystemCommand("New note", "Create a note in the listed notebook (ctrl+n)", app.action_new_note)
+    yield command("Search notes…", "Find notes by keyword or meaning", app.action_search)
+    yield command("New note", "Create a note in the listed notebook", app.action_new_note, type(screen))
     # A pane's commands act on what it shows (its cursor, its marks, its note): offered only while
     # the layout shows it, as its keys are (a narrow screen hides panes, the chat covers them).
     if screen.shows(tree):
-        yield from _tree_commands(tree)
+        yield from _pane_commands(hints, tree, _TREE_COMMANDS)
     if screen.shows(notes):
-        yield from _list_commands(notes)
+        yield from _pane_commands(hints, notes, _LIST_COMMANDS)
     if screen.shows(viewer) and viewer.view is not None:
-        yield from _viewer_commands(viewer)
+        yield from _viewer_commands(hints, viewer)
     if screen.shows(editor) and editor.note is not None:
-        yield SystemCommand("Save note", "Save the note being edited (ctrl+s)", editor.action_save)
-        yield SystemCommand("Stop editing", "Save and go back to reading (esc)", editor.action_close)
-    yield SystemCommand("Toggle assistant", "Show or hide the chat pane (ctrl+t)", app.action_toggle_chat)
-    yield SystemCommand(
-        "Toggle notebooks", "Show or hide the notebook tree (ctrl+b)", app.action_toggle_sidebar
+        yield command("Save note", "Save the note being edited", editor.action_save)
+        yield command("Stop editing", "Save and go back to reading", editor.action_close)
+    yield command("Toggle assistant", "Show or hide the chat pane", app.action_toggle_chat, type(screen))
+    yield command(
+        "Toggle notebooks", "Show or hide the notebook tree", app.action_toggle_sidebar, type(screen)
     )
-    yield SystemCommand(
-        "Settings", "Every setting, the assistant's tools, the MCP server (f2)", app.action_settings
-    )
+    yield command("Settings", "Every setting, the assistant's tools, the MCP server", app.action_settings)
     yield SystemCommand(
         "Toggle tool…", "Switch one of the assistant's tools on or off (saved in the settings)",
         partial(open_tool_palette, app),
@@ -60,64 +76,69 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     yield SystemCommand("Focus notebooks", "Move the cursor to the notebook tree", app.action_focus_tree)
     yield SystemCommand("Focus notes", "Move the cursor to the note list", app.action_focus_list)
     yield SystemCommand("Empty trash", "Delete the notes in the trash for good", app.action_empty_trash)
-    if isinstance(app.services.store, SyncConflictOps):
+    if app.services.store.sync is not None:
         yield SystemCommand(
             "Sync now", "Have Joplin sync with your other machines (runs joplin.syncCommand)",
             screen.action_sync_now,
         )  # fmt: skip
     if screen.chat is not None and screen.shows(screen.chat):
-        yield from screen.chat.commands()
+        for entry in screen.chat.commands():
+            yield SystemCommand(entry.title, hints.for_callback(entry.help, entry.callback), entry.callback)
 
 
-def _tree_commands(tree: NotebookTree) -> Iterable[SystemCommand]:
-    yield SystemCommand(
-        "New notebook", "Create a notebook inside the highlighted one", tree.action_new_notebook
+_TREE_COMMANDS = (
+    ("New notebook", "Create a notebook inside the highlighted one", "new_notebook"),
+    ("Rename notebook or tag", "Rename what the tree's cursor is on", "rename"),
+    ("Move notebook…", "Move the highlighted notebook into another", "move"),
+    ("Trash notebook or delete tag", "Move the highlighted notebook to the trash, or delete the highlighted tag",
+     "trash"),
+    ("Restore notebook", "Bring a notebook back from the trash", "restore"),
+)  # fmt: skip
+_LIST_COMMANDS = (
+    ("Tag notes…", "Add or remove tags on the marked notes", "tag"),
+    ("Move notes to…", "Move the marked notes to a notebook", "move"),
+    ("Complete to-dos", "Complete or reopen the marked to-dos", "complete"),
+    ("Switch to-do / note", "Turn the marked notes into to-dos or back", "todo"),
+    ("Trash notes", "Move the marked notes to the trash", "trash"),
+    ("Restore notes", "Bring the marked notes back from the trash", "restore"),
+    ("Mark all notes", "Mark every listed note, or clear the marks", "mark_all"),
+    ("Sort notes", "Sort by updated time, title or created time", "sort"),
+)
+"""(title, help, action) of a pane's commands; the help gets the action's keys."""
+
+
+def _pane_commands(
+    hints: KeyHints, pane: DOMNode, commands: tuple[tuple[str, str, str], ...]
+) -> Iterable[SystemCommand]:
+    for title, detail, action in commands:
+        yield _command(hints, title, detail, getattr(pane, f"action_{action}"))
+
+
+def _viewer_commands(hints: KeyHints, viewer: NoteViewer) -> Iterable[SystemCommand]:
+    command = partial(_command, hints)
+    yield command("Edit note", "Edit the open note here", viewer.action_edit)
+    yield command("Edit note in $EDITOR", "Edit the open note in your own editor", viewer.action_external)
+    yield command("Copy note", "Copy the open note's text (Markdown) to the clipboard", viewer.action_copy)
+    yield command(
+        "Copy code block…", "Copy a code block of the open note to the clipboard", viewer.action_copy_code
     )
-    yield SystemCommand("Rename notebook or tag", "Rename what the tree's cursor is on", tree.action_rename)
-    yield SystemCommand("Move notebook…", "Move the highlighted notebook into another", tree.action_move)
-    yield SystemCommand(
-        "Trash notebook or delete tag",
-        "Move the highlighted notebook to the trash, or delete the highlighted tag",
-        tree.action_trash,
-    )
-    yield SystemCommand("Restore notebook", "Bring a notebook back from the trash", tree.action_restore)
-
-
-def _list_commands(notes: NoteList) -> Iterable[SystemCommand]:
-    yield SystemCommand("Tag notes…", "Add or remove tags on the marked notes", notes.action_tag)
-    yield SystemCommand("Move notes to…", "Move the marked notes to a notebook", notes.action_move)
-    yield SystemCommand("Complete to-dos", "Complete or reopen the marked to-dos", notes.action_complete)
-    yield SystemCommand("Switch to-do / note", "Turn the marked notes into to-dos or back", notes.action_todo)
-    yield SystemCommand("Trash notes", "Move the marked notes to the trash", notes.action_trash)
-    yield SystemCommand("Restore notes", "Bring the marked notes back from the trash", notes.action_restore)
-    yield SystemCommand("Mark all notes", "Mark every listed note, or clear the marks", notes.action_mark_all)
-    yield SystemCommand("Sort notes", "Sort by updated time, title or created time", notes.action_sort)
-
-
-def _viewer_commands(viewer: NoteViewer) -> Iterable[SystemCommand]:
-    yield SystemCommand("Edit note", "Edit the open note here (e)", viewer.action_edit)
-    yield SystemCommand(
-        "Edit note in $EDITOR", "Edit the open note in your own editor", viewer.action_external
-    )
-    yield SystemCommand(
-        "Copy note", "Copy the open note's text (Markdown) to the clipboard (y)", viewer.action_copy
-    )
-    yield SystemCommand(
-        "Copy code block…", "Copy a code block of the open note to the clipboard (Y)", viewer.action_copy_code
-    )
-    yield SystemCommand("Go to outline", "Jump to a heading of the open note", viewer.action_outline)
-    yield SystemCommand("Links and attachments", "Open a linked note or an attachment", viewer.action_links)
-    yield SystemCommand(
-        "Add attachment from a path…", "Attach a file to the open note, linked at its end (A)",
+    yield command("Go to outline", "Jump to a heading of the open note", viewer.action_outline)
+    yield command("Links and attachments", "Open a linked note or an attachment", viewer.action_links)
+    yield command(
+        "Add attachment from a path…", "Attach a file to the open note, linked at its end",
         viewer.action_add_attachment,
     )  # fmt: skip
     if viewer.view is not None and viewer.view.resources:
         flows = viewer.attachments
         yield SystemCommand(
-            "Save attachment as…", "Save a copy of one of the note's attachments (s in its list)",
+            "Save attachment as…",
+            hints.hint("Save a copy of one of the note's attachments", LinkList, "save", " in its list"),
             flows.save_as,
-        )  # fmt: skip
+        )
         yield SystemCommand(
-            "Remove attachment…", "Unlink an attachment from the note and delete it (d in its list)",
+            "Remove attachment…",
+            hints.hint(
+                "Unlink an attachment from the note and delete it", LinkList, "remove", " in its list"
+            ),
             flows.remove,
-        )  # fmt: skip
+        )

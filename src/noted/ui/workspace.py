@@ -28,12 +28,11 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.models import ACTOR_USER
 from noted.services import Services
-from noted.store.joplin.sync_command import run_sync
-from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import Store
 from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
 from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
@@ -271,13 +270,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def refresh(
         self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
     ) -> Self:
-        if self._layout_required and repaint and not (regions or layout or recompose) and self.is_mounted:
-            # A layout is pending (a note was put in place while a screen covered this one, which
-            # has just closed): the layout's paint takes the whole screen, where Textual would paint
-            # what the layout moved and then, at once, the whole screen again. 5-7 ms a note.
-            self._set_dirty()
-            self._dirty_widgets.add(self)
-            self.check_idle()
+        # A layout may be pending (a note put in place while a screen covered this one, which has
+        # just closed): then the layout paints the screen once, whole (``patches.pending_layout``).
+        if repaint and not (regions or layout or recompose) and paint_whole_when_layout_pending(self):
             return self
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
@@ -414,14 +409,15 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def action_sync_now(self) -> None:
         """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
         store = self.services.store
-        if not isinstance(store, SyncConflictOps):
+        sync, copies = store.sync, store.conflicts
+        if sync is None:
             self.notify("Sync is Joplin's: this profile's notes are not in Joplin", severity="warning")
             return
         command = self.services.settings.get_str("joplin.syncCommand")
 
         def work() -> None:
-            run = run_sync(command, store.sidecar.db)
-            conflicts = len(store.sync_conflicts())
+            run = sync.run(command)
+            conflicts = len(copies.sync_conflicts()) if copies is not None else 0
             settle = f"; {conflicts} conflict(s) in Conflicts" if conflicts else ""
             self.app.call_from_thread(self.notify, f"Joplin synced: {run.summary}{settle}")
             stamp = time.strftime("%H:%M", time.localtime(run.finished / 1000))

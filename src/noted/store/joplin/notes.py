@@ -111,6 +111,21 @@ class NoteOps(TagOps):
         metas.sort(key=_sort_key(order))
         return metas[offset : None if limit is None else offset + limit]
 
+    def count_notes(
+        self,
+        *,
+        folder_id: str | None = None,
+        tag_id: str | None = None,
+        trashed: bool = False,
+        todo_only: bool = False,
+    ) -> int:
+        """Joplin's API cannot count: the notes are listed (without bodies) and counted."""
+        return len(
+            self.list_notes(
+                folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only, order=NoteOrder.ID
+            )
+        )
+
     def _page(self, path: str, params: dict[str, str | int], limit: int | None, offset: int) -> list[Any]:
         """Items ``offset`` to ``offset + limit`` of a listing Joplin sorts and pages itself."""
         out: list[Any] = []

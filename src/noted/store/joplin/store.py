@@ -19,9 +19,11 @@ from noted.store.joplin.client import JoplinClient
 from noted.store.joplin.events import EventFeed
 from noted.store.joplin.resources import ResourceOps
 from noted.store.joplin.sidecar import SIDECAR_NAME, Sidecar
+from noted.store.joplin.sync_command import JoplinSync
 from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import Capabilities
 from noted.store.sqlite.db import Database
+from noted.store.sync import SyncConflicts, Syncing
 
 CACHE_FOLDER = "joplin-resources"
 """Where downloaded attachment files are kept, beside the sidecar."""
@@ -72,6 +74,16 @@ class JoplinStore(SyncConflictOps, ResourceOps):
     def db(self) -> Database:
         """The sidecar database (the semantic index, the chats and the lease live there)."""
         return self.sidecar.db
+
+    @property
+    def sync(self) -> Syncing:
+        """Joplin's sync, run by the configured command (``joplin.syncCommand``)."""
+        return JoplinSync(self.sidecar.db)
+
+    @property
+    def conflicts(self) -> SyncConflicts:
+        """The conflict copies Joplin's sync made (this store's ``SyncConflictOps`` half)."""
+        return self
 
     @property
     def url(self) -> str:

@@ -12,28 +12,15 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-from dataclasses import dataclass
 
 from noted.errors import ConfigError, UnavailableError
 from noted.models import now_ms
 from noted.store.sqlite.db import Database
+from noted.store.sync import SYNC_TIMEOUT, SyncRun
 
 LAST_SYNC_KEY = "joplin.sync.last"
-SYNC_TIMEOUT = 600.0
-"""Seconds a sync may take before noted gives up waiting (Joplin goes on; nothing is lost)."""
 
-
-@dataclass(frozen=True, slots=True)
-class SyncRun:
-    """One finished run of the sync command.
-
-    Attributes:
-        summary: Joplin's last line of output ("Completed: …", or what went wrong).
-        finished: When it finished (ms since the epoch).
-    """
-
-    summary: str
-    finished: int
+__all__ = ["LAST_SYNC_KEY", "SYNC_TIMEOUT", "JoplinSync", "SyncRun", "last_sync", "run_sync"]
 
 
 def run_sync(command: str, db: Database, *, timeout: float = SYNC_TIMEOUT) -> SyncRun:
@@ -76,3 +63,18 @@ def last_sync(db: Database) -> int | None:
     with db.read() as conn:
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (LAST_SYNC_KEY,)).fetchone()
     return int(row[0]) if row else None
+
+
+class JoplinSync:
+    """``Store.sync`` of the Joplin store: the configured command, its last run kept in the sidecar."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def run(self, command: str, *, timeout: float = SYNC_TIMEOUT) -> SyncRun:
+        """Run ``command`` (see ``run_sync``)."""
+        return run_sync(command, self._db, timeout=timeout)
+
+    def last(self) -> int | None:
+        """When the sync command last finished from this profile (ms), or None if it never ran."""
+        return last_sync(self._db)

@@ -15,36 +15,19 @@ its own revision too (every update keeps one).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Note, NoteDraft, NotePatch
 from noted.store.joplin.base import safe_id
 from noted.store.joplin.folders import FolderOps
+from noted.store.sync import SyncConflict
+
+__all__ = ["ACTOR_SYNC_CONFLICT", "SyncConflict", "SyncConflictOps"]
 
 ACTOR_SYNC_CONFLICT = "joplin-conflict"
 """The actor of the revision that keeps a conflict copy's text on its note."""
 
 _LIST_FIELDS = "id,title,parent_id,updated_time,is_conflict,conflict_original_id"
-
-
-@dataclass(frozen=True, slots=True)
-class SyncConflict:
-    """One conflict note of Joplin's: the side of a note that lost a sync.
-
-    Attributes:
-        copy_id: The conflict note's id.
-        original_id: The note it is a version of ("" when Joplin did not say, or the note is gone).
-        title: The conflict note's title.
-        parent_id: Its notebook.
-        updated_time: When that side was last changed (ms).
-    """
-
-    copy_id: str
-    original_id: str
-    title: str
-    parent_id: str
-    updated_time: int
 
 
 class SyncConflictOps(FolderOps):

@@ -97,6 +97,16 @@ class TagOps(JoplinBase):
         items = self.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": TAG_FIELDS})
         return sorted((self._counted(i) for i in items), key=lambda t: (t.title.casefold(), t.id))
 
+    def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """One request a note, for the titles only (``note_tags`` would also count each tag's notes)."""
+        found: dict[str, tuple[str, ...]] = {}
+        for note_id in note_ids:
+            items = self.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id,title"})
+            titles = sorted(items, key=lambda i: (str(i["title"]).casefold(), str(i["id"])))
+            if titles:
+                found[note_id] = tuple(str(i["title"]) for i in titles)
+        return found
+
     def _linked_ids(self, note_id: str) -> set[str]:
         try:
             items = self.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id"})

@@ -12,6 +12,7 @@ from noted.store.sqlite.folders import FolderOps
 from noted.store.sqlite.notes import NoteOps
 from noted.store.sqlite.resources import ResourceOps
 from noted.store.sqlite.tags import TagOps
+from noted.store.sync import SyncConflicts, Syncing
 
 
 class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
@@ -22,6 +23,16 @@ class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
     """
 
     capabilities = Capabilities(local_sql=True)
+
+    @property
+    def sync(self) -> Syncing | None:
+        """None: the profile's own database syncs with nothing."""
+        return None
+
+    @property
+    def conflicts(self) -> SyncConflicts | None:
+        """None: with no sync there are no sync conflicts."""
+        return None
 
     def __init__(self, db: Database, resources_dir: Path) -> None:
         self.db = db

@@ -90,6 +90,20 @@ class TagOps(StoreBase):
             ).fetchall()
         return [tag_from_row(r) for r in rows]
 
+    def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """One query for a whole page of the list (``note_tags`` would count each tag's notes)."""
+        found: dict[str, list[str]] = {}
+        marks = ",".join("?" * len(note_ids))
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT nt.note_id, t.title FROM note_tags nt JOIN tags t ON t.id = nt.tag_id "
+                f"WHERE nt.note_id IN ({marks}) ORDER BY t.title COLLATE NOCASE",
+                list(note_ids),
+            )
+            for note_id, title in rows:
+                found.setdefault(note_id, []).append(title)
+        return {note_id: tuple(titles) for note_id, titles in found.items()}
+
     def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
         """Add tags (created when missing) to a note; returns the note's tags afterwards."""
         with self.db.write() as conn:

@@ -23,12 +23,8 @@ CHAT_COMMANDS = (
     ("accept", "Chat: accept the change", "Write the proposed change to the note"),
     ("reject", "Chat: reject the change", "Write nothing"),
     ("undo", "Chat: undo the last edit", "Restore the note as it was before it"),
-    ("copy", "Chat: copy the reply", "The focused message, or the last reply, to the clipboard (ctrl+y)"),
-    (
-        "copy_code",
-        "Chat: copy a code block…",
-        "Of the focused message, or of the last reply (Y on a message)",
-    ),
+    ("copy", "Chat: copy the reply", "The focused message, or the last reply, to the clipboard"),
+    ("copy_code", "Chat: copy a code block…", "Of the focused message, or of the last reply; Y on a message"),
 )
 """(action, title, help) of the pane's commands for the command palette; shown when available."""
 

@@ -115,8 +115,9 @@ class ChatInput(Input):
     def __init__(self) -> None:
         super().__init__(placeholder="Ask about this note… (Enter sends)", id="chat-input")
 
-    def _on_paste(self, event: events.Paste) -> None:
+    def on_paste(self, event: events.Paste) -> None:
         # Input keeps only the first line of a paste; a pasted paragraph must not lose the rest.
+        # ``prevent_default`` keeps Input's own handler (a base class's) from running after this one.
         event.stop()
         event.prevent_default()
         text = " ".join(event.text.split())

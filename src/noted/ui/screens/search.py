@@ -108,9 +108,7 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
 
 def _partial(services: Services) -> str:
     """A line saying results by meaning come from a partial index ('' when it is complete)."""
-    from noted.indexer.coverage import index_coverage
-
-    notice = index_coverage(services.store, services.store.db).notice()
+    notice = services.index_coverage().notice()
     return f"{notice} (still indexing): results may be missing" if notice else ""
 
 
@@ -166,7 +164,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         Binding("down", "move(1)", "Next", show=False, id="search.down", tooltip="Next result"),
         Binding("up", "move(-1)", "Previous", show=False, id="search.up", tooltip="Previous result"),
         # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
-        Binding("f1", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
+        Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
     ]  # fmt: skip
 
     class Answered(Message, bubble=False):

@@ -4,6 +4,9 @@ It shows what Textual's ``Footer`` shows, drawn as one line of text rather than 
 the footer rebuilt a dozen widgets, and restyled each, on every change of focus, which cost a
 quarter of the time the app took to start and a good part of opening a note from a search. Keys
 can still be clicked.
+
+Help (F1) and the command palette (Ctrl+P) stay whole at every width, 80 columns included: they
+lead to every other key, so the keys that do not fit are dropped instead (a `…` says so).
 """
 
 from __future__ import annotations
@@ -13,6 +16,11 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
+
+DROPPED = "…"
+"""Shown where keys were dropped for want of room (F1 lists them all)."""
+PINNED = frozenset({"app.help"})
+"""Binding ids the bar keeps whole at every width (with the palette's key): they lead to every other key."""
 
 
 class KeyBar(Widget):
@@ -65,11 +73,34 @@ class KeyBar(Widget):
         )
 
     def render(self) -> RenderResult:
-        parts = [self._key(binding, enabled) for binding, enabled in self._keys]
-        line = Content(" ").join(parts)
-        if self._palette is not None:
-            palette = self._key(self._palette, True)
-            room = self.size.width - line.cell_length - palette.cell_length - 1
-            if room >= 1:
-                return Content.assemble(line, " " * room, palette)
+        """The keys that fit, then the palette at the right edge; help and the palette are never cut."""
+        entries = [(self._key(binding, enabled), binding.id in PINNED) for binding, enabled in self._keys]
+        palette = self._key(self._palette, True) if self._palette is not None else None
+        return fit_keys(entries, palette, self.size.width)
+
+
+def fit_keys(entries: list[tuple[Content, bool]], palette: Content | None, width: int) -> Content:
+    """One line of ``width`` cells: the entries (``True``: pinned) in order, then ``palette`` at the right.
+
+    When they do not fit, unpinned entries are dropped whole, the last first (the focused pane's
+    own keys come first in the list, the app's last), and a `…` marks the gap; the pinned entries
+    and the palette stay whole whenever they fit at all (the widget's ellipsis cuts the rest).
+    """
+    reserved = palette.cell_length + 2 if palette is not None else 0  # a space before it and after
+    kept = list(entries)
+
+    def length() -> int:
+        more = len(DROPPED) + 1 if len(kept) < len(entries) else 0
+        return sum(part.cell_length for part, _ in kept) + max(len(kept) - 1, 0) + more
+
+    while length() > width - reserved and any(not pinned for _, pinned in kept):
+        last = max(index for index, (_, pinned) in enumerate(kept) if not pinned)
+        del kept[last]
+    parts = [part for part, _ in kept] + ([Content(DROPPED)] if len(kept) < len(entries) else [])
+    line = Content(" ").join(parts)
+    if palette is None:
         return line
+    room = width - line.cell_length - palette.cell_length - 1
+    if room >= 1:
+        return Content.assemble(line, " " * room, palette)
+    return Content.assemble(palette, " ", line)  # narrower than the pinned keys: the palette first

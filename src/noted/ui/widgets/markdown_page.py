@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from noted.ui.widgets.scrolling import SteadyScrollbars
+from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 
 
 def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:

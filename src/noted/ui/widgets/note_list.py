@@ -32,7 +32,8 @@ from noted.ui.widgets.triage import NoteTriage
 
 if TYPE_CHECKING:
     from noted.ui.launch import FirstLook
-from noted.ui.widgets.scrolling import SteadyScrollbars
+from noted.ui.patches.option_rows import option_lines, refresh_options
+from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.workers import ReportsWorkerFailures
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
@@ -136,12 +137,7 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         super().watch_highlighted(new)
         if not self._rebuilding:
             self._announce(new)
-        for index in (old, new):
-            try:
-                y, height = self._index_to_line[index], self._heights[index]  # type: ignore[index]
-            except KeyError:
-                continue
-            self.refresh(Region(0, y - self.scroll_offset.y, self.scrollable_content_region.width, height))
+        refresh_options(self, old, new)
 
     def _announce(self, index: int | None) -> None:
         note_id = self.rows[index].meta.id if index is not None and index < len(self.rows) else None
@@ -163,15 +159,11 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
     def scroll_to_highlight(self, top: bool = False) -> None:
         """Scroll only when the cursor leaves the view, and then by half a page (as mutt and less
         do): fewer, larger scrolls repaint far less than one row at a time."""
-        index = self.highlighted
-        if index is None or not self.is_mounted or top:
+        lines = option_lines(self, self.highlighted) if self.is_mounted and not top else None
+        if lines is None:  # not laid out yet, or ``patches.option_rows`` is off: as Textual does
             super().scroll_to_highlight(top)
             return
-        self._update_lines()
-        try:
-            y, height = self._index_to_line[index], self._heights[index]
-        except KeyError:
-            return
+        y, height = lines
         top_row = self.scroll_offset.y
         if top_row <= y and y + height <= top_row + self.scrollable_content_region.height:
             return

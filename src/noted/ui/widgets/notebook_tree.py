@@ -24,7 +24,7 @@ from noted.ui.data import ALL_NOTES, FolderNode, NoteSource, SourceKind, TreeDat
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
-from noted.ui.widgets.scrolling import SteadyScrollbars
+from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:

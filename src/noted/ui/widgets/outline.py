@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from noted.markdown import Outline
 from noted.models import Resource
 from noted.ui.data import LinkedNote, human_size
-from noted.ui.widgets.scrolling import SteadyScrollbars
+from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 
 _LIST_KEYS: list[BindingType] = [
     Binding("j", "cursor_down", "Down", show=False, id="outline.down", tooltip="Next line"),

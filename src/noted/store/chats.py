@@ -1,0 +1,72 @@
+"""Saved conversations as the store keeps them: rows of (role, JSON), with no model types.
+
+``noted.chat.transcripts`` turns rows into messages; a backend keeps the rows (the SQLite one in
+the profile's database or Joplin's sidecar: ``noted.store.sqlite.chats``). The assistant's code
+sees only ``ChatRows``, so it never imports a backend or apsw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+NOTICE_ROLE = "notice"
+"""The role of a row that records how a reply ended in an error (never sent to the model)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A saved conversation (without its messages)."""
+
+    id: str
+    note_id: str
+    title: str
+    created_time: int
+    updated_time: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    message_count: int = 0
+
+
+class ChatRows(Protocol):
+    """The conversations of one profile, each message a ``(role, content)`` row in order."""
+
+    def create(self, *, note_id: str = "", title: str = "") -> Conversation:
+        """A new, empty conversation (about ``note_id`` when given)."""
+        ...
+
+    def get(self, conversation_id: str) -> Conversation:
+        """The conversation, or ``NotFoundError``."""
+        ...
+
+    def recent(self, *, note_id: str | None = None, limit: int = 50) -> list[Conversation]:
+        """Conversations, newest first; those about ``note_id`` only when given."""
+        ...
+
+    def find(self, id_or_prefix: str) -> Conversation:
+        """The conversation with this id, or the only one whose id starts with it."""
+        ...
+
+    def search(self, text: str, *, limit: int = 50) -> list[Conversation]:
+        """Conversations whose title, or what the person or the assistant wrote, contains ``text``."""
+        ...
+
+    def delete(self, conversation_id: str) -> None:
+        """Erase the conversation and its messages, or ``NotFoundError``."""
+        ...
+
+    def rows(self, conversation_id: str) -> list[tuple[str, str]]:
+        """The conversation's ``(role, content)`` rows, in order."""
+        ...
+
+    def append(
+        self,
+        conversation_id: str,
+        rows: Sequence[tuple[str, str]],
+        *,
+        usage: tuple[int, int] = (0, 0),
+        title: str | None = None,
+    ) -> None:
+        """Add rows (one step of the conversation) and usage, in one transaction."""
+        ...

@@ -1,0 +1,70 @@
+"""Every change noted makes to Textual's private internals, with a way to undo them.
+
+Each module here is one patch: its docstring says what Textual does upstream (file, method, the
+behaviour and what it cost noted), how to report it, and what the patch does instead; its ``PATCH``
+(a ``guard.Patch``) names the Textual minor release it was written for and every private name it
+touches. ``tests/unit/test_textual_patches.py`` is the upgrade canary: it checks each of those names
+and signatures against the installed Textual, and that ``pyproject.toml`` pins Textual to that minor
+release and lists every patch in the pin's comment.
+
+Three kinds, one switch:
+
+- process-wide replacements, swapped in by ``install`` and back out by ``uninstall``:
+  ``same_rules`` (``Stylesheet.replace_rules``), ``focus_within`` (``Screen._update_focus_styles``),
+  ``strip_cycles`` (``Strip.crop_extend``, ``Strip.divide``);
+- overrides in noted's own subclasses, which do what Textual does unless their patch is on:
+  ``steady_scrollbars`` (``SteadyScrollbars._size_updated``), ``crash_output``
+  (``noted.ui.crash.LastResort``);
+- helpers that read or call private names for a widget, and fall back to Textual's way when off:
+  ``pending_layout`` (``Workspace.refresh``), ``option_rows`` (``NoteList``).
+
+``install`` turns on each patch written for the running Textual and leaves out, with one warning in
+``noted.log``, any written for another release: noted then runs as plain Textual does, slower but
+correct. ``NotedApp`` installs them when it is built; nothing else has to.
+"""
+
+from __future__ import annotations
+
+from noted.ui.patches import (
+    crash_output,
+    focus_within,
+    option_rows,
+    pending_layout,
+    same_rules,
+    steady_scrollbars,
+    strip_cycles,
+)
+from noted.ui.patches.guard import Patch, Private, enabled, turn_off, turn_on
+
+__all__ = ["PATCHES", "Patch", "Private", "enabled", "install", "installed", "uninstall"]
+
+PATCHES: tuple[Patch, ...] = (
+    same_rules.PATCH,
+    focus_within.PATCH,
+    strip_cycles.PATCH,
+    steady_scrollbars.PATCH,
+    pending_layout.PATCH,
+    option_rows.PATCH,
+    crash_output.PATCH,
+)
+"""Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
+
+
+def install(textual_version: str | None = None) -> tuple[Patch, ...]:
+    """Turn on every patch written for this Textual (once per process); give the ones that are on.
+
+    Args:
+        textual_version: The Textual version to guard by; the installed one when ``None``.
+    """
+    return tuple(patch for patch in PATCHES if turn_on(patch, textual_version))
+
+
+def uninstall() -> None:
+    """Give Textual back its own code: every patch off, every replaced method restored."""
+    for patch in reversed(PATCHES):
+        turn_off(patch)
+
+
+def installed() -> tuple[Patch, ...]:
+    """The patches that are on."""
+    return tuple(patch for patch in PATCHES if enabled(patch))

@@ -1,0 +1,188 @@
+"""The key bar at narrow widths, the overlay of keys (``?`` and F1) and palette texts naming keys.
+
+All run the real app on a real profile; the keymap is changed the way a person does it, in the
+settings file, so the app reads it as it starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual.binding import Binding
+from textual.content import Content
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.dialogs.keys import EVERYWHERE, KeysOverlay
+from noted.ui.screens.search import SearchScreen
+from noted.ui.widgets.key_bar import KeyBar, fit_keys
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
+
+
+@pytest.fixture
+def services(fixture: Fixture) -> Iterator[Services]:
+    services = open_services(fixture.root)
+    yield services
+    services.close()
+
+
+def bar_text(app: NotedApp) -> str:
+    bar = app.screen.query_one(KeyBar)
+    return bar.render().plain  # type: ignore[union-attr]
+
+
+async def open_overlay(pilot: Pilot[Any], key: str = "question_mark") -> KeysOverlay:
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(pilot.app.screen, KeysOverlay) and pilot.app.screen.is_mounted)
+    assert isinstance(pilot.app.screen, KeysOverlay)
+    return pilot.app.screen
+
+
+def rows_by_id(overlay: KeysOverlay, title: str) -> dict[str, tuple[str, ...]]:
+    group = next(g for g in overlay.groups if g.title == title)
+    return {row.binding_id: row.keys for row in group.rows if row.binding_id}
+
+
+# The key bar -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [80, 60])
+async def test_the_key_bar_keeps_f1_and_the_palette_whole_when_narrow(services: Services, width: int) -> None:
+    """At 80 columns the bar used to end in ``f1 H…`` and lose ``^p palette``: both must stay whole."""
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await ready(pilot)
+        for focus in (NoteList, NoteScroll):  # the list's keys, then the reader's
+            app.workspace.query_one(focus).focus()
+            await pilot.pause()
+            text = bar_text(app)
+            assert "f1 Help" in text and text.rstrip().endswith("^p palette"), text
+            assert len(text) <= width
+        app.workspace.query_one(NoteList).focus()
+        await pilot.pause()
+        assert "…" in bar_text(app)  # the list has more keys than fit: the bar says some are left out
+
+
+def test_fit_keys_drops_the_last_unpinned_keys_first() -> None:
+    entries = [(Content(f"k{i} Key{i}"), False) for i in range(6)] + [(Content("f1 Help"), True)]
+    line = fit_keys(entries, Content("^p palette"), 40).plain
+    assert line.startswith("k0 Key0") and "f1 Help" in line and line.endswith("^p palette")
+    assert "k5" not in line and len(line) == 39  # and a space at the right edge
+    # Narrower than the pinned keys and the palette together: the palette comes first, whole.
+    assert fit_keys(entries, Content("^p palette"), 12).plain.startswith("^p palette")
+
+
+# The overlay -------------------------------------------------------------------------------------
+
+
+async def test_question_mark_lists_every_key_of_the_focused_pane_and_the_global_ones(
+    services: Services,
+) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.workspace.query_one(NoteList).focus()
+        overlay = await open_overlay(pilot)
+        # Every binding the list declares, shown or not in the key bar (j, *, T… are not shown there).
+        wanted = {b.id for b in NoteList.BINDINGS if isinstance(b, Binding) and b.id}
+        assert overlay.groups[0].title == "Notes"
+        assert wanted <= set(rows_by_id(overlay, "Notes"))
+        assert rows_by_id(overlay, "Notes")["list.trash"] == ("d", "del")
+        assert {"app.quit", "app.search", "app.help", "app.settings"} <= set(rows_by_id(overlay, EVERYWHERE))
+        assert overlay.help_text.startswith("## Notes")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, KeysOverlay))
+        assert app.focused is app.workspace.query_one(NoteList)  # back where the person was
+
+        app.workspace.query_one(NoteScroll).focus()  # another pane: its own keys come first
+        overlay = await open_overlay(pilot, "f1")
+        assert overlay.groups[0].title == "Note"
+        reader = {
+            b.id for cls in (NoteScroll, NoteViewer) for b in cls.BINDINGS if isinstance(b, Binding) and b.id
+        }
+        assert reader <= set(rows_by_id(overlay, "Note")) | set(rows_by_id(overlay, "Note viewer"))
+        await pilot.press("f1")  # the key that opened it closes it
+        await until(pilot, lambda: not isinstance(app.screen, KeysOverlay))
+
+
+async def test_the_overlay_scrolls_from_the_keyboard(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        overlay = await open_overlay(pilot)
+        scroll = overlay.query_one("#keys-scroll")
+        await until(pilot, lambda: scroll.max_scroll_y > 0)  # at 24 lines the list is longer than the box
+        await pilot.press("pagedown")
+        await until(pilot, lambda: scroll.scroll_y > 0)
+        await pilot.press("home")
+        await until(pilot, lambda: scroll.scroll_y == 0)
+
+
+async def test_question_mark_in_a_text_box_is_typed(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+f")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen) and isinstance(app.focused, Input))
+        await pilot.press("question_mark")
+        query = app.screen.query_one(Input)
+        await until(pilot, lambda: query.value == "?")
+        assert not isinstance(app.screen, KeysOverlay)
+
+
+# Remapped keys -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def remapped(services: Services) -> Services:
+    services.settings.set("ui.keymap.list.tag", "ctrl+g")
+    services.settings.set("ui.keymap.app.new_note", "ctrl+y")
+    services.settings.set("ui.keymap.app.help", "f3")
+    return services
+
+
+async def test_a_remapped_key_shows_in_the_overlay_the_palette_and_the_bar(remapped: Services) -> None:
+    """Before, the palette said "(ctrl+n)" whatever the keymap; each text must name the key in effect."""
+    app = NotedApp(remapped, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.workspace.query_one(NoteList).focus()
+        await pilot.pause()
+        assert "f3 Help" in bar_text(app) and "f1" not in bar_text(app)
+        overlay = await open_overlay(pilot, "f3")
+        assert rows_by_id(overlay, "Notes")["list.tag"] == ("^g",)
+        assert rows_by_id(overlay, "Workspace")["app.new_note"] == ("^y",)
+        await pilot.press("f3")
+        await until(pilot, lambda: not isinstance(app.screen, KeysOverlay))
+
+        palette = {command.title: command.help for command in app.get_system_commands(app.screen)}
+        assert palette["Tag notes…"].endswith("(^g)")
+        assert palette["New note"].endswith("(^y)")
+        assert "ctrl+n" not in palette["New note"] and "^n" not in palette["New note"]
+        assert palette["Keys"].endswith("(f3)")
+        assert palette["Search notes…"].endswith("(^f or /)")  # not remapped: both default keys
+
+
+async def test_every_palette_text_that_names_a_key_finds_it(services: Services) -> None:
+    """A palette entry whose action has no key in its owner's bindings would lose its hint silently."""
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        palette = {command.title: command.help for command in app.get_system_commands(app.screen)}
+        keyed = ["Search notes…", "New note", "Toggle assistant", "Toggle notebooks", "Settings", "Keys"]
+        keyed += [
+            "Tag notes…",
+            "Move notes to…",
+            "Sort notes",
+            "Edit note",
+            "Go to outline",
+            "Rename notebook or tag",
+        ]
+        for title in keyed:
+            assert palette[title].endswith(")"), (title, palette[title])
