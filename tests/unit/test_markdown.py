@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from noted.markdown import linked_ids, outline, outline_lines, section_label, section_text
+from noted.markdown import (
+    CodeBlock,
+    code_blocks,
+    linked_ids,
+    outline,
+    outline_lines,
+    section_label,
+    section_text,
+)
 
 BODY = """intro before any heading
 
@@ -90,3 +98,20 @@ def test_section_zero_is_named_top_unless_a_heading_is_called_top() -> None:
     assert section_label("0") == "§ top" and section_label("1.2", "Food") == "§ 1.2 Food"
     assert [s.path for s in outline("lead\n# A\n").find("top")] == ["0"]
     assert [s.path for s in outline("lead\n# Top\n").find("top")] == ["1"]
+
+
+def test_code_blocks_are_the_parsers_fenced_indented_and_nested_blocks() -> None:
+    body = (
+        "# Code\n\n"
+        "```python title=x\nprint(1)\n```\n\n"  # the info word only, the fences left out
+        "````md\n```\nnot a block of its own\n```\n````\n\n"  # a fence inside a longer fence is text
+        "- in a list:\n\n  ~~~\n  nested\n  ~~~\n\n"  # indented to the list, given without it
+        "Text.\n\n    indented code\n"
+    )
+    assert code_blocks(body) == (
+        CodeBlock("python", "print(1)\n", 2, 4),
+        CodeBlock("md", "```\nnot a block of its own\n```\n", 6, 10),
+        CodeBlock("", "nested\n", 14, 16),
+        CodeBlock("", "indented code\n", 20, 20),
+    )
+    assert code_blocks("No code here, only `inline` code.\n") == ()

@@ -27,6 +27,7 @@ from noted.services import Services
 from noted.settings import SettingChange
 from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, UI_KEYMAP, UI_THEME
 from noted.ui import crash, memory, patches
+from noted.ui.clipboard import CopiesThroughTmux
 from noted.ui.commands import (
     MoveToProvider,
     OpenNoteProvider,
@@ -75,7 +76,7 @@ SETTINGS_SECONDS = 1.0
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
 
 
-class NotedApp(ReportsWorkerFailures, HoldsKeys, crash.LastResort):
+class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastResort):
     """The terminal notebook."""
 
     # The default screen's own CSS_PATH is not read by Textual (only pushed screens' are), so the

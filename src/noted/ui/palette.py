@@ -119,6 +119,10 @@ def _viewer_commands(hints: KeyHints, viewer: NoteViewer) -> Iterable[SystemComm
     command = partial(_command, hints)
     yield command("Edit note", "Edit the open note here", viewer.action_edit)
     yield command("Edit note in $EDITOR", "Edit the open note in your own editor", viewer.action_external)
+    yield command("Copy note", "Copy the open note's text (Markdown) to the clipboard", viewer.action_copy)
+    yield command(
+        "Copy code block…", "Copy a code block of the open note to the clipboard", viewer.action_copy_code
+    )
     yield command("Go to outline", "Jump to a heading of the open note", viewer.action_outline)
     yield command("Links and attachments", "Open a linked note or an attachment", viewer.action_links)
     yield command(

@@ -11,6 +11,8 @@ CHAT_BINDINGS: list[BindingType] = [
     Binding("ctrl+z,u", "undo", "Undo edit", id="chat.undo", tooltip="Restore the note as it was before the last saved change"),
     Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a new conversation about this note"),
     Binding("ctrl+r", "history", "Chats", id="chat.history", tooltip="Resume an earlier conversation about this note"),
+    Binding("ctrl+y", "copy", "Copy reply", id="chat.copy", show=False,
+            tooltip="Copy the focused message, or the last reply, to the clipboard"),
 ]  # fmt: skip
 """Bindings of the pane; ``chat.send`` (Enter) is on the input, ``chat.history.close`` on the list."""
 
@@ -21,6 +23,8 @@ CHAT_COMMANDS = (
     ("accept", "Chat: accept the change", "Write the proposed change to the note"),
     ("reject", "Chat: reject the change", "Write nothing"),
     ("undo", "Chat: undo the last edit", "Restore the note as it was before it"),
+    ("copy", "Chat: copy the reply", "The focused message, or the last reply, to the clipboard"),
+    ("copy_code", "Chat: copy a code block…", "Of the focused message, or of the last reply; Y on a message"),
 )
 """(action, title, help) of the pane's commands for the command palette; shown when available."""
 
@@ -33,13 +37,16 @@ Ask the assistant about the open note. It reads the note and uses only the tools
 Settings → Tools. Each conversation is saved with its note and comes back when you return to it.
 
 - **Enter** sends · **Esc** stops an answer (what was said so far is kept)
-- **Shift+Tab** from the message box moves to the tool calls and changes; **Enter** on a call
+- **Shift+Tab** from the message box moves up through the messages, tool calls and changes; **Enter** on a call
   shows its arguments and result
 - **y** / **n** accept or reject a proposed change (or use its buttons)
 - **Ctrl+Z** (or **u** away from the message box) undoes the last saved change, unless the note
   changed since
 - **Ctrl+N** new chat · **Ctrl+R** earlier chats about this note
+- **Ctrl+Y** copies the last reply (its Markdown) to the clipboard; on a message (**Shift+Tab**
+  from the message box reaches the last one) **y** copies it and **Y** one of its code blocks
 
 Keys can be changed in settings, e.g. `noted config set ui.keymap.chat.send ctrl+s`
-(ids: chat.send, chat.cancel, chat.accept, chat.reject, chat.undo, chat.new, chat.history).
+(ids: chat.send, chat.cancel, chat.accept, chat.reject, chat.undo, chat.new, chat.history,
+chat.copy, chat.message.copy, chat.message.copy.code).
 """

@@ -28,6 +28,7 @@ from noted.chat.transcripts import Conversation
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
+from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
 from noted.ui.chat.data import ChatView, Setup, check_setup, load_chat, open_editor
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
@@ -218,6 +219,14 @@ class ChatPane(Vertical):
             picker.action_close()
         else:
             picker.show(self.conversations, self.conversation.id if self.conversation else None)
+
+    def action_copy(self) -> None:
+        """Copy the focused message, or the last reply (Ctrl+Y)."""
+        copy_message(self.app, message_to_copy(self.chat_log))
+
+    def action_copy_code(self) -> None:
+        """Copy a code block of the focused message, or of the last reply (palette)."""
+        copy_message_code(self.app, message_to_copy(self.chat_log))
 
     # The person's input ------------------------------------------------------------------------
     @on(Input.Submitted, "#chat-input")

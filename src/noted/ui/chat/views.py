@@ -13,23 +13,45 @@ from textual.widgets import Input, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from noted.chat.transcripts import Conversation
+from noted.ui.chat.copying import MESSAGE_BINDINGS, REPLY, CopyableMessage
 from noted.ui.chat.keys import SEND_BINDING
 
 
-class UserMessageView(Static):
+class UserMessageView(Static, CopyableMessage, can_focus=True):
     """What the person wrote, as plain text (never parsed as markup)."""
+
+    BINDINGS = MESSAGE_BINDINGS  # again: Static inherits no bindings, the mixin's included
 
     def __init__(self, text: str) -> None:
         super().__init__(Content(text), classes="user-message")
+        self.text = text
+
+    @property
+    def copy_source(self) -> str:
+        return self.text
+
+    @property
+    def copy_name(self) -> str:
+        return "your message"
 
 
-class AnswerView(Markdown):
+class AnswerView(Markdown, CopyableMessage, can_focus=True):
     """The assistant's words, streamed as Markdown while they arrive."""
 
     def __init__(self, text: str = "") -> None:
         super().__init__(text, classes="answer", open_links=False)
         self.text = text
         self._stream: MarkdownStream | None = None
+
+    @property
+    def copy_source(self) -> str:
+        return self.text
+
+    is_reply = True
+
+    @property
+    def copy_name(self) -> str:
+        return f"{REPLY} so far" if self.streaming else REPLY
 
     @property
     def streaming(self) -> bool:

@@ -28,6 +28,7 @@ from noted.ui.messages import OpenNote
 from noted.ui.opener import open_with_system
 from noted.ui.widgets.attachments import AttachmentFlows
 from noted.ui.widgets.markdown_page import Drawn, Look, MarkdownPage, draw
+from noted.ui.widgets.note_copy import copy_note, copy_note_code
 from noted.ui.widgets.note_list import when
 from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.workers import ReportsWorkerFailures
@@ -45,6 +46,7 @@ class NoteScroll(MarkdownPage):
 **j**/**k** scroll, **Space**/**b** a page, **g**/**G** top and bottom.
 **e** edits the note, **E** edits it in `$EDITOR`, **o** goes to the outline,
 **a** to the links and attachments, **A** attaches a file from a path.
+**y** copies the note's text (Markdown), **Y** one of its code blocks.
 Links to other notes (`:/id`) open them.
 """
 
@@ -69,6 +71,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         Binding("a", "links", "Links", show=False, id="note.links", tooltip="Go to the links and attachments"),
         Binding("A", "add_attachment", "Attach", show=False, id="note.attachment.add",
                 tooltip="Attach a file from a path, linked at the end of this note"),
+        Binding("y", "copy", "Copy", show=False, id="note.copy",
+                tooltip="Copy the note's text (its Markdown) to the clipboard"),
+        Binding("Y", "copy_code", "Copy code", show=False, id="note.copy.code",
+                tooltip="Copy a code block of the note (a list to choose from when it has several)"),
     ]  # fmt: skip
 
     class EditRequested(Message):
@@ -435,6 +441,12 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     def action_external(self) -> None:
         if self.view is not None:
             self.post_message(self.EditRequested(self.view, external=True))
+
+    def action_copy(self) -> None:
+        copy_note(self)
+
+    def action_copy_code(self) -> None:
+        copy_note_code(self)
 
     def action_add_attachment(self) -> None:
         self.attachments.add()
