@@ -24,11 +24,12 @@ if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts 
     from noted.chat.transcripts import Transcripts
     from noted.embeddings import Embedder
     from noted.indexer.service import IndexerService, IndexStatus
+    from noted.ops.editing import EditorSession
     from noted.providers import ChatProvider, ProviderConfig
     from noted.search.hybrid import HybridSearch
     from noted.search.semantic import SemanticSearch
     from noted.store.joplin import JoplinStore
-    from noted.tools import EditorSession, Scope, ToolContext, ToolRegistry
+    from noted.tools import Scope, ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@ _CORE = [
     "noted.search.semantic",
     "noted.indexer.service",
     "noted.tools",
+    "noted.ops",
     "noted.chat.engine",
     "noted.settings",
 ]

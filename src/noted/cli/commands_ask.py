@@ -40,7 +40,7 @@ from noted.errors import InvalidInputError
 
 if TYPE_CHECKING:  # the engine and the tools load only when a question is asked
     from noted.chat.engine import ChatEngine
-    from noted.tools import EditorSession
+    from noted.ops.editing import EditorSession
 
 
 def register(sub: Subparsers) -> None:
@@ -78,7 +78,7 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
     editor = None
     if args.note:
         note = resolve_note(services.store, args.note)
-        from noted.tools import EditorSession
+        from noted.ops.editing import EditorSession
 
         editor = EditorSession.open(services.store, note.id)
     provider = services.provider()  # refuses (ai.enabled, ai.allowRemote…) before anything is saved
