@@ -33,6 +33,7 @@ __all__ = [
     "Payload",
     "Scope",
     "ScopeView",
+    "EDITOR_MODULE",
     "TOOL_MODULES",
     "Tool",
     "ToolContext",
