@@ -7,7 +7,7 @@ meanwhile is reported, not overwritten, and the caller settles it (``store.confl
 ``EditorSession`` is a working copy that a model turn's edits change, saved once.
 
 The chat engine opens an ``EditorSession`` when a chat is about an open note and hands it to the
-tools in ``ToolContext.editor``. The editor tools (``editor_tools``) change only the working copy,
+tools in ``ToolContext.editor``. The editor tools (``noted.tools.editor_tools``) change only the working copy,
 so a turn's edits see each other. When the model's turn ends, the engine calls ``commit`` once:
 
     results = [await registry.call(c.name, c.arguments, ctx) for c in turn.calls]

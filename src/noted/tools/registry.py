@@ -45,7 +45,7 @@ class ToolResult:
 
     ``status`` is ``ok``; ``error`` (a ToolError or a store error: the model can recover);
     ``refused`` (switched off, not available here, or declined by the person); ``conflict`` (an
-    editor edit that was not saved because the note changed, see ``editor.CommitResult``); or
+    editor edit that was not saved because the note changed, see ``ops.editing.CommitResult``); or
     ``internal`` (a bug, logged). ``field`` names the input field at fault, when known.
     ``images`` are images returned beside the payload (``read_attachment``), which describes them.
     """
