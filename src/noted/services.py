@@ -45,10 +45,11 @@ if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts 
     from noted.embeddings import Embedder
     from noted.indexer.coverage import IndexCoverage, IndexReport
     from noted.indexer.service import IndexerService, IndexStatus
+    from noted.ops.editing import EditorSession
     from noted.providers import ChatProvider, ProviderConfig
     from noted.search.hybrid import HybridSearch
     from noted.search.semantic import SemanticSearch
-    from noted.tools import EditorSession, Scope, ToolContext, ToolRegistry
+    from noted.tools import Scope, ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
 

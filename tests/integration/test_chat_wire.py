@@ -40,9 +40,9 @@ from noted.chat.events import (
 from noted.chat.transcripts import Conversation
 from noted.chat.turns import DECLINED
 from noted.models import NoteDraft, NotePatch, assistant_actor
+from noted.ops.editing import EditorSession
 from noted.profile import Profile
 from noted.services import Services
-from noted.tools import EditorSession
 
 KINDS = ["openai", "anthropic"]
 BODY = "# Shopping\n- milk\n- tea\n"

@@ -35,6 +35,7 @@ from noted.chat.transcripts import Conversation, Notice
 from noted.chat.turns import BROKE_OFF, DECLINED, summary
 from noted.errors import ConflictError, InvalidInputError, NotFoundError
 from noted.models import NoteDraft, NotePatch, assistant_actor
+from noted.ops.editing import EditorSession
 from noted.profile import Profile
 from noted.providers import (
     AssistantMessage,
@@ -51,7 +52,6 @@ from noted.providers import (
 )
 from noted.providers.fake import Turn
 from noted.services import Services
-from noted.tools import EditorSession
 
 BODY = "# Shopping\n- milk\n- tea\n"
 LIVENESS = 10  # seconds: only turns a hang into a failure, never a speed check

@@ -9,8 +9,10 @@ from tests.support.tools_env import ACTOR, Env, make_env
 
 from noted.errors import InvalidInputError
 from noted.models import ChangeType, ItemType, NotePatch, ToolStatus
+from noted.ops.editing import CommitStatus, EditorSession
 from noted.store.sqlite import SqliteStore
-from noted.tools import CommitStatus, EditorSession, ToolResult
+from noted.tools import ToolResult
+from noted.tools.editor import amend
 
 BODY = "# Plan\n- milk\n- eggs\n\n# Notes\nsee you at the market\n"
 
@@ -100,7 +102,7 @@ async def test_a_note_changed_underneath_writes_nothing_and_every_edit_result_sa
     outcome = session.commit(env.store, ACTOR)
     assert outcome.status is CommitStatus.CONFLICT and outcome.lost and outcome.edits == 2
     assert env.store.get_note(note).body == "the person rewrote it" and env.store.latest_cursor() == cursor
-    amended = [outcome.amend(r) for r in results]
+    amended = [amend(outcome, r) for r in results]
     assert [r.status for r in amended] == ["conflict", "conflict", "error", "ok", "ok"]
     for r in amended[:2]:
         assert "none of the 2 edits" in (r.message or "") and "editor_read_note" in (r.message or "")
@@ -138,7 +140,7 @@ async def test_a_refused_write_is_reported_as_failed_and_the_copy_reverts(
     monkeypatch.setattr(env.store, "update_note", refuse)
     outcome = session.commit(env.store, ACTOR)
     assert outcome.status is CommitStatus.FAILED and "50,000,000" in outcome.message
-    assert outcome.amend(result).status == "error" and session.text == BODY
+    assert amend(outcome, result).status == "error" and session.text == BODY
 
 
 def test_nothing_to_save_writes_nothing(env: Env) -> None:
@@ -148,7 +150,7 @@ def test_nothing_to_save_writes_nothing(env: Env) -> None:
     outcome = session.commit(env.store, ACTOR)
     assert outcome.status is CommitStatus.UNCHANGED and env.store.latest_cursor() == cursor
     ok = ToolResult("editor_append", ToolStatus.OK, payload={})
-    assert outcome.amend(ok) is ok
+    assert amend(outcome, ok) is ok
 
 
 async def test_replace_selection_follows_the_selection_through_edits(env: Env) -> None:

@@ -11,9 +11,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from tests.support.tools_env import ISSUE_TOOLS, WRITE_TOOLS, Env, make_env
 
+from noted.ops.editing import EditorSession
 from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
-from noted.tools import EditorSession, Tool, ToolContext, ToolError, ToolRegistry, all_tools
+from noted.tools import Tool, ToolContext, ToolError, ToolRegistry, all_tools
 from noted.tools.base import READ, Payload
 from noted.tools.registry import MAX_ARGUMENT_CHARS
 from noted.tools.schema import obj, string

@@ -1,6 +1,6 @@
 """Attachments in the reader: save as, add from a path, remove (issue 9).
 
-The file work (``ui.attachment_files``) is tested alone on a real store; the flows are driven with
+The file work (``ops.attachments``, ``ui.attachment_files``) is tested alone on a real store; the flows are driven with
 keys in the real app on a real profile, and each test asserts on what is on disk and in the store
 afterwards, not on what the screen says.
 """
@@ -22,18 +22,18 @@ from textual.widgets import Input
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import linked_ids
 from noted.models import ACTOR_IMPORT, ACTOR_USER, NoteDraft, NotePatch
-from noted.store.sqlite import SqliteStore
-from noted.tools.attachment_writes import attach_to_note
-from noted.tools.files import MAX_FILE
-from noted.ui.app import NotedApp
-from noted.ui.attachment_files import (
+from noted.ops.attachments import (
     add_from_path,
+    attach_to_note,
     mime_of,
     read_attachable,
     remove_attachment,
-    resolve_destination,
     unlink_resource,
 )
+from noted.ops.filetypes import MAX_FILE
+from noted.store.sqlite import SqliteStore
+from noted.ui.app import NotedApp
+from noted.ui.attachment_files import resolve_destination
 from noted.ui.data import human_size
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.prompt import TextPrompt

@@ -65,6 +65,7 @@ from noted.chat.turns import (
 from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import ConflictError, NotedError
 from noted.models import Note, NotePatch, ToolStatus, assistant_actor
+from noted.ops.editing import EditorSession
 from noted.providers import (
     AssistantMessage,
     ChatProvider,
@@ -77,7 +78,8 @@ from noted.providers import (
     UserMessage,
 )
 from noted.providers import TextDelta as ProviderText
-from noted.tools import EditorSession, Tool, ToolContext, ToolRegistry, ToolResult
+from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
+from noted.tools.editor import amend
 
 log = logging.getLogger(__name__)
 
@@ -378,7 +380,7 @@ class _Run:
         store = self.ctx.store
         before = await asyncio.to_thread(store.get_note, session.note_id)
         outcome = await asyncio.to_thread(session.commit, store, self.actor)
-        results[:] = [outcome.amend(r) for r in results]
+        results[:] = [amend(outcome, r) for r in results]
         if outcome.written and outcome.note is not None:
             yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
         elif outcome.lost:

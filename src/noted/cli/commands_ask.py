@@ -38,10 +38,10 @@ from noted.cli.exits import ExitCode
 from noted.cli.resolve import resolve_note
 from noted.errors import InvalidInputError
 from noted.models import ToolStatus
+from noted.ops.editing import EditorSession  # light: the editing session needs no tool
 
 if TYPE_CHECKING:  # the engine and the tools load only when a question is asked
     from noted.chat.engine import ChatEngine
-    from noted.tools import EditorSession
 
 
 def register(sub: Subparsers) -> None:
@@ -79,8 +79,6 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
     editor = None
     if args.note:
         note = resolve_note(services.store, args.note)
-        from noted.tools import EditorSession
-
         editor = EditorSession.open(services.store, note.id)
     provider = services.provider()  # refuses (ai.enabled, ai.allowRemote…) before anything is saved
     conversation = _conversation(ctx, editor.note_id if editor else "", args.new)

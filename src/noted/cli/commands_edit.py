@@ -24,6 +24,7 @@ from noted.cli.exits import ExitCode
 from noted.cli.resolve import folder_paths, resolve_note
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch
+from noted.ops.editing import save_text
 from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 
 EXIT_CONFLICT = ExitCode.CONFLICT
@@ -87,15 +88,14 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
         raise InvalidInputError("a note needs a title")
     # Read after the note: a change made while the file (or standard input) is read is a conflict.
     body = read_text_file(args.body_file) if args.body_file is not None else None
-    patch = NotePatch(title=args.title, body=body, append=args.append, prepend=args.prepend)
-    base = note.updated_time if body is not None else None
-    try:
-        updated = store.update_note(note.id, patch, actor=ACTOR_USER, base_updated_time=base)
-    except (ConflictError, NotFoundError):
-        if body is None:  # an append to a note deleted meanwhile: nothing typed at length to keep
-            raise
+    if body is None:  # an append to a note deleted meanwhile fails: nothing typed at length to keep
+        patch = NotePatch(title=args.title, append=args.append, prepend=args.prepend)
+        updated = store.update_note(note.id, patch, actor=ACTOR_USER)
+        return _emit_note(ctx, updated, f'saved "{updated.title}"')
+    saved = save_text(store, note, args.title, body, actor=ACTOR_USER)
+    if saved.note is None:
         return _settle(ctx, note, args.title or note.title, body, choice)
-    return _emit_note(ctx, updated, f'saved "{updated.title}"')
+    return _emit_note(ctx, saved.note, f'saved "{saved.note.title}"')
 
 
 def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) -> int:
@@ -199,11 +199,8 @@ def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
         return _emit_note(ctx, note, "no change")
     store = ctx.services.store
     try:
-        try:
-            updated = store.update_note(
-                note.id, NotePatch(body=text), actor=ACTOR_USER, base_updated_time=note.updated_time
-            )
-        except (ConflictError, NotFoundError):  # changed, or deleted for good, meanwhile
+        saved = save_text(store, note, None, text, actor=ACTOR_USER)
+        if saved.note is None:  # changed, or deleted for good, meanwhile
             code = _settle(ctx, note, note.title, text, choice)
             path.unlink(missing_ok=True)  # the text is saved (a copy, a revision or the note)
             return code
@@ -211,7 +208,7 @@ def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
         exc.message = f"{exc.message}; nothing was saved and your text is kept in {path}"
         raise
     path.unlink(missing_ok=True)
-    return _emit_note(ctx, updated, f'saved "{updated.title}"')
+    return _emit_note(ctx, saved.note, f'saved "{saved.note.title}"')
 
 
 def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -11,6 +11,7 @@ from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_folder
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Folder
+from noted.ops import notebooks as ops
 
 
 def register(sub: Subparsers) -> None:
@@ -95,7 +96,7 @@ def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
     title = args.title.strip()
     if not title:
         raise InvalidInputError("a notebook needs a title")
-    return _report(ctx, store.create_folder(title, parent_id=parent, actor=ACTOR_USER), "created")
+    return _report(ctx, ops.create_notebook(store, title, parent_id=parent, actor=ACTOR_USER), "created")
 
 
 def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -104,23 +105,20 @@ def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:
     title = args.title.strip()
     if not title:
         raise InvalidInputError("a notebook needs a title")
-    return _report(ctx, store.update_folder(folder.id, title=title, actor=ACTOR_USER), "renamed")
+    return _report(ctx, ops.rename_notebook(store, folder.id, title, actor=ACTOR_USER).folder, "renamed")
 
 
 def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     folder = resolve_folder(store, args.notebook)
     parent = "" if args.top else resolve_folder(store, args.parent).id
-    if parent == folder.id:
-        raise InvalidInputError("a notebook cannot be its own parent")
-    return _report(ctx, store.update_folder(folder.id, parent_id=parent, actor=ACTOR_USER), "moved")
+    return _report(ctx, ops.move_notebook(store, folder.id, parent, actor=ACTOR_USER).folder, "moved")
 
 
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     folder = resolve_folder(store, args.notebook)
-    store.trash_folder(folder.id, actor=ACTOR_USER)
-    return _report(ctx, store.get_folder(folder.id), "trashed")
+    return _report(ctx, ops.trash_notebook(store, folder.id, actor=ACTOR_USER).folder, "trashed")
 
 
 def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -130,8 +128,7 @@ def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
         raise NotFoundError(
             f'the notebook "{folder.title}" is not in the trash, so there is nothing to restore'
         )
-    store.restore_folder(folder.id, actor=ACTOR_USER)
-    return _report(ctx, store.get_folder(folder.id), "restored")
+    return _report(ctx, ops.restore_notebook(store, folder.id, actor=ACTOR_USER).folder, "restored")
 
 
 def cmd_tags(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -15,7 +15,8 @@ from noted.cli.context import CliContext
 from noted.cli.resolve import folder_paths, resolve_folder, resolve_note
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import outline, outline_lines, section_text
-from noted.models import ACTOR_USER, Note, NoteDraft, NotePatch, now_ms
+from noted.models import ACTOR_USER, Note, NoteDraft
+from noted.ops import notes as ops
 from noted.store.protocol import NoteOrder, Store
 
 DEFAULT_NOTEBOOK = "Inbox"
@@ -279,7 +280,7 @@ def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = resolve_note(store, args.note)
     folder = resolve_folder(store, args.notebook)
-    moved = store.update_note(note.id, NotePatch(parent_id=folder.id), actor=ACTOR_USER)
+    moved = ops.move_note(store, note.id, folder.id, actor=ACTOR_USER).note
     return _done(ctx, moved, f'moved "{note.title}" to {notebook_of(store, folder.id)}')
 
 
@@ -290,20 +291,17 @@ def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:
     if not titles:
         raise InvalidInputError("give at least one tag")
     if args.remove:
-        tags = store.untag_note(note.id, titles, actor=ACTOR_USER)
+        tags = ops.edit_tags(store, note.id, (), titles, actor=ACTOR_USER).tags
     else:
-        tags = store.tag_note(note.id, titles, actor=ACTOR_USER)
-    shown = ", ".join(t.title for t in tags) or "(none)"
+        tags = ops.edit_tags(store, note.id, titles, (), actor=ACTOR_USER).tags
+    shown = ", ".join(tags) or "(none)"
     return _done(ctx, store.get_note(note.id), f'tags of "{note.title}": {shown}')
 
 
 def cmd_complete(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = resolve_note(store, args.note)
-    if not note.is_todo:
-        raise InvalidInputError(f'"{note.title}" is a note, not a to-do')
-    patch = NotePatch(todo_completed=0 if args.undo else now_ms())
-    updated = store.update_note(note.id, patch, actor=ACTOR_USER)
+    updated = ops.set_completed(store, note.id, not args.undo, actor=ACTOR_USER).note
     state = "not done" if args.undo else "done"
     return _done(ctx, updated, f'marked "{note.title}" {state}')
 
@@ -311,8 +309,8 @@ def cmd_complete(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = resolve_note(store, args.note)
-    store.trash_note(note.id, actor=ACTOR_USER)
-    return _done(ctx, store.get_note(note.id), f'moved "{note.title}" to the trash')
+    trashed = ops.trash_note(store, note.id, actor=ACTOR_USER).note
+    return _done(ctx, trashed, f'moved "{note.title}" to the trash')
 
 
 def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -323,7 +321,7 @@ def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
             f'"{note.title}" is not in the trash, so there is nothing to restore',
             hint=f"it is in {notebook_of(store, note.parent_id)}",
         )
-    restored = store.restore_note(note.id, actor=ACTOR_USER)
+    restored = ops.restore_note(store, note.id, actor=ACTOR_USER).note
     return _done(ctx, restored, f'restored "{note.title}" to {notebook_of(store, restored.parent_id)}')
 
 

@@ -1,6 +1,6 @@
 """The tools through which any model touches the notes, and the one registry that serves them.
 
-    registry = build_registry(settings)                   # declares every tool's switch
+    registry = build_registry(settings)                   # loads the tool modules, declares switches
     ctx = ToolContext(store, settings, KeywordSearch(store), actor="mcp:claude", scope=scope)
     result = await registry.call("search_notes", {"query": "budget"}, ctx)
     result.for_model()                                    # the payload, or {"error", "status"}
@@ -9,40 +9,32 @@ Modules: ``base`` (Tool, ToolError, Annotations, ToolContext), ``registry`` (Too
 ToolResult), ``scope`` (Scope from ``mcp.allowedNotebooks``), ``schema`` and ``payloads`` (shared
 pieces), the global tools in ``search``, ``notes``, ``listing``, ``notebooks``, ``notebook_admin``,
 ``tags``, ``attachments`` and ``attachment_writes`` (with ``files`` for their bytes), ``note_create`` (with ``clipping`` for
-HTML) and ``note_writes``, and the open note's ``editor`` session with its ``editor_tools``.
+HTML) and ``note_writes``, and the open note's editor tools in ``editor_tools`` (with ``editor``
+for their names; the session they edit is ``noted.ops.editing.EditorSession``). The writes
+themselves are note operations (``noted.ops``), shared with the app and the CLI.
+
+Importing this package loads none of the tool modules (they pull in search, Pillow and an HTML
+parser: about half a second): ``all_tools`` imports them, on the first call, from ``TOOL_MODULES``.
 """
 
 from __future__ import annotations
 
+import importlib
+
 from noted.settings import Settings
-from noted.tools import (
-    attachment_writes,
-    attachments,
-    editor_tools,
-    listing,
-    note_create,
-    note_writes,
-    notebook_admin,
-    notebooks,
-    notes,
-    search,
-    tags,
-)
 from noted.tools.base import IMAGES, Annotations, ImageData, Payload, Tool, ToolContext, ToolError
-from noted.tools.editor import CommitResult, CommitStatus, EditorSession
 from noted.tools.registry import ToolRegistry, ToolResult
 from noted.tools.scope import Scope, ScopeView, scope_from_settings
 
 __all__ = [
     "Annotations",
-    "CommitResult",
-    "CommitStatus",
-    "EditorSession",
     "IMAGES",
     "ImageData",
     "Payload",
     "Scope",
     "ScopeView",
+    "EDITOR_MODULE",
+    "TOOL_MODULES",
     "Tool",
     "ToolContext",
     "ToolError",
@@ -53,25 +45,36 @@ __all__ = [
     "scope_from_settings",
 ]
 
+TOOL_MODULES = (
+    "search",
+    "notes",
+    "listing",
+    "notebooks",
+    "notebook_admin",
+    "tags",
+    "attachments",
+    "attachment_writes",
+    "note_create",
+    "note_writes",
+)
+"""The modules of ``noted.tools`` whose ``TOOLS`` are the global tools, in the order offered."""
+EDITOR_MODULE = "editor_tools"
+"""The module whose ``EDITOR_TOOLS`` work on the open note."""
+
 
 def all_tools() -> tuple[Tool, ...]:
-    """Every tool: the global tools (reads before writes), then the editor tools."""
-    global_tools = (
-        *search.TOOLS,
-        *notes.TOOLS,
-        *listing.TOOLS,
-        *notebooks.TOOLS,
-        *notebook_admin.TOOLS,
-        *tags.TOOLS,
-        *attachments.TOOLS,
-        *attachment_writes.TOOLS,
-        *note_create.TOOLS,
-        *note_writes.TOOLS,
-    )
+    """Every tool: the global tools (reads before writes), then the editor tools.
+
+    The tool modules are imported here, on the first call (later calls find them loaded).
+    """
+    global_tools: list[Tool] = []
+    for name in TOOL_MODULES:
+        global_tools.extend(importlib.import_module(f"{__name__}.{name}").TOOLS)
+    editor: tuple[Tool, ...] = importlib.import_module(f"{__name__}.{EDITOR_MODULE}").EDITOR_TOOLS
     return (
         *(t for t in global_tools if not t.is_write),
         *(t for t in global_tools if t.is_write),
-        *editor_tools.EDITOR_TOOLS,
+        *editor,
     )
 
 

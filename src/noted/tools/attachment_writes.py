@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from noted.errors import NotedError
-from noted.models import Note, NotePatch, Resource
-from noted.store.protocol import Store
+from noted.models import Note, Resource
+from noted.ops.attachments import attach_to_note, link_for
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachments import (
@@ -41,32 +40,6 @@ def decoded_file(args: Mapping[str, Any], *, mime_default: str | None = None) ->
     data = files.decode(args["content_base64"])
     files.check_type(data, mime)
     return data, mime
-
-
-def link_for(resource: Resource) -> str:
-    """The Markdown that shows the attachment in a note: an image, or a link to the file."""
-    label = resource.title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-    bang = "!" if resource.mime.startswith("image/") else ""
-    return f"{bang}[{label}](:/{resource.id})"
-
-
-def attach_to_note(
-    store: Store, note: Note, data: bytes, *, filename: str, mime: str, title: str, actor: str
-) -> Resource:
-    """Store checked bytes as an attachment and append its link to ``note``.
-
-    The one way a file joins a note, for the ``attach_file`` tool and the app's "add attachment":
-    the link goes at the end (``![title](:/id)`` for an image), and no attachment is left behind
-    if linking fails. Checking the bytes and the name is the caller's part.
-    """
-    resource = store.add_resource(data, filename=filename, mime=mime, title=title or filename, actor=actor)
-    separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
-    try:
-        store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=actor)
-    except (NotedError, OSError):
-        store.delete_resource(resource.id, actor=actor)
-        raise
-    return resource
 
 
 def store_and_link(ctx: ToolContext, note: Note, args: Mapping[str, Any], data: bytes, mime: str) -> Resource:

@@ -14,6 +14,7 @@ from typing import Any
 
 from noted.errors import NotFoundError
 from noted.models import Note, Resource
+from noted.ops import filetypes
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.base import IMAGES, READ, ImageData, Payload, Tool, ToolContext, ToolError
@@ -80,7 +81,7 @@ ATTACHMENT: dict[str, Payload] = {
 }
 ATTACHMENT_ID = s.string("The attachment's id (list_attachments lists them).", minLength=1, maxLength=64)
 CONTENT = s.string(
-    f"The file's bytes in base64, at most {files.MAX_FILE // (1024 * 1024)} MiB decoded.",
+    f"The file's bytes in base64, at most {filetypes.MAX_FILE // (1024 * 1024)} MiB decoded.",
     minLength=1,
     maxLength=files.MAX_BASE64,
 )
@@ -197,17 +198,17 @@ def _read_image(data: bytes, mime: str, detail: str) -> Payload:
 
 def _read_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     resource, notes, _ = visible_attachment(ctx, view(ctx), args["id"])
-    if resource.size > files.MAX_FILE:
+    if resource.size > filetypes.MAX_FILE:
         raise ToolError(
             f'attachment "{resource.title}" is {resource.size:,} bytes, more than the '
-            f"{files.MAX_FILE:,} a tool returns; the person can open it in noted",
+            f"{filetypes.MAX_FILE:,} a tool returns; the person can open it in noted",
             field="id",
         )
     data = ctx.store.read_resource(resource.id)
     mime = mime_of(resource)
     if files.is_text(mime):
         content = _read_text(resource, data, args)
-    elif mime in files.SHOWN_IMAGES:
+    elif mime in filetypes.SHOWN_IMAGES:
         content = _read_image(data, mime, str(args.get("detail", "high")))
     else:
         content = {"kind": "binary", "content_base64": files.base64_text(data)}
@@ -223,7 +224,7 @@ READ_ATTACHMENT = Tool(
         "GIF, WebP, BMP, TIFF, ICO) come back as an image you can look at, scaled down so its longest "
         "side is at most 128, 256 or 512 pixels for detail low, medium or high (default high); "
         "the stored file is not changed. Other files come back whole as content_base64. Files over "
-        f"{files.MAX_FILE // (1024 * 1024)} MiB are refused."
+        f"{filetypes.MAX_FILE // (1024 * 1024)} MiB are refused."
     ),
     input_schema=s.obj(
         {
@@ -236,7 +237,7 @@ READ_ATTACHMENT = Tool(
             "max_chars": s.integer(
                 f"For text: the most characters to return (default {DEFAULT_MAX_CHARS}); 0 for all.",
                 minimum=0,
-                maximum=files.MAX_FILE,
+                maximum=filetypes.MAX_FILE,
             ),
         },
         ("id",),

@@ -37,9 +37,9 @@ from noted.store.protocol import Store
 from noted.tools.scope import Scope
 
 if TYPE_CHECKING:
+    from noted.ops.editing import EditorSession
     from noted.search.keyword import KeywordSearch
     from noted.search.semantic import SemanticSearch
-    from noted.tools.editor import EditorSession
 
 Payload = dict[str, Any]
 IMAGES = "__images__"

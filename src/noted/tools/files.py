@@ -11,22 +11,19 @@ import base64
 import binascii
 import io
 import re
-import warnings
 from dataclasses import dataclass
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageOps
 
+from noted.ops import filetypes
+from noted.ops.filetypes import MAX_FILE, too_large
 from noted.tools.base import ToolError
 
-MAX_FILE = 10 * 1024 * 1024
-"""The largest attachment a tool stores or returns, decoded (10 MiB)."""
 MAX_BASE64 = 14_400_000
 """Room for ``MAX_FILE`` in base64 (13,981,016 characters) with line breaks every 76 characters."""
 MAX_FILENAME = 255
 DETAIL_PIXELS = {"low": 128, "medium": 256, "high": 512}
 """The longest side of the copy of an image a model is shown, by level of detail (as Joplin's)."""
-MAX_PIXELS = 64_000_000
-"""Images with more pixels than this are not decoded (a small file can hold a huge image)."""
 
 MIME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$"
 _MIME = re.compile(MIME_PATTERN)
@@ -56,18 +53,6 @@ TEXT_TYPES = frozenset(
         "image/svg+xml",
     }
 )
-SHOWN_IMAGES = {
-    "image/png": "PNG",
-    "image/jpeg": "JPEG",
-    "image/gif": "GIF",
-    "image/webp": "WEBP",
-    "image/bmp": "BMP",
-    "image/tiff": "TIFF",
-    "image/vnd.microsoft.icon": "ICO",
-}
-"""Image types a model can be shown (after downscaling), with Pillow's name for each."""
-CHECKED_IMAGES = frozenset({*SHOWN_IMAGES, "image/svg+xml", "image/avif", "image/heic", "image/heif"})
-"""Image types whose bytes can be checked against the declared type; other ``image/`` types are refused."""
 
 
 def normal_mime(mime: str, field: str = "mime") -> str:
@@ -125,84 +110,23 @@ def decode(text: str, field: str = "content_base64") -> bytes:
         ) from None
 
 
-def too_large(size: int) -> str:
-    return (
-        f"the file is {size:,} bytes; an attachment may be at most {MAX_FILE // (1024 * 1024)} MiB "
-        f"({MAX_FILE:,} bytes). Nothing was written."
-    )
-
-
-def sniff_image(data: bytes) -> str | None:
-    """The image type the bytes start with (``image/png``…), or None when they are no known image."""
-    head = data[:64]
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
-        return "image/webp"
-    if head.startswith(b"BM"):
-        return "image/bmp"
-    if head.startswith((b"II*\x00", b"MM\x00*")):
-        return "image/tiff"
-    if head.startswith(b"\x00\x00\x01\x00"):
-        return "image/vnd.microsoft.icon"
-    if head[4:8] == b"ftyp":
-        brand = head[8:12]
-        if brand in (b"avif", b"avis"):
-            return "image/avif"
-        if brand in (b"heic", b"heix", b"mif1", b"msf1"):
-            return "image/heic"
-    if _looks_like_svg(data):
-        return "image/svg+xml"
-    return None
-
-
-def _looks_like_svg(data: bytes) -> bool:
-    try:
-        text = data[:4096].decode("utf-8").lstrip("\ufeff \t\r\n")
-    except UnicodeDecodeError:
-        return False
-    return text.startswith("<") and "<svg" in text
-
-
 def check_type(data: bytes, mime: str, field: str = "mime") -> None:
-    """Refuse an image whose bytes are not of its declared type (other types are not checked).
+    """Refuse an image whose bytes are not of its declared type (``ops.filetypes.check_type``).
 
     Raises:
-        ToolError: ``mime`` is an image type and the bytes are another type, no image, a damaged
-            image, or an image type noted cannot check.
+        ToolError: the file is refused; its field is the input at fault.
     """
-    if not mime.startswith("image/"):
-        return
-    if mime not in CHECKED_IMAGES:
-        known = ", ".join(sorted(t.removeprefix("image/") for t in CHECKED_IMAGES))
-        raise ToolError(
-            f'noted cannot check that a file is really "{mime}"; the image types it takes are {known}. '
-            'Send other files as "application/octet-stream".',
-            field=field,
-        )
-    found = sniff_image(data)
-    same = found == mime or (found == "image/heic" and mime == "image/heif")
-    if not same:
-        what = f'a "{found}" file' if found else "not an image"
-        raise ToolError(
-            f'the file was declared "{mime}" but its bytes are {what}; nothing was written. '
-            "Send the file's real type (or the right file).",
-            field=field,
-        )
-    if mime in SHOWN_IMAGES:
-        try:
-            _open(data).verify()
-        except ToolError:
-            raise
-        except Exception:
-            raise ToolError(
-                f'the file starts like "{mime}" but is damaged or cut short; nothing was written',
-                field="content_base64",
-            ) from None
+    try:
+        filetypes.check_type(data, mime, field)
+    except filetypes.FileTypeError as exc:
+        raise ToolError(exc.message, field=exc.field) from None
+
+
+def _open(data: bytes) -> Image.Image:
+    try:
+        return filetypes.open_image(data)
+    except filetypes.FileTypeError as exc:
+        raise ToolError(exc.message) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,23 +169,6 @@ def thumbnail(data: bytes, mime: str, detail: str) -> Thumbnail:
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise ToolError(f"the image cannot be read: {exc}") from None
     return Thumbnail(kind, out.getvalue(), image.width, image.height, *original)
-
-
-def _open(data: bytes) -> Image.Image:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombWarning) as exc:
-        raise ToolError(f"the image cannot be read: {exc}") from None
-    except Image.DecompressionBombError:
-        raise ToolError("the image has too many pixels to be shown") from None
-    if image.width * image.height > MAX_PIXELS:
-        raise ToolError(
-            f"the image is {image.width}×{image.height} pixels, too many to be shown "
-            f"(at most {MAX_PIXELS:,}); the person can open it in noted"
-        )
-    return image
 
 
 def base64_text(data: bytes) -> str:

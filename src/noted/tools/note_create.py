@@ -14,9 +14,10 @@ from typing import Any
 
 from noted.errors import NotedError
 from noted.models import Folder, NoteDraft, Resource
+from noted.ops.attachments import link_for
 from noted.tools import files
 from noted.tools import schema as s
-from noted.tools.attachment_writes import decoded_file, link_for
+from noted.tools.attachment_writes import decoded_file
 from noted.tools.attachments import CONTENT, MIME
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.clipping import html_to_markdown

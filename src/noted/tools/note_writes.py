@@ -1,7 +1,8 @@
 """The tools that change notes: ``update_note``, ``delete_note``, ``restore_note`` and ``manage_tags``
 (``create_note`` is in ``note_create``). All are off until the person switches them on.
 
-Every write goes through the store with ``ctx.actor``, so the change feed and the revisions show
+Tags, trash and restore are the note operations of ``noted.ops.notes``, shared with the app and
+the CLI. Every write goes through the store with ``ctx.actor``, so the change feed and the revisions show
 who did it. In a scope, a note can only be created in, moved to or found in a visible notebook.
 """
 
@@ -12,13 +13,14 @@ from typing import Any
 
 from noted.errors import ConflictError
 from noted.models import NotePatch, now_ms
+from noted.ops import notes as ops
 from noted.tools import schema as s
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
     iso,
     match_positions,
-    note_tag_titles,
     parse_time,
+    tag_title,
     times,
     view,
     visible_folder,
@@ -109,7 +111,7 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         except ConflictError as exc:
             raise _stale(note.title, base or note.updated_time, exc.current_updated_time or 0) from exc
     if tags is not None:
-        _replace_tags(ctx, note.id, tags)
+        ops.set_tags(ctx.store, note.id, tags, actor=ctx.actor)
     return {**write_result(ctx, updated), "changed": changes}
 
 
@@ -120,18 +122,6 @@ def _tag_set(given: list[str]) -> list[str]:
     if bad:
         raise ToolError("each tag title must be one line and not empty", field="tags")
     return titles
-
-
-def _replace_tags(ctx: ToolContext, note_id: str, titles: list[str]) -> None:
-    """Make the note's tags exactly ``titles`` (case does not matter), changing only what differs."""
-    current = {t.title.casefold() for t in ctx.store.note_tags(note_id)}
-    wanted = {t.casefold() for t in titles}
-    add = [t for t in titles if t.casefold() not in current]
-    remove = [t for t in current if t not in wanted]
-    if add:
-        ctx.store.tag_note(note_id, add, actor=ctx.actor)
-    if remove:
-        ctx.store.untag_note(note_id, remove, actor=ctx.actor)
 
 
 UPDATE_NOTE = Tool(
@@ -200,8 +190,7 @@ UPDATE_NOTE = Tool(
 
 def _delete_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     note = visible_note(ctx, view(ctx), args["id"])
-    ctx.store.trash_note(note.id, actor=ctx.actor)
-    return write_result(ctx, ctx.store.get_note(note.id))
+    return write_result(ctx, ops.trash_note(ctx.store, note.id, actor=ctx.actor).note)
 
 
 DELETE_NOTE = Tool(
@@ -222,8 +211,7 @@ DELETE_NOTE = Tool(
 
 def _restore_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     note = visible_note(ctx, view(ctx), args["id"])
-    restored = ctx.store.restore_note(note.id, actor=ctx.actor) if note.is_trashed else note
-    return write_result(ctx, restored)
+    return write_result(ctx, ops.restore_note(ctx.store, note.id, actor=ctx.actor).note)
 
 
 RESTORE_NOTE = Tool(
@@ -257,19 +245,14 @@ def _manage_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         raise ToolError(
             f'note "{note.title}" is in the trash; restore_note brings it back first', field="note_id"
         )
-    before = {t.title.casefold() for t in ctx.store.note_tags(note.id)}
-    if add:
-        ctx.store.tag_note(note.id, add, actor=ctx.actor)
-    if remove:
-        ctx.store.untag_note(note.id, remove, actor=ctx.actor)
-    after = note_tag_titles(ctx, note.id)
+    change = ops.edit_tags(ctx.store, note.id, add, remove, actor=ctx.actor)
     return {
         "note_id": note.id,
         "title": note.title,
-        "tags": after,
-        "added": [t for t in after if t.casefold() not in before],
-        "removed": [t for t in remove if t.casefold() in before],
-        "not_on_note": [t for t in remove if t.casefold() not in before],
+        "tags": [tag_title(ctx, t) for t in change.tags],
+        "added": [tag_title(ctx, t) for t in change.added],
+        "removed": list(change.removed),
+        "not_on_note": list(change.not_on_note),
     }
 
 

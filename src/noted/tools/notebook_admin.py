@@ -13,6 +13,7 @@ from typing import Any
 
 from noted.errors import NotFoundError
 from noted.models import Folder
+from noted.ops import notebooks as ops
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, opt_iso, view, visible_folder
@@ -166,12 +167,13 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "(mcp.allowedNotebooks); nothing was changed. Only the person can do that, in noted.",
             field="parent_id" if parent_id != folder.parent_id else "title",
         )
-    updated = ctx.store.update_folder(
+    updated = ops.update_notebook(
+        ctx.store,
         folder.id,
         title=title if "title" in args else None,
         parent_id=parent_id if "parent_id" in args else None,
         actor=ctx.actor,
-    )
+    ).folder
     changed = [k for k in ("title", "parent_id") if k in args]
     return {**_summary(ctx, scope, updated), "changed": changed}
 
@@ -223,9 +225,7 @@ def _delete_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
     below = _subtree(ctx.store.list_folders(include_trashed=True), folder.id)
     notebooks, notes = _live_counts(ctx, below)
-    if not folder.is_trashed:
-        ctx.store.trash_folder(folder.id, actor=ctx.actor)
-    trashed = ctx.store.get_folder(folder.id)
+    trashed = ops.trash_notebook(ctx.store, folder.id, actor=ctx.actor).folder
     return {**_summary(ctx, scope, trashed), "notebooks_trashed": notebooks, "notes_trashed": notes}
 
 
@@ -263,10 +263,8 @@ def _restore_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         )
     below = _subtree(every, folder.id)
     notebooks, notes = _live_counts(ctx, below)
-    if folder.is_trashed:
-        ctx.store.restore_folder(folder.id, actor=ctx.actor)
+    restored = ops.restore_notebook(ctx.store, folder.id, actor=ctx.actor).folder
     after_notebooks, after_notes = _live_counts(ctx, below)
-    restored = ctx.store.get_folder(folder.id)
     return {
         **_summary(ctx, scope, restored),
         "notebooks_restored": after_notebooks - notebooks,

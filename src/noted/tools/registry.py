@@ -39,7 +39,8 @@ class ToolResult:
     """The outcome of one call.
 
     ``status`` says how it ended (``ToolStatus``: ok, error, refused, conflict or internal).
-    ``field`` names the input field at fault, when known.
+    A ``conflict`` is an editor edit not saved because the note changed
+    (see ``ops.editing.CommitResult``). ``field`` names the input field at fault, when known.
     ``images`` are images returned beside the payload (``read_attachment``), which describes them.
     """
 

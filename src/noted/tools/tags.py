@@ -14,6 +14,7 @@ from typing import Any
 
 from noted.errors import NotFoundError
 from noted.models import NoteMeta, Tag
+from noted.ops import notebooks as ops
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, tag_title, view
@@ -135,7 +136,7 @@ def _rename_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             f'manage_tags and then delete "{tag.title}"',
             field="title",
         )
-    renamed = ctx.store.rename_tag(tag.id, title, actor=ctx.actor)
+    renamed = ops.rename_tag(ctx.store, tag.id, title, actor=ctx.actor).tag
     return {**_tag_payload(ctx, scope, renamed), "previous_title": tag_title(ctx, tag.title)}
 
 
@@ -162,9 +163,13 @@ def _delete_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     tag = visible_tag(ctx, scope, args["id"])
     _refuse_if_shared(ctx, scope, tag, "deleted")
-    count = len(_tagged(ctx, tag.id)) + len(_tagged(ctx, tag.id, trashed=True))
-    ctx.store.delete_tag(tag.id, actor=ctx.actor)
-    return {"id": tag.id, "title": tag_title(ctx, tag.title), "deleted": True, "removed_from_notes": count}
+    deleted = ops.delete_tag(ctx.store, tag.id, actor=ctx.actor)
+    return {
+        "id": tag.id,
+        "title": tag_title(ctx, tag.title),
+        "deleted": True,
+        "removed_from_notes": deleted.notes,
+    }
 
 
 DELETE_TAG = Tool(

@@ -1,43 +1,21 @@
-"""The file work behind the reader's attachment keys: save as, add from a path, remove.
+"""The file work behind the reader's "save as" key: where a copy of an attachment goes, and writing it.
 
 Nothing here touches a widget or imports Textual: each function blocks (disk, store) and is
 called from a thread worker by ``ui.widgets.attachments``. Refusals are ``InvalidInputError``s
 whose message says what happened and that nothing was written, so the app shows them as they are.
-
-The checks on a file's size and type are the ``attach_file`` tool's (``noted.tools.files``); they
-are imported by the functions that use them, in their thread, because importing ``noted.tools``
-loads every tool (about a second here) and the app must not pay that to start.
+Adding and removing attachments are note operations, in ``noted.ops.attachments``.
 """
 
 from __future__ import annotations
 
-import mimetypes
 import os
-import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from noted.errors import InvalidInputError
-from noted.markdown import linked_ids
-from noted.models import NotePatch, Resource
+from noted.models import Resource
+from noted.ops.attachments import absolute, shown
 from noted.store.protocol import Store
-from noted.store.rules import attachment_name
-
-_OCTET = "application/octet-stream"
-
-
-def shown(path: Path) -> str:
-    """``path`` as a person reads it: ``~/Downloads/a.pdf`` under the home folder."""
-    try:
-        return str(Path("~") / path.relative_to(Path.home()))
-    except ValueError:
-        return str(path)
-
-
-def _absolute(text: str) -> Path:
-    path = Path(text.strip()).expanduser()
-    return path if path.is_absolute() else Path.cwd() / path
 
 
 def file_name(resource: Resource) -> str:
@@ -73,7 +51,7 @@ def resolve_destination(text: str, filename: str) -> Destination:
     Raises:
         InvalidInputError: the folder it would go in does not exist, or the path is a folder.
     """
-    path = _absolute(text)
+    path = absolute(text)
     if path.is_dir():
         path = path / filename
     elif text.strip().endswith(("/", os.sep)):
@@ -109,192 +87,3 @@ def save_resource(store: Store, resource_id: str, path: Path, *, overwrite: bool
         partial.unlink(missing_ok=True)
         raise InvalidInputError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
     return len(data)
-
-
-# Add from a path ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PickedFile:
-    """A file read from disk, checked, ready to store."""
-
-    data: bytes
-    filename: str
-    mime: str
-
-
-def read_attachable(text: str) -> PickedFile:
-    """Read the file ``text`` names (``~`` expanded), refusing what cannot be an attachment.
-
-    Raises:
-        InvalidInputError: the path is missing, a folder or not a regular file, cannot be read, or
-            is larger than ``MAX_FILE`` (checked before reading).
-    """
-    from noted.tools import files  # see the module's docstring
-
-    path = _absolute(text)
-    where = shown(path)
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise InvalidInputError(f"{where} does not exist; nothing was attached") from None
-    except OSError as exc:
-        raise InvalidInputError(
-            f"{where} cannot be read ({exc.strerror or exc}); nothing was attached"
-        ) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InvalidInputError(f"{where} is a folder; give the path of a file. Nothing was attached")
-    if not stat.S_ISREG(info.st_mode):  # a pipe or a device would block or never end
-        raise InvalidInputError(f"{where} is not a regular file; nothing was attached")
-    if info.st_size > files.MAX_FILE:  # the attach_file tool's limit, 10 MiB
-        raise InvalidInputError(files.too_large(info.st_size))
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(files.MAX_FILE + 1)
-    except OSError as exc:
-        raise InvalidInputError(
-            f"{where} cannot be read ({exc.strerror or exc}); nothing was attached"
-        ) from None
-    if len(data) > files.MAX_FILE:  # it grew since stat
-        raise InvalidInputError(files.too_large(len(data)))
-    name = attachment_name(path.name)
-    return PickedFile(data, name, mime_of(name, data))
-
-
-def mime_of(filename: str, data: bytes) -> str:
-    """The type to store: from the name, except that an image is what its bytes say it is.
-
-    A file named like an image whose bytes are no image noted can check is kept as a plain file
-    (linked, not shown), rather than refused: the person asked for this very file.
-    """
-    from noted.tools import files
-    from noted.tools.base import ToolError
-
-    guessed = mimetypes.guess_type(filename)[0]
-    if guessed is not None and not guessed.startswith("image/"):
-        return guessed
-    sniffed = files.sniff_image(data)
-    if sniffed is None:
-        return _OCTET
-    try:
-        files.check_type(data, sniffed)
-    except ToolError:  # starts like an image but is damaged
-        return _OCTET
-    return sniffed
-
-
-def add_from_path(store: Store, note_id: str, text: str, *, actor: str) -> Resource:
-    """Store the file at ``text`` and link it at the end of note ``note_id``.
-
-    Raises:
-        InvalidInputError: the file cannot be attached (see ``read_attachable``) or the note is in
-            the trash.
-        NotFoundError: the note is gone.
-    """
-    from noted.tools.attachment_writes import attach_to_note  # shared with the tool; see above
-
-    picked = read_attachable(text)
-    note = store.get_note(note_id)  # read again: the link goes after what the note holds now
-    if note.is_trashed:
-        raise InvalidInputError("this note is in the trash; restore it first. Nothing was attached")
-    return attach_to_note(
-        store,
-        note,
-        picked.data,
-        filename=picked.filename,
-        mime=picked.mime,
-        title=picked.filename,
-        actor=actor,
-    )
-
-
-# Remove ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Removal:
-    """What removing an attachment from a note did."""
-
-    deleted: bool
-    """The attachment itself was deleted (no other note linked it)."""
-    others: int
-    """How many other notes still link it (when it was kept)."""
-
-
-def other_notes(store: Store, resource_id: str, note_id: str) -> int:
-    """How many notes other than ``note_id`` link the attachment (trashed ones count: they may return)."""
-    return sum(1 for linked in store.resource_notes(resource_id) if linked != note_id)
-
-
-_LIST_MARK = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])?\s*(?:\[[ xX]\]\s*)?$")
-
-
-def _forms(resource_id: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    target = rf"<?:/{resource_id}(?:#[^)\s>]*)?>?"
-    title = r"""(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?"""
-    inline = re.compile(rf"(!?)\[((?:\\.|[^\]\\])*)\]\(\s*{target}{title}\s*\)")
-    reference = re.compile(rf"^ {{0,3}}\[[^\]]+\]:\s*{target}{title}\s*$")
-    image = re.compile(rf"""<img\b[^>]*\bsrc\s*=\s*["']:/{resource_id}["'][^>]*>""", re.IGNORECASE)
-    anchor = re.compile(rf"""<a\b[^>]*\bhref\s*=\s*["']:/{resource_id}["'][^>]*>(.*?)</a>""", re.IGNORECASE)
-    return inline, reference, image, anchor
-
-
-def unlink_resource(body: str, resource_id: str) -> str:
-    """``body`` without its links to the attachment.
-
-    A line that held only links to it (an image, ``[file.pdf](:/id)``, a list item of one) goes,
-    with one blank line around it; a link inside prose leaves its words, an image inside prose goes.
-    """
-    inline, reference, image, anchor = _forms(resource_id)
-    out: list[str] = []
-    skip_blank = dropped_last = False
-    for line in body.splitlines(keepends=True):
-        if skip_blank and not line.strip():
-            skip_blank = False
-            continue
-        skip_blank = False
-        if f":/{resource_id}" not in line:
-            out.append(line)
-            dropped_last = dropped_last and not line.strip()
-            continue
-        bare = anchor.sub("", image.sub("", inline.sub("", line)))
-        if reference.match(line.rstrip("\r\n")) or _LIST_MARK.match(bare):
-            skip_blank = not out or not out[-1].strip()  # keep one blank line between what was around
-            dropped_last = True
-            continue
-        words = inline.sub(lambda m: "" if m.group(1) else _unescape(m.group(2)), line)
-        out.append(anchor.sub(lambda m: m.group(1), image.sub("", words)))
-        dropped_last = False
-    if dropped_last:  # the note ended with the link: end it where its text ends
-        while out and not out[-1].strip():
-            out.pop()
-    return "".join(out)
-
-
-def _unescape(label: str) -> str:
-    return re.sub(r"\\(.)", r"\1", label)
-
-
-def remove_attachment(store: Store, note_id: str, resource_id: str, *, delete: bool, actor: str) -> Removal:
-    """Remove the links to the attachment from note ``note_id``, then delete the attachment when
-    ``delete`` and no other note links it (checked again after unlinking).
-
-    Raises:
-        InvalidInputError: the note would still mention the attachment (e.g. in a code block);
-            nothing was changed.
-        ConflictError: the note changed between reading and writing it; nothing was changed.
-    """
-    note = store.get_note(note_id)
-    body = unlink_resource(note.body, resource_id)
-    if resource_id in linked_ids(body):
-        raise InvalidInputError(
-            f'the note mentions the attachment in a way noted cannot remove (":/{resource_id}", e.g. in '
-            "code); edit the note to remove it. Nothing was changed"
-        )
-    if body != note.body:
-        store.update_note(note_id, NotePatch(body=body), actor=actor, base_updated_time=note.updated_time)
-    others = other_notes(store, resource_id, note_id)
-    if delete and not others:
-        store.delete_resource(resource_id, actor=actor)
-        return Removal(deleted=True, others=0)
-    return Removal(deleted=False, others=others)

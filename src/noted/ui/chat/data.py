@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from noted.chat.budget import estimate_tokens
 from noted.chat.transcripts import Conversation, Entry, Notice
 from noted.errors import NotedError
+from noted.ops.editing import EditorSession
 from noted.providers import ChatRequest, Message
 from noted.services import Services
-from noted.tools import EditorSession
 
 
 @dataclass(frozen=True, slots=True)

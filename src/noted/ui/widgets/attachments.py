@@ -1,7 +1,7 @@
 """``AttachmentFlows``: the reader's "save attachment as…", "add attachment…" and "remove attachment".
 
 Each flow is a short conversation run as one async worker on the reader: a dialog, then the
-blocking part (``ui.attachment_files``) in a thread worker, then one line saying what happened.
+blocking part (``ui.attachment_files``, ``ops.attachments``) in a thread worker, then one line saying what happened.
 A thread worker that fails is reported by the reader (``ReportsWorkerFailures``) as one message,
 and the flow stops there. Adding and removing change the note, so both are refused while it is
 being edited: the editor holds its own copy of the text, and a write under it would only turn
@@ -19,17 +19,9 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.errors import Interruption
 from noted.models import ACTOR_USER, Resource
+from noted.ops.attachments import add_from_path, other_notes, remove_attachment, shown
 from noted.store.protocol import Store
-from noted.ui.attachment_files import (
-    add_from_path,
-    default_destination,
-    file_name,
-    other_notes,
-    remove_attachment,
-    resolve_destination,
-    save_resource,
-    shown,
-)
+from noted.ui.attachment_files import default_destination, file_name, resolve_destination, save_resource
 from noted.ui.data import NoteView, human_size
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.prompt import TextPrompt

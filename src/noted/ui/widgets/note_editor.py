@@ -25,7 +25,8 @@ from textual.widgets import Input, Static, TextArea
 from textual.worker import Worker
 
 from noted.errors import ConflictError, NotFoundError
-from noted.models import ACTOR_USER, Note, NotePatch
+from noted.models import ACTOR_USER, Note
+from noted.ops.editing import save_text
 from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 from noted.store.protocol import Store
 from noted.ui.dialogs.conflict import ConflictView
@@ -206,15 +207,11 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
         store, session = self._store, self._session
 
         def write() -> str:
-            patch = NotePatch(title=title if title != note.title else None, body=body)
-            try:
-                saved = store.update_note(
-                    note.id, patch, actor=ACTOR_USER, base_updated_time=note.updated_time, session=session
-                )
-            except (ConflictError, NotFoundError):  # changed, or deleted for good, meanwhile
+            saved = save_text(store, note, title, body, actor=ACTOR_USER, session=session)
+            if saved.note is None:  # changed, or deleted for good, meanwhile
                 self._met_conflict(note, title, body, then)
                 return CONFLICT
-            self.post_message(self._Outcome(SAVED, saved, None, then))
+            self.post_message(self._Outcome(SAVED, saved.note, None, then))
             return SAVED
 
         return self.run_worker(

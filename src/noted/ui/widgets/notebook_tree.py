@@ -1,8 +1,8 @@
 """``NotebookTree``: nested notebooks with note counts, then Tags, To-dos and Trash.
 
 Moving the cursor selects what the note list shows (``SourceHighlighted``); Enter moves on to
-the list. Notebooks are created, renamed, moved, trashed and restored from here; each write runs
-in a worker, and the tree redraws when the change feed reports it.
+the list. Notebooks are created, renamed, moved, trashed and restored from here; each write (a note
+operation of ``noted.ops.notebooks``) runs in a worker, and the tree redraws when the change feed reports it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from noted.models import ACTOR_USER, Folder, Tag
+from noted.ops import notebooks as ops
 from noted.store.protocol import Store
 from noted.ui.data import ALL_NOTES, FolderNode, NoteSource, SourceKind, TreeData, load_tree, plural
 from noted.ui.dialogs.confirm import Confirm
@@ -333,7 +334,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
             if title:
                 self._write(
                     f"creating notebook {title!r}",
-                    lambda: self._store.create_folder(title, parent_id=parent, actor=ACTOR_USER),
+                    lambda: ops.create_notebook(self._store, title, parent_id=parent, actor=ACTOR_USER),
                     select=lambda folder: f"{SourceKind.FOLDER}:{folder.id}",  # type: ignore[attr-defined]
                 )
 
@@ -350,7 +351,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
                 if title and title != folder.title:
                     self._write(
                         f"renaming notebook {folder.title!r}",
-                        lambda: self._store.update_folder(folder.id, title=title, actor=ACTOR_USER),
+                        lambda: ops.rename_notebook(self._store, folder.id, title, actor=ACTOR_USER),
                     )
 
             self.app.push_screen(TextPrompt("Rename notebook", value=folder.title), rename)
@@ -361,7 +362,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
                 if title and title != tag.title:
                     self._write(
                         f"renaming tag {tag.title!r}",
-                        lambda: self._store.rename_tag(tag.id, title, actor=ACTOR_USER),
+                        lambda: ops.rename_tag(self._store, tag.id, title, actor=ACTOR_USER),
                     )
 
             self.app.push_screen(TextPrompt("Rename tag", value=tag.title), rename_tag)
@@ -379,7 +380,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
             if parent is not None and parent != folder.parent_id:
                 self._write(
                     f"moving notebook {folder.title!r}",
-                    lambda: self._store.update_folder(folder.id, parent_id=parent, actor=ACTOR_USER),
+                    lambda: ops.move_notebook(self._store, folder.id, parent, actor=ACTOR_USER),
                 )
 
         picker = NotebookPicker(
@@ -393,7 +394,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
             folder = item.folder
             self._write(
                 f"moving notebook {folder.title!r} to the trash",
-                lambda: self._store.trash_folder(folder.id, actor=ACTOR_USER),
+                lambda: ops.trash_notebook(self._store, folder.id, actor=ACTOR_USER),
             )
             self.notify(f'"{folder.title}" moved to the trash (u on it under Trash restores it).')
         elif item is not None and item.tag is not None:
@@ -403,7 +404,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
                 if yes:
                     self._write(
                         f"deleting tag {tag.title!r}",
-                        lambda: self._store.delete_tag(tag.id, actor=ACTOR_USER),
+                        lambda: ops.delete_tag(self._store, tag.id, actor=ACTOR_USER),
                     )
 
             self.app.push_screen(
@@ -426,6 +427,6 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         folder = item.folder
         self._write(
             f"restoring notebook {folder.title!r}",
-            lambda: self._store.restore_folder(folder.id, actor=ACTOR_USER),
+            lambda: ops.restore_notebook(self._store, folder.id, actor=ACTOR_USER),
             select=lambda _: f"{SourceKind.FOLDER}:{folder.id}",
         )

@@ -1,7 +1,8 @@
 """``NoteTriage``: the writes the note list makes on several notes at once.
 
 Each action asks what it needs (tags, a notebook) in a dialog, then runs one worker on the list
-that applies the change note by note with the person as actor. A note that fails (it was deleted
+that applies the change note by note with the person as actor, through the note operations of
+``noted.ops.notes`` (the same the CLI and the tools use). A note that fails (it was deleted
 meanwhile, say) is counted and reported; the others still change. The list hears the result as
 ``NoteTriage.Done`` and the change feed redraws what changed.
 """
@@ -14,7 +15,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from noted.errors import NotedError
-from noted.models import ACTOR_USER, NoteDraft, NoteMeta, NotePatch, now_ms
+from noted.models import ACTOR_USER, NoteDraft, NoteMeta, now_ms
+from noted.ops import notes as ops
 from noted.ui.data import NoteSource, SourceKind, plural
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
@@ -81,10 +83,7 @@ class NoteTriage:
                 return
 
             def one(note: NoteMeta) -> bool:
-                if add:
-                    self._store.tag_note(note.id, add, actor=ACTOR_USER)
-                if remove:
-                    self._store.untag_note(note.id, remove, actor=ACTOR_USER)
+                ops.edit_tags(self._store, note.id, add, remove, actor=ACTOR_USER)
                 return True
 
             self._each("tagging notes", notes, one, "Tags changed on {n}.")
@@ -108,10 +107,7 @@ class NoteTriage:
         """Move ``notes`` into the notebook ``folder_id``."""
 
         def one(note: NoteMeta) -> bool:
-            if note.parent_id == folder_id:
-                return False
-            self._store.update_note(note.id, NotePatch(parent_id=folder_id), actor=ACTOR_USER)
-            return True
+            return ops.move_note(self._store, note.id, folder_id, actor=ACTOR_USER).changed
 
         self._each("moving notes", notes, one, "Moved {n}.")
 
@@ -127,10 +123,7 @@ class NoteTriage:
         stamp = now_ms()
 
         def one(note: NoteMeta) -> bool:
-            self._store.update_note(
-                note.id, NotePatch(todo_completed=0 if reopen else stamp), actor=ACTOR_USER
-            )
-            return True
+            return ops.set_completed(self._store, note.id, not reopen, actor=ACTOR_USER, stamp=stamp).changed
 
         self._each("completing to-dos", todos, one, "Reopened {n}." if reopen else "Completed {n}.")
 
@@ -138,10 +131,7 @@ class NoteTriage:
         make = bool(notes and not notes[0].is_todo)
 
         def one(note: NoteMeta) -> bool:
-            if note.is_todo == make:
-                return False
-            self._store.update_note(note.id, NotePatch(is_todo=make, todo_completed=0), actor=ACTOR_USER)
-            return True
+            return ops.set_todo(self._store, note.id, make, actor=ACTOR_USER).changed
 
         self._each(
             "switching to-dos", notes, one, "Made {n} into to-dos." if make else "Made {n} into plain notes."
@@ -149,10 +139,7 @@ class NoteTriage:
 
     def trash(self, notes: Sequence[NoteMeta]) -> None:
         def one(note: NoteMeta) -> bool:
-            if note.is_trashed:
-                return False
-            self._store.trash_note(note.id, actor=ACTOR_USER)
-            return True
+            return ops.trash_note(self._store, note.id, actor=ACTOR_USER).changed
 
         self._each(
             "moving notes to the trash", notes, one, "Moved {n} to the trash (u under Trash restores)."
@@ -160,10 +147,7 @@ class NoteTriage:
 
     def restore(self, notes: Sequence[NoteMeta]) -> None:
         def one(note: NoteMeta) -> bool:
-            if not note.is_trashed:
-                return False
-            self._store.restore_note(note.id, actor=ACTOR_USER)
-            return True
+            return ops.restore_note(self._store, note.id, actor=ACTOR_USER).changed
 
         self._each("restoring notes", notes, one, "Restored {n}.")
 

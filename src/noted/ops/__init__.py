@@ -1,0 +1,17 @@
+"""Note operations: the one implementation of each change a person or a model makes to notes.
+
+The app (the notebook tree, the triage bar, the editor, the attachment keys), the CLI commands and
+the tools all call these functions, so a change behaves the same from every front end and is
+recorded with the same actor. Each operation takes a ``Store`` and the actor, makes its writes in
+one transaction (``Store.batch``; the Joplin backend sends them one by one), and returns a frozen
+dataclass saying what changed. Checks that belong to one caller stay with it: the tools keep their
+scope checks and their messages to the model, the CLI resolves names to ids.
+
+Modules: ``notes`` (move, tag, complete, to-do, trash/restore), ``notebooks`` (create, rename,
+move, trash/restore notebooks; rename and delete tags), ``attachments`` (attach, remove, the
+checks on a file's bytes in ``filetypes``) and ``editing`` (saving the editor's text, and the
+``EditorSession`` the assistant's editor tools change).
+
+Nothing here imports Textual, the tools or a model SDK, and importing it is cheap: the app
+imports it at start-up.
+"""

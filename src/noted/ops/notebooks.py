@@ -1,0 +1,112 @@
+"""Operations on notebooks and tags: create, rename, move, trash and restore a notebook; rename and
+delete a tag.
+
+Each returns a ``FolderChange`` or a ``TagChange`` saying what it is afterwards and whether anything
+was written; an operation with nothing to do writes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from noted.errors import InvalidInputError
+from noted.models import Folder, Tag
+from noted.store.protocol import Store
+
+
+@dataclass(frozen=True, slots=True)
+class FolderChange:
+    """What an operation on a notebook did: the notebook afterwards, and whether it was written."""
+
+    folder: Folder
+    changed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TagChange:
+    """What an operation on a tag did.
+
+    Attributes:
+        tag: The tag afterwards (as it was, for a deleted tag).
+        previous_title: Its title before.
+        notes: How many notes (trashed ones included) carried it before.
+        deleted: The tag is gone.
+    """
+
+    tag: Tag
+    previous_title: str
+    notes: int = 0
+    deleted: bool = False
+
+
+def create_notebook(store: Store, title: str, *, parent_id: str = "", actor: str) -> Folder:
+    """A new notebook titled ``title`` inside ``parent_id`` ("" for the top level)."""
+    return store.create_folder(title, parent_id=parent_id, actor=actor)
+
+
+def update_notebook(
+    store: Store, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
+) -> FolderChange:
+    """Rename the notebook and/or move it inside ``parent_id`` ("" for the top level), in one write.
+
+    Nothing is written when it has that title and parent already.
+
+    Raises:
+        InvalidInputError: ``parent_id`` is the notebook itself or one of its sub-notebooks, or the
+            title is empty; nothing was written.
+    """
+    if parent_id == folder_id:
+        raise InvalidInputError("a notebook cannot be its own parent")
+    with store.batch():
+        folder = store.get_folder(folder_id)
+        if (title is None or title == folder.title) and (parent_id is None or parent_id == folder.parent_id):
+            return FolderChange(folder, False)
+        return FolderChange(
+            store.update_folder(folder_id, title=title, parent_id=parent_id, actor=actor), True
+        )
+
+
+def rename_notebook(store: Store, folder_id: str, title: str, *, actor: str) -> FolderChange:
+    """Give the notebook the title ``title`` (see ``update_notebook``)."""
+    return update_notebook(store, folder_id, title=title, actor=actor)
+
+
+def move_notebook(store: Store, folder_id: str, parent_id: str, *, actor: str) -> FolderChange:
+    """Move the notebook inside ``parent_id``, "" for the top level (see ``update_notebook``)."""
+    return update_notebook(store, folder_id, parent_id=parent_id, actor=actor)
+
+
+def trash_notebook(store: Store, folder_id: str, *, actor: str) -> FolderChange:
+    """Move the notebook, with what it holds, to the trash (one already there is left as it is)."""
+    with store.batch():
+        folder = store.get_folder(folder_id)
+        if folder.is_trashed:
+            return FolderChange(folder, False)
+        store.trash_folder(folder_id, actor=actor)
+        return FolderChange(store.get_folder(folder_id), True)
+
+
+def restore_notebook(store: Store, folder_id: str, *, actor: str) -> FolderChange:
+    """Bring the notebook back from the trash (one not in the trash is left as it is)."""
+    with store.batch():
+        folder = store.get_folder(folder_id)
+        if not folder.is_trashed:
+            return FolderChange(folder, False)
+        store.restore_folder(folder_id, actor=actor)
+        return FolderChange(store.get_folder(folder_id), True)
+
+
+def rename_tag(store: Store, tag_id: str, title: str, *, actor: str) -> TagChange:
+    """Give the tag the title ``title``; every note carrying it shows the new title."""
+    with store.batch():
+        tag = store.get_tag(tag_id)
+        return TagChange(store.rename_tag(tag_id, title, actor=actor), tag.title)
+
+
+def delete_tag(store: Store, tag_id: str, *, actor: str) -> TagChange:
+    """Delete the tag; it comes off every note that carries it, and the notes stay."""
+    with store.batch():
+        tag = store.get_tag(tag_id)
+        count = len(store.list_notes(tag_id=tag_id)) + len(store.list_notes(tag_id=tag_id, trashed=True))
+        store.delete_tag(tag_id, actor=actor)
+    return TagChange(tag, tag.title, notes=count, deleted=True)

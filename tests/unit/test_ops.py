@@ -1,0 +1,147 @@
+"""The note operations the app, the CLI and the tools share, on a real SQLite store.
+
+Each test reads the outcome back from the store and its change feed (who wrote what, and that a
+no-op wrote nothing), not from the operation's own report alone.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+
+import pytest
+
+from noted.errors import DiskFullError, InvalidInputError
+from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.ops import notebooks, notes
+from noted.ops.editing import save_text
+from noted.store.sqlite import SqliteStore
+from noted.tools import EDITOR_MODULE, TOOL_MODULES
+
+MCP = "mcp:test"
+
+
+def _actors(store: SqliteStore, cursor: int) -> list[str]:
+    return [c.actor for c in store.changes_since(cursor).changes]
+
+
+def _note(store: SqliteStore, title: str = "Plan", *, todo: bool = False) -> tuple[str, str]:
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    draft = NoteDraft(title=title, body="x", parent_id=folder.id, is_todo=todo, tags=("old",))
+    return folder.id, store.create_note(draft, actor=ACTOR_USER).id
+
+
+def test_note_operations_write_once_with_the_actor_and_nothing_when_already_so(store: SqliteStore) -> None:
+    folder, note = _note(store, todo=True)
+    other = store.create_folder("Home", actor=ACTOR_USER).id
+    cursor = store.latest_cursor()
+    assert notes.move_note(store, note, other, actor=MCP).changed
+    assert store.get_note(note).parent_id == other
+    assert notes.set_completed(store, note, True, actor=MCP, stamp=1234).note.todo_completed == 1234
+    assert notes.trash_note(store, note, actor=MCP).note.is_trashed
+    assert not notes.restore_note(store, note, actor=MCP).note.is_trashed
+    assert not notes.set_todo(store, note, False, actor=MCP).note.is_todo
+    assert _actors(store, cursor) == [MCP] * 5  # one change each, recorded as the caller
+    cursor = store.latest_cursor()
+    again = [
+        notes.move_note(store, note, other, actor=MCP),
+        notes.restore_note(store, note, actor=MCP),
+        notes.set_todo(store, note, False, actor=MCP),
+    ]
+    assert [c.changed for c in again] == [False, False, False]
+    assert store.latest_cursor() == cursor  # a no-op writes nothing
+    with pytest.raises(InvalidInputError, match="not a to-do"):
+        notes.set_completed(store, note, True, actor=MCP)
+    assert store.latest_cursor() == cursor and folder
+
+
+def test_tag_edits_report_what_changed(store: SqliteStore) -> None:
+    _, note = _note(store)
+    change = notes.edit_tags(store, note, ["Work", "old"], ["gone", "OLD"], actor=MCP)
+    # "old" is added and removed in one call: the removal runs last, as in the tools before.
+    assert change.added == ("Work",) and change.removed == ("OLD",) and change.not_on_note == ("gone",)
+    assert change.tags == ("Work",) and {t.title for t in store.note_tags(note)} == {"Work"}
+    replaced = notes.set_tags(store, note, ["work", "2025"], actor=MCP)
+    assert sorted(replaced.tags) == ["2025", "Work"] and replaced.added == ("2025",)
+
+
+class _FailingUntag:
+    """The real store, except that taking a tag off a note fails as a full disk would."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+    def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> object:
+        raise DiskFullError("the disk is full")
+
+
+def test_a_tag_edit_that_fails_half_way_writes_nothing(store: SqliteStore) -> None:
+    _, note = _note(store)
+    cursor = store.latest_cursor()
+    with pytest.raises(DiskFullError):
+        notes.edit_tags(_FailingUntag(store), note, ["new"], ["old"], actor=MCP)  # type: ignore[arg-type]
+    # Not vacuous: without the operation's transaction the tag "new" would have been added.
+    assert [t.title for t in store.note_tags(note)] == ["old"]
+    assert store.latest_cursor() == cursor and store.find_tag("new") is None
+
+
+def test_notebook_and_tag_operations(store: SqliteStore) -> None:
+    top = notebooks.create_notebook(store, "Projects", actor=MCP)
+    inner = notebooks.create_notebook(store, "Garden", parent_id=top.id, actor=MCP)
+    cursor = store.latest_cursor()
+    assert not notebooks.rename_notebook(store, inner.id, "Garden", actor=MCP).changed
+    assert store.latest_cursor() == cursor
+    assert notebooks.rename_notebook(store, inner.id, "Yard", actor=MCP).folder.title == "Yard"
+    assert notebooks.move_notebook(store, inner.id, "", actor=MCP).folder.parent_id == ""
+    with pytest.raises(InvalidInputError, match="own parent"):
+        notebooks.move_notebook(store, inner.id, inner.id, actor=MCP)
+    assert notebooks.trash_notebook(store, inner.id, actor=MCP).folder.is_trashed
+    assert not notebooks.trash_notebook(store, inner.id, actor=MCP).changed
+    assert not notebooks.restore_notebook(store, inner.id, actor=MCP).folder.is_trashed
+    assert set(_actors(store, cursor)) == {MCP}
+    _, note = _note(store)
+    cursor = store.latest_cursor()
+    tag = store.find_tag("old")
+    assert tag is not None
+    renamed = notebooks.rename_tag(store, tag.id, "older", actor=MCP)
+    assert renamed.tag.title == "older" and renamed.previous_title == "old"
+    deleted = notebooks.delete_tag(store, tag.id, actor=MCP)
+    assert deleted.deleted and deleted.notes == 1 and store.note_tags(note) == []
+    assert set(_actors(store, cursor)) == {MCP}
+
+
+def test_save_text_saves_once_and_reports_a_change_made_meanwhile(store: SqliteStore) -> None:
+    _, note_id = _note(store)
+    base = store.get_note(note_id)
+    saved = save_text(store, base, "Plan", "mine", actor=ACTOR_USER)
+    assert saved.note is not None and saved.note.body == "mine" and not saved.conflict
+    store.update_note(note_id, NotePatch(body="theirs"), actor=MCP)
+    cursor = store.latest_cursor()
+    stale = save_text(store, saved.note, "New title", "mine again", actor=ACTOR_USER)
+    assert stale.conflict and store.latest_cursor() == cursor  # nothing overwritten
+    assert store.get_note(note_id).body == "theirs" and store.get_note(note_id).title == "Plan"
+
+
+def _loaded(code: str) -> set[str]:
+    script = f"import sys, json\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_importing_the_tools_loads_no_tool_module_until_the_registry_is_built() -> None:
+    bare = _loaded("import noted.tools")
+    assert "noted.tools.registry" in bare  # not vacuous: the package itself was imported
+    assert not {m for m in bare if m in ("noted.tools.search", "noted.tools.note_create", "PIL", "bs4")}
+    built = _loaded("import noted.tools\nnoted.tools.all_tools()")
+    assert {f"noted.tools.{m}" for m in (*TOOL_MODULES, EDITOR_MODULE)} <= built
+
+
+def test_the_operations_load_neither_the_tools_nor_pillow_nor_textual() -> None:
+    loaded = _loaded("import noted.ops.notes, noted.ops.notebooks, noted.ops.attachments, noted.ops.editing")
+    assert "noted.ops.attachments" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("PIL", "textual") or m.startswith("noted.tools")}
