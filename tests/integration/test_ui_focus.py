@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import pytest
 from tests.integration.test_ui_chat import ask, host, make_note, settle
-from tests.integration.test_ui_keys import open_settings
+from tests.integration.test_ui_keys import open_settings, type_ahead
 from tests.integration.test_ui_screen_snapshots import _snapshots_folder  # noqa: F401 (a fixture: snapshots/)
 from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
 from textual.app import App
@@ -246,6 +246,10 @@ async def test_ctrl_down_reaches_the_mcp_switch_in_at_most_five_keys(services: S
         # And back: Ctrl+↑ from the MCP server section goes to Search's first setting.
         await pilot.press("ctrl+up")
         assert screen.focused is not None and screen.focused.id == widget_id("search.defaultMode")
+        # Typed ahead (as over SSH), each press counts: before, the second started from where
+        # the first had not yet moved the focus, and three presses went one section.
+        type_ahead(pilot, "ctrl+down", "ctrl+down", "ctrl+down")
+        await until(pilot, lambda: screen.focused is not None and screen.focused.id == widget_id("ui.theme"))
 
 
 async def test_section_jumps_go_round_and_keep_to_what_the_filter_shows(services: Services) -> None:

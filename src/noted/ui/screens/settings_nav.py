@@ -56,7 +56,9 @@ def go_to_section(screen: Screen[Any], section: Widget) -> bool:
     first = next((w for w in screen.focus_chain if section in w.ancestors), None)
     if first is None:
         return False
-    first.focus(scroll_visible=False)  # the heading, above it, is what is scrolled into view
+    # At once, not as ``focus()`` does (after the keys already queued): a second Ctrl+↓ typed
+    # ahead must start from this section. The heading above it is what is scrolled into view.
+    screen.set_focus(first, scroll_visible=False)
     screen.query_one("#settings", VerticalScroll).scroll_to_widget(section, animate=False, top=True)
     return True
 
