@@ -31,6 +31,7 @@ from noted.settings import ResolvedSetting, SettingChange, SettingValue, Source
 from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, UI_THEME
 from noted.settings.spec import Kind
 from noted.settings.table import KEYS, MCP, TOOLS
+from noted.ui.screens.settings_nav import SectionProvider, ToolBox, jump
 from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
 
@@ -110,16 +111,23 @@ under its field, and nothing is saved. A setting an environment variable (`NOTED
 read-only here. The help under each setting says what it does.
 
 **Type** to find a setting (its name, key, section or help; **Enter** goes to the first shown),
+**Ctrl+↓**/**Ctrl+↑** go to the next or previous section (the command palette lists them too),
 **Tab**/**Shift+Tab** move between settings, **Space** flips a switch, **Esc** goes back.
+The setting with focus has a heavy bar down its left side and its name reversed.
 From a shell: `noted config list`, `noted config set KEY VALUE`.
 """
 
     CSS_PATH = "settings.tcss"
     AUTO_FOCUS = "#settings-filter"
     """The filter: type to find a setting (Tab goes on to the first one shown)."""
+    COMMANDS = Screen.COMMANDS | {SectionProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="settings.close", tooltip="Back to your notes"),
-    ]
+        Binding("ctrl+down", "section(1)", "Next section", id="settings.next_section",
+                tooltip="Go to the first setting of the next section"),
+        Binding("ctrl+up", "section(-1)", "Previous section", id="settings.previous_section",
+                tooltip="Go to the first setting of the previous section"),
+    ]  # fmt: skip
 
     class Saved(Message, bubble=False):
         """A write finished: ``error`` is the refusal's message, or None when it was saved."""
@@ -240,7 +248,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             )
             if resolved.source is Source.ENV:
                 label = label + Content.styled(f"  set by {resolved.env_var}", "$text-warning")
-            box = Checkbox(label, bool(resolved.value), name=spec.key, id=widget_id(spec.key))
+            box = ToolBox(label, bool(resolved.value), name=spec.key, id=widget_id(spec.key))
             box.disabled = resolved.source is Source.ENV
             self._findable.append((box, f"{self._section} {spec.key} {spec.label} {' '.join(names)}".lower()))
             yield box
@@ -394,6 +402,10 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         elif isinstance(control, Input) and not control.has_focus:
             with control.prevent(Input.Changed):
                 control.value = as_text(value)
+
+    def action_section(self, step: int) -> None:
+        """Go to the first setting of the next (``step`` 1) or previous (-1) section."""
+        jump(self, step)
 
     def action_close(self) -> None:
         self.dismiss(None)
