@@ -8,7 +8,8 @@ shown to the person as a short "internal error" line.
     ├── InvalidInputError         bad arguments, a malformed query, an unreadable file
     │   ├── QueryError            a keyword-search query that does not parse, or is too long
     │   ├── NotUtf8Error          bytes that are not valid UTF-8 (argv, stdin, a file or its name)
-    │   └── TransferError         bad input to an import or export (store.transfer.common)
+    │   ├── TransferError         bad input to an import or export (store.transfer.common)
+    │   └── FileTypeError         an attachment whose bytes are not the type it claims (ops.filetypes)
     ├── ConflictError             an update based on a note that has changed since
     ├── ProfileError              the profile folder or its database cannot be used
     │   └── StorageError          a fault of the disk or the database file (each its own exit code)
