@@ -19,6 +19,8 @@ from typing import Any
 
 from textual.app import App
 
+from noted.ui.patches.raw_output import write_raw
+
 _ESC = "\x1b"
 
 
@@ -44,9 +46,8 @@ class CopiesThroughTmux(App[Any]):
     def copy_to_clipboard(self, text: str) -> None:
         """Copy ``text``: Textual's OSC 52, and inside tmux the same once more through passthrough."""
         super().copy_to_clipboard(text)
-        driver = self._driver
-        if driver is not None and os.environ.get("TMUX"):
-            driver.write(tmux_passthrough(osc52(text)))
+        if os.environ.get("TMUX"):
+            write_raw(self, tmux_passthrough(osc52(text)))
 
 
 def copy_text(app: App[Any], text: str, what: str, *, nothing: str) -> bool:

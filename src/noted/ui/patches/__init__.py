@@ -16,7 +16,8 @@ Three kinds, one switch:
   ``steady_scrollbars`` (``SteadyScrollbars._size_updated``), ``crash_output``
   (``noted.ui.crash.LastResort``);
 - helpers that read or call private names for a widget, and fall back to Textual's way when off:
-  ``pending_layout`` (``Workspace.refresh``), ``option_rows`` (``NoteList``).
+  ``pending_layout`` (``Workspace.refresh``), ``option_rows`` (``NoteList``), ``raw_output``
+  (``CopiesThroughTmux``: a copy passed through tmux).
 
 ``install`` turns on each patch written for the running Textual and leaves out, with one warning in
 ``noted.log``, any written for another release: noted then runs as plain Textual does, slower but
@@ -30,6 +31,7 @@ from noted.ui.patches import (
     focus_within,
     option_rows,
     pending_layout,
+    raw_output,
     same_rules,
     steady_scrollbars,
     strip_cycles,
@@ -46,6 +48,7 @@ PATCHES: tuple[Patch, ...] = (
     pending_layout.PATCH,
     option_rows.PATCH,
     crash_output.PATCH,
+    raw_output.PATCH,
 )
 """Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
 
