@@ -33,7 +33,7 @@ from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.store.protocol import Store
 from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
-from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.messages import OpenAnswered, OpenNote, StoreChanged
 from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
@@ -82,6 +82,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.services = services
         self._first_look = first_look
         self._edit_after_show: str | None = None
+        self._focus_on_resume = False
+        """Focus the reader's page when this screen is on top again (a note opened under another)."""
 
     def compose(self) -> ComposeResult:
         store = self.services.store
@@ -164,7 +166,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     async def open_requested(self, event: OpenNote) -> None:
         """Open the note an ``OpenNote`` asks for (posted here, or to the app) and put the list's
         cursor on it, or the list's next refresh would show the note under the cursor."""
-        await self.open_note(event.note_id, event.section, focus=event.focus, then=event.then)
+        await self.open_note(event.note_id, event.section, focus=event.focus, ticket=event.ticket)
         self.query_one(NoteList).select_note(event.note_id)
 
     async def open_note(
@@ -174,17 +176,16 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         *,
         focus: bool = True,
         edit: bool = False,
-        then: Callable[[], object] | None = None,
+        ticket: int | None = None,
     ) -> None:
         """Show ``note_id`` in the reader, at ``section`` if given (an edit in progress is saved first).
 
-        ``then``: called once the note is in place, or will not be (see ``OpenNote``).
+        ``ticket``: answered once the note is in place, or will not be (see ``OpenNote``).
         """
         viewer = self.query_one(NoteViewer)
         if self.editing:
-            if then is not None:  # the editor may have to ask about its text: uncover it first
-                then()
-                then = None
+            OpenAnswered.send(self.app, ticket)  # the editor may have to ask about its text: uncover it
+            ticket = None
             editor = self.query_one(NoteEditor)
             if editor.note is not None and editor.note.id == note_id and not section:
                 return
@@ -192,24 +193,17 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 return  # the editor is asking the person; their text stays open
             self.query_one("#reader", ContentSwitcher).current = "viewer"
         page = self.query_one(NoteScroll)
-        focus_now = focus and not page.has_focus  # focusing it again would repaint the whole screen
-        if focus_now and then is not None:
-            # Under another screen that closes on ``then``: move the focus once it has closed (not
-            # through it, which paints the covering screen again), and after the frame that shows
-            # the note: the note comes first (~30 ms sooner), the focus ring a frame later. Keys
-            # typed meanwhile queue behind the move, so they reach the page all the same.
-            covered = then
-
-            def then() -> None:
-                covered()
-                page.focus()
-
-            focus_now = False
+        # Focusing the page again would repaint the whole screen. Under another screen (search,
+        # closing once the note is in place) the focus moves once it has closed, not through it
+        # (which paints the covering screen again): the note comes first, the focus ring after.
+        focus_now = focus and not page.has_focus
+        if focus_now and self.app.screen is not self:
+            self._focus_on_resume, focus_now = True, False  # kept whatever else opens meanwhile
         if note_id != viewer.note_id or section is not None:
             # A copy read ahead is as fresh as the list: the reader drops them on every change.
-            viewer.show(note_id, section, read_ahead=not edit, then=then)
-        elif then is not None:
-            then()
+            viewer.show(note_id, section, read_ahead=not edit, ticket=ticket)
+        else:
+            OpenAnswered.send(self.app, ticket)
         if edit:
             if viewer.view is not None and viewer.view.note.id == note_id:
                 self.post_message(NoteViewer.EditRequested(viewer.view))
@@ -267,6 +261,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def on_screen_resume(self) -> None:
         for viewer in self.query(NoteViewer):  # none yet when the app first shows this screen
             viewer.uncovered()
+        if self._focus_on_resume:  # a note opened from the screen that has just closed
+            self._focus_on_resume = False
+            self.query_one(NoteScroll).focus()
 
     def refresh(
         self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
