@@ -12,22 +12,22 @@ and ``Answer(ticket)`` says the wait is over.
 State (``wanted`` is the note asked for last; each request has a number, and only the answer to
 the last one counts)::
 
-                 open(copy read ahead) ─────────────┐
-                 open / reload                      │
-      ┌───────┐ ────────────────▶ ┌─────────┐ read  │       ┌─────────┐
-      │ empty │                   │ reading │ ──────┴─────▶ │ present │ ── drawable? ──┐
-      └───────┘ ◀── clear ─────── └─────────┘  (the last    └─────────┘                │
-          ▲     ◀── read: gone ───────┘         request's)       │ no                   │ yes
-          │                                                      ▼                      ▼
-          │                                              ┌──────────────┐  settle  ┌────────┐
-          │                                              │ parked (kept │ ───────▶ │ drawn  │
-          │                                              │ until width) │ (width)  └────────┘
-          │                                              └──────────────┘     covered? │ yes
-          │                                                                            ▼
-          │                                                            ┌────────────────────┐
-          └─────────────── clear (from any state) ──────────────────── │ shown later: told  │
-                                                                       │ on ``uncovered``   │
-                                                                       └────────────────────┘
+                  open, reload                      read: the note
+    ┌─────────┐ ─────────────▶ ┌───────────┐ ────────────────────────┐
+    │  empty  │                │  reading  │                         ▼
+    └─────────┘ ◀───────────── └───────────┘    open: a copy    ┌───────────┐  no width   ┌──────────┐
+       ▲  ▲      read: gone       ▲     │       read ahead ───▶ │  placed   │ ──────────▶ │  parked  │
+       │  │                       └─────┘                       └───────────┘             └──────────┘
+       │  │                 open, reload: a new request               │ a width               │ settle,
+       │  │                 (the old one's ticket answered)           ▼                       │ a width
+       │  │                                                     ┌───────────┐ ◀─────────────┘
+       │  └──────────────────── clear, from any state ────────  │   drawn   │
+       │                                                        └───────────┘
+       │                                                              │ covered: Shown held
+       │                                                              ▼
+       │                                                        ┌───────────┐  uncovered
+       └──────────────────────── clear ──────────────────────── │  unseen   │ ──────────▶ drawn (Announce)
+                                                                └───────────┘
 
 Every new request (``open``, ``reload``, ``clear``) first answers the ticket of the one before
 it: that note will not be shown now. A read that answers an older request is dropped. Notes read
