@@ -10,9 +10,7 @@ pane the layout hides (``reveal``), so no key acts on what the person cannot see
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from functools import partial
-from typing import TYPE_CHECKING, ClassVar, Self, TypeVar, cast
+from typing import TYPE_CHECKING, ClassVar, Self, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,15 +22,11 @@ from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher
-from textual.worker import WorkerCancelled, WorkerFailed
 
-from noted.models import ACTOR_USER
 from noted.services import Services
 from noted.store.joplin.sync_command import run_sync
 from noted.store.joplin.sync_conflicts import SyncConflictOps
-from noted.store.protocol import Store
-from noted.ui.data import TrashContents, trash_contents
-from noted.ui.dialogs.confirm import Confirm
+from noted.ui.empty_trash import empty_trash
 from noted.ui.messages import OpenAnswered, OpenNote, StoreChanged
 from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
@@ -47,8 +41,6 @@ if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when fir
     from noted.ui.chat import ChatPane
     from noted.ui.launch import FirstLook
 
-
-T = TypeVar("T")
 
 _PANES = frozenset({"tree", "notes", "reader", "chat-pane"})
 """The ids of the panes the layout shows and hides (see workspace.tcss)."""
@@ -372,41 +364,13 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one(NotebookTree).focus()
 
     def action_empty_trash(self) -> None:
-        self.run_worker(
-            self._empty_trash(), group="trash", exit_on_error=False, description="emptying the trash"
-        )
-
-    async def _empty_trash(self) -> None:
         """Say what the trash holds and ask; erase it only if it still holds just that."""
-        store = self.services.store
-        asked = await self._in_thread(partial(trash_contents, store), "reading the trash")
-        if asked is None:
-            return
-        if asked.empty:
-            self.notify("The trash is empty already.")
-            return
-        question = f"Delete {asked} in the trash for good? There is no undo."
-        keep = "Keep it" if asked.notes + asked.notebooks == 1 else "Keep them"
-        if not await self.app.push_screen_wait(Confirm(question, yes="Empty trash", no=keep)):
-            return
-        emptied = await self._in_thread(partial(_empty_if_unchanged, store, asked), "emptying the trash")
-        if emptied:
-            self.notify(f"Deleted {asked} for good.")
-        elif emptied is False:  # (None: it failed, and the failure has been reported)
-            self.notify(
-                "The trash changed meanwhile, so nothing was deleted. Empty it again to see what it holds.",
-                severity="warning",
-            )
-
-    async def _in_thread(self, work: Callable[[], T], description: str) -> T | None:
-        """Run blocking ``work`` in a thread worker; None if it failed (the failure is reported)."""
-        worker = self.run_worker(
-            work, thread=True, group="workspace-io", exit_on_error=False, description=description
+        self.run_worker(
+            empty_trash(self, self.services.store),
+            group="trash",
+            exit_on_error=False,
+            description="emptying the trash",
         )
-        try:
-            return await worker.wait()
-        except (WorkerFailed, WorkerCancelled):
-            return None
 
     def action_sync_now(self) -> None:
         """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
@@ -431,11 +395,3 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""
         notes = self.query_one(NoteList)
         notes.triage.move_to(notes.targets(), folder_id)
-
-
-def _empty_if_unchanged(store: Store, asked: TrashContents) -> bool:
-    """Empty the trash if it holds what the person was told it holds (else write nothing)."""
-    if trash_contents(store) != asked:
-        return False
-    store.empty_trash(actor=ACTOR_USER)
-    return True
