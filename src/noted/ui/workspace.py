@@ -28,7 +28,7 @@ from noted.store.joplin.sync_command import run_sync
 from noted.store.joplin.sync_conflicts import SyncConflictOps
 from noted.ui.empty_trash import empty_trash
 from noted.ui.messages import OpenAnswered, OpenNote, StoreChanged
-from noted.ui.typeahead import release_keys
+from noted.ui.typeahead import hold_keys, release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
@@ -254,8 +254,14 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         for viewer in self.query(NoteViewer):  # none yet when the app first shows this screen
             viewer.uncovered()
         if self._focus_on_resume:  # a note opened from the screen that has just closed
+            # After the frame showing the note (the focus ring a frame later); keys typed meanwhile wait.
             self._focus_on_resume = False
-            self.query_one(NoteScroll).focus()
+            hold_keys(self.app)
+            self.call_after_refresh(self._focus_page)
+
+    def _focus_page(self) -> None:
+        self.query_one(NoteScroll).focus()
+        release_keys(self.app)  # after the focus move, which is queued first
 
     def refresh(
         self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
@@ -365,12 +371,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def action_empty_trash(self) -> None:
         """Say what the trash holds and ask; erase it only if it still holds just that."""
-        self.run_worker(
-            empty_trash(self, self.services.store),
-            group="trash",
-            exit_on_error=False,
-            description="emptying the trash",
-        )
+        flow = empty_trash(self, self.services.store)
+        self.run_worker(flow, group="trash", exit_on_error=False, description="emptying the trash")
 
     def action_sync_now(self) -> None:
         """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
