@@ -23,6 +23,7 @@ from noted.indexer.engine import Indexer
 from noted.models import NoteDraft
 from noted.services import Services
 from noted.ui.app import NotedApp
+from noted.ui.messages import OpenAnswered
 from noted.ui.screens.search import SearchScreen
 from noted.ui.screens.settings import SettingsScreen, widget_id
 from noted.ui.widgets.note_viewer import NoteViewer
@@ -98,7 +99,7 @@ async def test_a_note_opened_from_search_comes_with_the_workspace_in_one_paint(
         await _type(pilot, screen, "milk")
         assert [row.note_id for row in screen.rows] == [fixture.groceries]
         # The highlighted result is read ahead, so Enter needs no trip to a thread.
-        await until(pilot, lambda: fixture.groceries in viewer._ahead)
+        await until(pilot, lambda: viewer.reader.has_ahead(fixture.groceries))
         render_update = Compositor.render_update
 
         def counted(self: Compositor, *args: object, **kwargs: object) -> object:
@@ -118,20 +119,30 @@ async def test_a_note_opened_from_search_comes_with_the_workspace_in_one_paint(
         await until(pilot, lambda: app.workspace.focused is viewer.query_one("#note-scroll"))
 
 
-async def test_opening_a_note_calls_back_once_whatever_happens(services: Services, fixture: Fixture) -> None:
+async def test_opening_a_note_answers_its_ticket_once_whatever_happens(
+    services: Services, fixture: Fixture
+) -> None:
+    # The answer is a message to the screen on top: each ticket once, whether its note was shown,
+    # replaced by another request first, or gone. Not vacuous: a request replaced before its read
+    # came back must be answered at once, and a missing note must be answered too.
+    answers: dict[int, int] = {}  # the hook sees a message at each node it reaches: count it once
     app = NotedApp(services, background=False)
-    async with app.run_test(size=SIZE) as pilot:
+
+    def hook(message: object) -> None:
+        if isinstance(message, OpenAnswered):
+            answers.setdefault(id(message), message.ticket)
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         viewer = app.workspace.query_one(NoteViewer)
         await until(pilot, lambda: viewer.view is not None)  # the list's first note: settled
-        calls: list[str] = []
-        viewer.show(fixture.release, then=lambda: calls.append("first"))
-        viewer.show(fixture.meeting, then=lambda: calls.append("second"))
-        assert calls == ["first"]  # replaced: the first will never be shown
-        await until(pilot, lambda: calls == ["first", "second"])
+        viewer.show(fixture.release, ticket=1)
+        viewer.show(fixture.meeting, ticket=2)
+        await until(pilot, lambda: sorted(answers.values()) == [1, 2])
         assert viewer.view is not None and viewer.view.note.id == fixture.meeting
-        viewer.show("0" * 32, then=lambda: calls.append("missing"))
-        await until(pilot, lambda: calls[-1] == "missing")
-        assert viewer.view is None and calls.count("missing") == 1
+        viewer.show("0" * 32, ticket=3)
+        await until(pilot, lambda: 3 in answers.values())
+        await pilot.pause()
+        assert viewer.view is None and sorted(answers.values()) == [1, 2, 3]
 
 
 async def test_search_moves_with_keys_and_escape_closes(services: Services, fixture: Fixture) -> None:

@@ -7,14 +7,16 @@ Any part of the UI (the chat pane, the settings screen…) may post these to the
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import itertools
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from noted.models import Change, ItemType
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing starts
+    from textual.app import App
+
     from noted.indexer.service import IndexStatus
 
 
@@ -78,24 +80,39 @@ class StatusPart(Message):
 class OpenNote(Message):
     """Show a note in the reader, optionally scrolled to a section path (``"1.2"``).
 
-    ``then`` is called once, when the reader has the note in place (or could not show it: it no
-    longer exists, or another note was asked for first). A screen over the workspace waits for it
-    to close, so the workspace comes back with the note in one frame rather than two.
+    ``answer``: the reader says when it has the note in place (or could not show it: it no longer
+    exists, or another note was asked for first) with ``OpenAnswered(ticket)``, posted to the
+    screen on top. A screen over the workspace waits for it to close, so the workspace comes back
+    with the note in one frame rather than two.
     """
 
     def __init__(
-        self,
-        note_id: str,
-        section: str | None = None,
-        *,
-        focus: bool = True,
-        then: Callable[[], object] | None = None,
+        self, note_id: str, section: str | None = None, *, focus: bool = True, answer: bool = False
     ) -> None:
         super().__init__()
         self.note_id = note_id
         self.section = section
         self.focus = focus
-        self.then = then
+        self.ticket = next(_tickets) if answer else None
+        """The number ``OpenAnswered`` carries (unique in the process), or None: no answer wanted."""
+
+
+_tickets = itertools.count(1)
+
+
+class OpenAnswered(Message):
+    """The reader has answered the ``OpenNote`` numbered ``ticket`` (see ``OpenNote``)."""
+
+    def __init__(self, ticket: int) -> None:
+        super().__init__()
+        self.ticket = ticket
+
+    @classmethod
+    def send(cls, app: App[Any], ticket: int | None) -> None:
+        """Post the answer to ``ticket`` (if there is one) to the screen on top, which waits for it."""
+        screens = app.screen_stack  # empty only as the app shuts down
+        if ticket is not None and screens:
+            screens[-1].post_message(cls(ticket))
 
 
 class ReadAhead(Message):

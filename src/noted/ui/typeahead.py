@@ -36,6 +36,11 @@ class HoldsKeys(App[Any]):
         opens = self._opens(event.key)
         await super().on_event(event)
         if opens:
+            self.hold_keys()
+
+    def hold_keys(self) -> None:
+        """Hold the keys typed from now until ``release_keys`` (or ``HOLD_SECONDS``)."""
+        if self._held is None:
             self._held = []
             self.set_timer(HOLD_SECONDS, self.release_keys)
 
@@ -65,3 +70,9 @@ def release_keys(app: App[Any]) -> None:
     """Hand the keys held for an opening pane or screen on to it (where the app holds keys)."""
     if isinstance(app, HoldsKeys):
         app.release_keys()
+
+
+def hold_keys(app: App[Any]) -> None:
+    """Hold the keys typed from now on for a pane about to take the focus (see ``release_keys``)."""
+    if isinstance(app, HoldsKeys):
+        app.hold_keys()

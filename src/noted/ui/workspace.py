@@ -10,9 +10,7 @@ pane the layout hides (``reveal``), so no key acts on what the person cannot see
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from functools import partial
-from typing import TYPE_CHECKING, ClassVar, Self, TypeVar, cast
+from typing import TYPE_CHECKING, ClassVar, Self, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,17 +22,13 @@ from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher
-from textual.worker import WorkerCancelled, WorkerFailed
 
-from noted.models import ACTOR_USER
 from noted.services import Services
 from noted.settings import handles
-from noted.store.protocol import Store
-from noted.ui.data import TrashContents, trash_contents
-from noted.ui.dialogs.confirm import Confirm
-from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.empty_trash import empty_trash
+from noted.ui.messages import OpenAnswered, OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
-from noted.ui.typeahead import release_keys
+from noted.ui.typeahead import hold_keys, release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
@@ -47,8 +41,6 @@ if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when fir
     from noted.ui.chat import ChatPane
     from noted.ui.launch import FirstLook
 
-
-T = TypeVar("T")
 
 _PANES = frozenset({"tree", "notes", "reader", "chat-pane"})
 """The ids of the panes the layout shows and hides (see workspace.tcss)."""
@@ -82,6 +74,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.services = services
         self._first_look = first_look
         self._edit_after_show: str | None = None
+        self._focus_on_resume = False
+        """Focus the reader's page when this screen is on top again (a note opened under another)."""
 
     def compose(self) -> ComposeResult:
         store = self.services.store
@@ -165,7 +159,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     async def open_requested(self, event: OpenNote) -> None:
         """Open the note an ``OpenNote`` asks for (posted here, or to the app) and put the list's
         cursor on it, or the list's next refresh would show the note under the cursor."""
-        await self.open_note(event.note_id, event.section, focus=event.focus, then=event.then)
+        await self.open_note(event.note_id, event.section, focus=event.focus, ticket=event.ticket)
         self.query_one(NoteList).select_note(event.note_id)
 
     async def open_note(
@@ -175,17 +169,16 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         *,
         focus: bool = True,
         edit: bool = False,
-        then: Callable[[], object] | None = None,
+        ticket: int | None = None,
     ) -> None:
         """Show ``note_id`` in the reader, at ``section`` if given (an edit in progress is saved first).
 
-        ``then``: called once the note is in place, or will not be (see ``OpenNote``).
+        ``ticket``: answered once the note is in place, or will not be (see ``OpenNote``).
         """
         viewer = self.query_one(NoteViewer)
         if self.editing:
-            if then is not None:  # the editor may have to ask about its text: uncover it first
-                then()
-                then = None
+            OpenAnswered.send(self.app, ticket)  # the editor may have to ask about its text: uncover it
+            ticket = None
             editor = self.query_one(NoteEditor)
             if editor.note is not None and editor.note.id == note_id and not section:
                 return
@@ -193,24 +186,17 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 return  # the editor is asking the person; their text stays open
             self.query_one("#reader", ContentSwitcher).current = "viewer"
         page = self.query_one(NoteScroll)
-        focus_now = focus and not page.has_focus  # focusing it again would repaint the whole screen
-        if focus_now and then is not None:
-            # Under another screen that closes on ``then``: move the focus once it has closed (not
-            # through it, which paints the covering screen again), and after the frame that shows
-            # the note: the note comes first (~30 ms sooner), the focus ring a frame later. Keys
-            # typed meanwhile queue behind the move, so they reach the page all the same.
-            covered = then
-
-            def then() -> None:
-                covered()
-                page.focus()
-
-            focus_now = False
+        # Focusing the page again would repaint the whole screen. Under another screen (search,
+        # closing once the note is in place) the focus moves once it has closed, not through it
+        # (which paints the covering screen again): the note comes first, the focus ring after.
+        focus_now = focus and not page.has_focus
+        if focus_now and self.app.screen is not self:
+            self._focus_on_resume, focus_now = True, False  # kept whatever else opens meanwhile
         if note_id != viewer.note_id or section is not None:
             # A copy read ahead is as fresh as the list: the reader drops them on every change.
-            viewer.show(note_id, section, read_ahead=not edit, then=then)
-        elif then is not None:
-            then()
+            viewer.show(note_id, section, read_ahead=not edit, ticket=ticket)
+        else:
+            OpenAnswered.send(self.app, ticket)
         if edit:
             if viewer.view is not None and viewer.view.note.id == note_id:
                 self.post_message(NoteViewer.EditRequested(viewer.view))
@@ -268,6 +254,15 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def on_screen_resume(self) -> None:
         for viewer in self.query(NoteViewer):  # none yet when the app first shows this screen
             viewer.uncovered()
+        if self._focus_on_resume:  # a note opened from the screen that has just closed
+            # After the frame showing the note (the focus ring a frame later); keys typed meanwhile wait.
+            self._focus_on_resume = False
+            hold_keys(self.app)
+            self.call_after_refresh(self._focus_page)
+
+    def _focus_page(self) -> None:
+        self.query_one(NoteScroll).focus()
+        release_keys(self.app)  # after the focus move, which is queued first
 
     def refresh(
         self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
@@ -372,41 +367,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one(NotebookTree).focus()
 
     def action_empty_trash(self) -> None:
-        self.run_worker(
-            self._empty_trash(), group="trash", exit_on_error=False, description="emptying the trash"
-        )
-
-    async def _empty_trash(self) -> None:
         """Say what the trash holds and ask; erase it only if it still holds just that."""
-        store = self.services.store
-        asked = await self._in_thread(partial(trash_contents, store), "reading the trash")
-        if asked is None:
-            return
-        if asked.empty:
-            self.notify("The trash is empty already.")
-            return
-        question = f"Delete {asked} in the trash for good? There is no undo."
-        keep = "Keep it" if asked.notes + asked.notebooks == 1 else "Keep them"
-        if not await self.app.push_screen_wait(Confirm(question, yes="Empty trash", no=keep)):
-            return
-        emptied = await self._in_thread(partial(_empty_if_unchanged, store, asked), "emptying the trash")
-        if emptied:
-            self.notify(f"Deleted {asked} for good.")
-        elif emptied is False:  # (None: it failed, and the failure has been reported)
-            self.notify(
-                "The trash changed meanwhile, so nothing was deleted. Empty it again to see what it holds.",
-                severity="warning",
-            )
-
-    async def _in_thread(self, work: Callable[[], T], description: str) -> T | None:
-        """Run blocking ``work`` in a thread worker; None if it failed (the failure is reported)."""
-        worker = self.run_worker(
-            work, thread=True, group="workspace-io", exit_on_error=False, description=description
-        )
-        try:
-            return await worker.wait()
-        except (WorkerFailed, WorkerCancelled):
-            return None
+        flow = empty_trash(self, self.services.store)
+        self.run_worker(flow, group="trash", exit_on_error=False, description="emptying the trash")
 
     def action_sync_now(self) -> None:
         """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
@@ -432,11 +395,3 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""
         notes = self.query_one(NoteList)
         notes.triage.move_to(notes.targets(), folder_id)
-
-
-def _empty_if_unchanged(store: Store, asked: TrashContents) -> bool:
-    """Empty the trash if it holds what the person was told it holds (else write nothing)."""
-    if trash_contents(store) != asked:
-        return False
-    store.empty_trash(actor=ACTOR_USER)
-    return True

@@ -31,7 +31,7 @@ from noted.errors import NotedError, QueryError, UnavailableError
 from noted.markdown import section_label
 from noted.services import Services
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
-from noted.ui.messages import OpenNote, ReadAhead
+from noted.ui.messages import OpenAnswered, OpenNote, ReadAhead
 from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
 
@@ -189,6 +189,8 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         self._notebooks: dict[str, str] | None = None
         self._chosen: Chosen | None = None
         """The result being opened; the screen closes when the reader has it."""
+        self._waiting: int | None = None
+        """The ticket of the ``OpenNote`` whose answer closes this screen."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
@@ -279,8 +281,17 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         if 0 <= index < len(self.rows) and self._chosen is None:
             row = self.rows[index]
             chosen = self._chosen = (row.note_id, row.section)
-            self.app.post_message(OpenNote(row.note_id, row.section, then=lambda: self._close(chosen)))
+            message = OpenNote(row.note_id, row.section, answer=True)
+            self._waiting = message.ticket
+            self.app.post_message(message)
             self.set_timer(CLOSE_WITHIN_SECONDS, lambda: self._close(chosen))
+
+    @on(OpenAnswered)
+    def _answered(self, event: OpenAnswered) -> None:
+        """The reader has the chosen note in place (or will not have it): close."""
+        if event.ticket == self._waiting:
+            self._waiting = None
+            self._close(self._chosen)
 
     def _close(self, chosen: Chosen | None) -> None:
         """Close with ``chosen``, unless the person has closed the screen (or chosen again) since."""

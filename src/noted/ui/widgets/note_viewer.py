@@ -8,8 +8,6 @@ on where headings start, which both take from markdown-it.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable
 from typing import ClassVar
 
 from textual import on, work
@@ -24,8 +22,23 @@ from textual.worker import get_current_worker
 from noted.errors import NotFoundError
 from noted.store.protocol import Store
 from noted.ui.data import NoteView, load_note_view
-from noted.ui.messages import OpenNote
+from noted.ui.messages import OpenAnswered, OpenNote
 from noted.ui.opener import open_with_system
+from noted.ui.reader_model import (
+    EMPTY,
+    Announce,
+    Answer,
+    Blank,
+    Copy,
+    Draw,
+    Effect,
+    Fetch,
+    FetchAhead,
+    Park,
+    ReaderModel,
+    ScrollAgain,
+    Surface,
+)
 from noted.ui.widgets.attachments import AttachmentFlows
 from noted.ui.widgets.markdown_page import Drawn, Look, MarkdownPage, draw
 from noted.ui.widgets.note_copy import copy_note, copy_note_code
@@ -34,7 +47,6 @@ from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.workers import ReportsWorkerFailures
 
 _NOTE_LINK = ":/"
-_READ_AHEAD_KEPT = 16
 
 
 class NoteScroll(MarkdownPage):
@@ -61,7 +73,11 @@ Links to other notes (`:/id`) open them.
 
 
 class NoteViewer(ReportsWorkerFailures, Vertical):
-    """The reader: a header line, the rendered note, and beside it the outline and attachments."""
+    """The reader: a header line, the rendered note, and beside it the outline and attachments.
+
+    What to show, and when, is ``reader`` 's to decide (``ReaderModel``); this widget reads notes
+    in threads and draws what the model says.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit", id="note.edit", tooltip="Edit this note here"),
@@ -94,58 +110,29 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             self.section = section
 
     class _Loaded(Message, bubble=False):
-        def __init__(
-            self,
-            view: NoteView | None,
-            drawn: Drawn | None,
-            note_id: str,
-            section: str | None,
-            keep_scroll: bool,
-            generation: int,
-            request: int,
-        ) -> None:
+        def __init__(self, fetch: Fetch, copy: Copy[Drawn] | None) -> None:
             super().__init__()
-            self.request = request
-            self.view = view
-            self.drawn = drawn
-            self.note_id = note_id
-            self.section = section
-            self.keep_scroll = keep_scroll
-            self.generation = generation
+            self.fetch = fetch
+            self.copy = copy
 
     class _ReadAhead(Message, bubble=False):
-        def __init__(self, views: tuple[tuple[NoteView, Drawn | None], ...], generation: int) -> None:
+        def __init__(self, copies: tuple[Copy[Drawn], ...], generation: int) -> None:
             super().__init__()
-            self.views = views
+            self.copies = copies
             self.generation = generation
 
     def __init__(self, store: Store, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
         self._store = store
-        self.view: NoteView | None = None
-        self._wanted: str | None = None
-        self._request = 0
-        """Counts the requests to show a note: only the answer to the last one is shown."""
-        self._ahead: OrderedDict[str, tuple[NoteView, Drawn | None]] = OrderedDict()
-        """Notes read ahead (the list's neighbours of the open note), so moving the cursor onto one
-        paints it in the same frame as the cursor, with no trip to a thread."""
-        self._generation = 0
-        """Bumped by ``forget``: a read that started before a change is not kept."""
-        self._unsettled: tuple[NoteView, str | None, bool, Drawn | None] | None = None
-        """A note to show once the page has a width (it was hidden)."""
-        self._then: Callable[[], object] | None = None
-        """Called when the last request is answered (see ``show``)."""
-        self._shown_later: NoteViewer.Shown | None = None
-        """``Shown`` for a note put in place while another screen covered this one."""
+        self.reader: ReaderModel[Drawn] = ReaderModel()
+        """What the reader shows: requests, generations, notes read ahead, a note parked."""
         self.attachments = AttachmentFlows(
             self, store, current=lambda: self.view, reading=lambda: self.display, changed=self.reload
         )
         """Save as, add and remove (keys here and in the links list, and the command palette)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            Content.styled("No note open — choose one in the list.", "$text-muted"), id="note-header"
-        )
+        yield Static(Content.styled(EMPTY, "$text-muted"), id="note-header")
         with Horizontal(id="note-body"):
             yield NoteScroll(id="note-scroll")
             with Vertical(id="note-side"):
@@ -159,156 +146,105 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     @property
     def note_id(self) -> str | None:
         """The note shown or being loaded."""
-        return self._wanted
+        return self.reader.wanted
+
+    @property
+    def view(self) -> NoteView | None:
+        """The note in place (or waiting for the page's width)."""
+        return self.reader.view
 
     def show(
-        self,
-        note_id: str,
-        section: str | None = None,
-        *,
-        read_ahead: bool = False,
-        then: Callable[[], object] | None = None,
+        self, note_id: str, section: str | None = None, *, read_ahead: bool = False, ticket: int | None = None
     ) -> None:
         """Load and render ``note_id``, scrolled to ``section`` when given.
 
         ``read_ahead``: a copy read ahead may be shown (moving through the list); otherwise the note
-        is read afresh. ``then`` is called once the note is in place, or could not be shown (it no
-        longer exists, or another request came first).
+        is read afresh. ``ticket`` is answered (``OpenAnswered``, to the screen on top) once the
+        note is in place, or could not be shown (it no longer exists, or another request came first).
         """
-        self._wanted = note_id
-        self._next_request(then)
-        ahead = self._ahead.get(note_id) if read_ahead else None
-        if ahead is None:
-            look = self.query_one(NoteScroll).look()
-            self._fetch(note_id, section, False, self._generation, self._request, look)
-        else:
-            self._show_view(ahead[0], section, keep_scroll=False, drawn=ahead[1])
-            self._answered()
-
-    def _next_request(self, then: Callable[[], object] | None = None) -> None:
-        self._request += 1
-        self._answered()  # whoever waited on the last request: it will not be shown now
-        self._then = then
-
-    def _answered(self) -> None:
-        then, self._then = self._then, None
-        if then is not None:
-            then()
+        self._apply(self.reader.open(note_id, section, self._surface(), read_ahead=read_ahead, ticket=ticket))
 
     def reload(self) -> None:
         """Read the open note again (it changed), keeping the reading position."""
-        if self._wanted is not None:
-            self._next_request()
-            look = self.query_one(NoteScroll).look()
-            self._fetch(self._wanted, None, True, self._generation, self._request, look)
+        self._apply(self.reader.reload())
 
     def read_ahead(self, note_ids: list[str]) -> None:
         """Read these notes in the background, so showing one of them next is instant."""
-        wanted = [note_id for note_id in note_ids if note_id not in self._ahead]
-        if wanted:
-            self._read_ahead(wanted, self._generation, self.query_one(NoteScroll).look())
+        self._apply(self.reader.read_ahead(note_ids))
 
     def forget(self) -> None:
         """Drop what was read ahead (something changed: a note, a notebook's name, a tag)."""
-        self._ahead.clear()
-        self._generation += 1
+        self.reader.forget()
+
+    def uncovered(self) -> None:
+        """This screen is on top again (another one closed): say ``Shown`` once it is painted."""
+        self._apply(self.reader.uncovered())
+
+    def clear(self, text: str = EMPTY) -> None:
+        """Show nothing (the note was deleted, or the list is empty)."""
+        self._apply(self.reader.clear(text))
+
+    def _surface(self) -> Surface:
+        return Surface(self.query_one(NoteScroll).look() is not None, self.app.screen is not self.screen)
+
+    def _apply(self, effects: list[Effect[Drawn]]) -> None:
+        """Carry out what the model decided, in its order."""
+        for effect in effects:
+            if isinstance(effect, Fetch):
+                self._fetch(effect, self.query_one(NoteScroll).look())
+            elif isinstance(effect, FetchAhead):
+                self._read_ahead(effect, self.query_one(NoteScroll).look())
+            elif isinstance(effect, Draw):
+                self._draw(effect)
+            elif isinstance(effect, Park):
+                # The page says when its width changes (``Redrawn``); when it comes back at the
+                # width it had, nothing resizes, so look again after the next layout too.
+                self.call_after_refresh(self._settle)
+            elif isinstance(effect, ScrollAgain):
+                self.call_after_refresh(self.scroll_to_section, effect.section)
+            elif isinstance(effect, Blank):
+                self._blank(effect.text)
+            elif isinstance(effect, Announce):
+                # Once the new page is on screen (tests, the chat pane and the benchmark wait for it).
+                self.call_after_refresh(self.post_message, self.Shown(effect.note_id, effect.section))
+            elif isinstance(effect, Answer):
+                OpenAnswered.send(self.app, effect.ticket)
 
     @work(
         thread=True, exclusive=True, group="viewer-load", exit_on_error=False, description="opening the note"
     )
-    def _fetch(
-        self,
-        note_id: str,
-        section: str | None,
-        keep_scroll: bool,
-        generation: int,
-        request: int,
-        look: Look | None,
-    ) -> None:
+    def _fetch(self, fetch: Fetch, look: Look | None) -> None:
         try:
-            view: NoteView | None = load_note_view(self._store, note_id)
+            view = load_note_view(self._store, fetch.note_id)
         except NotFoundError:
-            view = None
+            self.post_message(self._Loaded(fetch, None))
+            return
         # Drawn here too, off the event loop: the page then only has to swap its lines in.
-        drawn = None if view is None or look is None else draw(view.note.body, look)
-        self.post_message(self._Loaded(view, drawn, note_id, section, keep_scroll, generation, request))
+        self.post_message(
+            self._Loaded(fetch, Copy(view, None if look is None else draw(view.note.body, look)))
+        )
 
     @work(thread=True, exclusive=True, group="viewer-ahead", exit_on_error=False, description="reading ahead")
-    def _read_ahead(self, note_ids: list[str], generation: int, look: Look | None) -> None:
+    def _read_ahead(self, fetch: FetchAhead, look: Look | None) -> None:
         worker = get_current_worker()
-        views = []
-        for note_id in note_ids:
+        copies = []
+        for note_id in fetch.note_ids:
             if worker.is_cancelled:
                 return
             try:
                 view = load_note_view(self._store, note_id)
             except NotFoundError:
                 continue
-            views.append((view, None if look is None else draw(view.note.body, look)))
-        self.post_message(self._ReadAhead(tuple(views), generation))
-
-    def _keep(self, view: NoteView, drawn: Drawn | None = None) -> None:
-        self._ahead[view.note.id] = (view, drawn)
-        self._ahead.move_to_end(view.note.id)
-        while len(self._ahead) > _READ_AHEAD_KEPT:
-            self._ahead.popitem(last=False)
+            copies.append(Copy(view, None if look is None else draw(view.note.body, look)))
+        self.post_message(self._ReadAhead(tuple(copies), fetch.generation))
 
     @on(_ReadAhead)
     def _read(self, message: _ReadAhead) -> None:
-        if message.generation == self._generation:
-            for view, drawn in message.views:
-                self._keep(view, drawn)
+        self.reader.read_ahead_done(message.copies, message.generation)
 
     @on(_Loaded)
     def _loaded(self, message: _Loaded) -> None:
-        if message.request != self._request:
-            return  # the person has moved on (to another note, or to a section of this one)
-        view = message.view
-        if view is None:
-            self.clear("That note no longer exists.")
-            return
-        if message.generation == self._generation:
-            self._keep(view, message.drawn)
-        self._show_view(view, message.section, keep_scroll=message.keep_scroll, drawn=message.drawn)
-        self._answered()
-
-    def _show_view(
-        self, view: NoteView, section: str | None, *, keep_scroll: bool, drawn: Drawn | None = None
-    ) -> None:
-        scroll = self.query_one(NoteScroll)
-        self.view = view
-        if scroll.look() is None:
-            # Hidden (a narrow screen shows the list first, or the editor was showing): draw once
-            # the page has a width, so the note appears whole in one frame rather than its outline
-            # before its text. The page says so when its width changes (``Redrawn``); when it comes
-            # back at the width it had, nothing resizes, so look again after the next layout too.
-            self._unsettled = (view, section, keep_scroll, drawn)
-            self.call_after_refresh(self._settle)
-            return
-        # Shown now: an earlier request still waiting for the page's width must not follow it
-        # (it would put the outline back at the top while the page scrolls to this section).
-        self._unsettled = None
-        offset = scroll.scroll_y if keep_scroll else 0
-        with self.app.batch_update():  # one frame for header, body, outline and links, not four
-            self.query_one("#note-header", Static).update(self._header(view), layout=False)
-            scroll.update(view.note.body, drawn)
-            self.query_one(OutlineList).show(view.outline)
-            self.query_one(LinkList).show(view.links, view.resources)
-            if section is None or not self.scroll_to_section(section):
-                scroll.scroll_to(y=offset, animate=False, immediate=True)
-        # Shown once the new page is on screen (tests, the chat pane and the benchmark wait for it).
-        shown = self.Shown(view.note.id, section)
-        if self.app.screen is self.screen:
-            self._shown_later = None
-            self.call_after_refresh(self.post_message, shown)
-        else:  # under another screen (the search screen, about to close): once this one is on top
-            self._shown_later = shown
-
-    def uncovered(self) -> None:
-        """This screen is on top again (another one closed): say ``Shown`` once it is painted."""
-        shown, self._shown_later = self._shown_later, None
-        if shown is not None:
-            self.call_after_refresh(self.post_message, shown)
+        self._apply(self.reader.read(message.fetch, message.copy, self._surface()))
 
     @on(MarkdownPage.Redrawn)
     def _redrawn(self, event: MarkdownPage.Redrawn) -> None:
@@ -316,23 +252,22 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         self._settle()
 
     def _settle(self) -> None:
-        """Show the note waiting for the page's width, if the page has one now."""
-        if self._unsettled is None or self.query_one(NoteScroll).look() is None:
-            return
-        unsettled, self._unsettled = self._unsettled, None
-        if unsettled[0].note.id == self._wanted:
-            view, section, keep_scroll, drawn = unsettled
-            self._show_view(view, section, keep_scroll=keep_scroll, drawn=drawn)
-            if section is not None:  # the page's new size settles after this frame: scroll again then
-                self.call_after_refresh(self.scroll_to_section, section)
+        if self.reader.parked:
+            self._apply(self.reader.settle(self._surface()))
 
-    def clear(self, text: str = "No note open — choose one in the list.") -> None:
-        """Show nothing (the note was deleted, or the list is empty)."""
-        self._wanted = None
-        self._next_request()
-        self.view = None
-        self._unsettled = None
-        self._shown_later = None
+    def _draw(self, effect: Draw[Drawn]) -> None:
+        scroll = self.query_one(NoteScroll)
+        view, section = effect.copy.view, effect.section
+        offset = scroll.scroll_y if effect.keep_scroll else 0
+        with self.app.batch_update():  # one frame for header, body, outline and links, not four
+            self.query_one("#note-header", Static).update(self._header(view), layout=False)
+            scroll.update(view.note.body, effect.copy.drawn)
+            self.query_one(OutlineList).show(view.outline)
+            self.query_one(LinkList).show(view.links, view.resources)
+            if section is None or not self.scroll_to_section(section):
+                scroll.scroll_to(y=offset, animate=False, immediate=True)
+
+    def _blank(self, text: str) -> None:
         self.query_one("#note-header", Static).update(Content.styled(text, "$text-muted"))
         self.query_one(NoteScroll).update("")
         self.query_one(OutlineList).clear_options()

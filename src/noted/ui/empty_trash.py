@@ -1,0 +1,63 @@
+"""Emptying the trash from the app: say what it holds, ask, and erase it only if it still holds
+just that (a note trashed meanwhile, by this app or another process, is never erased unseen)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any, TypeVar
+
+from textual.screen import Screen
+from textual.worker import WorkerCancelled, WorkerFailed
+
+from noted.models import ACTOR_USER
+from noted.store.protocol import Store
+from noted.ui.data import TrashContents, trash_contents
+from noted.ui.dialogs.confirm import Confirm
+
+T = TypeVar("T")
+
+
+async def empty_trash(screen: Screen[Any], store: Store) -> None:
+    """Say what the trash holds and ask on ``screen``; erase it only if it still holds just that.
+
+    Run it as a worker of ``screen`` (it waits for the person's answer); a failure in a thread is
+    reported by the screen's worker handling, and writes nothing.
+    """
+    asked = await _in_thread(screen, partial(trash_contents, store), "reading the trash")
+    if asked is None:
+        return
+    if asked.empty:
+        screen.notify("The trash is empty already.")
+        return
+    question = f"Delete {asked} in the trash for good? There is no undo."
+    keep = "Keep it" if asked.notes + asked.notebooks == 1 else "Keep them"
+    if not await screen.app.push_screen_wait(Confirm(question, yes="Empty trash", no=keep)):
+        return
+    emptied = await _in_thread(screen, partial(_empty_if_unchanged, store, asked), "emptying the trash")
+    if emptied:
+        screen.notify(f"Deleted {asked} for good.")
+    elif emptied is False:  # (None: it failed, and the failure has been reported)
+        screen.notify(
+            "The trash changed meanwhile, so nothing was deleted. Empty it again to see what it holds.",
+            severity="warning",
+        )
+
+
+async def _in_thread(screen: Screen[Any], work: Callable[[], T], description: str) -> T | None:
+    """Run blocking ``work`` in a thread worker; None if it failed (the failure is reported)."""
+    worker = screen.run_worker(
+        work, thread=True, group="workspace-io", exit_on_error=False, description=description
+    )
+    try:
+        return await worker.wait()
+    except (WorkerFailed, WorkerCancelled):
+        return None
+
+
+def _empty_if_unchanged(store: Store, asked: TrashContents) -> bool:
+    """Empty the trash if it holds what the person was told it holds (else write nothing)."""
+    if trash_contents(store) != asked:
+        return False
+    store.empty_trash(actor=ACTOR_USER)
+    return True
