@@ -87,13 +87,14 @@ def index(store: SqliteStore, embedder: Embedder) -> dict[str, float]:
 @contextlib.contextmanager
 def unfloored(chunks: int) -> Iterator[None]:
     """Make ``loose`` mean "no floor, look at ``chunks`` chunks" for the duration."""
-    presets = semantic.PRESETS["default"]
-    saved = presets[Relevance.LOOSE]
-    presets[Relevance.LOOSE] = Preset(chunks, -1.0)
+    saved = {name: presets[Relevance.LOOSE] for name, presets in semantic.PRESETS.items()}
+    for presets in semantic.PRESETS.values():
+        presets[Relevance.LOOSE] = Preset(chunks, -1.0)
     try:
         yield
     finally:
-        presets[Relevance.LOOSE] = saved
+        for name, presets in semantic.PRESETS.items():
+            presets[Relevance.LOOSE] = saved[name]
 
 
 def _keyword(search: KeywordSearch, text: str) -> m.Run:
@@ -287,7 +288,7 @@ def two_stage_at_scale(store: SqliteStore, embedder: Embedder, queries: list[Eva
     search = SemanticSearch(store, store.db, embedder)
     share = len(rows) / SCALE_TO
     out: dict[str, Any] = {}
-    for relevance, preset in semantic.PRESETS["default"].items():
+    for relevance, preset in semantic.presets_for(embedder.model_id).items():
         k = max(1, round(preset.chunks * share))
         kept = max(k, round(search.candidates(preset.chunks) * share))
         recall, top10, first = [], [], []
@@ -324,7 +325,7 @@ def sweep_strict(
     store: SqliteStore, embedder: Embedder, queries: list[EvalQuery], floors: list[float]
 ) -> None:
     """nDCG@10 of strict semantic and strict hybrid search with each candidate floor for strict."""
-    presets = semantic.PRESETS["default"]
+    presets = semantic.presets_for(embedder.model_id)
     saved = presets[Relevance.STRICT]
     keyword = KeywordSearch(store)
     sem = SemanticSearch(store, store.db, embedder)
@@ -407,7 +408,7 @@ def main() -> int:
         print(f"  {name:<6} k={row['k']} candidates={row['candidates']}: chunk recall {row['chunk_recall']} "
               f"(min {row['chunk_recall_min']}), top-10 notes {row['top10_notes']}, "
               f"same first note {row['same_first_note']}")  # fmt: skip
-    presets = {r.value: asdict(p) for r, p in semantic.PRESETS["default"].items()}
+    presets = {r.value: asdict(p) for r, p in semantic.presets_for(embedder.model_id).items()}
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps({
         "model": embedder.model_id, "corpus": {"notes": len(notes), **built}, "presets": presets,

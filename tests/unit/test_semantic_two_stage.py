@@ -152,3 +152,16 @@ def test_sign_bits_pad_a_dimension_that_is_not_a_multiple_of_8(store: SqliteStor
     indexer.run_until_idle()
     hits = SemanticSearch(store, store.db, embedder).search("walrus tusks", relevance="loose")
     assert hits[0].note_id == note.id
+
+
+def test_the_int8_copy_of_the_model_gets_its_own_strict_floor() -> None:
+    # The copy scores a little lower than the packaged model, so strict is tuned for it apart;
+    # any other model keeps the original's presets.
+    from noted.embeddings import quantize
+    from noted.search.semantic import PRESETS, Relevance, presets_for
+
+    copy = presets_for(f"onnx:all-MiniLM-L6-v2-int8:8199be6f699a:99295fa8:{quantize.VARIANT}")
+    original = presets_for("onnx:all-MiniLM-L6-v2-int8:8199be6f699a:99295fa8")
+    assert copy is PRESETS["dynamic-int8"] and original is PRESETS["default"]
+    assert copy[Relevance.STRICT].floor < original[Relevance.STRICT].floor
+    assert copy[Relevance.NORMAL] == original[Relevance.NORMAL]
