@@ -105,6 +105,12 @@ def test_dynamic_int8_copy_is_made_once_named_by_hash_and_close_to_the_original(
     again = make_embedder("local", quantized_cache=cache)
     again.embed_documents(["once more"])
     assert made[0].stat().st_mtime_ns == stamp  # reused, not made again
+    # A text's vector does not depend on the texts embedded with it: the copy quantizes each run's
+    # activations with one scale, so batched they differed (cosine 0.993); a resumed index must
+    # equal a fresh one byte for byte.
+    batch = again.embed_documents(texts + ["a much longer text about something else entirely " * 8])
+    for text, row in zip(texts, batch, strict=False):
+        assert again.embed_documents([text])[0].tobytes() == row.tobytes()
     again.close()
 
 
