@@ -17,6 +17,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from tests.support.polling import DEFAULT_TIMEOUT, wait_for_async
 
 from noted.embeddings.fake import FakeEmbedder
 from noted.mcp.deps import McpDeps
@@ -142,11 +143,9 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
-async def wait_for(predicate: Callable[[], bool], *, timeout: float = 15.0) -> None:
-    """Poll ``predicate`` until it holds; fail after ``timeout``."""
-    with anyio.fail_after(timeout):
-        while not predicate():
-            await anyio.sleep(0.05)
+async def wait_for(predicate: Callable[[], bool], *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Poll ``predicate`` until it holds; fail after ``timeout`` (scaled)."""
+    await wait_for_async(predicate, timeout=timeout)
 
 
 def accepted_nodelay(http: HttpServer) -> list[int]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.cli import Cli
+from tests.support.polling import DEFAULT_TIMEOUT, wait_for
 
 from noted.cli.commands_index import EXIT_NOT_UP_TO_DATE
 from noted.embeddings.fake import FakeEmbedder
@@ -50,11 +51,8 @@ _HOLDER = textwrap.dedent(
 )
 
 
-def _until(predicate: Callable[[], bool], seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.05)
+def _until(predicate: Callable[[], bool], seconds: float = DEFAULT_TIMEOUT) -> None:
+    wait_for(predicate, timeout=seconds, interval=0.05)
 
 
 def test_second_process_waits_then_takes_over_when_the_holder_dies(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from tests.support.polling import DEFAULT_TIMEOUT, wait_for_async
 from tests.support.wire_server import (
     ErrorReply,
     SilentReply,
@@ -88,14 +89,9 @@ async def collect(provider: ChatProvider, request: ChatRequest) -> list[Provider
     return [event async for event in provider.stream(request)]
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 10) -> None:
+async def until(predicate: Callable[[], bool], timeout: float = DEFAULT_TIMEOUT) -> None:
     """Poll ``predicate`` until it holds; the bound only turns a hang into a failure."""
-
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
+    await wait_for_async(predicate, timeout=timeout, interval=0.01)
 
 
 def text_of(events: list[ProviderEvent]) -> str:
