@@ -17,7 +17,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from tests.support.polling import DEFAULT_TIMEOUT, wait_for_async
+from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for_async
 
 from noted.embeddings.fake import FakeEmbedder
 from noted.mcp.deps import McpDeps
@@ -116,7 +116,7 @@ async def http_client(
 ) -> AsyncIterator[Client]:
     """The SDK's client over Streamable HTTP in ``mode`` (``legacy`` or ``2026-07-28``)."""
     async with AsyncExitStack() as stack:
-        http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=30.0))
+        http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=scaled(120)))
         transport = streamable_http_client(url, http_client=http)
         client = Client(
             transport,

@@ -23,6 +23,7 @@ import anyio
 import httpx
 import pytest
 from tests.integration.mcp_support import World, http_client, http_server, make_world, raw_stdio
+from tests.support.polling import scaled
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 SEED = 20261201
@@ -363,7 +364,7 @@ async def test_http_answers_every_malformed_request_once_and_notifications_never
     failures: list[tuple[bytes, str]] = []
     async with http_server(world) as http:
         url = str(http.url)
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             session = await _open_session(raw, url)
             with anyio.fail_after(50):
                 for case in cases:
@@ -428,7 +429,7 @@ async def test_sessionless_http_answers_every_malformed_request_once(world: Worl
     failures: list[tuple[bytes, str]] = []
     async with http_server(world) as http:
         url = str(http.url)
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             with anyio.fail_after(50):
                 for case in cases:
                     body, headers = _sessionless(case)

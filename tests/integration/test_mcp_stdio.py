@@ -81,9 +81,7 @@ async def test_stdio_serves_reads_refuses_writes_and_follows_a_switch_from_anoth
 
         if mode == "legacy":
             await config_set(world, SWITCH, "true")
-            await wait_for(
-                lambda: any(isinstance(m, types.ToolListChangedNotification) for m in heard), timeout=30
-            )
+            await wait_for(lambda: any(isinstance(m, types.ToolListChangedNotification) for m in heard))
         else:
             async with client.listen(tools_list_changed=True) as subscription:
                 await config_set(world, SWITCH, "true")

@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.support.polling import DEFAULT_TIMEOUT, wait_for
+from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for
 
 from noted.store.joplin import JoplinStore
 
@@ -133,7 +133,7 @@ class JoplinServer:
     ) -> Any:
         """A request to the Data API made outside noted (as Joplin's own app would change a note)."""
         query = {**(params or {}), "token": self.token}
-        answer = httpx.request(method, f"{self.url}{path}", params=query, json=body, timeout=30)
+        answer = httpx.request(method, f"{self.url}{path}", params=query, json=body, timeout=scaled(120))
         answer.raise_for_status()
         return answer.json() if answer.content else None
 
@@ -164,7 +164,7 @@ class JoplinServer:
                     if exc.response.status_code != 404:
                         raise
 
-    def store(self, root: Path, *, read_deadline: float = 5.0) -> JoplinStore:
+    def store(self, root: Path, *, read_deadline: float = scaled(30)) -> JoplinStore:
         """A noted store on this Joplin, its sidecar in ``root``."""
         root.mkdir(parents=True, exist_ok=True)
         return JoplinStore.open(root, url=self.url, token=self.token, read_deadline=read_deadline)
