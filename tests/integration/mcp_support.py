@@ -191,7 +191,7 @@ async def raw_stdio(world: World, *extra: str) -> AsyncIterator[tuple[Send, Repl
         await stdin.drain()
 
     async def reply() -> dict[str, Any]:
-        line = await asyncio.wait_for(stdout.readline(), 60)
+        line = await asyncio.wait_for(stdout.readline(), scaled(180))
         decoded: dict[str, Any] = json.loads(line)  # the server never writes anything but JSON-RPC
         return decoded
 
@@ -207,5 +207,5 @@ async def raw_stdio(world: World, *extra: str) -> AsyncIterator[tuple[Send, Repl
         yield send, reply
     finally:
         stdin.close()
-        await asyncio.wait_for(process.wait(), 30)
+        await asyncio.wait_for(process.wait(), scaled(60))
     assert process.returncode == 0

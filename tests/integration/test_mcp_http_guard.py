@@ -239,7 +239,7 @@ async def test_a_bounded_fuzz_of_malformed_messages_leaves_the_server_answering(
     async with http_server(world) as http:
         async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             session = await _open_session(raw, str(http.url))
-            with anyio.fail_after(120):
+            with anyio.fail_after(scaled(240)):
                 for index, body in enumerate(bodies):
                     # odd ones down the sessionless path (routing headers as a client sends them),
                     # even ones inside an initialized handshake-era session
