@@ -1,4 +1,4 @@
-"""The bad-input table of issue 15: every bad input and storage fault, run as a real ``noted``.
+"""The bad-input table: every bad input and storage fault, run as a real ``noted``.
 
 Not a benchmark: a sweep. For each case it records the exit code, whether stderr was one clean
 line (the log notice of a read-only profile aside), whether a traceback showed, and whether

@@ -1,4 +1,4 @@
-"""Two machines (issue 21): from ``joplin sync`` finishing on the receiving side to noted finding it.
+"""Two machines kept in step by Joplin sync: from ``joplin sync`` finishing on the receiving side to noted finding it.
 
     python3 tests/bench/bench_joplin_sync.py --runs 10           # the local embedding model
     python3 tests/bench/bench_joplin_sync.py --runs 10 --fake    # the fake embedder (no model)

@@ -17,6 +17,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for_async
 
 from noted.embeddings.fake import FakeEmbedder
 from noted.mcp.deps import McpDeps
@@ -115,7 +116,7 @@ async def http_client(
 ) -> AsyncIterator[Client]:
     """The SDK's client over Streamable HTTP in ``mode`` (``legacy`` or ``2026-07-28``)."""
     async with AsyncExitStack() as stack:
-        http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=30.0))
+        http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=scaled(120)))
         transport = streamable_http_client(url, http_client=http)
         client = Client(
             transport,
@@ -142,11 +143,9 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
-async def wait_for(predicate: Callable[[], bool], *, timeout: float = 15.0) -> None:
-    """Poll ``predicate`` until it holds; fail after ``timeout``."""
-    with anyio.fail_after(timeout):
-        while not predicate():
-            await anyio.sleep(0.05)
+async def wait_for(predicate: Callable[[], bool], *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Poll ``predicate`` until it holds; fail after ``timeout`` (scaled)."""
+    await wait_for_async(predicate, timeout=timeout)
 
 
 def accepted_nodelay(http: HttpServer) -> list[int]:
@@ -192,7 +191,7 @@ async def raw_stdio(world: World, *extra: str) -> AsyncIterator[tuple[Send, Repl
         await stdin.drain()
 
     async def reply() -> dict[str, Any]:
-        line = await asyncio.wait_for(stdout.readline(), 60)
+        line = await asyncio.wait_for(stdout.readline(), scaled(180))
         decoded: dict[str, Any] = json.loads(line)  # the server never writes anything but JSON-RPC
         return decoded
 
@@ -208,5 +207,5 @@ async def raw_stdio(world: World, *extra: str) -> AsyncIterator[tuple[Send, Repl
         yield send, reply
     finally:
         stdin.close()
-        await asyncio.wait_for(process.wait(), 30)
+        await asyncio.wait_for(process.wait(), scaled(60))
     assert process.returncode == 0

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.polling import scaled, wait_for_async
 from tests.support.wire_server import (
     ErrorReply,
     SilentReply,
@@ -46,7 +47,8 @@ from noted.services import Services
 
 KINDS = ["openai", "anthropic"]
 BODY = "# Shopping\n- milk\n- tea\n"
-LIVENESS = 20  # seconds: only turns a hang into a failure
+LIVENESS = scaled(180)  # seconds: only turns a hang into a failure (SDK imports are slow under load)
+TIMEOUT = 120  # ai.timeoutSeconds: the wait for a reply to begin, generous so load never trips it
 
 Call = tuple[str, str, Sequence[str]]
 """A scripted tool call: id, tool name, the JSON arguments in the pieces the server sends."""
@@ -63,7 +65,7 @@ def kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def wired_services(root: Path, wire: WireServer, kind: str, *, timeout: int = 10) -> Services:
+def wired_services(root: Path, wire: WireServer, kind: str, *, timeout: int = TIMEOUT) -> Services:
     """Services on a new profile at ``root`` whose assistant talks to ``wire`` in ``kind``'s format."""
     s = Services.open(Profile(root).ensure(), welcome=False)
     for key, value in {
@@ -346,8 +348,9 @@ async def test_cancel_closes_the_stream_and_the_chat_resumes_validly(
     if silent:
 
         async def stop_when_sent() -> None:
-            while not wire.requests:
-                await asyncio.sleep(0.01)
+            await wait_for_async(
+                lambda: wire.requests, what="the request to reach the server", timeout=LIVENESS
+            )
             cancel.set()
 
         stopper = asyncio.create_task(stop_when_sent())

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.cli import Cli, env_with_src, run_noted
+from tests.support.polling import scaled
 
 from noted.cli import build_parser
 from noted.markdown import outline_lines
@@ -399,7 +400,7 @@ def test_real_process_asks_on_a_terminal(cli: Cli) -> None:
             capture_output=True,
             text=True,
             env=env_with_src(),
-            timeout=60,
+            timeout=scaled(300),
             check=False,
         )
     finally:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from tests.support.cli import Cli, env_with_src
+from tests.support.polling import scaled
 from tests.support.wire_server import (
     ErrorReply,
     StreamReply,
@@ -33,7 +34,7 @@ from noted.providers import AssistantMessage, UserMessage
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.chats import SqliteChats
 
-LIVENESS = 60  # seconds: a bound for a stuck child, never a speed check (the SDK import is slow)
+LIVENESS = scaled(300)  # seconds: a bound for a stuck child, never a speed check (the SDK import is slow)
 BODY = "# Shopping\n- milk\n- tea\n"
 
 

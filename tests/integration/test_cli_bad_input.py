@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tests.support.cli import env_with_src, run_noted
 from tests.support.faults import EXIT, state
+from tests.support.polling import scaled
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def test_stdin_that_is_not_utf8_is_refused(profile: Path) -> None:
         input=b"ok line\n\xff",
         capture_output=True,
         env=env_with_src(),
-        timeout=60,
+        timeout=scaled(300),
         check=False,
     )
     text = subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())

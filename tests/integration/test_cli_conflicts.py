@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.cli import Cli, env_with_src, run_noted
+from tests.support.polling import scaled
 
 from noted.cli.commands_edit import EXIT_CONFLICT
 
@@ -56,7 +57,7 @@ def _titles(cli: Cli) -> list[str]:
 
 
 def test_three_separate_edits_are_three_restorable_revisions(cli: Cli) -> None:
-    # The case of the issue: before, the three saves by "user" within ten minutes were one
+    # The case reported: before, the three saves by "user" within ten minutes were one
     # revision ("3 edits") and v1, v1+v2 could be neither shown nor restored.
     note = cli.ok("create", "Hist test", "--body", "v1").out.strip()
     cli.ok("edit", note, "--append", "v2")
@@ -136,7 +137,7 @@ def test_body_file_meeting_a_change_keeps_both(cli: Cli, tmp_path: Path) -> None
         meanwhile = run_noted(cli.profile, "edit", note, "--append", "Changed meanwhile")
         assert meanwhile.returncode == 0, meanwhile.stderr
         pipe.write("replaced through the pipe\n")
-    out, err = edit.communicate(timeout=60)
+    out, err = edit.communicate(timeout=scaled(300))
     assert edit.returncode == EXIT_CONFLICT, err
     answer = json.loads(out)
     assert answer["conflict"] == "keep-both" and answer["note"]["body"] == "base\nChanged meanwhile"

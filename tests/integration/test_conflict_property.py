@@ -192,7 +192,7 @@ def test_every_saved_version_stays_findable(
 
 
 def test_three_separate_appends_are_three_revisions(stores: tuple[str, Store, Store, Shell]) -> None:
-    # The case on each backend: before, one actor's saves within ten minutes were one.
+    # The case reported, on each backend: before, one actor's saves within ten minutes were one.
     _, store, other, _ = stores
     folder = store.create_folder("Hist", actor=ACTOR_USER)
     note = store.create_note(NoteDraft(title="Hist test", body="v1", parent_id=folder.id), actor=ACTOR_USER)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.cli import Cli
+from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for
 
 from noted.cli.commands_index import EXIT_NOT_UP_TO_DATE
 from noted.embeddings.fake import FakeEmbedder
@@ -50,11 +51,8 @@ _HOLDER = textwrap.dedent(
 )
 
 
-def _until(predicate: Callable[[], bool], seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.05)
+def _until(predicate: Callable[[], bool], seconds: float = DEFAULT_TIMEOUT) -> None:
+    wait_for(predicate, timeout=seconds, interval=0.05)
 
 
 def test_second_process_waits_then_takes_over_when_the_holder_dies(tmp_path: Path) -> None:
@@ -154,7 +152,7 @@ def test_a_batch_slower_than_the_lease_never_lets_two_processes_embed_at_once(tm
             child.stdin.write("go\n")
             child.stdin.flush()
         for child in children:
-            assert child.wait(timeout=120) == 0
+            assert child.wait(timeout=scaled(300)) == 0
     finally:
         for child in children:
             child.kill()
@@ -288,7 +286,7 @@ def test_stop_ends_a_batch_midway_keeping_what_was_embedded(tmp_path: Path) -> N
     service = IndexerService(Indexer(store, store.db, embedder), Lease(store.db))
     service.start()
     _until(lambda: embedder.calls >= 6)  # past the first group of 64 chunks
-    service.stop(timeout=60)
+    service.stop(timeout=scaled(60))
     # Stopping waited for one call, not for the whole note (a single batch).
     needed = len(chunk_note("x", "Manual", body, embedder)) // EMBED_STEP
     assert needed >= 20 and embedder.calls < needed

@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from tests.integration.mcp_support import http_client, noted_command, text_of
 from tests.support.joplin import JoplinServer, shared_server
+from tests.support.polling import scaled
 
 from noted.errors import BackendError
 from noted.mcp.deps import McpDeps
@@ -68,7 +69,7 @@ async def stdio_client(
         command=program, args=[*args, "mcp", "serve", "--stdio", "--joplin"], env=env
     )
     info = types.Implementation(name="joplin-client", version="1.0")
-    async with Client(params, mode="legacy", client_info=info, read_timeout_seconds=60) as client:
+    async with Client(params, mode="legacy", client_info=info, read_timeout_seconds=scaled(120)) as client:
         yield client
 
 

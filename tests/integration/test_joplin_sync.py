@@ -1,6 +1,6 @@
 """noted on two machines: two Joplin profiles kept in step by Joplin's own sync (a shared folder).
 
-Each test is one scenario of issue 21, run through ``noted --joplin`` on each machine as a person
+Each test is one scenario of two machines in step, run through ``noted --joplin`` on each machine as a person
 would type it. Joplin is started once for the module (its commands take seconds each).
 """
 

@@ -14,6 +14,7 @@ import pytest
 from openapi_spec_validator import validate
 from tests.integration.mcp_support import World, http_server, make_world
 from tests.support.images import b64, image_bytes, size_of
+from tests.support.polling import scaled
 
 from noted.errors import ConfigError
 from noted.mcp.http import HttpServer
@@ -44,7 +45,7 @@ async def door(world: World, token: tuple[Path, str]) -> AsyncIterator[tuple[Htt
     headers = {"authorization": f"Bearer {token[1]}", "x-client-name": "Custom GPT"}
     async with http_server(world, token_file=token[0], actions=True, allow_remote=True) as http:
         base = f"http://127.0.0.1:{http.port}"
-        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as client:
+        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=scaled(120)) as client:
             yield http, client
 
 
@@ -146,7 +147,7 @@ async def test_every_operation_answers_with_the_token_and_is_401_without(
         paths = set((await client.get("/openapi.json")).json()["paths"])
         assert paths == {f"/actions/{name}" for name in SERVED}
         cursor = world.store.latest_cursor()
-        async with httpx.AsyncClient(base_url=str(client.base_url), timeout=60) as anonymous:
+        async with httpx.AsyncClient(base_url=str(client.base_url), timeout=scaled(120)) as anonymous:
             for name, args, _ in calls:
                 refused = await anonymous.post(f"/actions/{name}", json=args)
                 wrong = await anonymous.post(

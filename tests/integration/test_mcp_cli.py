@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.integration.mcp_support import World, http_client, make_world, noted_command
+from tests.support.polling import scaled
 
 from noted.cli import main
 from noted.settings import Settings
@@ -48,7 +49,7 @@ async def test_serve_over_http_until_sigterm(world: World) -> None:
     )
     assert process.stdout is not None
     try:
-        line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
+        line = (await asyncio.wait_for(process.stdout.readline(), scaled(180))).decode()
         assert "listening on http://127.0.0.1:" in line, line
         url = line.split("listening on ")[1].strip()
         async with http_client(url, "legacy", name="cli-test") as client:
@@ -56,7 +57,7 @@ async def test_serve_over_http_until_sigterm(world: World) -> None:
             assert not found.is_error
     finally:
         process.send_signal(signal.SIGTERM)
-        out, err = await asyncio.wait_for(process.communicate(), 60)
+        out, err = await asyncio.wait_for(process.communicate(), scaled(180))
     assert process.returncode == 0, err.decode()
     assert "stopped" in out.decode()
     assert "no token" in out.decode()  # the banner says how it is protected

@@ -1,4 +1,4 @@
-"""Named client tokens (issue 18): each AI app its own notebooks, tools and actor.
+"""Named client tokens: each AI app its own notebooks, tools and actor.
 
 Two clients of one server, as a person would set them up: "reader" may read Work only, "writer"
 may use every tool switched on, in Private only. Each call goes through the SDK's client with the
@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.integration.mcp_support import World, http_client, http_server, make_world, raw_stdio, text_of
+from tests.support.polling import scaled
 
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.embedded import EmbeddedMcpServer
@@ -80,7 +81,10 @@ async def test_each_client_sees_its_own_notebooks_and_tools_and_writes_as_itself
 async def test_with_client_tokens_every_request_needs_one_and_revoking_needs_no_restart(world: World) -> None:
     clients, reader, _ = _clients(world)
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ENVELOPE}}
-    async with http_server(world, clients_file=clients.path) as http, httpx.AsyncClient(timeout=30) as raw:
+    async with (
+        http_server(world, clients_file=clients.path) as http,
+        httpx.AsyncClient(timeout=scaled(120)) as raw,
+    ):
         assert (
             await raw.post(str(http.url), json=body, headers=LIST)
         ).status_code == 401  # loopback, no token
@@ -117,7 +121,7 @@ async def test_the_embedded_server_honours_client_tokens(world: World) -> None:
         assert server.url is not None and server.state.token_required  # the status bar says so
         async with http_client(server.url, "legacy", headers=_bearer(reader)) as client:
             assert "create_note" not in {t.name for t in (await client.list_tools()).tools}
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ENVELOPE}}
             assert (await raw.post(server.url, json=body, headers=LIST)).status_code == 401
     finally:

@@ -1,4 +1,4 @@
-"""The conformance gaps an outside probe found (issue 18, points 1–4 and 6), over both transports.
+"""The conformance gaps an outside probe found over both transports.
 
 Each test sends what the probe sent, raw, and checks the answer a client really gets; each failed
 before its fix (the socket option was 0, invalid ids got HTTP 202 or silence, symlinks and a
@@ -25,6 +25,7 @@ from tests.integration.mcp_support import (
     raw_stdio,
     wait_for,
 )
+from tests.support.polling import scaled
 
 from noted.errors import ConfigError
 from noted.mcp.embedded import EmbeddedMcpServer
@@ -64,7 +65,7 @@ def _assert_invalid_request(answer: dict[str, Any]) -> None:
 
 
 async def test_accepted_connections_have_tcp_nodelay_set(shared: World) -> None:
-    async with http_server(shared) as http, httpx.AsyncClient(timeout=30) as raw:
+    async with http_server(shared) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
         assert (await raw.get(f"http://127.0.0.1:{http.port}/healthz")).status_code == 200
         # the connection is kept alive, so the server still holds its socket
         await wait_for(lambda: len(accepted_nodelay(http)) == 1)
@@ -77,7 +78,7 @@ async def test_the_embedded_server_sets_tcp_nodelay_too(shared: World) -> None:
     try:
         http = server._http
         assert http is not None
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             assert (await raw.get(f"http://127.0.0.1:{http.port}/healthz")).status_code == 200
             await wait_for(lambda: len(accepted_nodelay(http)) == 1)
             assert all(value != 0 for value in accepted_nodelay(http))
@@ -89,7 +90,7 @@ async def test_the_embedded_server_sets_tcp_nodelay_too(shared: World) -> None:
 
 
 async def test_http_answers_every_invalid_id_with_a_json_rpc_error_in_both_eras(shared: World) -> None:
-    async with http_server(shared) as http, httpx.AsyncClient(timeout=30) as raw:
+    async with http_server(shared) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
         init = {
             "jsonrpc": "2.0",
             "id": 1,
@@ -120,7 +121,7 @@ async def test_http_answers_every_invalid_id_with_a_json_rpc_error_in_both_eras(
 
 async def test_http_answers_what_is_no_json_rpc_message_with_invalid_request(shared: World) -> None:
     bodies = [b"[]", b"5", b'{"no": "method"}', b'{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}']
-    async with http_server(shared) as http, httpx.AsyncClient(timeout=30) as raw:
+    async with http_server(shared) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
         for body in bodies:  # the SDK said -32602 (invalid params) to these
             response = await raw.post(str(http.url), content=body, headers=LIST)
             assert response.status_code == 400, (body, response.text)
@@ -164,7 +165,7 @@ async def test_a_symlink_swapped_in_at_run_time_stops_the_server_answering(
     token = create(path)
     elsewhere = tmp_path / "elsewhere"
     create(elsewhere)
-    async with http_server(shared, token_file=path) as http, httpx.AsyncClient(timeout=30) as raw:
+    async with http_server(shared, token_file=path) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ENVELOPE}}
         good = {**LIST, "authorization": f"Bearer {token}"}
         assert (await raw.post(str(http.url), json=body, headers=good)).status_code == 200
@@ -184,7 +185,7 @@ async def test_duplicate_authorization_and_origin_headers_are_400(shared: World,
     path = tmp_path / "token"
     token = create(path)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ENVELOPE}})
-    async with http_server(shared, token_file=path) as http, httpx.AsyncClient(timeout=30) as raw:
+    async with http_server(shared, token_file=path) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
         own = f"http://127.0.0.1:{http.port}"
         good = [*LIST.items(), ("authorization", f"Bearer {token}")]
         assert (await raw.post(str(http.url), content=body, headers=good)).status_code == 200  # not vacuous
@@ -202,7 +203,7 @@ async def test_duplicate_authorization_and_origin_headers_are_400(shared: World,
 
 
 async def test_a_too_large_request_gets_a_json_rpc_error_naming_the_limit(shared: World) -> None:
-    async with http_server(shared, max_body=1000) as http, httpx.AsyncClient(timeout=30) as raw:
+    async with http_server(shared, max_body=1000) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"x": "y" * 2000}})
         response = await raw.post(str(http.url), content=body, headers=LIST)
     assert response.status_code == 413

@@ -1,4 +1,4 @@
-"""Issue 9's "done when", end to end: an AI app, through MCP (the SDK's real client, both protocol
+"""The whole attachment and management story, end to end: an AI app, through MCP (the SDK's real client, both protocol
 eras) or through the OpenAPI door (plain HTTP), creates a note in a new notebook with an attached
 image, finds it, reads the image, renames the notebook and tags the note; and the note's history
 shows each step with the app's name."""
@@ -16,6 +16,7 @@ import mcp_types as types
 import pytest
 from tests.integration.mcp_support import MODES, World, http_client, http_server, make_world, text_of
 from tests.support.images import b64, image_bytes, size_of
+from tests.support.polling import scaled
 
 from noted.mcp.token import create
 from noted.tools import all_tools
@@ -109,7 +110,7 @@ async def test_through_the_openapi_door(world: World, tmp_path: Path) -> None:
     png = image_bytes(600, 1200, "JPEG")
     async with http_server(world, token_file=token_path, actions=True, allow_remote=True) as http:
         async with httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{http.port}", headers=headers, timeout=60
+            base_url=f"http://127.0.0.1:{http.port}", headers=headers, timeout=scaled(120)
         ) as web:
 
             async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:

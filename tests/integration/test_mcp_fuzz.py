@@ -23,6 +23,7 @@ import anyio
 import httpx
 import pytest
 from tests.integration.mcp_support import World, http_client, http_server, make_world, raw_stdio
+from tests.support.polling import scaled
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 SEED = 20261201
@@ -291,7 +292,7 @@ async def test_stdio_answers_every_malformed_request_once_and_notifications_neve
     cases = Cases(SEED).all(COUNT)
     failures: list[tuple[bytes, str]] = []
     async with raw_stdio(world) as (send, reply):
-        with anyio.fail_after(50):
+        with anyio.fail_after(scaled(120)):
             for index, case in enumerate(cases):
                 await send(case.raw)
                 marker = f"marker-{index}"
@@ -363,9 +364,9 @@ async def test_http_answers_every_malformed_request_once_and_notifications_never
     failures: list[tuple[bytes, str]] = []
     async with http_server(world) as http:
         url = str(http.url)
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             session = await _open_session(raw, url)
-            with anyio.fail_after(50):
+            with anyio.fail_after(scaled(120)):
                 for case in cases:
                     response = await raw.post(url, content=case.raw, headers={**ACCEPT, **session})
                     answers = _http_answers(case, response)
@@ -428,8 +429,8 @@ async def test_sessionless_http_answers_every_malformed_request_once(world: Worl
     failures: list[tuple[bytes, str]] = []
     async with http_server(world) as http:
         url = str(http.url)
-        async with httpx.AsyncClient(timeout=30) as raw:
-            with anyio.fail_after(50):
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
+            with anyio.fail_after(scaled(120)):
                 for case in cases:
                     body, headers = _sessionless(case)
                     response = await raw.post(url, content=body, headers={**ACCEPT, **headers})

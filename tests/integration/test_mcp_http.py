@@ -19,6 +19,7 @@ import pytest
 from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from tests.integration.mcp_support import MODES, World, http_client, http_server, make_world, text_of
+from tests.support.polling import scaled
 
 from noted.mcp.http import HttpServer
 
@@ -116,7 +117,7 @@ async def test_a_toggle_sends_list_changed(world: World, mode: str) -> None:
             else:
                 async with client.listen(tools_list_changed=True) as subscription:
                     world.settings.set("ai.tool.create_note.enabled", True)
-                    with anyio.fail_after(15):
+                    with anyio.fail_after(scaled(60)):
                         event = await subscription.__anext__()
                     assert isinstance(event, ToolsListChanged)
             names = {t.name for t in (await client.list_tools()).tools}
@@ -127,7 +128,7 @@ async def _toggle_until_heard(world: World, heard: list[Any]) -> None:
     # The handshake-era client opens its notice stream (GET) in the background after connecting; a
     # notice sent before it is open is lost by design, so flip the switch until one arrives.
     key = "ai.tool.create_note.enabled"
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(60)):
         while not any(isinstance(m, types.ToolListChangedNotification) for m in heard):
             world.settings.set(key, not world.settings.get(key))
             with anyio.move_on_after(1.0):

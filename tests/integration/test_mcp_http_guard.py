@@ -18,6 +18,7 @@ import anyio
 import httpx
 import pytest
 from tests.integration.mcp_support import World, http_client, http_server, make_world
+from tests.support.polling import scaled
 
 from noted.errors import ConfigError
 from noted.mcp.http import HttpServer
@@ -70,7 +71,7 @@ def _request(method: str, params: dict[str, Any] | None = None, id_: int = 1) ->
 async def test_missing_or_wrong_token_is_401_and_the_right_one_works(world: World, token_file: Path) -> None:
     token = token_file.read_text().strip()
     async with http_server(world, token_file=token_file) as http:
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             body = _request("tools/list", {"_meta": ENVELOPE})
             missing = await raw.post(str(http.url), json=body, headers={**ACCEPT, **MODERN})
             assert missing.status_code == 401
@@ -90,7 +91,7 @@ async def test_a_replaced_token_applies_without_a_restart(world: World, token_fi
     async with http_server(world, token_file=token_file) as http:
         old = token_file.read_text().strip()
         new = create(token_file, overwrite=True)
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             body = _request("tools/list", {"_meta": ENVELOPE})
             for token, status in ((old, 401), (new, 200)):
                 headers = {**ACCEPT, **LIST, "authorization": f"Bearer {token}"}
@@ -133,7 +134,7 @@ async def test_listening_beyond_loopback_requires_a_token(world: World, token_fi
 
 async def test_browser_origins_need_allowing_and_foreign_hosts_are_refused(world: World) -> None:
     async with http_server(world, allowed_origins=("https://ok.example",)) as http:
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             body = _request("tools/list", {"_meta": ENVELOPE})
             headers = {**ACCEPT, **LIST}
             evil = await raw.post(
@@ -159,7 +160,7 @@ async def test_a_sessionless_client_without_client_info_is_named_by_its_user_age
         "mcp-name": "update_note",
         "user-agent": "raw-agent/2.0",
     }
-    async with http_server(world) as http, httpx.AsyncClient(timeout=30) as raw:
+    async with http_server(world) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
         response = await raw.post(str(http.url), json=_request("tools/call", params), headers=headers)
     assert response.status_code == 200 and not response.json()["result"].get("isError"), response.text
     assert "mcp:raw-agent" in {r.actor for r in world.store.note_history(world.work_note)}
@@ -181,7 +182,7 @@ async def test_a_body_over_16_mib_is_413_saying_what_fits(world: World) -> None:
             yield body[start : start + (1 << 20)]
 
     async with http_server(world) as http:
-        async with httpx.AsyncClient(timeout=60) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             declared = await raw.post(str(http.url), content=body, headers={**ACCEPT, **MODERN})
             streamed = await raw.post(str(http.url), content=chunks(), headers={**ACCEPT, **MODERN})
         for response in (declared, streamed):
@@ -196,7 +197,7 @@ async def test_a_body_over_16_mib_is_413_saying_what_fits(world: World) -> None:
 
 async def test_notifications_get_202_in_both_eras(world: World) -> None:
     async with http_server(world) as http:
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
             modern = await raw.post(str(http.url), json=note, headers={**ACCEPT, **MODERN})
             assert modern.status_code == 202 and modern.content == b""
@@ -223,7 +224,7 @@ async def test_notifications_get_202_in_both_eras(world: World) -> None:
 @pytest.mark.parametrize("headers", [MODERN, {}], ids=["2026-07-28", "legacy"])
 async def test_malformed_json_is_a_parse_error(world: World, headers: dict[str, str]) -> None:
     async with http_server(world) as http:
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             response = await raw.post(
                 str(http.url), content=b'{"jsonrpc": "2.0", "id": 1,', headers={**ACCEPT, **headers}
             )
@@ -236,9 +237,9 @@ async def test_a_bounded_fuzz_of_malformed_messages_leaves_the_server_answering(
     bodies = [_fuzzed(rng) for _ in range(200)]
     statuses: dict[int, int] = {}
     async with http_server(world) as http:
-        async with httpx.AsyncClient(timeout=30) as raw:
+        async with httpx.AsyncClient(timeout=scaled(120)) as raw:
             session = await _open_session(raw, str(http.url))
-            with anyio.fail_after(120):
+            with anyio.fail_after(scaled(240)):
                 for index, body in enumerate(bodies):
                     # odd ones down the sessionless path (routing headers as a client sends them),
                     # even ones inside an initialized handshake-era session

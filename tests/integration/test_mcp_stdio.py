@@ -28,6 +28,7 @@ from tests.integration.mcp_support import (
     text_of,
     wait_for,
 )
+from tests.support.polling import scaled
 
 SWITCH = "ai.tool.create_note.enabled"
 
@@ -52,7 +53,7 @@ async def stdio_client(world: World, mode: str, on_message: Callable[[Any], None
 
     info = types.Implementation(name="stdio-client", version="2.0")
     async with Client(
-        params, mode=mode, client_info=info, message_handler=handle, read_timeout_seconds=60
+        params, mode=mode, client_info=info, message_handler=handle, read_timeout_seconds=scaled(120)
     ) as client:
         yield client
 
@@ -81,13 +82,11 @@ async def test_stdio_serves_reads_refuses_writes_and_follows_a_switch_from_anoth
 
         if mode == "legacy":
             await config_set(world, SWITCH, "true")
-            await wait_for(
-                lambda: any(isinstance(m, types.ToolListChangedNotification) for m in heard), timeout=30
-            )
+            await wait_for(lambda: any(isinstance(m, types.ToolListChangedNotification) for m in heard))
         else:
             async with client.listen(tools_list_changed=True) as subscription:
                 await config_set(world, SWITCH, "true")
-                with anyio.fail_after(30):
+                with anyio.fail_after(scaled(60)):
                     assert isinstance(await subscription.__anext__(), ToolsListChanged)
 
         assert "create_note" in {t.name for t in (await client.list_tools()).tools}
@@ -109,7 +108,7 @@ async def test_stdio_answers_malformed_lines_and_keeps_serving(world: World) -> 
         for _ in range(50):  # a bounded fuzz; how many replies it earns does not matter
             await send(_garbage(rng))
         await send(json.dumps({"jsonrpc": "2.0", "id": "last", "method": "ping"}).encode())
-        with anyio.fail_after(60):
+        with anyio.fail_after(scaled(120)):
             while (message := await reply()).get("id") != "last":
                 assert "error" in message or "result" in message
         assert message["result"] == {}

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for_async
 from tests.support.wire_server import (
     ErrorReply,
     SilentReply,
@@ -46,6 +47,7 @@ from noted.providers import (
     make_provider,
 )
 
+LIVENESS = scaled(60)  # seconds: the provider timeout and every wait here only turn a hang into a failure
 SECRET = "sk-test-secret-123456"
 SEARCH = ToolSpec(
     "search_notes",
@@ -72,7 +74,7 @@ async def build(wire: WireServer) -> AsyncIterator[Build]:
     def _build(kind: str, **overrides: Any) -> ChatProvider:
         base = wire.base_url + ("/v1" if kind == "openai" else "")
         values: dict[str, Any] = dict(
-            kind=kind, model="test-model", base_url=base, api_key=SECRET, enabled=True, timeout=10.0
+            kind=kind, model="test-model", base_url=base, api_key=SECRET, enabled=True, timeout=LIVENESS
         )
         values.update(overrides)
         provider = make_provider(ProviderConfig(**values))
@@ -88,14 +90,9 @@ async def collect(provider: ChatProvider, request: ChatRequest) -> list[Provider
     return [event async for event in provider.stream(request)]
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 10) -> None:
+async def until(predicate: Callable[[], bool], timeout: float = DEFAULT_TIMEOUT) -> None:
     """Poll ``predicate`` until it holds; the bound only turns a hang into a failure."""
-
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
+    await wait_for_async(predicate, timeout=timeout, interval=0.01)
 
 
 def text_of(events: list[ProviderEvent]) -> str:
@@ -447,15 +444,15 @@ async def test_cancelling_a_hanging_stream_closes_the_connection(
             got_text.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(got_text.wait(), 10)
+    await asyncio.wait_for(got_text.wait(), LIVENESS)
     task.cancel()
     # A bound so a broken cancellation fails the test instead of hanging it; not a benchmark.
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(task, LIVENESS)
 
     assert text_of(seen) == "first words"
     # The server sees its client leave only if the provider really closed the HTTP stream.
-    assert await asyncio.to_thread(wire.disconnected.wait, 10)
+    assert await asyncio.to_thread(wire.disconnected.wait, LIVENESS)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -467,8 +464,8 @@ async def test_cancelling_before_the_server_answers_closes_the_connection(
     await until(lambda: bool(wire.requests))  # the request is really in flight
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 10)
-    assert await asyncio.to_thread(wire.disconnected.wait, 10)
+        await asyncio.wait_for(task, LIVENESS)
+    assert await asyncio.to_thread(wire.disconnected.wait, LIVENESS)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -480,7 +477,7 @@ async def test_stopping_early_with_aclosing_closes_the_connection(
     async with contextlib.aclosing(stream):  # type: ignore[type-var]
         first = await anext(stream)
     assert first == TextDelta("first words")
-    assert await asyncio.to_thread(wire.disconnected.wait, 10)
+    assert await asyncio.to_thread(wire.disconnected.wait, LIVENESS)
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
+
+from tests.support.polling import scaled
 
 from noted.models import NoteDraft
 from noted.store.sqlite import SqliteStore
@@ -24,6 +25,7 @@ _WORKER = textwrap.dedent(
 
     root, note_id, folder_id, name, count = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     store = SqliteStore.open(root / "notes.db", root / "resources")
+    print("ready", flush=True)
     while not (root / "go").exists():
         time.sleep(0.005)
     conflicts = 0
@@ -59,9 +61,10 @@ def test_two_processes_never_lose_a_write(tmp_path: Path) -> None:
         )
         for name in ("a", "b")
     ]
-    time.sleep(0.3)  # let both open the database before they start together
+    for proc in procs:  # both have opened the database before they start together
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n", proc.communicate()[1]
     (tmp_path / "go").touch()
-    outputs = [p.communicate(timeout=120) for p in procs]
+    outputs = [p.communicate(timeout=scaled(300)) for p in procs]
     for proc, (_out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err
 

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import pytest
 from tests.integration.ui_support import Fixture, open_services, until
+from tests.support.polling import scaled
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -262,7 +263,7 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
     services = open_services(fixture.root)
     app = open_app(services)
     assert app.first_look is not None
-    app.first_look.wait(timeout=10)  # as when Textual takes longer to load than the reading
+    app.first_look.wait(timeout=scaled(60))  # as when Textual takes longer to load than the reading
     try:
         async with app.run_test(size=SIZE) as pilot:
             notes = app.workspace.query_one(NoteList)

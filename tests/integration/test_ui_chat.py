@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import pytest_textual_snapshot
+from tests.support.polling import wait_for_async
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -37,7 +38,6 @@ from noted.ui.chat.views import AnswerView, ChatInput, NoticeView, SetupNotice, 
 
 BODY = "# Shopping\n- milk\n- tea\n"
 ROOT = Path(__file__).resolve().parents[2]
-LIVENESS = 500  # event-loop turns before a wait gives up: turns a hang into a failure, not a timing check
 
 
 class _TopLevelSnapshots(pytest_textual_snapshot.SVGImageExtension):  # type: ignore[misc]
@@ -113,11 +113,7 @@ def host(services: Services, *scripts: Sequence[Turn], note_id: str | None = Non
 
 
 async def until(pilot: Pilot[None], ready: Callable[[], bool]) -> None:
-    for _ in range(LIVENESS):
-        if ready():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("the pane never reached the expected state")
+    await wait_for_async(ready, what="the pane's expected state", interval=0.01, pause=pilot.pause)
 
 
 async def settle(pilot: Pilot[None]) -> None:

@@ -6,13 +6,13 @@ Esc, closing the connection, instead of sitting silent for three times ``ai.time
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from tests.integration.test_chat_wire import wired_services
 from tests.integration.test_ui_chat import Host, ask, make_note, settle, texts
+from tests.support.polling import wait_for_async
 from tests.support.wire_server import SilentReply, WireServer
 from textual.pilot import Pilot
 
@@ -36,11 +36,9 @@ def services(tmp_path: Path, wire: WireServer) -> Iterator[Services]:
 
 
 async def until(pilot: Pilot[None], ready: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while not ready():
-        if time.monotonic() > deadline:
-            raise AssertionError("the pane never reached the expected state")
-        await pilot.pause(0.05)
+    await wait_for_async(
+        ready, what="the pane's expected state", timeout=DEADLINE, interval=0.05, pause=pilot.pause
+    )
 
 
 def status(app: Host) -> str:

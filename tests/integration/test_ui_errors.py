@@ -24,6 +24,7 @@ from typing import ClassVar
 
 import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
+from tests.support.polling import scaled
 from textual.binding import Binding, BindingType
 from textual.command import CommandList, CommandPalette
 from textual.message import Message
@@ -86,7 +87,7 @@ async def test_switching_themes_with_mcp_on_and_a_writer_keeps_the_app(
                 await until(pilot, lambda n=name: app.theme == n)  # type: ignore[misc]
                 await until(pilot, lambda n=name: page.look() is not None and page.look().theme_name == n)  # type: ignore[misc, union-attr]
                 assert services.settings.get(UI_THEME) == name  # saved, as the palette says
-            assert writer.wait(timeout=120) == 0
+            assert writer.wait(timeout=scaled(300)) == 0
             notes = app.workspace.query_one(NoteList)
             await until(pilot, lambda: "From the CLI 1" in [r.meta.title for r in notes.rows], timeout=90)
             assert app.is_running and app.workspace.query_one(NoteViewer).view is not None

@@ -32,6 +32,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 from noted.profile import Profile
 from noted.providers import CallTool, Reply
 from noted.services import Services
+from noted.settings.handles import tool_switch
 from noted.ui.app import NotedApp
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView
@@ -210,7 +211,7 @@ async def test_a_tools_checkbox_shows_on_and_off_without_colour(services: Servic
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_settings(pilot)
         box = screen.query_one(f"#{widget_id('ai.tool.search_notes.enabled')}")
-        was = services.settings.get_bool("ai.tool.search_notes.enabled")
+        was = services.settings.get(tool_switch("search_notes"))
 
         def mark() -> str:
             rows = colourless(app, box)
@@ -222,7 +223,7 @@ async def test_a_tools_checkbox_shows_on_and_off_without_colour(services: Servic
         await pilot.press("space")
         await until(pilot, lambda: mark() == ("▐ ▌" if was else "▐X▌"), timeout=WAIT)
         await until(pilot, lambda: screen.saving == 0, timeout=WAIT)
-        assert services.settings.get_bool("ai.tool.search_notes.enabled") is not was
+        assert services.settings.get(tool_switch("search_notes")) is not was
 
 
 # Section jumps ---------------------------------------------------------------------------------

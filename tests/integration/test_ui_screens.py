@@ -336,13 +336,13 @@ async def test_switching_the_mcp_server_on_and_off(services: Services) -> None:
         await until(pilot, lambda: services.settings.get("mcp.port") == port and screen.saving == 0)
         screen.query_one(f"#{widget_id('mcp.enabled')}").toggle()  # type: ignore[attr-defined]
         url = f"http://127.0.0.1:{port}"
-        await until(pilot, lambda: app.mcp_status.startswith(f"MCP {url}/mcp"), timeout=20)
+        await until(pilot, lambda: app.mcp_status.startswith(f"MCP {url}/mcp"))
         async with httpx.AsyncClient() as client:
             answer = await client.get(f"{url}/healthz")
         assert answer.status_code == 200 and answer.json() == {"ok": True}
         assert app.status.part("mcp") == f"MCP {url}/mcp · 0 clients"
         screen.query_one(f"#{widget_id('mcp.enabled')}").toggle()  # type: ignore[attr-defined]
-        await until(pilot, lambda: app.mcp_status == "MCP off", timeout=20)
+        await until(pilot, lambda: app.mcp_status == "MCP off")
         with pytest.raises(httpx.ConnectError):
             async with httpx.AsyncClient() as client:
                 await client.get(f"{url}/healthz")

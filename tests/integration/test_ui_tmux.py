@@ -11,7 +11,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from tests.integration.ui_support import Fixture, build_profile
+from tests.support.polling import wait_for
 
 from noted.store.sqlite import SqliteStore
 
@@ -52,14 +52,21 @@ class Terminal:
 
     def wait_for(self, what: str | Callable[[str], bool]) -> str:
         test = (lambda screen: what in screen) if isinstance(what, str) else what
-        deadline = time.monotonic() + WAIT
-        while True:
-            screen = self.screen() if self.alive() else ""
-            if test(screen):
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the screen never showed {what!r}; it shows:\n{screen}")
-            time.sleep(0.1)
+        seen = [""]
+
+        def shown() -> bool:
+            seen[0] = self.screen() if self.alive() else ""
+            return test(seen[0])
+
+        try:
+            wait_for(shown, what=f"the screen to show {what!r}", timeout=WAIT, interval=0.1)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; it shows:\n{seen[0]}") from None
+        return seen[0]
+
+    def wait_closed(self) -> None:
+        """Wait until the session has ended (the app quit)."""
+        wait_for(lambda: not self.alive(), what="the app to end its tmux session", timeout=WAIT, interval=0.1)
 
 
 @pytest.fixture
@@ -126,10 +133,7 @@ def test_a_person_opens_reads_edits_and_quits(terminal: Terminal, fixture: Fixtu
     terminal.keys("Escape")
     terminal.wait_for(lambda s: "Editing" not in s and "Typed in tmux." in s)
     terminal.keys("C-q")
-    deadline = time.monotonic() + WAIT
-    while terminal.alive() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not terminal.alive(), "ctrl+q did not end the app"
+    terminal.wait_closed()  # ctrl+q ends the app
 
 
 def test_a_server_that_hangs_shows_the_wait_and_escape_stops_it(fixture: Fixture, tmp_path: Path) -> None:

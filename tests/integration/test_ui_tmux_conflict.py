@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import shlex
 import sys
-import time
 from pathlib import Path
 
 from tests.integration.test_ui_tmux import ROOT, WAIT, pytestmark, start_terminal  # noqa: F401 (skip without tmux)
@@ -56,10 +55,7 @@ def test_editor_from_the_app_meeting_a_change_keeps_both(tmp_path: Path) -> None
         terminal.keys("Enter")  # the focused choice
         terminal.wait_for("Kept both")
         terminal.keys("C-q")
-        deadline = time.monotonic() + WAIT
-        while terminal.alive() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not terminal.alive(), "ctrl+q did not end the app"
+        terminal.wait_closed()  # ctrl+q ends the app
     store = SqliteStore.open(fixture.root / "notes.db", fixture.root / "resources")
     try:
         assert store.get_note(fixture.release).body.endswith("\nChanged meanwhile")

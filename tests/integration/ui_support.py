@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.polling import DEFAULT_TIMEOUT, wait_for_async
 from textual.pilot import Pilot
 
 from noted.models import ACTOR_IMPORT, NoteDraft
@@ -114,13 +115,15 @@ def use_utc() -> None:
     time.tzset()
 
 
-async def until(pilot: Pilot[object], predicate: Callable[[], bool], *, timeout: float = 30.0) -> None:
-    """Let the app run until ``predicate()`` holds; fail after ``timeout`` seconds of waiting."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
-        await pilot.pause(0.02)
+async def until(
+    pilot: Pilot[object],
+    predicate: Callable[[], bool],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    what: str | None = None,
+) -> None:
+    """Let the app run until ``predicate()`` holds; fail after ``timeout`` (scaled) seconds of waiting."""
+    await wait_for_async(predicate, what=what, timeout=timeout, pause=pilot.pause)
 
 
 async def ready(pilot: Pilot[Any]) -> None:

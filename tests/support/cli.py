@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.polling import scaled
 
 import noted
 from noted.cli import main
@@ -78,7 +79,7 @@ def run_noted(profile: Path, *args: str, **kwargs: Any) -> subprocess.CompletedP
         capture_output=True,
         text=True,
         env=env_with_src(),
-        timeout=60,
+        timeout=scaled(300),
         check=False,
         **kwargs,
     )

@@ -20,13 +20,13 @@ import secrets
 import socket
 import subprocess
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for
 
 from noted.store.joplin import JoplinStore
 
@@ -99,9 +99,9 @@ class JoplinServer:
     def stop(self) -> None:
         """Stop the server and wait until its port no longer answers."""
         self._script("stop", str(self.profile))
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and self.answers():
-            time.sleep(0.1)
+        wait_for(
+            lambda: not self.answers(), what="the Joplin server's port to close", timeout=30, interval=0.1
+        )
 
     def answers(self) -> bool:
         try:
@@ -133,7 +133,7 @@ class JoplinServer:
     ) -> Any:
         """A request to the Data API made outside noted (as Joplin's own app would change a note)."""
         query = {**(params or {}), "token": self.token}
-        answer = httpx.request(method, f"{self.url}{path}", params=query, json=body, timeout=30)
+        answer = httpx.request(method, f"{self.url}{path}", params=query, json=body, timeout=scaled(120))
         answer.raise_for_status()
         return answer.json() if answer.content else None
 
@@ -164,7 +164,7 @@ class JoplinServer:
                     if exc.response.status_code != 404:
                         raise
 
-    def store(self, root: Path, *, read_deadline: float = 5.0) -> JoplinStore:
+    def store(self, root: Path, *, read_deadline: float = scaled(30)) -> JoplinStore:
         """A noted store on this Joplin, its sidecar in ``root``."""
         root.mkdir(parents=True, exist_ok=True)
         return JoplinStore.open(root, url=self.url, token=self.token, read_deadline=read_deadline)
@@ -199,10 +199,6 @@ def shared_server(tmp_root: Path) -> JoplinServer:
         return _shared
 
 
-def wait_until(predicate: Any, *, timeout: float = 15.0, what: str = "condition") -> None:
-    """Poll ``predicate`` until it holds; fail the test after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+def wait_until(predicate: Any, *, timeout: float = DEFAULT_TIMEOUT, what: str = "condition") -> None:
+    """Poll ``predicate`` until it holds; fail the test after ``timeout`` (scaled) seconds."""
+    wait_for(predicate, what=what, timeout=timeout, interval=0.05)

@@ -22,16 +22,16 @@ from noted.tools import Scope, ToolContext, ToolRegistry, ToolResult, all_tools,
 from noted.tools.base import Payload
 
 ACTOR = "assistant:chat-1"
-ISSUE_TOOLS = {  # the names issue 4 makes a public contract
+PUBLIC_TOOLS = {  # the tool names are a public contract: AI apps call them by name
     "search_notes", "semantic_search_notes", "read_note", "read_notes", "list_notebooks", "list_tags",
     "list_notebook_notes", "note_history", "create_note", "create_notebook", "update_note", "delete_note",
     "restore_note", "manage_tags", "editor_read_note", "editor_append", "editor_insert_before",
     "editor_insert_after", "editor_replace", "editor_replace_selection",
-    # issue 9: attachments, notebook and tag management
+    # attachments, notebook and tag management
     "list_notes", "get_notebook", "get_tag", "list_tag_notes", "list_attachments", "read_attachment",
     "update_notebook", "delete_notebook", "restore_notebook", "rename_tag", "delete_tag", "attach_file",
     "replace_attachment", "delete_attachment",
-    # issue 18: joplin-md-sync's tool set
+    # the rest of joplin-md-sync's tool set
     "create_tag", "get_attachment",
 }  # fmt: skip
 WRITE_TOOLS = ("create_note", "create_notebook", "update_note", "delete_note", "restore_note", "manage_tags")
@@ -39,7 +39,7 @@ MANAGE_TOOLS = (
     "update_notebook", "delete_notebook", "restore_notebook", "rename_tag", "delete_tag", "attach_file",
     "replace_attachment", "delete_attachment", "create_tag",
 )  # fmt: skip
-"""The write tools of issues 9 and 18 (off by default like every write tool)."""
+"""The management write tools (off by default like every write tool)."""
 
 
 @dataclass

@@ -21,13 +21,13 @@ import collections
 import json
 import socket
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
 import uvicorn
+from tests.support.polling import scaled, wait_for
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -107,17 +107,19 @@ class WireServer:
     def start(self) -> WireServer:
         """Start serving and wait until the socket accepts connections."""
         self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the wire server did not start")
-            time.sleep(0.01)
+        wait_for(
+            lambda: self._server.started or not self._thread.is_alive(),
+            what="the wire server to accept connections",
+            interval=0.01,
+        )
+        if not self._server.started:
+            raise RuntimeError("the wire server did not start")
         return self
 
     def stop(self) -> None:
         """Stop serving and wait for the thread to end."""
         self._server.should_exit = True
-        self._thread.join(timeout=10)
+        self._thread.join(timeout=scaled(60))
         self._sock.close()
 
     def __enter__(self) -> WireServer:

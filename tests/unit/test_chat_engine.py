@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.polling import scaled
 
 from noted.chat.budget import estimate_tokens
 from noted.chat.engine import ChatEngine
@@ -54,7 +55,7 @@ from noted.providers.fake import Turn
 from noted.services import Services
 
 BODY = "# Shopping\n- milk\n- tea\n"
-LIVENESS = 10  # seconds: only turns a hang into a failure, never a speed check
+LIVENESS = scaled(120)  # seconds: only turns a hang into a failure, never a speed check
 
 
 @pytest.fixture

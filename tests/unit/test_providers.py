@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support.polling import scaled
 
 from noted.errors import ConfigError, UnavailableError
 from noted.providers import (
@@ -180,7 +181,9 @@ def test_building_the_fake_imports_no_sdk() -> None:
         "make_provider(ProviderConfig(kind='fake', enabled=True))\n"
         "print(sorted(m for m in ('openai', 'anthropic') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=scaled(300)
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -269,12 +272,12 @@ async def test_fake_hang_ends_only_by_cancellation() -> None:
             started.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(started.wait(), scaled(60))
     await asyncio.sleep(0)
     assert not task.done()  # it really hangs
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 5)
+        await asyncio.wait_for(task, scaled(60))
     assert fake.cancelled == 1
 
 

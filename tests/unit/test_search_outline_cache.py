@@ -1,4 +1,4 @@
-"""Search hits' sections come from outlines cached by note version (issue 18, point 7).
+"""Search hits' sections come from outlines cached by note version.
 
 Parsing each hit's Markdown on every search was ~95 % of ``search_notes``. These tests check the
 cache gives the very answers of a fresh parse (setext headings and all), parses a version once,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import tomlkit
+from tests.support.polling import scaled
 
 from noted.errors import ConfigError
 from noted.profile import Profile
@@ -402,7 +403,7 @@ def test_two_processes_setting_different_keys_both_keep_theirs(tmp_path: Path) -
     )
     path = tmp_path / "config.toml"
     procs = [subprocess.Popen([sys.executable, "-c", script, str(path), name]) for name in ("a", "b")]
-    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    assert [p.wait(timeout=scaled(300)) for p in procs] == [0, 0]
     final = Settings.load(path, environ={})
     for name in ("a", "b"):
         for i in range(15):

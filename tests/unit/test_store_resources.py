@@ -1,4 +1,4 @@
-"""The store methods issue 9 added: ``replace_resource`` and ``item_changes`` (every backend has them)."""
+"""The store's attachment and feed methods: ``replace_resource`` and ``item_changes`` (every backend has them)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Attachment tools and ``create_note``'s HTML and attachments, through the registry (issue 9).
+"""Attachment tools and ``create_note``'s HTML and attachments, through the registry.
 
 Each refusal is checked for "nothing written": the change feed's cursor does not move and no file
 is left in the store.

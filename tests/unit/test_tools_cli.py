@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.support.tools_env import ISSUE_TOOLS
+from tests.support.tools_env import PUBLIC_TOOLS
 
 from noted.cli import commands_tools
 from noted.cli.context import CliContext
@@ -35,7 +35,7 @@ def test_tools_list_prints_each_tool_with_its_state_kind_and_setting(
     (profile / "config.toml").write_text("[ai.tool.update_note]\nenabled = true\n")
     assert _run_cli(["tools", "list", "--profile", str(profile)]) == 0
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
-    assert ISSUE_TOOLS <= set(lines)
+    assert PUBLIC_TOOLS <= set(lines)
     assert lines["search_notes"].split()[1:4] == ["on", "read", "ai.tool.search_notes.enabled"]
     assert lines["create_note"].split()[1:4] == ["off", "write", "ai.tool.create_note.enabled"]
     assert lines["update_note"].split()[1:3] == ["on", "write"] and "config file" in lines["update_note"]

@@ -1,4 +1,4 @@
-"""Notebook and tag management and ``list_notes`` through the registry (issue 9), on every backend.
+"""Notebook and tag management and ``list_notes`` through the registry, on every backend.
 
 Every write is checked for its actor in the change feed, and every refusal for "nothing written".
 """

@@ -1,4 +1,4 @@
-"""What joplin-md-sync's tool set has and noted lacked (issue 18, point 8), on every backend:
+"""What joplin-md-sync's tool set has and noted lacked, on every backend:
 ``update_note(tags=…)`` replacing the tag set, ``create_tag``, and ``get_attachment`` (details
 without content)."""
 

@@ -1,4 +1,4 @@
-"""The read tools through the registry, on a real store: every parameter and every error of the issue."""
+"""The read tools through the registry, on a real store: every parameter and every error it documents."""
 
 from __future__ import annotations
 

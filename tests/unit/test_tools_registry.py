@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from tests.support.tools_env import ISSUE_TOOLS, WRITE_TOOLS, Env, make_env
+from tests.support.tools_env import PUBLIC_TOOLS, WRITE_TOOLS, Env, make_env
 
 from noted.ops.editing import EditorSession
 from noted.settings import Settings
@@ -28,8 +28,8 @@ def env(store: SqliteStore, tmp_path: Path) -> Env:
 # Declarations ------------------------------------------------------------------------------------
 
 
-def test_the_tools_are_exactly_those_the_issue_names() -> None:
-    assert {t.name for t in all_tools()} == ISSUE_TOOLS
+def test_the_tools_are_exactly_the_public_contract() -> None:
+    assert {t.name for t in all_tools()} == PUBLIC_TOOLS
 
 
 @pytest.mark.parametrize("tool", all_tools(), ids=lambda t: t.name)

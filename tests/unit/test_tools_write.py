@@ -1,4 +1,4 @@
-"""The write tools through the registry: every parameter and error of the issue, and provenance.
+"""The write tools through the registry: every parameter and error they document, and provenance.
 
 Every write must be recorded with the caller's actor in the change feed and in the revisions.
 """

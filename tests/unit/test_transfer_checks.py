@@ -1,4 +1,4 @@
-"""An import refused on bad input writes nothing, on both backends (issue 15).
+"""An import refused on bad input writes nothing, on both backends.
 
 Joplin has no transactions, so there "nothing written" rests on every check running before the
 first write; the store's change feed, notebooks and attachments are compared before and after.

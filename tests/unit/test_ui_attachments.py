@@ -1,4 +1,4 @@
-"""Attachments in the reader: save as, add from a path, remove (issue 9).
+"""Attachments in the reader: save as, add from a path, remove.
 
 The file work (``ops.attachments``, ``ui.attachment_files``) is tested alone on a real store; the flows are driven with
 keys in the real app on a real profile, and each test asserts on what is on disk and in the store

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.support.polling import scaled
 
 from noted.errors import InvalidInputError
 from noted.indexer.engine import IndexProgress
@@ -111,7 +112,7 @@ def test_the_editor_command_comes_from_visual_then_editor() -> None:
     assert editor_command({}) == ["vi"]
 
 
-def test_index_status_reads_as_in_the_issue() -> None:
+def test_index_status_reads_as_progress_holder_or_up_to_date() -> None:
     progress = IndexProgress("scan", 1240, 10000, 48.0, 300.0)
     assert format_index(IndexStatus("indexing", progress)) == "indexing 1,240/10,000 · 48 chunks/s"
     assert format_index(IndexStatus("standby", holder="the app (pid 4242)")) == (
@@ -164,7 +165,7 @@ def test_the_first_screen_is_read_ahead_once(tmp_path: Path) -> None:
     try:
         _notes(services.store, 3)  # type: ignore[arg-type]
         first = FirstLook(services).start()
-        first.wait(timeout=10)
+        first.wait(timeout=scaled(60))
         assert first.cursor == services.store.latest_cursor()
         page = first.take_page()
         assert page is not None and [r.meta.title for r in page.rows] == ["n002", "n001", "n000"]
@@ -193,7 +194,7 @@ def test_the_first_screen_read_ahead_gives_nothing_when_the_store_fails(tmp_path
 
         services.store.latest_cursor = broken  # type: ignore[method-assign]
         first = FirstLook(services).start()
-        first.wait(timeout=10)
+        first.wait(timeout=scaled(60))
         assert first.take_page() is None and first.take_tree() is None  # the panes read for themselves
     finally:
         services.close()
