@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 
 from noted.ui import patches
+from noted.ui.patches import guard
 from noted.ui.patches.guard import Private, textual_minor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,7 +183,12 @@ def test_uninstall_gives_back_textuals_own_methods_and_install_is_idempotent() -
 
 
 @pytest.mark.usefixtures("textuals_own")
-def test_a_patch_written_for_another_textual_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_patch_written_for_another_textual_is_left_out_and_logged(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The warning is given once per process: start from none given, whichever test ran before.
+    monkeypatch.setattr(guard, "_warned", set())
+    patches.uninstall()
     own = [owner.__dict__[name] for owner, name in REPLACED]
     major, minor = textual_minor().split(".")
     with caplog.at_level(logging.WARNING, logger="noted.ui.patches.guard"):
