@@ -61,6 +61,10 @@ def _minilm_l3(threads: int | None) -> Embedder:
 MODELS: dict[str, Callable[[int | None], Embedder]] = {
     DEFAULT: lambda threads: make_embedder("local", threads=threads),
     "paraphrase-minilm-l3": _minilm_l3,
+    # What noted runs by default: the dynamic-int8 copy it makes of the packaged model (issue 16).
+    "all-minilm-l6-v2-int8-copy": lambda threads: make_embedder(
+        "local", threads=threads, quantized_cache=OUT / "models"
+    ),
 }
 """Candidate name -> a factory taking the ONNX Runtime thread count (None: every CPU)."""
 

@@ -322,28 +322,30 @@ def _notes(order: Any, scores: Any, notes: list[str], floor: float) -> list[str]
 
 
 def sweep_strict(
-    store: SqliteStore, embedder: Embedder, queries: list[EvalQuery], floors: list[float]
+    store: SqliteStore,
+    embedder: Embedder,
+    queries: list[EvalQuery],
+    floors: list[float],
+    preset: Relevance = Relevance.STRICT,
 ) -> None:
-    """nDCG@10 of strict semantic and strict hybrid search with each candidate floor for strict."""
+    """nDCG@10 of semantic and hybrid search at ``preset`` with each candidate floor for it."""
     presets = semantic.presets_for(embedder.model_id)
-    saved = presets[Relevance.STRICT]
+    saved = presets[preset]
     keyword = KeywordSearch(store)
     sem = SemanticSearch(store, store.db, embedder)
     fused = HybridSearch(keyword, sem)
     labels = [q.labels for q in queries]
     try:
         for floor in floors:
-            presets[Relevance.STRICT] = Preset(saved.chunks, floor)
-            sem_runs = [
-                [h.note_id for h in sem.search(q.text, relevance="strict", limit=10)] for q in queries
-            ]
+            presets[preset] = Preset(saved.chunks, floor)
+            sem_runs = [[h.note_id for h in sem.search(q.text, relevance=preset, limit=10)] for q in queries]
             hyb_runs = [
-                [h.note_id for h in fused.search(q.text, relevance="strict", limit=10).hits] for q in queries
+                [h.note_id for h in fused.search(q.text, relevance=preset, limit=10).hits] for q in queries
             ]
-            print(f"strict floor {floor:.3f}: semantic nDCG@10 {m.score(sem_runs, labels).ndcg:.3f}, "
+            print(f"{preset.value} floor {floor:.3f}: semantic nDCG@10 {m.score(sem_runs, labels).ndcg:.3f}, "
                   f"hybrid {m.score(hyb_runs, labels).ndcg:.3f}", flush=True)  # fmt: skip
     finally:
-        presets[Relevance.STRICT] = saved
+        presets[preset] = saved
 
 
 CANDIDATE_FLOORS = {f"{f:.2f}": f for f in (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55)}
@@ -362,6 +364,7 @@ def main() -> int:
         default="",
         help="comma-separated floors: print strict semantic and hybrid nDCG@10 with each (to tune it)",
     )
+    parser.add_argument("--floors-of", default="strict", help="the preset --strict-floors tunes")
     args = parser.parse_args()
     try:
         profile, notes = ensure_profile(rebuild=args.rebuild)
@@ -379,7 +382,8 @@ def main() -> int:
         print(f"corpus: {len(notes)} notes, {built['chunks']} chunks ({embedder.model_id}); "
               f"index brought up to date in {built['seconds']} s")  # fmt: skip
         if args.strict_floors:
-            sweep_strict(store, embedder, queries, [float(f) for f in args.strict_floors.split(",")])
+            floors = [float(f) for f in args.strict_floors.split(",")]
+            sweep_strict(store, embedder, queries, floors, Relevance(args.floors_of))
         arms = collect(store, embedder, queries, int(built["chunks"]))
         scaled = two_stage_at_scale(store, embedder, queries)
     finally:
