@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
-from bench_mcp_load import percentile  # noqa: E402
+from bench_mcp_load import percentile, start_server  # noqa: E402
 from eval_corpus import ensure_profile  # noqa: E402
 from tests.support.joplin import JoplinServer, free_port, unavailable_reason  # noqa: E402
 
@@ -155,16 +155,8 @@ def start_peer(joplin: JoplinServer) -> Server:
 
 
 async def start_noted(profile: Path) -> Server:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "noted", "--profile", str(profile), "mcp", "serve", "--port", "0",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
-    )  # fmt: skip
-    assert process.stdout is not None
-    line = (await asyncio.wait_for(process.stdout.readline(), 120)).decode()
-    if "listening on " not in line:
-        raise SystemExit(f"noted's server did not start: {line!r}")
-    return Server("noted", line.split("listening on ")[1].strip(), "search_notes", process)
+    process, url = await start_server(profile)
+    return Server("noted", url, "search_notes", process)
 
 
 # A raw client ---------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from noted.errors import BackendError, InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, Note, now_ms
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, WriteOutcomeUnknownError
 from noted.store.joplin.events import EventFeed
-from noted.store.joplin.sidecar import ACTOR_JOPLIN, SCHEMA_KEY, JoplinEvent, Sidecar
+from noted.store.joplin.sidecar import ACTOR_JOPLIN, JoplinEvent, Sidecar
+from noted.store.joplin.sidecar_schema import SCHEMA_KEY
 from noted.store.sqlite.db import Database
 
 TOKEN = "s3cr3t-token-0123456789"

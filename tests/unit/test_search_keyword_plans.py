@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from noted.models import NoteDraft
-from noted.search import keyword, sql
+from noted.search import conditions, keyword, sql
 from noted.search.keyword import KeywordSearch
 from noted.store.sqlite import SqliteStore
 
@@ -51,10 +51,10 @@ def test_probing_tags_note_by_note_returns_what_listing_them_does(
 ) -> None:
     _fill(store)
     search = KeywordSearch(store)
-    monkeypatch.setattr(sql, "TAG_PROBE_FROM", 10**9)
+    monkeypatch.setattr(conditions, "TAG_PROBE_FROM", 10**9)
     listed = search.search(query, limit=100)
-    monkeypatch.setattr(sql, "TAG_PROBE_FROM", 0)
-    monkeypatch.setattr(sql, "TAG_LIST_PER_MATCH", 0)  # probe even where the words match few notes
+    monkeypatch.setattr(conditions, "TAG_PROBE_FROM", 0)
+    monkeypatch.setattr(conditions, "TAG_LIST_PER_MATCH", 0)  # probe even where the words match few notes
     probed = search.search(query, limit=100)
     assert probed.total == listed.total
     assert 0 < listed.total < 12  # not vacuous: the filter keeps some notes and drops others
@@ -67,10 +67,10 @@ def test_a_common_tag_is_listed_when_the_words_match_few_notes(
 ) -> None:
     _fill(store)
     search = KeywordSearch(store)
-    monkeypatch.setattr(sql, "TAG_PROBE_FROM", 0)
-    monkeypatch.setattr(sql, "TAG_LIST_PER_MATCH", 0)
+    monkeypatch.setattr(conditions, "TAG_PROBE_FROM", 0)
+    monkeypatch.setattr(conditions, "TAG_LIST_PER_MATCH", 0)
     probed = search.search(query, limit=100)
-    monkeypatch.setattr(sql, "TAG_LIST_PER_MATCH", 10**9)
+    monkeypatch.setattr(conditions, "TAG_LIST_PER_MATCH", 10**9)
     listed = search.search(query, limit=100)
     assert 0 < listed.total == probed.total
     assert [h.note_id for h in listed.hits] == [h.note_id for h in probed.hits]

@@ -2,8 +2,9 @@
 
 ``ChatEngine.run`` sends the conversation to the provider, streams the answer, runs the tool calls
 of each round through the one tool registry, sends the results back, and repeats until the model
-answers in text. The engine is headless: the TUI's chat pane and ``noted ask`` only render its
-events and answer its approvals.
+answers in text. The calls themselves, their approvals and the saving of the open note's edits
+are in ``noted.chat.calls``. The engine is headless: the TUI's chat pane and ``noted ask`` only
+render its events and answer its approvals.
 
 Rules it keeps:
 - The open note is pre-loaded as a synthetic ``editor_read_note`` call at the start of a
@@ -26,26 +27,19 @@ Rules it keeps:
 from __future__ import annotations
 
 import asyncio
-import difflib
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
 
 from noted.chat.budget import check_budget
+from noted.chat.calls import RoundCalls
 from noted.chat.events import (
-    Approval,
-    ApprovalRequested,
     Cancelled,
     ChatEvent,
     Done,
     EditsApplied,
-    EditsProposed,
-    EditsRefused,
     Failed,
     TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
     UsageReport,
     Waiting,
 )
@@ -53,14 +47,11 @@ from noted.chat.prompts import preload_messages, system_prompt
 from noted.chat.transcripts import Conversation, Entry, Notice, Transcripts
 from noted.chat.turns import (
     BROKE_OFF,
-    DECLINED,
     NOT_RUN,
     NOT_SAVED,
-    PAUSED,
     STOPPED,
     mark_edits,
     round_messages,
-    summary,
 )
 from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import ConflictError, NotedError
@@ -78,8 +69,7 @@ from noted.providers import (
     UserMessage,
 )
 from noted.providers import TextDelta as ProviderText
-from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
-from noted.tools.editor import amend
+from noted.tools import ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -103,10 +93,6 @@ class ChatSetup:
     """``ai.timeoutSeconds``: how long the person waits for an answer to begin, retries included."""
     retries: int = 2
     """How often a try that failed in a way worth retrying is tried again within ``timeout``."""
-
-
-_Stop = Stopped
-"""Raised inside a run when the person cancelled."""
 
 
 class ChatEngine:
@@ -164,6 +150,7 @@ class _Run:
         self.cancel = cancel
         self.actor = assistant_actor(conversation.id)
         self.ctx = setup.context(self.actor, editor)
+        self.calls = RoundCalls(setup.registry, self.ctx, setup.approve_writes, cancel, editor, self.actor)
         self.tokens = conversation.input_tokens + conversation.output_tokens
         self.text = ""
         self.unsaved: list[Message] = []
@@ -182,7 +169,7 @@ class _Run:
             history = await asyncio.to_thread(self._start, text)
             async for event in self._rounds(provider, history):
                 yield event
-        except _Stop:
+        except Stopped:
             await asyncio.to_thread(self._save_partial)
             yield Cancelled(self.text)
         except asyncio.CancelledError:
@@ -257,9 +244,9 @@ class _Run:
                 return
             results: list[ToolResult] = []
             self.round = (calls, results)
-            async for event in self._run_calls(calls, results, paused=paused):
+            async for event in self.calls.run_calls(calls, results, paused=paused):
                 yield event
-            async for event in self._commit_edits(results):
+            async for event in self.calls.commit_edits(results):
                 yield event
             self.round = None
             saved = round_messages(self.text, calls, results)
@@ -287,104 +274,6 @@ class _Run:
             provider, request, self.cancel, timeout=setup.timeout(), retries=setup.retries
         ):
             yield event
-
-    async def _ask(self, approval: Approval, tool: str) -> AsyncIterator[ChatEvent | bool]:
-        approval.bind(asyncio.get_running_loop())
-        yield ApprovalRequested(approval, tool)
-        stop = asyncio.ensure_future(self.cancel.wait())
-        answer = asyncio.ensure_future(approval.wait())
-        try:
-            await asyncio.wait({stop, answer}, return_when=asyncio.FIRST_COMPLETED)
-            if not answer.done():
-                raise _Stop()
-            yield answer.result()
-        finally:
-            stop.cancel()
-            answer.cancel()
-
-    async def _run_calls(
-        self, calls: list[ToolCallReady], results: list[ToolResult], *, paused: bool
-    ) -> AsyncIterator[ChatEvent]:
-        registry = self.setup.registry
-        for call in calls:
-            arguments = dict(call.arguments)
-            yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
-            tool = registry.get(call.name)
-            if call.arguments_error:
-                result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
-            elif paused:
-                result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
-            elif tool is not None and self._needs_approval(tool, arguments):
-                approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
-                allowed = False
-                async for item in self._ask(approval, call.name):
-                    if isinstance(item, bool):
-                        allowed = item
-                    else:
-                        yield item
-                if allowed:
-                    result = await registry.call(call.name, arguments, self.ctx)
-                else:
-                    result = ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
-            else:
-                result = await registry.call(call.name, arguments, self.ctx)
-            results.append(result)
-            yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
-
-    def _needs_approval(self, tool: Tool, arguments: dict[str, Any]) -> bool:
-        """Whether to ask the person before a global write. A call the registry would refuse anyway
-        (switched off, bad arguments) is not put to the person: a yes could not make it run, and a
-        note that talks the model into calling a switched-off tool must not reach the person as a
-        question."""
-        if not tool.is_write or tool.editor or not self.setup.approve_writes():
-            return False
-        registry = self.setup.registry
-        return (
-            registry.enabled(tool)
-            and registry.available(tool, self.ctx)
-            and registry.validate(tool, arguments) is None
-        )
-
-    async def _commit_edits(self, results: list[ToolResult]) -> AsyncIterator[ChatEvent]:
-        session = self.editor
-        if session is None:
-            return
-        if not session.dirty:
-            # Edits that cancelled out: commit writes nothing but clears them, so the next
-            # round's count starts from zero.
-            session.commit(self.ctx.store, self.actor)
-            return
-        diff = "".join(
-            difflib.unified_diff(
-                _lines(session.original),
-                _lines(session.text),
-                fromfile="before",
-                tofile="after",
-            )
-        )
-        count = len(session.edits)
-        yield EditsProposed(session.note_id, diff, count)
-        if self.setup.approve_writes():
-            approval = Approval(f"Apply {count} edit(s) to “{session.title}”?", "", diff)
-            allowed = False
-            async for item in self._ask(approval, "edit_current"):
-                if isinstance(item, bool):
-                    allowed = item
-                else:
-                    yield item
-            if not allowed:
-                session.discard()
-                results[:] = [mark_edits(r, DECLINED) for r in results]
-                yield EditsRefused(session.note_id, count, "You declined the edits; nothing was written.")
-                return
-        store = self.ctx.store
-        before = await asyncio.to_thread(store.get_note, session.note_id)
-        outcome = await asyncio.to_thread(session.commit, store, self.actor)
-        results[:] = [amend(outcome, r) for r in results]
-        if outcome.written and outcome.note is not None:
-            yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
-        elif outcome.lost:
-            yield EditsRefused(session.note_id, count, outcome.message)
 
     def _save_partial(self, mark: str = STOPPED, notice: Notice | None = None) -> None:
         """Keep what was said before a cancel (or a failure), as a history every provider accepts:
@@ -418,9 +307,3 @@ async def _close(provider: ChatProvider) -> None:
         await provider.aclose()
     except Exception:
         log.debug("closing the provider failed", exc_info=True)
-
-
-def _lines(text: str) -> list[str]:
-    """``text``'s lines for a diff, each ending in a newline (a last line without one would run
-    into the next line of the diff)."""
-    return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]

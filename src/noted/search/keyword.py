@@ -24,9 +24,10 @@ import apsw
 from noted.errors import QueryError
 from noted.search import fuzzy
 from noted.search import sql as search_sql
+from noted.search.conditions import Subtree, like_pattern
 from noted.search.query import Filter, FilterKind, Query, TextTerm, parse_query
 from noted.search.snippet import Located, body_pattern, fold, locate
-from noted.search.sql import Subtree, compile_query, like_pattern, subtree_sql
+from noted.search.sql import compile_query, subtree_sql
 from noted.store.sqlite.db import Database
 
 MAX_LIMIT = 1000

@@ -8,7 +8,8 @@ them they are sets of rowids (``rowid IN (…)`` for tags, attachments, notebook
 recursive CTE, and the trash when the ``notes_hidden`` index exists), so that a word matching
 thousands of notes is ranked without reading their rows; the others read the ``notes`` row.
 A notebook holding nearly every note is filtered by the few notes outside it instead (see
-``Subtree``), and common tags are probed note by note unless the words match far fewer notes.
+``Subtree``), and common tags are probed note by note unless the words match far fewer notes;
+the conditions themselves are built in ``noted.search.conditions``.
 All matches are counted over the same WHERE as the page, and only the page's rows are joined
 back to ``notes`` for titles and bodies.
 """
@@ -20,7 +21,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from noted.search.query import DateField, DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
+from noted.search.conditions import (
+    HIDDEN,
+    MATCHING,
+    Cond,
+    Subtree,
+    fts_term,
+    notebook_condition,
+    notebook_cte,
+    rid_in,
+    term_condition,
+)
+from noted.search.query import Filter, FilterKind, Query, TextTerm
 
 TITLE_WEIGHT = 10.0
 BODY_WEIGHT = 1.0
@@ -31,25 +43,10 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Subtree:
-    """What the caller measured of the notes under the notebooks of ``notebook:`` filters.
-
-    ``big``: at least ``NOTEBOOK_ROWS_MAX`` notes are inside. ``outside``: the rowids of every
-    note outside (trashed ones included), known only when there are fewer than that.
-    """
-
-    big: bool
-    outside: tuple[int, ...] | None = None
-
-
 NOTEBOOK_ROWS_MAX = 2000
 """Rowids a notebook filter lists, inside the subtree or outside it: listing costs ~1.4 µs a
 note (``notebook:`` on a subtree of 100k notes: 144 ms a list, counted twice, against 14 ms
 to count the live notes when none is outside)."""
-TAG_LIST_PER_MATCH = 4
-"""Listing a tag's notes costs ~1.5 µs a link, probing ~7 µs a note matching the words: a
-common tag is listed when it has fewer than this many links per matching note."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,177 +63,30 @@ class CompiledQuery:
     match: str | None = None
 
 
-def fts_string(text: str) -> str:
-    """``text`` as an FTS5 string: a phrase of its tokens, never an operator."""
-    return '"' + text.replace('"', '""') + '"'
-
-
-def like_pattern(value: str) -> str:
-    """A LIKE pattern (with ``ESCAPE '\\'``) matching ``value`` whole, ``*`` standing for any run."""
-    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped.replace("*", "%")
-
-
-def fts_term(term: TextTerm, expansions: Mapping[str, tuple[str, ...]]) -> str | None:
-    """The FTS5 expression of a word or phrase; None when it cannot match anything."""
-    if term.infix:
-        words = expansions.get(term.text, ())
-        if not words:
-            return None
-        expr = "(" + " OR ".join(fts_string(w) for w in words) + ")"
-    else:
-        expr = fts_string(term.text) + (" *" if term.prefix else "")
-    if term.field is TextField.ALL:
-        return expr
-    return f"{{{term.field.value}}} : ({expr})"
-
-
-@dataclass(frozen=True, slots=True)
-class _Cond:
-    """A condition on a note: ``{rid}`` stands for its rowid; ``row`` when it reads ``n.…`` columns."""
-
-    sql: str
-    params: tuple[object, ...] = ()
-    row: bool = False
-    count: str | None = None
-    """The condition in a count over ``notes`` when it differs (an index may answer it there)."""
-
-    def on(self, rid: str, *, counting: bool = False) -> str:
-        return ((self.count if counting else None) or self.sql).replace("{rid}", rid)
-
-
-def _rid_in(sub: str, params: tuple[object, ...] = (), *, negated: bool = False) -> _Cond:
-    """A condition answered by a subquery of rowids, so that the notes row need not be read."""
-    return _Cond(f"{{rid}} {'NOT ' if negated else ''}IN ({sub})", params)
-
-
-_TAGGED = (
-    "SELECT x.rowid FROM tags AS t JOIN note_tags AS nt ON nt.tag_id = t.id "
-    "JOIN notes AS x ON x.id = nt.note_id WHERE t.title LIKE ? ESCAPE '\\'"
-)
-_ATTACHED = (
-    "SELECT x.rowid FROM resources AS r JOIN note_resources AS nr ON nr.resource_id = r.id "
-    "JOIN notes AS x ON x.id = nr.note_id WHERE r.mime LIKE ? ESCAPE '\\'"
-)
-_TAG_PROBE = (
-    "EXISTS (SELECT 1 FROM note_tags AS nt WHERE nt.note_id = n.id "
-    "AND +nt.tag_id IN (SELECT id FROM tags WHERE title LIKE ? ESCAPE '\\'))"
-)
-"""Whether note ``n`` carries a matching tag: one probe of its own few links ("+" keeps SQLite
-from probing each matching tag in turn, 300 probes a note for ``tag:*``)."""
-TAG_PROBE_FROM = 2000
-"""Tag links above which a tag filter probes each candidate note instead of listing the tagged
-notes' rowids: mapping thousands of note ids back to rowids costs more than probing (``tag:*``
-at 100k notes: 900 ms listed, 70 ms probed), and a page walked newest first stops early."""
-_UNATTACHED = (
-    "SELECT 1 FROM note_resources AS nr JOIN resources AS r ON r.id = nr.resource_id "
-    "WHERE nr.note_id = n.id AND r.mime LIKE ? ESCAPE '\\'"
-)
-_MATCHING = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?"
-_HIDDEN = "SELECT rowid FROM notes WHERE deleted_time > 0 OR is_conflict != 0"
-"""Trashed notes and conflicts; fast only with the partial index ``notes_hidden`` on this WHERE."""
-
-
-def _probed(term: Filter, tag_links: Mapping[str, int], matches: int | None) -> bool:
-    """Whether tag filter ``term`` probes each candidate note rather than listing the tagged ones.
-
-    ``matches`` is how many notes the words match (None when every note is a candidate).
-    """
-    if term.negated:
-        return True  # think -tag:*
-    links = tag_links.get(term.value, TAG_PROBE_FROM)
-    return links >= TAG_PROBE_FROM and (matches is None or links >= matches * TAG_LIST_PER_MATCH)
-
-
-def _filter_condition(term: Filter, tag_links: Mapping[str, int], matches: int | None = None) -> _Cond:
-    not_ = "NOT " if term.negated else ""
-    kind = term.kind
-    if kind is FilterKind.TAG and _probed(term, tag_links, matches):
-        return _Cond(f"{not_}{_TAG_PROBE}", (like_pattern(term.value),), row=True)
-    if kind in (FilterKind.TAG, FilterKind.RESOURCE):
-        tagged = kind is FilterKind.TAG
-        if term.negated:
-            return _Cond(f"NOT EXISTS ({_UNATTACHED})", (like_pattern(term.value),), row=True)
-        return _rid_in(_TAGGED if tagged else _ATTACHED, (like_pattern(term.value),))
-    if kind is FilterKind.SOURCEURL:
-        return _Cond(f"n.source_url {not_}LIKE ? ESCAPE '\\'", (like_pattern(term.value),), row=True)
-    if kind is FilterKind.ID:
-        if term.wildcard:
-            return _Cond(f"n.id {not_}LIKE ? ESCAPE '\\'", (like_pattern(term.value.lower()),), row=True)
-        return _Cond("n.id != ?" if term.negated else "n.id = ?", (term.value.lower(),), row=True)
-    if kind is FilterKind.TYPE:
-        return _Cond(f"n.is_todo = {int((term.value == 'todo') != term.negated)}", row=True)
-    if kind is FilterKind.ISCOMPLETED:
-        done = (term.value == "1") != term.negated
-        return _Cond(f"(n.is_todo = 1 AND n.todo_completed {'>' if done else '='} 0)", row=True)
-    raise AssertionError(f"notebook filters are compiled apart, not {kind}")
-
-
-def _date_condition(term: DateFilter) -> _Cond:
-    op = "<" if term.negated else ">="
-    if term.field is DateField.DUE:
-        return _Cond(f"(n.is_todo = 1 AND n.todo_due > 0 AND n.todo_due {op} ?)", (term.since_ms,), row=True)
-    column = "n.user_created_time" if term.field is DateField.CREATED else "n.user_updated_time"
-    return _Cond(f"{column} {op} ?", (term.since_ms,), row=True)
-
-
-def _notebook_cte(name: str, values: tuple[str, ...], scope: str | None) -> tuple[str, tuple[object, ...]]:
-    """A recursive CTE of the notebooks whose title matches one of ``values``, with their descendants.
-
-    With a scope (a JSON list of notebook ids), only titles inside it are matched, so a query
-    cannot learn the name of a notebook it may not see from which notes come back.
-    """
-    likes = " OR ".join("title LIKE ? ESCAPE '\\'" for _ in values)
-    inside = " AND id IN (SELECT value FROM json_each(?))" if scope is not None else ""
-    sql = (
-        f"{name}(id) AS (SELECT id FROM folders WHERE ({likes}){inside} "
-        f"UNION SELECT f.id FROM folders AS f JOIN {name} AS p ON f.parent_id = p.id)"
-    )
-    params = tuple(like_pattern(v) for v in values)
-    return sql, params + ((scope,) if scope is not None else ())
-
-
-def _term_condition(
-    term: Term,
-    expansions: Mapping[str, tuple[str, ...]],
-    tag_links: Mapping[str, int],
-    matches: int | None = None,
-) -> _Cond:
-    """A condition for one non-notebook term, used where terms combine as SQL (negated text, any:1)."""
-    if isinstance(term, TextTerm):
-        expr = fts_term(term, expansions)
-        if expr is None:  # matches nothing, so its negation matches everything
-            return _Cond("1" if term.negated else "0")
-        return _rid_in(_MATCHING, (expr,), negated=term.negated)
-    if isinstance(term, DateFilter):
-        return _date_condition(term)
-    return _filter_condition(term, tag_links, matches)
-
-
 class _Builder:
     """Collects CTEs and conditions; conditions are rendered once the rowid expression is known."""
 
     def __init__(self, hidden_index: bool) -> None:
         self.ctes: list[str] = []
         self.cte_params: list[object] = []
-        self.conds: list[_Cond] = [
-            _rid_in(_HIDDEN, negated=True)
+        self.conds: list[Cond] = [
+            rid_in(HIDDEN, negated=True)
             if hidden_index
-            else _Cond("n.deleted_time = 0 AND n.is_conflict = 0", row=True)
+            else Cond("n.deleted_time = 0 AND n.is_conflict = 0", row=True)
         ]
 
     def cte(self, sql: str, params: tuple[object, ...] = ()) -> None:
         self.ctes.append(sql)
         self.cte_params.extend(params)
 
-    def require(self, cond: _Cond) -> None:
+    def require(self, cond: Cond) -> None:
         self.conds.append(cond)
 
-    def require_any(self, conds: list[_Cond], also: str | None = None) -> None:
+    def require_any(self, conds: list[Cond], also: str | None = None) -> None:
         """One condition that holds when any of ``conds`` (or the raw SQL ``also``) does."""
         sqls = [c.sql for c in conds] + ([also] if also else [])
         params = tuple(p for c in conds for p in c.params)
-        self.conds.append(_Cond("(" + " OR ".join(sqls) + ")", params, row=any(c.row for c in conds)))
+        self.conds.append(Cond("(" + " OR ".join(sqls) + ")", params, row=any(c.row for c in conds)))
 
 
 _PARENTS = (
@@ -255,7 +105,7 @@ def subtree_sql(
     number matters) or the rowids of the notes outside.
     """
     scope = json.dumps(sorted(folder_ids)) if folder_ids is not None else None
-    cte, params = _notebook_cte("nb", values, scope)
+    cte, params = notebook_cte("nb", values, scope)
     if outside:
         sql = (
             f"WITH {cte}, {_PARENTS} SELECT rowid FROM notes WHERE parent_id IN "
@@ -264,21 +114,6 @@ def subtree_sql(
     else:
         sql = f"WITH {cte} SELECT 1 FROM notes WHERE parent_id IN (SELECT id FROM nb) LIMIT ?"
     return CompiledQuery(sql, (*params, NOTEBOOK_ROWS_MAX), ranked=False)
-
-
-def _notebook_condition(name: str, negated: bool, subtree: Subtree | None, walk: bool) -> _Cond | None:
-    """The condition of the notebook filters whose CTE is ``name``; None when every note passes."""
-    if subtree is not None and subtree.outside is not None:
-        if not subtree.outside:  # every note is inside
-            return _Cond("0") if negated else None
-        return _rid_in("SELECT value FROM json_each(?)", (json.dumps(subtree.outside),), negated=not negated)
-    inside = f"SELECT id FROM {name}"
-    if subtree is not None and subtree.big and walk:
-        # Read from the row, so that the page walks notes newest first and stops early, while
-        # the count goes through notes_parent: listing the subtree's rowids would cost more.
-        not_ = "NOT " if negated else ""
-        return _Cond(f"+n.parent_id {not_}IN ({inside})", row=True, count=f"n.parent_id {not_}IN ({inside})")
-    return _rid_in(f"SELECT x.rowid FROM notes AS x WHERE x.parent_id IN ({inside})", negated=negated)
 
 
 def _restrictions(
@@ -294,13 +129,13 @@ def _restrictions(
         if values:
             subtree = subtrees.get(negated)
             if subtree is None or subtree.outside is None:
-                b.cte(*_notebook_cte(name, values, scope))
-            cond = _notebook_condition(name, negated, subtree, walk)
+                b.cte(*notebook_cte(name, values, scope))
+            cond = notebook_condition(name, negated, subtree, walk)
             if cond is not None:
                 b.require(cond)
     if folder_ids is not None:
         sub = "SELECT x.rowid FROM notes AS x WHERE x.parent_id IN (SELECT value FROM json_each(?))"
-        b.require(_rid_in(sub, (scope,)))
+        b.require(rid_in(sub, (scope,)))
 
 
 def compile_query(
@@ -345,14 +180,14 @@ def compile_query(
     _restrictions(b, query, folder_ids, subtrees or {}, walk=not any(exprs))
     if query.any:
         match = " OR ".join(f"({e})" for e in exprs if e is not None)
-        alternatives = [_term_condition(t, expansions, tag_links) for t in rest]
+        alternatives = [term_condition(t, expansions, tag_links) for t in rest]
         if alternatives:
             b.require_any(alternatives, also="h.rid IS NOT NULL" if match else None)
         elif not match:
-            b.require(_Cond("0"))
+            b.require(Cond("0"))
         return _assemble(b, match or None, outer=bool(alternatives), limit=limit, offset=offset)
     if any(e is None for e in exprs):
-        b.require(_Cond("0"))
+        b.require(Cond("0"))
     negated_exprs = [fts_term(t, expansions) for t in rest if isinstance(t, TextTerm)]
     match = " AND ".join(f"({e})" for e in exprs if e is not None)
     if match and any(negated_exprs):
@@ -360,7 +195,7 @@ def compile_query(
         match = f"({match}) NOT ({' OR '.join(f'({e})' for e in negated_exprs if e is not None)})"
     for term in rest:
         if not (match and isinstance(term, TextTerm)):
-            b.require(_term_condition(term, expansions, tag_links, matches if match else None))
+            b.require(term_condition(term, expansions, tag_links, matches if match else None))
     compiled = _assemble(b, match or None, outer=False, limit=limit, offset=offset, by_date=by_date)
     return replace(compiled, match=match or None)
 
@@ -424,7 +259,7 @@ def _assemble(
         # Walk the notes_updated index newest first ("+" keeps SQLite from reading a notes row
         # per FTS match) and stop at the page's end; the count above still reads the FTS index.
         src = _source(b, None, False)
-        where = " AND ".join([f"+n.rowid IN ({_MATCHING})", *(c.on(src.cond_rid) for c in b.conds)])
+        where = " AND ".join([f"+n.rowid IN ({MATCHING})", *(c.on(src.cond_rid) for c in b.conds)])
         page_params = [match, *where_params]
     page = (
         f"SELECT {src.rid} AS rid, {src.score} AS score, {src.updated} AS updated "

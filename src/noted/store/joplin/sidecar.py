@@ -16,7 +16,7 @@ keyed by Joplin ids:
 - ``joplin_trash``: when noted moved a notebook to the trash, so restoring it brings back what
   went with it.
 
-Tables are created on first use and versioned under ``joplin.sidecar.schema`` in ``meta``.
+Tables are created on first use and migrated by ``noted.store.joplin.sidecar_schema``.
 """
 
 from __future__ import annotations
@@ -30,13 +30,12 @@ import apsw
 
 from noted.errors import NotFoundError
 from noted.models import Change, ChangePage, ChangeType, ItemType, Note, Revision, now_ms
+from noted.store.joplin.sidecar_schema import ensure_schema, set_meta
 from noted.store.revisions import REVISION_COLUMNS, SessionBursts, pack_body, revision_of
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.feed import changes_after, changes_of
 
 SIDECAR_NAME = "joplin-sidecar.db"
-SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 2
 CURSOR_KEY = "joplin.events.cursor"
 """The id of the newest Joplin change mirrored into ``joplin_feed``."""
 
@@ -48,53 +47,6 @@ MATCH_SLACK_MS = 1_000
 noted's is taken for noted's."""
 UNKNOWN_WINDOW_MS = 60_000
 """How long after sending an unanswered write a change may still be that write."""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS joplin_writes (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    item_id TEXT NOT NULL,
-    item_type TEXT NOT NULL,
-    actor TEXT NOT NULL,
-    started INTEGER NOT NULL,
-    finished INTEGER,
-    joplin_time INTEGER,
-    feed_id INTEGER,  -- the feed row of this write
-    joplin_id INTEGER  -- the Joplin change taken for it (or for a later write of the item)
-);
-CREATE INDEX IF NOT EXISTS joplin_writes_item ON joplin_writes(item_id, started);
-
-CREATE TABLE IF NOT EXISTS joplin_feed (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    joplin_id INTEGER UNIQUE,
-    item_type TEXT NOT NULL,
-    item_id TEXT NOT NULL,
-    change_type TEXT NOT NULL,
-    time INTEGER NOT NULL,
-    actor TEXT NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS joplin_revisions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    note_id TEXT NOT NULL,
-    time INTEGER NOT NULL,
-    first_time INTEGER NOT NULL,
-    actor TEXT NOT NULL,
-    title TEXT NOT NULL,
-    body BLOB NOT NULL,
-    edits INTEGER NOT NULL DEFAULT 1
-);
-CREATE INDEX IF NOT EXISTS joplin_revisions_note ON joplin_revisions(note_id, id);
-
-CREATE TABLE IF NOT EXISTS joplin_trash (
-    folder_id TEXT PRIMARY KEY,
-    started INTEGER NOT NULL
-);
-"""
-
-_TO_V2 = """
-ALTER TABLE joplin_writes ADD COLUMN feed_id INTEGER;
-ALTER TABLE joplin_writes ADD COLUMN joplin_id INTEGER;
-"""
 
 _JOPLIN_CHANGE = {1: ChangeType.CREATE, 2: ChangeType.UPDATE, 3: ChangeType.DELETE}
 
@@ -154,14 +106,7 @@ class Sidecar:
 
     def _ensure(self) -> None:
         with self._write() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
-            version = 0 if row is None else int(row[0])
-            if version >= SCHEMA_VERSION:
-                return
-            if version == 1:
-                conn.execute(_TO_V2)
-            conn.execute(_SCHEMA)
-            _set(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
+            ensure_schema(conn)
 
     # Writes in flight ----------------------------------------------------------------------
     def begin_write(self, item_id: str, actor: str, item_type: ItemType = ItemType.NOTE) -> int:
@@ -254,7 +199,7 @@ class Sidecar:
                 if claimed is not None:
                     conn.execute("UPDATE joplin_writes SET feed_id = ? WHERE id = ?", (feed_id, claimed[0]))
             if joplin_cursor > stored:
-                _set(conn, CURSOR_KEY, str(joplin_cursor))
+                set_meta(conn, CURSOR_KEY, str(joplin_cursor))
 
     def record(
         self, item_type: ItemType, item_ids: Iterable[str], change_type: ChangeType, actor: str
@@ -400,10 +345,3 @@ def _append(
         (joplin_id, item_type.value, item_id, change_type.value, time, actor),
     )
     return int(conn.last_insert_rowid())
-
-
-def _set(conn: apsw.Connection, key: str, value: str) -> None:
-    conn.execute(
-        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (key, value),
-    )

@@ -1,0 +1,161 @@
+"""The tool calls of one chat round: approvals, running each call, saving the open note's edits.
+
+``ChatEngine`` streams a round's answer and hands its tool calls here. A call runs through the
+one tool registry; a write outside the open note is put to the person first when
+``ai.approveWrites`` is on (unless the registry would refuse it anyway), and the edits of the
+open note made during the round are saved once at its end, shown to the person as a diff first
+under the same setting. A cancel while the person is being asked raises ``Stopped``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from noted.chat.events import (
+    Approval,
+    ApprovalRequested,
+    ChatEvent,
+    EditsApplied,
+    EditsProposed,
+    EditsRefused,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from noted.chat.turns import DECLINED, PAUSED, mark_edits, summary
+from noted.chat.waiting import Stopped
+from noted.models import ToolStatus
+from noted.ops.editing import EditorSession
+from noted.providers import ToolCallReady
+from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
+from noted.tools.editor import amend
+
+
+@dataclass(frozen=True, slots=True)
+class RoundCalls:
+    """What running a round's tool calls needs; one per run, as its context never changes."""
+
+    registry: ToolRegistry
+    ctx: ToolContext
+    approve_writes: Callable[[], bool]
+    """``ai.approveWrites``, read at each question so a change applies to the next one."""
+    cancel: asyncio.Event
+    editor: EditorSession | None
+    """The open note's editing session, whose edits ``commit_edits`` saves."""
+    actor: str
+
+    async def _ask(self, approval: Approval, tool: str) -> AsyncIterator[ChatEvent | bool]:
+        approval.bind(asyncio.get_running_loop())
+        yield ApprovalRequested(approval, tool)
+        stop = asyncio.ensure_future(self.cancel.wait())
+        answer = asyncio.ensure_future(approval.wait())
+        try:
+            await asyncio.wait({stop, answer}, return_when=asyncio.FIRST_COMPLETED)
+            if not answer.done():
+                raise Stopped()
+            yield answer.result()
+        finally:
+            stop.cancel()
+            answer.cancel()
+
+    async def run_calls(
+        self, calls: list[ToolCallReady], results: list[ToolResult], *, paused: bool
+    ) -> AsyncIterator[ChatEvent]:
+        """Run a round's ``calls`` in order, appending each result to ``results`` as it comes.
+
+        Under ``paused`` (too many failed rounds) no call runs. A call that would run and writes
+        outside the open note waits for the person's yes when ``ai.approveWrites`` is on.
+        """
+        registry = self.registry
+        for call in calls:
+            arguments = dict(call.arguments)
+            yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
+            tool = registry.get(call.name)
+            if call.arguments_error:
+                result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
+            elif paused:
+                result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
+            elif tool is not None and self._needs_approval(tool, arguments):
+                approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
+                allowed = False
+                async for item in self._ask(approval, call.name):
+                    if isinstance(item, bool):
+                        allowed = item
+                    else:
+                        yield item
+                if allowed:
+                    result = await registry.call(call.name, arguments, self.ctx)
+                else:
+                    result = ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
+            else:
+                result = await registry.call(call.name, arguments, self.ctx)
+            results.append(result)
+            yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
+
+    def _needs_approval(self, tool: Tool, arguments: dict[str, Any]) -> bool:
+        """Whether to ask the person before a global write. A call the registry would refuse anyway
+        (switched off, bad arguments) is not put to the person: a yes could not make it run, and a
+        note that talks the model into calling a switched-off tool must not reach the person as a
+        question."""
+        if not tool.is_write or tool.editor or not self.approve_writes():
+            return False
+        registry = self.registry
+        return (
+            registry.enabled(tool)
+            and registry.available(tool, self.ctx)
+            and registry.validate(tool, arguments) is None
+        )
+
+    async def commit_edits(self, results: list[ToolResult]) -> AsyncIterator[ChatEvent]:
+        """Save the round's edits of the open note once, after the person's yes if one is asked.
+
+        ``results`` are rewritten in place to say whether the edits were saved, declined or lost.
+        """
+        session = self.editor
+        if session is None:
+            return
+        if not session.dirty:
+            # Edits that cancelled out: commit writes nothing but clears them, so the next
+            # round's count starts from zero.
+            session.commit(self.ctx.store, self.actor)
+            return
+        diff = "".join(
+            difflib.unified_diff(
+                _lines(session.original),
+                _lines(session.text),
+                fromfile="before",
+                tofile="after",
+            )
+        )
+        count = len(session.edits)
+        yield EditsProposed(session.note_id, diff, count)
+        if self.approve_writes():
+            approval = Approval(f"Apply {count} edit(s) to “{session.title}”?", "", diff)
+            allowed = False
+            async for item in self._ask(approval, "edit_current"):
+                if isinstance(item, bool):
+                    allowed = item
+                else:
+                    yield item
+            if not allowed:
+                session.discard()
+                results[:] = [mark_edits(r, DECLINED) for r in results]
+                yield EditsRefused(session.note_id, count, "You declined the edits; nothing was written.")
+                return
+        store = self.ctx.store
+        before = await asyncio.to_thread(store.get_note, session.note_id)
+        outcome = await asyncio.to_thread(session.commit, store, self.actor)
+        results[:] = [amend(outcome, r) for r in results]
+        if outcome.written and outcome.note is not None:
+            yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
+        elif outcome.lost:
+            yield EditsRefused(session.note_id, count, outcome.message)
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines for a diff, each ending in a newline (a last line without one would run
+    into the next line of the diff)."""
+    return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]

@@ -1,0 +1,80 @@
+"""The sidecar's tables and their migrations, versioned under ``joplin.sidecar.schema`` in ``meta``.
+
+What each table holds is told in ``noted.store.joplin.sidecar``. A profile made by an older
+noted is brought up to date on opening, inside the same write transaction that creates the
+tables, so a crash leaves either the old schema or the new one.
+"""
+
+from __future__ import annotations
+
+import apsw
+
+SCHEMA_KEY = "joplin.sidecar.schema"
+SCHEMA_VERSION = 2
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS joplin_writes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    item_id TEXT NOT NULL,
+    item_type TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    started INTEGER NOT NULL,
+    finished INTEGER,
+    joplin_time INTEGER,
+    feed_id INTEGER,  -- the feed row of this write
+    joplin_id INTEGER  -- the Joplin change taken for it (or for a later write of the item)
+);
+CREATE INDEX IF NOT EXISTS joplin_writes_item ON joplin_writes(item_id, started);
+
+CREATE TABLE IF NOT EXISTS joplin_feed (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    joplin_id INTEGER UNIQUE,
+    item_type TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    change_type TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    actor TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS joplin_revisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    first_time INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    title TEXT NOT NULL,
+    body BLOB NOT NULL,
+    edits INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS joplin_revisions_note ON joplin_revisions(note_id, id);
+
+CREATE TABLE IF NOT EXISTS joplin_trash (
+    folder_id TEXT PRIMARY KEY,
+    started INTEGER NOT NULL
+);
+"""
+
+_TO_V2 = """
+ALTER TABLE joplin_writes ADD COLUMN feed_id INTEGER;
+ALTER TABLE joplin_writes ADD COLUMN joplin_id INTEGER;
+"""
+
+
+def ensure_schema(conn: apsw.Connection) -> None:
+    """Create the sidecar's tables, or migrate them from an older version, inside ``conn``'s transaction."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
+    version = 0 if row is None else int(row[0])
+    if version >= SCHEMA_VERSION:
+        return
+    if version == 1:
+        conn.execute(_TO_V2)
+    conn.execute(_SCHEMA)
+    set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
+
+
+def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
+    """Set ``key`` in the sidecar's ``meta`` table to ``value``."""
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
