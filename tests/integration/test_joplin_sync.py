@@ -26,7 +26,8 @@ from noted.store.joplin.sync_command import last_sync
 from noted.store.protocol import NoteOrder
 from noted.ui.app import NotedApp
 from noted.ui.data import NoteSource, SourceKind
-from noted.ui.widgets.note_list import NoteList, row_prompt
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_rows import row_prompt
 from noted.ui.widgets.note_viewer import NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.status_bar import StatusBar

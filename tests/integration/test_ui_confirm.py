@@ -21,7 +21,8 @@ from noted.models import ACTOR_USER
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.widgets.note_list import NoteList
-from noted.ui.widgets.notebook_tree import NotebookTree, TreeItem
+from noted.ui.widgets.notebook_tree import NotebookTree
+from noted.ui.widgets.tree_items import TreeItem
 
 SIZE = (120, 40)
 

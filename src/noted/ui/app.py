@@ -2,31 +2,31 @@
 
 The panes live on the ``Workspace`` screen and do their own work. The app starts what runs for
 as long as it does when it mounts (the indexer, and a follower of the store's change feed that
-repaints what another process changed) and stops it when it unmounts.
+repaints what another process changed) and stops it when it unmounts; that work itself is in
+``background``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
-import time
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
 from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, UI_KEYMAP, UI_THEME
 from noted.ui import crash, memory, patches
+from noted.ui.background import RunsInBackground
 from noted.ui.clipboard import CopiesThroughTmux
 from noted.ui.commands import (
     MoveToProvider,
@@ -58,8 +58,7 @@ from noted.ui.workers import ReportsWorkerFailures
 from noted.ui.workspace import Workspace
 
 if TYPE_CHECKING:
-    from noted.indexer.service import IndexStatus
-    from noted.mcp.embedded import EmbeddedMcpServer, McpState
+    from noted.mcp.embedded import EmbeddedMcpServer
     from noted.ui.launch import FirstLook
 
 log = logging.getLogger(__name__)
@@ -70,13 +69,8 @@ MCP_RESTART_KEYS = frozenset({MCP_HOST.key, MCP_PORT.key})
 KEYS_HELP = "Every key of the focused pane and of the app, and the pane's help"
 """The palette's "Keys" (Textual's opens its help panel; this opens ``KeysOverlay``)."""
 
-FOLLOW_SECONDS = 0.25
-SETTINGS_SECONDS = 1.0
-"""How often the app re-reads ``config.toml`` for changes made elsewhere (a shell, another app)."""
-"""How often the follower reads the change feed: a change made elsewhere shows within a second."""
 
-
-class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastResort):
+class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastResort, RunsInBackground):
     """The terminal notebook."""
 
     # The default screen's own CSS_PATH is not read by Textual (only pushed screens' are), so the
@@ -194,9 +188,6 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         # Runs in whichever thread changed the setting: only post, never touch widgets.
         self.post_message(SettingsChanged(tuple(change.key for change in changes)))
 
-    def _index_progress(self, status: IndexStatus) -> None:
-        self.post_message(IndexerStatusChanged(status))  # from the indexer's thread
-
     async def on_unmount(self) -> None:
         self._restore_hooks()
         self._collector.stop()
@@ -207,31 +198,6 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         indexer = self.services.indexer
         if indexer is not None:
             indexer.stop(timeout=2.0)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="settings",
-        exit_on_error=False,
-        description="following config.toml",
-    )
-    def follow_settings(self) -> None:
-        """Re-read the config file when another process changed it (``noted config set``…), as the
-        MCP server does; the changes reach the app and its panes through the settings' subscribers."""
-        worker = get_current_worker()
-        reported: str | None = None
-        while not worker.is_cancelled:
-            time.sleep(SETTINGS_SECONDS)
-            try:
-                self.services.settings.reload()
-                reported = None
-            except NotedError as exc:  # a half-typed file: say it once, keep the values in effect
-                if str(exc) != reported:
-                    reported = str(exc)
-                    log.warning("config file not reloaded: %s", exc)
-                    self.call_from_thread(
-                        self.notify, f"{exc}", title="Settings not reloaded", severity="warning"
-                    )
 
     # Errors nothing caught ---------------------------------------------------------------
     def crash_report(self, error: BaseException) -> str:
@@ -251,69 +217,6 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         except Exception:  # on the way out after an error: the line must still be shown
             log.exception("could not read the editor's text after an error")
             return None
-
-    @work(thread=True, exclusive=True, group="follower", exit_on_error=False, description="following changes")
-    def follow_changes(self) -> None:
-        """Post a ``StoreChanged`` for each batch of changes in the feed until the app ends."""
-        worker = get_current_worker()
-        store = self.services.store
-        # From where the rows read ahead were read, if they were: what changed since reaches the screen.
-        cursor = None if self.first_look is None else self.first_look.cursor
-        while not worker.is_cancelled:
-            if cursor is None:
-                try:  # on Joplin this asks Joplin, which may be off when the app starts
-                    cursor = store.latest_cursor()
-                except NotedError as exc:
-                    log.warning("reading the change feed failed: %s", exc)
-                    time.sleep(1.0)
-                    continue
-            try:
-                page = store.changes_since(cursor)
-            except NotedError as exc:  # a busy database: try again rather than stop following
-                log.warning("reading the change feed failed: %s", exc)
-                time.sleep(1.0)
-                continue
-            if page.changes:
-                self.post_message(StoreChanged.of(page.changes, page.cursor))
-            cursor = page.cursor
-            if not page.has_more:
-                time.sleep(FOLLOW_SECONDS)
-
-    @work(
-        thread=True, exclusive=True, group="indexer", exit_on_error=False, description="starting the indexer"
-    )
-    def start_indexer(self) -> None:
-        """Load the embedding model and start indexing (in a thread: the model takes a moment)."""
-        service = self.services.start_indexer(label="tui", on_status=self._index_progress)
-        if service is None:
-            self.post_message(StatusPart("index", "index off"))
-        else:
-            self.post_message(IndexerStatusChanged(service.status))
-
-    @work(exclusive=False, group="mcp", exit_on_error=False, description="starting the MCP server")
-    async def apply_mcp(self, restart: bool = False) -> None:
-        """Start or stop the embedded MCP server to follow ``mcp.enabled`` (``restart``: a new address)."""
-        async with self._mcp_lock:  # one start or stop at a time, in the order asked
-            if self._mcp is None:
-                # The MCP SDK takes a while to import: do it off the event loop, and only when wanted.
-                embedded = await asyncio.to_thread(importlib.import_module, "noted.mcp.embedded")
-                deps = importlib.import_module("noted.mcp.deps").McpDeps.of(
-                    self.services, log_path=self.services.profile.log_path
-                )
-                # poll_seconds=0: the app follows config.toml itself (follow_settings).
-                self._mcp = embedded.EmbeddedMcpServer(deps, on_state=self._mcp_state, poll_seconds=0)
-            if restart and self._mcp.running:
-                await self._mcp.stop()
-            await self._mcp.apply_settings()
-
-    def _mcp_state(self, state: McpState) -> None:
-        if state.running:
-            count = len(state.clients)
-            text = f"MCP {state.url} · {count} client{'' if count == 1 else 's'}"
-        else:
-            text = f"MCP failed: {state.error}" if state.error else "MCP off"
-        self.mcp_status = text
-        self.post_message(StatusPart("mcp", text))  # post: the server may report from another thread
 
     # App-wide messages ---------------------------------------------------------------------
     @property

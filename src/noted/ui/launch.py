@@ -5,6 +5,9 @@ the first screen shows, the first page of All notes and the notebook tree, in a 
 so the panes have their rows when they mount and the first frame shows them, rather than a frame of
 empty panes followed by another once the rows arrive. This module imports neither Textual nor the
 app's modules until ``open_app`` needs them.
+
+``FirstLook`` keeps no reader state (it holds list rows and the tree, never a note to show), so it
+stays here rather than in ``reader_model``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The chat pane: a conversation with the assistant about the open note.
 
 The engine (``noted.chat``) does the work and yields typed events; this pane only renders them,
-in one ``match`` (``_show``), and answers the engine's approvals with the person's keys. Profile
-reads run in thread workers and come back as messages; the answer runs in one async worker
-(group ``chat``); every worker's end and failure is handled in ``on_worker_state_changed``.
+in one ``match`` (``answering.Answering.show``), and answers the engine's approvals with the
+person's keys. Profile reads run in thread workers and come back as messages; the answer runs in
+one async worker (group ``chat``); every worker's end and failure is handled in
+``on_worker_state_changed``.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from textual.message import Message
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from noted.chat import events as ev
 from noted.chat.engine import ChatEngine
 from noted.chat.transcripts import Conversation
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
+from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
 from noted.ui.chat.data import ChatView, Setup, check_setup, load_chat, open_editor
 from noted.ui.chat.edits import EditCard
@@ -102,10 +103,6 @@ class ChatPane(Vertical):
         self.conversations: tuple[Conversation, ...] = ()
         self.selection: tuple[int, int] | None = None
         self.setup = Setup()
-        self._cancel: asyncio.Event | None = None
-        self._waiting = False
-        """The last event was ``Waiting``: the status line shows the wait until the answer begins."""
-        self._run: Worker[None] | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._header = ChatHeader()
         self._picker = ConversationPicker()
@@ -113,6 +110,7 @@ class ChatPane(Vertical):
         self.chat_log = ChatLog()
         self._status_line = StatusLine()
         self._input = ChatInput()
+        self._answering = Answering(self, self.chat_log, self._status_line)
 
     def compose(self) -> ComposeResult:
         yield self._header
@@ -125,7 +123,7 @@ class ChatPane(Vertical):
     @property
     def running(self) -> bool:
         """True while an answer is being written."""
-        return self._cancel is not None
+        return self._answering.cancel is not None
 
     @property
     def engine(self) -> ChatEngine:
@@ -183,19 +181,15 @@ class ChatPane(Vertical):
 
     def action_cancel(self) -> None:
         """Stop the answer being written (Esc)."""
-        if self._cancel is not None:
-            self._cancel.set()
-            self._status("Stopping…")
+        self._answering.ask_to_stop()
 
     def action_accept(self) -> None:
         """Accept the change waiting for an answer (y)."""
-        if (card := self.chat_log.asking) is not None:
-            card.decide(True)
+        self._answering.decide(True)
 
     def action_reject(self) -> None:
         """Reject the change waiting for an answer (n)."""
-        if (card := self.chat_log.asking) is not None:
-            card.decide(False)
+        self._answering.decide(False)
 
     def action_undo(self) -> None:
         """Undo the last saved change of the open note (u)."""
@@ -239,11 +233,10 @@ class ChatPane(Vertical):
             self.notify("An answer is still being written; Esc stops it.", severity="warning")
             return
         event.input.clear()
-        self._cancel = asyncio.Event()  # before the worker starts, so an early Esc is not lost
-        self.chat_log.forget_cards(keep_undo=True)
+        cancel = self._answering.begin()
         await self.chat_log.add_user(text)
         self._status("Answering…")
-        self._run = self._answer(text, self._cancel)
+        self._answering.run = self._answer(text, cancel)
         self.refresh_bindings()
 
     @on(ConversationPicker.Chosen)
@@ -275,54 +268,13 @@ class ChatPane(Vertical):
             editor = await asyncio.to_thread(open_editor, self.services, self.note_id, self.selection)
         try:
             async for event in self.engine.run(self.conversation, text, editor=editor, cancel=cancel):
-                await self._show(event)
+                await self._answering.show(event)
         finally:
             await self.chat_log.end_answer()
 
-    async def _show(self, event: ev.ChatEvent) -> None:
-        """Render one engine event."""
-        chat = self.chat_log
-        if self._waiting and not isinstance(event, ev.Waiting):
-            self._waiting = False
-            self._status("Answering…")
-        match event:
-            case ev.Waiting():
-                self._waiting = True
-                self._status(event.describe())
-            case ev.TextDelta(text=text):
-                await chat.write(text)
-            case ev.ToolCallStarted():
-                await chat.start_call(event)
-            case ev.ToolCallFinished():
-                chat.finish_call(event)
-            case ev.EditsProposed(diff=diff, edits=count):
-                await chat.propose(diff, count)
-            case ev.ApprovalRequested(approval=approval):
-                card = await chat.ask(approval)
-                card.focus()  # y and n act on the focused card, not in the input
-                self._status("Waiting for your answer on the change above…")
-                self.refresh_bindings()
-            case ev.EditsApplied():
-                await chat.applied(event)
-                self._status("Answering…")
-            case ev.EditsRefused(message=message):
-                await chat.refused(message)
-            case ev.UsageReport(conversation_tokens=total, input_tokens=sent, output_tokens=received):
-                self.post_message(self.UsageChanged(self, total, sent, received, sent + received))
-            case ev.Done():
-                await chat.end_answer()
-            case ev.Failed(message=message, remedy=remedy):
-                await chat.add_notice(message, kind="error", remedy=remedy)
-            case ev.Cancelled():
-                await chat.add_notice("stopped", kind="stopped")
-
     def _stop_run(self) -> None:
         """End a running answer at once (the person moved to another chat or note)."""
-        if self._run is not None:
-            self._run.cancel()  # the engine saves what was said; this run's late events are not shown
-        self._run = self._cancel = None
-        self._status(None)
-        self.chat_log.forget_cards()
+        self._answering.stop()
         self.refresh_bindings()
 
     # Workers that read the profile -------------------------------------------------------------
@@ -387,10 +339,7 @@ class ChatPane(Vertical):
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place where workers' ends and failures are handled."""
         worker = event.worker
-        if worker is self._run and worker.is_finished:
-            self._run = self._cancel = None
-            self.chat_log.forget_cards(keep_undo=True)
-            self._status(None)
+        if self._answering.ended(worker):
             self.refresh_bindings()
             if self.conversation is not None:
                 self._load(self.note_id, self.conversation.id, redraw=False)  # its title and counts

@@ -5,13 +5,13 @@ loses focus) through ``Settings.set``, which validates and writes ``config.toml`
 shows its message under the field and nothing is saved. The write runs in a thread worker. A
 setting an environment variable overrides is shown read-only, naming the variable. The Tools
 section is a checklist marking read and write tools; the MCP section shows the server's address,
-its state, and what to paste into each AI app.
+its state, and what to paste into each AI app (``settings_sections``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from textual import on
@@ -25,17 +25,15 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Collapsible, Footer, Input, Label, Select, Static, Switch
 
 from noted.errors import ConfigError
-from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.services import Services
 from noted.settings import ResolvedSetting, SettingChange, SettingValue, Source
-from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, UI_THEME
+from noted.settings.handles import UI_THEME
 from noted.settings.spec import Kind
-from noted.settings.table import KEYS, MCP, TOOLS
+from noted.settings.table import MCP, TOOLS
 from noted.ui.screens.settings_nav import SectionProvider, ToolBox, jump
+from noted.ui.screens.settings_sections import MCP_KEYS, SECTIONS, mcp_state_text, snippets_text
 from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
-
-MCP_KEYS = frozenset(h.key for h in (MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, MCP_ENABLED))
 
 
 def as_text(value: SettingValue) -> str:
@@ -52,51 +50,6 @@ def as_text(value: SettingValue) -> str:
 def widget_id(key: str) -> str:
     """A DOM id for the control of ``key`` (dots are not allowed in ids)."""
     return "set-" + key.replace(".", "--")
-
-
-def mcp_url(resolved: Mapping[str, SettingValue]) -> str:
-    return f"http://{resolved['mcp.host']}:{resolved['mcp.port']}/mcp"
-
-
-class ToolsSection(Vertical):
-    """The Tools section: which tools the assistant and AI apps may use."""
-
-    HELP = """\
-## Tools
-
-Each line is a tool the assistant (and AI apps over MCP) may use. **read** tools only look at
-notes; **write** tools change them, and while *Ask before every change* is on the assistant asks
-you first. **Space** or **Enter** ticks or unticks the focused one; it applies at once.
-The command palette's *Toggle tool…* does the same from anywhere.
-"""
-
-
-class McpSection(Vertical):
-    """The MCP server section: its switch, address, token and the snippets for AI apps."""
-
-    HELP = """\
-## MCP server
-
-With the switch on, the app serves your notes to AI apps (Claude, Cursor, Zed, Codex) at the
-address shown, on this machine only, with the tools ticked above. Open *Client snippets* for
-what to paste into each app. Without the app running, `noted mcp serve` does the same and
-`noted mcp config CLIENT` prints the setup for an app that starts noted itself.
-"""
-
-
-class KeysSection(Vertical):
-    """The Keys section: the keymap."""
-
-    HELP = """\
-## Keys
-
-Every key has a binding id (`note.save`, `chat.send`…); **F1** on any pane lists them.
-Give new keys as a table, e.g. `{"note.save": "ctrl+w"}`, or from a shell:
-`noted config set ui.keymap.note.save ctrl+w`. Unlisted bindings keep their keys.
-"""
-
-
-_SECTIONS: dict[str, type[Vertical]] = {TOOLS: ToolsSection, MCP: McpSection, KEYS: KeysSection}
 
 
 class SettingsScreen(ReportsWorkerFailures, Screen[None]):
@@ -171,7 +124,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             for resolved in entries:
                 sections.setdefault(resolved.spec.section, []).append(resolved)
             for section, items in sections.items():
-                with _SECTIONS.get(section, Vertical)(classes="section"):
+                with SECTIONS.get(section, Vertical)(classes="section"):
                     yield Label(section, classes="section--title")
                     self._section = section.lower()
                     if section == TOOLS:
@@ -259,25 +212,10 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def _mcp_info(self) -> ComposeResult:
         yield Static(Content(self._mcp_state_text()), id="mcp-state")
         with Collapsible(title="Client snippets (Claude, Cursor, Zed, Codex)", id="mcp-snippets"):
-            yield Static(self._snippets(), id="mcp-snippet-text", markup=False)
-
-    def _mcp_values(self) -> dict[str, SettingValue]:
-        settings = self.services.settings
-        return {key: settings.get(key) for key in MCP_KEYS}
+            yield Static(snippets_text(self.services), id="mcp-snippet-text", markup=False)
 
     def _mcp_state_text(self) -> str:
-        values = self._mcp_values()
-        state = getattr(self.app, "mcp_status", "")
-        if not values[MCP_ENABLED.key]:
-            return f"Server off. When on, AI apps connect to {mcp_url(values)}"
-        return f"Server at {mcp_url(values)}" + (f"  ·  {state}" if state else "")
-
-    def _snippets(self) -> str:
-        values = self._mcp_values()
-        token = self.services.settings.get_path(MCP_TOKEN_FILE)
-        target = Target(stdio_command(self.services.profile.root), mcp_url(values), token_file=token)
-        found = [s for client in CLIENTS for s in snippets(client, target) if s.transport == "http"]
-        return render(found) + "\n\n# Without a running app: noted mcp config CLIENT prints the stdio form."
+        return mcp_state_text(self.services, getattr(self.app, "mcp_status", ""))
 
     # Life cycle ---------------------------------------------------------------------------------
     def on_screen_resume(self) -> None:
@@ -384,7 +322,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             self._sync(key)
         if MCP_KEYS.intersection(message.keys):
             self._refresh_mcp_state()
-            self.query_one("#mcp-snippet-text", Static).update(self._snippets())
+            self.query_one("#mcp-snippet-text", Static).update(snippets_text(self.services))
 
     def _sync(self, key: str) -> None:
         """Show a value changed elsewhere (``noted config``, the file, the command palette)."""

@@ -4,18 +4,18 @@ Each note takes two lines: the title (with its to-do box and triage mark), then 
 and tags. Pages of ``PAGE_SIZE`` notes load as the cursor nears the end, so a notebook of ten
 thousand notes opens as fast as one of ten. Triage acts on the marked notes (Space marks), or on
 the highlighted one when none is marked; see ``NoteTriage`` for the writes.
+
+``_announce`` keeps no reader state, only the note this list last reported under its cursor (so a
+refresh does not report it again); what the reader shows is ``reader_model``'s to decide.
 """
 
 from __future__ import annotations
 
-import logging
-import os
 import time
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.binding import Binding, BindingType
-from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
@@ -23,71 +23,24 @@ from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-import noted
 from noted.models import NoteMeta
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
 from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page
+from noted.ui.patches.option_rows import option_lines, refresh_options
+from noted.ui.patches.steady_scrollbars import SteadyScrollbars
+from noted.ui.ready_log import log_ready, process_age
+from noted.ui.widgets.note_rows import row_prompt
 from noted.ui.widgets.triage import NoteTriage
+from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
     from noted.ui.launch import FirstLook
-from noted.ui.patches.option_rows import option_lines, refresh_options
-from noted.ui.patches.steady_scrollbars import SteadyScrollbars
-from noted.ui.workers import ReportsWorkerFailures
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
-log = logging.getLogger(__name__)
 _SORT_LABEL = {NoteOrder.UPDATED: "updated", NoteOrder.TITLE: "title", NoteOrder.CREATED: "created"}
 _PREFETCH = 20
 """Load the next page when the cursor is this close to the last loaded note."""
-
-
-def when(ms: int) -> str:
-    """A note time as the list shows it, in local time."""
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000)) if ms else ""
-
-
-def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
-    """The two lines of one note: mark, to-do box and title; then time and tags."""
-    meta = row.meta
-    box: tuple[str, str] = ("", "")
-    if meta.is_todo:
-        box = ("☑ ", "$text-success") if meta.todo_completed else ("☐ ", "$text-warning")
-    if meta.is_conflict:  # Joplin's sync kept this side of a note changed on two machines
-        box = ("conflict ", "bold $text-error")
-    title = meta.title or "(untitled)"
-    stamp = meta.user_created_time if order is NoteOrder.CREATED else meta.user_updated_time
-    tags = "  " + " ".join(f"#{t}" for t in row.tags) if row.tags else ""
-    return Content.assemble(
-        ("▌" if marked else " ", "bold $accent"),
-        box,
-        (title, "bold" if not meta.todo_completed else "strike"),
-        "\n ",
-        (when(stamp), "$text-muted"),
-        (tags, "$text-secondary"),
-    )
-
-
-def _log_ready(painted: float, cpu: float, age: float | None) -> None:
-    """Log how long the app took to show its first notes (``noted.log``; start-up is a promise)."""
-    log.info(
-        "ready: the first notes were on screen %.0f ms after noted was imported, %s after the process "
-        "started (%.0f ms of CPU)",
-        (painted - noted.STARTED) * 1000,
-        "?" if age is None else f"{age * 1000:.0f} ms",
-        cpu * 1000,
-    )
-
-
-def _process_age() -> float | None:
-    """Seconds since this process started (to a hundredth), where /proc says; None elsewhere."""
-    try:
-        with open("/proc/self/stat", encoding="ascii") as stat, open("/proc/uptime", encoding="ascii") as up:
-            started = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22: start time in clock ticks
-            return float(up.read().split()[0]) - started / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 class NoteList(ReportsWorkerFailures, SteadyScrollbars, OptionList):
@@ -153,7 +106,7 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         lines = super().render_lines(crop)
         if self.ready_at is None and self.rows:  # the frame being drawn is the first to show notes
             painted, cpu = self.ready_at = (time.perf_counter(), time.process_time())
-            self.call_later(_log_ready, painted, cpu, _process_age())
+            self.call_later(log_ready, painted, cpu, process_age())
         return lines
 
     def scroll_to_highlight(self, top: bool = False) -> None:

@@ -42,7 +42,7 @@ from noted.ui.reader_model import (
 from noted.ui.widgets.attachments import AttachmentFlows
 from noted.ui.widgets.markdown_page import Drawn, Look, MarkdownPage, draw
 from noted.ui.widgets.note_copy import copy_note, copy_note_code
-from noted.ui.widgets.note_list import when
+from noted.ui.widgets.note_rows import when
 from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.workers import ReportsWorkerFailures
 

@@ -3,64 +3,42 @@
 Moving the cursor selects what the note list shows (``SourceHighlighted``); Enter moves on to
 the list. Notebooks are created, renamed, moved, trashed and restored from here; each write (a note
 operation of ``noted.ops.notebooks``) runs in a worker, and the tree redraws when the change feed reports it.
+Its lines are built by ``tree_items``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from noted.models import ACTOR_USER, Folder, Tag
+from noted.models import ACTOR_USER
 from noted.ops import notebooks as ops
 from noted.store.protocol import Store
-from noted.ui.data import ALL_NOTES, FolderNode, NoteSource, SourceKind, TreeData, load_tree, plural
+from noted.ui.data import ALL_NOTES, NoteSource, SourceKind, TreeData, load_tree, plural
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
+from noted.ui.widgets.tree_items import (
+    TAGS_KEY,
+    TreeItem,
+    add_folder,
+    add_lists,
+    add_tags,
+    find,
+    label,
+    titles,
+)
 from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
     from noted.ui.launch import FirstLook
-
-_TAGS_KEY = "heading:tags"
-
-
-@dataclass(frozen=True, slots=True)
-class TreeItem:
-    """What a line of the tree stands for."""
-
-    key: str
-    source: NoteSource | None = None
-    folder: Folder | None = None
-    tag: Tag | None = None
-    trashed: bool = False
-
-
-def _label(title: str, count: int | None) -> Text:
-    label = Text(title, overflow="ellipsis", no_wrap=True)
-    if count is not None:
-        label.append(f" {count:,}", style="dim")
-    return label
-
-
-def _titles(data: TreeData) -> dict[str, str]:
-    """The name of every notebook and tag, by id (to notice a rename between two loads)."""
-    found = {f"#{tag.id}": tag.title for tag in data.tags}
-    stack = list(data.roots)
-    while stack:
-        node = stack.pop()
-        found[node.folder.id] = node.folder.title
-        stack.extend(node.children)
-    return found
 
 
 class NotebookTree(ReportsWorkerFailures, SteadyScrollbars, Tree[TreeItem]):
@@ -168,7 +146,7 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         wanted = self._select_after_load or cursor
         self._select_after_load = None
         self._moving_to = wanted
-        if self._data is not None and _titles(self._data) != _titles(message.data):
+        if self._data is not None and titles(self._data) != titles(message.data):
             self.post_message(self.NotebooksRenamed())
         self._data = message.data
         self._rebuild(message.data)
@@ -206,64 +184,35 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
     def _rebuild(self, data: TreeData) -> None:
         self.clear()
         root = self.root
-        root.add_leaf(_label("All notes", data.total_notes), TreeItem(ALL_NOTES.key, ALL_NOTES))
+        root.add_leaf(label("All notes", data.total_notes), TreeItem(ALL_NOTES.key, ALL_NOTES))
         for node in data.roots:
-            self._add_folder(root, node)
-        expanded = _TAGS_KEY in self._expanded
+            add_folder(root, node, self._expanded)
+        expanded = TAGS_KEY in self._expanded
         self._tags = root.add(
-            _label("Tags", len(data.tags)), TreeItem(_TAGS_KEY), expand=expanded, allow_expand=bool(data.tags)
+            label("Tags", len(data.tags)), TreeItem(TAGS_KEY), expand=expanded, allow_expand=bool(data.tags)
         )
         self._tags_pending = True
         if expanded:
             self._add_tags()
-        todos = NoteSource(SourceKind.TODOS, title="To-dos")
-        root.add_leaf(_label("To-dos", data.todo_count), TreeItem(todos.key, todos))
-        if data.conflict_count:  # as Joplin shows its "Conflicts" folder: only when there are some
-            conflicts = NoteSource(SourceKind.CONFLICTS, title="Conflicts")
-            root.add_leaf(_label("Conflicts", data.conflict_count), TreeItem(conflicts.key, conflicts))
-        trash = NoteSource(SourceKind.TRASH, title="Trash")
-        trash_node = root.add(
-            _label("Trash", data.trashed_note_count),
-            TreeItem(trash.key, trash),
-            expand=trash.key in self._expanded,
-        )
-        for folder in data.trashed_folders:
-            trash_node.add_leaf(
-                _label(folder.title, None), TreeItem(f"trashed:{folder.id}", folder=folder, trashed=True)
-            )
+        add_lists(root, data, self._expanded)
 
     def _add_tags(self) -> None:
         """Put the tags under their heading: on the first expand, as a profile may have hundreds."""
         if not self._tags_pending or self._tags is None or self._data is None:
             return
         self._tags_pending = False
-        for tag in self._data.tags:
-            source = NoteSource(SourceKind.TAG, tag.id, f"#{tag.title}")
-            self._tags.add_leaf(
-                _label(f"#{tag.title}", tag.note_count), TreeItem(source.key, source, tag=tag)
-            )
+        add_tags(self._tags, self._data)
 
     @on(Tree.NodeExpanded)
     def _expanded_node(self, event: Tree.NodeExpanded[TreeItem]) -> None:
         if event.node is self._tags:
             self._add_tags()
 
-    def _add_folder(self, parent: TreeNode[TreeItem], node: FolderNode) -> None:
-        source = NoteSource(SourceKind.FOLDER, node.folder.id, node.folder.title)
-        item = TreeItem(source.key, source, folder=node.folder)
-        label = _label(node.folder.title, node.total)
-        if not node.children:
-            parent.add_leaf(label, item)
-            return
-        branch = parent.add(label, item, expand=source.key in self._expanded)
-        for child in node.children:
-            self._add_folder(branch, child)
-
     def _move_to(self, key: str) -> bool:
-        found = self._find(self.root, key)
+        found = find(self.root, key)
         if found is None and self._tags_pending:
             self._add_tags()
-            found = self._find(self.root, key)
+            found = find(self.root, key)
         if found is None:
             return False
         ancestor = found.parent
@@ -272,15 +221,6 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
             ancestor = ancestor.parent
         self.move_cursor(found)
         return True
-
-    def _find(self, node: TreeNode[TreeItem], key: str) -> TreeNode[TreeItem] | None:
-        for child in node.children:
-            if child.data is not None and child.data.key == key:
-                return child
-            found = self._find(child, key)
-            if found is not None:
-                return found
-        return None
 
     def select_source(self, source: NoteSource) -> None:
         """Put the cursor on ``source`` (after the next load when it is not drawn yet)."""

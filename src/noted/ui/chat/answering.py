@@ -1,0 +1,115 @@
+"""One answer of the assistant as the chat pane shows it: its stop signal, its worker, its events.
+
+The engine yields typed events; ``Answering.show`` draws each, in one ``match``: the reply, its
+tool calls and edit cards in the log, and what the assistant is doing in the status line. It
+holds the running answer's ``cancel`` event (set by Esc) and its worker, so that starting,
+stopping and the end of an answer are decided in one place. ``ChatPane`` owns one; the pane's
+keys and messages stay the pane's (this posts ``ChatPane.UsageChanged`` on it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual.worker import Worker
+
+from noted.chat import events as ev
+from noted.ui.chat.log import ChatLog
+from noted.ui.chat.views import StatusLine
+
+if TYPE_CHECKING:
+    from noted.ui.chat.pane import ChatPane
+
+
+class Answering:
+    """The answer being written, if any, and how its events are drawn.
+
+    Args:
+        pane: The pane the answer is written in (its keys change with an approval asked).
+        chat: The pane's log, where the reply and its cards go.
+        status: The pane's status line.
+    """
+
+    def __init__(self, pane: ChatPane, chat: ChatLog, status: StatusLine) -> None:
+        self._pane = pane
+        self._chat = chat
+        self._status = status
+        self.cancel: asyncio.Event | None = None
+        """Set to stop the answer; None while no answer is being written."""
+        self.run: Worker[None] | None = None
+        """The worker writing the answer."""
+        self._waiting = False
+        """The last event was ``Waiting``: the status line shows the wait until the answer begins."""
+
+    def begin(self) -> asyncio.Event:
+        """A new answer: its stop signal, made before the worker starts so an early Esc is not lost."""
+        self.cancel = asyncio.Event()
+        self._chat.forget_cards(keep_undo=True)
+        return self.cancel
+
+    def ask_to_stop(self) -> None:
+        """Ask the engine to stop (Esc): it ends the answer itself, keeping what was said."""
+        if self.cancel is not None:
+            self.cancel.set()
+            self._status.say("Stopping…")
+
+    def decide(self, yes: bool) -> None:
+        """Accept (``yes``) or reject the change waiting for an answer (y, n)."""
+        if (card := self._chat.asking) is not None:
+            card.decide(yes)
+
+    def stop(self) -> None:
+        """End a running answer at once (the person moved to another chat or note)."""
+        if self.run is not None:
+            self.run.cancel()  # the engine saves what was said; this run's late events are not shown
+        self.run = self.cancel = None
+        self._status.say(None)
+        self._chat.forget_cards()
+
+    def ended(self, worker: Worker[object]) -> bool:
+        """Forget the answer if ``worker`` was its worker and has finished (True then)."""
+        if worker is not self.run or not worker.is_finished:
+            return False
+        self.run = self.cancel = None
+        self._chat.forget_cards(keep_undo=True)
+        self._status.say(None)
+        return True
+
+    async def show(self, event: ev.ChatEvent) -> None:
+        """Draw one engine event."""
+        chat = self._chat
+        if self._waiting and not isinstance(event, ev.Waiting):
+            self._waiting = False
+            self._status.say("Answering…")
+        match event:
+            case ev.Waiting():
+                self._waiting = True
+                self._status.say(event.describe())
+            case ev.TextDelta(text=text):
+                await chat.write(text)
+            case ev.ToolCallStarted():
+                await chat.start_call(event)
+            case ev.ToolCallFinished():
+                chat.finish_call(event)
+            case ev.EditsProposed(diff=diff, edits=count):
+                await chat.propose(diff, count)
+            case ev.ApprovalRequested(approval=approval):
+                card = await chat.ask(approval)
+                card.focus()  # y and n act on the focused card, not in the input
+                self._status.say("Waiting for your answer on the change above…")
+                self._pane.refresh_bindings()  # y and n mean something now
+            case ev.EditsApplied():
+                await chat.applied(event)
+                self._status.say("Answering…")
+            case ev.EditsRefused(message=message):
+                await chat.refused(message)
+            case ev.UsageReport(conversation_tokens=total, input_tokens=sent, output_tokens=received):
+                pane = self._pane
+                pane.post_message(pane.UsageChanged(pane, total, sent, received, sent + received))
+            case ev.Done():
+                await chat.end_answer()
+            case ev.Failed(message=message, remedy=remedy):
+                await chat.add_notice(message, kind="error", remedy=remedy)
+            case ev.Cancelled():
+                await chat.add_notice("stopped", kind="stopped")

@@ -1,0 +1,90 @@
+"""The settings screen's sections that carry their own help (Tools, MCP server, Keys), and the
+MCP section's text: the server's address and state, and what to paste into each AI app.
+
+``SettingsScreen`` builds its rows; what is here reads settings but never writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.containers import Vertical
+
+from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
+from noted.services import Services
+from noted.settings import SettingValue
+from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, MCP_TOKEN_FILE
+from noted.settings.table import KEYS, MCP, TOOLS
+
+MCP_KEYS = frozenset(h.key for h in (MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, MCP_ENABLED))
+"""The settings the MCP section's address and snippets are drawn from."""
+
+
+class ToolsSection(Vertical):
+    """The Tools section: which tools the assistant and AI apps may use."""
+
+    HELP = """\
+## Tools
+
+Each line is a tool the assistant (and AI apps over MCP) may use. **read** tools only look at
+notes; **write** tools change them, and while *Ask before every change* is on the assistant asks
+you first. **Space** or **Enter** ticks or unticks the focused one; it applies at once.
+The command palette's *Toggle tool…* does the same from anywhere.
+"""
+
+
+class McpSection(Vertical):
+    """The MCP server section: its switch, address, token and the snippets for AI apps."""
+
+    HELP = """\
+## MCP server
+
+With the switch on, the app serves your notes to AI apps (Claude, Cursor, Zed, Codex) at the
+address shown, on this machine only, with the tools ticked above. Open *Client snippets* for
+what to paste into each app. Without the app running, `noted mcp serve` does the same and
+`noted mcp config CLIENT` prints the setup for an app that starts noted itself.
+"""
+
+
+class KeysSection(Vertical):
+    """The Keys section: the keymap."""
+
+    HELP = """\
+## Keys
+
+Every key has a binding id (`note.save`, `chat.send`…); **F1** on any pane lists them.
+Give new keys as a table, e.g. `{"note.save": "ctrl+w"}`, or from a shell:
+`noted config set ui.keymap.note.save ctrl+w`. Unlisted bindings keep their keys.
+"""
+
+
+SECTIONS: dict[str, type[Vertical]] = {TOOLS: ToolsSection, MCP: McpSection, KEYS: KeysSection}
+"""The container of each section with a help of its own (the others are a plain ``Vertical``)."""
+
+
+def mcp_url(resolved: Mapping[str, SettingValue]) -> str:
+    """The address the embedded MCP server listens on (or would, once switched on)."""
+    return f"http://{resolved['mcp.host']}:{resolved['mcp.port']}/mcp"
+
+
+def mcp_values(services: Services) -> dict[str, SettingValue]:
+    """The MCP settings in effect, by key."""
+    settings = services.settings
+    return {key: settings.get(key) for key in MCP_KEYS}
+
+
+def mcp_state_text(services: Services, status: str) -> str:
+    """The MCP section's first line: off and where it would listen, or where it is and ``status``."""
+    values = mcp_values(services)
+    if not values[MCP_ENABLED.key]:
+        return f"Server off. When on, AI apps connect to {mcp_url(values)}"
+    return f"Server at {mcp_url(values)}" + (f"  ·  {status}" if status else "")
+
+
+def snippets_text(services: Services) -> str:
+    """What to paste into each AI app to reach the app's server over HTTP."""
+    values = mcp_values(services)
+    token = services.settings.get_path(MCP_TOKEN_FILE)
+    target = Target(stdio_command(services.profile.root), mcp_url(values), token_file=token)
+    found = [s for client in CLIENTS for s in snippets(client, target) if s.transport == "http"]
+    return render(found) + "\n\n# Without a running app: noted mcp config CLIENT prints the stdio form."
