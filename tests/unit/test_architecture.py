@@ -4,7 +4,8 @@ import-linter checks the import graph statically (see pyproject.toml); this chec
 gets loaded, which also catches imports made at run time inside functions: each probe imports
 every module of the core and then does the core's work (a save, a search, a tool call, a chat turn,
 an MCP server) before it looks at ``sys.modules``. It also checks that the contracts in
-pyproject.toml name the same core and leave no package of noted out of the layers.
+pyproject.toml name the same core and leave no package of noted out of the layers, and that no
+module is longer than 400 lines.
 """
 
 from __future__ import annotations
@@ -136,3 +137,18 @@ def test_the_contracts_cover_the_core_and_every_package() -> None:
     layers = next(c for c in contracts.values() if c["type"] == "layers")
     layered = {part.strip() for layer in layers["layers"] for part in layer.replace(":", "|").split("|")}
     assert layered == _packages() - _ENTRY_POINTS, sorted(layered ^ (_packages() - _ENTRY_POINTS))
+
+
+MAX_MODULE_LINES = 400
+"""STYLE.md's bound: a module longer than this is split into cohesive parts, not squeezed."""
+
+
+def test_no_module_is_over_the_line_bound() -> None:
+    modules = sorted((_ROOT / "src" / "noted").rglob("*.py"))
+    assert len(modules) > 100  # the walk found the package
+    long = {
+        str(path.relative_to(_ROOT)): lines
+        for path in modules
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
