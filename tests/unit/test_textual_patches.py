@@ -188,6 +188,11 @@ def test_a_patch_written_for_another_textual_is_left_out_and_logged(
 ) -> None:
     # The warning is given once per process: start from none given, whichever test ran before.
     monkeypatch.setattr(guard, "_warned", set())
+    # Catch the records at the guard's logger itself: a test before this one on the same worker may
+    # have set up noted's logging, whose "noted" logger does not pass records up to caplog's root.
+    logger = logging.getLogger("noted.ui.patches.guard")
+    logger.addHandler(caplog.handler)
+    monkeypatch.setattr(logger, "disabled", False)
     patches.uninstall()
     own = [owner.__dict__[name] for owner, name in REPLACED]
     major, minor = textual_minor().split(".")
@@ -195,6 +200,7 @@ def test_a_patch_written_for_another_textual_is_left_out_and_logged(
         assert patches.install(f"{major}.{int(minor) + 1}.0") == ()
     assert patches.installed() == ()
     assert [owner.__dict__[name] for owner, name in REPLACED] == own  # Textual's code untouched
+    logger.removeHandler(caplog.handler)
     logged = " ".join(record.getMessage() for record in caplog.records)
     assert all(repr(patch.name) in logged for patch in patches.PATCHES)
     assert all(patches.enabled(patch) for patch in patches.install())  # its own release: all on
