@@ -168,6 +168,10 @@ def unmarked(app: App[Any], widget: Widget, label: str) -> bool:
     return not set(left_edge(rows)) & set(HEAVY) and label not in reversed_text(rows)
 
 
+THEME_PARTS = 4
+"""The themes are checked in this many parts, each its own test, so parallel workers share them
+(every theme takes about two seconds: restyling the whole screen, then four focus moves)."""
+
 SETTINGS = [
     ("ai.timeoutSeconds", "Request timeout"),  # a text field
     ("ai.provider", "Provider"),  # a choice
@@ -177,8 +181,9 @@ SETTINGS = [
 
 
 @COLOUR_MODES
+@pytest.mark.parametrize("part", range(THEME_PARTS), ids=lambda part: f"themes-{part + 1}-of-{THEME_PARTS}")
 async def test_the_focused_setting_shows_without_colour_in_every_theme(
-    services: Services, monkeypatch: pytest.MonkeyPatch, no_color: bool
+    services: Services, monkeypatch: pytest.MonkeyPatch, no_color: bool, part: int
 ) -> None:
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
@@ -188,7 +193,7 @@ async def test_the_focused_setting_shows_without_colour_in_every_theme(
         controls = [(screen.query_one(f"#{widget_id(key)}"), label) for key, label in SETTINGS]
         snippets = screen.query_one("#mcp-snippets").query_one(CollapsibleTitle)
         finder = screen.query_one("#settings-filter", Input)
-        for theme in themes_of(app):
+        for theme in themes_of(app)[part::THEME_PARTS]:
             app.theme = theme
             for control, label in controls:
                 control.focus()
