@@ -274,6 +274,19 @@ def build_graph(model: dict, *, q4: bool = False, opset: int = 17, accuracy_leve
             accuracy_level=accuracy_level,
         )
 
+    def residual_norm(y, x, name, key):
+        """LayerNorm(y + x) with the weights ``key``.w / ``key``.b, named ``name``.weight / .bias."""
+        return node(
+            "LayerNormalization",
+            [
+                node("Add", [y, x]),
+                init(f"{name}.weight", f32(T[f"{key}.w"])),
+                init(f"{name}.bias", f32(T[f"{key}.b"])),
+            ],
+            axis=-1,
+            epsilon=eps,
+        )
+
     def linear(x, key_w, key_b, nout, nin, wname, bname):
         if q4:
             y = q4_matmul(x, key_w, nout, nin, wname)
@@ -388,16 +401,7 @@ def build_graph(model: dict, *, q4: bool = False, opset: int = 17, accuracy_leve
             f"{pre}.attention.output.dense.weight",
             f"{pre}.attention.output.dense.bias",
         )
-        x = node(
-            "LayerNormalization",
-            [
-                node("Add", [ao, x]),
-                init(f"{pre}.attention.output.LayerNorm.weight", f32(T[lt("aln.w")])),
-                init(f"{pre}.attention.output.LayerNorm.bias", f32(T[lt("aln.b")])),
-            ],
-            axis=-1,
-            epsilon=eps,
-        )
+        x = residual_norm(ao, x, f"{pre}.attention.output.LayerNorm", lt("aln"))
         h = linear(
             x,
             lt("fi.w"),
@@ -408,46 +412,14 @@ def build_graph(model: dict, *, q4: bool = False, opset: int = 17, accuracy_leve
             f"{pre}.intermediate.dense.bias",
         )
         # exact GELU: 0.5 * h * (1 + erf(h / sqrt(2)))  (ONNX Runtime fuses this pattern)
-        g = node(
-            "Mul",
-            [
-                node(
-                    "Mul",
-                    [
-                        h,
-                        node(
-                            "Add",
-                            [
-                                node(
-                                    "Erf",
-                                    [
-                                        node(
-                                            "Div",
-                                            [h, init(f"c_sqrt2_{layer}", np.array(np.sqrt(2.0), np.float32))],
-                                        )
-                                    ],
-                                ),
-                                init(f"c_one_{layer}", np.array(1.0, np.float32)),
-                            ],
-                        ),
-                    ],
-                ),
-                init(f"c_half_{layer}", np.array(0.5, np.float32)),
-            ],
-        )
+        root2 = init(f"c_sqrt2_{layer}", np.array(np.sqrt(2.0), np.float32))
+        erf = node("Erf", [node("Div", [h, root2])])
+        one_plus = node("Add", [erf, init(f"c_one_{layer}", np.array(1.0, np.float32))])
+        g = node("Mul", [node("Mul", [h, one_plus]), init(f"c_half_{layer}", np.array(0.5, np.float32))])
         fo = linear(
             g, lt("fo.w"), lt("fo.b"), H, FF, f"{pre}.output.dense.weight", f"{pre}.output.dense.bias"
         )
-        x = node(
-            "LayerNormalization",
-            [
-                node("Add", [fo, x]),
-                init(f"{pre}.output.LayerNorm.weight", f32(T[lt("oln.w")])),
-                init(f"{pre}.output.LayerNorm.bias", f32(T[lt("oln.b")])),
-            ],
-            axis=-1,
-            epsilon=eps,
-        )
+        x = residual_norm(fo, x, f"{pre}.output.LayerNorm", lt("oln"))
     # ---- mean pool over real tokens, L2 normalise
     m3 = node("Unsqueeze", [maskf, init("c_axis2", np.array([2], np.int64))])
     summed = node("ReduceSum", [node("Mul", [x, m3]), init("c_axis1", np.array([1], np.int64))], keepdims=0)
