@@ -9,22 +9,27 @@ lost side (the person's text or the other version) fails it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import shlex
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.integration import test_ui_app
 from tests.integration.test_ui_app import Running
 from tests.integration.ui_support import Fixture
+from tests.support.polling import DEFAULT_TIMEOUT, scaled
 from textual.app import App
-from textual.widgets import Button
+from textual.widgets import Button, Static
 
 from noted.models import NotePatch
+from noted.ops import editing
 from noted.store.sqlite import SqliteStore
 from noted.ui.dialogs.conflict import ConflictView
-from noted.ui.widgets.note_editor import NoteEditor
+from noted.ui.widgets.note_editor import SWITCH, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll
 
@@ -43,6 +48,13 @@ def other_process(fixture: Fixture) -> Iterator[SqliteStore]:
         store.close()
 
 
+def erase_elsewhere(fixture: Fixture) -> None:
+    """Delete Release plan for good, as another process would: trashed, then the trash emptied."""
+    with other_process(fixture) as store:
+        store.trash_note(fixture.release, actor="mcp:test")
+        store.empty_trash(actor="mcp:test")
+
+
 def change_elsewhere(fixture: Fixture) -> None:
     with other_process(fixture) as store:
         store.update_note(fixture.release, NotePatch(prepend=THEIRS), actor="mcp:test")
@@ -55,6 +67,13 @@ async def edit_and_type(running: Running) -> NoteEditor:
     await running.until(lambda: editor.note is not None and editor.has_focus_within)
     await running.pilot.press("ctrl+home", *MINE)
     assert editor.dirty
+    return editor
+
+
+async def edit_then_erase(running: Running, fixture: Fixture) -> NoteEditor:
+    """Type MINE into Release plan, which another process then deletes for good."""
+    editor = await edit_and_type(running)
+    erase_elsewhere(fixture)
     return editor
 
 
@@ -219,13 +238,100 @@ async def test_external_editor_meeting_a_change_keeps_both(
 async def test_a_note_deleted_for_good_meanwhile_keeps_the_text_as_a_copy(
     running: Running, fixture: Fixture
 ) -> None:
-    editor = await edit_and_type(running)
-    with other_process(fixture) as store:
-        store.trash_note(fixture.release, actor="mcp:test")
-        store.empty_trash(actor="mcp:test")
+    editor = await edit_then_erase(running, fixture)
     await running.pilot.press("ctrl+s")
     await running.until(lambda: len(copies(running, fixture)) == 1)
     (copy,) = copies(running, fixture)
     assert f"\n\n{MINE}Plans for the spring release." in copy
     # The editor now holds the copy, so going on typing edits text that exists.
     await running.until(lambda: editor.note is not None and editor.note.body == copy and not editor.dirty)
+
+
+def saves_done(running: Running) -> bool:
+    return not any(w.group == "editor-save" and not w.is_finished for w in running.app.workers)
+
+
+@contextlib.contextmanager
+def held(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[threading.Event]:
+    """Hold the first call of ``noted.ops.editing.<name>`` (in the save's thread) until the event is set."""
+    real = getattr(editing, name)
+    release, calls = threading.Event(), itertools.count()
+
+    def waiting(*args: Any, **kwargs: Any) -> Any:
+        if next(calls) == 0:
+            assert release.wait(timeout=scaled(DEFAULT_TIMEOUT))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(editing, name, waiting)
+    try:
+        yield release
+    finally:
+        release.set()
+
+
+async def test_two_saves_under_way_of_a_note_deleted_meanwhile_keep_one_copy(
+    running: Running, fixture: Fixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl+S while the save on the way to another note is still writing its copy: one copy, said once.
+    editor = await edit_then_erase(running, fixture)
+    with held(monkeypatch, "keep_copy") as release:
+        editor.save(then=SWITCH)
+        await running.pilot.press("ctrl+s")
+        release.set()
+    await running.until(
+        lambda: saves_done(running) and editor.note is not None and editor.note.id != fixture.release
+    )
+    await running.pilot.pause()
+    (copy,) = copies(running, fixture)
+    assert f"\n\n{MINE}Plans for the spring release." in copy
+    assert editor.note is not None and editor.note.body == copy and not editor.dirty
+    said = [n.message for n in running.app._notifications if "deleted meanwhile" in n.message]
+    assert len(said) == 1
+
+
+async def test_text_typed_while_a_copy_is_kept_stays_in_the_editor(
+    running: Running, fixture: Fixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = await edit_then_erase(running, fixture)
+    with held(monkeypatch, "keep_copy") as release:
+        await running.pilot.press("ctrl+s")
+        await running.pilot.press(*"More. ")  # typed while the copy is being written
+        release.set()
+        await running.until(lambda: editor.note is not None and editor.note.id != fixture.release)
+    (copy,) = copies(running, fixture)
+    assert f"\n\n{MINE}Plans for the spring release." in copy and "More. " not in copy
+    # The editor holds the copy with the text typed meanwhile, not saved yet.
+    assert editor.dirty and editor.body_text.startswith(copy.split(MINE)[0] + MINE + "More. Plans")
+    await running.pilot.press("ctrl+s")
+    await running.until(lambda: not editor.dirty)
+    (copy,) = copies(running, fixture)  # saved into the copy, not into another one
+    assert f"\n\n{MINE}More. Plans for the spring release." in copy
+
+
+async def test_a_save_asked_for_while_one_is_under_way_builds_on_it(
+    running: Running, fixture: Fixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The second save was read from the same version as the first: it must not meet the first's
+    # write as a change made elsewhere, and the newer text must be the one that stays.
+    editor = await edit_and_type(running)
+    with held(monkeypatch, "save_text") as release:
+        await running.pilot.press("ctrl+s")
+        await running.pilot.press(*"More. ", "ctrl+s")
+        release.set()
+        await running.until(lambda: saves_done(running))
+    await running.until(lambda: not editor.dirty)
+    body = running.app.services.store.get_note(fixture.release).body
+    assert body.startswith(f"{MINE}More. Plans for the spring release.")
+    assert not isinstance(running.app.screen, ConflictView) and not copies(running, fixture)
+
+
+async def test_a_note_deleted_while_it_is_edited_stays_in_the_editor(
+    running: Running, fixture: Fixture
+) -> None:
+    # The list moves its cursor to the next note; the editor keeps the note and the person's text.
+    editor = await edit_then_erase(running, fixture)
+    await running.until(lambda: "Release plan" not in running.titles())
+    header = running.q(NoteEditor).query_one("#editor-header", Static)
+    await running.until(lambda: "deleted elsewhere" in str(header.render()))
+    assert running.app.workspace.editing and editor.dirty and editor.body_text.startswith(MINE)
+    assert editor.note is not None and editor.note.id == fixture.release and not copies(running, fixture)

@@ -47,6 +47,10 @@ async def _open_search(pilot: Pilot[None]) -> SearchScreen:
     return screen
 
 
+def tickets(answers: dict[int, OpenAnswered]) -> list[int]:
+    return sorted(message.ticket for message in answers.values())
+
+
 async def _type(pilot: Pilot[None], screen: SearchScreen, text: str) -> None:
     asked = screen.answered
     await pilot.press(*text)
@@ -85,13 +89,15 @@ async def test_a_note_opened_from_search_comes_with_the_workspace_in_one_paint(
 ) -> None:
     # The screen asks for the note first and closes once the reader has it: the workspace is then
     # painted once, whole and with the note in it (not as it was, and then again with the note).
-    shown: dict[int, tuple[str, object, int]] = {}  # the hook sees a message at each node it reaches
+    # The hook sees a message at each node it reaches: count it once, by its id (the message is
+    # kept in the value, so a later message cannot reuse the id of one collected meanwhile).
+    shown: dict[int, tuple[NoteViewer.Shown, str, object, int]] = {}
     paints: list[str] = []
     app = NotedApp(services, background=False)
 
     def hook(message: object) -> None:
         if isinstance(message, NoteViewer.Shown):
-            shown.setdefault(id(message), (message.note_id, app.screen, len(paints)))
+            shown.setdefault(id(message), (message, message.note_id, app.screen, len(paints)))
 
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         viewer = app.workspace.query_one(NoteViewer)
@@ -113,7 +119,9 @@ async def test_a_note_opened_from_search_comes_with_the_workspace_in_one_paint(
         await pilot.press("enter")
         await until(pilot, lambda: bool(shown))
         # Said once the workspace is on top, painted once, whole, with the note in it.
-        assert list(shown.values()) == [(fixture.groceries, app.workspace, 1)]
+        assert [(note_id, on, n) for _, note_id, on, n in shown.values()] == [
+            (fixture.groceries, app.workspace, 1)
+        ]
         assert paints[0] == "LayoutUpdate"
         # The focus moves to the page in the frame after (the note first).
         await until(pilot, lambda: app.workspace.focused is viewer.query_one("#note-scroll"))
@@ -125,24 +133,26 @@ async def test_opening_a_note_answers_its_ticket_once_whatever_happens(
     # The answer is a message to the screen on top: each ticket once, whether its note was shown,
     # replaced by another request first, or gone. Not vacuous: a request replaced before its read
     # came back must be answered at once, and a missing note must be answered too.
-    answers: dict[int, int] = {}  # the hook sees a message at each node it reaches: count it once
+    # The hook sees a message at each node it reaches: count it once, by its id. The message is
+    # kept, or a later one could take the id of one collected meanwhile and not be counted.
+    answers: dict[int, OpenAnswered] = {}
     app = NotedApp(services, background=False)
 
     def hook(message: object) -> None:
         if isinstance(message, OpenAnswered):
-            answers.setdefault(id(message), message.ticket)
+            answers.setdefault(id(message), message)
 
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         viewer = app.workspace.query_one(NoteViewer)
         await until(pilot, lambda: viewer.view is not None)  # the list's first note: settled
         viewer.show(fixture.release, ticket=1)
         viewer.show(fixture.meeting, ticket=2)
-        await until(pilot, lambda: sorted(answers.values()) == [1, 2])
+        await until(pilot, lambda: tickets(answers) == [1, 2])
         assert viewer.view is not None and viewer.view.note.id == fixture.meeting
         viewer.show("0" * 32, ticket=3)
-        await until(pilot, lambda: 3 in answers.values())
+        await until(pilot, lambda: 3 in tickets(answers))
         await pilot.pause()
-        assert viewer.view is None and sorted(answers.values()) == [1, 2, 3]
+        assert viewer.view is None and tickets(answers) == [1, 2, 3]
 
 
 async def test_search_moves_with_keys_and_escape_closes(services: Services, fixture: Fixture) -> None:

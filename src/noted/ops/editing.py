@@ -3,6 +3,8 @@
 ``save_text`` is the one save of an edited title and body, for the app's editor and ``noted
 edit``: one write based on the version the text was edited from; a note changed or deleted
 meanwhile is reported, not overwritten, and the caller settles it (``store.conflicts``).
+``SaveLine`` puts the saves of one editor in a line, so two in flight at once (Ctrl+S while the
+editor makes way for another note) neither meet each other as a conflict nor keep two copies.
 
 ``EditorSession`` is a working copy that a model turn's edits change, saved once.
 
@@ -23,11 +25,13 @@ the turn into a ``conflict`` result telling the model to read the note again and
 from __future__ import annotations
 
 import enum
+import itertools
 import threading
 from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import Note, NotePatch
+from noted.store.conflicts import Conflict, keep_copy
 from noted.store.protocol import Store
 
 
@@ -70,6 +74,100 @@ def save_text(
     except (ConflictError, NotFoundError):  # changed, or deleted for good, meanwhile
         return Saved(None)
     return Saved(note)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one save of the editor's text came to (exactly one field is set).
+
+    Attributes:
+        saved: The note holding the text (written now, or already holding it).
+        conflict: The note changed elsewhere: nothing was written, the person chooses.
+        kept: The note was deleted for good: the text was saved as this conflict copy.
+    """
+
+    saved: Note | None = None
+    conflict: Conflict | None = None
+    kept: Note | None = None
+
+
+class SaveLine:
+    """The saves of one editor, carried out one at a time, in the order they were asked for.
+
+    The editor saves in a thread, and two saves can be in flight at once: Ctrl+S while the editor
+    makes way for another note, or a second Ctrl+S on a slow machine. Both were read from the
+    same version. Run as they come, the second meets the first's write as a change made
+    elsewhere, and on a note deleted meanwhile each keeps its own copy. Here a save starts from
+    what the save before it wrote (or kept), and a save overtaken by a later one (whose text is
+    newer) writes nothing and reports what the later one did.
+
+    ``ticket`` is taken on the event loop as the save is asked for; ``save`` runs in the worker.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        """Held by the save being written (in its worker)."""
+        self._issued = itertools.count(1)
+        """Tickets, taken on the event loop: never behind ``_lock``, which a slow write holds."""
+        self._done = 0
+        self._last: Outcome | None = None
+        self._after: dict[tuple[str, int], Note] = {}
+        """(note id, updated_time) of a version this line saved over → the version it wrote."""
+        self._kept: dict[tuple[str, int], tuple[str, str, Note]] = {}
+        """The same, for a note found deleted: the title and text kept, and the copy."""
+
+    def ticket(self) -> int:
+        """The number of a save being asked for now (call it before starting the save's worker)."""
+        return next(self._issued)  # one C call: atomic, so no lock that a write could hold
+
+    def save(
+        self, store: Store, ticket: int, base: Note, title: str, body: str, *, actor: str, session: str
+    ) -> Outcome:
+        """Save ``title``/``body``, edited from ``base``, unless a later save already wrote newer text.
+
+        Raises:
+            NotedError: the store refused the text (too large, a disk fault); nothing was written.
+        """
+        with self._lock:
+            if ticket < self._done and self._last is not None:
+                return self._last  # overtaken: a later save, with newer text, has been written
+            outcome = self._save(store, base, title, body, actor=actor, session=session)
+            self._done, self._last = ticket, outcome
+            return outcome
+
+    def settle(self, store: Store, base: Note, title: str, body: str, *, actor: str) -> Outcome:
+        """A save of ``base`` was refused: read the other side, or keep a copy if the note is gone."""
+        with self._lock:
+            return self._settle(store, self._latest(base), title, body, actor=actor)
+
+    def _latest(self, base: Note) -> Note:
+        while (next_ := self._after.get((base.id, base.updated_time))) is not None:
+            base = next_
+        return base
+
+    def _save(self, store: Store, base: Note, title: str, body: str, *, actor: str, session: str) -> Outcome:
+        latest = self._latest(base)
+        if latest is not base and (latest.title, latest.body) == (title, body):
+            return Outcome(saved=latest)  # a save before this one wrote this very text
+        kept = self._kept.get((latest.id, latest.updated_time))
+        if kept is not None and kept[:2] == (title, body):
+            return Outcome(kept=kept[2])  # ... or kept it as a copy: one copy, not two
+        saved = save_text(store, latest, title, body, actor=actor, session=session)
+        if saved.note is not None:
+            self._after[(latest.id, latest.updated_time)] = saved.note
+            return Outcome(saved=saved.note)
+        return self._settle(store, latest, title, body, actor=actor)
+
+    def _settle(self, store: Store, base: Note, title: str, body: str, *, actor: str) -> Outcome:
+        try:
+            conflict = Conflict.read(store, base, title, body)
+        except NotFoundError:
+            copy = keep_copy(store, base, title, body, actor=actor)
+            self._kept[(base.id, base.updated_time)] = (title, body, copy)
+            return Outcome(kept=copy)
+        if conflict.settled:
+            return Outcome(saved=conflict.theirs)
+        return Outcome(conflict=conflict)
 
 
 class CommitStatus(enum.StrEnum):

@@ -146,6 +146,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     @on(NoteList.NoteHighlighted)
     async def _note(self, event: NoteList.NoteHighlighted) -> None:
+        if event.left and self.editing:  # the note being edited left the list: the editor keeps it
+            return
         chosen = isinstance(event, NoteList.NoteChosen)
         await self.open_note(
             event.note_id, focus=chosen, edit=isinstance(event, NoteList.NoteChosen) and event.edit

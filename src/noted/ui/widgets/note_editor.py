@@ -5,7 +5,13 @@ store refuses; the editor keeps the person's text and, for a save the person ask
 Esc, F4's return, quitting), shows the ``ConflictView`` with *Keep both* focused. A save on the
 way to another note never asks: the editor stays open with the text and says why, so a key meant
 for the list cannot settle the conflict. Saves of one opening of the editor share an editing
-session, so a burst of Ctrl+S is one revision while every other save keeps its own.
+session, so a burst of Ctrl+S is one revision while every other save keeps its own, and one
+``SaveLine``, so a save asked for while another is under way builds on it (never a conflict with
+the editor's own write, nor a second copy of a deleted note).
+
+A note deleted or trashed elsewhere while it is edited stays in the editor with the person's
+text (the list's cursor moves on, the editor does not follow it); the header says so, and the next
+save keeps the text as a copy.
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from textual.worker import Worker
 
 from noted.errors import ConflictError, NotFoundError
 from noted.models import ACTOR_USER, Note
-from noted.ops.editing import save_text
-from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
+from noted.ops.editing import Outcome, SaveLine
+from noted.store.conflicts import Choice, Conflict, Resolved, resolve
 from noted.store.protocol import Store
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.external import ExternalEdit, edit_text
@@ -42,6 +48,11 @@ STAY = "stay"
 CLOSE = "close"
 SWITCH = "switch"
 QUIT = "quit"
+
+# What the header says once the note is known to have been written elsewhere.
+CHANGED = "changed elsewhere: saving shows both sides"
+TRASHED = "moved to the trash elsewhere: saving shows both sides"
+GONE = "deleted elsewhere: saving keeps your text as a copy"
 
 
 class NoteEditor(ReportsWorkerFailures, Vertical):
@@ -91,13 +102,15 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
             self.then = then
 
     class _Resolved(Message, bubble=False):
-        def __init__(self, resolved: Resolved, then: str) -> None:
+        def __init__(self, resolved: Resolved, text: str, then: str) -> None:
             super().__init__()
             self.resolved = resolved
+            self.text = text
+            """The person's text as saved (the editor may hold more, typed meanwhile)."""
             self.then = then
 
     class _Fresh(Message, bubble=False):
-        def __init__(self, note: Note) -> None:
+        def __init__(self, note: Note | None) -> None:
             super().__init__()
             self.note = note
 
@@ -105,10 +118,11 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
         super().__init__(id=id)
         self._store = store
         self.note: Note | None = None
-        self._stale = False
+        self._stale = ""
         self._conflict: Conflict | None = None
         """The conflict the last save met, until the person settles it (or the text is saved)."""
         self._session = ""
+        self._line = SaveLine()
         self._kept_file: Path | None = None
         """The ``$EDITOR`` file of an edit not saved yet; removed once the text is safe."""
 
@@ -125,9 +139,10 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
     def edit(self, note: Note, *, text: str | None = None) -> None:
         """Start editing ``note`` (with ``text`` instead of its body, e.g. after ``$EDITOR``)."""
         self.note = note
-        self._stale = False
+        self._stale = ""
         self._conflict = None
         self._session = f"app-editor-{uuid.uuid4().hex}"
+        self._line = SaveLine()
         self.query_one("#editor-title", Input).value = note.title
         body = self.query_one("#editor-body", TextArea)
         if body.language is None and "markdown" in body.available_languages:
@@ -157,7 +172,7 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
     def _draw_header(self) -> None:
         mark = ("● ", "bold $text-accent") if self.dirty else ("  ", "")
         state = "unsaved" if self.dirty else "saved"
-        stale = ("  changed elsewhere: saving shows both sides", "$text-warning") if self._stale else ("", "")
+        stale = (f"  {self._stale}", "$text-warning") if self._stale else ("", "")
         self.query_one("#editor-header", Static).update(
             Content.assemble(
                 mark, ("Editing", "bold"), (f" · {state} · ctrl+s save · esc done", "$text-muted"), stale
@@ -177,18 +192,26 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
         description="re-reading the note",
     )
     def _fetch_fresh(self, note_id: str) -> None:
-        self.post_message(self._Fresh(self._store.get_note(note_id)))
+        try:
+            note: Note | None = self._store.get_note(note_id)
+        except NotFoundError:
+            note = None  # deleted for good
+        self.post_message(self._Fresh(note))
 
     @on(_Fresh)
     def _fresh(self, message: _Fresh) -> None:
-        self.changed_elsewhere(message.note)
+        if message.note is not None:
+            self.changed_elsewhere(message.note)
+        elif self.note is not None:
+            self._stale = GONE
+            self._draw_header()
 
     def changed_elsewhere(self, note: Note) -> None:
         """The open note was written by someone else: take it if nothing is unsaved, else warn."""
         if self.note is None or note.id != self.note.id or note.updated_time == self.note.updated_time:
             return
         if self.dirty:
-            self._stale = True
+            self._stale = TRASHED if note.is_trashed else CHANGED
             self._draw_header()
         else:
             self.edit(note)
@@ -204,33 +227,29 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
                 self.post_message(self.Closed(note.id))
             return None
         title, body = self.title_text or note.title, self.body_text
-        store, session = self._store, self._session
+        store, session, line = self._store, self._session, self._line
+        ticket = line.ticket()  # in the order asked: a later save's text is the newer
 
         def write() -> str:
-            saved = save_text(store, note, title, body, actor=ACTOR_USER, session=session)
-            if saved.note is None:  # changed, or deleted for good, meanwhile
-                self._met_conflict(note, title, body, then)
-                return CONFLICT
-            self.post_message(self._Outcome(SAVED, saved.note, None, then))
-            return SAVED
+            outcome = line.save(store, ticket, note, title, body, actor=ACTOR_USER, session=session)
+            return self._report(outcome, body, then)
 
         return self.run_worker(
             write, thread=True, group="editor-save", exit_on_error=False, description="saving the note"
         )
 
-    def _met_conflict(self, base: Note, title: str, body: str, then: str) -> None:
-        """In the save's worker: read the other side, or keep a copy if the note is gone for good."""
-        try:
-            conflict = Conflict.read(self._store, base, title, body)
-        except NotFoundError:
-            copy = keep_copy(self._store, base, title, body, actor=ACTOR_USER)
-            message = f'The note was deleted meanwhile: your text is saved as "{copy.title}".'
-            self.post_message(self._Resolved(Resolved(Choice.KEEP_BOTH, copy, copy, message), then))
-            return
-        if conflict.settled:
-            self.post_message(self._Outcome(SAVED, conflict.theirs, None, then))
-            return
-        self.post_message(self._Outcome(CONFLICT, None, conflict, then))
+    def _report(self, outcome: Outcome, body: str, then: str) -> str:
+        """In a save's worker: tell the editor what the save of ``body`` came to."""
+        if outcome.kept is not None:
+            message = f'The note was deleted meanwhile: your text is saved as "{outcome.kept.title}".'
+            resolved = Resolved(Choice.KEEP_BOTH, outcome.kept, outcome.kept, message)
+            self.post_message(self._Resolved(resolved, body, then))
+            return CONFLICT
+        if outcome.saved is not None:
+            self.post_message(self._Outcome(SAVED, outcome.saved, None, then))
+            return SAVED
+        self.post_message(self._Outcome(CONFLICT, None, outcome.conflict, then))
+        return CONFLICT
 
     async def flush(self, *, quitting: bool = False) -> str:
         """Save now and wait (before quitting or opening another note)."""
@@ -258,7 +277,7 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
         if message.conflict is None:
             return
         self._conflict = message.conflict
-        self._stale = True
+        self._stale = CHANGED
         self._draw_header()
         if message.then == SWITCH:  # the person is on the way elsewhere: nothing to answer now
             self._refuse_switch()
@@ -267,8 +286,10 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
 
     def _saved(self, note: Note, then: str) -> None:
         self._forget_file()
-        self.note = note
-        self._stale = False
+        current = self.note
+        if current is None or current.id != note.id or current.updated_time <= note.updated_time:
+            self.note = note  # (not a save overtaken by a later one, reported after it)
+        self._stale = ""
         self._conflict = None
         self._update_dirty()
         self.post_message(self.Saved(note))
@@ -301,19 +322,29 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
         try:
             resolved = resolve(self._store, conflict, choice, actor=ACTOR_USER)
         except (ConflictError, NotFoundError):  # changed again, or deleted: show (or keep) it as it is now
-            self._met_conflict(conflict.base, conflict.title, conflict.body, then)
+            outcome = self._line.settle(
+                self._store, conflict.base, conflict.title, conflict.body, actor=ACTOR_USER
+            )
+            self._report(outcome, conflict.body, then)
             return
-        self.post_message(self._Resolved(resolved, then))
+        self.post_message(self._Resolved(resolved, conflict.body, then))
 
     @on(_Resolved)
     def _resolved(self, message: _Resolved) -> None:
-        resolved = message.resolved
+        resolved, note = message.resolved, message.resolved.note
         self._forget_file()
-        self.notify(resolved.message, timeout=10)
-        # The note as it is now (or the copy, when the note was deleted): the person's text is safe.
-        self.edit(resolved.note)
+        copy_kept = resolved.copy is not None and resolved.copy.id == note.id  # the note was deleted
+        if not (copy_kept and self.note is not None and self.note.id == note.id):  # (else: said already)
+            self.notify(resolved.message, timeout=10)
+            # The note as it is now, or the copy: the person's text is safe. Text typed while the
+            # save was under way stays in the editor, over the copy, not saved yet.
+            typed, saved = self.body_text, message.text
+            if copy_kept and typed != saved and note.body.endswith(saved):
+                self.edit(note, text=note.body[: len(note.body) - len(saved)] + typed)
+            else:
+                self.edit(note)
         if resolved.choice is not Choice.KEEP_BOTH:
-            self.post_message(self.Saved(resolved.note))
+            self.post_message(self.Saved(note))
         if message.then == CLOSE and self.note is not None:
             self.post_message(self.Closed(self.note.id))
         elif message.then == QUIT:

@@ -92,14 +92,14 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
             self._announce(new)
         refresh_options(self, old, new)
 
-    def _announce(self, index: int | None) -> None:
+    def _announce(self, index: int | None, *, left: bool = False) -> None:
         note_id = self.rows[index].meta.id if index is not None and index < len(self.rows) else None
         if note_id is not None and note_id != self._highlighted_note:
             # Straight to the screen, ahead of this list's own repaint: the note then opens in the
             # same frame as the cursor moves, rather than one frame later. Only for another note:
             # a refresh that leaves the cursor where it was must not replace a note opened
             # from search or a link.
-            self.screen.post_message(self.NoteHighlighted(self, note_id))
+            self.screen.post_message(self.NoteHighlighted(self, note_id, left=left))
         self._highlighted_note = note_id
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -126,10 +126,13 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
     class NoteHighlighted(Message):
         """The cursor moved onto a note."""
 
-        def __init__(self, note_list: NoteList, note_id: str) -> None:
+        def __init__(self, note_list: NoteList, note_id: str, *, left: bool = False) -> None:
             super().__init__()
             self.note_list = note_list
             self.note_id = note_id
+            self.left = left
+            """The cursor's note left the list (trashed or moved elsewhere): the cursor is on the
+            note that took its place, not moved by the person."""
 
         @property
         def control(self) -> NoteList:
@@ -229,11 +232,11 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
                 self.set_options(self._option(row) for row in self.rows)
                 # Stay on the same note; if it left the list (trashed, moved), stay at the same place.
                 fallback = min(previous, len(self.rows) - 1) if message.keep else 0
-                index = next((i for i, r in enumerate(self.rows) if r.meta.id == message.keep), fallback)
-                self.highlighted = index if self.rows else None
+                index = next((i for i, r in enumerate(self.rows) if r.meta.id == message.keep), None)
+                self.highlighted = (fallback if index is None else index) if self.rows else None
             finally:
                 self._rebuilding = False
-            self._announce(self.highlighted)
+            self._announce(self.highlighted, left=message.keep is not None and index is None)
         else:
             self.rows.extend(page.rows)
             self.add_options(self._option(row) for row in page.rows)
