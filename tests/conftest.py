@@ -1,4 +1,5 @@
-"""Shared fixtures: an isolated profile per test, and a guard that fails any real network call."""
+"""Shared fixtures: an isolated profile per test, a guard that fails any real network call, and a
+bound on each test's time so that a hang fails one test instead of stopping the run."""
 
 from __future__ import annotations
 
@@ -11,9 +12,20 @@ from typing import Any
 
 import pytest
 from tests.integration.ui_support import Fixture, build_profile, use_utc
+from tests.support.polling import scaled
 
 from noted.store.sqlite import SqliteStore
 from noted.ui import patches
+
+HANG_SECONDS = 300.0
+"""A test still running after this long (stretched by ``NOTED_TEST_TIMEOUT_SCALE``) is stuck:
+pytest-timeout fails it with every thread's stack. The slowest test takes 15 s on a quiet machine."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(scaled(HANG_SECONDS)))
 
 
 def _is_local(address: Any) -> bool:

@@ -6,6 +6,7 @@ The child is configured only through the environment, as a person scripting it w
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -291,9 +292,17 @@ class Child:
         )
         os.close(slave)
         self.err = b""
+        self.out = b""
         self._seen = threading.Condition()
         self._reader = threading.Thread(target=self._read_err, daemon=True)
         self._reader.start()
+        self._out_reader = threading.Thread(target=self._read_out, daemon=True)
+        self._out_reader.start()
+
+    def _read_out(self) -> None:
+        assert self.proc.stdout is not None
+        while chunk := self.proc.stdout.read1(4096):  # type: ignore[attr-defined]
+            self.out += chunk
 
     def _read_err(self) -> None:
         assert self.proc.stderr is not None
@@ -311,10 +320,10 @@ class Child:
 
     def finish(self) -> tuple[int, str, str]:
         try:
-            out = self.proc.stdout.read() if self.proc.stdout else b""  # ends when the child exits
-            code = self.proc.wait(LIVENESS)
+            code = self.proc.wait(LIVENESS)  # a child that does not end fails the test, not hangs it
             self._reader.join(LIVENESS)
-            return code, out.decode(), self.err.decode()
+            self._out_reader.join(LIVENESS)
+            return code, self.out.decode(), self.err.decode()
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
@@ -349,6 +358,23 @@ def test_ctrl_c_at_the_approval_prompt_stops_without_writing(profile: Path, wire
     ((_, messages),) = saved_chats(profile)
     assert "Not run" in messages[-1].content  # the model will know the call never ran
     assert len(wire.requests) == 1
+
+
+@pytest.mark.skipif(not hasattr(ctypes.CDLL(None), "tgkill"), reason="needs Linux's tgkill")
+def test_ctrl_c_delivered_to_another_thread_still_stops_the_prompt(profile: Path, wire: WireServer) -> None:
+    # The kernel gives a process's SIGINT to any of its threads. One delivered to the loop's
+    # executor thread did not interrupt the main thread's read, so the prompt stayed until Enter.
+    wire.push(tool_reply("w", "create_note", {"title": "Packing", "notebook_title": "Trips"}))
+    child = Child(profile, wire, "Make a packing list", NOTED_AI_TOOL_CREATE_NOTE_ENABLED="1")
+    child.wait_for_err("[y/N] ")
+    pid = child.proc.pid
+    others = [int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid]
+    assert others, "the child runs one thread only: nothing to deliver the signal to"
+    assert ctypes.CDLL(None, use_errno=True).tgkill(pid, others[0], signal.SIGINT) == 0
+    code, _, err = child.finish()
+
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == "(stopped)" and note_titles(profile) == ["Shopping"]
 
 
 def test_chats_lists_searches_and_deletes_by_the_short_id_it_shows(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import select
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -42,6 +44,9 @@ from noted.ops.editing import EditorSession  # light: the editing session needs 
 
 if TYPE_CHECKING:  # the engine and the tools load only when a question is asked
     from noted.chat.engine import ChatEngine
+
+ANSWER_POLL_SECONDS = 0.1
+"""How long the approval prompt waits for a key before letting a pending Ctrl-C run."""
 
 
 def register(sub: Subparsers) -> None:
@@ -211,7 +216,7 @@ def _confirm(question: str, cancel: asyncio.Event) -> bool:
         previous = None
     try:
         print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
-        answer = input()
+        answer = _read_answer()
     except KeyboardInterrupt:
         cancel.set()
         return False
@@ -221,6 +226,26 @@ def _confirm(question: str, cancel: asyncio.Event) -> bool:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
     return answer.strip().lower() in ("y", "yes")
+
+
+def _read_answer() -> str:
+    """One line typed on the terminal (stdin is one), or EOFError at its end.
+
+    Not one blocking read: Ctrl-C may be delivered to another thread of the process (the loop's
+    executor), and then it does not interrupt a read in this one, so the prompt would stay until
+    Enter. Between two short waits the interpreter runs the pending handler, which raises
+    ``KeyboardInterrupt`` here. Read from the descriptor, not ``sys.stdin``, whose buffer could
+    hold a line that the wait would not see; a terminal gives one line per read.
+    """
+    if os.name == "nt":  # no select() on a console: the plain read, as before
+        return input()
+    fd = sys.stdin.fileno()
+    while not select.select([fd], [], [], ANSWER_POLL_SECONDS)[0]:
+        pass
+    line = os.read(fd, 4096)
+    if not line:
+        raise EOFError
+    return line.decode(errors="replace")
 
 
 def cmd_chats(args: argparse.Namespace, ctx: CliContext) -> int:
