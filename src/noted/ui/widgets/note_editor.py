@@ -110,8 +110,9 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
             self.then = then
 
     class _Fresh(Message, bubble=False):
-        def __init__(self, note: Note | None) -> None:
+        def __init__(self, note_id: str, note: Note | None) -> None:
             super().__init__()
+            self.note_id = note_id
             self.note = note
 
     def __init__(self, store: Store, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
@@ -196,13 +197,13 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
             note: Note | None = self._store.get_note(note_id)
         except NotFoundError:
             note = None  # deleted for good
-        self.post_message(self._Fresh(note))
+        self.post_message(self._Fresh(note_id, note))
 
     @on(_Fresh)
     def _fresh(self, message: _Fresh) -> None:
         if message.note is not None:
             self.changed_elsewhere(message.note)
-        elif self.note is not None:
+        elif self.note is not None and self.note.id == message.note_id:
             self._stale = GONE
             self._draw_header()
 
