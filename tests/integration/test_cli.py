@@ -272,7 +272,7 @@ def test_empty_trash_needs_confirmation(cli: Cli, monkeypatch: pytest.MonkeyPatc
     assert cli("empty-trash").code == 1
     assert len(cli.json("notes", "--trash")) == 1
     monkeypatch.setattr(sys, "stdin", Tty("y\n"))
-    assert "deleted 1 notes" in cli.ok("empty-trash").out
+    assert "deleted 1 note for good" in cli.ok("empty-trash").out
     assert cli.json("notes", "--trash") == []
     assert cli.json("empty-trash", "--yes") == {"deleted": 0}
 
@@ -407,7 +407,9 @@ def test_real_process_asks_on_a_terminal(cli: Cli) -> None:
         os.close(leader)
         os.close(follower)
     assert done.returncode == 0, done.stderr
-    assert "Delete the 1 notes in the trash for good?" in done.stdout and "deleted 1 notes" in done.stdout
+    assert (
+        "Delete the note in the trash for good?" in done.stdout and "deleted 1 note for good" in done.stdout
+    )
     assert cli.json("notes", "--trash") == []
 
 

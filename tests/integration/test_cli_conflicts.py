@@ -165,4 +165,7 @@ def test_editor_on_a_note_deleted_meanwhile_keeps_the_text_as_a_note(
     result = cli("edit", note)
     assert result.code == EXIT_CONFLICT and "was deleted while you edited it" in result.err
     (copy,) = [n for n in cli.json("notes") if n["title"].startswith("Doomed (conflict copy ")]
-    assert cli.json("show", copy["id"])["body"].endswith("\n\nbase\ntyped in the editor\n")
+    body = cli.json("show", copy["id"])["body"]
+    assert (
+        body.endswith("\n\nbase\ntyped in the editor\n") and "was deleted elsewhere" in body.splitlines()[0]
+    )

@@ -36,6 +36,7 @@ def test_keep_both_makes_a_linked_copy_beside_the_note(store: SqliteStore) -> No
         and f"(:/{conflict.base.id})" in resolved.copy.body
     )
     assert store.get_note(conflict.base.id).body == "one\ntwo\ntheirs\n"
+    assert "was changed elsewhere" in resolved.copy.body.splitlines()[0]
 
 
 def test_a_copy_whose_notebook_is_in_the_trash_goes_to_conflicts(store: SqliteStore) -> None:

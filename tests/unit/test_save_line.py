@@ -73,6 +73,8 @@ def test_two_saves_of_a_note_deleted_meanwhile_keep_one_copy(store: SqliteStore)
         thread.join()
     (copy,) = _copies(store)
     assert copy.body.endswith("\n\nmine")
+    assert copy.body.startswith('> Copy of "Plan", saved ') and "was deleted elsewhere" in copy.body
+    assert f"(:/{base.id})" not in copy.body  # no link to a note that no longer exists
     assert [getattr(o, "kept", None) for o in outcomes] == [copy, copy]
 
 

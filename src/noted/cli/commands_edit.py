@@ -111,10 +111,12 @@ def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) 
             continue
         except NotFoundError:
             break  # deleted for good meanwhile: only a copy can keep the text
-    copy = keep_copy(store, base, title, body, actor=ACTOR_USER)
     try:
-        current = store.get_note(base.id)
+        current: Note | None = store.get_note(base.id)
     except NotFoundError:
+        current = None
+    copy = keep_copy(store, base, title, body, actor=ACTOR_USER, gone=current is None)
+    if current is None:
         current = copy  # the note is gone: the copy is what there is
     return _report(ctx, base, Resolved(Choice.KEEP_BOTH, current, copy, ""))
 

@@ -333,7 +333,8 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
             raise InvalidInputError(
                 "refusing to empty the trash without --yes (standard input is not a terminal)"
             )
-        answer = input(f"Delete the {pending} notes in the trash for good? [y/N] ")
+        what = "the note" if pending == 1 else f"the {pending:,} notes"
+        answer = input(f"Delete {what} in the trash for good? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             ctx.out("kept the trash as it is")
             return 1
@@ -341,5 +342,5 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     if ctx.json:
         ctx.emit({"deleted": deleted})
     else:
-        ctx.out(f"deleted {deleted} notes for good")
+        ctx.out(f"deleted {deleted:,} note{'' if deleted == 1 else 's'} for good")
     return 0

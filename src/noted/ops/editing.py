@@ -162,7 +162,7 @@ class SaveLine:
         try:
             conflict = Conflict.read(store, base, title, body)
         except NotFoundError:
-            copy = keep_copy(store, base, title, body, actor=actor)
+            copy = keep_copy(store, base, title, body, actor=actor, gone=True)
             self._kept[(base.id, base.updated_time)] = (title, body, copy)
             return Outcome(kept=copy)
         if conflict.settled:

@@ -148,22 +148,35 @@ def copy_title(title: str, when: int) -> str:
     return f"{title} (conflict copy {stamp})"
 
 
-def copy_body(original: Note, body: str, when: int) -> str:
-    """The body of a conflict copy: a line linking to ``original``, then the person's text."""
+def copy_body(original: Note, body: str, when: int, *, gone: bool = False) -> str:
+    """The body of a conflict copy: a line saying why it exists, then the person's text.
+
+    ``gone``: the note was deleted for good meanwhile, so the line names it without a link (a link
+    to it would lead nowhere) and there is nothing to merge with.
+    """
     stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
-    header = (
-        f"> Conflict copy of [{_link_text(original.title)}](:/{original.id}), saved {stamp}: the note "
-        "was changed elsewhere while this text was being edited. Merge what you need, then delete this note."
-    )
+    if gone:
+        header = (
+            f'> Copy of "{original.title}", saved {stamp}: that note was deleted elsewhere while this text '
+            "was being edited, so the text was kept here."
+        )
+    else:
+        header = (
+            f"> Conflict copy of [{_link_text(original.title)}](:/{original.id}), saved {stamp}: the note "
+            "was changed elsewhere while this text was being edited. Merge what you need, then delete this note."
+        )
     return f"{header}\n\n{body}"
 
 
-def keep_copy(store: Store, original: Note, title: str, body: str, *, actor: str) -> Note:
-    """Save ``title``/``body`` as a conflict copy of ``original``, in its notebook while that is there."""
+def keep_copy(store: Store, original: Note, title: str, body: str, *, actor: str, gone: bool = False) -> Note:
+    """Save ``title``/``body`` as a conflict copy of ``original``, in its notebook while that is there.
+
+    ``gone``: ``original`` was deleted for good meanwhile (the copy's first line says so).
+    """
     when = now_ms()
     draft = NoteDraft(
         title=copy_title(title or original.title, when),
-        body=copy_body(original, body, when),
+        body=copy_body(original, body, when, gone=gone),
         parent_id=_copy_folder(store, original.parent_id, actor),
     )
     return store.create_note(draft, actor=actor)

@@ -173,7 +173,8 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
     def _draw_header(self) -> None:
         mark = ("● ", "bold $text-accent") if self.dirty else ("  ", "")
         state = "unsaved" if self.dirty else "saved"
-        stale = (f"  {self._stale}", "$text-warning") if self._stale else ("", "")
+        # On a line of its own: beside the keys it would be cut off in a pane of 80 columns.
+        stale = (f"\n  {self._stale}", "$text-warning") if self._stale else ("", "")
         self.query_one("#editor-header", Static).update(
             Content.assemble(
                 mark, ("Editing", "bold"), (f" · {state} · ctrl+s save · esc done", "$text-muted"), stale
