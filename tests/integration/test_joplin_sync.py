@@ -18,6 +18,7 @@ from tests.support.joplin_sync import Machine, Pair, running_pair
 from tests.support.tools_env import make_env
 from textual.widgets import ContentSwitcher
 
+from noted.embeddings.fake import FakeEmbedder
 from noted.profile import Profile
 from noted.services import Services
 from noted.settings import Settings
@@ -41,8 +42,17 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
         yield started
 
 
-def _word() -> str:
-    return "zq" + secrets.token_hex(4)  # no other note of the run has it
+def _word(beside: str = "") -> str:
+    """A word no other note of the run has, sharing no position of the fake embedder's vectors with
+    a word of ``beside`` (the test's other words): a random collision would move the test's scores,
+    pushing its note below the relevance floor about once in 60 runs."""
+    fake = FakeEmbedder()  # the embedder of the pair's profiles
+    taken = {fake.feature(w) for w in beside.split()}
+    while True:
+        word = "zq" + secrets.token_hex(4)
+        feature = fake.feature(word)
+        if feature is not None and all(t is None or t[0] != feature[0] for t in taken):
+            return word
 
 
 def _hit_ids(answer: dict[str, object]) -> list[str]:
@@ -55,7 +65,7 @@ def test_a_note_made_on_the_laptop_is_found_on_the_server_after_sync(
     pair: Pair, capsys: pytest.CaptureFixture[str]
 ) -> None:
     laptop, server = pair.laptop, pair.server
-    word = _word()
+    word = _word(beside="Harbour Sailing ships wait for the tide sailing ships dinosaurs")
     server.noted_json(capsys, "index")  # the server's index is built and up to date before
     created = laptop.noted_json(
         capsys, "create", f"Harbour {word}", "--body", f"Sailing ships wait for the {word} tide."
@@ -159,7 +169,7 @@ def test_a_note_trashed_on_one_machine_leaves_the_others_search_and_comes_back(
     pair: Pair, capsys: pytest.CaptureFixture[str]
 ) -> None:
     laptop, server = pair.laptop, pair.server
-    word = _word()
+    word = _word(beside="Greenhouse tomatoes need shade greenhouse tomatoes dinosaurs")
     body = f"Greenhouse tomatoes need {word} shade."
     note_id = laptop.noted_json(capsys, "create", f"Greenhouse {word}", "--body", body)["id"]
     pair.sync(laptop)

@@ -102,15 +102,24 @@ class FakeEmbedder:
             out[row] = self._vector(text)
         return out
 
+    def feature(self, word: str) -> tuple[int, float] | None:
+        """Where ``word`` lands in a vector and with which sign; None for a token with no word.
+
+        Two words that share a position add up or cancel out: a test whose text holds a random
+        word can pick one that shares no position with its other words, so its scores are fixed.
+        """
+        word = _WORD_EDGES.sub("", word.casefold())
+        if not word:
+            return None
+        digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+        return int.from_bytes(digest[:4], "little") % self._dim, 1.0 if digest[4] & 1 else -1.0
+
     def _vector(self, text: str) -> Vectors:
         vector = np.zeros(self._dim, dtype=np.float32)
         for match in list(_TOKEN.finditer(text))[: self._max_tokens]:
-            word = _WORD_EDGES.sub("", match.group().casefold())
-            if not word:
-                continue
-            digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
-            index = int.from_bytes(digest[:4], "little") % self._dim
-            vector[index] += 1.0 if digest[4] & 1 else -1.0
+            feature = self.feature(match.group())
+            if feature is not None:
+                vector[feature[0]] += feature[1]
         norm = float(np.linalg.norm(vector))
         if norm == 0.0:
             # No words: a fixed unit vector keeps every row unit-norm, as the protocol promises.
