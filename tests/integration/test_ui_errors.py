@@ -64,10 +64,11 @@ async def test_switching_themes_with_mcp_on_and_a_writer_keeps_the_app(
 ) -> None:
     services = open_services(fixture.root, mcp_port=str(_free_port()), mcp_enabled="true")
     app = NotedApp(services)
-    writer = _cli_writer(fixture.root, 2)
+    writer: subprocess.Popen[bytes] | None = None
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await ready(pilot)
+            await ready(pilot)  # four notes listed: the writer starts after, or it adds to them first
+            writer = _cli_writer(fixture.root, 2)
             await until(pilot, lambda: app.mcp_status.startswith("MCP http"), timeout=90)
             # Not vacuous: the page is drawn in each theme (the crash was in drawing it), and the
             # order is the palette's, in which ansi-dark comes just before ansi-light: the pair that
@@ -92,7 +93,8 @@ async def test_switching_themes_with_mcp_on_and_a_writer_keeps_the_app(
             await until(pilot, lambda: "From the CLI 1" in [r.meta.title for r in notes.rows], timeout=90)
             assert app.is_running and app.workspace.query_one(NoteViewer).view is not None
     finally:
-        writer.kill()
+        if writer is not None:
+            writer.kill()
         services.close()
 
 
