@@ -275,6 +275,34 @@ def test_empty_trash_needs_confirmation(cli: Cli, monkeypatch: pytest.MonkeyPatc
     assert "deleted 1 note for good" in cli.ok("empty-trash").out
     assert cli.json("notes", "--trash") == []
     assert cli.json("empty-trash", "--yes") == {"deleted": 0}
+    # An empty trash is said to be empty, not asked about ("Delete the 0 notes?").
+    monkeypatch.setattr(sys, "stdin", Tty(""))
+    assert "the trash is empty already" in cli.ok("empty-trash").out
+
+
+def test_empty_trash_erases_only_what_the_question_named(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli.ok("trash", "Start here")
+    first = cli.json("notes", "--trash")[0]["id"]
+    other = cli.json("notes")[0]["id"]
+
+    class Answer(io.StringIO):
+        """Says yes, after another process has trashed a second note while the question was shown."""
+
+        def isatty(self) -> bool:
+            return True
+
+        def readline(self, *args: object) -> str:
+            cli.ok("trash", other)
+            return "y\n"
+
+    monkeypatch.setattr(sys, "stdin", Answer())
+    result = cli("empty-trash")
+    assert result.code == 1 and "changed meanwhile, so nothing was deleted" in result.out
+    # Not vacuous: emptying regardless would have erased the second note, never named.
+    assert {n["id"] for n in cli.json("notes", "--trash")} == {first, other}
+    monkeypatch.setattr(sys, "stdin", type("Tty", (io.StringIO,), {"isatty": lambda self: True})("y\n"))
+    assert "deleted 2 notes for good" in cli.ok("empty-trash").out
+    assert cli.json("notes", "--trash") == []
 
 
 def test_history_lists_shows_and_restores(cli: Cli) -> None:

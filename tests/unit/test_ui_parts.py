@@ -13,17 +13,16 @@ from noted.indexer.engine import IndexProgress
 from noted.indexer.lease import Lease
 from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_IMPORT, NoteDraft
+from noted.ops.trash import TrashContents, trash_contents
 from noted.store.protocol import NoteOrder
 from noted.store.sqlite import SqliteStore
 from noted.ui.data import (
     ALL_NOTES,
     NoteSource,
     SourceKind,
-    TrashContents,
     load_note_view,
     load_page,
     load_tree,
-    trash_contents,
 )
 from noted.ui.external import edit_text, editor_command
 from noted.ui.widgets.markdown_page import markdown_theme

@@ -17,7 +17,9 @@ from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import outline, outline_lines, section_text
 from noted.models import ACTOR_USER, Note, NoteDraft
 from noted.ops import notes as ops
+from noted.ops.trash import empty_if_unchanged, trash_contents
 from noted.store.protocol import NoteOrder, Store
+from noted.wording import plural
 
 DEFAULT_NOTEBOOK = "Inbox"
 RECENT = 5
@@ -327,20 +329,33 @@ def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
-    pending = len(store.list_notes(trashed=True))
-    if not args.yes:
+    asked = trash_contents(store)
+    if asked.empty:
+        if ctx.json:
+            ctx.emit({"deleted": 0})
+        else:
+            ctx.out("the trash is empty already")
+        return 0
+    if args.yes:
+        deleted = store.empty_trash(actor=ACTOR_USER)
+    else:
         if not sys.stdin.isatty():
             raise InvalidInputError(
                 "refusing to empty the trash without --yes (standard input is not a terminal)"
             )
-        what = "the note" if pending == 1 else f"the {pending:,} notes"
-        answer = input(f"Delete {what} in the trash for good? [y/N] ")
+        answer = input(f"Delete {asked} in the trash for good? There is no undo. [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             ctx.out("kept the trash as it is")
             return 1
-    deleted = store.empty_trash(actor=ACTOR_USER)
+        # What the person agreed to erase, and nothing trashed meanwhile by another process.
+        if not empty_if_unchanged(store, asked, actor=ACTOR_USER):
+            ctx.out(
+                "the trash changed meanwhile, so nothing was deleted: run `noted empty-trash` again to see it"
+            )
+            return 1
+        deleted = asked.notes
     if ctx.json:
         ctx.emit({"deleted": deleted})
     else:
-        ctx.out(f"deleted {deleted:,} note{'' if deleted == 1 else 's'} for good")
+        ctx.out(f"deleted {plural(deleted, 'note')} for good" if args.yes else f"deleted {asked} for good")
     return 0

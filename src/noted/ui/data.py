@@ -154,45 +154,6 @@ def load_tree(store: Store) -> TreeData:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class TrashContents:
-    """What emptying the trash would erase: the trashed notes and notebooks, by id."""
-
-    note_ids: frozenset[str]
-    notebook_ids: frozenset[str]
-
-    @property
-    def notes(self) -> int:
-        return len(self.note_ids)
-
-    @property
-    def notebooks(self) -> int:
-        return len(self.notebook_ids)
-
-    @property
-    def empty(self) -> bool:
-        return not (self.note_ids or self.notebook_ids)
-
-    def __str__(self) -> str:
-        """``12 notes and 2 notebooks``, ``1 note``, ``3 notebooks``."""
-        parts = [plural(self.notes, "note")] if self.notes else []
-        if self.notebooks:
-            parts.append(plural(self.notebooks, "notebook"))
-        return " and ".join(parts) or "nothing"
-
-
-def trash_contents(store: Store) -> TrashContents:
-    """The trashed notes and notebooks (every one, sub-notebooks and their notes included)."""
-    notes = frozenset(meta.id for meta in store.list_notes(trashed=True, order=NoteOrder.ID))
-    notebooks = frozenset(f.id for f in store.list_folders(include_trashed=True) if f.is_trashed)
-    return TrashContents(notes, notebooks)
-
-
-def plural(count: int, word: str) -> str:
-    """``1 note``, ``2 notes`` (``word`` takes an s)."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def _rows(store: Store, metas: Sequence[NoteMeta]) -> tuple[NoteRow, ...]:
     tags = store.note_tag_titles([meta.id for meta in metas])
     return tuple(NoteRow(meta, tags.get(meta.id, ())) for meta in metas)

@@ -1,5 +1,5 @@
 """Emptying the trash from the app: say what it holds, ask, and erase it only if it still holds
-just that (a note trashed meanwhile, by this app or another process, is never erased unseen)."""
+just that (``noted.ops.trash``: a note trashed meanwhile is never erased unseen)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from textual.screen import Screen
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from noted.models import ACTOR_USER
+from noted.ops.trash import empty_if_unchanged, trash_contents
 from noted.store.protocol import Store
-from noted.ui.data import TrashContents, trash_contents
 from noted.ui.dialogs.confirm import Confirm
 
 T = TypeVar("T")
@@ -31,10 +31,12 @@ async def empty_trash(screen: Screen[Any], store: Store) -> None:
         screen.notify("The trash is empty already.")
         return
     question = f"Delete {asked} in the trash for good? There is no undo."
-    keep = "Keep it" if asked.notes + asked.notebooks == 1 else "Keep them"
+    keep = "Keep it" if asked.one else "Keep them"
     if not await screen.app.push_screen_wait(Confirm(question, yes="Empty trash", no=keep)):
         return
-    emptied = await _in_thread(screen, partial(_empty_if_unchanged, store, asked), "emptying the trash")
+    emptied = await _in_thread(
+        screen, partial(empty_if_unchanged, store, asked, actor=ACTOR_USER), "emptying the trash"
+    )
     if emptied:
         screen.notify(f"Deleted {asked} for good.")
     elif emptied is False:  # (None: it failed, and the failure has been reported)
@@ -53,11 +55,3 @@ async def _in_thread(screen: Screen[Any], work: Callable[[], T], description: st
         return await worker.wait()
     except (WorkerFailed, WorkerCancelled):
         return None
-
-
-def _empty_if_unchanged(store: Store, asked: TrashContents) -> bool:
-    """Empty the trash if it holds what the person was told it holds (else write nothing)."""
-    if trash_contents(store) != asked:
-        return False
-    store.empty_trash(actor=ACTOR_USER)
-    return True

@@ -20,7 +20,7 @@ from textual.widgets.tree import TreeNode
 from noted.models import ACTOR_USER
 from noted.ops import notebooks as ops
 from noted.store.protocol import Store
-from noted.ui.data import ALL_NOTES, NoteSource, SourceKind, TreeData, load_tree, plural
+from noted.ui.data import ALL_NOTES, NoteSource, SourceKind, TreeData, load_tree
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
@@ -36,6 +36,7 @@ from noted.ui.widgets.tree_items import (
     titles,
 )
 from noted.ui.workers import ReportsWorkerFailures
+from noted.wording import plural
 
 if TYPE_CHECKING:
     from noted.ui.launch import FirstLook

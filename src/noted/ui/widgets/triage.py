@@ -17,9 +17,10 @@ from textual.message import Message
 from noted.errors import NotedError
 from noted.models import ACTOR_USER, NoteDraft, NoteMeta, now_ms
 from noted.ops import notes as ops
-from noted.ui.data import NoteSource, SourceKind, plural
+from noted.ui.data import NoteSource, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
+from noted.wording import plural
 
 if TYPE_CHECKING:
     from noted.store.protocol import Store

@@ -1,0 +1,59 @@
+"""Emptying the trash after a question: say what it holds, and erase it only if it still holds just
+that (a note trashed meanwhile, by this front end or another process, is never erased unseen).
+
+The app's question (``noted.ui.empty_trash``) and ``noted empty-trash`` both use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from noted.store.protocol import NoteOrder, Store
+from noted.wording import plural
+
+
+@dataclass(frozen=True, slots=True)
+class TrashContents:
+    """What emptying the trash would erase: the trashed notes and notebooks, by id."""
+
+    note_ids: frozenset[str]
+    notebook_ids: frozenset[str]
+
+    @property
+    def notes(self) -> int:
+        return len(self.note_ids)
+
+    @property
+    def notebooks(self) -> int:
+        return len(self.notebook_ids)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.note_ids or self.notebook_ids)
+
+    @property
+    def one(self) -> bool:
+        """Exactly one note or notebook (the question says "it", not "them")."""
+        return self.notes + self.notebooks == 1
+
+    def __str__(self) -> str:
+        """``12 notes and 2 notebooks``, ``1 note``, ``3 notebooks``."""
+        parts = [plural(self.notes, "note")] if self.notes else []
+        if self.notebooks:
+            parts.append(plural(self.notebooks, "notebook"))
+        return " and ".join(parts) or "nothing"
+
+
+def trash_contents(store: Store) -> TrashContents:
+    """The trashed notes and notebooks (every one, sub-notebooks and their notes included)."""
+    notes = frozenset(meta.id for meta in store.list_notes(trashed=True, order=NoteOrder.ID))
+    notebooks = frozenset(f.id for f in store.list_folders(include_trashed=True) if f.is_trashed)
+    return TrashContents(notes, notebooks)
+
+
+def empty_if_unchanged(store: Store, asked: TrashContents, *, actor: str) -> bool:
+    """Empty the trash if it holds what the person was told it holds; else write nothing."""
+    if trash_contents(store) != asked:
+        return False
+    store.empty_trash(actor=actor)
+    return True
