@@ -436,7 +436,8 @@ def test_real_process_asks_on_a_terminal(cli: Cli) -> None:
         os.close(follower)
     assert done.returncode == 0, done.stderr
     assert (
-        "Delete the note in the trash for good?" in done.stdout and "deleted 1 note for good" in done.stdout
+        "Delete 1 note in the trash for good? There is no undo." in done.stdout
+        and "deleted 1 note for good" in done.stdout
     )
     assert cli.json("notes", "--trash") == []
 
