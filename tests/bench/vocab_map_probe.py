@@ -14,7 +14,9 @@ figures compare with ``eval_suite.py``'s directly.
 - ``--route``: only queries ``xling_probe.looks_foreign`` flags are rewritten, dropping their
   Spanish/German/French function words;
 - ``--every``: every word of a rewritten query is mapped, known or not ("Datum", "table");
-- ``--keep``: the original word stays beside its mapping.
+- ``--keep``: the original word stays beside its mapping;
+- ``--spell N``: a word the vocabulary holds a word within edit distance N of is left to noted's
+  spelling correction (0, the default: none is).
 
 Prints hybrid and semantic nDCG@10 per category for both halves and the paired bootstrap interval
 against the saved baseline runs (``eval_suite.py`` first). Vocabulary vectors are cached in
@@ -59,6 +61,23 @@ def vectors(model: xling_probe.UseM3, corpus: str, words: list[str]) -> np.ndarr
     return v
 
 
+def _distance(a: str, b: str, cap: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``cap + 1`` once it is known to exceed ``cap``."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > cap:
+            return cap + 1
+        prev = cur
+    return prev[-1]
+
+
+def near(word: str, words: list[str], cap: int) -> bool:
+    return any(abs(len(v) - len(word)) <= cap and _distance(word, v, cap) <= cap for v in words)
+
+
 def rewrite(
     text: str,
     words: list[str],
@@ -75,6 +94,9 @@ def rewrite(
         if args.route and lw in xling_probe._FOREIGN_WORDS:
             continue
         if (lw in known and not args.every) or len(lw) < 3:
+            out.append(w)
+            continue
+        if args.spell and near(lw, words, args.spell):
             out.append(w)
             continue
         if args.keep:
@@ -95,6 +117,7 @@ def main() -> int:
     parser.add_argument("--route", action="store_true")
     parser.add_argument("--every", action="store_true")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--spell", type=int, default=0)
     args = parser.parse_args()
     queries, base = eval_suite.prepare(eval_models.DEFAULT)
     profiles = {name: mod.ensure_profile()[0] for name, mod in eval_suite.CORPORA.items()}
@@ -110,6 +133,7 @@ def main() -> int:
                 print(f"{q.text!r} -> {text!r}")
             mapped.append(dataclasses.replace(q, text=text))
     flags = "".join(f"-{f}" for f in ("route", "every", "keep") if getattr(args, f))
+    flags += f"-spell{args.spell}" if args.spell else ""
     label = f"vocabmap{args.threshold}{flags}"
     runs = eval_suite.collect(eval_models.DEFAULT, mapped, label=label)
     hybrid = eval_suite.arm("hybrid")
