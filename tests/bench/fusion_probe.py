@@ -1,0 +1,221 @@
+"""Ideas for the hybrid ranking beyond the fusion itself, tried on the suite's indexes (issue 17).
+
+``python3 tests/bench/fusion_probe.py`` loads every chunk vector of the two corpora's MiniLM
+indexes (``eval_suite.py`` builds them), runs each query's keyword arm as ``HybridSearch`` runs it
+(words OR'ed, misspellings corrected) and its semantic arm by exact cosine over every chunk, and
+scores, on the tune half, a grid of each idea; the best member of each, chosen there, is reported
+on the held-out half against the baseline with a paired bootstrap interval:
+
+- ``baseline``: the fusion ``HybridSearch`` uses (min-max, semantic weight 0.6, a note by its best
+  chunk of the nearest 150 over the normal floor 0.35).
+- ``second chunk``: a note by its best chunk plus ``g`` times its second best (several close
+  chunks say more than one).
+- ``rocchio``: pseudo-relevance feedback in the embedding space: the query vector moved towards
+  the best chunks of the fused top ``m`` notes by ``b``, searched again and fused again.
+- ``keyword feedback``: the fused top ``m`` notes' most distinctive body words (BM25's idf times
+  their frequency there) OR'ed into the keyword arm, weighted by running it again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import re
+import statistics
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import eval_metrics as m
+import eval_models
+import eval_suite
+import numpy as np
+
+from noted.search.hybrid import fuse, split_query
+from noted.search.keyword import KeywordSearch
+
+FLOOR = 0.35
+CHUNKS = 150
+DEPTH = 100
+WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+
+
+@dataclass
+class Corpus:
+    vectors: np.ndarray
+    note_of: list[str]
+    titles: dict[str, str]
+    keyword: KeywordSearch
+    embedder: object
+    doc_words: dict[str, Counter[str]]
+    idf: dict[str, float]
+
+
+@dataclass
+class Prepared:
+    """One query's arms, computed once: what every variant starts from."""
+
+    qvec: np.ndarray
+    cos: np.ndarray
+    keyword: list[tuple[str, float]]
+    ranking: str
+
+
+def load(corpus: str) -> Corpus:
+    store, embedder, _ = eval_models.open_indexed(eval_models.DEFAULT, corpus)
+    with store.db.read() as conn:
+        rows = conn.execute(
+            "SELECT c.note_id, e.embedding FROM index_chunks c JOIN index_embeddings e ON e.rowid = c.rowid"
+        ).fetchall()
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    matrix = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    notes = store.list_notes()
+    doc_words = {n.id: Counter(WORD.findall(store.get_note(n.id).body.lower())) for n in notes}
+    df: Counter[str] = Counter()
+    for words in doc_words.values():
+        df.update(words.keys())
+    idf = {w: math.log(1 + (len(notes) - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+    return Corpus(
+        matrix,
+        [r[0] for r in rows],
+        {n.id: n.title for n in notes},
+        KeywordSearch(store),
+        embedder,
+        doc_words,
+        idf,
+    )
+
+
+def semantic_run(c: Corpus, cos: np.ndarray, second: float = 0.0) -> list[tuple[str, float]]:
+    top = np.argsort(-cos)[:CHUNKS]
+    best: dict[str, list[float]] = {}
+    for i in top:
+        if cos[i] >= FLOOR:
+            best.setdefault(c.note_of[i], []).append(float(cos[i]))
+    scored = {n: s[0] + second * (s[1] if len(s) > 1 else 0.0) for n, s in best.items()}
+    return sorted(scored.items(), key=lambda x: -x[1])[:DEPTH]
+
+
+def keyword_run(c: Corpus, ranking: str) -> list[tuple[str, float]]:
+    return [(h.note_id, h.score) for h in c.keyword.search(ranking, limit=DEPTH, snippets=False).hits]
+
+
+def prepare(c: Corpus, text: str) -> Prepared:
+    from noted.search.hybrid import HybridSearch
+
+    split = split_query(c.keyword.parse(text))
+    hybrid = HybridSearch(c.keyword, None)  # type: ignore[arg-type]
+    corrected, ranking = hybrid._corrected(split)
+    qvec = c.embedder.embed_query(corrected)  # type: ignore[attr-defined]
+    qvec = qvec / np.linalg.norm(qvec)
+    return Prepared(qvec, c.vectors @ qvec, keyword_run(c, ranking), ranking)
+
+
+Variant = Callable[[Corpus, Prepared], list[str]]
+
+
+def baseline(c: Corpus, p: Prepared) -> list[str]:
+    return [n for n, _ in fuse(p.keyword, semantic_run(c, p.cos))]
+
+
+def second_chunk(g: float) -> Variant:
+    def run(c: Corpus, p: Prepared) -> list[str]:
+        return [n for n, _ in fuse(p.keyword, semantic_run(c, p.cos, g))]
+
+    return run
+
+
+def rocchio(mm: int, b: float) -> Variant:
+    def run(c: Corpus, p: Prepared) -> list[str]:
+        first = [n for n, _ in fuse(p.keyword, semantic_run(c, p.cos))][:mm]
+        if not first:
+            return []
+        rows = [
+            max((i for i, n in enumerate(c.note_of) if n == note), key=lambda i: p.cos[i]) for note in first
+        ]
+        centroid = c.vectors[rows].mean(axis=0)
+        q = p.qvec + b * centroid
+        q = q / np.linalg.norm(q)
+        return [n for n, _ in fuse(p.keyword, semantic_run(c, c.vectors @ q))]
+
+    return run
+
+
+def keyword_feedback(mm: int, t: int) -> Variant:
+    def run(c: Corpus, p: Prepared) -> list[str]:
+        sem = semantic_run(c, p.cos)
+        first = [n for n, _ in fuse(p.keyword, sem)][:mm]
+        weights: Counter[str] = Counter()
+        for note in first:
+            words = c.doc_words[note]
+            total = sum(words.values()) or 1
+            for w, f in words.items():
+                weights[w] += c.idf[w] * f / total
+        extra = [w for w, _ in weights.most_common(t)]
+        ranking = " ".join([p.ranking, *extra]) if p.ranking else ""
+        kw = keyword_run(c, ranking) if ranking else p.keyword
+        return [n for n, _ in fuse(kw, sem)]
+
+    return run
+
+
+def families() -> dict[str, dict[str, Variant]]:
+    return {
+        "second chunk": {f"g={g}": second_chunk(g) for g in (0.1, 0.2, 0.3, 0.5)},
+        "rocchio": {f"m={a} b={b}": rocchio(a, b) for a, b in itertools.product((1, 3, 5), (0.2, 0.4, 0.7))},
+        "keyword feedback": {
+            f"m={a} t={t}": keyword_feedback(a, t) for a, t in itertools.product((1, 3), (3, 6, 10))
+        },
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.parse_args()
+    queries, _ = eval_suite.prepare(eval_models.DEFAULT)
+    corpora = {name: load(name) for name in eval_suite.CORPORA}
+    prepared = {q.id: prepare(corpora[q.corpus], q.text) for q in queries}
+
+    def scores(variant: Variant, qs: list[eval_suite.Query]) -> dict[str, float]:
+        out = {}
+        for q in qs:
+            c = corpora[q.corpus]
+            out[q.id] = m.ndcg([c.titles[n] for n in variant(c, prepared[q.id])], q.grades)
+        return out
+
+    tune = [q for q in queries if q.split == "tune"]
+    test = [q for q in queries if q.split == "test"]
+    base_test = scores(baseline, test)
+    report = {
+        "baseline": {
+            "tune": statistics.fmean(scores(baseline, tune).values()),
+            "test": statistics.fmean(base_test.values()),
+        }
+    }
+    print(f"baseline: tune {report['baseline']['tune']:.3f} test {report['baseline']['test']:.3f}")
+    for family, members in families().items():
+        tuned = {name: statistics.fmean(scores(v, tune).values()) for name, v in members.items()}
+        best = max(tuned, key=lambda k: tuned[k])
+        got = scores(members[best], test)
+        diff, lo, hi = m.paired_bootstrap([got[q.id] for q in test], [base_test[q.id] for q in test])
+        cats = {
+            cat: statistics.fmean(got[q.id] for q in test if q.category == cat)
+            for cat in eval_suite.CATEGORIES
+        }
+        grid = " ".join(f"{k}:{v:.3f}" for k, v in tuned.items())
+        print(
+            f"{family} ({best}): tune {tuned[best]:.3f} test {statistics.fmean(got.values()):.3f} "
+            f"vs baseline {diff:+.3f} ({lo:+.3f}..{hi:+.3f}) | "
+            + " ".join(f"{k} {v:.3f}" for k, v in cats.items())
+        )
+        print(f"  tune grid: {grid}")
+        report[family] = {"best": best, "tune": tuned[best], "test": statistics.fmean(got.values()), **cats}
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
