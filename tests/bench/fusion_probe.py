@@ -34,7 +34,7 @@ import eval_models
 import eval_suite
 import numpy as np
 
-from noted.search.hybrid import fuse, split_query
+from noted.search.hybrid import HybridSearch, fuse, split_query
 from noted.search.keyword import KeywordSearch
 
 FLOOR = 0.35
@@ -47,6 +47,7 @@ WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 class Corpus:
     vectors: np.ndarray
     note_of: list[str]
+    rows_of: dict[str, list[int]]
     titles: dict[str, str]
     keyword: KeywordSearch
     embedder: object
@@ -78,9 +79,14 @@ def load(corpus: str) -> Corpus:
     for words in doc_words.values():
         df.update(words.keys())
     idf = {w: math.log(1 + (len(notes) - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+    note_of = [r[0] for r in rows]
+    rows_of: dict[str, list[int]] = {}
+    for i, note in enumerate(note_of):
+        rows_of.setdefault(note, []).append(i)
     return Corpus(
         matrix,
-        [r[0] for r in rows],
+        note_of,
+        rows_of,
         {n.id: n.title for n in notes},
         KeywordSearch(store),
         embedder,
@@ -104,8 +110,6 @@ def keyword_run(c: Corpus, ranking: str) -> list[tuple[str, float]]:
 
 
 def prepare(c: Corpus, text: str) -> Prepared:
-    from noted.search.hybrid import HybridSearch
-
     split = split_query(c.keyword.parse(text))
     hybrid = HybridSearch(c.keyword, None)  # type: ignore[arg-type]
     corrected, ranking = hybrid._corrected(split)
@@ -133,9 +137,7 @@ def rocchio(mm: int, b: float) -> Variant:
         first = [n for n, _ in fuse(p.keyword, semantic_run(c, p.cos))][:mm]
         if not first:
             return []
-        rows = [
-            max((i for i, n in enumerate(c.note_of) if n == note), key=lambda i: p.cos[i]) for note in first
-        ]
+        rows = [max(c.rows_of[note], key=lambda i: p.cos[i]) for note in first]
         centroid = c.vectors[rows].mean(axis=0)
         q = p.qvec + b * centroid
         q = q / np.linalg.norm(q)
