@@ -110,12 +110,13 @@ def start_terminal(
 
 
 def test_a_person_opens_reads_edits_and_quits(terminal: Terminal, fixture: Fixture) -> None:
-    screen = terminal.wait_for(lambda s: "Notebooks" in s and "Release plan" in s and "Groceries" in s)
-    assert "All notes · 4" in screen
+    # Everything awaited in one predicate: tmux can be read while a frame is half written.
+    terminal.wait_for(
+        lambda s: "Notebooks" in s and "Release plan" in s and "Groceries" in s and "All notes · 4" in s
+    )
 
     terminal.keys("g", "Enter")  # open the newest note; its outline shows beside it
-    screen = terminal.wait_for("1.2 Nice to have")
-    assert "Plans for the spring release." in screen
+    terminal.wait_for(lambda s: "1.2 Nice to have" in s and "Plans for the spring release." in s)
 
     terminal.keys("e")
     terminal.wait_for("Editing")
@@ -152,8 +153,9 @@ def test_a_server_that_hangs_shows_the_wait_and_escape_stops_it(fixture: Fixture
             terminal.type("Hello?")
             terminal.keys("Enter")
             # Not vacuous: before, the pane said "Answering…" and nothing more for 3 × 600 s.
-            screen = terminal.wait_for("of 600 s")
-            assert "Waiting for the model…" in screen and "Esc stops" in screen
+            terminal.wait_for(
+                lambda s: "of 600 s" in s and "Waiting for the model…" in s and "Esc stops" in s
+            )
             terminal.keys("Escape")
             terminal.wait_for(lambda s: "stopped" in s and "Waiting for the model" not in s)
             assert wire.disconnected.wait(WAIT)  # the app closed its request at once
