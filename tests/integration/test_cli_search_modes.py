@@ -86,3 +86,13 @@ def test_search_by_meaning_says_when_the_index_is_partial(cli: Cli) -> None:
     assert "index" not in cli.json("search", "sailing", "--mode", "keyword")  # keyword needs no index
     cli.ok("index")
     assert "the index covers" not in cli.ok("search", "sailing ships", "--mode", "semantic").out
+
+
+def test_hybrid_search_in_spanish_says_what_it_searched_in_english(cli: Cli) -> None:
+    cli.ok("create", "Restoring", "--body", "restore the database from a backup")
+    cli.ok("index")
+    found = cli.json("search", "restaurar una copia de seguridad", "--mode", "hybrid")
+    assert found["hits"][0]["title"] == "Restoring"
+    assert found["searched_as"] == {"language": "es", "text": "restore backup"}
+    result = cli.ok("search", "restaurar una copia de seguridad", "--mode", "hybrid")
+    assert "Restoring" in result.out and 'searched in English as "restore backup"' in result.err

@@ -261,6 +261,28 @@ async def test_search_by_meaning_says_when_the_index_is_partial(fixture: Fixture
 # Settings ----------------------------------------------------------------------------------------
 
 
+async def test_a_search_in_spanish_says_what_it_searched_in_english(fixture: Fixture) -> None:
+    services = open_services(fixture.root, ai_embedding_provider="fake", search_defaultmode="hybrid")
+    try:
+        folder = services.store.list_folders()[0].id
+        restoring = services.store.create_note(
+            NoteDraft("Restoring", "restore the database from a backup", parent_id=folder), actor="user"
+        ).id
+        indexer = Indexer(services.store, services.store.db, services.embedder())
+        indexer.prepare()
+        indexer.run_until_idle()
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _open_search(pilot)
+            await _type(pilot, screen, "restaurar una copia de seguridad")
+            await until(pilot, lambda: screen.answered == screen._asked and bool(screen.rows))
+            assert screen.rows[0].note_id == restoring
+            message = str(screen.query_one("#search-message", Label).render())
+            assert 'searched in English as "restore backup"' in message
+    finally:
+        services.close()
+
+
 async def _open_settings(pilot: Pilot[None]) -> SettingsScreen:
     await until(pilot, lambda: pilot.app.screen.is_mounted)
     await pilot.press("f2")

@@ -220,3 +220,25 @@ def test_a_misspelt_word_finds_the_note_through_its_correction(profile: Profile)
     hits = profile.hybrid.search("rebse branch", relevance="loose").hits
     assert hits[0].note_id == target
     assert Arm.KEYWORD in hits[0].arms and Arm.SEMANTIC in hits[0].arms
+
+
+def test_a_query_in_spanish_finds_the_english_note_and_says_what_was_searched(profile: Profile) -> None:
+    target = profile.add("Restoring", "restore the database from a backup")
+    profile.add("Garden", "water the tomatoes every evening")
+    profile.add("Copies", "copy files between machines")
+    profile.index()
+    # No note holds the Spanish words, so without the glossary only the fake model's guesses
+    # and the spelling correction could find anything (checked, so the test is not vacuous).
+    assert KeywordSearch(profile.store).search("any:1 restaurar copia seguridad").total == 0
+    found = profile.hybrid.search("restaurar una copia de seguridad", relevance="loose")
+    assert found.hits[0].note_id == target
+    assert Arm.KEYWORD in found.hits[0].arms and Arm.SEMANTIC in found.hits[0].arms
+    assert found.searched_as is not None and found.searched_as.text == "restore backup"
+    assert profile.hybrid.search("restore backup", relevance="loose").searched_as is None
+
+
+def test_a_translated_query_keeps_its_filters(profile: Profile) -> None:
+    tagged = profile.add("Restoring", "restore the database from a backup", tags=("ops",))
+    profile.add("Restoring too", "restore the database from a backup")
+    profile.index()
+    assert profile.ids("restaurar una copia de seguridad tag:ops") == [tagged]

@@ -20,6 +20,7 @@ from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
 
 if TYPE_CHECKING:
     from noted.indexer.coverage import IndexCoverage
+    from noted.search.translate import Translation
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
@@ -81,6 +82,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     relevance = services.settings.get(SEARCH_RELEVANCE)
     total: int | None = None
     coverage: IndexCoverage | None = None
+    searched_as: Translation | None = None
     if mode == "semantic":
         hits = services.semantic().search(args.query, relevance=relevance, limit=args.limit)
         coverage = _coverage(ctx)
@@ -92,6 +94,9 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.error(f"searching by keyword only: {found.semantic_error}")
         else:
             coverage = _coverage(ctx)
+        searched_as = found.searched_as
+        if searched_as is not None:
+            ctx.error(f'searched in English as "{searched_as.text}"')
         rows = [_Row(h.note_id, h.title, h.notebook_id, h.updated_time, h.section, h.section_heading,
                      h.snippet, h.score, {"arms": [str(a) for a in h.arms]}) for h in found.hits]  # fmt: skip
     else:
@@ -100,7 +105,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         rows = [_keyword_row(h) for h in results.hits]
         if results.suggestion:
             ctx.error(f'no notes match; did you mean "{results.suggestion}"?')
-    return _print(ctx, args, mode, rows, total, coverage)
+    return _print(ctx, args, mode, rows, total, coverage, searched_as)
 
 
 def _coverage(ctx: CliContext) -> IndexCoverage:
@@ -124,6 +129,7 @@ def _print(
     rows: list[_Row],
     total: int | None,
     coverage: IndexCoverage | None,
+    searched_as: Translation | None = None,
 ) -> int:
     if any("notebook" not in r.extra for r in rows):
         titles = {f.id: f.title for f in ctx.services.store.list_folders(include_trashed=True)}
@@ -151,6 +157,8 @@ def _print(
         }
         if coverage is not None:  # results by meaning come from an index that may be partial
             payload["index"] = coverage.as_json()
+        if searched_as is not None:  # a query in Spanish, German or French, searched in English
+            payload["searched_as"] = {"language": searched_as.language, "text": searched_as.text}
         ctx.emit(payload)
         return 0
     notice = coverage.notice() if coverage is not None else None

@@ -77,6 +77,20 @@ def corrections(conn: apsw.Connection, words: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def note_counts(conn: apsw.Connection, prefixes: Iterable[str]) -> dict[str, int]:
+    """For each of ``prefixes``, how many notes hold the commonest word that begins with it
+    ("delet": the notes holding "delete", or "deleted" if more do); 0 when none does."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, notes_fts, row)")
+    out: dict[str, int] = {}
+    for prefix in prefixes:
+        low = fold(prefix)
+        row = conn.execute(
+            f"SELECT max(doc) FROM {VOCAB} WHERE term >= ? AND term < ?", (low, low + "\uffff")
+        ).fetchone()
+        out[prefix] = int(row[0] or 0)
+    return out
+
+
 def _known(conn: apsw.Connection, word: str) -> bool:
     """Whether some note holds ``word`` or a word it begins (keyword search matches prefixes)."""
     row = conn.execute(f"SELECT 1 FROM {VOCAB} WHERE term >= ? AND term < ? LIMIT 1", (word, word + "\uffff"))

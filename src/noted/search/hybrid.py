@@ -16,6 +16,9 @@ all-MiniLM-L6-v2); see ``fuse`` for the figures.
 A word that no note contains is taken for a misspelling: both arms use its closest indexed word
 instead (``noted.search.fuzzy``), which lifted the misspelt queries of the evaluation from nDCG@10
 0.62 to 0.86 (held-out half).
+A query in Spanish, German or French is searched in English (``noted.search.translate``): its
+words are looked up in noted's glossary before the spelling correction sees them, and
+``HybridResults.searched_as`` says what was searched.
 When the semantic index cannot be used (not built yet, another model, no sqlite-vec), the result
 is the keyword search of the same query and says why in ``semantic_error``.
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +36,7 @@ from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordSearch
 from noted.search.query import DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
 from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
 from noted.search.snippet import fold
+from noted.search.translate import Translation, to_english
 
 DEPTH = 100
 """Notes taken from each arm before fusing: far past a page, so the fused order is stable."""
@@ -74,6 +79,8 @@ class HybridResults:
 
     hits: tuple[HybridHit, ...]
     semantic_error: str | None = None
+    searched_as: Translation | None = None
+    """The English words searched for a query in another language, when it was one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +231,9 @@ class HybridSearch:
         if not split.text:
             return HybridResults(self._keyword_only(query, limit, scope))
         allowed = self._allowed(split.restriction, scope)
+        translation = to_english(split.text, self.keyword.note_counts)
+        if translation is not None:
+            split = _translated(split, translation)
         text, ranking = self._corrected(split)
         try:
             semantic = self.semantic.search(text, relevance=relevance, limit=DEPTH, note_ids=allowed)
@@ -245,7 +255,7 @@ class HybridSearch:
                 section_heading=where.section_heading,
             )
         hits = [_hit(n, s, by_kw.get(n), by_sem.get(n)) for n, s in fused]
-        return HybridResults(tuple(hits))
+        return HybridResults(tuple(hits), searched_as=translation)
 
     def _corrected(self, split: SplitQuery) -> tuple[str, str]:
         """The semantic arm's text and the keyword arm's query, with misspelt words corrected.
@@ -286,6 +296,13 @@ class HybridSearch:
             h for h in self.keyword.search(query, limit=depth).hits if scope is None or h.note_id in scope
         ]
         return tuple(_hit(h.note_id, h.score, h, None) for h in hits[:limit])
+
+
+def _translated(split: SplitQuery, translation: Translation) -> SplitQuery:
+    """``split`` ranked by the English of its text: the semantic arm embeds the English, and the
+    keyword arm ORs its words beside the ones typed (a name or a loanword matches either way)."""
+    english = " ".join(re.findall(r"[^\W\d_]+", translation.text))  # words only: no grammar in them
+    return dataclasses.replace(split, text=translation.text, ranking=" ".join([split.ranking, english]))
 
 
 def _hit(note_id: str, score: float, kw: KeywordHit | None, sem: SemanticHit | None) -> HybridHit:

@@ -185,6 +185,11 @@ class KeywordSearch:
         with self._db.read() as conn:
             return fuzzy.corrections(conn, words)
 
+    def note_counts(self, prefixes: Sequence[str]) -> dict[str, int]:
+        """How many notes hold the commonest word of each prefix (``noted.search.fuzzy.note_counts``)."""
+        with self._db.read() as conn:
+            return fuzzy.note_counts(conn, prefixes)
+
     @staticmethod
     def _expand(conn: apsw.Connection, terms: tuple[TextTerm, ...]) -> dict[str, tuple[str, ...]]:
         """The index words each ``ast*rix``-shaped word stands for, read from the FTS vocabulary."""

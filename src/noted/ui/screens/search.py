@@ -100,7 +100,9 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
         )  # fmt: skip
         if both.semantic_error:
             return Answer(rows, f"keyword results only: {both.semantic_error}")
-        return Answer(rows, _partial(services) or ("" if rows else "no notes match"))
+        searched_as = f'searched in English as "{both.searched_as.text}"' if both.searched_as else ""
+        notes = (_partial(services) or ("" if rows else "no notes match"), searched_as)
+        return Answer(rows, "; ".join(n for n in notes if n))
     except (QueryError, UnavailableError) as exc:
         return Answer(message=str(exc), failed=True)
     except NotedError as exc:  # e.g. a search by meaning with no words in it

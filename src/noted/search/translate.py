@@ -1,0 +1,283 @@
+"""Queries in Spanish, German or French over English notes: a glossary turns them into English.
+
+Neither packaged embedding model understands a Spanish, German or French query well enough to
+find the English note that answers it (``tests/bench/README.md``: nDCG@10 0.24 for noted's model,
+0.28 for multilingual-e5-small), and no package carries a translation model that runs offline. So
+the query's words are looked up in a glossary written for noted (``glossary/``: about 3,600 of the
+most common English words of Linux's manual pages, with the Spanish, German and French words a
+person would type for each, multiword ones such as "copia de seguridad" for *backup* included).
+"deshacer el último commit" is searched as "undo last commit", "Zweig auf dem Server löschen" as
+"branch server delete".
+
+A query is taken for one of the three languages when enough of its words belong to it and not to
+English: a function word of the language ("el", "auf", "une") or a glossary word. Words are
+compared folded (lower case, no diacritics, so "ultimo" is "último") and stemmed by the
+language's Snowball stemmer ("materializadas" is "materializada"), phrases first, longest first;
+German compounds the glossary lacks are tried as two glossary words ("Fremdschlüssel" is
+*foreign key*). Function words are dropped; a word the glossary lacks ("commit", a name) stays.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+import snowballstemmer  # type: ignore[import-untyped]
+
+from noted.search.snippet import fold
+
+LANGUAGES = {"es": "spanish", "de": "german", "fr": "french"}
+"""The languages translated, by code, with the Snowball stemmer of each."""
+MAX_PHRASE = 4
+"""The most words of a glossary phrase."""
+STEMS_KEPT = 1 << 16
+"""Words whose stems each stemmer remembers (the glossary's own take about 10,000)."""
+MIN_STEMMED = 5
+"""The shortest word taken for a sign of a language by its stem alone."""
+MIN_COMPOUND_PART = 4
+"""The shortest part of a German compound tried as a glossary word."""
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+
+# Function words of English that are also words of the three languages' lists ("in", "an", "die",
+# "also"), so that an English query is never taken for a foreign one on them.
+ENGLISH_FUNCTION_WORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its itself
+    just me more most my myself no nor not now of off on once only or other our ours ourselves out
+    over own same she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours yourself yourselves must might shall may need use""".split()
+)
+
+
+_LETTERS = {"es": "áéíóúñ¿¡", "de": "äöüß", "fr": "éèêëàâîïôûùçœ"}
+"""Letters of each language that English words do not have."""
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """A query in another language and the English words searched for it."""
+
+    language: str
+    """The language it was taken for: ``es``, ``de`` or ``fr``."""
+    text: str
+    """The English words, in the query's order (a word the glossary lacks kept as typed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Glossary:
+    phrases: dict[tuple[str, ...], tuple[str, ...]]
+    """A folded word or phrase of the language, as written and stemmed, to the English words it
+    best translates: those for which the glossary lists it soonest (first, for most), commoner
+    English words first."""
+    forms: frozenset[str]
+    """Every folded word of the glossary's entries, unstemmed, for telling the language apart."""
+    stop: frozenset[str]
+    """The language's function words, folded."""
+
+
+Counts = Callable[[Sequence[str]], Mapping[str, int]]
+"""How many notes hold the commonest word beginning with each of some English stems
+(``KeywordSearch.note_counts``): the senses of a word are weighed by it."""
+
+
+def to_english(text: str, counts: Counts | None = None) -> Translation | None:
+    """``text`` in English when it is a query in Spanish, German or French, else None.
+
+    A word with several English senses ("supprimer": suppress, drop, deleted) is given the one
+    the notes hold most (a word of its stem in the most notes) when ``counts`` is given: the notes
+    say which sense they are about. Without ``counts``, or on a tie, the glossary's first.
+    """
+    tokens = [m.group(0) for m in _WORD.finditer(text)]
+    if not tokens:
+        return None
+    folded = [fold(t).replace("’", "'") for t in tokens]
+    best: tuple[int, str] | None = None
+    for code in LANGUAGES:
+        evidence = sum(1 for typed, w in zip(tokens, folded, strict=True) if _of_language(code, typed, w))
+        if evidence and (best is None or evidence > best[0]):
+            best = (evidence, code)
+    # Two signs of the language, or one in a query with no English word: a single sign among
+    # English words is more likely a name or a misspelling, left to the spelling correction.
+    if best is None or not (best[0] >= 2 or not any(_english(w) for w in folded)):
+        return None
+    code = best[1]
+    slots = _translate(code, tokens, folded)
+    if not slots:
+        return None
+    held: Mapping[str, int] = {}
+    if counts is not None:
+        held = counts(
+            sorted({_english_stem(fold(w)) for s in slots if len(s) > 1 for e in s for w in e.split()})
+        )
+
+    def weight(sense: str) -> int:
+        return min(held.get(_english_stem(fold(w)), 0) for w in sense.split())
+
+    words = [max(senses, key=weight) for senses in slots]
+    return Translation(code, " ".join(words))
+
+
+def _of_language(code: str, typed: str, word: str) -> bool:
+    """Whether a word is a sign of the language: a letter of its own ("réplication", "löschen"),
+    or, when it is no English word, one of its function words, glossary words or (German) a
+    compound of two glossary words."""
+    if any(c in _LETTERS[code] for c in typed.lower()):
+        return True
+    if _english(word) or (len(typed) > 1 and typed.isupper()):
+        return False  # an English word, or an acronym ("ID", "SQL") of any language
+    glossary = _glossary(code)
+    if word in _shared_forms():
+        return False  # "config", "commit", "login": the computing words all three use
+    return (
+        word in glossary.stop
+        or word in glossary.forms
+        or _elided(word, glossary)
+        or _stemmed(code, word)
+        or _compound(code, word) is not None
+    )
+
+
+@functools.cache
+def _shared_forms() -> frozenset[str]:
+    """The words every glossary has (loanwords: no sign of one language)."""
+    return frozenset.intersection(*(_glossary(code).forms for code in LANGUAGES))
+
+
+def _stemmed(code: str, word: str) -> bool:
+    """Whether ``word``'s stem is a glossary word's ("cambios" as "cambio"); not for a short word,
+    whose stem is too often another word's ("must" is German "Muster"'s)."""
+    return len(word) >= MIN_STEMMED and (_stemmer(code)(word),) in _glossary(code).phrases
+
+
+def _elided(word: str, glossary: _Glossary) -> bool:
+    """A French elision ("d'une", "l'index") whose article is a function word."""
+    head, _, rest = word.partition("'")
+    return bool(rest) and head + "'" in glossary.stop
+
+
+def _translate(code: str, tokens: list[str], folded: list[str]) -> list[tuple[str, ...]]:
+    """The English senses of each word or phrase of the query, in order (a word the glossary
+    lacks as its only sense, function words left out)."""
+    glossary = _glossary(code)
+    stem = _stemmer(code)
+    # A French elision is two words: "d'une" is "d'" and "une".
+    words: list[tuple[str, str]] = []  # (as typed, folded)
+    for token, low in zip(tokens, folded, strict=True):
+        head, _, rest = low.partition("'")
+        if rest and head + "'" in glossary.stop:
+            words.append((token[len(head) + 1 :], rest))
+        else:
+            words.append((token, low))
+    stems = [stem(w) for _, w in words]
+    out: list[tuple[str, ...]] = []
+    i = 0
+    while i < len(words):
+        for size in range(min(MAX_PHRASE, len(words) - i), 0, -1):
+            exact = tuple(w for _, w in words[i : i + size])
+            found = _senses(glossary, exact, tuple(stems[i : i + size]))
+            if found and (size > 1 or exact[0] not in glossary.stop):
+                out.append(found)
+                i += size
+                break
+        else:
+            typed, low = words[i]
+            if low not in glossary.stop:
+                out.append(_compound(code, low) or (typed,))
+            i += 1
+    return out
+
+
+def _senses(glossary: _Glossary, exact: tuple[str, ...], stems: tuple[str, ...]) -> tuple[str, ...]:
+    """The senses of a word or phrase as written, else by its stems ("índice" is *index*, though
+    its stem is also "indicar"'s)."""
+    return glossary.phrases.get(exact) or glossary.phrases.get(stems, ())
+
+
+def _compound(code: str, word: str) -> tuple[str, ...] | None:
+    """A German compound the glossary lacks, as two of its words ("fremdschlussel": foreign key)."""
+    if code != "de" or len(word) < 2 * MIN_COMPOUND_PART:
+        return None
+    glossary = _glossary(code)
+    stem = _stemmer(code)
+    for cut in range(MIN_COMPOUND_PART, len(word) - MIN_COMPOUND_PART + 1):
+        head, tail = word[:cut], word[cut:]
+        if _english(head) and _english(tail):
+            continue  # "mergetool", "mailinfo": English run together, not German
+        tail_en = _senses(glossary, (tail,), (stem(tail),))
+        if not tail_en:
+            continue
+        # The linking letters of German compounds: Datenbank, Benutzersname, Zeitungsartikel.
+        for joint in (head, head.removesuffix("s"), head.removesuffix("n"), head.removesuffix("en")):
+            head_en = _senses(glossary, (joint,), (stem(joint),))
+            if head_en and len(joint) >= MIN_COMPOUND_PART - 1:
+                return (f"{head_en[0]} {tail_en[0]}",)
+    return None
+
+
+@functools.cache
+def _stemmer(code: str) -> Callable[[str], str]:
+    """The language's stemmer, remembering its words (in C through PyStemmer, a word takes about a
+    microsecond; in snowballstemmer's Python, 50)."""
+    return functools.lru_cache(maxsize=STEMS_KEPT)(snowballstemmer.stemmer(LANGUAGES[code]).stemWord)
+
+
+@functools.cache
+def _glossary(code: str) -> _Glossary:
+    stem = _stemmer(code)
+    ranked: dict[tuple[str, ...], list[tuple[int, int, str]]] = {}
+    forms: set[str] = set()
+    for rank, (english, translations) in enumerate(_entries(code)):
+        for place, phrase in enumerate(translations):
+            words = [fold(w) for w in _WORD.findall(phrase.replace("’", "'"))]
+            if not words:
+                continue
+            forms.update(words)
+            for key in {tuple(words), tuple(stem(w) for w in words)}:
+                ranked.setdefault(key, []).append((place, rank, english))
+    stop = _lines(f"{code}.stopwords.txt")
+    return _Glossary(
+        {
+            k: tuple(dict.fromkeys(e for place, _, e in sorted(v) if place == min(v)[0]))
+            for k, v in ranked.items()
+        },
+        frozenset(forms),
+        frozenset(fold(w) for w in stop),
+    )
+
+
+def _entries(code: str) -> list[tuple[str, list[str]]]:
+    """The glossary's lines: an English word and its translations, best first."""
+    out: list[tuple[str, list[str]]] = []
+    for line in _lines(f"{code}.tsv"):
+        english, _, translations = line.partition("\t")
+        if english and translations:
+            out.append((english.strip(), [t.strip() for t in translations.split("|") if t.strip()]))
+    return out
+
+
+def _english(word: str) -> bool:
+    """Whether ``word`` (folded) is an English function word or has the stem of a glossary's
+    English word ("versions", "expire" for "expired"): such a word is no sign of another language."""
+    return word in ENGLISH_FUNCTION_WORDS or _english_stem(word) in _english_stems()
+
+
+@functools.cache
+def _english_stems() -> frozenset[str]:
+    """The stems of the glossaries' English side."""
+    return frozenset(_english_stem(fold(e)) for code in LANGUAGES for e, _ in _entries(code))
+
+
+_english_stem: Callable[[str], str] = functools.lru_cache(maxsize=STEMS_KEPT)(
+    snowballstemmer.stemmer("english").stemWord
+)
+
+
+def _lines(name: str) -> list[str]:
+    text = resources.files("noted.search").joinpath("glossary", name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
