@@ -16,11 +16,11 @@ from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 from noted.markdown import section_label
 from noted.search.keyword import KeywordHit
+from noted.search.translate import Translation, to_english
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
 
 if TYPE_CHECKING:
     from noted.indexer.coverage import IndexCoverage
-    from noted.search.translate import Translation
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
@@ -84,7 +84,9 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     coverage: IndexCoverage | None = None
     searched_as: Translation | None = None
     if mode == "semantic":
-        hits = services.semantic().search(args.query, relevance=relevance, limit=args.limit)
+        searched_as = to_english(args.query, services.keyword.note_counts)
+        text = args.query if searched_as is None else searched_as.text
+        hits = services.semantic().search(text, relevance=relevance, limit=args.limit)
         coverage = _coverage(ctx)
         rows = [_Row(h.note_id, h.title, h.notebook_id, h.updated_time, h.section, h.section_heading,
                      h.snippet, h.score, {}) for h in hits]  # fmt: skip
@@ -95,8 +97,6 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         else:
             coverage = _coverage(ctx)
         searched_as = found.searched_as
-        if searched_as is not None:
-            ctx.error(f'searched in English as "{searched_as.text}"')
         rows = [_Row(h.note_id, h.title, h.notebook_id, h.updated_time, h.section, h.section_heading,
                      h.snippet, h.score, {"arms": [str(a) for a in h.arms]}) for h in found.hits]  # fmt: skip
     else:
@@ -105,6 +105,8 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         rows = [_keyword_row(h) for h in results.hits]
         if results.suggestion:
             ctx.error(f'no notes match; did you mean "{results.suggestion}"?')
+    if searched_as is not None:
+        ctx.error(f'searched in English as "{searched_as.text}"')
     return _print(ctx, args, mode, rows, total, coverage, searched_as)
 
 

@@ -29,6 +29,7 @@ from textual.widgets.option_list import Option
 
 from noted.errors import NotedError, QueryError, UnavailableError
 from noted.markdown import section_label
+from noted.search.translate import Translation, to_english
 from noted.services import Services
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
 from noted.ui.messages import OpenAnswered, OpenNote, ReadAhead
@@ -85,13 +86,19 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
                 return Answer(rows, f'no notes match; did you mean "{found.suggestion}"?')
             return Answer(rows, "" if rows else "no notes match")
         if mode == "semantic":
-            hits = services.semantic().search(query, relevance=relevance, limit=LIMIT)
+            translation = to_english(query, services.keyword.note_counts)
+            text = query if translation is None else translation.text
+            hits = services.semantic().search(text, relevance=relevance, limit=LIMIT)
             rows = tuple(
                 ResultRow(h.note_id, h.title, notebooks.get(h.notebook_id, ""), h.section or None,
                           h.section_heading or None, h.snippet)
                 for h in hits
             )  # fmt: skip
-            return Answer(rows, _partial(services) or ("" if rows else "no notes are close in meaning"))
+            notes = (
+                _partial(services) or ("" if rows else "no notes are close in meaning"),
+                _searched_as(translation),
+            )
+            return Answer(rows, "; ".join(n for n in notes if n))
         both = services.hybrid().search(query, limit=LIMIT, relevance=relevance)
         rows = tuple(
             ResultRow(h.note_id, h.title, notebooks.get(h.notebook_id, ""), h.section, h.section_heading,
@@ -100,13 +107,17 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
         )  # fmt: skip
         if both.semantic_error:
             return Answer(rows, f"keyword results only: {both.semantic_error}")
-        searched_as = f'searched in English as "{both.searched_as.text}"' if both.searched_as else ""
-        notes = (_partial(services) or ("" if rows else "no notes match"), searched_as)
+        notes = (_partial(services) or ("" if rows else "no notes match"), _searched_as(both.searched_as))
         return Answer(rows, "; ".join(n for n in notes if n))
     except (QueryError, UnavailableError) as exc:
         return Answer(message=str(exc), failed=True)
     except NotedError as exc:  # e.g. a search by meaning with no words in it
         return Answer(message=str(exc), failed=True)
+
+
+def _searched_as(translation: Translation | None) -> str:
+    """A line naming the English searched for a query in another language ('' when there was none)."""
+    return f'searched in English as "{translation.text}"' if translation is not None else ""
 
 
 def _partial(services: Services) -> str:
