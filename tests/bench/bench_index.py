@@ -66,7 +66,9 @@ from noted.indexer.vectors import (  # noqa: E402
     set_meta,
 )
 from noted.models import ACTOR_USER, NoteDraft, NotePatch  # noqa: E402
+from noted.search.keyword import KeywordSearch  # noqa: E402
 from noted.search.semantic import PRESETS, Relevance, SemanticSearch  # noqa: E402
+from noted.search.translate import to_english  # noqa: E402
 from noted.store.protocol import NoteOrder  # noqa: E402
 from noted.store.sqlite import SqliteStore  # noqa: E402
 
@@ -421,6 +423,35 @@ def measure_preset(
     }
 
 
+FOREIGN_QUERIES = (
+    "borrar un archivo del repositorio",
+    "cómo cambiar la contraseña del router",
+    "copia de seguridad de las fotos",
+    "Rechnung für die Versicherung finden",
+    "Termin beim Arzt nächste Woche",
+    "Drucker unter Linux installieren",
+    "liste de courses de la semaine",
+    "recette de gâteau au chocolat",
+    "supprimer les lignes en double",
+)
+"""Queries in Spanish, German and French, for the glossary's look-up (``noted.search.translate``)."""
+
+
+def measure_translate(store: SqliteStore, count: int) -> dict[str, Any]:
+    """How long turning a query into English takes over this store: the first (the glossary
+    loads) and then ``count`` more, the note counts that weigh senses read from its FTS index."""
+    counts = KeywordSearch(store).note_counts
+    started = time.perf_counter()
+    to_english(FOREIGN_QUERIES[0], counts)
+    first = time.perf_counter() - started
+    walls = []
+    for i in range(count):
+        started = time.perf_counter()
+        to_english(FOREIGN_QUERIES[i % len(FOREIGN_QUERIES)], counts)
+        walls.append(time.perf_counter() - started)
+    return {"first_ms": round(first * 1000, 1), "wall": summary_ms(walls)}
+
+
 def measure_queries(embedder: Embedder, chunks: int, count: int) -> dict[str, Any]:
     queries = [QUERIES[i % len(QUERIES)] for i in range(count)]
     tmp = Path(tempfile.mkdtemp(prefix="bench-index-"))
@@ -449,6 +480,11 @@ def measure_queries(embedder: Embedder, chunks: int, count: int) -> dict[str, An
                 f"top-10 notes {x['top10_notes_overlap_mean']}, same first note {x['top1_same']}; "
                 f"median notes per answer {r['median_hits']} (load {r['load']})"
             )
+        t = out["translate"] = measure_translate(store, count)
+        say(
+            f"  a query in another language into English: first {t['first_ms']} ms (the glossary loads), "
+            f"then p50 {t['wall']['p50_ms']} ms, p95 {t['wall']['p95_ms']} ms wall"
+        )
         store.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -3,18 +3,20 @@
 Neither packaged embedding model understands a Spanish, German or French query well enough to
 find the English note that answers it (``tests/bench/README.md``: nDCG@10 0.24 for noted's model,
 0.28 for multilingual-e5-small), and no package carries a translation model that runs offline. So
-the query's words are looked up in a glossary written for noted (``glossary/``: about 3,600 of the
-most common English words of Linux's manual pages, with the Spanish, German and French words a
-person would type for each, multiword ones such as "copia de seguridad" for *backup* included).
-"deshacer el último commit" is searched as "undo last commit", "Zweig auf dem Server löschen" as
-"branch server delete".
+the query's words are looked up in a glossary written for noted (``glossary/``: the 3,600 most
+widespread English words of Linux's manual pages, their base forms and a few hundred two-word
+terms, with the Spanish, German and French words a person would type for each, multiword ones such
+as "copia de seguridad" for *backup* included; ``tests/bench/glossary_words.py`` chose the English).
+"deshacer el último commit" is searched as "undo last commit", "Fremdschlüssel anlegen" as
+"foreign key create".
 
-A query is taken for one of the three languages when enough of its words belong to it and not to
-English: a function word of the language ("el", "auf", "une") or a glossary word. Words are
-compared folded (lower case, no diacritics, so "ultimo" is "último") and stemmed by the
-language's Snowball stemmer ("materializadas" is "materializada"), phrases first, longest first;
-German compounds the glossary lacks are tried as two glossary words ("Fremdschlüssel" is
-*foreign key*). Function words are dropped; a word the glossary lacks ("commit", a name) stays.
+A query is taken for one of the three languages when two of its words are signs of it, or one is
+and no word is English: a letter of its own ("é", "ß"), or, for a word that is no English word,
+a function word of the language ("el", "auf", "une"), a glossary word as written or by its stem, or
+(German) a compound of two glossary words. Words are compared folded (lower case, no diacritics,
+so "ultimo" is "último") and, when the word as written is not in the glossary, stemmed by the
+language's Snowball stemmer ("cambios" is "cambio"); phrases first, longest first. Function words
+are dropped; a word the glossary lacks ("commit", a name) stays as typed.
 """
 
 from __future__ import annotations
@@ -131,9 +133,9 @@ def _of_language(code: str, typed: str, word: str) -> bool:
         return True
     if _english(word) or (len(typed) > 1 and typed.isupper()):
         return False  # an English word, or an acronym ("ID", "SQL") of any language
-    glossary = _glossary(code)
     if word in _shared_forms():
         return False  # "config", "commit", "login": the computing words all three use
+    glossary = _glossary(code)
     return (
         word in glossary.stop
         or word in glossary.forms
@@ -212,7 +214,7 @@ def _compound(code: str, word: str) -> tuple[str, ...] | None:
         tail_en = _senses(glossary, (tail,), (stem(tail),))
         if not tail_en:
             continue
-        # The linking letters of German compounds: Datenbank, Benutzersname, Zeitungsartikel.
+        # The linking letters of German compounds: Versionsnummer, Tabellenname, Datenbank (none).
         for joint in (head, head.removesuffix("s"), head.removesuffix("n"), head.removesuffix("en")):
             head_en = _senses(glossary, (joint,), (stem(joint),))
             if head_en and len(joint) >= MIN_COMPOUND_PART - 1:
