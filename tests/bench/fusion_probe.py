@@ -6,14 +6,21 @@ indexes (``eval_suite.py`` builds them), runs each query's keyword arm as ``Hybr
 scores, on the tune half, a grid of each idea; the best member of each, chosen there, is reported
 on the held-out half against the baseline with a paired bootstrap interval:
 
-- ``baseline``: the fusion ``HybridSearch`` uses (min-max, semantic weight 0.6, a note by its best
-  chunk of the nearest 150 over the normal floor 0.35).
+- ``baseline``: the fusion ``HybridSearch`` used before ``SECOND_CHUNK_WEIGHT`` (min-max, semantic
+  weight 0.6, a note by its best chunk of the nearest 150 over the normal floor 0.35).
 - ``second chunk``: a note by its best chunk plus ``g`` times its second best (several close
-  chunks say more than one).
+  chunks say more than one); ``g=0.2`` is what ``HybridSearch`` does now.
 - ``rocchio``: pseudo-relevance feedback in the embedding space: the query vector moved towards
   the best chunks of the fused top ``m`` notes by ``b``, searched again and fused again.
 - ``keyword feedback``: the fused top ``m`` notes' most distinctive body words (BM25's idf times
   their frequency there) OR'ed into the keyword arm, weighted by running it again.
+- ``title vector``: each note's title embedded on its own, and a note scored by its best chunk
+  plus ``a`` times its title's cosine (``add``), or by the better of the two (``max``, the title
+  scaled by ``a``): the title's signal for every chunk, without leading every chunk with it, which
+  blurs which section of the note answers.
+
+Queries in another language are turned into English first, as ``HybridSearch`` does
+(``noted.search.translate``).
 """
 
 from __future__ import annotations
@@ -34,8 +41,9 @@ import eval_models
 import eval_suite
 import numpy as np
 
-from noted.search.hybrid import HybridSearch, fuse, split_query
+from noted.search.hybrid import HybridSearch, _translated, fuse, split_query
 from noted.search.keyword import KeywordSearch
+from noted.search.translate import to_english
 
 FLOOR = 0.35
 CHUNKS = 150
@@ -53,6 +61,8 @@ class Corpus:
     embedder: object
     doc_words: dict[str, Counter[str]]
     idf: dict[str, float]
+    title_ids: list[str]
+    title_vectors: np.ndarray
 
 
 @dataclass
@@ -63,6 +73,7 @@ class Prepared:
     cos: np.ndarray
     keyword: list[tuple[str, float]]
     ranking: str
+    title_cos: dict[str, float]
 
 
 def load(corpus: str) -> Corpus:
@@ -83,6 +94,9 @@ def load(corpus: str) -> Corpus:
     rows_of: dict[str, list[int]] = {}
     for i, note in enumerate(note_of):
         rows_of.setdefault(note, []).append(i)
+    title_ids = [n.id for n in notes]
+    titles = np.asarray(embedder.embed_documents([n.title for n in notes]), dtype=np.float32)
+    titles = titles / np.linalg.norm(titles, axis=1, keepdims=True)
     return Corpus(
         matrix,
         note_of,
@@ -92,6 +106,8 @@ def load(corpus: str) -> Corpus:
         embedder,
         doc_words,
         idf,
+        title_ids,
+        titles,
     )
 
 
@@ -111,11 +127,15 @@ def keyword_run(c: Corpus, ranking: str) -> list[tuple[str, float]]:
 
 def prepare(c: Corpus, text: str) -> Prepared:
     split = split_query(c.keyword.parse(text))
+    translation = to_english(split.text, c.keyword.note_counts)
+    if translation is not None:
+        split = _translated(split, translation)
     hybrid = HybridSearch(c.keyword, None)  # type: ignore[arg-type]
     corrected, ranking = hybrid._corrected(split)
     qvec = c.embedder.embed_query(corrected)  # type: ignore[attr-defined]
     qvec = qvec / np.linalg.norm(qvec)
-    return Prepared(qvec, c.vectors @ qvec, keyword_run(c, ranking), ranking)
+    title_cos = dict(zip(c.title_ids, (c.title_vectors @ qvec).tolist(), strict=True))
+    return Prepared(qvec, c.vectors @ qvec, keyword_run(c, ranking), ranking, title_cos)
 
 
 Variant = Callable[[Corpus, Prepared], list[str]]
@@ -128,6 +148,20 @@ def baseline(c: Corpus, p: Prepared) -> list[str]:
 def second_chunk(g: float) -> Variant:
     def run(c: Corpus, p: Prepared) -> list[str]:
         return [n for n, _ in fuse(p.keyword, semantic_run(c, p.cos, g))]
+
+    return run
+
+
+def title_vector(a: float, how: str) -> Variant:
+    def run(c: Corpus, p: Prepared) -> list[str]:
+        chunks = dict(semantic_run(c, p.cos))
+        candidates = set(chunks) | {n for n, s in p.title_cos.items() if a * s >= FLOOR}
+        if how == "add":
+            scored = {n: chunks.get(n, 0.0) + a * p.title_cos[n] for n in candidates}
+        else:
+            scored = {n: max(chunks.get(n, 0.0), a * p.title_cos[n]) for n in candidates}
+        semantic = sorted(scored.items(), key=lambda x: -x[1])[:DEPTH]
+        return [n for n, _ in fuse(p.keyword, semantic)]
 
     return run
 
@@ -167,6 +201,13 @@ def keyword_feedback(mm: int, t: int) -> Variant:
 def families() -> dict[str, dict[str, Variant]]:
     return {
         "second chunk": {f"g={g}": second_chunk(g) for g in (0.1, 0.2, 0.3, 0.5)},
+        "title vector": {
+            f"{how} a={a}": title_vector(a, how)
+            for how, a in itertools.chain(
+                itertools.product(("add",), (0.1, 0.2, 0.3, 0.5)),
+                itertools.product(("max",), (0.8, 0.9, 1.0)),
+            )
+        },
         "rocchio": {f"m={a} b={b}": rocchio(a, b) for a, b in itertools.product((1, 3, 5), (0.2, 0.4, 0.7))},
         "keyword feedback": {
             f"m={a} t={t}": keyword_feedback(a, t) for a, t in itertools.product((1, 3), (3, 6, 10))

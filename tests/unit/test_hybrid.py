@@ -10,7 +10,7 @@ from noted.embeddings.fake import FakeEmbedder
 from noted.errors import InvalidInputError, QueryError
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft
-from noted.search.hybrid import Arm, HybridSearch, fuse, split_query
+from noted.search.hybrid import SECOND_CHUNK_WEIGHT, Arm, HybridSearch, _closeness, fuse, split_query
 from noted.search.keyword import KeywordSearch
 from noted.search.query import parse_query
 from noted.search.semantic import SemanticSearch
@@ -242,3 +242,17 @@ def test_a_translated_query_keeps_its_filters(profile: Profile) -> None:
     profile.add("Restoring too", "restore the database from a backup")
     profile.index()
     assert profile.ids("restaurar una copia de seguridad tag:ops") == [tagged]
+
+
+def test_a_second_close_passage_counts_in_the_semantic_arm(profile: Profile) -> None:
+    twice = profile.add("Soups", "# Monday\n\ntomato soup with basil\n\n# Friday\n\ntomato soup with basil")
+    once = profile.add("Week", "# Monday\n\ntomato soup with basil\n\n# Friday\n\nfix the bicycle chain")
+    profile.index()
+    hits = {h.note_id: h for h in profile.hybrid.semantic.search("tomato soup with basil", relevance="loose")}
+    # The same passage twice: the second chunk is close too (not as close: the first has the title).
+    assert 0.5 < hits[twice].second_score <= hits[twice].score
+    assert hits[once].second_score < hits[twice].second_score
+    assert _closeness(hits[twice]) > _closeness(hits[once])
+    assert _closeness(hits[once]) == pytest.approx(
+        hits[once].score + SECOND_CHUNK_WEIGHT * hits[once].second_score
+    )

@@ -103,6 +103,8 @@ class SemanticHit:
     end: int
     chunk_text: str
     snippet: str
+    second_score: float = 0.0
+    """The cosine of the note's second-closest chunk among those searched (0 when it had one)."""
 
 
 class SemanticSearch:
@@ -201,29 +203,35 @@ class SemanticSearch:
 
     def _per_note(self, matches: list[ChunkMatch], floor: float, limit: int) -> list[SemanticHit]:
         best: dict[str, tuple[str, str, int, int, float]] = {}
+        second: dict[str, float] = {}
         for m in matches:
-            if m.score < floor or m.note_id in best:
+            if m.score < floor:
                 continue
-            best[m.note_id] = (m.section_path, m.section_heading, m.start, m.end, m.score)
+            if m.note_id in best:
+                second.setdefault(m.note_id, m.score)
+                continue
             if len(best) >= limit * 2:
-                break
+                continue  # enough notes: only the second chunks of those are still wanted
+            best[m.note_id] = (m.section_path, m.section_heading, m.start, m.end, m.score)
         notes = {n.id: n for n in self.store.get_notes(list(best))}
         hits: list[SemanticHit] = []
         for note_id, (section, heading, start, end, score) in best.items():
             note = notes.get(note_id)
             if note is None or note.is_trashed or note.is_conflict:
                 continue  # the indexer has not caught up with a trash or delete yet
-            hits.append(_hit(note, section, heading, start, end, score))
+            hits.append(_hit(note, section, heading, start, end, score, second.get(note_id, 0.0)))
             if len(hits) >= limit:
                 break
         return hits
 
 
-def _hit(note: Note, section: str, heading: str, start: int, end: int, score: float) -> SemanticHit:
+def _hit(
+    note: Note, section: str, heading: str, start: int, end: int, score: float, second: float
+) -> SemanticHit:
     text = note.body[start:end]
     flat = " ".join(text.split())
     snippet = flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return SemanticHit(
         note.id, note.title, note.parent_id, note.updated_time, round(score, 4),
-        section, heading, start, end, text, snippet,
+        section, heading, start, end, text, snippet, round(second, 4),
     )  # fmt: skip
