@@ -1,0 +1,53 @@
+"""Hybrid search's latency over the evaluation's corpora, English queries and the others apart.
+
+``python3 tests/bench/eval_latency.py`` runs every query of ``eval_suite_queries.json`` once
+through ``HybridSearch`` (limit 10) over the MiniLM indexes ``eval_suite.py`` builds, after one
+warm-up search per corpus, and prints the wall-clock p50 and p95 of the English queries and of
+the Spanish, German and French ones (which go through ``noted.search.translate``; the first of
+them in a process also loads the glossary, about 0.2 s, see ``bench_index.py --query-only``).
+Run it with another checkout's ``src`` first on ``PYTHONPATH`` for a before/after pair.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+
+import eval_models
+
+from noted.search.hybrid import HybridSearch
+from noted.search.keyword import KeywordSearch
+from noted.search.semantic import SemanticSearch
+
+QUERIES = Path(__file__).resolve().parent / "eval_suite_queries.json"
+
+
+def main() -> int:
+    queries = json.loads(QUERIES.read_text(encoding="utf-8"))["queries"]
+    walls: dict[str, list[float]] = {"english": [], "foreign": []}
+    for corpus in ("git", "pg"):
+        store, embedder, _ = eval_models.open_indexed(eval_models.DEFAULT, corpus)
+        hybrid = HybridSearch(KeywordSearch(store), SemanticSearch(store, store.db, embedder))
+        hybrid.search("warm up the model", limit=10)
+        for q in queries:
+            if q["corpus"] != corpus:
+                continue
+            started = time.perf_counter()
+            hybrid.search(q["query"], limit=10)
+            walls["foreign" if q["category"] == "foreign" else "english"].append(
+                time.perf_counter() - started
+            )
+        store.close()
+    for kind, values in walls.items():
+        values.sort()
+        p95 = values[int(0.95 * (len(values) - 1))]
+        print(
+            f"{kind}: {len(values)} queries, p50 {statistics.median(values) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
