@@ -89,3 +89,10 @@ def test_every_glossary_line_is_an_english_word_and_its_translations() -> None:
             english, tab, translations = line.partition("\t")
             assert tab and english.replace(" ", "").isalpha() and english == english.lower(), line
             assert all(t.strip() for t in translations.split("|")), line
+
+
+def test_a_phrase_that_begins_or_ends_with_a_function_word_is_no_phrase() -> None:
+    # The glossary gives "eine Datei" for *single file*: as a phrase it would take "einer Datei".
+    translation = to_english("Änderungen an einer Datei verwerfen")
+    assert translation is not None
+    assert "file" in translation.text.split() and "single" not in translation.text

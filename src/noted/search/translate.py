@@ -232,24 +232,24 @@ def _stemmer(code: str) -> Callable[[str], str]:
 @functools.cache
 def _glossary(code: str) -> _Glossary:
     stem = _stemmer(code)
+    stop = frozenset(fold(w) for w in _lines(f"{code}.stopwords.txt"))
     ranked: dict[tuple[str, ...], list[tuple[int, int, str]]] = {}
     forms: set[str] = set()
     for rank, (english, translations) in enumerate(_entries(code)):
         for place, phrase in enumerate(translations):
             words = [fold(w) for w in _WORD.findall(phrase.replace("’", "'"))]
-            if not words:
-                continue
+            if not words or len(words) > 1 and (words[0] in stop or words[-1] in stop):
+                continue  # "eine Datei" for *single file* would take every "einer Datei" for it
             forms.update(words)
             for key in {tuple(words), tuple(stem(w) for w in words)}:
                 ranked.setdefault(key, []).append((place, rank, english))
-    stop = _lines(f"{code}.stopwords.txt")
     return _Glossary(
         {
             k: tuple(dict.fromkeys(e for place, _, e in sorted(v) if place == min(v)[0]))
             for k, v in ranked.items()
         },
         frozenset(forms),
-        frozenset(fold(w) for w in stop),
+        stop,
     )
 
 
