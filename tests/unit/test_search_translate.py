@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
         ("l'index de la table", "fr", "index table"),  # an elision, its article dropped
         ("Passwort ändern", "de", "password change"),
         ("Benutzerverwaltung", "de", "user management"),  # a compound the glossary lacks
+        ("la base de datos", "es", "database"),
+        ("la base de données", "fr", "database"),  # "la", "de", "é" are Spanish too: the glossary decides
         ("archivo", "es", "file"),  # one word is enough when it is nothing else
         ("ULTIMO archivo", "es", "last file"),  # folded: case and accents do not matter
     ],

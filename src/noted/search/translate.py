@@ -99,17 +99,20 @@ def to_english(text: str, counts: Counts | None = None) -> Translation | None:
     if not tokens:
         return None
     folded = [fold(t).replace("’", "'") for t in tokens]
-    best: tuple[int, str] | None = None
-    for code in LANGUAGES:
-        evidence = sum(1 for typed, w in zip(tokens, folded, strict=True) if _of_language(code, typed, w))
-        if evidence and (best is None or evidence > best[0]):
-            best = (evidence, code)
+    evidence = {
+        code: sum(1 for typed, w in zip(tokens, folded, strict=True) if _of_language(code, typed, w))
+        for code in LANGUAGES
+    }
+    most = max(evidence.values())
     # Two signs of the language, or one in a query with no English word: a single sign among
     # English words is more likely a name or a misspelling, left to the spelling correction.
-    if best is None or not (best[0] >= 2 or not any(_english(w) for w in folded)):
+    if not most or not (most >= 2 or not any(_english(w) for w in folded)):
         return None
-    code = best[1]
-    slots = _translate(code, tokens, folded)
+    # Languages as likely as each other ("la base de données": "la", "de" and "é" are Spanish
+    # too): the one whose glossary leaves the fewest words untranslated.
+    tied = {code: _translate(code, tokens, folded) for code, n in evidence.items() if n == most}
+    code = min(tied, key=lambda c: sum(1 for senses in tied[c] if senses[0] in tokens))
+    slots = tied[code]
     if not slots:
         return None
     held: Mapping[str, int] = {}
