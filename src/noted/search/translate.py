@@ -37,6 +37,9 @@ MAX_PHRASE = 4
 """The most words of a glossary phrase."""
 STEMS_KEPT = 1 << 16
 """Words whose stems each stemmer remembers (the glossary's own take about 10,000)."""
+PLACE_SLACK = 0
+"""Senses of a word kept beside its best: those where it is listed at most this much later. On
+the evaluation's tune half, foreign nDCG@10 0.607 with 0, 0.596 with 1, 0.539 with 2."""
 MIN_STEMMED = 5
 """The shortest word taken for a sign of a language by its stem alone."""
 MIN_COMPOUND_PART = 4
@@ -248,7 +251,7 @@ def _glossary(code: str) -> _Glossary:
                 ranked.setdefault(key, []).append((place, rank, english))
     return _Glossary(
         {
-            k: tuple(dict.fromkeys(e for place, _, e in sorted(v) if place == min(v)[0]))
+            k: tuple(dict.fromkeys(e for place, _, e in sorted(v) if place <= min(v)[0] + PLACE_SLACK))
             for k, v in ranked.items()
         },
         frozenset(forms),
