@@ -14,6 +14,7 @@ from noted.errors import QueryError
 from noted.indexer.coverage import index_coverage
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft, NotePatch
+from noted.search.hybrid import HybridSearch
 from noted.search.joplin import JoplinKeywordSearch
 from noted.search.semantic import SemanticSearch
 from noted.store.joplin import JoplinStore
@@ -102,3 +103,21 @@ def test_the_indexer_follows_joplins_events(joplin: JoplinServer, store: JoplinS
         ),
         what="the trashed note to leave the index",
     )
+
+
+def test_hybrid_search_on_joplin_takes_a_misspelt_and_a_spanish_query(store: JoplinStore) -> None:
+    """Joplin gives no vocabulary: no correction and senses by the glossary, but no failure (before,
+    both queries raised: the SQLite search's vocabulary was looked up on a Joplin profile)."""
+    folder = store.create_folder("Ops " + secrets.token_hex(3), actor="user").id
+    note = store.create_note(
+        NoteDraft("Restoring", "restore the database from a backup", parent_id=folder), actor="user"
+    )
+    embedder = FakeEmbedder(dim=256)
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    hybrid = HybridSearch(JoplinKeywordSearch(store), SemanticSearch(store, store.db, embedder))
+    found = hybrid.search("restaurar una copia de seguridad", relevance="loose")
+    assert found.searched_as is not None and found.searched_as.text == "restore backup"
+    assert found.hits[0].note_id == note.id
+    assert hybrid.search("restroe databse backup", relevance="loose").hits[0].note_id == note.id

@@ -18,7 +18,7 @@ note changed before that window but after the server started is found again once
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import apsw
@@ -91,6 +91,14 @@ class JoplinKeywordSearch(KeywordSearch):
         """The snippet and section of ``query``'s first match in each of these notes."""
         pattern = body_pattern(parse_query(query).text_terms)
         return {n.id: locate(n.body, pattern) for n in self._store.get_notes(note_ids)}
+
+    def corrections(self, words: Iterable[str]) -> dict[str, str]:
+        """None: Joplin's Data API gives no vocabulary to correct a word from."""
+        return {}
+
+    def note_counts(self, prefixes: Sequence[str]) -> dict[str, int]:
+        """None: Joplin's Data API counts no words (a translated word takes its glossary sense)."""
+        return {}
 
     # Notes Joplin's index may not have yet ------------------------------------------------
     def _recent(self) -> dict[str, Note]:
