@@ -98,3 +98,7 @@ def test_a_phrase_that_begins_or_ends_with_a_function_word_is_no_phrase() -> Non
     translation = to_english("Änderungen an einer Datei verwerfen")
     assert translation is not None
     assert "file" in translation.text.split() and "single" not in translation.text
+
+
+def test_a_query_too_long_to_search_is_not_translated() -> None:
+    assert to_english("borrar un archivo " * 200) is None  # the search itself refuses it, saying why

@@ -29,6 +29,7 @@ from importlib import resources
 
 import snowballstemmer  # type: ignore[import-untyped]
 
+from noted.search.query import MAX_QUERY_CHARS
 from noted.search.snippet import fold
 
 LANGUAGES = {"es": "spanish", "de": "german", "fr": "french"}
@@ -98,6 +99,8 @@ def to_english(text: str, counts: Counts | None = None) -> Translation | None:
     the notes hold most (a word of its stem in the most notes) when ``counts`` is given: the notes
     say which sense they are about. Without ``counts``, or on a tie, the glossary's first.
     """
+    if len(text) > MAX_QUERY_CHARS:
+        return None  # the search refuses it, saying why; nothing to translate
     tokens = [m.group(0) for m in _WORD.finditer(text)]
     if not tokens:
         return None
