@@ -134,6 +134,14 @@ def to_english(text: str, counts: Counts | None = None) -> Translation | None:
     return Translation(code, " ".join(words))
 
 
+def warm() -> None:
+    """Load the glossaries now (about 0.2 s), so the first query in another language need not."""
+    for code in LANGUAGES:
+        _glossary(code)
+    _english_stems()
+    _shared_forms()
+
+
 def _of_language(code: str, typed: str, word: str) -> bool:
     """Whether a word is a sign of the language: a letter of its own ("réplication", "löschen"),
     or, when it is no English word, one of its function words, glossary words or (German) a

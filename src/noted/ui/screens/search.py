@@ -29,6 +29,7 @@ from textual.widgets.option_list import Option
 
 from noted.errors import NotedError, QueryError, UnavailableError
 from noted.markdown import section_label
+from noted.search import translate
 from noted.search.translate import Translation, to_english
 from noted.services import Services
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
@@ -234,6 +235,8 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
 
     def action_cycle_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        if self.mode != "keyword":
+            self._warm()
         self.query_one("#search-mode", Label).update(self._mode_label())
         self._ask()
 
@@ -245,6 +248,16 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             self.post_message(self.Answered(self._asked, Answer()))
             return
         self._search(self._asked, text, self.mode)
+
+    def on_mount(self) -> None:
+        if self.mode != "keyword":
+            self._warm()
+
+    @work(thread=True, group="warm", exit_on_error=False, description="loading the glossary")
+    def _warm(self) -> None:
+        """Load the query glossary while the person types (the first query in Spanish, German
+        or French would otherwise wait about 0.2 s for it)."""
+        translate.warm()
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def _search(self, number: int, text: str, mode: str) -> None:
