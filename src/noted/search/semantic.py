@@ -104,7 +104,7 @@ class SemanticHit:
     chunk_text: str
     snippet: str
     second_score: float = 0.0
-    """The cosine of the note's second-closest chunk among those searched (0 when it had one)."""
+    """The cosine of the note's second-closest chunk among those searched (0 when it had none)."""
 
 
 class SemanticSearch:
