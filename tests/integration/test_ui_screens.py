@@ -283,6 +283,18 @@ async def test_a_search_in_spanish_says_what_it_searched_in_english(fixture: Fix
         services.close()
 
 
+async def test_keyword_search_in_spanish_says_what_the_other_modes_search(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_search(pilot)
+        assert screen.mode == "keyword"
+        await _type(pilot, screen, "restaurar una copia de seguridad")
+        await until(pilot, lambda: screen.answered == screen._asked)
+        assert screen.rows == ()
+        message = str(screen.query_one("#search-message", Label).render())
+        assert 'by meaning or both (Ctrl+O) it is searched as "restore backup"' in message
+
+
 async def _open_settings(pilot: Pilot[None]) -> SettingsScreen:
     await until(pilot, lambda: pilot.app.screen.is_mounted)
     await pilot.press("f2")

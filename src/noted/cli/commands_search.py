@@ -103,7 +103,10 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         results = services.keyword.search(args.query, limit=args.limit, offset=args.offset)
         total = results.total
         rows = [_keyword_row(h) for h in results.hits]
-        if results.suggestion:
+        translation = to_english(args.query, services.keyword.note_counts) if not results.hits else None
+        if translation is not None:  # keyword search takes the words as typed; hybrid translates them
+            ctx.error(f'no notes match; `--mode hybrid` searches it in English as "{translation.text}"')
+        elif results.suggestion:
             ctx.error(f'no notes match; did you mean "{results.suggestion}"?')
     if searched_as is not None:
         ctx.error(f'searched in English as "{searched_as.text}"')

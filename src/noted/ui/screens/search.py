@@ -83,6 +83,12 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
                 ResultRow(h.note_id, h.title, h.notebook_title, h.section, h.section_heading, h.snippet)
                 for h in found.hits
             )
+            if not rows and (translation := to_english(query, services.keyword.note_counts)):
+                # Keyword search takes the words as typed; the other modes translate them.
+                return Answer(
+                    rows,
+                    f'no notes match; by meaning or both (Ctrl+O) it is searched as "{translation.text}"',
+                )
             if not rows and found.suggestion:
                 return Answer(rows, f'no notes match; did you mean "{found.suggestion}"?')
             return Answer(rows, "" if rows else "no notes match")
