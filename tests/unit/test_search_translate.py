@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from noted.search.translate import to_english
 
@@ -102,3 +104,23 @@ def test_a_phrase_that_begins_or_ends_with_a_function_word_is_no_phrase() -> Non
 
 def test_a_query_too_long_to_search_is_not_translated() -> None:
     assert to_english("borrar un archivo " * 200) is None  # the search itself refuses it, saying why
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
+def test_any_text_gives_english_or_none_and_never_fails(text: str) -> None:
+    translation = to_english(text, lambda stems: dict.fromkeys(stems, 1))
+    assert translation is None or (translation.language in {"es", "de", "fr"} and translation.text.strip())
+
+
+_PIECES = (
+    "de la base datos Datei löschen l'index d'une Fremdschlüssel Tabellenname ÜBER straße el "
+    'the a file commit git-config ID über à é \' ’ - : * tag:x "copia de seguridad" mot passe'
+).split()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_any_mix_of_words_gives_english_or_none_and_never_fails(words: list[str]) -> None:
+    translation = to_english(" ".join(words))
+    assert translation is None or translation.text.strip()
