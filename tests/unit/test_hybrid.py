@@ -256,3 +256,13 @@ def test_a_second_close_passage_counts_in_the_semantic_arm(profile: Profile) -> 
     assert _closeness(hits[once]) == pytest.approx(
         hits[once].score + SECOND_CHUNK_WEIGHT * hits[once].second_score
     )
+
+
+def test_a_query_in_the_notes_own_language_is_searched_as_typed(profile: Profile) -> None:
+    spanish = profile.add("Copias", "cómo restaurar una copia de seguridad de la base")
+    profile.add("Otra", "restaurar una copia de seguridad del teléfono")
+    profile.add("Garden", "water the tomatoes every evening")
+    profile.index()
+    found = profile.hybrid.search("restaurar una copia de seguridad de la base", relevance="loose")
+    assert found.searched_as is None  # the notes hold these words: they are not foreign here
+    assert found.hits[0].note_id == spanish

@@ -124,3 +124,18 @@ _PIECES = (
 def test_any_mix_of_words_gives_english_or_none_and_never_fails(words: list[str]) -> None:
     translation = to_english(" ".join(words))
     assert translation is None or translation.text.strip()
+
+
+def test_a_word_the_notes_hold_is_no_sign_of_another_language() -> None:
+    # "Handshake" looks like a German compound (Hand, Haken): unless the notes hold the word.
+    assert to_english("Handshake") is not None
+    assert to_english("Handshake", held=lambda words: dict.fromkeys(words, 3)) is None
+    # "de" and "la" in a few English notes (names, "en_US") leave the other signs enough.
+    found = to_english("copia de seguridad de la base de datos", held=lambda words: {"de": 9, "la": 4})
+    assert found is not None and found.text == "backup database"
+    # Notes in Spanish hold every word: the query is searched as typed.
+    assert to_english("restaurar una copia de seguridad", held=lambda words: dict.fromkeys(words, 5)) is None
+
+
+def test_a_letter_alone_is_no_sign_of_a_language() -> None:
+    assert to_english("x and y") is None  # "y" is Spanish for "and", and a variable's name

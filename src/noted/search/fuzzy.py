@@ -91,6 +91,16 @@ def note_counts(conn: apsw.Connection, prefixes: Iterable[str]) -> dict[str, int
     return out
 
 
+def word_counts(conn: apsw.Connection, words: Iterable[str]) -> dict[str, int]:
+    """For each of ``words``, how many notes hold it as it is (folded); 0 when none does."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, notes_fts, row)")
+    out: dict[str, int] = {}
+    for word in words:
+        row = conn.execute(f"SELECT doc FROM {VOCAB} WHERE term = ?", (fold(word),)).fetchone()
+        out[word] = int(row[0]) if row is not None else 0
+    return out
+
+
 def _known(conn: apsw.Connection, word: str) -> bool:
     """Whether some note holds ``word`` or a word it begins (keyword search matches prefixes)."""
     row = conn.execute(f"SELECT 1 FROM {VOCAB} WHERE term >= ? AND term < ? LIMIT 1", (word, word + "\uffff"))

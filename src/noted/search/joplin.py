@@ -100,6 +100,10 @@ class JoplinKeywordSearch(KeywordSearch):
         """None: Joplin's Data API counts no words (a translated word takes its glossary sense)."""
         return {}
 
+    def word_counts(self, words: Sequence[str]) -> dict[str, int]:
+        """None: Joplin's Data API counts no words (every word is taken for one the notes lack)."""
+        return {}
+
     # Notes Joplin's index may not have yet ------------------------------------------------
     def _recent(self) -> dict[str, Note]:
         """The notes changed lately, read from Joplin (or the cache when unchanged since)."""

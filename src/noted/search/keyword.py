@@ -190,6 +190,11 @@ class KeywordSearch:
         with self._db.read() as conn:
             return fuzzy.note_counts(conn, prefixes)
 
+    def word_counts(self, words: Sequence[str]) -> dict[str, int]:
+        """How many notes hold each of ``words`` as it is (``noted.search.fuzzy.word_counts``)."""
+        with self._db.read() as conn:
+            return fuzzy.word_counts(conn, words)
+
     @staticmethod
     def _expand(conn: apsw.Connection, terms: tuple[TextTerm, ...]) -> dict[str, tuple[str, ...]]:
         """The index words each ``ast*rix``-shaped word stands for, read from the FTS vocabulary."""
