@@ -127,7 +127,7 @@ def keyword_run(c: Corpus, ranking: str) -> list[tuple[str, float]]:
 
 def prepare(c: Corpus, text: str) -> Prepared:
     split = split_query(c.keyword.parse(text))
-    translation = to_english(split.text, c.keyword.note_counts, c.keyword.word_counts)
+    translation = to_english(split.text, c.keyword)
     if translation is not None:
         split = _translated(split, translation)
     hybrid = HybridSearch(c.keyword, None)  # type: ignore[arg-type]

@@ -38,6 +38,14 @@ def services(fixture: Fixture) -> Iterator[Services]:
     services.close()
 
 
+def _indexed(services: Services) -> Indexer:
+    """The profile's notes indexed (with its embedder), and the indexer, to index later changes."""
+    indexer = Indexer(services.store, services.store.db, services.embedder())
+    indexer.prepare()
+    indexer.run_until_idle()
+    return indexer
+
+
 async def _open_search(pilot: Pilot[None]) -> SearchScreen:
     await until(pilot, lambda: len(pilot.app.screen_stack) == 1 and pilot.app.screen.is_mounted)
     await pilot.press("ctrl+f")
@@ -207,9 +215,7 @@ async def test_a_bad_filter_says_why_instead_of_results(services: Services) -> N
 async def test_mode_switch_searches_by_meaning(fixture: Fixture) -> None:
     services = open_services(fixture.root, ai_embedding_provider="fake", search_defaultmode="keyword")
     try:
-        indexer = Indexer(services.store, services.store.db, services.embedder())
-        indexer.prepare()
-        indexer.run_until_idle()
+        _indexed(services)
         app = NotedApp(services, background=False)
         async with app.run_test(size=SIZE) as pilot:
             screen = await _open_search(pilot)
@@ -235,9 +241,7 @@ async def test_mode_switch_searches_by_meaning(fixture: Fixture) -> None:
 async def test_search_by_meaning_says_when_the_index_is_partial(fixture: Fixture) -> None:
     services = open_services(fixture.root, ai_embedding_provider="fake", search_defaultmode="semantic")
     try:
-        indexer = Indexer(services.store, services.store.db, services.embedder())
-        indexer.prepare()
-        indexer.run_until_idle()
+        indexer = _indexed(services)
         folder = services.store.list_folders()[0].id
         services.store.create_note(
             NoteDraft("Late", "milk for the late groceries", parent_id=folder), actor="user"
@@ -268,9 +272,7 @@ async def test_a_search_in_spanish_says_what_it_searched_in_english(fixture: Fix
         restoring = services.store.create_note(
             NoteDraft("Restoring", "restore the database from a backup", parent_id=folder), actor="user"
         ).id
-        indexer = Indexer(services.store, services.store.db, services.embedder())
-        indexer.prepare()
-        indexer.run_until_idle()
+        _indexed(services)
         app = NotedApp(services, background=False)
         async with app.run_test(size=SIZE) as pilot:
             screen = await _open_search(pilot)

@@ -15,6 +15,22 @@ from noted.search.translate import to_english
 ROOT = Path(__file__).resolve().parents[2]
 
 
+class Notes:
+    """Notes that hold every word ``held`` times (or as ``words`` says) and every stem as ``stems`` says."""
+
+    def __init__(self, *, stems: Mapping[str, int] | None = None, words: Mapping[str, int] | None = None,
+                 held: int = 0) -> None:  # fmt: skip
+        self.stems, self.words, self.held = stems or {}, words, held
+        self.asked: list[str] = []
+
+    def note_counts(self, prefixes: Sequence[str]) -> Mapping[str, int]:
+        self.asked.extend(prefixes)
+        return {p: self.stems.get(p, 0) for p in prefixes}
+
+    def word_counts(self, words: Sequence[str]) -> Mapping[str, int]:
+        return {w: self.held if self.words is None else self.words.get(w, 0) for w in words}
+
+
 @pytest.mark.parametrize(
     ("query", "language", "english"),
     [
@@ -69,19 +85,14 @@ def test_no_english_query_of_the_evaluation_is_translated() -> None:
 
 
 def test_a_word_of_several_senses_takes_the_one_the_notes_hold_most() -> None:
-    asked: list[str] = []
-
-    def counts(stems: Sequence[str]) -> Mapping[str, int]:
-        asked.extend(stems)
-        return {"drop": 3, "suppress": 40}
-
+    notes = Notes(stems={"drop": 3, "suppress": 40})
     # "supprimer" lists both; without the notes' counts the glossary's first is taken.
     plain = to_english("supprimer des lignes")
-    weighed = to_english("supprimer des lignes", counts)
+    weighed = to_english("supprimer des lignes", notes)
     assert plain is not None and weighed is not None
     assert plain.text.split()[0] in {"suppress", "drop"}
     assert weighed.text == "suppress line"
-    assert "drop" in asked and "suppress" in asked
+    assert "drop" in notes.asked and "suppress" in notes.asked
 
 
 def test_every_glossary_line_is_an_english_word_and_its_translations() -> None:
@@ -109,7 +120,7 @@ def test_a_query_too_long_to_search_is_not_translated() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
 def test_any_text_gives_english_or_none_and_never_fails(text: str) -> None:
-    translation = to_english(text, lambda stems: dict.fromkeys(stems, 1))
+    translation = to_english(text, Notes(stems={}, held=1))
     assert translation is None or (translation.language in {"es", "de", "fr"} and translation.text.strip())
 
 
@@ -129,12 +140,12 @@ def test_any_mix_of_words_gives_english_or_none_and_never_fails(words: list[str]
 def test_a_word_the_notes_hold_is_no_sign_of_another_language() -> None:
     # "Handshake" looks like a German compound (Hand, Haken): unless the notes hold the word.
     assert to_english("Handshake") is not None
-    assert to_english("Handshake", held=lambda words: dict.fromkeys(words, 3)) is None
+    assert to_english("Handshake", Notes(held=3)) is None
     # "de" and "la" in a few English notes (names, "en_US") leave the other signs enough.
-    found = to_english("copia de seguridad de la base de datos", held=lambda words: {"de": 9, "la": 4})
+    found = to_english("copia de seguridad de la base de datos", Notes(words={"de": 9, "la": 4}))
     assert found is not None and found.text == "backup database"
     # Notes in Spanish hold every word: the query is searched as typed.
-    assert to_english("restaurar una copia de seguridad", held=lambda words: dict.fromkeys(words, 5)) is None
+    assert to_english("restaurar una copia de seguridad", Notes(held=5)) is None
 
 
 def test_a_letter_alone_is_no_sign_of_a_language() -> None:

@@ -84,7 +84,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     coverage: IndexCoverage | None = None
     searched_as: Translation | None = None
     if mode == "semantic":
-        searched_as = to_english(args.query, services.keyword.note_counts, services.keyword.word_counts)
+        searched_as = to_english(args.query, services.keyword)
         text = args.query if searched_as is None else searched_as.text
         hits = services.semantic().search(text, relevance=relevance, limit=args.limit)
         coverage = _coverage(ctx)
@@ -103,11 +103,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         results = services.keyword.search(args.query, limit=args.limit, offset=args.offset)
         total = results.total
         rows = [_keyword_row(h) for h in results.hits]
-        translation = (
-            to_english(args.query, services.keyword.note_counts, services.keyword.word_counts)
-            if not results.hits
-            else None
-        )
+        translation = to_english(args.query, services.keyword) if not results.hits else None
         if translation is not None:  # keyword search takes the words as typed; hybrid translates them
             ctx.error(f'no notes match; `--mode hybrid` searches it in English as "{translation.text}"')
         elif results.suggestion:

@@ -60,12 +60,17 @@ def distance(a: str, b: str, limit: int) -> int:
     return previous[-1]
 
 
+def ensure_vocab(conn: apsw.Connection) -> None:
+    """Make ``VOCAB`` on this connection if it is not there yet."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, notes_fts, row)")
+
+
 def corrections(conn: apsw.Connection, words: Iterable[str]) -> dict[str, str]:
     """The correction of each of ``words`` that no note contains, even as a prefix, and that has one.
 
     Keys and values are folded (lower case, no diacritics).
     """
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, notes_fts, row)")
+    ensure_vocab(conn)
     out: dict[str, str] = {}
     for word in words:
         folded = fold(word).lower()
@@ -80,7 +85,7 @@ def corrections(conn: apsw.Connection, words: Iterable[str]) -> dict[str, str]:
 def note_counts(conn: apsw.Connection, prefixes: Iterable[str]) -> dict[str, int]:
     """For each of ``prefixes``, how many notes hold the commonest word that begins with it
     ("delet": the notes holding "delete", or "deleted" if more do); 0 when none does."""
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, notes_fts, row)")
+    ensure_vocab(conn)
     out: dict[str, int] = {}
     for prefix in prefixes:
         low = fold(prefix)
@@ -93,7 +98,7 @@ def note_counts(conn: apsw.Connection, prefixes: Iterable[str]) -> dict[str, int
 
 def word_counts(conn: apsw.Connection, words: Iterable[str]) -> dict[str, int]:
     """For each of ``words``, how many notes hold it as it is (folded); 0 when none does."""
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, notes_fts, row)")
+    ensure_vocab(conn)
     out: dict[str, int] = {}
     for word in words:
         row = conn.execute(f"SELECT doc FROM {VOCAB} WHERE term = ?", (fold(word),)).fetchone()

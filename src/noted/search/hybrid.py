@@ -247,7 +247,7 @@ class HybridSearch:
         if not split.text:
             return HybridResults(self._keyword_only(query, limit, scope))
         allowed = self._allowed(split.restriction, scope)
-        translation = to_english(split.text, self.keyword.note_counts, self.keyword.word_counts)
+        translation = to_english(split.text, self.keyword)
         if translation is not None:
             split = _translated(split, translation)
         text, ranking = self._corrected(split)

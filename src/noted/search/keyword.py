@@ -201,7 +201,7 @@ class KeywordSearch:
         infix = {t.text for t in terms if t.infix}
         if not infix:
             return {}
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} USING fts5vocab(main, notes_fts, row)")
+        fuzzy.ensure_vocab(conn)
         out: dict[str, tuple[str, ...]] = {}
         for text in infix:
             folded = fold(text)

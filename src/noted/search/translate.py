@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import Protocol
 
 import snowballstemmer  # type: ignore[import-untyped]
 
@@ -89,23 +90,27 @@ class _Glossary:
     """The language's function words, folded."""
 
 
-Counts = Callable[[Sequence[str]], Mapping[str, int]]
-"""How many notes hold each of some words: the commonest word beginning with each of some English
-stems (``KeywordSearch.note_counts``), which weighs a word's senses, or each word as it is
-(``KeywordSearch.word_counts``), which tells the notes' own words."""
+class NoteWords(Protocol):
+    """What the notes say about words (``KeywordSearch`` is one)."""
+
+    def note_counts(self, prefixes: Sequence[str]) -> Mapping[str, int]:
+        """For each prefix, how many notes hold the commonest word beginning with it."""
+        ...
+
+    def word_counts(self, words: Sequence[str]) -> Mapping[str, int]:
+        """For each word, how many notes hold it as it is."""
+        ...
 
 
-def to_english(text: str, counts: Counts | None = None, held: Counts | None = None) -> Translation | None:
+def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
     """``text`` in English when it is a query in Spanish, German or French, else None.
 
-    ``held`` says how many notes hold each of some words as they are: a word the notes hold is
-    their own and no sign of another language ("schema", "handshake", "en" of "en_US"), which keeps
-    English text from being taken for German or Spanish (none of 9,533 headings, sentences and
-    titles of the evaluation's corpora is, against 85 without it).
-
-    A word with several English senses ("supprimer": suppress, drop, deleted) is given the one
-    the notes hold most (a word of its stem in the most notes) when ``counts`` is given: the notes
-    say which sense they are about. Without ``counts``, or on a tie, the glossary's first.
+    With ``notes``, a word the notes hold is their own and no sign of another language ("schema",
+    "handshake", "en" of "en_US"), which keeps English text from being taken for German or
+    Spanish (none of 9,533 headings, sentences and titles of the evaluation's corpora is, against
+    85 without it); and a word with several English senses ("supprimer": suppress, drop, deleted)
+    is given the one the notes hold most (a word of its stem in the most notes): the notes say
+    which sense they are about. Without ``notes``, or on a tie, the glossary's first.
     """
     if len(text) > MAX_QUERY_CHARS:
         return None  # the search refuses it, saying why; nothing to translate
@@ -116,7 +121,7 @@ def to_english(text: str, counts: Counts | None = None, held: Counts | None = No
     # A word the notes hold is theirs, whatever else it is ("schema", "superuser"): no sign that
     # the query is in another language than the notes.
     theirs: Mapping[str, int] = (
-        held(sorted({w for w in folded if len(w) > 1 and not _english(w)})) if held else {}
+        notes.word_counts(sorted({w for w in folded if len(w) > 1 and not _english(w)})) if notes else {}
     )
     evidence = {
         code: sum(
@@ -139,8 +144,8 @@ def to_english(text: str, counts: Counts | None = None, held: Counts | None = No
     if not slots:
         return None
     by_stem: Mapping[str, int] = {}
-    if counts is not None:
-        by_stem = counts(
+    if notes is not None:
+        by_stem = notes.note_counts(
             sorted({_english_stem(fold(w)) for s in slots if len(s) > 1 for e in s for w in e.split()})
         )
 

@@ -83,9 +83,7 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
                 ResultRow(h.note_id, h.title, h.notebook_title, h.section, h.section_heading, h.snippet)
                 for h in found.hits
             )
-            if not rows and (
-                translation := to_english(query, services.keyword.note_counts, services.keyword.word_counts)
-            ):
+            if not rows and (translation := to_english(query, services.keyword)):
                 # Keyword search takes the words as typed; the other modes translate them.
                 return Answer(
                     rows,
@@ -95,7 +93,7 @@ def run_query(services: Services, query: str, mode: str, notebooks: dict[str, st
                 return Answer(rows, f'no notes match; did you mean "{found.suggestion}"?')
             return Answer(rows, "" if rows else "no notes match")
         if mode == "semantic":
-            translation = to_english(query, services.keyword.note_counts, services.keyword.word_counts)
+            translation = to_english(query, services.keyword)
             text = query if translation is None else translation.text
             hits = services.semantic().search(text, relevance=relevance, limit=LIMIT)
             rows = tuple(

@@ -1,0 +1,62 @@
+"""English text that the glossary takes for Spanish, German or French, and foreign queries it misses.
+
+``python3 tests/bench/translate_check.py`` reads the evaluation's two profiles (``eval_suite.py``
+makes them): every heading, title and the first eight sentences of every note, and every judged
+query, run through ``noted.search.translate.to_english`` with that corpus's notes as
+``KeywordSearch`` sees them. It prints how many English texts were taken for another language
+(with the first 20), which foreign queries were not, and which English queries were.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import eval_corpus
+import eval_pg_corpus
+
+from noted.markdown import outline
+from noted.search.keyword import KeywordSearch
+from noted.search.translate import to_english
+from noted.store.sqlite import SqliteStore
+
+QUERIES = Path(__file__).resolve().parent / "eval_suite_queries.json"
+
+
+def main() -> int:
+    searches: dict[str, KeywordSearch] = {}
+    texts, taken = 0, []
+    for corpus, module in (("git", eval_corpus), ("pg", eval_pg_corpus)):
+        profile = module.ensure_profile()[0]
+        store = SqliteStore.open(profile / "notes.db", profile / "resources")
+        keyword = searches[corpus] = KeywordSearch(store)
+        for meta in store.list_notes():
+            body = store.get_note(meta.id).body
+            sentences = [s for s in re.split(r"(?<=[.!?])\s+", body[:3000])[:8] if 10 < len(s) < 200]
+            headings = [s.heading for s in outline(body).sections if s.heading]
+            for text in [meta.title, *headings, *sentences]:
+                texts += 1
+                found = to_english(text, keyword)
+                if found is not None:
+                    taken.append(f"{text[:70]!r} as {found.language}: {found.text[:50]!r}")
+    print(f"English texts: {texts}, taken for another language: {len(taken)}")
+    print("".join(f"  {line}\n" for line in taken[:20]), end="")
+    queries = json.loads(QUERIES.read_text(encoding="utf-8"))["queries"]
+    missed = [
+        q["query"]
+        for q in queries
+        if q["category"] == "foreign" and not to_english(q["query"], searches[q["corpus"]])
+    ]
+    english = [
+        q["query"]
+        for q in queries
+        if q["category"] != "foreign" and to_english(q["query"], searches[q["corpus"]])
+    ]
+    print(f"foreign queries not taken: {missed}")
+    print(f"English queries taken: {english}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
