@@ -244,6 +244,9 @@ def main() -> int:
     parser.add_argument("--split", default="test", choices=("test", "tune", "all"))
     parser.add_argument("--again", action="store_true", help="search again even if the runs are saved")
     parser.add_argument("--label", default="", help="save or read the runs under this name (e.g. baseline)")
+    parser.add_argument(
+        "--against", metavar="LABEL", help="hybrid against the saved runs of LABEL ('' for unlabelled)"
+    )
     args = parser.parse_args()
     try:
         queries, runs = prepare(args.model, again=args.again, label=args.label)
@@ -258,7 +261,26 @@ def main() -> int:
     print_table(table(runs, picked, methods), f"nDCG@10 ({args.split})")
     singles = {a: methods[a] for a in ("keyword", "keyword OR", "semantic")}
     print("\nhybrid " + verdict(runs, picked, methods["hybrid"], singles))
+    if args.against is not None:
+        before = json.loads(runs_path(args.model, args.against).read_text(encoding="utf-8"))
+        print(against(runs, before, picked, args.against or "unlabelled"))
     return 0
+
+
+def against(runs: dict[str, Any], before: dict[str, Any], queries: list[Query], name: str) -> str:
+    """Hybrid in ``runs`` against hybrid in ``before``, over all ``queries`` and per category:
+    difference and paired bootstrap interval."""
+    lines = []
+    for category in ("all", *CATEGORIES):
+        picked = [q for q in queries if category in ("all", q.category)]
+        a = per_query(runs, picked, arm("hybrid"))
+        b = per_query(before, picked, arm("hybrid"))
+        diff, lo, hi = m.paired_bootstrap([a[q.id] for q in picked], [b[q.id] for q in picked])
+        lines.append(
+            f"  {category:<11} {statistics.fmean(b.values()):.3f} -> {statistics.fmean(a.values()):.3f}"
+            f"  {diff:+.3f} (95% CI {lo:+.3f}..{hi:+.3f}, {len(picked)} queries)"
+        )
+    return f"hybrid against {name}:\n" + "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,17 @@ on the held-out half against the baseline with a paired bootstrap interval:
   the best chunks of the fused top ``m`` notes by ``b``, searched again and fused again.
 - ``keyword feedback``: the fused top ``m`` notes' most distinctive body words (BM25's idf times
   their frequency there) OR'ed into the keyword arm, weighted by running it again.
+- ``chunk prior``: the second chunk (0.2), less ``beta`` times the log of the note's chunks: the best of
+  many chunks is closer than the best of few by chance alone, which favours long notes.
 - ``title vector``: each note's title embedded on its own, and a note scored by its best chunk
   plus ``a`` times its title's cosine (``add``), or by the better of the two (``max``, the title
   scaled by ``a``): the title's signal for every chunk, without leading every chunk with it, which
   blurs which section of the note answers.
+
+- ``fields`` (only when named in ``--families``): the keyword arm over a copy of each corpus whose
+  FTS5 table has a third column, the note's headings, ranked by BM25 with weights for title,
+  headings and body (the shipped table has title 10 and body 1, the headings inside the body);
+  fused with the second chunk's semantic arm.
 
 Queries in another language are turned into English first, as ``HybridSearch`` does
 (``noted.search.translate``).
@@ -36,14 +43,18 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import apsw
 import eval_metrics as m
 import eval_models
 import eval_suite
 import numpy as np
 
+from noted.markdown import outline
+from noted.search import sql as search_sql
 from noted.search.hybrid import HybridSearch, _translated, fuse, split_query
 from noted.search.keyword import KeywordSearch
 from noted.search.translate import to_english
+from noted.store.sqlite import SqliteStore
 
 FLOOR = 0.35
 CHUNKS = 150
@@ -63,6 +74,7 @@ class Corpus:
     idf: dict[str, float]
     title_ids: list[str]
     title_vectors: np.ndarray
+    fielded: KeywordSearch | None = None
 
 
 @dataclass
@@ -111,13 +123,18 @@ def load(corpus: str) -> Corpus:
     )
 
 
-def semantic_run(c: Corpus, cos: np.ndarray, second: float = 0.0) -> list[tuple[str, float]]:
+def semantic_run(
+    c: Corpus, cos: np.ndarray, second: float = 0.0, prior: float = 0.0
+) -> list[tuple[str, float]]:
     top = np.argsort(-cos)[:CHUNKS]
     best: dict[str, list[float]] = {}
     for i in top:
         if cos[i] >= FLOOR:
             best.setdefault(c.note_of[i], []).append(float(cos[i]))
-    scored = {n: s[0] + second * (s[1] if len(s) > 1 else 0.0) for n, s in best.items()}
+    scored = {
+        n: s[0] + second * (s[1] if len(s) > 1 else 0.0) - prior * math.log(len(c.rows_of[n]))
+        for n, s in best.items()
+    }
     return sorted(scored.items(), key=lambda x: -x[1])[:DEPTH]
 
 
@@ -148,6 +165,13 @@ def baseline(c: Corpus, p: Prepared) -> list[str]:
 def second_chunk(g: float) -> Variant:
     def run(c: Corpus, p: Prepared) -> list[str]:
         return [n for n, _ in fuse(p.keyword, semantic_run(c, p.cos, g))]
+
+    return run
+
+
+def chunk_prior(beta: float) -> Variant:
+    def run(c: Corpus, p: Prepared) -> list[str]:
+        return [n for n, _ in fuse(p.keyword, semantic_run(c, p.cos, 0.2, beta))]
 
     return run
 
@@ -198,9 +222,75 @@ def keyword_feedback(mm: int, t: int) -> Variant:
     return run
 
 
+FIELD_WEIGHTS = (
+    (10.0, 1.0),
+    (10.0, 2.0),
+    (10.0, 3.0),
+    (10.0, 5.0),
+    (5.0, 1.0),
+    (5.0, 3.0),
+    (20.0, 1.0),
+    (20.0, 3.0),
+)
+"""(title, headings) weights tried by ``fields``, the body's being 1 (10, 1 is the shipped ranking)."""
+
+
+def fielded(corpus: str) -> KeywordSearch:
+    """Keyword search over a copy of ``corpus``'s profile with the headings in an FTS5 column of their own."""
+    source = eval_models.profile_for(eval_models.DEFAULT, corpus)
+    target = eval_suite.OUT / "fields" / corpus
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / "notes.db"
+    path.unlink(missing_ok=True)
+    with apsw.Connection(str(path)) as copy, apsw.Connection(str(source / "notes.db")) as original:
+        with copy.backup("main", original, "main") as backup:
+            backup.step()
+        copy.create_scalar_function(
+            "headings", lambda body: " ".join(s.heading for s in outline(body).sections if s.heading), 1
+        )
+        copy.execute(
+            """
+            DROP TRIGGER notes_fts_insert; DROP TRIGGER notes_fts_delete; DROP TRIGGER notes_fts_update;
+            DROP TABLE notes_fts;
+            ALTER TABLE notes ADD COLUMN headings TEXT NOT NULL DEFAULT '';
+            UPDATE notes SET headings = headings(body);
+            CREATE VIRTUAL TABLE notes_fts USING fts5(title, headings, body, content='notes',
+                content_rowid='rowid', tokenize='unicode61 remove_diacritics 2', prefix='2 3');
+            INSERT INTO notes_fts(notes_fts) VALUES ('rebuild');
+            """
+        )
+    return KeywordSearch(SqliteStore.open(path, target / "resources"))
+
+
+def fields(searches: dict[str, KeywordSearch], title: float, heading: float) -> Variant:
+    hits = f"SELECT rowid, bm25(notes_fts, {title}, {heading}, 1.0) FROM notes_fts WHERE notes_fts MATCH ?"
+    cache: dict[int, list[tuple[str, float]]] = {}
+
+    def run(c: Corpus, p: Prepared) -> list[str]:
+        if id(p) not in cache:
+            shipped, search_sql._HITS = search_sql._HITS, hits  # type: ignore[attr-defined]
+            try:
+                corpus = next(name for name, s in searches.items() if s is c.fielded)
+                cache[id(p)] = keyword_run_with(searches[corpus], p.ranking)
+            finally:
+                search_sql._HITS = shipped  # type: ignore[attr-defined]
+        return [n for n, _ in fuse(cache[id(p)], semantic_run(c, p.cos, 0.2))]
+
+    return run
+
+
+def keyword_run_with(search: KeywordSearch, ranking: str) -> list[tuple[str, float]]:
+    return (
+        [(h.note_id, h.score) for h in search.search(ranking, limit=DEPTH, snippets=False).hits]
+        if ranking
+        else []
+    )
+
+
 def families() -> dict[str, dict[str, Variant]]:
     return {
         "second chunk": {f"g={g}": second_chunk(g) for g in (0.1, 0.2, 0.3, 0.5)},
+        "chunk prior": {f"beta={b}": chunk_prior(b) for b in (0.0, 0.005, 0.01, 0.02, 0.03, 0.05)},
         "title vector": {
             f"{how} a={a}": title_vector(a, how)
             for how, a in itertools.chain(
@@ -215,11 +305,20 @@ def families() -> dict[str, dict[str, Variant]]:
     }
 
 
+def field_family(searches: dict[str, KeywordSearch]) -> dict[str, Variant]:
+    return {f"title={t} headings={h}": fields(searches, t, h) for t, h in FIELD_WEIGHTS}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.parse_args()
+    parser.add_argument("--families", nargs="*", help="only these families (default: all)")
+    args = parser.parse_args()
     queries, _ = eval_suite.prepare(eval_models.DEFAULT)
     corpora = {name: load(name) for name in eval_suite.CORPORA}
+    searches: dict[str, KeywordSearch] = {}
+    if args.families and "fields" in args.families:
+        for name, c in corpora.items():
+            c.fielded = searches[name] = fielded(name)
     prepared = {q.id: prepare(corpora[q.corpus], q.text) for q in queries}
 
     def scores(variant: Variant, qs: list[eval_suite.Query]) -> dict[str, float]:
@@ -239,7 +338,10 @@ def main() -> int:
         }
     }
     print(f"baseline: tune {report['baseline']['tune']:.3f} test {report['baseline']['test']:.3f}")
-    for family, members in families().items():
+    every = families() | ({"fields": field_family(searches)} if searches else {})
+    for family, members in every.items():
+        if args.families and family not in args.families:
+            continue
         tuned = {name: statistics.fmean(scores(v, tune).values()) for name, v in members.items()}
         best = max(tuned, key=lambda k: tuned[k])
         got = scores(members[best], test)

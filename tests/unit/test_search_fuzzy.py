@@ -80,3 +80,16 @@ def test_a_word_that_begins_an_indexed_word_is_not_misspelt(store: SqliteStore) 
     # "gardeni" is one edit from "garden"... but keyword search finds it as the start of
     # "gardening", so it is no misspelling; "hardem" begins nothing and is one edit from "harden".
     assert KeywordSearch(store).corrections(["gardeni", "hardem"]) == {"hardem": "harden"}
+
+
+def test_notes_holding_counts_the_notes_with_a_word_of_every_prefix(store: SqliteStore) -> None:
+    folder = store.create_folder("Main", actor="user").id
+    _add(store, folder, "Deleting rows", "DELETE removes rows from a table")
+    _add(store, folder, "Dropping", "DROP TABLE removes the table and its rows")
+    _add(store, folder, "Views", "a view is a stored query")
+    counts = KeywordSearch(store).notes_holding([("delet",), ("row",), ("delet", "row"), ("drop", "row"),
+                                                 ("view", "row"), ('quo"te',), ()])  # fmt: skip
+    # A group of prefixes is a word of each in one note ("deleting", "rows"); quotes are safe;
+    # an empty group is no question.
+    assert counts == {("delet",): 1, ("row",): 2, ("delet", "row"): 1, ("drop", "row"): 1, ("view", "row"): 0,
+                      ('quo"te',): 0}  # fmt: skip

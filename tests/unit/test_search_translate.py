@@ -10,18 +10,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from noted.search import cognates
 from noted.search.translate import to_english
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 class Notes:
-    """Notes that hold every word ``held`` times (or as ``words`` says) and every stem as ``stems`` says."""
+    """Notes that hold every word ``held`` times (or as ``words`` says), every stem as ``stems``
+    says, and words together as ``together`` says (by sorted group of stems; none counted by default)."""
 
     def __init__(self, *, stems: Mapping[str, int] | None = None, words: Mapping[str, int] | None = None,
-                 held: int = 0) -> None:  # fmt: skip
-        self.stems, self.words, self.held = stems or {}, words, held
+                 held: int = 0, together: Mapping[tuple[str, ...], int] | None = None) -> None:  # fmt: skip
+        self.stems, self.words, self.held, self.together = stems or {}, words, held, together
         self.asked: list[str] = []
+        self.groups: list[tuple[str, ...]] = []
+
+    def notes_holding(self, groups: Sequence[Sequence[str]]) -> Mapping[tuple[str, ...], int]:
+        self.groups.extend(tuple(g) for g in groups)
+        if self.together is None:
+            return {}
+        return {tuple(g): self.together.get(tuple(g), 0) for g in groups}
 
     def note_counts(self, prefixes: Sequence[str]) -> Mapping[str, int]:
         self.asked.extend(prefixes)
@@ -150,3 +159,71 @@ def test_a_word_the_notes_hold_is_no_sign_of_another_language() -> None:
 
 def test_a_letter_alone_is_no_sign_of_a_language() -> None:
     assert to_english("x and y") is None  # "y" is Spanish for "and", and a variable's name
+
+
+def test_a_word_of_several_senses_takes_the_one_that_goes_with_the_other_words() -> None:
+    # "supprimer" is listed first for *suppress*, *drop*, *remove* and *delete*. The notes hold
+    # *drop* most, but *delete* goes with *line* in more of them (Dice: 2 * 40 / (50 + 60) for
+    # delete, 2 * 10 / (200 + 60) for drop): the query's other words say which sense is meant.
+    together = {("delet",): 50, ("drop",): 200, ("line",): 60, ("delet", "line"): 40, ("drop", "line"): 10}
+    notes = Notes(stems={"drop": 200, "delet": 50}, together=together)
+    translation = to_english("supprimer des lignes", notes)
+    assert translation is not None and translation.text == "delete line"
+    assert ("delet", "line") in notes.groups and ("drop", "line") in notes.groups
+    # Where no sense shares a note with another word, the one the notes hold most.
+    alone = to_english("supprimer des lignes", Notes(stems={"drop": 200, "delet": 50}, together={}))
+    assert alone is not None and alone.text == "drop line"
+
+
+def test_one_word_has_no_context_to_weigh_its_senses_by() -> None:
+    notes = Notes(stems={"drop": 200, "delet": 50}, together={("delet",): 50})
+    assert (t := to_english("supprimer", notes)) is not None and t.text == "drop"
+    assert notes.groups == []  # nothing was counted
+
+
+def test_a_word_the_glossary_lacks_is_its_english_cognate_when_the_notes_hold_that() -> None:
+    # "materializadas": no glossary word; its ending says *materialized*, which the notes hold.
+    notes = Notes(words={"materialized": 12, "view": 30})
+    translation = to_english("vistas materializadas", notes)
+    assert translation is not None and translation.language == "es"
+    assert translation.text.split()[-1] == "materialized"
+    # Without the notes to confirm it, the ending is no sign, and "vistas" is an English word.
+    assert to_english("vistas materializadas") is None
+    assert to_english("vistas materializadas", Notes(words={"view": 30})) is None
+
+
+def test_an_english_form_of_a_word_the_notes_hold_is_no_cognate() -> None:
+    # "subscribe" ends as a French verb would, for *subscribed*; but it is that word's English.
+    assert to_english("subscribe", Notes(words={"subscribed": 4})) is None
+    assert to_english("subscribe list", Notes(words={"subscribed": 4})) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "word", "english"),
+    [
+        ("es", "materializadas", "materialized"),
+        ("es", "particiones", "partitions"),
+        ("es", "automaticamente", "automatically"),
+        ("fr", "automatiquement", "automatically"),
+        ("fr", "securite", "security"),
+        ("de", "replizierte", "replicated"),  # German k and z are English c
+        ("de", "konfigurieren", "configure"),
+        ("de", "aktivitat", "activity"),
+        ("de", "replikation", "replication"),
+    ],
+)
+def test_an_ending_is_swapped_for_the_english_ones(code: str, word: str, english: str) -> None:
+    assert english in cognates.candidates(code, word)
+
+
+def test_a_short_root_gets_no_english_ending() -> None:
+    assert cognates.candidates("es", "dado") == []  # "dado" is no *ded*
+    assert "date" not in cognates.candidates("es", "dato")  # too short to be tried at all
+
+
+def test_one_sign_is_enough_beside_a_name_the_notes_hold_but_not_beside_their_own_language() -> None:
+    # "Submodule" is the notes' word and no German one: "aktualisieren" alone says German.
+    found = to_english("Submodule aktualisieren", Notes(words={"submodule": 5}))
+    assert found is not None and found.text == "Submodule update"
+    # Notes that hold "copia" and "seguridad" are in Spanish: "la" alone does not make it foreign.
+    assert to_english("la copia de seguridad", Notes(words={"copia": 3, "seguridad": 3, "de": 3})) is None

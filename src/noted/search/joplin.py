@@ -104,6 +104,10 @@ class JoplinKeywordSearch(KeywordSearch):
         """None: Joplin's Data API counts no words (every word is taken for one the notes lack)."""
         return {}
 
+    def notes_holding(self, groups: Sequence[Sequence[str]]) -> dict[tuple[str, ...], int]:
+        """None: Joplin's Data API counts no words (a translated word takes its glossary sense)."""
+        return {}
+
     # Notes Joplin's index may not have yet ------------------------------------------------
     def _recent(self) -> dict[str, Note]:
         """The notes changed lately, read from Joplin (or the cache when unchanged since)."""

@@ -195,6 +195,18 @@ class KeywordSearch:
         with self._db.read() as conn:
             return fuzzy.word_counts(conn, words)
 
+    def notes_holding(self, groups: Sequence[Sequence[str]]) -> dict[tuple[str, ...], int]:
+        """For each group of prefixes, how many notes (trash included) hold a word beginning with
+        each: how often words go together in these notes."""
+        with self._db.read() as conn:
+            return {
+                tuple(group): _matches(
+                    conn, " AND ".join('"' + fold(p).replace('"', '""') + '"*' for p in group)
+                )
+                for group in groups
+                if group and all(group)
+            }
+
     @staticmethod
     def _expand(conn: apsw.Connection, terms: tuple[TextTerm, ...]) -> dict[str, tuple[str, ...]]:
         """The index words each ``ast*rix``-shaped word stands for, read from the FTS vocabulary."""

@@ -11,26 +11,32 @@ as "copia de seguridad" for *backup* included; ``tests/bench/glossary_words.py``
 "foreign key create".
 
 A query is taken for one of the three languages when two of its words are signs of it, or one is
-and no word is English: a letter of its own ("é", "ß"), or, for a word that is no English word,
-a function word of the language ("el", "auf", "une"), a glossary word as written or by its stem, or
-(German) a compound of two glossary words. Words are compared folded (lower case, no diacritics,
-so "ultimo" is "último") and, when the word as written is not in the glossary, stemmed by the
+and no other word is English only: a letter of its own ("é", "ß"), or, for a word that is no
+English word, a function word of the language ("el", "auf", "une"), a glossary word as written or
+by its stem, (German) a compound of two glossary words, or a word whose ending makes it a word the
+notes hold ("materializadas": *materialized*; ``noted.search.cognates``). An English word the
+language has too ("vistas") is neither. Words are compared folded (lower case, no diacritics, so
+"ultimo" is "último") and, when the word as written is not in the glossary, stemmed by the
 language's Snowball stemmer ("cambios" is "cambio"); phrases first, longest first. Function words
-are dropped; a word the glossary lacks ("commit", a name) stays as typed.
+are dropped; a word the glossary lacks is its cognate the notes hold, else stays as typed
+("commit", a name). A word of several senses takes the one that goes with the query's other words
+in the notes (``_by_context``: "supprimer des lignes" is *delete rows*, "supprimer un index"
+*drop index*), else the one the notes hold most.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Protocol
 
 import snowballstemmer  # type: ignore[import-untyped]
 
+from noted.search import cognates
 from noted.search.query import MAX_QUERY_CHARS
+from noted.search.senses import NoteWords, Senses, choose, english_stem
 from noted.search.snippet import fold
 
 LANGUAGES = {"es": "spanish", "de": "german", "fr": "french"}
@@ -39,9 +45,6 @@ MAX_PHRASE = 4
 """The most words of a glossary phrase."""
 STEMS_KEPT = 1 << 16
 """Words whose stems each stemmer remembers (the glossary's own take about 10,000)."""
-PLACE_SLACK = 0
-"""Senses of a word kept beside its best: those where it is listed at most this much later. On
-the evaluation's tune half, foreign nDCG@10 0.607 with 0, 0.596 with 1, 0.539 with 2."""
 MIN_HELD = 2
 """Notes that must hold a word for it to count as the notes' own word, not a sign of a language."""
 MIN_STEMMED = 5
@@ -80,26 +83,14 @@ class Translation:
 
 @dataclass(frozen=True, slots=True)
 class _Glossary:
-    phrases: dict[tuple[str, ...], tuple[str, ...]]
+    phrases: dict[tuple[str, ...], Senses]
     """A folded word or phrase of the language, as written and stemmed, to the English words it
-    best translates: those for which the glossary lists it soonest (first, for most), commoner
-    English words first."""
+    translates, each with how much later it is listed for it than for its best (0 for those where
+    it is listed soonest, first for most), best first, commoner English words first."""
     forms: frozenset[str]
     """Every folded word of the glossary's entries, unstemmed, for telling the language apart."""
     stop: frozenset[str]
     """The language's function words, folded."""
-
-
-class NoteWords(Protocol):
-    """What the notes say about words (``KeywordSearch`` is one)."""
-
-    def note_counts(self, prefixes: Sequence[str]) -> Mapping[str, int]:
-        """For each prefix, how many notes hold the commonest word beginning with it."""
-        ...
-
-    def word_counts(self, words: Sequence[str]) -> Mapping[str, int]:
-        """For each word, how many notes hold it as it is."""
-        ...
 
 
 def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
@@ -107,10 +98,12 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
 
     With ``notes``, a word the notes hold is their own and no sign of another language ("schema",
     "handshake", "en" of "en_US"), which keeps English text from being taken for German or
-    Spanish (none of 9,533 headings, sentences and titles of the evaluation's corpora is, against
-    85 without it); and a word with several English senses ("supprimer": suppress, drop, deleted)
-    is given the one the notes hold most (a word of its stem in the most notes): the notes say
-    which sense they are about. Without ``notes``, or on a tie, the glossary's first.
+    Spanish (1 of 9,533 headings, sentences and titles of the evaluation's corpora is, against 85
+    without it: "Interrogation commands"); a word the glossary lacks may be a cognate of one the
+    notes hold; and a word with several English senses ("supprimer": suppress, drop, remove,
+    delete) is given the one that shares the most notes with the query's other words, else the
+    one the notes hold most (a word of its stem in the most notes): the notes say which sense they
+    are about. Without ``notes``, or on a tie, the glossary's first, and no cognates.
     """
     if len(text) > MAX_QUERY_CHARS:
         return None  # the search refuses it, saying why; nothing to translate
@@ -123,37 +116,44 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
     theirs: Mapping[str, int] = (
         notes.word_counts(sorted({w for w in folded if len(w) > 1 and not _english(w)})) if notes else {}
     )
+    found = _cognates(folded, theirs, notes) if notes else {}
     evidence = {
         code: sum(
             1
             for typed, w in zip(tokens, folded, strict=True)
-            if len(w) > 1 and _of_language(code, typed, w) and theirs.get(w, 0) < MIN_HELD
+            if len(w) > 1
+            and theirs.get(w, 0) < MIN_HELD
+            and (_of_language(code, typed, w) or (code, w) in found)
         )
         for code in LANGUAGES
     }
-    most = max(evidence.values())
-    # Two signs of the language, or one in a query with no English word: a single sign among
-    # English words is more likely a name or a misspelling, left to the spelling correction.
-    if not most or not (most >= 2 or not any(_english(w) for w in folded)):
+
+    # Two signs of the language, or one in a query with no word that is English only, nor a word
+    # of the language that the notes hold (then the notes are in it): a single sign among such
+    # words is more likely a name or a misspelling, left to the spelling correction. An English
+    # word the language has too ("vistas", "general") is neither ("vistas materializadas").
+    def against(code: str) -> bool:
+        return any(
+            not _translates(code, w) if _english(w) else theirs.get(w, 0) >= MIN_HELD and _translates(code, w)
+            for w in folded
+        )
+
+    likely = {code: n for code, n in evidence.items() if n >= 2 or n == 1 and not against(code)}
+    if not likely:
         return None
+    most = max(likely.values())
     # Languages as likely as each other ("la base de données": "la", "de" and "é" are Spanish
     # too): the one whose glossary leaves the fewest words untranslated.
-    tied = {code: _translate(code, tokens, folded) for code, n in evidence.items() if n == most}
-    code = min(tied, key=lambda c: sum(1 for senses in tied[c] if senses[0] in tokens))
+    tied = {
+        code: _translate(code, tokens, folded, {w: e for (c, w), e in found.items() if c == code})
+        for code, n in likely.items()
+        if n == most
+    }
+    code = min(tied, key=lambda c: sum(1 for senses in tied[c] if senses[0][0] in tokens))
     slots = tied[code]
     if not slots:
         return None
-    by_stem: Mapping[str, int] = {}
-    if notes is not None:
-        by_stem = notes.note_counts(
-            sorted({_english_stem(fold(w)) for s in slots if len(s) > 1 for e in s for w in e.split()})
-        )
-
-    def weight(sense: str) -> int:
-        return min(by_stem.get(_english_stem(fold(w)), 0) for w in sense.split())
-
-    words = [max(senses, key=weight) for senses in slots]
-    return Translation(code, " ".join(words))
+    return Translation(code, " ".join(choose(slots, notes)))
 
 
 def warm() -> None:
@@ -196,15 +196,46 @@ def _stemmed(code: str, word: str) -> bool:
     return len(word) >= MIN_STEMMED and (_stemmer(code)(word),) in _glossary(code).phrases
 
 
+def _cognates(folded: list[str], theirs: Mapping[str, int], notes: NoteWords) -> dict[tuple[str, str], str]:
+    """By (language, word), the English word the notes hold that a word the glossary lacks is,
+    by its ending ("materializadas": *materialized*; ``noted.search.cognates``): the candidate
+    the most notes hold, at least ``MIN_HELD``."""
+    tried: dict[tuple[str, str], list[str]] = {}
+    for w in dict.fromkeys(folded):
+        if len(w) < cognates.MIN_WORD or _english(w) or theirs.get(w, 0) >= MIN_HELD:  # spare the look-ups
+            continue
+        for code in LANGUAGES:
+            if not _translates(code, w) and _compound(code, w) is None:
+                # "subscribe" is no French word for *subscribed*: an English form of a word the
+                # notes hold is English.
+                found = [c for c in cognates.candidates(code, w) if english_stem(c) != english_stem(w)]
+                if found:
+                    tried[(code, w)] = found
+    if not tried:
+        return {}
+    held = notes.word_counts(sorted({c for found in tried.values() for c in found}))
+    out: dict[tuple[str, str], str] = {}
+    for key, found in tried.items():
+        best = max(found, key=lambda c: held.get(c, 0), default=None)
+        if best is not None and held.get(best, 0) >= MIN_HELD:
+            out[key] = best
+    return out
+
+
+def _translates(code: str, word: str) -> bool:
+    """Whether the glossary has ``word`` (folded) as written or by its stem."""
+    return bool(_senses(_glossary(code), (word,), (_stemmer(code)(word),)))
+
+
 def _elided(word: str, glossary: _Glossary) -> bool:
     """A French elision ("d'une", "l'index") whose article is a function word."""
     head, _, rest = word.partition("'")
     return bool(rest) and head + "'" in glossary.stop
 
 
-def _translate(code: str, tokens: list[str], folded: list[str]) -> list[tuple[str, ...]]:
+def _translate(code: str, tokens: list[str], folded: list[str], cognate: Mapping[str, str]) -> list[Senses]:
     """The English senses of each word or phrase of the query, in order (a word the glossary
-    lacks as its only sense, function words left out)."""
+    lacks as its English ``cognate``, else as typed; function words left out)."""
     glossary = _glossary(code)
     stem = _stemmer(code)
     # A French elision is two words: "d'une" is "d'" and "une".
@@ -216,7 +247,7 @@ def _translate(code: str, tokens: list[str], folded: list[str]) -> list[tuple[st
         else:
             words.append((token, low))
     stems = [stem(w) for _, w in words]
-    out: list[tuple[str, ...]] = []
+    out: list[Senses] = []
     i = 0
     while i < len(words):
         for size in range(min(MAX_PHRASE, len(words) - i), 0, -1):
@@ -229,18 +260,18 @@ def _translate(code: str, tokens: list[str], folded: list[str]) -> list[tuple[st
         else:
             typed, low = words[i]
             if low not in glossary.stop:
-                out.append(_compound(code, low) or (typed,))
+                out.append(_compound(code, low) or ((cognate.get(low, typed), 0),))
             i += 1
     return out
 
 
-def _senses(glossary: _Glossary, exact: tuple[str, ...], stems: tuple[str, ...]) -> tuple[str, ...]:
+def _senses(glossary: _Glossary, exact: tuple[str, ...], stems: tuple[str, ...]) -> Senses:
     """The senses of a word or phrase as written, else by its stems ("índice" is *index*, though
     its stem is also "indicar"'s)."""
     return glossary.phrases.get(exact) or glossary.phrases.get(stems, ())
 
 
-def _compound(code: str, word: str) -> tuple[str, ...] | None:
+def _compound(code: str, word: str) -> Senses | None:
     """A German compound the glossary lacks, as two of its words ("fremdschlussel": foreign key)."""
     if code != "de" or len(word) < 2 * MIN_COMPOUND_PART:
         return None
@@ -257,7 +288,7 @@ def _compound(code: str, word: str) -> tuple[str, ...] | None:
         for joint in (head, head.removesuffix("s"), head.removesuffix("n"), head.removesuffix("en")):
             head_en = _senses(glossary, (joint,), (stem(joint),))
             if head_en and len(joint) >= MIN_COMPOUND_PART - 1:
-                return (f"{head_en[0]} {tail_en[0]}",)
+                return ((f"{head_en[0][0]} {tail_en[0][0]}", 0),)
     return None
 
 
@@ -283,13 +314,20 @@ def _glossary(code: str) -> _Glossary:
             for key in {tuple(words), tuple(stem(w) for w in words)}:
                 ranked.setdefault(key, []).append((place, rank, english))
     return _Glossary(
-        {
-            k: tuple(dict.fromkeys(e for place, _, e in sorted(v) if place <= min(v)[0] + PLACE_SLACK))
-            for k, v in ranked.items()
-        },
+        {k: _ordered(v) for k, v in ranked.items()},
         frozenset(forms),
         stop,
     )
+
+
+def _ordered(listed: list[tuple[int, int, str]]) -> Senses:
+    """A word's senses from its (place, English word's rank, English word) listings: each English
+    word once, at its soonest place, counted from the word's soonest of all; best first."""
+    best = min(listed)[0]
+    out: dict[str, int] = {}
+    for place, _, english in sorted(listed):
+        out.setdefault(english, place - best)
+    return tuple(out.items())
 
 
 def _entries(code: str) -> list[tuple[str, list[str]]]:
@@ -305,18 +343,13 @@ def _entries(code: str) -> list[tuple[str, list[str]]]:
 def _english(word: str) -> bool:
     """Whether ``word`` (folded) is an English function word or has the stem of a glossary's
     English word ("versions", "expire" for "expired"): such a word is no sign of another language."""
-    return word in ENGLISH_FUNCTION_WORDS or _english_stem(word) in _english_stems()
+    return word in ENGLISH_FUNCTION_WORDS or english_stem(word) in _english_stems()
 
 
 @functools.cache
 def _english_stems() -> frozenset[str]:
     """The stems of the glossaries' English side."""
-    return frozenset(_english_stem(fold(e)) for code in LANGUAGES for e, _ in _entries(code))
-
-
-_english_stem: Callable[[str], str] = functools.lru_cache(maxsize=STEMS_KEPT)(
-    snowballstemmer.stemmer("english").stemWord
-)
+    return frozenset(english_stem(fold(e)) for code in LANGUAGES for e, _ in _entries(code))
 
 
 def _lines(name: str) -> list[str]:
