@@ -180,6 +180,12 @@ async def test_semantic_search_says_why_when_the_index_is_missing(world: World, 
         assert result.is_error
         assert "index" in text_of(result) and "search_notes" in text_of(result)
         assert not (await client.call_tool("search_notes", {"query": "budget"})).is_error
+        # find_notes still answers, by keyword, and says why.
+        found = await client.call_tool("find_notes", {"query": "budget"})
+        assert not found.is_error and isinstance(found.structured_content, dict)
+        assert {r["id"] for r in found.structured_content["results"]} == {world.work_note, world.private_note}
+        assert all(r["found_by"] == ["keyword"] for r in found.structured_content["results"])
+        assert "index" in found.structured_content["semantic_error"]
 
 
 async def test_health_endpoints_answer_ok_without_data(world: World, mode: str) -> None:

@@ -23,7 +23,7 @@ from noted.tools.base import Payload
 
 ACTOR = "assistant:chat-1"
 PUBLIC_TOOLS = {  # the tool names are a public contract: AI apps call them by name
-    "search_notes", "semantic_search_notes", "read_note", "read_notes", "list_notebooks", "list_tags",
+    "find_notes", "search_notes", "semantic_search_notes", "read_note", "read_notes", "list_notebooks", "list_tags",
     "list_notebook_notes", "note_history", "create_note", "create_notebook", "update_note", "delete_note",
     "restore_note", "manage_tags", "editor_read_note", "editor_append", "editor_insert_before",
     "editor_insert_after", "editor_replace", "editor_replace_selection",

@@ -12,7 +12,15 @@ from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 from referencing.exceptions import Unresolvable
 
 from noted.errors import ConfigError
-from noted.mcp.actions import FILE_FIELD, MAX_SUMMARY, actions_actor, answer, client_of, openapi_document
+from noted.mcp.actions import (
+    FILE_FIELD,
+    LEFT_OUT,
+    MAX_SUMMARY,
+    actions_actor,
+    answer,
+    client_of,
+    openapi_document,
+)
 from noted.mcp.options import HttpOptions
 from noted.mcp.token import create
 from noted.models import ToolStatus
@@ -20,7 +28,7 @@ from noted.settings import Settings
 from noted.tools import ImageData, Tool, all_tools
 from noted.tools.registry import ToolResult
 
-SERVED = [t for t in all_tools() if not t.editor]
+SERVED = [t for t in all_tools() if not t.editor and t.name not in LEFT_OUT]
 
 
 def test_the_document_is_valid_openapi_31_with_one_operation_per_tool_and_the_same_schemas() -> None:

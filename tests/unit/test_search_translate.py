@@ -183,13 +183,22 @@ def test_one_word_has_no_context_to_weigh_its_senses_by() -> None:
 
 def test_a_word_the_glossary_lacks_is_its_english_cognate_when_the_notes_hold_that() -> None:
     # "materializadas": no glossary word; its ending says *materialized*, which the notes hold.
-    notes = Notes(words={"materialized": 12, "view": 30})
-    translation = to_english("vistas materializadas", notes)
+    notes = Notes(words={"materialized": 12})
+    translation = to_english("consultas materializadas", notes)
     assert translation is not None and translation.language == "es"
-    assert translation.text.split()[-1] == "materialized"
-    # Without the notes to confirm it, the ending is no sign, and "vistas" is an English word.
-    assert to_english("vistas materializadas") is None
-    assert to_english("vistas materializadas", Notes(words={"view": 30})) is None
+    assert translation.text == "query materialized"
+    # Without the notes to confirm it, the word stays as typed.
+    assert (plain := to_english("consultas materializadas")) is not None
+    assert plain.text == "query materializadas"
+    # A cognate is a sign of the language on its own: "Replikation" is German for *replication*.
+    german = to_english("Replikation einrichten", Notes(words={"replication": 5}))
+    assert german is not None and german.text.split()[0] == "replication"
+
+
+def test_an_english_word_is_never_a_sign_even_where_the_notes_are_few() -> None:
+    # A new profile holds every word once: "roses" (German "Rose") and "prune" are no German.
+    assert to_english("prune roses spring", Notes(held=1)) is None
+    assert to_english("vistas materializadas", Notes(words={"materialized": 12})) is None  # "vistas" too
 
 
 def test_an_english_form_of_a_word_the_notes_hold_is_no_cognate() -> None:
@@ -219,11 +228,3 @@ def test_an_ending_is_swapped_for_the_english_ones(code: str, word: str, english
 def test_a_short_root_gets_no_english_ending() -> None:
     assert cognates.candidates("es", "dado") == []  # "dado" is no *ded*
     assert "date" not in cognates.candidates("es", "dato")  # too short to be tried at all
-
-
-def test_one_sign_is_enough_beside_a_name_the_notes_hold_but_not_beside_their_own_language() -> None:
-    # "Submodule" is the notes' word and no German one: "aktualisieren" alone says German.
-    found = to_english("Submodule aktualisieren", Notes(words={"submodule": 5}))
-    assert found is not None and found.text == "Submodule update"
-    # Notes that hold "copia" and "seguridad" are in Spanish: "la" alone does not make it foreign.
-    assert to_english("la copia de seguridad", Notes(words={"copia": 3, "seguridad": 3, "de": 3})) is None

@@ -99,6 +99,21 @@ async def test_semantic_search_whose_best_match_is_out_of_scope(world: World) ->
     assert [r["id"] for r in by_tag["results"]] == [world.work_note]
 
 
+async def test_find_notes_whose_best_match_is_out_of_scope(world: World) -> None:
+    world.env.index()
+    query = {"query": "budget plan", "relevance": "loose"}
+    unscoped = await world.env.ok("find_notes", **query)
+    assert unscoped["results"][0]["id"] == world.secret_note  # the test can fail
+    env = _scoped(world)
+    got = await env.ok("find_notes", **query)
+    assert {r["id"] for r in got["results"]} >= {world.work_note, world.project_note}
+    assert world.secret_note not in {r["id"] for r in got["results"]}
+    assert got["index"]["notes_total"] == 3  # Meeting, Launch, Shared plan: the caller's notes
+    _assert_hidden(world, got)
+    for filtered in ("notebook:Secret budget", "tag:hushhush budget", "notebook:Secret"):
+        assert (await env.ok("find_notes", query=filtered))["results"] == []
+
+
 # Reading and listing -----------------------------------------------------------------------------
 
 

@@ -2,7 +2,7 @@
 
 For clients that speak plain HTTP with an OpenAPI schema (ChatGPT's custom GPT actions, scripts).
 The document is generated from the registry at each request: one operation per tool switched on
-(editor tools never), whose request body is the tool's input schema and whose answer is its output
+(editor tools never, nor those of ``LEFT_OUT``), whose request body is the tool's input schema and whose answer is its output
 schema. A call runs the registry's one call path, exactly as an MCP ``tools/call`` does (same
 switches, validation, scope of ``mcp.allowedNotebooks`` and error channels), with actor
 ``actions:<client>``. The token is mandatory here (``HttpOptions.open_token`` refuses to start
@@ -179,6 +179,12 @@ def server_url(request: Request) -> str:
 # The endpoints ------------------------------------------------------------------------------------
 
 
+LEFT_OUT = frozenset({"find_notes"})
+"""Tools not offered as actions: ChatGPT takes at most 30 operations, which the other tools fill;
+``find_notes`` (hybrid search, added after) is for MCP clients and the assistant, and actions
+keep ``search_notes`` and ``semantic_search_notes``."""
+
+
 class Actions:
     """The two endpoints, over the registry and store in ``deps``."""
 
@@ -187,7 +193,11 @@ class Actions:
 
     def offered(self, client: ClientToken | None = None) -> list[Tool]:
         """The tools switched on (and, for a named client's token, in its tool set)."""
-        return [t for t in self.deps.tools.offered() if not t.editor and (client is None or client.allows(t))]
+        return [
+            t
+            for t in self.deps.tools.offered()
+            if not t.editor and t.name not in LEFT_OUT and (client is None or client.allows(t))
+        ]
 
     async def openapi(self, request: Request) -> JSONResponse:
         return JSONResponse(openapi_document(self.offered(_client(request)), server_url(request)))
@@ -196,7 +206,12 @@ class Actions:
         name = str(request.path_params.get("tool", ""))
         tool = self.deps.tools.get(name)
         client = _client(request)
-        if tool is None or tool.editor or (client is not None and not client.allows(tool)):
+        if (
+            tool is None
+            or tool.editor
+            or tool.name in LEFT_OUT
+            or (client is not None and not client.allows(tool))
+        ):
             known = ", ".join(sorted(t.name for t in self.offered(client))) or "none"
             return _failure(404, f'there is no action "{name[:100]}"; the actions on are: {known}', "error")
         arguments = _arguments(await request.body())

@@ -60,8 +60,9 @@ NOTICE_TIMEOUT = 5.0
 """A session that cannot take a notice within this long is skipped (it is probably gone)."""
 
 INSTRUCTIONS = (
-    "Notes kept in noted, a terminal notebook. Find notes with search_notes (keywords and filters "
-    "such as notebook:, tag:, updated:) or semantic_search_notes (by meaning), then read them with "
+    "Notes kept in noted, a terminal notebook. Find notes with find_notes (words and meaning at "
+    "once, the best general search), search_notes (keywords and filters such as notebook:, tag:, "
+    "updated:) or semantic_search_notes (by meaning alone), then read them with "
     "read_note (ask for the outline of a long note first, then a section). Tools that change notes are "
     "switched off unless the person switches them on; a refusal names the setting to ask for."
 )

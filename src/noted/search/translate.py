@@ -11,17 +11,16 @@ as "copia de seguridad" for *backup* included; ``tests/bench/glossary_words.py``
 "foreign key create".
 
 A query is taken for one of the three languages when two of its words are signs of it, or one is
-and no other word is English only: a letter of its own ("é", "ß"), or, for a word that is no
-English word, a function word of the language ("el", "auf", "une"), a glossary word as written or
-by its stem, (German) a compound of two glossary words, or a word whose ending makes it a word the
-notes hold ("materializadas": *materialized*; ``noted.search.cognates``). An English word the
-language has too ("vistas") is neither. Words are compared folded (lower case, no diacritics, so
-"ultimo" is "último") and, when the word as written is not in the glossary, stemmed by the
-language's Snowball stemmer ("cambios" is "cambio"); phrases first, longest first. Function words
-are dropped; a word the glossary lacks is its cognate the notes hold, else stays as typed
-("commit", a name). A word of several senses takes the one that goes with the query's other words
-in the notes (``_by_context``: "supprimer des lignes" is *delete rows*, "supprimer un index"
-*drop index*), else the one the notes hold most.
+and no word is English: a letter of its own ("é", "ß"), or, for a word that is no English word,
+a function word of the language ("el", "auf", "une"), a glossary word as written or by its stem,
+(German) a compound of two glossary words, or a word whose ending makes it a word the notes hold
+("materializadas": *materialized*; ``noted.search.cognates``). Words are compared folded (lower
+case, no diacritics, so "ultimo" is "último") and, when the word as written is not in the
+glossary, stemmed by the language's Snowball stemmer ("cambios" is "cambio"); phrases first,
+longest first. Function words are dropped; a word the glossary lacks is its cognate the notes
+hold, else stays as typed ("commit", a name). A word of several senses takes the one that goes
+with the query's other words in the notes (``noted.search.senses``: "supprimer des lignes" is
+*delete rows*, "supprimer un index" *drop index*), else the one the notes hold most.
 """
 
 from __future__ import annotations
@@ -98,8 +97,8 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
 
     With ``notes``, a word the notes hold is their own and no sign of another language ("schema",
     "handshake", "en" of "en_US"), which keeps English text from being taken for German or
-    Spanish (1 of 9,533 headings, sentences and titles of the evaluation's corpora is, against 85
-    without it: "Interrogation commands"); a word the glossary lacks may be a cognate of one the
+    Spanish (none of 9,533 headings, sentences and titles of the evaluation's corpora is, against
+    85 without it); a word the glossary lacks may be a cognate of one the
     notes hold; and a word with several English senses ("supprimer": suppress, drop, remove,
     delete) is given the one that shares the most notes with the query's other words, else the
     one the notes hold most (a word of its stem in the most notes): the notes say which sense they
@@ -128,17 +127,12 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
         for code in LANGUAGES
     }
 
-    # Two signs of the language, or one in a query with no word that is English only, nor a word
-    # of the language that the notes hold (then the notes are in it): a single sign among such
-    # words is more likely a name or a misspelling, left to the spelling correction. An English
-    # word the language has too ("vistas", "general") is neither ("vistas materializadas").
-    def against(code: str) -> bool:
-        return any(
-            not _translates(code, w) if _english(w) else theirs.get(w, 0) >= MIN_HELD and _translates(code, w)
-            for w in folded
-        )
-
-    likely = {code: n for code, n in evidence.items() if n >= 2 or n == 1 and not against(code)}
+    # Two signs of the language, or one in a query with no English word: a single sign among
+    # English words is more likely a name or a misspelling, left to the spelling correction.
+    # (Not even an English word the language has too: "vistas" beside "materializadas" would
+    # then be no English word, but so would "roses" beside "prune spring", taken for German.)
+    english = any(_english(w) for w in folded)
+    likely = {code: n for code, n in evidence.items() if n >= 2 or n == 1 and not english}
     if not likely:
         return None
     most = max(likely.values())

@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 TOOL_MODULES = (
+    "find",
     "search",
     "notes",
     "listing",

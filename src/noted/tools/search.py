@@ -119,8 +119,22 @@ SEARCH_NOTES = Tool(
 
 # semantic_search_notes ------------------------------------------------------------------------------
 
+RELEVANCE = s.string(
+    "How close in meaning a passage must be; the person's search setting when omitted.",
+    enum=[r.value for r in Relevance],
+)
+INDEX_COVERAGE = s.obj(
+    {
+        "notes_indexed": s.integer("Notes (of those searched) with vectors."),
+        "notes_total": s.integer("Notes searched."),
+        "complete": s.boolean("False while indexing is under way: results may be missing."),
+    },
+    ("notes_indexed", "notes_total", "complete"),
+)
+"""How much of the notes searched the semantic index covers, in the results of a search by meaning."""
 
-def _scope_note_ids(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> list[str] | None:
+
+def scope_note_ids(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> list[str] | None:
     """The notes a semantic search may return, or None for every note."""
     folder_arg, tag_arg = args.get("notebook_id"), args.get("tag_id")
     if folder_arg is not None and tag_arg is not None:
@@ -161,7 +175,7 @@ def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload
     if ctx.semantic is None:
         raise ToolError("semantic search is unavailable here (no index); use search_notes instead")
     scope = view(ctx)
-    note_ids = _scope_note_ids(ctx, scope, args)
+    note_ids = scope_note_ids(ctx, scope, args)
     relevance = str(args.get("relevance") or ctx.settings.get(SEARCH_RELEVANCE))
     try:
         search = ctx.semantic()
@@ -217,10 +231,7 @@ SEMANTIC_SEARCH_NOTES = Tool(
             "query": s.string("What to look for, in plain words.", minLength=1, maxLength=s.MAX_QUERY),
             "notebook_id": s.notebook_id("Only notes in this notebook and its sub-notebooks."),
             "tag_id": s.string("Only notes with this tag (an id from list_tags).", minLength=1, maxLength=64),
-            "relevance": s.string(
-                "How close a passage must be; the person's search setting when omitted.",
-                enum=[r.value for r in Relevance],
-            ),
+            "relevance": RELEVANCE,
             "limit": s.integer(
                 f"The most notes to return (default {SEMANTIC_DEFAULT}).", minimum=1, maximum=SEMANTIC_MAX
             ),
@@ -242,14 +253,7 @@ SEMANTIC_SEARCH_NOTES = Tool(
                     (*s.NOTE_REF, "score", "section", "section_heading", "text"),
                 )
             ),
-            "index": s.obj(
-                {
-                    "notes_indexed": s.integer("Notes (of those searched) with vectors."),
-                    "notes_total": s.integer("Notes searched."),
-                    "complete": s.boolean("False while indexing is under way: results may be missing."),
-                },
-                ("notes_indexed", "notes_total", "complete"),
-            ),
+            "index": INDEX_COVERAGE,
         },
         ("relevance", "results", "index"),
     ),
