@@ -190,7 +190,13 @@ async def test_triage_several_notes_at_once(running: Running, fixture: Fixture) 
     assert {t.title for t in store.note_tags(fixture.groceries)} == set()  # unmarked notes untouched
 
     await running.until(lambda: not running.q(NoteList).marked)
-    await running.pilot.press("g", "space", "space", "m")
+    # The list reloads after the tagging: wait for it, so that the keys mark the rows meant.
+    top = {fixture.release, fixture.meeting}
+    notes = running.q(NoteList)
+    await running.until(lambda: not notes._loading and {row.meta.id for row in notes.rows[:2]} == top)
+    await running.pilot.press("g", "space", "space")
+    await running.until(lambda: running.q(NoteList).marked == top)
+    await running.pilot.press("m")
     await running.until(lambda: isinstance(running.app.screen, NotebookPicker))
     await running.pilot.press(*"home")
     await running.until(lambda: running.app.screen.query_one("OptionList").option_count == 1)  # type: ignore[attr-defined]
