@@ -228,3 +228,15 @@ def test_an_ending_is_swapped_for_the_english_ones(code: str, word: str, english
 def test_a_short_root_gets_no_english_ending() -> None:
     assert cognates.candidates("es", "dado") == []  # "dado" is no *ded*
     assert "date" not in cognates.candidates("es", "dato")  # too short to be tried at all
+
+
+def test_a_long_english_sentence_with_two_words_of_another_language_is_english() -> None:
+    # "table", "schema" and "superuser" are also German glossary words or compounds, and where the
+    # notes are too few to hold them this was searched as "Only the tablet owner the scheme owner
+    # other root user...": the English words around them say which language it is.
+    few = Notes(held=1)
+    assert to_english("Only the table owner, the schema owner, and superuser can drop a table", few) is None
+    assert to_english("A schema can only be dropped by its owner or a superuser.", few) is None
+    # A query in another language with English words beside it is still taken for it.
+    found = to_english("Zweig auf dem Server löschen", few)
+    assert found is not None and found.language == "de"
