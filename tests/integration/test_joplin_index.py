@@ -107,17 +107,26 @@ def test_the_indexer_follows_joplins_events(joplin: JoplinServer, store: JoplinS
 
 def test_hybrid_search_on_joplin_takes_a_misspelt_and_a_spanish_query(store: JoplinStore) -> None:
     """Joplin gives no vocabulary: no correction and senses by the glossary, but no failure (before,
-    both queries raised: the SQLite search's vocabulary was looked up on a Joplin profile)."""
+    both queries raised: the SQLite search's vocabulary was looked up on a Joplin profile).
+
+    The searches are scoped to this test's two notes: the worker's Joplin holds every other Joplin
+    test's notes too, and the fake embedder's hashed words let any of them outrank the one shared
+    word of a misspelt query (CI once saw it). The other note keeps the ranking a real one."""
     folder = store.create_folder("Ops " + secrets.token_hex(3), actor="user").id
     note = store.create_note(
         NoteDraft("Restoring", "restore the database from a backup", parent_id=folder), actor="user"
+    )
+    other = store.create_note(
+        NoteDraft("Watering", "water the tomatoes from the rain barrel", parent_id=folder), actor="user"
     )
     embedder = FakeEmbedder(dim=256)
     indexer = Indexer(store, store.db, embedder)
     indexer.prepare()
     indexer.run_until_idle()
     hybrid = HybridSearch(JoplinKeywordSearch(store), SemanticSearch(store, store.db, embedder))
-    found = hybrid.search("restaurar una copia de seguridad", relevance="loose")
+    scope = {note.id, other.id}
+    found = hybrid.search("restaurar una copia de seguridad", relevance="loose", note_ids=scope)
     assert found.searched_as is not None and found.searched_as.text == "restore backup"
     assert found.hits[0].note_id == note.id
-    assert hybrid.search("restroe databse backup", relevance="loose").hits[0].note_id == note.id
+    misspelt = hybrid.search("restroe databse backup", relevance="loose", note_ids=scope)
+    assert misspelt.searched_as is None and misspelt.hits[0].note_id == note.id
