@@ -198,7 +198,23 @@ def test_a_word_the_glossary_lacks_is_its_english_cognate_when_the_notes_hold_th
 def test_an_english_word_is_never_a_sign_even_where_the_notes_are_few() -> None:
     # A new profile holds every word once: "roses" (German "Rose") and "prune" are no German.
     assert to_english("prune roses spring", Notes(held=1)) is None
-    assert to_english("vistas materializadas", Notes(words={"materialized": 12})) is None  # "vistas" too
+
+
+def test_an_english_word_the_language_has_too_is_its_word_beside_a_strong_sign() -> None:
+    # "vistas" is English and Spanish; "materializadas" is Spanish by its ending (a cognate of a
+    # word the notes hold), a sign no English word gives: the query is Spanish.
+    found = to_english("vistas materializadas", Notes(words={"materialized": 12}))
+    assert found is not None and (found.language, found.text) == ("es", "view materialized")
+    # Without that cognate in the notes, "vistas" stays English and one weak sign is not enough
+    # (so the test can fail on the rule, not on the glossary).
+    assert to_english("vistas materializadas", Notes(words={})) is None
+    # "spring" is German by the glossary alone, a weak sign: "roses" stays English beside it.
+    assert to_english("roses spring", Notes(held=1)) is None
+    # A letter of its own is a strong sign too ("é"): "table" is French as well as English.
+    french = to_english("table répliquée", Notes(words={}))
+    assert french is not None and french.language == "fr"
+    # But not a word the notes hold: "café" in notes about cafés is theirs, and "table" English.
+    assert to_english("café table", Notes(words={"cafe": 9})) is None
 
 
 def test_an_english_form_of_a_word_the_notes_hold_is_no_cognate() -> None:

@@ -14,7 +14,10 @@ A query is taken for one of the three languages when two of its words are signs 
 and no word is English: a letter of its own ("é", "ß"), or, for a word that is no English word,
 a function word of the language ("el", "auf", "une"), a glossary word as written or by its stem,
 (German) a compound of two glossary words, or a word whose ending makes it a word the notes hold
-("materializadas": *materialized*; ``noted.search.cognates``). Words are compared folded (lower
+("materializadas": *materialized*; ``noted.search.cognates``). An English word the language has
+too ("vistas", "general") is English, unless a strong sign of the language stands beside it: a
+letter of its own or a cognate, which no English word gives ("vistas materializadas" is Spanish;
+"roses spring" stays English though "spring" is a German form). Words are compared folded (lower
 case, no diacritics, so "ultimo" is "último") and, when the word as written is not in the
 glossary, stemmed by the language's Snowball stemmer ("cambios" is "cambio"); phrases first,
 longest first. Function words are dropped; a word the glossary lacks is its cognate the notes
@@ -136,12 +139,14 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
 
     # Two signs of the language, or one in a query with no English word: a single sign among
     # English words is more likely a name or a misspelling, left to the spelling correction;
-    # and more signs than half the English words (``SIGNS_PER_ENGLISH``).
-    # (Not even an English word the language has too: "vistas" beside "materializadas" would
-    # then be no English word, but so would "roses" beside "prune spring", taken for German.)
-    english = sum(1 for w in folded if _english(w))
+    # and more signs than half the English words (``SIGNS_PER_ENGLISH``). An English word the
+    # language has too ("vistas", "general") counts as English unless a strong sign stands beside
+    # it (``_strong``): "vistas materializadas" is Spanish, "prune roses spring" not German.
+    english = {code: _english_words(code, tokens, folded, theirs, found) for code in LANGUAGES}
     likely = {
-        code: n for code, n in evidence.items() if (n >= 2 or not english) and n > english * SIGNS_PER_ENGLISH
+        code: n
+        for code, n in evidence.items()
+        if (n >= 2 or not english[code]) and n > english[code] * SIGNS_PER_ENGLISH
     }
     if not likely:
         return None
@@ -166,6 +171,31 @@ def warm() -> None:
         _glossary(code)
     _english_stems()
     _shared_forms()
+
+
+def _english_words(
+    code: str,
+    tokens: list[str],
+    folded: list[str],
+    theirs: Mapping[str, int],
+    found: Mapping[tuple[str, str], str],
+) -> int:
+    """How many of the query's words count as English against ``code``: every English word, but
+    for one the language's glossary has (as written or by stem) when the query holds a strong sign
+    of it that the notes do not hold."""
+    strong = any(
+        _strong(code, typed, w, found)
+        for typed, w in zip(tokens, folded, strict=True)
+        if len(w) > 1 and theirs.get(w, 0) < MIN_HELD
+    )
+    return sum(1 for w in folded if _english(w) and not (strong and _translates(code, w)))
+
+
+def _strong(code: str, typed: str, word: str, found: Mapping[tuple[str, str], str]) -> bool:
+    """A sign no English word gives: a letter of the language's own, or a word the glossary lacks
+    whose ending makes it, by the language's grammar, an English word the notes hold (a cognate,
+    ``noted.search.cognates``). A glossary word or stem is weaker: "spring" is German too."""
+    return (code, word) in found or any(c in _LETTERS[code] for c in typed.lower())
 
 
 def _of_language(code: str, typed: str, word: str) -> bool:
