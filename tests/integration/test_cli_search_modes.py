@@ -104,3 +104,17 @@ def test_hybrid_search_in_spanish_says_what_it_searched_in_english(cli: Cli) -> 
     keyword = cli("search", "restaurar una copia de seguridad", "--mode", "keyword", "--json")
     assert json.loads(keyword.out)["hits"] == []
     assert '`--mode hybrid` searches it in English as "restore backup"' in keyword.err
+
+
+def test_the_listing_shows_snippets_as_words_and_json_keeps_the_markdown(cli: Cli) -> None:
+    body = "# Sailing\n\nRead [the harbour guide](https://example.org/g) and `tide-table` **first**.\n"
+    cli.ok("create", "Boats", "--body", body)
+    cli.ok("index")
+    for mode in ("keyword", "semantic", "hybrid"):
+        lines = cli.ok("search", "read the harbour guide first", "--mode", mode).out.splitlines()
+        # The note's snippet is the line after its title (the Welcome notebook's notes are there too).
+        shown = next(lines[i + 1] for i, line in enumerate(lines) if "  Boats  " in line)
+        assert shown.strip() == "Read the harbour guide and tide-table first.", mode
+    # A program reading the JSON gets the note's text as written.
+    snippet = cli.json("search", "harbour guide", "--mode", "keyword")["hits"][0]["snippet"]
+    assert "[the harbour guide](https://example.org/g)" in snippet

@@ -16,6 +16,7 @@ from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 from noted.markdown import section_label
 from noted.search.keyword import KeywordHit
+from noted.search.plain import readable
 from noted.search.translate import Translation, to_english
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
 
@@ -178,7 +179,7 @@ def _print(
         ctx.out(
             f"{r.id[:8]}  {r.title}{'  · ' + notebook if notebook else ''}  · {render.fmt_time(r.updated_time)}{where}"
         )
-        snippet = " ".join(r.snippet.split())
+        snippet = readable(r.snippet, r.section_heading)
         if snippet:
             ctx.out(f"          {snippet}")
     shown = args.offset + len(rows)

@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 from noted.errors import NotedError, QueryError, UnavailableError
 from noted.markdown import section_label
 from noted.search import translate
+from noted.search.plain import readable
 from noted.search.translate import Translation, to_english
 from noted.services import Services
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
@@ -138,7 +139,7 @@ def result_prompt(row: ResultRow) -> Content:
     where = [(f"  {row.notebook}", "$text-muted")] if row.notebook else []
     if row.section:
         where.append((f"  {section_label(row.section, row.heading)}", "$text-accent"))
-    snippet = " ".join(row.snippet.split()) or "(no text)"
+    snippet = readable(row.snippet, row.heading) or "(no text)"
     if len(snippet) > SNIPPET_CHARS:  # two lines at most, so a screenful holds several results
         snippet = snippet[: SNIPPET_CHARS - 1].rstrip() + "…"
     return Content.assemble((row.title or "(untitled)", "bold"), *where, "\n", (snippet, "$text-muted"))
