@@ -186,7 +186,7 @@ def test_a_word_the_glossary_lacks_is_its_english_cognate_when_the_notes_hold_th
     notes = Notes(words={"materialized": 12})
     translation = to_english("consultas materializadas", notes)
     assert translation is not None and translation.language == "es"
-    assert translation.text == "query materialized"
+    assert translation.text == "materialized query"  # the adjective before its noun, as in English
     # Without the notes to confirm it, the word stays as typed.
     assert (plain := to_english("consultas materializadas")) is not None
     assert plain.text == "query materializadas"
@@ -204,7 +204,7 @@ def test_an_english_word_the_language_has_too_is_its_word_beside_a_strong_sign()
     # "vistas" is English and Spanish; "materializadas" is Spanish by its ending (a cognate of a
     # word the notes hold), a sign no English word gives: the query is Spanish.
     found = to_english("vistas materializadas", Notes(words={"materialized": 12}))
-    assert found is not None and (found.language, found.text) == ("es", "view materialized")
+    assert found is not None and (found.language, found.text) == ("es", "materialized view")
     # Without that cognate in the notes, "vistas" stays English and one weak sign is not enough
     # (so the test can fail on the rule, not on the glossary).
     assert to_english("vistas materializadas", Notes(words={})) is None
@@ -256,3 +256,29 @@ def test_a_long_english_sentence_with_two_words_of_another_language_is_english()
     # A query in another language with English words beside it is still taken for it.
     found = to_english("Zweig auf dem Server löschen", few)
     assert found is not None and found.language == "de"
+
+
+@pytest.mark.parametrize(
+    ("query", "english"),
+    [
+        ("claves primarias", "primary key"),
+        ("crear tablas temporales", "create temporary table"),
+        ("copia de seguridad incremental", "incremental backup"),  # after a phrase too
+        ("tablas temporales", "temporary table"),
+        ("réplication logique", "logical replicate"),
+        ("délai maximal", "maximal delay"),
+        # Not an adjective by both its endings: the order stays ("remota" is *remote*, "distant" too).
+        ("rama remota", "branch remote"),
+        ("cloner un dépôt distant", "clone repository remote"),
+        # A function word between them: no swap across it ("tabla de usuarios" is no adjective).
+        ("exportar la tabla de usuarios", "export table user"),
+    ],
+)
+def test_a_spanish_or_french_adjective_goes_before_its_noun(query: str, english: str) -> None:
+    translation = to_english(query)
+    assert translation is not None and translation.text == english
+
+
+def test_german_keeps_its_order_where_adjectives_come_first() -> None:
+    translation = to_english("temporäre Tabellen")
+    assert translation is not None and translation.text == "temporary table"

@@ -23,7 +23,9 @@ glossary, stemmed by the language's Snowball stemmer ("cambios" is "cambio"); ph
 longest first. Function words are dropped; a word the glossary lacks is its cognate the notes
 hold, else stays as typed ("commit", a name). A word of several senses takes the one that goes
 with the query's other words in the notes (``noted.search.senses``: "supprimer des lignes" is
-*delete rows*, "supprimer un index" *drop index*), else the one the notes hold most.
+*delete rows*, "supprimer un index" *drop index*), else the one the notes hold most. A Spanish or
+French adjective is put before the noun it follows, as English has it ("índices parciales":
+*partial index*); the model reads word order, and the person reads the English shown.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from typing import NamedTuple
 
 import snowballstemmer  # type: ignore[import-untyped]
 
@@ -102,6 +105,35 @@ class _Glossary:
     """The language's function words, folded."""
 
 
+class _Slot(NamedTuple):
+    """A word or phrase of the query and its English senses."""
+
+    senses: Senses
+    start: int
+    """Its first word's place among the query's words (function words counted)."""
+    end: int
+    typed: str
+    """The word as typed, for a slot of one word ('' for a phrase)."""
+
+
+_ADJECTIVE_ENDINGS = {
+    "es": (
+        "ado", "ada", "ados", "adas", "ido", "ida", "idos", "idas", "al", "ales", "ico", "ica", "icos",
+        "icas", "ivo", "iva", "ivos", "ivas", "ble", "bles", "ario", "aria", "arios", "arias", "oso",
+        "osa", "osos", "osas",
+    ),
+    "fr": (
+        "é", "ée", "és", "ées", "el", "elle", "els", "elles", "al", "ale", "aux", "ales", "ique",
+        "iques", "if", "ive", "ifs", "ives", "able", "ables", "ible", "ibles", "aire", "aires",
+    ),
+}  # fmt: skip
+"""Endings of Spanish and French adjectives (as typed, lower case), which follow their noun."""
+_ENGLISH_ADJECTIVE_ENDINGS = (
+    "ed", "al", "ic", "ive", "ble", "ary", "ous", "ent", "ant", "ar", "ful", "less",
+)  # fmt: skip
+"""Endings of English adjectives: a word translated to one of these is taken for an adjective."""
+
+
 def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
     """``text`` in English when it is a query in Spanish, German or French, else None.
 
@@ -158,11 +190,12 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
         for code, n in likely.items()
         if n == most
     }
-    code = min(tied, key=lambda c: sum(1 for senses in tied[c] if senses[0][0] in tokens))
+    code = min(tied, key=lambda c: sum(1 for slot in tied[c] if slot.senses[0][0] in tokens))
     slots = tied[code]
     if not slots:
         return None
-    return Translation(code, " ".join(choose(slots, notes)))
+    chosen = choose([slot.senses for slot in slots], notes)
+    return Translation(code, " ".join(_english_order(code, slots, chosen)))
 
 
 def warm() -> None:
@@ -267,7 +300,7 @@ def _elided(word: str, glossary: _Glossary) -> bool:
     return bool(rest) and head + "'" in glossary.stop
 
 
-def _translate(code: str, tokens: list[str], folded: list[str], cognate: Mapping[str, str]) -> list[Senses]:
+def _translate(code: str, tokens: list[str], folded: list[str], cognate: Mapping[str, str]) -> list[_Slot]:
     """The English senses of each word or phrase of the query, in order (a word the glossary
     lacks as its English ``cognate``, else as typed; function words left out)."""
     glossary = _glossary(code)
@@ -281,22 +314,55 @@ def _translate(code: str, tokens: list[str], folded: list[str], cognate: Mapping
         else:
             words.append((token, low))
     stems = [stem(w) for _, w in words]
-    out: list[Senses] = []
+    out: list[_Slot] = []
     i = 0
     while i < len(words):
         for size in range(min(MAX_PHRASE, len(words) - i), 0, -1):
             exact = tuple(w for _, w in words[i : i + size])
             found = _senses(glossary, exact, tuple(stems[i : i + size]))
             if found and (size > 1 or exact[0] not in glossary.stop):
-                out.append(found)
+                out.append(_Slot(found, i, i + size, words[i][0] if size == 1 else ""))
                 i += size
                 break
         else:
             typed, low = words[i]
             if low not in glossary.stop:
-                out.append(_compound(code, low) or ((cognate.get(low, typed), 0),))
+                senses = _compound(code, low) or ((cognate.get(low, typed), 0),)
+                out.append(_Slot(senses, i, i + 1, typed))
             i += 1
     return out
+
+
+def _english_order(code: str, slots: list[_Slot], english: list[str]) -> list[str]:
+    """``english`` (one word or phrase a slot) with each Spanish or French adjective put before
+    the noun it follows, as English has it ("vistas materializadas": *materialized view*, not
+    *view materialized*): a word of an adjective's ending in the language (``_ADJECTIVE_ENDINGS``)
+    whose English has one too, right after a word that is no such adjective."""
+    if code not in _ADJECTIVE_ENDINGS:
+        return english
+    out = list(english)
+    i = 1
+    while i < len(slots):
+        before, slot = slots[i - 1], slots[i]
+        if (
+            before.end == slot.start
+            and _adjective(code, slot, out[i])
+            and not _adjective(code, before, out[i - 1])
+        ):
+            out[i - 1], out[i] = out[i], out[i - 1]
+            i += 1  # the noun moved on: it cannot take the next adjective too
+        i += 1
+    return out
+
+
+def _adjective(code: str, slot: _Slot, english: str) -> bool:
+    typed = slot.typed.lower()
+    return (
+        bool(typed)
+        and " " not in english
+        and typed.endswith(_ADJECTIVE_ENDINGS[code])
+        and english.lower().endswith(_ENGLISH_ADJECTIVE_ENDINGS)
+    )
 
 
 def _senses(glossary: _Glossary, exact: tuple[str, ...], stems: tuple[str, ...]) -> Senses:
