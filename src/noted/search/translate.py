@@ -35,7 +35,6 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import NamedTuple
 
 import snowballstemmer  # type: ignore[import-untyped]
 
@@ -43,6 +42,7 @@ from noted.search import cognates
 from noted.search.query import MAX_QUERY_CHARS
 from noted.search.senses import NoteWords, Senses, choose, english_stem
 from noted.search.snippet import fold
+from noted.search.word_order import Slot, english_order
 
 LANGUAGES = {"es": "spanish", "de": "german", "fr": "french"}
 """The languages translated, by code, with the Snowball stemmer of each."""
@@ -103,35 +103,6 @@ class _Glossary:
     """Every folded word of the glossary's entries, unstemmed, for telling the language apart."""
     stop: frozenset[str]
     """The language's function words, folded."""
-
-
-class _Slot(NamedTuple):
-    """A word or phrase of the query and its English senses."""
-
-    senses: Senses
-    start: int
-    """Its first word's place among the query's words (function words counted)."""
-    end: int
-    typed: str
-    """The word as typed, for a slot of one word ('' for a phrase)."""
-
-
-_ADJECTIVE_ENDINGS = {
-    "es": (
-        "ado", "ada", "ados", "adas", "ido", "ida", "idos", "idas", "al", "ales", "ico", "ica", "icos",
-        "icas", "ivo", "iva", "ivos", "ivas", "ble", "bles", "ario", "aria", "arios", "arias", "oso",
-        "osa", "osos", "osas",
-    ),
-    "fr": (
-        "é", "ée", "és", "ées", "el", "elle", "els", "elles", "al", "ale", "aux", "ales", "ique",
-        "iques", "if", "ive", "ifs", "ives", "able", "ables", "ible", "ibles", "aire", "aires",
-    ),
-}  # fmt: skip
-"""Endings of Spanish and French adjectives (as typed, lower case), which follow their noun."""
-_ENGLISH_ADJECTIVE_ENDINGS = (
-    "ed", "al", "ic", "ive", "ble", "ary", "ous", "ent", "ant", "ar", "ful", "less",
-)  # fmt: skip
-"""Endings of English adjectives: a word translated to one of these is taken for an adjective."""
 
 
 def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
@@ -195,7 +166,7 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
     if not slots:
         return None
     chosen = choose([slot.senses for slot in slots], notes)
-    return Translation(code, " ".join(_english_order(code, slots, chosen)))
+    return Translation(code, " ".join(english_order(code, slots, chosen)))
 
 
 def warm() -> None:
@@ -300,7 +271,7 @@ def _elided(word: str, glossary: _Glossary) -> bool:
     return bool(rest) and head + "'" in glossary.stop
 
 
-def _translate(code: str, tokens: list[str], folded: list[str], cognate: Mapping[str, str]) -> list[_Slot]:
+def _translate(code: str, tokens: list[str], folded: list[str], cognate: Mapping[str, str]) -> list[Slot]:
     """The English senses of each word or phrase of the query, in order (a word the glossary
     lacks as its English ``cognate``, else as typed; function words left out)."""
     glossary = _glossary(code)
@@ -314,55 +285,23 @@ def _translate(code: str, tokens: list[str], folded: list[str], cognate: Mapping
         else:
             words.append((token, low))
     stems = [stem(w) for _, w in words]
-    out: list[_Slot] = []
+    out: list[Slot] = []
     i = 0
     while i < len(words):
         for size in range(min(MAX_PHRASE, len(words) - i), 0, -1):
             exact = tuple(w for _, w in words[i : i + size])
             found = _senses(glossary, exact, tuple(stems[i : i + size]))
             if found and (size > 1 or exact[0] not in glossary.stop):
-                out.append(_Slot(found, i, i + size, words[i][0] if size == 1 else ""))
+                out.append(Slot(found, i, i + size, words[i][0] if size == 1 else ""))
                 i += size
                 break
         else:
             typed, low = words[i]
             if low not in glossary.stop:
                 senses = _compound(code, low) or ((cognate.get(low, typed), 0),)
-                out.append(_Slot(senses, i, i + 1, typed))
+                out.append(Slot(senses, i, i + 1, typed))
             i += 1
     return out
-
-
-def _english_order(code: str, slots: list[_Slot], english: list[str]) -> list[str]:
-    """``english`` (one word or phrase a slot) with each Spanish or French adjective put before
-    the noun it follows, as English has it ("vistas materializadas": *materialized view*, not
-    *view materialized*): a word of an adjective's ending in the language (``_ADJECTIVE_ENDINGS``)
-    whose English has one too, right after a word that is no such adjective."""
-    if code not in _ADJECTIVE_ENDINGS:
-        return english
-    out = list(english)
-    i = 1
-    while i < len(slots):
-        before, slot = slots[i - 1], slots[i]
-        if (
-            before.end == slot.start
-            and _adjective(code, slot, out[i])
-            and not _adjective(code, before, out[i - 1])
-        ):
-            out[i - 1], out[i] = out[i], out[i - 1]
-            i += 1  # the noun moved on: it cannot take the next adjective too
-        i += 1
-    return out
-
-
-def _adjective(code: str, slot: _Slot, english: str) -> bool:
-    typed = slot.typed.lower()
-    return (
-        bool(typed)
-        and " " not in english
-        and typed.endswith(_ADJECTIVE_ENDINGS[code])
-        and english.lower().endswith(_ENGLISH_ADJECTIVE_ENDINGS)
-    )
 
 
 def _senses(glossary: _Glossary, exact: tuple[str, ...], stems: tuple[str, ...]) -> Senses:
