@@ -270,8 +270,10 @@ def test_a_long_english_sentence_with_two_words_of_another_language_is_english()
         # Not an adjective by both its endings: the order stays ("remota" is *remote*, "distant" too).
         ("rama remota", "branch remote"),
         ("cloner un dépôt distant", "clone repository remote"),
-        # A function word between them: no swap across it ("tabla de usuarios" is no adjective).
-        ("exportar la tabla de usuarios", "export table user"),
+        # A function word between them: no swap across it ("manual" follows "de", not "pasar").
+        ("pasar de manual a automático", "pass manual auto"),
+        # "table" ends as an adjective in French and English, but with too short a root to be one.
+        ("copie de la table temporaire", "copy temporary table"),
     ],
 )
 def test_a_spanish_or_french_adjective_goes_before_its_noun(query: str, english: str) -> None:

@@ -23,7 +23,8 @@ _QUOTE = re.compile(r"^(?:> ?)+")
 
 def readable(snippet: str, heading: str | None = None) -> str:
     """``snippet`` (Markdown, possibly cut) with headings' ``#``, code fences, links' targets,
-    inline code's backticks (a cut's unclosed one too), ``**strong**`` marks, rules and a leading quote mark left out, whitespace collapsed.
+    inline code's backticks (a cut's unclosed one too), ``**strong**`` marks, rules and a leading
+    quote mark left out, whitespace collapsed.
 
     Args:
         snippet: The hit's snippet as the search gave it.

@@ -42,6 +42,8 @@ ENGLISH_ADJECTIVE_ENDINGS = (
     "ed", "al", "ic", "ive", "ble", "ary", "ous", "ent", "ant", "ar", "ful", "less",
 )  # fmt: skip
 """Endings of English adjectives: a word translated to one of these is taken for an adjective."""
+MIN_ROOT = 3
+"""The fewest letters before an adjective's ending: "table" (French and English) is no *t-able*."""
 
 
 def english_order(code: str, slots: list[Slot], english: list[str]) -> list[str]:
@@ -67,10 +69,14 @@ def english_order(code: str, slots: list[Slot], english: list[str]) -> list[str]
 
 
 def _adjective(code: str, slot: Slot, english: str) -> bool:
-    typed = slot.typed.lower()
+    """Whether a slot of one word is an adjective by its ending, as typed and in English."""
     return (
-        bool(typed)
+        bool(slot.typed)
         and " " not in english
-        and typed.endswith(ADJECTIVE_ENDINGS[code])
-        and english.lower().endswith(ENGLISH_ADJECTIVE_ENDINGS)
+        and _ends_as(slot.typed.lower(), ADJECTIVE_ENDINGS[code])
+        and _ends_as(english.lower(), ENGLISH_ADJECTIVE_ENDINGS)
     )
+
+
+def _ends_as(word: str, endings: tuple[str, ...]) -> bool:
+    return any(word.endswith(e) and len(word) - len(e) >= MIN_ROOT for e in endings)
