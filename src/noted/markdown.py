@@ -138,9 +138,17 @@ def _line_offsets(body: str) -> list[int]:
     return offsets
 
 
+# A line that may be a top-level heading: up to three spaces, then an ATX opening (1-6 ``#`` and a
+# space or the line's end) or a setext underline. No body without one has a heading, so most notes
+# skip the parse; a line ends at ``\n``, ``\r`` or the text's end, as markdown-it reads it.
+_HEADING_LINE = re.compile(
+    r"(?:^|(?<=\r)) {0,3}(?:#{1,6}(?=[ \t\r\n]|\Z)|(?:=+|-+)[ \t]*(?=[\r\n]|\Z))", re.M
+)
+
+
 def _headings(body: str) -> list[tuple[int, int, int, str]]:
     """(level, start offset, body start offset, text) for each heading, in order."""
-    if "#" not in body and "\n=" not in body and "\n-" not in body:
+    if not _HEADING_LINE.search(body):
         return []
     tokens = _parser().parse(body)
     lines = _line_offsets(body)
@@ -155,6 +163,11 @@ def _headings(body: str) -> list[tuple[int, int, int, str]]:
         inline = tokens[i + 1]
         out.append((level, start, body_start, _plain_heading(inline.content)))
     return out
+
+
+def heading_text(body: str) -> str:
+    """The text of ``body``'s headings, one a line: what the keyword index weighs as headings."""
+    return "\n".join(text for _, _, _, text in _headings(body) if text)
 
 
 def outline(body: str) -> Outline:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from noted.markdown import (
+    _HEADING_LINE,
     CodeBlock,
+    _parser,
     code_blocks,
+    heading_text,
     linked_ids,
     outline,
     outline_lines,
@@ -115,3 +121,55 @@ def test_code_blocks_are_the_parsers_fenced_indented_and_nested_blocks() -> None
         CodeBlock("", "indented code\n", 20, 20),
     )
     assert code_blocks("No code here, only `inline` code.\n") == ()
+
+
+# The quick test that lets most bodies skip the parse must never skip one that has a heading.
+_PIECES = st.sampled_from(
+    [
+        "#",
+        "##",
+        "#######",
+        " ",
+        "   ",
+        "    ",
+        "\t",
+        "=",
+        "==",
+        "-",
+        "---",
+        "- ",
+        "> ",
+        "*",
+        "`",
+        "```",
+        "~~~",
+        "1. ",
+        "text",
+        "word",
+        "\\",
+        "<div>",
+        "|",
+        "\n",
+        "\n",
+        "\n",
+        "\r",
+        "\r\n",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_a_body_the_quick_test_skips_has_no_heading(body: str) -> None:
+    tokens = _parser().parse(body)
+    parsed = [t for t in tokens if t.type == "heading_open" and t.level == 0]
+    if not _HEADING_LINE.search(body):
+        assert parsed == []
+
+
+def test_heading_text_reads_setext_and_atx_headings_and_skips_fenced_ones() -> None:
+    assert (
+        heading_text("Title\n===\n\ntext\n\n  ## Two ##\n```\n# code\n```\nSub\r\n---\r\n")
+        == "Title\nTwo\nSub"
+    )
+    assert heading_text("- a list\n- of items\n\ntext - with dashes\n") == ""
