@@ -21,10 +21,9 @@ on the held-out half against the baseline with a paired bootstrap interval:
   scaled by ``a``): the title's signal for every chunk, without leading every chunk with it, which
   blurs which section of the note answers.
 
-- ``fields`` (only when named in ``--families``): the keyword arm over a copy of each corpus whose
-  FTS5 table has a third column, the note's headings, ranked by BM25 with weights for title,
-  headings and body (the shipped table has title 10 and body 1, the headings inside the body);
-  fused with the second chunk's semantic arm.
+- ``fields`` (only when named in ``--families``): the keyword arm ranked by BM25 with weights for
+  title, headings and body (the FTS5 table's three columns; title 10, headings 2, body 1 ship, the
+  body holding the headings too); fused with the second chunk's semantic arm.
 
 Queries in another language are turned into English first, as ``HybridSearch`` does
 (``noted.search.translate``).
@@ -43,13 +42,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import apsw
 import eval_metrics as m
 import eval_models
 import eval_suite
 import numpy as np
 
-from noted.markdown import outline
 from noted.search import sql as search_sql
 from noted.search.hybrid import HybridSearch, _translated, fuse, split_query
 from noted.search.keyword import KeywordSearch
@@ -223,6 +220,7 @@ def keyword_feedback(mm: int, t: int) -> Variant:
 
 
 FIELD_WEIGHTS = (
+    (10.0, 0.0),
     (10.0, 1.0),
     (10.0, 2.0),
     (10.0, 3.0),
@@ -232,34 +230,15 @@ FIELD_WEIGHTS = (
     (20.0, 1.0),
     (20.0, 3.0),
 )
-"""(title, headings) weights tried by ``fields``, the body's being 1 (10, 1 is the shipped ranking)."""
+"""(title, headings) weights tried by ``fields``, the body's being 1: (10, 2) ships; (10, 0) is the
+ranking before the headings had a column, the body holding them too."""
 
 
 def fielded(corpus: str) -> KeywordSearch:
-    """Keyword search over a copy of ``corpus``'s profile with the headings in an FTS5 column of their own."""
-    source = eval_models.profile_for(eval_models.DEFAULT, corpus)
-    target = eval_suite.OUT / "fields" / corpus
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / "notes.db"
-    path.unlink(missing_ok=True)
-    with apsw.Connection(str(path)) as copy, apsw.Connection(str(source / "notes.db")) as original:
-        with copy.backup("main", original, "main") as backup:
-            backup.step()
-        copy.create_scalar_function(
-            "headings", lambda body: " ".join(s.heading for s in outline(body).sections if s.heading), 1
-        )
-        copy.execute(
-            """
-            DROP TRIGGER notes_fts_insert; DROP TRIGGER notes_fts_delete; DROP TRIGGER notes_fts_update;
-            DROP TABLE notes_fts;
-            ALTER TABLE notes ADD COLUMN headings TEXT NOT NULL DEFAULT '';
-            UPDATE notes SET headings = headings(body);
-            CREATE VIRTUAL TABLE notes_fts USING fts5(title, headings, body, content='notes',
-                content_rowid='rowid', tokenize='unicode61 remove_diacritics 2', prefix='2 3');
-            INSERT INTO notes_fts(notes_fts) VALUES ('rebuild');
-            """
-        )
-    return KeywordSearch(SqliteStore.open(path, target / "resources"))
+    """Keyword search over ``corpus``'s profile, whose FTS5 table holds title, headings and body
+    (schema 3; before it, this made a copy with the column added)."""
+    profile = eval_models.profile_for(eval_models.DEFAULT, corpus)
+    return KeywordSearch(SqliteStore.open(profile / "notes.db", profile / "resources"))
 
 
 def fields(searches: dict[str, KeywordSearch], title: float, heading: float) -> Variant:

@@ -35,6 +35,7 @@ from noted.search.conditions import (
 from noted.search.query import Filter, FilterKind, Query, TextTerm
 
 TITLE_WEIGHT = 10.0
+HEADINGS_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 
 _COLUMNS = (
@@ -200,7 +201,10 @@ def compile_query(
     return replace(compiled, match=match or None)
 
 
-_HITS = f"SELECT rowid, bm25(notes_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) FROM notes_fts WHERE notes_fts MATCH ?"
+_HITS = (
+    f"SELECT rowid, bm25(notes_fts, {TITLE_WEIGHT}, {HEADINGS_WEIGHT}, {BODY_WEIGHT}) "
+    "FROM notes_fts WHERE notes_fts MATCH ?"
+)
 
 
 class _Source(NamedTuple):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import apsw
 
 from noted.errors import ConflictError, InvalidInputError
-from noted.markdown import linked_ids
+from noted.markdown import heading_text, linked_ids
 from noted.models import ChangeType, ItemType, Note, NoteDraft, NoteMeta, NotePatch, new_id, now_ms
 from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
@@ -115,6 +115,7 @@ class NoteOps(HistoryOps, StoreBase):
             todo_completed=draft.todo_completed,
             source_url=draft.source_url,
         )
+        headings = heading_text(body)
         with self.db.write() as conn:
             if not note.parent_id:
                 raise InvalidInputError("a note needs a notebook")
@@ -124,11 +125,11 @@ class NoteOps(HistoryOps, StoreBase):
             if conn.execute("SELECT 1 FROM notes WHERE id = ?", (note.id,)).fetchone():
                 raise InvalidInputError(f'a note with id "{note.id}" exists already')
             conn.execute(
-                f"INSERT INTO notes({NOTE_COLUMNS}) VALUES ({','.join('?' * 14)})",
+                f"INSERT INTO notes({NOTE_COLUMNS}, headings) VALUES ({','.join('?' * 15)})",
                 (
                     *(note.id, note.parent_id, note.title, note.body, now, now),
                     *(note.user_created_time, note.user_updated_time, int(note.is_todo)),
-                    *(note.todo_due, note.todo_completed, note.source_url, 0, 0),
+                    *(note.todo_due, note.todo_completed, note.source_url, 0, 0, headings),
                 ),
             )
             self._link_resources(conn, note.id, body)
@@ -147,6 +148,8 @@ class NoteOps(HistoryOps, StoreBase):
         base_updated_time: int | None = None,
         session: str | None = None,
     ) -> Note:
+        # A whole new body is parsed before the write lock is taken, so other writers wait less.
+        parsed = (patch.body, heading_text(patch.body)) if patch.body is not None else None
         with self.db.write() as conn:
             old = self.note_row(conn, note_id)
             if base_updated_time is not None and base_updated_time != old.updated_time:
@@ -158,10 +161,16 @@ class NoteOps(HistoryOps, StoreBase):
                 parent = self.folder_row(conn, patch.parent_id)
                 if parent.is_trashed:
                     raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
-            return self._apply_patch(conn, old, patch, actor, session)
+            return self._apply_patch(conn, old, patch, actor, session, parsed)
 
     def _apply_patch(
-        self, conn: apsw.Connection, old: Note, patch: NotePatch, actor: str, session: str | None
+        self,
+        conn: apsw.Connection,
+        old: Note,
+        patch: NotePatch,
+        actor: str,
+        session: str | None,
+        parsed: tuple[str, str] | None = None,
     ) -> Note:
         body = old.body if patch.body is None else patch.body
         if patch.prepend is not None:
@@ -184,6 +193,8 @@ class NoteOps(HistoryOps, StoreBase):
             "todo_completed": old.todo_completed if patch.todo_completed is None else patch.todo_completed,
             "source_url": old.source_url if patch.source_url is None else patch.source_url,
         }
+        if body != old.body:
+            values["headings"] = parsed[1] if parsed and parsed[0] == body else heading_text(body)
         assignments = ", ".join(f"{k} = ?" for k in values)
         conn.execute(f"UPDATE notes SET {assignments} WHERE id = ?", [*values.values(), old.id])
         if body != old.body:

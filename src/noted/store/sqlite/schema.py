@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import apsw
 
+from noted.markdown import heading_text
+
 
 @dataclass(frozen=True, slots=True)
 class Migration:
@@ -159,7 +161,60 @@ def _v2(db: apsw.Connection) -> None:
     )
 
 
+_FTS_V3 = """
+    CREATE VIRTUAL TABLE notes_fts USING fts5(
+        title, headings, body,
+        content='notes', content_rowid='rowid',
+        tokenize='unicode61 remove_diacritics 2',
+        prefix='2 3'
+    );
+    CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes BEGIN
+        INSERT INTO notes_fts(rowid, title, headings, body)
+            VALUES (new.rowid, new.title, new.headings, new.body);
+    END;
+    CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes BEGIN
+        INSERT INTO notes_fts(notes_fts, rowid, title, headings, body)
+            VALUES ('delete', old.rowid, old.title, old.headings, old.body);
+    END;
+    -- Only when the text changed: moving a note or ticking a to-do leaves its words as they are.
+    CREATE TRIGGER notes_fts_update AFTER UPDATE OF title, headings, body ON notes
+        WHEN old.title IS NOT new.title OR old.headings IS NOT new.headings OR old.body IS NOT new.body
+    BEGIN
+        INSERT INTO notes_fts(notes_fts, rowid, title, headings, body)
+            VALUES ('delete', old.rowid, old.title, old.headings, old.body);
+        INSERT INTO notes_fts(rowid, title, headings, body)
+            VALUES (new.rowid, new.title, new.headings, new.body);
+    END;
+"""
+
+
+def _v3(db: apsw.Connection) -> None:
+    # The headings become a column of their own, so that BM25 can weigh a word in a heading
+    # above one in the text. The store writes ``headings`` with every body (``heading_text``);
+    # here the notes saved before are parsed once, and the keyword index is built again.
+    db.execute(
+        """
+        DROP TRIGGER notes_fts_insert;
+        DROP TRIGGER notes_fts_delete;
+        DROP TRIGGER notes_fts_update;
+        DROP TABLE notes_fts;
+        ALTER TABLE notes ADD COLUMN headings TEXT NOT NULL DEFAULT '';
+        """
+    )
+    last = -1
+    while rows := db.execute(
+        "SELECT rowid, body FROM notes WHERE rowid > ? ORDER BY rowid LIMIT 500", (last,)
+    ).fetchall():
+        for rowid, body in rows:
+            if headings := heading_text(body):
+                db.execute("UPDATE notes SET headings = ? WHERE rowid = ?", (headings, rowid))
+        last = rows[-1][0]
+    db.execute(_FTS_V3)
+    db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "notes, folders, tags, resources, changes, revisions", _v1),
     Migration(2, "indexes for keyword search filters", _v2),
+    Migration(3, "headings as a keyword index column of their own", _v3),
 )

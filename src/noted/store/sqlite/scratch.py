@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import apsw
 
+from noted.markdown import heading_text
 from noted.models import Folder, Note, Resource, Tag
 from noted.store.sqlite.base import NOTE_COLUMNS
 from noted.store.sqlite.schema import MIGRATIONS
@@ -23,14 +24,15 @@ def scratch_copy(notes: Iterable[Note]) -> apsw.Connection:
     try:
         for migration in MIGRATIONS:
             migration.apply(conn)
-        marks = ",".join("?" * 14)
+        marks = ",".join("?" * 15)
         for n in notes:
             conn.execute(
-                f"INSERT INTO notes({NOTE_COLUMNS}) VALUES ({marks})",
+                f"INSERT INTO notes({NOTE_COLUMNS}, headings) VALUES ({marks})",
                 (
                     *(n.id, n.parent_id, n.title, n.body, n.created_time, n.updated_time),
                     *(n.user_created_time, n.user_updated_time, int(n.is_todo), n.todo_due),
                     *(n.todo_completed, n.source_url, n.deleted_time, int(n.is_conflict)),
+                    heading_text(n.body),
                 ),
             )
     except BaseException:
