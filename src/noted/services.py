@@ -81,10 +81,12 @@ class Services:
         welcome: bool = True,
         settings: Settings | None = None,
         backend: str | None = None,
+        on_upgrade: Callable[[], None] | None = None,
     ) -> Services:
         """Open (and on first run create) the profile's store and what sits on it.
 
-        ``backend`` (``sqlite`` or ``joplin``) overrides the ``backend`` setting for this run.
+        ``backend`` (``sqlite`` or ``joplin``) overrides the ``backend`` setting for this run;
+        ``on_upgrade`` is called before the notebook database's schema is brought up to date.
         """
         settings = settings or Settings.load(profile)
         first_run = profile.is_new
@@ -100,7 +102,7 @@ class Services:
                 keyword=keyword_search_for(joplin),
                 db=joplin.db,
             )
-        store = SqliteStore.open(profile.db_path, profile.resources_dir)
+        store = SqliteStore.open(profile.db_path, profile.resources_dir, on_upgrade=on_upgrade)
         if first_run and welcome:
             from noted.store.welcome import create_welcome
 

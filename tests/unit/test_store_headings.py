@@ -7,6 +7,7 @@ from pathlib import Path
 
 import apsw
 import pytest
+from tests.support.schema import FILLER, schema_2_database
 
 from noted.markdown import heading_text
 from noted.models import NoteDraft, NotePatch
@@ -14,8 +15,6 @@ from noted.search import KeywordSearch
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite import schema as schema_module
 from noted.store.sqlite.schema import MIGRATIONS
-
-FILLER = "words about the quarter and the plans for the team, written down at some length. "
 
 
 def _integrity(store: SqliteStore) -> None:
@@ -71,29 +70,9 @@ def test_every_save_keeps_the_headings_column_in_step(store: SqliteStore) -> Non
     assert search.search("days").hits == ()
 
 
-def _schema_2_database(path: Path) -> None:
-    """A database as noted made it before headings had a column: schema 2, two notes."""
-    conn = apsw.Connection(str(path))
-    with conn:
-        for migration in MIGRATIONS[:2]:
-            migration.apply(conn)
-        conn.execute("INSERT INTO folders(id, title, created_time, updated_time) VALUES ('f', 'Inbox', 1, 1)")
-        for rowid, title, body in (
-            (1, "Quarter", FILLER + "budget and budget again.\n"),
-            (2, "Review", "## Budget\n\n" + FILLER + "more words here\n"),
-        ):
-            conn.execute(
-                "INSERT INTO notes(rowid, id, parent_id, title, body, created_time, updated_time, "
-                "user_created_time, user_updated_time) VALUES (?, ?, 'f', ?, ?, 1, 1, 1, 1)",
-                (rowid, f"n{rowid}", title, body),
-            )
-        conn.execute("PRAGMA user_version=2")
-    conn.close()
-
-
 def test_a_schema_2_profile_migrates_with_its_headings_and_its_index_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "notes.db"
-    _schema_2_database(path)
+    schema_2_database(path)
     store = SqliteStore.open(path, tmp_path / "resources")
     try:
         assert store.db.connection().execute("PRAGMA user_version").fetchone()[0] == MIGRATIONS[-1].version
@@ -108,7 +87,7 @@ def test_a_migration_that_fails_half_way_leaves_the_old_schema_and_its_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "notes.db"
-    _schema_2_database(path)
+    schema_2_database(path)
 
     def broken(body: str) -> str:
         if "Budget" in body:

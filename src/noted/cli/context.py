@@ -35,8 +35,13 @@ class CliContext:
         if self._services is None:
             profile = self.profile.ensure()
             setup_logging(profile.log_path)
-            self._services = Services.open(profile, backend="joplin" if self.joplin else None)
+            self._services = Services.open(
+                profile, backend="joplin" if self.joplin else None, on_upgrade=self._upgrading
+            )
         return self._services
+
+    def _upgrading(self) -> None:
+        self.error("upgrading the notebook database to this version (once; a large notebook takes a while)")
 
     def out(self, text: str = "") -> None:
         """Print a line for people (ignored when nothing should be printed)."""

@@ -14,7 +14,7 @@ import importlib.util
 import logging
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import apsw
@@ -61,7 +61,9 @@ def _writable(folder: Path) -> bool:
 class Database:
     """The profile's database file, with one apsw connection per thread."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_upgrade: Callable[[], None] | None = None) -> None:
+        """Open ``path``, bringing its schema up to date; ``on_upgrade`` is called once before an
+        existing database's schema is changed (a large notebook then takes a while)."""
         self.path = path
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -72,7 +74,7 @@ class Database:
         self.read_only: str | None = None
         """Why the database opened for reading only: ``"folder"`` (its folder cannot be written, so
         WAL's side files cannot be made) or ``"file"`` (notes.db itself); None when writable."""
-        self._migrate()
+        self._migrate(on_upgrade)
 
     # Connections -------------------------------------------------------------------------
     def connection(self) -> apsw.Connection:
@@ -237,7 +239,7 @@ class Database:
                 self._local.batch = False
 
     # Schema ------------------------------------------------------------------------------
-    def _migrate(self) -> None:
+    def _migrate(self, on_upgrade: Callable[[], None] | None) -> None:
         conn = self.connection()
         with self._faults():
             current = self._user_version(conn)
@@ -247,6 +249,8 @@ class Database:
                     f"the notebook database {self.path} was made by a newer noted (schema {current})",
                     hint="upgrade noted to open it",
                 )
+            if on_upgrade is not None and 0 < current < newest:
+                on_upgrade()
             for migration in MIGRATIONS:
                 if migration.version <= current:
                     continue

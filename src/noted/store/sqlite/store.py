@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 from noted.store.protocol import Capabilities
@@ -40,10 +41,13 @@ class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
         self.bursts = SessionBursts()
 
     @classmethod
-    def open(cls, db_path: Path, resources_dir: Path) -> SqliteStore:
-        """Open (creating and migrating as needed) the database at ``db_path``."""
+    def open(
+        cls, db_path: Path, resources_dir: Path, *, on_upgrade: Callable[[], None] | None = None
+    ) -> SqliteStore:
+        """Open (creating and migrating as needed) the database at ``db_path``; ``on_upgrade`` is
+        called before an existing database's schema changes."""
         resources_dir.mkdir(parents=True, exist_ok=True)
-        return cls(Database(db_path), resources_dir)
+        return cls(Database(db_path, on_upgrade), resources_dir)
 
     def close(self) -> None:
         self.db.close()
