@@ -59,6 +59,25 @@ def test_keyword_search_has_noteds_results_and_scope(store: JoplinStore) -> None
         search.search("foo:bar")
 
 
+def test_keyword_search_weighs_headings_and_follows_a_heading_edited_away(store: JoplinStore) -> None:
+    word = "zq" + secrets.token_hex(4)
+    folder = store.create_folder(f"Headings {word}", actor="user")
+    filler = "notes about the week and what to bring, written at some length. "
+    text = store.create_note(
+        NoteDraft("Text", filler + f"{word} and {word} again.\n", folder.id), actor="user"
+    )
+    heading = store.create_note(
+        NoteDraft("Heading", f"## {word}\n\n" + filler + "more\n", folder.id), actor="user"
+    )
+    search = JoplinKeywordSearch(store)
+    assert [h.note_id for h in search.search(word).hits] == [heading.id, text.id]
+
+    # The same search object again: the note it read before changed, so its headings are read again.
+    store.update_note(heading.id, NotePatch(body="## Days\n\n" + filler), actor="user")
+    assert [h.note_id for h in search.search(word).hits] == [text.id]
+    assert heading.id in {h.note_id for h in search.search(f'days notebook:"{folder.title}"').hits}
+
+
 def test_the_indexer_follows_joplins_events(joplin: JoplinServer, store: JoplinStore) -> None:
     folder = store.create_folder("Index " + secrets.token_hex(3), actor="user")
     first = store.create_note(NoteDraft("Compost", "Turn the compost heap weekly.", folder.id), actor="user")

@@ -24,6 +24,7 @@ from typing import Any
 import apsw
 
 from noted.errors import QueryError
+from noted.markdown import heading_text
 from noted.models import Note, now_ms
 from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
@@ -44,8 +45,9 @@ class JoplinKeywordSearch(KeywordSearch):
 
     def __init__(self, store: JoplinStore) -> None:  # the SQLite search's state is not needed
         self._store = store
-        self._cache: dict[str, tuple[tuple[int, int], Note]] = {}
-        """Recent notes already read: id → (the version they were read at, note)."""
+        self._cache: dict[str, tuple[tuple[int, int], Note, str]] = {}
+        """Recent notes already read: id → (the version they were read at, note, its headings),
+        so a search parses only the notes changed since the last one."""
 
     def search(
         self,
@@ -115,8 +117,8 @@ class JoplinKeywordSearch(KeywordSearch):
         stale = [i for i, version in rows.items() if i not in self._cache or self._cache[i][0] != version]
         fresh = {n.id: n for n in self._store.get_notes(stale)}
         kept = {i: self._cache[i] for i in rows if i not in stale}
-        self._cache = kept | {i: (rows[i], note) for i, note in fresh.items()}
-        return {i: note for i, (_, note) in self._cache.items()}
+        self._cache = kept | {i: (rows[i], note, heading_text(note.body)) for i, note in fresh.items()}
+        return {i: note for i, (_, note, _) in self._cache.items()}
 
     def _search_locally(
         self, parsed: Query, recent: dict[str, Note], folder_ids: frozenset[str] | None
@@ -124,7 +126,7 @@ class JoplinKeywordSearch(KeywordSearch):
         """``parsed`` run by noted's own engine over the recent notes: (id, user_updated_time), best first."""
         if not recent:
             return []
-        conn = scratch_copy(recent.values())
+        conn = scratch_copy(recent.values(), headings=lambda note: self._cache[note.id][2])
         try:
             self._fill(conn, parsed, list(recent))
             compiled = compile_query(
