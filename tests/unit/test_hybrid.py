@@ -181,10 +181,17 @@ def test_the_hit_names_the_section_of_its_closest_chunk(profile: Profile) -> Non
 
 
 def test_without_an_index_it_is_keyword_search_and_says_why(profile: Profile) -> None:
-    note = profile.add("Sourdough", "feed the starter")
+    note = profile.add("Sourdough", "intro\n# Care\nfeed the starter daily\n")
+    profile.add("Garden", "water the roses")
     results = profile.hybrid.search("starter")
     assert [h.note_id for h in results.hits] == [note]
     assert results.semantic_error is not None and "not been built" in results.semantic_error
+    # As hybrid ranks: a question's words need not all be in the note, a misspelt one is mended,
+    # and the hit says where it matched.
+    (hit,) = profile.hybrid.search("how often should I feed my startr?").hits
+    assert (hit.note_id, hit.arms, hit.section_heading) == (note, (Arm.KEYWORD,), "Care")
+    assert "feed the starter" in hit.snippet
+    assert profile.hybrid.search("feed roses -starter").hits[0].title == "Garden"
 
 
 def test_limit_and_bad_input(profile: Profile) -> None:

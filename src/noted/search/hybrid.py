@@ -22,7 +22,8 @@ A query in Spanish, German or French is searched in English (``noted.search.tran
 words are looked up in noted's glossary before the spelling correction sees them, and
 ``HybridResults.searched_as`` says what was searched.
 When the semantic index cannot be used (not built yet, another model, no sqlite-vec), the result
-is the keyword search of the same query and says why in ``semantic_error``.
+is the keyword arm alone (words OR'ed, corrected and translated as above) and ``semantic_error``
+says why.
 """
 
 from __future__ import annotations
@@ -254,24 +255,38 @@ class HybridSearch:
         try:
             semantic = self.semantic.search(text, relevance=relevance, limit=DEPTH, note_ids=allowed)
         except UnavailableError as exc:
-            return HybridResults(self._keyword_only(query, limit, scope), semantic_error=str(exc))
+            # The keyword arm alone, as hybrid runs it: a question's words need not all match.
+            alone = self._located(split.ranking, self._keyword_arm(ranking, allowed)[:limit])
+            return HybridResults(
+                tuple(_hit(h.note_id, h.score, h, None) for h in alone),
+                searched_as=translation,
+                semantic_error=str(exc),
+            )
         keyword = self._keyword_arm(ranking, allowed)
-        by_kw = {h.note_id: h for h in keyword}
         by_sem = {h.note_id: h for h in semantic}
         fused = fuse([(h.note_id, h.score) for h in keyword], [(h.note_id, _closeness(h)) for h in semantic])[
             :limit
         ]
         # Snippets only for the keyword-only hits that are shown: the semantic arm has its own.
-        located = self.keyword.locate(split.ranking, [n for n, _ in fused if n not in by_sem])
-        for note_id, where in located.items():
-            by_kw[note_id] = dataclasses.replace(
-                by_kw[note_id],
-                snippet=where.snippet,
-                section=where.section,
-                section_heading=where.section_heading,
-            )
+        shown = {n for n, _ in fused if n not in by_sem}
+        by_kw = {h.note_id: h for h in keyword}
+        by_kw.update(
+            (h.note_id, h) for h in self._located(split.ranking, [h for h in keyword if h.note_id in shown])
+        )
         hits = [_hit(n, s, by_kw.get(n), by_sem.get(n)) for n, s in fused]
         return HybridResults(tuple(hits), searched_as=translation)
+
+    def _located(self, ranking: str, hits: Sequence[KeywordHit]) -> list[KeywordHit]:
+        """``hits`` with the snippet and section of where ``ranking``'s words occur in each."""
+        located = self.keyword.locate(ranking, [h.note_id for h in hits])
+        return [
+            dataclasses.replace(
+                h, snippet=where.snippet, section=where.section, section_heading=where.section_heading
+            )
+            if (where := located.get(h.note_id)) is not None
+            else h
+            for h in hits
+        ]
 
     def _corrected(self, split: SplitQuery) -> tuple[str, str]:
         """The semantic arm's text and the keyword arm's query, with misspelt words corrected.
