@@ -326,6 +326,19 @@ async def test_demo_searches_reads_the_first_hit_then_answers() -> None:
     assert not any(isinstance(e, ToolCallReady) for e in third)
 
 
+async def test_demo_prefers_find_notes_with_the_question_as_asked() -> None:
+    demo = make_provider(ProviderConfig(kind="fake", enabled=True))
+    assert isinstance(demo, FakeProvider)
+    find = ToolSpec(
+        "find_notes",
+        "Find",
+        {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    )
+    first = await collect(demo, ChatRequest("sys", ASK.messages, tools=(SEARCH, find, READ)))
+    call = next(e for e in first if isinstance(e, ToolCallReady))
+    assert call.name == "find_notes" and call.arguments == {"query": "What do my notes say about green tea?"}
+
+
 async def test_demo_without_tools_restates_the_question() -> None:
     events = await collect(FakeProvider(), ASK)
     answer = "".join(e.text for e in events if isinstance(e, TextDelta))

@@ -2,9 +2,11 @@
 
 It restates the question; in a chat about an open note whose editing tools are switched on, it
 appends the request to the note as a to-do line (so the approve/undo flow can be tried offline);
-otherwise, when ``search_notes`` is offered it searches for any of the question's words, reads the
-first hit with ``read_note`` when that is offered too, then answers with what came back. It says
-plainly that it is a demo, so nobody takes its words for a model's.
+otherwise it searches: with ``find_notes`` (the question as asked: hybrid search copes with whole
+sentences, misspellings and other languages) when that is offered, else with ``search_notes`` for
+any of the question's words; it reads the first hit with ``read_note`` when that is offered too,
+then answers with what came back. It says plainly that it is a demo, so nobody takes its words for
+a model's.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ def demo_turn(request: ChatRequest) -> list[FakeAction]:
     results = [(name, content) for name, content in results if name != "editor_read_note"]
     called = {name for name, _ in results}
     if not results:
+        if "find_notes" in tools and question:
+            return [
+                Reply(f"You asked: “{_shorten(question, 120)}”. Let me search your notes.\n"),
+                CallTool(
+                    "find_notes", {_text_argument(tools["find_notes"], "query"): _shorten(question, 200)}
+                ),
+            ]
         if "search_notes" in tools and question:
             words = _keywords(question)
             query = "any:1 " + " ".join(words) if words else question
