@@ -23,6 +23,11 @@ def _integrity(store: SqliteStore) -> None:
         conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('integrity-check')")
 
 
+def _stored_headings(store: SqliteStore, note_id: str) -> str:
+    row = store.db.connection().execute("SELECT headings FROM notes WHERE id = ?", (note_id,)).fetchone()
+    return str(row[0])
+
+
 def test_heading_text_is_the_headings_a_reader_sees_one_a_line() -> None:
     body = "Intro\n\n# Trip *plan*\n\ntext\n\n```\n# not a heading\n```\n\nDays\n----\n\n## `code` and [link](x)\n"
     assert heading_text(body) == "Trip plan\nDays\ncode and link"
@@ -55,6 +60,11 @@ def test_every_save_keeps_the_headings_column_in_step(store: SqliteStore) -> Non
     store.update_note(note.id, NotePatch(body="# Days\n\nMonday.\n"), actor="user")
     assert search.search("packing").hits == ()
     assert [h.title for h in search.search("days").hits] == ["Trip"]
+
+    # Text added before or after: the column holds the whole body's headings.
+    store.update_note(note.id, NotePatch(prepend="# Intro", append="## Sunday\n\nRest."), actor="user")
+    body = store.get_note(note.id).body
+    assert _stored_headings(store, note.id) == heading_text(body) == "Intro\nDays\nSunday"
 
     # Saves that leave the text alone (a move, a to-do tick, a title) keep the index right.
     store.update_note(note.id, NotePatch(parent_id=other), actor="user")

@@ -148,8 +148,10 @@ class NoteOps(HistoryOps, StoreBase):
         base_updated_time: int | None = None,
         session: str | None = None,
     ) -> Note:
-        # A whole new body is parsed before the write lock is taken, so other writers wait less.
-        parsed = (patch.body, heading_text(patch.body)) if patch.body is not None else None
+        # A body given whole is parsed before the write lock is taken, so other writers wait less.
+        headings = None
+        if patch.body is not None and patch.prepend is None and patch.append is None:
+            headings = heading_text(patch.body)
         with self.db.write() as conn:
             old = self.note_row(conn, note_id)
             if base_updated_time is not None and base_updated_time != old.updated_time:
@@ -161,7 +163,7 @@ class NoteOps(HistoryOps, StoreBase):
                 parent = self.folder_row(conn, patch.parent_id)
                 if parent.is_trashed:
                     raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
-            return self._apply_patch(conn, old, patch, actor, session, parsed)
+            return self._apply_patch(conn, old, patch, actor, session, headings)
 
     def _apply_patch(
         self,
@@ -170,7 +172,7 @@ class NoteOps(HistoryOps, StoreBase):
         patch: NotePatch,
         actor: str,
         session: str | None,
-        parsed: tuple[str, str] | None = None,
+        headings: str | None = None,
     ) -> Note:
         body = old.body if patch.body is None else patch.body
         if patch.prepend is not None:
@@ -194,7 +196,7 @@ class NoteOps(HistoryOps, StoreBase):
             "source_url": old.source_url if patch.source_url is None else patch.source_url,
         }
         if body != old.body:
-            values["headings"] = parsed[1] if parsed and parsed[0] == body else heading_text(body)
+            values["headings"] = heading_text(body) if headings is None else headings
         assignments = ", ".join(f"{k} = ?" for k in values)
         conn.execute(f"UPDATE notes SET {assignments} WHERE id = ?", [*values.values(), old.id])
         if body != old.body:
