@@ -38,7 +38,7 @@ from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView
 from noted.ui.screens.settings import widget_id
 from noted.ui.screens.settings_nav import section_name, shown_sections
-from noted.ui.themes import BUNDLED_DIR, load_themes
+from noted.ui.themes import bundled_themes
 
 HEAVY = "┃┏"
 """Glyphs of the heavy line that marks focus; no unfocused item in these screens draws them."""
@@ -106,7 +106,7 @@ async def test_the_focused_chat_item_shows_without_colour_in_every_theme(
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")  # read when the app is built
     app, _ = host(chat_services, chat_script(), note_id=make_note(chat_services))
-    for theme in load_themes([BUNDLED_DIR]).themes.values():
+    for theme in bundled_themes().values():
         app.register_theme(theme)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)

@@ -24,8 +24,8 @@ import noted
 _ROOT = Path(__file__).resolve().parents[2]
 _FRONT_ENDS = {"noted.ui", "noted.cli"}
 _ENTRY_POINTS = {"noted.__main__"}  # runs the command line when imported
-_HEAVY = {"openai", "anthropic", "mcp", "onnxruntime", "textual"}
-"""What ``noted show`` must not pay for: the model SDKs, the MCP SDK, the ONNX runtime, Textual."""
+_HEAVY = {"openai", "anthropic", "mcp", "onnxruntime", "textual", "pydantic"}
+"""What ``noted show`` must not pay for: the model SDKs, the MCP SDK, the ONNX runtime, Textual, pydantic."""
 
 
 def _loaded(code: str, tmp_path: Path) -> set[str]:
@@ -126,6 +126,16 @@ def test_the_command_line_starts_without_the_sdks(tmp_path: Path) -> None:
     loaded = _loaded(code, tmp_path)
     assert "noted.cli" in loaded and "noted.store.sqlite" in loaded
     assert not _HEAVY & _top(loaded), sorted(_HEAVY & _top(loaded))
+
+
+def test_the_bundled_themes_load_without_pydantic(tmp_path: Path) -> None:
+    # pydantic costs the app's start about a quarter of its CPU time: only a person's own theme
+    # files go through the model (not vacuous: one such file does load it).
+    code = "from noted.ui.themes import load_themes\nload_themes([__import__('pathlib').Path('mine')])"
+    assert "pydantic" not in _top(_loaded(code, tmp_path))
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "mine.toml").write_text('primary = "#ff0000"\n', encoding="utf-8")
+    assert "pydantic" in _top(_loaded(code, tmp_path))
 
 
 def test_the_contracts_cover_the_core_and_every_package() -> None:

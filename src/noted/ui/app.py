@@ -48,7 +48,7 @@ from noted.ui.messages import (
 )
 from noted.ui.palette import key_hints, system_commands
 from noted.ui.slots import search_screen, settings_screen
-from noted.ui.themes import BUNDLED_DIR, DEFAULT_THEME, load_themes, user_theme_dirs
+from noted.ui.themes import DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.typeahead import HoldsKeys
 from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
@@ -105,7 +105,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         self._settings: Screen[object] | None = None
         self.mcp_status = ""
         """The MCP server's status-bar text (the settings screen shows it too)."""
-        found = load_themes((BUNDLED_DIR, *user_theme_dirs(services.settings.path)))
+        found = load_themes(user_theme_dirs(services.settings.path))
         for theme in found.themes.values():
             self.register_theme(theme)
         self._problems = list(found.problems) + list(services.settings.problems)
