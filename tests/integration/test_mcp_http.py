@@ -130,7 +130,7 @@ async def _toggle_until_heard(world: World, heard: list[Any]) -> None:
     key = "ai.tool.create_note.enabled"
     with anyio.fail_after(scaled(60)):
         while not any(isinstance(m, types.ToolListChangedNotification) for m in heard):
-            world.settings.set(key, not world.settings.get(key))
+            world.settings.set(key, not world.settings.resolve(key).value)
             with anyio.move_on_after(1.0):
                 while not heard:
                     await anyio.sleep(0.02)

@@ -333,7 +333,8 @@ async def test_an_enum_changes_and_persists(services: Services) -> None:
         select = screen.query_one(f"#{widget_id('search.relevance')}", Select)
         select.value = "strict"
         await until(
-            pilot, lambda: services.settings.get("search.relevance") == "strict" and screen.saving == 0
+            pilot,
+            lambda: services.settings.resolve("search.relevance").value == "strict" and screen.saving == 0,
         )
         assert _config(services)["search"]["relevance"] == "strict"  # type: ignore[index]
 
@@ -349,7 +350,7 @@ async def test_a_bad_number_shows_the_error_and_saves_nothing(services: Services
         error = screen.query_one(f"#{widget_id('mcp.port')}-error", Label)
         await until(pilot, lambda: error.display)
         assert "mcp.port must be a whole number from 1 to 65535" in str(error.render())
-        assert services.settings.get("mcp.port") == 8765
+        assert services.settings.resolve("mcp.port").value == 8765
         assert "mcp" not in _config(services)
 
 
@@ -379,7 +380,7 @@ async def test_switching_the_mcp_server_on_and_off(services: Services) -> None:
         field = screen.query_one(f"#{widget_id('mcp.port')}", Input)
         field.value = str(port)
         await field.action_submit()
-        await until(pilot, lambda: services.settings.get("mcp.port") == port and screen.saving == 0)
+        await until(pilot, lambda: services.settings.resolve("mcp.port").value == port and screen.saving == 0)
         screen.query_one(f"#{widget_id('mcp.enabled')}").toggle()  # type: ignore[attr-defined]
         url = f"http://127.0.0.1:{port}"
         await until(pilot, lambda: app.mcp_status.startswith(f"MCP {url}/mcp"))

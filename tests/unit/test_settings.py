@@ -71,17 +71,17 @@ def test_keys_and_environment_names_are_unique_and_no_key_names_a_secret() -> No
 
 def test_defaults_apply_when_there_is_no_file_and_reading_creates_nothing(tmp_path: Path) -> None:
     settings = load(tmp_path)
-    assert settings.get("ai.enabled") is False
-    assert settings.get("ai.allowRemote") is False
-    assert settings.get("ai.provider") == "openai"
-    assert settings.get("ai.baseUrl") == "http://127.0.0.1:11434/v1"
-    assert settings.get("ai.approveWrites") is True
-    assert settings.get("ai.budgetTokens") == 80_000
-    assert settings.get("ai.embedding.provider") == "onnx"
-    assert settings.get("search.relevance") == "normal"
-    assert settings.get("mcp.port") == 8765
-    assert settings.get("mcp.allowedNotebooks") == ()
-    assert settings.get("ai.tool.edit_current.enabled") is False
+    assert settings.resolve("ai.enabled").value is False
+    assert settings.resolve("ai.allowRemote").value is False
+    assert settings.resolve("ai.provider").value == "openai"
+    assert settings.resolve("ai.baseUrl").value == "http://127.0.0.1:11434/v1"
+    assert settings.resolve("ai.approveWrites").value is True
+    assert settings.resolve("ai.budgetTokens").value == 80_000
+    assert settings.resolve("ai.embedding.provider").value == "onnx"
+    assert settings.resolve("search.relevance").value == "normal"
+    assert settings.resolve("mcp.port").value == 8765
+    assert settings.resolve("mcp.allowedNotebooks").value == ()
+    assert settings.resolve("ai.tool.edit_current.enabled").value is False
     assert settings.source("ai.enabled") == "default"
     assert settings.get_path(AI_API_KEY_FILE) is None
     assert not settings.path.exists()
@@ -102,11 +102,11 @@ def test_set_changes_only_its_own_line_and_keeps_comments(tmp_path: Path) -> Non
             assert line in text, f"lost: {line!r}"
     assert "enabled = true" in text
     again = load(tmp_path)
-    assert again.get("ai.enabled") is True
-    assert again.get("ai.provider") == "anthropic"
-    assert again.get("ai.model") == "llama3.2"
-    assert again.get("mcp.port") == 9000
-    assert again.get("ai.tool.update_note.enabled") is True
+    assert again.resolve("ai.enabled").value is True
+    assert again.resolve("ai.provider").value == "anthropic"
+    assert again.resolve("ai.model").value == "llama3.2"
+    assert again.resolve("mcp.port").value == 9000
+    assert again.resolve("ai.tool.update_note.enabled").value is True
     assert again.source("ai.provider") == "config file"
 
 
@@ -124,7 +124,7 @@ def test_a_new_file_is_laid_out_as_nested_tables(tmp_path: Path) -> None:
         "ui": {"keymap": {"note.save": "ctrl+s"}},
     }
     assert settings.get(UI_KEYMAP) == {"note.save": "ctrl+s"}
-    assert settings.get("ui.keymap.note.save") == "ctrl+s"
+    assert settings.resolve("ui.keymap.note.save").value == "ctrl+s"
 
 
 def test_unset_removes_the_key_and_the_table_it_leaves_empty(tmp_path: Path) -> None:
@@ -140,8 +140,8 @@ def test_unset_removes_the_key_and_the_table_it_leaves_empty(tmp_path: Path) -> 
 def test_a_bad_value_in_the_file_is_a_problem_and_the_default_stands_in(tmp_path: Path) -> None:
     write_config(tmp_path, '[ai]\nprovider = "gpt"\nenabeld = true\nmodel = "x"\n')
     settings = load(tmp_path)
-    assert settings.get("ai.provider") == "openai"
-    assert settings.get("ai.model") == "x"
+    assert settings.resolve("ai.provider").value == "openai"
+    assert settings.resolve("ai.model").value == "x"
     problems = " | ".join(settings.problems)
     assert "ai.provider must be one of openai, anthropic, fake" in problems
     assert "unknown setting ai.enabeld (did you mean ai.enabled" in problems
@@ -169,7 +169,7 @@ def test_the_write_is_atomic_a_failed_replace_leaves_the_old_file(
     assert path.read_text(encoding="utf-8") == USER_FILE
     left = sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock"))
     assert left == ["config.toml"]  # no temp file left behind
-    assert settings.get("ai.enabled") is False
+    assert settings.resolve("ai.enabled").value is False
 
 
 def test_a_symlinked_config_file_stays_a_link(tmp_path: Path) -> None:
@@ -227,7 +227,7 @@ def test_an_unknown_key_suggests_close_ones(tmp_path: Path) -> None:
         settings.set("ai.enabeld", "1")
     assert "did you mean ai.enabled" in str(caught.value)
     with pytest.raises(ConfigError, match=r"did you mean ai\.allowRemote\?"):
-        settings.get("ai.allowremote")
+        settings.resolve("ai.allowremote")
 
 
 def test_secrets_are_refused_by_key_and_by_value(tmp_path: Path) -> None:
@@ -253,17 +253,17 @@ def test_paths_are_read_from_the_config_folder(tmp_path: Path) -> None:
 def test_the_environment_overrides_the_file_and_says_so(tmp_path: Path) -> None:
     write_config(tmp_path, USER_FILE)
     settings = load(tmp_path, NOTED_AI_ENABLED="yes", NOTED_MCP_PORT="7000", NOTED_AI_ALLOW_REMOTE="1")
-    assert settings.get("ai.enabled") is True
+    assert settings.resolve("ai.enabled").value is True
     assert settings.source("ai.enabled") == "environment (NOTED_AI_ENABLED)"
-    assert settings.get("mcp.port") == 7000
-    assert settings.get("ai.allowRemote") is True
+    assert settings.resolve("mcp.port").value == 7000
+    assert settings.resolve("ai.allowRemote").value is True
     assert settings.source("ai.allowRemote") == "environment (NOTED_AI_ALLOW_REMOTE)"
     assert (
         load(tmp_path, NOTED_AI_ALLOWREMOTE="on").source("ai.allowRemote").endswith("(NOTED_AI_ALLOWREMOTE)")
     )
     resolved = settings.set("ai.enabled", False)  # saved, but the variable still wins for this run
     assert resolved.value is True and resolved.source is Source.ENV
-    assert load(tmp_path).get("ai.enabled") is False
+    assert load(tmp_path).resolve("ai.enabled").value is False
 
 
 def test_a_bad_environment_value_names_the_variable_and_the_allowed_values(tmp_path: Path) -> None:
@@ -281,8 +281,8 @@ def test_a_bad_environment_value_names_the_variable_and_the_allowed_values(tmp_p
 def test_tool_switches_exist_before_and_after_the_tool_declares_them(tmp_path: Path) -> None:
     write_config(tmp_path, "[ai.tool.update_note]\nenabled = true\n[ai.tool.serch_notes]\nenabled = false\n")
     settings = load(tmp_path, NOTED_AI_TOOL_DELETE_NOTE_ENABLED="on")
-    assert settings.get("ai.tool.read_note.enabled") is False  # undeclared: off, the safe side
-    assert settings.get("ai.tool.delete_note.enabled") is True
+    assert settings.resolve("ai.tool.read_note.enabled").value is False  # undeclared: off, the safe side
+    assert settings.resolve("ai.tool.delete_note.enabled").value is True
     assert settings.source("ai.tool.delete_note.enabled") == "environment (NOTED_AI_TOOL_DELETE_NOTE_ENABLED)"
     spec = settings.register_tool_setting("read_note", title="Read a note", default=True, write=False)
     settings.register_tool_setting("search_notes", title="Search notes", default=True, write=False)
@@ -319,7 +319,7 @@ def test_subscribers_hear_each_change_once_and_can_leave(tmp_path: Path) -> None
     leave()
     settings.set("ai.tool.update_note.enabled", "false")
     assert len(heard) == 1
-    assert load(tmp_path).get("ai.tool.update_note.enabled") is False
+    assert load(tmp_path).resolve("ai.tool.update_note.enabled").value is False
 
 
 def test_reload_picks_up_an_edit_made_by_another_process(tmp_path: Path) -> None:
@@ -331,7 +331,7 @@ def test_reload_picks_up_an_edit_made_by_another_process(tmp_path: Path) -> None
     changes = mine.reload()
     assert changes == (SettingChange("ai.tool.update_note.enabled", False, True),)
     assert heard == [changes]
-    assert mine.get("ai.tool.update_note.enabled") is True
+    assert mine.resolve("ai.tool.update_note.enabled").value is True
     assert mine.reload() == ()
     mine.path.write_text("# edited by hand\n[mcp]\nenabled = true\n", encoding="utf-8")
     assert {c.key for c in mine.reload()} == {"ai.tool.update_note.enabled", "mcp.enabled"}
@@ -343,7 +343,7 @@ def test_reload_of_a_broken_file_keeps_the_values_in_effect(tmp_path: Path) -> N
     settings.path.write_text("[mcp\nport = 1\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="not valid TOML"):
         settings.reload()
-    assert settings.get("mcp.port") == 9000
+    assert settings.resolve("mcp.port").value == 9000
 
 
 def test_entries_are_grouped_by_section_in_display_order(tmp_path: Path) -> None:
@@ -387,7 +387,7 @@ def test_many_tool_switches_round_trip(tmp_path: Path) -> None:
     for key in keys:
         settings.set(key, "true")
     again = Settings.load(tmp_path / "config.toml", environ={})
-    assert [again.get(k) for k in keys] == [True, True, True]
+    assert [again.resolve(k).value for k in keys] == [True, True, True]
     assert [again.source(k) for k in keys] == ["config file"] * 3
     assert again.problems == ()
 
@@ -407,4 +407,4 @@ def test_two_processes_setting_different_keys_both_keep_theirs(tmp_path: Path) -
     final = Settings.load(path, environ={})
     for name in ("a", "b"):
         for i in range(15):
-            assert final.get(f"ai.tool.{name}{i}.enabled") is True, f"lost {name}{i}"
+            assert final.resolve(f"ai.tool.{name}{i}.enabled").value is True, f"lost {name}{i}"

@@ -151,7 +151,7 @@ async def test_switching_the_theme_saves_it(pilot: Pilot[Any], services: Service
     command()  # type: ignore[operator]
     await _choose(pilot, "noted-light", "Switch theme: noted-light")
     await until(pilot, lambda: app.theme == "noted-light")
-    assert services.settings.get("ui.theme") == "noted-light"
+    assert services.settings.resolve("ui.theme").value == "noted-light"
     assert _config(services)["ui"]["theme"] == "noted-light"  # type: ignore[index]
 
     await pilot.press("ctrl+p")  # and from the main palette, by name

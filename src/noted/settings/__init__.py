@@ -1,17 +1,18 @@
-"""Settings: one typed registry of every setting, stored in the profile's ``config.toml``.
+"""Settings: every setting declared once (``handles``), stored in the profile's ``config.toml``.
 
-Each setting has a Joplin-style key (``ai.enabled``, ``ai.allowRemote``, ``ai.tool.<id>.enabled``),
-a label, a section, a kind, a default and help text (``table.SETTINGS``). Values come from an
-environment variable named after the key for one run (``NOTED_AI_ENABLED``; camelCase parts run
-together, ``NOTED_AI_ALLOWREMOTE``, or are split by the alias ``NOTED_AI_ALLOW_REMOTE``), else from
-``config.toml`` (edited with tomlkit, comments kept, written atomically), else the default.
+Each setting is one typed declaration, ``AI_ENABLED = flag("ai.enabled", ASSISTANT, "Use the
+assistant", default=False, help=…)``, which gives its Joplin-style key, type, default, label, section
+and help, and is the handle code reads it with. Values come from an environment variable named after
+the key for one run (``NOTED_AI_ENABLED``; camelCase parts run together, ``NOTED_AI_ALLOWREMOTE``, or
+are split by the alias ``NOTED_AI_ALLOW_REMOTE``), else from ``config.toml`` (edited with tomlkit,
+comments kept, written atomically), else the default.
 
 Secrets are never settings: API keys and tokens come from the environment or from a file a
 ``…File`` setting names (``credentials``), and ``Settings.set`` refuses any key that looks like one.
 
     settings = Settings.load(profile)
-    settings.get(MCP_PORT)                        # 8765, an int to mypy (``handles``)
-    settings.get("mcp.port")                      # 8765 by key, for keys a person typed
+    settings.get(MCP_PORT)                        # 8765, an int to mypy
+    settings.resolve("mcp.port")                  # by key, for keys a person typed: value, origin
     settings.source(AI_ENABLED)                   # "environment (NOTED_AI_ENABLED)"
     settings.set(AI_PROVIDER, "anthropic")        # validated, saved, subscribers told
     settings.register_tool_setting("update_note", title="Update a note", default=False, write=True)
@@ -23,11 +24,10 @@ from __future__ import annotations
 
 from noted.settings.core import Settings
 from noted.settings.credentials import api_key, joplin_token, read_secret
-from noted.settings.handles import Setting, tool_switch
-from noted.settings.registry import TOOL_KEY, SettingsRegistry, env_names, looks_secret, tool_key
+from noted.settings.handles import SECTIONS, SETTINGS, TOOL_KEY, tool_key, tool_switch
+from noted.settings.registry import SettingsRegistry, env_names, looks_secret
 from noted.settings.resolved import ResolvedSetting, SettingChange, Source, Subscriber
-from noted.settings.spec import Kind, SettingSpec, SettingValue
-from noted.settings.table import SECTIONS, SETTINGS
+from noted.settings.spec import Kind, Setting, SettingValue
 
 __all__ = [
     "SECTIONS",
@@ -36,7 +36,6 @@ __all__ = [
     "Kind",
     "ResolvedSetting",
     "SettingChange",
-    "SettingSpec",
     "SettingValue",
     "Setting",
     "Settings",

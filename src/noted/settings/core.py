@@ -11,23 +11,20 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, cast, overload
 
 import tomlkit
 
 from noted.errors import ConfigError
 from noted.profile import Profile
-from noted.settings.env import read_environment
-from noted.settings.handles import AI_BASE_URL, AI_PROVIDER, Setting, tool_switch
+from noted.settings.handles import SECTIONS, tool_switch
 from noted.settings.registry import SettingsRegistry, looks_secret
 from noted.settings.resolved import ResolvedSetting, SettingChange, Source, Subscriber
-from noted.settings.spec import Kind, SettingSpec, SettingValue, to_json
-from noted.settings.table import SECTIONS
+from noted.settings.spec import Check, Setting, SettingValue, to_json
 from noted.settings.tomlfile import (
     Stamp,
     file_lock,
@@ -38,13 +35,10 @@ from noted.settings.tomlfile import (
     set_in_document,
     write_document,
 )
-from noted.settings.urls import EXAMPLE_URLS, base_url_problem
 
 log = logging.getLogger("noted.settings")
 
-T = TypeVar("T")
-
-_KEY_LIKE_VALUE = re.compile(r"(sk|sk-ant|pk|rk|ghp|gho|xox[abpr])[-_][A-Za-z0-9]")
+T = TypeVar("T", bound=SettingValue)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +48,7 @@ class _State:
     problems: tuple[str, ...]
     stamp: Stamp | None
 
-    def effective(self, spec: SettingSpec) -> SettingValue:
+    def effective(self, spec: Setting[Any]) -> SettingValue:
         if spec.key in self.env_values:
             return self.env_values[spec.key][1]
         return self.file_values.get(spec.key, spec.default)
@@ -82,7 +76,8 @@ class Settings:
         self._environ = dict(os.environ if environ is None else environ)
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
-        env_values = read_environment(self._registry, self._environ)
+        self._checks: dict[str, list[Check[Any]]] = {}
+        env_values = self._registry.read_environment(self._environ)
         stamp = file_stamp(path)
         values, problems = self._values_from(read_document(path))
         self._state = _State(values, env_values, problems, stamp)
@@ -118,24 +113,39 @@ class Settings:
         """What is wrong in the config file (unknown keys, bad values); defaults stand in for them."""
         return self._state.problems
 
-    def register_tool_setting(self, tool_id: str, *, title: str, default: bool, write: bool) -> SettingSpec:
+    def register_tool_setting(self, tool_id: str, *, title: str, default: bool, write: bool) -> Setting[Any]:
         """Declare a tool's switch; see ``SettingsRegistry.register_tool_setting``."""
         return self._registry.register_tool_setting(tool_id, title=title, default=default, write=write)
+
+    def add_check(self, setting: Setting[T], check: Check[T]) -> None:
+        """Refuse values of ``setting`` that ``check`` refuses, beside the setting's own check.
+
+        For what only a front end knows (the theme names, the key names Textual reads): the core
+        never imports Textual, so the app and ``noted config`` add those checks here.
+        """
+        with self._lock:
+            checks = self._checks.setdefault(setting.key, [])
+            if check not in checks:
+                checks.append(check)
 
     # reading
 
     def resolve(self, key: str | Setting[Any]) -> ResolvedSetting:
-        """The value in effect for ``key`` with its spec and origin.
+        """The value in effect for ``key`` with its setting and origin.
 
         ``key`` may also name one entry of a table setting, e.g. ``ui.keymap.note.save``.
 
         Raises:
             ConfigError: no such setting (the hint suggests close keys).
         """
-        spec, entry = self._lookup(_key(key))
+        spec = self._registry.spec(_key(key))
         state = self._state
-        if entry is not None:
-            return self._resolve_entry(spec, entry)
+        if spec.table is not None:
+            whole = self.resolve(spec.table)
+            entries = cast("Mapping[str, str]", whole.value)
+            if spec.parts[-1] not in entries:
+                return ResolvedSetting(spec, spec.default, Source.DEFAULT)
+            return ResolvedSetting(spec, entries[spec.parts[-1]], whole.source, whole.env_var)
         if spec.key in state.env_values:
             variable, value = state.env_values[spec.key]
             return ResolvedSetting(spec, value, Source.ENV, variable)
@@ -143,18 +153,13 @@ class Settings:
             return ResolvedSetting(spec, state.file_values[spec.key], Source.FILE)
         return ResolvedSetting(spec, spec.default, Source.DEFAULT)
 
-    @overload
-    def get(self, key: Setting[T]) -> T: ...
-    @overload
-    def get(self, key: str) -> SettingValue: ...
-    def get(self, key: str | Setting[Any]) -> object:
-        """The value in effect: typed for a handle (``get(AI_ENABLED) -> bool``), else a ``SettingValue``.
+    def get(self, key: Setting[T]) -> T:
+        """The value in effect, typed by its handle: ``get(AI_ENABLED)`` is a ``bool``.
 
-        Code reads through handles (``settings.handles``) so a misspelt name fails mypy; a key as
-        text is for keys a person typed (the command line, the settings screen).
+        Only a handle is taken, so a misspelt key is a mypy error; a key a person typed goes
+        through ``resolve``.
         """
-        value = self.resolve(key).value
-        return key.cast(value) if isinstance(key, Setting) else value
+        return cast("T", self.resolve(key).value)  # the kind of the setting stores values of type T
 
     def source(self, key: str | Setting[Any]) -> str:
         """Where ``key``'s value comes from: ``default``, ``config file`` or ``environment (NOTED_…)``."""
@@ -176,12 +181,14 @@ class Settings:
         keys = set(state.file_values) | set(state.env_values)
         return tuple(sorted(k for k in keys if (spec := self._registry.find(k)) and not spec.registered))
 
-    def get_path(self, key: Setting[str]) -> Path | None:
-        """A path setting, ``~`` expanded and relative paths taken from the config file's folder."""
-        text = self.get(key)
-        if not text:
-            return None
+    def path_of(self, text: str) -> Path:
+        """A path as a path setting reads it: ``~`` expanded, relative to the config file's folder."""
         return self._path.parent / Path(text).expanduser()
+
+    def get_path(self, key: Setting[str]) -> Path | None:
+        """A path setting's file (see ``path_of``), or ``None`` when it is not set."""
+        text = self.get(key)
+        return self.path_of(text) if text else None
 
     def tool_enabled(self, tool_id: str) -> bool:
         """Whether the switch ``ai.tool.<tool_id>.enabled`` is on."""
@@ -189,65 +196,43 @@ class Settings:
 
     # changing
 
+    @overload
+    def set(self, key: Setting[T], value: T) -> ResolvedSetting: ...
+    @overload
+    def set(self, key: str, value: SettingValue) -> ResolvedSetting: ...
     def set(self, key: str | Setting[Any], value: SettingValue) -> ResolvedSetting:
         """Validate ``value``, write it to the config file, and tell subscribers.
 
-        Text is parsed as on the command line (``"on"``, ``"8765"``, ``"a, b"``); typed values are
-        checked. Only this key's line changes in the file. When an environment variable overrides
-        the key, the file is still written and the returned value (still the variable's) says so.
+        A handle takes a value of its type; a key as text (as a person typed it) takes text, parsed
+        as on the command line (``"on"``, ``"8765"``, ``"a, b"``), or a typed value. Only this key's
+        line changes in the file. When an environment variable overrides the key, the file is still
+        written and the returned value (still the variable's) says so.
 
         Raises:
-            ConfigError: unknown key, a value the setting does not allow, a key or value that looks
-                like a secret (secrets belong in the environment or a key file, never here), or a
-                config file that cannot be parsed or written (it is then left as it was).
+            ConfigError: unknown key, a value the setting or a check does not allow, a key or value
+                that looks like a secret (secrets belong in the environment or a key file, never
+                here), or a config file that cannot be parsed (it is then left as it was).
+            StorageError: the config file cannot be written (a full disk, a read-only folder).
         """
-        key = _key(key)
-        if looks_secret(key):
+        name = _key(key)
+        if looks_secret(name):
             raise ConfigError(
-                f"{key} would hold a secret, and noted never stores secrets in its config file",
+                f"{name} would hold a secret, and noted never stores secrets in its config file",
                 hint="put it in the environment, or in a file named by a …File setting such as ai.apiKeyFile",
             )
-        spec, entry = self._lookup(key)
-        if entry is not None:
-            keys = value.strip() if isinstance(value, str) else ""
-            if not keys:
-                raise ConfigError(f'{key} must be keys such as "ctrl+s" or "ctrl+s,f2" (got {value!r})')
-            self._edit(lambda doc: set_in_document(doc, (*spec.parts, entry), keys))
-            return self.resolve(key)
+        spec = self._registry.spec(name)
         typed = spec.parse(value) if isinstance(value, str) else spec.coerce(value)
-        if spec.kind is Kind.PATH and isinstance(typed, str) and _KEY_LIKE_VALUE.match(typed):
-            raise ConfigError(f"{key} takes the path of a file that holds the secret, not the secret itself")
-        self._check_value(spec, typed)
+        if spec.table is not None:  # an entry is checked by its table's checks, as a table of one
+            self._check(spec.table, {spec.parts[-1]: str(typed)})
+        else:
+            self._check(spec, typed)
         self._edit(lambda doc: _write_value(doc, spec, typed))
-        return self.resolve(key)
-
-    def _check_value(self, spec: SettingSpec, typed: SettingValue) -> None:
-        """The checks that need more than the value: a file that must exist, a URL for a provider."""
-        if spec.must_exist and isinstance(typed, str) and typed:
-            path = self._path.parent / Path(typed).expanduser()  # as get_path reads it
-            try:
-                with path.open("rb"):
-                    pass
-            except OSError as exc:
-                raise ConfigError(
-                    f"{spec.key}: cannot read {path}: {exc.strerror or exc}; nothing was saved",
-                    hint="give the path of an existing file",
-                ) from None
-        if spec.key == AI_BASE_URL.key and isinstance(typed, str):
-            provider = self.get(AI_PROVIDER)
-            problem = base_url_problem(typed, provider)
-            if problem is not None:
-                example = EXAMPLE_URLS.get(provider, EXAMPLE_URLS["openai"])
-                raise ConfigError(
-                    f"{spec.key} {typed!r}: {problem}; nothing was saved",
-                    hint=f"with ai.provider = {provider}, write it like {example}",
-                )
+        return self.resolve(name)
 
     def unset(self, key: str | Setting[Any]) -> ResolvedSetting:
         """Remove ``key`` from the config file, so its default (or environment value) applies."""
-        spec, entry = self._lookup(_key(key))
-        parts = spec.parts if entry is None else (*spec.parts, entry)
-        self._edit(lambda doc: remove_in_document(doc, parts))
+        spec = self._registry.spec(_key(key))
+        self._edit(lambda doc: remove_in_document(doc, spec.parts))
         return self.resolve(key)
 
     def reload(self) -> tuple[SettingChange, ...]:
@@ -282,26 +267,11 @@ class Settings:
 
     # internals
 
-    def _lookup(self, key: str) -> tuple[SettingSpec, str | None]:
-        """The spec of ``key``, or of the table setting ``key`` is an entry of, with the entry."""
-        spec = self._registry.find(key)
-        if spec is not None:
-            return spec, None
-        for table in self._registry.specs():
-            if table.kind is Kind.TABLE and key.startswith(table.key + ".") and len(key) > len(table.key) + 1:
-                return table, key[len(table.key) + 1 :]
-        return self._registry.spec(key), None  # raises, with suggestions
-
-    def _resolve_entry(self, table: SettingSpec, entry: str) -> ResolvedSetting:
-        whole = self.resolve(table.key)
-        assert isinstance(whole.value, Mapping) and isinstance(table.default, Mapping)
-        spec = replace(
-            table, key=f"{table.key}.{entry}", label=f"{table.label}: {entry}", kind=Kind.STR,
-            default=table.default.get(entry, ""),
-        )  # fmt: skip
-        if entry not in whole.value:
-            return ResolvedSetting(spec, spec.default, Source.DEFAULT)
-        return ResolvedSetting(spec, whole.value[entry], whole.source, whole.env_var)
+    def _check(self, spec: Setting[Any], value: SettingValue) -> None:
+        with self._lock:
+            checks = [*([spec.check] if spec.check else []), *self._checks.get(spec.key, ())]
+        for check in checks:
+            check(self, value)
 
     def _values_from(self, doc: tomlkit.TOMLDocument) -> tuple[dict[str, SettingValue], tuple[str, ...]]:
         raw, unknown = flatten(doc.unwrap(), lambda key: self._registry.find(key) is not None)
@@ -353,7 +323,7 @@ def _key(key: str | Setting[Any]) -> str:
     return key.key if isinstance(key, Setting) else key
 
 
-def _write_value(doc: tomlkit.TOMLDocument, spec: SettingSpec, value: SettingValue) -> None:
+def _write_value(doc: tomlkit.TOMLDocument, spec: Setting[Any], value: SettingValue) -> None:
     if isinstance(value, Mapping):  # a whole table is replaced entry by entry, as dotted keys
         remove_in_document(doc, spec.parts)
         for entry, keys in value.items():

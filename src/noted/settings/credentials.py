@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 from noted.errors import ConfigError
 from noted.settings.core import Settings
-from noted.settings.handles import AI_API_KEY_FILE, AI_PROVIDER, JOPLIN_TOKEN_FILE, Setting
+from noted.settings.handles import AI_API_KEY_FILE, AI_PROVIDER, JOPLIN_TOKEN_FILE
+from noted.settings.spec import Setting
 
 API_KEY_VARIABLE = "NOTED_API_KEY"
 PROVIDER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {

@@ -1,114 +1,255 @@
-"""Typed handles of the fixed settings, so code reads ``settings.get(AI_ENABLED) -> bool``.
+"""Every fixed setting of noted, declared once, in the order the settings screen shows them.
 
-A handle is a key with the Python type of its value. Code reads and writes settings through these
-constants, so a misspelt name is a mypy error instead of a ``ConfigError`` at run time, and the
-value comes back as the right type without a cast. Keys typed by a person (``noted config set``,
-the settings screen) still go through ``Settings.get(key: str)``.
+Each constant is the whole declaration (key, type, default, label, section, help, checks) and the
+typed handle code reads it with: ``settings.get(AI_ENABLED)`` is a ``bool`` to mypy, and a misspelt
+handle, a key given as a string to ``get`` or a value of the wrong type to ``set`` is a mypy error
+(``tests/unit/test_settings_typing.py`` runs mypy on such code to show it). Keys typed by a person
+(``noted config set``, the settings screen) are looked up through ``Settings.resolve(key)``.
 
-Each handle must name a setting of ``table.SETTINGS`` whose kind stores values of the handle's type;
-``tests/unit/test_settings_handles.py`` checks every handle against the table and that every fixed
-setting has one. Tool switches are made from the tool's id by :func:`tool_switch`.
+Tool switches (``ai.tool.<id>.enabled``) are not listed here: each tool declares its own through
+``SettingsRegistry.register_tool_setting`` when the tool registry is built, and ``tool_switch(id)``
+is its handle. The only fixed one is ``ai.tool.edit_current.enabled``, shared by the editor tools.
+
+No key may name a secret: API keys and tokens come from the environment or from the file a ``…File``
+setting names, so they never sit in ``config.toml`` or on a screen.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
-from noted.settings.registry import tool_key
+from noted.errors import ConfigError
+from noted.settings.spec import Kind, Setting
+from noted.settings.urls import EXAMPLE_URLS, base_url_problem
 
-T_co = TypeVar("T_co", covariant=True)
+if TYPE_CHECKING:
+    from noted.settings.core import Settings
 
+ASSISTANT = "Assistant"
+TOOLS = "Tools"
+SEARCH = "Search"
+MCP = "MCP server"
+STORAGE = "Storage"
+APPEARANCE = "Appearance"
+KEYS = "Keys"
 
-@dataclass(frozen=True)  # no slots: ``Setting[int](…)`` sets ``__orig_class__``, which slots refuse
-class Setting(Generic[T_co]):
-    """A setting's key and the type of its value (``Setting[bool]``, ``Setting[int]``…).
+SECTIONS: tuple[str, ...] = (ASSISTANT, TOOLS, SEARCH, MCP, STORAGE, APPEARANCE, KEYS)
+"""Section names in display order."""
 
-    Path settings are ``Setting[str]`` (the text as written); ``Settings.get_path`` turns one into a
-    ``Path`` taken from the config file's folder.
-    """
+OLLAMA_URL = "http://127.0.0.1:11434/v1"
 
-    key: str
-    type: type[Any]
-    """What ``isinstance`` checks a value against: ``bool``, ``int``, ``str``, ``tuple`` or ``Mapping``."""
-
-    def cast(self, value: object) -> T_co:
-        """``value`` as this handle's type.
-
-        Raises:
-            TypeError: the registry holds another kind of value under this key (a bug in noted,
-                which the handles test catches before it ships).
-        """
-        wrong_int = self.type is int and isinstance(value, bool)  # bool is a subclass of int
-        if wrong_int or not isinstance(value, self.type):
-            raise TypeError(f"{self.key} holds {type(value).__name__}, not {self.type.__name__}")
-        return cast("T_co", value)  # checked just above: T_co is self.type
+TOOL_KEY = re.compile(r"ai\.tool\.([a-z][a-z0-9_]*)\.enabled")
+"""The family of tool switches; a tool id is lowercase snake case."""
 
 
-def _bool(key: str) -> Setting[bool]:
-    return Setting(key, bool)
-
-
-def _int(key: str) -> Setting[int]:
-    return Setting(key, int)
-
-
-def _str(key: str) -> Setting[str]:
-    return Setting(key, str)
-
-
-def _list(key: str) -> Setting[tuple[str, ...]]:
-    return Setting(key, tuple)
-
-
-def _table(key: str) -> Setting[Mapping[str, str]]:
-    return Setting(key, Mapping)
+def tool_key(tool_id: str) -> str:
+    """The key of the switch of tool ``tool_id``."""
+    return f"ai.tool.{tool_id}.enabled"
 
 
 def tool_switch(tool_id: str) -> Setting[bool]:
-    """The handle of ``ai.tool.<tool_id>.enabled``, a tool's on/off switch."""
-    return _bool(tool_key(tool_id))
+    """The handle of ``ai.tool.<tool_id>.enabled``, a tool's on/off switch (see ``registry``)."""
+    return Setting(tool_key(tool_id), TOOLS, f"Tool {tool_id}", default=False, help="")
 
 
+def _readable_file(settings: Settings, value: str) -> None:
+    if not value:
+        return
+    where = settings.path_of(value)
+    try:
+        with where.open("rb"):
+            pass
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read {where}: {exc.strerror or exc}; nothing was saved",
+            hint="give the path of an existing file",
+        ) from None
+
+
+def _fits_provider(settings: Settings, value: str) -> None:
+    provider = settings.get(AI_PROVIDER)
+    problem = base_url_problem(value, provider)
+    if problem is not None:
+        example = EXAMPLE_URLS.get(provider, EXAMPLE_URLS["openai"])
+        raise ConfigError(
+            f"{AI_BASE_URL.key} {value!r}: {problem}; nothing was saved",
+            hint=f"with ai.provider = {provider}, write it like {example}",
+        )
+
+
+# fmt: off
 # Assistant
-AI_ENABLED = _bool("ai.enabled")
-AI_ALLOW_REMOTE = _bool("ai.allowRemote")
-AI_PROVIDER = _str("ai.provider")
-AI_MODEL = _str("ai.model")
-AI_BASE_URL = _str("ai.baseUrl")
-AI_API_KEY_FILE = _str("ai.apiKeyFile")
-AI_APPROVE_WRITES = _bool("ai.approveWrites")
-AI_BUDGET_TOKENS = _int("ai.budgetTokens")
-AI_TIMEOUT_SECONDS = _int("ai.timeoutSeconds")
-# Tools
-EDIT_CURRENT_TOOLS = _bool("ai.tool.edit_current.enabled")
-# Search
-SEARCH_DEFAULT_MODE = _str("search.defaultMode")
-SEARCH_RELEVANCE = _str("search.relevance")
-SEARCH_INDEXER_ENABLED = _bool("search.indexer.enabled")
-EMBEDDING_PROVIDER = _str("ai.embedding.provider")
-EMBEDDING_MODEL = _str("ai.embedding.model")
-EMBEDDING_BASE_URL = _str("ai.embedding.baseUrl")
-EMBEDDING_QUERY_PREFIX = _str("ai.embedding.queryPrefix")
-EMBEDDING_PASSAGE_PREFIX = _str("ai.embedding.passagePrefix")
-EMBEDDING_THREADS = _int("ai.embedding.threads")
-# MCP server
-MCP_ENABLED = _bool("mcp.enabled")
-MCP_HOST = _str("mcp.host")
-MCP_PORT = _int("mcp.port")
-MCP_ALLOWED_NOTEBOOKS = _list("mcp.allowedNotebooks")
-MCP_TOKEN_FILE = _str("mcp.tokenFile")
-MCP_ALLOWED_ORIGINS = _list("mcp.allowedOrigins")
-MCP_ACTIONS_ENABLED = _bool("mcp.actions.enabled")
-# Storage
-BACKEND = _str("backend")
-JOPLIN_URL = _str("joplin.url")
-JOPLIN_TOKEN_FILE = _str("joplin.tokenFile")
-JOPLIN_SYNC_COMMAND = _str("joplin.syncCommand")
-# Appearance and keys
-UI_THEME = _str("ui.theme")
-UI_KEYMAP = _table("ui.keymap")
+AI_ENABLED = Setting(
+    "ai.enabled", ASSISTANT, "Use the assistant", default=False,
+    help="Switch the assistant on. While it is off nothing is ever sent to a model.",
+)
+AI_ALLOW_REMOTE = Setting(
+    "ai.allowRemote", ASSISTANT, "Allow remote models", default=False,
+    help="Allow chat and embedding endpoints that are not on this machine. Only loopback hosts count "
+    "as local; LAN addresses are remote. Off keeps every note on this computer.",
+)
+AI_PROVIDER = Setting(
+    "ai.provider", ASSISTANT, "Provider", choices=("openai", "anthropic", "fake"), default="openai",
+    help="openai: any OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM, OpenAI, "
+    "OpenRouter). anthropic: Anthropic's API. fake: a scripted offline model for demos and tests.",
+)
+AI_MODEL = Setting(
+    "ai.model", ASSISTANT, "Model", default="",
+    help="Name of the chat model as the server knows it, e.g. llama3.2 or gpt-4o-mini.",
+)
+AI_BASE_URL = Setting(
+    "ai.baseUrl", ASSISTANT, "Server URL", default=OLLAMA_URL, kind=Kind.URL, check=_fits_provider,
+    help='Address of the model server. The default is a local Ollama; "" uses the provider\'s own '
+    "public endpoint (which is remote).",
+)
+AI_API_KEY_FILE = Setting(
+    "ai.apiKeyFile", ASSISTANT, "API key file", default="", kind=Kind.PATH, check=_readable_file,
+    help="File holding the API key, if the server needs one. The key itself is never stored in "
+    "settings: NOTED_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment also work.",
+)
+AI_APPROVE_WRITES = Setting(
+    "ai.approveWrites", ASSISTANT, "Ask before every change", default=True,
+    help="Ask you to approve each change the assistant makes to your notes before it is written.",
+)
+AI_BUDGET_TOKENS = Setting(
+    "ai.budgetTokens", ASSISTANT, "Conversation budget (tokens)", default=80_000, minimum=1_000,
+    maximum=10_000_000,
+    help="Largest conversation sent to the model. A longer one is refused, never silently cut: "
+    "start a new chat or select a part of the note.",
+)
+AI_TIMEOUT_SECONDS = Setting(
+    "ai.timeoutSeconds", ASSISTANT, "Request timeout (seconds)", default=120, minimum=5, maximum=3_600,
+    help="How long you wait for an answer to begin, retries included; the chat shows the wait, "
+    "and Esc stops it.",
+)
 
-HANDLES: tuple[Setting[Any], ...] = tuple(v for v in list(globals().values()) if isinstance(v, Setting))
-"""Every fixed handle above, for the test that checks them against the table."""
+# Tools
+EDIT_CURRENT_TOOLS = Setting(
+    "ai.tool.edit_current.enabled", TOOLS, "Edit the open note", default=False, writes_notes=True,
+    help="Let the assistant change the note open beside the chat (append, insert, replace text). "
+    "Each edit still asks first while 'Ask before every change' is on.",
+)
+
+# Search
+SEARCH_DEFAULT_MODE = Setting(
+    "search.defaultMode", SEARCH, "Search mode", choices=("keyword", "semantic", "hybrid"),
+    default="hybrid",
+    help="keyword: words and filters. semantic: by meaning, from the local index. hybrid: both, "
+    "fused into one ranking.",
+)
+SEARCH_RELEVANCE = Setting(
+    "search.relevance", SEARCH, "Search-by-meaning relevance", choices=("strict", "normal", "loose"),
+    default="normal",
+    help="How close a note must be to count as a match: strict shows fewer, surer results; loose "
+    "shows more.",
+)
+SEARCH_INDEXER_ENABLED = Setting(
+    "search.indexer.enabled", SEARCH, "Index notes for search by meaning", default=True,
+    help="Keep the semantic index up to date in the background. Off saves CPU; search by meaning "
+    "then uses the index as it was.",
+)
+EMBEDDING_PROVIDER = Setting(
+    "ai.embedding.provider", SEARCH, "Embedding provider", choices=("onnx", "openai", "fake"),
+    default="onnx",
+    help="onnx: a model run on this machine (no network). openai: an OpenAI-compatible "
+    "/v1/embeddings server. fake: deterministic vectors for tests. Changing it rebuilds the index.",
+)
+EMBEDDING_MODEL = Setting(
+    "ai.embedding.model", SEARCH, "Embedding model", default="",
+    help='For onnx, a folder holding model.onnx and tokenizer.json; "" is the bundled '
+    "all-MiniLM-L6-v2. For openai, the model's name. Changing it rebuilds the index.",
+)
+EMBEDDING_BASE_URL = Setting(
+    "ai.embedding.baseUrl", SEARCH, "Embedding server URL", default="", kind=Kind.URL,
+    help='Address of the /v1/embeddings server for the openai embedding provider; "" uses the '
+    "assistant's server URL.",
+)
+EMBEDDING_QUERY_PREFIX = Setting(
+    "ai.embedding.queryPrefix", SEARCH, "Query prefix", default="",
+    help='Text put before each search query, e.g. "query: " for e5 models; "" uses what the model '
+    "declares.",
+)
+EMBEDDING_PASSAGE_PREFIX = Setting(
+    "ai.embedding.passagePrefix", SEARCH, "Passage prefix", default="",
+    help='Text put before each indexed passage, e.g. "passage: " for e5 models; "" uses what the '
+    "model declares.",
+)
+EMBEDDING_THREADS = Setting(
+    "ai.embedding.threads", SEARCH, "Embedding threads", default=0, minimum=0, maximum=256,
+    help="CPU threads the local model may use; 0 picks a number that suits this machine.",
+)
+
+# MCP server
+MCP_ENABLED = Setting(
+    "mcp.enabled", MCP, "Run the MCP server in the app", default=False,
+    help="Serve your notes to AI apps (Claude, Cursor, Zed, Codex…) over HTTP while noted runs. "
+    "They get exactly the tools switched on under Tools.",
+)
+MCP_HOST = Setting(
+    "mcp.host", MCP, "Listen address", default="127.0.0.1",
+    help="Address the HTTP server binds to. Anything but loopback requires a token file.",
+)
+MCP_PORT = Setting(
+    "mcp.port", MCP, "Port", default=8765, minimum=1, maximum=65_535,
+    help="TCP port of the HTTP server (http://HOST:PORT/mcp).",
+)
+MCP_ALLOWED_NOTEBOOKS: Setting[tuple[str, ...]] = Setting(
+    "mcp.allowedNotebooks", MCP, "Notebooks AI apps may see", default=(),
+    help="Notebook ids or titles (their sub-notebooks included) the tools may see; empty means all. "
+    "Other notebooks are invisible: no titles, snippets or counts leak.",
+)
+MCP_TOKEN_FILE = Setting(
+    "mcp.tokenFile", MCP, "Bearer token file", default="", kind=Kind.PATH,
+    help="File holding the bearer token HTTP clients must send (noted mcp token creates one). It "
+    "must belong to you and be unreadable by others.",
+)
+MCP_ALLOWED_ORIGINS: Setting[tuple[str, ...]] = Setting(
+    "mcp.allowedOrigins", MCP, "Allowed browser origins", default=(),
+    help="Browser origins (e.g. https://example.org) allowed to call the server; requests from other "
+    "origins are refused. Clients that send no Origin, as AI apps do, are not affected.",
+)
+MCP_ACTIONS_ENABLED = Setting(
+    "mcp.actions.enabled", MCP, "OpenAPI actions", default=False,
+    help="Also serve /openapi.json and /actions/{tool} for plain-HTTP clients such as custom GPT "
+    "actions. Needs a token file and ai.allowRemote, because it exposes notes to whatever remote "
+    "service you connect.",
+)
+
+# Storage
+BACKEND = Setting(
+    "backend", STORAGE, "Where notes live", choices=("sqlite", "joplin"), default="sqlite",
+    help="sqlite: the profile's own database. joplin: a running Joplin's Data API (desktop app with "
+    "the Web Clipper on, or the terminal app's server).",
+)
+JOPLIN_URL = Setting(
+    "joplin.url", STORAGE, "Joplin Data API URL", default="", kind=Kind.URL,
+    help='Address of Joplin\'s Data API; "" finds it on this machine from port 41184 up.',
+)
+JOPLIN_TOKEN_FILE = Setting(
+    "joplin.tokenFile", STORAGE, "Joplin token file", default="", kind=Kind.PATH,
+    help="File holding Joplin's API token (Joplin: Options, Web Clipper). NOTED_JOPLIN_TOKEN in the "
+    "environment also works.",
+)
+JOPLIN_SYNC_COMMAND = Setting(
+    "joplin.syncCommand", STORAGE, "Joplin sync command", default="",
+    help='What "Sync now" and noted sync run to make Joplin sync (its API cannot), e.g. "joplin sync" '
+    'for the terminal app. "" : noted leaves syncing to Joplin.',
+)
+
+# Appearance and keys
+UI_THEME = Setting(
+    "ui.theme", APPEARANCE, "Theme", default="noted-dark",
+    help="A bundled theme (noted-dark, noted-light), one of Textual's, or a theme file in your config folder.",
+)
+UI_KEYMAP: Setting[Mapping[str, str]] = Setting(
+    "ui.keymap", KEYS, "Key bindings", default=MappingProxyType({}),
+    help='Keys for binding ids, e.g. "note.save" = "ctrl+s,f2". Set one with '
+    "noted config set ui.keymap.note.save ctrl+s; unlisted bindings keep their keys.",
+)
+# fmt: on
+
+SETTINGS: tuple[Setting[Any], ...] = tuple(v for v in list(globals().values()) if isinstance(v, Setting))
+"""Every fixed setting above, in the order declared."""

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from noted.settings.spec import SettingSpec, SettingValue, to_json
+from noted.settings.spec import Setting, SettingValue, to_json
 
 
 class Source(enum.StrEnum):
@@ -22,7 +22,7 @@ class Source(enum.StrEnum):
 class ResolvedSetting:
     """One setting's value in effect, with its spec and its origin."""
 
-    spec: SettingSpec
+    spec: Setting[Any]
     value: SettingValue
     source: Source
     env_var: str | None = None

@@ -1,7 +1,11 @@
-"""What one setting is: its key, label, section, kind, default and help, and how its values are read.
+"""What a setting is: one declaration that is also its typed handle, and how its values are read.
+
+``Setting[T]`` carries the key, the section, the label, the default (a ``T``) and the help, and its
+kind follows from the default's type (``Kind.URL`` and ``Kind.PATH`` are named, being text):
+``settings.get(AI_ENABLED)`` is a ``bool`` to mypy because ``AI_ENABLED`` is a ``Setting[bool]``.
 
 Values come in two shapes. Text (from the command line or an environment variable) goes through
-``SettingSpec.parse``; values already typed by TOML or by a front end go through ``SettingSpec.coerce``.
+``Setting.parse``; values already typed by TOML or by a front end go through ``Setting.coerce``.
 Both return the one canonical, immutable value of the setting's kind or raise a ``ConfigError`` whose
 message names the key, what it allows and what it got: ``ai.provider must be one of openai, anthropic,
 fake (got "foo")``.
@@ -11,10 +15,11 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
@@ -22,11 +27,21 @@ from tomlkit.exceptions import TOMLKitError
 from noted.errors import ConfigError
 from noted.settings.urls import url_problem
 
+if TYPE_CHECKING:
+    from noted.settings.core import Settings
+
 SettingValue: TypeAlias = bool | int | str | tuple[str, ...] | Mapping[str, str]
 """A setting's value: lists are tuples and tables read-only mappings, so a snapshot can be shared."""
 
+T = TypeVar("T", bound=SettingValue)
+
+Check: TypeAlias = "Callable[[Settings, T], None]"
+"""A check that needs more than the value (a file, another setting, what a front end knows); it
+raises ``ConfigError`` to refuse the value before anything is written."""
+
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+_KEY_LIKE_VALUE = re.compile(r"(sk|sk-ant|pk|rk|ghp|gho|xox[abpr])[-_][A-Za-z0-9]")
 
 
 class Kind(enum.StrEnum):
@@ -46,55 +61,71 @@ class Kind(enum.StrEnum):
     """A table of string values keyed by string (the keymap)."""
 
 
+_KIND_OF_TYPE: tuple[tuple[type, Kind], ...] = (
+    (bool, Kind.BOOL), (int, Kind.INT), (str, Kind.STR), (tuple, Kind.LIST), (Mapping, Kind.TABLE),
+)  # fmt: skip
+"""The kind of a setting by its default's type, first match first (a bool is an int too)."""
+_ALLOWED = {
+    Kind.BOOL: "true or false", Kind.STR: "text", Kind.URL: 'an http:// or https:// URL, or ""',
+    Kind.PATH: 'a file path, or "" for none',
+    Kind.LIST: "a list of text (a JSON array, or items separated by commas)",
+    Kind.TABLE: 'a table of text values (a JSON object such as {"note.save": "ctrl+s"})',
+}  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
-class SettingSpec:
-    """One entry of the settings registry."""
+class Setting(Generic[T]):
+    """One setting, declared once in ``settings.handles``; code reads it with ``settings.get(HANDLE)``."""
 
     key: str
     """Joplin-style dotted key, e.g. ``ai.allowRemote``; also its path in ``config.toml``."""
-    label: str
-    """Short human name shown in the settings screen."""
     section: str
     """Human section the settings screen and ``noted config list`` group it under."""
-    kind: Kind
-    default: SettingValue
+    label: str
+    """Short human name shown in the settings screen."""
+    default: T
     help: str
     """One or two sentences for people: what it does and what the values mean."""
+    kind: Kind | None = None
+    """Set from the default's type (``ENUM`` for text with ``choices``); name ``URL`` or ``PATH`` here."""
     choices: tuple[str, ...] = ()
     """Allowed values of an ``ENUM`` setting, in the order they are shown."""
     minimum: int | None = None
     maximum: int | None = None
+    check: Check[T] | None = None
     writes_notes: bool | None = None
     """For a tool switch: whether the tool changes notes. ``None`` for every other setting."""
     registered: bool = True
-    must_exist: bool = False
-    """For a ``PATH`` setting: the file must exist and be readable when the setting is set."""
     """False for an ``ai.tool.<id>.enabled`` key no tool has declared (yet) in this process."""
+    table: Setting[Mapping[str, str]] | None = None
+    """For one entry of a table setting (``ui.keymap.note.save``): the table it belongs to."""
+
+    def __post_init__(self) -> None:
+        if self.kind is None:
+            kinds = [kind for cls, kind in _KIND_OF_TYPE if isinstance(self.default, cls)]
+            object.__setattr__(self, "kind", Kind.ENUM if self.choices else kinds[0])
 
     @property
     def parts(self) -> tuple[str, ...]:
-        """The key split into its TOML path."""
+        """The key's path in the TOML file (an entry's name may hold dots: ``note.save``)."""
+        if self.table is not None:
+            return (*self.table.parts, self.key[len(self.table.key) + 1 :])
         return tuple(self.key.split("."))
+
+    def entry(self: Setting[Mapping[str, str]], name: str) -> Setting[str]:
+        """The setting of one entry of this table, e.g. ``ui.keymap.note.save``."""
+        label, default = f"{self.label}: {name}", self.default.get(name, "")
+        return Setting(f"{self.key}.{name}", self.section, label, default, self.help, table=self)
 
     def allowed(self) -> str:
         """What the setting accepts, in words, for error messages and help."""
-        match self.kind:
-            case Kind.BOOL:
-                return "true or false"
-            case Kind.INT:
-                return _int_range(self.minimum, self.maximum)
-            case Kind.ENUM:
-                return "one of " + ", ".join(self.choices)
-            case Kind.URL:
-                return 'an http:// or https:// URL, or ""'
-            case Kind.PATH:
-                return 'a file path, or "" for none'
-            case Kind.LIST:
-                return "a list of text (a JSON array, or items separated by commas)"
-            case Kind.TABLE:
-                return 'a table of text values (a JSON object such as {"note.save": "ctrl+s"})'
-            case _:
-                return "text"
+        if self.kind is Kind.INT:
+            return _int_range(self.minimum, self.maximum)
+        if self.kind is Kind.ENUM:
+            return "one of " + ", ".join(self.choices)
+        if self.table is not None:
+            return 'keys such as "ctrl+s" or "ctrl+s,f2"'
+        return _ALLOWED[self.kind or Kind.STR]
 
     def parse(self, text: str) -> SettingValue:
         """Read a value typed as text, as given on the command line or in the environment."""
@@ -147,6 +178,10 @@ class SettingSpec:
     def _check_text(self, text: str) -> str:
         if "\x00" in text:
             raise self._invalid(text)
+        if self.table is not None:  # an entry of the keymap: the keys of one binding
+            if not text.strip():
+                raise self._invalid(text)
+            return text.strip()
         if self.kind is Kind.ENUM:
             word = text.strip().lower()
             if word not in self.choices:
@@ -162,6 +197,10 @@ class SettingSpec:
                 )
             return url
         if self.kind is Kind.PATH:
+            if _KEY_LIKE_VALUE.match(text.strip()):
+                raise ConfigError(
+                    f"{self.key} takes the path of a file that holds the secret, not the secret itself"
+                )
             return text.strip()
         return text
 

@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from noted.errors import NotedError
-from noted.settings import Settings
-from noted.settings.handles import Setting, tool_switch
+from noted.settings import Setting, Settings, tool_switch
 from noted.store.protocol import Store
 from noted.tools.scope import Scope
 

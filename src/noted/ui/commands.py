@@ -19,8 +19,7 @@ from textual.worker import WorkerFailed
 
 from noted.services import Services
 from noted.settings import Source
-from noted.settings.handles import UI_THEME
-from noted.settings.table import TOOLS
+from noted.settings.handles import TOOLS, UI_THEME
 from noted.ui.data import folder_paths
 from noted.ui.messages import OpenNote
 
@@ -185,7 +184,7 @@ class ToggleToolProvider(Provider):
         if switch.env_var:
             app.notify(f'"{switch.label}" is set by {switch.env_var}; change it there.', severity="warning")
             return
-        on = not app.services.settings.get(switch.key)  # flip what is in effect now
+        on = not app.services.settings.resolve(switch.key).value  # flip what is in effect now
         _set_setting(app, switch.key, on, f'Tool "{switch.label}" is now {"on" if on else "off"}')
 
     async def search(self, query: str) -> Hits:

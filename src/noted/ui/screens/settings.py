@@ -26,10 +26,8 @@ from textual.widgets import Checkbox, Collapsible, Footer, Input, Label, Select,
 
 from noted.errors import ConfigError
 from noted.services import Services
-from noted.settings import ResolvedSetting, SettingChange, SettingValue, Source
-from noted.settings.handles import UI_THEME
-from noted.settings.spec import Kind
-from noted.settings.table import MCP, TOOLS
+from noted.settings import Kind, ResolvedSetting, SettingChange, SettingValue, Source
+from noted.settings.handles import MCP, TOOLS, UI_THEME
 from noted.ui.screens.settings_nav import SectionProvider, ToolBox, jump
 from noted.ui.screens.settings_sections import MCP_KEYS, SECTIONS, mcp_state_text, snippets_text
 from noted.ui.typeahead import release_keys
@@ -329,7 +327,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         found = self.query(f"#{widget_id(key)}")
         if not found:
             return
-        control, value = found.first(), self.services.settings.get(key)
+        control, value = found.first(), self.services.settings.resolve(key).value
         if isinstance(control, Switch | Checkbox) and control.value != value:
             with control.prevent(Switch.Changed, Checkbox.Changed):
                 control.value = bool(value)

@@ -13,8 +13,7 @@ from textual.containers import Vertical
 from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.services import Services
 from noted.settings import SettingValue
-from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, MCP_TOKEN_FILE
-from noted.settings.table import KEYS, MCP, TOOLS
+from noted.settings.handles import KEYS, MCP, MCP_ENABLED, MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, TOOLS
 
 MCP_KEYS = frozenset(h.key for h in (MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, MCP_ENABLED))
 """The settings the MCP section's address and snippets are drawn from."""
@@ -70,7 +69,7 @@ def mcp_url(resolved: Mapping[str, SettingValue]) -> str:
 def mcp_values(services: Services) -> dict[str, SettingValue]:
     """The MCP settings in effect, by key."""
     settings = services.settings
-    return {key: settings.get(key) for key in MCP_KEYS}
+    return {key: settings.resolve(key).value for key in MCP_KEYS}
 
 
 def mcp_state_text(services: Services, status: str) -> str:
