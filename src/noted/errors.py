@@ -36,11 +36,20 @@ failure must never swallow a cancel.
     ├── IndexingStopped           the indexer was asked to stop between batches (indexer.engine)
     └── _Stop                     an attachment flow ends quietly, having said why (ui.widgets.attachments)
 
+``os_fault`` and ``write_fault`` name the ``StorageError`` behind a failed file operation (a full
+disk, a folder that refuses writes), for the files outside the database: settings, tokens.
+
 Every exception class defined in noted sits in one of these two trees, where it is drawn here
 (``tests/unit/test_errors_tree.py`` checks both).
 """
 
 from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+_DENIED = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 
 
 class NotedError(Exception):
@@ -124,3 +133,37 @@ class BackendError(NotedError):
 
 class Interruption(Exception):
     """Not an error: a request to stop, raised to unwind and caught by the code that asked for it."""
+
+
+def disk_full(where: Path) -> DiskFullError:
+    """No room left on the disk holding ``where``."""
+    return DiskFullError(
+        f"the disk holding {where} is full", hint="free some space there, then run the command again"
+    )
+
+
+def folder_not_writable(folder: Path, detail: str) -> FolderNotWritableError:
+    """``folder`` refuses writes (its mode, an immutable flag, a read-only mount)."""
+    return FolderNotWritableError(
+        f"cannot write in the folder {folder} ({detail})",
+        hint="make it writable for this user, or pick another profile with --profile DIR; reading still works",
+    )
+
+
+def os_fault(exc: OSError, path: Path | None = None) -> StorageError | None:
+    """The ``StorageError`` a failed file operation stands for (a full disk, a folder that refuses
+    writes), or None when it is neither. ``path``: the file it was on, when ``exc`` names none (a
+    ``write`` does not)."""
+    where = Path(exc.filename) if exc.filename else path
+    if exc.errno in _FULL:
+        return disk_full(where.parent if where is not None else Path("."))
+    if exc.errno in _DENIED and where is not None:
+        return folder_not_writable(where if where.is_dir() else where.parent, exc.strerror or str(exc))
+    return None
+
+
+def write_fault(exc: OSError, path: Path) -> StorageError:
+    """What a failed write of the file ``path`` (a setting, a token) means, with its own exit code."""
+    return os_fault(exc, path) or StorageError(
+        f"cannot write {path}: {exc.strerror or exc}", hint="check the disk, then run the command again"
+    )

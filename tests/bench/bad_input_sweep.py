@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.support.faults import damage, fill, state  # noqa: E402
+from tests.support.faults import damage, fill, small_disk, state  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -72,6 +72,7 @@ class Sweep:
         profile: Path | None = None,
         stdin: bytes | None = None,
         expect_ok: bool = False,
+        code: int | None = None,
         kept: Callable[[], bool] = lambda: True,
         fault: Callable[[Path], Callable[[], None]] | None = None,
     ) -> None:
@@ -89,6 +90,7 @@ class Sweep:
         clean = (len(lines) == 1 and lines[0].startswith("noted: ")) or (expect_ok and not lines)
         # "internal error" (70) is no clean refusal, even in one line.
         clean = clean and not traceback and (done.returncode == 0) == expect_ok and done.returncode != 70
+        clean = clean and (code is None or done.returncode == code)  # the README's code, where one is due
         try:
             lost = state(profile) != before or not kept()
         except Exception:  # the profile cannot even be read back
@@ -202,6 +204,43 @@ def _argv_and_queries(s: Sweep) -> None:
     s.case("search: a 101-character word", ["search", "--mode", "keyword", "a" * 101])
 
 
+def _config(s: Sweep) -> None:
+    """Settings checked against what exists (themes, tools, Textual's keys), exit 2, nothing written."""
+    p = s.profile()
+    config = p / "config.toml"
+
+    def unchanged() -> bool:
+        return not config.exists()
+
+    for name, key, value in (
+        ("an unknown theme", "ui.theme", "noted-drak"),
+        ("an unknown tool id", "ai.tool.delete_notes.enabled", "true"),
+        ("a key name Textual does not know", "ui.keymap.note.save", "ctrl+sss"),
+        ("'?' for Textual's question_mark", "ui.keymap.note.save", "?"),
+        ("an unknown binding id", "ui.keymap.note.sav", "ctrl+s"),
+        ("a newline in a one-line value", "ai.model", "llama\nrm -rf /"),
+        ("an escape sequence in a one-line value", "mcp.host", "127.0.0.1\x1b[2J"),
+        ("a value out of range", "mcp.port", "70000"),
+        ("a value not among the choices", "ai.provider", "foo"),
+        ("an unknown key", "ai.enabeld", "true"),
+    ):
+        s.case(f"config set: {name}", ["config", "set", key, value], profile=p, code=2, kept=unchanged)
+
+
+def _config_faults(s: Sweep) -> None:
+    """``config set`` and ``mcp token add`` on a folder that refuses writes (10) and a full disk (12)."""
+    for args in (["config", "set", "ai.enabled", "true"], ["mcp", "token", "add", "claude"]):
+        s.case(f"read-only profile folder: {' '.join(args[:2])}", args, fault=lambda p: _chattr(p), code=10)
+    with small_disk(s.work / "settings-disk", "3m") as disk:
+        s.run(disk / "p", "notes")
+
+        def full(_: Path) -> Callable[[], None]:
+            return fill(disk).unlink
+
+        for args in (["config", "set", "ai.model", "x" * 5000], ["mcp", "token", "add", "claude"]):
+            s.case(f"full disk: {' '.join(args[:2])}", args, profile=disk / "p", fault=full, code=12)
+
+
 def _faults(s: Sweep) -> None:
     def folder(p: Path) -> Callable[[], None]:
         (p / "noted.log").unlink()
@@ -233,6 +272,7 @@ def _faults(s: Sweep) -> None:
 
     s.case("noted.log cannot be opened: notes", ["notes"], fault=log_dir, expect_ok=True)
     _uncreatable_profile(s)
+    _config_faults(s)
     disk = s.work / "disk"
     disk.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
@@ -357,6 +397,7 @@ def main() -> None:
         _argv_and_queries(sweep)
         _imports(sweep)
         _exports(sweep)
+        _config(sweep)
         if os.geteuid() == 0:
             _faults(sweep)
         text = table(sweep.outcomes, args.title)

@@ -88,6 +88,39 @@ def test_a_full_disk_is_named_and_changes_nothing(tmp_path: Path) -> None:
         assert state(profile) == before
 
 
+def test_settings_and_tokens_in_a_folder_that_cannot_be_written_name_it(profile: Path) -> None:
+    # The files beside notes.db (config.toml, the client tokens) are storage too: exit 10, not 1.
+    with unwritable(profile):
+        changes = [
+            run_noted(profile, "config", "set", "ai.enabled", "true"),
+            run_noted(profile, "mcp", "token", "add", "claude"),
+            run_noted(profile, "mcp", "token"),
+        ]
+    for done in changes:
+        one_line(
+            done, EXIT["folder not writable"], f"cannot write in the folder {profile}", "make it writable"
+        )
+    assert sorted(p.name for p in profile.iterdir()) == ["noted.log", "notes.db", "resources"]
+
+
+def test_settings_and_tokens_on_a_full_disk_name_it(tmp_path: Path) -> None:
+    with small_disk(tmp_path / "disk", "3m") as disk:
+        profile = disk / "profile"
+        assert run_noted(profile, "notes").returncode == 0
+        assert run_noted(profile, "config", "set", "ai.model", "small").returncode == 0
+        config = (profile / "config.toml").read_text(encoding="utf-8")
+        filler = fill(disk)
+        changes = [
+            run_noted(profile, "config", "set", "ai.model", "x" * 5000),
+            run_noted(profile, "mcp", "token", "add", "claude"),
+        ]
+        filler.unlink()
+        for done in changes:
+            one_line(done, EXIT["disk full"], f"the disk holding {profile} is full", "free some space")
+        assert (profile / "config.toml").read_text(encoding="utf-8") == config  # the old file stands
+        assert not [p.name for p in profile.iterdir() if p.name.endswith(".tmp") or "client" in p.name]
+
+
 def test_a_full_disk_during_an_import_leaves_no_note_notebook_or_attachment_file(tmp_path: Path) -> None:
     source = tmp_path / "Vault"
     source.mkdir()

@@ -67,7 +67,7 @@ def test_serve_beyond_loopback_without_a_token_is_refused(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run(world, capsys, "mcp", "serve", "--host", "0.0.0.0", "--port", "0")
-    assert code == 1
+    assert code == 2  # a configuration the settings do not allow is bad input (README's table)
     assert "noted mcp token" in err and "0.0.0.0" in err
 
 
@@ -83,7 +83,7 @@ def test_token_creates_a_private_strong_file_and_sets_the_setting(
     assert path.read_text().strip() not in out  # never shown unless asked
 
     code, _, err = run(world, capsys, "mcp", "token")
-    assert code == 1 and "--force" in err
+    assert code == 2 and "--force" in err
     old = path.read_text()
     code, out, _ = run(world, capsys, "mcp", "token", "--force", "--show")
     assert code == 0 and path.read_text() != old and path.read_text().strip() in out

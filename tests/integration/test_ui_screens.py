@@ -354,6 +354,22 @@ async def test_a_bad_number_shows_the_error_and_saves_nothing(services: Services
         assert "mcp" not in _config(services)
 
 
+async def test_a_key_textual_never_sends_shows_the_error_and_saves_nothing(services: Services) -> None:
+    # The app adds the checks only a front end can make (noted.ui.setting_checks); without them the
+    # keymap field saved "ctrl+sss", which no key press ever matches.
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+        field = screen.query_one(f"#{widget_id('ui.keymap')}", Input)
+        field.focus()
+        field.value = '{"note.save": "ctrl+sss"}'
+        await pilot.press("enter")
+        error = screen.query_one(f"#{widget_id('ui.keymap')}-error", Label)
+        await until(pilot, lambda: error.display and screen.saving == 0)
+        assert '"ctrl+sss" is not a key Textual knows; nothing was saved' in str(error.render())
+        assert "ui" not in _config(services)
+
+
 async def test_an_environment_override_is_read_only(fixture: Fixture) -> None:
     services = open_services(fixture.root, ai_provider="fake")
     try:

@@ -59,17 +59,18 @@ def test_list_as_json_either_flag_position(
     assert data["settings"][0]["source"] == "default" and data["settings"][0]["writes_notes"] is True
 
 
-def test_bad_value_exits_non_zero_and_names_the_allowed_values(
+def test_bad_value_exits_2_and_names_the_allowed_values(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(tmp_path, "config", "set", "ai.provider", "foo") == 1
+    # 2, bad input, as the README's table says (it was 1, "refused", before)
+    assert run(tmp_path, "config", "set", "ai.provider", "foo") == 2
     err = capsys.readouterr().err
     assert 'ai.provider must be one of openai, anthropic, fake (got "foo")' in err
     assert not (tmp_path / "config.toml").exists()
 
 
 def test_unknown_key_suggests_the_right_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(tmp_path, "config", "get", "mcp.prot") == 1
+    assert run(tmp_path, "config", "get", "mcp.prot") == 2
     assert "did you mean mcp.port" in capsys.readouterr().err
 
 
@@ -113,7 +114,7 @@ def test_path_prints_the_config_file(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_a_secret_is_refused_with_where_it_belongs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(tmp_path, "config", "set", "ai.apiKey", "sk-abc") == 1
+    assert run(tmp_path, "config", "set", "ai.apiKey", "sk-abc") == 2
     err = capsys.readouterr().err
     assert "never stores secrets" in err and "ai.apiKeyFile" in err
     assert not (tmp_path / "config.toml").exists()
@@ -128,3 +129,81 @@ def test_a_keymap_entry_is_set_and_read_on_its_own(
     assert capsys.readouterr().out == "ctrl+s,f2\n"
     assert run(tmp_path, "config", "get", "ui.keymap") == 0
     assert json.loads(capsys.readouterr().out) == {"note.save": "ctrl+s,f2"}
+
+
+# What exists: themes, tools and keys (issue 34, item 11). Each refusal is one line, exit 2, and
+# leaves no config file behind; before, each of these was saved and did nothing.
+
+
+def refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, value: str, *said: str) -> None:
+    assert run(tmp_path, "config", "set", key, value) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("noted: ") and "nothing was saved" in lines[0], lines
+    for words in said:
+        assert words in lines[0], lines[0]
+    assert not (tmp_path / "config.toml").exists()
+
+
+def test_a_theme_that_does_not_exist_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refused(
+        tmp_path,
+        capsys,
+        "ui.theme",
+        "noted-drak",
+        'no theme is named "noted-drak"',
+        "noted-dark, noted-light",
+    )
+    themes = tmp_path / "themes"
+    themes.mkdir()
+    (themes / "broken.toml").write_text('primary = "not a colour"\n', encoding="utf-8")
+    refused(tmp_path, capsys, "ui.theme", "broken", "broken.toml", "'primary'")
+    (themes / "mine.toml").write_text('primary = "#ff0000"\n', encoding="utf-8")
+    # not vacuous: a file of one's own, a bundled theme and one of Textual's are all taken
+    for name in ("mine", "noted-light", "nord"):
+        assert run(tmp_path, "config", "set", "ui.theme", name) == 0
+    assert "ui.theme = nord" in capsys.readouterr().out
+
+
+def test_the_switch_of_a_tool_that_does_not_exist_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    refused(tmp_path, capsys, "ai.tool.delete_notes.enabled", "true", "no tool has the id delete_notes")
+    assert run(tmp_path, "config", "set", "ai.tool.delete_note.enabled", "true") == 0  # the real id
+
+
+@pytest.mark.parametrize(
+    ("keys", "said"),
+    [
+        ("ctrl+sss", '"ctrl+sss" is not a key Textual knows'),
+        ("?", 'write "question_mark" for "?"'),
+        ("ctrl+s, f2", '" f2" is not a key Textual knows'),  # Textual's keymap keeps the space
+        ("Escape", '"Escape" is not a key Textual knows'),
+        ("cmd+s", "\"cmd+s\": 'cmd' is not a modifier"),
+        ("ctrl+s,", '"" is not a key Textual knows'),
+    ],
+)
+def test_a_key_textual_never_sends_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], keys: str, said: str
+) -> None:
+    refused(tmp_path, capsys, "ui.keymap.note.save", keys, "ui.keymap.note.save: " + said)
+
+
+def test_keys_textual_knows_are_taken(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for keys in ("ctrl+s,f2", "question_mark", "ctrl+shift+up", "pageup", "slash", "A", "space"):
+        assert run(tmp_path, "config", "set", "ui.keymap.note.save", keys) == 0, capsys.readouterr().err
+    refused(tmp_path / "whole", capsys, "ui.keymap", '{"note.save": "ctrl+s", "no.such": "f2"}', "no.such")
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("ai.model", "llama\nrm -rf"), ("mcp.host", "127.0.0.1\x1b[2J"), ("joplin.syncCommand", "joplin\tsync"),
+     ("mcp.allowedNotebooks", "Work,Pri\x07vate"), ("ui.keymap.note.save", "ctrl+s\r")],
+)  # fmt: skip
+def test_control_characters_in_a_one_line_value_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, value: str
+) -> None:
+    refused_line = "must be one line of text without control characters"
+    assert run(tmp_path, "config", "set", key, value) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and refused_line in lines[0], lines
+    assert not (tmp_path / "config.toml").exists()

@@ -12,7 +12,7 @@ import pytest
 import tomlkit
 from tests.support.polling import scaled
 
-from noted.errors import ConfigError
+from noted.errors import ConfigError, DiskFullError
 from noted.profile import Profile
 from noted.settings import (
     SECTIONS,
@@ -164,7 +164,7 @@ def test_the_write_is_atomic_a_failed_replace_leaves_the_old_file(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", crash)
-    with pytest.raises(ConfigError, match="No space left"):
+    with pytest.raises(DiskFullError, match="is full"):  # a storage fault, exit 12 on the command line
         settings.set("ai.enabled", True)
     assert path.read_text(encoding="utf-8") == USER_FILE
     left = sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock"))

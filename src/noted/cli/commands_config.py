@@ -7,16 +7,13 @@ settings keep the app from starting.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
 from pathlib import Path
 
 from noted.cli.args import Subparsers, add_common, command
 from noted.cli.context import CliContext
-from noted.errors import InvalidInputError
+from noted.errors import ConfigError
 from noted.settings import Kind, ResolvedSetting, Settings, Source
-from noted.settings.handles import UI_KEYMAP
-
-KEYMAP = UI_KEYMAP.key
+from noted.ui import setting_checks
 
 _VALUE_WIDTH = 32
 
@@ -92,39 +89,30 @@ def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_set(args: argparse.Namespace, ctx: CliContext) -> int:
-    """Validate and save one value."""
+    """Validate and save one value; what only the app knows (themes, keys, tools) is checked too."""
     settings = Settings.load(ctx.profile)
+    setting_checks.install(settings)
     value: str = args.value
     spec = settings.registry.find(args.key)
     if spec is not None and spec.kind is Kind.PATH and value.strip():
         # a path typed in a shell means "from here", not from the profile folder
         value = str(Path.cwd() / Path(value.strip()).expanduser())
-    if args.key == KEYMAP or args.key.startswith(KEYMAP + "."):
-        _check_binding_ids(settings, args.key, value)
+    if spec is not None and not spec.registered:
+        _check_tool_id(settings, args.key)
     entry = settings.set(args.key, value)
     _report(ctx, settings, entry, f"saved in {settings.path}")
-    if not entry.spec.registered and not ctx.json:
-        ctx.out("note: tool ids are not checked here; `noted tools list` shows the tools and their ids")
     return 0
 
 
-def _check_binding_ids(settings: Settings, key: str, value: str) -> None:
-    """Refuse a keymap entry for a binding that does not exist: it would be saved and do nothing."""
-    if key == KEYMAP:
-        spec = settings.registry.find(KEYMAP)
-        assert spec is not None
-        table = spec.parse(value)
-        named = list(table) if isinstance(table, Mapping) else []
-    else:
-        named = [key.removeprefix(KEYMAP + ".")]
-    from noted.ui.binding_ids import binding_ids  # Textual loads only for a keymap change
+def _check_tool_id(settings: Settings, key: str) -> None:
+    """Refuse the switch of a tool that does not exist: it would be saved and switch nothing."""
+    from noted.tools import build_registry  # the tools load only for a tool switch
 
-    known = binding_ids()
-    unknown = [name for name in named if name not in known]
-    if unknown:
-        raise InvalidInputError(
-            f"no key binding has the id {', '.join(unknown)}; nothing was saved",
-            hint="the ids are: " + ", ".join(sorted(known)),
+    build_registry(settings)  # declares every tool's switch
+    if not settings.registry.spec(key).registered:
+        raise ConfigError(
+            f"no tool has the id {key.split('.')[2]}, so {key} would switch nothing; nothing was saved",
+            hint="`noted tools list` shows the tools and their switches",
         )
 
 

@@ -3,7 +3,7 @@
 The scheme (documented in the README's "Exit codes"):
 
 - ``0`` done; ``1`` refused (a note that is not there, nothing to restore…);
-  ``2`` bad input or usage (argparse's own code too), invalid UTF-8 included.
+  ``2`` bad input or usage (argparse's own code too), invalid UTF-8 and settings included.
 - ``3`` a save met a note that changed meanwhile (both sides kept); ``4`` ``noted ask`` declined
   a write the assistant asked for; ``5``–``9``: kept for other outcomes of single commands.
 - ``10``–``19``: storage faults, one code each, so a script can react (free space, fix
@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 
 from noted.errors import (
+    ConfigError,
     DatabaseBusyError,
     DatabaseDamagedError,
     DatabaseReadOnlyError,
@@ -54,6 +55,7 @@ class ExitCode(enum.IntEnum):
 
 _BY_CLASS: tuple[tuple[type[NotedError], ExitCode], ...] = (
     (InvalidInputError, ExitCode.BAD_INPUT),
+    (ConfigError, ExitCode.BAD_INPUT),
     (FolderNotWritableError, ExitCode.FOLDER_NOT_WRITABLE),
     (DatabaseReadOnlyError, ExitCode.DATABASE_READ_ONLY),
     (DiskFullError, ExitCode.DISK_FULL),

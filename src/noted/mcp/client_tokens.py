@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from noted.errors import ConfigError, InvalidInputError
+from noted.errors import ConfigError, InvalidInputError, write_fault
 from noted.mcp.token import TOKEN_BYTES, check_private_file, stat_of
 
 if TYPE_CHECKING:  # kept out at run time: ``noted mcp token`` need not load the tools
@@ -134,7 +134,8 @@ class ClientTokens:
 
         Raises:
             InvalidInputError: the name is malformed or taken, or the tool set is empty.
-            ConfigError: the file cannot be read or written.
+            ConfigError: the file cannot be read.
+            StorageError: it cannot be written (a full disk, a folder that refuses writes).
         """
         if not _NAME.match(name):
             raise InvalidInputError(
@@ -176,7 +177,7 @@ class ClientTokens:
             os.replace(temporary, self.path)
         except OSError as exc:
             temporary.unlink(missing_ok=True)
-            raise ConfigError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+            raise write_fault(exc, self.path) from exc
         self._stamp = None  # read back on next use
 
 

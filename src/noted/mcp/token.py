@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noted.errors import ConfigError
+from noted.errors import ConfigError, write_fault
 
 MIN_ENTROPY_BITS = 256
 """At least 32 bytes of randomness."""
@@ -99,7 +99,8 @@ def create(path: Path, *, overwrite: bool = False) -> str:
     """Write a new random token to ``path`` (mode 0600) and return it.
 
     Raises:
-        ConfigError: the file exists and ``overwrite`` is false, or it cannot be written.
+        ConfigError: the file exists and ``overwrite`` is false.
+        StorageError: it cannot be written (a full disk, a folder that refuses writes).
     """
     if path.exists() and not overwrite:
         raise ConfigError(
@@ -115,7 +116,7 @@ def create(path: Path, *, overwrite: bool = False) -> str:
         os.replace(temporary, path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write the token file {path}: {exc.strerror or exc}") from exc
+        raise write_fault(exc, path) from exc
     return token
 
 

@@ -41,6 +41,7 @@ raises ``ConfigError`` to refuse the value before anything is written."""
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _KEY_LIKE_VALUE = re.compile(r"(sk|sk-ant|pk|rk|ghp|gho|xox[abpr])[-_][A-Za-z0-9]")
 
 
@@ -158,7 +159,7 @@ class Setting(Generic[T]):
             case Kind.INT if isinstance(raw, int) and not isinstance(raw, bool):
                 return self._check_range(raw)
             case Kind.LIST if isinstance(raw, list | tuple) and all(isinstance(i, str) for i in raw):
-                return tuple(raw)
+                return tuple(self._one_line(item) for item in raw)
             case Kind.TABLE if isinstance(raw, Mapping):
                 return self._check_table(raw)
             case Kind.STR | Kind.ENUM | Kind.URL | Kind.PATH if isinstance(raw, str):
@@ -176,8 +177,7 @@ class Setting(Generic[T]):
         return json.dumps(to_json(value), ensure_ascii=False)
 
     def _check_text(self, text: str) -> str:
-        if "\x00" in text:
-            raise self._invalid(text)
+        text = self._one_line(text)
         if self.table is not None:  # an entry of the keymap: the keys of one binding
             if not text.strip():
                 raise self._invalid(text)
@@ -204,6 +204,14 @@ class Setting(Generic[T]):
             return text.strip()
         return text
 
+    def _one_line(self, text: str) -> str:
+        if _CONTROL.search(text):
+            raise ConfigError(
+                f"{self.key} must be one line of text without control characters (got {_quote(text)})",
+                hint="a tab, a new line or an escape sequence has no place in a setting",
+            )
+        return text
+
     def _check_range(self, number: int) -> int:
         too_small = self.minimum is not None and number < self.minimum
         if too_small or (self.maximum is not None and number > self.maximum):
@@ -219,8 +227,8 @@ class Setting(Generic[T]):
                 raise self._invalid(text) from None
             if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
                 raise self._invalid(text)
-            return tuple(items)
-        return tuple(item.strip() for item in stripped.split(",") if item.strip())
+            return tuple(self._one_line(item) for item in items)
+        return tuple(self._one_line(item.strip()) for item in stripped.split(",") if item.strip())
 
     def _parse_table(self, text: str) -> Mapping[str, str]:
         stripped = text.strip()
@@ -240,7 +248,7 @@ class Setting(Generic[T]):
     def _check_table(self, table: Mapping[Any, Any]) -> Mapping[str, str]:
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
             raise self._invalid(dict(table))
-        return MappingProxyType(dict(table))
+        return MappingProxyType({self._one_line(k): self._one_line(v) for k, v in table.items()})
 
     def _invalid(self, got: object, *, hint: str | None = None) -> ConfigError:
         return ConfigError(f"{self.key} must be {self.allowed()} (got {_quote(got)})", hint=hint)

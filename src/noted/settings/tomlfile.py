@@ -25,7 +25,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Comment, Table
 
-from noted.errors import ConfigError
+from noted.errors import ConfigError, write_fault
 
 Stamp = tuple[int, int, int]
 """What identifies one version of the file: modification time (ns), size and inode."""
@@ -134,7 +134,7 @@ def file_lock(path: Path) -> Iterator[None]:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle = open(target.with_name(f".{target.name}.lock"), "a+b")  # noqa: SIM115
     except OSError as exc:
-        raise ConfigError(f"cannot lock {path}: {exc.strerror or exc}") from exc
+        raise write_fault(exc, path) from exc
     with handle:
         if fcntl is not None:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
@@ -149,14 +149,15 @@ def write_document(path: Path, doc: tomlkit.TOMLDocument) -> Stamp:
     written, so the writer does not mistake its own write for someone else's edit.
 
     Raises:
-        ConfigError: the folder or file cannot be written; the old file is then untouched.
+        StorageError: the folder or file cannot be written (``write_fault``); the old file is then
+            untouched.
     """
     target = Path(os.path.realpath(path))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise write_fault(exc, path) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(tomlkit.dumps(doc))
@@ -170,7 +171,7 @@ def write_document(path: Path, doc: tomlkit.TOMLDocument) -> Stamp:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         if isinstance(exc, OSError):
-            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from exc
+            raise write_fault(exc, path) from exc
         raise
     _sync_folder(target.parent)
     return (info.st_mtime_ns, info.st_size, info.st_ino)

@@ -25,7 +25,7 @@ from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
 from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, UI_KEYMAP, UI_THEME
-from noted.ui import crash, memory, patches
+from noted.ui import crash, memory, patches, setting_checks
 from noted.ui.background import RunsInBackground
 from noted.ui.clipboard import CopiesThroughTmux
 from noted.ui.commands import (
@@ -105,6 +105,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         self._settings: Screen[object] | None = None
         self.mcp_status = ""
         """The MCP server's status-bar text (the settings screen shows it too)."""
+        setting_checks.install(services.settings)  # what the core cannot check: themes, key names
         found = load_themes(user_theme_dirs(services.settings.path))
         for theme in found.themes.values():
             self.register_theme(theme)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import apsw
 
-from noted.errors import ProfileError
+from noted.errors import ProfileError, folder_not_writable
 from noted.store.sqlite import faults
 from noted.store.sqlite.schema import MIGRATIONS
 
@@ -103,7 +103,7 @@ class Database:
 
     def _connect(self) -> apsw.Connection:
         if not self.path.exists() and not _writable(self.path.parent):
-            raise faults.folder_not_writable(self.path.parent, f"{self.path.name} cannot be created there")
+            raise folder_not_writable(self.path.parent, f"{self.path.name} cannot be created there")
         conn = apsw.Connection(str(self.path))
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         try:
@@ -175,7 +175,7 @@ class Database:
         """
         conn = self.connection()
         if self.read_only == "folder":
-            raise faults.folder_not_writable(self.path.parent, "no file can be made there")
+            raise folder_not_writable(self.path.parent, "no file can be made there")
         if self.read_only == "file":
             raise faults.database_read_only(self.path)
         with self._faults():

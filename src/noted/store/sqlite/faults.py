@@ -8,7 +8,6 @@ own exit code) instead of an "internal error" with a stack.
 from __future__ import annotations
 
 import contextlib
-import errno
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,21 +18,14 @@ from noted.errors import (
     DatabaseBusyError,
     DatabaseDamagedError,
     DatabaseReadOnlyError,
-    DiskFullError,
-    FolderNotWritableError,
     StorageError,
+    disk_full,
+    folder_not_writable,
+    os_fault,
 )
 
-_FULL = {errno.ENOSPC, errno.EDQUOT}
-_DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
 NEARLY_FULL = 1 << 20
 """Free bytes below which an I/O error of the database is taken for a full disk."""
-
-
-def disk_full(where: Path) -> DiskFullError:
-    return DiskFullError(
-        f"the disk holding {where} is full", hint="free some space there, then run the command again"
-    )
 
 
 def damaged(db_path: Path, detail: str) -> DatabaseDamagedError:
@@ -44,13 +36,6 @@ def damaged(db_path: Path, detail: str) -> DatabaseDamagedError:
             f"`sqlite3 {db_path} .recover | sqlite3 recovered.db`; a folder written by `noted export` "
             "can be read into a new profile with `noted --profile NEW import FOLDER`"
         ),
-    )
-
-
-def folder_not_writable(folder: Path, detail: str) -> FolderNotWritableError:
-    return FolderNotWritableError(
-        f"cannot write in the folder {folder} ({detail})",
-        hint="make it writable for this user, or pick another profile with --profile DIR; reading still works",
     )
 
 
@@ -99,17 +84,6 @@ def _nearly_full(folder: Path) -> bool:
         return False
 
 
-def from_os_error(exc: OSError) -> StorageError | None:
-    """The ``StorageError`` a failed file operation stands for, or None when it is none of them."""
-    where = Path(exc.filename) if exc.filename else None
-    if exc.errno in _FULL:
-        return disk_full(where.parent if where is not None else Path("."))
-    if exc.errno in _DENIED and where is not None:
-        folder = where if where.is_dir() else where.parent
-        return folder_not_writable(folder, exc.strerror or str(exc))
-    return None
-
-
 def classify(exc: BaseException, db_path: Path | None = None) -> StorageError | None:
     """A storage fault behind ``exc`` (apsw or ``OSError``, possibly as its cause), else None."""
     seen: BaseException | None = exc
@@ -121,7 +95,7 @@ def classify(exc: BaseException, db_path: Path | None = None) -> StorageError | 
             if found is not None:
                 return found
         if isinstance(seen, OSError):
-            found = from_os_error(seen)
+            found = os_fault(seen)
             if found is not None:
                 return found
         seen = seen.__cause__ or seen.__context__
