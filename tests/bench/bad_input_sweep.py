@@ -209,8 +209,8 @@ def _config(s: Sweep) -> None:
     p = s.profile()
     config = p / "config.toml"
 
-    def unchanged() -> bool:
-        return not config.exists()
+    def text() -> bytes | None:
+        return config.read_bytes() if config.exists() else None
 
     for name, key, value in (
         ("an unknown theme", "ui.theme", "noted-drak"),
@@ -224,7 +224,13 @@ def _config(s: Sweep) -> None:
         ("a value not among the choices", "ai.provider", "foo"),
         ("an unknown key", "ai.enabeld", "true"),
     ):
-        s.case(f"config set: {name}", ["config", "set", key, value], profile=p, code=2, kept=unchanged)
+        s.case(f"config set: {name}", ["config", "set", key, value], profile=p, code=2, kept=_same(text))
+
+
+def _same(read: Callable[[], bytes | None]) -> Callable[[], bool]:
+    """Whether what ``read`` reads later is what it reads now."""
+    before = read()
+    return lambda: read() == before
 
 
 def _config_faults(s: Sweep) -> None:

@@ -292,7 +292,7 @@ def test_tool_switches_exist_before_and_after_the_tool_declares_them(tmp_path: P
     assert settings.tool_enabled("read_note") is True
     assert settings.tool_enabled("update_note") is True  # the file says so
     assert settings.tool_enabled("delete_note") is True  # the environment says so
-    assert settings.unregistered_tool_keys() == ("ai.tool.serch_notes.enabled",)
+    assert not settings.resolve("ai.tool.serch_notes.enabled").spec.registered  # a typo, kept apart
     tools = [e.key for e in settings.entries() if e.spec.section == "Tools"]
     assert "ai.tool.read_note.enabled" in tools and "ai.tool.serch_notes.enabled" in tools
     with pytest.raises(ConfigError, match="different defaults"):

@@ -175,12 +175,6 @@ class Settings:
         order = {section: index for index, section in enumerate(SECTIONS)}
         return tuple(sorted(resolved, key=lambda r: order.get(r.spec.section, len(order))))
 
-    def unregistered_tool_keys(self) -> tuple[str, ...]:
-        """Tool switches set in the file or environment that no tool has declared (likely typos)."""
-        state = self._state
-        keys = set(state.file_values) | set(state.env_values)
-        return tuple(sorted(k for k in keys if (spec := self._registry.find(k)) and not spec.registered))
-
     def path_of(self, text: str) -> Path:
         """A path as a path setting reads it: ``~`` expanded, relative to the config file's folder."""
         return self._path.parent / Path(text).expanduser()

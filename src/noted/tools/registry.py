@@ -87,7 +87,7 @@ class ToolRegistry:
             self._tools[tool.name] = tool
             self._validators[tool.name] = Draft202012Validator(tool.input_schema)
             self._output_validators[tool.name] = Draft202012Validator(tool.output_schema)
-            # A shared switch (edit_current) is fixed in the settings table, which wins.
+            # A shared switch (edit_current) is declared in settings.handles, which wins.
             settings.register_tool_setting(
                 tool.setting_id or tool.name,
                 title=tool.title,

@@ -35,7 +35,7 @@ from noted.ui.workers import ReportsWorkerFailures
 
 
 def as_text(value: SettingValue) -> str:
-    """A value as a text field holds it, in a form ``SettingSpec.parse`` reads back."""
+    """A value as a text field holds it, in a form ``Setting.parse`` reads back."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | str):
