@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts 
     from noted.indexer.service import IndexerService, IndexStatus
     from noted.ops.editing import EditorSession
     from noted.providers import ChatProvider, ProviderConfig
-    from noted.search.hybrid import HybridSearch
+    from noted.search.finder import Finder
     from noted.search.semantic import SemanticSearch
     from noted.tools import Scope, ToolContext, ToolRegistry
 
@@ -167,11 +167,11 @@ class Services:
             self._semantic = self._semantic or semantic
             return self._semantic
 
-    def hybrid(self) -> HybridSearch:
-        """Keyword and semantic search fused; falls back to keyword when the index cannot be used."""
-        from noted.search.hybrid import DeferredSemantic, HybridSearch
+    def finder(self) -> Finder:
+        """Search, the one way every front end runs it (``noted.search.finder``)."""
+        from noted.search.finder import Finder
 
-        return HybridSearch(self.keyword, DeferredSemantic(self.semantic))
+        return Finder(self.store, self.keyword, self.semantic, self.settings)
 
     def indexer_service(
         self, *, label: str, on_status: Callable[[IndexStatus], None] | None = None

@@ -40,9 +40,11 @@ import eval_pg_corpus
 
 from noted.errors import QueryError
 from noted.markdown import outline
-from noted.search.hybrid import HybridSearch
+from noted.search.finder import Finder
 from noted.search.keyword import KeywordSearch
+from noted.search.results import Mode
 from noted.search.semantic import SemanticSearch
+from noted.settings import Settings
 
 OUT = eval_corpus.OUT / "eval_suite"
 DEPTH = 100
@@ -53,7 +55,8 @@ SECTION_CHUNKS = 150
 """Nearest chunks read for the section ranking (the normal preset's k)."""
 
 Hit = list[Any]
-"""``[note title, score, section path or None]``: one hit of a saved run."""
+"""``[note title, score, section path or None, [every section path, best first]]``: one hit of a
+saved run (runs saved before sections were offered have the first three only)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +90,16 @@ def load_queries(bodies: dict[str, dict[str, str]]) -> list[Query]:
 # Running the arms ------------------------------------------------------------------------------
 
 
-def _keyword(search: KeywordSearch, text: str, titles: dict[str, str]) -> list[Hit]:
+def _run(finder: Finder, mode: Mode, text: str, titles: dict[str, str]) -> list[Hit]:
+    """One arm's hits through the entry point every front end calls."""
     try:
-        hits = search.search(text, limit=DEPTH).hits
+        hits = finder.search(text, mode=mode, limit=DEPTH).hits
     except QueryError:
         return []  # the grammar refused the text: the arm finds nothing, as a person would see
-    return [[titles[h.note_id], h.score, h.section] for h in hits]
+    return [
+        [titles[h.note_id], h.score, h.section.path if h.section else None, [x.path for x in h.sections]]
+        for h in hits
+    ]
 
 
 def run_corpus(model: str, corpus: str, queries: list[Query]) -> dict[str, dict[str, list[Hit]]]:
@@ -100,20 +107,17 @@ def run_corpus(model: str, corpus: str, queries: list[Query]) -> dict[str, dict[
     store, embedder, built = eval_models.open_indexed(model, corpus)
     try:
         titles = {n.id: n.title for n in store.list_notes()}
-        keyword = KeywordSearch(store)
         semantic = SemanticSearch(store, store.db, embedder)
-        hybrid = HybridSearch(keyword, semantic)
+        finder = Finder(
+            store, KeywordSearch(store), lambda: semantic, Settings(OUT / "none.toml", environ={})
+        )
         out: dict[str, dict[str, list[Hit]]] = {"_index": built}  # type: ignore[dict-item]
         for q in queries:
             out[q.id] = {
-                "keyword": _keyword(keyword, q.text, titles),
-                "keyword OR": _keyword(keyword, "any:1 " + q.text, titles),
-                "semantic": [
-                    [titles[h.note_id], h.score, h.section] for h in semantic.search(q.text, limit=DEPTH)
-                ],
-                "hybrid": [
-                    [titles[h.note_id], h.score, h.section] for h in hybrid.search(q.text, limit=DEPTH).hits
-                ],
+                "keyword": _run(finder, Mode.KEYWORD, q.text, titles),
+                "keyword OR": _run(finder, Mode.KEYWORD, "any:1 " + q.text, titles),
+                "semantic": _run(finder, Mode.SEMANTIC, q.text, titles),
+                "hybrid": _run(finder, Mode.HYBRID, q.text, titles),
                 "sections": _sections(semantic, embedder, q.text, titles),
             }
         return out
@@ -161,12 +165,30 @@ def collect(model: str, queries: list[Query], *, again: bool = False, label: str
 Method = Callable[[dict[str, list[Hit]]], list[Hit]]
 
 
+def answers(q: Query, note: str, path: str | None) -> bool:
+    """Whether ``path`` of ``note`` is a judged answering section of ``q`` or a subsection of one."""
+    return path is not None and any(
+        note == n and (path == p or path.startswith(p + ".")) for n, p in q.sections
+    )
+
+
 def section_hit(run: Sequence[Hit], q: Query, k: int = m.CUTOFF) -> float:
     """1 when a hit of the top ``k`` is a judged section's note and names it or a subsection of it."""
-    for title, _, section in run[:k]:
-        for note, path in q.sections:
-            if title == note and section is not None and (section == path or section.startswith(path + ".")):
-                return 1.0
+    return float(any(answers(q, h[0], h[2]) for h in run[:k]))
+
+
+def sections_of(hit: Hit) -> list[str]:
+    """The sections a hit offers, best first."""
+    return list(hit[3]) if len(hit) > 3 else ([hit[2]] if hit[2] is not None else [])
+
+
+def section_named(run: Sequence[Hit], q: Query, shown: int = 1, k: int = m.CUTOFF) -> float:
+    """1 when the best-ranked hit of the top ``k`` whose note holds an answering section offers
+    one among its first ``shown`` sections (``shown`` 1: the section the note opens at)."""
+    notes = {n for n, _ in q.sections}
+    for h in run[:k]:
+        if h[0] in notes:
+            return float(any(answers(q, h[0], p) for p in sections_of(h)[:shown]))
     return 0.0
 
 
@@ -186,8 +208,14 @@ def table(
         for group in (*CATEGORIES, *CORPORA):
             picked = [scores[q.id] for q in queries if group in (q.category, q.corpus)]
             row[group] = statistics.fmean(picked) if picked else float("nan")
-        deep = [section_hit(method(runs["runs"][q.id]), q) for q in queries if q.category == "section"]
-        row["section@10"] = statistics.fmean(deep) if deep else float("nan")
+        deep = [q for q in queries if q.category == "section"]
+        for column, score in (
+            ("section@10", section_hit),
+            ("§ first", section_named),
+            ("§ top 3", lambda run, q: section_named(run, q, shown=3)),
+        ):
+            got = [score(method(runs["runs"][q.id]), q) for q in deep]
+            row[column] = statistics.fmean(got) if got else float("nan")
         if name == "semantic" and all("sections" in runs["runs"][q.id] for q in queries):
             ranked = [
                 section_hit(runs["runs"][q.id]["sections"], q) for q in queries if q.category == "section"
@@ -195,6 +223,8 @@ def table(
             out["semantic sections (10 best, any note)"] = {
                 **{c: float("nan") for c in row},
                 "section@10": statistics.fmean(ranked) if ranked else float("nan"),
+                "§ first": float("nan"),
+                "§ top 3": float("nan"),
             }
         out[name] = row
     return out
@@ -206,7 +236,7 @@ def arm(name: str) -> Method:
 
 
 def print_table(rows: dict[str, dict[str, float]], title: str) -> None:
-    columns = ["all", *CATEGORIES, "section@10", *CORPORA]
+    columns = ["all", *CATEGORIES, "section@10", "§ first", "§ top 3", *CORPORA]
     head = f"{title:<34}" + "".join(f"{c[:10]:>11}" for c in columns)
     print(head + "\n" + "-" * len(head))
     for name, row in rows.items():

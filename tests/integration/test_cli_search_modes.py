@@ -34,7 +34,7 @@ def test_hybrid_before_any_index_falls_back_to_keyword_and_says_so(cli: Cli) -> 
     cli.ok("create", "Boats", "--body", "sailing ships")
     result = cli.ok("search", "sailing", "--mode", "hybrid")
     assert "Boats" in result.out
-    assert "keyword only" in result.err and "not been built" in result.err
+    assert "keyword results only" in result.err and "not been built" in result.err
 
 
 def test_semantic_search_before_any_index_says_how_to_build_it(cli: Cli) -> None:
@@ -82,11 +82,12 @@ def test_search_by_meaning_says_when_the_index_is_partial(cli: Cli) -> None:
     assert partial == {"notes_indexed": indexed, "notes_total": full["notes_total"] + 1, "complete": False}
     assert cli.json("search", "sailing ships", "--mode", "hybrid")["index"]["complete"] is False
     for mode in ("semantic", "hybrid"):
-        out = cli.ok("search", "sailing ships", "--mode", mode).out
-        assert out.count(f"the index covers {indexed} of {full['notes_total'] + 1} notes") == 1
+        # Said beside the results, on stderr, where a script reading stdout is not misled by it.
+        err = cli.ok("search", "sailing ships", "--mode", mode).err
+        assert err.count(f"the index covers {indexed} of {full['notes_total'] + 1} notes") == 1
     assert "index" not in cli.json("search", "sailing", "--mode", "keyword")  # keyword needs no index
     cli.ok("index")
-    assert "the index covers" not in cli.ok("search", "sailing ships", "--mode", "semantic").out
+    assert "the index covers" not in cli.ok("search", "sailing ships", "--mode", "semantic").err
 
 
 def test_hybrid_search_in_spanish_says_what_it_searched_in_english(cli: Cli) -> None:
@@ -96,14 +97,15 @@ def test_hybrid_search_in_spanish_says_what_it_searched_in_english(cli: Cli) -> 
     assert found["hits"][0]["title"] == "Restoring"
     assert found["searched_as"] == {"language": "es", "text": "restore backup"}
     result = cli.ok("search", "restaurar una copia de seguridad", "--mode", "hybrid")
-    assert "Restoring" in result.out and 'searched in English as "restore backup"' in result.err
+    assert "Restoring" in result.out
+    assert 'read as Spanish: searched as typed and in English as "restore backup"' in result.err
     semantic = cli.json("search", "restaurar una copia de seguridad", "--mode", "semantic")
     assert semantic["hits"][0]["title"] == "Restoring" and semantic["searched_as"]["text"] == "restore backup"
     # Keyword mode searches what was typed (Joplin's grammar, every word): nothing here, and it
     # says what hybrid search would search.
     keyword = cli("search", "restaurar una copia de seguridad", "--mode", "keyword", "--json")
     assert json.loads(keyword.out)["hits"] == []
-    assert '`--mode hybrid` searches it in English as "restore backup"' in keyword.err
+    assert 'by meaning or both it is also searched in English as "restore backup"' in keyword.err
 
 
 def test_the_listing_shows_snippets_as_words_and_json_keeps_the_markdown(cli: Cli) -> None:

@@ -14,9 +14,10 @@ from noted.errors import QueryError
 from noted.indexer.coverage import index_coverage
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft, NotePatch
-from noted.search.hybrid import HybridSearch
+from noted.search.finder import Finder
 from noted.search.joplin import JoplinKeywordSearch
 from noted.search.semantic import SemanticSearch
+from noted.settings import Settings
 from noted.store.joplin import JoplinStore
 
 pytestmark = pytest.mark.slow
@@ -124,7 +125,9 @@ def test_the_indexer_follows_joplins_events(joplin: JoplinServer, store: JoplinS
     )
 
 
-def test_hybrid_search_on_joplin_takes_a_misspelt_and_a_spanish_query(store: JoplinStore) -> None:
+def test_hybrid_search_on_joplin_takes_a_misspelt_and_a_spanish_query(
+    store: JoplinStore, tmp_path: Path
+) -> None:
     """Joplin gives no vocabulary: no correction and senses by the glossary, but no failure (before,
     both queries raised: the SQLite search's vocabulary was looked up on a Joplin profile).
 
@@ -142,10 +145,16 @@ def test_hybrid_search_on_joplin_takes_a_misspelt_and_a_spanish_query(store: Jop
     indexer = Indexer(store, store.db, embedder)
     indexer.prepare()
     indexer.run_until_idle()
-    hybrid = HybridSearch(JoplinKeywordSearch(store), SemanticSearch(store, store.db, embedder))
+    semantic = SemanticSearch(store, store.db, embedder)
+    # The one entry point, over Joplin's keyword search: it needs nothing of the SQLite backend.
+    finder = Finder(
+        store, JoplinKeywordSearch(store), lambda: semantic, Settings(tmp_path / "c.toml", environ={})
+    )
     scope = {note.id, other.id}
-    found = hybrid.search("restaurar una copia de seguridad", relevance="loose", note_ids=scope)
-    assert found.searched_as is not None and found.searched_as.text == "restore backup"
-    assert found.hits[0].note_id == note.id
-    misspelt = hybrid.search("restroe databse backup", relevance="loose", note_ids=scope)
-    assert misspelt.searched_as is None and misspelt.hits[0].note_id == note.id
+    found = finder.search(
+        "restaurar una copia de seguridad", mode="hybrid", relevance="loose", note_ids=scope
+    )
+    assert found.reading.translation is not None and found.reading.translation.text == "restore backup"
+    assert found.hits[0].note_id == note.id and found.hits[0].notebook == store.get_folder(folder).title
+    misspelt = finder.search("restroe databse backup", mode="hybrid", relevance="loose", note_ids=scope)
+    assert misspelt.reading.translation is None and misspelt.hits[0].note_id == note.id

@@ -74,8 +74,9 @@ async def test_search_as_you_type_opens_the_note_at_its_section(services: Servic
         await _type(pilot, screen, "freeze")
         # Only the release plan says "freeze", under "Week 1" (section 2.1).
         assert [row.note_id for row in screen.rows] == [fixture.release]
-        assert screen.rows[0].section is not None and screen.rows[0].heading == "Week 1"
-        section = screen.rows[0].section
+        first = screen.rows[0].section
+        assert first is not None and first.heading == "Week 1"
+        section = first.path
         await pilot.press("enter")
         viewer = app.workspace.query_one(NoteViewer)
         await until(pilot, lambda: not isinstance(app.screen, SearchScreen))
@@ -176,7 +177,8 @@ async def test_search_moves_with_keys_and_escape_closes(services: Services, fixt
         assert len(screen.rows) >= 2
         await pilot.press("down", "enter")
         await until(pilot, lambda: bool(chosen))
-        assert chosen[0] == (screen.rows[1].note_id, screen.rows[1].section)
+        second = screen.rows[1].section
+        assert chosen[0] == (screen.rows[1].note_id, None if second is None else second.path)
         screen2 = SearchScreen(services)
         app.push_screen(screen2, chosen.append)
         await until(pilot, lambda: app.screen is screen2)
@@ -280,7 +282,7 @@ async def test_a_search_in_spanish_says_what_it_searched_in_english(fixture: Fix
             await until(pilot, lambda: screen.answered == screen._asked and bool(screen.rows))
             assert screen.rows[0].note_id == restoring
             message = str(screen.query_one("#search-message", Label).render())
-            assert 'searched in English as "restore backup"' in message
+            assert 'searched as typed and in English as "restore backup"' in message
     finally:
         services.close()
 
@@ -294,7 +296,7 @@ async def test_keyword_search_in_spanish_says_what_the_other_modes_search(servic
         await until(pilot, lambda: screen.answered == screen._asked)
         assert screen.rows == ()
         message = str(screen.query_one("#search-message", Label).render())
-        assert 'by meaning or both (Ctrl+O) it is searched as "restore backup"' in message
+        assert 'by meaning or both it is also searched in English as "restore backup"' in message
 
 
 async def _open_settings(pilot: Pilot[None]) -> SettingsScreen:

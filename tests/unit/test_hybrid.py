@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -10,21 +11,30 @@ from noted.embeddings.fake import FakeEmbedder
 from noted.errors import InvalidInputError, QueryError
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft
-from noted.search.hybrid import SECOND_CHUNK_WEIGHT, Arm, HybridSearch, _closeness, fuse, split_query
+from noted.search.finder import Finder
+from noted.search.hybrid import SECOND_CHUNK_WEIGHT, _closeness, fuse, split_query
 from noted.search.keyword import KeywordSearch
 from noted.search.query import parse_query
+from noted.search.results import Arm, Mode, Results
 from noted.search.semantic import SemanticSearch
+from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
 
 
 class Profile:
-    """A store with an indexer and a hybrid search over it, all using one fake model."""
+    """A store with an indexer and search over it (the one entry point, in hybrid mode), all
+    using one fake model."""
 
-    def __init__(self, store: SqliteStore) -> None:
+    def __init__(self, store: SqliteStore, config: Path) -> None:
         self.store = store
         self.embedder = FakeEmbedder(dim=256)
         self.folder = store.create_folder("Main", actor="user").id
-        self.hybrid = HybridSearch(KeywordSearch(store), SemanticSearch(store, store.db, self.embedder))
+        self.semantic = SemanticSearch(store, store.db, self.embedder)
+        self.settings = Settings(config, environ={})
+        self.finder = Finder(store, KeywordSearch(store), lambda: self.semantic, self.settings)
+
+    def search(self, query: str, **kw: object) -> Results:
+        return self.finder.search(query, mode=Mode.HYBRID, **kw)  # type: ignore[arg-type]
 
     def add(self, title: str, body: str, *, tags: tuple[str, ...] = (), folder: str | None = None) -> str:
         draft = NoteDraft(title, body, parent_id=folder or self.folder, tags=tags)
@@ -36,12 +46,12 @@ class Profile:
         indexer.run_until_idle()
 
     def ids(self, query: str, **kw: object) -> list[str]:
-        return [h.note_id for h in self.hybrid.search(query, relevance="loose", **kw).hits]  # type: ignore[arg-type]
+        return [h.note_id for h in self.search(query, relevance="loose", **kw).hits]
 
 
 @pytest.fixture
-def profile(store: SqliteStore) -> Iterator[Profile]:
-    yield Profile(store)
+def profile(store: SqliteStore, tmp_path: Path) -> Iterator[Profile]:
+    yield Profile(store, tmp_path / "config.toml")
 
 
 # Fusion ----------------------------------------------------------------------------------------
@@ -110,7 +120,7 @@ def test_a_question_whose_words_are_not_all_in_a_note_still_finds_it(profile: Pr
     profile.index()
     query = "how often should I feed my sourdough starter"
     assert KeywordSearch(profile.store).search(query).total == 0  # AND of every word: nothing
-    hits = profile.hybrid.search(query, relevance="loose").hits
+    hits = profile.search(query, relevance="loose").hits
     assert hits[0].note_id == target
     assert Arm.SEMANTIC in hits[0].arms
 
@@ -120,7 +130,7 @@ def test_a_prefix_match_only_keyword_search_sees_is_kept(profile: Profile) -> No
     # prefixes, so only the keyword arm can find this note.
     note = profile.add("Spring", "gardening tips for the allotment")
     profile.index()
-    hits = profile.hybrid.search("garden", relevance="strict").hits
+    hits = profile.search("garden", relevance="strict").hits
     assert [(h.note_id, h.arms) for h in hits] == [(note, (Arm.KEYWORD,))]
     assert hits[0].semantic_score is None and hits[0].keyword_score is not None
 
@@ -128,7 +138,7 @@ def test_a_prefix_match_only_keyword_search_sees_is_kept(profile: Profile) -> No
 def test_a_note_both_arms_find_says_so(profile: Profile) -> None:
     note = profile.add("Volcanoes", "lava flows from the volcano crater")
     profile.index()
-    hit = profile.hybrid.search("volcano crater lava", relevance="loose").hits[0]
+    hit = profile.search("volcano crater lava", relevance="loose").hits[0]
     assert hit.note_id == note and hit.arms == (Arm.KEYWORD, Arm.SEMANTIC)
     assert hit.semantic_score is not None and hit.semantic_score > 0.5
 
@@ -166,7 +176,7 @@ def test_a_query_of_filters_only_lists_the_keyword_results(profile: Profile) -> 
     second = profile.add("Two", "beta", tags=("work",))
     profile.add("Three", "gamma")
     profile.index()
-    hits = profile.hybrid.search("tag:work").hits
+    hits = profile.search("tag:work").hits
     assert {h.note_id for h in hits} == {first, second}
     assert all(h.arms == (Arm.KEYWORD,) for h in hits)
 
@@ -175,36 +185,38 @@ def test_the_hit_names_the_section_of_its_closest_chunk(profile: Profile) -> Non
     body = "intro about nothing\n# Animals\n## Birds\nthe puffin nests on cliffs\n## Fish\ncod and haddock\n"
     note = profile.add("Zoo", body)
     profile.index()
-    hit = profile.hybrid.search("puffin nests cliffs", relevance="loose").hits[0]
-    assert (hit.note_id, hit.section, hit.section_heading) == (note, "1.1", "Birds")
+    hit = profile.search("puffin nests cliffs", relevance="loose").hits[0]
+    assert hit.section is not None
+    assert (hit.note_id, hit.section.path, hit.section.heading) == (note, "1.1", "Birds")
     assert "puffin" in hit.snippet
 
 
 def test_without_an_index_it_is_keyword_search_and_says_why(profile: Profile) -> None:
     note = profile.add("Sourdough", "intro\n# Care\nfeed the starter daily\n")
     profile.add("Garden", "water the roses")
-    results = profile.hybrid.search("starter")
+    results = profile.search("starter")
     assert [h.note_id for h in results.hits] == [note]
-    assert results.semantic_error is not None and "not been built" in results.semantic_error
+    assert results.reading.keyword_only is not None and "not been built" in results.reading.keyword_only
     # As hybrid ranks: a question's words need not all be in the note, a misspelt one is mended,
     # and the hit says where it matched.
-    (hit,) = profile.hybrid.search("how often should I feed my startr?").hits
-    assert (hit.note_id, hit.arms, hit.section_heading) == (note, (Arm.KEYWORD,), "Care")
+    (hit,) = profile.search("how often should I feed my startr?").hits
+    assert hit.section is not None
+    assert (hit.note_id, hit.arms, hit.section.heading) == (note, (Arm.KEYWORD,), "Care")
     assert "feed the starter" in hit.snippet
-    assert profile.hybrid.search("feed roses -starter").hits[0].title == "Garden"
+    assert profile.search("feed roses -starter").hits[0].title == "Garden"
 
 
 def test_limit_and_bad_input(profile: Profile) -> None:
     for i in range(5):
         profile.add(f"Note {i}", f"apples and pears {i}")
     profile.index()
-    assert len(profile.hybrid.search("apples pears", limit=2, relevance="loose").hits) == 2
+    assert len(profile.search("apples pears", limit=2, relevance="loose").hits) == 2
     with pytest.raises(QueryError):
-        profile.hybrid.search("   ")
+        profile.search("   ")
     with pytest.raises(QueryError):
-        profile.hybrid.search("apples", limit=0)
+        profile.search("apples", limit=0)
     with pytest.raises(InvalidInputError):
-        profile.hybrid.search("apples", relevance="fuzzy")
+        profile.search("apples", relevance="fuzzy")
 
 
 def test_under_any_a_filter_is_one_more_way_to_match(profile: Profile) -> None:
@@ -224,7 +236,7 @@ def test_a_misspelt_word_finds_the_note_through_its_correction(profile: Profile)
     # No note holds "rebse" and the fake model sees it as a word of its own: without the
     # correction neither arm could find anything (checked first, so the test is not vacuous).
     assert KeywordSearch(profile.store).search("any:1 rebse").total == 0
-    hits = profile.hybrid.search("rebse branch", relevance="loose").hits
+    hits = profile.search("rebse branch", relevance="loose").hits
     assert hits[0].note_id == target
     assert Arm.KEYWORD in hits[0].arms and Arm.SEMANTIC in hits[0].arms
 
@@ -237,11 +249,11 @@ def test_a_query_in_spanish_finds_the_english_note_and_says_what_was_searched(pr
     # No note holds the Spanish words, so without the glossary only the fake model's guesses
     # and the spelling correction could find anything (checked, so the test is not vacuous).
     assert KeywordSearch(profile.store).search("any:1 restaurar copia seguridad").total == 0
-    found = profile.hybrid.search("restaurar una copia de seguridad", relevance="loose")
+    found = profile.search("restaurar una copia de seguridad", relevance="loose")
     assert found.hits[0].note_id == target
     assert Arm.KEYWORD in found.hits[0].arms and Arm.SEMANTIC in found.hits[0].arms
-    assert found.searched_as is not None and found.searched_as.text == "restore backup"
-    assert profile.hybrid.search("restore backup", relevance="loose").searched_as is None
+    assert found.reading.translation is not None and found.reading.translation.text == "restore backup"
+    assert profile.search("restore backup", relevance="loose").reading.translation is None
 
 
 def test_a_translated_query_keeps_its_filters(profile: Profile) -> None:
@@ -255,7 +267,7 @@ def test_a_second_close_passage_counts_in_the_semantic_arm(profile: Profile) -> 
     twice = profile.add("Soups", "# Monday\n\ntomato soup with basil\n\n# Friday\n\ntomato soup with basil")
     once = profile.add("Week", "# Monday\n\ntomato soup with basil\n\n# Friday\n\nfix the bicycle chain")
     profile.index()
-    hits = {h.note_id: h for h in profile.hybrid.semantic.search("tomato soup with basil", relevance="loose")}
+    hits = {h.note_id: h for h in profile.semantic.search("tomato soup with basil", relevance="loose")}
     # The same passage twice: the second chunk is close too (not as close: the first has the title).
     assert 0.5 < hits[twice].second_score <= hits[twice].score
     assert hits[once].second_score < hits[twice].second_score
@@ -270,6 +282,6 @@ def test_a_query_in_the_notes_own_language_is_searched_as_typed(profile: Profile
     profile.add("Otra", "restaurar una copia de seguridad del teléfono")
     profile.add("Garden", "water the tomatoes every evening")
     profile.index()
-    found = profile.hybrid.search("restaurar una copia de seguridad de la base", relevance="loose")
-    assert found.searched_as is None  # the notes hold these words: they are not foreign here
+    found = profile.search("restaurar una copia de seguridad de la base", relevance="loose")
+    assert found.reading.translation is None  # the notes hold these words: they are not foreign here
     assert found.hits[0].note_id == spanish

@@ -15,75 +15,37 @@ weighted sum of min-max normalised scores, was chosen on the evaluation in
 all-MiniLM-L6-v2); see ``fuse`` for the figures.
 In the semantic arm a note is as close as its best chunk plus a fifth of its second best
 (``SECOND_CHUNK_WEIGHT``): two close passages say more than one.
-A word that no note contains is taken for a misspelling: both arms use its closest indexed word
-instead (``noted.search.fuzzy``), which lifted the misspelt queries of the evaluation from nDCG@10
-0.62 to 0.86 (held-out half).
-A query in Spanish, German or French is searched in English (``noted.search.translate``): its
-words are looked up in noted's glossary before the spelling correction sees them, and
-``HybridResults.searched_as`` says what was searched.
+The words are read by ``noted.search.reading``: a word that no note contains is taken for a
+misspelling and both arms also search its closest indexed word (``noted.search.fuzzy``), which
+lifted the misspelt queries of the evaluation from nDCG@10 0.62 to 0.86 (held-out half); a query
+in Spanish, German or French is searched as typed *and* in English. ``Results.reading`` says how.
 When the semantic index cannot be used (not built yet, another model, no sqlite-vec), the result
-is the keyword arm alone (words OR'ed, corrected and translated as above) and ``semantic_error``
-says why.
+is the keyword arm alone (words OR'ed, corrected and translated as above) and
+``Reading.keyword_only`` says why.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from noted.errors import InvalidInputError, QueryError, UnavailableError
+from noted.indexer.coverage import IndexCoverage
+from noted.search.hits import fused_hit, keyword_hit
 from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordSearch
 from noted.search.query import DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
-from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
-from noted.search.snippet import fold
-from noted.search.translate import Translation, to_english
+from noted.search.reading import read_words
+from noted.search.results import Hit, Mode, Reading, Results
+from noted.search.semantic import Passages, Preset, Relevance, SemanticHit, SemanticSearch
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 DEPTH = 100
 """Notes taken from each arm before fusing: far past a page, so the fused order is stable."""
-
-
-class Arm(enum.StrEnum):
-    """Which search found a note."""
-
-    KEYWORD = "keyword"
-    SEMANTIC = "semantic"
-
-
-@dataclass(frozen=True, slots=True)
-class HybridHit:
-    """One note of a hybrid search.
-
-    ``score`` is the fused score, 0 to 1 (the BM25 score when only keyword search ran). ``section``,
-    ``section_heading`` and ``snippet`` come from the note's closest chunk when the semantic arm
-    found it, else from the keyword arm's first matched word (and may be None there, as in keyword
-    search, when only the title matched). ``arms`` names the searches that found the note, with
-    their own scores in ``keyword_score`` (BM25) and ``semantic_score`` (cosine).
-    """
-
-    note_id: str
-    title: str
-    notebook_id: str
-    updated_time: int
-    score: float
-    section: str | None
-    section_heading: str | None
-    snippet: str
-    arms: tuple[Arm, ...]
-    keyword_score: float | None
-    semantic_score: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class HybridResults:
-    """The hits, best first; ``semantic_error`` says why only keyword search ran, when it did."""
-
-    hits: tuple[HybridHit, ...]
-    semantic_error: str | None = None
-    searched_as: Translation | None = None
-    """The English words searched for a query in another language, when it was one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,21 +156,32 @@ def fuse(
 
 
 class DeferredSemantic(SemanticSearch):
-    """Semantic search built on its first search, by ``load`` (which loads the embedding model), so
+    """Semantic search built on its first use, by ``load`` (which loads the embedding model), so
     a hybrid search that never needs the semantic arm never pays for the model."""
 
     def __init__(self, load: Callable[[], SemanticSearch]) -> None:  # the parent's state lives in load()
         self._load = load
 
-    def search(
+    def query_vectors(self, texts: Sequence[str]) -> list[npt.NDArray[np.float32]]:
+        return self._load().query_vectors(texts)
+
+    def search_vectors(
         self,
-        query: str,
+        vectors: Sequence[npt.NDArray[np.float32]],
         *,
-        relevance: Relevance | str = Relevance.NORMAL,
+        relevance: Relevance | str | Preset = Relevance.NORMAL,
         limit: int = 20,
         note_ids: Iterable[str] | None = None,
     ) -> list[SemanticHit]:
-        return self._load().search(query, relevance=relevance, limit=limit, note_ids=note_ids)
+        return self._load().search_vectors(vectors, relevance=relevance, limit=limit, note_ids=note_ids)
+
+    def passages(
+        self, vectors: Sequence[npt.NDArray[np.float32]], note_ids: Sequence[str]
+    ) -> dict[str, Passages]:
+        return self._load().passages(vectors, note_ids)
+
+    def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
+        return self._load().coverage(note_ids)
 
 
 class HybridSearch:
@@ -225,7 +198,8 @@ class HybridSearch:
         limit: int = 20,
         note_ids: Iterable[str] | None = None,
         relevance: Relevance | str = Relevance.NORMAL,
-    ) -> HybridResults:
+        translate: bool = True,
+    ) -> Results:
         """Notes matching ``query`` by its words, its meaning or both, best first.
 
         Args:
@@ -233,6 +207,7 @@ class HybridSearch:
             limit: The most notes to return (1 to 1000).
             note_ids: When given, only these notes are searched (the caller's scope).
             relevance: The semantic arm's preset (strict, normal, loose).
+            translate: Whether a query in Spanish, German or French is also searched in English.
 
         Raises:
             QueryError: The query does not parse, or the limit is out of range.
@@ -246,35 +221,32 @@ class HybridSearch:
         scope = None if note_ids is None else set(note_ids)
         split = split_query(parsed)
         if not split.text:
-            return HybridResults(self._keyword_only(query, limit, scope))
+            hits = self._keyword_only(query, limit, scope)
+            return Results(hits, Reading(Mode.HYBRID, str(relevance)), len(hits))
         allowed = self._allowed(split.restriction, scope)
-        translation = to_english(split.text, self.keyword)
-        if translation is not None:
-            split = _translated(split, translation)
-        text, ranking = self._corrected(split)
+        words = read_words(split.text, self.keyword, translate=translate)
+        ranking = " ".join([split.ranking, *words.extra_words])
         try:
-            semantic = self.semantic.search(text, relevance=relevance, limit=DEPTH, note_ids=allowed)
+            vectors = self.semantic.query_vectors(words.texts)
         except UnavailableError as exc:
             # The keyword arm alone, as hybrid runs it: a question's words need not all match.
             alone = self._located(split.ranking, self._keyword_arm(ranking, allowed)[:limit])
-            return HybridResults(
-                tuple(_hit(h.note_id, h.score, h, None) for h in alone),
-                searched_as=translation,
-                semantic_error=str(exc),
-            )
+            hits = tuple(keyword_hit(h) for h in alone)
+            return Results(hits, words.reading(Mode.HYBRID, str(relevance), keyword_only=str(exc)), len(hits))
+        semantic = self.semantic.search_vectors(vectors, relevance=relevance, limit=DEPTH, note_ids=allowed)
         keyword = self._keyword_arm(ranking, allowed)
         by_sem = {h.note_id: h for h in semantic}
-        fused = fuse([(h.note_id, h.score) for h in keyword], [(h.note_id, _closeness(h)) for h in semantic])[
-            :limit
-        ]
+        fused = fuse([(h.note_id, h.score) for h in keyword], [(h.note_id, _closeness(h)) for h in semantic])
+        fused = fused[:limit]
         # Snippets only for the keyword-only hits that are shown: the semantic arm has its own.
         shown = {n for n, _ in fused if n not in by_sem}
         by_kw = {h.note_id: h for h in keyword}
         by_kw.update(
             (h.note_id, h) for h in self._located(split.ranking, [h for h in keyword if h.note_id in shown])
         )
-        hits = [_hit(n, s, by_kw.get(n), by_sem.get(n)) for n, s in fused]
-        return HybridResults(tuple(hits), searched_as=translation)
+        passages = self.semantic.passages(vectors, [n for n, _ in fused])
+        hits = tuple(fused_hit(n, s, by_kw.get(n), by_sem.get(n), passages.get(n)) for n, s in fused)
+        return Results(hits, words.reading(Mode.HYBRID, str(relevance)), len(hits))
 
     def _located(self, ranking: str, hits: Sequence[KeywordHit]) -> list[KeywordHit]:
         """``hits`` with the snippet and section of where ``ranking``'s words occur in each."""
@@ -287,19 +259,6 @@ class HybridSearch:
             else h
             for h in hits
         ]
-
-    def _corrected(self, split: SplitQuery) -> tuple[str, str]:
-        """The semantic arm's text and the keyword arm's query, with misspelt words corrected.
-
-        A word no note contains is replaced by its correction (``noted.search.fuzzy``) in the text
-        the semantic arm embeds, and its correction is OR'ed into the keyword arm's query, whose
-        own words stay (an unknown word matches nothing there anyway).
-        """
-        fixes = self.keyword.corrections(split.text.split())
-        if not fixes:
-            return split.text, split.ranking
-        text = " ".join(fixes.get(fold(w), w) for w in split.text.split())
-        return text, " ".join([split.ranking, *fixes.values()])
 
     def _allowed(self, restriction: str, scope: set[str] | None) -> set[str] | None:
         """The notes the restricting terms (and the caller's scope) allow; None when all are."""
@@ -321,35 +280,9 @@ class HybridSearch:
         kept = [h for h in hits if allowed is None or h.note_id in allowed]
         return kept[:DEPTH]
 
-    def _keyword_only(self, query: str, limit: int, scope: set[str] | None) -> tuple[HybridHit, ...]:
+    def _keyword_only(self, query: str, limit: int, scope: set[str] | None) -> tuple[Hit, ...]:
         depth = limit if scope is None else MAX_LIMIT
         hits = [
             h for h in self.keyword.search(query, limit=depth).hits if scope is None or h.note_id in scope
         ]
-        return tuple(_hit(h.note_id, h.score, h, None) for h in hits[:limit])
-
-
-def _translated(split: SplitQuery, translation: Translation) -> SplitQuery:
-    """``split`` ranked by the English of its text: the semantic arm embeds the English, and the
-    keyword arm ORs its words beside the ones typed (a name or a loanword matches either way)."""
-    english = " ".join(re.findall(r"[^\W\d_]+", translation.text))  # words only: no grammar in them
-    return dataclasses.replace(split, text=translation.text, ranking=" ".join([split.ranking, english]))
-
-
-def _hit(note_id: str, score: float, kw: KeywordHit | None, sem: SemanticHit | None) -> HybridHit:
-    arms = tuple(a for a, h in ((Arm.KEYWORD, kw), (Arm.SEMANTIC, sem)) if h is not None)
-    base = sem if sem is not None else kw
-    assert base is not None
-    return HybridHit(
-        note_id=note_id,
-        title=base.title,
-        notebook_id=base.notebook_id,
-        updated_time=base.updated_time,
-        score=round(score, 6),
-        section=base.section,
-        section_heading=base.section_heading,
-        snippet=base.snippet,
-        arms=arms,
-        keyword_score=None if kw is None else kw.score,
-        semantic_score=None if sem is None else sem.score,
-    )
+        return tuple(keyword_hit(h) for h in hits[:limit])

@@ -16,17 +16,26 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from noted.embeddings import Embedder
 from noted.errors import InvalidInputError, UnavailableError
 from noted.indexer.coverage import IndexCoverage, index_coverage
-from noted.indexer.vectors import META_MODEL, META_SCHEMA, SCHEMA_VERSION, ChunkMatch, VectorTables, get_meta
+from noted.indexer.vectors import (
+    META_MODEL,
+    META_SCHEMA,
+    SCHEMA_VERSION,
+    ChunkMatch,
+    StoredChunk,
+    VectorTables,
+    get_meta,
+)
 from noted.models import Note
 from noted.search.query import check_query_size
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database
 
 if TYPE_CHECKING:
-    import numpy as np
     import numpy.typing as npt
 
 SNIPPET_CHARS = 240
@@ -88,6 +97,52 @@ def presets_for(model_id: str) -> dict[Relevance, Preset]:
     return PRESETS["dynamic-int8"] if ":dynamic-int8" in model_id else PRESETS["default"]
 
 
+def _preset(model_id: str, relevance: Relevance | str) -> Preset:
+    try:
+        return presets_for(model_id)[Relevance(relevance)]
+    except ValueError:
+        raise InvalidInputError(
+            f'relevance must be one of strict, normal, loose (got "{relevance}")'
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class SectionMatch:
+    """A section of a note and how close its closest chunk is (``start:end``, that chunk's span)."""
+
+    path: str
+    heading: str
+    score: float
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Passages:
+    """A note's sections, closest first, with its closest chunk's text and a snippet of it."""
+
+    sections: tuple[SectionMatch, ...]
+    text: str
+    snippet: str
+
+
+def _by_section(chunks: Sequence[StoredChunk], scores: npt.NDArray[np.float32]) -> list[SectionMatch]:
+    """The chunks' distinct sections, each at its closest chunk, closest first."""
+    seen: dict[str, SectionMatch] = {}
+    for i in np.argsort(-scores, kind="stable"):
+        c = chunks[int(i)]
+        if c.section_path not in seen:
+            seen[c.section_path] = SectionMatch(
+                c.section_path, c.section_heading, round(float(scores[i]), 4), c.start, c.end
+            )
+    return list(seen.values())
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
 @dataclass(frozen=True, slots=True)
 class SemanticHit:
     """The best chunk of one note: where it is, its text and how close it is (cosine, 1 = same)."""
@@ -138,6 +193,7 @@ class SemanticSearch:
         self,
         query: str,
         *,
+        also: Sequence[str] = (),
         relevance: Relevance | str = Relevance.NORMAL,
         limit: int = 20,
         note_ids: Iterable[str] | None = None,
@@ -146,25 +202,84 @@ class SemanticSearch:
 
         Args:
             query: Free text.
+            also: Other wordings searched beside it (a translation): a chunk is as close as it
+                is to the closest of them.
             relevance: A preset name (strict, normal, loose).
             limit: The most notes to return.
             note_ids: When given, only these notes are searched (the caller's scope).
         """
-        if not query.strip():
-            raise InvalidInputError("a semantic search needs some text")
-        check_query_size(query)
-        try:
-            preset = presets_for(self.embedder.model_id)[Relevance(relevance)]
-        except ValueError:
-            raise InvalidInputError(
-                f'relevance must be one of strict, normal, loose (got "{relevance}")'
-            ) from None
+        preset = _preset(self.embedder.model_id, relevance)  # a bad preset is refused first
+        return self.search_vectors(
+            self.query_vectors((query, *also)), relevance=preset, limit=limit, note_ids=note_ids
+        )
+
+    def query_vectors(self, texts: Sequence[str]) -> list[npt.NDArray[np.float32]]:
+        """The query vectors of ``texts``, once each is checked and the index is found usable:
+        the model never runs for a query that would be refused or an index that cannot answer.
+
+        Raises:
+            InvalidInputError: A text is blank.
+            QueryError: A text is too long.
+            UnavailableError: The index cannot be used (``_check_ready``).
+        """
+        for text in texts:
+            if not text.strip():
+                raise InvalidInputError("a semantic search needs some text")
+            check_query_size(text)
         self._check_ready()
+        return [self.embedder.embed_query(text) for text in texts]
+
+    def search_vectors(
+        self,
+        vectors: Sequence[npt.NDArray[np.float32]],
+        *,
+        relevance: Relevance | str | Preset = Relevance.NORMAL,
+        limit: int = 20,
+        note_ids: Iterable[str] | None = None,
+    ) -> list[SemanticHit]:
+        """``search`` for query vectors already made: a chunk counts by its closest vector."""
+        preset = relevance if isinstance(relevance, Preset) else _preset(self.embedder.model_id, relevance)
         scope = None if note_ids is None else sorted(set(note_ids))
         if scope == []:
             return []
-        matches = self.nearest(self.embedder.embed_query(query), preset.chunks, scope)
+        best: dict[int, ChunkMatch] = {}
+        for vector in vectors:
+            for match in self.nearest(vector, preset.chunks, scope):
+                if match.rowid not in best or match.score > best[match.rowid].score:
+                    best[match.rowid] = match
+        matches = sorted(best.values(), key=lambda m: (-m.score, m.rowid))[: preset.chunks]
         return self._per_note(matches, preset.floor, limit)
+
+    def passages(
+        self, vectors: Sequence[npt.NDArray[np.float32]], note_ids: Sequence[str]
+    ) -> dict[str, Passages]:
+        """Every indexed section of these notes, closest to the vectors first, and the text of
+        the closest chunk (exact cosine of each chunk by its closest vector; a section is as
+        close as its closest chunk). Notes without vectors are left out."""
+        ids = list(dict.fromkeys(note_ids))
+        if not ids or not vectors:
+            return {}
+        with self.db.read() as conn:
+            chunks = self.tables.chunks_of(conn, ids)
+            stored = self.tables.vectors_of(conn, [c.rowid for cs in chunks.values() for c in cs])
+        queries = np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
+        queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), np.float32(1e-12))
+        ranked: dict[str, list[SectionMatch]] = {}
+        for note_id, of_note in chunks.items():
+            kept = [c for c in of_note if c.rowid in stored]
+            if kept:
+                matrix = np.frombuffer(b"".join(stored[c.rowid] for c in kept), dtype=np.float32)
+                matrix = matrix.reshape(len(kept), -1)
+                norms = np.maximum(np.linalg.norm(matrix, axis=1), np.float32(1e-12))
+                scores = (matrix @ queries.T).max(axis=1) / norms
+                ranked[note_id] = _by_section(kept, scores)
+        notes = {n.id: n for n in self.store.get_notes(list(ranked))}
+        out: dict[str, Passages] = {}
+        for note_id, sections in ranked.items():
+            if (note := notes.get(note_id)) is not None:
+                text = note.body[sections[0].start : sections[0].end]
+                out[note_id] = Passages(tuple(sections), text, _snippet(text))
+        return out
 
     def nearest(
         self, vector: npt.NDArray[np.float32], chunks: int, note_ids: list[str] | None = None
@@ -229,8 +344,7 @@ def _hit(
     note: Note, section: str, heading: str, start: int, end: int, score: float, second: float
 ) -> SemanticHit:
     text = note.body[start:end]
-    flat = " ".join(text.split())
-    snippet = flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    snippet = _snippet(text)
     return SemanticHit(
         note.id, note.title, note.parent_id, note.updated_time, round(score, 4),
         section, heading, start, end, text, snippet, round(second, 4),

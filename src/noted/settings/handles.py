@@ -146,6 +146,12 @@ SEARCH_RELEVANCE = Setting(
     help="How close a note must be to count as a match: strict shows fewer, surer results; loose "
     "shows more.",
 )
+SEARCH_TRANSLATE = Setting(
+    "search.translate", SEARCH, "Also search queries in Spanish, German or French in English",
+    choices=("auto", "off"), default="auto",
+    help="auto: a query taken for Spanish, German or French is searched as typed and also in "
+    "English, from noted's glossary (search by meaning and both). off: always as typed.",
+)
 SEARCH_INDEXER_ENABLED = Setting(
     "search.indexer.enabled", SEARCH, "Index notes for search by meaning", default=True,
     help="Keep the semantic index up to date in the background. Off saves CPU; search by meaning "

@@ -37,6 +37,7 @@ from noted.tools.scope import Scope
 
 if TYPE_CHECKING:
     from noted.ops.editing import EditorSession
+    from noted.search.finder import Finder
     from noted.search.keyword import KeywordSearch
     from noted.search.semantic import SemanticSearch
 
@@ -164,3 +165,10 @@ class ToolContext:
     approve: Approver | None = None
     """Consulted before a write tool runs while ``ai.approveWrites`` is on; None never asks
     (an MCP client asks its own person)."""
+
+    @property
+    def finder(self) -> Finder:
+        """Search as every front end runs it, over this caller's store (scope is the tool's to pass)."""
+        from noted.search.finder import Finder
+
+        return Finder(self.store, self.keyword, self.semantic, self.settings)

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import NotFoundError, UnavailableError
+from noted.search.results import Hit, Mode, Results
 from noted.search.semantic import Relevance
-from noted.settings.handles import SEARCH_RELEVANCE
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, view, visible_folder
@@ -29,29 +29,90 @@ CHUNK_TEXT_MAX = 2_000
 # search_notes -------------------------------------------------------------------------------------
 
 
+HIT_FIELDS: dict[str, Payload] = {
+    **s.NOTE_REF,
+    "is_todo": s.boolean(),
+    "todo_completed": s.boolean(),
+    "found_by": s.array(s.string(enum=["keyword", "semantic"]), "The searches that found the note."),
+    "snippet": s.string("The passage that matched best by meaning, or text around the first word found."),
+    "sections": s.array(
+        s.obj({"section": s.string(), "section_heading": s.string()}, ("section", "section_heading")),
+        "Up to three sections, best first: pass a path to read_note(section=...).",
+    ),
+    "section": s.string("Path (like 1.2) of the best section, the first of sections."),
+    "section_heading": s.string(),
+}
+"""A hit's fields in every search tool's results."""
+HIT_REQUIRED = (*s.NOTE_REF, "is_todo", "todo_completed", "found_by", "snippet", "sections")
+READING_FIELDS: dict[str, Payload] = {
+    "searched_as": s.string("The English also searched for a query taken for Spanish, German or French."),
+    "corrected": {
+        "type": "object",
+        "additionalProperties": s.string(),
+        "description": "Misspelt words, and the word the notes hold searched beside each.",
+    },
+    "read_as": s.string("One line on how the query was read."),
+}
+"""How the query was read, in the results of a search by meaning or both."""
+
+
+def hit_payload(hit: Hit) -> Payload:
+    """One hit as every search tool gives it (no keyword score: BM25 weighs words by the whole
+    index, so it would carry a trace of notes the caller cannot see)."""
+    item: Payload = {
+        "id": hit.note_id,
+        "title": hit.title,
+        "notebook_id": hit.notebook_id,
+        "notebook": hit.notebook,
+        "updated_time": iso(hit.updated_time),
+        "is_todo": hit.is_todo,
+        "todo_completed": bool(hit.todo_completed),
+        "found_by": [str(a) for a in hit.arms],
+        "snippet": hit.snippet,
+        "sections": [{"section": x.path, "section_heading": x.heading} for x in hit.sections],
+    }
+    if hit.section is not None:
+        item["section"] = hit.section.path
+        item["section_heading"] = hit.section.heading
+    return item
+
+
+def hit_payloads(results: Results, scope: ScopeView) -> list[Payload]:
+    """The hits the caller may see, as payloads. The scope was applied inside the search, so this
+    drops nothing; it is kept so that a regression there cannot leak a note."""
+    return [hit_payload(h) for h in results.hits if scope.allows_folder(h.notebook_id)]
+
+
+def reading_payload(results: Results) -> Payload:
+    """How the query was read, as the tools report it beside the results."""
+    out: Payload = {}
+    reading = results.reading
+    if reading.translation is not None:
+        out["searched_as"] = reading.translation.text
+    if reading.corrections:
+        out["corrected"] = dict(reading.corrections)
+    if reading.keyword_only is not None:
+        out["semantic_error"] = reading.keyword_only
+    elif results.coverage is not None:
+        out["index"] = dict(results.coverage.as_json())
+    if line := reading.line():
+        out["read_as"] = line
+    return out
+
+
 def _search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    limit = int(args.get("limit", SEARCH_DEFAULT))
     offset = int(args.get("offset", 0))
     scope = view(ctx)
-    results = ctx.keyword.search(args["query"], limit=limit, offset=offset, folder_ids=scope.folder_ids)
-    hits: list[Payload] = []
-    for hit in results.hits:
-        item: Payload = {
-            "id": hit.note_id,
-            "title": hit.title,
-            "notebook_id": hit.notebook_id,
-            "notebook": hit.notebook_title,
-            "updated_time": iso(hit.updated_time),
-            "is_todo": hit.is_todo,
-            "todo_completed": bool(hit.todo_completed),
-            "snippet": hit.snippet,
-        }
-        if hit.section is not None:
-            item["section"] = hit.section
-            item["section_heading"] = hit.section_heading or ""
-        hits.append(item)
-    more = offset + len(hits) < results.total
-    out: Payload = {"total": results.total, "offset": offset, "has_more": more, "results": hits}
+    found = ctx.finder.search(
+        args["query"],
+        mode=Mode.KEYWORD,
+        limit=int(args.get("limit", SEARCH_DEFAULT)),
+        offset=offset,
+        folder_ids=scope.folder_ids,
+    )
+    hits = hit_payloads(found, scope)
+    more = offset + len(hits) < found.total
+    out: Payload = {"total": found.total, "offset": offset, "has_more": more, "results": hits}
     if more:
         out["next_offset"] = offset + len(hits)
     return out
@@ -68,8 +129,9 @@ SEARCH_NOTES = Tool(
         "(-updated:X means before X), any:1 to match any term instead of all; quote values with "
         'spaces (notebook:"Work stuff") and use * as a wildcard (tag:proj*). Each result has the note '
         "id, title, notebook, updated_time, a ~240-character snippet around the first match and, "
-        "when the match is in the body, the section (path like 1.2) and section_heading holding it: "
-        "pass that path to read_note(section=...) to read just that part. total counts every match; "
+        "when the match is in the body, the section (path like 1.2) and section_heading holding it "
+        "(also as sections): pass that path to read_note(section=...) to read just that part. "
+        "total counts every match; "
         "page with offset (next_offset) when has_more is true."
     ),
     input_schema=s.obj(
@@ -91,19 +153,7 @@ SEARCH_NOTES = Tool(
             "offset": s.integer(),
             "has_more": s.boolean(),
             "next_offset": s.integer("The offset of the next page, when has_more."),
-            "results": s.array(
-                s.obj(
-                    {
-                        **s.NOTE_REF,
-                        "is_todo": s.boolean(),
-                        "todo_completed": s.boolean(),
-                        "snippet": s.string(),
-                        "section": s.string("Path of the section holding the first match in the body."),
-                        "section_heading": s.string(),
-                    },
-                    (*s.NOTE_REF, "is_todo", "todo_completed", "snippet"),
-                )
-            ),
+            "results": s.array(s.obj(HIT_FIELDS, HIT_REQUIRED)),
         },
         ("total", "offset", "has_more", "results"),
     ),
@@ -176,41 +226,26 @@ def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload
         raise ToolError("semantic search is unavailable here (no index); use search_notes instead")
     scope = view(ctx)
     note_ids = scope_note_ids(ctx, scope, args)
-    relevance = str(args.get("relevance") or ctx.settings.get(SEARCH_RELEVANCE))
     try:
-        search = ctx.semantic()
-        hits = search.search(
+        found = ctx.finder.search(
             args["query"],
-            relevance=relevance,
+            mode=Mode.SEMANTIC,
+            relevance=args.get("relevance"),
             limit=int(args.get("limit", SEMANTIC_DEFAULT)),
             note_ids=note_ids,
         )
     except UnavailableError as exc:
         raise ToolError(f"{exc}; search_notes (keyword search) still works") from exc
-    titles = {f.id: f.title for f in ctx.store.list_folders(include_trashed=True)}
-    results: list[Payload] = []
-    for hit in hits:
-        if not scope.allows_folder(hit.notebook_id):
-            continue  # cannot happen with note_ids given; kept so a regression cannot leak
-        text = (
-            hit.chunk_text if len(hit.chunk_text) <= CHUNK_TEXT_MAX else hit.chunk_text[:CHUNK_TEXT_MAX] + "…"
-        )
-        results.append(
-            {
-                "id": hit.note_id,
-                "title": hit.title,
-                "notebook_id": hit.notebook_id,
-                "notebook": titles.get(hit.notebook_id, ""),
-                "updated_time": iso(hit.updated_time),
-                "score": hit.score,
-                "section": hit.section,
-                "section_heading": hit.section_heading,
-                "text": text,
-            }
-        )
-    # Results come only from indexed notes: say how many of the caller's notes that is.
-    coverage = search.coverage(note_ids)
-    return {"relevance": relevance, "results": results, "index": dict(coverage.as_json())}
+    scores = {h.note_id: h for h in found.hits}
+    results = [
+        {**p, "score": scores[p["id"]].score, "text": _capped(scores[p["id"]].passage)}
+        for p in hit_payloads(found, scope)
+    ]
+    return {"relevance": found.reading.relevance, "results": results, **reading_payload(found)}
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= CHUNK_TEXT_MAX else text[:CHUNK_TEXT_MAX] + "…"
 
 
 SEMANTIC_SEARCH_NOTES = Tool(
@@ -219,8 +254,9 @@ SEMANTIC_SEARCH_NOTES = Tool(
     description=(
         'Find notes about something even when they use other words ("notes about saving money" '
         "finds a note on budgeting). One result per note, best first, with the passage (text) that "
-        "matched best, its section path and heading (pass the path to read_note(section=...)), and "
-        "a score from 0 to 1. relevance: strict (fewer, surer), normal, loose (more, vaguer). Limit "
+        "matched best, its section path and heading (pass the path to read_note(section=...)), up to "
+        "three sections best first, and a score from 0 to 1. A query in Spanish, German or French is "
+        "also searched in English (searched_as says how). relevance: strict (fewer, surer), normal, loose (more, vaguer). Limit "
         "to one notebook (sub-notebooks included) with notebook_id or to one tag with tag_id. For "
         "exact words, names or filters use search_notes. Fails with a clear message when the index "
         "is not built yet; index.complete false means it covers only index.notes_indexed of "
@@ -244,16 +280,15 @@ SEMANTIC_SEARCH_NOTES = Tool(
             "results": s.array(
                 s.obj(
                     {
-                        **s.NOTE_REF,
+                        **HIT_FIELDS,
                         "score": s.number("Cosine similarity of the best passage, 1 = same meaning."),
-                        "section": s.string(),
-                        "section_heading": s.string(),
                         "text": s.string("The best-matching passage."),
                     },
-                    (*s.NOTE_REF, "score", "section", "section_heading", "text"),
+                    (*HIT_REQUIRED, "score", "text"),
                 )
             ),
             "index": INDEX_COVERAGE,
+            **READING_FIELDS,
         },
         ("relevance", "results", "index"),
     ),

@@ -27,13 +27,12 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from noted.errors import NotedError, QueryError, UnavailableError
-from noted.markdown import section_label
+from noted.errors import NotedError
 from noted.search import translate
 from noted.search.plain import readable
-from noted.search.translate import Translation, to_english
+from noted.search.results import Hit
 from noted.services import Services
-from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE
+from noted.settings.handles import SEARCH_DEFAULT_MODE
 from noted.ui.messages import OpenAnswered, OpenNote, ReadAhead
 from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
@@ -53,93 +52,32 @@ has been asked to open it already)."""
 
 
 @dataclass(frozen=True, slots=True)
-class ResultRow:
-    """One result as the list shows it, whichever search found it."""
-
-    note_id: str
-    title: str
-    notebook: str
-    section: str | None
-    heading: str | None
-    snippet: str
-
-
-@dataclass(frozen=True, slots=True)
 class Answer:
-    """What one query gave: rows, and a line to show above them (an error or a warning), if any."""
+    """What one query gave: hits, and a line to show above them (an error or a warning), if any."""
 
-    rows: tuple[ResultRow, ...] = ()
+    rows: tuple[Hit, ...] = ()
     message: str = ""
     failed: bool = False
     """True when ``message`` replaces the results (a bad filter, search by meaning unavailable)."""
 
 
-def run_query(services: Services, query: str, mode: str, notebooks: dict[str, str]) -> Answer:
-    """Run ``query`` in ``mode`` (blocking: call it from a thread). ``notebooks`` maps ids to titles."""
-    relevance = services.settings.get(SEARCH_RELEVANCE)
+def run_query(services: Services, query: str, mode: str) -> Answer:
+    """Run ``query`` in ``mode`` (blocking: call it from a thread)."""
     try:
-        if mode == "keyword":
-            found = services.keyword.search(query, limit=LIMIT)
-            rows = tuple(
-                ResultRow(h.note_id, h.title, h.notebook_title, h.section, h.section_heading, h.snippet)
-                for h in found.hits
-            )
-            if not rows and (translation := to_english(query, services.keyword)):
-                # Keyword search takes the words as typed; the other modes translate them.
-                return Answer(
-                    rows,
-                    f'no notes match; by meaning or both (Ctrl+O) it is searched as "{translation.text}"',
-                )
-            if not rows and found.suggestion:
-                return Answer(rows, f'no notes match; did you mean "{found.suggestion}"?')
-            return Answer(rows, "" if rows else "no notes match")
-        if mode == "semantic":
-            translation = to_english(query, services.keyword)
-            text = query if translation is None else translation.text
-            hits = services.semantic().search(text, relevance=relevance, limit=LIMIT)
-            rows = tuple(
-                ResultRow(h.note_id, h.title, notebooks.get(h.notebook_id, ""), h.section or None,
-                          h.section_heading or None, h.snippet)
-                for h in hits
-            )  # fmt: skip
-            notes = (
-                _partial(services) or ("" if rows else "no notes are close in meaning"),
-                _searched_as(translation),
-            )
-            return Answer(rows, "; ".join(n for n in notes if n))
-        both = services.hybrid().search(query, limit=LIMIT, relevance=relevance)
-        rows = tuple(
-            ResultRow(h.note_id, h.title, notebooks.get(h.notebook_id, ""), h.section, h.section_heading,
-                      h.snippet)
-            for h in both.hits
-        )  # fmt: skip
-        if both.semantic_error:
-            return Answer(rows, f"keyword results only: {both.semantic_error}")
-        notes = (_partial(services) or ("" if rows else "no notes match"), _searched_as(both.searched_as))
-        return Answer(rows, "; ".join(n for n in notes if n))
-    except (QueryError, UnavailableError) as exc:
+        found = services.finder().search(query, mode=mode, limit=LIMIT)
+    except NotedError as exc:  # a bad filter, no index for a search by meaning, no words in it
         return Answer(message=str(exc), failed=True)
-    except NotedError as exc:  # e.g. a search by meaning with no words in it
-        return Answer(message=str(exc), failed=True)
+    return Answer(found.hits, "; ".join(found.lines()))
 
 
-def _searched_as(translation: Translation | None) -> str:
-    """A line naming the English searched for a query in another language ('' when there was none)."""
-    return f'searched in English as "{translation.text}"' if translation is not None else ""
-
-
-def _partial(services: Services) -> str:
-    """A line saying results by meaning come from a partial index ('' when it is complete)."""
-    notice = services.index_coverage().notice()
-    return f"{notice} (still indexing): results may be missing" if notice else ""
-
-
-def result_prompt(row: ResultRow) -> Content:
-    """Two lines: the title with its notebook and section, then the snippet."""
+def result_prompt(row: Hit, chosen: int = 0) -> Content:
+    """Two lines: the title with its notebook and sections (the one Enter opens at in the accent
+    colour), then the snippet."""
     where = [(f"  {row.notebook}", "$text-muted")] if row.notebook else []
-    if row.section:
-        where.append((f"  {section_label(row.section, row.heading)}", "$text-accent"))
-    snippet = readable(row.snippet, row.heading) or "(no text)"
+    for i, section in enumerate(row.sections):
+        where.append((f"  {section.label()}", "$text-accent" if i == chosen else "$text-muted"))
+    heading = row.sections[chosen].heading if row.sections else None
+    snippet = readable(row.snippet, heading) or "(no text)"
     if len(snippet) > SNIPPET_CHARS:  # two lines at most, so a screenful holds several results
         snippet = snippet[: SNIPPET_CHARS - 1].rstrip() + "…"
     return Content.assemble((row.title or "(untitled)", "bold"), *where, "\n", (snippet, "$text-muted"))
@@ -151,9 +89,10 @@ class ResultList(OptionList):
     HELP = """\
 ## Results
 
-Best match first. Each shows the note's title and notebook, the section that matched (`§ 2.1`, or
-`§ top` for text before the first heading)
-and a snippet. **j**/**k** or **↑**/**↓** choose, **Enter** opens the note scrolled to that section.
+Best match first. Each shows the note's title and notebook, up to three sections that matched, best
+first (`§ 2.1`, or `§ top` for text before the first heading), and a snippet. **j**/**k** or
+**↑**/**↓** choose, **Ctrl+T** picks the next of its sections, **Enter** opens the note scrolled to
+the section in the accent colour.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -185,6 +124,8 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
                 tooltip="Search by keyword, by meaning, or both"),
         Binding("down", "move(1)", "Next", show=False, id="search.down", tooltip="Next result"),
         Binding("up", "move(-1)", "Previous", show=False, id="search.up", tooltip="Previous result"),
+        Binding("ctrl+t", "next_section", "Section", show=False, id="search.section",
+                tooltip="Open the highlighted result at its next section"),
         # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
         Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
     ]  # fmt: skip
@@ -202,12 +143,13 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         self.services = services
         default = services.settings.get(SEARCH_DEFAULT_MODE)
         self.mode = default if default in MODES else "hybrid"
-        self.rows: tuple[ResultRow, ...] = ()
+        self.rows: tuple[Hit, ...] = ()
+        self.chosen: dict[int, int] = {}
+        """The section each result opens at, by its index, when not its first."""
         self.answered = 0
         """The number of the query whose answer is on screen (tests wait on it)."""
         self._asked = 0
         self._timer: Timer | None = None
-        self._notebooks: dict[str, str] | None = None
         self._chosen: Chosen | None = None
         """The result being opened; the screen closes when the reader has it."""
         self._waiting: int | None = None
@@ -268,10 +210,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def _search(self, number: int, text: str, mode: str) -> None:
-        if self._notebooks is None and mode != "keyword":  # hits by meaning carry ids, not titles
-            self._notebooks = {f.id: f.title for f in self.services.store.list_folders()}
-        answer = run_query(self.services, text, mode, self._notebooks or {})
-        self.post_message(self.Answered(number, answer))
+        self.post_message(self.Answered(number, run_query(self.services, text, mode)))
 
     @on(Answered)
     def _show(self, message: Answered) -> None:
@@ -280,6 +219,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         self.answered = message.number
         answer = message.answer
         self.rows = answer.rows
+        self.chosen = {}
         note = self.query_one("#search-message", Label)
         note.update(Content(answer.message))
         note.display = bool(answer.message)
@@ -300,6 +240,15 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         if results.option_count:
             results.highlighted = ((results.highlighted or 0) + step) % results.option_count
 
+    def action_next_section(self) -> None:
+        results = self.query_one(ResultList)
+        index = results.highlighted
+        if index is None or index >= len(self.rows) or len(self.rows[index].sections) < 2:
+            return
+        row = self.rows[index]
+        self.chosen[index] = (self.chosen.get(index, 0) + 1) % len(row.sections)
+        results.replace_option_prompt_at_index(index, result_prompt(row, self.chosen[index]))
+
     @on(Input.Submitted, "#search-input")
     def _submit(self) -> None:
         highlighted = self.query_one(ResultList).highlighted
@@ -313,8 +262,9 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
     def _open(self, index: int) -> None:
         if 0 <= index < len(self.rows) and self._chosen is None:
             row = self.rows[index]
-            chosen = self._chosen = (row.note_id, row.section)
-            message = OpenNote(row.note_id, row.section, answer=True)
+            section = row.sections[self.chosen.get(index, 0)].path if row.sections else None
+            chosen = self._chosen = (row.note_id, section)
+            message = OpenNote(row.note_id, section, answer=True)
             self._waiting = message.ticket
             self.app.post_message(message)
             self.set_timer(CLOSE_WITHIN_SECONDS, lambda: self._close(chosen))
@@ -343,6 +293,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             self._asked += 1  # an answer still on its way is to the old question
             self.answered = self._asked
             self.rows = ()
+            self.chosen = {}
             self.query_one(ResultList).clear_options()
             self.query_one("#search-message", Label).display = False
             with field.prevent(Input.Changed):
