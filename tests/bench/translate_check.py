@@ -7,6 +7,13 @@ query, run through ``noted.search.translate.to_english`` with that corpus's note
 (with the first 20), which foreign queries were not, and which English queries were.
 ``--few-notes`` asks instead notes that hold every word once, as a new profile's few notes do,
 where no word is common enough to be the notes' own (the worst case for English text).
+
+``--loanwords`` runs instead the 2,293 English queries and headings with foreign loanwords, names
+and phrases of ``loanwords.py`` (the issue's examples among them): how many each kind of notes
+takes for another language, then every text searched (hybrid and by meaning, top 10, the real
+model) over a profile holding one note per loanword, with ``search.translate`` auto and off. A
+result list is worse when the text's own note ranks lower (or leaves the top 10) with the
+translation added; the count of those must be 0.
 """
 
 from __future__ import annotations
@@ -18,11 +25,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import eval_corpus
+import eval_models
 import eval_pg_corpus
+import loanwords
 
+from noted.indexer.engine import Indexer
 from noted.markdown import outline
+from noted.models import NoteDraft
+from noted.search.finder import Finder
 from noted.search.keyword import KeywordSearch
+from noted.search.results import Mode
+from noted.search.semantic import SemanticSearch
 from noted.search.translate import to_english
+from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
 
 QUERIES = Path(__file__).resolve().parent / "eval_suite_queries.json"
@@ -44,7 +59,12 @@ class FewNotes:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--few-notes", action="store_true", help="as if every word were in one note")
+    parser.add_argument(
+        "--loanwords", action="store_true", help="English texts with loanwords (loanwords.py)"
+    )
     args = parser.parse_args()
+    if args.loanwords:
+        return check_loanwords()
     searches: dict[str, KeywordSearch] = {}
     texts, taken = 0, []
     for corpus, module in (("git", eval_corpus), ("pg", eval_pg_corpus)):
@@ -77,6 +97,59 @@ def main() -> int:
     ]
     print(f"foreign queries not taken: {missed}")
     print(f"English queries taken: {english}")
+    return 0
+
+
+def loanword_profile() -> SqliteStore:
+    """A profile holding one note per loanword (``loanwords.note_for``), indexed by the default model."""
+    path = eval_corpus.OUT / "loanword_profile"
+    fresh = not (path / "notes.db").is_file()
+    store = SqliteStore.open(path / "notes.db", path / "resources")
+    if fresh:
+        folder = store.create_folder("Notes", actor="import").id
+        for item in loanwords.items():
+            title, body = loanwords.note_for(item)
+            store.create_note(NoteDraft(title, body, parent_id=folder), actor="import")
+    return store
+
+
+def check_loanwords() -> int:
+    """Misfires over the loanword texts, and whether any result list got worse with translation."""
+    texts = loanwords.texts()
+    store = loanword_profile()
+    embedder = eval_models.MODELS[eval_models.DEFAULT](1)
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    keyword = KeywordSearch(store)
+    git = eval_corpus.ensure_profile()[0]
+    for name, notes in (
+        ("the loanword notes", keyword),
+        ("Git's manual", KeywordSearch(SqliteStore.open(git / "notes.db", git / "resources"))),
+        ("few notes", FewNotes()),
+    ):
+        taken = [(t, found) for t, _ in texts if (found := to_english(t, notes)) is not None]
+        print(f"{len(texts)} texts; over {name}, {len(taken)} taken for another language")
+        print("".join(f"  {t!r} as {f.language}: {f.text!r}\n" for t, f in taken[:8]), end="")
+    ids = {n.title: n.id for n in store.list_notes()}
+    semantic = SemanticSearch(store, store.db, embedder)
+    finder = Finder(store, keyword, lambda: semantic, Settings(eval_corpus.OUT / "none.toml", environ={}))
+    for mode in (Mode.HYBRID, Mode.SEMANTIC):
+        differ, worse = 0, []
+        for text, item in texts:
+            runs = [
+                [h.note_id for h in finder.search(text, mode=mode, limit=10, translate=on).hits]
+                for on in (True, False)
+            ]
+            if runs[0] != runs[1]:
+                differ += 1
+                rank = [r.index(ids[item.text]) if ids[item.text] in r else 10 for r in runs]
+                if rank[0] > rank[1]:
+                    worse.append(f"{text!r}: its note {rank[1] + 1} -> {rank[0] + 1}")
+        print(f"{mode}: {differ} result lists differ with translation, {len(worse)} worse")
+        print("".join(f"  {line}\n" for line in worse[:20]), end="")
+    embedder.close()
+    store.close()
     return 0
 
 

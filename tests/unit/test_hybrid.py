@@ -285,3 +285,42 @@ def test_a_query_in_the_notes_own_language_is_searched_as_typed(profile: Profile
     found = profile.search("restaurar una copia de seguridad de la base", relevance="loose")
     assert found.reading.translation is None  # the notes hold these words: they are not foreign here
     assert found.hits[0].note_id == spanish
+
+
+def test_a_translation_is_searched_beside_the_query_as_typed_never_instead(profile: Profile) -> None:
+    # One note holds the Spanish words (too few notes for them to be the notes' own language),
+    # another the English. The query is taken for Spanish and searched both ways: the Spanish note
+    # is found by meaning too, which only the typed words' vector can do (before, the semantic
+    # arm embedded the English alone and found it by its words only).
+    spanish = profile.add("Copia", "cómo restaurar una copia de seguridad del teléfono")
+    english = profile.add("Restoring", "restore the database from a backup")
+    profile.add("Garden", "water the tomatoes every evening")
+    profile.index()
+    found = profile.search("restaurar una copia de seguridad", relevance="loose")
+    assert found.reading.translation is not None and found.reading.translation.text == "restore backup"
+    by_id = {h.note_id: h for h in found.hits}
+    assert {spanish, english} <= set(by_id)
+    assert Arm.SEMANTIC in by_id[spanish].arms and Arm.SEMANTIC in by_id[english].arms
+    assert "searched as typed and in English" in found.reading.line()
+
+
+def test_the_translate_setting_off_searches_only_as_typed(profile: Profile) -> None:
+    profile.add("Restoring", "restore the database from a backup")
+    profile.index()
+    profile.settings.set("search.translate", "off")
+    found = profile.search("restaurar una copia de seguridad", relevance="loose")
+    assert found.reading.translation is None and found.reading.line() == ""
+    assert profile.search("restaurar una copia de seguridad", translate=True).reading.translation is not None
+
+
+def test_a_hit_offers_up_to_three_sections_best_first(profile: Profile) -> None:
+    body = (
+        "intro about the farm\n# Birds\nthe puffin nests on cliffs\n# Fish\ncod and haddock\n"
+        "# Puffins again\npuffin chicks leave the cliffs\n# Mammals\nseals on the rocks\n# Trees\nbirch\n"
+    )
+    note = profile.add("Zoo", body)
+    profile.index()
+    hit = profile.search("puffin nests cliffs", relevance="loose").hits[0]
+    assert hit.note_id == note and len(hit.sections) == 3
+    assert [s.heading for s in hit.sections[:2]] == ["Birds", "Puffins again"]
+    assert hit.section == hit.sections[0] and "puffin nests" in hit.snippet

@@ -29,6 +29,8 @@ POOLINGS = ("mean", "cls", "none")
 DESCRIPTION_FILES = ("noted-model.toml", "noted-model.json")
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2-int8"
 _DEFAULT_TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2" / "tokenizer.json"
+DEFAULT_TOKENIZER = _DEFAULT_TOKENIZER
+"""The default model's tokenizer, shipped with noted (its vocabulary also serves as an English word list)."""
 # sentence-transformers' max_seq_length for all-MiniLM-L6-v2 (it was trained on 128).
 _DEFAULT_MAX_LENGTH = 256
 _FALLBACK_MAX_LENGTH = 512

@@ -26,6 +26,7 @@ from noted.search.hybrid import DeferredSemantic, HybridSearch
 from noted.search.keyword import MAX_LIMIT, KeywordSearch
 from noted.search.reading import read_words
 from noted.search.results import Hit, Mode, Reading, Results
+from noted.search.sections import query_words
 from noted.search.semantic import Relevance, SemanticSearch
 from noted.search.translate import to_english
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE, SEARCH_TRANSLATE
@@ -146,7 +147,7 @@ class Finder:
         words = read_words(query, self.keyword, translate=translate)
         vectors = self._semantic.query_vectors(words.texts)
         found = self._semantic.search_vectors(vectors, relevance=relevance, limit=limit, note_ids=scope)
-        passages = self._semantic.passages(vectors, [h.note_id for h in found])
+        passages = self._semantic.passages(vectors, [h.note_id for h in found], query_words(words.texts))
         hits = tuple(semantic_hit(h, passages.get(h.note_id)) for h in found)
         return Results(hits, words.reading(Mode.SEMANTIC, str(relevance)), len(hits))
 

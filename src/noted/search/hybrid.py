@@ -38,6 +38,7 @@ from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordSearch
 from noted.search.query import DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
 from noted.search.reading import read_words
 from noted.search.results import Hit, Mode, Reading, Results
+from noted.search.sections import query_words
 from noted.search.semantic import Passages, Preset, Relevance, SemanticHit, SemanticSearch
 
 if TYPE_CHECKING:
@@ -176,9 +177,12 @@ class DeferredSemantic(SemanticSearch):
         return self._load().search_vectors(vectors, relevance=relevance, limit=limit, note_ids=note_ids)
 
     def passages(
-        self, vectors: Sequence[npt.NDArray[np.float32]], note_ids: Sequence[str]
+        self,
+        vectors: Sequence[npt.NDArray[np.float32]],
+        note_ids: Sequence[str],
+        words: frozenset[str] = frozenset(),
     ) -> dict[str, Passages]:
-        return self._load().passages(vectors, note_ids)
+        return self._load().passages(vectors, note_ids, words)
 
     def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
         return self._load().coverage(note_ids)
@@ -244,7 +248,7 @@ class HybridSearch:
         by_kw.update(
             (h.note_id, h) for h in self._located(split.ranking, [h for h in keyword if h.note_id in shown])
         )
-        passages = self.semantic.passages(vectors, [n for n, _ in fused])
+        passages = self.semantic.passages(vectors, [n for n, _ in fused], query_words(words.texts))
         hits = tuple(fused_hit(n, s, by_kw.get(n), by_sem.get(n), passages.get(n)) for n, s in fused)
         return Results(hits, words.reading(Mode.HYBRID, str(relevance)), len(hits))
 

@@ -26,12 +26,12 @@ from noted.indexer.vectors import (
     META_SCHEMA,
     SCHEMA_VERSION,
     ChunkMatch,
-    StoredChunk,
     VectorTables,
     get_meta,
 )
 from noted.models import Note
 from noted.search.query import check_query_size
+from noted.search.sections import ChunkScore, SectionMatch, rank_sections
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database
 
@@ -107,35 +107,12 @@ def _preset(model_id: str, relevance: Relevance | str) -> Preset:
 
 
 @dataclass(frozen=True, slots=True)
-class SectionMatch:
-    """A section of a note and how close its closest chunk is (``start:end``, that chunk's span)."""
-
-    path: str
-    heading: str
-    score: float
-    start: int
-    end: int
-
-
-@dataclass(frozen=True, slots=True)
 class Passages:
     """A note's sections, closest first, with its closest chunk's text and a snippet of it."""
 
     sections: tuple[SectionMatch, ...]
     text: str
     snippet: str
-
-
-def _by_section(chunks: Sequence[StoredChunk], scores: npt.NDArray[np.float32]) -> list[SectionMatch]:
-    """The chunks' distinct sections, each at its closest chunk, closest first."""
-    seen: dict[str, SectionMatch] = {}
-    for i in np.argsort(-scores, kind="stable"):
-        c = chunks[int(i)]
-        if c.section_path not in seen:
-            seen[c.section_path] = SectionMatch(
-                c.section_path, c.section_heading, round(float(scores[i]), 4), c.start, c.end
-            )
-    return list(seen.values())
 
 
 def _snippet(text: str) -> str:
@@ -251,11 +228,14 @@ class SemanticSearch:
         return self._per_note(matches, preset.floor, limit)
 
     def passages(
-        self, vectors: Sequence[npt.NDArray[np.float32]], note_ids: Sequence[str]
+        self,
+        vectors: Sequence[npt.NDArray[np.float32]],
+        note_ids: Sequence[str],
+        words: frozenset[str] = frozenset(),
     ) -> dict[str, Passages]:
-        """Every indexed section of these notes, closest to the vectors first, and the text of
-        the closest chunk (exact cosine of each chunk by its closest vector; a section is as
-        close as its closest chunk). Notes without vectors are left out."""
+        """Every indexed section of these notes, best first (``noted.search.sections``: the
+        exact cosine of each chunk by its closest vector, and where ``words`` are), and the text
+        of the best section's closest chunk. Notes without vectors are left out."""
         ids = list(dict.fromkeys(note_ids))
         if not ids or not vectors:
             return {}
@@ -264,21 +244,22 @@ class SemanticSearch:
             stored = self.tables.vectors_of(conn, [c.rowid for cs in chunks.values() for c in cs])
         queries = np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
         queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), np.float32(1e-12))
-        ranked: dict[str, list[SectionMatch]] = {}
-        for note_id, of_note in chunks.items():
-            kept = [c for c in of_note if c.rowid in stored]
-            if kept:
-                matrix = np.frombuffer(b"".join(stored[c.rowid] for c in kept), dtype=np.float32)
-                matrix = matrix.reshape(len(kept), -1)
-                norms = np.maximum(np.linalg.norm(matrix, axis=1), np.float32(1e-12))
-                scores = (matrix @ queries.T).max(axis=1) / norms
-                ranked[note_id] = _by_section(kept, scores)
-        notes = {n.id: n for n in self.store.get_notes(list(ranked))}
+        kept = {n: [c for c in cs if c.rowid in stored] for n, cs in chunks.items()}
+        notes = {n.id: n for n in self.store.get_notes([n for n, cs in kept.items() if cs])}
         out: dict[str, Passages] = {}
-        for note_id, sections in ranked.items():
-            if (note := notes.get(note_id)) is not None:
-                text = note.body[sections[0].start : sections[0].end]
-                out[note_id] = Passages(tuple(sections), text, _snippet(text))
+        for note_id, note in notes.items():
+            of_note = kept[note_id]
+            matrix = np.frombuffer(b"".join(stored[c.rowid] for c in of_note), dtype=np.float32)
+            matrix = matrix.reshape(len(of_note), -1)
+            norms = np.maximum(np.linalg.norm(matrix, axis=1), np.float32(1e-12))
+            cosines = (matrix @ queries.T).max(axis=1) / norms
+            scored = [
+                ChunkScore(c.section_path, c.section_heading, c.start, c.end, float(x))
+                for c, x in zip(of_note, cosines, strict=True)
+            ]
+            sections = rank_sections(scored, note.body, words)
+            text = note.body[sections[0].start : sections[0].end]
+            out[note_id] = Passages(tuple(sections), text, _snippet(text))
         return out
 
     def nearest(

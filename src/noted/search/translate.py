@@ -31,6 +31,7 @@ French adjective is put before the noun it follows, as English has it ("índices
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from importlib import resources
 
 import snowballstemmer  # type: ignore[import-untyped]
 
+from noted.embeddings.model_spec import DEFAULT_TOKENIZER
 from noted.search import cognates
 from noted.search.query import MAX_QUERY_CHARS
 from noted.search.senses import NoteWords, Senses, choose, english_stem
@@ -57,6 +59,17 @@ schema owner", "a note"), and where the notes are few, none is the notes' own wo
 9,533 English texts of ``tests/bench/translate_check.py --few-notes`` (every word in one note),
 68 were taken for another language without it, 6 at a third, 5 at a half or at one; every
 foreign query of the evaluation and of its fresh set is still taken at a half."""
+SIGNS_PER_ENGLISH_WORD = 4
+"""A query is confidently in another language only when its signs of it are at least four times
+its English words as written (``_english_as_written``: "recipe", "calories", "reset"). English
+text with a loanword or a name has one or two signs beside an English word ("piña colada
+recipe", "Schwarzwälder Kirschtorte calories"); a question in French may hold an English word of
+computing among five signs ("récupérer un commit perdu après un reset"). Over the 2,293 texts of
+``tests/bench/loanwords.py``, 159 are taken for another language with the real notes of the Git
+corpus (736 before; 304 at a ratio of 1, 169 at 3, 156 at 5), nearly all foreign phrases ("coup
+d'état") or beside an English word the vocabulary lacks ("calories"). Every foreign query of the
+evaluation and of its fresh set is still taken at 1 to 5; one is lost at 6 (the "reset" one
+above). A rule set by one query's bound, so 4, short of it."""
 MIN_HELD = 2
 """Notes that must hold a word for it to count as the notes' own word, not a sign of a language."""
 MIN_STEMMED = 5
@@ -78,6 +91,10 @@ ENGLISH_FUNCTION_WORDS = frozenset(
     whom why will with would you your yours yourself yourselves must might shall may need use""".split()
 )
 
+
+UNTRANSLATED = ("pt", "it")
+"""Languages close to the three whose queries the glossary would mistranslate ("banco de dados"
+is no Spanish *bank given*): their function words mark a query as not in one of the three."""
 
 _LETTERS = {"es": "áéíóúñ¿¡", "de": "äöüß", "fr": "éèêëàâîïôûùçœ"}
 """Letters of each language that English words do not have."""
@@ -151,6 +168,15 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
         for code, n in evidence.items()
         if (n >= 2 or not english[code]) and n > english[code] * SIGNS_PER_ENGLISH
     }
+    # Confidently the language only: an English function word it lacks ("for", "with", "how")
+    # says the query is English around a loanword or a name ("shopping list for piña colada"),
+    # and a function word of a language noted does not translate says the query is in that one
+    # ("criar um banco de dados" is Portuguese, not Spanish).
+    likely = {
+        code: n
+        for code, n in likely.items()
+        if not _against(code, folded) and _written_in_english(code, folded) * SIGNS_PER_ENGLISH_WORD <= n
+    }
     if not likely:
         return None
     most = max(likely.values())
@@ -166,7 +192,55 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
     if not slots:
         return None
     chosen = choose([slot.senses for slot in slots], notes)
-    return Translation(code, " ".join(english_order(code, slots, chosen)))
+    words = " ".join(english_order(code, slots, chosen))
+    if fold(words) == fold(" ".join(tokens)):
+        return None  # nothing was translated ("José García"): the query is searched as typed
+    return Translation(code, words)
+
+
+def _against(code: str, folded: list[str]) -> bool:
+    """Whether a word of the query says it is not confidently in ``code``: a function word of
+    English or of a language noted does not translate (``UNTRANSLATED``) that ``code`` lacks."""
+    stop = _glossary(code).stop
+    return any(
+        w not in stop
+        and (
+            w in ENGLISH_FUNCTION_WORDS or (len(w) > 1 and any(w in _function_words(o) for o in UNTRANSLATED))
+        )
+        for w in folded
+    )
+
+
+def _written_in_english(code: str, folded: list[str]) -> int:
+    """How many of the query's words are English as written and no word of ``code``."""
+    stop = _glossary(code).stop
+    return sum(
+        1
+        for w in folded
+        if len(w) > 2 and w not in stop and _english_as_written(w) and not _translates(code, w)
+    )
+
+
+def _english_as_written(word: str) -> bool:
+    """Whether ``word`` (folded) or its singular is a whole word of the English vocabulary noted
+    ships with its default embedding model ("recipe", "prices", "vegetarian"; not "colada")."""
+    vocabulary = _english_vocabulary()
+    forms = (word, word.removesuffix("s"), word.removesuffix("es"), word.removesuffix("ies") + "y")
+    return any(f in vocabulary for f in forms if len(f) > 2)
+
+
+@functools.cache
+def _english_vocabulary() -> frozenset[str]:
+    """The whole words of the default model's WordPiece vocabulary (30,522 pieces, uncased, most
+    of them English words; read once, about 20 ms)."""
+    vocab = json.loads(DEFAULT_TOKENIZER.read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha())
+
+
+@functools.cache
+def _function_words(code: str) -> frozenset[str]:
+    """The function words of a language noted does not translate (``glossary/<code>.stopwords.txt``)."""
+    return frozenset(fold(w) for line in _lines(f"{code}.stopwords.txt") for w in line.split())
 
 
 def warm() -> None:
@@ -175,6 +249,7 @@ def warm() -> None:
         _glossary(code)
     _english_stems()
     _shared_forms()
+    _english_vocabulary()
 
 
 def _english_words(
