@@ -1,7 +1,7 @@
 """Hybrid search's latency over the evaluation's corpora, English queries and the others apart.
 
 ``python3 tests/bench/eval_latency.py`` runs every query of ``eval_suite_queries.json`` once
-through ``HybridSearch`` (limit 10) over the MiniLM indexes ``eval_suite.py`` builds, after one
+through ``Finder.search`` in hybrid mode (limit 10), as the front ends run it, over the MiniLM indexes ``eval_suite.py`` builds, after one
 warm-up search per corpus, and prints the wall-clock p50 and p95 of the English queries and of
 the Spanish, German and French ones (which go through ``noted.search.translate``; the first of
 them in a process also loads the glossary, about 0.2 s, see ``bench_index.py --query-only``).
@@ -16,10 +16,7 @@ import time
 from pathlib import Path
 
 import eval_models
-
-from noted.search.hybrid import HybridSearch
-from noted.search.keyword import KeywordSearch
-from noted.search.semantic import SemanticSearch
+import eval_suite
 
 QUERIES = Path(__file__).resolve().parent / "eval_suite_queries.json"
 
@@ -29,13 +26,13 @@ def main() -> int:
     walls: dict[str, list[float]] = {"english": [], "foreign": []}
     for corpus in ("git", "pg"):
         store, embedder, _ = eval_models.open_indexed(eval_models.DEFAULT, corpus)
-        hybrid = HybridSearch(KeywordSearch(store), SemanticSearch(store, store.db, embedder))
-        hybrid.search("warm up the model", limit=10)
+        finder = eval_suite.finder_for(store, embedder)
+        finder.search("warm up the model", mode="hybrid", limit=10)
         for q in queries:
             if q["corpus"] != corpus:
                 continue
             started = time.perf_counter()
-            hybrid.search(q["query"], limit=10)
+            finder.search(q["query"], mode="hybrid", limit=10)
             walls["foreign" if q["category"] == "foreign" else "english"].append(
                 time.perf_counter() - started
             )

@@ -102,6 +102,12 @@ def _run(finder: Finder, mode: Mode, text: str, titles: dict[str, str]) -> list[
     ]
 
 
+def finder_for(store: Any, embedder: Any) -> Finder:
+    """Search over ``store`` as the front ends run it, the settings at their defaults."""
+    semantic = SemanticSearch(store, store.db, embedder)
+    return Finder(store, KeywordSearch(store), lambda: semantic, Settings(OUT / "none.toml", environ={}))
+
+
 def run_corpus(model: str, corpus: str, queries: list[Query]) -> dict[str, dict[str, list[Hit]]]:
     """Every arm's hits (by note title) for each query of one corpus, indexing it first if needed."""
     store, embedder, built = eval_models.open_indexed(model, corpus)

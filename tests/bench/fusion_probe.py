@@ -48,9 +48,9 @@ import eval_suite
 import numpy as np
 
 from noted.search import sql as search_sql
-from noted.search.hybrid import HybridSearch, _translated, fuse, split_query
+from noted.search.hybrid import fuse, split_query
 from noted.search.keyword import KeywordSearch
-from noted.search.translate import to_english
+from noted.search.reading import read_words
 from noted.store.sqlite import SqliteStore
 
 FLOOR = 0.35
@@ -141,15 +141,14 @@ def keyword_run(c: Corpus, ranking: str) -> list[tuple[str, float]]:
 
 def prepare(c: Corpus, text: str) -> Prepared:
     split = split_query(c.keyword.parse(text))
-    translation = to_english(split.text, c.keyword)
-    if translation is not None:
-        split = _translated(split, translation)
-    hybrid = HybridSearch(c.keyword, None)  # type: ignore[arg-type]
-    corrected, ranking = hybrid._corrected(split)
-    qvec = c.embedder.embed_query(corrected)  # type: ignore[attr-defined]
-    qvec = qvec / np.linalg.norm(qvec)
+    words = read_words(split.text, c.keyword)  # as HybridSearch reads them
+    ranking = " ".join([split.ranking, *words.extra_words])
+    vectors = [c.embedder.embed_query(t) for t in words.texts]  # type: ignore[attr-defined]
+    vectors = [v / np.linalg.norm(v) for v in vectors]
+    cos = np.max(np.stack([c.vectors @ v for v in vectors]), axis=0)  # a chunk by its closest vector
+    qvec = vectors[-1]
     title_cos = dict(zip(c.title_ids, (c.title_vectors @ qvec).tolist(), strict=True))
-    return Prepared(qvec, c.vectors @ qvec, keyword_run(c, ranking), ranking, title_cos)
+    return Prepared(qvec, cos, keyword_run(c, ranking), ranking, title_cos)
 
 
 Variant = Callable[[Corpus, Prepared], list[str]]

@@ -319,11 +319,11 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "phrase": (
         "{}",
         "# {}",
-        "notes: {}",
+        "notes about {}",
         "{} ideas",
         "## {}",
         "{} list",
-        "draft: {}",
+        "draft {}",
         "{} plans",
         "{} (todo)",
         "more on {}",

@@ -25,10 +25,6 @@ import eval_metrics as m
 import eval_models
 import eval_suite
 
-from noted.search.hybrid import HybridSearch
-from noted.search.keyword import KeywordSearch
-from noted.search.semantic import SemanticSearch
-
 SHOWN = 5
 
 
@@ -61,9 +57,9 @@ def main() -> int:
         store, embedder, _ = eval_models.open_indexed(args.model, corpus)
         try:
             titles = {n.id: n.title for n in store.list_notes()}
-            hybrid = HybridSearch(KeywordSearch(store), SemanticSearch(store, store.db, embedder))
+            finder = eval_suite.finder_for(store, embedder)
             for q, text in asked:
-                results = hybrid.search(text, limit=eval_suite.DEPTH)
+                results = finder.search(text, mode="hybrid", limit=eval_suite.DEPTH)
                 ranked = [titles[h.note_id] for h in results.hits]
                 grades = q.grades if q else {}
                 score = m.ndcg(ranked, grades) if q else float("nan")
@@ -72,7 +68,7 @@ def main() -> int:
                     saved[q.id] = ranked[: m.CUTOFF]
                 wanted = [t for t, g in grades.items() if g == 2]
                 where = {t: ranked.index(t) + 1 for t in wanted if t in ranked}
-                english = results.searched_as.text if results.searched_as else "-"
+                english = results.reading.translation.text if results.reading.translation else "-"
                 print(f"{score:.3f}  {text!r} as {english!r}  answer at {where or 'none'}")
                 for title in ranked[:SHOWN]:
                     print(f"        {grades.get(title, 0)} {title}")
