@@ -67,6 +67,7 @@ from noted.indexer.vectors import (  # noqa: E402
 )
 from noted.models import ACTOR_USER, NoteDraft, NotePatch  # noqa: E402
 from noted.search.keyword import KeywordSearch  # noqa: E402
+from noted.search.sections import query_words  # noqa: E402
 from noted.search.semantic import PRESETS, Relevance, SemanticSearch  # noqa: E402
 from noted.search.translate import to_english  # noqa: E402
 from noted.store.protocol import NoteOrder  # noqa: E402
@@ -397,6 +398,17 @@ def measure_preset(
         _, w, c = timed(functools.partial(search.nearest, v, preset.chunks))
         knn_w.append(w)
         knn_c.append(c)
+    # A query taken for another language embeds two wordings and asks the KNN twice; every search
+    # by meaning then ranks the sections of the notes it shows (Finder: 10 for the tools, 50 on screen).
+    two_w, two_c, pas_w, pas_c = [], [], [], []
+    for q, v in zip(queries, vectors, strict=True):
+        _, w, c = timed(functools.partial(search.search, q, also=(q + " translated",), relevance=relevance))
+        two_w.append(w)
+        two_c.append(c)
+        shown = [h.note_id for h in search.search_vectors([v], relevance=relevance, limit=50)]
+        _, w, c = timed(functools.partial(search.passages, [v], shown, query_words([q])))
+        pas_w.append(w)
+        pas_c.append(c)
     chunk_recall, top10, top1 = [], [], []
     for q, v in list(zip(queries, vectors, strict=True))[: len(oracle)]:
         want = oracle[q][: preset.chunks]
@@ -412,6 +424,8 @@ def measure_preset(
         "search": {"wall": summary_ms(full_w), "cpu": summary_ms(full_c)},
         "embed_query": {"wall": summary_ms(emb_w), "cpu": summary_ms(emb_c)},
         "knn": {"wall": summary_ms(knn_w), "cpu": summary_ms(knn_c)},
+        "search, two wordings": {"wall": summary_ms(two_w), "cpu": summary_ms(two_c)},
+        "sections of 50 notes": {"wall": summary_ms(pas_w), "cpu": summary_ms(pas_c)},
         "median_hits": statistics.median(hits),
         "vs_exact": {
             "chunk_recall_mean": round(statistics.fmean(chunk_recall), 4),
@@ -468,7 +482,7 @@ def measure_queries(embedder: Embedder, chunks: int, count: int) -> dict[str, An
         for relevance in (Relevance.LOOSE, Relevance.NORMAL, Relevance.STRICT):
             r = out[relevance.value] = measure_preset(search, oracle, queries, relevance)
             say(f"  {relevance.value} (k={r['chunks_k']}, {r['candidates']} candidates):")
-            for name in ("search", "embed_query", "knn"):
+            for name in ("search", "embed_query", "knn", "search, two wordings", "sections of 50 notes"):
                 w, c = r[name]["wall"], r[name]["cpu"]
                 say(
                     f"    {name}: p50 {w['p50_ms']} ms, p95 {w['p95_ms']} ms wall; "

@@ -120,3 +120,23 @@ def test_the_listing_shows_snippets_as_words_and_json_keeps_the_markdown(cli: Cl
     # A program reading the JSON gets the note's text as written.
     snippet = cli.json("search", "harbour guide", "--mode", "keyword")["hits"][0]["snippet"]
     assert "[the harbour guide](https://example.org/g)" in snippet
+
+
+def test_json_offers_up_to_three_sections_best_first_and_the_text_lists_the_others(cli: Cli) -> None:
+    body = (
+        "intro about the farm\n# Birds\nthe puffin nests on cliffs\n# Fish\ncod and haddock\n"
+        "# Puffins again\npuffin chicks leave the cliffs\n# Mammals\nseals on the rocks\n"
+    )
+    cli.ok("create", "Zoo", "--body", body)
+    cli.ok("index")
+    for mode in ("semantic", "hybrid"):
+        hit = next(
+            h
+            for h in cli.json("search", "puffin nests cliffs", "--mode", mode)["hits"]
+            if h["title"] == "Zoo"
+        )
+        assert len(hit["sections"]) == 3, mode
+        assert hit["sections"][0] == {"section": hit["section"], "section_heading": hit["section_heading"]}
+        assert [s["section_heading"] for s in hit["sections"][:2]] == ["Birds", "Puffins again"], mode
+    out = cli.ok("search", "puffin nests cliffs", "--mode", "hybrid").out
+    assert "§ 1 Birds" in out and "also § 3 Puffins again" in out

@@ -67,3 +67,29 @@ async def test_find_notes_refuses_a_bad_query_with_a_clear_message(env: Env) -> 
     assert bad.message and "colour" in bad.message
     assert (await env.error("find_notes", query="x", relevance="fuzzy")).field == "relevance"
     assert (await env.error("find_notes", query="x", limit=51)).field == "limit"
+
+
+@pytest.mark.parametrize("tool", ["find_notes", "semantic_search_notes"])
+async def test_each_search_tool_offers_up_to_three_sections_best_first(env: Env, tool: str) -> None:
+    folder = env.folder("Zoo")
+    body = (
+        "intro about the farm\n# Birds\nthe puffin nests on cliffs\n# Fish\ncod and haddock\n"
+        "# Puffins again\npuffin chicks leave the cliffs\n# Mammals\nseals on the rocks\n# Trees\nbirch\n"
+    )
+    note = env.note(folder, "Zoo", body)
+    env.index()
+    best = (await env.ok(tool, query="puffin nests cliffs", relevance="loose"))["results"][0]
+    assert best["id"] == note and len(best["sections"]) == 3
+    assert [s["section_heading"] for s in best["sections"][:2]] == ["Birds", "Puffins again"]
+    assert (best["section"], best["section_heading"]) == ("1", "Birds")  # the first, for read_note
+
+
+async def test_the_search_by_meaning_tool_searches_another_language_in_english_too(env: Env) -> None:
+    # The same reading as the app's and the CLI's: semantic_search_notes did not translate before.
+    folder = env.folder("Ops")
+    backup = env.note(folder, "Backups", "restore the database from last night's backup")
+    env.note(folder, "Lunch", "soup and bread")
+    env.index()
+    got = await env.ok("semantic_search_notes", query="restaurar una copia de seguridad", relevance="loose")
+    assert got["searched_as"] == "restore backup" and got["results"][0]["id"] == backup
+    assert "read as Spanish" in got["read_as"]
