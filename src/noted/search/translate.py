@@ -31,7 +31,6 @@ French adjective is put before the noun it follows, as English has it ("índices
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,8 +38,8 @@ from importlib import resources
 
 import snowballstemmer  # type: ignore[import-untyped]
 
-from noted.embeddings.model_spec import DEFAULT_TOKENIZER
 from noted.search import cognates
+from noted.search.languages import UNTRANSLATED, english_as_written, english_vocabulary, function_words
 from noted.search.query import MAX_QUERY_CHARS
 from noted.search.senses import NoteWords, Senses, choose, english_stem
 from noted.search.snippet import fold
@@ -61,7 +60,7 @@ schema owner", "a note"), and where the notes are few, none is the notes' own wo
 foreign query of the evaluation and of its fresh set is still taken at a half."""
 SIGNS_PER_ENGLISH_WORD = 4
 """A query is confidently in another language only when its signs of it are at least four times
-its English words as written (``_english_as_written``: "recipe", "calories", "reset"). English
+its English words as written (``noted.search.languages.english_as_written``: "recipe", "calories", "reset"). English
 text with a loanword or a name has one or two signs beside an English word ("piña colada
 recipe", "Schwarzwälder Kirschtorte calories"); a question in French may hold an English word of
 computing among five signs ("récupérer un commit perdu après un reset"). Over the 2,293 texts of
@@ -91,10 +90,6 @@ ENGLISH_FUNCTION_WORDS = frozenset(
     whom why will with would you your yours yourself yourselves must might shall may need use""".split()
 )
 
-
-UNTRANSLATED = ("pt", "it")
-"""Languages close to the three whose queries the glossary would mistranslate ("banco de dados"
-is no Spanish *bank given*): their function words mark a query as not in one of the three."""
 
 _LETTERS = {"es": "áéíóúñ¿¡", "de": "äöüß", "fr": "éèêëàâîïôûùçœ"}
 """Letters of each language that English words do not have."""
@@ -205,7 +200,7 @@ def _against(code: str, folded: list[str]) -> bool:
     return any(
         w not in stop
         and (
-            w in ENGLISH_FUNCTION_WORDS or (len(w) > 1 and any(w in _function_words(o) for o in UNTRANSLATED))
+            w in ENGLISH_FUNCTION_WORDS or (len(w) > 1 and any(w in function_words(o) for o in UNTRANSLATED))
         )
         for w in folded
     )
@@ -217,30 +212,8 @@ def _written_in_english(code: str, folded: list[str]) -> int:
     return sum(
         1
         for w in folded
-        if len(w) > 2 and w not in stop and _english_as_written(w) and not _translates(code, w)
+        if len(w) > 2 and w not in stop and english_as_written(w) and not _translates(code, w)
     )
-
-
-def _english_as_written(word: str) -> bool:
-    """Whether ``word`` (folded) or its singular is a whole word of the English vocabulary noted
-    ships with its default embedding model ("recipe", "prices", "vegetarian"; not "colada")."""
-    vocabulary = _english_vocabulary()
-    forms = (word, word.removesuffix("s"), word.removesuffix("es"), word.removesuffix("ies") + "y")
-    return any(f in vocabulary for f in forms if len(f) > 2)
-
-
-@functools.cache
-def _english_vocabulary() -> frozenset[str]:
-    """The whole words of the default model's WordPiece vocabulary (30,522 pieces, uncased, most
-    of them English words; read once, about 20 ms)."""
-    vocab = json.loads(DEFAULT_TOKENIZER.read_text(encoding="utf-8"))["model"]["vocab"]
-    return frozenset(w for w in vocab if w.isalpha())
-
-
-@functools.cache
-def _function_words(code: str) -> frozenset[str]:
-    """The function words of a language noted does not translate (``glossary/<code>.stopwords.txt``)."""
-    return frozenset(fold(w) for line in _lines(f"{code}.stopwords.txt") for w in line.split())
 
 
 def warm() -> None:
@@ -249,7 +222,7 @@ def warm() -> None:
         _glossary(code)
     _english_stems()
     _shared_forms()
-    _english_vocabulary()
+    english_vocabulary()
 
 
 def _english_words(

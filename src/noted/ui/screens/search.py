@@ -166,7 +166,9 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             message.display = False
             yield message
             yield ResultList(id="search-results")
-            yield Label("↑↓ choose · Ctrl+T section · Enter opens · Ctrl+O mode · Esc closes", id="search-hint")
+            yield Label(
+                "↑↓ choose · Ctrl+T section · Enter opens · Ctrl+O mode · Esc closes", id="search-hint"
+            )
 
     def _mode_label(self) -> Content:
         return Content(f"[{MODE_NAMES[self.mode]}]")  # Content, not a str: "[both]" is not markup
