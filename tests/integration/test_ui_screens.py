@@ -264,6 +264,32 @@ async def test_search_by_meaning_says_when_the_index_is_partial(fixture: Fixture
         services.close()
 
 
+async def test_ctrl_t_picks_the_section_a_result_opens_at(fixture: Fixture) -> None:
+    services = open_services(fixture.root, ai_embedding_provider="fake", search_defaultmode="hybrid")
+    try:
+        folder = services.store.list_folders()[0].id
+        body = "intro\n# Birds\nthe puffin nests on cliffs\n# Fish\ncod\n# Puffins again\npuffin chicks on cliffs\n"
+        zoo = services.store.create_note(NoteDraft("Zoo", body, parent_id=folder), actor="user").id
+        _indexed(services)
+        app = NotedApp(services, background=False)
+        chosen: list[object] = []
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.screen.is_mounted)
+            app.push_screen(SearchScreen(services), chosen.append)
+            await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+            screen = app.screen
+            assert isinstance(screen, SearchScreen)
+            await _type(pilot, screen, "puffin nests cliffs")
+            await until(pilot, lambda: screen.answered == screen._asked and bool(screen.rows))
+            row = screen.rows[0]
+            assert row.note_id == zoo and len(row.sections) >= 2  # so the key has a section to move to
+            await pilot.press("ctrl+t", "enter")
+            await until(pilot, lambda: bool(chosen))
+            assert chosen[0] == (zoo, row.sections[1].path)
+    finally:
+        services.close()
+
+
 # Settings ----------------------------------------------------------------------------------------
 
 
