@@ -15,9 +15,10 @@ sections of many chunks or short chunks did no better (``README.md`` there).
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from noted.search.snippet import fold
@@ -64,19 +65,53 @@ def query_words(texts: Sequence[str]) -> frozenset[str]:
 def rank_sections(chunks: Sequence[ChunkScore], body: str, words: frozenset[str]) -> list[SectionMatch]:
     """The note's sections, best first (see the module's docstring)."""
     best: dict[str, ChunkScore] = {}
-    held: dict[str, set[str]] = {}
     for c in chunks:
         if c.path not in best or c.cosine > best[c.path].cosine:
             best[c.path] = c
-        held.setdefault(c.path, set()).update(
-            _key(w) for w in _WORD.findall(fold(f"{c.heading} {body[c.start : c.end]}"))
-        )
-    share = _shares(held, words)
+    share = _shares(_held(chunks, body, words), words)
     scored = [
         SectionMatch(c.path, c.heading, round(c.cosine + WORDS_WEIGHT * share[path], 4), c.start, c.end)
         for path, c in best.items()
     ]
     return sorted(scored, key=lambda s: -s.score)
+
+
+def _held(chunks: Sequence[ChunkScore], body: str, words: frozenset[str]) -> dict[str, set[str]]:
+    """Per section, which of ``words`` (keys) it holds in its heading or its chunks' text.
+
+    Each key is searched as a literal over the note folded once (fold keeps offsets), then kept
+    where it starts a word (and, shorter than ``PREFIX``, ends one): a literal search is far
+    faster than splitting every chunk into words (30 ms a search over PostgreSQL's long pages)."""
+    held: dict[str, set[str]] = {c.path: set() for c in chunks}
+    if not words:
+        return held
+    for c in chunks:
+        heading = fold(c.heading)
+        held[c.path].update(k for k in words if any(True for _ in _at_word(heading, k)))
+    spans = sorted(chunks, key=lambda c: c.start)
+    starts = [c.start for c in spans]
+    folded = fold(body)
+    for key in words:
+        for at in _at_word(folded, key):
+            # Windows of one section overlap a little: the chunk that starts last before ``at``,
+            # and the one before it, may hold it.
+            j = bisect.bisect_right(starts, at) - 1
+            for c in spans[max(0, j - 1) : j + 1]:
+                if c.start <= at < c.end:
+                    held[c.path].add(key)
+    return held
+
+
+def _at_word(text: str, key: str) -> Iterator[int]:
+    """Where ``key`` starts a word of ``text`` (and ends it, when shorter than ``PREFIX``)."""
+    at = text.find(key)
+    while at >= 0:
+        end = at + len(key)
+        if (at == 0 or not text[at - 1].isalpha()) and (
+            len(key) >= PREFIX or end == len(text) or not text[end].isalpha()
+        ):
+            yield at
+        at = text.find(key, at + 1)
 
 
 def _shares(held: dict[str, set[str]], words: frozenset[str]) -> dict[str, float]:
