@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING
 
 from noted.errors import InvalidInputError, QueryError, UnavailableError
 from noted.search.hits import keyword_hit, semantic_hit
-from noted.search.hybrid import DeferredSemantic, HybridSearch
 from noted.search.keyword import MAX_LIMIT, KeywordSearch
 from noted.search.reading import read_words
 from noted.search.results import Hit, Mode, Reading, Results
 from noted.search.sections import query_words
-from noted.search.semantic import Relevance, SemanticSearch
 from noted.search.translate import to_english
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE, SEARCH_TRANSLATE
 
 if TYPE_CHECKING:
+    from noted.search.hybrid import DeferredSemantic
+    from noted.search.semantic import Relevance, SemanticSearch
     from noted.settings import Settings
     from noted.store.protocol import Store
 
@@ -57,7 +57,8 @@ class Finder:
         self.store = store
         self.keyword = keyword
         self.settings = settings
-        self._semantic = DeferredSemantic(semantic or _unavailable)
+        self._load = semantic or _unavailable
+        self._deferred: DeferredSemantic | None = None
 
     def search(
         self,
@@ -100,6 +101,10 @@ class Finder:
             translate = self.settings.get(SEARCH_TRANSLATE) != "off"
         if how is Mode.KEYWORD:
             return self._keyword(query, limit, offset, folder_ids, note_ids, translate)
+        # Search by meaning, its model and numpy load here, not for a keyword search.
+        from noted.search.hybrid import HybridSearch
+        from noted.search.semantic import Relevance
+
         if limit + offset > MAX_LIMIT:  # by meaning, every hit up to the page's end is ranked
             raise QueryError(f"bad page: by meaning or both, limit and offset add up to {MAX_LIMIT} at most")
         scope = self._scope(folder_ids, note_ids)
@@ -140,6 +145,15 @@ class Finder:
         # Keyword search takes the words as typed; the other modes also search their English.
         translation = to_english(query, self.keyword)
         return dataclasses.replace(results, translation_hint=translation.text if translation else "")
+
+    @property
+    def _semantic(self) -> DeferredSemantic:
+        """Search by meaning, built (and its model loaded) on first use."""
+        if self._deferred is None:
+            from noted.search.hybrid import DeferredSemantic
+
+            self._deferred = DeferredSemantic(self._load)
+        return self._deferred
 
     def _by_meaning(
         self, query: str, limit: int, relevance: Relevance | str, scope: list[str] | None, translate: bool

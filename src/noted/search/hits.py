@@ -12,10 +12,13 @@ index), a hit names the section of the first word found.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
-from noted.search.keyword import KeywordHit
 from noted.search.results import MAX_SECTIONS, Arm, Hit, Section
-from noted.search.semantic import Passages, SemanticHit
+
+if TYPE_CHECKING:
+    from noted.search.keyword import KeywordHit
+    from noted.search.semantic import Passages, SemanticHit
 
 
 def keyword_hit(hit: KeywordHit, passages: Passages | None = None) -> Hit:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from noted.indexer.coverage import IndexCoverage
 from noted.markdown import section_label
-from noted.search.translate import Translation
+
+if TYPE_CHECKING:
+    from noted.indexer.coverage import IndexCoverage
+    from noted.search.translate import Translation
 
 MAX_SECTIONS = 3
 """Sections offered per note: the one that matched best, then the next best."""

@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from noted.search.languages import ENGLISH_FUNCTION_WORDS
 from noted.search.snippet import fold
-from noted.search.translate import ENGLISH_FUNCTION_WORDS
 
 WORDS_WEIGHT = 0.3
 PREFIX = 5

@@ -34,12 +34,19 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 
 import snowballstemmer  # type: ignore[import-untyped]
 
 from noted.search import cognates
-from noted.search.languages import UNTRANSLATED, english_as_written, english_vocabulary, function_words
+from noted.search.languages import (
+    ENGLISH_FUNCTION_WORDS,
+    SIGNS_PER_ENGLISH_WORD,
+    against,
+    english_vocabulary,
+    written_in_english,
+)
 from noted.search.query import MAX_QUERY_CHARS
 from noted.search.senses import NoteWords, Senses, choose, english_stem
 from noted.search.snippet import fold
@@ -52,23 +59,9 @@ MAX_PHRASE = 4
 STEMS_KEPT = 1 << 16
 """Words whose stems each stemmer remembers (the glossary's own take about 10,000)."""
 SIGNS_PER_ENGLISH = 0.5
-"""A query is taken for another language only when its signs of it outnumber half its English
-words: a long English sentence holds two glossary words of some language often enough ("the
-schema owner", "a note"), and where the notes are few, none is the notes' own word. Over the
-9,533 English texts of ``tests/bench/translate_check.py --few-notes`` (every word in one note),
-68 were taken for another language without it, 6 at a third, 5 at a half or at one; every
-foreign query of the evaluation and of its fresh set is still taken at a half."""
-SIGNS_PER_ENGLISH_WORD = 4
-"""A query is confidently in another language only when its signs of it are at least four times
-its English words as written (``noted.search.languages.english_as_written``: "recipe", "calories", "reset"). English
-text with a loanword or a name has one or two signs beside an English word ("piña colada
-recipe", "Schwarzwälder Kirschtorte calories"); a question in French may hold an English word of
-computing among five signs ("récupérer un commit perdu après un reset"). Over the 2,293 texts of
-``tests/bench/loanwords.py``, 151 are taken for another language with the real notes of the Git
-corpus (730 before; 295 at a ratio of 1, 161 at 3, 148 at 5), nearly all foreign phrases ("coup
-d'état") or beside an English word the vocabulary lacks ("calories"). Every foreign query of the
-evaluation and of its fresh set is still taken at 1 to 5; one is lost at 6 (the "reset" one
-above). A rule set by one query's bound, so 4, short of it."""
+"""Signs of the language must outnumber half the query's English words: a long English sentence
+often holds two glossary words ("the schema owner"). ``translate_check.py --few-notes``: 68 of
+9,533 English texts taken without it, 5 at a half; every foreign query still taken."""
 MIN_HELD = 2
 """Notes that must hold a word for it to count as the notes' own word, not a sign of a language."""
 MIN_STEMMED = 5
@@ -77,19 +70,6 @@ MIN_COMPOUND_PART = 4
 """The shortest part of a German compound tried as a glossary word."""
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-
-# Function words of English that are also words of the three languages' lists ("in", "an", "die",
-# "also"), so that an English query is never taken for a foreign one on them.
-ENGLISH_FUNCTION_WORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i if in into is it its itself
-    just me more most my myself no nor not now of off on once only or other our ours ourselves out
-    over own same she should so some such than that the their theirs them themselves then there these
-    they this those through to too under until up very was we were what when where which while who
-    whom why will with would you your yours yourself yourselves must might shall may need use""".split()
-)
-
 
 _LETTERS = {"es": "áéíóúñ¿¡", "de": "äöüß", "fr": "éèêëàâîïôûùçœ"}
 """Letters of each language that English words do not have."""
@@ -163,15 +143,8 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
         for code, n in evidence.items()
         if (n >= 2 or not english[code]) and n > english[code] * SIGNS_PER_ENGLISH
     }
-    # Confidently the language only: an English function word it lacks ("for", "with", "how")
-    # says the query is English around a loanword or a name ("shopping list for piña colada"),
-    # and a function word of a language noted does not translate says the query is in that one
-    # ("criar um banco de dados" is Portuguese, not Spanish).
-    likely = {
-        code: n
-        for code, n in likely.items()
-        if not _against(code, folded) and _written_in_english(code, folded) * SIGNS_PER_ENGLISH_WORD <= n
-    }
+    # Confidently the language only (noted.search.languages: "piña colada recipe" is English).
+    likely = {code: n for code, n in likely.items() if _confident(code, folded, n)}
     if not likely:
         return None
     most = max(likely.values())
@@ -193,36 +166,17 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
     return Translation(code, words)
 
 
-def _against(code: str, folded: list[str]) -> bool:
-    """Whether a word of the query says it is not confidently in ``code``: a function word of
-    English or of a language noted does not translate (``UNTRANSLATED``) that ``code`` lacks."""
-    stop = _glossary(code).stop
-    return any(
-        w not in stop
-        and (
-            w in ENGLISH_FUNCTION_WORDS or (len(w) > 1 and any(w in function_words(o) for o in UNTRANSLATED))
-        )
-        for w in folded
+def _confident(code: str, folded: list[str], signs: int) -> bool:
+    stop, english = (
+        _glossary(code).stop,
+        written_in_english(folded, _glossary(code).stop, partial(_translates, code)),
     )
-
-
-def _written_in_english(code: str, folded: list[str]) -> int:
-    """How many of the query's words are English as written and no word of ``code``."""
-    stop = _glossary(code).stop
-    return sum(
-        1
-        for w in folded
-        if len(w) > 2 and w not in stop and english_as_written(w) and not _translates(code, w)
-    )
+    return not against(folded, stop) and english * SIGNS_PER_ENGLISH_WORD <= signs
 
 
 def warm() -> None:
     """Load the glossaries now (about 0.2 s), so the first query in another language need not."""
-    for code in LANGUAGES:
-        _glossary(code)
-    _english_stems()
-    _shared_forms()
-    english_vocabulary()
+    _english_stems(), _shared_forms(), english_vocabulary(), *(_glossary(code) for code in LANGUAGES)
 
 
 def _english_words(
