@@ -224,6 +224,9 @@ class NoteDraft:
 ACTOR_USER = "user"
 ACTOR_IMPORT = "import"
 ACTOR_SYNC = "sync"
+ACTOR_OUTSIDE = "outside"
+"""A change to a Markdown folder's files made outside noted (an editor, ``git pull``, a sync tool),
+seen by the folder's watcher or its start-up scan. Only the Markdown-folder backend records it."""
 
 
 def assistant_actor(conversation_id: str) -> str:

@@ -34,6 +34,7 @@ from noted.settings.handles import (
     EMBEDDING_QUERY_PREFIX,
     EMBEDDING_THREADS,
     SEARCH_INDEXER_ENABLED,
+    VAULT_PATH,
 )
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
@@ -82,14 +83,20 @@ class Services:
         settings: Settings | None = None,
         backend: str | None = None,
         on_upgrade: Callable[[], None] | None = None,
+        vault: str | None = None,
+        on_scan: Callable[[int, int], None] | None = None,
     ) -> Services:
         """Open (and on first run create) the profile's store and what sits on it.
 
         ``backend`` (``sqlite`` or ``joplin``) overrides the ``backend`` setting for this run;
         ``on_upgrade`` is called before the notebook database's schema is brought up to date.
+        ``vault`` (a folder) works on that Markdown folder for this run, as ``backend = vault`` with
+        ``vault.path`` does for good; ``on_scan`` is told ``(done, total)`` as its start-up scan goes.
         """
         settings = settings or Settings.load(profile)
         first_run = profile.is_new
+        if vault is not None or (backend or settings.get(BACKEND)) == "vault":
+            return cls._open_vault(profile, settings, vault or settings.get(VAULT_PATH), on_scan)
         if (backend or settings.get(BACKEND)) == "joplin":
             from noted.search.joplin import keyword_search_for
             from noted.store.joplin import open_joplin_store
@@ -111,6 +118,22 @@ class Services:
             except BaseException:
                 store.close()
                 raise
+        return cls(profile=profile, settings=settings, store=store, keyword=KeywordSearch(store), db=store.db)
+
+    @classmethod
+    def _open_vault(
+        cls, profile: Profile, settings: Settings, folder: str, on_scan: Callable[[int, int], None] | None
+    ) -> Services:
+        from pathlib import Path
+
+        from noted.errors import InvalidInputError
+        from noted.store.vault import VaultStore
+
+        if not folder:
+            raise InvalidInputError(
+                "backend is vault but no Markdown folder is set", hint="noted config set vault.path DIR"
+            )
+        store = VaultStore.open(Path(folder).expanduser(), profile.root, progress=on_scan)
         return cls(profile=profile, settings=settings, store=store, keyword=KeywordSearch(store), db=store.db)
 
     @property
@@ -197,6 +220,14 @@ class Services:
             self._indexer = self.indexer_service(label=label, on_status=on_status)
             self._indexer.start()
         return self._indexer
+
+    def start_watching(self) -> None:
+        """Follow a Markdown folder's outside changes while this process runs (the app, MCP);
+        nothing on the other backends, whose changes reach the feed without it."""
+        from noted.store.vault import VaultStore
+
+        if isinstance(self.store, VaultStore):
+            self.store.start_watching()
 
     def index_coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
         """How much of the store (or of ``note_ids``) the index covers; read without the model."""

@@ -32,6 +32,7 @@ from noted.models import ACTOR_USER, Note, NoteDraft, NotePatch
 from noted.store.conflicts import Choice, Conflict, resolve
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
+from noted.store.vault import VaultStore
 
 CHOICES = (Choice.KEEP_BOTH, Choice.THEIRS, Choice.OVERWRITE)
 
@@ -54,6 +55,8 @@ def other_process(backend: str, root: Path) -> Iterator[Store]:
     store: Store
     if backend == "sqlite":
         store = SqliteStore.open(root / "notes.db", root / "resources")
+    elif backend == "vault":
+        store = VaultStore.open(root / "vault", root)
     else:
         store = shared_server(root.parent).store(root)
     try:
@@ -71,7 +74,7 @@ class Shell:
     capsys: pytest.CaptureFixture[str]
 
     def edit(self, note_id: str, *options: str) -> None:
-        joplin = ("--joplin",) if self.backend == "joplin" else ()
+        joplin = {"joplin": ("--joplin",), "vault": ("--vault", str(self.root / "vault"))}.get(self.backend, ())
         self.capsys.readouterr()
         code = main(["edit", note_id, *options, "--profile", str(self.root), *joplin])
         assert code == 0, self.capsys.readouterr().err

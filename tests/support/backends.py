@@ -1,7 +1,7 @@
 """The storage backends a backend-neutral test runs on, opened fresh for each test.
 
 Tests take the ``backend_store`` fixture (see ``tests/unit/test_tools_manage.py``), parametrized by
-``BACKENDS``: the embedded SQLite store, and a real Joplin started once per run through the
+``BACKENDS``: the embedded SQLite store, a Markdown folder (``store.vault``), and a real Joplin started once per run through the
 script in ``../shared/`` (emptied before each test; skipped, saying why, where it cannot run).
 """
 
@@ -16,8 +16,9 @@ from tests.support.joplin import shared_server
 
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
+from noted.store.vault import VaultStore
 
-BACKENDS = ("sqlite", "joplin")
+BACKENDS = ("sqlite", "joplin", "vault")
 
 
 @contextmanager
@@ -31,6 +32,9 @@ def open_backend(name: str, root: Path) -> Iterator[Store]:
         server.wipe()
         root.mkdir(parents=True, exist_ok=True)
         store = server.store(root)
+    elif name == "vault":
+        (root / "vault").mkdir(parents=True, exist_ok=True)
+        store = VaultStore.open(root / "vault", root)
     else:  # pragma: no cover - a backend named in BACKENDS without a branch here
         raise ValueError(f"no test backend named {name!r}")
     try:

@@ -50,26 +50,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("--joplin", action="store_true", help=_JOPLIN_HELP)
+    parser.add_argument("--vault", metavar="DIR", help=_VAULT_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _MODULES:
         importlib.import_module(f"noted.cli.{name}").register(sub)
     _add_everywhere(parser, "--joplin", help=_JOPLIN_HELP)
+    _add_everywhere(parser, "--vault", help=_VAULT_HELP, metavar="DIR")
     return parser
 
 
 _JOPLIN_HELP = "use the notes of a running Joplin (its Data API) for this run"
+_VAULT_HELP = "work on this folder of Markdown files in place for this run (one profile per folder)"
 
 
-def _add_everywhere(parser: argparse.ArgumentParser, flag: str, *, help: str) -> None:  # noqa: A002
-    """Accept a global flag after any subcommand too (``noted mcp serve --joplin``).
+def _add_everywhere(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    *,
+    help: str,  # noqa: A002
+    metavar: str | None = None,
+) -> None:
+    """Accept a global flag after any subcommand too (``noted mcp serve --joplin``); with a
+    ``metavar`` it takes a value (``--vault DIR``), else it is a switch.
 
     On subcommands it defaults to "not given", so it never resets what was given before them.
     """
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for subparser in action.choices.values():
-                subparser.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=help)
-                _add_everywhere(subparser, flag, help=help)
+                if metavar is None:
+                    subparser.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=help)
+                else:
+                    subparser.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=help)
+                _add_everywhere(subparser, flag, help=help, metavar=metavar)
 
 
 def _bare(argv: Sequence[str]) -> argparse.Namespace | None:
@@ -82,6 +95,7 @@ def _bare(argv: Sequence[str]) -> argparse.Namespace | None:
     parser.add_argument("--profile")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--joplin", action="store_true")
+    parser.add_argument("--vault")
     try:
         args, rest = parser.parse_known_args(argv)
     except SystemExit:  # e.g. --profile without its value: the full parser says what is wrong
@@ -100,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _bare(given)
     if args is None or not commands_tui.interactive():
         args = build_parser().parse_args(given)
-    ctx = CliContext(profile_arg=args.profile, json=args.json, joplin=args.joplin)
+    ctx = CliContext(profile_arg=args.profile, json=args.json, joplin=args.joplin, vault=args.vault)
     try:
         return _run(args, ctx)
     except NotedError as exc:

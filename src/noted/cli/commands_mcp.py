@@ -110,6 +110,7 @@ def mcp_deps(ctx: CliContext) -> McpDeps:
     from noted.mcp.deps import McpDeps
 
     """The server's parts: the profile's services (store, settings, tool registry, search)."""
+    ctx.services.start_watching()  # a Markdown folder's outside changes reach the clients
     return McpDeps.of(ctx.services, log_path=ctx.profile.log_path)
 
 

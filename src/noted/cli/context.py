@@ -21,6 +21,8 @@ class CliContext:
     json: bool = False
     joplin: bool = False
     """``--joplin``: use a running Joplin's notes for this run, whatever ``backend`` says."""
+    vault: str | None = None
+    """``--vault DIR``: work on that Markdown folder for this run."""
     _services: Services | None = field(default=None, init=False, repr=False)
     _profile: Profile | None = field(default=None, init=False, repr=False)
 
@@ -36,7 +38,11 @@ class CliContext:
             profile = self.profile.ensure()
             setup_logging(profile.log_path)
             self._services = Services.open(
-                profile, backend="joplin" if self.joplin else None, on_upgrade=self._upgrading
+                profile,
+                backend="joplin" if self.joplin else None,
+                on_upgrade=self._upgrading,
+                vault=self.vault,
+                on_scan=ScanProgress() if sys.stderr.isatty() else None,
             )
         return self._services
 
@@ -71,3 +77,19 @@ class CliContext:
         if self._services is not None:
             self._services.close()
             self._services = None
+
+
+class ScanProgress:
+    """A one-line progress bar on stderr while a Markdown folder's start-up scan reads its files."""
+
+    def __init__(self) -> None:
+        self._shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = 100 * done // max(total, 1)
+        if total < 200 or percent == self._shown:
+            return
+        self._shown = percent
+        bar = "#" * (percent // 4)
+        end = "\n" if done == total else ""
+        print(f"\rnoted: reading the Markdown folder [{bar:<25}] {done}/{total}", end=end, file=sys.stderr)

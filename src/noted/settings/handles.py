@@ -226,9 +226,15 @@ MCP_ACTIONS_ENABLED = Setting(
 
 # Storage
 BACKEND = Setting(
-    "backend", STORAGE, "Where notes live", choices=("sqlite", "joplin"), default="sqlite",
+    "backend", STORAGE, "Where notes live", choices=("sqlite", "joplin", "vault"), default="sqlite",
     help="sqlite: the profile's own database. joplin: a running Joplin's Data API (desktop app with "
-    "the Web Clipper on, or the terminal app's server).",
+    "the Web Clipper on, or the terminal app's server). vault: a folder of Markdown files "
+    "(vault.path), worked on in place.",
+)
+VAULT_PATH = Setting(
+    "vault.path", STORAGE, "Markdown folder", default="", kind=Kind.PATH,
+    help="The folder of Markdown files (an Obsidian vault, a git repository of notes) this profile "
+    "works on when backend is vault; noted --vault DIR does it for one run. One profile per folder.",
 )
 JOPLIN_URL = Setting(
     "joplin.url", STORAGE, "Joplin Data API URL", default="", kind=Kind.URL,

@@ -75,6 +75,7 @@ class RunsInBackground(App[Any]):
         """Post a ``StoreChanged`` for each batch of changes in the feed until the app ends."""
         worker = get_current_worker()
         store = self.services.store
+        self.services.start_watching()  # a Markdown folder's outside changes reach the feed
         # From where the rows read ahead were read, if they were: what changed since reaches the screen.
         cursor = None if self.first_look is None else self.first_look.cursor
         while not worker.is_cancelled:

@@ -1,0 +1,225 @@
+"""The vault's files: which ones are notes, reading them safely, and replacing them atomically.
+
+Everything here takes paths relative to the vault (``/``-separated, as ``git`` shows them) and
+refuses one that would leave it: nothing outside the folder is read or written, and a symbolic link
+leading out of it is not followed (for reading or writing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+from noted.errors import InvalidInputError
+
+NOTE_SUFFIX = ".md"
+TRASH = ".trash"
+"""Obsidian's trash folder at the vault's root: trashed notes are moved there."""
+MAX_NOTE_BYTES = 5_000_000
+"""A larger ``.md`` file is listed as skipped (``noted vault status``) and never rewritten."""
+DEFAULT_ATTACHMENTS = "attachments"
+"""Where new attachments go when ``.obsidian/app.json`` names no ``attachmentFolderPath``."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """What the start-up scan compares: size and modification time first, then the hash."""
+
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFile:
+    """A note file's content as read."""
+
+    data: bytes
+    state: FileState
+
+    @property
+    def digest(self) -> str:
+        return content_hash(self.data)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class Skipped(Exception):
+    """A file noted leaves alone, with the reason ``noted vault status`` gives."""
+
+
+class Vault:
+    """The folder: what to skip (dot folders, ``.gitignore``), and file access inside it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._ignore = self._load_ignore()
+
+    def _load_ignore(self) -> pathspec.PathSpec[Any]:
+        lines: list[str] = []
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            lines = (self.root / ".gitignore").read_text("utf-8").splitlines()
+        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+    def reload_ignore(self) -> None:
+        self._ignore = self._load_ignore()
+
+    # What is a note ---------------------------------------------------------------------------------
+    def skipped_dir(self, rel: str) -> bool:
+        """True for dot folders (``.git``, ``.obsidian``, ``.trash``…) and ignored folders."""
+        if not rel:
+            return False
+        return any(part.startswith(".") for part in rel.split("/")) or self._ignore.match_file(rel + "/")
+
+    def is_note_path(self, rel: str) -> bool:
+        """True for a ``.md`` file outside skipped folders and not ignored."""
+        if not rel.endswith(NOTE_SUFFIX) or rel.startswith("/") or ".." in rel.split("/"):
+            return False
+        folder = rel.rpartition("/")[0]
+        name = rel.rpartition("/")[2]
+        if name.startswith(".") or self.skipped_dir(folder):
+            return False
+        return not self._ignore.match_file(rel)
+
+    def rel(self, path: Path) -> str | None:
+        """``path`` relative to the vault (``/``-separated), or None when it lies outside."""
+        try:
+            return path.relative_to(self.root).as_posix() if path != self.root else ""
+        except ValueError:
+            return None
+
+    def walk(self, start: str = "") -> Iterator[tuple[str, list[str]]]:
+        """Each folder from ``start`` down (relative, ``""`` for the root) with its note files."""
+        for dirpath, dirnames, filenames in os.walk(self.path(start) if start else self.root):
+            rel_dir = self.rel(Path(dirpath)) or ""
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if not self.skipped_dir(f"{rel_dir}/{d}".lstrip("/"))
+                and not os.path.islink(os.path.join(dirpath, d))
+            )
+            notes = [f"{rel_dir}/{f}".lstrip("/") for f in sorted(filenames)]
+            yield rel_dir, [n for n in notes if self.is_note_path(n)]
+
+    # Reading and writing ----------------------------------------------------------------------------
+    def path(self, rel: str) -> Path:
+        """The absolute path of ``rel``, refused when it would lead out of the vault."""
+        path = self.root / rel
+        parent = path.parent.resolve()
+        if not parent.is_relative_to(self.root) or ".." in rel.split("/"):
+            raise InvalidInputError(f'"{rel}" is outside the Markdown folder {self.root}')
+        return parent / path.name
+
+    def state(self, rel: str) -> FileState | None:
+        """Size and mtime of a regular file (None when missing, or not a plain file in the vault)."""
+        try:
+            st = os.lstat(self.path(rel))
+        except (OSError, InvalidInputError):
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        return FileState(st.st_size, st.st_mtime_ns)
+
+    def read(self, rel: str) -> ReadFile:
+        """The file's bytes; ``Skipped`` when it is too large, a link out of the vault or not a file."""
+        path = self.path(rel)
+        try:
+            st = os.lstat(path)
+        except OSError as exc:
+            raise FileNotFoundError(rel) from exc
+        if stat.S_ISLNK(st.st_mode):
+            raise Skipped("a symbolic link (noted reads and writes only plain files)")
+        if st.st_size > MAX_NOTE_BYTES:
+            raise Skipped(f"larger than {MAX_NOTE_BYTES // 1_000_000} MB")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_NOTE_BYTES + 1)
+            st = os.fstat(fh.fileno())
+        return ReadFile(data, FileState(st.st_size, st.st_mtime_ns))
+
+    def write(self, rel: str, data: bytes) -> FileState:
+        """Replace (or create) the file atomically: a temporary file beside it, fsync, rename.
+
+        The file's permission bits are kept; the folder is fsynced so the rename survives a crash.
+        """
+        path = self.path(rel)
+        if path.is_symlink():
+            raise InvalidInputError(f'"{rel}" is a symbolic link; noted does not write through links')
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = None
+        with contextlib.suppress(FileNotFoundError):
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        temp = path.with_name(f".{path.name}.noted-{os.getpid()}.tmp")
+        try:
+            with open(temp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if mode is not None:
+                os.chmod(temp, mode)
+            os.replace(temp, path)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+        self._sync_dir(path.parent)
+        st = os.stat(path)
+        return FileState(st.st_size, st.st_mtime_ns)
+
+    def move(self, old: str, new: str) -> None:
+        """Rename a file or folder inside the vault; refused when ``new`` exists."""
+        source, target = self.path(old), self.path(new)
+        if target.exists() or target.is_symlink():
+            raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(source, target)
+        self._sync_dir(target.parent)
+        if source.parent != target.parent:
+            self._sync_dir(source.parent)
+
+    def free_name(self, folder: str, stem: str, suffix: str = NOTE_SUFFIX) -> str:
+        """``folder/stem.md``, or ``stem 2.md``… when taken (by any name differing only in case too)."""
+        base = self.path(folder) if folder else self.root
+        taken = set()
+        with contextlib.suppress(OSError):
+            taken = {name.casefold() for name in os.listdir(base)}
+        name, n = f"{stem}{suffix}", 2
+        while name.casefold() in taken:
+            name, n = f"{stem} {n}{suffix}", n + 1
+        return f"{folder}/{name}".lstrip("/")
+
+    @staticmethod
+    def _sync_dir(folder: Path) -> None:
+        with contextlib.suppress(OSError):
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def attachment_folder(self, note_folder: str) -> str:
+        """Where a new attachment of a note in ``note_folder`` goes: Obsidian's ``attachmentFolderPath``
+        (``/`` the root, ``./…`` relative to the note), else ``attachments/`` at the root."""
+        setting = DEFAULT_ATTACHMENTS
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            app = json.loads((self.root / ".obsidian" / "app.json").read_text("utf-8"))
+            setting = str(app.get("attachmentFolderPath", DEFAULT_ATTACHMENTS))
+        if setting.startswith("./"):
+            setting = f"{note_folder}/{setting[2:]}"
+        return os.path.normpath(setting.strip("/") or ".").replace(os.sep, "/").removeprefix(".").strip("/")
+
+
+def decode(data: bytes) -> str:
+    """The file's text; ``Skipped`` when it is not UTF-8 (noted then never rewrites it)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Skipped(f"not UTF-8 (byte {exc.start}); noted reads and writes only UTF-8") from None

@@ -1,0 +1,232 @@
+"""Bringing the mirror up to date with the files: one file, a batch of changed paths, a full scan.
+
+Changes noted did not make (an editor, ``git checkout``, Syncthing) are recorded with the actor
+``outside`` (``noted.models.ACTOR_OUTSIDE``). A file whose content hash is the one noted last wrote or
+read is nothing new (so noted's own writes, seen again by the watcher, change nothing). A new path
+whose content matches a note whose file has gone is that note moved: it keeps its id, history,
+chats and vectors. A note whose file has gone is moved to noted's trash (restoring it writes the
+file back); a file that comes back to its path brings the note back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+from noted.errors import NotFoundError
+from noted.models import ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag
+from noted.store.rules import MAX_TITLE
+from noted.store.vault.files import TRASH, FileState, Skipped, decode
+from noted.store.vault.ledger import NoteFile
+from noted.store.vault.text import FileText
+
+if TYPE_CHECKING:
+    from noted.store.vault.store import VaultStore
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+"""Told ``(done, total)`` as the start-up scan reads changed files."""
+
+
+def in_trash(rel: str) -> bool:
+    return rel == TRASH or rel.startswith(TRASH + "/")
+
+
+def put_note(
+    store: VaultStore,
+    rel: str,
+    ft: FileText,
+    state: FileState,
+    digest: str,
+    *,
+    actor: str,
+    note_id: str | None = None,
+    new_id: str | None = None,
+    session: str | None = None,
+    origin: str = "",
+) -> Note:
+    """Make the mirror's note ``note_id`` (a new one when None) what the file ``rel`` says, in one
+    transaction with the ledger's row for the file."""
+    mirror = store.mirror
+    title = ft.title(PurePosixPath(rel).stem)[:MAX_TITLE].strip() or PurePosixPath(rel).stem
+    is_todo, due, done = ft.todo()
+    mtime = state.mtime_ns // 1_000_000
+    with mirror.batch():
+        parent = None if in_trash(rel) else store.folder_for(rel.rpartition("/")[0], actor)
+        if note_id is None:
+            draft = NoteDraft(
+                title, ft.body, parent or store.folder_for("", actor), is_todo, due, done, ft.source_url(),
+                id=new_id, user_created_time=ft.created() or mtime, user_updated_time=mtime,
+                tags=tuple(ft.tags()),
+            )  # fmt: skip
+            note = mirror.create_note(draft, actor=actor)
+        else:
+            old = mirror.get_note(note_id)
+            if old.is_trashed and not in_trash(rel):
+                mirror.restore_note(note_id, actor=actor)
+            note = mirror.get_note(note_id)
+            fields = (title, ft.body, parent or note.parent_id, is_todo, due, done, ft.source_url())
+            if fields != (note.title, note.body, note.parent_id, note.is_todo, note.todo_due,
+                          note.todo_completed, note.source_url):  # fmt: skip
+                patch = NotePatch(
+                    title=title, body=ft.body, parent_id=parent, is_todo=is_todo, todo_due=due,
+                    todo_completed=done, source_url=ft.source_url(), user_updated_time=mtime,
+                )  # fmt: skip
+                note = mirror.update_note(note_id, patch, actor=actor, session=session)
+            sync_tags(store, note_id, ft.tags(), actor)
+        with mirror.db.write() as conn:
+            store.ledger.put_note(conn, NoteFile(note.id, rel, origin, state.size, state.mtime_ns, digest))
+            store.ledger.skip(conn, rel, None)
+    return note
+
+
+def sync_tags(store: VaultStore, note_id: str, wanted: list[str], actor: str) -> list[Tag]:
+    """The mirror's tags of the note made ``wanted`` (compared without case)."""
+    have = {t.title.casefold(): t.title for t in store.mirror.note_tags(note_id)}
+    want = {t.casefold() for t in wanted}
+    extra = [title for key, title in have.items() if key not in want]
+    if extra:
+        store.mirror.untag_note(note_id, extra, actor=actor)
+    missing = [t for t in wanted if t.casefold() not in have]
+    if missing:
+        store.mirror.tag_note(note_id, missing, actor=actor)
+    return store.mirror.note_tags(note_id)
+
+
+class Follower:
+    """Applies changed paths (from the watcher or the scan) to the mirror."""
+
+    def __init__(self, store: VaultStore) -> None:
+        self.store = store
+
+    def apply(self, paths: Iterable[str], *, progress: Progress | None = None) -> int:
+        """Bring the notes at ``paths`` (files or folders, relative) up to date; how many changed."""
+        vault, ledger = self.store.vault, self.store.ledger
+        present: set[str] = set()
+        gone: dict[str, NoteFile] = {}
+        gone_dirs: list[str] = []
+        for rel in paths:
+            if rel == ".gitignore":
+                vault.reload_ignore()
+            full = vault.root / rel
+            if full.is_dir() and not full.is_symlink():
+                if not vault.skipped_dir(rel):
+                    for folder, notes in vault.walk(rel):
+                        present.update(notes)
+                        if folder:
+                            self.store.folder_for(folder, ACTOR_OUTSIDE)
+            elif full.is_file() or full.is_symlink():
+                if vault.is_note_path(rel):
+                    present.add(rel)
+            else:
+                for row in ledger.notes_under(rel):
+                    if not in_trash(row.path) and row.hash:
+                        gone[row.note_id] = row
+                if ledger.folder_at(rel) is not None:
+                    gone_dirs.append(rel)
+        return self._apply(present, gone, gone_dirs, progress)
+
+    def _apply(
+        self, present: set[str], gone: dict[str, NoteFile], gone_dirs: list[str], progress: Progress | None
+    ) -> int:
+        changed = 0
+        with self.store.mirror.batch():
+            for done, rel in enumerate(sorted(present), start=1):
+                changed += self._one(rel, gone)
+                if progress is not None:
+                    progress(done, len(present))
+            for row in gone.values():
+                changed += self._gone(row)
+            for rel in sorted(gone_dirs, reverse=True):
+                self._folder_gone(rel)
+        return changed
+
+    def _one(self, rel: str, gone: dict[str, NoteFile]) -> int:
+        store = self.store
+        row = store.ledger.note_at(rel)
+        try:
+            read = store.vault.read(rel)
+            ft = FileText.parse(decode(read.data))
+        except FileNotFoundError:
+            if row is not None and row.hash:
+                gone[row.note_id] = row
+            return 0
+        except Skipped as why:
+            with store.mirror.db.write() as conn:
+                store.ledger.skip(conn, rel, str(why))
+            return 0
+        digest = read.digest
+        if row is not None and row.hash == digest:
+            if (row.size, row.mtime_ns) != (read.state.size, read.state.mtime_ns):
+                with store.mirror.db.write() as conn:
+                    store.ledger.put_note(
+                        conn, NoteFile(row.note_id, rel, row.origin, *_state(read.state), digest)
+                    )
+            return 0
+        note_id = row.note_id if row is not None else self._moved(digest, gone)
+        put_note(store, rel, ft, read.state, digest, actor=ACTOR_OUTSIDE, note_id=note_id)
+        return 1
+
+    def _moved(self, digest: str, gone: dict[str, NoteFile]) -> str | None:
+        """The note whose file went and whose content was ``digest``: the file moved."""
+        for row in self.store.ledger.notes_with_hash(digest):
+            if row.note_id in gone or not os.path.lexists(self.store.vault.root / row.path):
+                gone.pop(row.note_id, None)
+                return row.note_id
+        return None
+
+    def _gone(self, row: NoteFile) -> int:
+        """The file of a note went outside noted: the note goes to noted's trash, its row kept."""
+        store = self.store
+        if os.path.lexists(store.vault.root / row.path):
+            return 0
+        try:
+            note = store.mirror.get_note(row.note_id)
+        except NotFoundError:
+            note = None
+        if note is not None and not note.is_trashed:
+            store.mirror.trash_note(row.note_id, actor=ACTOR_OUTSIDE)
+        with store.mirror.db.write() as conn:
+            store.ledger.put_note(conn, NoteFile(row.note_id, row.path, row.path, -1, 0, ""))
+        return 1
+
+    def _folder_gone(self, rel: str) -> None:
+        store = self.store
+        folder_id = store.ledger.folder_at(rel)
+        if folder_id is None or folder_id == store.root_folder_id or (store.vault.root / rel).is_dir():
+            return
+        live = store.mirror.count_notes(folder_id=folder_id)
+        if live == 0:
+            store.mirror.trash_folder(folder_id, actor=ACTOR_OUTSIDE)
+
+    def scan(self, *, progress: Progress | None = None) -> int:
+        """Compare every file with the ledger (size and mtime, then the hash) and apply what changed."""
+        store = self.store
+        known = {row.path: row for row in store.ledger.all_notes()}
+        changed: set[str] = set()
+        seen: set[str] = set()
+        for folder, notes in store.vault.walk():
+            if folder and store.ledger.folder_at(folder) is None:
+                changed.add(folder)
+            for rel in notes:
+                seen.add(rel)
+                row, state = known.get(rel), store.vault.state(rel)
+                if row is None or state is None or (row.size, row.mtime_ns) != (state.size, state.mtime_ns):
+                    changed.add(rel)
+        gone = {
+            r.note_id: r for r in known.values() if r.path not in seen and r.hash and not in_trash(r.path)
+        }
+        gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in changed]
+        gone_dirs = [p for p in gone_dirs if not (store.vault.root / p).is_dir()]
+        files = {p for p in changed if p.endswith(".md")}
+        for folder in changed - files:
+            store.folder_for(folder, ACTOR_OUTSIDE)
+        return self._apply(files, gone, gone_dirs, progress)
+
+
+def _state(state: FileState) -> tuple[int, int]:
+    return state.size, state.mtime_ns

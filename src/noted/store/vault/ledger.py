@@ -1,0 +1,148 @@
+"""What the sidecar remembers of the files: which file each note and notebook is, and as what.
+
+Three tables beside the mirror's own (the same database, so a note's row and its file's row change
+in one transaction):
+
+- ``vault_notes``: a note's file (``path``), where it came from when it is in the trash
+  (``origin``), and the size, mtime and hash it had when noted last read or wrote it.
+- ``vault_folders``: a notebook's folder (``""`` is the vault's root) and its ``origin`` likewise.
+- ``vault_skipped``: files left alone and why (``noted vault status``).
+
+They are a cache of the files: deleting the sidecar loses no note, only ids, history and chats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import apsw
+
+from noted.store.sqlite.db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS vault_notes(
+    note_id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, origin TEXT NOT NULL DEFAULT '',
+    size INTEGER NOT NULL DEFAULT -1, mtime_ns INTEGER NOT NULL DEFAULT 0, hash TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS vault_notes_hash ON vault_notes(hash);
+CREATE TABLE IF NOT EXISTS vault_folders(
+    folder_id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, origin TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS vault_skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFile:
+    note_id: str
+    path: str
+    origin: str
+    size: int
+    mtime_ns: int
+    hash: str
+
+
+class Ledger:
+    """Reads and writes of the three tables (writes inside the caller's transaction)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        with db.write() as conn:
+            conn.execute(SCHEMA)
+
+    # Notes ---------------------------------------------------------------------------------------
+    def note(self, note_id: str) -> NoteFile | None:
+        return self._one("note_id = ?", note_id)
+
+    def note_at(self, path: str) -> NoteFile | None:
+        return self._one("path = ?", path)
+
+    def notes_with_hash(self, digest: str) -> list[NoteFile]:
+        with self.db.read() as conn:
+            rows = conn.execute(f"SELECT {_NOTE} FROM vault_notes WHERE hash = ?", (digest,)).fetchall()
+        return [NoteFile(*r) for r in rows]
+
+    def notes_under(self, path: str) -> list[NoteFile]:
+        """The notes whose file is ``path`` or lies below the folder ``path``."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_NOTE} FROM vault_notes WHERE path = ? OR path LIKE ? ESCAPE '\\'",
+                (path, _like(path) + "/%"),
+            ).fetchall()
+        return [NoteFile(*r) for r in rows]
+
+    def all_notes(self) -> list[NoteFile]:
+        with self.db.read() as conn:
+            return [NoteFile(*r) for r in conn.execute(f"SELECT {_NOTE} FROM vault_notes")]
+
+    def _one(self, where: str, value: str) -> NoteFile | None:
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT {_NOTE} FROM vault_notes WHERE {where}", (value,)).fetchone()
+        return NoteFile(*row) if row else None
+
+    def put_note(self, conn: apsw.Connection, f: NoteFile) -> None:
+        conn.execute("DELETE FROM vault_notes WHERE path = ? AND note_id != ?", (f.path, f.note_id))
+        conn.execute(
+            f"INSERT OR REPLACE INTO vault_notes({_NOTE}) VALUES (?, ?, ?, ?, ?, ?)",
+            (f.note_id, f.path, f.origin, f.size, f.mtime_ns, f.hash),
+        )
+
+    def drop_note(self, conn: apsw.Connection, note_id: str) -> None:
+        conn.execute("DELETE FROM vault_notes WHERE note_id = ?", (note_id,))
+
+    # Folders -------------------------------------------------------------------------------------
+    def folder_path(self, folder_id: str) -> str | None:
+        with self.db.read() as conn:
+            row = conn.execute("SELECT path FROM vault_folders WHERE folder_id = ?", (folder_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def folder_origin(self, folder_id: str) -> str:
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT origin FROM vault_folders WHERE folder_id = ?", (folder_id,)
+            ).fetchone()
+        return "" if row is None else str(row[0])
+
+    def folder_at(self, path: str) -> str | None:
+        with self.db.read() as conn:
+            row = conn.execute("SELECT folder_id FROM vault_folders WHERE path = ?", (path,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def all_folders(self) -> dict[str, str]:
+        """Folder path → notebook id."""
+        with self.db.read() as conn:
+            return {str(p): str(i) for i, p in conn.execute("SELECT folder_id, path FROM vault_folders")}
+
+    def put_folder(self, conn: apsw.Connection, folder_id: str, path: str, origin: str = "") -> None:
+        conn.execute("DELETE FROM vault_folders WHERE path = ? AND folder_id != ?", (path, folder_id))
+        conn.execute(
+            "INSERT OR REPLACE INTO vault_folders(folder_id, path, origin) VALUES (?, ?, ?)",
+            (folder_id, path, origin),
+        )
+
+    def move_prefix(self, conn: apsw.Connection, old: str, new: str) -> None:
+        """Every folder and note path under ``old/`` now under ``new/`` (a folder renamed or moved)."""
+        for table in ("vault_folders", "vault_notes"):
+            conn.execute(
+                f"UPDATE {table} SET path = ? || substr(path, ?) WHERE path LIKE ? ESCAPE '\\'",
+                (new + "/", len(old) + 2, _like(old) + "/%"),
+            )
+
+    # Skipped files -------------------------------------------------------------------------------
+    def skip(self, conn: apsw.Connection, path: str, reason: str | None) -> None:
+        if reason is None:
+            conn.execute("DELETE FROM vault_skipped WHERE path = ?", (path,))
+        else:
+            conn.execute("INSERT OR REPLACE INTO vault_skipped(path, reason) VALUES (?, ?)", (path, reason))
+
+    def skipped(self) -> list[tuple[str, str]]:
+        with self.db.read() as conn:
+            return [
+                (str(p), str(r))
+                for p, r in conn.execute("SELECT path, reason FROM vault_skipped ORDER BY path")
+            ]
+
+
+_NOTE = "note_id, path, origin, size, mtime_ns, hash"
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,257 @@
+"""A note file's text: what noted reads from it, and edits that change one thing and keep the rest.
+
+A file is ``[BOM] [front matter] body``, with ``\\n`` or ``\\r\\n`` line endings. noted's note body is
+the text after the front matter, with ``\\n`` endings; ``FileText.render`` puts the front matter, the
+line endings and the byte-order mark back as the file had them, and a final newline when the file
+ended with one (an editor that drops it does not change the file's last line), so a file noted
+rewrites differs from the old one only where noted changed it.
+
+What noted reads (Obsidian's conventions where it has one):
+
+- Title: a level-1 heading on the body's first line (``# Title``), else front-matter ``title``, else the
+  file name without ``.md``.
+- Tags: front-matter ``tags`` (a list or a comma-separated string) and inline ``#tag`` / ``#nested/tag``
+  in the text, not in code and not a heading's ``#``.
+- To-do: ``todo: true`` makes the note a to-do; ``due`` is its due time; ``done`` its completion
+  (``true`` or a time). ``source`` is its source URL, ``created`` its creation time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+import yaml
+
+from noted.store.transfer.common import _code_ranges, dump_yaml, load_yaml, to_ms
+
+BOM = "\ufeff"
+TODO_KEYS = {"todo": ("todo", "is_todo"), "due": ("due", "todo_due"), "done": ("done", "todo_completed")}
+"""Each to-do field's front-matter keys: the first is written when the file has none of them."""
+SOURCE_KEYS = ("source", "source_url")
+
+_FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_HEADING = re.compile(r"^#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_INLINE_TAG = re.compile(r"(?<![^\s(\[,;])#([^\s#!\"$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)")
+_KEY = re.compile(r"^(['\"]?)([^\s:'\"]+)\1[ \t]*:")
+
+
+@dataclass(frozen=True, slots=True)
+class FileText:
+    """A note file's text split into the parts noted keeps apart."""
+
+    front: str | None
+    """The front matter's YAML (between the ``---`` lines, ``\\n`` endings), None when there is none."""
+    front_tail: str
+    """What follows the closing ``---`` up to the body (its newline and any blank line)."""
+    body: str
+    crlf: bool = False
+    bom: bool = False
+    final_newline: bool = True
+
+    @classmethod
+    def parse(cls, text: str) -> FileText:
+        bom = text.startswith(BOM)
+        text = text.removeprefix(BOM)
+        crlf = "\r\n" in text
+        if crlf:
+            text = text.replace("\r\n", "\n")
+        final = text.endswith("\n")
+        front, tail, body = None, "", text
+        if text.startswith("---\n"):
+            end = _FRONT_END.search(text, 4)
+            if end is not None:
+                front = text[4 : end.start()]
+                rest = text[end.end() :]
+                blank = re.match(r"\n[ \t]*(?:\n|$)|\n", rest)
+                cut = blank.end() if blank else 0
+                tail, body = text[end.start() : end.end()] + rest[:cut], rest[cut:]
+        return cls(front, tail, body, crlf, bom, final)
+
+    def render(self) -> str:
+        """The file's text again, with its own line endings, byte-order mark and final newline."""
+        text = self.body
+        if self.front is not None:
+            text = f"---\n{self.front}{self.front_tail}{self.body}"
+        if self.final_newline and not text.endswith("\n"):
+            text += "\n"
+        if self.crlf:
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        return (BOM if self.bom else "") + text
+
+    # What noted reads ------------------------------------------------------------------------------
+    def fields(self) -> dict[str, Any]:
+        """The front matter as a mapping ({} when absent or not a mapping of keys)."""
+        if self.front is None:
+            return {}
+        try:
+            data = load_yaml(self.front)
+        except yaml.YAMLError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def title(self, stem: str) -> str:
+        """The first-line heading, else front-matter ``title``, else ``stem`` (the file name)."""
+        first = self.body.split("\n", 1)[0]
+        match = _HEADING.match(first)
+        if match and match.group(1).strip():
+            return match.group(1).strip()
+        value = self.fields().get("title")
+        if isinstance(value, str | int | float) and str(value).strip() and "\n" not in str(value):
+            return str(value).strip()
+        return stem
+
+    def title_source(self) -> str:
+        """Where ``title`` comes from: ``heading``, ``front`` or ``name``."""
+        if _HEADING.match(self.body.split("\n", 1)[0]):
+            return "heading"
+        return "front" if "title" in self.fields() else "name"
+
+    def tags(self) -> list[str]:
+        """Front-matter tags, then inline tags, each once (first spelling kept), in order."""
+        seen: dict[str, str] = {}
+        for tag in [*front_tags(self.fields()), *(m.group(1) for m in inline_tags(self.body))]:
+            seen.setdefault(tag.casefold(), tag)
+        return list(seen.values())
+
+    def todo(self) -> tuple[bool, int, int]:
+        """``(is_todo, due, completed)`` from the front matter (times in ms, 0 when not set)."""
+        data = self.fields()
+        is_todo = bool(_first(data, TODO_KEYS["todo"]))
+        due = _time(_first(data, TODO_KEYS["due"]))
+        done_value = _first(data, TODO_KEYS["done"])
+        done = 1 if done_value is True else _time(done_value)
+        return is_todo, due, done
+
+    def source_url(self) -> str:
+        value = _first(self.fields(), SOURCE_KEYS)
+        return str(value) if isinstance(value, str) else ""
+
+    def created(self) -> int:
+        return _time(self.fields().get("created"))
+
+    # Edits that change one thing -------------------------------------------------------------------
+    def with_body(self, body: str) -> FileText:
+        return replace(self, body=body)
+
+    def with_title(self, title: str, stem: str) -> tuple[FileText, bool]:
+        """The text with ``title`` where the title comes from, and whether the file must be renamed."""
+        source = self.title_source()
+        if source == "heading":
+            first, sep, rest = self.body.partition("\n")
+            return self.with_body(f"# {title}{sep}{rest}"), False
+        if source == "front" or title != stem:
+            return self.with_key("title", title, ("title",)), source == "name"
+        return self, True
+
+    def with_key(self, name: str, value: object, keys: tuple[str, ...]) -> FileText:
+        """The front matter with one key set (``value`` None removes it), every other line kept.
+
+        ``keys``: the spellings the field may have; the first one present is changed, else ``name``
+        is added at the end. A file without front matter gets some only when a value is set.
+        """
+        front = self.front or ""
+        blocks = _key_blocks(front)
+        key = next((k for k in keys if k in blocks), None)
+        if value is None and key is None:
+            return self
+        line = "" if value is None else _dump_key(key or name, value)
+        if key is not None:
+            start, end = blocks[key]
+            front = front[:start] + line + front[end:]
+        else:
+            front = front + ("" if not front or front.endswith("\n") else "\n") + line
+        if self.front is None:
+            return replace(self, front=front, front_tail="---\n\n" if self.body else "---")
+        return replace(self, front=front)
+
+    def with_tags(self, tags: list[str]) -> FileText:
+        """Front-matter ``tags`` set to ``tags`` (removed when empty), in the style the file used."""
+        data = self.fields()
+        old = data.get("tags", data.get("tag"))
+        value: object = None
+        if tags:
+            value = ", ".join(tags) if isinstance(old, str) else list(tags)
+        return self.with_key("tags", value, ("tags", "tag"))
+
+    def replace_inline_tag(self, old: str, new: str | None) -> FileText:
+        """Each inline ``#old`` (and ``#old/…``) renamed to ``#new``, or removed when ``new`` is None."""
+        out, last = [], 0
+        for match in inline_tags(self.body):
+            tag = match.group(1)
+            if tag.casefold() != old.casefold() and not tag.casefold().startswith(old.casefold() + "/"):
+                continue
+            start, end = match.span()
+            if new is None:
+                if tag.casefold() != old.casefold():
+                    continue
+                while start > 0 and self.body[start - 1] in " \t":
+                    start -= 1
+                out.append(self.body[last:start])
+            else:
+                out.append(self.body[last:start] + "#" + new + tag[len(old) :])
+            last = end
+        out.append(self.body[last:])
+        return self.with_body("".join(out))
+
+
+def front_tags(data: dict[str, Any]) -> list[str]:
+    value = data.get("tags", data.get("tag"))
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else []
+    tags = (str(t).strip().lstrip("#") for t in items if isinstance(t, str | int | float))
+    return [t for t in tags if t]
+
+
+def inline_tags(body: str) -> list[re.Match[str]]:
+    """Inline ``#tag`` matches outside code and not a heading's marker; digits alone are no tag."""
+    if "#" not in body:
+        return []
+    code = _code_ranges(body)
+    found = []
+    for match in _INLINE_TAG.finditer(body):
+        tag = match.group(1).rstrip("/")
+        if tag.isdigit() or not tag or any(a <= match.start() < b for a, b in code):
+            continue
+        found.append(match)
+    return found
+
+
+def _first(data: dict[str, Any], keys: tuple[str, ...]) -> object:
+    return next((data[k] for k in keys if k in data), None)
+
+
+def _time(value: object) -> int:
+    if value in (None, "", False, True) or isinstance(value, bool):
+        return 0
+    try:
+        return to_ms(value)
+    except (ValueError, TypeError, OverflowError):
+        return 0
+
+
+def yaml_time(ms: int) -> str:
+    """A time as front matter shows it: ``2026-12-04T10:00:00Z``."""
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _key_blocks(front: str) -> dict[str, tuple[int, int]]:
+    """Each top-level key's span in the front matter: its line and the indented or list lines below."""
+    blocks: dict[str, tuple[int, int]] = {}
+    key, start, offset = None, 0, 0
+    for line in front.splitlines(keepends=True):
+        match = _KEY.match(line) if line[:1] not in (" ", "\t", "-", "#", "\n") else None
+        if match or (line.strip() and line[:1] not in (" ", "\t", "-")):
+            if key is not None:
+                blocks.setdefault(key, (start, offset))
+            key, start = (match.group(2), offset) if match else (None, offset)
+        offset += len(line)
+    if key is not None:
+        blocks.setdefault(key, (start, offset))
+    return blocks
+
+
+def _dump_key(key: str, value: object) -> str:
+    text = dump_yaml({key: value})
+    return text if text.endswith("\n") else text + "\n"

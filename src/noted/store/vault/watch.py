@@ -1,0 +1,101 @@
+"""Following the folder while noted runs: each batch of file events becomes one mirror transaction.
+
+watchfiles (the Rust ``notify`` crate, which uvicorn's reload uses) rather than watchdog: it hands
+over *batches* of changes, grouped until the folder has been quiet for ``STEP_MS`` (at most
+``DEBOUNCE_MS``), which is what a ``git checkout`` of 1,000 files needs (one transaction, renames
+seen as a deletion and an addition in the same batch, so a moved note keeps its id), and it stops
+cleanly through an event. watchdog calls back once per event and leaves the batching to us.
+
+Events under skipped folders (``.git/``, ``.obsidian/``…) are dropped before anything is read;
+``.gitignore`` itself is followed (it changes what is skipped). A failing batch is logged and the
+next batch or the next start-up scan brings the mirror up to date: the files stay the truth.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import watchfiles
+
+if TYPE_CHECKING:
+    from noted.store.vault.store import VaultStore
+
+log = logging.getLogger(__name__)
+
+STEP_MS = 50
+DEBOUNCE_MS = 600
+
+
+class Watcher:
+    """A thread that applies the folder's changes to the store's mirror until ``stop``."""
+
+    def __init__(self, store: VaultStore) -> None:
+        self.store = store
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="noted-vault-watch", daemon=True)
+        self.batches = 0
+        """How many batches were applied (tests wait on it)."""
+
+    def start(self) -> Watcher:
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(10)
+
+    def _run(self) -> None:
+        root = self.store.vault.root
+        try:
+            # The first scan after the watch is set up catches what changed while it was being set up.
+            changes = watchfiles.watch(
+                root,
+                stop_event=self._stop,
+                step=STEP_MS,
+                debounce=DEBOUNCE_MS,
+                watch_filter=None,
+                rust_timeout=500,
+                yield_on_timeout=True,
+                raise_interrupt=False,
+            )
+            first = True
+            for batch in changes:
+                if first:
+                    first = False
+                    self._ready.set()
+                    self._safely(lambda: self.store.follower.scan())
+                paths = self._relevant(root, {p for _, p in batch})
+                if paths:
+                    self._safely(functools.partial(self.store.follower.apply, paths))
+                    self.batches += 1
+        except Exception:
+            log.exception("watching %s stopped", root)
+        finally:
+            self._ready.set()
+
+    def _relevant(self, root: Path, paths: set[str]) -> list[str]:
+        vault = self.store.vault
+        out = []
+        for path in paths:
+            rel = vault.rel(Path(path))
+            if not rel:
+                continue
+            if rel == ".gitignore" or not vault.skipped_dir(rel.rpartition("/")[0]):
+                name = rel.rpartition("/")[2]
+                if rel == ".gitignore" or not name.startswith("."):
+                    out.append(rel)
+        return sorted(out)
+
+    def _safely(self, work: Callable[[], object]) -> None:
+        try:
+            work()
+        except Exception:
+            log.exception("bringing the Markdown folder's changes into noted failed; the next change retries")
