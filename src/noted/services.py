@@ -55,6 +55,17 @@ if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True)
+class VaultStatus:
+    """``noted vault status``: the Markdown folder, what noted holds of it, and the files it skips."""
+
+    root: str
+    notes: int
+    notebooks: int
+    skipped: tuple[tuple[str, str], ...]
+    """(path, reason) of each file noted reads nothing from and never writes."""
+
+
 @dataclass
 class Services:
     """The long-lived parts built for one profile."""
@@ -228,6 +239,16 @@ class Services:
 
         if isinstance(self.store, VaultStore):
             self.store.start_watching()
+
+    def vault_status(self) -> VaultStatus | None:
+        """The Markdown folder's status, or None when the notes are not in one."""
+        from noted.store.vault import VaultStore
+
+        if not isinstance(self.store, VaultStore):
+            return None
+        skipped = tuple(self.store.ledger.skipped())
+        folders = self.store.list_folders()
+        return VaultStatus(str(self.store.vault.root), self.store.count_notes(), len(folders), skipped)
 
     def index_coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
         """How much of the store (or of ``note_ids``) the index covers; read without the model."""

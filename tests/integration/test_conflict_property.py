@@ -74,7 +74,9 @@ class Shell:
     capsys: pytest.CaptureFixture[str]
 
     def edit(self, note_id: str, *options: str) -> None:
-        joplin = {"joplin": ("--joplin",), "vault": ("--vault", str(self.root / "vault"))}.get(self.backend, ())
+        joplin = {"joplin": ("--joplin",), "vault": ("--vault", str(self.root / "vault"))}.get(
+            self.backend, ()
+        )
         self.capsys.readouterr()
         code = main(["edit", note_id, *options, "--profile", str(self.root), *joplin])
         assert code == 0, self.capsys.readouterr().err

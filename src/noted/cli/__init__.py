@@ -29,6 +29,7 @@ _MODULES = (
     "commands_search",
     "commands_index",
     "commands_sync",
+    "commands_links",
     "commands_ask",
     "commands_tools",
     "commands_mcp",

@@ -53,6 +53,15 @@ class Capabilities:
 
 
 @runtime_checkable
+class HasNotePaths(Protocol):
+    """A store whose notes are files (the Markdown folder): links name notes by path there."""
+
+    def note_paths(self) -> dict[str, str]:
+        """Each live note's id and file, relative to the folder (``/``-separated)."""
+        ...
+
+
+@runtime_checkable
 class Store(Protocol):
     """A place that keeps notebooks, notes, tags and attachments, with a change feed."""
 

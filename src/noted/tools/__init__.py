@@ -49,6 +49,7 @@ TOOL_MODULES = (
     "find",
     "search",
     "notes",
+    "links",
     "listing",
     "notebooks",
     "notebook_admin",

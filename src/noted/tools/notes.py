@@ -251,7 +251,8 @@ NOTE_HISTORY = Tool(
     title="Show a note's history",
     description=(
         "List the saved states (revisions) of a note, newest first: when, who made them (actor: "
-        "user, assistant:<chat>, mcp:<app>, actions:<app>, import, sync), the title then, the body "
+        "user, assistant:<chat>, mcp:<app>, actions:<app>, import, sync, outside: a Markdown folder's file "
+        "changed by another program), the title then, the body "
         "size and how many saves by that actor were merged into it; and its activity: every change "
         "to the note, its tags, its notebook and its attachments, with who made it and when. Use it "
         "to see who changed a note and when."

@@ -11,8 +11,9 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from noted.markdown import Outline, linked_ids, outline
+from noted.markdown import Outline, outline
 from noted.models import Folder, Note, NoteMeta, Resource, Tag
+from noted.ops.links import PhraseSearch, Resolver, backlinks, outgoing
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
 
@@ -97,10 +98,14 @@ class NotePage:
 
 @dataclass(frozen=True, slots=True)
 class LinkedNote:
-    """A note that the open note links to with ``:/id``."""
+    """A note the open note links to (``out``), one that links to it (``back``), or a link of it
+    that leads nowhere (``broken``: ``id`` is empty, ``title`` the link as written)."""
 
     id: str
     title: str
+    kind: str = "out"
+    detail: str = ""
+    """Why a broken link leads nowhere; the heading of an outgoing link to a section."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,19 +211,37 @@ def _meta(note: Note) -> NoteMeta:
     )  # fmt: skip
 
 
-def load_note_view(store: Store, note_id: str) -> NoteView:
-    """The note ``note_id`` with what the viewer shows beside it."""
+def load_note_view(store: Store, note_id: str, keyword: PhraseSearch | None = None) -> NoteView:
+    """The note ``note_id`` with what the viewer shows beside it (backlinks when ``keyword`` is given)."""
     note = store.get_note(note_id)
     try:
         notebook = store.get_folder(note.parent_id).title if note.parent_id else ""
     except Exception:  # a note whose notebook vanished still opens
         notebook = ""
     resources = tuple(store.list_resources(note_id=note_id))
-    resource_ids = {r.id for r in resources}
-    link_ids = sorted(linked_ids(note.body) - resource_ids - {note_id})
-    links = tuple(LinkedNote(n.id, n.title) for n in store.get_notes(link_ids))
+    links = _links(store, note, {r.id for r in resources}, keyword)
     tags = store.note_tag_titles([note_id]).get(note_id, ())
     return NoteView(note, notebook, tags, resources, links, outline(note.body))
+
+
+def _links(
+    store: Store, note: Note, resource_ids: set[str], keyword: PhraseSearch | None
+) -> tuple[LinkedNote, ...]:
+    """Outgoing links (each note once), the broken ones, then backlinks."""
+    resolver = Resolver(store)
+    out: dict[str, LinkedNote] = {}
+    broken: list[LinkedNote] = []
+    for link in outgoing(store, note, resolver):
+        if link.target.removeprefix(":/") in resource_ids:
+            continue
+        if link.broken and not link.note_id:
+            broken.append(LinkedNote("", link.target, "broken", link.broken))
+        elif link.note_id != note.id:
+            out.setdefault(
+                link.note_id, LinkedNote(link.note_id, link.title, "out", link.broken or link.heading)
+            )
+    back = backlinks(store, keyword, note, resolver) if keyword is not None else []
+    return (*out.values(), *broken, *(LinkedNote(b.note_id, b.title, "back") for b in back))
 
 
 def note_row(store: Store, note_id: str) -> NoteRow:

@@ -86,7 +86,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             yield NoteList(store, self.services.keyword, id="notes", first_look=self._first_look)
             with ContentSwitcher(id="reader", initial="viewer") as reader:
                 reader.border_title = READER_TITLE
-                yield NoteViewer(store, id="viewer")
+                yield NoteViewer(store, keyword=self.services.keyword, id="viewer")
                 yield NoteEditor(store, id="editor")
         yield StatusBar(self._settings_parts(), id="status")
         yield KeyBar()

@@ -15,7 +15,6 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pathspec
 
@@ -65,11 +64,11 @@ class Vault:
         self.root = root.resolve()
         self._ignore = self._load_ignore()
 
-    def _load_ignore(self) -> pathspec.PathSpec[Any]:
+    def _load_ignore(self) -> pathspec.GitIgnoreSpec:
         lines: list[str] = []
         with contextlib.suppress(OSError, UnicodeDecodeError):
             lines = (self.root / ".gitignore").read_text("utf-8").splitlines()
-        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+        return pathspec.GitIgnoreSpec.from_lines(lines)
 
     def reload_ignore(self) -> None:
         self._ignore = self._load_ignore()

@@ -285,6 +285,9 @@ class VaultStore(ResourceOps):
             folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only
         )
 
+    def note_paths(self) -> dict[str, str]:
+        return {r.note_id: r.path for r in self.ledger.all_notes() if r.hash and not in_trash(r.path)}
+
     def note_path(self, note_id: str) -> Path:
         """The note's file (in ``.trash/`` while it is trashed)."""
         row = self.ledger.note(note_id)
@@ -385,10 +388,10 @@ class VaultStore(ResourceOps):
         """The file's text, or (its file gone) one rebuilt from the mirror."""
         if row.hash:
             return FileText.parse(decode(self.vault.read(row.path).data))
-        tags = [t.title for t in self.mirror.note_tags(note.id)]
-        ft = _with_todo(
-            FileText(None, "", note.body), note.is_todo, note.todo_due, note.todo_completed, note.source_url
-        )
+        plain = FileText(None, "", note.body)
+        inline = {t.casefold() for t in plain.tags()}
+        tags = [t.title for t in self.mirror.note_tags(note.id) if t.title.casefold() not in inline]
+        ft = _with_todo(plain, note.is_todo, note.todo_due, note.todo_completed, note.source_url)
         return ft.with_tags(tags) if tags else ft
 
     def _write_patch(self, old: Note, patch: NotePatch, actor: str, session: str | None) -> Note:

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from noted.errors import NotFoundError
+from noted.ops.links import PhraseSearch
 from noted.store.protocol import Store
 from noted.ui.data import NoteView, load_note_view
 from noted.ui.messages import OpenAnswered, OpenNote
@@ -121,9 +122,17 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             self.copies = copies
             self.generation = generation
 
-    def __init__(self, store: Store, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+    def __init__(
+        self,
+        store: Store,
+        *,
+        keyword: PhraseSearch | None = None,
+        id: str | None = None,  # noqa: A002 (Textual's name)
+    ) -> None:
         super().__init__(id=id)
         self._store = store
+        self._keyword = keyword
+        """Finds the notes linking to the open one (its backlinks); None shows none."""
         self.reader: ReaderModel[Drawn] = ReaderModel()
         """What the reader shows: requests, generations, notes read ahead, a note parked."""
         self.attachments = AttachmentFlows(
@@ -215,7 +224,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     )
     def _fetch(self, fetch: Fetch, look: Look | None) -> None:
         try:
-            view = load_note_view(self._store, fetch.note_id)
+            view = load_note_view(self._store, fetch.note_id, self._keyword)
         except NotFoundError:
             self.post_message(self._Loaded(fetch, None))
             return
@@ -232,7 +241,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             if worker.is_cancelled:
                 return
             try:
-                view = load_note_view(self._store, note_id)
+                view = load_note_view(self._store, note_id, self._keyword)
             except NotFoundError:
                 continue
             copies.append(Copy(view, None if look is None else draw(view.note.body, look)))

@@ -92,13 +92,27 @@ def _kind(resource: Resource) -> str:
     return resource.file_extension or resource.filename.rpartition(".")[2] or "file"
 
 
+def _link_option(link: LinkedNote) -> Option:
+    """→ a note this one links to, ← one that links here, ✗ a link that leads nowhere (not chosen)."""
+    if link.kind == "broken":
+        text = Content.assemble(("✗ ", "$text-error"), link.title, (f"\n  {link.detail}", "$text-muted"))
+        return Option(text, disabled=True)
+    mark = "← " if link.kind == "back" else "→ "
+    section = f" § {link.detail}" if link.detail and link.kind == "out" else ""
+    return Option(
+        Content.assemble((mark, "$text-accent"), (link.title or "(untitled)") + section), id=f"n{link.id}"
+    )
+
+
 class LinkList(SteadyScrollbars, OptionList):
-    """The notes the open note links to (``:/id``) and its attachments with their sizes."""
+    """The open note's links: the notes it links to, those linking to it (backlinks), the links that
+    lead nowhere, then its attachments with their sizes."""
 
     HELP = """\
 ## Links and attachments
 
-**Enter** on a linked note opens it; on an attachment (⧉), opens the file with the system's
+→ marks a note this one links to, ← a note that links to this one (a backlink), ✗ a link that
+leads nowhere. **Enter** on a linked note opens it; on an attachment (⧉), opens the file with the system's
 program for it (`xdg-open` or `open`).
 
 On an attachment, **s** saves a copy where you say (a folder keeps its name) and **d** removes
@@ -150,10 +164,7 @@ good. **A** in the note attaches a file from a path.
     def show(self, links: tuple[LinkedNote, ...], resources: tuple[Resource, ...]) -> None:
         """Replace the lines with ``links`` then ``resources``."""
         self._names = {r.id: r.title or r.filename for r in resources}
-        options = [
-            Option(Content.assemble(("→ ", "$text-accent"), link.title or "(untitled)"), id=f"n{link.id}")
-            for link in links
-        ]
+        options = [_link_option(link) for link in links]
         options += [
             Option(Content.assemble(("⧉ ", "$text-accent"), r.title or r.filename,
                                     (f"\n  {_kind(r)} · {human_size(r.size)}", "$text-muted")), id=f"r{r.id}")

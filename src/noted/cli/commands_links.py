@@ -1,0 +1,70 @@
+"""``noted links NOTE``: a note's links and backlinks; ``noted vault status``: the Markdown folder.
+
+noted links "Weekly review"            # → outgoing, ← backlinks, ✗ links that lead nowhere
+noted --json links 3f2a                # the note_links tool's answer
+noted --vault ~/notes vault status     # the folder, its notes, and the files it skips and why
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from noted.cli.args import Subparsers, command
+from noted.cli.context import CliContext
+from noted.cli.resolve import resolve_note
+from noted.errors import InvalidInputError
+from noted.ops.links import link_payload, note_links
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``noted links`` and ``noted vault status``."""
+    p = command(
+        sub, "links", cmd_links, "Show a note's links, its backlinks and the links that lead nowhere."
+    )
+    p.add_argument("note", help="id, id prefix (4+ hex digits) or exact title")
+    p = command(sub, "vault", cmd_vault, "The Markdown folder this profile works on (backend vault).")
+    p.add_argument("action", choices=["status"], help="status: the folder, its notes and what it skips")
+
+
+def cmd_links(args: argparse.Namespace, ctx: CliContext) -> int:
+    services = ctx.services
+    note = resolve_note(services.store, args.note)
+    links = note_links(services.store, services.keyword, note.id)
+    if ctx.json:
+        ctx.emit(link_payload(links))
+        return 0
+    ctx.out(f"{links.note.title}  ({links.note.id})")
+    for link in links.outgoing:
+        where = f"{link.title}" + (f" § {link.heading}" if link.heading else "")
+        ctx.out(f"  ✗ {link.target}: {link.broken}" if link.broken else f"  → {where}  ({link.note_id})")
+    for back in links.backlinks:
+        ctx.out(f"  ← {back.title}  ({back.note_id})")
+    if not links.outgoing and not links.backlinks:
+        ctx.out("  no links to or from this note")
+    return 0
+
+
+def cmd_vault(args: argparse.Namespace, ctx: CliContext) -> int:
+    status = ctx.services.vault_status()
+    if status is None:
+        raise InvalidInputError(
+            "this profile keeps its notes in a database, not in a Markdown folder",
+            hint="noted --vault DIR vault status, or noted config set backend vault",
+        )
+    if ctx.json:
+        ctx.emit(
+            {
+                "root": status.root,
+                "notes": status.notes,
+                "notebooks": status.notebooks,
+                "skipped": [{"path": p, "reason": r} for p, r in status.skipped],
+            }
+        )
+        return 0
+    ctx.out(f"Markdown folder: {status.root}")
+    ctx.out(f"{status.notes} notes in {status.notebooks} notebooks")
+    if status.skipped:
+        ctx.out(f"{len(status.skipped)} files skipped (read, never written):")
+        for path, reason in status.skipped:
+            ctx.out(f"  {path}: {reason}")
+    return 0

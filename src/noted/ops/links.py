@@ -1,0 +1,273 @@
+"""Links between notes, on every backend: what a note links to, what links to it, what leads nowhere.
+
+A note links to another with a wiki link (``[[Note]]``, ``[[Note|shown text]]``, ``[[Note#Heading]]``,
+``[[folder/Note]]``, embeds ``![[Note]]``), a relative Markdown link (``[text](other.md)``,
+``[text](../b/Other%20note.md#heading)``) or noted's own ``[text](:/id)``. Outside code only.
+
+A name is resolved as Obsidian does in a Markdown folder: by file name without ``.md`` (any case),
+the shortest path when names repeat (``folder/Note`` picks among them), a relative link from the
+linking note's folder. On the other backends, where notes have no file, a name is a note title.
+A ``#heading`` resolves to the section of that heading (``noted.markdown.Outline.find``).
+
+Backlinks are found through keyword search (the notes mentioning the note's name or id), then
+kept when one of their links resolves to the note: exact, and one query instead of every body.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+from urllib.parse import unquote
+
+from noted.errors import NotFoundError
+from noted.markdown import outline
+from noted.models import Note
+from noted.store.protocol import HasNotePaths, NoteOrder, Store
+from noted.store.transfer.common import _code_ranges, link_spans
+
+_WIKI = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(?:#\^?([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_NOTE_ID = re.compile(r"^:/([0-9a-fA-F]{32})$")
+_NOTE_SUFFIXES = (".md", ".markdown")
+MAX_BACKLINK_CANDIDATES = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One link in a note, resolved.
+
+    Attributes:
+        target: The link as written (``Note#Heading``, ``../a.md``, ``:/id``).
+        text: What the link shows (the alias, the Markdown link text, else the target).
+        note_id: The note it leads to, or ``""`` when it leads nowhere.
+        title: That note's title.
+        heading: The ``#heading`` asked for, ``""`` for none.
+        section: The section path of that heading (``1.2``), ``""`` for none or not found.
+        broken: Why it leads nowhere (``""`` when it leads somewhere).
+    """
+
+    target: str
+    text: str
+    note_id: str
+    title: str
+    heading: str = ""
+    section: str = ""
+    broken: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Backlink:
+    """A note that links to the note asked about."""
+
+    note_id: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLinks:
+    """What ``note_links`` answers."""
+
+    note: Note
+    outgoing: tuple[Link, ...]
+    backlinks: tuple[Backlink, ...]
+
+    @property
+    def broken(self) -> tuple[Link, ...]:
+        return tuple(link for link in self.outgoing if link.broken)
+
+
+class PhraseSearch(Protocol):
+    """What backlinks need of keyword search (``noted.search.keyword.KeywordSearch`` and Joplin's)."""
+
+    def search(self, query: str, *, limit: int = 20, snippets: bool = True) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    target: str
+    text: str
+    name: str
+    heading: str
+    relative: bool
+    """A Markdown link's path, resolved from the linking note's folder."""
+
+
+def raw_links(body: str) -> list[_Raw]:
+    """The links to notes in ``body`` as written, in order (attachments and web links left out)."""
+    code = _code_ranges(body) if "`" in body or "    " in body or "~~~" in body else []
+    found: list[tuple[int, _Raw]] = []
+    for match in _WIKI.finditer(body):
+        if any(a <= match.start() < b for a, b in code):
+            continue
+        name, heading, alias = match.group(2).strip(), (match.group(3) or "").strip(), match.group(4)
+        suffix = posixpath.splitext(name)[1].lower()
+        if suffix and suffix not in _NOTE_SUFFIXES:
+            continue  # ![[image.png]]: an attachment
+        target = match.group(0)[2 + len(match.group(1)) : -2]
+        found.append((match.start(), _Raw(target, (alias or target).strip(), name, heading, False)))
+    for span in link_spans(body):
+        raw = _markdown_link(span.target)
+        if raw is not None:
+            found.append((span.start, raw))
+    found.sort(key=lambda item: item[0])
+    return [raw for _, raw in found]
+
+
+def _markdown_link(written: str) -> _Raw | None:
+    target = written.strip().removeprefix("<").removesuffix(">")
+    by_id = _NOTE_ID.match(target)
+    if by_id:
+        return _Raw(target, target, ":/" + by_id.group(1).lower(), "", False)
+    if not target or target.startswith("#") or _SCHEME.match(target):
+        return None
+    path, _, heading = target.partition("#")
+    path = unquote(path)
+    suffix = posixpath.splitext(path)[1].lower()
+    if suffix and suffix not in _NOTE_SUFFIXES:
+        return None  # an image or another attachment
+    return _Raw(target, target, path, unquote(heading), True)
+
+
+class Resolver:
+    """Names to notes, read once for one question (file names on a folder, titles elsewhere)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.paths: dict[str, str] = store.note_paths() if isinstance(store, HasNotePaths) else {}
+        self._keys: dict[str, list[str]] | None = None
+        self._by_path = {posixpath.splitext(p)[0].casefold(): i for i, p in self.paths.items()}
+
+    @property
+    def _by_key(self) -> dict[str, list[str]]:
+        """File names (a folder) or titles (elsewhere, listed on the first link by name) → ids."""
+        if self._keys is None:
+            self._keys = {}
+            if self.paths:
+                for note_id, path in self.paths.items():
+                    stem = posixpath.basename(posixpath.splitext(path)[0])
+                    self._keys.setdefault(stem.casefold(), []).append(note_id)
+            else:
+                for meta in self.store.list_notes(order=NoteOrder.ID):
+                    self._keys.setdefault(meta.title.casefold(), []).append(meta.id)
+        return self._keys
+
+    def resolve(self, raw: _Raw, source_id: str) -> str:
+        """The id of the note ``raw`` leads to, ``""`` when none."""
+        if raw.name.startswith(":/"):
+            note_id = raw.name[2:]
+            return note_id if self.store.get_notes([note_id]) else ""
+        name = raw.name
+        if not name:
+            return source_id  # [[#Heading]]: a section of this note
+        stem = posixpath.splitext(name)[0] if posixpath.splitext(name)[1].lower() in _NOTE_SUFFIXES else name
+        if self.paths:
+            if raw.relative or "/" in stem:
+                base = posixpath.dirname(self.paths.get(source_id, "")) if raw.relative else ""
+                full = posixpath.normpath(posixpath.join(base, stem)).casefold()
+                if full in self._by_path:
+                    return self._by_path[full]
+                if raw.relative:
+                    return ""
+            matches = self._by_key.get(posixpath.basename(stem).casefold(), [])
+            if "/" in stem:
+                matches = [
+                    i
+                    for i in matches
+                    if posixpath.splitext(self.paths[i])[0].casefold().endswith(stem.casefold())
+                ]
+            return min(matches, key=lambda i: (self.paths[i].count("/"), self.paths[i]), default="")
+        return min(self._by_key.get(posixpath.basename(stem).casefold(), []), default="")
+
+    def names(self, note: Note) -> list[str]:
+        """The names other notes may use for ``note``: its title, file name and id."""
+        names = [note.title, note.id]
+        if note.id in self.paths:
+            names.append(posixpath.splitext(posixpath.basename(self.paths[note.id]))[0])
+        return list(dict.fromkeys(n for n in names if n.strip()))
+
+
+def outgoing(store: Store, note: Note, resolver: Resolver | None = None) -> list[Link]:
+    """The note's links to notes, each resolved (or marked broken), in order."""
+    resolver = resolver or Resolver(store)
+    links: list[Link] = []
+    cache: dict[str, Note] = {note.id: note}
+    for raw in raw_links(note.body):
+        note_id = resolver.resolve(raw, note.id)
+        if not note_id and raw.name.startswith(":/") and _is_attachment(store, raw.name[2:]):
+            continue
+        if not note_id:
+            links.append(Link(raw.target, raw.text, "", "", raw.heading, "", f'no note "{raw.name}"'))
+            continue
+        if note_id not in cache:
+            cache.update({n.id: n for n in store.get_notes([note_id])})
+        target = cache[note_id]
+        section, broken = "", ""
+        if raw.heading:
+            found = outline(target.body).find(raw.heading)
+            section = found[0].path if found else ""
+            broken = "" if found else f'no heading "{raw.heading}" in "{target.title}"'
+        links.append(Link(raw.target, raw.text, note_id, target.title, raw.heading, section, broken))
+    return links
+
+
+def _is_attachment(store: Store, item_id: str) -> bool:
+    try:
+        store.get_resource(item_id)
+    except NotFoundError:
+        return False
+    return True
+
+
+def backlinks(
+    store: Store, keyword: PhraseSearch, note: Note, resolver: Resolver | None = None
+) -> list[Backlink]:
+    """The notes (not in the trash) with a link that resolves to ``note``, by title A→Z."""
+    resolver = resolver or Resolver(store)
+    candidates: list[str] = []
+    for name in resolver.names(note):
+        phrase = '"' + name.replace('"', " ") + '"'
+        try:
+            results = keyword.search(phrase, limit=MAX_BACKLINK_CANDIDATES, snippets=False)
+        except Exception:  # a name the query grammar cannot take: other names still find links
+            continue
+        candidates += [hit.note_id for hit in getattr(results, "hits", ())]
+    found: dict[str, str] = {}
+    for other in store.get_notes(list(dict.fromkeys(c for c in candidates if c != note.id))):
+        if other.is_trashed:
+            continue
+        if any(resolver.resolve(raw, other.id) == note.id for raw in raw_links(other.body)):
+            found[other.id] = other.title
+    return [Backlink(i, t) for i, t in sorted(found.items(), key=lambda item: (item[1].casefold(), item[0]))]
+
+
+def note_links(store: Store, keyword: PhraseSearch, note_id: str) -> NoteLinks:
+    """Outgoing links, backlinks and broken links of one note."""
+    note = store.get_note(note_id)
+    resolver = Resolver(store)
+    return NoteLinks(
+        note, tuple(outgoing(store, note, resolver)), tuple(backlinks(store, keyword, note, resolver))
+    )
+
+
+def link_payload(links: NoteLinks) -> dict[str, object]:
+    """The JSON the tool and ``noted links --json`` give."""
+
+    def out(link: Link) -> dict[str, object]:
+        return {
+            "target": link.target, "text": link.text, "note_id": link.note_id or None, "title": link.title or None,
+            "heading": link.heading or None, "section": link.section or None, "broken": link.broken or None,
+        }  # fmt: skip
+
+    return {
+        "id": links.note.id,
+        "title": links.note.title,
+        "outgoing": [out(link) for link in links.outgoing],
+        "backlinks": [{"note_id": b.note_id, "title": b.title} for b in links.backlinks],
+        "broken": [out(link) for link in links.broken],
+    }
+
+
+__all__: Sequence[str] = ["Backlink", "Link", "NoteLinks", "backlinks", "note_links", "outgoing", "raw_links"]

@@ -1,0 +1,81 @@
+"""The ``note_links`` tool: a note's outgoing links, its backlinks and the links that lead nowhere."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from noted.ops.links import Link, NoteLinks, link_payload, note_links
+from noted.tools import schema as s
+from noted.tools.base import READ, Payload, Tool, ToolContext
+from noted.tools.payloads import view, visible_note
+from noted.tools.scope import ScopeView
+
+
+def scoped(ctx: ToolContext, scope: ScopeView, links: NoteLinks) -> NoteLinks:
+    """``links`` as a caller limited to ``scope`` may see them: a note outside it is missing, in
+    the same words as one that does not exist, and links from it are not listed."""
+    if scope.unrestricted:
+        return links
+    ids = {link.note_id for link in links.outgoing if link.note_id} | {b.note_id for b in links.backlinks}
+    allowed = {n.id for n in ctx.store.get_notes(sorted(ids)) if scope.allows_note(n)}
+
+    def out(link: Link) -> Link:
+        if not link.note_id or link.note_id in allowed:
+            return link
+        name = link.target.split("#")[0].split("|")[0]
+        return Link(link.target, link.text, "", "", link.heading, "", f'no note "{name}"')
+
+    outgoing = tuple(out(link) for link in links.outgoing)
+    backlinks = tuple(b for b in links.backlinks if b.note_id in allowed)
+    return dataclasses.replace(links, outgoing=outgoing, backlinks=backlinks)
+
+
+def _note_links(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    scope = view(ctx)
+    note = visible_note(ctx, scope, args["id"])
+    return link_payload(scoped(ctx, scope, note_links(ctx.store, ctx.keyword, note.id)))
+
+
+_LINK = s.obj(
+    {
+        "target": s.string("The link as written: Note#Heading, ../a.md, :/id."),
+        "text": s.string("What the link shows."),
+        "note_id": s.nullable(s.string("The note it leads to (null: nowhere).")),
+        "title": s.nullable(s.string()),
+        "heading": s.nullable(s.string("The #heading asked for.")),
+        "section": s.nullable(s.string("That heading's section path, for read_note(section=…).")),
+        "broken": s.nullable(s.string("Why it leads nowhere (null: it leads somewhere).")),
+    },
+    ("target", "text", "note_id", "title", "heading", "section", "broken"),
+)
+
+NOTE_LINKS = Tool(
+    name="note_links",
+    title="Show a note's links and backlinks",
+    description=(
+        "List the notes a note links to ([[wiki links]] with |alias and #heading, relative Markdown "
+        "links, :/id links), each with the note and section it leads to; the notes that link to it "
+        "(backlinks); and the links that lead nowhere (broken). Use it to follow or check links."
+    ),
+    input_schema=s.obj({"id": s.note_id()}, ("id",)),
+    output_schema=s.obj(
+        {
+            "id": s.string(),
+            "title": s.string(),
+            "outgoing": s.array(_LINK, "The note's links to notes, in order."),
+            "backlinks": s.array(
+                s.obj({"note_id": s.string(), "title": s.string()}, ("note_id", "title")),
+                "The notes that link to this one, by title.",
+            ),
+            "broken": s.array(_LINK, "The outgoing links that lead nowhere."),
+        },
+        ("id", "title", "outgoing", "backlinks", "broken"),
+    ),
+    annotations=READ,
+    handler=_note_links,
+    examples=({"id": "0123456789abcdef0123456789abcdef"},),
+)
+
+TOOLS = (NOTE_LINKS,)

@@ -1,0 +1,194 @@
+"""The Markdown-folder backend on a real folder under real ``git``: what it reads, what each kind
+of noted write leaves in ``git diff``, conflicts, the trash, what it skips, and outside changes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.polling import wait_for
+
+from noted.errors import ConflictError
+from noted.models import ACTOR_OUTSIDE, NotePatch
+from noted.search.keyword import KeywordSearch
+from noted.store.conflicts import Choice, Conflict, resolve
+from noted.store.vault import VaultStore
+
+FRONT = "---\r\nzeta: last-first\r\ntags: [work]\r\naliases: [p]\r\n---\r\n\r\n"
+
+
+def git(vault: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(vault), *args], capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    (root / "projects").mkdir(parents=True)
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian" / "note.md").write_text("# obsidian's own\n")
+    (root / "projects" / "plan.md").write_bytes((FRONT + "# Plan\r\n\r\nFirst step.\r\n").encode())
+    (root / "inbox.md").write_text("Loose thought with #idea\n")
+    (root / "ignored").mkdir()
+    (root / "ignored" / "skip.md").write_text("# ignored by git\n")
+    (root / ".gitignore").write_text("ignored/\n")
+    (root / "latin1.md").write_bytes("caf\xe9\n".encode("latin-1"))
+    git(root, "init", "-q")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    return root
+
+
+@pytest.fixture
+def store(vault: Path, tmp_path: Path) -> Iterator[VaultStore]:
+    opened = VaultStore.open(vault, tmp_path / "profile")
+    yield opened
+    opened.close()
+
+
+@contextlib.contextmanager
+def opened(vault: Path, profile: Path) -> Iterator[VaultStore]:
+    store = VaultStore.open(vault, profile)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def by_title(store: VaultStore, title: str) -> str:
+    (meta,) = [m for m in store.list_notes() if m.title == title]
+    return meta.id
+
+
+def diff(vault: Path) -> list[str]:
+    """The changed lines of ``git diff`` (without the headers), line endings shown."""
+    out = subprocess.run(["git", "-C", str(vault), "diff", "-U0"], capture_output=True, check=True).stdout
+    lines = out.decode().split("\n")
+    return [line for line in lines if line[:1] in ("+", "-") and not line.startswith(("+++", "---"))]
+
+
+def test_it_reads_titles_tags_and_folders_and_skips_what_it_should(store: VaultStore) -> None:
+    titles = sorted(m.title for m in store.list_notes())
+    assert titles == ["Plan", "inbox"]  # not .obsidian/, not .gitignore'd, not the Latin-1 file
+    plan = store.get_note(by_title(store, "Plan"))
+    assert plan.body == "# Plan\n\nFirst step.\n"
+    assert [t.title for t in store.note_tags(plan.id)] == ["work"]
+    assert store.get_folder(plan.parent_id).title == "projects"
+    assert [t.title for t in store.note_tags(by_title(store, "inbox"))] == ["idea"]
+    assert store.ledger.skipped() == [("latin1.md", "not UTF-8 (byte 3); noted reads and writes only UTF-8")]
+
+
+def test_each_kind_of_noted_write_leaves_exactly_that_edit_in_git_diff(
+    store: VaultStore, vault: Path
+) -> None:
+    plan = by_title(store, "Plan")
+    store.update_note(plan, NotePatch(append="Second step."), actor="user")
+    assert diff(vault) == ["+Second step.\r"]
+    store.tag_note(plan, ["urgent"], actor="user")
+    assert diff(vault) == ["-tags: [work]\r", "+tags:\r", "+- work\r", "+- urgent\r", "+Second step.\r"]
+    git(vault, "checkout", "-q", ".")
+    store.follower.scan()
+    store.update_note(plan, NotePatch(is_todo=True), actor="user")
+    assert diff(vault) == ["+todo: true\r"]
+    git(vault, "checkout", "-q", ".")
+    store.follower.scan()
+    store.update_note(plan, NotePatch(title="Better plan"), actor="user")
+    assert diff(vault) == ["-# Plan\r", "+# Better plan\r"]
+    git(vault, "checkout", "-q", ".")
+    store.follower.scan()
+    inbox = by_title(store, "inbox")
+    store.update_note(inbox, NotePatch(body="Loose thought with #idea"), actor="user")  # no newline given
+    assert diff(vault) == [] and git(vault, "status", "--porcelain") == ""
+
+
+def test_a_note_moved_to_another_notebook_is_a_clean_rename_and_trash_moves_to_dot_trash(
+    store: VaultStore, vault: Path
+) -> None:
+    inbox = by_title(store, "inbox")
+    projects = store.get_note(by_title(store, "Plan")).parent_id
+    store.update_note(inbox, NotePatch(parent_id=projects), actor="user")
+    assert (vault / "projects" / "inbox.md").read_text() == "Loose thought with #idea\n"
+    store.trash_note(inbox, actor="user")
+    assert (vault / ".trash" / "projects" / "inbox.md").exists()
+    assert not (vault / "projects" / "inbox.md").exists()
+    store.restore_note(inbox, actor="user")
+    assert (vault / "projects" / "inbox.md").read_text() == "Loose thought with #idea\n"
+    store.trash_note(inbox, actor="user")
+    assert store.empty_trash(actor="user") == 1
+    assert not (vault / ".trash" / "projects" / "inbox.md").exists()
+
+
+def test_a_save_on_a_stale_base_records_the_editors_version_and_keep_both_writes_a_conflict_copy(
+    store: VaultStore, vault: Path
+) -> None:
+    plan = store.get_note(by_title(store, "Plan"))
+    path = vault / "projects" / "plan.md"
+    path.write_bytes(path.read_bytes().replace(b"First step.", b"Edited next door."))
+    mine = plan.body + "Mine.\n"
+    with pytest.raises(ConflictError):
+        store.update_note(plan.id, NotePatch(body=mine), actor="user", base_updated_time=plan.updated_time)
+    history = store.note_history(plan.id)
+    assert history[0].actor == ACTOR_OUTSIDE and "Edited next door." in history[0].body
+    resolved = resolve(store, Conflict.read(store, plan, plan.title, mine), Choice.KEEP_BOTH, actor="user")
+    assert resolved.copy is not None
+    copies = [p.name for p in (vault / "projects").iterdir() if "conflict copy" in p.name]
+    assert len(copies) == 1 and copies[0].startswith("Plan (conflict copy ") and copies[0].endswith(".md")
+    assert "Edited next door." in path.read_text()  # theirs stays in the file
+
+
+def test_outside_renames_keep_the_notes_identity_and_deletions_go_to_the_trash(
+    store: VaultStore, vault: Path
+) -> None:
+    plan = by_title(store, "Plan")
+    store.update_note(plan, NotePatch(append="kept"), actor="user")
+    os.rename(vault / "projects", vault / "work")
+    os.rename(vault / "inbox.md", vault / "work" / "moved.md")
+    store.follower.apply(["projects", "work", "inbox.md", "work/moved.md"])
+    assert by_title(store, "Plan") == plan
+    assert len(store.note_history(plan)) == 2  # its history came along
+    moved = store.get_note(by_title(store, "moved"))
+    assert store.get_folder(moved.parent_id).title == "work"
+    (vault / "work" / "moved.md").unlink()
+    store.follower.apply(["work/moved.md"])
+    assert store.get_note(moved.id).is_trashed
+    assert store.item_changes([moved.id])[0].actor == ACTOR_OUTSIDE
+    store.restore_note(moved.id, actor="user")  # written back from what noted kept
+    assert (vault / "work" / "moved.md").read_text() == "Loose thought with #idea\n"
+
+
+def test_the_start_up_scan_catches_what_changed_while_noted_was_closed(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        inbox = by_title(store, "inbox")
+    (vault / "inbox.md").write_text("Changed while closed\n")
+    (vault / "new.md").write_text("# Brand new\n")
+    with opened(vault, tmp_path / "p") as store:
+        assert store.get_note(inbox).body == "Changed while closed\n"
+        assert store.note_history(inbox)[0].actor == ACTOR_OUTSIDE
+        assert by_title(store, "Brand new")
+
+
+def test_the_watcher_brings_an_outside_save_to_keyword_search(store: VaultStore, vault: Path) -> None:
+    store.start_watching()
+    keyword = KeywordSearch(store)
+    (vault / "projects" / "fresh.md").write_text("# Fresh\n\nzanzibar quokka\n")
+    wait_for(lambda: keyword.search("quokka").total == 1, what="the new file found by keyword")
+    (vault / "projects" / "fresh.md").write_text("# Fresh\n\nzanzibar wombat\n")
+    wait_for(lambda: keyword.search("wombat").total == 1, what="the edit found by keyword")
+    assert keyword.search("quokka").total == 0
+
+
+def test_a_symlink_out_of_the_folder_is_never_followed(vault: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "secret.md"
+    outside.write_text("# Secret\n")
+    (vault / "link.md").symlink_to(outside)
+    with opened(vault, tmp_path / "p") as store:
+        assert "Secret" not in [m.title for m in store.list_notes()]
+        assert (
+            "link.md",
+            "a symbolic link (noted reads and writes only plain files)",
+        ) in store.ledger.skipped()

@@ -1,0 +1,67 @@
+"""A note file's text: what noted reads from it, and edits that change only what they say."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from noted.store.vault.text import FileText
+
+LINES = st.lists(
+    st.sampled_from(["# Title", "text", "", "---", "tags: [a, b]", "title: T", "  - x", "#tag here", "```"]),
+    max_size=8,
+)
+
+
+@given(LINES, st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_any_text_renders_back_byte_for_byte(lines: list[str], eol: str, bom: bool, final: bool) -> None:
+    text = ("\ufeff" if bom else "") + eol.join(lines) + (eol if final and lines else "")
+    assert FileText.parse(text).render() == text
+
+
+def test_title_comes_from_the_first_line_heading_then_front_matter_then_the_name() -> None:
+    assert FileText.parse("# Heading\n\ntext\n").title("name") == "Heading"
+    assert FileText.parse("---\ntitle: From front\n---\n# Heading\n").title("name") == "Heading"
+    assert FileText.parse("---\ntitle: From front\n---\ntext\n").title("name") == "From front"
+    assert FileText.parse("intro\n# Later heading\n").title("name") == "name"
+
+
+def test_tags_from_front_matter_and_inline_not_in_code_nor_headings() -> None:
+    text = (
+        "---\ntags: [Alpha, beta]\n---\n# Heading #nottag\n\n"
+        "Some #gamma and #nested/tag, #123 is no tag, x#y neither.\n\n"
+        "```\n#incode\n```\n`#inline` and #alpha again\n"
+    )
+    assert FileText.parse(text).tags() == ["Alpha", "beta", "nottag", "gamma", "nested/tag"]
+    assert FileText.parse("---\ntags: one, two\n---\n").tags() == ["one", "two"]
+
+
+def test_setting_a_key_keeps_every_other_line_and_the_order() -> None:
+    text = "---\r\nzeta: 1\r\ntags:\r\n  - a\r\nalpha: [x]  # a comment\r\n---\r\n\r\nBody\r\n"
+    ft = FileText.parse(text).with_tags(["a", "b"])
+    assert (
+        ft.render()
+        == "---\r\nzeta: 1\r\ntags:\r\n- a\r\n- b\r\nalpha: [x]  # a comment\r\n---\r\n\r\nBody\r\n"
+    )
+    added = FileText.parse("Body only\n").with_key("todo", True, ("todo",))
+    assert added.render() == "---\ntodo: true\n---\n\nBody only\n"
+    removed = FileText.parse("---\ntodo: true\nkeep: 1\n---\nBody\n").with_key("todo", None, ("todo",))
+    assert removed.render() == "---\nkeep: 1\n---\nBody\n"
+
+
+def test_a_body_without_its_final_newline_keeps_the_files_one() -> None:
+    ft = FileText.parse("old\n").with_body("new")
+    assert ft.render() == "new\n"
+    assert FileText.parse("no newline").with_body("x").render() == "x"
+
+
+def test_inline_tags_are_renamed_and_removed_in_place() -> None:
+    ft = FileText.parse("a #old b #old/sub c #older\n")
+    assert ft.replace_inline_tag("old", "new").body == "a #new b #new/sub c #older\n"
+    assert ft.replace_inline_tag("old", None).body == "a b #old/sub c #older\n"
+
+
+def test_todo_keys() -> None:
+    ft = FileText.parse("---\ntodo: true\ndue: 2026-12-24T18:00:00Z\ndone: true\n---\n")
+    is_todo, due, done = ft.todo()
+    assert is_todo and due == 1798135200000 and done == 1
