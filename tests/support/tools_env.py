@@ -33,6 +33,8 @@ PUBLIC_TOOLS = {  # the tool names are a public contract: AI apps call them by n
     "replace_attachment", "delete_attachment",
     # the rest of joplin-md-sync's tool set
     "create_tag", "get_attachment",
+    # links and backlinks, on every backend
+    "note_links",
 }  # fmt: skip
 WRITE_TOOLS = ("create_note", "create_notebook", "update_note", "delete_note", "restore_note", "manage_tags")
 MANAGE_TOOLS = (

@@ -24,7 +24,7 @@ from noted.store.vault.ledger import NoteFile
 from noted.store.vault.text import FileText
 
 if TYPE_CHECKING:
-    from noted.store.vault.store import VaultStore
+    from noted.store.vault.base import VaultBase
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def in_trash(rel: str) -> bool:
 
 
 def put_note(
-    store: VaultStore,
+    store: VaultBase,
     rel: str,
     ft: FileText,
     state: FileState,
@@ -84,7 +84,7 @@ def put_note(
     return note
 
 
-def sync_tags(store: VaultStore, note_id: str, wanted: list[str], actor: str) -> list[Tag]:
+def sync_tags(store: VaultBase, note_id: str, wanted: list[str], actor: str) -> list[Tag]:
     """The mirror's tags of the note made ``wanted`` (compared without case)."""
     have = {t.title.casefold(): t.title for t in store.mirror.note_tags(note_id)}
     want = {t.casefold() for t in wanted}
@@ -100,7 +100,7 @@ def sync_tags(store: VaultStore, note_id: str, wanted: list[str], actor: str) ->
 class Follower:
     """Applies changed paths (from the watcher or the scan) to the mirror."""
 
-    def __init__(self, store: VaultStore) -> None:
+    def __init__(self, store: VaultBase) -> None:
         self.store = store
 
     def apply(self, paths: Iterable[str], *, progress: Progress | None = None) -> int:

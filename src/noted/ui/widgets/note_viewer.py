@@ -122,17 +122,9 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             self.copies = copies
             self.generation = generation
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        keyword: PhraseSearch | None = None,
-        id: str | None = None,  # noqa: A002 (Textual's name)
-    ) -> None:
+    def __init__(self, store: Store, *, keyword: PhraseSearch | None = None, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
-        self._store = store
-        self._keyword = keyword
-        """Finds the notes linking to the open one (its backlinks); None shows none."""
+        self._store, self._keyword = store, keyword  # keyword: finds backlinks (None: none shown)
         self.reader: ReaderModel[Drawn] = ReaderModel()
         """What the reader shows: requests, generations, notes read ahead, a note parked."""
         self.attachments = AttachmentFlows(

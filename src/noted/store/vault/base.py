@@ -1,0 +1,172 @@
+"""What the parts of the Markdown-folder store share: the mirror, the ledger, folders on disk,
+reading a note's file, and putting each note's file where the mirror says it is."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from noted.errors import NotFoundError
+from noted.models import Note
+from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.db import Database
+from noted.store.transfer.common import safe_name
+from noted.store.vault.files import TRASH, FileState, Vault, content_hash, decode
+from noted.store.vault.follow import Follower, in_trash, put_note
+from noted.store.vault.ledger import Ledger, NoteFile
+from noted.store.vault.text import SOURCE_KEYS, TODO_KEYS, FileText, yaml_time
+
+
+class VaultBase:
+    """State and helpers of ``VaultStore`` (its parts are mixed into it)."""
+
+    vault: Vault
+    mirror: SqliteStore
+    ledger: Ledger
+    follower: Follower
+
+    @property
+    def db(self) -> Database:
+        """The mirror's database (keyword and semantic search, the indexer, chats)."""
+        return self.mirror.db
+
+    @property
+    def root_folder_id(self) -> str | None:
+        """The notebook of the files at the folder's root (made when the first one is seen)."""
+        return self.ledger.folder_at("")
+
+    def folder_for(self, rel_dir: str, actor: str) -> str:
+        """The notebook of the folder ``rel_dir`` (``""``: the vault's root), made when missing."""
+        folder_id = self.ledger.folder_at(rel_dir)
+        if folder_id is not None:
+            if self.mirror.get_folder(folder_id).is_trashed:
+                self.mirror.restore_folder(folder_id, actor=actor)
+            return folder_id
+        parent_dir, _, name = rel_dir.rpartition("/")
+        parent = self.folder_for(parent_dir, actor) if parent_dir else ""
+        name = name or self.vault.root.name or "Notes"
+        with self.mirror.batch():
+            folder = self.mirror.create_folder(name, parent_id=parent, actor=actor)
+            with self.db.write() as conn:
+                self.ledger.put_folder(conn, folder.id, rel_dir)
+        return folder.id
+
+    def folder_dir(self, folder_id: str) -> str:
+        """The folder of notebook ``folder_id``, made (from its title) when it has none yet."""
+        path = self.ledger.folder_path(folder_id)
+        if path is not None:
+            return path
+        folder = self.mirror.get_folder(folder_id)
+        parent = self.folder_dir(folder.parent_id) if folder.parent_id else ""
+        path = self.vault.free_name(parent, safe_name(folder.title), "")
+        self.vault.path(path).mkdir(parents=True, exist_ok=True)
+        with self.db.write() as conn:
+            self.ledger.put_folder(conn, folder_id, path)
+        return path
+
+    def _put(
+        self,
+        rel: str,
+        data: bytes,
+        state: FileState | None,
+        *,
+        actor: str,
+        note_id: str | None = None,
+        new_id: str | None = None,
+        session: str | None = None,
+        origin: str = "",
+    ) -> Note:
+        """The mirror made to match the file ``rel`` that noted just wrote as ``data``."""
+        if state is None:
+            raise NotFoundError(f'"{rel}" went from the Markdown folder while noted was writing it')
+        ft, digest = FileText.parse(decode(data)), content_hash(data)
+        return put_note(
+            self,
+            rel,
+            ft,
+            state,
+            digest,
+            actor=actor,
+            note_id=note_id,
+            new_id=new_id,
+            session=session,
+            origin=origin,
+        )
+
+    def catch_up(self, note_id: str) -> Note:
+        """The note, after recording (as ``outside``) a change its file had that noted has not seen."""
+        row = self._row(note_id)
+        state = self.vault.state(row.path)
+        if row.hash and (state is None or (state.size, state.mtime_ns) != (row.size, row.mtime_ns)):
+            self.follower.apply([row.path])
+        return self.mirror.get_note(note_id)
+
+    def _row(self, note_id: str) -> NoteFile:
+        row = self.ledger.note(note_id)
+        if row is None:
+            self.mirror.get_note(note_id)  # NotFoundError names the id
+            raise NotFoundError(f'note "{note_id}" has no file in the Markdown folder')
+        return row
+
+    def _current_text(self, row: NoteFile, note: Note) -> FileText:
+        """The file's text, or (its file gone) one rebuilt from the mirror."""
+        if row.hash:
+            return FileText.parse(decode(self.vault.read(row.path).data))
+        plain = FileText(None, "", note.body)
+        inline = {t.casefold() for t in plain.tags()}
+        tags = [t.title for t in self.mirror.note_tags(note.id) if t.title.casefold() not in inline]
+        ft = with_todo(plain, note.is_todo, note.todo_due, note.todo_completed, note.source_url)
+        return ft.with_tags(tags) if tags else ft
+
+    def _place(self, note_ids: list[str]) -> None:
+        """Put each note's file where the mirror says it is: in ``.trash/`` while trashed, else in
+        its notebook's folder (written back from the mirror when its file went outside noted)."""
+        for note_id in note_ids:
+            row, note = self.ledger.note(note_id), self.mirror.get_note(note_id)
+            if row is None:
+                continue
+            if note.is_trashed and row.hash and not in_trash(row.path):
+                target = self.vault.free_name(
+                    f"{TRASH}/{row.path}".rpartition("/")[0], PurePosixPath(row.path).stem
+                )
+                self._relocate(row, target, origin=row.path)
+            elif not note.is_trashed and (in_trash(row.path) or not row.hash):
+                folder = self.folder_dir(note.parent_id)
+                stem = PurePosixPath(row.origin or row.path).stem
+                wanted = f"{folder}/{stem}.md".lstrip("/")
+                target = wanted if wanted == row.path and not row.hash else self.vault.free_name(folder, stem)
+                if not row.hash:
+                    self._rewrite(row, note, target)
+                else:
+                    self._relocate(row, target, origin="")
+
+    def _relocate(self, row: NoteFile, target: str, *, origin: str) -> None:
+        self.vault.move(row.path, target)
+        state = self.vault.state(target)
+        size, mtime = (state.size, state.mtime_ns) if state else (-1, 0)
+        with self.db.write() as conn:
+            self.ledger.put_note(conn, NoteFile(row.note_id, target, origin, size, mtime, row.hash))
+
+    def _rewrite(self, row: NoteFile, note: Note, target: str) -> None:
+        data = self._current_text(row, note).render().encode("utf-8")
+        state = self.vault.write(target, data)
+        with self.db.write() as conn:
+            self.ledger.put_note(
+                conn, NoteFile(row.note_id, target, "", state.size, state.mtime_ns, content_hash(data))
+            )
+
+
+def with_todo(
+    ft: FileText, is_todo: bool | None, due: int | None, done: int | None, source: str | None
+) -> FileText:
+    """The to-do keys (and ``source``) set where given; a false or zero value removes the key."""
+    if is_todo is not None:
+        ft = ft.with_key("todo", True if is_todo else None, TODO_KEYS["todo"])
+    if due is not None:
+        ft = ft.with_key("due", yaml_time(due) if due else None, TODO_KEYS["due"])
+    if done is not None:
+        ft = ft.with_key(
+            "done", (True if done == 1 else yaml_time(done)) if done else None, TODO_KEYS["done"]
+        )
+    if source is not None:
+        ft = ft.with_key("source", source or None, SOURCE_KEYS)
+    return ft

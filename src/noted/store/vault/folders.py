@@ -1,0 +1,104 @@
+"""Notebooks of the Markdown-folder store: folders of the vault (the root's notes have their own)."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import PurePosixPath
+
+from noted.errors import InvalidInputError
+from noted.models import Folder
+from noted.store.protocol import NoteOrder
+from noted.store.rules import clean_title
+from noted.store.transfer.common import safe_name
+from noted.store.vault.base import VaultBase
+
+
+class FolderOps(VaultBase):
+    """Creating, renaming, moving, trashing and restoring notebooks as folders."""
+
+    def list_folders(self, *, include_trashed: bool = False) -> list[Folder]:
+        return self.mirror.list_folders(include_trashed=include_trashed)
+
+    def get_folder(self, folder_id: str) -> Folder:
+        return self.mirror.get_folder(folder_id)
+
+    def folder_note_counts(self) -> dict[str, int]:
+        return self.mirror.folder_note_counts()
+
+    def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder:
+        name = safe_name(clean_title(title, "notebook title"), "")
+        if not name:
+            raise InvalidInputError("a notebook needs a title")
+        parent_id = "" if parent_id == self.root_folder_id else parent_id
+        with self.mirror.batch():
+            if parent_id and self.mirror.get_folder(parent_id).is_trashed:
+                raise InvalidInputError("that notebook is in the trash; restore it first")
+            parent_dir = self.folder_dir(parent_id) if parent_id else ""
+            path = self.vault.free_name(parent_dir, name, "")
+            folder = self.mirror.create_folder(PurePosixPath(path).name, parent_id=parent_id, actor=actor)
+            with self.db.write() as conn:
+                self.ledger.put_folder(conn, folder.id, path)
+            self.vault.path(path).mkdir(parents=True)
+        return folder
+
+    def update_folder(
+        self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
+    ) -> Folder:
+        if folder_id == self.root_folder_id:
+            raise InvalidInputError("the Markdown folder's own notebook cannot be renamed or moved")
+        parent_id = "" if parent_id == self.root_folder_id else parent_id
+        with self.mirror.batch():
+            old = self.folder_dir(folder_id)
+            folder = self.mirror.update_folder(folder_id, title=title, parent_id=parent_id, actor=actor)
+            parent_dir = self.folder_dir(folder.parent_id) if folder.parent_id else ""
+            name = safe_name(folder.title, "")
+            new = f"{parent_dir}/{name}".lstrip("/")
+            if new != old:
+                if new.casefold() != old.casefold():
+                    new = self.vault.free_name(parent_dir, name, "")
+                with self.db.write() as conn:
+                    self.ledger.move_prefix(conn, old, new)
+                    self.ledger.put_folder(conn, folder_id, new)
+                self.vault.move(old, new)
+                if PurePosixPath(new).name != folder.title:
+                    folder = self.mirror.update_folder(folder_id, title=PurePosixPath(new).name, actor=actor)
+        return folder
+
+    def _subtree(self, folder_id: str) -> list[str]:
+        folders = self.mirror.list_folders(include_trashed=True)
+        ids, grew = {folder_id}, True
+        while grew:
+            more = {f.id for f in folders if f.parent_id in ids} - ids
+            ids |= more
+            grew = bool(more)
+        return list(ids)
+
+    def _notes_in(self, folder_ids: list[str]) -> list[str]:
+        return [
+            m.id
+            for fid in folder_ids
+            for trashed in (False, True)
+            for m in self.mirror.list_notes(folder_id=fid, trashed=trashed, order=NoteOrder.ID)
+        ]
+
+    def trash_folder(self, folder_id: str, *, actor: str) -> None:
+        """Every note inside goes to ``.trash/`` (keeping its path there); emptied folders are removed."""
+        if folder_id == self.root_folder_id:
+            raise InvalidInputError("the Markdown folder's own notebook cannot be trashed")
+        with self.mirror.batch():
+            ids = self._subtree(folder_id)
+            self.mirror.trash_folder(folder_id, actor=actor)
+            self._place(self._notes_in(ids))
+            for path in sorted((self.ledger.folder_path(i) or "" for i in ids), reverse=True):
+                if path:
+                    with contextlib.suppress(OSError):
+                        self.vault.path(path).rmdir()
+
+    def restore_folder(self, folder_id: str, *, actor: str) -> None:
+        with self.mirror.batch():
+            self.mirror.restore_folder(folder_id, actor=actor)
+            ids = self._subtree(folder_id)
+            for fid in ids:
+                if not self.mirror.get_folder(fid).is_trashed:
+                    self.vault.path(self.folder_dir(fid)).mkdir(parents=True, exist_ok=True)
+            self._place(self._notes_in(ids))

@@ -1,0 +1,173 @@
+"""Notes of the Markdown-folder store: reads from the mirror, writes to the file then the mirror."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+from noted.errors import ConflictError, InvalidInputError, NotFoundError
+from noted.models import Note, NoteDraft, NoteMeta, NotePatch
+from noted.store.protocol import NoteOrder
+from noted.store.rules import check_body, clean_title
+from noted.store.transfer.common import safe_name
+from noted.store.vault.base import VaultBase, with_todo
+from noted.store.vault.follow import in_trash
+from noted.store.vault.text import FileText, yaml_time
+
+
+class NoteOps(VaultBase):
+    """Notes: the mirror answers reads; each write replaces the file, then updates the mirror."""
+
+    def get_note(self, note_id: str) -> Note:
+        return self.mirror.get_note(note_id)
+
+    def get_notes(self, note_ids: Sequence[str]) -> list[Note]:
+        return self.mirror.get_notes(note_ids)
+
+    def list_notes(
+        self,
+        *,
+        folder_id: str | None = None,
+        tag_id: str | None = None,
+        trashed: bool = False,
+        todo_only: bool = False,
+        order: NoteOrder = NoteOrder.UPDATED,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[NoteMeta]:
+        return self.mirror.list_notes(
+            folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only,
+            order=order, limit=limit, offset=offset,
+        )  # fmt: skip
+
+    def count_notes(
+        self,
+        *,
+        folder_id: str | None = None,
+        tag_id: str | None = None,
+        trashed: bool = False,
+        todo_only: bool = False,
+    ) -> int:
+        return self.mirror.count_notes(
+            folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only
+        )
+
+    def note_paths(self) -> dict[str, str]:
+        return {r.note_id: r.path for r in self.ledger.all_notes() if r.hash and not in_trash(r.path)}
+
+    def note_path(self, note_id: str) -> Path:
+        """The note's file (in ``.trash/`` while it is trashed)."""
+        row = self.ledger.note(note_id)
+        if row is None:
+            raise NotFoundError(f'no note with id "{note_id}"')
+        return self.vault.root / row.path
+
+    def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
+        title = clean_title(draft.title) or "Untitled"
+        ft = FileText.parse(check_body(draft.body))
+        with self.mirror.batch():
+            parent = self.mirror.get_folder(draft.parent_id) if draft.parent_id else None
+            if parent is None:
+                raise InvalidInputError("a note needs a notebook")
+            if parent.is_trashed:
+                raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
+            if draft.id is not None and self.mirror.get_notes([draft.id]):
+                raise InvalidInputError(f'a note with id "{draft.id}" exists already')
+            rel = self.vault.free_name(self.folder_dir(parent.id), safe_name(title))
+            if ft.title(PurePosixPath(rel).stem) != title:
+                ft, _ = ft.with_title(title, PurePosixPath(rel).stem)
+            ft = with_todo(ft, draft.is_todo, draft.todo_due, draft.todo_completed, draft.source_url)
+            if draft.tags:
+                ft = ft.with_tags(list(dict.fromkeys(draft.tags)))
+            if draft.user_created_time:
+                ft = ft.with_key("created", yaml_time(draft.user_created_time), ("created",))
+            data = ft.render().encode("utf-8")
+            state = self.vault.write(rel, data)
+            return self._put(rel, data, state, actor=actor, new_id=draft.id)
+
+    def update_note(
+        self,
+        note_id: str,
+        patch: NotePatch,
+        *,
+        actor: str,
+        base_updated_time: int | None = None,
+        session: str | None = None,
+    ) -> Note:
+        conflict: ConflictError | None = None
+        with self.mirror.batch():
+            old = self.catch_up(note_id)
+            if base_updated_time is not None and base_updated_time != old.updated_time:
+                conflict = ConflictError(
+                    f'note "{old.title}" changed since it was read; it was saved again meanwhile',
+                    current_updated_time=old.updated_time,
+                )
+            else:
+                return self._write_patch(old, patch, actor, session)
+        raise conflict
+
+    def _write_patch(self, old: Note, patch: NotePatch, actor: str, session: str | None) -> Note:
+        row = self._row(old.id)
+        ft = self._current_text(row, old)
+        body = ft.body if patch.body is None else check_body(patch.body)
+        if patch.prepend is not None:
+            body = patch.prepend + ("\n" if body and not patch.prepend.endswith("\n") else "") + body
+        if patch.append is not None:
+            body = body + ("\n" if body and not body.endswith("\n") else "") + patch.append
+        ft = ft.with_body(check_body(body))
+        rel, rename = row.path, False
+        stem = PurePosixPath(rel).stem
+        if patch.title is not None and clean_title(patch.title) != ft.title(stem):
+            ft, rename = ft.with_title(clean_title(patch.title) or "Untitled", stem)
+        ft = with_todo(ft, patch.is_todo, patch.todo_due, patch.todo_completed, patch.source_url)
+        target = rel
+        if not in_trash(rel):
+            folder = (
+                self.folder_dir(patch.parent_id) if patch.parent_id not in (None, old.parent_id) else None
+            )
+            if rename or folder is not None:
+                here = rel.rpartition("/")[0] if folder is None else folder
+                name = safe_name(clean_title(patch.title or old.title)) if rename else stem
+                target = self.vault.free_name(here, name) if f"{here}/{name}.md".lstrip("/") != rel else rel
+        data = ft.render().encode("utf-8")
+        state = self.vault.state(rel)
+        if not row.hash or data != self.vault.read(rel).data:
+            state = self.vault.write(rel, data)
+        if target != rel:
+            self.vault.move(rel, target)
+            state = self.vault.state(target)
+        return self._put(target, data, state, actor=actor, note_id=old.id, session=session, origin=row.origin)
+
+    def restore_revision(self, revision_id: int, *, actor: str) -> Note:
+        revision = self.mirror.get_revision(revision_id)
+        return self.update_note(
+            revision.note_id, NotePatch(title=revision.title, body=revision.body), actor=actor
+        )
+
+    def trash_note(self, note_id: str, *, actor: str) -> None:
+        with self.mirror.batch():
+            self.catch_up(note_id)
+            self.mirror.trash_note(note_id, actor=actor)
+            self._place([note_id])
+
+    def restore_note(self, note_id: str, *, actor: str) -> Note:
+        with self.mirror.batch():
+            self.mirror.restore_note(note_id, actor=actor)
+            self._place([note_id])
+            return self.mirror.get_note(note_id)
+
+    def empty_trash(self, *, actor: str) -> int:
+        """Delete the files noted moved to ``.trash/`` (unchanged since), then the notes for good."""
+        with self.mirror.batch():
+            for meta in self.mirror.list_notes(trashed=True, order=NoteOrder.ID):
+                row = self.ledger.note(meta.id)
+                if row is None:
+                    continue
+                if row.hash and in_trash(row.path):
+                    with contextlib.suppress(FileNotFoundError, Exception):
+                        if self.vault.read(row.path).digest == row.hash:
+                            self.vault.path(row.path).unlink()
+                with self.db.write() as conn:
+                    self.ledger.drop_note(conn, meta.id)
+            return self.mirror.empty_trash(actor=actor)

@@ -1,0 +1,114 @@
+"""Tags of the Markdown-folder store: front-matter ``tags`` and inline ``#tags`` in the files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from noted.errors import InvalidInputError
+from noted.models import Tag
+from noted.store.protocol import NoteOrder
+from noted.store.rules import clean_title
+from noted.store.vault.base import VaultBase
+from noted.store.vault.text import FileText, front_tags
+
+
+class TagOps(VaultBase):
+    """Tags: noted adds to front-matter ``tags``; removing and renaming also edit inline ``#tags``."""
+
+    def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
+        return self.mirror.list_tags(with_notes_only=with_notes_only)
+
+    def get_tag(self, tag_id: str) -> Tag:
+        return self.mirror.get_tag(tag_id)
+
+    def find_tag(self, title: str) -> Tag | None:
+        return self.mirror.find_tag(title)
+
+    def create_tag(self, title: str, *, actor: str) -> Tag:
+        """A tag with no notes lives in the mirror only, until a note carries it."""
+        return self.mirror.create_tag(title, actor=actor)
+
+    def note_tags(self, note_id: str) -> list[Tag]:
+        return self.mirror.note_tags(note_id)
+
+    def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        return self.mirror.note_tag_titles(note_ids)
+
+    def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
+        """Tags missing from the note are added to its front-matter ``tags``."""
+        titles = [clean_title(t, "tag") for t in titles]
+        if any(not t for t in titles):
+            raise InvalidInputError("a tag needs a title")
+        return self._retag(note_id, actor, lambda ft: _add_tags(ft, titles), want=titles)
+
+    def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
+        """Removed from front-matter ``tags`` and as inline ``#tags`` in the text."""
+        return self._retag(note_id, actor, lambda ft: _drop_tags(ft, titles), want=None)
+
+    def _retag(
+        self, note_id: str, actor: str, edit: Callable[[FileText], FileText], *, want: Sequence[str] | None
+    ) -> list[Tag]:
+        with self.mirror.batch():
+            note = self.catch_up(note_id)
+            row = self._row(note_id)
+            ft = edit(self._current_text(row, note))
+            data = ft.render().encode("utf-8")
+            if not row.hash or data != self.vault.read(row.path).data:
+                state = self.vault.write(row.path, data)
+                self._put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
+            tags = self.mirror.note_tags(note_id)
+            if want is None:
+                return tags
+            keys = {t.casefold() for t in want}
+            return [t for t in tags if t.title.casefold() in keys]
+
+    def rename_tag(self, tag_id: str, title: str, *, actor: str) -> Tag:
+        """Renamed in every note that carries it (front matter and inline), then in the mirror."""
+        tag = self.mirror.get_tag(tag_id)
+        title = clean_title(title, "tag")
+        with self.mirror.batch():
+            notes = self._tag_notes(tag_id)
+            renamed = self.mirror.rename_tag(tag_id, title, actor=actor)
+            for note_id in notes:
+                self._retag(note_id, actor, lambda ft: _rename_tag(ft, tag.title, title), want=None)
+            return renamed
+
+    def delete_tag(self, tag_id: str, *, actor: str) -> None:
+        tag = self.mirror.get_tag(tag_id)
+        with self.mirror.batch():
+            notes = self._tag_notes(tag_id)
+            self.mirror.delete_tag(tag_id, actor=actor)
+            for note_id in notes:
+                self._retag(note_id, actor, lambda ft: _drop_tags(ft, [tag.title]), want=None)
+
+    def _tag_notes(self, tag_id: str) -> list[str]:
+        return [
+            m.id
+            for trashed in (False, True)
+            for m in self.mirror.list_notes(tag_id=tag_id, trashed=trashed, order=NoteOrder.ID)
+        ]
+
+
+def _add_tags(ft: FileText, titles: Sequence[str]) -> FileText:
+    have = {t.casefold() for t in ft.tags()}
+    missing = [t for t in dict.fromkeys(titles) if t.casefold() not in have]
+    if not missing:
+        return ft
+    return ft.with_tags([*front_tags(ft.fields()), *missing])
+
+
+def _drop_tags(ft: FileText, titles: Sequence[str]) -> FileText:
+    drop = {t.casefold() for t in titles}
+    kept = [t for t in front_tags(ft.fields()) if t.casefold() not in drop]
+    if len(kept) != len(front_tags(ft.fields())):
+        ft = ft.with_tags(kept)
+    for title in titles:
+        ft = ft.replace_inline_tag(title, None)
+    return ft
+
+
+def _rename_tag(ft: FileText, old: str, new: str) -> FileText:
+    tags = front_tags(ft.fields())
+    if any(t.casefold() == old.casefold() for t in tags):
+        ft = ft.with_tags([new if t.casefold() == old.casefold() else t for t in tags])
+    return ft.replace_inline_tag(old, new)

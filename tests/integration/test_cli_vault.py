@@ -1,0 +1,80 @@
+"""``noted --vault DIR`` and ``backend = vault``: the CLI on a Markdown folder under real git."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from tests.support.cli import Cli
+
+from noted.cli.exits import ExitCode
+
+
+def git(vault: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(vault), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    (root / "daily").mkdir(parents=True)
+    (root / "daily" / "monday.md").write_text("---\ntags: [log]\n---\n# Monday\n\nSee [[Tuesday#Plans]].\n")
+    (root / "daily" / "tuesday.md").write_text("# Tuesday\n\n## Plans\n\nRest.\n")
+    (root / "big.md").write_bytes(b"x" * 5_000_001)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "start")
+    return root
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "profile", capsys)
+
+
+def test_show_edit_and_tag_work_on_the_files_and_git_diff_shows_only_that(cli: Cli, vault: Path) -> None:
+    v = ("--vault", str(vault))
+    assert "Rest." in cli.ok("show", "Tuesday", *v).out
+    cli.ok("tag", "Tuesday", "rest", *v)
+    assert git(vault, "diff", "--stat").strip().startswith("daily/tuesday.md | 5 +++++")
+    assert (
+        vault / "daily" / "tuesday.md"
+    ).read_text() == "---\ntags:\n- rest\n---\n\n# Tuesday\n\n## Plans\n\nRest.\n"
+
+
+def test_links_json_and_vault_status(cli: Cli, vault: Path) -> None:
+    v = ("--vault", str(vault))
+    links = cli.json("links", "Monday", *v)
+    (link,) = links["outgoing"]
+    assert (link["title"], link["heading"], link["section"], link["broken"]) == (
+        "Tuesday",
+        "Plans",
+        "1.1",
+        None,
+    )
+    back = cli.json("links", "Tuesday", *v)
+    assert [b["title"] for b in back["backlinks"]] == ["Monday"]
+    status = cli.json("vault", "status", *v)
+    assert status["notes"] == 2
+    assert status["skipped"] == [{"path": "big.md", "reason": "larger than 5 MB"}]
+    assert (vault / "big.md").stat().st_size == 5_000_001  # listed, never rewritten
+
+
+def test_one_profile_per_folder_and_vault_status_elsewhere_say_what_to_do(
+    cli: Cli, vault: Path, tmp_path: Path
+) -> None:
+    cli.ok("notes", "--vault", str(vault))
+    other = tmp_path / "other"
+    other.mkdir()
+    refused = cli("notes", "--vault", str(other))
+    assert refused.code != 0 and "one profile per folder" in refused.err
+    plain = Cli(tmp_path / "plain", cli.capsys)
+    result = plain("vault", "status")
+    assert result.code == ExitCode.BAD_INPUT and "not in a Markdown folder" in result.err

@@ -1,0 +1,84 @@
+"""Links on every backend: outgoing (wiki with |alias and #heading, relative Markdown, :/id),
+backlinks, broken links; the ``note_links`` tool (scoped) and ``noted links --json``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.backends import BACKENDS, open_backend
+from tests.support.tools_env import Env, make_env
+
+from noted.models import NoteDraft
+from noted.ops.links import note_links, raw_links
+from noted.search.joplin import keyword_search_for
+from noted.store.protocol import Store
+
+
+@pytest.fixture(params=BACKENDS)
+def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with open_backend(request.param, tmp_path / "store") as store:
+        yield store
+
+
+def test_raw_links_skip_code_attachments_and_web_links() -> None:
+    body = (
+        "[[Target|shown]] [[Other#Part two]] ![[pic.png]] [web](https://x.org) [rel](sub/My%20Note.md#h)\n"
+        "`[[not a link]]`\n```\n[[nor this]]\n```\n[by id](:/0123456789abcdef0123456789abcdef)\n"
+    )
+    got = [(r.name, r.heading, r.text) for r in raw_links(body)]
+    assert got == [
+        ("Target", "", "shown"),
+        ("Other", "Part two", "Other#Part two"),
+        ("sub/My Note.md", "h", "sub/My%20Note.md#h"),
+        (":/0123456789abcdef0123456789abcdef", "", ":/0123456789abcdef0123456789abcdef"),
+    ]
+
+
+def test_outgoing_backlinks_and_broken_links_on_every_backend(backend_store: Store) -> None:
+    store = backend_store
+    folder = store.create_folder("Links", actor="user")
+    target = store.create_note(NoteDraft("Target", "intro\n\n## Part two\n\ntext\n", folder.id), actor="user")
+    source = store.create_note(
+        NoteDraft(
+            "Source",
+            f"See [[Target|the target]], [[Target#Part two]], [[Target#Nowhere]], [[Missing]] "
+            f"and [by id](:/{target.id}).\n",
+            folder.id,
+        ),
+        actor="user",
+    )
+    store.create_note(NoteDraft("Bystander", "mentions Target without a link\n", folder.id), actor="user")
+    links = note_links(store, keyword_search_for(store), source.id)  # type: ignore[arg-type]
+    assert [(link.note_id, link.section, bool(link.broken)) for link in links.outgoing] == [
+        (target.id, "", False),
+        (target.id, "1", False),
+        (target.id, "", True),
+        ("", "", True),
+        (target.id, "", False),
+    ]
+    assert [link.broken for link in links.broken] == [
+        'no heading "Nowhere" in "Target"',
+        'no note "Missing"',
+    ]
+    back = note_links(store, keyword_search_for(store), target.id)  # type: ignore[arg-type]
+    assert [(b.note_id, b.title) for b in back.backlinks] == [(source.id, "Source")]
+
+
+@pytest.fixture
+def env(backend_store: Store, tmp_path: Path) -> Env:
+    return make_env(backend_store, tmp_path)
+
+
+async def test_the_note_links_tool_hides_notes_outside_the_scope(env: Env) -> None:
+    work, private = env.folder("Work"), env.folder("Private")
+    secret = env.note(private, "Secret", body="links to [[Plan]]")
+    plan = env.note(work, "Plan", body="see [[Secret]]")
+    full = await env.ok("note_links", id=plan)
+    assert [o["note_id"] for o in full["outgoing"]] == [secret]
+    assert [b["note_id"] for b in full["backlinks"]] == [secret]
+    env.scoped("Work")
+    scoped = await env.ok("note_links", id=plan)
+    assert scoped["outgoing"][0]["note_id"] is None and scoped["outgoing"][0]["broken"] == 'no note "Secret"'
+    assert scoped["backlinks"] == []
