@@ -93,10 +93,16 @@ class VaultBase:
         )
 
     def catch_up(self, note_id: str) -> Note:
-        """The note, after recording (as ``outside``) a change its file had that noted has not seen."""
+        """The note, after recording (as ``outside``) a change its file had that noted has not seen.
+
+        A file gone from its path may have been renamed: the whole folder is scanned then, so the
+        note follows its file (by content) rather than being written back where it was.
+        """
         row = self._row(note_id)
         state = self.vault.state(row.path)
-        if row.hash and (state is None or (state.size, state.mtime_ns) != (row.size, row.mtime_ns)):
+        if row.hash and state is None:
+            self.follower.scan()
+        elif row.hash and state is not None and (state.size, state.mtime_ns) != (row.size, row.mtime_ns):
             self.follower.apply([row.path])
         return self.mirror.get_note(note_id)
 
