@@ -1,7 +1,7 @@
 """Benchmark of the terminal app on a big profile: start-up, note open (key to paint), memory.
 
 Usage: ``python3 tests/bench/bench_ui.py PROFILE_DIR [--opens 20] [--starts 10] [--indexing]`` (PROFILE_DIR
-holds ``notes.db``; ``tests/bench/corpus.py --notes 10000 --out DIR`` makes one). The profile is copied
+holds ``notes.db``, or ``vault.db`` and the ``config.toml`` of a Markdown folder's profile; ``tests/bench/corpus.py --notes 10000 --out DIR`` makes one). The profile is copied
 first, so the benchmark never changes it. The app runs headless at 120×40 without the indexer (its model
 load is measured by the indexer's own benchmark), or with ``--indexing`` with it, making a first full
 index of the copy with the real model; the measurements start once it has stored its first chunks.
@@ -298,7 +298,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "profile"
         root.mkdir()
-        shutil.copy2(args.profile / "notes.db", root / "notes.db")
+        # A Markdown folder's profile (backend = vault) holds vault.db and the config naming the folder.
+        for name in ("notes.db", "vault.db", "config.toml"):
+            if (args.profile / name).exists():
+                shutil.copy2(args.profile / name, root / name)
         (root / "resources").mkdir()
         if args.indexing:
             _unindex(root / "notes.db")

@@ -192,3 +192,15 @@ def test_a_symlink_out_of_the_folder_is_never_followed(vault: Path, tmp_path: Pa
             "link.md",
             "a symbolic link (noted reads and writes only plain files)",
         ) in store.ledger.skipped()
+
+
+def test_a_move_seen_in_two_watcher_batches_keeps_the_note(store: VaultStore, vault: Path) -> None:
+    # A git checkout under load reaches the watcher in several batches: the deletion in one, the
+    # file at its new path in a later one. The gone file's hash is kept so the note is found again.
+    inbox = by_title(store, "inbox")
+    os.rename(vault / "inbox.md", vault / "projects" / "later.md")
+    store.follower.apply(["inbox.md"])
+    assert store.get_note(inbox).is_trashed
+    store.follower.apply(["projects/later.md"])
+    assert by_title(store, "later") == inbox and not store.get_note(inbox).is_trashed
+    assert store.note_paths()[inbox] == "projects/later.md"

@@ -100,9 +100,9 @@ class VaultBase:
         """
         row = self._row(note_id)
         state = self.vault.state(row.path)
-        if row.hash and state is None:
+        if row.present and state is None:
             self.follower.scan()
-        elif row.hash and state is not None and (state.size, state.mtime_ns) != (row.size, row.mtime_ns):
+        elif row.present and state is not None and (state.size, state.mtime_ns) != (row.size, row.mtime_ns):
             self.follower.apply([row.path])
         return self.mirror.get_note(note_id)
 
@@ -115,7 +115,7 @@ class VaultBase:
 
     def _current_text(self, row: NoteFile, note: Note) -> FileText:
         """The file's text, or (its file gone) one rebuilt from the mirror."""
-        if row.hash:
+        if row.present:
             return FileText.parse(decode(self.vault.read(row.path).data))
         plain = FileText(None, "", note.body)
         inline = {t.casefold() for t in plain.tags()}
@@ -130,17 +130,19 @@ class VaultBase:
             row, note = self.ledger.note(note_id), self.mirror.get_note(note_id)
             if row is None:
                 continue
-            if note.is_trashed and row.hash and not in_trash(row.path):
+            if note.is_trashed and row.present and not in_trash(row.path):
                 target = self.vault.free_name(
                     f"{TRASH}/{row.path}".rpartition("/")[0], PurePosixPath(row.path).stem
                 )
                 self._relocate(row, target, origin=row.path)
-            elif not note.is_trashed and (in_trash(row.path) or not row.hash):
+            elif not note.is_trashed and (in_trash(row.path) or not row.present):
                 folder = self.folder_dir(note.parent_id)
                 stem = PurePosixPath(row.origin or row.path).stem
                 wanted = f"{folder}/{stem}.md".lstrip("/")
-                target = wanted if wanted == row.path and not row.hash else self.vault.free_name(folder, stem)
-                if not row.hash:
+                target = (
+                    wanted if wanted == row.path and not row.present else self.vault.free_name(folder, stem)
+                )
+                if not row.present:
                     self._rewrite(row, note, target)
                 else:
                     self._relocate(row, target, origin="")

@@ -63,6 +63,8 @@ class Vault:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._ignore = self._load_ignore()
+        self._parents: dict[str, Path] = {}
+        """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
 
     def _load_ignore(self) -> pathspec.GitIgnoreSpec:
         lines: list[str] = []
@@ -111,13 +113,21 @@ class Vault:
             yield rel_dir, [n for n in notes if self.is_note_path(n)]
 
     # Reading and writing ----------------------------------------------------------------------------
-    def path(self, rel: str) -> Path:
-        """The absolute path of ``rel``, refused when it would lead out of the vault."""
-        path = self.root / rel
-        parent = path.parent.resolve()
+    def path(self, rel: str, *, fresh: bool = False) -> Path:
+        """The absolute path of ``rel``, refused when it would lead out of the vault.
+
+        Folders are resolved once per batch of reads (``forget_folders`` starts a new one); a write
+        (``fresh``) resolves its folder again, so a folder swapped for a link out of the vault since
+        is never written through.
+        """
+        folder, _, name = rel.rpartition("/")
+        parent = None if fresh else self._parents.get(folder)
+        if parent is None:
+            parent = (self.root / folder).resolve()
+            self._parents[folder] = parent
         if not parent.is_relative_to(self.root) or ".." in rel.split("/"):
             raise InvalidInputError(f'"{rel}" is outside the Markdown folder {self.root}')
-        return parent / path.name
+        return parent / name
 
     def state(self, rel: str) -> FileState | None:
         """Size and mtime of a regular file (None when missing, or not a plain file in the vault)."""
@@ -150,7 +160,7 @@ class Vault:
 
         The file's permission bits are kept; the folder is fsynced so the rename survives a crash.
         """
-        path = self.path(rel)
+        path = self.path(rel, fresh=True)
         if path.is_symlink():
             raise InvalidInputError(f'"{rel}" is a symbolic link; noted does not write through links')
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -173,9 +183,14 @@ class Vault:
         st = os.stat(path)
         return FileState(st.st_size, st.st_mtime_ns)
 
+    def forget_folders(self) -> None:
+        """Resolve folders afresh (after a folder was renamed, moved or replaced)."""
+        self._parents.clear()
+
     def move(self, old: str, new: str) -> None:
         """Rename a file or folder inside the vault; refused when ``new`` exists."""
-        source, target = self.path(old), self.path(new)
+        self.forget_folders()
+        source, target = self.path(old, fresh=True), self.path(new, fresh=True)
         if target.exists() or target.is_symlink():
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -97,15 +97,23 @@ def sync_tags(store: VaultBase, note_id: str, wanted: list[str], actor: str) -> 
     return store.mirror.note_tags(note_id)
 
 
+class Stopped(Exception):
+    """The process is closing the store: the batch under way is rolled back (the next start-up
+    scan brings it in), rather than written into a database being closed."""
+
+
 class Follower:
     """Applies changed paths (from the watcher or the scan) to the mirror."""
 
     def __init__(self, store: VaultBase) -> None:
         self.store = store
+        self.stopping: Callable[[], bool] = lambda: False
+        """Asked between two files of a batch (the watcher sets it)."""
 
     def apply(self, paths: Iterable[str], *, progress: Progress | None = None) -> int:
         """Bring the notes at ``paths`` (files or folders, relative) up to date; how many changed."""
         vault, ledger = self.store.vault, self.store.ledger
+        vault.forget_folders()  # a folder may have been swapped for a link since the last batch
         present: set[str] = set()
         gone: dict[str, NoteFile] = {}
         gone_dirs: list[str] = []
@@ -124,7 +132,7 @@ class Follower:
                     present.add(rel)
             else:
                 for row in ledger.notes_under(rel):
-                    if not in_trash(row.path) and row.hash:
+                    if not in_trash(row.path) and row.present:
                         gone[row.note_id] = row
                 if ledger.folder_at(rel) is not None:
                     gone_dirs.append(rel)
@@ -136,6 +144,8 @@ class Follower:
         changed = 0
         with self.store.mirror.batch():
             for done, rel in enumerate(sorted(present), start=1):
+                if self.stopping():
+                    raise Stopped
                 changed += self._one(rel, gone)
                 if progress is not None:
                     progress(done, len(present))
@@ -152,7 +162,7 @@ class Follower:
             read = store.vault.read(rel)
             ft = FileText.parse(decode(read.data))
         except FileNotFoundError:
-            if row is not None and row.hash:
+            if row is not None and row.present:
                 gone[row.note_id] = row
             return 0
         except Skipped as why:
@@ -160,7 +170,7 @@ class Follower:
                 store.ledger.skip(conn, rel, str(why))
             return 0
         digest = read.digest
-        if row is not None and row.hash == digest:
+        if row is not None and row.present and row.hash == digest:
             if (row.size, row.mtime_ns) != (read.state.size, read.state.mtime_ns):
                 with store.mirror.db.write() as conn:
                     store.ledger.put_note(
@@ -191,7 +201,7 @@ class Follower:
         if note is not None and not note.is_trashed:
             store.mirror.trash_note(row.note_id, actor=ACTOR_OUTSIDE)
         with store.mirror.db.write() as conn:
-            store.ledger.put_note(conn, NoteFile(row.note_id, row.path, row.path, -1, 0, ""))
+            store.ledger.put_note(conn, NoteFile(row.note_id, row.path, row.path, -1, 0, row.hash))
         return 1
 
     def _folder_gone(self, rel: str) -> None:
@@ -206,6 +216,7 @@ class Follower:
     def scan(self, *, progress: Progress | None = None) -> int:
         """Compare every file with the ledger (size and mtime, then the hash) and apply what changed."""
         store = self.store
+        store.vault.forget_folders()
         known = {row.path: row for row in store.ledger.all_notes()}
         changed: set[str] = set()
         seen: set[str] = set()
@@ -218,7 +229,7 @@ class Follower:
                 if row is None or state is None or (row.size, row.mtime_ns) != (state.size, state.mtime_ns):
                     changed.add(rel)
         gone = {
-            r.note_id: r for r in known.values() if r.path not in seen and r.hash and not in_trash(r.path)
+            r.note_id: r for r in known.values() if r.path not in seen and r.present and not in_trash(r.path)
         }
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in changed]
         gone_dirs = [p for p in gone_dirs if not (store.vault.root / p).is_dir()]

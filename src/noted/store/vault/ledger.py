@@ -38,6 +38,13 @@ class NoteFile:
     size: int
     mtime_ns: int
     hash: str
+    """The content's hash when noted last read or wrote it; kept after the file went, so the
+    file found again elsewhere (a move seen in two watcher batches) is known by it."""
+
+    @property
+    def present(self) -> bool:
+        """False once the file went outside noted (``size`` is -1 then)."""
+        return self.size >= 0
 
 
 class Ledger:

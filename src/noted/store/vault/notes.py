@@ -54,7 +54,7 @@ class NoteOps(VaultBase):
         )
 
     def note_paths(self) -> dict[str, str]:
-        return {r.note_id: r.path for r in self.ledger.all_notes() if r.hash and not in_trash(r.path)}
+        return {r.note_id: r.path for r in self.ledger.all_notes() if r.present and not in_trash(r.path)}
 
     def note_path(self, note_id: str) -> Path:
         """The note's file (in ``.trash/`` while it is trashed)."""
@@ -132,7 +132,7 @@ class NoteOps(VaultBase):
                 target = self.vault.free_name(here, name) if f"{here}/{name}.md".lstrip("/") != rel else rel
         data = ft.render().encode("utf-8")
         state = self.vault.state(rel)
-        if not row.hash or data != self.vault.read(rel).data:
+        if not row.present or data != self.vault.read(rel).data:
             state = self.vault.write(rel, data)
         if target != rel:
             self.vault.move(rel, target)
@@ -164,7 +164,7 @@ class NoteOps(VaultBase):
                 row = self.ledger.note(meta.id)
                 if row is None:
                     continue
-                if row.hash and in_trash(row.path):
+                if row.present and in_trash(row.path):
                     with contextlib.suppress(FileNotFoundError, Exception):
                         if self.vault.read(row.path).digest == row.hash:
                             self.vault.path(row.path).unlink()

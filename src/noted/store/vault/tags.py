@@ -53,7 +53,7 @@ class TagOps(VaultBase):
             row = self._row(note_id)
             ft = edit(self._current_text(row, note))
             data = ft.render().encode("utf-8")
-            if not row.hash or data != self.vault.read(row.path).data:
+            if not row.present or data != self.vault.read(row.path).data:
                 state = self.vault.write(row.path, data)
                 self._put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
             tags = self.mirror.note_tags(note_id)

@@ -19,6 +19,7 @@ What noted reads (Obsidian's conventions where it has one):
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -84,13 +85,7 @@ class FileText:
     # What noted reads ------------------------------------------------------------------------------
     def fields(self) -> dict[str, Any]:
         """The front matter as a mapping ({} when absent or not a mapping of keys)."""
-        if self.front is None:
-            return {}
-        try:
-            data = load_yaml(self.front)
-        except yaml.YAMLError:
-            return {}
-        return data if isinstance(data, dict) else {}
+        return {} if self.front is None else _fields(self.front)
 
     def title(self, stem: str) -> str:
         """The first-line heading, else front-matter ``title``, else ``stem`` (the file name)."""
@@ -197,6 +192,16 @@ class FileText:
         return self.with_body("".join(out))
 
 
+@functools.lru_cache(maxsize=64)
+def _fields(front: str) -> dict[str, Any]:
+    """Parsed once for the several fields read from one file (callers do not change it)."""
+    try:
+        data = load_yaml(front)
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def front_tags(data: dict[str, Any]) -> list[str]:
     value = data.get("tags", data.get("tag"))
     items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else []
@@ -206,16 +211,11 @@ def front_tags(data: dict[str, Any]) -> list[str]:
 
 def inline_tags(body: str) -> list[re.Match[str]]:
     """Inline ``#tag`` matches outside code and not a heading's marker; digits alone are no tag."""
-    if "#" not in body:
-        return []
+    found = [m for m in _INLINE_TAG.finditer(body) if m.group(1).rstrip("/") and not m.group(1).isdigit()]
+    if not found:
+        return []  # most notes: no Markdown parse at all (it is the costliest part of reading a file)
     code = _code_ranges(body)
-    found = []
-    for match in _INLINE_TAG.finditer(body):
-        tag = match.group(1).rstrip("/")
-        if tag.isdigit() or not tag or any(a <= match.start() < b for a, b in code):
-            continue
-        found.append(match)
-    return found
+    return [m for m in found if not any(a <= m.start() < b for a, b in code)]
 
 
 def _first(data: dict[str, Any], keys: tuple[str, ...]) -> object:

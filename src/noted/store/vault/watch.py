@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 import watchfiles
 
+from noted.store.vault.follow import Stopped
+
 if TYPE_CHECKING:
     from noted.store.vault.store import VaultStore
 
@@ -43,6 +45,7 @@ class Watcher:
         """How many batches were applied (tests wait on it)."""
 
     def start(self) -> Watcher:
+        self.store.follower.stopping = self._stop.is_set
         self._thread.start()
         self._ready.wait(10)
         return self
@@ -50,7 +53,7 @@ class Watcher:
     def stop(self) -> None:
         self._stop.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(10)
+            self._thread.join()  # a batch under way stops at its next file and rolls back
 
     def _run(self) -> None:
         root = self.store.vault.root
@@ -97,5 +100,7 @@ class Watcher:
     def _safely(self, work: Callable[[], object]) -> None:
         try:
             work()
+        except Stopped:
+            pass
         except Exception:
             log.exception("bringing the Markdown folder's changes into noted failed; the next change retries")
