@@ -9,7 +9,8 @@ shown to the person as a short "internal error" line.
     │   ├── QueryError            a keyword-search query that does not parse, or is too long
     │   ├── NotUtf8Error          bytes that are not valid UTF-8 (argv, stdin, a file or its name)
     │   ├── TransferError         bad input to an import or export (store.transfer.common)
-    │   └── FileTypeError         an attachment whose bytes are not the type it claims (ops.filetypes)
+    │   ├── FileTypeError         an attachment whose bytes are not the type it claims (ops.filetypes)
+    │   └── Skipped               a Markdown folder's file noted leaves alone, and why (store.vault.files)
     ├── ConflictError             an update based on a note that has changed since
     ├── ProfileError              the profile folder or its database cannot be used
     │   └── StorageError          a fault of the disk or the database file (each its own exit code)
@@ -34,6 +35,7 @@ failure must never swallow a cancel.
     Interruption                  a request to stop, caught by the code that asked for it
     ├── Stopped                   the person cancelled while a chat answer was awaited (chat.waiting)
     ├── IndexingStopped           the indexer was asked to stop between batches (indexer.engine)
+    ├── FollowStopped             a Markdown folder's watcher stopped in a batch (store.vault.follow)
     └── _Stop                     an attachment flow ends quietly, having said why (ui.widgets.attachments)
 
 ``os_fault`` and ``write_fault`` name the ``StorageError`` behind a failed file operation (a full

@@ -53,7 +53,7 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-class Skipped(Exception):
+class Skipped(InvalidInputError):
     """A file noted leaves alone, with the reason ``noted vault status`` gives."""
 
 

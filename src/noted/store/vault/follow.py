@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from noted.errors import NotFoundError
+from noted.errors import Interruption, NotFoundError
 from noted.models import ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag
 from noted.store.rules import MAX_TITLE
 from noted.store.vault.files import TRASH, FileState, Skipped, decode
@@ -97,7 +97,7 @@ def sync_tags(store: VaultBase, note_id: str, wanted: list[str], actor: str) -> 
     return store.mirror.note_tags(note_id)
 
 
-class Stopped(Exception):
+class FollowStopped(Interruption):
     """The process is closing the store: the batch under way is rolled back (the next start-up
     scan brings it in), rather than written into a database being closed."""
 
@@ -145,7 +145,7 @@ class Follower:
         with self.store.mirror.batch():
             for done, rel in enumerate(sorted(present), start=1):
                 if self.stopping():
-                    raise Stopped
+                    raise FollowStopped
                 changed += self._one(rel, gone)
                 if progress is not None:
                     progress(done, len(present))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import watchfiles
 
-from noted.store.vault.follow import Stopped
+from noted.store.vault.follow import FollowStopped
 
 if TYPE_CHECKING:
     from noted.store.vault.store import VaultStore
@@ -100,7 +100,7 @@ class Watcher:
     def _safely(self, work: Callable[[], object]) -> None:
         try:
             work()
-        except Stopped:
+        except FollowStopped:
             pass
         except Exception:
             log.exception("bringing the Markdown folder's changes into noted failed; the next change retries")
