@@ -96,18 +96,21 @@ class Services:
         on_upgrade: Callable[[], None] | None = None,
         vault: str | None = None,
         on_scan: Callable[[int, int], None] | None = None,
+        scan_in_background: bool = False,
     ) -> Services:
         """Open (and on first run create) the profile's store and what sits on it.
 
         ``backend`` (``sqlite`` or ``joplin``) overrides the ``backend`` setting for this run;
         ``on_upgrade`` is called before the notebook database's schema is brought up to date.
         ``vault`` (a folder) works on that Markdown folder for this run, as ``backend = vault`` with
-        ``vault.path`` does for good; ``on_scan`` is told ``(done, total)`` as its start-up scan goes.
+        ``vault.path`` does for good; ``on_scan`` is told ``(done, total)`` as its start-up scan goes,
+        which ``scan_in_background`` leaves to the watcher when the folder was read before (the app).
         """
         settings = settings or Settings.load(profile)
         first_run = profile.is_new
         if vault is not None or (backend or settings.get(BACKEND)) == "vault":
-            return cls._open_vault(profile, settings, vault or settings.get(VAULT_PATH), on_scan)
+            folder = vault or settings.get(VAULT_PATH)
+            return cls._open_vault(profile, settings, folder, on_scan, scan_in_background)
         if (backend or settings.get(BACKEND)) == "joplin":
             from noted.search.joplin import keyword_search_for
             from noted.store.joplin import open_joplin_store
@@ -133,7 +136,12 @@ class Services:
 
     @classmethod
     def _open_vault(
-        cls, profile: Profile, settings: Settings, folder: str, on_scan: Callable[[int, int], None] | None
+        cls,
+        profile: Profile,
+        settings: Settings,
+        folder: str,
+        on_scan: Callable[[int, int], None] | None,
+        scan_in_background: bool,
     ) -> Services:
         from pathlib import Path
 
@@ -144,7 +152,9 @@ class Services:
             raise InvalidInputError(
                 "backend is vault but no Markdown folder is set", hint="noted config set vault.path DIR"
             )
-        store = VaultStore.open(Path(folder).expanduser(), profile.root, progress=on_scan)
+        store = VaultStore.open(
+            Path(folder).expanduser(), profile.root, progress=on_scan, defer_scan=scan_in_background
+        )
         return cls(profile=profile, settings=settings, store=store, keyword=KeywordSearch(store), db=store.db)
 
     @property

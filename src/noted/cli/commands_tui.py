@@ -22,6 +22,7 @@ def run_tui(args: argparse.Namespace, ctx: CliContext) -> int:
     """Run the app on the profile's services until the person quits."""
     from noted.ui.launch import open_app  # Textual loads only when the app runs, not for every command
 
+    ctx.scan_in_background = True  # a Markdown folder: the app shows the notes, then its watcher scans
     app = open_app(ctx.services)
     app.run()
     return app.return_code or 0

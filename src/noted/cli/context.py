@@ -23,6 +23,8 @@ class CliContext:
     """``--joplin``: use a running Joplin's notes for this run, whatever ``backend`` says."""
     vault: str | None = None
     """``--vault DIR``: work on that Markdown folder for this run."""
+    scan_in_background: bool = False
+    """The app: a Markdown folder noted has read before is shown at once and scanned by its watcher."""
     _services: Services | None = field(default=None, init=False, repr=False)
     _profile: Profile | None = field(default=None, init=False, repr=False)
 
@@ -43,6 +45,7 @@ class CliContext:
                 on_upgrade=self._upgrading,
                 vault=self.vault,
                 on_scan=ScanProgress() if sys.stderr.isatty() else None,
+                scan_in_background=self.scan_in_background,
             )
         return self._services
 

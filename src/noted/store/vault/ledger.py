@@ -76,6 +76,10 @@ class Ledger:
             ).fetchall()
         return [NoteFile(*r) for r in rows]
 
+    def has_notes(self) -> bool:
+        with self.db.read() as conn:
+            return conn.execute("SELECT 1 FROM vault_notes LIMIT 1").fetchone() is not None
+
     def all_notes(self) -> list[NoteFile]:
         with self.db.read() as conn:
             return [NoteFile(*r) for r in conn.execute(f"SELECT {_NOTE} FROM vault_notes")]

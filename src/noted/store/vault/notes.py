@@ -165,7 +165,7 @@ class NoteOps(VaultBase):
                 if row is None:
                     continue
                 if row.present and in_trash(row.path):
-                    with contextlib.suppress(FileNotFoundError, Exception):
+                    with contextlib.suppress(OSError, InvalidInputError):  # gone, or no longer a plain file
                         if self.vault.read(row.path).digest == row.hash:
                             self.vault.path(row.path).unlink()
                 with self.db.write() as conn:

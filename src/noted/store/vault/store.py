@@ -54,8 +54,13 @@ class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
         self._watcher: Watcher | None = None
 
     @classmethod
-    def open(cls, root: Path, profile_dir: Path, *, progress: Progress | None = None) -> VaultStore:
+    def open(
+        cls, root: Path, profile_dir: Path, *, progress: Progress | None = None, defer_scan: bool = False
+    ) -> VaultStore:
         """The store over the folder ``root``, its sidecar in ``profile_dir``, scanned for changes.
+
+        ``defer_scan``: a folder read before is not scanned here; ``start_watching`` scans it in the
+        background (the app shows the notes at once). A folder never read is scanned here anyway.
 
         Raises:
             ProfileError: the folder is missing, or the profile already follows another folder.
@@ -73,7 +78,8 @@ class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
                 )
             mirror.set_meta(ROOT_KEY, resolved)
             store = cls(Vault(root), mirror)
-            store.follower.scan(progress=progress)
+            if not (defer_scan and store.ledger.has_notes()):
+                store.follower.scan(progress=progress)
         except BaseException:
             mirror.close()
             raise
