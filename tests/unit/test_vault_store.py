@@ -220,3 +220,20 @@ def test_the_app_shows_a_folder_read_before_at_once_and_its_watcher_scans_it(
         wait_for(lambda: store.get_note(inbox).body == "Changed while closed\n", what="the watcher's scan")
     finally:
         store.close()
+
+
+def test_the_index_by_meaning_follows_an_outside_edit(store: VaultStore, vault: Path) -> None:
+    from noted.embeddings.fake import FakeEmbedder
+    from noted.indexer.engine import Indexer
+    from noted.search.semantic import SemanticSearch
+
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    search = SemanticSearch(store, store.db, embedder)
+    (vault / "inbox.md").write_text("kangaroo habitats across the outback\n")
+    store.follower.apply(["inbox.md"])  # what the watcher does with the editor's save
+    indexer.run_until_idle()  # the indexer follows the mirror's change feed, as on every backend
+    hits = search.search("kangaroo habitats across the outback", limit=3)
+    assert hits and hits[0].note_id == by_title(store, "inbox")
