@@ -237,3 +237,10 @@ def test_the_index_by_meaning_follows_an_outside_edit(store: VaultStore, vault: 
     indexer.run_until_idle()  # the indexer follows the mirror's change feed, as on every backend
     hits = search.search("kangaroo habitats across the outback", limit=3)
     assert hits and hits[0].note_id == by_title(store, "inbox")
+
+
+def test_a_skipped_file_is_listed_until_it_goes(store: VaultStore, vault: Path) -> None:
+    assert [p for p, _ in store.ledger.skipped()] == ["latin1.md"]
+    (vault / "latin1.md").unlink()
+    store.follower.scan()
+    assert store.ledger.skipped() == []

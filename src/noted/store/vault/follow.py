@@ -236,6 +236,10 @@ class Follower:
         files = {p for p in changed if p.endswith(".md")}
         for folder in changed - files:
             store.folder_for(folder, ACTOR_OUTSIDE)
+        with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
+            for path, _ in store.ledger.skipped():
+                if path not in seen:
+                    store.ledger.skip(conn, path, None)
         return self._apply(files, gone, gone_dirs, progress)
 
 
