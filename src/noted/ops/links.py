@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from noted.errors import NotFoundError
 from noted.markdown import outline
@@ -32,7 +32,7 @@ _WIKI = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(?:#\^?([^\[\]\n|]*))?(?:\|([^\[\]\n
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _NOTE_ID = re.compile(r"^:/([0-9a-fA-F]{32})$")
 _NOTE_SUFFIXES = (".md", ".markdown")
-MAX_BACKLINK_CANDIDATES = 500
+MAX_BACKLINK_CANDIDATES = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,12 +235,22 @@ def backlinks(
             continue
         candidates += [hit.note_id for hit in getattr(results, "hits", ())]
     found: dict[str, str] = {}
+    marks = _link_marks(resolver.names(note), note.id)
     for other in store.get_notes(list(dict.fromkeys(c for c in candidates if c != note.id))):
-        if other.is_trashed:
-            continue
+        if other.is_trashed or not any(mark in other.body.casefold() for mark in marks):
+            continue  # mentions the name, but in no link: not parsed (the costly part)
         if any(resolver.resolve(raw, other.id) == note.id for raw in raw_links(other.body)):
             found[other.id] = other.title
     return [Backlink(i, t) for i, t in sorted(found.items(), key=lambda item: (item[1].casefold(), item[0]))]
+
+
+def _link_marks(names: list[str], note_id: str) -> list[str]:
+    """Text that every link to the note holds: ``[[name``, ``/name]]``, ``name.md``, ``:/id``…"""
+    marks = [f":/{note_id}"]
+    for name in names:
+        for form in {name.casefold(), quote(name).casefold()}:
+            marks += [f"[[{form}", f"/{form}]]", f"/{form}#", f"/{form}|", f"{form}.md"]
+    return marks
 
 
 def note_links(store: Store, keyword: PhraseSearch, note_id: str) -> NoteLinks:
