@@ -88,7 +88,9 @@ async def run(
 
     profile = Profile(root)
     environ = {"NOTED_SEARCH_INDEXER_ENABLED": "true" if indexing else "false"}
-    services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ=environ))
+    settings = Settings.load(profile, environ=environ)
+    # As the app opens (a Markdown folder read before: shown at once, its watcher scans it).
+    services = Services.open(profile, welcome=False, settings=settings, scan_in_background=True)
     app = open_app(services, background=indexing)  # the app as a person runs it, indexer and all
     from noted.ui.messages import OpenNote
     from noted.ui.widgets.note_list import NoteList
