@@ -244,3 +244,13 @@ def test_a_skipped_file_is_listed_until_it_goes(store: VaultStore, vault: Path) 
     (vault / "latin1.md").unlink()
     store.follower.scan()
     assert store.ledger.skipped() == []
+
+
+def test_a_rename_in_place_is_in_the_feed_and_in_note_paths(store: VaultStore, vault: Path) -> None:
+    plan = by_title(store, "Plan")  # titled by its heading: the rename changes nothing else
+    assert store.note_paths()[plan] == "projects/plan.md"
+    cursor = store.latest_cursor()
+    os.rename(vault / "projects" / "plan.md", vault / "projects" / "plan-2026.md")
+    store.follower.apply(["projects/plan.md", "projects/plan-2026.md"])
+    assert store.note_paths()[plan] == "projects/plan-2026.md"  # not the path read before the rename
+    assert [c.actor for c in store.changes_since(cursor).changes] == [ACTOR_OUTSIDE]

@@ -138,7 +138,14 @@ class Resolver:
         self.store = store
         self.paths: dict[str, str] = store.note_paths() if isinstance(store, HasNotePaths) else {}
         self._keys: dict[str, list[str]] | None = None
-        self._by_path = {posixpath.splitext(p)[0].casefold(): i for i, p in self.paths.items()}
+        self._paths_by_stem: dict[str, str] | None = None
+
+    @property
+    def _by_path(self) -> dict[str, str]:
+        """Paths without ``.md`` (any case) → ids, made on the first link by path."""
+        if self._paths_by_stem is None:
+            self._paths_by_stem = {posixpath.splitext(p)[0].casefold(): i for i, p in self.paths.items()}
+        return self._paths_by_stem
 
     @property
     def _by_key(self) -> dict[str, list[str]]:

@@ -70,8 +70,10 @@ def put_note(
                 mirror.restore_note(note_id, actor=actor)
             note = mirror.get_note(note_id)
             fields = (title, ft.body, parent or note.parent_id, is_todo, due, done, ft.source_url())
-            if fields != (note.title, note.body, note.parent_id, note.is_todo, note.todo_due,
-                          note.todo_completed, note.source_url):  # fmt: skip
+            known = store.ledger.note(note_id)
+            moved = known is not None and known.path != rel  # a rename is a change too (the feed says so)
+            if moved or fields != (note.title, note.body, note.parent_id, note.is_todo, note.todo_due,
+                                   note.todo_completed, note.source_url):  # fmt: skip
                 patch = NotePatch(
                     title=title, body=ft.body, parent_id=parent, is_todo=is_todo, todo_due=due,
                     todo_completed=done, source_url=ft.source_url(), user_updated_time=mtime,

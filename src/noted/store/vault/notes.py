@@ -19,6 +19,9 @@ from noted.store.vault.text import FileText, yaml_time
 class NoteOps(VaultBase):
     """Notes: the mirror answers reads; each write replaces the file, then updates the mirror."""
 
+    _paths: tuple[int, dict[str, str]] | None = None
+    """``note_paths`` as read at a feed cursor (every change of a file's path is in the feed)."""
+
     def get_note(self, note_id: str) -> Note:
         return self.mirror.get_note(note_id)
 
@@ -54,7 +57,14 @@ class NoteOps(VaultBase):
         )
 
     def note_paths(self) -> dict[str, str]:
-        return {r.note_id: r.path for r in self.ledger.all_notes() if r.present and not in_trash(r.path)}
+        """Read again only when the change feed moved (the reader asks at each note it opens)."""
+        cursor = self.mirror.latest_cursor()
+        cached = self._paths
+        if cached is None or cached[0] != cursor:
+            rows = self.ledger.all_notes()
+            cached = (cursor, {r.note_id: r.path for r in rows if r.present and not in_trash(r.path)})
+            self._paths = cached
+        return dict(cached[1])
 
     def note_path(self, note_id: str) -> Path:
         """The note's file (in ``.trash/`` while it is trashed)."""
