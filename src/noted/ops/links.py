@@ -26,7 +26,7 @@ from noted.errors import NotFoundError
 from noted.markdown import outline
 from noted.models import Note
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
-from noted.store.transfer.common import _code_ranges, link_spans
+from noted.store.transfer.common import _MD_LINK, _code_ranges
 
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(?:#\^?([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -95,9 +95,14 @@ class _Raw:
     """A Markdown link's path, resolved from the linking note's folder."""
 
 
-def raw_links(body: str) -> list[_Raw]:
-    """The links to notes in ``body`` as written, in order (attachments and web links left out)."""
-    code = _code_ranges(body) if "`" in body or "    " in body or "~~~" in body else []
+def raw_links(body: str, *, code_aware: bool = True) -> list[_Raw]:
+    """The links to notes in ``body`` as written, in order (attachments and web links left out).
+
+    ``code_aware=False`` skips finding code blocks (a Markdown parse, the costly part): links shown
+    as code are then counted too, which is fine for a first pass confirmed by a full one.
+    """
+    needs_parse = code_aware and ("`" in body or "    " in body or "~~~" in body or "\t" in body)
+    code = _code_ranges(body) if needs_parse else []
     found: list[tuple[int, _Raw]] = []
     for match in _WIKI.finditer(body):
         if any(a <= match.start() < b for a, b in code):
@@ -108,10 +113,12 @@ def raw_links(body: str) -> list[_Raw]:
             continue  # ![[image.png]]: an attachment
         target = match.group(0)[2 + len(match.group(1)) : -2]
         found.append((match.start(), _Raw(target, (alias or target).strip(), name, heading, False)))
-    for span in link_spans(body):
-        raw = _markdown_link(span.target)
+    for match in _MD_LINK.finditer(body):
+        if any(a <= match.start(1) < b for a, b in code):
+            continue
+        raw = _markdown_link(match.group(1))
         if raw is not None:
-            found.append((span.start, raw))
+            found.append((match.start(1), raw))
     found.sort(key=lambda item: item[0])
     return [raw for _, raw in found]
 
@@ -246,7 +253,10 @@ def backlinks(
     for other in store.get_notes(list(dict.fromkeys(c for c in candidates if c != note.id))):
         if other.is_trashed or not any(mark in other.body.casefold() for mark in marks):
             continue  # mentions the name, but in no link: not parsed (the costly part)
-        if any(resolver.resolve(raw, other.id) == note.id for raw in raw_links(other.body)):
+        quick = raw_links(other.body, code_aware=False)
+        if any(resolver.resolve(raw, other.id) == note.id for raw in quick) and any(
+            resolver.resolve(raw, other.id) == note.id for raw in raw_links(other.body)
+        ):
             found[other.id] = other.title
     return [Backlink(i, t) for i, t in sorted(found.items(), key=lambda item: (item[1].casefold(), item[0]))]
 
