@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -138,35 +139,64 @@ def _markdown_link(written: str) -> _Raw | None:
     return _Raw(target, target, path, unquote(heading), True)
 
 
+class _Names:
+    """Names → ids of one store at one change-feed cursor (made lazily, kept until the feed moves)."""
+
+    def __init__(self, store: Store, cursor: int) -> None:
+        self.store = weakref.ref(store)
+        self.cursor = cursor
+        self.paths: dict[str, str] = store.note_paths() if isinstance(store, HasNotePaths) else {}
+        self._keys: dict[str, list[str]] | None = None
+        self._stems: dict[str, str] | None = None
+
+    def by_path(self) -> dict[str, str]:
+        """Paths without ``.md`` (any case) → ids."""
+        if self._stems is None:
+            self._stems = {posixpath.splitext(p)[0].casefold(): i for i, p in self.paths.items()}
+        return self._stems
+
+    def by_key(self, store: Store) -> dict[str, list[str]]:
+        """File names (a folder) or titles (elsewhere) → ids."""
+        if self._keys is None:
+            keys: dict[str, list[str]] = {}
+            if self.paths:
+                for note_id, path in self.paths.items():
+                    keys.setdefault(posixpath.basename(posixpath.splitext(path)[0]).casefold(), []).append(
+                        note_id
+                    )
+            else:
+                for meta in store.list_notes(order=NoteOrder.ID):
+                    keys.setdefault(meta.title.casefold(), []).append(meta.id)
+            self._keys = keys
+        return self._keys
+
+
+_NAMES: dict[int, _Names] = {}
+"""The names of each store seen, as at its latest cursor: the reader resolves links at every note it
+opens, and reading 10,000 names each time cost more than the rest of opening a note."""
+
+
 class Resolver:
-    """Names to notes, read once for one question (file names on a folder, titles elsewhere)."""
+    """Names to notes for one question (file names on a folder, titles elsewhere)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.paths: dict[str, str] = store.note_paths() if isinstance(store, HasNotePaths) else {}
-        self._keys: dict[str, list[str]] | None = None
-        self._paths_by_stem: dict[str, str] | None = None
+        cursor = store.latest_cursor()
+        names = _NAMES.get(id(store))
+        if names is None or names.cursor != cursor or names.store() is not store:
+            names = _NAMES[id(store)] = _Names(store, cursor)
+            while len(_NAMES) > 4:  # stores closed long ago (tests open many)
+                del _NAMES[next(iter(_NAMES))]
+        self._names = names
+        self.paths = names.paths
 
     @property
     def _by_path(self) -> dict[str, str]:
-        """Paths without ``.md`` (any case) → ids, made on the first link by path."""
-        if self._paths_by_stem is None:
-            self._paths_by_stem = {posixpath.splitext(p)[0].casefold(): i for i, p in self.paths.items()}
-        return self._paths_by_stem
+        return self._names.by_path()
 
     @property
     def _by_key(self) -> dict[str, list[str]]:
-        """File names (a folder) or titles (elsewhere, listed on the first link by name) → ids."""
-        if self._keys is None:
-            self._keys = {}
-            if self.paths:
-                for note_id, path in self.paths.items():
-                    stem = posixpath.basename(posixpath.splitext(path)[0])
-                    self._keys.setdefault(stem.casefold(), []).append(note_id)
-            else:
-                for meta in self.store.list_notes(order=NoteOrder.ID):
-                    self._keys.setdefault(meta.title.casefold(), []).append(meta.id)
-        return self._keys
+        return self._names.by_key(self.store)
 
     def resolve(self, raw: _Raw, source_id: str) -> str:
         """The id of the note ``raw`` leads to, ``""`` when none."""
