@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from tests.integration.test_ui_tmux import ROOT, Terminal
+from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None or shutil.which("vim") is None, reason="needs tmux and vim"
@@ -70,8 +71,11 @@ def test_a_file_saved_in_vim_shows_in_noted_and_a_save_in_noted_is_what_vim_read
     app.keys("e")
     app.wait_for("Editing")
     app.type("Typed in noted. ")
+    app.wait_for("● Editing")  # the text is in noted's editor (unsaved)
     app.keys("C-s")
-    app.wait_for(lambda s: "saved" in s)
+    app.wait_for(lambda s: "● Editing" not in s and "· saved ·" in s)  # the title follows the heading
+    path = vault / "journal" / "tuesday.md"
+    wait_for(lambda: "Typed in noted." in path.read_text(), what="noted's save in the file")
     editor.type(":e!\r")  # vim reloads the file from disk
     editor.wait_for("Typed in noted.")
     assert (vault / "journal" / "tuesday.md").read_text().count("Written next door.") == 1

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from noted.store.transfer.common import _code_ranges, dump_yaml, load_yaml, to_ms
+from noted.store.transfer.common import _code_ranges, dump_yaml, load_yaml, safe_name, to_ms
 
 BOM = "\ufeff"
 TODO_KEYS = {"todo": ("todo", "is_todo"), "due": ("due", "todo_due"), "done": ("done", "todo_completed")}
@@ -132,14 +132,15 @@ class FileText:
         return replace(self, body=body)
 
     def with_title(self, title: str, stem: str) -> tuple[FileText, bool]:
-        """The text with ``title`` where the title comes from, and whether the file must be renamed."""
+        """The text with ``title`` where the title comes from, and whether the file must be renamed
+        (a title from the file name, that a file name can hold)."""
         source = self.title_source()
         if source == "heading":
             first, sep, rest = self.body.partition("\n")
             return self.with_body(f"# {title}{sep}{rest}"), False
-        if source == "front" or title != stem:
-            return self.with_key("title", title, ("title",)), source == "name"
-        return self, True
+        if source == "front" or safe_name(title) != title:  # a title no file name can hold
+            return self.with_key("title", title, ("title",)), False
+        return self, title != stem
 
     def with_key(self, name: str, value: object, keys: tuple[str, ...]) -> FileText:
         """The front matter with one key set (``value`` None removes it), every other line kept.

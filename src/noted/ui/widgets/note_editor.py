@@ -289,6 +289,9 @@ text becomes a conflict copy beside the note), **Take theirs** (yours goes to th
     def _saved(self, note: Note, then: str) -> None:
         self._forget_file()
         current = self.note
+        if current is not None and current.id == note.id and self.title_text == current.title != note.title:
+            # The store titled the text (a Markdown folder: its first heading); the person had not.
+            self.query_one("#editor-title", Input).value = note.title
         if current is None or current.id != note.id or current.updated_time <= note.updated_time:
             self.note = note  # (not a save overtaken by a later one, reported after it)
         self._stale = ""
