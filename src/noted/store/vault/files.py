@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Iterator
@@ -25,8 +24,6 @@ TRASH = ".trash"
 """Obsidian's trash folder at the vault's root: trashed notes are moved there."""
 MAX_NOTE_BYTES = 5_000_000
 """A larger ``.md`` file is listed as skipped (``noted vault status``) and never rewritten."""
-DEFAULT_ATTACHMENTS = "attachments"
-"""Where new attachments go when ``.obsidian/app.json`` names no ``attachmentFolderPath``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,17 +215,6 @@ class Vault:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-
-    def attachment_folder(self, note_folder: str) -> str:
-        """Where a new attachment of a note in ``note_folder`` goes: Obsidian's ``attachmentFolderPath``
-        (``/`` the root, ``./…`` relative to the note), else ``attachments/`` at the root."""
-        setting = DEFAULT_ATTACHMENTS
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            app = json.loads((self.root / ".obsidian" / "app.json").read_text("utf-8"))
-            setting = str(app.get("attachmentFolderPath", DEFAULT_ATTACHMENTS))
-        if setting.startswith("./"):
-            setting = f"{note_folder}/{setting[2:]}"
-        return os.path.normpath(setting.strip("/") or ".").replace(os.sep, "/").removeprefix(".").strip("/")
 
 
 def decode(data: bytes) -> str:
