@@ -37,10 +37,10 @@ from noted.cli.args import Subparsers, command, read_stdin
 from noted.cli.ask_json import JsonReport, event_json, print_line
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.cli.resolve import resolve_note
 from noted.errors import InvalidInputError
 from noted.models import ToolStatus
 from noted.ops.editing import EditorSession  # light: the editing session needs no tool
+from noted.ops.resolve import resolve_note
 
 if TYPE_CHECKING:  # the engine and the tools load only when a question is asked
     from noted.chat.engine import ChatEngine

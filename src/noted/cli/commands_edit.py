@@ -21,10 +21,10 @@ from noted.cli import render
 from noted.cli.args import Subparsers, command, read_text_file
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.cli.resolve import folder_paths, resolve_note
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops.editing import save_text
+from noted.ops.resolve import folder_paths, resolve_note
 from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 
 EXIT_CONFLICT = ExitCode.CONFLICT

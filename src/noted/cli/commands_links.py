@@ -11,9 +11,9 @@ import argparse
 
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
-from noted.cli.resolve import resolve_note
 from noted.errors import InvalidInputError
 from noted.ops.links import link_payload, note_links
+from noted.ops.resolve import resolve_note
 
 
 def register(sub: Subparsers) -> None:

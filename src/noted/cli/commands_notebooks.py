@@ -8,10 +8,10 @@ import sys
 from noted.cli import render
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
-from noted.cli.resolve import folder_paths, resolve_folder
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Folder
 from noted.ops import notebooks as ops
+from noted.ops.resolve import folder_paths, resolve_folder
 
 
 def register(sub: Subparsers) -> None:

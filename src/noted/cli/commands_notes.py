@@ -12,11 +12,11 @@ import sys
 from noted.cli import commands_edit, commands_notebooks, commands_sync, commands_transfer, render
 from noted.cli.args import Subparsers, command, read_stdin, read_text_file
 from noted.cli.context import CliContext
-from noted.cli.resolve import folder_paths, resolve_folder, resolve_note
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import outline, outline_lines, section_text
 from noted.models import ACTOR_USER, Note, NoteDraft
 from noted.ops import notes as ops
+from noted.ops.resolve import folder_paths, resolve_folder, resolve_note
 from noted.ops.trash import empty_if_unchanged, trash_contents
 from noted.store.protocol import NoteOrder, Store
 from noted.wording import plural

@@ -10,9 +10,9 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from noted.cli.resolve import folder_paths
 from noted.errors import InvalidInputError
 from noted.models import Folder, Note, NoteMeta, Revision, Tag
+from noted.ops.resolve import folder_paths
 
 JsonDict = dict[str, Any]
 

@@ -10,8 +10,9 @@ scope checks and their messages to the model, the CLI resolves names to ids.
 Modules: ``notes`` (move, tag, complete, to-do, trash/restore), ``notebooks`` (create, rename,
 move, trash/restore notebooks; rename and delete tags), ``attachments`` (attach, remove, the
 checks on a file's bytes in ``filetypes``), ``editing`` (saving the editor's text, and the
-``EditorSession`` the assistant's editor tools change) and ``trash`` (emptying the trash only if it
-still holds what the person was asked about).
+``EditorSession`` the assistant's editor tools change), ``trash`` (emptying the trash only if it
+still holds what the person was asked about) and ``resolve`` (what a person types for a note or
+notebook, to exactly one of them: for the CLI, and for the notebooks of an MCP scope).
 
 Nothing here imports Textual, the tools or a model SDK, and importing it is cheap: the app
 imports it at start-up.

@@ -3,6 +3,8 @@
 A reference may be a full 32-hex id, a unique id prefix of at least four hex digits, or (for
 notes) an exact title, or (for notebooks) an exact title or a ``Parent/Child`` path. An id prefix
 wins over a title; a title matching several items is an error listing them, never a guess.
+``resolve_folders`` (for the notebooks of an MCP scope) lets nothing win: a reference that is both
+an id prefix and a title is ambiguous too.
 """
 
 from __future__ import annotations
@@ -24,14 +26,15 @@ T = TypeVar("T")
 
 
 def _ambiguous(
-    kind: str, ref: str, candidates: Sequence[T], describe: Callable[[T], str]
+    kind: str,
+    ref: str,
+    candidates: Sequence[T],
+    describe: Callable[[T], str],
+    hint: str = "give more of the id",
 ) -> InvalidInputError:
     shown = ", ".join(describe(c) for c in candidates[:_SHOWN_CANDIDATES])
     more = f" and {len(candidates) - _SHOWN_CANDIDATES} more" if len(candidates) > _SHOWN_CANDIDATES else ""
-    return InvalidInputError(
-        f'"{ref}" matches {len(candidates)} {kind}s: {shown}{more}',
-        hint="give more of the id",
-    )
+    return InvalidInputError(f'"{ref}" matches {len(candidates)} {kind}s: {shown}{more}', hint=hint)
 
 
 def _by_prefix(ref: str, ids: Sequence[str]) -> list[str]:
@@ -119,13 +122,30 @@ def resolve_folder(store: Store, ref: str, *, prefer_trashed: bool = False) -> F
         NotFoundError: nothing matches.
         InvalidInputError: several notebooks match; the message lists them with their paths.
     """
+    return _folder(store, ref, store.list_folders(include_trashed=True), prefer_trashed, id_wins=True)
+
+
+def resolve_folders(store: Store, refs: Sequence[str]) -> tuple[Folder, ...]:
+    """The notebooks ``refs`` name, one each, for a scope fixed by id.
+
+    As ``resolve_folder``, except that a reference that is an id prefix of one notebook and the
+    title or path of another is ambiguous rather than the id's: a scope is no place for a guess.
+
+    Raises:
+        NotFoundError: a reference names nothing.
+        InvalidInputError: a reference names several notebooks; the message lists them by path.
+    """
+    folders = store.list_folders(include_trashed=True)
+    return tuple(_folder(store, ref, folders, False, id_wins=False) for ref in refs)
+
+
+def _folder(store: Store, ref: str, folders: list[Folder], prefer_trashed: bool, *, id_wins: bool) -> Folder:
     ref = ref.strip()
     if _FULL_ID.fullmatch(ref.lower()):
         try:
             return store.get_folder(ref.lower())
         except NotFoundError:
             raise NotFoundError(f'no notebook with id or title "{ref}"') from None
-    folders = store.list_folders(include_trashed=True)
     by_id = {f.id: f for f in folders}
     paths = folder_paths(folders)
 
@@ -133,18 +153,19 @@ def resolve_folder(store: Store, ref: str, *, prefer_trashed: bool = False) -> F
         where = " (in the trash)" if folder.is_trashed else ""
         return f'{folder.id[:8]} "{paths[folder.id]}"{where}'
 
-    prefixed = _by_prefix(ref, list(by_id))
-    if len(prefixed) == 1:
-        return by_id[prefixed[0]]
-    if prefixed:
-        raise _ambiguous("notebook", ref, [by_id[i] for i in sorted(prefixed)], describe)
+    prefixed = [by_id[i] for i in sorted(_by_prefix(ref, list(by_id)))]
+    if id_wins and len(prefixed) == 1:
+        return prefixed[0]
+    if id_wins and prefixed:
+        raise _ambiguous("notebook", ref, prefixed, describe)
     key = ref.strip("/")
     exact = [f for f in folders if f.title == key or paths[f.id] == key]
     folded = key.casefold()
     titled = exact or [f for f in folders if folded in (f.title.casefold(), paths[f.id].casefold())]
     titled = _pick_title(titled, lambda f: f.is_trashed, prefer_trashed)
-    if len(titled) == 1:
-        return titled[0]
-    if titled:
-        raise _ambiguous("notebook", ref, titled, describe)
-    raise NotFoundError(f'no notebook with id or title "{ref}"')
+    found = list({f.id: f for f in (*prefixed, *titled)}.values())
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise _ambiguous("notebook", ref, found, describe, "give its path as listed, or its id")
+    raise NotFoundError(f'no notebook with id or title "{ref}"', hint="`noted notebooks` lists them")
