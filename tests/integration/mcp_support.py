@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -15,10 +16,12 @@ from typing import Any
 import anyio
 import httpx2
 import mcp_types as types
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for_async
 
+from noted.cli import main
 from noted.embeddings.fake import FakeEmbedder
 from noted.mcp.deps import McpDeps
 from noted.mcp.http import HttpServer
@@ -35,6 +38,17 @@ from noted.tools.base import ToolContext
 
 MODES = ("legacy", "2026-07-28")
 """The handshake era (initialize) and the sessionless 2026-07-28 protocol."""
+ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+LIST_HEADERS = {**ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}
+"""A raw sessionless ``tools/list`` carries its method in a header too."""
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+}
+LIST_BODY = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ENVELOPE}}
+Cli = Callable[..., tuple[int, str, str]]
+"""``noted --profile … ARGS`` in this process: (exit code, stdout, stderr)."""
 
 
 def noted_command() -> list[str]:
@@ -135,6 +149,36 @@ def _handler(on_message: Callable[[Any], Any] | None) -> Any:
         await anyio.lowlevel.checkpoint()
 
     return handle
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+def cli_runner(world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """Run ``noted`` on the world's profile in this process, as a person would at the prompt."""
+    # a command that opens the services points the noted loggers at the profile's log file for the
+    # rest of the process; put them back afterwards so later tests' caplog still works
+    noted_logger = logging.getLogger("noted")
+    for attribute in ("propagate", "level"):
+        monkeypatch.setattr(noted_logger, attribute, getattr(noted_logger, attribute))
+    monkeypatch.setattr(noted_logger, "handlers", list(noted_logger.handlers))
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(["--profile", str(world.profile.root), *args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run
+
+
+def add_client(cli: Cli, name: str, *options: str) -> str:
+    """``noted mcp token add NAME OPTIONS``; the token it prints once."""
+    code, out, err = cli("--json", "mcp", "token", "add", name, *options)
+    assert code == 0, err
+    token: str = json.loads(out)["token"]
+    return token
 
 
 def text_of(result: types.CallToolResult) -> str:

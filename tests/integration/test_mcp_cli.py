@@ -140,13 +140,19 @@ def test_token_add_list_revoke_manage_named_clients(
     assert added["token"] not in clients_file.read_text()  # only its hash is kept
     code, out, _ = run(world, capsys, "--json", "mcp", "token", "list")
     assert code == 0 and json.loads(out) == [
-        {"name": "claude", "notebooks": ["Work"], "tools": ["read"], "created": json.loads(out)[0]["created"]}
+        {
+            "name": "claude",
+            "notebooks": ["Work"],
+            "notebook_ids": [world.work_id],
+            "tools": ["read"],
+            "created": json.loads(out)[0]["created"],
+        }
     ]
     assert added["token"] not in out
     code, _, err = run(world, capsys, "mcp", "token", "add", "claude")
     assert code != 0 and "exists already" in err
     code, _, err = run(world, capsys, "mcp", "token", "add", "typo", "--notebooks", "Wrok")
-    assert code == 0 and "no notebook is called Wrok" in err  # a typo is said, not silently empty
+    assert code == 1 and 'no notebook with id or title "Wrok"' in err  # a typo is refused, not kept
     code, _, err = run(world, capsys, "mcp", "token", "add", "other", "--tools", "no_such_tool")
     assert code != 0 and "no_such_tool" in err
     code, out, _ = run(world, capsys, "mcp", "config", "claude", "--transport", "stdio", "--client", "claude")

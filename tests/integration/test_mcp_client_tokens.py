@@ -14,7 +14,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.integration.mcp_support import World, http_client, http_server, make_world, raw_stdio, text_of
+from tests.integration.mcp_support import (
+    ENVELOPE,
+    LIST_HEADERS,
+    World,
+    http_client,
+    http_server,
+    make_world,
+    raw_stdio,
+    text_of,
+)
 from tests.support.polling import scaled
 
 from noted.mcp.client_tokens import ClientTokens
@@ -22,13 +31,7 @@ from noted.mcp.embedded import EmbeddedMcpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.token import create
 
-ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-LIST = {**ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}
-ENVELOPE = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-}
+LIST = LIST_HEADERS
 
 
 @pytest.fixture

@@ -12,7 +12,9 @@ from typing import Any
 
 from noted.embeddings.fake import FakeEmbedder
 from noted.indexer.engine import Indexer
+from noted.mcp.scopes import is_id
 from noted.models import NoteDraft
+from noted.ops.resolve import resolve_folders
 from noted.search.joplin import keyword_search_for
 from noted.search.semantic import SemanticSearch
 from noted.settings import Settings, env_names
@@ -86,7 +88,11 @@ class Env:
         return self.store.create_note(NoteDraft(title, body, parent_id=folder, **kw), actor="user").id
 
     def scoped(self, *notebooks: str) -> None:
-        self.ctx.scope = Scope.of(notebooks)
+        """Limit the tools to these notebooks (titles or paths resolved now, as `token add` does;
+        an id is kept as it is, even one that names nothing)."""
+        names = [n for n in notebooks if not is_id(n)]
+        ids = {n: f.id for n, f in zip(names, resolve_folders(self.store, names), strict=True)}
+        self.ctx.scope = Scope.of(ids.get(n, n) for n in notebooks)
 
     def index(self) -> None:
         """Index every note with the fake embedder and let semantic search read it (SQLite only)."""

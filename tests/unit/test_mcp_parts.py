@@ -118,7 +118,10 @@ def test_params_that_are_no_object_are_refused_with_the_requests_own_id() -> Non
     assert refusal('{"jsonrpc": "2.0", "id": true, "method": "ping", "params": 3}') == Refusal(
         -32600, "Invalid Request: the request's id is a boolean; it must be a string or an integer"
     )
+    # null is no object either (the README promised -32600 for it, and it got -32602 from the SDK)
+    assert refusal('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": null}') == Refusal(
+        -32600, "Invalid Request: params must be a JSON object", 1
+    )
     for handed_on in ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}',
-                      '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": null}',
                       '{"jsonrpc": "2.0", "method": "n"}', "{not json"):  # fmt: skip
         assert refusal(handed_on) is None, handed_on

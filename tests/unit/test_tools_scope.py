@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from tests.support.tools_env import WRITE_TOOLS, Env, make_env
 
+from noted.mcp.scopes import Settled
 from noted.store.sqlite import SqliteStore
-from noted.tools import Scope, scope_from_settings
+from noted.tools import Scope
 from noted.tools.base import Payload
 
 
@@ -91,8 +92,9 @@ async def test_semantic_search_whose_best_match_is_out_of_scope(world: World) ->
         await env.error("semantic_search_notes", notebook_id=world.secret, **query)
     ).field == "notebook_id"
     hush = env.store.find_tag("hushhush")
-    assert hush is not None
-    assert (await env.error("semantic_search_notes", tag_id=hush.id, **query)).field == "tag_id"
+    assert hush is not None  # carried only outside: it finds nothing, as a tag on no note would
+    assert (await env.ok("semantic_search_notes", tag_id=hush.id, **query))["results"] == []
+    assert (await env.error("semantic_search_notes", tag_id="0" * 32, **query)).field == "tag_id"
     common = env.store.find_tag("common")
     assert common is not None
     by_tag = await env.ok("semantic_search_notes", tag_id=common.id, **query)
@@ -216,52 +218,65 @@ async def test_adding_a_tag_tells_a_scoped_caller_nothing_of_a_tag_used_only_out
     assert after is not None and (after.id, after.title) == (existing.id, existing.title)
 
 
-async def test_renaming_onto_a_hidden_tag_title_names_nothing_of_it(world: World) -> None:
+async def test_renaming_onto_a_hidden_tag_title_answers_as_onto_a_free_one(world: World) -> None:
+    """The probe saw "that title cannot be used" for a title used only outside, and a rename for a
+    free one. Not vacuous: the control renames onto a title no tag has."""
     env = _scoped(world)
     env.enable("rename_tag")
-    await env.ok("manage_tags", note_id=world.work_note, add=["mine"])
-    mine = env.store.find_tag("mine")
-    assert mine is not None
-    refused = await env.error("rename_tag", id=mine.id, title="HUSHHUSH")
-    assert refused.field == "title" and "hushhush" not in (refused.message or "").casefold()
+    answers = []
+    for old, new in (("mine", "HUSHHUSH"), ("yours", "FREE")):
+        await env.ok("manage_tags", note_id=world.work_note, add=[old])
+        tag = env.store.find_tag(old)
+        assert tag is not None
+        renamed = await env.ok("rename_tag", id=tag.id, title=new)
+        answers.append({k: v for k, v in renamed.items() if k != "id"})
+    assert answers[0] == {**answers[1], "title": "hushhush", "previous_title": "mine"}
+    secret_tags = {t.title for t in env.store.note_tags(world.secret_note)}
+    assert secret_tags == {"common", "hushhush"}  # the note outside kept its tag as it was
 
 
 # Building scopes ---------------------------------------------------------------------------------
 
 
-def test_scope_by_title_or_id_includes_sub_notebooks_and_fails_closed(world: World) -> None:
+def test_a_scope_of_ids_includes_sub_notebooks_and_fails_closed(world: World) -> None:
     store = world.env.store
-    by_title = Scope.of(["Work"]).view(store)
-    assert by_title.folder_ids == frozenset({world.work, world.projects})
-    by_id = Scope.of([world.private]).view(store)
-    assert by_id.folder_ids == frozenset({world.private, world.shared})
-    nothing = Scope.of(["No such notebook"])
-    assert nothing.view(store).folder_ids == frozenset() and nothing.unknown(store) == ("No such notebook",)
+    assert Scope.of([world.work]).view(store).folder_ids == frozenset({world.work, world.projects})
+    assert Scope.of([world.private]).view(store).folder_ids == frozenset({world.private, world.shared})
+    assert Scope.of(["Work"]).view(store).folder_ids == frozenset()  # a title is no id: it matches nothing
+    assert Scope.of(["0" * 32]).view(store).folder_ids == frozenset()
     assert Scope.of(["", "  "]).unrestricted and Scope().view(store).unrestricted
 
 
 async def test_a_scope_that_names_nothing_shows_nothing(world: World) -> None:
     env = world.env
-    env.scoped("Typo")
+    env.scoped("0" * 32)
     assert (await env.ok("search_notes", query="budget"))["total"] == 0
     assert (await env.ok("list_notebooks"))["notebooks"] == []
     assert (await env.ok("list_tags"))["tags"] == []
 
 
-def test_scope_from_settings_reads_allowed_notebooks(world: World) -> None:
-    settings = world.env.settings
-    assert scope_from_settings(settings).unrestricted
-    settings.set("mcp.allowedNotebooks", "Work, " + world.shared)
-    scope = scope_from_settings(settings)
-    assert scope.notebooks == ("Work", world.shared)
-    assert scope.view(world.env.store).folder_ids == frozenset({world.work, world.projects, world.shared})
+def test_allowed_notebooks_are_read_as_ids_and_names_only_once_resolved(world: World) -> None:
+    settings, store = world.env.settings, world.env.store
+    allowed = Settled(settings, store)
+    assert allowed.scope().unrestricted
+    settings.set("mcp.allowedNotebooks", f"Work, {world.shared}")
+    assert allowed.scope().view(store).folder_ids == frozenset({world.shared})  # "Work": not yet an id
+    allowed.settle()
+    scope = allowed.scope()
+    assert scope.named() == {world.work, world.shared} and scope.limits[0].source == "mcp.allowedNotebooks"
+    assert scope.view(store).folder_ids == frozenset({world.work, world.projects, world.shared})
+    assert settings.get("mcp.allowedNotebooks") == (world.work, world.shared)  # written back
 
 
 def test_a_narrowed_scope_shows_only_what_every_list_allows(world: World) -> None:
     store = world.env.store
-    both = Scope.of(["Work", "Private"]).narrowed(["Projects", world.shared, "Secret"])
+    both = Scope.of([world.work, world.private]).narrowed([world.projects, world.shared, world.secret], "c")
     # Secret is in the client's list but not in the global one: narrowing never widens
     assert both.view(store).folder_ids == frozenset({world.projects, world.shared})
-    assert Scope().narrowed(["Work"]).view(store).folder_ids == frozenset({world.work, world.projects})
-    assert Scope.of(["Work"]).narrowed([]) == Scope.of(["Work"])
-    assert Scope.of(["Work"]).narrowed(["Private"]).view(store).folder_ids == frozenset()  # fails closed
+    assert both.excluding(store.list_folders(), world.secret) == "mcp.allowedNotebooks"
+    assert both.excluding(store.list_folders(), world.work) == "c"
+    alone = Scope().narrowed([world.work], "c").view(store).folder_ids
+    assert alone == frozenset({world.work, world.projects})
+    assert Scope.of([world.work]).narrowed(None, "c") == Scope.of([world.work])
+    assert Scope.of([world.work]).narrowed([], "c").view(store).folder_ids == frozenset()  # fails closed
+    assert Scope.of([world.work]).narrowed([world.private], "c").view(store).folder_ids == frozenset()

@@ -6,6 +6,7 @@ noted mcp serve --actions            also /openapi.json and /actions/{tool} (Cha
 noted mcp token [--force]            a strong bearer token in a private file, set as mcp.tokenFile
 noted mcp token add NAME [--notebooks A,B] [--tools read|all|NAMES]   a named client's own token
 noted mcp token list | revoke NAME   the named client tokens; revoking needs no restart
+noted mcp token open | close         let HTTP requests without a token in (on loopback), or not
 noted mcp serve --stdio --client NAME   serve as that named client (its notebooks and tools)
 noted mcp config claude|cursor|zed|codex
 """
@@ -73,13 +74,16 @@ def register(sub: Subparsers) -> None:
     p.add_argument(
         "client_action",
         nargs="?",
-        choices=("add", "list", "revoke"),
-        metavar="add|list|revoke",
-        help="manage named client tokens, each with its own notebooks and tools (leave out for the main token)",
+        choices=("add", "list", "revoke", "open", "close"),
+        metavar="add|list|revoke|open|close",
+        help="manage named client tokens, each with its own notebooks and tools, or open or close the "
+        "door to requests without a token (leave out for the main token)",
     )
     p.add_argument("name", nargs="?", help="the client's name, for add and revoke (e.g. claude)")
     p.add_argument(
-        "--notebooks", help="for add: the notebooks (titles or ids, comma-separated) it may see; default all"
+        "--notebooks",
+        help="for add: the notebooks it may see, with those inside (titles, paths like Secret/Work, or ids; "
+        "comma-separated; resolved now, an ambiguous title is refused); leave out for all",
     )
     p.add_argument(
         "--tools",
@@ -173,19 +177,16 @@ def _banner(ctx: CliContext, deps: McpDeps, options: HttpOptions, http: HttpServ
     on = sorted(mcp.offered_names())
     ctx.out(f"noted MCP server listening on {http.url}")
     if not options.loopback:
-        ctx.out(
-            f"  reachable from other machines on {options.host}:{http.port}: every request must carry "
-            f"Authorization: Bearer <the token in {options.token_file}>"
-        )
-    elif options.token_file is not None:
-        ctx.out(f"  clients must send Authorization: Bearer <the token in {options.token_file}>")
-    elif options.has_clients():
-        ctx.out("  clients must send Authorization: Bearer <their named token> (`noted mcp token list`)")
-    else:
-        ctx.out("  loopback only, no token (`noted mcp token` adds one)")
+        ctx.out(f"  reachable from other machines on {options.host}:{http.port}")
+    ctx.out(f"  {_who_gets_in(options)}")
     ctx.out(
         f"  tools on ({len(on)}): {', '.join(on) or 'none'}; switch others with `noted config set ai.tool.…`"
     )
+    allowed = mcp.allowed.scope().named()
+    if allowed:
+        from noted.mcp.scopes import describe
+
+        ctx.out(f"  notebooks (mcp.allowedNotebooks): {', '.join(describe(deps.store, sorted(allowed)))}")
     if http.openapi_url is not None:
         ctx.out(
             f"  OpenAPI actions: {http.openapi_url} and POST /actions/{{tool}} (bearer token required); "
@@ -195,6 +196,20 @@ def _banner(ctx: CliContext, deps: McpDeps, options: HttpOptions, http: HttpServ
         ctx.out(f"  log: {deps.log_path}")
     ctx.out("  health: GET /healthz; stop with Ctrl+C")
     sys.stdout.flush()
+
+
+def _who_gets_in(options: HttpOptions) -> str:
+    """Which tokens a request must carry, naming the main one and the clients' alike."""
+    clients = options.open_clients()
+    names = [e.name for e in clients.entries()] if clients is not None else []
+    kinds = [f"the token in {options.token_file}"] if options.token_file is not None else []
+    if names:
+        kinds.append(f"a client token ({', '.join(names)}: see `noted mcp token list`)")
+    if kinds:
+        return "every request must carry Authorization: Bearer <" + "> or <".join(kinds) + ">"
+    if options.door_closed():
+        return "every request must carry a token, and none is set: `noted mcp token add NAME` or `noted mcp token`"
+    return "loopback only, no token (`noted mcp token add NAME` gives an app its own)"
 
 
 def _known_client(settings: Settings, name: str) -> None:

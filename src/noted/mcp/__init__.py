@@ -12,6 +12,8 @@ to import and no other ``noted`` command should pay for it:
 - ``embedded``: ``EmbeddedMcpServer`` and ``McpState``, the TUI's background server;
 - ``clients``: who is connected, and the actor ``mcp:<client name>``;
 - ``guard`` and ``token``: Host, Origin, bearer token and body-size checks;
+- ``client_tokens`` and ``scopes``: named client tokens, the door without one, and scopes fixed by
+  notebook id (names resolved once);
 - ``logs``: the SDK's and uvicorn's warnings into the profile's log file;
 - ``options`` (``HttpOptions``), ``deps`` (``McpDeps``), ``snippets``: light, no SDK import.
 """

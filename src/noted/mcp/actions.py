@@ -20,7 +20,7 @@ import base64
 import json
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,7 +35,6 @@ from noted.mcp.options import OPENAPI_PATH
 from noted.models import ToolStatus
 from noted.tools.base import Payload, Tool, ToolContext
 from noted.tools.registry import ToolResult
-from noted.tools.scope import scope_from_settings
 
 log = logging.getLogger(__name__)
 
@@ -187,10 +186,12 @@ keep ``search_notes`` and ``semantic_search_notes``; ``note_links`` (added after
 
 
 class Actions:
-    """The two endpoints, over the registry and store in ``deps``."""
+    """The two endpoints, over the registry and store in ``deps``; ``context`` gives each call its
+    actor and scope (``NotedMcp.context``, so both doors share one scope)."""
 
-    def __init__(self, deps: McpDeps) -> None:
+    def __init__(self, deps: McpDeps, context: Callable[[str, ClientToken | None], ToolContext]) -> None:
         self.deps = deps
+        self.context = context
 
     def offered(self, client: ClientToken | None = None) -> list[Tool]:
         """The tools switched on (and, for a named client's token, in its tool set)."""
@@ -218,17 +219,8 @@ class Actions:
         arguments = _arguments(await request.body())
         if isinstance(arguments, str):
             return _failure(400, arguments, ToolStatus.ERROR)
-        deps = self.deps
-        scope = scope_from_settings(deps.settings)
-        context = ToolContext(
-            store=deps.store,
-            settings=deps.settings,
-            keyword=deps.keyword,
-            actor=actions_actor(client.name if client is not None else client_of(request.headers)),
-            semantic=deps.semantic,
-            scope=client.scope(scope) if client is not None else scope,
-        )
-        return answer(await deps.tools.call(name, arguments, context))
+        actor = actions_actor(client.name if client is not None else client_of(request.headers))
+        return answer(await self.deps.tools.call(name, arguments, self.context(actor, client)))
 
 
 def _client(request: Request) -> ClientToken | None:

@@ -1,16 +1,21 @@
 """Named client tokens: each AI app its own bearer token, notebooks and tools.
 
 ``noted mcp token add claude --notebooks Work --tools read`` writes a new random token for the
-client "claude" and prints it once; the file keeps only its SHA-256, with the client's notebook
-allowlist and tool set. Both narrow what the global settings allow and never widen it: the tools
-are those switched on (``ai.tool.*``) *and* in the client's set, the notebooks those of
-``mcp.allowedNotebooks`` *and* of the client's list. The client's writes are recorded under the
-actor ``mcp:<name>`` (the token's name, not whatever the app calls itself).
+client "claude" and prints it once; the file keeps only its SHA-256, with the client's notebooks
+(ids, resolved from the names given when it was added) and tool set. Both narrow what the global
+settings allow and never widen it: the tools are those switched on (``ai.tool.*``) *and* in the
+client's set, the notebooks those of ``mcp.allowedNotebooks`` *and* of the client's list. The
+client's writes are recorded under the actor ``mcp:<name>`` (the token's name, not whatever the
+app calls itself).
 
 The file (``mcp-clients.json`` beside ``config.toml``, mode 0600) is checked like the token file
 (no symlink, owned by this user, private) and re-read whenever it changes, so ``revoke`` takes
-effect at the next request, without a restart. Once any client token exists, every HTTP request
-must carry a valid token: an open loopback door beside scoped tokens would make the scopes moot.
+effect at the next request, without a restart.
+
+**The door.** Once the file exists (a client token has been added), every HTTP request must carry
+a valid token, even after the last client token is revoked: an open loopback door would let a
+revoked app straight back in, with the global scope. Only ``noted mcp token open`` opens it again
+(``"door": "open"`` in the file, refused while a client token exists); ``close`` or ``add`` shuts it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import re
 import secrets
 import threading
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +41,10 @@ if TYPE_CHECKING:  # kept out at run time: ``noted mcp token`` need not load the
     from noted.tools.scope import Scope
 
 CLIENTS_FILE = "mcp-clients.json"
+WHAT = "the client tokens file"
+"""How messages name the file."""
+VERSION = 2
+"""1: notebooks as typed (titles or ids), ``[]`` for all; 2: ids, ``null`` for all, and the door."""
 READ = "read"
 """In a tool set: every tool that only reads."""
 ALL = "all"
@@ -43,6 +52,7 @@ ALL = "all"
 ACTOR_PREFIX = "mcp:"
 CLIENT_KEY = "noted.client"
 """Where the guard puts the ``ClientToken`` of an HTTP request, in its ASGI scope."""
+OPEN, CLOSED = "open", "closed"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -57,8 +67,8 @@ class ClientToken:
 
     name: str
     sha256: str
-    notebooks: tuple[str, ...] = ()
-    """Notebook ids or titles (and everything below them); empty: all that the settings allow."""
+    notebooks: tuple[str, ...] | None = None
+    """Notebook ids (each with everything below it); None: all that ``mcp.allowedNotebooks`` allows."""
     tools: tuple[str, ...] = (ALL,)
     """Tool names, ``read`` or ``all``."""
     created: str = ""
@@ -67,22 +77,27 @@ class ClientToken:
     def actor(self) -> str:
         return ACTOR_PREFIX + self.name
 
+    @property
+    def source(self) -> str:
+        """How a refusal names this client's limit."""
+        return f'the client token "{self.name}"'
+
     def allows(self, tool: Tool) -> bool:
         """Whether this client may use ``tool`` (when it is switched on)."""
         return ALL in self.tools or tool.name in self.tools or (READ in self.tools and not tool.is_write)
 
     def scope(self, base: Scope) -> Scope:
         """``base`` (``mcp.allowedNotebooks``) narrowed to this client's notebooks."""
-        return base.narrowed(self.notebooks)
+        return base.narrowed(self.notebooks, self.source)
 
-    def summary(self) -> dict[str, Any]:
-        """What ``noted mcp token list`` shows (never the token or its hash)."""
-        return {
-            "name": self.name,
-            "notebooks": list(self.notebooks) or ["(all allowed)"],
-            "tools": list(self.tools),
-            "created": self.created,
-        }
+    def with_notebooks(self, notebooks: tuple[str, ...]) -> ClientToken:
+        return replace(self, notebooks=notebooks)
+
+
+@dataclass(frozen=True, slots=True)
+class _Document:
+    entries: tuple[ClientToken, ...] = ()
+    open: bool = False
 
 
 @dataclass
@@ -91,7 +106,7 @@ class ClientTokens:
 
     path: Path
     _stamp: tuple[int, int, int, int] | None = field(default=None, init=False, repr=False)
-    _entries: tuple[ClientToken, ...] = field(default=(), init=False, repr=False)
+    _document: _Document = field(default_factory=_Document, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @classmethod
@@ -105,17 +120,31 @@ class ClientTokens:
         Raises:
             ConfigError: the file is unsafe (a link, not private, another user's) or unreadable.
         """
+        document = self._read()
+        return document.entries if document is not None else ()
+
+    def closed(self) -> bool:
+        """Whether every HTTP request needs a valid token because of this file: it exists, and
+        either holds a client token or was not opened with ``open_door``.
+
+        Raises:
+            ConfigError: the file is unsafe or unreadable (every request is then refused).
+        """
+        document = self._read()
+        return document is not None and (bool(document.entries) or not document.open)
+
+    def _read(self) -> _Document | None:
         if not os.path.lexists(self.path):
-            self._stamp, self._entries = None, ()
-            return ()
-        info = stat_of(self.path)
+            self._stamp, self._document = None, _Document()
+            return None
+        info = stat_of(self.path, WHAT)
         stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
         with self._lock:
             if stamp != self._stamp:
-                check_private_file(self.path, info)
-                self._entries = _parse(self.path)
+                check_private_file(self.path, info, WHAT, _FIX)
+                self._document = _parse(self.path)
                 self._stamp = stamp
-            return self._entries
+            return self._document
 
     def match(self, token: str) -> ClientToken | None:
         """The client whose token this is, or None (compared in constant time)."""
@@ -129,11 +158,16 @@ class ClientTokens:
     def get(self, name: str) -> ClientToken | None:
         return next((e for e in self.entries() if e.name == name), None)
 
-    def add(self, name: str, *, notebooks: Iterable[str] = (), tools: Iterable[str] = (ALL,)) -> str:
+    def add(self, name: str, *, notebooks: Iterable[str] | None = None, tools: Iterable[str] = (ALL,)) -> str:
         """Add a client with a new random token and return the token (shown once, never stored).
 
+        Args:
+            name: The client's name (its actor is ``mcp:<name>``).
+            notebooks: Notebook ids (resolve names first, see ``noted.mcp.scopes``); None for all.
+            tools: Tool names, ``read`` or ``all``.
+
         Raises:
-            InvalidInputError: the name is malformed or taken, or the tool set is empty.
+            InvalidInputError: the name is malformed or taken, or the notebooks or tools are empty.
             ConfigError: the file cannot be read.
             StorageError: it cannot be written (a full disk, a folder that refuses writes).
         """
@@ -149,30 +183,59 @@ class ClientTokens:
         chosen = tuple(dict.fromkeys(t.strip() for t in tools if t.strip()))
         if not chosen:
             raise InvalidInputError("give the client some tools: --tools read, all, or tool names")
+        kept = None if notebooks is None else tuple(dict.fromkeys(n.strip() for n in notebooks if n.strip()))
+        if kept == ():
+            raise InvalidInputError("give the client some notebooks, or leave --notebooks out for all")
         token = secrets.token_urlsafe(TOKEN_BYTES)
         created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        entry = ClientToken(
-            name, digest(token), tuple(n.strip() for n in notebooks if n.strip()), chosen, created
-        )
-        self._write((*self.entries(), entry))
+        self._write(_Document((*self.entries(), ClientToken(name, digest(token), kept, chosen, created))))
         return token
 
     def revoke(self, name: str) -> bool:
-        """Remove a client; False when there is none of that name. Its token stops working at once."""
-        kept = tuple(e for e in self.entries() if e.name != name)
-        if len(kept) == len(self.entries()):
+        """Remove a client; False when there is none of that name. Its token stops working at its
+        next request, and the door stays closed (see the module docstring)."""
+        entries = self.entries()
+        kept = tuple(e for e in entries if e.name != name)
+        if len(kept) == len(entries):
             return False
-        self._write(kept)
+        self._write(_Document(kept))
         return True
 
-    def _write(self, entries: tuple[ClientToken, ...]) -> None:
-        document = {"version": 1, "clients": [_stored(e) for e in entries]}
+    def replace(self, entries: tuple[ClientToken, ...]) -> None:
+        """Write these entries in place of the file's (the door closed, as ``add`` leaves it)."""
+        self._write(_Document(entries))
+
+    def open_door(self) -> None:
+        """Let HTTP requests without a token in again (on loopback, with the global scope).
+
+        Raises:
+            InvalidInputError: a client token exists: beside it an open door would make scopes moot.
+        """
+        names = [e.name for e in self.entries()]
+        if names:
+            raise InvalidInputError(
+                f"the door cannot open while client tokens exist ({', '.join(names)}): a request "
+                "without a token would get past their scopes",
+                hint="revoke them first with `noted mcp token revoke NAME`",
+            )
+        self._write(_Document((), open=True))
+
+    def close_door(self) -> None:
+        """Make every HTTP request need a valid token (a client's or the main one)."""
+        self._write(_Document(self.entries()))
+
+    def _write(self, document: _Document) -> None:
+        stored = {
+            "version": VERSION,
+            "door": OPEN if document.open and not document.entries else CLOSED,
+            "clients": [_stored(e) for e in document.entries],
+        }
         temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(document, handle, indent=2)
+                json.dump(stored, handle, indent=2)
                 handle.write("\n")
             os.replace(temporary, self.path)
         except OSError as exc:
@@ -182,25 +245,34 @@ class ClientTokens:
 
 
 def _stored(entry: ClientToken) -> dict[str, Any]:
-    stored = asdict(entry)
-    stored["notebooks"], stored["tools"] = list(entry.notebooks), list(entry.tools)
-    return stored
+    return {
+        "name": entry.name,
+        "sha256": entry.sha256,
+        "notebooks": None if entry.notebooks is None else list(entry.notebooks),
+        "tools": list(entry.tools),
+        "created": entry.created,
+    }
 
 
-def _parse(path: Path) -> tuple[ClientToken, ...]:
-    fix = "fix it or remove it (every client token goes with it), then add the clients again"
+_FIX = "fix it or remove it (every client token goes with it, and the door opens), then add the clients again"
+
+
+def _parse(path: Path) -> _Document:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-        rows = document["clients"]
-        return tuple(
-            ClientToken(
-                name=str(row["name"]),
-                sha256=str(row["sha256"]),
-                notebooks=tuple(str(n) for n in row.get("notebooks", ())),
-                tools=tuple(str(t) for t in row.get("tools", (ALL,))),
-                created=str(row.get("created", "")),
-            )
-            for row in rows
-        )
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"the client tokens file {path} cannot be read ({exc})", hint=fix) from None
+        version = int(document.get("version", 1))
+        entries = tuple(_entry(row, version) for row in document["clients"])
+        return _Document(entries, open=document.get("door") == OPEN)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ConfigError(f"{WHAT} {path} cannot be read ({exc})", hint=_FIX) from None
+
+
+def _entry(row: dict[str, Any], version: int) -> ClientToken:
+    notebooks, tools = row.get("notebooks"), row.get("tools", [ALL])
+    if not isinstance(notebooks, list | None) or not isinstance(tools, list):
+        raise TypeError(f'client "{row.get("name")}": notebooks and tools must be lists')
+    kept: tuple[str, ...] | None = None if notebooks is None else tuple(str(n) for n in notebooks)
+    if version < VERSION and not kept:  # version 1 wrote [] for every notebook
+        kept = None
+    chosen = tuple(str(t) for t in tools)
+    return ClientToken(str(row["name"]), str(row["sha256"]), kept, chosen, str(row.get("created", "")))

@@ -81,7 +81,7 @@ class EmbeddedMcpServer:
         if http is None or mcp is None or not http.running:
             return McpState(running=False, error=self._error)
         try:
-            token = http.options.token_file is not None or http.options.has_clients()
+            token = http.options.token_required()
         except NotedError:  # an unusable clients file: requests are refused, so a token is needed
             token = True
         return McpState(running=True, url=http.url, clients=mcp.connected(), token_required=token)

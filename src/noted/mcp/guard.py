@@ -5,13 +5,19 @@ and the app read different ones: 400); the ``Host`` header must name this server
 page names its own domain: 421); a browser ``Origin`` must be allowed (403); on ``/mcp`` the
 bearer token must match the token file, read on each request, or a named client's token (then
 the request's ASGI scope carries that ``ClientToken`` under ``CLIENT_KEY``; 401 otherwise, and
-once a client token exists a token is always needed); a body may not exceed the
-limit (413, saying what fits); and a body that is no JSON-RPC message, or a request whose id is
-invalid, is answered here (400, -32600, see ``wire``): the SDK would take a request with a bad id
-for a notification and never answer, and call the others "invalid params".
+once a client token has been added a token is always needed, until ``noted mcp token open``); a
+body may not exceed the limit (413, saying what fits); and a body that is no JSON-RPC message, or
+a request whose id is invalid, is answered here (400, -32600, see ``wire``): the SDK would take a
+request with a bad id for a notification and never answer, and call the others "invalid params".
 On ``/mcp`` every refusal is a JSON-RPC error (code -32600, null id), which MCP clients show.
 ``/healthz`` and ``/readyz`` carry no data, so they need no token; ``/readyz`` answers 503 while
-the token file cannot be used, as ``/mcp`` does.
+the token file or the client tokens file cannot be used, as ``/mcp`` does.
+
+A request let in with a token carries its principal as the ASGI scope's ``user`` (an
+``AuthenticatedUser`` of the SDK: the client's name and token hash, or the main token's hash), so
+the SDK's session manager binds each handshake session to the token that opened it and answers a
+request with another token 404, as for a session that does not exist (the MCP specification's
+security notes: sessions are no authentication, and a session id is bound to its user).
 
 The OpenAPI door's paths (``Policy.token_paths``) always need the token, so the ``Host`` check,
 which protects a loopback server without one, is not made there: a tunnel the person runs reaches
@@ -27,11 +33,13 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noted.errors import ConfigError
-from noted.mcp.client_tokens import CLIENT_KEY, ClientTokens
+from noted.mcp.client_tokens import CLIENT_KEY, WHAT, ClientTokens, digest
 from noted.mcp.options import MAX_BODY, MCP_PATH
 from noted.mcp.token import TokenFile
 from noted.mcp.wire import INVALID_REQUEST, refusal
@@ -84,7 +92,7 @@ class Policy:
     token: TokenFile | None
     max_body: int = MAX_BODY
     clients: ClientTokens | None = None
-    """Named client tokens; once there is one, every request needs a token."""
+    """Named client tokens; once the file exists (the door closed), every request needs a token."""
     token_paths: tuple[str, ...] = ()
     """Path prefixes served only with a valid token, whatever the ``Host`` (the OpenAPI door)."""
 
@@ -149,29 +157,37 @@ class Guard:
         token, clients = self.policy.token, self.policy.clients
         try:
             expected = token.read() if token is not None else None
-            named = clients.entries() if clients is not None else ()
         except ConfigError as exc:
             log.error("the token file can no longer be used, refusing requests: %s", exc)
             return 503, "The server's token file cannot be used; the details are in the server's log.", {}
-        if ready_check or (expected is None and not named):  # /readyz only says whether /mcp could answer
+        try:
+            closed = clients.closed() if clients is not None else False
+        except ConfigError as exc:
+            log.error("%s can no longer be used, refusing requests: %s", WHAT, exc)
+            return 503, f"The server's {WHAT} cannot be used; the details are in the server's log.", {}
+        if ready_check or (expected is None and not closed):  # /readyz only says whether /mcp could answer
             return None
         given = _bearer(headers.get("authorization"))
-        client = None
-        if given is not None and clients is not None and named:
-            client = clients.match(given)
+        client = clients.match(given) if given is not None and clients is not None else None
         if client is not None:
             scope[CLIENT_KEY] = client
+            scope["user"] = _principal(f"client:{client.name}", client.sha256)
             return None
-        if given is None or expected is None or not hmac.compare_digest(given.encode(), expected.encode()):
-            why = "missing" if given is None else "wrong"
-            log.warning("refused a request with a %s bearer token", why)
-            challenge = {"www-authenticate": 'Bearer realm="noted"'}
-            return (
-                401,
-                f"A valid bearer token is required (Authorization: Bearer …); this one is {why}.",
-                challenge,
-            )
-        return None
+        if (
+            given is not None
+            and expected is not None
+            and hmac.compare_digest(given.encode(), expected.encode())
+        ):
+            scope["user"] = _principal("main", digest(expected))
+            return None
+        why = "missing" if given is None else "wrong"
+        log.warning("refused a request with a %s bearer token", why)
+        challenge = {"www-authenticate": 'Bearer realm="noted"'}
+        return (
+            401,
+            f"A valid bearer token is required (Authorization: Bearer …); this one is {why}.",
+            challenge,
+        )
 
     async def _with_body_limit(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
         # The whole body is read before the app runs, so an oversized one is refused before any
@@ -208,6 +224,11 @@ class Guard:
             return replay.popleft() if replay else await receive()
 
         await self.app(scope, replayed, send)
+
+
+def _principal(client_id: str, token_hash: str) -> AuthenticatedUser:
+    """Who a token is, as the SDK compares the opener of a session with each later request."""
+    return AuthenticatedUser(AccessToken(token="", client_id=client_id, scopes=[], subject=token_hash))
 
 
 def _bearer(header: str | None) -> str | None:

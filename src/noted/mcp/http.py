@@ -8,7 +8,8 @@ request passes ``Guard`` first (Host, Origin, bearer token, body size).
 
 ``HttpServer`` runs uvicorn as a task in the caller's event loop on a socket it binds itself, so
 a port in use is a clear error rather than an exit, port 0 picks a free port, and nothing touches
-the process's signal handlers (the CLI installs its own; the TUI keeps Textual's).
+the process's signal handlers (the CLI installs its own; the TUI keeps Textual's). uvicorn's
+``http`` option gets ``HeaderDeadline``, its h11 protocol with a deadline for request headers.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import logging
 import socket
 from collections.abc import AsyncIterator, Generator
 
+import h11
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from starlette.applications import Starlette
@@ -26,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from noted.errors import UnavailableError
 from noted.mcp.actions import ACTIONS_ROUTE, TOKEN_PATHS, Actions
@@ -61,7 +64,7 @@ def build_app(mcp: NotedMcp, policy: Policy, *, actions: bool = False) -> ASGIAp
         Route(READY_PATH, endpoint=_healthy, methods=["GET"]),
     ]
     if actions:
-        door = Actions(mcp.deps)
+        door = Actions(mcp.deps, mcp.context)
         routes += [
             Route(OPENAPI_PATH, endpoint=door.openapi, methods=["GET"]),
             Route(ACTIONS_ROUTE, endpoint=door.call, methods=["POST"]),
@@ -117,6 +120,7 @@ class HttpServer:
             return
         token = self.options.open_token()
         clients = self.options.open_clients()
+        self.mcp.settle(clients)
         sock = _bind(self.options.host, self.options.port)
         self._port = sock.getsockname()[1]
         own = [f"http://{name}:{self._port}" for name in ("127.0.0.1", "localhost", "[::1]")]
@@ -136,12 +140,13 @@ class HttpServer:
             ws="none",
             server_header=False,
             timeout_graceful_shutdown=1,
+            http=HeaderDeadline.after(self.options.header_timeout),
         )
         self._server = _Uvicorn(config)
         self._failure = None
         self._task = asyncio.create_task(self._serve(self._server, sock), name="noted-mcp-http")
         await self._wait_started(self._server, self._task)
-        required = token is not None or (clients is not None and bool(clients.entries()))
+        required = token is not None or (clients is not None and clients.closed())
         log.info(
             "MCP server listening on %s (token %s)", self.url, "required" if required else "not required"
         )
@@ -190,6 +195,60 @@ class HttpServer:
                     hint="the details are in the log",
                 )
             await asyncio.sleep(0.01)
+
+
+class HeaderDeadline(H11Protocol):
+    """uvicorn's h11 protocol, closing a connection that has not sent a request's headers in time.
+
+    uvicorn times out only a kept-alive connection that stays idle after a response; one that is
+    opened and sends nothing, or part of its headers, is held for ever, and enough of them use up
+    the process's file descriptors (slowloris, by anything that can reach the port). The deadline
+    starts when the connection opens, or when the first bytes of the next request arrive, and is
+    not pushed back by more bytes: a client dribbling its headers gets no longer than one that
+    sends nothing.
+    """
+
+    header_timeout = 10.0
+    _deadline: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def after(cls, seconds: float) -> type[HeaderDeadline]:
+        """This protocol with a deadline of ``seconds`` (uvicorn builds one per connection)."""
+        return type("HeaderDeadline", (cls,), {"header_timeout": seconds})
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._awaiting_headers():
+            self._arm()
+        else:
+            self._disarm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _awaiting_headers(self) -> bool:
+        between = self.cycle is None or self.cycle.response_complete
+        return between and self.conn.their_state is h11.IDLE and not self.transport.is_closing()
+
+    def _arm(self) -> None:
+        if self._deadline is None and self._awaiting_headers():
+            self._deadline = self.loop.call_later(self.header_timeout, self._expire)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expire(self) -> None:
+        self._deadline = None
+        if self._awaiting_headers():
+            log.info("closed a connection that sent no complete request headers in %ss", self.header_timeout)
+            self.transport.close()
 
 
 class _Uvicorn(uvicorn.Server):

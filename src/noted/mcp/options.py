@@ -28,6 +28,8 @@ DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 MAX_BODY = 16 * 1024 * 1024
 """The largest request body the HTTP server takes (16 MiB)."""
+HEADER_TIMEOUT = 10.0
+"""Seconds a connection has to send a request's headers before it is closed."""
 OPENAPI_PATH = "/openapi.json"
 
 
@@ -55,6 +57,8 @@ class HttpOptions:
     """Also serve the OpenAPI door (``/openapi.json``, ``/actions/{tool}``)."""
     clients_file: Path | None = None
     """The named client tokens (``mcp-clients.json`` beside the config file); None: none."""
+    header_timeout: float = HEADER_TIMEOUT
+    """Seconds a connection may take to send a request's headers (``http.HeaderDeadline``)."""
     allow_remote: bool = False
     """The person's consent (``ai.allowRemote``) to notes reaching a remote service; the OpenAPI
     door exists for remote services, so it does not start without it."""
@@ -107,7 +111,7 @@ class HttpOptions:
         if self.actions:
             self.check_actions()
         token = TokenFile.open(self.token_file) if self.token_file is not None else None
-        if token is None and not self.loopback and not self.has_clients():
+        if token is None and not self.loopback and not self.door_closed():
             raise ConfigError(
                 f"listening on {self.host} would let other machines reach your notes, and no token is set",
                 hint="create a token with `noted mcp token` (it sets mcp.tokenFile), or listen on 127.0.0.1",
@@ -126,9 +130,14 @@ class HttpOptions:
         clients.entries()
         return clients
 
-    def has_clients(self) -> bool:
+    def door_closed(self) -> bool:
+        """Whether the clients file makes every request need a token (``ClientTokens.closed``)."""
         clients = self.open_clients()
-        return clients is not None and bool(clients.entries())
+        return clients is not None and clients.closed()
+
+    def token_required(self) -> bool:
+        """Whether every HTTP request needs a token: a token file is set, or the door is closed."""
+        return self.token_file is not None or self.door_closed()
 
     def check_actions(self) -> None:
         """Refuse the OpenAPI door without consent (``ai.allowRemote``) or without a token file.

@@ -2,9 +2,10 @@
 
 ``tools/list`` shows the tools switched on (editor tools never: they need a note open in the app),
 each with its input and output schema and annotations. ``tools/call`` runs the registry's one
-call path with actor ``mcp:<client name>`` and the scope of ``mcp.allowedNotebooks``. A request
-made with a named client token (``client_tokens``), or every request of a stdio server started
-with ``--client NAME``, sees only that client's tools and notebooks and writes as ``mcp:NAME``:
+call path with actor ``mcp:<client name>`` and the scope of ``mcp.allowedNotebooks`` (its names
+resolved to ids once, by ``settle``: see ``scopes``). A request made with a named client token
+(``client_tokens``), or every request of a stdio server started with ``--client NAME``, sees only
+that client's tools and notebooks and writes as ``mcp:NAME``:
 
 - ``ok``: ``structuredContent`` is the payload and the first text block is the same JSON; images a
   tool returns beside its payload (``read_attachment``) follow as MCP image content blocks;
@@ -43,11 +44,12 @@ from noted.errors import ConfigError
 from noted.mcp.client_tokens import CLIENT_KEY, ClientToken, ClientTokens
 from noted.mcp.clients import ClientInfo, ClientTracker, actor_for, name_of
 from noted.mcp.deps import McpDeps
+from noted.mcp.scopes import Settled, settle_clients
 from noted.models import ToolStatus
 from noted.settings import SettingChange
+from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
 from noted.tools.base import Tool, ToolContext
 from noted.tools.registry import ToolResult
-from noted.tools.scope import scope_from_settings
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +113,7 @@ class NotedMcp:
         self.deps = deps
         self.client = client
         self.client_tokens = ClientTokens.beside(deps.settings.path)
+        self.allowed = Settled(deps.settings, deps.store)
         self.poll_seconds = poll_seconds
         self.clients = ClientTracker(on_change=on_clients)
         self.bus = InMemorySubscriptionBus()
@@ -152,6 +155,30 @@ class NotedMcp:
             self.listen.close()
             for task in list(self._tasks):
                 task.cancel()
+
+    def settle(self, clients: ClientTokens | None = None) -> None:
+        """Resolve the notebook names of ``mcp.allowedNotebooks`` and of the clients file to ids
+        (see ``scopes``); a transport calls this before it serves.
+
+        Raises:
+            ConfigError: a name matches several notebooks or none (the message says how to fix
+                it), or the clients file cannot be used.
+        """
+        self.allowed.settle()
+        settle_clients(clients or self.client_tokens, self.deps.store)
+
+    def context(self, actor: str, client: ClientToken | None) -> ToolContext:
+        """What a tool call needs, for this caller: its actor, and the scope of
+        ``mcp.allowedNotebooks`` narrowed to the client's notebooks."""
+        deps, scope = self.deps, self.allowed.scope()
+        return ToolContext(
+            store=deps.store,
+            settings=deps.settings,
+            keyword=deps.keyword,
+            actor=actor,
+            semantic=deps.semantic,
+            scope=client.scope(scope) if client is not None else scope,
+        )
 
     def connected(self) -> tuple[ClientInfo, ...]:
         """The clients connected now (see ``ClientTracker.connected``)."""
@@ -214,17 +241,8 @@ class NotedMcp:
                 f'The tool "{tool.name}" is not among the tools of the client token "{client.name}" '
                 "(see `noted mcp token list`); nothing was done."
             )
-        deps = self.deps
-        scope = scope_from_settings(deps.settings)
-        context = ToolContext(
-            store=deps.store,
-            settings=deps.settings,
-            keyword=deps.keyword,
-            actor=client.actor if client is not None else actor_for(name_of(ctx)),
-            semantic=deps.semantic,
-            scope=client.scope(scope) if client is not None else scope,
-        )
-        return call_result(await deps.tools.call(params.name, params.arguments, context))
+        context = self.context(client.actor if client is not None else actor_for(name_of(ctx)), client)
+        return call_result(await self.deps.tools.call(params.name, params.arguments, context))
 
     def _client_of(self, ctx: ServerRequestContext[dict[str, Any]]) -> ClientToken | None:
         """The named client making this request (its HTTP token, or this server's ``client``).
@@ -258,9 +276,17 @@ class NotedMcp:
     # switches --------------------------------------------------------------------------------
     def _on_settings(self, loop: asyncio.AbstractEventLoop, changes: Sequence[SettingChange]) -> None:
         # Runs in whichever thread changed the settings; the check itself belongs on the loop.
-        if any(change.key.startswith(TOOL_KEYS) for change in changes):
-            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is left to tell
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody is left to tell
+            if any(change.key.startswith(TOOL_KEYS) for change in changes):
                 loop.call_soon_threadsafe(self._recheck)
+            if any(change.key == MCP_ALLOWED_NOTEBOOKS.key for change in changes):
+                loop.call_soon_threadsafe(self._resettle)
+
+    def _resettle(self) -> None:
+        # Names set while serving match nothing until resolved here, off the loop (it reads the store).
+        task = asyncio.get_running_loop().create_task(asyncio.to_thread(self.allowed.settle_quietly))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _recheck(self) -> None:
         names = self.offered_names()

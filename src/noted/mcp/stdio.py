@@ -64,7 +64,12 @@ class CheckedLines:
 
 
 async def serve_stdio(mcp: NotedMcp) -> None:
-    """Serve one client on this process's stdin/stdout until stdin closes."""
+    """Serve one client on this process's stdin/stdout until stdin closes.
+
+    Raises:
+        ConfigError: a notebook name of the scopes is ambiguous or unknown (``NotedMcp.settle``).
+    """
+    mcp.settle()
     log.info("MCP server on stdio started")
     text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     stdin = cast("anyio.AsyncFile[str]", CheckedLines(anyio.wrap_file(text)))

@@ -28,6 +28,8 @@ TOKEN_BYTES = 48
 MIN_BITS_PER_CHAR = 2.5
 """Below this observed entropy per character a token is repetitive, whatever its alphabet."""
 _RENEW = "create a new one with `noted mcp token --force`"
+WHAT = "the token file"
+"""How messages name the file (the clients file passes its own name)."""
 
 _ALPHABETS: tuple[tuple[int, frozenset[str]], ...] = tuple(
     (len(chars), frozenset(chars))
@@ -120,15 +122,14 @@ def create(path: Path, *, overwrite: bool = False) -> str:
     return token
 
 
-def stat_of(path: Path) -> os.stat_result:
+def stat_of(path: Path, what: str = WHAT) -> os.stat_result:
+    """``lstat`` of the file, or a ConfigError naming it as ``what`` ("the token file")."""
     try:
         return path.lstat()
     except FileNotFoundError:
-        raise ConfigError(
-            f"the token file {path} does not exist", hint="create one with `noted mcp token`"
-        ) from None
+        raise ConfigError(f"{what} {path} does not exist", hint="create one with `noted mcp token`") from None
     except OSError as exc:
-        raise ConfigError(f"cannot read the token file {path}: {exc.strerror or exc}") from exc
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
 
 
 def _check(path: Path, info: os.stat_result) -> str:
@@ -151,27 +152,31 @@ def _check(path: Path, info: os.stat_result) -> str:
     return token
 
 
-def check_private_file(path: Path, info: os.stat_result) -> None:
-    """What the file is, who owns it and who may use it (from ``lstat``: a link is not followed)."""
+def check_private_file(path: Path, info: os.stat_result, what: str = WHAT, renew: str = _RENEW) -> None:
+    """What the file is, who owns it and who may use it (from ``lstat``: a link is not followed).
+
+    Args:
+        path: The file.
+        info: Its ``lstat``.
+        what: How messages name it ("the token file", "the client tokens file").
+        renew: What to do when it cannot be mended in place.
+    """
     if stat.S_ISLNK(info.st_mode):
+        where = "point mcp.tokenFile at the real file, or " if what == WHAT else ""
         raise ConfigError(
-            f"the token file {path} is a symbolic link, and a token file must be the file itself",
-            hint=f"point mcp.tokenFile at the real file, or {_RENEW}",
+            f"{what} {path} is a symbolic link, and it must be the file itself", hint=f"{where}{renew}"
         )
     if not stat.S_ISREG(info.st_mode):
-        raise ConfigError(
-            f"the token file {path} is not a regular file", hint="create one with `noted mcp token`"
-        )
+        raise ConfigError(f"{what} {path} is not a regular file", hint=renew)
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise ConfigError(f"the token file {path} belongs to another user", hint=_RENEW)
+        raise ConfigError(f"{what} {path} belongs to another user", hint=renew)
     if info.st_mode & 0o077:
         mode = stat.filemode(info.st_mode)
         raise ConfigError(
-            f"the token file {path} can be used by other users ({mode})",
-            hint=f"run `chmod 600 {path}`, or {_RENEW}",
+            f"{what} {path} can be used by other users ({mode})", hint=f"run `chmod 600 {path}`, or {renew}"
         )
-    if info.st_size > MAX_TOKEN_FILE:
-        raise ConfigError(f"the token file {path} is too large to hold just a token", hint=_RENEW)
+    if info.st_size > MAX_TOKEN_FILE and what == WHAT:
+        raise ConfigError(f"{what} {path} is too large to hold just a token", hint=renew)
 
 
 def _read(path: Path) -> str:

@@ -107,9 +107,9 @@ def refusal(raw: bytes | str) -> Refusal | None:
     message = _parsed(raw)
     if not isinstance(message, dict) or "method" not in message:
         return None
-    params = message.get("params")
-    if params is None or isinstance(params, dict):
-        return None
+    if "params" not in message or isinstance(message["params"], dict):
+        return None  # "params": null is no object either, and gets -32600 like a string would
+    params = message["params"]
     request_id = message.get("id")
     if isinstance(params, list):
         why = "Invalid params: MCP takes params as a JSON object (by name), not an array"

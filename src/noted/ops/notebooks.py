@@ -1,5 +1,6 @@
 """Operations on notebooks and tags: create, rename, move, trash and restore a notebook; rename and
-delete a tag.
+delete a tag, or (for a caller who sees only some notes) move some notes to another tag or take a
+tag off some notes.
 
 Each returns a ``FolderChange`` or a ``TagChange`` saying what it is afterwards and whether anything
 was written; an operation with nothing to do writes nothing.
@@ -7,6 +8,7 @@ was written; an operation with nothing to do writes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noted.errors import InvalidInputError
@@ -110,3 +112,28 @@ def delete_tag(store: Store, tag_id: str, *, actor: str) -> TagChange:
         count = len(store.list_notes(tag_id=tag_id)) + len(store.list_notes(tag_id=tag_id, trashed=True))
         store.delete_tag(tag_id, actor=actor)
     return TagChange(tag, tag.title, notes=count, deleted=True)
+
+
+def move_tag_on(store: Store, tag_id: str, title: str, note_ids: Sequence[str], *, actor: str) -> TagChange:
+    """Give these notes the tag titled ``title`` (made when no tag has it) in place of ``tag_id``.
+
+    The tag itself, and every other note that carries it, stay as they are: a rename for a caller
+    who sees only some notes (an MCP client's scope). ``notes`` counts the notes moved.
+    """
+    with store.batch():
+        tag = store.get_tag(tag_id)
+        target = store.create_tag(title, actor=actor)
+        for note_id in note_ids:
+            store.tag_note(note_id, [target.title], actor=actor)
+            store.untag_note(note_id, [tag.title], actor=actor)
+        return TagChange(store.get_tag(target.id), tag.title, notes=len(note_ids))
+
+
+def take_tag_off(store: Store, tag_id: str, note_ids: Sequence[str], *, actor: str) -> TagChange:
+    """Take the tag off these notes; it stays on every other note, and stays a tag: a delete for a
+    caller who sees only some notes (an MCP client's scope). ``notes`` counts the notes changed."""
+    with store.batch():
+        tag = store.get_tag(tag_id)
+        for note_id in note_ids:
+            store.untag_note(note_id, [tag.title], actor=actor)
+    return TagChange(tag, tag.title, notes=len(note_ids))

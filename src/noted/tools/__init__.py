@@ -6,7 +6,7 @@
     result.for_model()                                    # the payload, or {"error", "status"}
 
 Modules: ``base`` (Tool, ToolError, Annotations, ToolContext), ``registry`` (ToolRegistry,
-ToolResult), ``scope`` (Scope from ``mcp.allowedNotebooks``), ``schema`` and ``payloads`` (shared
+ToolResult), ``scope`` (Scope: the notebooks a caller may see, by id), ``schema`` and ``payloads`` (shared
 pieces), the global tools in ``search``, ``notes``, ``listing``, ``notebooks``, ``notebook_admin``,
 ``tags``, ``attachments`` and ``attachment_writes`` (with ``files`` for their bytes), ``note_create`` (with ``clipping`` for
 HTML) and ``note_writes``, and the open note's editor tools in ``editor_tools`` (with ``editor``
@@ -24,7 +24,7 @@ import importlib
 from noted.settings import Settings
 from noted.tools.base import IMAGES, Annotations, ImageData, Payload, Tool, ToolContext, ToolError
 from noted.tools.registry import ToolRegistry, ToolResult
-from noted.tools.scope import Scope, ScopeView, scope_from_settings
+from noted.tools.scope import Scope, ScopeView
 
 __all__ = [
     "Annotations",
@@ -42,7 +42,6 @@ __all__ = [
     "ToolResult",
     "all_tools",
     "build_registry",
-    "scope_from_settings",
 ]
 
 TOOL_MODULES = (

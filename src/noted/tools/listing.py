@@ -20,6 +20,7 @@ from noted.tools.payloads import (
     note_tag_titles,
     notebook_title,
     parse_time,
+    scoped_notes,
     tag_title,
     view,
     visible_folder,
@@ -83,8 +84,7 @@ def _candidates(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> 
     if "notebook_id" in args:
         folder_id = visible_folder(ctx, scope, args["notebook_id"]).id
     tag_id = visible_tag(ctx, scope, args["tag_id"], field="tag_id").id if "tag_id" in args else None
-    metas = ctx.store.list_notes(folder_id=folder_id, tag_id=tag_id)
-    return [m for m in metas if scope.allows_note(m)]
+    return scoped_notes(ctx, scope, folder_id=folder_id, tag_id=tag_id)
 
 
 def _after_cursor(metas: list[NoteMeta], cursor: str | None) -> list[NoteMeta]:
@@ -176,7 +176,7 @@ LIST_NOTES = Tool(
 def _list_tag_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     tag = visible_tag(ctx, scope, args["tag_id"], field="tag_id")
-    metas = [m for m in ctx.store.list_notes(tag_id=tag.id) if scope.allows_note(m)]
+    metas = scoped_notes(ctx, scope, tag_id=tag.id)
     limit = int(args.get("limit", LIST_DEFAULT))
     offset = int(args.get("offset", 0))
     page = metas[offset : offset + limit]

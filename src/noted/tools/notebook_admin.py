@@ -1,9 +1,12 @@
 """Notebook management: ``get_notebook``, ``update_notebook``, ``delete_notebook``, ``restore_notebook``.
 
 Deleting moves a notebook with its sub-notebooks and notes to the trash; nothing here erases. In a
-scope, a rename or a move that would take the notebook out of the notebooks the caller can see is
-refused before anything is written (the scope is resolved again on the notebooks as they would be),
-so no app can hide a notebook from itself or carry it off to a place it cannot see.
+scope, a move that would take the notebook out of the notebooks the caller can see is refused
+before anything is written (the scope is resolved again on the notebooks as they would be), so no
+app can hide a notebook from itself or carry it off to a place it cannot see. A top of the scope
+(a notebook the scope names, whose parent the caller cannot see) may be renamed, but not moved or
+trashed: that would change the notebook around it, which is the person's. A refusal names the
+limit that applies (``mcp.allowedNotebooks`` or the client's token).
 """
 
 from __future__ import annotations
@@ -134,19 +137,29 @@ def _check_move(
         visible_folder(ctx, scope, parent_id, field="parent_id")
 
 
-def _stays_in_scope(
-    ctx: ToolContext, folder: Folder, title: str, parent_id: str, every: list[Folder]
-) -> bool:
-    """Whether the notebook would still be visible after the change (the scope may name it by title)."""
+def _leaving_limit(ctx: ToolContext, folder: Folder, parent_id: str, every: list[Folder]) -> str | None:
+    """The limit the notebook would leave if moved under ``parent_id``, or None if it stays in scope."""
     if ctx.scope.unrestricted:
-        return True
+        return None
     after = [
-        Folder(f.id, title, parent_id, f.created_time, f.updated_time, f.deleted_time)
+        Folder(f.id, f.title, parent_id, f.created_time, f.updated_time, f.deleted_time)
         if f.id == folder.id
         else f
         for f in every
     ]
-    return ctx.scope.resolve(after).allows_folder(folder.id)
+    return ctx.scope.excluding(after, folder.id)
+
+
+def _refuse_root(ctx: ToolContext, scope: ScopeView, folder: Folder, every: list[Folder], what: str) -> None:
+    if scope.is_root(folder):
+        limit = ctx.scope.excluding(every, folder.parent_id) if folder.parent_id else None
+        named = (lm.source for lm in reversed(ctx.scope.limits) if folder.id in lm.notebooks)  # narrowest
+        source = limit or next(named, ctx.scope.limits[-1].source)
+        raise ToolError(
+            f'notebook "{folder.title}" is a top of the notebooks you can see ({source}), so it cannot '
+            f"be {what} from here; nothing was changed. Only the person can do that, in noted.",
+            field="id" if what == "moved to the trash" else "parent_id",
+        )
 
 
 def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
@@ -160,13 +173,15 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     parent_id = str(args.get("parent_id", folder.parent_id))
     every = ctx.store.list_folders(include_trashed=True)
     if parent_id != folder.parent_id:
+        _refuse_root(ctx, scope, folder, every, "moved")
         _check_move(ctx, scope, folder, parent_id, every)
-    if not _stays_in_scope(ctx, folder, title, parent_id, every):
-        raise ToolError(
-            f'this change would take notebook "{folder.title}" out of the notebooks you can see '
-            "(mcp.allowedNotebooks); nothing was changed. Only the person can do that, in noted.",
-            field="parent_id" if parent_id != folder.parent_id else "title",
-        )
+        leaving = _leaving_limit(ctx, folder, parent_id, every)
+        if leaving is not None:
+            raise ToolError(
+                f'this move would take notebook "{folder.title}" out of the notebooks you can see '
+                f"({leaving}); nothing was changed. Only the person can do that, in noted.",
+                field="parent_id",
+            )
     updated = ops.update_notebook(
         ctx.store,
         folder.id,
@@ -223,7 +238,9 @@ def _live_counts(ctx: ToolContext, ids: set[str]) -> tuple[int, int]:
 def _delete_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
-    below = _subtree(ctx.store.list_folders(include_trashed=True), folder.id)
+    every = ctx.store.list_folders(include_trashed=True)
+    _refuse_root(ctx, scope, folder, every, "moved to the trash")
+    below = _subtree(every, folder.id)
     notebooks, notes = _live_counts(ctx, below)
     trashed = ops.trash_notebook(ctx.store, folder.id, actor=ctx.actor).folder
     return {**_summary(ctx, scope, trashed), "notebooks_trashed": notebooks, "notes_trashed": notes}

@@ -1,20 +1,24 @@
 """Listing tools (``list_notebooks``, ``list_tags``, ``list_notebook_notes``) and ``create_notebook``.
 
 In a scope, a notebook whose parent is out of scope shows ``parent_id: ""`` (the parent's id
-would itself be a leak), tags count only visible notes and a tag with none is not listed.
+would itself be a leak), and tags are counted from the visible notes alone (read notebook by
+notebook): a tag none of them carries is not listed.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, tag_title, view, visible_folder
+from noted.tools.payloads import iso, scoped_notes, tag_title, view, visible_folder
 
 LIST_DEFAULT = 50
 LIST_MAX = 200
+_BATCH = 500
+"""Notes asked about at once (one SQL variable each)."""
 
 # list_notebooks ------------------------------------------------------------------------------------
 
@@ -77,14 +81,23 @@ LIST_NOTEBOOKS = Tool(
 
 def _list_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
-    tags: list[Payload] = []
-    for tag in ctx.store.list_tags(with_notes_only=True):
-        count = tag.note_count
-        if not scope.unrestricted:
-            count = sum(1 for n in ctx.store.list_notes(tag_id=tag.id) if scope.allows_note(n))
-        if count:
-            tags.append({"id": tag.id, "title": tag_title(ctx, tag.title), "note_count": count})
-    return {"tags": tags}
+    if scope.unrestricted:
+        tags = ctx.store.list_tags(with_notes_only=True)
+        return {"tags": [{"id": t.id, "title": t.title, "note_count": t.note_count} for t in tags]}
+    # Counted from the visible notes alone, so neither the list nor the work depends on notes elsewhere.
+    notes = [n.id for n in scoped_notes(ctx, scope)]
+    counts: Counter[str] = Counter()
+    for start in range(0, len(notes), _BATCH):
+        for titles in ctx.store.note_tag_titles(notes[start : start + _BATCH]).values():
+            counts.update(t.casefold() for t in titles)
+    found = [(ctx.store.find_tag(title), count) for title, count in sorted(counts.items())]
+    return {
+        "tags": [
+            {"id": tag.id, "title": tag_title(ctx, tag.title), "note_count": count}
+            for tag, count in found
+            if tag is not None
+        ]
+    }
 
 
 LIST_TAGS = Tool(

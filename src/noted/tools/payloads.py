@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from noted.errors import NotFoundError
 from noted.markdown import Section, outline
-from noted.models import Folder, Note
+from noted.models import Folder, Note, NoteMeta
 from noted.tools.base import Payload, ToolContext, ToolError
 from noted.tools.scope import ScopeView
 
@@ -89,6 +89,33 @@ def visible_folder(
     if folder is None or (folder.is_trashed and not trashed_ok) or not scope.allows_folder(folder.id):
         raise ToolError(f'no notebook with id "{folder_id}"; list_notebooks lists them', field=field)
     return folder
+
+
+def scoped_notes(
+    ctx: ToolContext,
+    scope: ScopeView,
+    *,
+    folder_id: str | None = None,
+    tag_id: str | None = None,
+    trashed: bool = False,
+) -> list[NoteMeta]:
+    """The notes the caller may see, of one notebook (already checked) or tag when given.
+
+    In a scope the store is asked notebook by notebook, the visible ones only (newest first, ties
+    by id): what lies outside is never read, so neither the answer nor the work done to find it
+    depends on it.
+    """
+    if scope.folder_ids is None:
+        return ctx.store.list_notes(folder_id=folder_id, tag_id=tag_id, trashed=trashed)
+    folders = [folder_id] if folder_id is not None else sorted(scope.folder_ids)
+    metas = [
+        meta
+        for folder in folders
+        if scope.allows_folder(folder)
+        for meta in ctx.store.list_notes(folder_id=folder, tag_id=tag_id, trashed=trashed)
+    ]
+    metas.sort(key=lambda m: (-m.updated_time, m.id))
+    return metas
 
 
 def notebook_title(ctx: ToolContext, folder_id: str) -> str:

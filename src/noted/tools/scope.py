@@ -1,13 +1,14 @@
-"""Which notebooks a caller may see: ``mcp.allowedNotebooks`` or a per-token scope.
+"""Which notebooks a caller may see: ``mcp.allowedNotebooks`` and a client token's own notebooks.
 
-A ``Scope`` names notebooks by id or exact title; each names that notebook and every notebook
-below it, at any depth. It is resolved against the store at each tool call (``Scope.view``), so a
-notebook created, moved or renamed since the scope was made is seen as it is now, and a
-sub-notebook the assistant creates under an allowed notebook is in scope at once.
+A ``Scope`` is a set of notebooks fixed by id, each with every notebook below it at any depth. The
+names a person types (titles, ``Parent/Child`` paths, id prefixes) are turned into ids once, when
+the scope is set (``noted.mcp.scopes``); here an entry is an id and nothing else, so a notebook
+that gets the same title elsewhere never joins, while a sub-notebook made later inside a scoped
+one does: the ids are resolved against the store at each tool call (``Scope.view``).
 
-A scope that names notebooks none of which exist shows nothing: it fails closed, never open.
-A scope can be narrowed by further lists (``Scope.narrowed``: a named client's own notebooks,
-inside ``mcp.allowedNotebooks``); it then shows only what every list allows.
+A scope is the intersection of its ``Limit`` s (``mcp.allowedNotebooks``, then a client token's
+list). Each limit says where it comes from, so a refusal can name the one that applies. A limit
+naming no notebook that exists shows nothing: a scope fails closed, never open.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from noted.models import Folder, Note, NoteMeta
-from noted.settings import Settings
 from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
 from noted.store.protocol import Store
+
+SETTING_SOURCE = MCP_ALLOWED_NOTEBOOKS.key
+"""The source of the limit ``mcp.allowedNotebooks`` sets."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,41 +47,52 @@ class ScopeView:
         """The folder's parent id as the caller may see it: ``""`` when the parent is out of scope."""
         return folder.parent_id if folder.parent_id and self.allows_folder(folder.parent_id) else ""
 
+    def is_root(self, folder: Folder) -> bool:
+        """Whether ``folder`` is a top of a restricted scope: visible, its parent not (or none)."""
+        return self.folder_ids is not None and folder.id in self.folder_ids and not self.parent_of(folder)
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """Notebooks (by id, each with everything below it) that one list allows, and whose list it is."""
+
+    notebooks: frozenset[str]
+    source: str
+    """Who set it, as a refusal names it: ``mcp.allowedNotebooks`` or ``the client token "claude"``."""
+
 
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """The notebooks a caller may see, by id or exact title; ``notebooks`` None means all of them."""
+    """The notebooks a caller may see: what every limit allows; no limits means everything."""
 
-    notebooks: tuple[str, ...] | None = None
-    within: tuple[tuple[str, ...], ...] = ()
-    """Further lists, each of which narrows the scope (see ``narrowed``)."""
+    limits: tuple[Limit, ...] = ()
 
     @classmethod
-    def of(cls, notebooks: Iterable[str]) -> Scope:
-        """A scope of these notebook ids or titles (blank entries ignored); empty means everything."""
-        return cls(_entries(notebooks))
+    def of(cls, notebook_ids: Iterable[str], source: str = SETTING_SOURCE) -> Scope:
+        """A scope of these notebook ids (blank entries ignored); none at all means everything."""
+        ids = _ids(notebook_ids)
+        return cls((Limit(ids, source),)) if ids else cls()
 
-    def narrowed(self, notebooks: Iterable[str]) -> Scope:
-        """This scope, further limited to ``notebooks`` (no entries: unchanged)."""
-        entries = _entries(notebooks)
-        if entries is None:
+    def narrowed(self, notebook_ids: Iterable[str] | None, source: str) -> Scope:
+        """This scope, further limited to ``notebook_ids``; None leaves it as it is, and an empty
+        list (which nothing the CLI writes holds) leaves nothing visible."""
+        if notebook_ids is None:
             return self
-        if self.notebooks is None:
-            return Scope(entries, self.within)
-        return Scope(self.notebooks, (*self.within, entries))
+        return Scope((*self.limits, Limit(_ids(notebook_ids), source)))
 
     @property
     def unrestricted(self) -> bool:
-        return self.notebooks is None and not self.within
+        return not self.limits
 
     def resolve(self, folders: Iterable[Folder]) -> ScopeView:
-        """The ids of the named notebooks and of every notebook below them, among ``folders``
-        (with ``within``, only those every list reaches)."""
-        every = list(folders)
-        if self.notebooks is None:
+        """The named notebooks and every notebook below them, among ``folders``, that every limit
+        reaches."""
+        if not self.limits:
             return ScopeView(None)
-        views = [_subtrees(names, every) for names in (self.notebooks, *self.within)]
-        return ScopeView(frozenset.intersection(*views))
+        children = _children(folders)
+        return ScopeView(
+            frozenset.intersection(*(_subtrees(limit.notebooks, children) for limit in self.limits))
+        )
 
     def view(self, store: Store) -> ScopeView:
         """Resolve against the store's notebooks now (trashed ones included, so their notes can
@@ -87,38 +101,37 @@ class Scope:
             return ScopeView(None)
         return self.resolve(store.list_folders(include_trashed=True))
 
-    def unknown(self, store: Store) -> tuple[str, ...]:
-        """Entries that name no notebook now: likely typos worth a warning at start-up."""
-        if self.unrestricted:
-            return ()
-        folders = store.list_folders(include_trashed=True)
-        known = {f.id for f in folders} | {f.title.strip() for f in folders}
-        named = [*(self.notebooks or ()), *(n for names in self.within for n in names)]
-        return tuple(dict.fromkeys(n for n in named if n not in known))
+    def excluding(self, folders: Iterable[Folder], folder_id: str) -> str | None:
+        """The source of the first limit that does not reach ``folder_id`` among ``folders``."""
+        children = _children(folders)
+        return next(
+            (lm.source for lm in self.limits if folder_id not in _subtrees(lm.notebooks, children)), None
+        )
+
+    def named(self) -> frozenset[str]:
+        """Every notebook id a limit names (to tell which no longer exist)."""
+        return frozenset(i for limit in self.limits for i in limit.notebooks)
 
 
-def _entries(notebooks: Iterable[str]) -> tuple[str, ...] | None:
-    entries = tuple(dict.fromkeys(n.strip() for n in notebooks if n.strip()))
-    return entries or None
+def _ids(entries: Iterable[str]) -> frozenset[str]:
+    return frozenset(e.strip() for e in entries if e.strip())
 
 
-def _subtrees(names: tuple[str, ...], every: list[Folder]) -> frozenset[str]:
-    """The named notebooks (by id or exact title) and every notebook below them."""
-    wanted = set(names)
-    roots = [f.id for f in every if f.id in wanted or f.title.strip() in wanted]
+def _children(folders: Iterable[Folder]) -> dict[str, list[str]]:
     children: dict[str, list[str]] = {}
-    for folder in every:
+    for folder in folders:
         children.setdefault(folder.parent_id, []).append(folder.id)
+    return children
+
+
+def _subtrees(roots: frozenset[str], children: dict[str, list[str]]) -> frozenset[str]:
+    """The ``roots`` that exist and every notebook below them."""
+    known = {i for ids in children.values() for i in ids}
     seen: set[str] = set()
-    stack = roots
+    stack = [r for r in roots if r in known]
     while stack:
         folder_id = stack.pop()
         if folder_id not in seen:
             seen.add(folder_id)
             stack.extend(children.get(folder_id, ()))
     return frozenset(seen)
-
-
-def scope_from_settings(settings: Settings) -> Scope:
-    """The scope ``mcp.allowedNotebooks`` sets for outside AI apps (everything when empty)."""
-    return Scope.of(settings.get(MCP_ALLOWED_NOTEBOOKS))

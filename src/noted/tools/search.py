@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from noted.errors import NotFoundError, UnavailableError
+from noted.errors import UnavailableError
 from noted.search.results import Hit, Mode, Results
 from noted.search.semantic import Relevance
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, view, visible_folder
+from noted.tools.payloads import iso, scoped_notes, view, visible_folder
 from noted.tools.scope import ScopeView
+from noted.tools.tags import visible_tag
 
 SEARCH_MAX = 100
 SEARCH_DEFAULT = 20
@@ -194,14 +195,8 @@ def scope_note_ids(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) 
         live = ctx.store.list_folders()
         folder_ids = _below(root.id, live)
     elif tag_arg is not None:
-        try:
-            tagged = ctx.store.list_notes(tag_id=ctx.store.get_tag(tag_arg).id)
-        except NotFoundError:
-            tagged = []
-        ids = [n.id for n in tagged if scope.allows_note(n)]
-        if not ids:  # a tag none of whose notes are visible does not exist for this caller
-            raise ToolError(f'no tag with id "{tag_arg}"; list_tags lists them', field="tag_id")
-        return ids
+        tag = visible_tag(ctx, scope, tag_arg, field="tag_id")
+        return [n.id for n in scoped_notes(ctx, scope, tag_id=tag.id)]
     elif scope.unrestricted:
         return None
     else:

@@ -1,62 +1,47 @@
 """Tag management: ``get_tag``, ``create_tag``, ``rename_tag`` and ``delete_tag`` (adding and
 removing a note's tags is ``manage_tags``).
 
-A tag is shared by every notebook. In a scope a tag is visible when at least one visible note
-carries it (as in ``list_tags``), and it can be renamed or deleted only when every note carrying it
-is visible: otherwise the change would reach notes the caller may not see, so it is refused without
-saying where or how often the tag is used.
+A tag is shared by every notebook. Without a scope these act on the tag itself. In a scope (an AI
+app limited to some notebooks) every answer is built from the notes the caller can see, read
+notebook by notebook, so nothing in it, not even the work done, depends on notes elsewhere:
+
+- any tag can be looked up by its id: ``create_tag`` answers a title used only elsewhere as it
+  answers a new one, with that tag's id, and the caller must be able to use what it was given;
+  ``note_count`` counts visible notes, the title is case-folded and the times are left out;
+- ``rename_tag`` moves the visible notes that carry the tag to the tag with the new title (made
+  when none has it), and ``delete_tag`` takes the tag off the visible notes; neither touches the
+  tag itself, which notes elsewhere may carry. A new title is refused only when a visible note
+  carries a tag of that title, as without a scope; one used only elsewhere is as free as a new one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import NotFoundError
-from noted.models import NoteMeta, Tag
+from noted.models import Tag
 from noted.ops import notebooks as ops
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, tag_title, view
+from noted.tools.payloads import iso, scoped_notes, tag_title, view
 from noted.tools.scope import ScopeView
 
 _EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 
 
-def _tagged(ctx: ToolContext, tag_id: str, *, trashed: bool = False) -> list[NoteMeta]:
-    return ctx.store.list_notes(tag_id=tag_id, trashed=trashed)
-
-
-def _visible(ctx: ToolContext, scope: ScopeView, tag: Tag) -> bool:
-    return scope.unrestricted or any(scope.allows_note(n) for n in _tagged(ctx, tag.id))
-
-
 def visible_tag(ctx: ToolContext, scope: ScopeView, tag_id: str, field: str = "id") -> Tag:
-    """The tag, or "not found" when it does not exist or (in a scope) no visible note carries it."""
+    """The tag, or "not found" when no tag has that id (a scope answers for its own notes only,
+    see the module docstring, so it need not hide the tag)."""
     try:
-        tag: Tag | None = ctx.store.get_tag(tag_id)
+        return ctx.store.get_tag(tag_id)
     except NotFoundError:
-        tag = None
-    if tag is not None and not _visible(ctx, scope, tag):
-        tag = None
-    if tag is None:
-        raise ToolError(f'no tag with id "{tag_id}"; list_tags lists them', field=field)
-    return tag
+        raise ToolError(f'no tag with id "{tag_id}"; list_tags lists them', field=field) from None
 
 
-def only_visible(
-    scope: ScopeView, notes: Iterable[NoteMeta | str], visible_ids: set[str] | None = None
-) -> bool:
-    """Whether every one of ``notes`` is visible (for ids, ``visible_ids`` says which are)."""
-    if scope.unrestricted:
-        return True
-    for note in notes:
-        if isinstance(note, str):
-            if visible_ids is None or note not in visible_ids:
-                return False
-        elif not scope.allows_note(note):
-            return False
-    return True
+def _carried(ctx: ToolContext, scope: ScopeView, tag: Tag, *, trashed: bool = False) -> list[str]:
+    """The ids of the visible notes that carry the tag (of those in the trash with ``trashed``)."""
+    return [n.id for n in scoped_notes(ctx, scope, tag_id=tag.id, trashed=trashed)]
 
 
 def _title(args: Mapping[str, Any]) -> str:
@@ -66,22 +51,11 @@ def _title(args: Mapping[str, Any]) -> str:
     return title
 
 
-def _refuse_if_shared(ctx: ToolContext, scope: ScopeView, tag: Tag, what: str) -> None:
-    notes = [*_tagged(ctx, tag.id), *_tagged(ctx, tag.id, trashed=True)]
-    if not only_visible(scope, notes):
-        raise ToolError(
-            f'tag "{tag.title}" is also used outside the notebooks you can see, so it cannot be {what} '
-            "from here; nothing was changed. Use manage_tags to change the tags of the notes you can "
-            "see, or ask the person to do it in noted.",
-            field="id",
-        )
-
-
 def _tag_payload(ctx: ToolContext, scope: ScopeView, tag: Tag) -> Payload:
     if scope.unrestricted:
         count, created, updated = tag.note_count, iso(tag.created_time), iso(tag.updated_time)
     else:  # when the tag was made or renamed may have happened outside the caller's notebooks
-        count, created, updated = sum(1 for n in _tagged(ctx, tag.id) if scope.allows_note(n)), None, None
+        count, created, updated = len(_carried(ctx, scope, tag)), None, None
     return {
         "id": tag.id,
         "title": tag_title(ctx, tag.title),
@@ -125,18 +99,20 @@ def _rename_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     tag = visible_tag(ctx, scope, args["id"])
     title = _title(args)
-    _refuse_if_shared(ctx, scope, tag, "renamed")
     clash = ctx.store.find_tag(title)
-    if clash is not None and clash.id != tag.id and not _visible(ctx, scope, clash):
-        # titles are unique, so the rename cannot happen; the answer names nothing of the other tag
-        raise ToolError("that title cannot be used for this tag; choose another", field="title")
-    if clash is not None and clash.id != tag.id:
+    if clash is not None and clash.id != tag.id and (scope.unrestricted or _carried(ctx, scope, clash)):
         raise ToolError(
-            f'a tag titled "{clash.title}" exists already; to merge the two, add it to the notes with '
-            f'manage_tags and then delete "{tag.title}"',
+            f'a tag titled "{tag_title(ctx, clash.title)}" exists already; to merge the two, add it to '
+            f'the notes with manage_tags and then delete "{tag_title(ctx, tag.title)}"',
             field="title",
         )
-    renamed = ops.rename_tag(ctx.store, tag.id, title, actor=ctx.actor).tag
+    if scope.unrestricted:
+        renamed = ops.rename_tag(ctx.store, tag.id, title, actor=ctx.actor).tag
+    elif title.casefold() == tag.title.casefold():
+        renamed = tag  # only the case would change, and a scope shows titles case-folded
+    else:
+        notes = _carried(ctx, scope, tag) + _carried(ctx, scope, tag, trashed=True)
+        renamed = ops.move_tag_on(ctx.store, tag.id, title, notes, actor=ctx.actor).tag
     return {**_tag_payload(ctx, scope, renamed), "previous_title": tag_title(ctx, tag.title)}
 
 
@@ -146,7 +122,9 @@ RENAME_TAG = Tool(
     description=(
         "Give a tag a new title; every note that carries it shows the new title. Titles are unique "
         "regardless of case: renaming to the title of another tag is refused (merge them with "
-        "manage_tags, then delete_tag). Changing only the case (todo → TODO) is allowed."
+        "manage_tags, then delete_tag). Changing only the case (todo → TODO) is allowed. When you "
+        "see only some notebooks, the notes you see move to a tag with the new title (its id may "
+        "differ) and notes elsewhere keep the old one."
     ),
     input_schema=s.obj(
         {"id": TAG_ID, "title": s.string("The new title.", minLength=1, maxLength=s.MAX_TAG)},
@@ -162,14 +140,12 @@ RENAME_TAG = Tool(
 def _delete_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     tag = visible_tag(ctx, scope, args["id"])
-    _refuse_if_shared(ctx, scope, tag, "deleted")
-    deleted = ops.delete_tag(ctx.store, tag.id, actor=ctx.actor)
-    return {
-        "id": tag.id,
-        "title": tag_title(ctx, tag.title),
-        "deleted": True,
-        "removed_from_notes": deleted.notes,
-    }
+    if scope.unrestricted:
+        removed = ops.delete_tag(ctx.store, tag.id, actor=ctx.actor).notes
+    else:
+        notes = _carried(ctx, scope, tag) + _carried(ctx, scope, tag, trashed=True)
+        removed = ops.take_tag_off(ctx.store, tag.id, notes, actor=ctx.actor).notes
+    return {"id": tag.id, "title": tag_title(ctx, tag.title), "deleted": True, "removed_from_notes": removed}
 
 
 DELETE_TAG = Tool(
@@ -177,7 +153,9 @@ DELETE_TAG = Tool(
     title="Delete a tag",
     description=(
         "Delete a tag for good: it is removed from every note that carries it (the notes stay). "
-        "There is no trash for tags and no undo. To take a tag off one note, use manage_tags instead."
+        "There is no trash for tags and no undo. To take a tag off one note, use manage_tags instead. "
+        "When you see only some notebooks, the tag comes off the notes you see, and notes elsewhere "
+        "keep it."
     ),
     input_schema=s.obj({"id": TAG_ID}, ("id",)),
     output_schema=s.obj(
@@ -198,13 +176,15 @@ DELETE_TAG = Tool(
 def _create_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     title = _title(args)
-    existing = ctx.store.find_tag(title)
-    if existing is not None and _visible(ctx, scope, existing):
-        return {**_tag_payload(ctx, scope, existing), "created": False}
-    # A tag the caller cannot see answers exactly as a new one would: in a scope, an existing
-    # tag used only elsewhere must not show through (its title is case-folded, its times null).
-    tag = existing if existing is not None else ctx.store.create_tag(title, actor=ctx.actor)
-    return {**_tag_payload(ctx, scope, tag), "created": True}
+    if scope.unrestricted:
+        existing = ctx.store.find_tag(title)
+        tag = existing if existing is not None else ctx.store.create_tag(title, actor=ctx.actor)
+        return {**_tag_payload(ctx, scope, tag), "created": existing is None}
+    # In a scope the one path (the store makes the tag unless one has the title) serves both: a tag
+    # used only elsewhere answers exactly as a new one, created, with no visible note and no times.
+    tag = ctx.store.create_tag(title, actor=ctx.actor)
+    payload = _tag_payload(ctx, scope, tag)
+    return {**payload, "created": payload["note_count"] == 0}
 
 
 CREATE_TAG = Tool(
