@@ -14,6 +14,7 @@ import pytest
 from tests.support.tools_env import WRITE_TOOLS, Env, make_env
 
 from noted.mcp.scopes import Settled
+from noted.models import NotePatch
 from noted.store.sqlite import SqliteStore
 from noted.tools import Scope
 from noted.tools.base import Payload
@@ -280,3 +281,16 @@ def test_a_narrowed_scope_shows_only_what_every_list_allows(world: World) -> Non
     assert Scope.of([world.work]).narrowed(None, "c") == Scope.of([world.work])
     assert Scope.of([world.work]).narrowed([], "c").view(store).folder_ids == frozenset()  # fails closed
     assert Scope.of([world.work]).narrowed([world.private], "c").view(store).folder_ids == frozenset()
+
+
+async def test_note_history_numbers_revisions_within_the_note_in_a_scope(world: World) -> None:
+    """The ids counted every revision of the profile, so a client saw edits made elsewhere (found
+    by test_scope_property). Not vacuous: the unscoped call is checked to show the profile's ids."""
+    env = world.env
+    for text in ("one", "two"):
+        env.store.update_note(world.secret_note, NotePatch(body=text), actor="user")
+    env.store.update_note(world.work_note, NotePatch(body="edited"), actor="user")
+    unscoped = await env.ok("note_history", id=world.work_note)
+    assert [r["revision_id"] for r in unscoped["revisions"]][0] > 2
+    scoped = await _scoped(world).ok("note_history", id=world.work_note)
+    assert [r["revision_id"] for r in scoped["revisions"]] == list(range(len(scoped["revisions"]), 0, -1))

@@ -224,9 +224,13 @@ def _activity(ctx: ToolContext, note: Note, limit: int) -> list[Payload]:
 
 
 def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    note = visible_note(ctx, view(ctx), args["id"])
+    scope = view(ctx)
+    note = visible_note(ctx, scope, args["id"])
     revisions = ctx.store.note_history(note.id)
     limit = int(args.get("limit", 20))
+    # A revision's id counts every revision of the profile: in a scope, its place in this note's
+    # history (1 the oldest) is shown instead, so the saves made elsewhere are not counted.
+    numbers = [r.id for r in revisions] if scope.unrestricted else list(range(len(revisions), 0, -1))
     return {
         "activity": _activity(ctx, note, limit),
         "id": note.id,
@@ -234,14 +238,14 @@ def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         "total": len(revisions),
         "revisions": [
             {
-                "revision_id": r.id,
+                "revision_id": number,
                 "time": iso(r.time),
                 "actor": r.actor,
                 "title": r.title,
                 "body_length": len(r.body),
                 "edits": r.edits,
             }
-            for r in revisions[:limit]
+            for r, number in zip(revisions[:limit], numbers, strict=False)
         ],
     }
 
@@ -276,7 +280,10 @@ NOTE_HISTORY = Tool(
             "revisions": s.array(
                 s.obj(
                     {
-                        "revision_id": s.integer(),
+                        "revision_id": s.integer(
+                            "Which revision; to an app that sees only some notebooks, its number in this "
+                            "note's history (1 = the oldest)."
+                        ),
                         "time": s.TIME,
                         "actor": s.string(),
                         "title": s.string(),

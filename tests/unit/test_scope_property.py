@@ -1,0 +1,297 @@
+"""Property: what a scoped client gets does not depend on anything outside its scope.
+
+Hypothesis draws a notebook tree whose titles repeat (``Work`` under ``Work``, two ``Home`` s…),
+notes with tags whose titles repeat in other cases, the client's notebooks, sometimes an
+``mcp.allowedNotebooks`` too, and a run of tool calls (reads and writes, by ids the client was
+given and by ids it should not know). The profile is then copied, so both copies hold the very
+same ids, and only the copy's notebooks *outside* the scope are changed: notes added and trashed,
+same-title notebooks made, tags put on notes there. The same calls, made by the same client on
+each copy through the server's own call path (``NotedMcp.context``), must get the same answers,
+once the ids of things made during the run and their times are named by order of appearance.
+
+This is a non-interference check: any answer that returned, counted or depended on a note,
+notebook or tag outside the scope would differ between the copies (the earlier tag oracle, the
+title-matched scopes, the counts in ``list_tags`` and the profile-wide revision ids of
+``note_history`` each did). Lists are compared as sets (``_unordered`` says why).
+Times are not measured (a normal test must not); the scoped code paths read notebook by
+notebook, inside the scope only, so the work done does not depend on what lies outside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from noted.mcp.client_tokens import ClientToken
+from noted.mcp.deps import McpDeps
+from noted.mcp.server import NotedMcp
+from noted.models import NoteDraft
+from noted.profile import Profile
+from noted.search.keyword import KeywordSearch
+from noted.settings import Settings
+from noted.store.sqlite import SqliteStore
+from noted.tools import ToolRegistry, all_tools
+
+TITLES = ("Work", "Home", "work")
+TAGS = ("x", "Y", "zed")
+WORDS = ("budget", "trip", "plan")
+READS = ("list_notebooks", "list_notes", "list_tags", "get_tag", "list_tag_notes", "search_notes",
+         "read_note", "get_notebook", "note_history")  # fmt: skip
+WRITES = ("create_note", "create_notebook", "update_notebook", "delete_notebook", "manage_tags",
+          "create_tag", "rename_tag", "delete_tag", "delete_note", "restore_note", "update_note")  # fmt: skip
+_ID = re.compile(r"[0-9a-f]{32}")
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+@dataclass(frozen=True)
+class Case:
+    folders: tuple[tuple[int | None, str], ...]
+    """(parent index or None, title) of each notebook, parents first."""
+    notes: tuple[tuple[int, str, tuple[str, ...]], ...]
+    """(notebook index, word, tags)."""
+    scope: frozenset[int]
+    allowed: frozenset[int] | None
+    outside: tuple[tuple[str, int, str], ...]
+    """Changes made to the copy, outside the scope: (kind, which, title or word)."""
+    calls: tuple[tuple[str, int, int, str], ...]
+    """(tool, a reference, another reference, a title or word)."""
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    count = draw(st.integers(2, 6))
+    folders = tuple(
+        (draw(st.none() | st.integers(0, i - 1)) if i else None, draw(st.sampled_from(TITLES)))
+        for i in range(count)
+    )
+    index = st.integers(0, count - 1)
+    tags = st.lists(st.sampled_from(TAGS), max_size=2, unique=True).map(tuple)
+    notes = tuple(draw(st.lists(st.tuples(index, st.sampled_from(WORDS), tags), min_size=1, max_size=7)))
+    scope = frozenset(draw(st.sets(index, min_size=1, max_size=2)))
+    # the setting is a wider list the client's narrows (disjoint ones would leave nothing to test)
+    allowed = draw(st.none() | st.sets(index, max_size=2).map(lambda extra: frozenset(scope | extra)))
+    kinds = st.sampled_from(("note", "folder", "top", "tag", "trash"))
+    word = st.sampled_from(TITLES + TAGS + WORDS)
+    outside = tuple(draw(st.lists(st.tuples(kinds, st.integers(0, 99), word), min_size=1, max_size=6)))
+    ref = st.integers(0, 99)
+    calls = tuple(
+        draw(st.lists(st.tuples(st.sampled_from(READS + WRITES), ref, ref, word), min_size=1, max_size=14))
+    )
+    return Case(folders, notes, scope, allowed, outside, calls)
+
+
+@dataclass
+class Copy:
+    """One copy of the profile, the client's context on it, and the ids the client may name."""
+
+    store: SqliteStore
+    registry: ToolRegistry
+    mcp: NotedMcp
+    client: ClientToken
+    notes: list[str]
+    folders: list[str]
+    tags: list[str]
+    """Every id of each kind the client may name: those of the copied profile, then those it was given."""
+    seen: dict[str, list[str]] = field(default_factory=lambda: {"note": [], "folder": [], "tag": []})
+    """The ids of each kind the client was given in answers (so visible to it, or made by it)."""
+    names: dict[str, str] = field(default_factory=dict)
+
+    async def call(self, name: str, args: dict[str, Any]) -> Any:
+        result = await self.registry.call(name, args, self.mcp.context("mcp:scoped", self.client))
+        answer = result.for_model()
+        if result.ok:  # an error may echo an id the client named, which it need not see
+            self._learn(json.dumps(answer))
+        if name == "search_notes" and "results" in answer:
+            answer = {
+                **answer,
+                "results": sorted(answer["results"], key=lambda r: json.dumps(r, sort_keys=True)),
+            }
+        return self._normal(answer)
+
+    def _learn(self, text: str) -> None:
+        """Ids first seen in an answer become ones the client may name in later calls."""
+        for found in _ID.findall(text):
+            if found not in self.names:
+                self.names[found] = f"new{len(self.names)}"
+                for kind, known in (("note", self.notes), ("folder", self.folders), ("tag", self.tags)):
+                    if self._is(kind, found):
+                        self.seen[kind].append(found)
+                        if found not in known:
+                            known.append(found)
+
+    def _is(self, kind: str, item_id: str) -> bool:
+        getter = {"note": self.store.get_note, "folder": self.store.get_folder, "tag": self.store.get_tag}[
+            kind
+        ]
+        try:
+            getter(item_id)
+        except Exception:
+            return False
+        return True
+
+    def _normal(self, answer: Any) -> Any:
+        text = _TIME.sub("T", json.dumps(answer, sort_keys=True))
+        return json.loads(_ID.sub(lambda m: self.names.get(m.group(), m.group()), text))
+
+
+def _unordered(value: Any) -> Any:
+    """Lists of rows sorted: rows made during the run tie-break on their random ids, and keyword
+    search ranks by how rare a word is in the whole index (see ``tools.search``)."""
+    if isinstance(value, dict):
+        return {k: _unordered(v) for k, v in value.items()}
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        return sorted((_unordered(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+    return value
+
+
+def _build(root: Path, case: Case) -> tuple[list[str], list[str]]:
+    """The profile of ``case`` in ``root``: the notebook and note ids, in the order drawn."""
+    profile = Profile(root).ensure()
+    store = SqliteStore.open(profile.db_path, profile.resources_dir)
+    try:
+        with store.batch():
+            folders: list[str] = []
+            for parent, title in case.folders:
+                made = store.create_folder(
+                    title, parent_id=folders[parent] if parent is not None else "", actor="user"
+                )
+                folders.append(made.id)
+            notes = [
+                store.create_note(
+                    NoteDraft(f"{word} note", f"the {word} of it", folders[f], tags=tags), actor="user"
+                ).id
+                for f, word, tags in case.notes
+            ]
+    finally:
+        store.close()
+    lines = [f"ai.tool.{tool}.enabled = true" for tool in WRITES]
+    if case.allowed is not None:
+        lines.append(f"mcp.allowedNotebooks = {json.dumps([folders[i] for i in sorted(case.allowed)])}")
+    profile.config_path.write_text("\n".join(lines) + "\n")
+    return folders, notes
+
+
+def _open(root: Path, case: Case, folders: list[str], notes: list[str]) -> Copy:
+    profile = Profile(root)
+    store = SqliteStore.open(profile.db_path, profile.resources_dir)
+    settings = Settings.load(profile)
+    registry = ToolRegistry(settings, all_tools())
+    mcp = NotedMcp(McpDeps(store, KeywordSearch(store), settings, registry), poll_seconds=0)
+    client = ClientToken("scoped", "0" * 64, tuple(folders[i] for i in sorted(case.scope)))
+    tags = [t.id for t in store.list_tags()]
+    return Copy(store, registry, mcp, client, list(notes), list(folders), tags)
+
+
+def _change_outside(copy: Copy, case: Case) -> None:
+    """Change the copy only where the client's scope does not reach."""
+    scope = copy.mcp.context("mcp:scoped", copy.client).scope.view(copy.store)
+    store = copy.store
+    for kind, which, word in case.outside:
+        hidden = [f.id for f in store.list_folders() if not scope.allows_folder(f.id)]
+        notes = [n.id for n in store.list_notes() if not scope.allows_note(n)]
+        title = TITLES[which % len(TITLES)]  # the titles the scope's own notebooks have
+        if kind == "top" or (kind == "folder" and not hidden):
+            store.create_folder(title, actor="user")
+        elif kind == "folder":
+            made = store.create_folder(title, parent_id=hidden[which % len(hidden)], actor="user")
+            store.create_note(NoteDraft(f"{word} below", f"{word} budget", made.id), actor="user")
+        elif kind == "note" and hidden:
+            draft = NoteDraft(
+                f"{word} secret", f"secret {word} budget", hidden[which % len(hidden)], tags=(word,)
+            )
+            store.create_note(draft, actor="user")
+        elif kind == "tag" and notes:
+            store.tag_note(notes[which % len(notes)], [word], actor="user")
+        elif kind == "trash" and notes:
+            store.trash_note(notes[which % len(notes)], actor="user")
+
+
+def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str, Any]:
+    """The arguments of one drawn call, naming the ids the client knows by position."""
+
+    def pick(kind: str, known: Sequence[str], at: int) -> str:
+        seen = copy.seen[kind]  # two times in three an id the client was given, else any id at all
+        known = seen if seen and at % 3 else known
+        return known[at % len(known)] if known else "0" * 32
+
+    note, folder, tag = (
+        pick("note", copy.notes, first),
+        pick("folder", copy.folders, first),
+        pick("tag", copy.tags, first),
+    )
+    other = pick("folder", copy.folders, second) if second % 5 else ""
+    table: dict[str, dict[str, Any]] = {
+        "list_notebooks": {"include_trashed": bool(first % 2)},
+        "list_notes": [{}, {"notebook_id": folder}, {"tag_id": tag}][first % 3],
+        "list_tags": {},
+        "get_tag": {"id": tag},
+        "list_tag_notes": {"tag_id": tag},
+        "search_notes": {"query": [word, f"tag:{word}", f"notebook:{word}"][second % 3], "limit": 50},
+        "read_note": {"id": note},
+        "get_notebook": {"id": folder},
+        "note_history": {"id": note},
+        "create_note": {"title": f"{word} made", "body": f"{word} budget", "notebook_id": folder},
+        "create_notebook": {"title": word, "parent_id": folder},
+        "update_notebook": {"id": folder, "parent_id": other} if first % 2 else {"id": folder, "title": word},
+        "delete_notebook": {"id": folder},
+        "manage_tags": {"note_id": note, "add": [word]}
+        if second % 2
+        else {"note_id": note, "remove": [word]},
+        "create_tag": {"title": word},
+        "rename_tag": {"id": tag, "title": word},
+        "delete_tag": {"id": tag},
+        "delete_note": {"id": note},
+        "restore_note": {"id": note},
+        "update_note": {"id": note, "notebook_id": pick("folder", copy.folders, second)},
+    }
+    return table[tool]
+
+
+async def _run(copies: list[Copy], case: Case) -> None:
+    outside = [_outside(copy) for copy in copies]
+    for tool, first, second, word in case.calls:
+        answers = [await copy.call(tool, _args(copy, tool, first, second, word)) for copy in copies]
+        assert answers[0] == answers[1], (tool, answers)
+    assert [_outside(copy) for copy in copies] == outside  # the client changed nothing outside its scope
+
+
+def _outside(copy: Copy) -> dict[str, Any]:
+    """Everything outside the scope: notebooks, and notes with their tags (titles as stored)."""
+    scope = copy.mcp.context("mcp:scoped", copy.client).scope.view(copy.store)
+    store = copy.store
+    folders = {f.id: (f.title, f.parent_id, f.is_trashed) for f in store.list_folders(include_trashed=True)}
+    notes = [*store.list_notes(), *store.list_notes(trashed=True)]
+    return {
+        "folders": {i: f for i, f in folders.items() if not scope.allows_folder(i)},
+        "notes": {
+            n.id: (n.title, n.parent_id, n.is_trashed, sorted(t.title for t in store.note_tags(n.id)))
+            for n in notes
+            if not scope.allows_note(n)
+        },
+    }
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_a_scoped_client_gets_the_same_answers_whatever_lies_outside_its_scope(case: Case) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        first, second = Path(directory) / "a", Path(directory) / "b"
+        folders, notes = _build(first, case)
+        shutil.copytree(first, second)
+        copies = [_open(first, case, folders, notes), _open(second, case, folders, notes)]
+        try:
+            _change_outside(copies[1], case)
+            asyncio.run(_run(copies, case))
+        finally:
+            for copy in copies:
+                copy.store.close()
