@@ -120,7 +120,7 @@ class HttpServer:
             return
         token = self.options.open_token()
         clients = self.options.open_clients()
-        self.mcp.settle(clients)
+        await asyncio.to_thread(self.mcp.settle, clients)  # reads the store: off the loop (the app's)
         sock = _bind(self.options.host, self.options.port)
         self._port = sock.getsockname()[1]
         own = [f"http://{name}:{self._port}" for name in ("127.0.0.1", "localhost", "[::1]")]
