@@ -31,6 +31,7 @@ from tests.integration.mcp_support import (
     raw_stdio,
     text_of,
 )
+from tests.support.polling import wait_for_async
 
 from noted.errors import ConfigError
 from noted.mcp.client_tokens import ClientTokens
@@ -39,6 +40,7 @@ from noted.mcp.http import HttpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
 from noted.models import NoteDraft
+from noted.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -287,3 +289,13 @@ async def test_a_client_cannot_move_or_trash_the_top_of_its_scope_and_is_told_wh
             assert not renamed.is_error, text_of(renamed)  # held by id: a rename keeps it in scope
     assert not world.store.get_folder(inner_id).is_trashed
     assert world.store.get_folder(inner_id).parent_id == inner.secret
+
+
+async def test_a_name_set_while_serving_is_resolved_and_matches_nothing_until_then(world: World) -> None:
+    """`noted config set mcp.allowedNotebooks Private` in another process, while a server runs."""
+    async with http_server(world) as http, http_client(str(http.url), "legacy") as client:
+        other = Settings.load(world.profile)  # another process's view of the same config file
+        other.set("mcp.allowedNotebooks", "Private")
+        await wait_for_async(lambda: world.settings.get("mcp.allowedNotebooks") == (world.private_id,))
+        found = await client.call_tool("search_notes", {"query": "budget"})
+        assert _ids(found) == {world.private_note}  # and not Work's, which matched before
