@@ -111,12 +111,7 @@ class Copy:
         answer = result.for_model()
         if result.ok:  # an error may echo an id the client named, which it need not see
             self._learn(json.dumps(answer))
-        if name == "search_notes" and "results" in answer:
-            answer = {
-                **answer,
-                "results": sorted(answer["results"], key=lambda r: json.dumps(r, sort_keys=True)),
-            }
-        return self._normal(answer)
+        return _unordered(self._normal(answer))
 
     def _learn(self, text: str) -> None:
         """Ids first seen in an answer become ones the client may name in later calls."""
@@ -206,12 +201,13 @@ def _change_outside(copy: Copy, case: Case) -> None:
             made = store.create_folder(title, parent_id=hidden[which % len(hidden)], actor="user")
             store.create_note(NoteDraft(f"{word} below", f"{word} budget", made.id), actor="user")
         elif kind == "note" and hidden:
+            tags = (TAGS[which % len(TAGS)].upper(), word)  # the client's tags, in another case
             draft = NoteDraft(
-                f"{word} secret", f"secret {word} budget", hidden[which % len(hidden)], tags=(word,)
+                f"{word} secret", f"secret {word} budget", hidden[which % len(hidden)], tags=tags
             )
             store.create_note(draft, actor="user")
         elif kind == "tag" and notes:
-            store.tag_note(notes[which % len(notes)], [word], actor="user")
+            store.tag_note(notes[which % len(notes)], [TAGS[which % len(TAGS)], word], actor="user")
         elif kind == "trash" and notes:
             store.trash_note(notes[which % len(notes)], actor="user")
 
@@ -257,9 +253,15 @@ def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str
     return table[tool]
 
 
+SURVEY = (("list_notebooks", 1, 0, ""), ("list_tags", 0, 0, ""), ("list_notes", 0, 0, ""),
+          *(("search_notes", 0, 0, w) for w in WORDS), *(("get_tag", i, 0, "") for i in range(3)),
+          *(("note_history", i, 0, "") for i in (1, 2)), ("read_note", 1, 0, ""))  # fmt: skip
+"""Reads made before and after the drawn calls, so every example looks at everything it can see."""
+
+
 async def _run(copies: list[Copy], case: Case) -> None:
     outside = [_outside(copy) for copy in copies]
-    for tool, first, second, word in case.calls:
+    for tool, first, second, word in (*SURVEY, *case.calls, *SURVEY):
         answers = [await copy.call(tool, _args(copy, tool, first, second, word)) for copy in copies]
         assert answers[0] == answers[1], (tool, answers)
     assert [_outside(copy) for copy in copies] == outside  # the client changed nothing outside its scope
