@@ -182,6 +182,17 @@ class Revision:
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryPruned:
+    """What ``Store.prune_history`` did: the notes looked at, the revisions thinned, and the
+    size of the database holding them before and after (bytes)."""
+
+    notes: int
+    removed: int
+    size_before: int
+    size_after: int
+
+
+@dataclass(frozen=True, slots=True)
 class NotePatch:
     """The fields an update changes; ``None`` leaves a field as it is.
 

@@ -36,6 +36,7 @@ from noted.settings.handles import (
     SEARCH_INDEXER_ENABLED,
     VAULT_PATH,
 )
+from noted.store.history.thinning import Thinning
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import Database
@@ -123,7 +124,9 @@ class Services:
                 keyword=keyword_search_for(joplin),
                 db=joplin.db,
             )
-        store = SqliteStore.open(profile.db_path, profile.resources_dir, on_upgrade=on_upgrade)
+        store = SqliteStore.open(
+            profile.db_path, profile.resources_dir, on_upgrade=on_upgrade, thinning=Thinning.of(settings)
+        )
         if first_run and welcome:
             from noted.store.welcome import create_welcome
 

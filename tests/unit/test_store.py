@@ -6,9 +6,9 @@ import pytest
 
 from noted.errors import ConflictError, InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, NoteDraft, NotePatch
+from noted.store import revisions as revisions_module
 from noted.store.protocol import NoteOrder, Store
 from noted.store.sqlite import SqliteStore
-from noted.store.sqlite import history as history_module
 
 
 def _note(store: SqliteStore, title: str = "T", body: str = "", **kw: object) -> str:
@@ -274,7 +274,7 @@ def test_a_session_starts_a_new_revision_after_the_burst_window(
 ) -> None:
     note_id = _note(store, body="v0")
     store.update_note(note_id, NotePatch(body="v1"), actor="user", session="s1")
-    monkeypatch.setattr(history_module, "BURST_MS", 0)
+    monkeypatch.setattr(revisions_module, "BURST_MS", 0)
     store.update_note(note_id, NotePatch(body="v2"), actor="user", session="s1")
     assert len(store.note_history(note_id)) == 3
 

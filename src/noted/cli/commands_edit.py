@@ -11,6 +11,7 @@ in the history). ``--append`` and ``--prepend`` are applied inside the write and
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shlex
 import subprocess
@@ -26,6 +27,7 @@ from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops.editing import save_text
 from noted.ops.resolve import folder_paths, resolve_note
 from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
+from noted.wording import plural
 
 EXIT_CONFLICT = ExitCode.CONFLICT
 """The exit status of an edit that met a change made meanwhile and did not replace it (both kept)."""
@@ -56,13 +58,22 @@ def register(sub: Subparsers) -> None:
     )  # fmt: skip
 
     p = command(
-        sub, "history", cmd_history, "List a note's revisions (time, actor, edits), show or restore one."
+        sub,
+        "history",
+        cmd_history,
+        "List a note's revisions (time, actor, edits), show or restore one; or thin every note's old "
+        "revisions now and give the space back (--prune).",
     )
-    p.add_argument("note", help="id, id prefix or exact title")
+    p.add_argument("note", nargs="?", help="id, id prefix or exact title")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--show", type=int, metavar="REV", help="print the title and body of revision REV")
     which.add_argument(
         "--restore", type=int, metavar="REV", help="put the note back as it was in revision REV"
+    )
+    which.add_argument(
+        "--prune",
+        action="store_true",
+        help="thin every note's old revisions by the history.* settings now, then reclaim the space",
     )
 
 
@@ -214,6 +225,12 @@ def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
 
 
 def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
+    if args.prune:
+        if args.note is not None:
+            raise InvalidInputError("--prune thins every note's history; give no note with it")
+        return _prune(ctx)
+    if args.note is None:
+        raise InvalidInputError("name a note (id, id prefix or exact title), or pass --prune")
     store = ctx.services.store
     note = resolve_note(store, args.note)
     if args.show is not None or args.restore is not None:
@@ -243,4 +260,16 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.out(f"{rev.id:>6}  {render.fmt_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}")
     if not revisions:
         ctx.out("No revisions.")
+    return 0
+
+
+def _prune(ctx: CliContext) -> int:
+    pruned = ctx.services.store.prune_history()
+    if ctx.json:
+        ctx.emit(dataclasses.asdict(pruned))
+        return 0
+    revisions = plural(pruned.removed, "old revision")
+    notes = plural(pruned.notes, "note")
+    before, after = pruned.size_before / 1e6, pruned.size_after / 1e6
+    ctx.out(f"Thinned {revisions} across {notes}; the database went from {before:.1f} MB to {after:.1f} MB.")
     return 0

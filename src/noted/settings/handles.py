@@ -250,6 +250,17 @@ JOPLIN_SYNC_COMMAND = Setting(
     help='What "Sync now" and noted sync run to make Joplin sync (its API cannot), e.g. "joplin sync" '
     'for the terminal app. "" : noted leaves syncing to Joplin.',
 )
+HISTORY_KEEP_ALL_DAYS = Setting(
+    "history.keepAllDays", STORAGE, "Keep every revision for (days)", default=7, minimum=1, maximum=36_500,
+    help="Every saved version of a note younger than this is kept. Older ones are thinned: one a "
+    "day, then one a week, always keeping the state each writer left a note in.",
+)
+HISTORY_KEEP_DAILY_DAYS = Setting(
+    "history.keepDailyDays", STORAGE, "Keep a revision a day for (days)", default=90, minimum=1,
+    maximum=36_500,
+    help="Up to this age the last revision of each day is kept; older history keeps the last of each "
+    "week. noted history --prune thins every note now and gives the space back.",
+)
 
 # Appearance and keys
 UI_THEME = Setting(

@@ -21,6 +21,7 @@ from noted.models import (
     Change,
     ChangePage,
     Folder,
+    HistoryPruned,
     Note,
     NoteDraft,
     NoteMeta,
@@ -194,3 +195,7 @@ class Store(Protocol):
     def note_history(self, note_id: str) -> list[Revision]: ...
     def get_revision(self, revision_id: int) -> Revision: ...
     def restore_revision(self, revision_id: int, *, actor: str) -> Note: ...
+    def prune_history(self, *, now: int | None = None) -> HistoryPruned:
+        """Thin every note's revisions by the history rule (``noted.store.history.thinning``),
+        store what it keeps in its smallest form, and give the freed space back to the disk."""
+        ...

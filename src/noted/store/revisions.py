@@ -1,26 +1,20 @@
-"""Revisions as both stores keep them: when a save joins the last revision, and how a row is stored.
+"""When a save joins the last revision of a note instead of adding one, in both stores.
 
 A revision is the state a note was left in by one save. Only the saves of one editing session
 of one process (the app's editor saving again with Ctrl+S) may update the revision that session
 wrote last, and only within ``BURST_MS`` of it: ``SessionBursts`` remembers, in memory, which revision each session wrote. Every other save
 (another command, another process, another actor, either side of a conflict) adds a row, so every
-version anyone saved stays restorable and "undo what the assistant did" always has a state to go
-back to.
+version anyone saved stays restorable (until the documented thinning of old revisions,
+``noted.store.history.thinning``) and "undo what the assistant did" always has a state to go back to.
 
-The embedded store's ``revisions`` and the Joplin sidecar's ``joplin_revisions`` have the same
-columns; each store runs its own SQL and asks these helpers what to do.
+How revisions are stored, read and thinned, for both stores, is ``noted.store.history``.
 """
 
 from __future__ import annotations
 
 import threading
-import zlib
-
-from noted.models import Revision
 
 BURST_MS = 10 * 60 * 1000
-REVISION_COLUMNS = "id, note_id, time, actor, title, body, edits"
-"""The columns ``revision_of`` reads, in its order."""
 
 
 def joins_last(last: tuple[str, int] | None, actor: str, now: int, *, window: int = BURST_MS) -> bool:
@@ -72,14 +66,3 @@ class SessionBursts:
                 self._last.pop(note_id, None)
             else:
                 self._last[note_id] = (session, revision_id, time)
-
-
-def pack_body(body: str) -> bytes:
-    """A body as a revision row stores it (compressed)."""
-    return zlib.compress(body.encode("utf-8"), 6)
-
-
-def revision_of(row: tuple[int, str, int, str, str, bytes, int]) -> Revision:
-    """The ``Revision`` in a row read with ``REVISION_COLUMNS``."""
-    id_, note_id, time, actor, title, body, edits = row
-    return Revision(id_, note_id, time, actor, title, zlib.decompress(body).decode("utf-8"), edits)

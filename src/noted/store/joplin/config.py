@@ -7,6 +7,7 @@ from pathlib import Path
 from noted.errors import ConfigError
 from noted.settings import Settings, joplin_token
 from noted.settings.handles import JOPLIN_URL
+from noted.store.history.thinning import Thinning
 from noted.store.joplin.store import JoplinStore
 
 
@@ -23,4 +24,6 @@ def open_joplin_store(settings: Settings, profile_dir: Path) -> JoplinStore:
             hint="copy it from Joplin (Options, Web Clipper) into a file and run "
             "`noted config set joplin.tokenFile PATH`, or set NOTED_JOPLIN_TOKEN",
         )
-    return JoplinStore.open(profile_dir, url=settings.get(JOPLIN_URL), token=token)
+    return JoplinStore.open(
+        profile_dir, url=settings.get(JOPLIN_URL), token=token, thinning=Thinning.of(settings)
+    )

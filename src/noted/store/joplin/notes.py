@@ -15,6 +15,7 @@ from noted.models import (
     Change,
     ChangePage,
     ChangeType,
+    HistoryPruned,
     ItemType,
     Note,
     NoteDraft,
@@ -355,3 +356,6 @@ class NoteOps(TagOps):
 
     def get_revision(self, revision_id: int) -> Revision:
         return self.sidecar.get_revision(revision_id)
+
+    def prune_history(self, *, now: int | None = None) -> HistoryPruned:
+        return self.sidecar.prune_history(now or now_ms())

@@ -28,10 +28,11 @@ from pathlib import Path
 
 import apsw
 
-from noted.errors import NotFoundError
-from noted.models import Change, ChangePage, ChangeType, ItemType, Note, Revision, now_ms
+from noted.models import Change, ChangePage, ChangeType, HistoryPruned, ItemType, Note, Revision, now_ms
+from noted.store.history.table import RevisionTable
+from noted.store.history.thinning import Thinning
 from noted.store.joplin.sidecar_schema import ensure_schema, set_meta
-from noted.store.revisions import REVISION_COLUMNS, SessionBursts, pack_body, revision_of
+from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.feed import changes_after, changes_of
 
@@ -76,15 +77,16 @@ def event_of(item: dict[str, object]) -> JoplinEvent | None:
 class Sidecar:
     """The sidecar database of one profile."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, thinning: Thinning | None = None) -> None:
         self.db = db
         self.bursts = SessionBursts()
+        self.revisions = RevisionTable("joplin_revisions", thinning)
         self._ensure()
 
     @classmethod
-    def open(cls, path: Path) -> Sidecar:
+    def open(cls, path: Path, thinning: Thinning | None = None) -> Sidecar:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(Database(path))
+        return cls(Database(path), thinning)
 
     def close(self) -> None:
         self.db.close()
@@ -248,65 +250,36 @@ class Sidecar:
             row = conn.execute("SELECT max(id) FROM joplin_feed").fetchone()
         return int(row[0] or 0)
 
-    # Revisions -----------------------------------------------------------------------------
+    # Revisions (stored and thinned as in the embedded store: noted.store.history) ----------
     def last_revision(self, note_id: str) -> Revision | None:
         with self.db.read() as conn:
-            row = conn.execute(
-                f"SELECT {REVISION_COLUMNS} FROM joplin_revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
-                (note_id,),
-            ).fetchone()
-        return revision_of(row) if row else None
+            return self.revisions.newest(conn, note_id)
 
     def save_revision(
         self, note: Note, actor: str, time: int | None = None, *, session: str | None = None
     ) -> None:
         """Record ``note`` as left by ``actor``; a save of the same editing ``session`` within a
         burst updates the revision that session wrote last instead (see ``noted.store.revisions``)."""
-        now = time or now_ms()
-        body = pack_body(note.body)
         with self._write() as conn:
-            last = conn.execute(
-                "SELECT id, actor, time FROM joplin_revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
-                (note.id,),
-            ).fetchone()
-            if self.bursts.joins(note.id, session, last, actor, now):
-                joined = max(now, last[2])
-                conn.execute(
-                    "UPDATE joplin_revisions SET title = ?, body = ?, time = ?, edits = edits + 1 WHERE id = ?",
-                    (note.title, body, joined, last[0]),
-                )
-                self.bursts.wrote(note.id, session, last[0], joined)
-                return
-            conn.execute(
-                "INSERT INTO joplin_revisions(note_id, time, first_time, actor, title, body) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (note.id, now, now, actor, note.title, body),
-            )
-            self.bursts.wrote(note.id, session, conn.last_insert_rowid(), now)
+            self.revisions.save(conn, note, actor, time or now_ms(), session=session, bursts=self.bursts)
 
     def note_history(self, note_id: str) -> list[Revision]:
         with self.db.read() as conn:
-            rows = conn.execute(
-                f"SELECT {REVISION_COLUMNS} FROM joplin_revisions WHERE note_id = ? ORDER BY id DESC",
-                (note_id,),
-            ).fetchall()
-        return [revision_of(r) for r in rows]
+            return self.revisions.history(conn, note_id)
 
     def get_revision(self, revision_id: int) -> Revision:
         with self.db.read() as conn:
-            row = conn.execute(
-                f"SELECT {REVISION_COLUMNS} FROM joplin_revisions WHERE id = ?",
-                (revision_id,),
-            ).fetchone()
-        if row is None:
-            raise NotFoundError(f"no revision {revision_id}")
-        return revision_of(row)
+            return self.revisions.get(conn, revision_id)
+
+    def prune_history(self, now: int) -> HistoryPruned:
+        """Thin and pack every note's revisions, then reclaim the space."""
+        return self.revisions.prune(self.db, now)
 
     def forget_notes(self, note_ids: Iterable[str]) -> None:
         """Drop the revisions of notes erased for good."""
         with self._write() as conn:
             for note_id in note_ids:
-                conn.execute("DELETE FROM joplin_revisions WHERE note_id = ?", (note_id,))
+                self.revisions.forget(conn, note_id)
 
     # Trash ---------------------------------------------------------------------------------
     def trashed_at(self, folder_id: str, started: int | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import apsw
 
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS joplin_writes (
@@ -44,9 +44,12 @@ CREATE TABLE IF NOT EXISTS joplin_revisions (
     actor TEXT NOT NULL,
     title TEXT NOT NULL,
     body BLOB NOT NULL,
-    edits INTEGER NOT NULL DEFAULT 1
+    edits INTEGER NOT NULL DEFAULT 1,
+    base INTEGER,  -- NULL: body is whole; else a delta against this (newer) revision
+    depth INTEGER NOT NULL DEFAULT 0  -- on a whole row: how many deltas lead to it
 );
 CREATE INDEX IF NOT EXISTS joplin_revisions_note ON joplin_revisions(note_id, id);
+CREATE INDEX IF NOT EXISTS joplin_revisions_note_time ON joplin_revisions(note_id, time);
 
 CREATE TABLE IF NOT EXISTS joplin_trash (
     folder_id TEXT PRIMARY KEY,
@@ -59,6 +62,11 @@ ALTER TABLE joplin_writes ADD COLUMN feed_id INTEGER;
 ALTER TABLE joplin_writes ADD COLUMN joplin_id INTEGER;
 """
 
+_TO_V3 = """
+ALTER TABLE joplin_revisions ADD COLUMN base INTEGER;
+ALTER TABLE joplin_revisions ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+"""
+
 
 def ensure_schema(conn: apsw.Connection) -> None:
     """Create the sidecar's tables, or migrate them from an older version, inside ``conn``'s transaction."""
@@ -68,6 +76,8 @@ def ensure_schema(conn: apsw.Connection) -> None:
         return
     if version == 1:
         conn.execute(_TO_V2)
+    if version in (1, 2):
+        conn.execute(_TO_V3)  # revisions stored as deltas (noted.store.history)
     conn.execute(_SCHEMA)
     set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
 

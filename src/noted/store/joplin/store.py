@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from noted.store.history.thinning import Thinning
 from noted.store.joplin.client import JoplinClient
 from noted.store.joplin.events import EventFeed
 from noted.store.joplin.resources import ResourceOps
@@ -56,6 +57,7 @@ class JoplinStore(SyncConflictOps, ResourceOps):
         token: str,
         read_deadline: float = 10.0,
         timeout: float = 30.0,
+        thinning: Thinning | None = None,
     ) -> JoplinStore:
         """The store for the Joplin at ``url`` (``""``: found on this machine), its sidecar in ``profile_dir``.
 
@@ -64,7 +66,7 @@ class JoplinStore(SyncConflictOps, ResourceOps):
         """
         client = JoplinClient(url, token, read_deadline=read_deadline, timeout=timeout)
         try:
-            sidecar = Sidecar.open(profile_dir / SIDECAR_NAME)
+            sidecar = Sidecar.open(profile_dir / SIDECAR_NAME, thinning)
         except BaseException:
             client.close()
             raise

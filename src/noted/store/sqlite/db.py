@@ -174,10 +174,7 @@ class Database:
         refuses at once, saying why, rather than after the work that was to be written.
         """
         conn = self.connection()
-        if self.read_only == "folder":
-            raise folder_not_writable(self.path.parent, "no file can be made there")
-        if self.read_only == "file":
-            raise faults.database_read_only(self.path)
+        self._refuse_if_read_only()
         with self._faults():
             if getattr(self._local, "batch", False):
                 with self._savepoint(conn):
@@ -196,6 +193,12 @@ class Database:
                 raise
             else:
                 conn.execute("COMMIT")
+
+    def _refuse_if_read_only(self) -> None:
+        if self.read_only == "folder":
+            raise folder_not_writable(self.path.parent, "no file can be made there")
+        if self.read_only == "file":
+            raise faults.database_read_only(self.path)
 
     @contextlib.contextmanager
     def _savepoint(self, conn: apsw.Connection) -> Iterator[None]:
@@ -237,6 +240,25 @@ class Database:
                 yield
             finally:
                 self._local.batch = False
+
+    def size(self) -> int:
+        """How many bytes the database holds (its pages, free ones included)."""
+        with self.read() as conn:
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        return int(pages) * int(page_size)
+
+    def vacuum(self) -> None:
+        """Give the free pages back to the disk (``VACUUM``), then empty the write-ahead log.
+
+        ``VACUUM`` rewrites the file: it waits for other writers like any write, and needs as
+        much free space as the database takes.
+        """
+        conn = self.connection()
+        self._refuse_if_read_only()
+        with self._faults():
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # Schema ------------------------------------------------------------------------------
     def _migrate(self, on_upgrade: Callable[[], None] | None) -> None:

@@ -2,7 +2,8 @@
 
 A revision is the state a note was left in by one save. When a save joins the last one instead
 of adding a row (only within one editing session) is a rule shared with the Joplin store, in
-``noted.store.revisions``.
+``noted.store.revisions``; how revisions are stored and thinned is ``noted.store.history``, whose
+``RevisionTable`` this store runs on its ``revisions`` table.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from collections.abc import Sequence
 
 import apsw
 
-from noted.errors import NotFoundError
-from noted.models import Change, ChangePage, Note, Revision
-from noted.store.revisions import BURST_MS, REVISION_COLUMNS, SessionBursts, pack_body, revision_of
+from noted.models import Change, ChangePage, HistoryPruned, Note, Revision, now_ms
+from noted.store.history.table import RevisionTable
+from noted.store.revisions import SessionBursts
 from noted.store.sqlite.base import StoreBase
 from noted.store.sqlite.feed import changes_after, changes_of
 
@@ -22,48 +23,28 @@ class HistoryOps(StoreBase):
     """Change feed and revision history of the SQLite store."""
 
     bursts: SessionBursts
+    revision_table: RevisionTable
 
     def save_revision(
         self, conn: apsw.Connection, note: Note, actor: str, now: int, session: str | None = None
     ) -> None:
         """Record ``note`` as left by ``actor``; a save of the same editing ``session`` within a
         burst updates the revision that session wrote last instead."""
-        last = conn.execute(
-            "SELECT id, actor, time FROM revisions WHERE note_id = ? ORDER BY id DESC LIMIT 1",
-            (note.id,),
-        ).fetchone()
-        body = pack_body(note.body)
-        # The window is looked up here, at call time, so a test can shorten it.
-        if self.bursts.joins(note.id, session, last, actor, now, window=BURST_MS):
-            conn.execute(
-                "UPDATE revisions SET title = ?, body = ?, time = ?, edits = edits + 1 WHERE id = ?",
-                (note.title, body, now, last[0]),
-            )
-            self.bursts.wrote(note.id, session, last[0], now)
-            return
-        conn.execute(
-            "INSERT INTO revisions(note_id, time, first_time, actor, title, body) VALUES (?, ?, ?, ?, ?, ?)",
-            (note.id, now, now, actor, note.title, body),
-        )
-        self.bursts.wrote(note.id, session, conn.last_insert_rowid(), now)
+        self.revision_table.save(conn, note, actor, now, session=session, bursts=self.bursts)
 
     def note_history(self, note_id: str) -> list[Revision]:
         """The revisions of a note, newest first."""
         with self.db.read() as conn:
             self.note_row(conn, note_id)
-            rows = conn.execute(
-                f"SELECT {REVISION_COLUMNS} FROM revisions WHERE note_id = ? ORDER BY id DESC", (note_id,)
-            ).fetchall()
-        return [revision_of(r) for r in rows]
+            return self.revision_table.history(conn, note_id)
 
     def get_revision(self, revision_id: int) -> Revision:
         with self.db.read() as conn:
-            row = conn.execute(
-                f"SELECT {REVISION_COLUMNS} FROM revisions WHERE id = ?", (revision_id,)
-            ).fetchone()
-        if row is None:
-            raise NotFoundError(f"no revision {revision_id}")
-        return revision_of(row)
+            return self.revision_table.get(conn, revision_id)
+
+    def prune_history(self, *, now: int | None = None) -> HistoryPruned:
+        """Thin every note's history by the rule, pack what it keeps, and reclaim the space."""
+        return self.revision_table.prune(self.db, now or now_ms())
 
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
         """Changes with an id above ``cursor``, oldest first, at most ``limit`` of them."""

@@ -213,8 +213,22 @@ def _v3(db: apsw.Connection) -> None:
     db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
 
 
+def _v4(db: apsw.Connection) -> None:
+    # Revisions become deltas against the next one (``noted.store.history``): ``base`` names it
+    # (NULL: the row is whole, as every row before), ``depth`` on a whole row counts the deltas
+    # that lead to it. The thinning rule reads a note's old revisions by time.
+    db.execute(
+        """
+        ALTER TABLE revisions ADD COLUMN base INTEGER;
+        ALTER TABLE revisions ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX revisions_note_time ON revisions(note_id, time);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "notes, folders, tags, resources, changes, revisions", _v1),
     Migration(2, "indexes for keyword search filters", _v2),
     Migration(3, "headings as a keyword index column of their own", _v3),
+    Migration(4, "revisions stored as deltas, thinned by age", _v4),
 )

@@ -6,6 +6,8 @@ import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
+from noted.store.history.table import RevisionTable
+from noted.store.history.thinning import Thinning
 from noted.store.protocol import Capabilities
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database
@@ -35,19 +37,26 @@ class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
         """None: with no sync there are no sync conflicts."""
         return None
 
-    def __init__(self, db: Database, resources_dir: Path) -> None:
+    def __init__(self, db: Database, resources_dir: Path, thinning: Thinning | None = None) -> None:
         self.db = db
         self.resources_dir = resources_dir
         self.bursts = SessionBursts()
+        self.revision_table = RevisionTable("revisions", thinning)
 
     @classmethod
     def open(
-        cls, db_path: Path, resources_dir: Path, *, on_upgrade: Callable[[], None] | None = None
+        cls,
+        db_path: Path,
+        resources_dir: Path,
+        *,
+        on_upgrade: Callable[[], None] | None = None,
+        thinning: Thinning | None = None,
     ) -> SqliteStore:
         """Open (creating and migrating as needed) the database at ``db_path``; ``on_upgrade`` is
-        called before an existing database's schema changes."""
+        called before an existing database's schema changes; ``thinning`` is the history's rule
+        (``history.*`` settings)."""
         resources_dir.mkdir(parents=True, exist_ok=True)
-        return cls(Database(db_path, on_upgrade), resources_dir)
+        return cls(Database(db_path, on_upgrade), resources_dir, thinning)
 
     def close(self) -> None:
         self.db.close()
