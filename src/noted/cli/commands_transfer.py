@@ -76,12 +76,17 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
                 "notes": report.notes,
                 "resources": report.resources,
                 "removed": [{"path": u.path, "changed": u.changed} for u in report.removed],
+                "kept": list(report.kept),
             }
         )
         return 0
     for gone in report.removed:
         what = "changed since the last export" if gone.changed else "not written by noted"
         ctx.error(f"--force: deleted {shown(gone.path)} ({what})")
+    for folder in report.kept:
+        ctx.error(
+            f"warning: {shown(folder)} holds files noted did not write that the new export has in their place"
+        )
     ctx.out(
         f"exported {report.notes} notes in {report.notebooks} notebooks and "
         f"{report.resources} attachments to {report.target}"

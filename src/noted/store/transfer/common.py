@@ -38,6 +38,9 @@ _RESERVED = {
     *(f"lpt{i}" for i in range(1, 10)),
 }
 MAX_NAME = 100
+MAX_NAME_BYTES = 200
+"""File systems limit a name to 255 bytes (ext4, APFS) or 255 UTF-16 units (NTFS): a title of 100
+emoji is 400 bytes. 200 leaves room for " (N)" and ".md"."""
 
 
 # libyaml's safe loader and dumper when PyYAML was built with it: the same safe subset, many times faster.
@@ -114,7 +117,7 @@ def safe_name(title: str, fallback: str = "Untitled") -> str:
     name = unicodedata.normalize("NFC", title)
     name = _UNSAFE.sub("_", name)
     name = " ".join(name.split()).strip(". ")
-    name = name[:MAX_NAME].rstrip(". ")
+    name = name[:MAX_NAME].encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore").rstrip(". ")
     if not name:
         name = fallback
     if name.casefold() in _RESERVED:

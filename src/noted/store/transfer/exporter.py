@@ -5,17 +5,16 @@ re-import matches it), notes become ``.md`` files with YAML front matter, attach
 to ``_resources/`` at the root and ``:/id`` links become relative paths. Everything is planned and
 checked first, written to a staging folder beside the target, then moved into place, so a failure
 leaves the target as it was. The manifest ``.noted-export.yml`` records every file written with
-its hash (``manifest.py``): a previous export is replaced only when it holds nothing else.
+its hash (``manifest.py``): a previous export is replaced only when it holds nothing else, checked
+again just before the swap, and only what the manifest vouches for is deleted (``replace.py``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import posixpath
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -40,6 +39,7 @@ from noted.store.transfer.common import (
     unique_name,
 )
 from noted.store.transfer.manifest import Unknown, file_hash, manifest_text, refusal, unknown_files
+from noted.store.transfer.replace import Staging, fingerprint, swap_in, sweep
 
 _BATCH = 500
 
@@ -55,6 +55,9 @@ class ExportReport:
     removed: tuple[Unknown, ...] = ()
     """Files of the previous export that noted had not written or that had changed, deleted
     (or, changed, overwritten) because ``force`` was given."""
+    kept: tuple[str, ...] = ()
+    """Folders beside the target that still hold files noted did not write: what a replacement
+    (this one, or one that was killed) could not put back because the new export has a file there."""
 
 
 @dataclass
@@ -213,26 +216,6 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
     (stage / EXPORT_MARKER).write_text(manifest_text(iso_utc(now_ms()), written), encoding="utf-8")
 
 
-def _swap(stage: Path, root: Path) -> None:
-    """Put the staged export where the target is, replacing an empty folder or a previous export."""
-    if not root.exists():
-        os.replace(stage, root)
-        return
-    if not any(root.iterdir()):
-        root.rmdir()
-        os.replace(stage, root)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{root.name}.noted-old-", dir=root.parent))
-    old.rmdir()
-    os.replace(root, old)
-    try:
-        os.replace(stage, root)
-    except OSError:
-        os.replace(old, root)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-
-
 def export_markdown(store: Store, target: Path, *, force: bool = False) -> ExportReport:
     """Write every notebook and note (not the trash) under ``target``.
 
@@ -244,6 +227,7 @@ def export_markdown(store: Store, target: Path, *, force: bool = False) -> Expor
         TransferError: the target is unusable, holds files noted did not write (without
             ``force``), or a link inside it leads outside it; nothing is written.
     """
+    kept = sweep(target.resolve() if target.exists() else target.absolute())
     root, unknown = _check_target(target, force)
     folders = store.list_folders()
     notes = _all_notes(store)
@@ -251,20 +235,21 @@ def export_markdown(store: Store, target: Path, *, force: bool = False) -> Expor
     for rel in [*plan.dirs.values(), *plan.files.values(), *(r for _, r in plan.resources.values())]:
         if rel.startswith(("/", "../")) or "/../" in f"/{rel}/":
             raise TransferError(f"refusing to write {rel}: it would land outside {target}")
+    agreed = {u.path: fingerprint(root / u.path) for u in unknown}
+    staging = Staging(root)
     try:
         root.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{root.name}.noted-export-", dir=root.parent))
-        # mkdtemp makes a private folder; give the export the permissions its place would have.
-        stage.chmod((root if root.exists() else root.parent).stat().st_mode & 0o7777)
+        stage = staging.begin()
     except OSError as exc:
+        staging.end()
         raise TransferError(f"cannot write next to {target}: {exc.strerror or exc}") from exc
     try:
         _write(stage, store, folders, notes, plan)
-        _swap(stage, root)
+        left = swap_in(staging, agreed)
     except OSError as exc:
         raise TransferError(f"cannot write the export to {target}: {exc.strerror or exc}") from exc
     finally:
-        with contextlib.suppress(OSError):
-            if stage.exists():
-                shutil.rmtree(stage)
-    return ExportReport(root, len(folders), len(notes), len(plan.resources), tuple(unknown))
+        staging.end()
+    if left:
+        kept.append(str(staging.old))
+    return ExportReport(root, len(folders), len(notes), len(plan.resources), tuple(unknown), tuple(kept))

@@ -39,7 +39,7 @@ def manifest_text(exported: str, files: dict[str, str]) -> str:
     return dump_yaml(data)
 
 
-def _recorded(root: Path) -> dict[str, str]:
+def recorded_files(root: Path) -> dict[str, str]:
     """The files the manifest at ``root`` says noted wrote (none when it is empty or unreadable)."""
     try:
         data = load_yaml((root / EXPORT_MARKER).read_text(encoding="utf-8"))
@@ -66,7 +66,7 @@ def unknown_files(root: Path) -> list[Unknown]:
 
     Links count as unknown (noted never writes one), whatever they point to.
     """
-    recorded = _recorded(root)
+    recorded = recorded_files(root)
     found: list[Unknown] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
@@ -89,12 +89,15 @@ def unknown_files(root: Path) -> list[Unknown]:
     return found
 
 
-def refusal(target: Path, unknown: list[Unknown]) -> TransferError:
-    """The one-line refusal that lists the files a replacement would delete."""
+def refusal(
+    target: Path, unknown: list[Unknown], *, when: str = "noted did not write there or that changed since"
+) -> TransferError:
+    """The one-line refusal that lists the files a replacement would delete; ``when`` says how they
+    came to be there."""
     named = ", ".join(str(u) for u in unknown[:_LISTED])
     more = f" and {len(unknown) - _LISTED} more" if len(unknown) > _LISTED else ""
     count = f"{len(unknown)} file{'s' if len(unknown) != 1 else ''}"
     return TransferError(
-        f"{target} holds {count} that noted did not write there or that changed since: {named}{more}",
+        f"{target} holds {count} that {when}: {named}{more}",
         hint="move them out, export to a new folder, or pass --force to delete them",
     )
