@@ -14,7 +14,7 @@ never a delta whose base is gone.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -260,9 +260,12 @@ class RevisionTable:
                 texts.append(self._content(conn, row.id))
         return texts
 
-    def prune(self, db: Database, now: int) -> HistoryPruned:
+    def prune(
+        self, db: Database, now: int, *, tidy: Callable[[apsw.Connection], object] | None = None
+    ) -> HistoryPruned:
         """Thin and pack every note's history in ``db`` (a transaction per note, so another
-        writer waits for one note at most), then give the free space back (``VACUUM``)."""
+        writer waits for one note at most), run ``tidy`` (another table's compaction) in a
+        transaction of its own, then give the free space back (``VACUUM``)."""
         before = db.size()
         with db.read() as conn:
             note_ids = [str(r[0]) for r in conn.execute(f"SELECT DISTINCT note_id FROM {self.name}")]
@@ -270,6 +273,9 @@ class RevisionTable:
         for note_id in note_ids:
             with db.write() as conn:
                 removed += self.pack(conn, note_id, now)
+        if tidy is not None:
+            with db.write() as conn:
+                tidy(conn)
         db.vacuum()
         return HistoryPruned(len(note_ids), removed, before, db.size())
 

@@ -45,11 +45,10 @@ CREATE TABLE IF NOT EXISTS joplin_revisions (
     title TEXT NOT NULL,
     body BLOB NOT NULL,
     edits INTEGER NOT NULL DEFAULT 1,
-    base INTEGER,  -- NULL: body is whole; else a delta against this (newer) revision
-    depth INTEGER NOT NULL DEFAULT 0  -- on a whole row: how many deltas lead to it
+    base INTEGER,  -- NULL: body is whole; else a delta against this revision (the one before)
+    depth INTEGER NOT NULL DEFAULT 0  -- how many deltas lead to a whole row
 );
 CREATE INDEX IF NOT EXISTS joplin_revisions_note ON joplin_revisions(note_id, id);
-CREATE INDEX IF NOT EXISTS joplin_revisions_note_time ON joplin_revisions(note_id, time);
 
 CREATE TABLE IF NOT EXISTS joplin_trash (
     folder_id TEXT PRIMARY KEY,

@@ -43,8 +43,9 @@ class HistoryOps(StoreBase):
             return self.revision_table.get(conn, revision_id)
 
     def prune_history(self, *, now: int | None = None) -> HistoryPruned:
-        """Thin every note's history by the rule, pack what it keeps, and reclaim the space."""
-        return self.revision_table.prune(self.db, now or now_ms())
+        """Thin every note's history by the rule, pack what it keeps, and reclaim the space (the
+        keyword index, which keeps what updates replaced until it merges, is compacted too)."""
+        return self.revision_table.prune(self.db, now or now_ms(), tidy=_optimize_keyword_index)
 
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
         """Changes with an id above ``cursor``, oldest first, at most ``limit`` of them."""
@@ -61,3 +62,7 @@ class HistoryOps(StoreBase):
         """The changes to any of ``item_ids``, newest first, at most ``limit``."""
         with self.db.read() as conn:
             return changes_of(conn, "changes", item_ids, limit)
+
+
+def _optimize_keyword_index(conn: apsw.Connection) -> None:
+    conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('optimize')")

@@ -214,14 +214,12 @@ def _v3(db: apsw.Connection) -> None:
 
 
 def _v4(db: apsw.Connection) -> None:
-    # Revisions become deltas against the next one (``noted.store.history``): ``base`` names it
-    # (NULL: the row is whole, as every row before), ``depth`` on a whole row counts the deltas
-    # that lead to it. The thinning rule reads a note's old revisions by time.
+    # Revisions become deltas against the one before (``noted.store.history``): ``base`` names it
+    # (NULL: the row is whole, as every row before), ``depth`` counts the deltas to a whole row.
     db.execute(
         """
         ALTER TABLE revisions ADD COLUMN base INTEGER;
         ALTER TABLE revisions ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
-        CREATE INDEX revisions_note_time ON revisions(note_id, time);
         """
     )
 
