@@ -13,20 +13,29 @@ The copy is made from the installed model file (nothing is downloaded), in a chi
 lock so two processes starting together make it once, and it is named by the source's hash, so
 another model or version gets its own. ``onnx`` (which ``quantize_dynamic`` needs) missing or the
 conversion failing leaves the original in use; see ``OnnxEmbedder``.
+
+A kill of noted during the conversion leaves nothing behind for long: each child ends with its
+parent (``PR_SET_PDEATHSIG`` on Linux, and a watch on its parent elsewhere), the lock ends with
+its holder, and the next conversion removes, under the lock, the partial files any earlier one
+left, then starts again from the source.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
+import ctypes
 import hashlib
 import importlib.util
 import logging
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+import time
 from pathlib import Path
+
+from filelock import FileLock
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +43,10 @@ VARIANT = "dynamic-int8-mha"
 """Names the copy's file and its vectors (part of ``model_id``): a new way of making the copy gets
 a new file, and its vectors are never mixed with another copy's."""
 CONVERT_TIMEOUT_SECONDS = 300
+PARENT_ENV = "NOTED_QUANTIZE_PARENT"
+"""Tells a child step which process started it, so it can end when that one is gone."""
+_PARTIAL = "partial"
+"""In the name of every file a conversion writes before its copy is whole."""
 
 
 def available() -> bool:
@@ -60,10 +73,11 @@ def ensure(source: Path, cache_dir: Path) -> Path:
     if target.is_file():
         return target
     cache_dir.mkdir(parents=True, exist_ok=True)
-    with _locked(cache_dir / ".quantize.lock"):
+    with FileLock(cache_dir / ".quantize.lock"):
         if target.is_file():  # another process made it while this one waited
             return target
-        partial = target.with_suffix(f".{os.getpid()}.partial")
+        _remove_partials(cache_dir)
+        partial = target.with_suffix(f".{os.getpid()}.{_PARTIAL}")
         log.info("making a dynamic-int8 copy of %s in %s", source, target)
         try:
             _convert_in_children(source, partial)
@@ -94,6 +108,7 @@ def _convert_in_children(source: Path, target: Path) -> None:
                 text=True,
                 timeout=CONVERT_TIMEOUT_SECONDS,
                 check=False,
+                env={**os.environ, PARENT_ENV: str(os.getpid())},
             )
             if done.returncode != 0 or (step != "fuse" and not made.is_file()):
                 raise RuntimeError(f"quantizing {source} failed: {done.stderr.strip()[-2000:]}")
@@ -106,14 +121,32 @@ def _step_files(target: Path) -> tuple[Path, Path]:
     return target.with_name(target.name + ".fp32.onnx"), target.with_name(target.name + ".fused.onnx")
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def _remove_partials(cache_dir: Path) -> None:
+    """Remove what conversions that were killed left (called holding the lock, so none runs)."""
+    for stale in cache_dir.glob(f"*.{_PARTIAL}*"):
+        log.info("removing %s, left by a conversion that did not finish", stale)
+        with contextlib.suppress(OSError):
+            stale.unlink()
+
+
+def _end_with_parent() -> None:
+    """Exit when the process that started this step is gone: a kill -9 of noted must not leave a
+    converter holding hundreds of MB, its files growing, with nobody to use them."""
+    parent = int(os.environ.get(PARENT_ENV, "0"))
+    if not parent:
+        return  # run by hand
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # gone already, before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="end-with-parent").start()
 
 
 def quantize_graph(source: Path, target: Path) -> None:
@@ -143,6 +176,7 @@ def _main(argv: list[str]) -> None:
     """
     from noted.embeddings import fuse_attention
 
+    _end_with_parent()
     step, source, target = argv[0], Path(argv[1]), Path(argv[2])
     if step == "plain":
         write_plain(source, target)
