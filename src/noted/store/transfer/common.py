@@ -10,6 +10,7 @@ import datetime as dt
 import functools
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +141,22 @@ def inside(path: Path, root: Path) -> bool:
         return path.resolve().is_relative_to(root)
     except (OSError, RuntimeError):  # a loop of symbolic links
         return False
+
+
+def read_regular(path: Path, shown_as: str) -> bytes:
+    """The bytes of ``path``, which must be a regular file: a named pipe, a device or a socket is
+    refused at once, never waited on (opened without blocking, then checked on the open file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise TransferError(f"cannot read {shown_as}: {exc.strerror or exc}") from exc
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TransferError(f"{shown_as} is not a regular file (a named pipe, device or socket)")
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise TransferError(f"cannot read {shown_as}: {exc.strerror or exc}") from exc
 
 
 def lexically_inside(path: str, root: str) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 from noted.errors import NotedError
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
 from noted.store.protocol import Store
-from noted.store.transfer.common import TransferError, tags_by_note
+from noted.store.transfer.common import read_regular, tags_by_note
 from noted.store.transfer.scan import Progress, Scan, ScanAttachment, ScanFile, scan_folder
 
 
@@ -87,10 +87,7 @@ def _add_attachments(store: Store, scan: Scan, written: list[Path]) -> dict[str,
         a.token: a for a in scan.attachments.values() if a.existing_id is None
     }
     for token, attachment in unique.items():
-        try:
-            data = attachment.path.read_bytes()
-        except OSError as exc:
-            raise TransferError(f"cannot read {scan.rel(attachment.path)}: {exc.strerror or exc}") from exc
+        data = read_regular(attachment.path, scan.rel(attachment.path))
         mime = mimetypes.guess_type(attachment.path.name)[0] or "application/octet-stream"
         resource = store.add_resource(data, filename=attachment.path.name, mime=mime, actor=ACTOR_IMPORT)
         with contextlib.suppress(NotedError):  # a backend without local files (Joplin) has none

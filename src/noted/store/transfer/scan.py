@@ -35,6 +35,7 @@ from noted.store.transfer.common import (
     link_spans,
     load_yaml,
     parse_note_file,
+    read_regular,
     replace_spans,
 )
 
@@ -103,10 +104,7 @@ class Scan:
 
 
 def _read_text(scan: Scan, path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TransferError(f"cannot read {scan.rel(path)}: {exc.strerror or exc}") from exc
+    data = read_regular(path, scan.rel(path))
     try:
         return data.decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as exc:
@@ -159,6 +157,11 @@ def _walk(scan: Scan, is_export: bool) -> None:
                 continue
             check_utf8_name(scan.rel(path))
             _check_link(scan, path)
+            if not path.is_file():
+                scan.warnings.append(
+                    f"{scan.rel(path)}: not a regular file (a named pipe, device or socket); skipped"
+                )
+                continue
             _add_file(scan, path, key)
     used = {f.dir_key for f in scan.files}
     for key in sorted({k for used_key in used for k in _ancestors(used_key)}):
@@ -307,6 +310,12 @@ def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
             raise TransferError(f'{file.rel}: line {line}: the link "{target}" leads outside {scan.root}')
         if linked.is_dir():
             continue
+        if not linked.is_file():
+            scan.warnings.append(
+                f'{file.rel}: line {line}: the link "{target}" names a named pipe, device or socket, '
+                "not a file; left as it is"
+            )
+            continue
         resolved = linked.resolve()
         if resolved.suffix.lower() in NOTE_SUFFIXES:
             if resolved in notes:
@@ -322,10 +331,7 @@ def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
     if known is not None:
         return known.existing_id or known.token
     check_title(path.name, scan.rel(path), what="attachment title", from_name=True)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TransferError(f"cannot read {scan.rel(path)}: {exc.strerror or exc}") from exc
+    data = read_regular(path, scan.rel(path))
     digest = hashlib.sha256(data).hexdigest()
     existing_id = _existing_resource(scan.store, path, data, existing)
     if existing_id is None and digest in scan.by_digest:
