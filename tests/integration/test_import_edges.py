@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.polling import scaled
+from tests.support.cli import env_with_src
+from tests.support.polling import scaled, wait_for
 
 from noted.store.sqlite import SqliteStore
 from noted.store.transfer import import_markdown
@@ -68,3 +72,61 @@ def test_named_pipes_are_skipped_with_a_reason_as_notes_and_as_attachments(
     assert any('line 1: the link "feed.png" names a named pipe' in w for w in report.warnings)
     (note,) = store.get_notes([m.id for m in store.list_notes()])
     assert "(feed.png)" in note.body  # the link is left as it was
+
+
+def test_a_kill_during_an_import_leaves_no_attachment_file_behind(tmp_path: Path) -> None:
+    # Before: every attachment file written before the kill stayed in resources/ with no row
+    # (103 after 6 of 14 kills). The child stops inside the import's transaction, after its
+    # attachment files are written and before the commit, and is killed there: no race to lose.
+    vault = tmp_path / "Vault"
+    vault.mkdir()
+    for i in range(3):
+        (vault / f"pic{i}.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes([i]) * 64)
+        (vault / f"n{i}.md").write_text(f"![pic](pic{i}.png)\n")
+    profile, signal_file = tmp_path / "profile", tmp_path / "inside"
+    code = textwrap.dedent(
+        f"""
+        import time
+        from pathlib import Path
+        from noted.store.sqlite import SqliteStore
+        from noted.store.transfer import import_markdown, importer
+
+        def stop_inside(*args, **kwargs):
+            Path({str(signal_file)!r}).touch()
+            time.sleep(600)
+
+        importer._write_notes = stop_inside
+        profile = Path({str(profile)!r})
+        import_markdown(SqliteStore.open(profile / "notes.db", profile / "resources"), Path({str(vault)!r}))
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], env=env_with_src())
+    try:
+        wait_for(signal_file.exists, what="the import to be inside its transaction")
+        assert len(list((profile / "resources").iterdir())) == 3  # the files the kill strands
+    finally:
+        child.kill()
+        child.wait()
+
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")  # the next process
+    try:
+        assert store.list_notes() == [] and list((profile / "resources").iterdir()) == []
+    finally:
+        store.close()
+
+
+def test_files_of_a_running_writer_and_committed_ones_are_never_swept(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    resources = tmp_path / "profile" / "resources"
+    kept = store.resource_path(
+        store.add_resource(b"committed", filename="a.txt", mime="text/plain", actor="user").id
+    )
+    with pytest.raises(RuntimeError), store.batch():
+        store.add_resource(b"never committed", filename="b.txt", mime="text/plain", actor="user")
+        other = SqliteStore.open(tmp_path / "profile" / "notes.db", resources)
+        other.close()  # opening swept: this store's list is held, so nothing of it went
+        assert len(list(resources.iterdir())) == 2
+        raise RuntimeError("the batch is undone")
+    store.close()  # closing clears its own list: the file whose row was undone goes
+    assert [p.name for p in resources.iterdir()] == [kept.name]

@@ -1,7 +1,9 @@
 """Attachments: files under ``resources/`` named by id, rows describing them, links from notes.
 
 The file is written (to a temporary name, then renamed) before its row is committed, so a crash
-leaves at worst an orphan file, never a row without its file.
+leaves at worst an orphan file, never a row without its file; each name is listed first in this
+process's ``PendingFiles``, so the next store to open the profile removes a killed writer's orphans
+(``noted.store.sqlite.pending``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, Resource, new_id, now_ms
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS, StoreBase, resource_from_row
+from noted.store.sqlite.pending import PendingFiles
 
 
 class ResourceOps(StoreBase):
     """The attachment half of the SQLite store."""
+
+    pending: PendingFiles
 
     def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
         name = attachment_name(filename)
@@ -34,6 +39,7 @@ class ResourceOps(StoreBase):
         )
         path = self._file(resource)
         partial = path.with_name(path.name + ".partial")
+        self.pending.writing(path.name)
         with open(partial, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -124,6 +130,7 @@ class ResourceOps(StoreBase):
         )
         path, old_path = self._file(new), self._file(old)
         partial = path.with_name(path.name + ".partial")
+        self.pending.writing(path.name)
         with open(partial, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -152,6 +159,14 @@ class ResourceOps(StoreBase):
             self.record(conn, ItemType.RESOURCE, resource_id, ChangeType.DELETE, actor)
         with contextlib.suppress(FileNotFoundError):
             self._file(resource).unlink()
+
+    def orphan_file(self, name: str) -> bool:
+        """True when no attachment row names the file ``resources/name`` (its writer never committed)."""
+        with self.db.read() as conn:
+            row = conn.execute(
+                f"SELECT {RESOURCE_COLUMNS} FROM resources WHERE id = ?", (name.split(".", 1)[0],)
+            ).fetchone()
+        return row is None or self._file(resource_from_row(row)).name != name
 
     def _file(self, resource: Resource) -> Path:
         suffix = f".{resource.file_extension}" if resource.file_extension else ""

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
+from noted.errors import ProfileError
 from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
 from noted.store.protocol import Capabilities
@@ -13,9 +14,14 @@ from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.folders import FolderOps
 from noted.store.sqlite.notes import NoteOps
+from noted.store.sqlite.pending import PendingFiles
+from noted.store.sqlite.pending import sweep as sweep_pending
 from noted.store.sqlite.resources import ResourceOps
 from noted.store.sqlite.tags import TagOps
 from noted.store.sync import SyncConflicts, Syncing
+
+PENDING_LISTS = ".pending"
+"""The folder beside ``notes.db`` where each process lists the attachment files it writes."""
 
 
 class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
@@ -42,6 +48,7 @@ class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
         self.resources_dir = resources_dir
         self.bursts = SessionBursts()
         self.revision_table = RevisionTable("revisions", thinning)
+        self.pending = PendingFiles(resources_dir, db.path.parent / PENDING_LISTS)
 
     @classmethod
     def open(
@@ -56,9 +63,13 @@ class SqliteStore(FolderOps, NoteOps, TagOps, ResourceOps):
         called before an existing database's schema changes; ``thinning`` is the history's rule
         (``history.*`` settings)."""
         resources_dir.mkdir(parents=True, exist_ok=True)
-        return cls(Database(db_path, on_upgrade), resources_dir, thinning)
+        store = cls(Database(db_path, on_upgrade), resources_dir, thinning)
+        sweep_pending(resources_dir, db_path.parent / PENDING_LISTS, store.orphan_file)
+        return store
 
     def close(self) -> None:
+        with contextlib.suppress(ProfileError, OSError):  # a closed or failing database: swept next time
+            self.pending.close(self.orphan_file)
         self.db.close()
 
     def batch(self) -> contextlib.AbstractContextManager[None]:
