@@ -93,7 +93,8 @@ def test_a_bad_tag_or_title_in_front_matter_names_the_line(profile: Path, vault:
 def test_a_fault_half_way_through_an_import_undoes_all_of_it(profile: Path, vault: Path) -> None:
     # The unprivileged twin of the full-tmpfs test in test_cli_faults: SQLite is told the file may
     # not grow past a few pages more, so the import fails after its attachment file and some notes
-    # were written. Everything must be undone, the file removed too.
+    # were written, in its first slice. Everything must be undone, the file removed too (a fault in
+    # a later slice: test_import_edges).
     from noted.errors import DiskFullError  # here, so the other tests run on the code before too
 
     before = state(profile)

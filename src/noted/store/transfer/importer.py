@@ -1,18 +1,24 @@
 """Import a folder of Markdown files: directories become notebooks, files become notes.
 
 The folder is scanned and checked whole first (``scan.py``, ``checks.py``), so bad input
-changes nothing. Then everything is written in one transaction (``Store.batch``): a fault on the
-way (a full disk) undoes it all, and the attachment files written so far are removed, so the
-profile is as it was: no note, notebook, attachment or change-feed row. A re-import matches what
-is already there, a note by its front-matter ``id``, else by notebook and title: an unchanged
-note is left alone, a changed one updated, none duplicated. Everything is written with the
-``import`` actor.
+changes nothing. Then it is written in slices of ``SLICE_NOTES`` notes, one transaction each
+(``Store.batch``), every attachment in the slice of the first note that links it: another process
+that writes meanwhile waits for one slice (about a second), not for the whole import. A fault on
+the way (a full disk) undoes the slice it hit, attachment files included; a fault in the first
+slice leaves the profile as it was, and after a later one every note kept is whole, and the
+error says how far the import got. A re-import matches what is already there, a note by its
+front-matter ``id``, else by notebook and title: an unchanged note is left alone, a changed one
+updated, none duplicated, so importing the folder again finishes an import that stopped.
+Everything is written with the ``import`` actor.
 """
 
 from __future__ import annotations
 
 import contextlib
 import mimetypes
+import re
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +26,18 @@ from noted.errors import NotedError
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
 from noted.store.protocol import Store
 from noted.store.transfer.common import read_regular, tags_by_note
-from noted.store.transfer.scan import Progress, Scan, ScanAttachment, ScanFile, scan_folder
+from noted.store.transfer.scan import Progress, Scan, ScanFile, scan_folder
+from noted.wording import plural
+
+SLICE_NOTES = 500
+"""Notes written per transaction: about a second of holding the write lock on a 2-core machine."""
+SLICE_CHARS = 5_000_000
+"""A slice ends sooner when its notes' text reaches this."""
+SLICE_PAUSE = 0.15
+"""Seconds between two slices, so a writer that waits gets the lock: SQLite's busy handler tries
+again every 100 ms once it has waited a while, and the next slice would otherwise take the lock
+back before it looked."""
+_TOKEN = re.compile("\x00noted-attachment-\\d+\x00")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,29 +94,29 @@ def _create_folders(store: Store, scan: Scan) -> tuple[dict[str, str], int]:
     return ids, created
 
 
-def _add_attachments(store: Store, scan: Scan, written: list[Path]) -> dict[str, str]:
-    """Store the new attachments; returns placeholder token → resource id.
-
-    Each stored file's path goes into ``written`` at once, so a later failure can remove it.
-    """
-    added: dict[str, str] = {}
-    unique: dict[str, ScanAttachment] = {
-        a.token: a for a in scan.attachments.values() if a.existing_id is None
-    }
-    for token, attachment in unique.items():
+def _add_attachments(
+    store: Store, scan: Scan, file: ScanFile, tokens: dict[str, str], written: list[Path]
+) -> None:
+    """Store the new attachments ``file`` links that no earlier note did, filling ``tokens``
+    (placeholder → resource id). Each stored file's path goes into ``written`` at once, so a later
+    failure can remove it."""
+    for token in dict.fromkeys(_TOKEN.findall(file.body)):
+        if token in tokens:
+            continue
+        attachment = scan.by_token[token]
+        if attachment.existing_id is not None:
+            tokens[token] = attachment.existing_id
+            continue
         data = read_regular(attachment.path, scan.rel(attachment.path))
         mime = mimetypes.guess_type(attachment.path.name)[0] or "application/octet-stream"
         resource = store.add_resource(data, filename=attachment.path.name, mime=mime, actor=ACTOR_IMPORT)
         with contextlib.suppress(NotedError):  # a backend without local files (Joplin) has none
             written.append(store.resource_path(resource.id))
-        added[token] = resource.id
-    return added
+        tokens[token] = resource.id
 
 
 def _final_body(body: str, tokens: dict[str, str]) -> str:
-    for token, resource_id in tokens.items():
-        body = body.replace(token, resource_id)
-    return body
+    return _TOKEN.sub(lambda m: tokens[m.group(0)], body)
 
 
 def _create(store: Store, file: ScanFile, parent_id: str, body: str) -> None:
@@ -145,30 +162,49 @@ def _apply(
 
 
 def import_markdown(store: Store, source: Path, *, progress: Progress | None = None) -> ImportReport:
-    """Import every ``.md``, ``.markdown`` and ``.txt`` file under ``source``, all or nothing.
+    """Import every ``.md``, ``.markdown`` and ``.txt`` file under ``source``, in slices.
 
     A folder written by ``export_markdown`` maps its top directories to top-level notebooks; any
     other folder becomes one notebook named after it, with its sub-folders nested inside.
 
     Raises:
         TransferError: the folder cannot be imported as it is; nothing was written.
-        NotedError: writing failed (a storage fault); everything written was undone.
+        NotedError: writing failed (a storage fault); the slice it hit was undone, and the
+            message says how many notes the slices before it kept.
     """
     scan = scan_folder(store, source, progress=progress)
     warnings = list(scan.warnings)
-    written: list[Path] = []
-    try:
-        # One transaction for all of it: a refusal or a fault half-way leaves nothing behind.
-        # Other processes wait for the write lock meanwhile (up to the busy timeout).
-        with store.batch():
-            folder_ids, folders_created = _create_folders(store, scan)
-            tokens = _add_attachments(store, scan, written)
-            counts = _write_notes(store, scan, folder_ids, tokens, warnings, progress)
-    except BaseException:
-        for path in written:
-            with contextlib.suppress(OSError):
-                path.unlink(missing_ok=True)
-        raise
+    tags = tags_by_note(store) if any(f.existing for f in scan.files) else {}
+    tokens: dict[str, str] = {}
+    counts = {"created": 0, "updated": 0, "unchanged": 0}
+    folder_ids: dict[str, str] = {}
+    folders_created = 0
+    done = 0
+    for files in _slices(scan.files):
+        if done:
+            time.sleep(SLICE_PAUSE)
+        written: list[Path] = []
+        try:
+            with store.batch():
+                if not folder_ids:  # the notebooks go with the first notes, never alone
+                    folder_ids, folders_created = _create_folders(store, scan)
+                for i, file in enumerate(files, start=done + 1):
+                    _add_attachments(store, scan, file, tokens, written)
+                    body = _final_body(file.body, tokens)
+                    counts[_apply(store, file, folder_ids[file.dir_key], body, tags, warnings)] += 1
+                    if progress is not None:
+                        progress("writing", i, len(scan.files))
+        except BaseException as exc:
+            for path in written:
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)
+            if done and isinstance(exc, NotedError):
+                exc.message += (
+                    f"; the import stopped after {plural(done, 'note')} of {len(scan.files):,}, each kept "
+                    "whole: import the folder again to finish it (nothing is duplicated)"
+                )
+            raise
+        done += len(files)
     return ImportReport(
         scan.root,
         folders_created,
@@ -180,20 +216,15 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
     )
 
 
-def _write_notes(
-    store: Store,
-    scan: Scan,
-    folder_ids: dict[str, str],
-    tokens: dict[str, str],
-    warnings: list[str],
-    progress: Progress | None,
-) -> dict[str, int]:
-    tags = tags_by_note(store) if any(f.existing for f in scan.files) else {}
-    counts = {"created": 0, "updated": 0, "unchanged": 0}
-    total = len(scan.files)
-    for done, file in enumerate(scan.files, start=1):
-        body = _final_body(file.body, tokens)
-        counts[_apply(store, file, folder_ids[file.dir_key], body, tags, warnings)] += 1
-        if progress is not None:
-            progress("writing", done, total)
-    return counts
+def _slices(files: list[ScanFile]) -> Iterator[list[ScanFile]]:
+    """``files`` in slices of at most ``SLICE_NOTES`` notes and about ``SLICE_CHARS`` of text (one at least)."""
+    chunk: list[ScanFile] = []
+    size = 0
+    for file in files:
+        if chunk and (len(chunk) >= SLICE_NOTES or size + len(file.body) > SLICE_CHARS):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(file)
+        size += len(file.body)
+    if chunk:
+        yield chunk

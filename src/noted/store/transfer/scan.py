@@ -96,6 +96,8 @@ class Scan:
     files: list[ScanFile] = field(default_factory=list)
     attachments: dict[Path, ScanAttachment] = field(default_factory=dict)
     by_digest: dict[str, ScanAttachment] = field(default_factory=dict)
+    by_token: dict[str, ScanAttachment] = field(default_factory=dict)
+    """The attachments to add, by the placeholder that stands for each in the notes' text."""
     warnings: list[str] = field(default_factory=list)
     progress: Progress | None = None
 
@@ -157,7 +159,7 @@ def _walk(scan: Scan, is_export: bool) -> None:
                 continue
             check_utf8_name(scan.rel(path))
             _check_link(scan, path)
-            if not path.is_file():
+            if path.exists() and not path.is_file():  # a broken link is refused when read
                 scan.warnings.append(
                     f"{scan.rel(path)}: not a regular file (a named pipe, device or socket); skipped"
                 )
@@ -340,6 +342,7 @@ def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
     attachment = ScanAttachment(path, f"\x00noted-attachment-{len(scan.attachments)}\x00", existing_id)
     scan.attachments[path] = attachment
     scan.by_digest.setdefault(digest, attachment)
+    scan.by_token[attachment.token] = attachment
     return existing_id or attachment.token
 
 
