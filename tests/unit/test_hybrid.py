@@ -324,3 +324,53 @@ def test_a_hit_offers_up_to_three_sections_best_first(profile: Profile) -> None:
     assert hit.note_id == note and len(hit.sections) == 3
     assert [s.heading for s in hit.sections[:2]] == ["Birds", "Puffins again"]
     assert hit.section == hit.sections[0] and "puffin nests" in hit.snippet
+
+
+# Limits before the model (issue 34) -------------------------------------------------------------
+
+
+class _CountingEmbedder(FakeEmbedder):
+    """A fake model that counts how often it was loaded (asked its width) or run."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=64)
+        self.loads = 0
+
+    @property
+    def dim(self) -> int:
+        self.loads += 1
+        return super().dim
+
+
+def test_a_search_on_an_index_never_built_never_loads_the_model(store: SqliteStore, tmp_path: Path) -> None:
+    # Before: building SemanticSearch asked the model its width, which loaded it and, the first
+    # time, made its int8 copy (5-46 s), only to find that no index was there.
+    profile = Profile(store, tmp_path / "config.toml")
+    embedder = _CountingEmbedder()
+    profile.semantic = SemanticSearch(store, store.db, embedder)
+    profile.add("Roses", "prune the roses")
+    results = profile.search("prune roses")
+    assert [h.title for h in results.hits] == ["Roses"] and "not been built" in (
+        results.reading.keyword_only or ""
+    )
+    assert embedder.loads == 0
+
+
+def test_the_term_limit_is_the_query_as_typed_and_comes_before_the_model(profile: Profile) -> None:
+    # Before: 100 words passed the parse, then the keyword arm's own query (any:1 and the words)
+    # was refused as "101 terms", after the semantic arm had loaded the model.
+    profile.add("Roses", "prune the roses in spring")
+    profile.index()
+    words = " ".join(["roses", *(f"w{i}" for i in range(99))])
+    assert profile.ids(words)  # 100 words: searched
+    loads: list[int] = []
+    real = profile.semantic.query_vectors
+
+    def vectors(*args: object, **kwargs: object) -> object:
+        loads.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    profile.semantic.query_vectors = vectors  # type: ignore[method-assign]
+    with pytest.raises(QueryError, match="too many terms"):
+        profile.search(words + " w100")
+    assert loads == []

@@ -35,7 +35,17 @@ from noted.errors import InvalidInputError, QueryError, UnavailableError
 from noted.indexer.coverage import IndexCoverage
 from noted.search.hits import fused_hit, keyword_hit
 from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordSearch
-from noted.search.query import DateFilter, Filter, FilterKind, Query, Term, TextField, TextTerm
+from noted.search.query import (
+    MAX_TERMS,
+    DateFilter,
+    Filter,
+    FilterKind,
+    Query,
+    Term,
+    TextField,
+    TextTerm,
+    parse_query,
+)
 from noted.search.reading import read_words
 from noted.search.results import Hit, Mode, Reading, Results
 from noted.search.sections import query_words
@@ -229,16 +239,17 @@ class HybridSearch:
             return Results(hits, Reading(Mode.HYBRID, str(relevance)), len(hits))
         allowed = self._allowed(split.restriction, scope)
         words = read_words(split.text, self.keyword, translate=translate)
-        ranking = " ".join([split.ranking, *words.extra_words])
+        ranking = _joined(split.ranking, list(words.extra_words))
+        # The keyword arm first: anything it refuses is refused before the model is loaded.
+        keyword = self._keyword_arm(ranking, allowed)
         try:
             vectors = self.semantic.query_vectors(words.texts)
         except UnavailableError as exc:
             # The keyword arm alone, as hybrid runs it: a question's words need not all match.
-            alone = self._located(split.ranking, self._keyword_arm(ranking, allowed)[:limit])
+            alone = self._located(split.ranking, keyword[:limit])
             hits = tuple(keyword_hit(h) for h in alone)
             return Results(hits, words.reading(Mode.HYBRID, str(relevance), keyword_only=str(exc)), len(hits))
         semantic = self.semantic.search_vectors(vectors, relevance=relevance, limit=DEPTH, note_ids=allowed)
-        keyword = self._keyword_arm(ranking, allowed)
         by_sem = {h.note_id: h for h in semantic}
         fused = fuse([(h.note_id, h.score) for h in keyword], [(h.note_id, _closeness(h)) for h in semantic])
         fused = fused[:limit]
@@ -290,3 +301,10 @@ class HybridSearch:
             h for h in self.keyword.search(query, limit=depth).hits if scope is None or h.note_id in scope
         ]
         return tuple(keyword_hit(h) for h in hits[:limit])
+
+
+def _joined(ranking: str, words: list[str]) -> str:
+    """``ranking`` with as many of ``words`` OR'ed in as keep it within the grammar's term limit:
+    what noted adds (a translation, corrections) never makes a query typed within it too long."""
+    room = MAX_TERMS - len(parse_query(ranking).terms)
+    return " ".join([ranking, *words[: max(room, 0)]])

@@ -337,9 +337,10 @@ def parse_query(query: str, *, now: datetime | None = None) -> Query:
         raise QueryError("the search query is empty", hint='type words, "a phrase" or a filter like tag:work')
     check_query_size(query)
     raws = _scan(query)
-    if len(raws) > MAX_TERMS:
+    counted = sum(raw.name != "any" for raw in raws)  # ``any:`` is a mode, not a term
+    if counted > MAX_TERMS:
         raise QueryError(
-            f"the search query has too many terms ({len(raws):,}; at most {MAX_TERMS} words, phrases "
+            f"the search query has too many terms ({counted:,}; at most {MAX_TERMS} words, phrases "
             "and filters)",
             hint="search for a few words that stand out",
         )

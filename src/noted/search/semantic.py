@@ -12,6 +12,7 @@ The nearest chunks come from ``VectorTables.nearest``: ``OVERSAMPLE`` times the 
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -154,9 +155,14 @@ class SemanticSearch:
         self.store = store
         self.db = db
         self.embedder = embedder
-        self.tables = VectorTables(db, embedder.model_id, embedder.dim)
         self.oversample = oversample
         self.min_candidates = min_candidates
+
+    @functools.cached_property
+    def tables(self) -> VectorTables:
+        """The index's tables, opened on first use: learning the model's width loads the model (and
+        the first time makes its int8 copy), which a search on an index never built must not do."""
+        return VectorTables(self.db, self.embedder.model_id, self.embedder.dim)
 
     def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
         """How much of the store (or of ``note_ids``) the index these results come from covers."""
