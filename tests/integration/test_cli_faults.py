@@ -121,6 +121,28 @@ def test_settings_and_tokens_on_a_full_disk_name_it(tmp_path: Path) -> None:
         assert not [p.name for p in profile.iterdir() if p.name.endswith(".tmp") or "client" in p.name]
 
 
+def test_a_full_disk_still_lists_shows_and_exports_to_another_disk(tmp_path: Path) -> None:
+    # Before: notes, show and export failed with exit 12 (the WAL index could not grow), so the
+    # person could not even move their notes off the full disk.
+    with small_disk(tmp_path / "disk", "3m") as disk:
+        profile = disk / "profile"
+        assert run_noted(profile, "notes").returncode == 0
+        before = state(profile)
+        filler = fill(disk, leave=0)
+        try:
+            listed = run_noted(profile, "notes")
+            shown = run_noted(profile, "show", "Start here")
+            exported = run_noted(profile, "export", str(tmp_path / "elsewhere"))
+            refused = run_noted(profile, "create", "New", "--body", "x")
+        finally:
+            filler.unlink()
+        assert listed.returncode == 0 and "Start here" in listed.stdout, listed.stderr
+        assert shown.returncode == 0 and shown.stdout.startswith("# Start here"), shown.stderr
+        assert exported.returncode == 0 and (tmp_path / "elsewhere" / "Welcome" / "Start here.md").is_file()
+        one_line(refused, EXIT["disk full"], f"the disk holding {profile} is full")
+        assert state(profile) == before
+
+
 def test_a_full_disk_during_an_import_leaves_no_note_notebook_or_attachment_file(tmp_path: Path) -> None:
     source = tmp_path / "Vault"
     source.mkdir()

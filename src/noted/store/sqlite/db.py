@@ -19,7 +19,7 @@ from pathlib import Path
 
 import apsw
 
-from noted.errors import ProfileError, folder_not_writable
+from noted.errors import ProfileError, disk_full, folder_not_writable
 from noted.store.sqlite import faults
 from noted.store.sqlite.schema import MIGRATIONS
 
@@ -73,7 +73,8 @@ class Database:
         """Why sqlite-vec could not be loaded (None when it loaded)."""
         self.read_only: str | None = None
         """Why the database opened for reading only: ``"folder"`` (its folder cannot be written, so
-        WAL's side files cannot be made) or ``"file"`` (notes.db itself); None when writable."""
+        WAL's side files cannot be made), ``"full"`` (its disk is full, so they cannot grow) or
+        ``"file"`` (notes.db itself); None when writable."""
         self._migrate(on_upgrade)
 
     # Connections -------------------------------------------------------------------------
@@ -108,9 +109,15 @@ class Database:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # reads through the WAL index
         except apsw.CantOpenError:
             conn.close()
             conn = self._open_read_only()
+        except (apsw.IOError, apsw.FullError):
+            if not faults.nearly_full(self.path.parent):
+                raise
+            conn.close()
+            conn = self._open_on_full_disk()
         else:
             if conn.readonly("main"):
                 self.read_only = self.read_only or "file"
@@ -137,6 +144,21 @@ class Database:
             conn.close()
             conn = apsw.Connection(f"{uri}?mode=ro&immutable=1", flags=flags)
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        return conn
+
+    def _open_on_full_disk(self) -> apsw.Connection:
+        """A connection that reads a database whose WAL index cannot grow: the disk is full.
+
+        In exclusive locking mode SQLite keeps the WAL index in memory instead of ``-shm``, so the
+        notes can still be listed, shown and exported to another disk. It holds the database for
+        itself while it is open, which costs nothing here: no other process has it open, or the
+        index would exist. Writes are refused at once, as on a read-only profile.
+        """
+        self.read_only = "full"
+        conn = apsw.Connection(str(self.path))
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         return conn
 
     def close(self) -> None:
@@ -195,6 +217,8 @@ class Database:
                 conn.execute("COMMIT")
 
     def _refuse_if_read_only(self) -> None:
+        if self.read_only == "full":
+            raise disk_full(self.path.parent)
         if self.read_only == "folder":
             raise folder_not_writable(self.path.parent, "no file can be made there")
         if self.read_only == "file":

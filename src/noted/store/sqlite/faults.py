@@ -68,7 +68,7 @@ def from_apsw(exc: apsw.Error, db_path: Path, *, read_only_folder: bool = False)
     if isinstance(exc, apsw.IOError):
         # SQLite reports a full disk met while growing its WAL index or writing the WAL as an
         # I/O error, not SQLITE_FULL; the free space tells the two apart.
-        if _nearly_full(db_path.parent):
+        if nearly_full(db_path.parent):
             return disk_full(db_path.parent)
         return StorageError(
             f"cannot read or write {db_path}: {exc}",
@@ -77,7 +77,8 @@ def from_apsw(exc: apsw.Error, db_path: Path, *, read_only_folder: bool = False)
     return None
 
 
-def _nearly_full(folder: Path) -> bool:
+def nearly_full(folder: Path) -> bool:
+    """True when the disk holding ``folder`` has (almost) no free space left."""
     try:
         return shutil.disk_usage(folder).free < NEARLY_FULL
     except OSError:
