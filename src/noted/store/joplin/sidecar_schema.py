@@ -75,7 +75,8 @@ def ensure_schema(conn: apsw.Connection) -> None:
         return
     if version == 1:
         conn.execute(_TO_V2)
-    if version in (1, 2):
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(joplin_revisions)")}
+    if columns and "base" not in columns:
         conn.execute(_TO_V3)  # revisions stored as deltas (noted.store.history)
     conn.execute(_SCHEMA)
     set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
