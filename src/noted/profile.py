@@ -12,9 +12,11 @@ from pathlib import Path
 
 import platformdirs
 
-from noted.errors import FolderNotWritableError, ProfileError
+from noted.errors import FolderNotWritableError, InvalidInputError, NotUtf8Error, ProfileError
 
 PROFILE_ENV = "NOTED_PROFILE"
+_NOTEBOOK_FILES = ("notes.db", "joplin-sidecar.db")
+"""The files that make a folder a profile (``noted.store.joplin.sidecar.SIDECAR_NAME`` second)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +46,26 @@ class Profile:
         """True when no database exists yet (the first run)."""
         return not self.db_path.exists()
 
+    @property
+    def holds_notebook(self) -> bool:
+        """True when the folder holds a notebook: the embedded database, or the Joplin backend's
+        sidecar. Only ``noted init`` and the first start in a terminal make one where there is none,
+        so a mistyped ``--profile`` is refused instead of becoming a new, empty notebook."""
+        return any((self.root / name).exists() or (self.root / name).is_symlink() for name in _NOTEBOOK_FILES)
+
     def ensure(self) -> Profile:
-        """Create the folders of the profile if needed."""
+        """Create the folders of the profile if needed.
+
+        Raises:
+            ProfileError: ``notes.db`` is a link to nothing (a fresh database would be made at
+                its target, and the notes the person expects would seem gone).
+            FolderNotWritableError: the folder cannot be made.
+        """
+        if self.db_path.is_symlink() and not self.db_path.exists():
+            raise ProfileError(
+                f"{self.db_path} is a link to {os.readlink(self.db_path)}, which does not exist",
+                hint="put the database back where the link points, or remove the link",
+            )
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             self.resources_dir.mkdir(exist_ok=True)
@@ -66,6 +86,23 @@ class Profile:
 
 
 def resolve_profile(explicit: str | os.PathLike[str] | None = None) -> Profile:
-    """The profile named on the command line, by the environment, or the platform default."""
+    """The profile named on the command line, by the environment, or the platform default.
+
+    Raises:
+        NotUtf8Error: the path is not valid UTF-8 (SQLite takes no other file name).
+        InvalidInputError: the path is a loop of symbolic links.
+    """
+    where = "--profile" if explicit else PROFILE_ENV
     chosen = explicit or os.environ.get(PROFILE_ENV) or platformdirs.user_data_dir("noted")
-    return Profile(Path(chosen).expanduser().resolve())
+    try:
+        os.fspath(chosen).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(chosen).decode("ascii", "backslashreplace")
+        raise NotUtf8Error(f'the profile path given by {where} ("{shown}") is not valid UTF-8') from None
+    try:
+        return Profile(Path(chosen).expanduser().resolve())
+    except (RuntimeError, OSError) as exc:  # RuntimeError: a loop of links (Python 3.11, 3.12)
+        raise InvalidInputError(
+            f"the profile path {chosen} cannot be followed: a loop of symbolic links or a bad link ({exc})",
+            hint="pick another with --profile DIR or NOTED_PROFILE",
+        ) from None

@@ -5,10 +5,13 @@ Each test names what failed before its fix.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from tests.support.cli import Cli
+from tests.support.cli import Cli, env_with_src, run_noted
 
 from noted.store.history.thinning import DAY_MS
 
@@ -58,3 +61,97 @@ def test_history_without_a_note_or_with_one_and_prune_is_refused(
     result = cli(*args)
     assert (result.code, result.err.count("\n")) == (2, 1) and fragment in result.err
     assert cli.cursor() == before
+
+
+# The last bad inputs (before: exit 70, an internal error, and a traceback for the link loop) ----
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["notes", "--limit", "99999999999999999999"], "--limit must be between 0 and 1,000,000,000"),
+        (["search", "x", "--offset", "99999999999999999999"], "--offset must be between 0 and"),
+        (["history", "Start here", "--show", "99999999999999999999"], "--show must be between 1 and"),
+        (["history", "Start here", "--restore", "-99999999999999999999"], "--restore must be between 1 and"),
+    ],
+)
+def test_out_of_range_numbers_are_bad_input(cli: Cli, args: list[str], fragment: str) -> None:
+    before = cli.cursor()
+    result = cli(*args)
+    assert (result.code, result.err.count("\n")) == (2, 1) and fragment in result.err, result.err
+    assert cli.cursor() == before
+
+
+def test_a_profile_path_that_is_not_utf8_is_refused_and_not_created(tmp_path: Path) -> None:
+    bad = os.fsencode(tmp_path) + b"/prof\xff"
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "notes"],
+        env=env_with_src(NOTED_PROFILE=os.fsdecode(bad)),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "NOTED_PROFILE" in done.stderr and "not valid UTF-8" in done.stderr
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_loop_of_links_as_profile_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    done = run_noted(tmp_path / "a", "notes", init=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "loop of symbolic links" in done.stderr
+
+
+# The trash (before: "moved to the trash" again; edit and tag changed a trashed note) ---------
+def test_trashing_a_trashed_note_says_so_and_changes_nothing(cli: Cli) -> None:
+    note = cli.ok("create", "Old", "--body", "x").out.strip()
+    cli.ok("trash", note)
+    before = cli.cursor()
+    assert cli.ok("trash", note).out == '"Old" is already in the trash\n'
+    assert cli.cursor() == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["edit", "{id}", "--append", "more"],
+        ["tag", "{id}", "t"],
+        ["move", "{id}", "Inbox"],
+        ["complete", "{id}"],
+    ],
+)
+def test_a_trashed_note_is_not_changed_until_restored(cli: Cli, args: list[str]) -> None:
+    note = cli.ok("create", "Old", "--body", "x", "--todo").out.strip()
+    cli.ok("trash", note)
+    before = cli.cursor()
+    result = cli(*[a.format(id=note) for a in args])
+    assert (result.code, result.err.count("\n")) == (1, 1), result.err
+    assert '"Old" is in the trash; restore it first' in result.err and cli.cursor() == before
+
+
+# The terminal app and new profiles ------------------------------------------------------------
+def test_tui_without_a_terminal_refuses_in_one_line(tmp_path: Path) -> None:
+    # Before: it drew into the pipe and never exited (the timeout below would fire).
+    done = run_noted(tmp_path / "profile", "tui", stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "needs a terminal" in done.stderr
+    assert done.stdout == ""
+
+
+def test_a_mistyped_profile_is_refused_and_not_made(tmp_path: Path) -> None:
+    # Before: `show` in it made a new profile with the Welcome notes; `notes` then listed only those.
+    for args in (["show", "Start here"], ["notes"], ["create", "T", "--body", "x"]):
+        done = run_noted(tmp_path / "typo", *args, init=False)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert f"there is no notebook at {tmp_path / 'typo'}" in done.stderr and "noted init" in done.stderr
+    assert not (tmp_path / "typo").exists()
+    made = run_noted(tmp_path / "typo", "init", init=False)
+    assert made.returncode == 0 and made.stdout == f"made a new notebook at {tmp_path / 'typo'}\n"
+    assert run_noted(tmp_path / "typo", "show", "Start here", init=False).returncode == 0
+
+
+def test_a_dangling_notes_db_link_is_refused(tmp_path: Path) -> None:
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    (profile / "notes.db").symlink_to(tmp_path / "elsewhere" / "notes.db")
+    done = run_noted(profile, "notes", init=False)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "which does not exist" in done.stderr
+    assert not (tmp_path / "elsewhere").exists()

@@ -180,7 +180,7 @@ def test_a_profile_that_cannot_be_created_names_the_folder(tmp_path: Path) -> No
     parent = tmp_path / "locked"
     parent.mkdir()
     with unwritable(parent):
-        done = run_noted(parent / "profile", "notes")
+        done = run_noted(parent / "profile", "init")
     one_line(done, EXIT["folder not writable"], f"cannot create the profile folder {parent / 'profile'}")
     assert not (parent / "profile").exists()
 

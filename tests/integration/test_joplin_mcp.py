@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -65,6 +66,8 @@ async def stdio_client(
         "NOTED_PROFILE": str(profile),
         **(extra_env or {}),
     }
+    made = subprocess.run([program, *args, "init", "--joplin"], env=env, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr  # the profile is made once, as a person does
     params = StdioServerParameters(
         command=program, args=[*args, "mcp", "serve", "--stdio", "--joplin"], env=env
     )

@@ -32,13 +32,20 @@ class Result:
 
 
 class Cli:
-    """Runs ``noted`` in this process against one profile folder, capturing its output."""
+    """Runs ``noted`` in this process against one profile folder, capturing its output.
 
-    def __init__(self, profile: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    The profile's notebook is made (``noted init``) before the first command, as a person does
+    once, unless ``init`` is False.
+    """
+
+    def __init__(self, profile: Path, capsys: pytest.CaptureFixture[str], *, init: bool = True) -> None:
         self.profile = profile
         self.capsys = capsys
+        self.init = init
 
     def __call__(self, *args: str) -> Result:
+        if self.init and not (self.profile / "notes.db").exists():
+            assert main(["init", "--profile", str(self.profile)]) == 0
         self.capsys.readouterr()
         code = main([*args, "--profile", str(self.profile)])
         captured = self.capsys.readouterr()
@@ -72,8 +79,14 @@ def env_with_src(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_noted(profile: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m noted`` as a real process."""
+def run_noted(
+    profile: Path, *args: str, init: bool = True, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m noted`` as a real process, the profile's notebook made first (``noted init``)
+    unless ``init`` is False or ``args`` is that command."""
+    if init and args[:1] != ("init",) and not (profile / "notes.db").exists():
+        made = run_noted(profile, "init", init=False)
+        assert made.returncode == 0, made.stderr
     return subprocess.run(
         [sys.executable, "-m", "noted", "--profile", str(profile), *args],
         capture_output=True,

@@ -78,8 +78,10 @@ class Machine:
 
     def noted(self, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
         """``noted --joplin ARGS`` on this machine, in this process: exit code, stdout, stderr."""
-        capsys.readouterr()
         with self._env():
+            if not (self.noted_profile / "joplin-sidecar.db").exists():  # made once, as a person does
+                assert main(["init", "--joplin", "--profile", str(self.noted_profile)]) == 0
+            capsys.readouterr()
             code = main([*args, "--joplin", "--profile", str(self.noted_profile)])
         captured = capsys.readouterr()
         return code, captured.out, captured.err

@@ -115,6 +115,7 @@ def test_the_command_line_starts_without_the_sdks(tmp_path: Path) -> None:
     # import nor while it runs: the overview and `show` open the store, list and read a note.
     code = textwrap.dedent("""
         from noted.cli import main
+        assert main(["--profile", "profile", "init"]) == 0
         assert main(["--profile", "profile"]) == 0
         from noted.profile import Profile
         from noted.services import Services

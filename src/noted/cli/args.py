@@ -12,6 +12,11 @@ from typing import Any
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotUtf8Error
 
+MAX_COUNT = 1_000_000_000
+"""The largest count or offset a command takes (more notes than any notebook holds)."""
+MAX_ID = 2**63 - 1
+"""The largest id SQLite stores (a revision's)."""
+
 Handler = Callable[[argparse.Namespace, CliContext], int]
 Subparsers = Any
 """``argparse._SubParsersAction``, which argparse does not name publicly."""
@@ -36,6 +41,13 @@ def command(
     add_common(parser)
     parser.set_defaults(func=func)
     return parser
+
+
+def check_range(flag: str, value: int | None, low: int, high: int) -> None:
+    """Refuse ``value`` (given as ``flag``) outside ``low``..``high``, in one line (exit 2): SQLite
+    takes no integer past 64 bits, and noted none past what makes sense."""
+    if value is not None and not low <= value <= high:
+        raise InvalidInputError(f"{flag} must be between {low:,} and {high:,} (got {value:,})")
 
 
 def decode_utf8(data: bytes, where: str) -> str:

@@ -19,13 +19,13 @@ import tempfile
 from pathlib import Path
 
 from noted.cli import render
-from noted.cli.args import Subparsers, command, read_text_file
+from noted.cli.args import MAX_ID, Subparsers, check_range, command, read_text_file
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops.editing import save_text
-from noted.ops.resolve import folder_paths, resolve_note
+from noted.ops.resolve import folder_paths, live_note, resolve_note
 from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 from noted.wording import plural
 
@@ -89,7 +89,7 @@ def _emit_note(ctx: CliContext, note: Note, message: str) -> int:
 
 def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
-    note = resolve_note(store, args.note)
+    note = live_note(store, args.note)
     choice = Choice.OVERWRITE if args.overwrite else Choice.THEIRS if args.theirs else Choice.KEEP_BOTH
     if args.title is None and args.append is None and args.prepend is None and args.body_file is None:
         return _edit_in_editor(ctx, note, choice)
@@ -231,6 +231,8 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
         return _prune(ctx)
     if args.note is None:
         raise InvalidInputError("name a note (id, id prefix or exact title), or pass --prune")
+    check_range("--show", args.show, 1, MAX_ID)
+    check_range("--restore", args.restore, 1, MAX_ID)
     store = ctx.services.store
     note = resolve_note(store, args.note)
     if args.show is not None or args.restore is not None:

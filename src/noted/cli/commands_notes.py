@@ -10,13 +10,13 @@ import argparse
 import sys
 
 from noted.cli import commands_edit, commands_notebooks, commands_sync, commands_transfer, render
-from noted.cli.args import Subparsers, command, read_stdin, read_text_file
+from noted.cli.args import MAX_COUNT, Subparsers, check_range, command, read_stdin, read_text_file
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import outline, outline_lines, section_text
 from noted.models import ACTOR_USER, Note, NoteDraft
 from noted.ops import notes as ops
-from noted.ops.resolve import folder_paths, resolve_folder, resolve_note
+from noted.ops.resolve import folder_paths, live_note, resolve_folder, resolve_note
 from noted.ops.trash import empty_if_unchanged, trash_contents
 from noted.store.protocol import NoteOrder, Store
 from noted.wording import plural
@@ -138,8 +138,7 @@ def cmd_notes(args: argparse.Namespace, ctx: CliContext) -> int:
         if tag is None:
             raise NotFoundError(f'no tag "{args.tag}"', hint="`noted tags` lists them")
         tag_id = tag.id
-    if args.limit is not None and args.limit < 0:
-        raise InvalidInputError("--limit must be 0 or more")
+    check_range("--limit", args.limit, 0, MAX_COUNT)
     metas = store.list_notes(
         folder_id=folder_id,
         tag_id=tag_id,
@@ -280,7 +279,7 @@ def _done(ctx: CliContext, note: Note, message: str) -> int:
 
 def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
-    note = resolve_note(store, args.note)
+    note = live_note(store, args.note)
     folder = resolve_folder(store, args.notebook)
     moved = ops.move_note(store, note.id, folder.id, actor=ACTOR_USER).note
     return _done(ctx, moved, f'moved "{note.title}" to {notebook_of(store, folder.id)}')
@@ -288,7 +287,7 @@ def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
-    note = resolve_note(store, args.note)
+    note = live_note(store, args.note)
     titles = [t.strip() for t in args.tags if t.strip()]
     if not titles:
         raise InvalidInputError("give at least one tag")
@@ -302,7 +301,7 @@ def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_complete(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
-    note = resolve_note(store, args.note)
+    note = live_note(store, args.note)
     updated = ops.set_completed(store, note.id, not args.undo, actor=ACTOR_USER).note
     state = "not done" if args.undo else "done"
     return _done(ctx, updated, f'marked "{note.title}" {state}')
@@ -311,6 +310,8 @@ def cmd_complete(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = resolve_note(store, args.note)
+    if note.is_trashed:  # nothing to do, and nothing done
+        return _done(ctx, note, f'"{note.title}" is already in the trash')
     trashed = ops.trash_note(store, note.id, actor=ACTOR_USER).note
     return _done(ctx, trashed, f'moved "{note.title}" to the trash')
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 
 from noted.cli import render
-from noted.cli.args import Subparsers, command
+from noted.cli.args import MAX_COUNT, Subparsers, check_range, command
 from noted.cli.context import CliContext
-from noted.errors import InvalidInputError
 from noted.search.plain import readable
 from noted.search.results import Mode, Results
 
@@ -51,10 +50,8 @@ def register(sub: Subparsers) -> None:
 
 
 def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
-    if not 1 <= args.limit <= MAX_LIMIT:
-        raise InvalidInputError(f"--limit must be between 1 and {MAX_LIMIT}")
-    if args.offset < 0:
-        raise InvalidInputError("--offset must be 0 or more")
+    check_range("--limit", args.limit, 1, MAX_LIMIT)
+    check_range("--offset", args.offset, 0, MAX_COUNT)
     found = ctx.services.finder().search(args.query, mode=args.mode, limit=args.limit, offset=args.offset)
     for line in found.lines():  # how the query was read, a partial index, why nothing matched
         ctx.error(line)

@@ -7,10 +7,23 @@ import sys
 
 from noted.cli.args import Subparsers, command
 from noted.cli.context import CliContext
+from noted.errors import InvalidInputError
 
 
 def register(sub: Subparsers) -> None:
     command(sub, "tui", run_tui, "Open the terminal app (what plain `noted` does in a terminal).")
+    command(sub, "init", cmd_init, "Make a new, empty notebook in the profile folder, saying where.")
+
+
+def cmd_init(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Make the profile's notebook (the only command that does, besides the app's first start)."""
+    ctx.create = True
+    root = ctx.services.profile.root
+    if ctx.json:
+        ctx.emit({"profile": str(root), "created": ctx.created})
+    else:
+        ctx.out(f"made a new notebook at {root}" if ctx.created else f"a notebook is already at {root}")
+    return 0
 
 
 def interactive() -> bool:
@@ -19,10 +32,24 @@ def interactive() -> bool:
 
 
 def run_tui(args: argparse.Namespace, ctx: CliContext) -> int:
-    """Run the app on the profile's services until the person quits."""
+    """Run the app on the profile's services until the person quits.
+
+    Raises:
+        InvalidInputError: standard input or output is not a terminal (a pipe, a file): the app
+            would draw into it and wait for keys that never come.
+    """
+    if not interactive():
+        raise InvalidInputError(
+            "noted tui needs a terminal, and standard input or output is not one",
+            hint="run it in a terminal; `noted notes` and `noted show` print to pipes",
+        )
     from noted.ui.launch import open_app  # Textual loads only when the app runs, not for every command
 
     ctx.scan_in_background = True  # a Markdown folder: the app shows the notes, then its watcher scans
-    app = open_app(ctx.services)
+    ctx.create = True  # the first start in a terminal makes the notebook, saying where
+    services = ctx.services
+    if ctx.created:
+        ctx.error(f"made a new notebook at {services.profile.root}")
+    app = open_app(services)
     app.run()
     return app.return_code or 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from noted.errors import InvalidInputError
 from noted.logs import setup_logging
 from noted.profile import Profile, resolve_profile
 from noted.services import Services
@@ -25,6 +26,11 @@ class CliContext:
     """``--vault DIR``: work on that Markdown folder for this run."""
     scan_in_background: bool = False
     """The app: a Markdown folder noted has read before is shown at once and scanned by its watcher."""
+    create: bool = False
+    """Whether a profile that holds no notebook yet may be made (``noted init``, the first start
+    in a terminal); every other command refuses one, so a mistyped path never becomes a notebook."""
+    created: bool = field(default=False, init=False)
+    """Whether this run made the profile's notebook."""
     _services: Services | None = field(default=None, init=False, repr=False)
     _profile: Profile | None = field(default=None, init=False, repr=False)
 
@@ -37,6 +43,12 @@ class CliContext:
     @property
     def services(self) -> Services:
         if self._services is None:
+            if not self.create and not self.profile.holds_notebook:
+                raise InvalidInputError(
+                    f"there is no notebook at {self.profile.root}",
+                    hint="check --profile or NOTED_PROFILE; `noted init` makes one there, as does `noted` in a terminal",
+                )
+            self.created = not self.profile.holds_notebook
             profile = self.profile.ensure()
             setup_logging(profile.log_path)
             self._services = Services.open(

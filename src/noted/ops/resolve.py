@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from noted.errors import InvalidInputError, NotFoundError
+from noted.errors import InvalidInputError, NotedError, NotFoundError
 from noted.models import Folder, Note, NoteMeta
 from noted.store.protocol import Store
 
@@ -55,6 +55,17 @@ def _pick_title(matches: list[T], trashed: Callable[[T], bool], prefer_trashed: 
 def _describe_note(meta: NoteMeta) -> str:
     where = " (in the trash)" if meta.is_trashed else ""
     return f'{meta.id[:8]} "{meta.title}"{where}'
+
+
+def live_note(store: Store, ref: str) -> Note:
+    """The note ``ref`` names, refused (exit 1) when it is in the trash: it is restored before it
+    is changed, as the MCP tools require."""
+    note = resolve_note(store, ref)
+    if note.is_trashed:
+        raise NotedError(
+            f'"{note.title}" is in the trash; restore it first', hint=f"noted restore {note.id[:8]}"
+        )
+    return note
 
 
 def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Note:
