@@ -46,22 +46,30 @@ class Sweep:
         self.n = 0
 
     def run(
-        self, profile: Path, *args: str, stdin: bytes | None = None
+        self, profile: Path | None, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[bytes]:
-        env = dict(os.environ, PYTHONPATH=str(self.src))
-        return subprocess.run(
-            [sys.executable, "-m", "noted", "--profile", str(profile), *args],
-            input=stdin or b"",
-            capture_output=True,
-            env=env,
-            timeout=120,
-            check=False,
-        )
+        """Run noted (on ``profile`` unless None); a run that hangs for 60 s is stopped, exit -9."""
+        where = [] if profile is None else ["--profile", str(profile)]
+        command = [sys.executable, "-m", "noted", *where, *args]
+        try:
+            return subprocess.run(
+                command,
+                input=stdin or b"",
+                capture_output=True,
+                env=dict(os.environ, PYTHONPATH=str(self.src), **(env or {})),
+                timeout=60,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            return subprocess.CompletedProcess(
+                command, -9, b"", b"(hung: stopped after 60 s)\n" + (exc.stderr or b"")
+            )
 
     def profile(self) -> Path:
         self.n += 1
         root = self.work / f"p{self.n}"
-        self.run(root, "notes")
+        if self.run(root, "init").returncode != 0:  # a noted from before `noted init`
+            self.run(root, "notes")
         return root
 
     def case(
@@ -75,12 +83,15 @@ class Sweep:
         code: int | None = None,
         kept: Callable[[], bool] = lambda: True,
         fault: Callable[[Path], Callable[[], None]] | None = None,
+        env: dict[str, str] | None = None,
+        raw: bool = False,
     ) -> None:
+        """Run one case; ``raw``: no ``--profile`` (``args`` or ``env`` name it)."""
         profile = profile or self.profile()
         before = state(profile)
         undo = fault(profile) if fault else None
         try:
-            done = self.run(profile, *args, stdin=stdin)
+            done = self.run(None if raw else profile, *args, stdin=stdin, env=env)
         finally:
             if undo:
                 undo()
@@ -238,13 +249,85 @@ def _config_faults(s: Sweep) -> None:
     for args in (["config", "set", "ai.enabled", "true"], ["mcp", "token", "add", "claude"]):
         s.case(f"read-only profile folder: {' '.join(args[:2])}", args, fault=lambda p: _chattr(p), code=10)
     with small_disk(s.work / "settings-disk", "3m") as disk:
-        s.run(disk / "p", "notes")
+        if s.run(disk / "p", "init").returncode != 0:  # a noted from before `noted init`
+            s.run(disk / "p", "notes")
 
         def full(_: Path) -> Callable[[], None]:
             return fill(disk).unlink
 
         for args in (["config", "set", "ai.model", "x" * 5000], ["mcp", "token", "add", "claude"]):
             s.case(f"full disk: {' '.join(args[:2])}", args, profile=disk / "p", fault=full, code=12)
+
+
+def _edges(s: Sweep) -> None:
+    """Issue 34's cases (before its fixes: exit 70, a traceback, a hang, a deleted file or a new profile)."""
+    big = "99999999999999999999"
+    s.case("notes --limit past 64 bits", ["notes", "--limit", big])
+    s.case("search --offset past 64 bits", ["search", "x", "--offset", big])
+    s.case("history --show past 64 bits", ["history", "Start here", "--show", big])
+    s.case("history --restore past 64 bits", ["history", "Start here", "--restore", big])
+    bad = os.fsdecode(os.fsencode(s.work) + b"/prof\xff")
+    s.case(
+        "NOTED_PROFILE that is not UTF-8",
+        ["notes"],
+        raw=True,
+        env={"NOTED_PROFILE": bad},
+        kept=lambda: not os.path.lexists(bad),
+    )
+    (s.work / "loop-a").symlink_to(s.work / "loop-b")
+    (s.work / "loop-b").symlink_to(s.work / "loop-a")
+    s.case("--profile a loop of symbolic links", ["--profile", str(s.work / "loop-a"), "notes"], raw=True)
+    typo = s.work / "typo"
+    s.case("show in a mistyped --profile", ["--profile", str(typo), "show", "Start here"], raw=True,
+           kept=lambda: not typo.exists())  # fmt: skip
+    dangling = s.work / "dangling"
+    dangling.mkdir()
+    (dangling / "notes.db").symlink_to(s.work / "gone" / "notes.db")
+    s.case("notes.db a link to nothing", ["--profile", str(dangling), "notes"], raw=True,
+           kept=lambda: not (s.work / "gone").exists())  # fmt: skip
+    s.case("tui with output to a pipe", ["tui"])
+    p = s.profile()
+    s.run(p, "trash", "Start here")
+    s.case("trash a trashed note", ["trash", "Start here"], profile=p, expect_ok=True)
+    s.case("edit a trashed note", ["edit", "Start here", "--append", "x"], profile=p)
+    s.case("tag a trashed note", ["tag", "Start here", "t"], profile=p)
+    s.case(
+        "search: 100 words (hybrid, no index)",
+        ["search", " ".join(f"w{i}" for i in range(100))],
+        expect_ok=True,
+    )
+    p = s.profile()
+    s.run(p, "create", "🦊" * 100, "--body", "fox")
+    s.case("export: a title of 100 emoji", ["export", str(s.work / "x-emoji")], profile=p, expect_ok=True)
+    if hasattr(os, "mkfifo"):
+        v = _vault(s.work / "v-fifo", 3)
+        os.mkfifo(v / "pipe.md")
+        os.mkfifo(v / "feed.png")
+        (v / "n0002.md").write_text("![f](feed.png)\n", encoding="utf-8")
+        s.case("import: named pipes as a note and an attachment", ["import", str(v)], expect_ok=True)
+
+
+def _full_disk_reads(s: Sweep, disk: Path) -> None:
+    """A full disk: reading and exporting elsewhere work (before: exit 12)."""
+    p = disk / "reads"
+    s.run(p, "init")
+    if not (p / "notes.db").exists():
+        s.run(p, "notes")
+
+    def full(_: Path) -> Callable[[], None]:
+        filler = fill(disk, leave=0)
+        return filler.unlink
+
+    s.case("full disk: notes (a read)", ["notes"], profile=p, fault=full, expect_ok=True)
+    out = s.work / "x-from-full"
+    s.case(
+        "full disk: export to another disk",
+        ["export", str(out)],
+        profile=p,
+        fault=full,
+        expect_ok=True,
+        kept=lambda: (out / ".noted-export.yml").is_file(),
+    )
 
 
 def _faults(s: Sweep) -> None:
@@ -284,7 +367,8 @@ def _faults(s: Sweep) -> None:
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
     try:
         p = disk / "p"
-        s.run(p, "notes")
+        if s.run(p, "init").returncode != 0:
+            s.run(p, "notes")
         big = s.work / "big.md"
         big.write_text("word " * 300_000, encoding="utf-8")
 
@@ -307,6 +391,7 @@ def _faults(s: Sweep) -> None:
             return filler.unlink
 
         s.case("full disk: import half-way", ["import", str(v)], profile=p, fault=nearly)
+        _full_disk_reads(s, disk)
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
     p = s.profile()
@@ -404,6 +489,7 @@ def main() -> None:
         _imports(sweep)
         _exports(sweep)
         _config(sweep)
+        _edges(sweep)
         if os.geteuid() == 0:
             _faults(sweep)
         text = table(sweep.outcomes, args.title)
