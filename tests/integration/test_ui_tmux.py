@@ -193,3 +193,28 @@ def test_at_80_columns_the_key_bar_shows_help_and_the_palette_whole(narrow_termi
     assert "Open the highlighted note" in screen and "Esc closes" in screen  # the list's own keys first
     narrow_terminal.keys("Escape")
     narrow_terminal.wait_for(lambda s: "Keys · Notes" not in s and "Release plan" in s)
+
+
+def test_the_first_start_in_a_terminal_makes_the_notebook_and_says_where(tmp_path: Path) -> None:
+    # A profile is made only when asked (noted init) or here, at the first start in a terminal,
+    # which must say where: a mistyped --profile elsewhere is refused (test_cli_edges).
+    profile = tmp_path / "new-profile"
+    env = {
+        "TZ": "UTC", "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "NOTED_SEARCH_INDEXER_ENABLED": "false", "NOTED_AI_ENABLED": "false", "TERM": "xterm-256color",
+        "PYTHONPATH": str(ROOT / "src"),
+    }  # fmt: skip
+    command = " ".join(
+        ["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(sys.executable), "-m", "noted",
+         "--profile", shlex.quote(str(profile))]
+    )  # fmt: skip
+    term = Terminal(f"noted-test-{uuid.uuid4().hex[:8]}", "noted")
+    term.tmux("new-session", "-d", "-s", "noted", "-x", "120", "-y", "40", command)
+    try:
+        term.tmux("set-option", "-t", "noted", "remain-on-exit", "on")
+        term.wait_for(lambda s: "Start here" in s and "Welcome" in s)  # the new notebook, on screen
+        term.keys("C-q")
+        term.wait_for(f"made a new notebook at {profile}")  # said before the app took the screen
+    finally:
+        term.tmux("kill-server", check=False)
+    assert (profile / "notes.db").is_file()
