@@ -134,18 +134,27 @@ def test_files_of_a_running_writer_and_committed_ones_are_never_swept(
     assert [p.name for p in resources.iterdir()] == [kept.name]
 
 
+def _sliced(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, slice_notes: int, notes: int, body: str
+) -> Path:
+    """Imports in slices of ``slice_notes`` with no pause; a folder of ``notes`` notes (``body``
+    formatted with ``i``) to import."""
+    monkeypatch.setattr(importer, "SLICE_NOTES", slice_notes)
+    monkeypatch.setattr(importer, "SLICE_PAUSE", 0)
+    folder = tmp_path / "Vault"
+    folder.mkdir()
+    for i in range(notes):
+        (folder / f"n{i:03}.md").write_text(body.format(i=i))
+    return folder
+
+
 def test_an_import_commits_in_slices_so_other_writers_get_in(
     store: SqliteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Before: one transaction held the write lock for the whole import (33 s for 20,000 notes),
     # and another writer waited 13.4 s of its 15. What a second connection sees committed while
     # the import writes shows the lock was let go between slices (the wait is in the bench).
-    monkeypatch.setattr(importer, "SLICE_NOTES", 2)
-    monkeypatch.setattr(importer, "SLICE_PAUSE", 0)
-    folder = tmp_path / "Vault"
-    folder.mkdir()
-    for i in range(6):
-        (folder / f"n{i}.md").write_text(f"note {i}\n")
+    folder = _sliced(monkeypatch, tmp_path, slice_notes=2, notes=6, body="note {i}\n")
     other = SqliteStore.open(tmp_path / "profile" / "notes.db", tmp_path / "profile" / "resources")
     seen: dict[int, int] = {}
 
@@ -164,13 +173,8 @@ def test_an_import_commits_in_slices_so_other_writers_get_in(
 def test_a_fault_in_a_later_slice_keeps_whole_notes_and_a_second_import_finishes_it(
     store: SqliteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(importer, "SLICE_NOTES", 100)
-    monkeypatch.setattr(importer, "SLICE_PAUSE", 0)
-    folder = tmp_path / "Vault"
-    folder.mkdir()
+    folder = _sliced(monkeypatch, tmp_path, slice_notes=100, notes=300, body="note {i} ![p](pic.png)\n")
     (folder / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
-    for i in range(300):
-        (folder / f"n{i:03}.md").write_text(f"note {i} ![p](pic.png)\n")
     real = importer._apply
     calls = 0
 
