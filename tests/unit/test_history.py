@@ -202,3 +202,19 @@ def test_thinning_other_notes_leaves_this_one_alone(table: Table) -> None:
         assert table.table.thin(conn, "a" * 32, NOW) == 4
     assert len(table.check_restorable("a" * 32)) == 1
     assert len(table.check_restorable("b" * 32)) == 5
+
+
+def test_what_the_rule_drops_once_it_drops_at_every_later_moment() -> None:
+    # Found by the property test above: three saves of one day, the first a millisecond older than
+    # the others. Once that day had aged past the daily window by that millisecond, the first save
+    # sat alone in the weekly tier and counted as its week's last, so a rule applied once kept what
+    # the saves' own thinning had already dropped. A later revision of the same week now counts
+    # whatever its own tier.
+    start = 19_600 * DAY_MS
+    spec = rows(
+        (start + 1, "user"), (start + 2, "user"), (start + HOUR, "user"), (start + 70 * DAY_MS, "user")
+    )
+    early, late = start + 30 * DAY_MS, start + 60 * DAY_MS + 2  # the daily window ends between saves 1 and 2
+    first = dropped(spec, early, Thinning(7, 60))
+    assert first == {1, 2}
+    assert first <= dropped(spec, late, Thinning(7, 60))

@@ -47,25 +47,30 @@ class Row:
     actor: str
 
 
-def _bucket(time: int, now: int, rule: Thinning) -> tuple[str, int]:
-    day = time // DAY_MS
-    if time >= now - rule.keep_daily_days * DAY_MS:
-        return ("day", day)
-    return ("week", (day + _THURSDAY) // 7)
-
-
 def dropped(rows: Sequence[Row], now: int, rule: Thinning) -> set[int]:
     """The ids of the revisions that ``rule`` thins at ``now``, among one note's ``rows`` (all of
-    them, oldest first)."""
+    them, oldest first).
+
+    A revision older than ``keep_all_days`` goes when a later old one shares its day (its week,
+    past ``keep_daily_days``), unless the next one is another actor's. Whether a later one shares
+    the day or week does not depend on that one's own age, so what a rule drops at one moment it
+    drops at any later one: thinning a little at every save ends where thinning once would.
+    """
     cutoff = now - rule.keep_all_days * DAY_MS
-    last_of_bucket: dict[tuple[str, int], int] = {}
-    for row in rows:
-        if row.time < cutoff:
-            last_of_bucket[_bucket(row.time, now, rule)] = row.id
+    daily = now - rule.keep_daily_days * DAY_MS
+    later_days: set[int] = set()
+    later_weeks: set[int] = set()
     drop: set[int] = set()
-    for row, after in zip(rows, rows[1:], strict=False):
-        if row.time >= cutoff or after.actor != row.actor:
+    for i in range(len(rows) - 1, -1, -1):
+        row = rows[i]
+        if row.time >= cutoff:
             continue
-        if last_of_bucket[_bucket(row.time, now, rule)] != row.id:
+        day = row.time // DAY_MS
+        week = (day + _THURSDAY) // 7
+        handover = i + 1 < len(rows) and rows[i + 1].actor != row.actor
+        shared = day in later_days if row.time >= daily else week in later_weeks
+        if shared and not handover and i + 1 < len(rows):
             drop.add(row.id)
+        later_days.add(day)
+        later_weeks.add(week)
     return drop
