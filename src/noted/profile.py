@@ -15,8 +15,10 @@ import platformdirs
 from noted.errors import FolderNotWritableError, InvalidInputError, NotUtf8Error, ProfileError
 
 PROFILE_ENV = "NOTED_PROFILE"
-_NOTEBOOK_FILES = ("notes.db", "joplin-sidecar.db")
-"""The files that make a folder a profile (``noted.store.joplin.sidecar.SIDECAR_NAME`` second)."""
+_NOTEBOOK_FILES = ("notes.db", "joplin-sidecar.db", "vault.db")
+"""The files that make a folder a profile: the embedded database, and the sidecars of the Joplin
+backend and of a Markdown folder (``noted.store.joplin.sidecar.SIDECAR_NAME``,
+``noted.store.vault.store.SIDECAR_NAME``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -156,7 +156,11 @@ class Services:
                 "backend is vault but no Markdown folder is set", hint="noted config set vault.path DIR"
             )
         store = VaultStore.open(
-            Path(folder).expanduser(), profile.root, progress=on_scan, defer_scan=scan_in_background
+            Path(folder).expanduser(),
+            profile.root,
+            progress=on_scan,
+            defer_scan=scan_in_background,
+            thinning=Thinning.of(settings),
         )
         return cls(profile=profile, settings=settings, store=store, keyword=KeywordSearch(store), db=store.db)
 

@@ -43,7 +43,8 @@ class CliContext:
     @property
     def services(self) -> Services:
         if self._services is None:
-            if not self.create and not self.profile.holds_notebook:
+            # --vault names the folder the notes are in; the profile only keeps noted's sidecar.
+            if not self.create and self.vault is None and not self.profile.holds_notebook:
                 raise InvalidInputError(
                     f"there is no notebook at {self.profile.root}",
                     hint="check --profile or NOTED_PROFILE; `noted init` makes one there, as does `noted` in a terminal",

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from noted.errors import ProfileError
-from noted.models import Change, ChangePage, Revision
+from noted.models import Change, ChangePage, HistoryPruned, Revision
+from noted.store.history.thinning import Thinning
 from noted.store.protocol import Capabilities
 from noted.store.sqlite import SqliteStore
 from noted.store.sync import SyncConflicts, Syncing
@@ -55,7 +56,13 @@ class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
 
     @classmethod
     def open(
-        cls, root: Path, profile_dir: Path, *, progress: Progress | None = None, defer_scan: bool = False
+        cls,
+        root: Path,
+        profile_dir: Path,
+        *,
+        progress: Progress | None = None,
+        defer_scan: bool = False,
+        thinning: Thinning | None = None,
     ) -> VaultStore:
         """The store over the folder ``root``, its sidecar in ``profile_dir``, scanned for changes.
 
@@ -67,7 +74,9 @@ class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
         """
         if not root.is_dir():
             raise ProfileError(f"the Markdown folder {root} does not exist", hint="check the path")
-        mirror = SqliteStore.open(profile_dir / SIDECAR_NAME, profile_dir / "vault-resources")
+        mirror = SqliteStore.open(
+            profile_dir / SIDECAR_NAME, profile_dir / "vault-resources", thinning=thinning
+        )
         try:
             known = mirror.get_meta(ROOT_KEY)
             resolved = str(root.resolve())
@@ -132,6 +141,10 @@ class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
 
     def get_revision(self, revision_id: int) -> Revision:
         return self.mirror.get_revision(revision_id)
+
+    def prune_history(self, *, now: int | None = None) -> HistoryPruned:
+        """Thin and pack the revisions the sidecar keeps (``noted.store.history``), as the embedded store does."""
+        return self.mirror.prune_history(now=now)
 
 
 __all__ = ["SIDECAR_NAME", "VaultStore", "sync_tags"]
