@@ -155,3 +155,14 @@ def test_a_dangling_notes_db_link_is_refused(tmp_path: Path) -> None:
     done = run_noted(profile, "notes", init=False)
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and "which does not exist" in done.stderr
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_markdown_folder_named_with_vault_may_make_its_profile(tmp_path: Path) -> None:
+    # The notes are in the folder named; the profile keeps only noted's sidecar (vault.db), and
+    # marks the folder as a profile from then on.
+    folder = tmp_path / "Notes"
+    folder.mkdir()
+    (folder / "Plan.md").write_text("the plan\n")
+    done = run_noted(tmp_path / "profile", "--vault", str(folder), "notes", init=False)
+    assert done.returncode == 0 and "Plan" in done.stdout, done.stderr
+    assert (tmp_path / "profile" / "vault.db").exists()
