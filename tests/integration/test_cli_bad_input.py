@@ -65,7 +65,7 @@ def test_stdin_that_is_not_utf8_is_refused(profile: Path) -> None:
 
 
 def test_a_refused_create_leaves_no_default_notebook(profile: Path) -> None:
-    # The default notebook "Notes" does not exist yet, so a create would make it first: a
+    # The default notebook "Inbox" does not exist yet, so a create would make it first: a
     # refused create must not leave it behind (it did).
     before = state(profile)
     refused(run_noted(profile, "create", "two\nlines", "--body", "x"), EXIT["bad input"], "one line")

@@ -29,7 +29,7 @@ from tests.support.joplin import shared_server
 from noted.cli import main
 from noted.errors import ConflictError
 from noted.models import ACTOR_USER, Note, NoteDraft, NotePatch
-from noted.store.conflicts import Choice, Conflict, resolve
+from noted.ops.conflicts import Choice, Conflict, resolve
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 from noted.store.vault import VaultStore

@@ -19,7 +19,7 @@ from textual.widget import Widget
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.store.sqlite import SqliteStore
 from noted.ui.app import NotedApp
-from noted.ui.data import PAGE_SIZE, SourceKind
+from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.messages import OpenNote, StoreChanged
@@ -238,6 +238,22 @@ async def test_new_notebook_from_the_tree(running: Running) -> None:
     store = running.app.services.store
     await running.until(lambda: any(f.title == "Reading list" for f in store.list_folders()))
     await running.until(lambda: running.q(NoteList).source.title == "Reading list")
+
+
+async def test_a_new_note_with_no_notebook_listed_goes_in_the_default_notebook(running: Running) -> None:
+    store = running.app.services.store
+    tag = store.create_tag("someday", actor=ACTOR_USER)
+    running.q(NoteList).show(NoteSource(SourceKind.TAG, tag.id, "#someday"))
+    await running.until(lambda: running.q(NoteList).source.id == tag.id and not running.q(NoteList).rows)
+    await running.pilot.press("n")
+    await running.until(lambda: isinstance(running.app.screen, TextPrompt))
+    await running.pilot.press(*"Captured", "enter")
+    await running.until(lambda: any(m.title == "Captured" for m in store.list_notes()))
+    (note,) = [m for m in store.list_notes() if m.title == "Captured"]
+    # The same rule as `noted create` and the create_note tool (it went in the first notebook before).
+    inbox = store.get_folder(note.parent_id)
+    assert (inbox.title, inbox.parent_id) == ("Inbox", "")
+    assert [t.title for t in store.note_tags(note.id)] == ["someday"]
 
 
 async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_was_ready(

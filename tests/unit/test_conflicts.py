@@ -1,4 +1,4 @@
-"""``noted.store.conflicts`` on the embedded store: each choice keeps both sides, a third change
+"""``noted.ops.conflicts`` on the embedded store: each choice keeps both sides, a third change
 is refused rather than overwritten, and a copy whose notebook went still finds a home."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from noted.errors import ConflictError
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
-from noted.store.conflicts import CONFLICTS, Choice, Conflict, resolve
+from noted.ops.conflicts import CONFLICTS, Choice, Conflict, resolve
 from noted.store.sqlite import SqliteStore
 
 

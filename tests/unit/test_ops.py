@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from noted.errors import DiskFullError, InvalidInputError
+from noted.errors import ConflictError, DiskFullError, InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.ops import notebooks, notes
+from noted.ops.attachments import PickedFile
 from noted.ops.editing import save_text
 from noted.store.sqlite import SqliteStore
 from noted.tools import EDITOR_MODULE, TOOL_MODULES
@@ -125,6 +126,69 @@ def test_save_text_saves_once_and_reports_a_change_made_meanwhile(store: SqliteS
     stale = save_text(store, saved.note, "New title", "mine again", actor=ACTOR_USER)
     assert stale.conflict and store.latest_cursor() == cursor  # nothing overwritten
     assert store.get_note(note_id).body == "theirs" and store.get_note(note_id).title == "Plan"
+
+
+def test_a_note_without_a_notebook_goes_in_the_top_level_inbox(store: SqliteStore) -> None:
+    work = store.create_folder("Work", actor=ACTOR_USER).id
+    store.create_folder(notes.DEFAULT_NOTEBOOK, parent_id=work, actor=ACTOR_USER)  # not at the top level
+    first = notes.create_note(store, NoteDraft(title="a"), actor=MCP)
+    inbox = store.get_folder(first.note.parent_id)
+    assert first.notebook_created and (inbox.title, inbox.parent_id) == ("Inbox", "")
+    second = notes.create_note(store, NoteDraft(title="b"), actor=MCP)
+    assert second.note.parent_id == inbox.id and not second.notebook_created
+    given = notes.create_note(store, NoteDraft(title="c", parent_id=work), actor=MCP)
+    assert given.note.parent_id == work and not given.notebook_created
+
+
+def test_a_refused_note_leaves_neither_its_notebook_nor_its_files(store: SqliteStore) -> None:
+    cursor = store.latest_cursor()
+    files = [PickedFile(b"hello", "a.txt", "text/plain", "A")]
+    with pytest.raises(InvalidInputError):
+        notes.create_note(store, NoteDraft(title="two\nlines"), actor=MCP, notebook="New", files=files)
+    # Not vacuous: the file and the notebook are written before the note is refused.
+    assert store.list_resources() == [] and [f.title for f in store.list_folders()] == []
+    made = notes.create_note(
+        store, NoteDraft(title="ok", body="text"), actor=MCP, notebook="New", files=files
+    )
+    (resource,) = made.attachments
+    assert (
+        made.note.body == f"text\n\n[A](:/{resource.id})\n" and store.read_resource(resource.id) == b"hello"
+    )
+    assert {c.actor for c in store.changes_since(cursor).changes} == {MCP}
+
+
+def test_an_update_with_tags_is_one_write_that_fails_whole(store: SqliteStore) -> None:
+    _, note = _note(store)
+    cursor = store.latest_cursor()
+    with pytest.raises(InvalidInputError):
+        notes.update_note(store, note, NotePatch(body="new"), tags=["fine", " "], actor=MCP)
+    # Not vacuous: the body is written before the blank tag is refused.
+    assert store.get_note(note).body == "x" and store.latest_cursor() == cursor
+    updated = notes.update_note(store, note, NotePatch(body="new"), tags=["fine"], actor=MCP)
+    assert updated.body == "new" and [t.title for t in store.note_tags(note)] == ["fine"]
+
+
+def test_restoring_a_revision_of_another_note_is_refused(store: SqliteStore) -> None:
+    folder, note = _note(store)
+    other = store.create_note(NoteDraft(title="Other", parent_id=folder), actor=ACTOR_USER).id
+    store.update_note(note, NotePatch(body="second"), actor=ACTOR_USER)
+    first = store.note_history(note)[-1]
+    cursor = store.latest_cursor()
+    with pytest.raises(NotFoundError, match=f'no revision {first.id} of note "Other"'):
+        notes.restore_revision(store, other, first.id, actor=MCP)
+    assert store.latest_cursor() == cursor
+    assert notes.restore_revision(store, note, first.id, actor=MCP).body == "x"
+
+
+def test_undoing_an_edit_refuses_once_the_note_changed_again(store: SqliteStore) -> None:
+    _, note = _note(store)
+    before = store.get_note(note)
+    edited = store.update_note(note, NotePatch(body="edit"), actor=MCP)
+    later = store.update_note(note, NotePatch(body="later"), actor=ACTOR_USER)
+    with pytest.raises(ConflictError, match="changed after"):
+        notes.undo_edit(store, before, edited.updated_time, actor=ACTOR_USER)
+    assert store.get_note(note).body == "later"
+    assert notes.undo_edit(store, before, later.updated_time, actor=ACTOR_USER).body == "x"
 
 
 def _loaded(code: str) -> set[str]:

@@ -163,7 +163,7 @@ async def test_writes_cannot_reach_or_move_notes_out_of_scope(world: World) -> N
     assert (await env.error("create_note", title="x", notebook_id=world.secret)).field == "notebook_id"
     by_title = await env.error("create_note", title="x", notebook_title="Secret")
     assert by_title.field == "notebook_title"
-    assert (await env.error("create_note", title="x")).field == "notebook_id"  # several visible notebooks
+    assert (await env.error("create_note", title="x")).field == "notebook_id"  # no "Inbox" in the scope
     assert (await env.error("create_notebook", title="Top")).field == "parent_id"
     assert (await env.error("create_notebook", title="x", parent_id=world.secret)).field == "parent_id"
     assert env.store.latest_cursor() == cursor  # nothing at all was written

@@ -66,16 +66,30 @@ async def test_create_note_notebook_choice_errors(env: Env) -> None:
     home = env.folder("Home")
     both = await env.error("create_note", title="x", notebook_id=home, notebook_title="Home")
     assert both.field == "notebook_title" and "not both" in (both.message or "")
-    only = await env.ok("create_note", title="x")  # the only notebook
-    assert only["notebook_id"] == home
+    # Neither: the default notebook, "Inbox" at the top level, made the first time (noted.ops.notes).
+    inbox = await env.ok("create_note", title="x")
+    assert inbox["notebook"] == "Inbox" and inbox["notebook_created"] is True and inbox["notebook_id"] != home
+    assert env.store.get_folder(inbox["notebook_id"]).parent_id == ""
+    env.folder("Inbox", parent=home)  # a sub-notebook of the same title is not the default one
+    again = await env.ok("create_note", title="y")
+    assert again["notebook_id"] == inbox["notebook_id"] and again["notebook_created"] is False
     env.folder("Work")
-    neither = await env.error("create_note", title="x")
-    assert neither.field == "notebook_id" and "notebook_title" in (neither.message or "")
     env.folder("Work")
     twice = await env.error("create_note", title="x", notebook_title="Work")
     assert "2 notebooks" in (twice.message or "") and twice.field == "notebook_title"
     missing = await env.error("create_note", title="x", notebook_id="0" * 32)
     assert missing.field == "notebook_id"
+
+
+async def test_create_note_in_a_scope_goes_in_the_default_notebook_only_when_visible(env: Env) -> None:
+    inbox, work = env.folder("Inbox"), env.folder("Work")
+    env.scoped("Work")
+    cursor = env.store.latest_cursor()
+    refused = await env.error("create_note", title="x")  # the default notebook is outside the scope
+    assert refused.field == "notebook_id" and env.store.latest_cursor() == cursor
+    env.scoped("Work", "Inbox")
+    made = await env.ok("create_note", title="x")
+    assert made["notebook_id"] == inbox != work and made["notebook_created"] is False
 
 
 async def test_create_notebook_at_top_level_or_inside_a_parent(env: Env) -> None:

@@ -54,9 +54,10 @@ from noted.chat.turns import (
     round_messages,
 )
 from noted.chat.waiting import Stopped, patient_stream
-from noted.errors import ConflictError, NotedError
-from noted.models import Note, NotePatch, ToolStatus, assistant_actor
+from noted.errors import NotedError
+from noted.models import Note, ToolStatus, assistant_actor
 from noted.ops.editing import EditorSession
+from noted.ops.notes import undo_edit
 from noted.providers import (
     AssistantMessage,
     ChatProvider,
@@ -120,18 +121,7 @@ class ChatEngine:
         Raises ``ConflictError`` when the note changed after the edit, so a later edit is not lost.
         """
         store = self.setup.context("user", None).store
-        current = store.get_note(applied.note_id)
-        if current.updated_time != applied.after_updated_time:
-            raise ConflictError(
-                "the note changed after the assistant's edit; undo it from the note's history instead",
-                current_updated_time=current.updated_time,
-            )
-        return store.update_note(
-            applied.note_id,
-            NotePatch(title=applied.before.title, body=applied.before.body),
-            actor="user",
-            base_updated_time=current.updated_time,
-        )
+        return undo_edit(store, applied.before, applied.after_updated_time, actor="user")
 
 
 class _Run:

@@ -2,7 +2,7 @@
 
 An edit in ``$EDITOR`` (or ``--body-file``) saves with the ``updated_time`` the note had when it
 was read, so a change made meanwhile by another process (the TUI, an MCP client) is never
-overwritten unasked: by default both are kept (``noted.store.conflicts``), the person's text as a
+overwritten unasked: by default both are kept (``noted.ops.conflicts``), the person's text as a
 conflict copy, and the command exits with ``EXIT_CONFLICT``. ``--theirs`` keeps the other version
 (the person's text goes to the history) and ``--overwrite`` saves over it (the other version stays
 in the history). ``--append`` and ``--prepend`` are applied inside the write and never conflict.
@@ -24,9 +24,10 @@ from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch
+from noted.ops import notes as ops
+from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 from noted.ops.editing import save_text
 from noted.ops.resolve import folder_paths, live_note, resolve_note
-from noted.store.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 from noted.wording import plural
 
 EXIT_CONFLICT = ExitCode.CONFLICT
@@ -101,7 +102,7 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     body = read_text_file(args.body_file) if args.body_file is not None else None
     if body is None:  # an append to a note deleted meanwhile fails: nothing typed at length to keep
         patch = NotePatch(title=args.title, append=args.append, prepend=args.prepend)
-        updated = store.update_note(note.id, patch, actor=ACTOR_USER)
+        updated = ops.update_note(store, note.id, patch, actor=ACTOR_USER)
         return _emit_note(ctx, updated, f'saved "{updated.title}"')
     saved = save_text(store, note, args.title, body, actor=ACTOR_USER)
     if saved.note is None:
@@ -237,14 +238,10 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
     note = resolve_note(store, args.note)
     if args.show is not None or args.restore is not None:
         rev_id = args.show if args.show is not None else args.restore
-        revision = store.get_revision(rev_id)
-        if revision.note_id != note.id:
-            raise NotFoundError(
-                f'no revision {rev_id} of note "{note.title}"', hint="`noted history NOTE` lists them"
-            )
         if args.restore is not None:
-            restored = store.restore_revision(rev_id, actor=ACTOR_USER)
+            restored = ops.restore_revision(store, note.id, rev_id, actor=ACTOR_USER)
             return _emit_note(ctx, restored, f'restored "{restored.title}" as it was in revision {rev_id}')
+        revision = ops.revision_of(store, note.id, rev_id)
         if ctx.json:
             ctx.emit(render.revision_json(revision, with_body=True))
         else:

@@ -17,11 +17,10 @@ from noted.markdown import outline, outline_lines, section_text
 from noted.models import ACTOR_USER, Note, NoteDraft
 from noted.ops import notes as ops
 from noted.ops.resolve import folder_paths, live_note, resolve_folder, resolve_note
-from noted.ops.trash import empty_if_unchanged, trash_contents
+from noted.ops.trash import empty_if_unchanged, empty_trash, trash_contents
 from noted.store.protocol import NoteOrder, Store
 from noted.wording import plural
 
-DEFAULT_NOTEBOOK = "Inbox"
 RECENT = 5
 
 
@@ -57,7 +56,11 @@ def _register_create(sub: Subparsers) -> None:
     p = command(sub, "create", cmd_create, "Create a note and print its id.")
     p.add_argument("title", help="the note's title")
     p.add_argument("stdin", nargs="?", choices=["-"], help="read the body from standard input")
-    p.add_argument("--notebook", metavar="NOTEBOOK", help=f'where to put it (default: "{DEFAULT_NOTEBOOK}")')
+    p.add_argument(
+        "--notebook",
+        metavar="NOTEBOOK",
+        help=f'where to put it (default: "{ops.DEFAULT_NOTEBOOK}", made when missing)',
+    )
     p.add_argument("--body", metavar="TEXT", help="the body, as Markdown")
     p.add_argument("--body-file", metavar="FILE", help="read the body from FILE")
     p.add_argument("--todo", action="store_true", help="make it a to-do")
@@ -235,32 +238,22 @@ def _body_of(args: argparse.Namespace) -> str:
     return ""
 
 
-def _default_notebook(store: Store) -> str:
-    for folder in store.list_folders():
-        if folder.parent_id == "" and folder.title == DEFAULT_NOTEBOOK:
-            return folder.id
-    return store.create_folder(DEFAULT_NOTEBOOK, actor=ACTOR_USER).id
-
-
 def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     due = render.parse_local_time(args.due, what="--due") if args.due else 0
     body = _body_of(args)
     if not args.title.strip():
         raise InvalidInputError("a note needs a title")
-    # One transaction: a refused note (a bad title, a full disk) leaves no new default notebook.
-    with store.batch():
-        parent = resolve_folder(store, args.notebook).id if args.notebook else _default_notebook(store)
-        draft = NoteDraft(
-            title=args.title,
-            body=body,
-            parent_id=parent,
-            is_todo=args.todo or bool(due),
-            todo_due=due,
-            source_url=args.source_url,
-            tags=tuple(t.strip() for t in args.tag if t.strip()),
-        )
-        note = store.create_note(draft, actor=ACTOR_USER)
+    draft = NoteDraft(
+        title=args.title,
+        body=body,
+        parent_id=resolve_folder(store, args.notebook).id if args.notebook else "",
+        is_todo=args.todo or bool(due),
+        todo_due=due,
+        source_url=args.source_url,
+        tags=tuple(t.strip() for t in args.tag if t.strip()),
+    )
+    note = ops.create_note(store, draft, actor=ACTOR_USER).note
     if ctx.json:
         ctx.emit(render.note_json(note, notebook_of(store, note.parent_id), store.note_tags(note.id)))
     else:
@@ -338,7 +331,7 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.out("the trash is empty already")
         return 0
     if args.yes:
-        deleted = store.empty_trash(actor=ACTOR_USER)
+        deleted = empty_trash(store, actor=ACTOR_USER)
     else:
         if not sys.stdin.isatty():
             raise InvalidInputError(

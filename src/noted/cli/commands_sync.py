@@ -18,8 +18,8 @@ from noted.cli.args import Subparsers, command, read_text_file
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Note
+from noted.ops.conflicts import settle_sync_conflict, text_diff
 from noted.settings.handles import JOPLIN_SYNC_COMMAND
-from noted.store.conflicts import text_diff
 from noted.store.protocol import Store
 from noted.store.sync import SyncConflict, SyncConflicts, Syncing
 
@@ -112,7 +112,7 @@ def cmd_conflicts(args: argparse.Namespace, ctx: CliContext) -> int:
         title, body = args.title or (note or copy).title, read_text_file(args.body_file)
     else:
         raise InvalidInputError("say which text to keep", hint="--keep note, --keep copy or --body-file FILE")
-    kept = store.resolve_sync_conflict(copy.id, title, body, actor=ACTOR_USER)
+    kept = settle_sync_conflict(store, copy.id, title, body, actor=ACTOR_USER)
     if ctx.json:
         ctx.emit({"resolved": copy.id, "note": kept.id, "title": kept.title})
     else:

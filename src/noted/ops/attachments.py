@@ -1,7 +1,9 @@
 """Attachments joining and leaving notes: attach checked bytes or a file on disk, remove one.
 
 The one way a file joins a note (``attach_to_note``, for the ``attach_file`` tool and the app's
-"add attachment") and the one way the app takes an attachment off a note (``remove_attachment``).
+"add attachment"), the one way the app takes an attachment off a note (``remove_attachment``), and
+replacing or deleting an attachment everywhere (the ``replace_attachment`` and
+``delete_attachment`` tools).
 Refusals are ``InvalidInputError``s whose message says what happened and that nothing was written.
 """
 
@@ -68,11 +70,13 @@ def attach_to_note(
 
 @dataclass(frozen=True, slots=True)
 class PickedFile:
-    """A file read from disk, checked, ready to store."""
+    """A file checked and ready to store (read from disk, or sent by a tool's caller)."""
 
     data: bytes
     filename: str
     mime: str
+    title: str = ""
+    """What its link shows ("": the file name)."""
 
 
 def read_attachable(text: str) -> PickedFile:
@@ -151,6 +155,21 @@ def add_from_path(store: Store, note_id: str, text: str, *, actor: str) -> Resou
         title=picked.filename,
         actor=actor,
     )
+
+
+def replace_attachment(
+    store: Store,
+    resource_id: str,
+    data: bytes,
+    *,
+    filename: str | None = None,
+    mime: str | None = None,
+    title: str | None = None,
+    actor: str,
+) -> Resource:
+    """Put checked bytes (and a new name, type or title) under the attachment's id, so every note
+    that shows it shows the new file."""
+    return store.replace_resource(resource_id, data, filename=filename, mime=mime, title=title, actor=actor)
 
 
 # Remove ------------------------------------------------------------------------------------
@@ -240,6 +259,11 @@ def remove_attachment(store: Store, note_id: str, resource_id: str, *, delete: b
         store.update_note(note_id, NotePatch(body=body), actor=actor, base_updated_time=note.updated_time)
     others = other_notes(store, resource_id, note_id)
     if delete and not others:
-        store.delete_resource(resource_id, actor=actor)
+        delete_attachment(store, resource_id, actor=actor)
         return Removal(deleted=True, others=0)
     return Removal(deleted=False, others=others)
+
+
+def delete_attachment(store: Store, resource_id: str, *, actor: str) -> None:
+    """Delete the attachment for good; the links to it in notes stay as text."""
+    store.delete_resource(resource_id, actor=actor)

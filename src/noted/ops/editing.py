@@ -2,7 +2,7 @@
 
 ``save_text`` is the one save of an edited title and body, for the app's editor and ``noted
 edit``: one write based on the version the text was edited from; a note changed or deleted
-meanwhile is reported, not overwritten, and the caller settles it (``store.conflicts``).
+meanwhile is reported, not overwritten, and the caller settles it (``noted.ops.conflicts``).
 ``SaveLine`` puts the saves of one editor in a line, so two in flight at once (Ctrl+S while the
 editor makes way for another note) neither meet each other as a conflict nor keep two copies.
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import Note, NotePatch
-from noted.store.conflicts import Conflict, keep_copy
+from noted.ops.conflicts import Conflict, keep_copy
 from noted.store.protocol import Store
 
 

@@ -1,6 +1,6 @@
-"""Operations on notebooks and tags: create, rename, move, trash and restore a notebook; rename and
-delete a tag, or (for a caller who sees only some notes) move some notes to another tag or take a
-tag off some notes.
+"""Operations on notebooks and tags: create, rename, move, trash and restore a notebook; create,
+rename and delete a tag, or (for a caller who sees only some notes) move some notes to another tag
+or take a tag off some notes.
 
 Each returns a ``FolderChange`` or a ``TagChange`` saying what it is afterwards and whether anything
 was written; an operation with nothing to do writes nothing.
@@ -96,6 +96,11 @@ def restore_notebook(store: Store, folder_id: str, *, actor: str) -> FolderChang
             return FolderChange(folder, False)
         store.restore_folder(folder_id, actor=actor)
         return FolderChange(store.get_folder(folder_id), True)
+
+
+def create_tag(store: Store, title: str, *, actor: str) -> Tag:
+    """The tag titled ``title`` (case does not matter), made when there is none."""
+    return store.create_tag(title, actor=actor)
 
 
 def rename_tag(store: Store, tag_id: str, title: str, *, actor: str) -> TagChange:

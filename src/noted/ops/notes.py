@@ -1,17 +1,26 @@
-"""Operations on one note: move, tags, completion, to-do, trash and restore.
+"""Operations on one note: create, update, move, tags, completion, to-do, trash and restore, and
+putting back an older text (a revision, or the text before an edit being undone).
 
-Each returns a ``NoteChange`` (the note afterwards, and whether anything was written) or, for tags,
-a ``NoteTags``; an operation with nothing to do writes nothing.
+Each returns the note, a ``NoteChange`` (the note afterwards, and whether anything was written) or,
+for tags, a ``NoteTags``; an operation with nothing to do writes nothing.
+
+A note created without a notebook goes in ``DEFAULT_NOTEBOOK``: the top-level notebook titled
+"Inbox", made when missing (``noted create``, the app's new note with no notebook listed, the
+``create_note`` tool given no notebook).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from noted.errors import InvalidInputError
-from noted.models import Note, NotePatch, now_ms
+from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
+from noted.models import Note, NoteDraft, NotePatch, Resource, Revision, now_ms
+from noted.ops.attachments import PickedFile, link_for
 from noted.store.protocol import Store
+
+DEFAULT_NOTEBOOK = "Inbox"
+"""The top-level notebook a note goes in when none is given (made when missing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,3 +144,128 @@ def set_tags(store: Store, note_id: str, titles: Sequence[str], *, actor: str) -
         add = [t for t in titles if t.casefold() not in folded]
         remove = [t for t in current if t.casefold() not in wanted]
         return edit_tags(store, note_id, add, remove, actor=actor)
+
+
+@dataclass(frozen=True, slots=True)
+class NewNote:
+    """What ``create_note`` made: the note, whether its notebook was made for it, its attachments."""
+
+    note: Note
+    notebook_created: bool
+    attachments: tuple[Resource, ...] = ()
+
+
+def create_note(
+    store: Store,
+    draft: NoteDraft,
+    *,
+    actor: str,
+    notebook: str = DEFAULT_NOTEBOOK,
+    files: Sequence[PickedFile] = (),
+) -> NewNote:
+    """Create the note ``draft`` in notebook ``draft.parent_id``, or, when that is "", in the
+    top-level notebook titled ``notebook`` (made when missing), with ``files`` linked at the end.
+
+    The files are stored first, so the note's first revision links them; the notebook and the
+    note are one transaction, so a refused note leaves no new notebook, and no stored file.
+    """
+    stored: list[Resource] = []
+    try:
+        for file in files:
+            title = file.title or file.filename
+            stored.append(
+                store.add_resource(
+                    file.data, filename=file.filename, mime=file.mime, title=title, actor=actor
+                )
+            )
+        links = "\n\n".join(link_for(r) for r in stored)
+        body = draft.body
+        if links:
+            body = body.rstrip("\n") + ("\n\n" if body.strip() else "") + links + "\n"
+        with store.batch():
+            parent, made = draft.parent_id, False
+            if not parent:
+                parent, made = _top_level_notebook(store, notebook, actor)
+            note = store.create_note(replace(draft, body=body, parent_id=parent), actor=actor)
+    except (NotedError, OSError):
+        for resource in stored:  # outside the batch: its rollback cannot bring a deleted file back
+            try:
+                store.delete_resource(resource.id, actor=actor)
+            except (NotedError, OSError):
+                pass  # the first failure is the one to report; an orphan file harms nothing
+        raise
+    return NewNote(note, made, tuple(stored))
+
+
+def _top_level_notebook(store: Store, title: str, actor: str) -> tuple[str, bool]:
+    for folder in store.list_folders():
+        if folder.parent_id == "" and folder.title == title:
+            return folder.id, False
+    return store.create_folder(title, actor=actor).id, True
+
+
+def update_note(
+    store: Store,
+    note_id: str,
+    patch: NotePatch,
+    *,
+    actor: str,
+    tags: Sequence[str] | None = None,
+    base_updated_time: int | None = None,
+) -> Note:
+    """Change the note as ``patch`` says and, when ``tags`` is given, make its tags exactly those,
+    in one transaction where the store has them.
+
+    Raises:
+        ConflictError: ``base_updated_time`` is given and the note changed since; nothing was written.
+    """
+    with store.batch():
+        if patch == NotePatch():
+            note = store.get_note(note_id)
+        else:
+            note = store.update_note(note_id, patch, actor=actor, base_updated_time=base_updated_time)
+        if tags is not None:
+            set_tags(store, note_id, tags, actor=actor)
+    return note
+
+
+def revision_of(store: Store, note_id: str, revision_id: int) -> Revision:
+    """Revision ``revision_id``, checked to be one of note ``note_id``'s.
+
+    Raises:
+        NotFoundError: there is no such revision of this note.
+    """
+    revision = store.get_revision(revision_id)
+    if revision.note_id != note_id:
+        raise NotFoundError(
+            f'no revision {revision_id} of note "{store.get_note(note_id).title}"',
+            hint="`noted history NOTE` lists them",
+        )
+    return revision
+
+
+def restore_revision(store: Store, note_id: str, revision_id: int, *, actor: str) -> Note:
+    """Put the note back as it was in its revision ``revision_id`` (a new save: nothing is lost).
+
+    Raises:
+        NotFoundError: there is no such revision of this note; nothing was written.
+    """
+    return store.restore_revision(revision_of(store, note_id, revision_id).id, actor=actor)
+
+
+def undo_edit(store: Store, before: Note, after_updated_time: int, *, actor: str) -> Note:
+    """Put the note back to ``before``'s title and body, undoing the edit that saved it at
+    ``after_updated_time`` (a new save, so the edit stays in the history).
+
+    Raises:
+        ConflictError: the note changed after that edit; nothing was written, so a later edit is
+            not lost.
+    """
+    patch = NotePatch(title=before.title, body=before.body)
+    try:
+        return store.update_note(before.id, patch, actor=actor, base_updated_time=after_updated_time)
+    except ConflictError as exc:
+        raise ConflictError(
+            "the note changed after the assistant's edit; undo it from the note's history instead",
+            current_updated_time=exc.current_updated_time,
+        ) from exc

@@ -1,7 +1,8 @@
 """Emptying the trash after a question: say what it holds, and erase it only if it still holds just
 that (a note trashed meanwhile, by this front end or another process, is never erased unseen).
 
-The app's question (``noted.ui.empty_trash``) and ``noted empty-trash`` both use it.
+The app's question (``noted.ui.empty_trash``) and ``noted empty-trash`` both use it; ``noted
+empty-trash --yes`` empties it without a question (``empty_trash``).
 """
 
 from __future__ import annotations
@@ -55,5 +56,11 @@ def empty_if_unchanged(store: Store, asked: TrashContents, *, actor: str) -> boo
     """Empty the trash if it holds what the person was told it holds; else write nothing."""
     if trash_contents(store) != asked:
         return False
-    store.empty_trash(actor=actor)
+    empty_trash(store, actor=actor)
     return True
+
+
+def empty_trash(store: Store, *, actor: str) -> int:
+    """Erase whatever the trash holds now, without asking (``noted empty-trash --yes``); returns
+    how many notes were erased."""
+    return store.empty_trash(actor=actor)

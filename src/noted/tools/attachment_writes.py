@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.models import Note, Resource
-from noted.ops.attachments import attach_to_note, link_for
+from noted.ops.attachments import attach_to_note, delete_attachment, link_for, replace_attachment
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachments import (
@@ -128,8 +128,8 @@ def _replace_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     if title is not None and ("\n" in title or "\r" in title):
         raise ToolError("the title must be one line", field="title")
     data, mime = decoded_file(args, mime_default=mime_of(resource))
-    replaced = ctx.store.replace_resource(
-        resource.id, data, filename=filename, mime=mime, title=title, actor=ctx.actor
+    replaced = replace_attachment(
+        ctx.store, resource.id, data, filename=filename, mime=mime, title=title, actor=ctx.actor
     )
     return attachment_fields(replaced, notes)
 
@@ -165,7 +165,7 @@ def _delete_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     resource, notes, whole = visible_attachment(ctx, scope, args["id"])
     if not whole:
         raise _shared(resource, "deleted")
-    ctx.store.delete_resource(resource.id, actor=ctx.actor)
+    delete_attachment(ctx.store, resource.id, actor=ctx.actor)
     return {**attachment_fields(resource, notes), "deleted": True}
 
 

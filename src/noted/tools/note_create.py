@@ -2,9 +2,9 @@
 
 Everything that can be refused is checked before the first write: the notebook (an unknown
 ``notebook_id`` is an error and nothing is written), the title and tags, and every attachment
-(base64, size, declared image type). Only then are the notebook (when ``notebook_title`` names
-none), the attachments and the note written, in that order, so the note's first revision already
-links its attachments.
+(base64, size, declared image type). Then ``noted.ops.notes.create_note`` writes the attachments,
+and the notebook (when ``notebook_title`` names none, or none is given and there is no "Inbox")
+with the note, so the note's first revision already links its attachments.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from noted.errors import NotedError
-from noted.models import Folder, NoteDraft, Resource
-from noted.ops.attachments import link_for
+from noted.models import NoteDraft
+from noted.ops.attachments import PickedFile, link_for
+from noted.ops.notes import DEFAULT_NOTEBOOK, create_note
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachment_writes import decoded_file
@@ -28,19 +28,21 @@ MAX_ATTACHMENTS = 10
 _EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 
 
-def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> tuple[Folder, bool]:
-    """The notebook a new note goes in, and whether it has to be created (``Folder.id`` is then "")."""
+def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> tuple[str, str]:
+    """The notebook a new note goes in: its id, or "" and the title of the top-level notebook to
+    find or make (``noted.ops.notes.create_note``)."""
     if "notebook_id" in args and "notebook_title" in args:
         raise ToolError('give "notebook_id" or "notebook_title", not both', field="notebook_title")
     if "notebook_id" in args:
-        return visible_folder(ctx, scope, args["notebook_id"]), False
+        return visible_folder(ctx, scope, args["notebook_id"]).id, ""
     live = scope.visible_folders(ctx.store.list_folders())
     if "notebook_title" not in args:
-        if len(live) == 1:
-            return live[0], False
+        inbox = next((f.id for f in live if f.parent_id == "" and f.title == DEFAULT_NOTEBOOK), "")
+        if inbox or scope.unrestricted:
+            return inbox, DEFAULT_NOTEBOOK
         raise ToolError(
             "say which notebook the note goes in: notebook_id (list_notebooks lists them) or "
-            "notebook_title (an existing title, or a new notebook to create)",
+            "notebook_title (the title of one of them)",
             field="notebook_id",
         )
     title = str(args["notebook_title"]).strip()
@@ -54,14 +56,14 @@ def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]
             field="notebook_title",
         )
     if same:
-        return same[0], False
+        return same[0].id, ""
     if not scope.unrestricted:
         raise ToolError(
             f'no notebook titled "{title}" among those you can see, and a new top-level notebook would '
             "be outside them: create it with create_notebook(parent_id=...) or pick one from list_notebooks",
             field="notebook_title",
         )
-    return Folder("", title, "", 0, 0), True
+    return "", title
 
 
 def _body(args: Mapping[str, Any]) -> str:
@@ -81,44 +83,19 @@ def _one_line(value: str, field: str) -> None:
         raise ToolError(f'field "{field}" must be one line', field=field)
 
 
-def _attachments(args: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], bytes, str]]:
+def _attachments(args: Mapping[str, Any]) -> list[PickedFile]:
     """Every attachment checked and decoded; the first fault is an error naming it."""
-    checked: list[tuple[Mapping[str, Any], bytes, str]] = []
+    checked: list[PickedFile] = []
     for index, item in enumerate(args.get("attachments", ())):
         try:
-            files.clean_filename(item["filename"])
+            filename = files.clean_filename(item["filename"])
             _one_line(str(item.get("title", "")), "title")
             data, mime = decoded_file(item)
         except ToolError as exc:
             field = f"attachments.{index}.{exc.field}" if exc.field else f"attachments.{index}"
             raise ToolError(f"attachment {index + 1}: {exc.message}", field=field) from None
-        checked.append((item, data, mime))
+        checked.append(PickedFile(data, filename, mime, str(item.get("title") or "").strip()))
     return checked
-
-
-def _store_attachments(
-    ctx: ToolContext, checked: list[tuple[Mapping[str, Any], bytes, str]]
-) -> list[Resource]:
-    stored: list[Resource] = []
-    try:
-        for item, data, mime in checked:
-            filename = files.clean_filename(item["filename"])
-            title = str(item.get("title") or "").strip() or filename
-            stored.append(
-                ctx.store.add_resource(data, filename=filename, mime=mime, title=title, actor=ctx.actor)
-            )
-    except (NotedError, OSError):
-        _forget(ctx, stored)
-        raise
-    return stored
-
-
-def _forget(ctx: ToolContext, stored: list[Resource]) -> None:
-    for resource in stored:
-        try:
-            ctx.store.delete_resource(resource.id, actor=ctx.actor)
-        except (NotedError, OSError):
-            pass  # the first failure is the one to report; an orphan file harms nothing
 
 
 def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
@@ -127,25 +104,15 @@ def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         _one_line(tag, "tags")
     body = _body(args)
     checked = _attachments(args)
-    folder, created = _target_notebook(ctx, view(ctx), args)
-    if created:
-        folder = ctx.store.create_folder(folder.title, actor=ctx.actor)
-    stored = _store_attachments(ctx, checked)
-    links = "\n\n".join(link_for(r) for r in stored)
-    if links:
-        body = body.rstrip("\n") + ("\n\n" if body.strip() else "") + links + "\n"
+    folder_id, title = _target_notebook(ctx, view(ctx), args)
     draft = NoteDraft(
         title=args["title"],
         body=body,
-        parent_id=folder.id,
+        parent_id=folder_id,
         is_todo=bool(args.get("is_todo", False)),
         tags=tuple(args.get("tags", ())),
     )
-    try:
-        note = ctx.store.create_note(draft, actor=ctx.actor)
-    except (NotedError, OSError):
-        _forget(ctx, stored)
-        raise
+    made = create_note(ctx.store, draft, actor=ctx.actor, notebook=title, files=checked)
     attached = [
         {
             "id": r.id,
@@ -155,9 +122,13 @@ def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "size": r.size,
             "link": link_for(r),
         }
-        for r in stored
+        for r in made.attachments
     ]
-    return {**write_result(ctx, note), "notebook_created": created, "attachments": attached}
+    return {
+        **write_result(ctx, made.note),
+        "notebook_created": made.notebook_created,
+        "attachments": attached,
+    }
 
 
 ATTACHED: dict[str, Payload] = {
@@ -177,7 +148,7 @@ CREATE_NOTE = Tool(
         "body_html (converted to Markdown; base_url makes its relative links absolute). Put it in a "
         "notebook by notebook_id, or by notebook_title: a notebook with exactly that title is used, "
         "and one is created at the top level when none has it (notebook_created says so). With "
-        "neither, the note goes in the only notebook if there is just one. tags are tag titles; "
+        'neither, the note goes in the top-level notebook "Inbox", created when missing. tags are tag titles; '
         "missing tags are created. attachments (up to 10 files, each up to 10 MiB, as base64) are "
         "stored and linked at the end of the body. Returns the new note's id and updated_time."
     ),

@@ -1,9 +1,8 @@
 """The tools that change notes: ``update_note``, ``delete_note``, ``restore_note`` and ``manage_tags``
 (``create_note`` is in ``note_create``). All are off until the person switches them on.
 
-Tags, trash and restore are the note operations of ``noted.ops.notes``, shared with the app and
-the CLI. Every write goes through the store with ``ctx.actor``, so the change feed and the revisions show
-who did it. In a scope, a note can only be created in, moved to or found in a visible notebook.
+Every change is an operation of ``noted.ops.notes``, shared with the app and the CLI, made with
+``ctx.actor``, so the change feed and the revisions show who did it. In a scope, a note can only be created in, moved to or found in a visible notebook.
 """
 
 from __future__ import annotations
@@ -104,14 +103,12 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     patch = _patch(ctx, scope, args, note.body, note.is_todo)
     if "replace_text" in args and base is None:
         base = note.updated_time  # the replacement was computed on this version; never apply it to another
-    updated = note
-    if patch != NotePatch():
-        try:
-            updated = ctx.store.update_note(note.id, patch, actor=ctx.actor, base_updated_time=base)
-        except ConflictError as exc:
-            raise _stale(note.title, base or note.updated_time, exc.current_updated_time or 0) from exc
-    if tags is not None:
-        ops.set_tags(ctx.store, note.id, tags, actor=ctx.actor)
+    try:
+        updated = ops.update_note(
+            ctx.store, note.id, patch, actor=ctx.actor, tags=tags, base_updated_time=base
+        )
+    except ConflictError as exc:
+        raise _stale(note.title, base or note.updated_time, exc.current_updated_time or 0) from exc
     return {**write_result(ctx, updated), "changed": changes}
 
 

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from noted.ops.notebooks import create_notebook
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, scoped_notes, tag_title, view, visible_folder
@@ -227,7 +228,7 @@ def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "(list_notebooks lists them)",
             field="parent_id",
         )
-    folder = ctx.store.create_folder(args["title"], parent_id=parent_id, actor=ctx.actor)
+    folder = create_notebook(ctx.store, args["title"], parent_id=parent_id, actor=ctx.actor)
     return {"id": folder.id, "title": folder.title, "parent_id": folder.parent_id}
 
 

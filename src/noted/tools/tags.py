@@ -178,11 +178,11 @@ def _create_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     title = _title(args)
     if scope.unrestricted:
         existing = ctx.store.find_tag(title)
-        tag = existing if existing is not None else ctx.store.create_tag(title, actor=ctx.actor)
+        tag = existing if existing is not None else ops.create_tag(ctx.store, title, actor=ctx.actor)
         return {**_tag_payload(ctx, scope, tag), "created": existing is None}
     # In a scope the one path (the store makes the tag unless one has the title) serves both: a tag
     # used only elsewhere answers exactly as a new one, created, with no visible note and no times.
-    tag = ctx.store.create_tag(title, actor=ctx.actor)
+    tag = ops.create_tag(ctx.store, title, actor=ctx.actor)
     payload = _tag_payload(ctx, scope, tag)
     return {**payload, "created": payload["note_count"] == 0}
 

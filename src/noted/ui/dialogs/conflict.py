@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from noted.store.conflicts import Choice, Conflict
+from noted.ops.conflicts import Choice, Conflict
 
 _BUTTONS = (
     (Choice.KEEP_BOTH, "Keep both", "primary"),

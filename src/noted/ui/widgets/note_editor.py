@@ -32,8 +32,8 @@ from textual.worker import Worker
 
 from noted.errors import ConflictError, NotFoundError
 from noted.models import ACTOR_USER, Note
+from noted.ops.conflicts import Choice, Conflict, Resolved, resolve
 from noted.ops.editing import Outcome, SaveLine
-from noted.store.conflicts import Choice, Conflict, Resolved, resolve
 from noted.store.protocol import Store
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.external import ExternalEdit, edit_text

@@ -153,7 +153,8 @@ class NoteTriage:
         self._each("restoring notes", notes, one, "Restored {n}.")
 
     def new_note(self, source: NoteSource, near: NoteMeta | None) -> None:
-        """Ask for a title and create a note in the listed notebook (or beside the highlighted note)."""
+        """Ask for a title and create a note in the listed notebook, else beside the highlighted note,
+        else in the default notebook (``noted.ops.notes.DEFAULT_NOTEBOOK``)."""
         folder_id = source.id if source.kind is SourceKind.FOLDER else (near.parent_id if near else "")
         tag = source.title.lstrip("#") if source.kind is SourceKind.TAG else None
         note_list = self._list
@@ -163,11 +164,8 @@ class NoteTriage:
                 return
 
             def run() -> None:
-                parent = folder_id or next((f.id for f in self._store.list_folders()), "")
-                if not parent:
-                    parent = self._store.create_folder("Notes", actor=ACTOR_USER).id
-                draft = NoteDraft(title=title, parent_id=parent, tags=(tag,) if tag else ())
-                note = self._store.create_note(draft, actor=ACTOR_USER)
+                draft = NoteDraft(title=title, parent_id=folder_id, tags=(tag,) if tag else ())
+                note = ops.create_note(self._store, draft, actor=ACTOR_USER).note
                 note_list.post_message(self.Done(f'Created "{note.title}".', (), select=note.id))
                 note_list.post_message(note_list.NoteChosen(note_list, note.id, edit=True))
 

@@ -13,6 +13,9 @@ note as it is now, shows ``diffs`` and then calls ``resolve`` with the person's 
 
 Each save is based on the version the person was shown, so a third change arriving meanwhile is
 a new ``ConflictError`` rather than a silent loss.
+
+A conflict that Joplin's sync made (a conflict copy of its own) is settled through the store's
+``SyncConflicts`` capability by ``settle_sync_conflict``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
 from noted.store.protocol import Store
+from noted.store.sync import SyncConflicts
 
 CONFLICTS = "Conflicts"
 """The notebook that takes a conflict copy whose note's notebook went meanwhile (as Joplin's does)."""
@@ -117,6 +121,12 @@ def resolve(store: Store, conflict: Conflict, choice: Choice, *, actor: str) -> 
         )
         return Resolved(choice, note, None, "Saved yours; the other version is in the note's history.")
     raise ValueError("going back to editing resolves nothing")
+
+
+def settle_sync_conflict(copies: SyncConflicts, copy_id: str, title: str, body: str, *, actor: str) -> Note:
+    """Give the note of sync conflict copy ``copy_id`` the text ``title``/``body`` and erase the
+    copy; the text of each side is kept in the note's history first."""
+    return copies.resolve_sync_conflict(copy_id, title, body, actor=actor)
 
 
 def _take_theirs(store: Store, conflict: Conflict, actor: str) -> Note:
