@@ -72,10 +72,11 @@ def stored_chunks(profile: Path) -> list[tuple[object, ...]]:
 
     conn = apsw.Connection(str(profile / "notes.db"), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        return conn.execute(
+        rows: list[tuple[object, ...]] = conn.execute(
             "SELECT n.title, c.idx, c.hash, e.embedding FROM index_chunks c JOIN notes n ON n.id = c.note_id "
             "JOIN index_embeddings e ON e.rowid = c.rowid ORDER BY n.title, c.idx"
         ).fetchall()
+        return rows
     finally:
         conn.close()
 

@@ -98,13 +98,19 @@ def _measure(
         start = time.perf_counter()
         pair.server.sync()
         syncs.append(time.perf_counter() - start)
-        found.append(_until(lambda q=query, n=note.id: first_hit(q) == n))
+
+        def arrived(q: str = query, n: str = note.id) -> bool:
+            return first_hit(q) == n
+
+        found.append(_until(arrived))
         laptop.trash_note(note.id, actor="user")
         pair.laptop.sync()
         pair.server.sync()
-        gone.append(
-            _until(lambda q=query, n=note.id, w=word: first_hit(q) != n and not keyword.search(w).hits)
-        )
+
+        def left(q: str = query, n: str = note.id, w: str = word) -> bool:
+            return first_hit(q) != n and not keyword.search(w).hits
+
+        gone.append(_until(left))
     laptop.close()
     server.close()
     return found, gone, syncs

@@ -114,7 +114,7 @@ async def run(
         if update is not None:
             paints.append(time.perf_counter())
 
-    type(app)._display = displayed  # type: ignore[method-assign]
+    type(app)._display = displayed  # type: ignore[assignment]
 
     def note_painted() -> float:
         """The end of the last frame painted before the last ``Shown``: the one showing the note."""

@@ -66,7 +66,7 @@ def _rrf(k: int, w: float) -> Method:
 
 
 def mean_ndcg(runs: dict[str, object], queries: list[Query], method: Method) -> float:
-    return statistics.fmean(eval_suite.per_query(runs, queries, method).values())  # type: ignore[arg-type]
+    return statistics.fmean(eval_suite.per_query(runs, queries, method).values())
 
 
 def tuned(runs: dict[str, object], tune: list[Query]) -> dict[str, Method]:

@@ -73,7 +73,7 @@ def profile_for(model: str, corpus: str) -> Path:
     """The profile holding ``corpus`` indexed by ``model`` (a copy of the corpus's, made once)."""
     import eval_suite
 
-    source = eval_suite.CORPORA[corpus].ensure_profile()[0]
+    source: Path = eval_suite.CORPORA[corpus].ensure_profile()[0]
     if model == DEFAULT:
         return source
     target = MODELS_OUT / model / corpus

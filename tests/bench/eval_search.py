@@ -131,7 +131,8 @@ def collect(store: SqliteStore, embedder: Embedder, queries: list[EvalQuery], ch
     return out
 
 
-Method = Callable[[Arms], m.Run]
+Method = Callable[..., m.Run]
+"""Takes the arms of one query (and, in the lambdas below, defaults that bind the loop variables)."""
 
 
 def methods() -> dict[str, Method]:
@@ -402,9 +403,9 @@ def main() -> int:
     print("\nbest-chunk cosine (all-MiniLM-L6-v2):")
     for name, summary in dist.items():
         print(f"  {name:<14} " + " ".join(f"{k}={v}" for k, v in summary.items()))
-    floors = kept(queries, arms, CANDIDATE_FLOORS)
+    kept_floors = kept(queries, arms, CANDIDATE_FLOORS)
     print("\nfloor  answers kept  related kept  others cut  queries left empty")
-    for row in floors.values():
+    for row in kept_floors.values():
         print(f"{row['floor']:.2f}   {row['answers kept']:>12.3f}  {row['related kept']:>12.3f}  "
               f"{row['others cut']:>10.3f}  {row['queries left empty']:>18}")  # fmt: skip
     print(f"\nsemantic search's first stage, scaled to {SCALE_TO:,} chunks (vs exact):")
@@ -417,7 +418,7 @@ def main() -> int:
     results.write_text(json.dumps({
         "model": embedder.model_id, "corpus": {"notes": len(notes), **built}, "presets": presets,
         "queries": [asdict(q) for q in queries], "verdict": verdict, "distributions": dist,
-        "floors": floors, "two_stage_at_scale": scaled, "methods": table,
+        "floors": kept_floors, "two_stage_at_scale": scaled, "methods": table,
     }, indent=1), encoding="utf-8")  # fmt: skip
     print(f"\nwritten: {results}")
     return 0

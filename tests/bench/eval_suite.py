@@ -117,7 +117,7 @@ def run_corpus(model: str, corpus: str, queries: list[Query]) -> dict[str, dict[
         finder = Finder(
             store, KeywordSearch(store), lambda: semantic, Settings(OUT / "none.toml", environ={})
         )
-        out: dict[str, dict[str, list[Hit]]] = {"_index": built}  # type: ignore[dict-item]
+        out: dict[str, dict[str, list[Hit]]] = {"_index": built}
         for q in queries:
             out[q.id] = {
                 "keyword": _run(finder, Mode.KEYWORD, q.text, titles),

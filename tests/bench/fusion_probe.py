@@ -204,13 +204,13 @@ def keyword_feedback(mm: int, t: int) -> Variant:
     def run(c: Corpus, p: Prepared) -> list[str]:
         sem = semantic_run(c, p.cos)
         first = [n for n, _ in fuse(p.keyword, sem)][:mm]
-        weights: Counter[str] = Counter()
+        weights: dict[str, float] = {}
         for note in first:
             words = c.doc_words[note]
             total = sum(words.values()) or 1
             for w, f in words.items():
-                weights[w] += c.idf[w] * f / total
-        extra = [w for w, _ in weights.most_common(t)]
+                weights[w] = weights.get(w, 0.0) + c.idf[w] * f / total
+        extra = sorted(weights, key=lambda w: -weights[w])[:t]  # stable: ties in first-seen order
         ranking = " ".join([p.ranking, *extra]) if p.ranking else ""
         kw = keyword_run(c, ranking) if ranking else p.keyword
         return [n for n, _ in fuse(kw, sem)]
@@ -246,12 +246,12 @@ def fields(searches: dict[str, KeywordSearch], title: float, heading: float) -> 
 
     def run(c: Corpus, p: Prepared) -> list[str]:
         if id(p) not in cache:
-            shipped, search_sql._HITS = search_sql._HITS, hits  # type: ignore[attr-defined]
+            shipped, search_sql._HITS = search_sql._HITS, hits
             try:
                 corpus = next(name for name, s in searches.items() if s is c.fielded)
                 cache[id(p)] = keyword_run_with(searches[corpus], p.ranking)
             finally:
-                search_sql._HITS = shipped  # type: ignore[attr-defined]
+                search_sql._HITS = shipped
         return [n for n, _ in fuse(cache[id(p)], semantic_run(c, p.cos, 0.2))]
 
     return run
@@ -309,7 +309,7 @@ def main() -> int:
     tune = [q for q in queries if q.split == "tune"]
     test = [q for q in queries if q.split == "test"]
     base_test = scores(baseline, test)
-    report = {
+    report: dict[str, dict[str, object]] = {
         "baseline": {
             "tune": statistics.fmean(scores(baseline, tune).values()),
             "test": statistics.fmean(base_test.values()),

@@ -49,7 +49,9 @@ def main() -> int:
     saved: dict[str, list[str]] = {}
     total: list[float] = []
     for corpus in eval_suite.CORPORA:
-        asked = [(None, t) for t in args.texts] if args.corpus == corpus else []
+        asked: list[tuple[eval_suite.Query | None, str]] = (
+            [(None, t) for t in args.texts] if args.corpus == corpus else []
+        )
         if not args.texts:
             asked = [(q, q.text) for q in queries if q.corpus == corpus]
         if not asked:
@@ -61,7 +63,7 @@ def main() -> int:
             for q, text in asked:
                 results = finder.search(text, mode="hybrid", limit=eval_suite.DEPTH)
                 ranked = [titles[h.note_id] for h in results.hits]
-                grades = q.grades if q else {}
+                grades: dict[str, int] = q.grades if q else {}
                 score = m.ndcg(ranked, grades) if q else float("nan")
                 if q:
                     total.append(score)

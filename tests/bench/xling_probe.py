@@ -398,7 +398,9 @@ def _available(subset: bool) -> list[str]:
 
 def cmd_report(args: argparse.Namespace) -> None:
     corpora, queries = load_corpora()
-    rows, speeds, results = {}, {}, {}
+    rows: dict[str, Any] = {}
+    speeds: dict[str, Any] = {}
+    results: dict[str, dict[str, Any]] = {}
     for name in _available(args.subset):
         data = load_all(name, corpora, queries, args.subset, queries_too=False)
         per_query = ndcgs(exact_runs(data, queries), queries)

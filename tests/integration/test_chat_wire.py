@@ -68,12 +68,12 @@ def kind(request: pytest.FixtureRequest) -> str:
 def wired_services(root: Path, wire: WireServer, kind: str, *, timeout: int = TIMEOUT) -> Services:
     """Services on a new profile at ``root`` whose assistant talks to ``wire`` in ``kind``'s format."""
     s = Services.open(Profile(root).ensure(), welcome=False)
+    s.settings.set("ai.enabled", True)
+    s.settings.set("ai.timeoutSeconds", timeout)
     for key, value in {
-        "ai.enabled": True,
         "ai.provider": kind,
         "ai.baseUrl": wire.base_url + ("/v1" if kind == "openai" else ""),
         "ai.model": "test-model",
-        "ai.timeoutSeconds": timeout,
     }.items():
         s.settings.set(key, value)
     return s
@@ -345,6 +345,7 @@ async def test_cancel_closes_the_stream_and_the_chat_resumes_validly(
         if isinstance(event, TextDelta):
             cancel.set()
 
+    stopper: asyncio.Task[None] | None = None
     if silent:
 
         async def stop_when_sent() -> None:
@@ -362,7 +363,7 @@ async def test_cancel_closes_the_stream_and_the_chat_resumes_validly(
         cancel=cancel,
         on_event=stop_on_text,
     )
-    if silent:
+    if stopper is not None:
         await asyncio.wait_for(stopper, LIVENESS)
     assert isinstance(events[-1], Cancelled) and events[-1].text == ("" if silent else "Half an answer")
     # The server sees its client leave only if the SDK's HTTP stream was really closed.

@@ -291,7 +291,8 @@ def test_empty_trash_erases_only_what_the_question_named(cli: Cli, monkeypatch: 
         def isatty(self) -> bool:
             return True
 
-        def readline(self, *args: object) -> str:
+        # typeshed's StringIO inherits both _IOBase.readline (bytes) and TextIOBase's (str).
+        def readline(self, size: int | None = -1, /) -> str:  # type: ignore[override]
             cli.ok("trash", other)
             return "y\n"
 
@@ -393,7 +394,7 @@ def _subcommands() -> list[list[str]]:
         nested = [a for a in child._actions if a.dest == "notebook_command"]
         names.append([name])
         if nested:
-            names.extend([name, action] for action in nested[0].choices)  # type: ignore[union-attr]
+            names.extend([name, action] for action in nested[0].choices)
     return names
 
 

@@ -219,7 +219,7 @@ class Cases:
     def case_response(self) -> Case:
         # a response to a request the server never sent: nothing to answer; with both or
         # neither of result and error it is no message at all
-        shape = self.rng.choice(
+        shape: dict[str, object] = self.rng.choice(
             [{"result": {}}, {"error": {"code": 1, "message": "x"}}, {}, {"result": 1, "error": {}}]
         )
         body = {"jsonrpc": "2.0", "id": 424242, **shape}

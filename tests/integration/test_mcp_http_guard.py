@@ -324,7 +324,8 @@ def _fuzzed(rng: random.Random) -> bytes:
         good["id"] = rng.choice([None, [], {}, 1.5, True, "", "x" * 1000])
         good["jsonrpc"] = rng.choice(["2.0", "1.0", 2, None])
     else:
-        good = rng.choice(
+        odd: object = rng.choice(
             [{}, {"jsonrpc": "2.0"}, {"id": 1}, {"result": {}, "id": 1, "jsonrpc": "2.0"}, 10**400]
         )
+        return json.dumps(odd).encode()
     return json.dumps(good).encode()

@@ -131,7 +131,7 @@ def _garbage(rng: random.Random) -> bytes:
     if choice == 1:
         return json.dumps(rng.choice([[], 5, "x", None, {"jsonrpc": "2.0"}, {"id": 3, "method": 7}])).encode()
     if choice == 2:
-        params = rng.choice([None, [], {"name": 5}, {"name": "search_notes", "arguments": "x"}])
+        params: object = rng.choice([None, [], {"name": 5}, {"name": "search_notes", "arguments": "x"}])
         return json.dumps(
             {"jsonrpc": "2.0", "id": rng.randint(100, 999), "method": "tools/call", "params": params}
         ).encode()

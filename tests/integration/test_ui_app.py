@@ -49,7 +49,7 @@ class Running:
         return [m for m in self.seen if isinstance(m, kind)]
 
     async def until(self, predicate: Callable[[], bool]) -> None:
-        await until(self.pilot, predicate)  # type: ignore[arg-type]
+        await until(self.pilot, predicate)
 
     def titles(self) -> list[str]:
         return [row.meta.title for row in self.q(NoteList).rows]
@@ -223,7 +223,7 @@ async def test_keys_follow_the_keymap_setting(fixture: Fixture) -> None:
     app = NotedApp(services)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)  # type: ignore[arg-type]
+            await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
             await pilot.press("g", "x")
             assert app.workspace.query_one(NoteList).marked == {fixture.release}
     finally:
@@ -291,7 +291,7 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
             notes = app.workspace.query_one(NoteList)
             await until(
                 pilot, lambda: notes.ready_at is not None and app.workspace.query_one(NotebookTree).ready
-            )  # type: ignore[arg-type]
+            )
             assert [row.meta.title for row in notes.rows] == [
                 "Release plan",
                 "Meeting notes",
@@ -302,10 +302,10 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
             await until(
                 pilot,
                 lambda: any("ready: the first notes were on screen" in m for m in logged),
-            )  # type: ignore[arg-type]
+            )
             # A change made meanwhile by another process still reaches the screen.
             services.store.update_note(fixture.ideas, NotePatch(title="Ideas, renamed"), actor="mcp:test")
-            await until(pilot, lambda: "Ideas, renamed" in [row.meta.title for row in notes.rows])  # type: ignore[arg-type]
+            await until(pilot, lambda: "Ideas, renamed" in [row.meta.title for row in notes.rows])
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
@@ -356,8 +356,8 @@ async def test_list_header_counts_every_note_not_the_first_page(fixture: Fixture
     try:
         async with app.run_test(size=SIZE) as pilot:
             notes = app.workspace.query_one(NoteList)
-            await until(pilot, lambda: len(notes.rows) == PAGE_SIZE)  # type: ignore[arg-type]
-            await until(pilot, lambda: str(notes.border_title).startswith(f"All notes · {PAGE_SIZE + 6} ·"))  # type: ignore[arg-type]
+            await until(pilot, lambda: len(notes.rows) == PAGE_SIZE)
+            await until(pilot, lambda: str(notes.border_title).startswith(f"All notes · {PAGE_SIZE + 6} ·"))
     finally:
         services.close()
 
@@ -369,15 +369,15 @@ async def test_the_chat_leaves_the_note_a_readable_width(fixture: Fixture, width
     app = NotedApp(services)
     try:
         async with app.run_test(size=(width, 40)) as pilot:
-            await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)  # type: ignore[arg-type]
+            await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
             await pilot.press("enter", "ctrl+t")
-            await until(pilot, lambda: app.workspace.has_class("-chat"))  # type: ignore[arg-type]
+            await until(pilot, lambda: app.workspace.has_class("-chat"))
             await pilot.pause()
             assert app.workspace.query_one(NoteScroll).content_region.width >= 40
             await pilot.press("ctrl+t")  # closing the chat brings the list back
             await until(
                 pilot,
                 lambda: app.workspace.query_one(NoteList).display and not app.workspace.has_class("-chat"),
-            )  # type: ignore[arg-type]
+            )
     finally:
         services.close()

@@ -497,7 +497,10 @@ async def test_a_refused_tool_calls_line_is_shown_whole_in_a_narrow_pane(service
     # edit_current is off by default, so the call is refused; its line is longer than the pane.
     note = make_note(services)
     long = "a much longer replacement text than the pane is wide"
-    script = [[CallTool("editor_replace", {"anchor": "- milk", "text": long})], [Reply("Could not.")]]
+    script: list[Turn] = [
+        [CallTool("editor_replace", {"anchor": "- milk", "text": long})],
+        [Reply("Could not.")],
+    ]
     app, _ = host(services, script, note_id=note)
     async with app.run_test(size=(44, 30)) as pilot:
         await settle(pilot)

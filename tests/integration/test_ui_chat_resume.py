@@ -18,6 +18,7 @@ from tests.integration.test_ui_chat import (
 from textual.widgets.option_list import Option
 
 from noted.providers import Fail, Reply
+from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.picker import ConversationPicker
 from noted.ui.chat.views import AnswerView, NoticeView
@@ -25,7 +26,7 @@ from noted.ui.chat.views import AnswerView, NoticeView
 
 async def test_a_reply_that_ended_in_an_error_is_shown_when_the_chat_is_resumed(services: Services) -> None:  # noqa: F811
     note = make_note(services)
-    failing = [[Reply("Half of it"), Fail("the server answered 500: boom", status=500)]]
+    failing: list[Turn] = [[Reply("Half of it"), Fail("the server answered 500: boom", status=500)]]
     app, _ = host(services, failing, note_id=note)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)

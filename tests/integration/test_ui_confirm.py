@@ -35,7 +35,7 @@ class Running:
         self.store = app.services.store
 
     async def until(self, predicate: Callable[[], bool]) -> None:
-        await until(self.pilot, predicate)  # type: ignore[arg-type]
+        await until(self.pilot, predicate)
 
     def notices(self) -> list[str]:
         return [m.notification.message for m in self.seen if isinstance(m, Notify)]

@@ -106,8 +106,8 @@ async def test_the_focused_chat_item_shows_without_colour_in_every_theme(
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")  # read when the app is built
     app, _ = host(chat_services, chat_script(), note_id=make_note(chat_services))
-    for theme in bundled_themes().values():
-        app.register_theme(theme)
+    for bundled in bundled_themes().values():
+        app.register_theme(bundled)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await ask(pilot, "Oat milk please")
@@ -153,7 +153,9 @@ def services(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Servic
 
 def row_of(widget: Widget) -> Widget:
     """The setting (label, control, error, help) holding ``widget``."""
-    return next((w for w in widget.ancestors_with_self if w.has_class("setting")), widget)
+    return next(
+        (w for w in widget.ancestors_with_self if isinstance(w, Widget) and w.has_class("setting")), widget
+    )
 
 
 def marked(app: App[Any], widget: Widget, label: str) -> bool:
@@ -274,7 +276,11 @@ async def test_section_jumps_go_round_and_keep_to_what_the_filter_shows(services
             await pilot.press("ctrl+down")
             focused = screen.focused
             assert focused is not None and all(w.display for w in focused.ancestors_with_self)
-            visited.append(section_name(next(w for w in focused.ancestors if w.has_class("section"))))
+            visited.append(
+                section_name(
+                    next(w for w in focused.ancestors if isinstance(w, Widget) and w.has_class("section"))
+                )
+            )
         # Each section the filter left, in order, then round to the first; none it hid.
         assert visited == [*shown, shown[0]]
 

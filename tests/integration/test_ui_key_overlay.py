@@ -34,7 +34,9 @@ def services(fixture: Fixture) -> Iterator[Services]:
 
 def bar_text(app: NotedApp) -> str:
     bar = app.screen.query_one(KeyBar)
-    return bar.render().plain  # type: ignore[union-attr]
+    rendered = bar.render()
+    assert isinstance(rendered, Content)
+    return rendered.plain
 
 
 async def open_overlay(pilot: Pilot[Any], key: str = "question_mark") -> KeysOverlay:

@@ -40,7 +40,7 @@ def services(fixture: Fixture) -> Iterator[Services]:
 
 def _indexed(services: Services) -> Indexer:
     """The profile's notes indexed (with its embedder), and the indexer, to index later changes."""
-    indexer = Indexer(services.store, services.store.db, services.embedder())
+    indexer = Indexer(services.store, services.db, services.embedder())
     indexer.prepare()
     indexer.run_until_idle()
     return indexer
@@ -86,7 +86,7 @@ async def test_search_as_you_type_opens_the_note_at_its_section(services: Servic
         assert section == "2.1"
         # The app keeps the screen between searches; each one starts afresh all the same.
         again = await _open_search(pilot)
-        assert again is screen and again.query_one(Input).value == "" and again.rows == ()
+        assert again is screen and again.query_one(Input).value == "" and not again.rows
         await _type(pilot, again, "milk")
         assert [row.note_id for row in again.rows] == [fixture.groceries]
         await pilot.press("enter")

@@ -36,7 +36,7 @@ async def test_only_a_change_repaints_the_scrollbars() -> None:
                 updates[name] += 1
                 original(size)  # type: ignore[operator]
 
-            view._scroll_update = counted  # type: ignore[method-assign]
+            view._scroll_update = counted  # type: ignore[assignment]
         for _ in range(3):
             app.screen.refresh(layout=True)
             await pilot.pause()
@@ -67,7 +67,7 @@ async def test_with_the_patch_off_a_steady_view_refreshes_as_textual_does() -> N
             updates += 1
             original(size)  # type: ignore[arg-type]
 
-        steady._scroll_update = counted  # type: ignore[method-assign]
+        steady._scroll_update = counted  # type: ignore[assignment]
         for _ in range(3):
             app.screen.refresh(layout=True)
             await pilot.pause()

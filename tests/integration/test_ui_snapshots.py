@@ -16,6 +16,7 @@ import pytest
 import pytest_textual_snapshot
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 
 from noted.models import ACTOR_USER
 from noted.services import Services
@@ -122,7 +123,7 @@ def test_move_picker(snap_compare: Any, services: Services, size: tuple[int, int
     async def pick(pilot: Pilot[Any]) -> None:
         await pilot.press("g", "space", "space", "m")
         await until(pilot, lambda: isinstance(pilot.app.screen, NotebookPicker))
-        await until(pilot, lambda: pilot.app.screen.query_one("OptionList").option_count == 3)
+        await until(pilot, lambda: pilot.app.screen.query_one(OptionList).option_count == 3)
 
     assert snap_compare(_app(services), terminal_size=size, run_before=_then(pick))
 

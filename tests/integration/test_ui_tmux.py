@@ -142,11 +142,10 @@ def test_a_server_that_hangs_shows_the_wait_and_escape_stops_it(fixture: Fixture
 
     with WireServer() as wire:
         wire.push(SilentReply(), SilentReply(), SilentReply())
-        env = {
-            "NOTED_AI_ENABLED": "true", "NOTED_AI_PROVIDER": "openai", "NOTED_AI_MODEL": "test-model",
-            "NOTED_AI_BASEURL": wire.base_url + "/v1", "NOTED_AI_TIMEOUTSECONDS": "600",
-        }  # fmt: skip
-        with start_terminal(fixture, tmp_path, **env) as terminal:
+        with start_terminal(
+            fixture, tmp_path, NOTED_AI_ENABLED="true", NOTED_AI_PROVIDER="openai",
+            NOTED_AI_MODEL="test-model", NOTED_AI_BASEURL=wire.base_url + "/v1", NOTED_AI_TIMEOUTSECONDS="600",
+        ) as terminal:  # fmt: skip
             terminal.wait_for("Release plan")
             terminal.keys("C-t")
             terminal.wait_for("Ask about")

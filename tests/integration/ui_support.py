@@ -116,7 +116,7 @@ def use_utc() -> None:
 
 
 async def until(
-    pilot: Pilot[object],
+    pilot: Pilot[Any],
     predicate: Callable[[], bool],
     *,
     timeout: float = DEFAULT_TIMEOUT,

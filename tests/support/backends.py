@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 # Imported at collection, before the isolation fixture moves HOME: it locates Joplin's cache there.
 from tests.support.joplin import shared_server
 
+from noted.search.keyword import HasDatabase
 from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 from noted.store.vault import VaultStore
@@ -21,10 +23,15 @@ from noted.store.vault import VaultStore
 BACKENDS = ("sqlite", "joplin", "vault")
 
 
+class LocalStore(Store, HasDatabase, Protocol):
+    """A store of either backend, with the SQLite database the search and the index use (the
+    SQLite store's own, or the Joplin store's sidecar)."""
+
+
 @contextmanager
-def open_backend(name: str, root: Path) -> Iterator[Store]:
+def open_backend(name: str, root: Path) -> Iterator[LocalStore]:
     """A new, empty store of backend ``name`` under ``root``, closed afterwards."""
-    store: Store
+    store: LocalStore
     if name == "sqlite":
         store = SqliteStore.open(root / "notes.db", root / "resources")
     elif name == "joplin":

@@ -15,7 +15,6 @@ from tests.support.polling import scaled
 
 import noted
 from noted.cli import main
-from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 
 SRC = Path(noted.__file__).resolve().parents[1]
@@ -59,7 +58,7 @@ class Cli:
     def json(self, *args: str) -> Any:
         return self.ok(*args, "--json").json()
 
-    def store(self) -> Store:
+    def store(self) -> SqliteStore:
         return SqliteStore.open(self.profile / "notes.db", self.profile / "resources")
 
     def cursor(self) -> int:

@@ -127,7 +127,7 @@ def start_pair(root: Path) -> Pair:
         pytest.skip(reason)
     target = root / "sync-target"
     target.mkdir(parents=True, exist_ok=True)
-    machines = []
+    machines: list[Machine] = []
     for name in ("laptop", "server"):
         _configure(root / f"joplin-{name}", target)
         server = JoplinServer(root / f"joplin-{name}", free_port())

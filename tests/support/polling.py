@@ -45,7 +45,7 @@ def scaled(seconds: float) -> float:
 
 
 def _describe(predicate: Callable[[], object], what: str | None) -> str:
-    return what or getattr(predicate, "__name__", repr(predicate))
+    return what or str(getattr(predicate, "__name__", repr(predicate)))
 
 
 def wait_for(

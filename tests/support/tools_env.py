@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.support.backends import LocalStore
+
 from noted.embeddings.fake import FakeEmbedder
 from noted.indexer.engine import Indexer
 from noted.mcp.scopes import is_id
@@ -18,7 +20,6 @@ from noted.ops.resolve import resolve_folders
 from noted.search.joplin import keyword_search_for
 from noted.search.semantic import SemanticSearch
 from noted.settings import Settings, env_names
-from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 from noted.tools import Scope, ToolContext, ToolRegistry, ToolResult, all_tools, build_registry
 from noted.tools.base import Payload
@@ -50,7 +51,7 @@ MANAGE_TOOLS = (
 class Env:
     """The parts a tool call needs, and shortcuts to make notes and call tools."""
 
-    store: Store
+    store: LocalStore
     """The SQLite store in most tests; any backend for the backend-neutral ones (``tests.support.backends``)."""
     settings: Settings
     registry: ToolRegistry
@@ -105,7 +106,7 @@ class Env:
 
 
 def make_env(
-    store: Store,
+    store: LocalStore,
     tmp_path: Path,
     *,
     environ: dict[str, str] | None = None,

@@ -613,8 +613,8 @@ async def test_a_provider_error_fails_the_run_and_the_next_run_succeeds(services
 
 
 async def test_a_remote_provider_is_refused_without_allow_remote(services: Services) -> None:
+    services.settings.set("ai.enabled", True)
     for key, value in {
-        "ai.enabled": True,
         "ai.provider": "openai",
         "ai.baseUrl": "http://192.168.1.20:11434/v1",
         "ai.model": "llama3.2",

@@ -97,7 +97,7 @@ def test_restriction_reparses_to_the_same_terms() -> None:
     restricting = [t for t in query.terms if t not in query.text_terms or t.negated or t.field.value != "all"]
     assert parse_query(split.restriction).terms == tuple(restricting)
     assert split.text == "budget annual report"
-    assert parse_query(split.ranking).any and [t.text for t in parse_query(split.ranking).terms] == [
+    assert parse_query(split.ranking).any and [t.text for t in parse_query(split.ranking).text_terms] == [
         "budget",
         "annual report",
     ]

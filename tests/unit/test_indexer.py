@@ -305,10 +305,11 @@ def test_a_crash_inside_a_long_note_loses_at_most_one_group_of_chunks(store: Sql
 
 def _chunk_rows(store: SqliteStore) -> list[tuple[object, ...]]:
     with store.db.read() as conn:
-        return conn.execute(
+        rows: list[tuple[object, ...]] = conn.execute(
             'SELECT c.note_id, c.idx, c.start, c."end", c.hash, e.embedding FROM index_chunks c '
             "JOIN index_embeddings e ON e.rowid = c.rowid ORDER BY c.note_id, c.idx"
         ).fetchall()
+    return rows
 
 
 def _fresh_rows(store: SqliteStore, embedder: FakeEmbedder) -> list[tuple[object, ...]]:

@@ -26,8 +26,10 @@ TOKEN = "s3cr3t-token-0123456789"
 URL = "http://127.0.0.1:41999"
 
 
-def _client(handler: Callable[[httpx.Request], httpx.Response], **kw: float) -> JoplinClient:
-    return JoplinClient(URL, TOKEN, transport=httpx.MockTransport(handler), **kw)
+def _client(
+    handler: Callable[[httpx.Request], httpx.Response], *, read_deadline: float = 10.0
+) -> JoplinClient:
+    return JoplinClient(URL, TOKEN, transport=httpx.MockTransport(handler), read_deadline=read_deadline)
 
 
 def test_the_token_goes_on_the_wire_but_never_into_logs_errors_or_reprs(

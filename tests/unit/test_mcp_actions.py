@@ -123,7 +123,9 @@ def test_answers_map_each_status_and_carry_images_as_files() -> None:
     body = json.loads(bytes(ok.body))
     assert body[FILE_FIELD] == [{"name": "shot.png", "mime_type": "image/png", "content": "iVBORyBmYWtl"}]
     for status, code in (("error", 400), ("refused", 403), ("conflict", 409), ("internal", 500)):
-        failed = answer(ToolResult("t", status, message="why", field="f" if status == "error" else None))
+        failed = answer(
+            ToolResult("t", ToolStatus(status), message="why", field="f" if status == "error" else None)
+        )
         assert failed.status_code == code
         assert json.loads(bytes(failed.body))["error"] == "why"
 

@@ -23,8 +23,8 @@ def test_host_rules_accept_this_machine_and_refuse_rebound_names() -> None:
     loopback = HostRule.for_bind("127.0.0.1")
     for header in ("127.0.0.1:8765", "localhost:1", "[::1]:8765", "LOCALHOST", "127.0.0.1"):
         assert loopback.allows(header), header
-    for header in ("evil.example:8765", "127.0.0.1.evil.example", "", None, "[::2]:80"):
-        assert not loopback.allows(header), header
+    for refused in ("evil.example:8765", "127.0.0.1.evil.example", "", None, "[::2]:80"):
+        assert not loopback.allows(refused), refused
     assert HostRule.for_bind("0.0.0.0").allows("anything.example")  # a token is required there
     assert HostRule.for_bind("192.168.1.5").allows("192.168.1.5:8765")
     assert host_name("[::1]:8765") == "[::1]" and host_name("a.b:80") == "a.b"

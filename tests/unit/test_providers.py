@@ -38,7 +38,7 @@ from noted.providers import (
     load_api_key,
     make_provider,
 )
-from noted.providers.base import parse_tool_arguments
+from noted.providers.base import ChatProvider, parse_tool_arguments
 
 SEARCH = ToolSpec(
     "search_notes",
@@ -49,7 +49,7 @@ READ = ToolSpec("read_note", "Read", {"type": "object", "properties": {"note_id"
 ASK = ChatRequest(system="sys", messages=(UserMessage("What do my notes say about green tea?"),))
 
 
-async def collect(provider: FakeProvider, request: ChatRequest) -> list[ProviderEvent]:
+async def collect(provider: ChatProvider, request: ChatRequest) -> list[ProviderEvent]:
     return [event async for event in provider.stream(request)]
 
 

@@ -7,6 +7,8 @@ same values the viewer carries out. No Pilot and no threads: the model is plain 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from noted.markdown import outline
 from noted.models import Note
 from noted.ui.data import NoteView
@@ -38,7 +40,7 @@ def copy(note_id: str, drawn: str | None = None) -> Copy[str]:
     return Copy(NoteView(note, "Notebook", (), (), (), outline(body)), drawn)
 
 
-def fetch_of(effects: list[object]) -> Fetch:
+def fetch_of(effects: Sequence[object]) -> Fetch:
     fetches = [effect for effect in effects if isinstance(effect, Fetch)]
     assert len(fetches) == 1, effects
     return fetches[0]

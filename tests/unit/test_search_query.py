@@ -208,7 +208,7 @@ def test_queries_at_the_limits_parse_and_beyond_them_are_refused() -> None:
     from noted.search.query import MAX_QUERY_CHARS, MAX_TERMS, MAX_WORD_CHARS
 
     assert len(parse_query(" ".join(["tag:x"] * MAX_TERMS)).terms) == MAX_TERMS
-    assert parse_query("a" * MAX_WORD_CHARS).terms[0].text == "a" * MAX_WORD_CHARS
+    assert parse_query("a" * MAX_WORD_CHARS).text_terms[0].text == "a" * MAX_WORD_CHARS
     assert len(parse_query(" ".join(["w" * 99] * (MAX_QUERY_CHARS // 100))).terms) == MAX_QUERY_CHARS // 100
     for query, message in (
         (" ".join(["tag:x"] * (MAX_TERMS + 1)), "too many terms"),

@@ -11,25 +11,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import BACKENDS, open_backend
+from tests.support.backends import BACKENDS, LocalStore, open_backend
 from tests.support.images import b64, image_bytes, size_of
 from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
 
 from noted.models import NotePatch
-from noted.store.protocol import Store
-from noted.tools.files import MAX_FILE
+from noted.ops.filetypes import MAX_FILE
 
 PDF = b"%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n"
 
 
 @pytest.fixture(params=BACKENDS)
-def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LocalStore]:
     with open_backend(request.param, tmp_path / "store") as store:
         yield store
 
 
 @pytest.fixture
-def env(backend_store: Store, tmp_path: Path) -> Env:
+def env(backend_store: LocalStore, tmp_path: Path) -> Env:
     return make_env(backend_store, tmp_path, enabled=(*WRITE_TOOLS, *MANAGE_TOOLS))
 
 

@@ -9,22 +9,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import BACKENDS, open_backend
+from tests.support.backends import BACKENDS, LocalStore, open_backend
 from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
 
 from noted.models import NotePatch, now_ms
-from noted.store.protocol import Store
 from noted.tools import all_tools
 
 
 @pytest.fixture(params=BACKENDS)
-def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LocalStore]:
     with open_backend(request.param, tmp_path / "store") as store:
         yield store
 
 
 @pytest.fixture
-def env(backend_store: Store, tmp_path: Path) -> Env:
+def env(backend_store: LocalStore, tmp_path: Path) -> Env:
     return make_env(backend_store, tmp_path, enabled=(*WRITE_TOOLS, *MANAGE_TOOLS))
 
 
@@ -40,7 +39,7 @@ def _actors_since(env: Env, cursor: int) -> set[str]:
 
 
 def test_the_new_write_tools_are_off_by_default_and_destructive_where_they_overwrite_or_remove(
-    backend_store: Store, tmp_path: Path
+    backend_store: LocalStore, tmp_path: Path
 ) -> None:
     plain = make_env(backend_store, tmp_path)
     tools = {t.name: t for t in all_tools()}

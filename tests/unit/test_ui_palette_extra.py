@@ -137,7 +137,7 @@ async def test_a_tool_set_by_the_environment_is_not_toggled(fixture: Fixture) ->
                 notices = [m.notification.message for m in seen if isinstance(m, Notify)]
                 return any("set by NOTED_AI_TOOL_READ_NOTE_ENABLED" in text for text in notices)
 
-            await until(pilot, told)  # type: ignore[arg-type]
+            await until(pilot, told)
             assert "ai" not in _config(services)  # refused before any write: nothing in the file
     finally:
         services.close()
