@@ -19,7 +19,7 @@ from noted.ops import notebooks, notes
 from noted.ops.attachments import PickedFile
 from noted.ops.editing import save_text
 from noted.store.sqlite import SqliteStore
-from noted.tools import EDITOR_MODULE, TOOL_MODULES
+from noted.tools import all_tools
 
 MCP = "mcp:test"
 
@@ -202,7 +202,7 @@ def test_importing_the_tools_loads_no_tool_module_until_the_registry_is_built() 
     assert "noted.tools.registry" in bare  # not vacuous: the package itself was imported
     assert not {m for m in bare if m in ("noted.tools.search", "noted.tools.note_create", "PIL", "bs4")}
     built = _loaded("import noted.tools\nnoted.tools.all_tools()")
-    assert {f"noted.tools.{m}" for m in (*TOOL_MODULES, EDITOR_MODULE)} <= built
+    assert {tool.handler.__module__ for tool in all_tools()} <= built
 
 
 def test_the_operations_load_neither_the_tools_nor_pillow_nor_textual() -> None:

@@ -10,6 +10,7 @@ import pytest
 from tests.support.tools_env import PUBLIC_TOOLS
 
 from noted.cli import commands_tools
+from noted.cli.args import Commands
 from noted.cli.context import CliContext
 
 
@@ -17,7 +18,7 @@ def _run_cli(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile")
-    commands_tools.register(parser.add_subparsers(dest="command"))
+    commands_tools.register(Commands(parser, {}, dest="command"))
     args = parser.parse_args(argv)
     ctx = CliContext(profile_arg=args.profile, json=args.json)
     try:

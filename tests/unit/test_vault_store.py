@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from noted.store.conflicts import Choice, Conflict, resolve
 from tests.support.polling import wait_for
 
 from noted.errors import ConflictError
 from noted.models import ACTOR_OUTSIDE, NotePatch
 from noted.search.keyword import KeywordSearch
-from noted.store.conflicts import Choice, Conflict, resolve
 from noted.store.vault import VaultStore
 
 FRONT = "---\r\nzeta: last-first\r\ntags: [work]\r\naliases: [p]\r\n---\r\n\r\n"

@@ -1,7 +1,8 @@
 """The ``noted`` command: parses arguments, opens the profile, runs one subcommand.
 
-Each subcommand lives in a module of this package that exposes ``register(subparsers)``; the
-handler it sets as ``func`` takes ``(args, ctx)`` and returns an exit code. Errors of
+Each subcommand lives in a module of this package whose ``register(commands)`` adds it to a
+``noted.cli.args.Commands``; ``build_parser`` calls each module's from the table in ``_register``.
+The handler a subcommand runs takes ``(args, ctx)`` and returns an exit code. Errors of
 ``noted.errors`` become one line on stderr and an exit code of their kind (``exits.py``); a
 storage fault that escapes as an apsw or ``OSError`` is named the same way; anything else is a
 bug, logged with its stack to the profile's log file and reported in one line.
@@ -10,37 +11,59 @@ bug, logged with its stack to the profile's log file and reported in one line.
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 from collections.abc import Sequence
 
 from noted import __version__
 from noted.cli import commands_tui
-from noted.cli.args import check_argv
+from noted.cli.args import JOPLIN_HELP, VAULT_HELP, Commands, check_argv
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode, exit_code
 from noted.errors import NotedError
 
 log = logging.getLogger("noted.cli")
 
-_MODULES = (
-    "commands_notes",
-    "commands_search",
-    "commands_index",
-    "commands_sync",
-    "commands_links",
-    "commands_ask",
-    "commands_tools",
-    "commands_mcp",
-    "commands_config",
-    "commands_tui",
-)
-"""The subcommands' modules, imported when the full parser is built (plain ``noted`` skips them)."""
+
+def _register(commands: Commands) -> None:
+    """Add every subcommand, in the order ``noted --help`` lists them.
+
+    The modules are imported here, when the full parser is built: plain ``noted`` skips them.
+    """
+    from noted.cli import (
+        commands_ask,
+        commands_config,
+        commands_index,
+        commands_links,
+        commands_mcp,
+        commands_notes,
+        commands_search,
+        commands_sync,
+        commands_tools,
+    )
+
+    for register in (
+        commands_notes.register,  # with its siblings: notebooks, edit and history, import and export
+        commands_search.register,
+        commands_index.register,
+        commands_sync.register,
+        commands_links.register,
+        commands_ask.register,
+        commands_tools.register,
+        commands_mcp.register,
+        commands_config.register,
+        commands_tui.register,
+    ):
+        register(commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, every subcommand included."""
+    return parser_and_commands()[0]
+
+
+def parser_and_commands() -> tuple[argparse.ArgumentParser, dict[tuple[str, ...], argparse.ArgumentParser]]:
+    """The full argument parser, and every subcommand's parser by its words (``("notebook", "create")``)."""
     parser = argparse.ArgumentParser(
         prog="noted",
         description="A terminal notebook with an assistant. Run with no command to open your notebook.",
@@ -50,40 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--profile", metavar="DIR", help="profile folder (default: $NOTED_PROFILE, else ~/.local/share/noted)"
     )
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    parser.add_argument("--joplin", action="store_true", help=_JOPLIN_HELP)
-    parser.add_argument("--vault", metavar="DIR", help=_VAULT_HELP)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _MODULES:
-        importlib.import_module(f"noted.cli.{name}").register(sub)
-    _add_everywhere(parser, "--joplin", help=_JOPLIN_HELP)
-    _add_everywhere(parser, "--vault", help=_VAULT_HELP, metavar="DIR")
-    return parser
-
-
-_JOPLIN_HELP = "use the notes of a running Joplin (its Data API) for this run"
-_VAULT_HELP = "work on this folder of Markdown files in place for this run (one profile per folder)"
-
-
-def _add_everywhere(
-    parser: argparse.ArgumentParser,
-    flag: str,
-    *,
-    help: str,  # noqa: A002
-    metavar: str | None = None,
-) -> None:
-    """Accept a global flag after any subcommand too (``noted mcp serve --joplin``); with a
-    ``metavar`` it takes a value (``--vault DIR``), else it is a switch.
-
-    On subcommands it defaults to "not given", so it never resets what was given before them.
-    """
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for subparser in action.choices.values():
-                if metavar is None:
-                    subparser.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=help)
-                else:
-                    subparser.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=help)
-                _add_everywhere(subparser, flag, help=help, metavar=metavar)
+    parser.add_argument("--joplin", action="store_true", help=JOPLIN_HELP)
+    parser.add_argument("--vault", metavar="DIR", help=VAULT_HELP)
+    commands = Commands(parser, {}, dest="command")
+    _register(commands)
+    return parser, commands.table
 
 
 def _bare(argv: Sequence[str]) -> argparse.Namespace | None:

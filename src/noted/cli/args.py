@@ -1,4 +1,4 @@
-"""Helpers shared by the subcommand modules: declaring parsers, reading input files."""
+"""Helpers shared by the subcommand modules: declaring subcommands, reading input files."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ MAX_ID = 2**63 - 1
 """The largest id SQLite stores (a revision's)."""
 
 Handler = Callable[[argparse.Namespace, CliContext], int]
-Subparsers = Any
-"""``argparse._SubParsersAction``, which argparse does not name publicly."""
+JOPLIN_HELP = "use the notes of a running Joplin (its Data API) for this run"
+VAULT_HELP = "work on this folder of Markdown files in place for this run (one profile per folder)"
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
-    """Accept ``--json`` and ``--profile`` after the subcommand too (``noted notes --json``).
+    """Accept ``--json``, ``--profile``, ``--joplin`` and ``--vault`` after a subcommand too (``noted
+    notes --json``, ``noted mcp serve --joplin``).
 
     ``SUPPRESS`` keeps a value given before the subcommand from being reset by the subparser.
     """
@@ -31,16 +32,64 @@ def add_common(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON"
     )
     parser.add_argument("--profile", metavar="DIR", default=argparse.SUPPRESS, help="profile folder")
+    parser.add_argument("--joplin", action="store_true", default=argparse.SUPPRESS, help=JOPLIN_HELP)
+    parser.add_argument("--vault", metavar="DIR", default=argparse.SUPPRESS, help=VAULT_HELP)
 
 
-def command(
-    sub: Subparsers, name: str, func: Handler, help_text: str, **kwargs: Any
-) -> argparse.ArgumentParser:
-    """Add a subcommand whose handler is ``func``; ``help_text`` is both its summary and description."""
-    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text, **kwargs)
-    add_common(parser)
-    parser.set_defaults(func=func)
-    return parser
+class Commands:
+    """The subcommands of one parser, added by the modules of ``noted.cli``.
+
+    Each is also entered in ``table`` (shared by the whole tree, keyed by its words: ``("notebook",
+    "create")``), the list of every command that ``tests/integration/test_cli.py`` goes through,
+    so nothing reaches into argparse's private objects to find them.
+    """
+
+    def __init__(
+        self,
+        parser: argparse.ArgumentParser,
+        table: dict[tuple[str, ...], argparse.ArgumentParser],
+        path: tuple[str, ...] = (),
+        *,
+        dest: str,
+        required: bool = False,
+    ) -> None:
+        self.table = table
+        self._path = path
+        metavar = "ACTION" if path else "COMMAND"
+        self._sub = parser.add_subparsers(dest=dest, metavar=metavar, required=required)
+
+    def add(
+        self,
+        name: str,
+        func: Handler | None,
+        help_text: str,
+        *,
+        description: str | None = None,
+        **kwargs: Any,
+    ) -> argparse.ArgumentParser:
+        """Add subcommand ``name`` run by ``func``; ``help_text`` is its summary (and its description
+        unless one is given)."""
+        parser = self._sub.add_parser(name, help=help_text, description=description or help_text, **kwargs)
+        add_common(parser)
+        if func is not None:
+            parser.set_defaults(func=func)
+        self.table[(*self._path, name)] = parser
+        return parser
+
+    def group(
+        self,
+        name: str,
+        func: Handler | None,
+        help_text: str,
+        *,
+        dest: str,
+        description: str | None = None,
+        required: bool = False,
+    ) -> tuple[argparse.ArgumentParser, Commands]:
+        """Add subcommand ``name`` with actions of its own (``noted config set``); ``func`` runs when
+        none is given."""
+        parser = self.add(name, func, help_text, description=description)
+        return parser, Commands(parser, self.table, (*self._path, name), dest=dest, required=required)
 
 
 def check_range(flag: str, value: int | None, low: int, high: int) -> None:

@@ -33,7 +33,7 @@ from noted.chat.events import (
     Waiting,
 )
 from noted.chat.transcripts import Conversation
-from noted.cli.args import Subparsers, command, read_stdin
+from noted.cli.args import Commands, read_stdin
 from noted.cli.ask_json import JsonReport, event_json, print_line
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
@@ -49,9 +49,9 @@ ANSWER_POLL_SECONDS = 0.1
 """How long the approval prompt waits for a key before letting a pending Ctrl-C run."""
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``ask`` and ``chats``."""
-    p = command(sub, "ask", cmd_ask, "Ask the assistant; the answer streams to stdout.")
+    p = sub.add("ask", cmd_ask, "Ask the assistant; the answer streams to stdout.")
     p.add_argument("question", help="what to ask (use - to read it from stdin)")
     p.add_argument("--note", metavar="ID|TITLE", help="talk about this note (its editor tools are offered)")
     p.add_argument("--new", action="store_true", help="start a new conversation instead of resuming")
@@ -61,7 +61,7 @@ def register(sub: Subparsers) -> None:
         action="store_true",
         help="print each event as a line of JSON as it comes (implies --json)",
     )
-    c = command(sub, "chats", cmd_chats, "List, search or delete saved conversations.")
+    c = sub.add("chats", cmd_chats, "List, search or delete saved conversations.")
     c.add_argument("--note", metavar="ID|TITLE", help="only conversations about this note")
     c.add_argument("--search", metavar="TEXT", help="only conversations containing TEXT")
     c.add_argument("--delete", metavar="ID", help="delete this conversation (its id or the start of it)")

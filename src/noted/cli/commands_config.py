@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from noted.cli.args import Subparsers, add_common, command
+from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.errors import ConfigError
 from noted.settings import Kind, ResolvedSetting, Settings, Source
@@ -18,33 +18,33 @@ from noted.ui import setting_checks
 _VALUE_WIDTH = 32
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``noted config list|get|set|unset|path`` (plain ``noted config`` lists)."""
-    parser: argparse.ArgumentParser = sub.add_parser(
+    parser, actions = sub.group(
         "config",
-        help="Show and change settings.",
+        cmd_list,
+        "Show and change settings.",
+        dest="config_action",
         description="Show and change settings. Every setting can also be overridden for one run by "
         "an environment variable named from its key: ai.enabled -> NOTED_AI_ENABLED, "
         "ai.allowRemote -> NOTED_AI_ALLOWREMOTE (or NOTED_AI_ALLOW_REMOTE).",
     )
-    add_common(parser)
-    parser.set_defaults(func=cmd_list, prefix=None)
-    actions = parser.add_subparsers(dest="config_action", metavar="ACTION")
+    parser.set_defaults(prefix=None)
 
-    p = command(actions, "list", cmd_list, "List every setting with its value and where it comes from.")
+    p = actions.add("list", cmd_list, "List every setting with its value and where it comes from.")
     p.add_argument("prefix", nargs="?", help="only keys that start with this, e.g. ai.tool")
 
-    p = command(actions, "get", cmd_get, "Print the value of one setting.")
+    p = actions.add("get", cmd_get, "Print the value of one setting.")
     p.add_argument("key", help="a key such as ai.enabled (or ui.keymap.BINDING)")
 
-    p = command(actions, "set", cmd_set, "Check a value and save it in the config file.")
+    p = actions.add("set", cmd_set, "Check a value and save it in the config file.")
     p.add_argument("key", help="a key such as ai.provider")
     p.add_argument("value", help="true/false, a number or text; a list as a,b or a JSON array")
 
-    p = command(actions, "unset", cmd_unset, "Remove a setting from the config file, so its default applies.")
+    p = actions.add("unset", cmd_unset, "Remove a setting from the config file, so its default applies.")
     p.add_argument("key", help="a key such as ai.provider")
 
-    command(actions, "path", cmd_path, "Print where the config file is.")
+    actions.add("path", cmd_path, "Print where the config file is.")
 
 
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:

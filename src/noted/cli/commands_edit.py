@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from noted.cli import render
-from noted.cli.args import MAX_ID, Subparsers, check_range, command, read_text_file
+from noted.cli.args import MAX_ID, Commands, check_range, read_text_file
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
@@ -34,10 +34,9 @@ EXIT_CONFLICT = ExitCode.CONFLICT
 """The exit status of an edit that met a change made meanwhile and did not replace it (both kept)."""
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``edit`` and ``history``."""
-    p = command(
-        sub,
+    p = sub.add(
         "edit",
         cmd_edit,
         "Change a note. With no option, open its body in $EDITOR (or $VISUAL, else vi) and save it back.",
@@ -58,8 +57,7 @@ def register(sub: Subparsers) -> None:
         help="if the note changed meanwhile, keep that version (yours goes to its history)",
     )  # fmt: skip
 
-    p = command(
-        sub,
+    p = sub.add(
         "history",
         cmd_history,
         "List a note's revisions (time, actor, edits), show or restore one; or thin every note's old "

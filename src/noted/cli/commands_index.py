@@ -16,7 +16,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from noted.cli.args import Subparsers, command
+from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import UnavailableError
@@ -30,9 +30,9 @@ EXIT_NOT_UP_TO_DATE = ExitCode.INDEX_NOT_UP_TO_DATE
 WAIT_POLL_SECONDS = 1.0
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``index`` and ``index status``."""
-    p = command(sub, "index", cmd_index, "Bring the search-by-meaning index up to date.")
+    p = sub.add("index", cmd_index, "Bring the search-by-meaning index up to date.")
     p.add_argument("--watch", action="store_true", help="keep indexing changes until interrupted")
     p.add_argument("--rebuild", action="store_true", help="drop the index and build it again")
     p.add_argument(

@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import argparse
 
-from noted.cli.args import Subparsers, command
+from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 from noted.ops.links import link_payload, note_links
 from noted.ops.resolve import resolve_note
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``noted links`` and ``noted vault status``."""
-    p = command(
-        sub, "links", cmd_links, "Show a note's links, its backlinks and the links that lead nowhere."
-    )
+    p = sub.add("links", cmd_links, "Show a note's links, its backlinks and the links that lead nowhere.")
     p.add_argument("note", help="id, id prefix (4+ hex digits) or exact title")
-    p = command(sub, "vault", cmd_vault, "The Markdown folder this profile works on (backend vault).")
+    p = sub.add("vault", cmd_vault, "The Markdown folder this profile works on (backend vault).")
     p.add_argument("action", choices=["status"], help="status: the folder, its notes and what it skips")
 
 

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noted.cli.args import Subparsers, add_common, command
+from noted.cli.args import Commands
 from noted.cli.commands_mcp_clients import client_tokens_command
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
@@ -40,18 +40,19 @@ if TYPE_CHECKING:
 TOKEN_FILE_NAME = "mcp-token"
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``noted mcp serve|token|config``."""
-    parser: argparse.ArgumentParser = sub.add_parser(
+    _, actions = sub.group(
         "mcp",
-        help="Serve your notes to AI apps over MCP.",
+        None,
+        "Serve your notes to AI apps over MCP.",
+        dest="mcp_action",
+        required=True,
         description="Serve your notes to AI apps (Claude, Cursor, Zed, Codex…) over the Model Context "
         "Protocol. They get exactly the tools switched on under `noted config list ai.tool`.",
     )
-    add_common(parser)
-    actions = parser.add_subparsers(dest="mcp_action", metavar="ACTION", required=True)
 
-    p = command(actions, "serve", cmd_serve, "Run the MCP server (HTTP on loopback, or --stdio).")
+    p = actions.add("serve", cmd_serve, "Run the MCP server (HTTP on loopback, or --stdio).")
     p.add_argument("--stdio", action="store_true", help="talk MCP on stdin/stdout (for an app to launch)")
     p.add_argument(
         "--client", metavar="NAME", help="with --stdio: serve as this named client (`noted mcp token add`)"
@@ -65,8 +66,7 @@ def register(sub: Subparsers) -> None:
         "as mcp.actions.enabled does; needs a token and ai.allowRemote (it exposes notes to a remote service)",
     )
 
-    p = command(
-        actions,
+    p = actions.add(
         "token",
         cmd_token,
         "Create the bearer token file for HTTP (mcp.tokenFile), or manage named client tokens.",
@@ -96,7 +96,7 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--show", action="store_true", help="also print the token")
 
-    p = command(actions, "config", cmd_config, "Print the configuration snippet for an AI app.")
+    p = actions.add("config", cmd_config, "Print the configuration snippet for an AI app.")
     p.add_argument("client", choices=CLIENTS, help="the app to configure")
     p.add_argument(
         "--transport", choices=("stdio", "http", "both"), default="both", help="which form to print"

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from noted.cli import render
-from noted.cli.args import Subparsers, command
+from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Folder
@@ -14,36 +14,37 @@ from noted.ops import notebooks as ops
 from noted.ops.resolve import folder_paths, resolve_folder
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add the notebook and tag subcommands."""
-    p = command(sub, "notebooks", cmd_notebooks, "List notebooks as a tree with their note counts.")
+    p = sub.add("notebooks", cmd_notebooks, "List notebooks as a tree with their note counts.")
     p.add_argument("--trash", action="store_true", help="list the notebooks in the trash instead")
 
-    nb = sub.add_parser("notebook", help="Create, rename, move, trash or restore a notebook.")
+    nb, nb_sub = sub.group(
+        "notebook", None, "Create, rename, move, trash or restore a notebook.", dest="notebook_command"
+    )
     nb.set_defaults(func=lambda args, ctx: _usage(nb))
-    nb_sub = nb.add_subparsers(dest="notebook_command", metavar="ACTION")
 
-    p = command(nb_sub, "create", cmd_create, "Create a notebook and print its id.")
+    p = nb_sub.add("create", cmd_create, "Create a notebook and print its id.")
     p.add_argument("title", help="the notebook's title")
     p.add_argument("--parent", metavar="NOTEBOOK", help="id, id prefix, title or path of the parent")
 
-    p = command(nb_sub, "rename", cmd_rename, "Rename a notebook.")
+    p = nb_sub.add("rename", cmd_rename, "Rename a notebook.")
     p.add_argument("notebook", help="id, id prefix, title or path")
     p.add_argument("title", help="the new title")
 
-    p = command(nb_sub, "move", cmd_move, "Move a notebook under another one, or to the top level.")
+    p = nb_sub.add("move", cmd_move, "Move a notebook under another one, or to the top level.")
     p.add_argument("notebook", help="id, id prefix, title or path")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--parent", metavar="NOTEBOOK", help="the new parent")
     where.add_argument("--top", action="store_true", help="make it a top-level notebook")
 
-    p = command(nb_sub, "trash", cmd_trash, "Move a notebook, its notes and sub-notebooks to the trash.")
+    p = nb_sub.add("trash", cmd_trash, "Move a notebook, its notes and sub-notebooks to the trash.")
     p.add_argument("notebook", help="id, id prefix, title or path")
 
-    p = command(nb_sub, "restore", cmd_restore, "Bring a notebook back from the trash, where it was.")
+    p = nb_sub.add("restore", cmd_restore, "Bring a notebook back from the trash, where it was.")
     p.add_argument("notebook", help="id, id prefix, title or path")
 
-    command(sub, "tags", cmd_tags, "List tags with the number of notes carrying each.")
+    sub.add("tags", cmd_tags, "List tags with the number of notes carrying each.")
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from noted.cli import commands_edit, commands_notebooks, commands_sync, commands_transfer, render
-from noted.cli.args import MAX_COUNT, Subparsers, check_range, command, read_stdin, read_text_file
+from noted.cli.args import MAX_COUNT, Commands, check_range, read_stdin, read_text_file
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import outline, outline_lines, section_text
@@ -24,7 +24,7 @@ from noted.wording import plural
 RECENT = 5
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add every note-related subcommand (notebooks, notes, tags, edit, history, import, export)."""
     commands_notebooks.register(sub)
     _register_reading(sub)
@@ -34,8 +34,8 @@ def register(sub: Subparsers) -> None:
     commands_transfer.register(sub)
 
 
-def _register_reading(sub: Subparsers) -> None:
-    p = command(sub, "notes", cmd_notes, "List notes, newest first.")
+def _register_reading(sub: Commands) -> None:
+    p = sub.add("notes", cmd_notes, "List notes, newest first.")
     p.add_argument("--notebook", metavar="NOTEBOOK", help="only this notebook (id, prefix, title or path)")
     p.add_argument("--tag", metavar="TAG", help="only notes with this tag")
     p.add_argument("--todo", action="store_true", help="only to-dos")
@@ -43,7 +43,7 @@ def _register_reading(sub: Subparsers) -> None:
     p.add_argument("--sort", choices=[o.value for o in NoteOrder], default="updated", help="sort order")
     p.add_argument("--limit", type=int, metavar="N", help="show at most N notes")
 
-    p = command(sub, "show", cmd_show, "Print a note: title, notebook, tags, times, to-do state and body.")
+    p = sub.add("show", cmd_show, "Print a note: title, notebook, tags, times, to-do state and body.")
     p.add_argument("note", help="id, id prefix (4+ hex digits) or exact title")
     part = p.add_mutually_exclusive_group()
     part.add_argument("--outline", action="store_true", help="print path<TAB>chars<TAB>heading per section")
@@ -52,8 +52,8 @@ def _register_reading(sub: Subparsers) -> None:
     )
 
 
-def _register_create(sub: Subparsers) -> None:
-    p = command(sub, "create", cmd_create, "Create a note and print its id.")
+def _register_create(sub: Commands) -> None:
+    p = sub.add("create", cmd_create, "Create a note and print its id.")
     p.add_argument("title", help="the note's title")
     p.add_argument("stdin", nargs="?", choices=["-"], help="read the body from standard input")
     p.add_argument(
@@ -69,25 +69,25 @@ def _register_create(sub: Subparsers) -> None:
     p.add_argument("--source-url", metavar="URL", default="", help="where the content came from")
 
 
-def _register_changes(sub: Subparsers) -> None:
-    p = command(sub, "move", cmd_move, "Move a note to another notebook.")
+def _register_changes(sub: Commands) -> None:
+    p = sub.add("move", cmd_move, "Move a note to another notebook.")
     p.add_argument("note", help="id, id prefix or exact title")
     p.add_argument("notebook", help="id, id prefix, title or path of the notebook")
 
-    p = command(sub, "tag", cmd_tag, "Add tags to a note (missing tags are created), or remove them.")
+    p = sub.add("tag", cmd_tag, "Add tags to a note (missing tags are created), or remove them.")
     p.add_argument("note", help="id, id prefix or exact title")
     p.add_argument("tags", nargs="+", metavar="TAG")
     p.add_argument("--remove", action="store_true", help="remove these tags instead")
 
-    p = command(sub, "complete", cmd_complete, "Mark a to-do done (or not done with --undo).")
+    p = sub.add("complete", cmd_complete, "Mark a to-do done (or not done with --undo).")
     p.add_argument("note", help="id, id prefix or exact title")
     p.add_argument("--undo", action="store_true", help="mark it not done")
 
-    p = command(sub, "trash", cmd_trash, "Move a note to the trash.")
+    p = sub.add("trash", cmd_trash, "Move a note to the trash.")
     p.add_argument("note", help="id, id prefix or exact title")
-    p = command(sub, "restore", cmd_restore, "Bring a note back from the trash into its notebook.")
+    p = sub.add("restore", cmd_restore, "Bring a note back from the trash into its notebook.")
     p.add_argument("note", help="id, id prefix or exact title")
-    p = command(sub, "empty-trash", cmd_empty_trash, "Delete the notes and notebooks in the trash for good.")
+    p = sub.add("empty-trash", cmd_empty_trash, "Delete the notes and notebooks in the trash for good.")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
 
 

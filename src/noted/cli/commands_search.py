@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from noted.cli import render
-from noted.cli.args import MAX_COUNT, Subparsers, check_range, command
+from noted.cli.args import MAX_COUNT, Commands, check_range
 from noted.cli.context import CliContext
 from noted.search.plain import readable
 from noted.search.results import Mode, Results
@@ -26,10 +26,9 @@ query grammar (Joplin's):
 """
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``search``."""
-    p = command(
-        sub,
+    p = sub.add(
         "search",
         cmd_search,
         "Search notes by keyword, by meaning, or both; each result names the section that matched.",

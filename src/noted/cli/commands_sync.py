@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from noted.cli import render
-from noted.cli.args import Subparsers, command, read_text_file
+from noted.cli.args import Commands, read_text_file
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Note
@@ -24,13 +24,11 @@ from noted.store.protocol import Store
 from noted.store.sync import SyncConflict, SyncConflicts, Syncing
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``noted conflicts`` and ``noted sync``."""
-    s = command(
-        sub, "sync", cmd_sync, "Ask Joplin to sync now (runs joplin.syncCommand); --status: last sync."
-    )
+    s = sub.add("sync", cmd_sync, "Ask Joplin to sync now (runs joplin.syncCommand); --status: last sync.")
     s.add_argument("--status", action="store_true", help="only say when noted last had Joplin sync")
-    p = command(sub, "conflicts", cmd_conflicts, "List, compare and settle the conflicts of Joplin's sync.")
+    p = sub.add("conflicts", cmd_conflicts, "List, compare and settle the conflicts of Joplin's sync.")
     p.add_argument("action", nargs="?", choices=["show", "resolve"], help="show or resolve one conflict")
     p.add_argument("copy", nargs="?", help="the conflict copy's id (or a prefix of 4+ hex digits)")
     keep = p.add_mutually_exclusive_group()

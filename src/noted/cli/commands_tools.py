@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from noted.cli.args import Subparsers, add_common, command
+from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.settings import Settings
 
@@ -16,19 +16,18 @@ if TYPE_CHECKING:  # the tools load only for `noted tools`
     from noted.tools import Tool, ToolRegistry
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``noted tools list`` (plain ``noted tools`` lists too)."""
-    parser: argparse.ArgumentParser = sub.add_parser(
+    _, actions = sub.group(
         "tools",
-        help="List the assistant's tools and the setting that switches each.",
+        cmd_list,
+        "List the assistant's tools and the setting that switches each.",
+        dest="tools_action",
         description="List the tools the assistant and connected AI apps may use, whether each is on, "
         "whether it only reads or changes notes, and the setting that switches it "
         "(change one with `noted config set KEY true`).",
     )
-    add_common(parser)
-    parser.set_defaults(func=cmd_list)
-    actions = parser.add_subparsers(dest="tools_action", metavar="ACTION")
-    command(actions, "list", cmd_list, "List every tool with its state and its setting.")
+    actions.add("list", cmd_list, "List every tool with its state and its setting.")
 
 
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -6,25 +6,23 @@ import argparse
 import sys
 from pathlib import Path
 
-from noted.cli.args import Subparsers, command
+from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.progress import LazyProgress
 from noted.store.transfer import export_markdown, import_markdown
 from noted.store.transfer.checks import shown
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Commands) -> None:
     """Add ``import`` and ``export``."""
-    p = command(
-        sub,
+    p = sub.add(
         "import",
         cmd_import,
         "Import a folder of Markdown files: folders become notebooks, files notes, linked files attachments. "
         "Importing the same folder again updates changed notes and duplicates nothing.",
     )
     p.add_argument("dir", metavar="DIR", help="the folder to import")
-    p = command(
-        sub,
+    p = sub.add(
         "export",
         cmd_export,
         "Export every notebook and note (not the trash) as Markdown files with YAML front matter, "

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from noted.cli.args import Subparsers, command
+from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 
 
-def register(sub: Subparsers) -> None:
-    command(sub, "tui", run_tui, "Open the terminal app (what plain `noted` does in a terminal).")
-    command(sub, "init", cmd_init, "Make a new, empty notebook in the profile folder, saying where.")
+def register(sub: Commands) -> None:
+    sub.add("tui", run_tui, "Open the terminal app (what plain `noted` does in a terminal).")
+    sub.add("init", cmd_init, "Make a new, empty notebook in the profile folder, saying where.")
 
 
 def cmd_init(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -1,8 +1,9 @@
 """The ``Store`` protocol: everything the rest of noted may ask of a place that keeps notes.
 
-Two backends implement it: the embedded SQLite store (``store.sqlite``) and, later, a running
-Joplin's Data API. Every write takes an ``actor`` (``user``, ``assistant:<conversation>``,
-``mcp:<client>``, ``import``, ``sync``) that the change feed and the revisions record.
+The embedded SQLite store (``store.sqlite``) and a running Joplin's Data API (``store.joplin``)
+implement it. Every write takes an ``actor`` (``user``, ``assistant:<conversation>``,
+``mcp:<client>``, ``import``, ``sync``) that the change feed and the revisions record; outside
+the store itself, only the operations of ``noted.ops`` call them.
 
 All methods are synchronous and safe to call from one thread at a time per store object; front
 ends call them from worker threads. Errors are those of ``noted.errors``.

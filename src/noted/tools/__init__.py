@@ -6,20 +6,19 @@
     result.for_model()                                    # the payload, or {"error", "status"}
 
 Modules: ``base`` (Tool, ToolError, Annotations, ToolContext), ``registry`` (ToolRegistry,
-ToolResult), ``scope`` (Scope: the notebooks a caller may see, by id), ``schema`` and ``payloads`` (shared
-pieces), the global tools in ``search``, ``notes``, ``listing``, ``notebooks``, ``notebook_admin``,
-``tags``, ``attachments`` and ``attachment_writes`` (with ``files`` for their bytes), ``note_create`` (with ``clipping`` for
-HTML) and ``note_writes``, and the open note's editor tools in ``editor_tools`` (with ``editor``
-for their names; the session they edit is ``noted.ops.editing.EditorSession``). The writes
-themselves are note operations (``noted.ops``), shared with the app and the CLI.
+ToolResult), ``scope`` (Scope: the notebooks a caller may see, by id), ``schema`` and ``payloads``
+(shared pieces), the global tools in ``find``, ``search``, ``notes``, ``links``, ``listing``,
+``notebooks``, ``notebook_admin``, ``tags``, ``attachments`` and ``attachment_writes`` (with
+``files`` for their bytes), ``note_create`` (with ``clipping`` for HTML) and ``note_writes``, and
+the open note's editor tools in ``editor_tools`` (with ``editor`` for their names; the session they
+edit is ``noted.ops.editing.EditorSession``). The writes themselves are note operations
+(``noted.ops``), shared with the app and the CLI.
 
 Importing this package loads none of the tool modules (they pull in search, Pillow and an HTML
-parser: about half a second): ``all_tools`` imports them, on the first call, from ``TOOL_MODULES``.
+parser: about half a second): ``all_tools`` imports them, on the first call, and lists their tools.
 """
 
 from __future__ import annotations
-
-import importlib
 
 from noted.settings import Settings
 from noted.tools.base import IMAGES, Annotations, ImageData, Payload, Tool, ToolContext, ToolError
@@ -33,8 +32,6 @@ __all__ = [
     "Payload",
     "Scope",
     "ScopeView",
-    "EDITOR_MODULE",
-    "TOOL_MODULES",
     "Tool",
     "ToolContext",
     "ToolError",
@@ -44,38 +41,47 @@ __all__ = [
     "build_registry",
 ]
 
-TOOL_MODULES = (
-    "find",
-    "search",
-    "notes",
-    "links",
-    "listing",
-    "notebooks",
-    "notebook_admin",
-    "tags",
-    "attachments",
-    "attachment_writes",
-    "note_create",
-    "note_writes",
-)
-"""The modules of ``noted.tools`` whose ``TOOLS`` are the global tools, in the order offered."""
-EDITOR_MODULE = "editor_tools"
-"""The module whose ``EDITOR_TOOLS`` work on the open note."""
-
 
 def all_tools() -> tuple[Tool, ...]:
     """Every tool: the global tools (reads before writes), then the editor tools.
 
-    The tool modules are imported here, on the first call (later calls find them loaded).
+    The tool modules are imported here, on the first call (later calls find them loaded). A new
+    module's ``TOOLS`` join the table below, in the order they are offered.
     """
-    global_tools: list[Tool] = []
-    for name in TOOL_MODULES:
-        global_tools.extend(importlib.import_module(f"{__name__}.{name}").TOOLS)
-    editor: tuple[Tool, ...] = importlib.import_module(f"{__name__}.{EDITOR_MODULE}").EDITOR_TOOLS
+    from noted.tools import (
+        attachment_writes,
+        attachments,
+        editor_tools,
+        find,
+        links,
+        listing,
+        note_create,
+        note_writes,
+        notebook_admin,
+        notebooks,
+        notes,
+        search,
+        tags,
+    )
+
+    global_tools = (
+        *find.TOOLS,
+        *search.TOOLS,
+        *notes.TOOLS,
+        *links.TOOLS,
+        *listing.TOOLS,
+        *notebooks.TOOLS,
+        *notebook_admin.TOOLS,
+        *tags.TOOLS,
+        *attachments.TOOLS,
+        *attachment_writes.TOOLS,
+        *note_create.TOOLS,
+        *note_writes.TOOLS,
+    )
     return (
         *(t for t in global_tools if not t.is_write),
         *(t for t in global_tools if t.is_write),
-        *editor,
+        *editor_tools.EDITOR_TOOLS,
     )
 
 
