@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts 
     from noted.embeddings import Embedder
     from noted.indexer.coverage import IndexCoverage, IndexReport
     from noted.indexer.service import IndexerService, IndexStatus
-    from noted.ops.editing import EditorSession
+    from noted.ops.session import EditorSession
     from noted.providers import ChatProvider, ProviderConfig
     from noted.search.finder import Finder
     from noted.search.semantic import SemanticSearch

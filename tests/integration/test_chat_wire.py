@@ -41,7 +41,7 @@ from noted.chat.events import (
 from noted.chat.transcripts import Conversation
 from noted.chat.turns import DECLINED
 from noted.models import NoteDraft, NotePatch, assistant_actor
-from noted.ops.editing import EditorSession
+from noted.ops.session import EditorSession
 from noted.profile import Profile
 from noted.services import Services
 

@@ -36,7 +36,7 @@ from noted.chat.transcripts import Conversation, Notice
 from noted.chat.turns import BROKE_OFF, DECLINED, summary
 from noted.errors import ConflictError, InvalidInputError, NotFoundError
 from noted.models import NoteDraft, NotePatch, assistant_actor
-from noted.ops.editing import EditorSession
+from noted.ops.session import EditorSession
 from noted.profile import Profile
 from noted.providers import (
     AssistantMessage,

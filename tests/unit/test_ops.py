@@ -206,6 +206,8 @@ def test_importing_the_tools_loads_no_tool_module_until_the_registry_is_built() 
 
 
 def test_the_operations_load_neither_the_tools_nor_pillow_nor_textual() -> None:
-    loaded = _loaded("import noted.ops.notes, noted.ops.notebooks, noted.ops.attachments, noted.ops.editing")
+    loaded = _loaded(
+        "import noted.ops.notes, noted.ops.notebooks, noted.ops.attachments, noted.ops.editing, noted.ops.session"
+    )
     assert "noted.ops.attachments" in loaded
     assert not {m for m in loaded if m.split(".")[0] in ("PIL", "textual") or m.startswith("noted.tools")}

@@ -9,7 +9,7 @@ from tests.support.tools_env import ACTOR, Env, make_env
 
 from noted.errors import InvalidInputError
 from noted.models import ChangeType, ItemType, NotePatch, ToolStatus
-from noted.ops.editing import CommitStatus, EditorSession
+from noted.ops.session import CommitStatus, EditorSession
 from noted.store.sqlite import SqliteStore
 from noted.tools import ToolResult
 from noted.tools.editor import amend

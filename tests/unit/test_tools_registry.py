@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from tests.support.tools_env import PUBLIC_TOOLS, WRITE_TOOLS, Env, make_env
 
-from noted.ops.editing import EditorSession
+from noted.ops.session import EditorSession
 from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
 from noted.tools import Tool, ToolContext, ToolError, ToolRegistry, all_tools

@@ -28,7 +28,7 @@ from noted.chat.events import (
 from noted.chat.turns import DECLINED, PAUSED, mark_edits, summary
 from noted.chat.waiting import Stopped
 from noted.models import ToolStatus
-from noted.ops.editing import EditorSession
+from noted.ops.session import EditorSession
 from noted.providers import ToolCallReady
 from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
 from noted.tools.editor import amend

@@ -56,8 +56,8 @@ from noted.chat.turns import (
 from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import NotedError
 from noted.models import Note, ToolStatus, assistant_actor
-from noted.ops.editing import EditorSession
 from noted.ops.notes import undo_edit
+from noted.ops.session import EditorSession
 from noted.providers import (
     AssistantMessage,
     ChatProvider,

@@ -39,8 +39,8 @@ from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError
 from noted.models import ToolStatus
-from noted.ops.editing import EditorSession  # light: the editing session needs no tool
 from noted.ops.resolve import resolve_note
+from noted.ops.session import EditorSession  # light: the editing session needs no tool
 
 if TYPE_CHECKING:  # the engine and the tools load only when a question is asked
     from noted.chat.engine import ChatEngine

@@ -11,7 +11,7 @@ ToolResult), ``scope`` (Scope: the notebooks a caller may see, by id), ``schema`
 ``notebooks``, ``notebook_admin``, ``tags``, ``attachments`` and ``attachment_writes`` (with
 ``files`` for their bytes), ``note_create`` (with ``clipping`` for HTML) and ``note_writes``, and
 the open note's editor tools in ``editor_tools`` (with ``editor`` for their names; the session they
-edit is ``noted.ops.editing.EditorSession``). The writes themselves are note operations
+edit is ``noted.ops.session.EditorSession``). The writes themselves are note operations
 (``noted.ops``), shared with the app and the CLI.
 
 Importing this package loads none of the tool modules (they pull in search, Pillow and an HTML

@@ -36,7 +36,7 @@ from noted.store.protocol import Store
 from noted.tools.scope import Scope
 
 if TYPE_CHECKING:
-    from noted.ops.editing import EditorSession
+    from noted.ops.session import EditorSession
     from noted.search.finder import Finder
     from noted.search.keyword import KeywordSearch
     from noted.search.semantic import SemanticSearch

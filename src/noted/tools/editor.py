@@ -1,12 +1,12 @@
 """The editor tools' names and how a turn's saved (or lost) edits change their results.
 
-The session they edit is ``noted.ops.editing.EditorSession``; see that module for a turn's flow.
+The session they edit is ``noted.ops.session.EditorSession``; see that module for a turn's flow.
 """
 
 from __future__ import annotations
 
 from noted.models import ToolStatus
-from noted.ops.editing import CommitResult, CommitStatus
+from noted.ops.session import CommitResult, CommitStatus
 from noted.tools.registry import ToolResult
 
 EDIT_TOOLS = frozenset(

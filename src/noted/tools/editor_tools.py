@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from noted.ops.editing import EditorSession
+from noted.ops.session import EditorSession
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.notes import READ_INPUTS, READ_OUTPUTS, read_text

@@ -40,7 +40,7 @@ class ToolResult:
 
     ``status`` says how it ended (``ToolStatus``: ok, error, refused, conflict or internal).
     A ``conflict`` is an editor edit not saved because the note changed
-    (see ``ops.editing.CommitResult``). ``field`` names the input field at fault, when known.
+    (see ``ops.session.CommitResult``). ``field`` names the input field at fault, when known.
     ``images`` are images returned beside the payload (``read_attachment``), which describes them.
     """
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from noted.chat.budget import estimate_tokens
 from noted.chat.transcripts import Conversation, Entry, Notice
 from noted.errors import NotedError
-from noted.ops.editing import EditorSession
+from noted.ops.session import EditorSession
 from noted.providers import ChatRequest, Message
 from noted.services import Services
 

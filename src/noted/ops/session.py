@@ -1,0 +1,218 @@
+"""The assistant's session on the open note: a working copy that a model turn's edits change,
+saved once.
+
+The chat engine opens an ``EditorSession`` when a chat is about an open note and hands it to the
+tools in ``ToolContext.editor``. The editor tools (``noted.tools.editor_tools``) change only the
+working copy, so a turn's edits see each other. When the model's turn ends, the engine calls ``commit`` once:
+
+    results = [await registry.call(c.name, c.arguments, ctx) for c in turn.calls]
+    outcome = session.commit(store, ctx.actor)      # one write, based on the loaded updated_time
+    results = [amend(outcome, r) for r in results]  # tools.editor: on a conflict every edit says so
+    # send results to the model; show outcome.message to the person
+
+If the note was saved by anyone else after the session loaded it, nothing is written, the working
+copy is reloaded from the note as it is now, and ``amend`` turns every successful edit result of
+the turn into a ``conflict`` result telling the model to read the note again and redo its edits.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from dataclasses import dataclass
+
+from noted.errors import ConflictError, NotedError, NotFoundError
+from noted.models import Note, NotePatch
+from noted.store.protocol import Store
+
+
+class CommitStatus(enum.StrEnum):
+    """What ``EditorSession.commit`` did."""
+
+    SAVED = "saved"
+    """The working copy was written, once, with the session's actor."""
+    UNCHANGED = "unchanged"
+    """There was nothing to write (no edits, or edits that cancelled out)."""
+    CONFLICT = "conflict"
+    """The note changed (or was deleted or trashed) since it was loaded; nothing was written."""
+    FAILED = "failed"
+    """The store refused the write (e.g. a body too large); nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """The outcome of saving one turn's edits, for the chat engine.
+
+    Attributes:
+        status: What happened.
+        edits: How many edits the turn made to the working copy.
+        message: One sentence for the person and the model.
+        note: The note as saved (``SAVED``), as found now (``CONFLICT``), else None.
+    """
+
+    status: CommitStatus
+    edits: int
+    message: str
+    note: Note | None = None
+
+    @property
+    def written(self) -> bool:
+        return self.status is CommitStatus.SAVED
+
+    @property
+    def lost(self) -> bool:
+        """True when the turn's edits were not written (conflict or failure)."""
+        return self.status in (CommitStatus.CONFLICT, CommitStatus.FAILED)
+
+
+class EditorSession:
+    """The working copy of the note open beside a chat, and the selection in it.
+
+    Args:
+        note_id: The open note.
+        title: Its title, shown to the model.
+        body: The body as loaded; the working copy starts as this.
+        base_updated_time: The note's ``updated_time`` when ``body`` was loaded.
+        selection: ``(start, end)`` offsets of the selected text in ``body``, if any; an empty
+            range counts as no selection.
+    """
+
+    def __init__(
+        self,
+        note_id: str,
+        title: str,
+        body: str,
+        base_updated_time: int,
+        selection: tuple[int, int] | None = None,
+    ) -> None:
+        self.note_id = note_id
+        self.title = title
+        self.original = body
+        self.text = body
+        self.base_updated_time = base_updated_time
+        self.selection: tuple[int, int] | None = None
+        self.edits: list[str] = []
+        """What each pending edit did, in order (for an approval prompt or a log)."""
+        self.lock = threading.RLock()
+        self.select(selection)
+
+    @classmethod
+    def open(cls, store: Store, note_id: str, *, selection: tuple[int, int] | None = None) -> EditorSession:
+        """A session on the note as it is in the store now."""
+        note = store.get_note(note_id)
+        return cls(note.id, note.title, note.body, note.updated_time, selection)
+
+    @property
+    def dirty(self) -> bool:
+        """True when the working copy differs from the note as loaded."""
+        return self.text != self.original
+
+    @property
+    def selected_text(self) -> str | None:
+        if self.selection is None:
+            return None
+        start, end = self.selection
+        return self.text[start:end]
+
+    def select(self, selection: tuple[int, int] | None) -> None:
+        """Set the selection in the working copy (the UI calls this as the person selects).
+
+        Raises:
+            ValueError: offsets outside the working copy.
+        """
+        with self.lock:
+            if selection is not None:
+                start, end = selection
+                if not 0 <= start <= end <= len(self.text):
+                    raise ValueError(
+                        f"selection {selection} is outside a text of {len(self.text)} characters"
+                    )
+                if start == end:
+                    selection = None
+            self.selection = selection
+
+    def replace_range(self, start: int, end: int, new: str, what: str) -> None:
+        """Replace ``text[start:end]`` with ``new`` in the working copy, keeping the selection on
+        the same text (an edit that cuts into the selection clears it)."""
+        with self.lock:
+            self.text = self.text[:start] + new + self.text[end:]
+            self.edits.append(what)
+            if self.selection is None:
+                return
+            sel_start, sel_end = self.selection
+            delta = len(new) - (end - start)
+            if end <= sel_start:
+                self.selection = (sel_start + delta, sel_end + delta)
+            elif start >= sel_end:
+                pass
+            elif start == sel_start and end == sel_end:
+                self.selection = (start, start + len(new)) if new else None
+            else:
+                self.selection = None
+
+    def commit(self, store: Store, actor: str) -> CommitResult:
+        """Write the working copy once, based on ``base_updated_time``; see the module docstring."""
+        with self.lock:
+            count = len(self.edits)
+            self.edits = []
+            if not self.dirty:
+                return CommitResult(CommitStatus.UNCHANGED, count, "There was nothing to save.")
+            try:
+                current = store.get_note(self.note_id)
+                if current.is_trashed:
+                    self._reset(current)
+                    return CommitResult(
+                        CommitStatus.CONFLICT, count, _gone(count, "moved to the trash"), current
+                    )
+                note = store.update_note(
+                    self.note_id,
+                    NotePatch(body=self.text),
+                    actor=actor,
+                    base_updated_time=self.base_updated_time,
+                )
+            except ConflictError:
+                now = store.get_note(self.note_id)
+                self._reset(now)
+                return CommitResult(CommitStatus.CONFLICT, count, _changed(count), now)
+            except NotFoundError:
+                self.text = self.original
+                self.selection = None
+                return CommitResult(CommitStatus.CONFLICT, count, _gone(count, "deleted"))
+            except NotedError as exc:
+                self.text = self.original
+                self.selection = None
+                message = f"None of the {_n_edits(count)} of this turn was saved: {exc}."
+                return CommitResult(CommitStatus.FAILED, count, message)
+            self.original = self.text = note.body
+            self.base_updated_time = note.updated_time
+            self.title = note.title
+            return CommitResult(CommitStatus.SAVED, count, f"Saved {_n_edits(count)} to the note.", note)
+
+    def discard(self) -> None:
+        """Drop the pending edits (the person declined them, or the turn was cancelled)."""
+        with self.lock:
+            self.text = self.original
+            self.edits = []
+            self.selection = None
+
+    def _reset(self, note: Note) -> None:
+        self.title = note.title
+        self.original = self.text = note.body
+        self.base_updated_time = note.updated_time
+        self.selection = None
+
+
+def _n_edits(count: int) -> str:
+    return "1 edit" if count == 1 else f"{count} edits"
+
+
+def _changed(count: int) -> str:
+    return (
+        f"Not saved: the note was changed by someone else while you were editing it, so none of the "
+        f"{_n_edits(count)} of this turn was written. Call editor_read_note to see it as it is now, "
+        "then redo the edits."
+    )
+
+
+def _gone(count: int, how: str) -> str:
+    return f"Not saved: the note was {how} while you were editing it, so none of the {_n_edits(count)} was written."
