@@ -140,12 +140,12 @@ def test_a_note_without_a_notebook_goes_in_the_top_level_inbox(store: SqliteStor
     assert given.note.parent_id == work and not given.notebook_created
 
 
-def test_a_refused_note_leaves_neither_its_notebook_nor_its_files(store: SqliteStore) -> None:
+def test_a_refused_note_leaves_neither_its_notebook_nor_its_attachments(store: SqliteStore) -> None:
     cursor = store.latest_cursor()
     files = [PickedFile(b"hello", "a.txt", "text/plain", "A")]
     with pytest.raises(InvalidInputError):
         notes.create_note(store, NoteDraft(title="two\nlines"), actor=MCP, notebook="New", files=files)
-    # Not vacuous: the file and the notebook are written before the note is refused.
+    # Not vacuous: the notebook and the attachment are written before the note is refused.
     assert store.list_resources() == [] and [f.title for f in store.list_folders()] == []
     made = notes.create_note(
         store, NoteDraft(title="ok", body="text"), actor=MCP, notebook="New", files=files

@@ -11,6 +11,7 @@ A note created without a notebook goes in ``DEFAULT_NOTEBOOK``: the top-level no
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -166,33 +167,32 @@ def create_note(
     """Create the note ``draft`` in notebook ``draft.parent_id``, or, when that is "", in the
     top-level notebook titled ``notebook`` (made when missing), with ``files`` linked at the end.
 
-    The files are stored first, so the note's first revision links them; the notebook and the
-    note are one transaction, so a refused note leaves no new notebook, and no stored file.
+    The notebook, the files and the note are written in that order, so the note's first revision
+    links its files, and in one transaction where the store has them: a refused note leaves no
+    new notebook and no attachment (on Joplin, the attachments are deleted again).
     """
     stored: list[Resource] = []
     try:
-        for file in files:
-            title = file.title or file.filename
-            stored.append(
-                store.add_resource(
-                    file.data, filename=file.filename, mime=file.mime, title=title, actor=actor
-                )
-            )
-        links = "\n\n".join(link_for(r) for r in stored)
-        body = draft.body
-        if links:
-            body = body.rstrip("\n") + ("\n\n" if body.strip() else "") + links + "\n"
         with store.batch():
             parent, made = draft.parent_id, False
             if not parent:
                 parent, made = _top_level_notebook(store, notebook, actor)
+            for file in files:
+                title = file.title or file.filename
+                stored.append(
+                    store.add_resource(
+                        file.data, filename=file.filename, mime=file.mime, title=title, actor=actor
+                    )
+                )
+            links = "\n\n".join(link_for(r) for r in stored)
+            body = draft.body
+            if links:
+                body = body.rstrip("\n") + ("\n\n" if body.strip() else "") + links + "\n"
             note = store.create_note(replace(draft, body=body, parent_id=parent), actor=actor)
     except (NotedError, OSError):
-        for resource in stored:  # outside the batch: its rollback cannot bring a deleted file back
-            try:
+        for resource in stored:  # a store without transactions kept them
+            with contextlib.suppress(NotedError, OSError):  # the first failure is the one to report
                 store.delete_resource(resource.id, actor=actor)
-            except (NotedError, OSError):
-                pass  # the first failure is the one to report; an orphan file harms nothing
         raise
     return NewNote(note, made, tuple(stored))
 

@@ -2,9 +2,9 @@
 
 Everything that can be refused is checked before the first write: the notebook (an unknown
 ``notebook_id`` is an error and nothing is written), the title and tags, and every attachment
-(base64, size, declared image type). Then ``noted.ops.notes.create_note`` writes the attachments,
-and the notebook (when ``notebook_title`` names none, or none is given and there is no "Inbox")
-with the note, so the note's first revision already links its attachments.
+(base64, size, declared image type). Then ``noted.ops.notes.create_note`` writes the notebook
+(when ``notebook_title`` names none, or none is given and there is no "Inbox"), the attachments
+and the note, in that order, so the note's first revision already links its attachments.
 """
 
 from __future__ import annotations
