@@ -1,5 +1,6 @@
-"""Reading a change-feed table: the embedded store's ``changes`` and the Joplin sidecar's mirror
-have the same columns, so both read them here."""
+"""The change feed: ``record`` appends the row of one change inside the writer's transaction; the
+readers serve the embedded store's ``changes`` and the Joplin sidecar's mirror, which have the
+same columns."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 
 import apsw
 
-from noted.models import Change, ChangePage, ChangeType, ItemType
+from noted.models import Change, ChangePage, ChangeType, ItemType, now_ms
 
 _COLUMNS = "id, item_type, item_id, change_type, time, actor"
 
@@ -37,3 +38,20 @@ def changes_of(conn: apsw.Connection, table: str, item_ids: Sequence[str], limit
         f"SELECT {_COLUMNS} FROM {table} WHERE item_id IN ({marks}) ORDER BY id DESC LIMIT ?", [*ids, limit]
     ).fetchall()
     return [_change(r) for r in rows]
+
+
+def record(
+    conn: apsw.Connection,
+    item_type: ItemType,
+    item_id: str,
+    change_type: ChangeType,
+    actor: str,
+    time: int | None = None,
+) -> None:
+    """Append one row to the change feed, inside the caller's transaction."""
+    if not actor:
+        raise ValueError("every write needs an actor")
+    conn.execute(
+        "INSERT INTO changes(item_type, item_id, change_type, time, actor) VALUES (?, ?, ?, ?, ?)",
+        (item_type.value, item_id, change_type.value, time or now_ms(), actor),
+    )

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import apsw
 
-from noted.errors import InvalidInputError
+from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemType, new_id, now_ms
 from noted.store.rules import clean_title
-from noted.store.sqlite.base import FOLDER_COLUMNS, StoreBase, folder_from_row, restore_folder_chain
+from noted.store.sqlite.base import FOLDER_COLUMNS, folder_from_row, folder_row
+from noted.store.sqlite.db import Database
+from noted.store.sqlite.feed import record
 
 
-class FolderOps(StoreBase):
-    """The notebook half of the SQLite store."""
+class Folders:
+    """The notebooks of the SQLite store."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def list_folders(self, *, include_trashed: bool = False) -> list[Folder]:
         where = "" if include_trashed else "WHERE deleted_time = 0"
@@ -23,7 +28,7 @@ class FolderOps(StoreBase):
 
     def get_folder(self, folder_id: str) -> Folder:
         with self.db.read() as conn:
-            return self.folder_row(conn, folder_id)
+            return folder_row(conn, folder_id)
 
     def folder_note_counts(self) -> dict[str, int]:
         """Notes (not trashed) directly inside each notebook."""
@@ -46,20 +51,20 @@ class FolderOps(StoreBase):
                 f"INSERT INTO folders({FOLDER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
                 (folder.id, folder.title, folder.parent_id, now, now, 0),
             )
-            self.record(conn, ItemType.FOLDER, folder.id, ChangeType.CREATE, actor, now)
+            record(conn, ItemType.FOLDER, folder.id, ChangeType.CREATE, actor, now)
         return folder
 
     def update_folder(
         self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
     ) -> Folder:
         with self.db.write() as conn:
-            folder = self.folder_row(conn, folder_id)
+            folder = folder_row(conn, folder_id)
             new_title = folder.title if title is None else clean_title(title, "notebook title")
             if not new_title:
                 raise InvalidInputError("a notebook needs a title")
             new_parent = folder.parent_id if parent_id is None else parent_id
             if new_parent and new_parent != folder.parent_id:
-                if new_parent in self.descendant_folder_ids(conn, folder_id):
+                if new_parent in descendant_folder_ids(conn, folder_id):
                     raise InvalidInputError(
                         f'cannot move notebook "{folder.title}" into itself or one of its sub-notebooks'
                     )
@@ -69,13 +74,13 @@ class FolderOps(StoreBase):
                 "UPDATE folders SET title = ?, parent_id = ?, updated_time = ? WHERE id = ?",
                 (new_title, new_parent, now, folder_id),
             )
-            self.record(conn, ItemType.FOLDER, folder_id, ChangeType.UPDATE, actor, now)
-            return self.folder_row(conn, folder_id)
+            record(conn, ItemType.FOLDER, folder_id, ChangeType.UPDATE, actor, now)
+            return folder_row(conn, folder_id)
 
     def trash_folder(self, folder_id: str, *, actor: str) -> None:
         """Move a notebook, its sub-notebooks and their notes to the trash, in one transaction."""
         with self.db.write() as conn:
-            folder = self.folder_row(conn, folder_id)
+            folder = folder_row(conn, folder_id)
             if folder.is_trashed:
                 return
             # A stamp no earlier trashing used: restoring brings back exactly what went with it.
@@ -83,16 +88,16 @@ class FolderOps(StoreBase):
                 "SELECT max((SELECT max(deleted_time) FROM notes), (SELECT max(deleted_time) FROM folders))"
             ).fetchone()
             now = max(now_ms(), (latest or 0) + 1)
-            ids = self.descendant_folder_ids(conn, folder_id)
+            ids = descendant_folder_ids(conn, folder_id)
             marks = ",".join("?" * len(ids))
             for (fid,) in conn.execute(
                 f"SELECT id FROM folders WHERE id IN ({marks}) AND deleted_time = 0", ids
             ).fetchall():
-                self.record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now)
+                record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now)
             for (nid,) in conn.execute(
                 f"SELECT id FROM notes WHERE parent_id IN ({marks}) AND deleted_time = 0", ids
             ).fetchall():
-                self.record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
+                record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
             conn.execute(
                 f"UPDATE folders SET deleted_time = ? WHERE id IN ({marks}) AND deleted_time = 0", [now, *ids]
             )
@@ -104,12 +109,12 @@ class FolderOps(StoreBase):
     def restore_folder(self, folder_id: str, *, actor: str) -> None:
         """Bring back a trashed notebook with what was trashed with it, and its trashed parents."""
         with self.db.write() as conn:
-            folder = self.folder_row(conn, folder_id)
+            folder = folder_row(conn, folder_id)
             if not folder.is_trashed:
                 return
             restore_folder_chain(conn, folder.parent_id, actor)
             stamp = folder.deleted_time
-            ids = self.descendant_folder_ids(conn, folder_id)
+            ids = descendant_folder_ids(conn, folder_id)
             marks = ",".join("?" * len(ids))
             folders = conn.execute(
                 f"SELECT id FROM folders WHERE id IN ({marks}) AND deleted_time = ?", [*ids, stamp]
@@ -120,13 +125,42 @@ class FolderOps(StoreBase):
             now = now_ms()
             for (fid,) in folders:
                 conn.execute("UPDATE folders SET deleted_time = 0 WHERE id = ?", (fid,))
-                self.record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now)
+                record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now)
             for (nid,) in notes:
                 conn.execute("UPDATE notes SET deleted_time = 0 WHERE id = ?", (nid,))
-                self.record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
+                record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
 
     def _live_parent(self, conn: apsw.Connection, parent_id: str) -> Folder:
-        parent = self.folder_row(conn, parent_id)
+        parent = folder_row(conn, parent_id)
         if parent.is_trashed:
             raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
         return parent
+
+
+def descendant_folder_ids(conn: apsw.Connection, folder_id: str) -> list[str]:
+    """``folder_id`` and every notebook below it, at any depth."""
+    rows = conn.execute(
+        """
+        WITH RECURSIVE sub(id) AS (
+            SELECT ? UNION SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id
+        )
+        SELECT id FROM sub
+        """,
+        (folder_id,),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def restore_folder_chain(conn: apsw.Connection, folder_id: str, actor: str) -> None:
+    """Un-trash ``folder_id`` and its ancestors (only the notebooks, not their notes)."""
+    seen: set[str] = set()
+    while folder_id and folder_id not in seen:
+        seen.add(folder_id)
+        try:
+            folder = folder_row(conn, folder_id)
+        except NotFoundError:
+            return
+        if folder.is_trashed:
+            conn.execute("UPDATE folders SET deleted_time = 0 WHERE id = ?", (folder_id,))
+            record(conn, ItemType.FOLDER, folder_id, ChangeType.UPDATE, actor)
+        folder_id = folder.parent_id

@@ -15,15 +15,18 @@ import apsw
 from noted.models import Change, ChangePage, HistoryPruned, Note, Revision, now_ms
 from noted.store.history.table import RevisionTable
 from noted.store.revisions import SessionBursts
-from noted.store.sqlite.base import StoreBase
+from noted.store.sqlite.base import note_row
+from noted.store.sqlite.db import Database
 from noted.store.sqlite.feed import changes_after, changes_of
 
 
-class HistoryOps(StoreBase):
-    """Change feed and revision history of the SQLite store."""
+class History:
+    """The change feed (read; each write appends its own rows) and the revisions of the SQLite store."""
 
-    bursts: SessionBursts
-    revision_table: RevisionTable
+    def __init__(self, db: Database, revision_table: RevisionTable) -> None:
+        self.db = db
+        self.revision_table = revision_table
+        self.bursts = SessionBursts()
 
     def save_revision(
         self, conn: apsw.Connection, note: Note, actor: str, now: int, session: str | None = None
@@ -35,7 +38,7 @@ class HistoryOps(StoreBase):
     def note_history(self, note_id: str) -> list[Revision]:
         """The revisions of a note, newest first."""
         with self.db.read() as conn:
-            self.note_row(conn, note_id)
+            note_row(conn, note_id)
             return self.revision_table.history(conn, note_id)
 
     def get_revision(self, revision_id: int) -> Revision:

@@ -14,13 +14,16 @@ from noted.store.rules import check_body, clean_title
 from noted.store.sqlite.base import (
     META_COLUMNS,
     NOTE_COLUMNS,
-    StoreBase,
-    add_tags,
+    folder_row,
     meta_from_row,
     note_from_row,
-    restore_folder_chain,
+    note_row,
 )
-from noted.store.sqlite.history import HistoryOps
+from noted.store.sqlite.db import Database
+from noted.store.sqlite.feed import record
+from noted.store.sqlite.folders import restore_folder_chain
+from noted.store.sqlite.history import History
+from noted.store.sqlite.tags import add_tags
 
 RESTORED_FOLDER = "Restored notes"
 
@@ -49,12 +52,16 @@ def note_filter(
     return " AND ".join(where), params
 
 
-class NoteOps(HistoryOps, StoreBase):
-    """The note half of the SQLite store."""
+class Notes:
+    """The notes of the SQLite store; each save is also a revision in ``history``."""
+
+    def __init__(self, db: Database, history: History) -> None:
+        self.db = db
+        self.history = history
 
     def get_note(self, note_id: str) -> Note:
         with self.db.read() as conn:
-            return self.note_row(conn, note_id)
+            return note_row(conn, note_id)
 
     def get_notes(self, note_ids: Sequence[str]) -> list[Note]:
         """The notes that exist among ``note_ids``, in the order asked."""
@@ -119,7 +126,7 @@ class NoteOps(HistoryOps, StoreBase):
         with self.db.write() as conn:
             if not note.parent_id:
                 raise InvalidInputError("a note needs a notebook")
-            parent = self.folder_row(conn, note.parent_id)
+            parent = folder_row(conn, note.parent_id)
             if parent.is_trashed:
                 raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
             if conn.execute("SELECT 1 FROM notes WHERE id = ?", (note.id,)).fetchone():
@@ -133,8 +140,8 @@ class NoteOps(HistoryOps, StoreBase):
                 ),
             )
             self._link_resources(conn, note.id, body)
-            self.record(conn, ItemType.NOTE, note.id, ChangeType.CREATE, actor, now)
-            self.save_revision(conn, note, actor, now)
+            record(conn, ItemType.NOTE, note.id, ChangeType.CREATE, actor, now)
+            self.history.save_revision(conn, note, actor, now)
             if draft.tags:
                 add_tags(conn, note.id, draft.tags, actor)
         return note
@@ -153,14 +160,14 @@ class NoteOps(HistoryOps, StoreBase):
         if patch.body is not None and patch.prepend is None and patch.append is None:
             headings = heading_text(patch.body)
         with self.db.write() as conn:
-            old = self.note_row(conn, note_id)
+            old = note_row(conn, note_id)
             if base_updated_time is not None and base_updated_time != old.updated_time:
                 raise ConflictError(
                     f'note "{old.title}" changed since it was read; it was saved again meanwhile',
                     current_updated_time=old.updated_time,
                 )
             if patch.parent_id is not None and patch.parent_id != old.parent_id:
-                parent = self.folder_row(conn, patch.parent_id)
+                parent = folder_row(conn, patch.parent_id)
                 if parent.is_trashed:
                     raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
             return self._apply_patch(conn, old, patch, actor, session, headings)
@@ -201,31 +208,31 @@ class NoteOps(HistoryOps, StoreBase):
         conn.execute(f"UPDATE notes SET {assignments} WHERE id = ?", [*values.values(), old.id])
         if body != old.body:
             self._link_resources(conn, old.id, body)
-        self.record(conn, ItemType.NOTE, old.id, ChangeType.UPDATE, actor, now)
-        new = self.note_row(conn, old.id)
+        record(conn, ItemType.NOTE, old.id, ChangeType.UPDATE, actor, now)
+        new = note_row(conn, old.id)
         if new.title != old.title or new.body != old.body:
-            self.save_revision(conn, new, actor, now, session)
+            self.history.save_revision(conn, new, actor, now, session)
         return new
 
     def restore_revision(self, revision_id: int, *, actor: str) -> Note:
         """Put a note back to the title and body of one of its revisions (a new save by ``actor``)."""
-        revision = self.get_revision(revision_id)
+        revision = self.history.get_revision(revision_id)
         patch = NotePatch(title=revision.title, body=revision.body)
         return self.update_note(revision.note_id, patch, actor=actor)
 
     def trash_note(self, note_id: str, *, actor: str) -> None:
         with self.db.write() as conn:
-            note = self.note_row(conn, note_id)
+            note = note_row(conn, note_id)
             if note.is_trashed:
                 return
             now = now_ms()
             conn.execute("UPDATE notes SET deleted_time = ? WHERE id = ?", (now, note_id))
-            self.record(conn, ItemType.NOTE, note_id, ChangeType.UPDATE, actor, now)
+            record(conn, ItemType.NOTE, note_id, ChangeType.UPDATE, actor, now)
 
     def restore_note(self, note_id: str, *, actor: str) -> Note:
         """Bring a note back from the trash into its notebook (restoring that notebook too)."""
         with self.db.write() as conn:
-            note = self.note_row(conn, note_id)
+            note = note_row(conn, note_id)
             if not note.is_trashed:
                 return note
             parent = note.parent_id
@@ -234,8 +241,8 @@ class NoteOps(HistoryOps, StoreBase):
             else:
                 parent = self._restored_folder(conn, actor)
             conn.execute("UPDATE notes SET deleted_time = 0, parent_id = ? WHERE id = ?", (parent, note_id))
-            self.record(conn, ItemType.NOTE, note_id, ChangeType.UPDATE, actor)
-            return self.note_row(conn, note_id)
+            record(conn, ItemType.NOTE, note_id, ChangeType.UPDATE, actor)
+            return note_row(conn, note_id)
 
     def _restored_folder(self, conn: apsw.Connection, actor: str) -> str:
         row = conn.execute(
@@ -249,7 +256,7 @@ class NoteOps(HistoryOps, StoreBase):
             "INSERT INTO folders(id, title, parent_id, created_time, updated_time) VALUES (?, ?, '', ?, ?)",
             (folder_id, RESTORED_FOLDER, now, now),
         )
-        self.record(conn, ItemType.FOLDER, folder_id, ChangeType.CREATE, actor, now)
+        record(conn, ItemType.FOLDER, folder_id, ChangeType.CREATE, actor, now)
         return folder_id
 
     def empty_trash(self, *, actor: str) -> int:
@@ -260,10 +267,10 @@ class NoteOps(HistoryOps, StoreBase):
             for note_id in notes:
                 for table in ("note_tags", "note_resources", "revisions"):
                     conn.execute(f"DELETE FROM {table} WHERE note_id = ?", (note_id,))
-                self.record(conn, ItemType.NOTE, note_id, ChangeType.DELETE, actor)
+                record(conn, ItemType.NOTE, note_id, ChangeType.DELETE, actor)
             conn.execute("DELETE FROM notes WHERE deleted_time > 0")
             for folder_id in folders:
-                self.record(conn, ItemType.FOLDER, folder_id, ChangeType.DELETE, actor)
+                record(conn, ItemType.FOLDER, folder_id, ChangeType.DELETE, actor)
             conn.execute("DELETE FROM folders WHERE deleted_time > 0")
         return len(notes)
 

@@ -15,14 +15,19 @@ from pathlib import Path
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, Resource, new_id, now_ms
 from noted.store.rules import attachment_name, clean_title, file_extension
-from noted.store.sqlite.base import RESOURCE_COLUMNS, StoreBase, resource_from_row
+from noted.store.sqlite.base import RESOURCE_COLUMNS, resource_from_row
+from noted.store.sqlite.db import Database
+from noted.store.sqlite.feed import record
 from noted.store.sqlite.pending import PendingFiles
 
 
-class ResourceOps(StoreBase):
-    """The attachment half of the SQLite store."""
+class Resources:
+    """The attachments of the SQLite store: rows in the database, files in ``resources_dir``."""
 
-    pending: PendingFiles
+    def __init__(self, db: Database, resources_dir: Path, pending: PendingFiles) -> None:
+        self.db = db
+        self.resources_dir = resources_dir
+        self.pending = pending
 
     def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
         name = attachment_name(filename)
@@ -54,7 +59,7 @@ class ResourceOps(StoreBase):
                         *(resource.size, resource.file_extension, now, now),
                     ),
                 )
-                self.record(conn, ItemType.RESOURCE, resource.id, ChangeType.CREATE, actor, now)
+                record(conn, ItemType.RESOURCE, resource.id, ChangeType.CREATE, actor, now)
         except BaseException:
             path.unlink(missing_ok=True)
             raise
@@ -142,7 +147,7 @@ class ResourceOps(StoreBase):
                     "updated_time = ? WHERE id = ?",
                     (new.title, new.filename, new.mime, new.size, new.file_extension, now, new.id),
                 )
-                self.record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now)
+                record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now)
                 os.replace(partial, path)
         finally:
             partial.unlink(missing_ok=True)
@@ -156,7 +161,7 @@ class ResourceOps(StoreBase):
         resource = self.get_resource(resource_id)
         with self.db.write() as conn:
             conn.execute("DELETE FROM resources WHERE id = ?", (resource_id,))
-            self.record(conn, ItemType.RESOURCE, resource_id, ChangeType.DELETE, actor)
+            record(conn, ItemType.RESOURCE, resource_id, ChangeType.DELETE, actor)
         with contextlib.suppress(FileNotFoundError):
             self._file(resource).unlink()
 
