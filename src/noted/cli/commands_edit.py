@@ -76,16 +76,6 @@ def register(sub: Commands) -> None:
     )
 
 
-def _emit_note(ctx: CliContext, note: Note, message: str) -> int:
-    store = ctx.services.store
-    if ctx.json:
-        notebook = folder_paths(store.list_folders(include_trashed=True)).get(note.parent_id, "")
-        ctx.emit(render.note_json(note, notebook, store.note_tags(note.id)))
-    else:
-        ctx.out(message)
-    return 0
-
-
 def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = live_note(store, args.note)
@@ -101,11 +91,11 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     if body is None:  # an append to a note deleted meanwhile fails: nothing typed at length to keep
         patch = NotePatch(title=args.title, append=args.append, prepend=args.prepend)
         updated = ops.update_note(store, note.id, patch, actor=ACTOR_USER)
-        return _emit_note(ctx, updated, f'saved "{updated.title}"')
+        return render.emit_note(ctx, updated, f'saved "{updated.title}"')
     saved = save_text(store, note, args.title, body, actor=ACTOR_USER)
     if saved.note is None:
         return _settle(ctx, note, args.title or note.title, body, choice)
-    return _emit_note(ctx, saved.note, f'saved "{saved.note.title}"')
+    return render.emit_note(ctx, saved.note, f'saved "{saved.note.title}"')
 
 
 def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) -> int:
@@ -115,7 +105,7 @@ def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) 
         try:
             conflict = Conflict.read(store, base, title, body)
             if conflict.settled:
-                return _emit_note(ctx, conflict.theirs, "no change: the note already says the same")
+                return render.emit_note(ctx, conflict.theirs, "no change: the note already says the same")
             return _report(ctx, base, resolve(store, conflict, choice, actor=ACTOR_USER))
         except ConflictError:
             continue
@@ -208,7 +198,7 @@ def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
         raise InvalidInputError(f"cannot read the edited file {path}: {exc}; nothing was saved") from exc
     if text == note.body:
         path.unlink(missing_ok=True)
-        return _emit_note(ctx, note, "no change")
+        return render.emit_note(ctx, note, "no change")
     store = ctx.services.store
     try:
         saved = save_text(store, note, None, text, actor=ACTOR_USER)
@@ -220,7 +210,7 @@ def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
         exc.message = f"{exc.message}; nothing was saved and your text is kept in {path}"
         raise
     path.unlink(missing_ok=True)
-    return _emit_note(ctx, saved.note, f'saved "{saved.note.title}"')
+    return render.emit_note(ctx, saved.note, f'saved "{saved.note.title}"')
 
 
 def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -238,7 +228,9 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
         rev_id = args.show if args.show is not None else args.restore
         if args.restore is not None:
             restored = ops.restore_revision(store, note.id, rev_id, actor=ACTOR_USER)
-            return _emit_note(ctx, restored, f'restored "{restored.title}" as it was in revision {rev_id}')
+            return render.emit_note(
+                ctx, restored, f'restored "{restored.title}" as it was in revision {rev_id}'
+            )
         revision = ops.revision_of(store, note.id, rev_id)
         if ctx.json:
             ctx.emit(render.revision_json(revision, with_body=True))

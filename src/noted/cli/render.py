@@ -8,13 +8,32 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noted.errors import InvalidInputError
 from noted.models import Folder, Note, NoteMeta, Revision, Tag
 from noted.ops.resolve import folder_paths
+from noted.store.protocol import Store
+
+if TYPE_CHECKING:
+    from noted.cli.context import CliContext
 
 JsonDict = dict[str, Any]
+
+
+def notebook_of(store: Store, folder_id: str) -> str:
+    """The ``Parent/Child`` path of a notebook, for display."""
+    return folder_paths(store.list_folders(include_trashed=True)).get(folder_id, "")
+
+
+def emit_note(ctx: CliContext, note: Note, message: str) -> int:
+    """Report a note a command changed: as JSON with ``--json``, else as ``message``; exit code 0."""
+    store = ctx.services.store
+    if ctx.json:
+        ctx.emit(note_json(note, notebook_of(store, note.parent_id), store.note_tags(note.id)))
+    else:
+        ctx.out(message)
+    return 0
 
 
 def fmt_time(ms: int) -> str:
