@@ -23,8 +23,8 @@ ALLOWED = (SRC / "store", SRC / "ops")
 def _writes() -> frozenset[str]:
     names: set[str] = set()
     for protocol in (Store, SyncConflicts):
-        for name, member in vars(protocol).items():
-            if inspect.isfunction(member) and "actor" in inspect.signature(member).parameters:
+        for name, member in inspect.getmembers(protocol, inspect.isfunction):  # inherited ones too
+            if "actor" in inspect.signature(member).parameters:
                 names.add(name)
     return frozenset(names)
 

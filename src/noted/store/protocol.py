@@ -63,28 +63,9 @@ class HasNotePaths(Protocol):
         ...
 
 
-@runtime_checkable
-class Store(Protocol):
-    """A place that keeps notebooks, notes, tags and attachments, with a change feed."""
+class FolderStore(Protocol):
+    """Notebooks: nested, moved to the trash with what they hold, restored together."""
 
-    capabilities: Capabilities
-
-    @property
-    def sync(self) -> Syncing | None:
-        """Starting the backend's sync (Joplin's), or None on a backend without one (SQLite)."""
-        ...
-
-    @property
-    def conflicts(self) -> SyncConflicts | None:
-        """The conflict copies the backend's sync made, or None on a backend without a sync."""
-        ...
-
-    def close(self) -> None: ...
-    def batch(self) -> AbstractContextManager[None]:
-        """Group the writes made inside into one transaction where the backend can (imports)."""
-        ...
-
-    # Notebooks -------------------------------------------------------------------------
     def list_folders(self, *, include_trashed: bool = False) -> list[Folder]: ...
     def get_folder(self, folder_id: str) -> Folder: ...
     def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder: ...
@@ -95,7 +76,10 @@ class Store(Protocol):
     def restore_folder(self, folder_id: str, *, actor: str) -> None: ...
     def folder_note_counts(self) -> dict[str, int]: ...
 
-    # Notes -----------------------------------------------------------------------------
+
+class NoteStore(Protocol):
+    """Notes: read, listed, created, changed (a stale base refused), trashed, restored."""
+
     def get_note(self, note_id: str) -> Note: ...
     def get_notes(self, note_ids: Sequence[str]) -> list[Note]: ...
     def list_notes(
@@ -139,8 +123,12 @@ class Store(Protocol):
     def trash_note(self, note_id: str, *, actor: str) -> None: ...
     def restore_note(self, note_id: str, *, actor: str) -> Note: ...
     def empty_trash(self, *, actor: str) -> int: ...
+    def restore_revision(self, revision_id: int, *, actor: str) -> Note: ...
 
-    # Tags ------------------------------------------------------------------------------
+
+class TagStore(Protocol):
+    """Tags and their links to notes."""
+
     def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]: ...
     def get_tag(self, tag_id: str) -> Tag: ...
     def find_tag(self, title: str) -> Tag | None: ...
@@ -159,7 +147,10 @@ class Store(Protocol):
     def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]: ...
     def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]: ...
 
-    # Attachments -----------------------------------------------------------------------
+
+class ResourceStore(Protocol):
+    """Attachments: files with an id that notes link as ``:/id``."""
+
     def add_resource(
         self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str
     ) -> Resource: ...
@@ -184,7 +175,10 @@ class Store(Protocol):
 
     def delete_resource(self, resource_id: str, *, actor: str) -> None: ...
 
-    # Change feed and history -----------------------------------------------------------
+
+class HistoryStore(Protocol):
+    """The change feed, and the revisions of each note with who made them."""
+
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage: ...
     def latest_cursor(self) -> int: ...
     def item_changes(self, item_ids: Sequence[str], *, limit: int = 200) -> list[Change]:
@@ -195,8 +189,33 @@ class Store(Protocol):
 
     def note_history(self, note_id: str) -> list[Revision]: ...
     def get_revision(self, revision_id: int) -> Revision: ...
-    def restore_revision(self, revision_id: int, *, actor: str) -> Note: ...
     def prune_history(self, *, now: int | None = None) -> HistoryPruned:
         """Thin every note's revisions by the history rule (``noted.store.history.thinning``),
         store what it keeps in its smallest form, and give the freed space back to the disk."""
+        ...
+
+
+@runtime_checkable
+class Store(FolderStore, NoteStore, TagStore, ResourceStore, HistoryStore, Protocol):
+    """A place that keeps notebooks, notes, tags and attachments, with a change feed.
+
+    Its methods are declared by kind of item in the protocols it joins; a backend's store owns a
+    part for each (``noted.store.parts.Parts``).
+    """
+
+    capabilities: Capabilities
+
+    @property
+    def sync(self) -> Syncing | None:
+        """Starting the backend's sync (Joplin's), or None on a backend without one (SQLite)."""
+        ...
+
+    @property
+    def conflicts(self) -> SyncConflicts | None:
+        """The conflict copies the backend's sync made, or None on a backend without a sync."""
+        ...
+
+    def close(self) -> None: ...
+    def batch(self) -> AbstractContextManager[None]:
+        """Group the writes made inside into one transaction where the backend can (imports)."""
         ...

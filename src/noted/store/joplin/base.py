@@ -1,10 +1,10 @@
-"""What the parts of the Joplin store share: field lists, conversions, and sending one write."""
+"""What the parts of the Joplin store share: field lists, conversions, and ``JoplinApi`` (sending one
+write, reading one item)."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from noted.errors import InvalidInputError, NotFoundError
@@ -94,13 +94,14 @@ def resource_of(item: Mapping[str, Any]) -> Resource:
     )
 
 
-class JoplinBase:
-    """State every part of the Joplin store uses."""
+class JoplinApi:
+    """What every part of the Joplin store works through: the Data API's client, the sidecar that
+    records each write with its actor, and Joplin's event feed; and the reads they all need."""
 
-    client: JoplinClient
-    sidecar: Sidecar
-    feed: EventFeed
-    cache_dir: Path
+    def __init__(self, client: JoplinClient, sidecar: Sidecar, feed: EventFeed) -> None:
+        self.client = client
+        self.sidecar = sidecar
+        self.feed = feed
 
     def send(
         self,
@@ -169,6 +170,13 @@ class JoplinBase:
         """Every notebook, the trashed ones included (``/folders`` leaves those out)."""
         items = self.client.get_all("/search", {"type": "folder", "query": "*", "fields": FOLDER_FIELDS})
         return [folder_of(i) for i in items]
+
+    def exists(self, path: str) -> bool:
+        try:
+            self.client.get(path, {"fields": "id"})
+        except NotFoundError:
+            return False
+        return True
 
 
 def _kind(path: str) -> ItemType:

@@ -7,11 +7,13 @@ changed in Joplin itself show on the next listing.
 
 from __future__ import annotations
 
-from noted.errors import InvalidInputError
+from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemType, new_id, now_ms
-from noted.store.joplin.base import FOLDER_FIELDS, folder_of, meta_of, safe_id
-from noted.store.joplin.notes import NoteOps
+from noted.store.joplin.base import FOLDER_FIELDS, JoplinApi, folder_of, meta_of, safe_id
 from noted.store.rules import clean_title
+
+RESTORED_FOLDER = "Restored notes"
+"""Where a note restored from the trash goes when its notebook is gone (as in the embedded store)."""
 
 
 def descendants(folders: list[Folder], folder_id: str) -> list[str]:
@@ -30,23 +32,26 @@ def descendants(folders: list[Folder], folder_id: str) -> list[str]:
     return out
 
 
-class FolderOps(NoteOps):
-    """The notebook half of the Joplin store."""
+class Folders:
+    """The notebooks of the Joplin store."""
+
+    def __init__(self, api: JoplinApi) -> None:
+        self.api = api
 
     def list_folders(self, *, include_trashed: bool = False) -> list[Folder]:
         if include_trashed:
-            folders = self.all_folders()
+            folders = self.api.all_folders()
         else:
-            folders = [folder_of(i) for i in self.client.get_all("/folders", {"fields": FOLDER_FIELDS})]
+            folders = [folder_of(i) for i in self.api.client.get_all("/folders", {"fields": FOLDER_FIELDS})]
         return sorted(folders, key=lambda f: (f.title.casefold(), f.id))
 
     def get_folder(self, folder_id: str) -> Folder:
-        return self.folder_item(folder_id)
+        return self.api.folder_item(folder_id)
 
     def folder_note_counts(self) -> dict[str, int]:
         """Notes (not trashed) directly inside each notebook."""
         counts: dict[str, int] = {}
-        for item in self.client.get_all("/notes", {"fields": "id,parent_id"}):
+        for item in self.api.client.get_all("/notes", {"fields": "id,parent_id"}):
             parent = str(item.get("parent_id", ""))
             counts[parent] = counts.get(parent, 0) + 1
         return counts
@@ -56,33 +61,35 @@ class FolderOps(NoteOps):
         if not title:
             raise InvalidInputError("a notebook needs a title")
         if parent_id:
-            self.live_folder(parent_id)
+            self.api.live_folder(parent_id)
         folder_id = new_id()
         body = {"id": folder_id, "title": title, "parent_id": parent_id}
-        self.send(folder_id, actor, "POST", "/folders", body, change=ChangeType.CREATE)
-        return self.folder_item(folder_id)
+        self.api.send(folder_id, actor, "POST", "/folders", body, change=ChangeType.CREATE)
+        return self.api.folder_item(folder_id)
 
     def update_folder(
         self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
     ) -> Folder:
-        folder = self.folder_item(folder_id)
+        folder = self.api.folder_item(folder_id)
         new_title = folder.title if title is None else clean_title(title, "notebook title")
         if not new_title:
             raise InvalidInputError("a notebook needs a title")
         new_parent = folder.parent_id if parent_id is None else parent_id
         if new_parent and new_parent != folder.parent_id:
-            if new_parent in descendants(self.all_folders(), folder_id):
+            if new_parent in descendants(self.api.all_folders(), folder_id):
                 raise InvalidInputError(
                     f'cannot move notebook "{folder.title}" into itself or one of its sub-notebooks'
                 )
-            self.live_folder(new_parent)
+            self.api.live_folder(new_parent)
         body = {"title": new_title, "parent_id": new_parent}
-        self.send(folder_id, actor, "PUT", f"/folders/{safe_id(folder_id)}", body, change=ChangeType.UPDATE)
-        return self.folder_item(folder_id)
+        self.api.send(
+            folder_id, actor, "PUT", f"/folders/{safe_id(folder_id)}", body, change=ChangeType.UPDATE
+        )
+        return self.api.folder_item(folder_id)
 
     def trash_folder(self, folder_id: str, *, actor: str) -> None:
         """Move a notebook, its sub-notebooks and their notes to the trash (Joplin does it in one call)."""
-        folder = self.folder_item(folder_id)
+        folder = self.api.folder_item(folder_id)
         if folder.is_trashed:
             return
         subtree = descendants(self.list_folders(), folder_id)
@@ -91,11 +98,11 @@ class FolderOps(NoteOps):
         notes = [
             str(n["id"])
             for sub in subtree
-            for n in self.client.get_all(f"/folders/{sub}/notes", {"fields": "id"})
+            for n in self.api.client.get_all(f"/folders/{sub}/notes", {"fields": "id"})
         ]
-        self.sidecar.trashed_at(folder_id, now_ms())
-        self.send(folder_id, actor, "DELETE", f"/folders/{safe_id(folder_id)}", notes_too=notes)
-        self.sidecar.record(ItemType.FOLDER, subtree, ChangeType.UPDATE, actor)
+        self.api.sidecar.trashed_at(folder_id, now_ms())
+        self.api.send(folder_id, actor, "DELETE", f"/folders/{safe_id(folder_id)}", notes_too=notes)
+        self.api.sidecar.record(ItemType.FOLDER, subtree, ChangeType.UPDATE, actor)
 
     def restore_folder(self, folder_id: str, *, actor: str) -> None:
         """Bring back a trashed notebook with what was trashed with it, and its trashed parents.
@@ -103,20 +110,47 @@ class FolderOps(NoteOps):
         "With it" means at or after the moment noted began trashing it; for a notebook trashed in
         Joplin itself, everything trashed inside it (what Joplin's own restore brings back).
         """
-        folder = self.folder_item(folder_id)
+        folder = self.api.folder_item(folder_id)
         if not folder.is_trashed:
             return
         self.restore_folder_chain(folder.parent_id, actor)
-        since = self.sidecar.trash_started(folder_id) or 0
-        folders = self.all_folders()
+        since = self.api.sidecar.trash_started(folder_id) or 0
+        folders = self.api.all_folders()
         subtree = set(descendants(folders, folder_id))
         for sub in folders:
             if sub.id in subtree and sub.is_trashed and (sub.id == folder_id or sub.deleted_time >= since):
                 body = {"deleted_time": 0}
-                self.send(sub.id, actor, "PUT", f"/folders/{sub.id}", body, change=ChangeType.UPDATE)
-        notes = self.client.get_all("/notes", {"include_deleted": "1", "fields": "id,parent_id,deleted_time"})
+                self.api.send(sub.id, actor, "PUT", f"/folders/{sub.id}", body, change=ChangeType.UPDATE)
+        notes = self.api.client.get_all(
+            "/notes", {"include_deleted": "1", "fields": "id,parent_id,deleted_time"}
+        )
         for meta in map(meta_of, notes):
             if meta.parent_id in subtree and meta.is_trashed and meta.deleted_time >= since:
                 body = {"deleted_time": 0}
-                self.send(meta.id, actor, "PUT", f"/notes/{meta.id}", body, change=ChangeType.UPDATE)
-        self.sidecar.trashed_at(folder_id, None)
+                self.api.send(meta.id, actor, "PUT", f"/notes/{meta.id}", body, change=ChangeType.UPDATE)
+        self.api.sidecar.trashed_at(folder_id, None)
+
+    def restored_folder(self, actor: str) -> str:
+        for folder in self.api.all_folders():
+            if folder.title == RESTORED_FOLDER and not folder.parent_id and not folder.is_trashed:
+                return folder.id
+        folder_id = new_id()
+        body = {"id": folder_id, "title": RESTORED_FOLDER, "parent_id": ""}
+        self.api.send(folder_id, actor, "POST", "/folders", body, change=ChangeType.CREATE)
+        return folder_id
+
+    def restore_folder_chain(self, folder_id: str, actor: str) -> None:
+        """Un-trash ``folder_id`` and its ancestors (only the notebooks, not their notes)."""
+        seen: set[str] = set()
+        while folder_id and folder_id not in seen:
+            seen.add(folder_id)
+            try:
+                folder = self.api.folder_item(folder_id)
+            except NotFoundError:
+                return
+            if folder.is_trashed:
+                body = {"deleted_time": 0}
+                self.api.send(
+                    folder.id, actor, "PUT", f"/folders/{folder.id}", body, change=ChangeType.UPDATE
+                )
+            folder_id = folder.parent_id

@@ -1,4 +1,4 @@
-"""Notes on Joplin: read, create, update with a stale-base check, trash and restore, history.
+"""Notes on Joplin: read, create, update with a stale-base check, trash and restore.
 
 Joplin has no conditional update, so an update reads the note, refuses it when its
 ``updated_time`` is not the base the caller read, and sends the new state at once; the window in
@@ -12,28 +12,23 @@ from typing import Any
 
 from noted.errors import BackendError, ConflictError, InvalidInputError, NotFoundError
 from noted.models import (
-    Change,
-    ChangePage,
     ChangeType,
-    HistoryPruned,
     ItemType,
     Note,
     NoteDraft,
     NoteMeta,
     NotePatch,
-    Revision,
     new_id,
     now_ms,
 )
-from noted.store.joplin.base import META_FIELDS, NOTE_FIELDS, meta_of, note_of, safe_id
+from noted.store.joplin.base import META_FIELDS, NOTE_FIELDS, JoplinApi, meta_of, note_of, safe_id
 from noted.store.joplin.client import PAGE_LIMIT
-from noted.store.joplin.provenance import stamped, writer_of
-from noted.store.joplin.sidecar import ACTOR_JOPLIN
-from noted.store.joplin.tags import TagOps
+from noted.store.joplin.folders import Folders
+from noted.store.joplin.history import History
+from noted.store.joplin.provenance import stamped
+from noted.store.joplin.tags import Tags
 from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
-
-RESTORED_FOLDER = "Restored notes"
 
 _ORDER = {
     NoteOrder.UPDATED: ("user_updated_time", "DESC"),
@@ -53,11 +48,17 @@ def _sort_key(order: NoteOrder) -> Any:
     return lambda m: m.id
 
 
-class NoteOps(TagOps):
-    """The note half of the Joplin store."""
+class Notes:
+    """The notes of the Joplin store; each save is also a revision in the sidecar."""
+
+    def __init__(self, api: JoplinApi, tags: Tags, folders: Folders, history: History) -> None:
+        self.api = api
+        self.tags = tags
+        self.folders = folders
+        self.history = history
 
     def get_note(self, note_id: str) -> Note:
-        return note_of(self.note_item(note_id))
+        return note_of(self.api.note_item(note_id))
 
     def get_notes(self, note_ids: Sequence[str]) -> list[Note]:
         """The notes that exist among ``note_ids``, in the order asked."""
@@ -97,9 +98,9 @@ class NoteOps(TagOps):
         try:
             if tag_id is None and not trashed and not todo_only:  # Joplin sorts and pages it itself
                 return [meta_of(i) for i in self._page(path, params, limit, offset)]
-            items = self.client.get_all(path, params)
+            items = self.api.client.get_all(path, params)
         except (NotFoundError, BackendError):
-            if folder_id is not None and not self._exists(f"/folders/{safe_id(folder_id)}"):
+            if folder_id is not None and not self.api.exists(f"/folders/{safe_id(folder_id)}"):
                 return []  # Joplin fails on an unknown notebook; noted lists nothing in it
             raise
         metas = [
@@ -131,7 +132,7 @@ class NoteOps(TagOps):
         """Items ``offset`` to ``offset + limit`` of a listing Joplin sorts and pages itself."""
         out: list[Any] = []
         skip = offset % PAGE_LIMIT
-        for page in self.client.pages(path, params, first_page=offset // PAGE_LIMIT + 1):
+        for page in self.api.client.pages(path, params, first_page=offset // PAGE_LIMIT + 1):
             out.extend(page[skip:])
             skip = 0
             if limit is not None and len(out) >= limit:
@@ -143,9 +144,9 @@ class NoteOps(TagOps):
         body = check_body(draft.body)
         if not draft.parent_id:
             raise InvalidInputError("a note needs a notebook")
-        self.live_folder(draft.parent_id)
+        self.api.live_folder(draft.parent_id)
         note_id = draft.id or new_id()
-        if draft.id and self._exists(f"/notes/{safe_id(note_id)}"):
+        if draft.id and self.api.exists(f"/notes/{safe_id(note_id)}"):
             raise InvalidInputError(f'a note with id "{note_id}" exists already')
         payload: dict[str, Any] = {
             "id": note_id,
@@ -162,11 +163,11 @@ class NoteOps(TagOps):
             payload["user_created_time"] = draft.user_created_time
         if draft.user_updated_time:
             payload["user_updated_time"] = draft.user_updated_time
-        self.send(note_id, actor, "POST", "/notes", payload, change=ChangeType.CREATE)
+        self.api.send(note_id, actor, "POST", "/notes", payload, change=ChangeType.CREATE)
         note = self.get_note(note_id)
-        self.sidecar.save_revision(note, actor, note.updated_time)
+        self.api.sidecar.save_revision(note, actor, note.updated_time)
         if draft.tags:
-            self.tag_note(note_id, draft.tags, actor=actor)
+            self.tags.tag_note(note_id, draft.tags, actor=actor)
         return note
 
     def update_note(
@@ -178,7 +179,7 @@ class NoteOps(TagOps):
         base_updated_time: int | None = None,
         session: str | None = None,
     ) -> Note:
-        item = self.note_item(note_id, NOTE_FIELDS + ",user_data")
+        item = self.api.note_item(note_id, NOTE_FIELDS + ",user_data")
         old, user_data = note_of(item), str(item.get("user_data") or "")
         if old.is_conflict:  # Joplin's apps do not let anyone edit one either
             raise InvalidInputError(
@@ -191,18 +192,18 @@ class NoteOps(TagOps):
                 current_updated_time=old.updated_time,
             )
         if patch.parent_id is not None and patch.parent_id != old.parent_id:
-            self.live_folder(patch.parent_id)
+            self.api.live_folder(patch.parent_id)
         payload = self._payload(old, patch)
         if not payload:
             return old
         if "title" in payload or "body" in payload:
             title, body = payload.get("title", old.title), payload.get("body", old.body)
             payload["user_data"] = stamped(user_data, actor, title, body, now_ms())
-        self._keep_outside_state(old, user_data)
-        self.send(note_id, actor, "PUT", f"/notes/{safe_id(note_id)}", payload, change=ChangeType.UPDATE)
+        self.history.keep_outside_state(old, user_data)
+        self.api.send(note_id, actor, "PUT", f"/notes/{safe_id(note_id)}", payload, change=ChangeType.UPDATE)
         new = self.get_note(note_id)
         if new.title != old.title or new.body != old.body:
-            self.sidecar.save_revision(new, actor, new.updated_time, session=session)
+            self.api.sidecar.save_revision(new, actor, new.updated_time, session=session)
         return new
 
     @staticmethod
@@ -230,23 +231,9 @@ class NoteOps(TagOps):
             payload["is_todo"] = int(patch.is_todo)
         return payload
 
-    def _keep_outside_state(self, note: Note, user_data: str) -> None:
-        """Record the note as Joplin had it, when that state is not the last one noted knows.
-
-        Without it, "undo what the assistant did" would have no state to go back to for a note
-        written in Joplin. The feed is brought up to date first: Joplin keeps only a note's newest
-        change, so the edit made there would be gone from its events once noted's write lands.
-        The state is Joplin's, unless noted wrote it on another machine (its stamp says who).
-        """
-        last = self.sidecar.last_revision(note.id)
-        if last is None or (last.title, last.body) != (note.title, note.body):
-            self.feed.pull()
-            actor = writer_of(user_data, note.title, note.body) or ACTOR_JOPLIN
-            self.sidecar.save_revision(note, actor, note.updated_time)
-
     def restore_revision(self, revision_id: int, *, actor: str) -> Note:
         """Put a note back to the title and body of one of its revisions (a new save by ``actor``)."""
-        revision = self.sidecar.get_revision(revision_id)
+        revision = self.api.sidecar.get_revision(revision_id)
         return self.update_note(
             revision.note_id, NotePatch(title=revision.title, body=revision.body), actor=actor
         )
@@ -255,7 +242,7 @@ class NoteOps(TagOps):
         note = self.get_note(note_id)
         if note.is_trashed:
             return
-        self.send(note_id, actor, "DELETE", f"/notes/{safe_id(note_id)}", change=ChangeType.UPDATE)
+        self.api.send(note_id, actor, "DELETE", f"/notes/{safe_id(note_id)}", change=ChangeType.UPDATE)
 
     def restore_note(self, note_id: str, *, actor: str) -> Note:
         """Bring a note back from the trash into its notebook (restoring that notebook too)."""
@@ -263,99 +250,28 @@ class NoteOps(TagOps):
         if not note.is_trashed:
             return note
         try:
-            self.folder_item(note.parent_id)
+            self.api.folder_item(note.parent_id)
         except NotFoundError:
-            parent = self._restored_folder(actor)
+            parent = self.folders.restored_folder(actor)
         else:
             parent = note.parent_id
-            self.restore_folder_chain(parent, actor)
+            self.folders.restore_folder_chain(parent, actor)
         payload = {"deleted_time": 0, "parent_id": parent}
-        self.send(note_id, actor, "PUT", f"/notes/{safe_id(note_id)}", payload, change=ChangeType.UPDATE)
+        self.api.send(note_id, actor, "PUT", f"/notes/{safe_id(note_id)}", payload, change=ChangeType.UPDATE)
         return self.get_note(note_id)
-
-    def _restored_folder(self, actor: str) -> str:
-        for folder in self.all_folders():
-            if folder.title == RESTORED_FOLDER and not folder.parent_id and not folder.is_trashed:
-                return folder.id
-        folder_id = new_id()
-        body = {"id": folder_id, "title": RESTORED_FOLDER, "parent_id": ""}
-        self.send(folder_id, actor, "POST", "/folders", body, change=ChangeType.CREATE)
-        return folder_id
-
-    def restore_folder_chain(self, folder_id: str, actor: str) -> None:
-        """Un-trash ``folder_id`` and its ancestors (only the notebooks, not their notes)."""
-        seen: set[str] = set()
-        while folder_id and folder_id not in seen:
-            seen.add(folder_id)
-            try:
-                folder = self.folder_item(folder_id)
-            except NotFoundError:
-                return
-            if folder.is_trashed:
-                body = {"deleted_time": 0}
-                self.send(folder.id, actor, "PUT", f"/folders/{folder.id}", body, change=ChangeType.UPDATE)
-            folder_id = folder.parent_id
 
     def empty_trash(self, *, actor: str) -> int:
         """Erase every trashed note and notebook for good; returns how many notes went."""
         trashed = self.list_notes(trashed=True)
         for meta in trashed:
             path = f"/notes/{meta.id}"
-            self.send(meta.id, actor, "DELETE", path, change=ChangeType.DELETE, params={"permanent": "1"})
-        self.sidecar.forget_notes(m.id for m in trashed)
-        folders = [f for f in self.all_folders() if f.is_trashed]
+            self.api.send(meta.id, actor, "DELETE", path, change=ChangeType.DELETE, params={"permanent": "1"})
+        self.api.sidecar.forget_notes(m.id for m in trashed)
+        folders = [f for f in self.api.all_folders() if f.is_trashed]
         trashed_ids = {f.id for f in folders}
         for folder in folders:
             if folder.parent_id in trashed_ids:
                 continue  # erased with its parent
-            self.send(folder.id, actor, "DELETE", f"/folders/{folder.id}", params={"permanent": "1"})
-        self.sidecar.record(ItemType.FOLDER, [f.id for f in folders], ChangeType.DELETE, actor)
+            self.api.send(folder.id, actor, "DELETE", f"/folders/{folder.id}", params={"permanent": "1"})
+        self.api.sidecar.record(ItemType.FOLDER, [f.id for f in folders], ChangeType.DELETE, actor)
         return len(trashed)
-
-    def _exists(self, path: str) -> bool:
-        try:
-            self.client.get(path, {"fields": "id"})
-        except NotFoundError:
-            return False
-        return True
-
-    # Change feed and history ---------------------------------------------------------------
-    def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
-        return self.feed.changes_since(cursor, limit)
-
-    def latest_cursor(self) -> int:
-        return self.feed.latest_cursor()
-
-    def item_changes(self, item_ids: Sequence[str], *, limit: int = 200) -> list[Change]:
-        """The changes noted has seen to any of ``item_ids``, newest first, at most ``limit``.
-
-        Every write noted made is here with its actor, each as it happened. Edits made in Joplin
-        itself are known only through its ``/events``, which keep a note's newest change: two
-        made there between two looks of noted's show as one.
-        """
-        self.feed.pull()
-        return self.sidecar.item_changes(item_ids, limit)
-
-    def recent_notes(self, since: int, limit: int = 500) -> dict[str, tuple[int, int]]:
-        """Notes changed since ``since`` (ms), each with a version that moves when it may have changed.
-
-        Keyword search reads these itself: Joplin's search index may not have them yet.
-        """
-        self.feed.pull()
-        return self.sidecar.recent_notes(since, limit)
-
-    def note_history(self, note_id: str) -> list[Revision]:
-        """The revisions noted recorded for a note, newest first.
-
-        The note's text as it is now joins them first when noted has not seen it: an edit made in
-        Joplin, or one that came by sync (its writer's, when noted wrote it on the other machine).
-        """
-        item = self.note_item(note_id, NOTE_FIELDS + ",user_data")
-        self._keep_outside_state(note_of(item), str(item.get("user_data") or ""))
-        return self.sidecar.note_history(note_id)
-
-    def get_revision(self, revision_id: int) -> Revision:
-        return self.sidecar.get_revision(revision_id)
-
-    def prune_history(self, *, now: int | None = None) -> HistoryPruned:
-        return self.sidecar.prune_history(now or now_ms())

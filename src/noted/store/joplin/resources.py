@@ -13,12 +13,16 @@ from pathlib import Path
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import linked_ids
 from noted.models import ChangeType, ItemType, Resource, new_id
-from noted.store.joplin.base import RESOURCE_FIELDS, JoplinBase, resource_of, safe_id
+from noted.store.joplin.base import RESOURCE_FIELDS, JoplinApi, resource_of, safe_id
 from noted.store.rules import attachment_name, clean_title, file_extension
 
 
-class ResourceOps(JoplinBase):
-    """The attachment half of the Joplin store."""
+class Resources:
+    """The attachments of the Joplin store, with a local copy of each file read (``cache_dir``)."""
+
+    def __init__(self, api: JoplinApi, cache_dir: Path) -> None:
+        self.api = api
+        self.cache_dir = cache_dir
 
     def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
         name = attachment_name(filename)
@@ -26,7 +30,7 @@ class ResourceOps(JoplinBase):
         mime = mime or "application/octet-stream"
         props = {"id": resource_id, "title": clean_title(title or name)}
         self._upload("POST", "/resources", resource_id, data, name, mime, props, actor)
-        self.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.CREATE, actor)
+        self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.CREATE, actor)
         return self.get_resource(resource_id)
 
     def _upload(
@@ -42,13 +46,13 @@ class ResourceOps(JoplinBase):
     ) -> None:
         """Send the file, then set what Joplin derives on its own (it keeps only ``id`` and ``title``)."""
         files = {"data": (name, data, mime)}
-        self.send(resource_id, actor, method, path, None, files=files, data={"props": json.dumps(props)})
+        self.api.send(resource_id, actor, method, path, None, files=files, data={"props": json.dumps(props)})
         fixed = {"filename": name, "mime": mime, "file_extension": file_extension(name)}
-        self.send(resource_id, actor, "PUT", f"/resources/{safe_id(resource_id)}", fixed)
+        self.api.send(resource_id, actor, "PUT", f"/resources/{safe_id(resource_id)}", fixed)
 
     def get_resource(self, resource_id: str) -> Resource:
         try:
-            item = self.client.get(f"/resources/{safe_id(resource_id)}", {"fields": RESOURCE_FIELDS})
+            item = self.api.client.get(f"/resources/{safe_id(resource_id)}", {"fields": RESOURCE_FIELDS})
         except NotFoundError:
             raise NotFoundError(f'no attachment with id "{resource_id}"') from None
         return resource_of(item)
@@ -68,15 +72,17 @@ class ResourceOps(JoplinBase):
 
     def read_resource(self, resource_id: str) -> bytes:
         try:
-            return self.client.get_bytes(f"/resources/{safe_id(resource_id)}/file")
+            return self.api.client.get_bytes(f"/resources/{safe_id(resource_id)}/file")
         except NotFoundError:
             raise NotFoundError(f'no attachment with id "{resource_id}"') from None
 
     def list_resources(self, *, note_id: str | None = None) -> list[Resource]:
         if note_id is None:
-            items = self.client.get_all("/resources", {"fields": RESOURCE_FIELDS})
+            items = self.api.client.get_all("/resources", {"fields": RESOURCE_FIELDS})
         else:
-            items = self.client.get_all(f"/notes/{safe_id(note_id)}/resources", {"fields": RESOURCE_FIELDS})
+            items = self.api.client.get_all(
+                f"/notes/{safe_id(note_id)}/resources", {"fields": RESOURCE_FIELDS}
+            )
         return sorted((resource_of(i) for i in items), key=lambda r: (r.created_time, r.id))
 
     def resource_notes(self, resource_id: str) -> list[str]:
@@ -87,7 +93,7 @@ class ResourceOps(JoplinBase):
         """
         self.get_resource(resource_id)
         # A leading "/" asks Joplin for its plain substring search, which reads the notes themselves.
-        found = self.client.get_all("/search", {"query": f"/{resource_id}", "fields": "id,body"})
+        found = self.api.client.get_all("/search", {"query": f"/{resource_id}", "fields": "id,body"})
         return sorted({str(n["id"]) for n in found if resource_id in linked_ids(str(n.get("body", "")))})
 
     def replace_resource(
@@ -116,11 +122,11 @@ class ResourceOps(JoplinBase):
             props,
             actor,
         )
-        self.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor)
+        self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor)
         return self.get_resource(resource_id)
 
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
         """Delete an attachment for good (links in note bodies stay as text)."""
         self.get_resource(resource_id)
         path = f"/resources/{safe_id(resource_id)}"
-        self.send(resource_id, actor, "DELETE", path, change=ChangeType.DELETE)
+        self.api.send(resource_id, actor, "DELETE", path, change=ChangeType.DELETE)

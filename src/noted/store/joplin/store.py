@@ -4,6 +4,10 @@
     store.list_folders()
     store.db          # the sidecar Database: the indexer, the lease and the chats keep their tables there
 
+The store owns one part per kind of item, each a module of this package (``Folders``, ``Notes``,
+``Tags``, ``Resources``, ``History``, and ``ConflictCopies``, its ``conflicts``), all working
+through one ``JoplinApi``; it answers the ``Store`` protocol by handing each method to its part.
+
 Writes are sent to Joplin one by one (it has no transactions, so ``batch()`` groups nothing);
 each is recorded in the sidecar with its actor, so the change feed and ``note_history`` say who
 made it. What Joplin does not keep (actors, noted's revisions) lives in the sidecar, keyed by
@@ -16,12 +20,18 @@ import contextlib
 from pathlib import Path
 
 from noted.store.history.thinning import Thinning
+from noted.store.joplin.base import JoplinApi
 from noted.store.joplin.client import JoplinClient
 from noted.store.joplin.events import EventFeed
-from noted.store.joplin.resources import ResourceOps
+from noted.store.joplin.folders import Folders
+from noted.store.joplin.history import History
+from noted.store.joplin.notes import Notes
+from noted.store.joplin.resources import Resources
 from noted.store.joplin.sidecar import SIDECAR_NAME, Sidecar
 from noted.store.joplin.sync_command import JoplinSync
-from noted.store.joplin.sync_conflicts import SyncConflictOps
+from noted.store.joplin.sync_conflicts import ConflictCopies
+from noted.store.joplin.tags import Tags
+from noted.store.parts import Parts
 from noted.store.protocol import Capabilities
 from noted.store.sqlite.db import Database
 from noted.store.sync import SyncConflicts, Syncing
@@ -30,7 +40,7 @@ CACHE_FOLDER = "joplin-resources"
 """Where downloaded attachment files are kept, beside the sidecar."""
 
 
-class JoplinStore(SyncConflictOps, ResourceOps):
+class JoplinStore(Parts):
     """A ``Store`` over a running Joplin's Data API.
 
     Safe for several threads: the HTTP client is thread-safe, and the sidecar has one SQLite
@@ -42,8 +52,15 @@ class JoplinStore(SyncConflictOps, ResourceOps):
     def __init__(self, client: JoplinClient, sidecar: Sidecar, cache_dir: Path) -> None:
         self.client = client
         self.sidecar = sidecar
-        self.feed = EventFeed(client, sidecar)
-        self.cache_dir = cache_dir
+        self.api = api = JoplinApi(client, sidecar, EventFeed(client, sidecar))
+        self.history = history = History(api)
+        self.folders = folders = Folders(api)
+        self.tags = tags = Tags(api)
+        self.notes = notes = Notes(api, tags, folders, history)
+        self.resources = resources = Resources(api, cache_dir)
+        self.copies = ConflictCopies(api, notes, folders)
+        super().__init__(folders, notes, tags, resources, history)
+        self.recent_notes = history.recent_notes
 
     def __repr__(self) -> str:
         return f"JoplinStore(url={self.client.url!r}, sidecar={str(self.sidecar.db.path)!r})"
@@ -84,8 +101,8 @@ class JoplinStore(SyncConflictOps, ResourceOps):
 
     @property
     def conflicts(self) -> SyncConflicts:
-        """The conflict copies Joplin's sync made (this store's ``SyncConflictOps`` half)."""
-        return self
+        """The conflict copies Joplin's sync made."""
+        return self.copies
 
     @property
     def url(self) -> str:

@@ -18,11 +18,12 @@ import dataclasses
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Note, NoteDraft, NotePatch
-from noted.store.joplin.base import safe_id
-from noted.store.joplin.folders import FolderOps
+from noted.store.joplin.base import JoplinApi, safe_id
+from noted.store.joplin.folders import Folders
+from noted.store.joplin.notes import Notes
 from noted.store.sync import SyncConflict
 
-__all__ = ["ACTOR_SYNC_CONFLICT", "SyncConflict", "SyncConflictOps"]
+__all__ = ["ACTOR_SYNC_CONFLICT", "ConflictCopies", "SyncConflict"]
 
 ACTOR_SYNC_CONFLICT = "joplin-conflict"
 """The actor of the revision that keeps a conflict copy's text on its note."""
@@ -30,12 +31,17 @@ ACTOR_SYNC_CONFLICT = "joplin-conflict"
 _LIST_FIELDS = "id,title,parent_id,updated_time,is_conflict,conflict_original_id"
 
 
-class SyncConflictOps(FolderOps):
-    """The sync-conflict half of the Joplin store."""
+class ConflictCopies:
+    """The conflict copies of the Joplin store (its ``SyncConflicts`` capability)."""
+
+    def __init__(self, api: JoplinApi, notes: Notes, folders: Folders) -> None:
+        self.api = api
+        self.notes = notes
+        self.folders = folders
 
     def sync_conflicts(self, note_id: str | None = None) -> list[SyncConflict]:
         """Joplin's conflict notes, newest first; only those of ``note_id`` when given."""
-        items = self.client.get_all("/notes", {"include_conflicts": "1", "fields": _LIST_FIELDS})
+        items = self.api.client.get_all("/notes", {"include_conflicts": "1", "fields": _LIST_FIELDS})
         found = [
             SyncConflict(
                 copy_id=str(i["id"]),
@@ -58,12 +64,12 @@ class SyncConflictOps(FolderOps):
             NotFoundError: no note has that id.
             InvalidInputError: the note is not a conflict note.
         """
-        copy = self.get_note(copy_id)
+        copy = self.notes.get_note(copy_id)
         if not copy.is_conflict:
             raise InvalidInputError(f'note "{copy.title}" is not a conflict copy made by Joplin\'s sync')
         original_id = self._original_id(copy_id)
         try:
-            original = self.get_note(original_id) if original_id else None
+            original = self.notes.get_note(original_id) if original_id else None
         except NotFoundError:
             original = None
         if original is not None and original.is_trashed:
@@ -71,7 +77,7 @@ class SyncConflictOps(FolderOps):
         return copy, original
 
     def _original_id(self, copy_id: str) -> str:
-        item = self.client.get(f"/notes/{safe_id(copy_id)}", {"fields": "conflict_original_id"})
+        item = self.api.client.get(f"/notes/{safe_id(copy_id)}", {"fields": "conflict_original_id"})
         return str(item.get("conflict_original_id") or "") if isinstance(item, dict) else ""
 
     def resolve_sync_conflict(self, copy_id: str, title: str, body: str, *, actor: str) -> Note:
@@ -86,24 +92,26 @@ class SyncConflictOps(FolderOps):
         """
         copy, original = self.sync_conflict(copy_id)
         if original is None:
-            kept = self.create_note(NoteDraft(title, body, self._live_parent(copy.parent_id)), actor=actor)
+            kept = self.notes.create_note(
+                NoteDraft(title, body, self._live_parent(copy.parent_id)), actor=actor
+            )
         else:
-            self.sidecar.save_revision(
+            self.api.sidecar.save_revision(
                 dataclasses.replace(copy, id=original.id), ACTOR_SYNC_CONFLICT, copy.updated_time
             )
-            kept = self.update_note(original.id, NotePatch(title=title, body=body), actor=actor)
+            kept = self.notes.update_note(original.id, NotePatch(title=title, body=body), actor=actor)
         path = f"/notes/{safe_id(copy.id)}"
-        self.send(copy.id, actor, "DELETE", path, change=ChangeType.DELETE, params={"permanent": "1"})
+        self.api.send(copy.id, actor, "DELETE", path, change=ChangeType.DELETE, params={"permanent": "1"})
         return kept
 
     def _live_parent(self, folder_id: str) -> str:
         """``folder_id`` when that notebook is there and not trashed, else the "Restored notes" one."""
         try:
-            folder = self.folder_item(folder_id)
+            folder = self.api.folder_item(folder_id)
         except NotFoundError:
             folder = None
         if folder is None or folder.is_trashed:
-            return self._restored_folder(ACTOR_SYNC_CONFLICT)
+            return self.folders.restored_folder(ACTOR_SYNC_CONFLICT)
         return folder.id
 
     def conflict_summary(self, note: Note) -> str | None:

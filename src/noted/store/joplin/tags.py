@@ -13,26 +13,31 @@ from typing import Any
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemType, Tag, new_id
-from noted.store.joplin.base import TAG_FIELDS, JoplinBase, safe_id, tag_of
+from noted.store.joplin.base import TAG_FIELDS, JoplinApi, safe_id, tag_of
 from noted.store.rules import clean_title
 
 
-class TagOps(JoplinBase):
-    """The tag half of the Joplin store."""
+class Tags:
+    """The tags of the Joplin store, and their links to notes."""
+
+    def __init__(self, api: JoplinApi) -> None:
+        self.api = api
 
     def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
-        tags = [self._counted(i) for i in self.client.get_all("/tags", {"fields": TAG_FIELDS})]
+        tags = [self._counted(i) for i in self.api.client.get_all("/tags", {"fields": TAG_FIELDS})]
         if with_notes_only:
             tags = [t for t in tags if t.note_count > 0]
         return sorted(tags, key=lambda t: (t.title.casefold(), t.id))
 
     def _counted(self, item: dict[str, Any]) -> Tag:
-        notes = self.client.get_all(f"/tags/{safe_id(str(item['id']))}/notes", {"fields": "id,deleted_time"})
+        notes = self.api.client.get_all(
+            f"/tags/{safe_id(str(item['id']))}/notes", {"fields": "id,deleted_time"}
+        )
         return tag_of(item, sum(1 for n in notes if not n.get("deleted_time")))
 
     def get_tag(self, tag_id: str) -> Tag:
         try:
-            item = self.client.get(f"/tags/{safe_id(tag_id)}", {"fields": TAG_FIELDS})
+            item = self.api.client.get(f"/tags/{safe_id(tag_id)}", {"fields": TAG_FIELDS})
         except NotFoundError:
             raise NotFoundError(f'no tag with id "{tag_id}"') from None
         return self._counted(item)
@@ -42,12 +47,12 @@ class TagOps(JoplinBase):
         if not wanted:
             return None
         # Joplin's tag search is a LIKE on the title, where "*" is the only wildcard it maps.
-        for item in self.client.get_all(
+        for item in self.api.client.get_all(
             "/search", {"type": "tag", "query": title.strip(), "fields": TAG_FIELDS}
         ):
             if str(item.get("title", "")).casefold() == wanted:
                 return dict(item)
-        for item in self.client.get_all("/tags", {"fields": TAG_FIELDS}):
+        for item in self.api.client.get_all("/tags", {"fields": TAG_FIELDS}):
             if str(item.get("title", "")).casefold() == wanted:
                 return dict(item)
         return None
@@ -56,7 +61,7 @@ class TagOps(JoplinBase):
         item = self._find(title)
         return None if item is None else self._counted(item)
 
-    def _ensure_tag(self, title: str, actor: str) -> str:
+    def ensure_tag(self, title: str, actor: str) -> str:
         title = clean_title(title, "tag")
         if not title:
             raise InvalidInputError("a tag needs a title")
@@ -64,11 +69,13 @@ class TagOps(JoplinBase):
         if found is not None:
             return str(found["id"])
         tag_id = new_id()
-        self.send(tag_id, actor, "POST", "/tags", {"id": tag_id, "title": title}, change=ChangeType.CREATE)
+        self.api.send(
+            tag_id, actor, "POST", "/tags", {"id": tag_id, "title": title}, change=ChangeType.CREATE
+        )
         return tag_id
 
     def create_tag(self, title: str, *, actor: str) -> Tag:
-        return self.get_tag(self._ensure_tag(title, actor))
+        return self.get_tag(self.ensure_tag(title, actor))
 
     def rename_tag(self, tag_id: str, title: str, *, actor: str) -> Tag:
         title = clean_title(title, "tag")
@@ -78,7 +85,7 @@ class TagOps(JoplinBase):
         clash = self._find(title)
         if clash is not None and clash["id"] != tag_id:
             raise InvalidInputError(f'a tag named "{title}" exists already')
-        self.send(
+        self.api.send(
             tag_id, actor, "PUT", f"/tags/{safe_id(tag_id)}", {"title": title}, change=ChangeType.UPDATE
         )
         return self.get_tag(tag_id)
@@ -87,21 +94,21 @@ class TagOps(JoplinBase):
         """Delete a tag for good and unlink it from every note."""
         self.get_tag(tag_id)
         linked = [
-            str(n["id"]) for n in self.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
+            str(n["id"]) for n in self.api.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
         ]
-        self.send(tag_id, actor, "DELETE", f"/tags/{safe_id(tag_id)}")
-        self.sidecar.record(ItemType.NOTE_TAG, linked, ChangeType.DELETE, actor)
-        self.sidecar.record(ItemType.TAG, [tag_id], ChangeType.DELETE, actor)
+        self.api.send(tag_id, actor, "DELETE", f"/tags/{safe_id(tag_id)}")
+        self.api.sidecar.record(ItemType.NOTE_TAG, linked, ChangeType.DELETE, actor)
+        self.api.sidecar.record(ItemType.TAG, [tag_id], ChangeType.DELETE, actor)
 
     def note_tags(self, note_id: str) -> list[Tag]:
-        items = self.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": TAG_FIELDS})
+        items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": TAG_FIELDS})
         return sorted((self._counted(i) for i in items), key=lambda t: (t.title.casefold(), t.id))
 
     def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """One request a note, for the titles only (``note_tags`` would also count each tag's notes)."""
         found: dict[str, tuple[str, ...]] = {}
         for note_id in note_ids:
-            items = self.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id,title"})
+            items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id,title"})
             titles = sorted(items, key=lambda i: (str(i["title"]).casefold(), str(i["id"])))
             if titles:
                 found[note_id] = tuple(str(i["title"]) for i in titles)
@@ -109,20 +116,20 @@ class TagOps(JoplinBase):
 
     def _linked_ids(self, note_id: str) -> set[str]:
         try:
-            items = self.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id"})
+            items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id"})
         except NotFoundError:
             raise NotFoundError(f'no note with id "{note_id}"') from None
         return {str(i["id"]) for i in items}
 
     def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
         """Add tags (created when missing) to a note; returns the note's tags afterwards."""
-        self.note_item(note_id, "id")
+        self.api.note_item(note_id, "id")
         linked = self._linked_ids(note_id)
         for title in titles:
-            tag_id = self._ensure_tag(title, actor)
+            tag_id = self.ensure_tag(title, actor)
             if tag_id in linked:
                 continue
-            self.send(
+            self.api.send(
                 note_id, actor, "POST", f"/tags/{tag_id}/notes", {"id": note_id}, change=ChangeType.CREATE
             )
             linked.add(tag_id)
@@ -130,7 +137,7 @@ class TagOps(JoplinBase):
 
     def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
         """Remove tags from a note (unknown titles are ignored); returns the note's tags afterwards."""
-        self.note_item(note_id, "id")
+        self.api.note_item(note_id, "id")
         linked = self._linked_ids(note_id)
         for title in titles:
             found = self._find(title)
@@ -138,6 +145,6 @@ class TagOps(JoplinBase):
                 continue
             tag_id = str(found["id"])
             path = f"/tags/{tag_id}/notes/{safe_id(note_id)}"
-            self.send(note_id, actor, "DELETE", path, change=ChangeType.DELETE)
+            self.api.send(note_id, actor, "DELETE", path, change=ChangeType.DELETE)
             linked.discard(tag_id)
         return self.note_tags(note_id)

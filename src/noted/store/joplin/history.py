@@ -1,0 +1,72 @@
+"""The change feed and the history of the Joplin store: Joplin's events, and the revisions and
+actors the sidecar keeps for what Joplin does not."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from noted.models import Change, ChangePage, HistoryPruned, Note, Revision, now_ms
+from noted.store.joplin.base import NOTE_FIELDS, JoplinApi, note_of
+from noted.store.joplin.provenance import writer_of
+from noted.store.joplin.sidecar import ACTOR_JOPLIN
+
+
+class History:
+    """What changed, who changed it, and the revisions of each note."""
+
+    def __init__(self, api: JoplinApi) -> None:
+        self.api = api
+
+    def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
+        return self.api.feed.changes_since(cursor, limit)
+
+    def latest_cursor(self) -> int:
+        return self.api.feed.latest_cursor()
+
+    def item_changes(self, item_ids: Sequence[str], *, limit: int = 200) -> list[Change]:
+        """The changes noted has seen to any of ``item_ids``, newest first, at most ``limit``.
+
+        Every write noted made is here with its actor, each as it happened. Edits made in Joplin
+        itself are known only through its ``/events``, which keep a note's newest change: two
+        made there between two looks of noted's show as one.
+        """
+        self.api.feed.pull()
+        return self.api.sidecar.item_changes(item_ids, limit)
+
+    def recent_notes(self, since: int, limit: int = 500) -> dict[str, tuple[int, int]]:
+        """Notes changed since ``since`` (ms), each with a version that moves when it may have changed.
+
+        Keyword search reads these itself: Joplin's search index may not have them yet.
+        """
+        self.api.feed.pull()
+        return self.api.sidecar.recent_notes(since, limit)
+
+    def note_history(self, note_id: str) -> list[Revision]:
+        """The revisions noted recorded for a note, newest first.
+
+        The note's text as it is now joins them first when noted has not seen it: an edit made in
+        Joplin, or one that came by sync (its writer's, when noted wrote it on the other machine).
+        """
+        item = self.api.note_item(note_id, NOTE_FIELDS + ",user_data")
+        self.keep_outside_state(note_of(item), str(item.get("user_data") or ""))
+        return self.api.sidecar.note_history(note_id)
+
+    def get_revision(self, revision_id: int) -> Revision:
+        return self.api.sidecar.get_revision(revision_id)
+
+    def prune_history(self, *, now: int | None = None) -> HistoryPruned:
+        return self.api.sidecar.prune_history(now or now_ms())
+
+    def keep_outside_state(self, note: Note, user_data: str) -> None:
+        """Record the note as Joplin had it, when that state is not the last one noted knows.
+
+        Without it, "undo what the assistant did" would have no state to go back to for a note
+        written in Joplin. The feed is brought up to date first: Joplin keeps only a note's newest
+        change, so the edit made there would be gone from its events once noted's write lands.
+        The state is Joplin's, unless noted wrote it on another machine (its stamp says who).
+        """
+        last = self.api.sidecar.last_revision(note.id)
+        if last is None or (last.title, last.body) != (note.title, note.body):
+            self.api.feed.pull()
+            actor = writer_of(user_data, note.title, note.body) or ACTOR_JOPLIN
+            self.api.sidecar.save_revision(note, actor, note.updated_time)
