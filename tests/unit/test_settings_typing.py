@@ -27,6 +27,7 @@ _TYPE_OF_KIND: dict[Kind, type] = {
 def test_every_declaration_holds_a_default_of_its_kind() -> None:
     assert len(SETTINGS) >= 30  # not vacuous: the module's declarations were collected
     for setting in SETTINGS:
+        assert setting.kind is not None, setting.key
         assert isinstance(setting.default, _TYPE_OF_KIND[setting.kind]), setting.key
         assert not (setting.kind is Kind.INT and isinstance(setting.default, bool)), setting.key
 
