@@ -32,7 +32,7 @@ from pathlib import Path
 
 import snowballstemmer  # type: ignore[import-untyped]
 
-from noted.search.translate import ENGLISH_FUNCTION_WORDS
+from noted.search.languages import ENGLISH_FUNCTION_WORDS
 
 WORDS = 3600
 PHRASES = 900
