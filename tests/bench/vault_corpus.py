@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.eval_corpus import convert_all  # noqa: E402
-from tests.bench.pgdoc_corpus import pages as pg_pages  # noqa: E402
+from eval_corpus import convert_all  # noqa: E402
+from pgdoc_corpus import pages as pg_pages  # noqa: E402
 
 from noted.store.transfer.common import safe_name  # noqa: E402
 

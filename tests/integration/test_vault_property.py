@@ -19,10 +19,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from noted.store.conflicts import Choice, Conflict, resolve
 
 from noted.errors import ConflictError
 from noted.models import Note, NoteDraft, NotePatch
+from noted.ops.conflicts import Choice, Conflict, resolve
 from noted.store.vault import VaultStore
 from noted.store.vault.text import FileText
 

@@ -7,17 +7,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import BACKENDS, open_backend
+from tests.support.backends import BACKENDS, LocalStore, open_backend
 from tests.support.tools_env import Env, make_env
 
 from noted.models import NoteDraft
 from noted.ops.links import note_links, raw_links
 from noted.search.joplin import keyword_search_for
-from noted.store.protocol import Store
 
 
 @pytest.fixture(params=BACKENDS)
-def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LocalStore]:
     with open_backend(request.param, tmp_path / "store") as store:
         yield store
 
@@ -36,7 +35,7 @@ def test_raw_links_skip_code_attachments_and_web_links() -> None:
     ]
 
 
-def test_outgoing_backlinks_and_broken_links_on_every_backend(backend_store: Store) -> None:
+def test_outgoing_backlinks_and_broken_links_on_every_backend(backend_store: LocalStore) -> None:
     store = backend_store
     folder = store.create_folder("Links", actor="user")
     target = store.create_note(NoteDraft("Target", "intro\n\n## Part two\n\ntext\n", folder.id), actor="user")
@@ -50,7 +49,7 @@ def test_outgoing_backlinks_and_broken_links_on_every_backend(backend_store: Sto
         actor="user",
     )
     store.create_note(NoteDraft("Bystander", "mentions Target without a link\n", folder.id), actor="user")
-    links = note_links(store, keyword_search_for(store), source.id)  # type: ignore[arg-type]
+    links = note_links(store, keyword_search_for(store), source.id)
     assert [(link.note_id, link.section, bool(link.broken)) for link in links.outgoing] == [
         (target.id, "", False),
         (target.id, "1", False),
@@ -62,12 +61,12 @@ def test_outgoing_backlinks_and_broken_links_on_every_backend(backend_store: Sto
         'no heading "Nowhere" in "Target"',
         'no note "Missing"',
     ]
-    back = note_links(store, keyword_search_for(store), target.id)  # type: ignore[arg-type]
+    back = note_links(store, keyword_search_for(store), target.id)
     assert [(b.note_id, b.title) for b in back.backlinks] == [(source.id, "Source")]
 
 
 @pytest.fixture
-def env(backend_store: Store, tmp_path: Path) -> Env:
+def env(backend_store: LocalStore, tmp_path: Path) -> Env:
     return make_env(backend_store, tmp_path)
 
 

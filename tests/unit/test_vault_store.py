@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from noted.store.conflicts import Choice, Conflict, resolve
 from tests.support.polling import wait_for
 
 from noted.errors import ConflictError
 from noted.models import ACTOR_OUTSIDE, NotePatch
+from noted.ops.conflicts import Choice, Conflict, resolve
 from noted.search.keyword import KeywordSearch
 from noted.store.vault import VaultStore
 
