@@ -253,7 +253,7 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _prune(ctx: CliContext) -> int:
-    pruned = ctx.services.store.prune_history()
+    pruned = ops.prune_history(ctx.services.store)
     if ctx.json:
         ctx.emit(dataclasses.asdict(pruned))
         return 0

@@ -1,5 +1,6 @@
 """Operations on one note: create, update, move, tags, completion, to-do, trash and restore, and
-putting back an older text (a revision, or the text before an edit being undone).
+putting back an older text (a revision, or the text before an edit being undone), and thinning
+every note's old revisions.
 
 Each returns the note, a ``NoteChange`` (the note afterwards, and whether anything was written) or,
 for tags, a ``NoteTags``; an operation with nothing to do writes nothing.
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
-from noted.models import Note, NoteDraft, NotePatch, Resource, Revision, now_ms
+from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, now_ms
 from noted.ops.attachments import PickedFile, link_for
 from noted.store.protocol import Store
 
@@ -251,6 +252,12 @@ def restore_revision(store: Store, note_id: str, revision_id: int, *, actor: str
         NotFoundError: there is no such revision of this note; nothing was written.
     """
     return store.restore_revision(revision_of(store, note_id, revision_id).id, actor=actor)
+
+
+def prune_history(store: Store) -> HistoryPruned:
+    """Thin every note's old revisions now by the history rule (``history.*`` settings) and give the
+    space back (``noted history --prune``); no note changes, so nothing goes to the change feed."""
+    return store.prune_history()
 
 
 def undo_edit(store: Store, before: Note, after_updated_time: int, *, actor: str) -> Note:
