@@ -95,7 +95,10 @@ def appends(root: Path, count: int) -> dict[str, Any]:
             line = f"{n:05d} {time.time():.6f} the agent looked at the build and found it green again\n"
             patch = NotePatch(append=line)
             _timed(samples, partial(store.update_note, note_id, patch, actor="mcp:logger"))
-    result = {"size_before_mb": round(before / 1e6, 1), "size_after_mb": round(_size(store) / 1e6, 1)}
+    result: dict[str, Any] = {
+        "size_before_mb": round(before / 1e6, 1),
+        "size_after_mb": round(_size(store) / 1e6, 1),
+    }
     result |= _summary(samples) | {"prune": _age_and_prune(store)}
     store.close()
     return result
@@ -121,7 +124,10 @@ def saves(root: Path, notes: int, count: int) -> dict[str, Any]:
             paragraphs[at] = f"Rewritten in save {n}: " + " ".join(rng.sample(words, min(len(words), 12)))
             patch = NotePatch(body="\n\n".join(paragraphs))
         _timed(samples, partial(store.update_note, note_id, patch, actor="user"))
-    result = {"size_before_mb": round(before / 1e6, 1), "size_after_mb": round(_size(store) / 1e6, 1)}
+    result: dict[str, Any] = {
+        "size_before_mb": round(before / 1e6, 1),
+        "size_after_mb": round(_size(store) / 1e6, 1),
+    }
     result |= _summary(samples) | {"prune": _age_and_prune(store)}
     store.close()
     return result

@@ -72,7 +72,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     registry = build_registry(settings)
     tag = store.list_tags(with_notes_only=True)
     top_tag = max(tag, key=lambda t: t.note_count).id
-    calls = {
+    calls: dict[str, dict[str, Any]] = {
         "list_tags": {},
         "list_notes": {"limit": 50},
         "get_tag": {"id": top_tag},

@@ -24,7 +24,7 @@ def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
 def _age_revisions(cli: Cli, days: int) -> None:
     store = cli.store()
     try:
-        with store.db.write() as conn:  # type: ignore[attr-defined]
+        with store.db.write() as conn:
             conn.execute("UPDATE revisions SET time = time - ?", (days * DAY_MS,))
     finally:
         store.close()

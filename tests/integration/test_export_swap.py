@@ -39,7 +39,7 @@ def store(tmp_path: Path) -> Iterator[SqliteStore]:
     s.close()
 
 
-def _during_write(monkeypatch: pytest.MonkeyPatch, act: Callable[[], None]) -> None:
+def _during_write(monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]) -> None:
     """Run ``act`` once the export has written its staged files, before it swaps them in."""
     real = exporter._write
 

@@ -168,7 +168,7 @@ async def test_the_banner_names_the_main_token_and_the_client_tokens(
     )  # fmt: skip
     assert process.stdout is not None
     try:
-        banner = []
+        banner: list[str] = []
         while not banner or not banner[-1].startswith("  health"):
             banner.append((await asyncio.wait_for(process.stdout.readline(), scaled(180))).decode())
     finally:

@@ -41,6 +41,7 @@ from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
 from noted.models import NoteDraft
 from noted.settings import Settings
+from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ async def test_allowed_notebooks_are_resolved_once_and_written_back_as_ids(
 ) -> None:
     world.settings.set("mcp.allowedNotebooks", "Private, Secret/Work")
     async with http_server(world) as http:
-        assert world.settings.get("mcp.allowedNotebooks") == (world.private_id, inner.work)
+        assert world.settings.get(MCP_ALLOWED_NOTEBOOKS) == (world.private_id, inner.work)
         world.store.create_folder("Private", parent_id=world.work_id, actor="user")  # same title, elsewhere
         async with http_client(str(http.url), "legacy") as client:
             notebooks = (await client.call_tool("list_notebooks", {})).structured_content["notebooks"]
@@ -196,7 +197,7 @@ async def test_an_ambiguous_allowed_notebook_refuses_the_start_saying_how_to_fix
         message = err.decode()
     assert '"Work" matches 2 notebooks' in message and '"Secret/Work"' in message, message
     assert "noted config set mcp.allowedNotebooks" in message
-    assert world.settings.get("mcp.allowedNotebooks") == ("Work",)  # left for the person to fix
+    assert world.settings.get(MCP_ALLOWED_NOTEBOOKS) == ("Work",)  # left for the person to fix
 
 
 # tags ---------------------------------------------------------------------------------------------
@@ -296,6 +297,6 @@ async def test_a_name_set_while_serving_is_resolved_and_matches_nothing_until_th
     async with http_server(world) as http, http_client(str(http.url), "legacy") as client:
         other = Settings.load(world.profile)  # another process's view of the same config file
         other.set("mcp.allowedNotebooks", "Private")
-        await wait_for_async(lambda: world.settings.get("mcp.allowedNotebooks") == (world.private_id,))
+        await wait_for_async(lambda: world.settings.get(MCP_ALLOWED_NOTEBOOKS) == (world.private_id,))
         found = await client.call_tool("search_notes", {"query": "budget"})
         assert _ids(found) == {world.private_note}  # and not Work's, which matched before

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,7 +25,7 @@ from noted.store.sqlite.db import Database
 NOW = 20_000 * DAY_MS  # 2024-10-04, a Friday
 HOUR = DAY_MS // 24
 
-texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=300)
+texts = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=300)
 
 
 @given(base=texts, body=texts)
@@ -79,7 +80,7 @@ class Table:
             assert single == revision
         return [r.id for r in history]
 
-    def column(self, sql: str) -> list[object]:
+    def column(self, sql: str) -> list[Any]:
         with self.db.read() as conn:
             return [r[0] for r in conn.execute(sql)]
 

@@ -370,7 +370,7 @@ def test_the_term_limit_is_the_query_as_typed_and_comes_before_the_model(profile
         loads.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    profile.semantic.query_vectors = vectors  # type: ignore[method-assign]
+    profile.semantic.query_vectors = vectors  # type: ignore[method-assign, assignment]
     with pytest.raises(QueryError, match="too many terms"):
         profile.search(words + " w100")
     assert loads == []

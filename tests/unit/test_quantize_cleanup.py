@@ -83,7 +83,7 @@ def test_a_conversion_step_ends_when_noted_is_killed(tmp_path: Path) -> None:
     parent = subprocess.Popen([sys.executable, "-c", parent_code], env=env_with_src())
     child: list[int] = []
     try:
-        wait_for(lambda: child.extend(_children(parent.pid)) or child, what="the conversion's child step")
+        wait_for(lambda: child.extend(_children(parent.pid)) or child, what="the conversion's child step")  # type: ignore[func-returns-value]
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait()
         wait_for(lambda: not _alive(child[0]), what="the child step to end with its parent")

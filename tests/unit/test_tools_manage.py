@@ -309,7 +309,9 @@ async def test_in_a_scope_a_notebook_cannot_be_moved_or_renamed_out_of_sight(env
     out = await env.error("update_notebook", id=project, parent_id="")
     assert "out of the notebooks you can see" in (out.message or "")
     # "Work" is the top of the scope: moved or trashed, the notebooks around it (the person's) change
-    assert "a top of the notebooks you can see" in (await env.error("delete_notebook", id=work)).message
+    assert "a top of the notebooks you can see" in (
+        (await env.error("delete_notebook", id=work)).message or ""
+    )
     assert (await env.error("update_notebook", id=work, parent_id=project)).field == "parent_id"
     assert (await env.error("get_notebook", id=private)).field == "id"
     assert (await env.error("delete_notebook", id=private)).field == "id"

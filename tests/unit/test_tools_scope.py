@@ -15,6 +15,7 @@ from tests.support.tools_env import WRITE_TOOLS, Env, make_env
 
 from noted.mcp.scopes import Settled
 from noted.models import NotePatch
+from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
 from noted.store.sqlite import SqliteStore
 from noted.tools import Scope
 from noted.tools.base import Payload
@@ -266,7 +267,7 @@ def test_allowed_notebooks_are_read_as_ids_and_names_only_once_resolved(world: W
     scope = allowed.scope()
     assert scope.named() == {world.work, world.shared} and scope.limits[0].source == "mcp.allowedNotebooks"
     assert scope.view(store).folder_ids == frozenset({world.work, world.projects, world.shared})
-    assert settings.get("mcp.allowedNotebooks") == (world.work, world.shared)  # written back
+    assert settings.get(MCP_ALLOWED_NOTEBOOKS) == (world.work, world.shared)  # written back
 
 
 def test_a_narrowed_scope_shows_only_what_every_list_allows(world: World) -> None:
