@@ -1,6 +1,6 @@
 """Note subcommands that read: list, show, and the overview plain ``noted`` prints without a terminal.
 
-``register`` also adds the notebook, change (``commands_changes``), edit/history and import/export
+``register`` also adds the notebook, write (``commands_write``), edit/history and import/export
 subcommands of the sibling modules, in the order ``noted --help`` lists them.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 
 from noted.cli import (
-    commands_changes,
     commands_edit,
     commands_notebooks,
     commands_sync,
     commands_transfer,
+    commands_write,
     render,
 )
 from noted.cli.args import MAX_COUNT, Commands, check_range
@@ -31,9 +31,9 @@ def register(sub: Commands) -> None:
     """Add every note-related subcommand (notebooks, notes, tags, edit, history, import, export)."""
     commands_notebooks.register(sub)
     _register_reading(sub)
-    commands_changes.register_create(sub)
+    commands_write.register_create(sub)
     commands_edit.register(sub)
-    commands_changes.register(sub)
+    commands_write.register(sub)
     commands_transfer.register(sub)
 
 
