@@ -165,3 +165,67 @@ def test_the_int8_copy_of_the_model_gets_its_own_strict_floor() -> None:
     assert copy is PRESETS["dynamic-int8"] and original is PRESETS["default"]
     assert copy[Relevance.STRICT].floor < original[Relevance.STRICT].floor
     assert copy[Relevance.NORMAL] == original[Relevance.NORMAL]
+
+
+def test_a_process_that_searches_again_ranks_sign_bits_in_memory_alike(store: SqliteStore) -> None:
+    embedder = DenseQueries(dim=DIM)
+    _corpus(store, embedder)
+    search = SemanticSearch(store, store.db, embedder, oversample=4, min_candidates=0)
+    first = [(h.note_id, h.score) for h in search.search("alpha", relevance="loose", limit=20)]
+    # The first search of a process ranks the bits in SQL; later ones in memory (not vacuous: the
+    # bits are loaded only now, and both stages prune, so a wrong in-memory ranking would differ).
+    assert search.tables._sign_bits._loaded is None
+    again = [(h.note_id, h.score) for h in search.search("alpha", relevance="loose", limit=20)]
+    assert search.tables._sign_bits._loaded is not None
+    assert again == first
+    for text in QUERIES:
+        want = _exact(store, embedder.embed_query(text), Relevance.LOOSE)[:10]
+        assert [h.note_id for h in search.search(text, relevance="loose", limit=10)] == [n for n, _ in want]
+
+
+def test_a_search_after_the_index_changed_sees_the_new_chunks(store: SqliteStore) -> None:
+    embedder = DenseQueries(dim=DIM)
+    _corpus(store, embedder)
+    search = SemanticSearch(store, store.db, embedder, oversample=4, min_candidates=0)
+    for _ in range(2):  # the bits are in memory now
+        search.search("delta", relevance="strict", limit=5)
+    folder = store.create_folder("New", parent_id="", actor="user").id
+    note = store.create_note(NoteDraft("new", "x" * 40, parent_id=folder), actor="user")
+    vector = as_blob(embedder.embed_query("delta"))
+    with store.db.write() as conn:
+        search.tables.put_note(conn, note.id, [NewChunk(note.id, 0, "0", "", 0, 20, "new:0", vector)])
+    # Bits read before the write do not hold the new chunk, so it would not be a candidate.
+    hits = search.search("delta", relevance="strict", limit=5)
+    assert hits and hits[0].note_id == note.id and hits[0].score == pytest.approx(1.0, abs=1e-4)
+
+
+@pytest.mark.parametrize("searches", [1, 2])
+def test_two_wordings_find_what_each_finds_alone(store: SqliteStore, searches: int) -> None:
+    embedder = DenseQueries(dim=DIM)
+    _corpus(store, embedder)
+    search = SemanticSearch(store, store.db, embedder, oversample=4, min_candidates=0)
+    for _ in range(searches - 1):
+        search.search("warm up", relevance="loose")
+    # Each wording's own chunks, merged by their best score: what a search of each alone finds.
+    alone: dict[str, float] = {}
+    for text in ("alpha", "charlie"):
+        for note_id, score in _exact(store, embedder.embed_query(text), Relevance.LOOSE):
+            alone[note_id] = max(score, alone.get(note_id, -1.0))
+    want = sorted(alone.items(), key=lambda item: -item[1])[:10]
+    hits = search.search("alpha", also=("charlie",), relevance="loose", limit=10)
+    assert [(h.note_id, h.score) for h in hits] == [(n, pytest.approx(s, abs=1e-4)) for n, s in want]
+    assert {n for n, _ in _exact(store, embedder.embed_query("charlie"), Relevance.LOOSE)[:3]} <= {
+        h.note_id for h in hits
+    }
+
+
+def test_hamming_distances_without_numpy_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noted.indexer import sign_bits
+
+    rng = np.random.default_rng(3)
+    bits = rng.integers(0, 256, size=(50, 8), dtype=np.uint8)
+    query = rng.integers(0, 256, size=8, dtype=np.uint8)
+    want = [sum(bin(a ^ b).count("1") for a, b in zip(row, query, strict=True)) for row in bits.tolist()]
+    assert sign_bits._distances(bits, query).tolist() == want
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert sign_bits._distances(bits, query).tolist() == want

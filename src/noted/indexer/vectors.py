@@ -11,7 +11,8 @@ candidates' float vectors (``index_embeddings``) and ranks them by exact cosine.
 sqlite-vec's own ``vec0`` KNN took 183 ms at k=400 over floats and 360 ms at k=3,200 over bits:
 its cost grows with k times the rows. A plain table scanned with ``ORDER BY
 vec_distance_hamming(...) LIMIT m`` took 30-45 ms for m up to 3,200, and reading the candidates'
-vectors by rowid 10-15 ms more (``tests/bench/bench_index.py``).
+vectors by rowid 10-15 ms more (``tests/bench/bench_index.py``). A process that searches again
+keeps the sign bits in memory and scans them with numpy instead (``noted.indexer.sign_bits``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from noted.errors import UnavailableError
+from noted.indexer.sign_bits import SignBits, bump
 from noted.store.sqlite.db import Database
 
 SCHEMA_VERSION = 2
@@ -62,13 +64,6 @@ CREATE TABLE index_bits (rowid INTEGER PRIMARY KEY, bits BLOB NOT NULL);
 # Vectors made for notes not yet stored whole: kept so a kill loses at most one group's work.
 # Rows live only while one batch is in flight (its last commit clears them).
 _PENDING_TABLE = "CREATE TABLE IF NOT EXISTS index_pending (hash TEXT PRIMARY KEY, embedding BLOB NOT NULL)"
-
-_CANDIDATES = (
-    "SELECT rowid FROM index_bits {where} ORDER BY vec_distance_hamming(vec_bit(bits), vec_bit(?)) LIMIT ?"
-)
-_IN_SCOPE = (
-    "WHERE rowid IN (SELECT rowid FROM index_chunks WHERE note_id IN (SELECT value FROM json_each(?)))"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +134,7 @@ class VectorTables:
         self.db = db
         self.model_id = model_id
         self.dim = dim
+        self._sign_bits = SignBits()
 
     def ensure(self) -> bool:
         """Create the tables, or rebuild them for a new model. True when they were (re)made empty.
@@ -168,6 +164,7 @@ class VectorTables:
         set_meta(conn, META_SCHEMA, str(SCHEMA_VERSION))
         set_meta(conn, META_CURSOR, None)
         set_meta(conn, META_SCAN, None)
+        bump(conn)
 
     def _from_schema_1(self, conn: apsw.Connection) -> None:
         """Copy schema 1's ``vec0`` vectors into the plain tables; chunks, cursor and scan stay."""
@@ -188,6 +185,7 @@ class VectorTables:
             )
             after = rows[-1][0]
         set_meta(conn, META_SCHEMA, str(SCHEMA_VERSION))
+        bump(conn)
 
     # Reading ---------------------------------------------------------------------------
     def chunks_of(self, conn: apsw.Connection, note_ids: Sequence[str]) -> dict[str, list[StoredChunk]]:
@@ -231,34 +229,39 @@ class VectorTables:
     def nearest(
         self,
         conn: apsw.Connection,
-        query: npt.NDArray[np.float32],
+        queries: Sequence[npt.NDArray[np.float32]],
         k: int,
         *,
         candidates: int,
         note_ids: Sequence[str] | None = None,
     ) -> list[ChunkMatch]:
-        """The ``k`` chunks closest to ``query`` by cosine, best first, among ``candidates``.
+        """The ``k`` chunks closest to any of ``queries`` by cosine (a chunk by its closest query),
+        best first, among each query's ``candidates``.
 
-        The candidates are the chunks whose sign bits differ least from the query's; when the
-        scope holds no more chunks than ``candidates``, every one is scored and the answer is
-        exact. With ``note_ids`` only those notes' chunks are candidates, so nothing outside the
-        scope is ever ranked.
+        A query's candidates are the chunks whose sign bits differ least from its own
+        (``noted.indexer.sign_bits``); when the scope holds no more chunks than ``candidates``,
+        every one is scored and the answer is exact. With ``note_ids`` only those notes' chunks
+        are candidates, so nothing outside the scope is ever ranked. Several queries (the wordings
+        of one search) share one reading of the candidates' vectors.
         """
-        q = np.ascontiguousarray(query, dtype=np.float32)
-        sql, params = _CANDIDATES.format(where=""), [binary_blob(q), max(candidates, k)]
-        if note_ids is not None:
-            sql = _CANDIDATES.format(where=_IN_SCOPE)
-            params.insert(0, json.dumps(sorted(set(note_ids))))
-        fetch = "SELECT e.rowid, e.embedding FROM cand JOIN index_embeddings e ON e.rowid = cand.rowid"
-        rows = conn.execute(f"WITH cand AS ({sql}) {fetch}", params).fetchall()
+        if not queries:
+            return []
+        qs = np.stack([np.ascontiguousarray(q, dtype=np.float32) for q in queries])
+        picked = self._sign_bits.candidates(conn, [binary_blob(q) for q in qs], max(candidates, k), note_ids)
+        if not picked:
+            return []
+        rows = conn.execute(
+            "SELECT e.rowid, e.embedding FROM json_each(?) j JOIN index_embeddings e ON e.rowid = j.value",
+            (json.dumps(picked),),
+        ).fetchall()
         if not rows:
             return []
         rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-        # einsum, not ``@``: a BLAS matrix-vector product this small spends more on threads than sums.
-        dots = np.einsum("ij,j->i", matrix, q)
-        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix) * float(np.dot(q, q)))
-        scores = dots / np.maximum(norms, np.float32(1e-12))
+        # einsum, not ``@``: a BLAS product this small spends more on threads than sums.
+        dots = np.einsum("ij,qj->iq", matrix, qs)
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))[:, None] * np.linalg.norm(qs, axis=1)[None, :]
+        scores = (dots / np.maximum(norms, np.float32(1e-12))).max(axis=1)
         top = np.lexsort((rowids, -scores))[:k]
         return self._matches(conn, [(int(rowids[i]), float(scores[i])) for i in top])
 
@@ -275,6 +278,7 @@ class VectorTables:
 
     # Writing (inside the caller's transaction) -------------------------------------------
     def drop_notes(self, conn: apsw.Connection, note_ids: Iterable[str]) -> None:
+        bump(conn)
         for note_id in note_ids:
             of_note = "WHERE rowid IN (SELECT rowid FROM index_chunks WHERE note_id = ?)"
             conn.execute(f"DELETE FROM index_embeddings {of_note}", (note_id,))
@@ -283,7 +287,7 @@ class VectorTables:
 
     def put_note(self, conn: apsw.Connection, note_id: str, chunks: Sequence[NewChunk]) -> None:
         """Replace the chunks of one note."""
-        self.drop_notes(conn, [note_id])
+        self.drop_notes(conn, [note_id])  # bumps the generation
         for c in chunks:
             conn.execute(
                 'INSERT INTO index_chunks(note_id, idx, section, heading, start, "end", hash) '

@@ -225,12 +225,7 @@ class SemanticSearch:
         scope = None if note_ids is None else sorted(set(note_ids))
         if scope == []:
             return []
-        best: dict[int, ChunkMatch] = {}
-        for vector in vectors:
-            for match in self.nearest(vector, preset.chunks, scope):
-                if match.rowid not in best or match.score > best[match.rowid].score:
-                    best[match.rowid] = match
-        matches = sorted(best.values(), key=lambda m: (-m.score, m.rowid))[: preset.chunks]
+        matches = self._nearest(vectors, preset.chunks, scope)
         return self._per_note(matches, preset.floor, limit)
 
     def passages(
@@ -272,9 +267,15 @@ class SemanticSearch:
         self, vector: npt.NDArray[np.float32], chunks: int, note_ids: list[str] | None = None
     ) -> list[ChunkMatch]:
         """The ``chunks`` chunks closest to ``vector`` (of ``note_ids``' notes when given), best first."""
+        return self._nearest([vector], chunks, note_ids)
+
+    def _nearest(
+        self, vectors: Sequence[npt.NDArray[np.float32]], chunks: int, note_ids: list[str] | None
+    ) -> list[ChunkMatch]:
+        """The ``chunks`` chunks closest to any of ``vectors`` (a chunk by its closest), best first."""
         with self.db.read() as conn:
             return self.tables.nearest(
-                conn, vector, chunks, candidates=self.candidates(chunks), note_ids=note_ids
+                conn, vectors, chunks, candidates=self.candidates(chunks), note_ids=note_ids
             )
 
     def _check_ready(self) -> None:
