@@ -77,6 +77,22 @@ def test_chunks_follow_sections_with_their_paths() -> None:
         assert found is not None and found.path == chunk.section_path
 
 
+def test_a_heading_alone_is_no_chunk_unless_it_is_the_first() -> None:
+    body = "Intro.\n\n# Setup\n\n## Install\n\nRun the installer.\n\n# Empty at the end\n"
+    chunks = chunk_note("n1", "Guide", body, FakeEmbedder())
+    # "# Setup" is right above its subsection and "# Empty at the end" has nothing under it.
+    assert [c.section_path for c in chunks] == ["0", "1.1"]
+    _assert_spans_slice_body(chunks, body, "Guide")
+    # The first chunk is kept even when it is a heading alone: it carries the title, and a note
+    # of headings only is still found.
+    first = chunk_note("n1", "Guide", "# Setup\n\n## Install\n\nRun it.\n", FakeEmbedder())
+    assert [(c.section_path, c.text) for c in first] == [
+        ("1", "Guide\n\n# Setup"),
+        ("1.1", "## Install\n\nRun it."),
+    ]
+    assert [c.section_path for c in chunk_note("n1", "", "# A\n\n# B\n", FakeEmbedder())] == ["1"]
+
+
 def test_spans_slice_the_body_back_to_the_text() -> None:
     chunks = chunk_note("n1", "Home", BODY, FakeEmbedder())
     _assert_spans_slice_body(chunks, BODY, "Home")

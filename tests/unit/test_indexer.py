@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -11,9 +12,18 @@ import pytest
 from noted.embeddings.fake import FakeEmbedder
 from noted.errors import UnavailableError
 from noted.indexer import engine
-from noted.indexer.chunking import chunk_note
+from noted.indexer.chunking import CHUNKING, Chunk, chunk_note, content_hash
 from noted.indexer.engine import Indexer, IndexProgress, request_pending, request_rebuild
-from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCHEMA, SCHEMA_VERSION, get_meta, set_meta
+from noted.indexer.vectors import (
+    META_CURSOR,
+    META_MODEL,
+    META_SCHEMA,
+    SCHEMA_VERSION,
+    NewChunk,
+    as_blob,
+    get_meta,
+    set_meta,
+)
 from noted.models import NoteDraft, NotePatch
 from noted.search.semantic import SemanticSearch
 from noted.store.sqlite import SqliteStore
@@ -94,6 +104,44 @@ def test_only_changed_chunks_are_embedded_again(store: SqliteStore) -> None:
     indexer.run_until_idle()
     again = embedder.embedded[before:]
     assert len(again) == 1 and "volcanoes" in again[0]
+
+
+def _sections(store: SqliteStore) -> list[str]:
+    with store.db.read() as conn:
+        return [r[0] for r in conn.execute("SELECT section FROM index_chunks ORDER BY note_id, idx")]
+
+
+def test_new_chunking_rules_cut_every_note_again_without_embedding_again(store: SqliteStore) -> None:
+    body = "intro\n# Rivers\n## Nile\nthe longest river\n"
+    note = _add(store, _folder(store), "Geo", body)
+    embedder = FakeEmbedder()
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    assert _sections(store) == ["0", "1.1"]
+    # The index as the rules before version 2 cut it: "# Rivers", a heading alone, was a chunk too.
+    first, nile = chunk_note(note, "Geo", body, embedder)
+    at = body.index("# Rivers")
+    rivers = Chunk(note, 1, "1", "Rivers", at, at + 8, "# Rivers", content_hash("# Rivers"))
+    old = [first, rivers, dataclasses.replace(nile, index=2)]
+    vectors = embedder.embed_documents([c.text for c in old])
+    with store.db.write() as conn:
+        stored = [
+            NewChunk(
+                note, c.index, c.section_path, c.section_heading, c.start, c.end, c.content_hash, as_blob(v)
+            )
+            for c, v in zip(old, vectors, strict=True)
+        ]
+        indexer.tables.put_note(conn, note, stored)
+        set_meta(conn, engine.META_CHUNKING, "1")
+    assert _sections(store) == ["0", "1", "1.1"]
+    before = len(embedder.embedded)
+    again = Indexer(store, store.db, embedder)
+    again.prepare()
+    again.run_until_idle()
+    assert _sections(store) == ["0", "1.1"]
+    assert len(embedder.embedded) == before  # the texts left each had a vector: none embedded again
+    assert store.get_meta(engine.META_CHUNKING) == CHUNKING
 
 
 def test_trashed_conflicted_and_emptied_notes_lose_their_vectors(store: SqliteStore) -> None:

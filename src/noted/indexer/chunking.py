@@ -10,6 +10,13 @@ body never repeats its title is still found by it.
 A chunk is sized so that the passage prefix, the title (first chunk) and the text fit in
 ``Embedder.max_tokens``: nothing is cut off by the model. Whitespace-only sections are skipped;
 sections are never merged, which keeps the section of a hit exact.
+
+A section whose own text is its heading alone (a heading right above its first subsection) is no
+chunk either, unless it is the note's first: a few words embedded alone sit close to any short
+query that shares one of them. In the search evaluation (``tests/bench``) such chunks were 53 of
+Git's 5,841 and 6 of PostgreSQL's 5,059; "# Chapter 1. Repositories and Branches" ranked the Git
+User Manual above git-grep for "buscar texto en los archivos del repositorio". A hit still lands
+under it, at the subsection that matched.
 """
 
 from __future__ import annotations
@@ -18,7 +25,11 @@ import hashlib
 from dataclasses import dataclass
 
 from noted.embeddings import Embedder
-from noted.markdown import outline
+from noted.markdown import Section, outline
+
+CHUNKING = "2"
+"""The version of the rules above, kept in the index's ``meta``: when it differs, the indexer scans
+every note again (a chunk whose text is unchanged keeps its vector). 2: a heading alone is no chunk."""
 
 DEFAULT_OVERLAP = 32
 """Tokens repeated at the start of a window from the end of the one before."""
@@ -86,7 +97,7 @@ def chunk_note(
     pieces: list[tuple[str, str, int, int]] = []
     for section in outline(body).sections:
         start, end = _strip(body, section.start, section.own_end)
-        if start == end:
+        if start == end or (pieces and _heading_alone(body, section)):
             continue
         reserve = embedder.count_tokens(lead) if not pieces else 0
         for window in _windows(body, start, end, embedder, budget, reserve, overlap):
@@ -111,6 +122,11 @@ def _title_lead(title: str, embedder: Embedder, limit: int) -> str:
     if len(spans) > limit:
         title = title[: spans[limit - 1][1]]
     return f"{title}\n\n"
+
+
+def _heading_alone(body: str, section: Section) -> bool:
+    """Whether the section's own text is its heading line and nothing else."""
+    return section.path != "0" and not body[section.body_start : section.own_end].strip()
 
 
 def _strip(body: str, start: int, end: int) -> tuple[int, int]:

@@ -5,8 +5,8 @@ text is new (a chunk whose hash the note already had keeps its vector), then sto
 advances the durable cursor in one transaction. A crash therefore re-does a batch and never skips
 one. Trashed, conflicted, emptied and erased notes lose their vectors.
 
-A profile indexed for the first time (or after a model change) is scanned note by note in id
-order; the scan's position is saved with every batch so it resumes where it stopped, and the feed
+A profile indexed for the first time (or after a model change, or after the chunker's rules
+changed: ``chunking.CHUNKING``) is scanned note by note in id order; the scan's position is saved with every batch so it resumes where it stopped, and the feed
 is followed from the cursor the scan started at.
 """
 
@@ -21,7 +21,7 @@ from functools import cached_property
 
 from noted.embeddings import Embedder
 from noted.errors import Interruption
-from noted.indexer.chunking import Chunk, chunk_note
+from noted.indexer.chunking import CHUNKING, Chunk, chunk_note
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.vectors import (
     META_CURSOR,
@@ -45,6 +45,8 @@ EMBED_STEP = 16
 GROUP_CHUNKS = 64
 GROUP_SECONDS = 2.0
 """Progress is committed after this many chunks or seconds of embedding, whichever comes first."""
+META_CHUNKING = "index.chunking"
+"""``CHUNKING`` as of the last full scan begun: the chunker's rules the chunks were cut by."""
 META_REQUEST = "index.request"
 """JSON ``{"rebuild": true, "by": "..."}``: what another process asked the lease holder to do."""
 
@@ -148,8 +150,15 @@ class Indexer:
         # not hold the database's write lock (and writes the store's own sidecar rows).
         target = self.store.latest_cursor()
         with self.db.write() as conn:
-            if rebuilt or get_meta(conn, META_CURSOR) is None and get_meta(conn, META_SCAN) is None:
+            rechunk = get_meta(conn, META_CHUNKING) != CHUNKING
+            if (
+                rebuilt
+                or rechunk
+                or get_meta(conn, META_CURSOR) is None
+                and get_meta(conn, META_SCAN) is None
+            ):
                 set_meta(conn, META_SCAN, json.dumps({"target": target, "after": ""}))
+                set_meta(conn, META_CHUNKING, CHUNKING)
             self._retry = [r[0] for r in conn.execute("SELECT note_id FROM index_failures")]
             conn.execute("DELETE FROM index_failures")
         self._scan = None
