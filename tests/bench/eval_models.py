@@ -14,6 +14,8 @@ Candidates (the packages searched for and why most did not qualify are in ``READ
   vocabulary as all-MiniLM-L6-v2, so noted's copy of that tokenizer is used. Its token states are
   the graph output ``onnx::Shape_422`` (the first output is not them), mean-pooled; it was trained
   on 128 tokens.
+- ``minilm-l6-int8-c128``: the default model with chunks of at most 128 input positions (the chunker
+  cuts to the model's ``max_length``): more, shorter passages for the same notes.
 """
 
 from __future__ import annotations
@@ -58,9 +60,23 @@ def _minilm_l3(threads: int | None) -> Embedder:
     return OnnxEmbedder(spec, threads=threads)
 
 
+def _minilm_l6_window(tokens: int) -> Callable[[int | None], Embedder]:
+    """The default model with shorter chunks: ``tokens`` input positions (the chunker cuts to fit)."""
+
+    def make(threads: int | None) -> Embedder:
+        from dataclasses import replace
+
+        from noted.embeddings.model_spec import default_spec
+
+        return OnnxEmbedder(replace(default_spec(), max_length=tokens), threads=threads)
+
+    return make
+
+
 MODELS: dict[str, Callable[[int | None], Embedder]] = {
     DEFAULT: lambda threads: make_embedder("local", threads=threads),
     "paraphrase-minilm-l3": _minilm_l3,
+    "minilm-l6-int8-c128": _minilm_l6_window(128),
     # What noted runs by default: the dynamic-int8 copy it makes of the packaged model (issue 16).
     "all-minilm-l6-v2-int8-copy": lambda threads: make_embedder(
         "local", threads=threads, quantized_cache=OUT / "models"
