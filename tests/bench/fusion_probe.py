@@ -16,10 +16,14 @@ on the held-out half against the baseline with a paired bootstrap interval:
   their frequency there) OR'ed into the keyword arm, weighted by running it again.
 - ``chunk prior``: the second chunk (0.2), less ``beta`` times the log of the note's chunks: the best of
   many chunks is closer than the best of few by chance alone, which favours long notes.
-- ``title vector``: each note's title embedded on its own, and a note scored by its best chunk
-  plus ``a`` times its title's cosine (``add``), or by the better of the two (``max``, the title
-  scaled by ``a``): the title's signal for every chunk, without leading every chunk with it, which
-  blurs which section of the note answers.
+- ``title vector``: each note's title embedded on its own, and a note scored by its closeness as
+  ``HybridSearch`` has it (best chunk plus 0.2 times the second) plus ``a`` times its title's cosine
+  (``add``), or by the better of the two (``max``, the title scaled by ``a``): the title's signal
+  for every chunk, without leading every chunk with it, which blurs which section of the note answers.
+- ``note vector``: the same with one vector per note of its title, its headings in order and its
+  opening (``note_outline``; the model keeps what fits), embedded when the probe starts.
+- ``first chunk``: the same with the note's first chunk (its title and opening), which the index
+  already holds, in place of a vector of its own.
 
 - ``fields`` (only when named in ``--families``): the keyword arm ranked by BM25 with weights for
   title, headings and body (the FTS5 table's three columns; title 10, headings 2, body 1 ship, the
@@ -47,6 +51,8 @@ import eval_models
 import eval_suite
 import numpy as np
 
+from noted.markdown import outline
+from noted.models import Note
 from noted.search import sql as search_sql
 from noted.search.hybrid import fuse, split_query
 from noted.search.keyword import KeywordSearch
@@ -71,6 +77,8 @@ class Corpus:
     idf: dict[str, float]
     title_ids: list[str]
     title_vectors: np.ndarray
+    note_vectors: np.ndarray
+    first_vectors: np.ndarray
     fielded: KeywordSearch | None = None
 
 
@@ -83,13 +91,15 @@ class Prepared:
     keyword: list[tuple[str, float]]
     ranking: str
     title_cos: dict[str, float]
+    note_cos: dict[str, float]
+    first_cos: dict[str, float]
 
 
 def load(corpus: str) -> Corpus:
     store, embedder, _ = eval_models.open_indexed(eval_models.DEFAULT, corpus)
     with store.db.read() as conn:
         rows = conn.execute(
-            "SELECT c.note_id, e.embedding FROM index_chunks c JOIN index_embeddings e ON e.rowid = c.rowid"
+            "SELECT c.note_id, e.embedding, c.idx FROM index_chunks c JOIN index_embeddings e ON e.rowid = c.rowid"
         ).fetchall()
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     matrix = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -106,6 +116,14 @@ def load(corpus: str) -> Corpus:
     title_ids = [n.id for n in notes]
     titles = np.asarray(embedder.embed_documents([n.title for n in notes]), dtype=np.float32)
     titles = titles / np.linalg.norm(titles, axis=1, keepdims=True)
+    outlines = np.asarray(
+        embedder.embed_documents([note_outline(store.get_note(n.id)) for n in notes]), np.float32
+    )
+    outlines = outlines / np.linalg.norm(outlines, axis=1, keepdims=True)
+    first = {r[0]: i for i, r in enumerate(rows) if r[2] == 0}
+    firsts = np.stack(
+        [matrix[first[n.id]] if n.id in first else np.zeros(matrix.shape[1], np.float32) for n in notes]
+    )
     return Corpus(
         matrix,
         note_of,
@@ -117,7 +135,17 @@ def load(corpus: str) -> Corpus:
         idf,
         title_ids,
         titles,
+        outlines,
+        firsts,
     )
+
+
+def note_outline(note: Note) -> str:
+    """What a note's own vector embeds: its title, its headings in order, then its opening (the
+    model keeps what fits)."""
+    sections = outline(note.body).sections
+    headings = " · ".join(s.heading for s in sections if s.heading)
+    return f"{note.title}\n\n{headings}\n\n{note.body[:2000]}"
 
 
 def semantic_run(
@@ -148,7 +176,15 @@ def prepare(c: Corpus, text: str) -> Prepared:
     cos = np.max(np.stack([c.vectors @ v for v in vectors]), axis=0)  # a chunk by its closest vector
     qvec = vectors[-1]
     title_cos = dict(zip(c.title_ids, (c.title_vectors @ qvec).tolist(), strict=True))
-    return Prepared(qvec, cos, keyword_run(c, ranking), ranking, title_cos)
+    note_cos = dict(zip(c.title_ids, (c.note_vectors @ qvec).tolist(), strict=True))
+    first_cos = dict(
+        zip(
+            c.title_ids,
+            np.max(np.stack([c.first_vectors @ v for v in vectors]), axis=0).tolist(),
+            strict=True,
+        )
+    )
+    return Prepared(qvec, cos, keyword_run(c, ranking), ranking, title_cos, note_cos, first_cos)
 
 
 Variant = Callable[[Corpus, Prepared], list[str]]
@@ -172,14 +208,15 @@ def chunk_prior(beta: float) -> Variant:
     return run
 
 
-def title_vector(a: float, how: str) -> Variant:
+def title_vector(a: float, how: str, whole: bool | str = False) -> Variant:
     def run(c: Corpus, p: Prepared) -> list[str]:
-        chunks = dict(semantic_run(c, p.cos))
-        candidates = set(chunks) | {n for n, s in p.title_cos.items() if a * s >= FLOOR}
+        chunks = dict(semantic_run(c, p.cos, 0.2))
+        of = p.first_cos if whole == "first" else p.note_cos if whole else p.title_cos
+        candidates = set(chunks) | {n for n, s in of.items() if a * s >= FLOOR}
         if how == "add":
-            scored = {n: chunks.get(n, 0.0) + a * p.title_cos[n] for n in candidates}
+            scored = {n: chunks.get(n, 0.0) + a * of[n] for n in candidates}
         else:
-            scored = {n: max(chunks.get(n, 0.0), a * p.title_cos[n]) for n in candidates}
+            scored = {n: max(chunks.get(n, 0.0), a * of[n]) for n in candidates}
         semantic = sorted(scored.items(), key=lambda x: -x[1])[:DEPTH]
         return [n for n, _ in fuse(p.keyword, semantic)]
 
@@ -275,6 +312,16 @@ def families() -> dict[str, dict[str, Variant]]:
                 itertools.product(("add",), (0.1, 0.2, 0.3, 0.5)),
                 itertools.product(("max",), (0.8, 0.9, 1.0)),
             )
+        },
+        "note vector": {
+            f"{how} a={a}": title_vector(a, how, whole=True)
+            for how, a in itertools.chain(
+                itertools.product(("add",), (0.05, 0.1, 0.15, 0.2, 0.3, 0.5)),
+                itertools.product(("max",), (0.8, 0.9, 1.0)),
+            )
+        },
+        "first chunk": {
+            f"add a={a}": title_vector(a, "add", whole="first") for a in (0.05, 0.1, 0.15, 0.2, 0.3)
         },
         "rocchio": {f"m={a} b={b}": rocchio(a, b) for a, b in itertools.product((1, 3, 5), (0.2, 0.4, 0.7))},
         "keyword feedback": {
