@@ -199,6 +199,20 @@ def test_a_search_after_the_index_changed_sees_the_new_chunks(store: SqliteStore
     assert hits and hits[0].note_id == note.id and hits[0].score == pytest.approx(1.0, abs=1e-4)
 
 
+def test_an_empty_index_searched_again_finds_nothing_then_what_is_added(store: SqliteStore) -> None:
+    embedder = DenseQueries(dim=DIM)
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    search = SemanticSearch(store, store.db, embedder, oversample=4, min_candidates=0)
+    for _ in range(2):  # the second search reads the index's (no) sign bits into memory
+        assert search.search("alpha", relevance="loose") == []
+    assert search.tables._sign_bits._loaded is not None
+    _corpus(store, embedder)
+    want = _exact(store, embedder.embed_query("alpha"), Relevance.LOOSE)[:5]
+    assert [h.note_id for h in search.search("alpha", relevance="loose", limit=5)] == [n for n, _ in want]
+
+
 @pytest.mark.parametrize("searches", [1, 2])
 def test_two_wordings_find_what_each_finds_alone(store: SqliteStore, searches: int) -> None:
     embedder = DenseQueries(dim=DIM)

@@ -79,6 +79,8 @@ class SignBits:
         loaded = self._current(conn)
         if loaded is None:
             return self._in_sql(conn, queries, count, None)
+        if not len(loaded.rowids):
+            return []  # an index with no chunks (yet): its bits have no width to compare
         picked: set[int] = set()
         for query in queries:
             distances = _distances(loaded.bits, np.frombuffer(query, dtype=np.uint8))
