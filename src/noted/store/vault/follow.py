@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from noted.errors import Interruption, NotFoundError
 from noted.models import ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag
 from noted.store.rules import MAX_TITLE
-from noted.store.vault.files import TRASH, FileState, Skipped, decode
+from noted.store.vault.files import TRASH, FileState, ReadFile, Skipped, decode
 from noted.store.vault.ledger import NoteFile
+from noted.store.vault.renames import pair_sets, pair_texts
 from noted.store.vault.text import FileText
 
 if TYPE_CHECKING:
@@ -119,6 +120,7 @@ class Follower:
         present: set[str] = set()
         gone: dict[str, NoteFile] = {}
         gone_dirs: list[str] = []
+        folders: list[str] = []
         for rel in paths:
             if rel == ".gitignore":
                 vault.reload_ignore()
@@ -127,8 +129,7 @@ class Follower:
                 if not vault.skipped_dir(rel):
                     for folder, notes in vault.walk(rel):
                         present.update(notes)
-                        if folder:
-                            self.store.folder_for(folder, ACTOR_OUTSIDE)
+                        folders += [folder] if folder else []
             elif full.is_file() or full.is_symlink():
                 if vault.is_note_path(rel):
                     present.add(rel)
@@ -138,28 +139,72 @@ class Follower:
                         gone[row.note_id] = row
                 if ledger.folder_at(rel) is not None:
                     gone_dirs.append(rel)
+        self._folders(folders)
         return self._apply(present, gone, gone_dirs, progress)
+
+    def _folders(self, paths: Iterable[str]) -> None:
+        """The notebooks of these folders, made when new; a new folder holding mostly the files of
+        a folder that went (renamed or moved outside noted) is that notebook, keeping its id."""
+        store = self.store
+        fresh = sorted({p for p in paths if store.ledger.folder_at(p) is None}, key=lambda p: p.count("/"))
+        vanished = {}
+        if fresh:
+            vanished = {
+                path: folder_id
+                for path, folder_id in store.ledger.all_folders().items()
+                if path and not in_trash(path) and not (store.vault.root / path).is_dir()
+            }
+        if vanished:
+            had = {p: {r.path[len(p) + 1 :] for r in store.ledger.notes_under(p)} for p in vanished}
+            has = {p: {n[len(p) + 1 :] for _, notes in store.vault.walk(p) for n in notes} for p in fresh}
+            moves = pair_sets(has, had)
+            for new in fresh:  # shallow first: a parent's move carries its sub-folders along
+                old = moves.get(new)
+                if old is not None and store.ledger.folder_at(old) == vanished[old]:
+                    self._folder_moved(old, new, vanished[old])
+        for path in fresh:
+            store.folder_for(path, ACTOR_OUTSIDE)
+
+    def _folder_moved(self, old: str, new: str, folder_id: str) -> None:
+        store = self.store
+        parent_dir, _, name = new.rpartition("/")
+        with store.mirror.batch():
+            parent = store.folder_for(parent_dir, ACTOR_OUTSIDE) if parent_dir else ""
+            with store.mirror.db.write() as conn:
+                store.ledger.move_prefix(conn, old, new)
+                store.ledger.put_folder(conn, folder_id, new)
+            folder = store.mirror.get_folder(folder_id)
+            if folder.is_trashed:  # its deletion was seen in an earlier batch
+                store.mirror.restore_folder(folder_id, actor=ACTOR_OUTSIDE)
+            if (folder.title, folder.parent_id) != (name, parent):
+                store.mirror.update_folder(folder_id, title=name, parent_id=parent, actor=ACTOR_OUTSIDE)
 
     def _apply(
         self, present: set[str], gone: dict[str, NoteFile], gone_dirs: list[str], progress: Progress | None
     ) -> int:
         changed = 0
+        fresh: dict[str, tuple[FileText, ReadFile]] = {}
         with self.store.mirror.batch():
             for done, rel in enumerate(sorted(present), start=1):
                 if self.stopping():
                     raise FollowStopped
-                changed += self._one(rel, gone)
+                changed += self._one(rel, gone, fresh)
                 if progress is not None:
                     progress(done, len(present))
+            changed += self._edited_moves(fresh, gone)
             for row in gone.values():
                 changed += self._gone(row)
             for rel in sorted(gone_dirs, reverse=True):
                 self._folder_gone(rel)
         return changed
 
-    def _one(self, rel: str, gone: dict[str, NoteFile]) -> int:
+    def _one(self, rel: str, gone: dict[str, NoteFile], fresh: dict[str, tuple[FileText, ReadFile]]) -> int:
+        """Bring in the file ``rel``; a new file is left in ``fresh`` while notes went in this batch
+        (it may be one of them, renamed and edited: ``_edited_moves``)."""
         store = self.store
         row = store.ledger.note_at(rel)
+        if row is not None:
+            gone.pop(row.note_id, None)  # its file is here (its folder moved: ``_folder_moved``)
         try:
             read = store.vault.read(rel)
             ft = FileText.parse(decode(read.data))
@@ -180,8 +225,25 @@ class Follower:
                     )
             return 0
         note_id = row.note_id if row is not None else self._moved(digest, gone)
+        if note_id is None and gone:
+            fresh[rel] = (ft, read)
+            return 0
         put_note(store, rel, ft, read.state, digest, actor=ACTOR_OUTSIDE, note_id=note_id)
         return 1
+
+    def _edited_moves(self, fresh: dict[str, tuple[FileText, ReadFile]], gone: dict[str, NoteFile]) -> int:
+        """Bring in the new files, each as the gone note it unambiguously is (``renames``) or as new."""
+        if not fresh:
+            return 0
+        notes = {n.id: n for n in self.store.mirror.get_notes(list(gone))}
+        was = {note_id: note.body for note_id, note in notes.items()}
+        matches = pair_texts({rel: ft.body for rel, (ft, _) in fresh.items()}, was)
+        for rel, (ft, read) in sorted(fresh.items()):
+            note_id = matches.get(rel)
+            if note_id is not None:
+                gone.pop(note_id, None)
+            put_note(self.store, rel, ft, read.state, read.digest, actor=ACTOR_OUTSIDE, note_id=note_id)
+        return len(fresh)
 
     def _moved(self, digest: str, gone: dict[str, NoteFile]) -> str | None:
         """The note whose file went and whose content was ``digest``: the file moved."""
@@ -236,8 +298,7 @@ class Follower:
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in changed]
         gone_dirs = [p for p in gone_dirs if not (store.vault.root / p).is_dir()]
         files = {p for p in changed if p.endswith(".md")}
-        for folder in changed - files:
-            store.folder_for(folder, ACTOR_OUTSIDE)
+        self._folders(changed - files)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen:

@@ -1,0 +1,178 @@
+"""Renames outside noted that change more than a path: a folder renamed or moved keeps its
+notebook, a note renamed and edited at once keeps its id and history (real files, real ``git``)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.polling import wait_for
+
+from noted.models import NotePatch
+from noted.store.vault import VaultStore
+from noted.store.vault.renames import pair_sets, pair_texts
+
+PLAN = "# Plan\n\nFirst we gather the numbers for the quarter.\nThen we write the summary for the board.\n"
+NOTES = "# Meeting notes\n\nThe board asked about hiring, the budget and the office move in spring.\n"
+
+
+def git(vault: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(vault), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    (root / "projects" / "deep").mkdir(parents=True)
+    (root / "archive").mkdir()
+    (root / "projects" / "plan.md").write_text(PLAN)
+    (root / "projects" / "meeting.md").write_text(NOTES)
+    (root / "projects" / "deep" / "inner.md").write_text("# Inner\n\nDeep down.\n")
+    (root / "inbox.md").write_text("# Inbox\n\nLoose thoughts about the garden and the new fence posts.\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "start")
+    return root
+
+
+@contextlib.contextmanager
+def opened(vault: Path, profile: Path) -> Iterator[VaultStore]:
+    store = VaultStore.open(vault, profile)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def by_title(store: VaultStore, title: str) -> str:
+    (meta,) = [m for m in store.list_notes() if m.title == title]
+    return meta.id
+
+
+def folder_named(store: VaultStore, title: str) -> str:
+    (folder,) = [f for f in store.list_folders() if f.title == title]
+    return folder.id
+
+
+def test_a_folder_renamed_with_git_mv_keeps_its_notebook_and_sub_notebooks(
+    vault: Path, tmp_path: Path
+) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        projects, deep = folder_named(store, "projects"), folder_named(store, "deep")
+        plan = by_title(store, "Plan")
+        git(vault, "mv", "projects", "work")
+        store.follower.apply(["projects", "work"])
+        # Before the fix the folder got a new notebook (and "projects" went to the trash).
+        assert folder_named(store, "work") == projects
+        assert folder_named(store, "deep") == deep
+        assert store.get_folder(deep).parent_id == projects
+        assert "projects" not in [f.title for f in store.list_folders(include_trashed=True)]
+        assert store.get_note(plan).parent_id == projects and not store.get_note(plan).is_trashed
+        assert store.note_paths()[plan] == "work/plan.md"
+
+
+def test_a_folder_moved_while_noted_was_closed_keeps_its_notebook(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        projects, archive = folder_named(store, "projects"), folder_named(store, "archive")
+    git(vault, "mv", "projects", "archive/old projects")
+    (vault / "archive" / "old projects" / "later.md").write_text("# Later\n\nAdded in the move.\n")
+    with opened(vault, tmp_path / "p") as store:
+        moved = store.get_folder(projects)
+        assert (moved.title, moved.parent_id, moved.is_trashed) == ("old projects", archive, False)
+        assert store.get_note(by_title(store, "Later")).parent_id == projects
+        assert store.count_notes(folder_id=projects) == 3
+
+
+def test_a_folder_move_seen_in_two_watcher_batches_brings_the_notebook_back(
+    vault: Path, tmp_path: Path
+) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        projects, plan = folder_named(store, "projects"), by_title(store, "Plan")
+        os.rename(vault / "projects", vault / "elsewhere")
+        store.follower.apply(["projects"])  # the deletion first: the notebook goes to the trash
+        assert store.get_folder(projects).is_trashed
+        store.follower.apply(["elsewhere"])
+        assert not store.get_folder(projects).is_trashed
+        assert store.get_folder(projects).title == "elsewhere"
+        assert store.get_note(plan).parent_id == projects and not store.get_note(plan).is_trashed
+
+
+def test_a_folder_watched_while_renamed_keeps_its_notebook(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        projects = folder_named(store, "projects")
+        store.start_watching()
+        os.rename(vault / "projects", vault / "renamed")
+        wait_for(
+            lambda: store.note_paths().get(by_title(store, "Plan")) == "renamed/plan.md", what="the move"
+        )
+        assert folder_named(store, "renamed") == projects
+
+
+def test_a_note_renamed_and_edited_in_one_commit_keeps_its_id_and_history(
+    vault: Path, tmp_path: Path
+) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        plan = by_title(store, "Plan")
+        store.update_note(plan, NotePatch(append="Last, we send it."), actor="user")
+        before = len(store.note_history(plan))
+        git(vault, "commit", "-qam", "noted's edit")
+        git(vault, "mv", "projects/plan.md", "projects/quarter plan.md")
+        text = (vault / "projects" / "quarter plan.md").read_text()
+        (vault / "projects" / "quarter plan.md").write_text(text.replace("summary", "short summary"))
+        git(vault, "commit", "-qam", "rename and edit")
+        assert "=>" in git(vault, "show", "--stat", "-M", "--format=", "HEAD")  # git sees a rename too
+        store.follower.apply(["projects/plan.md", "projects/quarter plan.md"])
+        note = store.get_note(plan)  # before the fix: trashed, and a new note took the text
+        assert not note.is_trashed and "short summary" in note.body
+        assert store.note_paths()[plan] == "projects/quarter plan.md"
+        assert len(store.note_history(plan)) == before + 1
+        assert len(store.list_notes()) == 4
+
+
+def test_a_save_as_rename_while_closed_is_found_by_the_start_up_scan(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        inbox = by_title(store, "Inbox")
+    old = (vault / "inbox.md").read_text()
+    (vault / "inbox.md").unlink()
+    (vault / "garden.md").write_text(old.replace("# Inbox", "# Garden") + "Buy more posts.\n")
+    with opened(vault, tmp_path / "p") as store:
+        assert by_title(store, "Garden") == inbox
+        assert not store.get_note(inbox).is_trashed
+
+
+def test_an_ambiguous_or_unlike_new_file_is_a_new_note(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        meeting, inbox = by_title(store, "Meeting notes"), by_title(store, "Inbox")
+        # Two near-copies of the gone meeting note: neither takes its history.
+        (vault / "projects" / "meeting.md").unlink()
+        (vault / "projects" / "a.md").write_text(NOTES + "Copy A.\n")
+        (vault / "projects" / "b.md").write_text(NOTES + "Copy B.\n")
+        # The inbox rewritten beyond recognition under a new name: a new note.
+        (vault / "inbox.md").unlink()
+        (vault / "other.md").write_text("# Other\n\nSomething else entirely, about trains.\n")
+        store.follower.apply(
+            ["projects/meeting.md", "projects/a.md", "projects/b.md", "inbox.md", "other.md"]
+        )
+        assert store.get_note(meeting).is_trashed and store.get_note(inbox).is_trashed
+        live = {m.id for m in store.list_notes()}
+        assert len(live) == 5 and not {meeting, inbox} & live
+
+
+def test_the_similarity_rule() -> None:
+    words = "one two three four five six seven eight nine ten"
+    assert pair_texts({"new": words + " eleven"}, {"old": words, "far": "alpha beta"}) == {"new": "old"}
+    assert pair_texts({"new": "alpha"}, {"old": words}) == {}
+    assert pair_texts({"a": words + " x", "b": words + " y"}, {"old": words}) == {}  # ambiguous
+    assert pair_texts({"new": ""}, {"old": ""}) == {}  # nothing to compare is no evidence
+    assert pair_sets({"w": {"a.md", "b.md", "c.md"}}, {"p": {"a.md", "b.md"}, "q": {"z.md"}}) == {"w": "p"}
+    assert pair_sets({"w": {"a.md"}}, {"p": {"a.md", "b.md", "c.md"}}) == {}
