@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 from tests.support.cli import Cli
+from tests.support.vaults import git
 
 from noted.cli.exits import ExitCode
-
-
-def git(vault: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(vault), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 @pytest.fixture

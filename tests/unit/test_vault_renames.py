@@ -3,14 +3,12 @@ notebook, a note renamed and edited at once keeps its id and history (real files
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tests.support.polling import wait_for
+from tests.support.vaults import by_title, git, opened
 
 from noted.models import NotePatch
 from noted.store.vault import VaultStore
@@ -18,16 +16,6 @@ from noted.store.vault.renames import pair_sets, pair_texts
 
 PLAN = "# Plan\n\nFirst we gather the numbers for the quarter.\nThen we write the summary for the board.\n"
 NOTES = "# Meeting notes\n\nThe board asked about hiring, the budget and the office move in spring.\n"
-
-
-def git(vault: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(vault), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 @pytest.fixture
@@ -43,20 +31,6 @@ def vault(tmp_path: Path) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-qm", "start")
     return root
-
-
-@contextlib.contextmanager
-def opened(vault: Path, profile: Path) -> Iterator[VaultStore]:
-    store = VaultStore.open(vault, profile)
-    try:
-        yield store
-    finally:
-        store.close()
-
-
-def by_title(store: VaultStore, title: str) -> str:
-    (meta,) = [m for m in store.list_notes() if m.title == title]
-    return meta.id
 
 
 def folder_named(store: VaultStore, title: str) -> str:

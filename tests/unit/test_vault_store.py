@@ -3,7 +3,6 @@ of noted write leaves in ``git diff``, conflicts, the trash, what it skips, and 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 from collections.abc import Iterator
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.polling import wait_for
+from tests.support.vaults import by_title, git, opened
 
 from noted.errors import ConflictError
 from noted.models import ACTOR_OUTSIDE, NotePatch
@@ -19,11 +19,6 @@ from noted.search.keyword import KeywordSearch
 from noted.store.vault import VaultStore
 
 FRONT = "---\r\nzeta: last-first\r\ntags: [work]\r\naliases: [p]\r\n---\r\n\r\n"
-
-
-def git(vault: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(vault), *args], capture_output=True, text=True, check=True)
-    return done.stdout
 
 
 @pytest.fixture
@@ -49,20 +44,6 @@ def store(vault: Path, tmp_path: Path) -> Iterator[VaultStore]:
     opened = VaultStore.open(vault, tmp_path / "profile")
     yield opened
     opened.close()
-
-
-@contextlib.contextmanager
-def opened(vault: Path, profile: Path) -> Iterator[VaultStore]:
-    store = VaultStore.open(vault, profile)
-    try:
-        yield store
-    finally:
-        store.close()
-
-
-def by_title(store: VaultStore, title: str) -> str:
-    (meta,) = [m for m in store.list_notes() if m.title == title]
-    return meta.id
 
 
 def diff(vault: Path) -> list[str]:

@@ -1,0 +1,36 @@
+"""What the Markdown-folder tests share: real ``git`` in a folder, a store opened on it, a note by title."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+from noted.store.vault import VaultStore
+
+
+def git(vault: Path, *args: str) -> str:
+    """Run ``git`` in the folder (as a fixed author) and give its output; a failure raises."""
+    done = subprocess.run(
+        ["git", "-C", str(vault), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@contextlib.contextmanager
+def opened(vault: Path, profile: Path) -> Iterator[VaultStore]:
+    store = VaultStore.open(vault, profile)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def by_title(store: VaultStore, title: str) -> str:
+    """The id of the one live note with that title."""
+    (meta,) = [m for m in store.list_notes() if m.title == title]
+    return meta.id
