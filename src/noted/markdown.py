@@ -250,6 +250,8 @@ def code_blocks(body: str) -> tuple[CodeBlock, ...]:
 
 
 _NOTE_LINK = re.compile(r":/([0-9a-f]{32})\b")
+WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(?:#\^?([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
+"""An Obsidian wiki link or embed: ``!``, the name, the ``#heading`` and the ``|alias``."""
 
 
 def linked_ids(body: str) -> set[str]:

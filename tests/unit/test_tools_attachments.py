@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import BACKENDS, LocalStore, open_backend
+from tests.support.backends import BACKENDS, LocalStore, body_with_ids, open_backend
 from tests.support.images import b64, image_bytes, size_of
 from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
 
@@ -49,7 +49,7 @@ async def test_an_image_attached_by_base64_is_linked_and_read_back_as_image_cont
         "attach_file", note_id=note, filename="shot.png", mime="image/png", content_base64=b64(original)
     )
     assert got["link"] == f"![shot.png](:/{got['id']})" and got["size"] == len(original)
-    assert env.store.get_note(note).body == f"Some text\n\n![shot.png](:/{got['id']})"
+    assert body_with_ids(env.store, note) == f"Some text\n\n![shot.png](:/{got['id']})"
     assert env.store.read_resource(got["id"]) == original  # the original is kept, not the small copy
     assert [n["id"] for n in got["notes"]] == [note]
     assert {c.actor for c in env.store.item_changes([note, got["id"]])} == {"user", ACTOR}
@@ -128,7 +128,7 @@ async def test_text_and_other_files_are_linked_as_links_and_read_as_text_or_base
     assert pdf["link"] == f"[Invoice](:/{pdf['id']})"
     read = await env.ok("read_attachment", id=pdf["id"])
     assert read["kind"] == "binary" and read["content_base64"] == b64(PDF)
-    body = env.store.get_note(note).body
+    body = body_with_ids(env.store, note)
     assert body == f"[log.txt](:/{txt['id']})\n\n[Invoice](:/{pdf['id']})"
 
 
@@ -403,7 +403,7 @@ async def test_create_note_with_attachments_stores_and_links_them_in_one_revisio
     ids = [a["id"] for a in got["attachments"]]
     assert [a["link"] for a in got["attachments"]] == [f"![Photo](:/{ids[0]})", f"[r.pdf](:/{ids[1]})"]
     note = env.store.get_note(got["id"])
-    assert note.body == f"Lunch\n\n![Photo](:/{ids[0]})\n\n[r.pdf](:/{ids[1]})\n"
+    assert body_with_ids(env.store, note.id) == f"Lunch\n\n![Photo](:/{ids[0]})\n\n[r.pdf](:/{ids[1]})\n"
     assert [r.id for r in env.store.list_resources(note_id=note.id)] == ids or set(ids) == {
         r.id for r in env.store.list_resources(note_id=note.id)
     }

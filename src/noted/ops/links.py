@@ -24,12 +24,11 @@ from typing import Protocol
 from urllib.parse import quote, unquote
 
 from noted.errors import NotFoundError
-from noted.markdown import outline
+from noted.markdown import WIKI_LINK, outline
 from noted.models import Note
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
 from noted.store.transfer.common import _MD_LINK, _code_ranges
 
-_WIKI = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(?:#\^?([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _NOTE_ID = re.compile(r"^:/([0-9a-fA-F]{32})$")
 _NOTE_SUFFIXES = (".md", ".markdown")
@@ -105,7 +104,7 @@ def raw_links(body: str, *, code_aware: bool = True) -> list[_Raw]:
     needs_parse = code_aware and ("`" in body or "    " in body or "~~~" in body or "\t" in body)
     code = _code_ranges(body) if needs_parse else []
     found: list[tuple[int, _Raw]] = []
-    for match in _WIKI.finditer(body):
+    for match in WIKI_LINK.finditer(body):
         if any(a <= match.start() < b for a, b in code):
             continue
         name, heading, alias = match.group(2).strip(), (match.group(3) or "").strip(), match.group(4)

@@ -10,6 +10,7 @@ from noted.models import Note
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import Database
 from noted.store.transfer.common import safe_name
+from noted.store.vault.attachments import Attachments
 from noted.store.vault.files import TRASH, FileState, Vault, content_hash, decode
 from noted.store.vault.follow import Follower, in_trash, put_note
 from noted.store.vault.ledger import Ledger, NoteFile
@@ -23,6 +24,7 @@ class VaultBase:
     mirror: SqliteStore
     ledger: Ledger
     follower: Follower
+    attachments: Attachments
 
     @property
     def db(self) -> Database:

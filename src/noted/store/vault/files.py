@@ -96,8 +96,9 @@ class Vault:
         except ValueError:
             return None
 
-    def walk(self, start: str = "") -> Iterator[tuple[str, list[str]]]:
-        """Each folder from ``start`` down (relative, ``""`` for the root) with its note files."""
+    def walk(self, start: str = "", *, notes: bool = True) -> Iterator[tuple[str, list[str]]]:
+        """Each folder from ``start`` down (relative, ``""`` for the root) with its note files
+        (``notes=False``: its other files, not hidden nor ignored, such as attachments)."""
         for dirpath, dirnames, filenames in os.walk(self.path(start) if start else self.root):
             rel_dir = self.rel(Path(dirpath)) or ""
             dirnames[:] = sorted(
@@ -106,8 +107,18 @@ class Vault:
                 if not self.skipped_dir(f"{rel_dir}/{d}".lstrip("/"))
                 and not os.path.islink(os.path.join(dirpath, d))
             )
-            notes = [f"{rel_dir}/{f}".lstrip("/") for f in sorted(filenames)]
-            yield rel_dir, [n for n in notes if self.is_note_path(n)]
+            files = [f"{rel_dir}/{f}".lstrip("/") for f in sorted(filenames)]
+            if notes:
+                yield rel_dir, [n for n in files if self.is_note_path(n)]
+            else:
+                yield rel_dir, [f for f in files if self.is_other_file(f)]
+
+    def is_other_file(self, rel: str) -> bool:
+        """True for a file that is not a note, outside skipped folders, not hidden nor ignored."""
+        name = rel.rpartition("/")[2]
+        if rel.endswith(NOTE_SUFFIX) or name.startswith(".") or ".." in rel.split("/"):
+            return False
+        return not self.skipped_dir(rel.rpartition("/")[0]) and not self._ignore.match_file(rel)
 
     # Reading and writing ----------------------------------------------------------------------------
     def path(self, rel: str, *, fresh: bool = False) -> Path:

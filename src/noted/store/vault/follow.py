@@ -81,6 +81,7 @@ def put_note(
                 )  # fmt: skip
                 note = mirror.update_note(note_id, patch, actor=actor, session=session)
             sync_tags(store, note_id, ft.tags(), actor)
+        store.attachments.link(note.id, rel, ft.body, actor)
         with mirror.db.write() as conn:
             store.ledger.put_note(conn, NoteFile(note.id, rel, origin, state.size, state.mtime_ns, digest))
             store.ledger.skip(conn, rel, None)
@@ -117,6 +118,7 @@ class Follower:
         """Bring the notes at ``paths`` (files or folders, relative) up to date; how many changed."""
         vault, ledger = self.store.vault, self.store.ledger
         vault.forget_folders()  # a folder may have been swapped for a link since the last batch
+        self.store.attachments.forget()
         present: set[str] = set()
         gone: dict[str, NoteFile] = {}
         gone_dirs: list[str] = []
@@ -281,6 +283,7 @@ class Follower:
         """Compare every file with the ledger (size and mtime, then the hash) and apply what changed."""
         store = self.store
         store.vault.forget_folders()
+        store.attachments.forget()
         known = {row.path: row for row in store.ledger.all_notes()}
         changed: set[str] = set()
         seen: set[str] = set()

@@ -7,6 +7,8 @@ in one transaction):
   (``origin``), and the size, mtime and hash it had when noted last read or wrote it.
 - ``vault_folders``: a notebook's folder (``""`` is the vault's root) and its ``origin`` likewise.
 - ``vault_skipped``: files left alone and why (``noted vault status``).
+- ``vault_files``: attachments that are files of the folder (an image a note links to), and the
+  hash of what noted wrote when noted wrote the file (``""``: not noted's, never deleted by it).
 
 They are a cache of the files: deleting the sidecar loses no note, only ids, history and chats.
 """
@@ -27,6 +29,8 @@ CREATE INDEX IF NOT EXISTS vault_notes_hash ON vault_notes(hash);
 CREATE TABLE IF NOT EXISTS vault_folders(
     folder_id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, origin TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS vault_skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vault_files(
+    resource_id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, written_hash TEXT NOT NULL DEFAULT '');
 """
 
 
@@ -136,6 +140,30 @@ class Ledger:
                 f"UPDATE {table} SET path = ? || substr(path, ?) WHERE path LIKE ? ESCAPE '\\'",
                 (new + "/", len(old) + 2, _like(old) + "/%"),
             )
+
+    # Attachments -------------------------------------------------------------------------------
+    def file(self, resource_id: str) -> tuple[str, str] | None:
+        """The attachment's path in the folder and the hash noted wrote (``""``: not noted's)."""
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT path, written_hash FROM vault_files WHERE resource_id = ?", (resource_id,)
+            ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def file_at(self, path: str) -> str | None:
+        with self.db.read() as conn:
+            row = conn.execute("SELECT resource_id FROM vault_files WHERE path = ?", (path,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def put_file(self, conn: apsw.Connection, resource_id: str, path: str, written_hash: str = "") -> None:
+        conn.execute("DELETE FROM vault_files WHERE path = ? AND resource_id != ?", (path, resource_id))
+        conn.execute(
+            "INSERT OR REPLACE INTO vault_files(resource_id, path, written_hash) VALUES (?, ?, ?)",
+            (resource_id, path, written_hash),
+        )
+
+    def drop_file(self, conn: apsw.Connection, resource_id: str) -> None:
+        conn.execute("DELETE FROM vault_files WHERE resource_id = ?", (resource_id,))
 
     # Skipped files -------------------------------------------------------------------------------
     def skip(self, conn: apsw.Connection, path: str, reason: str | None) -> None:

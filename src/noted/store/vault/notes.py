@@ -92,6 +92,7 @@ class NoteOps(VaultBase):
                 ft = ft.with_tags(list(dict.fromkeys(draft.tags)))
             if draft.user_created_time:
                 ft = ft.with_key("created", yaml_time(draft.user_created_time), ("created",))
+            ft = ft.with_body(self.attachments.place(ft.body, rel))
             data = ft.render().encode("utf-8")
             state = self.vault.write(rel, data)
             return self._put(rel, data, state, actor=actor, new_id=draft.id)
@@ -140,6 +141,7 @@ class NoteOps(VaultBase):
                 here = rel.rpartition("/")[0] if folder is None else folder
                 name = safe_name(clean_title(patch.title or old.title)) if rename else stem
                 target = self.vault.free_name(here, name) if f"{here}/{name}.md".lstrip("/") != rel else rel
+        ft = ft.with_body(self.attachments.place(ft.body, target))
         data = ft.render().encode("utf-8")
         state = self.vault.state(rel)
         if not row.present or data != self.vault.read(rel).data:

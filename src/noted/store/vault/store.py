@@ -29,6 +29,7 @@ from noted.store.history.thinning import Thinning
 from noted.store.protocol import Capabilities
 from noted.store.sqlite import SqliteStore
 from noted.store.sync import SyncConflicts, Syncing
+from noted.store.vault.attachments import Attachments
 from noted.store.vault.files import Vault
 from noted.store.vault.folders import FolderOps
 from noted.store.vault.follow import Follower, Progress, sync_tags
@@ -52,6 +53,7 @@ class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
         self.mirror = mirror
         self.ledger = Ledger(mirror.db)
         self.follower = Follower(self)
+        self.attachments = Attachments(self)
         self._watcher: Watcher | None = None
 
     @classmethod

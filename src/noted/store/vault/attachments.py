@@ -1,0 +1,203 @@
+"""Attachments that are files of the folder: the images and files notes link to, where they are.
+
+A note's links to files that are not notes, as Obsidian writes them: relative Markdown links
+(``![](img/a.png)``, ``[report](../docs/q3.pdf)``: from the note's folder, else from the folder's
+root) and wiki embeds and links (``![[a.png]]``, ``[[docs/q3.pdf|report]]``: a path from the root or
+the note's folder, else a file of that name anywhere, the shortest path when names repeat). Each
+linked file that exists is an attachment of the note: a row of the mirror's ``resources`` and
+``note_resources`` (so the reader's attachments, ``list_resources``, search's ``resource:`` filters
+and export see it) and of the ledger's ``vault_files``, which says where the file is. It is never
+copied.
+
+A file attached from noted (``noted.ops.attachments.attach_to_note``: the bytes are stored, then
+``:/id`` is linked in the note) is written into the folder Obsidian would use when the note's text
+is written: ``attachmentFolderPath`` of ``.obsidian/app.json`` (``/`` or none: the folder's root;
+``./``: the note's folder; ``./sub``: a folder below the note's; ``dir``: that folder from the root),
+and the ``:/id`` link becomes the file's relative path. noted deletes only a file it wrote, and only
+while it is unchanged (``VaultResources.delete_resource``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import mimetypes
+import posixpath
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import quote, unquote
+
+from noted.errors import NotFoundError
+from noted.markdown import WIKI_LINK, linked_ids
+from noted.models import ChangeType, ItemType, new_id
+from noted.store.rules import file_extension
+from noted.store.sqlite.base import RESOURCE_COLUMNS
+from noted.store.sqlite.feed import record
+from noted.store.transfer.common import _MD_LINK
+from noted.store.vault.files import Skipped, content_hash
+
+if TYPE_CHECKING:
+    from noted.store.vault.base import VaultBase
+
+APP_SETTINGS = ".obsidian/app.json"
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_ID_TARGET = re.compile(r"(\]\(\s*)<?:/([0-9a-fA-F]{32})>?")
+_NOTE_SUFFIXES = (".md", ".markdown")
+
+
+def written_targets(body: str) -> list[tuple[str, bool]]:
+    """The file links of ``body`` as written: (path, True for a wiki link), notes and URLs left out."""
+    found: list[tuple[int, str, bool]] = []
+    for match in WIKI_LINK.finditer(body):
+        found.append((match.start(), match.group(2).strip(), True))
+    for match in _MD_LINK.finditer(body):
+        target = match.group(1).strip().removeprefix("<").removesuffix(">")
+        if target and not target.startswith(("#", ":/")) and not _SCHEME.match(target):
+            found.append((match.start(), unquote(target.partition("#")[0].partition("?")[0]), False))
+    return [
+        (path, wiki)
+        for _, path, wiki in sorted(found)
+        if posixpath.splitext(path)[1] and posixpath.splitext(path)[1].lower() not in _NOTE_SUFFIXES
+    ]
+
+
+class Attachments:
+    """The folder's files as attachments of the notes that link them."""
+
+    def __init__(self, store: VaultBase) -> None:
+        self.store = store
+        self._names: dict[str, list[str]] | None = None
+
+    def forget(self) -> None:
+        """Files may have come or gone (a new batch of changes): list them again when needed."""
+        self._names = None
+
+    # Reading links -------------------------------------------------------------------------------
+    def link(self, note_id: str, rel: str, body: str, actor: str) -> None:
+        """The note ``rel``'s attachments made the files its text links to.
+
+        With no file link, nothing is done: the mirror dropped the note's links when its body
+        changed, and an unchanged body keeps them.
+        """
+        paths = list(dict.fromkeys(p for p in (self.find(rel, t, w) for t, w in written_targets(body)) if p))
+        if not paths:
+            return
+        ids = [self._file_id(path, actor) for path in paths]
+        with self.store.db.write() as conn:
+            conn.execute(
+                "DELETE FROM note_resources WHERE note_id = ? "
+                "AND resource_id IN (SELECT resource_id FROM vault_files)",
+                (note_id,),
+            )
+            for resource_id in ids:
+                conn.execute(
+                    "INSERT OR IGNORE INTO note_resources(note_id, resource_id) VALUES (?, ?)",
+                    (note_id, resource_id),
+                )
+
+    def find(self, note_rel: str, target: str, wiki: bool) -> str | None:
+        """The file a link of the note ``note_rel`` leads to, or None."""
+        folder = note_rel.rpartition("/")[0]
+        here = self._file(posixpath.join(folder, target))
+        if here or target.startswith("/"):
+            return here or self._file(target.lstrip("/"))
+        found = self._file(target)
+        if found or not wiki:
+            return found
+        named = self._by_name().get(posixpath.basename(target).casefold(), [])
+        ending = "/" + target.casefold()
+        named = [p for p in named if "/" not in target or ("/" + p.casefold()).endswith(ending)]
+        return min(named, key=lambda p: (p.count("/"), p)) if named else None
+
+    def _file(self, rel: str) -> str | None:
+        rel = posixpath.normpath(rel)
+        if rel in (".", "..") or rel.startswith("../") or not self.store.vault.is_other_file(rel):
+            return None
+        return rel if self.store.vault.state(rel) is not None else None
+
+    def _by_name(self) -> dict[str, list[str]]:
+        if self._names is None:
+            names: dict[str, list[str]] = {}
+            for _, files in self.store.vault.walk(notes=False):
+                for rel in files:
+                    names.setdefault(posixpath.basename(rel).casefold(), []).append(rel)
+            self._names = names
+        return self._names
+
+    def _file_id(self, path: str, actor: str) -> str:
+        """The attachment id of the folder's file ``path``, its row made (or its size refreshed)."""
+        store = self.store
+        state = store.vault.state(path)
+        size, mtime = (state.size, state.mtime_ns // 1_000_000) if state else (0, 0)
+        resource_id = store.ledger.file_at(path)
+        with store.db.write() as conn:
+            known = conn.execute("SELECT 1 FROM resources WHERE id = ?", (resource_id,)).fetchone()
+            if resource_id is not None and known:
+                conn.execute(
+                    "UPDATE resources SET size = ?, updated_time = ? WHERE id = ? AND size != ?",
+                    (size, mtime, resource_id, size),
+                )
+                return resource_id
+            resource_id = new_id()
+            name = posixpath.basename(path)
+            mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            conn.execute(
+                f"INSERT INTO resources({RESOURCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (resource_id, name, name, mime, size, file_extension(name), mtime, mtime),
+            )
+            record(conn, ItemType.RESOURCE, resource_id, ChangeType.CREATE, actor, mtime)
+            store.ledger.put_file(conn, resource_id, path)
+        return resource_id
+
+    # Writing links -------------------------------------------------------------------------------
+    def place(self, body: str, note_rel: str) -> str:
+        """``body`` with each ``:/id`` link to an attachment made a relative path to its file in the
+        folder, the file written first where Obsidian would put it when it is still in the profile."""
+        paths: dict[str, str] = {}
+        for resource_id in linked_ids(body):
+            known = self.store.ledger.file(resource_id)
+            path = known[0] if known else self._adopt(resource_id, note_rel)
+            if path is not None:
+                paths[resource_id] = path
+        if not paths:
+            return body
+        folder = note_rel.rpartition("/")[0] or "."
+
+        def target(match: re.Match[str]) -> str:
+            path = paths.get(match.group(2).lower())
+            if path is None:
+                return match.group(0)
+            return match.group(1) + quote(posixpath.relpath(path, folder), safe="/")
+
+        return _ID_TARGET.sub(target, body)
+
+    def _adopt(self, resource_id: str, note_rel: str) -> str | None:
+        """Write the profile's attachment into the folder; its path there (None: not an attachment)."""
+        store = self.store
+        try:
+            resource = store.mirror.get_resource(resource_id)
+        except NotFoundError:
+            return None  # a link to a note
+        data = store.mirror.read_resource(resource_id)
+        stem, suffix = posixpath.splitext(resource.filename)
+        path = store.vault.free_name(self.new_folder(note_rel), stem or "attachment", suffix)
+        store.vault.write(path, data)
+        with store.db.write() as conn:
+            store.ledger.put_file(conn, resource_id, path, content_hash(data))
+        with contextlib.suppress(OSError):
+            store.mirror.resource_path(resource_id).unlink()  # noted's own copy, now in the folder
+        self.forget()
+        return path
+
+    def new_folder(self, note_rel: str) -> str:
+        """Where a new attachment of the note ``note_rel`` goes (``attachmentFolderPath``)."""
+        setting = "/"
+        with contextlib.suppress(OSError, Skipped, ValueError, UnicodeDecodeError, AttributeError):
+            value = json.loads(self.store.vault.read(APP_SETTINGS).data).get("attachmentFolderPath")
+            setting = value if isinstance(value, str) else setting
+        setting = setting.strip()
+        if setting == "." or setting.startswith("./"):
+            folder = posixpath.normpath(posixpath.join(note_rel.rpartition("/")[0], setting[2:]))
+        else:
+            folder = posixpath.normpath(setting.strip("/") or ".")
+        return "" if folder == "." else folder

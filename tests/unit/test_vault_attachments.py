@@ -1,0 +1,146 @@
+"""Attachments on a Markdown folder, with real files under real ``git``: the files notes link to are
+their attachments where they are (never copied), a file attached from noted is written where
+Obsidian would put it, and noted deletes only a file it wrote, unchanged."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tests.support.images import image_bytes
+from tests.support.vaults import by_title, git, opened
+
+from noted.ops.attachments import add_from_path
+from noted.store.vault import VaultStore
+
+PHOTO = image_bytes(40, 20)
+DIAGRAM = image_bytes(30, 30, color="red")
+LINKS = (
+    "# Trip\n\n![](../img/photo.png)\n\nThe plan: ![[diagram.png|200]]\n\n"
+    "Costs in [the report](<../docs/q 3.pdf>) and [[missing.pdf]], see [[Other]] and https://x.org/a.png.\n"
+)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    for folder in ("img", "docs", "projects", "assets/deep"):
+        (root / folder).mkdir(parents=True)
+    (root / "img" / "photo.png").write_bytes(PHOTO)
+    (root / "assets" / "deep" / "diagram.png").write_bytes(DIAGRAM)
+    (root / "docs" / "q 3.pdf").write_bytes(b"%PDF-1.4 report")
+    (root / "projects" / "trip.md").write_text(LINKS)
+    (root / "projects" / "other.md").write_text("# Other\n\nNothing attached.\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "start")
+    return root
+
+
+def resources_dir(tmp_path: Path) -> list[str]:
+    folder = tmp_path / "p" / "vault-resources"
+    return sorted(os.listdir(folder)) if folder.is_dir() else []
+
+
+def test_the_files_a_note_links_to_are_its_attachments_where_they_are(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        trip = by_title(store, "Trip")
+        found = {r.filename: r for r in store.list_resources(note_id=trip)}
+        # Before: the vault store listed only attachments kept in the profile, so none of these.
+        assert sorted(found) == ["diagram.png", "photo.png", "q 3.pdf"]
+        assert found["photo.png"].mime == "image/png" and found["photo.png"].size == len(PHOTO)
+        diagram = found["diagram.png"].id
+        assert store.resource_path(diagram) == vault / "assets" / "deep" / "diagram.png"
+        assert store.read_resource(diagram) == DIAGRAM
+        assert store.read_resource(found["q 3.pdf"].id) == b"%PDF-1.4 report"
+        assert store.resource_notes(diagram) == [trip]
+        assert store.list_resources(note_id=by_title(store, "Other")) == []
+    with opened(vault, tmp_path / "p") as store:  # the same ids on the next start
+        assert {r.id for r in store.list_resources(note_id=trip)} == {r.id for r in found.values()}
+    assert resources_dir(tmp_path) == []  # nothing copied into the profile
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_an_outside_edit_linking_another_file_follows(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        other = by_title(store, "Other")
+        (vault / "projects" / "other.md").write_text("# Other\n\nNow with ![[photo.png]].\n")
+        store.follower.apply(["projects/other.md"])
+        assert [r.filename for r in store.list_resources(note_id=other)] == ["photo.png"]
+        (vault / "projects" / "other.md").write_text("# Other\n\nNo picture any more.\n")
+        store.follower.apply(["projects/other.md"])
+        assert store.list_resources(note_id=other) == []
+        assert (vault / "img" / "photo.png").read_bytes() == PHOTO
+
+
+@pytest.mark.parametrize(
+    ("setting", "where"),
+    [
+        (None, "scan.png"),  # Obsidian's default: the folder's root
+        ("./", "projects/scan.png"),  # the note's folder
+        ("./attachments", "projects/attachments/scan.png"),
+        ("assets", "assets/scan.png"),
+        ("/", "scan.png"),
+    ],
+)
+def test_a_file_attached_from_noted_is_written_where_obsidian_would_put_it(
+    vault: Path, tmp_path: Path, setting: str | None, where: str
+) -> None:
+    if setting is not None:
+        (vault / ".obsidian").mkdir()
+        (vault / ".obsidian" / "app.json").write_text(json.dumps({"attachmentFolderPath": setting}))
+    picked = tmp_path / "scan.png"
+    picked.write_bytes(PHOTO)
+    with opened(vault, tmp_path / "p") as store:
+        other = by_title(store, "Other")
+        resource = add_from_path(store, other, str(picked), actor="user")
+        assert (vault / where).read_bytes() == PHOTO
+        link = os.path.relpath(vault / where, vault / "projects")
+        assert (vault / "projects" / "other.md").read_text().endswith(f"\n![scan.png]({link})\n")
+        assert store.resource_path(resource.id) == vault / where
+        assert [r.id for r in store.list_resources(note_id=other)] == [resource.id]
+    assert resources_dir(tmp_path) == []  # the profile's copy went once the file was in the folder
+    with opened(vault, tmp_path / "p") as store:
+        assert [r.id for r in store.list_resources(note_id=other)] == [resource.id]
+
+
+def test_a_second_file_of_the_same_name_does_not_overwrite_the_first(vault: Path, tmp_path: Path) -> None:
+    picked = tmp_path / "photo.png"
+    picked.write_bytes(DIAGRAM)
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "app.json").write_text('{"attachmentFolderPath": "img"}')
+    with opened(vault, tmp_path / "p") as store:
+        add_from_path(store, by_title(store, "Other"), str(picked), actor="user")
+    assert (vault / "img" / "photo.png").read_bytes() == PHOTO
+    assert (vault / "img" / "photo 2.png").read_bytes() == DIAGRAM
+
+
+def test_noted_deletes_only_a_file_it_wrote_and_only_unchanged(vault: Path, tmp_path: Path) -> None:
+    picked = tmp_path / "scan.png"
+    picked.write_bytes(PHOTO)
+    with opened(vault, tmp_path / "p") as store:
+        trip, other = by_title(store, "Trip"), by_title(store, "Other")
+        photo = next(r.id for r in store.list_resources(note_id=trip) if r.filename == "photo.png")
+        store.delete_resource(photo, actor="user")
+        assert (vault / "img" / "photo.png").read_bytes() == PHOTO  # not noted's: kept
+        mine = add_from_path(store, other, str(picked), actor="user")
+        (vault / "scan.png").write_bytes(DIAGRAM)  # changed outside since noted wrote it
+        store.delete_resource(mine.id, actor="user")
+        assert (vault / "scan.png").read_bytes() == DIAGRAM
+        again = add_from_path(store, other, str(picked), actor="user")
+        assert store.resource_path(again.id) == vault / "scan 2.png"
+        store.delete_resource(again.id, actor="user")
+        assert not (vault / "scan 2.png").exists()  # noted's own, unchanged: deleted
+
+
+def test_a_link_out_of_the_folder_is_not_an_attachment(vault: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.png").write_bytes(PHOTO)
+    (vault / "img" / "link.png").symlink_to(tmp_path / "secret.png")
+    (vault / "projects" / "other.md").write_text("# Other\n\n![](../../secret.png) ![](../img/link.png)\n")
+    store = VaultStore.open(vault, tmp_path / "p")
+    try:
+        assert store.list_resources(note_id=by_title(store, "Other")) == []
+    finally:
+        store.close()
