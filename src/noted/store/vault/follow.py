@@ -13,12 +13,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from noted.errors import Interruption, NotFoundError
 from noted.models import ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag
 from noted.store.rules import MAX_TITLE
+from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.vault.files import TRASH, FileState, ReadFile, Skipped, decode
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+BULK = 100
+"""From this many changed files on, a batch is indexed by keyword at its end (``deferred_keyword_index``)."""
 Progress = Callable[[int, int], None]
 """Told ``(done, total)`` as the start-up scan reads changed files."""
 
@@ -186,7 +190,8 @@ class Follower:
     ) -> int:
         changed = 0
         fresh: dict[str, tuple[FileText, ReadFile]] = {}
-        with self.store.mirror.batch():
+        mirror = self.store.mirror
+        with mirror.batch(), deferred_keyword_index(mirror.db) if len(present) >= BULK else nullcontext():
             for done, rel in enumerate(sorted(present), start=1):
                 if self.stopping():
                     raise FollowStopped
