@@ -48,9 +48,9 @@ _NOTE_SUFFIXES = (".md", ".markdown")
 def written_targets(body: str) -> list[tuple[str, bool]]:
     """The file links of ``body`` as written: (path, True for a wiki link), notes and URLs left out."""
     found: list[tuple[int, str, bool]] = []
-    for match in WIKI_LINK.finditer(body):
+    for match in WIKI_LINK.finditer(body) if "[[" in body else ():
         found.append((match.start(), match.group(2).strip(), True))
-    for match in _MD_LINK.finditer(body):
+    for match in _MD_LINK.finditer(body) if "](" in body else ():
         target = match.group(1).strip().removeprefix("<").removesuffix(">")
         if target and not target.startswith(("#", ":/")) and not _SCHEME.match(target):
             found.append((match.start(), unquote(target.partition("#")[0].partition("?")[0]), False))
