@@ -36,7 +36,7 @@ def pair_texts(new: Mapping[str, str], gone: Mapping[str, str]) -> dict[str, str
         a, b = words[n], words[g]
         if not a or not b:
             continue
-        matcher = difflib.SequenceMatcher(None, b, a, autojunk=False)
+        matcher = difflib.SequenceMatcher(None, b, a)  # autojunk: common words do not make it quadratic
         if matcher.real_quick_ratio() >= SIMILAR and matcher.quick_ratio() >= SIMILAR:
             ratio = matcher.ratio()
             if ratio >= SIMILAR:
