@@ -7,10 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.support.vaults import opened
 
 from noted.models import NoteDraft, NotePatch
+from noted.search.keyword import KeywordSearch
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.bulk import deferred_keyword_index
+from noted.store.vault.follow import BULK
 
 
 @pytest.fixture
@@ -77,3 +80,22 @@ def test_a_failed_batch_leaves_the_trigger_as_it_was(store: SqliteStore) -> None
 def test_it_refuses_outside_a_batch(store: SqliteStore) -> None:
     with pytest.raises(RuntimeError, match="inside db.batch"), deferred_keyword_index(store.db):
         pass
+
+
+def test_a_markdown_folder_read_in_one_large_batch_is_searchable_by_keyword(tmp_path: Path) -> None:
+    # BULK files or more take the deferred path (the other vault tests use small folders).
+    vault = tmp_path / "notes"
+    (vault / "sub").mkdir(parents=True)
+    for i in range(BULK + 20):
+        (vault / "sub" / f"n{i}.md").write_text(f"# Note {i}\n\nquokka{i} and the shared walrus\n")
+    with opened(vault, tmp_path / "p") as store:
+        search = KeywordSearch(store)
+        assert search.search("walrus").total == BULK + 20
+        assert search.search(f"quokka{BULK + 7}").total == 1
+        consistent(store.mirror)
+        for i in range(BULK + 20):  # an outside edit of every file: one more large batch, of updates
+            (vault / "sub" / f"n{i}.md").write_text(f"# Note {i}\n\nnarwhal{i}\n")
+        (vault / "sub" / "new.md").write_text("# New\n\nnarwhal new\n")
+        store.follower.scan()
+        assert search.search("walrus").total == 0 and search.search("narwhal*").total == BULK + 21
+        consistent(store.mirror)
