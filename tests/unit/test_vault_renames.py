@@ -150,3 +150,13 @@ def test_the_similarity_rule() -> None:
     assert pair_texts({"new": ""}, {"old": ""}) == {}  # nothing to compare is no evidence
     assert pair_sets({"w": {"a.md", "b.md", "c.md"}}, {"p": {"a.md", "b.md"}, "q": {"z.md"}}) == {"w": "p"}
     assert pair_sets({"w": {"a.md"}}, {"p": {"a.md", "b.md", "c.md"}}) == {}
+
+
+def test_a_folder_rename_reported_file_by_file_keeps_its_notebook(vault: Path, tmp_path: Path) -> None:
+    # The watcher may report a renamed folder's files without the folder itself (seen under load).
+    with opened(vault, tmp_path / "p") as store:
+        projects = folder_named(store, "projects")
+        os.rename(vault / "projects", vault / "renamed")
+        store.follower.apply(["renamed/plan.md", "renamed/meeting.md", "projects/plan.md"])
+        assert folder_named(store, "renamed") == projects
+        assert "projects" not in [f.title for f in store.list_folders(include_trashed=True)]

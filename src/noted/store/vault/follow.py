@@ -139,6 +139,7 @@ class Follower:
             elif full.is_file() or full.is_symlink():
                 if vault.is_note_path(rel):
                     present.add(rel)
+                    folders += [rel.rpartition("/")[0]] if "/" in rel else []  # its folder may be new
             else:
                 for row in ledger.notes_under(rel):
                     if not in_trash(row.path) and row.present:
