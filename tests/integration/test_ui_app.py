@@ -22,7 +22,7 @@ from noted.ui.app import NotedApp
 from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
-from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.messages import FirstNotesShown, OpenNote, StoreChanged
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
@@ -256,6 +256,11 @@ async def test_a_new_note_with_no_notebook_listed_goes_in_the_default_notebook(r
     assert [t.title for t in store.note_tags(note.id)] == ["someday"]
 
 
+def _collect(into: list[FirstNotesShown], kind: type[FirstNotesShown]) -> Callable[[Message], None]:
+    """A message hook keeping the messages of ``kind``."""
+    return lambda message: into.append(message) if isinstance(message, kind) else None
+
+
 async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_was_ready(
     fixture: Fixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -269,7 +274,7 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
     handler = logging.Handler(logging.INFO)
     handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
     # On the logger itself: earlier tests may have set noted's loggers not to pass records up.
-    logger = logging.getLogger("noted.ui.widgets.note_list")
+    logger = logging.getLogger("noted.ui.speed")
     logger.addHandler(handler)
     level = logger.level
     logger.setLevel(logging.INFO)
@@ -284,14 +289,14 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
         monkeypatch.setattr(module, name, counted)
     services = open_services(fixture.root)
     app = open_app(services)
-    assert app.first_look is not None
-    app.first_look.wait(timeout=scaled(60))  # as when Textual takes longer to load than the reading
+    first_look = app.speed.first_look
+    assert first_look is not None
+    first_look.wait(timeout=scaled(60))  # as when Textual takes longer to load than the reading
+    shown: list[FirstNotesShown] = []
     try:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZE, message_hook=_collect(shown, FirstNotesShown)) as pilot:
             notes = app.workspace.query_one(NoteList)
-            await until(
-                pilot, lambda: notes.ready_at is not None and app.workspace.query_one(NotebookTree).ready
-            )
+            await until(pilot, lambda: bool(shown) and app.workspace.query_one(NotebookTree).ready)
             assert [row.meta.title for row in notes.rows] == [
                 "Release plan",
                 "Meeting notes",

@@ -1,8 +1,9 @@
 """The reader model without Textual: what it shows, in which order, for each race it settles.
 
-Each test drives ``ReaderModel`` through the events the viewer feeds it (requests, reads coming
-back in any order, the page hidden, another screen on top) and checks the effects it returns, the
-same values the viewer carries out. No Pilot and no threads: the model is plain state.
+Each test drives ``ReaderModel`` through the events the viewer and the workspace feed it (asks,
+reads coming back in any order, the page hidden, another screen on top, the editor in the way)
+and checks the effects it returns, the same values they carry out. No Pilot and no threads: the
+model is plain state.
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ from noted.ui.reader_model import (
     KEPT,
     Announce,
     Answer,
+    Ask,
     Blank,
     Copy,
     Draw,
+    Edit,
     Fetch,
     FetchAhead,
+    Focus,
+    MakeWay,
     Park,
+    Read,
     ReaderModel,
     ScrollAgain,
     Surface,
@@ -159,3 +165,61 @@ def test_reload_keeps_the_reading_position_and_releases_a_waiting_screen() -> No
     a = copy("a")
     assert model.read(fetch_of(effects), a, SHOWN) == [Draw(a, None, True), Announce("a", None)]
     assert model.clear() == [Blank(EMPTY)]
+
+
+# The note-open flow: the editor in the way, the focus, an edit asked before the note is shown ----
+EDITING_A = Surface(drawable=False, editing=True, edited="a")
+
+
+def test_a_note_asked_for_while_another_is_edited_waits_for_the_editor_to_make_way() -> None:
+    model: ReaderModel[str] = ReaderModel()
+    # The search screen waiting on ticket 3 closes at once: the editor may have to ask about its text.
+    assert model.ask(Ask("b", ticket=3), EDITING_A) == [Answer(3), MakeWay()]
+    assert model.wanted is None  # nothing is read before the editor has saved
+    effects = model.made_way(True, SHOWN)
+    assert effects == [Fetch("b", None, False, 0, 1), Read(), Focus()]  # the ticket was answered already
+    assert model.made_way(True, SHOWN) == []  # one ask, carried out once
+
+
+def test_a_conflict_in_the_editor_drops_the_ask_and_keeps_the_editor() -> None:
+    model: ReaderModel[str] = ReaderModel()
+    assert model.ask(Ask("b", focus=False), EDITING_A) == [MakeWay()]
+    assert model.made_way(False, EDITING_A) == []  # the person's text stays in front of them
+    assert model.wanted is None and model.request == 0
+
+
+def test_asking_for_the_note_being_edited_changes_nothing_but_a_section_does() -> None:
+    model: ReaderModel[str] = ReaderModel()
+    assert model.ask(Ask("a", ticket=4), EDITING_A) == [Answer(4)]
+    # Not vacuous: the same note at a section is a real request, so the editor makes way.
+    assert model.ask(Ask("a", "1.1"), EDITING_A) == [MakeWay()]
+
+
+def test_an_edit_asked_before_the_note_is_read_starts_once_it_is_shown() -> None:
+    model: ReaderModel[str] = ReaderModel()
+    a = copy("a")
+    model.read_ahead_done((a,), 0)
+    effects = model.ask(Ask("a", edit=True), SHOWN)
+    # Read afresh (what is edited must be the stored text, not a copy read ahead), then edited.
+    assert effects == [Fetch("a", None, False, 0, 1), Read(), Focus()]
+    assert model.shown("b") == []  # another note's Shown does not start it
+    model.read(fetch_of(effects), a, SHOWN)
+    assert model.shown("a") == [Edit(a.view)]
+    assert model.shown("a") == []  # once
+    # The note on the page already: edited at once.
+    assert model.ask(Ask("a", edit=True, focus=False), SHOWN) == [Edit(a.view)]
+
+
+def test_the_focus_moves_to_the_page_only_when_it_is_not_there_and_after_a_covering_screen() -> None:
+    model: ReaderModel[str] = ReaderModel()
+    a = copy("a")
+    model.read_ahead_done((a,), 0)
+    focused = Surface(drawable=True, focused=True)
+    assert model.ask(Ask("a"), focused) == [Draw(a, None, False), Announce("a", None), Read()]
+    assert model.ask(Ask("a", ticket=2), SHOWN) == [Answer(2), Read(), Focus()]  # shown: only the focus
+    assert model.ask(Ask("a", focus=False), SHOWN) == []
+    # Under the search screen: the note is drawn now, the focus moves once the screen has closed.
+    effects = model.ask(Ask("a", "2"), COVERED)
+    assert Focus() not in effects and Read() in effects
+    assert model.uncovered() == [Announce("a", "2"), Focus(later=True)]
+    assert model.uncovered() == []

@@ -157,7 +157,7 @@ def test_the_first_screen_is_read_ahead_once(tmp_path: Path) -> None:
     from noted.profile import Profile
     from noted.services import Services
     from noted.settings import Settings
-    from noted.ui.launch import FirstLook
+    from noted.ui.speed import FirstLook
 
     profile = Profile(tmp_path / "profile")
     services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ={}))
@@ -182,7 +182,7 @@ def test_the_first_screen_read_ahead_gives_nothing_when_the_store_fails(tmp_path
     from noted.profile import Profile
     from noted.services import Services
     from noted.settings import Settings
-    from noted.ui.launch import FirstLook
+    from noted.ui.speed import FirstLook
 
     profile = Profile(tmp_path / "profile")
     services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ={}))

@@ -1,14 +1,14 @@
-"""``NotedApp``: themes, keymap, the app-wide keys, and the long-lived work behind the screens.
+"""``NotedApp``: themes, keymap, the app-wide keys, and the parts the app owns.
 
-The panes live on the ``Workspace`` screen and do their own work. The app starts what runs for
-as long as it does when it mounts (the indexer, and a follower of the store's change feed that
-repaints what another process changed) and stops it when it unmounts; that work itself is in
-``background``.
+The panes live on the ``Workspace`` screen and do their own work. The app owns, and starts when it
+mounts and stops when it unmounts: its long-lived work (``background``: the indexer, a follower of
+the store's change feed that repaints what another process changed, the MCP server), its speed-ups
+(``speed``), the keys held for an opening pane (``typeahead``) and what it does with an error
+nothing caught (``crash``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
@@ -18,16 +18,15 @@ from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.theme import Theme
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
 from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, UI_KEYMAP, UI_THEME
-from noted.ui import crash, memory, patches, setting_checks
-from noted.ui.background import RunsInBackground
-from noted.ui.clipboard import CopiesThroughTmux
+from noted.ui import crash, setting_checks
+from noted.ui.background import Background
+from noted.ui.clipboard import pass_through_tmux
 from noted.ui.commands import (
     MoveToProvider,
     OpenNoteProvider,
@@ -38,6 +37,7 @@ from noted.ui.commands import (
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.dialogs.keys import KeysOverlay, key_groups, pane_help
 from noted.ui.messages import (
+    FirstNotesShown,
     IndexerStatusChanged,
     OpenNote,
     ReadAhead,
@@ -47,19 +47,18 @@ from noted.ui.messages import (
     WorkFailed,
 )
 from noted.ui.palette import key_hints, system_commands
-from noted.ui.slots import search_screen, settings_screen
+from noted.ui.speed import FirstLook, Speedups, log_ready, process_age
 from noted.ui.themes import DEFAULT_THEME, load_themes, user_theme_dirs
-from noted.ui.typeahead import HoldsKeys
+from noted.ui.typeahead import TypeAhead
 from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.status_bar import StatusBar
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import report_failure
 from noted.ui.workspace import Workspace
 
 if TYPE_CHECKING:
-    from noted.mcp.embedded import EmbeddedMcpServer
-    from noted.ui.launch import FirstLook
+    from noted.ui.screens.settings import SettingsScreen
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +69,7 @@ KEYS_HELP = "Every key of the focused pane and of the app, and the pane's help"
 """The palette's "Keys" (Textual's opens its help panel; this opens ``KeysOverlay``)."""
 
 
-class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastResort, RunsInBackground):
+class NotedApp(App[None]):
     """The terminal notebook."""
 
     # The default screen's own CSS_PATH is not read by Textual (only pushed screens' are), so the
@@ -91,20 +90,16 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         """``background=False`` starts neither the indexer nor the followers of changes and of
         ``config.toml`` (for snapshots);
         ``first_look``: the first screen's rows, being read ahead (``launch.open_app``)."""
-        self.first_look = first_look
-        self._current_theme: tuple[str, Theme] | None = None
-        patches.install()
-        self._collector = memory.Collector()
+        self.speed = Speedups(first_look)
         super().__init__()
         self.services = services
-        self._background = background
+        self.background = Background(self, services)
+        self.typeahead = TypeAhead(self)
+        self.crash = crash.CrashReport(self, self._crash_line)
+        self._run_background = background
         self._unsubscribe: Callable[[], None] | None = None
-        self._mcp: EmbeddedMcpServer | None = None
-        self._mcp_lock = asyncio.Lock()
         self._restore_hooks: Callable[[], None] = lambda: None
-        self._settings: Screen[object] | None = None
-        self.mcp_status = ""
-        """The MCP server's status-bar text (the settings screen shows it too)."""
+        self._settings: SettingsScreen | None = None
         setting_checks.install(services.settings)  # what the core cannot check: themes, key names
         found = load_themes(user_theme_dirs(services.settings.path))
         for theme in found.themes.values():
@@ -113,7 +108,7 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         self.theme = self._theme_name(services.settings.get(UI_THEME))
 
     def get_default_screen(self) -> Workspace:
-        return Workspace(self.services, self.first_look)
+        return Workspace(self.services, self.speed.first_look)
 
     @property
     def workspace(self) -> Workspace:
@@ -123,17 +118,9 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         return screen
 
     @property
-    def current_theme(self) -> Theme:
-        """As in ``App``, but remembered: Textual asks for it for every line it paints, and looks it up
-        in a dictionary it builds afresh each time (an eighth of the time a note took to open)."""
-        cached = self._current_theme
-        if cached is None or cached[0] != self.theme:
-            cached = self._current_theme = (self.theme, super().current_theme)
-        return cached[1]
-
-    def register_theme(self, theme: Theme) -> None:
-        super().register_theme(theme)
-        self._current_theme = None
+    def mcp_status(self) -> str:
+        """The MCP server's status-bar text (the settings screen shows it too)."""
+        return self.background.mcp_status
 
     def _theme_name(self, wanted: str) -> str:
         if wanted in self.available_themes:
@@ -144,46 +131,38 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
 
     # Life cycle ----------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self._restore_hooks = self.catch_background_errors()
+        self._restore_hooks = self.crash.catch_background_errors()
         settings = self.services.settings
         self.set_keymap(dict(settings.get(UI_KEYMAP)))
         self._unsubscribe = settings.subscribe(self._settings_touched)
         for problem in self._problems:  # each broken theme file or setting is reported once, at start
             self.notify(problem, title="Settings", severity="warning", timeout=8)
-        if self._background:
-            self.follow_settings()
-            self.follow_changes()
-            self.start_indexer()
+        if self._run_background:
+            first = self.speed.first_look
+            self.background.start(cursor=None if first is None else first.cursor)
         if settings.get(MCP_ENABLED):
-            self.apply_mcp()
-        # The tools (and their imports) are built once the app is up, so the settings screen, the
-        # palette's "Toggle tool…" and the chat pane do not wait for them.
-        self.set_timer(1.0, self._warm_up)
-        self.set_interval(1.0, self._collector.tick)
+            self.background.apply_mcp()
+        self.speed.start(self, self._warm_up)
 
     def _warm_up(self) -> None:
-        code = code_theme(self.current_theme.dark)
+        """Build the assistant's tools (and their imports), so the settings screen, the palette's
+        "Toggle tool…" and the chat pane do not wait for them; load the code highlighter, so the
+        first note with a code block opens as fast as the next. Runs in a thread."""
+        _ = self.services.registry
+        from noted.ui.widgets.markdown_draw import warm_up  # Rich Markdown, Pygments
 
-        def warm_up() -> None:
-            _ = self.services.registry
-            from noted.ui.widgets.markdown_draw import warm_up as warm_up_code  # Rich Markdown, Pygments
-
-            warm_up_code(code)  # the first note with a code block then opens as fast as the next
-
-        self.run_worker(
-            warm_up, thread=True, group="warm-up", exit_on_error=False,
-            description="loading the assistant's tools and the code highlighter",
-        )  # fmt: skip
+        warm_up(code_theme(self.current_theme.dark))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        super().on_worker_state_changed(event)
-        if event.worker.group == "warm-up" and event.state is WorkerState.SUCCESS:
-            self._collector.settle()  # the app is up: later collections need not walk all of it again
+        report_failure(self, event)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
-            self._collector.input_seen()
-        await super().on_event(event)
+            self.speed.input_seen()
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            await self.typeahead.key(event, super().on_event)
+        else:
+            await super().on_event(event)
 
     def _settings_touched(self, changes: tuple[SettingChange, ...]) -> None:
         # Runs in whichever thread changed the setting: only post, never touch widgets.
@@ -191,17 +170,18 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
 
     async def on_unmount(self) -> None:
         self._restore_hooks()
-        self._collector.stop()
+        self.speed.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
-        if self._mcp is not None:
-            await self._mcp.stop()
-        indexer = self.services.indexer
-        if indexer is not None:
-            indexer.stop(timeout=2.0)
+        await self.background.stop()
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Copy ``text``: Textual's OSC 52, and inside tmux the same once more through passthrough."""
+        super().copy_to_clipboard(text)
+        pass_through_tmux(self, text)
 
     # Errors nothing caught ---------------------------------------------------------------
-    def crash_report(self, error: BaseException) -> str:
+    def _crash_line(self, error: BaseException) -> str:
         """Keep the editor's unsaved text, then say what happened and where to look."""
         unsaved = self._unsaved()
         rescued = crash.rescue(self.services.profile.root, unsaved) if unsaved is not None else None
@@ -240,6 +220,10 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
     def _read_ahead(self, event: ReadAhead) -> None:
         self.workspace.read_ahead(event.note_ids)
 
+    @on(FirstNotesShown)
+    def _first_notes(self, event: FirstNotesShown) -> None:
+        log_ready(event.painted, event.cpu, process_age())
+
     @on(IndexerStatusChanged)
     def _index_status(self, event: IndexerStatusChanged) -> None:
         self.status.set_index(event.status)
@@ -270,8 +254,8 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         if any(key.startswith(("ai.", "mcp.")) for key in event.keys):
             self.workspace.show_settings()
         moved = bool(MCP_RESTART_KEYS.intersection(event.keys))
-        if MCP_ENABLED.key in event.keys or (moved and self._mcp is not None):
-            self.apply_mcp(restart=moved)
+        if MCP_ENABLED.key in event.keys or (moved and self.background.mcp_started):
+            self.background.apply_mcp(restart=moved)
 
     # Actions -------------------------------------------------------------------------------
     async def action_quit(self) -> None:
@@ -283,21 +267,25 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         self.exit()
 
     def action_search(self) -> None:
+        from noted.ui.screens.search import SearchScreen  # loaded when first opened, not at start
+
         try:
             if not self.is_screen_installed("search"):
                 # Built once and kept: closing a screen Textual must also remove repaints the whole
                 # workspace a second time (after pruning its widgets), 30-40 ms on every note opened.
-                self.install_screen(search_screen(self.services), "search")
+                self.install_screen(SearchScreen(self.services), "search")
             self.push_screen("search")  # it opens the chosen note itself, before it closes
         except NotedError as exc:
             self.notify(str(exc), severity="warning")
 
     def action_settings(self) -> None:
+        from noted.ui.screens.settings import SettingsScreen  # loaded when first opened
+
         if self._settings is not None and self._settings in self.screen_stack:
-            self.release_keys()
+            self.typeahead.release()
             return  # F2 inside the settings (or a dialog over them): they are open already
         try:
-            self._settings = settings_screen(self.services)
+            self._settings = SettingsScreen(self.services)
             self.push_screen(self._settings)  # it hands on the keys typed ahead once it has focus
         except NotedError as exc:
             self.notify(str(exc), severity="warning")
@@ -338,7 +326,8 @@ class NotedApp(ReportsWorkerFailures, HoldsKeys, CopiesThroughTmux, crash.LastRe
         if isinstance(self.screen, KeysOverlay):
             self.screen.dismiss(None)
         else:
-            self.push_screen(KeysOverlay(key_groups(self.screen), pane_help(self.screen)))
+            help_text = key_hints(self).fill(pane_help(self.screen))  # the keys as the keymap has them
+            self.push_screen(KeysOverlay(key_groups(self.screen), help_text))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):

@@ -1,6 +1,6 @@
 """The app's long-lived work: following the change feed and ``config.toml``, the indexer, and the
-embedded MCP server. ``NotedApp`` mixes this in, starts it when it mounts and stops it when it
-unmounts; each runs in a worker and reaches the screen only through messages.
+embedded MCP server. ``NotedApp`` owns a ``Background``, starts it when it mounts and stops it when
+it unmounts; each part runs in a worker of the app and reaches the screen only through messages.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from textual import work
 from textual.app import App
 from textual.worker import get_current_worker
 
@@ -22,7 +21,6 @@ from noted.ui.messages import IndexerStatusChanged, StatusPart, StoreChanged
 if TYPE_CHECKING:
     from noted.indexer.service import IndexStatus
     from noted.mcp.embedded import EmbeddedMcpServer, McpState
-    from noted.ui.launch import FirstLook
 
 log = logging.getLogger("noted.ui.app")  # the logger these lines have always come from
 
@@ -32,27 +30,46 @@ SETTINGS_SECONDS = 1.0
 """How often the app re-reads ``config.toml`` for changes made elsewhere (a shell, another app)."""
 
 
-class RunsInBackground(App[Any]):
-    """The app's followers, indexer and MCP server (mixed into the app, which sets these fields)."""
+class Background:
+    """The app's followers, indexer and MCP server, run as workers of ``app``."""
 
-    services: Services
-    first_look: FirstLook | None
-    _mcp: EmbeddedMcpServer | None
-    _mcp_lock: asyncio.Lock
-    mcp_status: str
-    """The MCP server's status-bar text (the settings screen shows it too)."""
+    def __init__(self, app: App[Any], services: Services) -> None:
+        self._app = app
+        self._services = services
+        self._mcp: EmbeddedMcpServer | None = None
+        self._mcp_lock = asyncio.Lock()
+        self.mcp_status = ""
+        """The MCP server's status-bar text (the settings screen shows it too)."""
+
+    def start(self, cursor: int | None) -> None:
+        """Follow ``config.toml`` and the change feed (from ``cursor``, or from now), and start
+        the indexer."""
+        app = self._app
+        app.run_worker(
+            self._follow_settings, thread=True, exclusive=True, group="settings", exit_on_error=False,
+            description="following config.toml",
+        )  # fmt: skip
+        app.run_worker(
+            lambda: self._follow_changes(cursor), thread=True, exclusive=True, group="follower",
+            exit_on_error=False, description="following changes",
+        )  # fmt: skip
+        app.run_worker(
+            self._start_indexer, thread=True, exclusive=True, group="indexer", exit_on_error=False,
+            description="starting the indexer",
+        )  # fmt: skip
+
+    async def stop(self) -> None:
+        """Stop the MCP server and the indexer (the app cancels the followers with its workers)."""
+        if self._mcp is not None:
+            await self._mcp.stop()
+        indexer = self._services.indexer
+        if indexer is not None:
+            indexer.stop(timeout=2.0)
 
     def _index_progress(self, status: IndexStatus) -> None:
-        self.post_message(IndexerStatusChanged(status))  # from the indexer's thread
+        self._app.post_message(IndexerStatusChanged(status))  # from the indexer's thread
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="settings",
-        exit_on_error=False,
-        description="following config.toml",
-    )
-    def follow_settings(self) -> None:
+    def _follow_settings(self) -> None:
         """Re-read the config file when another process changed it (``noted config set``…), as the
         MCP server does; the changes reach the app and its panes through the settings' subscribers."""
         worker = get_current_worker()
@@ -60,66 +77,65 @@ class RunsInBackground(App[Any]):
         while not worker.is_cancelled:
             time.sleep(SETTINGS_SECONDS)
             try:
-                self.services.settings.reload()
+                self._services.settings.reload()
                 reported = None
             except NotedError as exc:  # a half-typed file: say it once, keep the values in effect
                 if str(exc) != reported:
                     reported = str(exc)
                     log.warning("config file not reloaded: %s", exc)
-                    self.call_from_thread(
-                        self.notify, f"{exc}", title="Settings not reloaded", severity="warning"
+                    self._app.call_from_thread(
+                        self._app.notify, f"{exc}", title="Settings not reloaded", severity="warning"
                     )
 
-    @work(thread=True, exclusive=True, group="follower", exit_on_error=False, description="following changes")
-    def follow_changes(self) -> None:
+    def _follow_changes(self, cursor: int | None) -> None:
         """Post a ``StoreChanged`` for each batch of changes in the feed until the app ends."""
         worker = get_current_worker()
-        store = self.services.store
-        self.services.start_watching()  # a Markdown folder's outside changes reach the feed
-        # From where the rows read ahead were read, if they were: what changed since reaches the screen.
-        cursor = None if self.first_look is None else self.first_look.cursor
+        store = self._services.store
+        self._services.start_watching()  # a Markdown folder's outside changes reach the feed
         while not worker.is_cancelled:
-            if cursor is None:
-                try:  # on Joplin this asks Joplin, which may be off when the app starts
-                    cursor = store.latest_cursor()
-                except NotedError as exc:
-                    log.warning("reading the change feed failed: %s", exc)
-                    time.sleep(1.0)
-                    continue
             try:
+                if cursor is None:  # on Joplin this asks Joplin, which may be off when the app starts
+                    cursor = store.latest_cursor()
                 page = store.changes_since(cursor)
             except NotedError as exc:  # a busy database: try again rather than stop following
                 log.warning("reading the change feed failed: %s", exc)
                 time.sleep(1.0)
                 continue
             if page.changes:
-                self.post_message(StoreChanged.of(page.changes, page.cursor))
+                self._app.post_message(StoreChanged.of(page.changes, page.cursor))
             cursor = page.cursor
             if not page.has_more:
                 time.sleep(FOLLOW_SECONDS)
 
-    @work(
-        thread=True, exclusive=True, group="indexer", exit_on_error=False, description="starting the indexer"
-    )
-    def start_indexer(self) -> None:
+    def _start_indexer(self) -> None:
         """Load the embedding model and start indexing (in a thread: the model takes a moment)."""
-        service = self.services.start_indexer(label="tui", on_status=self._index_progress)
+        service = self._services.start_indexer(label="tui", on_status=self._index_progress)
         if service is None:
-            self.post_message(StatusPart("index", "index off"))
+            self._app.post_message(StatusPart("index", "index off"))
         else:
-            self.post_message(IndexerStatusChanged(service.status))
+            self._app.post_message(IndexerStatusChanged(service.status))
 
-    @work(exclusive=False, group="mcp", exit_on_error=False, description="starting the MCP server")
-    async def apply_mcp(self, restart: bool = False) -> None:
+    def apply_mcp(self, *, restart: bool = False) -> None:
         """Start or stop the embedded MCP server to follow ``mcp.enabled`` (``restart``: a new address)."""
+        self._app.run_worker(
+            self._apply_mcp(restart), exclusive=False, group="mcp", exit_on_error=False,
+            description="starting the MCP server",
+        )  # fmt: skip
+
+    @property
+    def mcp_started(self) -> bool:
+        """Whether the MCP server was ever started (it may have stopped since)."""
+        return self._mcp is not None
+
+    async def _apply_mcp(self, restart: bool) -> None:
         async with self._mcp_lock:  # one start or stop at a time, in the order asked
             if self._mcp is None:
                 # The MCP SDK takes a while to import: do it off the event loop, and only when wanted.
                 embedded = await asyncio.to_thread(importlib.import_module, "noted.mcp.embedded")
                 deps = importlib.import_module("noted.mcp.deps").McpDeps.of(
-                    self.services, log_path=self.services.profile.log_path
+                    self._services, log_path=self._services.profile.log_path
                 )
-                # poll_seconds=0: the app follows config.toml itself (follow_settings).
+                # poll_seconds=0: the app follows config.toml itself (_follow_settings).
                 self._mcp = embedded.EmbeddedMcpServer(deps, on_state=self._mcp_state, poll_seconds=0)
             if restart and self._mcp.running:
                 await self._mcp.stop()
@@ -132,4 +148,4 @@ class RunsInBackground(App[Any]):
         else:
             text = f"MCP failed: {state.error}" if state.error else "MCP off"
         self.mcp_status = text
-        self.post_message(StatusPart("mcp", text))  # post: the server may report from another thread
+        self._app.post_message(StatusPart("mcp", text))  # post: the server may report from another thread

@@ -22,12 +22,18 @@ def binding_ids() -> frozenset[str]:
     """The ids a ``ui.keymap`` entry may name."""
     for module in pkgutil.walk_packages(noted.ui.__path__, prefix="noted.ui."):
         importlib.import_module(module.name)
-    found: set[str] = set()
+    return frozenset(declared())
+
+
+def declared() -> dict[str, Binding]:
+    """The bindings with an id of every widget, screen and app class loaded now, by id (one each:
+    a binding id has the same default keys wherever it is declared)."""
+    found: dict[str, Binding] = {}
     pending: list[type[DOMNode]] = [DOMNode]
     while pending:
         cls = pending.pop()
         pending.extend(cls.__subclasses__())
         for binding in vars(cls).get("BINDINGS", ()):
             if isinstance(binding, Binding) and binding.id:
-                found.add(binding.id)
-    return frozenset(found)
+                found.setdefault(binding.id, binding)
+    return found

@@ -40,14 +40,12 @@ def line_count(text: str) -> int:
     return len(text.splitlines())
 
 
-class CopiesThroughTmux(App[Any]):
-    """An app whose copies also reach the outer terminal from a tmux with only passthrough on."""
-
-    def copy_to_clipboard(self, text: str) -> None:
-        """Copy ``text``: Textual's OSC 52, and inside tmux the same once more through passthrough."""
-        super().copy_to_clipboard(text)
-        if os.environ.get("TMUX"):
-            write_raw(self, tmux_passthrough(osc52(text)))
+def pass_through_tmux(app: App[Any], text: str) -> None:
+    """Inside tmux, send the copy of ``text`` once more, through tmux's passthrough, so that it
+    reaches the outer terminal from a tmux with only passthrough on (``NotedApp.copy_to_clipboard``
+    calls this after Textual's own copy)."""
+    if os.environ.get("TMUX"):
+        write_raw(app, tmux_passthrough(osc52(text)))
 
 
 def copy_text(app: App[Any], text: str, what: str, *, nothing: str) -> bool:

@@ -1,9 +1,9 @@
 """What the app does with an error nothing else caught: Textual's last resort, which ends the app.
 
 Textual printed a Rich traceback (source lines, locals) on the person's screen and wrote nothing
-to ``noted.log``. ``NotedApp`` hands such an error here instead: its stack goes to the log, the
-text being edited (if it was not saved) to a file in the profile, and the screen gets one line
-saying what happened and where to look.
+to ``noted.log``. ``NotedApp`` owns a ``CrashReport`` that takes such an error instead: its stack
+goes to the log, the text being edited (if it was not saved) to a file in the profile, and the
+screen gets one line saying what happened and where to look.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import Any
 from textual.app import App
 from textual.worker import WorkerFailed
 
-from noted.ui import patches
 from noted.ui.messages import WorkFailed
 
 log = logging.getLogger(__name__)
@@ -81,19 +80,35 @@ def one_line(error: BaseException, log_path: Path, rescued: Path | None) -> str:
     return f"noted stopped on an internal error ({what}).{kept} The details are in {log_path}."
 
 
-class LastResort(App[None]):
-    """An ``App`` that ends on an uncaught error as ``crash`` says, not with a Rich traceback.
+class CrashReport:
+    """What an app does with an error nothing caught (``NotedApp.crash``): the stack to the log,
+    ``report``'s line on the screen once the app has closed.
 
-    Subclasses say what the person reads in ``crash_report``. The three methods below are
-    Textual's own (private ones): ``noted.ui.patches.crash_output`` says why, and
-    ``tests/integration/test_ui_errors.py`` checks they still apply.
+    Textual calls none of this itself: ``noted.ui.patches.crash_output`` hands the error here from
+    Textual's private exit path, for an app that has a ``crash``, and says why.
     """
 
-    _crash_line: str | None = None
+    def __init__(self, app: App[Any], report: Callable[[BaseException], str]) -> None:
+        """``report``: the line the person reads once the app has closed on the error (called
+        once, for the first)."""
+        self._app = app
+        self._report = report
+        self._line: str | None = None
 
-    def crash_report(self, error: BaseException) -> str:
-        """The line shown once the app has closed on ``error`` (called once, for the first)."""
-        return f"{type(cause(error)).__name__}: the app stopped on an internal error"
+    def record(self, error: BaseException) -> None:
+        """Log ``error`` and, for the first, work out the line to show."""
+        record(error)
+        if self._line is None:  # the first error says what happened; later ones are its echo
+            try:
+                self._line = self._report(error)
+            except Exception:  # the report failing must not hide the error it reports
+                log.exception("the crash report failed")
+                self._line = one_line(error, Path("noted.log"), None)
+
+    def take_line(self) -> str | None:
+        """The line to print, once (None: nothing was recorded)."""
+        line, self._line = self._line, None
+        return line
 
     def catch_background_errors(self) -> Callable[[], None]:
         """Until the returned function is called, an error that ends a bare thread or an asyncio
@@ -101,18 +116,19 @@ class LastResort(App[None]):
         its stack to the log, one line on screen. Python would print it over the screen."""
         loop = asyncio.get_running_loop()
         loop_handler, thread_hook = loop.get_exception_handler(), threading.excepthook
+        app = self._app
 
         def on_loop(_: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
             error = context.get("exception")
             if isinstance(error, BaseException):
-                self.post_message(WorkFailed("A background task", error))
+                app.post_message(WorkFailed("A background task", error))
             else:
                 log.error("the event loop reported: %s", context.get("message"))
 
         def on_thread(args: threading.ExceptHookArgs) -> None:
             if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
                 name = args.thread.name if args.thread is not None else "?"
-                self.post_message(WorkFailed(f"The thread {name}", args.exc_value))
+                app.post_message(WorkFailed(f"The thread {name}", args.exc_value))
 
         loop.set_exception_handler(on_loop)
         threading.excepthook = on_thread
@@ -122,29 +138,3 @@ class LastResort(App[None]):
             threading.excepthook = thread_hook
 
         return restore
-
-    def _handle_exception(self, error: Exception) -> None:
-        record(error)
-        if self._crash_line is None:  # the first error says what happened; later ones are its echo
-            try:
-                self._crash_line = self.crash_report(error)
-            except Exception:  # the report failing must not hide the error it reports
-                log.exception("the crash report failed")
-                self._crash_line = one_line(error, Path("noted.log"), None)
-        super()._handle_exception(error)  # the return code, the error for Pilot, the exit
-
-    def _fatal_error(self) -> None:
-        """As in ``App``, without rendering a traceback for the screen: the log has it."""
-        if not patches.enabled(patches.crash_output.PATCH):
-            super()._fatal_error()
-            return
-        self.bell()
-        self._close_messages_no_wait()
-
-    def _print_error_renderables(self) -> None:
-        if self._crash_line is None or not patches.enabled(patches.crash_output.PATCH):
-            super()._print_error_renderables()
-            return
-        self._exit_renderables.clear()
-        self.error_console.print(self._crash_line, soft_wrap=True, markup=False, highlight=False)
-        self._crash_line = None

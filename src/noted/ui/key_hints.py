@@ -2,12 +2,15 @@
 
 A palette entry that says "(ctrl+n)" goes wrong the day ``ui.keymap.app.new_note`` moves the key;
 so the texts ask here, with the owner's ``BINDINGS`` and the keymap in effect, rather than spell
-the key out.
+the key out. The panes' help texts (``HELP``) name a key by its binding id in braces, ``{note.save}``,
+and ``KeyHints.fill`` writes in the keys (``**Ctrl+S**``); only Textual's own keys, which no keymap
+moves (``Tab``, the arrows, ``Enter`` in a list), are written out.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,8 +18,32 @@ from typing import Any
 from textual.app import App
 from textual.binding import BindingsMap, BindingType
 from textual.dom import DOMNode
+from textual.keys import format_key
+
+from noted.ui.binding_ids import binding_ids, declared
 
 log = logging.getLogger(__name__)
+
+PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)\}")
+"""A binding id in braces, as help texts name a key: ``{list.mark}``."""
+_NAMES = {
+    "escape": "Esc", "enter": "Enter", "space": "Space", "tab": "Tab", "delete": "Delete",
+    "backspace": "Backspace", "home": "Home", "end": "End", "pageup": "PgUp", "pagedown": "PgDn",
+    "up": "↑", "down": "↓", "left": "←", "right": "→",
+}  # fmt: skip
+
+
+def spoken(key: str) -> str:
+    """A key as the help and the README write it: ``Ctrl+S``, ``Esc``, ``F4``, ``?``, ``G``."""
+    *modifiers, name = key.split("+")
+    if name in _NAMES:
+        shown = _NAMES[name]
+    elif re.fullmatch(r"f\d+", name):
+        shown = name.upper()
+    else:
+        shown = format_key(name)  # question_mark → ?
+        shown = shown.upper() if modifiers and len(shown) == 1 else shown
+    return "+".join([*(modifier.capitalize() for modifier in modifiers), shown])
 
 
 def class_bindings(owner: type[DOMNode]) -> list[BindingType]:
@@ -58,6 +85,27 @@ class KeyHints:
             log.warning("no key runs %s.%s for the text %r", owner.__name__, action, text)
             return text
         return f"{text} ({' or '.join(keys)}{where})"
+
+    def spoken_keys(self, binding_id: str) -> tuple[str, ...]:
+        """The keys of the binding ``binding_id`` now, as ``spoken`` writes them (none if no such id)."""
+        found = declared()
+        if binding_id not in found and binding_id in binding_ids():  # its module was not loaded yet
+            found = declared()
+        binding = found.get(binding_id)
+        keys = self.keymap.get(binding_id) or (binding.key if binding is not None else "")
+        return tuple(spoken(key.strip()) for key in keys.split(",") if key.strip())
+
+    def fill(self, text: str) -> str:
+        """``text`` (Markdown) with each ``{binding.id}`` replaced by that binding's keys in bold."""
+
+        def keys(match: re.Match[str]) -> str:
+            found = self.spoken_keys(match.group(1))
+            if not found:  # a help text naming an id no binding has: a slip to fix
+                log.warning("no key has the id %s named in a help text", match.group(1))
+                return f"`{match.group(1)}`"
+            return " or ".join("**" + re.sub(r"([\\`*_])", r"\\\1", key) + "**" for key in found)
+
+        return PLACEHOLDER.sub(keys, text)
 
     def for_callback(self, text: str, callback: Callable[[], Any], owner: type[DOMNode] | None = None) -> str:
         """``hint`` for a bound ``action_*`` method: its action, on ``owner`` or the method's object."""

@@ -139,3 +139,18 @@ class SettingsChanged(Message):
     def __init__(self, keys: tuple[str, ...]) -> None:
         super().__init__()
         self.keys = keys
+
+
+class FirstNotesShown(Message):
+    """The frame that first shows notes in the list has been painted (once per app).
+
+    The app logs the start-up figure from it (``noted.ui.speed.log_ready``); the UI benchmark
+    times start-up by it.
+    """
+
+    def __init__(self, painted: float, cpu: float) -> None:
+        super().__init__()
+        self.painted = painted
+        """``time.perf_counter()`` just after that frame."""
+        self.cpu = cpu
+        """``time.process_time()`` then."""

@@ -1,4 +1,5 @@
-"""``ReaderModel``: what the reader shows, decided without Textual (``NoteViewer`` only draws).
+"""``ReaderModel``: what the reader shows, decided without Textual (``NoteViewer`` draws it, and
+``Workspace`` moves the editor, the focus and the layout as it says).
 
 Opening a note races with everything else the person does: they move on before a read comes
 back, a note changes while it is read ahead, the page is hidden (a narrow screen, the editor) so
@@ -29,6 +30,11 @@ the last one counts)::
        └──────────────────────── clear ──────────────────────── │  unseen   │ ──────────▶ drawn (Announce)
                                                                 └───────────┘
 
+A note is asked for with ``ask`` (the list's cursor, search, a link): while the editor has the
+reader's place it first has to save and make way (``MakeWay``, then ``made_way``; a conflict keeps
+the editor, and the ask is dropped); then the note is opened, the page focused (once the covering
+screen closes, if one covers it) and, if that was asked, edited once it is shown (``shown``).
+
 Every new request (``open``, ``reload``, ``clear``) first answers the ticket of the one before
 it: that note will not be shown now. A read that answers an older request is dropped. Notes read
 ahead (the list's neighbours, the search screen's highlighted result) are kept, sixteen at most,
@@ -56,12 +62,33 @@ EMPTY = "No note open — choose one in the list."
 
 @dataclass(frozen=True, slots=True)
 class Surface:
-    """What the viewer tells the model with each event: the page's state on screen."""
+    """What the screen tells the model with each event: the reader's state on screen."""
 
     drawable: bool
     """The page has a width, so a note can be drawn now (it is hidden otherwise)."""
     covered: bool = False
     """Another screen is on top of the workspace."""
+    editing: bool = False
+    """The editor has the reader's place."""
+    edited: str | None = None
+    """The note in the editor (while ``editing``)."""
+    focused: bool = False
+    """The page has the focus."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A note asked for: from the list's cursor, search, a link, a note's id (``OpenNote``)."""
+
+    note_id: str
+    section: str | None = None
+    """Scroll to this section (``"1.2"``); None keeps the top (or, for the note shown, the place)."""
+    focus: bool = True
+    """Go to the page (and, on a narrow screen, give the reader the whole screen)."""
+    edit: bool = False
+    """Edit the note once it is shown."""
+    ticket: int | None = None
+    """Answered once the note is in place, or will not be (``OpenNote``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +162,35 @@ class Answer:
     ticket: int
 
 
-Effect = Union[Fetch, FetchAhead, Draw[D], Park, ScrollAgain, Blank, Announce, Answer]  # noqa: UP007 (generic alias)
+@dataclass(frozen=True, slots=True)
+class MakeWay:
+    """The editor saves and gives the reader back its place; then call ``ReaderModel.made_way``
+    with whether it did (a conflict keeps it open: the person's text stays in front of them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Open the editor on this note (``NoteViewer.EditRequested``)."""
+
+    view: NoteView
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """On a narrow screen, give the reader the whole screen (``Workspace.reading``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """Give the page the focus; ``later``: after the next frame (the screen over the workspace has
+    just closed), holding the keys typed meanwhile."""
+
+    later: bool = False
+
+
+Effect = Union[  # noqa: UP007 (generic alias)
+    Fetch, FetchAhead, Draw[D], Park, ScrollAgain, Blank, Announce, Answer, MakeWay, Edit, Read, Focus
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +202,8 @@ class _Parked(Generic[D]):
 
 class ReaderModel(Generic[D]):
     """The reader's state: the note wanted, the request and generation counts, what was read
-    ahead, a note parked until the page has a width, and a ``Shown`` held while covered."""
+    ahead, a note parked until the page has a width, a ``Shown`` held while covered, an ask
+    waiting for the editor to make way, and the focus and edit due once a note is shown."""
 
     def __init__(self) -> None:
         self.wanted: str | None = None
@@ -162,6 +218,9 @@ class ReaderModel(Generic[D]):
         self._parked: _Parked[D] | None = None
         self._waiting: int | None = None
         self._shown_later: Announce | None = None
+        self._making_way: Ask | None = None
+        self._edit_after_show: str | None = None
+        self._focus_on_resume = False
 
     def has_ahead(self, note_id: str) -> bool:
         """Whether ``note_id`` has been read ahead (and nothing changed since)."""
@@ -173,6 +232,29 @@ class ReaderModel(Generic[D]):
         return self._parked is not None
 
     # Events ------------------------------------------------------------------------------
+    def ask(self, ask: Ask, surface: Surface) -> list[Effect[D]]:
+        """Show the note asked for, the editor making way first if it has the reader's place."""
+        if not surface.editing:
+            return self._go(ask, surface)
+        # The editor may have to ask about its text: whoever waits for the note stops covering it.
+        effects: list[Effect[D]] = [] if ask.ticket is None else [Answer(ask.ticket)]
+        if surface.edited == ask.note_id and not ask.section:
+            return effects  # the note asked for is the one being edited
+        self._making_way = Ask(ask.note_id, ask.section, ask.focus, ask.edit)
+        return [*effects, MakeWay()]
+
+    def made_way(self, done: bool, surface: Surface) -> list[Effect[D]]:
+        """The editor saved and gave the reader its place (``done``), or kept it for a conflict."""
+        ask, self._making_way = self._making_way, None
+        return self._go(ask, surface) if ask is not None and done else []
+
+    def shown(self, note_id: str) -> list[Effect[D]]:
+        """``note_id`` is on screen (``Shown``): edit it if that was asked before it was read."""
+        if self._edit_after_show != note_id or self.view is None:
+            return []
+        self._edit_after_show = None
+        return [Edit(self.view)]
+
     def open(
         self,
         note_id: str,
@@ -239,9 +321,14 @@ class ReaderModel(Generic[D]):
         return effects
 
     def uncovered(self) -> list[Effect[D]]:
-        """The screen over the workspace closed: say ``Shown`` for a note drawn under it."""
+        """The screen over the workspace closed: say ``Shown`` for a note drawn under it, and move
+        the focus to the page if a note opened under it asked for that."""
         shown, self._shown_later = self._shown_later, None
-        return [] if shown is None else [shown]
+        effects: list[Effect[D]] = [] if shown is None else [shown]
+        if self._focus_on_resume:  # after the frame showing the note (the focus ring a frame later)
+            self._focus_on_resume = False
+            effects.append(Focus(later=True))
+        return effects
 
     def clear(self, text: str = EMPTY) -> list[Effect[D]]:
         """Show nothing (the note was deleted, or the list is empty)."""
@@ -253,6 +340,31 @@ class ReaderModel(Generic[D]):
         return [*effects, Blank(text)]
 
     # Steps -------------------------------------------------------------------------------
+    def _go(self, ask: Ask, surface: Surface) -> list[Effect[D]]:
+        # Focusing the page again would repaint the whole screen. Under another screen (search,
+        # closing once the note is in place) the focus moves once it has closed, not through it
+        # (which paints the covering screen again): the note comes first, the focus ring after.
+        focus_now = ask.focus and not surface.focused
+        if focus_now and surface.covered:
+            self._focus_on_resume, focus_now = True, False  # kept whatever else opens meanwhile
+        effects: list[Effect[D]] = []
+        if ask.note_id != self.wanted or ask.section is not None:
+            effects += self.open(
+                ask.note_id, ask.section, surface, read_ahead=not ask.edit, ticket=ask.ticket
+            )
+        elif ask.ticket is not None:
+            effects.append(Answer(ask.ticket))
+        if ask.edit:
+            if self.view is not None and self.view.note.id == ask.note_id:
+                effects.append(Edit(self.view))
+            else:
+                self._edit_after_show = ask.note_id
+        if ask.focus:
+            effects.append(Read())
+        if focus_now:
+            effects.append(Focus())
+        return effects
+
     def _next_request(self, ticket: int | None) -> list[Effect[D]]:
         self.request += 1
         effects = self._answered()  # whoever waited on the last request: it will not be shown now

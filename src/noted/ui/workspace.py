@@ -10,6 +10,7 @@ pane the layout hides (``reveal``), so no key acts on what the person cannot see
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, Self, cast
 
 from textual import on
@@ -26,10 +27,12 @@ from textual.widgets import ContentSwitcher
 from noted.services import Services
 from noted.settings import handles
 from noted.ui.empty_trash import empty_trash
-from noted.ui.messages import OpenAnswered, OpenNote, StoreChanged
+from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
+from noted.ui.reader_model import Ask, Edit, Effect, Focus, MakeWay, Read, Surface
 from noted.ui.typeahead import hold_keys, release_keys
 from noted.ui.widgets.key_bar import KeyBar
+from noted.ui.widgets.markdown_page import Drawn
 from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
@@ -39,7 +42,7 @@ from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when first shown
     from noted.ui.chat import ChatPane
-    from noted.ui.launch import FirstLook
+    from noted.ui.speed import FirstLook
 
 
 _PANES = frozenset({"tree", "notes", "reader", "chat-pane"})
@@ -70,26 +73,30 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     of its own: the class it sets repaints what it changes."""
 
     def __init__(self, services: Services, first_look: FirstLook | None = None) -> None:
+        """``first_look``: the first rows of the tree and the list, read while the app loaded."""
         super().__init__(id="workspace-screen")
         self.services = services
         self._first_look = first_look
-        self._edit_after_show: str | None = None
-        self._focus_on_resume = False
-        """Focus the reader's page when this screen is on top again (a note opened under another)."""
 
     def compose(self) -> ComposeResult:
         store = self.services.store
         with Horizontal(id="workspace"):
-            tree = NotebookTree(store, id="tree", first_look=self._first_look)
+            tree = NotebookTree(store, id="tree")
             tree.border_title = "Notebooks"
             yield tree
-            yield NoteList(store, self.services.keyword, id="notes", first_look=self._first_look)
+            yield NoteList(store, self.services.keyword, id="notes")
             with ContentSwitcher(id="reader", initial="viewer") as reader:
                 reader.border_title = READER_TITLE
                 yield NoteViewer(store, keyword=self.services.keyword, id="viewer")
                 yield NoteEditor(store, id="editor")
         yield StatusBar(self._settings_parts(), id="status")
         yield KeyBar()
+
+    def on_mount(self) -> None:
+        # After the panes' own mount, before the first frame: the rows read ahead, if they came.
+        first = self._first_look
+        self.query_one(NotebookTree).load_first(None if first is None else first.take_tree())
+        self.query_one(NoteList).load_first(None if first is None else first.take_page())
 
     def show_settings(self) -> None:
         """Show the model in use in the status bar, and the MCP server when it is switched off."""
@@ -177,37 +184,39 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
         ``ticket``: answered once the note is in place, or will not be (see ``OpenNote``).
         """
+        reader = self.query_one(NoteViewer).reader
+        await self.follow(reader.ask(Ask(note_id, section, focus, edit, ticket), self._surface()))
+
+    def _surface(self) -> Surface:
+        editor = self.query_one(NoteEditor)
+        return replace(
+            self.query_one(NoteViewer).surface(),
+            editing=self.editing,
+            edited=None if editor.note is None else editor.note.id,
+            focused=self.query_one(NoteScroll).has_focus,
+        )
+
+    async def follow(self, effects: list[Effect[Drawn]]) -> None:
+        """Carry out what the reader model decided, in its order: the viewer draws the page, this
+        screen moves the editor, the focus and the layout."""
         viewer = self.query_one(NoteViewer)
-        if self.editing:
-            OpenAnswered.send(self.app, ticket)  # the editor may have to ask about its text: uncover it
-            ticket = None
-            editor = self.query_one(NoteEditor)
-            if editor.note is not None and editor.note.id == note_id and not section:
-                return
-            if await editor.flush() == CONFLICT:
-                return  # the editor is asking the person; their text stays open
-            self.query_one("#reader", ContentSwitcher).current = "viewer"
-        page = self.query_one(NoteScroll)
-        # Focusing the page again would repaint the whole screen. Under another screen (search,
-        # closing once the note is in place) the focus moves once it has closed, not through it
-        # (which paints the covering screen again): the note comes first, the focus ring after.
-        focus_now = focus and not page.has_focus
-        if focus_now and self.app.screen is not self:
-            self._focus_on_resume, focus_now = True, False  # kept whatever else opens meanwhile
-        if note_id != viewer.note_id or section is not None:
-            # A copy read ahead is as fresh as the list: the reader drops them on every change.
-            viewer.show(note_id, section, read_ahead=not edit, ticket=ticket)
-        else:
-            OpenAnswered.send(self.app, ticket)
-        if edit:
-            if viewer.view is not None and viewer.view.note.id == note_id:
-                self.post_message(NoteViewer.EditRequested(viewer.view))
+        for effect in effects:
+            if isinstance(effect, MakeWay):
+                done = await self.query_one(NoteEditor).flush() != CONFLICT
+                if done:
+                    self.query_one("#reader", ContentSwitcher).current = "viewer"
+                await self.follow(viewer.reader.made_way(done, self._surface()))
+            elif isinstance(effect, Edit):
+                self.post_message(NoteViewer.EditRequested(effect.view))
+            elif isinstance(effect, Read):
+                self.reading = True
+            elif isinstance(effect, Focus) and effect.later:
+                hold_keys(self.app)  # keys typed meanwhile wait for the focus
+                self.call_after_refresh(self._focus_page)
+            elif isinstance(effect, Focus):
+                self.query_one(NoteScroll).focus()
             else:
-                self._edit_after_show = note_id
-        if focus:
-            self.reading = True
-        if focus_now:
-            page.focus()
+                viewer.apply([effect])
 
     def set_focus(
         self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
@@ -253,14 +262,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         """Have the reader read these notes ahead (see ``ReadAhead``)."""
         self.query_one(NoteViewer).read_ahead(list(note_ids))
 
-    def on_screen_resume(self) -> None:
+    async def on_screen_resume(self) -> None:
         for viewer in self.query(NoteViewer):  # none yet when the app first shows this screen
-            viewer.uncovered()
-        if self._focus_on_resume:  # a note opened from the screen that has just closed
-            # After the frame showing the note (the focus ring a frame later); keys typed meanwhile wait.
-            self._focus_on_resume = False
-            hold_keys(self.app)
-            self.call_after_refresh(self._focus_page)
+            await self.follow(viewer.reader.uncovered())
 
     def _focus_page(self) -> None:
         self.query_one(NoteScroll).focus()
@@ -276,15 +280,12 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     @on(NoteViewer.Shown)
-    def _shown(self, event: NoteViewer.Shown) -> None:
+    async def _shown(self, event: NoteViewer.Shown) -> None:
         if self.chat is not None:
             self.chat.set_note(event.note_id)
         viewer = self.query_one(NoteViewer)
         viewer.read_ahead(self.query_one(NoteList).neighbours(event.note_id))
-        view = self.query_one(NoteViewer).view
-        if self._edit_after_show == event.note_id and view is not None:
-            self._edit_after_show = None
-            self.post_message(NoteViewer.EditRequested(view))
+        await self.follow(viewer.reader.shown(event.note_id))
 
     @on(NoteViewer.EditRequested)
     def _edit(self, event: NoteViewer.EditRequested) -> None:

@@ -61,9 +61,9 @@ class EditCard(Vertical, can_focus=True):
 
 The diff shows what would change in the note (`+` added, `-` removed).
 
-- **y** accepts it (it is saved to the note, as a revision you can find in its history)
-- **n** rejects it (nothing is written; the assistant is told you said no)
-- **u** undoes a saved change, restoring the note as it was, unless it changed since
+- {chat.accept} accepts it (it is saved to the note, as a revision you can find in its history)
+- {chat.reject} rejects it (nothing is written; the assistant is told you said no)
+- {chat.undo} undoes a saved change, restoring the note as it was, unless it changed since
 """
 
     @dataclass

@@ -36,15 +36,16 @@ CHAT_HELP = """\
 Ask the assistant about the open note. It reads the note and uses only the tools switched on in
 Settings → Tools. Each conversation is saved with its note and comes back when you return to it.
 
-- **Enter** sends · **Esc** stops an answer (what was said so far is kept)
-- **Shift+Tab** from the message box moves up through the messages, tool calls and changes; **Enter** on a call
-  shows its arguments and result
-- **y** / **n** accept or reject a proposed change (or use its buttons)
-- **Ctrl+Z** (or **u** away from the message box) undoes the last saved change, unless the note
-  changed since
-- **Ctrl+N** new chat · **Ctrl+R** earlier chats about this note
-- **Ctrl+Y** copies the last reply (its Markdown) to the clipboard; on a message (**Shift+Tab**
-  from the message box reaches the last one) **y** copies it and **Y** one of its code blocks
+- {chat.send} sends · {chat.cancel} stops an answer (what was said so far is kept)
+- **Shift+Tab** from the message box moves up through the messages, tool calls and changes;
+  **Enter** on a call shows its arguments and result
+- {chat.accept} / {chat.reject} accept or reject a proposed change (or use its buttons)
+- {chat.undo} undoes the last saved change (a letter only away from the message box), unless the
+  note changed since
+- {chat.new} new chat · {chat.history} earlier chats about this note
+- {chat.copy} copies the last reply (its Markdown) to the clipboard; on a message (**Shift+Tab**
+  from the message box reaches the last one) {chat.message.copy} copies it and
+  {chat.message.copy.code} one of its code blocks
 
 Keys can be changed in settings, e.g. `noted config set ui.keymap.chat.send ctrl+s`
 (ids: chat.send, chat.cancel, chat.accept, chat.reject, chat.undo, chat.new, chat.history,

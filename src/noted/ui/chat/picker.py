@@ -29,9 +29,10 @@ class ConversationPicker(OptionList):
     HELP = """\
 ## Earlier chats
 
-The saved conversations about this note, newest first. **↑/↓** or **j/k** move, **g/G** go
-to the newest or oldest, **Enter** resumes the highlighted one, **Esc** closes the list.
-Ctrl+N starts a new chat instead.
+The saved conversations about this note, newest first. **↓**/**↑** or
+{chat.history.down}/{chat.history.up} move, {chat.history.first}/{chat.history.last} go to the newest
+or oldest, **Enter** resumes the highlighted one, {chat.history.close} closes the list.
+{chat.new} starts a new chat instead.
 """
 
     BINDINGS = [

@@ -35,6 +35,7 @@ from noted.ui.patches import (
     same_rules,
     steady_scrollbars,
     strip_cycles,
+    theme_cache,
 )
 from noted.ui.patches.guard import Patch, Private, enabled, turn_off, turn_on
 
@@ -44,6 +45,7 @@ PATCHES: tuple[Patch, ...] = (
     same_rules.PATCH,
     focus_within.PATCH,
     strip_cycles.PATCH,
+    theme_cache.PATCH,
     steady_scrollbars.PATCH,
     pending_layout.PATCH,
     option_rows.PATCH,
@@ -53,13 +55,18 @@ PATCHES: tuple[Patch, ...] = (
 """Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
 
 
-def install(textual_version: str | None = None) -> tuple[Patch, ...]:
+def install(textual_version: str | None = None, *, speed: bool = True) -> tuple[Patch, ...]:
     """Turn on every patch written for this Textual (once per process); give the ones that are on.
 
     Args:
         textual_version: The Textual version to guard by; the installed one when ``None``.
+        speed: False leaves out (and turns off) the patches that exist only for speed
+            (``noted.ui.speed``'s switch).
     """
-    return tuple(patch for patch in PATCHES if turn_on(patch, textual_version))
+    for patch in PATCHES:
+        if patch.speed and not speed:
+            turn_off(patch)
+    return tuple(patch for patch in PATCHES if (speed or not patch.speed) and turn_on(patch, textual_version))
 
 
 def uninstall() -> None:

@@ -7,14 +7,69 @@ public hook to say what an app prints when it dies, nor to keep the traceback of
 still ending the app as Textual does (return code, the error for Pilot). To report: "App: a public
 hook for the fatal-error output (or an option to log the traceback instead of printing it)".
 
-``noted.ui.crash.LastResort`` overrides the three methods: the stack goes to ``noted.log``, the
-person reads one line. With the patch off it prints what Textual prints (the log still has it).
+The patch wraps the three methods for an app that has a ``crash`` (``noted.ui.crash.CrashReport``):
+the error goes to its ``record`` (the stack to ``noted.log``), Textual's own handling ends the app,
+and the person reads the report's one line instead of the traceback. Any other app, or any app with
+the patch off, prints what Textual prints.
 """
 
 from __future__ import annotations
 
-from noted.ui.patches.guard import Patch, Private
+from typing import TYPE_CHECKING, Any, Protocol
 
+from noted.ui.patches.guard import Patch, Private, Swap
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+class Report(Protocol):
+    """What an app's ``crash`` does (``noted.ui.crash.CrashReport``)."""
+
+    def record(self, error: BaseException) -> None: ...
+
+    def take_line(self) -> str | None: ...
+
+
+def _report(app: App[Any]) -> Report | None:
+    report = app.__dict__.get("crash")
+    return report if hasattr(report, "take_line") else None
+
+
+def _handle_exception(self: App[Any], error: Exception) -> None:
+    report = _report(self)
+    if report is not None:
+        report.record(error)
+    _SWAP.original("_handle_exception")(self, error)  # the return code, the error for Pilot, the exit
+
+
+def _fatal_error(self: App[Any]) -> None:
+    """As in ``App``, without rendering a traceback for the screen: the log has it."""
+    if _report(self) is None:
+        _SWAP.original("_fatal_error")(self)
+        return
+    self.bell()
+    self._close_messages_no_wait()
+
+
+def _print_error_renderables(self: App[Any]) -> None:
+    report = _report(self)
+    line = None if report is None else report.take_line()
+    if line is None:
+        _SWAP.original("_print_error_renderables")(self)
+        return
+    self._exit_renderables.clear()
+    self.error_console.print(line, soft_wrap=True, markup=False, highlight=False)
+
+
+_SWAP = Swap(
+    "textual.app:App",
+    {
+        "_handle_exception": _handle_exception,
+        "_fatal_error": _fatal_error,
+        "_print_error_renderables": _print_error_renderables,
+    },
+)
 PATCH = Patch(
     name="crash_output",
     module=__name__,
@@ -26,4 +81,5 @@ PATCH = Patch(
         Private("textual.app:App", "_close_messages_no_wait", "(self) -> 'None'"),
         Private("textual.app:App", "_exit_renderables"),
     ),
+    swap=_SWAP,
 )

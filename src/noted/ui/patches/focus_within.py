@@ -46,6 +46,7 @@ PATCH = Patch(
     name="focus_within",
     module=__name__,
     written_for="8.2",
+    speed=True,
     touches=(
         Private(
             "textual.screen:Screen",

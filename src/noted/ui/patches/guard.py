@@ -44,6 +44,7 @@ class Patch:
         module: The module whose docstring describes the upstream bug.
         written_for: The Textual minor release the patch was written and measured against.
         touches: Every private name of Textual it relies on (the upgrade canary checks them).
+        speed: It exists only to make the app faster: ``noted.ui.speed``'s switch leaves it out.
         swap: What it replaces in Textual's classes, process-wide; ``None`` for a patch that lives
             in a helper or an override and only asks ``enabled``.
     """
@@ -52,6 +53,7 @@ class Patch:
     module: str
     written_for: str
     touches: tuple[Private, ...]
+    speed: bool = False
     swap: Swap | None = field(default=None, compare=False)
 
 

@@ -23,6 +23,7 @@ PATCH = Patch(
     name="option_rows",
     module=__name__,
     written_for="8.2",
+    speed=True,
     touches=(
         Private("textual.widgets._option_list:OptionList", "_index_to_line"),
         Private("textual.widgets._option_list:OptionList", "_heights"),

@@ -25,6 +25,7 @@ PATCH = Patch(
     name="pending_layout",
     module=__name__,
     written_for="8.2",
+    speed=True,
     touches=(
         Private("textual.widget:Widget", "_layout_required"),
         Private("textual.widget:Widget", "_set_dirty", "(self, *regions: 'Region') -> 'None'"),

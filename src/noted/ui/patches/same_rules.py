@@ -44,6 +44,7 @@ PATCH = Patch(
     name="same_rules",
     module=__name__,
     written_for="8.2",
+    speed=True,
     touches=(
         Private(
             "textual.css.stylesheet:Stylesheet",

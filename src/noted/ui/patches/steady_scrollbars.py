@@ -33,6 +33,7 @@ PATCH = Patch(
     name="steady_scrollbars",
     module=__name__,
     written_for="8.2",
+    speed=True,
     touches=(
         Private(
             "textual.scroll_view:ScrollView",

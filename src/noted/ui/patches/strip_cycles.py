@@ -10,7 +10,7 @@ once in the middle of a key press (pauses of 100-250 ms while a note opened on a
 a reference cycle of every unchanged line".
 
 The patch makes both skip the cache in that case, so those strips die as soon as the last reference
-goes. ``noted.ui.memory`` does the rest (when the collector runs).
+goes. ``noted.ui.speed.Collector`` does the rest (when the collector runs).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ PATCH = Patch(
     name="strip_cycles",
     module=__name__,
     written_for="8.2",
+    speed=True,
     touches=(
         Private(
             "textual.strip:Strip",

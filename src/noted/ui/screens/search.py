@@ -28,12 +28,12 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from noted.errors import NotedError
-from noted.search import translate
 from noted.search.plain import readable
 from noted.search.results import Hit
 from noted.services import Services
 from noted.settings.handles import SEARCH_DEFAULT_MODE
 from noted.ui.messages import OpenAnswered, OpenNote, ReadAhead
+from noted.ui.speed import warm_glossary
 from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
 
@@ -90,9 +90,9 @@ class ResultList(OptionList):
 ## Results
 
 Best match first. Each shows the note's title and notebook, up to three sections that matched, best
-first (`§ 2.1`, or `§ top` for text before the first heading), and a snippet. **j**/**k** or
-**↑**/**↓** choose, **Ctrl+T** picks the next of its sections, **Enter** opens the note scrolled to
-the section in the accent colour.
+first (`§ 2.1`, or `§ top` for text before the first heading), and a snippet. {search.next}/{search.previous}
+or **↓**/**↑** choose, {search.section} picks the next of its sections, **Enter** opens the note scrolled
+to the section in the accent colour.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -107,9 +107,10 @@ class SearchScreen(ReportsWorkerFailures, ModalScreen[Chosen | None]):
     HELP = """\
 ## Search
 
-Results follow as you type. **Ctrl+O** switches between **keyword**, **meaning** (close in
-sense, even without the same words) and **both**. **↑**/**↓** choose, **Enter** opens the note
-at the section that matched, **Esc** closes.
+Results follow as you type. {search.mode} switches between **keyword**, **meaning** (close in
+sense, even without the same words) and **both**. {search.down}/{search.up} choose, {search.section}
+picks a result's next section, **Enter** opens the note at the section that matched, {search.close}
+closes.
 
 Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR), and filters:
 `notebook:Work` `tag:plan` `title:word` `body:word` `type:todo` `iscompleted:0`
@@ -187,7 +188,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
     def action_cycle_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
         if self.mode != "keyword":
-            self._warm()
+            warm_glossary(self)
         self.query_one("#search-mode", Label).update(self._mode_label())
         self._ask()
 
@@ -202,13 +203,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
 
     def on_mount(self) -> None:
         if self.mode != "keyword":
-            self._warm()
-
-    @work(thread=True, group="warm", exit_on_error=False, description="loading the glossary")
-    def _warm(self) -> None:
-        """Load the query glossary while the person types (the first query in Spanish, German
-        or French would otherwise wait about 0.2 s for it)."""
-        translate.warm()
+            warm_glossary(self)  # while the person types
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def _search(self, number: int, text: str, mode: str) -> None:

@@ -62,8 +62,9 @@ under its field, and nothing is saved. A setting an environment variable (`NOTED
 read-only here. The help under each setting says what it does.
 
 **Type** to find a setting (its name, key, section or help; **Enter** goes to the first shown),
-**Ctrl+↓**/**Ctrl+↑** go to the next or previous section (the command palette lists them too),
-**Tab**/**Shift+Tab** move between settings, **Space** flips a switch, **Esc** goes back.
+{settings.next_section}/{settings.previous_section} go to the next or previous section (the command
+palette lists them too), **Tab**/**Shift+Tab** move between settings, **Space** flips a switch,
+{settings.close} goes back.
 The setting with focus has a heavy bar down its left side and its name reversed.
 From a shell: `noted config list`, `noted config set KEY VALUE`.
 """

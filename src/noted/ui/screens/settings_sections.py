@@ -51,7 +51,7 @@ class KeysSection(Vertical):
     HELP = """\
 ## Keys
 
-Every key has a binding id (`note.save`, `chat.send`…); **F1** on any pane lists them.
+Every key has a binding id (`note.save`, `chat.send`…); {app.help} on any pane lists them.
 Give new keys as a table, e.g. `{"note.save": "ctrl+w"}`, or from a shell:
 `noted config set ui.keymap.note.save ctrl+w`. Unlisted bindings keep their keys.
 """

@@ -12,14 +12,13 @@ refresh does not report it again); what the reader shows is ``reader_model``'s t
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
-from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -27,15 +26,12 @@ from noted.models import NoteMeta
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
 from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page
+from noted.ui.messages import FirstNotesShown
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
-from noted.ui.ready_log import log_ready, process_age
 from noted.ui.widgets.note_rows import row_prompt
 from noted.ui.widgets.triage import NoteTriage
 from noted.ui.workers import ReportsWorkerFailures
-
-if TYPE_CHECKING:
-    from noted.ui.launch import FirstLook
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
 _SORT_LABEL = {NoteOrder.UPDATED: "updated", NoteOrder.TITLE: "title", NoteOrder.CREATED: "created"}
@@ -49,12 +45,14 @@ class NoteList(ReportsWorkerFailures, SteadyScrollbars, OptionList):
     HELP = """\
 ## Notes
 
-**j**/**k** move, **g**/**G** first and last, **Enter** opens the note, **e** edits it.
+{list.down}/{list.up} move, {list.first}/{list.last} first and last, {list.open} opens the note,
+{list.edit} edits it.
 
-Triage several notes at once: **Space** marks a note, **\\*** marks all (or none); then
-**t** tags (`-tag` removes), **m** moves to a notebook, **c** completes a to-do,
-**d** moves to the trash, **u** restores from it. With nothing marked these act on the
-highlighted note. **s** changes the sort (updated, title, created), **n** creates a note.
+Triage several notes at once: {list.mark} marks a note, {list.mark_all} marks all (or none); then
+{list.tag} tags (`-tag` removes), {list.move} moves to a notebook, {list.complete} completes a to-do,
+{list.todo} turns a note into a to-do (and back), {list.trash} moves to the trash, {list.restore}
+restores from it. With nothing marked these act on the highlighted note. {list.sort} changes the sort
+(updated, title, created), {list.new_note} creates a note.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -77,8 +75,8 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         Binding("n", "new_note", "New", id="list.new_note", tooltip="Create a note in this notebook"),
     ]  # fmt: skip
 
-    ready_at: tuple[float, float] | None = None
-    """When a frame first painted notes here: ``time.perf_counter()`` and ``time.process_time()``."""
+    _shown_notes = False
+    """Whether ``FirstNotesShown`` is on its way (once a page with notes came)."""
     _highlighted_note: str | None = None
     """The note last announced by ``NoteHighlighted``."""
     _rebuilding = False
@@ -101,13 +99,6 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
             # from search or a link.
             self.screen.post_message(self.NoteHighlighted(self, note_id, left=left))
         self._highlighted_note = note_id
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        lines = super().render_lines(crop)
-        if self.ready_at is None and self.rows:  # the frame being drawn is the first to show notes
-            painted, cpu = self.ready_at = (time.perf_counter(), time.process_time())
-            self.call_later(log_ready, painted, cpu, process_age())
-        return lines
 
     def scroll_to_highlight(self, top: bool = False) -> None:
         """Scroll only when the cursor leaves the view, and then by half a page (as mutt and less
@@ -158,10 +149,8 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         keyword: KeywordSearch,
         *,
         id: str | None = None,  # noqa: A002 (Textual's name)
-        first_look: FirstLook | None = None,
     ) -> None:
         super().__init__(id=id)
-        self._first_look = first_look
         self._store = store
         self._keyword = keyword
         self.source: NoteSource = ALL_NOTES
@@ -174,10 +163,9 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
         self.triage = NoteTriage(self, store)
 
     # Loading -------------------------------------------------------------------------------
-    def on_mount(self) -> None:
-        # All notes, which the tree will choose once it has loaded: read ahead while the app
-        # loaded if it was, else read now rather than after the tree.
-        page = None if self._first_look is None else self._first_look.take_page()
+    def load_first(self, page: NotePage | None) -> None:
+        """List All notes (which the tree chooses once it has loaded) from ``page``, read while the
+        app loaded, or (None) read now rather than after the tree."""
         self._loading = True
         if page is None:
             self._load(offset=0, limit=PAGE_SIZE, replace=True, keep=None)
@@ -241,6 +229,12 @@ highlighted note. **s** changes the sort (updated, title, created), **n** create
             self.rows.extend(page.rows)
             self.add_options(self._option(row) for row in page.rows)
         self.border_title = self._title()
+        if self.rows and not self._shown_notes:
+            self._shown_notes = True
+            self.call_after_refresh(self._first_shown)  # once the frame showing them is painted
+
+    def _first_shown(self) -> None:
+        self.post_message(FirstNotesShown(time.perf_counter(), time.process_time()))
 
     def _option(self, row: NoteRow) -> Option:
         return Option(row_prompt(row, row.meta.id in self.marked, self.order), id=row.meta.id)

@@ -56,10 +56,10 @@ class NoteScroll(MarkdownPage):
     HELP = """\
 ## Note
 
-**j**/**k** scroll, **Space**/**b** a page, **g**/**G** top and bottom.
-**e** edits the note, **E** edits it in `$EDITOR`, **o** goes to the outline,
-**a** to the links and attachments, **A** attaches a file from a path.
-**y** copies the note's text (Markdown), **Y** one of its code blocks.
+{note.down}/{note.up} scroll, {note.page_down}/{note.page_up} a page, {note.top}/{note.bottom} top and
+bottom. {note.edit} edits the note, {note.external} edits it in `$EDITOR`, {note.outline} goes to the
+outline, {note.links} to the links and attachments, {note.attachment.add} attaches a file from a path.
+{note.copy} copies the note's text (Markdown), {note.copy.code} one of its code blocks.
 Links to other notes (`:/id`) open them.
 """
 
@@ -163,33 +163,31 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         is read afresh. ``ticket`` is answered (``OpenAnswered``, to the screen on top) once the
         note is in place, or could not be shown (it no longer exists, or another request came first).
         """
-        self._apply(self.reader.open(note_id, section, self._surface(), read_ahead=read_ahead, ticket=ticket))
+        self.apply(self.reader.open(note_id, section, self.surface(), read_ahead=read_ahead, ticket=ticket))
 
     def reload(self) -> None:
         """Read the open note again (it changed), keeping the reading position."""
-        self._apply(self.reader.reload())
+        self.apply(self.reader.reload())
 
     def read_ahead(self, note_ids: list[str]) -> None:
         """Read these notes in the background, so showing one of them next is instant."""
-        self._apply(self.reader.read_ahead(note_ids))
+        self.apply(self.reader.read_ahead(note_ids))
 
     def forget(self) -> None:
         """Drop what was read ahead (something changed: a note, a notebook's name, a tag)."""
         self.reader.forget()
 
-    def uncovered(self) -> None:
-        """This screen is on top again (another one closed): say ``Shown`` once it is painted."""
-        self._apply(self.reader.uncovered())
-
     def clear(self, text: str = EMPTY) -> None:
         """Show nothing (the note was deleted, or the list is empty)."""
-        self._apply(self.reader.clear(text))
+        self.apply(self.reader.clear(text))
 
-    def _surface(self) -> Surface:
+    def surface(self) -> Surface:
+        """The page's state for the model: whether it can draw now, and whether it is covered."""
         return Surface(self.query_one(NoteScroll).look() is not None, self.app.screen is not self.screen)
 
-    def _apply(self, effects: list[Effect[Drawn]]) -> None:
-        """Carry out what the model decided, in its order."""
+    def apply(self, effects: list[Effect[Drawn]]) -> None:
+        """Carry out what the model decided about the page, in its order (the screen carries out
+        the rest: ``Workspace.follow``)."""
         for effect in effects:
             if isinstance(effect, Fetch):
                 self._fetch(effect, self.query_one(NoteScroll).look())
@@ -245,7 +243,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
 
     @on(_Loaded)
     def _loaded(self, message: _Loaded) -> None:
-        self._apply(self.reader.read(message.fetch, message.copy, self._surface()))
+        self.apply(self.reader.read(message.fetch, message.copy, self.surface()))
 
     @on(MarkdownPage.Redrawn)
     def _redrawn(self, event: MarkdownPage.Redrawn) -> None:
@@ -254,7 +252,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
 
     def _settle(self) -> None:
         if self.reader.parked:
-            self._apply(self.reader.settle(self._surface()))
+            self.apply(self.reader.settle(self.surface()))
 
     def _draw(self, effect: Draw[Drawn]) -> None:
         scroll = self.query_one(NoteScroll)

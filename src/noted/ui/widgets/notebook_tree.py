@@ -9,7 +9,7 @@ Its lines are built by ``tree_items``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.binding import Binding, BindingType
@@ -38,9 +38,6 @@ from noted.ui.widgets.tree_items import (
 from noted.ui.workers import ReportsWorkerFailures
 from noted.wording import plural
 
-if TYPE_CHECKING:
-    from noted.ui.launch import FirstLook
-
 
 class NotebookTree(ReportsWorkerFailures, SteadyScrollbars, Tree[TreeItem]):
     """The left pane: where notes come from."""
@@ -48,13 +45,13 @@ class NotebookTree(ReportsWorkerFailures, SteadyScrollbars, Tree[TreeItem]):
     HELP = """\
 ## Notebooks
 
-Move with **j**/**k** (or the arrows), **g**/**G** for the first and last line; the note list
-follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
+Move with {tree.down}/{tree.up} (or the arrows), {tree.first}/{tree.last} for the first and last line;
+the note list follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
 
-- **n** new notebook inside the highlighted one (top level from *All notes*)
-- **r** rename a notebook or tag · **m** move a notebook (a picker opens)
-- **d** move a notebook and its notes to the trash (or delete a tag)
-- **u** restore a notebook from the trash
+- {tree.new_notebook} new notebook inside the highlighted one (top level from *All notes*)
+- {tree.rename} rename a notebook or tag · {tree.move} move a notebook (a picker opens)
+- {tree.trash} move a notebook and its notes to the trash (or delete a tag)
+- {tree.restore} restore a notebook from the trash
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -104,10 +101,8 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         store: Store,
         *,
         id: str | None = None,  # noqa: A002 (Textual's name)
-        first_look: FirstLook | None = None,
     ) -> None:
         super().__init__("noted", id=id)
-        self._first_look = first_look
         self.show_root = False
         self.guide_depth = 2
         self._store = store
@@ -123,11 +118,11 @@ follows the cursor. **Enter** goes to the list, **Space** folds a notebook.
         """True once the notebooks are in and the cursor is on its line (keys act on them from then)."""
 
     # Loading -------------------------------------------------------------------------------
-    def on_mount(self) -> None:
-        data = None if self._first_look is None else self._first_look.take_tree()
+    def load_first(self, data: TreeData | None) -> None:
+        """Show ``data``, read while the app loaded, or (None) read the notebooks now."""
         if data is None:
             self.reload()
-        else:  # read while the app loaded
+        else:
             self.post_message(self._Loaded(data))
 
     @work(

@@ -34,7 +34,7 @@ class OutlineList(SteadyScrollbars, OptionList):
     HELP = """\
 ## Outline
 
-The headings of the note. **j**/**k** move, **Enter** scrolls the note to the heading.
+The headings of the note. {outline.down}/{outline.up} move, {outline.goto} scrolls the note to the heading.
 The numbers are section paths: `noted show ID --section 1.2` and the assistant's
 `read_note(section="1.2")` read the same part.
 """
@@ -112,12 +112,12 @@ class LinkList(SteadyScrollbars, OptionList):
 ## Links and attachments
 
 → marks a note this one links to, ← a note that links to this one (a backlink), ✗ a link that
-leads nowhere. **Enter** on a linked note opens it; on an attachment (⧉), opens the file with the system's
+leads nowhere. {links.open} on a linked note opens it; on an attachment (⧉), opens the file with the system's
 program for it (`xdg-open` or `open`).
 
-On an attachment, **s** saves a copy where you say (a folder keeps its name) and **d** removes
-it: its link leaves this note and, unless another note links it too, the file is deleted for
-good. **A** in the note attaches a file from a path.
+On an attachment, {note.attachment.save} saves a copy where you say (a folder keeps its name) and
+{note.attachment.remove} removes it: its link leaves this note and, unless another note links it
+too, the file is deleted for good. {note.attachment.add} in the note attaches a file from a path.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [

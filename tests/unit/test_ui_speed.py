@@ -1,4 +1,5 @@
-"""The app's care for Python's cycle collector (``noted.ui.memory``, ``patches.strip_cycles``)."""
+"""The speed-ups and their switch (``noted.ui.speed``): the cycle collector's care (with
+``patches.strip_cycles``), and ``NOTED_STOCK_TEXTUAL``, which turns them all off."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from noted.ui import memory, patches
+from noted.ui import patches, speed
 
 
 def _strip() -> Strip:
@@ -56,19 +57,19 @@ class Clock:
 
 
 def _make_full_collection_due() -> None:
-    for _ in range(memory.FULL_EVERY):
+    for _ in range(speed.FULL_EVERY):
         gc.collect(1)  # each counts towards the oldest generation, as Python's own do
 
 
 def test_the_collector_waits_for_a_quiet_moment_and_gives_everything_back() -> None:
     thresholds = gc.get_threshold()
     clock = Clock()
-    collector = memory.Collector(quiet=1.0, clock=clock)
+    collector = speed.Collector(quiet=1.0, clock=clock)
     assert not collector.tick()  # before the app is up, Python collects as it always does
     collector.settle()
     try:
         assert gc.isenabled()
-        assert gc.get_threshold()[2] == memory.NEVER
+        assert gc.get_threshold()[2] == speed.NEVER
         assert gc.get_freeze_count() > 0
         _make_full_collection_due()
         collector.input_seen()
@@ -86,10 +87,10 @@ def test_the_collector_waits_for_a_quiet_moment_and_gives_everything_back() -> N
 
 def test_someone_who_never_pauses_still_gets_collections() -> None:
     clock = Clock()
-    collector = memory.Collector(quiet=1.0, clock=clock)
+    collector = speed.Collector(quiet=1.0, clock=clock)
     collector.settle()
     try:
-        for _ in range(memory.FULL_AT_THE_LATEST):
+        for _ in range(speed.FULL_AT_THE_LATEST):
             gc.collect(1)
         collector.input_seen()
         assert collector.tick()
@@ -98,8 +99,8 @@ def test_someone_who_never_pauses_still_gets_collections() -> None:
 
 
 def test_quiet_start_pauses_collection_until_the_app_settles() -> None:
-    memory.quiet_start()
-    collector = memory.Collector()
+    speed.quiet_start()
+    collector = speed.Collector()
     try:
         assert not gc.isenabled()
         collector.settle()
