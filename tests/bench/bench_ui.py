@@ -1,13 +1,16 @@
 """Benchmark of the terminal app on a big profile: start-up, note open (key to paint), memory.
 
-Usage: ``python3 tests/bench/bench_ui.py PROFILE_DIR [--opens 20] [--starts 10] [--indexing]`` (PROFILE_DIR
+Usage: ``python3 tests/bench/bench_ui.py PROFILE_DIR [--opens 20] [--starts 10] [--indexing] [--stock]`` (PROFILE_DIR
 holds ``notes.db``, or ``vault.db`` and the ``config.toml`` of a Markdown folder's profile; ``tests/bench/corpus.py --notes 10000 --out DIR`` makes one). The profile is copied
 first, so the benchmark never changes it. The app runs headless at 120×40 without the indexer (its model
 load is measured by the indexer's own benchmark), or with ``--indexing`` with it, making a first full
 index of the copy with the real model; the measurements start once it has stored its first chunks.
 
+``--stock`` runs it all with ``NOTED_STOCK_TEXTUAL=1``: stock Textual, without noted's speed-ups
+(``noted.ui.speed``), to show what they are worth.
+
 - start-up: from the first import of noted to the frame that paints the note list's first page
-  (``NoteList.ready_at``, set as that frame is drawn), measured as wall time and as this process's
+  (the app's ``FirstNotesShown``, posted once that frame is painted), measured as wall time and as this process's
   CPU time (on a loaded machine wall time includes waiting for a core); and to the first note shown
   in the reader beside it, when the screen has settled. noted's modules are compiled to bytecode
   first, as an install leaves them;
@@ -92,14 +95,17 @@ async def run(
     # As the app opens (a Markdown folder read before: shown at once, its watcher scans it).
     services = Services.open(profile, welcome=False, settings=settings, scan_in_background=True)
     app = open_app(services, background=indexing)  # the app as a person runs it, indexer and all
-    from noted.ui.messages import OpenNote
+    from noted.ui.messages import FirstNotesShown, OpenNote
     from noted.ui.widgets.note_list import NoteList
     from noted.ui.widgets.note_viewer import NoteViewer
 
     shown: list[tuple[float, float]] = []
     arrived = asyncio.Event()
+    first_notes: list[FirstNotesShown] = []
 
     def hook(message: object) -> None:
+        if isinstance(message, FirstNotesShown):
+            first_notes.append(message)
         if isinstance(message, NoteViewer.Shown) and not arrived.is_set():
             shown.append((time.perf_counter(), time.thread_time()))
             arrived.set()
@@ -121,13 +127,11 @@ async def run(
         return max(t for t in paints if t <= shown[-1][0])
 
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
-        notes = app.workspace.query_one(NoteList) if app.workspace.query(NoteList) else None
-        while notes is None or notes.ready_at is None:  # set once the frame with the first page is painted
+        while not first_notes:  # posted once the frame with the first page is painted
             # A plain sleep: pilot.pause() forces a repaint each time, which would slow what it measures.
             await asyncio.sleep(0.001)
-            notes = app.workspace.query_one(NoteList) if app.workspace.query(NoteList) else None
-        painted, painted_cpu = notes.ready_at
-        wall, cpu = painted - t0, painted_cpu - cpu0
+        notes = app.workspace.query_one(NoteList)
+        wall, cpu = first_notes[0].painted - t0, first_notes[0].cpu - cpu0
         await arrived.wait()  # the first note, drawn in the reader: the screen has settled
         settled = shown[0][0] - t0
         print(
@@ -226,6 +230,7 @@ async def run(
     print(
         f"peak memory (RSS): {peak:.0f} MB, at most {peaks.anon:.0f} MB of it private and {peaks.file:.0f} MB "
         f"file-backed; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        + ("; stock Textual (NOTED_STOCK_TEXTUAL=1)" if os.environ.get("NOTED_STOCK_TEXTUAL") else "")
     )
 
 
@@ -289,7 +294,14 @@ def main() -> None:
         action="store_true",
         help="measure while the app's own indexer (the real model) runs a first full index",
     )
+    parser.add_argument(
+        "--stock",
+        action="store_true",
+        help="run stock Textual, without noted's speed-ups (NOTED_STOCK_TEXTUAL=1)",
+    )
     args = parser.parse_args()
+    if args.stock:  # before noted loads; the processes of --starts inherit it
+        os.environ["NOTED_STOCK_TEXTUAL"] = "1"
     if args.starts > 1:
         starts(args.profile, args.starts)
     # An installed noted has its modules compiled to bytecode (pip does that); a checkout may not, as
