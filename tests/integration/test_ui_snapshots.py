@@ -142,7 +142,7 @@ def test_empty_trash_question(
         notes.refresh_notes()  # as the change follower would (it is off for snapshots)
         tree.reload()
         await until(pilot, lambda: len(notes.rows) == 2 and "Home" not in str(tree.root.children[1].label))
-        app.action_empty_trash()
+        app.workspace.action_empty_trash()
         await until(pilot, lambda: isinstance(app.screen, Confirm) and app.focused is not None)
 
     assert snap_compare(_app(services), terminal_size=size, run_before=_then(ask))

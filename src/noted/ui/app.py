@@ -52,7 +52,6 @@ from noted.ui.themes import DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.typeahead import TypeAhead
 from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
-from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import report_failure
 from noted.ui.workspace import Workspace
@@ -289,33 +288,6 @@ class NotedApp(App[None]):
             self.push_screen(self._settings)  # it hands on the keys typed ahead once it has focus
         except NotedError as exc:
             self.notify(str(exc), severity="warning")
-
-    def action_new_note(self) -> None:
-        self.workspace.action_new_note()
-
-    async def action_toggle_chat(self) -> None:
-        await self.workspace.action_toggle_chat()
-
-    def action_toggle_sidebar(self) -> None:
-        self.workspace.action_toggle_sidebar()
-
-    def action_focus_tree(self) -> None:
-        self.workspace.action_focus_tree()
-
-    def action_focus_list(self) -> None:
-        self.workspace.action_back()
-
-    def action_empty_trash(self) -> None:
-        self.workspace.action_empty_trash()
-
-    def list_shown(self) -> bool:
-        """Whether the note list is on screen (the palette's list commands need it)."""
-        workspace = self.workspace
-        return workspace.shows(workspace.query_one(NoteList))
-
-    def move_targets_to(self, folder_id: str) -> None:
-        """Move the list's marked notes (or its highlighted one) to ``folder_id``."""
-        self.workspace.move_targets_to(folder_id)
 
     def action_change_theme(self) -> None:
         """Textual's "Theme" command: the chosen theme is saved as ``ui.theme`` (Textual's is not)."""

@@ -9,6 +9,7 @@ import asyncio
 import importlib
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -44,19 +45,14 @@ class Background:
     def start(self, cursor: int | None) -> None:
         """Follow ``config.toml`` and the change feed (from ``cursor``, or from now), and start
         the indexer."""
-        app = self._app
-        app.run_worker(
-            self._follow_settings, thread=True, exclusive=True, group="settings", exit_on_error=False,
-            description="following config.toml",
-        )  # fmt: skip
-        app.run_worker(
-            lambda: self._follow_changes(cursor), thread=True, exclusive=True, group="follower",
-            exit_on_error=False, description="following changes",
-        )  # fmt: skip
-        app.run_worker(
-            self._start_indexer, thread=True, exclusive=True, group="indexer", exit_on_error=False,
-            description="starting the indexer",
-        )  # fmt: skip
+        self._thread(self._follow_settings, "settings", "following config.toml")
+        self._thread(lambda: self._follow_changes(cursor), "follower", "following changes")
+        self._thread(self._start_indexer, "indexer", "starting the indexer")
+
+    def _thread(self, work: Callable[[], None], group: str, description: str) -> None:
+        self._app.run_worker(
+            work, thread=True, exclusive=True, group=group, exit_on_error=False, description=description
+        )
 
     async def stop(self) -> None:
         """Stop the MCP server and the indexer (the app cancels the followers with its workers)."""

@@ -22,6 +22,7 @@ from noted.settings import Source
 from noted.settings.handles import TOOLS, UI_THEME
 from noted.ui.data import folder_paths
 from noted.ui.messages import OpenNote
+from noted.ui.widgets.note_list import NoteList
 
 if TYPE_CHECKING:
     from noted.ui.app import NotedApp
@@ -81,7 +82,7 @@ class MoveToProvider(Provider):
         app = cast("NotedApp", self.app)
         store = app.services.store
         self._folders: list[tuple[str, str]] = []
-        if not app.list_shown():
+        if not app.workspace.shows(app.workspace.query_one(NoteList)):
             return  # it moves what the list has marked or highlighted: not while the list is hidden
 
         def load() -> list[tuple[str, str]]:
@@ -94,7 +95,7 @@ class MoveToProvider(Provider):
         self._folders = await worker.wait() or []
 
     def _move(self, folder_id: str) -> None:
-        cast("NotedApp", self.app).move_targets_to(folder_id)
+        cast("NotedApp", self.app).workspace.move_targets_to(folder_id)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)

@@ -53,7 +53,7 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     viewer = screen.query_one(NoteViewer)
     editor = screen.query_one(NoteEditor)
     yield command("Search notes…", "Find notes by keyword or meaning", app.action_search)
-    yield command("New note", "Create a note in the listed notebook", app.action_new_note, type(screen))
+    yield command("New note", "Create a note in the listed notebook", screen.action_new_note)
     # A pane's commands act on what it shows (its cursor, its marks, its note): offered only while
     # the layout shows it, as its keys are (a narrow screen hides panes, the chat covers them).
     if screen.shows(tree):
@@ -65,18 +65,16 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     if screen.shows(editor) and editor.note is not None:
         yield command("Save note", "Save the note being edited", editor.action_save)
         yield command("Stop editing", "Save and go back to reading", editor.action_close)
-    yield command("Toggle assistant", "Show or hide the chat pane", app.action_toggle_chat, type(screen))
-    yield command(
-        "Toggle notebooks", "Show or hide the notebook tree", app.action_toggle_sidebar, type(screen)
-    )
+    yield command("Toggle assistant", "Show or hide the chat pane", screen.action_toggle_chat)
+    yield command("Toggle notebooks", "Show or hide the notebook tree", screen.action_toggle_sidebar)
     yield command("Settings", "Every setting, the assistant's tools, the MCP server", app.action_settings)
     yield SystemCommand(
         "Toggle tool…", "Switch one of the assistant's tools on or off (saved in the settings)",
         partial(open_tool_palette, app),
     )  # fmt: skip
-    yield SystemCommand("Focus notebooks", "Move the cursor to the notebook tree", app.action_focus_tree)
-    yield SystemCommand("Focus notes", "Move the cursor to the note list", app.action_focus_list)
-    yield SystemCommand("Empty trash", "Delete the notes in the trash for good", app.action_empty_trash)
+    yield SystemCommand("Focus notebooks", "Move the cursor to the notebook tree", screen.action_focus_tree)
+    yield SystemCommand("Focus notes", "Move the cursor to the note list", screen.action_back)
+    yield SystemCommand("Empty trash", "Delete the notes in the trash for good", screen.action_empty_trash)
     if app.services.store.sync is not None:
         yield SystemCommand(
             "Sync now", "Have Joplin sync with your other machines (runs joplin.syncCommand)",

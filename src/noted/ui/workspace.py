@@ -156,9 +156,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if event.left and self.editing:  # the note being edited left the list: the editor keeps it
             return
         chosen = isinstance(event, NoteList.NoteChosen)
-        await self.open_note(
-            event.note_id, focus=chosen, edit=isinstance(event, NoteList.NoteChosen) and event.edit
-        )
+        edit = isinstance(event, NoteList.NoteChosen) and event.edit
+        await self.open_note(Ask(event.note_id, focus=chosen, edit=edit))
 
     @on(OpenNote)
     async def _open_requested(self, event: OpenNote) -> None:
@@ -168,24 +167,12 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     async def open_requested(self, event: OpenNote) -> None:
         """Open the note an ``OpenNote`` asks for (posted here, or to the app) and put the list's
         cursor on it, or the list's next refresh would show the note under the cursor."""
-        await self.open_note(event.note_id, event.section, focus=event.focus, ticket=event.ticket)
+        await self.open_note(Ask(event.note_id, event.section, event.focus, ticket=event.ticket))
         self.query_one(NoteList).select_note(event.note_id)
 
-    async def open_note(
-        self,
-        note_id: str,
-        section: str | None = None,
-        *,
-        focus: bool = True,
-        edit: bool = False,
-        ticket: int | None = None,
-    ) -> None:
-        """Show ``note_id`` in the reader, at ``section`` if given (an edit in progress is saved first).
-
-        ``ticket``: answered once the note is in place, or will not be (see ``OpenNote``).
-        """
-        reader = self.query_one(NoteViewer).reader
-        await self.follow(reader.ask(Ask(note_id, section, focus, edit, ticket), self._surface()))
+    async def open_note(self, ask: Ask) -> None:
+        """Show the note asked for in the reader (an edit in progress is saved first)."""
+        await self.follow(self.query_one(NoteViewer).reader.ask(ask, self._surface()))
 
     def _surface(self) -> Surface:
         editor = self.query_one(NoteEditor)

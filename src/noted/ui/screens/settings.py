@@ -4,14 +4,13 @@ Switches, choices and text fields save as soon as they change (a text field on E
 loses focus) through ``Settings.set``, which validates and writes ``config.toml``; a value it refuses
 shows its message under the field and nothing is saved. The write runs in a thread worker. A
 setting an environment variable overrides is shown read-only, naming the variable. The Tools
-section is a checklist marking read and write tools; the MCP section shows the server's address,
-its state, and what to paste into each AI app (``settings_sections``).
+section (a checklist of read and write tools) and the MCP section (the server's address, its state,
+and what to paste into each AI app) are built in ``settings_sections``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from textual import on
@@ -22,14 +21,22 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Checkbox, Collapsible, Footer, Input, Label, Select, Static, Switch
+from textual.widgets import Checkbox, Footer, Input, Label, Select, Static, Switch
 
 from noted.errors import ConfigError
 from noted.services import Services
 from noted.settings import Kind, ResolvedSetting, SettingChange, SettingValue, Source
 from noted.settings.handles import MCP, TOOLS, UI_THEME
-from noted.ui.screens.settings_nav import SectionProvider, ToolBox, jump
-from noted.ui.screens.settings_sections import MCP_KEYS, SECTIONS, mcp_state_text, snippets_text
+from noted.ui.screens.settings_nav import SectionProvider, jump
+from noted.ui.screens.settings_sections import (
+    MCP_KEYS,
+    SECTIONS,
+    mcp_info,
+    mcp_state_text,
+    snippets_text,
+    tool_rows,
+    widget_id,
+)
 from noted.ui.typeahead import release_keys
 from noted.ui.workers import ReportsWorkerFailures
 
@@ -43,11 +50,6 @@ def as_text(value: SettingValue) -> str:
     if isinstance(value, tuple):
         return ", ".join(value)
     return json.dumps(dict(value), ensure_ascii=False) if value else ""
-
-
-def widget_id(key: str) -> str:
-    """A DOM id for the control of ``key`` (dots are not allowed in ids)."""
-    return "set-" + key.replace(".", "--")
 
 
 class SettingsScreen(ReportsWorkerFailures, Screen[None]):
@@ -127,12 +129,12 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
                     yield Label(section, classes="section--title")
                     self._section = section.lower()
                     if section == TOOLS:
-                        yield from self._tools(items)
+                        yield from tool_rows(self.services, items, self._findable)
                     else:
                         for resolved in items:
                             yield self._row(resolved)
                     if section == MCP:
-                        yield from self._mcp_info()
+                        yield from mcp_info(self.services, getattr(self.app, "mcp_status", ""))
         yield Footer()
 
     def _row(self, resolved: ResolvedSetting) -> Widget:
@@ -183,35 +185,6 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def _themes(self, current: str) -> list[str]:
         names = set(self.app.available_themes) | {current}
         return sorted(names, key=lambda n: (not n.startswith("noted"), n))
-
-    def _tools(self, items: Iterable[ResolvedSetting]) -> ComposeResult:
-        yield Label(
-            "Read tools only look at notes; write tools change them (and ask first while "
-            '"Ask before every change" is on).',
-            classes="setting--help",
-        )
-        tools = self.services.registry.all()
-        for resolved in items:
-            spec = resolved.spec
-            names = [t.name for t in tools if t.setting_key == spec.key]
-            kind = ("write", "$text-warning") if spec.writes_notes else ("read ", "$text-success")
-            label = Content.assemble(
-                kind, "  ", (spec.label, "bold"), (f"  {', '.join(names)}", "$text-muted")
-            )
-            if resolved.source is Source.ENV:
-                label = label + Content.styled(f"  set by {resolved.env_var}", "$text-warning")
-            box = ToolBox(label, bool(resolved.value), name=spec.key, id=widget_id(spec.key))
-            box.disabled = resolved.source is Source.ENV
-            self._findable.append((box, f"{self._section} {spec.key} {spec.label} {' '.join(names)}".lower()))
-            yield box
-        error = Label("", classes="setting--error", id="tools-error")
-        error.display = False
-        yield error
-
-    def _mcp_info(self) -> ComposeResult:
-        yield Static(Content(self._mcp_state_text()), id="mcp-state")
-        with Collapsible(title="Client snippets (Claude, Cursor, Zed, Codex)", id="mcp-snippets"):
-            yield Static(snippets_text(self.services), id="mcp-snippet-text", markup=False)
 
     def _mcp_state_text(self) -> str:
         return mcp_state_text(self.services, getattr(self.app, "mcp_status", ""))

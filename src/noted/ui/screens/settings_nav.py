@@ -1,4 +1,4 @@
-"""Getting about the settings screen in a few keys: section jumps, a section palette, tool boxes.
+"""Getting about the settings screen in a few keys: section jumps and a section palette.
 
 Reaching *Run the MCP server* took 48 Tabs. Besides the filter, ``Ctrl+↓``/``Ctrl+↑`` go to the
 first setting of the next or previous section (the heading scrolled to the top), and the command
@@ -13,32 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import VerticalScroll
-from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Checkbox, Label
+from textual.widgets import Label
 
 if TYPE_CHECKING:
     from textual.screen import Screen
-
-
-class ToolBox(Checkbox):
-    """A tool's checkbox, whose mark is ``X`` when on and blank when off.
-
-    Textual's draws an ``X`` either way and tells them apart by its colour alone, which NO_COLOR
-    (and a dim terminal) loses.
-    """
-
-    def __init__(self, label: Content, value: bool, *, name: str, id: str) -> None:  # noqa: A002
-        super().__init__(label, value, name=name, id=id)
-        self.BUTTON_INNER = self._mark(value)
-
-    @staticmethod
-    def _mark(on: bool) -> str:
-        return "X" if on else " "
-
-    def watch_value(self) -> None:
-        self.BUTTON_INNER = self._mark(self.value)
-        super().watch_value()
 
 
 def shown_sections(screen: Screen[Any]) -> list[Widget]:

@@ -1,19 +1,50 @@
-"""The settings screen's sections that carry their own help (Tools, MCP server, Keys), and the
-MCP section's text: the server's address and state, and what to paste into each AI app.
+"""The settings screen's sections that are more than a list of settings, each with its own help:
+Tools (a checklist of the tools, read or write), MCP server (the server's address and state, and
+what to paste into each AI app) and Keys.
 
-``SettingsScreen`` builds its rows; what is here reads settings but never writes them.
+``SettingsScreen`` builds the rows of the other settings, and saves every change; what is here
+reads settings but never writes them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Checkbox, Collapsible, Label, Static
 
 from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.services import Services
-from noted.settings import SettingValue
+from noted.settings import ResolvedSetting, SettingValue, Source
 from noted.settings.handles import KEYS, MCP, MCP_ENABLED, MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, TOOLS
+
+
+class ToolBox(Checkbox):
+    """A tool's checkbox, whose mark is ``X`` when on and blank when off.
+
+    Textual's draws an ``X`` either way and tells them apart by its colour alone, which NO_COLOR
+    (and a dim terminal) loses.
+    """
+
+    def __init__(self, label: Content, value: bool, *, name: str, id: str) -> None:  # noqa: A002
+        super().__init__(label, value, name=name, id=id)
+        self.BUTTON_INNER = self._mark(value)
+
+    @staticmethod
+    def _mark(on: bool) -> str:
+        return "X" if on else " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = self._mark(self.value)
+        super().watch_value()
+
+
+Findable = list[tuple[Widget, str]]
+"""Each row the filter can find, and the words it looks for in it (``SettingsScreen``)."""
+
 
 MCP_KEYS = frozenset(h.key for h in (MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, MCP_ENABLED))
 """The settings the MCP section's address and snippets are drawn from."""
@@ -87,3 +118,39 @@ def snippets_text(services: Services) -> str:
     target = Target(stdio_command(services.profile.root), mcp_url(values), token_file=token)
     found = [s for client in CLIENTS for s in snippets(client, target) if s.transport == "http"]
     return render(found) + "\n\n# Without a running app: noted mcp config CLIENT prints the stdio form."
+
+
+def tool_rows(services: Services, items: Iterable[ResolvedSetting], findable: Findable) -> ComposeResult:
+    """The Tools section's checklist, one box per tool switch (``findable`` gets each box)."""
+    yield Label(
+        "Read tools only look at notes; write tools change them (and ask first while "
+        '"Ask before every change" is on).',
+        classes="setting--help",
+    )
+    tools = services.registry.all()
+    for resolved in items:
+        spec = resolved.spec
+        names = [t.name for t in tools if t.setting_key == spec.key]
+        kind = ("write", "$text-warning") if spec.writes_notes else ("read ", "$text-success")
+        label = Content.assemble(kind, "  ", (spec.label, "bold"), (f"  {', '.join(names)}", "$text-muted"))
+        if resolved.source is Source.ENV:
+            label = label + Content.styled(f"  set by {resolved.env_var}", "$text-warning")
+        box = ToolBox(label, bool(resolved.value), name=spec.key, id=widget_id(spec.key))
+        box.disabled = resolved.source is Source.ENV
+        findable.append((box, f"{TOOLS.lower()} {spec.key} {spec.label} {' '.join(names)}".lower()))
+        yield box
+    error = Label("", classes="setting--error", id="tools-error")
+    error.display = False
+    yield error
+
+
+def mcp_info(services: Services, status: str) -> ComposeResult:
+    """The MCP section's state line and its client snippets."""
+    yield Static(Content(mcp_state_text(services, status)), id="mcp-state")
+    with Collapsible(title="Client snippets (Claude, Cursor, Zed, Codex)", id="mcp-snippets"):
+        yield Static(snippets_text(services), id="mcp-snippet-text", markup=False)
+
+
+def widget_id(key: str) -> str:
+    """A DOM id for the control of ``key`` (dots are not allowed in ids)."""
+    return "set-" + key.replace(".", "--")
