@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
 
 import pytest
-from tests.integration.ui_support import Fixture, open_services, until
+from tests.integration.ui_support import Fixture, open_services, ready, until
 from tests.support.polling import scaled
 from textual.message import Message
 from textual.pilot import Pilot
@@ -315,6 +315,41 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
         logger.removeHandler(handler)
         logger.setLevel(level)
         services.close()
+
+
+async def test_with_the_switch_set_the_app_runs_stock_textual_and_behaves_the_same(
+    fixture: Fixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``NOTED_STOCK_TEXTUAL=1``: none of the speed-ups, and every key still does what it did."""
+    from textual.css.stylesheet import Stylesheet
+    from textual.strip import Strip
+
+    from noted.ui import patches
+    from noted.ui.launch import open_app
+
+    monkeypatch.setenv("NOTED_STOCK_TEXTUAL", "1")
+    services = open_services(fixture.root)
+    app = open_app(services)
+    try:
+        assert app.speed.first_look is None and app.speed.collector is None  # nothing read ahead
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            # Textual's own code runs: the replaced methods are Textual's, the helpers say "off".
+            assert Strip.__dict__["divide"].__module__ == "textual.strip"
+            assert vars(Stylesheet)["replace_rules"].__func__.__module__ == "textual.css.stylesheet"
+            assert not patches.enabled(patches.option_rows.PATCH)
+            notes, viewer = app.workspace.query_one(NoteList), app.workspace.query_one(NoteViewer)
+            first = viewer.note_id
+            await pilot.press("j")  # the cursor moves, the reader follows
+            await until(pilot, lambda: viewer.view is not None and viewer.view.note.id != first)
+            assert viewer.note_id == notes.highlighted_id
+            await pilot.press("enter")  # the focus goes to the page
+            await until(pilot, lambda: app.focused is app.workspace.query_one(NoteScroll))
+            await pilot.press("e")  # and editing starts
+            await until(pilot, lambda: app.workspace.editing)
+    finally:
+        services.close()
+        patches.install()
 
 
 async def test_links_list_highlights_its_first_item_so_enter_follows_it(

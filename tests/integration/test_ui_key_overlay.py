@@ -159,6 +159,8 @@ async def test_a_remapped_key_shows_in_the_overlay_the_palette_and_the_bar(remap
         assert "f3 Help" in bar_text(app) and "f1" not in bar_text(app)
         overlay = await open_overlay(pilot, "f3")
         assert rows_by_id(overlay, "Notes")["list.tag"] == ("^g",)
+        # The pane's help below the keys names the key in effect too (it said **t** whatever the keymap).
+        assert "**Ctrl+G** tags" in overlay.help_text and "**t** tags" not in overlay.help_text
         assert rows_by_id(overlay, "Workspace")["app.new_note"] == ("^y",)
         await pilot.press("f3")
         await until(pilot, lambda: not isinstance(app.screen, KeysOverlay))

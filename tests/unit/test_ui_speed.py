@@ -108,3 +108,34 @@ def test_quiet_start_pauses_collection_until_the_app_settles() -> None:
     finally:
         collector.stop()
         gc.enable()
+
+
+# The switch ----------------------------------------------------------------------------------------
+
+
+def test_the_switch_reads_the_usual_spellings_of_on() -> None:
+    assert speed.enabled({}) and speed.enabled({speed.STOCK_TEXTUAL: "0"})
+    assert speed.enabled({speed.STOCK_TEXTUAL: ""})
+    assert not any(speed.enabled({speed.STOCK_TEXTUAL: value}) for value in ("1", "true", "Yes", " on "))
+
+
+def test_the_switch_leaves_out_every_speed_up_and_only_those(monkeypatch: pytest.MonkeyPatch) -> None:
+    speed_patches = {patch for patch in patches.PATCHES if patch.speed}
+    assert {p.name for p in speed_patches} >= {"same_rules", "strip_cycles", "theme_cache", "option_rows"}
+    monkeypatch.setenv(speed.STOCK_TEXTUAL, "1")
+    enabled = gc.isenabled()
+    try:
+        stock = speed.Speedups(first=object())  # type: ignore[arg-type]  # what was read is not used
+        assert not stock.on and stock.first_look is None and stock.collector is None
+        on = set(patches.installed())
+        # Not vacuous: the patches that change behaviour, not speed, stay in.
+        assert on == set(patches.PATCHES) - speed_patches and on
+        stock.input_seen()
+        stock.stop()
+        assert gc.isenabled() == enabled  # the collector is Python's own, untouched
+    finally:
+        patches.install()
+    monkeypatch.delenv(speed.STOCK_TEXTUAL)
+    fast = speed.Speedups()
+    assert fast.on and fast.collector is not None and set(patches.installed()) == set(patches.PATCHES)
+    fast.stop()

@@ -23,7 +23,7 @@ from textual.worker import Worker
 from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
-from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT, UI_KEYMAP, UI_THEME
+from noted.settings.handles import MCP_ENABLED, UI_KEYMAP, UI_THEME
 from noted.ui import crash, setting_checks
 from noted.ui.background import Background
 from noted.ui.clipboard import pass_through_tmux
@@ -60,9 +60,6 @@ if TYPE_CHECKING:
     from noted.ui.screens.settings import SettingsScreen
 
 log = logging.getLogger(__name__)
-
-MCP_RESTART_KEYS = frozenset({MCP_HOST.key, MCP_PORT.key})
-"""Settings the running MCP server must restart to follow (``mcp.enabled`` starts or stops it)."""
 
 KEYS_HELP = "Every key of the focused pane and of the app, and the pane's help"
 """The palette's "Keys" (Textual's opens its help panel; this opens ``KeysOverlay``)."""
@@ -252,9 +249,7 @@ class NotedApp(App[None]):
             self.set_keymap(dict(settings.get(UI_KEYMAP)))
         if any(key.startswith(("ai.", "mcp.")) for key in event.keys):
             self.workspace.show_settings()
-        moved = bool(MCP_RESTART_KEYS.intersection(event.keys))
-        if MCP_ENABLED.key in event.keys or (moved and self.background.mcp_started):
-            self.background.apply_mcp(restart=moved)
+        self.background.settings_changed(event.keys)
 
     # Actions -------------------------------------------------------------------------------
     async def action_quit(self) -> None:

@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 
 from noted.errors import NotedError
 from noted.services import Services
+from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT
 from noted.ui.messages import IndexerStatusChanged, StatusPart, StoreChanged
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ log = logging.getLogger("noted.ui.app")  # the logger these lines have always co
 
 FOLLOW_SECONDS = 0.25
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
+MCP_RESTART_KEYS = frozenset({MCP_HOST.key, MCP_PORT.key})
+"""Settings the running MCP server must restart to follow (``mcp.enabled`` starts or stops it)."""
 SETTINGS_SECONDS = 1.0
 """How often the app re-reads ``config.toml`` for changes made elsewhere (a shell, another app)."""
 
@@ -118,10 +121,11 @@ class Background:
             description="starting the MCP server",
         )  # fmt: skip
 
-    @property
-    def mcp_started(self) -> bool:
-        """Whether the MCP server was ever started (it may have stopped since)."""
-        return self._mcp is not None
+    def settings_changed(self, keys: tuple[str, ...]) -> None:
+        """Start, stop or move the MCP server if these settings say so."""
+        moved = bool(MCP_RESTART_KEYS.intersection(keys))
+        if MCP_ENABLED.key in keys or (moved and self._mcp is not None):
+            self.apply_mcp(restart=moved)
 
     async def _apply_mcp(self, restart: bool) -> None:
         async with self._mcp_lock:  # one start or stop at a time, in the order asked

@@ -12,11 +12,12 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
+from textual.binding import Binding
 from textual.dom import DOMNode
 
 from noted.settings.handles import UI_KEYMAP
 from noted.ui.commands import open_tool_palette
-from noted.ui.key_hints import KeyHints
+from noted.ui.key_hints import KeyHints, class_bindings
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
@@ -86,31 +87,31 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
 
 
 _TREE_COMMANDS = (
-    ("New notebook", "Create a notebook inside the highlighted one", "new_notebook"),
-    ("Rename notebook or tag", "Rename what the tree's cursor is on", "rename"),
-    ("Move notebook…", "Move the highlighted notebook into another", "move"),
-    ("Trash notebook or delete tag", "Move the highlighted notebook to the trash, or delete the highlighted tag",
-     "trash"),
-    ("Restore notebook", "Bring a notebook back from the trash", "restore"),
-)  # fmt: skip
-_LIST_COMMANDS = (
-    ("Tag notes…", "Add or remove tags on the marked notes", "tag"),
-    ("Move notes to…", "Move the marked notes to a notebook", "move"),
-    ("Complete to-dos", "Complete or reopen the marked to-dos", "complete"),
-    ("Switch to-do / note", "Turn the marked notes into to-dos or back", "todo"),
-    ("Trash notes", "Move the marked notes to the trash", "trash"),
-    ("Restore notes", "Bring the marked notes back from the trash", "restore"),
-    ("Mark all notes", "Mark every listed note, or clear the marks", "mark_all"),
-    ("Sort notes", "Sort by updated time, title or created time", "sort"),
+    ("New notebook", "new_notebook"),
+    ("Rename notebook or tag", "rename"),
+    ("Move notebook…", "move"),
+    ("Trash notebook or delete tag", "trash"),
+    ("Restore notebook", "restore"),
 )
-"""(title, help, action) of a pane's commands; the help gets the action's keys."""
+_LIST_COMMANDS = (
+    ("Tag notes…", "tag"),
+    ("Move notes to…", "move"),
+    ("Complete to-dos", "complete"),
+    ("Switch to-do / note", "todo"),
+    ("Trash notes", "trash"),
+    ("Restore notes", "restore"),
+    ("Mark all notes", "mark_all"),
+    ("Sort notes", "sort"),
+)
+"""(title, action) of a pane's commands; the help is the action's binding's tooltip, and its keys."""
 
 
 def _pane_commands(
-    hints: KeyHints, pane: DOMNode, commands: tuple[tuple[str, str, str], ...]
+    hints: KeyHints, pane: DOMNode, commands: tuple[tuple[str, str], ...]
 ) -> Iterable[SystemCommand]:
-    for title, detail, action in commands:
-        yield _command(hints, title, detail, getattr(pane, f"action_{action}"))
+    tips = {b.action: b.tooltip for b in class_bindings(type(pane)) if isinstance(b, Binding)}
+    for title, action in commands:
+        yield _command(hints, title, tips[action], getattr(pane, f"action_{action}"))
 
 
 def _viewer_commands(hints: KeyHints, viewer: NoteViewer) -> Iterable[SystemCommand]:

@@ -1,25 +1,23 @@
-"""Everything the app does to be fast beyond what stock Textual does, in one place, behind one switch.
+"""Everything the app does only to be fast, in one place, behind one switch.
 
 ``NOTED_STOCK_TEXTUAL=1`` in the environment turns all of it off for the process: the app then
 runs Textual as it ships, slower and otherwise the same (a way to tell whether a fault is one of
 ours, and what each part is worth: ``tests/bench/bench_ui.py --stock``). With the switch set:
 
-- the Textual patches that exist only for speed stay out (``noted.ui.patches``, those with
-  ``speed=True``); the two that change behaviour (``crash_output``, ``raw_output``) stay in;
+- the Textual patches that exist only for speed (``Patch.speed``) stay out; the two that change
+  behaviour (``crash_output``, ``raw_output``) stay in;
 - Python's cycle collector runs as Python runs it. Otherwise it is off while the app starts
-  (``quiet_start``), and then ``Collector`` runs its full collections when no key came in for a
-  second, never in the middle of a key press (pauses of 100–250 ms while a note opened on a
-  10,000-note profile, ``tests/bench/bench_ui.py``);
-- the panes read their first rows once mounted. Otherwise ``FirstLook`` reads the first page of All
-  notes and the notebook tree in a thread while Textual loads (about half a second), so the first
-  frame shows them rather than empty panes and then a second frame;
-- nothing is warmed up. Otherwise, a second after start-up, a thread builds the assistant's tools
-  and loads the code highlighter's lexers (``warm_up``), and the search screen loads the query
-  glossary when it opens in a mode that uses it (``warm_glossary``).
+  (``quiet_start``), and ``Collector`` then runs the full collections when no key came in for a
+  second, not in the middle of a key press (pauses of 100–250 ms while a note opened on a
+  10,000-note profile);
+- the panes read their first rows once mounted. Otherwise ``FirstLook`` reads them in a thread
+  while Textual loads (about half a second), so the first frame shows them;
+- nothing is warmed up. Otherwise the assistant's tools and the code highlighter's lexers load in a
+  thread a second after start-up (``Speedups.start``), and the search glossary when the search
+  screen opens in a mode that uses it (``warm_glossary``).
 
-This module imports no Textual at load time: ``noted.ui.launch`` starts the first look before the
-app's modules load. The start-up figure (``log_ready``) is here too: the app logs it whichever way
-the switch is, from ``noted.ui.messages.FirstNotesShown``.
+This module imports no Textual at load time (``noted.ui.launch`` starts the first look before
+Textual loads). The start-up line of the log (``log_ready``) is here too, logged either way.
 """
 
 from __future__ import annotations

@@ -15,25 +15,18 @@ the patch off, prints what Textual prints.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from noted.ui.crash import CrashReport
 from noted.ui.patches.guard import Patch, Private, Swap
 
 if TYPE_CHECKING:
     from textual.app import App
 
 
-class Report(Protocol):
-    """What an app's ``crash`` does (``noted.ui.crash.CrashReport``)."""
-
-    def record(self, error: BaseException) -> None: ...
-
-    def take_line(self) -> str | None: ...
-
-
-def _report(app: App[Any]) -> Report | None:
+def _report(app: App[Any]) -> CrashReport | None:
     report = app.__dict__.get("crash")
-    return report if hasattr(report, "take_line") else None
+    return report if isinstance(report, CrashReport) else None
 
 
 def _handle_exception(self: App[Any], error: Exception) -> None:
