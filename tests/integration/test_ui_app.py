@@ -22,7 +22,7 @@ from noted.ui.app import NotedApp
 from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
-from noted.ui.messages import FirstNotesShown, OpenNote, StoreChanged
+from noted.ui.messages import FirstNotesListed, OpenNote, StoreChanged
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
@@ -256,7 +256,7 @@ async def test_a_new_note_with_no_notebook_listed_goes_in_the_default_notebook(r
     assert [t.title for t in store.note_tags(note.id)] == ["someday"]
 
 
-def _collect(into: list[FirstNotesShown], kind: type[FirstNotesShown]) -> Callable[[Message], None]:
+def _collect(into: list[FirstNotesListed], kind: type[FirstNotesListed]) -> Callable[[Message], None]:
     """A message hook keeping the messages of ``kind``."""
     return lambda message: into.append(message) if isinstance(message, kind) else None
 
@@ -292,9 +292,9 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
     first_look = app.speed.first_look
     assert first_look is not None
     first_look.wait(timeout=scaled(60))  # as when Textual takes longer to load than the reading
-    shown: list[FirstNotesShown] = []
+    shown: list[FirstNotesListed] = []
     try:
-        async with app.run_test(size=SIZE, message_hook=_collect(shown, FirstNotesShown)) as pilot:
+        async with app.run_test(size=SIZE, message_hook=_collect(shown, FirstNotesListed)) as pilot:
             notes = app.workspace.query_one(NoteList)
             await until(pilot, lambda: bool(shown) and app.workspace.query_one(NotebookTree).ready)
             assert [row.meta.title for row in notes.rows] == [
@@ -306,8 +306,8 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
             assert panes_read == []  # the panes used what was read ahead, and read nothing themselves
             await until(
                 pilot,
-                lambda: any("ready: the first notes were on screen" in m for m in logged),
-            )
+                lambda: any("ready: the first notes were listed" in m for m in logged),
+            )  # type: ignore[arg-type]
             # A change made meanwhile by another process still reaches the screen.
             services.store.update_note(fixture.ideas, NotePatch(title="Ideas, renamed"), actor="mcp:test")
             await until(pilot, lambda: "Ideas, renamed" in [row.meta.title for row in notes.rows])

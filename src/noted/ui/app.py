@@ -37,7 +37,7 @@ from noted.ui.commands import (
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.dialogs.keys import KeysOverlay, key_groups, pane_help
 from noted.ui.messages import (
-    FirstNotesShown,
+    FirstNotesListed,
     IndexerStatusChanged,
     OpenNote,
     ReadAhead,
@@ -216,9 +216,9 @@ class NotedApp(App[None]):
     def _read_ahead(self, event: ReadAhead) -> None:
         self.workspace.read_ahead(event.note_ids)
 
-    @on(FirstNotesShown)
-    def _first_notes(self, event: FirstNotesShown) -> None:
-        log_ready(event.painted, event.cpu, process_age())
+    @on(FirstNotesListed)
+    def _first_notes(self, event: FirstNotesListed) -> None:
+        log_ready(event.listed, event.cpu, process_age())
 
     @on(IndexerStatusChanged)
     def _index_status(self, event: IndexerStatusChanged) -> None:

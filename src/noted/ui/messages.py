@@ -141,16 +141,16 @@ class SettingsChanged(Message):
         self.keys = keys
 
 
-class FirstNotesShown(Message):
-    """The frame that first shows notes in the list has been painted (once per app).
+class FirstNotesListed(Message):
+    """The note list has its first notes; the next frame paints them (said once per app).
 
     The app logs the start-up figure from it (``noted.ui.speed.log_ready``); the UI benchmark
-    times start-up by it.
+    times start-up to the end of the frame after it.
     """
 
-    def __init__(self, painted: float, cpu: float) -> None:
+    def __init__(self, listed: float, cpu: float) -> None:
         super().__init__()
-        self.painted = painted
-        """``time.perf_counter()`` just after that frame."""
+        self.listed = listed
+        """``time.perf_counter()`` when the notes went into the list."""
         self.cpu = cpu
         """``time.process_time()`` then."""

@@ -238,16 +238,14 @@ def warm_glossary(node: DOMNode) -> None:
 
 
 # The start-up figure ----------------------------------------------------------------------------
-def log_ready(painted: float, cpu: float, age: float | None) -> None:
-    """Log when the first notes were painted (``painted``: ``time.perf_counter()``; ``cpu``:
-    ``time.process_time()``; ``age``: the process's age then, from ``process_age``).
-
-    Start-up time is a promise of the app, so each run logs it, with the switch's state.
-    """
+def log_ready(listed: float, cpu: float, age: float | None) -> None:
+    """Log when the first notes went into the list, a frame before they are on screen (``listed``:
+    ``time.perf_counter()``; ``cpu``: ``time.process_time()``; ``age``: the process's age then,
+    from ``process_age``). Start-up time is a promise of the app, so each run logs it."""
     log.info(
-        "ready: the first notes were on screen %.0f ms after noted was imported, %s after the process "
-        "started (%.0f ms of CPU)%s",
-        (painted - noted.STARTED) * 1000,
+        "ready: the first notes were listed %.0f ms after noted was imported, %s after the process "
+        "started (%.0f ms of CPU), to be painted in the next frame%s",
+        (listed - noted.STARTED) * 1000,
         "?" if age is None else f"{age * 1000:.0f} ms",
         cpu * 1000,
         "" if enabled() else f"; {STOCK_TEXTUAL} is set",

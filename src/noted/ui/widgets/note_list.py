@@ -26,7 +26,7 @@ from noted.models import NoteMeta
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
 from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page
-from noted.ui.messages import FirstNotesShown
+from noted.ui.messages import FirstNotesListed
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.note_rows import row_prompt
@@ -75,8 +75,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         Binding("n", "new_note", "New", id="list.new_note", tooltip="Create a note in this notebook"),
     ]  # fmt: skip
 
-    _shown_notes = False
-    """Whether ``FirstNotesShown`` is on its way (once a page with notes came)."""
+    _listed_notes = False
+    """Whether a page with notes came (``FirstNotesListed`` is said once)."""
     _highlighted_note: str | None = None
     """The note last announced by ``NoteHighlighted``."""
     _rebuilding = False
@@ -229,12 +229,9 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
             self.rows.extend(page.rows)
             self.add_options(self._option(row) for row in page.rows)
         self.border_title = self._title()
-        if self.rows and not self._shown_notes:
-            self._shown_notes = True
-            self.call_after_refresh(self._first_shown)  # once the frame showing them is painted
-
-    def _first_shown(self) -> None:
-        self.post_message(FirstNotesShown(time.perf_counter(), time.process_time()))
+        if self.rows and not self._listed_notes:  # the next frame paints them
+            self._listed_notes = True
+            self.post_message(FirstNotesListed(time.perf_counter(), time.process_time()))
 
     def _option(self, row: NoteRow) -> Option:
         return Option(row_prompt(row, row.meta.id in self.marked, self.order), id=row.meta.id)
