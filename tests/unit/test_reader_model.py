@@ -29,8 +29,8 @@ from noted.ui.reader_model import (
     Focus,
     MakeWay,
     Park,
-    Read,
     ReaderModel,
+    Reading,
     ScrollAgain,
     Surface,
 )
@@ -177,7 +177,7 @@ def test_a_note_asked_for_while_another_is_edited_waits_for_the_editor_to_make_w
     assert model.ask(Ask("b", ticket=3), EDITING_A) == [Answer(3), MakeWay()]
     assert model.wanted is None  # nothing is read before the editor has saved
     effects = model.made_way(True, SHOWN)
-    assert effects == [Fetch("b", None, False, 0, 1), Read(), Focus()]  # the ticket was answered already
+    assert effects == [Fetch("b", None, False, 0, 1), Reading(), Focus()]  # the ticket was answered already
     assert model.made_way(True, SHOWN) == []  # one ask, carried out once
 
 
@@ -201,7 +201,7 @@ def test_an_edit_asked_before_the_note_is_read_starts_once_it_is_shown() -> None
     model.read_ahead_done((a,), 0)
     effects = model.ask(Ask("a", edit=True), SHOWN)
     # Read afresh (what is edited must be the stored text, not a copy read ahead), then edited.
-    assert effects == [Fetch("a", None, False, 0, 1), Read(), Focus()]
+    assert effects == [Fetch("a", None, False, 0, 1), Reading(), Focus()]
     assert model.shown("b") == []  # another note's Shown does not start it
     model.read(fetch_of(effects), a, SHOWN)
     assert model.shown("a") == [Edit(a.view)]
@@ -215,11 +215,11 @@ def test_the_focus_moves_to_the_page_only_when_it_is_not_there_and_after_a_cover
     a = copy("a")
     model.read_ahead_done((a,), 0)
     focused = Surface(drawable=True, focused=True)
-    assert model.ask(Ask("a"), focused) == [Draw(a, None, False), Announce("a", None), Read()]
-    assert model.ask(Ask("a", ticket=2), SHOWN) == [Answer(2), Read(), Focus()]  # shown: only the focus
+    assert model.ask(Ask("a"), focused) == [Draw(a, None, False), Announce("a", None), Reading()]
+    assert model.ask(Ask("a", ticket=2), SHOWN) == [Answer(2), Reading(), Focus()]  # shown: only the focus
     assert model.ask(Ask("a", focus=False), SHOWN) == []
     # Under the search screen: the note is drawn now, the focus moves once the screen has closed.
     effects = model.ask(Ask("a", "2"), COVERED)
-    assert Focus() not in effects and Read() in effects
+    assert Focus() not in effects and Reading() in effects
     assert model.uncovered() == [Announce("a", "2"), Focus(later=True)]
     assert model.uncovered() == []

@@ -6,6 +6,8 @@ registry's offer, the theme in use).
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import tomllib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -15,19 +17,19 @@ from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.app import App
 from textual.binding import Binding
 from textual.command import CommandInput, CommandList, CommandPalette
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Markdown
 
+import noted.ui
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.commands import SwitchThemeProvider, ToggleToolProvider, tool_switches
 from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.screens.search import ResultList, SearchScreen
 from noted.ui.screens.settings import SettingsScreen, widget_id
-from noted.ui.widgets.note_viewer import NoteViewer
-from noted.ui.widgets.outline import LinkList
 
 SIZE = (120, 40)
 
@@ -214,7 +216,21 @@ async def test_the_overlay_shows_the_help_text_it_was_given(pilot: Pilot[Any]) -
     assert _help_text(pilot) == pilot.app.screen.help_text  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("owner", [SearchScreen, ResultList, SettingsScreen, LinkList, NoteViewer])
+def _with_bindings() -> list[type[object]]:
+    """Every class of the app that declares bindings of its own (every module loaded)."""
+    for module in pkgutil.walk_packages(noted.ui.__path__, prefix="noted.ui."):
+        importlib.import_module(module.name)
+    found: list[type[object]] = []
+    pending: list[type[DOMNode]] = [DOMNode]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls.__module__.startswith("noted.ui.") and vars(cls).get("BINDINGS"):
+            found.append(cls)
+    return sorted(found, key=lambda cls: cls.__qualname__)
+
+
+@pytest.mark.parametrize("owner", _with_bindings(), ids=lambda cls: cls.__qualname__)
 def test_every_binding_has_an_id_a_description_and_a_tooltip(owner: type[object]) -> None:
     for binding in owner.BINDINGS:  # type: ignore[attr-defined]
         assert isinstance(binding, Binding)

@@ -176,7 +176,7 @@ class Edit:
 
 
 @dataclass(frozen=True, slots=True)
-class Read:
+class Reading:
     """On a narrow screen, give the reader the whole screen (``Workspace.reading``)."""
 
 
@@ -189,7 +189,7 @@ class Focus:
 
 
 Effect = Union[  # noqa: UP007 (generic alias)
-    Fetch, FetchAhead, Draw[D], Park, ScrollAgain, Blank, Announce, Answer, MakeWay, Edit, Read, Focus
+    Fetch, FetchAhead, Draw[D], Park, ScrollAgain, Blank, Announce, Answer, MakeWay, Edit, Reading, Focus
 ]
 
 
@@ -360,7 +360,7 @@ class ReaderModel(Generic[D]):
             else:
                 self._edit_after_show = ask.note_id
         if ask.focus:
-            effects.append(Read())
+            effects.append(Reading())
         if focus_now:
             effects.append(Focus())
         return effects

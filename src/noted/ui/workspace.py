@@ -29,7 +29,7 @@ from noted.settings import handles
 from noted.ui.empty_trash import empty_trash
 from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
-from noted.ui.reader_model import Ask, Edit, Effect, Focus, MakeWay, Read, Surface
+from noted.ui.reader_model import Ask, Edit, Effect, Focus, MakeWay, Reading, Surface
 from noted.ui.typeahead import hold_keys, release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.markdown_page import Drawn
@@ -195,7 +195,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 await self.follow(viewer.reader.made_way(done, self._surface()))
             elif isinstance(effect, Edit):
                 self.post_message(NoteViewer.EditRequested(effect.view))
-            elif isinstance(effect, Read):
+            elif isinstance(effect, Reading):
                 self.reading = True
             elif isinstance(effect, Focus) and effect.later:
                 hold_keys(self.app)  # keys typed meanwhile wait for the focus

@@ -35,8 +35,10 @@ class ConflictView(ModalScreen[Choice]):
     CSS_PATH = "conflict.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back to editing", id="conflict.back", tooltip="Keep editing; nothing is saved yet"),
-        Binding("left", "app.focus_previous", "Previous choice", id="conflict.previous", show=False),
-        Binding("right", "app.focus_next", "Next choice", id="conflict.next", show=False),
+        Binding("left", "app.focus_previous", "Previous choice", id="conflict.previous", show=False,
+                tooltip="Move to the choice on the left"),
+        Binding("right", "app.focus_next", "Next choice", id="conflict.next", show=False,
+                tooltip="Move to the choice on the right"),
     ]  # fmt: skip
 
     def __init__(self, conflict: Conflict, *, quitting: bool = False) -> None:
