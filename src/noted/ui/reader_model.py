@@ -78,17 +78,15 @@ class Surface:
 
 @dataclass(frozen=True, slots=True)
 class Ask:
-    """A note asked for: from the list's cursor, search, a link, a note's id (``OpenNote``)."""
+    """A note asked for (the list's cursor, search, a link): scrolled to ``section`` (``"1.2"``;
+    None keeps the top, or the place in the note shown), with the focus moved to the page (and a
+    narrow screen given to the reader), edited once shown, ``ticket`` answered (``OpenNote``)."""
 
     note_id: str
     section: str | None = None
-    """Scroll to this section (``"1.2"``); None keeps the top (or, for the note shown, the place)."""
     focus: bool = True
-    """Go to the page (and, on a narrow screen, give the reader the whole screen)."""
     edit: bool = False
-    """Edit the note once it is shown."""
     ticket: int | None = None
-    """Answered once the note is in place, or will not be (``OpenNote``)."""
 
 
 @dataclass(frozen=True, slots=True)
