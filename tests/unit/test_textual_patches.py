@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import textual
+from textual.app import App
 from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
 from textual.strip import Strip
@@ -37,6 +38,10 @@ REPLACED = (
     (Screen, "_update_focus_styles"),
     (Strip, "crop_extend"),
     (Strip, "divide"),
+    (App, "current_theme"),
+    (App, "_handle_exception"),
+    (App, "_fatal_error"),
+    (App, "_print_error_renderables"),
 )
 
 
@@ -175,7 +180,10 @@ def test_uninstall_gives_back_textuals_own_methods_and_install_is_idempotent() -
     for (owner, name), original in zip(REPLACED, own, strict=True):
         replacement = owner.__dict__[name]
         assert replacement is not original
-        assert getattr(replacement, "__func__", replacement).__module__.startswith("noted.ui.patches")
+        function = getattr(
+            replacement, "__func__", getattr(replacement, "fget", replacement)
+        )  # a property's getter
+        assert function.__module__.startswith("noted.ui.patches")
     patches.uninstall()
     assert [owner.__dict__[name] for owner, name in REPLACED] == own
     assert all(now is then for now, then in zip([o.__dict__[n] for o, n in REPLACED], own, strict=True))
