@@ -331,7 +331,10 @@ def test_chat_focus_without_colour(
         await settle(pilot)
         await ask(pilot, "Oat milk please")
         await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
-        app.query_one(ToolCallView).query_one(CollapsibleTitle).focus()
+        title = app.query_one(ToolCallView).query_one(CollapsibleTitle)
+        title.focus()
+        # On a loaded machine one pause may come before the focus has moved and been painted.
+        await until(pilot, lambda: title.has_focus and app.focused is title)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
