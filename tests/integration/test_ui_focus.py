@@ -35,6 +35,7 @@ from noted.services import Services
 from noted.settings.handles import tool_switch
 from noted.ui.app import NotedApp
 from noted.ui.chat.edits import EditCard
+from noted.ui.chat.log import ChatLog
 from noted.ui.chat.tool_call import ToolCallView
 from noted.ui.screens.settings import widget_id
 from noted.ui.screens.settings_nav import section_name, shown_sections
@@ -333,8 +334,10 @@ def test_chat_focus_without_colour(
         await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
         title = app.query_one(ToolCallView).query_one(CollapsibleTitle)
         title.focus()
-        # On a loaded machine one pause may come before the focus has moved and been painted.
-        await until(pilot, lambda: title.has_focus and app.focused is title)
+        # On a loaded machine one pause could come before the focus had moved, or before the log,
+        # anchored to its end, had scrolled there after the card grew (the screenshot was a line up).
+        log = app.query_one(ChatLog)
+        await until(pilot, lambda: app.focused is title and log.scroll_y == log.max_scroll_y)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
