@@ -61,13 +61,12 @@ class NoteEditor(ReportsWorkerFailures, Vertical):
     HELP = """\
 ## Editor
 
-Type in Markdown. {note.save} saves, {note.close} saves and goes back to reading,
-{note.external_editor} continues in your `$EDITOR` (the app steps aside until the editor closes).
-**Shift+Tab** goes from the text to the title, **Tab** back (in the text, Tab indents). A ● in the
-header means unsaved changes. If the note was changed elsewhere meanwhile, saving shows both sides'
-changes and asks: **Keep both** (the default: your text becomes a conflict copy beside the note),
-**Take theirs** (yours goes to the history), **Overwrite** (theirs goes to the history) or **Back to
-editing** ({conflict.back}). Nothing is lost either way.
+Type in Markdown. {note.save} saves, {note.close} saves and goes back to reading, {note.external_editor}
+continues in your `$EDITOR` (the app steps aside until the editor closes). **Shift+Tab** goes from the text to
+the title, **Tab** back (in the text, Tab indents). A ● in the header means unsaved changes. If the note was
+changed elsewhere meanwhile, saving shows both sides' changes and asks: **Keep both** (the default: your text
+becomes a conflict copy beside the note), **Take theirs** (yours goes to the history), **Overwrite** (theirs
+goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost either way.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
