@@ -307,7 +307,7 @@ async def test_the_app_opens_with_its_first_screen_read_ahead_and_logs_when_it_w
             await until(
                 pilot,
                 lambda: any("ready: the first notes were listed" in m for m in logged),
-            )  # type: ignore[arg-type]
+            )
             # A change made meanwhile by another process still reaches the screen.
             services.store.update_note(fixture.ideas, NotePatch(title="Ideas, renamed"), actor="mcp:test")
             await until(pilot, lambda: "Ideas, renamed" in [row.meta.title for row in notes.rows])

@@ -37,8 +37,8 @@ from noted.ui.app import NotedApp
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.tool_call import ToolCallView
-from noted.ui.screens.settings import widget_id
 from noted.ui.screens.settings_nav import section_name, shown_sections
+from noted.ui.screens.settings_sections import widget_id
 from noted.ui.themes import bundled_themes
 
 HEAVY = "┃┏"

@@ -20,7 +20,8 @@ from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.chat.views import ChatInput
 from noted.ui.screens.search import SearchScreen
-from noted.ui.screens.settings import SettingsScreen, widget_id
+from noted.ui.screens.settings import SettingsScreen
+from noted.ui.screens.settings_sections import widget_id
 
 SIZE = (120, 40)
 

@@ -25,7 +25,8 @@ from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.messages import OpenAnswered
 from noted.ui.screens.search import SearchScreen
-from noted.ui.screens.settings import SettingsScreen, widget_id
+from noted.ui.screens.settings import SettingsScreen
+from noted.ui.screens.settings_sections import widget_id
 from noted.ui.widgets.note_viewer import NoteViewer
 
 SIZE = (120, 40)

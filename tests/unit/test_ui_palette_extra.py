@@ -29,7 +29,8 @@ from noted.ui.app import NotedApp
 from noted.ui.commands import SwitchThemeProvider, ToggleToolProvider, tool_switches
 from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.screens.search import ResultList, SearchScreen
-from noted.ui.screens.settings import SettingsScreen, widget_id
+from noted.ui.screens.settings import SettingsScreen
+from noted.ui.screens.settings_sections import widget_id
 
 SIZE = (120, 40)
 
