@@ -4,11 +4,16 @@ Obsidian would put it, and noted deletes only a file it wrote, unchanged."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
+from tests.support.cli import Cli
+from tests.support.documents import pdf_bytes
 from tests.support.images import image_bytes
 from tests.support.vaults import by_title, git, opened
 
@@ -17,6 +22,7 @@ from noted.store.vault import VaultStore
 
 PHOTO = image_bytes(40, 20)
 DIAGRAM = image_bytes(30, 30, color="red")
+REPORT = pdf_bytes("Q3 report")
 LINKS = (
     "# Trip\n\n![](../img/photo.png)\n\nThe plan: ![[diagram.png|200]]\n\n"
     "Costs in [the report](<../docs/q 3.pdf>) and [[missing.pdf]], see [[Other]] and https://x.org/a.png.\n"
@@ -30,7 +36,7 @@ def vault(tmp_path: Path) -> Path:
         (root / folder).mkdir(parents=True)
     (root / "img" / "photo.png").write_bytes(PHOTO)
     (root / "assets" / "deep" / "diagram.png").write_bytes(DIAGRAM)
-    (root / "docs" / "q 3.pdf").write_bytes(b"%PDF-1.4 report")
+    (root / "docs" / "q 3.pdf").write_bytes(REPORT)
     (root / "projects" / "trip.md").write_text(LINKS)
     (root / "projects" / "other.md").write_text("# Other\n\nNothing attached.\n")
     git(root, "init", "-q")
@@ -54,7 +60,7 @@ def test_the_files_a_note_links_to_are_its_attachments_where_they_are(vault: Pat
         diagram = found["diagram.png"].id
         assert store.resource_path(diagram) == vault / "assets" / "deep" / "diagram.png"
         assert store.read_resource(diagram) == DIAGRAM
-        assert store.read_resource(found["q 3.pdf"].id) == b"%PDF-1.4 report"
+        assert store.read_resource(found["q 3.pdf"].id) == REPORT
         assert store.resource_notes(diagram) == [trip]
         assert store.list_resources(note_id=by_title(store, "Other")) == []
     with opened(vault, tmp_path / "p") as store:  # the same ids on the next start
@@ -144,3 +150,53 @@ def test_a_link_out_of_the_folder_is_not_an_attachment(vault: Path, tmp_path: Pa
         assert store.list_resources(note_id=by_title(store, "Other")) == []
     finally:
         store.close()
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, int]]:
+    """Every file of the folder (``.git`` aside) with its hash and mtime."""
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            path = Path(dirpath, name)
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            found[str(path.relative_to(root))] = (digest, path.stat().st_mtime_ns)
+    return found
+
+
+def linked(note: Path) -> dict[str, bytes]:
+    """Each local link target of an exported note (outside code), with the bytes it leads to."""
+    text = re.sub(r"```.*?```", "", note.read_text(), flags=re.DOTALL)
+    targets = re.findall(r"\]\(<?([^)<>]+)>?\)", text)
+    return {t: (note.parent / unquote(t)).read_bytes() for t in targets if not t.startswith(("http", ":/"))}
+
+
+def test_export_copies_the_files_notes_link_to_and_leaves_the_folder_alone(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vault / "projects" / "other.md").write_text(
+        "# Other\n\nThe report again: ![[q 3.pdf]], the photo [[photo.png|here]].\n\n"
+        "```\n![](../img/photo.png) stays code\n```\n"
+    )
+    git(vault, "commit", "-qam", "other")
+    cli, out, v = Cli(tmp_path / "profile", capsys), tmp_path / "out", ("--vault", str(vault))
+    before = snapshot(vault)
+    cli.ok("export", str(out), *v)
+    (trip,) = out.rglob("Trip.md")
+    # Before the fix the links stayed as written (../img/photo.png, [[diagram.png|200]]) and no file
+    # was copied: reading them from the export raised FileNotFoundError.
+    assert sorted(linked(trip).values()) == sorted([PHOTO, DIAGRAM, REPORT])
+    assert all(t.startswith("../_resources/") for t in linked(trip))  # copies, not the folder's files
+    text = trip.read_text()
+    assert "![diagram.png](../_resources/" in text  # an embed's |200 is a size, not a text
+    assert "[[missing.pdf]]" in text and "[[Other]]" in text  # links to nothing or to notes stay
+    (other,) = out.rglob("Other.md")
+    assert list(linked(other).values()) == [REPORT, PHOTO]
+    assert "[here](../_resources/" in other.read_text()
+    assert "```\n![](../img/photo.png) stays code\n```" in other.read_text()  # code is not a link
+    copies = sorted(p.read_bytes() for p in (out / "_resources").iterdir())
+    assert copies == sorted([PHOTO, DIAGRAM, REPORT])
+    assert snapshot(vault) == before  # nothing in the folder modified, added or deleted
+    cli.ok("export", str(out), *v)  # replacing the previous export touches the folder no more
+    assert snapshot(vault) == before
+    assert git(vault, "status", "--porcelain") == ""

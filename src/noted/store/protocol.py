@@ -63,6 +63,15 @@ class HasNotePaths(Protocol):
         ...
 
 
+@runtime_checkable
+class HasFileLinks(Protocol):
+    """A store whose notes link their attachments by path (the Markdown folder), not by ``:/id``."""
+
+    def body_with_ids(self, note_id: str, body: str) -> str:
+        """``body`` of the note with each link to an attachment written ``:/id`` (export copies those)."""
+        ...
+
+
 class FolderStore(Protocol):
     """Notebooks: nested, moved to the trash with what they hold, restored together."""
 

@@ -2,7 +2,8 @@
 
 Notebooks become nested directories (each with a ``.noted-notebook.yml`` holding its id, so a
 re-import matches it), notes become ``.md`` files with YAML front matter, attachments are copied
-to ``_resources/`` at the root and ``:/id`` links become relative paths. Everything is planned and
+to ``_resources/`` at the root and ``:/id`` links become relative paths (a Markdown folder's links
+to its files are read as ``:/id`` first: ``HasFileLinks``). Everything is planned and
 checked first, written to a staging folder beside the target, then moved into place, so a failure
 leaves the target as it was. The manifest ``.noted-export.yml`` records every file written with
 its hash (``manifest.py``): a previous export is replaced only when it holds nothing else, checked
@@ -15,14 +16,14 @@ import hashlib
 import os
 import posixpath
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
 from noted.errors import NotFoundError
 from noted.markdown import linked_ids
 from noted.models import Folder, Note, Resource, now_ms
-from noted.store.protocol import Store
+from noted.store.protocol import HasFileLinks, Store
 from noted.store.transfer.common import (
     EXPORT_MARKER,
     NOTEBOOK_MARKER,
@@ -125,10 +126,13 @@ def _plan_dirs(folders: list[Folder]) -> dict[str, str]:
 
 
 def _all_notes(store: Store) -> list[Note]:
+    """The live notes, their links to attachments written ``:/id`` (a Markdown folder links by path)."""
     ids = [m.id for m in store.list_notes()]
     notes: list[Note] = []
     for i in range(0, len(ids), _BATCH):
         notes.extend(store.get_notes(ids[i : i + _BATCH]))
+    if isinstance(store, HasFileLinks):
+        notes = [replace(n, body=store.body_with_ids(n.id, n.body)) for n in notes]
     return notes
 
 

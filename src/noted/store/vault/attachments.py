@@ -33,7 +33,7 @@ from noted.models import ChangeType, ItemType, new_id
 from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
-from noted.store.transfer.common import _MD_LINK
+from noted.store.transfer.common import _MD_LINK, LinkSpan, _code_ranges, link_spans, replace_spans
 from noted.store.vault.files import Skipped, content_hash
 
 if TYPE_CHECKING:
@@ -43,6 +43,21 @@ APP_SETTINGS = ".obsidian/app.json"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _ID_TARGET = re.compile(r"(\]\(\s*)<?:/([0-9a-fA-F]{32})>?")
 _NOTE_SUFFIXES = (".md", ".markdown")
+_SIZE = re.compile(r"^\s*\d+(?:\s*x\s*\d+)?\s*$")
+"""An embed's ``|alias`` that is an image size (``![[a.png|200]]``, ``|100x80``), not a text."""
+
+
+def _md_path(target: str) -> str:
+    """The file a Markdown link target names (``""``: an anchor, an id, a URL)."""
+    target = target.strip().removeprefix("<").removesuffix(">")
+    if not target or target.startswith(("#", ":/")) or _SCHEME.match(target):
+        return ""
+    return unquote(target.partition("#")[0].partition("?")[0])
+
+
+def _is_file(path: str) -> bool:
+    suffix = posixpath.splitext(path)[1]
+    return bool(suffix) and suffix.lower() not in _NOTE_SUFFIXES
 
 
 def written_targets(body: str) -> list[tuple[str, bool]]:
@@ -51,14 +66,9 @@ def written_targets(body: str) -> list[tuple[str, bool]]:
     for match in WIKI_LINK.finditer(body) if "[[" in body else ():
         found.append((match.start(), match.group(2).strip(), True))
     for match in _MD_LINK.finditer(body) if "](" in body else ():
-        target = match.group(1).strip().removeprefix("<").removesuffix(">")
-        if target and not target.startswith(("#", ":/")) and not _SCHEME.match(target):
-            found.append((match.start(), unquote(target.partition("#")[0].partition("?")[0]), False))
-    return [
-        (path, wiki)
-        for _, path, wiki in sorted(found)
-        if posixpath.splitext(path)[1] and posixpath.splitext(path)[1].lower() not in _NOTE_SUFFIXES
-    ]
+        if path := _md_path(match.group(1)):
+            found.append((match.start(), path, False))
+    return [(path, wiki) for _, path, wiki in sorted(found) if _is_file(path)]
 
 
 class Attachments:
@@ -94,6 +104,38 @@ class Attachments:
                     "INSERT OR IGNORE INTO note_resources(note_id, resource_id) VALUES (?, ?)",
                     (note_id, resource_id),
                 )
+
+    def with_ids(self, note_rel: str, body: str) -> str:
+        """``body`` (of the note ``note_rel``) with each link to a file that is an attachment written
+        ``:/id``, as the other backends keep it: Markdown links and images keep their text (their
+        target becomes ``:/id``), wiki links and embeds become Markdown ones (``![[a.png|200]]`` →
+        ``![a.png](:/id)``). Links in code, to notes, to nothing and to URLs stay as written."""
+        if "[[" not in body and "](" not in body and "=" not in body:
+            return body
+        replacements: list[tuple[LinkSpan, str]] = []
+        for span in link_spans(body):
+            path = _md_path(span.target)
+            resource_id = self._id_of(note_rel, path, wiki=False) if _is_file(path) else None
+            if resource_id:
+                replacements.append((span, f":/{resource_id}"))
+        code = _code_ranges(body) if "[[" in body else []
+        taken = [(s.start, s.end) for s, _ in replacements]
+        for match in WIKI_LINK.finditer(body) if "[[" in body else ():
+            start, end = match.span()
+            if any(a <= start < b or start <= a < end for a, b in [*code, *taken]):
+                continue
+            embed, path, alias = match.group(1), match.group(2).strip(), match.group(4)
+            resource_id = self._id_of(note_rel, path, wiki=True) if _is_file(path) else None
+            if resource_id:
+                text = posixpath.basename(path) if alias is None or (embed and _SIZE.match(alias)) else alias
+                replacements.append(
+                    (LinkSpan(start, end, match.group(0)), f"{embed}[{text}](:/{resource_id})")
+                )
+        return replace_spans(body, replacements)
+
+    def _id_of(self, note_rel: str, target: str, *, wiki: bool) -> str | None:
+        path = self.find(note_rel, target, wiki)
+        return None if path is None else self.store.ledger.file_at(path)
 
     def find(self, note_rel: str, target: str, wiki: bool) -> str | None:
         """The file a link of the note ``note_rel`` leads to, or None."""

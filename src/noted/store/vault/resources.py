@@ -44,6 +44,11 @@ class ResourceOps(VaultBase):
         except OSError as exc:
             raise NotFoundError(f'the file of attachment "{resource_id}" is missing: {known[0]}') from exc
 
+    def body_with_ids(self, note_id: str, body: str) -> str:
+        """``body`` with its links to files of the folder written ``:/id`` (``Attachments.with_ids``)."""
+        row = self.ledger.note(note_id)
+        return body if row is None else self.attachments.with_ids(row.path, body)
+
     def list_resources(self, *, note_id: str | None = None) -> list[Resource]:
         return self.mirror.list_resources(note_id=note_id)
 
