@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,19 @@ def test_one_profile_per_folder_and_vault_status_elsewhere_say_what_to_do(
     plain = Cli(tmp_path / "plain", cli.capsys)
     result = plain("vault", "status")
     assert result.code == ExitCode.BAD_INPUT and "not in a Markdown folder" in result.err
+
+
+def test_the_first_open_of_a_folder_shows_a_progress_bar_on_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(30):
+        (root / f"n{i}.md").write_text(f"# Note {i}\n")
+    monkeypatch.setattr("noted.cli.progress.DELAY_S", 0)  # a real first open of a large folder takes seconds
+    piped = Cli(tmp_path / "piped", capsys).ok("notes", "--vault", str(root))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    shown = Cli(tmp_path / "profile", capsys).ok("notes", "--vault", str(root))
+    assert "Reading the Markdown folder" in shown.err and "30/30" in shown.err
+    assert "Note 29" in shown.out and "Note 29" in piped.out
+    assert piped.err == ""  # the same run into a pipe: no bar

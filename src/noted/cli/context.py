@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from noted.cli.progress import LazyProgress
 from noted.errors import InvalidInputError
 from noted.logs import setup_logging
 from noted.profile import Profile, resolve_profile
@@ -52,14 +54,16 @@ class CliContext:
             self.created = not self.profile.holds_notebook
             profile = self.profile.ensure()
             setup_logging(profile.log_path)
-            self._services = Services.open(
-                profile,
-                backend="joplin" if self.joplin else None,
-                on_upgrade=self._upgrading,
-                vault=self.vault,
-                on_scan=ScanProgress() if sys.stderr.isatty() else None,
-                scan_in_background=self.scan_in_background,
-            )
+            # A Markdown folder read for the first time is read here, with a bar on a terminal.
+            with LazyProgress(enabled=sys.stderr.isatty()) as bar:
+                self._services = Services.open(
+                    profile,
+                    backend="joplin" if self.joplin else None,
+                    on_upgrade=self._upgrading,
+                    vault=self.vault,
+                    on_scan=functools.partial(bar, "folder"),
+                    scan_in_background=self.scan_in_background,
+                )
         return self._services
 
     def _upgrading(self) -> None:
@@ -93,19 +97,3 @@ class CliContext:
         if self._services is not None:
             self._services.close()
             self._services = None
-
-
-class ScanProgress:
-    """A one-line progress bar on stderr while a Markdown folder's start-up scan reads its files."""
-
-    def __init__(self) -> None:
-        self._shown = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        percent = 100 * done // max(total, 1)
-        if total < 200 or percent == self._shown:
-            return
-        self._shown = percent
-        bar = "#" * (percent // 4)
-        end = "\n" if done == total else ""
-        print(f"\rnoted: reading the Markdown folder [{bar:<25}] {done}/{total}", end=end, file=sys.stderr)

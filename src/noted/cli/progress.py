@@ -17,7 +17,14 @@ DELAY_S = 1.0
 """How long a command runs before its bar appears."""
 
 
-_LABELS = {"reading": "Reading files", "checking": "Checking links", "writing": "Writing notes"}
+_LABELS = {
+    "reading": "Reading files",
+    "checking": "Checking links",
+    "writing": "Writing notes",
+    "folder": "Reading the Markdown folder",
+}
+"""What the bar says in each phase (``import`` reads, checks, writes; a Markdown folder's first
+open reads the folder)."""
 
 
 class LazyProgress:
@@ -27,11 +34,12 @@ class LazyProgress:
     """
 
     def __init__(
-        self, *, enabled: bool | None = None, delay_s: float = DELAY_S, file: TextIO | None = None
+        self, *, enabled: bool | None = None, delay_s: float | None = None, file: TextIO | None = None
     ) -> None:
-        """``enabled`` defaults to "stderr is a terminal"; ``file`` (default stderr) is where the bar goes."""
+        """``enabled`` defaults to "stderr is a terminal"; ``delay_s`` to ``DELAY_S``; ``file``
+        (default stderr) is where the bar goes."""
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.delay_s = delay_s
+        self.delay_s = DELAY_S if delay_s is None else delay_s
         self._file = file
         self._start = time.monotonic()
         self._bar: Progress | None = None
@@ -61,9 +69,7 @@ class LazyProgress:
         if phase != self._phase or self._task is None:
             if self._task is not None:
                 self._bar.remove_task(self._task)
-            self._task = self._bar.add_task(
-                f"{phase.capitalize()} files" if phase != "writing" else "Writing notes"
-            )
+            self._task = self._bar.add_task(_LABELS.get(phase, phase.capitalize()))
             self._phase = phase
         self._bar.update(self._task, completed=done, total=total)
 
