@@ -6,7 +6,7 @@ A version is one unique word. An outside edit that another outside edit replaces
 (no watcher batch, no save by noted between them) is the outside's own overwrite, which no tool can
 keep; every other version, noted's and the outside's, must survive.
 
-Not vacuous: with the save's look at the file (``VaultBase.catch_up``) taken out, it fails at once on
+Not vacuous: with the save's look at the file (``VaultCore.catch_up``) taken out, it fails at once on
 ``[outside_edit, save]`` (the editor's version overwritten by noted's).
 """
 

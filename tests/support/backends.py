@@ -7,18 +7,16 @@ script in ``../shared/`` (emptied before each test; skipped, saying why, where i
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
-from urllib.parse import quote
 
 # Imported at collection, before the isolation fixture moves HOME: it locates Joplin's cache there.
 from tests.support.joplin import shared_server
 
 from noted.search.keyword import HasDatabase
-from noted.store.protocol import Store
+from noted.store.protocol import HasFileLinks, Store
 from noted.store.sqlite import SqliteStore
 from noted.store.vault import VaultStore
 
@@ -56,9 +54,4 @@ def body_with_ids(store: Store, note_id: str) -> str:
     """The note's body with a Markdown folder's links to its attachment files written back as
     ``:/id``, the form the other backends keep (the folder's files link by relative path)."""
     body = store.get_note(note_id).body
-    if isinstance(store, VaultStore):
-        folder = store.note_path(note_id).parent
-        for resource in store.list_resources(note_id=note_id):
-            rel = quote(os.path.relpath(store.resource_path(resource.id), folder))
-            body = body.replace(f"]({rel})", f"](:/{resource.id})")
-    return body
+    return store.body_with_ids(note_id, body) if isinstance(store, HasFileLinks) else body

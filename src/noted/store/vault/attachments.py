@@ -14,7 +14,7 @@ A file attached from noted (``noted.ops.attachments.attach_to_note``: the bytes 
 is written: ``attachmentFolderPath`` of ``.obsidian/app.json`` (``/`` or none: the folder's root;
 ``./``: the note's folder; ``./sub``: a folder below the note's; ``dir``: that folder from the root),
 and the ``:/id`` link becomes the file's relative path. noted deletes only a file it wrote, and only
-while it is unchanged (``VaultResources.delete_resource``).
+while it is unchanged (``Resources.delete_resource``).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from noted.store.transfer.common import _MD_LINK, LinkSpan, _code_ranges, link_s
 from noted.store.vault.files import Skipped, content_hash
 
 if TYPE_CHECKING:
-    from noted.store.vault.base import VaultBase
+    from noted.store.vault.base import VaultCore
 
 APP_SETTINGS = ".obsidian/app.json"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -74,7 +74,7 @@ def written_targets(body: str) -> list[tuple[str, bool]]:
 class Attachments:
     """The folder's files as attachments of the notes that link them."""
 
-    def __init__(self, store: VaultBase) -> None:
+    def __init__(self, store: VaultCore) -> None:
         self.store = store
         self._names: dict[str, list[str]] | None = None
 

@@ -1,5 +1,6 @@
-"""What the parts of the Markdown-folder store share: the mirror, the ledger, folders on disk,
-reading a note's file, and putting each note's file where the mirror says it is."""
+"""What the parts of the Markdown-folder store share (``VaultCore``): the folder, the mirror, the
+ledger, the follower and the attachments, folders on disk, reading a note's file, and putting each
+note's file where the mirror says it is."""
 
 from __future__ import annotations
 
@@ -17,14 +18,16 @@ from noted.store.vault.ledger import Ledger, NoteFile
 from noted.store.vault.text import SOURCE_KEYS, TODO_KEYS, FileText, yaml_time
 
 
-class VaultBase:
-    """State and helpers of ``VaultStore`` (its parts are mixed into it)."""
+class VaultCore:
+    """The state and helpers every part of ``VaultStore`` (``Folders``, ``Notes``, ``Tags``,
+    ``Resources``) holds in common, and the follower and the attachments work on."""
 
-    vault: Vault
-    mirror: SqliteStore
-    ledger: Ledger
-    follower: Follower
-    attachments: Attachments
+    def __init__(self, vault: Vault, mirror: SqliteStore) -> None:
+        self.vault = vault
+        self.mirror = mirror
+        self.ledger = Ledger(mirror.db)
+        self.follower = Follower(self)
+        self.attachments = Attachments(self)
 
     @property
     def db(self) -> Database:
@@ -65,7 +68,7 @@ class VaultBase:
             self.ledger.put_folder(conn, folder_id, path)
         return path
 
-    def _put(
+    def put(
         self,
         rel: str,
         data: bytes,
@@ -100,7 +103,7 @@ class VaultBase:
         A file gone from its path may have been renamed: the whole folder is scanned then, so the
         note follows its file (by content) rather than being written back where it was.
         """
-        row = self._row(note_id)
+        row = self.row(note_id)
         state = self.vault.state(row.path)
         if row.present and state is None:
             self.follower.scan()
@@ -108,14 +111,14 @@ class VaultBase:
             self.follower.apply([row.path])
         return self.mirror.get_note(note_id)
 
-    def _row(self, note_id: str) -> NoteFile:
+    def row(self, note_id: str) -> NoteFile:
         row = self.ledger.note(note_id)
         if row is None:
             self.mirror.get_note(note_id)  # NotFoundError names the id
             raise NotFoundError(f'note "{note_id}" has no file in the Markdown folder')
         return row
 
-    def _current_text(self, row: NoteFile, note: Note) -> FileText:
+    def current_text(self, row: NoteFile, note: Note) -> FileText:
         """The file's text, or (its file gone) one rebuilt from the mirror."""
         if row.present:
             return FileText.parse(decode(self.vault.read(row.path).data))
@@ -125,7 +128,7 @@ class VaultBase:
         ft = with_todo(plain, note.is_todo, note.todo_due, note.todo_completed, note.source_url)
         return ft.with_tags(tags) if tags else ft
 
-    def _place(self, note_ids: list[str]) -> None:
+    def place(self, note_ids: list[str]) -> None:
         """Put each note's file where the mirror says it is: in ``.trash/`` while trashed, else in
         its notebook's folder (written back from the mirror when its file went outside noted)."""
         for note_id in note_ids:
@@ -157,12 +160,24 @@ class VaultBase:
             self.ledger.put_note(conn, NoteFile(row.note_id, target, origin, size, mtime, row.hash))
 
     def _rewrite(self, row: NoteFile, note: Note, target: str) -> None:
-        data = self._current_text(row, note).render().encode("utf-8")
+        data = self.current_text(row, note).render().encode("utf-8")
         state = self.vault.write(target, data)
         with self.db.write() as conn:
             self.ledger.put_note(
                 conn, NoteFile(row.note_id, target, "", state.size, state.mtime_ns, content_hash(data))
             )
+
+
+class VaultPart:
+    """A part of ``VaultStore``: the shared ``core``, and the folder, mirror, ledger and attachments
+    it holds, at hand."""
+
+    def __init__(self, core: VaultCore) -> None:
+        self.core = core
+        self.vault = core.vault
+        self.mirror = core.mirror
+        self.ledger = core.ledger
+        self.attachments = core.attachments
 
 
 def with_todo(

@@ -10,10 +10,10 @@ from noted.models import Folder
 from noted.store.protocol import NoteOrder
 from noted.store.rules import clean_title
 from noted.store.transfer.common import safe_name
-from noted.store.vault.base import VaultBase
+from noted.store.vault.base import VaultPart
 
 
-class FolderOps(VaultBase):
+class Folders(VaultPart):
     """Creating, renaming, moving, trashing and restoring notebooks as folders."""
 
     def list_folders(self, *, include_trashed: bool = False) -> list[Folder]:
@@ -29,14 +29,14 @@ class FolderOps(VaultBase):
         name = safe_name(clean_title(title, "notebook title"), "")
         if not name:
             raise InvalidInputError("a notebook needs a title")
-        parent_id = "" if parent_id == self.root_folder_id else parent_id
+        parent_id = "" if parent_id == self.core.root_folder_id else parent_id
         with self.mirror.batch():
             if parent_id and self.mirror.get_folder(parent_id).is_trashed:
                 raise InvalidInputError("that notebook is in the trash; restore it first")
-            parent_dir = self.folder_dir(parent_id) if parent_id else ""
+            parent_dir = self.core.folder_dir(parent_id) if parent_id else ""
             path = self.vault.free_name(parent_dir, name, "")
             folder = self.mirror.create_folder(PurePosixPath(path).name, parent_id=parent_id, actor=actor)
-            with self.db.write() as conn:
+            with self.core.db.write() as conn:
                 self.ledger.put_folder(conn, folder.id, path)
             self.vault.path(path).mkdir(parents=True)
         return folder
@@ -44,19 +44,19 @@ class FolderOps(VaultBase):
     def update_folder(
         self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
     ) -> Folder:
-        if folder_id == self.root_folder_id:
+        if folder_id == self.core.root_folder_id:
             raise InvalidInputError("the Markdown folder's own notebook cannot be renamed or moved")
-        parent_id = "" if parent_id == self.root_folder_id else parent_id
+        parent_id = "" if parent_id == self.core.root_folder_id else parent_id
         with self.mirror.batch():
-            old = self.folder_dir(folder_id)
+            old = self.core.folder_dir(folder_id)
             folder = self.mirror.update_folder(folder_id, title=title, parent_id=parent_id, actor=actor)
-            parent_dir = self.folder_dir(folder.parent_id) if folder.parent_id else ""
+            parent_dir = self.core.folder_dir(folder.parent_id) if folder.parent_id else ""
             name = safe_name(folder.title, "")
             new = f"{parent_dir}/{name}".lstrip("/")
             if new != old:
                 if new.casefold() != old.casefold():
                     new = self.vault.free_name(parent_dir, name, "")
-                with self.db.write() as conn:
+                with self.core.db.write() as conn:
                     self.ledger.move_prefix(conn, old, new)
                     self.ledger.put_folder(conn, folder_id, new)
                 self.vault.move(old, new)
@@ -83,12 +83,12 @@ class FolderOps(VaultBase):
 
     def trash_folder(self, folder_id: str, *, actor: str) -> None:
         """Every note inside goes to ``.trash/`` (keeping its path there); emptied folders are removed."""
-        if folder_id == self.root_folder_id:
+        if folder_id == self.core.root_folder_id:
             raise InvalidInputError("the Markdown folder's own notebook cannot be trashed")
         with self.mirror.batch():
             ids = self._subtree(folder_id)
             self.mirror.trash_folder(folder_id, actor=actor)
-            self._place(self._notes_in(ids))
+            self.core.place(self._notes_in(ids))
             for path in sorted((self.ledger.folder_path(i) or "" for i in ids), reverse=True):
                 if path:
                     with contextlib.suppress(OSError):
@@ -100,5 +100,5 @@ class FolderOps(VaultBase):
             ids = self._subtree(folder_id)
             for fid in ids:
                 if not self.mirror.get_folder(fid).is_trashed:
-                    self.vault.path(self.folder_dir(fid)).mkdir(parents=True, exist_ok=True)
-            self._place(self._notes_in(ids))
+                    self.vault.path(self.core.folder_dir(fid)).mkdir(parents=True, exist_ok=True)
+            self.core.place(self._notes_in(ids))

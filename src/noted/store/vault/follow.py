@@ -27,7 +27,7 @@ from noted.store.vault.renames import pair_sets, pair_texts
 from noted.store.vault.text import FileText
 
 if TYPE_CHECKING:
-    from noted.store.vault.base import VaultBase
+    from noted.store.vault.base import VaultCore
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ def in_trash(rel: str) -> bool:
 
 
 def put_note(
-    store: VaultBase,
+    store: VaultCore,
     rel: str,
     ft: FileText,
     state: FileState,
@@ -92,7 +92,7 @@ def put_note(
     return note
 
 
-def sync_tags(store: VaultBase, note_id: str, wanted: list[str], actor: str) -> list[Tag]:
+def sync_tags(store: VaultCore, note_id: str, wanted: list[str], actor: str) -> list[Tag]:
     """The mirror's tags of the note made ``wanted`` (compared without case)."""
     have = {t.title.casefold(): t.title for t in store.mirror.note_tags(note_id)}
     want = {t.casefold() for t in wanted}
@@ -113,7 +113,7 @@ class FollowStopped(Interruption):
 class Follower:
     """Applies changed paths (from the watcher or the scan) to the mirror."""
 
-    def __init__(self, store: VaultBase) -> None:
+    def __init__(self, store: VaultCore) -> None:
         self.store = store
         self.stopping: Callable[[], bool] = lambda: False
         """Asked between two files of a batch (the watcher sets it)."""

@@ -11,12 +11,12 @@ from noted.models import Note, NoteDraft, NoteMeta, NotePatch
 from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
 from noted.store.transfer.common import safe_name
-from noted.store.vault.base import VaultBase, with_todo
+from noted.store.vault.base import VaultPart, with_todo
 from noted.store.vault.follow import in_trash
 from noted.store.vault.text import FileText, yaml_time
 
 
-class NoteOps(VaultBase):
+class Notes(VaultPart):
     """Notes: the mirror answers reads; each write replaces the file, then updates the mirror."""
 
     _paths: tuple[int, dict[str, str]] | None = None
@@ -84,7 +84,7 @@ class NoteOps(VaultBase):
                 raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
             if draft.id is not None and self.mirror.get_notes([draft.id]):
                 raise InvalidInputError(f'a note with id "{draft.id}" exists already')
-            rel = self.vault.free_name(self.folder_dir(parent.id), safe_name(title))
+            rel = self.vault.free_name(self.core.folder_dir(parent.id), safe_name(title))
             if ft.title(PurePosixPath(rel).stem) != title:
                 ft, _ = ft.with_title(title, PurePosixPath(rel).stem)
             ft = with_todo(ft, draft.is_todo, draft.todo_due, draft.todo_completed, draft.source_url)
@@ -95,7 +95,7 @@ class NoteOps(VaultBase):
             ft = ft.with_body(self.attachments.place(ft.body, rel))
             data = ft.render().encode("utf-8")
             state = self.vault.write(rel, data)
-            return self._put(rel, data, state, actor=actor, new_id=draft.id)
+            return self.core.put(rel, data, state, actor=actor, new_id=draft.id)
 
     def update_note(
         self,
@@ -108,7 +108,7 @@ class NoteOps(VaultBase):
     ) -> Note:
         conflict: ConflictError | None = None
         with self.mirror.batch():
-            old = self.catch_up(note_id)
+            old = self.core.catch_up(note_id)
             if base_updated_time is not None and base_updated_time != old.updated_time:
                 conflict = ConflictError(
                     f'note "{old.title}" changed since it was read; it was saved again meanwhile',
@@ -119,8 +119,8 @@ class NoteOps(VaultBase):
         raise conflict
 
     def _write_patch(self, old: Note, patch: NotePatch, actor: str, session: str | None) -> Note:
-        row = self._row(old.id)
-        ft = self._current_text(row, old)
+        row = self.core.row(old.id)
+        ft = self.core.current_text(row, old)
         body = ft.body if patch.body is None else check_body(patch.body)
         if patch.prepend is not None:
             body = patch.prepend + ("\n" if body and not patch.prepend.endswith("\n") else "") + body
@@ -135,7 +135,9 @@ class NoteOps(VaultBase):
         target = rel
         if not in_trash(rel):
             folder = (
-                self.folder_dir(patch.parent_id) if patch.parent_id not in (None, old.parent_id) else None
+                self.core.folder_dir(patch.parent_id)
+                if patch.parent_id not in (None, old.parent_id)
+                else None
             )
             if rename or folder is not None:
                 here = rel.rpartition("/")[0] if folder is None else folder
@@ -149,7 +151,9 @@ class NoteOps(VaultBase):
         if target != rel:
             self.vault.move(rel, target)
             state = self.vault.state(target)
-        return self._put(target, data, state, actor=actor, note_id=old.id, session=session, origin=row.origin)
+        return self.core.put(
+            target, data, state, actor=actor, note_id=old.id, session=session, origin=row.origin
+        )
 
     def restore_revision(self, revision_id: int, *, actor: str) -> Note:
         revision = self.mirror.get_revision(revision_id)
@@ -159,14 +163,14 @@ class NoteOps(VaultBase):
 
     def trash_note(self, note_id: str, *, actor: str) -> None:
         with self.mirror.batch():
-            self.catch_up(note_id)
+            self.core.catch_up(note_id)
             self.mirror.trash_note(note_id, actor=actor)
-            self._place([note_id])
+            self.core.place([note_id])
 
     def restore_note(self, note_id: str, *, actor: str) -> Note:
         with self.mirror.batch():
             self.mirror.restore_note(note_id, actor=actor)
-            self._place([note_id])
+            self.core.place([note_id])
             return self.mirror.get_note(note_id)
 
     def empty_trash(self, *, actor: str) -> int:
@@ -180,6 +184,6 @@ class NoteOps(VaultBase):
                     with contextlib.suppress(OSError, InvalidInputError):  # gone, or no longer a plain file
                         if self.vault.read(row.path).digest == row.hash:
                             self.vault.path(row.path).unlink()
-                with self.db.write() as conn:
+                with self.core.db.write() as conn:
                     self.ledger.drop_note(conn, meta.id)
             return self.mirror.empty_trash(actor=actor)

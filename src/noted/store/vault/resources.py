@@ -12,12 +12,12 @@ from noted.errors import NotFoundError
 from noted.models import ChangeType, ItemType, Resource, now_ms
 from noted.store.rules import attachment_name, file_extension
 from noted.store.sqlite.feed import record
-from noted.store.vault.base import VaultBase
+from noted.store.vault.base import VaultPart
 from noted.store.vault.files import content_hash
 
 
-class ResourceOps(VaultBase):
-    """The attachment half of ``VaultStore``."""
+class Resources(VaultPart):
+    """Attachments: files of the folder where they are, or (just attached) in the mirror."""
 
     def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
         return self.mirror.add_resource(data, filename=filename, mime=mime, title=title, actor=actor)
@@ -74,7 +74,7 @@ class ResourceOps(VaultBase):
         old = self.mirror.get_resource(resource_id)
         self.vault.write(known[0], data)
         now = max(now_ms(), old.updated_time + 1)
-        with self.db.write() as conn:
+        with self.core.db.write() as conn:
             name = attachment_name(filename) if filename else old.filename
             conn.execute(
                 "UPDATE resources SET size = ?, mime = ?, title = ?, filename = ?, file_extension = ?, "
@@ -101,7 +101,7 @@ class ResourceOps(VaultBase):
             self.mirror.delete_resource(resource_id, actor=actor)
             if known is None:
                 return
-            with self.db.write() as conn:
+            with self.core.db.write() as conn:
                 self.ledger.drop_file(conn, resource_id)
             path, written = known
             if written:

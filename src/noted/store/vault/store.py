@@ -20,40 +20,49 @@ the file no longer has first records the file's version (actor ``outside``), the
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from noted.errors import ProfileError
-from noted.models import Change, ChangePage, HistoryPruned, Revision
 from noted.store.history.thinning import Thinning
+from noted.store.parts import Parts
 from noted.store.protocol import Capabilities
 from noted.store.sqlite import SqliteStore
 from noted.store.sync import SyncConflicts, Syncing
-from noted.store.vault.attachments import Attachments
+from noted.store.vault.base import VaultCore
 from noted.store.vault.files import Vault
-from noted.store.vault.folders import FolderOps
-from noted.store.vault.follow import Follower, Progress, sync_tags
-from noted.store.vault.ledger import Ledger
-from noted.store.vault.notes import NoteOps
-from noted.store.vault.resources import ResourceOps
-from noted.store.vault.tags import TagOps
+from noted.store.vault.folders import Folders
+from noted.store.vault.follow import Progress, sync_tags
+from noted.store.vault.notes import Notes
+from noted.store.vault.resources import Resources
+from noted.store.vault.tags import Tags
 from noted.store.vault.watch import Watcher
 
 SIDECAR_NAME = "vault.db"
 ROOT_KEY = "vault.root"
 
 
-class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
-    """A ``Store`` over a folder of Markdown files, mirrored in a sidecar database."""
+class VaultStore(Parts):
+    """A ``Store`` over a folder of Markdown files, mirrored in a sidecar database.
+
+    It owns its parts (``Folders``, ``Notes``, ``Tags``, ``Resources``, each on the shared
+    ``VaultCore``; the history is the mirror's) and answers the ``Store`` protocol through them.
+    """
 
     capabilities = Capabilities(local_sql=True)
 
     def __init__(self, vault: Vault, mirror: SqliteStore) -> None:
-        self.vault = vault
-        self.mirror = mirror
-        self.ledger = Ledger(mirror.db)
-        self.follower = Follower(self)
-        self.attachments = Attachments(self)
+        self.core = core = VaultCore(vault, mirror)
+        self.vault, self.mirror, self.db = vault, mirror, mirror.db
+        self.ledger, self.follower, self.attachments = core.ledger, core.follower, core.attachments
+        self.folders = folders = Folders(core)
+        self.notes = notes = Notes(core)
+        self.tags = tags = Tags(core)
+        self.resources = resources = Resources(core)
+        super().__init__(folders, notes, tags, resources, mirror.history)
+        self.folder_for: Callable[[str, str], str] = core.folder_for
+        self.note_paths, self.note_path = notes.note_paths, notes.note_path
+        self.body_with_ids = resources.body_with_ids
         self._watcher: Watcher | None = None
 
     @classmethod
@@ -96,6 +105,11 @@ class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
             raise
         return store
 
+    @property
+    def root_folder_id(self) -> str | None:
+        """The notebook of the files at the folder's root."""
+        return self.core.root_folder_id
+
     def __repr__(self) -> str:
         return f"VaultStore(root={str(self.vault.root)!r})"
 
@@ -128,25 +142,6 @@ class VaultStore(FolderOps, NoteOps, TagOps, ResourceOps):
 
     def set_meta(self, key: str, value: str) -> None:
         self.mirror.set_meta(key, value)
-
-    def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
-        return self.mirror.changes_since(cursor, limit)
-
-    def latest_cursor(self) -> int:
-        return self.mirror.latest_cursor()
-
-    def item_changes(self, item_ids: Sequence[str], *, limit: int = 200) -> list[Change]:
-        return self.mirror.item_changes(item_ids, limit=limit)
-
-    def note_history(self, note_id: str) -> list[Revision]:
-        return self.mirror.note_history(note_id)
-
-    def get_revision(self, revision_id: int) -> Revision:
-        return self.mirror.get_revision(revision_id)
-
-    def prune_history(self, *, now: int | None = None) -> HistoryPruned:
-        """Thin and pack the revisions the sidecar keeps (``noted.store.history``), as the embedded store does."""
-        return self.mirror.prune_history(now=now)
 
 
 __all__ = ["SIDECAR_NAME", "VaultStore", "sync_tags"]

@@ -8,11 +8,11 @@ from noted.errors import InvalidInputError
 from noted.models import Tag
 from noted.store.protocol import NoteOrder
 from noted.store.rules import clean_title
-from noted.store.vault.base import VaultBase
+from noted.store.vault.base import VaultPart
 from noted.store.vault.text import FileText, front_tags
 
 
-class TagOps(VaultBase):
+class Tags(VaultPart):
     """Tags: noted adds to front-matter ``tags``; removing and renaming also edit inline ``#tags``."""
 
     def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
@@ -49,13 +49,13 @@ class TagOps(VaultBase):
         self, note_id: str, actor: str, edit: Callable[[FileText], FileText], *, want: Sequence[str] | None
     ) -> list[Tag]:
         with self.mirror.batch():
-            note = self.catch_up(note_id)
-            row = self._row(note_id)
-            ft = edit(self._current_text(row, note))
+            note = self.core.catch_up(note_id)
+            row = self.core.row(note_id)
+            ft = edit(self.core.current_text(row, note))
             data = ft.render().encode("utf-8")
             if not row.present or data != self.vault.read(row.path).data:
                 state = self.vault.write(row.path, data)
-                self._put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
+                self.core.put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
             tags = self.mirror.note_tags(note_id)
             if want is None:
                 return tags
