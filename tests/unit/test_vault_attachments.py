@@ -168,14 +168,19 @@ def linked(note: Path) -> dict[str, bytes]:
     """Each local link target of an exported note (outside code), with the bytes it leads to."""
     text = re.sub(r"```.*?```", "", note.read_text(), flags=re.DOTALL)
     targets = re.findall(r"\]\(<?([^)<>]+)>?\)", text)
-    return {t: (note.parent / unquote(t)).read_bytes() for t in targets if not t.startswith(("http", ":/"))}
+    return {
+        t: (note.parent / unquote(t.partition("#")[0])).read_bytes()
+        for t in targets
+        if not t.startswith(("http", ":/"))
+    }
 
 
 def test_export_copies_the_files_notes_link_to_and_leaves_the_folder_alone(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (vault / "projects" / "other.md").write_text(
-        "# Other\n\nThe report again: ![[q 3.pdf]], the photo [[photo.png|here]].\n\n"
+        "# Other\n\nThe report again: ![[q 3.pdf]], the photo [[photo.png|here]], "
+        "[page 2](<../docs/q 3.pdf#page=2>), [[q 3.pdf#page=3|page 3]].\n\n"
         "```\n![](../img/photo.png) stays code\n```\n"
     )
     git(vault, "commit", "-qam", "other")
@@ -191,8 +196,9 @@ def test_export_copies_the_files_notes_link_to_and_leaves_the_folder_alone(
     assert "![diagram.png](../_resources/" in text  # an embed's |200 is a size, not a text
     assert "[[missing.pdf]]" in text and "[[Other]]" in text  # links to nothing or to notes stay
     (other,) = out.rglob("Other.md")
-    assert list(linked(other).values()) == [REPORT, PHOTO]
+    assert list(linked(other).values()) == [REPORT, PHOTO, REPORT, REPORT]
     assert "[here](../_resources/" in other.read_text()
+    assert [t.partition("#")[2] for t in linked(other)] == ["", "", "page=2", "page=3"]  # kept
     assert "```\n![](../img/photo.png) stays code\n```" in other.read_text()  # code is not a link
     copies = sorted(p.read_bytes() for p in (out / "_resources").iterdir())
     assert copies == sorted([PHOTO, DIAGRAM, REPORT])

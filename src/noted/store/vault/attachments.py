@@ -60,6 +60,11 @@ def _is_file(path: str) -> bool:
     return bool(suffix) and suffix.lower() not in _NOTE_SUFFIXES
 
 
+def _fragment(text: str | None) -> str:
+    """A link's ``#fragment`` (a PDF's ``#page=3``) kept on the link that replaces it."""
+    return f"#{quote(unquote(text.strip()), safe='=&')}" if text and text.strip() else ""
+
+
 def written_targets(body: str) -> list[tuple[str, bool]]:
     """The file links of ``body`` as written: (path, True for a wiki link), notes and URLs left out."""
     found: list[tuple[int, str, bool]] = []
@@ -117,19 +122,28 @@ class Attachments:
             path = _md_path(span.target)
             resource_id = self._id_of(note_rel, path, wiki=False) if _is_file(path) else None
             if resource_id:
-                replacements.append((span, f":/{resource_id}"))
+                fragment = span.target.strip().removesuffix(">").partition("#")[2]
+                replacements.append((span, f":/{resource_id}{_fragment(fragment)}"))
         code = _code_ranges(body) if "[[" in body else []
         taken = [(s.start, s.end) for s, _ in replacements]
         for match in WIKI_LINK.finditer(body) if "[[" in body else ():
             start, end = match.span()
             if any(a <= start < b or start <= a < end for a, b in [*code, *taken]):
                 continue
-            embed, path, alias = match.group(1), match.group(2).strip(), match.group(4)
+            embed, path, fragment, alias = (
+                match.group(1),
+                match.group(2).strip(),
+                match.group(3),
+                match.group(4),
+            )
             resource_id = self._id_of(note_rel, path, wiki=True) if _is_file(path) else None
             if resource_id:
                 text = posixpath.basename(path) if alias is None or (embed and _SIZE.match(alias)) else alias
                 replacements.append(
-                    (LinkSpan(start, end, match.group(0)), f"{embed}[{text}](:/{resource_id})")
+                    (
+                        LinkSpan(start, end, match.group(0)),
+                        f"{embed}[{text}](:/{resource_id}{_fragment(fragment)})",
+                    )
                 )
         return replace_spans(body, replacements)
 
