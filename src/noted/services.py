@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts 
     from noted.embeddings import Embedder
     from noted.indexer.coverage import IndexCoverage, IndexReport
     from noted.indexer.service import IndexerService, IndexStatus
+    from noted.ops.review import Review
     from noted.ops.session import EditorSession
     from noted.providers import ChatProvider, ProviderConfig
     from noted.search.finder import Finder
@@ -83,6 +84,7 @@ class Services:
     _embedder: Embedder | None = field(default=None, repr=False)
     _semantic: SemanticSearch | None = field(default=None, repr=False)
     _transcripts: Transcripts | None = field(default=None, repr=False)
+    _review: Review | None = field(default=None, repr=False)
     _indexer: IndexerService | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -309,6 +311,17 @@ class Services:
 
                 self._transcripts = Transcripts(SqliteChats(self.db))
             return self._transcripts
+
+    @property
+    def review(self) -> Review:
+        """What other actors changed and the writes that wait, kept beside the chats."""
+        with self._lock:
+            if self._review is None:
+                from noted.ops.review import Review
+                from noted.store.sqlite.review import SqliteReview
+
+                self._review = Review(self.store, SqliteReview(self.db))
+            return self._review
 
     def provider_config(self) -> ProviderConfig:
         from noted.providers import ProviderConfig, load_api_key

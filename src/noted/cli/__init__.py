@@ -37,6 +37,7 @@ def _register(commands: Commands) -> None:
         commands_links,
         commands_mcp,
         commands_notes,
+        commands_review,
         commands_search,
         commands_sync,
         commands_tools,
@@ -53,6 +54,7 @@ def _register(commands: Commands) -> None:
         commands_mcp.register,
         commands_config.register,
         commands_tui.register,
+        commands_review.register,
     ):
         register(commands)
 

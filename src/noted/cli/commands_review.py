@@ -1,0 +1,173 @@
+"""``noted changes``: what assistants, outside AI apps, syncs and outside edits changed, to review.
+
+``noted changes`` lists what waits (grouped by note, newest first), ``show ID`` prints one diff,
+``accept``, ``revert`` and ``reject`` act on several ids at once. An id is a change's number, or
+``pN`` for a proposal (a write that waits for you). Exit codes: 0 done; 1 refused (an id that names
+nothing or was reviewed already: nothing is marked); 2 bad input; 3 a revert met a note changed
+since and kept both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+
+from noted.cli import render
+from noted.cli.args import Commands
+from noted.cli.context import CliContext
+from noted.cli.exits import ExitCode
+from noted.errors import InvalidInputError
+from noted.models import ACTOR_USER
+from noted.ops import review_actions
+from noted.ops.review import Review, summary
+from noted.search.dates import DATE_FORMS, resolve_date
+from noted.store.conflicts import Choice, resolve
+from noted.store.review import EntryRow
+
+_ID = re.compile(r"^(p?)(\d{1,18})$")
+
+
+def register(sub: Commands) -> None:
+    """Add ``changes`` and its actions."""
+    p, actions = sub.group(
+        "changes",
+        cmd_changes,
+        "List the changes assistants, AI apps, syncs and outside edits made that you have not reviewed.",
+        dest="action",
+    )
+    p.add_argument("--actor", metavar="A", help="only this actor's (mcp, mcp:NAME, assistant, sync, outside…)")
+    p.add_argument("--since", metavar="T", help=f"only changes since T ({DATE_FORMS})")
+    p.add_argument("--pending", action="store_true", help="only the writes that wait for you (proposals)")
+    show = actions.add("show", cmd_changes, "Show one change's diff against the version before it.")
+    show.add_argument("ids", nargs=1, metavar="ID")
+    for name, text in (
+        ("accept", "Mark changes reviewed (a proposal is applied)."),
+        ("revert", "Restore the version before each change, as a new revision; a note changed since keeps both sides."),
+        ("reject", "Turn down proposals (writes that wait): nothing is written."),
+    ):
+        action = actions.add(name, cmd_changes, text)
+        action.add_argument("ids", nargs="+", metavar="ID")
+        if name == "reject":
+            action.add_argument("--reason", metavar="TEXT", default="", help="one line the client is told")
+
+
+def _ids(values: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Change ids and proposal ids, or one line naming the first that is neither."""
+    changes: list[int] = []
+    proposals: list[int] = []
+    for value in values:
+        match = _ID.match(value.strip())
+        if not match:
+            raise InvalidInputError(f'"{value}" is not a change id', hint="a number, or pN for a proposal")
+        (proposals if match.group(1) else changes).append(int(match.group(2)))
+    return changes, proposals
+
+
+def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
+    action = getattr(args, "action", None)
+    since = resolve_date(args.since) if getattr(args, "since", None) else None
+    if action is None:
+        review = ctx.services.review
+        review.refresh()
+        return _list(ctx, review, args.actor, since, args.pending)
+    changes, proposals = _ids(args.ids)
+    review = ctx.services.review
+    review.refresh()
+    if action == "show":
+        return _show(ctx, review, changes[0]) if changes else _show_proposal(ctx, proposals[0])
+    if proposals:
+        raise InvalidInputError("proposals come with the next part of this feature")
+    if action == "accept":
+        marked = review_actions.accept(review, changes)
+        ctx.emit({"accepted": marked}) if ctx.json else ctx.out(f"Marked {_count(marked)} reviewed.")
+        return 0
+    if action == "revert":
+        return _revert(ctx, review, changes)
+    raise InvalidInputError("only proposals can be rejected; revert a change that was made")
+
+
+def _count(ids: Sequence[int]) -> str:
+    return "1 change" if len(ids) == 1 else f"{len(ids)} changes"
+
+
+def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None, pending: bool) -> int:
+    entries = [] if pending else review.pending(actor=actor, since=since)
+    folders = {f.id: f.title for f in review.store.list_folders(include_trashed=True)}
+    if ctx.json:
+        ctx.emit([_json(e, folders) for e in entries])
+        return 0
+    if not entries:
+        ctx.out("Nothing to review.")
+        return 0
+    for note_id, group in _by_note(entries):
+        first = group[0]
+        ctx.out(f'"{first.title}" ({folders.get(first.folder_id, "?")})  {note_id}')
+        for e in group:
+            ctx.out(f"  {e.id:>7}  {render.fmt_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
+    ctx.out(
+        f"\n{_count([e.id for e in entries])} to review: `noted changes show ID`, `accept ID…`, `revert ID…`."
+    )
+    return 0
+
+
+def _by_note(entries: Sequence[EntryRow]) -> list[tuple[str, list[EntryRow]]]:
+    """Entries grouped by note, the notes ordered by their newest entry."""
+    groups: dict[str, list[EntryRow]] = {}
+    for entry in entries:
+        groups.setdefault(entry.note_id, []).append(entry)
+    return list(groups.items())
+
+
+def _json(entry: EntryRow, folders: dict[str, str]) -> dict[str, object]:
+    return {
+        "id": entry.id,
+        "note_id": entry.note_id,
+        "title": entry.title,
+        "notebook": folders.get(entry.folder_id, ""),
+        "actor": entry.actor,
+        "first_time": entry.first_time,
+        "time": entry.last_time,
+        "state": entry.state.value,
+        "summary": summary(entry, folders),
+        "detail": entry.detail,
+    }
+
+
+def _show(ctx: CliContext, review: Review, entry_id: int) -> int:
+    diff = review_actions.show(review, entry_id)
+    folders = {f.id: f.title for f in review.store.list_folders(include_trashed=True)}
+    if ctx.json:
+        ctx.emit(_json(diff.entry, folders) | {"diff": diff.text})
+        return 0
+    e = diff.entry
+    ctx.out(f'change {e.id} · "{e.title}" · {e.actor} · {render.fmt_time(e.last_time)} · {e.state.value}')
+    ctx.out(summary(e, folders))
+    ctx.out()
+    ctx.out(diff.text.rstrip("\n"))
+    return 0
+
+
+def _show_proposal(ctx: CliContext, proposal_id: int) -> int:
+    raise InvalidInputError(f"no proposal p{proposal_id}")
+
+
+def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:
+    review_actions.waiting(review, entry_ids)  # refuse them all before changing any
+    code = ExitCode.OK
+    for entry_id in entry_ids:
+        reverted = review_actions.revert(review, entry_id)
+        if reverted.conflict is None:
+            ctx.out(f'Reverted change {entry_id} of "{reverted.entry.title}".') if not ctx.json else None
+            continue
+        settled = resolve(review.store, reverted.conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
+        review_actions.finish(review, entry_id)
+        code = ExitCode.CONFLICT
+        if not ctx.json:
+            ctx.out(
+                f'Change {entry_id}: "{reverted.entry.title}" changed since; kept both: '
+                f'the text before the change is in "{settled.copy.title if settled.copy else "?"}".'
+            )
+    if ctx.json:
+        ctx.emit({"reverted": list(entry_ids), "kept_both": code == ExitCode.CONFLICT})
+    return int(code)

@@ -1,0 +1,235 @@
+"""The changes the person has not reviewed: what assistants, outside AI apps, syncs and outside
+edits did to notes, followed from the change feed.
+
+``Review.refresh`` reads the feed from where it stopped and records each change to a note by an
+actor other than the person as part of a *review entry*: the changes one actor made to one note in
+a burst (``BURST_MS``), until the person changes that note. What the feed does not say (the lines
+added and removed, a new title, a move, tags, the trash) comes from the revisions, and from the
+last place the review saw each note in (``noted.store.review.Place``). ``noted.ops.review_actions``
+shows, accepts and reverts entries; ``noted.ops.proposals`` keeps the writes that wait.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from noted.models import ACTOR_IMPORT, ACTOR_USER, Change, ChangeType, ItemType, Note, Revision
+from noted.store.protocol import Store
+from noted.store.review import Detail, EntryRow, EntryState, Place, ReviewRows, Touch
+from noted.wording import plural
+
+PERSON_ACTORS = frozenset({ACTOR_USER, ACTOR_IMPORT})
+"""The actors that are the person: their changes need no review."""
+BURST_MS = 10 * 60 * 1000
+"""Changes by one actor to one note this close together are one entry."""
+PAGE = 500
+SKEW_MS = 5_000
+"""How much earlier than its feed row a revision may be stamped (Joplin stamps the note's time)."""
+_NOTE_ITEMS = (ItemType.NOTE, ItemType.NOTE_TAG)
+
+
+def is_person(actor: str) -> bool:
+    """Whether ``actor`` is the person (whose changes are not reviewed)."""
+    return actor in PERSON_ACTORS
+
+
+def merge_detail(old: Detail, new: Detail) -> Detail:
+    """One entry's detail grown by a later change of the same burst."""
+    out = dict(old)
+    for key in ("created", "deleted", "edited"):
+        if new.get(key):
+            out[key] = True
+    if "trashed" in new:
+        out["trashed"] = new["trashed"]
+    if "moved_to" in new:
+        out.setdefault("moved_from", new["moved_from"])
+        out["moved_to"] = new["moved_to"]
+        if out["moved_from"] == out["moved_to"]:
+            del out["moved_from"], out["moved_to"]
+    added = [*out.get("tags_added", [])]
+    removed = [*out.get("tags_removed", [])]
+    for tag in new.get("tags_added", []):
+        removed.remove(tag) if tag in removed else added.append(tag)
+    for tag in new.get("tags_removed", []):
+        added.remove(tag) if tag in added else removed.append(tag)
+    out["tags_added"], out["tags_removed"] = sorted(set(added)), sorted(set(removed))
+    return {k: v for k, v in out.items() if v not in ([], None)}
+
+
+def _kind(change: Change) -> Detail:
+    if change.item_type is ItemType.NOTE_TAG:
+        return {}  # the tags themselves come from the places
+    if change.change_type is ChangeType.CREATE:
+        return {"created": True, "edited": True}
+    if change.change_type is ChangeType.DELETE:
+        return {"deleted": True}
+    return {"edited": True}
+
+
+def _place_detail(before: Place | None, after: Place | None) -> Detail:
+    if before is None or after is None:
+        return {}
+    detail: Detail = {}
+    if before.parent_id != after.parent_id:
+        detail |= {"moved_from": before.parent_id, "moved_to": after.parent_id}
+    if bool(before.deleted_time) != bool(after.deleted_time):
+        detail["trashed"] = bool(after.deleted_time)
+    added = sorted(set(after.tags) - set(before.tags))
+    removed = sorted(set(before.tags) - set(after.tags))
+    return detail | ({"tags_added": added} if added else {}) | ({"tags_removed": removed} if removed else {})
+
+
+def line_counts(old: str, new: str) -> tuple[int, int]:
+    """Lines added and removed from ``old`` to ``new``."""
+    added = removed = 0
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
+
+
+def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str:
+    """One line on what ``entry`` did: lines added and removed, retitled, moved, tagged, trashed."""
+    d = entry.detail
+    parts: list[str] = []
+    if d.get("created"):
+        parts.append("created")
+    if d.get("added") or d.get("removed"):
+        parts.append(f"+{d.get('added', 0)} −{d.get('removed', 0)} lines")
+    if d.get("old_title") is not None:
+        parts.append(f'retitled from "{d["old_title"]}"')
+    if "moved_to" in d:
+        where = (folder_titles or {}).get(d["moved_to"], "another notebook")
+        parts.append(f'moved to "{where}"')
+    if d.get("tags_added"):
+        parts.append("tagged " + ", ".join(d["tags_added"]))
+    if d.get("tags_removed"):
+        parts.append("untagged " + ", ".join(d["tags_removed"]))
+    if "trashed" in d:
+        parts.append("trashed" if d["trashed"] else "restored from the trash")
+    if d.get("deleted"):
+        parts.append("deleted for good")
+    if not parts:
+        parts.append("saved with no change to its text" if d.get("edited") else "changed")
+    return "; ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """The revisions an entry lies between: the one before it (None for a new note) and its own."""
+
+    before: Revision | None
+    after: Revision
+
+
+def versions(history: Sequence[Revision], entry: EntryRow) -> Versions | None:
+    """Find ``entry``'s revisions in the note's ``history`` (newest first); None when the entry
+    changed no text (or its revisions were thinned away)."""
+    for index, revision in enumerate(history):
+        if revision.actor == entry.actor and entry.first_time - SKEW_MS <= revision.time <= entry.last_time:
+            before = history[index + 1] if index + 1 < len(history) else None
+            return Versions(before, revision)
+    return None
+
+
+class Review:
+    """The review of one profile: its store and the rows the review keeps beside it."""
+
+    def __init__(self, store: Store, rows: ReviewRows) -> None:
+        self.store = store
+        self.rows = rows
+        self._seeded = 0
+        """The feed's end when this process first read it: older changes show no move or trashing."""
+
+    def refresh(self) -> int:
+        """Read the feed up to its end; how many entries were made or grown."""
+        if self.rows.cursor() == 0:
+            self._seed()
+        grown = 0
+        while True:
+            more, count = self._page()
+            grown += count
+            if not more:
+                return grown
+
+    def pending(
+        self, *, actor: str | None = None, since: int | None = None, folder_id: str | None = None
+    ) -> list[EntryRow]:
+        """The entries that wait, newest first (``refresh`` first to see the latest)."""
+        return self.rows.entries(state=EntryState.PENDING, actor=actor, since=since, folder_id=folder_id)
+
+    def _seed(self) -> None:
+        """Note where every note is before the first read, so that a later move or trashing by
+        another actor shows; the feed's older changes are read without it (nothing to compare)."""
+        self._seeded = self.store.latest_cursor()
+        metas = [*self.store.list_notes(), *self.store.list_notes(trashed=True)]
+        places: dict[str, Place] = {}
+        for start in range(0, len(metas), PAGE):
+            part = metas[start : start + PAGE]
+            tags = self.store.note_tag_titles([m.id for m in part])
+            places |= {m.id: Place(m.parent_id, m.deleted_time, tags.get(m.id, ())) for m in part}
+        self.rows.apply(0, 0, [], places, merge=merge_detail, burst_ms=BURST_MS)
+
+    def _page(self) -> tuple[bool, int]:
+        cursor = self.rows.cursor()
+        page = self.store.changes_since(cursor, PAGE)
+        if not page.changes:
+            return False, 0
+        rows = [c for c in page.changes if c.item_type in _NOTE_ITEMS]
+        ids = list(dict.fromkeys(c.item_id for c in rows))
+        notes = {n.id: n for n in self.store.get_notes(ids)}
+        tags = self.store.note_tag_titles(list(notes))
+        before = self.rows.places(ids)
+        for c in rows:  # a note made here starts with no tags, where it was made
+            if c.item_type is ItemType.NOTE and c.change_type is ChangeType.CREATE and c.item_id in notes:
+                before.setdefault(c.item_id, Place(notes[c.item_id].parent_id, 0, ()))
+        after = {i: Place(n.parent_id, n.deleted_time, tags.get(i, ())) for i, n in notes.items()}
+        last = {c.item_id: c.id for c in rows}
+        # A note deleted for good that the review never saw (nor its text) leaves nothing to review.
+        known = set(before) | set(notes)
+        touches = [
+            self._touch(c, notes.get(c.item_id), before, after, last) for c in rows if c.item_id in known
+        ]
+        touched = self.rows.apply(cursor, page.cursor, touches, after, merge=merge_detail, burst_ms=BURST_MS)
+        for entry_id in touched or ():
+            self._count_lines(self.rows.entry(entry_id))
+        return page.has_more, len(touched or ())
+
+    def _touch(
+        self,
+        change: Change,
+        note: Note | None,
+        before: dict[str, Place],
+        after: dict[str, Place],
+        last: dict[str, int],
+    ) -> Touch:
+        person = is_person(change.actor)
+        detail: Detail = {} if person else _kind(change)
+        note_id = change.item_id
+        # What changed in place is seen once per page, at the note's last change in it.
+        if not person and last[note_id] == change.id and change.id > self._seeded:
+            detail |= _place_detail(before.get(note_id), after.get(note_id))
+        title, folder = (note.title, note.parent_id) if note else ("", "")
+        return Touch(change.id, note_id, change.actor, change.time, person, title, folder, detail)
+
+    def _count_lines(self, entry: EntryRow) -> None:
+        if not entry.detail.get("edited"):
+            return
+        found = versions(self.store.note_history(entry.note_id), entry)
+        detail = {k: v for k, v in entry.detail.items() if k not in ("added", "removed", "old_title")}
+        if found is not None:
+            old_title, old_body = (found.before.title, found.before.body) if found.before else ("", "")
+            detail["added"], detail["removed"] = line_counts(old_body, found.after.body)
+            if found.before is not None and old_title != found.after.title:
+                detail["old_title"] = old_title
+        if detail != entry.detail:
+            self.rows.set_detail(entry.id, detail)
+
+
+def pending_line(count: int) -> str:
+    """The status bar's words for ``count`` waiting changes ('' for none)."""
+    return f"{plural(count, 'change')} to review" if count else ""

@@ -1,0 +1,157 @@
+"""What the person does with a review entry: see its diff, accept it, or revert it.
+
+Accepting only marks the entry reviewed. Reverting restores the version before the entry as a new
+revision by the person (the entry's own version stays in the history), and undoes its move, its
+trashing and its tags. When the note changed again since the entry, the text is not overwritten:
+``revert`` hands back a ``noted.store.conflicts.Conflict`` whose sides are the note as it is now and
+the text before the entry, for the front end to settle the usual way (*Keep both* by default).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from noted.errors import ConflictError, NotedError, NotFoundError
+from noted.models import ACTOR_USER, Note, NotePatch, now_ms
+from noted.ops.review import Review, versions
+from noted.store.conflicts import Conflict, text_diff
+from noted.store.review import EntryRow, EntryState
+
+
+@dataclass(frozen=True, slots=True)
+class EntryDiff:
+    """An entry with the text before it and after it (None where there is no such version)."""
+
+    entry: EntryRow
+    before: tuple[str, str] | None
+    after: tuple[str, str] | None
+
+    @property
+    def text(self) -> str:
+        """A unified diff of the title (as a ``#`` line) and the body."""
+        if self.after is None:
+            return "(no change to the text)\n"
+        return text_diff(self.before or ("", ""), self.after, ("before", self.entry.actor))
+
+
+@dataclass(frozen=True, slots=True)
+class Reverted:
+    """What ``revert`` did: the note as it is now, and the conflict left to settle, if any."""
+
+    entry: EntryRow
+    note: Note | None
+    conflict: Conflict | None = None
+
+
+def show(review: Review, entry_id: int) -> EntryDiff:
+    """The diff of one entry against the version before it."""
+    entry = review.rows.entry(entry_id)
+    try:
+        history = review.store.note_history(entry.note_id)
+    except NotFoundError:
+        history = []
+    found = versions(history, entry)
+    if found is None:
+        return EntryDiff(entry, None, None)
+    before = (found.before.title, found.before.body) if found.before else None
+    return EntryDiff(entry, before, (found.after.title, found.after.body))
+
+
+def waiting(review: Review, entry_ids: Sequence[int]) -> list[EntryRow]:
+    """The entries, all of them waiting, or an error that names the first that is not (so a
+    refused call marks nothing)."""
+    entries = [review.rows.entry(i) for i in entry_ids]
+    for entry in entries:
+        if entry.state is not EntryState.PENDING:
+            raise NotedError(
+                f"change {entry.id} was {entry.state.value} already",
+                hint="`noted changes` lists those that wait",
+            )
+    return entries
+
+
+def accept(review: Review, entry_ids: Sequence[int]) -> list[int]:
+    """Mark the entries reviewed; refuses all when one is unknown or reviewed already."""
+    waiting(review, entry_ids)
+    return review.rows.decide(entry_ids, EntryState.ACCEPTED, now_ms())
+
+
+def revert(review: Review, entry_id: int) -> Reverted:
+    """Restore the note as it was before the entry; a conflict to settle when it changed since
+    (the entry is marked reverted once ``finish`` is called for it)."""
+    (entry,) = waiting(review, [entry_id])
+    store, detail = review.store, entry.detail
+    try:
+        note = store.get_note(entry.note_id)
+    except NotFoundError:
+        raise NotedError(
+            f'the note of change {entry.id} ("{entry.title}") was deleted for good; there is nothing to revert',
+            hint=f"`noted changes accept {entry.id}` clears it",
+        ) from None
+    conflict = None
+    if detail.get("created"):
+        if not note.is_trashed:
+            store.trash_note(note.id, actor=ACTOR_USER)
+    else:
+        note = _undo_place(review, entry, note)
+        conflict = _undo_text(review, entry, note)
+    if conflict is None:
+        finish(review, entry.id)
+    return Reverted(entry, _current(review, entry.note_id), conflict)
+
+
+def finish(review: Review, entry_id: int) -> None:
+    """Mark a reverted entry (after its conflict, if any, was settled)."""
+    review.rows.decide([entry_id], EntryState.REVERTED, now_ms())
+
+
+def _current(review: Review, note_id: str) -> Note | None:
+    try:
+        return review.store.get_note(note_id)
+    except NotFoundError:
+        return None
+
+
+def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
+    found = versions(review.store.note_history(entry.note_id), entry)
+    if found is None or found.before is None:
+        return None
+    before, after = found.before, found.after
+    if (note.title, note.body) == (before.title, before.body):
+        return None
+    if (note.title, note.body) == (after.title, after.body):
+        try:
+            review.store.update_note(
+                note.id,
+                NotePatch(title=before.title, body=before.body),
+                actor=ACTOR_USER,
+                base_updated_time=note.updated_time,
+            )
+            return None
+        except ConflictError:
+            note = review.store.get_note(note.id)
+    # Changed since: both sides are kept, as a save that met a newer note would keep them.
+    base = dataclasses.replace(note, title=after.title, body=after.body)
+    return Conflict(base, before.title, before.body, note)
+
+
+def _undo_place(review: Review, entry: EntryRow, note: Note) -> Note:
+    """Undo the entry's move, trashing and tags where the note still shows them."""
+    store, d = review.store, entry.detail
+    if d.get("trashed") is True and note.is_trashed:
+        note = store.restore_note(note.id, actor=ACTOR_USER)
+    elif d.get("trashed") is False and not note.is_trashed:
+        store.trash_note(note.id, actor=ACTOR_USER)
+    if "moved_to" in d and note.parent_id == d["moved_to"]:
+        try:
+            store.get_folder(d["moved_from"])
+            note = store.update_note(note.id, NotePatch(parent_id=d["moved_from"]), actor=ACTOR_USER)
+        except NotFoundError:
+            pass  # the notebook it came from is gone: it stays where it is
+    if d.get("tags_added"):
+        store.untag_note(note.id, d["tags_added"], actor=ACTOR_USER)
+    if d.get("tags_removed"):
+        store.tag_note(note.id, d["tags_removed"], actor=ACTOR_USER)
+    return store.get_note(note.id)

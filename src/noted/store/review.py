@@ -1,0 +1,186 @@
+"""What the Changes view keeps: changes by actors other than the person, and proposals that wait.
+
+``noted.ops.review`` follows the change feed and turns every change an assistant, an outside AI
+app, a sync or an outside edit made to a note into a *review entry* (the changes one actor made to
+one note in a burst); the person accepts or reverts each. A *proposal* is a write a client in
+review mode asked for, kept until the person accepts (it is applied then) or rejects it.
+
+A backend keeps these rows in the profile's local database, beside the chats (the embedded store's
+own database, Joplin's sidecar, the Markdown folder's mirror: ``noted.store.sqlite.review``), so
+the marks survive a restart on every backend. The rest of noted sees only ``ReviewRows``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+Detail = dict[str, Any]
+"""What an entry or proposal records beyond its columns, kept as JSON (``noted.ops.review`` reads it)."""
+
+
+class EntryState(enum.StrEnum):
+    """Where a review entry stands."""
+
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    REVERTED = "reverted"
+
+
+class ProposalState(enum.StrEnum):
+    """Where a proposal stands."""
+
+    PENDING = "pending"
+    APPLIED = "applied"
+    REJECTED = "rejected"
+    CONFLICT = "conflict"
+    """Accepted, but the note had moved on: both sides were kept (the proposal as a conflict copy)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """What the feed does not say about a note: where it is, whether trashed, its tags (A→Z)."""
+
+    parent_id: str
+    deleted_time: int
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Touch:
+    """One feed row about a note, as the review sees it."""
+
+    feed_id: int
+    note_id: str
+    actor: str
+    time: int
+    person: bool
+    """Made by the person: it ends the burst an entry of that note may still grow by."""
+    title: str = ""
+    folder_id: str = ""
+    detail: Detail | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRow:
+    """A review entry as stored: the changes one actor made to one note in one burst."""
+
+    id: int
+    """The feed id of its first change."""
+    note_id: str
+    title: str
+    folder_id: str
+    actor: str
+    first_time: int
+    last_time: int
+    state: EntryState
+    detail: Detail
+    reviewed_time: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalRow:
+    """A write that waits for the person."""
+
+    id: int
+    client: str
+    """The actor the write is made as once accepted (``mcp:NAME``, ``assistant:…``)."""
+    tool: str
+    note_id: str
+    """The note it changes ('' for a new note)."""
+    title: str
+    base_updated_time: int
+    """The note's ``updated_time`` when the write was proposed (0 for a new note)."""
+    time: int
+    state: ProposalState
+    detail: Detail
+    reason: str = ""
+    decided_time: int = 0
+    result_note_id: str = ""
+
+
+Merge = Callable[[Detail, Detail], Detail]
+
+
+class ReviewRows(Protocol):
+    """The review entries, the proposals and the follower's cursor of one profile."""
+
+    def cursor(self) -> int:
+        """The feed id the review has read up to (0 before its first read)."""
+        ...
+
+    def places(self, note_ids: Sequence[str]) -> dict[str, Place]:
+        """The last place seen of each of these notes (notes not seen yet are left out)."""
+        ...
+
+    def apply(
+        self,
+        cursor_from: int,
+        cursor_to: int,
+        touches: Sequence[Touch],
+        places: Mapping[str, Place],
+        *,
+        merge: Merge,
+        burst_ms: int,
+    ) -> list[int] | None:
+        """Record ``touches`` in one transaction and move the cursor from ``cursor_from`` to
+        ``cursor_to``; the ids of the entries made or grown, or None when another process moved
+        the cursor first (it recorded them)."""
+        ...
+
+    def entries(
+        self,
+        *,
+        state: EntryState | None = EntryState.PENDING,
+        actor: str | None = None,
+        since: int | None = None,
+        folder_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[EntryRow]:
+        """Entries newest first; ``actor`` matches whole or as the part before ``:``."""
+        ...
+
+    def entry(self, entry_id: int) -> EntryRow:
+        """One entry, or ``NotFoundError``."""
+        ...
+
+    def set_detail(self, entry_id: int, detail: Detail) -> None: ...
+
+    def decide(self, entry_ids: Sequence[int], state: EntryState, time: int) -> list[int]:
+        """Mark the pending ones among ``entry_ids`` ``state``; the ids it marked."""
+        ...
+
+    def count(self) -> int:
+        """How many entries wait for review."""
+        ...
+
+    # Proposals --------------------------------------------------------------------------
+    def propose(
+        self,
+        *,
+        client: str,
+        tool: str,
+        note_id: str,
+        title: str,
+        base_updated_time: int,
+        time: int,
+        detail: Detail,
+    ) -> ProposalRow: ...
+
+    def proposal(self, proposal_id: int) -> ProposalRow:
+        """One proposal, or ``NotFoundError``."""
+        ...
+
+    def proposals(
+        self, *, state: ProposalState | None = ProposalState.PENDING, client: str | None = None
+    ) -> list[ProposalRow]:
+        """Proposals newest first."""
+        ...
+
+    def settle(
+        self, proposal_id: int, state: ProposalState, *, time: int, reason: str = "", result_note_id: str = ""
+    ) -> bool:
+        """Mark a pending proposal settled; False when it was settled already (by another process)."""
+        ...

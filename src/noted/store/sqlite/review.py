@@ -1,0 +1,335 @@
+"""The review's tables (``review_entries``, ``review_places``, ``proposals``) in a SQLite database.
+
+Kept in the profile's local database (the embedded store's own, Joplin's sidecar, the Markdown
+folder's mirror), versioned in ``meta`` as the chats are. Implements ``noted.store.review.ReviewRows``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import apsw
+
+from noted.errors import NotFoundError
+from noted.store.review import (
+    Detail,
+    EntryRow,
+    EntryState,
+    Merge,
+    Place,
+    ProposalRow,
+    ProposalState,
+    Touch,
+)
+from noted.store.sqlite.db import Database
+
+SCHEMA_KEY = "review.schema"
+SCHEMA_VERSION = 1
+CURSOR_KEY = "review.cursor"
+_SEP = "\x1f"
+_ENTRY = "id, note_id, title, folder_id, actor, first_time, last_time, state, detail, reviewed_time"
+_PROPOSAL = "id, client, tool, note_id, title, base_updated_time, time, state, detail, reason, decided_time, result_note_id"
+
+
+def _entry(row: Any) -> EntryRow:
+    id_, note, title, folder, actor, first, last, state, detail, reviewed = row
+    return EntryRow(
+        id_, note, title, folder, actor, first, last, EntryState(state), json.loads(detail), reviewed
+    )
+
+
+def _proposal(row: Any) -> ProposalRow:
+    id_, client, tool, note, title, base, time, state, detail, reason, decided, result = row
+    return ProposalRow(
+        id_,
+        client,
+        tool,
+        note,
+        title,
+        base,
+        time,
+        ProposalState(state),
+        json.loads(detail),
+        reason,
+        decided,
+        result,
+    )
+
+
+def _dump(detail: Detail) -> str:
+    return json.dumps(detail, ensure_ascii=False, sort_keys=True)
+
+
+class SqliteReview:
+    """The review entries and proposals of one profile, in ``db``."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._ensure()
+
+    def _ensure(self) -> None:
+        with self.db.read() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
+        if row and int(row[0]) >= SCHEMA_VERSION:
+            return
+        with self.db.write() as conn:
+            conn.execute(
+                """
+                CREATE TABLE IF NOT EXISTS review_entries (
+                    id INTEGER PRIMARY KEY,
+                    note_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    folder_id TEXT NOT NULL DEFAULT '',
+                    actor TEXT NOT NULL,
+                    first_time INTEGER NOT NULL,
+                    last_time INTEGER NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'pending',
+                    open INTEGER NOT NULL DEFAULT 1,
+                    detail TEXT NOT NULL DEFAULT '{}',
+                    reviewed_time INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX IF NOT EXISTS review_entries_state ON review_entries(state, last_time);
+                CREATE INDEX IF NOT EXISTS review_entries_note ON review_entries(note_id, open);
+                CREATE TABLE IF NOT EXISTS review_places (
+                    note_id TEXT PRIMARY KEY,
+                    parent_id TEXT NOT NULL,
+                    deleted_time INTEGER NOT NULL,
+                    tags TEXT NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS proposals (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    client TEXT NOT NULL,
+                    tool TEXT NOT NULL,
+                    note_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    base_updated_time INTEGER NOT NULL,
+                    time INTEGER NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'pending',
+                    detail TEXT NOT NULL,
+                    reason TEXT NOT NULL DEFAULT '',
+                    decided_time INTEGER NOT NULL DEFAULT 0,
+                    result_note_id TEXT NOT NULL DEFAULT ''
+                );
+                CREATE INDEX IF NOT EXISTS proposals_state ON proposals(state, id);
+                """
+            )
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (SCHEMA_KEY, str(SCHEMA_VERSION)),
+            )
+
+    # Following the feed -----------------------------------------------------------------
+    def cursor(self) -> int:
+        with self.db.read() as conn:
+            return _cursor(conn)
+
+    def places(self, note_ids: Sequence[str]) -> dict[str, Place]:
+        ids = list(dict.fromkeys(note_ids))
+        found: dict[str, Place] = {}
+        with self.db.read() as conn:
+            for start in range(0, len(ids), 500):
+                part = ids[start : start + 500]
+                marks = ",".join("?" * len(part))
+                rows = conn.execute(
+                    f"SELECT note_id, parent_id, deleted_time, tags FROM review_places WHERE note_id IN ({marks})",
+                    part,
+                )
+                for note, parent, deleted, tags in rows:
+                    found[note] = Place(parent, deleted, tuple(t for t in tags.split(_SEP) if t))
+        return found
+
+    def apply(
+        self,
+        cursor_from: int,
+        cursor_to: int,
+        touches: Sequence[Touch],
+        places: Mapping[str, Place],
+        *,
+        merge: Merge,
+        burst_ms: int,
+    ) -> list[int] | None:
+        touched: list[int] = []
+        with self.db.write() as conn:
+            if _cursor(conn) != cursor_from:
+                return None
+            for touch in touches:
+                if touch.person:
+                    conn.execute(
+                        "UPDATE review_entries SET open = 0 WHERE note_id = ? AND open = 1", (touch.note_id,)
+                    )
+                else:
+                    touched.append(_record(conn, touch, merge, burst_ms))
+            conn.executemany(
+                "INSERT INTO review_places(note_id, parent_id, deleted_time, tags) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(note_id) DO UPDATE SET parent_id = excluded.parent_id, "
+                "deleted_time = excluded.deleted_time, tags = excluded.tags",
+                [(n, p.parent_id, p.deleted_time, _SEP.join(p.tags)) for n, p in places.items()],
+            )
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (CURSOR_KEY, str(cursor_to)),
+            )
+        return list(dict.fromkeys(touched))
+
+    # Entries ------------------------------------------------------------------------------
+    def entries(
+        self,
+        *,
+        state: EntryState | None = EntryState.PENDING,
+        actor: str | None = None,
+        since: int | None = None,
+        folder_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[EntryRow]:
+        where: list[str] = []
+        args: list[object] = []
+        if state is not None:
+            where.append("state = ?")
+            args.append(state.value)
+        if actor:
+            where.append("(actor = ? OR actor LIKE ? ESCAPE '\\')")
+            args += [actor, _like_prefix(actor)]
+        if since is not None:
+            where.append("last_time >= ?")
+            args.append(since)
+        if folder_id is not None:
+            where.append("folder_id = ?")
+            args.append(folder_id)
+        sql = f"SELECT {_ENTRY} FROM review_entries"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY last_time DESC, id DESC LIMIT ?"
+        args.append(-1 if limit is None else limit)
+        with self.db.read() as conn:
+            return [_entry(r) for r in conn.execute(sql, args)]
+
+    def entry(self, entry_id: int) -> EntryRow:
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT {_ENTRY} FROM review_entries WHERE id = ?", (entry_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no change {entry_id}", hint="`noted changes` lists them")
+        return _entry(row)
+
+    def set_detail(self, entry_id: int, detail: Detail) -> None:
+        with self.db.write() as conn:
+            conn.execute("UPDATE review_entries SET detail = ? WHERE id = ?", (_dump(detail), entry_id))
+
+    def decide(self, entry_ids: Sequence[int], state: EntryState, time: int) -> list[int]:
+        marked: list[int] = []
+        with self.db.write() as conn:
+            for entry_id in dict.fromkeys(entry_ids):
+                row = conn.execute(
+                    "UPDATE review_entries SET state = ?, open = 0, reviewed_time = ? "
+                    "WHERE id = ? AND state = 'pending' RETURNING id",
+                    (state.value, time, entry_id),
+                ).fetchone()
+                if row:
+                    marked.append(entry_id)
+        return marked
+
+    def count(self) -> int:
+        with self.db.read() as conn:
+            row = conn.execute("SELECT count(*) FROM review_entries WHERE state = 'pending'").fetchone()
+        return int(row[0])
+
+    # Proposals ----------------------------------------------------------------------------
+    def propose(
+        self,
+        *,
+        client: str,
+        tool: str,
+        note_id: str,
+        title: str,
+        base_updated_time: int,
+        time: int,
+        detail: Detail,
+    ) -> ProposalRow:
+        with self.db.write() as conn:
+            row = conn.execute(
+                "INSERT INTO proposals(client, tool, note_id, title, base_updated_time, time, detail) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {_PROPOSAL}",
+                (client, tool, note_id, title, base_updated_time, time, _dump(detail)),
+            ).fetchone()
+        return _proposal(row)
+
+    def proposal(self, proposal_id: int) -> ProposalRow:
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT {_PROPOSAL} FROM proposals WHERE id = ?", (proposal_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no proposal {proposal_id}", hint="`noted changes --pending` lists them")
+        return _proposal(row)
+
+    def proposals(
+        self, *, state: ProposalState | None = ProposalState.PENDING, client: str | None = None
+    ) -> list[ProposalRow]:
+        where: list[str] = []
+        args: list[object] = []
+        if state is not None:
+            where.append("state = ?")
+            args.append(state.value)
+        if client:
+            where.append("(client = ? OR client LIKE ? ESCAPE '\\')")
+            args += [client, _like_prefix(client)]
+        sql = f"SELECT {_PROPOSAL} FROM proposals"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        with self.db.read() as conn:
+            return [_proposal(r) for r in conn.execute(sql + " ORDER BY id DESC", args)]
+
+    def settle(
+        self, proposal_id: int, state: ProposalState, *, time: int, reason: str = "", result_note_id: str = ""
+    ) -> bool:
+        with self.db.write() as conn:
+            row = conn.execute(
+                "UPDATE proposals SET state = ?, decided_time = ?, reason = ?, result_note_id = ? "
+                "WHERE id = ? AND state = 'pending' RETURNING id",
+                (state.value, time, reason, result_note_id, proposal_id),
+            ).fetchone()
+        return row is not None
+
+
+def _cursor(conn: apsw.Connection) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (CURSOR_KEY,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _like_prefix(actor: str) -> str:
+    escaped = actor.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"{escaped}:%"
+
+
+def _record(conn: apsw.Connection, touch: Touch, merge: Merge, burst_ms: int) -> int:
+    """Grow the note's open entry by ``touch`` when it is the same actor's, within a burst;
+    otherwise start a new entry (the note's other entries stop growing)."""
+    row = conn.execute(
+        "SELECT id, last_time, detail FROM review_entries "
+        "WHERE note_id = ? AND open = 1 AND actor = ? AND state = 'pending' ORDER BY id DESC LIMIT 1",
+        (touch.note_id, touch.actor),
+    ).fetchone()
+    new = touch.detail or {}
+    if row and touch.time - row[1] <= burst_ms:
+        entry_id = int(row[0])
+        conn.execute(
+            "UPDATE review_entries SET last_time = max(last_time, ?), title = coalesce(nullif(?, ''), title), "
+            "folder_id = coalesce(nullif(?, ''), folder_id), detail = ? WHERE id = ?",
+            (touch.time, touch.title, touch.folder_id, _dump(merge(json.loads(row[2]), new)), entry_id),
+        )
+        return entry_id
+    conn.execute("UPDATE review_entries SET open = 0 WHERE note_id = ? AND open = 1", (touch.note_id,))
+    conn.execute(
+        "INSERT OR IGNORE INTO review_entries(id, note_id, title, folder_id, actor, first_time, last_time, detail) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            touch.feed_id,
+            touch.note_id,
+            touch.title,
+            touch.folder_id,
+            touch.actor,
+            touch.time,
+            touch.time,
+            _dump(new),
+        ),
+    )
+    return touch.feed_id

@@ -1,0 +1,90 @@
+"""``noted changes``: listing, showing, accepting and reverting what other actors changed, with
+the documented exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.cli import Cli
+
+from noted.models import ACTOR_USER, NoteDraft, NotePatch, mcp_actor
+
+BOT = mcp_actor("claude")
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "profile", capsys)
+
+
+def _changed_by_a_client(cli: Cli) -> str:
+    """A note the person wrote, then an outside AI app rewrote; its id."""
+    cli.ok("changes")  # the review has read the feed up to here
+    store = cli.store()
+    try:
+        folder = store.create_folder("Work", actor=ACTOR_USER)
+        note = store.create_note(NoteDraft("Plan", "one\ntwo\n", parent_id=folder.id), actor=ACTOR_USER)
+        store.update_note(note.id, NotePatch(body="one\n2\nthree\n"), actor=BOT)
+        store.tag_note(note.id, ["ai"], actor=BOT)
+        return note.id
+    finally:
+        store.close()
+
+
+def test_list_show_and_accept(cli: Cli) -> None:
+    assert "Nothing to review." in cli.ok("changes").out
+    note_id = _changed_by_a_client(cli)
+    listed = cli.ok("changes").out
+    assert '"Plan" (Work)' in listed and BOT in listed and "+2 −1 lines; tagged ai" in listed
+    (entry,) = cli.json("changes")
+    assert (entry["note_id"], entry["actor"], entry["notebook"]) == (note_id, BOT, "Work")
+    assert cli.json("changes", "--actor", "mcp") == [entry]
+    assert cli.json("changes", "--actor", "assistant") == []
+    assert cli.json("changes", "--since", "day+1") == []
+
+    shown = cli.ok("changes", "show", str(entry["id"])).out
+    assert "-two" in shown and "+three" in shown
+
+    assert cli.ok("changes", "accept", str(entry["id"])).out.startswith("Marked 1 change reviewed")
+    assert cli.json("changes") == []
+    again = cli("changes", "accept", str(entry["id"]))
+    assert again.code == 1 and "accepted already" in again.err
+
+
+def test_revert_and_revert_after_an_edit_keeps_both(cli: Cli) -> None:
+    note_id = _changed_by_a_client(cli)
+    (entry,) = cli.json("changes")
+    cli.ok("edit", note_id, "--append", "mine")
+    result = cli("changes", "revert", str(entry["id"]))
+    assert result.code == 3, result.err  # both sides kept
+    assert "kept both" in result.out
+    assert cli.json("show", note_id)["body"] == "one\n2\nthree\nmine"
+    copies = [n for n in cli.json("notes") if n["title"].startswith("Plan (conflict")]
+    assert len(copies) == 1
+    assert cli.json("changes") == []
+
+
+def test_revert_restores_the_text_before(cli: Cli) -> None:
+    note_id = _changed_by_a_client(cli)
+    (entry,) = cli.json("changes")
+    assert cli("changes", "revert", str(entry["id"])).code == 0
+    shown = cli.json("show", note_id)
+    assert shown["body"] == "one\ntwo\n" and shown["tags"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "fragment"),
+    [
+        (["changes", "accept", "abc"], 2, '"abc" is not a change id'),
+        (["changes", "accept", "999999"], 1, "no change 999999"),
+        (["changes", "--since", "yesterday"], 2, "yesterday"),
+    ],
+)
+def test_bad_input_is_one_line_and_marks_nothing(cli: Cli, args: list[str], code: int, fragment: str) -> None:
+    _changed_by_a_client(cli)
+    (entry,) = cli.json("changes")
+    result = cli(*args[:2], *([str(entry["id"])] if args[1] == "accept" else []), *args[2:])
+    assert result.code == code, (result.out, result.err)
+    assert result.err.count("\n") == 1 and fragment in result.err
+    assert cli.json("changes") == [entry]  # a refused call marks nothing, even the good id beside it

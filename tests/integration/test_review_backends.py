@@ -1,0 +1,161 @@
+"""The review of what other actors changed, on every backend: entries, diffs, accept and revert.
+
+The marks are kept in each backend's local database (the embedded store's own, Joplin's sidecar,
+the Markdown folder's mirror), so a new ``Review`` over the same database sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.backends import BACKENDS, open_backend
+
+from noted.errors import NotedError, NotFoundError
+from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NoteDraft, NotePatch, assistant_actor, mcp_actor
+from noted.ops import review_actions
+from noted.ops.review import Review, summary
+from noted.store.conflicts import Choice, resolve
+from noted.store.protocol import Store
+from noted.store.review import EntryRow, EntryState
+from noted.store.sqlite.db import Database
+from noted.store.sqlite.review import SqliteReview
+from noted.store.vault import VaultStore
+
+BOT = mcp_actor("claude")
+CHAT = assistant_actor("c1")
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with open_backend(request.param, tmp_path / "store") as store:
+        yield store
+
+
+def _review(store: Store) -> Review:
+    db: Database = store.db  # type: ignore[attr-defined]  # every backend's local database
+    return Review(store, SqliteReview(db))
+
+
+def _note(store: Store, title: str = "Plan", body: str = "one\ntwo\nthree\n") -> str:
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    return store.create_note(NoteDraft(title, body, parent_id=folder.id), actor=ACTOR_USER).id
+
+
+def test_only_other_actors_changes_wait_in_one_entry_per_burst(store: Store) -> None:
+    note_id = _note(store)
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, NotePatch(body="one\ntwo\nthree\nfour\n"), actor=ACTOR_USER)
+    assert review.refresh() == 0 and review.pending() == []  # the person's own save needs no review
+
+    other = store.create_folder("Elsewhere", actor=ACTOR_USER)
+    store.update_note(note_id, NotePatch(title="Plan B", body="one\n2\nthree\nfour\nfive\n"), actor=BOT)
+    store.tag_note(note_id, ["urgent"], actor=BOT)
+    store.update_note(note_id, NotePatch(parent_id=other.id), actor=BOT)
+    review.refresh()
+    entry = _one(review)
+    assert (entry.note_id, entry.actor, entry.title) == (note_id, BOT, "Plan B")
+    line = summary(entry, {other.id: "Elsewhere"})
+    assert "+2 −1 lines" in line and 'retitled from "Plan"' in line
+    assert 'moved to "Elsewhere"' in line and "tagged urgent" in line
+
+    diff = review_actions.show(review, entry.id)
+    assert diff.before == ("Plan", "one\ntwo\nthree\nfour\n")
+    assert "-two\n" in diff.text and "+2\n" in diff.text and "+five\n" in diff.text
+
+
+def test_accept_marks_it_reviewed_for_good_and_refuses_a_second_time(store: Store) -> None:
+    note_id = _note(store)
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, NotePatch(append="more\n"), actor=CHAT)
+    store.trash_note(_note(store, "Other"), actor=BOT)
+    review.refresh()
+    entries = review.pending()
+    assert {e.actor for e in entries} == {CHAT, BOT}
+    assert "trashed" in summary(next(e for e in entries if e.actor == BOT))
+
+    with pytest.raises(NotFoundError):  # one unknown id: nothing is marked
+        review_actions.accept(review, [entries[0].id, 999_999_999])
+    assert len(review.pending()) == 2
+    assert review_actions.accept(review, [e.id for e in entries]) == [e.id for e in entries]
+    assert _review(store).pending() == []  # kept in the profile, seen by a new reader
+    assert _review(store).rows.entry(entries[0].id).state is EntryState.ACCEPTED
+    with pytest.raises(NotedError, match="accepted already"):
+        review_actions.accept(review, [entries[0].id])
+
+
+def test_revert_restores_the_version_before_as_a_new_revision(store: Store) -> None:
+    note_id = _note(store)
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, NotePatch(body="rewritten by a model\n"), actor=BOT)
+    store.tag_note(note_id, ["ai"], actor=BOT)
+    review.refresh()
+    entry = _one(review)
+    reverted = review_actions.revert(review, entry.id)
+    assert reverted.conflict is None
+    note = store.get_note(note_id)
+    assert note.body == "one\ntwo\nthree\n"
+    assert [t.title for t in store.note_tags(note_id)] == []
+    history = store.note_history(note_id)
+    assert history[0].actor == ACTOR_USER and history[0].body == "one\ntwo\nthree\n"
+    assert any(r.body == "rewritten by a model\n" for r in history)  # the model's version stays
+    review.refresh()
+    assert review.pending() == [] and review.rows.entry(entry.id).state is EntryState.REVERTED
+
+
+def test_revert_after_the_person_edited_again_keeps_both_sides(store: Store) -> None:
+    note_id = _note(store)
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, NotePatch(body="the model's text\n"), actor=CHAT)
+    review.refresh()
+    entry = _one(review)
+    store.update_note(note_id, NotePatch(body="the model's text\nand mine\n"), actor=ACTOR_USER)
+
+    reverted = review_actions.revert(review, entry.id)
+    assert reverted.conflict is not None  # not overwritten: the person's later text is the note
+    assert store.get_note(note_id).body == "the model's text\nand mine\n"
+    assert review.rows.entry(entry.id).state is EntryState.PENDING
+    settled = resolve(store, reverted.conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
+    review_actions.finish(review, entry.id)
+    assert settled.copy is not None and settled.copy.body.endswith("one\ntwo\nthree\n")
+    assert store.get_note(note_id).body == "the model's text\nand mine\n"
+    assert review.rows.entry(entry.id).state is EntryState.REVERTED
+
+
+def test_reverting_a_note_a_client_made_trashes_it(store: Store) -> None:
+    review = _review(store)
+    review.refresh()
+    folder = store.create_folder("Inbox", actor=ACTOR_USER)
+    made = store.create_note(NoteDraft("From the app", "hello\n", parent_id=folder.id), actor=BOT)
+    review.refresh()
+    entry = _one(review)
+    assert summary(entry).startswith("created; +1 −0 lines")
+    review_actions.revert(review, entry.id)
+    assert store.get_note(made.id).is_trashed
+
+
+def _one(review: Review) -> EntryRow:
+    entries = review.pending()
+    assert len(entries) == 1, entries
+    return entries[0]
+
+
+def test_an_outside_edit_of_a_markdown_folder_waits_for_review(tmp_path: Path) -> None:
+    with open_backend("vault", tmp_path / "store") as store:
+        note_id = _note(store)
+        review = _review(store)
+        review.refresh()
+        vault: VaultStore = store  # type: ignore[assignment]
+        (path,) = (tmp_path / "store" / "vault").rglob("Plan.md")
+        path.write_text(path.read_text(encoding="utf-8").replace("two", "zwei"), encoding="utf-8")
+        vault.follower.apply([path.relative_to(tmp_path / "store" / "vault").as_posix()])
+        review.refresh()
+        entry = _one(review)
+        assert (entry.note_id, entry.actor) == (note_id, ACTOR_OUTSIDE)
+        assert "+1 −1 lines" in summary(entry)
+        assert "+zwei" in review_actions.show(review, entry.id).text
