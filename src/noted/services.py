@@ -19,13 +19,13 @@ from noted.settings import Settings
 from noted.settings.handles import (
     AI_ALLOW_REMOTE,
     AI_API_KEY_FILE,
-    AI_APPROVE_WRITES,
     AI_BASE_URL,
     AI_BUDGET_TOKENS,
     AI_ENABLED,
     AI_MODEL,
     AI_PROVIDER,
     AI_TIMEOUT_SECONDS,
+    AI_WRITES,
     BACKEND,
     EMBEDDING_BASE_URL,
     EMBEDDING_MODEL,
@@ -300,6 +300,7 @@ class Services:
             semantic=self.semantic,
             scope=scope or Scope(),
             editor=editor,
+            review=self.review.rows,
         )
 
     @property
@@ -352,7 +353,9 @@ class Services:
         from noted.chat.engine import ChatEngine, ChatSetup
 
         def context(actor: str, editor: EditorSession | None) -> ToolContext:
-            return self.tool_context(actor, editor=editor)
+            ctx = self.tool_context(actor, editor=editor)
+            ctx.writes_wait = self.settings.get(AI_WRITES) == "review"
+            return ctx
 
         return ChatEngine(
             ChatSetup(
@@ -360,7 +363,7 @@ class Services:
                 registry=self.registry,
                 context=context,
                 transcripts=self.transcripts,
-                approve_writes=lambda: self.settings.get(AI_APPROVE_WRITES),
+                approve_writes=self.registry.asks,
                 budget=lambda: self.settings.get(AI_BUDGET_TOKENS),
                 timeout=lambda: float(self.settings.get(AI_TIMEOUT_SECONDS)),
             )

@@ -38,6 +38,8 @@ PUBLIC_TOOLS = {  # the tool names are a public contract: AI apps call them by n
     "create_tag", "get_attachment",
     # links and backlinks, on every backend
     "note_links",
+    # what became of the writes that waited for review
+    "proposal_status",
 }  # fmt: skip
 WRITE_TOOLS = ("create_note", "create_notebook", "update_note", "delete_note", "restore_note", "manage_tags")
 MANAGE_TOOLS = (

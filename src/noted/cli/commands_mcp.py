@@ -90,6 +90,13 @@ def register(sub: Commands) -> None:
         help="for add: read (every read tool), all (default), or tool names, comma-separated; "
         "always within the tools switched on",
     )
+    p.add_argument(
+        "--writes",
+        choices=("direct", "review"),
+        default="direct",
+        help="for add: review keeps each of the client's writes as a proposal until you accept it "
+        "(`noted changes`); direct (default) writes at once",
+    )
     p.add_argument("--path", help=f"where to write it (default: PROFILE/{TOKEN_FILE_NAME})")
     p.add_argument(
         "--force", action="store_true", help="replace an existing token (clients need the new one)"

@@ -69,14 +69,18 @@ def _add(args: argparse.Namespace, clients: ClientTokens, ctx: CliContext) -> in
     names = _split("--notebooks", args.notebooks)
     store = ctx.services.store
     ids = notebook_ids(store, names) if names is not None else None
-    token = clients.add(args.name, notebooks=ids, tools=tools)
+    token = clients.add(args.name, notebooks=ids, tools=tools, writes=args.writes)
     paths = describe(store, ids) if ids is not None else None
     if ctx.json:
-        ctx.emit({"name": args.name, "token": token, "notebooks": paths, "notebook_ids": ids, "tools": tools})
+        ctx.emit(
+            {"name": args.name, "token": token, "notebooks": paths, "notebook_ids": ids, "tools": tools}
+            | {"writes": args.writes}
+        )
         return 0
     shown = ", ".join(paths) if paths is not None else "all that mcp.allowedNotebooks allows"
     ctx.out(
         f"client {args.name!r} added: notebooks {shown} (and the notebooks inside); tools {', '.join(tools)}"
+        + ("; its writes wait for your review (`noted changes`)" if args.writes == "review" else "")
     )
     ctx.out("its token (shown this once; put it in the app's configuration):")
     ctx.out(token)
@@ -166,7 +170,8 @@ def _list(clients: ClientTokens, settings: Settings, ctx: CliContext) -> int:
     for row in rows:
         shown = ", ".join(row["notebooks"]) if row["notebooks"] is not None else "all allowed"
         ctx.out(
-            f"{row['name']}: notebooks {shown}; tools {', '.join(row['tools'])}; created {row['created']}"
+            f"{row['name']}: notebooks {shown}; tools {', '.join(row['tools'])}; writes {row['writes']}; "
+            f"created {row['created']}"
         )
     return 0
 
@@ -179,4 +184,5 @@ def _row(entry: ClientToken, paths: list[str] | None) -> dict[str, Any]:
         "notebook_ids": list(entry.notebooks) if entry.notebooks is not None else None,
         "tools": list(entry.tools),
         "created": entry.created,
+        "writes": entry.writes,
     }

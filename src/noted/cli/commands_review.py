@@ -13,7 +13,7 @@ import argparse
 import re
 from collections.abc import Sequence
 
-from noted.cli import render
+from noted.cli import proposal_cli, render
 from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
@@ -75,16 +75,23 @@ def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
     review = ctx.services.review
     review.refresh()
     if action == "show":
-        return _show(ctx, review, changes[0]) if changes else _show_proposal(ctx, proposals[0])
-    if proposals:
-        raise InvalidInputError("proposals come with the next part of this feature")
+        return _show(ctx, review, changes[0]) if changes else proposal_cli.show(ctx, proposals[0])
+    if action == "reject":
+        if changes:
+            raise InvalidInputError("only proposals (pN) can be rejected; revert a change that was made")
+        return proposal_cli.reject(ctx, proposals, args.reason)
+    if proposals and action == "revert":
+        raise InvalidInputError("a proposal changed nothing yet: reject it rather than revert it")
+    waiting = proposal_cli.waiting(ctx, proposals)  # every id is checked before anything is done
+    review_actions.waiting(review, changes)
+    code = 0
     if action == "accept":
         marked = review_actions.accept(review, changes)
-        ctx.emit({"accepted": marked}) if ctx.json else ctx.out(f"Marked {_count(marked)} reviewed.")
-        return 0
-    if action == "revert":
-        return _revert(ctx, review, changes)
-    raise InvalidInputError("only proposals can be rejected; revert a change that was made")
+        code = proposal_cli.accept(ctx, waiting)
+        if marked:
+            ctx.emit({"accepted": marked}) if ctx.json else ctx.out(f"Marked {_count(marked)} reviewed.")
+        return code
+    return _revert(ctx, review, changes)
 
 
 def _count(ids: Sequence[int]) -> str:
@@ -93,13 +100,16 @@ def _count(ids: Sequence[int]) -> str:
 
 def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None, pending: bool) -> int:
     entries = [] if pending else review.pending(actor=actor, since=since)
+    waiting = [p for p in review.rows.proposals(client=actor) if since is None or p.time >= since]
     folders = {f.id: f.title for f in review.store.list_folders(include_trashed=True)}
     if ctx.json:
-        ctx.emit([_json(e, folders) for e in entries])
+        listed = [proposal_cli.as_json(p) for p in waiting] + [_json(e, folders) for e in entries]
+        ctx.emit(listed)
         return 0
-    if not entries:
+    if not entries and not waiting:
         ctx.out("Nothing to review.")
         return 0
+    proposal_cli.list_lines(ctx, waiting)
     for note_id, group in _by_note(entries):
         first = group[0]
         ctx.out(f'"{first.title}" ({folders.get(first.folder_id, "?")})  {note_id}')
@@ -146,10 +156,6 @@ def _show(ctx: CliContext, review: Review, entry_id: int) -> int:
     ctx.out()
     ctx.out(diff.text.rstrip("\n"))
     return 0
-
-
-def _show_proposal(ctx: CliContext, proposal_id: int) -> int:
-    raise InvalidInputError(f"no proposal p{proposal_id}")
 
 
 def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:

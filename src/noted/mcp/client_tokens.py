@@ -53,6 +53,9 @@ ACTOR_PREFIX = "mcp:"
 CLIENT_KEY = "noted.client"
 """Where the guard puts the ``ClientToken`` of an HTTP request, in its ASGI scope."""
 OPEN, CLOSED = "open", "closed"
+DIRECT, REVIEW = "direct", "review"
+WRITES = (DIRECT, REVIEW)
+"""A client's writes: written at once, or kept as proposals until the person accepts them."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -72,6 +75,12 @@ class ClientToken:
     tools: tuple[str, ...] = (ALL,)
     """Tool names, ``read`` or ``all``."""
     created: str = ""
+    writes: str = DIRECT
+    """``review``: each write waits as a proposal for the person (``noted.tools.proposals``)."""
+
+    @property
+    def writes_wait(self) -> bool:
+        return self.writes != DIRECT  # anything but "direct" waits: a switch never fails open
 
     @property
     def actor(self) -> str:
@@ -158,13 +167,21 @@ class ClientTokens:
     def get(self, name: str) -> ClientToken | None:
         return next((e for e in self.entries() if e.name == name), None)
 
-    def add(self, name: str, *, notebooks: Iterable[str] | None = None, tools: Iterable[str] = (ALL,)) -> str:
+    def add(
+        self,
+        name: str,
+        *,
+        notebooks: Iterable[str] | None = None,
+        tools: Iterable[str] = (ALL,),
+        writes: str = DIRECT,
+    ) -> str:
         """Add a client with a new random token and return the token (shown once, never stored).
 
         Args:
             name: The client's name (its actor is ``mcp:<name>``).
             notebooks: Notebook ids (resolve names first, see ``noted.mcp.scopes``); None for all.
             tools: Tool names, ``read`` or ``all``.
+            writes: ``direct`` or ``review`` (each write waits for the person).
 
         Raises:
             InvalidInputError: the name is malformed or taken, or the notebooks or tools are empty.
@@ -186,9 +203,13 @@ class ClientTokens:
         kept = None if notebooks is None else tuple(dict.fromkeys(n.strip() for n in notebooks if n.strip()))
         if kept == ():
             raise InvalidInputError("give the client some notebooks, or leave --notebooks out for all")
+        if writes not in WRITES:
+            raise InvalidInputError(f"--writes takes {' or '.join(WRITES)}, not {writes!r}")
         token = secrets.token_urlsafe(TOKEN_BYTES)
         created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        self._write(_Document((*self.entries(), ClientToken(name, digest(token), kept, chosen, created))))
+        self._write(
+            _Document((*self.entries(), ClientToken(name, digest(token), kept, chosen, created, writes)))
+        )
         return token
 
     def revoke(self, name: str) -> bool:
@@ -251,6 +272,7 @@ def _stored(entry: ClientToken) -> dict[str, Any]:
         "notebooks": None if entry.notebooks is None else list(entry.notebooks),
         "tools": list(entry.tools),
         "created": entry.created,
+        "writes": entry.writes,
     }
 
 
@@ -275,4 +297,9 @@ def _entry(row: dict[str, Any], version: int) -> ClientToken:
     if version < VERSION and not kept:  # version 1 wrote [] for every notebook
         kept = None
     chosen = tuple(str(t) for t in tools)
-    return ClientToken(str(row["name"]), str(row["sha256"]), kept, chosen, str(row.get("created", "")))
+    writes = row.get("writes", DIRECT)
+    if writes not in WRITES:
+        raise TypeError(f'client "{row.get("name")}": writes must be one of {", ".join(WRITES)}')
+    return ClientToken(
+        str(row["name"]), str(row["sha256"]), kept, chosen, str(row.get("created", "")), writes
+    )

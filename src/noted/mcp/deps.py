@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from noted.settings import Settings
 from noted.store.protocol import Store
+from noted.store.review import ReviewRows
 
 if TYPE_CHECKING:
+    from noted.ops.review import Review
     from noted.search.keyword import KeywordSearch
     from noted.search.semantic import SemanticSearch
     from noted.tools.registry import ToolRegistry
@@ -44,6 +46,9 @@ class ServicesLike(Protocol):
         """Semantic search, or ``UnavailableError`` saying why it cannot run."""
         ...
 
+    @property
+    def review(self) -> Review: ...
+
 
 @dataclass(frozen=True, slots=True)
 class McpDeps:
@@ -57,6 +62,8 @@ class McpDeps:
     """None: semantic search is not set up in this process, and the tool says so."""
     log_path: Path | None = None
     """Where the server's log goes, shown to the person on start (stdout is the protocol on stdio)."""
+    review: ReviewRows | None = None
+    """Where a review-mode client's writes wait as proposals; None: nowhere, so they are refused."""
 
     @classmethod
     def of(cls, services: ServicesLike, *, log_path: Path | None = None) -> McpDeps:
@@ -68,4 +75,5 @@ class McpDeps:
             tools=services.registry,
             semantic=services.semantic,
             log_path=log_path,
+            review=services.review.rows,
         )

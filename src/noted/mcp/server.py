@@ -178,6 +178,8 @@ class NotedMcp:
             actor=actor,
             semantic=deps.semantic,
             scope=client.scope(scope) if client is not None else scope,
+            review=deps.review,
+            writes_wait=client is not None and client.writes_wait,
         )
 
     def connected(self) -> tuple[ClientInfo, ...]:

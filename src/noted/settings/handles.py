@@ -114,6 +114,11 @@ AI_APPROVE_WRITES = Setting(
     "ai.approveWrites", ASSISTANT, "Ask before every change", default=True,
     help="Ask you to approve each change the assistant makes to your notes before it is written.",
 )
+AI_WRITES = Setting(
+    "ai.writes", ASSISTANT, "The assistant's changes", choices=("ask", "review", "direct"), default="ask",
+    help="ask: as \"Ask before every change\" says. review: each change waits as a proposal in the "
+    "Changes view until you accept it. direct: changes are written at once (all stay reviewable).",
+)
 AI_BUDGET_TOKENS = Setting(
     "ai.budgetTokens", ASSISTANT, "Conversation budget (tokens)", default=80_000, minimum=1_000,
     maximum=10_000_000,

@@ -60,6 +60,7 @@ def all_tools() -> tuple[Tool, ...]:
         notebook_admin,
         notebooks,
         notes,
+        proposals,
         search,
         tags,
     )
@@ -77,6 +78,7 @@ def all_tools() -> tuple[Tool, ...]:
         *attachment_writes.TOOLS,
         *note_create.TOOLS,
         *note_writes.TOOLS,
+        *proposals.TOOLS,
     )
     return (
         *(t for t in global_tools if not t.is_write),

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from noted.errors import NotedError
 from noted.settings import Setting, Settings, tool_switch
 from noted.store.protocol import Store
+from noted.store.review import ReviewRows
 from noted.tools.scope import Scope
 
 if TYPE_CHECKING:
@@ -136,6 +137,16 @@ class Tool:
     def setting_key(self) -> str:
         return self.setting.key
 
+    @property
+    def wire_output_schema(self) -> Payload:
+        """The output schema clients are shown: a write's answer may instead say that it waits
+        for review (``noted.tools.proposals.PENDING_RESULT``)."""
+        if not self.is_write:
+            return self.output_schema
+        from noted.tools.proposals import PENDING_RESULT
+
+        return {"type": "object", "anyOf": [self.output_schema, PENDING_RESULT]}
+
     def to_mcp(self) -> Payload:
         """The tool as an MCP ``tools/list`` entry (plain data; the MCP layer wraps it)."""
         return {
@@ -143,7 +154,7 @@ class Tool:
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema,
-            "outputSchema": self.output_schema,
+            "outputSchema": self.wire_output_schema,
             "annotations": {"title": self.title, **self.annotations.to_mcp()},
         }
 
@@ -165,6 +176,10 @@ class ToolContext:
     approve: Approver | None = None
     """Consulted before a write tool runs while ``ai.approveWrites`` is on; None never asks
     (an MCP client asks its own person)."""
+    review: ReviewRows | None = None
+    """Where proposals are kept (``noted.tools.proposals``), and asked about by ``proposal_status``."""
+    writes_wait: bool = False
+    """Review mode: a write is stored as a proposal for the person instead of being run."""
 
     @property
     def finder(self) -> Finder:

@@ -93,8 +93,30 @@ def _read_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         where = f', section="{section}"' if section is not None else ""
         return f'call read_note with id="{note.id}"{where}, offset={offset}'
 
-    return {**note_fields(ctx, note), **read_text(note.body, args, how)}
+    return {**note_fields(ctx, note), **read_text(note.body, args, how), **pending_on(ctx, note.id)}
 
+
+def pending_on(ctx: ToolContext, note_id: str) -> Payload:
+    """The proposals that wait for the person on this note (none: nothing), so a model reading it
+    knows the text it sees may change; another client's are counted, not shown."""
+    if ctx.review is None:
+        return {}
+    waiting = [p for p in ctx.review.proposals() if p.note_id == note_id]
+    if not waiting:
+        return {}
+    mine = [f"p{p.id}" for p in waiting if p.client == ctx.actor]
+    return {
+        "pending_proposals": {
+            "yours": mine,
+            "others": len(waiting) - len(mine),
+            "note": "Changes to this note wait for the person's review; the text above is the note as it is now.",
+        }
+    }
+
+
+PENDING_ON: Payload = s.obj(
+    {"yours": s.array(s.string()), "others": s.integer(), "note": s.string()}, ("yours", "others", "note")
+)
 
 READ_NOTE = Tool(
     name="read_note",
@@ -109,7 +131,7 @@ READ_NOTE = Tool(
         "meanwhile by someone else is never overwritten."
     ),
     input_schema=s.obj({"id": s.note_id(), **READ_INPUTS}, ("id",)),
-    output_schema=s.obj({**s.NOTE_FIELDS, **READ_OUTPUTS}, s.NOTE_REQUIRED),
+    output_schema=s.obj({**s.NOTE_FIELDS, **READ_OUTPUTS, "pending_proposals": PENDING_ON}, s.NOTE_REQUIRED),
     annotations=READ,
     handler=_read_note,
     examples=(

@@ -24,7 +24,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from noted.errors import ConflictError, NotedError
 from noted.models import ToolStatus
 from noted.settings import Settings
-from noted.settings.handles import AI_APPROVE_WRITES
+from noted.settings.handles import AI_APPROVE_WRITES, AI_WRITES
 from noted.tools.base import IMAGES, ImageData, Payload, Tool, ToolContext, ToolError
 
 log = logging.getLogger(__name__)
@@ -147,11 +147,29 @@ class ToolRegistry:
         problem = self.validate(tool, args)
         if problem is not None:
             return ToolResult(name, ToolStatus.ERROR, message=problem[0], field=problem[1])
-        if tool.is_write and ctx.approve is not None and self.settings.get(AI_APPROVE_WRITES):
+        if tool.is_write and not tool.editor and ctx.writes_wait:
+            return await self._propose(tool, args, ctx)
+        if tool.is_write and ctx.approve is not None and self.asks():
             if not await ctx.approve(tool, args):
                 message = "The person declined this change. Do not retry it unless they ask for it."
                 return ToolResult(name, ToolStatus.REFUSED, message=message)
         return await self._run(tool, args, ctx)
+
+    def asks(self) -> bool:
+        """Whether the assistant's writes are asked about first (``ai.writes`` ask, with
+        ``ai.approveWrites`` on)."""
+        return self.settings.get(AI_WRITES) == "ask" and self.settings.get(AI_APPROVE_WRITES)
+
+    async def _propose(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
+        from noted.tools.proposals import propose
+
+        try:
+            payload = await asyncio.to_thread(propose, tool, args, ctx)
+        except ToolError as exc:
+            return ToolResult(tool.name, ToolStatus.ERROR, message=exc.message, field=exc.field)
+        except NotedError as exc:
+            return ToolResult(tool.name, ToolStatus.ERROR, message=str(exc))
+        return ToolResult(tool.name, ToolStatus.OK, payload=payload)
 
     async def _run(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
         name = tool.name

@@ -1,0 +1,110 @@
+"""``noted changes`` for proposals (``pN``): the writes that wait, shown, applied or turned down.
+
+Accepting runs the write as its client, against the version of the note it was proposed on
+(``noted.tools.proposals.apply``); a note that moved on since is left as it is and the proposal
+ends as a conflict (exit 3), its arguments kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from noted.cli import render
+from noted.cli.context import CliContext
+from noted.cli.exits import ExitCode
+from noted.errors import NotedError
+from noted.store.conflicts import text_diff
+from noted.store.review import ProposalRow, ProposalState
+from noted.tools import proposals
+from noted.tools.proposals import proposal_ref
+
+
+def waiting(ctx: CliContext, ids: Sequence[int]) -> list[ProposalRow]:
+    """The proposals, every one pending, or an error naming the first that is not."""
+    if not ids:
+        return []
+    rows = ctx.services.review.rows
+    found = [rows.proposal(i) for i in ids]
+    for proposal in found:
+        if proposal.state is not ProposalState.PENDING:
+            raise NotedError(
+                f"{proposal_ref(proposal.id)} was {proposal.state.value} already",
+                hint="`noted changes --pending` lists those that wait",
+            )
+    return found
+
+
+def as_json(proposal: ProposalRow) -> dict[str, object]:
+    return {
+        "proposal": proposal_ref(proposal.id),
+        "client": proposal.client,
+        "tool": proposal.tool,
+        "note_id": proposal.note_id,
+        "title": proposal.title,
+        "time": proposal.time,
+        "state": proposal.state.value,
+        "reason": proposal.reason,
+        "arguments": proposal.detail.get("arguments", {}),
+    }
+
+
+def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
+    if not pending:
+        return
+    ctx.out("Waiting for you (nothing is written until you accept):")
+    for p in pending:
+        ctx.out(f'  {proposal_ref(p.id):>7}  {render.fmt_time(p.time)}  {p.client:<22}  {p.tool} "{p.title}"')
+    ctx.out()
+
+
+def show(ctx: CliContext, proposal_id: int) -> int:
+    services = ctx.services
+    proposal = services.review.rows.proposal(proposal_id)
+    if ctx.json:
+        ctx.emit(as_json(proposal))
+        return 0
+    ctx.out(
+        f'{proposal_ref(proposal.id)} · {proposal.tool} "{proposal.title}" · {proposal.client} · '
+        f"{render.fmt_time(proposal.time)} · {proposal.state.value}"
+        + (f" ({proposal.reason})" if proposal.reason else "")
+    )
+    ctx.out()
+    after = proposals.preview(services.store, proposal)
+    if after is None:
+        ctx.out(proposals.args_text(proposal))
+        return 0
+    before, new = after
+    ctx.out(text_diff(before, new, ("now", proposal_ref(proposal.id))).rstrip("\n"))
+    return 0
+
+
+def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
+    """Apply each proposal; 3 when one met a note changed since, 1 when one could not be applied."""
+    services = ctx.services
+    code = ExitCode.OK
+    for proposal in pending:
+        context = services.tool_context(proposal.client)
+        done = asyncio.run(proposals.apply(services.registry, proposal, context))
+        ref = proposal_ref(proposal.id)
+        if done.state is ProposalState.APPLIED:
+            ctx.out(f'Applied {ref}: {proposal.tool} "{proposal.title}".') if not ctx.json else None
+            continue
+        code = ExitCode.CONFLICT if done.state is ProposalState.CONFLICT else max(code, ExitCode.REFUSED)
+        ctx.error(f"{ref}: {done.message}")
+    if ctx.json:
+        ctx.emit([as_json(services.review.rows.proposal(p.id)) for p in pending])
+    return int(code)
+
+
+def reject(ctx: CliContext, ids: Sequence[int], reason: str) -> int:
+    reason = " ".join(reason.split())[:300]
+    pending = waiting(ctx, ids)
+    rows = ctx.services.review.rows
+    for proposal in pending:
+        proposals.reject(rows, proposal, reason)
+    if ctx.json:
+        ctx.emit([as_json(rows.proposal(p.id)) for p in pending])
+    else:
+        ctx.out(f"Rejected {', '.join(proposal_ref(p.id) for p in pending)}; nothing was written.")
+    return 0

@@ -1,0 +1,248 @@
+"""Writes that wait for the person: proposals, and the tool a client asks about them with.
+
+A caller in review mode (an MCP client whose token says ``--writes review``, or the assistant with
+``ai.writes = review``) has ``ToolContext.writes_wait`` set. ``ToolRegistry.call`` then checks the
+call as usual (switch, scope, arguments) and, instead of running a write tool, hands it to
+``propose``: the call is stored (``noted.store.review.ReviewRows.propose``) with the note's
+``updated_time`` as it was, and the model is told that it waits and under which id. ``apply`` runs
+it when the person accepts, as the client, against that version: ``update_note`` gets it as its
+``base_updated_time``, and any other tool is refused when the note changed meanwhile. A refused
+proposal keeps its arguments, so nothing is lost; the client learns the outcome through
+``proposal_status``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from noted.errors import NotFoundError
+from noted.models import now_ms
+from noted.store.protocol import Store
+from noted.store.review import ProposalRow, ProposalState, ReviewRows
+from noted.tools import schema as s
+from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import iso, view, visible_note
+from noted.tools.scope import Limit, Scope
+
+if TYPE_CHECKING:
+    from noted.tools.registry import ToolRegistry
+
+PENDING = "pending_review"
+"""The ``status`` of a write tool's answer when the write waits for the person."""
+PENDING_RESULT: Payload = s.obj(
+    {
+        "status": {"type": "string", "const": PENDING},
+        "proposal": s.string("The proposal's id; proposal_status tells what became of it."),
+        "message": s.string("What happens next."),
+    },
+    ("status", "proposal", "message"),
+)
+"""A write tool's other possible answer (MCP clients check answers against the output schema)."""
+
+
+def proposal_ref(proposal_id: int) -> str:
+    """How a proposal is named to people and models: ``p12``."""
+    return f"p{proposal_id}"
+
+
+def _note_key(tool: Tool) -> str | None:
+    """The argument that names the note a write tool changes, if it names one."""
+    properties = tool.input_schema.get("properties", {})
+    for key in ("id", "note_id"):
+        described = str(properties.get(key, {}).get("description", "")).lower()
+        if "note" in described and "notebook" not in described:
+            return key
+    return None
+
+
+def _scope_detail(scope: Scope) -> list[list[Any]]:
+    return [[sorted(limit.notebooks), limit.source] for limit in scope.limits]
+
+
+def _scope_of(detail: Mapping[str, Any]) -> Scope:
+    return Scope(tuple(Limit(frozenset(ids), source) for ids, source in detail.get("scope", [])))
+
+
+def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
+    """Store ``tool(args)`` as a proposal of ``ctx.actor``; the answer the model gets."""
+    rows = _rows(ctx)
+    key = _note_key(tool)
+    note = visible_note(ctx, view(ctx), str(args[key]), field=key) if key and key in args else None
+    title = note.title if note else str(args.get("title", "")) or tool.title
+    row = rows.propose(
+        client=ctx.actor,
+        tool=tool.name,
+        note_id=note.id if note else "",
+        title=title,
+        base_updated_time=note.updated_time if note else 0,
+        time=now_ms(),
+        detail={"arguments": dict(args), "scope": _scope_detail(ctx.scope)},
+    )
+    ref = proposal_ref(row.id)
+    return {
+        "status": PENDING,
+        "proposal": ref,
+        "message": f"Nothing was written: this change waits for the person's review as {ref}. "
+        "It is applied only if they accept it; proposal_status tells you what became of it.",
+    }
+
+
+def _rows(ctx: ToolContext) -> ReviewRows:
+    if ctx.review is None:
+        raise ToolError("proposals are not kept here; ask the person")
+    return ctx.review
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What accepting a proposal did: how it ended, the tool's answer or refusal, and the note."""
+
+    state: ProposalState
+    message: str
+    note_id: str = ""
+
+
+async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext) -> Applied:
+    """Run ``proposal`` as its client, against the version it was proposed on, and record the
+    outcome; ``ctx`` is the client's (actor and store), its scope the one the proposal was made in."""
+    from dataclasses import replace
+
+    rows = _rows(ctx)
+    args = dict(proposal.detail.get("arguments", {}))
+    tool = registry.get(proposal.tool)
+    context = replace(
+        ctx, actor=proposal.client, scope=_scope_of(proposal.detail), writes_wait=False, approve=None
+    )
+    if tool is not None and proposal.note_id:
+        if "base_updated_time" in tool.input_schema.get("properties", {}):
+            args["base_updated_time"] = proposal.base_updated_time
+        elif ctx.store.get_note(proposal.note_id).updated_time != proposal.base_updated_time:
+            return _settle(rows, proposal, ProposalState.CONFLICT, _moved(proposal))
+    result = await registry.call(proposal.tool, args, context)
+    if result.ok:
+        note_id = str((result.payload or {}).get("id", proposal.note_id))
+        return _settle(rows, proposal, ProposalState.APPLIED, "applied", note_id)
+    message = result.message or "the tool failed"
+    state = ProposalState.CONFLICT if "changed since" in message else ProposalState.REJECTED
+    return _settle(rows, proposal, state, _moved(proposal) if state is ProposalState.CONFLICT else message)
+
+
+def _moved(proposal: ProposalRow) -> str:
+    return (
+        f'"{proposal.title}" changed after {proposal_ref(proposal.id)} was proposed; nothing was written '
+        "(the proposal is kept: read the note again and propose anew)"
+    )
+
+
+def _settle(
+    rows: ReviewRows, proposal: ProposalRow, state: ProposalState, message: str, note_id: str = ""
+) -> Applied:
+    reason = "" if state is ProposalState.APPLIED else message
+    rows.settle(proposal.id, state, time=now_ms(), reason=reason, result_note_id=note_id)
+    return Applied(state, message, note_id)
+
+
+def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> None:
+    """Turn ``proposal`` down; nothing is written."""
+    rows.settle(proposal.id, ProposalState.REJECTED, time=now_ms(), reason=reason)
+
+
+# The tool a client asks with ------------------------------------------------------------------------
+
+
+def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    rows = _rows(ctx)
+    wanted = {str(i).strip().lower().removeprefix("p") for i in args.get("ids", [])}
+    mine = [p for p in rows.proposals(state=None) if p.client == ctx.actor]
+    found = [p for p in mine if not wanted or str(p.id) in wanted]
+    return {
+        "proposals": [
+            {
+                "proposal": proposal_ref(p.id),
+                "tool": p.tool,
+                "note": p.title,
+                "status": p.state.value,
+                "reason": p.reason,
+                "proposed": iso(p.time),
+                **({"decided": iso(p.decided_time)} if p.decided_time else {}),
+            }
+            for p in found[: int(args.get("limit", 50))]
+        ]
+    }
+
+
+PROPOSAL_STATUS = Tool(
+    name="proposal_status",
+    title="What became of my proposals",
+    description=(
+        "When your writes wait for the person's review, each answer names a proposal (p12). This "
+        "tells what became of yours: pending, applied, rejected (with the person's reason, if they "
+        "gave one) or conflict (the note changed before they accepted it: read it again and propose "
+        "anew). Without ids, your latest proposals."
+    ),
+    input_schema=s.obj(
+        {
+            "ids": s.array(
+                s.string("A proposal id, as p12.", maxLength=24), "Which proposals.", maxItems=100
+            ),
+            "limit": s.integer("At most this many.", minimum=1, maximum=200),
+        },
+        (),
+    ),
+    output_schema=s.obj(
+        {
+            "proposals": s.array(
+                s.obj(
+                    {
+                        "proposal": s.string(),
+                        "tool": s.string(),
+                        "note": s.string(),
+                        "status": s.string(),
+                        "reason": s.string(),
+                        "proposed": s.string(),
+                        "decided": s.string(),
+                    },
+                    ("proposal", "tool", "note", "status", "reason", "proposed"),
+                ),
+                "Newest first.",
+            )
+        },
+        ("proposals",),
+    ),
+    annotations=READ,
+    handler=_status,
+    examples=({"ids": ["p12", "p13"]}, {}),
+)
+
+TOOLS = (PROPOSAL_STATUS,)
+
+
+def args_text(proposal: ProposalRow) -> str:
+    """The proposal's arguments, for a person to read."""
+    return json.dumps(proposal.detail.get("arguments", {}), ensure_ascii=False, indent=2)
+
+
+def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    """The note's (title, body) now and as the proposal would leave it, for the text-changing
+    proposals (``create_note``, ``update_note``); None for the others (their arguments say it)."""
+    args = proposal.detail.get("arguments", {})
+    if proposal.tool == "create_note":
+        return ("", ""), (str(args.get("title", "")), str(args.get("body", "")))
+    if proposal.tool != "update_note" or not proposal.note_id:
+        return None
+    try:
+        note = store.get_note(proposal.note_id)
+    except NotFoundError:
+        return None
+    body = str(args.get("body", note.body))
+    if "append" in args:
+        body = body + ("" if not body or body.endswith("\n") else "\n") + str(args["append"])
+    if "prepend" in args:
+        body = str(args["prepend"]) + ("" if str(args["prepend"]).endswith("\n") else "\n") + body
+    if isinstance(args.get("replace_text"), dict):
+        swap = args["replace_text"]
+        body = body.replace(str(swap.get("find", "")), str(swap.get("replace", "")), 1)
+    return (note.title, note.body), (str(args.get("title", note.title)), body)

@@ -1,0 +1,145 @@
+"""A client whose token says ``--writes review``: its writes wait as proposals for the person.
+
+Through the SDK's real client over Streamable HTTP: five writes change nothing in the notes (the
+change feed does not move); the person accepts three and rejects two with ``noted changes``; the
+client sees each outcome through ``proposal_status``; the accepted ones are in the history as
+``mcp:bot``. The proposals outlive the server: it is stopped and a new one, over a store opened
+afresh from the profile, still has them. Not vacuous: a client without ``--writes review`` (the
+same calls with the "direct" token) writes at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.integration.mcp_support import World, cli_runner, http_client, http_server, make_world, text_of
+
+from noted.mcp.client_tokens import ClientTokens
+from noted.models import NoteDraft
+from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.review import SqliteReview
+
+MODE = "2026-07-28"
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    w = make_world(tmp_path / "profile")
+    for tool in ("create_note", "update_note", "manage_tags"):
+        w.settings.set(f"ai.tool.{tool}.enabled", True)
+    yield w
+    w.close()
+
+
+def _reviewed(world: World) -> World:
+    """The world's server parts, with the profile's proposals (as ``McpDeps.of(services)`` has)."""
+    world.deps = dataclasses.replace(world.deps, review=SqliteReview(world.store.db))
+    return world
+
+
+def _reopen(world: World) -> None:
+    """What a restart of ``noted mcp serve`` does: the store and its proposals opened afresh."""
+    world.store.close()
+    world.store = SqliteStore.open(world.profile.db_path, world.profile.resources_dir)
+    keyword = type(world.deps.keyword)(world.store)  # type: ignore[call-arg]
+    world.deps = dataclasses.replace(
+        world.deps, store=world.store, keyword=keyword, review=SqliteReview(world.store.db)
+    )
+
+
+def _structured(result: Any) -> dict[str, Any]:
+    assert not result.is_error, text_of(result)
+    content: dict[str, Any] = result.structured_content
+    return content
+
+
+async def test_five_writes_wait_three_applied_two_rejected_and_the_client_sees_each(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clients = ClientTokens.beside(world.settings.path)
+    token = clients.add("bot", tools=["all"], writes="review")
+    headers = {"authorization": f"Bearer {token}"}
+    other = world.store.create_note(NoteDraft("Trip", "Lisbon\n", world.work_id), actor="user").id
+    cursor = world.store.latest_cursor()
+    writes: list[tuple[str, dict[str, Any]]] = [
+        ("update_note", {"id": world.work_note, "append": "Hotels too."}),
+        ("update_note", {"id": other, "title": "Trip to Lisbon"}),
+        ("manage_tags", {"note_id": world.work_note, "add": ["money"]}),
+        ("create_note", {"title": "Ideas", "body": "one\n", "notebook_id": world.work_id}),
+        ("create_note", {"title": "Spam", "body": "buy\n", "notebook_id": world.work_id}),
+    ]
+    _reviewed(world)
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), MODE, headers=headers) as client:
+            answers = [_structured(await client.call_tool(name, args)) for name, args in writes]
+            assert [a["status"] for a in answers] == ["pending_review"] * 5
+            refs = [a["proposal"] for a in answers]
+            assert world.store.latest_cursor() == cursor  # nothing was written
+            read = _structured(await client.call_tool("read_note", {"id": world.work_note}))
+            assert read["pending_proposals"]["yours"] == [refs[2], refs[0]]
+            assert "Hotels" not in read["body"]
+
+    _reopen(world)  # the server stops; a new one opens the profile afresh
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), MODE, headers=headers) as client:
+            waiting = _structured(await client.call_tool("proposal_status", {}))["proposals"]
+            assert {p["proposal"]: p["status"] for p in waiting} == dict.fromkeys(refs, "pending")
+
+            cli = cli_runner(world, capsys, monkeypatch)
+            # the person, at another prompt (a thread here: the client's loop runs in this one)
+            code, out, err = await asyncio.to_thread(cli, "changes", "accept", refs[0], refs[1], refs[3])
+            assert code == 0, err
+            code, out, err = await asyncio.to_thread(
+                cli, "changes", "reject", refs[2], refs[4], "--reason", "not these"
+            )
+            assert code == 0, err
+
+            outcomes = _structured(await client.call_tool("proposal_status", {"ids": refs}))["proposals"]
+            by_ref = {p["proposal"]: (p["status"], p["reason"]) for p in outcomes}
+            assert by_ref == {
+                refs[0]: ("applied", ""),
+                refs[1]: ("applied", ""),
+                refs[3]: ("applied", ""),
+                refs[2]: ("rejected", "not these"),
+                refs[4]: ("rejected", "not these"),
+            }
+
+    store = world.store
+    assert store.get_note(world.work_note).body.rstrip().endswith("Hotels too.")
+    assert store.note_history(world.work_note)[0].actor == "mcp:bot"
+    assert store.get_note(other).title == "Trip to Lisbon"
+    assert store.note_history(other)[0].actor == "mcp:bot"
+    assert [t.title for t in store.note_tags(world.work_note)] == []  # rejected
+    titles = {n.title for n in store.list_notes(folder_id=world.work_id)}
+    assert "Ideas" in titles and "Spam" not in titles
+
+
+async def test_accepting_after_the_note_moved_on_writes_nothing_and_keeps_the_proposal(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clients = ClientTokens.beside(world.settings.path)
+    token = clients.add("bot", tools=["all"], writes="review")
+    direct = clients.add("direct", tools=["all"])
+    _reviewed(world)
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), MODE, headers={"authorization": f"Bearer {token}"}) as client:
+            ref = _structured(
+                await client.call_tool("update_note", {"id": world.work_note, "body": "all new\n"})
+            )
+        async with http_client(str(http.url), MODE, headers={"authorization": f"Bearer {direct}"}) as client:
+            made = _structured(
+                await client.call_tool("update_note", {"id": world.work_note, "append": "Later."})
+            )
+            assert "status" not in made and made["id"] == world.work_note  # written at once
+    body = world.store.get_note(world.work_note).body
+    cli = cli_runner(world, capsys, monkeypatch)
+    code, _, err = await asyncio.to_thread(cli, "changes", "accept", ref["proposal"])
+    assert code == 3 and "changed after" in err
+    assert world.store.get_note(world.work_note).body == body  # the other client's text stays
+    code, out, _ = cli("--json", "changes", "show", ref["proposal"])
+    assert code == 0 and '"state": "conflict"' in out and "all new" in out  # its arguments are kept
