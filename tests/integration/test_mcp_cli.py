@@ -146,6 +146,7 @@ def test_token_add_list_revoke_manage_named_clients(
             "notebook_ids": [world.work_id],
             "tools": ["read"],
             "created": json.loads(out)[0]["created"],
+            "writes": "direct",
         }
     ]
     assert added["token"] not in out

@@ -178,11 +178,11 @@ def server_url(request: Request) -> str:
 # The endpoints ------------------------------------------------------------------------------------
 
 
-LEFT_OUT = frozenset({"find_notes", "note_links"})
+LEFT_OUT = frozenset({"find_notes", "note_links", "proposal_status"})
 """Tools not offered as actions: ChatGPT takes at most 30 operations, which the other tools fill;
 ``find_notes`` (hybrid search, added after) is for MCP clients and the assistant, and actions
 keep ``search_notes`` and ``semantic_search_notes``; ``note_links`` (added after too) likewise,
-``read_note`` shows the links as written."""
+``read_note`` shows the links as written; ``proposal_status`` is for MCP clients in review mode."""
 
 
 class Actions:
