@@ -14,9 +14,12 @@ import pytest
 import pytest_textual_snapshot
 from tests.integration.ui_support import Fixture, build_profile, open_services, ready, until, use_utc
 from textual.pilot import Pilot
+from textual.widgets import Static
 
+from noted.models import NotePatch, mcp_actor
 from noted.services import Services
 from noted.ui.app import NotedApp
+from noted.ui.screens.changes import ChangesScreen
 from noted.ui.screens.search import SearchScreen
 from noted.ui.screens.settings import SettingsScreen
 
@@ -87,3 +90,27 @@ def test_settings(snap_compare: Any, services: Services, size: tuple[int, int]) 
         await pilot.pause()
 
     assert snap_compare(NotedApp(services, background=False), terminal_size=size, run_before=run)
+
+
+def test_changes(snap_compare: Any, services: Services) -> None:
+    """The Changes view at 80×24: two notes an outside AI app changed, the first change's diff open."""
+    store = services.store
+    services.review.refresh()
+    # Notes whose text names no id (ids change every run).
+    notes = [n.id for n in store.list_notes() if ":/" not in store.get_note(n.id).body]
+    ideas, other = notes[0], notes[1]
+    store.update_note(ideas, NotePatch(append="\nA model's idea."), actor=mcp_actor("claude"))
+    store.tag_note(other, ["shopping"], actor=mcp_actor("claude"))
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        await pilot.press("f3")
+        await until(
+            pilot, lambda: isinstance(pilot.app.screen, ChangesScreen) and bool(pilot.app.screen.rows)
+        )
+        await pilot.press("down", "enter")
+        diff = pilot.app.screen.query_one("#changes-diff", Static)
+        await until(pilot, lambda: "A model's idea." in str(diff.render()))
+        await pilot.pause()
+
+    assert snap_compare(NotedApp(services, background=False), terminal_size=(80, 24), run_before=run)

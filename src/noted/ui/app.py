@@ -78,6 +78,7 @@ class NotedApp(App[None]):
         Binding("ctrl+f,slash", "search", "Search", id="app.search", tooltip="Find notes by keyword or meaning"),
         Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="Every key of the focused pane, and its help"),
         Binding("f2", "settings", "Settings", id="app.settings", tooltip="Settings, tools and the MCP server"),
+        Binding("f3", "changes", "Changes", id="app.changes", tooltip="Review what assistants and AI apps changed, and the writes that wait"),
     ]  # fmt: skip
 
     def __init__(
@@ -271,6 +272,12 @@ class NotedApp(App[None]):
             self.push_screen("search")  # it opens the chosen note itself, before it closes
         except NotedError as exc:
             self.notify(str(exc), severity="warning")
+
+    def action_changes(self) -> None:
+        from noted.ui.screens.changes import ChangesScreen
+
+        if not isinstance(self.screen, ChangesScreen):
+            self.push_screen(ChangesScreen(self.services))
 
     def action_settings(self) -> None:
         from noted.ui.screens.settings import SettingsScreen  # loaded when first opened

@@ -16,6 +16,7 @@ from textual.app import App
 from textual.worker import get_current_worker
 
 from noted.errors import NotedError
+from noted.ops.review import pending_line
 from noted.services import Services
 from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT
 from noted.ui.messages import IndexerStatusChanged, StatusPart, StoreChanged
@@ -30,6 +31,8 @@ FOLLOW_SECONDS = 0.25
 """How often the follower reads the change feed: a change made elsewhere shows within a second."""
 MCP_RESTART_KEYS = frozenset({MCP_HOST.key, MCP_PORT.key})
 """Settings the running MCP server must restart to follow (``mcp.enabled`` starts or stops it)."""
+REVIEW_ROUNDS = 8
+"""Rounds of the follower between two counts of the changes to review when nothing changed (2 s)."""
 SETTINGS_SECONDS = 1.0
 """How often the app re-reads ``config.toml`` for changes made elsewhere (a shell, another app)."""
 
@@ -91,6 +94,7 @@ class Background:
         worker = get_current_worker()
         store = self._services.store
         self._services.start_watching()  # a Markdown folder's outside changes reach the feed
+        waited = 0
         while not worker.is_cancelled:
             try:
                 if cursor is None:  # on Joplin this asks Joplin, which may be off when the app starts
@@ -103,8 +107,24 @@ class Background:
             if page.changes:
                 self._app.post_message(StoreChanged.of(page.changes, page.cursor))
             cursor = page.cursor
+            waited = self._count_review(waited, bool(page.changes))
             if not page.has_more:
                 time.sleep(FOLLOW_SECONDS)
+
+    def _count_review(self, waited: int, changed: bool) -> int:
+        """Put the number of changes and proposals that wait in the status bar: after changes, and
+        every few seconds (another process may have proposed a write). Returns the rounds to wait."""
+        if not changed and waited > 0:
+            return waited - 1
+        try:
+            review = self._services.review
+            review.refresh()
+            count = review.rows.count() + len(review.rows.proposals())
+        except NotedError as exc:
+            log.warning("counting the changes to review failed: %s", exc)
+            return REVIEW_ROUNDS
+        self._app.post_message(StatusPart("review", pending_line(count)))
+        return REVIEW_ROUNDS
 
     def _start_indexer(self) -> None:
         """Load the embedding model and start indexing (in a thread: the model takes a moment)."""

@@ -69,6 +69,11 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     yield command("Toggle assistant", "Show or hide the chat pane", screen.action_toggle_chat)
     yield command("Toggle notebooks", "Show or hide the notebook tree", screen.action_toggle_sidebar)
     yield command("Settings", "Every setting, the assistant's tools, the MCP server", app.action_settings)
+    yield command(
+        "Review changes",
+        "What assistants, AI apps and syncs changed, and the writes that wait",
+        app.action_changes,
+    )
     yield SystemCommand(
         "Toggle tool…", "Switch one of the assistant's tools on or off (saved in the settings)",
         partial(open_tool_palette, app),

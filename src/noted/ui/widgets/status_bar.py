@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing starts
     from noted.indexer.service import IndexStatus
 
 
-PARTS = ("index", "mcp", "model", "tokens")
+PARTS = ("review", "index", "mcp", "model", "tokens")
 
 
 def format_index(status: IndexStatus) -> str:
