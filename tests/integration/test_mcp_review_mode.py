@@ -46,7 +46,7 @@ def _reopen(world: World) -> None:
     """What a restart of ``noted mcp serve`` does: the store and its proposals opened afresh."""
     world.store.close()
     world.store = SqliteStore.open(world.profile.db_path, world.profile.resources_dir)
-    keyword = type(world.deps.keyword)(world.store)  # type: ignore[call-arg]
+    keyword = type(world.deps.keyword)(world.store)
     world.deps = dataclasses.replace(
         world.deps, store=world.store, keyword=keyword, review=SqliteReview(world.store.db)
     )

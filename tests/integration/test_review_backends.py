@@ -15,8 +15,8 @@ from tests.support.backends import BACKENDS, open_backend
 from noted.errors import NotedError, NotFoundError
 from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NoteDraft, NotePatch, assistant_actor, mcp_actor
 from noted.ops import review_actions
+from noted.ops.conflicts import Choice, resolve
 from noted.ops.review import Review, summary
-from noted.store.conflicts import Choice, resolve
 from noted.store.protocol import Store
 from noted.store.review import EntryRow, EntryState
 from noted.store.sqlite.db import Database

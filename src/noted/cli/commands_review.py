@@ -20,9 +20,9 @@ from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError
 from noted.models import ACTOR_USER
 from noted.ops import review_actions
+from noted.ops.conflicts import Choice, resolve
 from noted.ops.review import Review, summary
 from noted.search.dates import DATE_FORMS, resolve_date
-from noted.store.conflicts import Choice, resolve
 from noted.store.review import EntryRow
 
 _ID = re.compile(r"^(p?)(\d{1,18})$")
@@ -36,14 +36,19 @@ def register(sub: Commands) -> None:
         "List the changes assistants, AI apps, syncs and outside edits made that you have not reviewed.",
         dest="action",
     )
-    p.add_argument("--actor", metavar="A", help="only this actor's (mcp, mcp:NAME, assistant, sync, outside…)")
+    p.add_argument(
+        "--actor", metavar="A", help="only this actor's (mcp, mcp:NAME, assistant, sync, outside…)"
+    )
     p.add_argument("--since", metavar="T", help=f"only changes since T ({DATE_FORMS})")
     p.add_argument("--pending", action="store_true", help="only the writes that wait for you (proposals)")
     show = actions.add("show", cmd_changes, "Show one change's diff against the version before it.")
     show.add_argument("ids", nargs=1, metavar="ID")
     for name, text in (
         ("accept", "Mark changes reviewed (a proposal is applied)."),
-        ("revert", "Restore the version before each change, as a new revision; a note changed since keeps both sides."),
+        (
+            "revert",
+            "Restore the version before each change, as a new revision; a note changed since keeps both sides.",
+        ),
         ("reject", "Turn down proposals (writes that wait): nothing is written."),
     ):
         action = actions.add(name, cmd_changes, text)

@@ -14,7 +14,7 @@ from noted.cli import render
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import NotedError
-from noted.store.conflicts import text_diff
+from noted.ops.conflicts import text_diff
 from noted.store.review import ProposalRow, ProposalState
 from noted.tools import proposals
 from noted.tools.proposals import proposal_ref

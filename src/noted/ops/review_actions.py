@@ -3,7 +3,7 @@
 Accepting only marks the entry reviewed. Reverting restores the version before the entry as a new
 revision by the person (the entry's own version stays in the history), and undoes its move, its
 trashing and its tags. When the note changed again since the entry, the text is not overwritten:
-``revert`` hands back a ``noted.store.conflicts.Conflict`` whose sides are the note as it is now and
+``revert`` hands back a ``noted.ops.conflicts.Conflict`` whose sides are the note as it is now and
 the text before the entry, for the front end to settle the usual way (*Keep both* by default).
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
+from noted.ops.conflicts import Conflict, text_diff
 from noted.ops.review import Review, versions
-from noted.store.conflicts import Conflict, text_diff
 from noted.store.review import EntryRow, EntryState
 
 

@@ -28,9 +28,9 @@ from textual.widgets.option_list import Option
 from noted.errors import NotedError, QueryError
 from noted.models import ACTOR_USER
 from noted.ops import review_actions
+from noted.ops.conflicts import Choice, Conflict, resolve, text_diff
 from noted.ops.review_list import ReviewItem, filtered, grouped, items, parse_filter
 from noted.services import Services
-from noted.store.conflicts import Choice, Conflict, resolve, text_diff
 from noted.store.review import ProposalState
 from noted.tools import proposals
 from noted.ui.dialogs.conflict import ConflictView
