@@ -18,6 +18,8 @@ from typing import Any
 from noted.chat.events import (
     Approval,
     ApprovalRequested,
+    BatchApplied,
+    BatchApproval,
     ChatEvent,
     EditsApplied,
     EditsProposed,
@@ -28,10 +30,12 @@ from noted.chat.events import (
 from noted.chat.turns import DECLINED, PAUSED, mark_edits, summary
 from noted.chat.waiting import Stopped
 from noted.models import ToolStatus
+from noted.ops.batch_undo import capture
 from noted.ops.session import EditorSession
 from noted.providers import ToolCallReady
 from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
 from noted.tools.editor import amend
+from noted.tools.proposals import note_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +74,25 @@ class RoundCalls:
         outside the open note waits for the person's yes when ``ai.approveWrites`` is on.
         """
         registry = self.registry
-        for call in calls:
+        asked = [i for i, call in enumerate(calls) if not paused and self._asks(call)]
+        ticked: frozenset[int] = frozenset(asked)
+        batch: BatchApplied | None = None
+        created: list[str] = []
+        if len(asked) > 1:  # several writes: one question, each change ticked
+            question = BatchApproval(
+                f"Apply {len(asked)} changes?",
+                "",
+                items=tuple(summary(calls[i].name, dict(calls[i].arguments)) for i in asked),
+            )
+            yes = False
+            async for item in self._ask(question, "batch"):
+                if isinstance(item, bool):
+                    yes = item
+                else:
+                    yield item
+            ticked = frozenset(asked[i] for i in question.chosen(yes))
+            batch = await self._capture([calls[i] for i in sorted(ticked)])
+        for index, call in enumerate(calls):
             arguments = dict(call.arguments)
             yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
             tool = registry.get(call.name)
@@ -78,6 +100,13 @@ class RoundCalls:
                 result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
             elif paused:
                 result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
+            elif batch is not None and index in asked:
+                result = (
+                    await registry.call(call.name, arguments, self.ctx)
+                    if index in ticked
+                    else ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
+                )
+                created += _made(tool, result)
             elif tool is not None and self._needs_approval(tool, arguments):
                 approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
                 allowed = False
@@ -94,6 +123,29 @@ class RoundCalls:
                 result = await registry.call(call.name, arguments, self.ctx)
             results.append(result)
             yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
+        if batch is not None and ticked:
+            yield await self._settled(batch, len(ticked), created)
+
+    def _asks(self, call: ToolCallReady) -> bool:
+        tool = self.registry.get(call.name)
+        return (
+            not call.arguments_error and tool is not None and self._needs_approval(tool, dict(call.arguments))
+        )
+
+    async def _capture(self, calls: list[ToolCallReady]) -> BatchApplied:
+        """The notes the ticked calls name, as they are before any runs."""
+        ids = [
+            str(c.arguments[key]) for c in calls if (key := _note_arg(self.registry, c.name)) in c.arguments
+        ]
+        states = await asyncio.to_thread(capture, self.ctx.store, ids)
+        return BatchApplied("", states)
+
+    async def _settled(self, batch: BatchApplied, count: int, created: list[str]) -> BatchApplied:
+        ids = [s.note.id for s in batch.states] + created
+        notes = await asyncio.to_thread(self.ctx.store.get_notes, ids)
+        after = {n.id: n.updated_time for n in notes}
+        message = f"Applied {count} change{'s' if count != 1 else ''} together."
+        return BatchApplied(message, batch.states, after, tuple(created), count)
 
     def _needs_approval(self, tool: Tool, arguments: dict[str, Any]) -> bool:
         """Whether to ask the person before a global write. A call the registry would refuse anyway
@@ -153,6 +205,18 @@ class RoundCalls:
             yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
         elif outcome.lost:
             yield EditsRefused(session.note_id, count, outcome.message)
+
+
+def _note_arg(registry: ToolRegistry, name: str) -> str:
+    tool = registry.get(name)
+    return (note_key(tool) if tool is not None else None) or ""
+
+
+def _made(tool: Tool | None, result: ToolResult) -> list[str]:
+    """The note a call of the batch created, so that undoing the batch trashes it."""
+    if result.ok and tool is not None and tool.name == "create_note" and result.payload:
+        return [str(result.payload.get("id", ""))]
+    return []
 
 
 def _lines(text: str) -> list[str]:

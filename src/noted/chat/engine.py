@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from noted.chat.budget import check_budget
 from noted.chat.calls import RoundCalls
 from noted.chat.events import (
+    BatchApplied,
     Cancelled,
     ChatEvent,
     Done,
@@ -56,6 +57,7 @@ from noted.chat.turns import (
 from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import NotedError
 from noted.models import Note, ToolStatus, assistant_actor
+from noted.ops.batch_undo import Undone, restore
 from noted.ops.notes import undo_edit
 from noted.ops.session import EditorSession
 from noted.providers import (
@@ -122,6 +124,12 @@ class ChatEngine:
         """
         store = self.setup.context("user", None).store
         return undo_edit(store, applied.before, applied.after_updated_time, actor="user")
+
+    def undo_batch(self, applied: BatchApplied) -> Undone:
+        """Put back every note a batch changed (one changed since is left, and named) and trash the
+        notes it made, as the person."""
+        store = self.setup.context("user", None).store
+        return restore(store, applied.states, applied.after, applied.created, actor="user")
 
 
 class _Run:

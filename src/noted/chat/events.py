@@ -1,16 +1,20 @@
 """The typed events a chat run yields; front ends only render them (``match`` on the type).
 
 TextDelta*  (ToolCallStarted ToolCallFinished)*  [EditsProposed -> answered]  EditsApplied|EditsRefused
+A round with several writes to approve asks once (``BatchApproval``, an ``Approval`` with a tick per
+change) and ends in ``BatchApplied``, which ``ChatEngine.undo`` undoes at once.
 Usage*  then exactly one of Done, Failed, Cancelled; Waiting while no answer has begun
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from noted.models import Note, ToolStatus
+from noted.ops.batch_undo import NoteState
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +173,40 @@ class Cancelled:
     text: str
 
 
+@dataclass(slots=True)
+class BatchApproval(Approval):
+    """Several writes put to the person at once; ``items`` has one line per change."""
+
+    items: tuple[str, ...] = ()
+    diffs: tuple[str, ...] = ()
+    """Each change's diff where one can be shown before it runs (an edit of a note's text), else ''."""
+    ticked: frozenset[int] | None = None
+    """The changes to apply (indexes into ``items``); None until the person answers."""
+
+    def choose(self, ticked: Iterable[int]) -> None:
+        """Apply the changes at these indexes, and none of the others."""
+        self.ticked = frozenset(i for i in ticked if 0 <= i < len(self.items))
+        self.decide(bool(self.ticked))
+
+    def chosen(self, yes: bool) -> frozenset[int]:
+        """The indexes to apply, given the yes or no the engine got."""
+        if not yes:
+            return frozenset()
+        return self.ticked if self.ticked is not None else frozenset(range(len(self.items)))
+
+
+@dataclass(frozen=True, slots=True)
+class BatchApplied:
+    """The ticked changes of a batch ran. ``ChatEngine.undo`` puts back ``states`` (unless a note
+    changed after ``after[note_id]``) and trashes the notes in ``created``."""
+
+    message: str
+    states: tuple[NoteState, ...]
+    after: dict[str, int] = field(default_factory=dict)
+    created: tuple[str, ...] = ()
+    applied: int = 0
+
+
 ChatEvent: TypeAlias = (
     TextDelta
     | ToolCallStarted
@@ -176,6 +214,7 @@ ChatEvent: TypeAlias = (
     | ApprovalRequested
     | EditsProposed
     | EditsApplied
+    | BatchApplied
     | EditsRefused
     | UsageReport
     | Waiting

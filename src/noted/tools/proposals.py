@@ -48,7 +48,7 @@ def proposal_ref(proposal_id: int) -> str:
     return f"p{proposal_id}"
 
 
-def _note_key(tool: Tool) -> str | None:
+def note_key(tool: Tool) -> str | None:
     """The argument that names the note a write tool changes, if it names one."""
     properties = tool.input_schema.get("properties", {})
     for key in ("id", "note_id"):
@@ -69,7 +69,7 @@ def _scope_of(detail: Mapping[str, Any]) -> Scope:
 def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
     """Store ``tool(args)`` as a proposal of ``ctx.actor``; the answer the model gets."""
     rows = _rows(ctx)
-    key = _note_key(tool)
+    key = note_key(tool)
     note = visible_note(ctx, view(ctx), str(args[key]), field=key) if key and key in args else None
     title = note.title if note else str(args.get("title", "")) or tool.title
     row = rows.propose(

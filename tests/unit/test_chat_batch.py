@@ -1,0 +1,99 @@
+"""One approval for a round's writes, with the scripted fake model.
+
+The model tags three notes, moves one and edits one in a single round: the person is asked once,
+unticks two changes, and only the ticked ones are written; one undo puts every note back and trashes
+the note the batch made. Not vacuous: without the batch each write would ask on its own (the count
+of questions is checked), and the undo is checked against the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.polling import scaled
+
+from noted.chat.events import ApprovalRequested, BatchApplied, BatchApproval, ChatEvent
+from noted.models import NoteDraft, assistant_actor
+from noted.profile import Profile
+from noted.providers import CallTool, FakeProvider, Reply
+from noted.services import Services
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Iterator[Services]:
+    s = Services.open(Profile(tmp_path / "profile").ensure(), welcome=False)
+    for tool in ("manage_tags", "update_note", "create_note"):
+        s.settings.set(f"ai.tool.{tool}.enabled", True)
+    yield s
+    s.close()
+
+
+async def _run(services: Services, calls: list[CallTool], answer: Any) -> list[ChatEvent]:
+    fake = FakeProvider([calls, [Reply("Done.")]])
+    engine = services.chat_engine(provider=lambda: fake)
+    conversation = services.transcripts.create()
+    events: list[ChatEvent] = []
+
+    async def consume() -> None:
+        async for event in engine.run(conversation, "tidy up"):
+            events.append(event)
+            if isinstance(event, ApprovalRequested):
+                answer(event.approval)
+
+    await asyncio.wait_for(consume(), scaled(120))
+    return events
+
+
+async def test_one_question_ticked_changes_applied_and_one_undo_reverts_them(services: Services) -> None:
+    store = services.store
+    home = store.create_folder("Home", actor="user")
+    work = store.create_folder("Work", actor="user")
+    ids = [store.create_note(NoteDraft(f"Note {i}", f"text {i}\n", parent_id=home.id), actor="user").id for i in range(4)]
+    calls = [
+        CallTool("manage_tags", {"note_id": ids[0], "add": ["later"]}, id="c0"),
+        CallTool("manage_tags", {"note_id": ids[1], "add": ["later"]}, id="c1"),
+        CallTool("manage_tags", {"note_id": ids[2], "add": ["later"]}, id="c2"),
+        CallTool("update_note", {"id": ids[3], "notebook_id": work.id}, id="c3"),
+        CallTool("update_note", {"id": ids[0], "append": "more"}, id="c4"),
+        CallTool("create_note", {"title": "Summary", "body": "all\n", "notebook_id": work.id}, id="c5"),
+    ]
+    asked: list[BatchApproval] = []
+
+    def answer(approval: Any) -> None:
+        assert isinstance(approval, BatchApproval)
+        asked.append(approval)
+        approval.choose(i for i in range(len(approval.items)) if i not in (1, 2))  # Space on two
+
+    events = await _run(services, calls, answer)
+    assert len(asked) == 1 and len(asked[0].items) == 6  # one question for six writes
+    (applied,) = [e for e in events if isinstance(e, BatchApplied)]
+    assert applied.applied == 4
+    tags = store.note_tag_titles(ids)
+    assert tags.get(ids[0]) == ("later",) and ids[1] not in tags and ids[2] not in tags
+    assert store.get_note(ids[3]).parent_id == work.id
+    assert store.get_note(ids[0]).body.rstrip().endswith("more")
+    made = [n for n in store.list_notes(folder_id=work.id) if n.title == "Summary"]
+    assert len(made) == 1 and store.note_history(made[0].id)[0].actor.startswith(assistant_actor(""))
+
+    engine = services.chat_engine(provider=lambda: FakeProvider([]))
+    undone = engine.undo_batch(applied)
+    assert undone.kept == () and undone.restored == 3  # two notes put back, one trashed
+    assert store.note_tag_titles(ids) == {}
+    assert store.get_note(ids[3]).parent_id == home.id
+    assert store.get_note(ids[0]).body == "text 0\n"
+    assert store.get_note(made[0].id).is_trashed
+
+
+async def test_no_to_the_batch_writes_nothing(services: Services) -> None:
+    store = services.store
+    home = store.create_folder("Home", actor="user")
+    ids = [store.create_note(NoteDraft(f"Note {i}", "x\n", parent_id=home.id), actor="user").id for i in range(2)]
+    cursor = store.latest_cursor()
+    calls = [CallTool("manage_tags", {"note_id": i, "add": ["later"]}, id=f"c{n}") for n, i in enumerate(ids)]
+    events = await _run(services, calls, lambda approval: approval.decide(False))
+    assert not [e for e in events if isinstance(e, BatchApplied)]
+    assert store.latest_cursor() == cursor
