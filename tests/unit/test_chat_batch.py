@@ -52,7 +52,10 @@ async def test_one_question_ticked_changes_applied_and_one_undo_reverts_them(ser
     store = services.store
     home = store.create_folder("Home", actor="user")
     work = store.create_folder("Work", actor="user")
-    ids = [store.create_note(NoteDraft(f"Note {i}", f"text {i}\n", parent_id=home.id), actor="user").id for i in range(4)]
+    ids = [
+        store.create_note(NoteDraft(f"Note {i}", f"text {i}\n", parent_id=home.id), actor="user").id
+        for i in range(4)
+    ]
     calls = [
         CallTool("manage_tags", {"note_id": ids[0], "add": ["later"]}, id="c0"),
         CallTool("manage_tags", {"note_id": ids[1], "add": ["later"]}, id="c1"),
@@ -91,7 +94,9 @@ async def test_one_question_ticked_changes_applied_and_one_undo_reverts_them(ser
 async def test_no_to_the_batch_writes_nothing(services: Services) -> None:
     store = services.store
     home = store.create_folder("Home", actor="user")
-    ids = [store.create_note(NoteDraft(f"Note {i}", "x\n", parent_id=home.id), actor="user").id for i in range(2)]
+    ids = [
+        store.create_note(NoteDraft(f"Note {i}", "x\n", parent_id=home.id), actor="user").id for i in range(2)
+    ]
     cursor = store.latest_cursor()
     calls = [CallTool("manage_tags", {"note_id": i, "add": ["later"]}, id=f"c{n}") for n, i in enumerate(ids)]
     events = await _run(services, calls, lambda approval: approval.decide(False))

@@ -99,6 +99,9 @@ class Answering:
                 card.focus()  # y and n act on the focused card, not in the input
                 self._status.say("Waiting for your answer on the change above…")
                 self._pane.refresh_bindings()  # y and n mean something now
+            case ev.BatchApplied():
+                chat.batch_applied(event)
+                self._status.say("Answering…")
             case ev.EditsApplied():
                 await chat.applied(event)
                 self._status.say("Answering…")

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from noted.chat.events import Approval, EditsApplied
+from noted.chat.events import Approval, BatchApplied, EditsApplied
 
 MAX_DIFF_LINES = 200
 """Lines of a diff shown; the rest is counted (the whole change is still applied or refused)."""
@@ -83,7 +83,7 @@ The diff shows what would change in the note (`+` added, `-` removed).
         self._diff = diff
         self._detail = detail
         self.approval: Approval | None = None
-        self.applied: EditsApplied | None = None
+        self.applied: EditsApplied | BatchApplied | None = None
         self._status = Static("", classes="card-status")
 
     def compose(self) -> ComposeResult:

@@ -13,13 +13,21 @@ from collections.abc import Sequence
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from noted.chat.events import Approval, EditsApplied, ToolCallFinished, ToolCallStarted
+from noted.chat.events import (
+    Approval,
+    BatchApplied,
+    BatchApproval,
+    EditsApplied,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from noted.chat.prompts import PRELOAD_CALL_ID
 from noted.chat.transcripts import Entry, Notice
 from noted.chat.turns import summary
 from noted.models import ToolStatus
 from noted.providers import AssistantMessage, ToolResultMessage, UserMessage
 from noted.tools.editor import EDIT_TOOLS
+from noted.ui.chat.batch_card import BatchCard
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView, status_of
 from noted.ui.chat.views import AnswerView, NoticeView, UserMessageView
@@ -123,7 +131,10 @@ class ChatLog(VerticalScroll, can_focus=False):
     async def ask(self, approval: Approval) -> EditCard:
         """Show the yes/no question on the proposed diff, or on a card of its own."""
         card = self._proposal if approval.diff and self._proposal is not None else None
-        if card is None:
+        if isinstance(approval, BatchApproval):
+            card = BatchCard(approval)
+            await self.add(card)
+        elif card is None:
             card = EditCard(approval.title, detail=approval.detail)
             await self.add(card)
         card.ask(approval)
@@ -146,6 +157,13 @@ class ChatLog(VerticalScroll, can_focus=False):
         card.mark_applied(event)
         self._proposal, self.undoable = None, card
         self._edit_calls.clear()
+
+    def batch_applied(self, event: BatchApplied) -> None:
+        """The ticked changes of a batch were applied; its card offers undo."""
+        card = next((c for c in reversed(list(self.query(BatchCard))) if c.applied is None), None)
+        if card is not None:
+            card.mark_batch_applied(event)
+            self.undoable = card
 
     async def refused(self, message: str) -> None:
         """The edits were not saved (declined, or the note moved meanwhile)."""

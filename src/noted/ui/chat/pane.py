@@ -24,6 +24,7 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from noted.chat.engine import ChatEngine
+from noted.chat.events import BatchApplied
 from noted.chat.transcripts import Conversation
 from noted.errors import NotedError
 from noted.services import Services
@@ -286,8 +287,15 @@ class ChatPane(Vertical):
 
     @work(thread=True, exclusive=True, group="chat-undo", exit_on_error=False, description="Undoing an edit")
     def _undo(self, card: EditCard) -> None:
-        assert card.applied is not None
-        self.engine.undo(card.applied)
+        applied = card.applied
+        assert applied is not None
+        if isinstance(applied, BatchApplied):
+            undone = self.engine.undo_batch(applied)
+            if undone.kept:
+                kept = ", ".join(f'"{t}"' for t in undone.kept)
+                self.app.call_from_thread(self.notify, f"Left as they are (changed since): {kept}")
+        else:
+            self.engine.undo(applied)
         self.post_message(self.Undone(card))
 
     @work(exclusive=True, group="chat-setup", exit_on_error=False, description="Checking the assistant")

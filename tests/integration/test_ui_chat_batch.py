@@ -1,0 +1,78 @@
+"""One approval for a round's writes in the chat pane: one card, Space unticks, y applies the
+ticked ones, one Ctrl+Z reverts the batch. A scripted fake model tags three notes and moves one.
+
+Not vacuous: the store is checked after each key (what y wrote, what Ctrl+Z put back), and a
+card per write (the behaviour without batches) would fail the one-card assertion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.integration.test_ui_chat import ask, host, settle, until
+from textual.widgets import Input
+
+from noted.models import NoteDraft
+from noted.profile import Profile
+from noted.providers import CallTool, Reply
+from noted.providers.fake import Turn
+from noted.services import Services
+from noted.ui.chat.batch_card import BatchCard
+from noted.ui.chat.edits import EditCard
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Iterator[Services]:
+    s = Services.open(Profile(tmp_path / "profile").ensure(), welcome=False)
+    s.settings.set("ai.enabled", True)
+    s.settings.set("ai.provider", "fake")
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("size", [(100, 40)])
+async def test_space_unticks_y_applies_the_rest_and_one_ctrl_z_reverts_them(
+    services: Services, size: tuple[int, int]
+) -> None:
+    for tool in ("manage_tags", "update_note"):
+        services.settings.set(f"ai.tool.{tool}.enabled", True)
+    store = services.store
+    home = store.create_folder("Home", actor="user")
+    work = store.create_folder("Work", actor="user")
+    ids = [
+        store.create_note(NoteDraft(f"Note {i}", "x\n", parent_id=home.id), actor="user").id for i in range(3)
+    ]
+    script: list[Turn] = [
+        [
+            CallTool("manage_tags", {"note_id": ids[0], "add": ["later"]}, id="t0"),
+            CallTool("manage_tags", {"note_id": ids[1], "add": ["later"]}, id="t1"),
+            CallTool("manage_tags", {"note_id": ids[2], "add": ["later"]}, id="t2"),
+            CallTool("update_note", {"id": ids[2], "notebook_id": work.id}, id="m2"),
+        ],
+        [Reply("Tagged and moved.")],
+    ]
+    app, _ = host(services, script)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await ask(pilot, "tidy up")
+        await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        assert len(app.query(EditCard)) == 1  # one view for the four changes
+        card = app.query_one(BatchCard)
+        assert app.focused is card and len(card.question.items) == 4
+        await pilot.press("down", "space")  # untick the second tag
+        assert card.ticked == {0, 2, 3}
+        assert store.note_tag_titles(ids) == {}  # nothing written before y
+        await pilot.press("y")
+        await until(pilot, lambda: card.has_class("-applied"))
+        await settle(pilot)
+        assert set(store.note_tag_titles(ids)) == {ids[0], ids[2]}
+        assert store.get_note(ids[2]).parent_id == work.id
+
+        app.query_one(Input).focus()
+        await pilot.press("ctrl+z")  # one undo for the whole batch
+        await until(pilot, lambda: card.has_class("-undone"))
+        await settle(pilot)
+        assert store.note_tag_titles(ids) == {}
+        assert store.get_note(ids[2]).parent_id == home.id
