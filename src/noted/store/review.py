@@ -104,6 +104,15 @@ class ProposalRow:
 Merge = Callable[[Detail, Detail], Detail]
 
 
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word of the Changes view's filter: found in an entry's actor or title (case aside), or
+    naming its notebook (``folder_ids``: the notebooks whose title holds it)."""
+
+    text: str
+    folder_ids: tuple[str, ...] = ()
+
+
 class ReviewRows(Protocol):
     """The review entries, the proposals and the follower's cursor of one profile."""
 
@@ -138,8 +147,10 @@ class ReviewRows(Protocol):
         since: int | None = None,
         folder_id: str | None = None,
         limit: int | None = None,
+        words: Sequence[Word] = (),
     ) -> list[EntryRow]:
-        """Entries newest first; ``actor`` matches whole or as the part before ``:``."""
+        """Entries newest first; ``actor`` matches whole or as the part before ``:``; each of
+        ``words`` must match (``Word``)."""
         ...
 
     def entry(self, entry_id: int) -> EntryRow:
@@ -152,8 +163,15 @@ class ReviewRows(Protocol):
         """Mark the pending ones among ``entry_ids`` ``state``; the ids it marked."""
         ...
 
-    def count(self) -> int:
-        """How many entries wait for review."""
+    def count(
+        self,
+        *,
+        actor: str | None = None,
+        since: int | None = None,
+        folder_id: str | None = None,
+        words: Sequence[Word] = (),
+    ) -> int:
+        """How many entries wait for review (with these filters, as ``entries`` takes them)."""
         ...
 
     # Proposals --------------------------------------------------------------------------

@@ -276,8 +276,11 @@ class NotedApp(App[None]):
     def action_changes(self) -> None:
         from noted.ui.screens.changes import ChangesScreen
 
-        if not isinstance(self.screen, ChangesScreen):
-            self.push_screen(ChangesScreen(self.services))
+        if isinstance(self.screen, ChangesScreen):
+            return
+        if not self.is_screen_installed("changes"):  # built once: opening again only reloads its rows
+            self.install_screen(ChangesScreen(self.services), "changes")
+        self.push_screen("changes")
 
     def action_settings(self) -> None:
         from noted.ui.screens.settings import SettingsScreen  # loaded when first opened

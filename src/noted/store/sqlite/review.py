@@ -22,6 +22,7 @@ from noted.store.review import (
     ProposalRow,
     ProposalState,
     Touch,
+    Word,
 )
 from noted.store.sqlite.db import Database
 
@@ -182,28 +183,25 @@ class SqliteReview:
         since: int | None = None,
         folder_id: str | None = None,
         limit: int | None = None,
+        words: Sequence[Word] = (),
     ) -> list[EntryRow]:
-        where: list[str] = []
-        args: list[object] = []
-        if state is not None:
-            where.append("state = ?")
-            args.append(state.value)
-        if actor:
-            where.append("(actor = ? OR actor LIKE ? ESCAPE '\\')")
-            args += [actor, _like_prefix(actor)]
-        if since is not None:
-            where.append("last_time >= ?")
-            args.append(since)
-        if folder_id is not None:
-            where.append("folder_id = ?")
-            args.append(folder_id)
-        sql = f"SELECT {_ENTRY} FROM review_entries"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY last_time DESC, id DESC LIMIT ?"
-        args.append(-1 if limit is None else limit)
+        where, args = _where(state, actor, since, folder_id, words)
+        sql = f"SELECT {_ENTRY} FROM review_entries{where} ORDER BY last_time DESC, id DESC LIMIT ?"
         with self.db.read() as conn:
-            return [_entry(r) for r in conn.execute(sql, args)]
+            return [_entry(r) for r in conn.execute(sql, [*args, -1 if limit is None else limit])]
+
+    def count(
+        self,
+        *,
+        actor: str | None = None,
+        since: int | None = None,
+        folder_id: str | None = None,
+        words: Sequence[Word] = (),
+    ) -> int:
+        where, args = _where(EntryState.PENDING, actor, since, folder_id, words)
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT count(*) FROM review_entries{where}", args).fetchone()
+        return int(row[0])
 
     def entry(self, entry_id: int) -> EntryRow:
         with self.db.read() as conn:
@@ -228,11 +226,6 @@ class SqliteReview:
                 if row:
                     marked.append(entry_id)
         return marked
-
-    def count(self) -> int:
-        with self.db.read() as conn:
-            row = conn.execute("SELECT count(*) FROM review_entries WHERE state = 'pending'").fetchone()
-        return int(row[0])
 
     # Proposals ----------------------------------------------------------------------------
     def propose(
@@ -295,9 +288,43 @@ def _cursor(conn: apsw.Connection) -> int:
     return int(row[0]) if row else 0
 
 
+def _where(
+    state: EntryState | None,
+    actor: str | None,
+    since: int | None,
+    folder_id: str | None,
+    words: Sequence[Word],
+) -> tuple[str, list[object]]:
+    """The WHERE clause (with its leading space, or '') of a listing or a count, and its arguments."""
+    where: list[str] = []
+    args: list[object] = []
+    if state is not None:
+        where.append("state = ?")
+        args.append(state.value)
+    if actor:
+        where.append("(actor = ? OR actor LIKE ? ESCAPE '\\')")
+        args += [actor, _like_prefix(actor)]
+    if since is not None:
+        where.append("last_time >= ?")
+        args.append(since)
+    if folder_id is not None:
+        where.append("folder_id = ?")
+        args.append(folder_id)
+    for word in words:  # in the actor, the title, or the name of the notebook (given as its ids)
+        pattern = f"%{_escaped(word.text)}%"
+        marks = ",".join("?" * len(word.folder_ids))
+        in_folder = f" OR folder_id IN ({marks})" if marks else ""
+        where.append(f"(actor LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\'{in_folder})")
+        args += [pattern, pattern, *word.folder_ids]
+    return (" WHERE " + " AND ".join(where)) if where else "", args
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def _like_prefix(actor: str) -> str:
-    escaped = actor.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"{escaped}:%"
+    return f"{_escaped(actor)}:%"
 
 
 def _record(conn: apsw.Connection, touch: Touch, merge: Merge, burst_ms: int) -> int:

@@ -29,7 +29,7 @@ from noted.errors import NotedError, QueryError
 from noted.models import ACTOR_USER
 from noted.ops import review_actions
 from noted.ops.conflicts import Choice, Conflict, resolve, text_diff
-from noted.ops.review_list import ReviewItem, filtered, grouped, items, parse_filter
+from noted.ops.review_list import Listing, ReviewItem, grouped, items
 from noted.services import Services
 from noted.store.review import ProposalState
 from noted.tools import proposals
@@ -80,9 +80,10 @@ grouped by note, and the writes that wait for you (`p…`). **Enter** shows the 
     ]  # fmt: skip
 
     class Loaded(Message):
-        def __init__(self, rows: list[ReviewItem]) -> None:
+        def __init__(self, listing: Listing, text: str) -> None:
             super().__init__()
-            self.rows = rows
+            self.listing = listing
+            self.text = text
 
     class Done(Message):
         def __init__(self, outcome: Outcome) -> None:
@@ -95,6 +96,11 @@ grouped by note, and the writes that wait for you (`p…`). **Enter** shows the 
         self.rows: list[ReviewItem] = []
         self.shown: list[ReviewItem] = []
         self.marked: set[str] = set()
+        self.total = 0
+        self.filtered_as: str | None = None
+        self.loads = 0
+        """How many times the rows were read (each opening, each filter, each action)."""
+        """The filter the rows shown answer (None before the first)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="changes-box"):
@@ -107,40 +113,46 @@ grouped by note, and the writes that wait for you (`p…`). **Enter** shows the 
                 yield Static("", id="changes-diff")
             yield Label("", id="changes-message")
 
-    def on_mount(self) -> None:
+    def on_screen_resume(self) -> None:
+        """Each time the view opens: the rows as they are now, the diff closed."""
         self.query_one("#changes-diff-box").display = False
-        self.load()
+        self.load(self.query_one("#changes-filter", Input).value)
 
     # Loading ------------------------------------------------------------------------------
     @work(
         thread=True, exclusive=True, group="changes", exit_on_error=False, description="reading the changes"
     )
-    def load(self) -> None:
+    def load(self, text: str = "") -> None:
         review = self.services.review
         review.refresh()
-        self.post_message(self.Loaded(items(review)))
+        try:
+            listing = items(review, text)
+        except QueryError as exc:
+            self.app.call_from_thread(self._say, str(exc))
+            return
+        self.post_message(self.Loaded(listing, text))
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
-        self.rows = event.rows
+        if event.text != self.query_one("#changes-filter", Input).value:
+            return  # an answer to a filter typed over since
+        self.rows = list(event.listing.rows)
+        self.total = event.listing.total
+        self.filtered_as = event.text
+        self.loads += 1
         self.marked &= {r.ref for r in self.rows}
         self._show()
 
     def _show(self) -> None:
-        text = self.query_one("#changes-filter", Input).value
-        self.shown = filtered(self.rows, text)
+        self.shown = self.rows
         listing = self.query_one(ChangesList)
         highlighted = self._current()
         options: list[Option] = []
         for _, group in grouped(self.shown):
             head = group[0]
             where = f"  {head.notebook}" if head.notebook else ""
-            options.append(
-                Option(
-                    Content.assemble((head.title or "(untitled)", "bold"), (where, "$text-muted")),
-                    disabled=True,
-                )
-            )
+            heading = Content.assemble((head.title or "(untitled)", "bold"), (where, "$text-muted"))
+            options.append(Option(heading, disabled=True))
             options += [Option(self._line(row), id=row.ref) for row in group]
         listing.set_options(options)
         refs = [o.id for o in options]
@@ -149,9 +161,9 @@ grouped by note, and the writes that wait for you (`p…`). **Enter** shows the 
         elif len(options) > 1:
             listing.highlighted = 1
         count = len(self.shown)
-        title = f"Changes to review · {count:,}" + (
-            f" of {len(self.rows):,}" if count != len(self.rows) else ""
-        )
+        title = f"Changes to review · {self.total:,}"
+        if count < self.total:
+            title += f" (the newest {count:,}: / filters)"
         self.query_one("#changes-title", Label).update(title if self.rows else "Nothing to review")
 
     def _line(self, row: ReviewItem) -> Content:
@@ -183,12 +195,8 @@ grouped by note, and the writes that wait for you (`p…`). **Enter** shows the 
 
     @on(Input.Changed, "#changes-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        try:
-            parse_filter(event.value)
-            self._say("")
-        except QueryError as exc:
-            self._say(str(exc))
-        self._show()
+        self._say("")
+        self.load(event.value)
 
     @on(Input.Submitted, "#changes-filter")
     def _filter_done(self) -> None:
