@@ -37,6 +37,8 @@ def event_json(event: ev.ChatEvent) -> dict[str, Any]:
             return {"type": "approval", "tool": tool, "title": approval.title, "detail": approval.detail}
         case ev.EditsApplied(note_id=note_id, edits=edits, message=message):
             return {"type": "edits_applied", "note_id": note_id, "edits": edits, "message": message}
+        case ev.BatchApplied(applied=applied, message=message):
+            return {"type": "batch_applied", "changes": applied, "message": message}
         case ev.EditsRefused(note_id=note_id, edits=edits, message=message):
             return {"type": "edits_refused", "note_id": note_id, "edits": edits, "message": message}
         case ev.UsageReport(input_tokens=sent, output_tokens=received, conversation_tokens=total):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from noted.chat.events import (
     ApprovalRequested,
+    BatchApplied,
     Cancelled,
     ChatEvent,
     Done,
@@ -188,7 +189,9 @@ class _Renderer:
                 print(f"  {name}: {status}: {result.get('error', '')}", file=err)
             case EditsProposed(diff=diff):
                 print(diff, file=err)
-            case EditsApplied(message=message) | EditsRefused(message=message):
+            case (
+                EditsApplied(message=message) | EditsRefused(message=message) | BatchApplied(message=message)
+            ):
                 print(f"· {message}", file=err)
             case UsageReport():
                 pass
