@@ -130,3 +130,31 @@ async def test_o_opens_the_note_and_escape_closes(
         await _open(pilot)
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen))
+
+
+async def test_a_proposal_waits_across_a_restart_and_a_applies_it(fixture: Fixture) -> None:
+    """A write an AI app proposed, shown after the app starts again; ``a`` applies it as the app."""
+    services = open_services(fixture.root)
+    try:
+        services.settings.set("ai.tool.update_note.enabled", True)
+        ctx = services.tool_context(BOT)
+        ctx.writes_wait = True
+        answer = await services.registry.call(
+            "update_note", {"id": fixture.ideas, "append": "Proposed."}, ctx
+        )
+        assert answer.ok and answer.payload is not None and answer.payload["status"] == "pending_review"
+    finally:
+        services.close()
+    services = open_services(fixture.root)  # the app starts again, on the same profile
+    try:
+        assert "Proposed." not in services.store.get_note(fixture.ideas).body
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            screen = await _open(pilot)
+            assert [r.ref for r in screen.shown] == [answer.payload["proposal"]]
+            await pilot.press("a")
+            await until(pilot, lambda: "Proposed." in services.store.get_note(fixture.ideas).body)
+        assert services.store.note_history(fixture.ideas)[0].actor == BOT
+    finally:
+        services.close()
