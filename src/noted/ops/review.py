@@ -38,7 +38,7 @@ def is_person(actor: str) -> bool:
 def merge_detail(old: Detail, new: Detail) -> Detail:
     """One entry's detail grown by a later change of the same burst."""
     out = dict(old)
-    for key in ("created", "deleted", "edited"):
+    for key in ("created", "deleted", "edited", "retagged"):
         if new.get(key):
             out[key] = True
     if "trashed" in new:
@@ -60,7 +60,7 @@ def merge_detail(old: Detail, new: Detail) -> Detail:
 
 def _kind(change: Change) -> Detail:
     if change.item_type is ItemType.NOTE_TAG:
-        return {}  # the tags themselves come from the places
+        return {"retagged": True}  # which tags comes from the places, when the review saw it happen
     if change.change_type is ChangeType.CREATE:
         return {"created": True, "edited": True}
     if change.change_type is ChangeType.DELETE:
@@ -113,6 +113,8 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
         parts.append("trashed" if d["trashed"] else "restored from the trash")
     if d.get("deleted"):
         parts.append("deleted for good")
+    if d.get("retagged") and not (d.get("tags_added") or d.get("tags_removed")):
+        parts.append("tags changed")
     if not parts:
         parts.append("saved with no change to its text" if d.get("edited") else "changed")
     return "; ".join(parts)
