@@ -119,7 +119,7 @@ async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext)
     if tool is not None and proposal.note_id:
         if "base_updated_time" in tool.input_schema.get("properties", {}):
             args["base_updated_time"] = proposal.base_updated_time
-        elif ctx.store.get_note(proposal.note_id).updated_time != proposal.base_updated_time:
+        elif _moved_on(ctx.store, proposal):
             return _settle(rows, proposal, ProposalState.CONFLICT, _moved(proposal))
     result = await registry.call(proposal.tool, args, context)
     if result.ok:
@@ -128,6 +128,14 @@ async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext)
     message = result.message or "the tool failed"
     state = ProposalState.CONFLICT if "changed since" in message else ProposalState.REJECTED
     return _settle(rows, proposal, state, _moved(proposal) if state is ProposalState.CONFLICT else message)
+
+
+def _moved_on(store: Store, proposal: ProposalRow) -> bool:
+    """Whether the note changed (or went for good) after the proposal was made."""
+    try:
+        return store.get_note(proposal.note_id).updated_time != proposal.base_updated_time
+    except NotFoundError:
+        return True
 
 
 def _moved(proposal: ProposalRow) -> str:
