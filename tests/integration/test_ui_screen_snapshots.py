@@ -19,6 +19,7 @@ from textual.widgets import Static
 from noted.models import NotePatch, mcp_actor
 from noted.services import Services
 from noted.ui.app import NotedApp
+from noted.ui.screens import changes as changes_screen
 from noted.ui.screens.changes import ChangesScreen
 from noted.ui.screens.search import SearchScreen
 from noted.ui.screens.settings import SettingsScreen
@@ -92,8 +93,9 @@ def test_settings(snap_compare: Any, services: Services, size: tuple[int, int]) 
     assert snap_compare(NotedApp(services, background=False), terminal_size=size, run_before=run)
 
 
-def test_changes(snap_compare: Any, services: Services) -> None:
+def test_changes(snap_compare: Any, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
     """The Changes view at 80×24: two notes an outside AI app changed, the first change's diff open."""
+    monkeypatch.setattr(changes_screen, "when_of", lambda ms: "Dec 01 09:30")  # the same shot every run
     store = services.store
     services.review.refresh()
     # Notes whose text names no id (ids change every run).

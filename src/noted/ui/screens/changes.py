@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import datetime
 from typing import ClassVar
 
 from textual import on, work
@@ -168,8 +169,12 @@ grouped by note, and the writes that wait for you (`p…`). **Enter** shows the 
 
     def _line(self, row: ReviewItem) -> Content:
         mark = "● " if row.ref in self.marked else "  "
+        when = when_of(row.time)
         return Content.assemble(
-            mark, (f"{row.ref:>7}  ", "$text-muted"), (f"{row.actor:<20} ", "$text-accent"), row.summary
+            mark,
+            (f"{row.ref:>6} {when}  ", "$text-muted"),
+            (f"{row.actor:<18} ", "$text-accent"),
+            row.summary,
         )
 
     def _current(self) -> ReviewItem | None:
@@ -279,6 +284,11 @@ grouped by note, and the writes that wait for you (`p…`). **Enter** shows the 
 
     def _say(self, text: str) -> None:
         self.query_one("#changes-message", Label).update(text)
+
+
+def when_of(ms: int) -> str:
+    """A row's time, local: ``Dec 04 10:02``."""
+    return datetime.fromtimestamp(ms / 1000).strftime("%b %d %H:%M")
 
 
 def _coloured(diff: str) -> Content:
