@@ -100,7 +100,9 @@ class Sweep:
         err = done.stderr.decode("utf-8", "backslashreplace")
         lines = [ln for ln in err.splitlines() if "cannot open the log file" not in ln]
         traceback = "Traceback" in err
-        warned = all(ln.startswith("noted: warning: ") for ln in lines)  # a success may warn, line by line
+        # A success may speak, line by line in noted's voice: a warning, or a notice such as
+        # "keyword results only: …" beside "no notes match".
+        warned = all(ln.startswith("noted: ") for ln in lines)
         clean = (len(lines) == 1 and lines[0].startswith("noted: ")) or (expect_ok and warned)
         # "internal error" (70) is no clean refusal, even in one line.
         clean = clean and not traceback and (done.returncode == 0) == expect_ok and done.returncode != 70
