@@ -25,6 +25,7 @@ from textual.widgets import Button, Input, Switch
 
 import noted.ui
 from noted.ui.app import NotedApp
+from noted.ui.chat.batch_card import BatchCard
 from noted.ui.chat.copying import CopyableMessage
 from noted.ui.chat.pane import ChatPane
 from noted.ui.chat.picker import ConversationPicker
@@ -36,6 +37,7 @@ from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.key_hints import PLACEHOLDER, KeyHints, class_bindings, spoken
+from noted.ui.screens.changes import ChangesList, ChangesScreen
 from noted.ui.screens.search import ResultList, SearchScreen
 from noted.ui.screens.settings import SettingsScreen
 from noted.ui.widgets.note_editor import NoteEditor
@@ -57,9 +59,10 @@ PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = 
     "links and attachments": ((LinkList,), AROUND),
     "editor": ((NoteEditor,), AROUND),
     "conflict view": ((ConflictView,), (Button, NotedApp)),
-    "chat": ((ChatPane, ChatInput, CopyableMessage, UserMessageView), AROUND),
+    "chat": ((ChatPane, ChatInput, CopyableMessage, UserMessageView, BatchCard), AROUND),
     "earlier chats": ((ConversationPicker,), AROUND),
     "search": ((SearchScreen, ResultList), (NotedApp,)),
+    "changes": ((ChangesScreen, ChangesList), (NotedApp,)),
     "settings": ((SettingsScreen,), (NotedApp, Input, Switch)),
 }
 """Each row's panes (whose every binding with an id must be in it) and what else works there."""

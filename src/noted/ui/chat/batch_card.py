@@ -24,8 +24,9 @@ class BatchCard(EditCard):
     HELP = """\
 ## Changes the assistant asks to make
 
-Each line is one change, ticked to be applied. **↑**/**↓** move, **Space** unticks or ticks the
-line under the cursor, **y** applies the ticked changes, **n** none. **Ctrl+Z** then undoes them all.
+Each line is one change, ticked to be applied. {chat.batch.next}/{chat.batch.previous} move,
+{chat.batch.tick} unticks or ticks the line under the cursor, **y** applies the ticked changes, **n**
+none. **Ctrl+Z** then undoes them all.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [

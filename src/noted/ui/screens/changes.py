@@ -68,9 +68,10 @@ class ChangesScreen(ReportsWorkerFailures, ModalScreen[None]):
 ## Changes
 
 What assistants, AI apps, syncs and outside edits changed that you have not reviewed, newest first,
-grouped by note, and the writes that wait for you (`p…`). **Enter** shows the diff, **a** accepts
-(a waiting write is applied), **r** reverts (a waiting write is turned down), **o** opens the note,
-**Space** marks several, **/** filters by actor, notebook or title words and `since:day-1`.
+grouped by note, and the writes that wait for you (`p…`). {changes.diff} shows the diff,
+{changes.accept} accepts (a waiting write is applied), {changes.revert} reverts (a waiting write is
+turned down), {changes.open} opens the note, {changes.mark} marks several, {changes.filter} filters by
+actor, notebook or title words and `since:day-1`.
 """
 
     CSS_PATH = "changes.tcss"
