@@ -17,7 +17,7 @@ import pytest
 from tests.integration.ui_support import Fixture, open_services, until
 from textual._compositor import Compositor
 from textual.pilot import Pilot
-from textual.widgets import Checkbox, Input, Label, Select
+from textual.widgets import Checkbox, Input, Label, OptionList, Select
 
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft
@@ -92,6 +92,32 @@ async def test_search_as_you_type_opens_the_note_at_its_section(services: Servic
         assert [row.note_id for row in again.rows] == [fixture.groceries]
         await pilot.press("enter")
         await until(pilot, lambda: viewer.view is not None and viewer.note_id == fixture.groceries)
+
+
+async def test_help_or_the_palette_over_search_keeps_the_query_and_its_results(
+    services: Services, fixture: Fixture
+) -> None:
+    # Issue 39, defect 1: the screen cleared itself on every resume, so F1 or Ctrl+P and Esc wiped
+    # the query and the results; only opening it anew (Ctrl+F from the workspace) starts afresh.
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_search(pilot)
+        await _type(pilot, screen, "freeze")
+        assert [row.note_id for row in screen.rows] == [fixture.release]
+        for key in ("f1", "ctrl+p"):
+            await pilot.press(key)
+            await until(pilot, lambda: app.screen is not screen)
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is screen)
+            await pilot.pause()
+            assert screen.query_one(Input).value == "freeze", key
+            assert [row.note_id for row in screen.rows] == [fixture.release], key
+            assert screen.query_one("#search-results", OptionList).option_count == 1, key
+            assert screen.query_one(Input).has_focus, key
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.workspace)
+        again = await _open_search(pilot)
+        assert again is screen and again.query_one(Input).value == "" and again.rows == ()
 
 
 async def test_a_note_opened_from_search_comes_with_the_workspace_in_one_paint(

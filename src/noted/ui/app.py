@@ -269,6 +269,9 @@ class NotedApp(App[None]):
                 # Built once and kept: closing a screen Textual must also remove repaints the whole
                 # workspace a second time (after pruning its widgets), 30-40 ms on every note opened.
                 self.install_screen(SearchScreen(self.services), "search")
+            screen = self.get_screen("search")
+            assert isinstance(screen, SearchScreen)
+            screen.afresh()
             self.push_screen("search")  # it opens the chosen note itself, before it closes
         except NotedError as exc:
             self.notify(str(exc), severity="warning")

@@ -155,6 +155,9 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         """The result being opened; the screen closes when the reader has it."""
         self._waiting: int | None = None
         """The ticket of the ``OpenNote`` whose answer closes this screen."""
+        self._afresh = False
+        """Set by ``afresh`` when the app opens the screen anew: the next resume clears the query
+        (a resume after help or the palette over it keeps the query and the results)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
@@ -279,11 +282,17 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             self._chosen = None
             self.dismiss(chosen)
 
+    def afresh(self) -> None:
+        """The app opens the screen for a new search: start afresh, as a new one would."""
+        self._afresh = True
+
     def on_screen_resume(self) -> None:
-        # The app keeps this screen between searches: start afresh each time, as a new one would.
+        # The app keeps this screen between searches: start afresh each time it is opened anew,
+        # but keep the query and its results when only help or the palette covered the screen.
         self._chosen = None
         field = self.query_one(Input)
-        if field.value or self.rows:
+        afresh, self._afresh = self._afresh, False
+        if afresh and (field.value or self.rows):
             if self._timer is not None:
                 self._timer.stop()
                 self._timer = None
