@@ -88,7 +88,9 @@ def text_reply(*pieces: str, hang: bool = False) -> StreamReply:
     return openai_stream(chunks, hang=hang)
 
 
-def tool_reply(call_id: str, name: str, arguments: dict[str, Any], text: str = "") -> StreamReply:
+def tool_reply(
+    call_id: str, name: str, arguments: dict[str, Any], text: str = "", usage: dict[str, Any] | None = None
+) -> StreamReply:
     raw = json.dumps(arguments)
     chunks = [openai_chunk(content=text)] if text else []
     chunks += [
@@ -96,7 +98,7 @@ def tool_reply(call_id: str, name: str, arguments: dict[str, Any], text: str = "
         openai_chunk(tool_calls=[openai_tool_piece(0, arguments=raw[5:])]),
         openai_chunk(finish_reason="tool_calls"),
     ]
-    return openai_stream(chunks)
+    return openai_stream(chunks + ([usage] if usage else []))
 
 
 def tool_result(body: dict[str, Any], call_id: str) -> dict[str, Any]:
@@ -172,8 +174,11 @@ def test_json_reports_the_answer_tool_calls_changes_and_usage(
     usage = openai_chunk(
         no_choices=True, usage={"prompt_tokens": 90, "completion_tokens": 9, "total_tokens": 99}
     )
+    first = openai_chunk(
+        no_choices=True, usage={"prompt_tokens": 70, "completion_tokens": 5, "total_tokens": 75}
+    )
     wire.push(
-        tool_reply("c1", "search_notes", {"query": "milk"}, text="Looking."),
+        tool_reply("c1", "search_notes", {"query": "milk"}, text="Looking.", usage=first),
         openai_stream([openai_chunk(content="You need milk."), openai_chunk(finish_reason="stop"), usage]),
     )
     args = ("--json", "ask", "What do I need?") if where == "before" else ("ask", "--json", "What do I need?")
@@ -189,8 +194,11 @@ def test_json_reports_the_answer_tool_calls_changes_and_usage(
     (search,) = report["tool_calls"]
     assert search["name"] == "search_notes" and search["arguments"] == {"query": "milk"}
     assert search["status"] == "ok" and search["result"]["results"][0]["title"] == "Shopping"
-    assert report["changes"] == [] and report["usage"]["input_tokens"] == 90
-    assert report["usage"]["output_tokens"] == 9 and report["conversation_id"]
+    assert report["changes"] == [] and report["usage"]["input_tokens"] == 70 + 90
+    assert report["usage"]["output_tokens"] == 5 + 9 and report["conversation_id"]
+    # The conversation's size after the run: the last request and its answer (issue 39: it was
+    # the sum over both requests, 174, counting the first request twice).
+    assert report["usage"]["conversation_tokens"] == 99
 
 
 def test_stream_prints_one_json_line_per_event_and_a_declined_write_exits_4(

@@ -20,6 +20,7 @@ from textual.widgets import Input
 from noted.services import Services
 from noted.settings.handles import AI_TIMEOUT_SECONDS
 from noted.ui.app import NotedApp
+from noted.ui.chat.picker import ConversationPicker
 from noted.ui.chat.views import AnswerView, StatusLine
 from noted.ui.widgets.status_bar import StatusBar
 
@@ -75,6 +76,24 @@ async def test_the_status_bar_shows_the_conversation_size_of_the_budget(
             # The size as the next request is measured (1,160), not the sum of both (2,210).
             await until(pilot, lambda: "1,160 of 80,000 tokens" in bar.part("tokens"), timeout=DEADLINE)
             assert len(app.workspace.query(AnswerView)) == 2
+            await until(pilot, lambda: not app.workspace.query_one(StatusLine).text, timeout=DEADLINE)
+
+            # Issue 39: a new chat, then the earlier one resumed, showed 10 tokens (its messages
+            # alone, without the system prompt and the tools the provider had counted).
+            await pilot.press("ctrl+n")
+            await until(pilot, lambda: not bar.part("tokens"), timeout=DEADLINE)
+            await pilot.press("ctrl+r")
+            picker = app.workspace.query_one(ConversationPicker)
+            await until(pilot, lambda: picker.shown and picker.option_count == 1, timeout=DEADLINE)
+            await pilot.press("enter")
+            await until(pilot, lambda: "1,160 of 80,000 tokens" in bar.part("tokens"), timeout=DEADLINE)
+
+            # The budget lowered from a shell: the bar says so without a restart (it kept 80,000).
+            done = await asyncio.to_thread(
+                run_noted, fixture.root, "config", "set", "ai.budgetTokens", "50000"
+            )
+            assert done.returncode == 0, done.stderr
+            await until(pilot, lambda: "1,160 of 50,000 tokens" in bar.part("tokens"), timeout=DEADLINE)
     finally:
         services.close()
 

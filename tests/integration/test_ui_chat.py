@@ -219,8 +219,8 @@ async def test_an_answer_streams_as_markdown_with_a_tool_call_disclosure(service
     assert conversation is not None and conversation.title == "Is tea on it?"
     saved = services.transcripts.messages(conversation.id)
     assert saved[0] == UserMessage("Is tea on it?") and saved[-1] == AssistantMessage(answer)
-    # The status bar is told the conversation's token count, which grows with each request.
-    totals = [u.conversation_tokens for u in usage]
+    # The status bar is told the conversation's size, which grows with each request.
+    totals = [u.size for u in usage]
     assert totals and totals[-1] > 0 and totals == sorted(totals)
 
 

@@ -637,25 +637,64 @@ async def test_the_assistant_switched_off_is_refused_by_name(services: Services)
 # Usage ----------------------------------------------------------------------------------------------
 
 
-async def test_usage_accumulates_over_rounds_and_runs(services: Services) -> None:
+async def test_usage_reports_the_conversation_size_and_saves_the_totals(services: Services) -> None:
     conversation = services.transcripts.create()
     engine, _ = engine_for(services, [CallTool("list_notebooks", {})], [Reply("Nothing yet.")])
     events = await run(engine, conversation, "What notebooks?")
     first, second = of(events, UsageReport)
+    # The conversation's size is the last request and its answer (the next request sends them
+    # again), not a sum over requests (issue 39: that counted the conversation's start twice).
     assert first.conversation_tokens == first.input_tokens + first.output_tokens
-    assert (
-        second.conversation_tokens == first.conversation_tokens + second.input_tokens + second.output_tokens
-    )
+    assert second.conversation_tokens == second.input_tokens + second.output_tokens
+    assert second.conversation_tokens > first.conversation_tokens
     saved = services.transcripts.get(conversation.id)
     assert (saved.input_tokens, saved.output_tokens) == (
         first.input_tokens + second.input_tokens,
         first.output_tokens + second.output_tokens,
     )
+    assert saved.size_tokens == second.conversation_tokens  # what a resumed chat shows
 
-    # The same (now stale) conversation value again: the count goes on from what was saved.
+    # The same (now stale) conversation value again: the size grows from the saved messages.
     engine, _ = engine_for(services, [Reply("Still nothing.")])
     (third,) = of(await run(engine, conversation, "And now?"), UsageReport)
-    assert third.conversation_tokens == second.conversation_tokens + third.input_tokens + third.output_tokens
+    assert third.conversation_tokens == third.input_tokens + third.output_tokens
+    assert third.input_tokens > second.input_tokens
+    assert services.transcripts.get(conversation.id).size_tokens == third.conversation_tokens
+
+
+def test_a_database_from_before_sizes_were_kept_gains_them(services: Services) -> None:
+    from noted.store.sqlite.chats import SCHEMA_KEY, SqliteChats
+
+    # A chats table as schema 1 made it (no size_tokens), with one conversation in it.
+    db = services.db
+    with db.write() as conn:
+        conn.execute("DROP TABLE IF EXISTS chats")
+        conn.execute("DELETE FROM meta WHERE key = ?", (SCHEMA_KEY,))
+        conn.execute(
+            "CREATE TABLE chats (id TEXT PRIMARY KEY, note_id TEXT NOT NULL DEFAULT '', title TEXT NOT NULL "
+            "DEFAULT '', created_time INTEGER NOT NULL, updated_time INTEGER NOT NULL, input_tokens INTEGER "
+            "NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0)"
+        )
+        conn.execute("INSERT INTO chats(id, created_time, updated_time, input_tokens) VALUES ('a', 1, 1, 7)")
+        conn.execute("INSERT INTO meta(key, value) VALUES (?, '1')", (SCHEMA_KEY,))
+    chats = SqliteChats(db)
+    old = chats.get("a")
+    assert (old.input_tokens, old.size_tokens) == (7, 0)  # kept, and its size unknown
+    chats.append("a", [], usage=(40, 2))
+    chats.append("a", [])  # a step without usage (a refusal) leaves the size as it was
+    assert (chats.get("a").input_tokens, chats.get("a").size_tokens) == (47, 42)
+
+
+async def test_the_size_of_a_conversation_is_estimated_as_the_budget_check_measures_it(
+    services: Services,
+) -> None:
+    conversation = services.transcripts.create()
+    engine, _ = engine_for(services, [Reply("Nothing yet.")])
+    (report,) = of(await run(engine, conversation, "What notebooks?"), UsageReport)
+    # The fake provider counts the request as the budget check does: system prompt, tools and
+    # messages. The estimate of the next request covers them too (it was the messages alone).
+    estimate = engine.size(services.transcripts.get(conversation.id))
+    assert estimate >= report.input_tokens > 0
 
 
 # Saved conversations -----------------------------------------------------------------------------

@@ -31,7 +31,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from noted.chat.budget import check_budget
+from noted.chat.budget import check_budget, estimate_tokens
 from noted.chat.calls import RoundCalls
 from noted.chat.events import (
     BatchApplied,
@@ -117,6 +117,13 @@ class ChatEngine:
         async for event in run.go(text):
             yield event
 
+    def size(self, conversation: Conversation, editor: EditorSession | None = None) -> int:
+        """About how many tokens the conversation's next request takes of ``ai.budgetTokens``, as the
+        budget check measures it: the system prompt, the tools offered and the saved messages
+        (blocking: call it from a thread)."""
+        run = _Run(self.setup, conversation, editor, asyncio.Event())
+        return estimate_tokens(run.request(self.setup.transcripts.messages(conversation.id)))
+
     def undo(self, applied: EditsApplied) -> Note:
         """Put the note back as it was before ``applied`` (a new save by the person).
 
@@ -149,7 +156,6 @@ class _Run:
         self.actor = assistant_actor(conversation.id)
         self.ctx = setup.context(self.actor, editor)
         self.calls = RoundCalls(setup.registry, self.ctx, setup.approve_writes, cancel, editor, self.actor)
-        self.tokens = conversation.input_tokens + conversation.output_tokens
         self.text = ""
         self.unsaved: list[Message] = []
         """The person's message (and the pre-loaded note), saved once the first request fits the budget."""
@@ -191,7 +197,6 @@ class _Run:
         # The caller's value may be stale (a chat pane keeps it across runs): totals and title
         # come from the saved conversation.
         self.conversation = transcripts.get(self.conversation.id)
-        self.tokens = self.conversation.input_tokens + self.conversation.output_tokens
         history = transcripts.messages(self.conversation.id)
         # The person speaks first (some providers require it); on the first turn the open note
         # follows as if the assistant had read it, which saves a round trip. A switched-off
@@ -205,17 +210,22 @@ class _Run:
         self.unsaved = new
         return history + new
 
-    async def _rounds(self, provider: ChatProvider, history: list[Message]) -> AsyncIterator[ChatEvent]:
-        failed_rounds = 0
+    def request(self, history: list[Message], *, paused: bool = False) -> ChatRequest:
+        """The request a round sends: the system prompt, the tools offered (none while ``paused``)
+        and ``history``."""
         note = self.editor
         system = system_prompt(
             note_title=note.title if note else None, note_id=note.note_id if note else None
         )
+        offered = [] if paused else self.setup.registry.offered(self.ctx)
+        specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t in offered)
+        return ChatRequest(system=system, messages=tuple(history), tools=specs)
+
+    async def _rounds(self, provider: ChatProvider, history: list[Message]) -> AsyncIterator[ChatEvent]:
+        failed_rounds = 0
         for _ in range(MAX_ROUNDS):
             paused = failed_rounds >= MAX_FAILED_ROUNDS
-            offered = [] if paused else self.setup.registry.offered(self.ctx)
-            specs = tuple(ToolSpec(t.name, t.description, t.input_schema) for t in offered)
-            request = ChatRequest(system=system, messages=tuple(history), tools=specs)
+            request = self.request(history, paused=paused)
             check_budget(request, self.setup.budget())
             await self._save_unsaved()
             self.text = ""
@@ -230,9 +240,10 @@ class _Run:
                 elif isinstance(piece, ToolCallReady):
                     calls.append(piece)
                 elif isinstance(piece, Usage):
-                    self.tokens += piece.input_tokens + piece.output_tokens
                     usage = (piece.input_tokens, piece.output_tokens)
-                    yield UsageReport(piece.input_tokens, piece.output_tokens, self.tokens)
+                    # The conversation's size: this request and its answer, which the next request
+                    # carries again (not the sum over requests, which counts the start many times).
+                    yield UsageReport(piece.input_tokens, piece.output_tokens, sum(usage))
             if not calls:
                 answer = AssistantMessage(self.text)
                 await asyncio.to_thread(

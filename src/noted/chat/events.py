@@ -116,7 +116,14 @@ class EditsRefused:
 
 @dataclass(frozen=True, slots=True)
 class UsageReport:
-    """Tokens used by one request and by the conversation so far."""
+    """Tokens used by one request, and the conversation's size after it.
+
+    Attributes:
+        input_tokens: What the request sent, as the provider counted it.
+        output_tokens: What its answer took.
+        conversation_tokens: The conversation's size now: the request and its answer, which the
+            next request sends again (what ``ai.budgetTokens`` limits; not a sum over requests).
+    """
 
     input_tokens: int
     output_tokens: int

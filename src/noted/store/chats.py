@@ -27,6 +27,8 @@ class Conversation:
     input_tokens: int = 0
     output_tokens: int = 0
     message_count: int = 0
+    size_tokens: int = 0
+    """The conversation's size as the provider counted its last request and answer (0: unknown)."""
 
 
 class ChatRows(Protocol):
@@ -68,5 +70,6 @@ class ChatRows(Protocol):
         usage: tuple[int, int] = (0, 0),
         title: str | None = None,
     ) -> None:
-        """Add rows (one step of the conversation) and usage, in one transaction."""
+        """Add rows (one step of the conversation) and usage, in one transaction; a request's
+        usage also becomes the conversation's size (``Conversation.size_tokens``)."""
         ...

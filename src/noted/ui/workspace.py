@@ -77,6 +77,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         super().__init__(id="workspace-screen")
         self.services = services
         self._first_look = first_look
+        self._chat_size = 0
+        """The chat's size in tokens (0: no chat, or a new one), shown of ``ai.budgetTokens``."""
 
     def compose(self) -> ComposeResult:
         store = self.services.store
@@ -103,6 +105,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         status = self.query_one(StatusBar)
         for part, text in self._settings_parts(status.part("mcp")).items():
             status.set_part(part, text)
+        self._show_size()
 
     def _settings_parts(self, mcp_now: str = "") -> dict[str, str]:
         s = self.services.settings
@@ -316,7 +319,12 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def on_chat_pane_usage_changed(self, event: ChatPane.UsageChanged) -> None:
         # Of the budget, as the next request will be measured; not the sum of every request.
-        size, budget = event.size, self.services.settings.get(handles.AI_BUDGET_TOKENS)
+        self._chat_size = event.size
+        self._show_size()
+
+    def _show_size(self) -> None:
+        """The chat's size of ``ai.budgetTokens`` as it is now (a shell may have changed it)."""
+        size, budget = self._chat_size, self.services.settings.get(handles.AI_BUDGET_TOKENS)
         self.query_one(StatusBar).set_part("tokens", f"{size:,} of {budget:,} tokens" if size else "")
 
     # Actions -------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from noted.store.chats import NOTICE_ROLE, Conversation
 from noted.store.sqlite.db import Database
 
 SCHEMA_KEY = "chat.schema"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added ``chats.size_tokens``: the conversation's size as the provider counted its last request."""
 _NEWEST_FIRST = "ORDER BY c.updated_time DESC, c.rowid DESC"
 """Two chats saved in the same millisecond still come out in a stable order, the later first."""
 
@@ -55,6 +56,9 @@ class SqliteChats:
                 ) WITHOUT ROWID;
                 """
             )
+            columns = {str(c[1]) for c in conn.execute("PRAGMA table_info(chats)")}
+            if "size_tokens" not in columns:
+                conn.execute("ALTER TABLE chats ADD COLUMN size_tokens INTEGER NOT NULL DEFAULT 0")
             conn.execute(
                 "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (SCHEMA_KEY, str(SCHEMA_VERSION)),
@@ -135,7 +139,7 @@ class SqliteChats:
         return conn.execute(
             "SELECT c.id, c.note_id, c.title, c.created_time, c.updated_time, c.input_tokens, "
             "c.output_tokens, (SELECT count(*) FROM chat_messages m WHERE m.chat_id = c.id "
-            f"AND m.role != '{NOTICE_ROLE}') FROM chats c " + tail,
+            f"AND m.role != '{NOTICE_ROLE}'), c.size_tokens FROM chats c " + tail,
             params,
         )
 
@@ -170,7 +174,8 @@ class SqliteChats:
                     (conversation_id, seq, role, content, now),
                 )
             conn.execute(
-                "UPDATE chats SET updated_time = ?, input_tokens = input_tokens + ?, "
-                "output_tokens = output_tokens + ?, title = coalesce(?, title) WHERE id = ?",
+                "UPDATE chats SET updated_time = ?1, input_tokens = input_tokens + ?2, "
+                "output_tokens = output_tokens + ?3, title = coalesce(?4, title), "
+                "size_tokens = CASE WHEN ?2 + ?3 > 0 THEN ?2 + ?3 ELSE size_tokens END WHERE id = ?5",
                 (now, usage[0], usage[1], title, conversation_id),
             )

@@ -107,9 +107,9 @@ class Answering:
                 self._status.say("Answering…")
             case ev.EditsRefused(message=message):
                 await chat.refused(message)
-            case ev.UsageReport(conversation_tokens=total, input_tokens=sent, output_tokens=received):
+            case ev.UsageReport(conversation_tokens=size):
                 pane = self._pane
-                pane.post_message(pane.UsageChanged(pane, total, sent, received, sent + received))
+                pane.post_message(pane.UsageChanged(pane, size))
             case ev.Done():
                 await chat.end_answer()
             case ev.Failed(message=message, remedy=remedy):

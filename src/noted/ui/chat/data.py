@@ -8,11 +8,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from noted.chat.budget import estimate_tokens
-from noted.chat.transcripts import Conversation, Entry, Notice
+from noted.chat.engine import ChatEngine
+from noted.chat.transcripts import Conversation, Entry
 from noted.errors import NotedError
 from noted.ops.session import EditorSession
-from noted.providers import ChatRequest, Message
 from noted.services import Services
 
 
@@ -26,7 +25,8 @@ class ChatView:
         conversation: The conversation; None when the note has none yet (a new chat).
         messages: Its transcript, oldest first: the messages and the notices of failed replies.
         conversations: Every saved conversation about the note, newest first.
-        size: About how many tokens the conversation takes of the budget (``ai.budgetTokens``).
+        size: About how many tokens the conversation takes of the budget (``ai.budgetTokens``):
+            its last request and answer as the provider counted them, or an estimate.
     """
 
     note_id: str | None
@@ -45,8 +45,11 @@ class Setup:
     hint: str | None = None
 
 
-def load_chat(services: Services, note_id: str | None, conversation_id: str | None = None) -> ChatView:
-    """The chosen conversation, or the note's latest one (None when it has none)."""
+def load_chat(
+    services: Services, engine: ChatEngine, note_id: str | None, conversation_id: str | None = None
+) -> ChatView:
+    """The chosen conversation, or the note's latest one (None when it has none), with its size: as
+    the provider counted its last request, or else as ``engine`` estimates the next one."""
     transcripts = services.transcripts
     title = services.store.get_note(note_id).title if note_id else None
     if conversation_id is not None:
@@ -55,8 +58,12 @@ def load_chat(services: Services, note_id: str | None, conversation_id: str | No
         conversation = transcripts.latest_for_note(note_id or "")
     messages = tuple(transcripts.transcript(conversation.id)) if conversation else ()
     listed = tuple(transcripts.recent(note_id=note_id or ""))
-    sent: tuple[Message, ...] = tuple(m for m in messages if not isinstance(m, Notice))
-    size = estimate_tokens(ChatRequest(system="", messages=sent)) if sent else 0
+    size = 0
+    if conversation is not None and messages:
+        size = conversation.size_tokens
+        if not size:  # saved before sizes were kept, or a provider that reports no usage
+            editor = open_editor(services, note_id, None) if note_id else None
+            size = engine.size(conversation, editor)
     return ChatView(note_id, title, conversation, messages, listed, size)
 
 

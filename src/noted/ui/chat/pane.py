@@ -58,16 +58,13 @@ class ChatPane(Vertical):
 
     @dataclass
     class UsageChanged(Message):
-        """Tokens used by the conversation shown, for the status bar; fast updates coalesce."""
+        """The conversation's size, for the status bar; fast updates coalesce."""
 
         pane: ChatPane
-        conversation_tokens: int
-        input_tokens: int = 0
-        """Of the last request (0 when a conversation is opened)."""
-        output_tokens: int = 0
-        size: int = 0
+        size: int
         """About how much of ``ai.budgetTokens`` the conversation takes: the last request and its
-        answer, or an estimate from the saved messages when a conversation is opened."""
+        answer as the provider counted them (``ChatView.size`` for a conversation opened); 0 for
+        a new chat."""
 
         @property
         def control(self) -> ChatPane:
@@ -281,7 +278,7 @@ class ChatPane(Vertical):
     # Workers that read the profile -------------------------------------------------------------
     @work(thread=True, exclusive=True, group="chat-load", exit_on_error=False, description="Opening a chat")
     def _load(self, note_id: str | None, conversation_id: str | None, redraw: bool = True) -> None:
-        view = load_chat(self.services, note_id, conversation_id)
+        view = load_chat(self.services, self.engine, note_id, conversation_id)
         if not get_current_worker().is_cancelled:
             self.post_message(self.Loaded(view, redraw))
 
@@ -319,10 +316,7 @@ class ChatPane(Vertical):
                 await self.chat_log.show_history(view.messages)
             else:
                 await self.chat_log.reset(self._hint())
-            used = (
-                view.conversation.input_tokens + view.conversation.output_tokens if view.conversation else 0
-            )
-            self.post_message(self.UsageChanged(self, used, size=view.size))
+            self.post_message(self.UsageChanged(self, view.size))
         elif view.conversation and self.conversation and view.conversation.id == self.conversation.id:
             self.conversation = view.conversation  # its new title and counts
         self._show_header()
