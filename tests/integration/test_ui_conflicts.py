@@ -29,6 +29,8 @@ from noted.models import NotePatch
 from noted.ops import editing
 from noted.store.sqlite import SqliteStore
 from noted.ui.dialogs.conflict import ConflictView
+from noted.ui.dialogs.keys import KeysOverlay
+from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_editor import SWITCH, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll
@@ -113,6 +115,34 @@ async def test_enter_in_the_conflict_view_keeps_both(running: Running, fixture: 
     copy_meta = next(m for m in store.list_notes() if m.title.startswith("Release plan (conflict"))
     assert copy_meta.parent_id == fixture.projects  # beside the note, in its notebook
     await running.until(lambda: not editor.dirty and editor.body_text.startswith(THEIRS))
+
+
+async def test_the_conflict_view_has_its_help_its_keys_and_context_around_changes(
+    running: Running, fixture: Fixture
+) -> None:
+    # Issue 39, defect 3: F1 here showed nothing, the key bar showed the editor's keys behind the
+    # view, and each change came with 2 lines around it (some 5 lines in all).
+    await edit_and_type(running)
+    change_elsewhere(fixture)
+    await running.pilot.press("ctrl+s")
+    view = await conflict_view(running)
+    await running.pilot.pause()
+    bar = view.query_one(KeyBar).render().plain  # type: ignore[union-attr]
+    assert "esc Back to editing" in bar and "f1 Help" in bar and "Save" not in bar, bar
+    theirs, _ = view.conflict.diffs()
+    # The release plan's first lines: the change, then 5 unchanged lines below it (the title, a
+    # blank line and "# Goals"... reach that far; with 2 they stopped at the blank line).
+    assert f"+{THEIRS}" in theirs and " # Goals\n" in theirs and " Ship search by meaning" in theirs
+    await running.pilot.press("f1")
+    await running.until(lambda: isinstance(running.app.screen, KeysOverlay))
+    overlay = running.app.screen
+    assert isinstance(overlay, KeysOverlay)
+    assert overlay.help_text.startswith("## When a note changed meanwhile")
+    ids = {row.binding_id for group in overlay.groups for row in group.rows}
+    assert {"conflict.back", "conflict.previous", "conflict.next", "app.help"} <= ids
+    await running.pilot.press("escape")
+    await running.until(lambda: running.app.screen is view)
+    assert running.app.focused is view.query_one("#conflict-keep-both", Button)
 
 
 async def test_esc_goes_back_to_editing_and_nothing_reopens(running: Running, fixture: Fixture) -> None:

@@ -190,3 +190,62 @@ async def test_every_palette_text_that_names_a_key_finds_it(services: Services) 
         ]
         for title in keyed:
             assert palette[title].endswith(")"), (title, palette[title])
+
+
+# Modal screens (issue 39, defects 3 and 4) ---------------------------------------------------------
+
+
+def overlay_lines(overlay: KeysOverlay) -> list[str]:
+    """The text of the overlay's tables as drawn at the overlay's width."""
+    return [
+        line.text
+        for table in overlay.query(".keys--table")
+        for line in table.render_lines(table.region.reset_offset)
+    ]
+
+
+async def test_help_in_search_at_80_columns_shows_what_each_key_does(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+f")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen) and app.screen.is_mounted)
+        overlay = await open_overlay(pilot, "f1")
+        await pilot.pause()
+        rows = {row.binding_id: row for row in overlay.groups[0].rows if row.binding_id}
+        # ↑/↓ and Enter in the query choose and open results: they say so, not Textual's generic
+        # "Scroll Up", "Scroll Down" and "Submit" (which they were).
+        assert rows["search.up"].keys == ("↑",) and rows["search.down"].keys == ("↓",)
+        assert rows["search.open"].keys == ("⏎",) and rows["search.open"].description == "Open"
+        descriptions = {row.description for group in overlay.groups for row in group.rows}
+        assert not {"Scroll Up", "Scroll Down", "Submit"} & descriptions
+        # At 80 columns each tooltip is there to read; before, a long description of Textual's
+        # left the tooltips one column each, drawn as `…`.
+        text = "\n".join(overlay_lines(overlay))
+        for tooltip in ("Next result", "Close search", "Search by keyword"):
+            assert tooltip in text, text
+        assert "…" not in text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_modal_screens_have_their_own_key_bar_with_help_and_the_palette(
+    services: Services, size: tuple[int, int]
+) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+f")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        # The search screen's keys, not those of the list behind it (which it showed).
+        text = bar_text(app)
+        assert "esc Close" in text and "^o Mode" in text and "f1 Help" in text, text
+        assert "Mark" not in text and text.rstrip().endswith("^p palette"), text
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.workspace)
+        await pilot.press("f2")
+        await until(pilot, lambda: type(app.screen).__name__ == "SettingsScreen" and app.screen.is_mounted)
+        await pilot.pause()
+        # Textual's footer in the settings lost `f1 Help` at 80 columns.
+        text = bar_text(app)
+        assert "f1 Help" in text and text.rstrip().endswith("^p palette"), text

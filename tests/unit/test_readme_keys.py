@@ -38,7 +38,7 @@ from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.key_hints import PLACEHOLDER, KeyHints, class_bindings, spoken
 from noted.ui.screens.changes import ChangesList, ChangesScreen
-from noted.ui.screens.search import ResultList, SearchScreen
+from noted.ui.screens.search import QueryField, ResultList, SearchScreen
 from noted.ui.screens.settings import SettingsScreen
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
@@ -61,7 +61,7 @@ PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = 
     "conflict view": ((ConflictView,), (Button, NotedApp)),
     "chat": ((ChatPane, ChatInput, CopyableMessage, UserMessageView, BatchCard), AROUND),
     "earlier chats": ((ConversationPicker,), AROUND),
-    "search": ((SearchScreen, ResultList), (NotedApp,)),
+    "search": ((SearchScreen, QueryField, ResultList), (NotedApp,)),
     "changes": ((ChangesScreen, ChangesList), (NotedApp,)),
     "settings": ((SettingsScreen,), (NotedApp, Input, Switch)),
 }

@@ -213,10 +213,15 @@ def _diff(old_title: str, old_body: str, new_title: str, new_body: str, side: st
     return text_diff((old_title, old_body), (new_title, new_body), ("as you opened it", side))
 
 
+DIFF_CONTEXT = 5
+"""Unchanged lines shown around each change: enough to tell where in the note it is (with 2, a
+change showed as some 5 lines, too few to judge a conflict by)."""
+
+
 def text_diff(old: tuple[str, str], new: tuple[str, str], labels: tuple[str, str]) -> str:
     """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line."""
     old_lines = [f"# {old[0]}\n", *old[1].splitlines(keepends=True)]
     new_lines = [f"# {new[0]}\n", *new[1].splitlines(keepends=True)]
-    lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=2)
+    lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=DIFF_CONTEXT)
     text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
     return text or "(no change)\n"

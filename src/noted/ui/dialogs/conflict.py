@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from noted.ops.conflicts import Choice, Conflict
+from noted.ui.widgets.key_bar import KeyBar
 
 _BUTTONS = (
     (Choice.KEEP_BOTH, "Keep both", "primary"),
@@ -32,9 +33,25 @@ _BUTTONS = (
 class ConflictView(ModalScreen[Choice]):
     """Returns the person's ``Choice`` (``BACK`` for Esc)."""
 
+    HELP = """\
+## When a note changed meanwhile
+
+The note was saved elsewhere (another process, an AI app) after you began editing it. Left, what
+changed there; right, your changes; each against the note as you opened it.
+
+- **Keep both** (focused at first; **Enter**): the note keeps their text, yours becomes a conflict
+  copy beside it. Nothing is lost.
+- **Take theirs**: the note stays as they saved it; your text goes to the note's history.
+- **Overwrite**: your text is saved; theirs goes to the note's history.
+- **Back to editing** ({conflict.back}): nothing is saved yet; the text stays in the editor.
+
+{conflict.previous}/{conflict.next} or **Tab** move between the choices; {app.quit} keeps both and quits.
+"""
     CSS_PATH = "conflict.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back to editing", id="conflict.back", tooltip="Keep editing; nothing is saved yet"),
+        # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
+        Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain the choices and their keys"),
         Binding("left", "app.focus_previous", "Previous choice", id="conflict.previous", show=False,
                 tooltip="Move to the choice on the left"),
         Binding("right", "app.focus_next", "Next choice", id="conflict.next", show=False,
@@ -63,6 +80,7 @@ class ConflictView(ModalScreen[Choice]):
             with Horizontal(classes="conflict--buttons"):
                 for choice, label, variant in _BUTTONS:
                     yield Button(label, id=f"conflict-{choice.value}", variant=variant)  # type: ignore[arg-type]
+        yield KeyBar()  # this view's keys, over the workspace's (the editor's, behind it)
 
     def _hint(self) -> str:
         then = " and quit" if self.quitting else ""

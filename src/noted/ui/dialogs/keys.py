@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static
 
 EVERYWHERE = "Everywhere"
@@ -66,9 +67,8 @@ def key_groups(screen: Screen[object]) -> tuple[KeyGroup, ...]:
     """
     app = screen.app
     rows: dict[DOMNode, dict[str, tuple[list[str], Binding]]] = {}
-    for active in screen.active_bindings.values():
-        binding = active.binding
-        by_action = rows.setdefault(active.node, {})
+    for node, binding in _working_bindings(screen):
+        by_action = rows.setdefault(node, {})
         keys, _ = by_action.setdefault(binding.id or binding.action, ([], binding))
         shown = app.get_key_display(binding)
         if shown not in keys:
@@ -90,6 +90,37 @@ def key_groups(screen: Screen[object]) -> tuple[KeyGroup, ...]:
     )
 
 
+_SCROLLS = {
+    "scroll_up": "vertical", "scroll_down": "vertical", "page_up": "vertical", "page_down": "vertical",
+    "scroll_home": "vertical", "scroll_end": "vertical", "page_left": "horizontal", "page_right": "horizontal",
+}  # fmt: skip
+"""Scrolling actions, and the direction a widget must scroll in for them to do anything."""
+
+
+def _pointless(node: DOMNode, binding: Binding) -> bool:
+    """True for a scrolling key Textual's widgets inherit, on a widget that cannot scroll that way
+    (a one-line text field's "Scroll Up"): Textual passes the key on to the next in line, so that
+    one's binding is listed. noted's own keys (they have ids) are always listed."""
+    direction = _SCROLLS.get(binding.action)
+    if direction is None or binding.id or not isinstance(node, Widget):
+        return False
+    return not (node.allow_vertical_scroll if direction == "vertical" else node.allow_horizontal_scroll)
+
+
+def _working_bindings(screen: Screen[object]) -> list[tuple[DOMNode, Binding]]:
+    """What each key does on ``screen`` now, as ``Screen.active_bindings`` finds it (the focused
+    widget first; a priority binding wins), leaving out the keys that would do nothing."""
+    app = screen.app
+    found: dict[str, tuple[DOMNode, Binding]] = {}
+    for node, bindings in screen._modal_binding_chain:
+        for key, binding in bindings:
+            if _pointless(node, binding) or app._check_action_state(binding.action, node) is False:
+                continue
+            if key not in found or (binding.priority and not found[key][1].priority):
+                found[key] = (node, binding)
+    return list(found.values())
+
+
 def pane_help(screen: Screen[object]) -> str:
     """The help text of the focused widget or its nearest ancestor that has one ("" if none)."""
     node: DOMNode | None = screen.focused or screen
@@ -104,8 +135,11 @@ def pane_help(screen: Screen[object]) -> str:
 def _table(group: KeyGroup) -> Table:
     table = Table(box=None, show_header=False, padding=(0, 1), expand=True)
     table.add_column(no_wrap=True, style="bold")
-    table.add_column(no_wrap=True)
+    # Both texts wrap, the tooltip given twice the room: a long description (Textual's "Move
+    # cursor right or accept the completion suggestion") must not leave the tooltips a `…` each
+    # at 80 columns.
     table.add_column(ratio=1)
+    table.add_column(ratio=2)
     for row in group.rows:
         what = Text(row.tooltip)
         if row.binding_id:

@@ -35,6 +35,7 @@ from noted.settings.handles import SEARCH_DEFAULT_MODE
 from noted.ui.messages import OpenAnswered, OpenNote, ReadAhead
 from noted.ui.speed import warm_glossary
 from noted.ui.typeahead import release_keys
+from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures
 
 MODES: tuple[str, ...] = ("keyword", "semantic", "hybrid")
@@ -101,6 +102,18 @@ to the section in the accent colour.
     ]
 
 
+class QueryField(Input):
+    """The query. ↑/↓ choose a result and Enter opens it, so they say so (not Input's "Scroll Up",
+    "Scroll Down" and "Submit") in the key bar and in F1's list."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "screen.move(1)", "Next", show=False, id="search.down", tooltip="Next result"),
+        Binding("up", "screen.move(-1)", "Previous", show=False, id="search.up", tooltip="Previous result"),
+        Binding("enter", "submit", "Open", id="search.open",
+                tooltip="Open the highlighted result at the section shown in colour"),
+    ]  # fmt: skip
+
+
 class SearchScreen(ReportsWorkerFailures, ModalScreen[Chosen | None]):
     """Find notes by keyword, by meaning or both; dismisses with ``(note_id, section)`` or None."""
 
@@ -123,8 +136,6 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         Binding("escape", "close", "Close", id="search.close", tooltip="Close search"),
         Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode",
                 tooltip="Search by keyword, by meaning, or both"),
-        Binding("down", "move(1)", "Next", show=False, id="search.down", tooltip="Next result"),
-        Binding("up", "move(-1)", "Previous", show=False, id="search.up", tooltip="Previous result"),
         Binding("ctrl+t", "next_section", "Section", show=False, id="search.section",
                 tooltip="Open the highlighted result at its next section"),
         # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
@@ -163,7 +174,9 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         with Vertical(id="search-box"):
             with Horizontal(id="search-prompt"):
                 yield Label(self._mode_label(), id="search-mode")
-                field = Input(placeholder='words, "a phrase", notebook:Work, tag:plan…', id="search-input")
+                field = QueryField(
+                    placeholder='words, "a phrase", notebook:Work, tag:plan…', id="search-input"
+                )
                 field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
                 yield field
             message = Label("", id="search-message")
@@ -173,6 +186,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             yield Label(
                 "↑↓ choose · Ctrl+T section · Enter opens · Ctrl+O mode · Esc closes", id="search-hint"
             )
+        yield KeyBar()  # this screen's keys, over the workspace's (those of the list behind)
 
     def _mode_label(self) -> Content:
         return Content(f"[{MODE_NAMES[self.mode]}]")  # Content, not a str: "[both]" is not markup

@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Checkbox, Footer, Input, Label, Select, Static, Switch
+from textual.widgets import Checkbox, Input, Label, Select, Static, Switch
 
 from noted.errors import ConfigError
 from noted.services import Services
@@ -38,6 +38,7 @@ from noted.ui.screens.settings_sections import (
     widget_id,
 )
 from noted.ui.typeahead import release_keys
+from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures
 
 
@@ -135,7 +136,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
                             yield self._row(resolved)
                     if section == MCP:
                         yield from mcp_info(self.services, getattr(self.app, "mcp_status", ""))
-        yield Footer()
+        yield KeyBar()  # keeps F1 and the palette whole at 80 columns, as the workspace's does
 
     def _row(self, resolved: ResolvedSetting) -> Widget:
         spec = resolved.spec

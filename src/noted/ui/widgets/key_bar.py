@@ -59,9 +59,22 @@ class KeyBar(Widget):
             elif binding.show and binding.action not in seen:
                 seen.add(binding.action)  # several keys for one action (j and down): the first
                 keys.append((binding, active.enabled))
+        if palette is None:
+            palette = self._priority_palette()
         if keys != self._keys or palette != self._palette:
             self._keys, self._palette = keys, palette
             self.refresh()
+
+    def _priority_palette(self) -> Binding | None:
+        """The palette's key on a modal screen: it leaves the app's keys out of its active bindings,
+        but the palette's is a priority key, which works there all the same."""
+        app = self.app
+        if not app.ENABLE_COMMAND_PALETTE:
+            return None
+        for binding in app._bindings.key_to_bindings.get(app.COMMAND_PALETTE_BINDING, ()):
+            if binding.priority:
+                return binding
+        return None
 
     def _key(self, binding: Binding, enabled: bool) -> Content:
         shown = self.app.get_key_display(binding)
