@@ -68,6 +68,20 @@ async def test_a_failed_try_is_retried_within_the_wait_and_said(
     assert len(wire.requests) == 2
 
 
+async def test_a_wait_that_runs_out_after_a_failed_try_says_so_once_with_its_cause(
+    services: Services, wire: WireServer
+) -> None:
+    overloaded = {"error": {"type": "overloaded_error", "message": "overloaded"}}
+    wire.push(ErrorReply(503, overloaded), SilentReply(), SilentReply())
+    events = await run(services, services.transcripts.create(), "Hello?")
+    failed = events[-1]
+    assert isinstance(failed, Failed), events[-1]
+    # Not vacuous: it said "within 5 s (2 tries) (2 tries)", and not why the first try failed.
+    assert f"within {TIMEOUT} s" in failed.message and failed.message.count("tries") == 1, failed.message
+    assert "2 tries" in failed.message and "503" in failed.message, failed.message
+    assert len(wire.requests) == 2
+
+
 async def test_cancel_during_the_pause_before_a_retry_stops_at_once(
     services: Services, wire: WireServer
 ) -> None:

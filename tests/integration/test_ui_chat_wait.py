@@ -61,3 +61,19 @@ async def test_the_pane_counts_the_wait_and_escape_stops_it_at_once(
         assert "stopped" in texts(app, NoticeView)
         await until(pilot, wire.disconnected.is_set)  # the request was really closed
         assert len(wire.requests) == 1
+
+
+async def test_the_waiting_line_wraps_in_a_narrow_pane(services: Services, wire: WireServer) -> None:
+    wire.push(SilentReply(), SilentReply(), SilentReply())
+    app = Host(services, None, make_note(services))
+    async with app.run_test(size=(44, 30)) as pilot:  # about the pane's width beside a note
+        await settle(pilot)
+        await ask(pilot, "Hello?")
+        await until(pilot, lambda: status(app).startswith("Waiting for the model…"))
+        line = app.query_one(StatusLine)
+        await until(pilot, lambda: line.size.height >= 2)
+        drawn = " ".join(strip.text.strip() for strip in line.render_lines(line.region.reset_offset))
+        # Not vacuous: the line was one row high, so "· Esc stops" was cut off at the pane's edge.
+        assert "Esc stops" in drawn, drawn
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.pane.running)

@@ -51,6 +51,7 @@ async def patient_stream(
     start = loop.time()
     deadline = start + timeout
     attempt = 0
+    last: ProviderError | None = None
     while True:
         stream = provider.stream(request).__aiter__()
         started = False
@@ -59,6 +60,8 @@ async def patient_stream(
                 started = started or not isinstance(event, Waiting)
                 yield event
             return
+        except TimeoutError:  # the wait ran out in this try: said once, with why the last one failed
+            raise _timed_out(timeout, attempt + 1, last) from None
         except ProviderError as exc:
             if started or not exc.retryable:
                 raise
@@ -97,7 +100,7 @@ async def _events(
                 if step.done() or started:
                     continue
                 if loop.time() >= deadline:
-                    raise _timed_out(deadline - start, attempt + 1)
+                    raise TimeoutError  # patient_stream says so, with the tries before this one
                 yield Waiting(loop.time() - start, deadline - start, attempt, retries)
             try:
                 event = step.result()
@@ -132,9 +135,10 @@ def _tried(last: ProviderError, tries: int) -> ProviderError:
     )
 
 
-def _timed_out(timeout: float, tries: int) -> ProviderError:
-    """The error for a wait that ran out of time: the whole wait, and how many tries it held."""
-    told = f" ({tries} tries)" if tries > 1 else ""
+def _timed_out(timeout: float, tries: int, earlier: ProviderError | None) -> ProviderError:
+    """The error for a wait that ran out of time: the whole wait, how many tries it held, and how
+    the try before the last one ended (a 503 "overloaded" says more than the timeout does)."""
+    told = f" ({tries} tries; the one before ended: {earlier.message})" if earlier is not None else ""
     return ProviderError(
         f"the model server did not answer within {timeout:g} s{told}",
         hint="the model may still be loading; try again, or raise ai.timeoutSeconds",
