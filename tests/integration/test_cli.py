@@ -236,7 +236,7 @@ def test_edit_with_options(cli: Cli, tmp_path: Path) -> None:
     note = cli.ok("create", "Draft", "--body", "middle").out.strip()
     cli.ok("edit", note, "--append", "end")
     cli.ok("edit", note, "--prepend", "start")
-    assert cli.json("show", note)["body"] == "start\nmiddle\nend"
+    assert cli.json("show", note)["body"] == "start\nmiddle\nend\n"
     cli.ok("edit", note, "--title", "Final")
     replacement = tmp_path / "new.md"
     replacement.write_text("replaced\n", encoding="utf-8")

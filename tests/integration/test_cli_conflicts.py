@@ -65,7 +65,7 @@ def test_three_separate_edits_are_three_restorable_revisions(cli: Cli) -> None:
     revisions = cli.json("history", note)
     assert all({"id", "time", "actor"} <= set(r) for r in revisions)
     bodies = [cli.json("history", note, "--show", str(r["id"]))["body"] for r in revisions]
-    assert bodies == ["v1\nv2\nv3", "v1\nv2", "v1"]
+    assert bodies == ["v1\nv2\nv3\n", "v1\nv2\n", "v1"]  # each append ends its line
     oldest = revisions[-1]["id"]
     assert cli.json("history", note, "--restore", str(oldest))["body"] == "v1"
     assert cli.json("show", note)["body"] == "v1"
@@ -89,7 +89,7 @@ def test_editor_meeting_a_change_keeps_both(
     result = cli("edit", note)
     assert result.code == EXIT_CONFLICT
     assert result.err.count("\n") == 1 and "kept both" in result.err and f"noted show {note}" in result.err
-    assert cli.json("show", note)["body"] == "base\nChanged meanwhile"
+    assert cli.json("show", note)["body"] == "base\nChanged meanwhile\n"
     copies = [n for n in cli.json("notes") if n["title"].startswith("Shared")]
     assert len(copies) == 2 and copies[0]["title"].startswith("Shared (conflict copy ")
     copy = cli.json("show", copies[0]["id"])
@@ -105,10 +105,10 @@ def test_editor_with_theirs_keeps_the_other_version_and_yours_in_history(
     _concurrent_editor(cli, tmp_path, monkeypatch, note)
     result = cli("edit", note, "--theirs")
     assert result.code == EXIT_CONFLICT and "history" in result.err
-    assert cli.json("show", note)["body"] == "base\nChanged meanwhile"
+    assert cli.json("show", note)["body"] == "base\nChanged meanwhile\n"
     assert _titles(cli) == ["Shared"]
     bodies = [cli.json("history", note, "--show", str(r["id"]))["body"] for r in cli.json("history", note)]
-    assert "base\ntyped in the editor\n" in bodies and bodies[0] == "base\nChanged meanwhile"
+    assert "base\ntyped in the editor\n" in bodies and bodies[0] == "base\nChanged meanwhile\n"
 
 
 def test_editor_with_overwrite_keeps_the_other_version_in_history(
@@ -120,7 +120,7 @@ def test_editor_with_overwrite_keeps_the_other_version_in_history(
     assert result.code == 0, result.err
     assert cli.json("show", note)["body"] == "base\ntyped in the editor\n"
     bodies = [cli.json("history", note, "--show", str(r["id"]))["body"] for r in cli.json("history", note)]
-    assert bodies == ["base\ntyped in the editor\n", "base\nChanged meanwhile", "base\n"]
+    assert bodies == ["base\ntyped in the editor\n", "base\nChanged meanwhile\n", "base\n"]
 
 
 def test_body_file_meeting_a_change_keeps_both(cli: Cli, tmp_path: Path) -> None:
@@ -140,7 +140,7 @@ def test_body_file_meeting_a_change_keeps_both(cli: Cli, tmp_path: Path) -> None
     out, err = edit.communicate(timeout=scaled(300))
     assert edit.returncode == EXIT_CONFLICT, err
     answer = json.loads(out)
-    assert answer["conflict"] == "keep-both" and answer["note"]["body"] == "base\nChanged meanwhile"
+    assert answer["conflict"] == "keep-both" and answer["note"]["body"] == "base\nChanged meanwhile\n"
     copy = cli.json("show", answer["copy"]["id"])
     assert copy["body"].endswith("\n\nreplaced through the pipe\n") and f"(:/{note})" in copy["body"]
     assert copy["notebook"] == answer["note"]["notebook"]

@@ -44,6 +44,27 @@ def test_editor_saves_the_edited_body(cli: Cli, tmp_path: Path, monkeypatch: pyt
     assert list((tmp_path / "tmp").iterdir()) == []
 
 
+def test_the_editor_gets_a_final_newline_and_so_does_an_append(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 39: a body without a final newline went to $EDITOR as it was, so a line the editor
+    # appended was glued to the last one ("last linetyped in the editor"); --append left none.
+    note = cli.ok("create", "Diary", "--body", "first line").out.strip()
+    cli.ok("edit", note, "--append", "appended")
+    assert cli.json("show", note)["body"] == "first line\nappended\n"
+    monkeypatch.setenv("EDITOR", editor(tmp_path, APPEND))
+    cli.ok("edit", note)
+    assert cli.json("show", note)["body"] == "first line\nappended\ntyped in the editor\n"
+    other = cli.ok("create", "Plain", "--body", "no newline").out.strip()
+    cli.ok("edit", other)
+    assert cli.json("show", other)["body"] == "no newline\ntyped in the editor\n"
+    # Untouched, the newline given to the editor is no change: nothing is saved.
+    monkeypatch.setenv("EDITOR", editor(tmp_path, "pass"))
+    third = cli.ok("create", "Third", "--body", "bare").out.strip()
+    before = cli.cursor()
+    assert cli.ok("edit", third).out == "no change\n" and cli.cursor() == before
+
+
 def test_visual_is_used_when_editor_is_unset(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

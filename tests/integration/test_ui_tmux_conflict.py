@@ -61,7 +61,7 @@ def test_editor_from_the_app_meeting_a_change_keeps_both(tmp_path: Path) -> None
         terminal.wait_closed()  # ctrl+q ends the app
     store = SqliteStore.open(fixture.root / "notes.db", fixture.root / "resources")
     try:
-        assert store.get_note(fixture.release).body.endswith("\nChanged meanwhile")
+        assert store.get_note(fixture.release).body.endswith("\nChanged meanwhile\n")
         copies = [m for m in store.list_notes() if m.title.startswith("Release plan (conflict copy ")]
         assert len(copies) == 1
         assert store.get_note(copies[0].id).body.endswith(f"\n\nTyped in the editor. {RELEASE_BODY}")

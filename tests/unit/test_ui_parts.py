@@ -100,6 +100,20 @@ def test_external_edit_returns_the_edited_text_and_keeps_the_file(tmp_path: Path
     result.path.unlink()
 
 
+def test_the_app_gives_the_editor_a_final_newline(tmp_path: Path) -> None:
+    def editor(path: Path) -> int:
+        path.write_text(path.read_text() + "more\n")  # as `echo more >> file` would
+        return 0
+
+    # Issue 39: "text" went to the editor as it was, and came back as "textmore".
+    result = edit_text("text", title="t", run=editor)
+    assert result.text == "text\nmore\n" and result.changed
+    result.path.unlink()
+    untouched = edit_text("text", title="t", run=lambda path: 0)
+    assert untouched.text == "text" and not untouched.changed  # the newline added is no change
+    untouched.path.unlink()
+
+
 def test_an_editor_that_fails_saves_nothing_and_says_where_the_text_is() -> None:
     with pytest.raises(InvalidInputError, match="status 1"):
         edit_text("text", title="t", run=lambda path: 1)

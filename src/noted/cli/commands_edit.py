@@ -26,7 +26,7 @@ from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundE
 from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops import notes as ops
 from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
-from noted.ops.editing import save_text
+from noted.ops.editing import as_text_file, save_text
 from noted.ops.resolve import folder_paths, live_note, resolve_note
 from noted.wording import plural
 
@@ -89,7 +89,8 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     # Read after the note: a change made while the file (or standard input) is read is a conflict.
     body = read_text_file(args.body_file) if args.body_file is not None else None
     if body is None:  # an append to a note deleted meanwhile fails: nothing typed at length to keep
-        patch = NotePatch(title=args.title, append=args.append, prepend=args.prepend)
+        append = as_text_file(args.append) if args.append is not None else None
+        patch = NotePatch(title=args.title, append=append, prepend=args.prepend)
         updated = ops.update_note(store, note.id, patch, actor=ACTOR_USER)
         return render.emit_note(ctx, updated, f'saved "{updated.title}"')
     saved = save_text(store, note, args.title, body, actor=ACTOR_USER)
@@ -189,14 +190,15 @@ def _run_editor(path: Path) -> None:
 def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
     fd, name = tempfile.mkstemp(prefix=f"noted-{note.id[:8]}-", suffix=".md")
     path = Path(name)
+    written = as_text_file(note.body)
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(note.body)
+        handle.write(written)
     _run_editor(path)
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"cannot read the edited file {path}: {exc}; nothing was saved") from exc
-    if text == note.body:
+    if text == written:  # untouched: the final newline given to the editor is not a change
         path.unlink(missing_ok=True)
         return render.emit_note(ctx, note, "no change")
     store = ctx.services.store

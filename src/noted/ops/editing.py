@@ -21,6 +21,12 @@ from noted.ops.conflicts import Conflict, keep_copy
 from noted.store.protocol import Store
 
 
+def as_text_file(body: str) -> str:
+    """``body`` as a text file holds it, ending in a newline: what ``$EDITOR`` is given, and what
+    ``noted edit --append`` adds, so a line an editor or a script appends starts a line of its own."""
+    return body if not body or body.endswith("\n") else body + "\n"
+
+
 @dataclass(frozen=True, slots=True)
 class Saved:
     """What ``save_text`` did.

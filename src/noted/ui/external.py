@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noted.errors import InvalidInputError
+from noted.ops.editing import as_text_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +64,15 @@ def edit_text(text: str, *, title: str, run: Callable[[Path], int] = run_editor)
     stem = "".join(c if c.isalnum() else "-" for c in title)[:40].strip("-") or "note"
     handle, name = tempfile.mkstemp(prefix=f"noted-{stem}-", suffix=".md")
     path = Path(name)
+    written = as_text_file(text)
     with os.fdopen(handle, "w", encoding="utf-8") as file:
-        file.write(text)
+        file.write(written)
     status = run(path)
     if status != 0:
         raise InvalidInputError(
             f"the editor exited with status {status}; nothing was saved (the text is in {path})"
         )
     edited = path.read_text(encoding="utf-8")
-    return ExternalEdit(edited, path, edited != text)
+    if edited == written:  # untouched: the final newline given to the editor is not a change
+        return ExternalEdit(text, path, False)
+    return ExternalEdit(edited, path, True)

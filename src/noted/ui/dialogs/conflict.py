@@ -117,12 +117,31 @@ class _Side(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(diff_content(self._diff))
 
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._show_first_change)
+
+    def _show_first_change(self) -> None:
+        """Scroll so the first changed line is in view, two lines of context above it: with the
+        context around each change, a change at the end of a note would be below a short side."""
+        width = max(1, self.scrollable_content_region.width)
+        rows = 0
+        for line in diff_lines(self._diff):
+            if line.startswith(("+", "-")):
+                self.scroll_to(y=max(0, rows - 2), animate=False, immediate=True)
+                return
+            rows += max(1, -(-Content(line.rstrip("\n")).cell_length // width))
+
+
+def diff_lines(diff: str) -> list[str]:
+    """The diff's lines without its two file headers (the sides' titles say which is which)."""
+    return [line for line in diff.splitlines(keepends=True) if not line.startswith(("+++", "---"))]
+
 
 def diff_content(diff: str) -> Content:
     """A unified diff with added lines in the success colour and removed ones in the error colour."""
     parts: list[tuple[str, str] | str] = []
-    for line in diff.splitlines(keepends=True):
-        if line.startswith(("+++", "---", "@@")):
+    for line in diff_lines(diff):
+        if line.startswith("@@"):
             parts.append((line, "$text-muted"))
         elif line.startswith("+"):
             parts.append((line, "$text-success"))
