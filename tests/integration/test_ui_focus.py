@@ -214,6 +214,37 @@ async def test_the_focused_setting_shows_without_colour_in_every_theme(
             await until(pilot, lambda: left_edge(colourless(app, finder)) == "┏┃┗", timeout=WAIT)
 
 
+@COLOUR_MODES
+async def test_the_search_field_and_a_prompt_show_their_focus_without_colour(
+    services: Services, monkeypatch: pytest.MonkeyPatch, no_color: bool
+) -> None:
+    # Issue 39, defect 7: the search box and the prompts kept Textual's half-block frame, which
+    # differs focused or not only in colour: under NO_COLOR the two looked the same.
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.screen.is_mounted, timeout=WAIT)
+        await pilot.press("ctrl+f")
+        field = await _focused_input(pilot, app)
+        await until(pilot, lambda: left_edge(colourless(app, field)) == "┏┃┗", timeout=WAIT)
+        await pilot.press(*"plan", "tab")  # to the results: the field loses the focus
+        await until(pilot, lambda: not field.has_focus, timeout=WAIT)
+        await until(pilot, lambda: left_edge(colourless(app, field)) == "▊▊▊", timeout=WAIT)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.workspace, timeout=WAIT)
+        await pilot.press("t")  # the note list's tag prompt
+        prompt = await _focused_input(pilot, app)
+        await until(pilot, lambda: left_edge(colourless(app, prompt)) == "┏┃┗", timeout=WAIT)
+
+
+async def _focused_input(pilot: Pilot[Any], app: NotedApp) -> Input:
+    await until(pilot, lambda: isinstance(app.focused, Input) and app.screen is not app.workspace, timeout=WAIT)
+    field = app.focused
+    assert isinstance(field, Input)
+    return field
+
+
 async def test_a_tools_checkbox_shows_on_and_off_without_colour(services: Services) -> None:
     app = NotedApp(services, background=False)
     async with app.run_test(size=(120, 40)) as pilot:
