@@ -17,9 +17,10 @@ from tests.integration.test_ui_chat import (
 )
 from textual.widgets.option_list import Option
 
-from noted.providers import Fail, Reply
+from noted.providers import CallTool, Fail, Reply
 from noted.providers.fake import Turn
 from noted.services import Services
+from noted.ui.chat.edits import DiffView, EditCard
 from noted.ui.chat.picker import ConversationPicker
 from noted.ui.chat.views import AnswerView, NoticeView
 
@@ -58,3 +59,37 @@ async def test_the_list_of_chats_gives_the_time_of_day(services: Services) -> No
         # Not vacuous: before, only the date was shown, so two chats of one day looked alike.
         shown = re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", str(option.prompt))
         assert shown and shown.group() == time.strftime("%Y-%m-%d %H:%M", time.localtime(saved))
+
+
+async def test_a_resumed_chat_keeps_its_change_cards_and_whether_they_were_undone(
+    services: Services,  # noqa: F811
+) -> None:
+    services.settings.set("ai.tool.edit_current.enabled", True)
+    services.settings.set("ai.approveWrites", False)
+    note = make_note(services)
+    first_run = [
+        [CallTool("editor_replace", {"anchor": "- milk", "text": "- oat milk"})],
+        [Reply("Changed.")],
+    ]
+    second_run = [[CallTool("editor_replace", {"anchor": "- tea", "text": "- green tea"})], [Reply("Again.")]]
+    app, _ = host(services, first_run, second_run, note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Oat milk please")
+        await settle(pilot)
+        await pilot.press("ctrl+z")  # the first change undone
+        await settle(pilot)
+        assert app.query_one(EditCard).has_class("-undone")
+        await ask(pilot, "Green tea please")
+        await settle(pilot)
+        assert "green tea" in services.store.get_note(note).body
+
+    again = Host(services, None, note)  # the app opened again: the chat is read from the profile
+    async with again.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        # Not vacuous: before, the resumed chat showed no card at all, so the undone edit read
+        # (from its tool call's ✓) as if it still stood.
+        first, second = again.query(EditCard)
+        assert first.has_class("-undone") and "Undone" in str(first.query_one(".card-status").render())
+        assert second.has_class("-applied") and not second.has_class("-undone")
+        assert "+- green tea" in str(second.query_one(DiffView).render())

@@ -239,7 +239,9 @@ async def test_the_search_field_and_a_prompt_show_their_focus_without_colour(
 
 
 async def _focused_input(pilot: Pilot[Any], app: NotedApp) -> Input:
-    await until(pilot, lambda: isinstance(app.focused, Input) and app.screen is not app.workspace, timeout=WAIT)
+    await until(
+        pilot, lambda: isinstance(app.focused, Input) and app.screen is not app.workspace, timeout=WAIT
+    )
     field = app.focused
     assert isinstance(field, Input)
     return field

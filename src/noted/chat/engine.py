@@ -39,6 +39,8 @@ from noted.chat.events import (
     ChatEvent,
     Done,
     EditsApplied,
+    EditsProposed,
+    EditsRefused,
     Failed,
     TextDelta,
     UsageReport,
@@ -124,13 +126,18 @@ class ChatEngine:
         run = _Run(self.setup, conversation, editor, asyncio.Event())
         return estimate_tokens(run.request(self.setup.transcripts.messages(conversation.id)))
 
-    def undo(self, applied: EditsApplied) -> Note:
-        """Put the note back as it was before ``applied`` (a new save by the person).
+    def undo(self, applied: EditsApplied, conversation_id: str | None = None) -> Note:
+        """Put the note back as it was before ``applied`` (a new save by the person), and say so
+        in ``conversation_id``'s transcript, so a resumed chat shows the change undone.
 
         Raises ``ConflictError`` when the note changed after the edit, so a later edit is not lost.
         """
         store = self.setup.context("user", None).store
-        return undo_edit(store, applied.before, applied.after_updated_time, actor="user")
+        note = undo_edit(store, applied.before, applied.after_updated_time, actor="user")
+        if conversation_id is not None:
+            undone = Notice(UNDONE, kind="undone", ticket=applied.after_updated_time)
+            self.setup.transcripts.append(conversation_id, [undone])
+        return note
 
     def undo_batch(self, applied: BatchApplied) -> Undone:
         """Put back every note a batch changed (one changed since is left, and named) and trash the
@@ -255,12 +262,16 @@ class _Run:
             self.round = (calls, results)
             async for event in self.calls.run_calls(calls, results, paused=paused):
                 yield event
+            change: list[Entry] = []
             async for event in self.calls.commit_edits(results):
+                change = change_notice(event, change)
                 yield event
             self.round = None
             saved = round_messages(self.text, calls, results)
             history += saved
-            await asyncio.to_thread(self.setup.transcripts.append, self.conversation.id, saved, usage=usage)
+            await asyncio.to_thread(
+                self.setup.transcripts.append, self.conversation.id, [*saved, *change], usage=usage
+            )
             self.text = ""
             failed_rounds = failed_rounds + 1 if all(not r.ok for r in results) else 0
         yield Failed(f"the model kept calling tools for {MAX_ROUNDS} rounds", "ask a narrower question")
@@ -316,3 +327,21 @@ async def _close(provider: ChatProvider) -> None:
         await provider.aclose()
     except Exception:
         log.debug("closing the provider failed", exc_info=True)
+
+
+UNDONE = "Undone: the note is back as it was before this change."
+
+
+def change_notice(event: ChatEvent, so_far: list[Entry]) -> list[Entry]:
+    """The notice that keeps a round's change of the open note for a resumed chat: its diff once
+    proposed, then whether it was saved (and which save it was, for an undo) or refused."""
+    match event:
+        case EditsProposed(diff=diff, edits=edits):
+            return [Notice(f"Proposed: {edits} edit(s) to the note", kind="change", detail=diff)]
+        case EditsApplied(message=message, after_updated_time=after):
+            detail = so_far[0].detail if so_far and isinstance(so_far[0], Notice) else ""
+            return [Notice(message, kind="change", detail=detail, ticket=after)]
+        case EditsRefused(message=message):
+            detail = so_far[0].detail if so_far and isinstance(so_far[0], Notice) else ""
+            return [Notice(message, kind="change", detail=detail)]
+    return so_far

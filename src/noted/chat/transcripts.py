@@ -19,10 +19,23 @@ from noted.store.chats import NOTICE_ROLE, ChatRows, Conversation
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """How a reply ended in an error, kept so a resumed chat shows it; never sent to the model."""
+    """What a resumed chat shows besides the messages; never sent to the model.
+
+    Attributes:
+        message: What happened, in a sentence.
+        remedy: What the person can do (an error's).
+        kind: ``error``: how a reply ended in an error. ``change``: edits of the open note were
+            saved (``detail`` is their diff, ``ticket`` the note's ``updated_time`` after them)
+            or refused (``ticket`` 0). ``undone``: the change with that ``ticket`` was undone.
+        detail: The diff of a change.
+        ticket: Ties an ``undone`` notice to its ``change``.
+    """
 
     message: str
     remedy: str | None = None
+    kind: str = "error"
+    detail: str = ""
+    ticket: int = 0
 
 
 Entry = Message | Notice
@@ -33,9 +46,10 @@ __all__ = ["Conversation", "Entry", "Notice", "Transcripts"]
 
 def _encode(message: Entry) -> tuple[str, str]:
     if isinstance(message, Notice):
-        return NOTICE_ROLE, json.dumps(
-            {"message": message.message, "remedy": message.remedy}, ensure_ascii=False
-        )
+        data: dict[str, Any] = {"message": message.message, "remedy": message.remedy}
+        if message.kind != "error":  # an error's row stays as it was before kinds were kept
+            data |= {"kind": message.kind, "detail": message.detail, "ticket": message.ticket}
+        return NOTICE_ROLE, json.dumps(data, ensure_ascii=False)
     # Unescaped text (ensure_ascii off) keeps the stored JSON readable and searchable as written.
     if isinstance(message, UserMessage):
         return "user", json.dumps({"text": message.text}, ensure_ascii=False)
@@ -51,7 +65,8 @@ def _encode(message: Entry) -> tuple[str, str]:
 def _decode(role: str, raw: str) -> Entry:
     data: dict[str, Any] = json.loads(raw)
     if role == NOTICE_ROLE:
-        return Notice(data["message"], data.get("remedy"))
+        kind, detail, ticket = data.get("kind", "error"), data.get("detail", ""), data.get("ticket", 0)
+        return Notice(data["message"], data.get("remedy"), kind, detail, int(ticket))
     if role == "user":
         return UserMessage(data["text"])
     if role == "assistant":

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from noted.chat.engine import UNDONE
 from noted.chat.events import Approval, BatchApplied, EditsApplied
 
 MAX_DIFF_LINES = 200
@@ -128,6 +129,12 @@ The diff shows what would change in the note (`+` added, `-` removed).
         self.set_classes("edit-card -applied")
         self._status.update(Content(f"{applied.message} Ctrl+Z undoes it."))
 
+    def mark_kept(self, message: str, *, saved: bool) -> None:
+        """A change of a resumed chat, as its transcript kept it: saved or refused (undo is offered
+        only in the chat that made it, which holds the note as it was before)."""
+        self.set_classes("edit-card " + ("-applied" if saved else "-refused"))
+        self._status.update(Content(message))
+
     def mark_refused(self, message: str) -> None:
         """The change was not written (declined, or the note moved meanwhile)."""
         self.approval = None
@@ -138,7 +145,7 @@ The diff shows what would change in the note (`+` added, `-` removed).
         """The note is back as it was before the change."""
         self.applied = None
         self.set_classes("edit-card -undone")
-        self._status.update("Undone: the note is back as it was before this change.")
+        self._status.update(UNDONE)
 
     def mark_not_undone(self, message: str) -> None:
         """Undo was refused; the change stays."""

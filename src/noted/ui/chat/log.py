@@ -205,6 +205,7 @@ class ChatLog(VerticalScroll, can_focus=False):
         if hidden:
             widgets.append(NoticeView(f"{hidden} earlier messages are not shown.", kind="earlier"))
         calls: dict[str, ToolCallView] = {}
+        changes: dict[int, EditCard] = {}
         for message in messages[hidden:]:
             match message:
                 case UserMessage(text=text):
@@ -223,6 +224,14 @@ class ChatLog(VerticalScroll, can_focus=False):
                 case ToolResultMessage(call_id=call_id, content=content, is_error=is_error):
                     if (called := calls.get(call_id)) is not None:
                         called.finish(status_of(content, is_error), content)
+                case Notice(kind="change", message=text, detail=diff, ticket=ticket):
+                    card = EditCard("Change to the note", diff=diff)
+                    card.mark_kept(text, saved=bool(ticket))
+                    changes[ticket] = card
+                    widgets.append(card)
+                case Notice(kind="undone", ticket=ticket):
+                    if (undone := changes.get(ticket)) is not None:
+                        undone.mark_undone()
                 case Notice(message=text, remedy=remedy):  # a reply that ended in an error
                     widgets.append(NoticeView(text, kind="error", remedy=remedy))
         await self.reset()

@@ -292,7 +292,7 @@ class ChatPane(Vertical):
                 kept = ", ".join(f'"{t}"' for t in undone.kept)
                 self.app.call_from_thread(self.notify, f"Left as they are (changed since): {kept}")
         else:
-            self.engine.undo(applied)
+            self.engine.undo(applied, self.conversation.id if self.conversation else None)
         self.post_message(self.Undone(card))
 
     @work(exclusive=True, group="chat-setup", exit_on_error=False, description="Checking the assistant")
