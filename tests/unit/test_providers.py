@@ -362,3 +362,12 @@ async def test_demo_appends_to_the_open_note_when_its_editing_tools_are_on() -> 
     second = await collect(demo, ChatRequest("sys", history, tools=(SEARCH, append)))
     assert not any(isinstance(e, ToolCallReady) for e in second)
     assert "new to-do line" in "".join(e.text for e in second if isinstance(e, TextDelta))
+
+    # Issue 39: after `n` (the edit declined) the demo still said "Done: the note has a new to-do line".
+    declined = (
+        *history[:-1],
+        ToolResultMessage(call.id, '{"error": "You declined it.", "status": "refused"}'),
+    )
+    third = await collect(demo, ChatRequest("sys", declined, tools=(SEARCH, append)))
+    said = "".join(e.text for e in third if isinstance(e, TextDelta))
+    assert said.startswith("Nothing was added: You declined it.") and "Done" not in said

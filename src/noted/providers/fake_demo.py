@@ -11,6 +11,7 @@ a model's.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -41,7 +42,7 @@ def demo_turn(request: ChatRequest) -> list[FakeAction]:
                 Reply("I'll add that to the note as a to-do.\n"),
                 CallTool("editor_append", {_text_argument(tools["editor_append"], "text"): line}),
             ]
-        return [Reply(f"Done: the note has a new to-do line.{_FOOTER}")]
+        return [Reply(_appended(dict(results)["editor_append"]) + _FOOTER)]
     results = [(name, content) for name, content in results if name != "editor_read_note"]
     called = {name for name, _ in results}
     if not results:
@@ -66,6 +67,17 @@ def demo_turn(request: ChatRequest) -> list[FakeAction]:
                 return [CallTool("read_note", {_text_argument(tools["read_note"], "id"): match.group()})]
     lines = [f"- {name}: {_shorten(content, 240)}" for name, content in results]
     return [Reply("Here is what I found:\n" + "\n".join(lines) + _FOOTER)]
+
+
+def _appended(result: str) -> str:
+    """What became of the to-do line: added, or not (the person said no, the note moved)."""
+    try:
+        data = json.loads(result)
+    except ValueError:
+        data = {}
+    if isinstance(data, dict) and data.get("status", "ok") != "ok":
+        return f"Nothing was added: {data.get('message') or data.get('error') or data['status']}"
+    return "Done: the note has a new to-do line."
 
 
 def _last_question(request: ChatRequest) -> str:

@@ -151,7 +151,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         error = Label("", classes="setting--error", id=widget_id(spec.key) + "-error")
         error.display = False
         row = Vertical(*parts, error, Label(Content(spec.help), classes="setting--help"), classes="setting")
-        self._findable.append((row, f"{self._section} {spec.key} {spec.label} {spec.help}".lower()))
+        self._findable.append((row, f"{self._section} {spec.key} {spec.label}\n{spec.help}".lower()))
         return row
 
     @staticmethod
@@ -237,7 +237,18 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     @on(Input.Submitted, "#settings-filter")
     def _to_first_shown(self, event: Input.Submitted) -> None:
         event.stop()
-        for widget, _ in self._findable:
+        # The row whose name holds the words typed, the shortest such name first (the closest to
+        # the words), before those that hold them only in their help: `model` goes to *Model*, not
+        # to *Use the assistant* (whose help mentions a model) nor *Allow remote models*.
+        words = self.query_one("#settings-filter", Input).value.lower().split()
+
+        def rank(row: tuple[Widget, str]) -> tuple[bool, int]:
+            name = row[1].partition("\n")[0]
+            named = all(word in name for word in words)
+            return not named, len(name) if named else 0
+
+        shown = sorted(((w, t) for w, t in self._findable if w.display), key=rank)
+        for widget, _ in shown:
             if widget.display:
                 target = (
                     widget if widget.focusable else next((w for w in widget.query("*") if w.focusable), None)

@@ -43,7 +43,8 @@ class ToolBox(Checkbox):
 
 
 Findable = list[tuple[Widget, str]]
-"""Each row the filter can find, and the words it looks for in it (``SettingsScreen``)."""
+"""Each row the filter can find, and the words it looks for in it (``SettingsScreen``): its name
+first, then after a newline the rest (its help), which ranks below the name when Enter picks one."""
 
 
 MCP_KEYS = frozenset(h.key for h in (MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, MCP_ENABLED))
@@ -137,7 +138,7 @@ def tool_rows(services: Services, items: Iterable[ResolvedSetting], findable: Fi
             label = label + Content.styled(f"  set by {resolved.env_var}", "$text-warning")
         box = ToolBox(label, bool(resolved.value), name=spec.key, id=widget_id(spec.key))
         box.disabled = resolved.source is Source.ENV
-        findable.append((box, f"{TOOLS.lower()} {spec.key} {spec.label} {' '.join(names)}".lower()))
+        findable.append((box, f"{TOOLS.lower()} {spec.key} {spec.label}\n{' '.join(names)}".lower()))
         yield box
     error = Label("", classes="setting--error", id="tools-error")
     error.display = False

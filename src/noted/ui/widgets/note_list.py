@@ -240,8 +240,10 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         count = (
             f"{len(self.rows)}{'+' if self._has_more else ''}" if self._total is None else f"{self._total:,}"
         )
+        # The marked count before the sort: a narrow list cuts the title's end, and the count is
+        # what triage acts on.
         marked = f" · {len(self.marked)} marked" if self.marked else ""
-        return f"{self.source.title} · {count} · by {_SORT_LABEL.get(self.order, self.order)}{marked}"
+        return f"{self.source.title} · {count}{marked} · by {_SORT_LABEL.get(self.order, self.order)}"
 
     @on(NoteTriage.Done)
     def _triaged(self, message: NoteTriage.Done) -> None:

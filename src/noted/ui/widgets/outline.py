@@ -192,6 +192,18 @@ too, the file is deleted for good. {note.attachment.add} in the note attaches a 
         elif option_id.startswith("r"):
             self.post_message(self.AttachmentChosen(option_id[1:], self._names.get(option_id[1:], "")))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Save as and Remove are for attachments: on a link to a note the key bar and F1 do not
+        # offer them, and the keys go on to the app.
+        if action in ("save", "remove"):
+            option = self.highlighted_option
+            return option is not None and (option.id or "").startswith("r")
+        return True
+
+    @on(OptionList.OptionHighlighted)
+    def _moved(self) -> None:
+        self.refresh_bindings()
+
     def _attachment(self) -> str | None:
         option = self.highlighted_option
         option_id = option.id if option is not None else None

@@ -1,0 +1,79 @@
+"""The smaller points of the second walk-through (issue 39, item 9), each on the real app.
+
+The list's header keeps the marked count when it is cut; the settings filter's Enter prefers a
+setting's name to its help; the links list offers Save as / Remove only on attachments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from tests.integration.test_ui_app import Running
+from tests.integration.test_ui_app import running as running  # noqa: PLC0414 (a fixture)
+from tests.integration.test_ui_keys import open_settings
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual.widgets import Input
+
+from noted.services import Services
+from noted.settings.handles import AI_MODEL
+from noted.ui.app import NotedApp
+from noted.ui.messages import OpenNote
+from noted.ui.screens.settings import widget_id
+from noted.ui.widgets.key_bar import KeyBar
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.outline import LinkList
+
+
+@pytest.fixture
+def services(fixture: Fixture) -> Iterator[Services]:
+    services = open_services(fixture.root)
+    yield services
+    services.close()
+
+
+def top_line(app: NotedApp, widget: NoteList) -> str:
+    """The widget's first row as drawn on screen (its border, with the title in it)."""
+    region = app.screen._compositor.find_widget(widget).visible_region
+    strips = app.screen._compositor.render_strips()
+    return strips[region.y].crop(region.x, region.right).text
+
+
+async def test_the_list_header_keeps_the_marked_count_when_it_is_cut(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(120, 40)) as pilot:  # the list is some 34 columns wide here
+        await ready(pilot)
+        notes = app.workspace.query_one(NoteList)
+        notes.focus()
+        await pilot.press("space", "j", "space")
+        await until(pilot, lambda: len(notes.marked) == 2)
+        await pilot.pause()
+        # Not vacuous: the header was "All notes · 4 · by updated · 2 marked", cut after "updated".
+        assert "2 marked" in top_line(app, notes), top_line(app, notes)
+
+
+async def test_enter_in_the_settings_filter_goes_to_the_setting_named_so(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#settings-filter", Input).focus()
+        await pilot.press(*"model", "enter")
+        # Not vacuous: *Use the assistant* (whose help mentions a model) comes first on the screen.
+        target = screen.query_one(f"#{widget_id(AI_MODEL.key)}")
+        await until(pilot, lambda: app.focused is target)
+
+
+async def test_links_to_notes_do_not_offer_save_as_or_remove(running: Running, fixture: Fixture) -> None:
+    running.app.post_message(OpenNote(fixture.ideas))  # Ideas links to Release plan: no attachment
+    viewer = running.q(NoteViewer)
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.ideas)
+    viewer.focus()
+    await running.pilot.press("a")
+    links = viewer.query_one(LinkList)
+    await running.until(lambda: links.has_focus and links.highlighted == 0)
+    await running.pilot.pause()
+    bar = running.app.workspace.query_one(KeyBar).render().plain  # type: ignore[union-attr]
+    # Not vacuous: the bar offered "s Save as  d Remove" on the link, and pressing them said no.
+    assert "Save as" not in bar and "Remove" not in bar, bar
+    assert not links.check_action("save", ()) and not links.check_action("remove", ())
