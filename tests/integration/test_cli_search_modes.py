@@ -44,8 +44,15 @@ def test_semantic_search_before_any_index_says_how_to_build_it(cli: Cli) -> None
 
 
 def test_index_status_reports_the_lease_and_counts(cli: Cli) -> None:
+    cli.ok("create", "Boats", "--body", "sailing ships harbour wind")
+    # Issue 39: before (or during) the first scan the status gave no total to measure it against.
+    before = cli.json("index", "status")
+    total = len(cli.json("notes"))  # the welcome notes and Boats
+    assert before["notes"] == 0 and before["notes_total"] == total > 1
+    assert f"notes total: {total}" in cli.ok("index", "status").out
     cli.ok("index")
     status = cli.json("index", "status")
+    assert status["notes"] == status["notes_total"] == total
     assert status["built"] is True and status["behind_by_changes"] == 0
     assert status["lease_holder"] is None  # given back when `noted index` finished
     assert status["sqlite_vec"] == "loaded"

@@ -74,6 +74,10 @@ class IndexReport:
     built: bool
     model: str | None
     notes: int
+    """Notes in the index."""
+    notes_total: int
+    """Notes in the notebooks (trash left out): how many ``notes`` will be once the index is whole,
+    so a first scan under way says how far it is."""
     chunks: int
     behind_by_changes: int
     first_scan_running: bool
@@ -104,6 +108,7 @@ def index_report(store: Store, db: Database) -> IndexReport:
         built=model is not None,
         model=model,
         notes=int(counts[0]),
+        notes_total=sum(store.folder_note_counts().values()),
         chunks=int(counts[1]),
         behind_by_changes=0 if scanning else max(0, store.latest_cursor() - cursor),
         first_scan_running=scanning,
