@@ -132,6 +132,8 @@ def test_index_status_reads_as_progress_holder_or_up_to_date() -> None:
         "search index kept up to date by the app (pid 4242)"  # a holder in words stays as it is
     )
     assert format_index(IndexStatus("idle", IndexProgress("idle", 5, 5, 0.0, None))) == "index up to date"
+    # Issue 39: a new profile said "index starting…" for ~27 s (the model's copy) with no reason.
+    assert "the first time ~30 s" in format_index(IndexStatus("starting"))
 
 
 @pytest.mark.parametrize(("label", "words"), [("tui", "the app"), ("noted index", "noted index")])

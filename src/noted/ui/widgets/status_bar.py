@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing starts
 
 
 PARTS = ("review", "index", "mcp", "model", "tokens")
+STARTING = "index starting: loading the search model (the first time ~30 s)…"
 
 
 def format_index(status: IndexStatus) -> str:
@@ -29,7 +30,9 @@ def format_index(status: IndexStatus) -> str:
         # The lease describes its holder in words ("the app (pid 4242)"); say what it does.
         return f"search index kept up to date by {status.holder or 'another noted'}"
     if status.state == "starting":
-        return "index starting…"
+        # Loading the model: on a new profile that first makes its fast (int8) copy, some 30 s in
+        # which nothing else moves; say so rather than look stuck.
+        return STARTING
     if status.state == "indexing" and progress is not None:
         rate = f" · {progress.chunks_per_second:,.0f} chunks/s" if progress.chunks_per_second else ""
         if progress.total:
