@@ -102,6 +102,26 @@ def test_reader_at_a_section(
 
 
 @SIZES
+def test_zoomed_reader(
+    snap_compare: Any, services: Services, fixture: Fixture, size: tuple[int, int]
+) -> None:
+    """`+` on the open note: the reader takes the whole width (issue 39: ~32 columns at 120)."""
+
+    async def zoom(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, NotedApp)
+        app.post_message(OpenNote(fixture.release))
+        viewer = app.workspace.query_one(NoteViewer)
+        await until(pilot, lambda: viewer.view is not None)
+        viewer.query_one("#note-scroll").focus()
+        await pilot.press("plus")
+        reader = app.workspace.query_one("#reader")
+        await until(pilot, lambda: reader.region.width == app.size.width)
+
+    assert snap_compare(_app(services), terminal_size=size, run_before=_then(zoom))
+
+
+@SIZES
 def test_editor(snap_compare: Any, services: Services, size: tuple[int, int]) -> None:
     """Editing the first note with one unsaved change (the ● marker)."""
 

@@ -77,3 +77,35 @@ async def test_links_to_notes_do_not_offer_save_as_or_remove(running: Running, f
     # Not vacuous: the bar offered "s Save as  d Remove" on the link, and pressing them said no.
     assert "Save as" not in bar and "Remove" not in bar, bar
     assert not links.check_action("save", ()) and not links.check_action("remove", ())
+
+
+# Zoom a pane ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_plus_zooms_the_focused_pane_and_a_move_elsewhere_ends_it(
+    services: Services, fixture: Fixture, size: tuple[int, int]
+) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        workspace = app.workspace
+        notes, viewer = workspace.query_one(NoteList), workspace.query_one(NoteViewer)
+        reader = workspace.query_one("#reader")
+        await pilot.press("enter")  # the highlighted note, read
+        await until(pilot, lambda: viewer.has_focus_within)
+        await pilot.press("plus")
+        await until(pilot, lambda: reader.region.width == size[0])  # the whole width, borders included
+        assert not workspace.shows(notes) and workspace.zoomed is workspace.query_one("#reader")
+        await pilot.press("plus")  # again: shared as before
+        # (below 110 columns the reader fills the screen anyway while a note is read)
+        await until(pilot, lambda: workspace.zoomed is None and (size[0] < 110 or workspace.shows(notes)))
+        await pilot.press("plus", "escape")  # zoomed, then back to the list: the zoom ends
+        await until(pilot, lambda: notes.has_focus and workspace.shows(notes))
+        assert workspace.zoomed is None
+        notes.focus()
+        await pilot.press("plus")  # the list zoomed; opening a note shows the reader
+        await until(pilot, lambda: notes.region.width == size[0])
+        await pilot.press("enter")
+        await until(pilot, lambda: viewer.has_focus_within and workspace.shows(viewer))
+        assert workspace.zoomed is None

@@ -65,6 +65,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         Binding("ctrl+b", "toggle_sidebar", "Notebooks", show=False, id="app.sidebar",
                 tooltip="Show or hide the notebook tree"),
         Binding("escape", "back", "Back", id="app.back", tooltip="Back to the note list"),
+        Binding("plus", "zoom", "Zoom", show=False, id="app.zoom",
+                tooltip="Give the focused pane the whole width, or share it again (+ outside a text field)"),
     ]  # fmt: skip
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
@@ -231,6 +233,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         pane = next((node for node in widget.ancestors_with_self if node.id in _PANES), None)
         if pane is None:
             return
+        if not pane.has_class("-zoomed"):  # a move to another pane ends the zoom (+)
+            self._unzoom()
         if pane.id == "chat-pane":
             self.add_class("-chat")
             return
@@ -355,6 +359,30 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             # Back to where the person was: the reader if a note is open on a narrow screen.
             (self.query_one(NoteScroll) if self.reading else self.query_one(NoteList)).focus()
         release_keys(self.app)  # keys typed ahead go where the focus now is
+
+    # Zoom ----------------------------------------------------------------------------------------
+    @property
+    def zoomed(self) -> Widget | None:
+        """The pane given the whole width (``+``), if one is."""
+        return next(iter(self.query(".-zoomed")), None)
+
+    def action_zoom(self) -> None:
+        """Give the pane that holds the focus the whole width; again: share it as before."""
+        if self.zoomed is not None:
+            self._unzoom()
+            return
+        pane = next((p for p in self._panes() if p.has_focus_within), None)
+        if pane is not None:
+            pane.add_class("-zoomed")
+            self.add_class("-zoom")
+
+    def _panes(self) -> list[Widget]:
+        return [w for w in self.query("#workspace > *") if w.id in _PANES]
+
+    def _unzoom(self) -> None:
+        for pane in self.query(".-zoomed"):
+            pane.remove_class("-zoomed")
+        self.remove_class("-zoom")
 
     def action_toggle_sidebar(self) -> None:
         self.toggle_class("-no-tree")
