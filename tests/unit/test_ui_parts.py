@@ -240,3 +240,21 @@ def test_markdown_colours_accept_a_theme_whose_heading_style_is_none() -> None:
     theme = markdown_theme(variables, dark=True)
     assert theme.styles["markdown.h3"].bold is None and theme.styles["markdown.h1"].bold is True
     assert markdown_theme({"markdown-h2-text-style": "not a style"}, dark=False).styles["markdown.h2"]
+
+
+def test_a_path_is_completed_as_far_as_the_files_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from noted.ui.attachment_files import complete_path
+
+    (tmp_path / "Documents").mkdir()
+    (tmp_path / "Downloads").mkdir()
+    (tmp_path / "notes.md").write_text("x")
+    (tmp_path / ".hidden").write_text("x")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert complete_path("~/Doc") == "~/Documents/"  # a folder ends in /, the ~ is kept
+    assert complete_path("~/D") == "~/Do"  # as far as Documents and Downloads agree
+    assert complete_path("~/n") == "~/notes.md"
+    assert complete_path("~/") is None  # Documents, Downloads and notes.md share nothing
+    assert complete_path("~/.h") == "~/.hidden"  # hidden files once a dot is typed
+    assert complete_path("~/nothing") is None and complete_path(str(tmp_path / "no" / "x")) is None

@@ -87,3 +87,25 @@ def save_resource(store: Store, resource_id: str, path: Path, *, overwrite: bool
         partial.unlink(missing_ok=True)
         raise InvalidInputError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
     return len(data)
+
+
+# Completion --------------------------------------------------------------------------------
+
+
+def complete_path(typed: str) -> str | None:
+    """``typed`` completed as far as the files there agree (Tab in *Attach a file* and *Save as*):
+    ``~/Doc`` → ``~/Documents/`` (a folder ends in ``/``), or None when nothing more can be added.
+    Hidden files are offered only once a ``.`` is typed."""
+    folder, prefix = os.path.split(os.path.expanduser(typed))
+    try:
+        with os.scandir(folder or ".") as entries:
+            names = [
+                entry.name + ("/" if entry.is_dir() else "")
+                for entry in entries
+                if entry.name.startswith(prefix)
+                and (prefix.startswith(".") or not entry.name.startswith("."))
+            ]
+    except OSError:  # no such folder, or not one to read: nothing to offer
+        return None
+    common = os.path.commonprefix(names)
+    return typed + common[len(prefix) :] if len(common) > len(prefix) else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from textual import on
@@ -9,19 +10,52 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.suggester import Suggester
 from textual.widgets import Input, Label
+
+from noted.ui.attachment_files import complete_path
+
+
+class PathSuggester(Suggester):
+    """Suggests the rest of a path as far as the files there agree (read in a thread)."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        return await asyncio.to_thread(complete_path, value) if value else None
+
+
+class PathField(Input):
+    """A path: the completion shows in grey as you type, and Tab takes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "complete", "Complete", id="dialog.complete",
+                tooltip="Complete the path as far as the files there agree"),
+    ]  # fmt: skip
+
+    def action_complete(self) -> None:
+        if self._suggestion and self._suggestion != self.value:
+            self.value = self._suggestion
+            self.cursor_position = len(self.value)
 
 
 class TextPrompt(ModalScreen[str | None]):
-    """Returns the text typed (stripped), or None when cancelled or left empty."""
+    """Returns the text typed (stripped), or None when cancelled or left empty.
+
+    ``path=True``: the text is a file's path, completed with Tab (``PathField``).
+    """
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without changing anything"),
     ]
 
-    def __init__(self, title: str, *, value: str = "", placeholder: str = "", hint: str = "") -> None:
+    def __init__(
+        self, title: str, *, value: str = "", placeholder: str = "", hint: str = "", path: bool = False
+    ) -> None:
         super().__init__()
+        self._path = path
         self._title = title
         self._value = value
         self._placeholder = placeholder
@@ -30,7 +64,12 @@ class TextPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self._title, classes="dialog--title")
-            field = Input(self._value, placeholder=self._placeholder, select_on_focus=True)
+            if self._path:
+                field: Input = PathField(
+                    self._value, placeholder=self._placeholder, suggester=PathSuggester()
+                )
+            else:
+                field = Input(self._value, placeholder=self._placeholder, select_on_focus=True)
             field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
             yield field
             yield Label(self._hint or "Enter to accept · Esc to cancel", classes="dialog--hint")

@@ -135,8 +135,9 @@ class AttachmentFlows:
         default = await self._thread(partial(default_destination, name), "finding a folder")
         answer = await self._host.app.push_screen_wait(
             TextPrompt(
-                f'Save "{label}" as', value=default,
-                hint="A folder saves the file inside it · ~ is your home · Enter to save · Esc to cancel",
+                f'Save "{label}" as', value=default, path=True,
+                hint="A folder saves the file inside it · ~ is your home · Tab completes · Enter to save · "
+                "Esc to cancel",
             )
         )  # fmt: skip
         if not answer:
@@ -157,7 +158,8 @@ class AttachmentFlows:
         answer = await self._host.app.push_screen_wait(
             TextPrompt(
                 f'Attach a file to "{view.note.title or "(untitled)"}"', placeholder="~/path/to/file",
-                hint="~ is your home · the file is kept with the note and linked at its end · "
+                path=True,
+                hint="~ is your home · Tab completes · the file is kept with the note and linked at its end · "
                 "Enter to attach · Esc to cancel",
             )
         )  # fmt: skip
