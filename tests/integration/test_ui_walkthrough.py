@@ -109,3 +109,24 @@ async def test_plus_zooms_the_focused_pane_and_a_move_elsewhere_ends_it(
         await pilot.press("enter")
         await until(pilot, lambda: viewer.has_focus_within and workspace.shows(viewer))
         assert workspace.zoomed is None
+
+
+# Range marking -------------------------------------------------------------------------------------
+
+
+async def test_v_then_j_and_k_marks_a_range_and_v_ends_it(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        notes = app.workspace.query_one(NoteList)
+        notes.focus()
+        ids = [row.meta.id for row in notes.rows]
+        await pilot.press("G", "space")  # the last note marked on its own first: it stays marked
+        await pilot.press("g", "v", "j", "j")
+        await until(pilot, lambda: notes.marked == {ids[0], ids[1], ids[2], ids[3]})
+        await pilot.press("k")  # back up: the range shrinks, the mark made before it stays
+        await until(pilot, lambda: notes.marked == {ids[0], ids[1], ids[3]})
+        assert "(v ends)" in str(notes.border_title)
+        await pilot.press("v", "j", "j")  # ended: moving marks nothing more
+        await pilot.pause()
+        assert notes.marked == {ids[0], ids[1], ids[3]} and "(v ends)" not in str(notes.border_title)

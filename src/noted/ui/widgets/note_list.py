@@ -63,6 +63,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         Binding("enter", "select", "Open", id="list.open", tooltip="Open the highlighted note"),
         Binding("e", "edit", "Edit", id="list.edit", tooltip="Edit the highlighted note"),
         Binding("space", "mark", "Mark", id="list.mark", tooltip="Mark or unmark the note for triage"),
+        Binding("v", "mark_range", "Range", show=False, id="list.mark_range",
+                tooltip="Mark a range: v, then j/k mark every note the cursor passes; v again ends it"),
         Binding("asterisk", "mark_all", "Mark all", show=False, id="list.mark_all",
                 tooltip="Mark every loaded note, or clear the marks"),
         Binding("t", "tag", "Tag", id="list.tag", tooltip="Add (or -remove) tags on the marked notes"),
@@ -79,6 +81,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
     """Whether a page with notes came (``FirstNotesListed`` is said once)."""
     _highlighted_note: str | None = None
     """The note last announced by ``NoteHighlighted``."""
+    _range: tuple[int, frozenset[str]] | None = None
+    """While a range is marked (``v``): where it began, and the marks made before it."""
     _rebuilding = False
 
     highlighted: reactive[int | None] = reactive(None, repaint=False)
@@ -88,6 +92,7 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         super().watch_highlighted(new)
         if not self._rebuilding:
             self._announce(new)
+            self._extend_range(new)
         refresh_options(self, old, new)
 
     def _announce(self, index: int | None, *, left: bool = False) -> None:
@@ -182,10 +187,13 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         self.source = source
         self._total = None
         self.marked.clear()
+        self._range = None
         self._load(offset=0, limit=PAGE_SIZE, replace=True, keep=None)
 
     def refresh_notes(self) -> None:
-        """Read the loaded range again (notes were written), keeping the cursor on its note."""
+        """Read the loaded range again (notes were written), keeping the cursor on its note; a
+        range being marked ends (its rows may have moved)."""
+        self._range = None
         self._load(offset=0, limit=max(len(self.rows), PAGE_SIZE), replace=True, keep=self.highlighted_id)
 
     def _load(self, *, offset: int, limit: int, replace: bool, keep: str | None) -> None:
@@ -243,6 +251,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         # The marked count before the sort: a narrow list cuts the title's end, and the count is
         # what triage acts on.
         marked = f" · {len(self.marked)} marked" if self.marked else ""
+        if self._range is not None:
+            marked += " (v ends)"
         return f"{self.source.title} · {count}{marked} · by {_SORT_LABEL.get(self.order, self.order)}"
 
     @on(NoteTriage.Done)
@@ -317,6 +327,29 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         self.border_title = self._title()
         self.action_cursor_down()
 
+    def action_mark_range(self) -> None:
+        """Begin a range at the cursor (the marks made so far stay), or end the one under way."""
+        if self._range is not None:
+            self._range = None
+        elif self.highlighted is not None and self.highlighted < len(self.rows):
+            self._range = (self.highlighted, frozenset(self.marked))
+            self._extend_range(self.highlighted)
+        self.border_title = self._title()
+
+    def _extend_range(self, index: int | None) -> None:
+        """Mark the notes from where the range began to ``index``, and no others of the range."""
+        if self._range is None or index is None:
+            return
+        start, before = self._range
+        low, high = sorted((min(start, len(self.rows) - 1), min(index, len(self.rows) - 1)))
+        marked = set(before) | {row.meta.id for row in self.rows[low : high + 1]}
+        changed = marked ^ self.marked
+        self.marked = marked
+        for position, row in enumerate(self.rows):
+            if row.meta.id in changed:
+                self._redraw(position)
+        self.border_title = self._title()
+
     def action_mark_all(self) -> None:
         ids = {row.meta.id for row in self.rows}
         self.marked = set() if ids <= self.marked else ids
@@ -327,7 +360,7 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
     def clear_marks(self) -> None:
         """Forget the marks (after a triage action)."""
         marked = self.marked
-        self.marked = set()
+        self.marked, self._range = set(), None
         for index, row in enumerate(self.rows):
             if row.meta.id in marked:
                 self._redraw(index)
