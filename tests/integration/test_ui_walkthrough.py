@@ -18,6 +18,8 @@ from textual.widgets import Input
 from noted.services import Services
 from noted.settings.handles import AI_MODEL
 from noted.ui.app import NotedApp
+from noted.ui.dialogs.picker import NotebookPicker
+from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.messages import OpenNote
 from noted.ui.screens.settings import widget_id
 from noted.ui.widgets.key_bar import KeyBar
@@ -130,3 +132,55 @@ async def test_v_then_j_and_k_marks_a_range_and_v_ends_it(services: Services) ->
         await pilot.press("v", "j", "j")  # ended: moving marks nothing more
         await pilot.pause()
         assert notes.marked == {ids[0], ids[1], ids[3]} and "(v ends)" not in str(notes.border_title)
+
+
+# Undo of triage ------------------------------------------------------------------------------------
+
+
+async def test_z_undoes_the_last_tag_move_or_to_do_change(running: Running, fixture: Fixture) -> None:
+    store = running.app.services.store
+    notes = running.q(NoteList)
+
+    async def settled() -> None:
+        await running.until(lambda: not notes._loading and not notes.marked)
+        await running.pilot.pause()
+
+    notes.select_note(fixture.meeting)
+    await running.pilot.press("t")
+    await running.until(lambda: isinstance(running.app.screen, TextPrompt))
+    await running.pilot.press(*"urgent, -work", "enter")
+    await running.until(lambda: {t.title for t in store.note_tags(fixture.meeting)} == {"urgent"})
+    await settled()
+    await running.pilot.press("z")  # the tag added goes, the one taken off comes back
+    await running.until(lambda: {t.title for t in store.note_tags(fixture.meeting)} == {"work"})
+    await settled()
+
+    notes.select_note(fixture.meeting)
+    await running.pilot.press("m")
+    await running.until(lambda: isinstance(running.app.screen, NotebookPicker))
+    await running.pilot.press(*"home")
+    await running.until(lambda: running.app.screen.query_one("OptionList").option_count == 1)  # type: ignore[attr-defined]
+    await running.pilot.press("enter")
+    await running.until(lambda: store.get_note(fixture.meeting).parent_id == fixture.home)
+    await settled()
+    await running.pilot.press("z")
+    await running.until(lambda: store.get_note(fixture.meeting).parent_id == fixture.work)
+    await settled()
+
+    notes.select_note(fixture.groceries)  # a to-do, not done: done, then undone
+    await running.pilot.press("c")
+    await running.until(lambda: store.get_note(fixture.groceries).todo_completed > 0)
+    await settled()
+    await running.pilot.press("z")
+    await running.until(lambda: store.get_note(fixture.groceries).todo_completed == 0)
+    await settled()
+    notes.select_note(fixture.ideas)  # a plain note made a to-do, then back
+    await running.pilot.press("T")
+    await running.until(lambda: store.get_note(fixture.ideas).is_todo)
+    await settled()
+    await running.pilot.press("z")
+    await running.until(lambda: not store.get_note(fixture.ideas).is_todo)
+    await settled()
+    await running.pilot.press("z")  # once: nothing more to undo, and nothing changes
+    await running.pilot.pause()
+    assert not store.get_note(fixture.ideas).is_todo

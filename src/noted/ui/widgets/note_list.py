@@ -30,7 +30,7 @@ from noted.ui.messages import FirstNotesListed
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.note_rows import row_prompt
-from noted.ui.widgets.triage import NoteTriage
+from noted.ui.widgets.triage import NoteTriage, Undo
 from noted.ui.workers import ReportsWorkerFailures
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
@@ -73,6 +73,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         Binding("T", "todo", "To-do", show=False, id="list.todo", tooltip="Turn notes into to-dos and back"),
         Binding("d,delete", "trash", "Trash", id="list.trash", tooltip="Move the marked notes to the trash"),
         Binding("u", "restore", "Restore", show=False, id="list.restore", tooltip="Restore notes from the trash"),
+        Binding("z", "undo", "Undo", show=False, id="list.undo",
+                tooltip="Undo the last tag, move or to-do change (trash has u under Trash)"),
         Binding("s", "sort", "Sort", id="list.sort", tooltip="Sort by updated time, title or created time"),
         Binding("n", "new_note", "New", id="list.new_note", tooltip="Create a note in this notebook"),
     ]  # fmt: skip
@@ -81,6 +83,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
     """Whether a page with notes came (``FirstNotesListed`` is said once)."""
     _highlighted_note: str | None = None
     """The note last announced by ``NoteHighlighted``."""
+    _undo: Undo = ()
+    """What puts the last tag, move or to-do change back (``z``)."""
     _range: tuple[int, frozenset[str]] | None = None
     """While a range is marked (``v``): where it began, and the marks made before it."""
     _rebuilding = False
@@ -258,6 +262,7 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
     @on(NoteTriage.Done)
     def _triaged(self, message: NoteTriage.Done) -> None:
         self.clear_marks()
+        self._undo = message.undo
         if message.failures:
             first = message.failures[0]
             more = f" (and {len(message.failures) - 1} more)" if len(message.failures) > 1 else ""
@@ -393,6 +398,14 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
 
     def action_restore(self) -> None:
         self.triage.restore(self.targets())
+
+    def action_undo(self) -> None:
+        """Put back the last tag, move or to-do change (once)."""
+        undo, self._undo = self._undo, ()
+        if undo:
+            self.triage.undo(undo)
+        else:
+            self.notify("Nothing to undo: z undoes the last tag, move or to-do change.", severity="warning")
 
     def action_new_note(self) -> None:
         self.triage.new_note(self.source, self.highlighted_meta)

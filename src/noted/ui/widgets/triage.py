@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from noted.ui.widgets.note_list import NoteList
 
 
+Undo = tuple[Callable[[], object], ...]
+"""What puts a triage action's notes back, one callable a note (run in a thread)."""
+Apply = Callable[[NoteMeta], "Callable[[], object] | bool"]
+"""A triage action on one note: False when it changed nothing, else True or its undo."""
+UNDO_HINT = "z undoes"
+
+
 def parse_tag_edit(text: str) -> tuple[list[str], list[str]]:
     """``"work, -draft"`` → (tags to add, tags to remove)."""
     add: list[str] = []
@@ -45,35 +52,43 @@ class NoteTriage:
     """Tag, move, complete, trash and restore notes of one ``NoteList``."""
 
     class Done(Message, bubble=False):
-        """A triage action finished: ``summary`` is shown; ``select`` is a note to put the cursor on."""
+        """A triage action finished: ``summary`` is shown; ``select`` is a note to put the cursor on;
+        ``undo`` puts back what it changed (empty when it cannot be undone this way)."""
 
-        def __init__(self, summary: str, failures: tuple[str, ...], select: str | None = None) -> None:
+        def __init__(
+            self, summary: str, failures: tuple[str, ...], select: str | None = None, undo: Undo = ()
+        ) -> None:
             super().__init__()
             self.summary = summary
             self.failures = failures
             self.select = select
+            self.undo = undo
 
     def __init__(self, note_list: NoteList, store: Store) -> None:
         self._list = note_list
         self._store = store
 
-    def _each(
-        self, description: str, notes: Sequence[NoteMeta], apply: Callable[[NoteMeta], bool], done: str
-    ) -> None:
-        """Apply ``apply`` to each note in a worker; it returns False for a note it skipped."""
+    def _each(self, description: str, notes: Sequence[NoteMeta], apply: Apply, done: str) -> None:
+        """Apply ``apply`` to each note in a worker; it returns False for a note it skipped, or
+        what puts the note back as it was (``undo``)."""
         if not notes:
             self._list.notify("No note is highlighted.", severity="warning")
             return
         note_list = self._list
 
         def run() -> None:
-            changed, failures = 0, []
+            changed, failures, undo = 0, [], []
             for note in notes:
                 try:
-                    changed += apply(note)
+                    result = apply(note)
                 except NotedError as exc:
                     failures.append(f"{note.title}: {exc}")
-            note_list.post_message(self.Done(done.format(n=plural(changed, "note")), tuple(failures)))
+                    continue
+                changed += bool(result)
+                if callable(result):
+                    undo.append(result)
+            summary = done.format(n=plural(changed, "note")) + (f" ({UNDO_HINT})" if undo else "")
+            note_list.post_message(self.Done(summary, tuple(failures), undo=tuple(undo)))
 
         note_list.run_worker(run, thread=True, group="triage", exit_on_error=False, description=description)
 
@@ -83,9 +98,12 @@ class NoteTriage:
             if not add and not remove:
                 return
 
-            def one(note: NoteMeta) -> bool:
-                ops.edit_tags(self._store, note.id, add, remove, actor=ACTOR_USER)
-                return True
+            def one(note: NoteMeta) -> Callable[[], object] | bool:
+                done = ops.edit_tags(self._store, note.id, add, remove, actor=ACTOR_USER)
+                back = (list(done.removed), list(done.added))
+                if not done.added and not done.removed:
+                    return True
+                return lambda: ops.edit_tags(self._store, note.id, *back, actor=ACTOR_USER)
 
             self._each("tagging notes", notes, one, "Tags changed on {n}.")
 
@@ -107,8 +125,10 @@ class NoteTriage:
     def move_to(self, notes: Sequence[NoteMeta], folder_id: str) -> None:
         """Move ``notes`` into the notebook ``folder_id``."""
 
-        def one(note: NoteMeta) -> bool:
-            return ops.move_note(self._store, note.id, folder_id, actor=ACTOR_USER).changed
+        def one(note: NoteMeta) -> Callable[[], object] | bool:
+            if not ops.move_note(self._store, note.id, folder_id, actor=ACTOR_USER).changed:
+                return False
+            return lambda: ops.move_note(self._store, note.id, note.parent_id, actor=ACTOR_USER)
 
         self._each("moving notes", notes, one, "Moved {n}.")
 
@@ -123,16 +143,28 @@ class NoteTriage:
         reopen = bool(todos and todos[0].todo_completed)
         stamp = now_ms()
 
-        def one(note: NoteMeta) -> bool:
-            return ops.set_completed(self._store, note.id, not reopen, actor=ACTOR_USER, stamp=stamp).changed
+        def one(note: NoteMeta) -> Callable[[], object] | bool:
+            if not ops.set_completed(self._store, note.id, not reopen, actor=ACTOR_USER, stamp=stamp).changed:
+                return False
+            was, when = bool(note.todo_completed), note.todo_completed or None
+            return lambda: ops.set_completed(self._store, note.id, was, actor=ACTOR_USER, stamp=when)
 
         self._each("completing to-dos", todos, one, "Reopened {n}." if reopen else "Completed {n}.")
 
     def toggle_todo(self, notes: Sequence[NoteMeta]) -> None:
         make = bool(notes and not notes[0].is_todo)
 
-        def one(note: NoteMeta) -> bool:
-            return ops.set_todo(self._store, note.id, make, actor=ACTOR_USER).changed
+        def one(note: NoteMeta) -> Callable[[], object] | bool:
+            if not ops.set_todo(self._store, note.id, make, actor=ACTOR_USER).changed:
+                return False
+            completed = note.todo_completed
+
+            def back() -> None:
+                ops.set_todo(self._store, note.id, not make, actor=ACTOR_USER)
+                if completed:  # a done to-do made a plain note comes back done
+                    ops.set_completed(self._store, note.id, True, actor=ACTOR_USER, stamp=completed)
+
+            return back
 
         self._each(
             "switching to-dos", notes, one, "Made {n} into to-dos." if make else "Made {n} into plain notes."
@@ -151,6 +183,22 @@ class NoteTriage:
             return ops.restore_note(self._store, note.id, actor=ACTOR_USER).changed
 
         self._each("restoring notes", notes, one, "Restored {n}.")
+
+    def undo(self, undo: Undo) -> None:
+        """Put back what the last tag, move or to-do change did (``Done.undo``), note by note."""
+        note_list = self._list
+
+        def run() -> None:
+            undone, failures = 0, []
+            for back in reversed(undo):
+                try:
+                    back()
+                    undone += 1
+                except NotedError as exc:  # the note was deleted or changed meanwhile
+                    failures.append(str(exc))
+            note_list.post_message(self.Done(f"Undone on {plural(undone, 'note')}.", tuple(failures)))
+
+        note_list.run_worker(run, thread=True, group="triage", exit_on_error=False, description="undoing")
 
     def new_note(self, source: NoteSource, near: NoteMeta | None) -> None:
         """Ask for a title and create a note in the listed notebook, else beside the highlighted note,
