@@ -67,11 +67,14 @@ async def test_a_resumed_chat_keeps_its_change_cards_and_whether_they_were_undon
     services.settings.set("ai.tool.edit_current.enabled", True)
     services.settings.set("ai.approveWrites", False)
     note = make_note(services)
-    first_run = [
+    first_run: list[Turn] = [
         [CallTool("editor_replace", {"anchor": "- milk", "text": "- oat milk"})],
         [Reply("Changed.")],
     ]
-    second_run = [[CallTool("editor_replace", {"anchor": "- tea", "text": "- green tea"})], [Reply("Again.")]]
+    second_run: list[Turn] = [
+        [CallTool("editor_replace", {"anchor": "- tea", "text": "- green tea"})],
+        [Reply("Again.")],
+    ]
     app, _ = host(services, first_run, second_run, note_id=note)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)

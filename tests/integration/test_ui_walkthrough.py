@@ -21,7 +21,7 @@ from noted.ui.app import NotedApp
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.messages import OpenNote
-from noted.ui.screens.settings import widget_id
+from noted.ui.screens.settings_sections import widget_id
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
