@@ -17,6 +17,7 @@ from textual.widgets import Input
 
 from noted.services import Services
 from noted.settings.handles import AI_MODEL
+from noted.ui import zoom
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
@@ -98,19 +99,21 @@ async def test_plus_zooms_the_focused_pane_and_a_move_elsewhere_ends_it(
         await until(pilot, lambda: viewer.has_focus_within)
         await pilot.press("plus")
         await until(pilot, lambda: reader.region.width == size[0])  # the whole width, borders included
-        assert not workspace.shows(notes) and workspace.zoomed is workspace.query_one("#reader")
+        assert not workspace.shows(notes) and zoom.zoomed(workspace) is workspace.query_one("#reader")
         await pilot.press("plus")  # again: shared as before
         # (below 110 columns the reader fills the screen anyway while a note is read)
-        await until(pilot, lambda: workspace.zoomed is None and (size[0] < 110 or workspace.shows(notes)))
+        await until(
+            pilot, lambda: zoom.zoomed(workspace) is None and (size[0] < 110 or workspace.shows(notes))
+        )
         await pilot.press("plus", "escape")  # zoomed, then back to the list: the zoom ends
         await until(pilot, lambda: notes.has_focus and workspace.shows(notes))
-        assert workspace.zoomed is None
+        assert zoom.zoomed(workspace) is None
         notes.focus()
         await pilot.press("plus")  # the list zoomed; opening a note shows the reader
         await until(pilot, lambda: notes.region.width == size[0])
         await pilot.press("enter")
         await until(pilot, lambda: viewer.has_focus_within and workspace.shows(viewer))
-        assert workspace.zoomed is None
+        assert zoom.zoomed(workspace) is None
 
 
 # Range marking -------------------------------------------------------------------------------------

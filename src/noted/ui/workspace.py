@@ -26,6 +26,7 @@ from textual.widgets import ContentSwitcher
 
 from noted.services import Services
 from noted.settings import handles
+from noted.ui import zoom
 from noted.ui.empty_trash import empty_trash
 from noted.ui.messages import OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
@@ -65,8 +66,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         Binding("ctrl+b", "toggle_sidebar", "Notebooks", show=False, id="app.sidebar",
                 tooltip="Show or hide the notebook tree"),
         Binding("escape", "back", "Back", id="app.back", tooltip="Back to the note list"),
-        Binding("plus", "zoom", "Zoom", show=False, id="app.zoom",
-                tooltip="Give the focused pane the whole width, or share it again (+ outside a text field)"),
+        Binding("plus", "zoom", "Zoom", show=False, id="app.zoom", tooltip="Whole width for the focused pane, or shared"),
     ]  # fmt: skip
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
@@ -79,8 +79,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         super().__init__(id="workspace-screen")
         self.services = services
         self._first_look = first_look
-        self._chat_size = 0
-        """The chat's size in tokens (0: no chat, or a new one), shown of ``ai.budgetTokens``."""
+        self._chat_size = 0  # the chat's size in tokens (0: no chat, or a new one)
 
     def compose(self) -> ComposeResult:
         store = self.services.store
@@ -103,7 +102,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one(NoteList).load_first(None if first is None else first.take_page())
 
     def show_settings(self) -> None:
-        """Show the model in use in the status bar, and the MCP server when it is switched off."""
+        """Show the model in use, the MCP server when it is switched off and the chat's budget."""
         status = self.query_one(StatusBar)
         for part, text in self._settings_parts(status.part("mcp")).items():
             status.set_part(part, text)
@@ -234,7 +233,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if pane is None:
             return
         if not pane.has_class("-zoomed"):  # a move to another pane ends the zoom (+)
-            self._unzoom()
+            zoom.unzoom(self)
         if pane.id == "chat-pane":
             self.add_class("-chat")
             return
@@ -322,12 +321,11 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             viewer.reload()
 
     def on_chat_pane_usage_changed(self, event: ChatPane.UsageChanged) -> None:
-        # Of the budget, as the next request will be measured; not the sum of every request.
         self._chat_size = event.size
         self._show_size()
 
     def _show_size(self) -> None:
-        """The chat's size of ``ai.budgetTokens`` as it is now (a shell may have changed it)."""
+        """The chat's size (as the next request is measured) of ``ai.budgetTokens`` as it is now."""
         size, budget = self._chat_size, self.services.settings.get(handles.AI_BUDGET_TOKENS)
         self.query_one(StatusBar).set_part("tokens", f"{size:,} of {budget:,} tokens" if size else "")
 
@@ -360,29 +358,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             (self.query_one(NoteScroll) if self.reading else self.query_one(NoteList)).focus()
         release_keys(self.app)  # keys typed ahead go where the focus now is
 
-    # Zoom ----------------------------------------------------------------------------------------
-    @property
-    def zoomed(self) -> Widget | None:
-        """The pane given the whole width (``+``), if one is."""
-        return next(iter(self.query(".-zoomed")), None)
-
-    def action_zoom(self) -> None:
-        """Give the pane that holds the focus the whole width; again: share it as before."""
-        if self.zoomed is not None:
-            self._unzoom()
-            return
-        pane = next((p for p in self._panes() if p.has_focus_within), None)
-        if pane is not None:
-            pane.add_class("-zoomed")
-            self.add_class("-zoom")
-
-    def _panes(self) -> list[Widget]:
-        return [w for w in self.query("#workspace > *") if w.id in _PANES]
-
-    def _unzoom(self) -> None:
-        for pane in self.query(".-zoomed"):
-            pane.remove_class("-zoomed")
-        self.remove_class("-zoom")
+    def action_zoom(self) -> None:  # +: the focused pane takes the whole width; again: shared
+        zoom.toggle(self, (w for w in self.query("#workspace > *") if w.id in _PANES))
 
     def action_toggle_sidebar(self) -> None:
         self.toggle_class("-no-tree")

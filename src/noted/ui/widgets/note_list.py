@@ -30,7 +30,7 @@ from noted.ui.messages import FirstNotesListed
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.note_rows import row_prompt
-from noted.ui.widgets.triage import NoteTriage, Undo
+from noted.ui.widgets.triage import NoteTriage, range_marks
 from noted.ui.workers import ReportsWorkerFailures
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
@@ -83,8 +83,6 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
     """Whether a page with notes came (``FirstNotesListed`` is said once)."""
     _highlighted_note: str | None = None
     """The note last announced by ``NoteHighlighted``."""
-    _undo: Undo = ()
-    """What puts the last tag, move or to-do change back (``z``)."""
     _range: tuple[int, frozenset[str]] | None = None
     """While a range is marked (``v``): where it began, and the marks made before it."""
     _rebuilding = False
@@ -195,8 +193,7 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         self._load(offset=0, limit=PAGE_SIZE, replace=True, keep=None)
 
     def refresh_notes(self) -> None:
-        """Read the loaded range again (notes were written), keeping the cursor on its note; a
-        range being marked ends (its rows may have moved)."""
+        """Read the loaded notes again (some were written), keeping the cursor on its note."""
         self._range = None
         self._load(offset=0, limit=max(len(self.rows), PAGE_SIZE), replace=True, keep=self.highlighted_id)
 
@@ -262,7 +259,7 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
     @on(NoteTriage.Done)
     def _triaged(self, message: NoteTriage.Done) -> None:
         self.clear_marks()
-        self._undo = message.undo
+        self.triage.last = message.undo
         if message.failures:
             first = message.failures[0]
             more = f" (and {len(message.failures) - 1} more)" if len(message.failures) > 1 else ""
@@ -345,11 +342,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         """Mark the notes from where the range began to ``index``, and no others of the range."""
         if self._range is None or index is None:
             return
-        start, before = self._range
-        low, high = sorted((min(start, len(self.rows) - 1), min(index, len(self.rows) - 1)))
-        marked = set(before) | {row.meta.id for row in self.rows[low : high + 1]}
-        changed = marked ^ self.marked
-        self.marked = marked
+        marked = range_marks([row.meta.id for row in self.rows], *self._range, index)
+        changed, self.marked = marked ^ self.marked, marked
         for position, row in enumerate(self.rows):
             if row.meta.id in changed:
                 self._redraw(position)
@@ -400,12 +394,7 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         self.triage.restore(self.targets())
 
     def action_undo(self) -> None:
-        """Put back the last tag, move or to-do change (once)."""
-        undo, self._undo = self._undo, ()
-        if undo:
-            self.triage.undo(undo)
-        else:
-            self.notify("Nothing to undo: z undoes the last tag, move or to-do change.", severity="warning")
+        self.triage.undo()
 
     def action_new_note(self) -> None:
         self.triage.new_note(self.source, self.highlighted_meta)

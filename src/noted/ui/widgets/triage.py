@@ -34,6 +34,13 @@ Apply = Callable[[NoteMeta], "Callable[[], object] | bool"]
 UNDO_HINT = "z undoes"
 
 
+def range_marks(ids: Sequence[str], start: int, before: frozenset[str], index: int) -> set[str]:
+    """The marks while a range is marked (``v``): those made ``before`` it, and the notes of ``ids``
+    from ``start`` to ``index``."""
+    low, high = sorted((min(start, len(ids) - 1), min(index, len(ids) - 1)))
+    return set(before) | set(ids[low : high + 1])
+
+
 def parse_tag_edit(text: str) -> tuple[list[str], list[str]]:
     """``"work, -draft"`` → (tags to add, tags to remove)."""
     add: list[str] = []
@@ -67,6 +74,8 @@ class NoteTriage:
     def __init__(self, note_list: NoteList, store: Store) -> None:
         self._list = note_list
         self._store = store
+        self.last: Undo = ()
+        """What puts the last tag, move or to-do change back (``z``); the list sets it from ``Done``."""
 
     def _each(self, description: str, notes: Sequence[NoteMeta], apply: Apply, done: str) -> None:
         """Apply ``apply`` to each note in a worker; it returns False for a note it skipped, or
@@ -184,8 +193,14 @@ class NoteTriage:
 
         self._each("restoring notes", notes, one, "Restored {n}.")
 
-    def undo(self, undo: Undo) -> None:
-        """Put back what the last tag, move or to-do change did (``Done.undo``), note by note."""
+    def undo(self) -> None:
+        """Put back what the last tag, move or to-do change did (``Done.undo``), note by note, once."""
+        undo, self.last = self.last, ()
+        if not undo:
+            self._list.notify(
+                "Nothing to undo: z undoes the last tag, move or to-do change.", severity="warning"
+            )
+            return
         note_list = self._list
 
         def run() -> None:
