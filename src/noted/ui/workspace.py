@@ -232,7 +232,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         pane = next((node for node in widget.ancestors_with_self if node.id in _PANES), None)
         if pane is None:
             return
-        if not pane.has_class("-zoomed"):  # a move to another pane ends the zoom (+)
+        if self.has_class("-zoom") and not pane.has_class("-zoomed"):  # a move elsewhere ends a zoom
             zoom.unzoom(self)
         if pane.id == "chat-pane":
             self.add_class("-chat")
