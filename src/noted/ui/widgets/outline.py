@@ -202,7 +202,8 @@ too, the file is deleted for good. {note.attachment.add} in the note attaches a 
 
     @on(OptionList.OptionHighlighted)
     def _moved(self) -> None:
-        self.refresh_bindings()
+        if self.has_focus:  # the key bar shows the focused pane's keys: nothing to redo otherwise
+            self.refresh_bindings()
 
     def _attachment(self) -> str | None:
         option = self.highlighted_option
