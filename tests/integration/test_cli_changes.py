@@ -59,7 +59,7 @@ def test_revert_and_revert_after_an_edit_keeps_both(cli: Cli) -> None:
     result = cli("changes", "revert", str(entry["id"]))
     assert result.code == 3, result.err  # both sides kept
     assert "kept both" in result.out
-    assert cli.json("show", note_id)["body"] == "one\n2\nthree\nmine"
+    assert cli.json("show", note_id)["body"] == "one\n2\nthree\nmine\n"  # --append ends its line
     copies = [n for n in cli.json("notes") if n["title"].startswith("Plan (conflict")]
     assert len(copies) == 1
     assert cli.json("changes") == []

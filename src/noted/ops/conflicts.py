@@ -210,18 +210,20 @@ def _link_text(title: str) -> str:
 
 
 def _diff(old_title: str, old_body: str, new_title: str, new_body: str, side: str) -> str:
-    return text_diff((old_title, old_body), (new_title, new_body), ("as you opened it", side))
+    return text_diff((old_title, old_body), (new_title, new_body), ("as you opened it", side), DIFF_CONTEXT)
 
 
 DIFF_CONTEXT = 5
-"""Unchanged lines shown around each change: enough to tell where in the note it is (with 2, a
-change showed as some 5 lines, too few to judge a conflict by)."""
+"""Unchanged lines the conflict view shows around each change: enough to tell where in the note it
+is (with 2, a change showed as some 5 lines, too few to judge a conflict by). Its sides scroll to
+the first change; the review's short diffs keep the default 2, so the change itself is in view."""
 
 
-def text_diff(old: tuple[str, str], new: tuple[str, str], labels: tuple[str, str]) -> str:
-    """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line."""
+def text_diff(old: tuple[str, str], new: tuple[str, str], labels: tuple[str, str], context: int = 2) -> str:
+    """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line,
+    ``context`` unchanged lines around each change."""
     old_lines = [f"# {old[0]}\n", *old[1].splitlines(keepends=True)]
     new_lines = [f"# {new[0]}\n", *new[1].splitlines(keepends=True)]
-    lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=DIFF_CONTEXT)
+    lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=context)
     text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
     return text or "(no change)\n"
