@@ -22,7 +22,7 @@ from noted.ui.app import NotedApp
 from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
-from noted.ui.messages import FirstNotesListed, OpenNote, StoreChanged
+from noted.ui.messages import FirstNotesListed, OpenNote, StatusPart, StoreChanged
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
@@ -419,5 +419,20 @@ async def test_the_chat_leaves_the_note_a_readable_width(fixture: Fixture, width
                 pilot,
                 lambda: app.workspace.query_one(NoteList).display and not app.workspace.has_class("-chat"),
             )
+    finally:
+        services.close()
+
+
+async def test_a_status_word_after_the_screens_are_gone_is_dropped(fixture: Fixture) -> None:
+    # A thread's late StatusPart reached the app after its screens were gone and raised IndexError
+    # in teardown (seen in loaded full runs); it must be dropped, and one during the run still shown.
+    services = open_services(fixture.root)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            app.post_message(StatusPart("model", "gpt-test"))
+            await until(pilot, lambda: "gpt-test" in str(app.status.render()))
+        assert not app.screen_stack
+        app._status_part(StatusPart("model", "late"))  # raised IndexError before the guard
     finally:
         services.close()

@@ -223,11 +223,13 @@ class NotedApp(App[None]):
 
     @on(IndexerStatusChanged)
     def _index_status(self, event: IndexerStatusChanged) -> None:
-        self.status.set_index(event.status)
+        if self.screen_stack:
+            self.status.set_index(event.status)
 
     @on(StatusPart)
     def _status_part(self, event: StatusPart) -> None:
-        self.set_status(event.part, event.text)
+        if self.screen_stack:  # not a late word from a thread while the app closes
+            self.set_status(event.part, event.text)
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:

@@ -23,6 +23,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static
 
+from noted.ui.patches.binding_chain import working_bindings
+
 EVERYWHERE = "Everywhere"
 
 
@@ -108,17 +110,8 @@ def _pointless(node: DOMNode, binding: Binding) -> bool:
 
 
 def _working_bindings(screen: Screen[object]) -> list[tuple[DOMNode, Binding]]:
-    """What each key does on ``screen`` now, as ``Screen.active_bindings`` finds it (the focused
-    widget first; a priority binding wins), leaving out the keys that would do nothing."""
-    app = screen.app
-    found: dict[str, tuple[DOMNode, Binding]] = {}
-    for node, bindings in screen._modal_binding_chain:
-        for key, binding in bindings:
-            if _pointless(node, binding) or app._check_action_state(binding.action, node) is False:
-                continue
-            if key not in found or (binding.priority and not found[key][1].priority):
-                found[key] = (node, binding)
-    return list(found.values())
+    """What each key does on ``screen`` now, leaving out the keys that would do nothing."""
+    return working_bindings(screen, _pointless)
 
 
 def pane_help(screen: Screen[object]) -> str:

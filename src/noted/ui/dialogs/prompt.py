@@ -35,9 +35,15 @@ class PathField(Input):
     ]  # fmt: skip
 
     def action_complete(self) -> None:
-        if self._suggestion and self._suggestion != self.value:
-            self.value = self._suggestion
-            self.cursor_position = len(self.value)
+        # Reads the folder afresh rather than waiting on the grey suggestion, which a quick Tab
+        # can beat (it is read in a thread too).
+        self.run_worker(self._complete(self.value), exclusive=True, group="complete-path")
+
+    async def _complete(self, typed: str) -> None:
+        done = await asyncio.to_thread(complete_path, typed) if typed else None
+        if done and self.value == typed:  # nothing typed meanwhile
+            self.value = done
+            self.cursor_position = len(done)
 
 
 class TextPrompt(ModalScreen[str | None]):

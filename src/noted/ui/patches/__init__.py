@@ -17,7 +17,7 @@ Three kinds, one switch:
   (``noted.ui.crash.LastResort``);
 - helpers that read or call private names for a widget, and fall back to Textual's way when off:
   ``pending_layout`` (``Workspace.refresh``), ``option_rows`` (``NoteList``), ``raw_output``
-  (``CopiesThroughTmux``: a copy passed through tmux).
+  (``CopiesThroughTmux``: a copy passed through tmux), ``binding_chain`` (the keys the help lists).
 
 ``install`` turns on each patch written for the running Textual and leaves out, with one warning in
 ``noted.log``, any written for another release: noted then runs as plain Textual does, slower but
@@ -27,6 +27,7 @@ correct. ``NotedApp`` installs them when it is built; nothing else has to.
 from __future__ import annotations
 
 from noted.ui.patches import (
+    binding_chain,
     crash_output,
     focus_within,
     option_rows,
@@ -51,6 +52,7 @@ PATCHES: tuple[Patch, ...] = (
     option_rows.PATCH,
     crash_output.PATCH,
     raw_output.PATCH,
+    binding_chain.PATCH,
 )
 """Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
 

@@ -71,10 +71,15 @@ class KeyBar(Widget):
         app = self.app
         if not app.ENABLE_COMMAND_PALETTE:
             return None
-        for binding in app._bindings.key_to_bindings.get(app.COMMAND_PALETTE_BINDING, ()):
-            if binding.priority:
-                return binding
-        return None
+        # Textual's own, which it adds to an app that declares none (noted does not): its key,
+        # as a priority binding.
+        return Binding(
+            app.COMMAND_PALETTE_BINDING,
+            "app.command_palette",
+            "palette",
+            key_display=app.COMMAND_PALETTE_DISPLAY,
+            priority=True,
+        )
 
     def _key(self, binding: Binding, enabled: bool) -> Content:
         shown = self.app.get_key_display(binding)
