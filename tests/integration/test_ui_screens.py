@@ -17,7 +17,8 @@ import pytest
 from tests.integration.ui_support import Fixture, open_services, until
 from textual._compositor import Compositor
 from textual.pilot import Pilot
-from textual.widgets import Checkbox, Input, Label, OptionList, Select
+from textual.visual import VisualType
+from textual.widgets import Checkbox, Input, Label, OptionList, Select, Static
 
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft
@@ -464,6 +465,31 @@ async def test_switching_the_mcp_server_on_and_off(services: Services) -> None:
         with pytest.raises(httpx.ConnectError):
             async with httpx.AsyncClient() as client:
                 await client.get(f"{url}/healthz")
+
+
+async def test_the_mcp_state_is_redrawn_only_when_it_changes(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The screen looks at the server's state twice a second; redrawing it unchanged laid the whole
+    # screen out again each time (a few hundred widgets), so an idle settings screen kept a core busy.
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+        state = screen.query_one("#mcp-state", Static)
+        drawn: list[VisualType] = []
+        draw = state.update
+
+        def counted(content: VisualType = "", *, layout: bool = True) -> None:
+            drawn.append(content)
+            draw(content, layout=layout)
+
+        monkeypatch.setattr(state, "update", counted)
+        for _ in range(3):
+            screen._refresh_mcp_state()  # what the timer calls
+        assert drawn == []  # fails without the check: three redraws of the same line
+        services.settings.set("mcp.port", 4321)  # as `noted config` would, from outside the screen
+        await until(pilot, lambda: "127.0.0.1:4321" in str(state.content))
+        assert len(drawn) == 1
 
 
 async def test_f2_inside_the_settings_does_not_open_a_second_one(services: Services) -> None:

@@ -206,7 +206,11 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         self.post_message(self.Touched(tuple(change.key for change in changes)))  # any thread
 
     def _refresh_mcp_state(self) -> None:
-        self.query_one("#mcp-state", Static).update(Content(self._mcp_state_text()))
+        """Show the server's state if it changed: an update lays the whole screen out again."""
+        state = self.query_one("#mcp-state", Static)
+        text = Content(self._mcp_state_text())
+        if text != state.content:
+            state.update(text)
 
     # Changing ------------------------------------------------------------------------------------
     @on(Switch.Changed)
