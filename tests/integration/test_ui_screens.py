@@ -467,6 +467,19 @@ async def test_switching_the_mcp_server_on_and_off(services: Services) -> None:
                 await client.get(f"{url}/healthz")
 
 
+def _redraws(monkeypatch: pytest.MonkeyPatch, widget: Static) -> list[VisualType]:
+    """What ``widget`` is given to show from now on, one entry per ``update``."""
+    drawn: list[VisualType] = []
+    draw = widget.update
+
+    def counted(content: VisualType = "", *, layout: bool = True) -> None:
+        drawn.append(content)
+        draw(content, layout=layout)
+
+    monkeypatch.setattr(widget, "update", counted)
+    return drawn
+
+
 async def test_the_mcp_state_is_redrawn_only_when_it_changes(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -476,20 +489,37 @@ async def test_the_mcp_state_is_redrawn_only_when_it_changes(
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_settings(pilot)
         state = screen.query_one("#mcp-state", Static)
-        drawn: list[VisualType] = []
-        draw = state.update
-
-        def counted(content: VisualType = "", *, layout: bool = True) -> None:
-            drawn.append(content)
-            draw(content, layout=layout)
-
-        monkeypatch.setattr(state, "update", counted)
+        drawn = _redraws(monkeypatch, state)
         for _ in range(3):
             screen._refresh_mcp_state()  # what the timer calls
         assert drawn == []  # fails without the check: three redraws of the same line
         services.settings.set("mcp.port", 4321)  # as `noted config` would, from outside the screen
         await until(pilot, lambda: "127.0.0.1:4321" in str(state.content))
         assert len(drawn) == 1
+
+
+async def test_a_setting_without_an_error_leaves_its_error_line_alone(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every save (each blur of a text field, changed or not) cleared the error line by redrawing
+    # it, which lays the whole screen out again; the line is drawn only when its text changes.
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+        field = screen.query_one(f"#{widget_id('ai.timeoutSeconds')}", Input)
+        error = screen.query_one(f"#{widget_id('ai.timeoutSeconds')}-error", Label)
+        drawn = _redraws(monkeypatch, error)
+        screen._save("ai.timeoutSeconds", field.value)  # what Enter or a blur does with the value it holds
+        assert drawn == [] and not error.display  # fails without the check: one redraw of ""
+        field.value = "2"  # below the minimum: the error shows, and is drawn once
+        await field.action_submit()
+        await until(pilot, lambda: error.display)
+        assert len(drawn) == 1 and "5" in str(error.content)
+        field.value = "60"
+        await field.action_submit()
+        await until(pilot, lambda: not error.display and screen.saving == 0)
+        assert len(drawn) == 2 and str(error.content) == ""
+        assert services.settings.resolve("ai.timeoutSeconds").value == 60
 
 
 async def test_f2_inside_the_settings_does_not_open_a_second_one(services: Services) -> None:

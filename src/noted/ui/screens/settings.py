@@ -299,9 +299,13 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         self._show_error(message.key, message.error)
 
     def _show_error(self, key: str, error: str | None) -> None:
+        """Show ``error`` under the setting, or hide it; an update lays the whole screen out again,
+        so a line that already says it (no error, every save) is left alone."""
         found = self.query(f"#{widget_id(key)}-error")
         label = found.first(Label) if found else self.query_one("#tools-error", Label)
-        label.update(Content(error or ""))
+        text = Content(error or "")
+        if text != label.content:
+            label.update(text)
         label.display = error is not None
 
     @on(Touched)
