@@ -371,6 +371,10 @@ def test_chat_focus_without_colour(
         # anchored to its end, had scrolled there after the card grew (the screenshot was a line up).
         log = app.query_one(ChatLog)
         await until(pilot, lambda: app.focused is title and log.scroll_y == log.max_scroll_y)
+        # A fresh-clone CI run beside two CPU burners caught the log's scrollbar mid-way: the
+        # scroll to the end is animated, so wait for the animations, then for the end again.
+        await pilot.wait_for_scheduled_animations()
+        await until(pilot, lambda: log.scroll_y == log.max_scroll_y)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
