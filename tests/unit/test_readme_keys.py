@@ -38,6 +38,7 @@ from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import PathField, TextPrompt
 from noted.ui.key_hints import PLACEHOLDER, KeyHints, class_bindings, spoken
 from noted.ui.screens.changes import ChangesList, ChangesScreen
+from noted.ui.screens.history import HistoryScreen, RevisionList
 from noted.ui.screens.search import QueryField, ResultList, SearchScreen
 from noted.ui.screens.settings import SettingsScreen
 from noted.ui.widgets.note_editor import NoteEditor
@@ -63,6 +64,7 @@ PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = 
     "earlier chats": ((ConversationPicker,), AROUND),
     "search": ((SearchScreen, QueryField, ResultList), (NotedApp,)),
     "changes": ((ChangesScreen, ChangesList), (NotedApp,)),
+    "history": ((HistoryScreen, RevisionList), (NotedApp,)),
     "settings": ((SettingsScreen,), (NotedApp, Input, Switch)),
 }
 """Each row's panes (whose every binding with an id must be in it) and what else works there."""

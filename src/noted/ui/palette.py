@@ -128,6 +128,10 @@ def _viewer_commands(hints: KeyHints, viewer: NoteViewer) -> Iterable[SystemComm
         "Copy code block…", "Copy a code block of the open note to the clipboard", viewer.action_copy_code
     )
     yield command("Go to outline", "Jump to a heading of the open note", viewer.action_outline)
+    yield command(
+        "Note history", "The open note's revisions: who left each and when, diffs, restore one",
+        viewer.action_history,
+    )  # fmt: skip
     yield command("Links and attachments", "Open a linked note or an attachment", viewer.action_links)
     yield command(
         "Add attachment from a path…", "Attach a file to the open note, linked at its end",

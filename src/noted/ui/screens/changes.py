@@ -236,7 +236,7 @@ actor, notebook or title words and `since:day-1`.
     def _show_diff(self, text: str) -> None:
         box = self.query_one("#changes-diff-box")
         box.display = True
-        self.query_one("#changes-diff", Static).update(_coloured(text))
+        self.query_one("#changes-diff", Static).update(coloured_diff(text))
 
     def action_accept(self) -> None:
         chosen = self._chosen()
@@ -292,7 +292,7 @@ def when_of(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000).strftime("%b %d %H:%M")
 
 
-def _coloured(diff: str) -> Content:
+def coloured_diff(diff: str) -> Content:
     parts: list[str | tuple[str, str]] = []
     for line in diff.splitlines(keepends=True):
         if line.startswith("+") and not line.startswith("+++"):

@@ -1,4 +1,4 @@
-"""``AttachmentFlows``: the reader's "save attachment as…", "add attachment…" and "remove attachment".
+"""``AttachmentFlows``: the reader's "open", "save attachment as…", "add attachment…" and "remove attachment".
 
 Each flow is a short conversation run as one async worker on the reader: a dialog, then the
 blocking part (``ui.attachment_files``, ``ops.attachments``) in a thread worker, then one line saying what happened.
@@ -25,6 +25,7 @@ from noted.ui.attachment_files import default_destination, file_name, resolve_de
 from noted.ui.data import NoteView, human_size
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.prompt import TextPrompt
+from noted.ui.opener import open_with_system
 
 T = TypeVar("T")
 
@@ -92,6 +93,18 @@ class AttachmentFlows:
             self._host.notify(EDITING.format(what="add the attachment"), severity="warning")
         else:
             self._start(self._add(view), "adding an attachment")
+
+    def open(self, resource_id: str, name: str) -> None:
+        """Open the attachment with the system's viewer for its kind of file."""
+        store = self._store
+
+        def run() -> None:
+            open_with_system(str(store.resource_path(resource_id)))
+
+        self._host.notify(f"Opening {name}…")
+        self._host.run_worker(
+            run, thread=True, group="opener", exit_on_error=False, description=f"opening {name}"
+        )
 
     def _with_resource(self, resource_id: str | None, verb: str, then: Callable[[Resource], None]) -> None:
         view = self._current()

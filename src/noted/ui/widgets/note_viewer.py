@@ -59,7 +59,8 @@ class NoteScroll(MarkdownPage):
 {note.down}/{note.up} scroll, {note.page_down}/{note.page_up} a page, {note.top}/{note.bottom} top and
 bottom. {note.edit} edits the note, {note.external} edits it in `$EDITOR`, {note.outline} goes to the
 outline, {note.links} to the links and attachments, {note.attachment.add} attaches a file from a path.
-{note.copy} copies the note's text (Markdown), {note.copy.code} one of its code blocks.
+{note.copy} copies the note's text (Markdown), {note.copy.code} one of its code blocks, {note.history}
+its history: each revision with who left it, diffs, restoring one.
 Links to other notes (`:/id`) open them.
 """
 
@@ -92,6 +93,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
                 tooltip="Copy the note's text (its Markdown) to the clipboard"),
         Binding("Y", "copy_code", "Copy code", show=False, id="note.copy.code",
                 tooltip="Copy a code block of the note (a list to choose from when it has several)"),
+        Binding("h", "history", "History", show=False, id="note.history", tooltip="The note's revisions: diffs, restore"),
     ]  # fmt: skip
 
     class EditRequested(Message):
@@ -323,7 +325,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             target = href[len(_NOTE_LINK) :].split("#", 1)[0]
             resources = {r.id: r for r in self.view.resources} if self.view else {}
             if target in resources:
-                self._open_attachment(target, resources[target].title or resources[target].filename)
+                self.attachments.open(target, resources[target].title or resources[target].filename)
             else:
                 self.post_message(OpenNote(target))
         elif href.startswith(("http://", "https://", "mailto:")):
@@ -337,7 +339,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     @on(LinkList.AttachmentChosen)
     def _attachment(self, event: LinkList.AttachmentChosen) -> None:
         event.stop()
-        self._open_attachment(event.resource_id, event.name)
+        self.attachments.open(event.resource_id, event.name)
 
     @on(LinkList.SaveRequested)
     def _save_attachment(self, event: LinkList.SaveRequested) -> None:
@@ -348,15 +350,6 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     def _remove_attachment(self, event: LinkList.RemoveRequested) -> None:
         event.stop()
         self.attachments.remove(event.resource_id)
-
-    def _open_attachment(self, resource_id: str, name: str) -> None:
-        store = self._store
-
-        def run() -> None:
-            open_with_system(str(store.resource_path(resource_id)))
-
-        self.notify(f"Opening {name}…")
-        self.run_worker(run, thread=True, group="opener", exit_on_error=False, description=f"opening {name}")
 
     def _open_external(self, url: str) -> None:
         self.run_worker(
@@ -381,6 +374,12 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
 
     def action_copy_code(self) -> None:
         copy_note_code(self)
+
+    def action_history(self) -> None:
+        from noted.ui.screens.history import open_history  # loaded when first asked for
+
+        if self.view is not None:
+            open_history(self, self._store, self.view.note, self.reload)
 
     def action_add_attachment(self) -> None:
         self.attachments.add()

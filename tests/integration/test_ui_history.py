@@ -1,0 +1,162 @@
+"""A note's history in the app (issue 39): ``h`` in the reader (or *Note history* in the palette)
+lists the revisions newest first with actor and time; ``Enter`` diffs one against the one before,
+``Space`` twice and ``d`` diffs any two, ``r`` restores one after a confirmation.
+
+The revisions are made through the store by three actors, so each row's actor and each diff is
+checked against text only one revision holds; the restore is checked in the store afterwards (a
+new revision by ``user`` whose text is the restored one's), not only on the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual.command import CommandList, CommandPalette
+from textual.pilot import Pilot
+from textual.widgets import Label, Static
+
+from noted.models import ACTOR_USER, NotePatch, assistant_actor, mcp_actor
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.dialogs.confirm import Confirm
+from noted.ui.messages import OpenNote
+from noted.ui.screens.history import HistoryScreen, RevisionList
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
+
+BOT = mcp_actor("bot")
+CHAT = assistant_actor("c1")
+
+
+@pytest.fixture
+async def app_services(fixture: Fixture) -> AsyncIterator[tuple[NotedApp, Services]]:
+    services = open_services(fixture.root)
+    store = services.store
+    store.update_note(fixture.meeting, NotePatch(append="A line the bot added.\n"), actor=BOT)
+    store.update_note(fixture.meeting, NotePatch(append="A line the assistant added.\n"), actor=CHAT)
+    app = NotedApp(services, background=False)
+    try:
+        yield app, services
+    finally:
+        services.close()
+
+
+async def _open(pilot: Pilot[Any], note_id: str) -> HistoryScreen:
+    app = pilot.app
+    assert isinstance(app, NotedApp)
+    await ready(pilot)
+    viewer = app.workspace.query_one(NoteViewer)
+    app.post_message(OpenNote(note_id))
+    await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note_id)
+    app.workspace.query_one(NoteScroll).focus()
+    await pilot.press("h")
+    await until(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loads > 0)
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    return screen
+
+
+def _diff(screen: HistoryScreen) -> str:
+    return str(screen.query_one("#history-diff", Static).render())
+
+
+async def test_h_lists_the_revisions_newest_first_with_their_actors(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    app, services = app_services
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, fixture.meeting)
+        assert [r.actor for r in screen.revisions] == [CHAT, BOT, "import"]
+        assert screen.revisions == services.store.note_history(fixture.meeting)
+        listing = screen.query_one(RevisionList)
+        assert listing.option_count == 3
+        first = str(listing.get_option_at_index(0).prompt)
+        assert CHAT in first and str(screen.revisions[0].id) in first
+        assert "3 revisions" in str(screen.query_one("#history-title", Label).render())
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HistoryScreen)
+
+
+async def test_enter_diffs_a_revision_against_the_one_before(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    app, _ = app_services
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, fixture.meeting)
+        await pilot.press("j", "enter")  # the bot's revision: against the imported one
+        await until(pilot, lambda: "+A line the bot added." in _diff(screen))
+        assert "assistant" not in _diff(screen)  # not the newest's change
+        await pilot.press("k", "enter")  # the assistant's: only its own line is new
+        await until(pilot, lambda: "+A line the assistant added." in _diff(screen))
+        assert "+A line the bot added." not in _diff(screen)
+
+
+async def test_space_marks_two_and_d_diffs_them(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    app, _ = app_services
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, fixture.meeting)
+        await pilot.press("d")
+        assert "Mark two" in str(screen.query_one("#history-message", Label).render())
+        # The newest and the imported one: both added lines show, the older revision on the "-" side.
+        await pilot.press("space", "j", "space", "d")
+        assert screen.marked == [screen.revisions[0].id, screen.revisions[2].id]
+        await until(pilot, lambda: "+A line the assistant added." in _diff(screen))
+        text = _diff(screen)
+        assert "+A line the bot added." in text
+        assert f"--- revision {screen.revisions[2].id}" in text
+
+
+async def test_r_restores_a_revision_as_a_new_one_after_asking(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    app, services = app_services
+    store = services.store
+    imported = store.note_history(fixture.meeting)[-1]
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, fixture.meeting)
+        await pilot.press("r")  # the newest is the note as it is: nothing to ask or write
+        message = screen.query_one("#history-message", Label)
+        await until(pilot, lambda: "nothing to restore" in str(message.render()))
+        assert not isinstance(app.screen, Confirm)
+        await pilot.press("G", "r")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("escape")  # the harmless answer: nothing is written
+        await until(pilot, lambda: app.screen is screen)
+        assert len(store.note_history(fixture.meeting)) == 3
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await until(pilot, lambda: len(screen.revisions) == 4)
+        assert store.get_note(fixture.meeting).body == imported.body
+        newest = store.note_history(fixture.meeting)[0]
+        assert newest.actor == ACTOR_USER and newest.body == imported.body
+        assert "Restored revision" in str(screen.query_one("#history-message", Label).render())
+        await pilot.press("escape")
+        viewer = app.workspace.query_one(NoteViewer)
+        # The reader reads the note again: the lines the restore took away are gone from it.
+        await until(pilot, lambda: viewer.view is not None and "bot added" not in viewer.view.note.body)
+
+
+async def test_the_palette_opens_the_history(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    app, _ = app_services
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        viewer = app.workspace.query_one(NoteViewer)
+        await until(pilot, lambda: viewer.view is not None)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"note history")
+
+        def offered() -> bool:
+            option = app.screen.query_one(CommandList).highlighted_option
+            return option is not None and str(option.prompt).startswith("Note history")
+
+        await until(pilot, offered)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
