@@ -22,6 +22,7 @@ from noted.models import ACTOR_USER, NotePatch, assistant_actor, mcp_actor
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.confirm import Confirm
+from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.messages import OpenNote
 from noted.ui.screens.history import HistoryScreen, RevisionList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
@@ -75,6 +76,13 @@ async def test_h_lists_the_revisions_newest_first_with_their_actors(
         first = str(listing.get_option_at_index(0).prompt)
         assert CHAT in first and str(screen.revisions[0].id) in first
         assert "3 revisions" in str(screen.query_one("#history-title", Label).render())
+        await pilot.press("f1")  # a modal screen leaves the app's keys out: the screen has its own F1
+        await until(pilot, lambda: isinstance(app.screen, KeysOverlay))
+        overlay = app.screen
+        assert isinstance(overlay, KeysOverlay)
+        assert "marks up to two and **d** shows the diff between them" in overlay.help_text
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
         await pilot.press("escape")
         assert not isinstance(app.screen, HistoryScreen)
 

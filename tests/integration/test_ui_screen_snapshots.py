@@ -16,13 +16,17 @@ from tests.integration.ui_support import Fixture, build_profile, open_services, 
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from noted.models import NotePatch, mcp_actor
+from noted.models import NotePatch, assistant_actor, mcp_actor
 from noted.services import Services
 from noted.ui.app import NotedApp
+from noted.ui.messages import OpenNote
 from noted.ui.screens import changes as changes_screen
+from noted.ui.screens import history as history_screen
 from noted.ui.screens.changes import ChangesScreen
+from noted.ui.screens.history import HistoryScreen
 from noted.ui.screens.search import SearchScreen
 from noted.ui.screens.settings import SettingsScreen
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -113,6 +117,32 @@ def test_changes(snap_compare: Any, services: Services, monkeypatch: pytest.Monk
         await pilot.press("down", "enter")
         diff = pilot.app.screen.query_one("#changes-diff", Static)
         await until(pilot, lambda: "A model's idea." in str(diff.render()))
+        await pilot.pause()
+
+    assert snap_compare(NotedApp(services, background=False), terminal_size=(80, 24), run_before=run)
+
+
+def test_history(snap_compare: Any, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A note's history at 80×24: three revisions by three actors, the middle one's diff open."""
+    monkeypatch.setattr(history_screen, "when_of", lambda ms: "Dec 01 09:30")  # the same shot every run
+    store = services.store
+    meeting = next(n.id for n in store.list_notes() if n.title == "Meeting notes")
+    store.update_note(meeting, NotePatch(append="A line the bot added.\n"), actor=mcp_actor("claude"))
+    store.update_note(meeting, NotePatch(append="A line the assistant added.\n"), actor=assistant_actor("c1"))
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        app = pilot.app
+        assert isinstance(app, NotedApp)
+        viewer = app.workspace.query_one(NoteViewer)
+        app.post_message(OpenNote(meeting))
+        await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == meeting)
+        app.workspace.query_one(NoteScroll).focus()
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loads > 0)
+        await pilot.press("j", "enter")
+        diff = app.screen.query_one("#history-diff", Static)
+        await until(pilot, lambda: "A line the bot added." in str(diff.render()))
         await pilot.pause()
 
     assert snap_compare(NotedApp(services, background=False), terminal_size=(80, 24), run_before=run)

@@ -29,6 +29,7 @@ from noted.ops.conflicts import text_diff
 from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.screens.changes import coloured_diff, when_of
+from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures
 
 
@@ -63,7 +64,8 @@ brings the highlighted revision back as a new one (the note's text now stays in 
     AUTO_FOCUS = "#history-list"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="history.close", tooltip="Back to the note"),
-    ]
+        Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain the history and its keys"),
+    ]  # fmt: skip
 
     class Loaded(Message):
         def __init__(self, revisions: list[Revision]) -> None:
@@ -89,6 +91,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
             with VerticalScroll(id="history-diff-box"):
                 yield Static("", id="history-diff")
             yield Label("", id="history-message")
+        yield KeyBar()  # this screen's keys, over the workspace's (those of the reader behind)
 
     def on_mount(self) -> None:
         self.query_one("#history-diff-box").display = False
