@@ -15,13 +15,12 @@ from tests.integration.ui_support import Fixture, open_services, ready, until
 from tests.support.cli import run_noted
 from tests.support.wire_server import SilentReply, StreamReply, WireServer, openai_chunk, openai_stream
 from textual.pilot import Pilot
-from textual.widgets import Input
 
 from noted.services import Services
 from noted.settings.handles import AI_TIMEOUT_SECONDS
 from noted.ui.app import NotedApp
 from noted.ui.chat.picker import ConversationPicker
-from noted.ui.chat.views import AnswerView, StatusLine
+from noted.ui.chat.views import AnswerView, ChatInput, StatusLine
 from noted.ui.widgets.status_bar import StatusBar
 
 DEADLINE = 60.0  # seconds: only turns a hang into a failure
@@ -42,12 +41,12 @@ def wired(fixture: Fixture, wire: WireServer) -> Services:
 async def send(pilot: Pilot[None], app: NotedApp, text: str) -> None:
     def focused() -> bool:
         found = app.workspace.query("#chat-input")
-        return bool(found) and found.first(Input).has_focus
+        return bool(found) and found.first(ChatInput).has_focus
 
     if not focused():
         await pilot.press("ctrl+t")  # the chat pane is built when first shown
         await until(pilot, focused, timeout=DEADLINE)
-    prompt = app.workspace.query_one("#chat-input", Input)
+    prompt = app.workspace.query_one("#chat-input", ChatInput)
     prompt.value = text
     await pilot.press("enter")
 

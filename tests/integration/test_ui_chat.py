@@ -19,7 +19,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.pilot import Pilot
-from textual.widgets import Collapsible, Input, Markdown
+from textual.widgets import Collapsible, Markdown
 from textual.widgets._collapsible import CollapsibleTitle
 from textual.widgets.markdown import MarkdownBlock
 from textual.worker import WorkerState
@@ -100,7 +100,7 @@ class Host(App[None]):
         yield pane  # no Footer: it belongs to the real app, and rebuilds itself on every focus change
 
     def on_mount(self) -> None:
-        self.query_one(Input).cursor_blink = False  # deterministic snapshots
+        self.query_one(ChatInput).cursor_blink = False  # deterministic snapshots
 
     @property
     def pane(self) -> ChatPane:
@@ -131,7 +131,7 @@ async def settle(pilot: Pilot[None]) -> None:
 
 async def ask(pilot: Pilot[None], text: str) -> None:
     """Type ``text`` and send it with Enter (the text is set at once: Pilot takes ~70 ms a key)."""
-    prompt = pilot.app.query_one(Input)
+    prompt = pilot.app.query_one(ChatInput)
     prompt.focus()
     prompt.value = text
     await pilot.press("enter")
@@ -287,7 +287,7 @@ async def test_u_undoes_an_applied_edit_and_restores_the_note(services: Services
         assert "oat milk" in services.store.get_note(note).body
 
         assert "Chat: undo the last edit" in [c.title for c in app.pane.commands()]  # also in the palette
-        assert isinstance(app.focused, Input)  # the person is back in the message box
+        assert isinstance(app.focused, ChatInput)  # the person is back in the message box
         await pilot.press("ctrl+z")  # undoes from there (u, which would be typed, works on the card)
         await settle(pilot)
 
@@ -448,10 +448,11 @@ async def test_a_provider_error_shows_its_remedy(services: Services) -> None:
     app = Host(services, None, make_note(services))
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
-        prompt = app.query_one(Input)
-        prompt.post_message(events.Paste("Hello\nthere?"))  # a pasted paragraph keeps every line
+        prompt = app.query_one(ChatInput)
+        prompt.focus()
+        app.post_message(events.Paste("Hello\nthere?"))  # a pasted paragraph keeps every line
         await pilot.pause()
-        assert prompt.value == "Hello there?"
+        assert prompt.value == "Hello\nthere?"
         await ask(pilot, "Hello?")
         await settle(pilot)
         errors = [n for n in app.query(NoticeView) if n.kind == "error"]

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from tests.integration.test_ui_chat import ask, host, settle, until
-from textual.widgets import Input
 
 from noted.models import NoteDraft
 from noted.profile import Profile
@@ -21,6 +20,7 @@ from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.batch_card import BatchCard
 from noted.ui.chat.edits import EditCard
+from noted.ui.chat.views import ChatInput
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ async def test_space_unticks_y_applies_the_rest_and_one_ctrl_z_reverts_them(
         assert set(store.note_tag_titles(ids)) == {ids[0], ids[2]}
         assert store.get_note(ids[2]).parent_id == work.id
 
-        app.query_one(Input).focus()
+        app.query_one(ChatInput).focus()
         await pilot.press("ctrl+z")  # one undo for the whole batch
         await until(pilot, lambda: card.has_class("-undone"))
         await settle(pilot)

@@ -18,11 +18,11 @@ from tests.integration.test_ui_chat import (
     until,
 )
 from textual.notifications import Notify
-from textual.widgets import Input, OptionList
+from textual.widgets import OptionList
 
 from noted.providers import Hang, Reply
 from noted.services import Services
-from noted.ui.chat.views import AnswerView, UserMessageView
+from noted.ui.chat.views import AnswerView, ChatInput, UserMessageView
 from noted.ui.dialogs.code_picker import CodeBlockPicker
 
 UNTOUCHED = "(nothing copied yet)"
@@ -52,7 +52,7 @@ async def test_ctrl_y_copies_the_last_reply_from_the_message_box(services: Servi
         await settle(pilot)
         await ask(pilot, "How do I pick a theme?")
         await settle(pilot)
-        assert isinstance(app.focused, Input)
+        assert isinstance(app.focused, ChatInput)
         await pilot.press("ctrl+y")
         # The last reply as written (its Markdown, fences included), not the first one.
         assert app.clipboard == SECOND

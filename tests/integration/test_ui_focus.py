@@ -37,6 +37,7 @@ from noted.ui.app import NotedApp
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.tool_call import ToolCallView
+from noted.ui.chat.views import ChatInput
 from noted.ui.screens.settings_nav import section_name, shown_sections
 from noted.ui.screens.settings_sections import widget_id
 from noted.ui.themes import bundled_themes
@@ -116,7 +117,7 @@ async def test_the_focused_chat_item_shows_without_colour_in_every_theme(
         card = app.query_one(EditCard)
         call = app.query_one(ToolCallView)
         title = call.query_one(CollapsibleTitle)
-        prompt = app.query_one("#chat-input", Input)
+        prompt = app.query_one("#chat-input", ChatInput)
         for theme in themes_of(app):
             app.theme = theme
             # The card: a heavy frame and its title reversed, neither while something else has focus.

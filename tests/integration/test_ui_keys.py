@@ -46,7 +46,7 @@ async def test_keys_typed_after_ctrl_t_go_to_the_chat(services: Services) -> Non
         await ready(pilot)
         notes = len(services.store.list_notes())
         type_ahead(pilot, "ctrl+t", "ctrl+n", *"hello")
-        await until(pilot, lambda: isinstance(app.focused, Input) and app.focused.value == "hello")
+        await until(pilot, lambda: isinstance(app.focused, ChatInput) and app.focused.value == "hello")
         await pilot.pause()
         # Before the fix ctrl+n, typed before the chat had focus, made a new note and "hello"
         # went into it.

@@ -29,6 +29,15 @@ CHAT_COMMANDS = (
 """(action, title, help) of the pane's commands for the command palette; shown when available."""
 
 SEND_BINDING = Binding("enter", "submit", "Send", id="chat.send", tooltip="Send the message to the assistant")
+NEWLINE_BINDING = Binding(
+    "ctrl+j",
+    "newline",
+    "New line",
+    id="chat.newline",
+    tooltip="Start a new line in the message (Enter sends it)",
+)
+"""Ctrl+J is the line feed every terminal sends as such. Shift+Enter reaches few programs, and
+Alt+Enter arrives in Textual as Esc then Enter (it sent the message, in tmux)."""
 
 CHAT_HELP = """\
 ## Chat
@@ -36,7 +45,8 @@ CHAT_HELP = """\
 Ask the assistant about the open note. It reads the note and uses only the tools switched on in
 Settings → Tools. Each conversation is saved with its note and comes back when you return to it.
 
-- {chat.send} sends · {chat.cancel} stops an answer (what was said so far is kept)
+- {chat.send} sends · {chat.newline} starts a new line (a paste keeps its lines) ·
+  {chat.cancel} stops an answer (what was said so far is kept)
 - **Shift+Tab** from the message box moves up through the messages, tool calls and changes;
   **Enter** on a call shows its arguments and result
 - {chat.accept} / {chat.reject} accept or reject a proposed change (or use its buttons)
@@ -48,6 +58,6 @@ Settings → Tools. Each conversation is saved with its note and comes back when
   {chat.message.copy.code} one of its code blocks
 
 Keys can be changed in settings, e.g. `noted config set ui.keymap.chat.send ctrl+s`
-(ids: chat.send, chat.cancel, chat.accept, chat.reject, chat.undo, chat.new, chat.history,
+(ids: chat.send, chat.newline, chat.cancel, chat.accept, chat.reject, chat.undo, chat.new, chat.history,
 chat.copy, chat.message.copy, chat.message.copy.code).
 """

@@ -20,7 +20,6 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from noted.chat.engine import ChatEngine
@@ -221,8 +220,8 @@ class ChatPane(Vertical):
         copy_message_code(self.app, message_to_copy(self.chat_log))
 
     # The person's input ------------------------------------------------------------------------
-    @on(Input.Submitted, "#chat-input")
-    async def _send(self, event: Input.Submitted) -> None:
+    @on(ChatInput.Submitted)
+    async def _send(self, event: ChatInput.Submitted) -> None:
         event.stop()
         text = event.value.strip()
         if not text:

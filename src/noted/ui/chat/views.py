@@ -7,14 +7,18 @@ faster than Markdown can render them), and ``finish`` replaces the streamed bloc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual import events
 from textual.content import Content
-from textual.widgets import Input, Markdown, Static
+from textual.message import Message
+from textual.widgets import Markdown, Static, TextArea
 from textual.widgets.markdown import MarkdownStream
+from textual.widgets.text_area import EditResult
 
 from noted.chat.transcripts import Conversation
 from noted.ui.chat.copying import MESSAGE_BINDINGS, REPLY, CopyableMessage
-from noted.ui.chat.keys import SEND_BINDING
+from noted.ui.chat.keys import NEWLINE_BINDING, SEND_BINDING
 
 
 class UserMessageView(Static, CopyableMessage, can_focus=True):
@@ -107,33 +111,84 @@ class SetupNotice(Static):
         self.add_class("-hidden")
 
 
-class ChatInput(Input):
-    """Where the person writes; Enter sends."""
+class ChatInput(TextArea):
+    """Where the person writes: several lines (a paste keeps its lines), Enter sends, Ctrl+J adds a
+    line. It grows with its text up to a few lines, then scrolls (``chat.tcss``)."""
 
-    BINDINGS = [SEND_BINDING]
+    BINDINGS = [SEND_BINDING, NEWLINE_BINDING]
+
+    @dataclass
+    class Submitted(Message):
+        """The person sent ``value`` (Enter)."""
+
+        input: ChatInput
+        value: str
+
+        @property
+        def control(self) -> ChatInput:
+            return self.input
 
     def __init__(self) -> None:
-        super().__init__(placeholder="Ask about this note… (Enter sends)", id="chat-input")
+        super().__init__(
+            id="chat-input", soft_wrap=True, tab_behavior="focus", placeholder=_placeholder(about_note=True)
+        )
 
-    def on_paste(self, event: events.Paste) -> None:
-        # Input keeps only the first line of a paste; a pasted paragraph must not lose the rest.
-        # ``prevent_default`` keeps Input's own handler (a base class's) from running after this one.
-        event.stop()
-        event.prevent_default()
-        text = " ".join(event.text.split())
-        if self.selection.is_empty:
-            self.insert_text_at_cursor(text)
-        else:
-            self.replace(text, *self.selection)
+    @property
+    def value(self) -> str:
+        """The text written so far (every line)."""
+        return self.text
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def clear(self) -> EditResult:
+        """Empty the box."""
+        result = super().clear()
+        self.move_cursor((0, 0))
+        return result
+
+    async def _on_key(self, event: events.Key) -> None:
+        # TextArea inserts a line on Enter itself. Send and New line (wherever ``ui.keymap`` put
+        # them) act here, at once: a binding runs only once the key has bubbled up to the app, and
+        # keys typed after it would land first (Ctrl+J then "x" gave "x\n" in tmux).
+        # ``prevent_default`` keeps TextArea's handler (a base class's, called after this one) out.
+        actions = {b.action for b in self._bindings.key_to_bindings.get(event.key, ())}
+        for action in ("submit", "newline"):
+            if action in actions:
+                event.stop()
+                event.prevent_default()
+                getattr(self, f"action_{action}")()
+                return
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Ctrl+Z and Ctrl+Y are the chat's (undo the last edit, copy the reply), as they were over
+        # the one-line box: TextArea's typing undo and redo give way, and the key goes on to the pane.
+        if action in ("undo", "redo"):
+            return False
+        return super().check_action(action, parameters)
+
+    def action_submit(self) -> None:
+        """Send the text (Enter)."""
+        self.post_message(self.Submitted(self, self.text))
+
+    def action_newline(self) -> None:
+        """Start a new line where the cursor is (Ctrl+J)."""
+        start, end = self.selection  # (``insert`` would leave the cursor before the new line)
+        result = self.replace("\n", start, end, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
 
     def set_ready(self, ready: bool, *, about_note: bool) -> None:
         """Say in the placeholder whether the assistant can answer."""
-        if not ready:
-            self.placeholder = "The assistant is not set up (see above)"
-        elif about_note:
-            self.placeholder = "Ask about this note… (Enter sends)"
-        else:
-            self.placeholder = "Ask about your notes… (Enter sends)"
+        self.placeholder = (
+            _placeholder(about_note=about_note) if ready else "The assistant is not set up (see above)"
+        )
+
+
+def _placeholder(*, about_note: bool) -> str:
+    what = "this note" if about_note else "your notes"
+    return f"Ask about {what}… (Enter sends, Ctrl+J a new line)"
 
 
 class ChatHeader(Static):
