@@ -35,6 +35,7 @@ NEWLINE_BINDING = Binding(
     "New line",
     id="chat.newline",
     tooltip="Start a new line in the message (Enter sends it)",
+    show=False,  # named in the placeholder; on the key bar it pushed off Ctrl+T and Esc at 80 columns
 )
 """Ctrl+J is the line feed every terminal sends as such. Shift+Enter reaches few programs, and
 Alt+Enter arrives in Textual as Esc then Enter (it sent the message, in tmux)."""
