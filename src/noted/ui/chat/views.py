@@ -149,18 +149,17 @@ class ChatInput(TextArea):
         self.move_cursor((0, 0))
         return result
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         # TextArea inserts a line on Enter itself. Send and New line (wherever ``ui.keymap`` put
         # them) act here, at once: a binding runs only once the key has bubbled up to the app, and
         # keys typed after it would land first (Ctrl+J then "x" gave "x\n" in tmux).
         # ``prevent_default`` keeps TextArea's handler (a base class's, called after this one) out.
-        actions = {b.action for b in self._bindings.key_to_bindings.get(event.key, ())}
-        for action in ("submit", "newline"):
-            if action in actions:
-                event.stop()
-                event.prevent_default()
-                getattr(self, f"action_{action}")()
-                return
+        active = self.screen.active_bindings.get(event.key)
+        action = active.binding.action if active is not None and active.node is self else ""
+        if action in ("submit", "newline"):
+            event.stop()
+            event.prevent_default()
+            getattr(self, f"action_{action}")()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Ctrl+Z and Ctrl+Y are the chat's (undo the last edit, copy the reply), as they were over
