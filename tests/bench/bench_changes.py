@@ -131,7 +131,7 @@ def main() -> int:
             filtering: list[float] = []
             for _ in range(args.runs):
                 for text in ("cursor", "Note 12"):
-                    timed(filtering, lambda t=text: items(review, t))  # type: ignore[misc]
+                    timed(filtering, lambda t=text: items(review, t))
             print(line("first read", first))
             print(line("open (core)", opening))
             print(line("filter (core)", filtering))
