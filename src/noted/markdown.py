@@ -109,13 +109,13 @@ def _plain_heading(text: str) -> str:
     emphasis), so the inline rules of the same parser decide which markers are markup.
     """
     if _INLINE_SIGNS.search(text):
-        token = _inline_parser().parseInline(text)[0]
+        token = _commonmark().parseInline(text)[0]
         text = "".join(_INLINE_TEXT.get(c.type, c.content) for c in token.children or ())
     return " ".join(text.split())
 
 
 @functools.lru_cache(maxsize=1)
-def _inline_parser() -> MarkdownIt:
+def _commonmark() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark")
@@ -257,3 +257,60 @@ WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(?:#\^?([^\[\]\n|]*))?(?:\|([^\[
 def linked_ids(body: str) -> set[str]:
     """Ids referenced as ``:/id`` in a body (notes or resources)."""
     return set(_NOTE_LINK.findall(body))
+
+
+MD_LINK = re.compile(
+    r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)"
+    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
+)
+"""A Markdown link or image; group 1 is its target (found outside ``code_ranges`` by ``link_spans``)."""
+_HTML_LINK = re.compile(r"""<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*["']([^"'\n]*)["']""", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+
+
+def code_ranges(body: str) -> list[tuple[int, int]]:
+    """Character ranges of code blocks and inline code, where a link is only text."""
+    if "`" not in body and "    " not in body and "~~~" not in body and "\t" not in body:
+        return []
+    starts = _line_offsets(body)
+    ranges = []
+    for token in _commonmark().parse(body):
+        if token.type in ("fence", "code_block") and token.map:
+            first, last = token.map
+            ranges.append((starts[first], starts[last] if last < len(starts) else len(body)))
+    ranges.extend((m.start(), m.end()) for m in _CODE_SPAN.finditer(body))
+    return ranges
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSpan:
+    """Where a link's target sits in a body, and the target as written."""
+
+    start: int
+    end: int
+    target: str
+
+
+def link_spans(body: str) -> list[LinkSpan]:
+    """Targets of Markdown links and images and of HTML ``src``/``href``, outside code, in order."""
+    code = code_ranges(body)
+    spans = []
+    for pattern in (MD_LINK, _HTML_LINK):
+        for match in pattern.finditer(body):
+            start, end = match.span(1)
+            if any(a <= start < b for a, b in code):
+                continue
+            spans.append(LinkSpan(start, end, match.group(1)))
+    spans.sort(key=lambda s: s.start)
+    return spans
+
+
+def replace_spans(body: str, replacements: list[tuple[LinkSpan, str]]) -> str:
+    """``body`` with each span's target replaced (spans must not overlap)."""
+    out, last = [], 0
+    for span, text in sorted(replacements, key=lambda r: r[0].start):
+        out.append(body[last : span.start])
+        out.append(text)
+        last = span.end
+    out.append(body[last:])
+    return "".join(out)

@@ -24,10 +24,9 @@ from typing import Protocol
 from urllib.parse import quote, unquote
 
 from noted.errors import NotFoundError
-from noted.markdown import WIKI_LINK, outline
+from noted.markdown import MD_LINK, WIKI_LINK, code_ranges, outline
 from noted.models import Note
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
-from noted.store.transfer.common import _MD_LINK, _code_ranges
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _NOTE_ID = re.compile(r"^:/([0-9a-fA-F]{32})$")
@@ -102,7 +101,7 @@ def raw_links(body: str, *, code_aware: bool = True) -> list[_Raw]:
     as code are then counted too, which is fine for a first pass confirmed by a full one.
     """
     needs_parse = code_aware and ("`" in body or "    " in body or "~~~" in body or "\t" in body)
-    code = _code_ranges(body) if needs_parse else []
+    code = code_ranges(body) if needs_parse else []
     found: list[tuple[int, _Raw]] = []
     for match in WIKI_LINK.finditer(body):
         if any(a <= match.start() < b for a, b in code):
@@ -113,7 +112,7 @@ def raw_links(body: str, *, code_aware: bool = True) -> list[_Raw]:
             continue  # ![[image.png]]: an attachment
         target = match.group(0)[2 + len(match.group(1)) : -2]
         found.append((match.start(), _Raw(target, (alias or target).strip(), name, heading, False)))
-    for match in _MD_LINK.finditer(body):
+    for match in MD_LINK.finditer(body):
         if any(a <= match.start(1) < b for a, b in code):
             continue
         raw = _markdown_link(match.group(1))

@@ -1,4 +1,4 @@
-"""What import and export of Markdown folders share: names, times, front matter and links.
+"""What import and export of Markdown folders share: names, times and front matter.
 
 A note file is optional YAML front matter between ``---`` lines, then the body exactly as stored
 (export writes one blank line after the front matter, import removes exactly one).
@@ -7,7 +7,6 @@ A note file is optional YAML front matter between ``---`` lines, then the body e
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import os
 import re
 import stat
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from markdown_it import MarkdownIt
 
 from noted.errors import InvalidInputError
 from noted.store.protocol import Store
@@ -266,65 +264,3 @@ def parse_note_file(text: str, label: str) -> tuple[FrontMatter, str]:
             line = key_line(yaml_text, str(raw_key))
             raise TransferError(f'{label}: line {line}: bad value for "{raw_key}": {exc}') from exc
     return FrontMatter(**fields), body  # type: ignore[arg-type]
-
-
-# Links ------------------------------------------------------------------------------------------------
-_MD_LINK = re.compile(
-    r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)"
-    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
-)
-_HTML_LINK = re.compile(r"""<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*["']([^"'\n]*)["']""", re.IGNORECASE)
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
-
-
-@functools.lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark")
-
-
-def _code_ranges(body: str) -> list[tuple[int, int]]:
-    """Character ranges of code blocks and inline code, where a link is only text."""
-    if "`" not in body and "    " not in body and "~~~" not in body and "\t" not in body:
-        return []
-    starts = [0] + [m.end() for m in re.finditer("\n", body)]
-    ranges = []
-    for token in _parser().parse(body):
-        if token.type in ("fence", "code_block") and token.map:
-            first, last = token.map
-            ranges.append((starts[first], starts[last] if last < len(starts) else len(body)))
-    ranges.extend((m.start(), m.end()) for m in _CODE_SPAN.finditer(body))
-    return ranges
-
-
-@dataclass(frozen=True, slots=True)
-class LinkSpan:
-    """Where a link's target sits in a body, and the target as written."""
-
-    start: int
-    end: int
-    target: str
-
-
-def link_spans(body: str) -> list[LinkSpan]:
-    """Targets of Markdown links and images and of HTML ``src``/``href``, outside code, in order."""
-    code = _code_ranges(body)
-    spans = []
-    for pattern in (_MD_LINK, _HTML_LINK):
-        for match in pattern.finditer(body):
-            start, end = match.span(1)
-            if any(a <= start < b for a, b in code):
-                continue
-            spans.append(LinkSpan(start, end, match.group(1)))
-    spans.sort(key=lambda s: s.start)
-    return spans
-
-
-def replace_spans(body: str, replacements: list[tuple[LinkSpan, str]]) -> str:
-    """``body`` with each span's target replaced (spans must not overlap)."""
-    out, last = [], 0
-    for span, text in sorted(replacements, key=lambda r: r[0].start):
-        out.append(body[last : span.start])
-        out.append(text)
-        last = span.end
-    out.append(body[last:])
-    return "".join(out)

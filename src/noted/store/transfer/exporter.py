@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from noted.errors import NotFoundError
-from noted.markdown import linked_ids
+from noted.markdown import link_spans, linked_ids, replace_spans
 from noted.models import Folder, Note, Resource, now_ms
 from noted.store.protocol import HasFileLinks, Store
 from noted.store.transfer.common import (
@@ -33,8 +33,6 @@ from noted.store.transfer.common import (
     dump_yaml,
     inside,
     iso_utc,
-    link_spans,
-    replace_spans,
     safe_name,
     tags_by_note,
     unique_name,

@@ -18,6 +18,7 @@ from urllib.parse import unquote
 import yaml
 
 from noted.errors import NotFoundError, NotUtf8Error
+from noted.markdown import link_spans, replace_spans
 from noted.models import Note, new_id
 from noted.store.protocol import Store
 from noted.store.rules import MAX_TITLE
@@ -32,11 +33,9 @@ from noted.store.transfer.common import (
     inside,
     is_id,
     lexically_inside,
-    link_spans,
     load_yaml,
     parse_note_file,
     read_regular,
-    replace_spans,
 )
 
 Progress = Callable[[str, int, int | None], None]

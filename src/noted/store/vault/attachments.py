@@ -28,12 +28,11 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
 from noted.errors import NotFoundError
-from noted.markdown import WIKI_LINK, linked_ids
+from noted.markdown import MD_LINK, WIKI_LINK, LinkSpan, code_ranges, link_spans, linked_ids, replace_spans
 from noted.models import ChangeType, ItemType, new_id
 from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
-from noted.store.transfer.common import _MD_LINK, LinkSpan, _code_ranges, link_spans, replace_spans
 from noted.store.vault.files import Skipped, content_hash
 
 if TYPE_CHECKING:
@@ -70,7 +69,7 @@ def written_targets(body: str) -> list[tuple[str, bool]]:
     found: list[tuple[int, str, bool]] = []
     for match in WIKI_LINK.finditer(body) if "[[" in body else ():
         found.append((match.start(), match.group(2).strip(), True))
-    for match in _MD_LINK.finditer(body) if "](" in body else ():
+    for match in MD_LINK.finditer(body) if "](" in body else ():
         if path := _md_path(match.group(1)):
             found.append((match.start(), path, False))
     return [(path, wiki) for _, path, wiki in sorted(found) if _is_file(path)]
@@ -124,7 +123,7 @@ class Attachments:
             if resource_id:
                 fragment = span.target.strip().removesuffix(">").partition("#")[2]
                 replacements.append((span, f":/{resource_id}{_fragment(fragment)}"))
-        code = _code_ranges(body) if "[[" in body else []
+        code = code_ranges(body) if "[[" in body else []
         taken = [(s.start, s.end) for s, _ in replacements]
         for match in WIKI_LINK.finditer(body) if "[[" in body else ():
             start, end = match.span()

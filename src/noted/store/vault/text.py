@@ -26,7 +26,8 @@ from typing import Any
 
 import yaml
 
-from noted.store.transfer.common import _code_ranges, dump_yaml, load_yaml, safe_name, to_ms
+from noted.markdown import code_ranges
+from noted.store.transfer.common import dump_yaml, load_yaml, safe_name, to_ms
 
 BOM = "\ufeff"
 TODO_KEYS = {"todo": ("todo", "is_todo"), "due": ("due", "todo_due"), "done": ("done", "todo_completed")}
@@ -215,7 +216,7 @@ def inline_tags(body: str) -> list[re.Match[str]]:
     found = [m for m in _INLINE_TAG.finditer(body) if m.group(1).rstrip("/") and not m.group(1).isdigit()]
     if not found:
         return []  # most notes: no Markdown parse at all (it is the costliest part of reading a file)
-    code = _code_ranges(body)
+    code = code_ranges(body)
     return [m for m in found if not any(a <= m.start() < b for a, b in code)]
 
 
