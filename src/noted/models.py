@@ -234,7 +234,6 @@ class NoteDraft:
 # Actors: who made a change. Free-form strings with these prefixes.
 ACTOR_USER = "user"
 ACTOR_IMPORT = "import"
-ACTOR_SYNC = "sync"
 ACTOR_OUTSIDE = "outside"
 """A change to a Markdown folder's files made outside noted (an editor, ``git pull``, a sync tool),
 seen by the folder's watcher or its start-up scan. Only the Markdown-folder backend records it."""

@@ -23,8 +23,6 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
-META_GENERATION = "index.generation"
-
 _GENERATION = "SELECT value FROM meta WHERE key = 'index.generation'"
 _BUMP = (
     "INSERT INTO meta(key, value) VALUES ('index.generation', '1') "

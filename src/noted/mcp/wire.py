@@ -4,7 +4,7 @@ The SDK reads ``{"jsonrpc": "2.0", "id": true, "method": "tools/list"}`` as a *n
 (an id that is neither a string nor an integer fails the request model, and the notification model
 ignores extra fields), so such a request got no answer at all: HTTP 202 with an empty body, and
 silence on stdio. JSON-RPC says a request whose id is invalid gets an Invalid Request error with a
-null id; ``invalid_id`` finds those before the SDK sees them.
+null id; ``invalid_message`` finds those before the SDK sees them.
 
 Valid ids are strings and integers that fit in 64 bits (MCP forbids null; a longer integer, a
 fraction, ``NaN``, ``1e999``, a boolean, an array or an object cannot be echoed back faithfully).
@@ -40,20 +40,6 @@ def _parse_int(text: str) -> int | _Unusable:
 
 def _unusable(_: str) -> _Unusable:
     return _UNUSABLE
-
-
-def invalid_id(raw: bytes | str) -> str | None:
-    """What is wrong with the id of the request in ``raw``, or None when it is fine or not a request.
-
-    Only a JSON object with both ``method`` and ``id`` is looked at; anything else (not JSON, a
-    notification, a response) is left to the SDK, which answers it itself.
-    """
-    if isinstance(raw, bytes) and b'"id"' not in raw or isinstance(raw, str) and '"id"' not in raw:
-        return None  # no id key at all: the cheap common case of a notification
-    message = _parsed(raw)
-    if not isinstance(message, dict) or "method" not in message or "id" not in message:
-        return None
-    return _id_problem(message["id"])
 
 
 def invalid_message(raw: bytes | str) -> str | None:
@@ -137,12 +123,3 @@ def _id_problem(value: Any) -> str | None:
     if isinstance(value, dict | list):
         return "the request's id is an array or object; it must be a string or an integer"
     return "the request's id is not an integer of at most 64 bits (a fraction, NaN, infinity or too long)"
-
-
-def invalid_request(message: str) -> dict[str, Any]:
-    """The JSON-RPC error answering an invalid request: code -32600 and a null id."""
-    return {
-        "jsonrpc": "2.0",
-        "id": None,
-        "error": {"code": INVALID_REQUEST, "message": f"Invalid Request: {message}"},
-    }

@@ -17,7 +17,6 @@ MAX_TEXT = 1_000_000
 """The largest body, or piece of one, a model may send in one call (characters)."""
 MAX_TAG = 200
 MAX_TAGS = 50
-ID_PATTERN = "^[0-9a-fA-F]{32}$"
 
 
 def obj(properties: dict[str, Payload], required: tuple[str, ...] = (), *, closed: bool = True) -> Payload:

@@ -109,13 +109,6 @@ class Ledger:
             row = conn.execute("SELECT path FROM vault_folders WHERE folder_id = ?", (folder_id,)).fetchone()
         return None if row is None else str(row[0])
 
-    def folder_origin(self, folder_id: str) -> str:
-        with self.db.read() as conn:
-            row = conn.execute(
-                "SELECT origin FROM vault_folders WHERE folder_id = ?", (folder_id,)
-            ).fetchone()
-        return "" if row is None else str(row[0])
-
     def folder_at(self, path: str) -> str | None:
         with self.db.read() as conn:
             row = conn.execute("SELECT folder_id FROM vault_folders WHERE path = ?", (path,)).fetchone()
