@@ -33,8 +33,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from noted.errors import ConfigError, InvalidInputError, write_fault
-from noted.mcp.token import TOKEN_BYTES, check_private_file, stat_of
+from noted.errors import ConfigError, InvalidInputError
+from noted.mcp.token import TOKEN_BYTES, check_private_file, stat_of, write_private
 
 if TYPE_CHECKING:  # kept out at run time: ``noted mcp token`` need not load the tools
     from noted.tools.base import Tool
@@ -251,17 +251,7 @@ class ClientTokens:
             "door": OPEN if document.open and not document.entries else CLOSED,
             "clients": [_stored(e) for e in document.entries],
         }
-        temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(stored, handle, indent=2)
-                handle.write("\n")
-            os.replace(temporary, self.path)
-        except OSError as exc:
-            temporary.unlink(missing_ok=True)
-            raise write_fault(exc, self.path) from exc
+        write_private(self.path, json.dumps(stored, indent=2) + "\n")
         self._stamp = None  # read back on next use
 
 

@@ -109,17 +109,22 @@ def create(path: Path, *, overwrite: bool = False) -> str:
             f"{path} already exists", hint="pass --force to replace it (clients need the new token)"
         )
     token = secrets.token_urlsafe(TOKEN_BYTES)
+    write_private(path, token + "\n")
+    return token
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (mode 0600) by a temporary file renamed over it (``write_fault``)."""
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(token + "\n")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
         os.replace(temporary, path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)
         raise write_fault(exc, path) from exc
-    return token
 
 
 def stat_of(path: Path, what: str = WHAT) -> os.stat_result:
