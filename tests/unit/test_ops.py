@@ -95,12 +95,12 @@ def test_notebook_and_tag_operations(store: SqliteStore) -> None:
     top = notebooks.create_notebook(store, "Projects", actor=MCP)
     inner = notebooks.create_notebook(store, "Garden", parent_id=top.id, actor=MCP)
     cursor = store.latest_cursor()
-    assert not notebooks.rename_notebook(store, inner.id, "Garden", actor=MCP).changed
+    assert not notebooks.update_notebook(store, inner.id, title="Garden", actor=MCP).changed
     assert store.latest_cursor() == cursor
-    assert notebooks.rename_notebook(store, inner.id, "Yard", actor=MCP).folder.title == "Yard"
-    assert notebooks.move_notebook(store, inner.id, "", actor=MCP).folder.parent_id == ""
+    assert notebooks.update_notebook(store, inner.id, title="Yard", actor=MCP).folder.title == "Yard"
+    assert notebooks.update_notebook(store, inner.id, parent_id="", actor=MCP).folder.parent_id == ""
     with pytest.raises(InvalidInputError, match="own parent"):
-        notebooks.move_notebook(store, inner.id, inner.id, actor=MCP)
+        notebooks.update_notebook(store, inner.id, parent_id=inner.id, actor=MCP)
     assert notebooks.trash_notebook(store, inner.id, actor=MCP).folder.is_trashed
     assert not notebooks.trash_notebook(store, inner.id, actor=MCP).changed
     assert not notebooks.restore_notebook(store, inner.id, actor=MCP).folder.is_trashed

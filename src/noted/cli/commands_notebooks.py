@@ -106,14 +106,18 @@ def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:
     title = args.title.strip()
     if not title:
         raise InvalidInputError("a notebook needs a title")
-    return _report(ctx, ops.rename_notebook(store, folder.id, title, actor=ACTOR_USER).folder, "renamed")
+    return _report(
+        ctx, ops.update_notebook(store, folder.id, title=title, actor=ACTOR_USER).folder, "renamed"
+    )
 
 
 def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     folder = resolve_folder(store, args.notebook)
     parent = "" if args.top else resolve_folder(store, args.parent).id
-    return _report(ctx, ops.move_notebook(store, folder.id, parent, actor=ACTOR_USER).folder, "moved")
+    return _report(
+        ctx, ops.update_notebook(store, folder.id, parent_id=parent, actor=ACTOR_USER).folder, "moved"
+    )
 
 
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -68,16 +68,6 @@ def update_notebook(
         )
 
 
-def rename_notebook(store: Store, folder_id: str, title: str, *, actor: str) -> FolderChange:
-    """Give the notebook the title ``title`` (see ``update_notebook``)."""
-    return update_notebook(store, folder_id, title=title, actor=actor)
-
-
-def move_notebook(store: Store, folder_id: str, parent_id: str, *, actor: str) -> FolderChange:
-    """Move the notebook inside ``parent_id``, "" for the top level (see ``update_notebook``)."""
-    return update_notebook(store, folder_id, parent_id=parent_id, actor=actor)
-
-
 def trash_notebook(store: Store, folder_id: str, *, actor: str) -> FolderChange:
     """Move the notebook, with what it holds, to the trash (one already there is left as it is)."""
     with store.batch():

@@ -287,7 +287,7 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
                 if title and title != folder.title:
                     self._write(
                         f"renaming notebook {folder.title!r}",
-                        lambda: ops.rename_notebook(self._store, folder.id, title, actor=ACTOR_USER),
+                        lambda: ops.update_notebook(self._store, folder.id, title=title, actor=ACTOR_USER),
                     )
 
             self.app.push_screen(TextPrompt("Rename notebook", value=folder.title), rename)
@@ -316,7 +316,7 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
             if parent is not None and parent != folder.parent_id:
                 self._write(
                     f"moving notebook {folder.title!r}",
-                    lambda: ops.move_notebook(self._store, folder.id, parent, actor=ACTOR_USER),
+                    lambda: ops.update_notebook(self._store, folder.id, parent_id=parent, actor=ACTOR_USER),
                 )
 
         picker = NotebookPicker(
