@@ -105,8 +105,8 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
     raise NotFoundError(f'no note with id or title "{ref}"')
 
 
-def folder_paths(folders: Sequence[Folder]) -> dict[str, str]:
-    """``Parent/Child`` paths of every folder, by id (a missing parent ends the path)."""
+def folder_paths(folders: Sequence[Folder], sep: str = "/") -> dict[str, str]:
+    """``Parent/Child`` paths of every folder by id, joined by ``sep`` (a missing parent ends them)."""
     by_id = {f.id: f for f in folders}
     paths: dict[str, str] = {}
 
@@ -117,7 +117,7 @@ def folder_paths(folders: Sequence[Folder]) -> dict[str, str]:
         if parent is None or parent.id in seen:
             result = folder.title
         else:
-            result = f"{path_of(parent, seen | {folder.id})}/{folder.title}"
+            result = f"{path_of(parent, seen | {folder.id})}{sep}{folder.title}"
         paths[folder.id] = result
         return result
 

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, cast
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.worker import WorkerFailed
 
+from noted.ops.resolve import folder_paths
 from noted.services import Services
 from noted.settings import Source
 from noted.settings.handles import TOOLS, UI_THEME
-from noted.ui.data import folder_paths
 from noted.ui.messages import OpenNote
 from noted.ui.widgets.note_list import NoteList
 
@@ -45,7 +45,7 @@ class OpenNoteProvider(Provider):
         store = app.services.store
 
         def load() -> list[tuple[str, str]]:
-            paths = folder_paths(store.list_folders())
+            paths = folder_paths(store.list_folders(), " / ")
             return [
                 (m.id, f"Open note: {m.title or '(untitled)'}  ·  {paths.get(m.parent_id, '')}")
                 for m in store.list_notes()
@@ -86,7 +86,9 @@ class MoveToProvider(Provider):
             return  # it moves what the list has marked or highlighted: not while the list is hidden
 
         def load() -> list[tuple[str, str]]:
-            paths = sorted(folder_paths(store.list_folders()).items(), key=lambda item: item[1].casefold())
+            paths = sorted(
+                folder_paths(store.list_folders(), " / ").items(), key=lambda item: item[1].casefold()
+            )
             return [(folder_id, f"Move to notebook: {path}") for folder_id, path in paths]
 
         worker = app.run_worker(

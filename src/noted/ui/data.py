@@ -249,22 +249,6 @@ def note_row(store: Store, note_id: str) -> NoteRow:
     return _rows(store, [_meta(store.get_note(note_id))])[0]
 
 
-def folder_paths(folders: Sequence[Folder]) -> dict[str, str]:
-    """``id → "Parent / Child"`` for the notebook pickers."""
-    by_id = {f.id: f for f in folders}
-    paths: dict[str, str] = {}
-    for folder in folders:
-        parts: list[str] = []
-        seen: set[str] = set()
-        current: Folder | None = folder
-        while current is not None and current.id not in seen:
-            seen.add(current.id)
-            parts.append(current.title)
-            current = by_id.get(current.parent_id)
-        paths[folder.id] = " / ".join(reversed(parts))
-    return paths
-
-
 def human_size(size: int) -> str:
     """``532 B``, ``12.4 KB``, ``3.1 MB``."""
     value = float(size)

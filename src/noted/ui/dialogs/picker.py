@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
-from noted.ui.data import folder_paths
 from noted.ui.workers import ReportsWorkerFailures
 
 TOP_LEVEL = ""
@@ -63,7 +63,7 @@ class NotebookPicker(ReportsWorkerFailures, ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="picker", exit_on_error=False, description="listing notebooks")
     def _load(self) -> None:
         folders = self._store.list_folders()
-        paths = folder_paths(folders)
+        paths = folder_paths(folders, " / ")
         # A notebook cannot move into itself or below itself: drop the excluded branches.
         children: dict[str, list[str]] = {}
         for folder in folders:
