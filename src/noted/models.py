@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -71,6 +72,21 @@ class Folder:
     @property
     def is_trashed(self) -> bool:
         return self.deleted_time > 0
+
+
+def descendants(folders: Iterable[Folder], folder_id: str) -> list[str]:
+    """``folder_id`` and every notebook below it, at any depth (a parent cycle in bad data ends)."""
+    children: dict[str, list[str]] = {}
+    for folder in folders:
+        children.setdefault(folder.parent_id, []).append(folder.id)
+    out: list[str] = []
+    todo = [folder_id]
+    while todo:
+        current = todo.pop()
+        if current not in out:
+            out.append(current)
+            todo.extend(children.get(current, []))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import NotFoundError
-from noted.models import Folder
+from noted.models import Folder, descendants
 from noted.ops import notebooks as ops
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
@@ -23,21 +23,6 @@ from noted.tools.payloads import iso, opt_iso, view, visible_folder
 from noted.tools.scope import ScopeView
 
 _EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
-
-
-def _subtree(folders: list[Folder], root: str) -> set[str]:
-    """``root`` and every notebook below it."""
-    children: dict[str, list[str]] = {}
-    for folder in folders:
-        children.setdefault(folder.parent_id, []).append(folder.id)
-    seen: set[str] = set()
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current not in seen:
-            seen.add(current)
-            stack.extend(children.get(current, ()))
-    return seen
 
 
 def _title_of(ctx: ToolContext, scope: ScopeView, folder_id: str) -> str:
@@ -78,7 +63,7 @@ def _get_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
     every = ctx.store.list_folders(include_trashed=True)
     counts = ctx.store.folder_note_counts()
-    below = _subtree(every, folder.id)
+    below = set(descendants(every, folder.id))
     children = [f for f in every if f.parent_id == folder.id and not f.is_trashed]
     return {
         **_summary(ctx, scope, folder),
@@ -127,7 +112,7 @@ GET_NOTEBOOK = Tool(
 def _check_move(
     ctx: ToolContext, scope: ScopeView, folder: Folder, parent_id: str, every: list[Folder]
 ) -> None:
-    if parent_id and parent_id in _subtree(every, folder.id):
+    if parent_id and parent_id in set(descendants(every, folder.id)):
         raise ToolError(
             f'cannot move notebook "{folder.title}" into itself or one of its own sub-notebooks; '
             "nothing was changed",
@@ -240,7 +225,7 @@ def _delete_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
     every = ctx.store.list_folders(include_trashed=True)
     _refuse_root(ctx, scope, folder, every, "moved to the trash")
-    below = _subtree(every, folder.id)
+    below = set(descendants(every, folder.id))
     notebooks, notes = _live_counts(ctx, below)
     trashed = ops.trash_notebook(ctx.store, folder.id, actor=ctx.actor).folder
     return {**_summary(ctx, scope, trashed), "notebooks_trashed": notebooks, "notes_trashed": notes}
@@ -278,7 +263,7 @@ def _restore_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "can restore it in noted",
             field="id",
         )
-    below = _subtree(every, folder.id)
+    below = set(descendants(every, folder.id))
     notebooks, notes = _live_counts(ctx, below)
     restored = ops.restore_notebook(ctx.store, folder.id, actor=ctx.actor).folder
     after_notebooks, after_notes = _live_counts(ctx, below)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import UnavailableError
+from noted.models import descendants
 from noted.search.results import Hit, Mode, Results
 from noted.search.semantic import Relevance
 from noted.tools import schema as s
@@ -193,7 +194,7 @@ def scope_note_ids(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) 
     if folder_arg is not None:
         root = visible_folder(ctx, scope, folder_arg)
         live = ctx.store.list_folders()
-        folder_ids = _below(root.id, live)
+        folder_ids = descendants(live, root.id)
     elif tag_arg is not None:
         tag = visible_tag(ctx, scope, tag_arg, field="tag_id")
         return [n.id for n in scoped_notes(ctx, scope, tag_id=tag.id)]
@@ -202,18 +203,6 @@ def scope_note_ids(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) 
     else:
         folder_ids = [f.id for f in scope.visible_folders(ctx.store.list_folders())]
     return [n.id for f in folder_ids for n in ctx.store.list_notes(folder_id=f)]
-
-
-def _below(root: str, folders: list[Any]) -> list[str]:
-    children: dict[str, list[str]] = {}
-    for folder in folders:
-        children.setdefault(folder.parent_id, []).append(folder.id)
-    out, stack = [], [root]
-    while stack:
-        folder_id = stack.pop()
-        out.append(folder_id)
-        stack.extend(children.get(folder_id, ()))
-    return out
 
 
 def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:

@@ -8,28 +8,12 @@ changed in Joplin itself show on the next listing.
 from __future__ import annotations
 
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import ChangeType, Folder, ItemType, new_id, now_ms
+from noted.models import ChangeType, Folder, ItemType, descendants, new_id, now_ms
 from noted.store.joplin.base import FOLDER_FIELDS, JoplinApi, folder_of, meta_of, safe_id
 from noted.store.rules import clean_title
 
 RESTORED_FOLDER = "Restored notes"
 """Where a note restored from the trash goes when its notebook is gone (as in the embedded store)."""
-
-
-def descendants(folders: list[Folder], folder_id: str) -> list[str]:
-    """``folder_id`` and every notebook below it, at any depth."""
-    children: dict[str, list[str]] = {}
-    for folder in folders:
-        children.setdefault(folder.parent_id, []).append(folder.id)
-    out: list[str] = []
-    todo = [folder_id]
-    while todo:
-        current = todo.pop()
-        if current in out:
-            continue
-        out.append(current)
-        todo.extend(children.get(current, []))
-    return out
 
 
 class Folders:

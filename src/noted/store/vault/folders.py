@@ -6,7 +6,7 @@ import contextlib
 from pathlib import PurePosixPath
 
 from noted.errors import InvalidInputError
-from noted.models import Folder
+from noted.models import Folder, descendants
 from noted.store.protocol import NoteOrder
 from noted.store.rules import clean_title
 from noted.store.transfer.common import safe_name
@@ -64,15 +64,6 @@ class Folders(VaultPart):
                     folder = self.mirror.update_folder(folder_id, title=PurePosixPath(new).name, actor=actor)
         return folder
 
-    def _subtree(self, folder_id: str) -> list[str]:
-        folders = self.mirror.list_folders(include_trashed=True)
-        ids, grew = {folder_id}, True
-        while grew:
-            more = {f.id for f in folders if f.parent_id in ids} - ids
-            ids |= more
-            grew = bool(more)
-        return list(ids)
-
     def _notes_in(self, folder_ids: list[str]) -> list[str]:
         return [
             m.id
@@ -86,7 +77,7 @@ class Folders(VaultPart):
         if folder_id == self.core.root_folder_id:
             raise InvalidInputError("the Markdown folder's own notebook cannot be trashed")
         with self.mirror.batch():
-            ids = self._subtree(folder_id)
+            ids = descendants(self.mirror.list_folders(include_trashed=True), folder_id)
             self.mirror.trash_folder(folder_id, actor=actor)
             self.core.place(self._notes_in(ids))
             for path in sorted((self.ledger.folder_path(i) or "" for i in ids), reverse=True):
@@ -97,7 +88,7 @@ class Folders(VaultPart):
     def restore_folder(self, folder_id: str, *, actor: str) -> None:
         with self.mirror.batch():
             self.mirror.restore_folder(folder_id, actor=actor)
-            ids = self._subtree(folder_id)
+            ids = descendants(self.mirror.list_folders(include_trashed=True), folder_id)
             for fid in ids:
                 if not self.mirror.get_folder(fid).is_trashed:
                     self.vault.path(self.core.folder_dir(fid)).mkdir(parents=True, exist_ok=True)
