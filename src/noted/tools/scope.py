@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from noted.models import Folder, Note, NoteMeta
+from noted.models import Folder, Note, NoteMeta, descendants
 from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
 from noted.store.protocol import Store
 
@@ -89,9 +89,9 @@ class Scope:
         reaches."""
         if not self.limits:
             return ScopeView(None)
-        children = _children(folders)
+        every = list(folders)
         return ScopeView(
-            frozenset.intersection(*(_subtrees(limit.notebooks, children) for limit in self.limits))
+            frozenset.intersection(*(_subtrees(limit.notebooks, every) for limit in self.limits))
         )
 
     def view(self, store: Store) -> ScopeView:
@@ -103,9 +103,9 @@ class Scope:
 
     def excluding(self, folders: Iterable[Folder], folder_id: str) -> str | None:
         """The source of the first limit that does not reach ``folder_id`` among ``folders``."""
-        children = _children(folders)
+        every = list(folders)
         return next(
-            (lm.source for lm in self.limits if folder_id not in _subtrees(lm.notebooks, children)), None
+            (lm.source for lm in self.limits if folder_id not in _subtrees(lm.notebooks, every)), None
         )
 
     def named(self) -> frozenset[str]:
@@ -117,21 +117,7 @@ def _ids(entries: Iterable[str]) -> frozenset[str]:
     return frozenset(e.strip() for e in entries if e.strip())
 
 
-def _children(folders: Iterable[Folder]) -> dict[str, list[str]]:
-    children: dict[str, list[str]] = {}
-    for folder in folders:
-        children.setdefault(folder.parent_id, []).append(folder.id)
-    return children
-
-
-def _subtrees(roots: frozenset[str], children: dict[str, list[str]]) -> frozenset[str]:
+def _subtrees(roots: frozenset[str], folders: list[Folder]) -> frozenset[str]:
     """The ``roots`` that exist and every notebook below them."""
-    known = {i for ids in children.values() for i in ids}
-    seen: set[str] = set()
-    stack = [r for r in roots if r in known]
-    while stack:
-        folder_id = stack.pop()
-        if folder_id not in seen:
-            seen.add(folder_id)
-            stack.extend(children.get(folder_id, ()))
-    return frozenset(seen)
+    known = roots & {f.id for f in folders}
+    return frozenset(i for root in known for i in descendants(folders, root))

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from noted.models import descendants
 from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
 from noted.ui.workers import ReportsWorkerFailures
@@ -65,16 +66,7 @@ class NotebookPicker(ReportsWorkerFailures, ModalScreen[str | None]):
         folders = self._store.list_folders()
         paths = folder_paths(folders, " / ")
         # A notebook cannot move into itself or below itself: drop the excluded branches.
-        children: dict[str, list[str]] = {}
-        for folder in folders:
-            children.setdefault(folder.parent_id, []).append(folder.id)
-        blocked: set[str] = set()
-        stack = list(self._exclude)
-        while stack:
-            fid = stack.pop()
-            if fid not in blocked:
-                blocked.add(fid)
-                stack.extend(children.get(fid, ()))
+        blocked = {fid for root in self._exclude for fid in descendants(folders, root)}
         choices = sorted(((fid, path) for fid, path in paths.items() if fid not in blocked), key=_fold)
         if self._allow_top:
             choices.insert(0, (TOP_LEVEL, "(top level)"))
