@@ -23,30 +23,25 @@ This package is a leaf: it imports nothing of noted but ``errors`` and ``profile
 from __future__ import annotations
 
 from noted.settings.core import Settings
-from noted.settings.credentials import api_key, joplin_token, read_secret
-from noted.settings.handles import SECTIONS, SETTINGS, TOOL_KEY, tool_key, tool_switch
-from noted.settings.registry import SettingsRegistry, env_names, looks_secret
-from noted.settings.resolved import ResolvedSetting, SettingChange, Source, Subscriber
+from noted.settings.credentials import api_key, joplin_token
+from noted.settings.handles import SECTIONS, SETTINGS, tool_switch
+from noted.settings.registry import env_names, looks_secret
+from noted.settings.resolved import ResolvedSetting, SettingChange, Source
 from noted.settings.spec import Kind, Setting, SettingValue
 
 __all__ = [
     "SECTIONS",
     "SETTINGS",
-    "TOOL_KEY",
     "Kind",
     "ResolvedSetting",
     "SettingChange",
     "SettingValue",
     "Setting",
     "Settings",
-    "SettingsRegistry",
     "Source",
-    "Subscriber",
     "api_key",
     "env_names",
     "joplin_token",
     "looks_secret",
-    "read_secret",
-    "tool_key",
     "tool_switch",
 ]
