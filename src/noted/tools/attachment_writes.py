@@ -27,7 +27,6 @@ from noted.tools.attachments import (
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import view, visible_note
 
-_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 _PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 
@@ -95,9 +94,9 @@ ATTACH_FILE = Tool(
     annotations=Annotations(read_only=False, destructive=False, idempotent=False),
     handler=_attach_file,
     examples=(
-        {"note_id": _EXAMPLE_ID, "filename": "dot.png", "mime": "image/png", "content_base64": _PNG_1PX},
+        {"note_id": s.EXAMPLE_ID, "filename": "dot.png", "mime": "image/png", "content_base64": _PNG_1PX},
         {
-            "note_id": _EXAMPLE_ID,
+            "note_id": s.EXAMPLE_ID,
             "filename": "notes.txt",
             "mime": "text/plain",
             "content_base64": "aGVsbG8K",
@@ -156,7 +155,7 @@ REPLACE_ATTACHMENT = Tool(
     output_schema=s.obj(ATTACHMENT, tuple(ATTACHMENT)),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_replace_attachment,
-    examples=({"id": _EXAMPLE_ID, "content_base64": _PNG_1PX, "mime": "image/png"},),
+    examples=({"id": s.EXAMPLE_ID, "content_base64": _PNG_1PX, "mime": "image/png"},),
 )
 
 
@@ -181,7 +180,7 @@ DELETE_ATTACHMENT = Tool(
     output_schema=s.obj({**ATTACHMENT, "deleted": s.boolean()}, (*ATTACHMENT, "deleted")),
     annotations=Annotations(read_only=False, destructive=True, idempotent=False),
     handler=_delete_attachment,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 TOOLS = (ATTACH_FILE, REPLACE_ATTACHMENT, DELETE_ATTACHMENT)

@@ -23,7 +23,6 @@ from noted.tools.scope import ScopeView
 
 LIST_DEFAULT = 50
 LIST_MAX = 200
-_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 
 
 def linking_notes(ctx: ToolContext, scope: ScopeView, resource_id: str) -> tuple[list[Note], bool]:
@@ -140,7 +139,7 @@ LIST_ATTACHMENTS = Tool(
     ),
     annotations=READ,
     handler=_list_attachments,
-    examples=({}, {"note_id": _EXAMPLE_ID}),
+    examples=({}, {"note_id": s.EXAMPLE_ID}),
 )
 
 
@@ -272,7 +271,11 @@ READ_ATTACHMENT = Tool(
     ),
     annotations=READ,
     handler=_read_attachment,
-    examples=({"id": _EXAMPLE_ID}, {"id": _EXAMPLE_ID, "detail": "low"}, {"id": _EXAMPLE_ID, "offset": 8000}),
+    examples=(
+        {"id": s.EXAMPLE_ID},
+        {"id": s.EXAMPLE_ID, "detail": "low"},
+        {"id": s.EXAMPLE_ID, "offset": 8000},
+    ),
 )
 
 # get_attachment ------------------------------------------------------------------------------------
@@ -294,7 +297,7 @@ GET_ATTACHMENT = Tool(
     output_schema=s.obj(ATTACHMENT, tuple(ATTACHMENT)),
     annotations=READ,
     handler=_get_attachment,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 TOOLS = (LIST_ATTACHMENTS, GET_ATTACHMENT, READ_ATTACHMENT)

@@ -75,7 +75,7 @@ NOTE_LINKS = Tool(
     ),
     annotations=READ,
     handler=_note_links,
-    examples=({"id": "0123456789abcdef0123456789abcdef"},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 TOOLS = (NOTE_LINKS,)

@@ -31,7 +31,6 @@ from noted.tools.tags import visible_tag
 LIST_MAX = 100
 LIST_DEFAULT = 50
 _CURSOR = re.compile(r"^(\d{1,15})\.([0-9a-fA-F]{32})$")
-_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 
 NOTE_ROW: dict[str, Payload] = {
     "id": s.string(),
@@ -163,9 +162,9 @@ LIST_NOTES = Tool(
     handler=_list_notes,
     examples=(
         {},
-        {"notebook_id": _EXAMPLE_ID, "limit": 20},
-        {"tag_id": _EXAMPLE_ID, "updated_since": "2025-03-01T00:00:00.000Z"},
-        {"cursor": f"1740821400000.{_EXAMPLE_ID}"},
+        {"notebook_id": s.EXAMPLE_ID, "limit": 20},
+        {"tag_id": s.EXAMPLE_ID, "updated_since": "2025-03-01T00:00:00.000Z"},
+        {"cursor": f"1740821400000.{s.EXAMPLE_ID}"},
     ),
 )
 
@@ -226,7 +225,7 @@ LIST_TAG_NOTES = Tool(
     ),
     annotations=READ,
     handler=_list_tag_notes,
-    examples=({"tag_id": _EXAMPLE_ID}, {"tag_id": _EXAMPLE_ID, "limit": 100, "offset": 100}),
+    examples=({"tag_id": s.EXAMPLE_ID}, {"tag_id": s.EXAMPLE_ID, "limit": 100, "offset": 100}),
 )
 
 TOOLS = (LIST_NOTES, LIST_TAG_NOTES)

@@ -25,7 +25,6 @@ from noted.tools.payloads import view, visible_folder, write_result
 from noted.tools.scope import ScopeView
 
 MAX_ATTACHMENTS = 10
-_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 
 
 def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]) -> tuple[str, str]:
@@ -198,7 +197,7 @@ CREATE_NOTE = Tool(
     handler=_create_note,
     examples=(
         {"title": "Groceries", "body": "- eggs\n- milk", "notebook_title": "Home", "tags": ["shopping"]},
-        {"title": "Call the plumber", "notebook_id": _EXAMPLE_ID, "is_todo": True},
+        {"title": "Call the plumber", "notebook_id": s.EXAMPLE_ID, "is_todo": True},
         {
             "title": "Clipped article",
             "body_html": "<h1>Title</h1><p>See <a href='/more'>more</a>.</p>",

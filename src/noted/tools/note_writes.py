@@ -29,7 +29,6 @@ from noted.tools.payloads import (
 from noted.tools.scope import ScopeView
 
 BODY_MODES = ("body", "append", "prepend", "replace_text")
-_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 
 # update_note ----------------------------------------------------------------------------------------
 
@@ -169,15 +168,15 @@ UPDATE_NOTE = Tool(
     annotations=Annotations(read_only=False, destructive=True, idempotent=False),
     handler=_update_note,
     examples=(
-        {"id": _EXAMPLE_ID, "append": "- call Ana about the budget"},
+        {"id": s.EXAMPLE_ID, "append": "- call Ana about the budget"},
         {
-            "id": _EXAMPLE_ID,
+            "id": s.EXAMPLE_ID,
             "replace_text": {"find": "due Friday", "replace": "due Monday"},
             "base_updated_time": "2025-03-01T09:30:00.000Z",
         },
-        {"id": _EXAMPLE_ID, "title": "Trip to Lisbon", "notebook_id": "fedcba9876543210fedcba9876543210"},
-        {"id": _EXAMPLE_ID, "todo_completed": True},
-        {"id": _EXAMPLE_ID, "tags": ["work", "2025"]},
+        {"id": s.EXAMPLE_ID, "title": "Trip to Lisbon", "notebook_id": "fedcba9876543210fedcba9876543210"},
+        {"id": s.EXAMPLE_ID, "todo_completed": True},
+        {"id": s.EXAMPLE_ID, "tags": ["work", "2025"]},
     ),
 )
 
@@ -202,7 +201,7 @@ DELETE_NOTE = Tool(
     output_schema=s.obj(s.WRITE_RESULT, s.WRITE_REQUIRED),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_delete_note,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 
@@ -222,7 +221,7 @@ RESTORE_NOTE = Tool(
     output_schema=s.obj(s.WRITE_RESULT, s.WRITE_REQUIRED),
     annotations=Annotations(read_only=False, destructive=False, idempotent=True),
     handler=_restore_note,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 
@@ -283,8 +282,8 @@ MANAGE_TAGS = Tool(
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_manage_tags,
     examples=(
-        {"note_id": _EXAMPLE_ID, "add": ["urgent", "work"]},
-        {"note_id": _EXAMPLE_ID, "add": ["done"], "remove": ["in progress"]},
+        {"note_id": s.EXAMPLE_ID, "add": ["urgent", "work"]},
+        {"note_id": s.EXAMPLE_ID, "add": ["done"], "remove": ["in progress"]},
     ),
 )
 

@@ -22,8 +22,6 @@ from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, Tool
 from noted.tools.payloads import iso, opt_iso, view, visible_folder
 from noted.tools.scope import ScopeView
 
-_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
-
 
 def _title_of(ctx: ToolContext, scope: ScopeView, folder_id: str) -> str:
     if not folder_id or not scope.allows_folder(folder_id):
@@ -102,7 +100,7 @@ GET_NOTEBOOK = Tool(
     ),
     annotations=READ,
     handler=_get_notebook,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 
@@ -203,9 +201,9 @@ UPDATE_NOTEBOOK = Tool(
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_update_notebook,
     examples=(
-        {"id": _EXAMPLE_ID, "title": "Recipes 2025"},
-        {"id": _EXAMPLE_ID, "parent_id": "fedcba9876543210fedcba9876543210"},
-        {"id": _EXAMPLE_ID, "parent_id": ""},
+        {"id": s.EXAMPLE_ID, "title": "Recipes 2025"},
+        {"id": s.EXAMPLE_ID, "parent_id": "fedcba9876543210fedcba9876543210"},
+        {"id": s.EXAMPLE_ID, "parent_id": ""},
     ),
 )
 
@@ -247,7 +245,7 @@ DELETE_NOTEBOOK = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_delete_notebook,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 
@@ -289,7 +287,7 @@ RESTORE_NOTEBOOK = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=True),
     handler=_restore_notebook,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 TOOLS = (GET_NOTEBOOK, UPDATE_NOTEBOOK, DELETE_NOTEBOOK, RESTORE_NOTEBOOK)

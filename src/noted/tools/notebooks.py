@@ -208,8 +208,8 @@ LIST_NOTEBOOK_NOTES = Tool(
     annotations=READ,
     handler=_list_notebook_notes,
     examples=(
-        {"notebook_id": "0123456789abcdef0123456789abcdef"},
-        {"notebook_id": "0123456789abcdef0123456789abcdef", "limit": 100, "offset": 100},
+        {"notebook_id": s.EXAMPLE_ID},
+        {"notebook_id": s.EXAMPLE_ID, "limit": 100, "offset": 100},
     ),
 )
 
@@ -252,7 +252,7 @@ CREATE_NOTEBOOK = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=False),
     handler=_create_notebook,
-    examples=({"title": "Recipes"}, {"title": "2025", "parent_id": "0123456789abcdef0123456789abcdef"}),
+    examples=({"title": "Recipes"}, {"title": "2025", "parent_id": s.EXAMPLE_ID}),
 )
 
 TOOLS = (LIST_NOTEBOOKS, LIST_TAGS, LIST_NOTEBOOK_NOTES, CREATE_NOTEBOOK)

@@ -135,10 +135,10 @@ READ_NOTE = Tool(
     annotations=READ,
     handler=_read_note,
     examples=(
-        {"id": "0123456789abcdef0123456789abcdef"},
-        {"id": "0123456789abcdef0123456789abcdef", "outline": True},
-        {"id": "0123456789abcdef0123456789abcdef", "section": "1.2"},
-        {"id": "0123456789abcdef0123456789abcdef", "offset": 8000, "max_chars": 4000},
+        {"id": s.EXAMPLE_ID},
+        {"id": s.EXAMPLE_ID, "outline": True},
+        {"id": s.EXAMPLE_ID, "section": "1.2"},
+        {"id": s.EXAMPLE_ID, "offset": 8000, "max_chars": 4000},
     ),
 )
 
@@ -206,7 +206,7 @@ READ_NOTES = Tool(
     ),
     annotations=READ,
     handler=_read_notes,
-    examples=({"ids": ["0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"]},),
+    examples=({"ids": [s.EXAMPLE_ID, "fedcba9876543210fedcba9876543210"]},),
 )
 
 
@@ -337,8 +337,8 @@ NOTE_HISTORY = Tool(
     annotations=READ,
     handler=_note_history,
     examples=(
-        {"id": "0123456789abcdef0123456789abcdef"},
-        {"id": "0123456789abcdef0123456789abcdef", "limit": 5},
+        {"id": s.EXAMPLE_ID},
+        {"id": s.EXAMPLE_ID, "limit": 5},
     ),
 )
 

@@ -17,6 +17,7 @@ MAX_TEXT = 1_000_000
 """The largest body, or piece of one, a model may send in one call (characters)."""
 MAX_TAG = 200
 MAX_TAGS = 50
+EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 
 
 def obj(properties: dict[str, Payload], required: tuple[str, ...] = (), *, closed: bool = True) -> Payload:

@@ -283,7 +283,7 @@ SEMANTIC_SEARCH_NOTES = Tool(
         {
             "query": "how we deploy the app",
             "relevance": "strict",
-            "notebook_id": "0123456789abcdef0123456789abcdef",
+            "notebook_id": s.EXAMPLE_ID,
         },
         {"query": "travel plans", "tag_id": "fedcba9876543210fedcba9876543210", "limit": 5},
     ),

@@ -27,8 +27,6 @@ from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, Tool
 from noted.tools.payloads import iso, scoped_notes, tag_title, view
 from noted.tools.scope import ScopeView
 
-_EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
-
 
 def visible_tag(ctx: ToolContext, scope: ScopeView, tag_id: str, field: str = "id") -> Tag:
     """The tag, or "not found" when no tag has that id (a scope answers for its own notes only,
@@ -91,7 +89,7 @@ GET_TAG = Tool(
     output_schema=s.obj(TAG_FIELDS, tuple(TAG_FIELDS)),
     annotations=READ,
     handler=_get_tag,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 
@@ -133,7 +131,7 @@ RENAME_TAG = Tool(
     output_schema=s.obj({**TAG_FIELDS, "previous_title": s.string()}, (*TAG_FIELDS, "previous_title")),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_rename_tag,
-    examples=({"id": _EXAMPLE_ID, "title": "project-x"},),
+    examples=({"id": s.EXAMPLE_ID, "title": "project-x"},),
 )
 
 
@@ -169,7 +167,7 @@ DELETE_TAG = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=False),
     handler=_delete_tag,
-    examples=({"id": _EXAMPLE_ID},),
+    examples=({"id": s.EXAMPLE_ID},),
 )
 
 
