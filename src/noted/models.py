@@ -75,7 +75,7 @@ class Folder:
 
 
 def descendants(folders: Iterable[Folder], folder_id: str) -> list[str]:
-    """``folder_id`` and every notebook below it, at any depth (a parent cycle in bad data ends)."""
+    """``folder_id`` and every notebook below it, at any depth, parents first (each once, even in a cycle)."""
     children: dict[str, list[str]] = {}
     for folder in folders:
         children.setdefault(folder.parent_id, []).append(folder.id)
