@@ -79,14 +79,14 @@ def descendants(folders: Iterable[Folder], folder_id: str) -> list[str]:
     children: dict[str, list[str]] = {}
     for folder in folders:
         children.setdefault(folder.parent_id, []).append(folder.id)
-    out: list[str] = []
+    out: dict[str, None] = {}  # an ordered set: a deep tree is not searched as a list
     todo = [folder_id]
     while todo:
         current = todo.pop()
         if current not in out:
-            out.append(current)
+            out[current] = None
             todo.extend(children.get(current, []))
-    return out
+    return list(out)
 
 
 @dataclass(frozen=True, slots=True)
