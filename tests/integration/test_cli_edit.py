@@ -20,8 +20,8 @@ path.write_text(path.read_text(encoding="utf-8") + "typed in the editor\\n", enc
 """
 
 
-def editor(tmp_path: Path, source: str) -> str:
-    script = tmp_path / "editor.py"
+def editor(tmp_path: Path, source: str, name: str = "editor.py") -> str:
+    script = tmp_path / name
     script.write_text(source, encoding="utf-8")
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
 
@@ -65,14 +65,15 @@ def test_the_editor_gets_a_final_newline_and_so_does_an_append(
     assert cli.ok("edit", third).out == "no change\n" and cli.cursor() == before
 
 
-def test_visual_is_used_when_editor_is_unset(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_visual_comes_before_editor(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in the app and in git: ``$VISUAL``, else ``$EDITOR`` (the CLI once had them the other way)."""
     note = cli.ok("create", "Diary", "--body", "x\n").out.strip()
-    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setenv("EDITOR", editor(tmp_path, "import sys\nsys.exit(3)\n", "failing.py"))
     monkeypatch.setenv("VISUAL", editor(tmp_path, APPEND))
     cli.ok("edit", note)
     assert cli.json("show", note)["body"] == "x\ntyped in the editor\n"
+    monkeypatch.delenv("VISUAL")
+    assert cli("edit", note).code == 2  # now $EDITOR runs, and exits 3
 
 
 def test_unchanged_file_saves_nothing(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import shlex
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundE
 from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops import notes as ops
 from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
-from noted.ops.editing import as_text_file, save_text
+from noted.ops.editing import as_text_file, run_editor, save_text
 from noted.ops.resolve import folder_paths, live_note, resolve_note
 from noted.wording import plural
 
@@ -39,7 +37,7 @@ def register(sub: Commands) -> None:
     p = sub.add(
         "edit",
         cmd_edit,
-        "Change a note. With no option, open its body in $EDITOR (or $VISUAL, else vi) and save it back.",
+        "Change a note. With no option, open its body in $VISUAL (or $EDITOR, else vi) and save it back.",
     )
     p.add_argument("note", help="id, id prefix (4+ hex digits) or exact title")
     p.add_argument("--title", metavar="TEXT", help="set the title")
@@ -162,28 +160,15 @@ def _conflict_line(base: Note, resolved: Resolved) -> str:
     )
 
 
-def editor_command() -> list[str]:
-    """The person's editor as an argument list: ``$EDITOR``, else ``$VISUAL``, else ``vi``."""
-    raw = os.environ.get("EDITOR") or os.environ.get("VISUAL") or "vi"
-    try:
-        parts = shlex.split(raw)
-    except ValueError as exc:
-        raise InvalidInputError(f"cannot understand $EDITOR ({raw!r}): {exc}") from exc
-    return parts or ["vi"]
-
-
 def _run_editor(path: Path) -> None:
-    argv = [*editor_command(), str(path)]
     try:
-        result = subprocess.run(argv, check=False)
-    except OSError as exc:
+        status = run_editor(path)
+    except InvalidInputError:
         path.unlink(missing_ok=True)
+        raise
+    if status != 0:
         raise InvalidInputError(
-            f"cannot start the editor {argv[0]!r}: {exc.strerror or exc}", hint="set $EDITOR"
-        ) from exc
-    if result.returncode != 0:
-        raise InvalidInputError(
-            f"the editor exited with status {result.returncode}; nothing was saved and the text is in {path}"
+            f"the editor exited with status {status}; nothing was saved and the text is in {path}"
         )
 
 

@@ -12,10 +12,15 @@ The assistant's edits of the open note are saved by ``noted.ops.session.EditorSe
 from __future__ import annotations
 
 import itertools
+import os
+import shlex
+import subprocess
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
-from noted.errors import ConflictError, NotFoundError
+from noted.errors import ConflictError, InvalidInputError, NotFoundError
 from noted.models import Note, NotePatch
 from noted.ops.conflicts import Conflict, keep_copy
 from noted.store.protocol import Store
@@ -25,6 +30,32 @@ def as_text_file(body: str) -> str:
     """``body`` as a text file holds it, ending in a newline: what ``$EDITOR`` is given, and what
     ``noted edit --append`` adds, so a line an editor or a script appends starts a line of its own."""
     return body if not body or body.endswith("\n") else body + "\n"
+
+
+def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The person's editor as an argument list: ``$VISUAL``, else ``$EDITOR``, else ``vi``, as git
+    and most terminal tools choose (``"code -w"`` becomes two arguments)."""
+    env = os.environ if environ is None else environ
+    raw = env.get("VISUAL") or env.get("EDITOR") or "vi"
+    try:
+        command = shlex.split(raw)
+    except ValueError as exc:
+        raise InvalidInputError(f"cannot understand the editor command {raw!r}: {exc}") from exc
+    if not command:
+        raise InvalidInputError("$EDITOR is set but empty", hint="export EDITOR=vim, or unset it")
+    return command
+
+
+def run_editor(path: Path, environ: Mapping[str, str] | None = None) -> int:
+    """Run the editor on ``path`` in the foreground and return its exit status."""
+    argv = [*editor_command(environ), str(path)]
+    try:
+        return subprocess.call(argv)
+    except OSError as exc:
+        raise InvalidInputError(
+            f"cannot start the editor {argv[0]!r}: {exc.strerror or exc}",
+            hint="set $VISUAL or $EDITOR to an installed editor",
+        ) from exc
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,15 +9,13 @@ overwritten: the save is refused and the edited file is kept for the person.
 from __future__ import annotations
 
 import os
-import shlex
-import subprocess
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from noted.errors import InvalidInputError
-from noted.ops.editing import as_text_file
+from noted.ops.editing import as_text_file, run_editor
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,29 +25,6 @@ class ExternalEdit:
     text: str
     path: Path
     changed: bool
-
-
-def editor_command(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The editor to run, as an argument list (``"code -w"`` becomes two arguments)."""
-    env = os.environ if environ is None else environ
-    raw = env.get("VISUAL") or env.get("EDITOR") or "vi"
-    try:
-        command = shlex.split(raw)
-    except ValueError as exc:
-        raise InvalidInputError(f"cannot understand the editor command {raw!r}: {exc}") from exc
-    if not command:
-        raise InvalidInputError("$EDITOR is set but empty", hint="export EDITOR=vim, or unset it")
-    return command
-
-
-def run_editor(path: Path, environ: Mapping[str, str] | None = None) -> int:
-    """Run the editor on ``path`` in the foreground and return its exit status."""
-    try:
-        return subprocess.call([*editor_command(environ), str(path)])
-    except FileNotFoundError as exc:
-        raise InvalidInputError(
-            f"the editor {exc.filename!r} was not found", hint="set EDITOR to an installed editor"
-        ) from exc
 
 
 def edit_text(text: str, *, title: str, run: Callable[[Path], int] = run_editor) -> ExternalEdit:
