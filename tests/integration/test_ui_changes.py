@@ -12,15 +12,18 @@ from typing import Any
 import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from noted.models import ACTOR_USER, NotePatch, assistant_actor, mcp_actor
 from noted.services import Services
 from noted.store.review import EntryState
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.conflict import ConflictView
-from noted.ui.screens.changes import ChangesList, ChangesScreen
-from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.dialogs.keys import KeysOverlay
+from noted.ui.dialogs.merge import MergeEditor
+from noted.ui.screens.changes import ChangeDiff, ChangesList, ChangesScreen
+from noted.ui.widgets.key_bar import KeyBar
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 
 BOT = mcp_actor("bot")
 CHAT = assistant_actor("c1")
@@ -49,6 +52,15 @@ async def _open(pilot: Pilot[Any]) -> ChangesScreen:
     return screen
 
 
+async def _press_o(pilot: Pilot[Any], app: NotedApp, note_id: str) -> NoteViewer:
+    """``o``: the view closes and the reader shows ``note_id``."""
+    await pilot.press("o")
+    await until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen))
+    viewer = app.workspace.query_one(NoteViewer)
+    await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note_id)
+    return viewer
+
+
 def _pending(services: Services) -> set[str]:
     return {e.note_id for e in services.review.pending()}
 
@@ -70,6 +82,76 @@ async def test_enter_shows_the_diff_and_a_accepts(
         assert _pending(services) == {fixture.meeting, fixture.groceries}
         ideas = [e for e in services.review.rows.entries(state=EntryState.ACCEPTED)]
         assert [e.note_id for e in ideas] == [fixture.ideas]
+
+
+async def test_the_diff_takes_the_lists_place_with_its_own_keys_and_f1(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    """At 80×24 the diff has the list's height (sharing it left the change below the box), the
+    key bar is the view's own (not the reader's behind it), and F1 explains the view."""
+    app, services = app_services
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        listing, diff_box = screen.query_one(ChangesList), screen.query_one(ChangeDiff)
+        bar = screen.query_one(KeyBar)
+        assert "Accept" in str(bar.render()) and "Edit" not in str(bar.render())  # not the reader's keys
+        box = screen.query_one("#changes-box").region
+        assert box.bottom <= app.size.height - 2  # the status line and the key bar stay in sight
+        await pilot.press("down", "down", "enter")
+        diff = screen.query_one("#changes-diff", Static)
+        await until(pilot, lambda: "A model's idea." in str(diff.render()) and diff_box.has_focus)
+        await pilot.pause()
+        assert not listing.display or listing.region.height == 0
+        assert diff_box.region.height >= 15  # the list's place, not half of it
+        assert "Ideas" in str(screen.query_one("#changes-title").render())
+        assert "Back" in str(bar.render())
+        await pilot.press("escape")  # back to the list, not out of the view
+        await until(pilot, lambda: listing.has_focus)
+        assert isinstance(app.screen, ChangesScreen) and listing.region.height > 0
+        await pilot.press("enter")
+        await until(pilot, lambda: diff_box.has_focus)
+        await pilot.press("enter")  # Enter goes back too
+        await until(pilot, lambda: listing.has_focus)
+        await pilot.press("f1")  # a modal screen leaves the app's keys out: the view has its own F1
+        await until(pilot, lambda: isinstance(app.screen, KeysOverlay))
+        overlay = app.screen
+        assert isinstance(overlay, KeysOverlay)
+        said = " ".join(overlay.help_text.split())
+        assert "shows the diff in the list's place (**Esc** or **Enter** goes back)" in said
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+        await pilot.press("enter")
+        await until(pilot, lambda: diff_box.has_focus)
+        await pilot.press("a")  # from the diff: the change it shows
+        await until(
+            pilot, lambda: fixture.ideas not in {r.note_id for r in screen.rows} and listing.has_focus
+        )
+    assert fixture.ideas not in _pending(services)
+
+
+async def test_o_opens_a_long_note_scrolled_to_the_change(fixture: Fixture) -> None:
+    """The change is at the end of a long note: ``o`` shows that line, not the note's top."""
+    services = open_services(fixture.root)
+    services.review.refresh()
+    services.store.update_note(fixture.release, NotePatch(append="\nA model's idea, at the end."), actor=BOT)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            await _open(pilot)
+            page = (await _press_o(pilot, app, fixture.release)).query_one(NoteScroll)
+            await pilot.pause()
+
+            def shown() -> list[str]:
+                top = round(page.scroll_y)
+                return [page.line_text(row) for row in range(top, top + page.size.height)]
+
+            # Not vacuous: the note runs some 130 lines, so opened at its top this line is far below.
+            await until(pilot, lambda: any("A model's idea, at the end." in line for line in shown()))
+            assert page.scroll_y > 50
+    finally:
+        services.close()
 
 
 async def test_space_marks_several_and_r_reverts_them(
@@ -123,10 +205,7 @@ async def test_o_opens_the_note_and_escape_closes(
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await _open(pilot)
-        await pilot.press("o")
-        await until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen))
-        viewer = app.workspace.query_one(NoteViewer)
-        await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == fixture.meeting)
+        await _press_o(pilot, app, fixture.meeting)
         await _open(pilot)
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen))
@@ -156,5 +235,80 @@ async def test_a_proposal_waits_across_a_restart_and_a_applies_it(fixture: Fixtu
             await pilot.press("a")
             await until(pilot, lambda: "Proposed." in services.store.get_note(fixture.ideas).body)
         assert services.store.note_history(fixture.ideas)[0].actor == BOT
+    finally:
+        services.close()
+
+
+async def _proposal_on_a_note_changed_since(services: Services, fixture: Fixture) -> str:
+    """An AI app proposes a new second line for the ideas; then the person rewrites that line."""
+    services.settings.set("ai.tool.update_note.enabled", True)
+    services.store.update_note(fixture.ideas, NotePatch(body="one\ntwo\nthree\n"), actor=ACTOR_USER)
+    ctx = services.tool_context(BOT)
+    ctx.writes_wait = True
+    answer = await services.registry.call(
+        "update_note", {"id": fixture.ideas, "body": "one\nTWO, said the bot\nthree\n"}, ctx
+    )
+    assert answer.ok and answer.payload is not None
+    services.store.update_note(fixture.ideas, NotePatch(body="one\ntwo, said I\nthree\n"), actor=ACTOR_USER)
+    return str(answer.payload["proposal"])
+
+
+async def test_a_proposal_whose_note_changed_shows_three_sides_and_takes_the_proposal(
+    fixture: Fixture,
+) -> None:
+    services = open_services(fixture.root)
+    try:
+        ref = await _proposal_on_a_note_changed_since(services, fixture)
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            screen = await _open(pilot)
+            await pilot.press("enter")  # the diff says so, with both sides against the version proposed on
+            diff = screen.query_one("#changes-diff", Static)
+            await until(pilot, lambda: "changed since" in str(diff.render()))
+            assert "+two, said I" in str(diff.render()) and "+TWO, said the bot" in str(diff.render())
+            await pilot.press("a")
+            await until(pilot, lambda: isinstance(app.screen, ConflictView))
+            view = app.screen
+            assert isinstance(view, ConflictView)
+            assert f"changed after {ref} was proposed" in str(view.query_one(".conflict--title").render())
+            assert "+two, said I" in str(view.query_one("#conflict-theirs Static").render())
+            assert "+TWO, said the bot" in str(view.query_one("#conflict-mine Static").render())
+            assert services.store.get_note(fixture.ideas).body == "one\ntwo, said I\nthree\n"  # nothing yet
+            await pilot.click("#conflict-overwrite")  # "Take p1"
+            await until(pilot, lambda: not services.review.rows.proposals())
+        assert services.store.get_note(fixture.ideas).body == "one\nTWO, said the bot\nthree\n"
+        history = services.store.note_history(fixture.ideas)
+        assert history[0].actor == BOT
+        assert any(r.body == "one\ntwo, said I\nthree\n" for r in history)  # the note as it was: kept
+    finally:
+        services.close()
+
+
+async def test_edit_a_merge_of_a_proposal_and_the_note_now(fixture: Fixture) -> None:
+    services = open_services(fixture.root)
+    try:
+        await _proposal_on_a_note_changed_since(services, fixture)
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            await _open(pilot)
+            await pilot.press("a")
+            await until(pilot, lambda: isinstance(app.screen, ConflictView))
+            await pilot.click("#conflict-merge")
+            await until(pilot, lambda: isinstance(app.screen, MergeEditor))
+            editor = app.screen.query_one(TextArea)
+            assert "<<<<<<< the note now\ntwo, said I\n||||||| as proposed on\ntwo\n=======\n" in editor.text
+            await pilot.press("ctrl+s")  # refused: a clash is left
+            await pilot.pause()
+            assert isinstance(app.screen, MergeEditor) and "markers" in str(
+                app.screen.query_one("#merge-message").render()
+            )
+            editor.load_text("# Ideas\none\ntwo, said I and the bot\nthree\n")
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: not services.review.rows.proposals())
+        assert services.store.get_note(fixture.ideas).body == "one\ntwo, said I and the bot\nthree\n"
+        bodies = [r.body for r in services.store.note_history(fixture.ideas)]
+        assert "one\nTWO, said the bot\nthree\n" in bodies and "one\ntwo, said I\nthree\n" in bodies
     finally:
         services.close()

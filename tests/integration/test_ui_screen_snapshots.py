@@ -97,8 +97,12 @@ def test_settings(snap_compare: Any, services: Services, size: tuple[int, int]) 
     assert snap_compare(NotedApp(services, background=False), terminal_size=size, run_before=run)
 
 
-def test_changes(snap_compare: Any, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The Changes view at 80×24: two notes an outside AI app changed, the first change's diff open."""
+@SIZES
+def test_changes(
+    snap_compare: Any, services: Services, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    """The Changes view: two notes an outside AI app changed, the first change's diff open in the
+    list's place, the view's own keys below (its frame ends above the status line)."""
     monkeypatch.setattr(changes_screen, "when_of", lambda ms: "Dec 01 09:30")  # the same shot every run
     store = services.store
     services.review.refresh()
@@ -119,7 +123,7 @@ def test_changes(snap_compare: Any, services: Services, monkeypatch: pytest.Monk
         await until(pilot, lambda: "A model's idea." in str(diff.render()))
         await pilot.pause()
 
-    assert snap_compare(NotedApp(services, background=False), terminal_size=(80, 24), run_before=run)
+    assert snap_compare(NotedApp(services, background=False), terminal_size=size, run_before=run)
 
 
 def test_history(snap_compare: Any, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ import pytest
 from textual.app import App
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
-from textual.widgets import Button, Input, Switch
+from textual.widgets import Button, Input, Switch, TextArea
 
 import noted.ui
 from noted.ui.app import NotedApp
@@ -34,10 +34,11 @@ from noted.ui.dialogs.code_picker import CodeBlockPicker
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.dialogs.keys import KeysOverlay
+from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import PathField, TextPrompt
 from noted.ui.key_hints import PLACEHOLDER, KeyHints, class_bindings, spoken
-from noted.ui.screens.changes import ChangesList, ChangesScreen
+from noted.ui.screens.changes import ChangeDiff, ChangesList, ChangesScreen
 from noted.ui.screens.history import HistoryScreen, RevisionList
 from noted.ui.screens.search import QueryField, ResultList, SearchScreen
 from noted.ui.screens.settings import SettingsScreen
@@ -60,10 +61,11 @@ PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = 
     "links and attachments": ((LinkList,), AROUND),
     "editor": ((NoteEditor,), AROUND),
     "conflict view": ((ConflictView,), (Button, NotedApp)),
+    "merge": ((MergeEditor,), (TextArea, NotedApp)),
     "chat": ((ChatPane, ChatInput, CopyableMessage, UserMessageView, BatchCard), AROUND),
     "earlier chats": ((ConversationPicker,), AROUND),
     "search": ((SearchScreen, QueryField, ResultList), (NotedApp,)),
-    "changes": ((ChangesScreen, ChangesList), (NotedApp,)),
+    "changes": ((ChangesScreen, ChangesList, ChangeDiff), (NotedApp,)),
     "history": ((HistoryScreen, RevisionList), (NotedApp,)),
     "settings": ((SettingsScreen,), (NotedApp, Input, Switch)),
 }

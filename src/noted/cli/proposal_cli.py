@@ -2,7 +2,9 @@
 
 Accepting runs the write as its client, against the version of the note it was proposed on
 (``noted.tools.proposals.apply``); a note that moved on since is left as it is and the proposal
-ends as a conflict (exit 3), its arguments kept.
+ends as a conflict (exit 3), its arguments kept. ``show`` of such a proposal gives its three sides
+(``noted.tools.proposal_sides``): what changed in the note and what the proposal changes, each
+against the version it was proposed on, and the places where they clash, diff3-style.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from noted.cli import render
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import NotedError
-from noted.ops.conflicts import text_diff
+from noted.ops.conflicts import Conflict, text_diff
 from noted.store.review import ProposalRow, ProposalState
-from noted.tools import proposals
+from noted.tools import proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
 
 
@@ -61,8 +63,9 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
 def show(ctx: CliContext, proposal_id: int) -> int:
     services = ctx.services
     proposal = services.review.rows.proposal(proposal_id)
+    conflict = proposal_sides.conflict_of(services.store, proposal)
     if ctx.json:
-        ctx.emit(as_json(proposal))
+        ctx.emit(as_json(proposal) | ({"sides": _sides(conflict)} if conflict else {}))
         return 0
     ctx.out(
         f'{proposal_ref(proposal.id)} · {proposal.tool} "{proposal.title}" · {proposal.client} · '
@@ -70,6 +73,9 @@ def show(ctx: CliContext, proposal_id: int) -> int:
         + (f" ({proposal.reason})" if proposal.reason else "")
     )
     ctx.out()
+    if conflict is not None:
+        _three_sides(ctx, proposal, conflict)
+        return 0
     after = proposals.preview(services.store, proposal)
     if after is None:
         ctx.out(proposals.args_text(proposal))
@@ -77,6 +83,41 @@ def show(ctx: CliContext, proposal_id: int) -> int:
     before, new = after
     ctx.out(text_diff(before, new, ("now", proposal_ref(proposal.id))).rstrip("\n"))
     return 0
+
+
+def _sides(conflict: Conflict) -> dict[str, dict[str, str]]:
+    def side(title: str, body: str) -> dict[str, str]:
+        return {"title": title, "body": body}
+
+    return {
+        "proposed_on": side(conflict.base.title, conflict.base.body),
+        "now": side(conflict.theirs.title, conflict.theirs.body),
+        "proposal": side(conflict.title, conflict.body),
+    }
+
+
+def _three_sides(ctx: CliContext, proposal: ProposalRow, conflict: Conflict) -> None:
+    """The note now and the proposal, each against the version it was proposed on, and where
+    they clash (diff3-style: the note now, that version, the proposal)."""
+    ref, names = proposal_ref(proposal.id), proposal_sides.names(proposal)
+    now, mine = conflict.diffs(names)
+    ctx.out(f"The note changed after {ref} was proposed. What changed in it since:")
+    ctx.out(now.rstrip("\n"))
+    ctx.out()
+    ctx.out(f"What {ref} changes, against the version it was proposed on:")
+    ctx.out(mine.rstrip("\n"))
+    ctx.out()
+    merged, clashes = conflict.merge_text(names)
+    if not clashes:
+        ctx.out("The two merge without a clash; the Changes view in the app (F3) can save the merge.")
+        return
+    ctx.out(f"Where they clash ({clashes}; the Changes view in the app, F3, lets you choose or merge):")
+    inside = False
+    for line in merged.splitlines():
+        inside = inside or line.startswith("<<<<<<< ")
+        if inside:
+            ctx.out(line)
+        inside = inside and not line.startswith(">>>>>>> ")
 
 
 def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:

@@ -10,6 +10,12 @@ note as it is now, shows ``diffs`` and then calls ``resolve`` with the person's 
 - ``THEIRS``: the note keeps the other version, and the person's text is saved as a revision of
   it first (``noted history`` shows and restores it).
 - ``OVERWRITE``: the person's text replaces the other version, which stays as its own revision.
+- ``MERGE``: a text the person merged from both (``merged``, begun from ``merge_text``) replaces the
+  other version; the person's text is saved as a revision first, so both sides stay in the history.
+
+A write that waited for review (a proposal) meeting a note changed since it was proposed is settled
+the same way (``noted.tools.proposal_sides``): the proposal is the person's side, its text written
+as its client (``mine_actor``), and ``base`` the version it was proposed on, a third side.
 
 Each save is based on the version the person was shown, so a third change arriving meanwhile is
 a new ``ConflictError`` rather than a silent loss.
@@ -24,6 +30,8 @@ import datetime as dt
 import difflib
 import enum
 from dataclasses import dataclass
+
+import merge3
 
 from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
@@ -40,6 +48,7 @@ class Choice(enum.StrEnum):
     KEEP_BOTH = "keep-both"
     THEIRS = "theirs"
     OVERWRITE = "overwrite"
+    MERGE = "merge"
     BACK = "back"
 
 
@@ -73,11 +82,30 @@ class Conflict:
         """True when both sides hold the same text (the person merged by hand): nothing to choose."""
         return (self.theirs.title, self.theirs.body) == (self.title, self.body) and not self.theirs.is_trashed
 
-    def diffs(self) -> tuple[str, str]:
-        """What changed elsewhere and what the person changed, each a unified diff against ``base``."""
-        theirs = _diff(self.base.title, self.base.body, self.theirs.title, self.theirs.body, "elsewhere")
-        mine = _diff(self.base.title, self.base.body, self.title, self.body, "yours")
+    def diffs(
+        self, names: tuple[str, str, str] = ("as you opened it", "elsewhere", "yours")
+    ) -> tuple[str, str]:
+        """What changed elsewhere and what the person changed, each a unified diff against ``base``
+        (``names``: of the base, the other side and the person's, for the diffs' headers)."""
+        base = (self.base.title, self.base.body)
+        theirs = text_diff(base, (self.theirs.title, self.theirs.body), names[:2], DIFF_CONTEXT)
+        mine = text_diff(base, (self.title, self.body), (names[0], names[2]), DIFF_CONTEXT)
         return theirs, mine
+
+    def merge_text(
+        self, names: tuple[str, str, str] = ("as you opened it", "elsewhere", "yours")
+    ) -> tuple[str, int]:
+        """Both sides merged line by line against ``base``, the title as a ``# `` first line, and
+        how many places clash: each clash is shown diff3-style, the other side's lines, then
+        ``base``'s, then the person's, between markers named by ``names``."""
+        lines = [_titled(self.base), _titled(self.theirs), f"# {self.title}\n{self.body}"]
+        base, theirs, mine = (text.splitlines(keepends=True) for text in lines)
+        merge = merge3.Merge3(base, theirs, mine)
+        clashes = sum(1 for region in merge.merge_regions() if region[0] == "conflict")
+        merged = merge.merge_lines(
+            name_a=names[1], name_b=names[2], name_base=names[0], base_marker="|||||||"
+        )
+        return "".join(merged), clashes
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,30 +125,44 @@ class Resolved:
     message: str
 
 
-def resolve(store: Store, conflict: Conflict, choice: Choice, *, actor: str) -> Resolved:
-    """Carry out ``choice`` (not ``BACK``).
+def resolve(
+    store: Store,
+    conflict: Conflict,
+    choice: Choice,
+    *,
+    actor: str,
+    mine_actor: str | None = None,
+    merged: tuple[str, str] | None = None,
+) -> Resolved:
+    """Carry out ``choice`` (not ``BACK``); ``merged`` is the (title, body) of a ``MERGE``.
+
+    ``mine_actor``: who the person's side is written as (a proposal's client), ``actor`` if None.
 
     Raises:
         ConflictError: the note changed again since ``conflict.theirs`` was read; nothing of the
             person's text was lost (``THEIRS`` may have saved it as a revision already).
-        ValueError: ``choice`` is ``BACK``.
+        ValueError: ``choice`` is ``BACK``, or ``MERGE`` without ``merged``.
     """
+    mine_actor = mine_actor or actor
     if choice is Choice.KEEP_BOTH:
-        copy = keep_copy(store, conflict.base, conflict.title, conflict.body, actor=actor)
+        copy = keep_copy(store, conflict.base, conflict.title, conflict.body, actor=mine_actor)
         message = f'Kept both: your text is in "{copy.title}", beside the note.'
         return Resolved(choice, conflict.theirs, copy, message)
     if choice is Choice.THEIRS:
-        note = _take_theirs(store, conflict, actor)
+        note = _save_then(store, conflict, (conflict.theirs.title, conflict.theirs.body), actor, mine_actor)
         return Resolved(choice, note, None, "Took the other version; yours is in the note's history.")
     if choice is Choice.OVERWRITE:
         note = store.update_note(
             conflict.base.id,
             NotePatch(title=conflict.title, body=conflict.body),
-            actor=actor,
+            actor=mine_actor,
             base_updated_time=conflict.theirs.updated_time,
         )
         return Resolved(choice, note, None, "Saved yours; the other version is in the note's history.")
-    raise ValueError("going back to editing resolves nothing")
+    if choice is Choice.MERGE and merged is not None:
+        note = _save_then(store, conflict, merged, actor, mine_actor)
+        return Resolved(choice, note, None, "Saved the merge; both sides are in the note's history.")
+    raise ValueError("going back to editing (or a merge without its text) resolves nothing")
 
 
 def settle_sync_conflict(copies: SyncConflicts, copy_id: str, title: str, body: str, *, actor: str) -> Note:
@@ -129,8 +171,9 @@ def settle_sync_conflict(copies: SyncConflicts, copy_id: str, title: str, body: 
     return copies.resolve_sync_conflict(copy_id, title, body, actor=actor)
 
 
-def _take_theirs(store: Store, conflict: Conflict, actor: str) -> Note:
-    """Save the person's text, then the other version again: both are revisions, theirs is current.
+def _save_then(store: Store, conflict: Conflict, final: tuple[str, str], actor: str, mine_actor: str) -> Note:
+    """Save the person's text (as ``mine_actor``), then ``final`` (theirs, or a merge, as
+    ``actor``): both are revisions, ``final`` is current.
 
     One transaction where the store has them, so readers never see the person's text as current.
     """
@@ -139,14 +182,14 @@ def _take_theirs(store: Store, conflict: Conflict, actor: str) -> Note:
         mine = store.update_note(
             theirs.id,
             NotePatch(title=conflict.title, body=conflict.body),
-            actor=actor,
+            actor=mine_actor,
             base_updated_time=theirs.updated_time,
         )
-        if (mine.title, mine.body) == (theirs.title, theirs.body):
+        if (mine.title, mine.body) == final:
             return mine  # the same text on both sides: nothing to put back
         return store.update_note(
             theirs.id,
-            NotePatch(title=theirs.title, body=theirs.body),
+            NotePatch(title=final[0], body=final[1]),
             actor=actor,
             base_updated_time=mine.updated_time,
         )
@@ -209,8 +252,23 @@ def _link_text(title: str) -> str:
     return title.replace("[", "\\[").replace("]", "\\]")
 
 
-def _diff(old_title: str, old_body: str, new_title: str, new_body: str, side: str) -> str:
-    return text_diff((old_title, old_body), (new_title, new_body), ("as you opened it", side), DIFF_CONTEXT)
+def _titled(note: Note) -> str:
+    return f"# {note.title}\n{note.body}"
+
+
+def split_titled(text: str) -> tuple[str, str]:
+    """A merged text's (title, body): its first line, ``# `` taken off, and the rest."""
+    first, _, body = text.partition("\n")
+    return first.removeprefix("# ").strip(), body
+
+
+def first_changed_line(old: str, new: str) -> int | None:
+    """The first line of ``new`` (0-based) where it differs from ``old``; None for the same text."""
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    for tag, _, _, j1, _ in matcher.get_opcodes():
+        if tag != "equal":
+            return j1
+    return None
 
 
 DIFF_CONTEXT = 5

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from noted.errors import NotFoundError
-from noted.models import now_ms
+from noted.models import Note, now_ms
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow, ProposalState, ReviewRows
 from noted.tools import schema as s
@@ -79,7 +79,7 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
         title=title,
         base_updated_time=note.updated_time if note else 0,
         time=now_ms(),
-        detail={"arguments": dict(args), "scope": _scope_detail(ctx.scope)},
+        detail={"arguments": dict(args), "scope": _scope_detail(ctx.scope), **_base(tool, note)},
     )
     ref = proposal_ref(row.id)
     return {
@@ -88,6 +88,15 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
         "message": f"Nothing was written: this change waits for the person's review as {ref}. "
         "It is applied only if they accept it; proposal_status tells you what became of it.",
     }
+
+
+TEXT_TOOL = "update_note"
+"""The write whose proposal keeps the text it was proposed on (``detail["base"]``): if the note
+changes meanwhile, ``noted.tools.proposal_sides`` shows it as a third side and merges against it."""
+
+
+def _base(tool: Tool, note: Note | None) -> dict[str, Any]:
+    return {"base": [note.title, note.body]} if note is not None and tool.name == TEXT_TOOL else {}
 
 
 def _rows(ctx: ToolContext) -> ReviewRows:
@@ -239,13 +248,20 @@ def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple
     args = proposal.detail.get("arguments", {})
     if proposal.tool == "create_note":
         return ("", ""), (str(args.get("title", "")), str(args.get("body", "")))
-    if proposal.tool != "update_note" or not proposal.note_id:
+    if proposal.tool != TEXT_TOOL or not proposal.note_id:
         return None
     try:
         note = store.get_note(proposal.note_id)
     except NotFoundError:
         return None
-    body = str(args.get("body", note.body))
+    return (note.title, note.body), applied(proposal, (note.title, note.body))
+
+
+def applied(proposal: ProposalRow, text: tuple[str, str]) -> tuple[str, str]:
+    """The (title, body) an ``update_note`` proposal makes of ``text``."""
+    args = proposal.detail.get("arguments", {})
+    title, body = text
+    body = str(args.get("body", body))
     if "append" in args:
         body = body + ("" if not body or body.endswith("\n") else "\n") + str(args["append"])
     if "prepend" in args:
@@ -253,4 +269,4 @@ def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple
     if isinstance(args.get("replace_text"), dict):
         swap = args["replace_text"]
         body = body.replace(str(swap.get("find", "")), str(swap.get("replace", "")), 1)
-    return (note.title, note.body), (str(args.get("title", note.title)), body)
+    return str(args.get("title", title)), body

@@ -77,8 +77,25 @@ class StatusPart(Message):
         self.text = text
 
 
+LINE = "line:"
+"""How a ``section`` names a body line (``line:41``, 0-based) rather than a heading's path: the
+page scrolls to show that line (the Changes view opens a note at a change this way)."""
+
+
+def at_line(line: int) -> str:
+    """The ``section`` of body line ``line`` (0-based)."""
+    return f"{LINE}{line}"
+
+
+def line_of(section: str) -> int | None:
+    """The body line a ``section`` names, if it names one (``at_line``)."""
+    number = section.removeprefix(LINE)
+    return int(number) if section.startswith(LINE) and number.isdigit() else None
+
+
 class OpenNote(Message):
-    """Show a note in the reader, optionally scrolled to a section path (``"1.2"``).
+    """Show a note in the reader, optionally scrolled to a section path (``"1.2"``) or a body line
+    (``at_line``).
 
     ``answer``: the reader says when it has the note in place (or could not show it: it no longer
     exists, or another note was asked for first) with ``OpenAnswered(ticket)``, posted to the

@@ -5,10 +5,16 @@ The focused choice is *Keep both* (the person's text becomes a conflict copy bes
 has a letter key, so a key meant for the list or the editor cannot pick one. ``Esc`` (or *Back to
 editing*) dismisses with ``Choice.BACK``: the text stays in the editor, unsaved. ``Ctrl+Q`` (the
 app's quit) while the view is up calls ``keep_and_quit``: the safe default, then the app quits.
+
+The same view settles a proposal (a write that waited for review) that meets a note changed since
+it was proposed, in that case's words (``Wording.proposal``): the sides are what changed in the note
+and what the proposal changes, each against the version it was proposed on, and *Edit a merge*
+(``Choice.MERGE``) is offered; the caller opens ``noted.ui.dialogs.merge.MergeEditor`` for it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
@@ -28,6 +34,48 @@ _BUTTONS = (
     (Choice.OVERWRITE, "Overwrite", "warning"),
     (Choice.BACK, "Back to editing", "default"),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """What the view says: its title and hint, the sides' titles and the diffs' names, the buttons."""
+
+    title: str
+    hint: str
+    sides: tuple[str, str] = ("Changed elsewhere", "Your changes")
+    names: tuple[str, str, str] = ("as you opened it", "elsewhere", "yours")
+    buttons: tuple[tuple[Choice, str, str], ...] = _BUTTONS
+
+    @classmethod
+    def save(cls, conflict: Conflict, *, quitting: bool = False) -> Wording:
+        """A save that met a note changed elsewhere."""
+        elsewhere = "moved to the trash" if conflict.theirs.is_trashed else "changed elsewhere"
+        then = " and quit" if quitting else ""
+        return cls(
+            f'"{conflict.base.title}" was {elsewhere} while you edited it',
+            f"Keep both{then}: your text becomes a conflict copy beside the note. Take theirs: yours goes "
+            "to the note's history. Overwrite: theirs goes to the history. Esc: back to editing.",
+        )
+
+    @classmethod
+    def proposal(cls, conflict: Conflict, names: tuple[str, str, str]) -> Wording:
+        """A proposal (named ``names[2]``) that met a note changed since it was proposed."""
+        ref = names[2]
+        return cls(
+            f'"{conflict.theirs.title}" changed after {ref} was proposed',
+            f"Each side against the version {ref} was proposed on. Keep both: {ref} becomes a conflict copy. "
+            f"Take the note now: {ref} goes to its history. Take {ref}: the note now goes to the history. "
+            "Edit a merge: both, with the clashes marked. Esc: decide later.",
+            ("Changed in the note since", f"What {ref} changes"),
+            names,
+            (
+                (Choice.KEEP_BOTH, "Keep both", "primary"),
+                (Choice.THEIRS, "Take the note now", "default"),
+                (Choice.OVERWRITE, f"Take {ref}", "warning"),
+                (Choice.MERGE, "Edit a merge", "default"),
+                (Choice.BACK, "Later", "default"),
+            ),
+        )
 
 
 class ConflictView(ModalScreen[Choice]):
@@ -58,36 +106,27 @@ changed there; right, your changes; each against the note as you opened it.
                 tooltip="Move to the choice on the right"),
     ]  # fmt: skip
 
-    def __init__(self, conflict: Conflict, *, quitting: bool = False) -> None:
+    def __init__(self, conflict: Conflict, *, quitting: bool = False, wording: Wording | None = None) -> None:
         super().__init__()
         self.conflict = conflict
         self.quitting = quitting
+        self.wording = wording or Wording.save(conflict, quitting=quitting)
         self.quit_after = False
         """True when the person chose to quit from here (the caller quits once the text is safe)."""
 
     def compose(self) -> ComposeResult:
-        theirs, mine = self.conflict.diffs()
-        gone = self.conflict.theirs.is_trashed
-        elsewhere = "moved to the trash" if gone else "changed elsewhere"
+        wording = self.wording
+        theirs, mine = self.conflict.diffs(wording.names)
         with Vertical(classes="conflict"):
-            yield Label(
-                f'"{self.conflict.base.title}" was {elsewhere} while you edited it', classes="conflict--title"
-            )
-            yield Label(self._hint(), classes="conflict--hint")
+            yield Label(wording.title, classes="conflict--title")
+            yield Label(wording.hint, classes="conflict--hint")
             with Horizontal(classes="conflict--sides"):
-                yield _Side("Changed elsewhere", theirs, id="conflict-theirs")
-                yield _Side("Your changes", mine, id="conflict-mine")
+                yield _Side(wording.sides[0], theirs, id="conflict-theirs")
+                yield _Side(wording.sides[1], mine, id="conflict-mine")
             with Horizontal(classes="conflict--buttons"):
-                for choice, label, variant in _BUTTONS:
+                for choice, label, variant in wording.buttons:
                     yield Button(label, id=f"conflict-{choice.value}", variant=variant)  # type: ignore[arg-type]
         yield KeyBar()  # this view's keys, over the workspace's (the editor's, behind it)
-
-    def _hint(self) -> str:
-        then = " and quit" if self.quitting else ""
-        return (
-            f"Keep both{then}: your text becomes a conflict copy beside the note. Take theirs: yours goes "
-            "to the note's history. Overwrite: theirs goes to the history. Esc: back to editing."
-        )
 
     def on_mount(self) -> None:
         self.query_one(f"#conflict-{Choice.KEEP_BOTH.value}", Button).focus()

@@ -2,17 +2,17 @@
 keyboard, and the writes that wait for you (proposals).
 
 Rows come from ``noted.ops.review_list`` (grouped by note, newest first) in a thread worker; every
-action runs in a thread worker too and reloads the rows. Enter shows a row's diff below the list;
-``a`` accepts (a proposal is applied), ``r`` reverts a change or rejects a proposal, ``o`` opens the
-note, Space marks several rows for the next ``a`` or ``r``, ``/`` filters (words of the actor,
-notebook or title, and ``since:day-1``). A revert that meets a note changed since opens the
-conflict view, as a save does, with *Keep both* focused.
+action runs in a thread worker too (``changes_work``) and reloads the rows. Enter shows a row's diff
+in the list's place (Esc or Enter: back to the list; ``a``, ``r`` and ``o`` work there too); ``a``
+accepts (a proposal is applied), ``r`` reverts a change or rejects a proposal, ``o`` opens the note
+at the change's first line, Space marks several rows for the next ``a`` or ``r``, ``/`` filters
+(words of the actor, notebook or title, and ``since:day-1``). A revert that meets a note changed
+since opens the conflict view, as a save does, with *Keep both* focused; so does accepting a
+proposal whose note changed since it was proposed, with its three sides and *Edit a merge*.
 """
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
@@ -27,37 +27,43 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from noted.errors import NotedError, QueryError
-from noted.models import ACTOR_USER
-from noted.ops import review_actions
-from noted.ops.conflicts import Choice, Conflict, resolve, text_diff
+from noted.ops.conflicts import Choice, Conflict
 from noted.ops.review_list import Listing, ReviewItem, grouped, items
 from noted.services import Services
-from noted.store.review import ProposalState
-from noted.tools import proposals
-from noted.ui.dialogs.conflict import ConflictView
-from noted.ui.messages import OpenNote
+from noted.tools.proposal_sides import names
+from noted.ui.dialogs.conflict import ConflictView, Wording
+from noted.ui.dialogs.merge import MergeEditor
+from noted.ui.messages import OpenNote, at_line
+from noted.ui.screens.changes_work import Outcome, act, changed_line, diff_text, settle
+from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures
 
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What an action did, in one line, and a conflict left to settle."""
-
-    line: str
-    conflict: tuple[int, Conflict] | None = None
+ACTS: list[BindingType] = [
+    Binding("a", "screen.accept", "Accept", id="changes.accept", tooltip="Mark reviewed (a proposal is applied)"),
+    Binding("r", "screen.revert", "Revert", id="changes.revert", tooltip="Restore the version before (a proposal is rejected)"),
+    Binding("o", "screen.open", "Open", id="changes.open", tooltip="Open the note at this change"),
+]  # fmt: skip
+"""What the list and the diff both do to the row (the diff's: the row it shows)."""
 
 
 class ChangesList(OptionList):
     """The rows; a note's title heads its changes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "screen.diff", "Diff", id="changes.diff", tooltip="Show the change against the version before it"),
-        Binding("a", "screen.accept", "Accept", id="changes.accept", tooltip="Mark reviewed (a proposal is applied)"),
-        Binding("r", "screen.revert", "Revert", id="changes.revert", tooltip="Restore the version before (a proposal is rejected)"),
-        Binding("o", "screen.open", "Open", id="changes.open", tooltip="Open the note at this change"),
+        Binding("enter", "screen.diff", "Diff", id="changes.diff", tooltip="Show the change against the version before it, in the list's place"),
+        *ACTS,
         Binding("space", "screen.mark", "Mark", id="changes.mark", tooltip="Mark this row, to accept or revert several at once"),
         Binding("j", "cursor_down", "Next", show=False, id="changes.next", tooltip="Next change"),
         Binding("k", "cursor_up", "Previous", show=False, id="changes.previous", tooltip="Previous change"),
+    ]  # fmt: skip
+
+
+class ChangeDiff(VerticalScroll):
+    """A row's diff, in the list's place while it is open."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter", "screen.back", "Back", id="changes.back", tooltip="Back to the list"),
+        *ACTS,
     ]  # fmt: skip
 
 
@@ -68,10 +74,12 @@ class ChangesScreen(ReportsWorkerFailures, ModalScreen[None]):
 ## Changes
 
 What assistants, AI apps, syncs and outside edits changed that you have not reviewed, newest first,
-grouped by note, and the writes that wait for you (`p…`). {changes.diff} shows the diff,
-{changes.accept} accepts (a waiting write is applied), {changes.revert} reverts (a waiting write is
-turned down), {changes.open} opens the note, {changes.mark} marks several, {changes.filter} filters by
-actor, notebook or title words and `since:day-1`.
+grouped by note, and the writes that wait for you (`p…`). {changes.diff} shows the diff in the
+list's place ({changes.back} goes back), {changes.accept} accepts (a waiting write is applied; if
+the note changed since it was proposed, you choose between the two, or merge them),
+{changes.revert} reverts (a waiting write is turned down), {changes.open} opens the note at the
+change, {changes.mark} marks several, {changes.filter} filters by actor, notebook or title words
+and `since:day-1`.
 """
 
     CSS_PATH = "changes.tcss"
@@ -79,6 +87,7 @@ actor, notebook or title words and `since:day-1`.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="changes.close", tooltip="Back to the notes"),
         Binding("slash", "filter", "Filter", id="changes.filter", tooltip="Filter by actor, notebook, title or since:day-1"),
+        Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain the changes and their keys"),
     ]  # fmt: skip
 
     class Loaded(Message):
@@ -111,13 +120,14 @@ actor, notebook or title words and `since:day-1`.
                 placeholder="/ filter: actor, notebook or title words; since:day-1", id="changes-filter"
             )
             yield ChangesList(id="changes-list")
-            with VerticalScroll(id="changes-diff-box"):
+            with ChangeDiff(id="changes-diff-box"):
                 yield Static("", id="changes-diff")
             yield Label("", id="changes-message")
+        yield KeyBar()  # this screen's keys, over the workspace's (those of the reader behind)
 
     def on_screen_resume(self) -> None:
         """Each time the view opens: the rows as they are now, the diff closed."""
-        self.query_one("#changes-diff-box").display = False
+        self.action_back()
         self.load(self.query_one("#changes-filter", Input).value)
 
     # Loading ------------------------------------------------------------------------------
@@ -162,11 +172,19 @@ actor, notebook or title words and `since:day-1`.
             listing.highlighted = refs.index(highlighted.ref)
         elif len(options) > 1:
             listing.highlighted = 1
+        if not self.diff_open:
+            self.query_one("#changes-title", Label).update(self._title())
+
+    def _title(self) -> str:
         count = len(self.shown)
         title = f"Changes to review · {self.total:,}"
         if count < self.total:
             title += f" (the newest {count:,}: / filters)"
-        self.query_one("#changes-title", Label).update(title if self.rows else "Nothing to review")
+        return title if self.rows else "Nothing to review"
+
+    @property
+    def diff_open(self) -> bool:
+        return self.query_one("#changes-box").has_class("-diff")
 
     def _line(self, row: ReviewItem) -> Content:
         mark = "● " if row.ref in self.marked else "  "
@@ -197,7 +215,15 @@ actor, notebook or title words and `since:day-1`.
         self.dismiss(None)
 
     def action_filter(self) -> None:
+        self.action_back()
         self.query_one("#changes-filter", Input).focus()
+
+    def action_back(self) -> None:
+        """The diff closed: the list back in its place, with the focus."""
+        if self.diff_open:
+            self.query_one("#changes-box").remove_class("-diff")
+            self.query_one("#changes-title", Label).update(self._title())
+            self.query_one(ChangesList).focus()
 
     @on(Input.Changed, "#changes-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -218,8 +244,22 @@ actor, notebook or title words and `since:day-1`.
     def action_open(self) -> None:
         current = self._current()
         if current is not None and current.note_id:
-            self.app.post_message(OpenNote(current.note_id))
-            self.dismiss(None)
+            self._open(current)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="changes-open",
+        exit_on_error=False,
+        description="finding the change",
+    )
+    def _open(self, row: ReviewItem) -> None:
+        line = changed_line(self.services, row)
+        self.app.call_from_thread(self._opened, row.note_id, line)
+
+    def _opened(self, note_id: str, line: int | None) -> None:
+        self.app.post_message(OpenNote(note_id, at_line(line) if line else None))
+        self.dismiss(None)
 
     def action_diff(self) -> None:
         current = self._current()
@@ -231,12 +271,17 @@ actor, notebook or title words and `since:day-1`.
     )
     def _diff(self, row: ReviewItem) -> None:
         text = diff_text(self.services, row)
-        self.app.call_from_thread(self._show_diff, text)
+        self.app.call_from_thread(self._show_diff, row, text)
 
-    def _show_diff(self, text: str) -> None:
-        box = self.query_one("#changes-diff-box")
-        box.display = True
+    def _show_diff(self, row: ReviewItem, text: str) -> None:
+        """The diff in the list's place (and the filter's), the title naming the change."""
+        heading = f"{row.title or '(untitled)'} · {row.ref} · {row.actor} · {when_of(row.time)}"
+        self.query_one("#changes-title", Label).update(heading)
         self.query_one("#changes-diff", Static).update(coloured_diff(text))
+        self.query_one("#changes-box").add_class("-diff")
+        box = self.query_one(ChangeDiff)
+        box.scroll_home(animate=False)
+        box.focus()
 
     def action_accept(self) -> None:
         chosen = self._chosen()
@@ -261,27 +306,54 @@ actor, notebook or title words and `since:day-1`.
     @on(Done)
     def _done(self, event: Done) -> None:
         self.marked.clear()
+        self.action_back()
         self._say(event.outcome.line)
         if event.outcome.conflict is not None:
-            entry_id, conflict = event.outcome.conflict
-            self.app.push_screen(
-                ConflictView(conflict), lambda choice: self._settle(entry_id, conflict, choice)
-            )
+            self._choose(*event.outcome.conflict)
         self.load()
 
-    def _settle(self, entry_id: int, conflict: Conflict, choice: Choice | None) -> None:
+    def _choose(self, ref: str, conflict: Conflict) -> None:
+        """The conflict view for change or proposal ``ref``; the person's choice is carried out."""
+        wording = None
+        if ref.startswith("p"):
+            wording = Wording.proposal(conflict, names(self.services.review.rows.proposal(int(ref[1:]))))
+        view = ConflictView(conflict, wording=wording)
+        self.app.push_screen(view, lambda choice: self._chosen_side(ref, conflict, choice, view.wording))
+
+    def _chosen_side(self, ref: str, conflict: Conflict, choice: Choice | None, wording: Wording) -> None:
         if choice is None or choice is Choice.BACK:
-            self._say("Nothing was reverted.")
+            self._say(f"{ref} still waits." if ref.startswith("p") else "Nothing was reverted.")
             return
-        self._settle_in_thread(entry_id, conflict, choice)
+        if choice is Choice.MERGE:
+            text, clashes = conflict.merge_text(wording.names)
+
+            def merged(done: tuple[str, str] | None) -> None:
+                if done is None:
+                    self._choose(ref, conflict)  # back to the choices
+                else:
+                    self._settle(ref, conflict, choice, done)
+
+            self.app.push_screen(
+                MergeEditor(f"Merging {wording.names[2]} and {wording.names[1]}", text, clashes), merged
+            )
+            return
+        self._settle(ref, conflict, choice)
 
     @work(
-        thread=True, exclusive=True, group="changes-act", exit_on_error=False, description="settling a revert"
+        thread=True,
+        exclusive=True,
+        group="changes-act",
+        exit_on_error=False,
+        description="settling a conflict",
     )
-    def _settle_in_thread(self, entry_id: int, conflict: Conflict, choice: Choice) -> None:
-        settled = resolve(self.services.store, conflict, choice, actor=ACTOR_USER)
-        review_actions.finish(self.services.review, entry_id)
-        self.post_message(self.Done(Outcome(settled.message)))
+    def _settle(
+        self, ref: str, conflict: Conflict, choice: Choice, merged: tuple[str, str] | None = None
+    ) -> None:
+        try:
+            line = settle(self.services, ref, conflict, choice, merged)
+        except NotedError as exc:
+            line = str(exc)
+        self.post_message(self.Done(Outcome(line)))
 
     def _say(self, text: str) -> None:
         self.query_one("#changes-message", Label).update(text)
@@ -302,43 +374,3 @@ def coloured_diff(diff: str) -> Content:
         else:
             parts.append(line)
     return Content.assemble(*parts)
-
-
-def diff_text(services: Services, row: ReviewItem) -> str:
-    """A row's diff (blocking: call it from a thread)."""
-    if row.proposal:
-        proposal = services.review.rows.proposal(int(row.ref[1:]))
-        found = proposals.preview(services.store, proposal)
-        if found is None:
-            return proposals.args_text(proposal)
-        return text_diff(found[0], found[1], ("now", row.ref))
-    return review_actions.show(services.review, int(row.ref)).text
-
-
-def act(services: Services, what: str, rows: list[ReviewItem]) -> Outcome:
-    """Accept or revert ``rows`` (blocking: call it from a thread); refuses all when one is not
-    waiting any more."""
-    review = services.review
-    changes = [int(r.ref) for r in rows if not r.proposal]
-    waiting = [review.rows.proposal(int(r.ref[1:])) for r in rows if r.proposal]
-    review_actions.waiting(review, changes)
-    if what == "accept":
-        review_actions.accept(review, changes)
-        lines = [f"Accepted {len(changes)}"] if changes else []
-        for proposal in waiting:
-            done = asyncio.run(
-                proposals.apply(services.registry, proposal, services.tool_context(proposal.client))
-            )
-            if done.state is not ProposalState.APPLIED:
-                lines.append(f"p{proposal.id}: {done.message}")
-        return Outcome("; ".join(lines) or "Done.")
-    for proposal in waiting:
-        proposals.reject(review.rows, proposal)
-    for entry_id in changes:
-        reverted = review_actions.revert(review, entry_id)
-        if reverted.conflict is not None:
-            return Outcome(
-                f"Change {entry_id}: the note changed since; choose what to keep.",
-                (entry_id, reverted.conflict),
-            )
-    return Outcome(f"Reverted {len(changes)}, turned down {len(waiting)}.")

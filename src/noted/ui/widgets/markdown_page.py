@@ -13,6 +13,7 @@ link list reaches the same links from the keyboard.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rich.style import Style
@@ -172,6 +173,39 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
     def row_of(self, source_line: int) -> int | None:
         """The page row showing the heading that starts at ``source_line``, if one does."""
         return None if self._drawn is None else self._drawn.heading_rows.get(source_line)
+
+    def row_of_line(self, body: str, source_line: int) -> int | None:
+        """The page row showing ``body``'s line ``source_line`` (0-based; a blank line: the next
+        line with words). Rows are known only where top-level headings start, so the line is
+        found by its first words from the row of the heading above it (the nth line with those
+        words below that heading, for the nth such row); failing that, that row plus the lines
+        between them."""
+        if self._drawn is None:
+            return None
+        lines = body.splitlines()
+        while source_line < len(lines) - 1 and not re.search(r"\w", lines[source_line]):
+            source_line += 1
+        start = max((n for n in self._drawn.heading_rows if n <= source_line), default=0)
+        first = self._drawn.heading_rows.get(start, 0)
+        words = re.findall(r"\w+", lines[source_line] if source_line < len(lines) else "")[:3]
+        rows = self._drawn.lines
+        if words:
+            pattern = re.compile(r"\W+".join(map(re.escape, words)))
+            nth = sum(1 for line in lines[start:source_line] if pattern.search(line))
+            found = [row for row in range(first, len(rows)) if pattern.search(rows[row].text)]
+            if found:
+                return found[min(nth, len(found) - 1)]
+        return min(first + source_line - start, max(0, len(rows) - 1))
+
+    def show_line(self, body: str, source_line: int) -> bool:
+        """Scroll so ``body``'s line ``source_line`` is in view, two rows below the top (again
+        after the next layout, which may change the page's length); False before a drawing."""
+        row = self.row_of_line(body, source_line)
+        if row is None:
+            return False
+        self.scroll_to(y=max(0, row - 2), animate=False, immediate=True)
+        self.call_after_refresh(self.scroll_to, y=max(0, row - 2), animate=False, immediate=True)
+        return True
 
     def line_text(self, row: int) -> str:
         """The plain text of page row ``row`` ("" past the end)."""

@@ -23,7 +23,7 @@ from noted.errors import NotFoundError
 from noted.ops.links import PhraseSearch
 from noted.store.protocol import Store
 from noted.ui.data import NoteView, load_note_view
-from noted.ui.messages import OpenAnswered, OpenNote
+from noted.ui.messages import OpenAnswered, OpenNote, line_of
 from noted.ui.opener import open_with_system
 from noted.ui.reader_model import (
     EMPTY,
@@ -290,10 +290,13 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
 
     # Sections ------------------------------------------------------------------------------
     def scroll_to_section(self, path: str) -> bool:
-        """Scroll so the heading of section ``path`` is at the top; False if there is none."""
+        """Scroll so the heading of section ``path`` is at the top (a line, ``at_line``: in view,
+        two rows below the top); False if there is none."""
         view = self.view
         if view is None:
             return False
+        if (line := line_of(path)) is not None:
+            return self.query_one(NoteScroll).show_line(view.note.body, line)
         found = view.outline.find(path)
         if not found:
             return False
