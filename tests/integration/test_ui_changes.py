@@ -18,7 +18,7 @@ from noted.models import ACTOR_USER, NotePatch, assistant_actor, mcp_actor
 from noted.services import Services
 from noted.store.review import EntryState
 from noted.ui.app import NotedApp
-from noted.ui.dialogs.conflict import ConflictView
+from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView
 from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.screens.changes import ChangeDiff, ChangesList, ChangesScreen
@@ -294,11 +294,18 @@ async def test_edit_a_merge_of_a_proposal_and_the_note_now(fixture: Fixture) -> 
             await ready(pilot)
             await _open(pilot)
             await pilot.press("a")
-            await until(pilot, lambda: isinstance(app.screen, ConflictView))
+            await until(pilot, lambda: isinstance(app.screen, ProposalConflictView))
+            await pilot.press("escape")  # decide later: it still waits
+            await until(pilot, lambda: isinstance(app.screen, ChangesScreen))
+            assert "still waits" in str(app.screen.query_one("#changes-message").render())
+            assert len(services.review.rows.proposals()) == 1
+            await pilot.press("a")
+            await until(pilot, lambda: isinstance(app.screen, ProposalConflictView))
             await pilot.click("#conflict-merge")
             await until(pilot, lambda: isinstance(app.screen, MergeEditor))
             editor = app.screen.query_one(TextArea)
             assert "<<<<<<< the note now\ntwo, said I\n||||||| as proposed on\ntwo\n=======\n" in editor.text
+            assert editor.cursor_location == (2, 0)  # on the clash (the title is line 0)
             await pilot.press("ctrl+s")  # refused: a clash is left
             await pilot.pause()
             assert isinstance(app.screen, MergeEditor) and "markers" in str(

@@ -32,7 +32,7 @@ from noted.ui.chat.picker import ConversationPicker
 from noted.ui.chat.views import ChatInput, UserMessageView
 from noted.ui.dialogs.code_picker import CodeBlockPicker
 from noted.ui.dialogs.confirm import Confirm
-from noted.ui.dialogs.conflict import ConflictView
+from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView
 from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.dialogs.picker import NotebookPicker
@@ -60,7 +60,7 @@ PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = 
     "outline": ((OutlineList,), AROUND),
     "links and attachments": ((LinkList,), AROUND),
     "editor": ((NoteEditor,), AROUND),
-    "conflict view": ((ConflictView,), (Button, NotedApp)),
+    "conflict view": ((ConflictView, ProposalConflictView), (Button, NotedApp)),
     "merge": ((MergeEditor,), (TextArea, NotedApp)),
     "chat": ((ChatPane, ChatInput, CopyableMessage, UserMessageView, BatchCard), AROUND),
     "earlier chats": ((ConversationPicker,), AROUND),

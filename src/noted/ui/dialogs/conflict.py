@@ -6,10 +6,11 @@ has a letter key, so a key meant for the list or the editor cannot pick one. ``E
 editing*) dismisses with ``Choice.BACK``: the text stays in the editor, unsaved. ``Ctrl+Q`` (the
 app's quit) while the view is up calls ``keep_and_quit``: the safe default, then the app quits.
 
-The same view settles a proposal (a write that waited for review) that meets a note changed since
-it was proposed, in that case's words (``Wording.proposal``): the sides are what changed in the note
-and what the proposal changes, each against the version it was proposed on, and *Edit a merge*
-(``Choice.MERGE``) is offered; the caller opens ``noted.ui.dialogs.merge.MergeEditor`` for it.
+``ProposalConflictView`` settles a proposal (a write that waited for review) that meets a note
+changed since it was proposed, in that case's words (``Wording.proposal``): the sides are what
+changed in the note and what the proposal changes, each against the version it was proposed on,
+*Edit a merge* (``Choice.MERGE``) is offered (the caller opens ``noted.ui.dialogs.merge.MergeEditor``
+for it) and Esc leaves the proposal waiting.
 """
 
 from __future__ import annotations
@@ -189,3 +190,32 @@ def diff_content(diff: str) -> Content:
         else:
             parts.append(line)
     return Content.assemble(*parts)
+
+
+class ProposalConflictView(ConflictView):
+    """A proposal that met a note changed since it was proposed, in that case's words; Esc leaves it
+    waiting."""
+
+    HELP = """\
+## When a note changed after a proposal
+
+An AI app or the assistant proposed a change, and the note changed before you accepted it. Left,
+what changed in the note since; right, what the proposal changes; each against the version it was
+proposed on. Whichever you choose, nothing is lost:
+
+- **Keep both** (focused at first; **Enter**): the note stays as it is, the proposal becomes a
+  conflict copy beside it.
+- **Take the note now**: the proposal's text goes to the note's history.
+- **Take** the proposal: it is applied; the note as it is now goes to the history.
+- **Edit a merge**: both merged, the clashes marked; save the merge, both stay in the history.
+- **Later** ({conflict.later}): nothing is done; the proposal still waits.
+
+{conflict.previous}/{conflict.next} or **Tab** move between the choices.
+"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Decide later", id="conflict.later", tooltip="Close; the proposal still waits"),
+    ]  # fmt: skip
+
+    def __init__(self, conflict: Conflict, names: tuple[str, str, str]) -> None:
+        """``names``: of the version proposed on, the note now and the proposal (``p12``)."""
+        super().__init__(conflict, wording=Wording.proposal(conflict, names))

@@ -60,6 +60,12 @@ to the choices without saving.
             yield Label("", id="merge-message", classes="conflict--hint")
         yield KeyBar()
 
+    def on_mount(self) -> None:
+        """The cursor on the first clash, so a long note's clash is in view."""
+        found = MARKER.search(self.text)
+        if found is not None:
+            self.query_one(TextArea).move_cursor((self.text.count("\n", 0, found.start()), 0), center=True)
+
     def action_save(self) -> None:
         text = self.query_one(TextArea).text
         if MARKER.search(text):

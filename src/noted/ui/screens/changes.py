@@ -31,7 +31,7 @@ from noted.ops.conflicts import Choice, Conflict
 from noted.ops.review_list import Listing, ReviewItem, grouped, items
 from noted.services import Services
 from noted.tools.proposal_sides import names
-from noted.ui.dialogs.conflict import ConflictView, Wording
+from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, Wording
 from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.messages import OpenNote, at_line
 from noted.ui.screens.changes_work import Outcome, act, changed_line, diff_text, settle
@@ -314,10 +314,9 @@ and `since:day-1`.
 
     def _choose(self, ref: str, conflict: Conflict) -> None:
         """The conflict view for change or proposal ``ref``; the person's choice is carried out."""
-        wording = None
+        view = ConflictView(conflict)
         if ref.startswith("p"):
-            wording = Wording.proposal(conflict, names(self.services.review.rows.proposal(int(ref[1:]))))
-        view = ConflictView(conflict, wording=wording)
+            view = ProposalConflictView(conflict, names(self.services.review.rows.proposal(int(ref[1:]))))
         self.app.push_screen(view, lambda choice: self._chosen_side(ref, conflict, choice, view.wording))
 
     def _chosen_side(self, ref: str, conflict: Conflict, choice: Choice | None, wording: Wording) -> None:
