@@ -36,8 +36,16 @@ def test_f3_lists_what_an_ai_app_changed_and_a_and_r_review_it(tmp_path: Path) -
         terminal.wait_for(
             lambda s: "Changes to review · 2" in s and "tagged shopping" in s and "+2 −0 lines" in s
         )
+        screen = terminal.wait_for(lambda s: "f1 Help" in s.splitlines()[-1])
+        lines = screen.splitlines()
+        assert "a Accept" in lines[-1] and "e Edit" not in lines[-1]  # the view's keys, not the reader's
+        assert "2 changes to review" in lines[-2]  # the frame ends above the status line
         terminal.keys("Down", "Enter")  # the ideas' change, past the groceries' heading
-        terminal.wait_for("+A model's idea.")
+        lines = terminal.wait_for(lambda s: "+A model's idea." in s and "esc Back" in s).splitlines()
+        assert "Changes to review" not in "".join(
+            lines
+        )  # the diff has the list's place, titled with the change
+        assert "Ideas" in lines[2] and "2 changes to review" in lines[-2]
         terminal.keys("a")
         terminal.wait_for(lambda s: "Changes to review · 1" in s)
         terminal.keys("Up", "r")  # the groceries' tag, under its heading

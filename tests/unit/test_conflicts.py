@@ -7,7 +7,7 @@ import pytest
 
 from noted.errors import ConflictError
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
-from noted.ops.conflicts import CONFLICTS, Choice, Conflict, resolve
+from noted.ops.conflicts import CONFLICTS, Choice, Conflict, first_changed_line, resolve, split_titled
 from noted.store.sqlite import SqliteStore
 
 
@@ -78,3 +78,29 @@ def test_a_conflict_whose_sides_agree_is_settled(store: SqliteStore) -> None:
     assert not conflict.settled
     same = Conflict.read(store, conflict.base, "Plan", "one\ntwo\ntheirs\n")  # merged by hand
     assert same.settled
+
+
+def test_a_merge_saves_the_persons_text_first_then_the_merge(store: SqliteStore) -> None:
+    conflict = _conflict(store)
+    text, clashes = conflict.merge_text()
+    assert clashes == 0 and text == "# Plan\nmine\none\ntwo\ntheirs\n"  # both changes, no clash
+    merged = split_titled(text)
+    assert merged == ("Plan", "mine\none\ntwo\ntheirs\n")
+    done = resolve(store, conflict, Choice.MERGE, actor=ACTOR_USER, mine_actor="mcp:bot", merged=merged)
+    assert done.note.body == "mine\none\ntwo\ntheirs\n"
+    history = [(r.actor, r.body) for r in store.note_history(conflict.base.id)]
+    # The person's side is kept as a revision of its own, by the actor it came from.
+    assert history[:3] == [
+        (ACTOR_USER, "mine\none\ntwo\ntheirs\n"),
+        ("mcp:bot", "mine\none\ntwo\n"),
+        ("mcp:x", "one\ntwo\ntheirs\n"),
+    ]
+    with pytest.raises(ValueError):
+        resolve(store, conflict, Choice.MERGE, actor=ACTOR_USER)  # a merge needs its text
+
+
+def test_first_changed_line_is_where_the_new_text_begins_to_differ() -> None:
+    assert first_changed_line("a\nb\nc\n", "a\nb\nc\n") is None
+    assert first_changed_line("a\nb\nc\n", "a\nB\nc\n") == 1
+    assert first_changed_line("a\nb\n", "a\nb\n\nadded\n") == 2
+    assert first_changed_line("a\nb\nc\n", "a\nc\n") == 1  # a line gone: where it was
