@@ -123,6 +123,10 @@ async def test_the_diff_takes_the_lists_place_with_its_own_keys_and_f1(
         await until(pilot, lambda: app.screen is screen)
         await pilot.press("enter")
         await until(pilot, lambda: diff_box.has_focus)
+        await pilot.press("f1", "escape")  # the help over a diff: back to the diff, not the list
+        await until(pilot, lambda: app.screen is screen and screen.loads >= 2)
+        await pilot.pause()
+        assert diff_box.display and diff_box.has_focus and not listing.display
         await pilot.press("a")  # from the diff: the change it shows
         await until(
             pilot, lambda: fixture.ideas not in {r.note_id for r in screen.rows} and listing.has_focus

@@ -111,6 +111,8 @@ and `since:day-1`.
         self.filtered_as: str | None = None
         self.loads = 0
         """How many times the rows were read (each opening, each filter, each action)."""
+        self.closed = True
+        """The view is not open (dismissed, or never shown)."""
         """The filter the rows shown answer (None before the first)."""
 
     def compose(self) -> ComposeResult:
@@ -126,8 +128,11 @@ and `since:day-1`.
         yield KeyBar()  # this screen's keys, over the workspace's (those of the reader behind)
 
     def on_screen_resume(self) -> None:
-        """Each time the view opens: the rows as they are now, the diff closed."""
-        self.action_back()
+        """Each time the view opens: the rows as they are now, the diff closed (not when it comes
+        back from a screen over it: F1's help, the conflict view)."""
+        if self.closed:
+            self.closed = False
+            self.action_back()
         self.load(self.query_one("#changes-filter", Input).value)
 
     # Loading ------------------------------------------------------------------------------
@@ -212,6 +217,7 @@ and `since:day-1`.
 
     # Keys ---------------------------------------------------------------------------------
     def action_close(self) -> None:
+        self.closed = True
         self.dismiss(None)
 
     def action_filter(self) -> None:
@@ -259,7 +265,7 @@ and `since:day-1`.
 
     def _opened(self, note_id: str, line: int | None) -> None:
         self.app.post_message(OpenNote(note_id, at_line(line) if line else None))
-        self.dismiss(None)
+        self.action_close()
 
     def action_diff(self) -> None:
         current = self._current()
