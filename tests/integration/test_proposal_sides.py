@@ -57,7 +57,7 @@ def test_the_three_sides_of_a_proposal_whose_note_changed(services: Services, fi
     assert conflict.base.body == BASE  # the version it was proposed on, kept with the proposal
     assert conflict.theirs.body == "one\ntwo, said I\nthree\n"  # the note now
     assert conflict.body == "one\nTWO, said the bot\nthree\n"  # the proposal
-    merged, clashes = conflict.merge_text(proposal_sides.names(proposal))
+    merged, clashes = conflict.merge_text(proposal_sides.names(f"p{proposal.id}"))
     assert clashes == 1
     assert (
         "<<<<<<< the note now\ntwo, said I\n||||||| as proposed on\ntwo\n=======\nTWO, said the bot\n"

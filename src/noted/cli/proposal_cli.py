@@ -99,7 +99,8 @@ def _sides(conflict: Conflict) -> dict[str, dict[str, str]]:
 def _three_sides(ctx: CliContext, proposal: ProposalRow, conflict: Conflict) -> None:
     """The note now and the proposal, each against the version it was proposed on, and where
     they clash (diff3-style: the note now, that version, the proposal)."""
-    ref, names = proposal_ref(proposal.id), proposal_sides.names(proposal)
+    ref = proposal_ref(proposal.id)
+    names = proposal_sides.names(ref)
     now, mine = conflict.diffs(names)
     ctx.out(f"The note changed after {ref} was proposed. What changed in it since:")
     ctx.out(now.rstrip("\n"))

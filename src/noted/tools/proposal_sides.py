@@ -31,9 +31,9 @@ _SAID = {
 }
 
 
-def names(proposal: ProposalRow) -> tuple[str, str, str]:
-    """What the three sides are called: the base, the note now, the proposal."""
-    return ("as proposed on", "the note now", proposal_ref(proposal.id))
+def names(ref: str) -> tuple[str, str, str]:
+    """What the three sides of proposal ``ref`` (``p12``) are called: the base, the note now, it."""
+    return ("as proposed on", "the note now", ref)
 
 
 def base_text(store: Store, proposal: ProposalRow) -> tuple[str, str] | None:

@@ -109,11 +109,11 @@ and `since:day-1`.
         self.marked: set[str] = set()
         self.total = 0
         self.filtered_as: str | None = None
+        """The filter the rows shown answer (None before the first)."""
         self.loads = 0
         """How many times the rows were read (each opening, each filter, each action)."""
         self.closed = True
         """The view is not open (dismissed, or never shown)."""
-        """The filter the rows shown answer (None before the first)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="changes-box"):
@@ -322,7 +322,7 @@ and `since:day-1`.
         """The conflict view for change or proposal ``ref``; the person's choice is carried out."""
         view = ConflictView(conflict)
         if ref.startswith("p"):
-            view = ProposalConflictView(conflict, names(self.services.review.rows.proposal(int(ref[1:]))))
+            view = ProposalConflictView(conflict, names(ref))
         self.app.push_screen(view, lambda choice: self._chosen_side(ref, conflict, choice, view.wording))
 
     def _chosen_side(self, ref: str, conflict: Conflict, choice: Choice | None, wording: Wording) -> None:

@@ -31,7 +31,7 @@ def diff_text(services: Services, row: ReviewItem) -> str:
         proposal = services.review.rows.proposal(int(row.ref[1:]))
         conflict = proposal_sides.conflict_of(services.store, proposal)
         if conflict is not None:
-            now, mine = conflict.diffs(proposal_sides.names(proposal))
+            now, mine = conflict.diffs(proposal_sides.names(row.ref))
             return f"The note changed since {row.ref} was proposed (a diff each against that version):\n{now}{mine}"
         found = proposals.preview(services.store, proposal)
         if found is None:
