@@ -13,15 +13,16 @@ import pytest
 from tests.support.backends import BACKENDS, open_backend
 
 from noted.errors import NotedError, NotFoundError
-from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NoteDraft, NotePatch, assistant_actor, mcp_actor
+from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NoteDraft, NotePatch, assistant_actor, mcp_actor, now_ms
 from noted.ops import review_actions
-from noted.ops.conflicts import Choice, resolve
+from noted.ops.conflicts import Choice, resolve, split_titled
 from noted.ops.review import Review, summary
 from noted.store.protocol import Store
 from noted.store.review import EntryRow, EntryState
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.review import SqliteReview
 from noted.store.vault import VaultStore
+from noted.tools import proposal_sides
 
 BOT = mcp_actor("claude")
 CHAT = assistant_actor("c1")
@@ -159,3 +160,38 @@ def test_an_outside_edit_of_a_markdown_folder_waits_for_review(tmp_path: Path) -
         assert (entry.note_id, entry.actor) == (note_id, ACTOR_OUTSIDE)
         assert "+1 −1 lines" in summary(entry)
         assert "+zwei" in review_actions.show(review, entry.id).text
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["base-kept", "base-from-history"])
+def test_a_proposal_whose_note_changed_has_three_sides_and_a_merge_keeps_both(
+    store: Store, kept: bool
+) -> None:
+    """On every backend: the version a proposal was made on (kept with it, or found in the note's
+    history for one kept before it was), the note now and the proposal; a merge saved over them
+    leaves both texts in the history."""
+    note_id = _note(store)
+    rows = SqliteReview(store.db)  # type: ignore[attr-defined]
+    base = store.get_note(note_id)
+    detail: dict[str, object] = {"arguments": {"id": note_id, "body": "one\nTWO\nthree\n"}}
+    if kept:
+        detail["base"] = [base.title, base.body]
+    proposal = rows.propose(
+        client=BOT, tool="update_note", note_id=note_id, title=base.title,
+        base_updated_time=base.updated_time, time=now_ms(), detail=detail,
+    )  # fmt: skip
+    assert proposal_sides.conflict_of(store, proposal) is None  # nothing moved: it applies as it is
+    store.update_note(note_id, NotePatch(body="zero\none\ntwo\nthree\n"), actor=ACTOR_USER)
+    conflict = proposal_sides.conflict_of(store, proposal)
+    assert conflict is not None
+    assert (conflict.base.body, conflict.theirs.body, conflict.body) == (
+        "one\ntwo\nthree\n",
+        "zero\none\ntwo\nthree\n",
+        "one\nTWO\nthree\n",
+    )
+    text, clashes = conflict.merge_text()
+    assert clashes == 0 and text.endswith("\nzero\none\nTWO\nthree\n")  # both changes, no clash
+    proposal_sides.settle(store, rows, proposal, conflict, Choice.MERGE, split_titled(text))
+    assert store.get_note(note_id).body == "zero\none\nTWO\nthree\n"
+    bodies = {r.body for r in store.note_history(note_id)}
+    assert {"one\nTWO\nthree\n", "zero\none\ntwo\nthree\n"} <= bodies
+    assert rows.proposal(proposal.id).state.value == "applied"
