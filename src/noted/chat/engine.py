@@ -113,10 +113,18 @@ class ChatEngine:
         *,
         editor: EditorSession | None = None,
         cancel: asyncio.Event | None = None,
+        replacing: str | None = None,
     ) -> AsyncIterator[ChatEvent]:
-        """Answer ``text`` in ``conversation``; yields events until Done, Failed or Cancelled."""
+        """Answer ``text`` in ``conversation``; yields events until Done, Failed or Cancelled.
+
+        With ``replacing`` (the person's last message, as they saw it), ``text`` replaces it and
+        what followed it: the answer, its tool calls and any error, once the new request fits the
+        budget. Notices of changes the answer made to notes stay (the changes stay made). When the
+        last saved message is not ``replacing`` (it was refused, so never saved), ``text`` is
+        simply sent.
+        """
         run = _Run(self.setup, conversation, editor, cancel or asyncio.Event())
-        async for event in run.go(text):
+        async for event in run.go(text, replacing):
             yield event
 
     def size(self, conversation: Conversation, editor: EditorSession | None = None) -> int:
@@ -164,20 +172,22 @@ class _Run:
         self.ctx = setup.context(self.actor, editor)
         self.calls = RoundCalls(setup.registry, self.ctx, setup.approve_writes, cancel, editor, self.actor)
         self.text = ""
-        self.unsaved: list[Message] = []
+        self.unsaved: list[Entry] = []
         """The person's message (and the pre-loaded note), saved once the first request fits the budget."""
+        self.keep: int | None = None
+        """How many saved entries stay when ``unsaved`` is saved (None: all; see ``replacing``)."""
         self.title: str | None = None
         self.round: tuple[list[ToolCallReady], list[ToolResult]] | None = None
         """The tool calls of the round being run and the results so far, for a cancel to save."""
 
-    async def go(self, text: str) -> AsyncIterator[ChatEvent]:
+    async def go(self, text: str, replacing: str | None = None) -> AsyncIterator[ChatEvent]:
         try:
             provider = self.setup.provider()
         except NotedError as exc:
             yield Failed(exc.message, exc.hint)
             return
         try:
-            history = await asyncio.to_thread(self._start, text)
+            history = await asyncio.to_thread(self._start, text, replacing)
             async for event in self._rounds(provider, history):
                 yield event
         except Stopped:
@@ -199,12 +209,17 @@ class _Run:
         finally:
             await _close(provider)
 
-    def _start(self, text: str) -> list[Message]:
+    def _start(self, text: str, replacing: str | None) -> list[Message]:
         transcripts = self.setup.transcripts
         # The caller's value may be stale (a chat pane keeps it across runs): totals and title
         # come from the saved conversation.
         self.conversation = transcripts.get(self.conversation.id)
-        history = transcripts.messages(self.conversation.id)
+        last = transcripts.last_turn(self.conversation.id) if replacing is not None else None
+        carried: list[Entry] = []
+        if last is not None and last.text == replacing:
+            history, self.keep, carried = list(last.history), last.keep, list(last.carried)
+        else:
+            history = transcripts.messages(self.conversation.id)
         # The person speaks first (some providers require it); on the first turn the open note
         # follows as if the assistant had read it, which saves a round trip. A switched-off
         # reader means the person does not want the note sent, so it is not pre-loaded either.
@@ -212,9 +227,11 @@ class _Run:
         tool = self.setup.registry.get("editor_read_note")
         if not history and self.editor is not None and tool is not None and self.setup.registry.enabled(tool):
             new += preload_messages(tool.handler(self.ctx, {}))
-        if not self.conversation.title and text.strip():
+        # A first message edited names the conversation anew.
+        renamed = self.keep is not None and not any(isinstance(m, UserMessage) for m in history)
+        if (renamed or not self.conversation.title) and text.strip():
             self.title = text.strip().splitlines()[0][:80]
-        self.unsaved = new
+        self.unsaved = [*carried, *new]
         return history + new
 
     def request(self, history: list[Message], *, paused: bool = False) -> ChatRequest:
@@ -282,7 +299,7 @@ class _Run:
         if self.unsaved:
             new, self.unsaved = self.unsaved, []
             await asyncio.to_thread(
-                self.setup.transcripts.append, self.conversation.id, new, title=self.title
+                self.setup.transcripts.append, self.conversation.id, new, title=self.title, keep=self.keep
             )
 
     async def _stream(

@@ -41,7 +41,26 @@ class Notice:
 Entry = Message | Notice
 """What a conversation's transcript holds, for showing it."""
 
-__all__ = ["Conversation", "Entry", "Notice", "Transcripts"]
+
+@dataclass(frozen=True, slots=True)
+class LastTurn:
+    """The person's last message in a conversation, and what stays when it is sent again.
+
+    Attributes:
+        text: The message.
+        keep: How many entries of the transcript come before it (they stay as they are).
+        history: Those entries as the model is sent them (no notices).
+        carried: The notices after it of changes made to notes (``change`` and ``undone``): the
+            changes stay made, so they stay in the transcript when the exchange is replaced.
+    """
+
+    text: str
+    keep: int
+    history: tuple[Message, ...]
+    carried: tuple[Notice, ...]
+
+
+__all__ = ["Conversation", "Entry", "LastTurn", "Notice", "Transcripts"]
 
 
 def _encode(message: Entry) -> tuple[str, str]:
@@ -125,6 +144,18 @@ class Transcripts:
         """The conversation as the person saw it, notices of failed replies included."""
         return [_decode(role, content) for role, content in self.rows.rows(conversation_id)]
 
+    def last_turn(self, conversation_id: str) -> LastTurn | None:
+        """The person's last message and what comes before it; None when there is none."""
+        entries = self.transcript(conversation_id)
+        at = next((i for i in range(len(entries) - 1, -1, -1) if isinstance(entries[i], UserMessage)), None)
+        if at is None:
+            return None
+        message = entries[at]
+        assert isinstance(message, UserMessage)
+        history = tuple(m for m in entries[:at] if not isinstance(m, Notice))
+        carried = tuple(m for m in entries[at + 1 :] if isinstance(m, Notice) and m.kind != "error")
+        return LastTurn(message.text, at, history, carried)
+
     def append(
         self,
         conversation_id: str,
@@ -132,6 +163,10 @@ class Transcripts:
         *,
         usage: tuple[int, int] = (0, 0),
         title: str | None = None,
+        keep: int | None = None,
     ) -> None:
-        """Add messages (one step of the conversation) and usage, in one transaction."""
-        self.rows.append(conversation_id, [_encode(m) for m in messages], usage=usage, title=title)
+        """Add messages (one step of the conversation) and usage, in one transaction; with
+        ``keep``, only the first ``keep`` entries stay before them (``LastTurn.keep``: the last
+        exchange is replaced)."""
+        rows = [_encode(m) for m in messages]
+        self.rows.append(conversation_id, rows, usage=usage, title=title, keep=keep)

@@ -69,7 +69,10 @@ class ChatRows(Protocol):
         *,
         usage: tuple[int, int] = (0, 0),
         title: str | None = None,
+        keep: int | None = None,
     ) -> None:
         """Add rows (one step of the conversation) and usage, in one transaction; a request's
-        usage also becomes the conversation's size (``Conversation.size_tokens``)."""
+        usage also becomes the conversation's size (``Conversation.size_tokens``). With ``keep``,
+        the rows after the first ``keep`` are deleted first, in the same transaction (a message
+        edited and sent again replaces the exchange it began)."""
         ...

@@ -159,10 +159,18 @@ class SqliteChats:
         *,
         usage: tuple[int, int] = (0, 0),
         title: str | None = None,
+        keep: int | None = None,
     ) -> None:
-        """Add rows (one step of the conversation) and usage, in one transaction."""
+        """Add rows (one step of the conversation) and usage, in one transaction; with ``keep``,
+        only the first ``keep`` rows stay before them."""
         now = now_ms()
         with self.db.write() as conn:
+            if keep is not None:
+                conn.execute(
+                    "DELETE FROM chat_messages WHERE chat_id = ?1 AND seq NOT IN "
+                    "(SELECT seq FROM chat_messages WHERE chat_id = ?1 ORDER BY seq LIMIT ?2)",
+                    (conversation_id, keep),
+                )
             row = conn.execute(
                 "SELECT coalesce(max(seq), 0) FROM chat_messages WHERE chat_id = ?", (conversation_id,)
             ).fetchone()
