@@ -63,11 +63,34 @@ class ErrorReply:
 
 
 @dataclass(frozen=True)
+class JsonReply:
+    """A 200 answer with a JSON body (``GET /v1/models``)."""
+
+    body: Any
+
+
+def openai_models(*names: str) -> JsonReply:
+    """``GET /v1/models`` as an OpenAI-compatible server answers it."""
+    return JsonReply(
+        {"object": "list", "data": [{"id": n, "object": "model", "owned_by": "x"} for n in names]}
+    )
+
+
+def anthropic_models(*names: str) -> JsonReply:
+    """``GET /v1/models`` as Anthropic answers it (one page)."""
+    data = [
+        {"id": n, "type": "model", "display_name": n, "created_at": "2025-01-01T00:00:00Z"} for n in names
+    ]
+    first, last = (names[0], names[-1]) if names else (None, None)
+    return JsonReply({"data": data, "has_more": False, "first_id": first, "last_id": last})
+
+
+@dataclass(frozen=True)
 class SilentReply:
     """No answer at all, not even headers (a server still loading its model), until the client leaves."""
 
 
-Reply = StreamReply | ErrorReply | SilentReply
+Reply = StreamReply | ErrorReply | JsonReply | SilentReply
 
 
 class WireServer:
@@ -148,7 +171,9 @@ class WireServer:
             reply = self._replies.popleft() if self._replies else None
         if reply is None:
             reply = ErrorReply(500, {"error": {"message": "the test pushed no reply for this request"}})
-        if isinstance(reply, ErrorReply):
+        if isinstance(reply, JsonReply):
+            await self._send_error(send, ErrorReply(200, reply.body))
+        elif isinstance(reply, ErrorReply):
             await self._send_error(send, reply)
         elif isinstance(reply, SilentReply):
             await self._wait_for_disconnect(receive)

@@ -28,7 +28,7 @@ from noted.providers.base import (
 from noted.providers.config import ProviderConfig, load_api_key
 from noted.providers.errors import ProviderError
 from noted.providers.fake import CallTool, Fail, FakeProvider, Hang, Reply
-from noted.providers.registry import PROVIDER_KINDS, ProviderKind, make_provider
+from noted.providers.registry import PROVIDER_KINDS, ProviderKind, list_models, make_provider
 
 __all__ = [
     "PROVIDER_KINDS",
@@ -59,5 +59,6 @@ __all__ = [
     "UserMessage",
     "is_loopback_url",
     "load_api_key",
+    "list_models",
     "make_provider",
 ]

@@ -261,6 +261,13 @@ class AnthropicChatProvider:
             # Runs on cancellation and early close too, so the HTTP stream never lingers.
             await sdk_stream.close()
 
+    async def models(self) -> list[str]:
+        """The endpoint's models (``GET /v1/models``), newest first as it lists them."""
+        try:
+            return [model.id async for model in self._client.models.list()]
+        except anthropic.APIError as exc:
+            raise self._error(exc) from exc
+
     async def aclose(self) -> None:
         """Close the SDK's HTTP client."""
         await self._client.close()

@@ -229,6 +229,14 @@ class ChatProvider(Protocol):
         """
         ...
 
+    async def models(self) -> list[str]:
+        """The names of the models the server offers (``GET /v1/models``), as it lists them.
+
+        Raises:
+            ProviderError: The server could not be reached, refused, or cannot list its models.
+        """
+        ...
+
     async def aclose(self) -> None:
         """Release the HTTP client; the provider cannot be used afterwards."""
         ...

@@ -103,6 +103,10 @@ class FakeProvider:
         """Turns not played yet; ``None`` for the endless demo."""
         return None if self._script is None else len(self._script)
 
+    async def models(self) -> list[str]:
+        """Its own name: the fake is the only model it plays."""
+        return [self._name]
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Play the next turn of the script for ``request``; see ``ChatProvider``."""
         if self.closed:

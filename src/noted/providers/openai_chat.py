@@ -242,6 +242,13 @@ class OpenAIChatProvider:
             # Runs on cancellation and early close too, so the HTTP stream never lingers.
             await sdk_stream.close()
 
+    async def models(self) -> list[str]:
+        """The server's models (``GET {base_url}/models``; Ollama, LM Studio and vLLM list them too)."""
+        try:
+            return [model.id async for model in self._client.models.list()]
+        except openai.APIError as exc:
+            raise self._error(exc) from exc
+
     async def aclose(self) -> None:
         """Close the SDK's HTTP client."""
         await self._client.close()

@@ -19,6 +19,7 @@ from noted.endpoints import is_loopback_url
 from noted.errors import ConfigError, UnavailableError
 from noted.providers.base import ChatProvider
 from noted.providers.config import KEY_ENV_VARS, NOTED_KEY_ENV, ProviderConfig, endpoint_host
+from noted.providers.errors import ProviderError
 from noted.settings.urls import EXAMPLE_URLS, base_url_problem
 
 ProviderFactory = Callable[[ProviderConfig], ChatProvider]
@@ -68,8 +69,9 @@ PROVIDER_KINDS: Mapping[str, ProviderKind] = {
 }
 
 
-def make_provider(config: ProviderConfig) -> ChatProvider:
-    """Build the provider ``config`` names, or refuse with a message saying which setting to change.
+def make_provider(config: ProviderConfig, *, need_model: bool = True) -> ChatProvider:
+    """Build the provider ``config`` names, or refuse with a message saying which setting to change
+    (``need_model`` False: one that only lists the server's models may have none set).
 
     Raises:
         UnavailableError: ``ai.enabled`` is off, or the endpoint is remote and ``ai.allowRemote``
@@ -111,7 +113,31 @@ def make_provider(config: ProviderConfig) -> ChatProvider:
             raise ConfigError(
                 f"no API key for {host}", hint=f"set {where}, or point ai.apiKeyFile at a key file"
             )
-        if not config.model:
+        if need_model and not config.model:
             raise ConfigError(f"no model is set for {host}", hint="set ai.model, e.g. llama3.2 for Ollama")
         config = dataclasses.replace(config, base_url=base_url)
     return kind.factory(config)
+
+
+async def list_models(config: ProviderConfig) -> list[str]:
+    """The names of the models the configured server offers, sorted; ``ai.model`` need not be set.
+
+    Raises:
+        UnavailableError, ConfigError: As ``make_provider`` (the assistant off, a remote host not
+            allowed, no key…).
+        ProviderError: The server could not be reached, or cannot list its models (the line says
+            so and that ``ai.model`` can be typed instead).
+    """
+    provider = make_provider(config, need_model=False)
+    try:
+        names = await provider.models()
+    except ProviderError as exc:
+        raise ProviderError(
+            f"the model server cannot list its models: {exc.message}",
+            hint="type the model's name in Settings → Assistant, or `noted config set ai.model NAME`",
+            retryable=exc.retryable,
+            status=exc.status,
+        ) from exc
+    finally:
+        await provider.aclose()
+    return sorted(set(names), key=str.casefold)
