@@ -35,7 +35,7 @@ from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView
 from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.dialogs.merge import MergeEditor
-from noted.ui.dialogs.picker import NotebookPicker
+from noted.ui.dialogs.picker import ChoicePicker
 from noted.ui.dialogs.prompt import PathField, TextPrompt
 from noted.ui.key_hints import PLACEHOLDER, KeyHints, class_bindings, spoken
 from noted.ui.screens.changes import ChangeDiff, ChangesList, ChangesScreen
@@ -70,7 +70,7 @@ PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = 
     "settings": ((SettingsScreen,), (NotedApp, Input, Switch)),
 }
 """Each row's panes (whose every binding with an id must be in it) and what else works there."""
-DIALOGS = (KeysOverlay, Confirm, TextPrompt, PathField, NotebookPicker, CodeBlockPicker)
+DIALOGS = (KeysOverlay, Confirm, TextPrompt, PathField, ChoicePicker, CodeBlockPicker)
 """Their keys are said where they open (each shows its own), not in the table."""
 PALETTE = Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "palette")
 """Textual adds this one to every app when it is built, not in a class's ``BINDINGS``."""

@@ -12,7 +12,9 @@ from noted.chat.engine import ChatEngine
 from noted.chat.transcripts import Conversation, Entry
 from noted.errors import NotedError
 from noted.ops.session import EditorSession
+from noted.providers import list_models
 from noted.services import Services
+from noted.settings.handles import AI_MODEL
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,16 @@ class Setup:
 
     problem: str | None = None
     hint: str | None = None
+    model: str = ""
+    """``ai.model``: the model the next message goes to."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerModels:
+    """The models the configured server offers, or the line saying why it cannot list them."""
+
+    names: tuple[str, ...] = ()
+    problem: str | None = None
 
 
 def load_chat(
@@ -77,9 +89,22 @@ def open_editor(services: Services, note_id: str, selection: tuple[int, int] | N
 
 async def check_setup(services: Services) -> Setup:
     """Build the configured provider once (off the event loop) to learn whether it can answer."""
+    model = services.settings.get(AI_MODEL)
     try:
         provider = await asyncio.to_thread(services.provider)
     except NotedError as exc:
-        return Setup(exc.message, exc.hint)
+        return Setup(exc.message, exc.hint, model)
     await provider.aclose()
-    return Setup()
+    return Setup(model=model)
+
+
+async def server_models(services: Services) -> ServerModels:
+    """Ask the configured server for its models (``ai.model`` need not be set)."""
+    try:
+        config = await asyncio.to_thread(services.provider_config)  # reads the key file
+        names = await list_models(config)
+    except NotedError as exc:
+        return ServerModels(problem=f"{exc.message}\n→ {exc.hint}" if exc.hint else exc.message)
+    if not names:
+        return ServerModels(problem="the model server lists no models\n→ pull or load one there first")
+    return ServerModels(tuple(names))

@@ -11,6 +11,10 @@ CHAT_BINDINGS: list[BindingType] = [
     Binding("ctrl+z,u", "undo", "Undo edit", id="chat.undo", tooltip="Restore the note as it was before the last saved change"),
     Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a new conversation about this note"),
     Binding("ctrl+r", "history", "Chats", id="chat.history", tooltip="Resume an earlier conversation about this note"),
+    Binding("ctrl+g", "regenerate", "Regenerate", id="chat.regenerate", show=False,
+            tooltip="Drop the last answer and ask the same again"),
+    Binding("ctrl+l", "models", "Model", id="chat.model", show=False,
+            tooltip="Choose the model from the server's list"),
     Binding("ctrl+y", "copy", "Copy reply", id="chat.copy", show=False,
             tooltip="Copy the focused message, or the last reply, to the clipboard"),
 ]  # fmt: skip
@@ -23,6 +27,13 @@ CHAT_COMMANDS = (
     ("accept", "Chat: accept the change", "Write the proposed change to the note"),
     ("reject", "Chat: reject the change", "Write nothing"),
     ("undo", "Chat: undo the last edit", "Restore the note as it was before it"),
+    (
+        "edit_last",
+        "Chat: edit the last message",
+        "Put it back in the box; sending it replaces the last exchange",
+    ),
+    ("regenerate", "Chat: regenerate the last answer", "Drop it and ask the same again"),
+    ("models", "Chat: choose the model…", "From the server's list; saved as ai.model"),
     ("copy", "Chat: copy the reply", "The focused message, or the last reply, to the clipboard"),
     ("copy_code", "Chat: copy a code block…", "Of the focused message, or of the last reply; Y on a message"),
 )
@@ -39,6 +50,15 @@ NEWLINE_BINDING = Binding(
 )
 """Ctrl+J is the line feed every terminal sends as such. Shift+Enter reaches few programs, and
 Alt+Enter arrives in Textual as Esc then Enter (it sent the message, in tmux)."""
+EDIT_BINDING = Binding(
+    "up",
+    "edit_last",
+    "Edit last",
+    id="chat.edit",
+    tooltip="In the empty box: your last message back, to edit; sending it replaces the last exchange",
+    show=False,
+)
+"""↑ in an empty message box, as in oterm and shells; elsewhere ↑ moves the cursor."""
 
 CHAT_HELP = """\
 ## Chat
@@ -53,6 +73,12 @@ Settings → Tools. Each conversation is saved with its note and comes back when
 - {chat.accept} / {chat.reject} accept or reject a proposed change (or use its buttons)
 - {chat.undo} undoes the last saved change (a letter only away from the message box), unless the
   note changed since
+- {chat.edit} in the empty message box brings back your last message: sending it replaces that
+  message and its answer (tool calls included), on screen and in the saved chat.
+  {chat.regenerate} drops the last answer and asks the same again. Changes an answer made to
+  notes stay made: their cards stay, and undo works on them as before
+- {chat.model} lists the server's models; the one chosen is saved as `ai.model` (every chat uses
+  it from the next message) and shown at the top right
 - {chat.new} new chat · {chat.history} earlier chats about this note
 - {chat.copy} copies the last reply (its Markdown) to the clipboard; on a message (**Shift+Tab**
   from the message box reaches the last one) {chat.message.copy} copies it and
@@ -60,5 +86,5 @@ Settings → Tools. Each conversation is saved with its note and comes back when
 
 Keys can be changed in settings, e.g. `noted config set ui.keymap.chat.send ctrl+s`
 (ids: chat.send, chat.newline, chat.cancel, chat.accept, chat.reject, chat.undo, chat.new, chat.history,
-chat.copy, chat.message.copy, chat.message.copy.code).
+chat.edit, chat.regenerate, chat.model, chat.copy, chat.message.copy, chat.message.copy.code).
 """

@@ -81,6 +81,23 @@ class ChatLog(VerticalScroll, can_focus=False):
         await self.mount(UserMessageView(text))
         self.anchor()
 
+    def last_user(self) -> UserMessageView | None:
+        """The person's last message on screen, if any."""
+        found = self.query(UserMessageView)
+        return found.last() if found else None
+
+    async def drop_last_exchange(self) -> None:
+        """Remove the person's last message and what followed it, but the change cards: the
+        changes stay made (and the last one undoable), as the saved chat keeps them."""
+        last = self.last_user()
+        if last is None:
+            return
+        await self.end_answer()
+        after = list(self.children)[list(self.children).index(last) :]
+        await self.remove_children([w for w in after if not isinstance(w, EditCard)])
+        self._calls.clear()
+        self._edit_calls.clear()
+
     async def write(self, fragment: str) -> None:
         """Add a piece of the answer, starting a new answer block after a tool call."""
         if self._answer is None:

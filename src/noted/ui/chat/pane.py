@@ -27,13 +27,13 @@ from noted.chat.events import BatchApplied
 from noted.chat.transcripts import Conversation
 from noted.errors import NotedError
 from noted.services import Services
-from noted.settings import SettingChange
 from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
 from noted.ui.chat.data import ChatView, Setup, check_setup, load_chat, open_editor
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
 from noted.ui.chat.log import ChatLog
+from noted.ui.chat.models import choose_model
 from noted.ui.chat.picker import ConversationPicker
 from noted.ui.chat.views import ChatHeader, ChatInput, SetupNotice, StatusLine
 
@@ -79,15 +79,8 @@ class ChatPane(Vertical):
         """False: only the conversation's title, counts and the list changed (after an answer)."""
 
     @dataclass
-    class SetupChecked(Message):
-        setup: Setup
-
-    @dataclass
     class Undone(Message):
         card: EditCard
-
-    class SettingsTouched(Message):
-        """An ``ai.*`` setting changed (posted from whichever thread changed it)."""
 
     def __init__(self, services: Services, *, engine_factory: EngineFactory | None = None) -> None:
         super().__init__(id="chat-pane")
@@ -100,10 +93,11 @@ class ChatPane(Vertical):
         self.conversations: tuple[Conversation, ...] = ()
         self.selection: tuple[int, int] | None = None
         self.setup = Setup()
-        self._unsubscribe: Callable[[], None] | None = None
+        self.editing: str | None = None
+        """The last message, back in the box to be edited: sending replaces its exchange."""
         self._header = ChatHeader()
         self._picker = ConversationPicker()
-        self._notice = SetupNotice()
+        self._notice = SetupNotice(services)
         self.chat_log = ChatLog()
         self._status_line = StatusLine()
         self._input = ChatInput()
@@ -130,13 +124,7 @@ class ChatPane(Vertical):
         return self._engine
 
     def on_mount(self) -> None:
-        self._unsubscribe = self.services.settings.subscribe(self._settings_changed)
-        self._check_setup()
         self._load(self.note_id, None)
-
-    def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
 
     # What the app calls ------------------------------------------------------------------------
     def set_note(self, note_id: str | None) -> None:
@@ -174,6 +162,8 @@ class ChatPane(Vertical):
                 return self.chat_log.asking is not None
             case "undo":
                 return self.chat_log.undoable is not None and not self.running
+            case "edit_last" | "regenerate":
+                return not self.running and self.chat_log.last_user() is not None
         return True
 
     def action_cancel(self) -> None:
@@ -211,6 +201,25 @@ class ChatPane(Vertical):
         else:
             picker.show(self.conversations, self.conversation.id if self.conversation else None)
 
+    def action_edit_last(self) -> None:
+        """Put the last message back in the box; sending it replaces its exchange (↑)."""
+        last = self.chat_log.last_user()
+        if last is None or self.running:
+            return
+        self.editing = self._input.value = last.text
+        self._input.focus()
+        self._status("Editing your last message: Enter sends it in place of the last exchange.")
+
+    async def action_regenerate(self) -> None:
+        """Drop the last answer and ask the same again (Ctrl+G)."""
+        last = self.chat_log.last_user()
+        if last is not None and not self.running:
+            await self._ask(last.text, replacing=last.text)
+
+    def action_models(self) -> None:
+        """Choose the model from the server's list (Ctrl+L)."""
+        choose_model(self, self.services, self.setup.model)
+
     def action_copy(self) -> None:
         """Copy the focused message, or the last reply (Ctrl+Y)."""
         copy_message(self.app, message_to_copy(self.chat_log))
@@ -229,12 +238,30 @@ class ChatPane(Vertical):
         if self.running:
             self.notify("An answer is still being written; Esc stops it.", severity="warning")
             return
+        replacing, self.editing = self.editing, None
         event.input.clear()
+        await self._ask(text, replacing=replacing)
+
+    async def _ask(self, text: str, *, replacing: str | None = None) -> None:
+        """Show ``text`` and start its answer; with ``replacing``, in place of the last exchange."""
         cancel = self._answering.begin()
+        if replacing is not None:
+            await self.chat_log.drop_last_exchange()
         await self.chat_log.add_user(text)
         self._status("Answering…")
-        self._answering.run = self._answer(text, cancel)
+        self._answering.run = self._answer(text, cancel, replacing)
         self.refresh_bindings()
+
+    @on(ChatInput.EditLast)
+    def _edit_last_key(self, event: ChatInput.EditLast) -> None:
+        event.stop()
+        self.action_edit_last()
+
+    @on(ChatInput.Changed)
+    def _typed(self, event: ChatInput.Changed) -> None:
+        if self.editing is not None and not event.text_area.text:  # emptied: a new message after all
+            self.editing = None
+            self._status(None)
 
     @on(ConversationPicker.Chosen)
     def _resume(self, event: ConversationPicker.Chosen) -> None:
@@ -251,11 +278,11 @@ class ChatPane(Vertical):
 
     # The answer --------------------------------------------------------------------------------
     @work(exclusive=True, group="chat", exit_on_error=False, description="Answering in the chat")
-    async def _answer(self, text: str, cancel: asyncio.Event) -> None:
+    async def _answer(self, text: str, cancel: asyncio.Event, replacing: str | None = None) -> None:
         if self.conversation is None:
             setup = await check_setup(self.services)  # refuse before a conversation is saved
             if setup.problem is not None:
-                self.post_message(self.SetupChecked(setup))
+                self._notice.show(setup)
                 await self.chat_log.add_notice(setup.problem, kind="error", remedy=setup.hint)
                 return
             note_id = self.note_id or ""
@@ -264,13 +291,15 @@ class ChatPane(Vertical):
         if self.note_id is not None:
             editor = await asyncio.to_thread(open_editor, self.services, self.note_id, self.selection)
         try:
-            async for event in self.engine.run(self.conversation, text, editor=editor, cancel=cancel):
+            run = self.engine.run(self.conversation, text, editor=editor, cancel=cancel, replacing=replacing)
+            async for event in run:
                 await self._answering.show(event)
         finally:
             await self.chat_log.end_answer()
 
     def _stop_run(self) -> None:
         """End a running answer at once (the person moved to another chat or note)."""
+        self.editing = None
         self._answering.stop()
         self.refresh_bindings()
 
@@ -294,14 +323,6 @@ class ChatPane(Vertical):
             self.engine.undo(applied, self.conversation.id if self.conversation else None)
         self.post_message(self.Undone(card))
 
-    @work(exclusive=True, group="chat-setup", exit_on_error=False, description="Checking the assistant")
-    async def _check_setup(self) -> None:
-        self.post_message(self.SetupChecked(await check_setup(self.services)))
-
-    def _settings_changed(self, changes: tuple[SettingChange, ...]) -> None:
-        if any(change.key.startswith("ai.") for change in changes):
-            self.post_message(self.SettingsTouched())  # post_message is thread-safe
-
     # Results -----------------------------------------------------------------------------------
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:
@@ -322,14 +343,11 @@ class ChatPane(Vertical):
         self._show_setup()
         self.refresh_bindings()
 
-    @on(SetupChecked)
-    def _setup_checked(self, event: SetupChecked) -> None:
+    @on(SetupNotice.Checked)
+    def _setup_checked(self, event: SetupNotice.Checked) -> None:
         self.setup = event.setup
+        self._header.show_model(event.setup.model)
         self._show_setup()
-
-    @on(SettingsTouched)
-    def _settings_touched(self, _: SettingsTouched) -> None:
-        self._check_setup()
 
     @on(Undone)
     def _undone(self, event: Undone) -> None:
@@ -373,12 +391,7 @@ class ChatPane(Vertical):
         self._header.show(self.conversation, len(self.conversations))
 
     def _show_setup(self) -> None:
-        notice = self._notice
         self.chat_log.set_class(self.setup.problem is not None, "-setup-needed")
-        if self.setup.problem is None:
-            notice.clear_problem()
-        else:
-            notice.show_problem(self.setup.problem, self.setup.hint)
         self._input.set_ready(self.setup.problem is None, about_note=self.note_id is not None)
 
     def _status(self, text: str | None) -> None:

@@ -7,9 +7,10 @@ faster than Markdown can render them), and ``finish`` replaces the streamed bloc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from textual import events
+from textual import events, work
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Markdown, Static, TextArea
@@ -17,8 +18,11 @@ from textual.widgets.markdown import MarkdownStream
 from textual.widgets.text_area import EditResult
 
 from noted.chat.transcripts import Conversation
+from noted.services import Services
+from noted.settings import SettingChange
 from noted.ui.chat.copying import MESSAGE_BINDINGS, REPLY, CopyableMessage
-from noted.ui.chat.keys import NEWLINE_BINDING, SEND_BINDING
+from noted.ui.chat.data import Setup, check_setup
+from noted.ui.chat.keys import EDIT_BINDING, NEWLINE_BINDING, SEND_BINDING
 
 
 class UserMessageView(Static, CopyableMessage, can_focus=True):
@@ -90,11 +94,52 @@ class NoticeView(Static):
 
 
 class SetupNotice(Static):
-    """Two lines saying why the assistant cannot answer and how to set it up."""
+    """Two lines saying why the assistant cannot answer and how to set it up.
 
-    def __init__(self) -> None:
+    It checks the setup when shown and again whenever an ``ai.*`` setting changes (from any
+    process: the settings file is watched), and tells the pane with ``Checked``.
+    """
+
+    @dataclass
+    class Checked(Message):
+        """The assistant's setup as checked now."""
+
+        notice: SetupNotice
+        setup: Setup
+
+        @property
+        def control(self) -> SetupNotice:
+            return self.notice
+
+    class _Touched(Message):
+        """An ``ai.*`` setting changed (posted from whichever thread changed it)."""
+
+    def __init__(self, services: Services) -> None:
         super().__init__("", id="chat-setup", classes="-hidden")
+        self.services = services
         self.problem: str | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def on_mount(self) -> None:
+        self._unsubscribe = self.services.settings.subscribe(self._settings_changed)
+        self.check()
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    @work(exclusive=True, group="chat-setup", exit_on_error=False, description="Checking the assistant")
+    async def check(self) -> None:
+        """Check the setup again (builds the provider off the event loop)."""
+        self.show(await check_setup(self.services))
+
+    def show(self, setup: Setup) -> None:
+        """Show ``setup``'s problem, or hide the notice; and tell the pane."""
+        if setup.problem is None:
+            self.clear_problem()
+        else:
+            self.show_problem(setup.problem, setup.hint)
+        self.post_message(self.Checked(self, setup))
 
     def show_problem(self, message: str, hint: str | None) -> None:
         """Say what blocks the assistant (first line) and what to change (second line)."""
@@ -110,12 +155,29 @@ class SetupNotice(Static):
         self.update("")
         self.add_class("-hidden")
 
+    def _settings_changed(self, changes: tuple[SettingChange, ...]) -> None:
+        if any(change.key.startswith("ai.") for change in changes):
+            self.post_message(self._Touched())  # post_message is thread-safe
+
+    def on_setup_notice__touched(self, _: _Touched) -> None:
+        self.check()
+
 
 class ChatInput(TextArea):
     """Where the person writes: several lines (a paste keeps its lines), Enter sends, Ctrl+J adds a
     line. It grows with its text up to a few lines, then scrolls (``chat.tcss``)."""
 
-    BINDINGS = [SEND_BINDING, NEWLINE_BINDING]
+    BINDINGS = [SEND_BINDING, NEWLINE_BINDING, EDIT_BINDING]
+
+    @dataclass
+    class EditLast(Message):
+        """The person asked for their last message back, to edit it (↑ in the empty box)."""
+
+        input: ChatInput
+
+        @property
+        def control(self) -> ChatInput:
+            return self.input
 
     @dataclass
     class Submitted(Message):
@@ -168,6 +230,13 @@ class ChatInput(TextArea):
             return False
         return super().check_action(action, parameters)
 
+    def action_edit_last(self) -> None:
+        """Ask for the last message back (↑ in the empty box); in a box with text, move up."""
+        if self.text:
+            self.action_cursor_up()
+        else:
+            self.post_message(self.EditLast(self))
+
     def action_submit(self) -> None:
         """Send the text (Enter)."""
         self.post_message(self.Submitted(self, self.text))
@@ -191,16 +260,31 @@ def _placeholder(*, about_note: bool) -> str:
 
 
 class ChatHeader(Static):
-    """One line: the conversation's title, and how many are saved about this note."""
+    """One line: the conversation's title, how many are saved about this note, and the model
+    (the title gives way, with …, so the model stays in sight in a narrow pane)."""
 
     def __init__(self) -> None:
         super().__init__("New chat", id="chat-header")
+        self.title = "New chat"
+        self.model = ""
 
     def show(self, conversation: Conversation | None, saved: int) -> None:
         """Show ``conversation``'s title and the number of saved chats."""
         title = conversation.title if conversation and conversation.title else "New chat"
         count = f" · {saved} saved chat{'s' if saved != 1 else ''}" if saved else ""
-        self.update(Content(title + count))
+        self.title = title + count
+        self.refresh()
+
+    def show_model(self, model: str) -> None:
+        """Show the model the next message goes to ("" for none)."""
+        self.model = model
+        self.refresh()
+
+    def render(self) -> Content:
+        model = f" · {self.model}" if self.model else ""
+        room = max(self.content_size.width - len(model), 1)
+        title = self.title if len(self.title) <= room else self.title[: room - 1] + "…"
+        return Content(title + model)
 
 
 class StatusLine(Static):

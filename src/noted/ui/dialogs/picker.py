@@ -1,4 +1,5 @@
-"""``NotebookPicker``: the "move to…" dialog; type to filter the notebooks, Enter to choose."""
+"""``ChoicePicker``: type to filter a list, Enter to choose; ``NotebookPicker`` (the "move to…"
+dialog) is one, the chat's model list another (``noted.ui.chat.models``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from noted.models import descendants
 from noted.ops.resolve import folder_paths
@@ -23,58 +25,61 @@ TOP_LEVEL = ""
 """What the picker returns for "no parent" (only offered with ``allow_top``)."""
 
 
-class NotebookPicker(ReportsWorkerFailures, ModalScreen[str | None]):
-    """Returns the chosen notebook id (``TOP_LEVEL`` for the top level), or None when cancelled."""
+class ChoicePicker(ReportsWorkerFailures, ModalScreen[str | None]):
+    """A list loaded in a worker, filtered as the person types; returns the chosen id, or None.
+
+    A subclass starts its worker in ``load`` and posts ``Loaded`` with ``(id, text)`` choices, or
+    with a ``problem`` line when there is nothing to choose from.
+    """
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without moving anything"),
-        Binding("down", "move(1)", "Next", show=False, id="picker.down", tooltip="Next notebook"),
-        Binding("up", "move(-1)", "Previous", show=False, id="picker.up", tooltip="Previous notebook"),
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without choosing anything"),
+        Binding("down", "move(1)", "Next", show=False, id="picker.down", tooltip="Next in the list"),
+        Binding("up", "move(-1)", "Previous", show=False, id="picker.up", tooltip="Previous in the list"),
     ]
+    FILTER = "type to filter"
+    HINT = "↑↓ to choose · Enter to choose · Esc to cancel"
 
-    class _Loaded(Message, bubble=False):
-        def __init__(self, choices: list[tuple[str, str]]) -> None:
+    class Loaded(Message, bubble=False):
+        """The choices, or why there are none."""
+
+        def __init__(self, choices: list[tuple[str, str]], problem: str | None = None) -> None:
             super().__init__()
             self.choices = choices
+            self.problem = problem
 
-    def __init__(
-        self, store: Store, *, title: str, exclude_branches: Collection[str] = (), allow_top: bool = False
-    ) -> None:
-        """``exclude_branches``: notebooks left out with everything below them (a notebook being moved)."""
+    def __init__(self, *, title: str) -> None:
         super().__init__()
-        self._store = store
         self._title = title
-        self._exclude = frozenset(exclude_branches)
-        self._allow_top = allow_top
         self._choices: list[tuple[str, str]] = []
+        self.problem: str | None = None
+        """The line saying why nothing can be chosen, once loaded."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self._title, classes="dialog--title")
-            field = Input(placeholder="type to filter notebooks")
+            field = Input(placeholder=self.FILTER)
             field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
             yield field
             yield OptionList()
-            yield Label("↑↓ to choose · Enter to move · Esc to cancel", classes="dialog--hint")
+            yield Label("", classes="dialog--error -hidden")
+            yield Label(self.HINT, classes="dialog--hint")
 
     def on_mount(self) -> None:
-        self._load()
+        self.load()
 
-    @work(thread=True, exclusive=True, group="picker", exit_on_error=False, description="listing notebooks")
-    def _load(self) -> None:
-        folders = self._store.list_folders()
-        paths = folder_paths(folders, " / ")
-        # A notebook cannot move into itself or below itself: drop the excluded branches.
-        blocked = {fid for root in self._exclude for fid in descendants(folders, root)}
-        choices = sorted(((fid, path) for fid, path in paths.items() if fid not in blocked), key=_fold)
-        if self._allow_top:
-            choices.insert(0, (TOP_LEVEL, "(top level)"))
-        self.post_message(self._Loaded(choices))
+    def load(self) -> Worker[None]:
+        """Start the worker that posts ``Loaded`` (a ``@work`` method in each subclass)."""
+        raise NotImplementedError
 
-    @on(_Loaded)
-    def _show(self, message: _Loaded) -> None:
-        self._choices = message.choices
+    @on(Loaded)
+    def _show(self, message: Loaded) -> None:
+        self._choices, self.problem = message.choices, message.problem
+        label = self.query_one(".dialog--error", Label)
+        label.update(message.problem or "")
+        label.set_class(message.problem is None, "-hidden")
+        self.query_one(OptionList).set_class(message.problem is not None, "-hidden")
         self._filter(self.query_one(Input).value)
 
     @on(Input.Changed)
@@ -85,11 +90,15 @@ class NotebookPicker(ReportsWorkerFailures, ModalScreen[str | None]):
         words = text.casefold().split()
         options = self.query_one(OptionList)
         options.set_options(
-            Option(path, id=f"f{fid}")
-            for fid, path in self._choices
-            if all(word in path.casefold() for word in words)
+            Option(shown, id=f"f{cid}")
+            for cid, shown in self._choices
+            if all(word in shown.casefold() for word in words)
         )
-        options.highlighted = 0 if options.option_count else None
+        options.highlighted = self._first(options)
+
+    def _first(self, options: OptionList) -> int | None:
+        """The option highlighted when the list is shown or filtered."""
+        return 0 if options.option_count else None
 
     def action_move(self, step: int) -> None:
         options = self.query_one(OptionList)
@@ -109,6 +118,33 @@ class NotebookPicker(ReportsWorkerFailures, ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class NotebookPicker(ChoicePicker):
+    """Returns the chosen notebook id (``TOP_LEVEL`` for the top level), or None when cancelled."""
+
+    FILTER = "type to filter notebooks"
+    HINT = "↑↓ to choose · Enter to move · Esc to cancel"
+
+    def __init__(
+        self, store: Store, *, title: str, exclude_branches: Collection[str] = (), allow_top: bool = False
+    ) -> None:
+        """``exclude_branches``: notebooks left out with everything below them (a notebook being moved)."""
+        super().__init__(title=title)
+        self._store = store
+        self._exclude = frozenset(exclude_branches)
+        self._allow_top = allow_top
+
+    @work(thread=True, exclusive=True, group="picker", exit_on_error=False, description="listing notebooks")
+    def load(self) -> None:
+        folders = self._store.list_folders()
+        paths = folder_paths(folders, " / ")
+        # A notebook cannot move into itself or below itself: drop the excluded branches.
+        blocked = {fid for root in self._exclude for fid in descendants(folders, root)}
+        choices = sorted(((fid, path) for fid, path in paths.items() if fid not in blocked), key=_fold)
+        if self._allow_top:
+            choices.insert(0, (TOP_LEVEL, "(top level)"))
+        self.post_message(self.Loaded(choices))
 
 
 def _fold(choice: tuple[str, str]) -> str:

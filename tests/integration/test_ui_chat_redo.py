@@ -1,0 +1,156 @@
+"""Editing and resending the last message, and regenerating the last answer, in the chat pane.
+
+The pane runs on a real profile with scripted ``FakeProvider``s (``test_ui_chat``'s host); the
+tests press the keys a person would and read back what the screen shows, what the model was sent
+and what a resumed chat reads from the profile.
+"""
+
+from __future__ import annotations
+
+from tests.integration.test_ui_chat import (
+    ask,
+    host,
+    make_note,
+    services,  # noqa: F401 -- the fixture
+    settle,
+    texts,
+)
+
+from noted.chat.transcripts import Notice
+from noted.providers import AssistantMessage, CallTool, Reply, UserMessage
+from noted.services import Services
+from noted.ui.chat.edits import EditCard
+from noted.ui.chat.views import AnswerView, ChatInput, UserMessageView
+
+
+def saved(services: Services, app_pane_conversation: str) -> list[str]:
+    """The saved transcript as short lines (what a resumed chat shows)."""
+    lines = []
+    for entry in services.transcripts.transcript(app_pane_conversation):
+        match entry:
+            case UserMessage(text=text):
+                lines.append(f"user: {text}")
+            case AssistantMessage(text=text, tool_calls=calls):
+                lines.append(f"assistant: {text}" + "".join(f" [{c.name}]" for c in calls))
+            case Notice(kind=kind):
+                lines.append(f"notice: {kind}")
+            case _:
+                lines.append("result")
+    return lines
+
+
+async def test_up_in_the_empty_box_edits_the_last_message_and_sending_replaces_its_exchange(
+    services: Services,  # noqa: F811
+) -> None:
+    note = make_note(services)
+    services.settings.set("ai.tool.edit_current.enabled", True)
+    services.settings.set("ai.approveWrites", False)
+    app, scripted = host(
+        services,
+        [[Reply("Hello.")]],
+        [[CallTool("editor_append", {"text": "- tea"}, id="e1")], [Reply("Added tea.")]],
+        [[Reply("Coffee added.")]],
+        note_id=note,
+    )
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Hi")
+        await settle(pilot)
+        await ask(pilot, "Add tea")
+        await settle(pilot)
+        assert services.store.get_note(note).body.rstrip().endswith("- tea")
+        box = app.query_one(ChatInput)
+        box.focus()
+
+        await pilot.press("up")
+        assert box.text == "Add tea" and app.pane.editing == "Add tea"
+        box.value = "Add coffee instead"
+        await pilot.press("enter")
+        await settle(pilot)
+
+        # On screen: the first exchange, the change card (the change stays made), the new exchange.
+        assert texts(app, UserMessageView) == ["Hi", "Add coffee instead"]
+        assert [a.text for a in app.query(AnswerView)] == ["Hello.", "Coffee added."]
+        assert len(app.query(EditCard)) == 1 and app.pane.chat_log.undoable is not None
+        # The model was sent the first exchange and the edited message only.
+        request = scripted.providers[-1].requests[0]
+        assert [m.text for m in request.messages if isinstance(m, UserMessage)] == [
+            "Hi",
+            "Add coffee instead",
+        ]
+        # Saved: a resumed chat shows the edited exchange, not both.
+        conversation = app.pane.conversation
+        assert conversation is not None
+        lines = saved(services, conversation.id)
+        assert lines[-3:] == ["notice: change", "user: Add coffee instead", "assistant: Coffee added."]
+        assert "user: Add tea" not in lines and "assistant: Added tea." not in lines
+        assert services.store.get_note(note).body.rstrip().endswith("- tea")
+
+
+async def test_up_in_a_box_with_text_moves_the_cursor_and_emptying_the_box_ends_the_edit(
+    services: Services,  # noqa: F811
+) -> None:
+    app, _ = host(services, [[Reply("One.")]], [[Reply("Two.")]])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "First")
+        await settle(pilot)
+        box = app.query_one(ChatInput)
+        box.focus()
+        box.value = "line one\nline two"
+        await pilot.press("up")
+        assert box.text == "line one\nline two" and box.cursor_location[0] == 0
+        assert app.pane.editing is None
+
+        box.value = ""
+        await pilot.press("up")
+        assert app.pane.editing == "First"
+        await pilot.press("ctrl+u")  # clear the line: a new message after all
+        await pilot.pause()
+        assert app.pane.editing is None
+        await ask(pilot, "Second")
+        await settle(pilot)
+        assert texts(app, UserMessageView) == ["First", "Second"]
+
+
+async def test_regenerate_sends_the_same_messages_again_and_replaces_the_answer(
+    services: Services,  # noqa: F811
+) -> None:
+    note = make_note(services)
+    app, scripted = host(services, [[Reply("Tea.")]], [[Reply("Milk.")]], [[Reply("Honey.")]], note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Anything?")
+        await settle(pilot)
+        await ask(pilot, "What is on it?")
+        await settle(pilot)
+        app.query_one(ChatInput).focus()
+
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+
+        first, again = scripted.providers[1].requests, scripted.providers[2].requests
+        assert again == first  # the very same request: the history and the message
+        assert texts(app, UserMessageView) == ["Anything?", "What is on it?"]
+        assert [a.text for a in app.query(AnswerView)] == ["Tea.", "Honey."]
+        conversation = app.pane.conversation
+        assert conversation is not None
+        assert saved(services, conversation.id)[-2:] == ["user: What is on it?", "assistant: Honey."]
+        assert "assistant: Milk." not in saved(services, conversation.id)
+
+
+async def test_regenerate_and_edit_are_offered_only_once_something_was_said(
+    services: Services,  # noqa: F811
+) -> None:
+    app, _ = host(services, [[Reply("One.")]])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        titles = {c.title for c in app.pane.commands()}
+        assert (
+            "Chat: regenerate the last answer" not in titles and "Chat: edit the last message" not in titles
+        )
+        assert "Chat: choose the model…" in titles
+        await ask(pilot, "Hi")
+        await settle(pilot)
+        titles = {c.title for c in app.pane.commands()}
+        assert {"Chat: regenerate the last answer", "Chat: edit the last message"} <= titles
