@@ -23,10 +23,10 @@ from noted.ui.chat.edits import EditCard
 from noted.ui.chat.views import AnswerView, ChatInput, UserMessageView
 
 
-def saved(services: Services, app_pane_conversation: str) -> list[str]:
+def saved(profile: Services, conversation_id: str) -> list[str]:
     """The saved transcript as short lines (what a resumed chat shows)."""
     lines = []
-    for entry in services.transcripts.transcript(app_pane_conversation):
+    for entry in profile.transcripts.transcript(conversation_id):
         match entry:
             case UserMessage(text=text):
                 lines.append(f"user: {text}")
