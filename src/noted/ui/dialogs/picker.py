@@ -4,6 +4,7 @@ dialog) is one, the chat's model list another (``noted.ui.chat.models``)."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
@@ -32,7 +33,7 @@ class ChoicePicker(ReportsWorkerFailures, ModalScreen[str | None]):
     with a ``problem`` line when there is nothing to choose from.
     """
 
-    CSS_PATH = "dialogs.tcss"
+    CSS_PATH = Path(__file__).with_name("dialogs.tcss")  # absolute: subclasses live elsewhere
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without choosing anything"),
         Binding("down", "move(1)", "Next", show=False, id="picker.down", tooltip="Next in the list"),
