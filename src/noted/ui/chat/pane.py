@@ -208,7 +208,7 @@ class ChatPane(Vertical):
             return
         self.editing = self._input.value = last.text
         self._input.focus()
-        self._status("Editing your last message: Enter sends it in place of the last exchange.")
+        self._status("Editing: Enter replaces your last message and its answer; changes to notes stay.")
 
     async def action_regenerate(self) -> None:
         """Drop the last answer and ask the same again (Ctrl+G)."""
