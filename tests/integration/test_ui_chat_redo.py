@@ -154,3 +154,38 @@ async def test_regenerate_and_edit_are_offered_only_once_something_was_said(
         await settle(pilot)
         titles = {c.title for c in app.pane.commands()}
         assert {"Chat: regenerate the last answer", "Chat: edit the last message"} <= titles
+
+
+async def test_the_edit_key_follows_the_keymap_and_up_still_moves_the_cursor(
+    services: Services,  # noqa: F811
+) -> None:
+    app, _ = host(services, [[Reply("One.")]])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "First")
+        await settle(pilot)
+        app.set_keymap({"chat.edit": "ctrl+o"})  # what NotedApp does with ui.keymap
+        box = app.query_one(ChatInput)
+        box.focus()
+        box.value = "line one\nline two"
+        # Not vacuous: with ↑ bound on the box itself, moving chat.edit away left ↑ bound to nothing.
+        await pilot.press("up")
+        assert box.cursor_location[0] == 0
+        box.value = ""
+        await pilot.press("up")
+        assert app.pane.editing is None and box.text == ""
+        await pilot.press("ctrl+o")
+        assert app.pane.editing == "First" and box.text == "First"
+
+
+async def test_up_on_a_message_does_not_pull_the_last_message_into_the_box(
+    services: Services,  # noqa: F811
+) -> None:
+    app, _ = host(services, [[Reply("One.")]])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "First")
+        await settle(pilot)
+        app.query(AnswerView).last().focus()  # Shift+Tab from the box reaches it
+        await pilot.press("up")  # a short chat: the log has nothing to scroll, so ↑ goes on
+        assert app.pane.editing is None and app.query_one(ChatInput).text == ""

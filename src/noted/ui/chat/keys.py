@@ -11,6 +11,10 @@ CHAT_BINDINGS: list[BindingType] = [
     Binding("ctrl+z,u", "undo", "Undo edit", id="chat.undo", tooltip="Restore the note as it was before the last saved change"),
     Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a new conversation about this note"),
     Binding("ctrl+r", "history", "Chats", id="chat.history", tooltip="Resume an earlier conversation about this note"),
+    # ↑ reaches the pane from the message box only when the box is empty (``ChatInput.check_action``),
+    # as in oterm and shells; elsewhere in the pane the focused widget's ↑ comes first.
+    Binding("up", "edit_last", "Edit last", id="chat.edit", show=False,
+            tooltip="In the empty box: your last message back, to edit; sending it replaces the last exchange"),
     Binding("ctrl+g", "regenerate", "Regenerate", id="chat.regenerate", show=False,
             tooltip="Drop the last answer and ask the same again"),
     Binding("ctrl+l", "models", "Model", id="chat.model", show=False,
@@ -50,15 +54,6 @@ NEWLINE_BINDING = Binding(
 )
 """Ctrl+J is the line feed every terminal sends as such. Shift+Enter reaches few programs, and
 Alt+Enter arrives in Textual as Esc then Enter (it sent the message, in tmux)."""
-EDIT_BINDING = Binding(
-    "up",
-    "edit_last",
-    "Edit last",
-    id="chat.edit",
-    tooltip="In the empty box: your last message back, to edit; sending it replaces the last exchange",
-    show=False,
-)
-"""↑ in an empty message box, as in oterm and shells; elsewhere ↑ moves the cursor."""
 
 CHAT_HELP = """\
 ## Chat

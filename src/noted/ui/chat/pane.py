@@ -163,7 +163,9 @@ class ChatPane(Vertical):
             case "undo":
                 return self.chat_log.undoable is not None and not self.running
             case "edit_last" | "regenerate":
-                return not self.running and self.chat_log.last_user() is not None
+                # ↑ on a message in the log that cannot scroll comes here too: it means nothing then.
+                away = action == "edit_last" and self.chat_log.has_focus_within
+                return not self.running and not away and self.chat_log.last_user() is not None
         return True
 
     def action_cancel(self) -> None:
@@ -251,11 +253,6 @@ class ChatPane(Vertical):
         self._status("Answering…")
         self._answering.run = self._answer(text, cancel, replacing)
         self.refresh_bindings()
-
-    @on(ChatInput.EditLast)
-    def _edit_last_key(self, event: ChatInput.EditLast) -> None:
-        event.stop()
-        self.action_edit_last()
 
     @on(ChatInput.Changed)
     def _typed(self, event: ChatInput.Changed) -> None:

@@ -22,7 +22,7 @@ from noted.services import Services
 from noted.settings import SettingChange
 from noted.ui.chat.copying import MESSAGE_BINDINGS, REPLY, CopyableMessage
 from noted.ui.chat.data import Setup, check_setup
-from noted.ui.chat.keys import EDIT_BINDING, NEWLINE_BINDING, SEND_BINDING
+from noted.ui.chat.keys import NEWLINE_BINDING, SEND_BINDING
 
 
 class UserMessageView(Static, CopyableMessage, can_focus=True):
@@ -167,17 +167,7 @@ class ChatInput(TextArea):
     """Where the person writes: several lines (a paste keeps its lines), Enter sends, Ctrl+J adds a
     line. It grows with its text up to a few lines, then scrolls (``chat.tcss``)."""
 
-    BINDINGS = [SEND_BINDING, NEWLINE_BINDING, EDIT_BINDING]
-
-    @dataclass
-    class EditLast(Message):
-        """The person asked for their last message back, to edit it (↑ in the empty box)."""
-
-        input: ChatInput
-
-        @property
-        def control(self) -> ChatInput:
-            return self.input
+    BINDINGS = [SEND_BINDING, NEWLINE_BINDING]
 
     @dataclass
     class Submitted(Message):
@@ -228,14 +218,9 @@ class ChatInput(TextArea):
         # the one-line box: TextArea's typing undo and redo give way, and the key goes on to the pane.
         if action in ("undo", "redo"):
             return False
+        if action == "cursor_up" and not self.text:  # ↑ goes on to the pane: the last message back
+            return False
         return super().check_action(action, parameters)
-
-    def action_edit_last(self) -> None:
-        """Ask for the last message back (↑ in the empty box); in a box with text, move up."""
-        if self.text:
-            self.action_cursor_up()
-        else:
-            self.post_message(self.EditLast(self))
 
     def action_submit(self) -> None:
         """Send the text (Enter)."""
