@@ -86,6 +86,16 @@ async def test_up_in_the_empty_box_edits_the_last_message_and_sending_replaces_i
         assert "user: Add tea" not in lines and "assistant: Added tea." not in lines
         assert services.store.get_note(note).body.rstrip().endswith("- tea")
 
+        # Resumed (a new chat, then Ctrl+R and Enter on it): the edited exchange only, the card kept.
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert texts(app, UserMessageView) == []
+        await pilot.press("ctrl+r", "enter")
+        await settle(pilot)
+        assert texts(app, UserMessageView) == ["Hi", "Add coffee instead"]
+        assert [a.text for a in app.query(AnswerView)] == ["Hello.", "Coffee added."]
+        assert len(app.query(EditCard)) == 1
+
 
 async def test_up_in_a_box_with_text_moves_the_cursor_and_emptying_the_box_ends_the_edit(
     services: Services,  # noqa: F811
