@@ -23,6 +23,7 @@ from noted.settings import SettingChange
 from noted.ui.chat.copying import MESSAGE_BINDINGS, REPLY, CopyableMessage
 from noted.ui.chat.data import Setup, check_setup
 from noted.ui.chat.keys import NEWLINE_BINDING, SEND_BINDING
+from noted.ui.workers import ReportsWorkerFailures
 
 
 class UserMessageView(Static, CopyableMessage, can_focus=True):
@@ -93,11 +94,12 @@ class NoticeView(Static):
         self.remedy = remedy
 
 
-class SetupNotice(Static):
+class SetupNotice(ReportsWorkerFailures, Static):
     """Two lines saying why the assistant cannot answer and how to set it up.
 
     It checks the setup when shown and again whenever an ``ai.*`` setting changes (from any
-    process: the settings file is watched), and tells the pane with ``Checked``.
+    process: the settings file is watched), and tells the pane with ``Checked``. A check that
+    fails on a bug is reported as every background task's (``WorkFailed``).
     """
 
     @dataclass
