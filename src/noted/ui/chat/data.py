@@ -14,7 +14,6 @@ from noted.errors import NotedError
 from noted.ops.session import EditorSession
 from noted.providers import list_models
 from noted.services import Services
-from noted.settings.handles import AI_MODEL
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +44,6 @@ class Setup:
 
     problem: str | None = None
     hint: str | None = None
-    model: str = ""
-    """``ai.model``: the model the next message goes to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,13 +86,12 @@ def open_editor(services: Services, note_id: str, selection: tuple[int, int] | N
 
 async def check_setup(services: Services) -> Setup:
     """Build the configured provider once (off the event loop) to learn whether it can answer."""
-    model = services.settings.get(AI_MODEL)
     try:
         provider = await asyncio.to_thread(services.provider)
     except NotedError as exc:
-        return Setup(exc.message, exc.hint, model)
+        return Setup(exc.message, exc.hint)
     await provider.aclose()
-    return Setup(model=model)
+    return Setup()
 
 
 async def server_models(services: Services) -> ServerModels:

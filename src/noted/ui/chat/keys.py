@@ -73,7 +73,7 @@ Settings → Tools. Each conversation is saved with its note and comes back when
   {chat.regenerate} drops the last answer and asks the same again. Changes an answer made to
   notes stay made: their cards stay, and undo works on them as before
 - {chat.model} lists the server's models; the one chosen is saved as `ai.model` (every chat uses
-  it from the next message) and shown in the chat's header
+  it from the next message) and shown in the status bar
 - {chat.new} new chat · {chat.history} earlier chats about this note
 - {chat.copy} copies the last reply (its Markdown) to the clipboard; on a message (**Shift+Tab**
   from the message box reaches the last one) {chat.message.copy} copies it and

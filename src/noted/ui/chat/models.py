@@ -1,7 +1,7 @@
 """The chat's model picker: the server's models, listed in a worker; the one chosen becomes ``ai.model``.
 
 Choosing saves the setting (as Settings → Assistant would), so every chat, ``noted ask`` included,
-uses it from the next message, and the chat's header shows it. A server that cannot list its
+uses it from the next message, and the status bar shows it (``openai · llama3.2``). A server that cannot list its
 models gets one line saying so and that ``ai.model`` can be typed instead.
 """
 
@@ -43,9 +43,9 @@ class ModelPicker(ChoicePicker):
         return found[0] if found else super()._first(options)
 
 
-def choose_model(node: Widget, services: Services, current: str) -> None:
+def choose_model(node: Widget, services: Services) -> None:
     """Open the picker over ``node``'s screen; the model chosen is saved as ``ai.model`` in a
-    thread worker of ``node`` (the chat's header follows, as every ``ai.*`` change)."""
+    thread worker of ``node`` (the status bar follows, as for every setting)."""
 
     def save(name: str) -> None:
         saved = services.settings.set(AI_MODEL, name)
@@ -63,4 +63,4 @@ def choose_model(node: Widget, services: Services, current: str) -> None:
                 description="Saving the model",
             )
 
-    node.app.push_screen(ModelPicker(services, current), chosen)
+    node.app.push_screen(ModelPicker(services, services.settings.get(AI_MODEL)), chosen)

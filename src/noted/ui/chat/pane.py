@@ -220,7 +220,7 @@ class ChatPane(Vertical):
 
     def action_models(self) -> None:
         """Choose the model from the server's list (Ctrl+L)."""
-        choose_model(self, self.services, self.setup.model)
+        choose_model(self, self.services)
 
     def action_copy(self) -> None:
         """Copy the focused message, or the last reply (Ctrl+Y)."""
@@ -343,7 +343,6 @@ class ChatPane(Vertical):
     @on(SetupNotice.Checked)
     def _setup_checked(self, event: SetupNotice.Checked) -> None:
         self.setup = event.setup
-        self._header.show_model(event.setup.model)
         self._show_setup()
 
     @on(Undone)

@@ -247,31 +247,16 @@ def _placeholder(*, about_note: bool) -> str:
 
 
 class ChatHeader(Static):
-    """One line: the conversation's title, how many are saved about this note, and the model
-    (the title gives way, with …, so the model stays in sight in a narrow pane)."""
+    """One line: the conversation's title, and how many are saved about this note."""
 
     def __init__(self) -> None:
         super().__init__("New chat", id="chat-header")
-        self.title = "New chat"
-        self.model = ""
 
     def show(self, conversation: Conversation | None, saved: int) -> None:
         """Show ``conversation``'s title and the number of saved chats."""
         title = conversation.title if conversation and conversation.title else "New chat"
         count = f" · {saved} saved chat{'s' if saved != 1 else ''}" if saved else ""
-        self.title = title + count
-        self.refresh()
-
-    def show_model(self, model: str) -> None:
-        """Show the model the next message goes to ("" for none)."""
-        self.model = model
-        self.refresh()
-
-    def render(self) -> Content:
-        model = f" · {self.model}" if self.model else ""
-        room = max(self.content_size.width - len(model), 1)
-        title = self.title if len(self.title) <= room else self.title[: room - 1] + "…"
-        return Content(title + model)
+        self.update(Content(title + count))
 
 
 class StatusLine(Static):
