@@ -16,11 +16,12 @@ from tests.integration.test_ui_chat import (
     texts,
 )
 
+from noted.chat.budget import estimate_tokens
 from noted.chat.transcripts import Notice
 from noted.providers import AssistantMessage, CallTool, Reply, UserMessage
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
-from noted.ui.chat.views import AnswerView, ChatInput, UserMessageView
+from noted.ui.chat.views import AnswerView, ChatInput, NoticeView, UserMessageView
 
 
 def saved(profile: Services, conversation_id: str) -> list[str]:
@@ -199,3 +200,35 @@ async def test_up_on_a_message_does_not_pull_the_last_message_into_the_box(
         app.query(AnswerView).last().focus()  # Shift+Tab from the box reaches it
         await pilot.press("up")  # a short chat: the log has nothing to scroll, so ↑ goes on
         assert app.pane.editing is None and app.query_one(ChatInput).text == ""
+
+
+async def test_an_edit_refused_over_the_budget_then_edited_again_still_replaces_the_saved_exchange(
+    services: Services,  # noqa: F811
+) -> None:
+    app, scripted = host(services, [[Reply("One.")]], [[Reply("never sent")]], [[Reply("Two.")]])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Short?")
+        await settle(pilot)
+        services.settings.set("ai.budgetTokens", estimate_tokens(scripted.providers[0].requests[0]) + 300)
+        box = app.query_one(ChatInput)
+        box.focus()
+        await pilot.press("up")
+        box.value = "lorem ipsum " * 1000
+        await pilot.press("enter")
+        await settle(pilot)
+        assert any("over the budget" in n.message for n in app.query(NoticeView))
+        # The refused edit was never saved: the saved chat still holds the first exchange.
+        conversation = app.pane.conversation
+        assert conversation is not None
+        assert saved(services, conversation.id) == ["user: Short?", "assistant: One."]
+
+        await pilot.press("up")  # the refused text back; shortened, it goes
+        box.value = "Shorter?"
+        await pilot.press("enter")
+        await settle(pilot)
+
+        assert texts(app, UserMessageView) == ["Shorter?"]
+        # Not vacuous: matching only the refused text (never saved), the engine appended the edit
+        # after the exchange the screen had dropped, and a resumed chat showed both.
+        assert saved(services, conversation.id) == ["user: Shorter?", "assistant: Two."]

@@ -46,11 +46,12 @@ async def run(
     conversation: Conversation,
     text: str,
     *,
-    replacing: str | None = None,
+    replacing: str = "",
     editor: EditorSession | None = None,
 ) -> list[ChatEvent]:
     async def consume() -> list[ChatEvent]:
-        return [e async for e in engine.run(conversation, text, editor=editor, replacing=replacing)]
+        replaced = frozenset({replacing} if replacing else ())
+        return [e async for e in engine.run(conversation, text, editor=editor, replacing=replaced)]
 
     return await asyncio.wait_for(consume(), LIVENESS)
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from noted.chat.budget import check_budget, estimate_tokens
@@ -113,15 +114,16 @@ class ChatEngine:
         *,
         editor: EditorSession | None = None,
         cancel: asyncio.Event | None = None,
-        replacing: str | None = None,
+        replacing: AbstractSet[str] = frozenset(),
     ) -> AsyncIterator[ChatEvent]:
         """Answer ``text`` in ``conversation``; yields events until Done, Failed or Cancelled.
 
-        With ``replacing`` (the person's last message, as they saw it), ``text`` replaces it and
-        what followed it: the answer, its tool calls and any error, once the new request fits the
-        budget. Notices of changes the answer made to notes stay (the changes stay made). When the
-        last saved message is not ``replacing`` (it was refused, so never saved), ``text`` is
-        simply sent.
+        When the last saved message of the person is one of ``replacing`` (what their last message
+        said as they saw it, and what the edits of it since their last new message replaced, which
+        may have been refused), ``text`` replaces it and what followed it: the answer, its tool
+        calls and any error, once the new request fits the budget. Notices of changes the answer
+        made to notes stay (the changes stay made). Otherwise (a message refused, so never saved)
+        ``text`` is simply sent.
         """
         run = _Run(self.setup, conversation, editor, cancel or asyncio.Event())
         async for event in run.go(text, replacing):
@@ -180,7 +182,7 @@ class _Run:
         self.round: tuple[list[ToolCallReady], list[ToolResult]] | None = None
         """The tool calls of the round being run and the results so far, for a cancel to save."""
 
-    async def go(self, text: str, replacing: str | None = None) -> AsyncIterator[ChatEvent]:
+    async def go(self, text: str, replacing: AbstractSet[str] = frozenset()) -> AsyncIterator[ChatEvent]:
         try:
             provider = self.setup.provider()
         except NotedError as exc:
@@ -209,14 +211,14 @@ class _Run:
         finally:
             await _close(provider)
 
-    def _start(self, text: str, replacing: str | None) -> list[Message]:
+    def _start(self, text: str, replacing: AbstractSet[str]) -> list[Message]:
         transcripts = self.setup.transcripts
         # The caller's value may be stale (a chat pane keeps it across runs): totals and title
         # come from the saved conversation.
         self.conversation = transcripts.get(self.conversation.id)
-        last = transcripts.last_turn(self.conversation.id) if replacing is not None else None
+        last = transcripts.last_turn(self.conversation.id) if replacing else None
         carried: list[Entry] = []
-        if last is not None and last.text == replacing:
+        if last is not None and last.text in replacing:
             history, self.keep, carried = list(last.history), last.keep, list(last.carried)
         else:
             history = transcripts.messages(self.conversation.id)

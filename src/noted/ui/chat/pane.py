@@ -95,6 +95,8 @@ class ChatPane(Vertical):
         self.setup = Setup()
         self.editing: str | None = None
         """The last message, back in the box to be edited: sending replaces its exchange."""
+        self._replaced: set[str] = set()
+        """Last messages replaced on screen since the last new one; an edit refused left one saved."""
         self._header = ChatHeader()
         self._picker = ConversationPicker()
         self._notice = SetupNotice(services)
@@ -247,11 +249,14 @@ class ChatPane(Vertical):
     async def _ask(self, text: str, *, replacing: str | None = None) -> None:
         """Show ``text`` and start its answer; with ``replacing``, in place of the last exchange."""
         cancel = self._answering.begin()
-        if replacing is not None:
+        if replacing is None:
+            self._replaced.clear()
+        else:
+            self._replaced.add(replacing)
             await self.chat_log.drop_last_exchange()
         await self.chat_log.add_user(text)
         self._status("Answering…")
-        self._answering.run = self._answer(text, cancel, replacing)
+        self._answering.run = self._answer(text, cancel, frozenset(self._replaced))
         self.refresh_bindings()
 
     @on(ChatInput.Changed)
@@ -275,7 +280,7 @@ class ChatPane(Vertical):
 
     # The answer --------------------------------------------------------------------------------
     @work(exclusive=True, group="chat", exit_on_error=False, description="Answering in the chat")
-    async def _answer(self, text: str, cancel: asyncio.Event, replacing: str | None = None) -> None:
+    async def _answer(self, text: str, cancel: asyncio.Event, replacing: frozenset[str]) -> None:
         if self.conversation is None:
             setup = await check_setup(self.services)  # refuse before a conversation is saved
             if setup.problem is not None:
@@ -297,6 +302,7 @@ class ChatPane(Vertical):
     def _stop_run(self) -> None:
         """End a running answer at once (the person moved to another chat or note)."""
         self.editing = None
+        self._replaced.clear()
         self._answering.stop()
         self.refresh_bindings()
 
