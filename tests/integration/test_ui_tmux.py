@@ -88,9 +88,15 @@ def narrow_terminal(fixture: Fixture, tmp_path: Path) -> Iterator[Terminal]:
 
 @contextmanager
 def start_terminal(
-    fixture: Fixture, tmp_path: Path, width: int = 120, height: int = 40, **extra_env: str
+    fixture: Fixture,
+    tmp_path: Path,
+    width: int = 120,
+    height: int = 40,
+    script: str = "{noted}",
+    **extra_env: str,
 ) -> Iterator[Terminal]:
-    """``noted`` on the fixture's profile in a new tmux session of that size, with ``extra_env`` set."""
+    """``noted`` on the fixture's profile in a new tmux session of that size, with ``extra_env`` set;
+    ``script``: the shell script the session runs, in which ``{noted}`` is the command."""
     socket = f"noted-test-{uuid.uuid4().hex[:8]}"
     env = {
         "TZ": "UTC", "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
@@ -102,7 +108,18 @@ def start_terminal(
          "--profile", shlex.quote(str(fixture.root))]
     )  # fmt: skip
     term = Terminal(socket, "noted")
-    term.tmux("new-session", "-d", "-s", "noted", "-x", str(width), "-y", str(height), command)
+    script = script.format(noted=command)
+    term.tmux(
+        "new-session",
+        "-d",
+        "-s",
+        "noted",
+        "-x",
+        str(width),
+        "-y",
+        str(height),
+        f"sh -c {shlex.quote(script)}",
+    )
     try:
         yield term
     finally:

@@ -7,6 +7,7 @@ import sys
 
 from noted.cli.args import Commands
 from noted.cli.context import CliContext
+from noted.cli.early_keys import EarlyKeys
 from noted.errors import InvalidInputError
 
 
@@ -43,13 +44,18 @@ def run_tui(args: argparse.Namespace, ctx: CliContext) -> int:
             "noted tui needs a terminal, and standard input or output is not one",
             hint="run it in a terminal; `noted notes` and `noted show` print to pipes",
         )
-    from noted.ui.launch import open_app  # Textual loads only when the app runs, not for every command
+    early = EarlyKeys.take()  # keys typed from here on wait for the first screen, Enter included
+    try:
+        from noted.ui.launch import open_app  # Textual loads only when the app runs, not for every command
 
-    ctx.scan_in_background = True  # a Markdown folder: the app shows the notes, then its watcher scans
-    ctx.create = True  # the first start in a terminal makes the notebook, saying where
-    services = ctx.services
-    if ctx.created:
-        ctx.error(f"made a new notebook at {services.profile.root}")
-    app = open_app(services)
+        ctx.scan_in_background = True  # a Markdown folder: the app shows the notes, then its watcher scans
+        ctx.create = True  # the first start in a terminal makes the notebook, saying where
+        services = ctx.services
+        if ctx.created:
+            ctx.error(f"made a new notebook at {services.profile.root}")
+        app = open_app(services)
+    finally:
+        typed = early.give_back() if early is not None else ""
+    app.typed_before_start(typed)
     app.run()
     return app.return_code or 0

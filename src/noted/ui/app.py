@@ -47,6 +47,7 @@ from noted.ui.messages import (
     WorkFailed,
 )
 from noted.ui.palette import key_hints, system_commands
+from noted.ui.patches.key_parser import parse_keys
 from noted.ui.speed import FirstLook, Speedups, log_ready, process_age
 from noted.ui.themes import DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.typeahead import TypeAhead
@@ -104,6 +105,10 @@ class NotedApp(App[None]):
         self._problems = list(found.problems) + list(services.settings.problems)
         self.theme = self._theme_name(services.settings.get(UI_THEME))
 
+    def typed_before_start(self, typed: str) -> None:
+        """The keys typed before the app took the terminal (``noted.cli.early_keys``), to go first."""
+        self.typeahead.typed_before_start(parse_keys(typed))
+
     def get_default_screen(self) -> Workspace:
         return Workspace(self.services, self.speed.first_look)
 
@@ -140,6 +145,7 @@ class NotedApp(App[None]):
         if settings.get(MCP_ENABLED):
             self.background.apply_mcp()
         self.speed.start(self, self._warm_up)
+        self.call_later(self.typeahead.start)
 
     def _warm_up(self) -> None:
         """Build the assistant's tools (and their imports), so the settings screen, the palette's

@@ -6,6 +6,9 @@ widget that had focus: typed ahead, ``Ctrl+T Ctrl+N hello`` made a new *note* "h
 new chat. So after such a key the app's ``TypeAhead`` holds the keys that follow, and hands them
 on, in order, once the opened thing has focus (the opener calls ``release_keys``), or after
 ``HOLD_SECONDS`` at the latest so that no key is ever lost.
+
+The keys typed before Textual took the terminal (``noted.cli.early_keys``) come first: the app
+hands them on when it mounts, or before the first key it reads itself, whichever comes first.
 """
 
 from __future__ import annotations
@@ -28,9 +31,22 @@ class TypeAhead:
     def __init__(self, app: App[Any]) -> None:
         self._app = app
         self._held: list[events.Key] | None = None
+        self._early: list[events.Key] = []
+
+    def typed_before_start(self, keys: list[events.Key]) -> None:
+        """Keys typed before the app read any: handed on first (``start``, or the first ``key``)."""
+        self._early = keys
+
+    async def start(self) -> None:
+        """The app has mounted: hand on the keys typed before it started."""
+        early, self._early = self._early, []
+        for typed in early:
+            await self._app.on_event(typed)
 
     async def key(self, event: events.Key, deliver: Callable[[events.Event], Awaitable[None]]) -> None:
         """Hand ``event`` on with ``deliver`` (the app's own event handling), or hold it."""
+        if self._early:
+            await self.start()  # a key read before the mount's turn: the earlier ones go first
         if self._held is not None:
             self._held.append(event)
             return

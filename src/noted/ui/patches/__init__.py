@@ -17,7 +17,8 @@ Three kinds, one switch:
   (``noted.ui.crash.LastResort``);
 - helpers that read or call private names for a widget, and fall back to Textual's way when off:
   ``pending_layout`` (``Workspace.refresh``), ``option_rows`` (``NoteList``), ``raw_output``
-  (``CopiesThroughTmux``: a copy passed through tmux), ``binding_chain`` (the keys the help lists).
+  (``CopiesThroughTmux``: a copy passed through tmux), ``binding_chain`` (the keys the help lists),
+  ``key_parser`` (the keys typed before the app started).
 
 ``install`` turns on each patch written for the running Textual and leaves out, with one warning in
 ``noted.log``, any written for another release: noted then runs as plain Textual does, slower but
@@ -30,6 +31,7 @@ from noted.ui.patches import (
     binding_chain,
     crash_output,
     focus_within,
+    key_parser,
     option_rows,
     pending_layout,
     raw_output,
@@ -53,6 +55,7 @@ PATCHES: tuple[Patch, ...] = (
     crash_output.PATCH,
     raw_output.PATCH,
     binding_chain.PATCH,
+    key_parser.PATCH,
 )
 """Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
 
