@@ -109,6 +109,15 @@ def test_editor_with_theirs_keeps_the_other_version_and_yours_in_history(
     assert _titles(cli) == ["Shared"]
     bodies = [cli.json("history", note, "--show", str(r["id"]))["body"] for r in cli.json("history", note)]
     assert "base\ntyped in the editor\n" in bodies and bodies[0] == "base\nChanged meanwhile\n"
+    # Three revisions by `user` within a minute: the labels tell whose each is (the other process's is `user` too).
+    revisions = cli.json("history", note)
+    assert [(r["actor"], r["label"]) for r in revisions[:3]] == [
+        ("user", "kept: theirs (by user)"), ("user", "kept: mine"), ("user", ""),
+    ]  # fmt: skip
+    listed = cli.ok("history", note).out.splitlines()
+    assert listed[0].endswith("Shared  (kept: theirs (by user))") and listed[1].endswith(
+        "Shared  (kept: mine)"
+    )
 
 
 def test_editor_with_overwrite_keeps_the_other_version_in_history(

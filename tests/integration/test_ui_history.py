@@ -142,6 +142,9 @@ async def test_r_restores_a_revision_as_a_new_one_after_asking(
         assert store.get_note(fixture.meeting).body == imported.body
         newest = store.note_history(fixture.meeting)[0]
         assert newest.actor == ACTOR_USER and newest.body == imported.body
+        assert newest.label == f"restored from rev {imported.id}"  # and the list shows it on its row
+        listing = screen.query_one(RevisionList)
+        assert f"(restored from rev {imported.id})" in str(listing.get_option_at_index(0).prompt)
         assert "Restored revision" in str(screen.query_one("#history-message", Label).render())
         await pilot.press("escape")
         viewer = app.workspace.query_one(NoteViewer)

@@ -8,6 +8,7 @@ import pytest
 from tests.support.tools_env import Env, make_env
 
 from noted.models import NotePatch
+from noted.ops.notes import restore_revision
 from noted.store.sqlite import SqliteStore
 from noted.tools.notes import share_budget
 from noted.tools.payloads import iso, parse_time
@@ -168,6 +169,10 @@ async def test_note_history_lists_revisions_with_actor_and_time(env: Env) -> Non
     assert got["revisions"][0]["body_length"] == 2
     assert len((await env.ok("note_history", id=note, limit=1))["revisions"]) == 1
     assert (await env.error("note_history", id="0" * 32)).field == "id"
+    first = revisions[-1].id
+    restore_revision(env.store, note, first, actor="user")  # a save by user that the label tells apart
+    got = await env.ok("note_history", id=note)
+    assert got["revisions"][0]["label"] == f"restored from rev {first}" and "label" not in got["revisions"][1]
 
 
 # list_notebooks, list_tags, list_notebook_notes ---------------------------------------------------

@@ -223,7 +223,8 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.emit(render.revision_json(revision, with_body=True))
         else:
             ctx.out(f"# {revision.title}")
-            ctx.out(f"revision {revision.id} · {render.fmt_time(revision.time)} · {revision.actor}")
+            label = f" · {revision.label}" if revision.label else ""
+            ctx.out(f"revision {revision.id} · {render.fmt_time(revision.time)} · {revision.actor}{label}")
             ctx.out()
             ctx.out(revision.body)
         return 0
@@ -233,7 +234,8 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
         return 0
     for rev in revisions:
         edits = "1 edit" if rev.edits == 1 else f"{rev.edits} edits"
-        ctx.out(f"{rev.id:>6}  {render.fmt_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}")
+        label = f"  ({rev.label})" if rev.label else ""
+        ctx.out(f"{rev.id:>6}  {render.fmt_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}{label}")
     if not revisions:
         ctx.out("No revisions.")
     return 0

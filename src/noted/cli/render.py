@@ -179,6 +179,7 @@ def revision_json(rev: Revision, *, with_body: bool = False) -> JsonDict:
         "actor": rev.actor,
         "edits": rev.edits,
         "title": rev.title,
+        "label": rev.label,
     }
     if with_body:
         payload["body"] = rev.body

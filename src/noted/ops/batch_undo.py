@@ -15,6 +15,10 @@ from noted.errors import ConflictError, NotFoundError
 from noted.models import Note, NotePatch
 from noted.ops.notes import restore_note, set_tags, trash_note
 from noted.store.protocol import Store
+from noted.store.revisions import labelled
+
+UNDONE = "undid a batch of changes"
+"""The label of the revision that puts a note back as it was before the batch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +64,8 @@ def restore(
         if (now.title, now.body, now.parent_id) != (before.title, before.body, before.parent_id):
             patch = NotePatch(title=before.title, body=before.body, parent_id=before.parent_id)
             try:
-                store.update_note(before.id, patch, actor=actor, base_updated_time=now.updated_time)
+                with labelled(UNDONE):
+                    store.update_note(before.id, patch, actor=actor, base_updated_time=now.updated_time)
             except ConflictError:
                 kept.append(now.title)
                 continue

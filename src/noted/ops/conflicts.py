@@ -18,7 +18,9 @@ the same way (``noted.tools.proposal_sides``): the proposal is the person's side
 as its client (``mine_actor``), and ``base`` the version it was proposed on, a third side.
 
 Each save is based on the version the person was shown, so a third change arriving meanwhile is
-a new ``ConflictError`` rather than a silent loss.
+a new ``ConflictError`` rather than a silent loss. Every save is the person's (its actor stays
+theirs, so it is not put up for review); its revision's label says which side it kept:
+``KEPT_MINE``, ``kept_theirs``, ``MERGED``, ``COPY``.
 
 A conflict that Joplin's sync made (a conflict copy of its own) is settled through the store's
 ``SyncConflicts`` capability by ``settle_sync_conflict``.
@@ -36,10 +38,24 @@ import merge3
 from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
 from noted.store.protocol import Store
+from noted.store.revisions import labelled
 from noted.store.sync import SyncConflicts
 
 CONFLICTS = "Conflicts"
 """The notebook that takes a conflict copy whose note's notebook went meanwhile (as Joplin's does)."""
+KEPT_MINE = "kept: mine"
+"""The label of the revision holding the person's side of a settled conflict."""
+MERGED = "merged"
+"""The label of the revision that a merge of both sides made current."""
+COPY = "conflict copy"
+"""The label of a conflict copy's first revision."""
+
+
+def kept_theirs(store: Store, note_id: str) -> str:
+    """The label of the revision that puts the other side back: whose it was, as its newest
+    revision says (another window's or device's save is ``user`` too, a sync's ``sync``)."""
+    newest = store.note_history(note_id)[:1]
+    return f"kept: theirs (by {newest[0].actor})" if newest else "kept: theirs"
 
 
 class Choice(enum.StrEnum):
@@ -152,12 +168,13 @@ def resolve(
         note = _save_then(store, conflict, (conflict.theirs.title, conflict.theirs.body), actor, mine_actor)
         return Resolved(choice, note, None, "Took the other version; yours is in the note's history.")
     if choice is Choice.OVERWRITE:
-        note = store.update_note(
-            conflict.base.id,
-            NotePatch(title=conflict.title, body=conflict.body),
-            actor=mine_actor,
-            base_updated_time=conflict.theirs.updated_time,
-        )
+        with labelled(KEPT_MINE):
+            note = store.update_note(
+                conflict.base.id,
+                NotePatch(title=conflict.title, body=conflict.body),
+                actor=mine_actor,
+                base_updated_time=conflict.theirs.updated_time,
+            )
         return Resolved(choice, note, None, "Saved yours; the other version is in the note's history.")
     if choice is Choice.MERGE and merged is not None:
         note = _save_then(store, conflict, merged, actor, mine_actor)
@@ -178,21 +195,24 @@ def _save_then(store: Store, conflict: Conflict, final: tuple[str, str], actor: 
     One transaction where the store has them, so readers never see the person's text as current.
     """
     theirs = conflict.theirs
+    label = MERGED if final != (theirs.title, theirs.body) else kept_theirs(store, theirs.id)
     with store.batch():
-        mine = store.update_note(
-            theirs.id,
-            NotePatch(title=conflict.title, body=conflict.body),
-            actor=mine_actor,
-            base_updated_time=theirs.updated_time,
-        )
+        with labelled(KEPT_MINE):
+            mine = store.update_note(
+                theirs.id,
+                NotePatch(title=conflict.title, body=conflict.body),
+                actor=mine_actor,
+                base_updated_time=theirs.updated_time,
+            )
         if (mine.title, mine.body) == final:
             return mine  # the same text on both sides: nothing to put back
-        return store.update_note(
-            theirs.id,
-            NotePatch(title=final[0], body=final[1]),
-            actor=actor,
-            base_updated_time=mine.updated_time,
-        )
+        with labelled(label):
+            return store.update_note(
+                theirs.id,
+                NotePatch(title=final[0], body=final[1]),
+                actor=actor,
+                base_updated_time=mine.updated_time,
+            )
 
 
 def copy_title(title: str, when: int) -> str:
@@ -232,7 +252,8 @@ def keep_copy(store: Store, original: Note, title: str, body: str, *, actor: str
         body=copy_body(original, body, when, gone=gone),
         parent_id=_copy_folder(store, original.parent_id, actor),
     )
-    return store.create_note(draft, actor=actor)
+    with labelled(COPY):
+        return store.create_note(draft, actor=actor)
 
 
 def _copy_folder(store: Store, parent_id: str, actor: str) -> str:

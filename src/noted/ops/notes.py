@@ -20,6 +20,7 @@ from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundE
 from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, now_ms
 from noted.ops.attachments import PickedFile, link_for
 from noted.store.protocol import Store
+from noted.store.revisions import labelled
 
 DEFAULT_NOTEBOOK = "Inbox"
 """The top-level notebook a note goes in when none is given (made when missing)."""
@@ -251,7 +252,8 @@ def restore_revision(store: Store, note_id: str, revision_id: int, *, actor: str
     Raises:
         NotFoundError: there is no such revision of this note; nothing was written.
     """
-    return store.restore_revision(revision_of(store, note_id, revision_id).id, actor=actor)
+    with labelled(f"restored from rev {revision_id}"):
+        return store.restore_revision(revision_of(store, note_id, revision_id).id, actor=actor)
 
 
 def prune_history(store: Store) -> HistoryPruned:

@@ -18,6 +18,7 @@ from noted.models import ACTOR_USER, Note, NotePatch, now_ms
 from noted.ops.conflicts import Conflict, text_diff
 from noted.ops.review import Review, versions
 from noted.store.review import EntryRow, EntryState
+from noted.store.revisions import labelled
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,12 +124,13 @@ def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
         return None
     if (note.title, note.body) == (after.title, after.body):
         try:
-            review.store.update_note(
-                note.id,
-                NotePatch(title=before.title, body=before.body),
-                actor=ACTOR_USER,
-                base_updated_time=note.updated_time,
-            )
+            with labelled(f"undid change {entry.id} (by {entry.actor})"):
+                review.store.update_note(
+                    note.id,
+                    NotePatch(title=before.title, body=before.body),
+                    actor=ACTOR_USER,
+                    base_updated_time=note.updated_time,
+                )
             return None
         except ConflictError:
             note = review.store.get_note(note.id)

@@ -7,14 +7,39 @@ wrote last, and only within ``BURST_MS`` of it: ``SessionBursts`` remembers, in 
 version anyone saved stays restorable (until the documented thinning of old revisions,
 ``noted.store.history.thinning``) and "undo what the assistant did" always has a state to go back to.
 
+A save may carry a label saying what it was (``labelled``), for the saves whose actor alone does
+not tell them apart: both sides of a settled conflict are the person's (``user``), and so is a
+restore.
+
 How revisions are stored, read and thinned, for both stores, is ``noted.store.history``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
+from contextvars import ContextVar
 
 BURST_MS = 10 * 60 * 1000
+
+_LABEL: ContextVar[str] = ContextVar("revision_label", default="")
+
+
+@contextlib.contextmanager
+def labelled(label: str) -> Iterator[None]:
+    """Label the revisions that the saves made inside (in this thread or task) add, in every store
+    (``Revision.label``); the actor stays the one each save names."""
+    token = _LABEL.set(label)
+    try:
+        yield
+    finally:
+        _LABEL.reset(token)
+
+
+def current_label() -> str:
+    """The label of the saves made now (``labelled``), or ""."""
+    return _LABEL.get()
 
 
 def joins_last(last: tuple[str, int] | None, actor: str, now: int, *, window: int = BURST_MS) -> bool:

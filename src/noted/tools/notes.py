@@ -266,6 +266,9 @@ def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
                 "title": r.title,
                 "body_length": len(r.body),
                 "edits": r.edits,
+                # What the save was ("kept: mine", "restored from rev 12"); not in a scope, where
+                # a revision id it names would count the saves made elsewhere.
+                **({"label": r.label} if r.label and scope.unrestricted else {}),
             }
             for r, number in zip(revisions[:limit], numbers, strict=False)
         ],
@@ -311,6 +314,10 @@ NOTE_HISTORY = Tool(
                         "title": s.string(),
                         "body_length": s.integer(),
                         "edits": s.integer(),
+                        "label": s.string(
+                            "What the save was when the actor does not tell: kept: mine, kept: theirs (by …), "
+                            "conflict copy, restored from rev N, undid …"
+                        ),
                     },
                     ("revision_id", "time", "actor", "title", "body_length", "edits"),
                 )

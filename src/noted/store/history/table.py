@@ -114,9 +114,9 @@ class RevisionTable:
             data, None if newest is None else self._before(conn, newest.id, newest.depth)
         )
         conn.execute(
-            f"INSERT INTO {self.name}(note_id, time, first_time, actor, title, body, base, depth) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (note.id, now, now, actor, note.title, blob, base, depth),
+            f"INSERT INTO {self.name}(note_id, time, first_time, actor, title, body, base, depth, label) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (note.id, now, now, actor, note.title, blob, base, depth, revisions.current_label()),
         )
         bursts.wrote(note.id, session, conn.last_insert_rowid(), now)
         self._thin_now_and_then(conn, note.id, now)
@@ -125,7 +125,7 @@ class RevisionTable:
         return _Before(revision_id, depth, self._content(conn, revision_id))
 
     # Reading -----------------------------------------------------------------------------
-    _COLUMNS = "id, note_id, time, actor, title, edits, base, body"
+    _COLUMNS = "id, note_id, time, actor, title, edits, base, body, label"
 
     def history(self, conn: apsw.Connection, note_id: str) -> list[Revision]:
         """The revisions of a note, newest first, each rebuilt from the one before it."""
@@ -134,8 +134,8 @@ class RevisionTable:
         ).fetchall()
         stored = [_Stored(r[0], r[2], r[3], r[6], 0, r[7]) for r in rows]
         return [
-            Revision(id_, note, time, actor, title, data.decode("utf-8"), edits)
-            for (id_, note, time, actor, title, edits, _b, _d), data in zip(
+            Revision(id_, note, time, actor, title, data.decode("utf-8"), edits, label)
+            for (id_, note, time, actor, title, edits, _b, _d, label), data in zip(
                 reversed(rows), reversed(self._texts(conn, stored)), strict=True
             )
         ]
@@ -145,8 +145,8 @@ class RevisionTable:
         row = conn.execute(f"SELECT {self._COLUMNS} FROM {self.name} WHERE id = ?", (revision_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no revision {revision_id}")
-        id_, note, time, actor, title, edits, _base, _blob = row
-        return Revision(id_, note, time, actor, title, self._content(conn, id_).decode("utf-8"), edits)
+        id_, note, time, actor, title, edits, _base, _blob, label = row
+        return Revision(id_, note, time, actor, title, self._content(conn, id_).decode("utf-8"), edits, label)
 
     def newest(self, conn: apsw.Connection, note_id: str) -> Revision | None:
         row = conn.execute(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import apsw
 
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS joplin_writes (
@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS joplin_revisions (
     body BLOB NOT NULL,
     edits INTEGER NOT NULL DEFAULT 1,
     base INTEGER,  -- NULL: body is whole; else a delta against this revision (the one before)
-    depth INTEGER NOT NULL DEFAULT 0  -- how many deltas lead to a whole row
+    depth INTEGER NOT NULL DEFAULT 0,  -- how many deltas lead to a whole row
+    label TEXT NOT NULL DEFAULT ''  -- what the save was, when the actor does not tell
 );
 CREATE INDEX IF NOT EXISTS joplin_revisions_note ON joplin_revisions(note_id, id);
 
@@ -66,6 +67,8 @@ ALTER TABLE joplin_revisions ADD COLUMN base INTEGER;
 ALTER TABLE joplin_revisions ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
 """
 
+_TO_V4 = "ALTER TABLE joplin_revisions ADD COLUMN label TEXT NOT NULL DEFAULT ''"
+
 
 def ensure_schema(conn: apsw.Connection) -> None:
     """Create the sidecar's tables, or migrate them from an older version, inside ``conn``'s transaction."""
@@ -78,6 +81,8 @@ def ensure_schema(conn: apsw.Connection) -> None:
     columns = {r[1] for r in conn.execute("PRAGMA table_info(joplin_revisions)")}
     if columns and "base" not in columns:
         conn.execute(_TO_V3)  # revisions stored as deltas (noted.store.history)
+    if columns and "label" not in columns:
+        conn.execute(_TO_V4)  # labelled revisions (noted.store.revisions.labelled)
     conn.execute(_SCHEMA)
     set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
 

@@ -224,9 +224,15 @@ def _v4(db: apsw.Connection) -> None:
     )
 
 
+def _v5(db: apsw.Connection) -> None:
+    # What a save was when its actor does not tell (``noted.store.revisions.labelled``); "" before.
+    db.execute("ALTER TABLE revisions ADD COLUMN label TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "notes, folders, tags, resources, changes, revisions", _v1),
     Migration(2, "indexes for keyword search filters", _v2),
     Migration(3, "headings as a keyword index column of their own", _v3),
     Migration(4, "revisions stored as deltas, thinned by age", _v4),
+    Migration(5, "a label on revisions that tells saves of one actor apart", _v5),
 )

@@ -136,6 +136,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
             (f"{revision.actor:<18} ", "$text-accent"),
             (f"{edits:<9} ", "$text-muted"),
             revision.title,
+            (f"  ({revision.label})" if revision.label else "", "$text-warning"),
         )
 
     def _current(self) -> Revision | None:
