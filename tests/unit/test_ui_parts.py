@@ -134,7 +134,9 @@ def test_index_status_reads_as_progress_holder_or_up_to_date() -> None:
     )
     assert format_index(IndexStatus("idle", IndexProgress("idle", 5, 5, 0.0, None))) == "index up to date"
     # Issue 39: a new profile said "index starting…" for ~27 s (the model's copy) with no reason.
-    assert "the first time ~30 s" in format_index(IndexStatus("starting"))
+    # Now it says so only while the copy is made (tests/unit/test_index_preparing.py).
+    assert "preparing" not in format_index(IndexStatus("starting"))
+    assert "first time, ~30 s" in format_index(IndexStatus("starting", preparing=True))
 
 
 @pytest.mark.parametrize(("label", "words"), [("tui", "the app"), ("noted index", "noted index")])

@@ -33,6 +33,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from filelock import FileLock
@@ -47,6 +49,18 @@ PARENT_ENV = "NOTED_QUANTIZE_PARENT"
 """Tells a child step which process started it, so it can end when that one is gone."""
 _PARTIAL = "partial"
 """In the name of every file a conversion writes before its copy is whole."""
+_ON_PREPARE: ContextVar[Callable[[], None] | None] = ContextVar("quantize_on_prepare", default=None)
+
+
+@contextlib.contextmanager
+def telling(on_prepare: Callable[[], None]) -> Iterator[None]:
+    """Call ``on_prepare`` when an ``ensure`` made inside (in this thread) has no copy yet, so it
+    makes one, or waits while another process makes it: the slow first load, not a cached one."""
+    token = _ON_PREPARE.set(on_prepare)
+    try:
+        yield
+    finally:
+        _ON_PREPARE.reset(token)
 
 
 def available() -> bool:
@@ -72,6 +86,8 @@ def ensure(source: Path, cache_dir: Path) -> Path:
     target = cached_path(source, cache_dir)
     if target.is_file():
         return target
+    if (on_prepare := _ON_PREPARE.get()) is not None:
+        on_prepare()
     cache_dir.mkdir(parents=True, exist_ok=True)
     with FileLock(cache_dir / ".quantize.lock"):
         if target.is_file():  # another process made it while this one waited

@@ -40,6 +40,9 @@ class IndexStatus:
     progress: IndexProgress | None = None
     holder: str | None = None
     error: str | None = None
+    preparing: bool = False
+    """``starting``, and the model's fast copy is being made (``noted.embeddings.quantize``): the
+    first start of a profile, some 30 s, rather than a load of a second or two."""
 
 
 StatusCallback = Callable[[IndexStatus], None]
@@ -148,31 +151,13 @@ class IndexerService:
             log.exception("closing the indexer's model failed")
 
     def _run(self) -> None:
+        from noted.embeddings import quantize
+
         retry_every = self.lease.ttl_ms / 3000
         lower_this_thread()  # before the embedder's first use, so its model threads inherit it
         try:
-            while not self._stop.is_set():
-                if not self.lease.held and not self._take_lease():
-                    self._wait(retry_every)
-                    continue
-                try:
-                    if not self._prepared:
-                        self.indexer.prepare()
-                        self._prepared = True
-                    if self.indexer.step():
-                        continue
-                except IndexingStopped:
-                    break
-                except LeaseLost:  # ours lapsed (this process stalled) and another took it
-                    log.warning("lost the indexing lease to %s", self.lease.holder())
-                    self._prepared = False
-                    continue
-                except BackendError as exc:  # Joplin off or restarting: wait for it, do not stop
-                    self._set(IndexStatus("waiting", self._status.progress, error=str(exc)))
-                    self._wait(BACKEND_RETRY_SECONDS)
-                    continue
-                self._set(IndexStatus("idle", self._status.progress))
-                self._wait(POLL_SECONDS)
+            with quantize.telling(self._preparing):
+                self._loop(retry_every)
         except Exception as exc:
             log.exception("the indexer stopped")
             self._set(IndexStatus("error", error=f"{type(exc).__name__}: {exc}"))
@@ -181,6 +166,34 @@ class IndexerService:
                 self.lease.release()
             except Exception:
                 log.exception("could not release the indexing lease")
+
+    def _preparing(self) -> None:
+        if self._status.state == "starting":
+            self._set(replace(self._status, preparing=True))
+
+    def _loop(self, retry_every: float) -> None:
+        while not self._stop.is_set():
+            if not self.lease.held and not self._take_lease():
+                self._wait(retry_every)
+                continue
+            try:
+                if not self._prepared:
+                    self.indexer.prepare()
+                    self._prepared = True
+                if self.indexer.step():
+                    continue
+            except IndexingStopped:
+                break
+            except LeaseLost:  # ours lapsed (this process stalled) and another took it
+                log.warning("lost the indexing lease to %s", self.lease.holder())
+                self._prepared = False
+                continue
+            except BackendError as exc:  # Joplin off or restarting: wait for it, do not stop
+                self._set(IndexStatus("waiting", self._status.progress, error=str(exc)))
+                self._wait(BACKEND_RETRY_SECONDS)
+                continue
+            self._set(IndexStatus("idle", self._status.progress))
+            self._wait(POLL_SECONDS)
 
     def _take_lease(self) -> bool:
         if self.lease.acquire():
@@ -196,7 +209,7 @@ class IndexerService:
 
     def _progress(self, progress: IndexProgress) -> None:
         state = "idle" if progress.phase == "idle" else "indexing"
-        self._set(replace(self._status, state=state, progress=progress, error=None))
+        self._set(replace(self._status, state=state, progress=progress, error=None, preparing=False))
 
     def _set(self, status: IndexStatus) -> None:
         if status == self._status:

@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing starts
 
 
 PARTS = ("review", "index", "mcp", "model", "tokens")
-STARTING = "index starting: loading the search model (the first time ~30 s)…"
+STARTING = "index starting: loading the search model…"
+PREPARING = "index starting: preparing the search model (first time, ~30 s)…"
 
 
 def format_index(status: IndexStatus) -> str:
@@ -31,8 +32,8 @@ def format_index(status: IndexStatus) -> str:
         return f"search index kept up to date by {status.holder or 'another noted'}"
     if status.state == "starting":
         # Loading the model: on a new profile that first makes its fast (int8) copy, some 30 s in
-        # which nothing else moves; say so rather than look stuck.
-        return STARTING
+        # which nothing else moves; say so then rather than look stuck, and only then.
+        return PREPARING if status.preparing else STARTING
     if status.state == "indexing" and progress is not None:
         rate = f" · {progress.chunks_per_second:,.0f} chunks/s" if progress.chunks_per_second else ""
         if progress.total:
