@@ -281,7 +281,8 @@ async def test_approved_edits_are_saved_once_with_the_conversation_as_actor_and_
 
     restored = engine.undo(applied)
     assert restored.body == BODY and services.store.get_note(note).body == BODY
-    assert services.store.note_history(note)[0].actor == "user"
+    newest = services.store.note_history(note)[0]
+    assert (newest.actor, newest.label) == ("user", "undid the assistant's edit")
 
 
 async def test_undo_refuses_when_the_note_changed_after_the_edit(services: Services) -> None:

@@ -262,6 +262,10 @@ def prune_history(store: Store) -> HistoryPruned:
     return store.prune_history()
 
 
+UNDID_EDIT = "undid the assistant's edit"
+"""The label of the revision ``undo_edit`` saves."""
+
+
 def undo_edit(store: Store, before: Note, after_updated_time: int, *, actor: str) -> Note:
     """Put the note back to ``before``'s title and body, undoing the edit that saved it at
     ``after_updated_time`` (a new save, so the edit stays in the history).
@@ -272,7 +276,8 @@ def undo_edit(store: Store, before: Note, after_updated_time: int, *, actor: str
     """
     patch = NotePatch(title=before.title, body=before.body)
     try:
-        return store.update_note(before.id, patch, actor=actor, base_updated_time=after_updated_time)
+        with labelled(UNDID_EDIT):
+            return store.update_note(before.id, patch, actor=actor, base_updated_time=after_updated_time)
     except ConflictError as exc:
         raise ConflictError(
             "the note changed after the assistant's edit; undo it from the note's history instead",
