@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 from tests.integration.test_ui_chat import ask, host, settle, until
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Static
 
 from noted.models import NoteDraft
 from noted.profile import Profile
@@ -30,6 +33,13 @@ def services(tmp_path: Path) -> Iterator[Services]:
     s.settings.set("ai.provider", "fake")
     yield s
     s.close()
+
+
+async def _asked(pilot: Pilot[None], app: App[None], text: str) -> None:
+    """Ask the fake model ``text`` and wait for its batch card."""
+    await settle(pilot)
+    await ask(pilot, text)
+    await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
 
 
 @pytest.mark.parametrize("size", [(100, 40)])
@@ -55,9 +65,7 @@ async def test_space_unticks_y_applies_the_rest_and_one_ctrl_z_reverts_them(
     ]
     app, _ = host(services, script)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await ask(pilot, "tidy up")
-        await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        await _asked(pilot, app, "tidy up")
         assert len(app.query(EditCard)) == 1  # one view for the four changes
         card = app.query_one(BatchCard)
         assert app.focused is card and len(card.question.items) == 4
@@ -76,3 +84,33 @@ async def test_space_unticks_y_applies_the_rest_and_one_ctrl_z_reverts_them(
         await settle(pilot)
         assert store.note_tag_titles(ids) == {}
         assert store.get_note(ids[2]).parent_id == home.id
+
+
+@pytest.mark.parametrize("size", [(100, 40)])
+async def test_a_batch_whose_change_fails_writes_nothing_and_its_card_says_which(
+    services: Services, size: tuple[int, int]
+) -> None:
+    """The note of the second change is deleted before y: the card says nothing was written and
+    names that change, and offers no undo (without the batch's unit, the first tag would stay)."""
+    services.settings.set("ai.tool.manage_tags.enabled", True)
+    store = services.store
+    home = store.create_folder("Home", actor="user")
+    ids = [
+        store.create_note(NoteDraft(f"Note {i}", "x\n", parent_id=home.id), actor="user").id for i in range(2)
+    ]
+    script: list[Turn] = [
+        [CallTool("manage_tags", {"note_id": i, "add": ["later"]}, id=f"t{n}") for n, i in enumerate(ids)],
+        [Reply("Tried.")],
+    ]
+    app, _ = host(services, script)
+    async with app.run_test(size=size) as pilot:
+        await _asked(pilot, app, "tag them")
+        card = app.query_one(BatchCard)
+        store.trash_note(ids[1], actor="user")
+        store.empty_trash(actor="user")
+        await pilot.press("y")
+        await until(pilot, lambda: card.has_class("-refused"))
+        await settle(pilot)
+        assert "change 2 (manage_tags) failed" in str(card.query_one(".card-status", Static).render())
+        assert store.note_tag_titles(ids) == {}
+        assert card.applied is None

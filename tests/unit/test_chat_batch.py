@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from tests.support.polling import scaled
 
-from noted.chat.events import ApprovalRequested, BatchApplied, BatchApproval, ChatEvent
-from noted.models import NoteDraft, assistant_actor
+from noted.chat.events import ApprovalRequested, BatchApplied, BatchApproval, ChatEvent, ToolCallFinished
+from noted.models import NoteDraft, ToolStatus, assistant_actor
 from noted.profile import Profile
 from noted.providers import CallTool, FakeProvider, Reply
 from noted.services import Services
@@ -30,6 +30,11 @@ def services(tmp_path: Path) -> Iterator[Services]:
         s.settings.set(f"ai.tool.{tool}.enabled", True)
     yield s
     s.close()
+
+
+def _note(services: Services, folder_id: str, i: int) -> str:
+    draft = NoteDraft(f"Note {i}", f"text {i}\n", parent_id=folder_id)
+    return services.store.create_note(draft, actor="user").id
 
 
 async def _run(services: Services, calls: list[CallTool], answer: Any) -> list[ChatEvent]:
@@ -102,3 +107,32 @@ async def test_no_to_the_batch_writes_nothing(services: Services) -> None:
     events = await _run(services, calls, lambda approval: approval.decide(False))
     assert not [e for e in events if isinstance(e, BatchApplied)]
     assert store.latest_cursor() == cursor
+
+
+async def test_a_change_that_fails_half_way_writes_none_of_the_batch(services: Services) -> None:
+    """The third change names a note deleted while the person was deciding: the two before it ran
+    first, and applied one after another they would stay written; as one unit nothing is kept."""
+    store = services.store
+    home = store.create_folder("Home", actor="user")
+    ids = [_note(services, home.id, i) for i in range(3)]
+    calls = [
+        CallTool("manage_tags", {"note_id": ids[0], "add": ["later"]}, id="c0"),
+        CallTool("update_note", {"id": ids[1], "append": "more"}, id="c1"),
+        CallTool("update_note", {"id": ids[2], "append": "gone"}, id="c2"),
+    ]
+
+    def answer(approval: Any) -> None:
+        store.trash_note(ids[2], actor="user")  # deleted for good meanwhile, in another window
+        store.empty_trash(actor="user")
+        approval.choose(range(len(approval.items)))
+
+    cursor = store.latest_cursor()
+    events = await _run(services, calls, answer)
+    (outcome,) = [e for e in events if isinstance(e, BatchApplied)]
+    assert outcome.applied == 0 and "change 3 (update_note) failed" in outcome.message
+    assert outcome.message.startswith("Nothing of this batch of 3 changes was written")
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [e.status for e in finished] == [ToolStatus.ERROR] * 3
+    assert store.note_tag_titles(ids[:2]) == {}
+    assert store.get_note(ids[1]).body == "text 1\n"
+    assert [c.actor for c in store.changes_since(cursor).changes] == ["user", "user"]  # the deletion only

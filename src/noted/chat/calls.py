@@ -77,6 +77,7 @@ class RoundCalls:
         asked = [i for i, call in enumerate(calls) if not paused and self._asks(call)]
         ticked: frozenset[int] = frozenset(asked)
         batch: BatchApplied | None = None
+        outcomes: dict[int, ToolResult] = {}
         created: list[str] = []
         if len(asked) > 1:  # several writes: one question, each change ticked
             question = BatchApproval(
@@ -92,6 +93,10 @@ class RoundCalls:
                     yield item
             ticked = frozenset(asked[i] for i in question.chosen(yes))
             batch = await self._capture([calls[i] for i in sorted(ticked)])
+            together = await registry.call_together(
+                [(calls[i].name, dict(calls[i].arguments)) for i in sorted(ticked)], self.ctx, batch.states
+            )
+            outcomes = dict(zip(sorted(ticked), together, strict=True))
         for index, call in enumerate(calls):
             arguments = dict(call.arguments)
             yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
@@ -101,11 +106,7 @@ class RoundCalls:
             elif paused:
                 result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
             elif batch is not None and index in asked:
-                result = (
-                    await registry.call(call.name, arguments, self.ctx)
-                    if index in ticked
-                    else ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
-                )
+                result = outcomes.get(index) or ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
                 created += _made(tool, result)
             elif tool is not None and self._needs_approval(tool, arguments):
                 approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
@@ -124,7 +125,12 @@ class RoundCalls:
             results.append(result)
             yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
         if batch is not None and ticked:
-            yield await self._settled(batch, len(ticked), created)
+            failed = next((r for r in outcomes.values() if not r.ok), None)
+            yield (
+                BatchApplied(f"N{(failed.message or '')[1:]}.", batch.states)
+                if failed is not None
+                else await self._settled(batch, len(ticked), created)
+            )
 
     def _asks(self, call: ToolCallReady) -> bool:
         tool = self.registry.get(call.name)

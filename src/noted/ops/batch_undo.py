@@ -1,17 +1,21 @@
-"""Undoing a batch of changes at once: the notes as they were before, put back together.
+"""Applying a batch of changes as one unit, and undoing it at once: the notes as they were before.
 
-The chat applies the changes the person ticked in one approval (``noted.chat.batch``); before it
+The chat applies the changes the person ticked in one approval (``noted.chat.calls``); before it
 does, ``capture`` keeps each note the changes name as it is (title, body, notebook, trash, tags).
-``restore`` puts them back, as the person, and trashes the notes the batch made. A note changed
-again after the batch is left as it is and named, so a later change is never lost.
+``all_or_none`` applies them together: in one transaction (``Store.batch``) where the store has
+them; on Joplin, whose Data API has none, each write lands as it runs, so a failure half way puts
+back the notes already changed (``restore``) and trashes those made. ``restore`` is also the undo:
+it puts the notes back, as the person, and trashes the notes the batch made. A note changed again
+after the batch is left as it is and named, so a later change is never lost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from noted.errors import ConflictError, NotFoundError
+from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import Note, NotePatch
 from noted.ops.notes import restore_note, set_tags, trash_note
 from noted.store.protocol import Store
@@ -80,3 +84,32 @@ def restore(
         except NotFoundError:
             pass
     return Undone(restored, tuple(kept))
+
+
+@contextlib.contextmanager
+def all_or_none(
+    store: Store, states: Sequence[NoteState], created: Sequence[str], *, actor: str
+) -> Iterator[None]:
+    """Make the writes inside one unit: when the block raises, none of them is kept.
+
+    On a store with transactions the block runs in one (``Store.batch``), rolled back as a whole.
+    Joplin has none over its Data API: there the notes in ``states`` (as they were before the
+    block) are put back and the notes in ``created`` (filled in by the caller as it goes) trashed,
+    as ``actor``, before the error goes on; the history keeps the writes and their undoing.
+    """
+    if store.capabilities.transactions:
+        with store.batch():
+            yield
+        return
+    try:
+        yield
+    except BaseException as failure:
+        try:
+            now = {n.id: n.updated_time for n in store.get_notes([s.note.id for s in states])}
+            restore(store, states, now, created, actor=actor)
+        except NotedError as undo:
+            raise NotedError(
+                f"{failure}; putting back the changes made before it failed too ({undo})",
+                hint="the note history keeps every version: restore them from there",
+            ) from failure
+        raise

@@ -52,6 +52,9 @@ class Capabilities:
     resources: bool = True
     local_sql: bool = False
     """True when keyword and semantic search run on the store's own SQLite database."""
+    transactions: bool = True
+    """True when ``batch()`` is all or nothing: a failure inside it writes nothing (Joplin's Data
+    API has no transactions, so there each write lands as it is sent)."""
 
 
 @runtime_checkable

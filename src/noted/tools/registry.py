@@ -4,17 +4,19 @@ The assistant and the MCP server both call ``ToolRegistry.call``; neither has it
 store. A call checks the tool's switch (read from settings at call time, so a toggle applies at
 once), validates the arguments against the tool's JSON Schema, asks the person first when
 ``ai.approveWrites`` is on and the caller can ask, runs the handler in a worker thread with the
-caller's actor and scope, and returns a ``ToolResult``. Text inside notes cannot change any of
-this: switches live in settings, and no tool writes settings.
+caller's actor and scope, and returns a ``ToolResult``. ``call_together`` runs the writes of one
+approval (the chat's batch) the same way, as one unit: all written or none. Text inside notes
+cannot change any of this: switches live in settings, and no tool writes settings.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from noted.errors import ConflictError, NotedError
 from noted.models import ToolStatus
+from noted.ops.batch_undo import NoteState, all_or_none
 from noted.settings import Settings
 from noted.settings.handles import AI_APPROVE_WRITES, AI_WRITES
 from noted.tools.base import IMAGES, ImageData, Payload, Tool, ToolContext, ToolError
@@ -130,6 +133,59 @@ class ToolRegistry:
     # Calling -------------------------------------------------------------------------------
     async def call(self, name: str, arguments: Mapping[str, Any] | None, ctx: ToolContext) -> ToolResult:
         """Run one tool call for the caller described by ``ctx``; never raises for tool failures."""
+        checked = self._check(name, arguments, ctx)
+        if isinstance(checked, ToolResult):
+            return checked
+        tool, args = checked
+        if tool.is_write and not tool.editor and ctx.writes_wait:
+            return await self._propose(tool, args, ctx)
+        if tool.is_write and ctx.approve is not None and self.asks():
+            if not await ctx.approve(tool, args):
+                message = "The person declined this change. Do not retry it unless they ask for it."
+                return ToolResult(name, ToolStatus.REFUSED, message=message)
+        return await asyncio.to_thread(self._run, tool, args, ctx)
+
+    async def call_together(
+        self, calls: Sequence[tuple[str, Mapping[str, Any]]], ctx: ToolContext, states: Sequence[NoteState]
+    ) -> list[ToolResult]:
+        """Run writes the person approved at once as one unit (``ops.batch_undo.all_or_none``):
+        all are written, or none, and the results say which call failed. ``states`` are the notes
+        the calls name, as they are now (put back on a store without transactions).
+
+        In review mode each is a proposal of its own, as ``call`` makes it.
+        """
+        if ctx.writes_wait:
+            return [await self.call(name, arguments, ctx) for name, arguments in calls]
+        checked = [self._check(name, arguments, ctx) for name, arguments in calls]
+        if any(isinstance(c, ToolResult) for c in checked):
+            return _none_written([c if isinstance(c, ToolResult) else None for c in checked], calls)
+        ready = [c for c in checked if not isinstance(c, ToolResult)]
+        return await asyncio.to_thread(self._run_together, ready, ctx, states)
+
+    def _run_together(
+        self, ready: list[tuple[Tool, Payload]], ctx: ToolContext, states: Sequence[NoteState]
+    ) -> list[ToolResult]:
+        results: list[ToolResult | None] = [None] * len(ready)
+        created: list[str] = []
+        try:
+            with all_or_none(ctx.store, states, created, actor=ctx.actor):
+                for index, (tool, args) in enumerate(ready):
+                    results[index] = result = self._run(tool, args, ctx)
+                    if not result.ok:
+                        raise _CallFailed()
+                    if tool.name == "create_note" and result.payload:
+                        created.append(str(result.payload.get("id", "")))
+        except _CallFailed:
+            return _none_written(results, [(t.name, a) for t, a in ready])
+        except NotedError as exc:  # the transaction itself failed (a full disk…)
+            message = f"nothing of this batch of {len(ready)} changes was written: {exc}"
+            return [ToolResult(t.name, ToolStatus.ERROR, message=message) for t, _ in ready]
+        return [r for r in results if r is not None]
+
+    def _check(
+        self, name: str, arguments: Mapping[str, Any] | None, ctx: ToolContext
+    ) -> ToolResult | tuple[Tool, Payload]:
+        """The tool and its arguments when the call may run, else the result that refuses it."""
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(sorted(t.name for t in self.offered(ctx)))
@@ -147,13 +203,7 @@ class ToolRegistry:
         problem = self.validate(tool, args)
         if problem is not None:
             return ToolResult(name, ToolStatus.ERROR, message=problem[0], field=problem[1])
-        if tool.is_write and not tool.editor and ctx.writes_wait:
-            return await self._propose(tool, args, ctx)
-        if tool.is_write and ctx.approve is not None and self.asks():
-            if not await ctx.approve(tool, args):
-                message = "The person declined this change. Do not retry it unless they ask for it."
-                return ToolResult(name, ToolStatus.REFUSED, message=message)
-        return await self._run(tool, args, ctx)
+        return tool, args
 
     def asks(self) -> bool:
         """Whether the assistant's writes are asked about first (``ai.writes`` ask, with
@@ -171,10 +221,11 @@ class ToolRegistry:
             return ToolResult(tool.name, ToolStatus.ERROR, message=str(exc))
         return ToolResult(tool.name, ToolStatus.OK, payload=payload)
 
-    async def _run(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
+    def _run(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
+        """Run the handler (in a worker thread: it blocks on the store)."""
         name = tool.name
         try:
-            payload = await asyncio.to_thread(tool.handler, ctx, args)
+            payload = tool.handler(ctx, args)
         except ToolError as exc:
             return ToolResult(name, ToolStatus.ERROR, message=exc.message, field=exc.field)
         except ConflictError as exc:
@@ -215,6 +266,28 @@ class ToolRegistry:
         if error is None:
             return None
         return describe_validation_error(error), _field_of(error)
+
+
+class _CallFailed(Exception):
+    """A call of a batch failed: the batch's writes are undone."""
+
+
+def _none_written(
+    results: Sequence[ToolResult | None], calls: Sequence[tuple[str, Mapping[str, Any]]]
+) -> list[ToolResult]:
+    """The results of a batch of which nothing was written: each says which call failed and why
+    (the failed call keeps its status and field)."""
+    index, failed = next((i, r) for i, r in enumerate(results) if r is not None and not r.ok)
+    message = (
+        f"nothing of this batch of {len(calls)} changes was written: "
+        f"change {index + 1} ({calls[index][0]}) failed: {failed.message}"
+    )
+    return [
+        dataclasses.replace(failed, message=message)
+        if i == index
+        else ToolResult(name, ToolStatus.ERROR, message=message)
+        for i, (name, _) in enumerate(calls)
+    ]
 
 
 _CHECKED: set[str] = set()

@@ -63,7 +63,7 @@ class VaultCore:
         folder = self.mirror.get_folder(folder_id)
         parent = self.folder_dir(folder.parent_id) if folder.parent_id else ""
         path = self.vault.free_name(parent, safe_name(folder.title), "")
-        self.vault.path(path).mkdir(parents=True, exist_ok=True)
+        self.vault.make_dir(self.vault.path(path))
         with self.db.write() as conn:
             self.ledger.put_folder(conn, folder_id, path)
         return path

@@ -11,7 +11,8 @@ import contextlib
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +63,48 @@ class Vault:
         self._ignore = self._load_ignore()
         self._parents: dict[str, Path] = {}
         """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
+        self._local = threading.local()
+        """This thread's ``journal``: how to undo each file change made inside it, in order."""
+
+    @contextlib.contextmanager
+    def journal(self) -> Iterator[None]:
+        """When the block raises, put the files and folders it wrote or moved back as they were.
+
+        ``VaultStore.batch`` runs it inside the mirror's transaction, which is rolled back too, so
+        a failed batch leaves neither files nor rows. (A crash half way leaves written files: the
+        next scan takes them in as outside edits, as for any file changed while noted was away.)
+        """
+        if getattr(self._local, "undo", None) is not None:
+            yield
+            return
+        undo: list[Callable[[], object]] = []
+        self._local.undo = undo
+        try:
+            yield
+        except BaseException:
+            self._local.undo = None
+            for step in reversed(undo):
+                with contextlib.suppress(OSError):
+                    step()
+            raise
+        finally:
+            self._local.undo = None
+
+    def _remember(self, step: Callable[[], object]) -> None:
+        undo = getattr(self._local, "undo", None)
+        if undo is not None:
+            undo.append(step)
+
+    def make_dir(self, folder: Path) -> None:
+        """Make ``folder`` and its missing parents (taken away again by a failing ``journal``)."""
+        missing: list[Path] = []
+        here = folder
+        while not here.exists() and here != self.root:
+            missing.append(here)
+            here = here.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        for made in reversed(missing):  # undone deepest first
+            self._remember(made.rmdir)
 
     def _load_ignore(self) -> pathspec.GitIgnoreSpec:
         lines: list[str] = []
@@ -171,7 +214,10 @@ class Vault:
         path = self.path(rel, fresh=True)
         if path.is_symlink():
             raise InvalidInputError(f'"{rel}" is a symbolic link; noted does not write through links')
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.make_dir(path.parent)
+        if getattr(self._local, "undo", None) is not None:
+            before = path.read_bytes() if path.exists() else None
+            self._remember(lambda: path.unlink() if before is None else self.write(rel, before))
         mode = None
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(os.stat(path).st_mode)
@@ -201,8 +247,9 @@ class Vault:
         source, target = self.path(old, fresh=True), self.path(new, fresh=True)
         if target.exists() or target.is_symlink():
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
-        target.parent.mkdir(parents=True, exist_ok=True)
+        self.make_dir(target.parent)
         os.rename(source, target)
+        self._remember(lambda: os.rename(target, source))
         self._sync_dir(target.parent)
         if source.parent != target.parent:
             self._sync_dir(source.parent)

@@ -20,7 +20,7 @@ the file no longer has first records the file's version (actor ``outside``), the
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from noted.errors import ProfileError
@@ -134,8 +134,12 @@ class VaultStore(Parts):
             self._watcher = None
         self.mirror.close()
 
-    def batch(self) -> contextlib.AbstractContextManager[None]:
-        return self.mirror.batch()
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One mirror transaction, and the files written inside put back when it fails: all or
+        nothing, as on the embedded store."""
+        with self.mirror.batch(), self.vault.journal():
+            yield
 
     def get_meta(self, key: str) -> str | None:
         return self.mirror.get_meta(key)

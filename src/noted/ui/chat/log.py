@@ -176,9 +176,12 @@ class ChatLog(VerticalScroll, can_focus=False):
         self._edit_calls.clear()
 
     def batch_applied(self, event: BatchApplied) -> None:
-        """The ticked changes of a batch were applied; its card offers undo."""
+        """The ticked changes of a batch were applied, and its card offers undo; or none was (one
+        failed), and the card says why."""
         card = next((c for c in reversed(list(self.query(BatchCard))) if c.applied is None), None)
-        if card is not None:
+        if card is not None and not event.applied:
+            card.mark_refused(event.message)
+        elif card is not None:
             card.mark_batch_applied(event)
             self.undoable = card
 
