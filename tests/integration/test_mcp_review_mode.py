@@ -17,9 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.mcp_support import World, cli_runner, http_client, http_server, make_world, text_of
+from tests.integration.mcp_support import (
+    World,
+    bearer,
+    cli_runner,
+    http_client,
+    http_server,
+    make_world,
+    text_of,
+)
 
 from noted.mcp.client_tokens import ClientTokens
+from noted.mcp.token import create
 from noted.models import NoteDraft
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.review import SqliteReview
@@ -143,3 +152,37 @@ async def test_accepting_after_the_note_moved_on_writes_nothing_and_keeps_the_pr
     assert world.store.get_note(world.work_note).body == body  # the other client's text stays
     code, out, _ = cli("--json", "changes", "show", ref["proposal"])
     assert code == 0 and '"state": "conflict"' in out and "all new" in out  # its arguments are kept
+
+
+async def test_mcp_writes_review_puts_the_main_token_in_review_mode(
+    world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The main token (``noted mcp token``) has no ``--writes`` of its own: ``mcp.writes`` review
+    makes its writes wait. Not vacuous: with ``direct`` (the default, set back mid-session and read
+    at each call) the same client's write lands at once."""
+    token_file = tmp_path / "token"
+    create(token_file)
+    world.settings.set("mcp.writes", "review")
+    cursor = world.store.latest_cursor()
+    _reviewed(world)
+    cli = cli_runner(world, capsys, monkeypatch)
+    async with http_server(world, token_file=token_file) as http:
+        headers = bearer(token_file.read_text().strip())
+        async with http_client(str(http.url), MODE, headers=headers, name="desk") as client:
+            answer = _structured(
+                await client.call_tool("update_note", {"id": world.work_note, "append": "Wait."})
+            )
+            assert answer["status"] == "pending_review"
+            assert world.store.latest_cursor() == cursor  # nothing was written
+            code, _, err = await asyncio.to_thread(cli, "changes", "accept", answer["proposal"])
+            assert code == 0, err
+            (seen,) = _structured(await client.call_tool("proposal_status", {}))["proposals"]
+            assert (seen["proposal"], seen["status"]) == (answer["proposal"], "applied")
+            assert world.store.note_history(world.work_note)[0].actor == "mcp:desk"
+
+            world.settings.set("mcp.writes", "direct")
+            made = _structured(
+                await client.call_tool("update_note", {"id": world.work_note, "append": "Now."})
+            )
+            assert "status" not in made and made["id"] == world.work_note  # written at once
+    assert world.store.get_note(world.work_note).body.rstrip().endswith("Wait.\nNow.")

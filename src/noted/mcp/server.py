@@ -47,7 +47,7 @@ from noted.mcp.deps import McpDeps
 from noted.mcp.scopes import Settled, settle_clients
 from noted.models import ToolStatus
 from noted.settings import SettingChange
-from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
+from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS, MCP_WRITES
 from noted.tools.base import Tool, ToolContext
 from noted.tools.registry import ToolResult
 
@@ -168,9 +168,11 @@ class NotedMcp:
         settle_clients(clients or self.client_tokens, self.deps.store)
 
     def context(self, actor: str, client: ClientToken | None) -> ToolContext:
-        """What a tool call needs, for this caller: its actor, and the scope of
-        ``mcp.allowedNotebooks`` narrowed to the client's notebooks."""
+        """What a tool call needs, for this caller: its actor, the scope of
+        ``mcp.allowedNotebooks`` narrowed to the client's notebooks, and whether its writes wait
+        (``mcp.writes`` review, read at each call, or the client's own token in review mode)."""
         deps, scope = self.deps, self.allowed.scope()
+        wait = deps.settings.get(MCP_WRITES) != "direct" or (client is not None and client.writes_wait)
         return ToolContext(
             store=deps.store,
             settings=deps.settings,
@@ -179,7 +181,7 @@ class NotedMcp:
             semantic=deps.semantic,
             scope=client.scope(scope) if client is not None else scope,
             review=deps.review,
-            writes_wait=client is not None and client.writes_wait,
+            writes_wait=wait,
         )
 
     def connected(self) -> tuple[ClientInfo, ...]:

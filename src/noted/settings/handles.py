@@ -222,6 +222,12 @@ MCP_ALLOWED_ORIGINS: Setting[tuple[str, ...]] = Setting(
     help="Browser origins (e.g. https://example.org) allowed to call the server; requests from other "
     "origins are refused. Clients that send no Origin, as AI apps do, are not affected.",
 )
+MCP_WRITES = Setting(
+    "mcp.writes", MCP, "AI apps' changes", choices=("direct", "review"), default="direct",
+    help="direct: an AI app's writes land at once (all stay reviewable). review: every AI app's writes, "
+    "the main token's and no token's too, wait as proposals in the Changes view until you accept them "
+    "(a client token's own --writes review does it for that app alone).",
+)
 MCP_ACTIONS_ENABLED = Setting(
     "mcp.actions.enabled", MCP, "OpenAPI actions", default=False,
     help="Also serve /openapi.json and /actions/{tool} for plain-HTTP clients such as custom GPT "
