@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -117,6 +118,45 @@ async def http_server(world: World, **options: Any) -> AsyncIterator[HttpServer]
         yield http
     finally:
         await http.stop()
+
+
+@dataclass
+class Served:
+    """A ``noted mcp serve`` process: its URL, then (once it ended) its exit code and output."""
+
+    url: str = ""
+    returncode: int | None = None
+    out: str = ""
+    err: str = ""
+
+
+@asynccontextmanager
+async def serve_process(world: World, stop: signal.Signals = signal.SIGTERM) -> AsyncIterator[Served]:
+    """``noted mcp serve`` as a real process on the world's profile, on a free loopback port,
+    ended by the signal ``stop`` (SIGKILL: at once, nothing done on the way out)."""
+    process = await asyncio.create_subprocess_exec(
+        *noted_command(),
+        *("--profile", str(world.profile.root), "mcp", "serve", "--port", "0"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    served = Served()
+    try:
+        while "listening on " not in served.out:
+            line = await asyncio.wait_for(process.stdout.readline(), scaled(180))
+            assert line, "the server ended before it listened"
+            served.out += line.decode()
+        served.url = served.out.split("listening on ")[1].split()[0]
+        yield served
+    finally:
+        process.send_signal(stop)
+        out, err = await asyncio.wait_for(process.communicate(), scaled(180))
+        served.out, served.err, served.returncode = (
+            served.out + out.decode(),
+            err.decode(),
+            process.returncode,
+        )
 
 
 @asynccontextmanager

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
-import signal
 import stat
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.integration.mcp_support import World, http_client, make_world, noted_command
-from tests.support.polling import scaled
+from tests.integration.mcp_support import World, http_client, make_world, serve_process
 
 from noted.cli import main
 from noted.settings import Settings
@@ -36,31 +33,14 @@ def run(world: World, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[i
 
 
 async def test_serve_over_http_until_sigterm(world: World) -> None:
-    process = await asyncio.create_subprocess_exec(
-        *noted_command(),
-        "--profile",
-        str(world.profile.root),
-        "mcp",
-        "serve",
-        "--port",
-        "0",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stdout is not None
-    try:
-        line = (await asyncio.wait_for(process.stdout.readline(), scaled(180))).decode()
-        assert "listening on http://127.0.0.1:" in line, line
-        url = line.split("listening on ")[1].strip()
-        async with http_client(url, "legacy", name="cli-test") as client:
+    async with serve_process(world) as served:
+        assert served.url.startswith("http://127.0.0.1:"), served.out
+        async with http_client(served.url, "legacy", name="cli-test") as client:
             found = await client.call_tool("search_notes", {"query": "budget"})
             assert not found.is_error
-    finally:
-        process.send_signal(signal.SIGTERM)
-        out, err = await asyncio.wait_for(process.communicate(), scaled(180))
-    assert process.returncode == 0, err.decode()
-    assert "stopped" in out.decode()
-    assert "no token" in out.decode()  # the banner says how it is protected
+    assert served.returncode == 0, served.err
+    assert "stopped" in served.out
+    assert "no token" in served.out  # the banner says how it is protected
 
 
 def test_serve_beyond_loopback_without_a_token_is_refused(
