@@ -253,6 +253,11 @@ class NoteDraft:
 # Actors: who made a change. Free-form strings with these prefixes.
 ACTOR_USER = "user"
 ACTOR_IMPORT = "import"
+ACTOR_SYNC = "sync"
+"""A change that came by sync from another device (Joplin's sync, as its ``/events`` say)."""
+ACTOR_JOPLIN = "joplin"
+"""An edit made in Joplin on this machine: the person's own, in their other notes app. (Joplin
+records no author: a Joplin plugin or another program using its Data API looks the same.)"""
 ACTOR_OUTSIDE = "outside"
 """A change to a Markdown folder's files made outside noted (an editor, ``git pull``, a sync tool),
 seen by the folder's watcher or its start-up scan. Only the Markdown-folder backend records it."""

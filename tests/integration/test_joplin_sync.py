@@ -211,7 +211,38 @@ async def test_an_assistant_edit_on_the_server_keeps_its_author_on_the_laptop(
     pair.sync(server)
     history = laptop.noted_json(capsys, "history", note_id)
     newest = laptop.noted_json(capsys, "history", note_id, "--show", str(history[0]["id"]))
-    assert "Gas: 50" in newest["body"] and newest["actor"] == "joplin"
+    assert "Gas: 50" in newest["body"] and newest["actor"] == "sync"  # as Joplin's /events say
+
+
+def _waiting(machine: Machine, capsys: pytest.CaptureFixture[str], note_id: str) -> list[dict[str, object]]:
+    """The review entries of ``note_id`` that wait on ``machine`` (``noted changes --json``)."""
+    return [e for e in machine.noted_json(capsys, "changes") if e.get("note_id") == note_id]
+
+
+def test_a_change_that_came_by_sync_waits_for_review_and_an_edit_made_in_joplin_here_does_not(
+    pair: Pair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A note the person writes in Joplin on the laptop is theirs there (``joplin``: not listed);
+    on the server it arrives by sync (``sync``: listed, with its diff). Before, both machines listed
+    it as ``joplin``, someone else's change."""
+    laptop, server = pair.laptop, pair.server
+    word = _word()
+    for machine in (laptop, server):
+        machine.noted_json(capsys, "changes")  # the review follows from here on
+    folder = laptop.joplin.api("POST", "/folders", {"title": f"Inbox {word}"})
+    note = {"title": f"Trip {word}", "body": "Lisbon in May", "parent_id": folder["id"]}
+    note_id = laptop.joplin.api("POST", "/notes", note)["id"]  # as Joplin's app on the laptop writes
+    assert _waiting(laptop, capsys, note_id) == []
+    assert laptop.noted_json(capsys, "history", note_id)[0]["actor"] == "joplin"
+
+    pair.sync(laptop)
+    (entry,) = _waiting(server, capsys, note_id)
+    assert entry["actor"] == "sync"
+    shown = server.noted_json(capsys, "changes", "show", str(entry["id"]))
+    assert "+Lisbon in May" in shown["diff"]  # the revision is the sync's too, so the diff is found
+
+    server.joplin.api("PUT", f"/notes/{note_id}", {"body": "Lisbon in June"})  # the person, on the server
+    assert [e["id"] for e in _waiting(server, capsys, note_id)] == [entry["id"]]  # no entry of their own
 
 
 def test_noted_sync_asks_joplin_to_sync_and_says_when(pair: Pair, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,10 +15,10 @@ import httpx
 import pytest
 
 from noted.errors import BackendError, InvalidInputError, NotFoundError
-from noted.models import ChangeType, ItemType, Note, now_ms
+from noted.models import ACTOR_JOPLIN, ACTOR_SYNC, ChangeType, ItemType, Note, now_ms
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, WriteOutcomeUnknownError
 from noted.store.joplin.events import EventFeed
-from noted.store.joplin.sidecar import ACTOR_JOPLIN, JoplinEvent, Sidecar
+from noted.store.joplin.sidecar import JoplinEvent, Sidecar
 from noted.store.joplin.sidecar_schema import SCHEMA_KEY
 from noted.store.sqlite.db import Database
 
@@ -153,6 +153,7 @@ def test_the_feed_mirrors_events_once_with_the_actor_of_notes_own_write(tmp_path
 
     def handler(request: httpx.Request) -> httpx.Response:
         after = int(request.url.params["cursor"])
+        assert "source" in request.url.params["fields"].split(",")  # not a default field of /events
         items = [e for e in events if int(str(e["id"])) > after]
         last = items[-1]["id"] if items else after
         return httpx.Response(200, json={"items": items, "has_more": False, "cursor": str(last)})
@@ -167,6 +168,8 @@ def test_the_feed_mirrors_events_once_with_the_actor_of_notes_own_write(tmp_path
     sidecar.end_write(write)
     events.append({"id": 8, "item_type": 1, "item_id": "theirs", "type": 1, "created_time": now_ms() + 5_000})
     events.append({"id": 9, "item_type": 4, "item_id": "resource", "type": 1, "created_time": now_ms()})
+    synced = {"id": 10, "item_type": 1, "item_id": "synced", "type": 2, "created_time": now_ms(), "source": 2}
+    events.append(synced)  # brought by Joplin's sync from another device
     sidecar.record(ItemType.FOLDER, ["f1"], ChangeType.CREATE, "user")
     page = feed.changes_since(start)
     feed.changes_since(start)  # a second pull must not copy the events again
@@ -174,9 +177,10 @@ def test_the_feed_mirrors_events_once_with_the_actor_of_notes_own_write(tmp_path
         (ItemType.FOLDER, "f1", "user"),
         (ItemType.NOTE, "mine", "mcp:claude"),
         (ItemType.NOTE, "theirs", ACTOR_JOPLIN),
+        (ItemType.NOTE, "synced", ACTOR_SYNC),
     ]
-    assert page.cursor == feed.latest_cursor() == start + 3
-    assert sidecar.joplin_cursor() == 9
+    assert page.cursor == feed.latest_cursor() == start + 4
+    assert sidecar.joplin_cursor() == 10
     sidecar.close()
 
 

@@ -15,13 +15,14 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from noted.models import ACTOR_IMPORT, ACTOR_USER, Change, ChangeType, ItemType, Note, Revision
+from noted.models import ACTOR_IMPORT, ACTOR_JOPLIN, ACTOR_USER, Change, ChangeType, ItemType, Note, Revision
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, EntryState, Place, ReviewRows, Touch
 from noted.wording import plural
 
-PERSON_ACTORS = frozenset({ACTOR_USER, ACTOR_IMPORT})
-"""The actors that are the person: their changes need no review."""
+PERSON_ACTORS = frozenset({ACTOR_USER, ACTOR_IMPORT, ACTOR_JOPLIN})
+"""The actors that are the person: their changes need no review. An edit in the Joplin app on this
+machine is the person's (Joplin's sync from another device is ``sync``, and is reviewed)."""
 BURST_MS = 10 * 60 * 1000
 """Changes by one actor to one note this close together are one entry."""
 PAGE = 500

@@ -25,7 +25,7 @@ import threading
 from noted.errors import BackendError
 from noted.models import ChangePage
 from noted.store.joplin.client import JoplinClient
-from noted.store.joplin.sidecar import JoplinEvent, Sidecar, event_of
+from noted.store.joplin.sidecar import EVENT_FIELDS, JoplinEvent, Sidecar, event_of
 
 MAX_PAGES_PER_PULL = 200
 """A pull copies at most this many pages of 100 events; the next pull goes on from there."""
@@ -44,7 +44,7 @@ class EventFeed:
         with self._lock:
             cursor = self.sidecar.joplin_cursor() or 0
             for _ in range(MAX_PAGES_PER_PULL):
-                answer = self.client.get("/events", {"cursor": cursor})
+                answer = self.client.get("/events", {"cursor": cursor, "fields": EVENT_FIELDS})
                 if not isinstance(answer, dict):
                     raise BackendError("Joplin answered /events with something other than a page of events")
                 events: list[JoplinEvent] = []

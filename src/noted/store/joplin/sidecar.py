@@ -10,7 +10,8 @@ keyed by Joplin ids:
   of each note). noted's own writes append their exact change when Joplin answers (a tag link,
   an attachment, a note, with the actor); Joplin's ``/events`` (notes only) are mirrored beside
   them, each at most once, and an event that is the change of one of noted's writes is taken as
-  that write's row instead of being added again, so what is left are the edits made in Joplin;
+  that write's row instead of being added again, so what is left are the edits made in Joplin
+  (``joplin``: on this machine, the person's) or brought by its sync (``sync``: the event's ``source``);
 - ``joplin_revisions``: the states of a note as left by each actor (Joplin keeps revisions
   without an author), collapsed per burst as in the embedded store;
 - ``joplin_trash``: when noted moved a notebook to the trash, so restoring it brings back what
@@ -28,7 +29,18 @@ from pathlib import Path
 
 import apsw
 
-from noted.models import Change, ChangePage, ChangeType, HistoryPruned, ItemType, Note, Revision, now_ms
+from noted.models import (
+    ACTOR_JOPLIN,
+    ACTOR_SYNC,
+    Change,
+    ChangePage,
+    ChangeType,
+    HistoryPruned,
+    ItemType,
+    Note,
+    Revision,
+    now_ms,
+)
 from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
 from noted.store.joplin.sidecar_schema import ensure_schema, set_meta
@@ -40,8 +52,11 @@ SIDECAR_NAME = "joplin-sidecar.db"
 CURSOR_KEY = "joplin.events.cursor"
 """The id of the newest Joplin change mirrored into ``joplin_feed``."""
 
-ACTOR_JOPLIN = "joplin"
-"""The actor of a change noted did not make: an edit in Joplin itself, or Joplin's sync."""
+SYNC_SOURCES = frozenset({2, 3})
+"""The ``source`` of a Joplin change that came by sync (``ItemChange.SOURCE_SYNC``, and
+``SOURCE_DECRYPTION`` of what sync brought); 1 is an edit made on this machine."""
+EVENT_FIELDS = "id,item_type,item_id,type,created_time,source"
+"""What noted asks ``/events`` for (``source`` is not among its default fields)."""
 MATCH_SLACK_MS = 1_000
 """How long after noted's write was answered Joplin's change may be recorded and still be it
 (Joplin records it just after answering). An edit made in Joplin itself that soon after one of
@@ -60,6 +75,13 @@ class JoplinEvent:
     item_id: str
     change_type: ChangeType
     time: int
+    source: int = 1
+    """Where Joplin says the change came from: ``SYNC_SOURCES``, or 1, made on this machine."""
+
+    @property
+    def actor(self) -> str:
+        """Who made it, as far as Joplin tells: its sync, or an edit in Joplin on this machine."""
+        return ACTOR_SYNC if self.source in SYNC_SOURCES else ACTOR_JOPLIN
 
 
 def event_of(item: dict[str, object]) -> JoplinEvent | None:
@@ -70,7 +92,11 @@ def event_of(item: dict[str, object]) -> JoplinEvent | None:
     if change is None:
         return None
     return JoplinEvent(
-        int(str(item["id"])), str(item["item_id"]), change, int(str(item.get("created_time", 0)))
+        int(str(item["id"])),
+        str(item["item_id"]),
+        change,
+        int(str(item.get("created_time", 0))),
+        int(str(item.get("source", 1))),
     )
 
 
@@ -194,7 +220,7 @@ class Sidecar:
                 claimed = self._claim(conn, event)
                 if claimed is not None and claimed[2] is not None:
                     continue  # noted appended this change when Joplin answered
-                actor = ACTOR_JOPLIN if claimed is None else claimed[1]
+                actor = event.actor if claimed is None else claimed[1]
                 feed_id = _append(
                     conn, ItemType.NOTE, event.item_id, event.change_type, event.time, actor, event.id
                 )
