@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.support.backends import BACKENDS, LocalStore, open_backend
@@ -79,5 +80,34 @@ async def test_a_change_failing_half_way_leaves_every_note_as_it_was(env: Env) -
     assert (store.get_note(ids[1]).title, store.get_note(ids[1]).body) == ("Note 1", "text 1\n")
     assert sorted(n.title for n in store.list_notes(folder_id=folder_id)) == ["Note 0", "Note 1"]
     if store.capabilities.transactions:  # one transaction: not a row, not a file was written
+        assert store.latest_cursor() == cursor
+        assert _files(store) == files
+
+
+async def test_a_fault_injected_in_the_last_write_leaves_every_note_as_it_was(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store fails (an unexpected error) on the batch's last write, after the others ran."""
+    store = env.store
+    folder_id, ids = _notes(store)
+    cursor, files = store.latest_cursor(), _files(store)
+    real = store.update_note
+
+    def failing(note_id: str, patch: Any, **kwargs: Any) -> Any:
+        if note_id == ids[2]:
+            raise RuntimeError("injected fault")
+        return real(note_id, patch, **kwargs)
+
+    monkeypatch.setattr(store, "update_note", failing)
+    results = await env.registry.call_together(_calls(folder_id, ids), env.ctx, capture(store, ids))
+    assert results[3].status is ToolStatus.INTERNAL
+    assert all("change 4 (update_note) failed" in (r.message or "") for r in results), results
+    monkeypatch.undo()
+    assert store.note_tag_titles(ids) == {}
+    assert [(store.get_note(i).title, store.get_note(i).body) for i in ids] == [
+        (f"Note {i}", f"text {i}\n") for i in range(3)
+    ]
+    assert sorted(n.title for n in store.list_notes(folder_id=folder_id)) == ["Note 0", "Note 1", "Note 2"]
+    if store.capabilities.transactions:
         assert store.latest_cursor() == cursor
         assert _files(store) == files

@@ -125,9 +125,9 @@ class RoundCalls:
             results.append(result)
             yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
         if batch is not None and ticked:
-            failed = next((r for r in outcomes.values() if not r.ok), None)
+            failed = next((r.message or "" for r in outcomes.values() if not r.ok), None)
             yield (
-                BatchApplied(f"N{(failed.message or '')[1:]}.", batch.states)
+                BatchApplied(f"{failed[:1].upper()}{failed[1:]}.", batch.states)
                 if failed is not None
                 else await self._settled(batch, len(ticked), created)
             )

@@ -172,13 +172,13 @@ class ToolRegistry:
                 for index, (tool, args) in enumerate(ready):
                     results[index] = result = self._run(tool, args, ctx)
                     if not result.ok:
-                        raise _CallFailed()
+                        raise _CallFailed(f"change {index + 1} ({tool.name}) failed: {result.message}")
                     if tool.name == "create_note" and result.payload:
                         created.append(str(result.payload.get("id", "")))
         except _CallFailed:
             return _none_written(results, [(t.name, a) for t, a in ready])
-        except NotedError as exc:  # the transaction itself failed (a full disk…)
-            message = f"nothing of this batch of {len(ready)} changes was written: {exc}"
+        except NotedError as exc:  # the transaction itself failed (a full disk…), or Joplin's undo
+            message = f"this batch of {len(ready)} changes failed: {exc}"
             return [ToolResult(t.name, ToolStatus.ERROR, message=message) for t, _ in ready]
         return [r for r in results if r is not None]
 
