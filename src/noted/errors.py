@@ -36,6 +36,7 @@ failure must never swallow a cancel.
     ├── Stopped                   the person cancelled while a chat answer was awaited (chat.waiting)
     ├── IndexingStopped           the indexer was asked to stop between batches (indexer.engine)
     ├── FollowStopped             a Markdown folder's watcher stopped in a batch (store.vault.follow)
+    ├── _CallFailed               a change of an approved batch failed: the batch is undone (tools.registry)
     └── _Stop                     an attachment flow ends quietly, having said why (ui.widgets.attachments)
 
 ``os_fault`` and ``write_fault`` name the ``StorageError`` behind a failed file operation (a full

@@ -23,7 +23,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from noted.errors import ConflictError, NotedError
+from noted.errors import ConflictError, Interruption, NotedError
 from noted.models import ToolStatus
 from noted.ops.batch_undo import NoteState, all_or_none
 from noted.settings import Settings
@@ -268,8 +268,8 @@ class ToolRegistry:
         return describe_validation_error(error), _field_of(error)
 
 
-class _CallFailed(Exception):
-    """A call of a batch failed: the batch's writes are undone."""
+class _CallFailed(Interruption):
+    """A call of a batch failed: the batch stops, and its writes are undone."""
 
 
 def _none_written(
