@@ -166,6 +166,8 @@ async def test_mcp_writes_review_puts_the_main_token_in_review_mode(
     cursor = world.store.latest_cursor()
     _reviewed(world)
     cli = cli_runner(world, capsys, monkeypatch)
+    code, out, _ = cli("mcp", "token", "list")
+    assert code == 0 and "mcp.writes is review" in out  # the client list does not hide it
     async with http_server(world, token_file=token_file) as http:
         headers = bearer(token_file.read_text().strip())
         async with http_client(str(http.url), MODE, headers=headers, name="desk") as client:

@@ -16,6 +16,7 @@ from noted.errors import InvalidInputError, NotFoundError
 from noted.mcp.client_tokens import ALL, READ, ClientToken, ClientTokens
 from noted.mcp.options import HttpOptions
 from noted.settings import Settings
+from noted.settings.handles import MCP_WRITES
 
 OPEN_HINT = "`noted mcp token open` lets requests without a token in again (on loopback)"
 
@@ -161,6 +162,8 @@ def _list(clients: ClientTokens, settings: Settings, ctx: CliContext) -> int:
     if ctx.json:
         ctx.emit(rows)
         return 0
+    if settings.get(MCP_WRITES) == "review":
+        ctx.out("mcp.writes is review: every AI app's writes wait for your review (`noted changes`)")
     if not rows:
         door = (
             "every HTTP request needs a token" if clients.closed() else "requests on loopback need no token"
