@@ -45,7 +45,9 @@ from noted.ui.themes import bundled_themes
 HEAVY = "┃┏"
 """Glyphs of the heavy line that marks focus; no unfocused item in these screens draws them."""
 COLOUR_MODES = pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
-WAIT = 10.0
+WAIT = 30.0
+"""A bound on each focus mark's repaint: a theme switch restyles every widget, which took over 10 s
+for one mark in a suite run starved of CPU (niced, load 15); passing runs wait no longer for it."""
 
 
 class Cell(NamedTuple):

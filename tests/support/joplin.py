@@ -95,6 +95,26 @@ class JoplinServer:
 
     def start(self) -> None:
         self._script("start", str(self.profile), str(self.port), self.token)
+        self._reap_when_gone()
+
+    def _reap_when_gone(self) -> None:
+        """Stop the server once the test process that started it ends, however it ends.
+
+        ``stop`` runs at a fixture's teardown or at exit, but a worker killed by a timeout's
+        SIGTERM or by kill -9 runs neither, and its Joplin (a Node process of ~150 MB) would
+        outlive the run and slow the next one. A small watcher waits for either to go.
+        """
+        pid_file = self.profile / "server.pid"
+        if not pid_file.is_file():
+            return
+        watch = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill "$2" 2>/dev/null'
+        subprocess.Popen(  # noqa: S603 - fixed arguments
+            ["bash", "-c", watch, "reaper", str(os.getpid()), pid_file.read_text().strip()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
     def stop(self) -> None:
         """Stop the server and wait until its port no longer answers."""
