@@ -68,7 +68,7 @@ def test_fuse_puts_a_note_both_arms_ranked_highly_first() -> None:
 
 
 def test_fuse_weighs_scores_not_only_ranks() -> None:
-    # 0.6 x semantic + 0.4 x keyword, each min-max normalised: the semantic arm's best (alone)
+    # 0.7 x semantic + 0.3 x keyword, each min-max normalised: the semantic arm's best (alone)
     # beats a note both arms placed halfway, which beats the keyword arm's best (alone). Rank
     # fusion (RRF) would put the halfway note first, so this pins the fusion the evaluation chose.
     keyword = [("k1", 10.0), ("both", 5.0), ("k3", 0.0)]
@@ -76,7 +76,7 @@ def test_fuse_weighs_scores_not_only_ranks() -> None:
     fused = fuse(keyword, semantic)
     assert [n for n, _ in fused[:3]] == ["s1", "both", "k1"]
     assert dict(fused)["both"] == pytest.approx(0.5)
-    assert dict(fused)["s1"] == pytest.approx(0.6) and dict(fused)["k1"] == pytest.approx(0.4)
+    assert dict(fused)["s1"] == pytest.approx(0.7) and dict(fused)["k1"] == pytest.approx(0.3)
 
 
 def test_fuse_with_one_arm_empty_keeps_the_other_arms_order() -> None:

@@ -12,7 +12,7 @@ import pytest
 from noted.embeddings.fake import FakeEmbedder
 from noted.errors import UnavailableError
 from noted.indexer import engine
-from noted.indexer.chunking import CHUNKING, Chunk, chunk_note, content_hash
+from noted.indexer.chunking import CHUNKING, Chunk, chunk_note, content_hash, outline_chunk
 from noted.indexer.engine import Indexer, IndexProgress, request_pending, request_rebuild
 from noted.indexer.vectors import (
     META_CURSOR,
@@ -103,7 +103,12 @@ def test_only_changed_chunks_are_embedded_again(store: SqliteStore) -> None:
     store.update_note(note, NotePatch(body=body.replace("mountains", "volcanoes")), actor="user")
     indexer.run_until_idle()
     again = embedder.embedded[before:]
-    assert len(again) == 1 and "volcanoes" in again[0]
+    # The changed section's chunk, and the note's outline (its opening holds the change); the
+    # unchanged first section is not embedded again.
+    assert again == [
+        "# Two\nsecond section about volcanoes",
+        outline_chunk(note, "Geo", body.replace("mountains", "volcanoes"), embedder).text,  # type: ignore[union-attr]
+    ]
 
 
 def _sections(store: SqliteStore) -> list[str]:
@@ -140,7 +145,8 @@ def test_new_chunking_rules_cut_every_note_again_without_embedding_again(store: 
     again.prepare()
     again.run_until_idle()
     assert _sections(store) == ["0", "1.1"]
-    assert len(embedder.embedded) == before  # the texts left each had a vector: none embedded again
+    # The chunks left each had a vector: only the note's outline, which the old rules lacked, is new.
+    assert embedder.embedded[before:] == [outline_chunk(note, "Geo", body, embedder).text]  # type: ignore[union-attr]
     assert store.get_meta(engine.META_CHUNKING) == CHUNKING
 
 
@@ -386,7 +392,7 @@ def test_progress_is_committed_after_two_seconds_even_within_a_group(
     resumed = Indexer(store, store.db, resumed_model)
     resumed.prepare()
     resumed.run_until_idle()
-    total = len(chunk_note("x", "Manual", body, resumed_model))
+    total = len(chunk_note("x", "Manual", body, resumed_model)) + 1  # and the note's outline
     assert len(resumed_model.embedded) == total - 2 * engine.EMBED_STEP  # the two calls were kept
 
 

@@ -17,6 +17,9 @@ query that shares one of them. In the search evaluation (``tests/bench``) such c
 Git's 5,841 and 6 of PostgreSQL's 5,059; "# Chapter 1. Repositories and Branches" ranked the Git
 User Manual above git-grep for "buscar texto en los archivos del repositorio". A hit still lands
 under it, at the subsection that matched.
+
+Beside its chunks, a note has one vector of its outline (``outline_chunk``: title, headings,
+opening), stored apart and used only to weigh the note as a whole.
 """
 
 from __future__ import annotations
@@ -27,9 +30,17 @@ from dataclasses import dataclass
 from noted.embeddings import Embedder
 from noted.markdown import Section, outline
 
-CHUNKING = "2"
+CHUNKING = "3"
 """The version of the rules above, kept in the index's ``meta``: when it differs, the indexer scans
-every note again (a chunk whose text is unchanged keeps its vector). 2: a heading alone is no chunk."""
+every note again (a chunk whose text is unchanged keeps its vector). 2: a heading alone is no chunk.
+3: every note also has its outline (``outline_chunk``), so an index made before gains it by
+embedding one text a note."""
+
+OUTLINE_INDEX = -1
+"""``Chunk.index`` of a note's outline: one vector a note, kept apart from its chunks (the index's
+``index_notes``), never found as a passage."""
+OPENING = 2000
+"""Characters of the body an outline takes after the headings (the model keeps what fits)."""
 
 DEFAULT_OVERLAP = 32
 """Tokens repeated at the start of a window from the end of the one before."""
@@ -111,6 +122,27 @@ def chunk_note(
         text = (lead if index == 0 else "") + body[start:end]
         chunks.append(Chunk(note_id, index, path, heading, start, end, text, content_hash(text)))
     return chunks
+
+
+def outline_chunk(
+    note_id: str, title: str, body: str, embedder: Embedder, *, max_tokens: int | None = None
+) -> Chunk | None:
+    """The note's outline, to embed as one vector of the whole note: its title, its headings in
+    order and its opening, cut to what the model takes. None for a blank note.
+
+    A question phrased unlike any one passage is often close to what the note is about as a
+    whole; hybrid search adds this vector's closeness to a note's (``noted.search.hybrid``).
+    """
+    headings = " · ".join(" ".join(s.heading.split()) for s in outline(body).sections if s.heading)
+    parts = (" ".join(title.split()), headings, body[:OPENING].strip())
+    text = "\n\n".join(p for p in parts if p)
+    if not text:
+        return None
+    budget = chunk_budget(embedder, max_tokens)
+    spans = embedder.token_spans(text)
+    if len(spans) > budget:
+        text = text[: spans[budget - 1][1]]
+    return Chunk(note_id, OUTLINE_INDEX, "", "", 0, 0, text, content_hash(text))
 
 
 def _title_lead(title: str, embedder: Embedder, limit: int) -> str:

@@ -21,7 +21,7 @@ from functools import cached_property
 
 from noted.embeddings import Embedder
 from noted.errors import Interruption
-from noted.indexer.chunking import CHUNKING, Chunk, chunk_note
+from noted.indexer.chunking import CHUNKING, OUTLINE_INDEX, Chunk, chunk_note, outline_chunk
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.vectors import (
     META_CURSOR,
@@ -300,7 +300,13 @@ class Indexer:
         self._note_progress(work, done_ids)
 
     def _chunk(self, notes: dict[str, Note]) -> dict[str, list[Chunk]]:
-        return {i: chunk_note(i, n.title, n.body, self.embedder) for i, n in notes.items()}
+        """Each note's chunks, then its outline (which ``VectorTables.put_note`` keeps apart)."""
+        out = {}
+        for i, n in notes.items():
+            chunks = chunk_note(i, n.title, n.body, self.embedder)
+            whole = outline_chunk(i, n.title, n.body, self.embedder) if chunks else None
+            out[i] = chunks if whole is None else [*chunks, whole]
+        return out
 
     def _embed_piece(self, work: Work, piece: list[tuple[str, str, str]]) -> None:
         """Embed ``(hash, text, note)`` triples into ``work``; a note the model chokes on is failed."""
@@ -329,7 +335,7 @@ class Indexer:
         chars = sum(len(n.title) + len(n.body) for i in done_ids if (n := work.wanted.get(i)) is not None)
         self._rate.add(work.embedded - work.counted, chars, now - self._mark)
         self._mark, work.counted = now, work.embedded
-        self.chunks_done += sum(len(work.chunks.get(i, ())) for i in done_ids)
+        self.chunks_done += sum(c.index != OUTLINE_INDEX for i in done_ids for c in work.chunks.get(i, ()))
         self._chars_done += chars
         if work.scan_target is not None and self._scan is not None:
             self._scan.chars_left -= chars

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from noted.errors import UnavailableError
+from noted.indexer.chunking import OUTLINE_INDEX
 from noted.indexer.sign_bits import SignBits, bump
 from noted.store.sqlite.db import Database
 
@@ -64,6 +65,12 @@ CREATE TABLE index_bits (rowid INTEGER PRIMARY KEY, bits BLOB NOT NULL);
 # Vectors made for notes not yet stored whole: kept so a kill loses at most one group's work.
 # Rows live only while one batch is in flight (its last commit clears them).
 _PENDING_TABLE = "CREATE TABLE IF NOT EXISTS index_pending (hash TEXT PRIMARY KEY, embedding BLOB NOT NULL)"
+# One vector a note of its outline (``chunking.outline_chunk``). Made where missing, so an index of
+# an earlier version gains it; its rescan (``chunking.CHUNKING``) fills it, reusing every chunk.
+_OUTLINE_TABLE = (
+    "CREATE TABLE IF NOT EXISTS index_notes "
+    "(note_id TEXT PRIMARY KEY, hash TEXT NOT NULL, embedding BLOB NOT NULL)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +159,7 @@ class VectorTables:
                 self._recreate(conn)
                 remade = True
             conn.execute(_PENDING_TABLE)
+            conn.execute(_OUTLINE_TABLE)
             return remade
 
     def model_key(self) -> str:
@@ -218,7 +226,23 @@ class VectorTables:
         stored = self.vectors_of(conn, rows.values())
         known = {h: stored[r] for h, r in rows.items() if r in stored}
         known.update((str(h), bytes(v)) for h, v in conn.execute("SELECT hash, embedding FROM index_pending"))
+        known.update((h, v) for h, v in self._outlines(conn, note_ids).values())
         return known
+
+    def outline_vectors(self, conn: apsw.Connection, note_ids: Sequence[str]) -> dict[str, bytes]:
+        """The outline vector of each of these notes that has one (none before the indexer's
+        first run on an index older than them)."""
+        return {n: v for n, (_, v) in self._outlines(conn, note_ids).items()}
+
+    @staticmethod
+    def _outlines(conn: apsw.Connection, note_ids: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+        if not note_ids or not _has_table(conn, "index_notes"):
+            return {}
+        rows = conn.execute(
+            "SELECT note_id, hash, embedding FROM index_notes WHERE note_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(note_ids)),),
+        )
+        return {str(r[0]): (str(r[1]), bytes(r[2])) for r in rows}
 
     def counts(self) -> tuple[int, int]:
         """(notes, chunks) in the index."""
@@ -284,11 +308,18 @@ class VectorTables:
             conn.execute(f"DELETE FROM index_embeddings {of_note}", (note_id,))
             conn.execute(f"DELETE FROM index_bits {of_note}", (note_id,))
             conn.execute("DELETE FROM index_chunks WHERE note_id = ?", (note_id,))
+            conn.execute("DELETE FROM index_notes WHERE note_id = ?", (note_id,))
 
     def put_note(self, conn: apsw.Connection, note_id: str, chunks: Sequence[NewChunk]) -> None:
-        """Replace the chunks of one note."""
+        """Replace the chunks of one note, and its outline (the chunk of index ``OUTLINE_INDEX``)."""
         self.drop_notes(conn, [note_id])  # bumps the generation
         for c in chunks:
+            if c.index == OUTLINE_INDEX:
+                conn.execute(
+                    "INSERT INTO index_notes(note_id, hash, embedding) VALUES (?, ?, ?)",
+                    (note_id, c.content_hash, c.vector),
+                )
+                continue
             conn.execute(
                 'INSERT INTO index_chunks(note_id, idx, section, heading, start, "end", hash) '
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -342,6 +373,7 @@ def _drop_all(conn: apsw.Connection) -> None:
         "index_bits",
         "index_failures",
         "index_pending",
+        "index_notes",
     )
     for table in tables:
         conn.execute(f"DROP TABLE IF EXISTS {table}")

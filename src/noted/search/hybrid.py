@@ -112,7 +112,7 @@ def _source(term: Term) -> str:
 
 # Fusion --------------------------------------------------------------------------------------
 
-SEMANTIC_WEIGHT = 0.6
+SEMANTIC_WEIGHT = 0.7
 """The semantic arm's share of the fused score; the keyword arm has the rest."""
 SECOND_CHUNK_WEIGHT = 0.2
 """How much a note's second-closest chunk adds to its closeness in the semantic arm.
@@ -125,9 +125,16 @@ hardly tells them apart; see ``tests/bench/README.md`` for why it ships.
 """
 
 
-def _closeness(hit: SemanticHit) -> float:
-    """A note's closeness in the semantic arm: its best chunk's cosine, and a share of its second's."""
-    return hit.score + SECOND_CHUNK_WEIGHT * hit.second_score
+OUTLINE_WEIGHT = 0.15
+"""How much a note's outline vector (title, headings, opening: ``chunking.outline_chunk``) adds to
+its closeness in the semantic arm: a question phrased unlike any one passage is often close to
+what the note is about as a whole. See ``SEMANTIC_WEIGHT`` for how it was chosen."""
+
+
+def _closeness(hit: SemanticHit, outline: float = 0.0) -> float:
+    """A note's closeness in the semantic arm: its best chunk's cosine, a share of its second's,
+    and a share of its outline's (0 for a note whose outline is not indexed yet)."""
+    return hit.score + SECOND_CHUNK_WEIGHT * hit.second_score + OUTLINE_WEIGHT * outline
 
 
 def _minmax(run: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -194,6 +201,11 @@ class DeferredSemantic(SemanticSearch):
     ) -> dict[str, Passages]:
         return self._load().passages(vectors, note_ids, words)
 
+    def outlines(
+        self, vectors: Sequence[npt.NDArray[np.float32]], note_ids: Sequence[str]
+    ) -> dict[str, float]:
+        return self._load().outlines(vectors, note_ids)
+
     def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
         return self._load().coverage(note_ids)
 
@@ -251,7 +263,9 @@ class HybridSearch:
             return Results(hits, words.reading(Mode.HYBRID, str(relevance), keyword_only=str(exc)), len(hits))
         semantic = self.semantic.search_vectors(vectors, relevance=relevance, limit=DEPTH, note_ids=allowed)
         by_sem = {h.note_id: h for h in semantic}
-        fused = fuse([(h.note_id, h.score) for h in keyword], [(h.note_id, _closeness(h)) for h in semantic])
+        outlines = self.semantic.outlines(vectors, list(by_sem))
+        closeness = [(h.note_id, _closeness(h, outlines.get(h.note_id, 0.0))) for h in semantic]
+        fused = fuse([(h.note_id, h.score) for h in keyword], closeness)
         fused = fused[:limit]
         # Snippets only for the keyword-only hits that are shown: the semantic arm has its own.
         shown = {n for n, _ in fused if n not in by_sem}

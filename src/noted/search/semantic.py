@@ -243,17 +243,12 @@ class SemanticSearch:
         with self.db.read() as conn:
             chunks = self.tables.chunks_of(conn, ids)
             stored = self.tables.vectors_of(conn, [c.rowid for cs in chunks.values() for c in cs])
-        queries = np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
-        queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), np.float32(1e-12))
         kept = {n: [c for c in cs if c.rowid in stored] for n, cs in chunks.items()}
         notes = {n.id: n for n in self.store.get_notes([n for n, cs in kept.items() if cs])}
         out: dict[str, Passages] = {}
         for note_id, note in notes.items():
             of_note = kept[note_id]
-            matrix = np.frombuffer(b"".join(stored[c.rowid] for c in of_note), dtype=np.float32)
-            matrix = matrix.reshape(len(of_note), -1)
-            norms = np.maximum(np.linalg.norm(matrix, axis=1), np.float32(1e-12))
-            cosines = (matrix @ queries.T).max(axis=1) / norms
+            cosines = _cosines([stored[c.rowid] for c in of_note], vectors)
             scored = [
                 ChunkScore(c.section_path, c.section_heading, c.start, c.end, float(x))
                 for c, x in zip(of_note, cosines, strict=True)
@@ -262,6 +257,22 @@ class SemanticSearch:
             text = note.body[sections[0].start : sections[0].end]
             out[note_id] = Passages(tuple(sections), text, _snippet(text))
         return out
+
+    def outlines(
+        self, vectors: Sequence[npt.NDArray[np.float32]], note_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """The cosine of each note's outline vector (``chunking.outline_chunk``) to the closest of
+        ``vectors``; notes without one (not indexed since the outline came in) are left out."""
+        ids = list(dict.fromkeys(note_ids))
+        if not ids or not vectors:
+            return {}
+        with self.db.read() as conn:
+            stored = self.tables.outline_vectors(conn, ids)
+        found = [n for n in ids if n in stored]
+        if not found:
+            return {}
+        cosines = _cosines([stored[n] for n in found], vectors)
+        return {n: float(x) for n, x in zip(found, cosines, strict=True)}
 
     def nearest(
         self, vector: npt.NDArray[np.float32], chunks: int, note_ids: list[str] | None = None
@@ -326,6 +337,16 @@ class SemanticSearch:
             if len(hits) >= limit:
                 break
         return hits
+
+
+def _cosines(blobs: Sequence[bytes], vectors: Sequence[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    """The cosine of each stored vector to the closest of ``vectors``."""
+    queries = np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
+    queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), np.float32(1e-12))
+    matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+    norms = np.maximum(np.linalg.norm(matrix, axis=1), np.float32(1e-12))
+    cosines: npt.NDArray[np.float32] = (matrix @ queries.T).max(axis=1) / norms
+    return cosines
 
 
 def _hit(
