@@ -53,7 +53,7 @@ sys.path.insert(0, str(HERE))
 from corpus import Corpus, fill_store  # noqa: E402
 
 from noted.embeddings import Embedder, make_embedder  # noqa: E402
-from noted.indexer.chunking import chunk_note, content_hash  # noqa: E402
+from noted.indexer.chunking import OUTLINE_INDEX, chunk_note, content_hash  # noqa: E402
 from noted.indexer.engine import Indexer  # noqa: E402
 from noted.indexer.lease import Lease  # noqa: E402
 from noted.indexer.service import IndexerService  # noqa: E402
@@ -347,6 +347,10 @@ def build_big_index(path: Path, embedder: Embedder, chunks: int, queries: list[s
                 vector /= np.linalg.norm(vector)
                 key = content_hash(f"{note_id}:{idx}")
                 rows.append(NewChunk(note_id, idx, "0", "", start, end, key, as_blob(vector)))
+            whole = rng.standard_normal(embedder.dim).astype(np.float32)  # the note's outline vector
+            whole /= np.linalg.norm(whole)
+            key = content_hash(f"{note_id}:outline")
+            rows.append(NewChunk(note_id, OUTLINE_INDEX, "", "", 0, 0, key, as_blob(whole)))
             tables.put_note(conn, note_id, rows)
         set_meta(conn, "index.cursor", str(store.latest_cursor()))
     say(f"  {rowid} chunks and vectors inserted in {time.perf_counter() - started:.1f} s")
@@ -400,7 +404,8 @@ def measure_preset(
         knn_c.append(c)
     # A query taken for another language embeds two wordings and asks the KNN twice; every search
     # by meaning then ranks the sections of the notes it shows (Finder: 10 for the tools, 50 on screen).
-    two_w, two_c, pas_w, pas_c = [], [], [], []
+    # Hybrid search also reads the outline vectors of the semantic arm's notes (up to 100).
+    two_w, two_c, pas_w, pas_c, out_w, out_c = [], [], [], [], [], []
     for q, v in zip(queries, vectors, strict=True):
         _, w, c = timed(functools.partial(search.search, q, also=(q + " translated",), relevance=relevance))
         two_w.append(w)
@@ -409,6 +414,10 @@ def measure_preset(
         _, w, c = timed(functools.partial(search.passages, [v], shown, query_words([q])))
         pas_w.append(w)
         pas_c.append(c)
+        arm = [h.note_id for h in search.search_vectors([v], relevance=relevance, limit=100)]
+        _, w, c = timed(functools.partial(search.outlines, [v], arm))
+        out_w.append(w)
+        out_c.append(c)
     chunk_recall, top10, top1 = [], [], []
     for q, v in list(zip(queries, vectors, strict=True))[: len(oracle)]:
         want = oracle[q][: preset.chunks]
@@ -426,6 +435,7 @@ def measure_preset(
         "knn": {"wall": summary_ms(knn_w), "cpu": summary_ms(knn_c)},
         "search, two wordings": {"wall": summary_ms(two_w), "cpu": summary_ms(two_c)},
         "sections of 50 notes": {"wall": summary_ms(pas_w), "cpu": summary_ms(pas_c)},
+        "outlines of the arm's notes (hybrid)": {"wall": summary_ms(out_w), "cpu": summary_ms(out_c)},
         "median_hits": statistics.median(hits),
         "vs_exact": {
             "chunk_recall_mean": round(statistics.fmean(chunk_recall), 4),
