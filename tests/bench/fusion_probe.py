@@ -22,6 +22,8 @@ on the held-out half against the baseline with a paired bootstrap interval:
   for every chunk, without leading every chunk with it, which blurs which section of the note answers.
 - ``note vector``: the same with one vector per note of its title, its headings in order and its
   opening (``note_outline``; the model keeps what fits), embedded when the probe starts.
+- ``outline x weight``: the note vector at ``a`` and the fusion's semantic weight ``w`` together
+  (``HybridSearch`` ships a=0.15, w=0.7: the centre of the tune half's plateau, see ``hybrid.py``).
 - ``first chunk``: the same with the note's first chunk (its title and opening), which the index
   already holds, in place of a vector of its own.
 
@@ -223,6 +225,18 @@ def title_vector(a: float, how: str, whole: bool | str = False) -> Variant:
     return run
 
 
+def outline_weight(a: float, w: float) -> Variant:
+    """The note vector added at ``a`` (as ``note vector``), and the semantic arm's share of the
+    fusion ``w``: what ``HybridSearch`` ships (``OUTLINE_WEIGHT``, ``SEMANTIC_WEIGHT``)."""
+
+    def run(c: Corpus, p: Prepared) -> list[str]:
+        chunks = semantic_run(c, p.cos, 0.2)
+        semantic = sorted(((n, s + a * p.note_cos[n]) for n, s in chunks), key=lambda x: -x[1])
+        return [n for n, _ in fuse(p.keyword, semantic[:DEPTH], semantic_weight=w)]
+
+    return run
+
+
 def rocchio(mm: int, b: float) -> Variant:
     def run(c: Corpus, p: Prepared) -> list[str]:
         first = [n for n, _ in fuse(p.keyword, semantic_run(c, p.cos))][:mm]
@@ -322,6 +336,10 @@ def families() -> dict[str, dict[str, Variant]]:
         },
         "first chunk": {
             f"add a={a}": title_vector(a, "add", whole="first") for a in (0.05, 0.1, 0.15, 0.2, 0.3)
+        },
+        "outline x weight": {
+            f"a={a} w={w}": outline_weight(a, w)
+            for a, w in itertools.product((0.0, 0.05, 0.1, 0.15, 0.2, 0.3), (0.6, 0.65, 0.7, 0.75, 0.8))
         },
         "rocchio": {f"m={a} b={b}": rocchio(a, b) for a, b in itertools.product((1, 3, 5), (0.2, 0.4, 0.7))},
         "keyword feedback": {

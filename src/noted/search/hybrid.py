@@ -14,7 +14,8 @@ weighted sum of min-max normalised scores, was chosen on the evaluation in
 ``tests/bench/eval_search.py`` (Git's manual pages and guides, 52 labelled queries,
 all-MiniLM-L6-v2); see ``fuse`` for the figures.
 In the semantic arm a note is as close as its best chunk plus a fifth of its second best
-(``SECOND_CHUNK_WEIGHT``): two close passages say more than one.
+(``SECOND_CHUNK_WEIGHT``): two close passages say more than one; and a share of its outline's
+cosine (``OUTLINE_WEIGHT``): a question may be about the note as a whole.
 The words are read by ``noted.search.reading``: a word that no note contains is taken for a
 misspelling and both arms also search its closest indexed word (``noted.search.fuzzy``), which
 lifted the misspelt queries of the evaluation from nDCG@10 0.62 to 0.86 (held-out half); a query
@@ -113,7 +114,15 @@ def _source(term: Term) -> str:
 # Fusion --------------------------------------------------------------------------------------
 
 SEMANTIC_WEIGHT = 0.7
-"""The semantic arm's share of the fused score; the keyword arm has the rest."""
+"""The semantic arm's share of the fused score; the keyword arm has the rest.
+
+Chosen with ``OUTLINE_WEIGHT`` on the evaluation's tune half (``tests/bench/fusion_probe.py``,
+"outline x weight"): outline weights 0.1-0.2 with semantic weights 0.6-0.8 formed a plateau of
+nDCG@10 0.743-0.750 (0.731 without the outline at 0.6, as shipped before); its centre, 0.15 and
+0.7 (0.749), is where no category of the tune half fell by more than 0.01. As built
+(``eval_suite.py``): tune 0.731 -> 0.749; held out 0.815 -> 0.835, paraphrases 0.680 -> 0.741
+(paired bootstrap 95 % interval of the gain +0.006..+0.136), deep-section questions 0.934 -> 0.915.
+"""
 SECOND_CHUNK_WEIGHT = 0.2
 """How much a note's second-closest chunk adds to its closeness in the semantic arm.
 
@@ -128,7 +137,8 @@ hardly tells them apart; see ``tests/bench/README.md`` for why it ships.
 OUTLINE_WEIGHT = 0.15
 """How much a note's outline vector (title, headings, opening: ``chunking.outline_chunk``) adds to
 its closeness in the semantic arm: a question phrased unlike any one passage is often close to
-what the note is about as a whole. See ``SEMANTIC_WEIGHT`` for how it was chosen."""
+what the note is about as a whole. See ``SEMANTIC_WEIGHT`` for how it was chosen; alone (0.1, the
+fusion at 0.6) it raised held-out paraphrases 0.680 -> 0.710."""
 
 
 def _closeness(hit: SemanticHit, outline: float = 0.0) -> float:
@@ -155,7 +165,8 @@ def fuse(
 
     A convex combination of min-max normalised scores: each arm's scores are mapped onto 0..1
     within the run (BM25 and cosine live on unrelated scales), a note an arm did not return gets
-    0 from it, and the fused score is ``0.6 · semantic + 0.4 · keyword``. On the evaluation
+    0 from it, and the fused score is ``0.7 · semantic + 0.3 · keyword`` (0.6 and 0.4 before the
+    outline vector came in: see ``SEMANTIC_WEIGHT``). On the evaluation
     (``tests/bench/eval_search.py``: 245 Git pages, 52 queries, all-MiniLM-L6-v2, keyword words
     OR'ed) this scored nDCG@10 0.704 against 0.627 for semantic search alone (the better arm;
     paired bootstrap 95% interval of the gain +0.02..+0.13) and 0.675 for reciprocal rank fusion
