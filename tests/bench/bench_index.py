@@ -381,6 +381,9 @@ def notes_of(matches: list[ChunkMatch], floor: float, limit: int) -> list[str]:
     return out[:limit]
 
 
+OUTLINES = "outlines of the arm's notes (hybrid)"
+
+
 def measure_preset(
     search: SemanticSearch, oracle: dict[str, list[ChunkMatch]], queries: list[str], relevance: Relevance
 ) -> dict[str, Any]:
@@ -435,7 +438,7 @@ def measure_preset(
         "knn": {"wall": summary_ms(knn_w), "cpu": summary_ms(knn_c)},
         "search, two wordings": {"wall": summary_ms(two_w), "cpu": summary_ms(two_c)},
         "sections of 50 notes": {"wall": summary_ms(pas_w), "cpu": summary_ms(pas_c)},
-        "outlines of the arm's notes (hybrid)": {"wall": summary_ms(out_w), "cpu": summary_ms(out_c)},
+        OUTLINES: {"wall": summary_ms(out_w), "cpu": summary_ms(out_c)},
         "median_hits": statistics.median(hits),
         "vs_exact": {
             "chunk_recall_mean": round(statistics.fmean(chunk_recall), 4),
@@ -492,7 +495,14 @@ def measure_queries(embedder: Embedder, chunks: int, count: int) -> dict[str, An
         for relevance in (Relevance.LOOSE, Relevance.NORMAL, Relevance.STRICT):
             r = out[relevance.value] = measure_preset(search, oracle, queries, relevance)
             say(f"  {relevance.value} (k={r['chunks_k']}, {r['candidates']} candidates):")
-            for name in ("search", "embed_query", "knn", "search, two wordings", "sections of 50 notes"):
+            for name in (
+                "search",
+                "embed_query",
+                "knn",
+                "search, two wordings",
+                "sections of 50 notes",
+                OUTLINES,
+            ):
                 w, c = r[name]["wall"], r[name]["cpu"]
                 say(
                     f"    {name}: p50 {w['p50_ms']} ms, p95 {w['p95_ms']} ms wall; "
