@@ -10,7 +10,11 @@ on the evaluation's deep-section questions (``tests/bench``), a note's answering
 first by closeness for 10 of 17 answering notes of the tune half and 13 of 14 held out; with the
 words' share at 0.3 (chosen on the tune half among 0.05 to 0.5), 12 of 17 and 13 of 14. Headings
 and titles given to the model with each chunk, a section's mean closeness, and a penalty for
-sections of many chunks or short chunks did no better (``README.md`` there).
+sections of many chunks or short chunks did no better (``README.md`` there); nor, with the
+outline vector in hybrid search (17 answering notes of the tune half, 13 first at 0.3), did
+words counted in each chunk rather than its whole section (12-13 for weights 0.1-0.5), the share
+divided by the section's length in chunks (10-13), or words weighed by their rarity in all the
+notes as well (12-13). The misses left are the model's: it prefers a sibling section.
 """
 
 from __future__ import annotations
