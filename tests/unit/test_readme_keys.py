@@ -47,6 +47,7 @@ from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.outline import LinkList, OutlineList
+from noted.ui.widgets.prompt_bar import PromptBar, PromptField
 from noted.ui.workspace import Workspace
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -59,6 +60,7 @@ PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = 
     "note": ((NoteViewer, NoteScroll), AROUND),
     "outline": ((OutlineList,), AROUND),
     "links and attachments": ((LinkList,), AROUND),
+    "filter and find field": ((PromptBar, PromptField), (Input, *AROUND)),
     "editor": ((NoteEditor,), AROUND),
     "conflict view": ((ConflictView, ProposalConflictView), (Button, NotedApp)),
     "merge": ((MergeEditor,), (TextArea, NotedApp)),

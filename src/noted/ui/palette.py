@@ -20,7 +20,7 @@ from noted.ui.commands import open_tool_palette
 from noted.ui.key_hints import KeyHints, class_bindings
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
-from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.outline import LinkList
 
@@ -107,6 +107,7 @@ _LIST_COMMANDS = (
     ("Restore notes", "restore"),
     ("Mark all notes", "mark_all"),
     ("Sort notes", "sort"),
+    ("Filter notes…", "filter"),
 )
 """(title, action) of a pane's commands; the help is the action's binding's tooltip, and its keys."""
 
@@ -128,6 +129,7 @@ def _viewer_commands(hints: KeyHints, viewer: NoteViewer) -> Iterable[SystemComm
         "Copy code block…", "Copy a code block of the open note to the clipboard", viewer.action_copy_code
     )
     yield command("Go to outline", "Jump to a heading of the open note", viewer.action_outline)
+    yield command("Find in note…", "Find words in the open note", viewer.query_one(NoteScroll).action_find)
     yield command(
         "Note history", "The open note's revisions: who left each and when, diffs, restore one",
         viewer.action_history,

@@ -19,7 +19,7 @@ from typing import Any
 from textual import events
 from textual.app import App
 
-OPENERS = frozenset({"app.chat", "app.settings", "app.search"})
+OPENERS = frozenset({"app.chat", "app.settings", "app.search", "list.filter", "note.find"})
 """Binding ids whose action opens a pane or a screen that takes the focus."""
 HOLD_SECONDS = 2.0
 """The longest keys are held: an opener that fails or does nothing must not swallow them."""

@@ -25,6 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
+from noted.ui.widgets.page_find import PageFind, highlight
 
 
 def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:
@@ -144,6 +145,8 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         """Rows as painted (cropped to the width, on the widget's background), until either changes."""
         self._base: Style | None = None
         self._themes: dict[str, Theme] = {}
+        self.find: PageFind | None = None
+        """What ``/`` finds in the page (its matches are painted), None when nothing is."""
 
     def look(self) -> Look | None:
         """The look the page draws in now (None before it has a size)."""
@@ -165,6 +168,8 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
 
         ``drawn``: the body drawn ahead of time; used when it was drawn in the page's current look.
         """
+        if body != self._body:
+            self.find = None  # another note (the same one read again keeps its find)
         self._body = body
         self._draw(drawn)
         self.scroll_to(y=0, animate=False, immediate=True)
@@ -225,6 +230,45 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         self._drawn = drawn
         self._painted.clear()
         self.virtual_size = Size(look.width, len(drawn.lines))
+        if self.find is not None:  # drawn anew (a new width): the matches moved
+            hit = self.find.hit
+            self.find.search(self._texts(), 0 if hit is None else hit.row)
+
+    def _texts(self) -> list[str]:
+        return [] if self._drawn is None else [line.text for line in self._drawn.lines]
+
+    def find_text(self, text: str) -> None:
+        """Find ``text`` (a new find, or the one under way changed), from the row at the top when
+        the find began, and scroll to the first match there."""
+        if self.find is None:
+            self.find = PageFind(text, round(self.scroll_y))
+        self.find.text = text
+        self.find.search(self._texts(), self.find.origin)
+        self._show_hit(self.find.origin)
+
+    def find_step(self, forward: bool) -> None:
+        """To the next (or previous) match, round the page's end."""
+        if self.find is not None:
+            self.find.step(forward)
+            self._show_hit(round(self.scroll_y))
+
+    def find_clear(self, *, back: bool = False) -> None:
+        """Show no matches (``back``: and scroll back to where the find began)."""
+        if self.find is not None and back:
+            self.scroll_to(y=self.find.origin, animate=False, immediate=True)
+        self.find = None
+        self._painted.clear()
+        self.refresh()
+
+    def _show_hit(self, otherwise: int) -> None:
+        hit = None if self.find is None else self.find.hit
+        top, height = round(self.scroll_y), self.scrollable_content_region.height
+        if hit is None:
+            self.scroll_to(y=otherwise, animate=False, immediate=True)
+        elif not top <= hit.row < top + height:  # as vim does: the match a third of the way down
+            self.scroll_to(y=max(0, hit.row - height // 3), animate=False, immediate=True)
+        self._painted.clear()
+        self.refresh()
 
     def on_resize(self) -> None:
         if self._drawn is None or self._drawn.look != self.look():
@@ -256,6 +300,8 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
             painted = Strip.blank(width, self._base)
         else:
             painted = lines[row].crop_extend(0, width, self._base).apply_style(self._base)
+            if self.find is not None and (hits := self.find.on_row(row)):
+                painted = highlight(painted, hits, self.find.hit)
         self._painted[row] = painted
         return painted
 

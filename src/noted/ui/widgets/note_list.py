@@ -22,15 +22,17 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from noted.models import NoteMeta
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
 from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page
 from noted.ui.messages import FirstNotesListed
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
+from noted.ui.widgets.list_filter import POOL, Before, ListFilter
+from noted.ui.widgets.note_marks import MarkedRows
 from noted.ui.widgets.note_rows import row_prompt
-from noted.ui.widgets.triage import NoteTriage, range_marks
+from noted.ui.widgets.prompt_bar import PromptBar
+from noted.ui.widgets.triage import NoteTriage
 from noted.ui.workers import ReportsWorkerFailures
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
@@ -39,7 +41,7 @@ _PREFETCH = 20
 """Load the next page when the cursor is this close to the last loaded note."""
 
 
-class NoteList(ReportsWorkerFailures, SteadyScrollbars, OptionList):
+class NoteList(ReportsWorkerFailures, SteadyScrollbars, MarkedRows):
     """The middle pane: one source's notes, newest first unless sorted otherwise."""
 
     HELP = """\
@@ -53,6 +55,10 @@ Triage several notes at once: {list.mark} marks a note, {list.mark_all} marks al
 {list.todo} turns a note into a to-do (and back), {list.trash} moves to the trash, {list.restore}
 restores from it. With nothing marked these act on the highlighted note. {list.sort} changes the sort
 (updated, title, created), {list.new_note} creates a note.
+
+{list.filter} filters the list in place: type words of the titles wanted (case does not count) and the
+list narrows as you type; {prompt.keep} keeps the filter and goes back to the list, {prompt.clear} clears it
+and puts the list and its cursor back. With a filter kept, {list.filter.clear} clears it.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -77,14 +83,16 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
                 tooltip="Undo the last tag, move or to-do change (trash has u under Trash)"),
         Binding("s", "sort", "Sort", id="list.sort", tooltip="Sort by updated time, title or created time"),
         Binding("n", "new_note", "New", id="list.new_note", tooltip="Create a note in this notebook"),
+        Binding("slash", "filter", "Filter", show=False, id="list.filter",
+                tooltip="Filter the list by words of the titles, as you type"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="list.filter.clear",
+                tooltip="Clear the filter kept on the list"),
     ]  # fmt: skip
 
     _listed_notes = False
     """Whether a page with notes came (``FirstNotesListed`` is said once)."""
     _highlighted_note: str | None = None
     """The note last announced by ``NoteHighlighted``."""
-    _range: tuple[int, frozenset[str]] | None = None
-    """While a range is marked (``v``): where it began, and the marks made before it."""
     _rebuilding = False
 
     highlighted: reactive[int | None] = reactive(None, repaint=False)
@@ -168,6 +176,7 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         self._total: int | None = None
         self._loading = False
         self.triage = NoteTriage(self, store)
+        self.filter = ListFilter()
 
     # Loading -------------------------------------------------------------------------------
     def load_first(self, page: NotePage | None) -> None:
@@ -188,6 +197,7 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
             return
         self.source = source
         self._total = None
+        self.filter.end(None)  # another notebook: its notes unfiltered
         self.marked.clear()
         self._range = None
         self._load(offset=0, limit=PAGE_SIZE, replace=True, keep=None)
@@ -198,6 +208,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         self._load(offset=0, limit=max(len(self.rows), PAGE_SIZE), replace=True, keep=self.highlighted_id)
 
     def _load(self, *, offset: int, limit: int, replace: bool, keep: str | None) -> None:
+        if self.filter.active and replace:  # a filter looks at every note, not the first pages
+            offset, limit = 0, POOL
         self._loading = True
         self._fetch(self.source, self.order, offset, limit, replace, keep)
 
@@ -217,23 +229,11 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         self._has_more = page.has_more
         if page.total is not None:
             self._total = page.total
-        if message.replace:
-            previous = self.highlighted or 0
-            self.rows = list(page.rows)
-            ids = {row.meta.id for row in self.rows}
-            self.marked &= ids
-            # The cursor passes through other rows while the options are replaced: announce only
-            # where it ends, so the reader does not flick to another note and back.
-            self._rebuilding = True
-            try:
-                self.set_options(self._option(row) for row in self.rows)
-                # Stay on the same note; if it left the list (trashed, moved), stay at the same place.
-                fallback = min(previous, len(self.rows) - 1) if message.keep else 0
-                index = next((i for i, r in enumerate(self.rows) if r.meta.id == message.keep), None)
-                self.highlighted = (fallback if index is None else index) if self.rows else None
-            finally:
-                self._rebuilding = False
-            self._announce(self.highlighted, left=message.keep is not None and index is None)
+        if message.replace and self.filter.active:
+            self.filter.set_pool(page.rows, page.has_more)
+            self._filter_rows(self.filter.text, message.keep)
+        elif message.replace:
+            self._replace_rows(list(page.rows), message.keep)
         else:
             self.rows.extend(page.rows)
             self.add_options(self._option(row) for row in page.rows)
@@ -241,6 +241,26 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         if self.rows and not self._listed_notes:  # the next frame paints them
             self._listed_notes = True
             self.post_message(FirstNotesListed(time.perf_counter(), time.process_time()))
+
+    def _replace_rows(self, rows: list[NoteRow], keep: str | None, *, moved: bool = True) -> None:
+        """Show ``rows``, the cursor on ``keep`` (``moved``: if it is not among them, at the same
+        place, which says the note left the list) or else on the first."""
+        previous = self.highlighted or 0
+        self.rows = rows
+        self.marked &= {row.meta.id for row in rows}
+        # The cursor passes through other rows while the options are replaced: announce only
+        # where it ends, so the reader does not flick to another note and back.
+        self._rebuilding = True
+        try:
+            self.set_options(self._option(row) for row in rows)
+            # Stay on the same note; if it left the list (trashed, moved), stay at the same place.
+            fallback = min(previous, len(rows) - 1) if keep and moved else 0
+            index = next((i for i, r in enumerate(rows) if r.meta.id == keep), None)
+            self.highlighted = (fallback if index is None else index) if rows else None
+        finally:
+            self._rebuilding = False
+        self._announce(self.highlighted, left=moved and keep is not None and index is None)
+        self.border_title = self._title()
 
     def _option(self, row: NoteRow) -> Option:
         return Option(row_prompt(row, row.meta.id in self.marked, self.order), id=row.meta.id)
@@ -254,6 +274,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         marked = f" · {len(self.marked)} marked" if self.marked else ""
         if self._range is not None:
             marked += " (v ends)"
+        if self.filter.narrowing:
+            count = self.filter.summary()
         return f"{self.source.title} · {count}{marked} · by {_SORT_LABEL.get(self.order, self.order)}"
 
     @on(NoteTriage.Done)
@@ -275,31 +297,15 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         option = self.highlighted_option
         return option.id if option is not None else None
 
-    @property
-    def highlighted_meta(self) -> NoteMeta | None:
-        index = self.highlighted
-        return self.rows[index].meta if index is not None and index < len(self.rows) else None
-
-    def neighbours(self, note_id: str, reach: int = 2) -> list[str]:
-        """The notes up to ``reach`` rows either side of ``note_id``, nearest first."""
-        index = next((i for i, row in enumerate(self.rows) if row.meta.id == note_id), None)
-        if index is None:
-            return []
-        order = [index + step * sign for step in range(1, reach + 1) for sign in (1, -1)]
-        return [self.rows[i].meta.id for i in order if 0 <= i < len(self.rows)]
-
-    def targets(self) -> list[NoteMeta]:
-        """The marked notes in list order, or the highlighted one."""
-        if self.marked:
-            return [row.meta for row in self.rows if row.meta.id in self.marked]
-        meta = self.highlighted_meta
-        return [meta] if meta is not None else []
-
     @on(OptionList.OptionHighlighted)
     def _moved(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         index = event.option_index
-        if self._has_more and not self._loading and index >= len(self.rows) - _PREFETCH:
+        if self.filter.narrowing and index >= len(self.rows) - _PREFETCH:
+            more = self.filter.next_page(len(self.rows))
+            self.rows.extend(more)
+            self.add_options(self._option(row) for row in more)
+        elif self._has_more and not self._loading and index >= len(self.rows) - _PREFETCH:
             self._load(offset=len(self.rows), limit=PAGE_SIZE, replace=False, keep=None)
 
     @on(OptionList.OptionSelected)
@@ -307,63 +313,6 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
         event.stop()
         if event.option.id is not None:
             self.post_message(self.NoteChosen(self, event.option.id))
-
-    def select_note(self, note_id: str) -> None:
-        """Put the cursor on ``note_id`` if it is loaded."""
-        for index, row in enumerate(self.rows):
-            if row.meta.id == note_id:
-                self.highlighted = index
-                return
-
-    # Marks ---------------------------------------------------------------------------------
-    def _redraw(self, index: int) -> None:
-        row = self.rows[index]
-        self.replace_option_prompt_at_index(index, row_prompt(row, row.meta.id in self.marked, self.order))
-
-    def action_mark(self) -> None:
-        index = self.highlighted
-        if index is None or index >= len(self.rows):
-            return
-        self.marked ^= {self.rows[index].meta.id}
-        self._redraw(index)
-        self.border_title = self._title()
-        self.action_cursor_down()
-
-    def action_mark_range(self) -> None:
-        """Begin a range at the cursor (the marks made so far stay), or end the one under way."""
-        if self._range is not None:
-            self._range = None
-        elif self.highlighted is not None and self.highlighted < len(self.rows):
-            self._range = (self.highlighted, frozenset(self.marked))
-            self._extend_range(self.highlighted)
-        self.border_title = self._title()
-
-    def _extend_range(self, index: int | None) -> None:
-        """Mark the notes from where the range began to ``index``, and no others of the range."""
-        if self._range is None or index is None:
-            return
-        marked = range_marks([row.meta.id for row in self.rows], *self._range, index)
-        changed, self.marked = marked ^ self.marked, marked
-        for position, row in enumerate(self.rows):
-            if row.meta.id in changed:
-                self._redraw(position)
-        self.border_title = self._title()
-
-    def action_mark_all(self) -> None:
-        ids = {row.meta.id for row in self.rows}
-        self.marked = set() if ids <= self.marked else ids
-        for index in range(len(self.rows)):
-            self._redraw(index)
-        self.border_title = self._title()
-
-    def clear_marks(self) -> None:
-        """Forget the marks (after a triage action)."""
-        marked = self.marked
-        self.marked, self._range = set(), None
-        for index, row in enumerate(self.rows):
-            if row.meta.id in marked:
-                self._redraw(index)
-        self.border_title = self._title()
 
     # Actions -------------------------------------------------------------------------------
     def action_sort(self) -> None:
@@ -398,3 +347,40 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
 
     def action_new_note(self) -> None:
         self.triage.new_note(self.source, self.highlighted_meta)
+
+    # Filter (``ListFilter``) ----------------------------------------------------------------
+    def action_filter(self) -> None:
+        if not self.filter.active:
+            self.filter.begin(Before(tuple(self.rows), self._has_more, self._total, self.highlighted_id))
+            self._load(offset=0, limit=POOL, replace=True, keep=self.highlighted_id)  # every note
+        self.screen.query_one(PromptBar).ask(
+            self, "Filter", self.filter.text, "title words · Enter keeps · Esc clears"
+        )
+
+    def _filter_rows(self, text: str, keep: str | None) -> None:
+        self._range = None
+        self._replace_rows(self.filter.match(text)[:PAGE_SIZE], keep, moved=False)
+
+    def prompt_changed(self, text: str) -> None:
+        self._filter_rows(text, self.highlighted_id)
+
+    def prompt_kept(self, text: str) -> None:
+        if self.filter.narrowing:
+            self.filter.kept = True
+        else:
+            self.prompt_cleared()  # nothing typed: nothing to keep
+
+    def prompt_cleared(self) -> None:
+        restored = self.filter.end(self.highlighted_id)
+        self._has_more, self._total = restored.has_more, restored.total
+        self._range = None
+        self._replace_rows(restored.rows, restored.note, moved=False)
+        if self.highlighted is not None:
+            self.scroll_to_highlight()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Esc clears a kept filter; with none it is the screen's Esc (back to the list).
+        return self.filter.active if action == "clear_filter" else True
+
+    def action_clear_filter(self) -> None:
+        self.prompt_cleared()

@@ -44,34 +44,13 @@ from noted.ui.widgets.attachments import AttachmentFlows
 from noted.ui.widgets.markdown_page import Drawn, Look, MarkdownPage, draw
 from noted.ui.widgets.note_copy import copy_note, copy_note_code
 from noted.ui.widgets.note_rows import when
+from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.workers import ReportsWorkerFailures
 
+__all__ = ["NoteScroll", "NoteViewer"]  # NoteScroll lives in note_scroll; the reader's parts are found here
+
 _NOTE_LINK = ":/"
-
-
-class NoteScroll(MarkdownPage):
-    """The scrolling page of the rendered note; focusable so the keys scroll it."""
-
-    HELP = """\
-## Note
-
-{note.down}/{note.up} scroll, {note.page_down}/{note.page_up} a page, {note.top}/{note.bottom} top and
-bottom. {note.edit} edits the note, {note.external} edits it in `$EDITOR`, {note.outline} goes to the
-outline, {note.links} to the links and attachments, {note.attachment.add} attaches a file from a path.
-{note.copy} copies the note's text (Markdown), {note.copy.code} one of its code blocks, {note.history}
-its history: each revision with who left it, diffs, restoring one.
-Links to other notes (`:/id`) open them.
-"""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "scroll_down", "Down", show=False, id="note.down", tooltip="Scroll down"),
-        Binding("k", "scroll_up", "Up", show=False, id="note.up", tooltip="Scroll up"),
-        Binding("g", "scroll_home", "Top", show=False, id="note.top", tooltip="Top of the note"),
-        Binding("G", "scroll_end", "Bottom", show=False, id="note.bottom", tooltip="Bottom of the note"),
-        Binding("space", "page_down", "Page down", show=False, id="note.page_down", tooltip="Next page"),
-        Binding("b", "page_up", "Page up", show=False, id="note.page_up", tooltip="Previous page"),
-    ]
 
 
 class NoteViewer(ReportsWorkerFailures, Vertical):
@@ -247,6 +226,11 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     def _loaded(self, message: _Loaded) -> None:
         self.apply(self.reader.read(message.fetch, message.copy, self.surface()))
 
+    @on(NoteScroll.Found)
+    def _found(self, event: NoteScroll.Found) -> None:
+        event.stop()  # what the find found, on the line under the note's header
+        self.query_one("#note-header", Static).border_subtitle = event.status
+
     @on(MarkdownPage.Redrawn)
     def _redrawn(self, event: MarkdownPage.Redrawn) -> None:
         event.stop()
@@ -261,8 +245,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         view, section = effect.copy.view, effect.section
         offset = scroll.scroll_y if effect.keep_scroll else 0
         with self.app.batch_update():  # one frame for header, body, outline and links, not four
-            self.query_one("#note-header", Static).update(self._header(view), layout=False)
-            scroll.update(view.note.body, effect.copy.drawn)
+            header = self.query_one("#note-header", Static)
+            header.update(self._header(view), layout=False)
+            scroll.update(view.note.body, effect.copy.drawn)  # another note: its find is cleared
+            header.border_subtitle = "" if scroll.find is None else scroll.find.status()
             self.query_one(OutlineList).show(view.outline)
             self.query_one(LinkList).show(view.links, view.resources)
             if section is None or not self.scroll_to_section(section):
@@ -270,6 +256,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
 
     def _blank(self, text: str) -> None:
         self.query_one("#note-header", Static).update(Content.styled(text, "$text-muted"))
+        self.query_one("#note-header", Static).border_subtitle = ""
         self.query_one(NoteScroll).update("")
         self.query_one(OutlineList).clear_options()
         self.query_one(LinkList).show((), ())

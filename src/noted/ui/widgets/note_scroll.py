@@ -1,0 +1,97 @@
+"""``NoteScroll``: the reader's page, focusable so the keys scroll it, and ``/`` finds in it.
+
+The find (``/``, then ``n``/``N``) asks in the workspace's ``PromptBar`` and is the page's to keep
+(``MarkdownPage.find``, see ``page_find``); this class binds the keys and says what was found
+(``Found``) for the viewer to show under the note's header: ``find: word · 3/7``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
+from noted.ui.widgets.markdown_page import MarkdownPage
+from noted.ui.widgets.prompt_bar import PromptBar
+
+_FIND_KEYS = frozenset({"find_next", "find_previous", "clear_find"})
+
+
+class NoteScroll(MarkdownPage):
+    """The scrolling page of the rendered note; focusable so the keys scroll it."""
+
+    HELP = """\
+## Note
+
+{note.down}/{note.up} scroll, {note.page_down}/{note.page_up} a page, {note.top}/{note.bottom} top and
+bottom. {note.edit} edits the note, {note.external} edits it in `$EDITOR`, {note.outline} goes to the
+outline, {note.links} to the links and attachments, {note.attachment.add} attaches a file from a path.
+{note.copy} copies the note's text (Markdown), {note.copy.code} one of its code blocks, {note.history}
+its history: each revision with who left it, diffs, restoring one.
+Links to other notes (`:/id`) open them.
+
+{note.find} finds in the note, as you type (case counts only when you type a capital): the matches are
+highlighted and the page goes to the first one. {prompt.keep} keeps them, {note.find.next}/{note.find.previous}
+go to the next and previous match (round the end), {prompt.clear} (or {note.find.clear} once kept) clears them.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "scroll_down", "Down", show=False, id="note.down", tooltip="Scroll down"),
+        Binding("k", "scroll_up", "Up", show=False, id="note.up", tooltip="Scroll up"),
+        Binding("g", "scroll_home", "Top", show=False, id="note.top", tooltip="Top of the note"),
+        Binding("G", "scroll_end", "Bottom", show=False, id="note.bottom", tooltip="Bottom of the note"),
+        Binding("space", "page_down", "Page down", show=False, id="note.page_down", tooltip="Next page"),
+        Binding("b", "page_up", "Page up", show=False, id="note.page_up", tooltip="Previous page"),
+        Binding("slash", "find", "Find", show=False, id="note.find", tooltip="Find in this note, as you type"),
+        Binding("n", "find_next", "Next match", show=False, id="note.find.next",
+                tooltip="The next match of the find, round the end"),
+        Binding("N", "find_previous", "Previous match", show=False, id="note.find.previous",
+                tooltip="The previous match of the find, round the start"),
+        Binding("escape", "clear_find", "Clear find", show=False, id="note.find.clear",
+                tooltip="Clear the find's highlights"),
+    ]  # fmt: skip
+
+    class Found(Message):
+        """What the find found changed: ``status`` says it ("" once cleared)."""
+
+        def __init__(self, status: str) -> None:
+            super().__init__()
+            self.status = status
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # n, N and Esc are the find's only while there is one: else Esc is the screen's (back).
+        return self.find is not None if action in _FIND_KEYS else True
+
+    def action_find(self) -> None:
+        text = "" if self.find is None else self.find.text
+        self.screen.query_one(PromptBar).ask(
+            self, "Find", text, "words in the note · Enter keeps · Esc clears"
+        )
+
+    def action_find_next(self) -> None:
+        self.find_step(True)
+        self._say()
+
+    def action_find_previous(self) -> None:
+        self.find_step(False)
+        self._say()
+
+    def action_clear_find(self) -> None:
+        self.find_clear()
+        self._say()
+
+    def prompt_changed(self, text: str) -> None:
+        self.find_text(text)
+        self._say()
+
+    def prompt_kept(self, text: str) -> None:
+        if not text:
+            self.action_clear_find()
+
+    def prompt_cleared(self) -> None:
+        self.find_clear(back=True)
+        self._say()
+
+    def _say(self) -> None:
+        self.post_message(self.Found("" if self.find is None else self.find.status()))
