@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from tests.integration.ui_support import HOUR, T0, Fixture, open_services, ready, until
+from textual import events
 from textual.pilot import Pilot
 
 from noted.models import ACTOR_IMPORT, NoteDraft
@@ -85,7 +86,7 @@ async def test_slash_narrows_the_list_as_typed_over_every_note_and_enter_keeps_i
         # only because the filter reads every note.
         wanted = ["Log 014", "Log 114", *(f"Log {n}" for n in range(140, 150))]
         await until(pilot, lambda: titles(notes) == wanted)
-        assert "filter: LOG 14 · 12 of 155" in str(notes.border_title)
+        assert str(notes.border_title) == "All notes · 12 of 155 · filter: LOG 14 · by updated"
         await pilot.press("backspace")  # "LOG 1": widens again, live
         await until(pilot, lambda: len(notes.rows) == 69)  # the titles with a 1
         await pilot.press("4", "enter")
@@ -246,3 +247,24 @@ async def test_a_capital_makes_case_count_and_esc_while_typing_goes_back(
         assert page.scroll_y == 0 and header_says(page) == ""  # back where the find began
         await pilot.press("n")  # no find: n does nothing here
         assert page.scroll_y == 0
+
+
+async def test_keys_typed_at_once_after_slash_and_after_enter_go_where_the_focus_goes(
+    services: Services, fixture: Fixture
+) -> None:
+    add_notes(fixture, services)
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        page = await open_haystack(pilot)
+        # All posted before the app handles the first, as keys typed fast arrive. Not vacuous:
+        # without holding them, "needle" went to the page (before the field had the focus) and
+        # "n" after Enter into the field ("needlen · no match").
+        for key in ("slash", *"needle"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await until(pilot, lambda: header_says(page) == "find: needle · 1/4")
+        enter = app.screen.active_bindings["enter"].binding
+        assert enter.id == "prompt.keep"  # what the app's type-ahead looks at
+        for key in ("enter", "n"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await until(pilot, lambda: header_says(page) == "find: needle · 2/4")
+        assert app.focused is page

@@ -19,8 +19,11 @@ from typing import Any
 from textual import events
 from textual.app import App
 
-OPENERS = frozenset({"app.chat", "app.settings", "app.search", "list.filter", "note.find"})
-"""Binding ids whose action opens a pane or a screen that takes the focus."""
+OPENERS = frozenset(
+    {"app.chat", "app.settings", "app.search", "list.filter", "note.find", "prompt.keep", "prompt.clear"}
+)
+"""Binding ids whose action opens a pane or a screen that takes the focus (or, the filter's and the
+find's field, closes and gives the focus back to its pane: ``Enter n`` steps to the next match)."""
 HOLD_SECONDS = 2.0
 """The longest keys are held: an opener that fails or does nothing must not swallow them."""
 

@@ -100,15 +100,15 @@ class ListFilter:
         """The matches after the first ``shown``, a page of them (the cursor neared the end)."""
         return self.matches[shown : shown + PAGE_SIZE]
 
-    def summary(self) -> str:
-        """What the list's title says of the filter: ``filter: foo · 12 of 340``."""
+    def count(self) -> str:
+        """How many notes match, of how many: ``12 of 340`` (the list's title says it, with the filter)."""
         if self._pool is not None:
             total = f"{len(self._pool):,}{'+' if self._pool_cut else ''}"
         else:  # the notes loaded so far, until every note of the source is read
             before = self.before or Before((), False, None, None)
             more = "+" if before.has_more else ""
             total = f"{before.total:,}" if before.total is not None else f"{len(before.rows):,}{more}"
-        return f"filter: {self.text.strip()} · {len(self.matches):,} of {total}"
+        return f"{len(self.matches):,} of {total}"
 
     def end(self, current: str | None) -> Restored:
         """Clear the filter: the list as before (re-read meanwhile, if it was), the cursor on the

@@ -274,9 +274,10 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
         marked = f" · {len(self.marked)} marked" if self.marked else ""
         if self._range is not None:
             marked += " (v ends)"
-        if self.filter.narrowing:
-            count = self.filter.summary()
-        return f"{self.source.title} · {count}{marked} · by {_SORT_LABEL.get(self.order, self.order)}"
+        sort = f" · by {_SORT_LABEL.get(self.order, self.order)}"
+        if self.filter.narrowing:  # "All notes · 12 of 340 · filter: foo · by updated"
+            count, sort = self.filter.count(), f" · filter: {self.filter.text.strip()}{sort}"
+        return f"{self.source.title} · {count}{marked}{sort}"
 
     @on(NoteTriage.Done)
     def _triaged(self, message: NoteTriage.Done) -> None:

@@ -4,7 +4,7 @@ finds in the open note, as ``/`` asks at the foot of the screen in less, vim and
 It takes the key bar's row while open, so the panes keep their size and nothing is laid out again.
 What is typed goes to the pane that opened it (a ``Prompted``), live on every key; ``Enter`` keeps it
 and gives the focus back, ``Esc`` clears it and gives the focus back. The pane shows the outcome in
-its own title (``filter: foo · 12 of 340``, ``find: foo · 3/7``); this bar only asks.
+its own title (``12 of 340 · filter: foo``, ``find: foo · 3/7``); this bar only asks.
 """
 
 from __future__ import annotations
@@ -102,6 +102,7 @@ class PromptBar(Horizontal):
         self.screen.remove_class("-prompting")
         if owner is not None and refocus:
             owner.focus()
+            release_keys(self.app)  # keys typed after Enter or Esc go to the pane (after the focus)
         return owner if isinstance(owner, Prompted) else None
 
     @on(Input.Changed)
