@@ -14,6 +14,7 @@ import pytest
 from tests.integration.ui_support import HOUR, T0, Fixture, open_services, ready, until
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Label
 
 from noted.models import ACTOR_IMPORT, NoteDraft
 from noted.services import Services
@@ -268,3 +269,17 @@ async def test_keys_typed_at_once_after_slash_and_after_enter_go_where_the_focus
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         await until(pilot, lambda: header_says(page) == "find: needle · 2/4")
         assert app.focused is page
+
+
+async def test_the_palette_offers_the_filter_and_the_find(services: Services, fixture: Fixture) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for command, label in (("Filter notes", "Filter"), ("Find in note", "Find")):
+            await pilot.press("ctrl+p", *command)
+            await pilot.pause()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.focused, PromptField))
+            assert str(app.workspace.query_one(PromptBar).query_one(Label).content) == label
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.focused, PromptField))

@@ -38,13 +38,13 @@ from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
-from noted.ui.widgets.prompt_bar import PromptBar
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when first shown
     from noted.ui.chat import ChatPane
     from noted.ui.speed import FirstLook
+
 
 _PANES = frozenset({"tree", "notes", "reader", "chat-pane"})
 """The ids of the panes the layout shows and hides (see workspace.tcss)."""
@@ -94,7 +94,6 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 yield NoteEditor(store, id="editor")
         yield StatusBar(self._settings_parts(), id="status")
         yield KeyBar()
-        yield PromptBar()  # in the key bar's row while "/" filters the list or finds in the note
 
     def on_mount(self) -> None:
         # After the panes' own mount, before the first frame: the rows read ahead, if they came.
@@ -216,7 +215,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if widget is not None and widget is not self.focused:
             self.reveal(widget)  # keys go where the focus is: never to a pane the person cannot see
         super().set_focus(widget, scroll_visible, from_app_focus)
-        # In the focus's frame, not the next: the reader's title (workspace.tcss styles the others') and keys.
+        # In the frame that moves the focus, not one after it: the reader's title (the CSS styles
+        # the focused list's and tree's, see workspace.tcss) and the keys the focused pane offers.
         for reader in self.query("#reader"):
             reader.border_title = READER_TITLE_FOCUSED if reader.has_focus_within else READER_TITLE
         self.refresh_bindings()

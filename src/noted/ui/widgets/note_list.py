@@ -31,7 +31,7 @@ from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.list_filter import POOL, Before, ListFilter
 from noted.ui.widgets.note_marks import MarkedRows
 from noted.ui.widgets.note_rows import row_prompt
-from noted.ui.widgets.prompt_bar import PromptBar
+from noted.ui.widgets.prompt_bar import ask
 from noted.ui.widgets.triage import NoteTriage
 from noted.ui.workers import ReportsWorkerFailures
 
@@ -350,13 +350,11 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
         self.triage.new_note(self.source, self.highlighted_meta)
 
     # Filter (``ListFilter``) ----------------------------------------------------------------
-    def action_filter(self) -> None:
+    async def action_filter(self) -> None:
         if not self.filter.active:
             self.filter.begin(Before(tuple(self.rows), self._has_more, self._total, self.highlighted_id))
             self._load(offset=0, limit=POOL, replace=True, keep=self.highlighted_id)  # every note
-        self.screen.query_one(PromptBar).ask(
-            self, "Filter", self.filter.text, "title words · Enter keeps · Esc clears"
-        )
+        await ask(self, "Filter", self.filter.text, "title words · Enter keeps · Esc clears")
 
     def _filter_rows(self, text: str, keep: str | None) -> None:
         self._range = None

@@ -1,6 +1,6 @@
 """``NoteScroll``: the reader's page, focusable so the keys scroll it, and ``/`` finds in it.
 
-The find (``/``, then ``n``/``N``) asks in the workspace's ``PromptBar`` and is the page's to keep
+The find (``/``, then ``n``/``N``) asks in the screen's ``PromptBar`` and is the page's to keep
 (``MarkdownPage.find``, see ``page_find``); this class binds the keys and says what was found
 (``Found``) for the viewer to show under the note's header: ``find: word · 3/7``.
 """
@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from noted.ui.widgets.markdown_page import MarkdownPage
-from noted.ui.widgets.prompt_bar import PromptBar
+from noted.ui.widgets.prompt_bar import ask
 
 _FIND_KEYS = frozenset({"find_next", "find_previous", "clear_find"})
 
@@ -60,14 +60,14 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
             self.status = status
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # n, N and Esc are the find's only while there is one: else Esc is the screen's (back).
-        return self.find is not None if action in _FIND_KEYS else True
+        # Without a find, n and N do nothing (but F1 lists them) and Esc is the screen's (back).
+        if action in _FIND_KEYS and self.find is None:
+            return False if action == "clear_find" else None
+        return True
 
-    def action_find(self) -> None:
+    async def action_find(self) -> None:
         text = "" if self.find is None else self.find.text
-        self.screen.query_one(PromptBar).ask(
-            self, "Find", text, "words in the note · Enter keeps · Esc clears"
-        )
+        await ask(self, "Find", text, "words in the note · Enter keeps · Esc clears")
 
     def action_find_next(self) -> None:
         self.find_step(True)

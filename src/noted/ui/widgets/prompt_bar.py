@@ -1,7 +1,8 @@
 """``PromptBar``: the one-line field at the foot of the workspace where ``/`` filters the note list or
 finds in the open note, as ``/`` asks at the foot of the screen in less, vim and lazygit.
 
-It takes the key bar's row while open, so the panes keep their size and nothing is laid out again.
+It takes the key bar's row while open (``workspace.tcss``), so the panes keep their size. It is
+mounted on the first ``/`` (``ask``), so the app starts without it.
 What is typed goes to the pane that opened it (a ``Prompted``), live on every key; ``Enter`` keeps it
 and gives the focus back, ``Esc`` clears it and gives the focus back. The pane shows the outcome in
 its own title (``12 of 340 · filter: foo``, ``find: foo · 3/7``); this bar only asks.
@@ -84,7 +85,7 @@ class PromptBar(Horizontal):
         """The pane asking now (None while the bar is closed)."""
         return self._owner
 
-    def ask(self, owner: Widget, label: str, text: str, placeholder: str) -> None:
+    def open(self, owner: Widget, label: str, text: str, placeholder: str) -> None:
         """Open the bar for ``owner`` (a ``Prompted``) with ``text`` in the field, and focus it."""
         self._owner = owner
         self.query_one(Label).update(label)
@@ -125,3 +126,16 @@ class PromptBar(Horizontal):
         # The focus went elsewhere (a click on another pane): keep what was typed, as Enter does.
         if self._owner is not None and (owner := self._close(refocus=False)) is not None:
             owner.prompt_kept(self.query_one(PromptField).value)
+
+
+async def ask(owner: Widget, label: str, text: str, placeholder: str) -> None:
+    """Open the screen's bar for ``owner`` (a ``Prompted``): ``label`` before the field, ``text`` in it.
+
+    The bar is mounted on first use: the app starts without it, as fast as before it existed.
+    """
+    screen = owner.screen
+    bar = next(iter(screen.query(PromptBar)), None)
+    if bar is None:
+        bar = PromptBar()
+        await screen.mount(bar)
+    bar.open(owner, label, text, placeholder)
