@@ -25,6 +25,9 @@ index of the copy with the real model; the measurements start once it has stored
 - focus moves: Enter in the list (the note is shown already; the focus moves to it) and Esc back,
   from the key to the first frame painted after it (the one that shows the move), and to the last
   frame the move caused;
+- the list filter (``/`` in the note list, then a few letters of a title): from ``/`` until every
+  note of the list is read (a worker), and from each key to the first frame painted after the
+  list narrowed; after the memory figures are taken, so they compare with a tree without it;
 - memory: the peak resident set size of the process, and how much of it was private (anonymous)
   and file-backed at most, sampled every 10 ms. The file-backed part is mostly the database, which
   SQLite reads through a memory map (``mmap_size``): its pages count in RSS once touched but are the
@@ -51,6 +54,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 
 class MemoryPeaks:
@@ -229,13 +233,49 @@ async def run(
             if times:
                 where = "the page focused" if start == "page" else "started in the list: focus moves"
                 report(f"note open from search ({where}), Enter to paint", times, cpu_times)
+        # The memory figures are taken here, before the filter (which reads every note's row), so
+        # they compare with a tree that has no filter.
+        peak, anon, file = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, peaks.anon, peaks.file
+        if hasattr(listed, "filter"):
+            await _filter_keys(pilot, listed, paints, words[:searches])
     services.close()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"peak memory (RSS): {peak:.0f} MB, at most {peaks.anon:.0f} MB of it private and {peaks.file:.0f} MB "
+        f"peak memory (RSS): {peak:.0f} MB, at most {anon:.0f} MB of it private and {file:.0f} MB "
         f"file-backed; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
         + ("; stock Textual (NOTED_STOCK_TEXTUAL=1)" if os.environ.get("NOTED_STOCK_TEXTUAL") else "")
     )
+
+
+async def _filter_keys(pilot: Any, notes: Any, paints: list[float], words: list[str]) -> None:
+    """``/`` in the list, then each word typed a key at a time: the read of every note (``/`` until the
+    filter has them all) and each key to the first paint after the list narrowed."""
+    await pilot.press("escape")  # to the list
+    reads, keys, read = [], [], 0
+    for word in words:
+        pressed = time.perf_counter()
+        await pilot.press("slash")
+        while notes.filter.pool_size is None:
+            await asyncio.sleep(0.001)
+        reads.append((time.perf_counter() - pressed) * 1000)
+        read, typed = notes.filter.pool_size, ""
+        for key in [c for c in word.lower() if c.isalpha()][:4]:
+            typed += key
+            paints.clear()
+            pressed = time.perf_counter()
+            await pilot.press(key)
+            while notes.filter.text != typed or not paints:
+                await asyncio.sleep(0.001)
+            keys.append((min(paints) - pressed) * 1000)
+            await asyncio.sleep(0.05)
+        await pilot.press("escape")
+        await asyncio.sleep(0.05)
+    if keys:
+        keys.sort()
+        print(
+            f"list filter over {read:,} notes: '/' to every note read p50 "
+            f"{statistics.median(reads):.0f} ms; each key to the narrowed list painted p50 "
+            f"{statistics.median(keys):.0f} ms, p95 {keys[int(len(keys) * 0.95) - 1]:.0f} ms; over {len(keys)} keys"
+        )
 
 
 def starts(profile: Path, count: int) -> None:

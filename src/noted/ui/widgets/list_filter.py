@@ -67,6 +67,11 @@ class ListFilter:
         return self.before is not None
 
     @property
+    def pool_size(self) -> int | None:
+        """How many notes the filter has read (every note of the source), None until they came."""
+        return None if self._pool is None else len(self._pool)
+
+    @property
     def narrowing(self) -> bool:
         """A filter is active and has words: the list shows only the matches."""
         return self.before is not None and bool(title_words(self.text))
