@@ -8,7 +8,8 @@ notes would miss "Log 140".."Log 149".
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 
 import pytest
 from tests.integration.ui_support import HOUR, T0, Fixture, open_services, ready, until
@@ -65,6 +66,17 @@ async def started(pilot: Pilot[None]) -> NoteList:
     return notes
 
 
+@asynccontextmanager
+async def running(
+    fixture: Fixture, services: Services
+) -> AsyncIterator[tuple[NotedApp, Pilot[None], NoteList]]:
+    """The app on the profile with the logs and the haystack, its list's first page loaded (``started``)."""
+    add_notes(fixture, services)
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        yield app, pilot, await started(pilot)
+
+
 def titles(notes: NoteList) -> list[str]:
     return [row.meta.title for row in notes.rows]
 
@@ -75,10 +87,7 @@ def titles(notes: NoteList) -> list[str]:
 async def test_slash_narrows_the_list_as_typed_over_every_note_and_enter_keeps_it(
     fixture: Fixture, services: Services
 ) -> None:
-    add_notes(fixture, services)
-    app = NotedApp(services, background=False)
-    async with app.run_test(size=SIZE) as pilot:
-        notes = await started(pilot)
+    async with running(fixture, services) as (app, pilot, notes):
         await pilot.press("slash")
         bar = app.workspace.query_one(PromptBar)
         await until(pilot, lambda: isinstance(app.focused, PromptField))
@@ -102,10 +111,7 @@ async def test_slash_narrows_the_list_as_typed_over_every_note_and_enter_keeps_i
 async def test_esc_clears_the_filter_and_puts_back_the_list_and_its_cursor(
     fixture: Fixture, services: Services
 ) -> None:
-    add_notes(fixture, services)
-    app = NotedApp(services, background=False)
-    async with app.run_test(size=SIZE) as pilot:
-        notes = await started(pilot)
+    async with running(fixture, services) as (app, pilot, notes):
         before = titles(notes)
         chosen = notes.highlighted_id
         await pilot.press("slash", *"groc")
@@ -121,10 +127,7 @@ async def test_esc_clears_the_filter_and_puts_back_the_list_and_its_cursor(
 async def test_esc_on_the_list_clears_a_kept_filter_and_keeps_the_note_chosen(
     fixture: Fixture, services: Services
 ) -> None:
-    add_notes(fixture, services)
-    app = NotedApp(services, background=False)
-    async with app.run_test(size=SIZE) as pilot:
-        notes = await started(pilot)
+    async with running(fixture, services) as (app, pilot, notes):
         await pilot.press("slash", *"log 148", "enter")
         await until(pilot, lambda: app.focused is notes and titles(notes) == ["Log 148"])
         await pilot.press("escape")  # the list's Esc while a filter is kept: clears it
@@ -157,8 +160,7 @@ async def test_the_filter_key_follows_the_keymap_and_slash_is_search_where_the_p
 # Find in the open note ----------------------------------------------------------------------------
 
 
-async def open_haystack(pilot: Pilot[None]) -> NoteScroll:
-    notes = await started(pilot)
+async def open_haystack(pilot: Pilot[None], notes: NoteList) -> NoteScroll:
     app = pilot.app
     assert isinstance(app, NotedApp)
     viewer = app.workspace.query_one(NoteViewer)
@@ -185,10 +187,8 @@ def header_says(page: NoteScroll) -> str:
 async def test_slash_in_the_note_highlights_the_matches_and_goes_to_the_first(
     services: Services, fixture: Fixture
 ) -> None:
-    add_notes(fixture, services)
-    app = NotedApp(services, background=False)
-    async with app.run_test(size=SIZE) as pilot:
-        page = await open_haystack(pilot)
+    async with running(fixture, services) as (app, pilot, notes):
+        page = await open_haystack(pilot, notes)
         await pilot.press("slash", *"needle")
         await until(pilot, lambda: header_says(page) == "find: needle · 1/4")
         assert page.find is not None
@@ -208,10 +208,8 @@ async def test_slash_in_the_note_highlights_the_matches_and_goes_to_the_first(
 
 
 async def test_n_and_shift_n_go_round_the_ends_and_esc_clears(services: Services, fixture: Fixture) -> None:
-    add_notes(fixture, services)
-    app = NotedApp(services, background=False)
-    async with app.run_test(size=SIZE) as pilot:
-        page = await open_haystack(pilot)
+    async with running(fixture, services) as (app, pilot, notes):
+        page = await open_haystack(pilot, notes)
         await pilot.press("slash", *"needle", "enter")
         await until(pilot, lambda: app.focused is page and header_says(page) == "find: needle · 1/4")
         await pilot.press("N")
@@ -234,10 +232,8 @@ async def test_n_and_shift_n_go_round_the_ends_and_esc_clears(services: Services
 async def test_a_capital_makes_case_count_and_esc_while_typing_goes_back(
     services: Services, fixture: Fixture
 ) -> None:
-    add_notes(fixture, services)
-    app = NotedApp(services, background=False)
-    async with app.run_test(size=SIZE) as pilot:
-        page = await open_haystack(pilot)
+    async with running(fixture, services) as (app, pilot, notes):
+        page = await open_haystack(pilot, notes)
         await pilot.press("slash", *"Needle")
         await until(pilot, lambda: header_says(page) == "find: Needle · 1/1")
         assert page.scroll_y > 100
@@ -253,10 +249,8 @@ async def test_a_capital_makes_case_count_and_esc_while_typing_goes_back(
 async def test_keys_typed_at_once_after_slash_and_after_enter_go_where_the_focus_goes(
     services: Services, fixture: Fixture
 ) -> None:
-    add_notes(fixture, services)
-    app = NotedApp(services, background=False)
-    async with app.run_test(size=SIZE) as pilot:
-        page = await open_haystack(pilot)
+    async with running(fixture, services) as (app, pilot, notes):
+        page = await open_haystack(pilot, notes)
         # All posted before the app handles the first, as keys typed fast arrive. Not vacuous:
         # without holding them, "needle" went to the page (before the field had the focus) and
         # "n" after Enter into the field ("needlen · no match").
@@ -283,3 +277,18 @@ async def test_the_palette_offers_the_filter_and_the_find(services: Services, fi
             assert str(app.workspace.query_one(PromptBar).query_one(Label).content) == label
             await pilot.press("escape")
             await until(pilot, lambda: not isinstance(app.focused, PromptField))
+
+
+async def test_triage_in_a_kept_filter_keeps_the_filter_and_the_cursor_in_its_place(
+    fixture: Fixture, services: Services
+) -> None:
+    async with running(fixture, services) as (app, pilot, notes):
+        await pilot.press("slash", *"log 14", "enter")
+        await until(pilot, lambda: app.focused is notes and len(notes.rows) == 12)
+        await pilot.press("j", "j")  # Log 014, Log 114, Log 140
+        await until(pilot, lambda: notes.highlighted == 2)
+        await pilot.press("d")  # trash Log 140: the list is read again, every note of it
+        await until(pilot, lambda: len(notes.rows) == 11)
+        assert "Log 140" not in titles(notes) and "11 of 154 · filter: log 14" in str(notes.border_title)
+        # Not vacuous: a first version put the cursor back on the first match.
+        assert notes.highlighted == 2 and titles(notes)[2] == "Log 141"

@@ -230,8 +230,9 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
         if page.total is not None:
             self._total = page.total
         if message.replace and self.filter.active:
+            again = self.filter.pool_size is not None  # read again (a change): a note gone leaves its place
             self.filter.set_pool(page.rows, page.has_more)
-            self._filter_rows(self.filter.text, message.keep)
+            self._filter_rows(self.filter.text, message.keep, moved=again)
         elif message.replace:
             self._replace_rows(list(page.rows), message.keep)
         else:
@@ -356,9 +357,9 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
             self._load(offset=0, limit=POOL, replace=True, keep=self.highlighted_id)  # every note
         await ask(self, "Filter", self.filter.text, "title words · Enter keeps · Esc clears")
 
-    def _filter_rows(self, text: str, keep: str | None) -> None:
+    def _filter_rows(self, text: str, keep: str | None, *, moved: bool = False) -> None:
         self._range = None
-        self._replace_rows(self.filter.match(text)[:PAGE_SIZE], keep, moved=False)
+        self._replace_rows(self.filter.match(text)[:PAGE_SIZE], keep, moved=moved)
 
     def prompt_changed(self, text: str) -> None:
         self._filter_rows(text, self.highlighted_id)
