@@ -211,17 +211,25 @@ class NotedApp(App[None]):
         """Set one part of the status bar (``"mcp"``, ``"tokens"``, ``"model"``); ``""`` hides it."""
         self.status.set_part(part, text)
 
+    def _live(self) -> bool:
+        """Whether the screens are still there: a message from a thread (the change feed, a
+        worker's status) can arrive while the app closes, after they are gone; it is dropped."""
+        return bool(self.screen_stack)
+
     @on(StoreChanged)
     def _store_changed(self, event: StoreChanged) -> None:
-        self.workspace.store_changed(event)
+        if self._live():
+            self.workspace.store_changed(event)
 
     @on(OpenNote)
     async def _open_note(self, event: OpenNote) -> None:
-        await self.workspace.open_requested(event)
+        if self._live():
+            await self.workspace.open_requested(event)
 
     @on(ReadAhead)
     def _read_ahead(self, event: ReadAhead) -> None:
-        self.workspace.read_ahead(event.note_ids)
+        if self._live():
+            self.workspace.read_ahead(event.note_ids)
 
     @on(FirstNotesListed)
     def _first_notes(self, event: FirstNotesListed) -> None:
@@ -229,12 +237,12 @@ class NotedApp(App[None]):
 
     @on(IndexerStatusChanged)
     def _index_status(self, event: IndexerStatusChanged) -> None:
-        if self.screen_stack:
+        if self._live():
             self.status.set_index(event.status)
 
     @on(StatusPart)
     def _status_part(self, event: StatusPart) -> None:
-        if self.screen_stack:  # not a late word from a thread while the app closes
+        if self._live():
             self.set_status(event.part, event.text)
 
     @on(WorkFailed)
