@@ -97,6 +97,7 @@ _TREE_COMMANDS = (
     ("Move notebook…", "move"),
     ("Trash notebook or delete tag", "trash"),
     ("Restore notebook", "restore"),
+    ("Filter notebooks…", "filter"),
 )
 _LIST_COMMANDS = (
     ("Tag notes…", "tag"),

@@ -20,8 +20,11 @@ from textual import events
 from textual.app import App
 
 OPENERS = frozenset(
-    {"app.chat", "app.settings", "app.search", "list.filter", "note.find", "prompt.keep", "prompt.clear"}
-)
+    {
+        "app.chat", "app.settings", "app.search", "list.filter", "tree.filter", "note.find",
+        "prompt.keep", "prompt.clear",
+    }
+)  # fmt: skip
 """Binding ids whose action opens a pane or a screen that takes the focus (or, the filter's and the
 find's field, closes and gives the focus back to its pane: ``Enter n`` steps to the next match)."""
 HOLD_SECONDS = 2.0

@@ -84,9 +84,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     def compose(self) -> ComposeResult:
         store = self.services.store
         with Horizontal(id="workspace"):
-            tree = NotebookTree(store, id="tree")
-            tree.border_title = "Notebooks"
-            yield tree
+            yield NotebookTree(store, id="tree")
             yield NoteList(store, self.services.keyword, id="notes")
             with ContentSwitcher(id="reader", initial="viewer") as reader:
                 reader.border_title = READER_TITLE

@@ -1,9 +1,9 @@
 """``NotebookTree``: nested notebooks with note counts, then Tags, To-dos and Trash.
 
 Moving the cursor selects what the note list shows (``SourceHighlighted``); Enter moves on to
-the list. Notebooks are created, renamed, moved, trashed and restored from here; each write (a note
-operation of ``noted.ops.notebooks``) runs in a worker, and the tree redraws when the change feed reports it.
-Its lines are built by ``tree_items``.
+the list. Notebooks are created, renamed, moved, trashed and restored from here (``tree_writes``: each
+write runs in a worker, and the tree redraws when it is done). Its lines are built by ``tree_items``;
+``/`` filters them in place (``tree_filter``).
 """
 
 from __future__ import annotations
@@ -17,14 +17,11 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from noted.models import ACTOR_USER
-from noted.ops import notebooks as ops
 from noted.store.protocol import Store
-from noted.ui.data import ALL_NOTES, NoteSource, SourceKind, TreeData, load_tree
-from noted.ui.dialogs.confirm import Confirm
-from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
-from noted.ui.dialogs.prompt import TextPrompt
+from noted.ui.data import ALL_NOTES, NoteSource, TreeData, load_tree
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
+from noted.ui.widgets.prompt_bar import ask
+from noted.ui.widgets.tree_filter import TreeFilter
 from noted.ui.widgets.tree_items import (
     TAGS_KEY,
     TreeItem,
@@ -35,8 +32,10 @@ from noted.ui.widgets.tree_items import (
     label,
     titles,
 )
+from noted.ui.widgets.tree_writes import NotebookWrites, Written
 from noted.ui.workers import ReportsWorkerFailures
-from noted.wording import plural
+
+TITLE = "Notebooks"
 
 
 class NotebookTree(ReportsWorkerFailures, SteadyScrollbars, Tree[TreeItem]):
@@ -52,6 +51,11 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
 - {tree.rename} rename a notebook or tag · {tree.move} move a notebook (a picker opens)
 - {tree.trash} move a notebook and its notes to the trash (or delete a tag)
 - {tree.restore} restore a notebook from the trash
+
+{tree.filter} filters the notebooks in place: type words of their names (case does not count) and the
+tree keeps the notebooks that hold them, opened inside the notebooks they are in, with All notes, Tags,
+To-dos and Trash; {prompt.keep} keeps the filter and goes back to the tree, {prompt.clear} clears it and
+puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clears it.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -66,6 +70,10 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
         Binding("d,delete", "trash", "Trash", id="tree.trash",
                 tooltip="Move the highlighted notebook to the trash, or delete the highlighted tag"),
         Binding("u", "restore", "Restore", id="tree.restore", tooltip="Restore a notebook from the trash"),
+        Binding("slash", "filter", "Filter", show=False, id="tree.filter",
+                tooltip="Filter the notebooks by words of their names, as you type"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="tree.filter.clear",
+                tooltip="Clear the filter kept on the notebooks"),
     ]  # fmt: skip
 
     class SourceHighlighted(Message):
@@ -91,11 +99,6 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
             super().__init__()
             self.data = data
 
-    class _Written(Message, bubble=False):
-        def __init__(self, select: str | None) -> None:
-            super().__init__()
-            self.select = select
-
     def __init__(
         self,
         store: Store,
@@ -116,6 +119,9 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
         self._announced: NoteSource | None = None
         self.ready = False
         """True once the notebooks are in and the cursor is on its line (keys act on them from then)."""
+        self.filter = TreeFilter()
+        self.writes = NotebookWrites(self, store)
+        self.border_title = TITLE
 
     # Loading -------------------------------------------------------------------------------
     def load_first(self, data: TreeData | None) -> None:
@@ -134,7 +140,8 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
 
     @on(_Loaded)
     def _loaded(self, message: _Loaded) -> None:
-        self._remember_expanded()
+        if not self.filter.narrowing:  # the branches a filter opened are its own, not the person's
+            self._remember_expanded()
         cursor = self.cursor_node.data.key if self.cursor_node and self.cursor_node.data else ALL_NOTES.key
         # A load that came just before may have a cursor move still waiting for the layout (to a
         # notebook just made): this one must not move the cursor back to where it was.
@@ -181,8 +188,11 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
         self.clear()
         root = self.root
         root.add_leaf(label("All notes", data.total_notes), TreeItem(ALL_NOTES.key, ALL_NOTES))
-        for node in data.roots:
-            add_folder(root, node, self._expanded)
+        shown = self.filter.apply(data.roots)
+        opened = self._expanded if shown is None else self._expanded | shown.opened
+        for node in data.roots if shown is None else shown.roots:
+            add_folder(root, node, opened)
+        self.border_title = " · ".join(filter(None, (TITLE, self.filter.count())))
         expanded = TAGS_KEY in self._expanded
         self._tags = root.add(
             label("Tags", len(data.tags)), TreeItem(TAGS_KEY), expand=expanded, allow_expand=bool(data.tags)
@@ -211,11 +221,16 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
             found = find(self.root, key)
         if found is None:
             return False
+        opened = False
         ancestor = found.parent
         while ancestor is not None:
+            opened = opened or not ancestor.is_expanded
             ancestor.expand()
             ancestor = ancestor.parent
-        self.move_cursor(found)
+        if opened:  # the line is known once the opened branches are laid out
+            self.call_after_refresh(self.move_cursor, found)
+        else:
+            self.move_cursor(found)
         return True
 
     def select_source(self, source: NoteSource) -> None:
@@ -224,8 +239,8 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
             self._select_after_load = source.key
 
     # Messages ------------------------------------------------------------------------------
-    @on(_Written)
-    def _written(self, message: _Written) -> None:
+    @on(Written)
+    def _written(self, message: Written) -> None:
         # Redraw at once rather than wait for the change feed, and follow what was just made.
         if message.select is not None:
             self._select_after_load = message.select
@@ -252,117 +267,59 @@ the note list follows the cursor. **Enter** goes to the list, **Space** folds a 
         node = self.cursor_node
         return node.data if node is not None else None
 
-    def _write(
-        self, description: str, job: Callable[[], object], *, select: Callable[[object], str] | None = None
-    ) -> None:
-        def run() -> None:
-            result = job()
-            self.post_message(self._Written(select(result) if select is not None else None))
-
-        self.run_worker(run, thread=True, group="tree-write", exit_on_error=False, description=description)
-
     def action_new_notebook(self) -> None:
-        item = self._item
-        parent = item.folder.id if item and item.folder and not item.trashed else TOP_LEVEL
-        where = f' inside "{item.folder.title}"' if item and item.folder and not item.trashed else ""
-
-        def create(title: str | None) -> None:
-            if title:
-                self._write(
-                    f"creating notebook {title!r}",
-                    lambda: ops.create_notebook(self._store, title, parent_id=parent, actor=ACTOR_USER),
-                    select=lambda folder: f"{SourceKind.FOLDER}:{folder.id}",  # type: ignore[attr-defined]
-                )
-
-        self.app.push_screen(TextPrompt(f"New notebook{where}", placeholder="notebook name"), create)
+        self.writes.new_notebook(self._item)
 
     def action_rename(self) -> None:
-        item = self._item
-        if item is None:
-            return
-        if item.folder is not None and not item.trashed:
-            folder = item.folder
-
-            def rename(title: str | None) -> None:
-                if title and title != folder.title:
-                    self._write(
-                        f"renaming notebook {folder.title!r}",
-                        lambda: ops.update_notebook(self._store, folder.id, title=title, actor=ACTOR_USER),
-                    )
-
-            self.app.push_screen(TextPrompt("Rename notebook", value=folder.title), rename)
-        elif item.tag is not None:
-            tag = item.tag
-
-            def rename_tag(title: str | None) -> None:
-                if title and title != tag.title:
-                    self._write(
-                        f"renaming tag {tag.title!r}",
-                        lambda: ops.rename_tag(self._store, tag.id, title, actor=ACTOR_USER),
-                    )
-
-            self.app.push_screen(TextPrompt("Rename tag", value=tag.title), rename_tag)
-        else:
-            self.notify("Only notebooks and tags can be renamed.", severity="warning")
+        self.writes.rename(self._item)
 
     def action_move(self) -> None:
-        item = self._item
-        if item is None or item.folder is None or item.trashed:
-            self.notify("Highlight a notebook to move it.", severity="warning")
-            return
-        folder = item.folder
-
-        def move(parent: str | None) -> None:
-            if parent is not None and parent != folder.parent_id:
-                self._write(
-                    f"moving notebook {folder.title!r}",
-                    lambda: ops.update_notebook(self._store, folder.id, parent_id=parent, actor=ACTOR_USER),
-                )
-
-        picker = NotebookPicker(
-            self._store, title=f'Move "{folder.title}" to…', exclude_branches={folder.id}, allow_top=True
-        )
-        self.app.push_screen(picker, move)
+        self.writes.move(self._item)
 
     def action_trash(self) -> None:
-        item = self._item
-        if item is not None and item.folder is not None and not item.trashed:
-            folder = item.folder
-            self._write(
-                f"moving notebook {folder.title!r} to the trash",
-                lambda: ops.trash_notebook(self._store, folder.id, actor=ACTOR_USER),
-            )
-            self.notify(f'"{folder.title}" moved to the trash (u on it under Trash restores it).')
-        elif item is not None and item.tag is not None:
-            tag = item.tag
-
-            def delete(yes: bool | None) -> None:
-                if yes:
-                    self._write(
-                        f"deleting tag {tag.title!r}",
-                        lambda: ops.delete_tag(self._store, tag.id, actor=ACTOR_USER),
-                    )
-
-            self.app.push_screen(
-                Confirm(
-                    f'Delete the tag "#{tag.title}"? It comes off {plural(tag.note_count, "note")}; '
-                    "the notes stay.",
-                    yes="Delete tag",
-                    no="Keep it",
-                ),
-                delete,
-            )
-        else:
-            self.notify("Highlight a notebook or a tag first.", severity="warning")
+        self.writes.trash(self._item)
 
     def action_restore(self) -> None:
-        item = self._item
-        if item is None or not item.trashed or item.folder is None:
-            self.notify("Highlight a notebook under Trash to restore it.", severity="warning")
+        self.writes.restore(self._item)
+
+    # Filter (``TreeFilter``) ----------------------------------------------------------------
+    async def action_filter(self) -> None:
+        if not self.filter.active:
+            self._remember_expanded()  # what Esc puts back
+            self.filter.begin(self._item.key if self._item is not None else ALL_NOTES.key)
+        await ask(self, "Filter", self.filter.text, "notebook words · Enter keeps · Esc clears")
+
+    @property
+    def _cursor_key(self) -> str | None:
+        """The line the cursor is on, or is about to go to once the tree is laid out."""
+        return self._moving_to or (self._item.key if self._item is not None else None)
+
+    def _redraw(self, cursor: Callable[[], str | None]) -> None:
+        """Draw the tree again from the notebooks in memory (no I/O), the cursor then on ``cursor()``."""
+        if self._data is None:
             return
-        folder = item.folder
-        self._write(
-            f"restoring notebook {folder.title!r}",
-            lambda: ops.restore_notebook(self._store, folder.id, actor=ACTOR_USER),
-            select=lambda _: f"{SourceKind.FOLDER}:{folder.id}",
-        )
+        self._rebuild(self._data)
+        self._moving_to = line = cursor()
+        self.call_after_refresh(self._restore_cursor, *((line,) if line is not None else ()))
+
+    def prompt_changed(self, text: str) -> None:
+        current = self._cursor_key
+        self.filter.text = text
+        self._redraw(lambda: self.filter.cursor(current))
+
+    def prompt_kept(self, text: str) -> None:
+        if self.filter.narrowing:
+            self.filter.kept = True
+        else:
+            self.prompt_cleared()  # nothing typed: nothing to keep
+
+    def prompt_cleared(self) -> None:
+        line = self.filter.end(self._cursor_key)
+        self._redraw(lambda: line)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Esc clears a kept filter; with none it is the screen's Esc (back to the list).
+        return self.filter.active if action == "clear_filter" else True
+
+    def action_clear_filter(self) -> None:
+        self.prompt_cleared()
