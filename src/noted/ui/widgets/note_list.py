@@ -31,7 +31,7 @@ from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.list_filter import POOL, Before, ListFilter
 from noted.ui.widgets.note_marks import MarkedRows
 from noted.ui.widgets.note_rows import row_prompt
-from noted.ui.widgets.prompt_bar import ask
+from noted.ui.widgets.prompt_bar import FiltersInPlace, ask
 from noted.ui.widgets.triage import NoteTriage
 from noted.ui.workers import ReportsWorkerFailures
 
@@ -41,7 +41,7 @@ _PREFETCH = 20
 """Load the next page when the cursor is this close to the last loaded note."""
 
 
-class NoteList(ReportsWorkerFailures, SteadyScrollbars, MarkedRows):
+class NoteList(FiltersInPlace, ReportsWorkerFailures, SteadyScrollbars, MarkedRows):
     """The middle pane: one source's notes, newest first unless sorted otherwise."""
 
     HELP = """\
@@ -176,7 +176,7 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
         self._total: int | None = None
         self._loading = False
         self.triage = NoteTriage(self, store)
-        self.filter = ListFilter()
+        self.filter: ListFilter = ListFilter()
 
     # Loading -------------------------------------------------------------------------------
     def load_first(self, page: NotePage | None) -> None:
@@ -364,12 +364,6 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
     def prompt_changed(self, text: str) -> None:
         self._filter_rows(text, self.highlighted_id)
 
-    def prompt_kept(self, text: str) -> None:
-        if self.filter.narrowing:
-            self.filter.kept = True
-        else:
-            self.prompt_cleared()  # nothing typed: nothing to keep
-
     def prompt_cleared(self) -> None:
         restored = self.filter.end(self.highlighted_id)
         self._has_more, self._total = restored.has_more, restored.total
@@ -377,10 +371,3 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
         self._replace_rows(restored.rows, restored.note, moved=False)
         if self.highlighted is not None:
             self.scroll_to_highlight()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Esc clears a kept filter; with none it is the screen's Esc (back to the list).
-        return self.filter.active if action == "clear_filter" else True
-
-    def action_clear_filter(self) -> None:
-        self.prompt_cleared()

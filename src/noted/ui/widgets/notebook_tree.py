@@ -20,7 +20,7 @@ from textual.widgets.tree import TreeNode
 from noted.store.protocol import Store
 from noted.ui.data import ALL_NOTES, NoteSource, TreeData, load_tree
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
-from noted.ui.widgets.prompt_bar import ask
+from noted.ui.widgets.prompt_bar import FiltersInPlace, ask
 from noted.ui.widgets.tree_filter import TreeFilter
 from noted.ui.widgets.tree_items import (
     TAGS_KEY,
@@ -38,7 +38,7 @@ from noted.ui.workers import ReportsWorkerFailures
 TITLE = "Notebooks"
 
 
-class NotebookTree(ReportsWorkerFailures, SteadyScrollbars, Tree[TreeItem]):
+class NotebookTree(FiltersInPlace, ReportsWorkerFailures, SteadyScrollbars, Tree[TreeItem]):
     """The left pane: where notes come from."""
 
     HELP = """\
@@ -119,7 +119,7 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         self._announced: NoteSource | None = None
         self.ready = False
         """True once the notebooks are in and the cursor is on its line (keys act on them from then)."""
-        self.filter = TreeFilter()
+        self.filter: TreeFilter = TreeFilter()
         self.writes = NotebookWrites(self, store)
         self.border_title = TITLE
 
@@ -307,19 +307,6 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         self.filter.text = text
         self._redraw(lambda: self.filter.cursor(current))
 
-    def prompt_kept(self, text: str) -> None:
-        if self.filter.narrowing:
-            self.filter.kept = True
-        else:
-            self.prompt_cleared()  # nothing typed: nothing to keep
-
     def prompt_cleared(self) -> None:
         line = self.filter.end(self._cursor_key)
         self._redraw(lambda: line)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Esc clears a kept filter; with none it is the screen's Esc (back to the list).
-        return self.filter.active if action == "clear_filter" else True
-
-    def action_clear_filter(self) -> None:
-        self.prompt_cleared()

@@ -36,6 +36,43 @@ class Prompted(Protocol):
         """``Esc``: drop what the text did and show the pane as it was; the focus is back on it."""
 
 
+class PaneFilter(Protocol):
+    """What ``FiltersInPlace`` needs of a pane's filter (``ListFilter``, ``TreeFilter``)."""
+
+    kept: bool
+
+    @property
+    def active(self) -> bool:
+        """A filter is open or kept."""
+
+    @property
+    def narrowing(self) -> bool:
+        """A filter is active and has words."""
+
+
+class FiltersInPlace:
+    """For a pane whose ``/`` filters it through the bar: ``Enter`` keeps a filter with words (one
+    without is cleared), and the pane's ``Esc`` (``action_clear_filter``) clears a kept one; with none
+    it is the screen's ``Esc``. The pane says what clearing puts back (``prompt_cleared``)."""
+
+    filter: PaneFilter
+
+    def prompt_cleared(self) -> None:
+        raise NotImplementedError
+
+    def prompt_kept(self, text: str) -> None:
+        if self.filter.narrowing:
+            self.filter.kept = True
+        else:
+            self.prompt_cleared()  # nothing typed: nothing to keep
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.filter.active if action == "clear_filter" else True
+
+    def action_clear_filter(self) -> None:
+        self.prompt_cleared()
+
+
 class PromptField(Input):
     """The bar's text field (``Enter`` keeps what it says)."""
 
