@@ -227,8 +227,8 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
             opened = opened or not ancestor.is_expanded
             ancestor.expand()
             ancestor = ancestor.parent
-        if opened:  # the line is known once the opened branches are laid out
-            self.call_after_refresh(self.move_cursor, found)
+        if opened:  # the line is known once the branches opened are laid out (a reload may come first)
+            self.call_after_refresh(self._move_to, key)
         else:
             self.move_cursor(found)
         return True
