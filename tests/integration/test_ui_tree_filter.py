@@ -21,6 +21,7 @@ from textual.widgets.tree import TreeNode
 from noted.models import ACTOR_IMPORT
 from noted.services import Services
 from noted.ui.app import NotedApp
+from noted.ui.data import ALL_NOTES
 from noted.ui.screens.search import SearchScreen
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.notebook_tree import NotebookTree
@@ -180,3 +181,19 @@ async def test_the_tree_filter_follows_the_keymap_and_the_palette_offers_it(fixt
             await until(pilot, lambda: isinstance(app.screen, SearchScreen))
     finally:
         services.close()
+
+
+async def test_a_later_move_wins_over_one_waiting_for_the_layout(services: Services) -> None:
+    """A move into a closed notebook waits for the layout; a move asked for meanwhile (the app's
+    ``select_source``) must not be undone when the waiting one lands. Before, the waiting move put
+    the cursor back (on Joplin the tree's first load did it to a later jump to Conflicts)."""
+    async with on_tree(services) as (_, pilot, tree):
+        assert tree._data is not None
+        work = next(node for node in tree._data.roots if node.folder.title == "Work")
+        projects = work.children[0].folder.id
+        assert tree._move_to(f"folder:{projects}")  # opens Work: the move waits for the layout
+        tree.select_source(ALL_NOTES)  # asked for after it: this one must stand
+        await pilot.pause()
+        await pilot.pause()
+        assert "Projects" in lines(tree)  # Work was opened, and the waiting move had its chance
+        assert cursor(tree) == ALL_NOTES.key

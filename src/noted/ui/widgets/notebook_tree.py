@@ -113,6 +113,8 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         self._expanded: set[str] = set()
         self._select_after_load: str | None = None
         self._moving_to: str | None = None
+        self._waiting_move: str | None = None
+        """A cursor move waiting for branches it opened to be laid out; a later move cancels it."""
         """Where the cursor goes once the tree, just loaded, has been laid out."""
         self._tags: TreeNode[TreeItem] | None = None
         self._tags_pending = False
@@ -227,11 +229,17 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
             opened = opened or not ancestor.is_expanded
             ancestor.expand()
             ancestor = ancestor.parent
+        self._waiting_move = None  # this move wins over an earlier one still waiting for the layout
         if opened:  # the line is known once the branches opened are laid out (a reload may come first)
-            self.call_after_refresh(self._move_to, key)
+            self._waiting_move = key
+            self.call_after_refresh(self._move_when_laid_out, key)
         else:
             self.move_cursor(found)
         return True
+
+    def _move_when_laid_out(self, key: str) -> None:
+        if self._waiting_move == key:  # not overtaken by a later move (select_source, a load)
+            self._move_to(key)
 
     def select_source(self, source: NoteSource) -> None:
         """Put the cursor on ``source`` (after the next load when it is not drawn yet)."""
