@@ -226,7 +226,8 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         opened = False
         ancestor = found.parent
         while ancestor is not None:
-            opened = opened or not ancestor.is_expanded
+            # The hidden root's lines are laid out with the tree: only a notebook opened here waits.
+            opened = opened or (ancestor is not self.root and not ancestor.is_expanded)
             ancestor.expand()
             ancestor = ancestor.parent
         self._waiting_move = None  # this move wins over an earlier one still waiting for the layout
