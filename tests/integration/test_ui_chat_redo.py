@@ -15,10 +15,10 @@ from tests.integration.test_ui_chat import (
     settle,
     texts,
 )
+from tests.support.chats import transcript_lines
 
 from noted.chat.budget import estimate_tokens
-from noted.chat.transcripts import Notice
-from noted.providers import AssistantMessage, CallTool, Reply, UserMessage
+from noted.providers import CallTool, Reply, UserMessage
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.views import AnswerView, ChatInput, NoticeView, UserMessageView
@@ -26,18 +26,7 @@ from noted.ui.chat.views import AnswerView, ChatInput, NoticeView, UserMessageVi
 
 def saved(profile: Services, conversation_id: str) -> list[str]:
     """The saved transcript as short lines (what a resumed chat shows)."""
-    lines = []
-    for entry in profile.transcripts.transcript(conversation_id):
-        match entry:
-            case UserMessage(text=text):
-                lines.append(f"user: {text}")
-            case AssistantMessage(text=text, tool_calls=calls):
-                lines.append(f"assistant: {text}" + "".join(f" [{c.name}]" for c in calls))
-            case Notice(kind=kind):
-                lines.append(f"notice: {kind}")
-            case _:
-                lines.append("result")
-    return lines
+    return transcript_lines(profile, conversation_id)
 
 
 async def test_up_in_the_empty_box_edits_the_last_message_and_sending_replaces_its_exchange(

@@ -12,12 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.support.chats import transcript_lines
 from tests.support.polling import scaled
 
 from noted.chat.budget import estimate_tokens
 from noted.chat.engine import ChatEngine
 from noted.chat.events import ChatEvent, Done, Failed
-from noted.chat.transcripts import Conversation, Notice
+from noted.chat.transcripts import Conversation
 from noted.models import NoteDraft
 from noted.ops.session import EditorSession
 from noted.profile import Profile
@@ -58,18 +59,7 @@ async def run(
 
 def texts(services: Services, conversation: Conversation) -> list[str]:
     """The saved transcript, one short line per entry."""
-    lines = []
-    for entry in services.transcripts.transcript(conversation.id):
-        match entry:
-            case UserMessage(text=text):
-                lines.append(f"user: {text}")
-            case AssistantMessage(text=text, tool_calls=calls):
-                lines.append(f"assistant: {text}" + "".join(f" [{c.name}]" for c in calls))
-            case Notice(kind=kind):
-                lines.append(f"notice: {kind}")
-            case _:
-                lines.append("tool result")
-    return lines
+    return transcript_lines(services, conversation.id)
 
 
 async def test_an_edited_last_message_replaces_its_exchange_and_the_change_it_made_stays(
