@@ -45,13 +45,8 @@ class NoteOrder(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Capabilities:
-    """What a backend can do, so front ends can hide what it cannot."""
+    """What a backend can do where the backends differ (``noted.ops.batch_undo`` reads it)."""
 
-    revisions: bool = True
-    restore_revision: bool = True
-    resources: bool = True
-    local_sql: bool = False
-    """True when keyword and semantic search run on the store's own SQLite database."""
     transactions: bool = True
     """True when ``batch()`` is all or nothing: a failure inside it writes nothing (Joplin's Data
     API has no transactions, so there each write lands as it is sent)."""

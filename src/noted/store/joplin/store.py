@@ -47,9 +47,7 @@ class JoplinStore(Parts):
     connection per thread.
     """
 
-    capabilities = Capabilities(
-        revisions=True, restore_revision=True, resources=True, local_sql=False, transactions=False
-    )
+    capabilities = Capabilities(transactions=False)
 
     def __init__(self, client: JoplinClient, sidecar: Sidecar, cache_dir: Path) -> None:
         self.client = client

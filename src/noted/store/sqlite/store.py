@@ -38,7 +38,7 @@ class SqliteStore(Parts):
     transactions that take the lock at once, a busy timeout, and optimistic concurrency on notes).
     """
 
-    capabilities = Capabilities(local_sql=True)
+    capabilities = Capabilities()
 
     @property
     def sync(self) -> Syncing | None:

@@ -49,7 +49,7 @@ class VaultStore(Parts):
     ``VaultCore``; the history is the mirror's) and answers the ``Store`` protocol through them.
     """
 
-    capabilities = Capabilities(local_sql=True)
+    capabilities = Capabilities()
 
     def __init__(self, vault: Vault, mirror: SqliteStore) -> None:
         self.core = core = VaultCore(vault, mirror)

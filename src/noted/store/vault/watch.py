@@ -41,8 +41,6 @@ class Watcher:
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="noted-vault-watch", daemon=True)
-        self.batches = 0
-        """How many batches were applied (tests wait on it)."""
 
     def start(self) -> Watcher:
         self.store.follower.stopping = self._stop.is_set
@@ -78,7 +76,6 @@ class Watcher:
                 paths = self._relevant(root, {p for _, p in batch})
                 if paths:
                     self._safely(functools.partial(self.store.follower.apply, paths))
-                    self.batches += 1
         except Exception:
             log.exception("watching %s stopped", root)
         finally:
