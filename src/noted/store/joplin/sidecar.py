@@ -43,9 +43,9 @@ from noted.models import (
 )
 from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
-from noted.store.joplin.sidecar_schema import ensure_schema, set_meta
+from noted.store.joplin.sidecar_schema import ensure_schema
 from noted.store.revisions import SessionBursts
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 from noted.store.sqlite.feed import changes_after, changes_of
 
 SIDECAR_NAME = "joplin-sidecar.db"
@@ -206,14 +206,13 @@ class Sidecar:
     def joplin_cursor(self) -> int | None:
         """The newest Joplin change mirrored so far (None before the first pull)."""
         with self.db.read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (CURSOR_KEY,)).fetchone()
-        return None if row is None else int(row[0])
+            cursor = get_meta(conn, CURSOR_KEY)
+        return None if cursor is None else int(cursor)
 
     def mirror(self, events: Sequence[JoplinEvent], joplin_cursor: int) -> None:
         """Append Joplin's events, each once (even if two processes mirror at once), but noted's own."""
         with self._write() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (CURSOR_KEY,)).fetchone()
-            stored = int(row[0]) if row else 0
+            stored = int(get_meta(conn, CURSOR_KEY) or 0)
             for event in events:
                 if event.id <= stored:
                     continue

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import apsw
 
+from noted.store.sqlite.db import get_meta, set_meta
+
 SCHEMA_KEY = "joplin.sidecar.schema"
 SCHEMA_VERSION = 4
 
@@ -72,8 +74,7 @@ _TO_V4 = "ALTER TABLE joplin_revisions ADD COLUMN label TEXT NOT NULL DEFAULT ''
 
 def ensure_schema(conn: apsw.Connection) -> None:
     """Create the sidecar's tables, or migrate them from an older version, inside ``conn``'s transaction."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
-    version = 0 if row is None else int(row[0])
+    version = int(get_meta(conn, SCHEMA_KEY) or 0)
     if version >= SCHEMA_VERSION:
         return
     if version == 1:
@@ -85,11 +86,3 @@ def ensure_schema(conn: apsw.Connection) -> None:
         conn.execute(_TO_V4)  # labelled revisions (noted.store.revisions.labelled)
     conn.execute(_SCHEMA)
     set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
-
-
-def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
-    """Set ``key`` in the sidecar's ``meta`` table to ``value``."""
-    conn.execute(
-        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (key, value),
-    )

@@ -15,7 +15,7 @@ import subprocess
 
 from noted.errors import ConfigError, UnavailableError
 from noted.models import now_ms
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 from noted.store.sync import SYNC_TIMEOUT, SyncRun
 
 LAST_SYNC_KEY = "joplin.sync.last"
@@ -51,18 +51,15 @@ def run_sync(command: str, db: Database, *, timeout: float = SYNC_TIMEOUT) -> Sy
         raise UnavailableError(f"the sync command failed (exit {done.returncode}): {summary or 'no output'}")
     run = SyncRun(summary, now_ms())
     with db.write() as conn:
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (LAST_SYNC_KEY, str(run.finished)),
-        )
+        set_meta(conn, LAST_SYNC_KEY, str(run.finished))
     return run
 
 
 def last_sync(db: Database) -> int | None:
     """When the sync command last finished from this profile (ms), or None if it never ran."""
     with db.read() as conn:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (LAST_SYNC_KEY,)).fetchone()
-    return int(row[0]) if row else None
+        finished = get_meta(conn, LAST_SYNC_KEY)
+    return int(finished) if finished else None
 
 
 class JoplinSync:

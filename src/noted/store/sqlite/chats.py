@@ -13,7 +13,7 @@ import apsw
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import new_id, now_ms
 from noted.store.chats import NOTICE_ROLE, Conversation
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 
 SCHEMA_KEY = "chat.schema"
 SCHEMA_VERSION = 2
@@ -31,8 +31,8 @@ class SqliteChats:
 
     def _ensure(self) -> None:
         with self.db.write() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
-            if row and int(row[0]) >= SCHEMA_VERSION:
+            version = get_meta(conn, SCHEMA_KEY)
+            if version and int(version) >= SCHEMA_VERSION:
                 return
             conn.execute(
                 """
@@ -59,10 +59,7 @@ class SqliteChats:
             columns = {str(c[1]) for c in conn.execute("PRAGMA table_info(chats)")}
             if "size_tokens" not in columns:
                 conn.execute("ALTER TABLE chats ADD COLUMN size_tokens INTEGER NOT NULL DEFAULT 0")
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (SCHEMA_KEY, str(SCHEMA_VERSION)),
-            )
+            set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
 
     # Conversations ---------------------------------------------------------------------
     def create(self, *, note_id: str = "", title: str = "") -> Conversation:

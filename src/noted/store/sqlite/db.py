@@ -28,6 +28,20 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 15_000
 
 
+def get_meta(conn: apsw.Connection, key: str) -> str | None:
+    """The value kept under ``key`` in the database's ``meta`` table, or None."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
+    """Keep ``value`` under ``key`` in the ``meta`` table, inside ``conn``'s transaction."""
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
 def _load_vec(conn: apsw.Connection) -> str | None:
     """Load sqlite-vec into ``conn``; return why it could not be loaded, or None."""
     try:

@@ -24,7 +24,7 @@ from noted.store.review import (
     Touch,
     Word,
 )
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 
 SCHEMA_KEY = "review.schema"
 SCHEMA_VERSION = 1
@@ -72,8 +72,8 @@ class SqliteReview:
 
     def _ensure(self) -> None:
         with self.db.read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
-        if row and int(row[0]) >= SCHEMA_VERSION:
+            version = get_meta(conn, SCHEMA_KEY)
+        if version and int(version) >= SCHEMA_VERSION:
             return
         with self.db.write() as conn:
             conn.execute(
@@ -116,10 +116,7 @@ class SqliteReview:
                 CREATE INDEX IF NOT EXISTS proposals_state ON proposals(state, id);
                 """
             )
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (SCHEMA_KEY, str(SCHEMA_VERSION)),
-            )
+            set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
 
     # Following the feed -----------------------------------------------------------------
     def cursor(self) -> int:
@@ -168,10 +165,7 @@ class SqliteReview:
                 "deleted_time = excluded.deleted_time, tags = excluded.tags",
                 [(n, p.parent_id, p.deleted_time, _SEP.join(p.tags)) for n, p in places.items()],
             )
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (CURSOR_KEY, str(cursor_to)),
-            )
+            set_meta(conn, CURSOR_KEY, str(cursor_to))
         return list(dict.fromkeys(touched))
 
     # Entries ------------------------------------------------------------------------------
@@ -284,8 +278,7 @@ class SqliteReview:
 
 
 def _cursor(conn: apsw.Connection) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (CURSOR_KEY,)).fetchone()
-    return int(row[0]) if row else 0
+    return int(get_meta(conn, CURSOR_KEY) or 0)
 
 
 def _where(

@@ -17,7 +17,7 @@ from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
 from noted.store.parts import Parts
 from noted.store.protocol import Capabilities
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 from noted.store.sqlite.folders import Folders
 from noted.store.sqlite.history import History
 from noted.store.sqlite.notes import Notes
@@ -90,12 +90,8 @@ class SqliteStore(Parts):
     def get_meta(self, key: str) -> str | None:
         """A small durable value kept by some part of noted (a cursor, a lease…)."""
         with self.db.read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+            return get_meta(conn, key)
 
     def set_meta(self, key: str, value: str) -> None:
         with self.db.write() as conn:
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+            set_meta(conn, key, value)
