@@ -18,10 +18,9 @@ from noted.ops import filetypes
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.base import IMAGES, READ, ImageData, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import DEFAULT_MAX_CHARS, iso, view, visible_note
+from noted.tools.payloads import DEFAULT_MAX_CHARS, iso, offset_page, view, visible_note
 from noted.tools.scope import ScopeView
 
-LIST_DEFAULT = 50
 LIST_MAX = 200
 
 
@@ -100,14 +99,9 @@ def _list_attachments(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         notes, _ = linking_notes(ctx, scope, resource.id)
         if notes or scope.unrestricted:
             rows.append(attachment_fields(resource, notes))
-    limit = int(args.get("limit", LIST_DEFAULT))
+    limit = int(args.get("limit", s.LIST_DEFAULT))
     offset = int(args.get("offset", 0))
-    chosen = rows[offset : offset + limit]
-    more = offset + len(chosen) < len(rows)
-    out: Payload = {"total": len(rows), "offset": offset, "has_more": more, "attachments": chosen}
-    if more:
-        out["next_offset"] = offset + len(chosen)
-    return out
+    return offset_page(offset, len(rows), "attachments", rows[offset : offset + limit])
 
 
 LIST_ATTACHMENTS = Tool(
@@ -122,20 +116,17 @@ LIST_ATTACHMENTS = Tool(
         {
             "note_id": s.note_id("Only the attachments this note links."),
             "limit": s.integer(
-                f"The most attachments to list (default {LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
+                f"The most attachments to list (default {s.LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
             ),
             "offset": s.integer("Attachments to skip, for the next page.", minimum=0, default=0),
         }
     ),
     output_schema=s.obj(
         {
-            "total": s.integer(),
-            "offset": s.integer(),
-            "has_more": s.boolean(),
-            "next_offset": s.integer(),
+            **s.OFFSET_PAGE,
             "attachments": s.array(s.obj(ATTACHMENT, tuple(ATTACHMENT))),
         },
-        ("total", "offset", "has_more", "attachments"),
+        (*s.OFFSET_PAGE_REQUIRED, "attachments"),
     ),
     annotations=READ,
     handler=_list_attachments,

@@ -19,6 +19,7 @@ from noted.tools.payloads import (
     iso,
     note_tag_titles,
     notebook_title,
+    offset_page,
     parse_time,
     scoped_notes,
     tag_title,
@@ -29,7 +30,6 @@ from noted.tools.scope import ScopeView
 from noted.tools.tags import visible_tag
 
 LIST_MAX = 100
-LIST_DEFAULT = 50
 _CURSOR = re.compile(r"^(\d{1,15})\.([0-9a-fA-F]{32})$")
 
 NOTE_ROW: dict[str, Payload] = {
@@ -115,7 +115,7 @@ def _list_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     metas.sort(key=lambda m: (m.updated_time, _desc(m.id)), reverse=True)
     total = len(metas)
     metas = _after_cursor(metas, args.get("cursor"))
-    limit = int(args.get("limit", LIST_DEFAULT))
+    limit = int(args.get("limit", s.LIST_DEFAULT))
     page, more = metas[:limit], len(metas) > limit
     out: Payload = {"total": total, "has_more": more, "notes": note_rows(ctx, page)}
     if more:
@@ -144,7 +144,7 @@ LIST_NOTES = Tool(
                 "maxLength": 40,
             },
             "limit": s.integer(
-                f"The most notes to return (default {LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
+                f"The most notes to return (default {s.LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
             ),
             "cursor": s.string("next_cursor from the previous page.", minLength=1, maxLength=64),
         },
@@ -176,21 +176,10 @@ def _list_tag_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     tag = visible_tag(ctx, scope, args["tag_id"], field="tag_id")
     metas = scoped_notes(ctx, scope, tag_id=tag.id)
-    limit = int(args.get("limit", LIST_DEFAULT))
+    limit = int(args.get("limit", s.LIST_DEFAULT))
     offset = int(args.get("offset", 0))
-    page = metas[offset : offset + limit]
-    more = offset + len(page) < len(metas)
-    out: Payload = {
-        "tag_id": tag.id,
-        "tag": tag_title(ctx, tag.title),
-        "total": len(metas),
-        "offset": offset,
-        "has_more": more,
-        "notes": note_rows(ctx, page),
-    }
-    if more:
-        out["next_offset"] = offset + len(page)
-    return out
+    page = note_rows(ctx, metas[offset : offset + limit])
+    return offset_page(offset, len(metas), "notes", page, tag_id=tag.id, tag=tag_title(ctx, tag.title))
 
 
 LIST_TAG_NOTES = Tool(
@@ -205,7 +194,7 @@ LIST_TAG_NOTES = Tool(
         {
             "tag_id": s.string("The tag's id.", minLength=1, maxLength=64),
             "limit": s.integer(
-                f"The most notes to list (default {LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
+                f"The most notes to list (default {s.LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
             ),
             "offset": s.integer("Notes to skip, for the next page.", minimum=0, default=0),
         },
@@ -215,13 +204,10 @@ LIST_TAG_NOTES = Tool(
         {
             "tag_id": s.string(),
             "tag": s.string("The tag's title."),
-            "total": s.integer(),
-            "offset": s.integer(),
-            "has_more": s.boolean(),
-            "next_offset": s.integer(),
+            **s.OFFSET_PAGE,
             "notes": s.array(s.obj(NOTE_ROW, tuple(NOTE_ROW))),
         },
-        ("tag_id", "tag", "total", "offset", "has_more", "notes"),
+        ("tag_id", "tag", *s.OFFSET_PAGE_REQUIRED, "notes"),
     ),
     annotations=READ,
     handler=_list_tag_notes,

@@ -14,9 +14,8 @@ from typing import Any
 from noted.ops.notebooks import create_notebook
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, scoped_notes, tag_title, view, visible_folder
+from noted.tools.payloads import iso, offset_page, scoped_notes, tag_title, view, visible_folder
 
-LIST_DEFAULT = 50
 LIST_MAX = 200
 _BATCH = 500
 """Notes asked about at once (one SQL variable each)."""
@@ -131,7 +130,7 @@ LIST_TAGS = Tool(
 
 def _list_notebook_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     folder = visible_folder(ctx, view(ctx), args["notebook_id"])
-    limit = int(args.get("limit", LIST_DEFAULT))
+    limit = int(args.get("limit", s.LIST_DEFAULT))
     offset = int(args.get("offset", 0))
     metas = ctx.store.list_notes(folder_id=folder.id, limit=limit, offset=offset)
     total = ctx.store.folder_note_counts().get(folder.id, 0)
@@ -146,18 +145,7 @@ def _list_notebook_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         }
         for m in metas
     ]
-    more = offset + len(notes) < total
-    out: Payload = {
-        "notebook_id": folder.id,
-        "notebook": folder.title,
-        "total": total,
-        "offset": offset,
-        "has_more": more,
-        "notes": notes,
-    }
-    if more:
-        out["next_offset"] = offset + len(notes)
-    return out
+    return offset_page(offset, total, "notes", notes, notebook_id=folder.id, notebook=folder.title)
 
 
 LIST_NOTEBOOK_NOTES = Tool(
@@ -172,10 +160,10 @@ LIST_NOTEBOOK_NOTES = Tool(
         {
             "notebook_id": s.notebook_id(),
             "limit": s.integer(
-                f"The most notes to list (default {LIST_DEFAULT}).",
+                f"The most notes to list (default {s.LIST_DEFAULT}).",
                 minimum=1,
                 maximum=LIST_MAX,
-                default=LIST_DEFAULT,
+                default=s.LIST_DEFAULT,
             ),
             "offset": s.integer("Notes to skip, for the next page.", minimum=0, default=0),
         },
@@ -185,10 +173,7 @@ LIST_NOTEBOOK_NOTES = Tool(
         {
             "notebook_id": s.string(),
             "notebook": s.string(),
-            "total": s.integer(),
-            "offset": s.integer(),
-            "has_more": s.boolean(),
-            "next_offset": s.integer(),
+            **s.OFFSET_PAGE,
             "notes": s.array(
                 s.obj(
                     {
@@ -203,7 +188,7 @@ LIST_NOTEBOOK_NOTES = Tool(
                 )
             ),
         },
-        ("notebook_id", "notebook", "total", "offset", "has_more", "notes"),
+        ("notebook_id", "notebook", *s.OFFSET_PAGE_REQUIRED, "notes"),
     ),
     annotations=READ,
     handler=_list_notebook_notes,

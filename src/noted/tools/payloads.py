@@ -186,6 +186,16 @@ def write_result(ctx: ToolContext, note: Note) -> Payload:
 # Paging and sections -------------------------------------------------------------------------------
 
 
+def offset_page(offset: int, total: int, key: str, rows: list[Payload], **head: object) -> Payload:
+    """One page of a listing paged by ``offset``: ``head``, the fields of ``schema.OFFSET_PAGE``
+    and the page's ``rows`` under ``key``."""
+    more = offset + len(rows) < total
+    out: Payload = {**head, "total": total, "offset": offset, "has_more": more, key: rows}
+    if more:
+        out["next_offset"] = offset + len(rows)
+    return out
+
+
 def page(text: str, offset: int, max_chars: int, *, how_to_continue: Callable[[int], str]) -> Payload:
     """A window of ``text`` with the paging fields of ``schema.PAGE_FIELDS``.
 

@@ -17,6 +17,8 @@ MAX_TEXT = 1_000_000
 """The largest body, or piece of one, a model may send in one call (characters)."""
 MAX_TAG = 200
 MAX_TAGS = 50
+LIST_DEFAULT = 50
+"""How many rows a listing tool returns when the call gives no ``limit``."""
 EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
 
 
@@ -117,6 +119,15 @@ PAGE_FIELDS: dict[str, Payload] = {
     "truncated": string("Present when has_more: how to read the rest."),
 }
 PAGE_REQUIRED = ("body", "body_length", "body_offset", "body_returned_chars", "has_more")
+
+OFFSET_PAGE: dict[str, Payload] = {
+    "total": integer("How many there are over all pages, before limit and offset."),
+    "offset": integer(),
+    "has_more": boolean(),
+    "next_offset": integer("The offset of the next page, when has_more."),
+}
+"""The paging fields of a listing paged by ``offset`` (``payloads.offset_page``), beside its rows."""
+OFFSET_PAGE_REQUIRED = ("total", "offset", "has_more")
 
 WRITE_RESULT: dict[str, Payload] = {
     **NOTE_REF,

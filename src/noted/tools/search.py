@@ -18,7 +18,7 @@ from noted.search.results import Hit, Mode, Results
 from noted.search.semantic import Relevance
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, scoped_notes, view, visible_folder
+from noted.tools.payloads import iso, offset_page, scoped_notes, view, visible_folder
 from noted.tools.scope import ScopeView
 from noted.tools.tags import visible_tag
 
@@ -112,12 +112,7 @@ def _search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         offset=offset,
         folder_ids=scope.folder_ids,
     )
-    hits = hit_payloads(found, scope)
-    more = offset + len(hits) < found.total
-    out: Payload = {"total": found.total, "offset": offset, "has_more": more, "results": hits}
-    if more:
-        out["next_offset"] = offset + len(hits)
-    return out
+    return offset_page(offset, found.total, "results", hit_payloads(found, scope))
 
 
 SEARCH_NOTES = Tool(
@@ -151,13 +146,10 @@ SEARCH_NOTES = Tool(
     ),
     output_schema=s.obj(
         {
-            "total": s.integer("How many notes match, before limit and offset."),
-            "offset": s.integer(),
-            "has_more": s.boolean(),
-            "next_offset": s.integer("The offset of the next page, when has_more."),
+            **s.OFFSET_PAGE,
             "results": s.array(s.obj(HIT_FIELDS, HIT_REQUIRED)),
         },
-        ("total", "offset", "has_more", "results"),
+        (*s.OFFSET_PAGE_REQUIRED, "results"),
     ),
     annotations=READ,
     handler=_search_notes,
