@@ -16,6 +16,7 @@ from noted.errors import ConflictError
 from noted.models import ACTOR_OUTSIDE, NotePatch
 from noted.ops.conflicts import Choice, Conflict, resolve
 from noted.search.keyword import KeywordSearch
+from noted.store.protocol import Store
 from noted.store.vault import VaultStore
 
 FRONT = "---\r\nzeta: last-first\r\ntags: [work]\r\naliases: [p]\r\n---\r\n\r\n"
@@ -51,6 +52,25 @@ def diff(vault: Path) -> list[str]:
     out = subprocess.run(["git", "-C", str(vault), "diff", "-U0"], capture_output=True, check=True).stdout
     lines = out.decode().split("\n")
     return [line for line in lines if line[:1] in ("+", "-") and not line.startswith(("+++", "---"))]
+
+
+MIRROR_METHODS = {
+    *("list_folders", "get_folder", "folder_note_counts", "get_note", "get_notes", "list_notes"),
+    *("count_notes", "list_tags", "get_tag", "find_tag", "note_tags", "note_tag_titles", "get_resource"),
+    *("list_resources", "resource_notes", "changes_since", "latest_cursor", "item_changes"),
+    *("note_history", "get_revision", "prune_history", "create_tag", "add_resource"),
+}
+"""The Store methods the mirror answers alone: reads, a tag with no notes, an attachment not yet linked."""
+
+
+def test_every_store_method_that_writes_the_folder_is_the_vaults_own(store: VaultStore) -> None:
+    # The store's parts bind the mirror's methods and then the vault's over them: a write left
+    # bound to the mirror would change the mirror and never the file, so it must be in this set.
+    mirror = {store.mirror.folders, store.mirror.notes, store.mirror.tags, store.mirror.resources}
+    mirror.add(store.mirror.history)
+    names = [n for n in dir(Store) if not n.startswith("_") and callable(getattr(Store, n))]
+    served = {n for n in names if getattr(getattr(store, n), "__self__", None) in mirror}
+    assert served == MIRROR_METHODS
 
 
 def test_it_reads_titles_tags_and_folders_and_skips_what_it_should(store: VaultStore) -> None:

@@ -16,15 +16,6 @@ from noted.store.vault.base import VaultPart
 class Folders(VaultPart):
     """Creating, renaming, moving, trashing and restoring notebooks as folders."""
 
-    def list_folders(self, *, include_trashed: bool = False) -> list[Folder]:
-        return self.mirror.list_folders(include_trashed=include_trashed)
-
-    def get_folder(self, folder_id: str) -> Folder:
-        return self.mirror.get_folder(folder_id)
-
-    def folder_note_counts(self) -> dict[str, int]:
-        return self.mirror.folder_note_counts()
-
     def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder:
         name = safe_name(clean_title(title, "notebook title"), "")
         if not name:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from noted.errors import ConflictError, InvalidInputError, NotFoundError
-from noted.models import Note, NoteDraft, NoteMeta, NotePatch
+from noted.models import Note, NoteDraft, NotePatch
 from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
 from noted.store.transfer.common import safe_name
@@ -21,40 +20,6 @@ class Notes(VaultPart):
 
     _paths: tuple[int, dict[str, str]] | None = None
     """``note_paths`` as read at a feed cursor (every change of a file's path is in the feed)."""
-
-    def get_note(self, note_id: str) -> Note:
-        return self.mirror.get_note(note_id)
-
-    def get_notes(self, note_ids: Sequence[str]) -> list[Note]:
-        return self.mirror.get_notes(note_ids)
-
-    def list_notes(
-        self,
-        *,
-        folder_id: str | None = None,
-        tag_id: str | None = None,
-        trashed: bool = False,
-        todo_only: bool = False,
-        order: NoteOrder = NoteOrder.UPDATED,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[NoteMeta]:
-        return self.mirror.list_notes(
-            folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only,
-            order=order, limit=limit, offset=offset,
-        )  # fmt: skip
-
-    def count_notes(
-        self,
-        *,
-        folder_id: str | None = None,
-        tag_id: str | None = None,
-        trashed: bool = False,
-        todo_only: bool = False,
-    ) -> int:
-        return self.mirror.count_notes(
-            folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only
-        )
 
     def note_paths(self) -> dict[str, str]:
         """Read again only when the change feed moved (the reader asks at each note it opens)."""

@@ -19,12 +19,6 @@ from noted.store.vault.files import content_hash
 class Resources(VaultPart):
     """Attachments: files of the folder where they are, or (just attached) in the mirror."""
 
-    def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
-        return self.mirror.add_resource(data, filename=filename, mime=mime, title=title, actor=actor)
-
-    def get_resource(self, resource_id: str) -> Resource:
-        return self.mirror.get_resource(resource_id)
-
     def resource_path(self, resource_id: str) -> Path:
         known = self.ledger.file(resource_id)
         if known is None:
@@ -48,12 +42,6 @@ class Resources(VaultPart):
         """``body`` with its links to files of the folder written ``:/id`` (``Attachments.with_ids``)."""
         row = self.ledger.note(note_id)
         return body if row is None else self.attachments.with_ids(row.path, body)
-
-    def list_resources(self, *, note_id: str | None = None) -> list[Resource]:
-        return self.mirror.list_resources(note_id=note_id)
-
-    def resource_notes(self, resource_id: str) -> list[str]:
-        return self.mirror.resource_notes(resource_id)
 
     def replace_resource(
         self,

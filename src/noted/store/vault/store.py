@@ -59,7 +59,20 @@ class VaultStore(Parts):
         self.notes = notes = Notes(core)
         self.tags = tags = Tags(core)
         self.resources = resources = Resources(core)
-        super().__init__(folders, notes, tags, resources, mirror.history)
+        # Reads are the mirror's, as are a new tag (it lives in the mirror until a note carries it)
+        # and a new attachment (it waits in the mirror until the note linking it is written).
+        # The vault's parts do what writes the files or reads them: tests/unit/test_vault_store.py
+        # checks that every other method is theirs.
+        super().__init__(mirror.folders, mirror.notes, mirror.tags, mirror.resources, mirror.history)
+        self.create_folder, self.update_folder = folders.create_folder, folders.update_folder
+        self.trash_folder, self.restore_folder = folders.trash_folder, folders.restore_folder
+        self.create_note, self.update_note = notes.create_note, notes.update_note
+        self.trash_note, self.restore_note = notes.trash_note, notes.restore_note
+        self.empty_trash, self.restore_revision = notes.empty_trash, notes.restore_revision
+        self.rename_tag, self.delete_tag = tags.rename_tag, tags.delete_tag
+        self.tag_note, self.untag_note = tags.tag_note, tags.untag_note
+        self.resource_path, self.read_resource = resources.resource_path, resources.read_resource
+        self.replace_resource, self.delete_resource = resources.replace_resource, resources.delete_resource
         self.folder_for: Callable[[str, str], str] = core.folder_for
         self.note_paths, self.note_path = notes.note_paths, notes.note_path
         self.body_with_ids = resources.body_with_ids

@@ -15,25 +15,6 @@ from noted.store.vault.text import FileText, front_tags
 class Tags(VaultPart):
     """Tags: noted adds to front-matter ``tags``; removing and renaming also edit inline ``#tags``."""
 
-    def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
-        return self.mirror.list_tags(with_notes_only=with_notes_only)
-
-    def get_tag(self, tag_id: str) -> Tag:
-        return self.mirror.get_tag(tag_id)
-
-    def find_tag(self, title: str) -> Tag | None:
-        return self.mirror.find_tag(title)
-
-    def create_tag(self, title: str, *, actor: str) -> Tag:
-        """A tag with no notes lives in the mirror only, until a note carries it."""
-        return self.mirror.create_tag(title, actor=actor)
-
-    def note_tags(self, note_id: str) -> list[Tag]:
-        return self.mirror.note_tags(note_id)
-
-    def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        return self.mirror.note_tag_titles(note_ids)
-
     def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
         """Tags missing from the note are added to its front-matter ``tags``."""
         titles = [clean_title(t, "tag") for t in titles]
