@@ -16,7 +16,6 @@ conflict; 500 for a bug (logged; the answer carries no internals). An image a to
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import re
@@ -33,6 +32,7 @@ from noted.mcp.clients import client_name
 from noted.mcp.deps import McpDeps
 from noted.mcp.options import OPENAPI_PATH
 from noted.models import ToolStatus
+from noted.tools import files
 from noted.tools.base import Payload, Tool, ToolContext
 from noted.tools.registry import ToolResult
 
@@ -252,7 +252,7 @@ def answer(result: ToolResult) -> JSONResponse:
                 {
                     "name": f"{stem}.{image.mime.split('/')[-1]}",
                     "mime_type": image.mime,
-                    "content": _b64(image.data),
+                    "content": files.base64_text(image.data),
                 }
                 for image in result.images
             ]
@@ -266,7 +266,3 @@ def _failure(status: int, message: str, kind: str, field: str | None = None) -> 
     if field:
         body["field"] = field
     return JSONResponse(body, status_code=status)
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")

@@ -22,7 +22,6 @@ sessions directly, 2026-07-28 clients on their ``subscriptions/listen`` streams.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import logging
@@ -48,6 +47,7 @@ from noted.mcp.scopes import Settled, settle_clients
 from noted.models import ToolStatus
 from noted.settings import SettingChange
 from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS, MCP_WRITES
+from noted.tools import files
 from noted.tools.base import Tool, ToolContext
 from noted.tools.registry import ToolResult
 
@@ -334,7 +334,7 @@ def call_result(result: ToolResult) -> types.CallToolResult:
         text = json.dumps(result.payload, ensure_ascii=False)
         content: list[types.ContentBlock] = [types.TextContent(text=text)]
         content += [
-            types.ImageContent(data=base64.b64encode(image.data).decode("ascii"), mime_type=image.mime)
+            types.ImageContent(data=files.base64_text(image.data), mime_type=image.mime)
             for image in result.images
         ]
         return types.CallToolResult(content=content, structured_content=result.payload)
