@@ -154,11 +154,5 @@ class VaultStore(Parts):
         with self.mirror.batch(), self.vault.journal():
             yield
 
-    def get_meta(self, key: str) -> str | None:
-        return self.mirror.get_meta(key)
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.mirror.set_meta(key, value)
-
 
 __all__ = ["SIDECAR_NAME", "VaultStore", "sync_tags"]
