@@ -26,11 +26,8 @@ _LISTED = 8
 
 def file_hash(path: Path) -> str:
     """The SHA-256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def manifest_text(exported: str, files: dict[str, str]) -> str:
