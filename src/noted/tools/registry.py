@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 import logging
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -290,20 +290,15 @@ def _none_written(
     ]
 
 
-_CHECKED: set[str] = set()
-_CHECKED_LOCK = threading.Lock()
-
-
 def _check_schema(schema: Payload) -> None:
     """Check a schema against the JSON Schema meta-schema, once per process per distinct schema
     (the check costs tens of milliseconds, and every registry declares the same tools)."""
-    key = json.dumps(schema, sort_keys=True)
-    with _CHECKED_LOCK:
-        if key in _CHECKED:
-            return
-    Draft202012Validator.check_schema(schema)
-    with _CHECKED_LOCK:
-        _CHECKED.add(key)
+    _check_schema_text(json.dumps(schema, sort_keys=True))
+
+
+@functools.cache  # a schema that fails raises, so it is checked again next time
+def _check_schema_text(text: str) -> None:
+    Draft202012Validator.check_schema(json.loads(text))
 
 
 def _field_of(error: ValidationError) -> str | None:
