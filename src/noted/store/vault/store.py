@@ -20,7 +20,7 @@ the file no longer has first records the file's version (actor ``outside``), the
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from noted.errors import ProfileError
@@ -54,7 +54,7 @@ class VaultStore(Parts):
     def __init__(self, vault: Vault, mirror: SqliteStore) -> None:
         self.core = core = VaultCore(vault, mirror)
         self.vault, self.mirror, self.db = vault, mirror, mirror.db
-        self.ledger, self.follower, self.attachments = core.ledger, core.follower, core.attachments
+        self.ledger, self.follower = core.ledger, core.follower
         self.folders = folders = Folders(core)
         self.notes = notes = Notes(core)
         self.tags = tags = Tags(core)
@@ -73,7 +73,6 @@ class VaultStore(Parts):
         self.tag_note, self.untag_note = tags.tag_note, tags.untag_note
         self.resource_path, self.read_resource = resources.resource_path, resources.read_resource
         self.replace_resource, self.delete_resource = resources.replace_resource, resources.delete_resource
-        self.folder_for: Callable[[str, str], str] = core.folder_for
         self.note_paths, self.note_path = notes.note_paths, notes.note_path
         self.body_with_ids = resources.body_with_ids
         self._watcher: Watcher | None = None
@@ -117,11 +116,6 @@ class VaultStore(Parts):
             mirror.close()
             raise
         return store
-
-    @property
-    def root_folder_id(self) -> str | None:
-        """The notebook of the files at the folder's root."""
-        return self.core.root_folder_id
 
     def __repr__(self) -> str:
         return f"VaultStore(root={str(self.vault.root)!r})"
