@@ -154,15 +154,6 @@ class JoplinClient:
             self._url = self._configured
 
     # Reads -------------------------------------------------------------------------------
-    def ping(self) -> bool:
-        """True when the API answers now (no retry)."""
-        try:
-            answer = self._http.get(f"{self._base()}/ping", timeout=2.0)
-        except (httpx.HTTPError, BackendError):
-            self._forget_discovered()
-            return False
-        return answer.status_code == 200
-
     def get(self, path: str, params: Params | None = None) -> Any:
         """The decoded JSON Joplin answers to ``GET path``."""
         return self._read(path, params).json()

@@ -109,10 +109,6 @@ class JoplinStore(Parts):
         """The Data API's address (``""`` until it has been found)."""
         return self.client.url
 
-    def ping(self) -> bool:
-        """True when Joplin answers now."""
-        return self.client.ping()
-
     def close(self) -> None:
         self.client.close()
         self.sidecar.close()
