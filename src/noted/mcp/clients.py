@@ -65,15 +65,9 @@ def name_of(ctx: ServerRequestContext[Any, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ClientInfo:
-    """One connected client, for the status bar and ``noted mcp`` output."""
+    """One connected client, for the status bar (which counts them)."""
 
     name: str
-    version: str
-    protocol: str
-    since: float
-    last_seen: float
-    listening: bool
-    """True when change notices can reach it (a handshake session or an open listen stream)."""
 
 
 @dataclass(slots=True)
@@ -87,8 +81,7 @@ class _Entry:
     listens: int = 0
 
     def info(self) -> ClientInfo:
-        listening = self.session is not None or self.listens > 0
-        return ClientInfo(self.name, self.version, self.protocol, self.since, self.last_seen, listening)
+        return ClientInfo(self.name)
 
 
 @dataclass
