@@ -64,7 +64,6 @@ class Outline:
     """The sections of one body, in document order (section ``0`` first when it has text)."""
 
     sections: tuple[Section, ...]
-    length: int
 
     def at(self, offset: int) -> Section | None:
         """The innermost section that contains ``offset``."""
@@ -196,7 +195,7 @@ def outline(body: str) -> Outline:
                 break
         sections.append(Section(path, level, text, start, body_start, end, own_end))
         stack.append((level, path, len(sections) - 1))
-    return Outline(tuple(sections), length)
+    return Outline(tuple(sections))
 
 
 def section_text(body: str, section: Section) -> str:
