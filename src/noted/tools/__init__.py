@@ -87,6 +87,6 @@ def all_tools() -> tuple[Tool, ...]:
     )
 
 
-def build_registry(settings: Settings, *, check_output: bool = True) -> ToolRegistry:
+def build_registry(settings: Settings) -> ToolRegistry:
     """The registry of every tool, with each tool's switch declared in ``settings``."""
-    return ToolRegistry(settings, all_tools(), check_output=check_output)
+    return ToolRegistry(settings, all_tools())

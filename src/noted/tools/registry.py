@@ -71,14 +71,12 @@ class ToolRegistry:
     Args:
         settings: Where each tool's switch is read at call time; every tool's switch is declared
             in its registry (read tools on, write tools off, unless the tool says otherwise).
-        tools: The tools, each name once.
-        check_output: Validate every successful payload against the tool's output schema; a
-            payload that does not fit is a bug and is reported as an internal error.
+        tools: The tools, each name once. Every successful payload is checked against its tool's
+            output schema: one that does not fit is a bug, reported as an internal error.
     """
 
-    def __init__(self, settings: Settings, tools: Iterable[Tool], *, check_output: bool = True) -> None:
+    def __init__(self, settings: Settings, tools: Iterable[Tool]) -> None:
         self.settings = settings
-        self.check_output = check_output
         self._tools: dict[str, Tool] = {}
         self._validators: dict[str, Draft202012Validator] = {}
         self._output_validators: dict[str, Draft202012Validator] = {}
@@ -245,13 +243,12 @@ class ToolRegistry:
             return ToolResult(
                 name, ToolStatus.INTERNAL, message=f'internal error in tool "{name}"; it was logged'
             )
-        if self.check_output:
-            wrong = best_match(self._output_validators[name].iter_errors(payload))
-            if wrong is not None:
-                log.error("tool %s returned a payload outside its output schema: %s", name, wrong.message)
-                return ToolResult(
-                    name, ToolStatus.INTERNAL, message=f'internal error in tool "{name}"; it was logged'
-                )
+        wrong = best_match(self._output_validators[name].iter_errors(payload))
+        if wrong is not None:
+            log.error("tool %s returned a payload outside its output schema: %s", name, wrong.message)
+            return ToolResult(
+                name, ToolStatus.INTERNAL, message=f'internal error in tool "{name}"; it was logged'
+            )
         return ToolResult(name, ToolStatus.OK, payload=payload, images=images)
 
     def validate(self, tool: Tool, args: Payload) -> tuple[str, str | None] | None:
