@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts 
     from noted.providers import ChatProvider, ProviderConfig
     from noted.search.finder import Finder
     from noted.search.semantic import SemanticSearch
-    from noted.tools import Scope, ToolContext, ToolRegistry
+    from noted.tools import ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -286,11 +286,9 @@ class Services:
         return self._indexer
 
     # Tools and the assistant ------------------------------------------------------------
-    def tool_context(
-        self, actor: str, *, editor: EditorSession | None = None, scope: Scope | None = None
-    ) -> ToolContext:
-        """What a tool call needs, for one caller."""
-        from noted.tools import Scope, ToolContext
+    def tool_context(self, actor: str, *, editor: EditorSession | None = None) -> ToolContext:
+        """What a tool call needs, for one caller (the whole profile: no scope)."""
+        from noted.tools import ToolContext
 
         return ToolContext(
             store=self.store,
@@ -298,7 +296,6 @@ class Services:
             keyword=self.keyword,
             actor=actor,
             semantic=self.semantic,
-            scope=scope or Scope(),
             editor=editor,
             review=self.review.rows,
         )
