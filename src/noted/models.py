@@ -231,6 +231,16 @@ class NotePatch:
     user_created_time: int | None = None
     user_updated_time: int | None = None
 
+    def body_after(self, body: str) -> str:
+        """What this patch makes of ``body``: its own ``body`` when it has one, with ``prepend`` and
+        ``append`` each joined on a line of its own (as every backend saves it)."""
+        body = body if self.body is None else self.body
+        if self.prepend is not None:
+            body = self.prepend + ("\n" if body and not self.prepend.endswith("\n") else "") + body
+        if self.append is not None:
+            body = body + ("\n" if body and not body.endswith("\n") else "") + self.append
+        return body
+
 
 @dataclass(frozen=True, slots=True)
 class NoteDraft:

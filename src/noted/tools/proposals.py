@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from noted.errors import NotFoundError
-from noted.models import Note, now_ms
+from noted.models import Note, NotePatch, now_ms
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow, ProposalState, ReviewRows
 from noted.tools import schema as s
@@ -261,11 +261,8 @@ def applied(proposal: ProposalRow, text: tuple[str, str]) -> tuple[str, str]:
     """The (title, body) an ``update_note`` proposal makes of ``text``."""
     args = proposal.detail.get("arguments", {})
     title, body = text
-    body = str(args.get("body", body))
-    if "append" in args:
-        body = body + ("" if not body or body.endswith("\n") else "\n") + str(args["append"])
-    if "prepend" in args:
-        body = str(args["prepend"]) + ("" if str(args["prepend"]).endswith("\n") else "\n") + body
+    patch = NotePatch(body=args.get("body"), append=args.get("append"), prepend=args.get("prepend"))
+    body = patch.body_after(body)
     if isinstance(args.get("replace_text"), dict):
         swap = args["replace_text"]
         body = body.replace(str(swap.get("find", "")), str(swap.get("replace", "")), 1)

@@ -208,11 +208,7 @@ class Notes:
 
     @staticmethod
     def _payload(old: Note, patch: NotePatch) -> dict[str, Any]:
-        body = old.body if patch.body is None else patch.body
-        if patch.prepend is not None:
-            body = patch.prepend + ("\n" if body and not patch.prepend.endswith("\n") else "") + body
-        if patch.append is not None:
-            body = body + ("\n" if body and not body.endswith("\n") else "") + patch.append
+        body = patch.body_after(old.body)
         payload: dict[str, Any] = {}
         if body != old.body:
             payload["body"] = check_body(body)

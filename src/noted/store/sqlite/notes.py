@@ -181,12 +181,7 @@ class Notes:
         session: str | None,
         headings: str | None = None,
     ) -> Note:
-        body = old.body if patch.body is None else patch.body
-        if patch.prepend is not None:
-            body = patch.prepend + ("\n" if body and not patch.prepend.endswith("\n") else "") + body
-        if patch.append is not None:
-            body = body + ("\n" if body and not body.endswith("\n") else "") + patch.append
-        body = check_body(body)
+        body = check_body(patch.body_after(old.body))
         title = old.title if patch.title is None else clean_title(patch.title)
         # Strictly increasing, so an update based on the old time is always told apart.
         now = max(now_ms(), old.updated_time + 1)

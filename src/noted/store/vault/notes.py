@@ -86,12 +86,7 @@ class Notes(VaultPart):
     def _write_patch(self, old: Note, patch: NotePatch, actor: str, session: str | None) -> Note:
         row = self.core.row(old.id)
         ft = self.core.current_text(row, old)
-        body = ft.body if patch.body is None else check_body(patch.body)
-        if patch.prepend is not None:
-            body = patch.prepend + ("\n" if body and not patch.prepend.endswith("\n") else "") + body
-        if patch.append is not None:
-            body = body + ("\n" if body and not body.endswith("\n") else "") + patch.append
-        ft = ft.with_body(check_body(body))
+        ft = ft.with_body(check_body(patch.body_after(ft.body)))
         rel, rename = row.path, False
         stem = PurePosixPath(rel).stem
         if patch.title is not None and clean_title(patch.title) != ft.title(stem):
