@@ -18,7 +18,7 @@ from noted.models import ACTOR_USER, NotePatch, mcp_actor
 from noted.ops.conflicts import Choice
 from noted.services import Services
 from noted.store.review import ProposalRow, ProposalState
-from noted.tools import proposal_sides
+from noted.tools import proposal_sides, proposals
 
 BOT = mcp_actor("bot")
 BASE = "one\ntwo\nthree\n"
@@ -151,3 +151,26 @@ def test_cli_show_gives_the_three_sides_and_accept_still_writes_nothing(
     result = cli("changes", "accept", ref)
     assert result.code == 3 and "changed after" in result.err  # as before: nothing written
     assert "<<<<<<< the note now" in cli.ok("changes", "show", ref).out  # still shown whole
+
+
+@pytest.mark.parametrize(
+    "before, args",
+    [
+        ("", {"prepend": "first"}),  # the preview once showed "first\n"; the store writes "first"
+        ("", {"append": "last"}),
+        (BASE, {"prepend": "top"}),
+        (BASE, {"append": "end"}),
+        (BASE, {"body": "all new\n"}),
+    ],
+)
+def test_the_preview_of_a_proposal_is_what_accepting_it_writes(
+    services: Services, fixture: Fixture, before: str, args: dict[str, str]
+) -> None:
+    store = services.store
+    store.update_note(fixture.ideas, NotePatch(body=before), actor=ACTOR_USER)
+    proposal = propose(services, fixture.ideas, **args)
+    shown = proposals.preview(store, proposal)
+    assert shown is not None
+    outcome = asyncio.run(proposals.apply(services.registry, proposal, services.tool_context(BOT)))
+    assert outcome.state is ProposalState.APPLIED
+    assert shown[1] == (store.get_note(fixture.ideas).title, store.get_note(fixture.ideas).body)
