@@ -9,10 +9,17 @@ A backend builds its parts (``noted.store.sqlite``: one ``Database``; ``noted.st
 from __future__ import annotations
 
 from noted.store.protocol import FolderStore, HistoryStore, NoteStore, ResourceStore, TagStore
+from noted.store.sync import SyncConflicts, Syncing
 
 
 class Parts:
     """The ``Store`` methods of a backend, bound to the parts that keep each kind of item."""
+
+    sync: Syncing | None = None
+    """Starting the backend's sync; None on a backend that syncs with nothing (the profile's own
+    database) or is synced by what the person uses (a Markdown folder: git, Syncthing)."""
+    conflicts: SyncConflicts | None = None
+    """The conflict copies the backend's sync made; None on a backend without a sync."""
 
     def __init__(
         self,

@@ -58,8 +58,11 @@ class JoplinStore(Parts):
         self.tags = tags = Tags(api)
         self.notes = notes = Notes(api, tags, folders, history)
         self.resources = resources = Resources(api, cache_dir)
-        self.copies = ConflictCopies(api, notes, folders)
         super().__init__(folders, notes, tags, resources, history)
+        self.sync: Syncing = JoplinSync(sidecar.db)
+        """Joplin's sync, run by the configured command (``joplin.syncCommand``)."""
+        self.conflicts: SyncConflicts = ConflictCopies(api, notes, folders)
+        """The conflict copies Joplin's sync made."""
         self.recent_notes = history.recent_notes
 
     def __repr__(self) -> str:
@@ -93,16 +96,6 @@ class JoplinStore(Parts):
     def db(self) -> Database:
         """The sidecar database (the semantic index, the chats and the lease live there)."""
         return self.sidecar.db
-
-    @property
-    def sync(self) -> Syncing:
-        """Joplin's sync, run by the configured command (``joplin.syncCommand``)."""
-        return JoplinSync(self.sidecar.db)
-
-    @property
-    def conflicts(self) -> SyncConflicts:
-        """The conflict copies Joplin's sync made."""
-        return self.copies
 
     @property
     def url(self) -> str:

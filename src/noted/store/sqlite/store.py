@@ -25,7 +25,6 @@ from noted.store.sqlite.pending import PendingFiles
 from noted.store.sqlite.pending import sweep as sweep_pending
 from noted.store.sqlite.resources import Resources
 from noted.store.sqlite.tags import Tags
-from noted.store.sync import SyncConflicts, Syncing
 
 PENDING_LISTS = ".pending"
 """The folder beside ``notes.db`` where each process lists the attachment files it writes."""
@@ -39,16 +38,6 @@ class SqliteStore(Parts):
     """
 
     capabilities = Capabilities()
-
-    @property
-    def sync(self) -> Syncing | None:
-        """None: the profile's own database syncs with nothing."""
-        return None
-
-    @property
-    def conflicts(self) -> SyncConflicts | None:
-        """None: with no sync there are no sync conflicts."""
-        return None
 
     def __init__(self, db: Database, resources_dir: Path, thinning: Thinning | None = None) -> None:
         self.db = db

@@ -28,7 +28,6 @@ from noted.store.history.thinning import Thinning
 from noted.store.parts import Parts
 from noted.store.protocol import Capabilities
 from noted.store.sqlite import SqliteStore
-from noted.store.sync import SyncConflicts, Syncing
 from noted.store.vault.base import VaultCore
 from noted.store.vault.files import Vault
 from noted.store.vault.folders import Folders
@@ -119,15 +118,6 @@ class VaultStore(Parts):
 
     def __repr__(self) -> str:
         return f"VaultStore(root={str(self.vault.root)!r})"
-
-    @property
-    def sync(self) -> Syncing | None:
-        """None: the folder is synced by whatever the person uses (git, Syncthing), not by noted."""
-        return None
-
-    @property
-    def conflicts(self) -> SyncConflicts | None:
-        return None
 
     def start_watching(self) -> Watcher:
         """Follow the folder's changes in a background thread until ``close`` (the app, MCP)."""
