@@ -2,8 +2,9 @@
 that kind of item.
 
 A backend builds its parts (``noted.store.sqlite``: one ``Database``; ``noted.store.joplin``: one
-``JoplinApi``), hands them to ``Parts``, and adds what is its own (``close``, ``batch``, ``sync``,
-``conflicts``). The parts are typed by the protocols ``Store`` joins, so mypy checks every binding.
+``JoplinApi``), hands them to ``Parts``, and adds what is its own (``close``, ``batch``, and
+``sync`` and ``conflicts`` where it syncs). The parts are typed by the protocols ``Store`` joins, so
+mypy checks every binding.
 """
 
 from __future__ import annotations
