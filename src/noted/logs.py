@@ -6,6 +6,7 @@ written (a full disk), noted says so once on stderr and goes on without it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import sys
@@ -24,10 +25,8 @@ class _QuietHandler(logging.handlers.RotatingFileHandler):
         logger = logging.getLogger("noted")
         logger.removeHandler(self)
         logger.addHandler(logging.NullHandler())  # else logging's last resort prints to stderr
-        try:
+        with contextlib.suppress(OSError):
             self.close()
-        except OSError:
-            pass
 
 
 _warned: set[str] = set()
@@ -38,10 +37,8 @@ def _warn(message: str) -> None:
     if message in _warned:
         return
     _warned.add(message)
-    try:
+    with contextlib.suppress(OSError):  # stderr itself is gone: nothing more to do
         print(message, file=sys.stderr)
-    except OSError:  # stderr itself is gone: nothing more to do
-        pass
 
 
 def setup_logging(path: Path, level: int = logging.INFO) -> bool:

@@ -131,10 +131,7 @@ def _parser() -> MarkdownIt:
 
 
 def _line_offsets(body: str) -> list[int]:
-    offsets = [0]
-    for match in re.finditer("\n", body):
-        offsets.append(match.end())
-    return offsets
+    return [0, *(match.end() for match in re.finditer("\n", body))]
 
 
 # A line that may be a top-level heading: up to three spaces, then an ATX opening (1-6 ``#`` and a

@@ -12,6 +12,7 @@ reads ``state`` (or gets it pushed through ``on_state``)::
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -120,10 +121,8 @@ class EmbeddedMcpServer:
         """Start or stop to follow ``mcp.enabled``; a failed start is kept in ``state.error``."""
         wanted = self.deps.settings.get(MCP_ENABLED)
         if wanted and not self.running:
-            try:
+            with contextlib.suppress(NotedError):  # already in state.error for the status bar
                 await self.start()
-            except NotedError:
-                pass  # already in state.error for the status bar
         elif not wanted and self.running:
             await self.stop()
 

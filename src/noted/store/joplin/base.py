@@ -143,8 +143,7 @@ class JoplinApi:
         return answer
 
     def note_item(self, note_id: str, fields: str = NOTE_FIELDS) -> dict[str, Any]:
-        item = self._item(f"/notes/{safe_id(note_id)}", fields, f'no note with id "{note_id}"')
-        return item
+        return self._item(f"/notes/{safe_id(note_id)}", fields, f'no note with id "{note_id}"')
 
     def folder_item(self, folder_id: str) -> Folder:
         return folder_of(

@@ -36,7 +36,7 @@ class Folders:
             rows = conn.execute(
                 "SELECT parent_id, count(*) FROM notes WHERE deleted_time = 0 GROUP BY parent_id"
             ).fetchall()
-        return {parent: count for parent, count in rows}
+        return dict(rows)
 
     def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder:
         title = clean_title(title, "notebook title")
