@@ -18,7 +18,7 @@ from noted.ops import review_actions
 from noted.ops.conflicts import Choice, resolve, split_titled
 from noted.ops.review import Review, summary
 from noted.store.protocol import Store
-from noted.store.review import EntryRow, EntryState
+from noted.store.review import EntryRow, EntryState, ProposalState
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.review import SqliteReview
 from noted.store.vault import VaultStore
@@ -195,3 +195,27 @@ def test_a_proposal_whose_note_changed_has_three_sides_and_a_merge_keeps_both(
     bodies = {r.body for r in store.note_history(note_id)}
     assert {"one\nTWO\nthree\n", "zero\none\ntwo\nthree\n"} <= bodies
     assert rows.proposal(proposal.id).state.value == "applied"
+
+
+def test_proposals_are_listed_by_state_and_by_client_or_its_kind(tmp_path: Path) -> None:
+    db = Database(tmp_path / "review.db")
+    rows = SqliteReview(db)
+    made = {
+        client: rows.propose(
+            client=client,
+            tool="create_note",
+            note_id="",
+            title=client,
+            base_updated_time=0,
+            time=now_ms(),
+            detail={},
+        ).id
+        for client in (BOT, mcp_actor("zed"), CHAT, "mcp_like")  # "mcp_like": "_" is no wildcard
+    }
+    rows.settle(made[CHAT], ProposalState.REJECTED, time=now_ms())
+    assert [p.client for p in rows.proposals(client="mcp")] == [mcp_actor("zed"), BOT]  # newest first
+    assert [p.client for p in rows.proposals(client=BOT)] == [BOT]
+    assert CHAT not in [p.client for p in rows.proposals()]  # pending only, by default
+    assert [p.client for p in rows.proposals(state=ProposalState.REJECTED, client="assistant")] == [CHAT]
+    assert len(rows.proposals(state=None)) == 4
+    db.close()

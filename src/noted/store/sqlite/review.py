@@ -251,19 +251,10 @@ class SqliteReview:
     def proposals(
         self, *, state: ProposalState | None = ProposalState.PENDING, client: str | None = None
     ) -> list[ProposalRow]:
-        where: list[str] = []
-        args: list[object] = []
-        if state is not None:
-            where.append("state = ?")
-            args.append(state.value)
-        if client:
-            where.append("(client = ? OR client LIKE ? ESCAPE '\\')")
-            args += [client, _like_prefix(client)]
-        sql = f"SELECT {_PROPOSAL} FROM proposals"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
+        where, args = _where(state, client, None, None, (), who="client")
+        sql = f"SELECT {_PROPOSAL} FROM proposals{where} ORDER BY id DESC"
         with self.db.read() as conn:
-            return [_proposal(r) for r in conn.execute(sql + " ORDER BY id DESC", args)]
+            return [_proposal(r) for r in conn.execute(sql, args)]
 
     def settle(
         self, proposal_id: int, state: ProposalState, *, time: int, reason: str = "", result_note_id: str = ""
@@ -282,20 +273,23 @@ def _cursor(conn: apsw.Connection) -> int:
 
 
 def _where(
-    state: EntryState | None,
+    state: EntryState | ProposalState | None,
     actor: str | None,
     since: int | None,
     folder_id: str | None,
     words: Sequence[Word],
+    *,
+    who: str = "actor",
 ) -> tuple[str, list[object]]:
-    """The WHERE clause (with its leading space, or '') of a listing or a count, and its arguments."""
+    """The WHERE clause (with its leading space, or '') of a listing or a count, and its arguments;
+    ``who`` is the column ``actor`` matches (a proposal's is ``client``)."""
     where: list[str] = []
     args: list[object] = []
     if state is not None:
         where.append("state = ?")
         args.append(state.value)
     if actor:
-        where.append("(actor = ? OR actor LIKE ? ESCAPE '\\')")
+        where.append(f"({who} = ? OR {who} LIKE ? ESCAPE '\\')")
         args += [actor, _like_prefix(actor)]
     if since is not None:
         where.append("last_time >= ?")
