@@ -188,14 +188,6 @@ class Resolver:
         self._names = names
         self.paths = names.paths
 
-    @property
-    def _by_path(self) -> dict[str, str]:
-        return self._names.by_path()
-
-    @property
-    def _by_key(self) -> dict[str, list[str]]:
-        return self._names.by_key(self.store)
-
     def resolve(self, raw: _Raw, source_id: str) -> str:
         """The id of the note ``raw`` leads to, ``""`` when none."""
         if raw.name.startswith(":/"):
@@ -209,11 +201,12 @@ class Resolver:
             if raw.relative or "/" in stem:
                 base = posixpath.dirname(self.paths.get(source_id, "")) if raw.relative else ""
                 full = posixpath.normpath(posixpath.join(base, stem)).casefold()
-                if full in self._by_path:
-                    return self._by_path[full]
+                by_path = self._names.by_path()
+                if full in by_path:
+                    return by_path[full]
                 if raw.relative:
                     return ""
-            matches = self._by_key.get(posixpath.basename(stem).casefold(), [])
+            matches = self._names.by_key(self.store).get(posixpath.basename(stem).casefold(), [])
             if "/" in stem:
                 matches = [
                     i
@@ -221,7 +214,7 @@ class Resolver:
                     if posixpath.splitext(self.paths[i])[0].casefold().endswith(stem.casefold())
                 ]
             return min(matches, key=lambda i: (self.paths[i].count("/"), self.paths[i]), default="")
-        return min(self._by_key.get(posixpath.basename(stem).casefold(), []), default="")
+        return min(self._names.by_key(self.store).get(posixpath.basename(stem).casefold(), []), default="")
 
     def names(self, note: Note) -> list[str]:
         """The names other notes may use for ``note``: its title, file name and id."""
