@@ -14,22 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from noted.errors import NotFoundError
 from noted.models import Folder, descendants
 from noted.ops import notebooks as ops
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, opt_iso, view, visible_folder
+from noted.tools.payloads import iso, notebook_title, opt_iso, view, visible_folder
 from noted.tools.scope import ScopeView
-
-
-def _title_of(ctx: ToolContext, scope: ScopeView, folder_id: str) -> str:
-    if not folder_id or not scope.allows_folder(folder_id):
-        return ""
-    try:
-        return ctx.store.get_folder(folder_id).title
-    except NotFoundError:
-        return ""
 
 
 def _summary(ctx: ToolContext, scope: ScopeView, folder: Folder) -> Payload:
@@ -39,7 +29,7 @@ def _summary(ctx: ToolContext, scope: ScopeView, folder: Folder) -> Payload:
         "id": folder.id,
         "title": folder.title,
         "parent_id": parent,
-        "parent": _title_of(ctx, scope, parent),
+        "parent": notebook_title(ctx, parent) if parent else "",  # parent_of: "" when out of scope
         "in_trash": folder.is_trashed,
     }
 
