@@ -102,8 +102,6 @@ class ClientTracker:
         result = await call_next(ctx)
         if ctx.method == "notifications/initialized":
             self._add_legacy(ctx)
-        elif ctx.request_id is not None:
-            self._touch_legacy(ctx.session)
         return result
 
     # what the server and the status bar read ---------------------------------------------
@@ -132,12 +130,6 @@ class ClientTracker:
         self._legacy[key] = entry
         log.info("client %s %s connected (protocol %s)", entry.name, entry.version, entry.protocol)
         self._changed()
-
-    def _touch_legacy(self, session: ServerSession) -> None:
-        connection = _connection_of(session)
-        entry = self._legacy.get(id(connection) if connection is not None else id(session))
-        if entry is not None:
-            entry.last_seen = self.clock()
 
     def _drop_legacy(self, key: int) -> None:
         entry = self._legacy.pop(key, None)
