@@ -54,7 +54,7 @@ def items(review: Review, text: str = "", *, limit: int = VIEW_LIMIT) -> Listing
     words, since = parse_filter(text)
     folders = {f.id: f.title for f in review.store.list_folders(include_trashed=True)}
     matching = [Word(w, tuple(i for i, t in folders.items() if w in t.casefold())) for w in words]
-    waiting = [_proposal(p, folders) for p in review.rows.proposals()]
+    waiting = [_proposal(p) for p in review.rows.proposals()]
     waiting = [
         p for p in waiting if (since is None or p.time >= since) and all(w in p.haystack for w in words)
     ]
@@ -75,8 +75,8 @@ def _entry(entry: EntryRow, folders: dict[str, str]) -> ReviewItem:
     )
 
 
-def _proposal(proposal: ProposalRow, folders: dict[str, str]) -> ReviewItem:
-    del folders  # a proposal names its note only
+def _proposal(proposal: ProposalRow) -> ReviewItem:
+    """A proposal's row: it names its note only (no notebook)."""
     what = f"waits for you: {proposal.tool.replace('_', ' ')}"
     return ReviewItem(
         f"p{proposal.id}", proposal.note_id, proposal.title, "", proposal.client, proposal.time, what, True
