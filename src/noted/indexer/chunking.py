@@ -18,6 +18,11 @@ Git's 5,841 and 6 of PostgreSQL's 5,059; "# Chapter 1. Repositories and Branches
 User Manual above git-grep for "buscar texto en los archivos del repositorio". A hit still lands
 under it, at the subsection that matched.
 
+Every chunk led by its title and heading path ("git-commit › DISCUSSION") was tried on the search
+evaluation: search by meaning rose (nDCG@10 over both halves 0.693 -> 0.716) but hybrid search,
+what the front ends run, fell (held out 0.835 -> 0.822, paraphrases 0.741 -> 0.686), so only the
+first chunk has the title.
+
 Beside its chunks, a note has one vector of its outline (``outline_chunk``: title, headings,
 opening), stored apart and used only to weigh the note as a whole.
 """
