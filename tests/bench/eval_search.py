@@ -107,7 +107,7 @@ def _keyword(search: KeywordSearch, text: str) -> m.Run:
 def collect(store: SqliteStore, embedder: Embedder, queries: list[EvalQuery], chunks: int) -> list[Arms]:
     keyword = KeywordSearch(store)
     sem = SemanticSearch(store, store.db, embedder)
-    fused = HybridSearch(keyword, sem)
+    fused = HybridSearch(keyword, lambda: sem)
     out: list[Arms] = []
     for q in queries:
         kw_and = _keyword(keyword, q.text)
@@ -334,7 +334,7 @@ def sweep_strict(
     saved = presets[preset]
     keyword = KeywordSearch(store)
     sem = SemanticSearch(store, store.db, embedder)
-    fused = HybridSearch(keyword, sem)
+    fused = HybridSearch(keyword, lambda: sem)
     labels = [q.labels for q in queries]
     try:
         for floor in floors:

@@ -30,7 +30,6 @@ from noted.search.translate import to_english
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE, SEARCH_TRANSLATE
 
 if TYPE_CHECKING:
-    from noted.search.hybrid import DeferredSemantic
     from noted.search.semantic import Relevance, SemanticSearch
     from noted.settings import Settings
     from noted.store.protocol import Store
@@ -57,8 +56,7 @@ class Finder:
         self.store = store
         self.keyword = keyword
         self.settings = settings
-        self._load = semantic or _unavailable
-        self._deferred: DeferredSemantic | None = None
+        self._semantic = semantic or _unavailable
 
     def search(
         self,
@@ -117,7 +115,7 @@ class Finder:
             found = HybridSearch(self.keyword, self._semantic).search(
                 query, limit=limit + offset, note_ids=scope, relevance=close, translate=translate
             )
-        coverage = None if found.reading.keyword_only else self._semantic.coverage(scope)
+        coverage = None if found.reading.keyword_only else self._semantic().coverage(scope)
         hits = self._with_notebooks(found.hits)
         return Results(hits[offset:], found.reading, len(hits), offset, coverage=coverage)
 
@@ -146,22 +144,14 @@ class Finder:
         translation = to_english(query, self.keyword)
         return dataclasses.replace(results, translation_hint=translation.text if translation else "")
 
-    @property
-    def _semantic(self) -> DeferredSemantic:
-        """Search by meaning, built (and its model loaded) on first use."""
-        if self._deferred is None:
-            from noted.search.hybrid import DeferredSemantic
-
-            self._deferred = DeferredSemantic(self._load)
-        return self._deferred
-
     def _by_meaning(
         self, query: str, limit: int, relevance: Relevance | str, scope: list[str] | None, translate: bool
     ) -> Results:
         words = read_words(query, self.keyword, translate=translate)
-        vectors = self._semantic.query_vectors(words.texts)
-        found = self._semantic.search_vectors(vectors, relevance=relevance, limit=limit, note_ids=scope)
-        passages = self._semantic.passages(vectors, [h.note_id for h in found], query_words(words.texts))
+        semantic = self._semantic()
+        vectors = semantic.query_vectors(words.texts)
+        found = semantic.search_vectors(vectors, relevance=relevance, limit=limit, note_ids=scope)
+        passages = semantic.passages(vectors, [h.note_id for h in found], query_words(words.texts))
         hits = tuple(semantic_hit(h, passages.get(h.note_id)) for h in found)
         return Results(hits, words.reading(Mode.SEMANTIC, str(relevance)), len(hits))
 

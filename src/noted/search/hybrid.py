@@ -30,10 +30,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from noted.errors import InvalidInputError, QueryError, UnavailableError
-from noted.indexer.coverage import IndexCoverage
 from noted.search.hits import fused_hit, keyword_hit
 from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordSearch
 from noted.search.query import (
@@ -50,11 +48,7 @@ from noted.search.query import (
 from noted.search.reading import read_words
 from noted.search.results import Hit, Mode, Reading, Results
 from noted.search.sections import query_words
-from noted.search.semantic import Passages, Preset, Relevance, SemanticHit, SemanticSearch
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
+from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
 
 DEPTH = 100
 """Notes taken from each arm before fusing: far past a page, so the fused order is stable."""
@@ -184,49 +178,14 @@ def fuse(
 # The search ----------------------------------------------------------------------------------
 
 
-class DeferredSemantic(SemanticSearch):
-    """Semantic search built on its first use, by ``load`` (which loads the embedding model), so
-    a hybrid search that never needs the semantic arm never pays for the model."""
-
-    def __init__(self, load: Callable[[], SemanticSearch]) -> None:  # the parent's state lives in load()
-        self._load = load
-
-    def query_vectors(self, texts: Sequence[str]) -> list[npt.NDArray[np.float32]]:
-        return self._load().query_vectors(texts)
-
-    def search_vectors(
-        self,
-        vectors: Sequence[npt.NDArray[np.float32]],
-        *,
-        relevance: Relevance | str | Preset = Relevance.NORMAL,
-        limit: int = 20,
-        note_ids: Iterable[str] | None = None,
-    ) -> list[SemanticHit]:
-        return self._load().search_vectors(vectors, relevance=relevance, limit=limit, note_ids=note_ids)
-
-    def passages(
-        self,
-        vectors: Sequence[npt.NDArray[np.float32]],
-        note_ids: Sequence[str],
-        words: frozenset[str] = frozenset(),
-    ) -> dict[str, Passages]:
-        return self._load().passages(vectors, note_ids, words)
-
-    def outlines(
-        self, vectors: Sequence[npt.NDArray[np.float32]], note_ids: Sequence[str]
-    ) -> dict[str, float]:
-        return self._load().outlines(vectors, note_ids)
-
-    def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
-        return self._load().coverage(note_ids)
-
-
 class HybridSearch:
     """Keyword and semantic search over one profile, fused."""
 
-    def __init__(self, keyword: KeywordSearch, semantic: SemanticSearch) -> None:
+    def __init__(self, keyword: KeywordSearch, semantic: Callable[[], SemanticSearch]) -> None:
+        """``semantic`` builds (or returns) the search by meaning; it is called only once the
+        keyword arm has run, so a query it refuses never loads the model."""
         self.keyword = keyword
-        self.semantic = semantic
+        self._semantic = semantic
 
     def search(
         self,
@@ -266,16 +225,17 @@ class HybridSearch:
         # The keyword arm first: anything it refuses is refused before the model is loaded.
         keyword = self._keyword_arm(ranking, allowed)
         try:
-            vectors = self.semantic.query_vectors(words.texts)
+            semantic = self._semantic()
+            vectors = semantic.query_vectors(words.texts)
         except UnavailableError as exc:
             # The keyword arm alone, as hybrid runs it: a question's words need not all match.
             alone = self._located(split.ranking, keyword[:limit])
             hits = tuple(keyword_hit(h) for h in alone)
             return Results(hits, words.reading(Mode.HYBRID, str(relevance), keyword_only=str(exc)), len(hits))
-        semantic = self.semantic.search_vectors(vectors, relevance=relevance, limit=DEPTH, note_ids=allowed)
-        by_sem = {h.note_id: h for h in semantic}
-        outlines = self.semantic.outlines(vectors, list(by_sem))
-        closeness = [(h.note_id, _closeness(h, outlines.get(h.note_id, 0.0))) for h in semantic]
+        hits_by_meaning = semantic.search_vectors(vectors, relevance=relevance, limit=DEPTH, note_ids=allowed)
+        by_sem = {h.note_id: h for h in hits_by_meaning}
+        outlines = semantic.outlines(vectors, list(by_sem))
+        closeness = [(h.note_id, _closeness(h, outlines.get(h.note_id, 0.0))) for h in hits_by_meaning]
         fused = fuse([(h.note_id, h.score) for h in keyword], closeness)
         fused = fused[:limit]
         # Snippets only for the keyword-only hits that are shown: the semantic arm has its own.
@@ -284,7 +244,7 @@ class HybridSearch:
         by_kw.update(
             (h.note_id, h) for h in self._located(split.ranking, [h for h in keyword if h.note_id in shown])
         )
-        passages = self.semantic.passages(vectors, [n for n, _ in fused], query_words(words.texts))
+        passages = semantic.passages(vectors, [n for n, _ in fused], query_words(words.texts))
         hits = tuple(fused_hit(n, s, by_kw.get(n), by_sem.get(n), passages.get(n)) for n, s in fused)
         return Results(hits, words.reading(Mode.HYBRID, str(relevance)), len(hits))
 
