@@ -8,6 +8,7 @@ Any part of the UI (the chat pane, the settings screen…) may post these to the
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
@@ -57,24 +58,22 @@ class StoreChanged(Message):
         return True
 
 
+@dataclass
 class IndexerStatusChanged(Message):
     """The indexer reported progress or a change of state (coalesces: only the latest matters)."""
 
-    def __init__(self, status: IndexStatus) -> None:
-        super().__init__()
-        self.status = status
+    status: IndexStatus
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, IndexerStatusChanged)
 
 
+@dataclass
 class StatusPart(Message):
     """Set one part of the status bar: ``"mcp"``, ``"tokens"`` or ``"model"`` (``""`` hides it)."""
 
-    def __init__(self, part: str, text: str) -> None:
-        super().__init__()
-        self.part = part
-        self.text = text
+    part: str
+    text: str
 
 
 LINE = "line:"
@@ -117,12 +116,11 @@ class OpenNote(Message):
 _tickets = itertools.count(1)
 
 
+@dataclass
 class OpenAnswered(Message):
     """The reader has answered the ``OpenNote`` numbered ``ticket`` (see ``OpenNote``)."""
 
-    def __init__(self, ticket: int) -> None:
-        super().__init__()
-        self.ticket = ticket
+    ticket: int
 
     @classmethod
     def send(cls, app: App[Any], ticket: int | None) -> None:
@@ -132,32 +130,30 @@ class OpenAnswered(Message):
             screens[-1].post_message(cls(ticket))
 
 
+@dataclass
 class ReadAhead(Message):
     """Read these notes in the background, so that opening one of them next paints at once (the
     search screen sends its highlighted result)."""
 
-    def __init__(self, note_ids: tuple[str, ...]) -> None:
-        super().__init__()
-        self.note_ids = note_ids
+    note_ids: tuple[str, ...]
 
 
+@dataclass
 class WorkFailed(Message):
     """A worker failed; the app shows one line and logs the stack."""
 
-    def __init__(self, description: str, error: BaseException) -> None:
-        super().__init__()
-        self.description = description
-        self.error = error
+    description: str
+    error: BaseException
 
 
+@dataclass
 class SettingsChanged(Message):
     """Settings in effect changed (from the settings screen, ``noted config`` or a file edit)."""
 
-    def __init__(self, keys: tuple[str, ...]) -> None:
-        super().__init__()
-        self.keys = keys
+    keys: tuple[str, ...]
 
 
+@dataclass
 class FirstNotesListed(Message):
     """The note list has its first notes; the next frame paints them (said once per app).
 
@@ -165,9 +161,7 @@ class FirstNotesListed(Message):
     times start-up to the end of the frame after it.
     """
 
-    def __init__(self, listed: float, cpu: float) -> None:
-        super().__init__()
-        self.listed = listed
-        """``time.perf_counter()`` when the notes went into the list."""
-        self.cpu = cpu
-        """``time.process_time()`` then."""
+    listed: float
+    """``time.perf_counter()`` when the notes went into the list."""
+    cpu: float
+    """``time.process_time()`` then."""

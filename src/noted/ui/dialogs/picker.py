@@ -4,6 +4,7 @@ dialog) is one, the chat's model list another (``noted.ui.chat.models``)."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -42,13 +43,12 @@ class ChoicePicker(ReportsWorkerFailures, ModalScreen[str | None]):
     FILTER = "type to filter"
     HINT = "↑↓ to choose · Enter to choose · Esc to cancel"
 
+    @dataclass
     class Loaded(Message, bubble=False):
         """The choices, or why there are none."""
 
-        def __init__(self, choices: list[tuple[str, str]], problem: str | None = None) -> None:
-            super().__init__()
-            self.choices = choices
-            self.problem = problem
+        choices: list[tuple[str, str]]
+        problem: str | None = None
 
     def __init__(self, *, title: str) -> None:
         super().__init__()

@@ -13,6 +13,7 @@ proposal whose note changed since it was proposed, with its three sides and *Edi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
@@ -90,16 +91,14 @@ and `since:day-1`.
         Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain the changes and their keys"),
     ]  # fmt: skip
 
+    @dataclass
     class Loaded(Message):
-        def __init__(self, listing: Listing, text: str) -> None:
-            super().__init__()
-            self.listing = listing
-            self.text = text
+        listing: Listing
+        text: str
 
+    @dataclass
     class Done(Message):
-        def __init__(self, outcome: Outcome) -> None:
-            super().__init__()
-            self.outcome = outcome
+        outcome: Outcome
 
     def __init__(self, services: Services) -> None:
         super().__init__()

@@ -9,6 +9,7 @@ made in a thread worker too (a long note's diff is not instant), and a restore g
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on, work
@@ -67,10 +68,9 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain the history and its keys"),
     ]  # fmt: skip
 
+    @dataclass
     class Loaded(Message):
-        def __init__(self, revisions: list[Revision]) -> None:
-            super().__init__()
-            self.revisions = revisions
+        revisions: list[Revision]
 
     def __init__(self, store: Store, note: Note) -> None:
         super().__init__()

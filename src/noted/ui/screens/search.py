@@ -142,13 +142,12 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
     ]  # fmt: skip
 
+    @dataclass
     class Answered(Message, bubble=False):
         """A query's answer came back from the worker."""
 
-        def __init__(self, number: int, answer: Answer) -> None:
-            super().__init__()
-            self.number = number
-            self.answer = answer
+        number: int
+        answer: Answer
 
     def __init__(self, services: Services) -> None:
         super().__init__()

@@ -11,6 +11,7 @@ and what to paste into each AI app) are built in ``settings_sections``.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual import on
@@ -84,20 +85,18 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
                 tooltip="Go to the first setting of the previous section"),
     ]  # fmt: skip
 
+    @dataclass
     class Saved(Message, bubble=False):
         """A write finished: ``error`` is the refusal's message, or None when it was saved."""
 
-        def __init__(self, key: str, error: str | None) -> None:
-            super().__init__()
-            self.key = key
-            self.error = error
+        key: str
+        error: str | None
 
+    @dataclass
     class Touched(Message, bubble=False):
         """Settings in effect changed (here, in another process, or by the app)."""
 
-        def __init__(self, keys: tuple[str, ...]) -> None:
-            super().__init__()
-            self.keys = keys
+        keys: tuple[str, ...]
 
     def __init__(self, services: Services) -> None:
         super().__init__()

@@ -125,13 +125,12 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
     class Redrawn(Message):
         """The page drew its text again for a new width or theme (its rows moved)."""
 
+    @dataclass
     class LinkClicked(Message):
         """A link in the page was clicked; ``href`` as written in the Markdown."""
 
-        def __init__(self, page: MarkdownPage, href: str) -> None:
-            super().__init__()
-            self.page = page
-            self.href = href
+        page: MarkdownPage
+        href: str
 
         @property
         def control(self) -> MarkdownPage:

@@ -17,6 +17,7 @@ save keeps the text as a copy.
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -79,41 +80,36 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
 
     dirty: reactive[bool] = reactive(False)
 
+    @dataclass
     class Closed(Message):
         """Editing ended; the reader should show ``note_id`` again."""
 
-        def __init__(self, note_id: str) -> None:
-            super().__init__()
-            self.note_id = note_id
+        note_id: str
 
+    @dataclass
     class Saved(Message):
         """The note was saved (the app and tests follow this)."""
 
-        def __init__(self, note: Note) -> None:
-            super().__init__()
-            self.note = note
+        note: Note
 
+    @dataclass
     class _Outcome(Message, bubble=False):
-        def __init__(self, outcome: str, note: Note | None, conflict: Conflict | None, then: str) -> None:
-            super().__init__()
-            self.outcome = outcome
-            self.note = note
-            self.conflict = conflict
-            self.then = then
+        outcome: str
+        note: Note | None
+        conflict: Conflict | None
+        then: str
 
+    @dataclass
     class _Resolved(Message, bubble=False):
-        def __init__(self, resolved: Resolved, text: str, then: str) -> None:
-            super().__init__()
-            self.resolved = resolved
-            self.text = text
-            """The person's text as saved (the editor may hold more, typed meanwhile)."""
-            self.then = then
+        resolved: Resolved
+        text: str
+        """The person's text as saved (the editor may hold more, typed meanwhile)."""
+        then: str
 
+    @dataclass
     class _Fresh(Message, bubble=False):
-        def __init__(self, note_id: str, note: Note | None) -> None:
-            super().__init__()
-            self.note_id = note_id
-            self.note = note
+        note_id: str
+        note: Note | None
 
     def __init__(self, store: Store, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)

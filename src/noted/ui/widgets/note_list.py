@@ -12,6 +12,7 @@ refresh does not report it again); what the reader shows is ``reader_model``'s t
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on, work
@@ -151,12 +152,11 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
             super().__init__(note_list, note_id)
             self.edit = edit
 
+    @dataclass
     class _Page(Message, bubble=False):
-        def __init__(self, page: NotePage, replace: bool, keep: str | None) -> None:
-            super().__init__()
-            self.page = page
-            self.replace = replace
-            self.keep = keep
+        page: NotePage
+        replace: bool
+        keep: str | None
 
     def __init__(
         self,

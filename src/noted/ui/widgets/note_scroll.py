@@ -7,6 +7,7 @@ The find (``/``, then ``n``/``N``) asks in the screen's ``PromptBar`` and is the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -52,12 +53,11 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
                 tooltip="Clear the find's highlights"),
     ]  # fmt: skip
 
+    @dataclass
     class Found(Message):
         """What the find found changed: ``status`` says it ("" once cleared)."""
 
-        def __init__(self, status: str) -> None:
-            super().__init__()
-            self.status = status
+        status: str
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Without a find, n and N do nothing (but F1 lists them) and Esc is the screen's (back).

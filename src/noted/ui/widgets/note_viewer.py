@@ -8,6 +8,7 @@ on where headings start, which both take from markdown-it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on, work
@@ -83,25 +84,22 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             self.view = view
             self.external = external
 
+    @dataclass
     class Shown(Message):
         """A note finished rendering (tests and the chat pane follow this)."""
 
-        def __init__(self, note_id: str, section: str | None) -> None:
-            super().__init__()
-            self.note_id = note_id
-            self.section = section
+        note_id: str
+        section: str | None
 
+    @dataclass
     class _Loaded(Message, bubble=False):
-        def __init__(self, fetch: Fetch, copy: Copy[Drawn] | None) -> None:
-            super().__init__()
-            self.fetch = fetch
-            self.copy = copy
+        fetch: Fetch
+        copy: Copy[Drawn] | None
 
+    @dataclass
     class _ReadAhead(Message, bubble=False):
-        def __init__(self, copies: tuple[Copy[Drawn], ...], generation: int) -> None:
-            super().__init__()
-            self.copies = copies
-            self.generation = generation
+        copies: tuple[Copy[Drawn], ...]
+        generation: int
 
     def __init__(self, store: Store, *, keyword: PhraseSearch | None = None, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)

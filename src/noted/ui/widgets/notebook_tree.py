@@ -9,6 +9,7 @@ write runs in a worker, and the tree redraws when it is done). Its lines are bui
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on, work
@@ -76,13 +77,12 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
                 tooltip="Clear the filter kept on the notebooks"),
     ]  # fmt: skip
 
+    @dataclass
     class SourceHighlighted(Message):
         """The cursor is on a line that lists notes."""
 
-        def __init__(self, tree: NotebookTree, source: NoteSource) -> None:
-            super().__init__()
-            self.tree = tree
-            self.source = source
+        tree: NotebookTree
+        source: NoteSource
 
         @property
         def control(self) -> NotebookTree:
@@ -94,10 +94,9 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
     class NotebooksRenamed(Message):
         """A load found a notebook under a new name: what shows the old one must read it again."""
 
+    @dataclass
     class _Loaded(Message, bubble=False):
-        def __init__(self, data: TreeData) -> None:
-            super().__init__()
-            self.data = data
+        data: TreeData
 
     def __init__(
         self,

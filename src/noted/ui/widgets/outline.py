@@ -6,6 +6,7 @@ search hits and ``read_note(section=…)`` use. Choosing a line posts a message;
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
@@ -44,13 +45,12 @@ The numbers are section paths: `noted show ID --section 1.2` and the assistant's
         Binding("enter", "select", "Go to", id="outline.goto", tooltip="Scroll the note to this heading"),
     ]
 
+    @dataclass
     class SectionChosen(Message):
         """The person chose a heading."""
 
-        def __init__(self, outline: OutlineList, path: str) -> None:
-            super().__init__()
-            self.outline = outline
-            self.path = path
+        outline: OutlineList
+        path: str
 
         @property
         def control(self) -> OutlineList:
@@ -130,30 +130,26 @@ too, the file is deleted for good. {note.attachment.add} in the note attaches a 
                 tooltip="Remove the highlighted attachment from this note (deleted unless other notes link it)"),
     ]  # fmt: skip
 
+    @dataclass
     class NoteLinkChosen(Message):
-        def __init__(self, note_id: str) -> None:
-            super().__init__()
-            self.note_id = note_id
+        note_id: str
 
+    @dataclass
     class AttachmentChosen(Message):
-        def __init__(self, resource_id: str, name: str) -> None:
-            super().__init__()
-            self.resource_id = resource_id
-            self.name = name
+        resource_id: str
+        name: str
 
+    @dataclass
     class SaveRequested(Message):
         """``s`` on an attachment: save a copy of it."""
 
-        def __init__(self, resource_id: str) -> None:
-            super().__init__()
-            self.resource_id = resource_id
+        resource_id: str
 
+    @dataclass
     class RemoveRequested(Message):
         """``d`` on an attachment: remove it from the note."""
 
-        def __init__(self, resource_id: str) -> None:
-            super().__init__()
-            self.resource_id = resource_id
+        resource_id: str
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)

@@ -7,6 +7,7 @@ too, later).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from textual.message import Message
 from textual.widget import Widget
@@ -22,12 +23,11 @@ from noted.ui.widgets.tree_items import TreeItem
 from noted.wording import plural
 
 
+@dataclass
 class Written(Message, bubble=False):
     """A write is done: the tree reads the notebooks again, its cursor then on ``select`` if given."""
 
-    def __init__(self, select: str | None) -> None:
-        super().__init__()
-        self.select = select
+    select: str | None
 
 
 class NotebookWrites:
