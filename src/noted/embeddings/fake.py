@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -44,10 +44,10 @@ class FakeEmbedder:
         passage_prefix: str = "",
         name: str = "fake",
     ) -> None:
-        self._dim = dim
-        self._max_tokens = max_tokens
-        self._query_prefix = query_prefix
-        self._passage_prefix = passage_prefix
+        self.dim: Final = dim
+        self.max_tokens: Final = max_tokens
+        self.query_prefix: Final = query_prefix
+        self.passage_prefix: Final = passage_prefix
         self._name = name
         self._closed = False
         self.calls = 0
@@ -57,24 +57,8 @@ class FakeEmbedder:
 
     @property
     def model_id(self) -> str:
-        prefixes = f"{self._query_prefix!r}:{self._passage_prefix!r}"
-        return f"fake:{self._name}:{self._dim}:{self._max_tokens}:{prefixes}"
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self._max_tokens
-
-    @property
-    def query_prefix(self) -> str:
-        return self._query_prefix
-
-    @property
-    def passage_prefix(self) -> str:
-        return self._passage_prefix
+        prefixes = f"{self.query_prefix!r}:{self.passage_prefix!r}"
+        return f"fake:{self._name}:{self.dim}:{self.max_tokens}:{prefixes}"
 
     def count_tokens(self, text: str) -> int:
         return sum(1 for _ in _TOKEN.finditer(text))
@@ -83,10 +67,10 @@ class FakeEmbedder:
         return [match.span() for match in _TOKEN.finditer(text)]
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        return self._embed([self._passage_prefix + text for text in texts])
+        return self._embed([self.passage_prefix + text for text in texts])
 
     def embed_query(self, text: str) -> Vectors:
-        vector: Vectors = self._embed([self._query_prefix + text])[0]
+        vector: Vectors = self._embed([self.query_prefix + text])[0]
         return vector
 
     def close(self) -> None:
@@ -97,7 +81,7 @@ class FakeEmbedder:
             raise UnavailableError("the fake embedder was closed")
         self.calls += 1
         self.embedded.extend(texts)
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             out[row] = self._vector(text)
         return out
@@ -112,11 +96,11 @@ class FakeEmbedder:
         if not word:
             return None
         digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
-        return int.from_bytes(digest[:4], "little") % self._dim, 1.0 if digest[4] & 1 else -1.0
+        return int.from_bytes(digest[:4], "little") % self.dim, 1.0 if digest[4] & 1 else -1.0
 
     def _vector(self, text: str) -> Vectors:
-        vector = np.zeros(self._dim, dtype=np.float32)
-        for match in list(_TOKEN.finditer(text))[: self._max_tokens]:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for match in list(_TOKEN.finditer(text))[: self.max_tokens]:
             feature = self.feature(match.group())
             if feature is not None:
                 vector[feature[0]] += feature[1]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import httpx
 import numpy as np
@@ -77,38 +77,26 @@ class OpenAICompatEmbedder:
             base_url=self._base_url + "/", headers=headers, timeout=timeout, transport=transport
         )
         self._dim = dim
-        self._max_tokens = max_tokens
-        self._query_prefix = query_prefix
-        self._passage_prefix = passage_prefix
+        self.max_tokens: Final = max_tokens
+        self.query_prefix: Final = query_prefix
+        self.passage_prefix: Final = passage_prefix
         self._batch_size = max(1, batch_size)
 
     @property
     def model_id(self) -> str:
         # The key and the timeout do not change vectors; the host, model and prefixes do.
-        prefixes = f":{self._query_prefix!r}:{self._passage_prefix!r}" if self._has_prefixes else ""
+        prefixes = f":{self.query_prefix!r}:{self.passage_prefix!r}" if self._has_prefixes else ""
         return f"openai:{self._base_url}:{self._model}{prefixes}"
 
     @property
     def _has_prefixes(self) -> bool:
-        return bool(self._query_prefix or self._passage_prefix)
+        return bool(self.query_prefix or self.passage_prefix)
 
     @property
     def dim(self) -> int:
         if self._dim is None:
             self._dim = int(self._post(["dimension"]).shape[1])
         return self._dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self._max_tokens
-
-    @property
-    def query_prefix(self) -> str:
-        return self._query_prefix
-
-    @property
-    def passage_prefix(self) -> str:
-        return self._passage_prefix
 
     def count_tokens(self, text: str) -> int:
         return math.ceil(len(text) / CHARS_PER_TOKEN)
@@ -118,7 +106,7 @@ class OpenAICompatEmbedder:
         return [(i, min(i + step, len(text))) for i in range(0, len(text), step)]
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        prefixed = [self._passage_prefix + text for text in texts]
+        prefixed = [self.passage_prefix + text for text in texts]
         if not prefixed:
             return np.zeros((0, self.dim), dtype=np.float32)
         parts = [
@@ -127,7 +115,7 @@ class OpenAICompatEmbedder:
         return np.concatenate(parts)
 
     def embed_query(self, text: str) -> Vectors:
-        vector: Vectors = self._post([self._query_prefix + text])[0]
+        vector: Vectors = self._post([self.query_prefix + text])[0]
         return vector
 
     def close(self) -> None:
