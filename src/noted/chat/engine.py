@@ -74,7 +74,6 @@ from noted.providers import (
     Usage,
     UserMessage,
 )
-from noted.providers import TextDelta as ProviderText
 from noted.tools import ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
@@ -260,9 +259,9 @@ class _Run:
             async for piece in self._stream(provider, request):
                 if isinstance(piece, Waiting):
                     yield piece
-                elif isinstance(piece, ProviderText):
+                elif isinstance(piece, TextDelta):
                     self.text += piece.text
-                    yield TextDelta(piece.text)
+                    yield piece
                 elif isinstance(piece, ToolCallReady):
                     calls.append(piece)
                 elif isinstance(piece, Usage):

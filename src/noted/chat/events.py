@@ -15,13 +15,9 @@ from typing import Any, TypeAlias
 
 from noted.models import Note, ToolStatus
 from noted.ops.batch_undo import NoteState
+from noted.providers.base import TextDelta as TextDelta
 
-
-@dataclass(frozen=True, slots=True)
-class TextDelta:
-    """A piece of the answer."""
-
-    text: str
+# ``TextDelta`` is the provider's event: a piece of the answer passes on as the model sent it.
 
 
 @dataclass(frozen=True, slots=True)
