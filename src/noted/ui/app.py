@@ -207,10 +207,6 @@ class NotedApp(App[None]):
     def status(self) -> StatusBar:
         return self.workspace.query_one(StatusBar)
 
-    def set_status(self, part: str, text: str) -> None:
-        """Set one part of the status bar (``"mcp"``, ``"tokens"``, ``"model"``); ``""`` hides it."""
-        self.status.set_part(part, text)
-
     def _live(self) -> bool:
         """Whether the screens are still there: a message from a thread (the change feed, a
         worker's status) can arrive while the app closes, after they are gone; it is dropped."""
@@ -243,7 +239,7 @@ class NotedApp(App[None]):
     @on(StatusPart)
     def _status_part(self, event: StatusPart) -> None:
         if self._live():
-            self.set_status(event.part, event.text)
+            self.status.set_part(event.part, event.text)
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
