@@ -71,17 +71,9 @@ def load_chat(
     if conversation is not None and messages:
         size = conversation.size_tokens
         if not size:  # saved before sizes were kept, or a provider that reports no usage
-            editor = open_editor(services, note_id, None) if note_id else None
+            editor = EditorSession.open(services.store, note_id) if note_id else None
             size = engine.size(conversation, editor)
     return ChatView(note_id, title, conversation, messages, listed, size)
-
-
-def open_editor(services: Services, note_id: str, selection: tuple[int, int] | None) -> EditorSession:
-    """The open note's editing session for one answer, with the selection if it still fits."""
-    try:
-        return EditorSession.open(services.store, note_id, selection=selection)
-    except ValueError:  # the note changed under the selection
-        return EditorSession.open(services.store, note_id)
 
 
 async def check_setup(services: Services) -> Setup:

@@ -26,10 +26,11 @@ from noted.chat.engine import ChatEngine
 from noted.chat.events import BatchApplied
 from noted.chat.transcripts import Conversation
 from noted.errors import NotedError
+from noted.ops.session import EditorSession
 from noted.services import Services
 from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
-from noted.ui.chat.data import ChatView, Setup, check_setup, load_chat, open_editor
+from noted.ui.chat.data import ChatView, Setup, check_setup, load_chat
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
 from noted.ui.chat.log import ChatLog
@@ -91,7 +92,6 @@ class ChatPane(Vertical):
         self.note_title: str | None = None
         self.conversation: Conversation | None = None
         self.conversations: tuple[Conversation, ...] = ()
-        self.selection: tuple[int, int] | None = None
         self.setup = Setup()
         self.editing: str | None = None
         """The last message, back in the box to be edited: sending replaces its exchange."""
@@ -133,18 +133,10 @@ class ChatPane(Vertical):
         """Chat about ``note_id`` (None: no note): resume its latest conversation, or start one."""
         if note_id == self.note_id and self.conversation is not None:
             return
-        self.note_id, self.selection, self.conversation = note_id, None, None
+        self.note_id, self.conversation = note_id, None
         if self.is_mounted:
             self._stop_run()
             self._load(note_id, None)
-
-    def set_selection(self, selection: tuple[int, int] | None) -> None:
-        """The selected range of the open note, offered to the assistant with the next message."""
-        self.selection = selection
-
-    def focus_input(self) -> None:
-        """Put the cursor in the message box."""
-        self._input.focus()
 
     def commands(self) -> list[SystemCommand]:
         """The pane's actions that apply now, for the app's ``get_system_commands``."""
@@ -291,7 +283,7 @@ class ChatPane(Vertical):
             self.conversation = await asyncio.to_thread(self.services.transcripts.create, note_id=note_id)
         editor = None
         if self.note_id is not None:
-            editor = await asyncio.to_thread(open_editor, self.services, self.note_id, self.selection)
+            editor = await asyncio.to_thread(EditorSession.open, self.services.store, self.note_id)
         try:
             run = self.engine.run(self.conversation, text, editor=editor, cancel=cancel, replacing=replacing)
             async for event in run:
