@@ -12,16 +12,12 @@ import contextlib
 import os
 import stat
 import tempfile
-
-try:
-    import fcntl
-except ImportError:  # Windows: one process at a time is the best we can do there
-    fcntl = None  # type: ignore[assignment]
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import tomlkit
+from filelock import FileLock
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Comment, Table
 
@@ -130,15 +126,16 @@ def remove_in_document(doc: tomlkit.TOMLDocument, parts: Sequence[str]) -> bool:
 def file_lock(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``path``'s lock file (``.config.toml.lock``) while editing it."""
     target = Path(os.path.realpath(path))
+    lock = FileLock(target.with_name(f".{target.name}.lock"))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(target.with_name(f".{target.name}.lock"), "a+b")  # noqa: SIM115
+        lock.acquire()
     except OSError as exc:
         raise write_fault(exc, path) from exc
-    with handle:
-        if fcntl is not None:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    try:
         yield
+    finally:
+        lock.release()
 
 
 def write_document(path: Path, doc: tomlkit.TOMLDocument) -> Stamp:
