@@ -51,16 +51,20 @@ class RoundCalls:
     """The open note's editing session, whose edits ``commit_edits`` saves."""
     actor: str
 
-    async def _ask(self, approval: Approval, tool: str) -> AsyncIterator[ChatEvent | bool]:
+    @staticmethod
+    def _ask(approval: Approval, tool: str) -> ApprovalRequested:
+        """The question to yield; then ``_answer`` waits for the person's answer to it."""
         approval.bind(asyncio.get_running_loop())
-        yield ApprovalRequested(approval, tool)
+        return ApprovalRequested(approval, tool)
+
+    async def _answer(self, approval: Approval) -> bool:
         stop = asyncio.ensure_future(self.cancel.wait())
         answer = asyncio.ensure_future(approval.wait())
         try:
             await asyncio.wait({stop, answer}, return_when=asyncio.FIRST_COMPLETED)
             if not answer.done():
                 raise Stopped()
-            yield answer.result()
+            return answer.result()
         finally:
             stop.cancel()
             answer.cancel()
@@ -85,12 +89,8 @@ class RoundCalls:
                 "",
                 items=tuple(summary(calls[i].name, dict(calls[i].arguments)) for i in asked),
             )
-            yes = False
-            async for item in self._ask(question, "batch"):
-                if isinstance(item, bool):
-                    yes = item
-                else:
-                    yield item
+            yield self._ask(question, "batch")
+            yes = await self._answer(question)
             ticked = frozenset(asked[i] for i in question.chosen(yes))
             batch = await self._capture([calls[i] for i in sorted(ticked)])
             together = await registry.call_together(
@@ -110,12 +110,8 @@ class RoundCalls:
                 created += _made(tool, result)
             elif tool is not None and self._needs_approval(tool, arguments):
                 approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
-                allowed = False
-                async for item in self._ask(approval, call.name):
-                    if isinstance(item, bool):
-                        allowed = item
-                    else:
-                        yield item
+                yield self._ask(approval, call.name)
+                allowed = await self._answer(approval)
                 if allowed:
                     result = await registry.call(call.name, arguments, self.ctx)
                 else:
@@ -192,12 +188,8 @@ class RoundCalls:
         yield EditsProposed(session.note_id, diff, count)
         if self.approve_writes():
             approval = Approval(f"Apply {count} edit(s) to “{session.title}”?", "", diff)
-            allowed = False
-            async for item in self._ask(approval, "edit_current"):
-                if isinstance(item, bool):
-                    allowed = item
-                else:
-                    yield item
+            yield self._ask(approval, "edit_current")
+            allowed = await self._answer(approval)
             if not allowed:
                 session.discard()
                 results[:] = [mark_edits(r, DECLINED) for r in results]
