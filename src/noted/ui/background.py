@@ -20,6 +20,7 @@ from noted.ops.review import pending_line
 from noted.services import Services
 from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT
 from noted.ui.messages import IndexerStatusChanged, StatusPart, StoreChanged
+from noted.ui.workers import in_thread
 
 if TYPE_CHECKING:
     from noted.indexer.service import IndexStatus
@@ -56,9 +57,7 @@ class Background:
         self._thread(self._start_indexer, "indexer", "starting the indexer")
 
     def _thread(self, work: Callable[[], None], group: str, description: str) -> None:
-        self._app.run_worker(
-            work, thread=True, exclusive=True, group=group, exit_on_error=False, description=description
-        )
+        in_thread(self._app, work, group, description, exclusive=True)
 
     async def stop(self) -> None:
         """Stop the MCP server and the indexer (the app cancels the followers with its workers)."""

@@ -23,6 +23,7 @@ from noted.settings import Source
 from noted.settings.handles import TOOLS, UI_THEME
 from noted.ui.messages import OpenNote
 from noted.ui.widgets.note_list import NoteList
+from noted.ui.workers import in_thread
 
 if TYPE_CHECKING:
     from noted.ui.app import NotedApp
@@ -51,9 +52,7 @@ class OpenNoteProvider(Provider):
                 for m in store.list_notes()
             ]
 
-        worker = app.run_worker(
-            load, thread=True, group="palette", exit_on_error=False, description="listing notes"
-        )
+        worker = in_thread(app, load, "palette", "listing notes")
         self._entries: list[tuple[str, str]] = await worker.wait() or []
 
     def _open(self, note_id: str) -> None:
@@ -91,9 +90,7 @@ class MoveToProvider(Provider):
             )
             return [(folder_id, f"Move to notebook: {path}") for folder_id, path in paths]
 
-        worker = app.run_worker(
-            load, thread=True, group="palette", exit_on_error=False, description="listing notebooks"
-        )
+        worker = in_thread(app, load, "palette", "listing notebooks")
         self._folders = await worker.wait() or []
 
     def _move(self, folder_id: str) -> None:
@@ -123,7 +120,7 @@ def _set_setting(app: NotedApp, key: str, value: bool | str, done: str) -> None:
         settings.set(key, value)
         app.call_from_thread(app.notify, done)
 
-    app.run_worker(write, thread=True, group="settings", exit_on_error=False, description=f"saving {key}")
+    in_thread(app, write, "settings", f"saving {key}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,10 +170,7 @@ class ToggleToolProvider(Provider):
     async def startup(self) -> None:
         app = cast("NotedApp", self.app)
         # In a thread: the first use of the registry imports every tool (a second on a slow machine).
-        worker = app.run_worker(
-            partial(tool_switches, app.services), thread=True, group="palette", exit_on_error=False,
-            description="listing tools",
-        )  # fmt: skip
+        worker = in_thread(app, partial(tool_switches, app.services), "palette", "listing tools")
         try:
             self._switches: list[ToolSwitch] = await worker.wait()
         except WorkerFailed:  # the app has said why

@@ -14,6 +14,7 @@ from noted.models import ACTOR_USER
 from noted.ops.trash import empty_if_unchanged, trash_contents
 from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
+from noted.ui.workers import in_thread
 
 T = TypeVar("T")
 
@@ -48,9 +49,7 @@ async def empty_trash(screen: Screen[Any], store: Store) -> None:
 
 async def _in_thread(screen: Screen[Any], work: Callable[[], T], description: str) -> T | None:
     """Run blocking ``work`` in a thread worker; None if it failed (the failure is reported)."""
-    worker = screen.run_worker(
-        work, thread=True, group="workspace-io", exit_on_error=False, description=description
-    )
+    worker = in_thread(screen, work, "workspace-io", description)
     try:
         return await worker.wait()
     except (WorkerFailed, WorkerCancelled):

@@ -39,7 +39,7 @@ from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.status_bar import StatusBar
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, in_thread
 
 if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when first shown
     from noted.ui.chat import ChatPane
@@ -390,7 +390,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             self.app.call_from_thread(self.query_one(StatusBar).set_part, "sync", f"synced {stamp}")
 
         self.notify("Asking Joplin to sync…")
-        self.run_worker(work, thread=True, group="sync", exit_on_error=False, description="syncing Joplin")
+        in_thread(self, work, "sync", "syncing Joplin")
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""

@@ -17,6 +17,7 @@ from noted.services import Services
 from noted.settings.handles import AI_MODEL
 from noted.ui.chat.data import server_models
 from noted.ui.dialogs.picker import ChoicePicker
+from noted.ui.workers import in_thread
 
 
 class ModelPicker(ChoicePicker):
@@ -55,12 +56,6 @@ def choose_model(node: Widget, services: Services) -> None:
 
     def chosen(name: str | None) -> None:
         if name:
-            node.run_worker(
-                partial(save, name),
-                thread=True,
-                group="chat-model",
-                exit_on_error=False,
-                description="Saving the model",
-            )
+            in_thread(node, partial(save, name), "chat-model", "Saving the model")
 
     node.app.push_screen(ModelPicker(services, services.settings.get(AI_MODEL)), chosen)

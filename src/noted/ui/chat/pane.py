@@ -37,6 +37,7 @@ from noted.ui.chat.log import ChatLog
 from noted.ui.chat.models import choose_model
 from noted.ui.chat.picker import ConversationPicker
 from noted.ui.chat.views import ChatHeader, ChatInput, SetupNotice, StatusLine
+from noted.ui.workers import thread_work
 
 log = logging.getLogger(__name__)
 
@@ -299,13 +300,13 @@ class ChatPane(Vertical):
         self.refresh_bindings()
 
     # Workers that read the profile -------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="chat-load", exit_on_error=False, description="Opening a chat")
+    @thread_work("chat-load", "Opening a chat")
     def _load(self, note_id: str | None, conversation_id: str | None, redraw: bool = True) -> None:
         view = load_chat(self.services, self.engine, note_id, conversation_id)
         if not get_current_worker().is_cancelled:
             self.post_message(self.Loaded(view, redraw))
 
-    @work(thread=True, exclusive=True, group="chat-undo", exit_on_error=False, description="Undoing an edit")
+    @thread_work("chat-undo", "Undoing an edit")
     def _undo(self, card: EditCard) -> None:
         applied = card.applied
         assert applied is not None

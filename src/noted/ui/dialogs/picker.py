@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -21,7 +21,7 @@ from textual.worker import Worker
 from noted.models import descendants
 from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, thread_work
 
 TOP_LEVEL = ""
 """What the picker returns for "no parent" (only offered with ``allow_top``)."""
@@ -136,7 +136,7 @@ class NotebookPicker(ChoicePicker):
         self._exclude = frozenset(exclude_branches)
         self._allow_top = allow_top
 
-    @work(thread=True, exclusive=True, group="picker", exit_on_error=False, description="listing notebooks")
+    @thread_work("picker", "listing notebooks")
     def load(self) -> None:
         folders = self._store.list_folders()
         paths = folder_paths(folders, " / ")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -37,7 +37,7 @@ from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.messages import OpenNote, at_line
 from noted.ui.screens.changes_work import Outcome, act, changed_line, diff_text, settle
 from noted.ui.widgets.key_bar import KeyBar
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, thread_work
 
 ACTS: list[BindingType] = [
     Binding("a", "screen.accept", "Accept", id="changes.accept", tooltip="Mark reviewed (a proposal is applied)"),
@@ -135,9 +135,7 @@ and `since:day-1`.
         self.load(self.query_one("#changes-filter", Input).value)
 
     # Loading ------------------------------------------------------------------------------
-    @work(
-        thread=True, exclusive=True, group="changes", exit_on_error=False, description="reading the changes"
-    )
+    @thread_work("changes", "reading the changes")
     def load(self, text: str = "") -> None:
         review = self.services.review
         review.refresh()
@@ -251,13 +249,7 @@ and `since:day-1`.
         if current is not None and current.note_id:
             self._open(current)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="changes-open",
-        exit_on_error=False,
-        description="finding the change",
-    )
+    @thread_work("changes-open", "finding the change")
     def _open(self, row: ReviewItem) -> None:
         line = changed_line(self.services, row)
         self.app.call_from_thread(self._opened, row.note_id, line)
@@ -271,9 +263,7 @@ and `since:day-1`.
         if current is not None:
             self._diff(current)
 
-    @work(
-        thread=True, exclusive=True, group="changes-diff", exit_on_error=False, description="reading a diff"
-    )
+    @thread_work("changes-diff", "reading a diff")
     def _diff(self, row: ReviewItem) -> None:
         text = diff_text(self.services, row)
         self.app.call_from_thread(self._show_diff, row, text)
@@ -298,9 +288,7 @@ and `since:day-1`.
         if chosen:
             self._act("revert", chosen)
 
-    @work(
-        thread=True, exclusive=True, group="changes-act", exit_on_error=False, description="reviewing changes"
-    )
+    @thread_work("changes-act", "reviewing changes")
     def _act(self, what: str, rows: list[ReviewItem]) -> None:
         try:
             outcome = act(self.services, what, rows)
@@ -343,13 +331,7 @@ and `since:day-1`.
             return
         self._settle(ref, conflict, choice)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="changes-act",
-        exit_on_error=False,
-        description="settling a conflict",
-    )
+    @thread_work("changes-act", "settling a conflict")
     def _settle(
         self, ref: str, conflict: Conflict, choice: Choice, merged: tuple[str, str] | None = None
     ) -> None:

@@ -31,7 +31,7 @@ from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.screens.changes import coloured_diff, when_of
 from noted.ui.widgets.key_bar import KeyBar
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, thread_work
 
 
 class RevisionList(OptionList):
@@ -97,9 +97,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         self.query_one("#history-diff-box").display = False
         self.load()
 
-    @work(
-        thread=True, exclusive=True, group="history", exit_on_error=False, description="reading the history"
-    )
+    @thread_work("history", "reading the history")
     def load(self) -> None:
         try:
             revisions = self.store.note_history(self.note_id)
@@ -175,7 +173,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         chosen = sorted((r for r in self.revisions if r.id in self.marked), key=lambda r: (r.time, r.id))
         self._diff(chosen[0], chosen[1])
 
-    @work(thread=True, exclusive=True, group="history-diff", exit_on_error=False, description="making a diff")
+    @thread_work("history-diff", "making a diff")
     def _diff(self, older: Revision | None, newer: Revision) -> None:
         text = revision_diff(older, newer)
         self.app.call_from_thread(self._show_diff, text)
@@ -199,7 +197,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         if await self.app.push_screen_wait(Confirm(question, yes="Restore", no="Keep the note as it is")):
             self._restore(current)
 
-    @work(thread=True, exclusive=True, group="history-act", exit_on_error=False, description="restoring")
+    @thread_work("history-act", "restoring")
     def _restore(self, revision: Revision) -> None:
         try:
             ops.restore_revision(self.store, self.note_id, revision.id, actor=ACTOR_USER)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -36,7 +36,7 @@ from noted.ui.messages import OpenAnswered, OpenNote, ReadAhead
 from noted.ui.speed import warm_glossary
 from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, thread_work
 
 MODES: tuple[str, ...] = ("keyword", "semantic", "hybrid")
 """The values of ``search.defaultMode``, in the order Ctrl+O cycles them."""
@@ -221,7 +221,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         if self.mode != "keyword":
             warm_glossary(self)  # while the person types
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
+    @thread_work("search", "searching")
     def _search(self, number: int, text: str, mode: str) -> None:
         self.post_message(self.Answered(number, run_query(self.services, text, mode)))
 

@@ -40,7 +40,7 @@ from noted.ui.screens.settings_sections import (
 )
 from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, in_thread
 
 
 def as_text(value: SettingValue) -> str:
@@ -279,10 +279,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         if typed == resolved.value:  # a redraw or a re-submit, not a change
             return
         self.saving += 1
-        self.run_worker(
-            lambda: self._write(key, typed), thread=True, group="settings", exit_on_error=False,
-            description=f"saving {key}",
-        )  # fmt: skip
+        in_thread(self, lambda: self._write(key, typed), "settings", f"saving {key}")
 
     def _write(self, key: str, value: SettingValue) -> None:
         try:

@@ -26,6 +26,7 @@ from noted.ui.data import NoteView, human_size
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.opener import open_with_system
+from noted.ui.workers import in_thread
 
 T = TypeVar("T")
 
@@ -102,9 +103,7 @@ class AttachmentFlows:
             open_with_system(str(store.resource_path(resource_id)))
 
         self._host.notify(f"Opening {name}…")
-        self._host.run_worker(
-            run, thread=True, group="opener", exit_on_error=False, description=f"opening {name}"
-        )
+        in_thread(self._host, run, "opener", f"opening {name}")
 
     def _with_resource(self, resource_id: str | None, verb: str, then: Callable[[Resource], None]) -> None:
         view = self._current()
@@ -135,9 +134,7 @@ class AttachmentFlows:
         self._host.run_worker(guarded(), group="attachments", exit_on_error=False, description=description)
 
     async def _thread(self, work: Callable[[], T], description: str) -> T:
-        worker = self._host.run_worker(
-            work, thread=True, group="attachment-io", exit_on_error=False, description=description
-        )
+        worker = in_thread(self._host, work, "attachment-io", description)
         try:
             return await worker.wait()
         except (WorkerFailed, WorkerCancelled):  # the host has reported the failure already

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -38,7 +38,7 @@ from noted.ops.editing import Outcome, SaveLine
 from noted.store.protocol import Store
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.external import ExternalEdit, edit_text
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
 
 SAVED = "saved"
 CONFLICT = "conflict"
@@ -182,13 +182,7 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         if self.note is not None:
             self._fetch_fresh(self.note.id)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="editor-fresh",
-        exit_on_error=False,
-        description="re-reading the note",
-    )
+    @thread_work("editor-fresh", "re-reading the note")
     def _fetch_fresh(self, note_id: str) -> None:
         try:
             note: Note | None = self._store.get_note(note_id)
@@ -232,9 +226,7 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
             outcome = line.save(store, ticket, note, title, body, actor=ACTOR_USER, session=session)
             return self._report(outcome, body, then)
 
-        return self.run_worker(
-            write, thread=True, group="editor-save", exit_on_error=False, description="saving the note"
-        )
+        return in_thread(self, write, "editor-save", "saving the note")
 
     def _report(self, outcome: Outcome, body: str, then: str) -> str:
         """In a save's worker: tell the editor what the save of ``body`` came to."""
@@ -312,13 +304,7 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
 
         self.app.push_screen(view, answer)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="editor-resolve",
-        exit_on_error=False,
-        description="saving both sides",
-    )
+    @thread_work("editor-resolve", "saving both sides")
     def _resolve(self, conflict: Conflict, choice: Choice, then: str) -> None:
         try:
             resolved = resolve(self._store, conflict, choice, actor=ACTOR_USER)
@@ -390,7 +376,6 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
     def _forget_file(self) -> None:
         path, self._kept_file = self._kept_file, None
         if path is not None:
-            self.run_worker(
-                lambda: path.unlink(missing_ok=True), thread=True, group="editor-file", exit_on_error=False,
-                description="removing the temporary file",
-            )  # fmt: skip
+            in_thread(
+                self, lambda: path.unlink(missing_ok=True), "editor-file", "removing the temporary file"
+            )

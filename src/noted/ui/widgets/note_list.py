@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.geometry import Region
 from textual.message import Message
@@ -34,7 +34,7 @@ from noted.ui.widgets.note_marks import MarkedRows
 from noted.ui.widgets.note_rows import row_prompt
 from noted.ui.widgets.prompt_bar import FiltersInPlace, ask
 from noted.ui.widgets.triage import NoteTriage
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, thread_work
 
 SORTS = (NoteOrder.UPDATED, NoteOrder.TITLE, NoteOrder.CREATED)
 _SORT_LABEL = {NoteOrder.UPDATED: "updated", NoteOrder.TITLE: "title", NoteOrder.CREATED: "created"}
@@ -213,7 +213,7 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
         self._loading = True
         self._fetch(self.source, self.order, offset, limit, replace, keep)
 
-    @work(thread=True, exclusive=True, group="list-load", exit_on_error=False, description="listing notes")
+    @thread_work("list-load", "listing notes")
     def _fetch(
         self, source: NoteSource, order: NoteOrder, offset: int, limit: int, replace: bool, keep: str | None
     ) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -47,7 +47,7 @@ from noted.ui.widgets.note_copy import copy_note, copy_note_code
 from noted.ui.widgets.note_rows import when
 from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.outline import LinkList, OutlineList
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
 
 __all__ = ["NoteScroll", "NoteViewer"]  # NoteScroll lives in note_scroll; the reader's parts are found here
 
@@ -188,9 +188,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             elif isinstance(effect, Answer):
                 OpenAnswered.send(self.app, effect.ticket)
 
-    @work(
-        thread=True, exclusive=True, group="viewer-load", exit_on_error=False, description="opening the note"
-    )
+    @thread_work("viewer-load", "opening the note")
     def _fetch(self, fetch: Fetch, look: Look | None) -> None:
         try:
             view = load_note_view(self._store, fetch.note_id, self._keyword)
@@ -202,7 +200,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             self._Loaded(fetch, Copy(view, None if look is None else draw(view.note.body, look)))
         )
 
-    @work(thread=True, exclusive=True, group="viewer-ahead", exit_on_error=False, description="reading ahead")
+    @thread_work("viewer-ahead", "reading ahead")
     def _read_ahead(self, fetch: FetchAhead, look: Look | None) -> None:
         worker = get_current_worker()
         copies = []
@@ -340,13 +338,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         self.attachments.remove(event.resource_id)
 
     def _open_external(self, url: str) -> None:
-        self.run_worker(
-            lambda: open_with_system(url),
-            thread=True,
-            group="opener",
-            exit_on_error=False,
-            description=f"opening {url}",
-        )
+        in_thread(self, lambda: open_with_system(url), "opener", f"opening {url}")
 
     # Actions -------------------------------------------------------------------------------
     def action_edit(self) -> None:

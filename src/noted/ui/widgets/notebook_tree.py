@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
@@ -34,7 +34,7 @@ from noted.ui.widgets.tree_items import (
     titles,
 )
 from noted.ui.widgets.tree_writes import NotebookWrites, Written
-from noted.ui.workers import ReportsWorkerFailures
+from noted.ui.workers import ReportsWorkerFailures, thread_work
 
 TITLE = "Notebooks"
 
@@ -132,9 +132,7 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         else:
             self.post_message(self._Loaded(data))
 
-    @work(
-        thread=True, exclusive=True, group="tree-load", exit_on_error=False, description="loading notebooks"
-    )
+    @thread_work("tree-load", "loading notebooks")
     def reload(self) -> None:
         """Read the notebooks again (the follower calls this when they or their counts change)."""
         self.post_message(self._Loaded(load_tree(self._store)))

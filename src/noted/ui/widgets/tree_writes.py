@@ -20,6 +20,7 @@ from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import TOP_LEVEL, NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.widgets.tree_items import TreeItem
+from noted.ui.workers import in_thread
 from noted.wording import plural
 
 
@@ -44,9 +45,7 @@ class NotebookWrites:
             result = job()
             self._tree.post_message(Written(select(result) if select is not None else None))
 
-        self._tree.run_worker(
-            run, thread=True, group="tree-write", exit_on_error=False, description=description
-        )
+        in_thread(self._tree, run, "tree-write", description)
 
     def new_notebook(self, item: TreeItem | None) -> None:
         parent = item.folder.id if item and item.folder and not item.trashed else TOP_LEVEL

@@ -20,6 +20,7 @@ from noted.ops import notes as ops
 from noted.ui.data import NoteSource, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
+from noted.ui.workers import in_thread
 from noted.wording import plural
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class NoteTriage:
             summary = done.format(n=plural(changed, "note")) + (f" ({UNDO_HINT})" if undo else "")
             note_list.post_message(self.Done(summary, tuple(failures), undo=tuple(undo)))
 
-        note_list.run_worker(run, thread=True, group="triage", exit_on_error=False, description=description)
+        in_thread(note_list, run, "triage", description)
 
     def tag(self, notes: Sequence[NoteMeta]) -> None:
         def apply(text: str | None) -> None:
@@ -213,7 +214,7 @@ class NoteTriage:
                     failures.append(str(exc))
             note_list.post_message(self.Done(f"Undone on {plural(undone, 'note')}.", tuple(failures)))
 
-        note_list.run_worker(run, thread=True, group="triage", exit_on_error=False, description="undoing")
+        in_thread(note_list, run, "triage", "undoing")
 
     def new_note(self, source: NoteSource, near: NoteMeta | None) -> None:
         """Ask for a title and create a note in the listed notebook, else beside the highlighted note,
@@ -232,8 +233,6 @@ class NoteTriage:
                 note_list.post_message(self.Done(f'Created "{note.title}".', (), select=note.id))
                 note_list.post_message(note_list.NoteChosen(note_list, note.id, edit=True))
 
-            note_list.run_worker(
-                run, thread=True, group="triage", exit_on_error=False, description="creating a note"
-            )
+            in_thread(note_list, run, "triage", "creating a note")
 
         self._list.app.push_screen(TextPrompt("New note", placeholder="title"), create)
