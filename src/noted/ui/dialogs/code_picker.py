@@ -41,7 +41,7 @@ class CodeBlockPicker(ModalScreen[int | None]):
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without copying anything"),
+        Binding("escape", "dismiss", "Cancel", id="dialog.cancel", tooltip="Close without copying anything"),
     ]
 
     def __init__(self, blocks: Sequence[CodeBlock], labels: Sequence[str] = (), highlighted: int = 0) -> None:
@@ -73,9 +73,6 @@ class CodeBlockPicker(ModalScreen[int | None]):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(event.option_index)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 def copy_code_block(

@@ -146,9 +146,9 @@ class KeysOverlay(ModalScreen[None]):
 
     CSS_PATH = "keys.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Close", id="keys.close", tooltip="Close the list of keys"),
+        Binding("escape,q", "dismiss", "Close", id="keys.close", tooltip="Close the list of keys"),
         # Same id as the app's: the key that opened the overlay closes it, remapped or not.
-        Binding("f1,question_mark", "close", "Close", id="app.help", tooltip="Close the list of keys"),
+        Binding("f1,question_mark", "dismiss", "Close", id="app.help", tooltip="Close the list of keys"),
         Binding("j", "scroll('down')", "Down", show=False, id="keys.down", tooltip="Scroll down"),
         Binding("k", "scroll('up')", "Up", show=False, id="keys.up", tooltip="Scroll up"),
     ]
@@ -175,9 +175,6 @@ class KeysOverlay(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#keys-scroll").focus()
-
-    def action_close(self) -> None:
-        self.dismiss(None)
 
     def action_scroll(self, direction: str) -> None:
         scroll = self.query_one("#keys-scroll", VerticalScroll)

@@ -36,7 +36,7 @@ class ChoicePicker(ReportsWorkerFailures, ModalScreen[str | None]):
 
     CSS_PATH = Path(__file__).with_name("dialogs.tcss")  # absolute: subclasses live elsewhere
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without choosing anything"),
+        Binding("escape", "dismiss", "Cancel", id="dialog.cancel", tooltip="Close without choosing anything"),
         Binding("down", "move(1)", "Next", show=False, id="picker.down", tooltip="Next in the list"),
         Binding("up", "move(-1)", "Previous", show=False, id="picker.up", tooltip="Previous in the list"),
     ]
@@ -116,9 +116,6 @@ class ChoicePicker(ReportsWorkerFailures, ModalScreen[str | None]):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
             self.dismiss(event.option.id[1:])
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class NotebookPicker(ChoicePicker):

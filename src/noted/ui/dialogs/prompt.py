@@ -54,7 +54,7 @@ class TextPrompt(ModalScreen[str | None]):
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without changing anything"),
+        Binding("escape", "dismiss", "Cancel", id="dialog.cancel", tooltip="Close without changing anything"),
     ]
 
     def __init__(
@@ -83,6 +83,3 @@ class TextPrompt(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _accept(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip() or None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -78,7 +78,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     """The filter: type to find a setting (Tab goes on to the first one shown)."""
     COMMANDS = Screen.COMMANDS | {SectionProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="settings.close", tooltip="Back to your notes"),
+        Binding("escape", "dismiss", "Close", id="settings.close", tooltip="Back to your notes"),
         Binding("ctrl+down", "section(1)", "Next section", id="settings.next_section",
                 tooltip="Go to the first setting of the next section"),
         Binding("ctrl+up", "section(-1)", "Previous section", id="settings.previous_section",
@@ -332,6 +332,3 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def action_section(self, step: int) -> None:
         """Go to the first setting of the next (``step`` 1) or previous (-1) section."""
         jump(self, step)
-
-    def action_close(self) -> None:
-        self.dismiss(None)
