@@ -23,8 +23,8 @@ class Confirm(ModalScreen[bool]):
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes", id="dialog.yes", tooltip="Do what the question asks"),
-        Binding("n,escape", "answer(False)", "No", id="dialog.no", tooltip="Change nothing"),
+        Binding("y", "dismiss(True)", "Yes", id="dialog.yes", tooltip="Do what the question asks"),
+        Binding("n,escape", "dismiss(False)", "No", id="dialog.no", tooltip="Change nothing"),
     ]
 
     def __init__(self, question: str, *, yes: str = "Yes", no: str = "Cancel") -> None:
@@ -48,6 +48,3 @@ class Confirm(ModalScreen[bool]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)

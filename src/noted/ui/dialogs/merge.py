@@ -40,7 +40,7 @@ to the choices without saving.
     AUTO_FOCUS = "#merge-text"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save the merge", id="merge.save", tooltip="Save this text as the note (both versions stay in its history)"),
-        Binding("escape", "back", "Back", id="merge.back", tooltip="Back to the choices; nothing is saved"),
+        Binding("escape", "dismiss", "Back", id="merge.back", tooltip="Back to the choices; nothing is saved"),
         Binding("f1", "app.help", "Help", id="app.help", tooltip="Explain the merge and its keys"),
     ]  # fmt: skip
 
@@ -74,6 +74,3 @@ to the choices without saving.
             )
             return
         self.dismiss(split_titled(text))
-
-    def action_back(self) -> None:
-        self.dismiss(None)
