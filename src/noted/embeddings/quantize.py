@@ -70,11 +70,9 @@ def available() -> bool:
 
 def cached_path(source: Path, cache_dir: Path) -> Path:
     """Where the copy of ``source`` lives in ``cache_dir`` (named by the source's content)."""
-    digest = hashlib.sha256()
     with source.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return cache_dir / f"{source.stem}-{digest.hexdigest()[:16]}-{VARIANT}.onnx"
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return cache_dir / f"{source.stem}-{digest[:16]}-{VARIANT}.onnx"
 
 
 def ensure(source: Path, cache_dir: Path) -> Path:
