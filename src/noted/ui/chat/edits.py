@@ -161,12 +161,7 @@ The diff shows what would change in the note (`+` added, `-` removed).
             self.set_classes("edit-card -refused")
             self._status.update("Stopped: nothing was written.")
 
-    @on(Button.Pressed, "#card-accept")
-    def _accept(self, event: Button.Pressed) -> None:
+    @on(Button.Pressed, "#card-accept, #card-reject")
+    def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.decide(True)
-
-    @on(Button.Pressed, "#card-reject")
-    def _reject(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.decide(False)
+        self.decide(event.button.id == "card-accept")

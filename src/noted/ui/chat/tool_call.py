@@ -53,11 +53,7 @@ def pretty_json(value: Any) -> str:
     text = json.dumps(_shorten(value), indent=2, ensure_ascii=False, default=str)
     lines = text.splitlines()
     cut = len(lines) > MAX_LINES or len(text) > MAX_CHARS
-    if len(lines) > MAX_LINES:
-        lines = lines[:MAX_LINES]
-    text = "\n".join(lines)
-    if len(text) > MAX_CHARS:
-        text = text[:MAX_CHARS]
+    text = "\n".join(lines[:MAX_LINES])[:MAX_CHARS]
     if cut:
         text += "\n… (cut; the model saw all of it)"
     return text
