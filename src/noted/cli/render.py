@@ -14,6 +14,7 @@ from noted.errors import InvalidInputError
 from noted.models import Folder, Note, NoteMeta, Revision, Tag
 from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
+from noted.ui.data import FolderNode, folder_nodes
 
 if TYPE_CHECKING:
     from noted.cli.context import CliContext
@@ -65,38 +66,17 @@ def todo_state(item: Note | NoteMeta) -> str:
     return "[x]" if item.todo_completed else "[ ]"
 
 
-def tree(folders: Sequence[Folder]) -> list[tuple[Folder, int]]:
-    """Folders in display order (titles A→Z under each parent) with their depth."""
-    ids = {f.id for f in folders}
-    children: dict[str, list[Folder]] = {}
-    for folder in folders:
-        parent = folder.parent_id if folder.parent_id in ids else ""
-        children.setdefault(parent, []).append(folder)
-    out: list[tuple[Folder, int]] = []
-    seen: set[str] = set()
+def tree(folders: Sequence[Folder], counts: dict[str, int]) -> list[tuple[FolderNode, int]]:
+    """Folders in display order (titles A→Z under each parent) with their depth and note counts."""
+    out: list[tuple[FolderNode, int]] = []
 
-    def walk(parent: str, depth: int) -> None:
-        for folder in sorted(children.get(parent, []), key=lambda f: (f.title.casefold(), f.id)):
-            if folder.id in seen:
-                continue
-            seen.add(folder.id)
-            out.append((folder, depth))
-            walk(folder.id, depth + 1)
+    def walk(nodes: Sequence[FolderNode], depth: int) -> None:
+        for node in nodes:
+            out.append((node, depth))
+            walk(node.children, depth + 1)
 
-    walk("", 0)
+    walk(folder_nodes(sorted(folders, key=lambda f: (f.title.casefold(), f.id)), counts), 0)
     return out
-
-
-def subtree_counts(folders: Sequence[Folder], counts: dict[str, int]) -> dict[str, int]:
-    """Notes in each folder and all its sub-folders."""
-    parents = {f.id: f.parent_id for f in folders}
-    totals = {f.id: 0 for f in folders}
-    for folder_id, n in counts.items():
-        cursor, hops = folder_id, 0
-        while cursor in totals and hops <= len(totals):
-            totals[cursor] += n
-            cursor, hops = parents[cursor], hops + 1
-    return totals
 
 
 def folder_json(folder: Folder, *, path: str, depth: int, note_count: int, total: int) -> JsonDict:
@@ -116,21 +96,18 @@ def folder_json(folder: Folder, *, path: str, depth: int, note_count: int, total
 
 def folder_lines(folders: Sequence[Folder], counts: dict[str, int]) -> list[str]:
     """The notebook tree for people: short id, indented title, own count (and total when different)."""
-    totals = subtree_counts(folders, counts)
     lines = []
-    for folder, depth in tree(folders):
-        own, total = counts.get(folder.id, 0), totals[folder.id]
-        count = f"{own}" if own == total else f"{own}, {total} with sub-notebooks"
-        lines.append(f"{folder.id[:8]}  {'  ' * depth}{folder.title} ({count})")
+    for node, depth in tree(folders, counts):
+        count = f"{node.own}" if node.own == node.total else f"{node.own}, {node.total} with sub-notebooks"
+        lines.append(f"{node.folder.id[:8]}  {'  ' * depth}{node.folder.title} ({count})")
     return lines
 
 
 def folders_json(folders: Sequence[Folder], counts: dict[str, int]) -> list[JsonDict]:
     paths = folder_paths(folders)
-    totals = subtree_counts(folders, counts)
     return [
-        folder_json(f, path=paths[f.id], depth=d, note_count=counts.get(f.id, 0), total=totals[f.id])
-        for f, d in tree(folders)
+        folder_json(n.folder, path=paths[n.folder.id], depth=d, note_count=n.own, total=n.total)
+        for n, d in tree(folders, counts)
     ]
 
 

@@ -120,7 +120,8 @@ class NoteView:
     outline: Outline
 
 
-def _folder_nodes(folders: Sequence[Folder], counts: dict[str, int]) -> tuple[FolderNode, ...]:
+def folder_nodes(folders: Sequence[Folder], counts: dict[str, int]) -> tuple[FolderNode, ...]:
+    """The notebooks as a tree, in the order given under each parent (``noted notebooks`` shows it too)."""
     by_parent: dict[str, list[Folder]] = {}
     ids = {f.id for f in folders}
     for folder in folders:
@@ -148,7 +149,7 @@ def load_tree(store: Store) -> TreeData:
     live_ids = {f.id for f in live}
     trashed_ids = {f.id for f in every if f.is_trashed}
     return TreeData(
-        roots=_folder_nodes(live, counts),
+        roots=folder_nodes(live, counts),
         tags=tuple(store.list_tags(with_notes_only=True)),
         todo_count=store.count_notes(todo_only=True),
         # Only the top of each trashed branch: restoring it brings back what was inside.
