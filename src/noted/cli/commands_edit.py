@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
-import tempfile
-from pathlib import Path
 
 from noted.cli import render
 from noted.cli.args import MAX_ID, Commands, check_range, read_text_file
@@ -24,8 +21,9 @@ from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundE
 from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops import notes as ops
 from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
-from noted.ops.editing import as_text_file, run_editor, save_text
+from noted.ops.editing import as_text_file, save_text
 from noted.ops.resolve import folder_paths, live_note, resolve_note
+from noted.ui.external import edit_text
 from noted.wording import plural
 
 EXIT_CONFLICT = ExitCode.CONFLICT
@@ -160,30 +158,10 @@ def _conflict_line(base: Note, resolved: Resolved) -> str:
     )
 
 
-def _run_editor(path: Path) -> None:
-    try:
-        status = run_editor(path)
-    except InvalidInputError:
-        path.unlink(missing_ok=True)
-        raise
-    if status != 0:
-        raise InvalidInputError(
-            f"the editor exited with status {status}; nothing was saved and the text is in {path}"
-        )
-
-
 def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
-    fd, name = tempfile.mkstemp(prefix=f"noted-{note.id[:8]}-", suffix=".md")
-    path = Path(name)
-    written = as_text_file(note.body)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(written)
-    _run_editor(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInputError(f"cannot read the edited file {path}: {exc}; nothing was saved") from exc
-    if text == written:  # untouched: the final newline given to the editor is not a change
+    edited = edit_text(note.body, title=note.title)
+    path, text = edited.path, edited.text
+    if not edited.changed:
         path.unlink(missing_ok=True)
         return render.emit_note(ctx, note, "no change")
     store = ctx.services.store

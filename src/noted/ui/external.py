@@ -28,26 +28,34 @@ class ExternalEdit:
 
 
 def edit_text(text: str, *, title: str, run: Callable[[Path], int] = run_editor) -> ExternalEdit:
-    """Write ``text`` to a temporary Markdown file, let ``run`` edit it, and read it back.
+    """Write ``text`` to a temporary Markdown file, let ``run`` edit it, and read it back as written.
 
     The file is left in place (the caller removes it once the text is safely saved), so an edit
-    that cannot be saved is never lost.
+    that cannot be saved is never lost; an editor that could not start leaves nothing behind.
 
     Raises:
-        InvalidInputError: the editor exited with an error or could not be run; the file is kept.
+        InvalidInputError: the editor exited with an error or could not be run, or what it wrote is
+            not UTF-8; the file is kept.
     """
     stem = "".join(c if c.isalnum() else "-" for c in title)[:40].strip("-") or "note"
     handle, name = tempfile.mkstemp(prefix=f"noted-{stem}-", suffix=".md")
     path = Path(name)
     written = as_text_file(text)
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
+    with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
         file.write(written)
-    status = run(path)
+    try:
+        status = run(path)
+    except InvalidInputError:  # the editor did not start: the file holds only what was written
+        path.unlink(missing_ok=True)
+        raise
     if status != 0:
         raise InvalidInputError(
-            f"the editor exited with status {status}; nothing was saved (the text is in {path})"
+            f"the editor exited with status {status}; nothing was saved and the text is in {path}"
         )
-    edited = path.read_text(encoding="utf-8")
+    try:
+        edited = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read the edited file {path}: {exc}; nothing was saved") from exc
     if edited == written:  # untouched: the final newline given to the editor is not a change
         return ExternalEdit(text, path, False)
     return ExternalEdit(edited, path, True)
