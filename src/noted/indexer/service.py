@@ -196,8 +196,7 @@ class IndexerService:
             self._wait(POLL_SECONDS)
 
     def _take_lease(self) -> bool:
-        if self.lease.acquire():
-            self.lease.start_heartbeat()
+        if self.take_lease():
             return True
         self._prepared = False
         self._set(IndexStatus("standby", holder=self.lease.holder()))

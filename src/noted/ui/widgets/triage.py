@@ -10,6 +10,7 @@ meanwhile, say) is counted and reported; the others still change. The list hears
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -59,18 +60,15 @@ def parse_tag_edit(text: str) -> tuple[list[str], list[str]]:
 class NoteTriage:
     """Tag, move, complete, trash and restore notes of one ``NoteList``."""
 
+    @dataclass
     class Done(Message, bubble=False):
         """A triage action finished: ``summary`` is shown; ``select`` is a note to put the cursor on;
         ``undo`` puts back what it changed (empty when it cannot be undone this way)."""
 
-        def __init__(
-            self, summary: str, failures: tuple[str, ...], select: str | None = None, undo: Undo = ()
-        ) -> None:
-            super().__init__()
-            self.summary = summary
-            self.failures = failures
-            self.select = select
-            self.undo = undo
+        summary: str
+        failures: tuple[str, ...]
+        select: str | None = None
+        undo: Undo = ()
 
     def __init__(self, note_list: NoteList, store: Store) -> None:
         self._list = note_list
