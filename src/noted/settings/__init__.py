@@ -1,6 +1,6 @@
 """Settings: every setting declared once (``handles``), stored in the profile's ``config.toml``.
 
-Each setting is one typed declaration, ``AI_ENABLED = flag("ai.enabled", ASSISTANT, "Use the
+Each setting is one typed declaration, ``AI_ENABLED = Setting("ai.enabled", ASSISTANT, "Use the
 assistant", default=False, help=…)``, which gives its Joplin-style key, type, default, label, section
 and help, and is the handle code reads it with. Values come from an environment variable named after
 the key for one run (``NOTED_AI_ENABLED``; camelCase parts run together, ``NOTED_AI_ALLOWREMOTE``, or
