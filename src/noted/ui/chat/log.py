@@ -59,10 +59,6 @@ class ChatLog(VerticalScroll, can_focus=False):
         """The answer being streamed, if any."""
         return self._answer
 
-    def tool_call(self, call_id: str) -> ToolCallView | None:
-        """The view of a call of the current answer, by id."""
-        return self._calls.get(call_id)
-
     async def reset(self, hint: str | None = None) -> None:
         """Empty the log (a new chat, another note), leaving ``hint`` as its only line."""
         await self.end_answer()
