@@ -44,7 +44,7 @@ class FakeEmbedder:
         passage_prefix: str = "",
         name: str = "fake",
     ) -> None:
-        self.dim: Final = dim
+        self._dim = dim
         self.max_tokens: Final = max_tokens
         self.query_prefix: Final = query_prefix
         self.passage_prefix: Final = passage_prefix
@@ -56,9 +56,13 @@ class FakeEmbedder:
         """Every text embedded so far (prefix included), in order."""
 
     @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
     def model_id(self) -> str:
         prefixes = f"{self.query_prefix!r}:{self.passage_prefix!r}"
-        return f"fake:{self._name}:{self.dim}:{self.max_tokens}:{prefixes}"
+        return f"fake:{self._name}:{self._dim}:{self.max_tokens}:{prefixes}"
 
     def count_tokens(self, text: str) -> int:
         return sum(1 for _ in _TOKEN.finditer(text))
@@ -81,7 +85,7 @@ class FakeEmbedder:
             raise UnavailableError("the fake embedder was closed")
         self.calls += 1
         self.embedded.extend(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
         for row, text in enumerate(texts):
             out[row] = self._vector(text)
         return out
@@ -96,10 +100,10 @@ class FakeEmbedder:
         if not word:
             return None
         digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
-        return int.from_bytes(digest[:4], "little") % self.dim, 1.0 if digest[4] & 1 else -1.0
+        return int.from_bytes(digest[:4], "little") % self._dim, 1.0 if digest[4] & 1 else -1.0
 
     def _vector(self, text: str) -> Vectors:
-        vector = np.zeros(self.dim, dtype=np.float32)
+        vector = np.zeros(self._dim, dtype=np.float32)
         for match in list(_TOKEN.finditer(text))[: self.max_tokens]:
             feature = self.feature(match.group())
             if feature is not None:
