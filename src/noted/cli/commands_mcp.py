@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noted.cli.args import Commands
+from noted.cli.args import Commands, check_range
 from noted.cli.commands_mcp_clients import client_tokens_command
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
@@ -118,9 +118,9 @@ def register(sub: Commands) -> None:
 
 
 def mcp_deps(ctx: CliContext) -> McpDeps:
+    """The server's parts: the profile's services (store, settings, tool registry, search)."""
     from noted.mcp.deps import McpDeps
 
-    """The server's parts: the profile's services (store, settings, tool registry, search)."""
     ctx.services.start_watching()  # a Markdown folder's outside changes reach the clients
     return McpDeps.of(ctx.services, log_path=ctx.profile.log_path)
 
@@ -133,8 +133,7 @@ def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
         raise InvalidInputError(
             "--client is for --stdio; over HTTP the client is the one whose token the request carries"
         )
-    if args.port is not None and not 0 <= args.port <= 65_535:
-        raise InvalidInputError(f"--port must be between 0 and 65535 (got {args.port})")
+    check_range("--port", args.port, 0, 65_535)
     # The SDK is imported here, not at the top: every other command would pay seconds for it.
     from noted.mcp.logs import send_library_logs_to_noted
     from noted.mcp.server import NotedMcp
