@@ -186,9 +186,6 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         names = set(self.app.available_themes) | {current}
         return sorted(names, key=lambda n: (not n.startswith("noted"), n))
 
-    def _mcp_state_text(self) -> str:
-        return mcp_state_text(self.services, getattr(self.app, "mcp_status", ""))
-
     # Life cycle ---------------------------------------------------------------------------------
     def on_screen_resume(self) -> None:
         release_keys(self.app)  # the first field has focus (AUTO_FOCUS): keys typed after F2 go there
@@ -207,7 +204,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def _refresh_mcp_state(self) -> None:
         """Show the server's state if it changed: an update lays the whole screen out again."""
         state = self.query_one("#mcp-state", Static)
-        text = Content(self._mcp_state_text())
+        text = Content(mcp_state_text(self.services, getattr(self.app, "mcp_status", "")))
         if text != state.content:
             state.update(text)
 
