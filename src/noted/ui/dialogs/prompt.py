@@ -37,7 +37,10 @@ class PathField(Input):
     def action_complete(self) -> None:
         # Reads the folder afresh rather than waiting on the grey suggestion, which a quick Tab
         # can beat (it is read in a thread too).
-        self.run_worker(self._complete(self.value), exclusive=True, group="complete-path")
+        self.run_worker(
+            self._complete(self.value), exclusive=True, group="complete-path", exit_on_error=False,
+            description="completing the path",
+        )  # fmt: skip
 
     async def _complete(self, typed: str) -> None:
         done = await asyncio.to_thread(complete_path, typed) if typed else None

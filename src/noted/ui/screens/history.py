@@ -182,7 +182,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         self.query_one("#history-diff-box").display = True
         self.query_one("#history-diff", Static).update(coloured_diff(text))
 
-    @work(exclusive=True, group="history-ask")
+    @work(exclusive=True, group="history-ask", exit_on_error=False, description="asking to restore")
     async def action_restore(self) -> None:
         current = self._current()
         if current is None:
