@@ -14,13 +14,13 @@ from tests.support.polling import scaled
 
 from noted.errors import ConfigError, DiskFullError
 from noted.profile import Profile
+from noted.providers.config import load_api_key
 from noted.settings import (
     SECTIONS,
     SETTINGS,
     SettingChange,
     Settings,
     Source,
-    api_key,
     env_names,
     looks_secret,
 )
@@ -356,18 +356,15 @@ def test_entries_are_grouped_by_section_in_display_order(tmp_path: Path) -> None
 # secrets
 
 
-def test_the_api_key_comes_from_the_environment_or_the_key_file(tmp_path: Path) -> None:
-    assert api_key(load(tmp_path)) is None
-    assert api_key(load(tmp_path, OPENAI_API_KEY="from-openai")) == "from-openai"
-    assert api_key(load(tmp_path, ANTHROPIC_API_KEY="a"), "anthropic") == "a"
-    assert api_key(load(tmp_path, NOTED_API_KEY="n", OPENAI_API_KEY="o")) == "n"
+def test_the_api_key_file_is_the_one_ai_api_key_file_names_beside_the_config(tmp_path: Path) -> None:
+    # As the services read it: the setting's path (relative to the config file) into load_api_key.
     (tmp_path / "key.txt").write_text("  from-file\n", encoding="utf-8")
     settings = load(tmp_path)
     settings.set("ai.apiKeyFile", "key.txt")
-    assert api_key(settings) == "from-file"
+    assert load_api_key("openai", key_file=settings.get_path(AI_API_KEY_FILE), environ={}) == "from-file"
     (tmp_path / "key.txt").write_text("", encoding="utf-8")
     with pytest.raises(ConfigError, match="is empty"):
-        api_key(settings)
+        load_api_key("openai", key_file=settings.get_path(AI_API_KEY_FILE), environ={})
 
 
 def test_settings_is_a_leaf_that_imports_only_errors_and_profile() -> None:

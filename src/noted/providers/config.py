@@ -53,8 +53,7 @@ def load_api_key(
     """Find the API key for a provider kind.
 
     The order is ``NOTED_API_KEY``, then the vendor's variable (``OPENAI_API_KEY``,
-    ``ANTHROPIC_API_KEY``), then ``key_file`` when one is configured: the same order as
-    ``noted.settings.credentials.api_key``, so either may fill ``ProviderConfig.api_key``.
+    ``ANTHROPIC_API_KEY``), then ``key_file`` when one is configured (``ai.apiKeyFile``).
 
     Raises:
         ConfigError: ``key_file`` is set but cannot be read or is empty (the message names the

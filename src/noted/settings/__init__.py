@@ -23,7 +23,7 @@ This package is a leaf: it imports nothing of noted but ``errors`` and ``profile
 from __future__ import annotations
 
 from noted.settings.core import Settings
-from noted.settings.credentials import api_key, joplin_token
+from noted.settings.credentials import joplin_token
 from noted.settings.handles import SECTIONS, SETTINGS, tool_switch
 from noted.settings.registry import env_names, looks_secret
 from noted.settings.resolved import ResolvedSetting, SettingChange, Source
@@ -39,7 +39,6 @@ __all__ = [
     "Setting",
     "Settings",
     "Source",
-    "api_key",
     "env_names",
     "joplin_token",
     "looks_secret",

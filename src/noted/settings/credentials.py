@@ -1,4 +1,6 @@
-"""Secrets (API keys, tokens): read from the environment or from a file a setting names, never stored.
+"""Secrets (Joplin's token): read from the environment or from a file a setting names, never stored.
+
+The chat provider's API key is read by ``noted.providers.load_api_key``.
 
 Nothing here logs or echoes a secret; error messages name the variable or file, never the content.
 """
@@ -9,14 +11,9 @@ from collections.abc import Sequence
 
 from noted.errors import ConfigError
 from noted.settings.core import Settings
-from noted.settings.handles import AI_API_KEY_FILE, AI_PROVIDER, JOPLIN_TOKEN_FILE
+from noted.settings.handles import JOPLIN_TOKEN_FILE
 from noted.settings.spec import Setting
 
-API_KEY_VARIABLE = "NOTED_API_KEY"
-PROVIDER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",),
-    "anthropic": ("ANTHROPIC_API_KEY",),
-}
 JOPLIN_TOKEN_VARIABLE = "NOTED_JOPLIN_TOKEN"
 
 
@@ -43,13 +40,6 @@ def read_secret(settings: Settings, *, variables: Sequence[str], file_key: Setti
     if not text:
         raise ConfigError(f"{path}, the file {file_key.key} names, is empty")
     return text
-
-
-def api_key(settings: Settings, provider: str | None = None) -> str | None:
-    """The chat provider's API key: ``NOTED_API_KEY``, the provider's usual variable, or the key file."""
-    chosen = provider or settings.get(AI_PROVIDER)
-    variables = (API_KEY_VARIABLE, *PROVIDER_KEY_VARIABLES.get(chosen, ()))
-    return read_secret(settings, variables=variables, file_key=AI_API_KEY_FILE)
 
 
 def joplin_token(settings: Settings) -> str | None:
