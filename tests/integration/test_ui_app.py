@@ -16,18 +16,27 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.store.sqlite import SqliteStore
 from noted.ui.app import NotedApp
 from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
-from noted.ui.messages import FirstNotesListed, OpenNote, ReadAhead, StatusPart, StoreChanged
+from noted.ui.messages import (
+    FirstNotesListed,
+    IndexerStatusChanged,
+    OpenNote,
+    ReadAhead,
+    StatusPart,
+    StoreChanged,
+)
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.outline import LinkList, OutlineList
+from noted.ui.widgets.status_bar import StatusBar
 
 SIZE = (120, 40)
 W = TypeVar("W", bound=Widget)
@@ -439,5 +448,22 @@ async def test_a_status_word_after_the_screens_are_gone_is_dropped(fixture: Fixt
         app._store_changed(StoreChanged(1))
         app._read_ahead(ReadAhead(("x",)))
         await app._open_note(OpenNote("x"))
+    finally:
+        services.close()
+
+
+async def test_a_status_word_while_the_screens_are_taken_down_is_dropped(fixture: Fixture) -> None:
+    # Pilot's run_test takes the screens down while the app still handles messages, so a late
+    # StatusPart found the workspace without its status bar and ended the app with NoMatches (seen
+    # once in the README's CI run). Here the bar is gone with the workspace still stacked, as then.
+    services = open_services(fixture.root)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await app.workspace.query_one(StatusBar).remove()
+            app.post_message(StatusPart("model", "late"))
+            app.post_message(IndexerStatusChanged(IndexStatus("idle")))
+            await pilot.pause()
+            assert app.is_running and app.return_code is None  # not vacuous: NoMatches ended it before
     finally:
         services.close()

@@ -209,8 +209,14 @@ class NotedApp(App[None]):
 
     def _live(self) -> bool:
         """Whether the screens are still there: a message from a thread (the change feed, a
-        worker's status) can arrive while the app closes, after they are gone; it is dropped."""
-        return bool(self.screen_stack)
+        worker's status) can arrive while the app closes, as its screens are taken down or after
+        they are gone; it is dropped. (Textual stops running before it takes them down; Pilot's
+        ``run_test`` takes them down while the app still handles messages.)"""
+        return self.is_running and bool(self.screen_stack)
+
+    def _status_bar(self) -> StatusBar | None:
+        """The status bar, or None while the app closes (see ``_live``) or once it is removed."""
+        return next(iter(self.workspace.query(StatusBar)), None) if self._live() else None
 
     @on(StoreChanged)
     def _store_changed(self, event: StoreChanged) -> None:
@@ -233,13 +239,13 @@ class NotedApp(App[None]):
 
     @on(IndexerStatusChanged)
     def _index_status(self, event: IndexerStatusChanged) -> None:
-        if self._live():
-            self.status.set_index(event.status)
+        if (bar := self._status_bar()) is not None:
+            bar.set_index(event.status)
 
     @on(StatusPart)
     def _status_part(self, event: StatusPart) -> None:
-        if self._live():
-            self.status.set_part(event.part, event.text)
+        if (bar := self._status_bar()) is not None:
+            bar.set_part(event.part, event.text)
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
