@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 
@@ -87,6 +87,38 @@ def descendants(folders: Iterable[Folder], folder_id: str) -> list[str]:
             out[current] = None
             todo.extend(children.get(current, []))
     return list(out)
+
+
+@dataclass(frozen=True, slots=True)
+class FolderNode:
+    """A notebook with its total note count (its own notes plus those of its sub-notebooks)."""
+
+    folder: Folder
+    own: int
+    total: int
+    children: tuple[FolderNode, ...]
+
+
+def folder_nodes(folders: Sequence[Folder], counts: dict[str, int]) -> tuple[FolderNode, ...]:
+    """The notebooks as a tree, in the order given under each parent (the app's notebook tree and
+    ``noted notebooks`` show it)."""
+    by_parent: dict[str, list[Folder]] = {}
+    ids = {f.id for f in folders}
+    for folder in folders:
+        parent = folder.parent_id if folder.parent_id in ids else ""
+        by_parent.setdefault(parent, []).append(folder)
+
+    def build(parent: str, seen: frozenset[str]) -> tuple[FolderNode, ...]:
+        nodes = []
+        for folder in by_parent.get(parent, []):
+            if folder.id in seen:  # a cycle in bad data must not hang the app
+                continue
+            children = build(folder.id, seen | {folder.id})
+            own = counts.get(folder.id, 0)
+            nodes.append(FolderNode(folder, own, own + sum(c.total for c in children), children))
+        return tuple(nodes)
+
+    return build("", frozenset())
 
 
 @dataclass(frozen=True, slots=True)

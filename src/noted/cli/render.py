@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from noted.errors import InvalidInputError
-from noted.models import Folder, Note, NoteMeta, Revision, Tag
+from noted.models import Folder, FolderNode, Note, NoteMeta, Revision, Tag, folder_nodes
 from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
-from noted.ui.data import FolderNode, folder_nodes
 
 if TYPE_CHECKING:
     from noted.cli.context import CliContext

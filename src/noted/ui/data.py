@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noted.markdown import Outline, outline
-from noted.models import Folder, Note, NoteMeta, Resource, Tag
+from noted.models import Folder, FolderNode, Note, NoteMeta, Resource, Tag, folder_nodes
 from noted.ops.links import PhraseSearch, Resolver, backlinks, outgoing
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
@@ -49,16 +49,6 @@ class NoteSource:
 
 
 ALL_NOTES = NoteSource(SourceKind.ALL, title="All notes")
-
-
-@dataclass(frozen=True, slots=True)
-class FolderNode:
-    """A notebook with its total note count (its own notes plus those of its sub-notebooks)."""
-
-    folder: Folder
-    own: int
-    total: int
-    children: tuple[FolderNode, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,27 +108,6 @@ class NoteView:
     resources: tuple[Resource, ...]
     links: tuple[LinkedNote, ...]
     outline: Outline
-
-
-def folder_nodes(folders: Sequence[Folder], counts: dict[str, int]) -> tuple[FolderNode, ...]:
-    """The notebooks as a tree, in the order given under each parent (``noted notebooks`` shows it too)."""
-    by_parent: dict[str, list[Folder]] = {}
-    ids = {f.id for f in folders}
-    for folder in folders:
-        parent = folder.parent_id if folder.parent_id in ids else ""
-        by_parent.setdefault(parent, []).append(folder)
-
-    def build(parent: str, seen: frozenset[str]) -> tuple[FolderNode, ...]:
-        nodes = []
-        for folder in by_parent.get(parent, []):
-            if folder.id in seen:  # a cycle in bad data must not hang the app
-                continue
-            children = build(folder.id, seen | {folder.id})
-            own = counts.get(folder.id, 0)
-            nodes.append(FolderNode(folder, own, own + sum(c.total for c in children), children))
-        return tuple(nodes)
-
-    return build("", frozenset())
 
 
 def load_tree(store: Store) -> TreeData:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from noted.ui.data import FolderNode, NoteSource, SourceKind
+from noted.models import FolderNode
+from noted.ui.data import NoteSource, SourceKind
 from noted.ui.widgets.list_filter import title_words
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets.tree import TreeNode
 
-from noted.models import Folder, Tag
-from noted.ui.data import FolderNode, NoteSource, SourceKind, TreeData
+from noted.models import Folder, FolderNode, Tag
+from noted.ui.data import NoteSource, SourceKind, TreeData
 
 TAGS_KEY = "heading:tags"
 """The key of the Tags heading (it lists no notes itself)."""
