@@ -13,7 +13,7 @@ from noted.indexer.engine import IndexProgress
 from noted.indexer.lease import Lease
 from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_IMPORT, NoteDraft
-from noted.ops.editing import editor_command
+from noted.ops.editing import edit_text, editor_command
 from noted.ops.trash import TrashContents, trash_contents
 from noted.store.protocol import NoteOrder
 from noted.store.sqlite import SqliteStore
@@ -25,7 +25,6 @@ from noted.ui.data import (
     load_page,
     load_tree,
 )
-from noted.ui.external import edit_text
 from noted.ui.widgets.markdown_page import markdown_theme
 from noted.ui.widgets.status_bar import format_index
 from noted.ui.widgets.triage import parse_tag_edit

@@ -21,9 +21,8 @@ from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundE
 from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops import notes as ops
 from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
-from noted.ops.editing import as_text_file, save_text
+from noted.ops.editing import as_text_file, edit_text, save_text
 from noted.ops.resolve import folder_paths, live_note, resolve_note
-from noted.ui.external import edit_text
 from noted.wording import plural
 
 EXIT_CONFLICT = ExitCode.CONFLICT

@@ -1,4 +1,8 @@
-"""Saving the person's edited text of a note.
+"""Editing a note in the person's own editor, and saving the person's edited text of a note.
+
+``edit_text`` writes the text to a temporary file, runs ``$VISUAL``/``$EDITOR`` (else ``vi``) on
+it and reads it back, for the app's editor (suspended meanwhile) and ``noted edit``; the file is
+kept until the text is safely saved, so an edit that cannot be saved is never lost.
 
 ``save_text`` is the one save of an edited title and body, for the app's editor and ``noted
 edit``: one write based on the version the text was edited from; a note changed or deleted
@@ -15,8 +19,9 @@ import itertools
 import os
 import shlex
 import subprocess
+import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +61,49 @@ def run_editor(path: Path, environ: Mapping[str, str] | None = None) -> int:
             f"cannot start the editor {argv[0]!r}: {exc.strerror or exc}",
             hint="set $VISUAL or $EDITOR to an installed editor",
         ) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalEdit:
+    """What came back from the editor: the text and the file it is kept in."""
+
+    text: str
+    path: Path
+    changed: bool
+
+
+def edit_text(text: str, *, title: str, run: Callable[[Path], int] = run_editor) -> ExternalEdit:
+    """Write ``text`` to a temporary Markdown file, let ``run`` edit it, and read it back as written.
+
+    The file is left in place (the caller removes it once the text is safely saved), so an edit
+    that cannot be saved is never lost; an editor that could not start leaves nothing behind.
+
+    Raises:
+        InvalidInputError: the editor exited with an error or could not be run, or what it wrote is
+            not UTF-8; the file is kept.
+    """
+    stem = "".join(c if c.isalnum() else "-" for c in title)[:40].strip("-") or "note"
+    handle, name = tempfile.mkstemp(prefix=f"noted-{stem}-", suffix=".md")
+    path = Path(name)
+    written = as_text_file(text)
+    with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+        file.write(written)
+    try:
+        status = run(path)
+    except InvalidInputError:  # the editor did not start: the file holds only what was written
+        path.unlink(missing_ok=True)
+        raise
+    if status != 0:
+        raise InvalidInputError(
+            f"the editor exited with status {status}; nothing was saved and the text is in {path}"
+        )
+    try:
+        edited = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read the edited file {path}: {exc}; nothing was saved") from exc
+    if edited == written:  # untouched: the final newline given to the editor is not a change
+        return ExternalEdit(text, path, False)
+    return ExternalEdit(edited, path, True)
 
 
 @dataclass(frozen=True, slots=True)

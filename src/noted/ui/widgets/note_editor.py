@@ -34,10 +34,9 @@ from textual.worker import Worker
 from noted.errors import ConflictError, NotFoundError
 from noted.models import ACTOR_USER, Note
 from noted.ops.conflicts import Choice, Conflict, Resolved, resolve
-from noted.ops.editing import Outcome, SaveLine
+from noted.ops.editing import ExternalEdit, Outcome, SaveLine, edit_text
 from noted.store.protocol import Store
 from noted.ui.dialogs.conflict import ConflictView
-from noted.ui.external import ExternalEdit, edit_text
 from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
 
 SAVED = "saved"
