@@ -52,8 +52,10 @@ def content_words(text: str) -> set[str]:
 
 
 def headings(body: str) -> set[str]:
-    """Every heading text of a Markdown body."""
-    return {m.group(1).strip() for m in _HEADING.finditer(body)}
+    """Every heading text of a Markdown body, and "" for the opening before the first heading."""
+    found = list(_HEADING.finditer(body))
+    opening = body[: found[0].start()] if found else body
+    return {m.group(1).strip() for m in found} | ({""} if opening.strip() else set())
 
 
 Corpus = dict[str, str]
