@@ -265,6 +265,46 @@ async def test_keys_typed_at_once_after_slash_and_after_enter_go_where_the_focus
         assert app.focused is page
 
 
+async def test_a_note_opened_from_search_has_the_words_it_was_found_by_marked_until_esc(
+    services: Services, fixture: Fixture
+) -> None:
+    async with running(fixture, services) as (app, pilot, notes):
+        viewer = app.workspace.query_one(NoteViewer)
+        page = viewer.query_one(NoteScroll)
+        await pilot.press("ctrl+f")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        while screen.mode != "keyword":
+            await pilot.press("ctrl+o")
+        # "the" is a function word: marked, it would light up every filler line of the page.
+        await pilot.press(*"the needle three")
+        await until(pilot, lambda: [row.title for row in screen.rows] == ["Haystack"])
+        await pilot.press("enter")
+        await until(pilot, lambda: viewer.view is not None and viewer.view.note.title == "Haystack")
+        await until(pilot, lambda: header_says(page) == "find: the needle three · 1/5")
+        assert page.find is not None
+        rows = [hit.row for hit in page.find.hits]
+        assert ("needle", True, True) in painted(page, rows[0])
+        three = painted(page, rows[1])  # "Needle two, and a needle three"
+        assert rows[1] == rows[2] == rows[3]
+        assert ("Needle", True, False) in three and ("three", True, False) in three
+        assert not any(hit for _, hit, _ in painted(page, rows[0] + 2))  # a filler line: "the" unmarked
+        page.scroll_home(animate=False)
+        page.focus()
+        await pilot.press("n")
+        await until(pilot, lambda: header_says(page) == "find: the needle three · 2/5")
+        await pilot.press("escape")
+        await until(pilot, lambda: page.find is None and header_says(page) == "")
+        # Opened from the list, the note has nothing marked.
+        await pilot.press("escape")
+        await until(pilot, lambda: app.focused is notes)
+        await pilot.press("j", "k")
+        await until(pilot, lambda: notes.highlighted == 0 and viewer.view is not None)
+        await pilot.pause()
+        assert page.find is None and header_says(page) == ""
+
+
 async def test_the_palette_offers_the_filter_and_the_find(services: Services, fixture: Fixture) -> None:
     app = NotedApp(services, background=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -28,7 +28,7 @@ from noted.ui.messages import OpenAnswered
 from noted.ui.screens.search import SearchScreen
 from noted.ui.screens.settings import SettingsScreen
 from noted.ui.screens.settings_sections import widget_id
-from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 
 SIZE = (120, 40)
 
@@ -86,6 +86,12 @@ async def test_search_as_you_type_opens_the_note_at_its_section(services: Servic
         # Not vacuous: section 2.1 sits far below the first screenful, so the reader must scroll.
         await until(pilot, lambda: viewer.query_one("#note-scroll").scroll_y > 0)
         assert section == "2.1"
+        # The word it was found by is marked, the current match the first in that section.
+        page = viewer.query_one(NoteScroll)
+        assert (
+            page.find is not None and page.find.hit is not None and page.find.status() == "find: freeze · 1/1"
+        )
+        assert page.find.hit.row >= (viewer.section_row("2.1") or 0) > 0
         # The app keeps the screen between searches; each one starts afresh all the same.
         again = await _open_search(pilot)
         assert again is screen and again.query_one(Input).value == "" and not again.rows

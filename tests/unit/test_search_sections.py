@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noted.search.sections import WORDS_WEIGHT, ChunkScore, query_words, rank_sections
+from noted.search.sections import WORDS_WEIGHT, ChunkScore, marks, query_words, rank_sections
 
 BODY = "# Locks\nrow and table locks\n# Advisory locks\nlocks whose meaning the application defines\n"
 
@@ -38,3 +38,19 @@ def test_words_match_by_their_first_five_letters_a_shorter_one_whole_and_accents
     assert by_path["1"] > by_path["2"]  # "restoring" holds "resto"; "logs" and "logical" are not "log"
     by_path = {s.path: s.score for s in rank_sections(chunks, body, query_words(["cafe"]))}
     assert by_path["2"] > by_path["1"]  # "café" folded
+
+
+def test_the_words_a_note_is_marked_with_are_those_the_search_looked_for() -> None:
+    found = marks(['how do the "advisory locks" of Postgres work -table notebook:Work', "Sperren"])
+    assert found is not None
+    text = "Advisory locks, the locks of POSTGRES; a table; Sperren; how it works; ADVISORY   LOCKS"
+    assert [m.group() for m in found.finditer(text)] == [
+        "Advisory locks",  # the phrase, whatever the case
+        "POSTGRES",
+        "Sperren",  # the English (or mended words) searched beside the query
+        "works",  # a bare word matches as a prefix, as the keyword search reads it
+        "ADVISORY   LOCKS",
+    ]  # not "how", "the", "of", "do": words that do not count; not the excluded "table"
+    assert marks(["the of a", "notebook:Work tag:x", "-locks"]) is None
+    assert marks(['"locks" ("unclosed']) is not None  # a text the grammar refuses is skipped, not fatal
+    assert marks(["café"]) is not None and marks(["café"]).search("the cafe") is not None  # type: ignore[union-attr]

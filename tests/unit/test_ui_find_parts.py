@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -86,3 +88,12 @@ def test_n_and_shift_n_go_round_the_ends_and_say_so() -> None:
     assert find.status() == "find: x · 4/4 · from the bottom"
     find.search(["y"], 0)
     assert find.status() == "find: x · no match" and find.step(True) is None
+
+
+def test_a_find_by_pattern_marks_every_word_it_holds_and_names_itself_by_its_label() -> None:
+    lines = ["Needle two, and a néedle three", "nothing", "needles four"]
+    pattern = re.compile(r"\b(?:needle|three)", re.IGNORECASE)
+    assert find_hits(lines, "ignored", pattern) == [Hit(0, 0, 6), Hit(0, 25, 30), Hit(2, 0, 6)]
+    find = PageFind("needle three", 1, pattern)
+    find.search(lines, 1)
+    assert find.hit == Hit(2, 0, 6) and find.status() == "find: needle three · 3/3"

@@ -8,6 +8,7 @@ Any part of the UI (the chat pane, the settings screen…) may post these to the
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +97,9 @@ class OpenNote(Message):
     """Show a note in the reader, optionally scrolled to a section path (``"1.2"``) or a body line
     (``at_line``).
 
+    ``marks``: the words a search found the note by, named as the person typed them, to mark in
+    the page as a find would (``noted.search.sections.marks``).
+
     ``answer``: the reader says when it has the note in place (or could not show it: it no longer
     exists, or another note was asked for first) with ``OpenAnswered(ticket)``, posted to the
     screen on top. A screen over the workspace waits for it to close, so the workspace comes back
@@ -103,12 +107,19 @@ class OpenNote(Message):
     """
 
     def __init__(
-        self, note_id: str, section: str | None = None, *, focus: bool = True, answer: bool = False
+        self,
+        note_id: str,
+        section: str | None = None,
+        *,
+        focus: bool = True,
+        answer: bool = False,
+        marks: tuple[str, re.Pattern[str]] | None = None,
     ) -> None:
         super().__init__()
         self.note_id = note_id
         self.section = section
         self.focus = focus
+        self.marks = marks
         self.ticket = next(_tickets) if answer else None
         """The number ``OpenAnswered`` carries (unique in the process), or None: no answer wanted."""
 

@@ -8,11 +8,13 @@ back as a message tagged with the query's number, so a slow answer to an old que
 Choosing a result asks the app to open the note (``OpenNote``) while this screen still covers the
 workspace, and closes when the reader has it in place: the workspace then comes back with the note
 in one frame, where closing first would paint the workspace twice (once as it was, once with the
-note), some 30 ms more before the note is seen.
+note), some 30 ms more before the note is seen. The reader marks the words the search found it
+by, as a find does (``n``/``N`` go through them, ``Esc`` clears them).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -30,6 +32,7 @@ from textual.widgets.option_list import Option
 from noted.errors import NotedError
 from noted.search.plain import readable
 from noted.search.results import Hit
+from noted.search.sections import marks
 from noted.services import Services
 from noted.settings.handles import SEARCH_DEFAULT_MODE
 from noted.ui.messages import OpenAnswered, OpenNote, ReadAhead
@@ -60,6 +63,8 @@ class Answer:
     message: str = ""
     failed: bool = False
     """True when ``message`` replaces the results (a bad filter, search by meaning unavailable)."""
+    marks: tuple[str, re.Pattern[str]] | None = None
+    """The words to mark in a note opened from here, named as typed (``OpenNote.marks``)."""
 
 
 def run_query(services: Services, query: str, mode: str) -> Answer:
@@ -68,7 +73,12 @@ def run_query(services: Services, query: str, mode: str) -> Answer:
         found = services.finder().search(query, mode=mode, limit=LIMIT)
     except NotedError as exc:  # a bad filter, no index for a search by meaning, no words in it
         return Answer(message=str(exc), failed=True)
-    return Answer(found.hits, "; ".join(found.lines()))
+    reading = found.reading
+    also = [reading.translation.text] if reading.translation is not None else []
+    pattern = marks([query, *also, *reading.corrections.values()])
+    return Answer(
+        found.hits, "; ".join(found.lines()), marks=None if pattern is None else (query.strip(), pattern)
+    )
 
 
 def result_prompt(row: Hit, chosen: int = 0) -> Content:
@@ -93,7 +103,8 @@ class ResultList(OptionList):
 Best match first. Each shows the note's title and notebook, up to three sections that matched, best
 first (`§ 2.1`, or `§ top` for text before the first heading), and a snippet. {search.next}/{search.previous}
 or **↓**/**↑** choose, {search.section} picks the next of its sections, **Enter** opens the note scrolled
-to the section in the accent colour.
+to the section in the accent colour, with the words it was found by marked as a find marks them
+({note.find.next}/{note.find.previous} go through them, {note.find.clear} clears them).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -155,6 +166,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         default = services.settings.get(SEARCH_DEFAULT_MODE)
         self.mode = default if default in MODES else "hybrid"
         self.rows: tuple[Hit, ...] = ()
+        self.marks: tuple[str, re.Pattern[str]] | None = None
         self.chosen: dict[int, int] = {}
         """The section each result opens at, by its index, when not its first."""
         self.answered = 0
@@ -231,7 +243,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             return  # an answer to a query the person has typed past
         self.answered = message.number
         answer = message.answer
-        self.rows = answer.rows
+        self.rows, self.marks = answer.rows, answer.marks
         self.chosen = {}
         note = self.query_one("#search-message", Label)
         note.update(Content(answer.message))
@@ -277,7 +289,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             row = self.rows[index]
             section = row.sections[self.chosen.get(index, 0)].path if row.sections else None
             chosen = self._chosen = (row.note_id, section)
-            message = OpenNote(row.note_id, section, answer=True)
+            message = OpenNote(row.note_id, section, answer=True, marks=self.marks)
             self._waiting = message.ticket
             self.app.post_message(message)
             self.set_timer(CLOSE_WITHIN_SECONDS, lambda: self._close(chosen))

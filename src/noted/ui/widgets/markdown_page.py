@@ -241,9 +241,18 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         the find began, and scroll to the first match there."""
         if self.find is None:
             self.find = PageFind(text, round(self.scroll_y))
-        self.find.text = text
+        self.find.text, self.find.pattern = text, None
         self.find.search(self._texts(), self.find.origin)
         self._show_hit(self.find.origin)
+
+    def find_marks(self, label: str, pattern: re.Pattern[str], origin: int) -> None:
+        """Mark where the page holds ``pattern`` (the words a search found the note by, named
+        ``label``) as a find does, without scrolling; the current match is the first at or below
+        row ``origin`` (the section the note opens at)."""
+        self.find = PageFind(label, origin, pattern)
+        self.find.search(self._texts(), self.find.origin)
+        self._painted.clear()
+        self.refresh()
 
     def find_step(self, forward: bool) -> None:
         """To the next (or previous) match, round the page's end."""

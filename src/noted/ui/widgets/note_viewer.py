@@ -8,6 +8,7 @@ on where headings start, which both take from markdown-it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -110,6 +111,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             self, store, current=lambda: self.view, reading=lambda: self.display, changed=self.reload
         )
         """Save as, add and remove (keys here and in the links list, and the command palette)."""
+        self.marks: tuple[str, str, re.Pattern[str]] | None = None
+        """The note to mark once drawn, and the words (named, and to find): ``OpenNote.marks``."""
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(EMPTY, "$text-muted"), id="note-header")
@@ -249,6 +252,11 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             self.query_one(LinkList).show(view.links, view.resources)
             if section is None or not self.scroll_to_section(section):
                 scroll.scroll_to(y=offset, animate=False, immediate=True)
+            if self.marks is not None and self.marks[0] == view.note.id and not effect.keep_scroll:
+                origin = None if section is None else self.section_row(section)
+                scroll.find_marks(*self.marks[1:], origin or 0)
+                header.border_subtitle = scroll.find.status() if scroll.find else ""
+                self.marks = None
 
     def _blank(self, text: str) -> None:
         self.query_one("#note-header", Static).update(Content.styled(text, "$text-muted"))
@@ -283,19 +291,31 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         found = view.outline.find(path)
         if not found:
             return False
-        section = found[0]
-        self.query_one(OutlineList).select_path(section.path)
-        if section.path == "0":
+        self.query_one(OutlineList).select_path(found[0].path)
+        if found[0].path == "0":
             self.query_one(NoteScroll).scroll_home(animate=False)
             return True
         page = self.query_one(NoteScroll)
-        row = page.row_of(view.note.body.count("\n", 0, section.start))
+        row = self.section_row(path)
         if row is None:
             return False
         page.scroll_to(y=row, animate=False, immediate=True)
         if page.scroll_y != row:  # not there yet: the page may not have been laid out at its new length
             page.call_after_refresh(page.scroll_to, y=row, animate=False, immediate=True)
         return True
+
+    def section_row(self, path: str) -> int | None:
+        """The page row of section ``path``'s heading (0 for the text before the first heading),
+        or of the line ``at_line`` names; None when there is none."""
+        view, page = self.view, self.query_one(NoteScroll)
+        if view is None:
+            return None
+        if (line := line_of(path)) is not None:
+            return page.row_of_line(view.note.body, line)
+        found = view.outline.find(path)
+        if not found or found[0].path == "0":
+            return 0 if found else None
+        return page.row_of(view.note.body.count("\n", 0, found[0].start))
 
     @on(OutlineList.SectionChosen)
     def _section_chosen(self, event: OutlineList.SectionChosen) -> None:

@@ -8,6 +8,7 @@ page (``MarkdownPage``) keeps a ``PageFind`` and paints its hits with ``highligh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,8 +31,16 @@ class Hit:
     end: int
 
 
-def find_hits(lines: Sequence[str], text: str) -> list[Hit]:
-    """Every match of ``text`` in ``lines`` (the page's rows as plain text), top to bottom."""
+def find_hits(lines: Sequence[str], text: str, pattern: re.Pattern[str] | None = None) -> list[Hit]:
+    """Every match of ``text`` (or of ``pattern``, when given) in ``lines`` (the page's rows as
+    plain text), top to bottom."""
+    if pattern is not None:
+        return [
+            Hit(row, cell_len(line[: m.start()]), cell_len(line[: m.end()]))
+            for row, line in enumerate(lines)
+            for m in pattern.finditer(line)
+            if m.end() > m.start()
+        ]
     if not text:
         return []
     exact = any(char.isupper() for char in text)
@@ -65,8 +74,11 @@ def highlight(strip: Strip, hits: Sequence[Hit], current: Hit | None) -> Strip:
 class PageFind:
     """What is being found in a page, its matches, and the one the reader is at."""
 
-    def __init__(self, text: str, origin: int) -> None:
+    def __init__(self, text: str, origin: int, pattern: re.Pattern[str] | None = None) -> None:
         self.text = text
+        self.pattern = pattern
+        """What to find in place of ``text`` (which then only names it): the words a search found
+        the note by (``noted.search.sections.marks``)."""
         self.origin = origin
         """The page row at the top of the view when the find began: matches are looked for from
         there, and ``Esc`` while typing goes back there."""
@@ -78,7 +90,7 @@ class PageFind:
 
     def search(self, lines: Sequence[str], from_row: int) -> None:
         """Find ``text`` again in ``lines``; the current match is the first at or after ``from_row``."""
-        self.hits = find_hits(lines, self.text)
+        self.hits = find_hits(lines, self.text, self.pattern)
         self._by_row = {}
         for hit in self.hits:
             self._by_row.setdefault(hit.row, []).append(hit)
