@@ -74,6 +74,7 @@ async def test_search_as_you_type_opens_the_note_at_its_section(services: Servic
         screen = await _open_search(pilot)
         assert screen.mode == "keyword"  # from search.defaultMode
         await _type(pilot, screen, "freeze")
+        await until(pilot, lambda: screen.marks is not None and screen.marks[0] == "freeze")  # not "freez"
         # Only the release plan says "freeze", under "Week 1" (section 2.1).
         assert [row.note_id for row in screen.rows] == [fixture.release]
         first = screen.rows[0].section

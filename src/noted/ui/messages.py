@@ -93,6 +93,10 @@ def line_of(section: str) -> int | None:
     return int(number) if section.startswith(LINE) and number.isdigit() else None
 
 
+Marks = tuple[str, re.Pattern[str]]
+"""Words to mark in a note (``MarkdownPage.find_marks``), and what to call them: the query."""
+
+
 class OpenNote(Message):
     """Show a note in the reader, optionally scrolled to a section path (``"1.2"``) or a body line
     (``at_line``).
@@ -113,7 +117,7 @@ class OpenNote(Message):
         *,
         focus: bool = True,
         answer: bool = False,
-        marks: tuple[str, re.Pattern[str]] | None = None,
+        marks: Marks | None = None,
     ) -> None:
         super().__init__()
         self.note_id = note_id

@@ -28,7 +28,7 @@ from noted.services import Services
 from noted.settings import handles
 from noted.ui import zoom
 from noted.ui.empty_trash import empty_trash
-from noted.ui.messages import OpenNote, StoreChanged
+from noted.ui.messages import Marks, OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
 from noted.ui.reader_model import Ask, Edit, Effect, Focus, MakeWay, Reading, Surface
 from noted.ui.typeahead import hold_keys, release_keys
@@ -42,8 +42,6 @@ from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures, in_thread
 
 if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when first shown
-    import re
-
     from noted.ui.chat import ChatPane
     from noted.ui.speed import FirstLook
 
@@ -171,19 +169,13 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
     async def open_requested(self, event: OpenNote) -> None:
         """Open the note an ``OpenNote`` asks for (posted here, or to the app) and put the list's
         cursor on it, or the list's next refresh would show the note under the cursor."""
-        ask = Ask(event.note_id, event.section, event.focus, ticket=event.ticket)
-        await self.open_note(ask, event.marks)
+        await self.open_note(Ask(event.note_id, event.section, event.focus, ticket=event.ticket), event.marks)
         self.query_one(NoteList).select_note(event.note_id)
 
-    async def open_note(self, ask: Ask, marks: tuple[str, re.Pattern[str]] | None = None) -> None:
-        """Show the note asked for in the reader (an edit in progress is saved first), with
-        ``marks`` (``OpenNote``) once it is drawn."""
-        viewer = self.query_one(NoteViewer)
-        if marks is not None:
-            viewer.marks = (ask.note_id, *marks)
-        elif viewer.marks is not None and viewer.marks[0] != ask.note_id:
-            viewer.marks = None  # another note asked for (the list's cursor following is the same one)
-        await self.follow(viewer.reader.ask(ask, self._surface()))
+    async def open_note(self, ask: Ask, marks: Marks | None = None) -> None:
+        """Show the note asked for in the reader (an edit in progress is saved first), marked."""
+        self.query_one(NoteScroll).expect_marks(ask.note_id, marks)
+        await self.follow(self.query_one(NoteViewer).reader.ask(ask, self._surface()))
 
     def _surface(self) -> Surface:
         editor = self.query_one(NoteEditor)

@@ -14,7 +14,6 @@ by, as a find does (``n``/``N`` go through them, ``Esc`` clears them).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -35,7 +34,7 @@ from noted.search.results import Hit
 from noted.search.sections import marks
 from noted.services import Services
 from noted.settings.handles import SEARCH_DEFAULT_MODE
-from noted.ui.messages import OpenAnswered, OpenNote, ReadAhead
+from noted.ui.messages import Marks, OpenAnswered, OpenNote, ReadAhead
 from noted.ui.speed import warm_glossary
 from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
@@ -63,7 +62,7 @@ class Answer:
     message: str = ""
     failed: bool = False
     """True when ``message`` replaces the results (a bad filter, search by meaning unavailable)."""
-    marks: tuple[str, re.Pattern[str]] | None = None
+    marks: Marks | None = None
     """The words to mark in a note opened from here, named as typed (``OpenNote.marks``)."""
 
 
@@ -166,7 +165,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         default = services.settings.get(SEARCH_DEFAULT_MODE)
         self.mode = default if default in MODES else "hybrid"
         self.rows: tuple[Hit, ...] = ()
-        self.marks: tuple[str, re.Pattern[str]] | None = None
+        self.marks: Marks | None = None
         self.chosen: dict[int, int] = {}
         """The section each result opens at, by its index, when not its first."""
         self.answered = 0

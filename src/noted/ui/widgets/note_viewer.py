@@ -8,7 +8,6 @@ on where headings start, which both take from markdown-it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -111,8 +110,6 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             self, store, current=lambda: self.view, reading=lambda: self.display, changed=self.reload
         )
         """Save as, add and remove (keys here and in the links list, and the command palette)."""
-        self.marks: tuple[str, str, re.Pattern[str]] | None = None
-        """The note to mark once drawn, and the words (named, and to find): ``OpenNote.marks``."""
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(EMPTY, "$text-muted"), id="note-header")
@@ -247,16 +244,13 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             header = self.query_one("#note-header", Static)
             header.update(self._header(view), layout=False)
             scroll.update(view.note.body, effect.copy.drawn)  # another note: its find is cleared
-            header.border_subtitle = "" if scroll.find is None else scroll.find.status()
             self.query_one(OutlineList).show(view.outline)
             self.query_one(LinkList).show(view.links, view.resources)
             if section is None or not self.scroll_to_section(section):
                 scroll.scroll_to(y=offset, animate=False, immediate=True)
-            if self.marks is not None and self.marks[0] == view.note.id and not effect.keep_scroll:
-                origin = None if section is None else self.section_row(section)
-                scroll.find_marks(*self.marks[1:], origin or 0)
-                header.border_subtitle = scroll.find.status() if scroll.find else ""
-                self.marks = None
+            if not effect.keep_scroll:
+                scroll.drawn(view.note.id, None if section is None else self.section_row(section))
+            header.border_subtitle = "" if scroll.find is None else scroll.find.status()
 
     def _blank(self, text: str) -> None:
         self.query_one("#note-header", Static).update(Content.styled(text, "$text-muted"))
