@@ -103,7 +103,8 @@ Best match first. Each shows the note's title and notebook, up to three sections
 first (`§ 2.1`, or `§ top` for text before the first heading), and a snippet. {search.next}/{search.previous}
 or **↓**/**↑** choose, {search.section} picks the next of its sections, **Enter** opens the note scrolled
 to the section in the accent colour, with the words it was found by marked as a find marks them
-({note.find.next}/{note.find.previous} go through them, {note.find.clear} clears them).
+({note.find.next}/{note.find.previous} go through them; they stay until another note or a find
+replaces them).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -79,7 +79,10 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
             self.pending = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Without a find, n and N do nothing (but F1 lists them) and Esc is the screen's (back).
+        # Without a find, n and N do nothing (but F1 lists them) and Esc is the screen's (back), as
+        # it is over the marks of a search (they stay until another note or a find replaces them).
+        if action == "clear_find" and self.find is not None and self.find.pattern is not None:
+            return False
         if action in _FIND_KEYS and self.find is None:
             return False if action == "clear_find" else None
         return True
