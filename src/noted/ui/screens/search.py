@@ -9,7 +9,7 @@ Choosing a result asks the app to open the note (``OpenNote``) while this screen
 workspace, and closes when the reader has it in place: the workspace then comes back with the note
 in one frame, where closing first would paint the workspace twice (once as it was, once with the
 note), some 30 ms more before the note is seen. The reader marks the words the search found it
-by, as a find does (``n``/``N`` go through them, ``Esc`` clears them).
+by, as a find does (``n``/``N`` go through them; they stay until another note or a find).
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ The find (``/``, then ``n``/``N``) asks in the screen's ``PromptBar`` and is the
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -63,19 +62,19 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
-        self.pending: tuple[str, str, re.Pattern[str]] | None = None
+        self.pending: tuple[str, Marks] | None = None
         """The note to mark once drawn, and the marks (``OpenNote.marks``)."""
 
     def expect_marks(self, note_id: str, marks: Marks | None) -> None:
         """Mark ``marks`` once note ``note_id`` is drawn; without, forget marks asked for another
         note (the list's cursor following the note opened from search asks for it again)."""
         if marks is not None or (self.pending is not None and self.pending[0] != note_id):
-            self.pending = None if marks is None else (note_id, *marks)
+            self.pending = None if marks is None else (note_id, marks)
 
     def drawn(self, note_id: str, origin: int | None) -> None:
         """Note ``note_id`` is drawn anew, opened at row ``origin``: mark what was asked for it."""
         if self.pending is not None and self.pending[0] == note_id:
-            self.find_marks(*self.pending[1:], origin or 0)
+            self.find_marks(*self.pending[1], origin or 0)
             self.pending = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
