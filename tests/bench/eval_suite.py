@@ -40,6 +40,7 @@ import eval_pg_corpus
 
 from noted.errors import QueryError
 from noted.markdown import outline
+from noted.search import hybrid
 from noted.search.finder import Finder
 from noted.search.keyword import KeywordSearch
 from noted.search.results import Mode
@@ -283,7 +284,14 @@ def main() -> int:
     parser.add_argument(
         "--against", metavar="LABEL", help="hybrid against the saved runs of LABEL ('' for unlabelled)"
     )
+    parser.add_argument(
+        "--weights",
+        metavar="OUTLINE,SEMANTIC",
+        help="search with these fusion weights in place of hybrid.py's (with --again and a --label)",
+    )
     args = parser.parse_args()
+    if args.weights:
+        hybrid.OUTLINE_WEIGHT, hybrid.SEMANTIC_WEIGHT = (float(x) for x in args.weights.split(","))
     try:
         queries, runs = prepare(args.model, again=args.again, label=args.label)
     except eval_corpus.GitDocMissing as exc:
