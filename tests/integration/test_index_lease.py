@@ -23,10 +23,10 @@ from noted.indexer.coverage import index_coverage
 from noted.indexer.engine import EMBED_STEP, Indexer
 from noted.indexer.lease import META_LEASE, Lease, process_start
 from noted.indexer.service import IndexerService
-from noted.indexer.vectors import set_meta
 from noted.models import NoteDraft, now_ms
 from noted.search.semantic import SemanticSearch
 from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.db import set_meta
 
 _HOLDER = textwrap.dedent(
     """

@@ -21,12 +21,11 @@ from noted.indexer.vectors import (
     SCHEMA_VERSION,
     NewChunk,
     as_blob,
-    get_meta,
-    set_meta,
 )
 from noted.models import NoteDraft, NotePatch
 from noted.search.semantic import SemanticSearch
 from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.db import get_meta, set_meta
 
 
 class Crash(BaseException):

@@ -11,7 +11,6 @@ from noted.embeddings.fake import FakeEmbedder
 from noted.indexer import engine
 from noted.indexer.chunking import OUTLINE_INDEX, chunk_note, outline_chunk
 from noted.indexer.engine import Indexer
-from noted.indexer.vectors import set_meta
 from noted.models import NoteDraft, NotePatch
 from noted.search import hybrid
 from noted.search.finder import Finder
@@ -20,6 +19,7 @@ from noted.search.results import Mode
 from noted.search.semantic import SemanticSearch
 from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.db import set_meta
 
 
 def _add(store: SqliteStore, title: str, body: str) -> str:

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noted.indexer.lease import Lease
-from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN, get_meta
+from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN
 from noted.store.protocol import Store
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,13 +30,11 @@ from noted.indexer.vectors import (
     NewChunk,
     VectorTables,
     as_blob,
-    get_meta,
-    set_meta,
 )
 from noted.indexer.work import Work
 from noted.models import ItemType, Note, now_ms
 from noted.store.protocol import NoteOrder, Store
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 
 log = logging.getLogger(__name__)
 

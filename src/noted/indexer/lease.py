@@ -25,9 +25,8 @@ from typing import Any
 import apsw
 
 from noted.errors import NotedError
-from noted.indexer.vectors import get_meta, set_meta
 from noted.models import now_ms
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 
 META_LEASE = "index.lease"
 DEFAULT_TTL_MS = 15_000

@@ -28,7 +28,7 @@ import numpy.typing as npt
 from noted.errors import UnavailableError
 from noted.indexer.chunking import OUTLINE_INDEX
 from noted.indexer.sign_bits import SignBits, bump
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 
 SCHEMA_VERSION = 2
 """1: vectors in a sqlite-vec ``vec0`` float table. 2: float vectors and sign bits in plain tables."""
@@ -112,21 +112,6 @@ class ChunkMatch:
     start: int
     end: int
     score: float
-
-
-def get_meta(conn: apsw.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return None if row is None else str(row[0])
-
-
-def set_meta(conn: apsw.Connection, key: str, value: str | None) -> None:
-    if value is None:
-        conn.execute("DELETE FROM meta WHERE key = ?", (key,))
-    else:
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
 
 
 class VectorTables:

@@ -28,13 +28,12 @@ from noted.indexer.vectors import (
     SCHEMA_VERSION,
     ChunkMatch,
     VectorTables,
-    get_meta,
 )
 from noted.models import Note
 from noted.search.query import check_query_size
 from noted.search.sections import ChunkScore, SectionMatch, rank_sections
 from noted.store.protocol import Store
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta
 
 if TYPE_CHECKING:
     import numpy.typing as npt

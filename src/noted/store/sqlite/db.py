@@ -34,8 +34,12 @@ def get_meta(conn: apsw.Connection, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
-    """Keep ``value`` under ``key`` in the ``meta`` table, inside ``conn``'s transaction."""
+def set_meta(conn: apsw.Connection, key: str, value: str | None) -> None:
+    """Keep ``value`` under ``key`` in the ``meta`` table (None: remove the key), inside ``conn``'s
+    transaction."""
+    if value is None:
+        conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+        return
     conn.execute(
         "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (key, value),
