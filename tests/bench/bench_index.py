@@ -63,7 +63,6 @@ from noted.indexer.vectors import (  # noqa: E402
     NewChunk,
     VectorTables,
     as_blob,
-    set_meta,
 )
 from noted.models import ACTOR_USER, NoteDraft, NotePatch  # noqa: E402
 from noted.search.keyword import KeywordSearch  # noqa: E402
@@ -72,6 +71,7 @@ from noted.search.semantic import PRESETS, Relevance, SemanticSearch  # noqa: E4
 from noted.search.translate import to_english  # noqa: E402
 from noted.store.protocol import NoteOrder  # noqa: E402
 from noted.store.sqlite import SqliteStore  # noqa: E402
+from noted.store.sqlite.db import set_meta  # noqa: E402
 
 OUT = HERE / "out" / "bench-index.json"
 OUT_QUERY = HERE / "out" / "bench-index-query.json"
