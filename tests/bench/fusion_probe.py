@@ -23,7 +23,7 @@ on the held-out half against the baseline with a paired bootstrap interval:
 - ``note vector``: the same with one vector per note of its title, its headings in order and its
   opening (``note_outline``; the model keeps what fits), embedded when the probe starts.
 - ``outline x weight``: the note vector at ``a`` and the fusion's semantic weight ``w`` together
-  (``HybridSearch`` ships a=0.1, w=0.7, see ``hybrid.py``; ``eval_suite.py --weights`` runs a
+  (``HybridSearch`` ships a=0.15, w=0.7, see ``hybrid.py``; ``eval_suite.py --weights`` runs a
   pair as built).
 - ``first chunk``: the same with the note's first chunk (its title and opening), which the index
   already holds, in place of a vector of its own.

@@ -5,26 +5,25 @@ A note's sections are ranked by the cosine of their closest chunk to the query's
 text), each word weighed by how rare it is among the note's sections (an inverse document
 frequency within the note). The first is the section the note opens at.
 
-The words' share is there because the model alone often prefers the section next to the answer: on
-the evaluation's deep-section questions (``tests/bench``), a note's answering section ranked first
-by closeness for 10 of 17 answering notes of the tune half and 13 of 14 held out; with the words'
-share at 0.3 (chosen on the tune half among 0.05 to 0.5), 12 of 17 and 13 of 14. Headings and titles
-given to the model with each chunk, a section's mean closeness, and a penalty for sections of many
-chunks or short chunks did no better (``README.md`` there); nor, with the outline vector in hybrid
-search (17 answering notes of the tune half, 13 first at 0.3), did words counted in each chunk
-rather than its whole section (12-13 for weights 0.1-0.5), the share divided by the section's length
-in chunks (10-13), or words weighed by their rarity in all the notes as well (12-13). Nor, over both
-halves (22 of 27 questions' best-ranked answering note opening at an answering section as built),
-did Snowball stems in place of the five-letter prefixes (21-22), a share of the section's
-second-closest chunk (21-22), or the cosine of each section's heading path embedded at query time
-(20-22). With the pooled sections judged blind (21 of 27 with the outline weight at 0.15, every miss
-an answering section second or third), no better: the share cut for long sections (BM25's length
-rule, b 0.5-1: 10-18), words counted in the closest chunk (19-21), or the top three sections
-re-ranked by the title, heading path and closest chunk embedded at query time (17-21), or the words'
-share counted in the densest window of 150-600 characters (18-21). What moved it was the note, not
-the section: at an outline weight of 0.1 (``hybrid.py``) the long page that holds the answer stays
-above a short one opening beside it, 23 of 27. The misses left are the model's: within the note it
-prefers a sibling section.
+The words' share is there because the model alone often prefers the section next to the answer:
+on the evaluation's deep-section questions (``tests/bench``), a note's answering section ranked
+first by closeness for 10 of 17 answering notes of the tune half and 13 of 14 held out; with the
+words' share at 0.3 (chosen on the tune half among 0.05 to 0.5), 12 of 17 and 13 of 14. Headings
+and titles given to the model with each chunk, a section's mean closeness, and a penalty for
+sections of many chunks or short chunks did no better (``README.md`` there); nor, with the
+outline vector in hybrid search (17 answering notes of the tune half, 13 first at 0.3), did
+words counted in each chunk rather than its whole section (12-13 for weights 0.1-0.5), the share
+divided by the section's length in chunks (10-13), or words weighed by their rarity in all the
+notes as well (12-13). Nor, over both halves (22 of 27 questions' best-ranked answering note opening
+at an answering section as built), did Snowball stems in place of the five-letter prefixes (21-22),
+a share of the section's second-closest chunk (21-22), or the cosine of each section's heading path
+embedded at query time (20-22). With the pooled sections judged blind (21 of 27 as built, every
+miss an answering section second or third), no better: the share cut for long sections (BM25's
+length rule, b 0.5-1: 10-18), words counted in the closest chunk (19-21), the top three sections
+re-ranked by the title, heading path and closest chunk embedded at query time (17-21), or the
+share counted in a section's densest window of 150-600 characters (18-21). The misses left are
+the model's: it prefers a sibling section. (A lower outline weight gains two by ranking notes
+differently, at a cost to paraphrases: ``hybrid.SEMANTIC_WEIGHT``.)
 """
 
 from __future__ import annotations
