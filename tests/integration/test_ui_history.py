@@ -18,7 +18,7 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Label, Static
 
-from noted.models import ACTOR_USER, NotePatch, assistant_actor, mcp_actor
+from noted.models import ACTOR_USER, NotePatch, assistant_actor, mcp_actor, new_id
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.confirm import Confirm
@@ -85,6 +85,24 @@ async def test_h_lists_the_revisions_newest_first_with_their_actors(
         await until(pilot, lambda: app.screen is screen)
         await pilot.press("escape")
         assert not isinstance(app.screen, HistoryScreen)
+
+
+async def test_a_long_actor_is_cut_to_its_column(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    """A conversation's actor is ``assistant:`` and a 32-character id: the row shows its first
+    characters and an ellipsis, and every row's edits column starts at the same place."""
+    app, services = app_services
+    long_chat = assistant_actor(new_id())
+    services.store.update_note(fixture.meeting, NotePatch(append="One more.\n"), actor=long_chat)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, fixture.meeting)
+        listing = screen.query_one(RevisionList)
+        rows = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        assert screen.revisions[0].actor == long_chat
+        assert long_chat[:17] + "…" in rows[0] and long_chat not in rows[0]
+        assert CHAT in rows[1]
+        assert len({row.index(" edit") for row in rows}) == 1, rows
 
 
 async def test_enter_diffs_a_revision_against_the_one_before(

@@ -194,7 +194,7 @@ and `since:day-1`.
         return Content.assemble(
             mark,
             (f"{row.ref:>6} {when}  ", "$text-muted"),
-            (f"{row.actor:<18} ", "$text-accent"),
+            (actor_cell(row.actor) + " ", "$text-accent"),
             row.summary,
         )
 
@@ -343,6 +343,18 @@ and `since:day-1`.
 
     def _say(self, text: str) -> None:
         self.query_one("#changes-message", Label).update(text)
+
+
+ACTOR_WIDTH = 18
+"""The rows' actor column: ``assistant:`` with a conversation's 32-character id would push the rest
+of its row out of line."""
+
+
+def actor_cell(actor: str) -> str:
+    """``actor`` as a row shows it: cut to ``ACTOR_WIDTH`` with an ellipsis (the first characters of a
+    conversation's id tell conversations apart), padded to it. The filter reads the whole actor."""
+    cut = actor if len(actor) <= ACTOR_WIDTH else actor[: ACTOR_WIDTH - 1] + "…"
+    return f"{cut:<{ACTOR_WIDTH}}"
 
 
 def when_of(ms: int) -> str:

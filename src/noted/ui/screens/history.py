@@ -29,7 +29,7 @@ from noted.ops import notes as ops
 from noted.ops.conflicts import text_diff
 from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
-from noted.ui.screens.changes import coloured_diff, when_of
+from noted.ui.screens.changes import actor_cell, coloured_diff, when_of
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, thread_work
 
@@ -131,7 +131,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         return Content.assemble(
             mark,
             (f"{revision.id:>6} {when_of(revision.time)}  ", "$text-muted"),
-            (f"{revision.actor:<18} ", "$text-accent"),
+            (actor_cell(revision.actor) + " ", "$text-accent"),
             (f"{edits:<9} ", "$text-muted"),
             revision.title,
             (f"  ({revision.label})" if revision.label else "", "$text-warning"),
