@@ -275,6 +275,15 @@ def prepare(model: str, *, again: bool = False, label: str = "") -> tuple[list[Q
     return queries, collect(model, queries, again=again, label=label)
 
 
+def _weights(text: str) -> tuple[float, float]:
+    """``--weights``: two numbers, the outline weight and the semantic weight, e.g. ``0.15,0.7``."""
+    try:
+        outline_weight, semantic_weight = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give two numbers, e.g. 0.15,0.7") from None
+    return outline_weight, semantic_weight
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=eval_models.DEFAULT, choices=sorted(eval_models.MODELS))
@@ -287,11 +296,12 @@ def main() -> int:
     parser.add_argument(
         "--weights",
         metavar="OUTLINE,SEMANTIC",
+        type=_weights,
         help="search with these fusion weights in place of hybrid.py's (with --again and a --label)",
     )
     args = parser.parse_args()
     if args.weights:
-        hybrid.OUTLINE_WEIGHT, hybrid.SEMANTIC_WEIGHT = (float(x) for x in args.weights.split(","))
+        hybrid.OUTLINE_WEIGHT, hybrid.SEMANTIC_WEIGHT = args.weights
     try:
         queries, runs = prepare(args.model, again=args.again, label=args.label)
     except eval_corpus.GitDocMissing as exc:
