@@ -1,7 +1,8 @@
 """The search evaluation: keyword, semantic and hybrid fusions over Git's documentation.
 
 One command: ``python3 tests/bench/eval_search.py``. It converts git-doc into a profile (cached by
-``eval_corpus.py``), indexes it with the real local model (all-MiniLM-L6-v2, cached in the profile),
+``eval_corpus.py``), indexes it with the model noted runs (the dynamic-int8 copy of all-MiniLM-L6-v2;
+``--original-model`` for the packaged file), each cached in its own profile (``eval_models.py``),
 runs the labelled queries of ``eval_queries.json`` through every arm, fuses them in several ways,
 and prints nDCG@10, recall@10 and MRR per method, per query kind, and the score distributions the
 semantic presets are tuned from. Everything is written to ``tests/bench/out/eval_results.json``.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shutil
 import statistics
 import sys
 import time
@@ -23,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import eval_metrics as m
+import eval_models
 import numpy as np
 from eval_corpus import OUT, GitDocMissing, ensure_profile
 
-from noted.embeddings import Embedder, make_embedder
+from noted.embeddings import Embedder
 from noted.errors import QueryError
 from noted.indexer.engine import Indexer
 from noted.search import semantic
@@ -373,10 +376,14 @@ def main() -> int:
         print(f"skipped: {exc}")
         return 0
     queries = load_queries(notes)
-    store = SqliteStore.open(profile / "notes.db", profile / "resources")
-    # The copy noted makes in a profile's models folder (see noted.embeddings.quantize).
-    quantized = None if args.original_model else OUT / "models"
-    embedder = make_embedder("local", quantized_cache=quantized)
+    # Each model's index in its own profile (eval_models.profile_for), so this script and the
+    # suite never re-index one another's: the copy noted runs, or the packaged file itself.
+    model = eval_models.PACKAGED if args.original_model else eval_models.DEFAULT
+    if args.rebuild:  # the model's own copy of the profile is made again from the new one
+        shutil.rmtree(eval_models.MODELS_OUT / model / "git", ignore_errors=True)
+    where = eval_models.profile_for(model, "git")
+    store = SqliteStore.open(where / "notes.db", where / "resources")
+    embedder = eval_models.MODELS[model](None)
     results = RESULTS.with_name("eval_results_original.json") if args.original_model else RESULTS
     try:
         built = index(store, embedder)

@@ -2,8 +2,8 @@
 
 ``python3 tests/bench/eval_suite.py [--model NAME] [--split test|tune|all]`` converts Git's docs
 (``eval_corpus.py``) and PostgreSQL's manual (``eval_pg_corpus.py``) into profiles, indexes each
-with the model (``eval_models.py``: cached under ``tests/bench/out``, so a model embeds a corpus
-once), runs every judged query of ``eval_suite_queries.json`` (checked first by ``eval_check.py``)
+with the model (by default the dynamic-int8 copy noted runs; ``eval_models.py``: cached under
+``tests/bench/out``, so a model embeds a corpus once), runs every judged query of ``eval_suite_queries.json`` (checked first by ``eval_check.py``)
 through each arm, and prints nDCG@10 per category for each method, the deep-section hit rate,
 and a paired bootstrap interval of hybrid against the better single arm. The deep-section rate is
 also given for a section-level ranking (the distinct sections of the nearest chunks, several per
