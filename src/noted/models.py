@@ -297,6 +297,9 @@ ACTOR_USER = "user"
 ACTOR_IMPORT = "import"
 ACTOR_SYNC = "sync"
 """A change that came by sync from another device (Joplin's sync, as its ``/events`` say)."""
+SYNCED_LABEL = "came by sync"
+"""The label of a revision that came by sync when its writer's stamp names its actor (noted wrote
+it on another machine): its actor is that writer, and the review's ``sync`` entry is paired with it."""
 ACTOR_JOPLIN = "joplin"
 """An edit made in Joplin on this machine: the person's own, in their other notes app. (Joplin
 records no author: a Joplin plugin or another program using its Data API looks the same.)"""

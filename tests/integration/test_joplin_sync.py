@@ -192,6 +192,7 @@ async def test_an_assistant_edit_on_the_server_keeps_its_author_on_the_laptop(
     laptop, server = pair.laptop, pair.server
     word = _word()
     note_id = laptop.noted_json(capsys, "create", f"Budget {word}", "--body", "Rent: 900")["id"]
+    laptop.noted_json(capsys, "changes")  # the laptop's review follows from here on
     pair.sync(laptop)
     enable = {"NOTED_AI_TOOL_UPDATE_NOTE_ENABLED": "1"}
     async with stdio_client(server.noted_profile, server.joplin, enable) as client:
@@ -205,6 +206,13 @@ async def test_an_assistant_edit_on_the_server_keeps_its_author_on_the_laptop(
     newest = laptop.noted_json(capsys, "history", note_id, "--show", str(history[0]["id"]))
     # The laptop's noted never saw the edit made; the note carried who made it.
     assert "Food: 300" in newest["body"] and newest["actor"] == server_history[0]["actor"]
+    # Its review entry is the sync's (as Joplin's /events say), and its diff is that revision's,
+    # labelled as having come by sync.
+    (entry,) = _waiting(laptop, capsys, note_id)
+    assert entry["actor"] == "sync"
+    shown = laptop.noted_json(capsys, "changes", "show", str(entry["id"]))
+    assert "+Food: 300" in shown["diff"]
+    assert newest["label"] == "came by sync"
 
     # An edit made in Joplin itself on the server arrives as Joplin's, the stamp being stale.
     server.joplin.api("PUT", f"/notes/{note_id}", {"body": "Rent: 900\nFood: 300\nGas: 50"})

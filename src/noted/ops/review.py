@@ -15,7 +15,18 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from noted.models import ACTOR_IMPORT, ACTOR_JOPLIN, ACTOR_USER, Change, ChangeType, ItemType, Note, Revision
+from noted.models import (
+    ACTOR_IMPORT,
+    ACTOR_JOPLIN,
+    ACTOR_SYNC,
+    ACTOR_USER,
+    SYNCED_LABEL,
+    Change,
+    ChangeType,
+    ItemType,
+    Note,
+    Revision,
+)
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, EntryState, Place, ReviewRows, Touch
 from noted.wording import plural
@@ -133,7 +144,9 @@ def versions(history: Sequence[Revision], entry: EntryRow) -> Versions | None:
     """Find ``entry``'s revisions in the note's ``history`` (newest first); None when the entry
     changed no text (or its revisions were thinned away)."""
     for index, revision in enumerate(history):
-        if revision.actor == entry.actor and entry.first_time - SKEW_MS <= revision.time <= entry.last_time:
+        # A sync's change that noted wrote on another machine is recorded as its writer's.
+        by = revision.actor == entry.actor or (entry.actor == ACTOR_SYNC and revision.label == SYNCED_LABEL)
+        if by and entry.first_time - SKEW_MS <= revision.time <= entry.last_time:
             before = history[index + 1] if index + 1 < len(history) else None
             return Versions(before, revision)
     return None

@@ -5,9 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from noted.models import ACTOR_JOPLIN, ACTOR_SYNC, Change, ChangePage, HistoryPruned, Note, Revision, now_ms
+from noted.models import (
+    ACTOR_JOPLIN,
+    ACTOR_SYNC,
+    SYNCED_LABEL,
+    Change,
+    ChangePage,
+    HistoryPruned,
+    Note,
+    Revision,
+    now_ms,
+)
 from noted.store.joplin.base import NOTE_FIELDS, JoplinApi, note_of
 from noted.store.joplin.provenance import writer_of
+from noted.store.revisions import labelled
 
 
 class History:
@@ -62,17 +73,18 @@ class History:
         Without it, "undo what the assistant did" would have no state to go back to for a note
         written in Joplin. The feed is brought up to date first: Joplin keeps only a note's newest
         change, so the edit made there would be gone from its events once noted's write lands.
-        The state is Joplin's, unless noted wrote it on another machine (its stamp says who): its
-        sync's, stamped when it arrived (as its feed row, which the review pairs it with), when the
-        note's last change came by sync; else an edit in Joplin on this machine.
+        The state is Joplin's, unless noted wrote it on another machine (its stamp says who, and
+        the revision is labelled ``SYNCED_LABEL`` when it came by sync): its sync's, stamped when it
+        arrived (as its feed row, which the review pairs it with), when the note's last change came
+        by sync; else an edit in Joplin on this machine.
         """
         last = self.api.sidecar.last_revision(note.id)
         if last is None or (last.title, last.body) != (note.title, note.body):
             self.api.feed.pull()
             newest = self.api.sidecar.item_changes([note.id], 1)
             synced = newest[0] if newest and newest[0].actor == ACTOR_SYNC else None
-            actor = writer_of(user_data, note.title, note.body) or (
-                ACTOR_JOPLIN if synced is None else ACTOR_SYNC
-            )
+            writer = writer_of(user_data, note.title, note.body)
+            actor = writer or (ACTOR_JOPLIN if synced is None else ACTOR_SYNC)
             when = note.updated_time if synced is None else max(note.updated_time, synced.time)
-            self.api.sidecar.save_revision(note, actor, when)
+            with labelled(SYNCED_LABEL if writer and synced else ""):
+                self.api.sidecar.save_revision(note, actor, when)
