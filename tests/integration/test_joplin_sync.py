@@ -210,6 +210,7 @@ async def test_an_assistant_edit_on_the_server_keeps_its_author_on_the_laptop(
     # labelled as having come by sync.
     (entry,) = _waiting(laptop, capsys, note_id)
     assert entry["actor"] == "sync"
+    assert entry["summary"] == "+1 −0 lines; written by mcp:joplin-client on another machine"
     shown = laptop.noted_json(capsys, "changes", "show", str(entry["id"]))
     assert "+Food: 300" in shown["diff"]
     assert newest["label"] == "came by sync"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from noted.models import ACTOR_SYNC, ACTOR_USER, SYNCED_LABEL, Revision, mcp_actor
-from noted.ops.review import versions
+from noted.ops.review import summary, versions
 from noted.store.review import EntryRow, EntryState
 
 WHEN = 1_800_000_000_000
@@ -37,3 +39,11 @@ def test_a_sync_entry_is_paired_with_the_revision_that_came_by_sync_under_its_wr
     # The same writer's revision made on this machine (no label) is not the sync's.
     here = _revision(3, mcp_actor("x"), WHEN + 500, "Rent: 900\nFood: 300")
     assert versions([here, before], _entry(ACTOR_SYNC)) is None
+
+
+def test_a_sync_entry_says_who_wrote_its_text_on_another_machine() -> None:
+    written = dataclasses.replace(
+        _entry(ACTOR_SYNC), detail={"edited": True, "added": 1, "removed": 0, "by": "mcp:x"}
+    )
+    assert summary(written) == "+1 −0 lines; written by mcp:x on another machine"
+    assert summary(_entry(ACTOR_SYNC)) == "saved with no change to its text"

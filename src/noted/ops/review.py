@@ -105,7 +105,8 @@ def line_counts(old: str, new: str) -> tuple[int, int]:
 
 
 def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str:
-    """One line on what ``entry`` did: lines added and removed, retitled, moved, tagged, trashed."""
+    """One line on what ``entry`` did: lines added and removed, retitled, moved, tagged, trashed,
+    and who wrote a text that came by sync when noted wrote it on another machine."""
     d = entry.detail
     parts: list[str] = []
     if d.get("created"):
@@ -129,6 +130,8 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
         parts.append("tags changed")
     if not parts:
         parts.append("saved with no change to its text" if d.get("edited") else "changed")
+    if d.get("by"):
+        parts.append(f"written by {d['by']} on another machine")
     return "; ".join(parts)
 
 
@@ -236,10 +239,12 @@ class Review:
         if not entry.detail.get("edited"):
             return
         found = versions(self.store.note_history(entry.note_id), entry)
-        detail = {k: v for k, v in entry.detail.items() if k not in ("added", "removed", "old_title")}
+        detail = {k: v for k, v in entry.detail.items() if k not in ("added", "removed", "old_title", "by")}
         if found is not None:
             old_title, old_body = (found.before.title, found.before.body) if found.before else ("", "")
             detail["added"], detail["removed"] = line_counts(old_body, found.after.body)
+            if found.after.actor != entry.actor:  # a sync's text, noted's on another machine
+                detail["by"] = found.after.actor
             if found.before is not None and old_title != found.after.title:
                 detail["old_title"] = old_title
         if detail != entry.detail:
