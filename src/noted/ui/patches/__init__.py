@@ -11,7 +11,8 @@ Three kinds, one switch:
 
 - process-wide replacements, swapped in by ``install`` and back out by ``uninstall``:
   ``same_rules`` (``Stylesheet.replace_rules``), ``focus_within`` (``Screen._update_focus_styles``),
-  ``strip_cycles`` (``Strip.crop_extend``, ``Strip.divide``);
+  ``strip_cycles`` (``Strip.crop_extend``, ``Strip.divide``), ``keys_in_order`` (``Widget._on_key``:
+  a text field's own keys in the order typed);
 - overrides in noted's own subclasses, which do what Textual does unless their patch is on:
   ``steady_scrollbars`` (``SteadyScrollbars._size_updated``), ``crash_output``
   (``noted.ui.crash.LastResort``);
@@ -32,6 +33,7 @@ from noted.ui.patches import (
     crash_output,
     focus_within,
     key_parser,
+    keys_in_order,
     option_rows,
     pending_layout,
     raw_output,
@@ -56,6 +58,7 @@ PATCHES: tuple[Patch, ...] = (
     raw_output.PATCH,
     binding_chain.PATCH,
     key_parser.PATCH,
+    keys_in_order.PATCH,
 )
 """Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
 

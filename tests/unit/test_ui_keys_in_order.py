@@ -1,0 +1,86 @@
+"""``patches.keys_in_order``: keys that reach a text field together act in the order they were typed.
+
+A small app with an ``Input`` and a ``TextArea``: the keys are posted to the app all at once, as a
+burst read from the terminal arrives, and the field must end as a person typing them slowly leaves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.widgets import Input, TextArea
+
+from noted.ui import patches
+from noted.ui.patches import keys_in_order
+
+# "abc", Backspace, "d", ←, "X", Home, "Q": "QabXd"
+BURST = ["a", "b", "c", "backspace", "d", "left", "X", "home", "Q"]
+TYPED = "QabXd"
+
+
+class Fields(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Input(id="line")
+        yield TextArea(id="area")
+
+
+def _key(key: str) -> events.Key:
+    return events.Key(key, key if len(key) == 1 else None)
+
+
+async def _burst(app: Fields, keys: list[str]) -> None:
+    """Post ``keys`` to the app at once (no pause between them), then let it take them all."""
+    for key in keys:
+        app.post_message(_key(key))
+
+
+@pytest.fixture
+def patched() -> Iterator[None]:
+    patches.install()
+    yield
+    patches.uninstall()
+
+
+@pytest.mark.usefixtures("patched")
+async def test_an_inputs_own_keys_act_in_the_order_they_came() -> None:
+    app = Fields()
+    async with app.run_test() as pilot:
+        field = app.query_one("#line", Input)
+        field.focus()
+        await pilot.pause()
+        await _burst(app, BURST)
+        await pilot.pause()
+        assert field.value == TYPED
+        await _burst(app, ["ctrl+e", "ctrl+u", "n", "e", "w"])  # Ctrl+U, then a new query at once
+        await pilot.pause()
+        assert field.value == "new"
+
+
+@pytest.mark.usefixtures("patched")
+async def test_a_text_areas_own_keys_act_in_the_order_they_came() -> None:
+    app = Fields()
+    async with app.run_test() as pilot:
+        area = app.query_one("#area", TextArea)
+        area.focus()
+        await pilot.pause()
+        await _burst(app, [*BURST, "end", "enter", "z", "up", "end", "!"])
+        await pilot.pause()
+        assert area.text == f"{TYPED}!\nz"
+
+
+async def test_without_the_patch_textual_runs_them_late() -> None:
+    """The upstream behaviour the patch is for: when this fails, Textual has mended it and the
+    patch can go (``noted.ui.patches.keys_in_order``)."""
+    patches.uninstall()
+    assert not patches.enabled(keys_in_order.PATCH)
+    app = Fields()
+    async with app.run_test() as pilot:
+        field = app.query_one("#line", Input)
+        field.focus()
+        await pilot.pause()
+        await _burst(app, BURST)
+        await pilot.pause()
+        assert field.value != TYPED
