@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from textual import events
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from noted.ui import patches
@@ -31,10 +32,14 @@ def _key(key: str) -> events.Key:
     return events.Key(key, key if len(key) == 1 else None)
 
 
-async def _burst(app: Fields, keys: list[str]) -> None:
-    """Post ``keys`` to the app at once (no pause between them), then let it take them all."""
+async def _typed(app: Fields, pilot: Pilot[None], selector: str, keys: list[str]) -> None:
+    """Focus ``selector``, post ``keys`` to the app at once (no pause between them, as a burst read
+    from the terminal arrives), then let it take them all."""
+    app.query_one(selector).focus()
+    await pilot.pause()
     for key in keys:
         app.post_message(_key(key))
+    await pilot.pause()
 
 
 @pytest.fixture
@@ -48,27 +53,18 @@ def patched() -> Iterator[None]:
 async def test_an_inputs_own_keys_act_in_the_order_they_came() -> None:
     app = Fields()
     async with app.run_test() as pilot:
-        field = app.query_one("#line", Input)
-        field.focus()
-        await pilot.pause()
-        await _burst(app, BURST)
-        await pilot.pause()
-        assert field.value == TYPED
-        await _burst(app, ["ctrl+e", "ctrl+u", "n", "e", "w"])  # Ctrl+U, then a new query at once
-        await pilot.pause()
-        assert field.value == "new"
+        await _typed(app, pilot, "#line", BURST)
+        assert app.query_one("#line", Input).value == TYPED
+        await _typed(app, pilot, "#line", ["ctrl+e", "ctrl+u", "n", "e", "w"])  # Ctrl+U, a new query
+        assert app.query_one("#line", Input).value == "new"
 
 
 @pytest.mark.usefixtures("patched")
 async def test_a_text_areas_own_keys_act_in_the_order_they_came() -> None:
     app = Fields()
     async with app.run_test() as pilot:
-        area = app.query_one("#area", TextArea)
-        area.focus()
-        await pilot.pause()
-        await _burst(app, [*BURST, "end", "enter", "z", "up", "end", "!"])
-        await pilot.pause()
-        assert area.text == f"{TYPED}!\nz"
+        await _typed(app, pilot, "#area", [*BURST, "end", "enter", "z", "up", "end", "!"])
+        assert app.query_one("#area", TextArea).text == f"{TYPED}!\nz"
 
 
 async def test_without_the_patch_textual_runs_them_late() -> None:
@@ -78,9 +74,5 @@ async def test_without_the_patch_textual_runs_them_late() -> None:
     assert not patches.enabled(keys_in_order.PATCH)
     app = Fields()
     async with app.run_test() as pilot:
-        field = app.query_one("#line", Input)
-        field.focus()
-        await pilot.pause()
-        await _burst(app, BURST)
-        await pilot.pause()
-        assert field.value != TYPED
+        await _typed(app, pilot, "#line", BURST)
+        assert app.query_one("#line", Input).value != TYPED
