@@ -228,6 +228,28 @@ def _waiting(machine: Machine, capsys: pytest.CaptureFixture[str], note_id: str)
     return [e for e in machine.noted_json(capsys, "changes") if e.get("note_id") == note_id]
 
 
+async def test_an_assistant_edit_from_the_other_machine_is_reverted_here(
+    pair: Pair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The review's revert goes back to the text before a change noted made on the other machine
+    (before, it found no version to go back to and left the text as it was)."""
+    laptop, server = pair.laptop, pair.server
+    note_id = laptop.noted_json(capsys, "create", f"Packing {_word()}", "--body", "Boots")["id"]
+    laptop.noted_json(capsys, "changes")  # the laptop's review follows from here on
+    pair.sync(laptop)
+    enable = {"NOTED_AI_TOOL_UPDATE_NOTE_ENABLED": "1"}
+    async with stdio_client(server.noted_profile, server.joplin, enable) as client:
+        done = await client.call_tool("update_note", {"id": note_id, "append": "Tent"})
+        assert not done.is_error, text_of(done)
+    pair.sync(server)
+
+    (entry,) = _waiting(laptop, capsys, note_id)
+    code, _, err = laptop.noted(capsys, "changes", "revert", str(entry["id"]))
+    assert code == 0, err
+    assert laptop.noted_json(capsys, "show", note_id)["body"] == "Boots"
+    assert _waiting(laptop, capsys, note_id) == []
+
+
 def test_a_change_that_came_by_sync_waits_for_review_and_an_edit_made_in_joplin_here_does_not(
     pair: Pair, capsys: pytest.CaptureFixture[str]
 ) -> None:
