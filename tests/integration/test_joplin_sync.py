@@ -186,18 +186,29 @@ def test_a_note_trashed_on_one_machine_leaves_the_others_search_and_comes_back(
     assert _found(server, capsys, word, note_id) == (True, True)
 
 
+async def _made_on_the_laptop_and_appended_on_the_server_by_a_client(
+    pair: Pair, capsys: pytest.CaptureFixture[str], title: str, body: str, appended: str
+) -> str:
+    """A note made on the laptop (whose review follows from then on), synced, and appended to on the
+    server by an MCP client; its id."""
+    laptop, server = pair.laptop, pair.server
+    note_id: str = laptop.noted_json(capsys, "create", title, "--body", body)["id"]
+    laptop.noted_json(capsys, "changes")
+    pair.sync(laptop)
+    enable = {"NOTED_AI_TOOL_UPDATE_NOTE_ENABLED": "1"}
+    async with stdio_client(server.noted_profile, server.joplin, enable) as client:
+        done = await client.call_tool("update_note", {"id": note_id, "append": appended})
+        assert not done.is_error, text_of(done)
+    return note_id
+
+
 async def test_an_assistant_edit_on_the_server_keeps_its_author_on_the_laptop(
     pair: Pair, capsys: pytest.CaptureFixture[str]
 ) -> None:
     laptop, server = pair.laptop, pair.server
-    word = _word()
-    note_id = laptop.noted_json(capsys, "create", f"Budget {word}", "--body", "Rent: 900")["id"]
-    laptop.noted_json(capsys, "changes")  # the laptop's review follows from here on
-    pair.sync(laptop)
-    enable = {"NOTED_AI_TOOL_UPDATE_NOTE_ENABLED": "1"}
-    async with stdio_client(server.noted_profile, server.joplin, enable) as client:
-        done = await client.call_tool("update_note", {"id": note_id, "append": "Food: 300"})
-        assert not done.is_error, text_of(done)
+    note_id = await _made_on_the_laptop_and_appended_on_the_server_by_a_client(
+        pair, capsys, f"Budget {_word()}", "Rent: 900", "Food: 300"
+    )
     server_history = server.noted_json(capsys, "history", note_id)
     assert server_history[0]["actor"] == "mcp:joplin-client"  # noted recorded it there
     pair.sync(server)
@@ -234,13 +245,9 @@ async def test_an_assistant_edit_from_the_other_machine_is_reverted_here(
     """The review's revert goes back to the text before a change noted made on the other machine
     (before, it found no version to go back to and left the text as it was)."""
     laptop, server = pair.laptop, pair.server
-    note_id = laptop.noted_json(capsys, "create", f"Packing {_word()}", "--body", "Boots")["id"]
-    laptop.noted_json(capsys, "changes")  # the laptop's review follows from here on
-    pair.sync(laptop)
-    enable = {"NOTED_AI_TOOL_UPDATE_NOTE_ENABLED": "1"}
-    async with stdio_client(server.noted_profile, server.joplin, enable) as client:
-        done = await client.call_tool("update_note", {"id": note_id, "append": "Tent"})
-        assert not done.is_error, text_of(done)
+    note_id = await _made_on_the_laptop_and_appended_on_the_server_by_a_client(
+        pair, capsys, f"Packing {_word()}", "Boots", "Tent"
+    )
     pair.sync(server)
 
     (entry,) = _waiting(laptop, capsys, note_id)
