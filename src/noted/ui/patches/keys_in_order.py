@@ -18,6 +18,7 @@ one of the app's priority bindings, which never reach the field); any other key 
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from noted.ui.patches.guard import Patch, Private, Swap
@@ -27,11 +28,17 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
 
-async def _on_key(self: Widget, event: events.Key) -> None:
-    """``Widget._on_key``, running a text field's own binding for the key at once."""
+@functools.cache
+def _fields() -> tuple[type[Widget], ...]:
+    """The text fields, imported on the first key (not at start-up), then kept: every key passes here."""
     from textual.widgets import Input, TextArea
 
-    if isinstance(self, (Input, TextArea)) and self.has_focus:
+    return (Input, TextArea)
+
+
+async def _on_key(self: Widget, event: events.Key) -> None:
+    """``Widget._on_key``, running a text field's own binding for the key at once."""
+    if isinstance(self, _fields()) and self.has_focus:
         active = self.screen.active_bindings.get(event.key)
         if active is not None and active.node is self and active.enabled and not active.binding.priority:
             event.stop()
