@@ -158,7 +158,7 @@ def apply(verdicts: list[dict[str, Any]]) -> int:
                 "grade": 2,
                 "why": f"its section {heading!r} answers (judged blind from the pool)",
             }
-    eval_pool.write(doc)
+    eval_pool.write(doc, eval_check.SUITE)
     return count
 
 

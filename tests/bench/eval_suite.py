@@ -18,6 +18,10 @@ OR'ed (``any:1``), ``semantic`` the semantic mode (normal relevance), ``hybrid``
 Deep-section queries are also scored at section level: a query counts when a hit in the top 10
 is the note of one of its judged sections and names that section or a subsection of it.
 
+``--queries FILE`` runs the judged queries of another file of the suite's form instead (queries
+written and judged apart from the suite, e.g. ``eval_fresh_paraphrases.json``), every one of them,
+its runs saved apart (``out/eval_suite/<model>/<file's name>/``).
+
 When the documentation packages are not installed (and nothing is cached) it says so and exits 0.
 """
 
@@ -73,10 +77,11 @@ class Query:
     sections: tuple[tuple[str, str], ...]  # (note title, section path)
 
 
-def load_queries(bodies: dict[str, dict[str, str]]) -> list[Query]:
-    """The suite's queries, with each judged section turned into its path in the note."""
+def load_queries(bodies: dict[str, dict[str, str]], path: Path = eval_check.SUITE) -> list[Query]:
+    """The judged queries of ``path`` (the suite's by default), with each judged section turned
+    into its path in the note."""
     out = []
-    for q in eval_check.load():
+    for q in eval_check.load(path):
         paths = []
         for s in q.get("sections", []):
             found = [
@@ -133,9 +138,11 @@ def run_corpus(model: str, corpus: str, queries: list[Query]) -> dict[str, dict[
         store.close()
 
 
-def runs_path(model: str, label: str = "") -> Path:
-    """Where the runs of ``model`` (made by the code ``label`` names, "" for the current) are saved."""
-    return OUT / model / (f"runs-{label}.json" if label else "runs.json")
+def runs_path(model: str, label: str = "", source: Path = eval_check.SUITE) -> Path:
+    """Where the runs of ``model`` (made by the code ``label`` names, "" for the current) are saved:
+    the suite's in the model's folder, those of another file of queries in a folder of its name."""
+    folder = OUT / model if source == eval_check.SUITE else OUT / model / source.stem
+    return folder / (f"runs-{label}.json" if label else "runs.json")
 
 
 def _sections(semantic: SemanticSearch, embedder: Any, text: str, titles: dict[str, str]) -> list[Hit]:
@@ -149,9 +156,12 @@ def _sections(semantic: SemanticSearch, embedder: Any, text: str, titles: dict[s
     return out[:DEPTH]
 
 
-def collect(model: str, queries: list[Query], *, again: bool = False, label: str = "") -> dict[str, Any]:
-    """The saved runs of ``model`` (searched again when missing, stale or ``again``)."""
-    path = runs_path(model, label)
+def collect(
+    model: str, queries: list[Query], *, again: bool = False, label: str = "", source: Path = eval_check.SUITE
+) -> dict[str, Any]:
+    """The saved runs of ``model`` for the queries of ``source`` (searched again when missing,
+    stale or ``again``)."""
+    path = runs_path(model, label, source)
     signature = {q.id: q.text for q in queries}
     if path.is_file() and not again:
         saved = json.loads(path.read_text(encoding="utf-8"))
@@ -259,8 +269,10 @@ def verdict(runs: dict[str, Any], queries: list[Query], method: Method, singles:
     return f"vs {best}: nDCG@10 {diff:+.3f} (paired bootstrap 95% CI {lo:+.3f}..{hi:+.3f}, {len(queries)} queries)"
 
 
-def prepare(model: str, *, again: bool = False, label: str = "") -> tuple[list[Query], dict[str, Any]]:
-    """The checked queries and the runs of ``model``.
+def prepare(
+    model: str, *, again: bool = False, label: str = "", source: Path = eval_check.SUITE
+) -> tuple[list[Query], dict[str, Any]]:
+    """The checked queries of ``source`` (the suite's by default) and the runs of ``model``.
 
     Raises:
         eval_corpus.GitDocMissing: a documentation package is missing.
@@ -268,11 +280,11 @@ def prepare(model: str, *, again: bool = False, label: str = "") -> tuple[list[Q
     """
     profiles = {name: module.ensure_profile()[0] for name, module in CORPORA.items()}
     bodies = eval_check.corpora_from_profiles(profiles)
-    problems = eval_check.problems(eval_check.load(), bodies)
+    problems = eval_check.problems(eval_check.load(source), bodies, suite=source == eval_check.SUITE)
     if problems:
         raise SystemExit("the judged queries have problems:\n" + "\n".join(problems))
-    queries = load_queries(bodies)
-    return queries, collect(model, queries, again=again, label=label)
+    queries = load_queries(bodies, source)
+    return queries, collect(model, queries, again=again, label=label, source=source)
 
 
 def _weights(text: str) -> tuple[float, float]:
@@ -287,7 +299,15 @@ def _weights(text: str) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=eval_models.DEFAULT, choices=sorted(eval_models.MODELS))
-    parser.add_argument("--split", default="test", choices=("test", "tune", "all"))
+    parser.add_argument(
+        "--split", choices=("test", "tune", "all"), help="default: test, or all with --queries"
+    )
+    parser.add_argument(
+        "--queries",
+        type=lambda text: Path(text).resolve(),
+        default=eval_check.SUITE,
+        help="judged queries from this file of the suite's form instead (eval_fresh_*.json)",
+    )
     parser.add_argument("--again", action="store_true", help="search again even if the runs are saved")
     parser.add_argument("--label", default="", help="save or read the runs under this name (e.g. baseline)")
     parser.add_argument(
@@ -303,20 +323,21 @@ def main() -> int:
     if args.weights:
         hybrid.OUTLINE_WEIGHT, hybrid.SEMANTIC_WEIGHT = args.weights
     try:
-        queries, runs = prepare(args.model, again=args.again, label=args.label)
+        queries, runs = prepare(args.model, again=args.again, label=args.label, source=args.queries)
     except eval_corpus.GitDocMissing as exc:
         print(f"skipped: {exc}")
         return 0
-    picked = [q for q in queries if args.split == "all" or q.split == args.split]
+    split = args.split or ("test" if args.queries == eval_check.SUITE else "all")
+    picked = [q for q in queries if split in ("all", q.split)]
     counts = {c: sum(q.category == c for q in picked) for c in CATEGORIES}
     print(f"model {args.model}; index {runs['index']}")
-    print(f"{len(picked)} {args.split} queries: " + ", ".join(f"{n} {c}" for c, n in counts.items()))
+    print(f"{len(picked)} {split} queries: " + ", ".join(f"{n} {c}" for c, n in counts.items()))
     methods = {a: arm(a) for a in ARMS}
-    print_table(table(runs, picked, methods), f"nDCG@10 ({args.split})")
+    print_table(table(runs, picked, methods), f"nDCG@10 ({split})")
     singles = {a: methods[a] for a in ("keyword", "keyword OR", "semantic")}
     print("\nhybrid " + verdict(runs, picked, methods["hybrid"], singles))
     if args.against is not None:
-        before = json.loads(runs_path(args.model, args.against).read_text(encoding="utf-8"))
+        before = json.loads(runs_path(args.model, args.against, args.queries).read_text(encoding="utf-8"))
         print(against(runs, before, picked, args.against or "unlabelled"))
     return 0
 

@@ -44,7 +44,7 @@ def main() -> int:
         parser.error("free texts need --corpus")
     profiles = {name: module.ensure_profile()[0] for name, module in eval_suite.CORPORA.items()}
     bodies = eval_check.corpora_from_profiles(profiles)
-    judged = eval_suite.load_queries(bodies) if args.queries is None else _load(args.queries)
+    judged = eval_suite.load_queries(bodies, args.queries or eval_check.SUITE)
     queries = [q for q in judged if (args.category in (None, q.category)) and args.split in ("all", q.split)]
     saved: dict[str, list[str]] = {}
     total: list[float] = []
@@ -82,15 +82,6 @@ def main() -> int:
     if args.save:
         args.save.write_text(json.dumps(saved, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0
-
-
-def _load(path: Path) -> list[eval_suite.Query]:
-    """Judged queries from a file of the suite's form (no section judgements)."""
-    out = []
-    for q in json.loads(path.read_text(encoding="utf-8"))["queries"]:
-        grades = {t: j["grade"] for t, j in q["judgements"].items() if j["grade"] > 0}
-        out.append(eval_suite.Query(q["id"], q["corpus"], q["category"], q["split"], q["query"], grades, ()))
-    return out
 
 
 if __name__ == "__main__":
