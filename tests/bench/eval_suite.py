@@ -348,6 +348,8 @@ def against(runs: dict[str, Any], before: dict[str, Any], queries: list[Query], 
     lines = []
     for category in ("all", *CATEGORIES):
         picked = [q for q in queries if category in ("all", q.category)]
+        if not picked:
+            continue
         a = per_query(runs, picked, arm("hybrid"))
         b = per_query(before, picked, arm("hybrid"))
         diff, lo, hi = m.paired_bootstrap([a[q.id] for q in picked], [b[q.id] for q in picked])
