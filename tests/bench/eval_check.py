@@ -11,6 +11,9 @@ Run by ``eval_suite.py`` before it scores anything, and on its own as
   stemming: a trailing ``s``, ``es``, ``ing`` or ``ed`` does not make a word different);
 - a category holds fewer than ``MIN_PER_CATEGORY`` queries, or the split is not stratified
   (within each corpus and category, tune and test differ by at most one query).
+
+The files of queries judged apart from the suite (``eval_fresh_*.json``) are checked too, query by
+query (their counts and split are their own).
 """
 
 from __future__ import annotations
@@ -136,9 +139,10 @@ def main() -> int:
         print(f"skipped: {exc}")
         return 0
     queries = load()
-    found = problems(
-        queries, corpora_from_profiles({"git": eval_corpus.PROFILE, "pg": eval_pg_corpus.PROFILE})
-    )
+    corpora = corpora_from_profiles({"git": eval_corpus.PROFILE, "pg": eval_pg_corpus.PROFILE})
+    found = problems(queries, corpora)
+    for apart in sorted(SUITE.parent.glob("eval_fresh_*.json")):
+        found += [f"{apart.name}: {line}" for line in problems(load(apart), corpora, suite=False)]
     for line in found:
         print(line)
     counts = Counter(q["category"] for q in queries)
