@@ -53,6 +53,7 @@ from noted.ui.themes import DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.typeahead import TypeAhead
 from noted.ui.widgets.markdown_page import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
+from noted.ui.widgets.prompt_bar import asked_words
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import report_failure
 from noted.ui.workspace import Workspace
@@ -289,7 +290,7 @@ class NotedApp(App[None]):
                 self.install_screen(SearchScreen(self.services), "search")
             screen = self.get_screen("search")
             assert isinstance(screen, SearchScreen)
-            screen.afresh()
+            screen.afresh(asked_words(self.screen))  # from the words of an open filter or find
             self.push_screen("search")  # it opens the chosen note itself, before it closes
         except NotedError as exc:
             self.notify(str(exc), severity="warning")

@@ -180,6 +180,8 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         self._afresh = False
         """Set by ``afresh`` when the app opens the screen anew: the next resume clears the query
         (a resume after help or the palette over it keeps the query and the results)."""
+        self._start_with = ""
+        """The words the next fresh start searches (``afresh``)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
@@ -307,9 +309,11 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             self._chosen = None
             self.dismiss(chosen)
 
-    def afresh(self) -> None:
-        """The app opens the screen for a new search: start afresh, as a new one would."""
+    def afresh(self, words: str = "") -> None:
+        """The app opens the screen for a new search: start afresh, as a new one would, with
+        ``words`` in the field (searched at once) when given."""
         self._afresh = True
+        self._start_with = words
 
     def on_screen_resume(self) -> None:
         # The app keeps this screen between searches: start afresh each time it is opened anew,
@@ -329,6 +333,9 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             self.query_one("#search-message", Label).display = False
             with field.prevent(Input.Changed):
                 field.value = ""
+        if afresh and self._start_with:
+            field.value = self._start_with  # Input.Changed: searched as if typed
+            field.cursor_position = len(self._start_with)
         field.focus()
         release_keys(self.app)  # keys typed after Ctrl+F go into the query, now focused
 

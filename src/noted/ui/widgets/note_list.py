@@ -15,23 +15,26 @@ import time
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.segment import Segment
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
 from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page
+from noted.ui.key_hints import spoken
 from noted.ui.messages import FirstNotesListed
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.list_filter import POOL, Before, ListFilter
 from noted.ui.widgets.note_marks import MarkedRows
-from noted.ui.widgets.note_rows import row_prompt
+from noted.ui.widgets.note_rows import nothing_listed, row_prompt
 from noted.ui.widgets.prompt_bar import FiltersInPlace, ask
 from noted.ui.widgets.triage import NoteTriage
 from noted.ui.workers import ReportsWorkerFailures, thread_work
@@ -59,7 +62,8 @@ restores from it. With nothing marked these act on the highlighted note. {list.s
 
 {list.filter} filters the list in place: type words of the titles wanted (case does not count) and the
 list narrows as you type; {prompt.keep} keeps the filter and goes back to the list, {prompt.clear} clears it
-and puts the list and its cursor back. With a filter kept, {list.filter.clear} clears it.
+and puts the list and its cursor back. With a filter kept, {list.filter.clear} clears it. When no title
+holds the words, {app.search} searches the notes' text and meaning for them.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -262,6 +266,24 @@ and puts the list and its cursor back. With a filter kept, {list.filter.clear} c
             self._rebuilding = False
         self._announce(self.highlighted, left=moved and keep is not None and index is None)
         self.border_title = self._title()
+
+    def render_line(self, y: int) -> Strip:
+        """An empty list says why (``nothing_listed``) rather than stay blank, once it has loaded."""
+        if self.option_count or self._loading or y >= 2:
+            return super().render_line(y)
+        lines = nothing_listed(self.source.kind, filtering=self.filter.narrowing, keys=self._chord_keys)
+        style = self.get_visual_style("option-list--option-disabled").rich_style
+        text = f" {lines[y]}" if y < len(lines) else ""
+        return Strip([Segment(text, style)]).crop_extend(0, self.scrollable_content_region.width, style)
+
+    def _chord_keys(self, binding_id: str) -> str:
+        """The keys that run ``binding_id`` here now, the keymap applied, leaving out keys a text
+        field types (``/``): "Ctrl+F"."""
+        found = [
+            spoken(key) for key, active in self.screen.active_bindings.items()
+            if active.binding.id == binding_id and ("+" in key or key[0] == "f" and key[1:].isdigit())
+        ]  # fmt: skip
+        return " or ".join(found)
 
     def _option(self, row: NoteRow) -> Option:
         return Option(row_prompt(row, row.meta.id in self.marked, self.order), id=row.meta.id)

@@ -1,4 +1,5 @@
-"""How the note list draws one note: two lines, the title with its marks, then time and tags.
+"""How the note list draws one note (two lines, the title with its marks, then time and tags), and
+what it says when it has none.
 
 Pure functions of a row (no widget state), so the viewer's dates and a test of a conflict's mark
 draw exactly as the list does.
@@ -7,11 +8,20 @@ draw exactly as the list does.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from textual.content import Content
 
 from noted.store.protocol import NoteOrder
-from noted.ui.data import NoteRow
+from noted.ui.data import NoteRow, SourceKind
+
+_NOTHING = {
+    SourceKind.TRASH: "The trash is empty.",
+    SourceKind.TODOS: "No to-dos.",
+    SourceKind.TAG: "No note carries this tag.",
+    SourceKind.SEARCH: "No note matches.",
+    SourceKind.CONFLICTS: "No conflicts to settle.",
+}
 
 
 def when(ms: int) -> str:
@@ -38,3 +48,18 @@ def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
         (when(stamp), "$text-muted"),
         (tags, "$text-secondary"),
     )
+
+
+def nothing_listed(kind: SourceKind, *, filtering: bool, keys: Callable[[str], str]) -> tuple[str, ...]:
+    """What an empty list says instead of being blank: that the filter found no title and where to
+    search the text instead, or that the source holds no note (and how to make one, where a new
+    note would land in it: a notebook, or a tag, which it gets). ``keys`` gives the keys of a
+    binding id ("" for none)."""
+    if filtering:
+        search = keys("app.search")
+        return (
+            "No title holds these words.",
+            *([f"{search} searches the notes for them."] if search else []),
+        )
+    new = keys("app.new_note") if kind in (SourceKind.ALL, SourceKind.FOLDER, SourceKind.TAG) else ""
+    return (_NOTHING.get(kind, "No notes here."), *([f"{new} makes one."] if new else []))

@@ -16,6 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
@@ -163,6 +164,13 @@ class PromptBar(Horizontal):
         # The focus went elsewhere (a click on another pane): keep what was typed, as Enter does.
         if self._owner is not None and (owner := self._close(refocus=False)) is not None:
             owner.prompt_kept(self.query_one(PromptField).value)
+
+
+def asked_words(screen: Screen[object]) -> str:
+    """The words in ``screen``'s bar while it is open (a filter or a find), else "": the search
+    (``app.search``) starts from them."""
+    bar = next(iter(screen.query(PromptBar)), None)
+    return bar.query_one(PromptField).value.strip() if bar is not None and bar.owner is not None else ""
 
 
 async def ask(owner: Widget, label: str, text: str, placeholder: str) -> None:

@@ -1,0 +1,91 @@
+"""An empty note list says why instead of staying blank: a filter that no title passes says so and
+names the key that searches the notes' text, which then starts from the filter's words; an empty
+trash or notebook says so (and how to make a note, where one would land)."""
+
+from __future__ import annotations
+
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from noted.models import ACTOR_IMPORT
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.data import NoteSource, SourceKind
+from noted.ui.screens.search import SearchScreen
+from noted.ui.widgets.note_list import NoteList
+
+SIZE = (100, 30)
+
+
+def said(notes: NoteList) -> list[str]:
+    """The list's first three painted lines, as text."""
+    return [notes.render_line(y).text.strip() for y in range(3)]
+
+
+async def filtered_to_nothing(pilot: Pilot[None], words: str) -> NoteList:
+    app = pilot.app
+    assert isinstance(app, NotedApp)
+    await ready(pilot)
+    notes = app.workspace.query_one(NoteList)
+    await pilot.press("slash", *words)
+    await until(pilot, lambda: notes.filter.narrowing and not notes.rows and not notes._loading)
+    return notes
+
+
+async def test_a_filter_no_title_passes_says_so_and_ctrl_f_searches_the_notes_for_its_words(
+    fixture: Fixture,
+) -> None:
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            notes = await filtered_to_nothing(pilot, "milk")  # in the Groceries' text, in no title
+            assert said(notes) == ["No title holds these words.", "Ctrl+F searches the notes for them.", ""]
+            await pilot.press("ctrl+f")
+            await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+            screen = app.screen
+            assert isinstance(screen, SearchScreen)
+            assert screen.query_one(Input).value == "milk"  # the filter's words, searched at once
+            await until(pilot, lambda: [h.title for h in screen.rows] == ["Groceries"])
+    finally:
+        services.close()
+
+
+async def test_the_hint_names_the_search_key_the_keymap_gives(fixture: Fixture) -> None:
+    services = open_services(fixture.root)
+    services.settings.set("ui.keymap.app.search", "f6")
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            notes = await filtered_to_nothing(pilot, "bread")
+            assert said(notes)[:2] == ["No title holds these words.", "F6 searches the notes for them."]
+            await pilot.press("f6")
+            await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+            assert app.screen.query_one(Input).value == "bread"
+    finally:
+        services.close()
+
+
+async def test_an_empty_trash_and_an_empty_notebook_say_so(fixture: Fixture) -> None:
+    services: Services = open_services(fixture.root)
+    empty = services.store.create_folder("Empty", actor=ACTOR_IMPORT)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            notes = app.workspace.query_one(NoteList)
+            assert said(notes)[0] != "No notes here."  # a list with notes draws them
+            notes.show(NoteSource(SourceKind.TRASH, title="Trash"))
+            await until(pilot, lambda: not notes.rows and not notes._loading)
+            assert said(notes) == ["The trash is empty.", "", ""]
+            notes.show(NoteSource(SourceKind.FOLDER, empty.id, "Empty"))
+            await until(pilot, lambda: notes.source.title == "Empty" and not notes._loading)
+            assert said(notes) == ["No notes here.", "Ctrl+N makes one.", ""]
+            await pilot.press("ctrl+n")  # the key it names makes a note here
+            await until(pilot, lambda: isinstance(app.focused, Input))
+            await pilot.press(*"Plans", "enter")
+            await until(pilot, lambda: [r.meta.title for r in notes.rows] == ["Plans"])
+            assert said(notes)[0] != "No notes here."
+    finally:
+        services.close()
