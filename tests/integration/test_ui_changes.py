@@ -202,6 +202,25 @@ async def test_revert_after_the_person_edited_opens_the_conflict_view(
     assert len(copies) == 1 and "A model's idea." not in services.store.get_note(copies[0].id).body
 
 
+async def test_a_filter_that_leaves_no_change_says_so_in_the_list(
+    app_services: tuple[NotedApp, Services],
+) -> None:
+    app, _ = app_services
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        listing = screen.query_one(ChangesList)
+        await pilot.press("/", *"nobody wrote this")
+        await until(pilot, lambda: not screen.shown)
+        assert listing.option_count == 1 and listing.get_option_at_index(0).disabled
+        assert str(listing.get_option_at_index(0).prompt) == "No change matches the filter."
+        await pilot.press(*["backspace"] * len("nobody wrote this"))
+        await until(pilot, lambda: len(screen.shown) == 3)  # the changes again, no line about none
+        assert all(
+            "No change" not in str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)
+        )
+
+
 async def test_o_opens_the_note_and_escape_closes(
     app_services: tuple[NotedApp, Services], fixture: Fixture
 ) -> None:

@@ -49,7 +49,9 @@ def test_f3_lists_what_an_ai_app_changed_and_a_and_r_review_it(tmp_path: Path) -
         terminal.keys("a")
         terminal.wait_for(lambda s: "Changes to review · 1" in s)
         terminal.keys("Up", "r")  # the groceries' tag, under its heading
-        terminal.wait_for("Nothing to review")
+        terminal.wait_for(
+            lambda s: "Nothing to review" in s and "AI apps change in your notes shows here" in s
+        )
         terminal.keys("Escape")
         terminal.wait_for(lambda s: "to review" not in s.splitlines()[-2])
         terminal.keys("C-q")

@@ -47,6 +47,9 @@ ACTS: list[BindingType] = [
 """What the list and the diff both do to the row (the diff's: the row it shows)."""
 
 
+NOTHING_WAITS = "What assistants and AI apps change in your notes shows here, to diff, accept or revert."
+
+
 class ChangesList(OptionList):
     """The rows; a note's title heads its changes."""
 
@@ -168,6 +171,9 @@ and `since:day-1`.
             heading = Content.assemble((head.title or "(untitled)", "bold"), (where, "$text-muted"))
             options.append(Option(heading, disabled=True))
             options += [Option(self._line(row), id=row.ref) for row in group]
+        if not options:  # say why the list is empty, rather than leave a blank box
+            why = "No change matches the filter." if self.filtered_as else NOTHING_WAITS
+            options.append(Option(Content.styled(why, "$text-muted"), disabled=True))
         listing.set_options(options)
         refs = [o.id for o in options]
         if highlighted is not None and highlighted.ref in refs:
