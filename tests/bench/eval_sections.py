@@ -14,6 +14,7 @@ offered sections of the others not judged yet, in the note's order, with no rank
 order. ``--apply FILE`` records a judge's verdicts (a JSON list of ``{"id", "note", "heading",
 "answers", "why"}``; a later entry for the same section wins) as ``sections``/``not_sections``;
 a note that holds an answering section becomes a grade-2 note (``eval_check.py`` asks it).
+``--queries FILE``: the deep-section queries of another file of the suite's form, and its runs.
 """
 
 from __future__ import annotations
@@ -41,9 +42,16 @@ def main() -> int:
     parser.add_argument("--model", default=eval_models.DEFAULT)
     parser.add_argument("--pool", type=Path, metavar="DIR", help="write the sections to judge blind")
     parser.add_argument("--apply", type=Path, metavar="FILE", help="record verdicts (JSON)")
+    parser.add_argument(
+        "--queries",
+        type=lambda text: Path(text).resolve(),
+        default=eval_check.SUITE,
+        help="the file of judged queries (default: the suite's)",
+    )
     args = parser.parse_args()
     if args.apply:
-        print(f"{apply(json.loads(args.apply.read_text(encoding='utf-8')))} sections recorded")
+        verdicts = json.loads(args.apply.read_text(encoding="utf-8"))
+        print(f"{apply(verdicts, args.queries)} sections recorded")
         return 0
     try:
         profiles = {name: module.ensure_profile()[0] for name, module in eval_suite.CORPORA.items()}
@@ -51,14 +59,14 @@ def main() -> int:
         print(f"skipped: {exc}")
         return 0
     bodies = eval_check.corpora_from_profiles(profiles)
-    raw = {q["id"]: q for q in eval_check.load()}
+    raw = {q["id"]: q for q in eval_check.load(args.queries)}
     queries = [
         q
-        for q in eval_suite.load_queries(bodies)
+        for q in eval_suite.load_queries(bodies, args.queries)
         if q.category == "section" and args.split in ("all", q.split)
     ]
     runs = [
-        json.loads(eval_suite.runs_path(args.model, label).read_text(encoding="utf-8"))["runs"]
+        json.loads(eval_suite.runs_path(args.model, label, args.queries).read_text(encoding="utf-8"))["runs"]
         for label in (args.label or [""])
     ]
     if args.pool:
@@ -135,9 +143,9 @@ def pool(q: dict[str, Any], bodies: dict[str, str], runs: list[dict[str, Any]]) 
     return "".join(out) if picked else ""
 
 
-def apply(verdicts: list[dict[str, Any]]) -> int:
-    """Record verdicts as judged sections; returns how many were new."""
-    doc = json.loads(eval_check.SUITE.read_text(encoding="utf-8"))
+def apply(verdicts: list[dict[str, Any]], source: Path) -> int:
+    """Record verdicts as judged sections in the file of queries ``source``; returns how many were new."""
+    doc = json.loads(source.read_text(encoding="utf-8"))
     by_id = {q["id"]: q for q in doc["queries"]}
     last = {(v["id"], v["note"], v["heading"]): v for v in verdicts}
     count = 0
@@ -158,7 +166,7 @@ def apply(verdicts: list[dict[str, Any]]) -> int:
                 "grade": 2,
                 "why": f"its section {heading!r} answers (judged blind from the pool)",
             }
-    eval_pool.write(doc, eval_check.SUITE)
+    eval_pool.write(doc, source)
     return count
 
 
