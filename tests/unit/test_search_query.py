@@ -170,6 +170,24 @@ def test_unknown_filter_names_itself_and_the_known_ones() -> None:
 
 
 @pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ("psql: quote a variable", ["psql", "quote", "a", "variable"]),
+        ("COPY CSV import: empty strings", ["COPY", "CSV", "import", "empty", "strings"]),
+        ("Note:", ["Note"]),
+    ],
+)
+def test_a_word_the_colon_ends_is_text_as_in_prose(query: str, words: list[str]) -> None:
+    # A question typed into hybrid search ("psql: …") was refused as an unknown filter.
+    assert [t.text for t in parse_query(query).text_terms] == words
+
+
+def test_a_known_filter_the_colon_ends_still_asks_for_its_value() -> None:
+    with pytest.raises(QueryError, match='filter "tag:" needs a value'):
+        parse_query("tag: work")
+
+
+@pytest.mark.parametrize(
     ("query", "message"),
     [
         ("created:2020-13", 'bad date "2020-13" (no month 13): use YYYY, YYYYMM, YYYYMMDD or day-N'),

@@ -28,7 +28,8 @@ Where noted deliberately differs from Joplin:
   A leading ``*`` is ignored, as in Joplin.
 - An unknown filter (``foo:bar``) is an error naming the known ones; Joplin silently searches it
   as text. Text with a colon can still be searched by quoting it (``"foo:bar"``), and a URL
-  (``https://…``) is taken as text.
+  (``https://…``) is taken as text, as is a word the colon ends, as in prose (``psql: quote a
+  variable``, ``Note:``): it has no value to filter by.
 - ``-type:`` and ``-iscompleted:`` are allowed (Joplin refuses them). ``iscompleted:`` only
   ever matches to-dos, negated or not.
 - ``due:`` and ``-due:`` only match to-dos that have a due date (Joplin counts a to-do without
@@ -244,8 +245,14 @@ def _scan(query: str) -> list[_Raw]:
                 value, i = _read_quoted(query, j) if quoted else _read_bare(query, j)
                 out.append(_Raw(name, value, negated, quoted))
                 continue
-            if not query.startswith("//", j):  # "https://…" is text, not a filter
-                raise _unknown_filter(head.group(1), _read_bare(query, i)[0])
+            # "https://…" is text, not a filter; so is a word the colon ends, as in prose
+            # ("psql: quote a variable"), which has no value to filter by.
+            if not query.startswith("//", j):
+                if j < n and not query[j].isspace():
+                    raise _unknown_filter(head.group(1), _read_bare(query, i)[0])
+                out.append(_Raw(None, head.group(1), negated, quoted=False))  # the word, not its colon
+                i = j
+                continue
         value, i = _read_bare(query, i)
         out.append(_Raw(None, value, negated, quoted=False))
     return out
