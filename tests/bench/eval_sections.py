@@ -15,6 +15,9 @@ order. ``--apply FILE`` records a judge's verdicts (a JSON list of ``{"id", "not
 "answers", "why"}``; a later entry for the same section wins) as ``sections``/``not_sections``;
 a note that holds an answering section becomes a grade-2 note (``eval_check.py`` asks it).
 ``--queries FILE``: the deep-section queries of another file of the suite's form, and its runs.
+``--offered`` pools only the unjudged sections that grade-2 notes offer (the first three), for
+queries whose pooled notes were judged by readers of the whole note: a grade 1 there already says
+that no section of the note answers.
 """
 
 from __future__ import annotations
@@ -42,6 +45,11 @@ def main() -> int:
     parser.add_argument("--model", default=eval_models.DEFAULT)
     parser.add_argument("--pool", type=Path, metavar="DIR", help="write the sections to judge blind")
     parser.add_argument("--apply", type=Path, metavar="FILE", help="record verdicts (JSON)")
+    parser.add_argument(
+        "--offered",
+        action="store_true",
+        help="with --pool: only the unjudged sections that grade-2 notes offer (the notes were judged whole)",
+    )
     parser.add_argument(
         "--queries",
         type=lambda text: Path(text).resolve(),
@@ -72,7 +80,7 @@ def main() -> int:
     if args.pool:
         args.pool.mkdir(parents=True, exist_ok=True)
         for q in queries:
-            text = pool(raw[q.id], bodies[q.corpus], runs)
+            text = pool(raw[q.id], bodies[q.corpus], runs, only_offered=args.offered)
             if text:
                 (args.pool / f"{q.id}.txt").write_text(text, encoding="utf-8")
         return 0
@@ -82,7 +90,7 @@ def main() -> int:
         seen: set[tuple[str, str]] = set()
         for run in runs:
             for method in ("hybrid", "semantic"):
-                for hit in run[q.id][method][:10]:
+                for hit in run[q.id].get(method, [])[:10]:
                     if q.grades.get(hit[0]) != 2:
                         continue
                     sections = outline(bodies[q.corpus][hit[0]]).sections
@@ -112,18 +120,21 @@ def main() -> int:
     return 0
 
 
-def pool(q: dict[str, Any], bodies: dict[str, str], runs: list[dict[str, Any]]) -> str:
-    """The text a judge reads for ``q``: the question, then each pooled note's sections to judge."""
+def pool(
+    q: dict[str, Any], bodies: dict[str, str], runs: list[dict[str, Any]], *, only_offered: bool = False
+) -> str:
+    """The text a judge reads for ``q``: the question, then each pooled note's sections to judge
+    (``only_offered``: only the sections grade-2 notes offer, see ``--offered``)."""
     judged = {(s["note"], s["heading"]) for s in q.get("sections", []) + q.get("not_sections", [])}
     picked: dict[str, dict[int, Any]] = {}
     for run in runs:
         for method in ("hybrid", "semantic"):
-            for hit in run[q["id"]][method][:10]:
+            for hit in run[q["id"]].get(method, [])[:10]:
                 note = hit[0]
-                if q["judgements"].get(note, {}).get("grade", 0) < 1:
+                if q["judgements"].get(note, {}).get("grade", 0) < (2 if only_offered else 1):
                     continue
                 sections = list(outline(bodies[note]).sections)
-                if any(n == note for n, _ in judged):
+                if only_offered or any(n == note for n, _ in judged):
                     offered = set(eval_suite.sections_of(hit)[:3])
                     sections = [s for s in sections if s.path in offered and (note, s.heading) not in judged]
                 for s in sections:
