@@ -182,6 +182,24 @@ def test_a_word_the_colon_ends_is_text_as_in_prose(query: str, words: list[str])
     assert [t.text for t in parse_query(query).text_terms] == words
 
 
+@pytest.mark.parametrize(
+    ("query", "words", "excluded"),
+    [
+        ("push with --force", ["push", "with", "force"], []),
+        ("move the tag with -f", ["move", "the", "tag", "with", "f"], []),
+        ("plan -draft", ["plan"], ["draft"]),  # a word after "-" is still left out, as in Joplin
+        ('-"old plan" budget', ["budget"], ["old plan"]),
+    ],
+)
+def test_an_option_as_a_question_writes_it_is_a_word_not_an_exclusion(
+    query: str, words: list[str], excluded: list[str]
+) -> None:
+    # Joplin's grammar would leave out every note with "force", or with "f".
+    terms = parse_query(query).text_terms
+    assert [t.text for t in terms if not t.negated] == words
+    assert [t.text for t in terms if t.negated] == excluded
+
+
 def test_a_known_filter_the_colon_ends_still_asks_for_its_value() -> None:
     with pytest.raises(QueryError, match='filter "tag:" needs a value'):
         parse_query("tag: work")

@@ -30,6 +30,8 @@ Where noted deliberately differs from Joplin:
   as text. Text with a colon can still be searched by quoting it (``"foo:bar"``), and a URL
   (``https://…``) is taken as text, as is a word the colon ends, as in prose (``psql: quote a
   variable``, ``Note:``): it has no value to filter by.
+- An option as a question writes it is a word, not an exclusion: ``--force`` searches for
+  "force" and ``-f`` for "f" (Joplin would leave out every note with "force", or with "f").
 - ``-type:`` and ``-iscompleted:`` are allowed (Joplin refuses them). ``iscompleted:`` only
   ever matches to-dos, negated or not.
 - ``due:`` and ``-due:`` only match to-dos that have a due date (Joplin counts a to-do without
@@ -228,6 +230,10 @@ def _scan(query: str) -> list[_Raw]:
         if query[i].isspace():
             i += 1
             continue
+        if query.startswith("--", i) and i + 2 < n and query[i + 2].isalnum():  # "--force": an option
+            value, i = _read_bare(query, i)
+            out.append(_Raw(None, value.lstrip("-"), False, quoted=False))
+            continue
         negated = query[i] == "-" and i + 1 < n and not query[i + 1].isspace()
         if query[i] == "-":
             i += 1
@@ -254,7 +260,8 @@ def _scan(query: str) -> list[_Raw]:
                 i = j
                 continue
         value, i = _read_bare(query, i)
-        out.append(_Raw(None, value, negated, quoted=False))
+        # "-f" is an option as a question writes it, not the exclusion of every note with an "f".
+        out.append(_Raw(None, value, negated and len(value) > 1, quoted=False))
     return out
 
 
