@@ -14,6 +14,8 @@ from noted.ui.app import NotedApp
 from noted.ui.data import NoteSource, SourceKind
 from noted.ui.screens.search import SearchScreen
 from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteScroll
+from noted.ui.widgets.prompt_bar import PromptField
 
 SIZE = (100, 30)
 
@@ -63,6 +65,28 @@ async def test_the_hint_names_the_search_key_the_keymap_gives(fixture: Fixture) 
             await pilot.press("f6")
             await until(pilot, lambda: isinstance(app.screen, SearchScreen))
             assert app.screen.query_one(Input).value == "bread"
+    finally:
+        services.close()
+
+
+async def test_ctrl_f_from_a_find_in_the_note_searches_the_notes_for_its_words(fixture: Fixture) -> None:
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("enter")  # to the open note, where "/" finds
+            await until(pilot, lambda: isinstance(app.focused, NoteScroll))
+            await pilot.press("slash", *"bread")
+            await until(pilot, lambda: isinstance(app.focused, PromptField) and app.focused.value == "bread")
+            await pilot.press("ctrl+f")
+            await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+            assert app.screen.query_one(Input).value == "bread"
+            await pilot.press("escape")  # the search closes; a new one starts empty
+            await until(pilot, lambda: not isinstance(app.screen, SearchScreen))
+            await pilot.press("escape", "escape", "ctrl+f")
+            await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+            assert app.screen.query_one(Input).value == ""
     finally:
         services.close()
 
