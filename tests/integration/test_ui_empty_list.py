@@ -15,6 +15,7 @@ from noted.ui.data import NoteSource, SourceKind
 from noted.ui.screens.search import SearchScreen
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll
+from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.prompt_bar import PromptField
 
 SIZE = (100, 30)
@@ -100,11 +101,12 @@ async def test_an_empty_trash_and_an_empty_notebook_say_so(fixture: Fixture) -> 
             await ready(pilot)
             notes = app.workspace.query_one(NoteList)
             assert said(notes)[0] != "No notes here."  # a list with notes draws them
-            notes.show(NoteSource(SourceKind.TRASH, title="Trash"))
-            await until(pilot, lambda: not notes.rows and not notes._loading)
-            assert said(notes) == ["The trash is empty.", "", ""]
-            notes.show(NoteSource(SourceKind.FOLDER, empty.id, "Empty"))
-            await until(pilot, lambda: notes.source.title == "Empty" and not notes._loading)
+            tree = app.workspace.query_one(NotebookTree)  # the tree chooses what the list shows
+            tree.select_source(NoteSource(SourceKind.TRASH, title="Trash"))
+            await until(pilot, lambda: notes.source.kind is SourceKind.TRASH and not notes._loading)
+            assert not notes.rows and said(notes) == ["The trash is empty.", "", ""]
+            tree.select_source(NoteSource(SourceKind.FOLDER, empty.id, "Empty"))
+            await until(pilot, lambda: notes.source.id == empty.id and not notes._loading)
             assert said(notes) == ["No notes here.", "Ctrl+N makes one.", ""]
             await pilot.press("ctrl+n")  # the key it names makes a note here
             await until(pilot, lambda: isinstance(app.focused, Input))
