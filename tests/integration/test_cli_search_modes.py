@@ -78,6 +78,18 @@ def test_keyword_search_that_finds_nothing_suggests_a_spelling(cli: Cli) -> None
     assert "did you mean" not in cli.ok("search", "rebase", "--mode", "keyword").err
 
 
+def test_keyword_search_of_a_question_that_finds_nothing_says_every_word_was_asked_for(cli: Cli) -> None:
+    cli.ok("create", "Pancakes", "--body", "Quick breakfast for four.")
+    asked = cli.ok("search", "breakfast for four hungry people", "--mode", "keyword")
+    assert asked.out == ""
+    assert "no note holds every word; any:1 finds notes with any of them" in asked.err
+    # any:1 finds it; one word, or words OR'ed, that match nothing just say so.
+    assert "Pancakes" in cli.ok("search", "any:1 breakfast hungry people", "--mode", "keyword").out
+    for query in ("hungry", "any:1 hungry people"):
+        err = cli.ok("search", query, "--mode", "keyword").err
+        assert "no notes match" in err and "every word" not in err
+
+
 def test_search_by_meaning_says_when_the_index_is_partial(cli: Cli) -> None:
     cli.ok("create", "Boats", "--body", "sailing ships harbour wind")
     cli.ok("index")

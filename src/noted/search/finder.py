@@ -138,7 +138,12 @@ class Finder:
             kept = [h for h in every.hits if h.note_id in set(note_ids)]
             hits, total, suggestion = tuple(kept[offset : offset + limit]), len(kept), every.suggestion
         results = Results(tuple(keyword_hit(h) for h in hits), reading, total, offset, suggestion=suggestion)
-        if hits or offset or not translate:
+        if hits or offset:
+            return results
+        parsed = self.keyword.parse(query)
+        several = not parsed.any and sum(not t.negated for t in parsed.text_terms) > 1
+        results = dataclasses.replace(results, every_word=several)
+        if not translate:
             return results
         # Keyword search takes the words as typed; the other modes also search their English.
         translation = to_english(query, self.keyword)

@@ -128,6 +128,9 @@ class Results:
     would search beside it, or ""."""
     coverage: IndexCoverage | None = None
     """By meaning or both: how much of the notes searched the index covers."""
+    every_word: bool = False
+    """By keyword, when nothing matched: the query asked for every one of several words (Joplin's
+    AND), which a question typed in words of its own seldom meets."""
 
     @property
     def mode(self) -> Mode:
@@ -154,4 +157,9 @@ class Results:
             return f'no notes match; by meaning or both it is also searched in English as "{self.translation_hint}"'
         if self.suggestion:
             return f'no notes match; did you mean "{self.suggestion}"?'
+        if self.every_word:
+            return (
+                "no note holds every word; any:1 finds notes with any of them, "
+                "and search by both (hybrid) takes a question"
+            )
         return "no notes are close in meaning" if self.mode is Mode.SEMANTIC else "no notes match"
