@@ -18,6 +18,7 @@ query (their counts and split are their own).
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -39,6 +40,16 @@ _HEADING = re.compile(r"^#{1,6} +(.+?)\s*#*$", re.M)
 def load(path: Path = SUITE) -> list[dict[str, Any]]:
     """The queries of the suite file, in file order."""
     return list(json.loads(path.read_text(encoding="utf-8"))["queries"])
+
+
+def add_queries_option(parser: argparse.ArgumentParser) -> None:
+    """``--queries FILE``: judged queries from another file of the suite's form (default the suite's)."""
+    parser.add_argument(
+        "--queries",
+        type=lambda text: Path(text).resolve(),
+        default=SUITE,
+        help="judged queries from this file of the suite's form (eval_fresh_*.json); default the suite's",
+    )
 
 
 def stem(word: str) -> str:

@@ -91,12 +91,7 @@ def main() -> int:
     recording = sub.add_parser("apply", help="record judgements from a tab-separated file")
     recording.add_argument("file", type=Path)
     for command in (listing, recording):
-        command.add_argument(
-            "--queries",
-            type=lambda text: Path(text).resolve(),
-            default=eval_check.SUITE,
-            help="the file of judged queries (default: the suite's)",
-        )
+        eval_check.add_queries_option(command)
     args = parser.parse_args()
     if args.command == "apply":
         print(f"{apply(args.file, args.queries)} judgements recorded")

@@ -50,12 +50,7 @@ def main() -> int:
         action="store_true",
         help="with --pool: only the unjudged sections that grade-2 notes offer (the notes were judged whole)",
     )
-    parser.add_argument(
-        "--queries",
-        type=lambda text: Path(text).resolve(),
-        default=eval_check.SUITE,
-        help="the file of judged queries (default: the suite's)",
-    )
+    eval_check.add_queries_option(parser)
     args = parser.parse_args()
     if args.apply:
         verdicts = json.loads(args.apply.read_text(encoding="utf-8"))

@@ -302,12 +302,7 @@ def main() -> int:
     parser.add_argument(
         "--split", choices=("test", "tune", "all"), help="default: test, or all with --queries"
     )
-    parser.add_argument(
-        "--queries",
-        type=lambda text: Path(text).resolve(),
-        default=eval_check.SUITE,
-        help="judged queries from this file of the suite's form instead (eval_fresh_*.json)",
-    )
+    eval_check.add_queries_option(parser)
     parser.add_argument("--again", action="store_true", help="search again even if the runs are saved")
     parser.add_argument("--label", default="", help="save or read the runs under this name (e.g. baseline)")
     parser.add_argument(

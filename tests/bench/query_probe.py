@@ -36,7 +36,7 @@ def main() -> int:
     parser.add_argument(
         "--corpus", choices=tuple(eval_suite.CORPORA), help="search these texts in one corpus"
     )
-    parser.add_argument("--queries", type=Path, help="judged queries from this file instead of the suite's")
+    eval_check.add_queries_option(parser)
     parser.add_argument("--save", type=Path, help="write each query's top 10 titles here (JSON)")
     parser.add_argument("texts", nargs="*")
     args = parser.parse_args()
@@ -44,7 +44,7 @@ def main() -> int:
         parser.error("free texts need --corpus")
     profiles = {name: module.ensure_profile()[0] for name, module in eval_suite.CORPORA.items()}
     bodies = eval_check.corpora_from_profiles(profiles)
-    judged = eval_suite.load_queries(bodies, args.queries or eval_check.SUITE)
+    judged = eval_suite.load_queries(bodies, args.queries)
     queries = [q for q in judged if (args.category in (None, q.category)) and args.split in ("all", q.split)]
     saved: dict[str, list[str]] = {}
     total: list[float] = []
