@@ -332,7 +332,7 @@ def test_search_text_and_json(cli: Cli) -> None:
     assert "§ 1.2.2 Food" in out and "Reading a long note" in out
     assert cli.json("search", "tag:welcome", "--limit", "2", "--mode", "keyword")["total"] == 4
     assert len(cli.json("search", "tag:welcome", "--limit", "2", "--mode", "keyword")["hits"]) == 2
-    assert_refused(cli, ["search", "nosuchfilter:x"], 2, 'unknown filter "nosuchfilter:"')
+    assert_refused(cli, ["search", "notebok:x"], 2, 'unknown filter "notebok:"; did you mean notebook:?')
 
 
 # Naming notes and notebooks ------------------------------------------------------------------------------

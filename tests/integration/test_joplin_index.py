@@ -57,7 +57,7 @@ def test_keyword_search_has_noteds_results_and_scope(store: JoplinStore) -> None
     assert [h.note_id for h in search.search(f"{word} -tag:veg").hits] == [about]
     assert search.search(word, folder_ids=frozenset({other.id})).total == 1
     with pytest.raises(QueryError):
-        search.search("foo:bar")
+        search.search("tags:bar")
 
 
 def test_keyword_search_weighs_headings_and_follows_a_heading_edited_away(store: JoplinStore) -> None:

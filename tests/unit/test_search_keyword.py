@@ -424,7 +424,7 @@ def test_a_notebook_filter_cannot_name_a_notebook_outside_the_scope(book: Book) 
     ("query", "message"),
     [
         ("", "the search query is empty"),
-        ("foo:bar", 'unknown filter "foo:"; known: any:'),
+        ("tags:bar", 'unknown filter "tags:"; did you mean tag:?'),
         ("created:2020-13", 'bad date "2020-13"'),
         ("type:task", 'bad value "task" for filter "type:"'),
         ("iscompleted:maybe", 'bad value "maybe" for filter "iscompleted:"'),

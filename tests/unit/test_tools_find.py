@@ -63,8 +63,8 @@ async def test_find_notes_without_an_index_is_keyword_search_and_says_why(env: E
 
 
 async def test_find_notes_refuses_a_bad_query_with_a_clear_message(env: Env) -> None:
-    bad = await env.error("find_notes", query="colour:red roses", relevance="loose")
-    assert bad.message and "colour" in bad.message
+    bad = await env.error("find_notes", query="tags:red roses", relevance="loose")
+    assert bad.message and 'unknown filter "tags:"; did you mean tag:?' in bad.message
     assert (await env.error("find_notes", query="x", relevance="fuzzy")).field == "relevance"
     assert (await env.error("find_notes", query="x", limit=51)).field == "limit"
 

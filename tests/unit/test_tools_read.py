@@ -261,8 +261,8 @@ async def test_search_notes_omits_section_for_filter_only_queries(env: Env) -> N
 
 
 async def test_search_notes_bad_query_is_an_error_the_model_can_fix(env: Env) -> None:
-    result = await env.error("search_notes", query="colour:red")
-    assert "colour" in (result.message or "")
+    result = await env.error("search_notes", query="tags:red")
+    assert 'unknown filter "tags:"; did you mean tag:?' in (result.message or "")
 
 
 # semantic_search_notes ----------------------------------------------------------------------------

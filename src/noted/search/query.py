@@ -26,10 +26,11 @@ Where noted deliberately differs from Joplin:
   unless written ``c*``.
 - A ``*`` inside a word (``ast*rix``) matches one word of that shape; Joplin takes it literally.
   A leading ``*`` is ignored, as in Joplin.
-- An unknown filter (``foo:bar``) is an error naming the known ones; Joplin silently searches it
-  as text. Text with a colon can still be searched by quoting it (``"foo:bar"``), and a URL
-  (``https://…``) is taken as text, as is a word the colon ends, as in prose (``psql: quote a
-  variable``, ``Note:``): it has no value to filter by.
+- A name close to a filter's (``tags:work``, ``notebok:Work``, ``complete:1``) is an error that
+  says which filter it probably meant; Joplin silently searches it as text, and finds nothing.
+  Any other ``name:`` is text, as in Joplin: ``std::vector``, ``localhost:8080``,
+  ``gitdir:~/work/``, ``C:\\Users``, a URL, and a word the colon ends, as in prose (``psql:
+  quote a variable``, ``Note:``), which is searched without its colon.
 - An option as a question writes it is a word, not an exclusion: ``--force`` searches for
   "force" and ``-f`` for "f" (Joplin would leave out every note with "force", or with "f").
 - ``-type:`` and ``-iscompleted:`` are allowed (Joplin refuses them). ``iscompleted:`` only
@@ -45,6 +46,7 @@ Where noted deliberately differs from Joplin:
 
 from __future__ import annotations
 
+import difflib
 import enum
 import re
 from dataclasses import dataclass
@@ -184,6 +186,10 @@ KNOWN_FILTERS: tuple[str, ...] = tuple(
 )
 
 _FILTER_HEAD = re.compile(r"([A-Za-z]+):")
+MISSPELT_FILTER = 0.8
+"""How close (``difflib``'s ratio) a ``name:`` must be to a filter's name to be taken for it
+misspelt: ``tags``, ``notebok``, ``titel``, ``ids``, ``complete`` are; ``tab``, ``key``,
+``std``, ``url`` and ``localhost`` are text."""
 _ID_VALUE = re.compile(r"^[0-9A-Fa-f*]+$")
 _DATE_FILTERS = frozenset(d.value for d in DateField)
 
@@ -215,9 +221,14 @@ def _read_bare(query: str, i: int) -> tuple[str, int]:
     return query[i:j], j
 
 
-def _unknown_filter(name: str, token: str) -> QueryError:
+def _misspelt_filter(name: str, token: str) -> QueryError | None:
+    """The error for ``name:`` when it is close to a filter's name (a misspelt filter), else None:
+    any other ``name:`` is text (``std::vector``, ``localhost:8080``)."""
+    near = difflib.get_close_matches(name.lower(), KNOWN_FILTERS, n=2, cutoff=MISSPELT_FILTER)
+    if not near:
+        return None
     return QueryError(
-        f'unknown filter "{name}:"; known: {", ".join(f"{k}:" for k in KNOWN_FILTERS)}',
+        f'unknown filter "{name}:"; did you mean {" or ".join(f"{k}:" for k in near)}?',
         hint=f'to search for the text {token}, put it in double quotes: "{token}"',
     )
 
@@ -251,14 +262,13 @@ def _scan(query: str) -> list[_Raw]:
                 value, i = _read_quoted(query, j) if quoted else _read_bare(query, j)
                 out.append(_Raw(name, value, negated, quoted))
                 continue
-            # "https://…" is text, not a filter; so is a word the colon ends, as in prose
-            # ("psql: quote a variable"), which has no value to filter by.
-            if not query.startswith("//", j):
-                if j < n and not query[j].isspace():
-                    raise _unknown_filter(head.group(1), _read_bare(query, i)[0])
+            if j == n or query[j].isspace():  # a word the colon ends, as in prose ("psql: …")
                 out.append(_Raw(None, head.group(1), negated, quoted=False))  # the word, not its colon
                 i = j
                 continue
+            misspelt = _misspelt_filter(head.group(1), _read_bare(query, i)[0])
+            if misspelt is not None:
+                raise misspelt
         value, i = _read_bare(query, i)
         # "-f" is an option as a question writes it, not the exclusion of every note with an "f".
         out.append(_Raw(None, value, negated and len(value) > 1, quoted=False))
