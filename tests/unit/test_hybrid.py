@@ -33,8 +33,8 @@ class Profile:
         self.settings = Settings(config, environ={})
         self.finder = Finder(store, KeywordSearch(store), lambda: self.semantic, self.settings)
 
-    def search(self, query: str, **kw: object) -> Results:
-        return self.finder.search(query, mode=Mode.HYBRID, **kw)  # type: ignore[arg-type]
+    def search(self, query: str, mode: Mode = Mode.HYBRID, **kw: object) -> Results:
+        return self.finder.search(query, mode=mode, **kw)  # type: ignore[arg-type]
 
     def add(self, title: str, body: str, *, tags: tuple[str, ...] = (), folder: str | None = None) -> str:
         draft = NoteDraft(title, body, parent_id=folder or self.folder, tags=tags)
@@ -45,8 +45,8 @@ class Profile:
         indexer.prepare()
         indexer.run_until_idle()
 
-    def ids(self, query: str, **kw: object) -> list[str]:
-        return [h.note_id for h in self.search(query, relevance="loose", **kw).hits]
+    def ids(self, query: str, mode: Mode = Mode.HYBRID, **kw: object) -> list[str]:
+        return [h.note_id for h in self.search(query, mode, relevance="loose", **kw).hits]
 
 
 @pytest.fixture
@@ -143,32 +143,50 @@ def test_a_note_both_arms_find_says_so(profile: Profile) -> None:
     assert hit.semantic_score is not None and hit.semantic_score > 0.5
 
 
-def test_a_tag_filter_restricts_the_semantic_arm(profile: Profile) -> None:
+# A filter means the same by meaning as in hybrid search (it was embedded as words, and ignored).
+BOTH = pytest.mark.parametrize("mode", [Mode.HYBRID, Mode.SEMANTIC])
+
+
+@BOTH
+def test_a_tag_filter_restricts_the_semantic_arm(profile: Profile, mode: Mode) -> None:
     inside = profile.add("Budget", "the quarterly budget review meeting notes", tags=("work",))
     # The same words exactly: the closest note of all by meaning, but outside the filter.
     outside = profile.add("Budget copy", "quarterly budget review", tags=("home",))
     profile.index()
-    assert outside in profile.ids("quarterly budget review")  # so the filter below can fail
-    assert profile.ids("tag:work quarterly budget review") == [inside]
-    assert profile.ids("-tag:work quarterly budget review") == [outside]
+    assert outside in profile.ids("quarterly budget review", mode)  # so the filter below can fail
+    assert profile.ids("tag:work quarterly budget review", mode) == [inside]
+    assert profile.ids("-tag:work quarterly budget review", mode) == [outside]
 
 
-def test_a_negated_word_excludes_notes_from_both_arms(profile: Profile) -> None:
+@BOTH
+def test_a_negated_word_excludes_notes_from_both_arms(profile: Profile, mode: Mode) -> None:
     kept = profile.add("Final", "budget for the trip to Lisbon")
     dropped = profile.add("Draft", "budget for the trip to Lisbon draft")
     profile.index()
-    assert set(profile.ids("budget trip Lisbon")) == {kept, dropped}
-    assert profile.ids("budget trip Lisbon -draft") == [kept]
+    assert set(profile.ids("budget trip Lisbon", mode)) == {kept, dropped}
+    assert profile.ids("budget trip Lisbon -draft", mode) == [kept]
 
 
-def test_a_notebook_filter_and_the_callers_scope_restrict(profile: Profile) -> None:
+@BOTH
+def test_a_notebook_filter_and_the_callers_scope_restrict(profile: Profile, mode: Mode) -> None:
     other = profile.store.create_folder("Other", actor="user").id
     here = profile.add("Rivers", "the longest rivers of Europe")
     there = profile.add("Rivers too", "the longest rivers of Europe", folder=other)
     profile.index()
-    assert profile.ids("notebook:Other longest rivers Europe") == [there]
-    assert profile.ids("longest rivers Europe", note_ids=[here]) == [here]
-    assert profile.ids("notebook:Other longest rivers Europe", note_ids=[here]) == []
+    assert profile.ids("notebook:Other longest rivers Europe", mode) == [there]
+    assert profile.ids("longest rivers Europe", mode, note_ids=[here]) == [here]
+    assert profile.ids("notebook:Other longest rivers Europe", mode, note_ids=[here]) == []
+
+
+def test_by_meaning_a_query_is_read_as_in_the_other_modes(profile: Profile) -> None:
+    profile.add("Rivers", "the longest rivers of Europe", tags=("geo",))
+    profile.index()
+    with pytest.raises(InvalidInputError, match="needs words, not only filters"):
+        profile.search("tag:geo", Mode.SEMANTIC)
+    for query, error in [("tags:geo rivers", "did you mean tag:"), ("created:someday rivers", "bad date")]:
+        for mode in (Mode.KEYWORD, Mode.HYBRID, Mode.SEMANTIC):
+            with pytest.raises(QueryError, match=error):
+                profile.search(query, mode)
 
 
 def test_a_query_of_filters_only_lists_the_keyword_results(profile: Profile) -> None:

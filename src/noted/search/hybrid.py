@@ -238,7 +238,7 @@ class HybridSearch:
         if not split.text:
             hits = self._keyword_only(query, limit, scope)
             return Results(hits, Reading(Mode.HYBRID, str(relevance)), len(hits))
-        allowed = self._allowed(split.restriction, scope)
+        allowed = allowed_notes(self.keyword, split.restriction, scope)
         words = read_words(split.text, self.keyword, translate=translate)
         ranking = _joined(split.ranking, list(words.extra_words))
         # The keyword arm first: anything it refuses is refused before the model is loaded.
@@ -279,20 +279,6 @@ class HybridSearch:
             for h in hits
         ]
 
-    def _allowed(self, restriction: str, scope: set[str] | None) -> set[str] | None:
-        """The notes the restricting terms (and the caller's scope) allow; None when all are."""
-        if not restriction:
-            return scope
-        allowed: set[str] = set()
-        offset = 0
-        while True:
-            page = self.keyword.search(restriction, limit=MAX_LIMIT, offset=offset, snippets=False)
-            allowed.update(h.note_id for h in page.hits)
-            offset += MAX_LIMIT
-            if offset >= page.total or not page.hits:
-                break
-        return allowed if scope is None else allowed & scope
-
     def _keyword_arm(self, ranking: str, allowed: set[str] | None) -> list[KeywordHit]:
         depth = DEPTH if allowed is None else MAX_LIMIT  # hits outside the scope are dropped below
         hits = self.keyword.search(ranking, limit=depth, snippets=False).hits
@@ -305,6 +291,22 @@ class HybridSearch:
             h for h in self.keyword.search(query, limit=depth).hits if scope is None or h.note_id in scope
         ]
         return tuple(keyword_hit(h) for h in hits[:limit])
+
+
+def allowed_notes(keyword: KeywordSearch, restriction: str, scope: set[str] | None) -> set[str] | None:
+    """The notes a query's restricting terms (``SplitQuery.restriction``) and the caller's scope
+    allow; None when every note is."""
+    if not restriction:
+        return scope
+    allowed: set[str] = set()
+    offset = 0
+    while True:
+        page = keyword.search(restriction, limit=MAX_LIMIT, offset=offset, snippets=False)
+        allowed.update(h.note_id for h in page.hits)
+        offset += MAX_LIMIT
+        if offset >= page.total or not page.hits:
+            break
+    return allowed if scope is None else allowed & scope
 
 
 def _joined(ranking: str, words: list[str]) -> str:
