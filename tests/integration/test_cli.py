@@ -335,6 +335,21 @@ def test_search_text_and_json(cli: Cli) -> None:
     assert_refused(cli, ["search", "notebok:x"], 2, 'unknown filter "notebok:"; did you mean notebook:?')
 
 
+def test_search_takes_a_query_that_starts_with_a_dash_and_one_of_several_words(cli: Cli) -> None:
+    # "-tag:welcome" was taken for an unknown option, and then "the query is missing".
+    every = cli.json("search", "-tag:nosuch", "--mode", "keyword")["total"]
+    assert every == cli.json("search", "-tag:nosuch", "--mode", "keyword", "--limit", "1")["total"] > 0
+    assert cli.json("search", "-tag:welcome", "--mode", "keyword")["total"] == every - 4
+    words = cli.json("search", "sardines", "-tag:nosuch", "Food", "--mode", "keyword")
+    assert words["query"] == "sardines -tag:nosuch Food" and [h["title"] for h in words["hits"]] == [
+        "Reading a long note by its outline"
+    ]
+    assert cli.json("search", "sardines", "-tag:welcome", "--mode", "keyword")["total"] == 0
+    with pytest.raises(SystemExit) as exc:  # a mistyped option is still refused
+        cli("search", "sardines", "--limt", "5")
+    assert exc.value.code == 2
+
+
 # Naming notes and notebooks ------------------------------------------------------------------------------
 def test_ids_prefixes_and_titles_resolve(cli: Cli) -> None:
     full = note_id(cli, "Start here")

@@ -100,6 +100,23 @@ def _bare(argv: Sequence[str]) -> argparse.Namespace | None:
     return None if rest else args
 
 
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """``argv`` parsed; argparse's usage and error (exit 2) when it does not parse.
+
+    A command whose query is words (``dashed_words``) keeps a word that starts with one ``-``
+    (``-tag:done``, ``-draft``) as a word of it, and the words after it, where argparse would take
+    it for an unknown option and then say the query is missing; an unknown ``--word`` is still an
+    error (a mistyped option).
+    """
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        if not getattr(args, "dashed_words", False) or any(e.startswith("--") for e in extras):
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        args.query = [*args.query, *extras]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noted`` console script."""
     given = list(sys.argv[1:] if argv is None else argv)
@@ -110,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.BAD_INPUT
     args = _bare(given)
     if args is None or not commands_tui.interactive():
-        args = build_parser().parse_args(given)
+        args = parse(given)
     ctx = CliContext(profile_arg=args.profile, json=args.json, joplin=args.joplin, vault=args.vault)
     try:
         return _run(args, ctx)

@@ -35,7 +35,12 @@ def register(sub: Commands) -> None:
         epilog=_GRAMMAR,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("query", help="the query, e.g. 'tag:howto \"change feed\"'")
+    p.add_argument(
+        "query",
+        nargs="*",
+        help="the query, one argument or several, e.g. 'tag:howto \"change feed\"' or budget -tag:done",
+    )
+    p.set_defaults(dashed_words=True)  # -tag:done, -draft: words of the query, not options (cli.parse)
     p.add_argument(
         "--mode",
         choices=("keyword", "semantic", "hybrid"),
@@ -51,11 +56,12 @@ def register(sub: Commands) -> None:
 def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     check_range("--limit", args.limit, 1, MAX_LIMIT)
     check_range("--offset", args.offset, 0, MAX_COUNT)
-    found = ctx.services.finder().search(args.query, mode=args.mode, limit=args.limit, offset=args.offset)
+    query = " ".join(args.query)
+    found = ctx.services.finder().search(query, mode=args.mode, limit=args.limit, offset=args.offset)
     for line in found.lines():  # how the query was read, a partial index, why nothing matched
         ctx.error(line)
     if ctx.json:
-        ctx.emit(_payload(args.query, found))
+        ctx.emit(_payload(query, found))
     else:
         _print(ctx, args, found)
     return 0
