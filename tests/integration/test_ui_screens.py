@@ -241,12 +241,12 @@ async def test_a_bad_filter_says_why_instead_of_results(services: Services) -> N
         screen = await _open_search(pilot)
         await _type(pilot, screen, "release")
         assert screen.rows  # results first, so the error below must replace them
-        await pilot.press(*" bogus:1")
+        await pilot.press(*" notebok:1")
         await until(pilot, lambda: screen.answered == screen._asked and screen._timer is None)
         message = screen.query_one("#search-message", Label)
         assert screen.rows == ()
         assert message.has_class("-error")
-        assert "bogus" in str(message.render())
+        assert 'unknown filter "notebok:"; did you mean notebook:?' in str(message.render())
 
 
 async def test_mode_switch_searches_by_meaning(fixture: Fixture) -> None:
