@@ -116,7 +116,9 @@ class PromptBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label()
-        yield PromptField(select_on_focus=False)
+        field = PromptField(select_on_focus=False)
+        field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
+        yield field
 
     @property
     def owner(self) -> Widget | None:
