@@ -21,7 +21,6 @@ from textual.widgets import OptionList
 from noted.models import ACTOR_USER
 from noted.services import Services
 from noted.ui.app import NotedApp
-from noted.ui.chat.views import ChatInput
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.messages import OpenNote
@@ -180,8 +179,5 @@ def test_chat_beside_a_note(
         await pilot.press("enter")  # read the first note, then open the assistant beside it
         await pilot.press("ctrl+t")
         await until(pilot, lambda: app.workspace.chat is not None and app.workspace.chat.has_focus_within)
-        # The message box's cursor blinks: a slower run caught it off (the picture differed between a
-        # run of this file and of this test alone). Steady, it is always drawn.
-        app.workspace.query_one(ChatInput).cursor_blink = False
 
     assert snap_compare(_app(services), terminal_size=size, run_before=_then(chat))

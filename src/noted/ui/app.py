@@ -18,6 +18,7 @@ from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import Input, TextArea
 from textual.worker import Worker
 
 from noted.errors import NotedError
@@ -167,6 +168,12 @@ class NotedApp(App[None]):
             await self.typeahead.key(event, super().on_event)
         else:
             await super().on_event(event)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Headless (tests, screenshots), a focused field's cursor is drawn steadily: a slow run
+        would catch a blinking one off, and every field is covered here rather than each alone."""
+        if self.is_headless and isinstance(event.widget, (Input, TextArea)):
+            event.widget.cursor_blink = False
 
     def _settings_touched(self, changes: tuple[SettingChange, ...]) -> None:
         # Runs in whichever thread changed the setting: only post, never touch widgets.

@@ -60,9 +60,7 @@ class ChoicePicker(ReportsWorkerFailures, ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self._title, classes="dialog--title")
-            field = Input(placeholder=self.FILTER)
-            field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
-            yield field
+            yield Input(placeholder=self.FILTER)
             yield OptionList()
             yield Label("", classes="dialog--error -hidden")
             yield Label(self.HINT, classes="dialog--hint")

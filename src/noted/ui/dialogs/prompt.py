@@ -79,7 +79,6 @@ class TextPrompt(ModalScreen[str | None]):
                 )
             else:
                 field = Input(self._value, placeholder=self._placeholder, select_on_focus=True)
-            field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
             yield field
             yield Label(self._hint or "Enter to accept · Esc to cancel", classes="dialog--hint")
 

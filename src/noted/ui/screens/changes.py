@@ -120,11 +120,9 @@ and `since:day-1`.
     def compose(self) -> ComposeResult:
         with Vertical(id="changes-box"):
             yield Label("Changes to review", id="changes-title")
-            field = Input(
+            yield Input(
                 placeholder="/ filter: actor, notebook or title words; since:day-1", id="changes-filter"
             )
-            field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
-            yield field
             yield ChangesList(id="changes-list")
             with ChangeDiff(id="changes-diff-box"):
                 yield Static("", id="changes-diff")

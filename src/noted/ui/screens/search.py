@@ -187,11 +187,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         with Vertical(id="search-box"):
             with Horizontal(id="search-prompt"):
                 yield Label(self._mode_label(), id="search-mode")
-                field = QueryField(
-                    placeholder='words, "a phrase", notebook:Work, tag:plan…', id="search-input"
-                )
-                field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
-                yield field
+                yield QueryField(placeholder='words, "a phrase", notebook:Work, tag:plan…', id="search-input")
             message = Label("", id="search-message")
             message.display = False
             yield message

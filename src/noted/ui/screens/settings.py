@@ -112,12 +112,10 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def compose(self) -> ComposeResult:
         title = "Settings · changes apply at once and are saved in the profile's config.toml"
         yield Label(Content(title), id="settings-title")
-        finder = Input(
+        yield Input(
             placeholder="Type to find a setting (mcp, timeout, theme…) · Enter goes to it",
             id="settings-filter",
         )
-        finder.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
-        yield finder
         with VerticalScroll(id="settings"):
             self.services.registry.all()  # built on first use, it declares the tool switches listed below
             entries = self.services.settings.entries()
@@ -178,9 +176,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             return Select(
                 ((c, c) for c in choices), value=str(value), allow_blank=False, name=spec.key, id=wid
             )
-        field = Input(as_text(value), placeholder=spec.allowed(), name=spec.key, id=wid)
-        field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
-        return field
+        return Input(as_text(value), placeholder=spec.allowed(), name=spec.key, id=wid)
 
     def _themes(self, current: str) -> list[str]:
         names = set(self.app.available_themes) | {current}

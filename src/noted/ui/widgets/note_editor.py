@@ -127,9 +127,7 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         # Not selected on focus: a key typed after Shift+Tab would replace the whole title.
         yield Input(id="editor-title", placeholder="title", select_on_focus=False)
         # The Markdown grammar loads on the first edit, not while the app starts (it takes a while).
-        body = TextArea.code_editor(theme="css", soft_wrap=True, show_line_numbers=False, id="editor-body")
-        body.cursor_blink = not self.app.is_headless  # snapshots and tests must not depend on a blink
-        yield body
+        yield TextArea.code_editor(theme="css", soft_wrap=True, show_line_numbers=False, id="editor-body")
 
     # Opening -------------------------------------------------------------------------------
     def edit(self, note: Note, *, text: str | None = None) -> None:

@@ -116,9 +116,7 @@ class PromptBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label()
-        field = PromptField(select_on_focus=False)
-        field.cursor_blink = not self.app.is_headless  # screenshots must not catch a blink
-        yield field
+        yield PromptField(select_on_focus=False)
 
     @property
     def owner(self) -> Widget | None:
