@@ -30,7 +30,6 @@ from noted.search.translate import to_english
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE, SEARCH_TRANSLATE
 
 if TYPE_CHECKING:
-    from noted.search.hybrid import SplitQuery
     from noted.search.semantic import Relevance, SemanticSearch
     from noted.settings import Settings
     from noted.store.protocol import Store
@@ -102,7 +101,7 @@ class Finder:
         if how is Mode.KEYWORD:
             return self._keyword(query, limit, offset, folder_ids, note_ids, translate)
         # Search by meaning, its model and numpy load here, not for a keyword search.
-        from noted.search.hybrid import HybridSearch, split_query
+        from noted.search.hybrid import HybridSearch
         from noted.search.semantic import Relevance
 
         if limit + offset > MAX_LIMIT:  # by meaning, every hit up to the page's end is ranked
@@ -112,9 +111,7 @@ class Finder:
         if close not in set(Relevance):  # before any model work
             raise InvalidInputError(f'relevance must be one of strict, normal, loose (got "{close}")')
         if how is Mode.SEMANTIC:
-            found = self._by_meaning(
-                split_query(self.keyword.parse(query)), limit + offset, close, scope, translate
-            )
+            found = self._by_meaning(query, limit + offset, close, scope, translate)
         else:
             found = HybridSearch(self.keyword, self._semantic).search(
                 query, limit=limit + offset, note_ids=scope, relevance=close, translate=translate
@@ -154,25 +151,21 @@ class Finder:
         return dataclasses.replace(results, translation_hint=translation.text if translation else "")
 
     def _by_meaning(
-        self,
-        query: SplitQuery,
-        limit: int,
-        relevance: Relevance | str,
-        scope: list[str] | None,
-        translate: bool,
+        self, query: str, limit: int, relevance: Relevance | str, scope: list[str] | None, translate: bool
     ) -> Results:
         """Its words by meaning, among the notes its filters and exclusions allow (as in hybrid)."""
-        from noted.search.hybrid import allowed_notes
+        from noted.search.hybrid import allowed_notes, split_query
 
-        if not query.text:
+        split = split_query(self.keyword.parse(query))
+        if not split.text:
             raise InvalidInputError(
                 "a search by meaning needs words, not only filters",
                 hint="search by keyword lists the notes they allow",
             )
-        words = read_words(query.text, self.keyword, translate=translate)
+        words = read_words(split.text, self.keyword, translate=translate)
         semantic = self._semantic()
         vectors = semantic.query_vectors(words.texts)
-        allowed = allowed_notes(self.keyword, query.restriction, None if scope is None else set(scope))
+        allowed = allowed_notes(self.keyword, split.restriction, None if scope is None else set(scope))
         found = semantic.search_vectors(vectors, relevance=relevance, limit=limit, note_ids=allowed)
         passages = semantic.passages(vectors, [h.note_id for h in found], query_words(words.texts))
         hits = tuple(semantic_hit(h, passages.get(h.note_id)) for h in found)
