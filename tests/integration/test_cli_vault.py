@@ -85,3 +85,16 @@ def test_the_first_open_of_a_folder_shows_a_progress_bar_on_a_terminal(
     assert "Reading the Markdown folder" in shown.err and "30/30" in shown.err
     assert "Note 29" in shown.out and "Note 29" in piped.out
     assert piped.err == ""  # the same run into a pipe: no bar
+
+
+def test_renaming_a_sub_notebook_keeps_it_where_it_is(cli: Cli, vault: Path) -> None:
+    """With no note at the folder's root there is no root notebook: a rename (no new parent) was
+    taken for a move to the top, and ``daily/week`` became ``later``."""
+    v = ("--vault", str(vault))
+    cli.ok("notebook", "create", "week", "--parent", "daily", *v)
+    (vault / "daily" / "week" / "note.md").write_text("# In the week\n")
+    cli.ok("notebook", "rename", "week", "later", *v)
+    assert (vault / "daily" / "later" / "note.md").read_text() == "# In the week\n"
+    assert not (vault / "later").exists()
+    paths = {f["title"]: f["path"] for f in cli.json("notebooks", *v)}
+    assert paths["later"] == "daily/later"

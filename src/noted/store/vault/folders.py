@@ -37,7 +37,8 @@ class Folders(VaultPart):
     ) -> Folder:
         if folder_id == self.core.root_folder_id:
             raise InvalidInputError("the Markdown folder's own notebook cannot be renamed or moved")
-        parent_id = "" if parent_id == self.core.root_folder_id else parent_id
+        if parent_id is not None and parent_id == self.core.root_folder_id:
+            parent_id = ""  # (None, a rename, stays where it is even when there is no root notebook)
         with self.mirror.batch():
             old = self.core.folder_dir(folder_id)
             folder = self.mirror.update_folder(folder_id, title=title, parent_id=parent_id, actor=actor)
