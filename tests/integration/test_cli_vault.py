@@ -87,6 +87,24 @@ def test_the_first_open_of_a_folder_shows_a_progress_bar_on_a_terminal(
     assert piped.err == ""  # the same run into a pipe: no bar
 
 
+def test_front_matter_that_is_not_yaml_is_never_rewritten_and_the_refusal_says_why(
+    cli: Cli, vault: Path
+) -> None:
+    """Adding a tag to a file whose front matter does not parse would write a key nobody reads back
+    (the tag command said "tags: (none)" and exited 0): it is refused, the file untouched, and an
+    edit that needs no front matter still works."""
+    v = ("--vault", str(vault))
+    broken = vault / "broken.md"
+    text = "---\ntitle: [unclosed\n---\nbody\n"
+    broken.write_text(text)
+    refused = cli("tag", "broken", "new", *v)
+    assert refused.code == ExitCode.BAD_INPUT, refused
+    assert refused.err.count("\n") == 1 and "front matter" in refused.err and 'set "tags"' in refused.err
+    assert broken.read_text() == text
+    cli.ok("edit", "broken", "--append", "more", *v)
+    assert broken.read_text() == text + "more\n"
+
+
 def test_renaming_a_sub_notebook_keeps_it_where_it_is(cli: Cli, vault: Path) -> None:
     """With no note at the folder's root there is no root notebook: a rename (no new parent) was
     taken for a move to the top, and ``daily/week`` became ``later``."""

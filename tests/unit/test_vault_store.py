@@ -13,7 +13,7 @@ from tests.support.polling import wait_for
 from tests.support.vaults import by_title, git, opened
 
 from noted.errors import ConflictError
-from noted.models import ACTOR_OUTSIDE, NotePatch
+from noted.models import ACTOR_OUTSIDE, NoteDraft, NotePatch
 from noted.ops.conflicts import Choice, Conflict, resolve
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import Store
@@ -255,3 +255,24 @@ def test_a_rename_in_place_is_in_the_feed_and_in_note_paths(store: VaultStore, v
     store.follower.apply(["projects/plan.md", "projects/plan-2026.md"])
     assert store.note_paths()[plan] == "projects/plan-2026.md"  # not the path read before the rename
     assert [c.actor for c in store.changes_since(cursor).changes] == [ACTOR_OUTSIDE]
+
+
+def test_a_title_whose_file_name_is_taken_is_kept_in_front_matter(store: VaultStore, vault: Path) -> None:
+    """A create, rename or move that lands on ``NAME 2.md`` keeps the title asked for (the file's
+    name no longer carries it), and a title that fits its file name writes no front matter."""
+    projects = store.get_note(by_title(store, "Plan")).parent_id
+    first = by_title(store, "inbox")
+    root = store.get_note(first).parent_id
+    made = store.create_note(NoteDraft(title="inbox", body="second\n", parent_id=root), actor="user")
+    assert made.title == "inbox" and store.get_note(made.id).title == "inbox"
+    assert (vault / "inbox 2.md").read_text() == "---\ntitle: inbox\n---\n\nsecond\n"
+    other = store.create_note(NoteDraft(title="other", body="third\n", parent_id=root), actor="user")
+    assert (vault / "other.md").read_text() == "third\n"
+    store.update_note(other.id, NotePatch(title="inbox"), actor="user")
+    assert store.get_note(other.id).title == "inbox"
+    assert (vault / "inbox 3.md").read_text() == "---\ntitle: inbox\n---\n\nthird\n"
+    (vault / "projects" / "inbox.md").write_text("taken\n")
+    store.follower.scan()
+    store.update_note(first, NotePatch(parent_id=projects), actor="user")
+    assert store.get_note(first).title == "inbox"
+    assert (vault / "projects" / "inbox 2.md").read_text().startswith("---\ntitle: inbox\n---\n")

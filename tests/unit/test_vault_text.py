@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from noted.errors import InvalidInputError
 from noted.store.vault.text import FileText
 
 LINES = st.lists(
@@ -65,3 +67,13 @@ def test_todo_keys() -> None:
     ft = FileText.parse("---\ntodo: true\ndue: 2026-12-24T18:00:00Z\ndone: true\n---\n")
     is_todo, due, done = ft.todo()
     assert is_todo and due == 1798135200000 and done == 1
+
+
+@pytest.mark.parametrize("front", ["title: [unclosed\n", "- a list\n", "just words\n"])
+def test_a_key_is_never_set_in_front_matter_that_does_not_read_as_keys(front: str) -> None:
+    text = FileText.parse(f"---\n{front}---\nbody\n")
+    assert text.fields() == {} and text.with_key("todo", None, ("todo",)) == text
+    with pytest.raises(InvalidInputError, match='cannot set "todo"'):
+        text.with_key("todo", True, ("todo",))
+    empty = FileText.parse("---\n---\nbody\n")
+    assert empty.with_key("todo", True, ("todo",)).render() == "---\ntodo: true\n---\nbody\n"

@@ -50,8 +50,7 @@ class Notes(VaultPart):
             if draft.id is not None and self.mirror.get_notes([draft.id]):
                 raise InvalidInputError(f'a note with id "{draft.id}" exists already')
             rel = self.vault.free_name(self.core.folder_dir(parent.id), safe_name(title))
-            if ft.title(PurePosixPath(rel).stem) != title:
-                ft, _ = ft.with_title(title, PurePosixPath(rel).stem)
+            ft = ft.titled(title, PurePosixPath(rel).stem)
             ft = with_todo(ft, draft.is_todo, draft.todo_due, draft.todo_completed, draft.source_url)
             if draft.tags:
                 ft = ft.with_tags(list(dict.fromkeys(draft.tags)))
@@ -89,8 +88,10 @@ class Notes(VaultPart):
         ft = ft.with_body(check_body(patch.body_after(ft.body)))
         rel, rename = row.path, False
         stem = PurePosixPath(rel).stem
-        if patch.title is not None and clean_title(patch.title) != ft.title(stem):
-            ft, rename = ft.with_title(clean_title(patch.title) or "Untitled", stem)
+        title = ft.title(stem)
+        if patch.title is not None and clean_title(patch.title) != title:
+            title = clean_title(patch.title) or "Untitled"
+            ft, rename = ft.with_title(title, stem)
         ft = with_todo(ft, patch.is_todo, patch.todo_due, patch.todo_completed, patch.source_url)
         target = rel
         if not in_trash(rel):
@@ -103,6 +104,7 @@ class Notes(VaultPart):
                 here = rel.rpartition("/")[0] if folder is None else folder
                 name = safe_name(clean_title(patch.title or old.title)) if rename else stem
                 target = self.vault.free_name(here, name) if f"{here}/{name}.md".lstrip("/") != rel else rel
+                ft = ft.titled(title, PurePosixPath(target).stem)
         ft = ft.with_body(self.attachments.place(ft.body, target))
         data = ft.render().encode("utf-8")
         state = self.vault.state(rel)

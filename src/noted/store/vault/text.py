@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from noted.errors import InvalidInputError
 from noted.markdown import code_ranges
 from noted.store.transfer.common import dump_yaml, load_yaml, safe_name, to_ms
 
@@ -86,7 +87,7 @@ class FileText:
     # What noted reads ------------------------------------------------------------------------------
     def fields(self) -> dict[str, Any]:
         """The front matter as a mapping ({} when absent or not a mapping of keys)."""
-        return {} if self.front is None else _fields(self.front)
+        return {} if self.front is None else _fields(self.front) or {}
 
     def title(self, stem: str) -> str:
         """The first-line heading, else front-matter ``title``, else ``stem`` (the file name)."""
@@ -143,6 +144,12 @@ class FileText:
             return self.with_key("title", title, ("title",)), False
         return self, title != stem
 
+    def titled(self, title: str, stem: str) -> FileText:
+        """The text whose title reads ``title`` in a file named ``stem``: ``with_title``, then
+        front-matter ``title`` when the file's name would not carry it (a taken name got `` 2``)."""
+        ft = self.with_title(title, stem)[0] if self.title(stem) != title else self
+        return ft if ft.title(stem) == title else ft.with_key("title", title, ("title",))
+
     def with_key(self, name: str, value: object, keys: tuple[str, ...]) -> FileText:
         """The front matter with one key set (``value`` None removes it), every other line kept.
 
@@ -154,6 +161,11 @@ class FileText:
         key = next((k for k in keys if k in blocks), None)
         if value is None and key is None:
             return self
+        if self.front is not None and _fields(self.front) is None:
+            raise InvalidInputError(
+                f'this note\'s front matter (between its "---" lines) does not read as YAML keys, so noted'
+                f' cannot set "{name}" in it (it would not be read back); correct it in the file first'
+            )
         line = "" if value is None else _dump_key(key or name, value)
         if key is not None:
             start, end = blocks[key]
@@ -195,13 +207,14 @@ class FileText:
 
 
 @functools.lru_cache(maxsize=64)
-def _fields(front: str) -> dict[str, Any]:
-    """Parsed once for the several fields read from one file (callers do not change it)."""
+def _fields(front: str) -> dict[str, Any] | None:
+    """Parsed once for the several fields read from one file (callers do not change it); None when
+    it is not YAML, or not a mapping of keys (empty front matter has no keys: ``{}``)."""
     try:
         data = load_yaml(front)
     except yaml.YAMLError:
-        return {}
-    return data if isinstance(data, dict) else {}
+        return None
+    return {} if data is None else data if isinstance(data, dict) else None
 
 
 def front_tags(data: dict[str, Any]) -> list[str]:
