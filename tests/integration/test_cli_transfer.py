@@ -250,6 +250,27 @@ def test_invalid_front_matter_names_file_and_line(cli: Cli, bad: Path) -> None:
     refused(cli, ["import", str(bad)], 'z.md: line 2: bad value for "created"')
 
 
+def test_every_bad_file_is_named_in_one_refusal(cli: Cli, bad: Path) -> None:
+    """A vault with several bad files took one run per file to find them all."""
+    (bad / "a.md").write_text("---\ntags: [a, b\n---\nbody\n", encoding="utf-8")
+    (bad / "sub").mkdir()
+    (bad / "sub" / "latin1.md").write_bytes(b"caf\xe9\n")
+    before = cli.cursor()
+    result = cli("import", str(bad))
+    assert result.code == 2 and cli.cursor() == before
+    assert result.err.splitlines() == [
+        "noted: 2 files cannot be imported, so nothing was; correct them and import again:",
+        "  a.md: line 3: invalid front matter: did not find expected ',' or ']'",
+        "  sub/latin1.md is not valid UTF-8 (line 1, byte 4); save it as UTF-8 and import again",
+    ]
+    for n in range(21):
+        (bad / f"z{n:02}.md").write_text("---\ncreated: last tuesday\n---\nbody\n", encoding="utf-8")
+    lines = cli("import", str(bad)).err.splitlines()
+    assert lines[0].startswith("noted: 23 files cannot be imported") and len(lines) == 22
+    assert lines[2].startswith('  z00.md: line 2: bad value for "created"') and lines[-1] == "  and 3 more"
+    assert cli.cursor() == before
+
+
 def test_unreadable_files_are_refused(cli: Cli, bad: Path) -> None:
     (bad / "gone.md").symlink_to(bad / "missing.md")
     refused(cli, ["import", str(bad)], "cannot read gone.md")

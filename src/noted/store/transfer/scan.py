@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 import yaml
 
-from noted.errors import NotFoundError, NotUtf8Error
+from noted.errors import InvalidInputError, NotFoundError, NotUtf8Error
 from noted.markdown import link_spans, replace_spans
 from noted.models import Note, new_id
 from noted.store.protocol import Store
@@ -140,6 +140,7 @@ def _walk(scan: Scan, is_export: bool) -> None:
         where = scan.rel(Path(exc.filename)) if exc.filename else str(scan.root)
         raise TransferError(f"cannot read the folder {where}: {exc.strerror or exc}")
 
+    problems: list[str] = []
     for dirpath, dirnames, filenames in os.walk(scan.root, onerror=unreadable):
         here = Path(dirpath)
         key = scan.rel(here) if here != scan.root else ""
@@ -163,10 +164,26 @@ def _walk(scan: Scan, is_export: bool) -> None:
                     f"{scan.rel(path)}: not a regular file (a named pipe, device or socket); skipped"
                 )
                 continue
-            _add_file(scan, path, key)
+            try:
+                _add_file(scan, path, key)
+            except InvalidInputError as exc:  # every file is read, so one refusal names them all
+                problems.append(str(exc))
+    if problems:
+        raise _refusal(problems)
     used = {f.dir_key for f in scan.files}
     for key in sorted({k for used_key in used for k in _ancestors(used_key)}):
         _add_dir(scan, key, is_export)
+
+
+def _refusal(problems: list[str]) -> TransferError:
+    """One file's problem as it is; several as a line saying so, then one line each (the first 20)."""
+    if len(problems) == 1:
+        return TransferError(problems[0])
+    lines = problems[:20] + [f"and {len(problems) - 20} more"] * (len(problems) > 20)
+    return TransferError(
+        f"{len(problems)} files cannot be imported, so nothing was; correct them and import again:"
+        + "".join(f"\n  {line}" for line in lines)
+    )
 
 
 def _ancestors(key: str) -> list[str]:
