@@ -276,3 +276,17 @@ def test_a_title_whose_file_name_is_taken_is_kept_in_front_matter(store: VaultSt
     store.update_note(first, NotePatch(parent_id=projects), actor="user")
     assert store.get_note(first).title == "inbox"
     assert (vault / "projects" / "inbox 2.md").read_text().startswith("---\ntitle: inbox\n---\n")
+
+
+def test_a_title_changed_only_in_case_renames_the_file_to_it(store: VaultStore, vault: Path) -> None:
+    """The file's own name counted as taken, so ``inbox`` retitled ``Inbox`` became ``Inbox 2.md``."""
+    inbox = by_title(store, "inbox")
+    store.update_note(inbox, NotePatch(title="Inbox"), actor="user")
+    assert (vault / "Inbox.md").read_text() == "Loose thought with #idea\n"
+    assert store.get_note(inbox).title == "Inbox" and not (vault / "inbox.md").exists()
+    assert git(vault, "status", "--porcelain", "--untracked-files=all").split() == [
+        "D",
+        "inbox.md",
+        "??",
+        "Inbox.md",
+    ]

@@ -245,7 +245,7 @@ class Vault:
         """Rename a file or folder inside the vault; refused when ``new`` exists."""
         self.forget_folders()
         source, target = self.path(old, fresh=True), self.path(new, fresh=True)
-        if target.exists() or target.is_symlink():
+        if (target.exists() or target.is_symlink()) and not _same_file(source, target):
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
         self.make_dir(target.parent)
         os.rename(source, target)
@@ -273,6 +273,14 @@ class Vault:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """``b`` is ``a`` under another case of its name (a case-insensitive file system)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def decode(data: bytes) -> str:

@@ -103,7 +103,9 @@ class Notes(VaultPart):
             if rename or folder is not None:
                 here = rel.rpartition("/")[0] if folder is None else folder
                 name = safe_name(clean_title(patch.title or old.title)) if rename else stem
-                target = self.vault.free_name(here, name) if f"{here}/{name}.md".lstrip("/") != rel else rel
+                wanted = f"{here}/{name}.md".lstrip("/")
+                same = wanted.casefold() == rel.casefold()  # its own name, or only its case changed
+                target = wanted if same else self.vault.free_name(here, name)
                 ft = ft.titled(title, PurePosixPath(target).stem)
         ft = ft.with_body(self.attachments.place(ft.body, target))
         data = ft.render().encode("utf-8")
