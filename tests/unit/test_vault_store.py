@@ -15,6 +15,7 @@ from tests.support.vaults import by_title, git, opened
 from noted.errors import ConflictError
 from noted.models import ACTOR_OUTSIDE, NoteDraft, NotePatch
 from noted.ops.conflicts import Choice, Conflict, resolve
+from noted.ops.links import note_links
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import Store
 from noted.store.vault import VaultStore
@@ -139,6 +140,7 @@ def test_a_save_on_a_stale_base_records_the_editors_version_and_keep_both_writes
     assert resolved.copy is not None
     copies = [p.name for p in (vault / "projects").iterdir() if "conflict copy" in p.name]
     assert len(copies) == 1 and copies[0].startswith("Plan (conflict copy ") and copies[0].endswith(".md")
+    assert "> Conflict copy of [Plan](plan.md), saved " in (vault / "projects" / copies[0]).read_text()
     assert "Edited next door." in path.read_text()  # theirs stays in the file
 
 
@@ -290,3 +292,26 @@ def test_a_title_changed_only_in_case_renames_the_file_to_it(store: VaultStore, 
         "??",
         "Inbox.md",
     ]
+
+
+def test_a_link_to_a_note_by_its_id_is_written_as_the_path_of_its_file(
+    store: VaultStore, vault: Path
+) -> None:
+    """The assistant links notes as ``[title](:/id)`` and a conflict copy links its note so: in the
+    folder that is the file's relative path, which Obsidian and every editor follow (no id of
+    noted's is written into a note); a link to a trashed note, or to nothing, stays as written."""
+    plan, inbox = by_title(store, "Plan"), by_title(store, "inbox")
+    body = f"See [the plan](:/{plan}#first) and [inbox](<:/{inbox}>) and [x](:/{'0' * 32}).\n"
+    made = store.create_note(
+        NoteDraft(title="links", body=body, parent_id=store.get_note(plan).parent_id), actor="user"
+    )
+    assert (vault / "projects" / "links.md").read_text() == (
+        f"See [the plan](plan.md#first) and [inbox](../inbox.md) and [x](:/{'0' * 32}).\n"
+    )
+    assert [link.note_id for link in note_links(store, KeywordSearch(store), made.id).outgoing[:2]] == [
+        plan,
+        inbox,
+    ]
+    store.trash_note(inbox, actor="user")
+    store.update_note(made.id, NotePatch(body=f"[inbox](:/{inbox})\n"), actor="user")
+    assert (vault / "projects" / "links.md").read_text() == f"[inbox](:/{inbox})\n"

@@ -13,8 +13,8 @@ A file attached from noted (``noted.ops.attachments.attach_to_note``: the bytes 
 ``:/id`` is linked in the note) is written into the folder Obsidian would use when the note's text
 is written: ``attachmentFolderPath`` of ``.obsidian/app.json`` (``/`` or none: the folder's root;
 ``./``: the note's folder; ``./sub``: a folder below the note's; ``dir``: that folder from the root),
-and the ``:/id`` link becomes the file's relative path. noted deletes only a file it wrote, and only
-while it is unchanged (``Resources.delete_resource``).
+and the ``:/id`` link becomes the file's relative path (as does a ``:/id`` link to a note). noted
+deletes only a file it wrote, and only while it is unchanged (``Resources.delete_resource``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
 from noted.store.vault.files import Skipped, content_hash
+from noted.store.vault.follow import in_trash
 
 if TYPE_CHECKING:
     from noted.store.vault.base import VaultCore
@@ -207,13 +208,18 @@ class Attachments:
     # Writing links -------------------------------------------------------------------------------
     def place(self, body: str, note_rel: str) -> str:
         """``body`` with each ``:/id`` link to an attachment made a relative path to its file in the
-        folder, the file written first where Obsidian would put it when it is still in the profile."""
+        folder, the file written first where Obsidian would put it when it is still in the profile;
+        and each ``:/id`` link to a note (the assistant's, a conflict copy's) the path of its file,
+        so no id of noted's is written into the folder (one to a trashed note stays as it is)."""
         paths: dict[str, str] = {}
-        for resource_id in linked_ids(body):
-            known = self.store.ledger.file(resource_id)
-            path = known[0] if known else self._adopt(resource_id, note_rel)
+        for link_id in linked_ids(body):
+            known, note = self.store.ledger.file(link_id), self.store.ledger.note(link_id)
+            if note is not None:
+                path = note.path if note.present and not in_trash(note.path) else None
+            else:
+                path = known[0] if known else self._adopt(link_id, note_rel)
             if path is not None:
-                paths[resource_id] = path
+                paths[link_id] = path
         if not paths:
             return body
         folder = note_rel.rpartition("/")[0] or "."
@@ -232,7 +238,7 @@ class Attachments:
         try:
             resource = store.mirror.get_resource(resource_id)
         except NotFoundError:
-            return None  # a link to a note
+            return None  # a link to nothing noted knows
         data = store.mirror.read_resource(resource_id)
         stem, suffix = posixpath.splitext(resource.filename)
         path = store.vault.free_name(self.new_folder(note_rel), stem or "attachment", suffix)
