@@ -88,7 +88,12 @@ def test_editor_meeting_a_change_keeps_both(
     _concurrent_editor(cli, tmp_path, monkeypatch, note)
     result = cli("edit", note)
     assert result.code == EXIT_CONFLICT
-    assert result.err.count("\n") == 1 and "kept both" in result.err and f"noted show {note}" in result.err
+    assert result.err.count("\n") == 1 and "kept both" in result.err
+    # The compare command runs as printed, with this run's --profile (or --vault DIR).
+    shown = result.err.split("compare with: ")[1].strip()
+    assert shown.startswith(f"diff <(noted --profile {shlex.quote(str(cli.profile))} show {note}) <(")
+    compared = subprocess.run(["bash", "-c", shown], capture_output=True, text=True, env=env_with_src())
+    assert compared.returncode == 1 and "> typed in the editor" in compared.stdout, compared.stderr
     assert cli.json("show", note)["body"] == "base\nChanged meanwhile\n"
     copies = [n for n in cli.json("notes") if n["title"].startswith("Shared")]
     assert len(copies) == 2 and copies[0]["title"].startswith("Shared (conflict copy ")

@@ -122,10 +122,11 @@ def _report(ctx: CliContext, base: Note, resolved: Resolved) -> int:
     if not ctx.json:
         if resolved.choice is Choice.OVERWRITE:
             ctx.out(
-                f'saved "{resolved.note.title}" over a change made meanwhile, which is in `noted history {base.id}`'
+                f'saved "{resolved.note.title}" over a change made meanwhile, which is in '
+                f"`{ctx.command('history', base.id)}`"
             )
         else:
-            ctx.error(_conflict_line(base, resolved))
+            ctx.error(_conflict_line(ctx, base, resolved))
         return code
     store = ctx.services.store
     folders = folder_paths(store.list_folders(include_trashed=True))
@@ -144,16 +145,20 @@ def _report(ctx: CliContext, base: Note, resolved: Resolved) -> int:
     return code
 
 
-def _conflict_line(base: Note, resolved: Resolved) -> str:
-    """The one line on stderr for an edit that did not replace the note's text."""
+def _conflict_line(ctx: CliContext, base: Note, resolved: Resolved) -> str:
+    """The one line on stderr for an edit that did not replace the note's text (its commands run
+    as they are, ``--vault DIR`` and the like included)."""
     copy = resolved.copy
     if copy is None:
-        return f'note "{base.title}" changed while you edited it; kept that version, yours is in `noted history {base.id}`'
+        return (
+            f'note "{base.title}" changed while you edited it; kept that version, yours is in '
+            f"`{ctx.command('history', base.id)}`"
+        )
     if resolved.note.id == copy.id:
         return f'note "{base.title}" was deleted while you edited it; your text is the new note "{copy.title}" ({copy.id})'
     return (
         f'note "{base.title}" changed while you edited it; kept both: your text is the new note '
-        f'"{copy.title}" ({copy.id}); compare with: diff <(noted show {base.id}) <(noted show {copy.id})'
+        f'"{copy.title}" ({copy.id}); compare with: diff <({ctx.command("show", base.id)}) <({ctx.command("show", copy.id)})'
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,15 @@ class CliContext:
     """Whether this run made the profile's notebook."""
     _services: Services | None = field(default=None, init=False, repr=False)
     _profile: Profile | None = field(default=None, init=False, repr=False)
+
+    def command(self, *words: str) -> str:
+        """``noted WORDS`` as a line to run next, with this run's ``--profile``, ``--joplin``, ``--vault``."""
+        chosen = [
+            *(["--profile", self.profile_arg] if self.profile_arg else []),
+            *(["--joplin"] if self.joplin else []),
+            *(["--vault", self.vault] if self.vault else []),
+        ]
+        return shlex.join(["noted", *chosen, *words])
 
     @property
     def profile(self) -> Profile:
