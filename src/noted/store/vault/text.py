@@ -163,8 +163,8 @@ class FileText:
             return self
         if self.front is not None and _fields(self.front) is None:
             raise InvalidInputError(
-                f'this note\'s front matter (between its "---" lines) does not read as YAML keys, so noted'
-                f' cannot set "{name}" in it (it would not be read back); correct it in the file first'
+                f'this note\'s front matter (between its "---" lines) is not YAML noted can read, so it'
+                f' cannot set "{name}" there; correct it in the file first'
             )
         line = "" if value is None else _dump_key(key or name, value)
         if key is not None:
