@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,7 @@ from noted.providers import (
     make_provider,
 )
 from noted.providers.base import ChatProvider, parse_tool_arguments
+from noted.tools.editor_tools import PENDING
 
 SEARCH = ToolSpec(
     "search_notes",
@@ -357,11 +359,13 @@ async def test_demo_appends_to_the_open_note_when_its_editing_tools_are_on() -> 
     history = (
         *ASK.messages,
         AssistantMessage("", (ToolCall(call.id, call.name, call.arguments),)),
-        ToolResultMessage(call.id, '{"ok": true}'),
+        ToolResultMessage(call.id, json.dumps({"status": "pending", "message": PENDING})),
     )
     second = await collect(demo, ChatRequest("sys", history, tools=(SEARCH, append)))
     assert not any(isinstance(e, ToolCallReady) for e in second)
-    assert "new to-do line" in "".join(e.text for e in second if isinstance(e, TextDelta))
+    # The editor tools' own result (it said "Nothing was added: Applied to the working copy…").
+    said = "".join(e.text for e in second if isinstance(e, TextDelta))
+    assert said.startswith("Added a to-do line to the note; it is saved when") and "Nothing" not in said
 
     # Issue 39: after `n` (the edit declined) the demo still said "Done: the note has a new to-do line".
     declined = (

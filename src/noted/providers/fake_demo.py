@@ -70,11 +70,14 @@ def demo_turn(request: ChatRequest) -> list[FakeAction]:
 
 
 def _appended(result: str) -> str:
-    """What became of the to-do line: added, or not (the person said no, the note moved)."""
+    """What became of the to-do line: added (``pending``: the editor tools save it after the
+    turn), or not (the person said no, the note moved)."""
     try:
         data = json.loads(result)
     except ValueError:
         data = {}
+    if isinstance(data, dict) and data.get("status") == "pending":
+        return "Added a to-do line to the note; it is saved when this answer ends."
     if isinstance(data, dict) and data.get("status", "ok") != "ok":
         return f"Nothing was added: {data.get('message') or data.get('error') or data['status']}"
     return "Done: the note has a new to-do line."
