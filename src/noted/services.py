@@ -66,6 +66,9 @@ class VaultStatus:
     notebooks: int
     skipped: tuple[tuple[str, str], ...]
     """(path, reason) of each file noted reads nothing from and never writes."""
+    unread_front: tuple[tuple[str, str], ...] = ()
+    """(path, problem) of each note whose front matter does not parse: its body is read, its
+    title, tags and to-do are not (and noted writes no key into it)."""
 
 
 @dataclass
@@ -267,7 +270,13 @@ class Services:
             return None
         skipped = tuple(self.store.ledger.skipped())
         folders = self.store.list_folders()
-        return VaultStatus(str(self.store.vault.root), self.store.count_notes(), len(folders), skipped)
+        return VaultStatus(
+            str(self.store.vault.root),
+            self.store.count_notes(),
+            len(folders),
+            skipped,
+            tuple(self.store.front_problems()),
+        )
 
     def index_coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
         """How much of the store (or of ``note_ids``) the index covers; read without the model."""

@@ -103,6 +103,15 @@ def test_front_matter_that_is_not_yaml_is_never_rewritten_and_the_refusal_says_w
     assert broken.read_text() == text
     cli.ok("edit", "broken", "--append", "more", *v)
     assert broken.read_text() == text + "more\n"
+    # `noted vault status` names it, with the line (counted in the file) and the parser's words.
+    (vault / "daily" / "list.md").write_text("---\n- a list\n---\nx\n")
+    assert cli.json("vault", "status", *v)["front_matter_unread"] == [
+        {"path": "broken.md", "problem": "line 3: did not find expected ',' or ']'"},
+        {"path": "daily/list.md", "problem": "not a list of keys (key: value lines)"},
+    ]
+    shown = cli.ok("vault", "status", *v).out
+    assert "2 notes whose front matter is not YAML noted can read" in shown
+    assert "  broken.md: line 3: did not find expected ',' or ']'" in shown
 
 
 def test_renaming_a_sub_notebook_keeps_it_where_it_is(cli: Cli, vault: Path) -> None:

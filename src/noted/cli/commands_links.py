@@ -14,6 +14,7 @@ from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 from noted.ops.links import link_payload, note_links
 from noted.ops.resolve import resolve_note
+from noted.wording import plural
 
 
 def register(sub: Commands) -> None:
@@ -56,13 +57,21 @@ def cmd_vault(args: argparse.Namespace, ctx: CliContext) -> int:
                 "notes": status.notes,
                 "notebooks": status.notebooks,
                 "skipped": [{"path": p, "reason": r} for p, r in status.skipped],
+                "front_matter_unread": [{"path": p, "problem": r} for p, r in status.unread_front],
             }
         )
         return 0
     ctx.out(f"Markdown folder: {status.root}")
-    ctx.out(f"{status.notes} notes in {status.notebooks} notebooks")
+    ctx.out(f"{plural(status.notes, 'note')} in {plural(status.notebooks, 'notebook')}")
     if status.skipped:
-        ctx.out(f"{len(status.skipped)} files skipped (read, never written):")
+        ctx.out(f"{plural(len(status.skipped), 'file')} skipped (read, never written):")
         for path, reason in status.skipped:
             ctx.out(f"  {path}: {reason}")
+    if status.unread_front:
+        ctx.out(
+            f"{plural(len(status.unread_front), 'note')} whose front matter is not YAML noted can read"
+            " (their title, tags and to-do are not read from it; correct it in the file):"
+        )
+        for path, problem in status.unread_front:
+            ctx.out(f"  {path}: {problem}")
     return 0

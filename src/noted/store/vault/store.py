@@ -23,18 +23,19 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from noted.errors import ProfileError
+from noted.errors import InvalidInputError, ProfileError
 from noted.store.history.thinning import Thinning
 from noted.store.parts import Parts
 from noted.store.protocol import Capabilities
 from noted.store.sqlite import SqliteStore
 from noted.store.vault.base import VaultCore
-from noted.store.vault.files import Vault
+from noted.store.vault.files import Skipped, Vault, decode
 from noted.store.vault.folders import Folders
-from noted.store.vault.follow import Progress, sync_tags
+from noted.store.vault.follow import Progress, in_trash, sync_tags
 from noted.store.vault.notes import Notes
 from noted.store.vault.resources import Resources
 from noted.store.vault.tags import Tags
+from noted.store.vault.text import FileText
 from noted.store.vault.watch import Watcher
 
 SIDECAR_NAME = "vault.db"
@@ -124,6 +125,16 @@ class VaultStore(Parts):
         if self._watcher is None:
             self._watcher = Watcher(self).start()
         return self._watcher
+
+    def front_problems(self) -> Iterator[tuple[str, str]]:
+        """(path, problem) of each note's file whose front matter does not parse, read now."""
+        for row in sorted(self.ledger.all_notes(), key=lambda r: r.path):
+            if not row.present or in_trash(row.path):
+                continue
+            with contextlib.suppress(OSError, Skipped, InvalidInputError):  # gone or skipped meanwhile
+                problem = FileText.parse(decode(self.vault.read(row.path).data)).front_problem()
+                if problem:
+                    yield row.path, problem
 
     def close(self) -> None:
         if self._watcher is not None:

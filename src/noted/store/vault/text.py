@@ -89,6 +89,18 @@ class FileText:
         """The front matter as a mapping ({} when absent or not a mapping of keys)."""
         return {} if self.front is None else _fields(self.front) or {}
 
+    def front_problem(self) -> str | None:
+        """Why the front matter reads as no keys (``line 3: …``, counted in the file), or None."""
+        if self.front is None or _fields(self.front) is not None:
+            return None
+        try:
+            load_yaml(self.front)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 2}: " if mark is not None else ""
+            return f"{where}{getattr(exc, 'problem', None) or 'not YAML'}"
+        return "not a list of keys (key: value lines)"
+
     def title(self, stem: str) -> str:
         """The first-line heading, else front-matter ``title``, else ``stem`` (the file name)."""
         first = self.body.split("\n", 1)[0]
