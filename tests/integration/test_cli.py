@@ -394,6 +394,21 @@ def test_unknown_note_changes_nothing(cli: Cli, args: list[str]) -> None:
     assert_refused(cli, args, 1, f'no note with id or title "{args[1]}"')
 
 
+def test_an_empty_value_is_refused_not_taken_for_no_option(cli: Cli) -> None:
+    """``--notebook "$NB"`` with NB unset put the note in Inbox (and listed every note), ``--tag ""``
+    was dropped, ``--section ""`` printed the whole note: each now says what is missing."""
+    cli.ok("notes")
+    assert_refused(cli, ["create", "X", "--notebook", ""], 1, 'no notebook with id or title ""')
+    assert_refused(cli, ["create", "X", "--tag", "work", "--tag", " "], 2, "a tag needs a name")
+    assert_refused(cli, ["tag", "Start here", "work", ""], 2, "a tag needs a name")
+    assert_refused(cli, ["notes", "--notebook", ""], 1, 'no notebook with id or title ""')
+    assert_refused(cli, ["notes", "--tag", ""], 1, 'no tag ""')
+    assert_refused(cli, ["show", "Start here", "--section", ""], 1, 'no section ""')
+    assert_refused(cli, ["create", "X", "--due", ""], 2, 'bad --due ""')
+    assert_refused(cli, ["notebook", "create", "X", "--parent", ""], 1, 'no notebook with id or title ""')
+    assert_refused(cli, ["chats", "--note", ""], 1, 'no note with id or title ""')
+
+
 def test_unknown_notebook_changes_nothing(cli: Cli) -> None:
     cli.ok("notes")
     assert_refused(cli, ["move", "Start here", "Atlantis"], 1, 'no notebook with id or title "Atlantis"')

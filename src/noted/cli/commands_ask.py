@@ -83,7 +83,7 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
         raise InvalidInputError("the question is empty")
     services = ctx.services
     editor = None
-    if args.note:
+    if args.note is not None:
         note = resolve_note(services.store, args.note)
         editor = EditorSession.open(services.store, note.id)
     provider = services.provider()  # refuses (ai.enabled, ai.allowRemote…) before anything is saved
@@ -261,7 +261,7 @@ def cmd_chats(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.search:
         found = transcripts.search(args.search)
     else:
-        note_id = resolve_note(ctx.services.store, args.note).id if args.note else None
+        note_id = resolve_note(ctx.services.store, args.note).id if args.note is not None else None
         found = transcripts.recent(note_id=note_id)
     if ctx.json:
         ctx.emit([_as_dict(c) for c in found])

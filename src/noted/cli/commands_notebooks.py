@@ -93,7 +93,7 @@ def _report(ctx: CliContext, folder: Folder, verb: str) -> int:
 
 def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
-    parent = resolve_folder(store, args.parent).id if args.parent else ""
+    parent = resolve_folder(store, args.parent).id if args.parent is not None else ""
     title = args.title.strip()
     if not title:
         raise InvalidInputError("a notebook needs a title")

@@ -93,9 +93,9 @@ def summary(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_notes(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
-    folder_id = resolve_folder(store, args.notebook).id if args.notebook else None
+    folder_id = resolve_folder(store, args.notebook).id if args.notebook is not None else None
     tag_id = None
-    if args.tag:
+    if args.tag is not None:
         tag = store.find_tag(args.tag)
         if tag is None:
             raise NotFoundError(f'no tag "{args.tag}"', hint="`noted tags` lists them")
@@ -125,7 +125,7 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
     note = resolve_note(store, args.note)
     if args.outline:
         return _show_outline(ctx, note)
-    if args.section:
+    if args.section is not None:
         return _show_section(ctx, note, args.section)
     notebook, tags = render.notebook_of(store, note.parent_id), store.note_tags(note.id)
     conflict = commands_sync.conflict_of(store, note)

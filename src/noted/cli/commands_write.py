@@ -75,21 +75,29 @@ def _body_of(args: argparse.Namespace) -> str:
 
 def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
-    due = render.parse_local_time(args.due, what="--due") if args.due else 0
+    due = render.parse_local_time(args.due, what="--due") if args.due is not None else 0
     body = _body_of(args)
     if not args.title.strip():
         raise InvalidInputError("a note needs a title")
     draft = NoteDraft(
         title=args.title,
         body=body,
-        parent_id=resolve_folder(store, args.notebook).id if args.notebook else "",
+        parent_id=resolve_folder(store, args.notebook).id if args.notebook is not None else "",
         is_todo=args.todo or bool(due),
         todo_due=due,
         source_url=args.source_url,
-        tags=tuple(t.strip() for t in args.tag if t.strip()),
+        tags=tuple(_tag_names(args.tag)),
     )
     note = ops.create_note(store, draft, actor=ACTOR_USER).note
     return render.emit_note(ctx, note, note.id)
+
+
+def _tag_names(given: list[str]) -> list[str]:
+    """The tags given, trimmed; an empty one (``--tag "$UNSET"``) is refused, not dropped."""
+    names = [t.strip() for t in given]
+    if "" in names:
+        raise InvalidInputError('a tag needs a name, and one given is empty ("")')
+    return names
 
 
 def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -103,7 +111,7 @@ def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = live_note(store, args.note)
-    titles = [t.strip() for t in args.tags if t.strip()]
+    titles = _tag_names(args.tags)
     if not titles:
         raise InvalidInputError("give at least one tag")
     if args.remove:
