@@ -315,3 +315,25 @@ def test_a_link_to_a_note_by_its_id_is_written_as_the_path_of_its_file(
     store.trash_note(inbox, actor="user")
     store.update_note(made.id, NotePatch(body=f"[inbox](:/{inbox})\n"), actor="user")
     assert (vault / "projects" / "links.md").read_text() == f"[inbox](:/{inbox})\n"
+
+
+def test_a_note_restored_onto_a_taken_name_or_written_back_keeps_its_title(
+    store: VaultStore, vault: Path
+) -> None:
+    """Restoring ``inbox`` while another ``inbox.md`` is there moved it to ``inbox 2.md``, titled
+    ``inbox 2`` by the file on its next read; a note whose file went outside and is restored is
+    written back from the mirror, and its title (front matter, no file name holds ``a/b``) with it."""
+    inbox = by_title(store, "inbox")
+    root = store.get_note(inbox).parent_id
+    store.trash_note(inbox, actor="user")
+    store.create_note(NoteDraft(title="inbox", body="new\n", parent_id=root), actor="user")
+    store.restore_note(inbox, actor="user")
+    assert (vault / "inbox 2.md").read_text() == "---\ntitle: inbox\n---\n\nLoose thought with #idea\n"
+    store.follower.scan()
+    assert store.get_note(inbox).title == "inbox" and (vault / "inbox.md").read_text() == "new\n"
+    slash = store.create_note(NoteDraft(title="a/b", body="text\n", parent_id=root), actor="user")
+    (vault / "a_b.md").unlink()
+    store.follower.scan()
+    assert store.get_note(slash.id).is_trashed
+    store.restore_note(slash.id, actor="user")
+    assert (vault / "a_b.md").read_text() == "---\ntitle: a/b\n---\n\ntext\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from noted.errors import NotFoundError
+from noted.errors import InvalidInputError, NotFoundError
 from noted.models import Note
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import Database
@@ -151,6 +151,7 @@ class VaultCore:
                     self._rewrite(row, note, target)
                 else:
                     self._relocate(row, target, origin="")
+                    self._keep_title(note, target)
 
     def _relocate(self, row: NoteFile, target: str, *, origin: str) -> None:
         self.vault.move(row.path, target)
@@ -160,12 +161,28 @@ class VaultCore:
             self.ledger.put_note(conn, NoteFile(row.note_id, target, origin, size, mtime, row.hash))
 
     def _rewrite(self, row: NoteFile, note: Note, target: str) -> None:
-        data = self.current_text(row, note).render().encode("utf-8")
+        ft = self.current_text(row, note)
+        data = _titled(ft, note.title, target).render().encode("utf-8")
         state = self.vault.write(target, data)
         with self.db.write() as conn:
             self.ledger.put_note(
                 conn, NoteFile(row.note_id, target, "", state.size, state.mtime_ns, content_hash(data))
             )
+
+    def _keep_title(self, note: Note, target: str) -> None:
+        """A note restored onto a taken name (``NAME 2.md``) keeps its title: into the file it goes."""
+        row = self.row(note.id)
+        ft = FileText.parse(decode(self.vault.read(target).data))
+        if ft.title(PurePosixPath(target).stem) != note.title:
+            self._rewrite(row, note, target)
+
+
+def _titled(ft: FileText, title: str, target: str) -> FileText:
+    """``ft`` titled ``title`` in the file ``target``; as it is when its front matter is unreadable."""
+    try:
+        return ft.titled(title, PurePosixPath(target).stem)
+    except InvalidInputError:
+        return ft
 
 
 class VaultPart:
