@@ -169,6 +169,23 @@ def test_round_trip_import_export_reimport_has_no_duplicates(
     )
 
 
+def test_an_empty_notebook_survives_export_and_import(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An export is the way back from a damaged notes.db: its empty notebooks (a marker and no
+    note) were left out of the import, so the notebooks a person had made and not yet filled went."""
+    cli.ok("notebook", "create", "Someday")
+    cli.ok("notebook", "create", "Ideas", "--parent", "Someday")
+    cli.ok("notebook", "create", "Later", "--parent", "Welcome")
+    cli.ok("export", str(tmp_path / "out"))
+    other = Cli(tmp_path / "other", capsys)
+    done = other.json("import", str(tmp_path / "out"))
+    paths = sorted(f["path"] for f in other.json("notebooks"))
+    assert paths == ["Someday", "Someday/Ideas", "Welcome", "Welcome/Guides", "Welcome/Later"], done
+    again = other.json("import", str(tmp_path / "out"))
+    assert again["notebooks_created"] == 0 and len(other.json("notebooks")) == len(paths)
+
+
 def test_export_replaces_a_previous_export(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "out"
     cli.ok("export", str(out))

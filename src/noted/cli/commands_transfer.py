@@ -11,6 +11,7 @@ from noted.cli.context import CliContext
 from noted.cli.progress import LazyProgress
 from noted.store.transfer import export_markdown, import_markdown
 from noted.store.transfer.checks import shown
+from noted.wording import plural
 
 
 def register(sub: Commands) -> None:
@@ -57,9 +58,9 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
     for warning in report.warnings:
         ctx.error(f"warning: {warning}")
     ctx.out(
-        f"imported {report.source}: {report.notes_created} notes created, {report.notes_updated} updated, "
-        f"{report.notes_unchanged} unchanged; {report.notebooks_created} notebooks and "
-        f"{report.resources_added} attachments added"
+        f"imported {report.source}: {plural(report.notes_created, 'note')} created, {report.notes_updated:,} "
+        f"updated, {report.notes_unchanged:,} unchanged; {plural(report.notebooks_created, 'notebook')} and "
+        f"{plural(report.resources_added, 'attachment')} added"
     )
     return 0
 
@@ -86,7 +87,7 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
             f"warning: {shown(folder)} holds files noted did not write that the new export has in their place"
         )
     ctx.out(
-        f"exported {report.notes} notes in {report.notebooks} notebooks and "
-        f"{report.resources} attachments to {report.target}"
+        f"exported {plural(report.notes, 'note')} in {plural(report.notebooks, 'notebook')} and "
+        f"{plural(report.resources, 'attachment')} to {report.target}"
     )
     return 0

@@ -141,9 +141,12 @@ def _walk(scan: Scan, is_export: bool) -> None:
         raise TransferError(f"cannot read the folder {where}: {exc.strerror or exc}")
 
     problems: list[str] = []
+    marked: set[str] = set()  # an export's notebooks, the empty ones too (each has its marker)
     for dirpath, dirnames, filenames in os.walk(scan.root, onerror=unreadable):
         here = Path(dirpath)
         key = scan.rel(here) if here != scan.root else ""
+        if is_export and key and NOTEBOOK_MARKER in filenames:
+            marked.add(key)
         kept = []
         for name in sorted(dirnames):
             if name.startswith(".") or (key == "" and name == RESOURCES_DIR):
@@ -170,7 +173,7 @@ def _walk(scan: Scan, is_export: bool) -> None:
                 problems.append(str(exc))
     if problems:
         raise _refusal(problems)
-    used = {f.dir_key for f in scan.files}
+    used = {f.dir_key for f in scan.files} | marked
     for key in sorted({k for used_key in used for k in _ancestors(used_key)}):
         _add_dir(scan, key, is_export)
 
