@@ -407,6 +407,8 @@ def test_an_empty_value_is_refused_not_taken_for_no_option(cli: Cli) -> None:
     assert_refused(cli, ["create", "X", "--due", ""], 2, 'bad --due ""')
     assert_refused(cli, ["notebook", "create", "X", "--parent", ""], 1, 'no notebook with id or title ""')
     assert_refused(cli, ["chats", "--note", ""], 1, 'no note with id or title ""')
+    assert_refused(cli, ["chats", "--delete", ""], 2, "give a conversation id")
+    assert_refused(cli, ["chats", "--search", " "], 2, "the search is empty")
 
 
 def test_unknown_notebook_changes_nothing(cli: Cli) -> None:

@@ -253,12 +253,14 @@ def _read_answer() -> str:
 
 def cmd_chats(args: argparse.Namespace, ctx: CliContext) -> int:
     transcripts = ctx.services.transcripts
-    if args.delete:
+    if args.delete is not None:
         gone = transcripts.find(args.delete)  # the short id the listing shows is enough
         transcripts.delete(gone.id)
         ctx.out(f"Deleted conversation {gone.id[:8]} ({gone.title or 'untitled'}).")
         return 0
-    if args.search:
+    if args.search is not None:
+        if not args.search.strip():
+            raise InvalidInputError("the search is empty (give words of the conversations)")
         found = transcripts.search(args.search)
     else:
         note_id = resolve_note(ctx.services.store, args.note).id if args.note is not None else None
