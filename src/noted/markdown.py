@@ -17,6 +17,7 @@ import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -248,6 +249,16 @@ def code_blocks(body: str) -> tuple[CodeBlock, ...]:
 _NOTE_LINK = re.compile(r":/([0-9a-f]{32})\b")
 WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(?:#\^?([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
 """An Obsidian wiki link or embed: ``!``, the name, the ``#heading`` and the ``|alias``."""
+
+
+def link_marks(name: str) -> list[str]:
+    """Text that every link to a note by the name ``name`` holds (a wiki link ``[[name``,
+    ``[[folder/name]]`` or ``…/name#…``, ``…/name|…``; a Markdown link ``…name.md``), as written and
+    percent-encoded: a body without any of them links no note of that name."""
+    marks: list[str] = []
+    for form in dict.fromkeys((name, quote(name))):
+        marks += [f"[[{form}", f"/{form}]]", f"/{form}#", f"/{form}|", f"{form}.md"]
+    return marks
 
 
 def linked_ids(body: str) -> set[str]:

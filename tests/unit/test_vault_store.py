@@ -337,3 +337,22 @@ def test_a_note_restored_onto_a_taken_name_or_written_back_keeps_its_title(
     assert store.get_note(slash.id).is_trashed
     store.restore_note(slash.id, actor="user")
     assert (vault / "a_b.md").read_text() == "---\ntitle: a/b\n---\n\ntext\n"
+
+
+def test_a_retitled_note_that_others_link_to_by_name_keeps_its_file_name(
+    store: VaultStore, vault: Path
+) -> None:
+    """Renaming the file of a note other notes link to (``[[inbox]]``, ``../inbox.md``) left those
+    links leading nowhere: the title goes into front matter then, and the links still lead to it."""
+    plan, inbox = by_title(store, "Plan"), by_title(store, "inbox")
+    store.update_note(plan, NotePatch(append="See [[inbox]].\n"), actor="user")
+    store.update_note(inbox, NotePatch(title="Inbox zero"), actor="user")
+    assert (vault / "inbox.md").read_text() == "---\ntitle: Inbox zero\n---\n\nLoose thought with #idea\n"
+    (link,) = note_links(store, KeywordSearch(store), plan).outgoing
+    assert (link.note_id, link.title) == (inbox, "Inbox zero")
+    store.update_note(plan, NotePatch(body="No links now.\n"), actor="user")
+    other = store.create_note(
+        NoteDraft(title="other", body="x\n", parent_id=store.get_note(inbox).parent_id), actor="user"
+    )
+    store.update_note(other.id, NotePatch(title="renamed"), actor="user")  # nothing links to it
+    assert (vault / "renamed.md").read_text() == "x\n" and not (vault / "other.md").exists()

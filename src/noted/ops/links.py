@@ -21,10 +21,10 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 from noted.errors import NotFoundError
-from noted.markdown import MD_LINK, WIKI_LINK, code_ranges, outline
+from noted.markdown import MD_LINK, WIKI_LINK, code_ranges, link_marks, outline
 from noted.models import Note
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
 
@@ -283,12 +283,8 @@ def backlinks(
 
 
 def _link_marks(names: list[str], note_id: str) -> list[str]:
-    """Text that every link to the note holds: ``[[name``, ``/name]]``, ``name.md``, ``:/id``…"""
-    marks = [f":/{note_id}"]
-    for name in names:
-        for form in {name.casefold(), quote(name).casefold()}:
-            marks += [f"[[{form}", f"/{form}]]", f"/{form}#", f"/{form}|", f"{form}.md"]
-    return marks
+    """Text that every link to the note holds (case-folded): ``[[name``, ``name.md``, ``:/id``…"""
+    return [f":/{note_id}", *(mark.casefold() for name in names for mark in link_marks(name))]
 
 
 def note_links(store: Store, keyword: PhraseSearch, note_id: str) -> NoteLinks:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 from noted.errors import ConflictError, InvalidInputError, NotFoundError
+from noted.markdown import link_marks
 from noted.models import Note, NoteDraft, NotePatch
 from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
@@ -92,6 +94,8 @@ class Notes(VaultPart):
         if patch.title is not None and clean_title(patch.title) != title:
             title = clean_title(patch.title) or "Untitled"
             ft, rename = ft.with_title(title, stem)
+            if rename and self._linked_by_name(old.id, stem):  # a new name would break those links
+                ft, rename = ft.with_key("title", title, ("title",)), False
         ft = with_todo(ft, patch.is_todo, patch.todo_due, patch.todo_completed, patch.source_url)
         target = rel
         if not in_trash(rel):
@@ -118,6 +122,19 @@ class Notes(VaultPart):
         return self.core.put(
             target, data, state, actor=actor, note_id=old.id, session=session, origin=row.origin
         )
+
+    def _linked_by_name(self, note_id: str, stem: str) -> bool:
+        """Whether another note's text may link to the file name ``stem`` (``[[stem]]``,
+        ``stem.md``…): renaming the file would leave such a link leading nowhere."""
+        marks = link_marks(stem)
+        found = " OR ".join("instr(lower(body), lower(?)) > 0" for _ in marks)
+        with self.mirror.db.read() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM notes WHERE id != ? AND deleted_time = 0"
+                f" AND (instr(lower(body), lower(?)) > 0 OR instr(body, ?) > 0) AND ({found}) LIMIT 1",
+                (note_id, stem, quote(stem), *marks),
+            ).fetchone()
+        return row is not None
 
     def restore_revision(self, revision_id: int, *, actor: str) -> Note:
         revision = self.mirror.get_revision(revision_id)
