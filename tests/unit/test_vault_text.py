@@ -49,6 +49,10 @@ def test_setting_a_key_keeps_every_other_line_and_the_order() -> None:
     assert added.render() == "---\ntodo: true\n---\n\nBody only\n"
     removed = FileText.parse("---\ntodo: true\nkeep: 1\n---\nBody\n").with_key("todo", None, ("todo",))
     assert removed.render() == "---\nkeep: 1\n---\nBody\n"
+    # The last key removed takes the block with it: a tag added, then removed, leaves the file as it was.
+    assert added.with_key("todo", None, ("todo",)).render() == "Body only\n"
+    only = FileText.parse("---\r\ntags: [a]\r\n---\r\n\r\n# T\r\n").with_tags([])
+    assert only.render() == "# T\r\n"
 
 
 def test_a_body_without_its_final_newline_keeps_the_files_one() -> None:

@@ -186,6 +186,8 @@ class FileText:
             front = front + ("" if not front or front.endswith("\n") else "\n") + line
         if self.front is None:
             return replace(self, front=front, front_tail="---\n\n" if self.body else "---")
+        if value is None and not front.strip():  # its last key gone: no empty block left behind
+            return replace(self, front=None, front_tail="")
         return replace(self, front=front)
 
     def with_tags(self, tags: list[str]) -> FileText:
