@@ -92,7 +92,7 @@ def test_each_kind_of_noted_write_leaves_exactly_that_edit_in_git_diff(
     store.update_note(plan, NotePatch(append="Second step."), actor="user")
     assert diff(vault) == ["+Second step.\r"]
     store.tag_note(plan, ["urgent"], actor="user")
-    assert diff(vault) == ["-tags: [work]\r", "+tags:\r", "+- work\r", "+- urgent\r", "+Second step.\r"]
+    assert diff(vault) == ["-tags: [work]\r", "+tags: [work, urgent]\r", "+Second step.\r"]
     git(vault, "checkout", "-q", ".")
     store.follower.scan()
     store.update_note(plan, NotePatch(is_todo=True), actor="user")

@@ -43,8 +43,12 @@ def test_setting_a_key_keeps_every_other_line_and_the_order() -> None:
     ft = FileText.parse(text).with_tags(["a", "b"])
     assert (
         ft.render()
-        == "---\r\nzeta: 1\r\ntags:\r\n- a\r\n- b\r\nalpha: [x]  # a comment\r\n---\r\n\r\nBody\r\n"
+        == "---\r\nzeta: 1\r\ntags:\r\n  - a\r\n  - b\r\nalpha: [x]  # a comment\r\n---\r\n\r\nBody\r\n"
     )
+    # A list keeps its style: on one line, or its items indented as they were.
+    flow = FileText.parse('---\ntags: [a, "b c"]\n---\nx\n').with_tags(["a", "b c", "d:e"])
+    assert flow.render() == "---\ntags: [a, b c, 'd:e']\n---\nx\n"
+    assert flow.tags() == ["a", "b c", "d:e"]
     added = FileText.parse("Body only\n").with_key("todo", True, ("todo",))
     assert added.render() == "---\ntodo: true\n---\n\nBody only\n"
     removed = FileText.parse("---\ntodo: true\nkeep: 1\n---\nBody\n").with_key("todo", None, ("todo",))

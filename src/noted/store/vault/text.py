@@ -178,7 +178,9 @@ class FileText:
                 f'this note\'s front matter (between its "---" lines) is not YAML noted can read, so it'
                 f' cannot set "{name}" there; correct it in the file first'
             )
-        line = "" if value is None else _dump_key(key or name, value)
+        line = (
+            "" if value is None else _dump_key(key or name, value, front[slice(*blocks[key])] if key else "")
+        )
         if key is not None:
             start, end = blocks[key]
             front = front[:start] + line + front[end:]
@@ -281,6 +283,16 @@ def _key_blocks(front: str) -> dict[str, tuple[int, int]]:
     return blocks
 
 
-def _dump_key(key: str, value: object) -> str:
+def _dump_key(key: str, value: object, was: str = "") -> str:
+    """``key: value`` as YAML; a list in the style the key had (``was``): ``[a, b]`` on its line, or
+    its items indented as they were, so that a tag added is a one-line change."""
     text = dump_yaml({key: value})
+    if isinstance(value, list) and value:
+        if re.match(r"[^:]*:[ \t]*\[", was):
+            flow = yaml.dump(
+                value, Dumper=yaml.SafeDumper, default_flow_style=True, allow_unicode=True, width=10**6
+            )
+            text = f"{key}: {flow.strip()}"
+        elif indent := re.search(r"^([ \t]+)- ", was, re.MULTILINE):
+            text = re.sub(r"^- ", indent.group(1) + "- ", text, flags=re.MULTILINE)
     return text if text.endswith("\n") else text + "\n"
