@@ -6,8 +6,9 @@ the app's state, the messages it posted and what the store holds afterwards.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
@@ -20,7 +21,7 @@ from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.store.sqlite import SqliteStore
 from noted.ui.app import NotedApp
-from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
+from noted.ui.data import PAGE_SIZE, NotePage, NoteSource, SourceKind, load_page
 from noted.ui.dialogs.picker import NotebookPicker
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.messages import (
@@ -184,6 +185,31 @@ async def test_a_note_changed_elsewhere_refreshes_on_screen(running: Running, fi
     await running.until(lambda: viewer.view is not None and viewer.view.note.title == "Release plan v2")
     assert "From elsewhere." in viewer.view.note.body  # type: ignore[union-attr]
     await running.until(lambda: "Release plan v2" in running.titles())
+
+
+async def test_a_reload_that_lands_after_the_cursor_moved_leaves_the_cursor_where_it_went(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reload (a change elsewhere) kept the note highlighted when it was asked for: ``g`` then
+    ``Space`` pressed while it was on its way marked the old note. (It made the triage test flaky.)"""
+    from noted.ui.widgets import note_list
+
+    notes = running.q(NoteList)
+    await running.pilot.press("j", "j")
+    assert notes.highlighted == 2
+    gate, original = threading.Event(), load_page
+
+    def held(*args: Any) -> NotePage:
+        gate.wait(scaled(30))
+        return original(*args)
+
+    monkeypatch.setattr(note_list, "load_page", held)
+    notes.refresh_notes()  # asked with the cursor on row 2
+    await running.pilot.press("g")  # then the person moves, before the page comes
+    gate.set()
+    await running.until(lambda: not notes._loading)
+    await running.pilot.press("space")
+    assert notes.marked == {notes.rows[0].meta.id} and notes.highlighted == 1
 
 
 async def test_triage_several_notes_at_once(running: Running, fixture: Fixture) -> None:

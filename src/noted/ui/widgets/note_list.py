@@ -178,6 +178,7 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         self.marked: set[str] = set()
         self._has_more = False
         self._total: int | None = None
+        self._asked_at: str | None = None
         self._loading = False
         self.triage = NoteTriage(self, store)
         self.filter: ListFilter = ListFilter()
@@ -215,6 +216,7 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         if self.filter.active and replace:  # a filter looks at every note, not the first pages
             offset, limit = 0, POOL
         self._loading = True
+        self._asked_at = self.highlighted_id  # the cursor moved before the page came: it wins then
         self._fetch(self.source, self.order, offset, limit, replace, keep)
 
     @thread_work("list-load", "listing notes")
@@ -231,14 +233,15 @@ holds the words, {app.search} searches the notes' text and meaning for them.
             return  # an answer to a question no longer asked
         self._loading = False
         self._has_more = page.has_more
+        keep = self.highlighted_id if message.keep and self.highlighted_id != self._asked_at else message.keep
         if page.total is not None:
             self._total = page.total
         if message.replace and self.filter.active:
             again = self.filter.pool_size is not None  # read again (a change): a note gone leaves its place
             self.filter.set_pool(page.rows, page.has_more)
-            self._filter_rows(self.filter.text, message.keep, moved=again)
+            self._filter_rows(self.filter.text, keep, moved=again)
         elif message.replace:
-            self._replace_rows(list(page.rows), message.keep)
+            self._replace_rows(list(page.rows), keep)
         else:
             self.rows.extend(page.rows)
             self.add_options(self._option(row) for row in page.rows)
