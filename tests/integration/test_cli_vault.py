@@ -125,3 +125,12 @@ def test_renaming_a_sub_notebook_keeps_it_where_it_is(cli: Cli, vault: Path) -> 
     assert not (vault / "later").exists()
     paths = {f["title"]: f["path"] for f in cli.json("notebooks", *v)}
     assert paths["later"] == "daily/later"
+
+
+def test_a_profile_inside_the_folder_is_not_read_as_notebooks(cli: Cli, vault: Path) -> None:
+    """``--profile ~/notes/noted --vault ~/notes``: the profile's folders (its attachments' store,
+    the log) showed as empty notebooks beside the user's."""
+    inside = Cli(vault / "noted-profile", cli.capsys, init=False)
+    paths = sorted(f["path"] for f in inside.json("notebooks", "--vault", str(vault)))
+    assert paths == ["daily"] and (vault / "noted-profile" / "vault.db").exists()
+    assert "noted-profile" not in inside.ok("vault", "status", "--vault", str(vault)).out

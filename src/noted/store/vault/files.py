@@ -58,8 +58,10 @@ class Skipped(InvalidInputError):
 class Vault:
     """The folder: what to skip (dot folders, ``.gitignore``), and file access inside it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, own: Path | None = None) -> None:
         self.root = root.resolve()
+        self._own = self.rel(own.resolve()) if own is not None else None
+        """noted's profile when it lies inside the folder: never read as notes or notebooks."""
         self._ignore = self._load_ignore()
         self._parents: dict[str, Path] = {}
         """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
@@ -117,10 +119,17 @@ class Vault:
 
     # What is a note ---------------------------------------------------------------------------------
     def skipped_dir(self, rel: str) -> bool:
-        """True for dot folders (``.git``, ``.obsidian``, ``.trash``…) and ignored folders."""
+        """True for dot folders (``.git``, ``.obsidian``, ``.trash``…), ignored folders and the
+        profile's own folder."""
         if not rel:
             return False
+        if self._own and (rel == self._own or rel.startswith(self._own + "/")):
+            return True
         return any(part.startswith(".") for part in rel.split("/")) or self._ignore.match_file(rel + "/")
+
+    def is_read_dir(self, rel: str) -> bool:
+        """A folder that is there and read (not skipped): a notebook's folder when noted made it."""
+        return (self.root / rel).is_dir() and not self.skipped_dir(rel)
 
     def is_note_path(self, rel: str) -> bool:
         """True for a ``.md`` file outside skipped folders and not ignored."""

@@ -279,7 +279,7 @@ class Follower:
     def _folder_gone(self, rel: str) -> None:
         store = self.store
         folder_id = store.ledger.folder_at(rel)
-        if folder_id is None or folder_id == store.root_folder_id or (store.vault.root / rel).is_dir():
+        if folder_id is None or folder_id == store.root_folder_id or store.vault.is_read_dir(rel):
             return
         live = store.mirror.count_notes(folder_id=folder_id)
         if live == 0:
@@ -305,7 +305,7 @@ class Follower:
             r.note_id: r for r in known.values() if r.path not in seen and r.present and not in_trash(r.path)
         }
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in changed]
-        gone_dirs = [p for p in gone_dirs if not (store.vault.root / p).is_dir()]
+        gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
         files = {p for p in changed if p.endswith(".md")}
         self._folders(changed - files)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed

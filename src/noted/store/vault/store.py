@@ -109,7 +109,7 @@ class VaultStore(Parts):
                     hint="use one profile per folder: noted --profile NAME --vault DIR",
                 )
             mirror.set_meta(ROOT_KEY, resolved)
-            store = cls(Vault(root), mirror)
+            store = cls(Vault(root, own=profile_dir), mirror)
             if not (defer_scan and store.ledger.has_notes()):
                 store.follower.scan(progress=progress)
         except BaseException:
