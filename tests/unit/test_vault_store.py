@@ -120,9 +120,11 @@ def test_a_note_moved_to_another_notebook_is_a_clean_rename_and_trash_moves_to_d
     assert not (vault / "projects" / "inbox.md").exists()
     store.restore_note(inbox, actor="user")
     assert (vault / "projects" / "inbox.md").read_text() == "Loose thought with #idea\n"
+    assert not (vault / ".trash" / "projects").exists()  # the folder it left empty goes too
     store.trash_note(inbox, actor="user")
+    (vault / ".trash" / "keep.md").write_text("a file of the person's own\n")
     assert store.empty_trash(actor="user") == 1
-    assert not (vault / ".trash" / "projects" / "inbox.md").exists()
+    assert not (vault / ".trash" / "projects").exists() and (vault / ".trash" / "keep.md").exists()
 
 
 def test_a_save_on_a_stale_base_records_the_editors_version_and_keep_both_writes_a_conflict_copy(

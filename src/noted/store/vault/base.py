@@ -152,6 +152,7 @@ class VaultCore:
                 else:
                     self._relocate(row, target, origin="")
                     self._keep_title(note, target)
+                    self.vault.prune_trash(row.path)
 
     def _relocate(self, row: NoteFile, target: str, *, origin: str) -> None:
         self.vault.move(row.path, target)

@@ -263,6 +263,16 @@ class Vault:
         if source.parent != target.parent:
             self._sync_dir(source.parent)
 
+    def prune_trash(self, rel: str) -> None:
+        """Remove the folders of ``.trash/`` above ``rel`` that are left empty (``.trash`` stays)."""
+        folder = rel.rpartition("/")[0]
+        while folder.startswith(TRASH + "/"):
+            try:
+                self.path(folder, fresh=True).rmdir()  # only an empty folder goes
+            except OSError:
+                return
+            folder = folder.rpartition("/")[0]
+
     def free_name(self, folder: str, stem: str, suffix: str = NOTE_SUFFIX) -> str:
         """``folder/stem.md``, or ``stem 2.md``… when taken (by any name differing only in case too)."""
         base = self.path(folder) if folder else self.root

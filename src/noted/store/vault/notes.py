@@ -165,6 +165,7 @@ class Notes(VaultPart):
                     with contextlib.suppress(OSError, InvalidInputError):  # gone, or no longer a plain file
                         if self.vault.read(row.path).digest == row.hash:
                             self.vault.path(row.path).unlink()
+                            self.vault.prune_trash(row.path)
                 with self.core.db.write() as conn:
                     self.ledger.drop_note(conn, meta.id)
             return self.mirror.empty_trash(actor=actor)
