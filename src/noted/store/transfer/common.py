@@ -52,10 +52,10 @@ def load_yaml(text: str) -> object:
     return yaml.load(text, Loader=_LOADER)  # a safe loader, never the full one
 
 
-def dump_yaml(data: object) -> str:
-    """``yaml.safe_dump`` in block style, keys in the given order, Unicode kept."""
+def dump_yaml(data: object, *, flow: bool = False) -> str:
+    """``yaml.safe_dump`` in block style (``flow``: on one line), keys in the given order, Unicode kept."""
     text: str = yaml.dump(
-        data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000
+        data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, default_flow_style=flow, width=1000
     )
     return text
 

@@ -289,10 +289,7 @@ def _dump_key(key: str, value: object, was: str = "") -> str:
     text = dump_yaml({key: value})
     if isinstance(value, list) and value:
         if re.match(r"[^:]*:[ \t]*\[", was):
-            flow = yaml.dump(
-                value, Dumper=yaml.SafeDumper, default_flow_style=True, allow_unicode=True, width=10**6
-            )
-            text = f"{key}: {flow.strip()}"
+            text = f"{key}: {dump_yaml(value, flow=True).strip()}"
         elif indent := re.search(r"^([ \t]+)- ", was, re.MULTILINE):
             text = re.sub(r"^- ", indent.group(1) + "- ", text, flags=re.MULTILINE)
     return text if text.endswith("\n") else text + "\n"
