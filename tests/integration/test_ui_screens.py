@@ -417,6 +417,31 @@ async def test_a_bad_number_shows_the_error_and_saves_nothing(services: Services
         assert "mcp" not in _config(services)
 
 
+async def test_an_emptied_field_of_a_list_or_number_goes_back_to_the_default(services: Services) -> None:
+    # Typed text that reads as empty never lifts mcp.allowedNotebooks (Setting.empty_means); in the
+    # app, emptying the field is the person leaving the setting out, as `noted config unset` does.
+    services.settings.set("mcp.allowedNotebooks", "Work")
+    services.settings.set("mcp.port", "9000")
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_settings(pilot)
+
+        async def empty(key: str) -> None:
+            field = screen.query_one(f"#{widget_id(key)}", Input)
+            field.focus()
+            field.value = ""
+            await pilot.press("enter")
+            await until(
+                pilot, lambda: services.settings.resolve(key).source == "default" and not screen.saving
+            )
+            assert not screen.query_one(f"#{widget_id(key)}-error", Label).display
+
+        await empty("mcp.allowedNotebooks")
+        await empty("mcp.port")
+        assert "mcp" not in _config(services)
+        assert services.settings.resolve("mcp.port").value == 8765
+
+
 async def test_a_key_textual_never_sends_shows_the_error_and_saves_nothing(services: Services) -> None:
     # The app adds the checks only a front end can make (noted.ui.setting_checks); without them the
     # keymap field saved "ctrl+sss", which no key press ever matches.

@@ -24,7 +24,7 @@ from noted.settings import (
     env_names,
     looks_secret,
 )
-from noted.settings.handles import AI_API_KEY_FILE, UI_KEYMAP
+from noted.settings.handles import AI_API_KEY_FILE, MCP_ALLOWED_NOTEBOOKS, UI_KEYMAP
 
 USER_FILE = """\
 # my own notes about this file
@@ -216,9 +216,27 @@ def test_booleans_accept_the_usual_words(tmp_path: Path, word: str, value: bool)
 def test_lists_and_tables_read_json_or_plain_text(tmp_path: Path) -> None:
     settings = load(tmp_path)
     assert settings.set("mcp.allowedNotebooks", '["Work, old", "Home"]').value == ("Work, old", "Home")
-    assert settings.set("mcp.allowedNotebooks", "").value == ()
+    assert settings.set("mcp.allowedOrigins", "").value == ()
     table = settings.set("ui.keymap", '{"note.save" = "ctrl+s", "chat.send" = "ctrl+j"}').value
     assert table == {"note.save": "ctrl+s", "chat.send": "ctrl+j"}
+
+
+@pytest.mark.parametrize("text", ["", " ", ",", " , ", "[]"])
+def test_an_empty_value_never_lifts_the_notebook_limit(tmp_path: Path, text: str) -> None:
+    # Empty means every notebook, so `config set mcp.allowedNotebooks "$BOOKS"` with BOOKS unset, or
+    # NOTED_MCP_ALLOWEDNOTEBOOKS= left in a script, shared them all; `config unset` is the way to.
+    settings = load(tmp_path)
+    settings.set("mcp.allowedNotebooks", "Work")
+    with pytest.raises(ConfigError, match="never means every notebook") as caught:
+        settings.set("mcp.allowedNotebooks", text)
+    assert "noted config unset mcp.allowedNotebooks" in str(caught.value)
+    assert load(tmp_path).get(MCP_ALLOWED_NOTEBOOKS) == ("Work",)
+    with pytest.raises(
+        ConfigError, match="environment variable NOTED_MCP_ALLOWEDNOTEBOOKS: .* every notebook"
+    ) as caught:
+        load(tmp_path, NOTED_MCP_ALLOWEDNOTEBOOKS=text)
+    assert "unset NOTED_MCP_ALLOWEDNOTEBOOKS for the config file's value" in str(caught.value) or text.strip()
+    assert settings.unset("mcp.allowedNotebooks").value == ()
 
 
 def test_an_unknown_key_suggests_close_ones(tmp_path: Path) -> None:

@@ -208,8 +208,8 @@ MCP_PORT = Setting(
     help="TCP port of the HTTP server (http://HOST:PORT/mcp).",
 )
 MCP_ALLOWED_NOTEBOOKS: Setting[tuple[str, ...]] = Setting(
-    "mcp.allowedNotebooks", MCP, "Notebooks AI apps may see", default=(),
-    help="Notebook ids or titles (their sub-notebooks included) the tools may see; empty means all. "
+    "mcp.allowedNotebooks", MCP, "Notebooks AI apps may see", default=(), empty_means="every notebook",
+    help="Notebook ids or titles (their sub-notebooks included) the tools may see; unset means all. "
     "Other notebooks are invisible: no titles, snippets or counts leak.",
 )
 MCP_TOKEN_FILE = Setting(

@@ -156,4 +156,5 @@ def _read_one(setting: Setting[Any], environ: Mapping[str, str]) -> tuple[str, S
     try:
         return variable, setting.parse(text)
     except ConfigError as exc:
-        raise ConfigError(f"environment variable {variable}: {exc.message}", hint=exc.hint) from None
+        hint = exc.hint if text.strip() else f"unset {variable} for the config file's value"
+        raise ConfigError(f"environment variable {variable}: {exc.message}", hint=hint) from None

@@ -100,6 +100,10 @@ class Setting(Generic[T]):
     """False for an ``ai.tool.<id>.enabled`` key no tool has declared (yet) in this process."""
     table: Setting[Mapping[str, str]] | None = None
     """For one entry of a table setting (``ui.keymap.note.save``): the table it belongs to."""
+    empty_means: str = ""
+    """For a limit whose empty value lifts it, what empty means (``"every notebook"``). Typed text
+    that reads as empty is then refused, so an unset shell variable or a stray ``""`` never widens
+    the limit: ``noted config unset`` is the one way to lift it."""
 
     def __post_init__(self) -> None:
         if self.kind is None:
@@ -143,7 +147,13 @@ class Setting(Generic[T]):
                     raise self._invalid(text) from None
                 return self._check_range(number)
             case Kind.LIST:
-                return self._parse_list(text)
+                items = self._parse_list(text)
+                if self.empty_means and not items:
+                    raise ConfigError(
+                        f"{self.key} is empty, and an empty value never means {self.empty_means}",
+                        hint=f"name at least one, or `noted config unset {self.key}` for {self.empty_means}",
+                    )
+                return items
             case Kind.TABLE:
                 return self._parse_table(text)
             case _:

@@ -42,6 +42,9 @@ from noted.ui.typeahead import release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, in_thread
 
+_LEFT_OUT_WHEN_EMPTY = frozenset({Kind.LIST, Kind.INT, Kind.TABLE})
+"""Kinds whose emptied text field means the setting left out (a text setting's ``""`` is a value)."""
+
 
 def as_text(value: SettingValue) -> str:
     """A value as a text field holds it, in a form ``Setting.parse`` reads back."""
@@ -263,6 +266,14 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             return
         settings = self.services.settings
         resolved = settings.resolve(key)
+        if isinstance(value, str) and not value.strip() and resolved.spec.kind in _LEFT_OUT_WHEN_EMPTY:
+            self._show_error(key, None)  # an emptied field is the setting left out: its default applies
+            if resolved.source is Source.DEFAULT:
+                self._sync(key)  # shows the default again once the field is left
+            else:
+                self.saving += 1
+                in_thread(self, lambda: self._write(key, None), "settings", f"unsetting {key}")
+            return
         try:  # checked here (no I/O) so a refused value never reaches the file
             typed = resolved.spec.parse(value) if isinstance(value, str) else resolved.spec.coerce(value)
         except ConfigError as exc:
@@ -274,9 +285,13 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         self.saving += 1
         in_thread(self, lambda: self._write(key, typed), "settings", f"saving {key}")
 
-    def _write(self, key: str, value: SettingValue) -> None:
+    def _write(self, key: str, value: SettingValue | None) -> None:
+        """Save ``value``, or remove the key from the file when it is None."""
         try:
-            self.services.settings.set(key, value)
+            if value is None:
+                self.services.settings.unset(key)
+            else:
+                self.services.settings.set(key, value)
             error = None
         except ConfigError as exc:
             error = str(exc)
