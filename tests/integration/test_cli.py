@@ -409,6 +409,12 @@ def test_an_empty_value_is_refused_not_taken_for_no_option(cli: Cli) -> None:
     assert_refused(cli, ["chats", "--note", ""], 1, 'no note with id or title ""')
     assert_refused(cli, ["chats", "--delete", ""], 2, "give a conversation id")
     assert_refused(cli, ["chats", "--search", " "], 2, "the search is empty")
+    assert_refused(cli, ["changes", "--actor", ""], 2, "--actor is empty")
+    assert_refused(cli, ["changes", "--since", ""], 2, 'bad date ""')
+    assert_refused(cli, ["edit", "Start here", "--body-file", ""], 2, "the file name is empty")
+    assert_refused(cli, ["mcp", "serve", "--host", ""], 2, "--host is empty")
+    assert_refused(cli, ["mcp", "token", "--path", ""], 2, "--path is empty")
+    assert not (cli.profile / "mcp-token").exists()
 
 
 def test_unknown_notebook_changes_nothing(cli: Cli) -> None:

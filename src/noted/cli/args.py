@@ -117,10 +117,20 @@ def read_stdin() -> str:
     return decode_utf8(buffer.read(), "standard input")
 
 
+def given(value: str | None, option: str, *, left_out: str) -> str | None:
+    """An option's value, None when it was left out; an empty one (``--host "$HOST"`` with HOST
+    unset) is refused rather than taken for the option left out. ``left_out`` says what applies then."""
+    if value is not None and not value.strip():
+        raise InvalidInputError(f"{option} is empty; give a value, or leave {option} out for {left_out}")
+    return value
+
+
 def read_text_file(path: str) -> str:
     """A UTF-8 text file (``-`` for standard input), or an error naming the file."""
     if path == "-":
         return read_stdin()
+    if not path.strip():
+        raise InvalidInputError("the file name is empty", hint="name a file, or - for standard input")
     try:
         data = Path(path).read_bytes()
     except OSError as exc:

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from noted.cli.args import Commands, check_range
+from noted.cli.args import Commands, check_range, given
 from noted.cli.commands_mcp_clients import client_tokens_command
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
@@ -127,6 +127,7 @@ def mcp_deps(ctx: CliContext) -> McpDeps:
 
 def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
     """Serve until stdin closes (``--stdio``) or until Ctrl+C / SIGTERM (HTTP)."""
+    given(args.host, "--host", left_out="mcp.host")
     if args.stdio and (args.port is not None or args.host is not None or args.actions):
         raise InvalidInputError("--port, --host and --actions are for HTTP; leave them out with --stdio")
     if args.client is not None and not args.stdio:
@@ -231,8 +232,9 @@ def cmd_token(args: argparse.Namespace, ctx: CliContext) -> int:
         return client_tokens_command(args, ctx)
     if args.name is not None or args.notebooks is not None or args.tools is not None:
         raise InvalidInputError("a name, --notebooks and --tools go with `noted mcp token add NAME`")
+    chosen = given(args.path, "--path", left_out=f"PROFILE/{TOKEN_FILE_NAME}")
     profile = ctx.profile.ensure()
-    path = Path(args.path).expanduser().resolve() if args.path else profile.root / TOKEN_FILE_NAME
+    path = Path(chosen).expanduser().resolve() if chosen is not None else profile.root / TOKEN_FILE_NAME
     token = create(path, overwrite=args.force)
     settings = Settings.load(profile)
     settings.set(MCP_TOKEN_FILE, str(path))

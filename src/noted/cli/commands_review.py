@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from noted.cli import proposal_cli, render
-from noted.cli.args import Commands
+from noted.cli.args import Commands, given
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError
@@ -71,11 +71,12 @@ def _ids(values: Sequence[str]) -> tuple[list[int], list[int]]:
 
 def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
     action = getattr(args, "action", None)
-    since = resolve_date(args.since) if getattr(args, "since", None) else None
+    since = resolve_date(args.since) if getattr(args, "since", None) is not None else None
     if action is None:
         review = ctx.services.review
         review.refresh()
-        return _list(ctx, review, args.actor, since, args.pending)
+        actor = given(args.actor, "--actor", left_out="every actor")
+        return _list(ctx, review, actor, since, args.pending)
     changes, proposals = _ids(args.ids)
     review = ctx.services.review
     review.refresh()
