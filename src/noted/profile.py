@@ -92,10 +92,17 @@ def resolve_profile(explicit: str | os.PathLike[str] | None = None) -> Profile:
 
     Raises:
         NotUtf8Error: the path is not valid UTF-8 (SQLite takes no other file name).
-        InvalidInputError: the path is a loop of symbolic links.
+        InvalidInputError: the path is empty, or a loop of symbolic links.
     """
-    where = "--profile" if explicit else PROFILE_ENV
-    chosen = explicit or os.environ.get(PROFILE_ENV) or platformdirs.user_data_dir("noted")
+    where, chosen = (
+        ("--profile", explicit) if explicit is not None else (PROFILE_ENV, os.environ.get(PROFILE_ENV))
+    )
+    if chosen is not None and not os.fspath(chosen).strip():  # "$P" with P unset: never the default
+        leave = "leave --profile out" if explicit is not None else f"unset {PROFILE_ENV}"
+        raise InvalidInputError(
+            f"{where} is empty", hint=f"name the profile folder, or {leave} for the default"
+        )
+    chosen = chosen if chosen is not None else platformdirs.user_data_dir("noted")
     try:
         os.fspath(chosen).encode("utf-8")
     except UnicodeEncodeError:

@@ -239,6 +239,7 @@ def _config(s: Sweep) -> None:
         ("a value out of range", "mcp.port", "70000"),
         ("a value not among the choices", "ai.provider", "foo"),
         ("an unknown key", "ai.enabeld", "true"),
+        ("an empty notebook limit (it would share every notebook)", "mcp.allowedNotebooks", ""),
     ):
         s.case(f"config set: {name}", ["config", "set", key, value], profile=p, code=2, kept=_same(text))
 
@@ -281,6 +282,8 @@ def _edges(s: Sweep) -> None:
     )
     (s.work / "loop-a").symlink_to(s.work / "loop-b")
     (s.work / "loop-b").symlink_to(s.work / "loop-a")
+    s.case("an empty --profile (never the default profile)", ["--profile", "", "create", "X"], raw=True)
+    s.case("an empty --vault", ["--vault", " ", "notes"])
     s.case("--profile a loop of symbolic links", ["--profile", str(s.work / "loop-a"), "notes"], raw=True)
     typo = s.work / "typo"
     s.case("show in a mistyped --profile", ["--profile", str(typo), "show", "Start here"], raw=True,

@@ -94,6 +94,36 @@ def test_a_profile_path_that_is_not_utf8_is_refused_and_not_created(tmp_path: Pa
     assert os.listdir(tmp_path) == []
 
 
+def test_an_empty_profile_or_vault_is_refused_not_taken_for_the_default(tmp_path: Path) -> None:
+    # `noted --profile "$P" empty-trash --yes` with P unset emptied the default profile's trash:
+    # an empty --profile or NOTED_PROFILE was read as none given.
+    home = tmp_path / "home"
+    env = env_with_src(HOME=str(home), XDG_DATA_HOME=str(home / "data"))
+    env.pop("NOTED_PROFILE", None)
+    made = subprocess.run([sys.executable, "-m", "noted", "init"], env=env, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    default = home / "data" / "noted" / "notes.db"
+    stamp = default.stat().st_mtime_ns
+    runs = [
+        (["--profile", "", "create", "X"], env, "--profile is empty"),
+        (
+            ["create", "X"],
+            {**env, "NOTED_PROFILE": " "},
+            "NOTED_PROFILE is empty (name the profile folder, or unset",
+        ),
+        (["--vault", "", "notes"], env, "--vault is empty"),
+    ]
+    for args, environ, fragment in runs:
+        done = subprocess.run(
+            [sys.executable, "-m", "noted", *args], env=environ, capture_output=True, text=True
+        )
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert fragment in done.stderr, done.stderr
+    assert default.stat().st_mtime_ns == stamp
+    listed = subprocess.run([sys.executable, "-m", "noted", "notes"], env=env, capture_output=True, text=True)
+    assert listed.returncode == 0 and " X " not in listed.stdout, listed.stdout
+
+
 def test_a_loop_of_links_as_profile_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
