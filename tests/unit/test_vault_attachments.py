@@ -17,6 +17,7 @@ from tests.support.documents import pdf_bytes
 from tests.support.images import image_bytes
 from tests.support.vaults import by_title, git, opened
 
+from noted.models import NotePatch
 from noted.ops.attachments import add_from_path
 from noted.store.vault import VaultStore
 
@@ -206,3 +207,44 @@ def test_export_copies_the_files_notes_link_to_and_leaves_the_folder_alone(
     cli.ok("export", str(out), *v)  # replacing the previous export touches the folder no more
     assert snapshot(vault) == before
     assert git(vault, "status", "--porcelain") == ""
+
+
+def test_a_note_or_notebook_moved_deeper_keeps_its_relative_links_leading_where_they_did(
+    vault: Path, tmp_path: Path
+) -> None:
+    # Before: the file moved as it was, so ../img/photo.png from projects/deep/ led to projects/img/
+    # (nothing there): the image, the report and the link to a note broke, and the note lost them
+    # as attachments. Wiki links (found by name) and links from the root need no change.
+    (vault / "projects" / "trip.md").write_text(
+        LINKS + "\nSee [the other](other.md) and [root](img/photo.png).\n"
+    )
+    git(vault, "commit", "-qam", "links")
+    with opened(vault, tmp_path / "p") as store:
+        trip, projects = by_title(store, "Trip"), store.get_note(by_title(store, "Other")).parent_id
+        deep = store.create_folder("deep", parent_id=projects, actor="user")
+        store.update_note(trip, NotePatch(parent_id=deep.id), actor="user")
+        moved = (vault / "projects" / "deep" / "trip.md").read_text()
+        assert "![](../../img/photo.png)" in moved and "[the report](<../../docs/q 3.pdf>)" in moved
+        assert "[the other](../other.md)" in moved and "[root](img/photo.png)" in moved
+        assert "![[diagram.png|200]]" in moved and "https://x.org/a.png" in moved
+        assert sorted(r.filename for r in store.list_resources(note_id=trip)) == [
+            "diagram.png",
+            "photo.png",
+            "q 3.pdf",
+        ]
+
+        archive = store.create_folder("archive", actor="user")
+        store.update_folder(projects, parent_id=archive.id, actor="user")
+        again = (vault / "archive" / "projects" / "deep" / "trip.md").read_text()
+        assert "![](../../../img/photo.png)" in again and "[the report](<../../../docs/q 3.pdf>)" in again
+        assert "[the other](../other.md)" in again  # both moved together: the link still holds
+        assert (vault / "archive" / "projects" / "other.md").read_text() == "# Other\n\nNothing attached.\n"
+        assert sorted(r.filename for r in store.list_resources(note_id=trip)) == [
+            "diagram.png",
+            "photo.png",
+            "q 3.pdf",
+        ]
+    git(vault, "add", "-A")
+    status = git(vault, "diff", "--cached", "-M", "--name-status", "HEAD").splitlines()
+    assert "R100\tprojects/other.md\tarchive/projects/other.md" in status, status  # untouched: a rename
+    assert any(line.endswith("\tarchive/projects/deep/trip.md") for line in status), status

@@ -232,6 +232,33 @@ class Attachments:
 
         return _ID_TARGET.sub(target, body)
 
+    def rebased(self, body: str, old_rel: str, new_rel: str, *, moving: str = "") -> str:
+        """``body`` of a note whose file moves from ``old_rel`` to ``new_rel``, each relative Markdown
+        or HTML link that led from the old folder to a file (a note, an image) made to lead there
+        from the new one; links into ``moving`` (a folder moved with the note) are left alone, as
+        are links from the root, wiki links (found by name) and URLs."""
+        old, new = old_rel.rpartition("/")[0], new_rel.rpartition("/")[0]
+        if old == new or "](" not in body and "=" not in body:
+            return body
+        replacements: list[tuple[LinkSpan, str]] = []
+        for span in link_spans(body):
+            path = _md_path(span.target)
+            led = posixpath.normpath(posixpath.join(old, path)) if path and not path.startswith("/") else ""
+            if not led or led.startswith("../") or (moving and f"{led}/".startswith(f"{moving}/")):
+                continue
+            if self.store.vault.state(led) is None:
+                continue
+            moved = posixpath.relpath(led, new or ".")
+            raw = span.target.strip()
+            bracketed = raw.startswith("<") and raw.endswith(">")
+            raw = raw.removeprefix("<").removesuffix(">") if bracketed else raw
+            cut = min((i for i in (raw.find("#"), raw.find("?")) if i >= 0), default=len(raw))
+            written = moved if bracketed or "%" not in raw[:cut] else quote(moved, safe="/")
+            if not bracketed:
+                written = written.replace(" ", "%20")
+            replacements.append((span, ("<{}>" if bracketed else "{}").format(written + raw[cut:])))
+        return replace_spans(body, replacements)
+
     def _adopt(self, resource_id: str, note_rel: str) -> str | None:
         """Write the profile's attachment into the folder; its path there (None: not an attachment)."""
         store = self.store

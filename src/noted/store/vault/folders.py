@@ -11,6 +11,9 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart
+from noted.store.vault.files import decode
+from noted.store.vault.follow import in_trash
+from noted.store.vault.text import FileText
 
 
 class Folders(VaultPart):
@@ -52,9 +55,25 @@ class Folders(VaultPart):
                     self.ledger.move_prefix(conn, old, new)
                     self.ledger.put_folder(conn, folder_id, new)
                 self.vault.move(old, new)
+                if PurePosixPath(new).parent != PurePosixPath(old).parent:
+                    self._rebase(old, new, actor)
                 if PurePosixPath(new).name != folder.title:
                     folder = self.mirror.update_folder(folder_id, title=PurePosixPath(new).name, actor=actor)
         return folder
+
+    def _rebase(self, old: str, new: str, actor: str) -> None:
+        """The notes of a folder moved from ``old`` to ``new``: each relative link to a file outside
+        it made to lead there again (links within the folder moved with it and still hold)."""
+        for row in self.ledger.notes_under(new):
+            if not row.present or in_trash(row.path):
+                continue
+            self.core.catch_up(row.note_id)  # an edit made outside stays the outside's in the history
+            ft = FileText.parse(decode(self.vault.read(row.path).data))
+            body = self.attachments.rebased(ft.body, old + row.path[len(new) :], row.path, moving=old)
+            if body != ft.body:
+                data = ft.with_body(body).render().encode("utf-8")
+                state = self.vault.write(row.path, data)
+                self.core.put(row.path, data, state, actor=actor, note_id=row.note_id, origin=row.origin)
 
     def _notes_in(self, folder_ids: list[str]) -> list[str]:
         return [

@@ -111,7 +111,7 @@ class Notes(VaultPart):
                 same = wanted.casefold() == rel.casefold()  # its own name, or only its case changed
                 target = wanted if same else self.vault.free_name(here, name)
                 ft = ft.titled(title, PurePosixPath(target).stem)
-        ft = ft.with_body(self.attachments.place(ft.body, target))
+        ft = ft.with_body(self.attachments.place(self.attachments.rebased(ft.body, rel, target), target))
         data = ft.render().encode("utf-8")
         state = self.vault.state(rel)
         if not row.present or data != self.vault.read(rel).data:
