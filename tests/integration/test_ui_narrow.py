@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from rich.cells import cell_len
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
@@ -18,6 +19,7 @@ from textual.widget import Widget
 
 from noted.ui.app import NotedApp
 from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.notebook_tree import NotebookTree
 
 NARROW = (80, 24)
 
@@ -144,3 +146,30 @@ async def _search(pilot: Pilot[None], text: str) -> list[str]:
     await until(pilot, answered)
     commands = palette.query_one(CommandList)
     return [str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)]
+
+
+async def test_a_notebook_name_too_long_for_the_tree_is_cut_so_its_count_stays_in_sight(
+    fixture: Fixture,
+) -> None:
+    # The tree cut a long name at the pane's edge, and the note count after it with it.
+    services = open_services(fixture.root)
+    services.store.create_folder("Quarterly planning sessions with the whole team", actor="user")
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=NARROW) as pilot:
+            await ready(pilot)
+            tree = app.workspace.query_one(NotebookTree)
+            width = tree.scrollable_content_region.width
+
+            def lines() -> list[str]:
+                return [
+                    "".join(s.text for s in tree.render_line(y)).rstrip() for y in range(tree.size.height)
+                ]
+
+            await until(pilot, lambda: any("Quarterly" in line for line in lines()))
+            (long,) = [line for line in lines() if "Quarterly" in line]
+            assert long.startswith("Quarterly planning") and long.endswith("… 0"), long
+            assert cell_len(long) == width, (long, width)
+            assert "▶ Work 2" in lines()  # one that fits is left as it is
+    finally:
+        services.close()

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.style import Style
+from rich.text import Text
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -123,6 +125,25 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         self.filter: TreeFilter = TreeFilter()
         self.writes = NotebookWrites(self, store)
         self.border_title = TITLE
+
+    def render_label(self, node: TreeNode[TreeItem], base_style: Style, style: Style) -> Text:
+        """The line's label; a name too long for the pane is cut with "…" so its count stays in sight."""
+        full = super().render_label(node, base_style, style)
+        depth, parent = 0, node.parent
+        while parent is not None and parent is not self.root:
+            depth, parent = depth + 1, parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        if room <= 0 or full.cell_len <= room:
+            return full
+        label = node.label if isinstance(node.label, Text) else Text(node.label)
+        last = label.spans[-1] if label.spans else None
+        count = (
+            last.start if last is not None and last.style == "dim" and last.end == len(label) else len(label)
+        )
+        cut = len(full) - len(label) + count
+        name, tail = full[:cut], full[cut:]
+        name.truncate(max(room - tail.cell_len, 1), overflow="ellipsis")
+        return name + tail
 
     # Loading -------------------------------------------------------------------------------
     def load_first(self, data: TreeData | None) -> None:
