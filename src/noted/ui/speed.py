@@ -210,7 +210,7 @@ class Speedups:
 
         def later() -> None:
             app.run_worker(
-                warm(), group="warm-up", exit_on_error=False,
+                warm, group="warm-up", exit_on_error=False,
                 description="loading the assistant's tools and the code highlighter",
             )  # fmt: skip
 

@@ -131,7 +131,7 @@ class AttachmentFlows:
             except _Stop:
                 pass
 
-        self._host.run_worker(guarded(), group="attachments", exit_on_error=False, description=description)
+        self._host.run_worker(guarded, group="attachments", exit_on_error=False, description=description)
 
     async def _thread(self, work: Callable[[], T], description: str) -> T:
         worker = in_thread(self._host, work, "attachment-io", description)
