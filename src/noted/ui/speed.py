@@ -36,6 +36,7 @@ from noted.errors import NotedError
 from noted.services import Services
 from noted.store.protocol import NoteOrder
 from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, TreeData, load_page, load_tree
+from noted.ui.workers import in_task
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -209,10 +210,7 @@ class Speedups:
             collector.settle()  # the app is up: later collections need not walk all of it again
 
         def later() -> None:
-            app.run_worker(
-                warm, group="warm-up", exit_on_error=False,
-                description="loading the assistant's tools and the code highlighter",
-            )  # fmt: skip
+            in_task(app, warm, "warm-up", "loading the assistant's tools and the code highlighter")
 
         app.set_timer(WARM_UP_AFTER, later)
         app.set_interval(1.0, collector.tick)

@@ -9,8 +9,8 @@ shown (one line) and logged (with its stack).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
 from textual import work
 from textual.dom import DOMNode
@@ -36,6 +36,16 @@ def in_thread(
     return node.run_worker(
         job, thread=True, exclusive=exclusive, group=group, exit_on_error=False, description=description
     )
+
+
+def in_task(
+    node: DOMNode, job: Callable[[], Coroutine[Any, Any, None]], group: str, description: str
+) -> Worker[None]:
+    """Run the coroutine function ``job`` as an async worker of ``node``. Given the function, not a
+    coroutine: one made for a worker that never starts (the app quit first) is reported on exit as
+    never awaited."""
+    worker: Worker[None] = node.run_worker(job, group=group, exit_on_error=False, description=description)
+    return worker
 
 
 class ReportsWorkerFailures(MessagePump):

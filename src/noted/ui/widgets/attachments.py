@@ -26,7 +26,7 @@ from noted.ui.data import NoteView, human_size
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.opener import open_with_system
-from noted.ui.workers import in_thread
+from noted.ui.workers import in_task, in_thread
 
 T = TypeVar("T")
 
@@ -131,7 +131,7 @@ class AttachmentFlows:
             except _Stop:
                 pass
 
-        self._host.run_worker(guarded, group="attachments", exit_on_error=False, description=description)
+        in_task(self._host, guarded, "attachments", description)
 
     async def _thread(self, work: Callable[[], T], description: str) -> T:
         worker = in_thread(self._host, work, "attachment-io", description)
