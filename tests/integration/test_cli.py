@@ -348,6 +348,12 @@ def test_search_takes_a_query_that_starts_with_a_dash_and_one_of_several_words(c
     with pytest.raises(SystemExit) as exc:  # a mistyped option is still refused
         cli("search", "sardines", "--limt", "5")
     assert exc.value.code == 2
+    # A word that starts with -h was read as -h with a value: "ignored explicit argument 'ome'".
+    assert cli.json("search", "sardines", "-home", "--mode", "keyword")["query"] == "sardines -home"
+    for asked in (["search", "-h"], ["search", "sardines", "-h"], ["search", "--help"]):
+        with pytest.raises(SystemExit) as exc:
+            cli(*asked)
+        assert exc.value.code == 0, asked
 
 
 # Naming notes and notebooks ------------------------------------------------------------------------------

@@ -113,6 +113,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     if extras:
         if not getattr(args, "dashed_words", False) or any(e.startswith("--") for e in extras):
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        if "-h" in extras:  # the command's help, as everywhere (it has only --help, so -home is a word)
+            parser.parse_args([*argv, "--help"])
         args.query = [*args.query, *extras]
     return args
 

@@ -34,7 +34,9 @@ def register(sub: Commands) -> None:
         "Search notes by keyword, by meaning, or both; each result names the section that matched.",
         epilog=_GRAMMAR,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,  # a word such as -home is a query's, not -h with "ome" (cli.parse keeps -h)
     )
+    p.add_argument("--help", action="help", help="show this help message and exit")
     p.add_argument(
         "query",
         nargs="*",
