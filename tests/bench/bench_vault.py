@@ -14,6 +14,9 @@ p95s with the load average.
 - outside save → found by meaning: on the first ``--semantic-files`` files (an index of 10,000 notes
   takes hours on two cores), indexed first with the real model; a new file written, until semantic
   search for a sentence of it lists it, with the watcher and the indexer running;
+- moves: the notebook with the most notes moved under another notebook and back (``noted notebook
+  move``: the folder renamed, and the relative links of its notes that lead outside it rewritten), and
+  ``--moves`` notes moved to a folder of another depth and back, each timed through the store;
 - git checkout: a branch changing ``--checkout`` files (edits, renames, deletions, additions) checked
   out and back with the watcher running, until the mirror settles; then every file is compared
   with its note (none lost, duplicated or stale).
@@ -33,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from noted.models import NotePatch  # noqa: E402
 from noted.profile import Profile  # noqa: E402
 from noted.services import Services  # noqa: E402
 from noted.settings import Settings  # noqa: E402
@@ -102,6 +106,33 @@ def bench_saves(vault: Path, profile: Path, count: int) -> None:
     services.close()
     print(f"outside save → found by keyword over {count}: median {statistics.median(took) * 1000:.0f} ms, "
           f"p95 {p95(took) * 1000:.0f} ms; {load()}")  # fmt: skip
+
+
+def bench_moves(vault: Path, profile: Path, count: int) -> None:
+    services = open_services(profile, vault)
+    store = services.store
+    folders = {f.id: f for f in store.list_folders()}
+    sizes = sorted(((store.count_notes(folder_id=fid), fid) for fid in folders), reverse=True)
+    (notes, biggest), (_, other) = sizes[0], next(s for s in sizes[1:] if folders[s[1]].parent_id == "")
+    took = []
+    for _ in range(count):
+        for parent in (other, folders[biggest].parent_id):
+            t0 = time.perf_counter()
+            store.update_folder(biggest, parent_id=parent, actor="user")
+            took.append(time.perf_counter() - t0)
+    print(f"notebook move ({notes} notes, under another and back, {count} times): median "
+          f"{statistics.median(took) * 1000:.0f} ms, max {max(took) * 1000:.0f} ms; {load()}")  # fmt: skip
+    deep = store.create_folder("bench deep", parent_id=other, actor="user")
+    metas = store.list_notes(folder_id=biggest, limit=count * 10)
+    took = []
+    for meta in metas:
+        for parent in (deep.id, biggest):
+            t0 = time.perf_counter()
+            store.update_note(meta.id, NotePatch(parent_id=parent), actor="user")
+            took.append(time.perf_counter() - t0)
+    services.close()
+    print(f"note move (to a folder one deeper and back, {len(took)} moves): median "
+          f"{statistics.median(took) * 1000:.0f} ms, p95 {p95(took) * 1000:.0f} ms; {load()}")  # fmt: skip
 
 
 SENTENCES = (
@@ -211,6 +242,9 @@ def main() -> None:
     parser.add_argument("--checkout", type=int, default=1000)
     parser.add_argument("--semantic-files", type=int, default=300)
     parser.add_argument("--meaning", type=int, default=10, help="outside saves timed until found by meaning")
+    parser.add_argument(
+        "--moves", type=int, default=3, help="notebook moves there and back (and 10x note moves)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
@@ -222,6 +256,10 @@ def main() -> None:
         profile = bench_opens(vault, work, args.opens)
         if args.saves:
             bench_saves(vault, profile, args.saves)
+            subprocess.run([*GIT, "-C", str(vault), "checkout", "-q", "."], check=True)
+            subprocess.run([*GIT, "-C", str(vault), "clean", "-qfd"], check=True)
+        if args.moves:
+            bench_moves(vault, profile, args.moves)
             subprocess.run([*GIT, "-C", str(vault), "checkout", "-q", "."], check=True)
             subprocess.run([*GIT, "-C", str(vault), "clean", "-qfd"], check=True)
         if args.checkout:
