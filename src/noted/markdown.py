@@ -298,9 +298,10 @@ class LinkSpan:
     target: str
 
 
-def link_spans(body: str) -> list[LinkSpan]:
-    """Targets of Markdown links and images and of HTML ``src``/``href``, outside code, in order."""
-    code = code_ranges(body)
+def link_spans(body: str, *, in_code: bool = False) -> list[LinkSpan]:
+    """Targets of Markdown links and images and of HTML ``src``/``href``, outside code, in order;
+    ``in_code``: those in code too (no Markdown parse: a quick look for candidates)."""
+    code = code_ranges(body) if not in_code else []
     spans = []
     for pattern in (MD_LINK, _HTML_LINK):
         for match in pattern.finditer(body):

@@ -240,13 +240,20 @@ class Attachments:
         old, new = old_rel.rpartition("/")[0], new_rel.rpartition("/")[0]
         if old == new or "](" not in body and "=" not in body:
             return body
-        replacements: list[tuple[LinkSpan, str]] = []
-        for span in link_spans(body):
-            path = _md_path(span.target)
+
+        def led_to(target: str) -> str:
+            path = _md_path(target)
             led = posixpath.normpath(posixpath.join(old, path)) if path and not path.startswith("/") else ""
             if not led or led.startswith("../") or (moving and f"{led}/".startswith(f"{moving}/")):
-                continue
-            if self.store.vault.state(led) is None:
+                return ""
+            return led if self.store.vault.state(led) is not None else ""
+
+        if not any(led_to(span.target) for span in link_spans(body, in_code=True)):
+            return body  # (the Markdown parse that finds code is the costly part)
+        replacements: list[tuple[LinkSpan, str]] = []
+        for span in link_spans(body):
+            led = led_to(span.target)
+            if not led:
                 continue
             moved = posixpath.relpath(led, new or ".")
             raw = span.target.strip()
