@@ -1,10 +1,14 @@
-"""``markdown_draw.warm_up``: the code highlighter is loaded before the first note needs it."""
+"""``markdown_draw``: task boxes drawn as boxes; the code highlighter is loaded before the first note needs it."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+
+from rich.theme import Theme
+
+from noted.ui.widgets.markdown_draw import draw_lines
 
 LEXER_MODULES = ["pygments.lexers.python", "pygments.lexers.javascript", "pygments.lexers.shell",
                  "pygments.lexers.sql", "pygments.lexers.go", "pygments.lexers.rust"]  # fmt: skip
@@ -25,3 +29,12 @@ def test_warm_up_loads_the_lexers_of_common_languages() -> None:
     loaded = json.loads(out)
     assert loaded["before"] == []
     assert loaded["after"] == LEXER_MODULES
+
+
+def test_a_task_list_item_shows_its_box_as_the_note_list_does() -> None:
+    # The reader drew "• [ ] buy milk" and "• [x] call Ana": the brackets as typed.
+    body = "- [ ] buy milk\n- [x] call **Ana**\n1. [X] numbered\n- [ ]glued\n\n[ ] not in a list\n\n`- [ ] code`\n"
+    lines, _ = draw_lines(body, 40, Theme(), "monokai")
+    text = [line.text.strip() for line in lines if line.text.strip()]
+    assert text[:4] == ["• ☐ buy milk", "• ☑ call Ana", "1 ☑ numbered", "• [ ]glued"], text
+    assert "[ ] not in a list" in text and "- [ ] code" in text

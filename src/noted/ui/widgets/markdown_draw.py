@@ -7,6 +7,7 @@ the row of every heading is known. Rich's hyperlinks become click actions.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from io import StringIO
@@ -23,6 +24,8 @@ from textual.strip import Strip
 
 _PARSER = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 """The parser Rich's Markdown uses, built once."""
+_TASK = re.compile(r"\[([ xX])\](?= |$)")
+"""A task list item's box (``- [ ] buy milk``, ``- [x] done``), as Joplin and GitHub read it."""
 
 
 class _Heading(Heading):
@@ -52,10 +55,20 @@ class _Chunk:
     tokens: list[Token]
 
 
+def _boxes(tokens: list[Token]) -> list[Token]:
+    """Each task list item's ``[ ]`` or ``[x]`` drawn as the box the note list shows (☐, ☑)."""
+    for before, token in zip(tokens[:-2], tokens[2:], strict=False):
+        first = token.children[0] if token.type == "inline" and token.children else None
+        if before.type == "list_item_open" and first is not None and first.type == "text":
+            if box := _TASK.match(first.content):
+                first.content = ("☐" if box[1] == " " else "☑") + first.content[box.end() :]
+    return tokens
+
+
 def split_at_headings(body: str) -> list[_Chunk]:
     """``body``'s tokens cut before each top-level heading."""
     chunks: list[_Chunk] = []
-    for token in _PARSER.parse(body):
+    for token in _boxes(_PARSER.parse(body)):
         if not chunks or (token.type == "heading_open" and token.level == 0):
             chunks.append(_Chunk(token.map[0] if token.map else 0, []))
         chunks[-1].tokens.append(token)
