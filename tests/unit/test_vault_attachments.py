@@ -248,3 +248,21 @@ def test_a_note_or_notebook_moved_deeper_keeps_its_relative_links_leading_where_
     status = git(vault, "diff", "--cached", "-M", "--name-status", "HEAD").splitlines()
     assert "R100\tprojects/other.md\tarchive/projects/other.md" in status, status  # untouched: a rename
     assert any(line.endswith("\tarchive/projects/deep/trip.md") for line in status), status
+
+
+def test_a_note_restored_into_a_notebook_moved_meanwhile_keeps_its_links(vault: Path, tmp_path: Path) -> None:
+    # Before: restored from .trash/ into the notebook's new folder, one level up, the file kept
+    # ../img/photo.png as written for projects/deep/, and the photo was no longer its attachment.
+    (vault / "projects" / "deep").mkdir()
+    (vault / "projects" / "deep" / "log.md").write_text("# Log\n\n![](../../img/photo.png)\n")
+    with opened(vault, tmp_path / "p") as store:
+        log = by_title(store, "Log")
+        deep = store.get_note(log).parent_id
+        store.trash_note(log, actor="user")
+        store.update_folder(deep, parent_id="", actor="user")  # projects/deep -> deep
+        store.restore_note(log, actor="user")
+        assert (vault / "deep" / "log.md").read_text() == "# Log\n\n![](../img/photo.png)\n"
+        (photo,) = store.list_resources(note_id=log)
+        assert (
+            photo.filename == "photo.png" and store.get_note(log).body == "# Log\n\n![](../img/photo.png)\n"
+        )

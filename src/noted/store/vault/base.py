@@ -128,9 +128,10 @@ class VaultCore:
         ft = with_todo(plain, note.is_todo, note.todo_due, note.todo_completed, note.source_url)
         return ft.with_tags(tags) if tags else ft
 
-    def place(self, note_ids: list[str]) -> None:
+    def place(self, note_ids: list[str], *, actor: str) -> None:
         """Put each note's file where the mirror says it is: in ``.trash/`` while trashed, else in
-        its notebook's folder (written back from the mirror when its file went outside noted)."""
+        its notebook's folder (written back from the mirror when its file went outside noted; its
+        relative links made to lead from there when that folder moved meanwhile)."""
         for note_id in note_ids:
             row, note = self.ledger.note(note_id), self.mirror.get_note(note_id)
             if row is None:
@@ -153,6 +154,20 @@ class VaultCore:
                     self._relocate(row, target, origin="")
                     self._keep_title(note, target)
                     self.vault.prune_trash(row.path)
+                self.rebase(note_id, row.origin or row.path, actor=actor)
+
+    def rebase(self, note_id: str, written_at: str, *, actor: str, moving: str = "") -> None:
+        """The note's relative links, written from ``written_at``, made to lead from where its file
+        is now (``Attachments.rebased``; ``moving``: a folder that moved along with it)."""
+        row = self.row(note_id)
+        if not row.present or written_at.rpartition("/")[0] == row.path.rpartition("/")[0]:
+            return
+        ft = FileText.parse(decode(self.vault.read(row.path).data))
+        body = self.attachments.rebased(ft.body, written_at, row.path, moving=moving)
+        if body != ft.body:
+            data = ft.with_body(body).render().encode("utf-8")
+            state = self.vault.write(row.path, data)
+            self.put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
 
     def _relocate(self, row: NoteFile, target: str, *, origin: str) -> None:
         self.vault.move(row.path, target)

@@ -11,9 +11,7 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart
-from noted.store.vault.files import decode
 from noted.store.vault.follow import in_trash
-from noted.store.vault.text import FileText
 
 
 class Folders(VaultPart):
@@ -65,15 +63,9 @@ class Folders(VaultPart):
         """The notes of a folder moved from ``old`` to ``new``: each relative link to a file outside
         it made to lead there again (links within the folder moved with it and still hold)."""
         for row in self.ledger.notes_under(new):
-            if not row.present or in_trash(row.path):
-                continue
-            self.core.catch_up(row.note_id)  # an edit made outside stays the outside's in the history
-            ft = FileText.parse(decode(self.vault.read(row.path).data))
-            body = self.attachments.rebased(ft.body, old + row.path[len(new) :], row.path, moving=old)
-            if body != ft.body:
-                data = ft.with_body(body).render().encode("utf-8")
-                state = self.vault.write(row.path, data)
-                self.core.put(row.path, data, state, actor=actor, note_id=row.note_id, origin=row.origin)
+            if row.present and not in_trash(row.path):
+                self.core.catch_up(row.note_id)  # an edit made outside stays the outside's in the history
+                self.core.rebase(row.note_id, old + row.path[len(new) :], actor=actor, moving=old)
 
     def _notes_in(self, folder_ids: list[str]) -> list[str]:
         return [
@@ -90,7 +82,7 @@ class Folders(VaultPart):
         with self.mirror.batch():
             ids = descendants(self.mirror.list_folders(include_trashed=True), folder_id)
             self.mirror.trash_folder(folder_id, actor=actor)
-            self.core.place(self._notes_in(ids))
+            self.core.place(self._notes_in(ids), actor=actor)
             for path in sorted((self.ledger.folder_path(i) or "" for i in ids), reverse=True):
                 if path:
                     with contextlib.suppress(OSError):
@@ -103,4 +95,4 @@ class Folders(VaultPart):
             for fid in ids:
                 if not self.mirror.get_folder(fid).is_trashed:
                     self.vault.path(self.core.folder_dir(fid)).mkdir(parents=True, exist_ok=True)
-            self.core.place(self._notes_in(ids))
+            self.core.place(self._notes_in(ids), actor=actor)

@@ -146,12 +146,12 @@ class Notes(VaultPart):
         with self.mirror.batch():
             self.core.catch_up(note_id)
             self.mirror.trash_note(note_id, actor=actor)
-            self.core.place([note_id])
+            self.core.place([note_id], actor=actor)
 
     def restore_note(self, note_id: str, *, actor: str) -> Note:
         with self.mirror.batch():
             self.mirror.restore_note(note_id, actor=actor)
-            self.core.place([note_id])
+            self.core.place([note_id], actor=actor)
             return self.mirror.get_note(note_id)
 
     def empty_trash(self, *, actor: str) -> int:
