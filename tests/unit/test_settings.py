@@ -24,7 +24,7 @@ from noted.settings import (
     env_names,
     looks_secret,
 )
-from noted.settings.handles import AI_API_KEY_FILE, MCP_ALLOWED_NOTEBOOKS, UI_KEYMAP
+from noted.settings.handles import AI_API_KEY_FILE, MCP_ALLOWED_NOTEBOOKS, MCP_TOKEN_FILE, UI_KEYMAP
 
 USER_FILE = """\
 # my own notes about this file
@@ -237,6 +237,19 @@ def test_an_empty_value_never_lifts_the_notebook_limit(tmp_path: Path, text: str
         load(tmp_path, NOTED_MCP_ALLOWEDNOTEBOOKS=text)
     assert "unset NOTED_MCP_ALLOWEDNOTEBOOKS for the config file's value" in str(caught.value) or text.strip()
     assert settings.unset("mcp.allowedNotebooks").value == ()
+
+
+def test_an_empty_value_never_lifts_the_token_of_the_mcp_server(tmp_path: Path) -> None:
+    # NOTED_MCP_TOKENFILE= overrode the token file of config.toml with none: the server on loopback
+    # then took requests without a token.
+    settings = load(tmp_path)
+    settings.set("mcp.tokenFile", str(tmp_path / "mcp-token"))
+    with pytest.raises(ConfigError, match="never means no token"):
+        settings.set("mcp.tokenFile", " ")
+    with pytest.raises(ConfigError, match="NOTED_MCP_TOKENFILE: mcp.tokenFile is empty"):
+        load(tmp_path, NOTED_MCP_TOKENFILE="")
+    assert load(tmp_path).get_path(MCP_TOKEN_FILE) == tmp_path / "mcp-token"
+    assert settings.unset("mcp.tokenFile").value == ""
 
 
 def test_an_unknown_key_suggests_close_ones(tmp_path: Path) -> None:

@@ -213,7 +213,7 @@ MCP_ALLOWED_NOTEBOOKS: Setting[tuple[str, ...]] = Setting(
     "Other notebooks are invisible: no titles, snippets or counts leak.",
 )
 MCP_TOKEN_FILE = Setting(
-    "mcp.tokenFile", MCP, "Bearer token file", default="", kind=Kind.PATH,
+    "mcp.tokenFile", MCP, "Bearer token file", default="", kind=Kind.PATH, empty_means="no token",
     help="File holding the bearer token HTTP clients must send (noted mcp token creates one). It "
     "must belong to you and be unreadable by others.",
 )

@@ -101,9 +101,9 @@ class Setting(Generic[T]):
     table: Setting[Mapping[str, str]] | None = None
     """For one entry of a table setting (``ui.keymap.note.save``): the table it belongs to."""
     empty_means: str = ""
-    """For a limit whose empty value lifts it, what empty means (``"every notebook"``). Typed text
-    that reads as empty is then refused, so an unset shell variable or a stray ``""`` never widens
-    the limit: ``noted config unset`` is the one way to lift it."""
+    """For a limit whose empty value lifts it, what empty means (``"every notebook"``, ``"no
+    token"``). Typed text that reads as empty is then refused, so an unset shell variable or a stray
+    ``""`` never lifts the limit: ``noted config unset`` is the one way to."""
 
     def __post_init__(self) -> None:
         if self.kind is None:
@@ -147,17 +147,17 @@ class Setting(Generic[T]):
                     raise self._invalid(text) from None
                 return self._check_range(number)
             case Kind.LIST:
-                items = self._parse_list(text)
-                if self.empty_means and not items:
-                    raise ConfigError(
-                        f"{self.key} is empty, and an empty value never means {self.empty_means}",
-                        hint=f"name at least one, or `noted config unset {self.key}` for {self.empty_means}",
-                    )
-                return items
+                value: SettingValue = self._parse_list(text)
             case Kind.TABLE:
-                return self._parse_table(text)
+                value = self._parse_table(text)
             case _:
-                return self._check_text(text)
+                value = self._check_text(text)
+        if self.empty_means and not (value.strip() if isinstance(value, str) else value):
+            raise ConfigError(
+                f"{self.key} is empty, and an empty value never means {self.empty_means}",
+                hint=f"give a value, or `noted config unset {self.key}` for {self.empty_means}",
+            )
+        return value
 
     def coerce(self, raw: object) -> SettingValue:
         """Check a value that is already typed (from TOML or a front end) and make it canonical."""

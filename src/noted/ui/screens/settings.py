@@ -43,7 +43,8 @@ from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, in_thread
 
 _LEFT_OUT_WHEN_EMPTY = frozenset({Kind.LIST, Kind.INT, Kind.TABLE})
-"""Kinds whose emptied text field means the setting left out (a text setting's ``""`` is a value)."""
+"""Kinds whose emptied text field means the setting left out (a text setting's ``""`` is a value,
+but for a limit ``Setting.empty_means`` refuses as text)."""
 
 
 def as_text(value: SettingValue) -> str:
@@ -266,7 +267,8 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             return
         settings = self.services.settings
         resolved = settings.resolve(key)
-        if isinstance(value, str) and not value.strip() and resolved.spec.kind in _LEFT_OUT_WHEN_EMPTY:
+        emptied = isinstance(value, str) and not value.strip()
+        if emptied and (resolved.spec.kind in _LEFT_OUT_WHEN_EMPTY or resolved.spec.empty_means):
             self._show_error(key, None)  # an emptied field is the setting left out: its default applies
             if resolved.source is Source.DEFAULT:
                 self._sync(key)  # shows the default again once the field is left
