@@ -240,6 +240,7 @@ def _config(s: Sweep) -> None:
         ("a value not among the choices", "ai.provider", "foo"),
         ("an unknown key", "ai.enabeld", "true"),
         ("an empty notebook limit (it would share every notebook)", "mcp.allowedNotebooks", ""),
+        ("an empty token file (it would mean no token)", "mcp.tokenFile", ""),
     ):
         s.case(f"config set: {name}", ["config", "set", key, value], profile=p, code=2, kept=_same(text))
 
