@@ -123,6 +123,20 @@ async def test_revoke_says_which_tokens_still_get_in(world: World, cli: Cli, tmp
     assert f"the client token left (b) or the main token in {main_token}" in out
 
 
+async def test_the_list_names_the_main_token_when_no_client_has_one(
+    world: World, cli: Cli, tmp_path: Path
+) -> None:
+    # With no client token and a main token set, the list said "requests on loopback need no
+    # token", while the server refused every request without the main token.
+    code, out, _ = cli("mcp", "token", "list")
+    assert code == 0 and "requests on loopback need no token" in out
+    main_token = tmp_path / "main"
+    create(main_token)
+    world.settings.set("mcp.tokenFile", str(main_token))
+    code, out, _ = cli("mcp", "token", "list")
+    assert code == 0 and f"requests need the main token in {main_token}" in out, out
+
+
 async def test_the_door_opens_only_by_command_and_says_what_it_opens(world: World, cli: Cli) -> None:
     token = add_client(cli, "solo")
     code, _, err = cli("mcp", "token", "open")

@@ -165,8 +165,13 @@ def _list(clients: ClientTokens, settings: Settings, ctx: CliContext) -> int:
     if settings.get(MCP_WRITES) == "review":
         ctx.out("mcp.writes is review: every AI app's writes wait for your review (`noted changes`)")
     if not rows:
+        main = HttpOptions.from_settings(settings).token_file
         door = (
-            "every HTTP request needs a token" if clients.closed() else "requests on loopback need no token"
+            "every HTTP request needs a token"
+            if clients.closed()
+            else f"requests need the main token in {main}"
+            if main is not None
+            else "requests on loopback need no token"
         )
         ctx.out(f"no client tokens ({door}); add one with `noted mcp token add NAME --notebooks … --tools …`")
         return 0
