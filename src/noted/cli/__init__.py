@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from noted import __version__
 from noted.cli import commands_tui
-from noted.cli.args import JOPLIN_HELP, VAULT_HELP, Commands, check_argv
+from noted.cli.args import JOPLIN_HELP, VAULT_HELP, Commands, check_argv, given
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode, exit_code
 from noted.errors import NotedError
@@ -148,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
+    given(args.vault, "--vault", left_out="the profile's own notebook")
     func = getattr(args, "func", None)
     if func is None:
         if commands_tui.interactive():

@@ -55,10 +55,6 @@ class CliContext:
     @property
     def services(self) -> Services:
         if self._services is None:
-            if self.vault is not None and not self.vault.strip():
-                raise InvalidInputError(
-                    "--vault is empty", hint="name the Markdown folder, or leave --vault out"
-                )
             # --vault names the folder the notes are in; the profile only keeps noted's sidecar.
             if not self.create and self.vault is None and not self.profile.holds_notebook:
                 raise InvalidInputError(

@@ -248,14 +248,15 @@ class Attachments:
                 return ""
             return led if self.store.vault.state(led) is not None else ""
 
-        if not any(led_to(span.target) for span in link_spans(body, in_code=True)):
+        leads = {span.start: led for span in link_spans(body, in_code=True) if (led := led_to(span.target))}
+        if not leads:
             return body  # (the Markdown parse that finds code is the costly part)
         replacements: list[tuple[LinkSpan, str]] = []
         for span in link_spans(body):
-            led = led_to(span.target)
-            if not led:
+            there = leads.get(span.start)
+            if there is None:
                 continue
-            moved = posixpath.relpath(led, new or ".")
+            moved = posixpath.relpath(there, new or ".")
             raw = span.target.strip()
             bracketed = raw.startswith("<") and raw.endswith(">")
             raw = raw.removeprefix("<").removesuffix(">") if bracketed else raw
