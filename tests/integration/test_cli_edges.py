@@ -67,7 +67,8 @@ def test_history_without_a_note_or_with_one_and_prune_is_refused(
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["notes", "--limit", "99999999999999999999"], "--limit must be between 0 and 1,000,000,000"),
+        (["notes", "--limit", "99999999999999999999"], "--limit must be between 1 and 1,000,000,000"),
+        (["notes", "--limit", "0"], "--limit must be between 1 and"),  # not "No notes." where there are
         (["search", "x", "--offset", "99999999999999999999"], "--offset must be between 0 and"),
         (["history", "Start here", "--show", "99999999999999999999"], "--show must be between 1 and"),
         (["history", "Start here", "--restore", "-99999999999999999999"], "--restore must be between 1 and"),

@@ -100,7 +100,7 @@ def cmd_notes(args: argparse.Namespace, ctx: CliContext) -> int:
         if tag is None:
             raise NotFoundError(f'no tag "{args.tag}"', hint="`noted tags` lists them")
         tag_id = tag.id
-    check_range("--limit", args.limit, 0, MAX_COUNT)
+    check_range("--limit", args.limit, 1, MAX_COUNT)
     metas = store.list_notes(
         folder_id=folder_id,
         tag_id=tag_id,
