@@ -16,7 +16,7 @@ from noted.cli import (
     commands_write,
     render,
 )
-from noted.cli.args import MAX_COUNT, Commands, check_range
+from noted.cli.args import MAX_COUNT, Commands, check_range, given
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import outline, outline_lines, section_text
@@ -95,7 +95,7 @@ def cmd_notes(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     folder_id = resolve_folder(store, args.notebook).id if args.notebook is not None else None
     tag_id = None
-    if args.tag is not None:
+    if given(args.tag, "--tag", left_out="notes with any tag or none") is not None:
         tag = store.find_tag(args.tag)
         if tag is None:
             raise NotFoundError(f'no tag "{args.tag}"', hint="`noted tags` lists them")

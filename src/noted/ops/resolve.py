@@ -25,6 +25,15 @@ _SHOWN_CANDIDATES = 8
 T = TypeVar("T")
 
 
+def _given(ref: str, kind: str, forms: str) -> str:
+    """``ref`` stripped; an empty one (``noted show "$ID"`` with ID unset) says nothing was named,
+    rather than that no note has the title ""."""
+    ref = ref.strip()
+    if not ref:
+        raise InvalidInputError(f"no {kind} named (name it by {forms})")
+    return ref
+
+
 def _ambiguous(
     kind: str,
     ref: str,
@@ -79,9 +88,9 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
 
     Raises:
         NotFoundError: nothing matches.
-        InvalidInputError: several notes match; the message lists them.
+        InvalidInputError: ``ref`` is empty, or several notes match; the message lists them.
     """
-    ref = ref.strip()
+    ref = _given(ref, "note", "its id, the start of its id, or its exact title")
     if _FULL_ID.fullmatch(ref.lower()):
         try:
             return store.get_note(ref.lower())
@@ -151,7 +160,7 @@ def resolve_folders(store: Store, refs: Sequence[str]) -> tuple[Folder, ...]:
 
 
 def _folder(store: Store, ref: str, folders: list[Folder], prefer_trashed: bool, *, id_wins: bool) -> Folder:
-    ref = ref.strip()
+    ref = _given(ref, "notebook", "its id, title or Parent/Child path")
     if _FULL_ID.fullmatch(ref.lower()):
         try:
             return store.get_folder(ref.lower())
