@@ -358,3 +358,17 @@ def test_a_retitled_note_that_others_link_to_by_name_keeps_its_file_name(
     )
     store.update_note(other.id, NotePatch(title="renamed"), actor="user")  # nothing links to it
     assert (vault / "renamed.md").read_text() == "x\n" and not (vault / "other.md").exists()
+
+
+def test_a_tag_no_file_carries_any_more_leaves_the_list_of_tags(store: VaultStore, vault: Path) -> None:
+    """A folder's tags live in its files: one that no file carries (removed by noted, by an outside
+    edit, or gone with the last note the trash held) was still listed by ``noted tags`` as ``beta (0)``."""
+    plan = by_title(store, "Plan")
+    store.tag_note(plan, ["beta", "gamma"], actor="user")
+    store.untag_note(plan, ["beta"], actor="user")
+    (vault / "inbox.md").write_text("Loose thought, no tag now\n")
+    store.follower.apply(["inbox.md"])
+    store.trash_note(plan, actor="user")
+    assert {t.title for t in store.list_tags()} == {"work", "gamma"}  # the trash still holds them
+    store.empty_trash(actor="user")
+    assert store.list_tags() == [] and store.find_tag("beta") is None

@@ -13,7 +13,7 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
-from noted.store.vault.follow import in_trash
+from noted.store.vault.follow import drop_bare_tags, in_trash
 from noted.store.vault.text import FileText, yaml_time
 
 
@@ -157,7 +157,11 @@ class Notes(VaultPart):
     def empty_trash(self, *, actor: str) -> int:
         """Delete the files noted moved to ``.trash/`` (unchanged since), then the notes for good."""
         with self.mirror.batch():
-            for meta in self.mirror.list_notes(trashed=True, order=NoteOrder.ID):
+            trashed = self.mirror.list_notes(trashed=True, order=NoteOrder.ID)
+            tags = {
+                t for titles in self.mirror.note_tag_titles([m.id for m in trashed]).values() for t in titles
+            }
+            for meta in trashed:
                 row = self.ledger.note(meta.id)
                 if row is None:
                     continue
@@ -168,4 +172,6 @@ class Notes(VaultPart):
                             self.vault.prune_trash(row.path)
                 with self.core.db.write() as conn:
                     self.ledger.drop_note(conn, meta.id)
-            return self.mirror.empty_trash(actor=actor)
+            deleted = self.mirror.empty_trash(actor=actor)
+            drop_bare_tags(self.core, tags, actor)
+            return deleted
