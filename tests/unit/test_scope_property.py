@@ -43,10 +43,10 @@ from noted.store.sqlite import SqliteStore
 from noted.tools import ToolRegistry, all_tools
 
 TITLES = ("Work", "Home", "work")
-TAGS = ("x", "Y", "zed")
+TAGS = ("x", "Y", "zed", "ſtraw")  # a long s: folded, "straw" (as "STRAW" outside)
 WORDS = ("budget", "trip", "plan")
 READS = ("list_notebooks", "list_notes", "list_tags", "get_tag", "list_tag_notes", "search_notes",
-         "read_note", "get_notebook", "note_history")  # fmt: skip
+         "find_notes", "read_note", "get_notebook", "note_history")  # fmt: skip
 WRITES = ("create_note", "create_notebook", "update_notebook", "delete_notebook", "manage_tags",
           "create_tag", "rename_tag", "delete_tag", "delete_note", "restore_note", "update_note")  # fmt: skip
 _ID = re.compile(r"[0-9a-f]{32}")
@@ -233,6 +233,8 @@ def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str
         "get_tag": {"id": tag},
         "list_tag_notes": {"tag_id": tag},
         "search_notes": {"query": [word, f"tag:{word}", f"notebook:{word}"][second % 3], "limit": 50},
+        # misspelt words of the notes outside ("secret", "below"): never mended in the scope
+        "find_notes": {"query": [word, f"secrat {word}", f"belw {word}"][second % 3], "limit": 50},
         "read_note": {"id": note},
         "get_notebook": {"id": folder},
         "note_history": {"id": note},
@@ -254,7 +256,7 @@ def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str
 
 
 SURVEY = (("list_notebooks", 1, 0, ""), ("list_tags", 0, 0, ""), ("list_notes", 0, 0, ""),
-          *(("search_notes", 0, 0, w) for w in WORDS), *(("get_tag", i, 0, "") for i in range(3)),
+          *(("search_notes", 0, 0, w) for w in WORDS), *(("find_notes", 0, i, "plan") for i in range(3)), *(("get_tag", i, 0, "") for i in range(3)),
           *(("note_history", i, 0, "") for i in (1, 2)), ("read_note", 1, 0, ""))  # fmt: skip
 """Reads made before and after the drawn calls, so every example looks at everything it can see."""
 

@@ -118,6 +118,39 @@ async def test_find_notes_whose_best_match_is_out_of_scope(world: World) -> None
         assert (await env.ok("find_notes", query=filtered))["results"] == []
 
 
+async def test_no_word_held_only_outside_the_scope_is_offered_as_a_correction(world: World) -> None:
+    """A misspelt word was mended from every note's words, so "salaris" came back as "salaries",
+    a word of the notes outside the scope alone; and a word held only outside was never mended."""
+    world.env.note(world.secret, "Pay", "the salaries of the team")  # two notes: a correction
+    world.env.note(world.work, "Pay rise", "a salary review")
+    world.env.index()
+    for tool in ("find_notes", "semantic_search_notes"):
+        unscoped = await world.env.ok(tool, query="salaris review")
+        assert unscoped["corrected"] == {"salaris": "salaries"}  # the test can fail
+    env = _scoped(world)
+    for tool in ("find_notes", "semantic_search_notes"):
+        got = await env.ok(tool, query="salaris review")
+        assert "corrected" not in got and "salaries" not in json.dumps(got), got
+    world.env.note(world.projects, "Payroll", "salaries are paid monthly")
+    world.env.note(world.projects, "Payroll 2", "salaries again")
+    got = await env.ok("find_notes", query="salaris review")  # now the caller's notes hold it twice
+    assert got["corrected"] == {"salaris": "salaries"}
+
+
+async def test_a_scoped_search_finds_its_notes_however_many_notes_outside_match(world: World) -> None:
+    """The best 1,000 matches of all notes were read and those outside the scope dropped: with
+    more than that outside, the caller's own matches were lost."""
+    with world.env.store.batch():
+        for i in range(1_001):
+            world.env.note(world.secret, f"Old budget {i}", "budget budget budget")
+    env = _scoped(world)
+    for query in ("budget", "type:note"):
+        got = await env.ok("find_notes", query=query)
+        assert world.work_note in {r["id"] for r in got["results"]}, query
+    got = await env.ok("search_notes", query="budget")
+    assert got["total"] == 2
+
+
 # Reading and listing -----------------------------------------------------------------------------
 
 
@@ -218,6 +251,19 @@ async def test_adding_a_tag_tells_a_scoped_caller_nothing_of_a_tag_used_only_out
     assert hidden["get_tag"]["created_time"] is None
     after = store.find_tag("secret-tag")  # the hidden tag itself was not renamed or remade
     assert after is not None and (after.id, after.title) == (existing.id, existing.title)
+
+
+async def test_list_tags_in_a_scope_lists_the_tags_its_notes_carry_and_no_other(world: World) -> None:
+    """Counted by folded title and looked up again, "huſhhush" (a long s) came back as the tag
+    "hushhush" of the notes outside, with its id; and a title with no such twin went missing."""
+    env = _scoped(world)
+    await env.ok("manage_tags", note_id=world.work_note, add=["huſhhush", "Ünï"])
+    carried = {t.id for t in env.store.note_tags(world.work_note)}
+    hidden = env.store.find_tag("hushhush")
+    assert hidden is not None and hidden.id not in carried  # two tags: the test can fail
+    listed = (await env.ok("list_tags"))["tags"]
+    assert {t["id"] for t in listed} == carried
+    assert all(t["note_count"] == 1 for t in listed)
 
 
 async def test_renaming_onto_a_hidden_tag_title_answers_as_onto_a_free_one(world: World) -> None:

@@ -30,6 +30,7 @@ from noted.search.translate import to_english
 from noted.settings.handles import SEARCH_DEFAULT_MODE, SEARCH_RELEVANCE, SEARCH_TRANSLATE
 
 if TYPE_CHECKING:
+    from noted.indexer.coverage import IndexCoverage
     from noted.search.semantic import Relevance, SemanticSearch
     from noted.settings import Settings
     from noted.store.protocol import Store
@@ -116,7 +117,7 @@ class Finder:
             found = HybridSearch(self.keyword, self._semantic).search(
                 query, limit=limit + offset, note_ids=scope, relevance=close, translate=translate
             )
-        coverage = None if found.reading.keyword_only else self._semantic().coverage(scope)
+        coverage = None if found.reading.keyword_only else self._coverage(scope)
         hits = self._with_notebooks(found.hits)
         return Results(hits[offset:], found.reading, len(hits), offset, coverage=coverage)
 
@@ -131,14 +132,13 @@ class Finder:
     ) -> Results:
         """Joplin's grammar, every word required; a hint when nothing matched."""
         reading = Reading(Mode.KEYWORD)
-        if note_ids is None:
-            found = self.keyword.search(query, limit=limit, offset=offset, folder_ids=folder_ids)
-            hits, total, suggestion = found.hits, found.total, found.suggestion
-        else:  # only these notes: every match is read, so that the total counts only them
-            every = self.keyword.search(query, limit=MAX_LIMIT, folder_ids=folder_ids)
-            kept = [h for h in every.hits if h.note_id in set(note_ids)]
-            hits, total, suggestion = tuple(kept[offset : offset + limit]), len(kept), every.suggestion
-        results = Results(tuple(keyword_hit(h) for h in hits), reading, total, offset, suggestion=suggestion)
+        found = self.keyword.search(
+            query, limit=limit, offset=offset, folder_ids=folder_ids, note_ids=note_ids
+        )
+        hits = found.hits
+        results = Results(
+            tuple(keyword_hit(h) for h in hits), reading, found.total, offset, suggestion=found.suggestion
+        )
         if hits or offset:
             return results
         parsed = self.keyword.parse(query)
@@ -147,7 +147,7 @@ class Finder:
         if not translate:
             return results
         # Keyword search takes the words as typed; the other modes also search their English.
-        translation = to_english(query, self.keyword)
+        translation = to_english(query, self.keyword.within(self._scope(folder_ids, note_ids)))
         return dataclasses.replace(results, translation_hint=translation.text if translation else "")
 
     def _by_meaning(
@@ -162,7 +162,7 @@ class Finder:
                 "a search by meaning needs words, not only filters",
                 hint="search by keyword lists the notes they allow",
             )
-        words = read_words(split.text, self.keyword, translate=translate)
+        words = read_words(split.text, self.keyword.within(scope), translate=translate)
         semantic = self._semantic()
         vectors = semantic.query_vectors(words.texts)
         allowed = allowed_notes(self.keyword, split.restriction, None if scope is None else set(scope))
@@ -170,6 +170,14 @@ class Finder:
         passages = semantic.passages(vectors, [h.note_id for h in found], query_words(words.texts))
         hits = tuple(semantic_hit(h, passages.get(h.note_id)) for h in found)
         return Results(hits, words.reading(Mode.SEMANTIC, str(relevance)), len(hits))
+
+    def _coverage(self, scope: list[str] | None) -> IndexCoverage | None:
+        """How much of the notes searched the index covers; None without one (filters alone
+        need none: their notes are listed by keyword, index or not)."""
+        try:
+            return self._semantic().coverage(scope)
+        except UnavailableError:
+            return None
 
     def _scope(self, folder_ids: frozenset[str] | None, note_ids: Collection[str] | None) -> list[str] | None:
         """The notes a search by meaning may return, or None for every note."""

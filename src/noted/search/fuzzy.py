@@ -10,11 +10,16 @@ the index's words are sorted, so the slice is one range of FTS5's vocabulary tab
 
 Hybrid search adds the corrections to the words it ranks by; keyword search offers them as a
 "did you mean" (it never changes what was asked).
+
+In a scope (``Among``: an MCP client's notebooks), every count is of the notes in it alone, so
+no word held only outside it is ever offered as a correction, nor steers how a query is read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 
 import apsw
 
@@ -28,6 +33,43 @@ MIN_NOTES = 2
 """A correction must be a word of at least this many notes (a typo in one note is no correction)."""
 MAX_CANDIDATES = 5000
 """The most vocabulary words compared with one query word (the most frequent of its slice)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Among:
+    """The notes a vocabulary is read from: a statement listing their ``notes_fts`` rowids."""
+
+    sql: str
+    params: tuple[object, ...]
+
+    @classmethod
+    def notes(cls, note_ids: Collection[str]) -> Among:
+        return cls(
+            "SELECT rowid FROM notes WHERE id IN (SELECT value FROM json_each(?))", (_listed(note_ids),)
+        )
+
+    @classmethod
+    def folders(cls, folder_ids: Collection[str]) -> Among:
+        """The notes directly in these notebooks (the caller expands sub-notebooks)."""
+        sql = "SELECT rowid FROM notes WHERE parent_id IN (SELECT value FROM json_each(?))"
+        return cls(sql, (_listed(folder_ids),))
+
+    def count(self, conn: apsw.Connection, match: str) -> int:
+        """How many of these notes ``match`` (an FTS5 expression) is found in."""
+        sql = f"SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN ({self.sql})"
+        return int(conn.execute(sql, (match, *self.params)).fetchone()[0])
+
+    def size(self, conn: apsw.Connection) -> int:
+        return int(conn.execute(f"SELECT COUNT(*) FROM ({self.sql})", self.params).fetchone()[0])
+
+
+def _listed(ids: Collection[str]) -> str:
+    return json.dumps(sorted(ids))
+
+
+def phrase(word: str, *, prefix: bool = False) -> str:
+    """``word`` as an FTS5 string (the token itself, or with ``prefix`` every token it begins)."""
+    return '"' + word.replace('"', '""') + '"' + ("*" if prefix else "")
 
 
 def max_distance(word: str) -> int:
@@ -65,7 +107,7 @@ def ensure_vocab(conn: apsw.Connection) -> None:
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, notes_fts, row)")
 
 
-def corrections(conn: apsw.Connection, words: Iterable[str]) -> dict[str, str]:
+def corrections(conn: apsw.Connection, words: Iterable[str], among: Among | None = None) -> dict[str, str]:
     """The correction of each of ``words`` that no note contains, even as a prefix, and that has one.
 
     Keys and values are folded (lower case, no diacritics).
@@ -74,21 +116,26 @@ def corrections(conn: apsw.Connection, words: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for word in words:
         folded = fold(word).lower()
-        if len(folded) < MIN_LENGTH or not folded.isalpha() or folded in out or _known(conn, folded):
+        if len(folded) < MIN_LENGTH or not folded.isalpha() or folded in out or _known(conn, folded, among):
             continue
-        found = _closest(conn, folded)
+        found = _closest(conn, folded, among)
         if found is not None:
             out[folded] = found
     return out
 
 
-def note_counts(conn: apsw.Connection, prefixes: Iterable[str]) -> dict[str, int]:
+def note_counts(conn: apsw.Connection, prefixes: Iterable[str], among: Among | None = None) -> dict[str, int]:
     """For each of ``prefixes``, how many notes hold the commonest word that begins with it
-    ("delet": the notes holding "delete", or "deleted" if more do); 0 when none does."""
+    ("delet": the notes holding "delete", or "deleted" if more do); 0 when none does. ``among``
+    a scope, the notes of it holding any word that begins with it (the vocabulary's counts are
+    of every note)."""
     ensure_vocab(conn)
     out: dict[str, int] = {}
     for prefix in prefixes:
         low = fold(prefix)
+        if among is not None:
+            out[prefix] = among.count(conn, phrase(low, prefix=True)) if low else 0
+            continue
         row = conn.execute(
             f"SELECT max(doc) FROM {VOCAB} WHERE term >= ? AND term < ?", (low, low + "\uffff")
         ).fetchone()
@@ -96,29 +143,41 @@ def note_counts(conn: apsw.Connection, prefixes: Iterable[str]) -> dict[str, int
     return out
 
 
-def word_counts(conn: apsw.Connection, words: Iterable[str]) -> dict[str, int]:
+def word_counts(conn: apsw.Connection, words: Iterable[str], among: Among | None = None) -> dict[str, int]:
     """For each of ``words``, how many notes hold it as it is (folded); 0 when none does."""
     ensure_vocab(conn)
     out: dict[str, int] = {}
     for word in words:
-        row = conn.execute(f"SELECT doc FROM {VOCAB} WHERE term = ?", (fold(word),)).fetchone()
+        folded = fold(word)
+        if among is not None:
+            out[word] = among.count(conn, phrase(folded)) if folded else 0
+            continue
+        row = conn.execute(f"SELECT doc FROM {VOCAB} WHERE term = ?", (folded,)).fetchone()
         out[word] = int(row[0]) if row is not None else 0
     return out
 
 
-def _known(conn: apsw.Connection, word: str) -> bool:
+def _known(conn: apsw.Connection, word: str, among: Among | None) -> bool:
     """Whether some note holds ``word`` or a word it begins (keyword search matches prefixes)."""
+    if among is not None:
+        return among.count(conn, phrase(word, prefix=True)) > 0
     row = conn.execute(f"SELECT 1 FROM {VOCAB} WHERE term >= ? AND term < ? LIMIT 1", (word, word + "\uffff"))
     return row.fetchone() is not None
 
 
-def _closest(conn: apsw.Connection, word: str) -> str | None:
+def _closest(conn: apsw.Connection, word: str, among: Among | None) -> str | None:
+    """The closest word of the vocabulary (of ``among`` when given) held by ``MIN_NOTES`` notes.
+
+    In a scope the whole slice is compared (no cut at the ``MAX_CANDIDATES`` commonest, which
+    notes outside would decide) and the words within reach are counted among its notes.
+    """
     limit = max_distance(word)
     head = word[:2]
     upper = head[:-1] + chr(ord(head[-1]) + 1)
+    cut = f"ORDER BY doc DESC LIMIT {MAX_CANDIDATES}" if among is None else ""
     rows = conn.execute(
         f"SELECT term, doc FROM {VOCAB} WHERE term >= ? AND term < ? AND doc >= ? "
-        f"AND length(term) BETWEEN ? AND ? ORDER BY doc DESC LIMIT {MAX_CANDIDATES}",
+        f"AND length(term) BETWEEN ? AND ? {cut}",
         (head, upper, MIN_NOTES, len(word) - limit, len(word) + limit),
     ).fetchall()
     best: tuple[int, int, str] | None = None
@@ -129,6 +188,9 @@ def _closest(conn: apsw.Connection, word: str) -> str | None:
         if len(letters.symmetric_difference(str(term))) > 2 * limit:
             continue
         d = distance(word, str(term), limit)
-        if d <= limit and (best is None or (d, -int(notes)) < best[:2]):
-            best = (d, -int(notes), str(term))
+        if d > limit or (best is not None and d > best[0]):
+            continue
+        held = int(notes) if among is None else among.count(conn, phrase(str(term)))
+        if held >= MIN_NOTES and (best is None or (d, -held, str(term)) < best):
+            best = (d, -held, str(term))
     return None if best is None else best[2]

@@ -239,7 +239,7 @@ class HybridSearch:
             hits = self._keyword_only(query, limit, scope)
             return Results(hits, Reading(Mode.HYBRID, str(relevance)), len(hits))
         allowed = allowed_notes(self.keyword, split.restriction, scope)
-        words = read_words(split.text, self.keyword, translate=translate)
+        words = read_words(split.text, self.keyword.within(scope), translate=translate)
         ranking = _joined(split.ranking, list(words.extra_words))
         # The keyword arm first: anything it refuses is refused before the model is loaded.
         keyword = self._keyword_arm(ranking, allowed)
@@ -280,17 +280,12 @@ class HybridSearch:
         ]
 
     def _keyword_arm(self, ranking: str, allowed: set[str] | None) -> list[KeywordHit]:
-        depth = DEPTH if allowed is None else MAX_LIMIT  # hits outside the scope are dropped below
-        hits = self.keyword.search(ranking, limit=depth, snippets=False).hits
-        kept = [h for h in hits if allowed is None or h.note_id in allowed]
-        return kept[:DEPTH]
+        """The keyword arm's hits among the ``allowed`` notes, searched among them (not the best
+        of all notes, filtered: notes outside would push the allowed ones off the page)."""
+        return list(self.keyword.search(ranking, limit=DEPTH, note_ids=allowed, snippets=False).hits)
 
     def _keyword_only(self, query: str, limit: int, scope: set[str] | None) -> tuple[Hit, ...]:
-        depth = limit if scope is None else MAX_LIMIT
-        hits = [
-            h for h in self.keyword.search(query, limit=depth).hits if scope is None or h.note_id in scope
-        ]
-        return tuple(keyword_hit(h) for h in hits[:limit])
+        return tuple(keyword_hit(h) for h in self.keyword.search(query, limit=limit, note_ids=scope).hits)
 
 
 def allowed_notes(keyword: KeywordSearch, restriction: str, scope: set[str] | None) -> set[str] | None:

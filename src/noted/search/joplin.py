@@ -18,7 +18,7 @@ note changed before that window but after the server started is found again once
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import apsw
@@ -56,6 +56,7 @@ class JoplinKeywordSearch(KeywordSearch):
         limit: int = 20,
         offset: int = 0,
         folder_ids: frozenset[str] | None = None,
+        note_ids: Collection[str] | None = None,
         snippets: bool = True,
     ) -> KeywordResults:
         """Run ``query`` on Joplin and return one page of hits, best first.
@@ -65,6 +66,7 @@ class JoplinKeywordSearch(KeywordSearch):
             limit: Page size (1 to 1000).
             offset: Hits to skip, for the next pages.
             folder_ids: When given, only notes directly inside these notebooks are returned.
+            note_ids: When given, only these notes are returned.
             snippets: False leaves ``snippet`` empty and ``section`` None (for callers that only rank).
 
         Raises:
@@ -74,13 +76,14 @@ class JoplinKeywordSearch(KeywordSearch):
         if not 1 <= limit <= MAX_LIMIT or offset < 0:
             raise QueryError(f"bad page: limit must be 1 to {MAX_LIMIT} and offset 0 or more")
         parsed = parse_query(query)
+        note_ids = None if note_ids is None else frozenset(note_ids)
         recent = self._recent()
-        local = self._search_locally(parsed, recent, folder_ids)
+        local = self._search_locally(parsed, recent, folder_ids, note_ids)
         found = self._store.client.get_all("/search", {"query": query, "fields": _LIST_FIELDS})
         joplin = [
             (str(i["id"]), int(i.get("user_updated_time") or 0))
             for i in found
-            if str(i["id"]) not in recent and _visible(i, folder_ids)
+            if str(i["id"]) not in recent and _visible(i, folder_ids, note_ids)
         ]
         ranked = local + joplin
         if not parsed.ranked:
@@ -121,7 +124,11 @@ class JoplinKeywordSearch(KeywordSearch):
         return {i: note for i, (_, note, _) in self._cache.items()}
 
     def _search_locally(
-        self, parsed: Query, recent: dict[str, Note], folder_ids: frozenset[str] | None
+        self,
+        parsed: Query,
+        recent: dict[str, Note],
+        folder_ids: frozenset[str] | None,
+        note_ids: Collection[str] | None,
     ) -> list[tuple[str, int]]:
         """``parsed`` run by noted's own engine over the recent notes: (id, user_updated_time), best first."""
         if not recent:
@@ -134,6 +141,7 @@ class JoplinKeywordSearch(KeywordSearch):
                 limit=MAX_LIMIT,
                 offset=0,
                 folder_ids=folder_ids,
+                note_ids=note_ids,
                 expansions=self._expand(conn, parsed.text_terms),
             )
             rows = conn.execute(compiled.sql, compiled.params).fetchall()
@@ -185,8 +193,12 @@ class JoplinKeywordSearch(KeywordSearch):
         return hits
 
 
-def _visible(item: dict[str, Any], folder_ids: frozenset[str] | None) -> bool:
+def _visible(
+    item: dict[str, Any], folder_ids: frozenset[str] | None, note_ids: Collection[str] | None
+) -> bool:
     if item.get("deleted_time") or item.get("is_conflict"):
+        return False
+    if note_ids is not None and str(item["id"]) not in note_ids:
         return False
     return folder_ids is None or str(item.get("parent_id", "")) in folder_ids
 

@@ -12,9 +12,11 @@ section (``1.2``) that holds that word; these are computed for the returned page
 
 from __future__ import annotations
 
+import copy
 import functools
+import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -96,6 +98,14 @@ class KeywordSearch:
     def __init__(self, store: HasDatabase) -> None:
         self._db = store.db
         self._hidden_index: bool | None = None
+        self._among: fuzzy.Among | None = None
+        """The notes the vocabulary is read from (``within``); None: every note."""
+
+    def within(self, note_ids: Collection[str] | None) -> KeywordSearch:
+        """This search with its vocabulary (corrections, and the word counts a translation
+        weighs) read from ``note_ids`` alone: in a scope, no word of a note outside it may be
+        offered as a correction or steer how a query is read. None: every note (``self``)."""
+        return self if note_ids is None else self._scoped(fuzzy.Among.notes(note_ids))
 
     def parse(self, query: str, *, now: datetime | None = None) -> Query:
         """Parse ``query`` without running it (raises ``QueryError`` as ``search`` would)."""
@@ -108,6 +118,7 @@ class KeywordSearch:
         limit: int = 20,
         offset: int = 0,
         folder_ids: frozenset[str] | None = None,
+        note_ids: Collection[str] | None = None,
         snippets: bool = True,
     ) -> KeywordResults:
         """Run ``query`` and return one page of hits, best first.
@@ -118,6 +129,8 @@ class KeywordSearch:
             offset: Hits to skip, for the next pages.
             folder_ids: When given, only notes directly inside these notebooks are returned
                 (the caller expands sub-notebooks).
+            note_ids: When given, only these notes are returned. Either scope applies inside
+                the statement, before ranking and counting, and to the "did you mean".
             snippets: False leaves ``snippet`` empty and ``section`` None, skipping the costliest
                 part for callers that only rank (hybrid search; ``locate`` fills them later).
 
@@ -127,6 +140,7 @@ class KeywordSearch:
         if not 1 <= limit <= MAX_LIMIT or offset < 0:
             raise QueryError(f"bad page: limit must be 1 to {MAX_LIMIT} and offset 0 or more")
         parsed = parse_query(query)
+        among = _among(folder_ids, note_ids)
         with self._db.read() as conn:
             if self._hidden_index is None:
                 self._hidden_index = _has_index(conn, HIDDEN_INDEX)
@@ -136,17 +150,17 @@ class KeywordSearch:
                 limit=limit,
                 offset=offset,
                 folder_ids=folder_ids,
+                note_ids=note_ids,
                 expansions=self._expand(conn, parsed.text_terms),
                 hidden_index=self._hidden_index,
                 tag_links=_tag_links(conn, parsed),
             )
             compiled = compile_()
-            matches = _matches(conn, compiled.match) if compiled.match is not None else None
+            matches = _matches(conn, compiled.match, among) if compiled.match is not None else None
             subtrees = _subtrees(conn, parsed, folder_ids)
             if matches is not None or subtrees:
-                compiled = compile_(
-                    by_date=matches is not None and _broad(conn, matches), matches=matches, subtrees=subtrees
-                )
+                by_date = matches is not None and _broad(conn, matches, among)
+                compiled = compile_(by_date=by_date, matches=matches, subtrees=subtrees)
             try:
                 rows = conn.execute(compiled.sql, compiled.params).fetchall()
             except apsw.SQLError as exc:  # quoting should make this impossible; never leak it
@@ -154,8 +168,14 @@ class KeywordSearch:
         total = int(rows[0][0]) if rows else 0
         pattern = body_pattern(parsed.text_terms) if compiled.ranked or compiled.match else None
         hits = tuple(_hit(row, pattern, compiled.ranked, snippets) for row in rows if row[1] is not None)
-        suggestion = self._suggest(query, parsed) if total == 0 and offset == 0 else ""
+        scoped = self if among is None else self._scoped(among)
+        suggestion = scoped._suggest(query, parsed) if total == 0 and offset == 0 else ""
         return KeywordResults(total, hits, suggestion)
+
+    def _scoped(self, among: fuzzy.Among) -> KeywordSearch:
+        scoped = copy.copy(self)
+        scoped._among = among
+        return scoped
 
     def _suggest(self, query: str, parsed: Query) -> str:
         """``query`` with its plain words that no note holds replaced by their corrections, or ""."""
@@ -183,17 +203,17 @@ class KeywordSearch:
         Keys are the words folded (lower case, no diacritics); see ``noted.search.fuzzy``.
         """
         with self._db.read() as conn:
-            return fuzzy.corrections(conn, words)
+            return fuzzy.corrections(conn, words, self._among)
 
     def note_counts(self, prefixes: Sequence[str]) -> dict[str, int]:
         """How many notes hold the commonest word of each prefix (``noted.search.fuzzy.note_counts``)."""
         with self._db.read() as conn:
-            return fuzzy.note_counts(conn, prefixes)
+            return fuzzy.note_counts(conn, prefixes, self._among)
 
     def word_counts(self, words: Sequence[str]) -> dict[str, int]:
         """How many notes hold each of ``words`` as it is (``noted.search.fuzzy.word_counts``)."""
         with self._db.read() as conn:
-            return fuzzy.word_counts(conn, words)
+            return fuzzy.word_counts(conn, words, self._among)
 
     def notes_holding(self, groups: Sequence[Sequence[str]]) -> dict[tuple[str, ...], int]:
         """For each group of prefixes, how many notes (trash included) hold a word beginning with
@@ -201,7 +221,7 @@ class KeywordSearch:
         with self._db.read() as conn:
             return {
                 tuple(group): _matches(
-                    conn, " AND ".join('"' + fold(p).replace('"', '""') + '"*' for p in group)
+                    conn, " AND ".join(fuzzy.phrase(fold(p), prefix=True) for p in group), self._among
                 )
                 for group in groups
                 if group and all(group)
@@ -231,15 +251,32 @@ class KeywordSearch:
 _UNLOCATED = Located("", None, None)
 
 
-def _matches(conn: apsw.Connection, match: str) -> int:
-    """How many notes ``match`` is found in, trash included (an FTS5 count, no BM25)."""
+def _among(folder_ids: frozenset[str] | None, note_ids: Collection[str] | None) -> fuzzy.Among | None:
+    """The notes a search's scope holds, as a vocabulary reads them; None without a scope."""
+    if note_ids is not None:
+        inside = fuzzy.Among.notes(note_ids)
+        if folder_ids is None:
+            return inside
+        return fuzzy.Among(f"{inside.sql} AND parent_id IN (SELECT value FROM json_each(?))",
+                           (*inside.params, json.dumps(sorted(folder_ids))))  # fmt: skip
+    return None if folder_ids is None else fuzzy.Among.folders(folder_ids)
+
+
+def _matches(conn: apsw.Connection, match: str, among: fuzzy.Among | None = None) -> int:
+    """How many notes ``match`` is found in, trash included (an FTS5 count, no BM25); in a scope,
+    how many of its notes."""
+    if among is not None:
+        return among.count(conn, match)
     return int(conn.execute("SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ?", (match,)).fetchone()[0])
 
 
-def _broad(conn: apsw.Connection, found: int) -> bool:
-    """Whether ``found`` matches are more than half the live notes."""
+def _broad(conn: apsw.Connection, found: int, among: fuzzy.Among | None) -> bool:
+    """Whether ``found`` matches are more than half the live notes (of the scope, in one: the
+    order of its hits never depends on the notes outside it)."""
     if found <= BROAD_MIN_NOTES:
         return False
+    if among is not None:
+        return found * 2 > among.size(conn)
     live = conn.execute(
         "SELECT (SELECT COUNT(*) FROM notes) - "
         "(SELECT COUNT(*) FROM notes WHERE deleted_time > 0 OR is_conflict != 0)"

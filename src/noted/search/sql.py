@@ -17,7 +17,7 @@ back to ``notes`` for titles and bodies.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -118,7 +118,12 @@ def subtree_sql(
 
 
 def _restrictions(
-    b: _Builder, query: Query, folder_ids: frozenset[str] | None, subtrees: Mapping[bool, Subtree], walk: bool
+    b: _Builder,
+    query: Query,
+    folder_ids: frozenset[str] | None,
+    note_ids: Collection[str] | None,
+    subtrees: Mapping[bool, Subtree],
+    walk: bool,
 ) -> None:
     """Conditions that hold whatever ``any:`` says: notebooks and the caller's scope.
 
@@ -137,6 +142,9 @@ def _restrictions(
     if folder_ids is not None:
         sub = "SELECT x.rowid FROM notes AS x WHERE x.parent_id IN (SELECT value FROM json_each(?))"
         b.require(rid_in(sub, (scope,)))
+    if note_ids is not None:
+        sub = "SELECT x.rowid FROM notes AS x WHERE x.id IN (SELECT value FROM json_each(?))"
+        b.require(rid_in(sub, (json.dumps(sorted(note_ids)),)))
 
 
 def compile_query(
@@ -145,6 +153,7 @@ def compile_query(
     limit: int,
     offset: int,
     folder_ids: frozenset[str] | None = None,
+    note_ids: Collection[str] | None = None,
     expansions: Mapping[str, tuple[str, ...]] | None = None,
     hidden_index: bool = False,
     tag_links: Mapping[str, int] | None = None,
@@ -159,6 +168,7 @@ def compile_query(
         limit: Page size.
         offset: Matches to skip.
         folder_ids: When given, only notes directly in these notebooks are returned.
+        note_ids: When given, only these notes are returned.
         expansions: For each word with an inner ``*``, the index words it stands for.
         hidden_index: The database has the partial index ``notes_hidden`` (on
             ``deleted_time > 0 OR is_conflict != 0``), so trashed notes and conflicts can be
@@ -178,7 +188,7 @@ def compile_query(
     positive = [t for t in others if isinstance(t, TextTerm) and not t.negated]
     rest = [t for t in others if not (isinstance(t, TextTerm) and not t.negated)]
     exprs = [fts_term(t, expansions) for t in positive]
-    _restrictions(b, query, folder_ids, subtrees or {}, walk=not any(exprs))
+    _restrictions(b, query, folder_ids, note_ids, subtrees or {}, walk=not any(exprs))
     if query.any:
         match = " OR ".join(f"({e})" for e in exprs if e is not None)
         alternatives = [term_condition(t, expansions, tag_links) for t in rest]

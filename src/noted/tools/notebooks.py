@@ -86,16 +86,17 @@ def _list_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         return {"tags": [{"id": t.id, "title": t.title, "note_count": t.note_count} for t in tags]}
     # Counted from the visible notes alone, so neither the list nor the work depends on notes elsewhere.
     notes = [n.id for n in scoped_notes(ctx, scope)]
+    # Counted by the title as stored, which names one tag: looked up folded, "ſecret" found the
+    # tag "SECRET" of notes elsewhere (the store folds ASCII letters only).
     counts: Counter[str] = Counter()
     for start in range(0, len(notes), _BATCH):
         for titles in ctx.store.note_tag_titles(notes[start : start + _BATCH]).values():
-            counts.update(t.casefold() for t in titles)
-    found = [(ctx.store.find_tag(title), count) for title, count in sorted(counts.items())]
+            counts.update(titles)
+    found = [t for t in ctx.store.list_tags() if t.title in counts]
     return {
         "tags": [
-            {"id": tag.id, "title": tag_title(ctx, tag.title), "note_count": count}
-            for tag, count in found
-            if tag is not None
+            {"id": t.id, "title": tag_title(ctx, t.title), "note_count": counts[t.title]}
+            for t in sorted(found, key=lambda t: (tag_title(ctx, t.title), t.id))
         ]
     }
 
