@@ -197,6 +197,26 @@ def test_tags(store: SqliteStore) -> None:
     assert [n.id for n in store.list_notes(tag_id=tag.id)] == []
 
 
+def test_tags_and_notebooks_match_regardless_of_case_in_every_script(store: SqliteStore) -> None:
+    """SQLite's NOCASE and LIKE fold the 26 ASCII letters only: "Ünï" and "ünï" were two tags,
+    and ``tag:ÜNÏ`` or ``notebook:ÉTÉ`` found nothing."""
+    from noted.search.keyword import KeywordSearch
+
+    summer = store.create_folder("Été", actor="user")
+    note_id = store.create_note(NoteDraft("Beach", "sand", summer.id), actor="user").id
+    first = store.tag_note(note_id, ["Ünï"], actor="user")
+    assert store.tag_note(note_id, ["ünï", "ÜNÏ"], actor="user") == first
+    assert store.create_tag("üNï", actor="user").id == first[0].id
+    assert [t.title for t in store.list_tags()] == ["Ünï"]
+    assert store.find_tag("ÜNÏ") == store.find_tag("Ünï")
+    with pytest.raises(InvalidInputError, match="exists already"):
+        store.rename_tag(store.create_tag("Other", actor="user").id, "ÜNÏ", actor="user")
+    search = KeywordSearch(store)
+    for query in ("tag:ÜNÏ", "tag:ün*", "notebook:ÉTÉ", "notebook:été sand"):
+        assert [h.note_id for h in search.search(query).hits] == [note_id], query
+    assert store.untag_note(note_id, ["üNÏ"], actor="user") == []
+
+
 def test_resources_link_by_body(store: SqliteStore) -> None:
     note_id = _note(store, body="none yet")
     res = store.add_resource(b"\x89PNG fake", filename="dir/../shot.png", mime="image/png", actor="user")

@@ -44,6 +44,13 @@ def like_pattern(value: str) -> str:
     return escaped.replace("*", "%")
 
 
+def title_pattern(value: str) -> str:
+    """A LIKE pattern for ``casefold(title)`` (``noted.store.sqlite.db.add_functions``): a tag's or
+    a notebook's title matched regardless of case in every script ("tag:été" finds "Été"), where
+    LIKE alone folds the 26 ASCII letters only."""
+    return like_pattern(value.casefold())
+
+
 def fts_term(term: TextTerm, expansions: Mapping[str, tuple[str, ...]]) -> str | None:
     """The FTS5 expression of a word or phrase; None when it cannot match anything."""
     if term.infix:
@@ -80,7 +87,7 @@ def rid_in(sub: str, params: tuple[object, ...] = (), *, negated: bool = False) 
 
 _TAGGED = (
     "SELECT x.rowid FROM tags AS t JOIN note_tags AS nt ON nt.tag_id = t.id "
-    "JOIN notes AS x ON x.id = nt.note_id WHERE t.title LIKE ? ESCAPE '\\'"
+    "JOIN notes AS x ON x.id = nt.note_id WHERE casefold(t.title) LIKE ? ESCAPE '\\'"
 )
 _ATTACHED = (
     "SELECT x.rowid FROM resources AS r JOIN note_resources AS nr ON nr.resource_id = r.id "
@@ -88,7 +95,7 @@ _ATTACHED = (
 )
 _TAG_PROBE = (
     "EXISTS (SELECT 1 FROM note_tags AS nt WHERE nt.note_id = n.id "
-    "AND +nt.tag_id IN (SELECT id FROM tags WHERE title LIKE ? ESCAPE '\\'))"
+    "AND +nt.tag_id IN (SELECT id FROM tags WHERE casefold(title) LIKE ? ESCAPE '\\'))"
 )
 """Whether note ``n`` carries a matching tag: one probe of its own few links ("+" keeps SQLite
 from probing each matching tag in turn, 300 probes a note for ``tag:*``)."""
@@ -120,12 +127,13 @@ def _filter_condition(term: Filter, tag_links: Mapping[str, int], matches: int |
     not_ = "NOT " if term.negated else ""
     kind = term.kind
     if kind is FilterKind.TAG and _probed(term, tag_links, matches):
-        return Cond(f"{not_}{_TAG_PROBE}", (like_pattern(term.value),), row=True)
+        return Cond(f"{not_}{_TAG_PROBE}", (title_pattern(term.value),), row=True)
     if kind in (FilterKind.TAG, FilterKind.RESOURCE):
         tagged = kind is FilterKind.TAG
         if term.negated:
             return Cond(f"NOT EXISTS ({_UNATTACHED})", (like_pattern(term.value),), row=True)
-        return rid_in(_TAGGED if tagged else _ATTACHED, (like_pattern(term.value),))
+        pattern = title_pattern(term.value) if tagged else like_pattern(term.value)
+        return rid_in(_TAGGED if tagged else _ATTACHED, (pattern,))
     if kind is FilterKind.SOURCEURL:
         return Cond(f"n.source_url {not_}LIKE ? ESCAPE '\\'", (like_pattern(term.value),), row=True)
     if kind is FilterKind.ID:
@@ -154,13 +162,13 @@ def notebook_cte(name: str, values: tuple[str, ...], scope: str | None) -> tuple
     With a scope (a JSON list of notebook ids), only titles inside it are matched, so a query
     cannot learn the name of a notebook it may not see from which notes come back.
     """
-    likes = " OR ".join("title LIKE ? ESCAPE '\\'" for _ in values)
+    likes = " OR ".join("casefold(title) LIKE ? ESCAPE '\\'" for _ in values)
     inside = " AND id IN (SELECT value FROM json_each(?))" if scope is not None else ""
     sql = (
         f"{name}(id) AS (SELECT id FROM folders WHERE ({likes}){inside} "
         f"UNION SELECT f.id FROM folders AS f JOIN {name} AS p ON f.parent_id = p.id)"
     )
-    params = tuple(like_pattern(v) for v in values)
+    params = tuple(title_pattern(v) for v in values)
     return sql, params + ((scope,) if scope is not None else ())
 
 

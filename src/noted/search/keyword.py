@@ -26,7 +26,7 @@ import apsw
 from noted.errors import QueryError
 from noted.search import fuzzy
 from noted.search import sql as search_sql
-from noted.search.conditions import Subtree, like_pattern
+from noted.search.conditions import Subtree, title_pattern
 from noted.search.query import Filter, FilterKind, Query, TextTerm, parse_query
 from noted.search.snippet import Located, body_pattern, fold, locate
 from noted.search.sql import compile_query, subtree_sql
@@ -290,9 +290,10 @@ def _tag_links(conn: apsw.Connection, query: Query) -> dict[str, int]:
         t.value for t in query.terms if isinstance(t, Filter) and t.kind is FilterKind.TAG and not t.negated
     }
     sql = (
-        "SELECT COUNT(*) FROM note_tags WHERE tag_id IN (SELECT id FROM tags WHERE title LIKE ? ESCAPE '\\')"
+        "SELECT COUNT(*) FROM note_tags WHERE tag_id IN "
+        "(SELECT id FROM tags WHERE casefold(title) LIKE ? ESCAPE '\\')"
     )
-    return {v: int(conn.execute(sql, (like_pattern(v),)).fetchone()[0]) for v in values}
+    return {v: int(conn.execute(sql, (title_pattern(v),)).fetchone()[0]) for v in values}
 
 
 def _subtrees(conn: apsw.Connection, query: Query, folder_ids: frozenset[str] | None) -> dict[bool, Subtree]:

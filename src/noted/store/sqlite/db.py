@@ -118,6 +118,7 @@ class Database:
                 hint="check that the file is a noted database and that you may write to it",
             ) from exc
         self.vec_error = _load_vec(conn)
+        add_functions(conn)
         return conn
 
     def _connect(self) -> apsw.Connection:
@@ -330,3 +331,14 @@ class Database:
     def _user_version(conn: apsw.Connection) -> int:
         row = conn.execute("PRAGMA user_version").fetchone()
         return int(row[0]) if row else 0
+
+
+def add_functions(conn: apsw.Connection) -> None:
+    """The SQL functions noted's statements use beyond SQLite's own: ``casefold(text)``, Python's
+    case folding, so that a tag or notebook title matches regardless of case in every script
+    (``COLLATE NOCASE`` and ``LIKE`` fold the 26 ASCII letters only: "Ünï" and "ünï" were two tags)."""
+    conn.create_scalar_function("casefold", _casefold, 1, deterministic=True)
+
+
+def _casefold(value: str | None) -> str | None:
+    return value.casefold() if isinstance(value, str) else value

@@ -15,6 +15,7 @@ import apsw
 from noted.markdown import heading_text
 from noted.models import Folder, Note, Resource, Tag
 from noted.store.sqlite.base import NOTE_COLUMNS
+from noted.store.sqlite.db import add_functions
 from noted.store.sqlite.schema import MIGRATIONS
 
 
@@ -26,6 +27,7 @@ def scratch_copy(notes: Iterable[Note], headings: Callable[[Note], str] | None =
     """
     headings_of = headings or (lambda note: heading_text(note.body))
     conn = apsw.Connection(":memory:")
+    add_functions(conn)
     try:
         for migration in MIGRATIONS:
             migration.apply(conn)

@@ -52,7 +52,7 @@ class Tags:
     def find_tag(self, title: str) -> Tag | None:
         with self.db.read() as conn:
             row = conn.execute(
-                f"{_TAG_WITH_COUNT} WHERE t.title = ? COLLATE NOCASE", (title.strip(),)
+                f"{_TAG_WITH_COUNT} WHERE casefold(t.title) = ?", (title.strip().casefold(),)
             ).fetchone()
         return tag_from_row(row) if row else None
 
@@ -68,7 +68,7 @@ class Tags:
             if not conn.execute("SELECT 1 FROM tags WHERE id = ?", (tag_id,)).fetchone():
                 raise NotFoundError(f'no tag with id "{tag_id}"')
             clash = conn.execute(
-                "SELECT id FROM tags WHERE title = ? COLLATE NOCASE AND id != ?", (title, tag_id)
+                "SELECT id FROM tags WHERE casefold(title) = ? AND id != ?", (title.casefold(), tag_id)
             ).fetchone()
             if clash:
                 raise InvalidInputError(f'a tag named "{title}" exists already')
@@ -125,8 +125,8 @@ class Tags:
             for title in titles:
                 row = conn.execute(
                     "DELETE FROM note_tags WHERE note_id = ? AND tag_id = "
-                    "(SELECT id FROM tags WHERE title = ? COLLATE NOCASE) RETURNING tag_id",
-                    (note_id, title.strip()),
+                    "(SELECT id FROM tags WHERE casefold(title) = ?) RETURNING tag_id",
+                    (note_id, title.strip().casefold()),
                 ).fetchone()
                 if row:
                     record(conn, ItemType.NOTE_TAG, note_id, ChangeType.DELETE, actor)
@@ -139,7 +139,8 @@ def ensure_tag(conn: apsw.Connection, title: str, actor: str) -> Tag:
     if not title:
         raise InvalidInputError("a tag needs a title")
     row = conn.execute(
-        "SELECT id, title, created_time, updated_time FROM tags WHERE title = ? COLLATE NOCASE", (title,)
+        "SELECT id, title, created_time, updated_time FROM tags WHERE casefold(title) = ?",
+        (title.casefold(),),
     ).fetchone()
     if row:
         return tag_from_row(row)
