@@ -12,7 +12,7 @@ from noted.errors import InvalidInputError, QueryError
 from noted.indexer.engine import Indexer
 from noted.models import NoteDraft
 from noted.search.finder import Finder
-from noted.search.hybrid import SECOND_CHUNK_WEIGHT, _closeness, fuse, split_query
+from noted.search.hybrid import SECOND_CHUNK_WEIGHT, _closeness, fuse, split_query, titled_first
 from noted.search.keyword import KeywordSearch
 from noted.search.query import parse_query
 from noted.search.results import Arm, Mode, Results
@@ -86,6 +86,22 @@ def test_fuse_with_one_arm_empty_keeps_the_other_arms_order() -> None:
 
 
 # Query splitting -------------------------------------------------------------------------------
+
+
+def test_a_note_titled_with_every_word_comes_before_those_that_are_not() -> None:
+    """ "Big note" put "Big note 5000 lines" 26th: the semantic arm ranked empty "Filler note N"
+    notes closest and the long note nowhere, and its keyword match had 0.3 of the score."""
+    fused = [("filler", 0.7), ("other", 0.65), ("big", 0.3), ("cafe", 0.2)]
+    titles = {
+        "filler": "Filler note 23",
+        "other": "Notes",
+        "big": "Big note 5000 lines",
+        "cafe": "Café big notes",
+    }
+    lifted = titled_first(fused, titles, "Big note")
+    assert [n for n, _ in lifted] == ["big", "cafe", "filler", "other"]  # words as prefixes, as keyword
+    assert [n for n, _ in titled_first(fused, titles, "cafe")] == ["cafe", "filler", "other", "big"]
+    assert titled_first(fused, titles, "") == fused
 
 
 def test_restriction_reparses_to_the_same_terms() -> None:
