@@ -2,7 +2,8 @@
 
 A caller in review mode (an MCP client whose token says ``--writes review``, or the assistant with
 ``ai.writes = review``) has ``ToolContext.writes_wait`` set. ``ToolRegistry.call`` then checks the
-call as usual (switch, scope, arguments) and, instead of running a write tool, hands it to
+call as usual (switch, scope, arguments), rehearses the tool up to its first write so a call direct
+mode refuses is refused alike (``noted.tools.rehearsal``), and, instead of running it, hands it to
 ``propose``: the call is stored (``noted.store.review.ReviewRows.propose``) with the note's
 ``updated_time`` as it was, and the model is told that it waits and under which id. ``apply`` runs
 it when the person accepts, as the client, against that version: ``update_note`` gets it as its
