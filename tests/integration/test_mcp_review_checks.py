@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.mcp_support import World, bearer, http_client, http_server, make_world, text_of
+from tests.integration.mcp_support import (
+    World,
+    bearer,
+    cli_runner,
+    http_client,
+    http_server,
+    make_world,
+    text_of,
+)
 
 from noted.mcp.client_tokens import ClientTokens
 from noted.store.review import ProposalState
@@ -94,3 +102,23 @@ async def test_a_refusal_says_the_same_for_outside_the_scope_and_for_nothing(wor
     ]
     assert hidden[0] == hidden[1] and hidden[2] == hidden[3]
     assert world.deps.review is not None and world.deps.review.proposals(state=None) == []
+
+
+async def test_a_delete_tag_proposal_is_named_after_the_tag(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not "Delete a tag": the person sees which tag, and the client the title it may see (its scope
+    shows titles case-folded, as ``get_tag`` does)."""
+    clients, review, _ = _tokens(world)
+    (money,) = world.store.tag_note(world.work_note, ["Money"], actor="user")
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), MODE, headers=bearer(review)) as client:
+            answer = await client.call_tool("delete_tag", {"id": money.id})
+            assert not answer.is_error and answer.structured_content is not None
+            ref = answer.structured_content["proposal"]
+            status = await client.call_tool("proposal_status", {"ids": [ref]})
+    assert status.structured_content is not None
+    assert [p["note"] for p in status.structured_content["proposals"]] == ["money"]
+    code, out, err = cli_runner(world, capsys, monkeypatch)("changes", "--pending")
+    assert code == 0, err
+    assert ref in out and 'delete_tag "money"' in out and "Delete a tag" not in out

@@ -72,7 +72,8 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
     rows = _rows(ctx)
     key = note_key(tool)
     note = visible_note(ctx, view(ctx), str(args[key]), field=key) if key and key in args else None
-    title = note.title if note else str(args.get("title", "")) or tool.title
+    named = tool.label(ctx, args) if tool.label is not None and note is None else ""
+    title = note.title if note else named or str(args.get("title", "")) or tool.title
     row = rows.propose(
         client=ctx.actor,
         tool=tool.name,
