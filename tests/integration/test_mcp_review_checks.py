@@ -69,6 +69,8 @@ async def test_what_direct_mode_refuses_review_mode_refuses_alike_and_proposes_n
         ("delete_tag", {"id": MADE_UP}),
         ("create_note", {"title": "r2", "notebook_id": MADE_UP}),
         ("update_note", {"id": world.work_note, "replace_text": {"find": "not there", "replace": "y"}}),
+        ("update_note", {"id": world.work_note, "title": "two\nlines"}),  # refused by every store
+        ("manage_tags", {"note_id": world.work_note, "add": [" "]}),
     ]
     cursor = world.store.latest_cursor()
     waiting = await _answers(world, clients, review, calls)

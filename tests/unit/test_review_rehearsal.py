@@ -50,6 +50,13 @@ CASES: list[tuple[str, Callable[[Ids], dict[str, Any]]]] = [
     ("restore_note", lambda i: {"id": MADE_UP}),
     ("manage_tags", lambda i: {"note_id": i["note"]}),
     ("manage_tags", lambda i: {"note_id": i["note"], "add": ["a"], "remove": ["A"]}),
+    # what every store refuses (noted.store.rules), checked by the operation before its first write
+    ("create_notebook", lambda i: {"title": "two\nlines"}),
+    ("create_notebook", lambda i: {"title": " "}),
+    ("update_note", lambda i: {"id": i["note"], "title": "two\nlines"}),
+    ("manage_tags", lambda i: {"note_id": i["note"], "add": [" "]}),
+    ("manage_tags", lambda i: {"note_id": i["note"], "add": ["two\nlines"]}),
+    ("create_note", lambda i: {"title": "r2", "notebook_id": i["work"], "tags": ["ok", " "]}),
 ]  # fmt: skip
 
 
