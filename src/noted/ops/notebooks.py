@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from noted.errors import InvalidInputError
 from noted.models import Folder, Tag
 from noted.store.protocol import Store
+from noted.store.rules import clean_notebook_title
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class TagChange:
 
 def create_notebook(store: Store, title: str, *, parent_id: str = "", actor: str) -> Folder:
     """A new notebook titled ``title`` inside ``parent_id`` ("" for the top level)."""
+    clean_notebook_title(title)  # refused before the write, as every store refuses it
     return store.create_folder(title, parent_id=parent_id, actor=actor)
 
 

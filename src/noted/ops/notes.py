@@ -5,6 +5,8 @@ every note's old revisions.
 Each returns the note, a ``NoteChange`` (the note afterwards, and whether anything was written) or,
 for tags, a ``NoteTags``; an operation with nothing to do writes nothing.
 
+Input every store refuses (``noted.store.rules``) is refused before the first write.
+
 A note created without a notebook goes in ``DEFAULT_NOTEBOOK``: the top-level notebook titled
 "Inbox", made when missing (``noted create``, the app's new note with no notebook listed, the
 ``create_note`` tool given no notebook).
@@ -21,6 +23,7 @@ from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Re
 from noted.ops.attachments import PickedFile, link_for
 from noted.store.protocol import Store
 from noted.store.revisions import labelled
+from noted.store.rules import clean_tag_title, clean_title
 
 DEFAULT_NOTEBOOK = "Inbox"
 """The top-level notebook a note goes in when none is given (made when missing)."""
@@ -121,6 +124,8 @@ def edit_tags(
     store: Store, note_id: str, add: Sequence[str], remove: Sequence[str], *, actor: str
 ) -> NoteTags:
     """Add the tags ``add`` (created when missing) and take off ``remove`` (case does not matter)."""
+    for title in add:
+        clean_tag_title(title)
     with store.batch():
         note = store.get_note(note_id)
         before = {t.title.casefold() for t in store.note_tags(note_id)}
@@ -173,6 +178,9 @@ def create_note(
     links its files, and in one transaction where the store has them: a refused note leaves no
     new notebook and no attachment (on Joplin, the attachments are deleted again).
     """
+    clean_title(draft.title)
+    for tag in draft.tags:
+        clean_tag_title(tag)
     stored: list[Resource] = []
     try:
         with store.batch():
@@ -221,6 +229,8 @@ def update_note(
     Raises:
         ConflictError: ``base_updated_time`` is given and the note changed since; nothing was written.
     """
+    if patch.title is not None:
+        clean_title(patch.title)
     with store.batch():
         if patch == NotePatch():
             note = store.get_note(note_id)

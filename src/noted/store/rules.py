@@ -1,4 +1,8 @@
-"""Input rules every backend applies the same way: titles, attachment names and extensions."""
+"""Input rules every backend applies the same way: titles, attachment names and extensions.
+
+The operations of ``noted.ops`` apply them too, before their first write, so nothing is half
+written and a write's rehearsal (``noted.tools.rehearsal``) meets the refusal.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,22 @@ def clean_title(title: str, what: str = "title") -> str:
         raise InvalidInputError(f"a {what} must be one line")
     if len(title) > MAX_TITLE:
         raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
+    return title
+
+
+def clean_notebook_title(title: str) -> str:
+    """A notebook's title as ``clean_title`` makes it, or an error when that leaves it empty."""
+    title = clean_title(title, "notebook title")
+    if not title:
+        raise InvalidInputError("a notebook needs a title")
+    return title
+
+
+def clean_tag_title(title: str) -> str:
+    """A tag's title as ``clean_title`` makes it, or an error when that leaves it empty."""
+    title = clean_title(title, "tag")
+    if not title:
+        raise InvalidInputError("a tag needs a title")
     return title
 
 

@@ -46,6 +46,7 @@ Payload = dict[str, Any]
 IMAGES = "__images__"
 """The payload key under which a handler returns a tuple of ``ImageData`` (see the module docstring)."""
 Handler = Callable[["ToolContext", Mapping[str, Any]], Payload]
+Labeller = Callable[["ToolContext", Mapping[str, Any]], str]
 Approver = Callable[["Tool", Mapping[str, Any]], Awaitable[bool]]
 """Asks the person whether a write may run; True lets it run."""
 
@@ -119,6 +120,9 @@ class Tool:
     """Offered only when the open note has a selection (``editor_replace_selection``)."""
     examples: tuple[Payload, ...] = ()
     """Example inputs; tests check that the input schema accepts each."""
+    label: Labeller | None = None
+    """For a write that names neither a note nor a title: the title of what it changes, as the
+    caller may see it, which names a proposal of the call (``noted.tools.proposals.propose``)."""
 
     @property
     def is_write(self) -> bool:

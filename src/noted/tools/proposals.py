@@ -2,7 +2,8 @@
 
 A caller in review mode (an MCP client whose token says ``--writes review``, or the assistant with
 ``ai.writes = review``) has ``ToolContext.writes_wait`` set. ``ToolRegistry.call`` then checks the
-call as usual (switch, scope, arguments) and, instead of running a write tool, hands it to
+call as usual (switch, scope, arguments), rehearses the tool up to its first write so a call direct
+mode refuses is refused alike (``noted.tools.rehearsal``), and, instead of running it, hands it to
 ``propose``: the call is stored (``noted.store.review.ReviewRows.propose``) with the note's
 ``updated_time`` as it was, and the model is told that it waits and under which id. ``apply`` runs
 it when the person accepts, as the client, against that version: ``update_note`` gets it as its
@@ -71,7 +72,8 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
     rows = _rows(ctx)
     key = note_key(tool)
     note = visible_note(ctx, view(ctx), str(args[key]), field=key) if key and key in args else None
-    title = note.title if note else str(args.get("title", "")) or tool.title
+    named = tool.label(ctx, args) if tool.label is not None and note is None else ""
+    title = note.title if note else named or str(args.get("title", "")) or tool.title
     row = rows.propose(
         client=ctx.actor,
         tool=tool.name,

@@ -4,8 +4,9 @@ The assistant and the MCP server both call ``ToolRegistry.call``; neither has it
 store. A call checks the tool's switch (read from settings at call time, so a toggle applies at
 once), validates the arguments against the tool's JSON Schema, asks the person first when
 ``ai.approveWrites`` is on and the caller can ask, runs the handler in a worker thread with the
-caller's actor and scope, and returns a ``ToolResult``. ``call_together`` runs the writes of one
-approval (the chat's batch) the same way, as one unit: all written or none. Text inside notes
+caller's actor and scope, and returns a ``ToolResult``; in review mode a write is rehearsed instead
+(refused as the direct call would be) and stored as a proposal. ``call_together`` runs the writes of
+one approval (the chat's batch) the same way, as one unit: all written or none. Text inside notes
 cannot change any of this: switches live in settings, and no tool writes settings.
 """
 
@@ -29,6 +30,7 @@ from noted.ops.batch_undo import NoteState, all_or_none
 from noted.settings import Settings
 from noted.settings.handles import AI_APPROVE_WRITES, AI_WRITES
 from noted.tools.base import IMAGES, ImageData, Payload, Tool, ToolContext, ToolError
+from noted.tools.rehearsal import WouldWrite, rehearsal
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +138,7 @@ class ToolRegistry:
             return checked
         tool, args = checked
         if tool.is_write and not tool.editor and ctx.writes_wait:
-            return await self._propose(tool, args, ctx)
+            return await asyncio.to_thread(self._propose, tool, args, ctx)
         if tool.is_write and ctx.approve is not None and self.asks():
             if not await ctx.approve(tool, args):
                 message = "The person declined this change. Do not retry it unless they ask for it."
@@ -208,11 +210,19 @@ class ToolRegistry:
         ``ai.approveWrites`` on)."""
         return self.settings.get(AI_WRITES) == "ask" and self.settings.get(AI_APPROVE_WRITES)
 
-    async def _propose(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
+    def _propose(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
+        """The refusal direct mode would give (the handler rehearsed up to its first write,
+        ``noted.tools.rehearsal``), or else the call stored as a proposal (in a worker thread)."""
         from noted.tools.proposals import propose
 
         try:
-            payload = await asyncio.to_thread(propose, tool, args, ctx)
+            rehearsed = self._run(tool, args, rehearsal(ctx))
+        except WouldWrite:
+            rehearsed = None
+        if rehearsed is not None and not rehearsed.ok:
+            return rehearsed
+        try:
+            payload = propose(tool, args, ctx)
         except ToolError as exc:
             return ToolResult(tool.name, ToolStatus.ERROR, message=exc.message, field=exc.field)
         except NotedError as exc:
@@ -224,6 +234,8 @@ class ToolRegistry:
         name = tool.name
         try:
             payload = tool.handler(ctx, args)
+        except WouldWrite:  # a rehearsal's end, for _propose
+            raise
         except ToolError as exc:
             return ToolResult(name, ToolStatus.ERROR, message=exc.message, field=exc.field)
         except ConflictError as exc:

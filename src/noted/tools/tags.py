@@ -146,6 +146,10 @@ def _delete_tag(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     return {"id": tag.id, "title": tag_title(ctx, tag.title), "deleted": True, "removed_from_notes": removed}
 
 
+def _tag_label(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+    return tag_title(ctx, visible_tag(ctx, view(ctx), args["id"]).title)
+
+
 DELETE_TAG = Tool(
     name="delete_tag",
     title="Delete a tag",
@@ -168,6 +172,7 @@ DELETE_TAG = Tool(
     annotations=Annotations(read_only=False, destructive=True, idempotent=False),
     handler=_delete_tag,
     examples=({"id": s.EXAMPLE_ID},),
+    label=_tag_label,
 )
 
 
