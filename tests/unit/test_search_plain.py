@@ -26,6 +26,7 @@ def test_a_chunks_heading_is_not_repeated_beside_its_section() -> None:
         ('![screenshot](:/123 "title") below', "screenshot below"),  # an image: its alt text
         ("an `INSERT` or `UPDATE`", "an INSERT or UPDATE"),
         ("this is **important** and __so__ is this", "this is important and so is this"),
+        ("bold, _italic_ and *em* too", "bold, italic and em too"),  # were kept as typed
         ("```sql SELECT 1; ``` done", "SELECT 1; done"),  # a fence and its language
         ("> quoted text *** after a rule", "quoted text after a rule"),
         ("…cut   across\n\nlines…", "…cut across lines…"),
@@ -37,7 +38,18 @@ def test_markdown_marks_are_left_out(markdown: str, shown: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["x*y and *.txt", "snake_case_name", "C# and #tag", "a --- b", "1 > 0", "5 * 3", "[not a link]"],
+    [
+        "x*y and *.txt",
+        "snake_case_name",
+        "C# and #tag",
+        "a --- b",
+        "1 > 0",
+        "5 * 3",
+        "[not a link]",
+        "a*b*c",
+        "2 * 3 * 4",
+        "my_var and _lead",
+    ],  # fmt: skip
 )
 def test_text_that_only_looks_like_markdown_stays(text: str) -> None:
     assert readable(text) == text

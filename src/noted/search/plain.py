@@ -15,6 +15,8 @@ _IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _FENCE = re.compile(r"(?:^|(?<=\s))(?:`{3,}|~{3,})[\w+#.-]*(?=\s|$)")
 _HEADING_MARK = re.compile(r"(?:^|(?<=\s))#{1,6}(?=\s|$)")
 _STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+"""``*em*`` and ``_em_``, not inside a word (``snake_case_name``, ``a*b*c``) nor around spaces (``2 * 3``)."""
 _CODE = re.compile(r"`+([^`]+)`+")
 _RULE = re.compile(r"(?:^|(?<=\s))(?:\*{3,}|_{3,})(?=\s|$)")
 _QUOTE = re.compile(r"^(?:> ?)+")
@@ -23,7 +25,7 @@ _QUOTE = re.compile(r"^(?:> ?)+")
 
 def readable(snippet: str, heading: str | None = None) -> str:
     """``snippet`` (Markdown, possibly cut) with headings' ``#``, code fences, links' targets,
-    inline code's backticks (a cut's unclosed one too), ``**strong**`` marks, rules and a leading
+    inline code's backticks (a cut's unclosed one too), ``**strong**`` and ``*em*`` marks, rules and a leading
     quote mark left out, whitespace collapsed.
 
     Args:
@@ -41,5 +43,6 @@ def readable(snippet: str, heading: str | None = None) -> str:
     text = _HEADING_MARK.sub("", text)
     text = _QUOTE.sub("", _RULE.sub("", text))
     text = _STRONG.sub(lambda m: m.group(2), text)
+    text = _EMPHASIS.sub(lambda m: m.group(2), text)
     text = _CODE.sub(lambda m: m.group(1), text).replace("`", "")  # and one a cut left unclosed
     return _SPACE.sub(" ", text).strip()
