@@ -260,3 +260,35 @@ def test_a_path_is_completed_as_far_as_the_files_agree(
     assert complete_path("~/") is None  # Documents, Downloads and notes.md share nothing
     assert complete_path("~/.h") == "~/.hidden"  # hidden files once a dot is typed
     assert complete_path("~/nothing") is None and complete_path(str(tmp_path / "no" / "x")) is None
+
+
+def test_an_open_to_dos_due_time_shows_in_the_list_and_the_reader(store: SqliteStore) -> None:
+    """The app drew no due time anywhere (``noted show`` prints it): an overdue to-do looked like
+    any other."""
+    from noted.markdown import outline
+    from noted.ui.data import NoteRow, NoteView
+    from noted.ui.widgets.note_rows import row_prompt
+    from noted.ui.widgets.note_viewer import NoteViewer
+
+    inbox = store.create_folder("Inbox", actor="user").id
+    made = {
+        title: store.create_note(
+            NoteDraft(title, "x", inbox, is_todo=True, todo_due=due, todo_completed=done), actor="user"
+        )  # fmt: skip
+        for title, due, done in (
+            ("Overdue", 1_577_836_800_000, 0),
+            ("Later", 4_102_444_800_000, 0),
+            ("Done", 1_577_836_800_000, 1),
+            ("No date", 0, 0),
+        )  # fmt: skip
+    }
+    for title, note in made.items():
+        meta = next(m for m in store.list_notes() if m.id == note.id)
+        listed = row_prompt(NoteRow(meta, ()), False, NoteOrder.UPDATED)
+        view = NoteView(note, "Inbox", (), (), (), outline(note.body))
+        header = NoteViewer._header(view)
+        for drawn in (listed, header):
+            assert ("due " in drawn.plain) == (title in ("Overdue", "Later")), (title, drawn.plain)
+            if title == "Overdue":
+                assert "due 2020-01-01" in drawn.plain
+                assert any("error" in str(span.style) for span in drawn.spans), drawn.spans

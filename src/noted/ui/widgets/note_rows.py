@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from textual.content import Content
 
+from noted.models import Note, NoteMeta
 from noted.store.protocol import NoteOrder
 from noted.ui.data import NoteRow, SourceKind
 
@@ -29,8 +30,17 @@ def when(ms: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000)) if ms else ""
 
 
+def due_mark(note: Note | NoteMeta, now_ms: int | None = None) -> tuple[str, str]:
+    """An open to-do's due time, red once it has passed; "" for any other note."""
+    if not (note.is_todo and note.todo_due and not note.todo_completed):
+        return ("", "")
+    now = time.time() * 1000 if now_ms is None else now_ms
+    return (f"due {when(note.todo_due)}", "$text-error" if note.todo_due < now else "$text-warning")
+
+
 def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
-    """The two lines of one note: mark, to-do box and title; then time and tags."""
+    """The two lines of one note: mark, to-do box and title; then an open to-do's due time, the
+    note's time and tags."""
     meta = row.meta
     box: tuple[str, str] = ("", "")
     if meta.is_todo:
@@ -40,11 +50,13 @@ def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
     title = meta.title or "(untitled)"
     stamp = meta.user_created_time if order is NoteOrder.CREATED else meta.user_updated_time
     tags = "  " + " ".join(f"#{t}" for t in row.tags) if row.tags else ""
+    due, due_style = due_mark(meta)
     return Content.assemble(
         ("▌" if marked else " ", "bold $accent"),
         box,
         (title, "bold" if not meta.todo_completed else "strike"),
         "\n ",
+        (f"{due}  " if due else "", due_style),
         (when(stamp), "$text-muted"),
         (tags, "$text-secondary"),
     )

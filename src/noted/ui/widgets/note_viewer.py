@@ -44,7 +44,7 @@ from noted.ui.reader_model import (
 from noted.ui.widgets.attachments import AttachmentFlows
 from noted.ui.widgets.markdown_page import Drawn, Look, MarkdownPage, draw
 from noted.ui.widgets.note_copy import copy_note, copy_note_code
-from noted.ui.widgets.note_rows import when
+from noted.ui.widgets.note_rows import due_mark, when
 from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
@@ -267,6 +267,9 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             parts.append(("  in the trash", "$text-error"))
         if note.is_todo:
             parts.append(("  ☑ done" if note.todo_completed else "  ☐ to-do", "$text-warning"))
+            due, due_style = due_mark(note)
+            if due:
+                parts.append((f"  {due}", due_style))
         meta = f"\n{view.notebook} · {when(note.user_updated_time)}"
         parts.append((meta, "$text-muted"))
         if view.tags:
