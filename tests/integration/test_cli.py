@@ -275,6 +275,10 @@ def test_empty_trash_needs_confirmation(cli: Cli, monkeypatch: pytest.MonkeyPatc
     assert "deleted 1 note for good" in cli.ok("empty-trash").out
     assert cli.json("notes", "--trash") == []
     assert cli.json("empty-trash", "--yes") == {"deleted": 0}
+    cli.ok("notebook", "create", "Old")
+    cli.ok("create", "Kept", "--notebook", "Old")
+    cli.ok("notebook", "trash", "Old")
+    assert "deleted 1 note and 1 notebook for good" in cli.ok("empty-trash", "--yes").out  # not "1 note"
     # An empty trash is said to be empty, not asked about ("Delete the 0 notes?").
     monkeypatch.setattr(sys, "stdin", Tty(""))
     assert "the trash is empty already" in cli.ok("empty-trash").out

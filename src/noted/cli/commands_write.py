@@ -16,7 +16,6 @@ from noted.models import ACTOR_USER, NoteDraft
 from noted.ops import notes as ops
 from noted.ops.resolve import live_note, resolve_folder, resolve_note
 from noted.ops.trash import empty_if_unchanged, empty_trash, trash_contents
-from noted.wording import plural
 
 
 def register_create(sub: Commands) -> None:
@@ -183,5 +182,5 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     if ctx.json:
         ctx.emit({"deleted": deleted})
     else:
-        ctx.out(f"deleted {plural(deleted, 'note')} for good" if args.yes else f"deleted {asked} for good")
+        ctx.out(f"deleted {asked.with_notes(deleted)} for good")
     return 0

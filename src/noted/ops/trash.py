@@ -37,12 +37,21 @@ class TrashContents:
         """Exactly one note or notebook (the question says "it", not "them")."""
         return self.notes + self.notebooks == 1
 
+    def with_notes(self, count: int) -> str:
+        """What was erased, said as ``str`` says it, with ``count`` notes (``--yes`` erases the
+        trash as it is then, which may hold a note more or less than it did when counted)."""
+        return _said(count, self.notebooks)
+
     def __str__(self) -> str:
         """``12 notes and 2 notebooks``, ``1 note``, ``3 notebooks``."""
-        parts = [plural(self.notes, "note")] if self.notes else []
-        if self.notebooks:
-            parts.append(plural(self.notebooks, "notebook"))
-        return " and ".join(parts) or "nothing"
+        return _said(self.notes, self.notebooks)
+
+
+def _said(notes: int, notebooks: int) -> str:
+    parts = [plural(notes, "note")] if notes else []
+    if notebooks:
+        parts.append(plural(notebooks, "notebook"))
+    return " and ".join(parts) or "nothing"
 
 
 def trash_contents(store: Store) -> TrashContents:
