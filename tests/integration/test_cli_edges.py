@@ -197,3 +197,56 @@ def test_a_markdown_folder_named_with_vault_may_make_its_profile(tmp_path: Path)
     done = run_noted(tmp_path / "profile", "--vault", str(folder), "notes", init=False)
     assert done.returncode == 0 and "Plan" in done.stdout, done.stderr
     assert (tmp_path / "profile" / "vault.db").exists()
+
+
+def _on_a_terminal(args: list[str], env: dict[str, str]) -> bytes:
+    """What ``noted ARGS`` writes to a real terminal (a pseudo-terminal), stdout and stderr both."""
+    import pty
+
+    parent, child = pty.openpty()
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", *args], stdin=subprocess.DEVNULL, stdout=child, stderr=child,
+        env=env, check=False, timeout=120,
+    )  # fmt: skip
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(parent, 65536)
+        except OSError:  # the terminal's other end is closed: all is read
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(parent)
+    assert done.returncode == 0, out
+    return out
+
+
+def test_control_characters_of_a_note_are_pictured_on_a_terminal_and_kept_in_a_pipe(tmp_path: Path) -> None:
+    """A title or body an AI app, a sync or an import wrote could drive the terminal: ``ESC]52``
+    sets the clipboard, ``ESC]0`` the window title, ``ESC[2J`` clears the screen. ``noted notes``
+    and ``noted show`` printed them as they were."""
+    from noted.models import NoteDraft
+    from noted.profile import Profile
+    from noted.store.sqlite import SqliteStore
+
+    env = env_with_src(NOTED_PROFILE=str(tmp_path / "p"))
+    assert run_noted(tmp_path / "p", "init").returncode == 0
+    profile = Profile(tmp_path / "p")
+    store = SqliteStore.open(profile.db_path, profile.resources_dir)
+    evil = "Evil\x1b]52;c;cm0gLXJmIH4=\x07 \x1b[2J title"
+    folder = store.list_folders()[0].id
+    note = store.create_note(
+        NoteDraft(evil, "body \x1b]0;pwned\x07 and \x9b31m\rover\r\n", folder), actor="mcp"
+    )
+    store.close()
+    for args in (["notes"], ["show", note.id], ["search", "--mode", "keyword", "evil"]):
+        shown = _on_a_terminal(args, env)
+        assert b"\x1b" not in shown and b"\xc2\x9b" not in shown and b"\x07" not in shown, (args, shown)
+        assert "Evil␛]52;c;cm0gLXJmIH4=␇ ␛[2J title".encode() in shown, (args, shown)
+    assert "␛]0;pwned␇ and \ufffd31m␍over".encode() in _on_a_terminal(["show", note.id], env)
+    piped = subprocess.run(
+        [sys.executable, "-m", "noted", "show", note.id], env=env, capture_output=True, check=True
+    )
+    assert evil.encode() in piped.stdout and b"\x1b]0;pwned\x07" in piped.stdout  # the note's own bytes

@@ -20,6 +20,7 @@ from noted.cli import commands_tui
 from noted.cli.args import JOPLIN_HELP, VAULT_HELP, Commands, check_argv, given
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode, exit_code
+from noted.cli.terminal import shown
 from noted.errors import NotedError
 
 log = logging.getLogger("noted.cli")
@@ -125,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         check_argv(given)
     except NotedError as exc:
-        print(f"noted: {exc}", file=sys.stderr)
+        print(shown(f"noted: {exc}", sys.stderr), file=sys.stderr)
         return ExitCode.BAD_INPUT
     args = _bare(given)
     if args is None or not commands_tui.interactive():

@@ -38,6 +38,7 @@ from noted.cli.args import Commands, read_stdin
 from noted.cli.ask_json import JsonReport, event_json, print_line
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
+from noted.cli.terminal import shown
 from noted.errors import InvalidInputError
 from noted.models import ToolStatus
 from noted.ops.resolve import resolve_note
@@ -151,7 +152,8 @@ class _Renderer:
         else:
             self.report.add(event)
         if isinstance(event, Failed) and self.mode != "text":  # stdout is for the JSON alone
-            print(f"noted: {event.message}" + (f" ({event.remedy})" if event.remedy else ""), file=sys.stderr)
+            message = f"noted: {event.message}" + (f" ({event.remedy})" if event.remedy else "")
+            print(shown(message, sys.stderr), file=sys.stderr)
         match event:
             case Cancelled():
                 return ExitCode.INTERRUPTED
@@ -179,36 +181,39 @@ class _Renderer:
                 if self.break_before_text:
                     out.write("\n")
                     self.break_before_text = False
-                out.write(text)
+                out.write(shown(text, out))
                 out.flush()
                 self.last = text[-1:] or self.last
             case ToolCallStarted(summary=summary):
                 self.break_before_text = self.last != "\n"
-                print(f"\n· {summary}", file=err)
+                print(shown(f"\n· {summary}", err), file=err)
             case ToolCallFinished(name=name, status=status, result=result) if status is not ToolStatus.OK:
-                print(f"  {name}: {status}: {result.get('error', '')}", file=err)
+                print(shown(f"  {name}: {status}: {result.get('error', '')}", err), file=err)
             case EditsProposed(diff=diff):
-                print(diff, file=err)
+                print(shown(diff, err), file=err)
             case (
                 EditsApplied(message=message) | EditsRefused(message=message) | BatchApplied(message=message)
             ):
-                print(f"· {message}", file=err)
+                print(shown(f"· {message}", err), file=err)
             case UsageReport():
                 pass
             case Waiting(reason=reason, retry=retry, retries=retries) if reason:
-                print(f"· retry {retry} of {retries}: {reason}", file=err)
+                print(shown(f"· retry {retry} of {retries}: {reason}", err), file=err)
             case Done():
                 out.write("\n")
             case Cancelled():
                 print("\n(stopped)", file=err)
             case Failed(message=message, remedy=remedy):
-                print(f"noted: {message}" + (f" ({remedy})" if remedy else ""), file=err)
+                print(shown(f"noted: {message}" + (f" ({remedy})" if remedy else ""), err), file=err)
 
 
 def _confirm(question: str, cancel: asyncio.Event) -> bool:
     """Ask on the terminal; Ctrl-C here stops the run (sets ``cancel``) instead of answering."""
     if not sys.stdin.isatty():
-        print(f"{question} no (no terminal to ask on; pass --yes to approve)", file=sys.stderr)
+        print(
+            shown(f"{question} no (no terminal to ask on; pass --yes to approve)", sys.stderr),
+            file=sys.stderr,
+        )
         return False
     # The loop's Ctrl-C handler cannot run while input() blocks the loop; let Ctrl-C interrupt
     # the prompt itself for as long as it is shown. The prompt goes to stderr, like every
@@ -218,7 +223,7 @@ def _confirm(question: str, cancel: asyncio.Event) -> bool:
     except ValueError:  # not the main thread: Ctrl-C keeps its usual meaning
         previous = None
     try:
-        print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+        print(shown(f"{question} [y/N] ", sys.stderr), end="", file=sys.stderr, flush=True)
         answer = _read_answer()
     except KeyboardInterrupt:
         cancel.set()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from noted.cli.progress import LazyProgress
+from noted.cli.terminal import shown
 from noted.errors import InvalidInputError
 from noted.logs import setup_logging
 from noted.profile import Profile, resolve_profile
@@ -81,14 +82,14 @@ class CliContext:
 
     def out(self, text: str = "") -> None:
         """Print a line for people (ignored when nothing should be printed)."""
-        print(text)
+        print(shown(text, sys.stdout))
 
     def emit(self, payload: Any) -> None:
         """Print ``payload`` as JSON."""
-        print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+        print(shown(json.dumps(payload, ensure_ascii=False, indent=2, default=str), sys.stdout))
 
     def error(self, message: str) -> None:
-        print(f"noted: {message}", file=sys.stderr)
+        print(shown(f"noted: {message}", sys.stderr), file=sys.stderr)
 
     def db_path_hint(self) -> Path | None:
         """The profile's database, to name in a storage fault (None if the profile itself failed)."""
