@@ -126,15 +126,19 @@ class VaultStore(Parts):
             self._watcher = Watcher(self).start()
         return self._watcher
 
-    def front_problems(self) -> Iterator[tuple[str, str]]:
-        """(path, problem) of each note's file whose front matter does not parse, read now."""
+    def front_problems(self) -> Iterator[tuple[str, str, bool]]:
+        """(path, problem, unread) of each note's file whose front matter does not parse (``unread``:
+        none of it is read), or has a time noted ignores (``2024-02-30``), read now."""
         for row in sorted(self.ledger.all_notes(), key=lambda r: r.path):
             if not row.present or in_trash(row.path):
                 continue
             with contextlib.suppress(OSError, Skipped, InvalidInputError):  # gone or skipped meanwhile
-                problem = FileText.parse(decode(self.vault.read(row.path).data)).front_problem()
+                ft = FileText.parse(decode(self.vault.read(row.path).data))
+                problem = ft.front_problem()
                 if problem:
-                    yield row.path, problem
+                    yield row.path, problem, True
+                for problem in ft.time_problems():
+                    yield row.path, problem, False
 
     def close(self) -> None:
         if self._watcher is not None:
