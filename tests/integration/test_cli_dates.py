@@ -111,3 +111,36 @@ def local_zone(monkeypatch: pytest.MonkeyPatch, zone: str) -> Iterator[None]:
         finally:
             patch.undo()
             time.tzset()
+
+
+def test_an_export_of_years_before_1000_imports_back(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Export wrote ``created: 5-01-01T00:00:00.000Z`` (``strftime("%Y")`` on Linux), which its own
+    import refuses: the whole export could not be imported."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "old.md").write_text(
+        "---\ncreated: 0005-01-01T00:00:00Z\nupdated: 0999-12-31T23:59:59.999Z\n"
+        "is_todo: true\ntodo_due: 0012-03-04T05:06:07.089Z\n---\nold\n"
+    )
+    cli.ok("import", str(folder))
+    before = cli.json("show", "old")
+    cli.ok("export", str(tmp_path / "out"))
+    text = (tmp_path / "out" / "in" / "old.md").read_text()
+    assert "created: '0005-01-01T00:00:00.000Z'" in text and "todo_due: '0012-03-04T05:06:07.089Z'" in text
+    other = Cli(tmp_path / "other", capsys)
+    other.ok("import", str(tmp_path / "out"))
+    after = other.json("show", "old")
+    fields = ("id", "created_time", "updated_time", "todo_due")
+    assert [after[f] for f in fields] == [before[f] for f in fields]
+
+
+def test_a_markdown_folder_keeps_a_due_time_before_1000(cli: Cli, tmp_path: Path) -> None:
+    """The Markdown folder wrote ``due: 12-03-04T05:06:00Z``, which it read back as no time."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    v = ("--vault", str(root))
+    created = cli.json("create", "Old", "--due", "0012-03-04T05:06", *v)
+    assert "due: '0012-03-04T" in (root / "Inbox" / "Old.md").read_text()
+    assert cli.json("show", "Old", *v)["todo_due"] == created["todo_due"] != 0

@@ -94,13 +94,19 @@ def is_id(text: str) -> bool:
 
 
 # Times ------------------------------------------------------------------------------------------
-def iso_utc(ms: int) -> str:
-    """``2024-05-01T12:00:00.123Z``: ISO 8601 in UTC, to the millisecond."""
-    moment = dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
-
-
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def iso_utc(ms: int, timespec: str = "milliseconds") -> str:
+    """``2024-05-01T12:00:00.123Z``: ISO 8601 in UTC, to the millisecond (or ``timespec``).
+
+    The year has four digits: ``strftime("%Y")`` writes the year 5 as ``5`` on Linux, which no
+    ISO 8601 reader (``to_ms`` included) takes back, so such an export could not be imported.
+    """
+    moment = _EPOCH + dt.timedelta(milliseconds=ms)  # exact: no float on the way
+    return moment.isoformat(timespec=timespec).removesuffix("+00:00") + "Z"
+
+
 EARLIEST_MS = (dt.datetime(1, 1, 3, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(milliseconds=1)
 LATEST_MS = (dt.datetime(9999, 12, 31, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(milliseconds=1) - 1
 """The times noted keeps: 0001-01-03 to the end of 9999-12-30 (UTC), so that every one of them

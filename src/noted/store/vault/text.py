@@ -18,7 +18,6 @@ What noted reads (Obsidian's conventions where it has one):
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import re
 from dataclasses import dataclass, replace
@@ -28,7 +27,7 @@ import yaml
 
 from noted.errors import InvalidInputError
 from noted.markdown import code_ranges
-from noted.store.transfer.common import dump_yaml, key_line, load_yaml, safe_name, to_ms
+from noted.store.transfer.common import dump_yaml, iso_utc, key_line, load_yaml, safe_name, to_ms
 
 BOM = "\ufeff"
 TODO_KEYS = {"todo": ("todo", "is_todo"), "due": ("due", "todo_due"), "done": ("done", "todo_completed")}
@@ -276,8 +275,8 @@ def _time(value: object) -> int:
 
 
 def yaml_time(ms: int) -> str:
-    """A time as front matter shows it: ``2026-12-04T10:00:00Z``."""
-    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """A time as front matter shows it: ``2026-12-04T10:00:00Z`` (the year always in four digits)."""
+    return iso_utc(ms, "seconds")
 
 
 def _key_blocks(front: str) -> dict[str, tuple[int, int]]:
