@@ -66,7 +66,13 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
-    report = export_markdown(ctx.services.store, Path(args.dir).expanduser(), force=args.force)
+    services = ctx.services
+    report = export_markdown(
+        services.store,
+        Path(args.dir).expanduser(),
+        force=args.force,
+        keep_out=[(services.profile.root, "the profile folder")],
+    )
     if ctx.json:
         ctx.emit(
             {

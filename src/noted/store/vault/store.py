@@ -126,6 +126,9 @@ class VaultStore(Parts):
             self._watcher = Watcher(self).start()
         return self._watcher
 
+    def notes_folder(self) -> Path:
+        return self.vault.root
+
     def front_problems(self) -> Iterator[tuple[str, str, bool]]:
         """(path, problem, unread) of each note's file whose front matter does not parse (``unread``:
         none of it is read), or has a time noted ignores (``2024-02-30``), read now."""
