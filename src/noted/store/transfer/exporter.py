@@ -268,7 +268,9 @@ def export_markdown(
         stage = staging.begin()
     except OSError as exc:
         staging.end()
-        raise TransferError(f"cannot write next to {target}: {exc.strerror or exc}") from exc
+        raise TransferError(
+            f"cannot write next to {target}: {exc.strerror or exc}; export to a folder you can write in"
+        ) from exc
     try:
         _write(stage, store, folders, notes, plan)
         left = swap_in(staging, agreed)

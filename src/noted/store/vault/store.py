@@ -96,7 +96,8 @@ class VaultStore(Parts):
             ProfileError: the folder is missing, or the profile already follows another folder.
         """
         if not root.is_dir():
-            raise ProfileError(f"the Markdown folder {root} does not exist", hint="check the path")
+            what = "is not a folder" if root.exists() else "does not exist"
+            raise ProfileError(f"the Markdown folder {root} {what}", hint="check the path")
         mirror = SqliteStore.open(
             profile_dir / SIDECAR_NAME, profile_dir / "vault-resources", thinning=thinning
         )
