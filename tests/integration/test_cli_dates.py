@@ -144,3 +144,18 @@ def test_a_markdown_folder_keeps_a_due_time_before_1000(cli: Cli, tmp_path: Path
     created = cli.json("create", "Old", "--due", "0012-03-04T05:06", *v)
     assert "due: '0012-03-04T" in (root / "Inbox" / "Old.md").read_text()
     assert cli.json("show", "Old", *v)["todo_due"] == created["todo_due"] != 0
+
+
+def test_a_due_date_out_of_range_is_refused_and_its_edges_kept(cli: Cli) -> None:
+    """``noted create T --due 0001-01-01`` exited 70 (``timestamp()`` of a local year 1), and
+    ``--due 9999-12-31`` stored a time that is the year 10000 east of Greenwich."""
+    cli.ok("notes")
+    before = state(cli.profile)
+    for day in ("0001-01-01", "0001-01-02", "9999-12-31"):
+        result = cli("create", "T", "--due", day)
+        assert result.code == EXIT["bad input"] and result.err.count("\n") == 1, result
+        assert f'bad --due: "{day}" is out of range' in result.err
+    assert state(cli.profile) == before
+    for day in ("0001-01-03", "9999-12-30"):
+        cli.ok("create", f"T {day}", "--due", day)
+        assert f"due {day} 00:00" in cli.ok("show", f"T {day}").out  # the year in four digits too

@@ -146,8 +146,16 @@ def to_ms(value: object) -> int:
         )
     else:
         raise ValueError("expected a date and time such as 2024-05-01T12:00:00Z")
+    return kept_time(ms, value if isinstance(value, int) else f'"{value}"')
+
+
+def kept_time(ms: int, shown: object) -> int:
+    """``ms`` when noted keeps that time (``EARLIEST_MS``..``LATEST_MS``).
+
+    Raises:
+        ValueError: it does not; the message names ``shown`` (the time as it was given) and the range.
+    """
     if not EARLIEST_MS <= ms <= LATEST_MS:
-        shown = value if isinstance(value, int) else f'"{value}"'
         raise ValueError(f"{shown} is out of range: noted keeps times from 0001-01-03 to 9999-12-30")
     return ms
 
