@@ -69,6 +69,8 @@ class VaultStatus:
     unread_front: tuple[tuple[str, str], ...] = ()
     """(path, problem) of each note whose front matter does not parse: its body is read, its
     title, tags and to-do are not (and noted writes no key into it)."""
+    ignored_times: tuple[tuple[str, str], ...] = ()
+    """(path, problem) of each front-matter time noted ignores: not a date, or out of its range."""
 
 
 @dataclass
@@ -270,12 +272,14 @@ class Services:
             return None
         skipped = tuple(self.store.ledger.skipped())
         folders = self.store.list_folders()
+        problems = list(self.store.front_problems())
         return VaultStatus(
             str(self.store.vault.root),
             self.store.count_notes(),
             len(folders),
             skipped,
-            tuple(self.store.front_problems()),
+            tuple((path, problem) for path, problem, unread in problems if unread),
+            tuple((path, problem) for path, problem, unread in problems if not unread),
         )
 
     def index_coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:

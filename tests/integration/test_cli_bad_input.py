@@ -95,3 +95,41 @@ def test_over_long_or_complex_queries_are_refused_with_the_limits(
     profile: Path, query: str, fragment: str
 ) -> None:
     refused(run_noted(profile, "search", "--mode", "keyword", query), EXIT["bad input"], fragment)
+
+
+def test_a_markdown_folder_that_is_a_file_is_called_so(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x\n", encoding="utf-8")
+    done = run_noted(tmp_path / "p", "--vault", str(afile), "notes", init=False)
+    refused(done, 1, f"the Markdown folder {afile} is not a folder")
+    assert afile.read_text(encoding="utf-8") == "x\n"
+
+
+@pytest.mark.parametrize("command", ["import", "export"])
+def test_an_empty_folder_name_is_refused_not_taken_for_the_current_folder(
+    profile: Path, tmp_path: Path, command: str
+) -> None:
+    """``noted export "$DIR"`` with DIR unset exported into the current folder (``import``: read it)."""
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "a.md").write_text("# A\n", encoding="utf-8")
+    before = state(profile)
+    refused(
+        run_noted(profile, command, "", cwd=here), EXIT["bad input"], "is empty", '"." for the current one'
+    )
+    assert state(profile) == before and [p.name for p in here.iterdir()] == ["a.md"]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_an_export_where_no_file_can_be_made_fails_at_once(profile: Path) -> None:
+    """``noted export /proc/x`` hung: filelock retries for ever on the "no such file" that /proc
+    answers to a new file."""
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "export", "/proc/x"],
+        capture_output=True,
+        text=True,
+        env=env_with_src(),
+        timeout=scaled(60),
+        check=False,
+    )
+    refused(done, EXIT["bad input"], "cannot write next to /proc/x")

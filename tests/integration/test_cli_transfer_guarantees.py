@@ -154,3 +154,41 @@ def test_force_never_replaces_a_folder_that_is_not_an_export(profile: Path, tmp_
     (target / "thesis.md").write_text("years of work", encoding="utf-8")
     refused(run_noted(profile, "export", str(target), "--force"), "is not a previous noted export")
     assert (target / "thesis.md").read_text(encoding="utf-8") == "years of work"
+
+
+def test_an_export_into_the_markdown_folder_or_the_profile_is_refused(tmp_path: Path) -> None:
+    """Exported into the Markdown folder, the export's files became notes: twice as many at each
+    export. Into the profile folder, it would lie among the files noted keeps there."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n", encoding="utf-8")
+    profile = tmp_path / "vault-profile"
+    v = ("--vault", str(notes))
+    assert run_noted(profile, "notes", *v, init=False).returncode == 0
+    for target, said in [
+        (notes / "backup", f"is inside the Markdown folder {notes}"),
+        (notes, "is the Markdown folder"),
+        (profile / "backup", f"is inside the profile folder {profile}"),
+        (profile, "is the profile folder"),
+    ]:
+        for _ in range(2):  # the second one doubled the notes
+            refused(run_noted(profile, "export", str(target), *v, init=False), said, "outside it")
+    assert [p.name for p in notes.rglob("*")] == ["a.md"] and not (profile / "backup").exists()
+    listed = run_noted(profile, "notes", *v, init=False)
+    assert listed.stdout.count("\n") == 1, listed.stdout
+    # Not vacuous: the same export beside them is written.
+    assert run_noted(profile, "export", str(tmp_path / "out"), *v, init=False).returncode == 0
+
+
+def test_force_never_replaces_an_export_that_holds_the_markdown_folder(profile: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_noted(profile, "export", str(out)).returncode == 0
+    notes = out / "notes"
+    notes.mkdir()
+    (notes / "mine.md").write_text("mine", encoding="utf-8")
+    other = tmp_path / "other"
+    refused(
+        run_noted(other, "export", str(out), "--force", "--vault", str(notes), init=False),
+        f"holds the Markdown folder {notes}",
+    )
+    assert (notes / "mine.md").read_text(encoding="utf-8") == "mine"

@@ -44,6 +44,13 @@ async def test_read_note_returns_metadata_and_a_short_body_whole(env: Env) -> No
     assert "truncated" not in got and got["in_trash"] is False
 
 
+@pytest.mark.parametrize("ms", [-62_135_424_000_000, -61_783_066_440_000, -1, 0, 253_402_214_399_999])
+def test_a_time_the_tools_give_reads_back_exactly_the_year_in_four_digits(ms: int) -> None:
+    """``strftime("%Y")`` wrote the year 12 as ``12`` on Linux, which ``parse_time`` refused."""
+    assert iso(ms)[:5].rstrip("-").isdigit() and len(iso(ms)) == 24
+    assert parse_time(iso(ms), "t") == ms
+
+
 async def test_read_note_caps_the_body_at_8000_and_says_how_to_read_on(env: Env) -> None:
     note = env.note(env.folder("F"), "Long", LONG_BODY)
     first = await env.ok("read_note", id=note)

@@ -85,3 +85,22 @@ def test_a_key_is_never_set_in_front_matter_that_does_not_read_as_keys(front: st
         text.with_key("todo", True, ("todo",))
     empty = FileText.parse("---\n---\nbody\n")
     assert empty.with_key("todo", True, ("todo",)).render() == "---\ntodo: true\n---\nbody\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("created: 2024-02-30", '"created": "2024-02-30" is not a date and time'),
+        ("due: 99999999999999999999", '"due": 99999999999999999999 is out of range'),
+        ("done: 0001-01-01", '"done": "0001-01-01" is out of range'),
+    ],
+)
+def test_a_time_noted_cannot_keep_is_ignored_and_named_and_the_rest_is_read(line: str, problem: str) -> None:
+    """PyYAML raised ValueError on 2024-02-30 (not YAMLError), which nothing caught; a time out of
+    range was read as it was, and broke the mirror's insert or every display of the note."""
+    text = FileText.parse(f"---\ntitle: T\ntodo: true\n{line}\ntags: [a]\n---\nbody\n")
+    assert (text.title("name"), text.tags(), text.todo(), text.created()) == ("T", ["a"], (True, 0, 0), 0)
+    assert text.front_problem() is None
+    (said,) = text.time_problems()
+    assert said.startswith(f"line 4: {problem}"), said
+    assert FileText.parse("---\ncreated: 2024-02-29\ndone: true\n---\n").time_problems() == []

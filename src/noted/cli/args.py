@@ -125,6 +125,14 @@ def given(value: str | None, option: str, *, left_out: str) -> str | None:
     return value
 
 
+def folder_given(value: str, what: str) -> Path:
+    """A folder named as an argument, ``~`` expanded. An empty one (``noted export "$DIR"`` with DIR
+    unset) is refused, as ``given`` refuses an empty option, rather than taken for the current folder."""
+    if not value.strip():
+        raise InvalidInputError(f'the name of {what} is empty; name a folder, or "." for the current one')
+    return Path(value).expanduser()
+
+
 def read_text_file(path: str) -> str:
     """A UTF-8 text file (``-`` for standard input), or an error naming the file."""
     if path == "-":

@@ -58,6 +58,7 @@ def cmd_vault(args: argparse.Namespace, ctx: CliContext) -> int:
                 "notebooks": status.notebooks,
                 "skipped": [{"path": p, "reason": r} for p, r in status.skipped],
                 "front_matter_unread": [{"path": p, "problem": r} for p, r in status.unread_front],
+                "times_ignored": [{"path": p, "problem": r} for p, r in status.ignored_times],
             }
         )
         return 0
@@ -73,5 +74,12 @@ def cmd_vault(args: argparse.Namespace, ctx: CliContext) -> int:
             " (their title, tags and to-do are not read from it; correct it in the file):"
         )
         for path, problem in status.unread_front:
+            ctx.out(f"  {path}: {problem}")
+    if status.ignored_times:
+        ctx.out(
+            f"{plural(len(status.ignored_times), 'time')} in front matter that noted ignores"
+            " (the rest of the note is read; correct it in the file):"
+        )
+        for path, problem in status.ignored_times:
             ctx.out(f"  {path}: {problem}")
     return 0

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from noted.cli.args import Commands
+from noted.cli.args import Commands, folder_given
 from noted.cli.context import CliContext
 from noted.cli.progress import LazyProgress
 from noted.store.transfer import export_markdown, import_markdown
@@ -40,8 +39,9 @@ def register(sub: Commands) -> None:
 
 
 def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
+    source = folder_given(args.dir, "the folder to import")
     with LazyProgress(enabled=sys.stderr.isatty() and not ctx.json) as progress:
-        report = import_markdown(ctx.services.store, Path(args.dir).expanduser(), progress=progress)
+        report = import_markdown(ctx.services.store, source, progress=progress)
     if ctx.json:
         ctx.emit(
             {
@@ -66,7 +66,14 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
-    report = export_markdown(ctx.services.store, Path(args.dir).expanduser(), force=args.force)
+    target = folder_given(args.dir, "the folder to export to")
+    services = ctx.services
+    report = export_markdown(
+        services.store,
+        target,
+        force=args.force,
+        keep_out=[(services.profile.root, "the profile folder")],
+    )
     if ctx.json:
         ctx.emit(
             {

@@ -14,6 +14,7 @@ from noted.errors import InvalidInputError
 from noted.models import Folder, FolderNode, Note, NoteMeta, Revision, Tag, folder_nodes
 from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
+from noted.store.transfer.common import EARLIEST_MS, kept_time
 
 if TYPE_CHECKING:
     from noted.cli.context import CliContext
@@ -40,21 +41,30 @@ def fmt_time(ms: int) -> str:
     """A time for people, in local time; empty for 0 (not set)."""
     if not ms:
         return ""
-    return dt.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+    moment = dt.datetime.fromtimestamp(ms / 1000)
+    return f"{moment.year:04d}-{moment:%m-%d %H:%M}"  # strftime's %Y writes the year 5 as "5" on Linux
 
 
 def parse_local_time(text: str, *, what: str) -> int:
     """``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM`` in local time, as epoch milliseconds.
 
     Raises:
-        InvalidInputError: the text is not one of those shapes or not a real date.
+        InvalidInputError: the text is not one of those shapes, not a real date, or out of the
+            range noted keeps (``0001-01-01`` crashed in ``timestamp()``, or broke every display).
     """
     for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"):
         try:
             moment = dt.datetime.strptime(text.strip(), fmt)
         except ValueError:
             continue
-        return int(moment.timestamp() * 1000)
+        try:
+            ms = int(moment.timestamp() * 1000)
+        except (ValueError, OverflowError):  # before the year 1 in UTC
+            ms = EARLIEST_MS - 1
+        try:
+            return kept_time(ms, f'"{text.strip()}"')
+        except ValueError as exc:
+            raise InvalidInputError(f"bad {what}: {exc}") from None
     raise InvalidInputError(f'bad {what} "{text}": use YYYY-MM-DD or YYYY-MM-DDTHH:MM')
 
 

@@ -62,6 +62,15 @@ class HasNotePaths(Protocol):
 
 
 @runtime_checkable
+class HasNotesFolder(Protocol):
+    """A store whose notes are the files of a folder (the Markdown folder), which export keeps out of."""
+
+    def notes_folder(self) -> Path:
+        """The folder, resolved."""
+        ...
+
+
+@runtime_checkable
 class HasFileLinks(Protocol):
     """A store whose notes link their attachments by path (the Markdown folder), not by ``:/id``."""
 

@@ -25,8 +25,9 @@ _MS = timedelta(milliseconds=1)
 
 
 def iso(ms: int) -> str:
-    """``1740821400000`` → ``2025-03-01T09:30:00.000Z`` (exact to the millisecond)."""
-    return (_EPOCH + ms * _MS).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    """``1740821400000`` → ``2025-03-01T09:30:00.000Z`` (exact to the millisecond; the year in four
+    digits, which ``strftime("%Y")`` does not write on Linux, so ``parse_time`` reads it back)."""
+    return (_EPOCH + ms * _MS).isoformat(timespec="milliseconds").removesuffix("+00:00") + "Z"
 
 
 def opt_iso(ms: int) -> str | None:

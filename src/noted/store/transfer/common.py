@@ -43,13 +43,29 @@ emoji is 400 bytes. 200 leaves room for " (N)" and ".md"."""
 
 
 # libyaml's safe loader and dumper when PyYAML was built with it: the same safe subset, many times faster.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader, except that a date no calendar has keeps its text (see ``_timestamp``)."""
+
+
+def _timestamp(loader: Any, node: yaml.Node) -> object:
+    """A YAML date or time, or its text when it shapes one no calendar has (``2024-02-30``, hour 25,
+    year 0): PyYAML raises ``ValueError`` there, not ``YAMLError``, and one bad value took the whole
+    file down. As text it fails ``to_ms`` like any other bad time, which names the key and its line."""
+    try:
+        return loader.construct_yaml_timestamp(node)
+    except (ValueError, OverflowError):
+        return loader.construct_scalar(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+
+
 def load_yaml(text: str) -> object:
-    """``yaml.safe_load``, through libyaml when available."""
-    return yaml.load(text, Loader=_LOADER)  # a safe loader, never the full one
+    """``yaml.safe_load``, through libyaml when available; an impossible date is left as its text."""
+    return yaml.load(text, Loader=_Loader)  # a safe loader, never the full one
 
 
 def dump_yaml(data: object, *, flow: bool = False) -> str:
@@ -78,36 +94,70 @@ def is_id(text: str) -> bool:
 
 
 # Times ------------------------------------------------------------------------------------------
-def iso_utc(ms: int) -> str:
-    """``2024-05-01T12:00:00.123Z``: ISO 8601 in UTC, to the millisecond."""
-    moment = dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def iso_utc(ms: int, timespec: str = "milliseconds") -> str:
+    """``2024-05-01T12:00:00.123Z``: ISO 8601 in UTC, to the millisecond (or ``timespec``).
+
+    The year has four digits: ``strftime("%Y")`` writes the year 5 as ``5`` on Linux, which no
+    ISO 8601 reader (``to_ms`` included) takes back, so such an export could not be imported.
+    """
+    moment = _EPOCH + dt.timedelta(milliseconds=ms)  # exact: no float on the way
+    return moment.isoformat(timespec=timespec).removesuffix("+00:00") + "Z"
+
+
+EARLIEST_MS = (dt.datetime(1, 1, 3, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(milliseconds=1)
+LATEST_MS = (dt.datetime(9999, 12, 31, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(milliseconds=1) - 1
+"""The times noted keeps: 0001-01-03 to the end of 9999-12-30 (UTC), so that every one of them
+shows in every time zone: Python's local time fails on 0001-01-01 and, probing a day back, on
+0001-01-02 (year 0), and the year 10000 begins on 9999-12-31 east of Greenwich."""
 
 
 def to_ms(value: object) -> int:
     """A front-matter time (ISO string, YAML timestamp or date, epoch ms, empty) as epoch ms.
 
+    Every reader of a time from a file (import, the Markdown folder) comes here, so a time noted
+    could not show or store (``253402300800000``, the year 10000) is refused where it is read.
+
     Raises:
-        ValueError: the value is none of those.
+        ValueError: the value is none of those, or it is outside ``EARLIEST_MS``..``LATEST_MS``.
     """
     if isinstance(value, bool):
         raise ValueError("expected a date and time")
     if value is None or value == "" or value == 0:
         return 0
-    if isinstance(value, int):
-        return value
     if isinstance(value, str):
         text = value.strip()
         try:
             value = dt.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
-        except ValueError:
-            raise ValueError(f'"{text}" is not a date and time such as 2024-05-01T12:00:00Z') from None
-    if isinstance(value, dt.datetime):
+        except ValueError as exc:
+            why = "" if str(exc).startswith("Invalid isoformat") else f" ({exc})"
+            raise ValueError(f'"{text}" is not a date and time such as 2024-05-01T12:00:00Z{why}') from None
+    if isinstance(value, int):
+        ms = value
+    elif isinstance(value, dt.datetime):
         moment = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-        return int(round(moment.timestamp() * 1000))
-    if isinstance(value, dt.date):
-        return int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp() * 1000)
-    raise ValueError("expected a date and time such as 2024-05-01T12:00:00Z")
+        ms = (moment - _EPOCH) // dt.timedelta(microseconds=1)
+        ms = (ms + 500) // 1000  # to the nearest millisecond
+    elif isinstance(value, dt.date):
+        ms = (dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(
+            milliseconds=1
+        )
+    else:
+        raise ValueError("expected a date and time such as 2024-05-01T12:00:00Z")
+    return kept_time(ms, value if isinstance(value, int) else f'"{value}"')
+
+
+def kept_time(ms: int, shown: object) -> int:
+    """``ms`` when noted keeps that time (``EARLIEST_MS``..``LATEST_MS``).
+
+    Raises:
+        ValueError: it does not; the message names ``shown`` (the time as it was given) and the range.
+    """
+    if not EARLIEST_MS <= ms <= LATEST_MS:
+        raise ValueError(f"{shown} is out of range: noted keeps times from 0001-01-03 to 9999-12-30")
+    return ms
 
 
 # Names --------------------------------------------------------------------------------------------

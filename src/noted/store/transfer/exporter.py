@@ -16,6 +16,7 @@ import hashlib
 import os
 import posixpath
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
@@ -23,7 +24,7 @@ from urllib.parse import quote
 from noted.errors import NotFoundError
 from noted.markdown import link_spans, linked_ids, replace_spans
 from noted.models import Folder, Note, Resource, now_ms
-from noted.store.protocol import HasFileLinks, Store
+from noted.store.protocol import HasFileLinks, HasNotesFolder, Store
 from noted.store.transfer.common import (
     EXPORT_MARKER,
     NOTEBOOK_MARKER,
@@ -67,6 +68,21 @@ class _Plan:
     """Note id → file path, relative to the target."""
     resources: dict[str, tuple[Resource, str]]
     """Resource id → the resource and its path relative to the target."""
+
+
+def _check_apart(target: Path, keep_out: Sequence[tuple[Path, str]]) -> None:
+    """Refuse a target inside one of the ``keep_out`` folders (or holding one): exported into the
+    Markdown folder, the export's files became notes, doubling at each export; into the profile,
+    it would lie among the files noted keeps there; and a replacement with ``--force`` deletes
+    what a previous export holds, a folder inside it included."""
+    where = target.resolve()
+    for folder, what in keep_out:
+        root = folder.resolve()
+        if where.is_relative_to(root):
+            place = f"is {what}" if where == root else f"is inside {what} {root}"
+            raise TransferError(f"{target} {place}; export to a folder outside it")
+        if root.is_relative_to(where):
+            raise TransferError(f"{target} holds {what} {root}; export to a folder outside it")
 
 
 def _check_target(target: Path, force: bool) -> tuple[Path, list[Unknown]]:
@@ -218,17 +234,25 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
     (stage / EXPORT_MARKER).write_text(manifest_text(iso_utc(now_ms()), written), encoding="utf-8")
 
 
-def export_markdown(store: Store, target: Path, *, force: bool = False) -> ExportReport:
+def export_markdown(
+    store: Store, target: Path, *, force: bool = False, keep_out: Sequence[tuple[Path, str]] = ()
+) -> ExportReport:
     """Write every notebook and note (not the trash) under ``target``.
 
     ``target`` must be missing, empty, or a previous noted export holding only the files that
     export wrote, unchanged (it is replaced). With ``force``, a previous export is replaced
-    whatever else it holds, and the report lists what was deleted.
+    whatever else it holds, and the report lists what was deleted. ``keep_out``: folders, each
+    with what it is (``the profile folder``), that the target must neither be in nor hold, as
+    the store's own Markdown folder (``HasNotesFolder``).
 
     Raises:
-        TransferError: the target is unusable, holds files noted did not write (without
-            ``force``), or a link inside it leads outside it; nothing is written.
+        TransferError: the target is unusable, inside or around a ``keep_out`` folder or the
+            Markdown folder, holds files noted did not write (without ``force``), or a link
+            inside it leads outside it; nothing is written.
     """
+    if isinstance(store, HasNotesFolder):
+        keep_out = [(store.notes_folder(), "the Markdown folder"), *keep_out]
+    _check_apart(target, keep_out)
     kept = sweep(target.resolve() if target.exists() else target.absolute())
     root, unknown = _check_target(target, force)
     folders = store.list_folders()
@@ -244,7 +268,9 @@ def export_markdown(store: Store, target: Path, *, force: bool = False) -> Expor
         stage = staging.begin()
     except OSError as exc:
         staging.end()
-        raise TransferError(f"cannot write next to {target}: {exc.strerror or exc}") from exc
+        raise TransferError(
+            f"cannot write next to {target}: {exc.strerror or exc}; export to a folder you can write in"
+        ) from exc
     try:
         _write(stage, store, folders, notes, plan)
         left = swap_in(staging, agreed)

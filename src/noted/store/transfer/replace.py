@@ -30,6 +30,9 @@ from filelock import FileLock, Timeout
 from noted.store.transfer.common import EXPORT_MARKER, TransferError
 from noted.store.transfer.manifest import file_hash, recorded_files, refusal, unknown_files
 
+_LOCK_WAIT_S = 30
+"""A backstop: a sweep by another export of the same target holds this lock only for an instant."""
+
 Fingerprint = tuple[int, int]
 """A file's size and modification time (ns): what ``--force`` agreed to delete."""
 
@@ -66,9 +69,15 @@ class Staging:
         return self.root.parent / f".{_short(self.root.name)}.noted-{self.token}.lock"
 
     def begin(self) -> Path:
-        """Take the lock, then make the staging folder (with the permissions its place would have)."""
+        """Take the lock, then make the staging folder (with the permissions its place would have).
+
+        Raises:
+            OSError: no file can be made beside the target. The lock file is made here first, as
+                filelock retries forever on a folder that says "no such file" to a new file (``/proc``).
+        """
+        os.close(os.open(self.lock_path, os.O_WRONLY | os.O_CREAT, 0o644))
         self._lock = FileLock(self.lock_path)
-        self._lock.acquire()
+        self._lock.acquire(timeout=_LOCK_WAIT_S)  # the name is this export's own: nobody else holds it long
         self.stage.mkdir()
         self.stage.chmod((self.root if self.root.exists() else self.root.parent).stat().st_mode & 0o7777)
         return self.stage

@@ -96,7 +96,8 @@ class VaultStore(Parts):
             ProfileError: the folder is missing, or the profile already follows another folder.
         """
         if not root.is_dir():
-            raise ProfileError(f"the Markdown folder {root} does not exist", hint="check the path")
+            what = "is not a folder" if root.exists() else "does not exist"
+            raise ProfileError(f"the Markdown folder {root} {what}", hint="check the path")
         mirror = SqliteStore.open(
             profile_dir / SIDECAR_NAME, profile_dir / "vault-resources", thinning=thinning
         )
@@ -126,15 +127,22 @@ class VaultStore(Parts):
             self._watcher = Watcher(self).start()
         return self._watcher
 
-    def front_problems(self) -> Iterator[tuple[str, str]]:
-        """(path, problem) of each note's file whose front matter does not parse, read now."""
+    def notes_folder(self) -> Path:
+        return self.vault.root
+
+    def front_problems(self) -> Iterator[tuple[str, str, bool]]:
+        """(path, problem, unread) of each note's file whose front matter does not parse (``unread``:
+        none of it is read), or has a time noted ignores (``2024-02-30``), read now."""
         for row in sorted(self.ledger.all_notes(), key=lambda r: r.path):
             if not row.present or in_trash(row.path):
                 continue
             with contextlib.suppress(OSError, Skipped, InvalidInputError):  # gone or skipped meanwhile
-                problem = FileText.parse(decode(self.vault.read(row.path).data)).front_problem()
+                ft = FileText.parse(decode(self.vault.read(row.path).data))
+                problem = ft.front_problem()
                 if problem:
-                    yield row.path, problem
+                    yield row.path, problem, True
+                for problem in ft.time_problems():
+                    yield row.path, problem, False
 
     def close(self) -> None:
         if self._watcher is not None:

@@ -18,7 +18,6 @@ What noted reads (Obsidian's conventions where it has one):
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import re
 from dataclasses import dataclass, replace
@@ -28,7 +27,7 @@ import yaml
 
 from noted.errors import InvalidInputError
 from noted.markdown import code_ranges
-from noted.store.transfer.common import dump_yaml, load_yaml, safe_name, to_ms
+from noted.store.transfer.common import dump_yaml, iso_utc, key_line, load_yaml, safe_name, to_ms
 
 BOM = "\ufeff"
 TODO_KEYS = {"todo": ("todo", "is_todo"), "due": ("due", "todo_due"), "done": ("done", "todo_completed")}
@@ -100,6 +99,18 @@ class FileText:
             where = f"line {mark.line + 2}: " if mark is not None else ""
             return f"{where}{getattr(exc, 'problem', None) or 'not YAML'}"
         return "not a list of keys (key: value lines)"
+
+    def time_problems(self) -> list[str]:
+        """Why a time in the front matter is ignored (``line 2: "created": …``), for each such key:
+        a date no calendar has, or one out of the range noted keeps (``to_ms`` says which)."""
+        data, problems = self.fields(), []
+        for key in ("created", *TODO_KEYS["due"], *TODO_KEYS["done"]):
+            if key in data and not isinstance(data[key], bool):
+                try:
+                    to_ms(data[key])
+                except (ValueError, TypeError) as exc:
+                    problems.append(f'line {key_line(self.front or "", key)}: "{key}": {exc}')
+        return problems
 
     def title(self, stem: str) -> str:
         """The first-line heading, else front-matter ``title``, else ``stem`` (the file name)."""
@@ -254,6 +265,7 @@ def _first(data: dict[str, Any], keys: tuple[str, ...]) -> object:
 
 
 def _time(value: object) -> int:
+    """The time in ms, 0 when not set or not a time noted keeps (``time_problems`` says why)."""
     if value in (None, "", False, True) or isinstance(value, bool):
         return 0
     try:
@@ -263,8 +275,8 @@ def _time(value: object) -> int:
 
 
 def yaml_time(ms: int) -> str:
-    """A time as front matter shows it: ``2026-12-04T10:00:00Z``."""
-    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """A time as front matter shows it: ``2026-12-04T10:00:00Z`` (the year always in four digits)."""
+    return iso_utc(ms, "seconds")
 
 
 def _key_blocks(front: str) -> dict[str, tuple[int, int]]:
