@@ -212,3 +212,21 @@ def test_a_patch_written_for_another_textual_is_left_out_and_logged(
     logged = " ".join(record.getMessage() for record in caplog.records)
     assert all(repr(patch.name) in logged for patch in patches.PATCHES)
     assert all(patches.enabled(patch) for patch in patches.install())  # its own release: all on
+
+
+def test_control_characters_of_text_are_pictured_never_written_to_the_terminal() -> None:
+    """A note's ESC reached the terminal as it was: opening a note an AI app wrote with
+    ``ESC[2J`` in it cleared the screen, and ``ESC]52`` could set the clipboard."""
+    from rich.console import Console
+    from rich.segment import ControlType, Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    patches.install()
+    console = Console(color_system="truecolor", force_terminal=True)
+    bold = Style(bold=True)
+    clean = Strip([Segment("a?b", bold), Segment(" c?d")]).render(console)
+    evil = Strip([Segment("a\x1bb", bold), Segment(" c\x9bd")]).render(console)
+    assert evil == clean.replace("a?b", "a␛b").replace("c?d", "c\ufffdd")
+    control = Strip([Segment("\x1b[2J", None, [(ControlType.CLEAR,)])]).render(console)  # Textual's own stay
+    assert control == "\x1b[2J"

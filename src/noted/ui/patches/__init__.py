@@ -12,7 +12,8 @@ Three kinds, one switch:
 - process-wide replacements, swapped in by ``install`` and back out by ``uninstall``:
   ``same_rules`` (``Stylesheet.replace_rules``), ``focus_within`` (``Screen._update_focus_styles``),
   ``strip_cycles`` (``Strip.crop_extend``, ``Strip.divide``), ``keys_in_order`` (``Widget._on_key``:
-  a text field's own keys in the order typed);
+  a text field's own keys in the order typed), ``control_text`` (``Strip.render``: a note's control
+  characters pictured, never written to the terminal);
 - overrides in noted's own subclasses, which do what Textual does unless their patch is on:
   ``steady_scrollbars`` (``SteadyScrollbars._size_updated``), ``crash_output``
   (``noted.ui.crash.LastResort``);
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from noted.ui.patches import (
     binding_chain,
+    control_text,
     crash_output,
     focus_within,
     key_parser,
@@ -59,6 +61,7 @@ PATCHES: tuple[Patch, ...] = (
     binding_chain.PATCH,
     key_parser.PATCH,
     keys_in_order.PATCH,
+    control_text.PATCH,
 )
 """Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
 

@@ -1,0 +1,65 @@
+"""Picture the control characters of what the app draws, so a note cannot drive the terminal.
+
+Upstream (Textual 8.2, ``strip.py``): ``Strip.render`` writes each segment's text to the terminal
+as it is. A note's title or body, a notebook's name or a model's answer holding ``ESC`` therefore
+reaches the terminal as an escape sequence: a note an AI app wrote over MCP, or a sync or an import
+brought, cleared the screen when it was opened (``ESC[2J``), and could set the clipboard
+(``ESC]52``) or the window title. Rich's ``Text`` strips a few controls (BEL, BS, VT, FF, CR) but
+not ``ESC``. To report: "Strip.render writes control characters of segment text to the terminal;
+text from users can drive it".
+
+The patch renders as Textual does, with the text of every segment that is not itself a control
+sequence passed through ``str.translate``: each C0 and C1 control and DEL becomes its control
+picture (``␛``) or U+FFFD, one cell wide, as the command line shows them (``noted.cli.terminal``).
+It is not a speed patch: it stays on when the speed patches are off.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.color import ColorSystem
+from rich.console import COLOR_SYSTEMS
+
+from noted.ui.patches.guard import Patch, Private, Swap
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from textual.strip import Strip
+
+PICTURES = {code: chr(0x2400 + code) for code in range(0x20)} | {0x7F: "\u2421"}
+PICTURES |= {code: "\ufffd" for code in range(0x80, 0xA0)}
+
+
+def _render(self: Strip, console: Console) -> str:
+    """``Strip.render`` as in Textual, each text segment's control characters pictured."""
+    if self._render_cache is None:
+        color_system = COLOR_SYSTEMS.get(console.color_system or "", ColorSystem.TRUECOLOR)
+        render = self.render_style
+        self._render_cache = "".join(
+            [
+                text
+                if control
+                else (
+                    text.translate(PICTURES)
+                    if style is None
+                    else render(style, text.translate(PICTURES), color_system=color_system)
+                )
+                for text, style, control in self._segments
+            ]
+        )
+    return self._render_cache
+
+
+_SWAP = Swap("textual.strip:Strip", {"render": _render})
+PATCH = Patch(
+    name="control_text",
+    module=__name__,
+    written_for="8.2",
+    touches=(
+        Private("textual.strip:Strip", "render", "(self, console: 'Console') -> 'str'"),
+        Private("textual.strip:Strip", "_render_cache"),
+        Private("textual.strip:Strip", "_segments"),
+    ),
+    swap=_SWAP,
+)
