@@ -1,4 +1,5 @@
-"""Links seen by an AI app limited to some notebooks: they lead among the notes it can see only.
+"""Links seen by an AI app limited to some notebooks: they lead among the notes it can see only,
+and a ``:/id`` link it writes never shows it an attachment kept elsewhere.
 
 A client token limited to "Work" asks through the SDK's client over HTTP, as an AI app would. The
 rule under test: whatever lies outside the scope answers exactly as what does not exist. Not
@@ -15,11 +16,11 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from tests.integration.mcp_support import World, bearer, http_client, http_server, make_world
+from tests.integration.mcp_support import World, bearer, http_client, http_server, make_world, text_of
 
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.token import create
-from noted.models import NoteDraft
+from noted.models import NoteDraft, NotePatch
 
 FIRST, LAST = "0" * 31 + "1", "f" * 32
 """Ids that sort first and last: resolving a title among every note takes the lowest id."""
@@ -28,6 +29,8 @@ FIRST, LAST = "0" * 31 + "1", "f" * 32
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     w = make_world(tmp_path / "profile")
+    for tool in ("update_note", "replace_attachment", "delete_attachment"):
+        w.settings.set(f"ai.tool.{tool}.enabled", True)
     yield w
     w.close()
 
@@ -36,7 +39,7 @@ def world(tmp_path: Path) -> Iterator[World]:
 async def _clients(world: World, tmp_path: Path) -> AsyncIterator[tuple[Client, Client]]:
     """A client limited to Work, and one with the main token (no scope)."""
     clients = ClientTokens.beside(world.settings.path)
-    work = clients.add("work", notebooks=["Work"], tools=["read"])
+    work = clients.add("work", notebooks=["Work"], tools=["all"])
     main = create(tmp_path / "main-token")
     async with http_server(world, clients_file=clients.path, token_file=tmp_path / "main-token") as http:
         async with (
@@ -99,3 +102,49 @@ async def test_backlinks_in_a_scope_are_not_crowded_out_by_links_from_outside(
         whole = await _links(everything, world.work_note)
     assert [b["note_id"] for b in seen["backlinks"]] == [inside]
     assert len(whole["backlinks"]) > 150  # they are there, and link it
+
+
+async def test_a_link_a_scoped_client_writes_never_shows_it_an_attachment_kept_elsewhere(
+    world: World, tmp_path: Path
+) -> None:
+    """The client links a file of a Private note (and an id that names nothing) from a Work note.
+    Before, it could then read the file; deleting it was refused as "also linked from notes
+    outside", and note_links left the real one out but listed the made-up one as broken: each
+    told that the id exists elsewhere. Now the two answer alike everywhere."""
+    store = world.store
+    payroll = store.add_resource(
+        b"TOP SECRET PAYROLL\n", filename="payroll.txt", mime="text/plain", actor="user"
+    )
+    store.update_note(world.private_note, NotePatch(append=f"[payroll](:/{payroll.id})"), actor="user")
+    made_up = "0123456789abcdef" * 2
+    checks: tuple[tuple[str, dict[str, str]], ...] = (
+        ("read_attachment", {}),
+        ("get_attachment", {}),
+        ("delete_attachment", {}),
+        ("replace_attachment", {"content_base64": "eAo=", "mime": "text/plain"}),
+    )
+    async with _clients(world, tmp_path) as (scoped, everything):
+        linked = await scoped.call_tool(
+            "update_note", {"id": world.work_note, "append": f"[x](:/{payroll.id}) [y](:/{made_up})"}
+        )
+        assert not linked.is_error, linked.content
+        answers = {}
+        for rid in (payroll.id, made_up):
+            said = []
+            for tool, extra in checks:
+                result = await scoped.call_tool(tool, {"id": rid, **extra})
+                assert result.is_error, (tool, result.structured_content)
+                said.append(text_of(result).replace(rid, "ID"))
+            links = _leads(await _links(scoped, world.work_note))
+            said.append(links[f":/{rid}"])
+            answers[rid] = said
+        listed = await scoped.call_tool("list_attachments", {"note_id": world.work_note})
+        history = await scoped.call_tool("note_history", {"id": world.work_note})
+        read = await everything.call_tool("read_attachment", {"id": payroll.id})
+    assert answers[payroll.id] == answers[made_up]
+    assert answers[made_up][-1] == 'no note "NAME"'
+    assert listed.structured_content["attachments"] == []
+    assert payroll.id not in {a["item_id"] for a in history.structured_content["activity"]}
+    # Not vacuous: the file is there, unchanged, and the main token reads it.
+    assert read.structured_content["text"] == "TOP SECRET PAYROLL\n"
+    assert store.read_resource(payroll.id) == b"TOP SECRET PAYROLL\n"

@@ -31,6 +31,7 @@ from urllib.parse import unquote
 from noted.errors import NotFoundError
 from noted.markdown import MD_LINK, WIKI_LINK, code_ranges, link_marks, outline
 from noted.models import Note
+from noted.ops.attachments import linking_notes
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -258,7 +259,11 @@ def outgoing(store: Store, note: Note, resolver: Resolver | None = None) -> list
     cache: dict[str, Note] = {note.id: note}
     for raw in raw_links(note.body):
         note_id = resolver.resolve(raw, note.id)
-        if not note_id and raw.name.startswith(":/") and _is_attachment(store, raw.name[2:]):
+        if (
+            not note_id
+            and raw.name.startswith(":/")
+            and _is_attachment(store, raw.name[2:], resolver.folders)
+        ):
             continue
         if not note_id:
             links.append(Link(raw.target, raw.text, "", "", raw.heading, "", f'no note "{raw.name}"'))
@@ -275,12 +280,14 @@ def outgoing(store: Store, note: Note, resolver: Resolver | None = None) -> list
     return links
 
 
-def _is_attachment(store: Store, item_id: str) -> bool:
+def _is_attachment(store: Store, item_id: str, folders: frozenset[str] | None) -> bool:
+    """Whether ``item_id`` is an attachment seen among the notes of ``folders``: one that is not
+    is listed as a link that leads nowhere, as an id that names nothing is."""
     try:
         store.get_resource(item_id)
     except NotFoundError:
         return False
-    return True
+    return linking_notes(store, item_id, folders) is not None
 
 
 def backlinks(
