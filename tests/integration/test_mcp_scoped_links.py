@@ -104,19 +104,28 @@ async def test_backlinks_in_a_scope_are_not_crowded_out_by_links_from_outside(
     assert len(whole["backlinks"]) > 150  # they are there, and link it
 
 
-async def test_a_link_a_scoped_client_writes_never_shows_it_an_attachment_kept_elsewhere(
-    world: World, tmp_path: Path
-) -> None:
-    """The client links a file of a Private note (and an id that names nothing) from a Work note.
-    Before, it could then read the file; deleting it was refused as "also linked from notes
-    outside", and note_links left the real one out but listed the made-up one as broken: each
-    told that the id exists elsewhere. Now the two answer alike everywhere."""
-    store = world.store
-    payroll = store.add_resource(
+def _payroll(world: World) -> str:
+    """A file kept with the Private note; its id."""
+    payroll = world.store.add_resource(
         b"TOP SECRET PAYROLL\n", filename="payroll.txt", mime="text/plain", actor="user"
     )
-    store.update_note(world.private_note, NotePatch(append=f"[payroll](:/{payroll.id})"), actor="user")
-    made_up = "0123456789abcdef" * 2
+    world.store.update_note(world.private_note, NotePatch(append=f"[payroll](:/{payroll.id})"), actor="user")
+    return payroll.id
+
+
+MADE_UP = "0123456789abcdef" * 2
+
+
+async def test_an_attachment_a_note_outside_links_answers_as_an_id_that_names_nothing(
+    world: World, tmp_path: Path
+) -> None:
+    """A Work note links a file of a Private note, and an id that names nothing. A client could
+    write that link itself (it no longer can, see below), then read the file; deleting it was
+    refused as "also linked from notes outside", and note_links left the real one out but listed
+    the made-up one as broken: each told that the id exists elsewhere. Now the two answer alike."""
+    store = world.store
+    payroll, made_up = _payroll(world), MADE_UP
+    store.update_note(world.work_note, NotePatch(append=f"[x](:/{payroll}) [y](:/{made_up})"), actor="user")
     checks: tuple[tuple[str, dict[str, str]], ...] = (
         ("read_attachment", {}),
         ("get_attachment", {}),
@@ -124,12 +133,8 @@ async def test_a_link_a_scoped_client_writes_never_shows_it_an_attachment_kept_e
         ("replace_attachment", {"content_base64": "eAo=", "mime": "text/plain"}),
     )
     async with _clients(world, tmp_path) as (scoped, everything):
-        linked = await scoped.call_tool(
-            "update_note", {"id": world.work_note, "append": f"[x](:/{payroll.id}) [y](:/{made_up})"}
-        )
-        assert not linked.is_error, linked.content
         answers = {}
-        for rid in (payroll.id, made_up):
+        for rid in (payroll, made_up):
             said = []
             for tool, extra in checks:
                 result = await scoped.call_tool(tool, {"id": rid, **extra})
@@ -140,11 +145,46 @@ async def test_a_link_a_scoped_client_writes_never_shows_it_an_attachment_kept_e
             answers[rid] = said
         listed = await scoped.call_tool("list_attachments", {"note_id": world.work_note})
         history = await scoped.call_tool("note_history", {"id": world.work_note})
-        read = await everything.call_tool("read_attachment", {"id": payroll.id})
-    assert answers[payroll.id] == answers[made_up]
+        read = await everything.call_tool("read_attachment", {"id": payroll})
+    assert answers[payroll] == answers[made_up]
     assert answers[made_up][-1] == 'no note "NAME"'
     assert listed.structured_content["attachments"] == []
-    assert payroll.id not in {a["item_id"] for a in history.structured_content["activity"]}
+    assert payroll not in {a["item_id"] for a in history.structured_content["activity"]}
     # Not vacuous: the file is there, unchanged, and the main token reads it.
     assert read.structured_content["text"] == "TOP SECRET PAYROLL\n"
-    assert store.read_resource(payroll.id) == b"TOP SECRET PAYROLL\n"
+    assert store.read_resource(payroll) == b"TOP SECRET PAYROLL\n"
+
+
+async def test_a_scoped_client_cannot_link_what_it_cannot_see(world: World, tmp_path: Path) -> None:
+    """A :/id link to a note or a file outside the scope is refused as one to an id that names
+    nothing, whichever write adds it: a Markdown folder would write the path of what it names
+    into the note, and a file linked from here would show once the notes elsewhere let go of it.
+    Not vacuous: links to what the client can see are written, and the main token may link
+    anything."""
+    payroll = _payroll(world)
+    mine = world.store.add_resource(b"mine", filename="mine.txt", mime="text/plain", actor="user")
+    visible = world.store.create_note(NoteDraft("Visible", f"[m](:/{mine.id})", world.work_id), actor="user")
+    world.settings.set("ai.tool.create_note.enabled", True)
+    cursor = world.store.latest_cursor()
+    async with _clients(world, tmp_path) as (scoped, everything):
+        said = {}
+        for rid in (world.private_note, payroll, MADE_UP):
+            refusals = [
+                await scoped.call_tool("update_note", {"id": world.work_note, "append": f"[x](:/{rid})"}),
+                await scoped.call_tool(
+                    "update_note", {"id": world.work_note, "body": f"[x](:/{rid.upper()})"}
+                ),
+                await scoped.call_tool(
+                    "create_note", {"title": "t", "notebook_id": world.work_id, "body": f"![x](:/{rid})"}
+                ),
+            ]
+            assert all(r.is_error for r in refusals)
+            said[rid] = [text_of(r).replace(rid, "ID") for r in refusals]
+        assert said[world.private_note] == said[payroll] == said[MADE_UP]
+        assert world.store.latest_cursor() == cursor  # nothing was written
+        fine = f"[v](:/{visible.id}) [m](:/{mine.id})"
+        assert not (await scoped.call_tool("update_note", {"id": world.work_note, "append": fine})).is_error
+        outside = await everything.call_tool(
+            "update_note", {"id": world.work_note, "append": f"[p](:/{payroll})"}
+        )
+        assert not outside.is_error

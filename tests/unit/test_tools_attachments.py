@@ -361,6 +361,26 @@ async def test_in_a_scope_an_attachment_a_note_outside_links_is_invisible(env: E
     assert (await env.ok("delete_attachment", id=mine.id))["deleted"] is True
 
 
+async def test_in_a_scope_a_write_links_nothing_the_caller_cannot_see(env: Env) -> None:
+    """A :/id link to a note or a file outside the scope is refused as one to an id that names
+    nothing. A Markdown folder wrote it as the path of what it names (``../Private/Secret plan.md``),
+    so reading the note back told a notebook and a title, or a file name, kept outside."""
+    work, private = env.folder("Work"), env.folder("Private")
+    secret = env.note(private, "Secret plan")
+    kept = env.store.add_resource(b"pay", filename="payroll.txt", mime="text/plain", actor="user")
+    env.note(private, "p", f"[f](:/{kept.id})")
+    plan = env.note(work, "Plan", "hello")
+    env.scoped("Work")
+    cursor = env.store.latest_cursor()
+    missing = await env.error("update_note", id=plan, append=f"[c](:/{'0' * 32})")
+    for rid in (secret, kept.id):
+        refused = await env.error("update_note", id=plan, append=f"[c](:/{rid})")
+        assert (refused.message, refused.field) == ((missing.message or "").replace("0" * 32, rid), "append")
+    assert env.store.latest_cursor() == cursor
+    await env.ok("update_note", id=plan, append=f"[own](:/{plan})")  # a visible note may be linked
+    assert "Private" not in env.store.get_note(plan).body and "payroll" not in env.store.get_note(plan).body
+
+
 # create_note: HTML and attachments -------------------------------------------------------------------------
 
 

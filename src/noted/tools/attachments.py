@@ -5,11 +5,13 @@ With no scope every attachment is visible, linked or not. In a scope, one is vis
 link it and every one of them is visible (``noted.ops.attachments.linking_notes``): a caller can
 add a ``:/id`` link to a visible note, so "a visible note links it" would let it read a file kept
 elsewhere. Any other attachment is, to the caller, an id that names nothing, for every tool; and
-replacing or deleting a visible one changes visible notes only.
+replacing or deleting a visible one changes visible notes only. The note writes add no ``:/id``
+link to what the caller cannot see either (``check_links``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,6 +41,33 @@ def visible_attachment(
     if resource is None or notes is None:
         raise ToolError(f'no attachment with id "{resource_id}"; list_attachments lists them', field=field)
     return resource, notes
+
+
+_ID_LINK = re.compile(r":/([0-9a-fA-F]{32})")
+
+
+def check_links(
+    ctx: ToolContext, scope: ScopeView, text: str, *, before: str = "", field: str = "body"
+) -> None:
+    """In a scope, refuse ``text`` when it links (``:/id``) a note or an attachment the caller
+    cannot see that ``before`` did not link already, in the words for an id that names nothing.
+
+    A link is more than text: a Markdown folder writes the path of what ``:/id`` names (its
+    notebook and title, a file's name) into the note, and a hidden file linked from a visible note
+    would be seen once the notes elsewhere that link it let go of it.
+    """
+    if scope.unrestricted:
+        return
+    had = {i.lower() for i in _ID_LINK.findall(before)}
+    for item_id in dict.fromkeys(i.lower() for i in _ID_LINK.findall(text)):
+        if item_id in had or any(scope.allows_note(n) for n in ctx.store.get_notes([item_id])):
+            continue
+        try:
+            visible_attachment(ctx, scope, item_id)
+        except ToolError:
+            raise ToolError(
+                f'no note or attachment with id "{item_id}" to link; nothing was written', field=field
+            ) from None
 
 
 def attachment_fields(resource: Resource, notes: list[Note]) -> Payload:
