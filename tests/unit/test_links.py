@@ -81,3 +81,24 @@ async def test_the_note_links_tool_hides_notes_outside_the_scope(env: Env) -> No
     scoped = await env.ok("note_links", id=plan)
     assert scoped["outgoing"][0]["note_id"] is None and scoped["outgoing"][0]["broken"] == 'no note "Secret"'
     assert scoped["backlinks"] == []
+
+
+async def test_in_a_scope_links_resolve_among_the_visible_notes_only(env: Env) -> None:
+    """A name that a note outside the scope shares with one inside leads inside, though among every
+    note the outside one wins (the lower id; the shorter path ``Private/Twin`` in a Markdown folder);
+    a name only an outside note has leads nowhere, as a name no note has. Resolving among every note
+    and hiding the result called the first a broken link: a way to learn what titles exist outside."""
+    work, private = env.folder("Work"), env.folder("Private")
+    outside = env.note(private, "Twin", body="outside", id="0" * 31 + "1")
+    inside = env.note(work, "Twin", body="inside", id="f" * 32)
+    elsewhere = env.note(private, "Elsewhere", body="outside")
+    source = env.note(work, "Source", body="[[Twin]] [[Elsewhere]] [[Nowhere]]")
+    full = await env.ok("note_links", id=source)
+    assert [o["note_id"] for o in full["outgoing"]] == [outside, elsewhere, None]
+    assert (await env.ok("note_links", id=inside))["backlinks"] == []
+    env.scoped("Work")
+    scoped = await env.ok("note_links", id=source)
+    assert [o["note_id"] for o in scoped["outgoing"]] == [inside, None, None]
+    assert [o["broken"] for o in scoped["outgoing"][1:]] == ['no note "Elsewhere"', 'no note "Nowhere"']
+    backlinks = (await env.ok("note_links", id=inside))["backlinks"]
+    assert backlinks == [{"note_id": source, "title": "Source"}]  # [[Twin]] leads here in the scope

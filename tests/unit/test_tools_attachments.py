@@ -17,6 +17,7 @@ from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_
 
 from noted.models import NotePatch
 from noted.ops.filetypes import MAX_FILE
+from noted.store.protocol import HasFileLinks
 
 PDF = b"%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n"
 
@@ -317,7 +318,10 @@ async def test_a_stored_file_over_10_mib_is_not_returned(env: Env) -> None:
 # Scope --------------------------------------------------------------------------------------------------
 
 
-async def test_an_attachment_linked_only_from_an_out_of_scope_note_is_invisible(env: Env) -> None:
+async def test_in_a_scope_an_attachment_a_note_outside_links_is_invisible(env: Env) -> None:
+    """Only an attachment that visible notes alone link is seen: one that a note outside links
+    too is not, or a caller could read any file it knows the id of by linking it from a visible
+    note first (and a refusal to delete it would say that notes outside link it)."""
     work, private = env.folder("Work"), env.folder("Private")
     hidden = env.store.add_resource(
         image_bytes(50, 50), filename="secret.png", mime="image/png", actor="user"
@@ -329,30 +333,52 @@ async def test_an_attachment_linked_only_from_an_out_of_scope_note_is_invisible(
     env.store.add_resource(
         b"loose", filename="loose.txt", mime="text/plain", actor="user"
     )  # linked from nothing
+    assert (await env.ok("read_attachment", id=shared.id))["text"] == "shared"  # without a scope
     env.scoped("Work")
     listed = await env.ok("list_attachments")
-    assert {r["id"] for r in listed["attachments"]} == {shared.id, mine.id}
-    assert [n["id"] for r in listed["attachments"] if r["id"] == shared.id for n in r["notes"]] == [work_note]
+    assert [(r["id"], [n["id"] for n in r["notes"]]) for r in listed["attachments"]] == [
+        (mine.id, [work_note])
+    ]
     cursor = env.store.latest_cursor()
-    # The hidden attachment is, for every tool, exactly as an id that names nothing.
+    # The hidden and the shared attachment are, for every tool, exactly as an id that names nothing.
     for tool, extra in (
         ("read_attachment", {}),
+        ("get_attachment", {}),
         ("delete_attachment", {}),
         ("replace_attachment", {"content_base64": b64(b"x"), "mime": "text/plain"}),
     ):
-        hidden_error = await env.error(tool, id=hidden.id, **extra)
         missing = await env.error(tool, id="0" * 32, **extra)
-        assert (hidden_error.message or "").replace(hidden.id, "X") == (missing.message or "").replace(
-            "0" * 32, "X"
-        )
-    # One linked from a visible and a hidden note can be read, but not replaced or deleted from here.
-    assert (await env.ok("read_attachment", id=shared.id))["text"] == "shared"
-    refused = await env.error("delete_attachment", id=shared.id)
-    assert "outside the notebooks you can see" in (refused.message or "") and "Private" not in (
-        refused.message or ""
-    )
+        for seen in (hidden, shared):
+            error = await env.error(tool, id=seen.id, **extra)
+            assert (error.message or "").replace(seen.id, "X") == (missing.message or "").replace(
+                "0" * 32, "X"
+            )
+    links = (await env.ok("note_links", id=work_note))["outgoing"]
+    # Listed as a made-up id is; mine is left out (a Markdown folder writes file links as paths).
+    as_ids = not isinstance(env.store, HasFileLinks)
+    assert [link["broken"] for link in links] == ([f'no note ":/{shared.id}"'] if as_ids else [])
     assert env.store.latest_cursor() == cursor and env.store.read_resource(hidden.id)
     assert (await env.ok("delete_attachment", id=mine.id))["deleted"] is True
+
+
+async def test_in_a_scope_a_write_links_nothing_the_caller_cannot_see(env: Env) -> None:
+    """A :/id link to a note or a file outside the scope is refused as one to an id that names
+    nothing. A Markdown folder wrote it as the path of what it names (``../Private/Secret plan.md``),
+    so reading the note back told a notebook and a title, or a file name, kept outside."""
+    work, private = env.folder("Work"), env.folder("Private")
+    secret = env.note(private, "Secret plan")
+    kept = env.store.add_resource(b"pay", filename="payroll.txt", mime="text/plain", actor="user")
+    env.note(private, "p", f"[f](:/{kept.id})")
+    plan = env.note(work, "Plan", "hello")
+    env.scoped("Work")
+    cursor = env.store.latest_cursor()
+    missing = await env.error("update_note", id=plan, append=f"[c](:/{'0' * 32})")
+    for rid in (secret, kept.id):
+        refused = await env.error("update_note", id=plan, append=f"[c](:/{rid})")
+        assert (refused.message, refused.field) == ((missing.message or "").replace("0" * 32, rid), "append")
+    assert env.store.latest_cursor() == cursor
+    await env.ok("update_note", id=plan, append=f"[own](:/{plan})")  # a visible note may be linked
+    assert "Private" not in env.store.get_note(plan).body and "payroll" not in env.store.get_note(plan).body
 
 
 # create_note: HTML and attachments -------------------------------------------------------------------------

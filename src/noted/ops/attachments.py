@@ -3,7 +3,8 @@
 The one way a file joins a note (``attach_to_note``, for the ``attach_file`` tool and the app's
 "add attachment"), the one way the app takes an attachment off a note (``remove_attachment``), and
 replacing or deleting an attachment everywhere (the ``replace_attachment`` and
-``delete_attachment`` tools).
+``delete_attachment`` tools); and which notes link one, as a caller limited to some notebooks may
+see them (``linking_notes``).
 Refusals are ``InvalidInputError``s whose message says what happened and that nothing was written.
 """
 
@@ -37,6 +38,25 @@ def absolute(text: str) -> Path:
     """The path ``text`` names: ``~`` expanded, relative to the working folder."""
     path = Path(text.strip()).expanduser()
     return path if path.is_absolute() else Path.cwd() / path
+
+
+def linking_notes(store: Store, resource_id: str, folders: frozenset[str] | None = None) -> list[Note] | None:
+    """The notes whose body links the attachment (trashed ones too), or None when a caller limited
+    to the notes of ``folders`` (None: no limit) may not see it at all.
+
+    In a limit, an attachment is seen only when notes link it and every one of them is in
+    ``folders``. One that a note elsewhere links is hidden, even once a visible note links it
+    too: the caller could add that link itself (``[x](:/id)``) to reach a file kept elsewhere.
+    So a hidden attachment answers every question as an id that names nothing, and a refusal
+    never says that notes elsewhere link it.
+    """
+    ids = store.resource_notes(resource_id)
+    notes = store.get_notes(ids)
+    if folders is None:
+        return notes
+    if not ids or len(notes) < len(ids) or any(n.parent_id not in folders for n in notes):
+        return None
+    return notes
 
 
 # Attach ------------------------------------------------------------------------------------

@@ -11,6 +11,11 @@ A ``#heading`` resolves to the section of that heading (``noted.markdown.Outline
 
 Backlinks are found through keyword search (the notes mentioning the note's name or id), then
 kept when one of their links resolves to the note: exact, and one query instead of every body.
+
+A caller limited to some notebooks (an MCP client's scope) asks with ``folders``: links then
+resolve among the notes of those notebooks only, and backlinks come from them only, as if no other
+note existed. Resolving among every note and hiding the result afterwards answered a title used
+elsewhere as a broken link, or as another note of that title: both say what is outside.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from urllib.parse import unquote
 from noted.errors import NotFoundError
 from noted.markdown import MD_LINK, WIKI_LINK, code_ranges, link_marks, outline
 from noted.models import Note
+from noted.ops.attachments import linking_notes
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -81,7 +87,9 @@ class NoteLinks:
 class PhraseSearch(Protocol):
     """What backlinks need of keyword search (``noted.search.keyword.KeywordSearch`` and Joplin's)."""
 
-    def search(self, query: str, *, limit: int = 20, snippets: bool = True) -> object: ...
+    def search(
+        self, query: str, *, limit: int = 20, folder_ids: frozenset[str] | None = None, snippets: bool = True
+    ) -> object: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +154,7 @@ class _Names:
         self.paths: dict[str, str] = store.note_paths() if isinstance(store, HasNotePaths) else {}
         self._keys: dict[str, list[str]] | None = None
         self._stems: dict[str, str] | None = None
+        self._parents: dict[str, str] | None = None
 
     def by_path(self) -> dict[str, str]:
         """Paths without ``.md`` (any case) → ids."""
@@ -168,6 +177,12 @@ class _Names:
             self._keys = keys
         return self._keys
 
+    def parents(self, store: Store) -> dict[str, str]:
+        """Ids of the notes not in the trash → their notebook's id."""
+        if self._parents is None:
+            self._parents = {meta.id: meta.parent_id for meta in store.list_notes(order=NoteOrder.ID)}
+        return self._parents
+
 
 _NAMES: dict[int, _Names] = {}
 """The names of each store seen, as at its latest cursor: the reader resolves links at every note it
@@ -175,10 +190,12 @@ opens, and reading 10,000 names each time cost more than the rest of opening a n
 
 
 class Resolver:
-    """Names to notes for one question (file names on a folder, titles elsewhere)."""
+    """Names to notes for one question (file names on a folder, titles elsewhere), among the notes
+    of ``folders`` (None: every note)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, folders: frozenset[str] | None = None) -> None:
         self.store = store
+        self.folders = folders
         cursor = store.latest_cursor()
         names = _NAMES.get(id(store))
         if names is None or names.cursor != cursor or names.store() is not store:
@@ -188,11 +205,19 @@ class Resolver:
         self._names = names
         self.paths = names.paths
 
+    def _among(self, note_ids: list[str]) -> list[str]:
+        """The notes of ``note_ids`` that links may lead to (in ``folders``; none in the trash)."""
+        if self.folders is None:
+            return note_ids
+        parents = self._names.parents(self.store)
+        return [i for i in note_ids if parents.get(i) in self.folders]
+
     def resolve(self, raw: _Raw, source_id: str) -> str:
         """The id of the note ``raw`` leads to, ``""`` when none."""
         if raw.name.startswith(":/"):
-            note_id = raw.name[2:]
-            return note_id if self.store.get_notes([note_id]) else ""
+            found = self.store.get_notes([raw.name[2:]])  # one in the trash too
+            seen = [n.id for n in found if self.folders is None or n.parent_id in self.folders]
+            return seen[0] if seen else ""
         name = raw.name
         if not name:
             return source_id  # [[#Heading]]: a section of this note
@@ -202,11 +227,11 @@ class Resolver:
                 base = posixpath.dirname(self.paths.get(source_id, "")) if raw.relative else ""
                 full = posixpath.normpath(posixpath.join(base, stem)).casefold()
                 by_path = self._names.by_path()
-                if full in by_path:
+                if full in by_path and self._among([by_path[full]]):
                     return by_path[full]
                 if raw.relative:
                     return ""
-            matches = self._names.by_key(self.store).get(posixpath.basename(stem).casefold(), [])
+            matches = self._among(self._names.by_key(self.store).get(posixpath.basename(stem).casefold(), []))
             if "/" in stem:
                 matches = [
                     i
@@ -214,7 +239,10 @@ class Resolver:
                     if posixpath.splitext(self.paths[i])[0].casefold().endswith(stem.casefold())
                 ]
             return min(matches, key=lambda i: (self.paths[i].count("/"), self.paths[i]), default="")
-        return min(self._names.by_key(self.store).get(posixpath.basename(stem).casefold(), []), default="")
+        return min(
+            self._among(self._names.by_key(self.store).get(posixpath.basename(stem).casefold(), [])),
+            default="",
+        )
 
     def names(self, note: Note) -> list[str]:
         """The names other notes may use for ``note``: its title, file name and id."""
@@ -231,7 +259,11 @@ def outgoing(store: Store, note: Note, resolver: Resolver | None = None) -> list
     cache: dict[str, Note] = {note.id: note}
     for raw in raw_links(note.body):
         note_id = resolver.resolve(raw, note.id)
-        if not note_id and raw.name.startswith(":/") and _is_attachment(store, raw.name[2:]):
+        if (
+            not note_id
+            and raw.name.startswith(":/")
+            and _is_attachment(store, raw.name[2:], resolver.folders)
+        ):
             continue
         if not note_id:
             links.append(Link(raw.target, raw.text, "", "", raw.heading, "", f'no note "{raw.name}"'))
@@ -248,12 +280,14 @@ def outgoing(store: Store, note: Note, resolver: Resolver | None = None) -> list
     return links
 
 
-def _is_attachment(store: Store, item_id: str) -> bool:
+def _is_attachment(store: Store, item_id: str, folders: frozenset[str] | None) -> bool:
+    """Whether ``item_id`` is an attachment seen among the notes of ``folders``: one that is not
+    is listed as a link that leads nowhere, as an id that names nothing is."""
     try:
         store.get_resource(item_id)
     except NotFoundError:
         return False
-    return True
+    return linking_notes(store, item_id, folders) is not None
 
 
 def backlinks(
@@ -265,7 +299,9 @@ def backlinks(
     for name in resolver.names(note):
         phrase = '"' + name.replace('"', " ") + '"'
         try:
-            results = keyword.search(phrase, limit=MAX_BACKLINK_CANDIDATES, snippets=False)
+            results = keyword.search(
+                phrase, limit=MAX_BACKLINK_CANDIDATES, folder_ids=resolver.folders, snippets=False
+            )
         except Exception:  # a name the query grammar cannot take: other names still find links
             continue
         candidates += [hit.note_id for hit in getattr(results, "hits", ())]
@@ -287,10 +323,12 @@ def _link_marks(names: list[str], note_id: str) -> list[str]:
     return [f":/{note_id}", *(mark.casefold() for name in names for mark in link_marks(name))]
 
 
-def note_links(store: Store, keyword: PhraseSearch, note_id: str) -> NoteLinks:
-    """Outgoing links, backlinks and broken links of one note."""
+def note_links(
+    store: Store, keyword: PhraseSearch, note_id: str, folders: frozenset[str] | None = None
+) -> NoteLinks:
+    """Outgoing links, backlinks and broken links of one note, among the notes of ``folders``."""
     note = store.get_note(note_id)
-    resolver = Resolver(store)
+    resolver = Resolver(store, folders)
     return NoteLinks(
         note, tuple(outgoing(store, note, resolver)), tuple(backlinks(store, keyword, note, resolver))
     )

@@ -1,8 +1,8 @@
 """Changing attachments: ``attach_file``, ``replace_attachment`` and ``delete_attachment``.
 
 Input is checked in full (base64, size, declared image type; see ``tools.files``) before anything
-is written. Replacing or deleting an attachment changes every note that links it, so in a scope it
-is refused unless every such note is visible (see ``tools.attachments``).
+is written. Replacing or deleting an attachment changes every note that links it; in a scope every
+such note is visible, or the attachment is not (see ``tools.attachments``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from noted.tools.attachments import (
     CONTENT,
     MIME,
     attachment_fields,
-    linking_notes,
     mime_of,
     visible_attachment,
 )
@@ -61,8 +60,7 @@ def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         raise ToolError("the title must be one line", field="title")
     data, mime = decoded_file(args)
     resource = store_and_link(ctx, note, args, data, mime)
-    notes, _ = linking_notes(ctx, scope, resource.id)
-    return {**attachment_fields(resource, notes), "note_id": note.id, "link": link_for(resource)}
+    return {**attachment_fields(resource, [note]), "note_id": note.id, "link": link_for(resource)}
 
 
 ATTACH_FILE = Tool(
@@ -109,19 +107,8 @@ ATTACH_FILE = Tool(
 # replace_attachment, delete_attachment ---------------------------------------------------------------
 
 
-def _shared(resource: Resource, what: str) -> ToolError:
-    return ToolError(
-        f'attachment "{resource.title}" is also linked from notes outside the notebooks you can see, so '
-        f"it cannot be {what} from here; nothing was changed. Attach a new file with attach_file instead.",
-        field="id",
-    )
-
-
 def _replace_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    scope = view(ctx)
-    resource, notes, whole = visible_attachment(ctx, scope, args["id"])
-    if not whole:
-        raise _shared(resource, "replaced")
+    resource, notes = visible_attachment(ctx, view(ctx), args["id"])
     filename = files.clean_filename(args["filename"]) if "filename" in args else None
     title = str(args["title"]).strip() if "title" in args else None
     if title is not None and ("\n" in title or "\r" in title):
@@ -160,10 +147,7 @@ REPLACE_ATTACHMENT = Tool(
 
 
 def _delete_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    scope = view(ctx)
-    resource, notes, whole = visible_attachment(ctx, scope, args["id"])
-    if not whole:
-        raise _shared(resource, "deleted")
+    resource, notes = visible_attachment(ctx, view(ctx), args["id"])
     delete_attachment(ctx.store, resource.id, actor=ctx.actor)
     return {**attachment_fields(resource, notes), "deleted": True}
 

@@ -1,20 +1,24 @@
 """Reading attachments: ``list_attachments`` and ``read_attachment``, and the visibility rule that
 every attachment tool shares (the writes are in ``attachment_writes``).
 
-An attachment is visible when a visible note links it (``:/id`` in its body); with no scope every
-attachment is, linked or not. So an attachment linked only from notes outside the scope is, to the
-caller, an id that names nothing. Replacing or deleting one changes every note that links it, so in
-a scope that is refused unless every such note is visible (as for tags, see ``tools.tags``).
+With no scope every attachment is visible, linked or not. In a scope, one is visible when notes
+link it and every one of them is visible (``noted.ops.attachments.linking_notes``): a caller can
+add a ``:/id`` link to a visible note, so "a visible note links it" would let it read a file kept
+elsewhere. Any other attachment is, to the caller, an id that names nothing, for every tool; and
+replacing or deleting a visible one changes visible notes only. The note writes add no ``:/id``
+link to what the caller cannot see either (``check_links``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import NotFoundError
 from noted.models import Note, Resource
 from noted.ops import filetypes
+from noted.ops.attachments import linking_notes
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.base import IMAGES, READ, ImageData, Payload, Tool, ToolContext, ToolError
@@ -24,32 +28,46 @@ from noted.tools.scope import ScopeView
 LIST_MAX = 200
 
 
-def linking_notes(ctx: ToolContext, scope: ScopeView, resource_id: str) -> tuple[list[Note], bool]:
-    """The visible notes that link the attachment, and whether every linking note is visible."""
-    ids = ctx.store.resource_notes(resource_id)
-    notes = ctx.store.get_notes(ids)
-    visible = [n for n in notes if scope.allows_note(n)]
-    return visible, len(visible) == len(ids)
-
-
 def visible_attachment(
     ctx: ToolContext, scope: ScopeView, resource_id: str, field: str = "id"
-) -> tuple[Resource, list[Note], bool]:
-    """The attachment with its visible linking notes and whether those are all of them; "not
-    found" when it does not exist or (in a scope) no visible note links it."""
+) -> tuple[Resource, list[Note]]:
+    """The attachment and the notes that link it; "not found" when it does not exist or the scope
+    does not show it."""
     try:
-        resource = ctx.store.get_resource(resource_id)
+        resource: Resource | None = ctx.store.get_resource(resource_id)
     except NotFoundError:
         resource = None
-    notes: list[Note] = []
-    whole = True
-    if resource is not None:
-        notes, whole = linking_notes(ctx, scope, resource.id)
-        if not scope.unrestricted and not notes:
-            resource = None
-    if resource is None:
+    notes = None if resource is None else linking_notes(ctx.store, resource.id, scope.folder_ids)
+    if resource is None or notes is None:
         raise ToolError(f'no attachment with id "{resource_id}"; list_attachments lists them', field=field)
-    return resource, notes, whole
+    return resource, notes
+
+
+_ID_LINK = re.compile(r":/([0-9a-fA-F]{32})")
+
+
+def check_links(
+    ctx: ToolContext, scope: ScopeView, text: str, *, before: str = "", field: str = "body"
+) -> None:
+    """In a scope, refuse ``text`` when it links (``:/id``) a note or an attachment the caller
+    cannot see that ``before`` did not link already, in the words for an id that names nothing.
+
+    A link is more than text: a Markdown folder writes the path of what ``:/id`` names (its
+    notebook and title, a file's name) into the note, and a hidden file linked from a visible note
+    would be seen once the notes elsewhere that link it let go of it.
+    """
+    if scope.unrestricted:
+        return
+    had = {i.lower() for i in _ID_LINK.findall(before)}
+    for item_id in dict.fromkeys(i.lower() for i in _ID_LINK.findall(text)):
+        if item_id in had or any(scope.allows_note(n) for n in ctx.store.get_notes([item_id])):
+            continue
+        try:
+            visible_attachment(ctx, scope, item_id)
+        except ToolError:
+            raise ToolError(
+                f'no note or attachment with id "{item_id}" to link; nothing was written', field=field
+            ) from None
 
 
 def attachment_fields(resource: Resource, notes: list[Note]) -> Payload:
@@ -96,8 +114,8 @@ def _list_attachments(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         note_id = visible_note(ctx, scope, args["note_id"], field="note_id").id
     rows: list[Payload] = []
     for resource in ctx.store.list_resources(note_id=note_id):
-        notes, _ = linking_notes(ctx, scope, resource.id)
-        if notes or scope.unrestricted:
+        notes = linking_notes(ctx.store, resource.id, scope.folder_ids)
+        if notes is not None:
             rows.append(attachment_fields(resource, notes))
     limit = int(args.get("limit", s.LIST_DEFAULT))
     offset = int(args.get("offset", 0))
@@ -187,7 +205,7 @@ def _read_image(data: bytes, mime: str, detail: str) -> Payload:
 
 
 def _read_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    resource, notes, _ = visible_attachment(ctx, view(ctx), args["id"])
+    resource, notes = visible_attachment(ctx, view(ctx), args["id"])
     if resource.size > filetypes.MAX_FILE:
         raise ToolError(
             f'attachment "{resource.title}" is {resource.size:,} bytes, more than the '
@@ -273,7 +291,7 @@ READ_ATTACHMENT = Tool(
 
 
 def _get_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    resource, notes, _ = visible_attachment(ctx, view(ctx), args["id"])
+    resource, notes = visible_attachment(ctx, view(ctx), args["id"])
     return attachment_fields(resource, notes)
 
 

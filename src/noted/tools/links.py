@@ -2,40 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from noted.ops.links import Link, NoteLinks, link_payload, note_links
+from noted.ops.links import link_payload, note_links
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext
 from noted.tools.payloads import view, visible_note
-from noted.tools.scope import ScopeView
-
-
-def scoped(ctx: ToolContext, scope: ScopeView, links: NoteLinks) -> NoteLinks:
-    """``links`` as a caller limited to ``scope`` may see them: a note outside it is missing, in
-    the same words as one that does not exist, and links from it are not listed."""
-    if scope.unrestricted:
-        return links
-    ids = {link.note_id for link in links.outgoing if link.note_id} | {b.note_id for b in links.backlinks}
-    allowed = {n.id for n in ctx.store.get_notes(sorted(ids)) if scope.allows_note(n)}
-
-    def out(link: Link) -> Link:
-        if not link.note_id or link.note_id in allowed:
-            return link
-        name = link.target.split("#")[0].split("|")[0]
-        return Link(link.target, link.text, "", "", link.heading, "", f'no note "{name}"')
-
-    outgoing = tuple(out(link) for link in links.outgoing)
-    backlinks = tuple(b for b in links.backlinks if b.note_id in allowed)
-    return dataclasses.replace(links, outgoing=outgoing, backlinks=backlinks)
 
 
 def _note_links(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     note = visible_note(ctx, scope, args["id"])
-    return link_payload(scoped(ctx, scope, note_links(ctx.store, ctx.keyword, note.id)))
+    # In a scope, links resolve among the visible notes only (see ``noted.ops.links``).
+    return link_payload(note_links(ctx.store, ctx.keyword, note.id, scope.folder_ids))
 
 
 _LINK = s.obj(

@@ -18,7 +18,7 @@ from noted.ops.notes import DEFAULT_NOTEBOOK, create_note
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachment_writes import decoded_file
-from noted.tools.attachments import CONTENT, MIME
+from noted.tools.attachments import CONTENT, MIME, check_links
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.clipping import html_to_markdown
 from noted.tools.payloads import view, visible_folder, write_result
@@ -103,7 +103,9 @@ def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         _one_line(tag, "tags")
     body = _body(args)
     checked = _attachments(args)
-    folder_id, title = _target_notebook(ctx, view(ctx), args)
+    scope = view(ctx)
+    check_links(ctx, scope, body, field="body_html" if "body_html" in args else "body")
+    folder_id, title = _target_notebook(ctx, scope, args)
     draft = NoteDraft(
         title=args["title"],
         body=body,

@@ -2,7 +2,8 @@
 (``create_note`` is in ``note_create``). All are off until the person switches them on.
 
 Every change is an operation of ``noted.ops.notes``, shared with the app and the CLI, made with
-``ctx.actor``, so the change feed and the revisions show who did it. In a scope, a note can only be created in, moved to or found in a visible notebook.
+``ctx.actor``, so the change feed and the revisions show who did it. In a scope, a note can only be created in, moved to or found in a visible notebook,
+and a write adds no ``:/id`` link to a note or attachment the caller cannot see (``tools.attachments.check_links``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from noted.errors import ConflictError
 from noted.models import NotePatch, now_ms
 from noted.ops import notes as ops
 from noted.tools import schema as s
+from noted.tools.attachments import check_links
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
     iso,
@@ -100,6 +102,10 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     if base is not None and base != note.updated_time:
         raise _stale(note.title, base, note.updated_time)
     patch = _patch(ctx, scope, args, note.body, note.is_todo)
+    if modes:
+        text = patch.body if patch.body is not None else patch.append or patch.prepend or ""
+        field = "replace_text.replace" if modes[0] == "replace_text" else modes[0]
+        check_links(ctx, scope, text, before=note.body, field=field)
     if "replace_text" in args and base is None:
         base = note.updated_time  # the replacement was computed on this version; never apply it to another
     try:

@@ -12,6 +12,7 @@ from typing import Any
 
 from noted.markdown import outline_lines, section_text
 from noted.models import Note
+from noted.ops.attachments import linking_notes
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
@@ -23,6 +24,7 @@ from noted.tools.payloads import (
     view,
     visible_note,
 )
+from noted.tools.scope import ScopeView
 
 READ_NOTES_MAX_IDS = 20
 READ_NOTES_BUDGET = 8_000
@@ -228,9 +230,10 @@ _WHAT = {
 }
 
 
-def _activity(ctx: ToolContext, note: Note, limit: int) -> list[Payload]:
-    """Who did what to the note, its tags, its notebook and its attachments, newest first."""
-    attachments = [r.id for r in ctx.store.list_resources(note_id=note.id)]
+def _activity(ctx: ToolContext, scope: ScopeView, note: Note, limit: int) -> list[Payload]:
+    """Who did what to the note, its tags, its notebook and the attachments the scope shows, newest first."""
+    linked = ctx.store.list_resources(note_id=note.id)
+    attachments = [r.id for r in linked if linking_notes(ctx.store, r.id, scope.folder_ids) is not None]
     changes = ctx.store.item_changes([note.id, note.parent_id, *attachments], limit=limit)
     return [
         {
@@ -254,7 +257,7 @@ def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     # history (1 the oldest) is shown instead, so the saves made elsewhere are not counted.
     numbers = [r.id for r in revisions] if scope.unrestricted else list(range(len(revisions), 0, -1))
     return {
-        "activity": _activity(ctx, note, limit),
+        "activity": _activity(ctx, scope, note, limit),
         "id": note.id,
         "title": note.title,
         "total": len(revisions),
