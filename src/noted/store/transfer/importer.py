@@ -6,9 +6,10 @@ changes nothing. Then it is written in slices of ``SLICE_NOTES`` notes, one tran
 that writes meanwhile waits for one slice (about a second), not for the whole import. A fault on
 the way (a full disk) undoes the slice it hit, attachment files included; a fault in the first
 slice leaves the profile as it was, and after a later one every note kept is whole, and the
-error says how far the import got. A re-import matches what is already there, a note by its
-front-matter ``id``, else by notebook and title: an unchanged note is left alone, a changed one
-updated, none duplicated, so importing the folder again finishes an import that stopped.
+error says how far the import got. A re-import matches what is already there (``matching.py``:
+a note by its front-matter ``id``, else the note an import of the same file made, else by notebook
+and title): an unchanged note is left alone, a changed one updated, none duplicated, so importing
+the folder again finishes an import that stopped.
 Everything is written with the ``import`` actor.
 """
 

@@ -1,4 +1,5 @@
-"""The reading half of an import: walk a folder, parse its files, match them to what the store holds.
+"""The reading half of an import: walk a folder, parse its files, match them to what the store holds
+(``matching.py``).
 
 Nothing here writes. Every check that can refuse the input (an unreadable file, invalid front
 matter, a link or symbolic link that leads outside the folder, two files claiming one id) runs
@@ -19,8 +20,8 @@ import yaml
 
 from noted.errors import InvalidInputError, NotFoundError, NotUtf8Error
 from noted.markdown import link_spans, replace_spans
-from noted.models import Note, new_id
-from noted.store.protocol import Store
+from noted.models import Note, NoteDraft
+from noted.store.protocol import ReadsNotesFromText, Store
 from noted.store.rules import MAX_TITLE
 from noted.store.transfer.checks import check_note, check_title, check_utf8_name, shown
 from noted.store.transfer.common import (
@@ -37,6 +38,7 @@ from noted.store.transfer.common import (
     parse_note_file,
     read_regular,
 )
+from noted.store.transfer.matching import match_dirs, match_notes
 
 Progress = Callable[[str, int, int | None], None]
 """Told ``(phase, done, total)`` as an import goes: ``reading`` files (total unknown), ``checking``
@@ -220,6 +222,8 @@ def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
     rel = scan.rel(path)
     front, body = parse_note_file(text, shown(rel))
     title = front.title or path.stem.strip() or "Untitled"
+    if isinstance(scan.store, ReadsNotesFromText):  # the title the note will have there (a heading)
+        title = scan.store.as_read(None, NoteDraft(title, body)).title
     check_note(rel, text, front, title, body)
     offset = text[: len(text) - len(body)].count("\n")
     try:
@@ -229,60 +233,6 @@ def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
     scan.files.append(ScanFile(path, rel, dir_key, front, title, body, offset, mtime))
     if scan.progress is not None:
         scan.progress("reading", len(scan.files), None)
-
-
-def _match_dirs(scan: Scan) -> None:
-    live = [f for f in scan.store.list_folders() if not f.is_trashed]
-    by_id = {f.id: f for f in live}
-    for key in sorted(scan.dirs, key=lambda k: (k.count("/") if k else -1, k)):
-        entry = scan.dirs[key]
-        if entry.marker_id in by_id:
-            entry.folder_id = entry.marker_id
-            continue
-        parent_id: str | None = ""
-        if entry.parent_key is not None:
-            parent_id = scan.dirs[entry.parent_key].folder_id
-        if parent_id is None:
-            continue  # under a notebook still to be created: nothing to match
-        same = [f for f in live if f.parent_id == parent_id and f.title == entry.title]
-        entry.folder_id = same[0].id if same else None
-
-
-def _match_notes(scan: Scan) -> None:
-    """Match each file to a note: by front-matter id first, else by notebook and title."""
-    claimed: dict[str, str] = {}
-    for file in scan.files:
-        note_id = file.front.id
-        if note_id is None:
-            continue
-        if note_id in claimed:
-            raise TransferError(f'{file.rel} and {claimed[note_id]} both have the id "{note_id}"')
-        claimed[note_id] = file.rel
-        try:
-            file.existing = scan.store.get_note(note_id)
-        except NotFoundError:
-            file.existing = None
-    by_folder: dict[str, list[Note]] = {}
-    for file in scan.files:
-        if file.existing is None:
-            file.existing = _by_title(scan, file, by_folder, claimed)
-        file.note_id = file.existing.id if file.existing else file.front.id or new_id()
-
-
-def _by_title(
-    scan: Scan, file: ScanFile, by_folder: dict[str, list[Note]], claimed: dict[str, str]
-) -> Note | None:
-    folder_id = scan.dirs[file.dir_key].folder_id
-    if folder_id is None:
-        return None
-    if folder_id not in by_folder:
-        metas = scan.store.list_notes(folder_id=folder_id)
-        by_folder[folder_id] = scan.store.get_notes([m.id for m in metas])
-    for note in by_folder[folder_id]:
-        if note.title == file.title and note.id not in claimed:
-            claimed[note.id] = file.rel  # two files never match one note
-            return note
-    return None
 
 
 def scan_folder(store: Store, source: Path, *, progress: Progress | None = None) -> Scan:
@@ -298,8 +248,8 @@ def scan_folder(store: Store, source: Path, *, progress: Progress | None = None)
     _walk(scan, is_export)
     if not scan.files:
         raise TransferError(f"found no .md, .markdown or .txt files in {source}")
-    _match_dirs(scan)
-    _match_notes(scan)
+    match_dirs(scan)
+    match_notes(scan)
     paths = {f.path.resolve(): f.note_id for f in scan.files}
     for done, file in enumerate(scan.files, start=1):
         file.body = _rewrite_links(scan, file, paths)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -10,7 +11,7 @@ from noted.errors import ConflictError, InvalidInputError, NotFoundError
 from noted.markdown import link_marks
 from noted.models import Note, NoteDraft, NotePatch
 from noted.store.protocol import NoteOrder
-from noted.store.rules import check_body, clean_title
+from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
 from noted.store.vault.follow import in_trash
@@ -39,6 +40,15 @@ class Notes(VaultPart):
         if row is None:
             raise NotFoundError(f'no note with id "{note_id}"')
         return self.vault.root / row.path
+
+    def as_read(self, note_id: str | None, draft: NoteDraft) -> NoteDraft:
+        """``draft`` as the note reads once its file is written from it (``ReadsNotesFromText``):
+        a heading on the body's first line is the title, whatever title the draft gives."""
+        ft = FileText.parse(draft.body)
+        title = draft.title
+        if ft.title_source() == "heading":
+            title = ft.title(title)[:MAX_TITLE].strip() or title
+        return replace(draft, title=title)
 
     def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
         title = clean_title(draft.title) or "Untitled"

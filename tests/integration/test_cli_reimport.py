@@ -1,0 +1,67 @@
+"""Importing a folder again: each file finds the note it made, and an unchanged one writes nothing.
+
+On both the embedded store and a Markdown folder (``--vault``, whose notes read their title from a
+first-line heading and keep links as paths), under real files and real SQLite. "Nothing written"
+is checked on the change feed's cursor, and on the folder's bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.cli import Cli
+from tests.support.vaults import opened
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "profile", capsys)
+
+
+def counts(report: dict[str, int]) -> tuple[int, int, int]:
+    return report["notes_created"], report["notes_updated"], report["notes_unchanged"]
+
+
+def folder_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def vault_cursor(vault: Path, profile: Path) -> int:
+    with opened(vault, profile) as store:
+        return store.latest_cursor()
+
+
+def test_a_folder_imported_again_into_a_markdown_folder_makes_one_note_with_its_heading(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The import titled the note after its file ("a") while the folder reads the title from the
+    heading: the second import made it "Heading Title", the third no longer found "a" and made
+    ``a 2.md`` (its heading rewritten to ``# a``), and so on every second time."""
+    vault, source = tmp_path / "vv", tmp_path / "src"
+    vault.mkdir()
+    source.mkdir()
+    (source / "a.md").write_text("# Heading Title\n")
+    v = ("--vault", str(vault))
+    reports = [counts(cli.json("import", str(source), *v)) for _ in range(2)]
+    written, cursor = folder_bytes(vault), vault_cursor(vault, cli.profile)
+    reports += [counts(cli.json("import", str(source), *v)) for _ in range(3)]
+    assert reports == [(1, 0, 0)] + [(0, 0, 1)] * 4
+    (note,) = cli.json("notes", *v)
+    assert note["title"] == "Heading Title"
+    (path,) = (vault / "src").glob("*.md")
+    assert path.read_text().endswith("\n# Heading Title\n")  # the heading as the file had it
+    assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
+
+
+def test_a_file_finds_its_note_again_whatever_its_title_became(cli: Cli, tmp_path: Path) -> None:
+    """Matched by title alone, a note renamed in noted was no longer found: the import duplicated it."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.md").write_text("Some text.\n")
+    cli.ok("import", str(source))
+    (before,) = cli.json("notes", "--notebook", "src")
+    cli.ok("edit", "a", "--title", "Renamed in noted")
+    assert counts(cli.json("import", str(source))) == (0, 1, 0)  # the file's title again, on its note
+    (after,) = cli.json("notes", "--notebook", "src")
+    assert (after["id"], after["title"]) == (before["id"], "a")
