@@ -65,3 +65,47 @@ def test_a_file_finds_its_note_again_whatever_its_title_became(cli: Cli, tmp_pat
     assert counts(cli.json("import", str(source))) == (0, 1, 0)  # the file's title again, on its note
     (after,) = cli.json("notes", "--notebook", "src")
     assert (after["id"], after["title"]) == (before["id"], "a")
+
+
+def two_files_titled_x(tmp_path: Path) -> Path:
+    source = tmp_path / "d5"
+    source.mkdir()
+    for name, body in (("a", "body A"), ("b", "body B")):
+        (source / f"{name}.md").write_text(f"---\ntitle: X\n---\n{body}\n")
+    return source
+
+
+def bodies(cli: Cli, notebook: str) -> dict[str, str]:
+    return {n["id"]: cli.json("show", n["id"])["body"] for n in cli.json("notes", "--notebook", notebook)}
+
+
+def test_files_sharing_a_title_keep_their_own_notes(cli: Cli, tmp_path: Path) -> None:
+    """Each re-import said "0 created, 2 updated", and the bodies under each note id alternated
+    (so did ``Plan.md`` and ``Plan.txt``, both titled by their name)."""
+    source = two_files_titled_x(tmp_path)
+    (source / "Plan.md").write_text("plan in Markdown\n")
+    (source / "Plan.txt").write_text("plan in text\n")
+    assert counts(cli.json("import", str(source))) == (4, 0, 0)
+    first, cursor = bodies(cli, "d5"), cli.cursor()
+    for _ in range(2):
+        assert counts(cli.json("import", str(source))) == (0, 0, 4)
+    assert bodies(cli, "d5") == first and cli.cursor() == cursor
+
+
+def test_notes_sharing_a_title_made_before_are_each_found_by_their_text(cli: Cli, tmp_path: Path) -> None:
+    """Notes the import did not make (or made before it kept their ids) are found by title: the
+    first in the listing, the one updated last, went to the first file, so two notes titled
+    alike swapped bodies at every import."""
+    source = two_files_titled_x(tmp_path)
+    cli.ok("notebook", "create", "d5")
+    made = {}
+    for letter in "AB":  # B is the newer, so listed first
+        (tmp_path / "body.txt").write_text(f"body {letter}\n")
+        made[letter] = cli.json("create", "X", "--notebook", "d5", "--body-file", str(tmp_path / "body.txt"))[
+            "id"
+        ]
+    cursor = cli.cursor()
+    for _ in range(2):
+        assert counts(cli.json("import", str(source))) == (0, 0, 2)
+    assert bodies(cli, "d5") == {made["A"]: "body A\n", made["B"]: "body B\n"}
+    assert cli.cursor() == cursor

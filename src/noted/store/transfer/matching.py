@@ -5,7 +5,8 @@ import of the same file made before: that note's id is ``import_id`` of the fold
 path in it, the same at every import, so a re-import finds it whatever its title became meanwhile
 (the Markdown folder reads the title from a first-line heading, say) and two files sharing a title
 each find their own. Else (a note imported before noted kept that id, a file renamed since) it is
-the note of that title in the file's notebook that no other file claims. Nothing here writes.
+the note of that title in the file's notebook that no other file claims: one whose body is the
+file's first, else the oldest, so each file finds the same note every time. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -71,9 +72,11 @@ def match_notes(scan: Scan) -> None:
                 file.note_id = own
                 file.existing = _get(scan, own)
     by_folder: dict[str, list[Note]] = {}
+    for same_body in (True, False):  # a note that still says what a file says is that file's
+        for file in scan.files:
+            if file.existing is None:
+                file.existing = _by_title(scan, file, by_folder, claimed, same_body=same_body)
     for file in scan.files:
-        if file.existing is None:
-            file.existing = _by_title(scan, file, by_folder, claimed)
         file.note_id = file.existing.id if file.existing else file.front.id or file.note_id or new_id()
 
 
@@ -85,16 +88,26 @@ def _get(scan: Scan, note_id: str) -> Note | None:
 
 
 def _by_title(
-    scan: Scan, file: ScanFile, by_folder: dict[str, list[Note]], claimed: dict[str, str]
+    scan: Scan,
+    file: ScanFile,
+    by_folder: dict[str, list[Note]],
+    claimed: dict[str, str],
+    *,
+    same_body: bool,
 ) -> Note | None:
+    """The note of the file's title in its notebook that no file claims (``same_body``: only one
+    whose body is the file's). Of several, the oldest: an order no update changes, so a file finds
+    the same note at every import (taken newest first, two files swapped notes at each)."""
     folder_id = scan.dirs[file.dir_key].folder_id
     if folder_id is None:
         return None
     if folder_id not in by_folder:
         metas = scan.store.list_notes(folder_id=folder_id)
-        by_folder[folder_id] = scan.store.get_notes([m.id for m in metas])
+        notes = scan.store.get_notes([m.id for m in metas])
+        by_folder[folder_id] = sorted(notes, key=lambda n: (n.created_time, n.id))
     for note in by_folder[folder_id]:
-        if note.title == file.title and note.id not in claimed:
-            claimed[note.id] = file.rel  # two files never match one note
-            return note
+        if note.title != file.title or note.id in claimed or (same_body and note.body != file.body):
+            continue
+        claimed[note.id] = file.rel  # two files never match one note
+        return note
     return None
