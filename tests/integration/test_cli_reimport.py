@@ -109,3 +109,36 @@ def test_notes_sharing_a_title_made_before_are_each_found_by_their_text(cli: Cli
         assert counts(cli.json("import", str(source))) == (0, 0, 2)
     assert bodies(cli, "d5") == {made["A"]: "body A\n", made["B"]: "body B\n"}
     assert cli.cursor() == cursor
+
+
+def test_an_unchanged_export_with_crlf_line_endings_imports_as_unchanged(cli: Cli, tmp_path: Path) -> None:
+    """The import turned every ``\\r\\n`` into ``\\n``: a note with them, exported and imported
+    again unchanged, was "1 updated", its line endings rewritten and a revision added by import."""
+    (tmp_path / "crlf.txt").write_bytes(b"l1\r\nl2\r\n")
+    note_id = cli.json("create", "crlf", "--body-file", str(tmp_path / "crlf.txt"))["id"]
+    cli.ok("export", str(tmp_path / "ec"))
+    cursor = cli.cursor()
+    report = cli.json("import", str(tmp_path / "ec"))
+    assert report["notes_updated"] == 0 and report["notes_created"] == 0
+    assert cli.json("show", note_id)["body"] == "l1\r\nl2\r\n" and cli.cursor() == cursor
+
+
+def test_a_file_with_crlf_line_endings_reads_its_front_matter_and_imports_once(
+    cli: Cli, tmp_path: Path
+) -> None:
+    source, vault = tmp_path / "w", tmp_path / "V"
+    source.mkdir()
+    vault.mkdir()
+    (source / "win.md").write_bytes(b"---\r\ntitle: Win\r\ntags: [a]\r\n---\r\n\r\nline 1\r\nline 2\r\n")
+    (source / "bare.md").write_bytes(b"no final newline")
+    assert counts(cli.json("import", str(source))) == (2, 0, 0)
+    win = cli.json("show", "Win")
+    assert (win["body"], win["tags"]) == ("line 1\r\nline 2\r\n", ["a"])
+    assert counts(cli.json("import", str(source))) == (0, 0, 2)
+    # Into a Markdown folder, whose notes keep `\n` (the file keeps its own endings), the same.
+    v = ("--vault", str(vault))
+    assert counts(cli.json("import", str(source), *v)) == (2, 0, 0)
+    written, cursor = folder_bytes(vault), vault_cursor(vault, cli.profile)
+    assert counts(cli.json("import", str(source), *v)) == (0, 0, 2)
+    assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
+    assert (vault / "w" / "Win.md").read_bytes().endswith(b"\r\n\r\nline 1\r\nline 2\r\n")

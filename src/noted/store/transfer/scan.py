@@ -109,7 +109,7 @@ class Scan:
 def _read_text(scan: Scan, path: Path) -> str:
     data = read_regular(path, scan.rel(path))
     try:
-        return data.decode("utf-8-sig").replace("\r\n", "\n")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise NotUtf8Error(
@@ -217,15 +217,24 @@ def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
     scan.dirs[key] = entry
 
 
+def _parse(text: str, label: str) -> tuple[str, FrontMatter, str, int]:
+    """The text with ``\n`` endings, its front matter, the body exactly as the file has it (its
+    ``\r\n`` kept: an export writes a note's body as it is) and the number of lines before it."""
+    plain = text.replace("\r\n", "\n")
+    front, body = parse_note_file(plain, label)
+    offset, at = plain[: len(plain) - len(body)].count("\n"), 0
+    for _ in range(offset):
+        at = text.index("\n", at) + 1
+    return plain, front, text[at:] if body else "", offset
+
+
 def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
-    text = _read_text(scan, path)
     rel = scan.rel(path)
-    front, body = parse_note_file(text, shown(rel))
+    text, front, body, offset = _parse(_read_text(scan, path), shown(rel))
     title = front.title or path.stem.strip() or "Untitled"
     if isinstance(scan.store, ReadsNotesFromText):  # the title the note will have there (a heading)
         title = scan.store.as_read(None, NoteDraft(title, body)).title
     check_note(rel, text, front, title, body)
-    offset = text[: len(text) - len(body)].count("\n")
     try:
         mtime = int(path.stat().st_mtime * 1000)
     except OSError as exc:

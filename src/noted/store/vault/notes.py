@@ -14,6 +14,7 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
+from noted.store.vault.files import Skipped, decode
 from noted.store.vault.follow import in_trash
 from noted.store.vault.text import FileText, yaml_time
 
@@ -43,12 +44,19 @@ class Notes(VaultPart):
 
     def as_read(self, note_id: str | None, draft: NoteDraft) -> NoteDraft:
         """``draft`` as the note reads once its file is written from it (``ReadsNotesFromText``):
-        a heading on the body's first line is the title, whatever title the draft gives."""
+        a heading on the body's first line is the title, whatever title the draft gives; the body
+        is put into the note's file as it is (its front matter, line endings and final newline
+        kept) and read back."""
         ft = FileText.parse(draft.body)
+        row = self.ledger.note(note_id) if note_id is not None else None
+        if row is not None and row.present:
+            with contextlib.suppress(OSError, Skipped):  # (gone meanwhile: the write will say)
+                now = FileText.parse(decode(self.vault.read(row.path).data))
+                ft = FileText.parse(now.with_body(draft.body).render())
         title = draft.title
         if ft.title_source() == "heading":
             title = ft.title(title)[:MAX_TITLE].strip() or title
-        return replace(draft, title=title)
+        return replace(draft, title=title, body=ft.body)
 
     def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
         title = clean_title(draft.title) or "Untitled"
