@@ -142,3 +142,32 @@ def test_a_file_with_crlf_line_endings_reads_its_front_matter_and_imports_once(
     assert counts(cli.json("import", str(source), *v)) == (0, 0, 2)
     assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
     assert (vault / "w" / "Win.md").read_bytes().endswith(b"\r\n\r\nline 1\r\nline 2\r\n")
+
+
+def test_an_unchanged_folder_imported_again_into_a_markdown_folder_changes_nothing(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The import compared the file (links as ``:/id``, times to the millisecond, front-matter
+    tags) with the note as the folder keeps it (links as paths, times to the second, inline tags
+    too): every import said "updated", and removed the inline tag, to have it back the next time."""
+    source, vault = tmp_path / "src", tmp_path / "vv"
+    (source / "sub").mkdir(parents=True)
+    vault.mkdir()
+    (source / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (source / "a.md").write_text(
+        "---\nis_todo: true\ntodo_due: 2031-01-02T10:00:00.123Z\n---\nSee ![p](pic.png).\n"
+    )
+    (source / "sub" / "other.md").write_text("---\ntags: [a]\n---\nBack to [a](../a.md). #inline\n")
+    v = ("--vault", str(vault))
+    assert counts(cli.json("import", str(source), *v)) == (2, 0, 0)
+    written, cursor = folder_bytes(vault), vault_cursor(vault, cli.profile)
+    for _ in range(2):
+        assert counts(cli.json("import", str(source), *v)) == (0, 0, 2)
+    assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
+    other = written["src/sub/other.md"].decode()
+    assert other.endswith("Back to [a](../a.md). #inline\n")
+    assert sorted(cli.json("show", "other", *v)["tags"]) == ["a", "inline"]
+    # A real change is still one.
+    (source / "sub" / "other.md").write_text("---\ntags: [a]\n---\nBack to [a](../a.md).\n")
+    assert counts(cli.json("import", str(source), *v)) == (0, 1, 1)
+    assert cli.json("show", "other", *v)["tags"] == ["a"]
