@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from noted.errors import NotFoundError
 from noted.models import Note, new_id
-from noted.store.transfer.common import TransferError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -49,21 +48,26 @@ def match_dirs(scan: Scan) -> None:
         entry.folder_id = same[0].id if same else None
 
 
-def match_notes(scan: Scan) -> None:
-    """Match each file to a note: by front-matter id, else the note its import made, else by title.
+def shared_ids(scan: Scan) -> list[str]:
+    """A line for each file whose front-matter id an earlier file has too (``match_notes`` needs none)."""
+    first: dict[str, str] = {}
+    shared = []
+    for file in scan.files:
+        note_id = file.front.id
+        if note_id is not None and first.setdefault(note_id, file.rel) != file.rel:
+            shared.append(f'{file.rel} and {first[note_id]} both have the id "{note_id}"')
+    return shared
 
-    Raises:
-        TransferError: two files claim the same id.
-    """
+
+def match_notes(scan: Scan) -> None:
+    """Match each file to a note: by front-matter id, else the note its import made, else by title
+    (no two files having one id: ``shared_ids``)."""
     claimed: dict[str, str] = {}
     for file in scan.files:
         note_id = file.front.id
-        if note_id is None:
-            continue
-        if note_id in claimed:
-            raise TransferError(f'{file.rel} and {claimed[note_id]} both have the id "{note_id}"')
-        claimed[note_id] = file.rel
-        file.existing = _get(scan, note_id)
+        if note_id is not None:
+            claimed[note_id] = file.rel
+            file.existing = _get(scan, note_id)
     for file in scan.files:
         if file.front.id is None:
             own = import_id(scan.root, file.rel)

@@ -8,10 +8,11 @@ here, so a refused import has changed nothing.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -38,7 +39,7 @@ from noted.store.transfer.common import (
     parse_note_file,
     read_regular,
 )
-from noted.store.transfer.matching import match_dirs, match_notes
+from noted.store.transfer.matching import match_dirs, match_notes, shared_ids
 
 Progress = Callable[[str, int, int | None], None]
 """Told ``(phase, done, total)`` as an import goes: ``reading`` files (total unknown), ``checking``
@@ -100,10 +101,20 @@ class Scan:
     by_token: dict[str, ScanAttachment] = field(default_factory=dict)
     """The attachments to add, by the placeholder that stands for each in the notes' text."""
     warnings: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Why files cannot be imported: every one is found before the import is refused."""
     progress: Progress | None = None
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
+    @contextlib.contextmanager
+    def collecting(self) -> Iterator[None]:
+        """A refusal of bad input inside goes into ``problems``, and the scan goes on."""
+        try:
+            yield
+        except InvalidInputError as exc:
+            self.problems.append(str(exc))
 
 
 def _read_text(scan: Scan, path: Path) -> str:
@@ -142,7 +153,6 @@ def _walk(scan: Scan, is_export: bool) -> None:
         where = scan.rel(Path(exc.filename)) if exc.filename else str(scan.root)
         raise TransferError(f"cannot read the folder {where}: {exc.strerror or exc}")
 
-    problems: list[str] = []
     marked: set[str] = set()  # an export's notebooks, the empty ones too (each has its marker)
     for dirpath, dirnames, filenames in os.walk(scan.root, onerror=unreadable):
         here = Path(dirpath)
@@ -153,31 +163,29 @@ def _walk(scan: Scan, is_export: bool) -> None:
         for name in sorted(dirnames):
             if name.startswith(".") or (key == "" and name == RESOURCES_DIR):
                 continue
-            check_utf8_name(scan.rel(here / name))
-            _check_link(scan, here / name)
-            if not (here / name).is_symlink():
-                kept.append(name)
+            with scan.collecting():  # (a folder refused is not read: its files would be too)
+                check_utf8_name(scan.rel(here / name))
+                _check_link(scan, here / name)
+                if not (here / name).is_symlink():
+                    kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
             path = here / name
             if name.startswith(".") or path.suffix.lower() not in NOTE_SUFFIXES:
                 continue
-            check_utf8_name(scan.rel(path))
-            _check_link(scan, path)
-            if path.exists() and not path.is_file():  # a broken link is refused when read
-                scan.warnings.append(
-                    f"{scan.rel(path)}: not a regular file (a named pipe, device or socket); skipped"
-                )
-                continue
-            try:
+            with scan.collecting():  # every file is read, so one refusal names them all
+                check_utf8_name(scan.rel(path))
+                _check_link(scan, path)
+                if path.exists() and not path.is_file():  # a broken link is refused when read
+                    scan.warnings.append(
+                        f"{scan.rel(path)}: not a regular file (a named pipe, device or socket); skipped"
+                    )
+                    continue
                 _add_file(scan, path, key)
-            except InvalidInputError as exc:  # every file is read, so one refusal names them all
-                problems.append(str(exc))
-    if problems:
-        raise _refusal(problems)
     used = {f.dir_key for f in scan.files} | marked
     for key in sorted({k for used_key in used for k in _ancestors(used_key)}):
-        _add_dir(scan, key, is_export)
+        with scan.collecting():
+            _add_dir(scan, key, is_export)
 
 
 def _refusal(problems: list[str]) -> TransferError:
@@ -255,15 +263,20 @@ def scan_folder(store: Store, source: Path, *, progress: Progress | None = None)
     scan = Scan(store, source.resolve(), progress=progress)
     is_export = (scan.root / EXPORT_MARKER).is_file()
     _walk(scan, is_export)
-    if not scan.files:
+    if not scan.files and not scan.problems:
         raise TransferError(f"found no .md, .markdown or .txt files in {source}")
-    match_dirs(scan)
-    match_notes(scan)
+    scan.problems += shared_ids(scan)
+    if not scan.problems:  # (else the links are still checked, for the refusal to name them too)
+        match_dirs(scan)
+        match_notes(scan)
     paths = {f.path.resolve(): f.note_id for f in scan.files}
     for done, file in enumerate(scan.files, start=1):
-        file.body = _rewrite_links(scan, file, paths)
+        with scan.collecting():
+            file.body = _rewrite_links(scan, file, paths)
         if progress is not None:
             progress("checking", done, len(scan.files))
+    if scan.problems:
+        raise _refusal(scan.problems)
     return scan
 
 
