@@ -245,7 +245,13 @@ def test_absolute_link_is_refused(cli: Cli, bad: Path, tmp_path: Path) -> None:
 def test_link_through_an_inner_symlink_is_refused(cli: Cli, bad: Path, tmp_path: Path) -> None:
     (bad / "pics").symlink_to(tmp_path / "outside", target_is_directory=True)
     (bad / "z.md").write_text("![x](pics/secret.png)\n", encoding="utf-8")
-    refused(cli, ["import", str(bad)], "leads outside")
+    before = cli.cursor()
+    result = cli("import", str(bad))
+    assert result.code == 2 and cli.cursor() == before
+    assert result.err.splitlines()[1:] == [  # the link to the folder, and the link through it
+        f"  pics is a link that leads outside {bad}; nothing was imported",
+        f'  z.md: line 1: the link "pics/secret.png" leads outside {bad}',
+    ]
 
 
 def test_symlinked_note_outside_is_refused(cli: Cli, bad: Path, tmp_path: Path) -> None:
@@ -286,6 +292,28 @@ def test_every_bad_file_is_named_in_one_refusal(cli: Cli, bad: Path) -> None:
     assert lines[0].startswith("noted: 23 files cannot be imported") and len(lines) == 22
     assert lines[2].startswith('  z00.md: line 2: bad value for "created"') and lines[-1] == "  and 3 more"
     assert cli.cursor() == before
+
+
+def test_links_leading_outside_and_shared_ids_are_named_with_every_other_bad_file(
+    cli: Cli, bad: Path, tmp_path: Path
+) -> None:
+    """Only the first of these was named: a link out of the folder (a symbolic link, or a link in
+    a note's text) and two files sharing an id each stopped the scan where they were found."""
+    (bad / "latin1.md").write_bytes(b"caf\xe9\n")
+    (bad / "zz.md").symlink_to(tmp_path / "outside" / "secret.md")
+    (bad / "out").symlink_to(tmp_path / "outside")
+    same = "---\nid: " + "ab" * 16 + "\n---\nx\n"
+    (bad / "one.md").write_text(same, encoding="utf-8")
+    (bad / "two.md").write_text(same, encoding="utf-8")
+    (bad / "peek.md").write_text("See [it](../outside/secret.md).\n", encoding="utf-8")
+    before = cli.cursor()
+    result = cli("import", str(bad))
+    assert result.code == 2 and cli.cursor() == before
+    lines = result.err.splitlines()
+    assert lines[0] == "noted: 5 files cannot be imported, so nothing was; correct them and import again:"
+    assert [line.split()[0] for line in lines[1:]] == ["out", "latin1.md", "zz.md", "two.md", "peek.md:"]
+    assert 'two.md and one.md both have the id "' + "ab" * 16 + '"' in lines[4]
+    assert 'line 1: the link "../outside/secret.md" leads outside' in lines[5]
 
 
 def test_unreadable_files_are_refused(cli: Cli, bad: Path) -> None:

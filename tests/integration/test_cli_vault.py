@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from tests.support.cli import Cli
 from tests.support.vaults import git
 
+from noted.cli.commands_edit import EXIT_CONFLICT
 from noted.cli.exits import ExitCode
 
 
@@ -134,3 +136,30 @@ def test_a_profile_inside_the_folder_is_not_read_as_notebooks(cli: Cli, vault: P
     paths = sorted(f["path"] for f in inside.json("notebooks", "--vault", str(vault)))
     assert paths == ["daily"] and (vault / "noted-profile" / "vault.db").exists()
     assert "noted-profile" not in inside.ok("vault", "status", "--vault", str(vault)).out
+
+
+def test_a_note_file_deleted_while_its_note_is_in_the_editor_is_a_conflict_that_keeps_both(
+    cli: Cli, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save wrote the file back from noted's record, silently (exit 0): without its
+    front-matter title and the keys only the file held. Now the deletion is a change made
+    meanwhile: exit 3, the person's text a conflict copy, the note in the trash as it was."""
+    v = ("--vault", str(vault))
+    note_file = vault / "file.md"
+    note_file.write_text("---\ntitle: Real Title\ntags: [work]\ncustom: keep me\n---\nbody\n")
+    script = tmp_path / "editor.py"
+    script.write_text(
+        "import pathlib, sys\n"
+        f"pathlib.Path({str(note_file)!r}).unlink()\n"
+        "edited = pathlib.Path(sys.argv[-1])\n"
+        "edited.write_text(edited.read_text() + 'more\\n')\n"
+    )
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}")
+    result = cli("edit", "Real Title", *v)
+    assert result.code == EXIT_CONFLICT, result
+    assert "kept both" in result.err and not note_file.exists()
+    (copy,) = vault.glob("Real Title (conflict copy *.md")
+    assert copy.read_text().endswith("\nbody\nmore\n")
+    (trashed,) = cli.json("notes", "--trash", *v)
+    assert trashed["title"] == "Real Title"

@@ -146,6 +146,27 @@ def test_a_save_on_a_stale_base_records_the_editors_version_and_keep_both_writes
     assert "Edited next door." in path.read_text()  # theirs stays in the file
 
 
+def test_a_save_to_a_note_whose_file_was_deleted_meanwhile_is_a_conflict(
+    store: VaultStore, vault: Path
+) -> None:
+    """The deletion was caught up (the note to noted's trash), then the save wrote the file back
+    from the mirror: silently, without its front-matter title and the keys only the file held."""
+    path = vault / "file.md"
+    path.write_text("---\ntitle: Real Title\ntags: [work]\ncustom: keep me\n---\nbody\n")
+    store.follower.scan()
+    note = store.get_note(by_title(store, "Real Title"))
+    path.unlink()
+    with pytest.raises(ConflictError):
+        store.update_note(
+            note.id, NotePatch(body="body\nmore\n"), actor="user", base_updated_time=note.updated_time
+        )
+    assert not path.exists() and store.get_note(note.id).is_trashed
+    # A write that asked for no base (an append) writes it back from the mirror: its title with it.
+    store.update_note(note.id, NotePatch(append="more"), actor="user")
+    assert path.read_text() == "---\ntags:\n- work\ntitle: Real Title\n---\n\nbody\nmore\n"
+    assert store.get_note(note.id).title == "Real Title"
+
+
 def test_outside_renames_keep_the_notes_identity_and_deletions_go_to_the_trash(
     store: VaultStore, vault: Path
 ) -> None:

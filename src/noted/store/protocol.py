@@ -79,6 +79,17 @@ class HasFileLinks(Protocol):
         ...
 
 
+@runtime_checkable
+class ReadsNotesFromText(Protocol):
+    """A store that keeps each note as a file's text and reads the note back from it (the Markdown
+    folder): a note may read back otherwise than it was given (a first-line heading is its title)."""
+
+    def as_read(self, note_id: str | None, draft: NoteDraft) -> NoteDraft:
+        """``draft`` as the note will read once written from it, into the file of note ``note_id``
+        (None: a new note's). An import compares that with the note to tell what a file changes."""
+        ...
+
+
 class FolderStore(Protocol):
     """Notebooks: nested, moved to the trash with what they hold, restored together."""
 

@@ -6,9 +6,10 @@ changes nothing. Then it is written in slices of ``SLICE_NOTES`` notes, one tran
 that writes meanwhile waits for one slice (about a second), not for the whole import. A fault on
 the way (a full disk) undoes the slice it hit, attachment files included; a fault in the first
 slice leaves the profile as it was, and after a later one every note kept is whole, and the
-error says how far the import got. A re-import matches what is already there, a note by its
-front-matter ``id``, else by notebook and title: an unchanged note is left alone, a changed one
-updated, none duplicated, so importing the folder again finishes an import that stopped.
+error says how far the import got. A re-import matches what is already there (``matching.py``:
+a note by its front-matter ``id``, else the note an import of the same file made, else by notebook
+and title): an unchanged note is left alone, a changed one updated, none duplicated, so importing
+the folder again finishes an import that stopped.
 Everything is written with the ``import`` actor.
 """
 
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from noted.errors import NotedError
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
-from noted.store.protocol import Store
+from noted.store.protocol import ReadsNotesFromText, Store
 from noted.store.transfer.common import read_regular, tags_by_note
 from noted.store.transfer.scan import Progress, Scan, ScanFile, scan_folder
 from noted.wording import plural
@@ -53,30 +54,39 @@ class ImportReport:
     warnings: tuple[str, ...] = ()
 
 
-def _patch(file: ScanFile, old: Note, parent_id: str, body: str) -> NotePatch | None:
-    """The fields the file changes, or None when it changes none (tags aside)."""
+def _wanted(
+    store: Store, file: ScanFile, old: Note, parent_id: str, body: str, tags_now: list[str]
+) -> NoteDraft:
+    """The note as the file makes it (a field the file does not give as it is), as the store will
+    read it once written: a Markdown folder keeps its own form (``ReadsNotesFromText``), so the
+    note is compared with that, or an unchanged file would count as a change at every import."""
     front = file.front
-    wanted = {
-        "title": file.title,
-        "body": body,
-        "parent_id": parent_id,
-        "is_todo": front.is_todo,
-        "todo_due": front.todo_due,
-        "todo_completed": front.todo_completed,
-        "source_url": front.source_url,
-    }
-    changes = {k: v for k, v in wanted.items() if v is not None and v != getattr(old, k)}
-    return NotePatch(**changes) if changes else None  # type: ignore[arg-type]
+    draft = NoteDraft(
+        title=file.title,
+        body=body,
+        parent_id=parent_id,
+        is_todo=old.is_todo if front.is_todo is None else front.is_todo,
+        todo_due=old.todo_due if front.todo_due is None else front.todo_due,
+        todo_completed=old.todo_completed if front.todo_completed is None else front.todo_completed,
+        source_url=old.source_url if front.source_url is None else front.source_url,
+        tags=tuple(tags_now) if front.tags is None else front.tags,
+    )
+    return store.as_read(old.id, draft) if isinstance(store, ReadsNotesFromText) else draft
 
 
-def _tag_changes(file: ScanFile, tags_now: list[str]) -> tuple[list[str], list[str]]:
-    """Tags to add and to remove so the note carries exactly the file's tags (when it names any)."""
-    if file.front.tags is None:
-        return [], []
+def _patch(wanted: NoteDraft, old: Note) -> NotePatch | None:
+    """The fields ``wanted`` changes, or None when it changes none (tags aside)."""
+    fields = ("title", "body", "parent_id", "is_todo", "todo_due", "todo_completed", "source_url")
+    changes = {k: getattr(wanted, k) for k in fields if getattr(wanted, k) != getattr(old, k)}
+    return NotePatch(**changes) if changes else None
+
+
+def _tag_changes(wanted: NoteDraft, tags_now: list[str]) -> tuple[list[str], list[str]]:
+    """Tags to add and to remove so the note carries exactly the ``wanted`` ones."""
     current = {t.casefold(): t for t in tags_now}
-    wanted = {t.casefold(): t for t in file.front.tags}
-    add = [t for k, t in wanted.items() if k not in current]
-    remove = [t for k, t in current.items() if k not in wanted]
+    want = {t.casefold(): t for t in wanted.tags}
+    add = [t for k, t in want.items() if k not in current]
+    remove = [t for k, t in current.items() if k not in want]
     return add, remove
 
 
@@ -150,8 +160,9 @@ def _apply(
             f"{file.rel}: its note is in the trash; restore it (noted restore {old.id[:8]}) first"
         )
         return "unchanged"
-    patch = _patch(file, old, parent_id, body)
-    add, remove = _tag_changes(file, tags.get(old.id, []))
+    wanted = _wanted(store, file, old, parent_id, body, tags.get(old.id, []))
+    patch = _patch(wanted, old)
+    add, remove = _tag_changes(wanted, tags.get(old.id, []))
     if patch is not None:
         store.update_note(old.id, patch, actor=ACTOR_IMPORT)
     if add:

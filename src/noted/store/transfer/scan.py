@@ -1,4 +1,5 @@
-"""The reading half of an import: walk a folder, parse its files, match them to what the store holds.
+"""The reading half of an import: walk a folder, parse its files, match them to what the store holds
+(``matching.py``).
 
 Nothing here writes. Every check that can refuse the input (an unreadable file, invalid front
 matter, a link or symbolic link that leads outside the folder, two files claiming one id) runs
@@ -7,10 +8,11 @@ here, so a refused import has changed nothing.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -19,8 +21,8 @@ import yaml
 
 from noted.errors import InvalidInputError, NotFoundError, NotUtf8Error
 from noted.markdown import link_spans, replace_spans
-from noted.models import Note, new_id
-from noted.store.protocol import Store
+from noted.models import Note, NoteDraft
+from noted.store.protocol import ReadsNotesFromText, Store
 from noted.store.rules import MAX_TITLE
 from noted.store.transfer.checks import check_note, check_title, check_utf8_name, shown
 from noted.store.transfer.common import (
@@ -37,6 +39,7 @@ from noted.store.transfer.common import (
     parse_note_file,
     read_regular,
 )
+from noted.store.transfer.matching import match_dirs, match_notes, shared_ids
 
 Progress = Callable[[str, int, int | None], None]
 """Told ``(phase, done, total)`` as an import goes: ``reading`` files (total unknown), ``checking``
@@ -98,16 +101,26 @@ class Scan:
     by_token: dict[str, ScanAttachment] = field(default_factory=dict)
     """The attachments to add, by the placeholder that stands for each in the notes' text."""
     warnings: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Why files cannot be imported: every one is found before the import is refused."""
     progress: Progress | None = None
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
 
+    @contextlib.contextmanager
+    def collecting(self) -> Iterator[None]:
+        """A refusal of bad input inside goes into ``problems``, and the scan goes on."""
+        try:
+            yield
+        except InvalidInputError as exc:
+            self.problems.append(str(exc))
+
 
 def _read_text(scan: Scan, path: Path) -> str:
     data = read_regular(path, scan.rel(path))
     try:
-        return data.decode("utf-8-sig").replace("\r\n", "\n")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise NotUtf8Error(
@@ -140,7 +153,6 @@ def _walk(scan: Scan, is_export: bool) -> None:
         where = scan.rel(Path(exc.filename)) if exc.filename else str(scan.root)
         raise TransferError(f"cannot read the folder {where}: {exc.strerror or exc}")
 
-    problems: list[str] = []
     marked: set[str] = set()  # an export's notebooks, the empty ones too (each has its marker)
     for dirpath, dirnames, filenames in os.walk(scan.root, onerror=unreadable):
         here = Path(dirpath)
@@ -151,31 +163,29 @@ def _walk(scan: Scan, is_export: bool) -> None:
         for name in sorted(dirnames):
             if name.startswith(".") or (key == "" and name == RESOURCES_DIR):
                 continue
-            check_utf8_name(scan.rel(here / name))
-            _check_link(scan, here / name)
-            if not (here / name).is_symlink():
-                kept.append(name)
+            with scan.collecting():  # (a folder refused is not read: its files would be too)
+                check_utf8_name(scan.rel(here / name))
+                _check_link(scan, here / name)
+                if not (here / name).is_symlink():
+                    kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
             path = here / name
             if name.startswith(".") or path.suffix.lower() not in NOTE_SUFFIXES:
                 continue
-            check_utf8_name(scan.rel(path))
-            _check_link(scan, path)
-            if path.exists() and not path.is_file():  # a broken link is refused when read
-                scan.warnings.append(
-                    f"{scan.rel(path)}: not a regular file (a named pipe, device or socket); skipped"
-                )
-                continue
-            try:
+            with scan.collecting():  # every file is read, so one refusal names them all
+                check_utf8_name(scan.rel(path))
+                _check_link(scan, path)
+                if path.exists() and not path.is_file():  # a broken link is refused when read
+                    scan.warnings.append(
+                        f"{scan.rel(path)}: not a regular file (a named pipe, device or socket); skipped"
+                    )
+                    continue
                 _add_file(scan, path, key)
-            except InvalidInputError as exc:  # every file is read, so one refusal names them all
-                problems.append(str(exc))
-    if problems:
-        raise _refusal(problems)
     used = {f.dir_key for f in scan.files} | marked
     for key in sorted({k for used_key in used for k in _ancestors(used_key)}):
-        _add_dir(scan, key, is_export)
+        with scan.collecting():
+            _add_dir(scan, key, is_export)
 
 
 def _refusal(problems: list[str]) -> TransferError:
@@ -215,13 +225,24 @@ def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
     scan.dirs[key] = entry
 
 
+def _parse(text: str, label: str) -> tuple[str, FrontMatter, str, int]:
+    """The text with ``\n`` endings, its front matter, the body exactly as the file has it (its
+    ``\r\n`` kept: an export writes a note's body as it is) and the number of lines before it."""
+    plain = text.replace("\r\n", "\n")
+    front, body = parse_note_file(plain, label)
+    offset, at = plain[: len(plain) - len(body)].count("\n"), 0
+    for _ in range(offset):
+        at = text.index("\n", at) + 1
+    return plain, front, text[at:] if body else "", offset
+
+
 def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
-    text = _read_text(scan, path)
     rel = scan.rel(path)
-    front, body = parse_note_file(text, shown(rel))
+    text, front, body, offset = _parse(_read_text(scan, path), shown(rel))
     title = front.title or path.stem.strip() or "Untitled"
+    if isinstance(scan.store, ReadsNotesFromText):  # the title the note will have there (a heading)
+        title = scan.store.as_read(None, NoteDraft(title, body)).title
     check_note(rel, text, front, title, body)
-    offset = text[: len(text) - len(body)].count("\n")
     try:
         mtime = int(path.stat().st_mtime * 1000)
     except OSError as exc:
@@ -229,60 +250,6 @@ def _add_file(scan: Scan, path: Path, dir_key: str) -> None:
     scan.files.append(ScanFile(path, rel, dir_key, front, title, body, offset, mtime))
     if scan.progress is not None:
         scan.progress("reading", len(scan.files), None)
-
-
-def _match_dirs(scan: Scan) -> None:
-    live = [f for f in scan.store.list_folders() if not f.is_trashed]
-    by_id = {f.id: f for f in live}
-    for key in sorted(scan.dirs, key=lambda k: (k.count("/") if k else -1, k)):
-        entry = scan.dirs[key]
-        if entry.marker_id in by_id:
-            entry.folder_id = entry.marker_id
-            continue
-        parent_id: str | None = ""
-        if entry.parent_key is not None:
-            parent_id = scan.dirs[entry.parent_key].folder_id
-        if parent_id is None:
-            continue  # under a notebook still to be created: nothing to match
-        same = [f for f in live if f.parent_id == parent_id and f.title == entry.title]
-        entry.folder_id = same[0].id if same else None
-
-
-def _match_notes(scan: Scan) -> None:
-    """Match each file to a note: by front-matter id first, else by notebook and title."""
-    claimed: dict[str, str] = {}
-    for file in scan.files:
-        note_id = file.front.id
-        if note_id is None:
-            continue
-        if note_id in claimed:
-            raise TransferError(f'{file.rel} and {claimed[note_id]} both have the id "{note_id}"')
-        claimed[note_id] = file.rel
-        try:
-            file.existing = scan.store.get_note(note_id)
-        except NotFoundError:
-            file.existing = None
-    by_folder: dict[str, list[Note]] = {}
-    for file in scan.files:
-        if file.existing is None:
-            file.existing = _by_title(scan, file, by_folder, claimed)
-        file.note_id = file.existing.id if file.existing else file.front.id or new_id()
-
-
-def _by_title(
-    scan: Scan, file: ScanFile, by_folder: dict[str, list[Note]], claimed: dict[str, str]
-) -> Note | None:
-    folder_id = scan.dirs[file.dir_key].folder_id
-    if folder_id is None:
-        return None
-    if folder_id not in by_folder:
-        metas = scan.store.list_notes(folder_id=folder_id)
-        by_folder[folder_id] = scan.store.get_notes([m.id for m in metas])
-    for note in by_folder[folder_id]:
-        if note.title == file.title and note.id not in claimed:
-            claimed[note.id] = file.rel  # two files never match one note
-            return note
-    return None
 
 
 def scan_folder(store: Store, source: Path, *, progress: Progress | None = None) -> Scan:
@@ -296,15 +263,20 @@ def scan_folder(store: Store, source: Path, *, progress: Progress | None = None)
     scan = Scan(store, source.resolve(), progress=progress)
     is_export = (scan.root / EXPORT_MARKER).is_file()
     _walk(scan, is_export)
-    if not scan.files:
+    if not scan.files and not scan.problems:
         raise TransferError(f"found no .md, .markdown or .txt files in {source}")
-    _match_dirs(scan)
-    _match_notes(scan)
+    scan.problems += shared_ids(scan)
+    if not scan.problems:  # (else the links are still checked, for the refusal to name them too)
+        match_dirs(scan)
+        match_notes(scan)
     paths = {f.path.resolve(): f.note_id for f in scan.files}
     for done, file in enumerate(scan.files, start=1):
-        file.body = _rewrite_links(scan, file, paths)
+        with scan.collecting():
+            file.body = _rewrite_links(scan, file, paths)
         if progress is not None:
             progress("checking", done, len(scan.files))
+    if scan.problems:
+        raise _refusal(scan.problems)
     return scan
 
 

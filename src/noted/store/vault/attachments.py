@@ -206,18 +206,21 @@ class Attachments:
         return resource_id
 
     # Writing links -------------------------------------------------------------------------------
-    def place(self, body: str, note_rel: str) -> str:
+    def place(self, body: str, note_rel: str, *, adopt: bool = True) -> str:
         """``body`` with each ``:/id`` link to an attachment made a relative path to its file in the
-        folder, the file written first where Obsidian would put it when it is still in the profile;
-        and each ``:/id`` link to a note (the assistant's, a conflict copy's) the path of its file,
-        so no id of noted's is written into the folder (one to a trashed note stays as it is)."""
+        folder, the file written first where Obsidian would put it when it is still in the profile
+        (``adopt`` False: such a link stays as it is, and nothing is written); and each ``:/id``
+        link to a note (the assistant's, a conflict copy's) the path of its file, so no id of
+        noted's is written into the folder (one to a trashed note stays as it is)."""
         paths: dict[str, str] = {}
         for link_id in linked_ids(body):
             known, note = self.store.ledger.file(link_id), self.store.ledger.note(link_id)
             if note is not None:
                 path = note.path if note.present and not in_trash(note.path) else None
+            elif known or not adopt:
+                path = known[0] if known else None
             else:
-                path = known[0] if known else self._adopt(link_id, note_rel)
+                path = self._adopt(link_id, note_rel)
             if path is not None:
                 paths[link_id] = path
         if not paths:

@@ -119,14 +119,14 @@ class VaultCore:
         return row
 
     def current_text(self, row: NoteFile, note: Note) -> FileText:
-        """The file's text, or (its file gone) one rebuilt from the mirror."""
+        """The file's text, or (its file gone) one rebuilt from the mirror, its title kept."""
         if row.present:
             return FileText.parse(decode(self.vault.read(row.path).data))
         plain = FileText(None, "", note.body)
         inline = {t.casefold() for t in plain.tags()}
         tags = [t.title for t in self.mirror.note_tags(note.id) if t.title.casefold() not in inline]
         ft = with_todo(plain, note.is_todo, note.todo_due, note.todo_completed, note.source_url)
-        return ft.with_tags(tags) if tags else ft
+        return _titled(ft.with_tags(tags) if tags else ft, note.title, row.path)
 
     def place(self, note_ids: list[str], *, actor: str) -> None:
         """Put each note's file where the mirror says it is: in ``.trash/`` while trashed, else in

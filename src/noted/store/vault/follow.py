@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from noted.errors import Interruption, NotFoundError
-from noted.models import ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag
+from noted.models import ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag, now_ms
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.vault.files import TRASH, FileState, ReadFile, Skipped, decode
@@ -281,9 +281,17 @@ class Follower:
             note = store.mirror.get_note(row.note_id)
         except NotFoundError:
             note = None
-        if note is not None and not note.is_trashed:
+        trashed = note is not None and not note.is_trashed
+        if trashed:
             store.mirror.trash_note(row.note_id, actor=ACTOR_OUTSIDE)
         with store.mirror.db.write() as conn:
+            if trashed:  # A change made meanwhile: a save based on the note as it was is refused (a
+                # conflict that keeps both), not written back from the mirror over what only the
+                # file held (front-matter keys noted does not read).
+                conn.execute(
+                    "UPDATE notes SET updated_time = max(?, updated_time + 1) WHERE id = ?",
+                    (now_ms(), row.note_id),
+                )
             store.ledger.put_note(conn, NoteFile(row.note_id, row.path, row.path, -1, 0, row.hash))
         return 1
 

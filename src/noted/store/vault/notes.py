@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -10,11 +11,12 @@ from noted.errors import ConflictError, InvalidInputError, NotFoundError
 from noted.markdown import link_marks
 from noted.models import Note, NoteDraft, NotePatch
 from noted.store.protocol import NoteOrder
-from noted.store.rules import check_body, clean_title
+from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
+from noted.store.vault.files import Skipped, decode
 from noted.store.vault.follow import drop_bare_tags, in_trash
-from noted.store.vault.text import FileText, yaml_time
+from noted.store.vault.text import FileText, inline_tags, yaml_time
 
 
 class Notes(VaultPart):
@@ -39,6 +41,35 @@ class Notes(VaultPart):
         if row is None:
             raise NotFoundError(f'no note with id "{note_id}"')
         return self.vault.root / row.path
+
+    def as_read(self, note_id: str | None, draft: NoteDraft) -> NoteDraft:
+        """``draft`` as the note reads once its file is written from it (``ReadsNotesFromText``):
+        a heading on the body's first line is the title, whatever title the draft gives; the body
+        is put into the note's file as a write puts it (its ``:/id`` links made paths, the file's
+        front matter, line endings and final newline kept) and read back; times are kept to the
+        second; the body's inline ``#tags`` are tags too."""
+        ft = FileText.parse(draft.body)
+        row = self.ledger.note(note_id) if note_id is not None else None
+        if row is not None and row.present:
+            with contextlib.suppress(OSError, Skipped):  # (gone meanwhile: the write will say)
+                now = FileText.parse(decode(self.vault.read(row.path).data))
+                body = self.attachments.place(draft.body, row.path, adopt=False)
+                ft = FileText.parse(now.with_body(body).render())
+        title = draft.title
+        if ft.title_source() == "heading":
+            title = ft.title(title)[:MAX_TITLE].strip() or title
+        tags: dict[str, str] = {}
+        for tag in [*draft.tags, *(m.group(1) for m in inline_tags(ft.body))]:
+            tags.setdefault(tag.casefold(), tag)
+        done = draft.todo_completed
+        return replace(
+            draft,
+            title=title,
+            body=ft.body,
+            todo_due=draft.todo_due - draft.todo_due % 1000,  # as ``yaml_time`` writes it
+            todo_completed=done if done == 1 else done - done % 1000,  # (1: done, with no time)
+            tags=tuple(tags.values()),
+        )
 
     def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
         title = clean_title(draft.title) or "Untitled"

@@ -74,6 +74,7 @@ class VaultStore(Parts):
         self.resource_path, self.read_resource = resources.resource_path, resources.read_resource
         self.replace_resource, self.delete_resource = resources.replace_resource, resources.delete_resource
         self.note_paths, self.note_path = notes.note_paths, notes.note_path
+        self.as_read = notes.as_read
         self.body_with_ids = resources.body_with_ids
         self._watcher: Watcher | None = None
 

@@ -1,0 +1,173 @@
+"""Importing a folder again: each file finds the note it made, and an unchanged one writes nothing.
+
+On both the embedded store and a Markdown folder (``--vault``, whose notes read their title from a
+first-line heading and keep links as paths), under real files and real SQLite. "Nothing written"
+is checked on the change feed's cursor, and on the folder's bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.cli import Cli
+from tests.support.vaults import opened
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "profile", capsys)
+
+
+def counts(report: dict[str, int]) -> tuple[int, int, int]:
+    return report["notes_created"], report["notes_updated"], report["notes_unchanged"]
+
+
+def folder_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def vault_cursor(vault: Path, profile: Path) -> int:
+    with opened(vault, profile) as store:
+        return store.latest_cursor()
+
+
+def test_a_folder_imported_again_into_a_markdown_folder_makes_one_note_with_its_heading(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The import titled the note after its file ("a") while the folder reads the title from the
+    heading: the second import made it "Heading Title", the third no longer found "a" and made
+    ``a 2.md`` (its heading rewritten to ``# a``), and so on every second time."""
+    vault, source = tmp_path / "vv", tmp_path / "src"
+    vault.mkdir()
+    source.mkdir()
+    (source / "a.md").write_text("# Heading Title\n")
+    v = ("--vault", str(vault))
+    reports = [counts(cli.json("import", str(source), *v)) for _ in range(2)]
+    written, cursor = folder_bytes(vault), vault_cursor(vault, cli.profile)
+    reports += [counts(cli.json("import", str(source), *v)) for _ in range(3)]
+    assert reports == [(1, 0, 0)] + [(0, 0, 1)] * 4
+    (note,) = cli.json("notes", *v)
+    assert note["title"] == "Heading Title"
+    (path,) = (vault / "src").glob("*.md")
+    assert path.read_text().endswith("\n# Heading Title\n")  # the heading as the file had it
+    assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
+
+
+def test_a_file_finds_its_note_again_whatever_its_title_became(cli: Cli, tmp_path: Path) -> None:
+    """Matched by title alone, a note renamed in noted was no longer found: the import duplicated it."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.md").write_text("Some text.\n")
+    cli.ok("import", str(source))
+    (before,) = cli.json("notes", "--notebook", "src")
+    cli.ok("edit", "a", "--title", "Renamed in noted")
+    assert counts(cli.json("import", str(source))) == (0, 1, 0)  # the file's title again, on its note
+    (after,) = cli.json("notes", "--notebook", "src")
+    assert (after["id"], after["title"]) == (before["id"], "a")
+
+
+def two_files_titled_x(tmp_path: Path) -> Path:
+    source = tmp_path / "d5"
+    source.mkdir()
+    for name, body in (("a", "body A"), ("b", "body B")):
+        (source / f"{name}.md").write_text(f"---\ntitle: X\n---\n{body}\n")
+    return source
+
+
+def bodies(cli: Cli, notebook: str) -> dict[str, str]:
+    return {n["id"]: cli.json("show", n["id"])["body"] for n in cli.json("notes", "--notebook", notebook)}
+
+
+def test_files_sharing_a_title_keep_their_own_notes(cli: Cli, tmp_path: Path) -> None:
+    """Each re-import said "0 created, 2 updated", and the bodies under each note id alternated
+    (so did ``Plan.md`` and ``Plan.txt``, both titled by their name)."""
+    source = two_files_titled_x(tmp_path)
+    (source / "Plan.md").write_text("plan in Markdown\n")
+    (source / "Plan.txt").write_text("plan in text\n")
+    assert counts(cli.json("import", str(source))) == (4, 0, 0)
+    first, cursor = bodies(cli, "d5"), cli.cursor()
+    for _ in range(2):
+        assert counts(cli.json("import", str(source))) == (0, 0, 4)
+    assert bodies(cli, "d5") == first and cli.cursor() == cursor
+
+
+def test_notes_sharing_a_title_made_before_are_each_found_by_their_text(cli: Cli, tmp_path: Path) -> None:
+    """Notes the import did not make (or made before it kept their ids) are found by title: the
+    first in the listing, the one updated last, went to the first file, so two notes titled
+    alike swapped bodies at every import."""
+    source = two_files_titled_x(tmp_path)
+    cli.ok("notebook", "create", "d5")
+    made = {}
+    for letter in "AB":  # B is the newer, so listed first
+        (tmp_path / "body.txt").write_text(f"body {letter}\n")
+        made[letter] = cli.json("create", "X", "--notebook", "d5", "--body-file", str(tmp_path / "body.txt"))[
+            "id"
+        ]
+    cursor = cli.cursor()
+    for _ in range(2):
+        assert counts(cli.json("import", str(source))) == (0, 0, 2)
+    assert bodies(cli, "d5") == {made["A"]: "body A\n", made["B"]: "body B\n"}
+    assert cli.cursor() == cursor
+
+
+def test_an_unchanged_export_with_crlf_line_endings_imports_as_unchanged(cli: Cli, tmp_path: Path) -> None:
+    """The import turned every ``\\r\\n`` into ``\\n``: a note with them, exported and imported
+    again unchanged, was "1 updated", its line endings rewritten and a revision added by import."""
+    (tmp_path / "crlf.txt").write_bytes(b"l1\r\nl2\r\n")
+    note_id = cli.json("create", "crlf", "--body-file", str(tmp_path / "crlf.txt"))["id"]
+    cli.ok("export", str(tmp_path / "ec"))
+    cursor = cli.cursor()
+    report = cli.json("import", str(tmp_path / "ec"))
+    assert report["notes_updated"] == 0 and report["notes_created"] == 0
+    assert cli.json("show", note_id)["body"] == "l1\r\nl2\r\n" and cli.cursor() == cursor
+
+
+def test_a_file_with_crlf_line_endings_reads_its_front_matter_and_imports_once(
+    cli: Cli, tmp_path: Path
+) -> None:
+    source, vault = tmp_path / "w", tmp_path / "V"
+    source.mkdir()
+    vault.mkdir()
+    (source / "win.md").write_bytes(b"---\r\ntitle: Win\r\ntags: [a]\r\n---\r\n\r\nline 1\r\nline 2\r\n")
+    (source / "bare.md").write_bytes(b"no final newline")
+    assert counts(cli.json("import", str(source))) == (2, 0, 0)
+    win = cli.json("show", "Win")
+    assert (win["body"], win["tags"]) == ("line 1\r\nline 2\r\n", ["a"])
+    assert counts(cli.json("import", str(source))) == (0, 0, 2)
+    # Into a Markdown folder, whose notes keep `\n` (the file keeps its own endings), the same.
+    v = ("--vault", str(vault))
+    assert counts(cli.json("import", str(source), *v)) == (2, 0, 0)
+    written, cursor = folder_bytes(vault), vault_cursor(vault, cli.profile)
+    assert counts(cli.json("import", str(source), *v)) == (0, 0, 2)
+    assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
+    assert (vault / "w" / "Win.md").read_bytes().endswith(b"\r\n\r\nline 1\r\nline 2\r\n")
+
+
+def test_an_unchanged_folder_imported_again_into_a_markdown_folder_changes_nothing(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The import compared the file (links as ``:/id``, times to the millisecond, front-matter
+    tags) with the note as the folder keeps it (links as paths, times to the second, inline tags
+    too): every import said "updated", and removed the inline tag, to have it back the next time."""
+    source, vault = tmp_path / "src", tmp_path / "vv"
+    (source / "sub").mkdir(parents=True)
+    vault.mkdir()
+    (source / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (source / "a.md").write_text(
+        "---\nis_todo: true\ntodo_due: 2031-01-02T10:00:00.123Z\n---\nSee ![p](pic.png).\n"
+    )
+    (source / "sub" / "other.md").write_text("---\ntags: [a]\n---\nBack to [a](../a.md). #inline\n")
+    v = ("--vault", str(vault))
+    assert counts(cli.json("import", str(source), *v)) == (2, 0, 0)
+    written, cursor = folder_bytes(vault), vault_cursor(vault, cli.profile)
+    for _ in range(2):
+        assert counts(cli.json("import", str(source), *v)) == (0, 0, 2)
+    assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
+    other = written["src/sub/other.md"].decode()
+    assert other.endswith("Back to [a](../a.md). #inline\n")
+    assert sorted(cli.json("show", "other", *v)["tags"]) == ["a", "inline"]
+    # A real change is still one.
+    (source / "sub" / "other.md").write_text("---\ntags: [a]\n---\nBack to [a](../a.md).\n")
+    assert counts(cli.json("import", str(source), *v)) == (0, 1, 1)
+    assert cli.json("show", "other", *v)["tags"] == ["a"]
