@@ -138,3 +138,20 @@ async def test_enter_in_the_tree_goes_to_the_list_and_only_space_folds(services:
         await pilot.press("enter")
         await until(pilot, lambda: tags.is_expanded)
         assert app.focused is tree
+
+
+async def test_tab_from_the_settings_filter_goes_straight_to_the_first_setting(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_settings(pilot)
+        assert isinstance(screen.focused, Input) and screen.focused.id == "settings-filter"
+        # The first two settings that can be changed (ai.enabled, set by the environment here, cannot).
+        controls = [row.query("Switch, Select, Input").first() for row in screen.query(".setting")]
+        controls = [control for control in controls if not control.disabled][:2]
+        await pilot.press("tab")
+        # Not vacuous: the scrolling box around the settings took the first Tab and showed no focus,
+        # so a person counting Tabs landed one setting short.
+        await until(pilot, lambda: screen.focused is controls[0])
+        await pilot.press("tab")
+        await until(pilot, lambda: screen.focused is controls[1])
+        assert not [widget for widget in screen.focus_chain if widget.id == "settings"]
