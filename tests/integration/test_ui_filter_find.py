@@ -229,6 +229,24 @@ async def test_n_and_shift_n_go_round_the_ends_and_esc_clears(services: Services
         await until(pilot, lambda: isinstance(app.focused, NoteList))
 
 
+async def test_a_new_find_starts_with_the_last_words_selected_so_typing_replaces_them(
+    services: Services, fixture: Fixture
+) -> None:
+    async with running(fixture, services) as (app, pilot, notes):
+        page = await open_haystack(pilot, notes)
+        await pilot.press("slash", *"needle", "enter")
+        await until(pilot, lambda: app.focused is page and header_says(page) == "find: needle · 1/4")
+        await pilot.press("slash")
+        field = app.screen.query_one(PromptField)
+        await until(pilot, lambda: app.focused is field)
+        assert field.value == "needle" and field.selected_text == "needle"  # Enter would keep it
+        await pilot.press(*"filler line 7 ")
+        # Not vacuous: the field opened with the cursor after the words, and the typing went on
+        # from them ("needlefiller line 7 · no match").
+        await until(pilot, lambda: header_says(page) == "find: filler line 7  · 1/2")
+        assert field.value == "filler line 7 "
+
+
 async def test_a_capital_makes_case_count_and_esc_while_typing_goes_back(
     services: Services, fixture: Fixture
 ) -> None:

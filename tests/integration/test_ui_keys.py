@@ -22,6 +22,8 @@ from noted.ui.chat.views import ChatInput
 from noted.ui.screens.search import SearchScreen
 from noted.ui.screens.settings import SettingsScreen
 from noted.ui.screens.settings_sections import widget_id
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.notebook_tree import NotebookTree
 
 SIZE = (120, 40)
 
@@ -102,3 +104,54 @@ async def test_a_switch_says_on_or_off_in_words(services: Services) -> None:
         switch.focus()
         await pilot.press("space")
         await until(pilot, lambda: str(state.render()).strip() == "off")
+
+
+async def test_enter_in_the_tree_goes_to_the_list_and_only_space_folds(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        tree = app.workspace.query_one(NotebookTree)
+        notes = app.workspace.query_one(NoteList)
+        tree.focus()
+        await pilot.press("j", "j")  # All notes, Home, Work (closed, Projects inside)
+        work = tree.cursor_node
+        assert work is not None and str(work.label).startswith("Work") and not work.is_expanded
+        await pilot.press("enter")
+        await until(pilot, lambda: app.focused is notes)
+        # Not vacuous: Textual's Tree unfolds a notebook on Enter too (``auto_expand``), so Work
+        # opened as the focus left, and Enter on an open one folded it.
+        assert not work.is_expanded
+        tree.focus()
+        await pilot.press("space")
+        await until(pilot, lambda: work.is_expanded)
+        assert app.focused is tree
+        await pilot.press("enter")
+        await until(pilot, lambda: app.focused is notes)
+        assert work.is_expanded
+        # The Tags heading lists no notes: Enter there folds it, as nothing else would happen.
+        tree.focus()
+        await pilot.press("G")
+        while tree.cursor_node is not None and not str(tree.cursor_node.label).startswith("Tags"):
+            await pilot.press("k")
+        tags = tree.cursor_node
+        assert tags is not None and not tags.is_expanded
+        await pilot.press("enter")
+        await until(pilot, lambda: tags.is_expanded)
+        assert app.focused is tree
+
+
+async def test_tab_from_the_settings_filter_goes_straight_to_the_first_setting(services: Services) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_settings(pilot)
+        assert isinstance(screen.focused, Input) and screen.focused.id == "settings-filter"
+        # The first two settings that can be changed (ai.enabled, set by the environment here, cannot).
+        controls = [row.query("Switch, Select, Input").first() for row in screen.query(".setting")]
+        controls = [control for control in controls if not control.disabled][:2]
+        await pilot.press("tab")
+        # Not vacuous: the scrolling box around the settings took the first Tab and showed no focus,
+        # so a person counting Tabs landed one setting short.
+        await until(pilot, lambda: screen.focused is controls[0])
+        await pilot.press("tab")
+        await until(pilot, lambda: screen.focused is controls[1])
+        assert not [widget for widget in screen.focus_chain if widget.id == "settings"]

@@ -18,7 +18,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from noted.ui.app import NotedApp
+from noted.ui.screens.search import SearchScreen
 from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 
 NARROW = (80, 24)
@@ -72,6 +74,53 @@ async def test_escape_from_the_chat_shows_the_list_it_moves_to(pilot: Pilot[None
     await pilot.press("d")  # trashes the note the person sees under the cursor
     store = app.services.store
     await until(pilot, lambda: seen is not None and store.get_note(seen).is_trashed)
+
+
+def _page_text(page: NoteScroll) -> str:
+    return "\n".join(page.line_text(row) for row in range(page.line_count))
+
+
+async def _read_the_first_note_and_go_back(pilot: Pilot[None]) -> tuple[NoteViewer, NoteScroll]:
+    """Enter on the first row (Release plan): the reader fills the screen; Esc: back to the list."""
+    viewer = _app(pilot).workspace.query_one(NoteViewer)
+    page = viewer.query_one(NoteScroll)
+    await pilot.press("enter")
+    await until(pilot, lambda: _on_screen(page) and "spring release" in _page_text(page))
+    await pilot.press("escape")
+    await until(pilot, lambda: not _on_screen(page))
+    return viewer, page
+
+
+async def test_the_reader_shows_the_note_chosen_after_going_back_to_the_list(
+    pilot: Pilot[None], fixture: Fixture
+) -> None:
+    viewer, page = await _read_the_first_note_and_go_back(pilot)
+    await pilot.press("j")  # the next note is read while the reader is hidden: it waits for a width
+    await until(pilot, lambda: viewer.note_id == fixture.meeting and viewer.reader.parked)
+    await pilot.press("enter")
+    # Not vacuous: the reader came back at the width it had, so the page was never told to draw
+    # the parked note, and it went on showing the Release plan while `e` edited Meeting notes.
+    await until(pilot, lambda: _on_screen(page) and "Talked about the release" in _page_text(page))
+    assert not viewer.reader.parked
+
+
+async def test_the_reader_shows_the_note_opened_from_search_after_going_back_to_the_list(
+    pilot: Pilot[None], fixture: Fixture
+) -> None:
+    app = _app(pilot)
+    viewer, page = await _read_the_first_note_and_go_back(pilot)
+    await pilot.press("ctrl+f")
+    await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+    screen = app.screen
+    assert isinstance(screen, SearchScreen)
+    await pilot.press(*"milk")
+    await until(pilot, lambda: [row.title for row in screen.rows] == ["Groceries"])
+    await pilot.press("enter")
+    await until(
+        pilot, lambda: not isinstance(app.screen, SearchScreen) and viewer.note_id == fixture.groceries
+    )
+    # Not vacuous: as above, the note waited for a width the page already had, under Release plan.
+    await until(pilot, lambda: _on_screen(page) and "bread" in _page_text(page))
 
 
 STATES = {

@@ -128,7 +128,7 @@ class Draw(Generic[D]):
 
 @dataclass(frozen=True, slots=True)
 class Park:
-    """A note waits for the page's width: call ``settle`` after the next layout."""
+    """A note waits for the page's width: call ``settle`` once it has one (shown, or resized)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,6 +97,8 @@ changed there; right, your changes; each against the note as you opened it.
 {conflict.previous}/{conflict.next} or **Tab** move between the choices; {app.quit} keeps both and quits.
 """
     CSS_PATH = "conflict.tcss"
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
+    """Below 24 rows the sides give way first (conflict.tcss): the choices stay on screen."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back to editing", id="conflict.back", tooltip="Keep editing; nothing is saved yet"),
         # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
@@ -119,14 +121,15 @@ changed there; right, your changes; each against the note as you opened it.
         wording = self.wording
         theirs, mine = self.conflict.diffs(wording.names)
         with Vertical(classes="conflict"):
-            yield Label(wording.title, classes="conflict--title")
-            yield Label(wording.hint, classes="conflict--hint")
-            with Horizontal(classes="conflict--sides"):
-                yield _Side(wording.sides[0], theirs, id="conflict-theirs")
-                yield _Side(wording.sides[1], mine, id="conflict-mine")
             with Horizontal(classes="conflict--buttons"):
                 for choice, label, variant in wording.buttons:
                     yield Button(label, id=f"conflict-{choice.value}", variant=variant)  # type: ignore[arg-type]
+            with VerticalScroll(classes="conflict--body", can_focus=False):
+                yield Label(wording.title, classes="conflict--title")
+                yield Label(wording.hint, classes="conflict--hint")
+                with Horizontal(classes="conflict--sides"):
+                    yield _Side(wording.sides[0], theirs, id="conflict-theirs")
+                    yield _Side(wording.sides[1], mine, id="conflict-mine")
         yield KeyBar()  # this view's keys, over the workspace's (the editor's, behind it)
 
     def on_mount(self) -> None:

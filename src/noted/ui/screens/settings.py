@@ -120,7 +120,9 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             placeholder="Type to find a setting (mcp, timeout, theme…) · Enter goes to it",
             id="settings-filter",
         )
-        with VerticalScroll(id="settings"):
+        # Not a Tab stop of its own (it shows no focus): Tab goes from the filter to the first setting,
+        # and the page scrolls to the focused one (its keys still scroll it, from the setting).
+        with VerticalScroll(id="settings", can_focus=False):
             self.services.registry.all()  # built on first use, it declares the tool switches listed below
             entries = self.services.settings.entries()
             sections: dict[str, list[ResolvedSetting]] = {}

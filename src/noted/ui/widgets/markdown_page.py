@@ -122,8 +122,9 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
     }
     """
 
-    class Redrawn(Message):
-        """The page drew its text again for a new width or theme (its rows moved)."""
+    class Sized(Message):
+        """The page has a size: a new one (then its text is drawn again for it first), or the one
+        it had, back on screen after being hidden (Textual resizes a widget it shows again)."""
 
     @dataclass
     class LinkClicked(Message):
@@ -281,7 +282,9 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
     def on_resize(self) -> None:
         if self._drawn is None or self._drawn.look != self.look():
             self._draw()
-            self.post_message(self.Redrawn())
+        # Said even when nothing was drawn again: a note waiting for a width (``NoteViewer``) is
+        # drawn now, though the page comes back at the width it had (the narrow reader, reopened).
+        self.post_message(self.Sized())
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)

@@ -34,7 +34,8 @@ its history: each revision with who left it, diffs, restoring one.
 Links to other notes (`:/id`) open them.
 
 {note.find} finds in the note, as you type (case counts only when you type a capital): the matches are
-highlighted and the page goes to the first one. {prompt.keep} keeps them, {note.find.next}/{note.find.previous}
+highlighted and the page goes to the first one (the last find's words come back selected: typing
+replaces them). {prompt.keep} keeps them, {note.find.next}/{note.find.previous}
 go to the next and previous match (round the end), {prompt.clear} (or {note.find.clear} once kept) clears them.
 """
 
@@ -87,8 +88,10 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
         return True
 
     async def action_find(self) -> None:
+        # A new find: the words of the last one (or of the search that opened the note) are
+        # selected, so Enter keeps them and typing starts afresh rather than adding to them.
         text = "" if self.find is None else self.find.text
-        await ask(self, "Find", text, "words in the note · Enter keeps · Esc clears")
+        await ask(self, "Find", text, "words in the note · Enter keeps · Esc clears", selected=True)
 
     def action_find_next(self) -> None:
         self.find_step(True)

@@ -175,9 +175,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             elif isinstance(effect, Draw):
                 self._draw(effect)
             elif isinstance(effect, Park):
-                # The page says when its width changes (``Redrawn``); when it comes back at the
-                # width it had, nothing resizes, so look again after the next layout too.
-                self.call_after_refresh(self._settle)
+                pass  # the page says when it has a width (``MarkdownPage.Sized``): ``_sized``
             elif isinstance(effect, ScrollAgain):
                 self.call_after_refresh(self.scroll_to_section, effect.section)
             elif isinstance(effect, Blank):
@@ -227,12 +225,9 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         event.stop()  # what the find found, on the line under the note's header
         self.query_one("#note-header", Static).border_subtitle = event.status
 
-    @on(MarkdownPage.Redrawn)
-    def _redrawn(self, event: MarkdownPage.Redrawn) -> None:
+    @on(MarkdownPage.Sized)
+    def _sized(self, event: MarkdownPage.Sized) -> None:
         event.stop()
-        self._settle()
-
-    def _settle(self) -> None:
         if self.reader.parked:
             self.apply(self.reader.settle(self.surface()))
 

@@ -109,6 +109,7 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         super().__init__("noted", id=id)
         self.show_root = False
         self.guide_depth = 2
+        self.auto_expand = False  # Enter goes to the list; Space (or a click on the arrow) folds
         self._store = store
         self._data: TreeData | None = None
         self._expanded: set[str] = set()
@@ -287,6 +288,8 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         item = event.node.data
         if item is not None and item.source is not None:
             self.post_message(self.SourceChosen(self, item.source))
+        elif event.node.allow_expand:  # a heading with no notes of its own (Tags): Enter folds it
+            event.node.toggle()
 
     # Actions -------------------------------------------------------------------------------
     @property

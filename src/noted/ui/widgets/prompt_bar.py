@@ -123,14 +123,17 @@ class PromptBar(Horizontal):
         """The pane asking now (None while the bar is closed)."""
         return self._owner
 
-    def open(self, owner: Widget, label: str, text: str, placeholder: str) -> None:
-        """Open the bar for ``owner`` (a ``Prompted``) with ``text`` in the field, and focus it."""
+    def open(self, owner: Widget, label: str, text: str, placeholder: str, *, selected: bool = False) -> None:
+        """Open the bar for ``owner`` (a ``Prompted``) with ``text`` in the field, and focus it;
+        ``selected``: the text is selected, so typing replaces it (the cursor is after it otherwise)."""
         self._owner = owner
         self.query_one(Label).update(label)
         field = self.query_one(PromptField)
         with field.prevent(Input.Changed):  # the text is already in force: nothing to tell
             field.value = text
         field.cursor_position = len(text)
+        if selected:
+            field.select_all()
         field.placeholder = placeholder
         self.screen.add_class("-prompting")
         field.focus()
@@ -173,8 +176,9 @@ def asked_words(screen: Screen[object]) -> str:
     return bar.query_one(PromptField).value.strip() if bar is not None and bar.owner is not None else ""
 
 
-async def ask(owner: Widget, label: str, text: str, placeholder: str) -> None:
-    """Open the screen's bar for ``owner`` (a ``Prompted``): ``label`` before the field, ``text`` in it.
+async def ask(owner: Widget, label: str, text: str, placeholder: str, *, selected: bool = False) -> None:
+    """Open the screen's bar for ``owner`` (a ``Prompted``): ``label`` before the field, ``text`` in
+    it (``selected``: typing replaces it).
 
     The bar is mounted on first use: the app starts without it, as fast as before it existed.
     """
@@ -183,4 +187,4 @@ async def ask(owner: Widget, label: str, text: str, placeholder: str) -> None:
     if bar is None:
         bar = PromptBar()
         await screen.mount(bar)
-    bar.open(owner, label, text, placeholder)
+    bar.open(owner, label, text, placeholder, selected=selected)
