@@ -56,7 +56,7 @@ class Among:
 
     def count(self, conn: apsw.Connection, match: str) -> int:
         """How many of these notes ``match`` (an FTS5 expression) is found in."""
-        sql = f"SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN ({self.sql})"
+        sql = f"SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ? AND +rowid IN ({self.sql})"
         return int(conn.execute(sql, (match, *self.params)).fetchone()[0])
 
     def size(self, conn: apsw.Connection) -> int:

@@ -156,10 +156,10 @@ class KeywordSearch:
                 tag_links=_tag_links(conn, parsed),
             )
             compiled = compile_()
-            matches = _matches(conn, compiled.match, among) if compiled.match is not None else None
+            matches = _matches(conn, compiled.match) if compiled.match is not None else None
             subtrees = _subtrees(conn, parsed, folder_ids)
             if matches is not None or subtrees:
-                by_date = matches is not None and _broad(conn, matches, among)
+                by_date = compiled.match is not None and _broad(conn, matches or 0, compiled.match, among)
                 compiled = compile_(by_date=by_date, matches=matches, subtrees=subtrees)
             try:
                 rows = conn.execute(compiled.sql, compiled.params).fetchall()
@@ -270,13 +270,15 @@ def _matches(conn: apsw.Connection, match: str, among: fuzzy.Among | None = None
     return int(conn.execute("SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ?", (match,)).fetchone()[0])
 
 
-def _broad(conn: apsw.Connection, found: int, among: fuzzy.Among | None) -> bool:
-    """Whether ``found`` matches are more than half the live notes (of the scope, in one: the
-    order of its hits never depends on the notes outside it)."""
+def _broad(conn: apsw.Connection, found: int, match: str, among: fuzzy.Among | None) -> bool:
+    """Whether ``match`` is found in more than half the live notes (``found`` of all notes hold
+    it). In a scope, of its notes: the order of its hits never depends on the notes outside it;
+    they are counted only when ``found`` could be broad (a scope holds no more matches)."""
     if found <= BROAD_MIN_NOTES:
         return False
     if among is not None:
-        return found * 2 > among.size(conn)
+        inside = among.count(conn, match)
+        return inside > BROAD_MIN_NOTES and inside * 2 > among.size(conn)
     live = conn.execute(
         "SELECT (SELECT COUNT(*) FROM notes) - "
         "(SELECT COUNT(*) FROM notes WHERE deleted_time > 0 OR is_conflict != 0)"
