@@ -68,18 +68,15 @@ def cmd_vault(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.out(f"{plural(len(status.skipped), 'file')} skipped (read, never written):")
         for path, reason in status.skipped:
             ctx.out(f"  {path}: {reason}")
-    if status.unread_front:
-        ctx.out(
-            f"{plural(len(status.unread_front), 'note')} whose front matter is not YAML noted can read"
-            " (their title, tags and to-do are not read from it; correct it in the file):"
-        )
-        for path, problem in status.unread_front:
-            ctx.out(f"  {path}: {problem}")
-    if status.ignored_times:
-        ctx.out(
-            f"{plural(len(status.ignored_times), 'time')} in front matter that noted ignores"
-            " (the rest of the note is read; correct it in the file):"
-        )
-        for path, problem in status.ignored_times:
-            ctx.out(f"  {path}: {problem}")
+    problems = (
+        (status.unread_front, "note", "whose front matter is not YAML noted can read"
+         " (their title, tags and to-do are not read from it; correct it in the file):"),
+        (status.ignored_times, "time", "in front matter that noted ignores"
+         " (the rest of the note is read; correct it in the file):"),
+    )  # fmt: skip
+    for found, what, heading in problems:
+        if found:
+            ctx.out(f"{plural(len(found), what)} {heading}")
+            for path, problem in found:
+                ctx.out(f"  {path}: {problem}")
     return 0
