@@ -51,6 +51,18 @@ def test_serve_beyond_loopback_without_a_token_is_refused(
     assert "noted mcp token" in err and "0.0.0.0" in err
 
 
+@pytest.mark.parametrize("host", ["http://0.0.0.0", "127.0.0.1:8765", "my host"])
+def test_serve_on_something_that_is_not_a_host_names_the_option(
+    world: World, capsys: pytest.CaptureFixture[str], host: str
+) -> None:
+    # A URL or an address with its port was taken for a remote host: the refusal spoke of tokens.
+    code, _, err = run(world, capsys, "mcp", "serve", "--host", host, "--port", "0")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"noted: --host {host!r} is not a host name or an IP address (write it like 127.0.0.1 or ::1)"
+    ]
+
+
 def test_token_creates_a_private_strong_file_and_sets_the_setting(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,7 +24,7 @@ from noted.settings import (
     env_names,
     looks_secret,
 )
-from noted.settings.handles import AI_API_KEY_FILE, MCP_ALLOWED_NOTEBOOKS, MCP_TOKEN_FILE, UI_KEYMAP
+from noted.settings.handles import AI_API_KEY_FILE, MCP_ALLOWED_NOTEBOOKS, MCP_HOST, MCP_TOKEN_FILE, UI_KEYMAP
 
 USER_FILE = """\
 # my own notes about this file
@@ -250,6 +250,19 @@ def test_an_empty_value_never_lifts_the_token_of_the_mcp_server(tmp_path: Path) 
         load(tmp_path, NOTED_MCP_TOKENFILE="")
     assert load(tmp_path).get_path(MCP_TOKEN_FILE) == tmp_path / "mcp-token"
     assert settings.unset("mcp.tokenFile").value == ""
+
+
+@pytest.mark.parametrize("text", ["", " ", "http://127.0.0.1", "127.0.0.1:8765", "my host", " ::1"])
+def test_the_listen_address_of_the_mcp_server_is_a_host_and_nothing_else(tmp_path: Path, text: str) -> None:
+    # `config set mcp.host ""` was saved, and the server then listened on 127.0.0.1 while the
+    # settings said ""; a URL or a port was saved too, and refused only when the server started.
+    settings = load(tmp_path)
+    settings.set("mcp.host", "::1")
+    with pytest.raises(ConfigError, match="not a host name or an IP address; nothing was saved"):
+        settings.set("mcp.host", text)
+    assert load(tmp_path).get(MCP_HOST) == "::1"
+    for good in ("0.0.0.0", "[::1]", "localhost", "notes-box.lan"):
+        assert settings.set("mcp.host", good).value == good
 
 
 def test_an_unknown_key_suggests_close_ones(tmp_path: Path) -> None:

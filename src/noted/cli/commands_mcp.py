@@ -31,6 +31,7 @@ from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.mcp.token import create
 from noted.settings import Settings
 from noted.settings.handles import MCP_TOKEN_FILE
+from noted.settings.urls import is_listen_address
 
 if TYPE_CHECKING:
     from noted.mcp.deps import McpDeps
@@ -127,7 +128,11 @@ def mcp_deps(ctx: CliContext) -> McpDeps:
 
 def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
     """Serve until stdin closes (``--stdio``) or until Ctrl+C / SIGTERM (HTTP)."""
-    given(args.host, "--host", left_out="mcp.host")
+    host = given(args.host, "--host", left_out="mcp.host")
+    if host is not None and not is_listen_address(host):
+        raise InvalidInputError(
+            f"--host {host!r} is not a host name or an IP address", hint="write it like 127.0.0.1 or ::1"
+        )
     if args.stdio and (args.port is not None or args.host is not None or args.actions):
         raise InvalidInputError("--port, --host and --actions are for HTTP; leave them out with --stdio")
     if args.client is not None and not args.stdio:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from noted.errors import ConfigError
 from noted.settings.spec import Kind, Setting
-from noted.settings.urls import EXAMPLE_URLS, base_url_problem
+from noted.settings.urls import EXAMPLE_URLS, base_url_problem, is_listen_address
 
 if TYPE_CHECKING:
     from noted.settings.core import Settings
@@ -77,6 +77,14 @@ def _fits_provider(settings: Settings, value: str) -> None:
         raise ConfigError(
             f"{AI_BASE_URL.key} {value!r}: {problem}; nothing was saved",
             hint=f"with ai.provider = {provider}, write it like {example}",
+        )
+
+
+def _listen_address(settings: Settings, value: str) -> None:
+    if not is_listen_address(value):
+        raise ConfigError(
+            f"{MCP_HOST.key} {value!r} is not a host name or an IP address; nothing was saved",
+            hint=f"write it like 127.0.0.1, localhost or ::1, or `noted config unset {MCP_HOST.key}`",
         )
 
 
@@ -200,7 +208,7 @@ MCP_ENABLED = Setting(
     "They get exactly the tools switched on under Tools.",
 )
 MCP_HOST = Setting(
-    "mcp.host", MCP, "Listen address", default="127.0.0.1",
+    "mcp.host", MCP, "Listen address", default="127.0.0.1", check=_listen_address,
     help="Address the HTTP server binds to. Anything but loopback requires a token file.",
 )
 MCP_PORT = Setting(

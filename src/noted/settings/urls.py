@@ -6,6 +6,7 @@ fault named, and again when a provider is built, since the provider may have cha
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from urllib.parse import urlsplit
 
@@ -46,6 +47,16 @@ def url_problem(url: str) -> str | None:
     if parts.fragment:
         return "it must not have a #fragment"
     return None
+
+
+def is_listen_address(host: str) -> bool:
+    """Whether a server can bind to ``host`` as written: an IP address (IPv6 in brackets or not)
+    or a host name, with no scheme, port, path or space (``mcp.host``, ``noted mcp serve --host``)."""
+    try:
+        ipaddress.ip_address(host.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return _HOST_NAME.fullmatch(host) is not None
+    return True
 
 
 def base_url_problem(url: str, provider: str) -> str | None:
