@@ -159,3 +159,26 @@ def test_a_due_date_out_of_range_is_refused_and_its_edges_kept(cli: Cli) -> None
     for day in ("0001-01-03", "9999-12-30"):
         cli.ok("create", f"T {day}", "--due", day)
         assert f"due {day} 00:00" in cli.ok("show", f"T {day}").out  # the year in four digits too
+
+
+def test_a_time_out_of_range_that_a_profile_already_holds_is_shown_at_the_edge(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Noted refuses such times now, but a Joplin note (its Data API takes any number) or a profile
+    written before that rule may hold them: ``notes``, ``search`` and ``export`` exited 70."""
+    note_id = cli.json("create", "Far off", "--body", "distant words")["id"]
+    with cli.store().db.write() as conn:  # as an older noted stored it
+        conn.execute(
+            "UPDATE notes SET user_updated_time = ?, user_created_time = ?, is_todo = 1, todo_due = ? "
+            "WHERE id = ?",
+            (LATEST_MS + 86_400_000, EARLIEST_MS - 86_400_000 * 400, 99999999999999999, note_id),
+        )
+    assert "Far off" in cli.ok("notes").out
+    shown = cli.ok("show", note_id).out
+    assert "created:  0001-01-0" in shown and "due 9999-12-3" in shown  # the edge, in local time
+    assert cli.json("search", "distant")["hits"][0]["id"] == note_id
+    assert "Far off" in cli.ok("search", "distant").out
+    cli.ok("export", str(tmp_path / "out"))
+    text = (tmp_path / "out" / "Inbox" / "Far off.md").read_text()
+    assert f"updated: '{iso_utc(LATEST_MS)}'" in text and f"created: '{iso_utc(EARLIEST_MS)}'" in text
+    assert cli.json("show", note_id)["todo_due"] == 99999999999999999  # shown at the edge, kept as stored

@@ -292,3 +292,12 @@ def test_an_open_to_dos_due_time_shows_in_the_list_and_the_reader(store: SqliteS
             if title == "Overdue":
                 assert "due 2020-01-01" in drawn.plain
                 assert any("error" in str(span.style) for span in drawn.spans), drawn.spans
+
+
+def test_a_time_out_of_range_in_a_profile_is_drawn_at_the_edge_of_the_range() -> None:
+    """A Joplin note or an older profile may hold a time past the year 9999: the list and the reader
+    raised on it (``time.localtime``), so the app could not show the notebook."""
+    from noted.ui.widgets.note_rows import when
+
+    assert when(10**17).startswith("9999-12-3") and when(-(10**17)).startswith("0001-01-0")
+    assert when(0) == "" and when(1_577_836_800_000)[:4] in ("2019", "2020")

@@ -14,7 +14,8 @@ from noted.errors import InvalidInputError
 from noted.models import Folder, FolderNode, Note, NoteMeta, Revision, Tag, folder_nodes
 from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
-from noted.store.transfer.common import EARLIEST_MS, kept_time
+from noted.store.transfer.common import kept_time
+from noted.wording import EARLIEST_MS, local_time
 
 if TYPE_CHECKING:
     from noted.cli.context import CliContext
@@ -37,12 +38,7 @@ def emit_note(ctx: CliContext, note: Note, message: str) -> int:
     return 0
 
 
-def fmt_time(ms: int) -> str:
-    """A time for people, in local time; empty for 0 (not set)."""
-    if not ms:
-        return ""
-    moment = dt.datetime.fromtimestamp(ms / 1000)
-    return f"{moment.year:04d}-{moment:%m-%d %H:%M}"  # strftime's %Y writes the year 5 as "5" on Linux
+fmt_time = local_time
 
 
 def parse_local_time(text: str, *, what: str) -> int:

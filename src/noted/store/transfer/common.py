@@ -19,6 +19,7 @@ import yaml
 
 from noted.errors import InvalidInputError
 from noted.store.protocol import Store
+from noted.wording import EARLIEST_MS, LATEST_MS, shown_time
 
 EXPORT_MARKER = ".noted-export.yml"
 NOTEBOOK_MARKER = ".noted-notebook.yml"
@@ -103,15 +104,8 @@ def iso_utc(ms: int, timespec: str = "milliseconds") -> str:
     The year has four digits: ``strftime("%Y")`` writes the year 5 as ``5`` on Linux, which no
     ISO 8601 reader (``to_ms`` included) takes back, so such an export could not be imported.
     """
-    moment = _EPOCH + dt.timedelta(milliseconds=ms)  # exact: no float on the way
+    moment = _EPOCH + dt.timedelta(milliseconds=shown_time(ms))  # exact: no float on the way
     return moment.isoformat(timespec=timespec).removesuffix("+00:00") + "Z"
-
-
-EARLIEST_MS = (dt.datetime(1, 1, 3, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(milliseconds=1)
-LATEST_MS = (dt.datetime(9999, 12, 31, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(milliseconds=1) - 1
-"""The times noted keeps: 0001-01-03 to the end of 9999-12-30 (UTC), so that every one of them
-shows in every time zone: Python's local time fails on 0001-01-01 and, probing a day back, on
-0001-01-02 (year 0), and the year 10000 begins on 9999-12-31 east of Greenwich."""
 
 
 def to_ms(value: object) -> int:

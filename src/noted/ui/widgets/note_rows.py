@@ -15,6 +15,7 @@ from textual.content import Content
 from noted.models import Note, NoteMeta
 from noted.store.protocol import NoteOrder
 from noted.ui.data import NoteRow, SourceKind
+from noted.wording import local_time
 
 _NOTHING = {
     SourceKind.TRASH: "The trash is empty.",
@@ -25,9 +26,7 @@ _NOTHING = {
 }
 
 
-def when(ms: int) -> str:
-    """A note time as the list shows it, in local time."""
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000)) if ms else ""
+when = local_time
 
 
 def due_mark(note: Note | NoteMeta, now_ms: int | None = None) -> tuple[str, str]:
