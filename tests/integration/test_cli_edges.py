@@ -238,8 +238,10 @@ def test_control_characters_of_a_note_are_pictured_on_a_terminal_and_kept_in_a_p
     evil = "Evil\x1b]52;c;cm0gLXJmIH4=\x07 \x1b[2J title"
     folder = store.list_folders()[0].id
     note = store.create_note(
-        NoteDraft(evil, "body \x1b]0;pwned\x07 and \x9b31m\rover\r\n", folder), actor="mcp"
+        NoteDraft("Evil", "body \x1b]0;pwned\x07 and \x9b31m\rover\r\n", folder), actor="mcp"
     )
+    with store.db.write() as conn:  # noted refuses such a title now; a Joplin sync or an older noted did not
+        conn.execute("UPDATE notes SET title = ? WHERE id = ?", (evil, note.id))
     store.close()
     for args in (["notes"], ["show", note.id], ["search", "--mode", "keyword", "evil"]):
         shown = _on_a_terminal(args, env)

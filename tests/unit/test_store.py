@@ -81,6 +81,29 @@ def test_bad_titles_refused(store: SqliteStore) -> None:
         store.create_folder("  ", actor="user")
 
 
+@pytest.mark.parametrize("title", ["a\x1b]52;c;ZXZpbA==\x07b", "nul\x00", "c1\x9b2J", "del\x7f"])
+def test_a_title_with_a_control_character_is_refused_on_every_kind_of_item(
+    store: SqliteStore, title: str
+) -> None:
+    """A title an AI app wrote over MCP with ESC]52 in it set the clipboard of whoever listed it on
+    a terminal that shows it as it is; noted shows such a title safely now, and no longer stores one."""
+    note = _note(store)
+    folder = store.get_note(note).parent_id
+    before = store.latest_cursor()
+    for write in (
+        lambda: store.create_folder(title, actor="user"),
+        lambda: _note(store, title, folder=folder),
+        lambda: store.update_note(note, NotePatch(title=title), actor="user"),
+        lambda: store.create_tag(title, actor="user"),
+    ):
+        with pytest.raises(InvalidInputError, match=r"must not hold control characters \(it holds U\+00"):
+            write()
+    assert store.latest_cursor() == before
+    assert (
+        store.get_note(_note(store, "tab\there", folder=folder)).title == "tab here"
+    )  # a tab is only a space
+
+
 def test_update_append_prepend_and_times(store: SqliteStore) -> None:
     note_id = _note(store, body="middle")
     before = store.get_note(note_id)

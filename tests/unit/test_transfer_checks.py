@@ -36,10 +36,11 @@ def snapshot(store: Store) -> tuple[int, int, int, int]:
     ("name", "text", "message"),
     [
         ("n0550\nbad.md", "x\n", r"n0550\nbad.md: its name: a title must be one line"),
+        ("n0551\x1bbad.md", "x\n", r"n0551\x1bbad.md: its name: a title must not hold control characters"),
         ("t.md", '---\ntags: ["a\\nb"]\n---\nx\n', "t.md: line 2: a tag must be one line"),
         ("t.md", "---\ntitle: " + "t" * 1001 + "\n---\n", "t.md: line 2: a title may have at most 1000"),
     ],
-    ids=["newline-in-name", "newline-in-tag", "long-title"],
+    ids=["newline-in-name", "escape-in-name", "newline-in-tag", "long-title"],
 )
 def test_a_bad_file_past_the_first_batch_writes_nothing(
     backend_store: Store, tmp_path: Path, name: str, text: str, message: str

@@ -127,6 +127,21 @@ def test_a_note_moved_to_another_notebook_is_a_clean_rename_and_trash_moves_to_d
     assert not (vault / ".trash" / "projects").exists() and (vault / ".trash" / "keep.md").exists()
 
 
+def test_a_file_named_with_a_control_character_opens_with_the_character_shown(
+    store: VaultStore, vault: Path
+) -> None:
+    """Titles with control characters are refused on input, so a file named with one made the
+    whole folder fail to open (every command exited 2)."""
+    named = vault / "bell\x07 and\ttab.md"
+    named.write_text("text\n")
+    (vault / "front.md").write_text('---\ntitle: "esc\\x1b[2J"\n---\nbody\n')
+    store.follower.scan()
+    assert {"bell␇ and tab", "esc␛[2J"} <= {m.title for m in store.list_notes()}
+    saved = store.update_note(by_title(store, "esc␛[2J"), NotePatch(body="body\nmore\n"), actor="user")
+    assert saved.title == "esc␛[2J" and named.exists()
+    assert (vault / "front.md").read_text() == '---\ntitle: "esc\\x1b[2J"\n---\nbody\nmore\n'  # as written
+
+
 def test_a_trashed_file_changed_outside_noted_stays_with_its_note_and_comes_back_with_its_text(
     store: VaultStore, vault: Path
 ) -> None:

@@ -13,22 +13,17 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
+from noted.store.rules import control_picture
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 """C0 controls but tab, newline and a carriage return before a newline; DEL; the C1 controls."""
-
-
-def _picture(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␀ … ␟ (␍ for a lone carriage return)
-    return "\u2421" if code == 0x7F else "\ufffd"
 
 
 def shown(text: str, stream: TextIO) -> str:
     """``text`` as it may be written to ``stream``: control characters pictured on a terminal."""
     if not _CONTROL.search(text) or not _is_terminal(stream):
         return text
-    return _CONTROL.sub(_picture, text)
+    return _CONTROL.sub(lambda match: control_picture(match.group()), text)  # ␍: a lone carriage return
 
 
 def _is_terminal(stream: TextIO) -> bool:

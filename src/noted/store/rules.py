@@ -15,16 +15,39 @@ MAX_TITLE = 1_000
 MAX_BODY = 50_000_000
 """The longest note body, in characters, on every backend."""
 _EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def clean_title(title: str, what: str = "title") -> str:
-    """A title with surrounding whitespace removed; newlines and huge titles are refused."""
-    title = title.strip()
+    """A title with surrounding whitespace removed and tabs made spaces; newlines, other control
+    characters (an escape sequence in a title would drive the terminal of whoever lists it) and
+    huge titles are refused."""
+    title = title.strip().replace("\t", " ")
     if "\n" in title or "\r" in title:
         raise InvalidInputError(f"a {what} must be one line")
+    control = _CONTROL.search(title)
+    if control is not None:
+        raise InvalidInputError(
+            f"a {what} must not hold control characters (it holds U+{ord(control.group()):04X})"
+        )
     if len(title) > MAX_TITLE:
         raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
     return title
+
+
+def control_picture(char: str) -> str:
+    """The sign that shows a control character: ␀ … ␟ for C0, ␡ for DEL, � for C1."""
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+def read_title(title: str) -> str:
+    """A title read from a file (a Markdown folder's name, heading or front matter) as ``clean_title``
+    takes it: tabs made spaces, other control characters shown by their signs (a file may be named
+    so; its note must still open, and no title drives a terminal)."""
+    return _CONTROL.sub(lambda match: control_picture(match.group()), title.replace("\t", " "))
 
 
 def clean_notebook_title(title: str) -> str:

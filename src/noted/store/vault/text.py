@@ -27,6 +27,7 @@ import yaml
 
 from noted.errors import InvalidInputError
 from noted.markdown import code_ranges
+from noted.store.rules import read_title
 from noted.store.transfer.common import dump_yaml, iso_utc, key_line, load_yaml, safe_name, to_ms
 
 BOM = "\ufeff"
@@ -117,11 +118,11 @@ class FileText:
         first = self.body.split("\n", 1)[0]
         match = _HEADING.match(first)
         if match and match.group(1).strip():
-            return match.group(1).strip()
+            return read_title(match.group(1).strip())
         value = self.fields().get("title")
         if isinstance(value, str | int | float) and str(value).strip() and "\n" not in str(value):
-            return str(value).strip()
-        return stem
+            return read_title(str(value).strip())
+        return read_title(stem)
 
     def title_source(self) -> str:
         """Where ``title`` comes from: ``heading``, ``front`` or ``name``."""
