@@ -127,6 +127,34 @@ def test_a_note_moved_to_another_notebook_is_a_clean_rename_and_trash_moves_to_d
     assert not (vault / ".trash" / "projects").exists() and (vault / ".trash" / "keep.md").exists()
 
 
+def test_a_notebook_erased_for_good_leaves_the_folder_working(vault: Path, tmp_path: Path) -> None:
+    """Emptying the trash after trashing a notebook left its folder in the ledger: the next open
+    met it as a folder gone outside, trashed a notebook that no longer existed, and every command
+    failed ("no notebook with id …") until the profile's database was deleted."""
+    (vault / "projects" / "deep").mkdir()
+    (vault / "projects" / "deep" / "d.md").write_text("deep\n")
+    store = VaultStore.open(vault, tmp_path / "profile")
+    try:
+        projects = store.get_note(by_title(store, "Plan")).parent_id
+        store.trash_folder(projects, actor="user")
+        assert store.empty_trash(actor="user") == 2
+        assert not store.ledger.all_folders().keys() & {"projects", "projects/deep"}
+    finally:
+        store.close()
+    again = VaultStore.open(vault, tmp_path / "profile")  # raised NotFoundError
+    try:
+        assert {m.title for m in again.list_notes()} >= {"inbox"}
+        (vault / "projects").mkdir()
+        (vault / "projects" / "new.md").write_text("new\n")
+        again.follower.scan()
+        assert "projects" in {f.title for f in again.list_folders()}
+        with again.mirror.db.write() as conn:  # what an older noted left behind
+            again.ledger.put_folder(conn, "0" * 32, "ghost")
+    finally:
+        again.close()
+    VaultStore.open(vault, tmp_path / "profile").close()  # the folder the ledger alone knew is forgotten
+
+
 def test_a_file_named_with_a_control_character_opens_with_the_character_shown(
     store: VaultStore, vault: Path
 ) -> None:

@@ -300,6 +300,12 @@ class Follower:
         folder_id = store.ledger.folder_at(rel)
         if folder_id is None or folder_id == store.root_folder_id or store.vault.is_read_dir(rel):
             return
+        try:
+            store.mirror.get_folder(folder_id)
+        except NotFoundError:  # erased for good by a noted from before the ledger forgot such folders
+            with store.mirror.db.write() as conn:
+                store.ledger.drop_folder(conn, folder_id)
+            return
         live = store.mirror.count_notes(folder_id=folder_id)
         if live == 0:
             store.mirror.trash_folder(folder_id, actor=ACTOR_OUTSIDE)

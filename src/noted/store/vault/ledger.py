@@ -126,6 +126,9 @@ class Ledger:
             (folder_id, path, origin),
         )
 
+    def drop_folder(self, conn: apsw.Connection, folder_id: str) -> None:
+        conn.execute("DELETE FROM vault_folders WHERE folder_id = ?", (folder_id,))
+
     def move_prefix(self, conn: apsw.Connection, old: str, new: str) -> None:
         """Every folder and note path under ``old/`` now under ``new/`` (a folder renamed or moved)."""
         for table in ("vault_folders", "vault_notes"):

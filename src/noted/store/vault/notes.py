@@ -211,5 +211,9 @@ class Notes(VaultPart):
                 with self.core.db.write() as conn:
                     self.ledger.drop_note(conn, meta.id)
             deleted = self.mirror.notes.empty_trash(actor=actor, keep=frozenset(kept))
+            left = {f.id for f in self.mirror.list_folders(include_trashed=True)}
+            with self.core.db.write() as conn:  # a notebook erased for good leaves the ledger too
+                for folder_id in set(self.ledger.all_folders().values()) - left:
+                    self.ledger.drop_folder(conn, folder_id)
             drop_bare_tags(self.core, tags, actor)
             return deleted
