@@ -155,6 +155,20 @@ def test_a_notebook_erased_for_good_leaves_the_folder_working(vault: Path, tmp_p
     VaultStore.open(vault, tmp_path / "profile").close()  # the folder the ledger alone knew is forgotten
 
 
+def test_a_note_whose_file_name_is_near_the_longest_a_folder_takes_can_be_saved(
+    store: VaultStore, vault: Path
+) -> None:
+    """The file written beside it, ``.NAME.noted-PID.tmp``, was 17 bytes past 255: a note another
+    app named with 119 accented letters could not be saved at all (exit 70)."""
+    name = "é" * 125 + ".md"  # 253 bytes
+    (vault / name).write_text("x\n")
+    store.follower.scan()
+    note = by_title(store, "é" * 125)
+    store.update_note(note, NotePatch(body="x\nsaved\n"), actor="user")
+    assert (vault / name).read_text() == "x\nsaved\n"
+    assert [p.name for p in vault.iterdir() if p.name.endswith(".tmp")] == []
+
+
 def test_a_file_named_with_a_control_character_opens_with_the_character_shown(
     store: VaultStore, vault: Path
 ) -> None:

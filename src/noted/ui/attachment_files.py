@@ -9,6 +9,7 @@ Adding and removing attachments are note operations, in ``noted.ops.attachments`
 from __future__ import annotations
 
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def save_resource(store: Store, resource_id: str, path: Path, *, overwrite: bool
         NotFoundError: the attachment (or its file) is gone.
     """
     data = store.read_resource(resource_id)
-    partial = path.with_name(f".{path.name}.noted-partial")
+    partial = path.with_name(f".noted-{secrets.token_hex(4)}.partial")  # fits beside a 255-byte name
     try:
         if overwrite:
             partial.write_bytes(data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterator
@@ -230,7 +231,7 @@ class Vault:
         mode = None
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(os.stat(path).st_mode)
-        temp = path.with_name(f".{path.name}.noted-{os.getpid()}.tmp")
+        temp = path.with_name(f".noted-{os.getpid()}-{secrets.token_hex(4)}.tmp")  # fits beside any name
         try:
             with open(temp, "wb") as fh:
                 fh.write(data)
