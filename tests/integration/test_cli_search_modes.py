@@ -104,6 +104,16 @@ def test_search_by_meaning_says_when_the_index_is_partial(cli: Cli) -> None:
         # Said beside the results, on stderr, where a script reading stdout is not misled by it.
         err = cli.ok("search", "sailing ships", "--mode", mode).err
         assert err.count(f"the index covers {indexed} of {full['notes_total'] + 1} notes") == 1
+        # Nothing is indexing (a `noted index` killed midway looks the same): it said "still indexing".
+        assert "still indexing" not in err and "(run `noted index` to finish it)" in err
+    from noted.indexer.lease import Lease
+
+    lease = Lease(cli.store().db, label="tui")
+    assert lease.acquire()
+    try:
+        assert "(still indexing): results may be missing" in cli.ok("search", "sailing ships").err
+    finally:
+        lease.release()
     assert "index" not in cli.json("search", "sailing", "--mode", "keyword")  # keyword needs no index
     cli.ok("index")
     assert "the index covers" not in cli.ok("search", "sailing ships", "--mode", "semantic").err

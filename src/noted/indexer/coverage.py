@@ -27,6 +27,9 @@ class IndexCoverage:
     notes_indexed: int
     notes_total: int
     complete: bool
+    indexing: bool = False
+    """A process holds the indexing lease (the app, the MCP server, ``noted index``), so the index
+    is being brought up to date; False after such a process was killed midway, say."""
 
     def as_json(self) -> dict[str, int | bool]:
         """The ``"index"`` object of ``--json`` search output."""
@@ -64,7 +67,8 @@ def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None
             ).fetchone()[0]
     total = len(note_ids) if note_ids is not None else sum(store.folder_note_counts().values())
     complete = built and bool(has_chunks) and not scanning and cursor >= store.latest_cursor()
-    return IndexCoverage(int(indexed), total, complete)
+    indexing = not complete and Lease(db).current() is not None
+    return IndexCoverage(int(indexed), total, complete, indexing)
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,7 +143,12 @@ class Results:
         if self.reading.keyword_only:
             out.append(f"keyword results only: {self.reading.keyword_only}")
         elif self.coverage is not None and not self.coverage.complete:
-            out.append(f"{self.coverage.notice()} (still indexing): results may be missing")
+            if self.coverage.indexing:
+                out.append(f"{self.coverage.notice()} (still indexing): results may be missing")
+            else:  # a `noted index` killed midway: nothing will finish it unless told to
+                out.append(
+                    f"{self.coverage.notice()}: results may be missing (run `noted index` to finish it)"
+                )
         if not self.hits:
             out.append(self._nothing())
         if line := self.reading.line():
