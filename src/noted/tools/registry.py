@@ -5,7 +5,8 @@ store. A call checks the tool's switch (read from settings at call time, so a to
 once), validates the arguments against the tool's JSON Schema, asks the person first when
 ``ai.approveWrites`` is on and the caller can ask, runs the handler in a worker thread with the
 caller's actor and scope, and returns a ``ToolResult``; in review mode a write is rehearsed instead
-(refused as the direct call would be) and stored as a proposal. ``call_together`` runs the writes of
+(refused as the direct call would be, answered as it when it would change nothing) and stored as a
+proposal. ``call_together`` runs the writes of
 one approval (the chat's batch) the same way, as one unit: all written or none. Text inside notes
 cannot change any of this: switches live in settings, and no tool writes settings.
 """
@@ -212,16 +213,15 @@ class ToolRegistry:
         return self.settings.get(AI_WRITES) == "ask" and self.settings.get(AI_APPROVE_WRITES)
 
     def _propose(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
-        """The refusal direct mode would give (the handler rehearsed up to its first write,
-        ``noted.tools.rehearsal``), or else the call stored as a proposal (in a worker thread)."""
+        """The call stored as a proposal (in a worker thread), unless its rehearsal up to its first
+        write (``noted.tools.rehearsal``) ended before one: then direct mode's answer, a refusal or
+        the answer of a call that changes nothing, and no proposal."""
         from noted.tools.proposals import propose
 
         try:
-            rehearsed = self._run(tool, args, rehearsal(ctx))
+            return self._run(tool, args, rehearsal(ctx))
         except WouldWrite:
-            rehearsed = None
-        if rehearsed is not None and not rehearsed.ok:
-            return rehearsed
+            pass
         try:
             payload = propose(tool, args, ctx)
         except ToolError as exc:
