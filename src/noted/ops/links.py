@@ -314,8 +314,7 @@ def backlinks(
             fresh = [i for i in dict.fromkeys(page) if i not in seen]
             seen.update(fresh)
             for other in store.get_notes(fresh):
-                folded = other.body.casefold()
-                if other.is_trashed or not any(mark in folded for mark in marks):
+                if other.is_trashed or not _may_link(other.body, marks):
                     continue  # mentions the name, but in no link: not parsed (the costly part)
                 quick = raw_links(other.body, code_aware=False)
                 if any(resolver.resolve(raw, other.id) == note.id for raw in quick) and any(
@@ -341,6 +340,15 @@ def _mentioning(keyword: PhraseSearch, name: str, folders: frozenset[str] | None
         offset += len(page)
         if not page or offset >= getattr(results, "total", 0):
             return
+
+
+def _may_link(body: str, marks: list[str]) -> bool:
+    """Whether ``body`` may hold a link with one of ``marks``: a body with no ``[[`` and no ``](``
+    has no link at all (``WIKI_LINK``, ``MD_LINK``), and is not case-folded to look."""
+    if "[[" not in body and "](" not in body:
+        return False
+    folded = body.casefold()
+    return any(mark in folded for mark in marks)
 
 
 def _link_marks(names: list[str], note_id: str) -> list[str]:
