@@ -11,6 +11,7 @@ from tests.support.backends import BACKENDS, LocalStore, open_backend
 from tests.support.tools_env import Env, make_env
 
 from noted.models import NoteDraft
+from noted.ops import links
 from noted.ops.links import note_links, raw_links
 from noted.search.joplin import keyword_search_for
 
@@ -63,6 +64,31 @@ def test_outgoing_backlinks_and_broken_links_on_every_backend(backend_store: Loc
     ]
     back = note_links(store, keyword_search_for(store), target.id)
     assert [(b.note_id, b.title) for b in back.backlinks] == [(source.id, "Source")]
+
+
+def test_backlinks_are_found_however_many_notes_mention_the_name(
+    backend_store: LocalStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note titled "Budget" that 230 notes mention: the one note linking it ranks last among them
+    (a long body naming it once), past the 200 candidates backlinks used to read, so its backlink
+    was silently missing. Pages of 100 make the search for candidates go three pages deep."""
+    monkeypatch.setattr(links, "BACKLINK_PAGE", 100, raising=False)
+    store = backend_store
+    folder = store.create_folder("Money", actor="user")
+    target = store.create_note(NoteDraft("Budget", "the plan\n", folder.id), actor="user")
+    with store.batch():
+        for i in range(230):
+            body = f"budget {i}: the budget, budget and budget again\n"
+            store.create_note(NoteDraft(f"Spending {i}", body, folder.id), actor="user")
+    filler = " ".join(f"word{i}" for i in range(2000))
+    linker = store.create_note(
+        NoteDraft("Appendix", f"{filler}\n\nSee [[Budget]].\n", folder.id), actor="user"
+    )
+    keyword = keyword_search_for(store)
+    ranked = [hit.note_id for hit in keyword.search('"Budget"', limit=1000, snippets=False).hits]
+    assert len(ranked) == 232 and ranked[-1] == linker.id  # the linking note ranks last: not vacuous
+    back = note_links(store, keyword, target.id).backlinks
+    assert [(b.note_id, b.title) for b in back] == [(linker.id, "Appendix")]
 
 
 @pytest.fixture

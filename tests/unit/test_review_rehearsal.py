@@ -3,7 +3,8 @@
 ``ToolRegistry`` rehearses the tool's handler over ``noted.tools.rehearsal.ReadOnlyStore`` before it
 stores a proposal. Each write tool has at least one call here that direct mode refuses (the table
 must name them all, so a new write tool gets one); in review mode each gets the same status, words
-and field, and leaves no proposal and no change. Not vacuous: a valid call in review mode still
+and field, and leaves no proposal and no change. A call that would change nothing (``UNCHANGING``)
+gets direct mode's answer and leaves no proposal either. Not vacuous: a valid call in review mode still
 waits as a proposal, and the rehearsal of a call that would write nothing (a note with an
 attachment) leaves no file behind either.
 """
@@ -58,6 +59,26 @@ CASES: list[tuple[str, Callable[[Ids], dict[str, Any]]]] = [
     ("manage_tags", lambda i: {"note_id": i["note"], "add": ["two\nlines"]}),
     ("create_note", lambda i: {"title": "r2", "notebook_id": i["work"], "tags": ["ok", " "]}),
 ]  # fmt: skip
+
+
+UNCHANGING: list[tuple[str, Callable[[Ids], dict[str, Any]]]] = [
+    ("create_tag", lambda i: {"title": "ALPHA"}),
+    ("manage_tags", lambda i: {"note_id": i["note"], "add": ["Alpha"]}),
+    ("manage_tags", lambda i: {"note_id": i["note"], "remove": ["beta"]}),
+    ("update_note", lambda i: {"id": i["note"], "body": "one\n"}),
+    ("update_note", lambda i: {"id": i["note"], "title": "Plan"}),
+    ("update_note", lambda i: {"id": i["note"], "notebook_id": i["work"]}),
+    ("update_note", lambda i: {"id": i["note"], "tags": ["ALPHA"]}),
+    ("update_note", lambda i: {"id": i["note"], "replace_text": {"find": "one", "replace": "one"}}),
+    ("update_note", lambda i: {"id": i["todo"], "todo_completed": True}),
+    ("update_note", lambda i: {"id": i["note"], "title": "Plan", "body": "one\n", "notebook_id": i["work"]}),
+    ("update_notebook", lambda i: {"id": i["work"], "title": "Work"}),
+    ("update_notebook", lambda i: {"id": i["sub"], "parent_id": i["work"]}),
+    ("rename_tag", lambda i: {"id": i["alpha"], "title": "alpha"}),
+    ("restore_note", lambda i: {"id": i["note"]}),
+    ("restore_notebook", lambda i: {"id": i["work"]}),
+]  # fmt: skip
+"""Calls that would change nothing: direct mode writes nothing and says so; review mode answers alike."""
 
 
 @pytest.fixture(params=BACKENDS)
@@ -120,6 +141,28 @@ async def test_a_valid_call_still_waits_and_its_rehearsal_leaves_nothing_behind(
     assert env.store.list_resources() == [] and env.store.find_tag("gamma") is None
     assert (await env.ok("update_note", id=ids["note"], append="two"))["status"] == "pending_review"
     assert env.ctx.review is not None and len(env.ctx.review.proposals()) == 2
+
+
+async def test_a_call_that_would_change_nothing_is_answered_as_in_direct_mode_and_not_proposed(
+    env: Env,
+) -> None:
+    """A tag the note has, the body it has, the notebook it is in: the person was asked to accept a
+    change that was none. Not vacuous: the same call in direct mode succeeds, and the first test's
+    valid calls still wait."""
+    ids = _world(env)
+    ids["todo"] = env.note(ids["work"], "Call", is_todo=True, todo_completed=1_700_000_000_000)
+    cursor = env.store.latest_cursor()
+    for name, make in UNCHANGING:
+        args = make(ids)
+        env.ctx.writes_wait = True
+        waiting = await env.registry.call(name, args, env.ctx)
+        env.ctx.writes_wait = False
+        at_once = await env.registry.call(name, args, env.ctx)
+        assert at_once.ok, (name, args, at_once)
+        assert (waiting.status, waiting.payload) == (at_once.status, at_once.payload), (name, args)
+        assert at_once.payload is not None and at_once.payload.get("changed", []) == [], (name, args)
+        assert env.store.latest_cursor() == cursor, (name, args)  # direct mode wrote nothing either
+    assert env.ctx.review is not None and env.ctx.review.proposals(state=None) == []
 
 
 def test_the_read_only_store_reads_and_stops_at_the_first_write(backend_store: LocalStore) -> None:

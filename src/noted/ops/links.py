@@ -9,8 +9,9 @@ the shortest path when names repeat (``folder/Note`` picks among them), a relati
 linking note's folder. On the other backends, where notes have no file, a name is a note title.
 A ``#heading`` resolves to the section of that heading (``noted.markdown.Outline.find``).
 
-Backlinks are found through keyword search (the notes mentioning the note's name or id), then
-kept when one of their links resolves to the note: exact, and one query instead of every body.
+Backlinks are found through keyword search (every note mentioning the note's name or id, page by
+page: a link holds its name, so none is missed however common the name), then kept when one of
+their links resolves to the note: exact, and reading only the bodies that mention it.
 
 A caller limited to some notebooks (an MCP client's scope) asks with ``folders``: links then
 resolve among the notes of those notebooks only, and backlinks come from them only, as if no other
@@ -23,7 +24,7 @@ from __future__ import annotations
 import posixpath
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import unquote
@@ -32,12 +33,15 @@ from noted.errors import NotFoundError
 from noted.markdown import MD_LINK, WIKI_LINK, code_ranges, link_marks, outline
 from noted.models import Note
 from noted.ops.attachments import linking_notes
+from noted.search.keyword import MAX_LIMIT
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _NOTE_ID = re.compile(r"^:/([0-9a-fA-F]{32})$")
 _NOTE_SUFFIXES = (".md", ".markdown")
-MAX_BACKLINK_CANDIDATES = 200
+BACKLINK_PAGE = MAX_LIMIT
+"""How many notes mentioning a name each search for backlinks asks for; the next page follows
+until every one is read (a name used in more notes is still found in all of them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +92,13 @@ class PhraseSearch(Protocol):
     """What backlinks need of keyword search (``noted.search.keyword.KeywordSearch`` and Joplin's)."""
 
     def search(
-        self, query: str, *, limit: int = 20, folder_ids: frozenset[str] | None = None, snippets: bool = True
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+        folder_ids: frozenset[str] | None = None,
+        snippets: bool = True,
     ) -> object: ...
 
 
@@ -295,27 +305,50 @@ def backlinks(
 ) -> list[Backlink]:
     """The notes (not in the trash) with a link that resolves to ``note``, by title A→Z."""
     resolver = resolver or Resolver(store)
-    candidates: list[str] = []
-    for name in resolver.names(note):
-        phrase = '"' + name.replace('"', " ") + '"'
+    names = resolver.names(note)
+    marks = _link_marks(names, note.id)
+    seen = {note.id}
+    found: dict[str, str] = {}
+    for name in names:
+        for page in _mentioning(keyword, name, resolver.folders):
+            fresh = [i for i in dict.fromkeys(page) if i not in seen]
+            seen.update(fresh)
+            for other in store.get_notes(fresh):
+                if other.is_trashed or not _may_link(other.body, marks):
+                    continue  # mentions the name, but in no link: not parsed (the costly part)
+                quick = raw_links(other.body, code_aware=False)
+                if any(resolver.resolve(raw, other.id) == note.id for raw in quick) and any(
+                    resolver.resolve(raw, other.id) == note.id for raw in raw_links(other.body)
+                ):
+                    found[other.id] = other.title
+    return [Backlink(i, t) for i, t in sorted(found.items(), key=lambda item: (item[1].casefold(), item[0]))]
+
+
+def _mentioning(keyword: PhraseSearch, name: str, folders: frozenset[str] | None) -> Iterator[list[str]]:
+    """The ids of every note (in ``folders``) whose text holds ``name`` as a phrase, a page at a time."""
+    phrase = '"' + name.replace('"', " ") + '"'
+    offset = 0
+    while True:
         try:
             results = keyword.search(
-                phrase, limit=MAX_BACKLINK_CANDIDATES, folder_ids=resolver.folders, snippets=False
+                phrase, limit=BACKLINK_PAGE, offset=offset, folder_ids=folders, snippets=False
             )
         except Exception:  # a name the query grammar cannot take: other names still find links
-            continue
-        candidates += [hit.note_id for hit in getattr(results, "hits", ())]
-    found: dict[str, str] = {}
-    marks = _link_marks(resolver.names(note), note.id)
-    for other in store.get_notes(list(dict.fromkeys(c for c in candidates if c != note.id))):
-        if other.is_trashed or not any(mark in other.body.casefold() for mark in marks):
-            continue  # mentions the name, but in no link: not parsed (the costly part)
-        quick = raw_links(other.body, code_aware=False)
-        if any(resolver.resolve(raw, other.id) == note.id for raw in quick) and any(
-            resolver.resolve(raw, other.id) == note.id for raw in raw_links(other.body)
-        ):
-            found[other.id] = other.title
-    return [Backlink(i, t) for i, t in sorted(found.items(), key=lambda item: (item[1].casefold(), item[0]))]
+            return
+        page = [hit.note_id for hit in getattr(results, "hits", ())]
+        yield page
+        offset += len(page)
+        if not page or offset >= getattr(results, "total", 0):
+            return
+
+
+def _may_link(body: str, marks: list[str]) -> bool:
+    """Whether ``body`` may hold a link with one of ``marks``: a body with no ``[[`` and no ``](``
+    has no link at all (``WIKI_LINK``, ``MD_LINK``), and is not case-folded to look."""
+    if "[[" not in body and "](" not in body:
+        return False
+    folded = body.casefold()
+    return any(mark in folded for mark in marks)
 
 
 def _link_marks(names: list[str], note_id: str) -> list[str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from noted.errors import InvalidInputError
 from noted.models import Folder, Tag
 from noted.store.protocol import Store
-from noted.store.rules import clean_notebook_title
+from noted.store.rules import clean_notebook_title, clean_tag_title
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +99,8 @@ def rename_tag(store: Store, tag_id: str, title: str, *, actor: str) -> TagChang
     """Give the tag the title ``title``; every note carrying it shows the new title."""
     with store.batch():
         tag = store.get_tag(tag_id)
+        if clean_tag_title(title) == tag.title:
+            return TagChange(tag, tag.title)  # nothing to write (a change of case is a change)
         return TagChange(store.rename_tag(tag_id, title, actor=actor), tag.title)
 
 

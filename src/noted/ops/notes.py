@@ -128,12 +128,15 @@ def edit_tags(
         clean_tag_title(title)
     with store.batch():
         note = store.get_note(note_id)
-        before = {t.title.casefold() for t in store.note_tags(note_id)}
-        if add:
-            store.tag_note(note_id, list(add), actor=actor)
-        if remove:
-            store.untag_note(note_id, list(remove), actor=actor)
-        after = tuple(t.title for t in store.note_tags(note_id))
+        tags = store.note_tags(note_id)
+        before = {t.title.casefold() for t in tags}
+        adding = [t for t in add if t.strip().casefold() not in before]  # what is there stays unwritten
+        removing = [t for t in remove if t.strip().casefold() in before]
+        if adding:
+            store.tag_note(note_id, adding, actor=actor)
+        if removing:
+            store.untag_note(note_id, removing, actor=actor)
+        after = tuple(t.title for t in (store.note_tags(note_id) if adding or removing else tags))
     return NoteTags(
         note,
         after,
@@ -224,7 +227,8 @@ def update_note(
     base_updated_time: int | None = None,
 ) -> Note:
     """Change the note as ``patch`` says and, when ``tags`` is given, make its tags exactly those,
-    in one transaction where the store has them.
+    in one transaction where the store has them. What the note already is stays unwritten: a patch
+    that changes nothing writes nothing (a stale ``base_updated_time`` is refused all the same).
 
     Raises:
         ConflictError: ``base_updated_time`` is given and the note changed since; nothing was written.
@@ -232,13 +236,25 @@ def update_note(
     if patch.title is not None:
         clean_title(patch.title)
     with store.batch():
-        if patch == NotePatch():
-            note = store.get_note(note_id)
-        else:
+        note = store.get_note(note_id)
+        if not _leaves_as_is(note, patch) or base_updated_time not in (None, note.updated_time):
             note = store.update_note(note_id, patch, actor=actor, base_updated_time=base_updated_time)
         if tags is not None:
             set_tags(store, note_id, tags, actor=actor)
     return note
+
+
+def _leaves_as_is(note: Note, patch: NotePatch) -> bool:
+    """Whether ``patch`` would leave ``note`` as it is (then nothing is written: no change, no revision)."""
+    if patch.body_after(note.body) != note.body:
+        return False
+    if patch.title is not None and clean_title(patch.title) != note.title:
+        return False
+    return all(
+        getattr(patch, name) in (None, getattr(note, name))
+        for name in ("parent_id", "is_todo", "todo_due", "todo_completed", "source_url",
+                     "user_created_time", "user_updated_time")
+    )  # fmt: skip
 
 
 def revision_of(store: Store, note_id: str, revision_id: int) -> Revision:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import ConflictError
-from noted.models import NotePatch, now_ms
+from noted.models import Note, NotePatch, now_ms
 from noted.ops import notes as ops
 from noted.tools import schema as s
 from noted.tools.attachments import check_links
@@ -20,6 +20,7 @@ from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
     iso,
     match_positions,
+    note_tag_titles,
     parse_time,
     tag_title,
     times,
@@ -44,11 +45,9 @@ def _stale(title: str, base: int, current: int) -> ToolError:
     )
 
 
-def _patch(
-    ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any], body: str, is_todo: bool
-) -> NotePatch:
-    """The store patch for ``args``, with ``replace_text`` resolved against the current ``body``."""
-    new_body = args.get("body")
+def _patch(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any], note: Note) -> NotePatch:
+    """The store patch for ``args``, with ``replace_text`` resolved against the note's body."""
+    body, new_body = note.body, args.get("body")
     if "replace_text" in args:
         find, replace = args["replace_text"]["find"], args["replace_text"]["replace"]
         found = match_positions(body, find)
@@ -66,9 +65,10 @@ def _patch(
     parent = visible_folder(ctx, scope, args["notebook_id"]).id if "notebook_id" in args else None
     completed = None
     if "todo_completed" in args:
-        if not is_todo:
+        if not note.is_todo:
             raise ToolError("this note is not a to-do, so it cannot be completed", field="todo_completed")
-        completed = now_ms() if args["todo_completed"] else 0
+        if bool(args["todo_completed"]) != bool(note.todo_completed):  # a done to-do keeps its time
+            completed = now_ms() if args["todo_completed"] else 0
     return NotePatch(
         title=args.get("title"),
         body=new_body,
@@ -101,20 +101,32 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     base = parse_time(args["base_updated_time"], "base_updated_time") if "base_updated_time" in args else None
     if base is not None and base != note.updated_time:
         raise _stale(note.title, base, note.updated_time)
-    patch = _patch(ctx, scope, args, note.body, note.is_todo)
+    patch = _patch(ctx, scope, args, note)
     if modes:
         text = patch.body if patch.body is not None else patch.append or patch.prepend or ""
         field = "replace_text.replace" if modes[0] == "replace_text" else modes[0]
         check_links(ctx, scope, text, before=note.body, field=field)
     if "replace_text" in args and base is None:
         base = note.updated_time  # the replacement was computed on this version; never apply it to another
+    before = _folded(note_tag_titles(ctx, note.id)) if tags is not None else set()
     try:
         updated = ops.update_note(
             ctx.store, note.id, patch, actor=ctx.actor, tags=tags, base_updated_time=base
         )
     except ConflictError as exc:
         raise _stale(note.title, base or note.updated_time, exc.current_updated_time or 0) from exc
-    return {**write_result(ctx, updated), "changed": changes}
+    result = write_result(ctx, updated)
+    differs = {
+        "title": updated.title != note.title,
+        "notebook_id": updated.parent_id != note.parent_id,
+        "todo_completed": updated.todo_completed != note.todo_completed,
+        "tags": before != _folded(result["tags"]),
+    }
+    return {**result, "changed": [k for k in changes if differs.get(k, updated.body != note.body)]}
+
+
+def _folded(titles: object) -> set[str]:
+    return {str(t).casefold() for t in titles} if isinstance(titles, list | tuple) else set()
 
 
 def _tag_set(given: list[str]) -> list[str]:
@@ -168,7 +180,12 @@ UPDATE_NOTE = Tool(
         ("id",),
     ),
     output_schema=s.obj(
-        {**s.WRITE_RESULT, "changed": s.array(s.string(), "The fields that were given.")},
+        {
+            **s.WRITE_RESULT,
+            "changed": s.array(
+                s.string(), "The fields given that changed the note; [] when it already was as asked."
+            ),
+        },
         (*s.WRITE_REQUIRED, "changed"),
     ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=False),

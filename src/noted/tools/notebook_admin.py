@@ -162,8 +162,8 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         parent_id=parent_id if "parent_id" in args else None,
         actor=ctx.actor,
     ).folder
-    changed = [k for k in ("title", "parent_id") if k in args]
-    return {**_summary(ctx, scope, updated), "changed": changed}
+    differs = {"title": updated.title != folder.title, "parent_id": updated.parent_id != folder.parent_id}
+    return {**_summary(ctx, scope, updated), "changed": [k for k in differs if k in args and differs[k]]}
 
 
 UPDATE_NOTEBOOK = Tool(
@@ -186,7 +186,11 @@ UPDATE_NOTEBOOK = Tool(
         ("id",),
     ),
     output_schema=s.obj(
-        {**SUMMARY, "changed": s.array(s.string(), "The fields that were given.")}, (*SUMMARY, "changed")
+        {
+            **SUMMARY,
+            "changed": s.array(s.string(), "The fields given that changed it; [] when it already was so."),
+        },
+        (*SUMMARY, "changed"),
     ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_update_notebook,

@@ -3,7 +3,8 @@
 A caller in review mode (an MCP client whose token says ``--writes review``, or the assistant with
 ``ai.writes = review``) has ``ToolContext.writes_wait`` set. ``ToolRegistry.call`` then checks the
 call as usual (switch, scope, arguments), rehearses the tool up to its first write so a call direct
-mode refuses is refused alike (``noted.tools.rehearsal``), and, instead of running it, hands it to
+mode refuses is refused alike, and one that would change nothing is answered alike
+(``noted.tools.rehearsal``), and, instead of running the rest, hands it to
 ``propose``: the call is stored (``noted.store.review.ReviewRows.propose``) with the note's
 ``updated_time`` as it was, and the model is told that it waits and under which id. ``apply`` runs
 it when the person accepts, as the client, against that version: ``update_note`` gets it as its

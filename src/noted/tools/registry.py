@@ -5,7 +5,8 @@ store. A call checks the tool's switch (read from settings at call time, so a to
 once), validates the arguments against the tool's JSON Schema, asks the person first when
 ``ai.approveWrites`` is on and the caller can ask, runs the handler in a worker thread with the
 caller's actor and scope, and returns a ``ToolResult``; in review mode a write is rehearsed instead
-(refused as the direct call would be) and stored as a proposal. ``call_together`` runs the writes of
+(refused as the direct call would be, answered as it when it would change nothing) and stored as a
+proposal. ``call_together`` runs the writes of
 one approval (the chat's batch) the same way, as one unit: all written or none. Text inside notes
 cannot change any of this: switches live in settings, and no tool writes settings.
 """
@@ -22,13 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import best_match
 
 from noted.errors import ConflictError, Interruption, NotedError
 from noted.models import ToolStatus
 from noted.ops.batch_undo import NoteState, all_or_none
 from noted.settings import Settings
 from noted.settings.handles import AI_APPROVE_WRITES, AI_WRITES
+from noted.tools.arguments import describe_validation_error, field_of, normal_ids, short
 from noted.tools.base import IMAGES, ImageData, Payload, Tool, ToolContext, ToolError
 from noted.tools.rehearsal import WouldWrite, rehearsal
 
@@ -203,7 +205,7 @@ class ToolRegistry:
         problem = self.validate(tool, args)
         if problem is not None:
             return ToolResult(name, ToolStatus.ERROR, message=problem[0], field=problem[1])
-        return tool, args
+        return tool, normal_ids(args)
 
     def asks(self) -> bool:
         """Whether the assistant's writes are asked about first (``ai.writes`` ask, with
@@ -211,16 +213,15 @@ class ToolRegistry:
         return self.settings.get(AI_WRITES) == "ask" and self.settings.get(AI_APPROVE_WRITES)
 
     def _propose(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
-        """The refusal direct mode would give (the handler rehearsed up to its first write,
-        ``noted.tools.rehearsal``), or else the call stored as a proposal (in a worker thread)."""
+        """The call stored as a proposal (in a worker thread), unless its rehearsal up to its first
+        write (``noted.tools.rehearsal``) ended before one: then direct mode's answer, a refusal or
+        the answer of a call that changes nothing, and no proposal."""
         from noted.tools.proposals import propose
 
         try:
-            rehearsed = self._run(tool, args, rehearsal(ctx))
+            return self._run(tool, args, rehearsal(ctx))
         except WouldWrite:
-            rehearsed = None
-        if rehearsed is not None and not rehearsed.ok:
-            return rehearsed
+            pass
         try:
             payload = propose(tool, args, ctx)
         except ToolError as exc:
@@ -245,7 +246,7 @@ class ToolRegistry:
         except NotedError as exc:
             return ToolResult(name, ToolStatus.ERROR, message=str(exc))
         except Exception:
-            log.exception("tool %s failed with arguments %s", name, _short(args))
+            log.exception("tool %s failed with arguments %s", name, short(args))
             return ToolResult(
                 name, ToolStatus.INTERNAL, message=f'internal error in tool "{name}"; it was logged'
             )
@@ -274,7 +275,7 @@ class ToolRegistry:
         error = best_match(self._validators[tool.name].iter_errors(args))
         if error is None:
             return None
-        return describe_validation_error(error), _field_of(error)
+        return describe_validation_error(error), field_of(error)
 
 
 class _CallFailed(Interruption):
@@ -308,92 +309,3 @@ def _check_schema(schema: Payload) -> None:
 @functools.cache  # a schema that fails raises, so it is checked again next time
 def _check_schema_text(text: str) -> None:
     Draft202012Validator.check_schema(json.loads(text))
-
-
-def _field_of(error: ValidationError) -> str | None:
-    where = ".".join(str(p) for p in error.absolute_path)
-    if error.validator == "required" and isinstance(error.instance, dict):
-        missing = _missing(error)
-        return f"{where}.{missing}" if where else missing
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        extra = _extra(error)
-        return f"{where}.{extra[0]}" if where and extra else (extra[0] if extra else where or None)
-    return where or None
-
-
-def _missing(error: ValidationError) -> str:
-    instance: Any = error.instance
-    required: Any = error.validator_value
-    absent = [str(r) for r in required if r not in instance]
-    return absent[0] if absent else "?"
-
-
-def _extra(error: ValidationError) -> list[str]:
-    instance: Any = error.instance
-    schema: Any = error.schema
-    allowed = set(schema.get("properties") or {}) if isinstance(schema, dict) else set()
-    return sorted(str(k) for k in instance if k not in allowed)
-
-
-_JSON_TYPES = {
-    bool: "a boolean",
-    int: "an integer",
-    float: "a number",
-    str: "a string",
-    list: "an array",
-    dict: "an object",
-    type(None): "null",
-}
-
-
-def describe_validation_error(error: ValidationError) -> str:
-    """``field "limit" is 500; the maximum is 100`` and the like: short, naming the field, never
-    echoing a huge value back."""
-    where = ".".join(str(p) for p in error.absolute_path)
-    value: Any = error.instance
-    bound: Any = error.validator_value
-    if error.validator == "required":
-        return f'missing required field "{_field_of(error)}"'
-    if error.validator == "additionalProperties":
-        schema: Any = error.schema
-        extra = ", ".join(f'"{e}"' for e in _extra(error))
-        allowed = ", ".join(sorted(schema.get("properties", {}))) if isinstance(schema, dict) else ""
-        inside = f' in "{where}"' if where else ""
-        return f"unknown field {extra}{inside}; the fields are: {allowed}"
-    if error.validator == "type":
-        got = _JSON_TYPES.get(type(value), type(value).__name__)
-        wanted = bound if isinstance(bound, str) else " or ".join(map(str, bound))
-        if not where:
-            return f"the arguments must be a JSON {wanted} (got {got})"
-        return f'field "{where}" must be of type {wanted} (got {got})'
-    bounded = _bound_message(str(error.validator), f'field "{where}"', value, bound)
-    if bounded is not None:
-        return bounded
-    message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
-    return f'field "{where}": {message}' if where else message
-
-
-def _bound_message(kind: str, field: str, value: Any, bound: Any) -> str | None:
-    match kind:
-        case "maxLength":
-            return f"{field} is too long: {len(value):,} characters; at most {bound:,} are allowed"
-        case "minLength":
-            return f"{field} must not be empty" if bound == 1 else f"{field} is too short"
-        case "maxItems":
-            return f"{field} has {len(value)} items; at most {bound} are allowed"
-        case "minItems":
-            return f"{field} needs at least {bound} item{'s' if bound != 1 else ''}"
-        case "maximum":
-            return f"{field} is {value}; the maximum is {bound}"
-        case "minimum":
-            return f"{field} is {value}; the minimum is {bound}"
-        case "enum":
-            return f"{field} must be one of {', '.join(map(str, bound))} (got {_short(value, 60)})"
-        case "pattern":
-            return f"{field} is not in the expected form (got {_short(value, 60)})"
-    return None
-
-
-def _short(value: object, limit: int = 500) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=repr) if not isinstance(value, str) else repr(value)
-    return text if len(text) < limit else text[:limit] + "…"

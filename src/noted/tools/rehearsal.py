@@ -12,6 +12,11 @@ handler and its operation make before writing comes out as it does in direct mod
 write means the call passed them all. Nothing is written on any backend, so no transaction is
 needed (Joplin's Data API has none).
 
+A handler that ends without reaching a write is a call that changes nothing (a tag the note has,
+a body as it is: every operation writes nothing when there is nothing to do). Its answer is direct
+mode's, "nothing changed" in the tool's words, and nothing is proposed: the person is never asked
+to accept a change that is none.
+
 A refusal made only inside a store's write (a title of two lines) is out of the rehearsal's sight:
 the tools make such checks themselves before their first write.
 """
