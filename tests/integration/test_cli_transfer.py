@@ -365,3 +365,26 @@ def test_export_refuses_a_target_with_a_link_leading_outside(cli: Cli, tmp_path:
     refused(cli, ["export", str(out)], "is a link that leads outside")
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_a_text_attachment_comes_back_from_an_export_as_an_attachment(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link to an export's ``_resources/ID.txt`` was taken for a link to a note (``.txt`` is a
+    note suffix) that was not there: the import left it as a relative path, broken, dropped the
+    attachment, and the next export left the file out."""
+    store = cli.store()
+    text = store.add_resource(b"attachment body\n", filename="att.txt", mime="text/plain", actor="user")
+    store.close()
+    note = cli.json("create", "Has attachment", "--body", f"file: [att.txt](:/{text.id})\n")["id"]
+    out = tmp_path / "out"
+    cli.ok("export", str(out))
+    same = cli.json("import", str(out))
+    assert same["notes_updated"] == 0, same
+    assert cli.json("show", note)["body"] == f"file: [att.txt](:/{text.id})\n"
+    other = Cli(tmp_path / "other", capsys)
+    done = other.json("import", str(out))
+    assert done["resources_added"] == 1, done
+    body = other.json("show", "Has attachment")["body"]
+    (linked,) = re.findall(r"\(:/([0-9a-f]{32})\)", body)
+    assert other.store().read_resource(linked) == b"attachment body\n"

@@ -310,10 +310,9 @@ def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
             )
             continue
         resolved = linked.resolve()
-        if resolved.suffix.lower() in NOTE_SUFFIXES:
-            if resolved in notes:
-                replacements.append((span, f":/{notes[resolved]}" + (f"#{fragment}" if fragment else "")))
-            continue
+        if resolved in notes:
+            replacements.append((span, f":/{notes[resolved]}" + (f"#{fragment}" if fragment else "")))
+            continue  # a text file that is no note of the import (an export's _resources/ID.txt) is a file
         replacements.append((span, f":/{_attachment(scan, resolved, file.existing)}"))
     return replace_spans(file.body, replacements)
 
