@@ -92,6 +92,7 @@ class Services:
     _review: Review | None = field(default=None, repr=False)
     _indexer: IndexerService | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _closed: bool = field(default=False, repr=False)
 
     @classmethod
     def open(
@@ -252,9 +253,23 @@ class Services:
         if not self.settings.get(SEARCH_INDEXER_ENABLED):
             return None
         if self._indexer is None:
-            self._indexer = self.indexer_service(label=label, on_status=on_status)
-            self._indexer.start()
+            service = self.indexer_service(label=label, on_status=on_status)  # loads the model: slow
+            with self._lock:
+                if self._closed or self._indexer is not None:  # closed, or started meanwhile
+                    service.close()
+                    return None if self._closed else self._indexer
+                self._indexer = service
+            service.start()
         return self._indexer
+
+    def keep_index_current(self, *, label: str) -> None:
+        """Keep an index that has been built up to date while this process runs (the MCP server),
+        from a thread: the model loads meanwhile. Building a first one is the app's or ``noted
+        index``'s work, so a server started for a moment costs no first scan."""
+        from noted.indexer.coverage import index_report
+
+        if index_report(self.store, self.db).built:
+            threading.Thread(target=self.start_indexer, kwargs={"label": label}, daemon=True).start()
 
     def start_watching(self) -> None:
         """Follow a Markdown folder's outside changes while this process runs (the app, MCP);
@@ -382,6 +397,8 @@ class Services:
     # Closing ------------------------------------------------------------------------------
     def close(self) -> None:
         """Stop background work and close every part, the store last."""
+        with self._lock:
+            self._closed = True
         if self._indexer is not None:
             self._indexer.close()  # with its own model (see indexer_service)
             self._indexer = None

@@ -136,3 +136,36 @@ def _garbage(rng: random.Random) -> bytes:
             {"jsonrpc": "2.0", "id": rng.randint(100, 999), "method": "tools/call", "params": params}
         ).encode()
     return b"{" * rng.randint(1, 3000)
+
+
+async def test_the_stdio_server_keeps_a_built_index_up_to_date(world: World) -> None:
+    """``noted mcp serve`` ran no indexer: a note an AI app saved was never found by meaning while
+    only the server ran ("the index covers 11 of 18 notes", for good)."""
+    await config_set(world, "ai.embedding.provider", "fake")
+    await config_set(world, SWITCH, "true")
+    built = await anyio.run_process([*noted_command(), "--profile", str(world.profile.root), "index"])
+    assert built.returncode == 0, built.stderr
+
+    async def coverage(client: Client) -> dict[str, Any]:
+        found = await client.call_tool("semantic_search_notes", {"query": "harbour"})
+        assert not found.is_error, text_of(found)
+        index: dict[str, Any] = (found.structured_content or {})["index"]
+        return index
+
+    async with stdio_client(world, MODES[0], lambda _: None) as client:
+        before = await coverage(client)
+        made = await client.call_tool(
+            "create_note", {"title": "Harbour", "body": "Ships at anchor.", "notebook_id": world.work_id}
+        )
+        assert not made.is_error, text_of(made)
+        seen: list[dict[str, Any]] = []
+
+        async def indexed() -> bool:
+            seen.append(await coverage(client))
+            return seen[-1]["complete"] and seen[-1]["notes_indexed"] == before["notes_indexed"] + 1
+
+        for _ in range(int(scaled(60) / 0.5)):
+            if await indexed():
+                break
+            await anyio.sleep(0.5)
+        assert seen[-1]["complete"] and seen[-1]["notes_indexed"] == before["notes_indexed"] + 1, seen[-3:]

@@ -123,6 +123,7 @@ def mcp_deps(ctx: CliContext) -> McpDeps:
     from noted.mcp.deps import McpDeps
 
     ctx.services.start_watching()  # a Markdown folder's outside changes reach the clients
+    ctx.services.keep_index_current(label="mcp")  # a save is found by meaning, as in the app
     return McpDeps.of(ctx.services, log_path=ctx.profile.log_path)
 
 
