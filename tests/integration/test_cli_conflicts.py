@@ -183,3 +183,39 @@ def test_editor_on_a_note_deleted_meanwhile_keeps_the_text_as_a_note(
     assert (
         body.endswith("\n\nbase\ntyped in the editor\n") and "was deleted elsewhere" in body.splitlines()[0]
     )
+
+
+# Moves the note to the trash through another process while "editing", then types a line.
+TRASHING = """
+import os, pathlib, subprocess, sys
+noted = [sys.executable, "-m", "noted", "--profile", os.environ["NOTED_TEST_PROFILE"]]
+subprocess.run([*noted, "trash", os.environ["NOTED_TEST_NOTE"]], check=True)
+path = pathlib.Path(sys.argv[-1])
+path.write_text(path.read_text(encoding="utf-8") + "typed in the editor\\n", encoding="utf-8")
+"""
+
+
+def test_editor_on_a_note_trashed_meanwhile_keeps_both_and_says_how_to_restore(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: the text went into the trashed note and the command said 'saved "Binned"'.
+    note = cli.ok("create", "Binned", "--body", "base\n").out.strip()
+    _concurrent_editor(cli, tmp_path, monkeypatch, note, TRASHING)
+    result = cli("edit", note)
+    assert result.code == EXIT_CONFLICT, result.err
+    assert "was moved to the trash while you edited it" in result.err and f"restore {note}" in result.err
+    assert cli.json("show", note)["body"] == "base\n"  # the trashed note kept its text
+    (copy,) = [n for n in cli.json("notes") if n["title"].startswith("Binned (conflict copy ")]
+    assert cli.json("show", copy["id"])["body"].endswith("\n\nbase\ntyped in the editor\n")
+
+
+def test_overwrite_of_a_note_trashed_meanwhile_says_it_stays_there(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = cli.ok("create", "Binned", "--body", "base\n").out.strip()
+    _concurrent_editor(cli, tmp_path, monkeypatch, note, TRASHING)
+    result = cli("edit", note, "--overwrite")
+    assert result.code == 0 and "moved to the trash meanwhile and stays there" in result.out
+    assert f"restore {note}" in result.out
+    shown = cli.json("show", note)
+    assert shown["body"] == "base\ntyped in the editor\n"

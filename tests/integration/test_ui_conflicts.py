@@ -365,3 +365,49 @@ async def test_a_note_deleted_while_it_is_edited_stays_in_the_editor(
     await running.until(lambda: "deleted elsewhere" in str(header.render()))
     assert running.app.workspace.editing and editor.dirty and editor.body_text.startswith(MINE)
     assert editor.note is not None and editor.note.id == fixture.release and not copies(running, fixture)
+
+
+def trash_elsewhere(fixture: Fixture) -> None:
+    """Move Release plan to the trash, as `noted trash` in another shell would."""
+    with other_process(fixture) as store:
+        store.trash_note(fixture.release, actor="mcp:test")
+
+
+async def test_a_save_into_a_note_trashed_meanwhile_asks_and_says_where_the_note_is(
+    running: Running, fixture: Fixture
+) -> None:
+    # Before: a trash leaves updated_time alone, so the save went into the trashed note and the
+    # header said "saved", not a word of the trash. The store is read back: the note keeps its text.
+    editor = await edit_and_type(running)
+    trash_elsewhere(fixture)
+    await running.until(
+        lambda: "moved to the trash elsewhere" in str(editor.query_one("#editor-header").render())
+    )
+    await running.pilot.press("ctrl+s")
+    view = await conflict_view(running)
+    assert "was moved to the trash while you edited it" in view.wording.title
+    await running.pilot.press("enter")  # Keep both
+    await running.until(lambda: len(copies(running, fixture)) == 1)
+    note = running.app.services.store.get_note(fixture.release)
+    assert note.is_trashed and not note.body.startswith(MINE)
+    (copy,) = copies(running, fixture)
+    assert f"\n\n{MINE}Plans" in copy
+    said = [n.message for n in running.app._notifications]
+    assert any("stays in the trash (u under Trash restores it)" in m for m in said), said
+
+
+async def test_an_open_note_trashed_meanwhile_says_so_and_each_save_says_it(
+    running: Running, fixture: Fixture
+) -> None:
+    await running.pilot.press("g", "e")
+    editor = running.q(NoteEditor)
+    await running.until(lambda: editor.note is not None and editor.has_focus_within)
+    trash_elsewhere(fixture)  # nothing typed yet: the editor takes the note as it is now
+    await running.until(lambda: editor.note is not None and editor.note.is_trashed)
+    assert "in the trash: u under Trash restores it" in str(editor.query_one("#editor-header").render())
+    await running.pilot.press(*MINE, "ctrl+s")
+    await running.until(lambda: not editor.dirty)
+    note = running.app.services.store.get_note(fixture.release)
+    assert note.is_trashed and note.body.startswith(MINE)
+    said = [n.message for n in running.app._notifications]
+    assert any('Saved "Release plan", which is in the trash (u under Trash' in m for m in said), said

@@ -355,3 +355,28 @@ async def test_triage_in_a_kept_filter_keeps_the_filter_and_the_cursor_in_its_pl
         assert "Log 140" not in titles(notes) and "11 of 154 · filter: log 14" in str(notes.border_title)
         # Not vacuous: a first version put the cursor back on the first match.
         assert notes.highlighted == 2 and titles(notes)[2] == "Log 141"
+
+
+async def test_a_find_belongs_to_its_note_not_to_another_with_the_same_text(
+    services: Services, fixture: Fixture
+) -> None:
+    # Before: the page dropped its find only when the text changed, so a second note with the same
+    # text (a copy, a template) opened with the first note's matches lit and "find: …" under its title.
+    twin = NoteDraft(title="Twin", body=HAYSTACK, parent_id=fixture.home, user_updated_time=T0 + 8 * HOUR)
+    twin_id = services.store.create_note(twin, actor=ACTOR_IMPORT).id
+    async with running(fixture, services) as (app, pilot, notes):
+        viewer = app.workspace.query_one(NoteViewer)
+        page = await open_haystack(pilot, notes)
+        await pilot.press("slash", *"needle", "enter")
+        await until(pilot, lambda: app.focused is page and header_says(page) == "find: needle · 1/4")
+        row = page.find.hits[0].row if page.find else -1
+        notes.focus()
+        await pilot.press("j")  # the list's cursor to the twin: the reader follows it
+        await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == twin_id)
+        await pilot.pause()
+        assert viewer.view is not None and viewer.view.note.body == HAYSTACK  # the same text
+        assert page.find is None and header_says(page) == ""
+        assert not any(hit for _, hit, _ in painted(page, row))  # "the needle one": nothing lit
+        page.focus()
+        await pilot.press("n")  # no find in this note: n goes nowhere
+        assert page.find is None and header_says(page) == ""

@@ -7,18 +7,22 @@ settings file, so the app reads it as it starts.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
-from textual.binding import Binding
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
 
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.keys import EVERYWHERE, KeysOverlay
+from noted.ui.dialogs.picker import NotebookPicker
+from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.screens.search import SearchScreen
 from noted.ui.widgets.key_bar import KeyBar, fit_keys
 from noted.ui.widgets.note_list import NoteList
@@ -69,6 +73,48 @@ async def test_the_key_bar_keeps_f1_and_the_palette_whole_when_narrow(services: 
         app.workspace.query_one(NoteList).focus()
         await pilot.pause()
         assert "…" in bar_text(app)  # the list has more keys than fit: the bar says some are left out
+
+
+class _AnyDialog(ModalScreen[None]):
+    """A modal screen with no key bar of its own, as any new dialog would be."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "dismiss", "Close this", id="test.close", tooltip="Close the test dialog")
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("A dialog")
+
+
+@pytest.mark.parametrize(
+    ("opened_by", "modal", "keys"),
+    [
+        ("m", NotebookPicker, "esc Cancel"),  # a picker
+        ("t", TextPrompt, "esc Cancel"),  # a prompt
+        ("question_mark", KeysOverlay, "esc Close"),  # the list of keys
+        ("", _AnyDialog, "x Close this"),  # any modal screen, pushed as the app pushes one
+    ],
+)
+async def test_under_a_modal_screen_the_key_bar_shows_its_keys_not_the_panes_behind(
+    services: Services, opened_by: str, modal: type[ModalScreen[Any]], keys: str
+) -> None:
+    # Before: the bar kept the list's keys (Open, Edit, Mark…), which a modal screen stops.
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        bar = app.workspace.query_one(KeyBar)  # in sight: these screens have no bar of their own
+        before = bar.render().plain  # type: ignore[union-attr]
+        assert "e Edit" in before
+        if opened_by:
+            await pilot.press(opened_by)
+        else:
+            app.push_screen(_AnyDialog())
+        await until(pilot, lambda: isinstance(app.screen, modal))
+        await until(pilot, lambda: keys in bar.render().plain)  # type: ignore[union-attr]
+        shown = bar.render().plain  # type: ignore[union-attr]
+        assert "Edit" not in shown and "Mark" not in shown and shown.rstrip().endswith("^p palette"), shown
+        app.screen.dismiss(None)
+        await until(pilot, lambda: bar.render().plain == before)  # type: ignore[union-attr]
 
 
 def test_fit_keys_drops_the_last_unpinned_keys_first() -> None:

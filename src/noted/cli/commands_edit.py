@@ -1,8 +1,8 @@
 """``noted edit`` (options or ``$EDITOR``) and ``noted history``.
 
 An edit in ``$EDITOR`` (or ``--body-file``) saves with the ``updated_time`` the note had when it
-was read, so a change made meanwhile by another process (the TUI, an MCP client) is never
-overwritten unasked: by default both are kept (``noted.ops.conflicts``), the person's text as a
+was read, so a change made meanwhile by another process (the TUI, an MCP client), a move to the
+trash included, is never overwritten unasked: by default both are kept (``noted.ops.conflicts``), the person's text as a
 conflict copy, and the command exits with ``EXIT_CONFLICT``. ``--theirs`` keeps the other version
 (the person's text goes to the history) and ``--overwrite`` saves over it (the other version stays
 in the history). ``--append`` and ``--prepend`` are applied inside the write and never conflict.
@@ -120,7 +120,12 @@ def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) 
 def _report(ctx: CliContext, base: Note, resolved: Resolved) -> int:
     code = 0 if resolved.choice is Choice.OVERWRITE else EXIT_CONFLICT
     if not ctx.json:
-        if resolved.choice is Choice.OVERWRITE:
+        if resolved.choice is Choice.OVERWRITE and resolved.note.is_trashed:
+            ctx.out(
+                f'saved "{resolved.note.title}", which was moved to the trash meanwhile and stays there; '
+                f"`{ctx.command('restore', base.id)}` brings it back"
+            )
+        elif resolved.choice is Choice.OVERWRITE:
             ctx.out(
                 f'saved "{resolved.note.title}" over a change made meanwhile, which is in '
                 f"`{ctx.command('history', base.id)}`"
@@ -149,6 +154,16 @@ def _conflict_line(ctx: CliContext, base: Note, resolved: Resolved) -> str:
     """The one line on stderr for an edit that did not replace the note's text (its commands run
     as they are, ``--vault DIR`` and the like included)."""
     copy = resolved.copy
+    if resolved.note.is_trashed:
+        kept = (
+            f"kept it there, yours is in `{ctx.command('history', base.id)}`"
+            if copy is None
+            else f'your text is the new note "{copy.title}" ({copy.id})'
+        )
+        return (
+            f'note "{base.title}" was moved to the trash while you edited it; {kept}; '
+            f"`{ctx.command('restore', base.id)}` brings the note back"
+        )
     if copy is None:
         return (
             f'note "{base.title}" changed while you edited it; kept that version, yours is in '

@@ -49,6 +49,9 @@ MERGED = "merged"
 """The label of the revision that a merge of both sides made current."""
 COPY = "conflict copy"
 """The label of a conflict copy's first revision."""
+IN_TRASH = " The note stays in the trash."
+"""Said after a choice that leaves the person's text in (the history of) a note in the trash; the
+front end adds how to restore it."""
 
 
 def kept_theirs(store: Store, note_id: str) -> str:
@@ -160,13 +163,17 @@ def resolve(
         ValueError: ``choice`` is ``BACK``, or ``MERGE`` without ``merged``.
     """
     mine_actor = mine_actor or actor
+    trashed = conflict.theirs.is_trashed
     if choice is Choice.KEEP_BOTH:
-        copy = keep_copy(store, conflict.base, conflict.title, conflict.body, actor=mine_actor)
-        message = f'Kept both: your text is in "{copy.title}", beside the note.'
-        return Resolved(choice, conflict.theirs, copy, message)
+        copy = keep_copy(
+            store, conflict.base, conflict.title, conflict.body, actor=mine_actor, trashed=trashed
+        )
+        where = "in its notebook; the note stays in the trash" if trashed else "beside the note"
+        return Resolved(choice, conflict.theirs, copy, f'Kept both: your text is in "{copy.title}", {where}.')
     if choice is Choice.THEIRS:
         note = _save_then(store, conflict, (conflict.theirs.title, conflict.theirs.body), actor, mine_actor)
-        return Resolved(choice, note, None, "Took the other version; yours is in the note's history.")
+        message = "Took the other version; yours is in the note's history."
+        return Resolved(choice, note, None, message + IN_TRASH if note.is_trashed else message)
     if choice is Choice.OVERWRITE:
         with labelled(KEPT_MINE):
             note = store.update_note(
@@ -175,7 +182,8 @@ def resolve(
                 actor=mine_actor,
                 base_updated_time=conflict.theirs.updated_time,
             )
-        return Resolved(choice, note, None, "Saved yours; the other version is in the note's history.")
+        message = "Saved yours; the other version is in the note's history."
+        return Resolved(choice, note, None, message + IN_TRASH if note.is_trashed else message)
     if choice is Choice.MERGE and merged is not None:
         note = _save_then(store, conflict, merged, actor, mine_actor)
         return Resolved(choice, note, None, "Saved the merge; both sides are in the note's history.")
@@ -221,11 +229,12 @@ def copy_title(title: str, when: int) -> str:
     return f"{title} (conflict copy {stamp})"
 
 
-def copy_body(original: Note, body: str, when: int, *, gone: bool = False) -> str:
+def copy_body(original: Note, body: str, when: int, *, gone: bool = False, trashed: bool = False) -> str:
     """The body of a conflict copy: a line saying why it exists, then the person's text.
 
     ``gone``: the note was deleted for good meanwhile, so the line names it without a link (a link
-    to it would lead nowhere) and there is nothing to merge with.
+    to it would lead nowhere) and there is nothing to merge with. ``trashed``: it was moved to
+    the trash meanwhile (the line says so, and links to it).
     """
     stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
     if gone:
@@ -234,22 +243,33 @@ def copy_body(original: Note, body: str, when: int, *, gone: bool = False) -> st
             "was being edited, so the text was kept here."
         )
     else:
+        what = "moved to the trash" if trashed else "changed elsewhere"
         header = (
             f"> Conflict copy of [{_link_text(original.title)}](:/{original.id}), saved {stamp}: the note "
-            "was changed elsewhere while this text was being edited. Merge what you need, then delete this note."
+            f"was {what} while this text was being edited. Merge what you need, then delete this note."
         )
     return f"{header}\n\n{body}"
 
 
-def keep_copy(store: Store, original: Note, title: str, body: str, *, actor: str, gone: bool = False) -> Note:
+def keep_copy(
+    store: Store,
+    original: Note,
+    title: str,
+    body: str,
+    *,
+    actor: str,
+    gone: bool = False,
+    trashed: bool = False,
+) -> Note:
     """Save ``title``/``body`` as a conflict copy of ``original``, in its notebook while that is there.
 
-    ``gone``: ``original`` was deleted for good meanwhile (the copy's first line says so).
+    ``gone``: ``original`` was deleted for good meanwhile; ``trashed``: moved to the trash (the
+    copy's first line says which).
     """
     when = now_ms()
     draft = NoteDraft(
         title=copy_title(title or original.title, when),
-        body=copy_body(original, body, when, gone=gone),
+        body=copy_body(original, body, when, gone=gone, trashed=trashed),
         parent_id=_copy_folder(store, original.parent_id, actor),
     )
     with labelled(COPY):

@@ -5,7 +5,7 @@ it and reads it back, for the app's editor (suspended meanwhile) and ``noted edi
 kept until the text is safely saved, so an edit that cannot be saved is never lost.
 
 ``save_text`` is the one save of an edited title and body, for the app's editor and ``noted
-edit``: one write based on the version the text was edited from; a note changed or deleted
+edit``: one write based on the version the text was edited from; a note changed, trashed or deleted
 meanwhile is reported, not overwritten, and the caller settles it (``noted.ops.conflicts``).
 ``SaveLine`` puts the saves of one editor in a line, so two in flight at once (Ctrl+S while the
 editor makes way for another note) neither meet each other as a conflict nor keep two copies.
@@ -111,8 +111,8 @@ class Saved:
     """What ``save_text`` did.
 
     Attributes:
-        note: The note as saved; None when it changed or was deleted for good since ``base`` was
-            read, so nothing was written and the caller settles the conflict.
+        note: The note as saved; None when it changed, went to the trash or was deleted for good
+            since ``base`` was read, so nothing was written and the caller settles the conflict.
     """
 
     note: Note | None
@@ -134,14 +134,22 @@ def save_text(
     """Save an edited title (None or ``base.title``: unchanged) and body of ``base``, in one write
     based on ``base.updated_time``; saves passing the same ``session`` share a revision in a burst.
 
+    A note moved to the trash since ``base`` was read is a change made meanwhile like any other
+    (a trash leaves ``updated_time`` as it was, so the store would take the write): nothing is
+    written, and the person is shown the conflict, not told "saved" of a note in the trash. A
+    note that was in the trash already when it was opened is saved there.
+
     Raises:
         NotedError: the store refused the text (too large, a disk fault); nothing was written.
     """
     patch = NotePatch(title=title if title is not None and title != base.title else None, body=body)
     try:
-        note = store.update_note(
-            base.id, patch, actor=actor, base_updated_time=base.updated_time, session=session
-        )
+        with store.batch():  # the look and the write as one, where the store has transactions
+            if not base.is_trashed and store.get_note(base.id).is_trashed:
+                return Saved(None)
+            note = store.update_note(
+                base.id, patch, actor=actor, base_updated_time=base.updated_time, session=session
+            )
     except (ConflictError, NotFoundError):  # changed, or deleted for good, meanwhile
         return Saved(None)
     return Saved(note)

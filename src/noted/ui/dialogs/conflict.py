@@ -50,10 +50,17 @@ class Wording:
     @classmethod
     def save(cls, conflict: Conflict, *, quitting: bool = False) -> Wording:
         """A save that met a note changed elsewhere."""
-        elsewhere = "moved to the trash" if conflict.theirs.is_trashed else "changed elsewhere"
         then = " and quit" if quitting else ""
+        if conflict.theirs.is_trashed:
+            return cls(
+                f'"{conflict.base.title}" was moved to the trash while you edited it',
+                f"Keep both{then}: your text becomes a conflict copy in the note's notebook. Take theirs: "
+                "yours goes to the note's history. Overwrite: yours is saved in the note. Either way the "
+                "note stays in the trash (u under Trash restores it). Esc: back to editing.",
+                ("Moved to the trash", "Your changes"),
+            )
         return cls(
-            f'"{conflict.base.title}" was {elsewhere} while you edited it',
+            f'"{conflict.base.title}" was changed elsewhere while you edited it',
             f"Keep both{then}: your text becomes a conflict copy beside the note. Take theirs: yours goes "
             "to the note's history. Overwrite: theirs goes to the history. Esc: back to editing.",
         )

@@ -7,6 +7,11 @@ can still be clicked.
 
 Help (F1) and the command palette (Ctrl+P) stay whole at every width, 80 columns included: they
 lead to every other key, so the keys that do not fit are dropped instead (a `…` says so).
+
+A modal screen in front (a dialog, a picker, the list of keys) leaves the bar of the screen behind
+in sight, but stops that screen's keys: so the bar shows the keys of the modal screens in front of
+its own, the topmost's, whether or not it has a bar of its own (one that has covers this one). It
+follows them from the app's screen changes, a push or a pop, not from key presses.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from textual.app import RenderResult
 from textual.binding import Binding
 from textual.content import Content
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
 DROPPED = "…"
@@ -41,13 +46,34 @@ class KeyBar(Widget):
         super().__init__(id=id)
         self._keys: list[tuple[Binding, bool]] = []
         self._palette: Binding | None = None
+        self._source: Screen[object] | None = None
+        """The screen whose keys are shown: this bar's own, or a modal screen in front of it."""
 
     def on_mount(self) -> None:
+        self._source = self.screen
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
         self._bindings_changed(self.screen)
 
+    def _screen_changed(self, _top: Screen[object]) -> None:
+        """A screen was pushed or popped: show the keys of the modal screens in front, if any."""
+        own, stack = self.screen, self.app.screen_stack
+        if not self.is_attached or own not in stack:
+            return
+        above = stack[stack.index(own) + 1 :]
+        # A full screen in front hides this bar: it keeps its own keys, and their work.
+        source = stack[-1] if all(isinstance(screen, ModalScreen) for screen in above) else own
+        if source is self._source:
+            return
+        if self._source is not None and self._source is not own:
+            self._source.bindings_updated_signal.unsubscribe(self)
+        self._source = source
+        if source is not own:
+            source.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(source)
+
     def _bindings_changed(self, screen: Screen[object]) -> None:
-        if not self.is_attached or screen is not self.screen:
+        if not self.is_attached or screen is not self._source:
             return
         seen: set[str] = set()
         keys: list[tuple[Binding, bool]] = []

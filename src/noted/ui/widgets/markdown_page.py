@@ -140,6 +140,8 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
         self._body = ""
+        self._key = ""
+        """What the page shows (a note's id): a find belongs to it."""
         self._drawn: Drawn | None = None
         self._painted: dict[int, Strip] = {}
         """Rows as painted (cropped to the width, on the widget's background), until either changes."""
@@ -163,14 +165,17 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
             theme = self._themes[name] = markdown_theme(variables, dark=dark)
         return Look(width, theme, name, code_theme(self.app.current_theme.dark))
 
-    def update(self, body: str, drawn: Drawn | None = None) -> None:
+    def update(self, body: str, drawn: Drawn | None = None, *, key: str = "") -> None:
         """Show ``body`` from its top (the caller scrolls when it wants another place).
 
         ``drawn``: the body drawn ahead of time; used when it was drawn in the page's current look.
+        ``key``: what ``body`` is of (a note's id). The find belongs to it: another note's page
+        shows none, though its text be the same; the same note read again keeps it, its matches
+        looked for anew.
         """
-        if body != self._body:
-            self.find = None  # another note (the same one read again keeps its find)
-        self._body = body
+        if key != self._key or (not key and body != self._body):
+            self.find = None
+        self._body, self._key = body, key
         self._draw(drawn)
         self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()

@@ -11,7 +11,8 @@ the editor's own write, nor a second copy of a deleted note).
 
 A note deleted or trashed elsewhere while it is edited stays in the editor with the person's
 text (the list's cursor moves on, the editor does not follow it); the header says so, and the next
-save keeps the text as a copy.
+save keeps the text as a copy, or (trashed) shows both sides. A note edited in the trash says so
+in the header and on each save, with the key that restores it.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ QUIT = "quit"
 CHANGED = "changed elsewhere: saving shows both sides"
 TRASHED = "moved to the trash elsewhere: saving shows both sides"
 GONE = "deleted elsewhere: saving keeps your text as a copy"
+RESTORE = "u under Trash restores it"
+IN_TRASH = f"in the trash: {RESTORE}"
 
 
 class NoteEditor(ReportsWorkerFailures, Vertical):
@@ -133,7 +136,7 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
     def edit(self, note: Note, *, text: str | None = None) -> None:
         """Start editing ``note`` (with ``text`` instead of its body, e.g. after ``$EDITOR``)."""
         self.note = note
-        self._stale = ""
+        self._stale = IN_TRASH if note.is_trashed else ""
         self._conflict = None
         self._session = f"app-editor-{uuid.uuid4().hex}"
         self._line = SaveLine()
@@ -197,8 +200,13 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
 
     def changed_elsewhere(self, note: Note) -> None:
         """The open note was written by someone else: take it if nothing is unsaved, else warn."""
-        if self.note is None or note.id != self.note.id or note.updated_time == self.note.updated_time:
-            return
+        old = self.note
+        if (
+            old is None
+            or note.id != old.id
+            or (note.updated_time, note.is_trashed) == (old.updated_time, old.is_trashed)
+        ):
+            return  # (a trash leaves updated_time as it was)
         if self.dirty:
             self._stale = TRASHED if note.is_trashed else CHANGED
             self._draw_header()
@@ -264,7 +272,7 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         if message.conflict is None:
             return
         self._conflict = message.conflict
-        self._stale = CHANGED
+        self._stale = TRASHED if message.conflict.theirs.is_trashed else CHANGED
         self._draw_header()
         if message.then == SWITCH:  # the person is on the way elsewhere: nothing to answer now
             self._refuse_switch()
@@ -279,9 +287,13 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
             self.query_one("#editor-title", Input).value = note.title
         if current is None or current.id != note.id or current.updated_time <= note.updated_time:
             self.note = note  # (not a save overtaken by a later one, reported after it)
-        self._stale = ""
+        self._stale = IN_TRASH if note.is_trashed else ""
         self._conflict = None
         self._update_dirty()
+        if note.is_trashed:  # saved, but where it is out of sight: say so, and how to bring it back
+            self.notify(
+                f'Saved "{note.title}", which is in the trash ({RESTORE}).', severity="warning", timeout=10
+            )
         self.post_message(self.Saved(note))
         if then == CLOSE:
             self.post_message(self.Closed(note.id))
@@ -319,7 +331,8 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         self._forget_file()
         copy_kept = resolved.copy is not None and resolved.copy.id == note.id  # the note was deleted
         if not (copy_kept and self.note is not None and self.note.id == note.id):  # (else: said already)
-            self.notify(resolved.message, timeout=10)
+            said = resolved.message
+            self.notify(said.removesuffix(".") + f" ({RESTORE})." if note.is_trashed else said, timeout=10)
             # The note as it is now, or the copy: the person's text is safe. Text typed while the
             # save was under way stays in the editor, over the copy, not saved yet.
             typed, saved = self.body_text, message.text

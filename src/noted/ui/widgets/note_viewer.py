@@ -238,7 +238,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         with self.app.batch_update():  # one frame for header, body, outline and links, not four
             header = self.query_one("#note-header", Static)
             header.update(self._header(view), layout=False)
-            scroll.update(view.note.body, effect.copy.drawn)  # another note: its find is cleared
+            scroll.update(view.note.body, effect.copy.drawn, key=view.note.id)  # another note: no find
             self.query_one(OutlineList).show(view.outline)
             self.query_one(LinkList).show(view.links, view.resources)
             if section is None or not self.scroll_to_section(section):
