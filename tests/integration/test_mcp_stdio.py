@@ -162,7 +162,7 @@ async def test_the_stdio_server_keeps_a_built_index_up_to_date(world: World) -> 
 
         async def indexed() -> bool:
             seen.append(await coverage(client))
-            return seen[-1]["complete"] and seen[-1]["notes_indexed"] == before["notes_indexed"] + 1
+            return bool(seen[-1]["complete"] and seen[-1]["notes_indexed"] == before["notes_indexed"] + 1)
 
         for _ in range(int(scaled(60) / 0.5)):
             if await indexed():
