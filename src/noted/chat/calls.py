@@ -4,7 +4,8 @@
 one tool registry; a write outside the open note is put to the person first when
 ``ai.approveWrites`` is on (unless the registry would refuse it anyway), and the edits of the
 open note made during the round are saved once at its end, shown to the person as a diff first
-under the same setting. A cancel while the person is being asked raises ``Stopped``.
+under the same setting (and always in review mode, ``ai.writes`` review, where the other writes
+wait as proposals). A cancel while the person is being asked raises ``Stopped``.
 """
 
 from __future__ import annotations
@@ -164,7 +165,8 @@ class RoundCalls:
         )
 
     async def commit_edits(self, results: list[ToolResult]) -> AsyncIterator[ChatEvent]:
-        """Save the round's edits of the open note once, after the person's yes if one is asked.
+        """Save the round's edits of the open note once, after the person's yes if one is asked
+        (when ``ai.approveWrites`` is on, and always in review mode).
 
         ``results`` are rewritten in place to say whether the edits were saved, declined or lost.
         """
@@ -186,7 +188,10 @@ class RoundCalls:
         )
         count = len(session.edits)
         yield EditsProposed(session.note_id, diff, count)
-        if self.approve_writes():
+        # In review mode (``ai.writes`` review) no write goes in unasked. The open note's edits have
+        # no tool of their own a proposal could be accepted through (editor tools need the open
+        # note), so they are asked about here, their diff shown, whatever ``ai.approveWrites`` says.
+        if self.approve_writes() or self.ctx.writes_wait:
             approval = Approval(f"Apply {count} edit(s) to “{session.title}”?", "", diff)
             yield self._ask(approval, "edit_current")
             allowed = await self._answer(approval)

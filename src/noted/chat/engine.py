@@ -16,7 +16,8 @@ Rules it keeps:
   person: approval is asked only for a call that would run.
 - Edits of the open note made in one round are saved once after the round, and refused whole if
   the note moved meanwhile. With ``ai.approveWrites`` on, the person sees the diff (or the write
-  tool and its arguments) and says yes or no; a no reaches the model as a refusal.
+  tool and its arguments) and says yes or no; a no reaches the model as a refusal. In review mode
+  the other writes wait as proposals, and the diff is always asked about.
 - A request over the token budget is refused with the remedies, never silently cut; the refused
   message is not saved, so the conversation is not stuck over the budget.
 - Cancelling stops the stream at once (its HTTP response is closed before ``Cancelled``) and saves
