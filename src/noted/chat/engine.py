@@ -149,11 +149,18 @@ class ChatEngine:
             self.setup.transcripts.append(conversation_id, [undone])
         return note
 
-    def undo_batch(self, applied: BatchApplied) -> Undone:
-        """Put back every note a batch changed (one changed since is left, and named) and trash the
-        notes it made, as the person."""
+    def undo_batch(self, applied: BatchApplied, conversation_id: str | None = None) -> Undone:
+        """Undo the batch ``applied`` as the person (``noted.ops.batch_undo.restore``: what changed
+        since is left as it is, and named, as are the changes no undo can take back), and say so
+        in ``conversation_id``'s transcript, so a resumed chat shows what was undone."""
         store = self.setup.context("user", None).store
-        return restore(store, applied.states, applied.after, applied.created, actor="user")
+        undone = (
+            restore(store, applied.batch, actor="user") if applied.batch else Undone(0, (), applied.final)
+        )
+        if conversation_id is not None:
+            notice = Notice(undone.message, kind=UNDONE_BATCH)
+            self.setup.transcripts.append(conversation_id, [notice])
+        return undone
 
 
 class _Run:
@@ -349,6 +356,8 @@ async def _close(provider: ChatProvider) -> None:
 
 
 UNDONE = "Undone: the note is back as it was before this change."
+UNDONE_BATCH = "undone-batch"
+"""The kind of the notice that says what undoing a batch did (``Undone.message``)."""
 
 
 def change_notice(event: ChatEvent, so_far: list[Entry]) -> list[Entry]:
