@@ -18,14 +18,16 @@ from tests.support.backends import BACKENDS, LocalStore, open_backend
 from tests.support.tools_env import Env, make_env
 
 from noted.models import ACTOR_USER, NoteDraft, ToolStatus
-from noted.ops.batch_undo import capture
+from noted.ops.batch_capture import Snapshot, capture, settled
+from noted.ops.batch_undo import restore
 from noted.store.vault import VaultStore
 
 
 @pytest.fixture(params=BACKENDS)
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
     with open_backend(request.param, tmp_path / "store") as store:
-        yield make_env(store, tmp_path, enabled=("manage_tags", "update_note", "create_note"))
+        enabled = ("manage_tags", "update_note", "create_note", "update_notebook", "rename_tag", "create_tag")
+        yield make_env(store, tmp_path, enabled=enabled)
 
 
 def _notes(store: LocalStore) -> tuple[str, list[str]]:
@@ -59,7 +61,7 @@ def _files(store: LocalStore) -> dict[str, bytes]:
 async def test_a_batch_that_holds_is_written_whole(env: Env) -> None:
     store = env.store
     folder_id, ids = _notes(store)
-    results = await env.registry.call_together(_calls(folder_id, ids), env.ctx, capture(store, ids))
+    results = await env.registry.call_together(_calls(folder_id, ids), env.ctx, capture(store, notes=ids))
     assert [r.status for r in results] == [ToolStatus.OK] * 4
     assert store.note_tag_titles([ids[0]]) == {ids[0]: ("later",)}
     assert store.get_note(ids[1]).title == "Renamed"
@@ -69,7 +71,7 @@ async def test_a_batch_that_holds_is_written_whole(env: Env) -> None:
 async def test_a_change_failing_half_way_leaves_every_note_as_it_was(env: Env) -> None:
     store = env.store
     folder_id, ids = _notes(store)
-    states = capture(store, ids)
+    states = capture(store, notes=ids)
     store.trash_note(ids[2], actor=ACTOR_USER)  # deleted for good after the person was asked
     store.empty_trash(actor=ACTOR_USER)
     cursor, files = store.latest_cursor(), _files(store)
@@ -99,7 +101,7 @@ async def test_a_fault_injected_in_the_last_write_leaves_every_note_as_it_was(
         return real(note_id, patch, **kwargs)
 
     monkeypatch.setattr(store, "update_note", failing)
-    results = await env.registry.call_together(_calls(folder_id, ids), env.ctx, capture(store, ids))
+    results = await env.registry.call_together(_calls(folder_id, ids), env.ctx, capture(store, notes=ids))
     assert results[3].status is ToolStatus.INTERNAL
     assert all("change 4 (update_note) failed" in (r.message or "") for r in results), results
     monkeypatch.undo()
@@ -111,3 +113,47 @@ async def test_a_fault_injected_in_the_last_write_leaves_every_note_as_it_was(
     if store.capabilities.transactions:
         assert store.latest_cursor() == cursor
         assert _files(store) == files
+
+
+def _before(env: Env, calls: list[tuple[str, dict[str, object]]]) -> Snapshot:
+    """What the calls name, as the chat keeps it before a batch (from each tool's ``undo``)."""
+    named: tuple[list[str], list[str], list[str]] = ([], [], [])
+    for name, args in calls:
+        tool = env.registry.get(name)
+        assert tool is not None and tool.undo is not None
+        for kept, more in zip(named, tool.undo.named(args), strict=True):
+            kept += more
+    return capture(env.store, notes=named[0], folders=named[1], tags=named[2])
+
+
+async def test_an_undo_puts_back_notebooks_and_tags_and_leaves_what_was_tagged_since(env: Env) -> None:
+    """Tagging a note changes no ``updated_time`` (on every backend), so the undo once took the
+    person's later tag off with the batch's; a renamed notebook or tag, a tag the batch made, stayed."""
+    store = env.store
+    folder_id, ids = _notes(store)
+    store.tag_note(ids[1], ["old"], actor=ACTOR_USER)
+    old = store.find_tag("old")
+    assert old is not None
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("manage_tags", {"note_id": ids[0], "add": ["later"]}),
+        ("manage_tags", {"note_id": ids[2], "add": ["later"]}),
+        ("update_notebook", {"id": folder_id, "title": "House"}),
+        ("rename_tag", {"id": old.id, "title": "older"}),
+        ("create_tag", {"title": "fresh"}),
+        ("create_note", {"title": "Summary", "body": "all\n", "notebook_id": folder_id}),
+    ]
+    before = _before(env, calls)
+    results = await env.registry.call_together(calls, env.ctx, before)
+    assert all(r.ok for r in results), results
+    batch = settled(store, before, env.ctx.actor)
+    store.tag_note(ids[0], ["mine"], actor=ACTOR_USER)  # the person, after the batch
+
+    undone = restore(store, batch, actor=ACTOR_USER)
+
+    assert undone.kept == ('note "Note 0"',)
+    assert sorted(store.note_tag_titles([ids[0]])[ids[0]]) == ["later", "mine"]
+    assert store.note_tag_titles([ids[2]]) == {}
+    assert store.get_folder(folder_id).title == "Home"
+    assert store.get_tag(old.id).title == "old" and store.note_tag_titles([ids[1]]) == {ids[1]: ("old",)}
+    assert store.find_tag("fresh") is None
+    assert sorted(n.title for n in store.list_notes(folder_id=folder_id)) == ["Note 0", "Note 1", "Note 2"]

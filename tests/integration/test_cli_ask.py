@@ -167,6 +167,35 @@ def test_without_a_terminal_writes_are_declined_and_the_model_is_told(
     assert note_titles(profile) == ["Shopping"]
 
 
+def test_in_review_mode_an_edit_of_the_note_is_asked_about_and_without_a_terminal_declined(
+    profile: Path,
+) -> None:
+    """``ai.writes`` review with the offline demo, which appends the request to the note: the edit
+    was written at once, exit 0, though review mode promises that nothing goes in unasked."""
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        (note,) = store.list_notes()
+    finally:
+        store.close()
+    env = env_with_src(
+        NOTED_AI_ENABLED="1",
+        NOTED_AI_PROVIDER="fake",
+        NOTED_AI_WRITES="review",
+        NOTED_AI_TOOL_EDIT_CURRENT_ENABLED="1",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "ask", "--new", "--note", note.id, "buy pears"],
+        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=LIVENESS, check=False,
+    )  # fmt: skip
+    assert done.returncode == 4, done.stderr
+    assert "no terminal to ask on" in done.stderr and "+- [ ] buy pears" in done.stderr
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        assert store.get_note(note.id).body == BODY
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize("where", ["after", "before"], ids=["ask --json", "--json ask"])
 def test_json_reports_the_answer_tool_calls_changes_and_usage(
     profile: Path, wire: WireServer, where: str

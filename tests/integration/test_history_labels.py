@@ -17,7 +17,8 @@ from tests.support.backends import BACKENDS, LocalStore, open_backend
 
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.ops import notes as ops
-from noted.ops.batch_undo import UNDONE, capture, restore
+from noted.ops.batch_capture import capture, settled
+from noted.ops.batch_undo import UNDONE, restore
 from noted.ops.conflicts import COPY, KEPT_MINE, Choice, Conflict, resolve
 from noted.store.history.delta import pack_whole
 from noted.store.joplin.sidecar_schema import SCHEMA_KEY, SCHEMA_VERSION, ensure_schema
@@ -71,9 +72,9 @@ def test_a_restore_and_an_undo_say_what_they_were(store: LocalStore) -> None:
     newest = store.note_history(note.id)[0]
     assert (newest.body, newest.actor, newest.label) == ("one\n", ACTOR_USER, f"restored from rev {first.id}")
 
-    states = capture(store, [note.id])
-    changed = store.update_note(note.id, NotePatch(body="by the batch\n"), actor="assistant:2")
-    restore(store, states, {note.id: changed.updated_time}, (), actor=ACTOR_USER)
+    before = capture(store, notes=[note.id])
+    store.update_note(note.id, NotePatch(body="by the batch\n"), actor="assistant:2")
+    restore(store, settled(store, before, "assistant:2"), actor=ACTOR_USER)
     newest = store.note_history(note.id)[0]
     assert (newest.body, newest.actor, newest.label) == ("one\n", ACTOR_USER, UNDONE)
     # The label lasts only for the saves made inside: the next save has none.

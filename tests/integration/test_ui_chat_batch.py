@@ -11,19 +11,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.integration.test_ui_chat import ask, host, settle, until
+from tests.integration.test_ui_chat import Host, ask, host, settle, until
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from noted.models import NoteDraft
+from noted.ops.attachments import attach_to_note
 from noted.profile import Profile
 from noted.providers import CallTool, Reply
 from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.batch_card import BatchCard
 from noted.ui.chat.edits import EditCard
-from noted.ui.chat.views import ChatInput
+from noted.ui.chat.views import ChatInput, NoticeView
 
 
 @pytest.fixture
@@ -114,3 +115,51 @@ async def test_a_batch_whose_change_fails_writes_nothing_and_its_card_says_which
         assert "change 2 (manage_tags) failed" in str(card.query_one(".card-status", Static).render())
         assert store.note_tag_titles(ids) == {}
         assert card.applied is None
+
+
+@pytest.mark.parametrize("size", [(100, 40)])
+async def test_ctrl_z_names_what_it_left_as_the_person_made_it_and_what_it_cannot_undo(
+    services: Services, size: tuple[int, int]
+) -> None:
+    """The card said "Ctrl+Z undoes them all" over a file replaced for good, and the undo took off
+    a tag the person had put on since, saying nothing."""
+    for tool in ("manage_tags", "replace_attachment"):
+        services.settings.set(f"ai.tool.{tool}.enabled", True)
+    store = services.store
+    home = store.create_folder("Home", actor="user")
+    a, b = (store.create_note(NoteDraft(t, "x\n", parent_id=home.id), actor="user") for t in ("A", "B"))
+    file = attach_to_note(store, b, b"old", filename="f.txt", mime="text/plain", title="", actor="user")
+    script: list[Turn] = [
+        [
+            CallTool("manage_tags", {"note_id": a.id, "add": ["later"]}, id="t0"),
+            CallTool("manage_tags", {"note_id": b.id, "add": ["later"]}, id="t1"),
+            CallTool("replace_attachment", {"id": file.id, "content_base64": "bmV3"}, id="r"),
+        ],
+        [Reply("Done.")],
+    ]
+    app, _ = host(services, script)
+    async with app.run_test(size=size) as pilot:
+        await _asked(pilot, app, "tidy up")
+        card = app.query_one(BatchCard)
+        assert [i.endswith("(cannot be undone)") for i in card.question.items] == [False, False, True]
+        await pilot.press("y")
+        await until(pilot, lambda: card.has_class("-applied"))
+        status = card.query_one(".card-status", Static)
+        assert "except what cannot be undone: replace_attachment" in str(status.render())
+        store.tag_note(a.id, ["mine"], actor="user")  # the person, after the batch
+
+        app.query_one(ChatInput).focus()
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: card.has_class("-undone"))
+        said = str(status.render())
+        assert 'Left as they are, changed since the batch: note "A"' in said
+        assert "Not undone, as no undo can take it back: replace_attachment" in said
+        assert sorted(store.note_tag_titles([a.id])[a.id]) == ["later", "mine"]
+        assert store.note_tag_titles([b.id]) == {} and store.read_resource(file.id) == b"new"
+
+    again = Host(services, None, None)  # the app opened again: the chat is read from the profile
+    async with again.run_test(size=size) as pilot:
+        await settle(pilot)
+        # Not vacuous: the undo of a batch wrote nothing to the transcript, unlike an edit's undo.
+        (notice,) = [n for n in again.query(NoticeView) if n.message.startswith("Undone.")]
+        assert 'note "A"' in notice.message and notice.kind == "info"

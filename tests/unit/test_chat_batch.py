@@ -89,7 +89,8 @@ async def test_one_question_ticked_changes_applied_and_one_undo_reverts_them(ser
 
     engine = services.chat_engine(provider=lambda: FakeProvider([]))
     undone = engine.undo_batch(applied)
-    assert undone.kept == () and undone.restored == 3  # two notes put back, one trashed
+    assert undone.kept == () and undone.restored == 4  # two notes put back, one trashed, a tag deleted
+    assert store.find_tag("later") is None  # the batch made it, and no note carries it now
     assert store.note_tag_titles(ids) == {}
     assert store.get_note(ids[3]).parent_id == home.id
     assert store.get_note(ids[0]).body == "text 0\n"

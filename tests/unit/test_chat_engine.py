@@ -327,6 +327,32 @@ async def test_declined_edits_reach_the_model_as_a_refusal_and_nothing_is_writte
     assert not session.dirty
 
 
+async def test_in_review_mode_the_open_notes_edits_are_asked_about_before_anything_is_written(
+    services: Services,
+) -> None:
+    """``ai.writes`` review: every other write waits as a proposal; the open note's edits were
+    written at once, unasked (review mode turned the question off). Not vacuous: ``ai.approveWrites``
+    is off too, so only review mode can make the engine ask, and the no is checked in the store."""
+    note = make_note(services)
+    services.settings.set("ai.tool.edit_current.enabled", True)
+    services.settings.set("ai.writes", "review")
+    services.settings.set("ai.approveWrites", False)
+    conversation = services.transcripts.create(note_id=note)
+    engine, fake = engine_for(
+        services, [CallTool("editor_append", {"text": "- pears"}, id="e")], [Reply("Left it.")]
+    )
+    cursor = services.store.latest_cursor()
+    events = await run(
+        engine, conversation, "Buy pears", editor=EditorSession.open(services.store, note), answers=[False]
+    )
+
+    (asked,) = of(events, ApprovalRequested)
+    assert asked.tool == "edit_current" and "+- pears" in asked.approval.diff
+    assert of(events, EditsApplied) == [] and len(of(events, EditsRefused)) == 1
+    assert results_sent(fake.requests[1])["e"]["status"] == "refused"
+    assert services.store.latest_cursor() == cursor and services.store.get_note(note).body == BODY
+
+
 # Global write tools and approvals ----------------------------------------------------------------
 
 

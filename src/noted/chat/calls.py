@@ -4,7 +4,8 @@
 one tool registry; a write outside the open note is put to the person first when
 ``ai.approveWrites`` is on (unless the registry would refuse it anyway), and the edits of the
 open note made during the round are saved once at its end, shown to the person as a diff first
-under the same setting. A cancel while the person is being asked raises ``Stopped``.
+under the same setting (and always in review mode, ``ai.writes`` review, where the other writes
+wait as proposals). A cancel while the person is being asked raises ``Stopped``.
 """
 
 from __future__ import annotations
@@ -27,15 +28,15 @@ from noted.chat.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from noted.chat.turns import DECLINED, PAUSED, mark_edits, summary
+from noted.chat.turns import DECLINED, FINAL, PAUSED, mark_edits, summary
 from noted.chat.waiting import Stopped
 from noted.models import ToolStatus
-from noted.ops.batch_undo import capture
+from noted.ops.batch_capture import Snapshot, capture, settled
 from noted.ops.session import EditorSession
 from noted.providers import ToolCallReady
 from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
 from noted.tools.editor import amend
-from noted.tools.proposals import note_key
+from noted.wording import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,24 +80,23 @@ class RoundCalls:
         """
         registry = self.registry
         asked = [i for i, call in enumerate(calls) if not paused and self._asks(call)]
-        ticked: frozenset[int] = frozenset(asked)
         batch: BatchApplied | None = None
         outcomes: dict[int, ToolResult] = {}
-        created: list[str] = []
         if len(asked) > 1:  # several writes: one question, each change ticked
             question = BatchApproval(
-                f"Apply {len(asked)} changes?",
-                "",
-                items=tuple(summary(calls[i].name, dict(calls[i].arguments)) for i in asked),
+                f"Apply {len(asked)} changes?", "", items=tuple(self._item(calls[i]) for i in asked)
             )
             yield self._ask(question, "batch")
             yes = await self._answer(question)
-            ticked = frozenset(asked[i] for i in question.chosen(yes))
-            batch = await self._capture([calls[i] for i in sorted(ticked)])
-            together = await registry.call_together(
-                [(calls[i].name, dict(calls[i].arguments)) for i in sorted(ticked)], self.ctx, batch.states
-            )
-            outcomes = dict(zip(sorted(ticked), together, strict=True))
+            ticked = sorted(asked[i] for i in question.chosen(yes))
+            if ticked:
+                chosen = [calls[i] for i in ticked]
+                before = await self._capture(chosen)
+                together = await registry.call_together(
+                    [(c.name, dict(c.arguments)) for c in chosen], self.ctx, before
+                )
+                outcomes = dict(zip(ticked, together, strict=True))
+                batch = await self._settled(before, chosen, together)
         for index, call in enumerate(calls):
             arguments = dict(call.arguments)
             yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
@@ -105,9 +105,8 @@ class RoundCalls:
                 result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
             elif paused:
                 result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
-            elif batch is not None and index in asked:
+            elif len(asked) > 1 and index in asked:
                 result = outcomes.get(index) or ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
-                created += _made(tool, result)
             elif tool is not None and self._needs_approval(tool, arguments):
                 approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
                 yield self._ask(approval, call.name)
@@ -120,13 +119,8 @@ class RoundCalls:
                 result = await registry.call(call.name, arguments, self.ctx)
             results.append(result)
             yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
-        if batch is not None and ticked:
-            failed = next((r.message or "" for r in outcomes.values() if not r.ok), None)
-            yield (
-                BatchApplied(f"{failed[:1].upper()}{failed[1:]}.", batch.states)
-                if failed is not None
-                else await self._settled(batch, len(ticked), created)
-            )
+        if batch is not None:
+            yield batch
 
     def _asks(self, call: ToolCallReady) -> bool:
         tool = self.registry.get(call.name)
@@ -134,20 +128,39 @@ class RoundCalls:
             not call.arguments_error and tool is not None and self._needs_approval(tool, dict(call.arguments))
         )
 
-    async def _capture(self, calls: list[ToolCallReady]) -> BatchApplied:
-        """The notes the ticked calls name, as they are before any runs."""
-        ids = [
-            str(c.arguments[key]) for c in calls if (key := _note_arg(self.registry, c.name)) in c.arguments
-        ]
-        states = await asyncio.to_thread(capture, self.ctx.store, ids)
-        return BatchApplied("", states)
+    def _item(self, call: ToolCallReady) -> str:
+        """A change's line on the batch's card, saying whether an undo can take it back."""
+        tool = self.registry.get(call.name)
+        line = summary(call.name, dict(call.arguments))
+        return line if tool is not None and tool.undo is not None else f"{line} {FINAL}"
 
-    async def _settled(self, batch: BatchApplied, count: int, created: list[str]) -> BatchApplied:
-        ids = [s.note.id for s in batch.states] + created
-        notes = await asyncio.to_thread(self.ctx.store.get_notes, ids)
-        after = {n.id: n.updated_time for n in notes}
-        message = f"Applied {count} change{'s' if count != 1 else ''} together."
-        return BatchApplied(message, batch.states, after, tuple(created), count)
+    async def _capture(self, calls: list[ToolCallReady]) -> Snapshot:
+        """What the ticked calls name, as it is before any runs, for the undo."""
+        notes: list[str] = []
+        folders: list[str] = []
+        tags: list[str] = []
+        for call in calls:
+            tool = self.registry.get(call.name)
+            if tool is not None and tool.undo is not None:
+                named = tool.undo.named(call.arguments)
+                notes, folders, tags = notes + named[0], folders + named[1], tags + named[2]
+        store = self.ctx.store
+        return await asyncio.to_thread(capture, store, notes=notes, folders=folders, tags=tags)
+
+    async def _settled(
+        self, before: Snapshot, calls: list[ToolCallReady], results: list[ToolResult]
+    ) -> BatchApplied:
+        """What the batch did, as the card and its undo need it."""
+        failed = next((r.message or "" for r in results if not r.ok), None)
+        if failed is not None:
+            return BatchApplied(f"{failed[:1].upper()}{failed[1:]}.")
+        final = tuple(
+            summary(c.name, dict(c.arguments))
+            for c in calls
+            if (tool := self.registry.get(c.name)) is None or tool.undo is None
+        )
+        batch = await asyncio.to_thread(settled, self.ctx.store, before, self.actor, final)
+        return BatchApplied(f"Applied {plural(len(calls), 'change')} together.", batch, len(calls))
 
     def _needs_approval(self, tool: Tool, arguments: dict[str, Any]) -> bool:
         """Whether to ask the person before a global write. A call the registry would refuse anyway
@@ -164,7 +177,8 @@ class RoundCalls:
         )
 
     async def commit_edits(self, results: list[ToolResult]) -> AsyncIterator[ChatEvent]:
-        """Save the round's edits of the open note once, after the person's yes if one is asked.
+        """Save the round's edits of the open note once, after the person's yes if one is asked
+        (when ``ai.approveWrites`` is on, and always in review mode).
 
         ``results`` are rewritten in place to say whether the edits were saved, declined or lost.
         """
@@ -186,7 +200,10 @@ class RoundCalls:
         )
         count = len(session.edits)
         yield EditsProposed(session.note_id, diff, count)
-        if self.approve_writes():
+        # In review mode (``ai.writes`` review) no write goes in unasked. The open note's edits have
+        # no tool of their own a proposal could be accepted through (editor tools need the open
+        # note), so they are asked about here, their diff shown, whatever ``ai.approveWrites`` says.
+        if self.approve_writes() or self.ctx.writes_wait:
             approval = Approval(f"Apply {count} edit(s) to “{session.title}”?", "", diff)
             yield self._ask(approval, "edit_current")
             allowed = await self._answer(approval)
@@ -203,18 +220,6 @@ class RoundCalls:
             yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
         elif outcome.lost:
             yield EditsRefused(session.note_id, count, outcome.message)
-
-
-def _note_arg(registry: ToolRegistry, name: str) -> str:
-    tool = registry.get(name)
-    return (note_key(tool) if tool is not None else None) or ""
-
-
-def _made(tool: Tool | None, result: ToolResult) -> list[str]:
-    """The note a call of the batch created, so that undoing the batch trashes it."""
-    if result.ok and tool is not None and tool.name == "create_note" and result.payload:
-        return [str(result.payload.get("id", ""))]
-    return []
 
 
 def _lines(text: str) -> list[str]:

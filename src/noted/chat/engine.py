@@ -16,7 +16,8 @@ Rules it keeps:
   person: approval is asked only for a call that would run.
 - Edits of the open note made in one round are saved once after the round, and refused whole if
   the note moved meanwhile. With ``ai.approveWrites`` on, the person sees the diff (or the write
-  tool and its arguments) and says yes or no; a no reaches the model as a refusal.
+  tool and its arguments) and says yes or no; a no reaches the model as a refusal. In review mode
+  the other writes wait as proposals, and the diff is always asked about.
 - A request over the token budget is refused with the remedies, never silently cut; the refused
   message is not saved, so the conversation is not stuck over the budget.
 - Cancelling stops the stream at once (its HTTP response is closed before ``Cancelled``) and saves
@@ -148,11 +149,18 @@ class ChatEngine:
             self.setup.transcripts.append(conversation_id, [undone])
         return note
 
-    def undo_batch(self, applied: BatchApplied) -> Undone:
-        """Put back every note a batch changed (one changed since is left, and named) and trash the
-        notes it made, as the person."""
+    def undo_batch(self, applied: BatchApplied, conversation_id: str | None = None) -> Undone:
+        """Undo the batch ``applied`` as the person (``noted.ops.batch_undo.restore``: what changed
+        since is left as it is, and named, as are the changes no undo can take back), and say so
+        in ``conversation_id``'s transcript, so a resumed chat shows what was undone."""
         store = self.setup.context("user", None).store
-        return restore(store, applied.states, applied.after, applied.created, actor="user")
+        undone = (
+            restore(store, applied.batch, actor="user") if applied.batch else Undone(0, (), applied.final)
+        )
+        if conversation_id is not None:
+            notice = Notice(undone.message, kind=UNDONE_BATCH)
+            self.setup.transcripts.append(conversation_id, [notice])
+        return undone
 
 
 class _Run:
@@ -348,6 +356,8 @@ async def _close(provider: ChatProvider) -> None:
 
 
 UNDONE = "Undone: the note is back as it was before this change."
+UNDONE_BATCH = "undone-batch"
+"""The kind of the notice that says what undoing a batch did (``Undone.message``)."""
 
 
 def change_notice(event: ChatEvent, so_far: list[Entry]) -> list[Entry]:

@@ -2,7 +2,7 @@
 
 TextDelta*  (ToolCallStarted ToolCallFinished)*  [EditsProposed -> answered]  EditsApplied|EditsRefused
 A round with several writes to approve asks once (``BatchApproval``, an ``Approval`` with a tick per
-change) and ends in ``BatchApplied``, which ``ChatEngine.undo`` undoes at once.
+change) and ends in ``BatchApplied``, which ``ChatEngine.undo_batch`` undoes at once.
 Usage*  then exactly one of Done, Failed, Cancelled; Waiting while no answer has begun
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from noted.models import Note, ToolStatus
-from noted.ops.batch_undo import NoteState
+from noted.ops.batch_capture import Batch
 from noted.providers.base import TextDelta as TextDelta
 
 # ``TextDelta`` is the provider's event: a piece of the answer passes on as the model sent it.
@@ -200,14 +200,17 @@ class BatchApproval(Approval):
 
 @dataclass(frozen=True, slots=True)
 class BatchApplied:
-    """The ticked changes of a batch ran. ``ChatEngine.undo`` puts back ``states`` (unless a note
-    changed after ``after[note_id]``) and trashes the notes in ``created``."""
+    """The ticked changes of a batch ran, ``applied`` of them (none when one failed: ``message``
+    says which). ``ChatEngine.undo_batch`` undoes ``batch``, but for its ``final`` changes."""
 
     message: str
-    states: tuple[NoteState, ...]
-    after: dict[str, int] = field(default_factory=dict)
-    created: tuple[str, ...] = ()
+    batch: Batch | None = None
     applied: int = 0
+
+    @property
+    def final(self) -> tuple[str, ...]:
+        """The changes no undo can take back (a file replaced or deleted), as the card listed them."""
+        return self.batch.final if self.batch is not None else ()
 
 
 ChatEvent: TypeAlias = (

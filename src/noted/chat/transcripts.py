@@ -27,6 +27,7 @@ class Notice:
         kind: ``error``: how a reply ended in an error. ``change``: edits of the open note were
             saved (``detail`` is their diff, ``ticket`` the note's ``updated_time`` after them)
             or refused (``ticket`` 0). ``undone``: the change with that ``ticket`` was undone.
+            ``undone-batch``: a batch of changes was undone; ``message`` says what was and was not.
         detail: The diff of a change.
         ticket: Ties an ``undone`` notice to its ``change``.
     """

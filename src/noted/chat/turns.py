@@ -25,6 +25,8 @@ PAUSED = (
     "Not run: no tools are offered in this round because the tool calls of the last rounds all failed. "
     "Answer the person in words, saying what went wrong."
 )
+FINAL = "(cannot be undone)"
+"""Marks a change of a batch that no undo can take back (a write tool without ``Tool.undo``)."""
 NOT_RUN = "Not run: the person stopped the answer before this call ran."
 NOT_SAVED = "Not saved: the person stopped the answer before the edits of this turn were saved."
 STOPPED = "\n\n[stopped by the person]"

@@ -15,7 +15,9 @@ some notes, move some notes to another tag or take a tag off some notes), ``atta
 replace, remove, delete, the checks on a file's bytes in ``filetypes``), ``editing`` (saving the
 editor's text), ``session`` (the working copy the assistant's editor tools change), ``conflicts`` (a
 save that met a change made meanwhile, settled without losing either side; Joplin's sync conflicts),
-``trash`` (emptying the trash only if it still holds what the person was asked about) and
+``trash`` (emptying the trash only if it still holds what the person was asked about),
+``batch_capture`` and ``batch_undo`` (a chat's batch of changes applied as one unit, and undone at
+once, what the person changed since left as it is) and
 ``resolve`` (what a person types for a note or notebook, to exactly one of them: for the CLI, and
 for the notebooks of an MCP scope).
 

@@ -125,7 +125,8 @@ AI_APPROVE_WRITES = Setting(
 AI_WRITES = Setting(
     "ai.writes", ASSISTANT, "The assistant's changes", choices=("ask", "review", "direct"), default="ask",
     help="ask: as \"Ask before every change\" says. review: each change waits as a proposal in the "
-    "Changes view until you accept it. direct: changes are written at once (all stay reviewable).",
+    "Changes view until you accept it (edits of the open note are asked about in the chat). "
+    "direct: changes are written at once (all stay reviewable).",
 )
 AI_BUDGET_TOKENS = Setting(
     "ai.budgetTokens", ASSISTANT, "Conversation budget (tokens)", default=80_000, minimum=1_000,

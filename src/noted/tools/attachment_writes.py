@@ -23,7 +23,7 @@ from noted.tools.attachments import (
     mime_of,
     visible_attachment,
 )
-from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import view, visible_note
 
 _PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -101,6 +101,7 @@ ATTACH_FILE = Tool(
             "title": "Meeting notes",
         },
     ),
+    undo=Undo(notes=("note_id",)),
 )
 
 

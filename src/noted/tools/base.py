@@ -73,6 +73,26 @@ class ImageData:
 
 
 @dataclass(frozen=True, slots=True)
+class Undo:
+    """How a write that ran in one of the chat's batches is undone (``noted.ops.batch_undo``): the
+    arguments that name the notes, notebooks and tags it changes, kept as they are before it runs
+    (``noted.ops.batch_capture.capture``). What it creates, the change feed tells. A write tool
+    without one cannot be undone, and the batch's card says so before and after."""
+
+    notes: tuple[str, ...] = ()
+    notebooks: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    def named(self, args: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
+        """The ids of the notes, notebooks and tags ``args`` name."""
+
+        def ids(keys: tuple[str, ...]) -> list[str]:
+            return [str(args[key]) for key in keys if args.get(key)]
+
+        return ids(self.notes), ids(self.notebooks), ids(self.tags)
+
+
+@dataclass(frozen=True, slots=True)
 class Annotations:
     """MCP tool annotations (hints to the client; never a security boundary).
 
@@ -123,6 +143,8 @@ class Tool:
     label: Labeller | None = None
     """For a write that names neither a note nor a title: the title of what it changes, as the
     caller may see it, which names a proposal of the call (``noted.tools.proposals.propose``)."""
+    undo: Undo | None = None
+    """How a chat's undo puts this write back; None: it cannot be undone."""
 
     @property
     def is_write(self) -> bool:

@@ -19,7 +19,7 @@ from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachment_writes import decoded_file
 from noted.tools.attachments import CONTENT, MIME, check_links
-from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.clipping import html_to_markdown
 from noted.tools.payloads import view, visible_folder, write_result
 from noted.tools.scope import ScopeView
@@ -218,6 +218,7 @@ CREATE_NOTE = Tool(
             ],
         },
     ),
+    undo=Undo(),
 )
 
 TOOLS = (CREATE_NOTE,)

@@ -16,7 +16,7 @@ from noted.models import Note, NotePatch, now_ms
 from noted.ops import notes as ops
 from noted.tools import schema as s
 from noted.tools.attachments import check_links
-from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import (
     iso,
     match_positions,
@@ -201,6 +201,7 @@ UPDATE_NOTE = Tool(
         {"id": s.EXAMPLE_ID, "todo_completed": True},
         {"id": s.EXAMPLE_ID, "tags": ["work", "2025"]},
     ),
+    undo=Undo(notes=("id",)),
 )
 
 
@@ -225,6 +226,7 @@ DELETE_NOTE = Tool(
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_delete_note,
     examples=({"id": s.EXAMPLE_ID},),
+    undo=Undo(notes=("id",)),
 )
 
 
@@ -245,6 +247,7 @@ RESTORE_NOTE = Tool(
     annotations=Annotations(read_only=False, destructive=False, idempotent=True),
     handler=_restore_note,
     examples=({"id": s.EXAMPLE_ID},),
+    undo=Undo(notes=("id",)),
 )
 
 
@@ -308,6 +311,7 @@ MANAGE_TAGS = Tool(
         {"note_id": s.EXAMPLE_ID, "add": ["urgent", "work"]},
         {"note_id": s.EXAMPLE_ID, "add": ["done"], "remove": ["in progress"]},
     ),
+    undo=Undo(notes=("note_id",)),
 )
 
 TOOLS = (UPDATE_NOTE, DELETE_NOTE, RESTORE_NOTE, MANAGE_TAGS)

@@ -17,7 +17,7 @@ from typing import Any
 from noted.models import Folder, descendants
 from noted.ops import notebooks as ops
 from noted.tools import schema as s
-from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import iso, notebook_title, opt_iso, view, visible_folder
 from noted.tools.scope import ScopeView
 
@@ -199,6 +199,7 @@ UPDATE_NOTEBOOK = Tool(
         {"id": s.EXAMPLE_ID, "parent_id": "fedcba9876543210fedcba9876543210"},
         {"id": s.EXAMPLE_ID, "parent_id": ""},
     ),
+    undo=Undo(notebooks=("id",)),
 )
 
 
@@ -240,6 +241,7 @@ DELETE_NOTEBOOK = Tool(
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_delete_notebook,
     examples=({"id": s.EXAMPLE_ID},),
+    undo=Undo(notebooks=("id",)),
 )
 
 
@@ -282,6 +284,7 @@ RESTORE_NOTEBOOK = Tool(
     annotations=Annotations(read_only=False, destructive=False, idempotent=True),
     handler=_restore_notebook,
     examples=({"id": s.EXAMPLE_ID},),
+    undo=Undo(notebooks=("id",)),
 )
 
 TOOLS = (GET_NOTEBOOK, UPDATE_NOTEBOOK, DELETE_NOTEBOOK, RESTORE_NOTEBOOK)

@@ -13,7 +13,7 @@ from typing import Any
 
 from noted.ops.notebooks import create_notebook
 from noted.tools import schema as s
-from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import iso, offset_page, scoped_notes, tag_title, view, visible_folder
 
 LIST_MAX = 200
@@ -239,6 +239,7 @@ CREATE_NOTEBOOK = Tool(
     annotations=Annotations(read_only=False, destructive=False, idempotent=False),
     handler=_create_notebook,
     examples=({"title": "Recipes"}, {"title": "2025", "parent_id": s.EXAMPLE_ID}),
+    undo=Undo(),
 )
 
 TOOLS = (LIST_NOTEBOOKS, LIST_TAGS, LIST_NOTEBOOK_NOTES, CREATE_NOTEBOOK)

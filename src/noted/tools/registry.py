@@ -27,7 +27,8 @@ from jsonschema.exceptions import best_match
 
 from noted.errors import ConflictError, Interruption, NotedError
 from noted.models import ToolStatus
-from noted.ops.batch_undo import NoteState, all_or_none
+from noted.ops.batch_capture import Snapshot
+from noted.ops.batch_undo import all_or_none
 from noted.settings import Settings
 from noted.settings.handles import AI_APPROVE_WRITES, AI_WRITES
 from noted.tools.arguments import describe_validation_error, field_of, normal_ids, short
@@ -148,11 +149,11 @@ class ToolRegistry:
         return await asyncio.to_thread(self._run, tool, args, ctx)
 
     async def call_together(
-        self, calls: Sequence[tuple[str, Mapping[str, Any]]], ctx: ToolContext, states: Sequence[NoteState]
+        self, calls: Sequence[tuple[str, Mapping[str, Any]]], ctx: ToolContext, before: Snapshot
     ) -> list[ToolResult]:
         """Run writes the person approved at once as one unit (``ops.batch_undo.all_or_none``):
-        all are written, or none, and the results say which call failed. ``states`` are the notes
-        the calls name, as they are now (put back on a store without transactions).
+        all are written, or none, and the results say which call failed. ``before`` is what the
+        calls name, as it is now (put back on a store without transactions).
 
         In review mode each is a proposal of its own, as ``call`` makes it.
         """
@@ -162,21 +163,18 @@ class ToolRegistry:
         if any(isinstance(c, ToolResult) for c in checked):
             return _none_written([c if isinstance(c, ToolResult) else None for c in checked], calls)
         ready = [c for c in checked if not isinstance(c, ToolResult)]
-        return await asyncio.to_thread(self._run_together, ready, ctx, states)
+        return await asyncio.to_thread(self._run_together, ready, ctx, before)
 
     def _run_together(
-        self, ready: list[tuple[Tool, Payload]], ctx: ToolContext, states: Sequence[NoteState]
+        self, ready: list[tuple[Tool, Payload]], ctx: ToolContext, before: Snapshot
     ) -> list[ToolResult]:
         results: list[ToolResult | None] = [None] * len(ready)
-        created: list[str] = []
         try:
-            with all_or_none(ctx.store, states, created, actor=ctx.actor):
+            with all_or_none(ctx.store, before, actor=ctx.actor):
                 for index, (tool, args) in enumerate(ready):
                     results[index] = result = self._run(tool, args, ctx)
                     if not result.ok:
                         raise _CallFailed(f"change {index + 1} ({tool.name}) failed: {result.message}")
-                    if tool.name == "create_note" and result.payload:
-                        created.append(str(result.payload.get("id", "")))
         except _CallFailed:
             return _none_written(results, [(t.name, a) for t, a in ready])
         except NotedError as exc:  # the transaction itself failed (a full disk…), or Joplin's undo

@@ -23,7 +23,7 @@ from noted.errors import NotFoundError
 from noted.models import Tag
 from noted.ops import notebooks as ops
 from noted.tools import schema as s
-from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
+from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import iso, scoped_notes, tag_title, view
 from noted.tools.scope import ScopeView
 
@@ -132,6 +132,7 @@ RENAME_TAG = Tool(
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_rename_tag,
     examples=({"id": s.EXAMPLE_ID, "title": "project-x"},),
+    undo=Undo(tags=("id",)),
 )
 
 
@@ -173,6 +174,7 @@ DELETE_TAG = Tool(
     handler=_delete_tag,
     examples=({"id": s.EXAMPLE_ID},),
     label=_tag_label,
+    undo=Undo(tags=("id",)),
 )
 
 
@@ -205,6 +207,7 @@ CREATE_TAG = Tool(
     annotations=Annotations(read_only=False, destructive=False, idempotent=True),
     handler=_create_tag,
     examples=({"title": "project-x"},),
+    undo=Undo(),
 )
 
 TOOLS = (GET_TAG, CREATE_TAG, RENAME_TAG, DELETE_TAG)

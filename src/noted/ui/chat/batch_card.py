@@ -2,7 +2,8 @@
 
 Every change starts ticked. ↑/↓ (or j/k) move between them, **Space** unticks (or ticks again) the
 one under the cursor, **y** applies the ticked ones, **n** none. Once applied the card offers
-Ctrl+Z, which puts every note the batch changed back at once (``ChatEngine.undo_batch``).
+Ctrl+Z, which undoes the batch at once (``ChatEngine.undo_batch``), except the changes no undo
+can take back (a file replaced or deleted), which the card names before and after.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ class BatchCard(EditCard):
 
 Each line is one change, ticked to be applied. {chat.batch.next}/{chat.batch.previous} move,
 {chat.batch.tick} unticks or ticks the line under the cursor, **y** applies the ticked changes, **n**
-none. **Ctrl+Z** then undoes them all.
+none. **Ctrl+Z** then undoes them all, except a change marked *(cannot be undone)* (replacing or
+deleting an attachment's file). What you changed yourself since is left as it is, and named.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -86,4 +88,9 @@ none. **Ctrl+Z** then undoes them all.
     def mark_batch_applied(self, applied: BatchApplied) -> None:
         self.applied = applied
         self.set_classes("edit-card -applied")
-        self._status.update(Content(f"{applied.message} Ctrl+Z undoes them all."))
+        if applied.final:
+            final = "; ".join(applied.final)
+            undo = f"Ctrl+Z undoes them, except what cannot be undone: {final}."
+        else:
+            undo = "Ctrl+Z undoes them all."
+        self._status.update(Content(f"{applied.message} {undo}"))

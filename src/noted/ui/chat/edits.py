@@ -141,11 +141,11 @@ The diff shows what would change in the note (`+` added, `-` removed).
         self.set_classes("edit-card -refused")
         self._status.update(Content(message))
 
-    def mark_undone(self) -> None:
-        """The note is back as it was before the change."""
+    def mark_undone(self, message: str | None = None) -> None:
+        """The note is back as it was before the change (a batch's: as ``message`` says)."""
         self.applied = None
         self.set_classes("edit-card -undone")
-        self._status.update(UNDONE)
+        self._status.update(Content(message) if message else UNDONE)
 
     def mark_not_undone(self, message: str) -> None:
         """Undo was refused; the change stays."""

@@ -194,9 +194,9 @@ class ChatLog(VerticalScroll, can_focus=False):
             view.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": message})
         self._edit_calls.clear()
 
-    def undone(self, card: EditCard) -> None:
-        """The note is back as it was before ``card``'s change."""
-        card.mark_undone()
+    def undone(self, card: EditCard, message: str | None = None) -> None:
+        """The note is back as it was before ``card``'s change (a batch's: as ``message`` says)."""
+        card.mark_undone(message)
         if self.undoable is card:
             self.undoable = None
 
@@ -248,6 +248,8 @@ class ChatLog(VerticalScroll, can_focus=False):
                 case Notice(kind="undone", ticket=ticket):
                     if (undone := changes.get(ticket)) is not None:
                         undone.mark_undone()
+                case Notice(kind="undone-batch", message=text):
+                    widgets.append(NoticeView(text, kind="info"))
                 case Notice(message=text, remedy=remedy):  # a reply that ended in an error
                     widgets.append(NoticeView(text, kind="error", remedy=remedy))
         await self.reset()

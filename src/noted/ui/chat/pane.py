@@ -83,6 +83,8 @@ class ChatPane(Vertical):
     @dataclass
     class Undone(Message):
         card: EditCard
+        message: str | None = None
+        """What undoing a batch did and did not (``noted.ops.batch_undo.Undone.message``)."""
 
     def __init__(self, services: Services, *, engine_factory: EngineFactory | None = None) -> None:
         super().__init__(id="chat-pane")
@@ -310,13 +312,14 @@ class ChatPane(Vertical):
     def _undo(self, card: EditCard) -> None:
         applied = card.applied
         assert applied is not None
+        conversation_id = self.conversation.id if self.conversation else None
         if isinstance(applied, BatchApplied):
-            undone = self.engine.undo_batch(applied)
-            if undone.kept:
-                kept = ", ".join(f'"{t}"' for t in undone.kept)
-                self.app.call_from_thread(self.notify, f"Left as they are (changed since): {kept}")
-        else:
-            self.engine.undo(applied, self.conversation.id if self.conversation else None)
+            undone = self.engine.undo_batch(applied, conversation_id)
+            if undone.kept or undone.final:
+                self.app.call_from_thread(self.notify, undone.message, severity="warning")
+            self.post_message(self.Undone(card, undone.message))
+            return
+        self.engine.undo(applied, conversation_id)
         self.post_message(self.Undone(card))
 
     # Results -----------------------------------------------------------------------------------
@@ -346,7 +349,7 @@ class ChatPane(Vertical):
 
     @on(Undone)
     def _undone(self, event: Undone) -> None:
-        self.chat_log.undone(event.card)
+        self.chat_log.undone(event.card, event.message)
         self._status(None)
         self.refresh_bindings()
 
