@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pathspec
 
-from noted.errors import InvalidInputError
+from noted.errors import ConflictError, InvalidInputError
 
 NOTE_SUFFIX = ".md"
 TRASH = ".trash"
@@ -34,6 +34,10 @@ class FileState:
 
     size: int
     mtime_ns: int
+
+
+ABSENT = FileState(-1, 0)
+"""The state of a file that is not there (as the ledger records a note's file gone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,11 @@ def content_hash(data: bytes) -> str:
 
 class Skipped(InvalidInputError):
     """A file noted leaves alone, with the reason ``noted vault status`` gives."""
+
+
+class FileChanged(ConflictError):
+    """The file changed outside noted after noted read it, before noted's write replaced it:
+    nothing was written (``Vault.write`` given ``unchanged``)."""
 
 
 class Vault:
@@ -212,22 +221,26 @@ class Vault:
         if st.st_size > MAX_NOTE_BYTES:
             raise Skipped(f"larger than {MAX_NOTE_BYTES // 1_000_000} MB")
         with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())  # before the read: a write landing during it is a change
             data = fh.read(MAX_NOTE_BYTES + 1)
-            st = os.fstat(fh.fileno())
         return ReadFile(data, FileState(st.st_size, st.st_mtime_ns))
 
-    def write(self, rel: str, data: bytes) -> FileState:
+    def write(self, rel: str, data: bytes, *, unchanged: FileState | None = None) -> FileState:
         """Replace (or create) the file atomically: a temporary file beside it, fsync, rename.
 
-        The file's permission bits are kept; the folder is fsynced so the rename survives a crash.
+        ``unchanged``: the state the file had when it was read (``ABSENT``: there was none). It is
+        compared again just before the rename, and a file changed meanwhile by another program is
+        not replaced: ``FileChanged`` is raised, nothing written. (No lock keeps another program
+        out; this leaves it the rename itself.) The state returned is the written file's own, so a
+        write landing after the rename is a change too. The file's permission bits are kept; the
+        folder is fsynced so the rename survives a crash.
         """
         path = self.path(rel, fresh=True)
         if path.is_symlink():
             raise InvalidInputError(f'"{rel}" is a symbolic link; noted does not write through links')
         self.make_dir(path.parent)
-        if getattr(self._local, "undo", None) is not None:
-            before = path.read_bytes() if path.exists() else None
-            self._remember(lambda: path.unlink() if before is None else self.write(rel, before))
+        journaled = getattr(self._local, "undo", None) is not None
+        before = path.read_bytes() if journaled and path.exists() else None
         mode = None
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(os.stat(path).st_mode)
@@ -237,15 +250,29 @@ class Vault:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
+                st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:
                 os.chmod(temp, mode)
+            if unchanged is not None and self._state_now(path) != unchanged:
+                raise FileChanged(
+                    f'"{rel}" changed outside noted while noted was writing it; nothing was written'
+                )
             os.replace(temp, path)
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
+        if journaled:  # (only once it is written: a write refused has nothing to undo)
+            self._remember(lambda: path.unlink() if before is None else self.write(rel, before))
         self._sync_dir(path.parent)
-        st = os.stat(path)
         return FileState(st.st_size, st.st_mtime_ns)
+
+    @staticmethod
+    def _state_now(path: Path) -> FileState:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return ABSENT
+        return FileState(st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else FileState(-2, 0)
 
     def forget_folders(self) -> None:
         """Resolve folders afresh (after a folder was renamed, moved or replaced)."""

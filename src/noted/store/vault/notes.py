@@ -14,7 +14,7 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
-from noted.store.vault.files import Skipped, decode
+from noted.store.vault.files import ABSENT, Skipped, decode
 from noted.store.vault.follow import drop_bare_tags, in_trash
 from noted.store.vault.text import FileText, inline_tags, yaml_time
 
@@ -103,21 +103,24 @@ class Notes(VaultPart):
         base_updated_time: int | None = None,
         session: str | None = None,
     ) -> Note:
-        conflict: ConflictError | None = None
-        with self.mirror.batch():
-            old = self.core.catch_up(note_id)
+        def write(old: Note) -> Note:
             if base_updated_time is not None and base_updated_time != old.updated_time:
-                conflict = ConflictError(
+                raise ConflictError(
                     f'note "{old.title}" changed since it was read; it was saved again meanwhile',
                     current_updated_time=old.updated_time,
                 )
-            else:
-                return self._write_patch(old, patch, actor, session)
+            return self._write_patch(old, patch, actor, session)
+
+        with self.mirror.batch():
+            try:  # an edit on the file meanwhile is caught up with, then a patch (an append) applied to it
+                return self.core.rewrite(note_id, write)
+            except ConflictError as exc:
+                conflict = exc  # raised once the batch keeps the other side's version, caught up
         raise conflict
 
     def _write_patch(self, old: Note, patch: NotePatch, actor: str, session: str | None) -> Note:
         row = self.core.row(old.id)
-        ft = self.core.current_text(row, old)
+        ft, read = self.core.current(row, old)
         ft = ft.with_body(check_body(patch.body_after(ft.body)))
         rel, rename = row.path, False
         stem = PurePosixPath(rel).stem
@@ -144,12 +147,11 @@ class Notes(VaultPart):
                 ft = ft.titled(title, PurePosixPath(target).stem)
         ft = ft.with_body(self.attachments.place(self.attachments.rebased(ft.body, rel, target), target))
         data = ft.render().encode("utf-8")
-        state = self.vault.state(rel)
-        if not row.present or data != self.vault.read(rel).data:
-            state = self.vault.write(rel, data)
+        state = read.state if read is not None else None
+        if read is None or data != read.data:
+            state = self.vault.write(rel, data, unchanged=read.state if read is not None else ABSENT)
         if target != rel:
-            self.vault.move(rel, target)
-            state = self.vault.state(target)
+            self.vault.move(rel, target)  # (the file keeps its state)
         return self.core.put(
             target, data, state, actor=actor, note_id=old.id, session=session, origin=row.origin
         )
