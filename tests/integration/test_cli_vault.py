@@ -163,3 +163,13 @@ def test_a_note_file_deleted_while_its_note_is_in_the_editor_is_a_conflict_that_
     assert copy.read_text().endswith("\nbody\nmore\n")
     (trashed,) = cli.json("notes", "--trash", *v)
     assert trashed["title"] == "Real Title"
+    # --overwrite saves the text into the note, which stays in the trash (as the dialog says and
+    # the embedded store does): into .trash/ its file goes, not back to the folder. It came back
+    # there, and the note out of the trash.
+    note_file.write_text("---\ntitle: Other\n---\nthere\n")
+    cli.ok("notes", *v)
+    result = cli("edit", "Other", "--overwrite", *v)
+    assert result.code == 0, result
+    assert not note_file.exists() and (vault / ".trash" / "file.md").read_text().endswith("\nthere\nmore\n")
+    assert "Other" not in [n["title"] for n in cli.json("notes", *v)]
+    assert "Other" in [n["title"] for n in cli.json("notes", "--trash", *v)]

@@ -93,3 +93,40 @@ def test_a_file_changing_at_every_write_is_never_replaced(
         written = path.read_text()
         assert "P-1" not in written and written.startswith("# Alpha\nQ-0\nQ-1\nQ-2\nQ-3\nQ-4\n")
         assert "Q-3" in store.get_note(alpha).body  # followed as it went
+
+
+def test_a_note_whose_file_was_deleted_is_saved_into_the_trash_under_a_free_name_keeping_its_title(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Saved over (Overwrite, an append), the note of a file deleted outside noted stays in the
+    trash: its file was written back in its notebook's folder and the note taken out of the trash."""
+    path = vault / "Projects" / "Gamma.md"
+    path.write_text("plain\n")  # titled by its file's name
+    other = vault / ".trash" / "Projects" / "Gamma.md"  # another file of that name, in the trash already
+    other.parent.mkdir(parents=True)
+    other.write_text("someone else's\n")
+    with opened(vault, tmp_path / "profile") as store:
+        gamma = by_title(store, "Gamma")
+        path.unlink()
+        store.follower.scan()
+        store.update_note(gamma, NotePatch(body="Mine.\n"), actor="user")
+        note = store.get_note(gamma)
+        assert note.is_trashed and (note.title, note.body) == ("Gamma", "Mine.\n")
+        assert not path.exists() and other.read_text() == "someone else's\n"
+        written = vault / ".trash" / "Projects" / "Gamma 2.md"
+        assert written.read_text() == "---\ntitle: Gamma\n---\n\nMine.\n"
+        store.update_note(gamma, NotePatch(title="Delta"), actor="user")  # a file in .trash/ keeps its name
+        assert store.get_note(gamma).title == "Delta" and store.get_note(gamma).is_trashed
+        assert written.read_text() == "---\ntitle: Delta\n---\n\nMine.\n"
+        assert store.restore_note(gamma, actor="user").title == "Delta"
+        assert not written.exists() and store.note_path(gamma) == vault / "Projects" / "Gamma.md"
+
+
+def test_a_trashed_note_titled_by_its_file_name_takes_a_new_title(vault: Path, tmp_path: Path) -> None:
+    """A file in .trash/ is not renamed, and the new title went nowhere: the note kept its old one."""
+    (vault / "Projects" / "Eps.md").write_text("plain\n")
+    with opened(vault, tmp_path / "profile") as store:
+        eps = by_title(store, "Eps")
+        store.trash_note(eps, actor="user")
+        assert store.update_note(eps, NotePatch(title="Zeta"), actor="user").title == "Zeta"
+        assert (vault / ".trash" / "Projects" / "Eps.md").read_text() == "---\ntitle: Zeta\n---\n\nplain\n"

@@ -120,6 +120,10 @@ class Notes(VaultPart):
 
     def _write_patch(self, old: Note, patch: NotePatch, actor: str, session: str | None) -> Note:
         row = self.core.row(old.id)
+        if old.is_trashed and not row.present and not in_trash(row.path):
+            # Its file went outside noted: the text goes to .trash/ and the note stays in the
+            # trash, as on every backend, rather than its file coming back to its notebook.
+            row = replace(row, path=self.core.trash_name(row.path), origin=row.origin or row.path)
         ft, read = self.core.current(row, old)
         ft = ft.with_body(check_body(patch.body_after(ft.body)))
         rel, rename = row.path, False
@@ -144,7 +148,7 @@ class Notes(VaultPart):
                 wanted = f"{here}/{name}.md".lstrip("/")
                 same = wanted.casefold() == rel.casefold()  # its own name, or only its case changed
                 target = wanted if same else self.vault.free_name(here, name)
-                ft = ft.titled(title, PurePosixPath(target).stem)
+        ft = ft.titled(title, PurePosixPath(target).stem)  # (a name taken, or not renamed in .trash/)
         ft = ft.with_body(self.attachments.place(self.attachments.rebased(ft.body, rel, target), target))
         data = ft.render().encode("utf-8")
         state = read.state if read is not None else None
