@@ -1,9 +1,12 @@
 """The Markdown-folder backend when something happens to a file while noted works on it: another
-program writing it between noted's read and its rename, a file deleted while its note is edited."""
+program writing it between noted's read and its rename, a file deleted while its note is edited,
+noted itself killed half way through moving files."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,3 +133,108 @@ def test_a_trashed_note_titled_by_its_file_name_takes_a_new_title(vault: Path, t
         store.trash_note(eps, actor="user")
         assert store.update_note(eps, NotePatch(title="Zeta"), actor="user").title == "Zeta"
         assert (vault / ".trash" / "Projects" / "Eps.md").read_text() == "---\ntitle: Zeta\n---\n\nplain\n"
+
+
+CRASH = """
+import os, sys
+from pathlib import Path
+from noted.ops import notebooks as ops
+from noted.store.vault import VaultStore
+from noted.store.vault.files import Vault
+
+store = VaultStore.open(Path(sys.argv[1]), Path(sys.argv[2]))
+folder = next(f for f in store.list_folders(include_trashed=True) if f.title == "nb0")
+if sys.argv[3] == "restore":
+    ops.trash_notebook(store, folder.id, actor="user")
+moved, real = [], Vault.move
+
+def move(self, old, new):
+    if len(moved) == 4:
+        os._exit(9)  # killed: no exception, no undo, no rollback but SQLite's own
+    moved.append(old)
+    real(self, old, new)
+
+Vault.move = move
+(ops.restore_notebook if sys.argv[3] == "restore" else ops.trash_notebook)(store, folder.id, actor="user")
+"""
+
+
+def notebook_of_ten(vault: Path) -> set[str]:
+    (vault / "nb0").mkdir()
+    for i in range(10):
+        (vault / "nb0" / f"n{i}.md").write_text(f"note {i}\n")
+    return {f"n{i}.md" for i in range(10)}
+
+
+@pytest.mark.parametrize("verb", ["trash", "restore"])
+def test_a_notebook_trashed_or_restored_by_a_noted_killed_half_way_is_as_it_was_before(
+    vault: Path, tmp_path: Path, verb: str
+) -> None:
+    """Killed after moving some of a notebook's files into .trash/, noted left the notebook live,
+    the moved notes "deleted outside" one by one, and, restored one by one, a second copy of each
+    in .trash/ that emptying the trash never removed. Each move is written down first now, and the
+    next start puts back the moves of a batch that did not finish, as SQLite rolled back its rows."""
+    names = notebook_of_ten(vault)
+    profile = tmp_path / "profile"
+    killed = subprocess.run([sys.executable, "-c", CRASH, str(vault), str(profile), verb], check=False)
+    assert killed.returncode == 9
+    here, trash = vault / "nb0", vault / ".trash" / "nb0"
+    assert {p.name for p in here.glob("*.md")} and {p.name for p in trash.glob("*.md")}  # half way
+    with opened(vault, profile) as store:
+        live = {m.title for m in store.list_notes() if m.title.startswith("n")}
+        trashed = {m.title for m in store.list_notes(trashed=True)}
+        if verb == "trash":  # as before the trash: all live, in their folder
+            assert ({p.name for p in here.iterdir()}, live, trashed) == (
+                names,
+                {n[:-3] for n in names},
+                set(),
+            )
+            assert not trash.exists()
+        else:  # as before the restore: all in the trash, notebook and notes
+            assert ({p.name for p in trash.iterdir()}, live) == (names, set())
+            assert trashed == {n[:-3] for n in names} and not list(here.glob("*.md"))
+        assert not (profile / "vault-moves.log").exists()
+        assert [f.title for f in store.list_folders(include_trashed=True) if f.title == "nb0"] == ["nb0"]
+
+
+def test_a_notes_file_found_in_the_trash_is_that_note_trashed_and_comes_back_from_there(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Moved into .trash/ at its own path (by a noted stopped where no log tells, or another
+    program), a note's file is followed there: the note was "deleted outside", and a restore wrote
+    its file again from noted's record, leaving the moved one in .trash/ for good."""
+    notebook_of_ten(vault)
+    with opened(vault, tmp_path / "profile") as store:
+        ids = {m.title: m.id for m in store.list_notes()}
+        (vault / ".trash" / "nb0").mkdir(parents=True)
+        for name in ("n0", "n1", "n2"):
+            os.rename(vault / "nb0" / f"{name}.md", vault / ".trash" / "nb0" / f"{name}.md")
+        store.follower.scan()
+        assert {m.title for m in store.list_notes(trashed=True)} == {"n0", "n1", "n2"}
+        assert store.note_path(ids["n0"]) == vault / ".trash" / "nb0" / "n0.md"
+        store.restore_note(ids["n0"], actor="user")
+        assert (vault / "nb0" / "n0.md").read_text() == "note 0\n"
+        assert not (vault / ".trash" / "nb0" / "n0.md").exists()  # moved back, not written twice
+        assert store.empty_trash(actor="user") == 2
+        assert not (vault / ".trash" / "nb0").exists()
+
+
+def test_a_note_deleted_outside_by_an_older_noted_comes_back_from_its_file_in_the_trash(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A profile an older noted left with the note "deleted outside" and its file in .trash/: a
+    restore moves that file back; emptying the trash removes it."""
+    notebook_of_ten(vault)
+    with opened(vault, tmp_path / "profile") as store:
+        ids = {m.title: m.id for m in store.list_notes()}
+        for name in ("n0", "n1"):
+            (vault / "nb0" / f"{name}.md").unlink()
+        store.follower.scan()  # deleted outside: noted's trash
+        (vault / ".trash" / "nb0").mkdir(parents=True)
+        for name in ("n0", "n1"):
+            (vault / ".trash" / "nb0" / f"{name}.md").write_text(f"note {name[1]}\n")
+        store.restore_note(ids["n0"], actor="user")
+        assert (vault / "nb0" / "n0.md").read_text() == "note 0\n"
+        assert not (vault / ".trash" / "nb0" / "n0.md").exists()
+        assert store.empty_trash(actor="user") == 1
+        assert not (vault / ".trash" / "nb0").exists()

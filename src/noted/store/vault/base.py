@@ -16,7 +16,7 @@ from noted.store.sqlite.db import Database
 from noted.store.transfer.common import safe_name
 from noted.store.vault.attachments import Attachments
 from noted.store.vault.files import TRASH, FileChanged, FileState, ReadFile, Vault, content_hash, decode
-from noted.store.vault.follow import Follower, in_trash, put_note
+from noted.store.vault.follow import Follower, in_trash, put_note, trashed_copy
 from noted.store.vault.ledger import Ledger, NoteFile
 from noted.store.vault.text import SOURCE_KEYS, TODO_KEYS, FileText, yaml_time
 
@@ -166,6 +166,11 @@ class VaultCore:
             if note.is_trashed and row.present and not in_trash(row.path):
                 self._relocate(row, self.trash_name(row.path), origin=row.path)
             elif not note.is_trashed and (in_trash(row.path) or not row.present):
+                found = None if row.present else trashed_copy(self, row)
+                if found is not None:  # its file is in .trash/ after all: moved back, not written twice
+                    row = NoteFile(
+                        row.note_id, found[0], row.origin, found[1].size, found[1].mtime_ns, row.hash
+                    )
                 folder = self.folder_dir(note.parent_id)
                 stem = PurePosixPath(row.origin or row.path).stem
                 wanted = f"{folder}/{stem}.md".lstrip("/")

@@ -20,6 +20,7 @@ from pathlib import Path
 import pathspec
 
 from noted.errors import ConflictError, InvalidInputError
+from noted.store.vault.moves import MoveLog
 
 NOTE_SUFFIX = ".md"
 TRASH = ".trash"
@@ -72,6 +73,8 @@ class Vault:
         self.root = root.resolve()
         self._own = self.rel(own.resolve()) if own is not None else None
         """noted's profile when it lies inside the folder: never read as notes or notebooks."""
+        self.moves = MoveLog(own / "vault-moves.log") if own is not None else None
+        """The moves of the ``journal`` under way, kept in the profile ``own`` across a crash."""
         self._ignore = self._load_ignore()
         self._parents: dict[str, Path] = {}
         """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
@@ -83,8 +86,10 @@ class Vault:
         """When the block raises, put the files and folders it wrote or moved back as they were.
 
         ``VaultStore.batch`` runs it inside the mirror's transaction, which is rolled back too, so
-        a failed batch leaves neither files nor rows. (A crash half way leaves written files: the
-        next scan takes them in as outside edits, as for any file changed while noted was away.)
+        a failed batch leaves neither files nor rows. A crash half way, which rolls the rows back
+        too, cannot run this: the moves are undone at the next start from the ``moves`` log
+        (``VaultStore.open``), and the files written are taken in by the scan as outside edits, as
+        for any file changed while noted was away.
         """
         if getattr(self._local, "undo", None) is not None:
             yield
@@ -101,6 +106,18 @@ class Vault:
             raise
         finally:
             self._local.undo = None
+            if self.moves is not None:
+                self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
+
+    def undo_moves(self) -> None:
+        """Put back the moves of a batch a crash stopped half way (holding the mirror's write lock)."""
+        if self.moves is None:
+            return
+        for target in self.moves.undo():
+            rel = self.rel(target)
+            if rel is not None:
+                self.prune_trash(rel)
+        self.forget_folders()
 
     def _remember(self, step: Callable[[], object]) -> None:
         undo = getattr(self._local, "undo", None)
@@ -285,6 +302,8 @@ class Vault:
         if (target.exists() or target.is_symlink()) and not _same_file(source, target):
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
         self.make_dir(target.parent)
+        if self.moves is not None and getattr(self._local, "undo", None) is not None:
+            self.moves.add(source, target)
         os.rename(source, target)
         self._remember(lambda: os.rename(target, source))
         self._sync_dir(target.parent)

@@ -15,7 +15,7 @@ from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
 from noted.store.vault.files import ABSENT, Skipped, decode
-from noted.store.vault.follow import drop_bare_tags, in_trash
+from noted.store.vault.follow import drop_bare_tags, in_trash, trashed_copy
 from noted.store.vault.text import FileText, inline_tags, yaml_time
 
 
@@ -203,6 +203,8 @@ class Notes(VaultPart):
                 row = self.ledger.note(meta.id)
                 if row is None:
                     continue
+                if not row.present and (found := trashed_copy(self.core, row)) is not None:
+                    row = replace(row, path=found[0], size=found[1].size, mtime_ns=found[1].mtime_ns)
                 if row.present and in_trash(row.path):
                     try:
                         changed = self.vault.read(row.path).digest != row.hash

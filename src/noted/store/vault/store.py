@@ -115,6 +115,10 @@ class VaultStore(Parts):
                 )
             mirror.set_meta(ROOT_KEY, resolved)
             store = cls(Vault(root, own=profile_dir), mirror)
+            moves = store.vault.moves
+            if moves is not None and moves.pending():  # a batch a crash stopped: its moves undone
+                with mirror.batch():  # (its rows were, by SQLite; a batch under way holds the lock)
+                    store.vault.undo_moves()
             if not (defer_scan and store.ledger.has_notes()):
                 store.follower.scan(progress=progress)
         except BaseException:
