@@ -401,6 +401,20 @@ def test_a_title_changed_only_in_case_renames_the_file_to_it(store: VaultStore, 
     ]
 
 
+def test_a_title_changed_only_in_case_onto_another_files_name_is_name_2(
+    store: VaultStore, vault: Path
+) -> None:
+    """``case.md`` retitled ``Case`` beside another file ``Case.md`` was refused ("exists already",
+    exit 2), where any other taken name gives ``NAME 2.md`` and the title in front matter."""
+    (vault / "case.md").write_text("lower\n")
+    (vault / "Case.md").write_text("upper\n")  # (a file system that tells case apart)
+    store.follower.scan()
+    (lower,) = [m.id for m in store.list_notes() if store.note_path(m.id).name == "case.md"]
+    assert store.update_note(lower, NotePatch(title="Case"), actor="user").title == "Case"
+    assert (vault / "Case 2.md").read_text() == "---\ntitle: Case\n---\n\nlower\n"
+    assert (vault / "Case.md").read_text() == "upper\n" and not (vault / "case.md").exists()
+
+
 def test_a_link_to_a_note_by_its_id_is_written_as_the_path_of_its_file(
     store: VaultStore, vault: Path
 ) -> None:

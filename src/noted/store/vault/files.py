@@ -299,7 +299,7 @@ class Vault:
         """Rename a file or folder inside the vault; refused when ``new`` exists."""
         self.forget_folders()
         source, target = self.path(old, fresh=True), self.path(new, fresh=True)
-        if (target.exists() or target.is_symlink()) and not _same_file(source, target):
+        if self.taken(new, by=old):
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
         self.make_dir(target.parent)
         if self.moves is not None and getattr(self._local, "undo", None) is not None:
@@ -309,6 +309,12 @@ class Vault:
         self._sync_dir(target.parent)
         if source.parent != target.parent:
             self._sync_dir(source.parent)
+
+    def taken(self, rel: str, *, by: str) -> bool:
+        """``rel`` is there and is not ``by`` (as it is on a case-insensitive file system when the
+        two differ only in case)."""
+        target = self.path(rel, fresh=True)
+        return (target.exists() or target.is_symlink()) and not _same_file(self.path(by, fresh=True), target)
 
     def prune_trash(self, rel: str) -> None:
         """Remove the folders of ``.trash/`` above ``rel`` that are left empty (``.trash`` stays)."""

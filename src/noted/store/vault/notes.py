@@ -146,7 +146,8 @@ class Notes(VaultPart):
                 here = rel.rpartition("/")[0] if folder is None else folder
                 name = safe_name(clean_title(patch.title or old.title)) if rename else stem
                 wanted = f"{here}/{name}.md".lstrip("/")
-                same = wanted.casefold() == rel.casefold()  # its own name, or only its case changed
+                # Its own name, or only its case changed (on a file system where no other file has it).
+                same = wanted.casefold() == rel.casefold() and not self.vault.taken(wanted, by=rel)
                 target = wanted if same else self.vault.free_name(here, name)
         ft = ft.titled(title, PurePosixPath(target).stem)  # (a name taken, or not renamed in .trash/)
         ft = ft.with_body(self.attachments.place(self.attachments.rebased(ft.body, rel, target), target))
