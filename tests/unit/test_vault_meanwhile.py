@@ -13,7 +13,7 @@ import pytest
 from tests.support.vaults import by_title, git, opened
 
 from noted.errors import ConflictError
-from noted.models import ACTOR_OUTSIDE, NotePatch
+from noted.models import ACTOR_OUTSIDE, NoteDraft, NotePatch
 
 
 @pytest.fixture
@@ -96,6 +96,18 @@ def test_a_file_changing_at_every_write_is_never_replaced(
         written = path.read_text()
         assert "P-1" not in written and written.startswith("# Alpha\nQ-0\nQ-1\nQ-2\nQ-3\nQ-4\n")
         assert "Q-3" in store.get_note(alpha).body  # followed as it went
+
+
+def test_a_new_notes_file_name_taken_by_another_program_meanwhile_is_not_replaced(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = vault / "Projects" / "New.md"
+    with opened(vault, tmp_path / "profile") as store:
+        projects = store.get_note(by_title(store, "Alpha")).parent_id
+        outside_writes(monkeypatch, path, ["theirs\n"])  # made after noted found the name free
+        with pytest.raises(ConflictError):
+            store.create_note(NoteDraft("New", "mine\n", projects), actor="user")
+        assert path.read_text() == "theirs\n"
 
 
 def test_a_note_whose_file_was_deleted_is_saved_into_the_trash_under_a_free_name_keeping_its_title(

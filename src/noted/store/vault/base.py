@@ -15,7 +15,16 @@ from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import Database
 from noted.store.transfer.common import safe_name
 from noted.store.vault.attachments import Attachments
-from noted.store.vault.files import TRASH, FileChanged, FileState, ReadFile, Vault, content_hash, decode
+from noted.store.vault.files import (
+    ABSENT,
+    TRASH,
+    FileChanged,
+    FileState,
+    ReadFile,
+    Vault,
+    content_hash,
+    decode,
+)
 from noted.store.vault.follow import Follower, in_trash, put_note, trashed_copy
 from noted.store.vault.ledger import Ledger, NoteFile
 from noted.store.vault.text import SOURCE_KEYS, TODO_KEYS, FileText, yaml_time
@@ -135,13 +144,9 @@ class VaultCore:
             raise NotFoundError(f'note "{note_id}" has no file in the Markdown folder')
         return row
 
-    def current_text(self, row: NoteFile, note: Note) -> FileText:
-        """The file's text, or (its file gone) one rebuilt from the mirror, its title kept."""
-        return self.current(row, note)[0]
-
     def current(self, row: NoteFile, note: Note) -> tuple[FileText, ReadFile | None]:
-        """``current_text``, and the file as read (None: gone), whose state a write over it gives
-        ``Vault.write`` as ``unchanged``."""
+        """The file's text and the file as read (for ``Vault.write``'s ``unchanged``); or, its file
+        gone, a text rebuilt from the mirror, its title kept, and None."""
         if row.present:
             read = self.vault.read(row.path)
             return FileText.parse(decode(read.data)), read
@@ -216,9 +221,11 @@ class VaultCore:
             self.ledger.put_note(conn, NoteFile(row.note_id, target, origin, size, mtime, row.hash))
 
     def _rewrite(self, row: NoteFile, note: Note, target: str) -> None:
-        ft = self.current_text(row, note)
+        """Write the note's file at ``target``: its file there (``row.path``), or one from the mirror
+        where there is none (another program making one meanwhile: ``FileChanged``)."""
+        ft, read = self.current(row, note)
         data = _titled(ft, note.title, target).render().encode("utf-8")
-        state = self.vault.write(target, data)
+        state = self.vault.write(target, data, unchanged=read.state if read is not None else ABSENT)
         with self.db.write() as conn:
             self.ledger.put_note(
                 conn, NoteFile(row.note_id, target, "", state.size, state.mtime_ns, content_hash(data))

@@ -91,7 +91,8 @@ class Notes(VaultPart):
                 ft = ft.with_key("created", yaml_time(draft.user_created_time), ("created",))
             ft = ft.with_body(self.attachments.place(ft.body, rel))
             data = ft.render().encode("utf-8")
-            state = self.vault.write(rel, data)
+            # A name found free: a file another program makes there meanwhile is not replaced.
+            state = self.vault.write(rel, data, unchanged=ABSENT)
             return self.core.put(rel, data, state, actor=actor, new_id=draft.id)
 
     def update_note(
