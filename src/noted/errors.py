@@ -12,6 +12,7 @@ shown to the person as a short "internal error" line.
     │   ├── FileTypeError         an attachment whose bytes are not the type it claims (ops.filetypes)
     │   └── Skipped               a Markdown folder's file noted leaves alone, and why (store.vault.files)
     ├── ConflictError             an update based on a note that has changed since
+    │   └── FileChanged           a file changed outside noted while noted wrote it (store.vault.files)
     ├── ProfileError              the profile folder or its database cannot be used
     │   └── StorageError          a fault of the disk or the database file (each its own exit code)
     │       ├── FolderNotWritableError   a folder of the profile that this user may not write

@@ -163,3 +163,30 @@ def test_a_note_file_deleted_while_its_note_is_in_the_editor_is_a_conflict_that_
     assert copy.read_text().endswith("\nbody\nmore\n")
     (trashed,) = cli.json("notes", "--trash", *v)
     assert trashed["title"] == "Real Title"
+    # --overwrite saves the text into the note, which stays in the trash (as the dialog says and
+    # the embedded store does): into .trash/ its file goes, not back to the folder. It came back
+    # there, and the note out of the trash.
+    note_file.write_text("---\ntitle: Other\n---\nthere\n")
+    cli.ok("notes", *v)
+    result = cli("edit", "Other", "--overwrite", *v)
+    assert result.code == 0, result
+    assert not note_file.exists() and (vault / ".trash" / "file.md").read_text().endswith("\nthere\nmore\n")
+    assert "Other" not in [n["title"] for n in cli.json("notes", *v)]
+    assert "Other" in [n["title"] for n in cli.json("notes", "--trash", *v)]
+
+
+def test_a_notebook_created_on_a_name_the_folder_has_taken_says_its_name(
+    cli: Cli, vault: Path, tmp_path: Path
+) -> None:
+    """A link (not followed, so no notebook) named ``linkdir`` made ``notebook create linkdir`` a
+    notebook "linkdir 2", printing only its id."""
+    v = ("--vault", str(vault))
+    (tmp_path / "elsewhere").mkdir()
+    (vault / "linkdir").symlink_to(tmp_path / "elsewhere")
+    made = cli.ok("notebook", "create", "linkdir", *v)
+    assert (
+        made.err
+        == 'noted: the notebook is named "linkdir 2": the Markdown folder cannot take the name "linkdir"\n'
+    )
+    assert [f["title"] for f in cli.json("notebooks", *v) if f["id"] == made.out.strip()] == ["linkdir 2"]
+    assert cli.ok("notebook", "create", "free", *v).err == ""

@@ -240,10 +240,15 @@ def test_a_save_to_a_note_whose_file_was_deleted_meanwhile_is_a_conflict(
             note.id, NotePatch(body="body\nmore\n"), actor="user", base_updated_time=note.updated_time
         )
     assert not path.exists() and store.get_note(note.id).is_trashed
-    # A write that asked for no base (an append) writes it back from the mirror: its title with it.
+    # A write that asked for no base (an append, Overwrite) writes it from the mirror, its title
+    # with it, into .trash/: the note stays in the trash, as on the other backends.
     store.update_note(note.id, NotePatch(append="more"), actor="user")
-    assert path.read_text() == "---\ntags:\n- work\ntitle: Real Title\n---\n\nbody\nmore\n"
-    assert store.get_note(note.id).title == "Real Title"
+    trashed = vault / ".trash" / "file.md"
+    assert trashed.read_text() == "---\ntags:\n- work\ntitle: Real Title\n---\n\nbody\nmore\n"
+    assert not path.exists()
+    assert store.get_note(note.id).title == "Real Title" and store.get_note(note.id).is_trashed
+    store.restore_note(note.id, actor="user")  # back to where it was, by moving that file
+    assert path.read_text().endswith("body\nmore\n") and not trashed.exists()
 
 
 def test_outside_renames_keep_the_notes_identity_and_deletions_go_to_the_trash(
@@ -394,6 +399,20 @@ def test_a_title_changed_only_in_case_renames_the_file_to_it(store: VaultStore, 
         "??",
         "Inbox.md",
     ]
+
+
+def test_a_title_changed_only_in_case_onto_another_files_name_is_name_2(
+    store: VaultStore, vault: Path
+) -> None:
+    """``case.md`` retitled ``Case`` beside another file ``Case.md`` was refused ("exists already",
+    exit 2), where any other taken name gives ``NAME 2.md`` and the title in front matter."""
+    (vault / "case.md").write_text("lower\n")
+    (vault / "Case.md").write_text("upper\n")  # (a file system that tells case apart)
+    store.follower.scan()
+    (lower,) = [m.id for m in store.list_notes() if store.note_path(m.id).name == "case.md"]
+    assert store.update_note(lower, NotePatch(title="Case"), actor="user").title == "Case"
+    assert (vault / "Case 2.md").read_text() == "---\ntitle: Case\n---\n\nlower\n"
+    assert (vault / "Case.md").read_text() == "upper\n" and not (vault / "case.md").exists()
 
 
 def test_a_link_to_a_note_by_its_id_is_written_as_the_path_of_its_file(

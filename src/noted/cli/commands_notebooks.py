@@ -12,6 +12,7 @@ from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Folder
 from noted.ops import notebooks as ops
 from noted.ops.resolve import folder_paths, resolve_folder
+from noted.store.rules import clean_notebook_title
 
 
 def register(sub: Commands) -> None:
@@ -97,7 +98,13 @@ def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
     title = args.title.strip()
     if not title:
         raise InvalidInputError("a notebook needs a title")
-    return _report(ctx, ops.create_notebook(store, title, parent_id=parent, actor=ACTOR_USER), "created")
+    folder = ops.create_notebook(store, title, parent_id=parent, actor=ACTOR_USER)
+    asked = clean_notebook_title(title)
+    if folder.title != asked and not ctx.json:  # a Markdown folder's name, taken (by a file, a link…)
+        ctx.error(
+            f'the notebook is named "{folder.title}": the Markdown folder cannot take the name "{asked}"'
+        )
+    return _report(ctx, folder, "created")
 
 
 def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -4,7 +4,10 @@ note's file where the mirror says it is."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from pathlib import PurePosixPath
+from typing import TypeVar
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import Note
@@ -12,10 +15,23 @@ from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import Database
 from noted.store.transfer.common import safe_name
 from noted.store.vault.attachments import Attachments
-from noted.store.vault.files import TRASH, FileState, Vault, content_hash, decode
-from noted.store.vault.follow import Follower, in_trash, put_note
+from noted.store.vault.files import (
+    ABSENT,
+    TRASH,
+    FileChanged,
+    FileState,
+    ReadFile,
+    Vault,
+    content_hash,
+    decode,
+)
+from noted.store.vault.follow import Follower, in_trash, put_note, trashed_copy
 from noted.store.vault.ledger import Ledger, NoteFile
 from noted.store.vault.text import SOURCE_KEYS, TODO_KEYS, FileText, yaml_time
+
+T = TypeVar("T")
+TRIES = 5
+"""How many times a write runs on a file that changes outside noted each time between read and write."""
 
 
 class VaultCore:
@@ -107,9 +123,19 @@ class VaultCore:
         state = self.vault.state(row.path)
         if row.present and state is None:
             self.follower.scan()
-        elif row.present and state is not None and (state.size, state.mtime_ns) != (row.size, row.mtime_ns):
-            self.follower.apply([row.path])
+        elif state is not None and (state.size, state.mtime_ns) != (row.size, row.mtime_ns):
+            self.follower.apply([row.path])  # (a file come back to its path brings its note back)
         return self.mirror.get_note(note_id)
+
+    def rewrite(self, note_id: str, write: Callable[[Note], T]) -> T:
+        """``write(note)``, the note caught up with its file first. A file changed outside noted
+        between ``write``'s read and its write (``FileChanged``) is caught up with again (the other
+        program's text recorded as ``outside``) and ``write`` runs on it: neither side is lost. A
+        file that changes every time raises ``FileChanged`` (a ``ConflictError``), nothing written."""
+        for _ in range(TRIES - 1):
+            with contextlib.suppress(FileChanged):
+                return write(self.catch_up(note_id))
+        return write(self.catch_up(note_id))
 
     def row(self, note_id: str) -> NoteFile:
         row = self.ledger.note(note_id)
@@ -118,15 +144,21 @@ class VaultCore:
             raise NotFoundError(f'note "{note_id}" has no file in the Markdown folder')
         return row
 
-    def current_text(self, row: NoteFile, note: Note) -> FileText:
-        """The file's text, or (its file gone) one rebuilt from the mirror, its title kept."""
+    def current(self, row: NoteFile, note: Note) -> tuple[FileText, ReadFile | None]:
+        """The file's text and the file as read (for ``Vault.write``'s ``unchanged``); or, its file
+        gone, a text rebuilt from the mirror, its title kept, and None."""
         if row.present:
-            return FileText.parse(decode(self.vault.read(row.path).data))
+            read = self.vault.read(row.path)
+            return FileText.parse(decode(read.data)), read
         plain = FileText(None, "", note.body)
         inline = {t.casefold() for t in plain.tags()}
         tags = [t.title for t in self.mirror.note_tags(note.id) if t.title.casefold() not in inline]
         ft = with_todo(plain, note.is_todo, note.todo_due, note.todo_completed, note.source_url)
-        return _titled(ft.with_tags(tags) if tags else ft, note.title, row.path)
+        return _titled(ft.with_tags(tags) if tags else ft, note.title, row.path), None
+
+    def trash_name(self, rel: str) -> str:
+        """Where the file ``rel`` goes in ``.trash/``: its path there, ``NAME 2.md``… when taken."""
+        return self.vault.free_name(f"{TRASH}/{rel}".rpartition("/")[0], PurePosixPath(rel).stem)
 
     def place(self, note_ids: list[str], *, actor: str) -> None:
         """Put each note's file where the mirror says it is: in ``.trash/`` while trashed, else in
@@ -137,11 +169,13 @@ class VaultCore:
             if row is None:
                 continue
             if note.is_trashed and row.present and not in_trash(row.path):
-                target = self.vault.free_name(
-                    f"{TRASH}/{row.path}".rpartition("/")[0], PurePosixPath(row.path).stem
-                )
-                self._relocate(row, target, origin=row.path)
+                self._relocate(row, self.trash_name(row.path), origin=row.path)
             elif not note.is_trashed and (in_trash(row.path) or not row.present):
+                found = None if row.present else trashed_copy(self, row)
+                if found is not None:  # its file is in .trash/ after all: moved back, not written twice
+                    row = NoteFile(
+                        row.note_id, found[0], row.origin, found[1].size, found[1].mtime_ns, row.hash
+                    )
                 folder = self.folder_dir(note.parent_id)
                 stem = PurePosixPath(row.origin or row.path).stem
                 wanted = f"{folder}/{stem}.md".lstrip("/")
@@ -162,12 +196,18 @@ class VaultCore:
         row = self.row(note_id)
         if not row.present or written_at.rpartition("/")[0] == row.path.rpartition("/")[0]:
             return
-        ft = FileText.parse(decode(self.vault.read(row.path).data))
-        body = self.attachments.rebased(ft.body, written_at, row.path, moving=moving)
-        if body != ft.body:
-            data = ft.with_body(body).render().encode("utf-8")
-            state = self.vault.write(row.path, data)
-            self.put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
+
+        def write(_: Note) -> None:
+            row = self.row(note_id)
+            read = self.vault.read(row.path)
+            ft = FileText.parse(decode(read.data))
+            body = self.attachments.rebased(ft.body, written_at, row.path, moving=moving)
+            if body != ft.body:
+                data = ft.with_body(body).render().encode("utf-8")
+                state = self.vault.write(row.path, data, unchanged=read.state)
+                self.put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
+
+        self.rewrite(note_id, write)
 
     def _relocate(self, row: NoteFile, target: str, *, origin: str) -> None:
         """Move the note's file; a file changed since noted last read it (in ``.trash/``, which is
@@ -181,9 +221,11 @@ class VaultCore:
             self.ledger.put_note(conn, NoteFile(row.note_id, target, origin, size, mtime, row.hash))
 
     def _rewrite(self, row: NoteFile, note: Note, target: str) -> None:
-        ft = self.current_text(row, note)
+        """Write the note's file at ``target``: its file there (``row.path``), or one from the mirror
+        where there is none (another program making one meanwhile: ``FileChanged``)."""
+        ft, read = self.current(row, note)
         data = _titled(ft, note.title, target).render().encode("utf-8")
-        state = self.vault.write(target, data)
+        state = self.vault.write(target, data, unchanged=read.state if read is not None else ABSENT)
         with self.db.write() as conn:
             self.ledger.put_note(
                 conn, NoteFile(row.note_id, target, "", state.size, state.mtime_ns, content_hash(data))

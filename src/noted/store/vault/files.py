@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pathspec
 
-from noted.errors import InvalidInputError
+from noted.errors import ConflictError, InvalidInputError
+from noted.store.vault.moves import MoveLog
 
 NOTE_SUFFIX = ".md"
 TRASH = ".trash"
@@ -34,6 +35,10 @@ class FileState:
 
     size: int
     mtime_ns: int
+
+
+ABSENT = FileState(-1, 0)
+"""The state of a file that is not there (as the ledger records a note's file gone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,11 @@ class Skipped(InvalidInputError):
     """A file noted leaves alone, with the reason ``noted vault status`` gives."""
 
 
+class FileChanged(ConflictError):
+    """The file changed outside noted after noted read it, before noted's write replaced it:
+    nothing was written (``Vault.write`` given ``unchanged``)."""
+
+
 class Vault:
     """The folder: what to skip (dot folders, ``.gitignore``), and file access inside it."""
 
@@ -63,6 +73,8 @@ class Vault:
         self.root = root.resolve()
         self._own = self.rel(own.resolve()) if own is not None else None
         """noted's profile when it lies inside the folder: never read as notes or notebooks."""
+        self.moves = MoveLog(own / "vault-moves.log") if own is not None else None
+        """The moves of the ``journal`` under way, kept in the profile ``own`` across a crash."""
         self._ignore = self._load_ignore()
         self._parents: dict[str, Path] = {}
         """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
@@ -74,8 +86,10 @@ class Vault:
         """When the block raises, put the files and folders it wrote or moved back as they were.
 
         ``VaultStore.batch`` runs it inside the mirror's transaction, which is rolled back too, so
-        a failed batch leaves neither files nor rows. (A crash half way leaves written files: the
-        next scan takes them in as outside edits, as for any file changed while noted was away.)
+        a failed batch leaves neither files nor rows. A crash half way, which rolls the rows back
+        too, cannot run this: the moves are undone at the next start from the ``moves`` log
+        (``VaultStore.open``), and the files written are taken in by the scan as outside edits, as
+        for any file changed while noted was away.
         """
         if getattr(self._local, "undo", None) is not None:
             yield
@@ -92,6 +106,18 @@ class Vault:
             raise
         finally:
             self._local.undo = None
+            if self.moves is not None:
+                self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
+
+    def undo_moves(self) -> None:
+        """Put back the moves of a batch a crash stopped half way (holding the mirror's write lock)."""
+        if self.moves is None:
+            return
+        for target in self.moves.undo():
+            rel = self.rel(target)
+            if rel is not None:
+                self.prune_trash(rel)
+        self.forget_folders()
 
     def _remember(self, step: Callable[[], object]) -> None:
         undo = getattr(self._local, "undo", None)
@@ -212,22 +238,26 @@ class Vault:
         if st.st_size > MAX_NOTE_BYTES:
             raise Skipped(f"larger than {MAX_NOTE_BYTES // 1_000_000} MB")
         with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())  # before the read: a write landing during it is a change
             data = fh.read(MAX_NOTE_BYTES + 1)
-            st = os.fstat(fh.fileno())
         return ReadFile(data, FileState(st.st_size, st.st_mtime_ns))
 
-    def write(self, rel: str, data: bytes) -> FileState:
+    def write(self, rel: str, data: bytes, *, unchanged: FileState | None = None) -> FileState:
         """Replace (or create) the file atomically: a temporary file beside it, fsync, rename.
 
-        The file's permission bits are kept; the folder is fsynced so the rename survives a crash.
+        ``unchanged``: the state the file had when it was read (``ABSENT``: there was none). It is
+        compared again just before the rename, and a file changed meanwhile by another program is
+        not replaced: ``FileChanged`` is raised, nothing written. (No lock keeps another program
+        out; this leaves it the rename itself.) The state returned is the written file's own, so a
+        write landing after the rename is a change too. The file's permission bits are kept; the
+        folder is fsynced so the rename survives a crash.
         """
         path = self.path(rel, fresh=True)
         if path.is_symlink():
             raise InvalidInputError(f'"{rel}" is a symbolic link; noted does not write through links')
         self.make_dir(path.parent)
-        if getattr(self._local, "undo", None) is not None:
-            before = path.read_bytes() if path.exists() else None
-            self._remember(lambda: path.unlink() if before is None else self.write(rel, before))
+        journaled = getattr(self._local, "undo", None) is not None
+        before = path.read_bytes() if journaled and path.exists() else None
         mode = None
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(os.stat(path).st_mode)
@@ -237,15 +267,29 @@ class Vault:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
+                st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:
                 os.chmod(temp, mode)
+            if unchanged is not None and self._state_now(path) != unchanged:
+                raise FileChanged(
+                    f'"{rel}" changed outside noted while noted was writing it; nothing was written'
+                )
             os.replace(temp, path)
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
+        if journaled:  # (only once it is written: a write refused has nothing to undo)
+            self._remember(lambda: path.unlink() if before is None else self.write(rel, before))
         self._sync_dir(path.parent)
-        st = os.stat(path)
         return FileState(st.st_size, st.st_mtime_ns)
+
+    @staticmethod
+    def _state_now(path: Path) -> FileState:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return ABSENT
+        return FileState(st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else FileState(-2, 0)
 
     def forget_folders(self) -> None:
         """Resolve folders afresh (after a folder was renamed, moved or replaced)."""
@@ -255,14 +299,22 @@ class Vault:
         """Rename a file or folder inside the vault; refused when ``new`` exists."""
         self.forget_folders()
         source, target = self.path(old, fresh=True), self.path(new, fresh=True)
-        if (target.exists() or target.is_symlink()) and not _same_file(source, target):
+        if self.taken(new, by=old):
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
         self.make_dir(target.parent)
+        if self.moves is not None and getattr(self._local, "undo", None) is not None:
+            self.moves.add(source, target)
         os.rename(source, target)
         self._remember(lambda: os.rename(target, source))
         self._sync_dir(target.parent)
         if source.parent != target.parent:
             self._sync_dir(source.parent)
+
+    def taken(self, rel: str, *, by: str) -> bool:
+        """``rel`` is there and is not ``by`` (as it is on a case-insensitive file system when the
+        two differ only in case)."""
+        target = self.path(rel, fresh=True)
+        return (target.exists() or target.is_symlink()) and not _same_file(self.path(by, fresh=True), target)
 
     def prune_trash(self, rel: str) -> None:
         """Remove the folders of ``.trash/`` above ``rel`` that are left empty (``.trash`` stays)."""

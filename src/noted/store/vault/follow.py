@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from noted.errors import Interruption, NotFoundError
+from noted.errors import Interruption, InvalidInputError, NotFoundError
 from noted.models import ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag, now_ms
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
@@ -39,6 +40,29 @@ Progress = Callable[[int, int], None]
 
 def in_trash(rel: str) -> bool:
     return rel == TRASH or rel.startswith(TRASH + "/")
+
+
+def trashed_copy(store: VaultCore, row: NoteFile) -> tuple[str, FileState] | None:
+    """The note's file found in ``.trash/`` at its path there (``NAME 2.md``… when that was taken),
+    with the content noted last knew and no other note's: moved there by a noted that stopped half
+    way through trashing it, or by another program. Its note is trashed, not deleted."""
+    folder, _, name = f"{TRASH}/{row.path}".rpartition("/")
+    same = re.compile(re.escape(PurePosixPath(name).stem) + r"(?: ([0-9]+))?\.md")
+    try:
+        found = [m for m in map(same.fullmatch, os.listdir(store.vault.path(folder))) if m]
+    except (OSError, InvalidInputError):
+        return None
+    for match in sorted(found, key=lambda m: int(m.group(1) or 1)):
+        rel = f"{folder}/{match.group(0)}"
+        if store.ledger.note_at(rel) is not None:
+            continue
+        try:
+            read = store.vault.read(rel)
+        except (OSError, InvalidInputError):
+            continue
+        if read.digest == row.hash:
+            return rel, read.state
+    return None
 
 
 def put_note(
@@ -273,7 +297,8 @@ class Follower:
         return None
 
     def _gone(self, row: NoteFile) -> int:
-        """The file of a note went outside noted: the note goes to noted's trash, its row kept."""
+        """The file of a note went outside noted: the note goes to noted's trash, its row kept (or
+        following its file, when that is in ``.trash/``: ``trashed_copy``)."""
         store = self.store
         if os.path.lexists(store.vault.root / row.path):
             return 0
@@ -284,7 +309,12 @@ class Follower:
         trashed = note is not None and not note.is_trashed
         if trashed:
             store.mirror.trash_note(row.note_id, actor=ACTOR_OUTSIDE)
+        moved = trashed_copy(store, row) if note is not None else None
         with store.mirror.db.write() as conn:
+            if moved is not None:  # nothing lost: a save based on the note as it was writes there
+                rel, state = moved
+                store.ledger.put_note(conn, NoteFile(row.note_id, rel, row.path, *_state(state), row.hash))
+                return 1
             if trashed:  # A change made meanwhile: a save based on the note as it was is refused (a
                 # conflict that keeps both), not written back from the mirror over what only the
                 # file held (front-matter keys noted does not read).

@@ -14,8 +14,8 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
-from noted.store.vault.files import Skipped, decode
-from noted.store.vault.follow import drop_bare_tags, in_trash
+from noted.store.vault.files import ABSENT, Skipped, decode
+from noted.store.vault.follow import drop_bare_tags, in_trash, trashed_copy
 from noted.store.vault.text import FileText, inline_tags, yaml_time
 
 
@@ -91,7 +91,8 @@ class Notes(VaultPart):
                 ft = ft.with_key("created", yaml_time(draft.user_created_time), ("created",))
             ft = ft.with_body(self.attachments.place(ft.body, rel))
             data = ft.render().encode("utf-8")
-            state = self.vault.write(rel, data)
+            # A name found free: a file another program makes there meanwhile is not replaced.
+            state = self.vault.write(rel, data, unchanged=ABSENT)
             return self.core.put(rel, data, state, actor=actor, new_id=draft.id)
 
     def update_note(
@@ -103,21 +104,28 @@ class Notes(VaultPart):
         base_updated_time: int | None = None,
         session: str | None = None,
     ) -> Note:
-        conflict: ConflictError | None = None
-        with self.mirror.batch():
-            old = self.core.catch_up(note_id)
+        def write(old: Note) -> Note:
             if base_updated_time is not None and base_updated_time != old.updated_time:
-                conflict = ConflictError(
+                raise ConflictError(
                     f'note "{old.title}" changed since it was read; it was saved again meanwhile',
                     current_updated_time=old.updated_time,
                 )
-            else:
-                return self._write_patch(old, patch, actor, session)
+            return self._write_patch(old, patch, actor, session)
+
+        with self.mirror.batch():
+            try:  # an edit on the file meanwhile is caught up with, then a patch (an append) applied to it
+                return self.core.rewrite(note_id, write)
+            except ConflictError as exc:
+                conflict = exc  # raised once the batch keeps the other side's version, caught up
         raise conflict
 
     def _write_patch(self, old: Note, patch: NotePatch, actor: str, session: str | None) -> Note:
         row = self.core.row(old.id)
-        ft = self.core.current_text(row, old)
+        if old.is_trashed and not row.present and not in_trash(row.path):
+            # Its file went outside noted: the text goes to .trash/ and the note stays in the
+            # trash, as on every backend, rather than its file coming back to its notebook.
+            row = replace(row, path=self.core.trash_name(row.path), origin=row.origin or row.path)
+        ft, read = self.core.current(row, old)
         ft = ft.with_body(check_body(patch.body_after(ft.body)))
         rel, rename = row.path, False
         stem = PurePosixPath(rel).stem
@@ -139,17 +147,17 @@ class Notes(VaultPart):
                 here = rel.rpartition("/")[0] if folder is None else folder
                 name = safe_name(clean_title(patch.title or old.title)) if rename else stem
                 wanted = f"{here}/{name}.md".lstrip("/")
-                same = wanted.casefold() == rel.casefold()  # its own name, or only its case changed
+                # Its own name, or only its case changed (on a file system where no other file has it).
+                same = wanted.casefold() == rel.casefold() and not self.vault.taken(wanted, by=rel)
                 target = wanted if same else self.vault.free_name(here, name)
-                ft = ft.titled(title, PurePosixPath(target).stem)
+        ft = ft.titled(title, PurePosixPath(target).stem)  # (a name taken, or not renamed in .trash/)
         ft = ft.with_body(self.attachments.place(self.attachments.rebased(ft.body, rel, target), target))
         data = ft.render().encode("utf-8")
-        state = self.vault.state(rel)
-        if not row.present or data != self.vault.read(rel).data:
-            state = self.vault.write(rel, data)
+        state = read.state if read is not None else None
+        if read is None or data != read.data:
+            state = self.vault.write(rel, data, unchanged=read.state if read is not None else ABSENT)
         if target != rel:
-            self.vault.move(rel, target)
-            state = self.vault.state(target)
+            self.vault.move(rel, target)  # (the file keeps its state)
         return self.core.put(
             target, data, state, actor=actor, note_id=old.id, session=session, origin=row.origin
         )
@@ -197,6 +205,8 @@ class Notes(VaultPart):
                 row = self.ledger.note(meta.id)
                 if row is None:
                     continue
+                if not row.present and (found := trashed_copy(self.core, row)) is not None:
+                    row = replace(row, path=found[0], size=found[1].size, mtime_ns=found[1].mtime_ns)
                 if row.present and in_trash(row.path):
                     try:
                         changed = self.vault.read(row.path).digest != row.hash

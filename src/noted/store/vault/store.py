@@ -14,7 +14,10 @@ then to the mirror, inside one mirror transaction that holds SQLite's write lock
 noted processes on one folder queue, and the watcher's view of a file noted is writing waits for
 the write's row, so noted's own writes are never taken for outside ones. A save based on a version
 the file no longer has first records the file's version (actor ``outside``), then raises
-``ConflictError``: the front ends' conflict view follows as on the other backends.
+``ConflictError``: the front ends' conflict view follows as on the other backends. Another program
+writing the file between noted's read and its rename is seen just before the rename
+(``FileChanged``): the file is not replaced, its version is recorded, and the write is made again
+on it (a save based on the version read then meets the conflict).
 """
 
 from __future__ import annotations
@@ -112,6 +115,10 @@ class VaultStore(Parts):
                 )
             mirror.set_meta(ROOT_KEY, resolved)
             store = cls(Vault(root, own=profile_dir), mirror)
+            moves = store.vault.moves
+            if moves is not None and moves.pending():  # a batch a crash stopped: its moves undone
+                with mirror.batch():  # (its rows were, by SQLite; a batch under way holds the lock)
+                    store.vault.undo_moves()
             if not (defer_scan and store.ledger.has_notes()):
                 store.follower.scan(progress=progress)
         except BaseException:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from noted.errors import InvalidInputError
-from noted.models import Tag
+from noted.models import Note, Tag
 from noted.store.protocol import NoteOrder
 from noted.store.rules import clean_title
 from noted.store.vault.base import VaultPart
+from noted.store.vault.files import ABSENT
 from noted.store.vault.text import FileText, front_tags
 
 
@@ -29,14 +30,16 @@ class Tags(VaultPart):
     def _retag(
         self, note_id: str, actor: str, edit: Callable[[FileText], FileText], *, want: Sequence[str] | None
     ) -> list[Tag]:
-        with self.mirror.batch():
-            note = self.core.catch_up(note_id)
+        def write(note: Note) -> None:
             row = self.core.row(note_id)
-            ft = edit(self.core.current_text(row, note))
-            data = ft.render().encode("utf-8")
-            if not row.present or data != self.vault.read(row.path).data:
-                state = self.vault.write(row.path, data)
+            ft, read = self.core.current(row, note)
+            data = edit(ft).render().encode("utf-8")
+            if read is None or data != read.data:
+                state = self.vault.write(row.path, data, unchanged=read.state if read else ABSENT)
                 self.core.put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
+
+        with self.mirror.batch():
+            self.core.rewrite(note_id, write)
             tags = self.mirror.note_tags(note_id)
             if want is None:
                 return tags

@@ -1,0 +1,252 @@
+"""The Markdown-folder backend when something happens to a file while noted works on it: another
+program writing it between noted's read and its rename, a file deleted while its note is edited,
+noted itself killed half way through moving files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.support.vaults import by_title, git, opened
+
+from noted.errors import ConflictError
+from noted.models import ACTOR_OUTSIDE, NoteDraft, NotePatch
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    (root / "Projects").mkdir(parents=True)
+    (root / "Projects" / "Alpha.md").write_text("# Alpha\n")
+    git(root, "init", "-q")
+    return root
+
+
+def outside_writes(monkeypatch: pytest.MonkeyPatch, path: Path, texts: list[str]) -> None:
+    """Another program appends the next of ``texts`` to ``path`` each time noted has written a
+    temporary file of its own (its read of ``path`` done, its rename not yet): a write landing in
+    the window, every time, without a race."""
+
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        real(fd)
+        if texts:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(texts.pop(0))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def test_an_append_meeting_an_outside_write_keeps_both_and_the_outside_one_in_history(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write replaced the file with what noted had read plus its line: the other program's
+    line was gone from the file and, never read, from the history too."""
+    path = vault / "Projects" / "Alpha.md"
+    with opened(vault, tmp_path / "profile") as store:
+        alpha = by_title(store, "Alpha")
+        outside_writes(monkeypatch, path, ["Q-1\n"])
+        store.update_note(alpha, NotePatch(append="P-1\n"), actor="user")
+        assert path.read_text() == "# Alpha\nQ-1\nP-1\n"  # the append went onto the other text
+        mine, theirs = store.note_history(alpha)[:2]
+        assert (mine.actor, theirs.actor) == ("user", ACTOR_OUTSIDE)
+        assert theirs.body == "# Alpha\nQ-1\n"
+
+
+def test_a_save_meeting_an_outside_write_is_a_conflict_and_replaces_nothing(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = vault / "Projects" / "Alpha.md"
+    with opened(vault, tmp_path / "profile") as store:
+        alpha = store.get_note(by_title(store, "Alpha"))
+        outside_writes(monkeypatch, path, ["Q-1\n"])
+        with pytest.raises(ConflictError):
+            patch = NotePatch(body="# Alpha\nMine.\n")
+            store.update_note(alpha.id, patch, actor="user", base_updated_time=alpha.updated_time)
+        assert path.read_text() == "# Alpha\nQ-1\n"
+        assert store.note_history(alpha.id)[0].actor == ACTOR_OUTSIDE
+        assert store.get_note(alpha.id).body == "# Alpha\nQ-1\n"  # the conflict view shows it
+
+
+def test_a_tag_meeting_an_outside_write_keeps_the_outside_text(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = vault / "Projects" / "Alpha.md"
+    with opened(vault, tmp_path / "profile") as store:
+        alpha = by_title(store, "Alpha")
+        outside_writes(monkeypatch, path, ["Q-1\n"])
+        store.tag_note(alpha, ["work"], actor="user")
+        assert path.read_text() == "---\ntags:\n- work\n---\n\n# Alpha\nQ-1\n"
+
+
+def test_a_file_changing_at_every_write_is_never_replaced(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = vault / "Projects" / "Alpha.md"
+    lines = [f"Q-{i}\n" for i in range(20)]
+    with opened(vault, tmp_path / "profile") as store:
+        alpha = by_title(store, "Alpha")
+        outside_writes(monkeypatch, path, lines)
+        with pytest.raises(ConflictError, match="changed outside noted"):
+            store.update_note(alpha, NotePatch(append="P-1\n"), actor="user")
+        written = path.read_text()
+        assert "P-1" not in written and written.startswith("# Alpha\nQ-0\nQ-1\nQ-2\nQ-3\nQ-4\n")
+        assert "Q-3" in store.get_note(alpha).body  # followed as it went
+
+
+def test_a_new_notes_file_name_taken_by_another_program_meanwhile_is_not_replaced(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = vault / "Projects" / "New.md"
+    with opened(vault, tmp_path / "profile") as store:
+        projects = store.get_note(by_title(store, "Alpha")).parent_id
+        outside_writes(monkeypatch, path, ["theirs\n"])  # made after noted found the name free
+        with pytest.raises(ConflictError):
+            store.create_note(NoteDraft("New", "mine\n", projects), actor="user")
+        assert path.read_text() == "theirs\n"
+
+
+def test_a_note_whose_file_was_deleted_is_saved_into_the_trash_under_a_free_name_keeping_its_title(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Saved over (Overwrite, an append), the note of a file deleted outside noted stays in the
+    trash: its file was written back in its notebook's folder and the note taken out of the trash."""
+    path = vault / "Projects" / "Gamma.md"
+    path.write_text("plain\n")  # titled by its file's name
+    other = vault / ".trash" / "Projects" / "Gamma.md"  # another file of that name, in the trash already
+    other.parent.mkdir(parents=True)
+    other.write_text("someone else's\n")
+    with opened(vault, tmp_path / "profile") as store:
+        gamma = by_title(store, "Gamma")
+        path.unlink()
+        store.follower.scan()
+        store.update_note(gamma, NotePatch(body="Mine.\n"), actor="user")
+        note = store.get_note(gamma)
+        assert note.is_trashed and (note.title, note.body) == ("Gamma", "Mine.\n")
+        assert not path.exists() and other.read_text() == "someone else's\n"
+        written = vault / ".trash" / "Projects" / "Gamma 2.md"
+        assert written.read_text() == "---\ntitle: Gamma\n---\n\nMine.\n"
+        store.update_note(gamma, NotePatch(title="Delta"), actor="user")  # a file in .trash/ keeps its name
+        assert store.get_note(gamma).title == "Delta" and store.get_note(gamma).is_trashed
+        assert written.read_text() == "---\ntitle: Delta\n---\n\nMine.\n"
+        assert store.restore_note(gamma, actor="user").title == "Delta"
+        assert not written.exists() and store.note_path(gamma) == vault / "Projects" / "Gamma.md"
+
+
+def test_a_trashed_note_titled_by_its_file_name_takes_a_new_title(vault: Path, tmp_path: Path) -> None:
+    """A file in .trash/ is not renamed, and the new title went nowhere: the note kept its old one."""
+    (vault / "Projects" / "Eps.md").write_text("plain\n")
+    with opened(vault, tmp_path / "profile") as store:
+        eps = by_title(store, "Eps")
+        store.trash_note(eps, actor="user")
+        assert store.update_note(eps, NotePatch(title="Zeta"), actor="user").title == "Zeta"
+        assert (vault / ".trash" / "Projects" / "Eps.md").read_text() == "---\ntitle: Zeta\n---\n\nplain\n"
+
+
+CRASH = """
+import os, sys
+from pathlib import Path
+from noted.ops import notebooks as ops
+from noted.store.vault import VaultStore
+from noted.store.vault.files import Vault
+
+store = VaultStore.open(Path(sys.argv[1]), Path(sys.argv[2]))
+folder = next(f for f in store.list_folders(include_trashed=True) if f.title == "nb0")
+if sys.argv[3] == "restore":
+    ops.trash_notebook(store, folder.id, actor="user")
+moved, real = [], Vault.move
+
+def move(self, old, new):
+    if len(moved) == 4:
+        os._exit(9)  # killed: no exception, no undo, no rollback but SQLite's own
+    moved.append(old)
+    real(self, old, new)
+
+Vault.move = move
+(ops.restore_notebook if sys.argv[3] == "restore" else ops.trash_notebook)(store, folder.id, actor="user")
+"""
+
+
+def notebook_of_ten(vault: Path) -> set[str]:
+    (vault / "nb0").mkdir()
+    for i in range(10):
+        (vault / "nb0" / f"n{i}.md").write_text(f"note {i}\n")
+    return {f"n{i}.md" for i in range(10)}
+
+
+@pytest.mark.parametrize("verb", ["trash", "restore"])
+def test_a_notebook_trashed_or_restored_by_a_noted_killed_half_way_is_as_it_was_before(
+    vault: Path, tmp_path: Path, verb: str
+) -> None:
+    """Killed after moving some of a notebook's files into .trash/, noted left the notebook live,
+    the moved notes "deleted outside" one by one, and, restored one by one, a second copy of each
+    in .trash/ that emptying the trash never removed. Each move is written down first now, and the
+    next start puts back the moves of a batch that did not finish, as SQLite rolled back its rows."""
+    names = notebook_of_ten(vault)
+    profile = tmp_path / "profile"
+    killed = subprocess.run([sys.executable, "-c", CRASH, str(vault), str(profile), verb], check=False)
+    assert killed.returncode == 9
+    here, trash = vault / "nb0", vault / ".trash" / "nb0"
+    assert {p.name for p in here.glob("*.md")} and {p.name for p in trash.glob("*.md")}  # half way
+    with opened(vault, profile) as store:
+        live = {m.title for m in store.list_notes() if m.title.startswith("n")}
+        trashed = {m.title for m in store.list_notes(trashed=True)}
+        if verb == "trash":  # as before the trash: all live, in their folder
+            assert ({p.name for p in here.iterdir()}, live, trashed) == (
+                names,
+                {n[:-3] for n in names},
+                set(),
+            )
+            assert not trash.exists()
+        else:  # as before the restore: all in the trash, notebook and notes
+            assert ({p.name for p in trash.iterdir()}, live) == (names, set())
+            assert trashed == {n[:-3] for n in names} and not list(here.glob("*.md"))
+        assert not (profile / "vault-moves.log").exists()
+        assert [f.title for f in store.list_folders(include_trashed=True) if f.title == "nb0"] == ["nb0"]
+
+
+def test_a_notes_file_found_in_the_trash_is_that_note_trashed_and_comes_back_from_there(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Moved into .trash/ at its own path (by a noted stopped where no log tells, or another
+    program), a note's file is followed there: the note was "deleted outside", and a restore wrote
+    its file again from noted's record, leaving the moved one in .trash/ for good."""
+    notebook_of_ten(vault)
+    with opened(vault, tmp_path / "profile") as store:
+        ids = {m.title: m.id for m in store.list_notes()}
+        (vault / ".trash" / "nb0").mkdir(parents=True)
+        for name in ("n0", "n1", "n2"):
+            os.rename(vault / "nb0" / f"{name}.md", vault / ".trash" / "nb0" / f"{name}.md")
+        store.follower.scan()
+        assert {m.title for m in store.list_notes(trashed=True)} == {"n0", "n1", "n2"}
+        assert store.note_path(ids["n0"]) == vault / ".trash" / "nb0" / "n0.md"
+        store.restore_note(ids["n0"], actor="user")
+        assert (vault / "nb0" / "n0.md").read_text() == "note 0\n"
+        assert not (vault / ".trash" / "nb0" / "n0.md").exists()  # moved back, not written twice
+        assert store.empty_trash(actor="user") == 2
+        assert not (vault / ".trash" / "nb0").exists()
+
+
+def test_a_note_deleted_outside_by_an_older_noted_comes_back_from_its_file_in_the_trash(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A profile an older noted left with the note "deleted outside" and its file in .trash/: a
+    restore moves that file back; emptying the trash removes it."""
+    notebook_of_ten(vault)
+    with opened(vault, tmp_path / "profile") as store:
+        ids = {m.title: m.id for m in store.list_notes()}
+        for name in ("n0", "n1"):
+            (vault / "nb0" / f"{name}.md").unlink()
+        store.follower.scan()  # deleted outside: noted's trash
+        (vault / ".trash" / "nb0").mkdir(parents=True)
+        for name in ("n0", "n1"):
+            (vault / ".trash" / "nb0" / f"{name}.md").write_text(f"note {name[1]}\n")
+        store.restore_note(ids["n0"], actor="user")
+        assert (vault / "nb0" / "n0.md").read_text() == "note 0\n"
+        assert not (vault / ".trash" / "nb0" / "n0.md").exists()
+        assert store.empty_trash(actor="user") == 1
+        assert not (vault / ".trash" / "nb0").exists()
