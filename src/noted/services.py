@@ -262,15 +262,6 @@ class Services:
             service.start()
         return self._indexer
 
-    def keep_index_current(self, *, label: str) -> None:
-        """Keep an index that has been built up to date while this process runs (the MCP server),
-        from a thread: the model loads meanwhile. Building a first one is the app's or ``noted
-        index``'s work, so a server started for a moment costs no first scan."""
-        from noted.indexer.coverage import index_report
-
-        if index_report(self.store, self.db).built:
-            threading.Thread(target=self.start_indexer, kwargs={"label": label}, daemon=True).start()
-
     def start_watching(self) -> None:
         """Follow a Markdown folder's outside changes while this process runs (the app, MCP);
         nothing on the other backends, whose changes reach the feed without it."""

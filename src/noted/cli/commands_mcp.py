@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,7 +124,8 @@ def mcp_deps(ctx: CliContext) -> McpDeps:
     from noted.mcp.deps import McpDeps
 
     ctx.services.start_watching()  # a Markdown folder's outside changes reach the clients
-    ctx.services.keep_index_current(label="mcp")  # a save is found by meaning, as in the app
+    if ctx.services.index_report().built:  # kept up to date, as in the app; a first one is noted index's
+        threading.Thread(target=ctx.services.start_indexer, kwargs={"label": "mcp"}, daemon=True).start()
     return McpDeps.of(ctx.services, log_path=ctx.profile.log_path)
 
 
