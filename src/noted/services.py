@@ -254,13 +254,11 @@ class Services:
             return None
         if self._indexer is None:
             service = self.indexer_service(label=label, on_status=on_status)  # loads the model: slow
-            with self._lock:
-                if self._closed or self._indexer is not None:  # closed, or started meanwhile
-                    service.close()
-                    return None if self._closed else self._indexer
-                self._indexer = service
-            service.start()
-        return self._indexer
+            with self._lock:  # closed, or started by another thread meanwhile: this one goes
+                keep = not self._closed and self._indexer is None
+                self._indexer = service if keep else self._indexer
+            service.start() if keep else service.close()
+        return None if self._closed else self._indexer
 
     def start_watching(self) -> None:
         """Follow a Markdown folder's outside changes while this process runs (the app, MCP);
@@ -388,7 +386,7 @@ class Services:
     # Closing ------------------------------------------------------------------------------
     def close(self) -> None:
         """Stop background work and close every part, the store last."""
-        with self._lock:
+        with self._lock:  # a model still loading is closed when it arrives (start_indexer)
             self._closed = True
         if self._indexer is not None:
             self._indexer.close()  # with its own model (see indexer_service)
