@@ -274,7 +274,7 @@ def test_empty_trash_needs_confirmation(cli: Cli, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(sys, "stdin", Tty("y\n"))
     assert "deleted 1 note for good" in cli.ok("empty-trash").out
     assert cli.json("notes", "--trash") == []
-    assert cli.json("empty-trash", "--yes") == {"deleted": 0}
+    assert cli.json("empty-trash", "--yes") == {"deleted": 0, "stayed": 0}
     cli.ok("notebook", "create", "Old")
     cli.ok("create", "Kept", "--notebook", "Old")
     cli.ok("notebook", "trash", "Old")
@@ -282,6 +282,26 @@ def test_empty_trash_needs_confirmation(cli: Cli, monkeypatch: pytest.MonkeyPatc
     # An empty trash is said to be empty, not asked about ("Delete the 0 notes?").
     monkeypatch.setattr(sys, "stdin", Tty(""))
     assert "the trash is empty already" in cli.ok("empty-trash").out
+
+
+def test_empty_trash_says_which_notes_of_a_markdown_folder_stayed_and_why(cli: Cli, tmp_path: Path) -> None:
+    """It kept a trashed file changed outside noted, but erased its note and said "deleted 1 note"."""
+    root = tmp_path / "folder"
+    root.mkdir()
+    v = ("--vault", str(root))
+    for title in ("Edited", "Untouched"):
+        cli.ok("create", title, "--body", "first words", *v)
+        cli.ok("trash", title, *v)
+    (root / ".trash" / "Inbox" / "Edited.md").write_text("words of my own\n")
+    said = cli.ok("empty-trash", "--yes", *v).out
+    assert said.strip() == (
+        "deleted 1 note for good; 1 note stayed in the trash: its file changed outside noted after it "
+        "was trashed (restore it, or delete the file yourself)"
+    )
+    assert [n["title"] for n in cli.json("notes", "--trash", *v)] == ["Edited"]
+    assert cli.json("empty-trash", "--yes", *v) == {"deleted": 0, "stayed": 1}
+    cli.ok("restore", "Edited", *v)
+    assert "words of my own" in cli.ok("show", "Edited", *v).out
 
 
 def test_empty_trash_erases_only_what_the_question_named(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:

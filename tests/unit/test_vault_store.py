@@ -127,6 +127,28 @@ def test_a_note_moved_to_another_notebook_is_a_clean_rename_and_trash_moves_to_d
     assert not (vault / ".trash" / "projects").exists() and (vault / ".trash" / "keep.md").exists()
 
 
+def test_a_trashed_file_changed_outside_noted_stays_with_its_note_and_comes_back_with_its_text(
+    store: VaultStore, vault: Path
+) -> None:
+    """Emptying the trash kept such a file (noted did not write it) but erased its note and said
+    "deleted": the text sat unseen in .trash/. A restore then showed the text noted knew, not the file's."""
+    plan = by_title(store, "Plan")
+    folder = store.get_note(plan).parent_id
+    store.trash_note(by_title(store, "inbox"), actor="user")
+    store.trash_note(plan, actor="user")
+    store.trash_folder(folder, actor="user")
+    trashed = vault / ".trash" / "projects" / "plan.md"
+    trashed.write_bytes(trashed.read_bytes() + b"Written while in the trash.\r\n")
+    assert store.empty_trash(actor="user") == 1  # inbox.md went
+    assert not (vault / ".trash" / "inbox.md").exists() and trashed.exists()
+    assert store.get_note(plan).is_trashed and store.get_folder(folder).is_trashed  # both still listed
+    assert store.empty_trash(actor="user") == 0 and trashed.exists()  # the same answer the next time
+    restored = store.restore_note(plan, actor="user")
+    assert "Written while in the trash." in restored.body
+    assert store.note_history(plan)[0].actor == ACTOR_OUTSIDE
+    assert (vault / "projects" / "plan.md").read_bytes().endswith(b"Written while in the trash.\r\n")
+
+
 def test_a_save_on_a_stale_base_records_the_editors_version_and_keep_both_writes_a_conflict_copy(
     store: VaultStore, vault: Path
 ) -> None:

@@ -157,12 +157,12 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     asked = trash_contents(store)
     if asked.empty:
         if ctx.json:
-            ctx.emit({"deleted": 0})
+            ctx.emit({"deleted": 0, "stayed": 0})
         else:
             ctx.out("the trash is empty already")
         return 0
     if args.yes:
-        deleted = empty_trash(store, actor=ACTOR_USER)
+        emptied = empty_trash(store, actor=ACTOR_USER)
     else:
         if not sys.stdin.isatty():
             raise InvalidInputError(
@@ -173,14 +173,15 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.out("kept the trash as it is")
             return 1
         # What the person agreed to erase, and nothing trashed meanwhile by another process.
-        if not empty_if_unchanged(store, asked, actor=ACTOR_USER):
+        done = empty_if_unchanged(store, asked, actor=ACTOR_USER)
+        if not done:
             ctx.out(
                 "the trash changed meanwhile, so nothing was deleted: run `noted empty-trash` again to see it"
             )
             return 1
-        deleted = asked.notes
+        emptied = done
     if ctx.json:
-        ctx.emit({"deleted": deleted})
+        ctx.emit({"deleted": emptied.notes, "stayed": emptied.stayed})
     else:
-        ctx.out(f"deleted {asked.with_notes(deleted)} for good")
+        ctx.out(str(emptied))
     return 0

@@ -8,6 +8,7 @@ empty-trash --yes`` empties it without a question (``empty_trash``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from noted.store.protocol import NoteOrder, Store
 from noted.wording import plural
@@ -37,11 +38,6 @@ class TrashContents:
         """Exactly one note or notebook (the question says "it", not "them")."""
         return self.notes + self.notebooks == 1
 
-    def with_notes(self, count: int) -> str:
-        """What was erased, said as ``str`` says it, with ``count`` notes (``--yes`` erases the
-        trash as it is then, which may hold a note more or less than it did when counted)."""
-        return _said(count, self.notebooks)
-
     def __str__(self) -> str:
         """``12 notes and 2 notebooks``, ``1 note``, ``3 notebooks``."""
         return _said(self.notes, self.notebooks)
@@ -61,15 +57,44 @@ def trash_contents(store: Store) -> TrashContents:
     return TrashContents(notes, notebooks)
 
 
-def empty_if_unchanged(store: Store, asked: TrashContents, *, actor: str) -> bool:
+@dataclass(frozen=True, slots=True)
+class Emptied:
+    """What emptying the trash did. A note can stay: a Markdown folder deletes no file that changed
+    outside noted after noted moved it to ``.trash/``, so it keeps that note (and its notebooks)."""
+
+    notes: int
+    notebooks: int
+    stayed: int
+    """Notes still in the trash that were in it when it was emptied."""
+
+    def __str__(self) -> str:
+        """``deleted 2 notes and 1 notebook for good``, and what stayed and why, if anything did."""
+        said = f"deleted {_said(self.notes, self.notebooks)} for good"
+        if self.stayed:
+            one = self.stayed == 1
+            said += (
+                f"; {plural(self.stayed, 'note')} stayed in the trash: "
+                f"{'its file' if one else 'their files'} changed outside noted after "
+                f"{'it was' if one else 'they were'} trashed (restore {'it' if one else 'them'}, or delete "
+                f"the file{'' if one else 's'} yourself)"
+            )
+        return said
+
+
+def empty_if_unchanged(store: Store, asked: TrashContents, *, actor: str) -> Emptied | Literal[False]:
     """Empty the trash if it holds what the person was told it holds; else write nothing."""
     if trash_contents(store) != asked:
         return False
-    empty_trash(store, actor=actor)
-    return True
+    return _empty(store, asked, actor)
 
 
-def empty_trash(store: Store, *, actor: str) -> int:
-    """Erase whatever the trash holds now, without asking (``noted empty-trash --yes``); returns
-    how many notes were erased."""
-    return store.empty_trash(actor=actor)
+def empty_trash(store: Store, *, actor: str) -> Emptied:
+    """Erase whatever the trash holds now, without asking (``noted empty-trash --yes``)."""
+    return _empty(store, trash_contents(store), actor)
+
+
+def _empty(store: Store, held: TrashContents, actor: str) -> Emptied:
+    deleted = store.empty_trash(actor=actor)
+    left = trash_contents(store)
+    gone_notebooks = len(held.notebook_ids - left.notebook_ids)
+    return Emptied(deleted, gone_notebooks, len(held.note_ids & left.note_ids))

@@ -39,7 +39,10 @@ async def empty_trash(screen: Screen[Any], store: Store) -> None:
         screen, partial(empty_if_unchanged, store, asked, actor=ACTOR_USER), "emptying the trash"
     )
     if emptied:
-        screen.notify(f"Deleted {asked} for good.")
+        said = str(emptied)
+        screen.notify(
+            said[0].upper() + said[1:] + ".", severity="warning" if emptied.stayed else "information"
+        )
     elif emptied is False:  # (None: it failed, and the failure has been reported)
         screen.notify(
             "The trash changed meanwhile, so nothing was deleted. Empty it again to see what it holds.",

@@ -254,19 +254,28 @@ class Notes:
         record(conn, ItemType.FOLDER, folder_id, ChangeType.CREATE, actor, now)
         return folder_id
 
-    def empty_trash(self, *, actor: str) -> int:
-        """Erase every trashed note and notebook for good; returns how many notes went."""
+    def empty_trash(self, *, actor: str, keep: frozenset[str] = frozenset()) -> int:
+        """Erase every trashed note and notebook for good, but the notes of ``keep`` and the
+        notebooks they are in (a Markdown folder's notes whose files changed since they were
+        trashed); returns how many notes went."""
         with self.db.write() as conn:
-            notes = [r[0] for r in conn.execute("SELECT id FROM notes WHERE deleted_time > 0")]
-            folders = [r[0] for r in conn.execute("SELECT id FROM folders WHERE deleted_time > 0")]
+            notes = [
+                r[0] for r in conn.execute("SELECT id FROM notes WHERE deleted_time > 0") if r[0] not in keep
+            ]
+            held = _ancestors(conn, keep)
+            folders = [
+                r[0]
+                for r in conn.execute("SELECT id FROM folders WHERE deleted_time > 0")
+                if r[0] not in held
+            ]
             for note_id in notes:
                 for table in ("note_tags", "note_resources", "revisions"):
                     conn.execute(f"DELETE FROM {table} WHERE note_id = ?", (note_id,))
                 record(conn, ItemType.NOTE, note_id, ChangeType.DELETE, actor)
-            conn.execute("DELETE FROM notes WHERE deleted_time > 0")
+                conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
             for folder_id in folders:
                 record(conn, ItemType.FOLDER, folder_id, ChangeType.DELETE, actor)
-            conn.execute("DELETE FROM folders WHERE deleted_time > 0")
+                conn.execute("DELETE FROM folders WHERE id = ?", (folder_id,))
         return len(notes)
 
     @staticmethod
@@ -274,3 +283,15 @@ class Notes:
         conn.execute("DELETE FROM note_resources WHERE note_id = ?", (note_id,))
         for rid in linked_ids(body):
             conn.execute("INSERT INTO note_resources(note_id, resource_id) VALUES (?, ?)", (note_id, rid))
+
+
+def _ancestors(conn: apsw.Connection, note_ids: frozenset[str]) -> set[str]:
+    """The notebooks holding ``note_ids``, and theirs, up to the top."""
+    found: set[str] = set()
+    ask = [r[0] for i in note_ids for r in conn.execute("SELECT parent_id FROM notes WHERE id = ?", (i,))]
+    while ask:
+        folder_id = ask.pop()
+        if folder_id and folder_id not in found:
+            found.add(folder_id)
+            ask += [r[0] for r in conn.execute("SELECT parent_id FROM folders WHERE id = ?", (folder_id,))]
+    return found

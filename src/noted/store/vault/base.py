@@ -170,9 +170,13 @@ class VaultCore:
             self.put(row.path, data, state, actor=actor, note_id=note_id, origin=row.origin)
 
     def _relocate(self, row: NoteFile, target: str, *, origin: str) -> None:
+        """Move the note's file; a file changed since noted last read it (in ``.trash/``, which is
+        not followed) is recorded with no time, so its text is followed from its new place."""
+        before = self.vault.state(row.path)
         self.vault.move(row.path, target)
         state = self.vault.state(target)
-        size, mtime = (state.size, state.mtime_ns) if state else (-1, 0)
+        known = before is not None and (before.size, before.mtime_ns) == (row.size, row.mtime_ns)
+        size, mtime = (state.size, state.mtime_ns if known else 0) if state else (-1, 0)
         with self.db.write() as conn:
             self.ledger.put_note(conn, NoteFile(row.note_id, target, origin, size, mtime, row.hash))
 

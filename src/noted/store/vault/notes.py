@@ -183,7 +183,7 @@ class Notes(VaultPart):
         with self.mirror.batch():
             self.mirror.restore_note(note_id, actor=actor)
             self.core.place([note_id], actor=actor)
-            return self.mirror.get_note(note_id)
+            return self.core.catch_up(note_id)
 
     def empty_trash(self, *, actor: str) -> int:
         """Delete the files noted moved to ``.trash/`` (unchanged since), then the notes for good."""
@@ -192,17 +192,24 @@ class Notes(VaultPart):
             tags = {
                 t for titles in self.mirror.note_tag_titles([m.id for m in trashed]).values() for t in titles
             }
+            kept: set[str] = set()
             for meta in trashed:
                 row = self.ledger.note(meta.id)
                 if row is None:
                     continue
                 if row.present and in_trash(row.path):
-                    with contextlib.suppress(OSError, InvalidInputError):  # gone, or no longer a plain file
-                        if self.vault.read(row.path).digest == row.hash:
-                            self.vault.path(row.path).unlink()
-                            self.vault.prune_trash(row.path)
+                    try:
+                        changed = self.vault.read(row.path).digest != row.hash
+                    except (OSError, InvalidInputError):  # gone, or no longer a plain file
+                        changed = False
+                    if changed:  # the person's text, which noted did not write: note and file stay
+                        kept.add(meta.id)
+                        continue
+                    with contextlib.suppress(OSError):
+                        self.vault.path(row.path).unlink()
+                        self.vault.prune_trash(row.path)
                 with self.core.db.write() as conn:
                     self.ledger.drop_note(conn, meta.id)
-            deleted = self.mirror.empty_trash(actor=actor)
+            deleted = self.mirror.notes.empty_trash(actor=actor, keep=frozenset(kept))
             drop_bare_tags(self.core, tags, actor)
             return deleted
