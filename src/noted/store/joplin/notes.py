@@ -13,7 +13,6 @@ from typing import Any
 from noted.errors import BackendError, ConflictError, InvalidInputError, NotFoundError
 from noted.models import (
     ChangeType,
-    ItemType,
     Note,
     NoteDraft,
     NoteMeta,
@@ -257,17 +256,11 @@ class Notes:
         return self.get_note(note_id)
 
     def empty_trash(self, *, actor: str) -> int:
-        """Erase every trashed note and notebook for good; returns how many notes went."""
+        """Erase every trashed note, then the trashed notebooks left empty; returns how many notes went."""
         trashed = self.list_notes(trashed=True)
         for meta in trashed:
             path = f"/notes/{meta.id}"
             self.api.send(meta.id, actor, "DELETE", path, change=ChangeType.DELETE, params={"permanent": "1"})
         self.api.sidecar.forget_notes(m.id for m in trashed)
-        folders = [f for f in self.api.all_folders() if f.is_trashed]
-        trashed_ids = {f.id for f in folders}
-        for folder in folders:
-            if folder.parent_id in trashed_ids:
-                continue  # erased with its parent
-            self.api.send(folder.id, actor, "DELETE", f"/folders/{folder.id}", params={"permanent": "1"})
-        self.api.sidecar.record(ItemType.FOLDER, [f.id for f in folders], ChangeType.DELETE, actor)
+        self.folders.erase_trashed(actor)
         return len(trashed)
