@@ -12,6 +12,7 @@ shown to the person as a short "internal error" line.
     │   ├── FileTypeError         an attachment whose bytes are not the type it claims (ops.filetypes)
     │   └── Skipped               a Markdown folder's file noted leaves alone, and why (store.vault.files)
     ├── ConflictError             an update based on a note that has changed since
+    ├── EncryptedError            a Joplin note that Joplin has not decrypted yet (store.joplin.base)
     ├── ProfileError              the profile folder or its database cannot be used
     │   └── StorageError          a fault of the disk or the database file (each its own exit code)
     │       ├── FolderNotWritableError   a folder of the profile that this user may not write
@@ -89,6 +90,11 @@ class ConflictError(NotedError):
     def __init__(self, message: str, *, current_updated_time: int | None = None) -> None:
         super().__init__(message, hint="read the note again and redo the change")
         self.current_updated_time = current_updated_time
+
+
+class EncryptedError(NotedError):
+    """A note Joplin holds encrypted (end-to-end encryption, synced from another machine) and has
+    not decrypted yet: its title and body cannot be read, and Joplin refuses to change it."""
 
 
 class ProfileError(NotedError):

@@ -163,6 +163,9 @@ class NoteMeta:
     deleted_time: int = 0
     is_conflict: bool = False
     body_length: int = 0
+    encrypted: bool = False
+    """Joplin holds it encrypted and has not decrypted it yet: its title and body are unknown
+    (only a Joplin note can be; reading it raises ``noted.errors.EncryptedError``)."""
 
     @property
     def is_trashed(self) -> bool:

@@ -15,9 +15,11 @@ import httpx
 import pytest
 from tests.support.joplin import JoplinServer, shared_server
 
-from noted.models import NoteDraft
+from noted.errors import EncryptedError
+from noted.models import NoteDraft, NotePatch
 from noted.ops.trash import empty_trash
 from noted.store.joplin import JoplinStore
+from noted.store.transfer import export_markdown
 
 pytestmark = pytest.mark.slow
 
@@ -79,3 +81,27 @@ def test_emptying_the_trash_erases_nothing_that_is_not_in_it(
     said = str(emptied)
     assert f'"{doomed.title}"' in said and f'"{parent.title}"' in said
     assert "notes or notebooks in them are not in the trash" in said
+
+
+def test_a_note_joplin_has_not_decrypted_is_never_taken_for_an_empty_one(
+    joplin: JoplinServer, store: JoplinStore, tmp_path: Path
+) -> None:
+    """It showed with an empty title and body, was exported as an empty ``Untitled.md``, and an
+    edit failed with Joplin's raw "500 … Encrypted items cannot be modified"."""
+    folder = store.create_folder(_name("Vaulted"), actor="user")
+    secret = store.create_note(NoteDraft("Secret plan", "the plan", folder.id), actor="user")
+    plain = store.create_note(NoteDraft("Open plan", "visible", folder.id), actor="user")
+    joplin.as_if_encrypted(secret.id)
+
+    with pytest.raises(EncryptedError, match="encrypted and Joplin has not decrypted it yet"):
+        store.get_note(secret.id)
+    with pytest.raises(EncryptedError):
+        store.update_note(secret.id, NotePatch(append="more"), actor="user")
+    assert [n.id for n in store.get_notes([secret.id, plain.id])] == [plain.id]
+    listed = {m.id: m.encrypted for m in store.list_notes(folder_id=folder.id)}
+    assert listed == {secret.id: True, plain.id: False}
+
+    report = export_markdown(store, tmp_path / "export")
+    assert report.encrypted >= 1
+    exported = "\n".join(p.read_text() for p in (tmp_path / "export").rglob("*.md"))
+    assert plain.id in exported and secret.id not in exported

@@ -18,6 +18,7 @@ import os
 import re
 import secrets
 import socket
+import sqlite3
 import subprocess
 import threading
 from dataclasses import dataclass, field
@@ -156,6 +157,24 @@ class JoplinServer:
         answer = httpx.request(method, f"{self.url}{path}", params=query, json=body, timeout=scaled(120))
         answer.raise_for_status()
         return answer.json() if answer.content else None
+
+    def as_if_encrypted(self, note_id: str) -> None:
+        """Make a note what Joplin holds for one that came by sync end-to-end encrypted and that it
+        could not decrypt (no master password here): empty title and body, ``encryption_applied``.
+
+        The terminal app's ``e2ee enable`` does not turn encryption on without its keychain, so the
+        state is written into Joplin's own database, where its Data API reads it at each request.
+        """
+        database = sqlite3.connect(self.profile / "database.sqlite", timeout=30)
+        try:
+            with database:
+                database.execute(
+                    "UPDATE notes SET title = '', body = '', encryption_applied = 1, "
+                    "encryption_cipher_text = 'JED01000022' WHERE id = ?",
+                    (note_id,),
+                )
+        finally:
+            database.close()
 
     def wipe(self) -> None:
         """Erase every note, notebook, tag and attachment, so the next store starts empty.
