@@ -8,17 +8,18 @@ clipper or a script makes it; each test makes its own notebooks in the run's sha
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from tests.support.joplin import JoplinServer, shared_server
+from tests.support.joplin import JoplinServer, shared_server, wait_until
 
 from noted.errors import EncryptedError
-from noted.models import NoteDraft, NotePatch
+from noted.models import Change, ChangeType, NoteDraft, NotePatch
 from noted.ops.trash import empty_trash
-from noted.store.joplin import JoplinStore
+from noted.store.joplin import ACTOR_JOPLIN, JoplinStore
 from noted.store.transfer import export_markdown
 
 pytestmark = pytest.mark.slow
@@ -105,3 +106,56 @@ def test_a_note_joplin_has_not_decrypted_is_never_taken_for_an_empty_one(
     assert report.encrypted >= 1
     exported = "\n".join(p.read_text() for p in (tmp_path / "export").rglob("*.md"))
     assert plain.id in exported and secret.id not in exported
+
+
+def test_a_change_log_that_started_again_is_noticed_and_every_note_looked_at_afresh(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """Joplin answers a cursor past its newest change with nothing, as when nothing changed: after
+    a re-download noted saw no change until Joplin's new ids passed its cursor, so the index kept a
+    note Joplin no longer had and never took in the new ones."""
+    root = tmp_path / "profile"
+    first = joplin.store(root)
+    folder = first.create_folder(_name("Before"), actor="user")
+    kept, gone = [first.create_note(NoteDraft(t, "x", folder.id), actor="user") for t in ("Kept", "Gone")]
+    time.sleep(1.2)  # out of the second in which a change is taken for noted's write
+    joplin.api("PUT", f"/notes/{kept.id}", {"body": "edited in Joplin"})
+    wait_until(lambda: _mirrored_edit(first, kept.id), what="the edit made in Joplin, in the feed")
+    old = first.api.sidecar.joplin_cursor() or 0  # the id of that edit in Joplin's log
+    first.close()
+
+    joplin.restart_change_log(gone=[gone.id], after=old - 2)
+    new = joplin.api("POST", "/notes", {"title": "New", "parent_id": folder.id})["id"]
+    wait_until(lambda: _newest_change(joplin) == old - 1, what="Joplin's record of the new note")
+
+    store = joplin.store(root)  # the next run of noted
+    try:
+        last = {c.item_id: c.change_type for c in _feed(store)}  # each item's newest change
+        assert last.get(gone.id) is ChangeType.DELETE
+        assert last.get(kept.id) is ChangeType.UPDATE
+        assert new in last
+        # Its id is that of the edit noted mirrored before: it must find the row free.
+        later = joplin.api("POST", "/notes", {"title": "Later", "parent_id": folder.id})["id"]
+        wait_until(lambda: later in {c.item_id for c in _feed(store)}, what="a change made after")
+    finally:
+        store.close()
+
+
+def _mirrored_edit(store: JoplinStore, note_id: str) -> bool:
+    return any(c.item_id == note_id and c.actor == ACTOR_JOPLIN for c in _feed(store))
+
+
+def _newest_change(joplin: JoplinServer) -> int:
+    return int(joplin.api("GET", "/events")["cursor"])
+
+
+def _feed(store: JoplinStore) -> list[Change]:
+    """The store's whole feed, oldest first."""
+    changes: list[Change] = []
+    cursor = 0
+    while True:
+        page = store.changes_since(cursor)
+        changes += page.changes
+        if not page.has_more:
+            return changes
+        cursor = page.cursor

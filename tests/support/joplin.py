@@ -21,6 +21,7 @@ import socket
 import sqlite3
 import subprocess
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,22 @@ class JoplinServer:
                     "encryption_cipher_text = 'JED01000022' WHERE id = ?",
                     (note_id,),
                 )
+        finally:
+            database.close()
+
+    def restart_change_log(self, *, gone: Sequence[str] = (), after: int = 0) -> None:
+        """Make Joplin as after its "delete local data and re-download": the same notes (but those
+        of ``gone``, deleted on another machine meanwhile), with a change log that starts again,
+        its next change numbered ``after + 1``.
+
+        Written into Joplin's database, as re-downloading needs a sync target that holds the notes.
+        """
+        database = sqlite3.connect(self.profile / "database.sqlite", timeout=30)
+        try:
+            with database:
+                database.execute("DELETE FROM item_changes")
+                database.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'item_changes'", (after,))
+                database.executemany("DELETE FROM notes WHERE id = ?", [(i,) for i in gone])
         finally:
             database.close()
 
