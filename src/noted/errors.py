@@ -24,7 +24,8 @@ shown to the person as a short "internal error" line.
     ├── UnavailableError          a capability that is off or cannot run here (index, extension)
     ├── BackendError              a backend (Joplin) that cannot be reached or answered badly
     │   ├── JoplinUnreachableError     a read gave up retrying, or a write was not sent (store.joplin.client)
-    │   └── WriteOutcomeUnknownError   a write was sent and no answer came back (store.joplin.client)
+    │   ├── WriteOutcomeUnknownError   a write was sent and no answer came back (store.joplin.client)
+    │   └── PartlyDoneError            a change of several writes that stopped partway, saying what was done
     ├── ProviderError             a model's server that cannot be reached, refuses or fails (providers.errors)
     ├── BudgetExceeded            a conversation that would not fit the token budget (chat.budget)
     ├── LeaseLost                 another process took the indexing lease from this one (indexer.lease)
@@ -139,6 +140,14 @@ class UnavailableError(NotedError):
 
 class BackendError(NotedError):
     """A storage backend that cannot be reached or answered with something unusable."""
+
+
+class PartlyDoneError(BackendError):
+    """A change made of several writes, to a backend without transactions (Joplin), that failed
+    after some had landed: the message says what was written, so that a retry does not redo it."""
+
+    def __init__(self, done: str, failed: str, cause: NotedError, *, hint: str | None = None) -> None:
+        super().__init__(f"{done}, but {failed}: {cause.message}", hint=hint or cause.hint)
 
 
 class Interruption(Exception):

@@ -15,15 +15,18 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.support.joplin import JoplinServer, shared_server, wait_until
+from tests.support.joplin_proxy import DyingProxy
 
 from noted.cli.render import folder_lines
-from noted.errors import EncryptedError
+from noted.errors import EncryptedError, NotedError, PartlyDoneError
 from noted.models import Change, ChangeType, NoteDraft, NotePatch
+from noted.ops.attachments import PickedFile
 from noted.ops.notebooks import update_notebook
+from noted.ops.notes import create_note
 from noted.ops.resolve import folder_paths, resolve_folder
 from noted.ops.trash import empty_trash
 from noted.store.joplin import ACTOR_JOPLIN, JoplinStore
-from noted.store.transfer import export_markdown
+from noted.store.transfer import export_markdown, import_markdown
 
 pytestmark = pytest.mark.slow
 
@@ -195,3 +198,65 @@ def test_a_notebook_loop_joplin_accepted_is_listed_once_each_and_mended_by_a_mov
     update_notebook(store, chain[0].id, parent_id="", actor="user")
     assert store.get_folder(chain[0].id).parent_id == ""
     assert len(shown()) == 5
+
+
+def test_a_note_created_before_joplin_died_is_named_so_it_is_not_made_twice(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """The note was written and its tag was not: the command said only "may or may not have
+    been saved", without the note's id, and the attachment it linked was deleted again."""
+    folder = joplin.store(tmp_path / "setup").create_folder(_name("Dying"), actor="user")
+    with DyingProxy(joplin.url, dies_at="POST /tags") as proxy:
+        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
+        picked = PickedFile(b"%PDF-1.4 fake", "scan.pdf", "application/pdf")
+        try:
+            with pytest.raises(PartlyDoneError) as caught:
+                create_note(
+                    store, NoteDraft("Plan", "", folder.id, tags=("t1",)), actor="user", files=[picked]
+                )
+        finally:
+            store.close()
+    notes = joplin.api("GET", f"/folders/{folder.id}/notes", params={"fields": "id,body"})["items"]
+    assert len(notes) == 1
+    said = str(caught.value)
+    assert f'note "Plan" was created ({notes[0]["id"]}), but not all its tags were added' in said
+    assert f"noted tag {notes[0]['id'][:8]} t1" in said
+    resource = notes[0]["body"].split("(:/")[1][:32]
+    assert _exists(joplin, "resources", resource)  # the note links it: it stays
+
+
+def test_emptying_the_trash_when_joplin_dies_says_how_far_it_got(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    setup = joplin.store(tmp_path / "setup")
+    empty_trash(setup, actor="user")  # only this test's notes in the trash
+    folder = setup.create_folder(_name("Bin"), actor="user")
+    for title in ("one", "two", "three"):
+        setup.trash_note(setup.create_note(NoteDraft(title, "", folder.id), actor="user").id, actor="user")
+    with DyingProxy(joplin.url, dies_at="DELETE /notes", after=1) as proxy:
+        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
+        try:
+            with pytest.raises(PartlyDoneError, match="erased 1 of the 3 notes in the trash, but erasing"):
+                empty_trash(store, actor="user")
+        finally:
+            store.close()
+
+
+def test_an_import_cut_short_by_joplin_counts_the_notes_it_wrote(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """On Joplin each note lands as it is sent: a failure in the first slice said nothing of the
+    notes already written."""
+    source = tmp_path / _name("Imported").replace(" ", "-")
+    source.mkdir()
+    for i in range(5):
+        (source / f"note{i}.md").write_text(f"body {i}\n")
+    with DyingProxy(joplin.url, dies_at="POST /notes", after=2) as proxy:
+        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
+        try:
+            with pytest.raises(NotedError) as caught:
+                import_markdown(store, source)
+        finally:
+            store.close()
+    assert "the import stopped after 2 notes of 5" in str(caught.value)
+    assert "look at the item" not in str(caught.value)  # importing again is safe: it is what to do
