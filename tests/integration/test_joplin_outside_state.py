@@ -177,25 +177,26 @@ def test_a_notebook_loop_joplin_accepted_is_listed_once_each_and_mended_by_a_mov
     for depth in range(2, 6):
         chain.append(store.create_folder(f"Level{depth} {tag}", parent_id=chain[-1].id, actor="user"))
     note = store.create_note(NoteDraft("Inside", "", chain[2].id), actor="user")
-    joplin.api("PUT", f"/folders/{chain[0].id}", {"parent_id": chain[-1].id})
 
     def shown() -> list[str]:
         lines = folder_lines(store.list_folders(), store.folder_note_counts())
         return [line.split("  ", 1)[1] for line in lines if tag in line]
 
-    assert shown() == [
-        f"Level1 {tag} (0, 1 with sub-notebooks)",
-        f"  Level2 {tag} (0, 1 with sub-notebooks)",
-        f"    Level3 {tag} (1)",
-        f"      Level4 {tag} (0)",
-        f"        Level5 {tag} (0)",
-    ]
-    path = folder_paths(store.list_folders())[chain[2].id]
-    assert path == f"Level1 {tag}/Level2 {tag}/Level3 {tag}"
-    assert resolve_folder(store, path).id == chain[2].id
-    assert [m.id for m in store.list_notes(folder_id=chain[2].id)] == [note.id]
-
-    update_notebook(store, chain[0].id, parent_id="", actor="user")
+    joplin.api("PUT", f"/folders/{chain[0].id}", {"parent_id": chain[-1].id})
+    try:
+        assert shown() == [
+            f"Level1 {tag} (0, 1 with sub-notebooks)",
+            f"  Level2 {tag} (0, 1 with sub-notebooks)",
+            f"    Level3 {tag} (1)",
+            f"      Level4 {tag} (0)",
+            f"        Level5 {tag} (0)",
+        ]
+        path = folder_paths(store.list_folders())[chain[2].id]
+        assert path == f"Level1 {tag}/Level2 {tag}/Level3 {tag}"
+        assert resolve_folder(store, path).id == chain[2].id
+        assert [m.id for m in store.list_notes(folder_id=chain[2].id)] == [note.id]
+    finally:  # mended, as a person would: Joplin's own erasing of a loop never ends
+        update_notebook(store, chain[0].id, parent_id="", actor="user")
     assert store.get_folder(chain[0].id).parent_id == ""
     assert len(shown()) == 5
 
