@@ -13,6 +13,7 @@ shown to the person as a short "internal error" line.
     │   └── Skipped               a Markdown folder's file noted leaves alone, and why (store.vault.files)
     ├── ConflictError             an update based on a note that has changed since
     │   └── FileChanged           a file changed outside noted while noted wrote it (store.vault.files)
+    ├── EncryptedError            a Joplin note that Joplin has not decrypted yet (store.joplin.base)
     ├── ProfileError              the profile folder or its database cannot be used
     │   └── StorageError          a fault of the disk or the database file (each its own exit code)
     │       ├── FolderNotWritableError   a folder of the profile that this user may not write
@@ -24,7 +25,8 @@ shown to the person as a short "internal error" line.
     ├── UnavailableError          a capability that is off or cannot run here (index, extension)
     ├── BackendError              a backend (Joplin) that cannot be reached or answered badly
     │   ├── JoplinUnreachableError     a read gave up retrying, or a write was not sent (store.joplin.client)
-    │   └── WriteOutcomeUnknownError   a write was sent and no answer came back (store.joplin.client)
+    │   ├── WriteOutcomeUnknownError   a write was sent and no answer came back (store.joplin.client)
+    │   └── PartlyDoneError            a change of several writes that stopped partway, saying what was done
     ├── ProviderError             a model's server that cannot be reached, refuses or fails (providers.errors)
     ├── BudgetExceeded            a conversation that would not fit the token budget (chat.budget)
     ├── LeaseLost                 another process took the indexing lease from this one (indexer.lease)
@@ -92,6 +94,11 @@ class ConflictError(NotedError):
         self.current_updated_time = current_updated_time
 
 
+class EncryptedError(NotedError):
+    """A note Joplin holds encrypted (end-to-end encryption, synced from another machine) and has
+    not decrypted yet: its title and body cannot be read, and Joplin refuses to change it."""
+
+
 class ProfileError(NotedError):
     """The profile folder or its database cannot be opened or used."""
 
@@ -134,6 +141,14 @@ class UnavailableError(NotedError):
 
 class BackendError(NotedError):
     """A storage backend that cannot be reached or answered with something unusable."""
+
+
+class PartlyDoneError(BackendError):
+    """A change made of several writes, to a backend without transactions (Joplin), that failed
+    after some had landed: the message says what was written, so that a retry does not redo it."""
+
+    def __init__(self, done: str, failed: str, cause: NotedError, *, hint: str | None = None) -> None:
+        super().__init__(f"{done}, but {failed}: {cause.message}", hint=hint or cause.hint)
 
 
 class Interruption(Exception):

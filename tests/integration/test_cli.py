@@ -274,7 +274,7 @@ def test_empty_trash_needs_confirmation(cli: Cli, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(sys, "stdin", Tty("y\n"))
     assert "deleted 1 note for good" in cli.ok("empty-trash").out
     assert cli.json("notes", "--trash") == []
-    assert cli.json("empty-trash", "--yes") == {"deleted": 0, "stayed": 0}
+    assert cli.json("empty-trash", "--yes") == {"deleted": 0, "stayed": 0, "held_notebooks": []}
     cli.ok("notebook", "create", "Old")
     cli.ok("create", "Kept", "--notebook", "Old")
     cli.ok("notebook", "trash", "Old")
@@ -299,7 +299,7 @@ def test_empty_trash_says_which_notes_of_a_markdown_folder_stayed_and_why(cli: C
         "was trashed (restore it, or delete the file yourself)"
     )
     assert [n["title"] for n in cli.json("notes", "--trash", *v)] == ["Edited"]
-    assert cli.json("empty-trash", "--yes", *v) == {"deleted": 0, "stayed": 1}
+    assert cli.json("empty-trash", "--yes", *v) == {"deleted": 0, "stayed": 1, "held_notebooks": []}
     cli.ok("restore", "Edited", *v)
     assert "words of my own" in cli.ok("show", "Edited", *v).out
 

@@ -18,8 +18,10 @@ import os
 import re
 import secrets
 import socket
+import sqlite3
 import subprocess
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,6 +158,40 @@ class JoplinServer:
         answer = httpx.request(method, f"{self.url}{path}", params=query, json=body, timeout=scaled(120))
         answer.raise_for_status()
         return answer.json() if answer.content else None
+
+    def as_if_encrypted(self, note_id: str) -> None:
+        """Make a note what Joplin holds for one that came by sync end-to-end encrypted and that it
+        could not decrypt (no master password here): empty title and body, ``encryption_applied``.
+
+        The terminal app's ``e2ee enable`` does not turn encryption on without its keychain, so the
+        state is written into Joplin's own database, where its Data API reads it at each request.
+        """
+        database = sqlite3.connect(self.profile / "database.sqlite", timeout=30)
+        try:
+            with database:
+                database.execute(
+                    "UPDATE notes SET title = '', body = '', encryption_applied = 1, "
+                    "encryption_cipher_text = 'JED01000022' WHERE id = ?",
+                    (note_id,),
+                )
+        finally:
+            database.close()
+
+    def restart_change_log(self, *, gone: Sequence[str] = (), after: int = 0) -> None:
+        """Make Joplin as after its "delete local data and re-download": the same notes (but those
+        of ``gone``, deleted on another machine meanwhile), with a change log that starts again,
+        its next change numbered ``after + 1``.
+
+        Written into Joplin's database, as re-downloading needs a sync target that holds the notes.
+        """
+        database = sqlite3.connect(self.profile / "database.sqlite", timeout=30)
+        try:
+            with database:
+                database.execute("DELETE FROM item_changes")
+                database.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'item_changes'", (after,))
+                database.executemany("DELETE FROM notes WHERE id = ?", [(i,) for i in gone])
+        finally:
+            database.close()
 
     def wipe(self) -> None:
         """Erase every note, notebook, tag and attachment, so the next store starts empty.

@@ -83,6 +83,7 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
                 "resources": report.resources,
                 "removed": [{"path": u.path, "changed": u.changed} for u in report.removed],
                 "kept": list(report.kept),
+                "encrypted": report.encrypted,
             }
         )
         return 0
@@ -92,6 +93,11 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
     for folder in report.kept:
         ctx.error(
             f"warning: {shown(folder)} holds files noted did not write that the new export has in their place"
+        )
+    if report.encrypted:
+        ctx.error(
+            f"warning: left out {plural(report.encrypted, 'note')} that Joplin holds encrypted and has not "
+            "decrypted yet (give Joplin the master password, let it decrypt, then export again)"
         )
     ctx.out(
         f"exported {plural(report.notes, 'note')} in {plural(report.notebooks, 'notebook')} and "

@@ -157,7 +157,7 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     asked = trash_contents(store)
     if asked.empty:
         if ctx.json:
-            ctx.emit({"deleted": 0, "stayed": 0})
+            ctx.emit({"deleted": 0, "stayed": 0, "held_notebooks": []})
         else:
             ctx.out("the trash is empty already")
         return 0
@@ -181,7 +181,13 @@ def cmd_empty_trash(args: argparse.Namespace, ctx: CliContext) -> int:
             return 1
         emptied = done
     if ctx.json:
-        ctx.emit({"deleted": emptied.notes, "stayed": emptied.stayed})
+        ctx.emit(
+            {
+                "deleted": emptied.notes,
+                "stayed": emptied.stayed,
+                "held_notebooks": [f.id for f in emptied.held],
+            }
+        )
     else:
         ctx.out(str(emptied))
     return 0

@@ -117,8 +117,8 @@ def folders_json(folders: Sequence[Folder], counts: dict[str, int]) -> list[Json
 
 
 def meta_json(meta: Note | NoteMeta, notebook: str) -> JsonDict:
-    """The fields of a note listing (no body)."""
-    return {
+    """The fields of a note listing (no body); ``encrypted`` only for a note Joplin has not decrypted."""
+    payload: JsonDict = {
         "id": meta.id,
         "title": meta.title,
         "parent_id": meta.parent_id,
@@ -131,6 +131,9 @@ def meta_json(meta: Note | NoteMeta, notebook: str) -> JsonDict:
         "source_url": meta.source_url,
         "deleted_time": meta.deleted_time,
     }
+    if isinstance(meta, NoteMeta) and meta.encrypted:
+        payload["encrypted"] = True
+    return payload
 
 
 def note_json(note: Note, notebook: str, tags: Sequence[Tag]) -> JsonDict:
@@ -145,7 +148,8 @@ def note_json(note: Note, notebook: str, tags: Sequence[Tag]) -> JsonDict:
 def meta_line(meta: NoteMeta, notebook: str) -> str:
     """One note in a listing: short id, updated time, to-do box, title, notebook."""
     state = todo_state(meta)
-    title = f"{state} {meta.title}" if state else meta.title
+    title = "(encrypted: Joplin has not decrypted it yet)" if meta.encrypted else meta.title
+    title = f"{state} {title}" if state else title
     return f"{meta.id[:8]}  {fmt_time(meta.user_updated_time)}  {title}  · {notebook}"
 
 

@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
+from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError, PartlyDoneError
 from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, now_ms
 from noted.ops.attachments import PickedFile, link_for
 from noted.store.protocol import Store
@@ -202,6 +202,8 @@ def create_note(
             if links:
                 body = body.rstrip("\n") + ("\n\n" if body.strip() else "") + links + "\n"
             note = store.create_note(replace(draft, body=body, parent_id=parent), actor=actor)
+    except PartlyDoneError:
+        raise  # the note was written, and links the attachments: they stay
     except (NotedError, OSError):
         for resource in stored:  # a store without transactions kept them
             with contextlib.suppress(NotedError, OSError):  # the first failure is the one to report

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import Folder, Note, NoteMeta
+from noted.models import Folder, Note, NoteMeta, folder_nodes
 from noted.store.protocol import Store
 
 MIN_PREFIX = 4
@@ -115,23 +115,14 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
 
 
 def folder_paths(folders: Sequence[Folder], sep: str = "/") -> dict[str, str]:
-    """``Parent/Child`` paths of every folder by id, joined by ``sep`` (a missing parent ends them)."""
-    by_id = {f.id: f for f in folders}
+    """``Parent/Child`` paths of every folder by id, joined by ``sep``, as the tree shows them
+    (``noted.models.folder_nodes``: a missing parent ends them, a loop starts at its first notebook)."""
     paths: dict[str, str] = {}
-
-    def path_of(folder: Folder, seen: frozenset[str]) -> str:
-        if folder.id in paths:
-            return paths[folder.id]
-        parent = by_id.get(folder.parent_id)
-        if parent is None or parent.id in seen:
-            result = folder.title
-        else:
-            result = f"{path_of(parent, seen | {folder.id})}{sep}{folder.title}"
-        paths[folder.id] = result
-        return result
-
-    for folder in folders:
-        path_of(folder, frozenset())
+    todo = [(node, "") for node in folder_nodes(folders, {})]
+    while todo:
+        node, above = todo.pop()
+        path = paths[node.folder.id] = f"{above}{sep}{node.folder.title}" if above else node.folder.title
+        todo.extend((child, path) for child in node.children)
     return paths
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from noted.models import Folder
 from noted.store.protocol import NoteOrder, Store
 from noted.wording import plural
 
@@ -60,12 +61,21 @@ def trash_contents(store: Store) -> TrashContents:
 @dataclass(frozen=True, slots=True)
 class Emptied:
     """What emptying the trash did. A note can stay: a Markdown folder deletes no file that changed
-    outside noted after noted moved it to ``.trash/``, so it keeps that note (and its notebooks)."""
+    outside noted after noted moved it to ``.trash/``, so it keeps that note (and its notebooks). A
+    notebook can stay: one holding a note or notebook that is not in the trash (Joplin on another
+    machine, or a script, wrote it there) is kept, as erasing it would erase those."""
 
     notes: int
     notebooks: int
     stayed: int
     """Notes still in the trash that were in it when it was emptied."""
+    held: tuple[Folder, ...] = ()
+    """Notebooks still in the trash because notes or notebooks not in the trash are in them."""
+
+    @property
+    def partial(self) -> bool:
+        """Something the trash held stayed in it."""
+        return bool(self.stayed or self.held)
 
     def __str__(self) -> str:
         """``deleted 2 notes and 1 notebook for good``, and what stayed and why, if anything did."""
@@ -77,6 +87,16 @@ class Emptied:
                 f"{'its file' if one else 'their files'} changed outside noted after "
                 f"{'it was' if one else 'they were'} trashed (restore {'it' if one else 'them'}, or delete "
                 f"the file{'' if one else 's'} yourself)"
+            )
+        if self.held:
+            one = len(self.held) == 1
+            titles = ", ".join(f'"{f.title}"' for f in self.held[:3]) + (", …" if len(self.held) > 3 else "")
+            said += (
+                f"; notebook {titles} stayed in the trash: notes or notebooks in it are not in the trash "
+                "(restore it to see them)"
+                if one
+                else f"; {plural(len(self.held), 'notebook')} ({titles}) stayed in the trash: notes or "
+                "notebooks in them are not in the trash (restore them to see those)"
             )
         return said
 
@@ -97,4 +117,20 @@ def _empty(store: Store, held: TrashContents, actor: str) -> Emptied:
     deleted = store.empty_trash(actor=actor)
     left = trash_contents(store)
     gone_notebooks = len(held.notebook_ids - left.notebook_ids)
-    return Emptied(deleted, gone_notebooks, len(held.note_ids & left.note_ids))
+    stayed = held.notebook_ids & left.notebook_ids
+    holding = _holding_live_items(store, stayed) if stayed else ()
+    return Emptied(deleted, gone_notebooks, len(held.note_ids & left.note_ids), holding)
+
+
+def _holding_live_items(store: Store, trashed: frozenset[str]) -> tuple[Folder, ...]:
+    """The notebooks of ``trashed`` that hold, at any depth, a note or notebook not in the trash."""
+    folders = {f.id: f for f in store.list_folders(include_trashed=True)}
+    ask = [folder_id for folder_id, count in store.folder_note_counts().items() if count]
+    ask += [f.parent_id for f in folders.values() if not f.is_trashed]
+    found: dict[str, Folder] = {}
+    while ask:
+        folder_id = ask.pop()
+        if folder_id in trashed and folder_id in folders and folder_id not in found:
+            found[folder_id] = folders[folder_id]
+            ask.append(found[folder_id].parent_id)
+    return tuple(sorted(found.values(), key=lambda f: (f.title.casefold(), f.id)))

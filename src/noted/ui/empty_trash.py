@@ -41,7 +41,7 @@ async def empty_trash(screen: Screen[Any], store: Store) -> None:
     if emptied:
         said = str(emptied)
         screen.notify(
-            said[0].upper() + said[1:] + ".", severity="warning" if emptied.stayed else "information"
+            said[0].upper() + said[1:] + ".", severity="warning" if emptied.partial else "information"
         )
     elif emptied is False:  # (None: it failed, and the failure has been reported)
         screen.notify(

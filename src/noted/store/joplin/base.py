@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from noted.errors import InvalidInputError, NotFoundError
+from noted.errors import EncryptedError, InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemType, Note, NoteMeta, Resource, Tag
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError
 from noted.store.joplin.events import EventFeed
@@ -15,7 +15,7 @@ from noted.store.joplin.sidecar import Sidecar
 
 NOTE_FIELDS = (
     "id,parent_id,title,body,created_time,updated_time,user_created_time,user_updated_time,"
-    "is_todo,todo_due,todo_completed,source_url,deleted_time,is_conflict"
+    "is_todo,todo_due,todo_completed,source_url,deleted_time,is_conflict,encryption_applied"
 )
 META_FIELDS = NOTE_FIELDS.replace("body,", "")
 FOLDER_FIELDS = "id,title,parent_id,created_time,updated_time,deleted_time"
@@ -56,8 +56,9 @@ def note_of(item: Mapping[str, Any]) -> Note:
 def meta_of(item: Mapping[str, Any]) -> NoteMeta:
     """A ``NoteMeta`` from a Joplin note; ``body_length`` is known only when the body was asked for."""
     note = note_of(item)
-    shared = {f.name: getattr(note, f.name) for f in dataclasses.fields(NoteMeta) if f.name != "body_length"}
-    return NoteMeta(**shared, body_length=len(note.body))
+    own = ("body_length", "encrypted")
+    shared = {f.name: getattr(note, f.name) for f in dataclasses.fields(NoteMeta) if f.name not in own}
+    return NoteMeta(**shared, body_length=len(note.body), encrypted=bool(_int(item, "encryption_applied")))
 
 
 def folder_of(item: Mapping[str, Any]) -> Folder:
@@ -143,7 +144,15 @@ class JoplinApi:
         return answer
 
     def note_item(self, note_id: str, fields: str = NOTE_FIELDS) -> dict[str, Any]:
-        return self._item(f"/notes/{safe_id(note_id)}", fields, f'no note with id "{note_id}"')
+        """One note as Joplin has it; ``EncryptedError`` for one Joplin has not decrypted yet (its
+        title and body are empty, and Joplin refuses to change it)."""
+        item = self._item(f"/notes/{safe_id(note_id)}", fields, f'no note with id "{note_id}"')
+        if _int(item, "encryption_applied"):
+            raise EncryptedError(
+                f"note {note_id[:8]} is encrypted and Joplin has not decrypted it yet",
+                hint="enter the master password in Joplin's encryption options, let it decrypt, then try again",
+            )
+        return item
 
     def folder_item(self, folder_id: str) -> Folder:
         return folder_of(

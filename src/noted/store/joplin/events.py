@@ -16,19 +16,31 @@ attachment changes (which Joplin does not report) share one ordered feed with th
 On first use the mirror copies the changes Joplin still keeps (the last 90 days, one per note),
 marked as Joplin's: followers start from noted's newest cursor anyway, and keyword search learns
 which notes changed lately (see ``noted.search.joplin``).
+
+Joplin's change ids start again when its data does (its "delete local data and re-download", a
+new install): it then answers noted's cursor with nothing, as when nothing changed, until its new
+ids pass the old ones. An idle pull therefore asks Joplin now and then for its newest change id;
+one below noted's cursor means the log started again, and noted looks at every note afresh
+(``Sidecar.restart``), so the index and the review follow from the notes Joplin has now.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 
 from noted.errors import BackendError
 from noted.models import ChangePage
 from noted.store.joplin.client import JoplinClient
 from noted.store.joplin.sidecar import EVENT_FIELDS, JoplinEvent, Sidecar, event_of
 
+log = logging.getLogger(__name__)
+
 MAX_PAGES_PER_PULL = 200
 """A pull copies at most this many pages of 100 events; the next pull goes on from there."""
+RESTART_CHECK_SECONDS = 10.0
+"""How often an idle pull asks whether Joplin's change log started again (the first one always does)."""
 
 
 class EventFeed:
@@ -38,6 +50,7 @@ class EventFeed:
         self.client = client
         self.sidecar = sidecar
         self._lock = threading.Lock()
+        self._checked: float | None = None
 
     def pull(self) -> None:
         """Copy Joplin's new events into the sidecar."""
@@ -55,9 +68,31 @@ class EventFeed:
                 next_cursor = int(str(answer.get("cursor", cursor)))
                 if events or next_cursor != cursor:  # an idle poll writes nothing
                     self.sidecar.mirror(events, next_cursor)
+                elif cursor and not answer.get("items"):
+                    self._check_restart(cursor)
                 cursor = next_cursor
                 if not answer.get("has_more"):
                     return
+
+    def _check_restart(self, cursor: int) -> None:
+        """Look at every note afresh if Joplin's newest change id is below ``cursor``."""
+        now = time.monotonic()
+        if self._checked is not None and now - self._checked < RESTART_CHECK_SECONDS:
+            return
+        self._checked = now
+        answer = self.client.get("/events")  # without a cursor: Joplin's newest change id
+        newest = int(str(answer.get("cursor", cursor))) if isinstance(answer, dict) else cursor
+        if newest >= cursor:
+            return
+        log.warning(
+            "Joplin's change log started again (its newest change is %d, noted had read up to %d: "
+            "its data was downloaded again, or it was installed anew); every note is looked at afresh",
+            newest,
+            cursor,
+        )
+        params = {"fields": "id", "include_deleted": "1", "include_conflicts": "1"}
+        present = {str(item["id"]) for item in self.client.get_all("/notes", params)}
+        self.sidecar.restart(present, newest)
 
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
         """Changes after noted's ``cursor``, oldest first."""

@@ -7,6 +7,8 @@ changed in Joplin itself show on the next listing.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemType, descendants, new_id, now_ms
 from noted.store.joplin.base import FOLDER_FIELDS, JoplinApi, folder_of, meta_of, safe_id
@@ -113,6 +115,35 @@ class Folders:
                 body = {"deleted_time": 0}
                 self.api.send(meta.id, actor, "PUT", f"/notes/{meta.id}", body, change=ChangeType.UPDATE)
         self.api.sidecar.trashed_at(folder_id, None)
+
+    def erase_trashed(self, actor: str) -> None:
+        """Erase the trashed notebooks that hold nothing, deepest first.
+
+        Joplin erases a notebook with everything in it, in the trash or not (``permanent=1``
+        deletes its children), so a notebook is erased only once it is empty: one holding a note
+        or notebook that is not in the trash (written there by Joplin on another machine, or a
+        script) stays in the trash, with its trashed parents. Its notes are asked for just before
+        it goes, so one written meanwhile keeps it too.
+        """
+        folders = self.api.all_folders()
+        parent = {f.id: f.parent_id for f in folders}
+        children = Counter(f.parent_id for f in folders)
+        trashed = {f.id for f in folders if f.is_trashed}
+        ready = [folder_id for folder_id in trashed if not children[folder_id]]
+        erased: list[str] = []
+        try:
+            while ready:
+                folder_id = ready.pop()
+                if self.api.client.get(f"/folders/{folder_id}/notes", {"fields": "id", "limit": 1})["items"]:
+                    continue
+                self.api.send(folder_id, actor, "DELETE", f"/folders/{folder_id}", params={"permanent": "1"})
+                erased.append(folder_id)
+                up = parent[folder_id]
+                children[up] -= 1
+                if up in trashed and not children[up]:
+                    ready.append(up)
+        finally:
+            self.api.sidecar.record(ItemType.FOLDER, erased, ChangeType.DELETE, actor)
 
     def restored_folder(self, actor: str) -> str:
         for folder in self.api.all_folders():

@@ -7,13 +7,20 @@ which an edit made in Joplin could slip between is the round trip of one request
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from noted.errors import BackendError, ConflictError, InvalidInputError, NotFoundError
+from noted.errors import (
+    BackendError,
+    ConflictError,
+    EncryptedError,
+    InvalidInputError,
+    NotFoundError,
+    PartlyDoneError,
+)
 from noted.models import (
     ChangeType,
-    ItemType,
     Note,
     NoteDraft,
     NoteMeta,
@@ -29,6 +36,7 @@ from noted.store.joplin.provenance import stamped
 from noted.store.joplin.tags import Tags
 from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
+from noted.wording import plural
 
 _ORDER = {
     NoteOrder.UPDATED: ("user_updated_time", "DESC"),
@@ -61,12 +69,13 @@ class Notes:
         return note_of(self.api.note_item(note_id))
 
     def get_notes(self, note_ids: Sequence[str]) -> list[Note]:
-        """The notes that exist among ``note_ids``, in the order asked."""
+        """The notes that exist among ``note_ids``, in the order asked; one Joplin has not decrypted
+        yet is left out, as its text is unknown (``NoteMeta.encrypted`` lists it)."""
         found: list[Note] = []
         for note_id in note_ids:
             try:
                 found.append(self.get_note(note_id))
-            except NotFoundError:
+            except (NotFoundError, EncryptedError):
                 continue
         return found
 
@@ -167,7 +176,16 @@ class Notes:
         note = self.get_note(note_id)
         self.api.sidecar.save_revision(note, actor, note.updated_time)
         if draft.tags:
-            self.tags.tag_note(note_id, draft.tags, actor=actor)
+            try:
+                self.tags.tag_note(note_id, draft.tags, actor=actor)
+            except (BackendError, NotFoundError) as exc:
+                tags = " ".join(shlex.quote(t) for t in draft.tags)
+                raise PartlyDoneError(
+                    f'note "{title}" was created ({note_id})',
+                    "not all its tags were added",
+                    exc,
+                    hint=f"add them with `noted tag {note_id[:8]} {tags}`, not by creating it again",
+                ) from exc
         return note
 
     def update_note(
@@ -257,17 +275,28 @@ class Notes:
         return self.get_note(note_id)
 
     def empty_trash(self, *, actor: str) -> int:
-        """Erase every trashed note and notebook for good; returns how many notes went."""
+        """Erase every trashed note, then the trashed notebooks left empty; returns how many notes went."""
         trashed = self.list_notes(trashed=True)
-        for meta in trashed:
-            path = f"/notes/{meta.id}"
-            self.api.send(meta.id, actor, "DELETE", path, change=ChangeType.DELETE, params={"permanent": "1"})
-        self.api.sidecar.forget_notes(m.id for m in trashed)
-        folders = [f for f in self.api.all_folders() if f.is_trashed]
-        trashed_ids = {f.id for f in folders}
-        for folder in folders:
-            if folder.parent_id in trashed_ids:
-                continue  # erased with its parent
-            self.api.send(folder.id, actor, "DELETE", f"/folders/{folder.id}", params={"permanent": "1"})
-        self.api.sidecar.record(ItemType.FOLDER, [f.id for f in folders], ChangeType.DELETE, actor)
+        erased: list[str] = []
+        try:
+            for meta in trashed:
+                path = f"/notes/{meta.id}"
+                params = {"permanent": "1"}
+                self.api.send(meta.id, actor, "DELETE", path, change=ChangeType.DELETE, params=params)
+                erased.append(meta.id)
+            self.folders.erase_trashed(actor)
+        except BackendError as exc:  # Joplin stopped answering: say what went, as nothing is undone
+            if not erased:
+                raise
+            failed = (
+                "erasing the notebooks failed" if len(erased) == len(trashed) else "erasing the next failed"
+            )
+            raise PartlyDoneError(
+                f"erased {len(erased):,} of the {plural(len(trashed), 'note')} in the trash",
+                failed,
+                exc,
+                hint="run `noted empty-trash` again to erase the rest",
+            ) from exc
+        finally:
+            self.api.sidecar.forget_notes(erased)
         return len(trashed)

@@ -23,7 +23,7 @@ Tables are created on first use and migrated by ``noted.store.joplin.sidecar_sch
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -227,6 +227,26 @@ class Sidecar:
                     conn.execute("UPDATE joplin_writes SET feed_id = ? WHERE id = ?", (feed_id, claimed[0]))
             if joplin_cursor > stored:
                 set_meta(conn, CURSOR_KEY, str(joplin_cursor))
+
+    def restart(self, present: Collection[str], joplin_cursor: int) -> None:
+        """Joplin's change log started again at ``joplin_cursor``: every note of ``present`` (all
+        Joplin has) is changed, every other note the feed knows is deleted, as Joplin's changes."""
+        now = now_ms()
+        note = ItemType.NOTE.value
+        with self._write() as conn:
+            known = conn.execute(
+                "SELECT f.item_id FROM joplin_feed f JOIN (SELECT max(id) AS last FROM joplin_feed "
+                "WHERE item_type = ? GROUP BY item_id) newest ON f.id = newest.last WHERE f.change_type != ?",
+                (note, ChangeType.DELETE.value),
+            ).fetchall()
+            for (note_id,) in known:
+                if note_id not in present:
+                    _append(conn, ItemType.NOTE, note_id, ChangeType.DELETE, now, ACTOR_JOPLIN)
+            for note_id in sorted(present):
+                _append(conn, ItemType.NOTE, note_id, ChangeType.UPDATE, now, ACTOR_JOPLIN)
+            # Joplin's new changes take those ids again: each must still find its own row free.
+            conn.execute("UPDATE joplin_feed SET joplin_id = NULL WHERE joplin_id > ?", (joplin_cursor,))
+            set_meta(conn, CURSOR_KEY, str(joplin_cursor))
 
     def record(
         self, item_type: ItemType, item_ids: Iterable[str], change_type: ChangeType, actor: str

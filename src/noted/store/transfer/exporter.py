@@ -58,6 +58,8 @@ class ExportReport:
     kept: tuple[str, ...] = ()
     """Folders beside the target that still hold files noted did not write: what a replacement
     (this one, or one that was killed) could not put back because the new export has a file there."""
+    encrypted: int = 0
+    """Notes left out: Joplin holds them encrypted and has not decrypted them yet (``NoteMeta.encrypted``)."""
 
 
 @dataclass
@@ -139,15 +141,17 @@ def _plan_dirs(folders: list[Folder]) -> dict[str, str]:
     return dirs
 
 
-def _all_notes(store: Store) -> list[Note]:
-    """The live notes, their links to attachments written ``:/id`` (a Markdown folder links by path)."""
-    ids = [m.id for m in store.list_notes()]
+def _all_notes(store: Store) -> tuple[list[Note], int]:
+    """The live notes, their links to attachments written ``:/id`` (a Markdown folder links by path),
+    and how many were left out as Joplin has not decrypted them (their text is unknown)."""
+    metas = store.list_notes()
+    ids = [m.id for m in metas if not m.encrypted]
     notes: list[Note] = []
     for i in range(0, len(ids), _BATCH):
         notes.extend(store.get_notes(ids[i : i + _BATCH]))
     if isinstance(store, HasFileLinks):
         notes = [replace(n, body=store.body_with_ids(n.id, n.body)) for n in notes]
-    return notes
+    return notes, len(metas) - len(ids)
 
 
 def _plan(store: Store, folders: list[Folder], notes: list[Note]) -> _Plan:
@@ -256,7 +260,7 @@ def export_markdown(
     kept = sweep(target.resolve() if target.exists() else target.absolute())
     root, unknown = _check_target(target, force)
     folders = store.list_folders()
-    notes = _all_notes(store)
+    notes, encrypted = _all_notes(store)
     plan = _plan(store, folders, notes)
     for rel in [*plan.dirs.values(), *plan.files.values(), *(r for _, r in plan.resources.values())]:
         if rel.startswith(("/", "../")) or "/../" in f"/{rel}/":
@@ -280,4 +284,6 @@ def export_markdown(
         staging.end()
     if left:
         kept.append(str(staging.old))
-    return ExportReport(root, len(folders), len(notes), len(plan.resources), tuple(unknown), tuple(kept))
+    return ExportReport(
+        root, len(folders), len(notes), len(plan.resources), tuple(unknown), tuple(kept), encrypted
+    )

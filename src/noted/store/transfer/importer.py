@@ -180,8 +180,9 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
 
     Raises:
         TransferError: the folder cannot be imported as it is; nothing was written.
-        NotedError: writing failed (a storage fault); the slice it hit was undone, and the
-            message says how many notes the slices before it kept.
+        NotedError: writing failed (a storage fault); the slice it hit was undone (on Joplin,
+            which has no transactions, its notes sent so far stay), and the message says how
+            many notes were kept.
     """
     scan = scan_folder(store, source, progress=progress)
     warnings = list(scan.warnings)
@@ -195,6 +196,7 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
         if done:
             time.sleep(SLICE_PAUSE)
         written: list[Path] = []
+        landed = done  # the notes written for good (without transactions, each as it is sent)
         try:
             with store.batch():
                 if not folder_ids:  # the notebooks go with the first notes, never alone
@@ -203,17 +205,23 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
                     _add_attachments(store, scan, file, tokens, written)
                     body = _final_body(file.body, tokens)
                     counts[_apply(store, file, folder_ids[file.dir_key], body, tags, warnings)] += 1
+                    landed += 0 if store.capabilities.transactions else 1
                     if progress is not None:
                         progress("writing", i, len(scan.files))
         except BaseException as exc:
             for path in written:
                 with contextlib.suppress(OSError):
                     path.unlink(missing_ok=True)
-            if done and isinstance(exc, NotedError):
-                exc.message += (
-                    f"; the import stopped after {plural(done, 'note')} of {len(scan.files):,}, each kept "
-                    "whole: import the folder again to finish it (nothing is duplicated)"
+            if landed and isinstance(exc, NotedError):
+                whole = (
+                    "each kept whole" if store.capabilities.transactions else "the next one perhaps in part"
                 )
+                exc.message += (
+                    f"; the import stopped after {plural(landed, 'note')} of {len(scan.files):,}, {whole}: "
+                    "import the folder again to finish it (nothing is duplicated)"
+                )
+                if not store.capabilities.transactions:
+                    exc.hint = None  # importing again is what to do, even after a write left unanswered
             raise
         done += len(files)
     return ImportReport(
