@@ -108,6 +108,27 @@ def test_revert_restores_the_version_before_as_a_new_revision(store: Store) -> N
     assert review.pending() == [] and review.rows.entry(entry.id).state is EntryState.REVERTED
 
 
+@pytest.mark.parametrize("actor", [BOT, CHAT])
+def test_an_entry_of_several_saves_is_shown_counted_and_reverted_whole(store: Store, actor: str) -> None:
+    """Two saves by one actor, each its own revision, are one entry: its diff, counts and revert
+    start from the text before the first (not vacuous: the last save alone is "+1 −0")."""
+    note_id = _note(store, "Recipe", "flour\n")
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, NotePatch(append="sugar"), actor=actor)
+    store.update_note(note_id, NotePatch(append="salt"), actor=actor)
+    assert len([r for r in store.note_history(note_id) if r.actor == actor]) == 2
+    review.refresh()
+    entry = _one(review)
+    assert summary(entry) == "+2 −0 lines"
+    diff = review_actions.show(review, entry.id)
+    now = store.get_note(note_id)
+    assert diff.before == ("Recipe", "flour\n") and diff.after == ("Recipe", now.body)
+    assert "sugar" in now.body and "salt" in now.body
+    assert review_actions.revert(review, entry.id).conflict is None
+    assert store.get_note(note_id).body == "flour\n"
+
+
 def test_revert_after_the_person_edited_again_keeps_both_sides(store: Store) -> None:
     note_id = _note(store)
     review = _review(store)

@@ -137,20 +137,31 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
 
 @dataclass(frozen=True, slots=True)
 class Versions:
-    """The revisions an entry lies between: the one before it (None for a new note) and its own."""
+    """The revisions an entry lies between: the one before its first (None for a new note), the
+    state before the actor started, and its last."""
 
     before: Revision | None
     after: Revision
 
 
+def _made(revision: Revision, entry: EntryRow) -> bool:
+    """Whether ``revision`` is one of ``entry``'s."""
+    # A sync's change that noted wrote on another machine is recorded as its writer's.
+    by = revision.actor == entry.actor or (entry.actor == ACTOR_SYNC and revision.label == SYNCED_LABEL)
+    return by and entry.first_time - SKEW_MS <= revision.time <= entry.last_time
+
+
 def versions(history: Sequence[Revision], entry: EntryRow) -> Versions | None:
     """Find ``entry``'s revisions in the note's ``history`` (newest first); None when the entry
-    changed no text (or its revisions were thinned away)."""
+    changed no text (or its revisions were thinned away). An entry of several saves that were not
+    collapsed into one revision (two tool calls, say) lies between the revision before its oldest
+    and its newest, so its diff, counts and revert take in every save, not only the last."""
     for index, revision in enumerate(history):
-        # A sync's change that noted wrote on another machine is recorded as its writer's.
-        by = revision.actor == entry.actor or (entry.actor == ACTOR_SYNC and revision.label == SYNCED_LABEL)
-        if by and entry.first_time - SKEW_MS <= revision.time <= entry.last_time:
-            before = history[index + 1] if index + 1 < len(history) else None
+        if _made(revision, entry):
+            first = index
+            while first + 1 < len(history) and _made(history[first + 1], entry):
+                first += 1
+            before = history[first + 1] if first + 1 < len(history) else None
             return Versions(before, revision)
     return None
 
