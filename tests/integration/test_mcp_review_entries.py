@@ -30,20 +30,24 @@ def world(tmp_path: Path) -> Iterator[World]:
     w.close()
 
 
-async def _calls(world: World, calls: list[tuple[str, dict[str, Any]]], name: str = "cursor") -> None:
-    """Each call made by the client token ``name`` (added here), each answered without error."""
+@pytest.fixture
+def token(world: World) -> str:
+    """The token of the client "cursor", added as the person does with ``noted mcp token add``."""
+    return ClientTokens.beside(world.settings.path).add("cursor", tools=["all"])
+
+
+async def _calls(world: World, token: str, calls: list[tuple[str, dict[str, Any]]]) -> None:
+    """Each call made by the client of ``token``, each answered without error."""
     clients = ClientTokens.beside(world.settings.path)
-    token = clients.add(name, tools=["all"]) if clients.get(name) is None else None
-    headers = {"authorization": f"Bearer {token}"} if token else {}
     async with http_server(world, clients_file=clients.path) as http:
-        async with http_client(str(http.url), MODE, headers=headers) as client:
+        async with http_client(str(http.url), MODE, headers={"authorization": f"Bearer {token}"}) as client:
             for tool, args in calls:
                 result = await client.call_tool(tool, args)
                 assert not result.is_error, text_of(result)
 
 
 async def test_two_appends_by_a_client_are_one_entry_shown_and_reverted_whole(
-    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    world: World, token: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cli = cli_runner(world, capsys, monkeypatch)
     note = world.work_note
@@ -53,7 +57,7 @@ async def test_two_appends_by_a_client_are_one_entry_shown_and_reverted_whole(
         ("update_note", {"id": note, "append": "sugar"}),
         ("update_note", {"id": note, "append": "salt"}),
     ]
-    await _calls(world, appends)
+    await _calls(world, token, appends)
     code, out, err = await asyncio.to_thread(cli, "--json", "changes")
     (entry,) = json.loads(out)
     assert entry["actor"] == "mcp:cursor" and entry["summary"] == "+2 −0 lines"  # not "+1": both appends
@@ -63,3 +67,40 @@ async def test_two_appends_by_a_client_are_one_entry_shown_and_reverted_whole(
     assert code == 0, err
     body = world.store.get_note(note).body
     assert "sugar" not in body and body == before
+
+
+async def test_a_clients_move_and_tags_are_reverted_after_the_person_saved_the_note(
+    world: World, token: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person saves the note after the client moved and tagged it, before anyone reads the
+    review: the entry still says what the client did, and revert undoes it; where the person
+    moved it again, it stays there and the revert says so (exit 3)."""
+    cli = cli_runner(world, capsys, monkeypatch)
+    note = world.work_note
+    assert cli("changes")[0] == 0
+    moves: list[tuple[str, dict[str, Any]]] = [
+        ("update_note", {"id": note, "notebook_id": world.private_id}),
+        ("manage_tags", {"note_id": note, "add": ["later"]}),
+    ]
+    await _calls(world, token, moves)
+    assert cli("edit", note, "--append", "mine")[0] == 0
+    code, out, err = await asyncio.to_thread(cli, "--json", "changes")
+    (entry,) = json.loads(out)
+    assert entry["summary"] == 'moved to "Private"; tagged later'
+    code, out, err = cli("changes", "revert", str(entry["id"]))
+    assert code == 0, err
+    shown = json.loads(cli("--json", "show", note)[1])
+    assert (shown["notebook"], shown["tags"]) == ("Work", [])
+    assert shown["body"].rstrip().endswith("mine")
+
+    await _calls(world, token, moves)
+    assert cli("notebook", "create", "Later")[0] == 0
+    assert cli("move", note, "Later")[0] == 0
+    code, out, err = await asyncio.to_thread(cli, "--json", "changes")
+    (entry,) = json.loads(out)
+    code, out, err = cli("changes", "revert", str(entry["id"]))
+    assert code == 3, err
+    assert 'it was moved again since the change: it stays in "Later"' in out
+    shown = json.loads(cli("--json", "show", note)[1])
+    assert (shown["notebook"], shown["tags"]) == ("Later", [])
+    assert json.loads(cli("--json", "changes")[1]) == []

@@ -4,7 +4,7 @@
 ``accept``, ``revert`` and ``reject`` act on several ids at once. An id is a change's number, or
 ``pN`` for a proposal (a write that waits for you). Exit codes: 0 done; 1 refused (an id that names
 nothing or was reviewed already: nothing is marked); 2 bad input; 3 a revert met a note changed
-since and kept both sides.
+since and kept both sides (or left it where it was moved to since).
 """
 
 from __future__ import annotations
@@ -169,6 +169,12 @@ def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:
     code = ExitCode.OK
     for entry_id in entry_ids:
         reverted = review_actions.revert(review, entry_id)
+        if reverted.kept:  # changed again since: what was changed after stays, as with the text
+            code = ExitCode.CONFLICT
+            kept = "; ".join(reverted.kept)
+            ctx.out(
+                f'Change {entry_id}: "{reverted.entry.title}" changed since; {kept}.'
+            ) if not ctx.json else None
         if reverted.conflict is None:
             ctx.out(f'Reverted change {entry_id} of "{reverted.entry.title}".') if not ctx.json else None
             continue

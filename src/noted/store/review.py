@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from noted.models import Place as Place  # where the review saw a note last
+
 Detail = dict[str, Any]
 """What an entry or proposal records beyond its columns, kept as JSON (``noted.ops.review`` reads it)."""
 
@@ -37,15 +39,6 @@ class ProposalState(enum.StrEnum):
     REJECTED = "rejected"
     CONFLICT = "conflict"
     """Accepted, but the note had moved on: both sides were kept (the proposal as a conflict copy)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """What the feed does not say about a note: where it is, whether trashed, its tags (A→Z)."""
-
-    parent_id: str
-    deleted_time: int
-    tags: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,14 +68,16 @@ def act(services: Services, what: str, rows: list[ReviewItem]) -> Outcome:
         return _apply(services, waiting, [f"Accepted {len(changes)}"] if changes else [])
     for proposal in waiting:
         proposals.reject(review.rows, proposal)
+    kept: list[str] = []
     for entry_id in changes:
         reverted = review_actions.revert(review, entry_id)
+        kept += [f"change {entry_id}: {line}" for line in reverted.kept]
         if reverted.conflict is not None:
             return Outcome(
-                f"Change {entry_id}: the note changed since; choose what to keep.",
+                "; ".join([f"Change {entry_id}: the note changed since; choose what to keep.", *kept]),
                 (str(entry_id), reverted.conflict),
             )
-    return Outcome(f"Reverted {len(changes)}, turned down {len(waiting)}.")
+    return Outcome("; ".join([f"Reverted {len(changes)}, turned down {len(waiting)}.", *kept]))
 
 
 def _apply(services: Services, waiting: list[ProposalRow], lines: list[str]) -> Outcome:
