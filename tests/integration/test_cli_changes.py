@@ -88,3 +88,21 @@ def test_bad_input_is_one_line_and_marks_nothing(cli: Cli, args: list[str], code
     assert result.code == code, (result.out, result.err)
     assert result.err.count("\n") == 1 and fragment in result.err
     assert cli.json("changes") == [entry]  # a refused call marks nothing, even the good id beside it
+
+
+def test_reverting_a_note_a_client_made_and_the_person_edited_keeps_it_exit_3(cli: Cli) -> None:
+    cli.ok("changes")
+    store = cli.store()
+    try:
+        folder = store.create_folder("Work", actor=ACTOR_USER)
+        made = store.create_note(NoteDraft("Made", "by the app\n", parent_id=folder.id), actor=BOT).id
+    finally:
+        store.close()
+    cli.ok("edit", made, "--append", "mine")
+    (entry,) = cli.json("changes")
+    result = cli("changes", "revert", str(entry["id"]))
+    assert result.code == 3, (result.out, result.err)
+    assert "changed since" in result.out and "it stays" in result.out
+    shown = cli.json("show", made)
+    assert shown["deleted_time"] == 0 and shown["body"] == "by the app\nmine\n"
+    assert cli.json("changes") == []

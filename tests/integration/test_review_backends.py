@@ -213,6 +213,23 @@ def test_reverting_a_note_a_client_made_trashes_it(store: Store) -> None:
     assert store.get_note(made.id).is_trashed
 
 
+def test_reverting_a_note_a_client_made_that_the_person_edited_since_keeps_it(store: Store) -> None:
+    """Not vacuous: the same revert without the person's edit trashes the note (above)."""
+    review = _review(store)
+    review.refresh()
+    folder = store.create_folder("Inbox", actor=ACTOR_USER)
+    made = store.create_note(NoteDraft("From the app", "hello\n", parent_id=folder.id), actor=BOT)
+    store.update_note(made.id, NotePatch(append="my own words"), actor=ACTOR_USER)
+    review.refresh()
+    reverted = review_actions.revert(review, _one(review).id)
+    assert reverted.kept == (
+        "it was edited after it was made, so it stays (trash it yourself if you want it gone)",
+    )
+    note = store.get_note(made.id)
+    assert not note.is_trashed and "my own words" in note.body
+    assert review.rows.entry(reverted.entry.id).state is EntryState.REVERTED
+
+
 def _one(review: Review) -> EntryRow:
     entries = review.pending()
     assert len(entries) == 1, entries

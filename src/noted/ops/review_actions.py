@@ -5,7 +5,8 @@ revision by the person (the entry's own version stays in the history), and undoe
 trashing and its tags. When the note changed again since the entry, the text is not overwritten:
 ``revert`` hands back a ``noted.ops.conflicts.Conflict`` whose sides are the note as it is now and
 the text before the entry, for the front end to settle the usual way (*Keep both* by default); a
-note moved again since stays where it was put, and ``Reverted.kept`` says so.
+note moved again since stays where it was put, a note made by the entry and edited since is not
+trashed, and ``Reverted.kept`` says so.
 """
 
 from __future__ import annotations
@@ -96,7 +97,11 @@ def revert(review: Review, entry_id: int) -> Reverted:
         ) from None
     conflict, kept = None, list[str]()
     if detail.get("created"):
-        if not note.is_trashed:
+        if _edited_since(review, entry, note):  # nothing is lost: the note stays as it is now
+            kept.append(
+                "it was edited after it was made, so it stays (trash it yourself if you want it gone)"
+            )
+        elif not note.is_trashed:
             store.trash_note(note.id, actor=ACTOR_USER)
     else:
         note = _undo_place(review, entry, note, kept)
@@ -116,6 +121,12 @@ def _current(review: Review, note_id: str) -> Note | None:
         return review.store.get_note(note_id)
     except NotFoundError:
         return None
+
+
+def _edited_since(review: Review, entry: EntryRow, note: Note) -> bool:
+    """Whether the note's text is no longer the one the entry left."""
+    found = versions(review.store.note_history(entry.note_id), entry)
+    return found is not None and (note.title, note.body) != (found.after.title, found.after.body)
 
 
 def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
