@@ -3,12 +3,17 @@ the documented exit codes."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from tests.support.cli import Cli
+from tests.support.cli import Cli, env_with_src
+from tests.support.polling import scaled
 
-from noted.models import ACTOR_USER, NoteDraft, NotePatch, mcp_actor
+from noted.models import ACTOR_USER, NoteDraft, NotePatch, mcp_actor, now_ms
+from noted.store.review import STUCK_MS
+from noted.store.sqlite.review import SqliteReview
 
 BOT = mcp_actor("claude")
 
@@ -106,3 +111,58 @@ def test_reverting_a_note_a_client_made_and_the_person_edited_keeps_it_exit_3(cl
     shown = cli.json("show", made)
     assert shown["deleted_time"] == 0 and shown["body"] == "by the app\nmine\n"
     assert cli.json("changes") == []
+
+
+def _proposed_note(cli: Cli) -> str:
+    """A client's create_note that waits for the person (as ``--writes review`` leaves it); ``pN``."""
+    cli.ok("config", "set", "ai.tool.create_note.enabled", "true")
+    store = cli.store()
+    try:
+        folder = store.create_folder("Work", actor=ACTOR_USER)
+        arguments = {"title": "Idea", "notebook_id": folder.id}
+        row = SqliteReview(store.db).propose(
+            client=BOT, tool="create_note", note_id="", title="Idea", base_updated_time=0,
+            time=now_ms(), detail={"arguments": arguments, "scope": []},
+        )  # fmt: skip
+        return f"p{row.id}"
+    finally:
+        store.close()
+
+
+def _ideas(cli: Cli) -> int:
+    return len([n for n in cli.json("notes") if n["title"] == "Idea"])
+
+
+def test_two_accepts_of_one_proposal_at_once_write_it_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two real ``noted changes accept pN`` started together: one applies it, the other is told
+    it was accepted already (exit 1); never two notes."""
+    cli = Cli(tmp_path / "profile", capsys)
+    ref = _proposed_note(cli)
+    command = [sys.executable, "-m", "noted", "--profile", str(cli.profile), "changes", "accept", ref]
+    runs = [
+        subprocess.Popen(
+            command, env=env_with_src(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    ended = sorted((run.wait(timeout=scaled(300)), run.communicate()[1]) for run in runs)
+    assert _ideas(cli) == 1
+    assert [code for code, _ in ended] == [0, 1]
+    assert "accepted already" in ended[1][1]
+
+
+def test_a_proposal_being_applied_elsewhere_is_listed_and_a_second_accept_is_refused(cli: Cli) -> None:
+    ref = _proposed_note(cli)
+    store = cli.store()
+    try:  # another process claimed it and is writing it now
+        now = now_ms()
+        assert SqliteReview(store.db).claim(int(ref[1:]), time=now, stuck_before=now - STUCK_MS)
+    finally:
+        store.close()
+    assert f"{ref}" in cli.ok("changes").out and "(accepted: being applied)" in cli.ok("changes").out
+    for args in (["accept", ref, ref], ["reject", ref]):
+        result = cli("changes", *args)
+        assert result.code == 1 and result.err.startswith(f"noted: {ref} was accepted already"), result.err
+    assert _ideas(cli) == 0

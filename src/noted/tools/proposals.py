@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from noted.errors import NotFoundError
 from noted.models import Note, NotePatch, now_ms
 from noted.store.protocol import Store
-from noted.store.review import ProposalRow, ProposalState, ReviewRows
+from noted.store.review import STUCK_MS, ProposalRow, ProposalState, ReviewRows, stuck
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, view, visible_note
@@ -109,19 +109,55 @@ def _rows(ctx: ToolContext) -> ReviewRows:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """What accepting a proposal did: how it ended, the tool's answer or refusal, and the note."""
+    """What accepting a proposal did: how it ended, the tool's answer or refusal, and the note.
+    ``claimed`` is False when nothing was run because another caller had accepted or settled it."""
 
     state: ProposalState
     message: str
     note_id: str = ""
+    claimed: bool = True
+
+
+def open_to_decide(proposal: ProposalRow) -> bool:
+    """Whether the person may accept or reject ``proposal`` now."""
+    return proposal.state is ProposalState.PENDING or stuck(proposal, now_ms())
+
+
+def taken_line(proposal: ProposalRow) -> str:
+    """Why ``proposal`` cannot be accepted or rejected now, in one line."""
+    ref = proposal_ref(proposal.id)
+    if proposal.state is ProposalState.APPLYING:
+        return f"{ref} was accepted already: it is being applied"
+    said = "accepted" if proposal.state in (ProposalState.APPLIED, ProposalState.CONFLICT) else "rejected"
+    return f"{ref} was {said} already ({proposal.state.value})"
+
+
+def claim(rows: ReviewRows, proposal: ProposalRow) -> int | None:
+    """Claim ``proposal`` for this caller alone; the claim's time, or None when another has it."""
+    now = now_ms()
+    return now if rows.claim(proposal.id, time=now, stuck_before=now - STUCK_MS) else None
 
 
 async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext) -> Applied:
     """Run ``proposal`` as its client, against the version it was proposed on, and record the
-    outcome; ``ctx`` is the client's (actor and store), its scope the one the proposal was made in."""
+    outcome; ``ctx`` is the client's (actor and store), its scope the one the proposal was made in.
+
+    The proposal is claimed first, in one write transaction, so that two accepts at once run it
+    once: the second is told it was accepted already. A run that raises puts it back to wait."""
+    rows = _rows(ctx)
+    claimed = claim(rows, proposal)
+    if claimed is None:
+        current = rows.proposal(proposal.id)
+        return Applied(current.state, taken_line(current), claimed=False)
+    try:
+        return await _run(registry, rows, proposal, ctx)
+    finally:
+        rows.release(proposal.id, time=claimed)  # once settled, there is nothing to put back
+
+
+async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, ctx: ToolContext) -> Applied:
     from dataclasses import replace
 
-    rows = _rows(ctx)
     args = dict(proposal.detail.get("arguments", {}))
     tool = registry.get(proposal.tool)
     context = replace(
@@ -164,9 +200,12 @@ def _settle(
     return Applied(state, message, note_id)
 
 
-def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> None:
-    """Turn ``proposal`` down; nothing is written."""
-    rows.settle(proposal.id, ProposalState.REJECTED, time=now_ms(), reason=reason)
+def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> bool:
+    """Turn ``proposal`` down; nothing is written. False when another caller had accepted or
+    settled it first (then it is left as it is)."""
+    if claim(rows, proposal) is None:
+        return False
+    return rows.settle(proposal.id, ProposalState.REJECTED, time=now_ms(), reason=reason)
 
 
 # The tool a client asks with ------------------------------------------------------------------------
@@ -198,7 +237,8 @@ PROPOSAL_STATUS = Tool(
     title="What became of my proposals",
     description=(
         "When your writes wait for the person's review, each answer names a proposal (p12). This "
-        "tells what became of yours: pending, applied, rejected (with the person's reason, if they "
+        "tells what became of yours: pending, applying (accepted, being written), applied, rejected "
+        "(with the person's reason, if they "
         "gave one) or conflict (the note changed before they accepted it: read it again and propose "
         "anew). Without ids, your latest proposals."
     ),
