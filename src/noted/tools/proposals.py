@@ -212,10 +212,12 @@ def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> bool:
 
 
 def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    """The caller's own proposals within its scope; any other id is left out, as one that names
+    nothing is, so the answer tells nothing of other clients' proposals or of notes out of scope."""
     rows = _rows(ctx)
     wanted = {str(i).strip().lower().removeprefix("p") for i in args.get("ids", [])}
     mine = [p for p in rows.proposals(state=None) if p.client == ctx.actor]
-    found = [p for p in mine if not wanted or str(p.id) in wanted]
+    found = _within(ctx, [p for p in mine if not wanted or str(p.id) in wanted])
     return {
         "proposals": [
             {
@@ -230,6 +232,27 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             for p in found[: int(args.get("limit", 50))]
         ]
     }
+
+
+def _within(ctx: ToolContext, found: list[ProposalRow]) -> list[ProposalRow]:
+    """The proposals of ``found`` the caller's scope reaches now: one on a note, where that note
+    is in scope; any other, where the scope it was made in lies inside the caller's (a client
+    token's notebooks can be narrowed by adding it again). Fails closed: a note gone is out."""
+    scope = view(ctx)
+    if scope.unrestricted or not found:
+        return found
+    notes = {n.id: n for n in ctx.store.get_notes([p.note_id for p in found if p.note_id])}
+    folders = ctx.store.list_folders(include_trashed=True)
+    allowed = scope.folder_ids or frozenset()
+
+    def reaches(proposal: ProposalRow) -> bool:
+        if proposal.note_id:
+            note = notes.get(proposal.note_id)
+            return note is not None and scope.allows_note(note)
+        made_in = _scope_of(proposal.detail).resolve(folders).folder_ids
+        return made_in is not None and made_in <= allowed
+
+    return [p for p in found if reaches(p)]
 
 
 PROPOSAL_STATUS = Tool(
