@@ -166,3 +166,13 @@ def test_a_proposal_being_applied_elsewhere_is_listed_and_a_second_accept_is_ref
         result = cli("changes", *args)
         assert result.code == 1 and result.err.startswith(f"noted: {ref} was accepted already"), result.err
     assert _ideas(cli) == 0
+
+
+def test_an_id_given_twice_is_reverted_once(cli: Cli) -> None:
+    """All or nothing: the second mention of an id is the same change, not one reverted already."""
+    note_id = _changed_by_a_client(cli)
+    (entry,) = cli.json("changes")
+    result = cli("changes", "revert", str(entry["id"]), str(entry["id"]))
+    assert result.code == 0, result.err
+    assert result.out.count("Reverted change") == 1
+    assert cli.json("show", note_id)["body"] == "one\ntwo\n"

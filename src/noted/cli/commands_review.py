@@ -58,7 +58,8 @@ def register(sub: Commands) -> None:
 
 
 def _ids(values: Sequence[str]) -> tuple[list[int], list[int]]:
-    """Change ids and proposal ids, or one line naming the first that is neither."""
+    """Change ids and proposal ids, each once (an id given twice is one change), or one line
+    naming the first that is neither."""
     changes: list[int] = []
     proposals: list[int] = []
     for value in values:
@@ -66,7 +67,7 @@ def _ids(values: Sequence[str]) -> tuple[list[int], list[int]]:
         if not match:
             raise InvalidInputError(f'"{value}" is not a change id', hint="a number, or pN for a proposal")
         (proposals if match.group(1) else changes).append(int(match.group(2)))
-    return changes, proposals
+    return list(dict.fromkeys(changes)), list(dict.fromkeys(proposals))
 
 
 def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:

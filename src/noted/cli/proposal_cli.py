@@ -29,7 +29,7 @@ def waiting(ctx: CliContext, ids: Sequence[int]) -> list[ProposalRow]:
     if not ids:
         return []
     rows = ctx.services.review.rows
-    found = [rows.proposal(i) for i in dict.fromkeys(ids)]
+    found = [rows.proposal(i) for i in ids]
     for proposal in found:
         if not proposals.open_to_decide(proposal):
             raise NotedError(
