@@ -93,3 +93,18 @@ async def test_a_run_that_raises_puts_the_proposal_back_to_wait(
     with pytest.raises(KeyboardInterrupt):
         await proposals.apply(env.registry, proposal, env.ctx)
     assert env.ctx.review is not None and env.ctx.review.proposal(proposal.id).state is ProposalState.PENDING
+
+
+async def test_a_proposal_to_rename_names_what_it_renames_and_the_new_title(env: Env) -> None:
+    env.enable("update_notebook", "rename_tag")
+    work = env.folder("Work")
+    tag = env.store.create_tag("todo", actor="user").id
+    waiting = dataclasses.replace(env.ctx, writes_wait=True)
+    for tool, args in (
+        ("update_notebook", {"id": work, "title": "Jobs"}),
+        ("rename_tag", {"id": tag, "title": "later"}),
+    ):
+        answer = await env.registry.call(tool, args, waiting)
+        assert answer.ok and answer.payload is not None and answer.payload["status"] == "pending_review"
+    assert env.ctx.review is not None
+    assert [p.title for p in env.ctx.review.proposals()] == ["todo → later", "Work → Jobs"]  # newest first
