@@ -161,7 +161,11 @@ def test_a_proposal_being_applied_elsewhere_is_listed_and_a_second_accept_is_ref
         assert SqliteReview(store.db).claim(int(ref[1:]), time=now, stuck_before=now - STUCK_MS)
     finally:
         store.close()
-    assert f"{ref}" in cli.ok("changes").out and "(accepted: being applied)" in cli.ok("changes").out
+    listed = cli.ok("changes").out
+    assert ref in listed and "(accepted: being applied)" in listed
+    assert listed.rstrip().endswith(
+        "1 proposal waiting: `noted changes show ID`, `accept ID…`, `reject pN…`."
+    )
     for args in (["accept", ref, ref], ["reject", ref]):
         result = cli("changes", *args)
         assert result.code == 1 and result.err.startswith(f"noted: {ref} was accepted already"), result.err
@@ -176,3 +180,16 @@ def test_an_id_given_twice_is_reverted_once(cli: Cli) -> None:
     assert result.code == 0, result.err
     assert result.out.count("Reverted change") == 1
     assert cli.json("show", note_id)["body"] == "one\ntwo\n"
+
+
+def test_reverting_an_applied_proposal_reverts_the_change_it_made(cli: Cli) -> None:
+    ref = _proposed_note(cli)
+    waiting = cli("changes", "revert", ref)
+    assert waiting.code == 2 and f"{ref} changed nothing yet: reject it" in waiting.err
+    cli.ok("changes", "accept", ref)
+    (made,) = [n for n in cli.json("notes") if n["title"] == "Idea"]
+    (entry,) = cli.json("changes")
+    result = cli("changes", "revert", ref)
+    assert result.code == 0, result.err
+    assert f"{ref} was applied as change {entry['id']}." in result.out and "Reverted change" in result.out
+    assert cli.json("show", made["id"])["deleted_time"] != 0 and cli.json("changes") == []

@@ -24,6 +24,7 @@ from noted.ops.conflicts import Choice, resolve
 from noted.ops.review import Review, summary
 from noted.search.dates import DATE_FORMS, resolve_date
 from noted.store.review import EntryRow
+from noted.wording import plural
 
 _ID = re.compile(r"^(p?)(\d{1,18})$")
 
@@ -47,7 +48,8 @@ def register(sub: Commands) -> None:
         ("accept", "Mark changes reviewed (a proposal is applied)."),
         (
             "revert",
-            "Restore the version before each change, as a new revision; a note changed since keeps both sides.",
+            "Restore the version before each change (pN: the change an applied proposal made), as a new "
+            "revision; a note changed since keeps both sides.",
         ),
         ("reject", "Turn down proposals (writes that wait): nothing is written."),
     ):
@@ -87,8 +89,9 @@ def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
         if changes:
             raise InvalidInputError("only proposals (pN) can be rejected; revert a change that was made")
         return proposal_cli.reject(ctx, proposals, args.reason)
-    if proposals and action == "revert":
-        raise InvalidInputError("a proposal changed nothing yet: reject it rather than revert it")
+    if action == "revert":  # an applied proposal's change is reverted as that change
+        changes = list(dict.fromkeys([*changes, *proposal_cli.changes_made(ctx, proposals)]))
+        proposals = []
     waiting = proposal_cli.waiting(ctx, proposals)  # every id is checked before anything is done
     review_actions.waiting(review, changes)
     code = 0
@@ -122,9 +125,10 @@ def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None,
         ctx.out(f'"{first.title}" ({folders.get(first.folder_id, "?")})  {note_id}')
         for e in group:
             ctx.out(f"  {e.id:>7}  {render.fmt_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
-    ctx.out(
-        f"\n{_count([e.id for e in entries])} to review: `noted changes show ID`, `accept ID…`, `revert ID…`."
-    )
+    told = [f"{plural(len(entries), 'change')} to review"] if entries else []
+    told += [f"{plural(len(waiting), 'proposal')} waiting"] if waiting else []
+    then = "`revert ID…`" if entries else "`reject pN…`"
+    ctx.out(f"\n{' and '.join(told)}: `noted changes show ID`, `accept ID…`, {then}.")
     return 0
 
 

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from noted.cli import render
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.errors import NotedError
+from noted.errors import InvalidInputError, NotedError
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict, text_diff
 from noted.ops.review_list import applying_words
-from noted.store.review import ProposalRow, ProposalState
+from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
 
@@ -169,3 +169,39 @@ def reject(ctx: CliContext, ids: Sequence[int], reason: str) -> int:
     elif done:
         ctx.out(f"Rejected {', '.join(proposal_ref(p.id) for p in done)}; nothing was written.")
     return int(code)
+
+
+def changes_made(ctx: CliContext, ids: Sequence[int]) -> list[int]:
+    """The change each applied proposal made, which ``revert pN`` reverts; one line saying why
+    when a proposal made none (nothing is done then)."""
+    review = ctx.services.review
+    found: list[int] = []
+    said: list[str] = []
+    for proposal in (review.rows.proposal(i) for i in ids):
+        ref = proposal_ref(proposal.id)
+        if proposal.state in (ProposalState.PENDING, ProposalState.APPLYING):
+            raise InvalidInputError(f"{ref} changed nothing yet: reject it rather than revert it")
+        if proposal.state is not ProposalState.APPLIED:
+            raise NotedError(f"{ref} ended {proposal.state.value}: it changed nothing to revert")
+        entry = _entry_of(review.rows.entries(state=None, actor=proposal.client), proposal)
+        if entry is None:
+            raise NotedError(
+                f"{ref} was applied, but the change it made is not in the review any more",
+                hint=f"`noted history NOTE` shows it; `noted changes --actor {proposal.client}` lists what waits",
+            )
+        said.append(f"{ref} was applied as change {entry.id}.")
+        found.append(entry.id)
+    for line in [] if ctx.json else said:
+        ctx.out(line)
+    return found
+
+
+def _entry_of(entries: Sequence[EntryRow], proposal: ProposalRow) -> EntryRow | None:
+    """The review entry of the change an applied ``proposal`` made (its client's, on its note,
+    between the proposal and its acceptance), among ``entries``, newest first."""
+    note_id = proposal.result_note_id or proposal.note_id
+    for entry in entries:
+        made = entry.first_time <= proposal.decided_time and entry.last_time >= proposal.time
+        if entry.note_id == note_id and entry.actor == proposal.client and made:
+            return entry
+    return None
