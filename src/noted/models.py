@@ -211,6 +211,15 @@ class Resource:
 
 
 @dataclass(frozen=True, slots=True)
+class Place:
+    """What the feed's columns do not say about a note: where it is, whether trashed, its tags (A→Z)."""
+
+    parent_id: str
+    deleted_time: int
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Change:
     """One row of the change feed."""
 
@@ -220,6 +229,10 @@ class Change:
     change_type: ChangeType
     time: int
     actor: str
+    place: Place | None = None
+    """A note's place just after this change (a row about a note, ``note`` or ``note_tag``), so the
+    review can tell whose move, trashing or tags it was; None where the backend cannot say (Joplin's
+    feed, rows written before noted kept it, a note deleted for good)."""
 
 
 @dataclass(frozen=True, slots=True)

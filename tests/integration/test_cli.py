@@ -344,6 +344,13 @@ def test_history_lists_shows_and_restores(cli: Cli) -> None:
     assert cli.json("history", note, "--restore", str(old))["body"] == original
     other = note_id(cli, "Try noted for a week")
     assert_refused(cli, ["history", other, "--show", str(old)], 1, f"no revision {old}")
+    # A note in the trash is restored before it is changed, as `noted edit` asks (same line, same code).
+    cli.ok("trash", note)
+    assert_refused(cli, ["edit", note, "--append", "x"], 1, '"Start here" is in the trash; restore it first')
+    assert_refused(
+        cli, ["history", note, "--restore", str(old)], 1, '"Start here" is in the trash; restore it first'
+    )
+    assert cli.json("show", note)["deleted_time"] != 0
 
 
 def test_search_text_and_json(cli: Cli) -> None:

@@ -3,12 +3,17 @@ the documented exit codes."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from tests.support.cli import Cli
+from tests.support.cli import Cli, env_with_src
+from tests.support.polling import scaled
 
-from noted.models import ACTOR_USER, NoteDraft, NotePatch, mcp_actor
+from noted.models import ACTOR_USER, NoteDraft, NotePatch, mcp_actor, now_ms
+from noted.store.review import STUCK_MS
+from noted.store.sqlite.review import SqliteReview
 
 BOT = mcp_actor("claude")
 
@@ -88,3 +93,103 @@ def test_bad_input_is_one_line_and_marks_nothing(cli: Cli, args: list[str], code
     assert result.code == code, (result.out, result.err)
     assert result.err.count("\n") == 1 and fragment in result.err
     assert cli.json("changes") == [entry]  # a refused call marks nothing, even the good id beside it
+
+
+def test_reverting_a_note_a_client_made_and_the_person_edited_keeps_it_exit_3(cli: Cli) -> None:
+    cli.ok("changes")
+    store = cli.store()
+    try:
+        folder = store.create_folder("Work", actor=ACTOR_USER)
+        made = store.create_note(NoteDraft("Made", "by the app\n", parent_id=folder.id), actor=BOT).id
+    finally:
+        store.close()
+    cli.ok("edit", made, "--append", "mine")
+    (entry,) = cli.json("changes")
+    result = cli("changes", "revert", str(entry["id"]))
+    assert result.code == 3, (result.out, result.err)
+    assert "changed since" in result.out and "it stays" in result.out
+    shown = cli.json("show", made)
+    assert shown["deleted_time"] == 0 and shown["body"] == "by the app\nmine\n"
+    assert cli.json("changes") == []
+
+
+def _proposed_note(cli: Cli) -> str:
+    """A client's create_note that waits for the person (as ``--writes review`` leaves it); ``pN``."""
+    cli.ok("config", "set", "ai.tool.create_note.enabled", "true")
+    store = cli.store()
+    try:
+        folder = store.create_folder("Work", actor=ACTOR_USER)
+        arguments = {"title": "Idea", "notebook_id": folder.id}
+        row = SqliteReview(store.db).propose(
+            client=BOT, tool="create_note", note_id="", title="Idea", base_updated_time=0,
+            time=now_ms(), detail={"arguments": arguments, "scope": []},
+        )  # fmt: skip
+        return f"p{row.id}"
+    finally:
+        store.close()
+
+
+def _ideas(cli: Cli) -> int:
+    return len([n for n in cli.json("notes") if n["title"] == "Idea"])
+
+
+def test_two_accepts_of_one_proposal_at_once_write_it_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two real ``noted changes accept pN`` started together: one applies it, the other is told
+    it was accepted already (exit 1); never two notes."""
+    cli = Cli(tmp_path / "profile", capsys)
+    ref = _proposed_note(cli)
+    command = [sys.executable, "-m", "noted", "--profile", str(cli.profile), "changes", "accept", ref]
+    runs = [
+        subprocess.Popen(
+            command, env=env_with_src(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    ended = sorted((run.wait(timeout=scaled(300)), run.communicate()[1]) for run in runs)
+    assert _ideas(cli) == 1
+    assert [code for code, _ in ended] == [0, 1]
+    assert "accepted already" in ended[1][1]
+
+
+def test_a_proposal_being_applied_elsewhere_is_listed_and_a_second_accept_is_refused(cli: Cli) -> None:
+    ref = _proposed_note(cli)
+    store = cli.store()
+    try:  # another process claimed it and is writing it now
+        now = now_ms()
+        assert SqliteReview(store.db).claim(int(ref[1:]), time=now, stuck_before=now - STUCK_MS)
+    finally:
+        store.close()
+    listed = cli.ok("changes").out
+    assert ref in listed and "(accepted: being applied)" in listed
+    assert listed.rstrip().endswith(
+        "1 proposal waiting: `noted changes show ID`, `accept ID…`, `reject pN…`."
+    )
+    for args in (["accept", ref, ref], ["reject", ref]):
+        result = cli("changes", *args)
+        assert result.code == 1 and result.err.startswith(f"noted: {ref} was accepted already"), result.err
+    assert _ideas(cli) == 0
+
+
+def test_an_id_given_twice_is_reverted_once(cli: Cli) -> None:
+    """All or nothing: the second mention of an id is the same change, not one reverted already."""
+    note_id = _changed_by_a_client(cli)
+    (entry,) = cli.json("changes")
+    result = cli("changes", "revert", str(entry["id"]), str(entry["id"]))
+    assert result.code == 0, result.err
+    assert result.out.count("Reverted change") == 1
+    assert cli.json("show", note_id)["body"] == "one\ntwo\n"
+
+
+def test_reverting_an_applied_proposal_reverts_the_change_it_made(cli: Cli) -> None:
+    ref = _proposed_note(cli)
+    waiting = cli("changes", "revert", ref)
+    assert waiting.code == 2 and f"{ref} changed nothing yet: reject it" in waiting.err
+    cli.ok("changes", "accept", ref)
+    (made,) = [n for n in cli.json("notes") if n["title"] == "Idea"]
+    (entry,) = cli.json("changes")
+    result = cli("changes", "revert", ref)
+    assert result.code == 0, result.err
+    assert f"{ref} was applied as change {entry['id']}." in result.out and "Reverted change" in result.out
+    assert cli.json("show", made["id"])["deleted_time"] != 0 and cli.json("changes") == []

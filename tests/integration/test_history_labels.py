@@ -15,7 +15,7 @@ import apsw
 import pytest
 from tests.support.backends import BACKENDS, LocalStore, open_backend
 
-from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.models import ACTOR_USER, NoteDraft, NotePatch, Place
 from noted.ops import notes as ops
 from noted.ops.batch_capture import capture, settled
 from noted.ops.batch_undo import UNDONE, restore
@@ -103,7 +103,7 @@ def test_a_database_of_schema_4_gets_the_label_column_and_keeps_its_revisions(tm
     store = SqliteStore.open(path, tmp_path / "resources")
     try:
         assert (
-            store.db.connection().execute("PRAGMA user_version").fetchone()[0] == MIGRATIONS[-1].version == 5
+            store.db.connection().execute("PRAGMA user_version").fetchone()[0] == MIGRATIONS[-1].version >= 5
         )
         assert [(r.body, r.label) for r in store.note_history("n1")] == [("old\n", "")]
         store.update_note("n1", NotePatch(title="Old"), actor=ACTOR_USER)  # nothing changed: no revision
@@ -136,3 +136,29 @@ def test_a_joplin_sidecar_of_schema_3_gets_the_label_column(tmp_path: Path) -> N
         str(SCHEMA_VERSION),
     )
     conn.close()
+
+
+def test_a_database_of_schema_5_gets_places_in_its_feed_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    conn = apsw.Connection(str(path))
+    with conn:
+        for migration in MIGRATIONS[:5]:
+            migration.apply(conn)
+        conn.execute("INSERT INTO folders(id, title, created_time, updated_time) VALUES ('f', 'Inbox', 1, 1)")
+        conn.execute(
+            "INSERT INTO notes(id, parent_id, title, body, created_time, updated_time, user_created_time, "
+            "user_updated_time) VALUES ('n1', 'f', 'Old', 'old\n', 1, 1, 1, 1)"
+        )
+        conn.execute(
+            "INSERT INTO changes(item_type, item_id, change_type, time, actor) VALUES ('note', 'n1', 'create', 1, 'user')"
+        )
+        conn.execute("PRAGMA user_version=5")
+    conn.close()
+    store = SqliteStore.open(path, tmp_path / "resources")
+    try:
+        store.tag_note("n1", ["kept"], actor=ACTOR_USER)
+        old, new = store.changes_since(0).changes[0], store.changes_since(0).changes[-1]
+        assert (old.item_id, old.place) == ("n1", None)  # written before: no place, as before
+        assert (new.item_id, new.place) == ("n1", Place("f", 0, ("kept",)))
+    finally:
+        store.close()

@@ -210,7 +210,7 @@ async def test_an_assistant_edit_on_the_server_keeps_its_author_on_the_laptop(
         pair, capsys, f"Budget {_word()}", "Rent: 900", "Food: 300"
     )
     server_history = server.noted_json(capsys, "history", note_id)
-    assert server_history[0]["actor"] == "mcp:joplin-client"  # noted recorded it there
+    assert server_history[0]["actor"] == "mcp:self:joplin-client"  # noted recorded it there
     pair.sync(server)
 
     history = laptop.noted_json(capsys, "history", note_id)
@@ -221,7 +221,7 @@ async def test_an_assistant_edit_on_the_server_keeps_its_author_on_the_laptop(
     # labelled as having come by sync.
     (entry,) = _waiting(laptop, capsys, note_id)
     assert entry["actor"] == "sync"
-    assert entry["summary"] == "+1 −0 lines; written by mcp:joplin-client on another machine"
+    assert entry["summary"] == "+1 −0 lines; written by mcp:self:joplin-client on another machine"
     shown = laptop.noted_json(capsys, "changes", "show", str(entry["id"]))
     assert "+Food: 300" in shown["diff"]
     assert newest["label"] == "came by sync"

@@ -162,7 +162,7 @@ async def test_every_operation_answers_with_the_token_and_is_401_without(
             assert response.status_code in expected, f"{name}: {response.status_code} {response.text[:300]}"
             assert "secret internals" not in response.text
     actors = {c.actor for c in world.store.changes_since(cursor).changes}
-    assert actors == {"actions:Custom GPT"}
+    assert actors == {"actions:self:Custom GPT"}
 
 
 async def test_an_image_comes_back_as_a_file_and_its_description(

@@ -99,7 +99,7 @@ async def test_through_mcp(world: World, mode: str) -> None:
         await call("update_notebook", {"id": made["notebook_id"], "title": "Project Kestrel (2025)"})
         await call("manage_tags", {"note_id": made["id"], "add": ["kickoff"]})
         history = data(await call("note_history", {"id": made["id"]}))
-    _check_history(history, "mcp:Claude Desktop")
+    _check_history(history, "mcp:self:Claude Desktop")
     assert world.store.get_folder(made["notebook_id"]).title == "Project Kestrel (2025)"
 
 
@@ -146,5 +146,5 @@ async def test_through_the_openapi_door(world: World, tmp_path: Path) -> None:
     # create_note stored the attachment before the note, and linked it in the note's first revision.
     ours = [a["what"] for a in reversed(history["activity"])]
     assert ours == [STEPS[0], STEPS[2], STEPS[1], STEPS[4], STEPS[5]]
-    assert {a["actor"] for a in history["activity"]} == {"actions:ChatGPT-User"}
+    assert {a["actor"] for a in history["activity"]} == {"actions:self:ChatGPT-User"}
     assert world.store.get_note(made["id"]).body.endswith(f"![receipt.jpg](:/{attached['id']})\n")

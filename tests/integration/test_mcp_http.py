@@ -105,7 +105,7 @@ async def test_a_write_switched_on_is_recorded_with_the_client_name(world: World
     assert not result.is_error, text_of(result)
     assert world.store.get_note(world.work_note).body.rstrip().endswith("Added by MCP.")
     actors = [r.actor for r in world.store.note_history(world.work_note)]
-    assert "mcp:Claude Desktop" in actors
+    assert "mcp:self:Claude Desktop" in actors
 
 
 async def test_a_toggle_sends_list_changed(world: World, mode: str) -> None:

@@ -163,7 +163,7 @@ async def test_a_sessionless_client_without_client_info_is_named_by_its_user_age
     async with http_server(world) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
         response = await raw.post(str(http.url), json=_request("tools/call", params), headers=headers)
     assert response.status_code == 200 and not response.json()["result"].get("isError"), response.text
-    assert "mcp:raw-agent" in {r.actor for r in world.store.note_history(world.work_note)}
+    assert "mcp:self:raw-agent" in {r.actor for r in world.store.note_history(world.work_note)}
 
 
 # size ----------------------------------------------------------------------------------------

@@ -180,7 +180,7 @@ async def test_mcp_writes_review_puts_the_main_token_in_review_mode(
             assert code == 0, err
             (seen,) = _structured(await client.call_tool("proposal_status", {}))["proposals"]
             assert (seen["proposal"], seen["status"]) == (answer["proposal"], "applied")
-            assert world.store.note_history(world.work_note)[0].actor == "mcp:desk"
+            assert world.store.note_history(world.work_note)[0].actor == "mcp:self:desk"
 
             world.settings.set("mcp.writes", "direct")
             made = _structured(

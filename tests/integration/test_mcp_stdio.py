@@ -28,6 +28,7 @@ from tests.integration.mcp_support import (
     text_of,
     wait_for,
 )
+from tests.support.cli import env_with_src
 from tests.support.polling import scaled
 
 SWITCH = "ai.tool.create_note.enabled"
@@ -43,8 +44,10 @@ def world(tmp_path: Path) -> Iterator[World]:
 @asynccontextmanager
 async def stdio_client(world: World, mode: str, on_message: Callable[[Any], None]) -> AsyncIterator[Client]:
     program, *args = noted_command()
-    params = StdioServerParameters(
-        command=program, args=[*args, "--profile", str(world.profile.root), "mcp", "serve", "--stdio"]
+    params = StdioServerParameters(  # the SDK's own environment would drop PYTHONPATH: this checkout's
+        command=program,
+        args=[*args, "--profile", str(world.profile.root), "mcp", "serve", "--stdio"],
+        env=env_with_src(),
     )
 
     async def handle(message: Any) -> None:
@@ -94,7 +97,7 @@ async def test_stdio_serves_reads_refuses_writes_and_follows_a_switch_from_anoth
         assert not created.is_error, text_of(created)
         assert isinstance(created.structured_content, dict)
     actors = {r.actor for r in world.store.note_history(created.structured_content["id"])}
-    assert actors == {"mcp:stdio-client"}
+    assert actors == {"mcp:self:stdio-client"}
 
 
 async def test_stdio_answers_malformed_lines_and_keeps_serving(world: World) -> None:

@@ -17,6 +17,7 @@ from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NoteDraft, NotePatch, assist
 from noted.ops import review_actions
 from noted.ops.conflicts import Choice, resolve, split_titled
 from noted.ops.review import Review, summary
+from noted.store.joplin.store import JoplinStore
 from noted.store.protocol import Store
 from noted.store.review import EntryRow, EntryState, ProposalState
 from noted.store.sqlite.db import Database
@@ -108,6 +109,78 @@ def test_revert_restores_the_version_before_as_a_new_revision(store: Store) -> N
     assert review.pending() == [] and review.rows.entry(entry.id).state is EntryState.REVERTED
 
 
+@pytest.mark.parametrize("actor", [BOT, CHAT])
+def test_an_entry_of_several_saves_is_shown_counted_and_reverted_whole(store: Store, actor: str) -> None:
+    """Two saves by one actor, each its own revision, are one entry: its diff, counts and revert
+    start from the text before the first (not vacuous: the last save alone is "+1 −0")."""
+    note_id = _note(store, "Recipe", "flour\n")
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, NotePatch(append="sugar"), actor=actor)
+    store.update_note(note_id, NotePatch(append="salt"), actor=actor)
+    assert len([r for r in store.note_history(note_id) if r.actor == actor]) == 2
+    review.refresh()
+    entry = _one(review)
+    assert summary(entry) == "+2 −0 lines"
+    diff = review_actions.show(review, entry.id)
+    now = store.get_note(note_id)
+    assert diff.before == ("Recipe", "flour\n") and diff.after == ("Recipe", now.body)
+    assert "sugar" in now.body and "salt" in now.body
+    assert review_actions.revert(review, entry.id).conflict is None
+    assert store.get_note(note_id).body == "flour\n"
+
+
+def _placed(store: Store) -> None:
+    """Joplin's feed keeps no place for each change: there the review compares the place it saw
+    last with the note's now, and a later save by the person hides what moved before it."""
+    if isinstance(store, JoplinStore):
+        pytest.skip("Joplin's change feed keeps no place for each change")
+
+
+def test_a_models_move_tags_and_trash_stay_its_own_when_the_person_saves_after(store: Store) -> None:
+    """Not vacuous: the person's save is the note's last change before the review reads the feed;
+    the review once saw the place only there, and found the person's save moved nothing."""
+    _placed(store)
+    note_id = _note(store)
+    home = store.get_note(note_id).parent_id
+    other = store.create_folder("Elsewhere", actor=ACTOR_USER)
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, NotePatch(parent_id=other.id), actor=BOT)
+    store.tag_note(note_id, ["later"], actor=BOT)
+    store.update_note(note_id, NotePatch(append="mine"), actor=ACTOR_USER)
+    trashed = _note(store, "Old")
+    store.trash_note(trashed, actor=BOT)
+    store.tag_note(trashed, ["seen"], actor=ACTOR_USER)
+    review.refresh()
+    lines = {e.note_id: summary(e, {other.id: "Elsewhere"}) for e in review.pending()}
+    assert lines == {note_id: 'moved to "Elsewhere"; tagged later', trashed: "trashed"}
+    for entry in review.pending():
+        assert review_actions.revert(review, entry.id).kept == ()
+    note = store.get_note(note_id)
+    assert (note.parent_id, store.note_tag_titles([note_id]).get(note_id, ())) == (home, ())
+    assert note.body.rstrip().endswith("mine")  # the person's save stays
+    assert not store.get_note(trashed).is_trashed
+
+
+def test_a_note_the_person_moved_again_stays_where_they_put_it_and_revert_says_so(store: Store) -> None:
+    _placed(store)
+    note_id = _note(store)
+    other = store.create_folder("Elsewhere", actor=ACTOR_USER)
+    third = store.create_folder("Third", actor=ACTOR_USER)
+    review = _review(store)
+    review.refresh()
+    store.update_note(note_id, NotePatch(parent_id=other.id), actor=BOT)
+    store.tag_note(note_id, ["later"], actor=BOT)
+    store.update_note(note_id, NotePatch(parent_id=third.id), actor=ACTOR_USER)
+    review.refresh()
+    reverted = review_actions.revert(review, _one(review).id)
+    assert reverted.kept == ('it was moved again since the change: it stays in "Third"',)
+    assert store.get_note(note_id).parent_id == third.id
+    assert store.note_tag_titles([note_id]).get(note_id, ()) == ()  # the tag is the model's: undone
+    assert review.rows.entry(reverted.entry.id).state is EntryState.REVERTED
+
+
 def test_revert_after_the_person_edited_again_keeps_both_sides(store: Store) -> None:
     note_id = _note(store)
     review = _review(store)
@@ -138,6 +211,23 @@ def test_reverting_a_note_a_client_made_trashes_it(store: Store) -> None:
     assert summary(entry).startswith("created; +1 −0 lines")
     review_actions.revert(review, entry.id)
     assert store.get_note(made.id).is_trashed
+
+
+def test_reverting_a_note_a_client_made_that_the_person_edited_since_keeps_it(store: Store) -> None:
+    """Not vacuous: the same revert without the person's edit trashes the note (above)."""
+    review = _review(store)
+    review.refresh()
+    folder = store.create_folder("Inbox", actor=ACTOR_USER)
+    made = store.create_note(NoteDraft("From the app", "hello\n", parent_id=folder.id), actor=BOT)
+    store.update_note(made.id, NotePatch(append="my own words"), actor=ACTOR_USER)
+    review.refresh()
+    reverted = review_actions.revert(review, _one(review).id)
+    assert reverted.kept == (
+        "it was edited after it was made, so it stays (trash it yourself if you want it gone)",
+    )
+    note = store.get_note(made.id)
+    assert not note.is_trashed and "my own words" in note.body
+    assert review.rows.entry(reverted.entry.id).state is EntryState.REVERTED
 
 
 def _one(review: Review) -> EntryRow:

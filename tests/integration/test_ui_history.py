@@ -170,6 +170,22 @@ async def test_r_restores_a_revision_as_a_new_one_after_asking(
         await until(pilot, lambda: viewer.view is not None and "bot added" not in viewer.view.note.body)
 
 
+async def test_r_on_a_note_trashed_meanwhile_writes_nothing_and_says_why(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    app, services = app_services
+    store = services.store
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, fixture.meeting)
+        store.trash_note(fixture.meeting, actor=BOT)  # from another process, while the list is open
+        await pilot.press("G", "r")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        message = screen.query_one("#history-message", Label)
+        await until(pilot, lambda: "is in the trash; restore it first" in str(message.render()))
+        assert len(store.note_history(fixture.meeting)) == 3 and store.get_note(fixture.meeting).is_trashed
+
+
 async def test_the_palette_opens_the_history(
     app_services: tuple[NotedApp, Services], fixture: Fixture
 ) -> None:

@@ -80,6 +80,19 @@ def test_a_conflict_whose_sides_agree_is_settled(store: SqliteStore) -> None:
     assert same.settled
 
 
+def test_clash_markers_stand_on_lines_of_their_own_when_no_side_ends_with_a_newline(
+    store: SqliteStore,
+) -> None:
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    base = store.create_note(NoteDraft(title="Plan", body="one\ntwo", parent_id=folder.id), actor=ACTOR_USER)
+    store.update_note(base.id, NotePatch(body="one\nTWO"), actor="mcp:x")
+    text, clashes = Conflict.read(store, base, "Plan", "one\n2").merge_text(("base", "now", "mine"))
+    assert clashes == 1
+    assert text == "# Plan\none\n<<<<<<< now\nTWO\n||||||| base\ntwo\n=======\n2\n>>>>>>> mine\n"
+    clean, clashes = Conflict.read(store, base, "Plan", "zero\none\ntwo").merge_text()
+    assert (clean, clashes) == ("# Plan\nzero\none\nTWO", 0)  # no newline added at the end either
+
+
 def test_a_merge_saves_the_persons_text_first_then_the_merge(store: SqliteStore) -> None:
     conflict = _conflict(store)
     text, clashes = conflict.merge_text()

@@ -85,7 +85,7 @@ def test_the_validator_would_catch_a_broken_document() -> None:
 )
 def test_the_client_is_named_from_its_headers(headers: dict[str, str], name: str) -> None:
     assert client_of(headers) == name
-    assert actions_actor(client_of(headers)) == f"actions:{name}"
+    assert actions_actor(None, headers) == f"actions:self:{name}"  # its own word: never a token's name
 
 
 def test_actions_need_consent_and_a_token(tmp_path: Path) -> None:

@@ -47,8 +47,8 @@ def test_token_strength_estimates() -> None:
 
 
 def test_actor_names_are_safe_and_bounded() -> None:
-    assert actor_for("Claude Desktop") == "mcp:Claude Desktop"
-    assert actor_for("  ") == "mcp:unknown"
+    assert actor_for("Claude Desktop") == "mcp:self:Claude Desktop"
+    assert actor_for("  ") == "mcp:self:unknown"
     assert client_name("evil\nname\x1b[31m") == "evil name [31m"
     assert len(client_name("x" * 500)) == 64
 

@@ -47,3 +47,15 @@ def test_a_sync_entry_says_who_wrote_its_text_on_another_machine() -> None:
     )
     assert summary(written) == "+1 −0 lines; written by mcp:x on another machine"
     assert summary(_entry(ACTOR_SYNC)) == "saved with no change to its text"
+
+
+def test_an_entry_of_several_revisions_lies_between_the_one_before_its_first_and_its_last() -> None:
+    """Two saves by one client that the history kept apart: the entry starts before the first."""
+    history = [
+        _revision(4, mcp_actor("x"), WHEN + 900, "flour\nsugar\nsalt"),
+        _revision(3, mcp_actor("x"), WHEN + 100, "flour\nsugar"),
+        _revision(2, ACTOR_USER, WHEN - 60_000, "flour"),
+        _revision(1, mcp_actor("x"), WHEN - 120_000, "an older entry's"),
+    ]
+    found = versions(history, _entry(mcp_actor("x")))
+    assert found is not None and (found.after.id, found.before and found.before.id) == (4, 2)

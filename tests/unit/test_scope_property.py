@@ -5,9 +5,11 @@ notes with tags whose titles repeat in other cases, the client's notebooks, some
 ``mcp.allowedNotebooks`` too, and a run of tool calls (reads and writes, by ids the client was
 given and by ids it should not know). The profile is then copied, so both copies hold the very
 same ids, and only the copy's notebooks *outside* the scope are changed: notes added and trashed,
-same-title notebooks made, tags put on notes there. The same calls, made by the same client on
-each copy through the server's own call path (``NotedMcp.context``), must get the same answers,
-once the ids of things made during the run and their times are named by order of appearance.
+same-title notebooks made, tags put on notes there, the client's own proposals kept from when its
+scope was wider (or none). The same calls, made by the same client on each copy through the
+server's own call path (``NotedMcp.context``), must get the same answers (``proposal_status``
+included), once the ids of things made during the run and their times are named by order of
+appearance.
 
 This is a non-interference check: any answer that returned, counted or depended on a note,
 notebook or tag outside the scope would differ between the copies (the earlier tag oracle, the
@@ -40,13 +42,14 @@ from noted.profile import Profile
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.review import SqliteReview
 from noted.tools import ToolRegistry, all_tools
 
 TITLES = ("Work", "Home", "work")
 TAGS = ("x", "Y", "zed", "ſtraw")  # a long s: folded, "straw" (as "STRAW" outside)
 WORDS = ("budget", "trip", "plan")
 READS = ("list_notebooks", "list_notes", "list_tags", "get_tag", "list_tag_notes", "search_notes",
-         "find_notes", "read_note", "get_notebook", "note_history")  # fmt: skip
+         "find_notes", "read_note", "get_notebook", "note_history", "proposal_status")  # fmt: skip
 WRITES = ("create_note", "create_notebook", "update_notebook", "delete_notebook", "manage_tags",
           "create_tag", "rename_tag", "delete_tag", "delete_note", "restore_note", "update_note")  # fmt: skip
 _ID = re.compile(r"[0-9a-f]{32}")
@@ -80,7 +83,7 @@ def cases(draw: st.DrawFn) -> Case:
     scope = frozenset(draw(st.sets(index, min_size=1, max_size=2)))
     # the setting is a wider list the client's narrows (disjoint ones would leave nothing to test)
     allowed = draw(st.none() | st.sets(index, max_size=2).map(lambda extra: frozenset(scope | extra)))
-    kinds = st.sampled_from(("note", "folder", "top", "tag", "trash"))
+    kinds = st.sampled_from(("note", "folder", "top", "tag", "trash", "proposal"))
     word = st.sampled_from(TITLES + TAGS + WORDS)
     outside = tuple(draw(st.lists(st.tuples(kinds, st.integers(0, 99), word), min_size=1, max_size=6)))
     ref = st.integers(0, 99)
@@ -167,6 +170,9 @@ def _build(root: Path, case: Case) -> tuple[list[str], list[str]]:
                 ).id
                 for f, word, tags in case.notes
             ]
+        rows = SqliteReview(store.db)
+        for note_id in notes:  # the client's own proposals, on every note: those in scope it is shown
+            _propose(rows, note_id, [[sorted(folders[i] for i in case.scope), "the client"]])
     finally:
         store.close()
     lines = [f"ai.tool.{tool}.enabled = true" for tool in WRITES]
@@ -176,12 +182,24 @@ def _build(root: Path, case: Case) -> tuple[list[str], list[str]]:
     return folders, notes
 
 
+def _propose(rows: SqliteReview, note_id: str, scope: list[Any]) -> None:
+    """A proposal of the client's ("mcp:scoped"), on ``note_id`` ('' for a new note), made in ``scope``."""
+    tool, arguments = (
+        ("update_note", {"id": note_id, "append": "x"}) if note_id else ("create_note", {"title": "x"})
+    )
+    rows.propose(
+        client="mcp:scoped", tool=tool, note_id=note_id, title=f"secret {note_id[:4]}", base_updated_time=0,
+        time=1_800_000_000_000, detail={"arguments": arguments, "scope": scope},
+    )  # fmt: skip
+
+
 def _open(root: Path, case: Case, folders: list[str], notes: list[str]) -> Copy:
     profile = Profile(root)
     store = SqliteStore.open(profile.db_path, profile.resources_dir)
     settings = Settings.load(profile)
     registry = ToolRegistry(settings, all_tools())
-    mcp = NotedMcp(McpDeps(store, KeywordSearch(store), settings, registry), poll_seconds=0)
+    deps = McpDeps(store, KeywordSearch(store), settings, registry, review=SqliteReview(store.db))
+    mcp = NotedMcp(deps, poll_seconds=0)
     client = ClientToken("scoped", "0" * 64, tuple(folders[i] for i in sorted(case.scope)))
     tags = [t.id for t in store.list_tags()]
     return Copy(store, registry, mcp, client, list(notes), list(folders), tags)
@@ -210,6 +228,11 @@ def _change_outside(copy: Copy, case: Case) -> None:
             store.tag_note(notes[which % len(notes)], [TAGS[which % len(TAGS)], word], actor="user")
         elif kind == "trash" and notes:
             store.trash_note(notes[which % len(notes)], actor="user")
+        elif kind == "proposal":  # the client's own, made when its scope was wider (or none)
+            rows, made_in = SqliteReview(store.db), [[hidden[:1], "wider"]] if hidden else []
+            _propose(
+                rows, notes[which % len(notes)] if notes and which % 3 else "", made_in if which % 2 else []
+            )
 
 
 def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str, Any]:
@@ -238,6 +261,7 @@ def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str
         "read_note": {"id": note},
         "get_notebook": {"id": folder},
         "note_history": {"id": note},
+        "proposal_status": [{}, {"ids": [f"p{first % 9 + 1}", f"p{second % 9 + 1}"]}][second % 2],
         "create_note": {"title": f"{word} made", "body": f"{word} budget", "notebook_id": folder},
         "create_notebook": {"title": word, "parent_id": folder},
         "update_notebook": {"id": folder, "parent_id": other} if first % 2 else {"id": folder, "title": word},
@@ -257,7 +281,7 @@ def _args(copy: Copy, tool: str, first: int, second: int, word: str) -> dict[str
 
 SURVEY = (("list_notebooks", 1, 0, ""), ("list_tags", 0, 0, ""), ("list_notes", 0, 0, ""),
           *(("search_notes", 0, 0, w) for w in WORDS), *(("find_notes", 0, i, "plan") for i in range(3)), *(("get_tag", i, 0, "") for i in range(3)),
-          *(("note_history", i, 0, "") for i in (1, 2)), ("read_note", 1, 0, ""))  # fmt: skip
+          *(("note_history", i, 0, "") for i in (1, 2)), ("read_note", 1, 0, ""), ("proposal_status", 0, 0, ""))  # fmt: skip
 """Reads made before and after the drawn calls, so every example looks at everything it can see."""
 
 

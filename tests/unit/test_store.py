@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from noted.errors import ConflictError, InvalidInputError, NotFoundError
-from noted.models import ChangeType, ItemType, NoteDraft, NotePatch
+from noted.models import ChangeType, ItemType, NoteDraft, NotePatch, Place
 from noted.store import revisions as revisions_module
 from noted.store.protocol import NoteOrder, Store
 from noted.store.sqlite import SqliteStore
@@ -273,6 +273,29 @@ def test_change_feed_records_every_write_with_its_actor(store: SqliteStore) -> N
         (ItemType.NOTE, ChangeType.UPDATE, "user"),
     ]
     assert page.cursor == store.latest_cursor() and not page.has_more
+
+
+def test_a_feed_row_about_a_note_keeps_the_place_it_left_the_note_in(store: SqliteStore) -> None:
+    """Where the note is, whether trashed and its tags just after each change, whoever wrote next."""
+    start = store.latest_cursor()
+    note_id = _note(store)
+    parent = store.get_note(note_id).parent_id
+    other = store.create_folder("Other", actor="user")
+    store.update_note(note_id, NotePatch(parent_id=other.id), actor="mcp:claude")
+    store.tag_note(note_id, ["b", "A"], actor="mcp:claude")
+    store.trash_note(note_id, actor="user")
+    places = [(c.item_type, c.place) for c in store.changes_since(start).changes]
+    assert places == [
+        (ItemType.FOLDER, None),
+        (ItemType.NOTE, Place(parent, 0, ())),
+        (ItemType.FOLDER, None),
+        (ItemType.NOTE, Place(other.id, 0, ())),
+        (ItemType.TAG, None),
+        (ItemType.NOTE_TAG, Place(other.id, 0, ("b",))),
+        (ItemType.TAG, None),
+        (ItemType.NOTE_TAG, Place(other.id, 0, ("A", "b"))),
+        (ItemType.NOTE, Place(other.id, store.get_note(note_id).deleted_time, ("A", "b"))),
+    ]
 
 
 def test_change_feed_pages(store: SqliteStore) -> None:

@@ -4,7 +4,7 @@
 ``accept``, ``revert`` and ``reject`` act on several ids at once. An id is a change's number, or
 ``pN`` for a proposal (a write that waits for you). Exit codes: 0 done; 1 refused (an id that names
 nothing or was reviewed already: nothing is marked); 2 bad input; 3 a revert met a note changed
-since and kept both sides.
+since and kept both sides (or left it where it was moved to since).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from noted.ops.conflicts import Choice, resolve
 from noted.ops.review import Review, summary
 from noted.search.dates import DATE_FORMS, resolve_date
 from noted.store.review import EntryRow
+from noted.wording import plural
 
 _ID = re.compile(r"^(p?)(\d{1,18})$")
 
@@ -47,7 +48,8 @@ def register(sub: Commands) -> None:
         ("accept", "Mark changes reviewed (a proposal is applied)."),
         (
             "revert",
-            "Restore the version before each change, as a new revision; a note changed since keeps both sides.",
+            "Restore the version before each change (pN: the change an applied proposal made), as a new "
+            "revision; a note changed since keeps both sides.",
         ),
         ("reject", "Turn down proposals (writes that wait): nothing is written."),
     ):
@@ -58,7 +60,8 @@ def register(sub: Commands) -> None:
 
 
 def _ids(values: Sequence[str]) -> tuple[list[int], list[int]]:
-    """Change ids and proposal ids, or one line naming the first that is neither."""
+    """Change ids and proposal ids, each once (an id given twice is one change), or one line
+    naming the first that is neither."""
     changes: list[int] = []
     proposals: list[int] = []
     for value in values:
@@ -66,7 +69,7 @@ def _ids(values: Sequence[str]) -> tuple[list[int], list[int]]:
         if not match:
             raise InvalidInputError(f'"{value}" is not a change id', hint="a number, or pN for a proposal")
         (proposals if match.group(1) else changes).append(int(match.group(2)))
-    return changes, proposals
+    return list(dict.fromkeys(changes)), list(dict.fromkeys(proposals))
 
 
 def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -86,8 +89,9 @@ def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
         if changes:
             raise InvalidInputError("only proposals (pN) can be rejected; revert a change that was made")
         return proposal_cli.reject(ctx, proposals, args.reason)
-    if proposals and action == "revert":
-        raise InvalidInputError("a proposal changed nothing yet: reject it rather than revert it")
+    if action == "revert":  # an applied proposal's change is reverted as that change
+        changes = list(dict.fromkeys([*changes, *proposal_cli.changes_made(ctx, proposals)]))
+        proposals = []
     waiting = proposal_cli.waiting(ctx, proposals)  # every id is checked before anything is done
     review_actions.waiting(review, changes)
     code = 0
@@ -121,9 +125,10 @@ def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None,
         ctx.out(f'"{first.title}" ({folders.get(first.folder_id, "?")})  {note_id}')
         for e in group:
             ctx.out(f"  {e.id:>7}  {render.fmt_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
-    ctx.out(
-        f"\n{_count([e.id for e in entries])} to review: `noted changes show ID`, `accept ID…`, `revert ID…`."
-    )
+    told = [f"{plural(len(entries), 'change')} to review"] if entries else []
+    told += [f"{plural(len(waiting), 'proposal')} waiting"] if waiting else []
+    then = "`revert ID…`" if entries else "`reject pN…`"
+    ctx.out(f"\n{' and '.join(told)}: `noted changes show ID`, `accept ID…`, {then}.")
     return 0
 
 
@@ -169,6 +174,12 @@ def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:
     code = ExitCode.OK
     for entry_id in entry_ids:
         reverted = review_actions.revert(review, entry_id)
+        if reverted.kept:  # changed again since: what was changed after stays, as with the text
+            code = ExitCode.CONFLICT
+            kept = "; ".join(reverted.kept)
+            ctx.out(
+                f'Change {entry_id}: "{reverted.entry.title}" changed since; {kept}.'
+            ) if not ctx.json else None
         if reverted.conflict is None:
             ctx.out(f'Reverted change {entry_id} of "{reverted.entry.title}".') if not ctx.json else None
             continue

@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from noted.cli import render
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.errors import NotedError
+from noted.errors import InvalidInputError, NotedError
+from noted.models import now_ms
 from noted.ops.conflicts import Conflict, text_diff
-from noted.store.review import ProposalRow, ProposalState
+from noted.ops.review_list import applying_words
+from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
 
@@ -29,10 +31,9 @@ def waiting(ctx: CliContext, ids: Sequence[int]) -> list[ProposalRow]:
     rows = ctx.services.review.rows
     found = [rows.proposal(i) for i in ids]
     for proposal in found:
-        if proposal.state is not ProposalState.PENDING:
+        if not proposals.open_to_decide(proposal):
             raise NotedError(
-                f"{proposal_ref(proposal.id)} was {proposal.state.value} already",
-                hint="`noted changes --pending` lists those that wait",
+                proposals.taken_line(proposal), hint="`noted changes --pending` lists those that wait"
             )
     return found
 
@@ -56,8 +57,17 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
         return
     ctx.out("Waiting for you (nothing is written until you accept):")
     for p in pending:
-        ctx.out(f'  {proposal_ref(p.id):>7}  {render.fmt_time(p.time)}  {p.client:<22}  {p.tool} "{p.title}"')
+        ctx.out(
+            f'  {proposal_ref(p.id):>7}  {render.fmt_time(p.time)}  {p.client:<22}  {p.tool} "{p.title}"'
+            + _applying(p)
+        )
     ctx.out()
+
+
+def _applying(proposal: ProposalRow) -> str:
+    """What a listing adds for a proposal accepted and being applied, or left so."""
+    words = applying_words(proposal, now_ms())
+    return f"  ({words})" if words else ""
 
 
 def show(ctx: CliContext, proposal_id: int) -> int:
@@ -129,6 +139,10 @@ def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
         context = services.tool_context(proposal.client)
         done = asyncio.run(proposals.apply(services.registry, proposal, context))
         ref = proposal_ref(proposal.id)
+        if not done.claimed:  # another accept or reject came first: nothing was run here
+            code = max(code, ExitCode.REFUSED)
+            ctx.error(done.message)
+            continue
         if done.state is ProposalState.APPLIED:
             ctx.out(f'Applied {ref}: {proposal.tool} "{proposal.title}".') if not ctx.json else None
             continue
@@ -143,10 +157,51 @@ def reject(ctx: CliContext, ids: Sequence[int], reason: str) -> int:
     reason = " ".join(reason.split())[:300]
     pending = waiting(ctx, ids)
     rows = ctx.services.review.rows
+    code, done = ExitCode.OK, []
     for proposal in pending:
-        proposals.reject(rows, proposal, reason)
+        if proposals.reject(rows, proposal, reason):
+            done.append(proposal)
+            continue
+        code = ExitCode.REFUSED  # another accept or reject came first
+        ctx.error(proposals.taken_line(rows.proposal(proposal.id)))
     if ctx.json:
         ctx.emit([as_json(rows.proposal(p.id)) for p in pending])
-    else:
-        ctx.out(f"Rejected {', '.join(proposal_ref(p.id) for p in pending)}; nothing was written.")
-    return 0
+    elif done:
+        ctx.out(f"Rejected {', '.join(proposal_ref(p.id) for p in done)}; nothing was written.")
+    return int(code)
+
+
+def changes_made(ctx: CliContext, ids: Sequence[int]) -> list[int]:
+    """The change each applied proposal made, which ``revert pN`` reverts; one line saying why
+    when a proposal made none (nothing is done then)."""
+    review = ctx.services.review
+    found: list[int] = []
+    said: list[str] = []
+    for proposal in (review.rows.proposal(i) for i in ids):
+        ref = proposal_ref(proposal.id)
+        if proposal.state in (ProposalState.PENDING, ProposalState.APPLYING):
+            raise InvalidInputError(f"{ref} changed nothing yet: reject it rather than revert it")
+        if proposal.state is not ProposalState.APPLIED:
+            raise NotedError(f"{ref} ended {proposal.state.value}: it changed nothing to revert")
+        entry = _entry_of(review.rows.entries(state=None, actor=proposal.client), proposal)
+        if entry is None:
+            raise NotedError(
+                f"{ref} was applied, but the change it made is not in the review any more",
+                hint=f"`noted history NOTE` shows it; `noted changes --actor {proposal.client}` lists what waits",
+            )
+        said.append(f"{ref} was applied as change {entry.id}.")
+        found.append(entry.id)
+    for line in [] if ctx.json else said:
+        ctx.out(line)
+    return found
+
+
+def _entry_of(entries: Sequence[EntryRow], proposal: ProposalRow) -> EntryRow | None:
+    """The review entry of the change an applied ``proposal`` made (its client's, on its note,
+    between the proposal and its acceptance), among ``entries``, newest first."""
+    note_id = proposal.result_note_id or proposal.note_id
+    for entry in entries:
+        made = entry.first_time <= proposal.decided_time and entry.last_time >= proposal.time
+        if entry.note_id == note_id and entry.actor == proposal.client and made:
+            return entry
+    return None

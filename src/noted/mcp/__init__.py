@@ -10,7 +10,7 @@ to import and no other ``noted`` command should pay for it:
 - ``server``: ``NotedMcp`` (tools/list, tools/call, list_changed) and ``call_result``;
 - ``stdio`` (``serve_stdio``) and ``http`` (``HttpServer``, ``build_app``): the transports;
 - ``embedded``: ``EmbeddedMcpServer`` and ``McpState``, the TUI's background server;
-- ``clients``: who is connected, and the actor ``mcp:<client name>``;
+- ``clients``: who is connected, and the actor ``mcp:self:<client name>`` of a client without a token;
 - ``guard`` and ``token``: Host, Origin, bearer token and body-size checks;
 - ``client_tokens`` and ``scopes``: named client tokens, the door without one, and scopes fixed by
   notebook id (names resolved once);

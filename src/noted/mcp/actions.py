@@ -5,7 +5,8 @@ The document is generated from the registry at each request: one operation per t
 (editor tools never, nor those of ``LEFT_OUT``), whose request body is the tool's input schema and whose answer is its output
 schema. A call runs the registry's one call path, exactly as an MCP ``tools/call`` does (same
 switches, validation, scope of ``mcp.allowedNotebooks`` and error channels), with actor
-``actions:<client>``. The token is mandatory here (``HttpOptions.open_token`` refuses to start
+``actions:<token name>`` for a named client, ``actions:self:<client>`` for one named only by its
+headers. The token is mandatory here (``HttpOptions.open_token`` refuses to start
 without one), and ``Guard`` checks it before a request reaches this module.
 
 Answers: 200 with the payload; 400 for a call the model can correct (``error``, with ``field``);
@@ -28,7 +29,7 @@ from starlette.responses import JSONResponse
 
 from noted import __version__
 from noted.mcp.client_tokens import CLIENT_KEY, ClientToken
-from noted.mcp.clients import client_name
+from noted.mcp.clients import actor_for, client_name
 from noted.mcp.deps import McpDeps
 from noted.mcp.options import OPENAPI_PATH
 from noted.models import ToolStatus
@@ -58,9 +59,10 @@ _BROWSER_TOKENS = frozenset(
 )
 
 
-def actions_actor(client: str) -> str:
-    """The change-feed actor of a call through the OpenAPI door: ``actions:<client>``."""
-    return ACTOR_PREFIX + client_name(client)
+def actions_actor(client: ClientToken | None, headers: Mapping[str, str]) -> str:
+    """The change-feed actor of a call through the OpenAPI door: ``actions:<token name>`` for a
+    named client, ``actions:self:<name>`` for one known only by its headers (see ``actor_for``)."""
+    return ACTOR_PREFIX + client.name if client is not None else actor_for(client_of(headers), ACTOR_PREFIX)
 
 
 def client_of(headers: Mapping[str, str]) -> str:
@@ -219,7 +221,7 @@ class Actions:
         arguments = _arguments(await request.body())
         if isinstance(arguments, str):
             return _failure(400, arguments, ToolStatus.ERROR)
-        actor = actions_actor(client.name if client is not None else client_of(request.headers))
+        actor = actions_actor(client, request.headers)
         return answer(await self.deps.tools.call(name, arguments, self.context(actor, client)))
 
 

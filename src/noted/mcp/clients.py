@@ -47,9 +47,16 @@ def client_name(raw: str | None) -> str:
     return text[:MAX_NAME] or UNKNOWN_CLIENT
 
 
-def actor_for(name: str) -> str:
-    """The change-feed actor for a client: ``mcp:<client name>``."""
-    return ACTOR_PREFIX + client_name(name)
+SELF_NAMED = "self:"
+"""Between a door's prefix and the name a client without a token gave itself: ``mcp:self:Cursor``.
+A named client's actor is ``mcp:<token name>``, and a token's name cannot hold a ``:``, so no
+client can take a named client's actor (and with it its proposals) by calling itself so."""
+
+
+def actor_for(name: str, prefix: str = ACTOR_PREFIX) -> str:
+    """The change-feed actor for a client with no token of its own, known only by the name it gave
+    itself: ``mcp:self:<name>`` (``prefix`` names another door: ``actions:``)."""
+    return prefix + SELF_NAMED + client_name(name)
 
 
 def name_of(ctx: ServerRequestContext[Any, Any]) -> str:

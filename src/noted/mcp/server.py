@@ -2,10 +2,11 @@
 
 ``tools/list`` shows the tools switched on (editor tools never: they need a note open in the app),
 each with its input and output schema and annotations. ``tools/call`` runs the registry's one
-call path with actor ``mcp:<client name>`` and the scope of ``mcp.allowedNotebooks`` (its names
-resolved to ids once, by ``settle``: see ``scopes``). A request made with a named client token
-(``client_tokens``), or every request of a stdio server started with ``--client NAME``, sees only
-that client's tools and notebooks and writes as ``mcp:NAME``:
+call path with actor ``mcp:self:<client name>`` (the name the client gave itself, unchecked) and
+the scope of ``mcp.allowedNotebooks`` (its names resolved to ids once, by ``settle``: see
+``scopes``). A request made with a named client token (``client_tokens``), or every request of a
+stdio server started with ``--client NAME``, sees only that client's tools and notebooks and writes
+as ``mcp:NAME``, which no self-named client can write as:
 
 - ``ok``: ``structuredContent`` is the payload and the first text block is the same JSON; images a
   tool returns beside its payload (``read_attachment``) follow as MCP image content blocks;

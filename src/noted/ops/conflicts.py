@@ -121,10 +121,12 @@ class Conflict:
         base, theirs, mine = (text.splitlines(keepends=True) for text in lines)
         merge = merge3.Merge3(base, theirs, mine)
         clashes = sum(1 for region in merge.merge_regions() if region[0] == "conflict")
-        merged = merge.merge_lines(
-            name_a=names[1], name_b=names[2], name_base=names[0], base_marker="|||||||"
+        merged = list(
+            merge.merge_lines(name_a=names[1], name_b=names[2], name_base=names[0], base_marker="|||||||")
         )
-        return "".join(merged), clashes
+        # A side's last line without a newline ends its line when something follows it (a clash
+        # marker, the other side's lines), rather than being glued to it.
+        return "".join(_ended(line) for line in merged[:-1]) + "".join(merged[-1:]), clashes
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +297,10 @@ def _link_text(title: str) -> str:
 
 def _titled(note: Note) -> str:
     return f"# {note.title}\n{note.body}"
+
+
+def _ended(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
 
 
 def split_titled(text: str) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError, PartlyDoneError
 from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, now_ms
 from noted.ops.attachments import PickedFile, link_for
+from noted.ops.resolve import refuse_trashed
 from noted.store.protocol import Store
 from noted.store.revisions import labelled
 from noted.store.rules import clean_tag_title, clean_title
@@ -279,7 +280,9 @@ def restore_revision(store: Store, note_id: str, revision_id: int, *, actor: str
 
     Raises:
         NotFoundError: there is no such revision of this note; nothing was written.
+        NotedError: the note is in the trash (restore it first); nothing was written.
     """
+    refuse_trashed(store.get_note(note_id))
     with labelled(f"restored from rev {revision_id}"):
         return store.restore_revision(revision_of(store, note_id, revision_id).id, actor=actor)
 

@@ -69,7 +69,11 @@ def _describe_note(meta: NoteMeta) -> str:
 def live_note(store: Store, ref: str) -> Note:
     """The note ``ref`` names, refused (exit 1) when it is in the trash: it is restored before it
     is changed, as the MCP tools require."""
-    note = resolve_note(store, ref)
+    return refuse_trashed(resolve_note(store, ref))
+
+
+def refuse_trashed(note: Note) -> Note:
+    """``note``, refused (exit 1) when it is in the trash: it is restored before it is changed."""
     if note.is_trashed:
         raise NotedError(
             f'"{note.title}" is in the trash; restore it first', hint=f"noted restore {note.id[:8]}"

@@ -3,10 +3,13 @@ edits did to notes, followed from the change feed.
 
 ``Review.refresh`` reads the feed from where it stopped and records each change to a note by an
 actor other than the person as part of a *review entry*: the changes one actor made to one note in
-a burst (``BURST_MS``), until the person changes that note. What the feed does not say (the lines
-added and removed, a new title, a move, tags, the trash) comes from the revisions, and from the
-last place the review saw each note in (``noted.store.review.Place``). ``noted.ops.review_actions``
-shows, accepts and reverts entries; ``noted.ops.proposals`` keeps the writes that wait.
+a burst (``BURST_MS``), until the person changes that note. The lines added and removed and a new
+title come from the revisions; a move, tags and the trash from the note's place (``noted.models.Place``)
+the feed keeps after each change, compared with the one before, so a model's move still shows when
+the person saved the note after it. Where the feed keeps no place (Joplin's), the review compares
+the last place it saw the note in with the place it is in now, at the note's last change it reads.
+``noted.ops.review_actions`` shows, accepts and reverts entries; ``noted.tools.proposals`` keeps
+the writes that wait.
 """
 
 from __future__ import annotations
@@ -137,20 +140,31 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
 
 @dataclass(frozen=True, slots=True)
 class Versions:
-    """The revisions an entry lies between: the one before it (None for a new note) and its own."""
+    """The revisions an entry lies between: the one before its first (None for a new note), the
+    state before the actor started, and its last."""
 
     before: Revision | None
     after: Revision
 
 
+def _made(revision: Revision, entry: EntryRow) -> bool:
+    """Whether ``revision`` is one of ``entry``'s."""
+    # A sync's change that noted wrote on another machine is recorded as its writer's.
+    by = revision.actor == entry.actor or (entry.actor == ACTOR_SYNC and revision.label == SYNCED_LABEL)
+    return by and entry.first_time - SKEW_MS <= revision.time <= entry.last_time
+
+
 def versions(history: Sequence[Revision], entry: EntryRow) -> Versions | None:
     """Find ``entry``'s revisions in the note's ``history`` (newest first); None when the entry
-    changed no text (or its revisions were thinned away)."""
+    changed no text (or its revisions were thinned away). An entry of several saves that were not
+    collapsed into one revision (two tool calls, say) lies between the revision before its oldest
+    and its newest, so its diff, counts and revert take in every save, not only the last."""
     for index, revision in enumerate(history):
-        # A sync's change that noted wrote on another machine is recorded as its writer's.
-        by = revision.actor == entry.actor or (entry.actor == ACTOR_SYNC and revision.label == SYNCED_LABEL)
-        if by and entry.first_time - SKEW_MS <= revision.time <= entry.last_time:
-            before = history[index + 1] if index + 1 < len(history) else None
+        if _made(revision, entry):
+            first = index
+            while first + 1 < len(history) and _made(history[first + 1], entry):
+                first += 1
+            before = history[first + 1] if first + 1 < len(history) else None
             return Versions(before, revision)
     return None
 
@@ -210,8 +224,9 @@ class Review:
         last = {c.item_id: c.id for c in rows}
         # A note deleted for good that the review never saw (nor its text) leaves nothing to review.
         known = set(before) | set(notes)
+        seen = dict(before)  # each note's place as of the change read last, where the feed says it
         touches = [
-            self._touch(c, notes.get(c.item_id), before, after, last) for c in rows if c.item_id in known
+            self._touch(c, notes.get(c.item_id), seen, after, last) for c in rows if c.item_id in known
         ]
         touched = self.rows.apply(cursor, page.cursor, touches, after, merge=merge_detail, burst_ms=BURST_MS)
         for entry_id in touched or ():
@@ -222,16 +237,26 @@ class Review:
         self,
         change: Change,
         note: Note | None,
-        before: dict[str, Place],
+        seen: dict[str, Place],
         after: dict[str, Place],
         last: dict[str, int],
     ) -> Touch:
+        """The review's view of ``change``; ``seen`` (each note's place as of the change before)
+        moves on to the place the feed keeps for it."""
         person = is_person(change.actor)
         detail: Detail = {} if person else _kind(change)
         note_id = change.item_id
-        # What changed in place is seen once per page, at the note's last change in it.
-        if not person and last[note_id] == change.id and change.id > self._seeded:
-            detail |= _place_detail(before.get(note_id), after.get(note_id))
+        placed = not person and change.id > self._seeded
+        if change.place is not None:
+            # The place this very change left: what the actor moved, tagged or trashed is its own,
+            # whoever changed the note next. A note's making starts it where it was made.
+            made = change.item_type is ItemType.NOTE and change.change_type is ChangeType.CREATE
+            if placed and not made:
+                detail |= _place_detail(seen.get(note_id), change.place)
+            seen[note_id] = change.place
+        elif placed and last[note_id] == change.id:
+            # No place kept: what changed is seen once per page, at the note's last change in it.
+            detail |= _place_detail(seen.get(note_id), after.get(note_id))
         title, folder = (note.title, note.parent_id) if note else ("", "")
         return Touch(change.id, note_id, change.actor, change.time, person, title, folder, detail)
 

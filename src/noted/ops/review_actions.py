@@ -4,7 +4,9 @@ Accepting only marks the entry reviewed. Reverting restores the version before t
 revision by the person (the entry's own version stays in the history), and undoes its move, its
 trashing and its tags. When the note changed again since the entry, the text is not overwritten:
 ``revert`` hands back a ``noted.ops.conflicts.Conflict`` whose sides are the note as it is now and
-the text before the entry, for the front end to settle the usual way (*Keep both* by default).
+the text before the entry, for the front end to settle the usual way (*Keep both* by default); a
+note moved again since stays where it was put, a note made by the entry and edited since is not
+trashed, and ``Reverted.kept`` says so.
 """
 
 from __future__ import annotations
@@ -39,11 +41,13 @@ class EntryDiff:
 
 @dataclass(frozen=True, slots=True)
 class Reverted:
-    """What ``revert`` did: the note as it is now, and the conflict left to settle, if any."""
+    """What ``revert`` did: the note as it is now, the conflict left to settle, if any, and what
+    was kept as someone changed it after the entry (one line each)."""
 
     entry: EntryRow
     note: Note | None
     conflict: Conflict | None = None
+    kept: tuple[str, ...] = ()
 
 
 def show(review: Review, entry_id: int) -> EntryDiff:
@@ -91,16 +95,20 @@ def revert(review: Review, entry_id: int) -> Reverted:
             f'the note of change {entry.id} ("{entry.title}") was deleted for good; there is nothing to revert',
             hint=f"`noted changes accept {entry.id}` clears it",
         ) from None
-    conflict = None
+    conflict, kept = None, list[str]()
     if detail.get("created"):
-        if not note.is_trashed:
+        if _edited_since(review, entry, note):  # nothing is lost: the note stays as it is now
+            kept.append(
+                "it was edited after it was made, so it stays (trash it yourself if you want it gone)"
+            )
+        elif not note.is_trashed:
             store.trash_note(note.id, actor=ACTOR_USER)
     else:
-        note = _undo_place(review, entry, note)
+        note = _undo_place(review, entry, note, kept)
         conflict = _undo_text(review, entry, note)
     if conflict is None:
         finish(review, entry.id)
-    return Reverted(entry, _current(review, entry.note_id), conflict)
+    return Reverted(entry, _current(review, entry.note_id), conflict, tuple(kept))
 
 
 def finish(review: Review, entry_id: int) -> None:
@@ -113,6 +121,12 @@ def _current(review: Review, note_id: str) -> Note | None:
         return review.store.get_note(note_id)
     except NotFoundError:
         return None
+
+
+def _edited_since(review: Review, entry: EntryRow, note: Note) -> bool:
+    """Whether the note's text is no longer the one the entry left."""
+    found = versions(review.store.note_history(entry.note_id), entry)
+    return found is not None and (note.title, note.body) != (found.after.title, found.after.body)
 
 
 def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
@@ -139,21 +153,36 @@ def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
     return Conflict(base, before.title, before.body, note)
 
 
-def _undo_place(review: Review, entry: EntryRow, note: Note) -> Note:
-    """Undo the entry's move, trashing and tags where the note still shows them."""
+def _undo_place(review: Review, entry: EntryRow, note: Note, kept: list[str]) -> Note:
+    """Undo the entry's move, trashing and tags where the note still shows them; where it was
+    moved again since, or its notebook is gone, it stays, and ``kept`` says so."""
     store, d = review.store, entry.detail
     if d.get("trashed") is True and note.is_trashed:
         note = store.restore_note(note.id, actor=ACTOR_USER)
     elif d.get("trashed") is False and not note.is_trashed:
         store.trash_note(note.id, actor=ACTOR_USER)
-    if "moved_to" in d and note.parent_id == d["moved_to"]:
-        try:
-            store.get_folder(d["moved_from"])
-            note = store.update_note(note.id, NotePatch(parent_id=d["moved_from"]), actor=ACTOR_USER)
-        except NotFoundError:
-            pass  # the notebook it came from is gone: it stays where it is
+    if "moved_to" in d and note.parent_id != d["moved_from"]:
+        if note.parent_id != d["moved_to"]:
+            kept.append(
+                f'it was moved again since the change: it stays in "{_folder_title(review, note.parent_id)}"'
+            )
+        else:
+            try:
+                store.get_folder(d["moved_from"])
+                note = store.update_note(note.id, NotePatch(parent_id=d["moved_from"]), actor=ACTOR_USER)
+            except NotFoundError:
+                kept.append(
+                    f'the notebook it came from is gone: it stays in "{_folder_title(review, note.parent_id)}"'
+                )
     if d.get("tags_added"):
         store.untag_note(note.id, d["tags_added"], actor=ACTOR_USER)
     if d.get("tags_removed"):
         store.tag_note(note.id, d["tags_removed"], actor=ACTOR_USER)
     return store.get_note(note.id)
+
+
+def _folder_title(review: Review, folder_id: str) -> str:
+    try:
+        return review.store.get_folder(folder_id).title
+    except NotFoundError:
+        return "?"

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from noted.models import now_ms
 from noted.ops.review import Review, summary
 from noted.search.dates import resolve_date
-from noted.store.review import EntryRow, ProposalRow, Word
+from noted.store.review import EntryRow, ProposalRow, ProposalState, Word, stuck
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +78,20 @@ def _entry(entry: EntryRow, folders: dict[str, str]) -> ReviewItem:
 
 def _proposal(proposal: ProposalRow) -> ReviewItem:
     """A proposal's row: it names its note only (no notebook)."""
-    what = f"waits for you: {proposal.tool.replace('_', ' ')}"
+    what = applying_words(proposal, now_ms()) or f"waits for you: {proposal.tool.replace('_', ' ')}"
     return ReviewItem(
         f"p{proposal.id}", proposal.note_id, proposal.title, "", proposal.client, proposal.time, what, True
     )
+
+
+def applying_words(proposal: ProposalRow, now: int) -> str:
+    """What to say of a proposal accepted and being applied, or left so by a process that
+    stopped ('' for one that waits)."""
+    if proposal.state is not ProposalState.APPLYING:
+        return ""
+    if stuck(proposal, now):
+        return "accepted, but noted stopped before writing it: accept or reject it again"
+    return "accepted: being applied"
 
 
 def parse_filter(text: str) -> tuple[list[str], int | None]:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from noted.models import Place as Place  # where the review saw a note last
+
 Detail = dict[str, Any]
 """What an entry or proposal records beyond its columns, kept as JSON (``noted.ops.review`` reads it)."""
 
@@ -33,19 +35,21 @@ class ProposalState(enum.StrEnum):
     """Where a proposal stands."""
 
     PENDING = "pending"
+    APPLYING = "applying"
+    """Accepted (or being turned down) by one process, which claimed it so that no other runs it
+    too; settled as soon as the write is done. A claim a stopped process left is taken again after
+    ``STUCK_MS``."""
     APPLIED = "applied"
     REJECTED = "rejected"
     CONFLICT = "conflict"
     """Accepted, but the note had moved on: both sides were kept (the proposal as a conflict copy)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
-    """What the feed does not say about a note: where it is, whether trashed, its tags (A→Z)."""
-
-    parent_id: str
-    deleted_time: int
-    tags: tuple[str, ...]
+WAITING = (ProposalState.PENDING, ProposalState.APPLYING)
+"""The proposals the person still sees: those that wait, and those being applied."""
+STUCK_MS = 5 * 60 * 1000
+"""A proposal claimed this long ago and still ``applying`` was left by a process that stopped
+(a tool call takes seconds): it shows as such, and accepting or rejecting it again takes it over."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,13 +196,29 @@ class ReviewRows(Protocol):
         ...
 
     def proposals(
-        self, *, state: ProposalState | None = ProposalState.PENDING, client: str | None = None
+        self, *, state: ProposalState | tuple[ProposalState, ...] | None = WAITING, client: str | None = None
     ) -> list[ProposalRow]:
-        """Proposals newest first."""
+        """Proposals newest first, in ``state`` (one or several; None: any)."""
+        ...
+
+    def claim(self, proposal_id: int, *, time: int, stuck_before: int) -> bool:
+        """Mark a pending proposal ``applying``, in one write transaction, so that this caller
+        alone goes on to settle it; one claimed before ``stuck_before`` (its claimer stopped) is
+        taken over. False when another caller has it, or it was settled."""
+        ...
+
+    def release(self, proposal_id: int, *, time: int) -> None:
+        """Put back a proposal claimed at ``time`` that was not settled: it waits again."""
         ...
 
     def settle(
         self, proposal_id: int, state: ProposalState, *, time: int, reason: str = "", result_note_id: str = ""
     ) -> bool:
-        """Mark a pending proposal settled; False when it was settled already (by another process)."""
+        """Mark a pending or claimed proposal settled; False when it was settled already (by
+        another process)."""
         ...
+
+
+def stuck(proposal: ProposalRow, now: int) -> bool:
+    """Whether ``proposal`` was claimed by a process that stopped before settling it."""
+    return proposal.state is ProposalState.APPLYING and proposal.decided_time < now - STUCK_MS

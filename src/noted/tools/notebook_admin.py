@@ -166,6 +166,13 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     return {**_summary(ctx, scope, updated), "changed": [k for k in differs if k in args and differs[k]]}
 
 
+def _notebook_label(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+    """What names a proposal of a notebook tool: the notebook's title, and a rename's new one."""
+    folder = visible_folder(ctx, view(ctx), args["id"], field="id", trashed_ok=True)
+    new = str(args.get("title", "")).strip()
+    return f"{folder.title} → {new}" if new and new != folder.title else folder.title
+
+
 UPDATE_NOTEBOOK = Tool(
     name="update_notebook",
     title="Rename or move a notebook",
@@ -194,6 +201,7 @@ UPDATE_NOTEBOOK = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_update_notebook,
+    label=_notebook_label,
     examples=(
         {"id": s.EXAMPLE_ID, "title": "Recipes 2025"},
         {"id": s.EXAMPLE_ID, "parent_id": "fedcba9876543210fedcba9876543210"},
@@ -240,6 +248,7 @@ DELETE_NOTEBOOK = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_delete_notebook,
+    label=_notebook_label,
     examples=({"id": s.EXAMPLE_ID},),
     undo=Undo(notebooks=("id",)),
 )
@@ -283,6 +292,7 @@ RESTORE_NOTEBOOK = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=True),
     handler=_restore_notebook,
+    label=_notebook_label,
     examples=({"id": s.EXAMPLE_ID},),
     undo=Undo(notebooks=("id",)),
 )

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from noted.errors import NotFoundError
+from noted.errors import NotedError, NotFoundError
 from noted.models import ACTOR_USER, now_ms
 from noted.ops.conflicts import Choice, Conflict, resolve
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow, ProposalState, ReviewRows
-from noted.tools.proposals import TEXT_TOOL, applied, proposal_ref
+from noted.tools.proposals import TEXT_TOOL, applied, claim, proposal_ref, taken_line
 
 _SAID = {
     Choice.THEIRS: "Kept the note as it is; {ref}'s text is in its history.",
@@ -81,9 +81,17 @@ def settle(
 
     Raises:
         ConflictError: the note changed again meanwhile (the proposal still waits).
+        NotedError: another process accepted or settled the proposal first.
     """
     ref = proposal_ref(proposal.id)
-    done = resolve(store, conflict, choice, actor=ACTOR_USER, mine_actor=proposal.client, merged=merged)
+    claimed = claim(rows, proposal)  # so that it is settled once, whoever else acts on it now
+    if claimed is None:
+        raise NotedError(taken_line(rows.proposal(proposal.id)))
+    try:
+        done = resolve(store, conflict, choice, actor=ACTOR_USER, mine_actor=proposal.client, merged=merged)
+    except BaseException:
+        rows.release(proposal.id, time=claimed)
+        raise
     taken = choice in (Choice.OVERWRITE, Choice.MERGE)
     if choice is Choice.KEEP_BOTH:
         said = f'Kept both: {ref}\'s text is in "{done.copy.title if done.copy else ""}", beside the note.'

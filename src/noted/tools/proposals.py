@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from noted.errors import NotFoundError
 from noted.models import Note, NotePatch, now_ms
 from noted.store.protocol import Store
-from noted.store.review import ProposalRow, ProposalState, ReviewRows
+from noted.store.review import STUCK_MS, ProposalRow, ProposalState, ReviewRows, stuck
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, view, visible_note
@@ -110,19 +110,55 @@ def _rows(ctx: ToolContext) -> ReviewRows:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """What accepting a proposal did: how it ended, the tool's answer or refusal, and the note."""
+    """What accepting a proposal did: how it ended, the tool's answer or refusal, and the note.
+    ``claimed`` is False when nothing was run because another caller had accepted or settled it."""
 
     state: ProposalState
     message: str
     note_id: str = ""
+    claimed: bool = True
+
+
+def open_to_decide(proposal: ProposalRow) -> bool:
+    """Whether the person may accept or reject ``proposal`` now."""
+    return proposal.state is ProposalState.PENDING or stuck(proposal, now_ms())
+
+
+def taken_line(proposal: ProposalRow) -> str:
+    """Why ``proposal`` cannot be accepted or rejected now, in one line."""
+    ref = proposal_ref(proposal.id)
+    if proposal.state is ProposalState.APPLYING:
+        return f"{ref} was accepted already: it is being applied"
+    said = "accepted" if proposal.state in (ProposalState.APPLIED, ProposalState.CONFLICT) else "rejected"
+    return f"{ref} was {said} already ({proposal.state.value})"
+
+
+def claim(rows: ReviewRows, proposal: ProposalRow) -> int | None:
+    """Claim ``proposal`` for this caller alone; the claim's time, or None when another has it."""
+    now = now_ms()
+    return now if rows.claim(proposal.id, time=now, stuck_before=now - STUCK_MS) else None
 
 
 async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext) -> Applied:
     """Run ``proposal`` as its client, against the version it was proposed on, and record the
-    outcome; ``ctx`` is the client's (actor and store), its scope the one the proposal was made in."""
+    outcome; ``ctx`` is the client's (actor and store), its scope the one the proposal was made in.
+
+    The proposal is claimed first, in one write transaction, so that two accepts at once run it
+    once: the second is told it was accepted already. A run that raises puts it back to wait."""
+    rows = _rows(ctx)
+    claimed = claim(rows, proposal)
+    if claimed is None:
+        current = rows.proposal(proposal.id)
+        return Applied(current.state, taken_line(current), claimed=False)
+    try:
+        return await _run(registry, rows, proposal, ctx)
+    finally:
+        rows.release(proposal.id, time=claimed)  # once settled, there is nothing to put back
+
+
+async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, ctx: ToolContext) -> Applied:
     from dataclasses import replace
 
-    rows = _rows(ctx)
     args = dict(proposal.detail.get("arguments", {}))
     tool = registry.get(proposal.tool)
     context = replace(
@@ -165,19 +201,24 @@ def _settle(
     return Applied(state, message, note_id)
 
 
-def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> None:
-    """Turn ``proposal`` down; nothing is written."""
-    rows.settle(proposal.id, ProposalState.REJECTED, time=now_ms(), reason=reason)
+def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> bool:
+    """Turn ``proposal`` down; nothing is written. False when another caller had accepted or
+    settled it first (then it is left as it is)."""
+    if claim(rows, proposal) is None:
+        return False
+    return rows.settle(proposal.id, ProposalState.REJECTED, time=now_ms(), reason=reason)
 
 
 # The tool a client asks with ------------------------------------------------------------------------
 
 
 def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
+    """The caller's own proposals within its scope; any other id is left out, as one that names
+    nothing is, so the answer tells nothing of other clients' proposals or of notes out of scope."""
     rows = _rows(ctx)
     wanted = {str(i).strip().lower().removeprefix("p") for i in args.get("ids", [])}
     mine = [p for p in rows.proposals(state=None) if p.client == ctx.actor]
-    found = [p for p in mine if not wanted or str(p.id) in wanted]
+    found = _within(ctx, [p for p in mine if not wanted or str(p.id) in wanted])
     return {
         "proposals": [
             {
@@ -194,12 +235,34 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     }
 
 
+def _within(ctx: ToolContext, found: list[ProposalRow]) -> list[ProposalRow]:
+    """The proposals of ``found`` the caller's scope reaches now: one on a note, where that note
+    is in scope; any other, where the scope it was made in lies inside the caller's (a client
+    token's notebooks can be narrowed by adding it again). Fails closed: a note gone is out."""
+    scope = view(ctx)
+    if scope.unrestricted or not found:
+        return found
+    notes = {n.id: n for n in ctx.store.get_notes([p.note_id for p in found if p.note_id])}
+    folders = ctx.store.list_folders(include_trashed=True)
+    allowed = scope.folder_ids or frozenset()
+
+    def reaches(proposal: ProposalRow) -> bool:
+        if proposal.note_id:
+            note = notes.get(proposal.note_id)
+            return note is not None and scope.allows_note(note)
+        made_in = _scope_of(proposal.detail).resolve(folders).folder_ids
+        return made_in is not None and made_in <= allowed
+
+    return [p for p in found if reaches(p)]
+
+
 PROPOSAL_STATUS = Tool(
     name="proposal_status",
     title="What became of my proposals",
     description=(
         "When your writes wait for the person's review, each answer names a proposal (p12). This "
-        "tells what became of yours: pending, applied, rejected (with the person's reason, if they "
+        "tells what became of yours: pending, applying (accepted, being written), applied, rejected "
+        "(with the person's reason, if they "
         "gave one) or conflict (the note changed before they accepted it: read it again and propose "
         "anew). Without ids, your latest proposals."
     ),

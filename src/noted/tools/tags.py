@@ -131,6 +131,7 @@ RENAME_TAG = Tool(
     output_schema=s.obj({**TAG_FIELDS, "previous_title": s.string()}, (*TAG_FIELDS, "previous_title")),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_rename_tag,
+    label=lambda ctx, args: f"{_tag_label(ctx, args)} → {str(args['title']).strip()}",
     examples=({"id": s.EXAMPLE_ID, "title": "project-x"},),
     undo=Undo(tags=("id",)),
 )

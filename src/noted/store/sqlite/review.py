@@ -14,6 +14,7 @@ import apsw
 
 from noted.errors import NotFoundError
 from noted.store.review import (
+    WAITING,
     Detail,
     EntryRow,
     EntryState,
@@ -249,12 +250,29 @@ class SqliteReview:
         return _proposal(row)
 
     def proposals(
-        self, *, state: ProposalState | None = ProposalState.PENDING, client: str | None = None
+        self, *, state: ProposalState | tuple[ProposalState, ...] | None = WAITING, client: str | None = None
     ) -> list[ProposalRow]:
         where, args = _where(state, client, None, None, (), who="client")
         sql = f"SELECT {_PROPOSAL} FROM proposals{where} ORDER BY id DESC"
         with self.db.read() as conn:
             return [_proposal(r) for r in conn.execute(sql, args)]
+
+    def claim(self, proposal_id: int, *, time: int, stuck_before: int) -> bool:
+        with self.db.write() as conn:
+            row = conn.execute(
+                "UPDATE proposals SET state = 'applying', decided_time = ? WHERE id = ? AND "
+                "(state = 'pending' OR (state = 'applying' AND decided_time < ?)) RETURNING id",
+                (time, proposal_id, stuck_before),
+            ).fetchone()
+        return row is not None
+
+    def release(self, proposal_id: int, *, time: int) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE proposals SET state = 'pending', decided_time = 0 "
+                "WHERE id = ? AND state = 'applying' AND decided_time = ?",
+                (proposal_id, time),
+            )
 
     def settle(
         self, proposal_id: int, state: ProposalState, *, time: int, reason: str = "", result_note_id: str = ""
@@ -262,7 +280,7 @@ class SqliteReview:
         with self.db.write() as conn:
             row = conn.execute(
                 "UPDATE proposals SET state = ?, decided_time = ?, reason = ?, result_note_id = ? "
-                "WHERE id = ? AND state = 'pending' RETURNING id",
+                "WHERE id = ? AND state IN ('pending', 'applying') RETURNING id",
                 (state.value, time, reason, result_note_id, proposal_id),
             ).fetchone()
         return row is not None
@@ -273,7 +291,7 @@ def _cursor(conn: apsw.Connection) -> int:
 
 
 def _where(
-    state: EntryState | ProposalState | None,
+    state: EntryState | ProposalState | tuple[ProposalState, ...] | None,
     actor: str | None,
     since: int | None,
     folder_id: str | None,
@@ -285,7 +303,10 @@ def _where(
     ``who`` is the column ``actor`` matches (a proposal's is ``client``)."""
     where: list[str] = []
     args: list[object] = []
-    if state is not None:
+    if isinstance(state, tuple):
+        where.append(f"state IN ({','.join('?' * len(state))})")
+        args += [s.value for s in state]
+    elif state is not None:
         where.append("state = ?")
         args.append(state.value)
     if actor:

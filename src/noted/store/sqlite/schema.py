@@ -229,10 +229,17 @@ def _v5(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE revisions ADD COLUMN label TEXT NOT NULL DEFAULT ''")
 
 
+def _v6(db: apsw.Connection) -> None:
+    # A note's place (notebook, trash, tags) just after each change to it (``noted.store.sqlite.feed``),
+    # so the review tells one actor's move or tags from a later one's; NULL for the rows before.
+    db.execute("ALTER TABLE changes ADD COLUMN place TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "notes, folders, tags, resources, changes, revisions", _v1),
     Migration(2, "indexes for keyword search filters", _v2),
     Migration(3, "headings as a keyword index column of their own", _v3),
     Migration(4, "revisions stored as deltas, thinned by age", _v4),
     Migration(5, "a label on revisions that tells saves of one actor apart", _v5),
+    Migration(6, "a note's place after each change in the feed", _v6),
 )

@@ -66,16 +66,17 @@ def act(services: Services, what: str, rows: list[ReviewItem]) -> Outcome:
     if what == "accept":
         review_actions.accept(review, changes)
         return _apply(services, waiting, [f"Accepted {len(changes)}"] if changes else [])
-    for proposal in waiting:
-        proposals.reject(review.rows, proposal)
+    taken = [p for p in waiting if not proposals.reject(review.rows, p)]  # another process came first
+    kept = [proposals.taken_line(review.rows.proposal(p.id)) for p in taken]
     for entry_id in changes:
         reverted = review_actions.revert(review, entry_id)
+        kept += [f"change {entry_id}: {line}" for line in reverted.kept]
         if reverted.conflict is not None:
             return Outcome(
-                f"Change {entry_id}: the note changed since; choose what to keep.",
+                "; ".join([f"Change {entry_id}: the note changed since; choose what to keep.", *kept]),
                 (str(entry_id), reverted.conflict),
             )
-    return Outcome(f"Reverted {len(changes)}, turned down {len(waiting)}.")
+    return Outcome("; ".join([f"Reverted {len(changes)}, turned down {len(waiting) - len(taken)}.", *kept]))
 
 
 def _apply(services: Services, waiting: list[ProposalRow], lines: list[str]) -> Outcome:
@@ -93,7 +94,9 @@ def _apply(services: Services, waiting: list[ProposalRow], lines: list[str]) -> 
         done = asyncio.run(
             proposals.apply(services.registry, proposal, services.tool_context(proposal.client))
         )
-        if done.state is not ProposalState.APPLIED:
+        if not done.claimed:
+            lines.append(done.message)
+        elif done.state is not ProposalState.APPLIED:
             lines.append(f"{ref}: {done.message}")
     return Outcome("; ".join(lines) or "Done.", clash)
 
