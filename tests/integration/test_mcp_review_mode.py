@@ -151,7 +151,9 @@ async def test_accepting_after_the_note_moved_on_writes_nothing_and_keeps_the_pr
     assert code == 3 and "changed after" in err
     assert world.store.get_note(world.work_note).body == body  # the other client's text stays
     code, out, _ = cli("--json", "changes", "show", ref["proposal"])
-    assert code == 0 and '"state": "conflict"' in out and "all new" in out  # its arguments are kept
+    assert code == 0 and '"state": "pending"' in out and "all new" in out  # it still waits, kept
+    code, out, _ = cli("changes", "reject", ref["proposal"])  # the person can turn it down
+    assert code == 0 and world.store.get_note(world.work_note).body == body
 
 
 async def test_mcp_writes_review_puts_the_main_token_in_review_mode(

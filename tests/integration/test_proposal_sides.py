@@ -18,7 +18,7 @@ from noted.models import ACTOR_USER, NotePatch, mcp_actor
 from noted.ops.conflicts import Choice
 from noted.services import Services
 from noted.store.review import ProposalRow, ProposalState
-from noted.tools import proposal_sides, proposals
+from noted.tools import proposal_effects, proposal_sides, proposals
 
 BOT = mcp_actor("bot")
 BASE = "one\ntwo\nthree\n"
@@ -169,7 +169,7 @@ def test_the_preview_of_a_proposal_is_what_accepting_it_writes(
     store = services.store
     store.update_note(fixture.ideas, NotePatch(body=before), actor=ACTOR_USER)
     proposal = propose(services, fixture.ideas, **args)
-    shown = proposals.preview(store, proposal)
+    shown = proposal_effects.preview(store, proposal)
     assert shown is not None
     outcome = asyncio.run(proposals.apply(services.registry, proposal, services.tool_context(BOT)))
     assert outcome.state is ProposalState.APPLIED

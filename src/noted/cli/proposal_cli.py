@@ -1,8 +1,8 @@
 """``noted changes`` for proposals (``pN``): the writes that wait, shown, applied or turned down.
 
-Accepting runs the write as its client, against the version of the note it was proposed on
-(``noted.tools.proposals.apply``); a note that moved on since is left as it is and the proposal
-ends as a conflict (exit 3), its arguments kept. ``show`` of such a proposal gives its three sides
+Accepting runs the write as its client, on the state of the note it was proposed on
+(``noted.tools.proposals.apply``); a note changed since in a way it would overwrite is left as it
+is and the proposal still waits (exit 3), to be settled in the app or rejected. ``show`` of such a proposal gives its three sides
 (``noted.tools.proposal_sides``): what changed in the note and what the proposal changes, each
 against the version it was proposed on, and the places where they clash, diff3-style.
 """
@@ -17,21 +17,22 @@ from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError, NotedError
 from noted.models import now_ms
-from noted.ops.conflicts import Conflict, text_diff
+from noted.ops.conflicts import Conflict
 from noted.ops.review_list import applying_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
-from noted.tools import proposal_sides, proposals
+from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
 
 
-def waiting(ctx: CliContext, ids: Sequence[int]) -> list[ProposalRow]:
-    """The proposals, every one pending, or an error naming the first that is not."""
+def waiting(ctx: CliContext, ids: Sequence[int], *, rejecting: bool = False) -> list[ProposalRow]:
+    """The proposals, every one open to the decision (``rejecting``: a conflict is too), or an
+    error naming the first that is not."""
     if not ids:
         return []
     rows = ctx.services.review.rows
     found = [rows.proposal(i) for i in ids]
     for proposal in found:
-        if not proposals.open_to_decide(proposal):
+        if not proposals.open_to_decide(proposal, rejecting=rejecting):
             raise NotedError(
                 proposals.taken_line(proposal), hint="`noted changes --pending` lists those that wait"
             )
@@ -86,12 +87,7 @@ def show(ctx: CliContext, proposal_id: int) -> int:
     if conflict is not None:
         _three_sides(ctx, proposal, conflict)
         return 0
-    after = proposals.preview(services.store, proposal)
-    if after is None:
-        ctx.out(proposals.args_text(proposal))
-        return 0
-    before, new = after
-    ctx.out(text_diff(before, new, ("now", proposal_ref(proposal.id))).rstrip("\n"))
+    ctx.out(proposal_effects.what_it_does(services.store, proposal).rstrip("\n"))
     return 0
 
 
@@ -146,8 +142,13 @@ def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
         if done.state is ProposalState.APPLIED:
             ctx.out(f'Applied {ref}: {proposal.tool} "{proposal.title}".') if not ctx.json else None
             continue
-        code = ExitCode.CONFLICT if done.state is ProposalState.CONFLICT else max(code, ExitCode.REFUSED)
+        code = ExitCode.CONFLICT if done.clash else max(code, ExitCode.REFUSED)
         ctx.error(f"{ref}: {done.message}")
+        if done.clash:
+            ctx.error(
+                f"  `noted changes show {ref}` shows both; the Changes view in the app (F3) lets you "
+                f"choose or merge, `noted changes reject {ref}` turns it down"
+            )
     if ctx.json:
         ctx.emit([as_json(services.review.rows.proposal(p.id)) for p in pending])
     return int(code)
@@ -155,7 +156,7 @@ def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
 
 def reject(ctx: CliContext, ids: Sequence[int], reason: str) -> int:
     reason = " ".join(reason.split())[:300]
-    pending = waiting(ctx, ids)
+    pending = waiting(ctx, ids, rejecting=True)
     rows = ctx.services.review.rows
     code, done = ExitCode.OK, []
     for proposal in pending:

@@ -42,7 +42,11 @@ class ProposalState(enum.StrEnum):
     APPLIED = "applied"
     REJECTED = "rejected"
     CONFLICT = "conflict"
-    """Accepted, but the note had moved on: both sides were kept (the proposal as a conflict copy)."""
+    """Accepted when its note had changed since, and settled in the conflict view by keeping the
+    note's text (the proposal's is in its history or a conflict copy). The person may still reject it."""
+    FAILED = "failed"
+    """Accepted, but it can never be applied, for a reason that is not the person's answer (its
+    note was deleted for good, the tool refused it): nothing was written, ``reason`` says why."""
 
 
 WAITING = (ProposalState.PENDING, ProposalState.APPLYING)
@@ -201,10 +205,13 @@ class ReviewRows(Protocol):
         """Proposals newest first, in ``state`` (one or several; None: any)."""
         ...
 
-    def claim(self, proposal_id: int, *, time: int, stuck_before: int) -> bool:
-        """Mark a pending proposal ``applying``, in one write transaction, so that this caller
-        alone goes on to settle it; one claimed before ``stuck_before`` (its claimer stopped) is
-        taken over. False when another caller has it, or it was settled."""
+    def claim(
+        self, proposal_id: int, *, time: int, stuck_before: int, also: tuple[ProposalState, ...] = ()
+    ) -> bool:
+        """Mark a pending proposal (or one in a state of ``also``) ``applying``, in one write
+        transaction, so that this caller alone goes on to settle it; one claimed before
+        ``stuck_before`` (its claimer stopped) is taken over. False when another caller has it, or
+        it was settled."""
         ...
 
     def release(self, proposal_id: int, *, time: int) -> None:

@@ -1,7 +1,7 @@
 """A proposal that meets a note changed since it was proposed: its three sides, and the person's choice.
 
-Accepting such a proposal as it stands is refused (``noted.tools.proposals.apply`` ends it as a
-conflict, nothing written). Before that, a front end asks ``conflict_of``: for an edit of a note's
+Accepting such a proposal as it stands is refused (``noted.tools.proposals.apply`` writes nothing
+and the proposal still waits). Before that, a front end asks ``conflict_of``: for an edit of a note's
 text it gives a ``noted.ops.conflicts.Conflict`` whose base is the version the proposal was made on
 (kept with the proposal), whose other side is the note now and whose person's side is the proposal
 applied to that base. The conflict view and ``noted changes show`` show the three, and ``settle``
@@ -22,7 +22,8 @@ from noted.models import ACTOR_USER, now_ms
 from noted.ops.conflicts import Choice, Conflict, resolve
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow, ProposalState, ReviewRows
-from noted.tools.proposals import TEXT_TOOL, applied, claim, proposal_ref, taken_line
+from noted.tools.proposal_effects import TEXT_TOOL, applied, text_clash
+from noted.tools.proposals import claim, proposal_ref, taken_line
 
 _SAID = {
     Choice.THEIRS: "Kept the note as it is; {ref}'s text is in its history.",
@@ -51,15 +52,16 @@ def base_text(store: Store, proposal: ProposalRow) -> tuple[str, str] | None:
 
 
 def conflict_of(store: Store, proposal: ProposalRow) -> Conflict | None:
-    """The three sides of ``proposal`` when it edits a note's text and the note changed since it
-    was proposed; None when it can be applied as it is (or has no text to set beside the note's)."""
+    """The three sides of ``proposal`` when it replaces a note's title or body the person changed
+    since it was proposed; None when it can be applied as it is (or has no text to set beside the
+    note's)."""
     if proposal.tool != TEXT_TOOL or not proposal.note_id:
         return None
     try:
         now = store.get_note(proposal.note_id)
     except NotFoundError:
         return None
-    if now.updated_time == proposal.base_updated_time:
+    if not text_clash(proposal, now):
         return None
     base = base_text(store, proposal)
     if base is None:

@@ -7,26 +7,27 @@ mode refuses is refused alike, and one that would change nothing is answered ali
 (``noted.tools.rehearsal``), and, instead of running the rest, hands it to
 ``propose``: the call is stored (``noted.store.review.ReviewRows.propose``) with the note's
 ``updated_time`` as it was, and the model is told that it waits and under which id. ``apply`` runs
-it when the person accepts, as the client, against that version: ``update_note`` gets it as its
-``base_updated_time``, and any other tool is refused when the note changed meanwhile. A refused
-proposal keeps its arguments, so nothing is lost; the client learns the outcome through
-``proposal_status``.
+it when the person accepts, as the client, on the state it was made on (``noted.tools.proposal_effects``:
+what the person changed since that it would overwrite makes it wait; its tags are applied as a
+change to those it saw). A proposal that cannot be applied as things are keeps waiting, or, when it
+never can be (its note deleted for good), ends ``failed``, not ``rejected``; nothing is lost, and the
+client learns the outcome through ``proposal_status``.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from noted.errors import NotFoundError
-from noted.models import Note, NotePatch, now_ms
-from noted.store.protocol import Store
+from noted.models import Note, now_ms
 from noted.store.review import STUCK_MS, ProposalRow, ProposalState, ReviewRows, stuck
+from noted.tools import proposal_effects as effects
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, view, visible_note
+from noted.tools.proposal_effects import TEXT_TOOL
 from noted.tools.scope import Limit, Scope
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
         title=title,
         base_updated_time=note.updated_time if note else 0,
         time=now_ms(),
-        detail={"arguments": dict(args), "scope": _scope_detail(ctx.scope), **_base(tool, note)},
+        detail={"arguments": dict(args), "scope": _scope_detail(ctx.scope), **_base(ctx, tool, note)},
     )
     ref = proposal_ref(row.id)
     return {
@@ -93,13 +94,14 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
     }
 
 
-TEXT_TOOL = "update_note"
-"""The write whose proposal keeps the text it was proposed on (``detail["base"]``): if the note
-changes meanwhile, ``noted.tools.proposal_sides`` shows it as a third side and merges against it."""
-
-
-def _base(tool: Tool, note: Note | None) -> dict[str, Any]:
-    return {"base": [note.title, note.body]} if note is not None and tool.name == TEXT_TOOL else {}
+def _base(ctx: ToolContext, tool: Tool, note: Note | None) -> dict[str, Any]:
+    """What of the note the proposal was made on is kept with it: the rest of its state (``seen``)
+    and, for ``update_note``, its text, which ``noted.tools.proposal_sides`` shows as a third side
+    if the note's text changes meanwhile."""
+    if note is None:
+        return {}
+    text = {"base": [note.title, note.body]} if tool.name == TEXT_TOOL else {}
+    return {"seen": effects.seen(ctx.store, note), **text}
 
 
 def _rows(ctx: ToolContext) -> ReviewRows:
@@ -111,40 +113,60 @@ def _rows(ctx: ToolContext) -> ReviewRows:
 @dataclass(frozen=True, slots=True)
 class Applied:
     """What accepting a proposal did: how it ended, the tool's answer or refusal, and the note.
-    ``claimed`` is False when nothing was run because another caller had accepted or settled it."""
+    ``claimed`` is False when nothing was run because another caller had accepted or settled it.
+    A proposal that could not be applied as things are now, for a reason the person can change,
+    ends ``PENDING`` (it still waits); ``clash`` says that reason is a change the person made since
+    that it would overwrite."""
 
     state: ProposalState
     message: str
     note_id: str = ""
     claimed: bool = True
+    clash: bool = False
 
 
-def open_to_decide(proposal: ProposalRow) -> bool:
-    """Whether the person may accept or reject ``proposal`` now."""
-    return proposal.state is ProposalState.PENDING or stuck(proposal, now_ms())
+def open_to_decide(proposal: ProposalRow, *, rejecting: bool = False) -> bool:
+    """Whether the person may accept (or, ``rejecting``, turn down) ``proposal`` now: one that
+    waits, or one that ended as a conflict, which the person may still dismiss."""
+    dismissable = rejecting and proposal.state is ProposalState.CONFLICT
+    return proposal.state is ProposalState.PENDING or dismissable or stuck(proposal, now_ms())
 
 
 def taken_line(proposal: ProposalRow) -> str:
     """Why ``proposal`` cannot be accepted or rejected now, in one line."""
     ref = proposal_ref(proposal.id)
-    if proposal.state is ProposalState.APPLYING:
-        return f"{ref} was accepted already: it is being applied"
-    said = "accepted" if proposal.state in (ProposalState.APPLIED, ProposalState.CONFLICT) else "rejected"
-    return f"{ref} was {said} already ({proposal.state.value})"
+    match proposal.state:
+        case ProposalState.APPLYING:
+            return f"{ref} was accepted already: it is being applied"
+        case ProposalState.APPLIED:
+            return f"{ref} was accepted already (applied)"
+        case ProposalState.CONFLICT:
+            return (
+                f"{ref} ended as a conflict with a change made to its note since ({proposal.reason or 'nothing written'}); "
+                f"it can only be rejected now"
+            )
+        case ProposalState.FAILED:
+            return f"{ref} could not be applied ({proposal.reason}); nothing was written"
+        case _:
+            return f"{ref} was {proposal.state.value} already"
 
 
-def claim(rows: ReviewRows, proposal: ProposalRow) -> int | None:
-    """Claim ``proposal`` for this caller alone; the claim's time, or None when another has it."""
+def claim(rows: ReviewRows, proposal: ProposalRow, *, rejecting: bool = False) -> int | None:
+    """Claim ``proposal`` for this caller alone; the claim's time, or None when another has it.
+    ``rejecting`` claims a conflict too (to dismiss it)."""
     now = now_ms()
-    return now if rows.claim(proposal.id, time=now, stuck_before=now - STUCK_MS) else None
+    also = (ProposalState.CONFLICT,) if rejecting else ()
+    return now if rows.claim(proposal.id, time=now, stuck_before=now - STUCK_MS, also=also) else None
 
 
 async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext) -> Applied:
-    """Run ``proposal`` as its client, against the version it was proposed on, and record the
+    """Run ``proposal`` as its client, on the state of the note it was proposed on, and record the
     outcome; ``ctx`` is the client's (actor and store), its scope the one the proposal was made in.
 
     The proposal is claimed first, in one write transaction, so that two accepts at once run it
-    once: the second is told it was accepted already. A run that raises puts it back to wait."""
+    once: the second is told it was accepted already. A run that raises, or that meets a note the
+    person can still make right (changed since, in the trash, moved out of the client's
+    notebooks), puts it back to wait."""
     rows = _rows(ctx)
     claimed = claim(rows, proposal)
     if claimed is None:
@@ -165,31 +187,60 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
         ctx, actor=proposal.client, scope=_scope_of(proposal.detail), writes_wait=False, approve=None
     )
     if tool is not None and proposal.note_id:
+        try:
+            note = ctx.store.get_note(proposal.note_id)
+        except NotFoundError:
+            return _settle(rows, proposal, ProposalState.FAILED, "its note was deleted for good")
+        changed = effects.overwritten(ctx.store, proposal, note)
+        if changed:
+            return _waits(proposal, _moved(proposal, changed), clash=True)
         if "base_updated_time" in tool.input_schema.get("properties", {}):
-            args["base_updated_time"] = proposal.base_updated_time
-        elif _moved_on(ctx.store, proposal):
-            return _settle(rows, proposal, ProposalState.CONFLICT, _moved(proposal))
+            legacy = "seen" not in proposal.detail  # kept before what it saw was: its own version
+            args["base_updated_time"] = proposal.base_updated_time if legacy else note.updated_time
+        tags = effects.tags_for(ctx.store, proposal, note.id)
+        if tags is not None:
+            args["tags"] = tags
     result = await registry.call(proposal.tool, args, context)
     if result.ok:
         note_id = str((result.payload or {}).get("id", proposal.note_id))
         return _settle(rows, proposal, ProposalState.APPLIED, "applied", note_id)
     message = result.message or "the tool failed"
-    state = ProposalState.CONFLICT if "changed since" in message else ProposalState.REJECTED
-    return _settle(rows, proposal, state, _moved(proposal) if state is ProposalState.CONFLICT else message)
+    if "changed since" in message:  # between the check above and the write
+        return _waits(proposal, _moved(proposal, ["the note"]), clash=True)
+    return _unapplied(rows, proposal, context, message)
 
 
-def _moved_on(store: Store, proposal: ProposalRow) -> bool:
-    """Whether the note changed (or went for good) after the proposal was made."""
+def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, message: str) -> Applied:
+    """A refusal of the tool: the proposal waits when the person can make it apply (its note is in
+    the trash, or out of the client's notebooks now); otherwise it ends as ``failed``, its reason
+    the tool's (it is not the person's answer, so it is not ``rejected``)."""
+    ref = proposal_ref(proposal.id)
     try:
-        return store.get_note(proposal.note_id).updated_time != proposal.base_updated_time
+        note = context.store.get_note(proposal.note_id) if proposal.note_id else None
     except NotFoundError:
-        return True
+        return _settle(rows, proposal, ProposalState.FAILED, "its note was deleted for good")
+    if note is not None and note.is_trashed:
+        return _waits(
+            proposal,
+            f'note "{note.title}" is in the trash: restore it, then accept {ref} again (it still waits)',
+        )
+    if note is not None and not view(context).allows_note(note):
+        return _waits(
+            proposal,
+            f'note "{note.title}" is no longer in a notebook {proposal.client} may change: move it back, '
+            f"then accept {ref} again (it still waits), or reject it",
+        )
+    return _settle(rows, proposal, ProposalState.FAILED, message)
 
 
-def _moved(proposal: ProposalRow) -> str:
+def _waits(proposal: ProposalRow, message: str, *, clash: bool = False) -> Applied:
+    return Applied(ProposalState.PENDING, message, proposal.note_id, clash=clash)
+
+
+def _moved(proposal: ProposalRow, changed: Sequence[str]) -> str:
     return (
-        f'"{proposal.title}" changed after {proposal_ref(proposal.id)} was proposed; nothing was written '
-        "(the proposal is kept: read the note again and propose anew)"
+        f'"{proposal.title}" changed after {proposal_ref(proposal.id)} was proposed ({", ".join(changed)}), '
+        f"and accepting it would overwrite that: nothing was written, and {proposal_ref(proposal.id)} still waits"
     )
 
 
@@ -202,9 +253,9 @@ def _settle(
 
 
 def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> bool:
-    """Turn ``proposal`` down; nothing is written. False when another caller had accepted or
-    settled it first (then it is left as it is)."""
-    if claim(rows, proposal) is None:
+    """Turn ``proposal`` down (one that waits, or dismiss one that ended as a conflict); nothing is
+    written. False when another caller had accepted or settled it first (then it is left as it is)."""
+    if claim(rows, proposal, rejecting=True) is None:
         return False
     return rows.settle(proposal.id, ProposalState.REJECTED, time=now_ms(), reason=reason)
 
@@ -261,10 +312,11 @@ PROPOSAL_STATUS = Tool(
     title="What became of my proposals",
     description=(
         "When your writes wait for the person's review, each answer names a proposal (p12). This "
-        "tells what became of yours: pending, applying (accepted, being written), applied, rejected "
-        "(with the person's reason, if they "
-        "gave one) or conflict (the note changed before they accepted it: read it again and propose "
-        "anew). Without ids, your latest proposals."
+        "tells what became of yours: pending (it still waits, also when accepting it met a note "
+        "changed since), applying (accepted, being written), applied, rejected (with the person's "
+        "reason, if they gave one), conflict (the note had changed and the person kept its text: "
+        "read it again and propose anew) or failed (it could not be applied, e.g. the note was "
+        "deleted for good: the reason says why). Without ids, your latest proposals."
     ),
     input_schema=s.obj(
         {
@@ -301,35 +353,3 @@ PROPOSAL_STATUS = Tool(
 )
 
 TOOLS = (PROPOSAL_STATUS,)
-
-
-def args_text(proposal: ProposalRow) -> str:
-    """The proposal's arguments, for a person to read."""
-    return json.dumps(proposal.detail.get("arguments", {}), ensure_ascii=False, indent=2)
-
-
-def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple[str, str]] | None:
-    """The note's (title, body) now and as the proposal would leave it, for the text-changing
-    proposals (``create_note``, ``update_note``); None for the others (their arguments say it)."""
-    args = proposal.detail.get("arguments", {})
-    if proposal.tool == "create_note":
-        return ("", ""), (str(args.get("title", "")), str(args.get("body", "")))
-    if proposal.tool != TEXT_TOOL or not proposal.note_id:
-        return None
-    try:
-        note = store.get_note(proposal.note_id)
-    except NotFoundError:
-        return None
-    return (note.title, note.body), applied(proposal, (note.title, note.body))
-
-
-def applied(proposal: ProposalRow, text: tuple[str, str]) -> tuple[str, str]:
-    """The (title, body) an ``update_note`` proposal makes of ``text``."""
-    args = proposal.detail.get("arguments", {})
-    title, body = text
-    patch = NotePatch(body=args.get("body"), append=args.get("append"), prepend=args.get("prepend"))
-    body = patch.body_after(body)
-    if isinstance(args.get("replace_text"), dict):
-        swap = args["replace_text"]
-        body = body.replace(str(swap.get("find", "")), str(swap.get("replace", "")), 1)
-    return str(args.get("title", title)), body

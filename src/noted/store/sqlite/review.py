@@ -257,12 +257,15 @@ class SqliteReview:
         with self.db.read() as conn:
             return [_proposal(r) for r in conn.execute(sql, args)]
 
-    def claim(self, proposal_id: int, *, time: int, stuck_before: int) -> bool:
+    def claim(
+        self, proposal_id: int, *, time: int, stuck_before: int, also: tuple[ProposalState, ...] = ()
+    ) -> bool:
+        states = ", ".join("?" for _ in ("pending", *also))
         with self.db.write() as conn:
             row = conn.execute(
                 "UPDATE proposals SET state = 'applying', decided_time = ? WHERE id = ? AND "
-                "(state = 'pending' OR (state = 'applying' AND decided_time < ?)) RETURNING id",
-                (time, proposal_id, stuck_before),
+                f"(state IN ({states}) OR (state = 'applying' AND decided_time < ?)) RETURNING id",
+                (time, proposal_id, "pending", *(s.value for s in also), stuck_before),
             ).fetchone()
         return row is not None
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 from noted.models import ACTOR_USER
 from noted.ops import review_actions
-from noted.ops.conflicts import Choice, Conflict, first_changed_line, resolve, text_diff
+from noted.ops.conflicts import Choice, Conflict, first_changed_line, resolve
 from noted.ops.review_list import ReviewItem
 from noted.services import Services
 from noted.store.review import ProposalRow, ProposalState
-from noted.tools import proposal_sides, proposals
+from noted.tools import proposal_effects, proposal_sides, proposals
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +33,7 @@ def diff_text(services: Services, row: ReviewItem) -> str:
         if conflict is not None:
             now, mine = conflict.diffs(proposal_sides.names(row.ref))
             return f"The note changed since {row.ref} was proposed (a diff each against that version):\n{now}{mine}"
-        found = proposals.preview(services.store, proposal)
-        if found is None:
-            return proposals.args_text(proposal)
-        return text_diff(found[0], found[1], ("now", row.ref))
+        return proposal_effects.what_it_does(services.store, proposal)
     return review_actions.show(services.review, int(row.ref)).text
 
 
@@ -45,7 +42,7 @@ def changed_line(services: Services, row: ReviewItem) -> int | None:
     changed line in its version, a proposal's where it would change the note now; None when only
     the title, the place or the tags changed."""
     if row.proposal:
-        found = proposals.preview(services.store, services.review.rows.proposal(int(row.ref[1:])))
+        found = proposal_effects.preview(services.store, services.review.rows.proposal(int(row.ref[1:])))
         if found is None:
             return None
         (_, now), (_, after) = found

@@ -1,0 +1,196 @@
+"""What a proposal on a note saw, what the person changed since, and what accepting it does.
+
+``noted.tools.proposals.propose`` keeps, beside a write's arguments, the parts of the note it may
+change as they were when it was proposed (``seen``: notebook, tags, trash, to-do state; the text is
+kept as ``base``). Accepting applies it on that state only: ``overwritten`` names what the person
+changed since that the write would overwrite (the title or body it replaces, the notebook it moves
+the note from, the to-do state it sets), and any such is a conflict, nothing written. Tags are
+applied as the change the client made to the tags it saw (``relative_tags``), so a tag the person
+added or removed since stays so. ``effects`` says in words what accepting does to the note now,
+beyond its text (the diff shows that).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from noted.errors import NotFoundError
+from noted.models import Note, NotePatch
+from noted.ops.conflicts import text_diff
+from noted.store.protocol import Store
+from noted.store.review import ProposalRow
+
+TEXT_TOOL = "update_note"
+"""The write whose proposal keeps the text it was proposed on (``detail["base"]``)."""
+REPLACES_TITLE = ("title",)
+REPLACES_BODY = ("body", "replace_text", "append", "prepend")
+"""The ``update_note`` arguments written on the title or the body as the client read it (an append
+too: it was written to follow that body, so a body changed since is shown as three sides)."""
+
+
+def seen(store: Store, note: Note) -> dict[str, Any]:
+    """What of ``note`` a write may change besides its text, as the client saw it."""
+    return {
+        "notebook": note.parent_id,
+        "tags": [t.title for t in store.note_tags(note.id)],
+        "trashed": note.is_trashed,
+        "todo_completed": bool(note.todo_completed),
+    }
+
+
+def _arguments(proposal: ProposalRow) -> Mapping[str, Any]:
+    args = proposal.detail.get("arguments", {})
+    return args if isinstance(args, Mapping) else {}
+
+
+def text_clash(proposal: ProposalRow, note: Note) -> bool:
+    """Whether ``proposal`` replaces a title or body the person changed after it was proposed.
+    For a proposal kept without its text, any change of the note counts."""
+    base = proposal.detail.get("base")
+    if not (isinstance(base, list) and len(base) == 2) or "seen" not in proposal.detail:
+        return note.updated_time != proposal.base_updated_time
+    args = _arguments(proposal)
+    title = any(k in args for k in REPLACES_TITLE) and note.title != base[0]
+    return title or (any(k in args for k in REPLACES_BODY) and note.body != base[1])
+
+
+def overwritten(store: Store, proposal: ProposalRow, note: Note) -> list[str]:
+    """What the person changed since ``proposal`` was made that accepting it would overwrite;
+    [] when it can be applied. A proposal kept without ``seen``: the note changing at all counts."""
+    saw = proposal.detail.get("seen")
+    if not isinstance(saw, Mapping):
+        return ["the note"] if note.updated_time != proposal.base_updated_time else []
+    if proposal.tool != TEXT_TOOL:
+        return []  # the other note writes add, remove, trash or restore: they overwrite nothing
+    args, found = _arguments(proposal), []
+    if text_clash(proposal, note):
+        found.append("its text")
+    if "notebook_id" in args and note.parent_id not in (saw.get("notebook"), args["notebook_id"]):
+        found.append("its notebook")
+    done = bool(note.todo_completed)
+    if "todo_completed" in args and done not in (saw.get("todo_completed"), bool(args["todo_completed"])):
+        found.append("its to-do state")
+    return found
+
+
+def relative_tags(proposed: Sequence[str], saw: Sequence[str], now: Sequence[str]) -> list[str]:
+    """The tags ``now`` with the change from ``saw`` to ``proposed`` made to them: the tags the
+    proposal added are added, those it took off are taken off, the rest stay as they are now."""
+    saw_keys = {t.casefold() for t in saw}
+    wanted = {t.strip().casefold(): t.strip() for t in proposed}
+    removed = saw_keys - set(wanted)
+    kept = [t for t in now if t.casefold() not in removed]
+    have = {t.casefold() for t in kept}
+    return kept + [t for key, t in wanted.items() if key not in saw_keys and key not in have]
+
+
+def tags_for(store: Store, proposal: ProposalRow, note_id: str) -> list[str] | None:
+    """The ``tags`` argument to apply ``proposal`` with now: relative to the tags it saw; None when
+    it sets no tags (or was kept without what it saw: its list is applied as it is)."""
+    args, saw = _arguments(proposal), proposal.detail.get("seen")
+    if "tags" not in args or not isinstance(saw, Mapping):
+        return None
+    now = [t.title for t in store.note_tags(note_id)]
+    return relative_tags([str(t) for t in args["tags"]], list(saw.get("tags", [])), now)
+
+
+def effects(store: Store, proposal: ProposalRow) -> list[str]:
+    """What accepting ``proposal`` does to its note now beyond the text, one line each."""
+    if not proposal.note_id:
+        return []
+    try:
+        note = store.get_note(proposal.note_id)
+    except NotFoundError:
+        return ["Its note was deleted for good: it cannot be applied."]
+    args, lines = _arguments(proposal), []
+    now = [t.title for t in store.note_tags(note.id)]
+    if proposal.tool == TEXT_TOOL:
+        if "notebook_id" in args and args["notebook_id"] != note.parent_id:
+            lines.append(
+                f'Moves it from "{_folder(store, note.parent_id)}" to "{_folder(store, args["notebook_id"])}".'
+            )
+        if "todo_completed" in args and bool(args["todo_completed"]) != bool(note.todo_completed):
+            lines.append("Marks the to-do done." if args["todo_completed"] else "Marks the to-do not done.")
+        after = tags_for(store, proposal, note.id)
+        if after is None and "tags" in args:
+            after = [str(t) for t in args["tags"]]
+        lines += _tag_lines(now, after if after is not None else now)
+    elif proposal.tool == "manage_tags":
+        gone = {str(t).strip().casefold() for t in args.get("remove", [])}
+        added = [str(t).strip() for t in args.get("add", [])]
+        after = [t for t in now if t.casefold() not in gone]
+        lines += _tag_lines(
+            now, after + [t for t in added if t.casefold() not in {a.casefold() for a in after}]
+        )
+    elif proposal.tool == "delete_note" and not note.is_trashed:
+        lines.append("Moves it to the trash.")
+    elif proposal.tool == "restore_note" and note.is_trashed:
+        lines.append("Brings it back from the trash.")
+    if note.is_trashed and proposal.tool != "restore_note":
+        lines.append("The note is in the trash now: restore it to accept this.")
+    return lines
+
+
+def _tag_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    had, has = {t.casefold() for t in before}, {t.casefold() for t in after}
+    added = [t for t in after if t.casefold() not in had]
+    removed = [t for t in before if t.casefold() not in has]
+    return ([f"Adds the tags: {', '.join(added)}."] if added else []) + (
+        [f"Removes the tags: {', '.join(removed)}."] if removed else []
+    )
+
+
+def _folder(store: Store, folder_id: object) -> str:
+    try:
+        return store.get_folder(str(folder_id)).title
+    except NotFoundError:
+        return "?"
+
+
+def args_text(proposal: ProposalRow) -> str:
+    """The proposal's arguments, for a person to read."""
+    return json.dumps(proposal.detail.get("arguments", {}), ensure_ascii=False, indent=2)
+
+
+def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    """The note's (title, body) now and as the proposal would leave it, for the text-changing
+    proposals (``create_note``, ``update_note``); None for the others (their arguments say it)."""
+    args = proposal.detail.get("arguments", {})
+    if proposal.tool == "create_note":
+        return ("", ""), (str(args.get("title", "")), str(args.get("body", "")))
+    if proposal.tool != TEXT_TOOL or not proposal.note_id:
+        return None
+    try:
+        note = store.get_note(proposal.note_id)
+    except NotFoundError:
+        return None
+    return (note.title, note.body), applied(proposal, (note.title, note.body))
+
+
+def applied(proposal: ProposalRow, text: tuple[str, str]) -> tuple[str, str]:
+    """The (title, body) an ``update_note`` proposal makes of ``text``."""
+    args = proposal.detail.get("arguments", {})
+    title, body = text
+    patch = NotePatch(body=args.get("body"), append=args.get("append"), prepend=args.get("prepend"))
+    body = patch.body_after(body)
+    if isinstance(args.get("replace_text"), dict):
+        swap = args["replace_text"]
+        body = body.replace(str(swap.get("find", "")), str(swap.get("replace", "")), 1)
+    return str(args.get("title", title)), body
+
+
+def what_it_does(store: Store, proposal: ProposalRow) -> str:
+    """Every part of what accepting ``proposal`` does to its note now, for a person to read: its
+    move, tags, trash and to-do state (``effects``), then the diff of its text; a
+    proposal on no note's text, its arguments."""
+    lines = effects(store, proposal)
+    said = "".join(f"{line}\n" for line in lines)
+    found = preview(store, proposal)
+    if found is None:
+        return said + ("\n" if said else "") + args_text(proposal) + "\n"
+    before, after = found
+    if before == after and said:
+        return said
+    return said + ("\n" if said else "") + text_diff(before, after, ("now", f"p{proposal.id}"))
