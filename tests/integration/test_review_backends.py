@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.backends import BACKENDS, open_backend
+from tests.support.cli import Cli
 
 from noted.errors import NotedError, NotFoundError
 from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NoteDraft, NotePatch, assistant_actor, mcp_actor, now_ms
@@ -309,3 +310,25 @@ def test_proposals_are_listed_by_state_and_by_client_or_its_kind(tmp_path: Path)
     assert [p.client for p in rows.proposals(state=ProposalState.REJECTED, client="assistant")] == [CHAT]
     assert len(rows.proposals(state=None)) == 4
     db.close()
+
+
+def test_the_first_scan_of_a_markdown_folder_is_not_to_review_and_later_edits_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The person's own files, as noted first finds them, are an import: none is an ``outside``
+    change to review (reverting one trashed the file). Not vacuous: each was listed as created by
+    ``outside``, and an edit made afterwards still is."""
+    folder = tmp_path / "v"
+    folder.mkdir()
+    for i in range(1, 6):
+        (folder / f"Mine{i}.md").write_text(f"# Mine {i}\n\nt\n", encoding="utf-8")
+    cli = Cli(tmp_path / "profile", capsys, init=False)
+    assert cli.json("--vault", str(folder), "changes") == []
+    assert cli.json("--vault", str(folder), "changes") == []  # nor on the next start
+    (folder / "Mine2.md").write_text("# Mine 2\n\nedited elsewhere\n", encoding="utf-8")
+    (folder / "Later.md").write_text("# Later\n\nnew\n", encoding="utf-8")
+    listed = cli.json("--vault", str(folder), "changes")
+    assert sorted((e["title"], e["actor"]) for e in listed) == [
+        ("Later", ACTOR_OUTSIDE),
+        ("Mine 2", ACTOR_OUTSIDE),
+    ]

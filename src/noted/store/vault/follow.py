@@ -1,7 +1,8 @@
 """Bringing the mirror up to date with the files: one file, a batch of changed paths, a full scan.
 
 Changes noted did not make (an editor, ``git checkout``, Syncthing) are recorded with the actor
-``outside`` (``noted.models.ACTOR_OUTSIDE``). A file whose content hash is the one noted last wrote or
+``outside`` (``noted.models.ACTOR_OUTSIDE``), except the notes the first scan of a folder finds,
+which are ``import`` (the person's, as an import's are). A file whose content hash is the one noted last wrote or
 read is nothing new (so noted's own writes, seen again by the watcher, change nothing). A new path
 whose content matches a note whose file has gone is that note moved: it keeps its id, history,
 chats and vectors. A note whose file has gone is moved to noted's trash (restoring it writes the
@@ -19,13 +20,16 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from noted.errors import Interruption, InvalidInputError, NotFoundError
-from noted.models import ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag, now_ms
+from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag, now_ms
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.vault.files import TRASH, FileState, ReadFile, Skipped, decode
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
 from noted.store.vault.text import FileText
+
+FIRST_SCAN_KEY = "vault.first_scan"
+"""``pending`` from when a profile first follows a folder until its first scan completes."""
 
 if TYPE_CHECKING:
     from noted.store.vault.base import VaultCore
@@ -152,6 +156,8 @@ class Follower:
         self.store = store
         self.stopping: Callable[[], bool] = lambda: False
         """Asked between two files of a batch (the watcher sets it)."""
+        self.actor = ACTOR_OUTSIDE
+        """Who the changes found are recorded as: ``outside``, or ``import`` during the first scan."""
 
     def apply(self, paths: Iterable[str], *, progress: Progress | None = None) -> int:
         """Bring the notes at ``paths`` (files or folders, relative) up to date; how many changed."""
@@ -205,21 +211,21 @@ class Follower:
                 if old is not None and store.ledger.folder_at(old) == vanished[old]:
                     self._folder_moved(old, new, vanished[old])
         for path in fresh:
-            store.folder_for(path, ACTOR_OUTSIDE)
+            store.folder_for(path, self.actor)
 
     def _folder_moved(self, old: str, new: str, folder_id: str) -> None:
         store = self.store
         parent_dir, _, name = new.rpartition("/")
         with store.mirror.batch():
-            parent = store.folder_for(parent_dir, ACTOR_OUTSIDE) if parent_dir else ""
+            parent = store.folder_for(parent_dir, self.actor) if parent_dir else ""
             with store.mirror.db.write() as conn:
                 store.ledger.move_prefix(conn, old, new)
                 store.ledger.put_folder(conn, folder_id, new)
             folder = store.mirror.get_folder(folder_id)
             if folder.is_trashed:  # its deletion was seen in an earlier batch
-                store.mirror.restore_folder(folder_id, actor=ACTOR_OUTSIDE)
+                store.mirror.restore_folder(folder_id, actor=self.actor)
             if (folder.title, folder.parent_id) != (name, parent):
-                store.mirror.update_folder(folder_id, title=name, parent_id=parent, actor=ACTOR_OUTSIDE)
+                store.mirror.update_folder(folder_id, title=name, parent_id=parent, actor=self.actor)
 
     def _apply(
         self, present: set[str], gone: dict[str, NoteFile], gone_dirs: list[str], progress: Progress | None
@@ -271,7 +277,7 @@ class Follower:
         if note_id is None and gone:
             fresh[rel] = (ft, read)
             return 0
-        put_note(store, rel, ft, read.state, digest, actor=ACTOR_OUTSIDE, note_id=note_id)
+        put_note(store, rel, ft, read.state, digest, actor=self.actor, note_id=note_id)
         return 1
 
     def _edited_moves(self, fresh: dict[str, tuple[FileText, ReadFile]], gone: dict[str, NoteFile]) -> int:
@@ -285,7 +291,7 @@ class Follower:
             note_id = matches.get(rel)
             if note_id is not None:
                 gone.pop(note_id, None)
-            put_note(self.store, rel, ft, read.state, read.digest, actor=ACTOR_OUTSIDE, note_id=note_id)
+            put_note(self.store, rel, ft, read.state, read.digest, actor=self.actor, note_id=note_id)
         return len(fresh)
 
     def _moved(self, digest: str, gone: dict[str, NoteFile]) -> str | None:
@@ -308,7 +314,7 @@ class Follower:
             note = None
         trashed = note is not None and not note.is_trashed
         if trashed:
-            store.mirror.trash_note(row.note_id, actor=ACTOR_OUTSIDE)
+            store.mirror.trash_note(row.note_id, actor=self.actor)
         moved = trashed_copy(store, row) if note is not None else None
         with store.mirror.db.write() as conn:
             if moved is not None:  # nothing lost: a save based on the note as it was writes there
@@ -338,10 +344,25 @@ class Follower:
             return
         live = store.mirror.count_notes(folder_id=folder_id)
         if live == 0:
-            store.mirror.trash_folder(folder_id, actor=ACTOR_OUTSIDE)
+            store.mirror.trash_folder(folder_id, actor=self.actor)
 
     def scan(self, *, progress: Progress | None = None) -> int:
-        """Compare every file with the ledger (size and mtime, then the hash) and apply what changed."""
+        """Compare every file with the ledger (size and mtime, then the hash) and apply what changed.
+
+        The first scan of a folder (``FIRST_SCAN_KEY`` pending, until one completes) brings its notes
+        in as they were when noted first saw them, as ``import``: like ``noted import``, that is the
+        person's own and not reviewed. Every later change is ``outside``."""
+        first = self.store.mirror.get_meta(FIRST_SCAN_KEY) == "pending"
+        self.actor = ACTOR_IMPORT if first else ACTOR_OUTSIDE
+        try:
+            changed = self._scan(progress)
+        finally:
+            self.actor = ACTOR_OUTSIDE
+        if first:
+            self.store.mirror.set_meta(FIRST_SCAN_KEY, "done")
+        return changed
+
+    def _scan(self, progress: Progress | None) -> int:
         store = self.store
         store.vault.forget_folders()
         store.attachments.forget()

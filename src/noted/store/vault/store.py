@@ -34,7 +34,7 @@ from noted.store.sqlite import SqliteStore
 from noted.store.vault.base import VaultCore
 from noted.store.vault.files import Skipped, Vault, decode
 from noted.store.vault.folders import Folders
-from noted.store.vault.follow import Progress, in_trash, sync_tags
+from noted.store.vault.follow import FIRST_SCAN_KEY, Progress, in_trash, sync_tags
 from noted.store.vault.notes import Notes
 from noted.store.vault.resources import Resources
 from noted.store.vault.tags import Tags
@@ -113,6 +113,8 @@ class VaultStore(Parts):
                     f"this profile follows the Markdown folder {known}, not {resolved}",
                     hint="use one profile per folder: noted --profile NAME --vault DIR",
                 )
+            if known is None:  # the first time this profile reads the folder: its notes are imported
+                mirror.set_meta(FIRST_SCAN_KEY, "pending")
             mirror.set_meta(ROOT_KEY, resolved)
             store = cls(Vault(root, own=profile_dir), mirror)
             moves = store.vault.moves
