@@ -20,7 +20,7 @@ from pathlib import Path
 import pathspec
 
 from noted.errors import ConflictError, InvalidInputError
-from noted.store.vault.moves import MoveLog
+from noted.store.vault.moves import MoveLog, sync_dir
 
 NOTE_SUFFIX = ".md"
 TRASH = ".trash"
@@ -280,7 +280,7 @@ class Vault:
             raise
         if journaled:  # (only once it is written: a write refused has nothing to undo)
             self._remember(lambda: path.unlink() if before is None else self.write(rel, before))
-        self._sync_dir(path.parent)
+        sync_dir(path.parent)
         return FileState(st.st_size, st.st_mtime_ns)
 
     @staticmethod
@@ -306,9 +306,9 @@ class Vault:
             self.moves.add(source, target)
         os.rename(source, target)
         self._remember(lambda: os.rename(target, source))
-        self._sync_dir(target.parent)
+        sync_dir(target.parent)
         if source.parent != target.parent:
-            self._sync_dir(source.parent)
+            sync_dir(source.parent)
 
     def taken(self, rel: str, *, by: str) -> bool:
         """``rel`` is there and is not ``by`` (as it is on a case-insensitive file system when the
@@ -336,15 +336,6 @@ class Vault:
         while name.casefold() in taken:
             name, n = f"{stem} {n}{suffix}", n + 1
         return f"{folder}/{name}".lstrip("/")
-
-    @staticmethod
-    def _sync_dir(folder: Path) -> None:
-        with contextlib.suppress(OSError):
-            fd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -30,7 +30,7 @@ class MoveLog:
         """Write down a move about to be made."""
         if self._file is None:
             self._file = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            _sync_dir(self.path.parent)
+            sync_dir(self.path.parent)
         os.write(self._file, (json.dumps([str(source), str(target)]) + "\n").encode("utf-8"))
         os.fsync(self._file)
 
@@ -41,7 +41,7 @@ class MoveLog:
         os.close(self._file)
         self._file = None
         self.path.unlink(missing_ok=True)
-        _sync_dir(self.path.parent)
+        sync_dir(self.path.parent)
 
     def pending(self) -> bool:
         return self._file is None and self.path.exists()
@@ -72,11 +72,12 @@ class MoveLog:
         if moved:
             log.info("undid %d file moves of a batch that a crash stopped half way", len(moved))
         self.path.unlink(missing_ok=True)
-        _sync_dir(self.path.parent)
+        sync_dir(self.path.parent)
         return moved
 
 
-def _sync_dir(folder: Path) -> None:
+def sync_dir(folder: Path) -> None:
+    """fsync a folder, so a rename or an unlink in it survives a crash (best effort)."""
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
         try:
