@@ -29,7 +29,11 @@ def test_keys_typed_before_the_app_starts_open_the_note_and_the_terminal_is_give
         # At 80 columns Enter opens the highlighted note full width: the third, Groceries.
         terminal.wait_for(lambda s: "─ Note ─" in s and "Groceries" in s and "• milk" in s)
         terminal.keys("C-q")
-        wait_for(modes.exists, what="the shell to record the terminal's modes after noted quit", timeout=60)
+        wait_for(  # the shell makes the file before stty writes it: wait for the whole line
+            lambda: modes.exists() and modes.read_text().endswith("\n"),
+            what="the shell to record the terminal's modes after noted quit",
+            timeout=60,
+        )
     # The terminal is back in the mode noted found it in (noted held it in raw mode while starting).
     shown = modes.read_text().split()
     assert {"icanon", "echo", "icrnl", "ixon"} <= set(shown), shown
