@@ -56,3 +56,39 @@ def test_the_backend_setting_opens_joplin_without_reaching_it(tmp_path: Path) ->
         assert (profile.root / "joplin-sidecar.db").exists() and not profile.db_path.exists()
     finally:
         services.close()
+
+
+def test_a_command_with_joplin_off_exits_16_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script can tell "Joplin is off" (start it and retry) from "no such note" (exit 1)."""
+    from noted.cli import main
+
+    token_file = tmp_path / "token"
+    token_file.write_text("abc123\n", encoding="utf-8")
+    monkeypatch.setenv("NOTED_JOPLIN_TOKENFILE", str(token_file))
+    monkeypatch.setenv("NOTED_JOPLIN_URL", "http://127.0.0.1:9")  # the discard port: nothing answers
+    assert main(["--joplin", "init", "--profile", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    code = main(["--joplin", "notes", "--profile", str(tmp_path / "p")])
+    err = capsys.readouterr().err
+    assert code == 16, err
+    assert "Joplin is not reachable at http://127.0.0.1:9" in err
+    assert len(err.strip().splitlines()) <= 2 and "Traceback" not in err
+
+
+def test_init_for_joplin_or_a_folder_says_the_notes_stay_where_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``noted init`` on Joplin or a Markdown folder makes no notebook: it must not say it did."""
+    from noted.cli import main
+
+    token_file = tmp_path / "token"
+    token_file.write_text("abc123\n", encoding="utf-8")
+    monkeypatch.setenv("NOTED_JOPLIN_TOKENFILE", str(token_file))
+    monkeypatch.setenv("NOTED_JOPLIN_URL", "http://127.0.0.1:9")
+    assert main(["--joplin", "init", "--profile", str(tmp_path / "j")]) == 0
+    assert capsys.readouterr().out.startswith(f"made a profile at {tmp_path / 'j'} for your Joplin notes")
+    (tmp_path / "folder").mkdir()
+    assert main(["--vault", str(tmp_path / "folder"), "init", "--profile", str(tmp_path / "v")]) == 0
+    assert capsys.readouterr().out.startswith(f"made a profile at {tmp_path / 'v'} for the Markdown folder")

@@ -9,6 +9,7 @@ from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.early_keys import EarlyKeys
 from noted.errors import InvalidInputError
+from noted.settings.handles import BACKEND
 
 
 def register(sub: Commands) -> None:
@@ -23,8 +24,19 @@ def cmd_init(args: argparse.Namespace, ctx: CliContext) -> int:
     if ctx.json:
         ctx.emit({"profile": str(root), "created": ctx.created})
     else:
-        ctx.out(f"made a new notebook at {root}" if ctx.created else f"a notebook is already at {root}")
+        ctx.out(made(ctx) if ctx.created else f"a notebook is already at {root}")
     return 0
+
+
+def made(ctx: CliContext) -> str:
+    """The line saying where the profile was made (for Joplin, the notes stay in Joplin)."""
+    services = ctx.services
+    root, backend = services.profile.root, services.settings.get(BACKEND)
+    if ctx.vault is not None or backend == "vault":
+        return f"made a profile at {root} for the Markdown folder (noted's index and records; the notes stay in it)"
+    if ctx.joplin or backend == "joplin":
+        return f"made a profile at {root} for your Joplin notes (noted's index and records; the notes stay in Joplin)"
+    return f"made a new notebook at {root}"
 
 
 def interactive() -> bool:
@@ -52,7 +64,7 @@ def run_tui(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.create = True  # the first start in a terminal makes the notebook, saying where
         services = ctx.services
         if ctx.created:
-            ctx.error(f"made a new notebook at {services.profile.root}")
+            ctx.error(made(ctx))
         app = open_app(services)
     finally:
         typed = early.give_back() if early is not None else ""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 
 from noted.errors import (
+    BackendError,
     ConfigError,
     DatabaseBusyError,
     DatabaseDamagedError,
@@ -47,6 +48,9 @@ class ExitCode(enum.IntEnum):
     DATABASE_BUSY = 14
     STORAGE = 15
     """Another fault of the disk (an I/O error)."""
+    BACKEND = 16
+    """Joplin cannot be reached, answered with something unusable, or stopped answering partway
+    (the message says what was written)."""
     INTERNAL = 70
     INDEX_NOT_UP_TO_DATE = 75
     """``noted index``: another process holds the lease and has not caught up yet (EX_TEMPFAIL)."""
@@ -62,6 +66,7 @@ _BY_CLASS: tuple[tuple[type[NotedError], ExitCode], ...] = (
     (DatabaseDamagedError, ExitCode.DATABASE_DAMAGED),
     (DatabaseBusyError, ExitCode.DATABASE_BUSY),
     (StorageError, ExitCode.STORAGE),
+    (BackendError, ExitCode.BACKEND),
 )
 """Most specific first: the first class ``exc`` is an instance of decides."""
 
