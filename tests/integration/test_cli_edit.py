@@ -102,3 +102,21 @@ def test_missing_editor_is_a_clear_error(cli: Cli, tmp_path: Path, monkeypatch: 
     result = cli("edit", note)
     assert result.code == 2 and "cannot start the editor" in result.err and "$EDITOR" in result.err
     assert cli.cursor() == before
+
+
+def test_an_edit_that_changes_nothing_says_so_and_writes_nothing(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note_id = cli.ok("create", "Same", "--body", "one line").out.strip()
+    body = tmp_path / "body.md"
+    body.write_text(cli.json("show", note_id)["body"], encoding="utf-8")
+    before = cli.cursor()
+    for args in (
+        ["--title", "Same"],
+        ["--body-file", str(body)],
+        ["--title", "Same", "--body-file", str(body)],
+    ):
+        said = cli.ok("edit", note_id, *args).out
+        assert said == "no change: the note already says the same\n", args
+    assert cli.cursor() == before  # no feed row: nothing for the index or the review to follow
+    assert cli.ok("edit", note_id, "--title", "Other").out == 'saved "Other"\n'

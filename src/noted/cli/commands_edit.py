@@ -87,11 +87,18 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
         append = as_text_file(args.append) if args.append is not None else None
         patch = NotePatch(title=args.title, append=append, prepend=args.prepend)
         updated = ops.update_note(store, note.id, patch, actor=ACTOR_USER)
-        return render.emit_note(ctx, updated, f'saved "{updated.title}"')
+        return render.emit_note(ctx, updated, _saved(note, updated))
     saved = save_text(store, note, args.title, body, actor=ACTOR_USER)
     if saved.note is None:
         return _settle(ctx, note, args.title or note.title, body, choice)
-    return render.emit_note(ctx, saved.note, f'saved "{saved.note.title}"')
+    return render.emit_note(ctx, saved.note, _saved(note, saved.note))
+
+
+def _saved(before: Note, after: Note) -> str:
+    """What a save did: ``saved "T"``, or that the note already said so (nothing was written)."""
+    if after.updated_time == before.updated_time:
+        return "no change: the note already says the same"
+    return f'saved "{after.title}"'
 
 
 def _settle(ctx: CliContext, base: Note, title: str, body: str, choice: Choice) -> int:
@@ -194,7 +201,7 @@ def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
         exc.message = f"{exc.message}; nothing was saved and your text is kept in {path}"
         raise
     path.unlink(missing_ok=True)
-    return render.emit_note(ctx, saved.note, f'saved "{saved.note.title}"')
+    return render.emit_note(ctx, saved.note, _saved(note, saved.note))
 
 
 def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -28,6 +28,7 @@ from pathlib import Path
 from noted.errors import ConflictError, InvalidInputError, NotFoundError
 from noted.models import Note, NotePatch
 from noted.ops.conflicts import Conflict, keep_copy
+from noted.ops.notes import leaves_as_is
 from noted.store.protocol import Store
 
 
@@ -134,6 +135,7 @@ def save_text(
     """Save an edited title (None or ``base.title``: unchanged) and body of ``base``, in one write
     based on ``base.updated_time``; saves passing the same ``session`` share a revision in a burst.
 
+    A text that leaves the note as it is writes nothing (no change in the feed, no revision).
     A note moved to the trash since ``base`` was read is a change made meanwhile like any other
     (a trash leaves ``updated_time`` as it was, so the store would take the write): nothing is
     written, and the person is shown the conflict, not told "saved" of a note in the trash. A
@@ -145,8 +147,11 @@ def save_text(
     patch = NotePatch(title=title if title is not None and title != base.title else None, body=body)
     try:
         with store.batch():  # the look and the write as one, where the store has transactions
-            if not base.is_trashed and store.get_note(base.id).is_trashed:
+            current = store.get_note(base.id)
+            if not base.is_trashed and current.is_trashed:
                 return Saved(None)
+            if current.updated_time == base.updated_time and leaves_as_is(current, patch):
+                return Saved(current)  # a save that changes nothing writes nothing
             note = store.update_note(
                 base.id, patch, actor=actor, base_updated_time=base.updated_time, session=session
             )

@@ -240,14 +240,14 @@ def update_note(
         clean_title(patch.title)
     with store.batch():
         note = store.get_note(note_id)
-        if not _leaves_as_is(note, patch) or base_updated_time not in (None, note.updated_time):
+        if not leaves_as_is(note, patch) or base_updated_time not in (None, note.updated_time):
             note = store.update_note(note_id, patch, actor=actor, base_updated_time=base_updated_time)
         if tags is not None:
             set_tags(store, note_id, tags, actor=actor)
     return note
 
 
-def _leaves_as_is(note: Note, patch: NotePatch) -> bool:
+def leaves_as_is(note: Note, patch: NotePatch) -> bool:
     """Whether ``patch`` would leave ``note`` as it is (then nothing is written: no change, no revision)."""
     if patch.body_after(note.body) != note.body:
         return False
