@@ -184,6 +184,11 @@ class NoteMeta:
     def is_trashed(self) -> bool:
         return self.deleted_time > 0
 
+    @property
+    def listed_title(self) -> str:
+        """The title a listing shows: its own, or for a note not decrypted yet, words saying so."""
+        return "(encrypted: Joplin has not decrypted it yet)" if self.encrypted else self.title
+
 
 @dataclass(frozen=True, slots=True)
 class Tag:

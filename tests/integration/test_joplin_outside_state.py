@@ -16,6 +16,7 @@ import httpx
 import pytest
 from tests.support.joplin import JoplinServer, shared_server, wait_until
 from tests.support.joplin_proxy import DyingProxy
+from tests.support.tools_env import make_env
 
 from noted.cli.render import folder_lines
 from noted.errors import EncryptedError, NotedError, PartlyDoneError
@@ -90,7 +91,7 @@ def test_emptying_the_trash_erases_nothing_that_is_not_in_it(
     assert "notes or notebooks in them are not in the trash" in said
 
 
-def test_a_note_joplin_has_not_decrypted_is_never_taken_for_an_empty_one(
+async def test_a_note_joplin_has_not_decrypted_is_never_taken_for_an_empty_one(
     joplin: JoplinServer, store: JoplinStore, tmp_path: Path
 ) -> None:
     """It showed with an empty title and body, was exported as an empty ``Untitled.md``, and an
@@ -107,6 +108,17 @@ def test_a_note_joplin_has_not_decrypted_is_never_taken_for_an_empty_one(
     assert [n.id for n in store.get_notes([secret.id, plain.id])] == [plain.id]
     listed = {m.id: m.encrypted for m in store.list_notes(folder_id=folder.id)}
     assert listed == {secret.id: True, plain.id: False}
+    # The assistant's and AI apps' listings say so too, rather than show a note with no title.
+    env = make_env(store, tmp_path)
+    for tool, args in (
+        ("list_notes", {"notebook_id": folder.id}),
+        ("list_notebook_notes", {"notebook_id": folder.id}),
+    ):
+        rows = {r["id"]: r for r in (await env.ok(tool, **args))["notes"]}
+        assert rows[secret.id]["title"].startswith("(encrypted"), tool
+        assert rows[plain.id]["title"] == "Open plan"
+    rows = {r["id"]: r for r in (await env.ok("list_notes", notebook_id=folder.id))["notes"]}
+    assert rows[secret.id]["encrypted"] is True and "encrypted" not in rows[plain.id]
 
     report = export_markdown(store, tmp_path / "export")
     assert report.encrypted >= 1

@@ -148,8 +148,7 @@ def note_json(note: Note, notebook: str, tags: Sequence[Tag]) -> JsonDict:
 def meta_line(meta: NoteMeta, notebook: str) -> str:
     """One note in a listing: short id, updated time, to-do box, title, notebook."""
     state = todo_state(meta)
-    title = "(encrypted: Joplin has not decrypted it yet)" if meta.encrypted else meta.title
-    title = f"{state} {title}" if state else title
+    title = f"{state} {meta.listed_title}" if state else meta.listed_title
     return f"{meta.id[:8]}  {fmt_time(meta.user_updated_time)}  {title}  · {notebook}"
 
 

@@ -43,7 +43,11 @@ NOTE_ROW: dict[str, Payload] = {
     "is_todo": s.boolean(),
     "todo_completed": s.boolean(),
     "body_length": s.integer("The body's length in characters (read_note reads it)."),
+    "encrypted": s.boolean(
+        "Only on a note Joplin holds encrypted and has not decrypted yet: its title and text are unknown."
+    ),
 }
+_ROW_REQUIRED = tuple(k for k in NOTE_ROW if k != "encrypted")
 
 
 def note_rows(ctx: ToolContext, page: list[NoteMeta]) -> list[Payload]:
@@ -63,7 +67,7 @@ def note_row(ctx: ToolContext, meta: NoteMeta, titles: dict[str, str], body_leng
         titles[meta.parent_id] = notebook_title(ctx, meta.parent_id)
     return {
         "id": meta.id,
-        "title": meta.title,
+        "title": meta.listed_title,
         "notebook_id": meta.parent_id,
         "notebook": titles[meta.parent_id],
         "updated_time": iso(meta.updated_time),
@@ -72,7 +76,7 @@ def note_row(ctx: ToolContext, meta: NoteMeta, titles: dict[str, str], body_leng
         "is_todo": meta.is_todo,
         "todo_completed": bool(meta.todo_completed),
         "body_length": body_length,
-    }
+    } | ({"encrypted": True} if meta.encrypted else {})
 
 
 # list_notes ---------------------------------------------------------------------------------------
@@ -154,7 +158,7 @@ LIST_NOTES = Tool(
             "total": s.integer("How many notes match, over all pages."),
             "has_more": s.boolean(),
             "next_cursor": s.string("Pass as cursor for the next page (only when has_more)."),
-            "notes": s.array(s.obj(NOTE_ROW, tuple(NOTE_ROW))),
+            "notes": s.array(s.obj(NOTE_ROW, _ROW_REQUIRED)),
         },
         ("total", "has_more", "notes"),
     ),
@@ -205,7 +209,7 @@ LIST_TAG_NOTES = Tool(
             "tag_id": s.string(),
             "tag": s.string("The tag's title."),
             **s.OFFSET_PAGE,
-            "notes": s.array(s.obj(NOTE_ROW, tuple(NOTE_ROW))),
+            "notes": s.array(s.obj(NOTE_ROW, _ROW_REQUIRED)),
         },
         ("tag_id", "tag", *s.OFFSET_PAGE_REQUIRED, "notes"),
     ),

@@ -138,7 +138,7 @@ def _list_notebook_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     notes = [
         {
             "id": m.id,
-            "title": m.title,
+            "title": m.listed_title,
             "updated_time": iso(m.user_updated_time or m.updated_time),
             "is_todo": m.is_todo,
             "todo_completed": bool(m.todo_completed),

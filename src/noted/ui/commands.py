@@ -48,7 +48,7 @@ class OpenNoteProvider(Provider):
         def load() -> list[tuple[str, str]]:
             paths = folder_paths(store.list_folders(), " / ")
             return [
-                (m.id, f"Open note: {m.title or '(untitled)'}  ·  {paths.get(m.parent_id, '')}")
+                (m.id, f"Open note: {m.listed_title or '(untitled)'}  ·  {paths.get(m.parent_id, '')}")
                 for m in store.list_notes()
             ]
 

@@ -46,7 +46,7 @@ def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
         box = ("☑ ", "$text-success") if meta.todo_completed else ("☐ ", "$text-warning")
     if meta.is_conflict:  # Joplin's sync kept this side of a note changed on two machines
         box = ("conflict ", "bold $text-error")
-    title = meta.title or "(untitled)"
+    title = meta.listed_title or "(untitled)"
     stamp = meta.user_created_time if order is NoteOrder.CREATED else meta.user_updated_time
     tags = "  " + " ".join(f"#{t}" for t in row.tags) if row.tags else ""
     due, due_style = due_mark(meta)
