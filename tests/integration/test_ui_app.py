@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -19,6 +20,8 @@ from textual.widget import Widget
 
 from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.profile import Profile
+from noted.services import Services
 from noted.store.sqlite import SqliteStore
 from noted.ui.app import NotedApp
 from noted.ui.data import PAGE_SIZE, NotePage, NoteSource, SourceKind, load_page
@@ -491,5 +494,27 @@ async def test_a_status_word_while_the_screens_are_taken_down_is_dropped(fixture
             app.post_message(IndexerStatusChanged(IndexStatus("idle")))
             await pilot.pause()
             assert app.is_running and app.return_code is None  # not vacuous: NoMatches ended it before
+    finally:
+        services.close()
+
+
+async def test_a_new_notebook_that_got_another_name_says_so(tmp_path: Path) -> None:
+    """In a Markdown folder a name a file holds cannot be a notebook's folder: the notebook is
+    made as "Taken 2", and the person is told, as `noted notebook create` tells them."""
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "Taken").write_text("a file, not a folder", encoding="utf-8")
+    services = Services.open(Profile(tmp_path / "p").ensure(), vault=str(folder))
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.workspace.query_one(NotebookTree).ready)
+            app.workspace.query_one(NotebookTree).focus()
+            await pilot.press("n")
+            await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+            await pilot.press(*"Taken", "enter")
+            await until(pilot, lambda: any(f.title == "Taken 2" for f in services.store.list_folders()))
+            said = 'The notebook is named "Taken 2": the Markdown folder cannot take the name "Taken".'
+            await until(pilot, lambda: any(n.message == said for n in app._notifications))
     finally:
         services.close()

@@ -12,7 +12,6 @@ from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Folder
 from noted.ops import notebooks as ops
 from noted.ops.resolve import folder_paths, resolve_folder
-from noted.store.rules import clean_notebook_title
 
 
 def register(sub: Commands) -> None:
@@ -99,12 +98,14 @@ def cmd_create(args: argparse.Namespace, ctx: CliContext) -> int:
     if not title:
         raise InvalidInputError("a notebook needs a title")
     folder = ops.create_notebook(store, title, parent_id=parent, actor=ACTOR_USER)
-    asked = clean_notebook_title(title)
-    if folder.title != asked and not ctx.json:  # a Markdown folder's name, taken (by a file, a link…)
-        ctx.error(
-            f'the notebook is named "{folder.title}": the Markdown folder cannot take the name "{asked}"'
-        )
+    _say_name(ctx, title, folder)
     return _report(ctx, folder, "created")
+
+
+def _say_name(ctx: CliContext, asked: str, folder: Folder) -> None:
+    """Say so when the notebook got another name than ``asked`` (a Markdown folder's, taken)."""
+    if (said := ops.named_otherwise(asked, folder)) and not ctx.json:
+        ctx.error(said)
 
 
 def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -113,9 +114,9 @@ def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:
     title = args.title.strip()
     if not title:
         raise InvalidInputError("a notebook needs a title")
-    return _report(
-        ctx, ops.update_notebook(store, folder.id, title=title, actor=ACTOR_USER).folder, "renamed"
-    )
+    renamed = ops.update_notebook(store, folder.id, title=title, actor=ACTOR_USER).folder
+    _say_name(ctx, title, renamed)
+    return _report(ctx, renamed, "renamed")
 
 
 def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:

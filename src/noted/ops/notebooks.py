@@ -42,6 +42,15 @@ class TagChange:
     deleted: bool = False
 
 
+def named_otherwise(asked: str, folder: Folder) -> str:
+    """'' when ``folder`` took the title asked for; else a line saying what it is named and why
+    (a Markdown folder's notebook cannot take a name a file or another folder there has)."""
+    wanted = clean_notebook_title(asked)
+    if folder.title == wanted:
+        return ""
+    return f'the notebook is named "{folder.title}": the Markdown folder cannot take the name "{wanted}"'
+
+
 def create_notebook(store: Store, title: str, *, parent_id: str = "", actor: str) -> Folder:
     """A new notebook titled ``title`` inside ``parent_id`` ("" for the top level)."""
     clean_notebook_title(title)  # refused before the write, as every store refuses it

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.widget import Widget
 
-from noted.models import ACTOR_USER
+from noted.models import ACTOR_USER, Folder
 from noted.ops import notebooks as ops
 from noted.store.protocol import Store
 from noted.ui.data import SourceKind
@@ -47,6 +47,14 @@ class NotebookWrites:
 
         in_thread(self._tree, run, "tree-write", description)
 
+    def _named(self, asked: str, folder: Folder) -> Folder:
+        """In the writer's thread: tell the person when the notebook got another name than asked."""
+        if said := ops.named_otherwise(asked, folder):
+            self._tree.app.call_from_thread(
+                self._tree.notify, said[0].upper() + said[1:] + ".", severity="warning"
+            )
+        return folder
+
     def new_notebook(self, item: TreeItem | None) -> None:
         parent = item.folder.id if item and item.folder and not item.trashed else TOP_LEVEL
         where = f' inside "{item.folder.title}"' if item and item.folder and not item.trashed else ""
@@ -55,7 +63,9 @@ class NotebookWrites:
             if title:
                 self._write(
                     f"creating notebook {title!r}",
-                    lambda: ops.create_notebook(self._store, title, parent_id=parent, actor=ACTOR_USER),
+                    lambda: self._named(
+                        title, ops.create_notebook(self._store, title, parent_id=parent, actor=ACTOR_USER)
+                    ),
                     select=lambda folder: f"{SourceKind.FOLDER}:{folder.id}",  # type: ignore[attr-defined]
                 )
 
@@ -71,7 +81,10 @@ class NotebookWrites:
                 if title and title != folder.title:
                     self._write(
                         f"renaming notebook {folder.title!r}",
-                        lambda: ops.update_notebook(self._store, folder.id, title=title, actor=ACTOR_USER),
+                        lambda: self._named(
+                            title,
+                            ops.update_notebook(self._store, folder.id, title=title, actor=ACTOR_USER).folder,
+                        ),
                     )
 
             self._tree.app.push_screen(TextPrompt("Rename notebook", value=folder.title), rename)
