@@ -17,22 +17,10 @@ from noted.profile import Profile
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
 from noted.settings.handles import (
-    AI_ALLOW_REMOTE,
-    AI_API_KEY_FILE,
-    AI_BASE_URL,
     AI_BUDGET_TOKENS,
-    AI_ENABLED,
-    AI_MODEL,
-    AI_PROVIDER,
     AI_TIMEOUT_SECONDS,
     AI_WRITES,
     BACKEND,
-    EMBEDDING_BASE_URL,
-    EMBEDDING_MODEL,
-    EMBEDDING_PASSAGE_PREFIX,
-    EMBEDDING_PROVIDER,
-    EMBEDDING_QUERY_PREFIX,
-    EMBEDDING_THREADS,
     SEARCH_INDEXER_ENABLED,
     VAULT_PATH,
 )
@@ -191,28 +179,9 @@ class Services:
             return self._embedder
 
     def _make_embedder(self) -> Embedder:
-        from noted.embeddings import make_embedder
-        from noted.providers import load_api_key
+        from noted.services.configured import embedder_for
 
-        s = self.settings
-        kind = s.get(EMBEDDING_PROVIDER)
-        threads = s.get(EMBEDDING_THREADS) or None
-        if kind == "fake":
-            return make_embedder("fake")
-        if kind == "openai":
-            return make_embedder(
-                "openai",
-                base_url=s.get(EMBEDDING_BASE_URL) or s.get(AI_BASE_URL),
-                model=s.get(EMBEDDING_MODEL),
-                api_key=load_api_key("openai", key_file=s.get_path(AI_API_KEY_FILE)),
-                allow_remote=s.get(AI_ALLOW_REMOTE),
-                query_prefix=s.get(EMBEDDING_QUERY_PREFIX),
-                passage_prefix=s.get(EMBEDDING_PASSAGE_PREFIX),
-            )
-        folder = s.get(EMBEDDING_MODEL)
-        if folder:
-            return make_embedder("folder", path=folder, threads=threads)
-        return make_embedder("local", threads=threads, quantized_cache=self.profile.root / "models")
+        return embedder_for(self.settings, self.profile)
 
     def semantic(self) -> SemanticSearch:
         """Semantic search over the index, or ``UnavailableError`` saying why it cannot run."""
@@ -257,7 +226,10 @@ class Services:
             with self._lock:  # closed, or started by another thread meanwhile: this one goes
                 keep = not self._closed and self._indexer is None
                 self._indexer = service if keep else self._indexer
-            service.start() if keep else service.close()
+            if keep:
+                service.start()
+            else:
+                service.close()
         return None if self._closed else self._indexer
 
     def start_watching(self) -> None:
@@ -339,22 +311,9 @@ class Services:
             return self._review
 
     def provider_config(self) -> ProviderConfig:
-        from noted.providers import ProviderConfig, load_api_key
+        from noted.services.configured import provider_config_for
 
-        s = self.settings
-        kind = s.get(AI_PROVIDER)
-        return ProviderConfig(
-            kind=kind,
-            model=s.get(AI_MODEL),
-            base_url=s.get(AI_BASE_URL) or None,
-            api_key=load_api_key(kind, key_file=s.get_path(AI_API_KEY_FILE)),
-            enabled=s.get(AI_ENABLED),
-            allow_remote=s.get(AI_ALLOW_REMOTE),
-            timeout=float(s.get(AI_TIMEOUT_SECONDS)),
-            # The chat engine retries within ai.timeoutSeconds and shows each try; an SDK retry
-            # would wait the whole timeout again, unseen.
-            max_retries=0,
-        )
+        return provider_config_for(self.settings)
 
     def provider(self) -> ChatProvider:
         """A chat provider as configured now (settings may change between runs)."""
