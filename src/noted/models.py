@@ -225,6 +225,19 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
+class ItemState:
+    """What the feed keeps of a notebook or a tag at a change (a tag has no parent nor trash)."""
+
+    title: str
+    parent_id: str = ""
+    deleted_time: int = 0
+    notes: tuple[str, ...] = ()
+    """A deleted tag: the notes that carried it, so that a revert can put it back on them."""
+    was: ItemState | None = None
+    """The state just before the change, where the writer knew it (an update)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Change:
     """One row of the change feed."""
 
@@ -238,6 +251,9 @@ class Change:
     """A note's place just after this change (a row about a note, ``note`` or ``note_tag``), so the
     review can tell whose move, trashing or tags it was; None where the backend cannot say (Joplin's
     feed, rows written before noted kept it, a note deleted for good)."""
+    item: ItemState | None = None
+    """A notebook's or tag's state just after this change (for a deletion: just before it), kept
+    in the same column as a note's place; None where the backend cannot say (Joplin's feed)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -344,3 +344,31 @@ async def test_edit_a_merge_of_a_proposal_and_the_note_now(fixture: Fixture) -> 
         assert "one\nTWO, said the bot\nthree\n" in bodies and "one\ntwo, said I\nthree\n" in bodies
     finally:
         services.close()
+
+
+async def test_a_notebook_a_model_renamed_is_a_row_of_its_own_and_r_renames_it_back(fixture: Fixture) -> None:
+    services = open_services(fixture.root)
+    services.review.refresh()
+    services.store.update_folder(fixture.home, title="House", actor=BOT)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            screen = await _open(pilot)
+            (row,) = screen.shown
+            assert (row.kind, row.note_id, row.summary) == (
+                "notebook",
+                fixture.home,
+                'notebook "House" renamed from "Home"',
+            )
+            await pilot.press("enter")  # no text to diff: what it changed, field by field
+            diff = screen.query_one("#changes-diff", Static)
+            await until(pilot, lambda: 'title: "Home" → "House"' in str(diff.render()))
+            await pilot.press("o")  # there is no note to open: the view stays
+            await pilot.pause()
+            assert pilot.app.screen is screen
+            await pilot.press("r")
+            await until(pilot, lambda: services.store.get_folder(fixture.home).title == "Home")
+            await until(pilot, lambda: not screen.rows)
+    finally:
+        services.close()

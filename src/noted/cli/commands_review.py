@@ -19,7 +19,7 @@ from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError
 from noted.models import ACTOR_USER
-from noted.ops import review_actions
+from noted.ops import review_actions, review_items
 from noted.ops.conflicts import Choice, resolve
 from noted.ops.review import Review, summary
 from noted.search.dates import DATE_FORMS, resolve_date
@@ -122,7 +122,10 @@ def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None,
     proposal_cli.list_lines(ctx, waiting)
     for note_id, group in _by_note(entries):
         first = group[0]
-        ctx.out(f'"{first.title}" ({folders.get(first.folder_id, "?")})  {note_id}')
+        if review_items.kind_of(first) == "note":
+            ctx.out(f'"{first.title}" ({folders.get(first.folder_id, "?")})  {note_id}')
+        else:
+            ctx.out(f"{review_items.label(first)}  {note_id}")
         for e in group:
             ctx.out(f"  {e.id:>7}  {render.fmt_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
     told = [f"{plural(len(entries), 'change')} to review"] if entries else []
@@ -141,9 +144,12 @@ def _by_note(entries: Sequence[EntryRow]) -> list[tuple[str, list[EntryRow]]]:
 
 
 def _json(entry: EntryRow, folders: dict[str, str]) -> dict[str, object]:
+    kind = review_items.kind_of(entry)
     return {
         "id": entry.id,
-        "note_id": entry.note_id,
+        "kind": kind,
+        "item_id": entry.note_id,
+        "note_id": entry.note_id if kind == "note" else "",
         "title": entry.title,
         "notebook": folders.get(entry.folder_id, ""),
         "actor": entry.actor,
@@ -162,7 +168,9 @@ def _show(ctx: CliContext, review: Review, entry_id: int) -> int:
         ctx.emit(_json(diff.entry, folders) | {"diff": diff.text})
         return 0
     e = diff.entry
-    ctx.out(f'change {e.id} · "{e.title}" · {e.actor} · {render.fmt_time(e.last_time)} · {e.state.value}')
+    ctx.out(
+        f"change {e.id} · {review_items.label(e)} · {e.actor} · {render.fmt_time(e.last_time)} · {e.state.value}"
+    )
     ctx.out(summary(e, folders))
     ctx.out()
     ctx.out(diff.text.rstrip("\n"))
@@ -177,11 +185,11 @@ def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:
         if reverted.kept:  # changed again since: what was changed after stays, as with the text
             code = ExitCode.CONFLICT
             kept = "; ".join(reverted.kept)
-            ctx.out(
-                f'Change {entry_id}: "{reverted.entry.title}" changed since; {kept}.'
-            ) if not ctx.json else None
+            what = review_items.label(reverted.entry)
+            ctx.out(f"Change {entry_id}: {what} changed since; {kept}.") if not ctx.json else None
         if reverted.conflict is None:
-            ctx.out(f'Reverted change {entry_id} of "{reverted.entry.title}".') if not ctx.json else None
+            what = review_items.label(reverted.entry)
+            ctx.out(f"Reverted change {entry_id} of {what}.") if not ctx.json else None
             continue
         settled = resolve(review.store, reverted.conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
         review_actions.finish(review, entry_id)

@@ -8,6 +8,8 @@ title come from the revisions; a move, tags and the trash from the note's place 
 the feed keeps after each change, compared with the one before, so a model's move still shows when
 the person saved the note after it. Where the feed keeps no place (Joplin's), the review compares
 the last place it saw the note in with the place it is in now, at the note's last change it reads.
+What other actors did to notebooks and tags makes entries too, in the same list
+(``noted.ops.review_items``).
 ``noted.ops.review_actions`` shows, accepts and reverts entries; ``noted.tools.proposals`` keeps
 the writes that wait.
 """
@@ -30,6 +32,7 @@ from noted.models import (
     Note,
     Revision,
 )
+from noted.ops import review_items
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, EntryState, Place, ReviewRows, Touch
 from noted.wording import plural
@@ -70,6 +73,7 @@ def merge_detail(old: Detail, new: Detail) -> Detail:
     for tag in new.get("tags_removed", []):
         added.remove(tag) if tag in added else removed.append(tag)
     out["tags_added"], out["tags_removed"] = sorted(set(added)), sorted(set(removed))
+    review_items.merge(out, new)
     return {k: v for k, v in out.items() if v not in ([], None)}
 
 
@@ -110,6 +114,8 @@ def line_counts(old: str, new: str) -> tuple[int, int]:
 def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str:
     """One line on what ``entry`` did: lines added and removed, retitled, moved, tagged, trashed,
     and who wrote a text that came by sync when noted wrote it on another machine."""
+    if review_items.kind_of(entry) != "note":
+        return review_items.summary(entry, folder_titles)
     d = entry.detail
     parts: list[str] = []
     if d.get("created"):
@@ -228,6 +234,9 @@ class Review:
         touches = [
             self._touch(c, notes.get(c.item_id), seen, after, last) for c in rows if c.item_id in known
         ]
+        items = (c for c in page.changes if c.item_type in review_items.ITEM_KINDS)
+        touches += [t for c in items if (t := review_items.touch(c, is_person(c.actor))) is not None]
+        touches.sort(key=lambda t: t.feed_id)  # a person's change ends a burst only after what came before
         touched = self.rows.apply(cursor, page.cursor, touches, after, merge=merge_detail, burst_ms=BURST_MS)
         for entry_id in touched or ():
             self._count_lines(self.rows.entry(entry_id))

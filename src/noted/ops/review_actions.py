@@ -6,7 +6,8 @@ trashing and its tags. When the note changed again since the entry, the text is 
 ``revert`` hands back a ``noted.ops.conflicts.Conflict`` whose sides are the note as it is now and
 the text before the entry, for the front end to settle the usual way (*Keep both* by default); a
 note moved again since stays where it was put, a note made by the entry and edited since is not
-trashed, and ``Reverted.kept`` says so.
+trashed, and ``Reverted.kept`` says so. An entry of a notebook or a tag is reverted by
+``noted.ops.review_items``, which keeps what the person changed since in the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
+from noted.ops import review_items
 from noted.ops.conflicts import Conflict, text_diff
 from noted.ops.review import Review, versions
 from noted.store.review import EntryRow, EntryState
@@ -30,10 +32,14 @@ class EntryDiff:
     entry: EntryRow
     before: tuple[str, str] | None
     after: tuple[str, str] | None
+    words: str = ""
+    """What a notebook's or a tag's entry did, in place of a diff."""
 
     @property
     def text(self) -> str:
         """A unified diff of the title (as a ``#`` line) and the body."""
+        if self.words:
+            return self.words
         if self.after is None:
             return "(no change to the text)\n"
         return text_diff(self.before or ("", ""), self.after, ("before", self.entry.actor))
@@ -53,6 +59,9 @@ class Reverted:
 def show(review: Review, entry_id: int) -> EntryDiff:
     """The diff of one entry against the version before it."""
     entry = review.rows.entry(entry_id)
+    if review_items.kind_of(entry) != "note":
+        folders = {f.id: f.title for f in review.store.list_folders(include_trashed=True)}
+        return EntryDiff(entry, None, None, review_items.described(review.store, entry, folders))
     try:
         history = review.store.note_history(entry.note_id)
     except NotFoundError:
@@ -88,6 +97,10 @@ def revert(review: Review, entry_id: int) -> Reverted:
     (the entry is marked reverted once ``finish`` is called for it)."""
     (entry,) = waiting(review, [entry_id])
     store, detail = review.store, entry.detail
+    if review_items.kind_of(entry) != "note":
+        kept = review_items.revert(store, entry)
+        finish(review, entry.id)
+        return Reverted(entry, None, None, tuple(kept))
     try:
         note = store.get_note(entry.note_id)
     except NotFoundError:

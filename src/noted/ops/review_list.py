@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noted.models import now_ms
+from noted.ops import review_items
 from noted.ops.review import Review, summary
 from noted.search.dates import resolve_date
 from noted.store.review import EntryRow, ProposalRow, ProposalState, Word, stuck
@@ -31,6 +32,8 @@ class ReviewItem:
     time: int
     summary: str
     proposal: bool = False
+    kind: str = "note"
+    """What the row changed: ``note``, ``notebook`` or ``tag`` (``note_id`` is then that item's id)."""
 
     @property
     def haystack(self) -> str:
@@ -73,6 +76,7 @@ def _entry(entry: EntryRow, folders: dict[str, str]) -> ReviewItem:
         entry.actor,
         entry.last_time,
         summary(entry, folders),
+        kind=review_items.kind_of(entry),
     )
 
 

@@ -1,21 +1,29 @@
 """The change feed: ``record`` appends the row of one change inside the writer's transaction; the
 readers serve the embedded store's ``changes`` and the Joplin sidecar's mirror, which have the
 same columns but one: a row about a note in ``changes`` keeps the note's place just after it (its
-notebook, trash and tags, as JSON: ``Change.place``), which Joplin's feed cannot know."""
+notebook, trash and tags, as a JSON array: ``Change.place``), which Joplin's feed cannot know.
+
+The same column keeps a notebook's or a tag's state (``Change.item``, a JSON object): its title,
+parent and trash just after the change, and just before it (``was``) for an update; a deletion
+keeps the state it was deleted in and, for a tag, the notes that carried it. The review reads
+these to word and undo what a model did to notebooks and tags (``noted.ops.review_items``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import apsw
 
-from noted.models import Change, ChangePage, ChangeType, ItemType, Place, now_ms
+from noted.models import Change, ChangePage, ChangeType, ItemState, ItemType, Place, now_ms
 
 _COLUMNS = "id, item_type, item_id, change_type, time, actor"
 PLACED = "changes"
 """The one feed table with a ``place`` column."""
 _NOTE_ITEMS = (ItemType.NOTE, ItemType.NOTE_TAG)
+_STATE_ITEMS = (ItemType.FOLDER, ItemType.TAG)
 _PLACE = (
     "SELECT json_array(n.parent_id, n.deleted_time, json((SELECT json_group_array(t.title) FROM "
     "(SELECT t.title FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = n.id "
@@ -30,14 +38,50 @@ def _columns(table: str) -> str:
 
 def _change(row: tuple[int, str, str, str, int, str, str | None]) -> Change:
     id_, kind, item, change, time, actor, place = row
-    return Change(id_, ItemType(kind), item, ChangeType(change), time, actor, _place(place))
+    kept = None if place is None else json.loads(place)
+    if isinstance(kept, dict):
+        return Change(id_, ItemType(kind), item, ChangeType(change), time, actor, None, _state(kept))
+    return Change(id_, ItemType(kind), item, ChangeType(change), time, actor, _place(kept))
 
 
-def _place(text: str | None) -> Place | None:
-    if text is None:
+def _place(kept: Any) -> Place | None:
+    if kept is None:
         return None
-    parent, deleted, tags = json.loads(text)
+    parent, deleted, tags = kept
     return Place(str(parent), int(deleted), tuple(str(t) for t in tags))
+
+
+def _state(kept: dict[str, Any]) -> ItemState:
+    was = kept.get("was")
+    return ItemState(
+        str(kept.get("title", "")),
+        str(kept.get("parent", "")),
+        int(kept.get("deleted", 0)),
+        tuple(str(n) for n in kept.get("notes", ())),
+        _state(was) if isinstance(was, dict) else None,
+    )
+
+
+def _state_json(state: ItemState) -> dict[str, Any]:
+    out: dict[str, Any] = {"title": state.title, "parent": state.parent_id, "deleted": state.deleted_time}
+    if state.notes:
+        out["notes"] = list(state.notes)
+    if state.was is not None:
+        out["was"] = _state_json(state.was)
+    return out
+
+
+def item_state(conn: apsw.Connection, item_type: ItemType, item_id: str) -> ItemState | None:
+    """A notebook's or a tag's state as it is now in this transaction (None when there is none)."""
+    if item_type is ItemType.FOLDER:
+        row = conn.execute(
+            "SELECT title, parent_id, deleted_time FROM folders WHERE id = ?", (item_id,)
+        ).fetchone()
+        return ItemState(row[0], row[1], row[2]) if row else None
+    if item_type is ItemType.TAG:
+        row = conn.execute("SELECT title FROM tags WHERE id = ?", (item_id,)).fetchone()
+        return ItemState(row[0]) if row else None
+    return None
 
 
 def changes_after(conn: apsw.Connection, table: str, cursor: int, limit: int) -> ChangePage:
@@ -70,9 +114,14 @@ def record(
     change_type: ChangeType,
     actor: str,
     time: int | None = None,
+    *,
+    was: ItemState | None = None,
+    state: ItemState | None = None,
 ) -> None:
     """Append one row to the change feed, inside the caller's transaction (after the write, so a
-    row about a note keeps the place the write left it in)."""
+    row about a note keeps the place the write left it in, and one about a notebook or a tag its
+    state). ``was`` is a notebook's or tag's state before an update (``item_state`` read before
+    the write); ``state`` is given for a deletion, which leaves nothing to read."""
     if not actor:
         raise ValueError("every write needs an actor")
     values: list[object] = [item_type.value, item_id, change_type.value, time or now_ms(), actor]
@@ -80,6 +129,13 @@ def record(
     if item_type in _NOTE_ITEMS:
         place = f"({_PLACE})"
         values.append(item_id)
+    elif item_type in _STATE_ITEMS:
+        after = state or item_state(conn, item_type, item_id)
+        if after is not None:
+            if was is not None:
+                after = dataclasses.replace(after, was=was)
+            place = "?"
+            values.append(json.dumps(_state_json(after), ensure_ascii=False))
     conn.execute(
         f"INSERT INTO changes(item_type, item_id, change_type, time, actor, place) VALUES (?, ?, ?, ?, ?, {place})",
         values,

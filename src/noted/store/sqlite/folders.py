@@ -5,11 +5,11 @@ from __future__ import annotations
 import apsw
 
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import ChangeType, Folder, ItemType, new_id, now_ms
+from noted.models import ChangeType, Folder, ItemState, ItemType, new_id, now_ms
 from noted.store.rules import clean_title
 from noted.store.sqlite.base import FOLDER_COLUMNS, folder_from_row, folder_row
 from noted.store.sqlite.db import Database
-from noted.store.sqlite.feed import record
+from noted.store.sqlite.feed import item_state, record
 
 
 class Folders:
@@ -74,7 +74,8 @@ class Folders:
                 "UPDATE folders SET title = ?, parent_id = ?, updated_time = ? WHERE id = ?",
                 (new_title, new_parent, now, folder_id),
             )
-            record(conn, ItemType.FOLDER, folder_id, ChangeType.UPDATE, actor, now)
+            was = ItemState(folder.title, folder.parent_id, folder.deleted_time)
+            record(conn, ItemType.FOLDER, folder_id, ChangeType.UPDATE, actor, now, was=was)
             return folder_row(conn, folder_id)
 
     def trash_folder(self, folder_id: str, *, actor: str) -> None:
@@ -90,14 +91,16 @@ class Folders:
             now = max(now_ms(), (latest or 0) + 1)
             ids = descendant_folder_ids(conn, folder_id)
             marks = ",".join("?" * len(ids))
-            for (fid,) in conn.execute(
-                f"SELECT id FROM folders WHERE id IN ({marks}) AND deleted_time = 0", ids
-            ).fetchall():
-                record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now)
-            for (nid,) in conn.execute(
+            folders = [
+                (fid, ItemState(title, parent, 0))
+                for fid, title, parent in conn.execute(
+                    f"SELECT id, title, parent_id FROM folders WHERE id IN ({marks}) AND deleted_time = 0",
+                    ids,
+                ).fetchall()
+            ]
+            notes = conn.execute(
                 f"SELECT id FROM notes WHERE parent_id IN ({marks}) AND deleted_time = 0", ids
-            ).fetchall():
-                record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
+            ).fetchall()
             conn.execute(
                 f"UPDATE folders SET deleted_time = ? WHERE id IN ({marks}) AND deleted_time = 0", [now, *ids]
             )
@@ -105,6 +108,11 @@ class Folders:
                 f"UPDATE notes SET deleted_time = ? WHERE parent_id IN ({marks}) AND deleted_time = 0",
                 [now, *ids],
             )
+            # Recorded after the write, so each row keeps the state it left: in the trash.
+            for fid, was in folders:
+                record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now, was=was)
+            for (nid,) in notes:
+                record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
 
     def restore_folder(self, folder_id: str, *, actor: str) -> None:
         """Bring back a trashed notebook with what was trashed with it, and its trashed parents."""
@@ -124,8 +132,9 @@ class Folders:
             ).fetchall()
             now = now_ms()
             for (fid,) in folders:
+                was = item_state(conn, ItemType.FOLDER, fid)
                 conn.execute("UPDATE folders SET deleted_time = 0 WHERE id = ?", (fid,))
-                record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now)
+                record(conn, ItemType.FOLDER, fid, ChangeType.UPDATE, actor, now, was=was)
             for (nid,) in notes:
                 conn.execute("UPDATE notes SET deleted_time = 0 WHERE id = ?", (nid,))
                 record(conn, ItemType.NOTE, nid, ChangeType.UPDATE, actor, now)
@@ -162,5 +171,6 @@ def restore_folder_chain(conn: apsw.Connection, folder_id: str, actor: str) -> N
             return
         if folder.is_trashed:
             conn.execute("UPDATE folders SET deleted_time = 0 WHERE id = ?", (folder_id,))
-            record(conn, ItemType.FOLDER, folder_id, ChangeType.UPDATE, actor)
+            was = ItemState(folder.title, folder.parent_id, folder.deleted_time)
+            record(conn, ItemType.FOLDER, folder_id, ChangeType.UPDATE, actor, was=was)
         folder_id = folder.parent_id

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import apsw
 
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import ChangeType, ItemType, Tag, new_id, now_ms
+from noted.models import ChangeType, ItemState, ItemType, Tag, new_id, now_ms
 from noted.store.rules import clean_title
 from noted.store.sqlite.base import note_row, tag_from_row
 from noted.store.sqlite.db import Database
-from noted.store.sqlite.feed import record
+from noted.store.sqlite.feed import item_state, record
 
 _TAG_WITH_COUNT = """
     SELECT t.id, t.title, t.created_time, t.updated_time,
@@ -65,7 +66,8 @@ class Tags:
         if not title:
             raise InvalidInputError("a tag needs a title")
         with self.db.write() as conn:
-            if not conn.execute("SELECT 1 FROM tags WHERE id = ?", (tag_id,)).fetchone():
+            was = item_state(conn, ItemType.TAG, tag_id)
+            if was is None:
                 raise NotFoundError(f'no tag with id "{tag_id}"')
             clash = conn.execute(
                 "SELECT id FROM tags WHERE casefold(title) = ? AND id != ?", (title.casefold(), tag_id)
@@ -74,19 +76,26 @@ class Tags:
                 raise InvalidInputError(f'a tag named "{title}" exists already')
             now = now_ms()
             conn.execute("UPDATE tags SET title = ?, updated_time = ? WHERE id = ?", (title, now, tag_id))
-            record(conn, ItemType.TAG, tag_id, ChangeType.UPDATE, actor, now)
+            record(conn, ItemType.TAG, tag_id, ChangeType.UPDATE, actor, now, was=was)
         return self.get_tag(tag_id)
 
-    def delete_tag(self, tag_id: str, *, actor: str) -> None:
-        """Delete a tag for good and unlink it from every note."""
+    def delete_tag(self, tag_id: str, *, actor: str, bare: bool = False) -> None:
+        """Delete a tag for good and unlink it from every note. ``bare``: a tag no note carries
+        any more, dropped as bookkeeping (a Markdown folder's tag lives in its files); its feed
+        row keeps no state, so the review passes it over."""
         with self.db.write() as conn:
-            if not conn.execute("SELECT 1 FROM tags WHERE id = ?", (tag_id,)).fetchone():
+            tag = item_state(conn, ItemType.TAG, tag_id)
+            if tag is None:
                 raise NotFoundError(f'no tag with id "{tag_id}"')
-            for (note_id,) in conn.execute("SELECT note_id FROM note_tags WHERE tag_id = ?", (tag_id,)):
-                record(conn, ItemType.NOTE_TAG, note_id, ChangeType.DELETE, actor)
+            notes = [r[0] for r in conn.execute("SELECT note_id FROM note_tags WHERE tag_id = ?", (tag_id,))]
             conn.execute("DELETE FROM note_tags WHERE tag_id = ?", (tag_id,))
             conn.execute("DELETE FROM tags WHERE id = ?", (tag_id,))
-            record(conn, ItemType.TAG, tag_id, ChangeType.DELETE, actor)
+            # After the write, so each note's row keeps its tags without this one; the tag's row
+            # keeps the notes it was on, for a revert to put it back.
+            for note_id in notes:
+                record(conn, ItemType.NOTE_TAG, note_id, ChangeType.DELETE, actor)
+            state = None if bare else dataclasses.replace(tag, notes=tuple(notes))
+            record(conn, ItemType.TAG, tag_id, ChangeType.DELETE, actor, state=state)
 
     def note_tags(self, note_id: str) -> list[Tag]:
         with self.db.read() as conn:
@@ -133,8 +142,9 @@ class Tags:
         return self.note_tags(note_id)
 
 
-def ensure_tag(conn: apsw.Connection, title: str, actor: str) -> Tag:
-    """The tag with this title (case-insensitive), created when missing."""
+def ensure_tag(conn: apsw.Connection, title: str, actor: str, note_id: str = "") -> Tag:
+    """The tag with this title (case-insensitive), created when missing (for ``note_id``: its
+    feed row says so, and the review leaves it to the note's entry)."""
     title = clean_title(title, "tag")
     if not title:
         raise InvalidInputError("a tag needs a title")
@@ -150,7 +160,8 @@ def ensure_tag(conn: apsw.Connection, title: str, actor: str) -> Tag:
         "INSERT INTO tags(id, title, created_time, updated_time) VALUES (?, ?, ?, ?)",
         (tag.id, tag.title, now, now),
     )
-    record(conn, ItemType.TAG, tag.id, ChangeType.CREATE, actor, now)
+    made_for = ItemState(tag.title, notes=(note_id,)) if note_id else None
+    record(conn, ItemType.TAG, tag.id, ChangeType.CREATE, actor, now, state=made_for)
     return tag
 
 
@@ -162,7 +173,7 @@ def add_tags(conn: apsw.Connection, note_id: str, titles: Sequence[str], actor: 
     """
     linked: list[Tag] = []
     for title in titles:
-        tag = ensure_tag(conn, title, actor)
+        tag = ensure_tag(conn, title, actor, note_id)
         added = conn.execute(
             "INSERT OR IGNORE INTO note_tags(note_id, tag_id, created_time) VALUES (?, ?, ?) RETURNING 1",
             (note_id, tag.id, now_ms()),

@@ -23,6 +23,7 @@ from noted.errors import Interruption, InvalidInputError, NotFoundError
 from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag, now_ms
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
+from noted.store.sqlite.tags import Tags
 from noted.store.vault.files import TRASH, FileState, ReadFile, Skipped, decode
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
@@ -141,7 +142,7 @@ def drop_bare_tags(store: VaultCore, titles: Iterable[str], actor: str) -> None:
     for title in titles:
         tag = mirror.find_tag(title)
         if tag is not None and not any(mirror.count_notes(tag_id=tag.id, trashed=t) for t in (False, True)):
-            mirror.delete_tag(tag.id, actor=actor)
+            Tags(mirror.db).delete_tag(tag.id, actor=actor, bare=True)  # not the actor's change
 
 
 class FollowStopped(Interruption):

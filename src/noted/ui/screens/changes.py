@@ -167,8 +167,9 @@ and `since:day-1`.
         options: list[Option] = []
         for _, group in grouped(self.shown):
             head = group[0]
-            where = f"  {head.notebook}" if head.notebook else ""
-            heading = Content.assemble((head.title or "(untitled)", "bold"), (where, "$text-muted"))
+            where = f"  {head.notebook}" if head.notebook and head.kind == "note" else ""
+            kind = "" if head.kind == "note" else f"{head.kind} "
+            heading = Content.assemble(kind, (head.title or "(untitled)", "bold"), (where, "$text-muted"))
             options.append(Option(heading, disabled=True))
             options += [Option(self._line(row), id=row.ref) for row in group]
         if not options:  # say why the list is empty, rather than leave a blank box
@@ -252,7 +253,7 @@ and `since:day-1`.
 
     def action_open(self) -> None:
         current = self._current()
-        if current is not None and current.note_id:
+        if current is not None and current.note_id and current.kind == "note":
             self._open(current)
 
     @thread_work("changes-open", "finding the change")

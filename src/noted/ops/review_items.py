@@ -1,0 +1,261 @@
+"""Review entries for what models did to notebooks and tags: how a feed row becomes one, the line
+that says what it did, and its revert.
+
+An entry of a notebook or a tag is kept as a note's is (``noted.store.review.EntryRow``, so the
+review's tables need no new column): ``note_id`` carries the item's id and ``detail["kind"]``
+says what kind of item it is (``ITEM_KINDS``; an entry without ``kind`` is a note's). Its detail
+comes from the state the feed keeps with each row (``noted.models.ItemState``: the title, parent
+and trash after the change, and before it for an update), so it says what the model did whoever
+changed the item after. ``after`` keeps the item's state at the entry's end, which tells a revert
+whether the person changed it since: what the person did stays, and the revert says what it kept.
+
+Joplin's feed keeps no such state (``noted.store.joplin.sidecar``): its notebook and tag changes
+are not reviewed. An attachment kind can join ``ITEM_KINDS`` once its feed rows keep a state.
+"""
+
+from __future__ import annotations
+
+from noted.errors import InvalidInputError, NotedError, NotFoundError
+from noted.models import ACTOR_USER, Change, ChangeType, Folder, ItemType, Tag
+from noted.ops import notebooks
+from noted.store.protocol import Store
+from noted.store.review import Detail, EntryRow, Touch
+from noted.wording import plural
+
+ITEM_KINDS = {ItemType.FOLDER: "notebook", ItemType.TAG: "tag"}
+"""The feed's item types reviewed beside notes, and the kind their entries record."""
+_GONE_FOR_GOOD = "noted keeps no copy of a notebook deleted for good, nor of the notes deleted with it"
+
+
+def kind_of(entry: EntryRow) -> str:
+    """``note``, ``notebook`` or ``tag``: what ``entry`` changed."""
+    return str(entry.detail.get("kind", "note"))
+
+
+def touch(change: Change, person: bool) -> Touch | None:
+    """The review's view of a feed row about a notebook or a tag; None where the feed kept no state."""
+    state = change.item
+    if state is None:
+        return None
+    if change.item_type is ItemType.TAG and change.change_type is ChangeType.CREATE and state.notes:
+        return None  # made by tagging a note: that note's entry says "tagged …" and reverts it
+    kind = ITEM_KINDS[change.item_type]
+    detail: Detail = {}
+    if not person:
+        detail = {"kind": kind, "after": {"title": state.title, "parent": state.parent_id}}
+        detail["after"]["trashed"] = bool(state.deleted_time)
+        if change.change_type is ChangeType.CREATE:
+            detail["created"] = True
+        elif change.change_type is ChangeType.DELETE:
+            detail["deleted"] = True
+            if kind == "tag":
+                detail["notes"] = list(state.notes)
+        elif (was := state.was) is not None:
+            if was.title != state.title:
+                detail |= {"renamed_from": was.title, "renamed_to": state.title}
+            if was.parent_id != state.parent_id:
+                detail |= {"moved_from": was.parent_id, "moved_to": state.parent_id}
+            if bool(was.deleted_time) != bool(state.deleted_time):
+                detail["trashed"] = bool(state.deleted_time)
+    # A notebook's entry sits in its parent notebook, so that the filter's notebook words find it.
+    folder = state.parent_id if kind == "notebook" else ""
+    return Touch(change.id, change.item_id, change.actor, change.time, person, state.title, folder, detail)
+
+
+def merge(out: Detail, new: Detail) -> None:
+    """Grow ``out`` (a copy of an item entry's detail) by a later change of its burst."""
+    if "renamed_to" in new:
+        out.setdefault("renamed_from", new["renamed_from"])
+        out["renamed_to"] = new["renamed_to"]
+        if out["renamed_from"] == out["renamed_to"]:
+            del out["renamed_from"], out["renamed_to"]
+    for key in ("after", "notes"):
+        if key in new:
+            out[key] = new[key]
+
+
+def label(entry: EntryRow) -> str:
+    """How a line names what ``entry`` changed: ``notebook "Work"``, or a note's title in quotes."""
+    kind = kind_of(entry)
+    return f'"{entry.title}"' if kind == "note" else f'{kind} "{entry.title}"'
+
+
+def unrevertible(entry: EntryRow) -> str:
+    """Why ``entry`` cannot be reverted ('' when it can)."""
+    d = entry.detail
+    if kind_of(entry) == "notebook" and d.get("deleted") and not d.get("created"):
+        return _GONE_FOR_GOOD
+    return ""
+
+
+def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str:
+    """One line on what a notebook's or tag's entry did, e.g. ``notebook "Work" renamed from "Projects"``."""
+    d = entry.detail
+    parts: list[str] = []
+    if d.get("created"):
+        parts.append("created")
+    if "renamed_from" in d:
+        parts.append(f'renamed from "{d["renamed_from"]}"')
+    if "moved_to" in d:
+        where = (folder_titles or {}).get(d["moved_to"], "another notebook")
+        parts.append(f'moved into "{where}"' if d["moved_to"] else "moved to the top level")
+    if "trashed" in d:
+        parts.append("moved to the trash" if d["trashed"] else "restored from the trash")
+    if d.get("deleted"):
+        notes = d.get("notes")
+        parts.append(
+            f"deleted (was on {plural(len(notes), 'note')})" if notes is not None else "deleted for good"
+        )
+    line = f"{label(entry)} {', '.join(parts) or 'changed'}"
+    why = unrevertible(entry)
+    return f"{line}; cannot be reverted: {why}" if why else line
+
+
+def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> str:
+    """What a notebook's or tag's entry changed, a line a field, for ``noted changes show`` and
+    the Changes view's diff pane (there is no text to diff)."""
+    d = entry.detail
+
+    def where(folder_id: str) -> str:
+        return f'"{folder_titles.get(folder_id, "?")}"' if folder_id else "the top level"
+
+    lines = [f"{kind_of(entry)} {entry.note_id}"]
+    if d.get("created"):
+        lines.append("made by this change")
+    if "renamed_from" in d:
+        lines.append(f'title: "{d["renamed_from"]}" → "{d["renamed_to"]}"')
+    if "moved_to" in d:
+        lines.append(f"inside: {where(d['moved_from'])} → {where(d['moved_to'])}")
+    if "trashed" in d:
+        lines.append("moved to the trash" if d["trashed"] else "restored from the trash")
+    if "notes" in d:
+        titles = {n.id: n.title for n in store.get_notes(d["notes"])}
+        lines += ["it was on:"] + [
+            f'  "{titles[n]}"' if n in titles else f"  {n} (deleted since)" for n in d["notes"]
+        ]
+    if why := unrevertible(entry):
+        lines.append(f"cannot be reverted: {why}")
+    return "\n".join(lines) + "\n"
+
+
+def revert(store: Store, entry: EntryRow) -> list[str]:
+    """Undo what ``entry`` did to its notebook or tag; what the person changed since stays, and
+    the lines returned say what was kept. ``NotedError`` when there is nothing it can do."""
+    d, kind = entry.detail, kind_of(entry)
+    if d.get("created") and d.get("deleted"):
+        return []  # made and deleted again: nothing of it is left to undo
+    if why := unrevertible(entry):
+        raise NotedError(
+            f"change {entry.id} cannot be reverted: {why}",
+            hint=f"`noted changes accept {entry.id}` clears it",
+        )
+    if kind == "tag" and d.get("deleted"):
+        return _put_tag_back(store, entry)
+    try:
+        item: Folder | Tag = (
+            store.get_folder(entry.note_id) if kind == "notebook" else store.get_tag(entry.note_id)
+        )
+    except NotFoundError:
+        raise NotedError(
+            f"the {label(entry)} of change {entry.id} was deleted for good since; there is nothing to revert",
+            hint=f"`noted changes accept {entry.id}` clears it",
+        ) from None
+    if d.get("created"):
+        return _unmake(store, entry, item)
+    kept: list[str] = []
+    if isinstance(item, Folder):
+        if d.get("trashed") is True and item.is_trashed:
+            item = notebooks.restore_notebook(store, item.id, actor=ACTOR_USER).folder
+        _rename_back(store, entry, item, kept)
+        _move_back(store, entry, store.get_folder(item.id), kept)
+        if d.get("trashed") is False and not store.get_folder(item.id).is_trashed:
+            notebooks.trash_notebook(store, item.id, actor=ACTOR_USER)
+    else:
+        _rename_back(store, entry, item, kept)
+    return kept
+
+
+def _rename_back(store: Store, entry: EntryRow, item: Folder | Tag, kept: list[str]) -> None:
+    d = entry.detail
+    if "renamed_to" not in d or item.title == d["renamed_from"]:
+        return
+    if item.title != d["renamed_to"]:
+        kept.append(f'it was renamed again since: it stays "{item.title}"')
+        return
+    try:
+        if isinstance(item, Folder):
+            notebooks.update_notebook(store, item.id, title=d["renamed_from"], actor=ACTOR_USER)
+        else:
+            notebooks.rename_tag(store, item.id, d["renamed_from"], actor=ACTOR_USER)
+    except InvalidInputError:  # another tag has that title now
+        kept.append(f'a tag is named "{d["renamed_from"]}" now: it stays "{item.title}"')
+
+
+def _move_back(store: Store, entry: EntryRow, folder: Folder, kept: list[str]) -> None:
+    d = entry.detail
+    if "moved_to" not in d or folder.parent_id == d["moved_from"]:
+        return
+    here = _where(store, folder.parent_id)
+    if folder.parent_id != d["moved_to"]:
+        kept.append(f"it was moved again since: it stays {here}")
+        return
+    if d["moved_from"]:
+        try:
+            if store.get_folder(d["moved_from"]).is_trashed:
+                kept.append(f"the notebook it came from is in the trash: it stays {here}")
+                return
+        except NotFoundError:
+            kept.append(f"the notebook it came from is gone: it stays {here}")
+            return
+    notebooks.update_notebook(store, folder.id, parent_id=d["moved_from"], actor=ACTOR_USER)
+
+
+def _where(store: Store, parent_id: str) -> str:
+    if not parent_id:
+        return "at the top level"
+    try:
+        return f'in "{store.get_folder(parent_id).title}"'
+    except NotFoundError:
+        return "where it is"
+
+
+def _unmake(store: Store, entry: EntryRow, item: Folder | Tag) -> list[str]:
+    """Trash a notebook the entry made, or delete a tag it made, when it is still as the entry
+    left it and holds nothing; otherwise it stays, and the line says why."""
+    after = entry.detail.get("after", {})
+    if isinstance(item, Folder):
+        if item.is_trashed:
+            return []
+        if (item.title, item.parent_id) != (after.get("title"), after.get("parent")):
+            return ["it was renamed or moved since it was made, so it stays"]
+        notes = store.folder_note_counts().get(item.id, 0)
+        inner = sum(1 for f in store.list_folders() if f.parent_id == item.id)
+        held = [plural(n, word) for n, word in ((notes, "note"), (inner, "notebook")) if n]
+        if held:
+            return [f"it holds {' and '.join(held)} now, so it stays (move them out first to undo it)"]
+        notebooks.trash_notebook(store, item.id, actor=ACTOR_USER)
+        return []
+    if item.title != after.get("title"):
+        return ["it was renamed since it was made, so it stays"]
+    carried = len(store.list_notes(tag_id=item.id)) + len(store.list_notes(tag_id=item.id, trashed=True))
+    if carried:
+        return [f"it is on {plural(carried, 'note')} now, so it stays (revert or untag them first)"]
+    notebooks.delete_tag(store, item.id, actor=ACTOR_USER)
+    return []
+
+
+def _put_tag_back(store: Store, entry: EntryRow) -> list[str]:
+    """Make the deleted tag again (or take the one of that title made since) and put it back on
+    the notes that carried it; those deleted for good since are told."""
+    wanted = list(dict.fromkeys(entry.detail.get("notes", [])))
+    tag = store.find_tag(entry.title) or notebooks.create_tag(store, entry.title, actor=ACTOR_USER)
+    found = {n.id for n in store.get_notes(wanted)}
+    for note_id in wanted:
+        if note_id in found:
+            store.tag_note(note_id, [tag.title], actor=ACTOR_USER)
+    gone = len(wanted) - len(found)
+    if gone:
+        return [
+            f"{plural(gone, 'note')} that carried it {'was' if gone == 1 else 'were'} deleted for good since"
+        ]
+    return []

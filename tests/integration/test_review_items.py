@@ -1,0 +1,219 @@
+"""What a model does to notebooks and tags, reviewed and reverted like its changes to notes.
+
+Every change is made through the real tool registry as the assistant (``tests.support.tools_env``),
+on the embedded store and the Markdown folder (whose mirror keeps the feed); Joplin's feed keeps no
+state of a notebook or tag, so its changes to them are not reviewed (the README says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.backends import LocalStore, open_backend
+from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
+
+from noted.errors import NotedError
+from noted.models import ACTOR_SYNC, ACTOR_USER, NotePatch
+from noted.ops import notebooks, review_actions
+from noted.ops.review import Review, summary
+from noted.store.review import EntryRow, EntryState
+from noted.store.sqlite.review import SqliteReview
+
+
+@pytest.fixture(params=("sqlite", "vault"))
+def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
+    with open_backend(request.param, tmp_path / "store") as store:
+        yield make_env(store, tmp_path, enabled=(*WRITE_TOOLS, *MANAGE_TOOLS))
+
+
+def _review(store: LocalStore) -> Review:
+    review = Review(store, SqliteReview(store.db))
+    review.refresh()  # read up to here: what the person set up is not reviewed
+    return review
+
+
+def _only(review: Review, kind: str) -> EntryRow:
+    review.refresh()
+    found = [e for e in review.pending() if e.detail.get("kind", "note") == kind]
+    assert len(found) == 1, review.pending()
+    return found[0]
+
+
+def _line(review: Review, entry: EntryRow) -> str:
+    return summary(entry, {f.id: f.title for f in review.store.list_folders(include_trashed=True)})
+
+
+async def test_a_rename_and_a_move_are_one_entry_and_revert_puts_both_back(env: Env) -> None:
+    top = env.folder("Top")
+    work = env.folder("Projects")
+    review = _review(env.store)
+    await env.ok("update_notebook", id=work, title="Work")
+    await env.ok("update_notebook", id=work, parent_id=top)
+    entry = _only(review, "notebook")
+    assert entry.actor == ACTOR and entry.note_id == work
+    assert _line(review, entry) == 'notebook "Work" renamed from "Projects", moved into "Top"'
+    assert 'title: "Projects" → "Work"' in review_actions.show(review, entry.id).text
+
+    reverted = review_actions.revert(review, entry.id)
+    assert reverted.kept == ()
+    folder = env.store.get_folder(work)
+    assert (folder.title, folder.parent_id) == ("Projects", "")
+    assert review.rows.entry(entry.id).state is EntryState.REVERTED
+    review.refresh()
+    assert review.pending() == []  # the revert is the person's: nothing new to review
+
+
+async def test_a_notebook_the_person_renamed_and_moved_since_keeps_the_persons_change(env: Env) -> None:
+    elsewhere = env.folder("Elsewhere")
+    work = env.folder("Projects")
+    review = _review(env.store)
+    await env.ok("update_notebook", id=work, title="Work", parent_id=env.folder("Top"))
+    notebooks.update_notebook(env.store, work, title="Mine", parent_id=elsewhere, actor=ACTOR_USER)
+    entry = _only(review, "notebook")
+    reverted = review_actions.revert(review, entry.id)
+    assert any('renamed again since: it stays "Mine"' in k for k in reverted.kept), reverted.kept
+    assert any('moved again since: it stays in "Elsewhere"' in k for k in reverted.kept), reverted.kept
+    folder = env.store.get_folder(work)
+    assert (folder.title, folder.parent_id) == ("Mine", elsewhere)
+
+
+async def test_a_trashed_notebook_comes_back_with_its_notes_and_a_restored_one_goes_back(env: Env) -> None:
+    old = env.folder("Old")
+    note = env.note(old, "Inside", "text\n")
+    review = _review(env.store)
+    await env.ok("delete_notebook", id=old)
+    entry = _only(review, "notebook")
+    assert _line(review, entry) == 'notebook "Old" moved to the trash'
+    # The note went with it, and its own entry says so (its feed row keeps it in the trash now).
+    (note_entry,) = [e for e in review.pending() if e.note_id == note]
+    assert "trashed" in _line(review, note_entry)
+    review_actions.revert(review, entry.id)
+    assert not env.store.get_folder(old).is_trashed and not env.store.get_note(note).is_trashed
+
+    notebooks.trash_notebook(env.store, old, actor=ACTOR_USER)
+    review.refresh()
+    await env.ok("restore_notebook", id=old)
+    review.refresh()
+    restored = [e for e in review.pending() if e.note_id == old]
+    assert [_line(review, e) for e in restored] == ['notebook "Old" restored from the trash']
+    review_actions.revert(review, restored[0].id)
+    assert env.store.get_folder(old).is_trashed and env.store.get_note(note).is_trashed
+
+
+async def test_a_notebook_made_by_the_model_is_trashed_only_while_empty(env: Env) -> None:
+    review = _review(env.store)
+    made = (await env.ok("create_notebook", title="Scratch"))["id"]
+    kept = (await env.ok("create_notebook", title="Ideas"))["id"]
+    env.note(kept, "The person's note")  # the person put a note in it
+    review.refresh()
+    entries = {e.note_id: e for e in review.pending()}
+    assert _line(review, entries[made]) == 'notebook "Scratch" created'
+
+    assert review_actions.revert(review, entries[made].id).kept == ()
+    assert env.store.get_folder(made).is_trashed
+    reverted = review_actions.revert(review, entries[kept].id)
+    assert reverted.kept == ("it holds 1 note now, so it stays (move them out first to undo it)",)
+    assert not env.store.get_folder(kept).is_trashed
+
+
+async def test_a_tag_made_by_the_model_is_deleted_unless_a_note_carries_it_now(env: Env) -> None:
+    folder = env.folder("Work")
+    note = env.note(folder, "Plan")
+    review = _review(env.store)
+    await env.ok("create_tag", title="later")
+    await env.ok("create_tag", title="urgent")
+    env.store.tag_note(note, ["urgent"], actor=ACTOR_USER)
+    review.refresh()
+    entries = {e.title: e for e in review.pending()}
+    assert _line(review, entries["later"]) == 'tag "later" created'
+    assert review_actions.revert(review, entries["later"].id).kept == ()
+    assert env.store.find_tag("later") is None
+    kept = review_actions.revert(review, entries["urgent"].id).kept
+    assert kept == ("it is on 1 note now, so it stays (revert or untag them first)",)
+    assert [t.title for t in env.store.note_tags(note)] == ["urgent"]
+
+
+async def test_tagging_a_note_with_a_new_tag_is_the_notes_entry_only(env: Env) -> None:
+    note = env.note(env.folder("Work"), "Plan")
+    review = _review(env.store)
+    await env.ok("manage_tags", note_id=note, add=["fresh"])
+    review.refresh()
+    assert [(e.note_id, _line(review, e)) for e in review.pending()] == [(note, "tagged fresh")]
+
+
+async def test_a_tag_rename_is_reverted_unless_renamed_again(env: Env) -> None:
+    note = env.note(env.folder("Work"), "Plan")
+    env.store.tag_note(note, ["todo", "misc"], actor=ACTOR_USER)
+    todo, misc = (env.store.find_tag(t) for t in ("todo", "misc"))
+    assert todo is not None and misc is not None
+    review = _review(env.store)
+    await env.ok("rename_tag", id=todo.id, title="tasks")
+    await env.ok("rename_tag", id=misc.id, title="other")
+    notebooks.rename_tag(env.store, misc.id, "various", actor=ACTOR_USER)
+    review.refresh()
+    entries = {e.note_id: e for e in review.pending() if e.detail.get("kind") == "tag"}
+    assert _line(review, entries[todo.id]) == 'tag "tasks" renamed from "todo"'
+    assert review_actions.revert(review, entries[todo.id].id).kept == ()
+    kept = review_actions.revert(review, entries[misc.id].id).kept
+    assert kept == ('it was renamed again since: it stays "various"',)
+    assert sorted(t.title for t in env.store.note_tags(note)) == ["todo", "various"]
+
+
+async def test_a_deleted_tag_comes_back_on_the_notes_that_had_it(env: Env) -> None:
+    folder = env.folder("Work")
+    notes = [env.note(folder, f"Note {i}") for i in range(3)]
+    for note in notes:
+        env.store.tag_note(note, ["urgent"], actor=ACTOR_USER)
+    tag = env.store.find_tag("urgent")
+    assert tag is not None
+    review = _review(env.store)
+    await env.ok("delete_tag", id=tag.id)
+    entry = _only(review, "tag")
+    assert _line(review, entry) == 'tag "urgent" deleted (was on 3 notes)'
+    # Each note's own entry names the tag it lost (its feed row is written after the delete).
+    assert {_line(review, e) for e in review.pending() if e.note_id in notes} == {"untagged urgent"}
+    # The person deletes one of the notes for good: the tag comes back on the other two.
+    env.store.trash_note(notes[0], actor=ACTOR_USER)
+    env.store.empty_trash(actor=ACTOR_USER)
+
+    reverted = review_actions.revert(review, entry.id)
+    assert reverted.kept == ("1 note that carried it was deleted for good since",)
+    for note in notes[1:]:
+        assert [t.title for t in env.store.note_tags(note)] == ["urgent"]
+
+
+async def test_the_persons_own_changes_make_no_entry(env: Env) -> None:
+    folder = env.folder("Work")
+    review = _review(env.store)
+    notebooks.update_notebook(env.store, folder, title="Job", actor=ACTOR_USER)
+    notebooks.create_tag(env.store, "mine", actor=ACTOR_USER)
+    review.refresh()
+    assert review.pending() == []
+
+
+async def test_a_notebook_deleted_for_good_by_another_actor_says_it_cannot_be_reverted(env: Env) -> None:
+    gone = env.folder("Gone")
+    env.store.trash_folder(gone, actor=ACTOR_USER)
+    review = _review(env.store)
+    env.store.empty_trash(actor=ACTOR_SYNC)  # as a sync from another device would
+    entry = _only(review, "notebook")
+    assert "cannot be reverted" in _line(review, entry)
+    with pytest.raises(NotedError, match="cannot be reverted"):
+        review_actions.revert(review, entry.id)
+    assert review.rows.entry(entry.id).state is EntryState.PENDING  # nothing was marked
+
+
+async def test_a_model_rename_of_a_note_keeps_working_beside_notebook_entries(env: Env) -> None:
+    folder = env.folder("Work")
+    note = env.note(folder, "Plan", "one\n")
+    review = _review(env.store)
+    await env.ok("update_notebook", id=folder, title="Job")
+    await env.ok("update_note", id=note, append="two")
+    review.refresh()
+    assert {e.detail.get("kind", "note") for e in review.pending()} == {"note", "notebook"}
+    env.store.update_note(note, NotePatch(append="three"), actor=ACTOR_USER)
+    for entry in review.pending():
+        review_actions.accept(review, [entry.id])
+    assert review.pending() == []
