@@ -25,7 +25,9 @@ def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[St
 def _attached(store: Store) -> tuple[str, str]:
     """An attachment linked from a note (so the Markdown folder writes it into the folder)."""
     folder = store.create_folder("F", actor="user")
-    res = store.add_resource(b"first bytes", filename="shot.png", mime="image/png", title="Shot", actor="user")
+    res = store.add_resource(
+        b"first bytes", filename="shot.png", mime="image/png", title="Shot", actor="user"
+    )
     note = store.create_note(NoteDraft("n", f"![Shot](:/{res.id})", folder.id), actor="user")
     return res.id, note.id
 
@@ -37,7 +39,12 @@ def test_a_replace_keeps_the_old_version_and_restoring_it_keeps_the_replacement(
     assert store.read_resource(res_id) == b"second bytes"
     [kept] = store.resource_versions(res_id)
     # Without the versions, the first bytes were gone for good here.
-    assert (kept.actor, kept.deleted, kept.resource.filename, kept.resource.size) == ("mcp:app", False, "shot.png", 11)
+    assert (kept.actor, kept.deleted, kept.resource.filename, kept.resource.size) == (
+        "mcp:app",
+        False,
+        "shot.png",
+        11,
+    )
     restored = store.restore_resource_version(res_id, kept.id, actor="user")
     assert (restored.id, restored.filename, restored.mime) == (res_id, "shot.png", "image/png")
     assert store.read_resource(res_id) == b"first bytes"
