@@ -216,6 +216,23 @@ class Resource:
 
 
 @dataclass(frozen=True, slots=True)
+class ResourceVersion:
+    """An attachment as it was before a replace or a delete, kept with its bytes
+    (``Store.resource_versions``)."""
+
+    id: int
+    """The version's number, unique in the profile (``noted history ID --restore N``)."""
+    resource: Resource
+    """The attachment as it was: title, file name, type, size and times."""
+    time: int
+    """When it was replaced or deleted."""
+    actor: str
+    """Who replaced or deleted it."""
+    deleted: bool = False
+    """It was deleted (False: replaced)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Place:
     """What the feed's columns do not say about a note: where it is, whether trashed, its tags (A→Z)."""
 
@@ -291,6 +308,8 @@ class HistoryPruned:
     removed: int
     size_before: int
     size_after: int
+    versions: int = 0
+    """The old attachment versions thinned, their files removed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,13 +117,13 @@ async def test_a_fault_injected_in_the_last_write_leaves_every_note_as_it_was(
 
 def _before(env: Env, calls: list[tuple[str, dict[str, object]]]) -> Snapshot:
     """What the calls name, as the chat keeps it before a batch (from each tool's ``undo``)."""
-    named: tuple[list[str], list[str], list[str]] = ([], [], [])
+    named: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
     for name, args in calls:
         tool = env.registry.get(name)
         assert tool is not None and tool.undo is not None
         for kept, more in zip(named, tool.undo.named(args), strict=True):
             kept += more
-    return capture(env.store, notes=named[0], folders=named[1], tags=named[2])
+    return capture(env.store, notes=named[0], folders=named[1], tags=named[2], files=named[3])
 
 
 async def test_an_undo_puts_back_notebooks_and_tags_and_leaves_what_was_tagged_since(env: Env) -> None:

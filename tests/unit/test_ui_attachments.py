@@ -279,7 +279,7 @@ async def test_remove_deletes_an_attachment_only_this_note_links(running: Runnin
     await running.to_attachment(attached)
     await running.pilot.press("d")
     question = await running.confirm()
-    assert "for good" in question and "dot.png" in question
+    assert f"noted history {attached} brings it back" in question and "dot.png" in question
     path = running.store.resource_path(attached)
     await running.pilot.press("y")
 
@@ -295,6 +295,8 @@ async def test_remove_deletes_an_attachment_only_this_note_links(running: Runnin
     assert not path.exists()
     links = running.viewer.query_one(LinkList)
     await running.until(lambda: not links.has_items)  # the reader shows the note without it
+    [kept] = running.store.resource_versions(attached)  # and the person can bring it back
+    assert kept.deleted and kept.actor == "user"
 
 
 async def test_remove_keeps_an_attachment_another_note_links(running: Running, attached: str) -> None:
@@ -375,7 +377,7 @@ async def test_enter_on_the_delete_question_keeps_the_attachment(running: Runnin
     await running.to_attachment(attached)
     await running.pilot.press("d")
     question = await running.confirm()
-    assert f'"dot.png" ({human_size(len(PNG))}) for good' in question  # says exactly what goes
+    assert f'"dot.png" ({human_size(len(PNG))})?' in question  # says exactly what goes
     # Not vacuous: Enter deleted the attachment while the dialog focused its Delete button.
     await running.pilot.press("enter")
     await running.until(lambda: not isinstance(running.app.screen, Confirm))

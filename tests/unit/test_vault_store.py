@@ -60,6 +60,7 @@ MIRROR_METHODS = {
     *("count_notes", "list_tags", "get_tag", "find_tag", "note_tags", "note_tag_titles", "get_resource"),
     *("list_resources", "resource_notes", "changes_since", "latest_cursor", "item_changes"),
     *("note_history", "get_revision", "prune_history", "create_tag", "add_resource"),
+    "resource_versions",
 }
 """The Store methods the mirror answers alone: reads, a tag with no notes, an attachment not yet linked."""
 

@@ -136,16 +136,15 @@ class RoundCalls:
 
     async def _capture(self, calls: list[ToolCallReady]) -> Snapshot:
         """What the ticked calls name, as it is before any runs, for the undo."""
-        notes: list[str] = []
-        folders: list[str] = []
-        tags: list[str] = []
+        named: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
         for call in calls:
             tool = self.registry.get(call.name)
             if tool is not None and tool.undo is not None:
-                named = tool.undo.named(call.arguments)
-                notes, folders, tags = notes + named[0], folders + named[1], tags + named[2]
+                for kept, more in zip(named, tool.undo.named(call.arguments), strict=True):
+                    kept += more
+        notes, folders, tags, files = named
         store = self.ctx.store
-        return await asyncio.to_thread(capture, store, notes=notes, folders=folders, tags=tags)
+        return await asyncio.to_thread(capture, store, notes=notes, folders=folders, tags=tags, files=files)
 
     async def _settled(
         self, before: Snapshot, calls: list[ToolCallReady], results: list[ToolResult]

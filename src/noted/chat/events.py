@@ -209,7 +209,7 @@ class BatchApplied:
 
     @property
     def final(self) -> tuple[str, ...]:
-        """The changes no undo can take back (a file replaced or deleted), as the card listed them."""
+        """The changes no undo can take back (a write tool without an ``Undo``), as the card listed them."""
         return self.batch.final if self.batch is not None else ()
 
 

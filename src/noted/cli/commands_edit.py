@@ -1,4 +1,4 @@
-"""``noted edit`` (options or ``$EDITOR``) and ``noted history``.
+"""``noted edit`` (options or ``$EDITOR``) and ``noted history`` (an attachment's: ``noted.cli.attachment_history``).
 
 An edit in ``$EDITOR`` (or ``--body-file``) saves with the ``updated_time`` the note had when it
 was read, so a change made meanwhile by another process (the TUI, an MCP client), a move to the
@@ -15,6 +15,7 @@ import dataclasses
 
 from noted.cli import render
 from noted.cli.args import MAX_ID, Commands, check_range, read_text_file
+from noted.cli.attachment_history import attachment_named, cmd_attachment_history
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
@@ -55,14 +56,18 @@ def register(sub: Commands) -> None:
     p = sub.add(
         "history",
         cmd_history,
-        "List a note's revisions (time, actor, edits), show or restore one; or thin every note's old "
-        "revisions now and give the space back (--prune).",
+        "List a note's revisions (time, actor, edits), show or restore one; list an attachment's "
+        "kept versions (given its id) or restore one, a deleted attachment included; or thin every "
+        "note's old revisions and attachment versions now and give the space back (--prune).",
     )
-    p.add_argument("note", nargs="?", help="id, id prefix or exact title")
+    p.add_argument("note", nargs="?", help="note id, id prefix or exact title; or an attachment's id")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--show", type=int, metavar="REV", help="print the title and body of revision REV")
     which.add_argument(
-        "--restore", type=int, metavar="REV", help="put the note back as it was in revision REV"
+        "--restore",
+        type=int,
+        metavar="REV",
+        help="put the note back as it was in revision REV (an attachment: as it was in version REV)",
     )
     which.add_argument(
         "--prune",
@@ -214,6 +219,9 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
     check_range("--show", args.show, 1, MAX_ID)
     check_range("--restore", args.restore, 1, MAX_ID)
     store = ctx.services.store
+    attachment = attachment_named(store, args.note)
+    if attachment is not None:
+        return cmd_attachment_history(args, ctx, *attachment)
     note = resolve_note(store, args.note)
     if args.show is not None or args.restore is not None:
         rev_id = args.show if args.show is not None else args.restore
@@ -253,5 +261,8 @@ def _prune(ctx: CliContext) -> int:
     revisions = plural(pruned.removed, "old revision")
     notes = plural(pruned.notes, "note")
     before, after = pruned.size_before / 1e6, pruned.size_after / 1e6
-    ctx.out(f"Thinned {revisions} across {notes}; the database went from {before:.1f} MB to {after:.1f} MB.")
+    versions = f" and {plural(pruned.versions, 'old attachment version')}" if pruned.versions else ""
+    ctx.out(
+        f"Thinned {revisions} across {notes}{versions}; the database went from {before:.1f} MB to {after:.1f} MB."
+    )
     return 0

@@ -12,7 +12,7 @@ Modules: ``notes`` (create, with the one default notebook; update with tags, mov
 to-do, trash/restore, restore a revision, undo an edit, thin the history), ``notebooks`` (create,
 rename, move, trash/restore notebooks; create, rename and delete tags, or for a caller who sees only
 some notes, move some notes to another tag or take a tag off some notes), ``attachments`` (attach,
-replace, remove, delete, the checks on a file's bytes in ``filetypes``), ``editing`` (saving the
+replace, remove, delete, restore a kept version, the checks on a file's bytes in ``filetypes``), ``editing`` (saving the
 editor's text), ``session`` (the working copy the assistant's editor tools change), ``conflicts`` (a
 save that met a change made meanwhile, settled without losing either side; Joplin's sync conflicts),
 ``trash`` (emptying the trash only if it still holds what the person was asked about),

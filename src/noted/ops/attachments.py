@@ -3,7 +3,8 @@
 The one way a file joins a note (``attach_to_note``, for the ``attach_file`` tool and the app's
 "add attachment"), the one way the app takes an attachment off a note (``remove_attachment``), and
 replacing or deleting an attachment everywhere (the ``replace_attachment`` and
-``delete_attachment`` tools); and which notes link one, as a caller limited to some notebooks may
+``delete_attachment`` tools), each keeping what it takes away as a version, and putting a version
+back (``restore_attachment_version``); and which notes link one, as a caller limited to some notebooks may
 see them (``linking_notes``).
 Refusals are ``InvalidInputError``s whose message says what happened and that nothing was written.
 """
@@ -285,5 +286,17 @@ def remove_attachment(store: Store, note_id: str, resource_id: str, *, delete: b
 
 
 def delete_attachment(store: Store, resource_id: str, *, actor: str) -> None:
-    """Delete the attachment for good; the links to it in notes stay as text."""
+    """Delete the attachment; the links to it in notes stay as text, and the store keeps it as a
+    version, so ``restore_attachment_version`` brings it back under the same id."""
     store.delete_resource(resource_id, actor=actor)
+
+
+def restore_attachment_version(store: Store, resource_id: str, version_id: int, *, actor: str) -> Resource:
+    """Put version ``version_id`` of the attachment back under its id (``noted history ID --restore
+    N``, the chat's undo): the file it replaces is kept as a version in turn, and a deleted
+    attachment comes back, so the links to it in notes work again.
+
+    Raises:
+        NotFoundError: that is no version of this attachment; nothing was written.
+    """
+    return store.restore_resource_version(resource_id, version_id, actor=actor)

@@ -1,8 +1,8 @@
 """What a batch of changes names, kept as it is before the batch and after it, so that one undo can
 put it back (``noted.ops.batch_undo``).
 
-``capture`` keeps the notes (with their tags), the notebooks and the tags a batch's calls name, as
-they are at one moment, with the change feed's cursor then. The notes that carry a named tag come
+``capture`` keeps the notes (with their tags), the notebooks, the tags and the attachments a batch's
+calls name, as they are at one moment, with the change feed's cursor then. The notes that carry a named tag come
 with it (renaming or deleting a tag changes them), and so do the notebooks that hold each note and
 those above each notebook (restoring a note or a notebook brings its trashed parents back).
 ``made_since`` finds in the change feed what the batch's actor created after a cursor: notes,
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from noted.errors import NotFoundError
-from noted.models import ChangeType, Folder, ItemType, Note, Tag, descendants
+from noted.models import ChangeType, Folder, ItemType, Note, Resource, Tag, descendants
 from noted.store.protocol import Store
 
 
@@ -51,6 +51,14 @@ class FolderState:
 
 
 @dataclass(frozen=True, slots=True)
+class FileState:
+    """An attachment at one moment: as it was, or None when there was none under ``id``."""
+
+    id: str
+    resource: Resource | None
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """What a batch names, at one moment, and the change feed's cursor then."""
 
@@ -58,6 +66,10 @@ class Snapshot:
     folders: tuple[FolderState, ...] = ()
     tags: tuple[Tag, ...] = ()
     cursor: int = 0
+    files: tuple[FileState, ...] = ()
+
+    def file_map(self) -> dict[str, FileState]:
+        return {s.id: s for s in self.files}
 
     def note_map(self) -> dict[str, NoteState]:
         return {s.note.id: s for s in self.notes}
@@ -87,7 +99,7 @@ class Batch:
     after: Snapshot
     made: Made
     final: tuple[str, ...] = ()
-    """The changes of the batch that no undo can take back (a file replaced or deleted), as the
+    """The changes of the batch that no undo can take back (a write tool without an ``Undo``), as the
     person was shown them."""
 
 
@@ -98,9 +110,11 @@ def capture(
     folders: Iterable[str] = (),
     tags: Iterable[str] = (),
     contents: Iterable[str] = (),
+    files: Iterable[str] = (),
 ) -> Snapshot:
     """The notes, notebooks and tags among these ids that exist, as they are now (see the module
-    docstring for what comes with them); ``contents`` names the notebooks whose contents to keep."""
+    docstring for what comes with them); ``contents`` names the notebooks whose contents to keep;
+    ``files`` the attachments, each as it is or None."""
     cursor = store.latest_cursor()
     found_tags: list[Tag] = []
     note_ids = list(notes)
@@ -125,7 +139,15 @@ def capture(
         tuple(FolderState(every[f], contents_of(store, f, every) if f in inside else None) for f in chain),
         tuple(found_tags),
         cursor,
+        tuple(FileState(f, _resource(store, f)) for f in dict.fromkeys(files)),
     )
+
+
+def _resource(store: Store, resource_id: str) -> Resource | None:
+    try:
+        return store.get_resource(resource_id)
+    except NotFoundError:
+        return None
 
 
 def contents_of(
@@ -168,5 +190,6 @@ def settled(store: Store, before: Snapshot, actor: str, final: tuple[str, ...] =
         folders=[*(s.folder.id for s in before.folders), *made.folders],
         tags=[*(t.id for t in before.tags), *made.tags],
         contents=[s.folder.id for s in before.folders if s.folder.is_trashed],
+        files=[s.id for s in before.files],
     )
     return Batch(before, after, made, final)

@@ -7,12 +7,13 @@ has none, each write lands as it runs, so a failure half way undoes the writes a
 (``restore``).
 
 ``restore`` is also the undo, as the person. It puts back the notes the batch changed (text,
-notebook, trash, to-do state, tags), its notebooks (title, place, trash) and its tags (title), and
-takes away what it made: notes go to the trash, notebooks too once nothing is left in them, tags and
+notebook, trash, to-do state, tags), its notebooks (title, place, trash), its tags (title) and the
+attachments it replaced or deleted (the version the store kept from before the batch), and takes
+away what it made: notes go to the trash, notebooks too once nothing is left in them, tags and
 attachment files once no note carries or links them. Whatever changed after the batch, by anyone,
 is left as it is and named: each is compared whole with what the batch left (tags do not touch a
 note's ``updated_time``), so a later change is never lost. So is what the batch made and the person
-has used since. The changes no undo can take back (a file replaced or deleted) are named too.
+has used since. The changes no undo can take back (a tool declaring no ``Undo``) are named too.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from noted.errors import ConflictError, NotedError, NotFoundError
-from noted.models import Folder, NotePatch, Tag
+from noted.models import Folder, NotePatch, Resource, Tag
 from noted.ops import notebooks
-from noted.ops.attachments import delete_attachment
+from noted.ops.attachments import delete_attachment, restore_attachment_version
 from noted.ops.batch_capture import Batch, FolderState, NoteState, Snapshot, capture, contents_of, settled
 from noted.ops.notes import restore_note, set_tags, trash_note
 from noted.store.protocol import Store
@@ -45,7 +46,7 @@ class Undone:
     kept: tuple[str, ...] = ()
     """What changed after the batch (or was used since), left as it is: ``note "Title"``."""
     final: tuple[str, ...] = ()
-    """The changes of the batch that no undo can take back."""
+    """The changes of the batch that no undo can take back (a tool without an ``Undo``)."""
 
     @property
     def message(self) -> str:
@@ -90,6 +91,7 @@ class _Undo:
             folders=[s.folder.id for s in after.folders],
             tags=[*(t.id for t in before.tags), *made.tags],
             contents=[s.folder.id for s in after.folders if s.contents is not None],
+            files=[s.id for s in after.files],
         )
         notes, folders = self._notes(now), self._folders(now)
         deleted = self._tags(now)  # renamed back first: the notes' tags then match again
@@ -97,6 +99,7 @@ class _Undo:
             self._put_folder_back(folder)
         for note in notes:
             self._put_note_back(note)
+        self._put_files_back(now)
         self._take_away(now)
         for tag in deleted:
             if self.store.find_tag(tag.title) is None:
@@ -193,6 +196,28 @@ class _Undo:
         set_tags(store, before.id, state.tags, actor=self.actor)
         self.restored += 1
 
+    def _put_files_back(self, now: Snapshot) -> None:
+        """Put back the attachments the batch replaced or deleted, from the version the store kept
+        of each as it was before; one changed since (or gone with no such version) is named."""
+        after, current = self.batch.after.file_map(), now.file_map()
+        for before in self.batch.before.files:
+            was, left, found = before.resource, after.get(before.id), current.get(before.id)
+            if was is None or left is None or found is None or left.resource == was:
+                continue  # not there before the batch, or not changed by it
+            name = f'file "{(found.resource or was).title}"'
+            version = next(
+                (v for v in self.store.resource_versions(was.id) if _same_file(v.resource, was)), None
+            )
+            if found.resource != left.resource or version is None:
+                self.kept.append(name)
+                continue
+            try:
+                restore_attachment_version(self.store, was.id, version.id, actor=self.actor)
+            except NotedError:
+                self.kept.append(name)
+                continue
+            self.restored += 1
+
     def _take_away(self, now: Snapshot) -> None:
         """Trash the notes and notebooks the batch made, and delete its tags and files no note
         carries or links any more; what was changed or used since stays, named."""
@@ -261,6 +286,11 @@ class _Undo:
             else:
                 notebooks.trash_notebook(store, folder_id, actor=self.actor)
                 self.restored += 1
+
+
+def _same_file(kept: Resource, was: Resource) -> bool:
+    """The kept version is the attachment as it was (a store may round its times, not its file)."""
+    return (kept.updated_time, kept.size, kept.filename) == (was.updated_time, was.size, was.filename)
 
 
 def _place(folder: Folder) -> tuple[str, str, bool]:

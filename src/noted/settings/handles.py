@@ -272,8 +272,9 @@ JOPLIN_SYNC_COMMAND = Setting(
 )
 HISTORY_KEEP_ALL_DAYS = Setting(
     "history.keepAllDays", STORAGE, "Keep every revision for (days)", default=7, minimum=1, maximum=36_500,
-    help="Every saved version of a note younger than this is kept. Older ones are thinned: one a "
-    "day, then one a week, always keeping the state each writer left a note in.",
+    help="Every saved version of a note (and every kept version of an attachment) younger than this "
+    "is kept. Older ones are thinned: one a day, then one a week, always keeping the state each "
+    "writer left a note in.",
 )
 HISTORY_KEEP_DAILY_DAYS = Setting(
     "history.keepDailyDays", STORAGE, "Keep a revision a day for (days)", default=90, minimum=1,

@@ -65,6 +65,8 @@ class Parts:
         self.resource_notes = resources.resource_notes
         self.replace_resource = resources.replace_resource
         self.delete_resource = resources.delete_resource
+        self.resource_versions = resources.resource_versions
+        self.restore_resource_version = resources.restore_resource_version
         self.changes_since = history.changes_since
         self.latest_cursor = history.latest_cursor
         self.item_changes = history.item_changes

@@ -28,6 +28,7 @@ from noted.models import (
     NoteMeta,
     NotePatch,
     Resource,
+    ResourceVersion,
     Revision,
     Tag,
 )
@@ -200,7 +201,20 @@ class ResourceStore(Protocol):
         every ``:/id`` link in every note shows the new file; one ``resource`` update in the feed."""
         ...
 
-    def delete_resource(self, resource_id: str, *, actor: str) -> None: ...
+    def delete_resource(self, resource_id: str, *, actor: str) -> None:
+        """Delete an attachment (links in notes stay as text), kept as its newest version first."""
+        ...
+
+    def resource_versions(self, resource_id: str) -> list[ResourceVersion]:
+        """The versions of an attachment that a replace or a delete took away, newest first, each
+        with who did it and when ([] for an id with none); a deleted attachment's are kept too."""
+        ...
+
+    def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
+        """Put version ``version_id`` of the attachment back under its id (a deleted one comes
+        back, so the ``:/id`` links in notes work again); the file it replaces is kept as a
+        version in turn. ``NotFoundError`` when that is no version of this attachment."""
+        ...
 
 
 class HistoryStore(Protocol):

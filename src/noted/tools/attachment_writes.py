@@ -1,7 +1,8 @@
 """Changing attachments: ``attach_file``, ``replace_attachment`` and ``delete_attachment``.
 
 Input is checked in full (base64, size, declared image type; see ``tools.files``) before anything
-is written. Replacing or deleting an attachment changes every note that links it; in a scope every
+is written. A replace or a delete keeps what it takes away as a version, so the chat's undo and
+``noted history ID --restore N`` can put it back. Replacing or deleting an attachment changes every note that links it; in a scope every
 such note is visible, or the attachment is not (see ``tools.attachments``).
 """
 
@@ -127,8 +128,9 @@ REPLACE_ATTACHMENT = Tool(
     description=(
         "Put a new file in place of an attachment's, keeping its id, so every note that shows it "
         "shows the new one (e.g. an updated screenshot). mime defaults to the current type; "
-        "filename and title may change too. The old file is not kept. Up to 10 MiB; an image whose "
-        "bytes are not of its declared type is refused."
+        "filename and title may change too. The old file is kept as a version: the person can "
+        "restore it (noted history ID) and the chat's undo puts it back. Up to 10 MiB; an image "
+        "whose bytes are not of its declared type is refused."
     ),
     input_schema=s.obj(
         {
@@ -144,6 +146,7 @@ REPLACE_ATTACHMENT = Tool(
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_replace_attachment,
     examples=({"id": s.EXAMPLE_ID, "content_base64": _PNG_1PX, "mime": "image/png"},),
+    undo=Undo(files=("id",)),
 )
 
 
@@ -157,15 +160,17 @@ DELETE_ATTACHMENT = Tool(
     name="delete_attachment",
     title="Delete an attachment",
     description=(
-        "Delete an attachment's file for good (there is no trash for attachments and no undo). The "
-        "links to it in notes stay as text; the result lists those notes, so you can remove the "
-        "links with update_note(replace_text=...) if the person wants."
+        "Delete an attachment. The links to it in notes stay as text; the result lists those notes, "
+        "so you can remove the links with update_note(replace_text=...) if the person wants. The "
+        "file is kept as a version: the person can bring it back under the same id (noted history "
+        "ID), which makes those links work again, and the chat's undo does."
     ),
     input_schema=s.obj({"id": ATTACHMENT_ID}, ("id",)),
     output_schema=s.obj({**ATTACHMENT, "deleted": s.boolean()}, (*ATTACHMENT, "deleted")),
     annotations=Annotations(read_only=False, destructive=True, idempotent=False),
     handler=_delete_attachment,
     examples=({"id": s.EXAMPLE_ID},),
+    undo=Undo(files=("id",)),
 )
 
 TOOLS = (ATTACH_FILE, REPLACE_ATTACHMENT, DELETE_ATTACHMENT)

@@ -75,21 +75,23 @@ class ImageData:
 @dataclass(frozen=True, slots=True)
 class Undo:
     """How a write that ran in one of the chat's batches is undone (``noted.ops.batch_undo``): the
-    arguments that name the notes, notebooks and tags it changes, kept as they are before it runs
-    (``noted.ops.batch_capture.capture``). What it creates, the change feed tells. A write tool
-    without one cannot be undone, and the batch's card says so before and after."""
+    arguments that name the notes, notebooks, tags and attachments it changes, kept as they are
+    before it runs (``noted.ops.batch_capture.capture``; an attachment's file comes back from the
+    version the store keeps). What it creates, the change feed tells. A write tool without one
+    cannot be undone, and the batch's card says so before and after."""
 
     notes: tuple[str, ...] = ()
     notebooks: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
 
-    def named(self, args: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
-        """The ids of the notes, notebooks and tags ``args`` name."""
+    def named(self, args: Mapping[str, Any]) -> tuple[list[str], list[str], list[str], list[str]]:
+        """The ids of the notes, notebooks, tags and attachments ``args`` name."""
 
         def ids(keys: tuple[str, ...]) -> list[str]:
             return [str(args[key]) for key in keys if args.get(key)]
 
-        return ids(self.notes), ids(self.notebooks), ids(self.tags)
+        return ids(self.notes), ids(self.notebooks), ids(self.tags), ids(self.files)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,8 @@
 
 Joplin keeps the files in its own profile, which noted may not see (Joplin can run elsewhere), so
 ``resource_path`` downloads the file once into the sidecar's cache folder and returns that copy.
+What a replace or a delete takes away is downloaded and kept in the sidecar first
+(``noted.store.history.versions``), so ``restore_resource_version`` can put it back under its id.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import linked_ids
-from noted.models import ChangeType, ItemType, Resource, new_id
+from noted.models import ChangeType, ItemType, Resource, ResourceVersion, new_id
 from noted.store.joplin.base import RESOURCE_FIELDS, JoplinApi, resource_of, safe_id
 from noted.store.rules import attachment_name, clean_title, file_extension
 
@@ -112,6 +114,9 @@ class Resources:
         if not name:
             raise InvalidInputError("an attachment needs a file name")
         props = {"title": old.title if title is None else clean_title(title or name)}
+        versions = self.api.sidecar.versions
+        # Kept even when the upload then fails: Joplin may have taken it before the failure.
+        versions.keep(old, self.read_resource(resource_id), actor)
         self._upload(
             "PUT",
             f"/resources/{safe_id(resource_id)}",
@@ -123,10 +128,38 @@ class Resources:
             actor,
         )
         self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor)
+        versions.thin(resource_id)
         return self.get_resource(resource_id)
 
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
-        """Delete an attachment for good (links in note bodies stay as text)."""
-        self.get_resource(resource_id)
+        """Delete an attachment (links in note bodies stay as text), kept in the sidecar first."""
+        resource = self.get_resource(resource_id)
+        versions = self.api.sidecar.versions
+        versions.keep(resource, self.read_resource(resource_id), actor, deleted=True)
         path = f"/resources/{safe_id(resource_id)}"
         self.api.send(resource_id, actor, "DELETE", path, change=ChangeType.DELETE)
+        versions.thin(resource_id)
+
+    def resource_versions(self, resource_id: str) -> list[ResourceVersion]:
+        return self.api.sidecar.versions.versions(resource_id)
+
+    def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
+        """Put the kept version back: the file replaced in Joplin (the current one kept in turn),
+        or a deleted attachment made again under its id."""
+        versions = self.api.sidecar.versions
+        version = versions.get(version_id)
+        if version.resource.id != resource_id:
+            raise NotFoundError(
+                f'no version {version_id} of attachment "{resource_id}"', hint="`noted history ID` lists them"
+            )
+        data, was = versions.read(version_id), version.resource
+        try:
+            self.get_resource(resource_id)
+        except NotFoundError:
+            props = {"id": resource_id, "title": was.title}
+            self._upload("POST", "/resources", resource_id, data, was.filename, was.mime, props, actor)
+            self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.CREATE, actor)
+            return self.get_resource(resource_id)
+        return self.replace_resource(
+            resource_id, data, filename=was.filename, mime=was.mime, title=was.title, actor=actor
+        )

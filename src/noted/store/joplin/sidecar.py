@@ -15,7 +15,9 @@ keyed by Joplin ids:
 - ``joplin_revisions``: the states of a note as left by each actor (Joplin keeps revisions
   without an author), collapsed per burst as in the embedded store;
 - ``joplin_trash``: when noted moved a notebook to the trash, so restoring it brings back what
-  went with it.
+  went with it;
+- ``joplin_resource_versions``: each attachment as it was before noted replaced or deleted it,
+  its bytes in ``joplin-resource-versions/`` beside the sidecar (``noted.store.history.versions``).
 
 Tables are created on first use and migrated by ``noted.store.joplin.sidecar_schema``.
 """
@@ -23,12 +25,14 @@ Tables are created on first use and migrated by ``noted.store.joplin.sidecar_sch
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import apsw
 
+from noted.errors import ProfileError
 from noted.models import (
     ACTOR_JOPLIN,
     ACTOR_SYNC,
@@ -43,12 +47,16 @@ from noted.models import (
 )
 from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
+from noted.store.history.versions import VersionTable, pending_lists
 from noted.store.joplin.sidecar_schema import ensure_schema
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database, get_meta, set_meta
 from noted.store.sqlite.feed import changes_after, changes_of
+from noted.store.sqlite.pending import PendingFiles, sweep
 
 SIDECAR_NAME = "joplin-sidecar.db"
+VERSIONS_FOLDER = "joplin-resource-versions"
+"""Where the files of the attachments' old versions are kept, beside the sidecar."""
 CURSOR_KEY = "joplin.events.cursor"
 """The id of the newest Joplin change mirrored into ``joplin_feed``."""
 
@@ -107,7 +115,12 @@ class Sidecar:
         self.db = db
         self.bursts = SessionBursts()
         self.revisions = RevisionTable("joplin_revisions", thinning)
+        kept = db.path.parent / VERSIONS_FOLDER
+        self.versions = VersionTable(
+            db, "joplin_resource_versions", PendingFiles(kept, pending_lists(kept)), thinning
+        )
         self._ensure()
+        sweep(kept, pending_lists(kept), self.versions.orphan_file)
 
     @classmethod
     def open(cls, path: Path, thinning: Thinning | None = None) -> Sidecar:
@@ -115,6 +128,8 @@ class Sidecar:
         return cls(Database(path), thinning)
 
     def close(self) -> None:
+        with contextlib.suppress(ProfileError, OSError):  # a closed or failing database: swept next time
+            self.versions.pending.close(self.versions.orphan_file)
         self.db.close()
 
     @contextlib.contextmanager
@@ -317,8 +332,10 @@ class Sidecar:
             return self.revisions.get(conn, revision_id)
 
     def prune_history(self, now: int) -> HistoryPruned:
-        """Thin and pack every note's revisions, then reclaim the space."""
-        return self.revisions.prune(self.db, now)
+        """Thin the attachments' old versions, thin and pack every note's revisions, then
+        reclaim the space."""
+        versions = self.versions.prune(now)
+        return dataclasses.replace(self.revisions.prune(self.db, now), versions=versions)
 
     def forget_notes(self, note_ids: Iterable[str]) -> None:
         """Drop the revisions of notes erased for good."""

@@ -10,9 +10,10 @@ from __future__ import annotations
 import apsw
 
 from noted.store.sqlite.db import get_meta, set_meta
+from noted.store.sqlite.schema import VERSIONS_SCHEMA
 
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS joplin_writes (
@@ -72,6 +73,10 @@ ALTER TABLE joplin_revisions ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
 _TO_V4 = "ALTER TABLE joplin_revisions ADD COLUMN label TEXT NOT NULL DEFAULT ''"
 
 
+_VERSIONS = VERSIONS_SCHEMA.format(name="joplin_resource_versions")
+"""Version 5: the attachments' old versions (``noted.store.history.versions``)."""
+
+
 def ensure_schema(conn: apsw.Connection) -> None:
     """Create the sidecar's tables, or migrate them from an older version, inside ``conn``'s transaction."""
     version = int(get_meta(conn, SCHEMA_KEY) or 0)
@@ -85,4 +90,5 @@ def ensure_schema(conn: apsw.Connection) -> None:
     if columns and "label" not in columns:
         conn.execute(_TO_V4)  # labelled revisions (noted.store.revisions.labelled)
     conn.execute(_SCHEMA)
+    conn.execute(_VERSIONS)
     set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))

@@ -8,12 +8,14 @@ of adding a row (only within one editing session) is a rule shared with the Jopl
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import apsw
 
 from noted.models import Change, ChangePage, HistoryPruned, Note, Revision, now_ms
 from noted.store.history.table import RevisionTable
+from noted.store.history.versions import VersionTable
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.base import note_row
 from noted.store.sqlite.db import Database
@@ -23,9 +25,10 @@ from noted.store.sqlite.feed import changes_after, changes_of
 class History:
     """The change feed (read; each write appends its own rows) and the revisions of the SQLite store."""
 
-    def __init__(self, db: Database, revision_table: RevisionTable) -> None:
+    def __init__(self, db: Database, revision_table: RevisionTable, versions: VersionTable) -> None:
         self.db = db
         self.revision_table = revision_table
+        self.versions = versions
         self.bursts = SessionBursts()
 
     def save_revision(
@@ -47,8 +50,12 @@ class History:
 
     def prune_history(self, *, now: int | None = None) -> HistoryPruned:
         """Thin every note's history by the rule, pack what it keeps, and reclaim the space (the
-        keyword index, which keeps what updates replaced until it merges, is compacted too)."""
-        return self.revision_table.prune(self.db, now or now_ms(), tidy=_optimize_keyword_index)
+        keyword index, which keeps what updates replaced until it merges, is compacted too); the
+        attachments' old versions are thinned by the same rule, their files removed."""
+        now = now or now_ms()
+        versions = self.versions.prune(now)
+        pruned = self.revision_table.prune(self.db, now, tidy=_optimize_keyword_index)
+        return dataclasses.replace(pruned, versions=versions)
 
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
         """Changes with an id above ``cursor``, oldest first, at most ``limit`` of them."""

@@ -4,6 +4,9 @@ The file is written (to a temporary name, then renamed) before its row is commit
 leaves at worst an orphan file, never a row without its file; each name is listed first in this
 process's ``PendingFiles``, so the next store to open the profile removes a killed writer's orphans
 (``noted.store.sqlite.pending``).
+
+What a replace or a delete takes away is kept first (``noted.store.history.versions``), and
+``restore_resource_version`` puts a version back under the same id, a deleted attachment included.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import os
 from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import ChangeType, ItemType, Resource, new_id, now_ms
+from noted.models import ChangeType, ItemType, Resource, ResourceVersion, new_id, now_ms
+from noted.store.history.versions import VersionTable
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS, resource_from_row
 from noted.store.sqlite.db import Database
@@ -24,10 +28,13 @@ from noted.store.sqlite.pending import PendingFiles
 class Resources:
     """The attachments of the SQLite store: rows in the database, files in ``resources_dir``."""
 
-    def __init__(self, db: Database, resources_dir: Path, pending: PendingFiles) -> None:
+    def __init__(
+        self, db: Database, resources_dir: Path, pending: PendingFiles, versions: VersionTable
+    ) -> None:
         self.db = db
         self.resources_dir = resources_dir
         self.pending = pending
+        self.versions = versions
 
     def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
         name = attachment_name(filename)
@@ -134,13 +141,16 @@ class Resources:
             updated_time=now,
         )
         path, old_path = self._file(new), self._file(old)
+        # The version goes first, committed: a kill after the swap below keeps the old bytes.
+        version = self.versions.keep(old, old_path, actor)
         partial = path.with_name(path.name + ".partial")
-        self.pending.writing(path.name)
-        with open(partial, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        swapped = False
         try:
+            self.pending.writing(path.name)
+            with open(partial, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
             with self.db.write() as conn:
                 conn.execute(
                     "UPDATE resources SET title = ?, filename = ?, mime = ?, size = ?, file_extension = ?, "
@@ -149,21 +159,98 @@ class Resources:
                 )
                 record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now)
                 os.replace(partial, path)
+                swapped = True
+        except BaseException:
+            if not swapped:
+                self.versions.discard(version)
+            raise
         finally:
             partial.unlink(missing_ok=True)
         if old_path != path:
             with contextlib.suppress(FileNotFoundError):
                 old_path.unlink()
+        self.versions.thin(resource_id)
         return new
 
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
-        """Delete an attachment for good (links in note bodies stay as text)."""
+        """Delete an attachment (links in note bodies stay as text); it is kept as a version, so
+        ``restore_resource_version`` can bring it back under the same id."""
         resource = self.get_resource(resource_id)
+        self.delete_keeping(resource, self._file(resource), actor=actor)
+
+    def delete_keeping(
+        self, resource: Resource, source: Path | bytes | None, *, actor: str, place: str = ""
+    ) -> None:
+        """Delete the attachment's row, keeping ``source`` (its file, or its bytes) as its newest
+        version in the same transaction; then remove its file in ``resources/``, if any."""
+        path = self._file(resource)
+        self.pending.writing(path.name)  # a kill after the commit: the next sweep removes the file
+        file = self.versions.stash(resource, source)
+        try:
+            with self.db.write() as conn:
+                conn.execute("DELETE FROM resources WHERE id = ?", (resource.id,))
+                if file is not None:
+                    self.versions.record(conn, resource, file, actor, deleted=True, place=place)
+                record(conn, ItemType.RESOURCE, resource.id, ChangeType.DELETE, actor)
+        except BaseException:
+            if file is not None:
+                (self.versions.folder / file).unlink(missing_ok=True)
+            raise
+        if self.db.connection().get_autocommit():  # inside a batch, which may roll back: at close
+            path.unlink(missing_ok=True)
+        self.versions.thin(resource.id)
+
+    def resource_versions(self, resource_id: str) -> list[ResourceVersion]:
+        """The kept versions of the attachment, newest first (it may be deleted)."""
+        return self.versions.versions(resource_id)
+
+    def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
+        """Put version ``version_id`` back under the attachment's id: the current file is kept
+        as a version in turn, and a deleted attachment comes back."""
+        version = self.version_of(resource_id, version_id)
+        data = self.versions.read(version_id)
+        was = version.resource
+        try:
+            self.get_resource(resource_id)
+        except NotFoundError:
+            return self.add_back(was, data, actor=actor)
+        return self.replace_resource(
+            resource_id, data, filename=was.filename, mime=was.mime, title=was.title, actor=actor
+        )
+
+    def version_of(self, resource_id: str, version_id: int) -> ResourceVersion:
+        """Version ``version_id``, checked to be one of the attachment's; ``NotFoundError`` if not."""
+        version = self.versions.get(version_id)
+        if version.resource.id != resource_id:
+            raise NotFoundError(
+                f'no version {version_id} of attachment "{resource_id}"', hint="`noted history ID` lists them"
+            )
+        return version
+
+    def add_back(self, was: Resource, data: bytes, *, actor: str) -> Resource:
+        """The deleted attachment ``was`` made again under its id, with ``data``."""
+        now = now_ms()
+        resource = Resource(
+            was.id, was.title, was.filename, was.mime, len(data), was.file_extension, was.created_time, now
+        )
+        path = self._file(resource)
+        partial = path.with_name(path.name + ".partial")
+        self.pending.writing(path.name)
+        with open(partial, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(partial, path)
         with self.db.write() as conn:
-            conn.execute("DELETE FROM resources WHERE id = ?", (resource_id,))
-            record(conn, ItemType.RESOURCE, resource_id, ChangeType.DELETE, actor)
-        with contextlib.suppress(FileNotFoundError):
-            self._file(resource).unlink()
+            conn.execute(
+                f"INSERT INTO resources({RESOURCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    *(resource.id, resource.title, resource.filename, resource.mime, len(data)),
+                    *(resource.file_extension, resource.created_time, now),
+                ),
+            )
+            record(conn, ItemType.RESOURCE, resource.id, ChangeType.CREATE, actor, now)
+        return resource
 
     def orphan_file(self, name: str) -> bool:
         """True when no attachment row names the file ``resources/name`` (its writer never committed)."""

@@ -14,6 +14,27 @@ import apsw
 
 from noted.markdown import heading_text
 
+VERSIONS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS {name} (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    resource_id TEXT NOT NULL,
+    time INTEGER NOT NULL,  -- when it was replaced or deleted
+    actor TEXT NOT NULL,  -- who replaced or deleted it
+    deleted INTEGER NOT NULL DEFAULT 0,
+    title TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    mime TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    file_extension TEXT NOT NULL,
+    created_time INTEGER NOT NULL,
+    updated_time INTEGER NOT NULL,
+    file TEXT NOT NULL UNIQUE,  -- its bytes: this file of the table's folder
+    place TEXT NOT NULL DEFAULT ''  -- a Markdown folder's attachment: where its file was
+);
+CREATE INDEX IF NOT EXISTS {name}_resource ON {name}(resource_id, id);
+"""
+"""The table's statement, ``{name}`` filled in (migration 7, and the Joplin sidecar's schema, run it)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Migration:
@@ -235,6 +256,12 @@ def _v6(db: apsw.Connection) -> None:
     db.execute("ALTER TABLE changes ADD COLUMN place TEXT")
 
 
+def _v7(db: apsw.Connection) -> None:
+    # What a replace or a delete of an attachment took away, kept with its file
+    # (``noted.store.history.versions``), so no version of an attachment is lost.
+    db.execute(VERSIONS_SCHEMA.format(name="resource_versions"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "notes, folders, tags, resources, changes, revisions", _v1),
     Migration(2, "indexes for keyword search filters", _v2),
@@ -242,4 +269,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "revisions stored as deltas, thinned by age", _v4),
     Migration(5, "a label on revisions that tells saves of one actor apart", _v5),
     Migration(6, "a note's place after each change in the feed", _v6),
+    Migration(7, "the versions of attachments, kept when one is replaced or deleted", _v7),
 )

@@ -15,6 +15,7 @@ from pathlib import Path
 from noted.errors import ProfileError
 from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
+from noted.store.history.versions import VersionTable, pending_lists, versions_folder
 from noted.store.parts import Parts
 from noted.store.protocol import Capabilities
 from noted.store.sqlite.db import Database, get_meta, set_meta
@@ -43,11 +44,15 @@ class SqliteStore(Parts):
         self.db = db
         self.resources_dir = resources_dir
         self.pending = PendingFiles(resources_dir, db.path.parent / PENDING_LISTS)
-        self.history = history = History(db, RevisionTable("revisions", thinning))
+        kept = versions_folder(resources_dir)
+        self.versions = VersionTable(
+            db, "resource_versions", PendingFiles(kept, pending_lists(kept)), thinning
+        )
+        self.history = history = History(db, RevisionTable("revisions", thinning), self.versions)
         self.folders = folders = Folders(db)
         self.notes = notes = Notes(db, history)
         self.tags = tags = Tags(db)
-        self.resources = resources = Resources(db, resources_dir, self.pending)
+        self.resources = resources = Resources(db, resources_dir, self.pending, self.versions)
         super().__init__(folders, notes, tags, resources, history)
 
     @classmethod
@@ -65,11 +70,15 @@ class SqliteStore(Parts):
         resources_dir.mkdir(parents=True, exist_ok=True)
         store = cls(Database(db_path, on_upgrade), resources_dir, thinning)
         sweep_pending(resources_dir, db_path.parent / PENDING_LISTS, store.resources.orphan_file)
+        kept = store.versions.folder
+        sweep_pending(kept, pending_lists(kept), store.versions.orphan_file)
         return store
 
     def close(self) -> None:
         with contextlib.suppress(ProfileError, OSError):  # a closed or failing database: swept next time
             self.pending.close(self.resources.orphan_file)
+        with contextlib.suppress(ProfileError, OSError):
+            self.versions.pending.close(self.versions.orphan_file)
         self.db.close()
 
     def batch(self) -> contextlib.AbstractContextManager[None]:

@@ -60,7 +60,13 @@ class Resources(VaultPart):
                 resource_id, data, filename=filename, mime=mime, title=title, actor=actor
             )
         old = self.mirror.get_resource(resource_id)
-        self.vault.write(known[0], data)
+        versions = self.mirror.resources.versions
+        version = versions.keep(old, self._bytes(known[0]), actor, place=known[0])
+        try:
+            self.vault.write(known[0], data)
+        except BaseException:
+            versions.discard(version)
+            raise
         now = max(now_ms(), old.updated_time + 1)
         with self.core.db.write() as conn:
             name = attachment_name(filename) if filename else old.filename
@@ -79,24 +85,62 @@ class Resources(VaultPart):
             )
             record(conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now)
             self.ledger.put_file(conn, resource_id, known[0], content_hash(data) if known[1] else "")
+        versions.thin(resource_id)
         return self.mirror.get_resource(resource_id)
 
+    def _bytes(self, rel: str) -> bytes | None:
+        """The bytes of the folder's file ``rel`` (None: it is gone or not a regular file)."""
+        path = self.vault.path(rel)
+        try:
+            return path.read_bytes() if stat.S_ISREG(os.lstat(path).st_mode) else None
+        except OSError:
+            return None
+
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
-        """Forget the attachment; its file in the folder is deleted only when noted wrote it and it
-        is unchanged since (nothing deletes a file noted did not write)."""
+        """Forget the attachment, kept as a version (with where its file was); its file in the
+        folder is deleted only when noted wrote it and it is unchanged since (nothing deletes a
+        file noted did not write)."""
         known = self.ledger.file(resource_id)
-        with self.mirror.batch():
+        if known is None:
             self.mirror.delete_resource(resource_id, actor=actor)
-            if known is None:
-                return
+            return
+        resource = self.mirror.get_resource(resource_id)
+        path, written = known
+        data = self._bytes(path)
+        with self.mirror.batch():
+            self.mirror.resources.delete_keeping(resource, data, actor=actor, place=path)
             with self.core.db.write() as conn:
                 self.ledger.drop_file(conn, resource_id)
-            path, written = known
-            if written:
-                try:
-                    same = content_hash(self.vault.path(path).read_bytes()) == written
-                except OSError:
-                    same = False
-                if same and self.vault.state(path) is not None:
-                    self.vault.path(path).unlink()
-                    self.attachments.forget()
+            if written and data is not None and content_hash(data) == written:
+                self.vault.path(path).unlink()
+                self.attachments.forget()
+
+    def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
+        """Put the version back: a file of the folder is replaced where it is; a deleted one comes
+        back where it was when that path is free (so the note's link to it works again), else it
+        waits in the profile as a file just attached does."""
+        part = self.mirror.resources
+        version = part.version_of(resource_id, version_id)
+        data, was = part.versions.read(version_id), version.resource
+        try:
+            self.mirror.get_resource(resource_id)
+        except NotFoundError:
+            pass
+        else:
+            return self.replace_resource(
+                resource_id, data, filename=was.filename, mime=was.mime, title=was.title, actor=actor
+            )
+        place = part.versions.place(version_id)
+        resource = part.add_back(was, data, actor=actor)
+        if not place or self.ledger.file_at(place) is not None:
+            return resource
+        state = self.vault.state(place)
+        if state is None:
+            self.vault.write(place, data)
+        elif self._bytes(place) != data:
+            return resource  # another file took its path since
+        with self.core.db.write() as conn:
+            self.ledger.put_file(conn, resource_id, place, content_hash(data) if state is None else "")
+        self.mirror.resource_path(resource_id).unlink(missing_ok=True)  # noted's copy, now in the folder
+        self.attachments.forget()
+        return self.mirror.get_resource(resource_id)

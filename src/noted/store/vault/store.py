@@ -76,6 +76,7 @@ class VaultStore(Parts):
         self.tag_note, self.untag_note = tags.tag_note, tags.untag_note
         self.resource_path, self.read_resource = resources.resource_path, resources.read_resource
         self.replace_resource, self.delete_resource = resources.replace_resource, resources.delete_resource
+        self.restore_resource_version = resources.restore_resource_version
         self.note_paths, self.note_path = notes.note_paths, notes.note_path
         self.as_read = notes.as_read
         self.body_with_ids = resources.body_with_ids

@@ -3,7 +3,7 @@
 Every change starts ticked. ↑/↓ (or j/k) move between them, **Space** unticks (or ticks again) the
 one under the cursor, **y** applies the ticked ones, **n** none. Once applied the card offers
 Ctrl+Z, which undoes the batch at once (``ChatEngine.undo_batch``), except the changes no undo
-can take back (a file replaced or deleted), which the card names before and after.
+can take back (a write tool that declares no undo), which the card names before and after.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ class BatchCard(EditCard):
 
 Each line is one change, ticked to be applied. {chat.batch.next}/{chat.batch.previous} move,
 {chat.batch.tick} unticks or ticks the line under the cursor, **y** applies the ticked changes, **n**
-none. **Ctrl+Z** then undoes them all, except a change marked *(cannot be undone)* (replacing or
-deleting an attachment's file). What you changed yourself since is left as it is, and named.
+none. **Ctrl+Z** then undoes them all (a replaced or deleted attachment comes back from the version
+noted kept), except a change marked *(cannot be undone)*. What you changed yourself since is left
+as it is, and named.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [

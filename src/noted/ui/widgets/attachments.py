@@ -195,8 +195,8 @@ class AttachmentFlows:
             yes = "Remove link"
         else:
             question = (
-                f'Delete attachment "{label}" ({human_size(resource.size)}) for good? Its link is removed '
-                "from this note. There is no undo."
+                f'Delete attachment "{label}" ({human_size(resource.size)})? Its link is removed from '
+                f"this note; the file is kept as a version (noted history {resource.id} brings it back)."
             )
             yes = "Delete"
         if not await self._host.app.push_screen_wait(Confirm(question, yes=yes, no="Keep it")):
@@ -206,7 +206,7 @@ class AttachmentFlows:
         )
         removal = await self._thread(remove, f"removing {label}")
         if removal.deleted:
-            self._host.notify(f'Deleted "{label}" and its link')
+            self._host.notify(f'Deleted "{label}" and its link; noted history {resource.id} brings it back')
         else:
             kept = f"{removal.others} other note{'' if removal.others == 1 else 's'}"
             self._host.notify(f'Removed the link to "{label}"; the file stays for the {kept} that link it')

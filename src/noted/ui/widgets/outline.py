@@ -117,7 +117,7 @@ program for it (`xdg-open` or `open`).
 
 On an attachment, {note.attachment.save} saves a copy where you say (a folder keeps its name) and
 {note.attachment.remove} removes it: its link leaves this note and, unless another note links it
-too, the file is deleted for good. {note.attachment.add} in the note attaches a file from a path.
+too, the attachment is deleted (its file kept as a version: `noted history ID` brings it back). {note.attachment.add} in the note attaches a file from a path.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -1,0 +1,230 @@
+"""Attachment versions: what a replace or a delete took away, kept in the profile with its bytes.
+
+The embedded store's ``resource_versions`` (the Markdown folder's mirror has it too) and the Joplin
+sidecar's ``joplin_resource_versions`` have the same columns, and both stores keep them through a
+``VersionTable``. A row names its file in the table's own folder (``resources-versions/`` beside
+``resources/``), written before the row commits: a hard link to the attachment's file where noted
+alone writes it (files are replaced by renaming, so the link keeps the old bytes), else a copy,
+fsynced. Each name is first listed in a ``PendingFiles`` list, so a file whose row never committed
+(a kill) is removed by the next store to open the profile, and one whose row was thinned is removed
+after the commit, or by that sweep after a kill: a row never lacks its file, and only files this
+table wrote are ever removed.
+
+Which versions stay is the note history's rule (``noted.store.history.thinning``, the
+``history.*`` settings), applied to each attachment's versions after every replace or delete and by
+``prune_history``; an attachment's newest version always stays, so a deleted one can come back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import apsw
+
+from noted.errors import NotFoundError
+from noted.models import Resource, ResourceVersion, now_ms
+from noted.store.history.thinning import Row, Thinning, dropped
+
+if TYPE_CHECKING:
+    from noted.store.sqlite.db import Database
+    from noted.store.sqlite.pending import PendingFiles
+
+_COLUMNS = (
+    "id, resource_id, title, filename, mime, size, file_extension, created_time, updated_time, "
+    "time, actor, deleted, file, place"
+)
+
+
+def versions_folder(resources_dir: Path) -> Path:
+    """Where the versions of the attachments kept in ``resources_dir`` go: a folder beside it."""
+    return resources_dir.with_name(f"{resources_dir.name}-versions")
+
+
+def pending_lists(folder: Path) -> Path:
+    """Where the writers of a versions ``folder`` list the files they write (``PendingFiles``)."""
+    return folder.with_name(f".pending-{folder.name}")
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the names just written in ``folder`` durable (where the system allows it)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class VersionTable:
+    """One table of attachment versions and the folder of their files."""
+
+    def __init__(self, db: Database, name: str, pending: PendingFiles, rule: Thinning | None = None) -> None:
+        self.db = db
+        self.name = name
+        self.pending = pending
+        self.folder = pending.folder
+        self.rule = rule or Thinning()
+
+    # Keeping -----------------------------------------------------------------------------
+    def stash(self, resource: Resource, source: Path | bytes | None) -> str | None:
+        """Write the version's file (``source``: a file noted alone writes, linked, or the bytes),
+        durably, before its row; its name, or None when there are no bytes to keep (``source`` is
+        None or a missing file)."""
+        if source is None:
+            return None
+        suffix = f".{resource.file_extension}" if resource.file_extension else ""
+        name = f"{resource.id}-{secrets.token_hex(6)}{suffix}"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.pending.writing(name)
+        path = self.folder / name
+        if isinstance(source, Path):
+            try:
+                os.link(source, path)
+                _sync_folder(self.folder)
+                return name
+            except FileNotFoundError:
+                return None  # a broken attachment: there are no bytes to keep
+            except OSError:  # a file system without hard links
+                source = source.read_bytes()
+        partial = path.with_name(f"{name}.partial")
+        with open(partial, "wb") as fh:
+            fh.write(source)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(partial, path)
+        _sync_folder(self.folder)
+        return name
+
+    def record(
+        self,
+        conn: apsw.Connection,
+        resource: Resource,
+        file: str,
+        actor: str,
+        *,
+        deleted: bool = False,
+        place: str = "",
+        now: int | None = None,
+    ) -> int:
+        """Add the version's row, inside ``conn``'s transaction; returns its id."""
+        r = resource
+        conn.execute(
+            f"INSERT INTO {self.name}(resource_id, title, filename, mime, size, file_extension, "
+            "created_time, updated_time, time, actor, deleted, file, place) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                *(r.id, r.title, r.filename, r.mime, r.size, r.file_extension, r.created_time),
+                *(r.updated_time, now or now_ms(), actor, int(deleted), file, place),
+            ),
+        )
+        return int(conn.last_insert_rowid())
+
+    def keep(
+        self,
+        resource: Resource,
+        source: Path | bytes | None,
+        actor: str,
+        *,
+        deleted: bool = False,
+        place: str = "",
+    ) -> int | None:
+        """Keep ``resource`` as it is now, file and row, committed before the change that replaces
+        it is made; the version's id (None: ``source`` is a missing file, nothing to keep)."""
+        file = self.stash(resource, source)
+        if file is None:
+            return None
+        try:
+            with self.db.write() as conn:
+                return self.record(conn, resource, file, actor, deleted=deleted, place=place)
+        except BaseException:
+            (self.folder / file).unlink(missing_ok=True)
+            raise
+
+    def discard(self, version_id: int | None) -> None:
+        """Drop a version kept for a change that then failed (nothing was replaced)."""
+        if version_id is not None:
+            self._remove([version_id])
+
+    # Reading -----------------------------------------------------------------------------
+    def versions(self, resource_id: str) -> list[ResourceVersion]:
+        """The kept versions of an attachment, newest first ([] for an id never kept)."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM {self.name} WHERE resource_id = ? ORDER BY id DESC", (resource_id,)
+            ).fetchall()
+        return [_version(r) for r in rows]
+
+    def get(self, version_id: int) -> ResourceVersion:
+        return _version(self._row(version_id))
+
+    def place(self, version_id: int) -> str:
+        """Where a Markdown folder's attachment file was ("" for a file kept by noted)."""
+        return str(self._row(version_id)[13])
+
+    def read(self, version_id: int) -> bytes:
+        """The bytes of a version."""
+        file = str(self._row(version_id)[12])
+        try:
+            return (self.folder / file).read_bytes()
+        except OSError as exc:
+            raise NotFoundError(f"the file of version {version_id} is missing from {self.folder}") from exc
+
+    def _row(self, version_id: int) -> Any:
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT {_COLUMNS} FROM {self.name} WHERE id = ?", (version_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no attachment version {version_id}", hint="`noted history ID` lists them")
+        return row
+
+    def orphan_file(self, name: str) -> bool:
+        """True when no row names the file ``name`` of the folder."""
+        with self.db.read() as conn:
+            return conn.execute(f"SELECT 1 FROM {self.name} WHERE file = ?", (name,)).fetchone() is None
+
+    # Thinning ----------------------------------------------------------------------------
+    def thin(self, resource_id: str, now: int | None = None) -> int:
+        """Drop the attachment's versions the history rule thins at ``now``; how many went."""
+        with self.db.read() as conn:
+            rows = [
+                Row(int(r[0]), int(r[1]), str(r[2]))
+                for r in conn.execute(
+                    f"SELECT id, time, actor FROM {self.name} WHERE resource_id = ? ORDER BY id",
+                    (resource_id,),
+                )
+            ]
+        drop = dropped(rows, now or now_ms(), self.rule)
+        return self._remove(sorted(drop)) if drop else 0
+
+    def prune(self, now: int) -> int:
+        """Thin every attachment's versions; how many went."""
+        with self.db.read() as conn:
+            ids = [str(r[0]) for r in conn.execute(f"SELECT DISTINCT resource_id FROM {self.name}")]
+        return sum(self.thin(resource_id, now) for resource_id in ids)
+
+    def _remove(self, version_ids: list[int]) -> int:
+        """Delete these rows, then their files (listed first: a kill after the commit leaves
+        files that the next sweep removes, as no row names them)."""
+        marks = ",".join("?" * len(version_ids))
+        with self.db.write() as conn:
+            files = [
+                str(r[0])
+                for r in conn.execute(f"SELECT file FROM {self.name} WHERE id IN ({marks})", version_ids)
+            ]
+            for file in files:
+                self.pending.writing(file)
+            conn.execute(f"DELETE FROM {self.name} WHERE id IN ({marks})", version_ids)
+        if self.db.connection().get_autocommit():  # inside a batch, the sweep at close removes them
+            for file in files:
+                (self.folder / file).unlink(missing_ok=True)
+        return len(files)
+
+
+def _version(r: Any) -> ResourceVersion:
+    resource = Resource(
+        str(r[1]), str(r[2]), str(r[3]), str(r[4]), int(str(r[5])), str(r[6]), int(str(r[7])), int(str(r[8]))
+    )
+    return ResourceVersion(int(str(r[0])), resource, int(str(r[9])), str(r[10]), bool(r[11]))

@@ -1,0 +1,85 @@
+"""``noted history ID`` for an attachment: its kept versions, and ``--restore N`` (a deleted one too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.cli import Cli
+
+from noted.ops.attachments import delete_attachment, replace_attachment
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "p", capsys)
+
+
+def _attachment(cli: Cli) -> str:
+    cli.ok("notes")  # the profile is made
+    store = cli.store()
+    try:
+        res = store.add_resource(b"first", filename="plan.txt", mime="text/plain", title="Plan", actor="user")
+    finally:
+        store.close()
+    cli.ok("create", "Has it", "--body", f"see [Plan](:/{res.id})\n")
+    return res.id
+
+
+def test_history_lists_an_attachments_versions_and_restores_one(cli: Cli) -> None:
+    res_id = _attachment(cli)
+    store = cli.store()
+    try:
+        replace_attachment(store, res_id, b"second!", filename="plan2.txt", actor="mcp:claude")
+    finally:
+        store.close()
+    listed = cli.ok("history", res_id).out
+    assert 'attachment "Plan" (plan2.txt, 7 bytes) now' in listed
+    assert "mcp:claude" in listed and "replaced" in listed and "plan.txt  5 bytes" in listed
+    [version] = cli.json("history", res_id)["versions"]
+    assert (version["filename"], version["actor"]) == ("plan.txt", "mcp:claude")
+    done = cli.ok("history", res_id, "--restore", str(version["version"])).out
+    assert f"as it was in version {version['version']}" in done
+    store = cli.store()
+    try:
+        assert store.read_resource(res_id) == b"first" and store.get_resource(res_id).filename == "plan.txt"
+        assert store.resource_versions(res_id)[0].resource.filename == "plan2.txt"  # kept in turn
+    finally:
+        store.close()
+
+
+def test_history_restores_a_deleted_attachment_under_its_id(cli: Cli) -> None:
+    res_id = _attachment(cli)
+    store = cli.store()
+    try:
+        delete_attachment(store, res_id, actor="assistant:c1")
+    finally:
+        store.close()
+    assert "is deleted" in cli.ok("history", res_id).out
+    [version] = cli.json("history", res_id)["versions"]
+    assert version["deleted"] is True
+    cli.ok("history", res_id, "--restore", str(version["version"]))
+    store = cli.store()
+    try:
+        assert store.read_resource(res_id) == b"first"
+    finally:
+        store.close()
+
+
+def test_bad_input_is_one_line_with_its_exit_code_and_writes_nothing(cli: Cli) -> None:
+    res_id = _attachment(cli)
+    store = cli.store()
+    try:
+        replace_attachment(store, res_id, b"second!", actor="user")
+        cursor = store.latest_cursor()
+    finally:
+        store.close()
+    missing = cli("history", res_id, "--restore", "999")
+    assert missing.code == 1 and missing.err.count("\n") == 1 and "no attachment version 999" in missing.err
+    shown = cli("history", res_id, "--show", "1")
+    assert shown.code == 2 and shown.err.count("\n") == 1 and "--show" in shown.err
+    store = cli.store()
+    try:
+        assert store.latest_cursor() == cursor and store.read_resource(res_id) == b"second!"
+    finally:
+        store.close()
