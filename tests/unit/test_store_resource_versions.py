@@ -95,3 +95,33 @@ def test_thinned_versions_take_their_files_and_only_theirs(tmp_path: Path) -> No
         assert len(list(folder.glob(f"{res.id}-*"))) == 1 and stranger.read_text() == "mine"
     finally:
         store.close()
+
+
+class _Failed(Exception):
+    """A later write of the batch failed."""
+
+
+@pytest.mark.parametrize("kind", [b for b in BACKENDS if b != "joplin"])
+def test_a_batch_that_rolls_back_puts_the_attachments_bytes_back_with_its_row(
+    kind: str, tmp_path: Path
+) -> None:
+    """The chat's approved writes run as one batch: a replace (or delete) and then a failing write
+    rolled the rows back, but the file kept the new bytes (or was gone), and the kept version's
+    row rolled back too: the old bytes were lost."""
+    with open_backend(kind, tmp_path) as store:
+        res_id, _ = _attached(store)
+        with pytest.raises(_Failed), store.batch():
+            store.replace_resource(res_id, b"second bytes", filename="shot2.jpg", actor="mcp:app")
+            raise _Failed
+        assert store.get_resource(res_id).filename == "shot.png"
+        assert store.read_resource(res_id) == b"first bytes"
+        assert store.resource_versions(res_id) == []
+        with pytest.raises(_Failed), store.batch():
+            store.delete_resource(res_id, actor="mcp:app")
+            raise _Failed
+        assert store.read_resource(res_id) == b"first bytes"
+        # And a batch that commits keeps its change, with the version.
+        with store.batch():
+            store.replace_resource(res_id, b"third bytes", actor="mcp:app")
+        assert store.read_resource(res_id) == b"third bytes"
+        assert [v.resource.size for v in store.resource_versions(res_id)] == [11]

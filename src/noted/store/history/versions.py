@@ -165,11 +165,14 @@ class VersionTable:
         """Where a Markdown folder's attachment file was ("" for a file kept by noted)."""
         return str(self._row(version_id)[13])
 
+    def file(self, version_id: int) -> Path:
+        """The file that holds a version's bytes."""
+        return self.folder / str(self._row(version_id)[12])
+
     def read(self, version_id: int) -> bytes:
         """The bytes of a version."""
-        file = str(self._row(version_id)[12])
         try:
-            return (self.folder / file).read_bytes()
+            return self.file(version_id).read_bytes()
         except OSError as exc:
             raise NotFoundError(f"the file of version {version_id} is missing from {self.folder}") from exc
 

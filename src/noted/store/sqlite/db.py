@@ -224,6 +224,7 @@ class Database:
             if not conn.get_autocommit():
                 raise RuntimeError("write transactions do not nest")
             conn.execute("BEGIN IMMEDIATE")
+            self._local.undo = []
             try:
                 yield conn
             except BaseException:
@@ -231,9 +232,26 @@ class Database:
                 # would fail and hide the fault that matters.
                 if not conn.get_autocommit():
                     conn.execute("ROLLBACK")
+                self._undo_files()
                 raise
             else:
                 conn.execute("COMMIT")
+            finally:
+                self._local.undo = None
+
+    def on_rollback(self, undo: Callable[[], None]) -> None:
+        """Have ``undo`` run if this thread's open transaction rolls back as a whole: a file that a
+        write of a batch changed in place (an attachment's bytes) is put back with its row."""
+        undos = getattr(self._local, "undo", None)
+        if undos is not None:
+            undos.append(undo)
+
+    def _undo_files(self) -> None:
+        for undo in reversed(self._local.undo or []):
+            try:
+                undo()
+            except Exception:  # the rollback's own error is the one to raise
+                log.exception("putting a file back after a rolled-back batch failed")
 
     def _refuse_if_read_only(self) -> None:
         if self.read_only == "full":

@@ -166,11 +166,29 @@ class Resources:
             raise
         finally:
             partial.unlink(missing_ok=True)
+        if version is not None and not self.db.connection().get_autocommit():
+            # In a batch that may still roll back (the chat's approved writes): the row would
+            # be the old one again, so the old bytes go back too, from the version's file.
+            kept = self.versions.file(version)
+            self.db.on_rollback(lambda: self._put_back(kept, old_path, path))
         if old_path != path:
             with contextlib.suppress(FileNotFoundError):
                 old_path.unlink()
         self.versions.thin(resource_id)
         return new
+
+    @staticmethod
+    def _put_back(kept: Path, old_path: Path, path: Path) -> None:
+        """A replace's batch rolled back: its file holds the old bytes again (``kept``)."""
+        partial = old_path.with_name(old_path.name + ".partial")
+        partial.unlink(missing_ok=True)
+        try:
+            os.link(kept, partial)
+        except OSError:  # a file system without hard links
+            partial.write_bytes(kept.read_bytes())
+        os.replace(partial, old_path)
+        if path != old_path:
+            path.unlink(missing_ok=True)
 
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
         """Delete an attachment (links in note bodies stay as text); it is kept as a version, so
