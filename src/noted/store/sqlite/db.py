@@ -239,7 +239,7 @@ class Database:
             finally:
                 self._local.undo = None
 
-    def on_rollback(self, undo: Callable[[], None]) -> None:
+    def on_rollback(self, undo: Callable[[], object]) -> None:
         """Have ``undo`` run if this thread's open transaction rolls back as a whole: a file that a
         write of a batch changed in place (an attachment's bytes) is put back with its row."""
         undos = getattr(self._local, "undo", None)
