@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import LocalStore, open_backend
+from tests.support.backends import LocalStore, body_with_ids, open_backend
 from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
 
 from noted.errors import NotedError
@@ -217,3 +217,73 @@ async def test_a_model_rename_of_a_note_keeps_working_beside_notebook_entries(en
     for entry in review.pending():
         review_actions.accept(review, [entry.id])
     assert review.pending() == []
+
+
+# Attachments ---------------------------------------------------------------------------------
+
+
+def _attachment(env: Env, data: bytes = b"first bytes") -> tuple[str, str]:
+    """An attachment the person attached to a note of theirs: (attachment id, note id)."""
+    res = env.store.add_resource(data, filename="plan.txt", mime="text/plain", actor=ACTOR_USER)
+    note = env.note(env.folder("Docs"), "Plan", f"[plan.txt](:/{res.id})")
+    return res.id, note
+
+
+def _b64(data: bytes) -> str:
+    import base64
+
+    return base64.b64encode(data).decode()
+
+
+async def test_a_replaced_attachment_is_reviewed_and_revert_brings_the_old_file_back(env: Env) -> None:
+    res_id, _ = _attachment(env)
+    review = _review(env.store)
+    await env.ok("replace_attachment", id=res_id, content_base64=_b64(b"model's bytes"), filename="plan2.txt")
+    entry = _only(review, "attachment")
+    assert entry.actor == ACTOR and entry.note_id == res_id
+    assert _line(review, entry) == 'attachment "plan2.txt" replaced by another file (was "plan.txt")'
+    shown = review_actions.show(review, entry.id).text
+    assert 'before it: "plan.txt", 11 bytes' in shown
+
+    reverted = review_actions.revert(review, entry.id)
+    assert reverted.kept == ()
+    assert env.store.read_resource(res_id) == b"first bytes"
+    assert env.store.get_resource(res_id).filename == "plan.txt"
+    review.refresh()
+    assert review.pending() == []  # the revert is the person's
+
+
+async def test_a_deleted_attachment_is_brought_back_by_revert_under_its_id(env: Env) -> None:
+    res_id, note = _attachment(env)
+    review = _review(env.store)
+    await env.ok("delete_attachment", id=res_id)
+    entry = _only(review, "attachment")
+    assert "deleted" in _line(review, entry)
+    review_actions.revert(review, entry.id)
+    assert env.store.read_resource(res_id) == b"first bytes"
+    assert f":/{res_id}" in body_with_ids(env.store, note)  # the link works again
+
+
+async def test_an_attachment_the_person_replaced_since_stays_as_the_person_left_it(env: Env) -> None:
+    res_id, _ = _attachment(env)
+    review = _review(env.store)
+    await env.ok("replace_attachment", id=res_id, content_base64=_b64(b"model's bytes"))
+    env.store.replace_resource(res_id, b"person's bytes", actor=ACTOR_USER)
+    entry = _only(review, "attachment")
+    reverted = review_actions.revert(review, entry.id)
+    assert any("replaced again since" in k for k in reverted.kept), reverted.kept
+    assert env.store.read_resource(res_id) == b"person's bytes"
+
+
+async def test_the_persons_attachment_changes_and_a_models_attaching_make_no_attachment_entry(
+    env: Env,
+) -> None:
+    res_id, note = _attachment(env)
+    review = _review(env.store)
+    env.store.replace_resource(res_id, b"person's bytes", actor=ACTOR_USER)
+    await env.ok(
+        "attach_file", note_id=note, filename="more.txt", mime="text/plain", content_base64=_b64(b"x")
+    )
+    review.refresh()
+    kinds = [e.detail.get("kind", "note") for e in review.pending()]
+    assert kinds == ["note"]  # the note's entry shows the link the model added

@@ -9,22 +9,29 @@ and trash after the change, and before it for an update), so it says what the mo
 changed the item after. ``after`` keeps the item's state at the entry's end, which tells a revert
 whether the person changed it since: what the person did stays, and the revert says what it kept.
 
-Joplin's feed keeps no such state (``noted.store.joplin.sidecar``): its notebook and tag changes
-are not reviewed. An attachment kind can join ``ITEM_KINDS`` once its feed rows keep a state.
+An attachment's entry is a replace or a delete by a model (its making shows in the entry of the
+note that links it); a revert puts back the version the store kept from before it
+(``Store.resource_versions``), unless the attachment was replaced, deleted or restored since.
+
+Joplin's feed keeps no such state (``noted.store.joplin.sidecar``): its notebook, tag and
+attachment changes are not reviewed.
 """
 
 from __future__ import annotations
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import ACTOR_USER, Change, ChangeType, Folder, ItemType, Tag
+from noted.models import ACTOR_USER, Change, ChangeType, Folder, ItemType, ResourceVersion, Tag
 from noted.ops import notebooks
+from noted.ops.attachments import restore_attachment_version
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, Touch
 from noted.wording import plural
 
-ITEM_KINDS = {ItemType.FOLDER: "notebook", ItemType.TAG: "tag"}
+ITEM_KINDS = {ItemType.FOLDER: "notebook", ItemType.TAG: "tag", ItemType.RESOURCE: "attachment"}
 """The feed's item types reviewed beside notes, and the kind their entries record."""
 _GONE_FOR_GOOD = "noted keeps no copy of a notebook deleted for good, nor of the notes deleted with it"
+_SKEW_MS = 5_000
+"""How far from its feed row the version a replace or a delete kept may be stamped."""
 
 
 def kind_of(entry: EntryRow) -> str:
@@ -39,6 +46,8 @@ def touch(change: Change, person: bool) -> Touch | None:
         return None
     if change.item_type is ItemType.TAG and change.change_type is ChangeType.CREATE and state.notes:
         return None  # made by tagging a note: that note's entry says "tagged …" and reverts it
+    if change.item_type is ItemType.RESOURCE:
+        return _attachment_touch(change, person)
     kind = ITEM_KINDS[change.item_type]
     detail: Detail = {}
     if not person:
@@ -62,8 +71,29 @@ def touch(change: Change, person: bool) -> Touch | None:
     return Touch(change.id, change.item_id, change.actor, change.time, person, state.title, folder, detail)
 
 
+def _attachment_touch(change: Change, person: bool) -> Touch | None:
+    """A replace or a delete of an attachment; its making (attaching, a restore) is not reviewed."""
+    state = change.item
+    if state is None or change.change_type is ChangeType.CREATE:
+        return None
+    detail: Detail = {}
+    if not person:
+        detail = {"kind": "attachment", "after": {"title": state.title}}
+        if change.change_type is ChangeType.DELETE:
+            detail["deleted"] = True
+        elif state.was is not None:
+            detail["replaced"] = True
+            if state.was.title != state.title:
+                detail |= {"renamed_from": state.was.title, "renamed_to": state.title}
+        else:
+            return None  # a change noted did not make (nothing kept to put back)
+    return Touch(change.id, change.item_id, change.actor, change.time, person, state.title, "", detail)
+
+
 def merge(out: Detail, new: Detail) -> None:
     """Grow ``out`` (a copy of an item entry's detail) by a later change of its burst."""
+    if new.get("replaced"):
+        out["replaced"] = True
     if "renamed_to" in new:
         out.setdefault("renamed_from", new["renamed_from"])
         out["renamed_to"] = new["renamed_to"]
@@ -94,14 +124,19 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     parts: list[str] = []
     if d.get("created"):
         parts.append("created")
-    if "renamed_from" in d:
+    if "renamed_from" in d and not d.get("replaced"):
         parts.append(f'renamed from "{d["renamed_from"]}"')
     if "moved_to" in d:
         where = (folder_titles or {}).get(d["moved_to"], "another notebook")
         parts.append(f'moved into "{where}"' if d["moved_to"] else "moved to the top level")
     if "trashed" in d:
         parts.append("moved to the trash" if d["trashed"] else "restored from the trash")
-    if d.get("deleted"):
+    if d.get("replaced"):
+        was = f' (was "{d["renamed_from"]}")' if "renamed_from" in d else ""
+        parts.append(f"replaced by another file{was}")
+    if d.get("deleted") and kind_of(entry) == "attachment":
+        parts.append("deleted (its file is kept: a revert brings it back)")
+    elif d.get("deleted"):
         notes = d.get("notes")
         parts.append(
             f"deleted (was on {plural(len(notes), 'note')})" if notes is not None else "deleted for good"
@@ -128,6 +163,12 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
         lines.append(f"inside: {where(d['moved_from'])} → {where(d['moved_to'])}")
     if "trashed" in d:
         lines.append("moved to the trash" if d["trashed"] else "restored from the trash")
+    if d.get("replaced") or (d.get("deleted") and kind_of(entry) == "attachment"):
+        lines.append("replaced by another file" if not d.get("deleted") else "deleted")
+        if (before := _version_before(store, entry)) is not None:
+            r = before.resource
+            lines.append(f'before it: "{r.filename}", {plural(r.size, "byte")} (version {before.id})')
+        lines.append(f"`noted history {entry.note_id}` lists every kept version")
     if "notes" in d:
         titles = {n.id: n.title for n in store.get_notes(d["notes"])}
         lines += ["it was on:"] + [
@@ -151,6 +192,8 @@ def revert(store: Store, entry: EntryRow) -> list[str]:
         )
     if kind == "tag" and d.get("deleted"):
         return _put_tag_back(store, entry)
+    if kind == "attachment":
+        return _attachment_back(store, entry)
     try:
         item: Folder | Tag = (
             store.get_folder(entry.note_id) if kind == "notebook" else store.get_tag(entry.note_id)
@@ -258,4 +301,37 @@ def _put_tag_back(store: Store, entry: EntryRow) -> list[str]:
         return [
             f"{plural(gone, 'note')} that carried it {'was' if gone == 1 else 'were'} deleted for good since"
         ]
+    return []
+
+
+def _version_before(store: Store, entry: EntryRow) -> ResourceVersion | None:
+    """The attachment's version kept by the entry's first replace or delete: as it was before it."""
+    made = [
+        v
+        for v in store.resource_versions(entry.note_id)
+        if v.actor == entry.actor and entry.first_time - _SKEW_MS <= v.time <= entry.last_time + _SKEW_MS
+    ]
+    return made[-1] if made else None  # newest first: the last is the oldest
+
+
+def _attachment_back(store: Store, entry: EntryRow) -> list[str]:
+    """Put back the attachment as it was before the entry, unless it changed since."""
+    before = _version_before(store, entry)
+    if before is None:
+        raise NotedError(
+            f"change {entry.id} cannot be reverted: the version of the attachment from before it is no "
+            "longer kept (the history.* settings thinned it)",
+            hint=f"`noted history {entry.note_id}` lists the versions kept; `noted changes accept {entry.id}` clears it",
+        )
+    try:
+        now = store.get_resource(entry.note_id)
+    except NotFoundError:
+        now = None
+    if now is not None and (entry.detail.get("deleted") or now.updated_time > entry.last_time):
+        return [
+            f"it was {'restored' if entry.detail.get('deleted') else 'replaced again'} since: it stays as it is"
+        ]
+    if now is None and not entry.detail.get("deleted"):
+        return [f"it was deleted since: `noted history {entry.note_id}` lists the versions to restore"]
+    restore_attachment_version(store, entry.note_id, before.id, actor=ACTOR_USER)
     return []

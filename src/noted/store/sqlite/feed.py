@@ -3,7 +3,8 @@ readers serve the embedded store's ``changes`` and the Joplin sidecar's mirror, 
 same columns but one: a row about a note in ``changes`` keeps the note's place just after it (its
 notebook, trash and tags, as a JSON array: ``Change.place``), which Joplin's feed cannot know.
 
-The same column keeps a notebook's or a tag's state (``Change.item``, a JSON object): its title,
+The same column keeps a notebook's, a tag's or an attachment's state (``Change.item``, a JSON
+object): its title (an attachment's file name),
 parent and trash just after the change, and just before it (``was``) for an update; a deletion
 keeps the state it was deleted in and, for a tag, the notes that carried it. The review reads
 these to word and undo what a model did to notebooks and tags (``noted.ops.review_items``)."""
@@ -23,7 +24,7 @@ _COLUMNS = "id, item_type, item_id, change_type, time, actor"
 PLACED = "changes"
 """The one feed table with a ``place`` column."""
 _NOTE_ITEMS = (ItemType.NOTE, ItemType.NOTE_TAG)
-_STATE_ITEMS = (ItemType.FOLDER, ItemType.TAG)
+_STATE_ITEMS = (ItemType.FOLDER, ItemType.TAG, ItemType.RESOURCE)
 _PLACE = (
     "SELECT json_array(n.parent_id, n.deleted_time, json((SELECT json_group_array(t.title) FROM "
     "(SELECT t.title FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = n.id "
@@ -80,6 +81,9 @@ def item_state(conn: apsw.Connection, item_type: ItemType, item_id: str) -> Item
         return ItemState(row[0], row[1], row[2]) if row else None
     if item_type is ItemType.TAG:
         row = conn.execute("SELECT title FROM tags WHERE id = ?", (item_id,)).fetchone()
+        return ItemState(row[0]) if row else None
+    if item_type is ItemType.RESOURCE:  # an attachment: its file name
+        row = conn.execute("SELECT filename FROM resources WHERE id = ?", (item_id,)).fetchone()
         return ItemState(row[0]) if row else None
     return None
 

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import ChangeType, ItemType, Resource, ResourceVersion, new_id, now_ms
+from noted.models import ChangeType, ItemState, ItemType, Resource, ResourceVersion, new_id, now_ms
 from noted.store.history.versions import VersionTable
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS, resource_from_row
@@ -157,7 +157,8 @@ class Resources:
                     "updated_time = ? WHERE id = ?",
                     (new.title, new.filename, new.mime, new.size, new.file_extension, now, new.id),
                 )
-                record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now)
+                was = ItemState(old.filename)
+                record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now, was=was)
                 os.replace(partial, path)
                 swapped = True
         except BaseException:
@@ -209,7 +210,8 @@ class Resources:
                 conn.execute("DELETE FROM resources WHERE id = ?", (resource.id,))
                 if file is not None:
                     self.versions.record(conn, resource, file, actor, deleted=True, place=place)
-                record(conn, ItemType.RESOURCE, resource.id, ChangeType.DELETE, actor)
+                gone = ItemState(resource.filename)
+                record(conn, ItemType.RESOURCE, resource.id, ChangeType.DELETE, actor, state=gone)
         except BaseException:
             if file is not None:
                 (self.versions.folder / file).unlink(missing_ok=True)

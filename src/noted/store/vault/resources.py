@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from noted.errors import NotFoundError
-from noted.models import ChangeType, ItemType, Resource, now_ms
+from noted.models import ChangeType, ItemState, ItemType, Resource, now_ms
 from noted.store.rules import attachment_name, file_extension
 from noted.store.sqlite.feed import record
 from noted.store.vault.base import VaultPart
@@ -85,7 +85,8 @@ class Resources(VaultPart):
                     resource_id,
                 ),
             )
-            record(conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now)
+            was = ItemState(old.filename)
+            record(conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now, was=was)
             self.ledger.put_file(conn, resource_id, known[0], content_hash(data) if known[1] else "")
         versions.thin(resource_id)
         return self.mirror.get_resource(resource_id)
