@@ -162,3 +162,25 @@ def test_a_database_of_schema_5_gets_places_in_its_feed_and_keeps_its_rows(tmp_p
         assert (new.item_id, new.place) == ("n1", Place("f", 0, ("kept",)))
     finally:
         store.close()
+
+
+def test_a_joplin_sidecar_of_schema_5_gets_states_in_its_feed_and_keeps_its_rows(tmp_path: Path) -> None:
+    conn = apsw.Connection(str(tmp_path / "sidecar.db"))
+    with conn:
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute(
+            "CREATE TABLE joplin_feed (id INTEGER PRIMARY KEY AUTOINCREMENT, joplin_id INTEGER UNIQUE, "
+            "item_type TEXT NOT NULL, item_id TEXT NOT NULL, change_type TEXT NOT NULL, "
+            "time INTEGER NOT NULL, actor TEXT NOT NULL)"
+        )
+        conn.execute(
+            "INSERT INTO joplin_feed(item_type, item_id, change_type, time, actor) VALUES ('folder', 'f', 'update', 1, 'mcp:x')"
+        )
+        conn.execute("INSERT INTO meta VALUES (?, '5')", (SCHEMA_KEY,))
+    with conn:
+        ensure_schema(conn)
+    assert conn.execute("SELECT item_id, actor, place FROM joplin_feed").fetchall() == [("f", "mcp:x", None)]
+    assert conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone() == (
+        str(SCHEMA_VERSION),
+    )
+    conn.close()

@@ -1,8 +1,8 @@
 """What a model does to notebooks and tags, reviewed and reverted like its changes to notes.
 
 Every change is made through the real tool registry as the assistant (``tests.support.tools_env``),
-on the embedded store and the Markdown folder (whose mirror keeps the feed); Joplin's feed keeps no
-state of a notebook or tag, so its changes to them are not reviewed (the README says so).
+on the embedded store, the Markdown folder (whose mirror keeps the feed) and a real Joplin (whose
+sidecar's feed keeps the state noted's own writes left).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from noted.store.review import EntryRow, EntryState
 from noted.store.sqlite.review import SqliteReview
 
 
-@pytest.fixture(params=("sqlite", "vault"))
+@pytest.fixture(params=("sqlite", "vault", "joplin"))
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
     with open_backend(request.param, tmp_path / "store") as store:
         yield make_env(store, tmp_path, enabled=(*WRITE_TOOLS, *MANAGE_TOOLS))

@@ -13,8 +13,8 @@ An attachment's entry is a replace or a delete by a model (its making shows in t
 note that links it); a revert puts back the version the store kept from before it
 (``Store.resource_versions``), unless the attachment was replaced, deleted or restored since.
 
-Joplin's feed keeps no such state (``noted.store.joplin.sidecar``): its notebook, tag and
-attachment changes are not reviewed.
+On Joplin the sidecar's feed keeps the state of noted's own writes (``noted.store.joplin.sidecar``);
+Joplin reports no change to notebooks, tags or attachments, so one made by a sync has no entry.
 """
 
 from __future__ import annotations

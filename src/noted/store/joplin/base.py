@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from noted.errors import EncryptedError, InvalidInputError, NotFoundError
-from noted.models import ChangeType, Folder, ItemType, Note, NoteMeta, Resource, Tag
+from noted.models import ChangeType, Folder, ItemState, ItemType, Note, NoteMeta, Resource, Tag
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError
 from noted.store.joplin.events import EventFeed
 from noted.store.joplin.sidecar import Sidecar
@@ -114,6 +114,7 @@ class JoplinApi:
         *,
         change: ChangeType | None = None,
         notes_too: Sequence[str] = (),
+        state: ItemState | None = None,
         **kwargs: Any,
     ) -> Any:
         """Send one write of ``item_id`` by ``actor``, recording it so its change gets the actor.
@@ -126,6 +127,8 @@ class JoplinApi:
                 appends its own rows). Joplin's later report of it is then not added again.
             notes_too: notes the write changes besides ``item_id`` (those of a notebook it moves
                 to the trash); each gets a note ``update`` by ``actor``.
+            state: a notebook's, tag's or attachment's state after the write, kept with its feed
+                row for the review (``noted.models.ItemState``).
         """
         writes = [self.sidecar.begin_write(item_id, actor, _kind(path))]
         writes += [self.sidecar.begin_write(note_id, actor, ItemType.NOTE) for note_id in notes_too]
@@ -137,7 +140,7 @@ class JoplinApi:
             raise
         joplin_time = answer.get("updated_time") if isinstance(answer, dict) else None
         self.sidecar.end_write(
-            writes[0], joplin_time=int(joplin_time) if joplin_time else None, change=change
+            writes[0], joplin_time=int(joplin_time) if joplin_time else None, change=change, state=state
         )
         for write_id in writes[1:]:
             self.sidecar.end_write(write_id, change=ChangeType.UPDATE)

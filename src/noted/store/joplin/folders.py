@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import ChangeType, Folder, ItemType, descendants, new_id, now_ms
+from noted.models import ChangeType, Folder, ItemState, ItemType, descendants, new_id, now_ms
 from noted.store.joplin.base import FOLDER_FIELDS, JoplinApi, folder_of, meta_of, safe_id
 from noted.store.rules import clean_title
 
@@ -50,7 +50,8 @@ class Folders:
             self.api.live_folder(parent_id)
         folder_id = new_id()
         body = {"id": folder_id, "title": title, "parent_id": parent_id}
-        self.api.send(folder_id, actor, "POST", "/folders", body, change=ChangeType.CREATE)
+        made = ItemState(title, parent_id)
+        self.api.send(folder_id, actor, "POST", "/folders", body, change=ChangeType.CREATE, state=made)
         return self.api.folder_item(folder_id)
 
     def update_folder(
@@ -68,9 +69,9 @@ class Folders:
                 )
             self.api.live_folder(new_parent)
         body = {"title": new_title, "parent_id": new_parent}
-        self.api.send(
-            folder_id, actor, "PUT", f"/folders/{safe_id(folder_id)}", body, change=ChangeType.UPDATE
-        )
+        state = ItemState(new_title, new_parent, folder.deleted_time, was=_state(folder))
+        path = f"/folders/{safe_id(folder_id)}"
+        self.api.send(folder_id, actor, "PUT", path, body, change=ChangeType.UPDATE, state=state)
         return self.api.folder_item(folder_id)
 
     def trash_folder(self, folder_id: str, *, actor: str) -> None:
@@ -78,7 +79,8 @@ class Folders:
         folder = self.api.folder_item(folder_id)
         if folder.is_trashed:
             return
-        subtree = descendants(self.list_folders(), folder_id)
+        every = {f.id: f for f in self.list_folders()}
+        subtree = descendants(list(every.values()), folder_id)
         # Joplin reports each note it trashes along; named in the write, those reports are taken
         # for the actor's change (as in the embedded store), not for edits made in Joplin.
         notes = [
@@ -86,9 +88,13 @@ class Folders:
             for sub in subtree
             for n in self.api.client.get_all(f"/folders/{sub}/notes", {"fields": "id"})
         ]
-        self.api.sidecar.trashed_at(folder_id, now_ms())
+        now = now_ms()
+        self.api.sidecar.trashed_at(folder_id, now)
         self.api.send(folder_id, actor, "DELETE", f"/folders/{safe_id(folder_id)}", notes_too=notes)
-        self.api.sidecar.record(ItemType.FOLDER, subtree, ChangeType.UPDATE, actor)
+        states = {
+            f.id: ItemState(f.title, f.parent_id, now, was=_state(f)) for i in subtree if (f := every.get(i))
+        }
+        self.api.sidecar.record(ItemType.FOLDER, subtree, ChangeType.UPDATE, actor, states)
 
     def restore_folder(self, folder_id: str, *, actor: str) -> None:
         """Bring back a trashed notebook with what was trashed with it, and its trashed parents.
@@ -105,8 +111,7 @@ class Folders:
         subtree = set(descendants(folders, folder_id))
         for sub in folders:
             if sub.id in subtree and sub.is_trashed and (sub.id == folder_id or sub.deleted_time >= since):
-                body = {"deleted_time": 0}
-                self.api.send(sub.id, actor, "PUT", f"/folders/{sub.id}", body, change=ChangeType.UPDATE)
+                self._untrash(sub, actor)
         notes = self.api.client.get_all(
             "/notes", {"include_deleted": "1", "fields": "id,parent_id,deleted_time"}
         )
@@ -143,7 +148,8 @@ class Folders:
                 if up in trashed and not children[up]:
                     ready.append(up)
         finally:
-            self.api.sidecar.record(ItemType.FOLDER, erased, ChangeType.DELETE, actor)
+            states = {f.id: _state(f) for f in folders if f.id in erased}
+            self.api.sidecar.record(ItemType.FOLDER, erased, ChangeType.DELETE, actor, states)
 
     def restored_folder(self, actor: str) -> str:
         for folder in self.api.all_folders():
@@ -164,8 +170,17 @@ class Folders:
             except NotFoundError:
                 return
             if folder.is_trashed:
-                body = {"deleted_time": 0}
-                self.api.send(
-                    folder.id, actor, "PUT", f"/folders/{folder.id}", body, change=ChangeType.UPDATE
-                )
+                self._untrash(folder, actor)
             folder_id = folder.parent_id
+
+    def _untrash(self, folder: Folder, actor: str) -> None:
+        state = ItemState(folder.title, folder.parent_id, 0, was=_state(folder))
+        path = f"/folders/{folder.id}"
+        self.api.send(
+            folder.id, actor, "PUT", path, {"deleted_time": 0}, change=ChangeType.UPDATE, state=state
+        )
+
+
+def _state(folder: Folder) -> ItemState:
+    """A notebook's state as the feed keeps it (``noted.store.sqlite.feed``)."""
+    return ItemState(folder.title, folder.parent_id, folder.deleted_time)

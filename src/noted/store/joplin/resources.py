@@ -14,7 +14,7 @@ from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.markdown import linked_ids
-from noted.models import ChangeType, ItemType, Resource, ResourceVersion, new_id
+from noted.models import ChangeType, ItemState, ItemType, Resource, ResourceVersion, new_id
 from noted.store.joplin.base import RESOURCE_FIELDS, JoplinApi, resource_of, safe_id
 from noted.store.rules import attachment_name, clean_title, file_extension
 
@@ -127,7 +127,8 @@ class Resources:
             props,
             actor,
         )
-        self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor)
+        state = {resource_id: ItemState(name, was=ItemState(old.filename))}
+        self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor, state)
         versions.thin(resource_id)
         return self.get_resource(resource_id)
 
@@ -137,7 +138,8 @@ class Resources:
         versions = self.api.sidecar.versions
         versions.keep(resource, self.read_resource(resource_id), actor, deleted=True)
         path = f"/resources/{safe_id(resource_id)}"
-        self.api.send(resource_id, actor, "DELETE", path, change=ChangeType.DELETE)
+        gone = ItemState(resource.filename)
+        self.api.send(resource_id, actor, "DELETE", path, change=ChangeType.DELETE, state=gone)
         versions.thin(resource_id)
 
     def resource_versions(self, resource_id: str) -> list[ResourceVersion]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from noted.models import (
     ChangePage,
     ChangeType,
     HistoryPruned,
+    ItemState,
     ItemType,
     Note,
     Revision,
@@ -51,7 +52,7 @@ from noted.store.history.versions import VersionTable, pending_lists
 from noted.store.joplin.sidecar_schema import ensure_schema
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database, get_meta, set_meta
-from noted.store.sqlite.feed import changes_after, changes_of
+from noted.store.sqlite.feed import changes_after, changes_of, state_json
 from noted.store.sqlite.pending import PendingFiles, sweep
 
 SIDECAR_NAME = "joplin-sidecar.db"
@@ -164,12 +165,18 @@ class Sidecar:
             return int(conn.last_insert_rowid())
 
     def end_write(
-        self, write_id: int, *, joplin_time: int | None = None, change: ChangeType | None = None
+        self,
+        write_id: int,
+        *,
+        joplin_time: int | None = None,
+        change: ChangeType | None = None,
+        state: ItemState | None = None,
     ) -> None:
         """The write was answered (``joplin_time``: the item's ``updated_time`` Joplin gave it).
 
         ``change``: the change it made, appended to the feed now unless Joplin's own report of it
-        was mirrored already (a pull from another thread, while the answer was on its way).
+        was mirrored already (a pull from another thread, while the answer was on its way), with
+        ``state`` (a notebook's, tag's or attachment's after it, for the review).
         """
         now = now_ms()
         with self._write() as conn:
@@ -181,7 +188,7 @@ class Sidecar:
             if change is None or not rows or rows[0][3] is not None:
                 return
             row = rows[0]
-            feed_id = _append(conn, ItemType(row[0]), str(row[1]), change, now, str(row[2]))
+            feed_id = _append(conn, ItemType(row[0]), str(row[1]), change, now, str(row[2]), state=state)
             conn.execute("UPDATE joplin_writes SET feed_id = ? WHERE id = ?", (feed_id, write_id))
 
     def drop_write(self, write_id: int) -> None:
@@ -264,13 +271,19 @@ class Sidecar:
             set_meta(conn, CURSOR_KEY, str(joplin_cursor))
 
     def record(
-        self, item_type: ItemType, item_ids: Iterable[str], change_type: ChangeType, actor: str
+        self,
+        item_type: ItemType,
+        item_ids: Iterable[str],
+        change_type: ChangeType,
+        actor: str,
+        states: Mapping[str, ItemState] | None = None,
     ) -> None:
-        """Append noted's own change of items Joplin does not report (notebooks, tags, attachments)."""
+        """Append noted's own change of items Joplin does not report (notebooks, tags,
+        attachments), each with its state after it where ``states`` has one."""
         now = now_ms()
         with self._write() as conn:
             for item_id in item_ids:
-                _append(conn, item_type, item_id, change_type, now, actor)
+                _append(conn, item_type, item_id, change_type, now, actor, state=(states or {}).get(item_id))
 
     def changes_since(self, cursor: int, limit: int) -> ChangePage:
         with self.db.read() as conn:
@@ -372,11 +385,13 @@ def _append(
     time: int,
     actor: str,
     joplin_id: int | None = None,
+    state: ItemState | None = None,
 ) -> int:
-    """Append one row to the feed; returns its id (noted's cursor)."""
+    """Append one row to the feed (``state``: a notebook's, tag's or attachment's, after the
+    change); returns its id (noted's cursor)."""
     conn.execute(
-        "INSERT INTO joplin_feed(joplin_id, item_type, item_id, change_type, time, actor) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (joplin_id, item_type.value, item_id, change_type.value, time, actor),
+        "INSERT INTO joplin_feed(joplin_id, item_type, item_id, change_type, time, actor, place) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (joplin_id, item_type.value, item_id, change_type.value, time, actor, state and state_json(state)),
     )
     return int(conn.last_insert_rowid())

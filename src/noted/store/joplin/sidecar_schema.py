@@ -13,7 +13,7 @@ from noted.store.sqlite.db import get_meta, set_meta
 from noted.store.sqlite.schema import VERSIONS_SCHEMA
 
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS joplin_writes (
@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS joplin_feed (
     item_id TEXT NOT NULL,
     change_type TEXT NOT NULL,
     time INTEGER NOT NULL,
-    actor TEXT NOT NULL
+    actor TEXT NOT NULL,
+    place TEXT  -- a notebook's, tag's or attachment's state (noted.store.sqlite.feed)
 );
 
 CREATE TABLE IF NOT EXISTS joplin_revisions (
@@ -75,6 +76,8 @@ _TO_V4 = "ALTER TABLE joplin_revisions ADD COLUMN label TEXT NOT NULL DEFAULT ''
 
 _VERSIONS = VERSIONS_SCHEMA.format(name="joplin_resource_versions")
 """Version 5: the attachments' old versions (``noted.store.history.versions``)."""
+_TO_V6 = "ALTER TABLE joplin_feed ADD COLUMN place TEXT"
+"""Version 6: the feed keeps a notebook's, tag's or attachment's state with noted's change of it."""
 
 
 def ensure_schema(conn: apsw.Connection) -> None:
@@ -89,6 +92,9 @@ def ensure_schema(conn: apsw.Connection) -> None:
         conn.execute(_TO_V3)  # revisions stored as deltas (noted.store.history)
     if columns and "label" not in columns:
         conn.execute(_TO_V4)  # labelled revisions (noted.store.revisions.labelled)
+    feed = {r[1] for r in conn.execute("PRAGMA table_info(joplin_feed)")}
+    if feed and "place" not in feed:
+        conn.execute(_TO_V6)  # the states of notebooks, tags and attachments (review)
     conn.execute(_SCHEMA)
     conn.execute(_VERSIONS)
     set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import ChangeType, ItemType, Tag, new_id
+from noted.models import ChangeType, ItemState, ItemType, Tag, new_id
 from noted.store.joplin.base import TAG_FIELDS, JoplinApi, safe_id, tag_of
 from noted.store.rules import clean_title
 
@@ -61,7 +61,9 @@ class Tags:
         item = self._find(title)
         return None if item is None else self._counted(item)
 
-    def ensure_tag(self, title: str, actor: str) -> str:
+    def ensure_tag(self, title: str, actor: str, note_id: str = "") -> str:
+        """The tag's id, made when missing (for ``note_id``: its feed row says so, and the review
+        leaves it to the note's entry)."""
         title = clean_title(title, "tag")
         if not title:
             raise InvalidInputError("a tag needs a title")
@@ -69,9 +71,9 @@ class Tags:
         if found is not None:
             return str(found["id"])
         tag_id = new_id()
-        self.api.send(
-            tag_id, actor, "POST", "/tags", {"id": tag_id, "title": title}, change=ChangeType.CREATE
-        )
+        made = ItemState(title, notes=(note_id,) if note_id else ())
+        body = {"id": tag_id, "title": title}
+        self.api.send(tag_id, actor, "POST", "/tags", body, change=ChangeType.CREATE, state=made)
         return tag_id
 
     def create_tag(self, title: str, *, actor: str) -> Tag:
@@ -81,24 +83,25 @@ class Tags:
         title = clean_title(title, "tag")
         if not title:
             raise InvalidInputError("a tag needs a title")
-        self.get_tag(tag_id)
+        old = self.get_tag(tag_id)
         clash = self._find(title)
         if clash is not None and clash["id"] != tag_id:
             raise InvalidInputError(f'a tag named "{title}" exists already')
-        self.api.send(
-            tag_id, actor, "PUT", f"/tags/{safe_id(tag_id)}", {"title": title}, change=ChangeType.UPDATE
-        )
+        state = ItemState(title, was=ItemState(old.title))
+        path = f"/tags/{safe_id(tag_id)}"
+        self.api.send(tag_id, actor, "PUT", path, {"title": title}, change=ChangeType.UPDATE, state=state)
         return self.get_tag(tag_id)
 
     def delete_tag(self, tag_id: str, *, actor: str) -> None:
         """Delete a tag for good and unlink it from every note."""
-        self.get_tag(tag_id)
+        tag = self.get_tag(tag_id)
         linked = [
             str(n["id"]) for n in self.api.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
         ]
         self.api.send(tag_id, actor, "DELETE", f"/tags/{safe_id(tag_id)}")
         self.api.sidecar.record(ItemType.NOTE_TAG, linked, ChangeType.DELETE, actor)
-        self.api.sidecar.record(ItemType.TAG, [tag_id], ChangeType.DELETE, actor)
+        gone = {tag_id: ItemState(tag.title, notes=tuple(linked))}
+        self.api.sidecar.record(ItemType.TAG, [tag_id], ChangeType.DELETE, actor, gone)
 
     def note_tags(self, note_id: str) -> list[Tag]:
         items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": TAG_FIELDS})
@@ -126,7 +129,7 @@ class Tags:
         self.api.note_item(note_id, "id")
         linked = self._linked_ids(note_id)
         for title in titles:
-            tag_id = self.ensure_tag(title, actor)
+            tag_id = self.ensure_tag(title, actor, note_id)
             if tag_id in linked:
                 continue
             self.api.send(

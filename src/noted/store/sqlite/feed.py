@@ -1,13 +1,13 @@
 """The change feed: ``record`` appends the row of one change inside the writer's transaction; the
 readers serve the embedded store's ``changes`` and the Joplin sidecar's mirror, which have the
-same columns but one: a row about a note in ``changes`` keeps the note's place just after it (its
+same columns. A row about a note in ``changes`` keeps the note's place just after it (its
 notebook, trash and tags, as a JSON array: ``Change.place``), which Joplin's feed cannot know.
 
 The same column keeps a notebook's, a tag's or an attachment's state (``Change.item``, a JSON
-object): its title (an attachment's file name),
-parent and trash just after the change, and just before it (``was``) for an update; a deletion
-keeps the state it was deleted in and, for a tag, the notes that carried it. The review reads
-these to word and undo what a model did to notebooks and tags (``noted.ops.review_items``)."""
+object), in both feeds (noted makes those changes itself on Joplin too): its title (an
+attachment's file name), parent and trash just after the change, and just before it (``was``) for
+an update; a deletion keeps the state it was deleted in and, for a tag, the notes that carried it.
+The review reads these to word and undo what a model did to them (``noted.ops.review_items``)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,6 @@ import apsw
 from noted.models import Change, ChangePage, ChangeType, ItemState, ItemType, Place, now_ms
 
 _COLUMNS = "id, item_type, item_id, change_type, time, actor"
-PLACED = "changes"
-"""The one feed table with a ``place`` column."""
 _NOTE_ITEMS = (ItemType.NOTE, ItemType.NOTE_TAG)
 _STATE_ITEMS = (ItemType.FOLDER, ItemType.TAG, ItemType.RESOURCE)
 _PLACE = (
@@ -34,7 +32,7 @@ _PLACE = (
 
 
 def _columns(table: str) -> str:
-    return _COLUMNS + (", place" if table == PLACED else ", NULL")
+    return _COLUMNS + ", place"
 
 
 def _change(row: tuple[int, str, str, str, int, str, str | None]) -> Change:
@@ -70,6 +68,11 @@ def _state_json(state: ItemState) -> dict[str, Any]:
     if state.was is not None:
         out["was"] = _state_json(state.was)
     return out
+
+
+def state_json(state: ItemState) -> str:
+    """How the ``place`` column keeps a notebook's, tag's or attachment's state."""
+    return json.dumps(_state_json(state), ensure_ascii=False)
 
 
 def item_state(conn: apsw.Connection, item_type: ItemType, item_id: str) -> ItemState | None:
@@ -139,7 +142,7 @@ def record(
             if was is not None:
                 after = dataclasses.replace(after, was=was)
             place = "?"
-            values.append(json.dumps(_state_json(after), ensure_ascii=False))
+            values.append(state_json(after))
     conn.execute(
         f"INSERT INTO changes(item_type, item_id, change_type, time, actor, place) VALUES (?, ?, ?, ?, ?, {place})",
         values,
