@@ -359,7 +359,7 @@ async def test_a_notebook_a_model_renamed_is_a_row_of_its_own_and_r_renames_it_b
             assert (row.kind, row.note_id, row.summary) == (
                 "notebook",
                 fixture.home,
-                'notebook "House" renamed from "Home"',
+                'renamed from "Home"',
             )
             await pilot.press("enter")  # no text to diff: what it changed, field by field
             diff = screen.query_one("#changes-diff", Static)

@@ -119,7 +119,8 @@ def unrevertible(entry: EntryRow) -> str:
 
 
 def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str:
-    """One line on what a notebook's or tag's entry did, e.g. ``notebook "Work" renamed from "Projects"``."""
+    """One line on what a notebook's, tag's or attachment's entry did, e.g. ``renamed from "Projects"``
+    (shown under a heading that names the item: ``label``)."""
     d = entry.detail
     parts: list[str] = []
     if d.get("created"):
@@ -141,7 +142,7 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
         parts.append(
             f"deleted (was on {plural(len(notes), 'note')})" if notes is not None else "deleted for good"
         )
-    line = f"{label(entry)} {', '.join(parts) or 'changed'}"
+    line = ", ".join(parts) or "changed"  # under a heading naming the item (``label``)
     why = unrevertible(entry)
     return f"{line}; cannot be reverted: {why}" if why else line
 
