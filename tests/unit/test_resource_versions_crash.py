@@ -80,3 +80,37 @@ def test_a_kill_at_any_step_keeps_the_old_version_or_the_old_state(tmp_path: Pat
             assert len(versions) == 1  # committed before the swap: killed after it, nothing is lost
     finally:
         store.close()
+
+
+BATCH_CRASH = """
+import os, pathlib, sys
+from noted.store.sqlite import SqliteStore
+
+root = pathlib.Path(sys.argv[1])
+store = SqliteStore.open(root / "notes.db", root / "resources")
+res = store.list_resources()[0]
+with store.batch():  # the chat's approved writes: a replace, then noted is killed before the commit
+    store.replace_resource(res.id, b"new bytes", filename="b.png", actor="assistant:c1")
+    os._exit(9)
+"""
+
+
+def test_a_kill_inside_a_batch_after_a_replace_keeps_the_old_file(tmp_path: Path) -> None:
+    """The batch's transaction is rolled back at the next open, so the row and the version kept
+    with it are gone: the old file must still be in its place, not the new one (whose old bytes
+    nothing would keep)."""
+    root = tmp_path / "p"
+    store = SqliteStore.open(root / "notes.db", root / "resources")
+    res = store.add_resource(b"old bytes", filename="a.txt", mime="text/plain", actor="user")
+    store.close()
+    killed = subprocess.run([sys.executable, "-c", BATCH_CRASH, str(root)], check=False)
+    assert killed.returncode == 9
+    store = SqliteStore.open(root / "notes.db", root / "resources")
+    try:
+        assert store.get_resource(res.id).filename == "a.txt"
+        assert store.read_resource(res.id) == b"old bytes"
+        assert store.resource_versions(res.id) == []
+        assert _files(store.resources_dir) == {f"{res.id}.txt"}  # the new file and its partial swept
+        assert _files(store.versions.folder) == set()
+    finally:
+        store.close()

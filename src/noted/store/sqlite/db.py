@@ -224,7 +224,7 @@ class Database:
             if not conn.get_autocommit():
                 raise RuntimeError("write transactions do not nest")
             conn.execute("BEGIN IMMEDIATE")
-            self._local.undo = []
+            self._local.after = {True: [], False: []}
             try:
                 yield conn
             except BaseException:
@@ -232,26 +232,34 @@ class Database:
                 # would fail and hide the fault that matters.
                 if not conn.get_autocommit():
                     conn.execute("ROLLBACK")
-                self._undo_files()
+                self._run_after(committed=False)
                 raise
             else:
                 conn.execute("COMMIT")
+                self._run_after(committed=True)
             finally:
-                self._local.undo = None
+                self._local.after = None
 
-    def on_rollback(self, undo: Callable[[], object]) -> None:
-        """Have ``undo`` run if this thread's open transaction rolls back as a whole: a file that a
-        write of a batch changed in place (an attachment's bytes) is put back with its row."""
-        undos = getattr(self._local, "undo", None)
-        if undos is not None:
-            undos.append(undo)
+    def after(self, *, commit: Callable[[], object], rollback: Callable[[], object]) -> None:
+        """Have ``commit`` run once this thread's open transaction commits, or ``rollback`` once
+        it rolls back as a whole: the file a write of a batch changes goes in with its row, or
+        goes away with it (an attachment's new bytes). Outside a batch there is no transaction
+        left open: ``commit`` runs at once."""
+        after = getattr(self._local, "after", None)
+        if after is None or self.connection().get_autocommit():
+            commit()
+            return
+        after[True].append(commit)
+        after[False].append(rollback)
 
-    def _undo_files(self) -> None:
-        for undo in reversed(self._local.undo or []):
+    def _run_after(self, *, committed: bool) -> None:
+        for step in (self._local.after or {}).get(committed, []):
             try:
-                undo()
-            except Exception:  # the rollback's own error is the one to raise
-                log.exception("putting a file back after a rolled-back batch failed")
+                step()
+            except Exception:  # the write is settled in the database; what failed is in the log
+                log.exception(
+                    "a file's step after the batch %s failed", "committed" if committed else "rolled back"
+                )
 
     def _refuse_if_read_only(self) -> None:
         if self.read_only == "full":

@@ -11,7 +11,6 @@ What a replace or a delete takes away is kept first (``noted.store.history.versi
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
@@ -144,7 +143,10 @@ class Resources:
         # The version goes first, committed: a kill after the swap below keeps the old bytes.
         version = self.versions.keep(old, old_path, actor)
         partial = path.with_name(path.name + ".partial")
-        swapped = False
+        # In a batch (the chat's approved writes), which may still roll back, the new file goes
+        # in only once the batch commits: until then the old file stays, and with it the old
+        # bytes, whatever happens to the batch (a later write failing, a kill).
+        in_batch = not self.db.connection().get_autocommit()
         try:
             self.pending.writing(path.name)
             with open(partial, "wb") as fh:
@@ -159,37 +161,17 @@ class Resources:
                 )
                 was = ItemState(old.filename)
                 record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now, was=was)
-                os.replace(partial, path)
-                swapped = True
+                if not in_batch:
+                    os.replace(partial, path)
         except BaseException:
-            if not swapped:
-                self.versions.discard(version)
-            raise
-        finally:
             partial.unlink(missing_ok=True)
-        if version is not None and not self.db.connection().get_autocommit():
-            # In a batch that may still roll back (the chat's approved writes): the row would
-            # be the old one again, so the old bytes go back too, from the version's file.
-            kept = self.versions.file(version)
-            self.db.on_rollback(lambda: self._put_back(kept, old_path, path))
-        if old_path != path:
-            with contextlib.suppress(FileNotFoundError):
-                old_path.unlink()
+            self.versions.discard(version)
+            raise
+        self.db.after(
+            commit=lambda: _swap_in(partial, path, old_path), rollback=lambda: partial.unlink(missing_ok=True)
+        )
         self.versions.thin(resource_id)
         return new
-
-    @staticmethod
-    def _put_back(kept: Path, old_path: Path, path: Path) -> None:
-        """A replace's batch rolled back: its file holds the old bytes again (``kept``)."""
-        partial = old_path.with_name(old_path.name + ".partial")
-        partial.unlink(missing_ok=True)
-        try:
-            os.link(kept, partial)
-        except OSError:  # a file system without hard links
-            partial.write_bytes(kept.read_bytes())
-        os.replace(partial, old_path)
-        if path != old_path:
-            path.unlink(missing_ok=True)
 
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
         """Delete an attachment (links in note bodies stay as text); it is kept as a version, so
@@ -283,3 +265,12 @@ class Resources:
     def _file(self, resource: Resource) -> Path:
         suffix = f".{resource.file_extension}" if resource.file_extension else ""
         return self.resources_dir / f"{resource.id}{suffix}"
+
+
+def _swap_in(partial: Path, path: Path, old_path: Path) -> None:
+    """The replace's row is committed: its new file takes the place of the old one (already done
+    outside a batch; a later replace of the same file in the batch may have taken ``partial``)."""
+    if partial.exists():
+        os.replace(partial, path)
+    if old_path != path:
+        old_path.unlink(missing_ok=True)

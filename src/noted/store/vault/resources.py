@@ -61,14 +61,15 @@ class Resources(VaultPart):
             )
         old = self.mirror.get_resource(resource_id)
         versions = self.mirror.resources.versions
-        before = self._bytes(known[0])
-        version = versions.keep(old, before, actor, place=known[0])
-        try:
-            self.vault.write(known[0], data)
-        except BaseException:
-            versions.discard(version)
-            raise
-        self._put_back_on_rollback(known[0], before)
+        version = versions.keep(old, self._bytes(known[0]), actor, place=known[0])
+        if self.core.db.connection().get_autocommit():
+            try:
+                self.vault.write(known[0], data)
+            except BaseException:
+                versions.discard(version)
+                raise
+        else:  # in a batch, which may still roll back: the file changes once it commits
+            self.core.db.after(commit=lambda: self.vault.write(known[0], data), rollback=lambda: None)
         now = max(now_ms(), old.updated_time + 1)
         with self.core.db.write() as conn:
             name = attachment_name(filename) if filename else old.filename
@@ -115,15 +116,12 @@ class Resources(VaultPart):
             with self.core.db.write() as conn:
                 self.ledger.drop_file(conn, resource_id)
             if written and data is not None and content_hash(data) == written:
-                self.vault.path(path).unlink()
-                self.attachments.forget()
-                self._put_back_on_rollback(path, data)
+                # In a batch, which may still roll back, the file goes once the batch commits.
+                self.core.db.after(commit=lambda: self._unlink(path), rollback=lambda: None)
 
-    def _put_back_on_rollback(self, rel: str, data: bytes | None) -> None:
-        """In a batch that may still roll back (the chat's approved writes), the folder's file
-        ``rel`` gets ``data`` back if it does, as its row will be the old one again."""
-        if data is not None:
-            self.core.db.on_rollback(lambda: self.vault.write(rel, data))
+    def _unlink(self, rel: str) -> None:
+        self.vault.path(rel).unlink(missing_ok=True)
+        self.attachments.forget()
 
     def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
         """Put the version back: a file of the folder is replaced where it is; a deleted one comes
