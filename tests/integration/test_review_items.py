@@ -359,3 +359,18 @@ async def test_the_persons_attachment_changes_and_a_models_attaching_make_no_att
     review.refresh()
     kinds = [e.detail.get("kind", "note") for e in review.pending()]
     assert kinds == ["note"]  # the note's entry shows the link the model added
+
+
+async def test_an_attachments_file_name_and_title_changes_are_shown_as_such(env: Env) -> None:
+    res_id, _ = _attachment(env)
+    review = _review(env.store)
+    await env.ok(
+        "replace_attachment",
+        id=res_id,
+        content_base64=_b64(b"first bytes"),
+        filename="plan3.txt",
+        title="The plan",
+    )
+    shown = review_actions.show(review, _only(review, "attachment").id).text
+    assert 'file name: "plan.txt" → "plan3.txt"' in shown and 'title: "plan.txt" → "plan3.txt"' not in shown
+    assert 'title: "plan.txt" → "The plan"' in shown  # the attachment's title was its file name

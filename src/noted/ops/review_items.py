@@ -168,8 +168,9 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
     lines = [f"{kind_of(entry)} {entry.note_id}"]
     if d.get("created"):
         lines.append("made by this change")
-    if "renamed_from" in d:
-        lines.append(f'title: "{d["renamed_from"]}" → "{d["renamed_to"]}"')
+    if "renamed_from" in d:  # an attachment's state is its file name, not its title
+        field = "file name" if kind_of(entry) == "attachment" else "title"
+        lines.append(f'{field}: "{d["renamed_from"]}" → "{d["renamed_to"]}"')
     if "moved_to" in d:
         lines.append(f"inside: {where(d['moved_from'])} → {where(d['moved_to'])}")
     if "trashed" in d:
@@ -179,6 +180,7 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
         if (before := _version_before(store, entry)) is not None:
             r = before.resource
             lines.append(f'before it: "{r.filename}", {plural(r.size, "byte")} (version {before.id})')
+            lines += _title_change(store, entry, r.title)
         lines.append(f"`noted history {entry.note_id}` lists every kept version")
     if "notes" in d:
         titles = {n.id: n.title for n in store.get_notes(d["notes"])}
@@ -348,6 +350,18 @@ def _version_before(store: Store, entry: EntryRow) -> ResourceVersion | None:
         if v.actor == entry.actor and entry.first_time - _SKEW_MS <= v.time <= entry.last_time + _SKEW_MS
     ]
     return made[-1] if made else None  # newest first: the last is the oldest
+
+
+def _title_change(store: Store, entry: EntryRow, title: str) -> list[str]:
+    """The attachment's title change by the entry (its feed keeps only the file name), while the
+    attachment is as the entry left it."""
+    try:
+        now = store.get_resource(entry.note_id)
+    except NotFoundError:
+        return []
+    if now.updated_time > entry.last_time or now.title == title:
+        return []
+    return [f'title: "{title}" → "{now.title}"']
 
 
 def _attachment_back(store: Store, entry: EntryRow) -> list[str]:
