@@ -7,15 +7,17 @@ Through the SDK's real client over Streamable HTTP, with the person's commands r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.integration.mcp_support import World, cli_runner, make_world
+from tests.integration.mcp_support import World, bearer, cli_runner, http_client, http_server, make_world
 from tests.integration.test_mcp_review_entries import _calls
 
 from noted.mcp.client_tokens import ClientTokens
+from noted.store.sqlite.review import SqliteReview
 
 
 @pytest.fixture
@@ -71,3 +73,26 @@ async def test_a_tag_a_client_deleted_is_put_back_on_its_notes(
     assert code == 0, err
     assert "Reverted change" in out and 'tag "urgent"' in out
     assert [t.title for t in world.store.note_tags(world.work_note)] == ["urgent"]
+
+
+async def test_showing_a_scoped_clients_delete_tag_proposal_names_the_tag_and_the_notes_it_untags(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.deps = dataclasses.replace(world.deps, review=SqliteReview(world.store.db))
+    cli = cli_runner(world, capsys, monkeypatch)
+    for note in (world.work_note, world.private_note):
+        assert cli("tag", note, "urgent")[0] == 0
+    tag = world.store.find_tag("urgent")
+    assert tag is not None
+    clients = ClientTokens.beside(world.settings.path)
+    token = clients.add("rev", notebooks=[world.work_id], tools=["all"], writes="review")
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), "2026-07-28", headers=bearer(token)) as client:
+            assert not (await client.call_tool("delete_tag", {"id": tag.id})).is_error
+    (proposal,) = json.loads((await asyncio.to_thread(cli, "--json", "changes", "--pending"))[1])
+    code, out, err = cli("changes", "show", proposal["proposal"])
+    assert code == 0, err
+    # The note in "Work" is named; the one in "Private", outside the client's scope, is not
+    # (it keeps the tag when the proposal is accepted).
+    assert 'Takes the tag "urgent" off 1 note in the client\'s notebooks' in out
+    assert '"Quarter budget"' in out and "Secret budget" not in out

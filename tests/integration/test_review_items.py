@@ -102,6 +102,76 @@ async def test_a_trashed_notebook_comes_back_with_its_notes_and_a_restored_one_g
     assert env.store.get_folder(old).is_trashed and env.store.get_note(note).is_trashed
 
 
+async def test_reverting_a_models_restore_keeps_the_notebook_the_person_put_a_note_in_since(
+    env: Env,
+) -> None:
+    home = env.folder("Home")
+    old = env.note(home, "Old", "text\n")
+    notebooks.trash_notebook(env.store, home, actor=ACTOR_USER)
+    review = _review(env.store)
+    await env.ok("restore_notebook", id=home)
+    mine = env.note(home, "Mine", "the person's\n")  # after the model's restore
+    entry = _only(review, "notebook")
+    reverted = review_actions.revert(review, entry.id)
+    assert reverted.kept == (
+        "1 note was put or changed in it since, so it stays "
+        "(trash it yourself, with what it holds, if you want it gone)",
+    )
+    assert not env.store.get_folder(home).is_trashed
+    assert not env.store.get_note(mine).is_trashed and not env.store.get_note(old).is_trashed
+
+
+async def test_a_tag_renamed_then_deleted_in_one_burst_comes_back_under_its_first_title(env: Env) -> None:
+    note = env.note(env.folder("Work"), "W1")
+    env.store.tag_note(note, ["alpha"], actor=ACTOR_USER)
+    tag = env.store.find_tag("alpha")
+    assert tag is not None
+    review = _review(env.store)
+    await env.ok("rename_tag", id=tag.id, title="beta")
+    await env.ok("delete_tag", id=tag.id)
+    review.refresh()
+    for entry in sorted(review.pending(), key=lambda e: e.detail.get("kind") != "tag"):
+        review_actions.revert(review, entry.id)  # the tag's entry, then the note's
+    assert [t.title for t in env.store.note_tags(note)] == ["alpha"]
+    assert env.store.find_tag("beta") is None
+
+
+def _revert_together(review: Review, ids: list[int]) -> list[str]:
+    """Revert entries in one go, as ``noted changes revert`` and the Changes view's Space + r do."""
+    return [k for i in review_actions.in_order(review, ids) for k in review_actions.revert(review, i).kept]
+
+
+@pytest.mark.parametrize("notebook_first", (True, False))
+async def test_a_notebook_the_model_made_and_filled_goes_with_its_note_in_either_order(
+    env: Env, notebook_first: bool
+) -> None:
+    review = _review(env.store)
+    trip = (await env.ok("create_notebook", title="Trip"))["id"]
+    note = (await env.ok("create_note", title="Packing", body="tent\n", notebook_id=trip))["id"]
+    review.refresh()
+    by_item = {e.note_id: e.id for e in review.pending()}
+    ids = [by_item[trip], by_item[note]] if notebook_first else [by_item[note], by_item[trip]]
+    assert _revert_together(review, ids) == []
+    assert env.store.get_folder(trip).is_trashed and env.store.get_note(note).is_trashed
+
+
+@pytest.mark.parametrize("notebook_first", (True, False))
+async def test_a_notebook_the_model_trashed_comes_back_whole_in_either_order(
+    env: Env, notebook_first: bool
+) -> None:
+    work = env.folder("Work")
+    a, b = env.note(work, "A", "a\n"), env.note(work, "B", "b\n")
+    review = _review(env.store)
+    await env.ok("delete_notebook", id=work)
+    review.refresh()
+    by_item = {e.note_id: e.id for e in review.pending()}
+    ids = [by_item[work], by_item[a]] if notebook_first else [by_item[a], by_item[work]]
+    assert _revert_together(review, ids) == []
+    # B has an entry of its own, not reverted: it still came back with its notebook, as it went.
+    assert not env.store.get_folder(work).is_trashed
+    assert not env.store.get_note(a).is_trashed and not env.store.get_note(b).is_trashed
+
+
 async def test_a_notebook_made_by_the_model_is_trashed_only_while_empty(env: Env) -> None:
     review = _review(env.store)
     made = (await env.ok("create_notebook", title="Scratch"))["id"]
@@ -114,7 +184,9 @@ async def test_a_notebook_made_by_the_model_is_trashed_only_while_empty(env: Env
     assert review_actions.revert(review, entries[made].id).kept == ()
     assert env.store.get_folder(made).is_trashed
     reverted = review_actions.revert(review, entries[kept].id)
-    assert reverted.kept == ("it holds 1 note now, so it stays (move them out first to undo it)",)
+    assert reverted.kept == (
+        "it holds 1 note now, so it stays (trash it yourself, with what it holds, if you want it gone)",
+    )
     assert not env.store.get_folder(kept).is_trashed
 
 
@@ -131,7 +203,7 @@ async def test_a_tag_made_by_the_model_is_deleted_unless_a_note_carries_it_now(e
     assert review_actions.revert(review, entries["later"].id).kept == ()
     assert env.store.find_tag("later") is None
     kept = review_actions.revert(review, entries["urgent"].id).kept
-    assert kept == ("it is on 1 note now, so it stays (revert or untag them first)",)
+    assert kept == ("it is on 1 note now, so it stays (delete it yourself if you want it gone)",)
     assert [t.title for t in env.store.note_tags(note)] == ["urgent"]
 
 
@@ -287,3 +359,18 @@ async def test_the_persons_attachment_changes_and_a_models_attaching_make_no_att
     review.refresh()
     kinds = [e.detail.get("kind", "note") for e in review.pending()]
     assert kinds == ["note"]  # the note's entry shows the link the model added
+
+
+async def test_an_attachments_file_name_and_title_changes_are_shown_as_such(env: Env) -> None:
+    res_id, _ = _attachment(env)
+    review = _review(env.store)
+    await env.ok(
+        "replace_attachment",
+        id=res_id,
+        content_base64=_b64(b"first bytes"),
+        filename="plan3.txt",
+        title="The plan",
+    )
+    shown = review_actions.show(review, _only(review, "attachment").id).text
+    assert 'file name: "plan.txt" → "plan3.txt"' in shown and 'title: "plan.txt" → "plan3.txt"' not in shown
+    assert 'title: "plan.txt" → "The plan"' in shown  # the attachment's title was its file name

@@ -180,7 +180,7 @@ def _show(ctx: CliContext, review: Review, entry_id: int) -> int:
 def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:
     review_actions.waiting(review, entry_ids)  # refuse them all before changing any
     code = ExitCode.OK
-    for entry_id in entry_ids:
+    for entry_id in review_actions.in_order(review, entry_ids):
         reverted = review_actions.revert(review, entry_id)
         if reverted.kept:  # changed again since: what was changed after stays, as with the text
             code = ExitCode.CONFLICT

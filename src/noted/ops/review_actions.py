@@ -92,6 +92,35 @@ def accept(review: Review, entry_ids: Sequence[int]) -> list[int]:
     return review.rows.decide(entry_ids, EntryState.ACCEPTED, now_ms())
 
 
+def in_order(review: Review, entry_ids: Sequence[int]) -> list[int]:
+    """The entries in the order to revert them together: what they trashed is brought back parents
+    first (a notebook before the notes that went with it), then the rest, then what they made or
+    restored is undone children first (a note before its notebook, a notebook before the one
+    holding it), so that a notebook the model made and filled is empty when its turn comes."""
+    entries = [review.rows.entry(i) for i in entry_ids]
+    parents = {f.id: f.parent_id for f in review.store.list_folders(include_trashed=True)}
+
+    def depth(entry: EntryRow) -> int:
+        kind = review_items.kind_of(entry)
+        if kind == "tag":
+            return 0  # a tag holds notes: it goes after them, as a notebook does
+        level, seen, here = 1, set[str](), entry.note_id if kind == "notebook" else entry.folder_id
+        while (here := parents.get(here, "")) and here not in seen:
+            seen.add(here)
+            level += 1
+        return level + (kind == "note")
+
+    def key(entry: EntryRow) -> tuple[int, int]:
+        d = entry.detail
+        if d.get("created") or d.get("trashed") is False:
+            return 2, -depth(entry)
+        if d.get("trashed") is True or (d.get("deleted") and review_items.kind_of(entry) == "tag"):
+            return 0, depth(entry)
+        return 1, 0
+
+    return [e.id for e in sorted(entries, key=key)]  # stable: as given where the order is free
+
+
 def revert(review: Review, entry_id: int) -> Reverted:
     """Restore the note as it was before the entry; a conflict to settle when it changed since
     (the entry is marked reverted once ``finish`` is called for it)."""

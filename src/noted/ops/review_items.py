@@ -20,7 +20,16 @@ Joplin reports no change to notebooks, tags or attachments, so one made by a syn
 from __future__ import annotations
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import ACTOR_USER, Change, ChangeType, Folder, ItemType, ResourceVersion, Tag
+from noted.models import (
+    ACTOR_USER,
+    Change,
+    ChangeType,
+    Folder,
+    ItemType,
+    ResourceVersion,
+    Tag,
+    descendants,
+)
 from noted.ops import notebooks
 from noted.ops.attachments import restore_attachment_version
 from noted.store.protocol import Store
@@ -30,6 +39,7 @@ from noted.wording import plural
 ITEM_KINDS = {ItemType.FOLDER: "notebook", ItemType.TAG: "tag", ItemType.RESOURCE: "attachment"}
 """The feed's item types reviewed beside notes, and the kind their entries record."""
 _GONE_FOR_GOOD = "noted keeps no copy of a notebook deleted for good, nor of the notes deleted with it"
+_TRASH_IT = "(trash it yourself, with what it holds, if you want it gone)"
 _SKEW_MS = 5_000
 """How far from its feed row the version a replace or a delete kept may be stamped."""
 
@@ -158,8 +168,9 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
     lines = [f"{kind_of(entry)} {entry.note_id}"]
     if d.get("created"):
         lines.append("made by this change")
-    if "renamed_from" in d:
-        lines.append(f'title: "{d["renamed_from"]}" → "{d["renamed_to"]}"')
+    if "renamed_from" in d:  # an attachment's state is its file name, not its title
+        field = "file name" if kind_of(entry) == "attachment" else "title"
+        lines.append(f'{field}: "{d["renamed_from"]}" → "{d["renamed_to"]}"')
     if "moved_to" in d:
         lines.append(f"inside: {where(d['moved_from'])} → {where(d['moved_to'])}")
     if "trashed" in d:
@@ -169,6 +180,7 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
         if (before := _version_before(store, entry)) is not None:
             r = before.resource
             lines.append(f'before it: "{r.filename}", {plural(r.size, "byte")} (version {before.id})')
+            lines += _title_change(store, entry, r.title)
         lines.append(f"`noted history {entry.note_id}` lists every kept version")
     if "notes" in d:
         titles = {n.id: n.title for n in store.get_notes(d["notes"])}
@@ -213,7 +225,10 @@ def revert(store: Store, entry: EntryRow) -> list[str]:
         _rename_back(store, entry, item, kept)
         _move_back(store, entry, store.get_folder(item.id), kept)
         if d.get("trashed") is False and not store.get_folder(item.id).is_trashed:
-            notebooks.trash_notebook(store, item.id, actor=ACTOR_USER)
+            if used := _used_since(store, entry, item.id):
+                kept.append(f"{used} in it since, so it stays {_TRASH_IT}")
+            else:
+                notebooks.trash_notebook(store, item.id, actor=ACTOR_USER)
     else:
         _rename_back(store, entry, item, kept)
     return kept
@@ -263,6 +278,24 @@ def _where(store: Store, parent_id: str) -> str:
         return "where it is"
 
 
+def _used_since(store: Store, entry: EntryRow, folder_id: str) -> str:
+    """What in the notebook (its sub-notebooks and their notes, out of the trash) someone other
+    than the entry's actor made, moved in or changed since the entry began: '' for nothing."""
+    folders = store.list_folders()
+    inner = [f for f in descendants(folders, folder_id) if f != folder_id]
+    notes = [n.id for fid in (folder_id, *inner) for n in store.list_notes(folder_id=fid)]
+    changed = {
+        c.item_id
+        for c in store.item_changes([*inner, *notes])
+        if c.actor != entry.actor and c.time >= entry.first_time
+    }
+    counts = [
+        (sum(1 for i in ids if i in changed), word) for ids, word in ((notes, "note"), (inner, "notebook"))
+    ]
+    said = " and ".join(plural(n, word) for n, word in counts if n)
+    return f"{said} {'was' if sum(n for n, _ in counts) == 1 else 'were'} put or changed" if said else ""
+
+
 def _unmake(store: Store, entry: EntryRow, item: Folder | Tag) -> list[str]:
     """Trash a notebook the entry made, or delete a tag it made, when it is still as the entry
     left it and holds nothing; otherwise it stays, and the line says why."""
@@ -276,14 +309,16 @@ def _unmake(store: Store, entry: EntryRow, item: Folder | Tag) -> list[str]:
         inner = sum(1 for f in store.list_folders() if f.parent_id == item.id)
         held = [plural(n, word) for n, word in ((notes, "note"), (inner, "notebook")) if n]
         if held:
-            return [f"it holds {' and '.join(held)} now, so it stays (move them out first to undo it)"]
+            return [f"it holds {' and '.join(held)} now, so it stays {_TRASH_IT}"]
         notebooks.trash_notebook(store, item.id, actor=ACTOR_USER)
         return []
     if item.title != after.get("title"):
         return ["it was renamed since it was made, so it stays"]
     carried = len(store.list_notes(tag_id=item.id)) + len(store.list_notes(tag_id=item.id, trashed=True))
     if carried:
-        return [f"it is on {plural(carried, 'note')} now, so it stays (revert or untag them first)"]
+        return [
+            f"it is on {plural(carried, 'note')} now, so it stays (delete it yourself if you want it gone)"
+        ]
     notebooks.delete_tag(store, item.id, actor=ACTOR_USER)
     return []
 
@@ -292,7 +327,9 @@ def _put_tag_back(store: Store, entry: EntryRow) -> list[str]:
     """Make the deleted tag again (or take the one of that title made since) and put it back on
     the notes that carried it; those deleted for good since are told."""
     wanted = list(dict.fromkeys(entry.detail.get("notes", [])))
-    tag = store.find_tag(entry.title) or notebooks.create_tag(store, entry.title, actor=ACTOR_USER)
+    # Its title before the entry: a rename in the same burst as the delete is undone with it.
+    title = str(entry.detail.get("renamed_from", entry.title))
+    tag = store.find_tag(title) or notebooks.create_tag(store, title, actor=ACTOR_USER)
     found = {n.id for n in store.get_notes(wanted)}
     for note_id in wanted:
         if note_id in found:
@@ -313,6 +350,18 @@ def _version_before(store: Store, entry: EntryRow) -> ResourceVersion | None:
         if v.actor == entry.actor and entry.first_time - _SKEW_MS <= v.time <= entry.last_time + _SKEW_MS
     ]
     return made[-1] if made else None  # newest first: the last is the oldest
+
+
+def _title_change(store: Store, entry: EntryRow, title: str) -> list[str]:
+    """The attachment's title change by the entry (its feed keeps only the file name), while the
+    attachment is as the entry left it."""
+    try:
+        now = store.get_resource(entry.note_id)
+    except NotFoundError:
+        return []
+    if now.updated_time > entry.last_time or now.title == title:
+        return []
+    return [f'title: "{title}" → "{now.title}"']
 
 
 def _attachment_back(store: Store, entry: EntryRow) -> list[str]:

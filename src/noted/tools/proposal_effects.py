@@ -7,7 +7,7 @@ changed since that the write would overwrite (the title or body it replaces, the
 the note from, the to-do state it sets), and any such is a conflict, nothing written. Tags are
 applied as the change the client made to the tags it saw (``relative_tags``), so a tag the person
 added or removed since stays so. ``effects`` says in words what accepting does to the note now,
-beyond its text (the diff shows that).
+beyond its text (the diff shows that), or what it does to a tag.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from noted.models import Note, NotePatch
 from noted.ops.conflicts import text_diff
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow
+from noted.tools.scope import Limit, Scope
+from noted.wording import plural
 
 TEXT_TOOL = "update_note"
 """The write whose proposal keeps the text it was proposed on (``detail["base"]``)."""
@@ -96,8 +98,15 @@ def tags_for(store: Store, proposal: ProposalRow, note_id: str) -> list[str] | N
     return relative_tags([str(t) for t in args["tags"]], list(saw.get("tags", [])), now)
 
 
+def scope_of(detail: Mapping[str, Any]) -> Scope:
+    """The scope a proposal was made in (kept with it by ``noted.tools.proposals.propose``)."""
+    return Scope(tuple(Limit(frozenset(ids), source) for ids, source in detail.get("scope", [])))
+
+
 def effects(store: Store, proposal: ProposalRow) -> list[str]:
     """What accepting ``proposal`` does to its note now beyond the text, one line each."""
+    if proposal.tool == "delete_tag":
+        return _tag_deletion(store, proposal)
     if not proposal.note_id:
         return []
     try:
@@ -131,6 +140,28 @@ def effects(store: Store, proposal: ProposalRow) -> list[str]:
     if note.is_trashed and proposal.tool != "restore_note":
         lines.append("The note is in the trash now: restore it to accept this.")
     return lines
+
+
+def _tag_deletion(store: Store, proposal: ProposalRow) -> list[str]:
+    """The tag a ``delete_tag`` proposal deletes and the notes it takes it off, as ``delete_tag``
+    would now: in a scope, only the notes the client sees lose it (trashed ones too)."""
+    try:
+        tag = store.get_tag(str(_arguments(proposal).get("id", "")))
+    except NotFoundError:
+        return ["The tag was deleted since: accepting it does nothing."]
+    scope = scope_of(proposal.detail).view(store)
+    carried = [
+        n
+        for n in [*store.list_notes(tag_id=tag.id), *store.list_notes(tag_id=tag.id, trashed=True)]
+        if scope.allows_note(n)
+    ]
+    count = plural(len(carried), "note") if carried else "no note"
+    if scope.unrestricted:
+        head = f'Deletes the tag "{tag.title}", which is on {count} now'
+    else:
+        head = f'Takes the tag "{tag.title}" off {count} in the client\'s notebooks (notes elsewhere keep it)'
+    titles = [f'  "{n.title}"' + (" (in the trash)" if n.deleted_time else "") for n in carried]
+    return [f"{head}:", *titles] if carried else [f"{head}."]
 
 
 def _tag_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:

@@ -28,7 +28,7 @@ from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import iso, view, visible_note
 from noted.tools.proposal_effects import TEXT_TOOL
-from noted.tools.scope import Limit, Scope
+from noted.tools.scope import Scope
 
 if TYPE_CHECKING:
     from noted.tools.registry import ToolRegistry
@@ -63,10 +63,6 @@ def note_key(tool: Tool) -> str | None:
 
 def _scope_detail(scope: Scope) -> list[list[Any]]:
     return [[sorted(limit.notebooks), limit.source] for limit in scope.limits]
-
-
-def _scope_of(detail: Mapping[str, Any]) -> Scope:
-    return Scope(tuple(Limit(frozenset(ids), source) for ids, source in detail.get("scope", [])))
 
 
 def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
@@ -184,7 +180,7 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
     args = dict(proposal.detail.get("arguments", {}))
     tool = registry.get(proposal.tool)
     context = replace(
-        ctx, actor=proposal.client, scope=_scope_of(proposal.detail), writes_wait=False, approve=None
+        ctx, actor=proposal.client, scope=effects.scope_of(proposal.detail), writes_wait=False, approve=None
     )
     if tool is not None and proposal.note_id:
         try:
@@ -301,7 +297,7 @@ def _within(ctx: ToolContext, found: list[ProposalRow]) -> list[ProposalRow]:
         if proposal.note_id:
             note = notes.get(proposal.note_id)
             return note is not None and scope.allows_note(note)
-        made_in = _scope_of(proposal.detail).resolve(folders).folder_ids
+        made_in = effects.scope_of(proposal.detail).resolve(folders).folder_ids
         return made_in is not None and made_in <= allowed
 
     return [p for p in found if reaches(p)]

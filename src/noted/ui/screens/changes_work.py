@@ -65,7 +65,7 @@ def act(services: Services, what: str, rows: list[ReviewItem]) -> Outcome:
         return _apply(services, waiting, [f"Accepted {len(changes)}"] if changes else [])
     taken = [p for p in waiting if not proposals.reject(review.rows, p)]  # another process came first
     kept = [proposals.taken_line(review.rows.proposal(p.id)) for p in taken]
-    for entry_id in changes:
+    for entry_id in review_actions.in_order(review, changes):
         reverted = review_actions.revert(review, entry_id)
         kept += [f"change {entry_id}: {line}" for line in reverted.kept]
         if reverted.conflict is not None:
