@@ -172,6 +172,21 @@ async def test_a_notebook_the_model_trashed_comes_back_whole_in_either_order(
     assert not env.store.get_note(a).is_trashed and not env.store.get_note(b).is_trashed
 
 
+async def test_a_trashed_notebook_reverted_after_one_of_its_notes_brings_back_the_others(env: Env) -> None:
+    """Reverting note A's entry alone brings its notebook back; the notebook's own revert, later,
+    still brings back B, which went to the trash with it."""
+    work = env.folder("Work")
+    a, b = env.note(work, "A", "a\n"), env.note(work, "B", "b\n")
+    review = _review(env.store)
+    await env.ok("delete_notebook", id=work)
+    review.refresh()
+    by_item = {e.note_id: e.id for e in review.pending()}
+    assert review_actions.revert(review, by_item[a]).kept == ()
+    assert not env.store.get_folder(work).is_trashed and env.store.get_note(b).is_trashed
+    assert review_actions.revert(review, by_item[work]).kept == ()
+    assert not env.store.get_note(b).is_trashed
+
+
 async def test_a_notebook_made_by_the_model_is_trashed_only_while_empty(env: Env) -> None:
     review = _review(env.store)
     made = (await env.ok("create_notebook", title="Scratch"))["id"]

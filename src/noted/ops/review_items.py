@@ -32,6 +32,7 @@ from noted.models import (
 )
 from noted.ops import notebooks
 from noted.ops.attachments import restore_attachment_version
+from noted.ops.notes import restore_note
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, Touch
 from noted.wording import plural
@@ -222,6 +223,8 @@ def revert(store: Store, entry: EntryRow) -> list[str]:
     if isinstance(item, Folder):
         if d.get("trashed") is True and item.is_trashed:
             item = notebooks.restore_notebook(store, item.id, actor=ACTOR_USER).folder
+        elif d.get("trashed") is True:  # brought back since (restoring a note of it does that)
+            _restore_trashed_with(store, entry, item.id)
         _rename_back(store, entry, item, kept)
         _move_back(store, entry, store.get_folder(item.id), kept)
         if d.get("trashed") is False and not store.get_folder(item.id).is_trashed:
@@ -232,6 +235,24 @@ def revert(store: Store, entry: EntryRow) -> list[str]:
     else:
         _rename_back(store, entry, item, kept)
     return kept
+
+
+def _restore_trashed_with(store: Store, entry: EntryRow, folder_id: str) -> None:
+    """Bring back what went to the trash with the notebook (its notes and sub-notebooks trashed
+    by the entry's change) when the notebook itself is back already: what the person restored or
+    trashed at another time is left as it is."""
+
+    def by_it(deleted_time: int) -> bool:
+        return entry.first_time - _SKEW_MS <= deleted_time <= entry.last_time + _SKEW_MS
+
+    folders = store.list_folders(include_trashed=True)
+    inside = set(descendants(folders, folder_id))
+    for folder in folders:
+        if folder.id in inside and folder.is_trashed and by_it(folder.deleted_time):
+            notebooks.restore_notebook(store, folder.id, actor=ACTOR_USER)
+    for meta in store.list_notes(trashed=True):
+        if meta.parent_id in inside and meta.is_trashed and by_it(meta.deleted_time):
+            restore_note(store, meta.id, actor=ACTOR_USER)
 
 
 def _rename_back(store: Store, entry: EntryRow, item: Folder | Tag, kept: list[str]) -> None:
