@@ -118,7 +118,11 @@ class Sidecar:
         self.revisions = RevisionTable("joplin_revisions", thinning)
         kept = db.path.parent / VERSIONS_FOLDER
         self.versions = VersionTable(
-            db, "joplin_resource_versions", PendingFiles(kept, pending_lists(kept)), thinning
+            db,
+            "joplin_resource_versions",
+            PendingFiles(kept, pending_lists(kept)),
+            thinning,
+            feed="joplin_feed",
         )
         self._ensure()
         sweep(kept, pending_lists(kept), self.versions.orphan_file)
