@@ -83,3 +83,35 @@ def test_bad_input_is_one_line_with_its_exit_code_and_writes_nothing(cli: Cli) -
         assert store.latest_cursor() == cursor and store.read_resource(res_id) == b"second!"
     finally:
         store.close()
+
+
+def test_an_attachment_is_named_by_an_id_prefix_as_a_note_is(cli: Cli) -> None:
+    res_id = _attachment(cli)
+    store = cli.store()
+    try:
+        replace_attachment(store, res_id, b"second!", actor="mcp:claude")
+    finally:
+        store.close()
+    # Before: 'no note with id or title "…"', while `noted history NOTE-PREFIX` works for notes.
+    listed = cli.ok("history", res_id[:8]).out
+    assert 'attachment "Plan"' in listed and "mcp:claude" in listed
+    store = cli.store()
+    try:
+        delete_attachment(store, res_id, actor="mcp:claude")
+    finally:
+        store.close()
+    gone = cli("history", res_id[:8])
+    assert gone.code == 1 and gone.err.count("\n") == 1, gone
+    assert f'no note or attachment with id or title "{res_id[:8]}"' in gone.err and "full id" in gone.err
+
+
+def test_a_missing_revision_is_named_with_its_note_and_how_to_list_them(cli: Cli) -> None:
+    cli.ok("create", "Plan", "--body", "one")
+    cli.ok("edit", "Plan", "--append", "two")
+    cli.ok("create", "Other", "--body", "x")
+    other_rev = cli.json("history", "Other")[0]["id"]
+    for rev in (str(other_rev), "999"):  # another note's revision, and one that never was
+        result = cli("history", "Plan", "--restore", rev)
+        # Before: 999 said only "no revision 999".
+        assert result.code == 1 and result.err.count("\n") == 1, result
+        assert f'no revision {rev} of note "Plan"' in result.err and "lists them" in result.err

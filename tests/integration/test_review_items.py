@@ -18,6 +18,7 @@ from noted.errors import NotedError
 from noted.models import ACTOR_SYNC, ACTOR_USER, NotePatch
 from noted.ops import notebooks, review_actions
 from noted.ops.review import Review, summary
+from noted.store.history.thinning import DAY_MS
 from noted.store.review import EntryRow, EntryState
 from noted.store.sqlite.review import SqliteReview
 
@@ -389,3 +390,29 @@ async def test_an_attachments_file_name_and_title_changes_are_shown_as_such(env:
     shown = review_actions.show(review, _only(review, "attachment").id).text
     assert 'file name: "plan.txt" → "plan3.txt"' in shown and 'title: "plan.txt" → "plan3.txt"' not in shown
     assert 'title: "plan.txt" → "The plan"' in shown  # the attachment's title was its file name
+
+
+async def test_thinning_keeps_what_each_writer_left_so_a_burst_of_the_models_can_be_reverted(
+    env: Env,
+) -> None:
+    """The model attaches and replaces the file, the person restores it, the model replaces it
+    twice; once all of it is old and thinned, reverting the model's burst still finds the file as
+    the person left it. A version's actor is who took its state away: thinning by that dropped the
+    person's restored file (its taker, the model, also took the next one) and kept the model's."""
+    store = env.store
+    res = store.add_resource(b"MINE", filename="plan.txt", mime="text/plain", actor=ACTOR)
+    store.replace_resource(res.id, b"MODEL1", actor=ACTOR)
+    [first] = store.resource_versions(res.id)
+    store.restore_resource_version(res.id, first.id, actor=ACTOR_USER)
+    review = _review(store)
+    store.replace_resource(res.id, b"MODEL2", actor=ACTOR)
+    store.replace_resource(res.id, b"MODEL3", actor=ACTOR)
+    newest = store.resource_versions(res.id)[0]
+    store.prune_history(now=newest.time + 30 * DAY_MS)  # all of them old, on one day
+    left = [v.resource.size for v in store.resource_versions(res.id)]
+    # MODEL2 (newest), MINE as the person left it, MODEL1 as the model left it before the person.
+    assert left == [len(b"MODEL2"), len(b"MINE"), len(b"MODEL1")], left
+    review.refresh()
+    first_replace, burst = sorted(review.pending(), key=lambda e: e.id)  # MODEL1's; MODEL2 and MODEL3
+    review_actions.revert(review, burst.id)
+    assert store.read_resource(res.id) == b"MINE"

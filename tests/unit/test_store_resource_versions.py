@@ -97,6 +97,25 @@ def test_thinned_versions_take_their_files_and_only_theirs(tmp_path: Path) -> No
         store.close()
 
 
+def test_thinning_keeps_the_file_a_person_brought_back_after_a_models_delete(backend_store: Store) -> None:
+    """The person restores what the model deleted, then the model replaces it twice: the restored
+    file is the person's (the feed's create, not the delete's actor, made it), so it stays when
+    all is old. Taking the version before as its maker, the delete's model, dropped it."""
+    store = backend_store
+    res = store.add_resource(b"A", filename="a.txt", mime="text/plain", actor="user")
+    store.replace_resource(res.id, b"BB", actor="mcp:x")
+    store.delete_resource(res.id, actor="mcp:x")
+    deleted = store.resource_versions(res.id)[0]
+    store.restore_resource_version(res.id, deleted.id, actor="user")  # BB again, as the person's
+    store.replace_resource(res.id, b"CCC", actor="mcp:x")
+    store.replace_resource(res.id, b"DDDD", actor="mcp:x")
+    store.prune_history(now=store.resource_versions(res.id)[0].time + 30 * DAY_MS)
+    left = [(v.resource.size, v.deleted) for v in store.resource_versions(res.id)]
+    # Each writer's last state before another took over: CCC (newest), BB as the person brought
+    # it back, BB as the model left it (deleting it), A as the person attached it.
+    assert left == [(3, False), (2, False), (2, True), (1, False)], left
+
+
 class _Failed(Exception):
     """A later write of the batch failed."""
 

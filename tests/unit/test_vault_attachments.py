@@ -17,6 +17,7 @@ from tests.support.documents import pdf_bytes
 from tests.support.images import image_bytes
 from tests.support.vaults import by_title, git, opened
 
+from noted.errors import InvalidInputError
 from noted.models import NotePatch
 from noted.ops.attachments import add_from_path
 from noted.store.vault import VaultStore
@@ -130,11 +131,18 @@ def test_noted_deletes_only_a_file_it_wrote_and_only_unchanged(vault: Path, tmp_
     with opened(vault, tmp_path / "p") as store:
         trip, other = by_title(store, "Trip"), by_title(store, "Other")
         photo = next(r.id for r in store.list_resources(note_id=trip) if r.filename == "photo.png")
-        store.delete_resource(photo, actor="user")
+        # Not noted's, and linked: the note's next write would take it back under a new id.
+        with pytest.raises(InvalidInputError, match='img/photo.png.*the note "Trip" links it'):
+            store.delete_resource(photo, actor="user")
+        assert store.get_resource(photo).id == photo and store.resource_versions(photo) == []
+        body = (vault / "projects" / "trip.md").read_text().replace("![](../img/photo.png)", "")
+        store.update_note(trip, NotePatch(body=body), actor="user")
+        store.delete_resource(photo, actor="user")  # linked no more: it leaves noted
         assert (vault / "img" / "photo.png").read_bytes() == PHOTO  # not noted's: kept
         mine = add_from_path(store, other, str(picked), actor="user")
         (vault / "scan.png").write_bytes(DIAGRAM)  # changed outside since noted wrote it
-        store.delete_resource(mine.id, actor="user")
+        with pytest.raises(InvalidInputError, match="changed since noted wrote it"):
+            store.delete_resource(mine.id, actor="user")
         assert (vault / "scan.png").read_bytes() == DIAGRAM
         again = add_from_path(store, other, str(picked), actor="user")
         assert store.resource_path(again.id) == vault / "scan 2.png"

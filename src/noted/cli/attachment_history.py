@@ -15,17 +15,20 @@ from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Resource, ResourceVersion
 from noted.ops.attachments import restore_attachment_version
+from noted.ops.resolve import attachment_by_prefix
 from noted.store.protocol import Store
 
 _FULL_ID = re.compile(r"[0-9a-fA-F]{32}")
 
 
 def attachment_named(store: Store, text: str) -> tuple[Resource | None, list[ResourceVersion]] | None:
-    """The attachment ``text`` names by its full id (None when it is live no more) and its kept
-    versions; None when ``text`` names no attachment, live or kept."""
+    """The attachment ``text`` names by its full id (None when it is live no more) or, live, by a
+    unique id prefix as notes are named, and its kept versions; None when ``text`` names no
+    attachment, live or kept."""
     text = text.strip()
     if not _FULL_ID.fullmatch(text):
-        return None
+        live = attachment_by_prefix(store, text)
+        return None if live is None else (live, store.resource_versions(live.id))
     resource_id = text.lower()
     versions = store.resource_versions(resource_id)
     try:

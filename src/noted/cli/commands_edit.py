@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 
 from noted.cli import render
 from noted.cli.args import MAX_ID, Commands, check_range, read_text_file
@@ -222,7 +223,13 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
     attachment = attachment_named(store, args.note)
     if attachment is not None:
         return cmd_attachment_history(args, ctx, *attachment)
-    note = resolve_note(store, args.note)
+    try:
+        note = resolve_note(store, args.note)
+    except NotFoundError as exc:
+        if re.fullmatch(r"[0-9a-fA-F]{4,}", args.note.strip()):  # an id, or the start of one
+            exc.message = f'no note or attachment with id or title "{args.note.strip()}"'
+            exc.hint = "a deleted attachment is named by its full id, as in its `:/id` link"
+        raise
     if args.show is not None or args.restore is not None:
         rev_id = args.show if args.show is not None else args.restore
         if args.restore is not None:

@@ -266,11 +266,14 @@ def revision_of(store: Store, note_id: str, revision_id: int) -> Revision:
     Raises:
         NotFoundError: there is no such revision of this note.
     """
-    revision = store.get_revision(revision_id)
-    if revision.note_id != note_id:
+    try:
+        revision = store.get_revision(revision_id)
+    except NotFoundError:
+        revision = None  # none, or thinned: said as for another note's
+    if revision is None or revision.note_id != note_id:
         raise NotFoundError(
             f'no revision {revision_id} of note "{store.get_note(note_id).title}"',
-            hint="`noted history NOTE` lists them",
+            hint=f"`noted history {note_id}` lists them",
         )
     return revision
 

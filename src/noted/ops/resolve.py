@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import Folder, Note, NoteMeta, folder_nodes
+from noted.models import Folder, Note, NoteMeta, Resource, folder_nodes
 from noted.store.protocol import Store
 
 MIN_PREFIX = 4
@@ -184,3 +184,30 @@ def _folder(store: Store, ref: str, folders: list[Folder], prefer_trashed: bool,
     if found:
         raise _ambiguous("notebook", ref, found, describe, "give its path as listed, or its id")
     raise NotFoundError(f'no notebook with id or title "{ref}"', hint="`noted notebooks` lists them")
+
+
+def attachment_by_prefix(store: Store, ref: str) -> Resource | None:
+    """The live attachment whose id starts with ``ref`` (≥ 4 hex digits), as a note's id prefix
+    names a note; None when none does, or when ``ref`` is no id prefix. A prefix that a note's id
+    starts with too, or several attachments', is ambiguous (``InvalidInputError``). A deleted
+    attachment is named only by its full id: only its kept versions remember it."""
+    key = ref.strip().lower()
+    if _FULL_ID.fullmatch(key) or not _by_prefix(key, [key]):
+        return None
+    found = [r for r in store.list_resources() if r.id.startswith(key)]
+    if not found:
+        return None
+    notes = _by_prefix(key, [m.id for m in store.list_notes() + store.list_notes(trashed=True)])
+    if len(found) > 1 or notes:
+        kinds = (
+            "attachments"
+            if not notes
+            else "a note and an attachment"
+            if len(found) == 1
+            else "notes and attachments"
+        )
+        ids = ", ".join(sorted([*notes, *(r.id for r in found)])[:_SHOWN_CANDIDATES])
+        raise InvalidInputError(
+            f'"{ref.strip()}" starts the ids of {kinds}: {ids}', hint="give more of the id"
+        )
+    return found[0]

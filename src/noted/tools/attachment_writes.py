@@ -163,7 +163,9 @@ DELETE_ATTACHMENT = Tool(
         "Delete an attachment. The links to it in notes stay as text; the result lists those notes, "
         "so you can remove the links with update_note(replace_text=...) if the person wants. The "
         "file is kept as a version: the person can bring it back under the same id (noted history "
-        "ID), which makes those links work again, and the chat's undo does."
+        "ID), which makes those links work again, and the chat's undo does. In a Markdown folder, "
+        "a file noted did not write stays in the folder: while a note links it, the delete is "
+        "refused (remove the links first)."
     ),
     input_schema=s.obj({"id": ATTACHMENT_ID}, ("id",)),
     output_schema=s.obj({**ATTACHMENT, "deleted": s.boolean()}, (*ATTACHMENT, "deleted")),

@@ -13,6 +13,8 @@ table wrote are ever removed.
 Which versions stay is the note history's rule (``noted.store.history.thinning``, the
 ``history.*`` settings), applied to each attachment's versions after every replace or delete and by
 ``prune_history``; an attachment's newest version always stays, so a deleted one can come back.
+The rule keeps what each writer left before another took over, so it is given each version's
+maker (``VersionTable._made``), not its own actor, who took that state away.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from noted.errors import NotFoundError
-from noted.models import Resource, ResourceVersion, now_ms
+from noted.models import ChangeType, ItemType, Resource, ResourceVersion, now_ms
 from noted.store.history.thinning import Row, Thinning, dropped
 
 if TYPE_CHECKING:
@@ -62,9 +64,18 @@ def _sync_folder(folder: Path) -> None:
 class VersionTable:
     """One table of attachment versions and the folder of their files."""
 
-    def __init__(self, db: Database, name: str, pending: PendingFiles, rule: Thinning | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        name: str,
+        pending: PendingFiles,
+        rule: Thinning | None = None,
+        *,
+        feed: str = "changes",
+    ) -> None:
         self.db = db
         self.name = name
+        self.feed = feed  # the change feed in ``db``: who added each attachment
         self.pending = pending
         self.folder = pending.folder
         self.rule = rule or Thinning()
@@ -192,15 +203,42 @@ class VersionTable:
     def thin(self, resource_id: str, now: int | None = None) -> int:
         """Drop the attachment's versions the history rule thins at ``now``; how many went."""
         with self.db.read() as conn:
-            rows = [
-                Row(int(r[0]), int(r[1]), str(r[2]))
-                for r in conn.execute(
-                    f"SELECT id, time, actor FROM {self.name} WHERE resource_id = ? ORDER BY id",
-                    (resource_id,),
-                )
-            ]
+            rows = self._made(conn, resource_id)
         drop = dropped(rows, now or now_ms(), self.rule)
         return self._remove(sorted(drop)) if drop else 0
+
+    def _made(self, conn: apsw.Connection, resource_id: str) -> list[Row]:
+        """The attachment's versions, oldest first, each with the actor that *made* the state it
+        holds, which the rule's "another writer took over" needs: a version's own actor is who
+        took that state away, so its maker is the actor of the version before it, or, for the
+        first one and one after a delete, whoever added the attachment (the feed's create). One
+        whose maker is unknown counts as a writer of its own, so it stays."""
+        rows = conn.execute(
+            f"SELECT id, time, actor, deleted FROM {self.name} WHERE resource_id = ? ORDER BY id",
+            (resource_id,),
+        ).fetchall()
+        made: list[Row] = []
+        before = None
+        for version_id, time, actor, deleted in rows:
+            if before is not None and not before[1]:
+                maker = before[0]
+            else:
+                since = None if before is None else before[2]
+                maker = self._creator(conn, resource_id, since) or f"unknown:{version_id}"
+            made.append(Row(int(version_id), int(time), maker))
+            before = (str(actor), bool(deleted), int(time))
+        return made
+
+    def _creator(self, conn: apsw.Connection, resource_id: str, since: int | None) -> str | None:
+        """The actor of the feed's first create of the attachment (at or after ``since``: the one
+        that brought it back after a delete kept then); None when the feed has none."""
+        sql = f"SELECT actor FROM {self.feed} WHERE item_type = ? AND item_id = ? AND change_type = ?"
+        params: tuple[str | int, ...] = (ItemType.RESOURCE.value, resource_id, ChangeType.CREATE.value)
+        if since is not None:
+            sql += " AND time >= ?"
+            params = (*params, since)
+        row = conn.execute(sql + " ORDER BY id LIMIT 1", params).fetchone()
+        return None if row is None else str(row[0])
 
     def prune(self, now: int) -> int:
         """Thin every attachment's versions; how many went."""

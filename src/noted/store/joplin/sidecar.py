@@ -117,9 +117,8 @@ class Sidecar:
         self.bursts = SessionBursts()
         self.revisions = RevisionTable("joplin_revisions", thinning)
         kept = db.path.parent / VERSIONS_FOLDER
-        self.versions = VersionTable(
-            db, "joplin_resource_versions", PendingFiles(kept, pending_lists(kept)), thinning
-        )
+        pending = PendingFiles(kept, pending_lists(kept))
+        self.versions = VersionTable(db, "joplin_resource_versions", pending, thinning, feed="joplin_feed")
         self._ensure()
         sweep(kept, pending_lists(kept), self.versions.orphan_file)
 

@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from noted.errors import NotFoundError
+from noted.errors import InvalidInputError, NotedError, NotFoundError
 from noted.models import ChangeType, ItemState, ItemType, Resource, now_ms
 from noted.store.rules import attachment_name, file_extension
 from noted.store.sqlite.feed import record
@@ -103,7 +103,8 @@ class Resources(VaultPart):
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
         """Forget the attachment, kept as a version (with where its file was); its file in the
         folder is deleted only when noted wrote it and it is unchanged since (nothing deletes a
-        file noted did not write)."""
+        file noted did not write). Such a file that stays while a note links it is refused
+        (``InvalidInputError``): the note's next write would make it an attachment again."""
         known = self.ledger.file(resource_id)
         if known is None:
             self.mirror.delete_resource(resource_id, actor=actor)
@@ -111,6 +112,8 @@ class Resources(VaultPart):
         resource = self.mirror.get_resource(resource_id)
         path, written = known
         data = self._bytes(path)
+        if data is not None and not (written and content_hash(data) == written):
+            self._refuse_linked(resource, path, changed=bool(written))
         with self.mirror.batch():
             self.mirror.resources.delete_keeping(resource, data, actor=actor, place=path)
             with self.core.db.write() as conn:
@@ -122,6 +125,22 @@ class Resources(VaultPart):
     def _unlink(self, rel: str) -> None:
         self.vault.path(rel).unlink(missing_ok=True)
         self.attachments.forget()
+
+    def _refuse_linked(self, resource: Resource, path: str, *, changed: bool) -> None:
+        """Refuse to delete ``resource``, whose file ``path`` stays in the folder, while notes link it."""
+        notes = self.mirror.resource_notes(resource.id)
+        if not notes:
+            return  # no note brings it back: it leaves noted, its file stays where it is
+        titles = ", ".join(f'"{self.mirror.get_note(n).title}"' for n in notes[:3])
+        linking = f"the note {titles} links" if len(notes) == 1 else f"the notes {titles} link"
+        if len(notes) > 3:
+            linking = f"the notes {titles} and {len(notes) - 3} more link"
+        whose = "that changed since noted wrote it" if changed else "that noted did not write"
+        raise InvalidInputError(
+            f'attachment "{resource.filename}" is {path}, a file of the folder {whose}, so noted does '
+            f"not delete it, and {linking} it, which would make it an attachment again. Nothing was "
+            "changed: remove the links to it first (its file then stays in the folder)"
+        )
 
     def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
         """Put the version back: a file of the folder is replaced where it is; a deleted one comes
@@ -139,16 +158,39 @@ class Resources(VaultPart):
                 resource_id, data, filename=was.filename, mime=was.mime, title=was.title, actor=actor
             )
         place = part.versions.place(version_id)
+        if place:
+            self._check_place(resource_id, version_id, place, data)
         resource = part.add_back(was, data, actor=actor)
-        if not place or self.ledger.file_at(place) is not None:
-            return resource
+        if not place:
+            return resource  # it was in the profile, linked by its id
         state = self.vault.state(place)
         if state is None:
             self.vault.write(place, data)
-        elif self._bytes(place) != data:
-            return resource  # another file took its path since
         with self.core.db.write() as conn:
             self.ledger.put_file(conn, resource_id, place, content_hash(data) if state is None else "")
         self.mirror.resource_path(resource_id).unlink(missing_ok=True)  # noted's copy, now in the folder
         self.attachments.forget()
         return self.mirror.get_resource(resource_id)
+
+    def _check_place(self, resource_id: str, version_id: int, place: str, data: bytes) -> None:
+        """Refuse (``NotedError``) to bring a deleted attachment back where its file was when
+        that path holds another attachment or another file now: a copy in the profile would be
+        linked by no note (they link the path). Nothing is changed, and the version stays."""
+        holder = self.ledger.file_at(place)
+        current = self._bytes(place)
+        if holder is None and current in (None, data):
+            return  # free, or the same file no attachment holds: it is linked again there
+        hint = f"`noted history {resource_id}` lists its versions"
+        if current == data:
+            raise NotedError(
+                f"{place} is back in the folder already, as attachment {holder}, with the same bytes "
+                f"as version {version_id}: nothing to restore",
+                hint=hint,
+            )
+        kept = self.mirror.resources.versions.file(version_id)
+        who = f", attachment {holder}" if holder else ""
+        raise NotedError(
+            f"{place} holds another file now{who}, which the notes' links to it show: version "
+            f"{version_id} was not put back; its bytes stay kept in {kept}",
+            hint=hint,
+        )
