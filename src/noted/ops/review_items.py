@@ -9,9 +9,7 @@ and trash after the change, and before it for an update), so it says what the mo
 changed the item after. ``after`` keeps the item's state at the entry's end, which tells a revert
 whether the person changed it since: what the person did stays, and the revert says what it kept.
 
-An attachment's entry is a replace or a delete by a model (its making shows in the entry of the
-note that links it); a revert puts back the version the store kept from before it
-(``Store.resource_versions``), unless the attachment was replaced, deleted or restored since.
+An attachment's entry is a replace or a delete by a model (``noted.ops.review_files``).
 
 On Joplin the sidecar's feed keeps the state of noted's own writes (``noted.store.joplin.sidecar``);
 Joplin reports no change to notebooks, tags or attachments, so one made by a sync has no entry.
@@ -26,12 +24,10 @@ from noted.models import (
     ChangeType,
     Folder,
     ItemType,
-    ResourceVersion,
     Tag,
     descendants,
 )
-from noted.ops import notebooks
-from noted.ops.attachments import restore_attachment_version
+from noted.ops import notebooks, review_files
 from noted.ops.notes import restore_note
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, Touch
@@ -41,8 +37,6 @@ ITEM_KINDS = {ItemType.FOLDER: "notebook", ItemType.TAG: "tag", ItemType.RESOURC
 """The feed's item types reviewed beside notes, and the kind their entries record."""
 _GONE_FOR_GOOD = "noted keeps no copy of a notebook deleted for good, nor of the notes deleted with it"
 _TRASH_IT = "(trash it yourself, with what it holds, if you want it gone)"
-_SKEW_MS = 5_000
-"""How far from its feed row the version a replace or a delete kept may be stamped."""
 
 
 def kind_of(entry: EntryRow) -> str:
@@ -58,7 +52,7 @@ def touch(change: Change, person: bool) -> Touch | None:
     if change.item_type is ItemType.TAG and change.change_type is ChangeType.CREATE and state.notes:
         return None  # made by tagging a note: that note's entry says "tagged …" and reverts it
     if change.item_type is ItemType.RESOURCE:
-        return _attachment_touch(change, person)
+        return review_files.touch(change, person)
     kind = ITEM_KINDS[change.item_type]
     detail: Detail = {}
     if not person:
@@ -80,25 +74,6 @@ def touch(change: Change, person: bool) -> Touch | None:
     # A notebook's entry sits in its parent notebook, so that the filter's notebook words find it.
     folder = state.parent_id if kind == "notebook" else ""
     return Touch(change.id, change.item_id, change.actor, change.time, person, state.title, folder, detail)
-
-
-def _attachment_touch(change: Change, person: bool) -> Touch | None:
-    """A replace or a delete of an attachment; its making (attaching, a restore) is not reviewed."""
-    state = change.item
-    if state is None or change.change_type is ChangeType.CREATE:
-        return None
-    detail: Detail = {}
-    if not person:
-        detail = {"kind": "attachment", "after": {"title": state.title}}
-        if change.change_type is ChangeType.DELETE:
-            detail["deleted"] = True
-        elif state.was is not None:
-            detail["replaced"] = True
-            if state.was.title != state.title:
-                detail |= {"renamed_from": state.was.title, "renamed_to": state.title}
-        else:
-            return None  # a change noted did not make (nothing kept to put back)
-    return Touch(change.id, change.item_id, change.actor, change.time, person, state.title, "", detail)
 
 
 def merge(out: Detail, new: Detail) -> None:
@@ -177,12 +152,7 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
     if "trashed" in d:
         lines.append("moved to the trash" if d["trashed"] else "restored from the trash")
     if d.get("replaced") or (d.get("deleted") and kind_of(entry) == "attachment"):
-        lines.append("replaced by another file" if not d.get("deleted") else "deleted")
-        if (before := _version_before(store, entry)) is not None:
-            r = before.resource
-            lines.append(f'before it: "{r.filename}", {plural(r.size, "byte")} (version {before.id})')
-            lines += _title_change(store, entry, r.title)
-        lines.append(f"`noted history {entry.note_id}` lists every kept version")
+        lines += review_files.described(store, entry)
     if "notes" in d:
         titles = {n.id: n.title for n in store.get_notes(d["notes"])}
         lines += ["it was on:"] + [
@@ -207,7 +177,7 @@ def revert(store: Store, entry: EntryRow) -> list[str]:
     if kind == "tag" and d.get("deleted"):
         return _put_tag_back(store, entry)
     if kind == "attachment":
-        return _attachment_back(store, entry)
+        return review_files.revert(store, entry)
     try:
         item: Folder | Tag = (
             store.get_folder(entry.note_id) if kind == "notebook" else store.get_tag(entry.note_id)
@@ -243,7 +213,9 @@ def _restore_trashed_with(store: Store, entry: EntryRow, folder_id: str) -> None
     trashed at another time is left as it is."""
 
     def by_it(deleted_time: int) -> bool:
-        return entry.first_time - _SKEW_MS <= deleted_time <= entry.last_time + _SKEW_MS
+        return (
+            entry.first_time - review_files.SKEW_MS <= deleted_time <= entry.last_time + review_files.SKEW_MS
+        )
 
     folders = store.list_folders(include_trashed=True)
     inside = set(descendants(folders, folder_id))
@@ -360,49 +332,4 @@ def _put_tag_back(store: Store, entry: EntryRow) -> list[str]:
         return [
             f"{plural(gone, 'note')} that carried it {'was' if gone == 1 else 'were'} deleted for good since"
         ]
-    return []
-
-
-def _version_before(store: Store, entry: EntryRow) -> ResourceVersion | None:
-    """The attachment's version kept by the entry's first replace or delete: as it was before it."""
-    made = [
-        v
-        for v in store.resource_versions(entry.note_id)
-        if v.actor == entry.actor and entry.first_time - _SKEW_MS <= v.time <= entry.last_time + _SKEW_MS
-    ]
-    return made[-1] if made else None  # newest first: the last is the oldest
-
-
-def _title_change(store: Store, entry: EntryRow, title: str) -> list[str]:
-    """The attachment's title change by the entry (its feed keeps only the file name), while the
-    attachment is as the entry left it."""
-    try:
-        now = store.get_resource(entry.note_id)
-    except NotFoundError:
-        return []
-    if now.updated_time > entry.last_time or now.title == title:
-        return []
-    return [f'title: "{title}" → "{now.title}"']
-
-
-def _attachment_back(store: Store, entry: EntryRow) -> list[str]:
-    """Put back the attachment as it was before the entry, unless it changed since."""
-    before = _version_before(store, entry)
-    if before is None:
-        raise NotedError(
-            f"change {entry.id} cannot be reverted: the version of the attachment from before it is no "
-            "longer kept (the history.* settings thinned it)",
-            hint=f"`noted history {entry.note_id}` lists the versions kept; `noted changes accept {entry.id}` clears it",
-        )
-    try:
-        now = store.get_resource(entry.note_id)
-    except NotFoundError:
-        now = None
-    if now is not None and (entry.detail.get("deleted") or now.updated_time > entry.last_time):
-        return [
-            f"it was {'restored' if entry.detail.get('deleted') else 'replaced again'} since: it stays as it is"
-        ]
-    if now is None and not entry.detail.get("deleted"):
-        return [f"it was deleted since: `noted history {entry.note_id}` lists the versions to restore"]
-    restore_attachment_version(store, entry.note_id, before.id, actor=ACTOR_USER)
     return []
