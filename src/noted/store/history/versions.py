@@ -19,7 +19,6 @@ maker (``VersionTable._made``), not its own actor, who took that state away.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -29,6 +28,7 @@ import apsw
 
 from noted.errors import NotFoundError
 from noted.models import ChangeType, ItemType, Resource, ResourceVersion, now_ms
+from noted.store.durable import sync_dir, write_file
 from noted.store.history.thinning import Row, Thinning, dropped
 
 if TYPE_CHECKING:
@@ -49,16 +49,6 @@ def versions_folder(resources_dir: Path) -> Path:
 def pending_lists(folder: Path) -> Path:
     """Where the writers of a versions ``folder`` list the files they write (``PendingFiles``)."""
     return folder.with_name(f".pending-{folder.name}")
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the names just written in ``folder`` durable (where the system allows it)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 class VersionTable:
@@ -95,19 +85,14 @@ class VersionTable:
         if isinstance(source, Path):
             try:
                 os.link(source, path)
-                _sync_folder(self.folder)
+                sync_dir(self.folder)
                 return name
             except FileNotFoundError:
                 return None  # a broken attachment: there are no bytes to keep
             except OSError:  # a file system without hard links
                 source = source.read_bytes()
-        partial = path.with_name(f"{name}.partial")
-        with open(partial, "wb") as fh:
-            fh.write(source)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(partial, path)
-        _sync_folder(self.folder)
+        write_file(path, source)
+        sync_dir(self.folder)
         return name
 
     def record(

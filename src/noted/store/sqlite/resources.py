@@ -16,6 +16,7 @@ from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemState, ItemType, Resource, ResourceVersion, new_id, now_ms
+from noted.store.durable import write_aside, write_file
 from noted.store.history.versions import VersionTable
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS, resource_from_row
@@ -49,13 +50,8 @@ class Resources:
             updated_time=now,
         )
         path = self._file(resource)
-        partial = path.with_name(path.name + ".partial")
         self.pending.writing(path.name)
-        with open(partial, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(partial, path)
+        write_file(path, data)
         try:
             with self.db.write() as conn:
                 conn.execute(
@@ -142,17 +138,14 @@ class Resources:
         path, old_path = self._file(new), self._file(old)
         # The version goes first, committed: a kill after the swap below keeps the old bytes.
         version = self.versions.keep(old, old_path, actor)
-        partial = path.with_name(path.name + ".partial")
+        partial = path.with_name(path.name + ".partial")  # written by write_aside below
         # In a batch (the chat's approved writes), which may still roll back, the new file goes
         # in only once the batch commits: until then the old file stays, and with it the old
         # bytes, whatever happens to the batch (a later write failing, a kill).
         in_batch = not self.db.connection().get_autocommit()
         try:
             self.pending.writing(path.name)
-            with open(partial, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            write_aside(path, data)
             with self.db.write() as conn:
                 conn.execute(
                     "UPDATE resources SET title = ?, filename = ?, mime = ?, size = ?, file_extension = ?, "
@@ -236,13 +229,8 @@ class Resources:
             was.id, was.title, was.filename, was.mime, len(data), was.file_extension, was.created_time, now
         )
         path = self._file(resource)
-        partial = path.with_name(path.name + ".partial")
         self.pending.writing(path.name)
-        with open(partial, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(partial, path)
+        write_file(path, data)
         with self.db.write() as conn:
             conn.execute(
                 f"INSERT INTO resources({RESOURCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

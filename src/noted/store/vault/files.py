@@ -20,7 +20,8 @@ from pathlib import Path
 import pathspec
 
 from noted.errors import ConflictError, InvalidInputError
-from noted.store.vault.moves import MoveLog, sync_dir
+from noted.store.durable import sync_dir
+from noted.store.vault.moves import MoveLog
 
 NOTE_SUFFIX = ".md"
 TRASH = ".trash"

@@ -10,11 +10,12 @@ moves made, and the scan follows them: ``follow.trashed_copy``, ``Follower._move
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 from pathlib import Path
+
+from noted.store.durable import sync_dir
 
 log = logging.getLogger(__name__)
 
@@ -74,13 +75,3 @@ class MoveLog:
         self.path.unlink(missing_ok=True)
         sync_dir(self.path.parent)
         return moved
-
-
-def sync_dir(folder: Path) -> None:
-    """fsync a folder, so a rename or an unlink in it survives a crash (best effort)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
