@@ -244,7 +244,8 @@ class Database:
         """Have ``commit`` run once this thread's open transaction commits, or ``rollback`` once
         it rolls back as a whole: the file a write of a batch changes goes in with its row, or
         goes away with it (an attachment's new bytes). Outside a batch there is no transaction
-        left open: ``commit`` runs at once."""
+        left open: ``commit`` runs at once. What a kill between the commit and ``commit`` must
+        not lose is recorded in the transaction too (``noted.store.sqlite.steps``)."""
         after = getattr(self._local, "after", None)
         if after is None or self.connection().get_autocommit():
             commit()
@@ -253,7 +254,8 @@ class Database:
         after[False].append(rollback)
 
     def _run_after(self, *, committed: bool) -> None:
-        for step in (self._local.after or {}).get(committed, []):
+        after, self._local.after = self._local.after or {}, None  # a step may write in turn
+        for step in after.get(committed, []):
             try:
                 step()
             except Exception:  # the write is settled in the database; what failed is in the log

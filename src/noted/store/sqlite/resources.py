@@ -1,9 +1,10 @@
 """Attachments: files under ``resources/`` named by id, rows describing them, links from notes.
 
-The file is written (to a temporary name, then renamed) before its row is committed, so a crash
+A new file is written (to a temporary name, then renamed) before its row is committed, so a crash
 leaves at worst an orphan file, never a row without its file; each name is listed first in this
 process's ``PendingFiles``, so the next store to open the profile removes a killed writer's orphans
-(``noted.store.sqlite.pending``).
+(``noted.store.sqlite.pending``). A replace's new bytes go in only after its row commits, the rename
+owed in the row's transaction (``noted.store.sqlite.steps``): the row and the file change together.
 
 What a replace or a delete takes away is kept first (``noted.store.history.versions``), and
 ``restore_resource_version`` puts a version back under the same id, a deleted attachment included.
@@ -16,13 +17,17 @@ from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, ItemState, ItemType, Resource, ResourceVersion, new_id, now_ms
-from noted.store.durable import write_aside, write_file
+from noted.store.durable import sync_dir, write_aside, write_file
 from noted.store.history.versions import VersionTable
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS, resource_from_row
 from noted.store.sqlite.db import Database
 from noted.store.sqlite.feed import record
 from noted.store.sqlite.pending import PendingFiles
+from noted.store.sqlite.steps import FileSteps, Step
+
+SWAP = "swap"
+"""The step a replace owes once its row commits: its new file renamed into place (``Resources.swap_in``)."""
 
 
 class Resources:
@@ -35,6 +40,7 @@ class Resources:
         self.resources_dir = resources_dir
         self.pending = pending
         self.versions = versions
+        self.steps = FileSteps(db, pending)
 
     def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
         name = attachment_name(filename)
@@ -138,14 +144,13 @@ class Resources:
         path, old_path = self._file(new), self._file(old)
         # The version goes first, committed: a kill after the swap below keeps the old bytes.
         version = self.versions.keep(old, old_path, actor)
-        partial = path.with_name(path.name + ".partial")  # written by write_aside below
-        # In a batch (the chat's approved writes), which may still roll back, the new file goes
-        # in only once the batch commits: until then the old file stays, and with it the old
-        # bytes, whatever happens to the batch (a later write failing, a kill).
-        in_batch = not self.db.connection().get_autocommit()
+        # The new file goes in only once the row commits (in a batch, the chat's approved writes,
+        # which may still roll back, once the batch does): until then the old file stays, and with
+        # it the old bytes, whatever happens (a later write failing, a kill). The rename is owed
+        # in the row's transaction, so a kill after the commit leaves it to the next open.
+        self.pending.writing(path.name)
+        partial = write_aside(path, data)
         try:
-            self.pending.writing(path.name)
-            write_aside(path, data)
             with self.db.write() as conn:
                 conn.execute(
                     "UPDATE resources SET title = ?, filename = ?, mime = ?, size = ?, file_extension = ?, "
@@ -154,14 +159,15 @@ class Resources:
                 )
                 was = ItemState(old.filename)
                 record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now, was=was)
-                if not in_batch:
-                    os.replace(partial, path)
+                old_name = old_path.name if old_path != path else ""
+                step = self.steps.owe(conn, SWAP, path.name, source=partial.name, old=old_name)
         except BaseException:
             partial.unlink(missing_ok=True)
             self.versions.discard(version)
             raise
         self.db.after(
-            commit=lambda: _swap_in(partial, path, old_path), rollback=lambda: partial.unlink(missing_ok=True)
+            commit=lambda: self.steps.take(step, self.swap_in),
+            rollback=lambda: partial.unlink(missing_ok=True),
         )
         self.versions.thin(resource_id)
         return new
@@ -243,22 +249,27 @@ class Resources:
         return resource
 
     def orphan_file(self, name: str) -> bool:
-        """True when no attachment row names the file ``resources/name`` (its writer never committed)."""
+        """True when no attachment row names the file ``resources/name`` (its writer never
+        committed), or, for an aside (``NAME.partial``), no step owed names it."""
+        if name.endswith(".partial"):
+            return not self.steps.names(name)
         with self.db.read() as conn:
             row = conn.execute(
                 f"SELECT {RESOURCE_COLUMNS} FROM resources WHERE id = ?", (name.split(".", 1)[0],)
             ).fetchone()
         return row is None or self._file(resource_from_row(row)).name != name
 
+    def swap_in(self, step: Step) -> None:
+        """A replace's row is committed: its new file (``step.source``) takes the place of the old
+        one. Done already when the aside is gone (a later replace of the same file in the batch
+        may have taken it); the old file of another name goes once the new one is in place."""
+        partial, path = self.resources_dir / step.source, self.resources_dir / step.target
+        if partial.exists():
+            os.replace(partial, path)
+            sync_dir(self.resources_dir)
+        if step.old and path.exists():
+            (self.resources_dir / step.old).unlink(missing_ok=True)
+
     def _file(self, resource: Resource) -> Path:
         suffix = f".{resource.file_extension}" if resource.file_extension else ""
         return self.resources_dir / f"{resource.id}{suffix}"
-
-
-def _swap_in(partial: Path, path: Path, old_path: Path) -> None:
-    """The replace's row is committed: its new file takes the place of the old one (already done
-    outside a batch; a later replace of the same file in the batch may have taken ``partial``)."""
-    if partial.exists():
-        os.replace(partial, path)
-    if old_path != path:
-        old_path.unlink(missing_ok=True)

@@ -35,6 +35,20 @@ CREATE INDEX IF NOT EXISTS {name}_resource ON {name}(resource_id, id);
 """
 """The table's statement, ``{name}`` filled in (migration 7, and the Joplin sidecar's schema, run it)."""
 
+STEPS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS file_steps (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    writer TEXT NOT NULL,  -- the PendingFiles list of the process that owes it
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT '',  -- an aside, by name, in the store's folder
+    target TEXT NOT NULL,
+    old TEXT NOT NULL DEFAULT '',  -- a file the step replaces by another name, removed after it
+    expect TEXT NOT NULL DEFAULT '',  -- what the target must hold for the step to touch it
+    actor TEXT NOT NULL DEFAULT ''
+);
+"""
+"""The table's statement (migration 8; ``noted.store.sqlite.steps``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Migration:
@@ -262,6 +276,11 @@ def _v7(db: apsw.Connection) -> None:
     db.execute(VERSIONS_SCHEMA.format(name="resource_versions"))
 
 
+def _v8(db: apsw.Connection) -> None:
+    # The file steps an attachment's commit owes, recorded with its rows (``noted.store.sqlite.steps``).
+    db.execute(STEPS_SCHEMA)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "notes, folders, tags, resources, changes, revisions", _v1),
     Migration(2, "indexes for keyword search filters", _v2),
@@ -270,4 +289,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "a label on revisions that tells saves of one actor apart", _v5),
     Migration(6, "a note's place after each change in the feed", _v6),
     Migration(7, "the versions of attachments, kept when one is replaced or deleted", _v7),
+    Migration(8, "the file steps an attachment's commit owes", _v8),
 )

@@ -24,7 +24,8 @@ from noted.store.sqlite.history import History
 from noted.store.sqlite.notes import Notes
 from noted.store.sqlite.pending import PendingFiles
 from noted.store.sqlite.pending import sweep as sweep_pending
-from noted.store.sqlite.resources import Resources
+from noted.store.sqlite.resources import SWAP, Resources
+from noted.store.sqlite.steps import Taker
 from noted.store.sqlite.tags import Tags
 
 PENDING_LISTS = ".pending"
@@ -53,6 +54,9 @@ class SqliteStore(Parts):
         self.notes = notes = Notes(db, history)
         self.tags = tags = Tags(db)
         self.resources = resources = Resources(db, resources_dir, self.pending, self.versions)
+        self.steps = resources.steps
+        self.takers: dict[str, Taker] = {SWAP: resources.swap_in}
+        """What takes each kind of file step a commit owes (a Markdown folder's store adds its own)."""
         super().__init__(folders, notes, tags, resources, history)
 
     @classmethod
@@ -69,6 +73,8 @@ class SqliteStore(Parts):
         (``history.*`` settings)."""
         resources_dir.mkdir(parents=True, exist_ok=True)
         store = cls(Database(db_path, on_upgrade), resources_dir, thinning)
+        if store.db.read_only is None:  # the steps a killed writer owed, before its asides are swept
+            store.steps.finish(store.takers)
         sweep_pending(resources_dir, db_path.parent / PENDING_LISTS, store.resources.orphan_file)
         kept = store.versions.folder
         sweep_pending(kept, pending_lists(kept), store.versions.orphan_file)
@@ -76,6 +82,7 @@ class SqliteStore(Parts):
 
     def close(self) -> None:
         with contextlib.suppress(ProfileError, OSError):  # a closed or failing database: swept next time
+            self.steps.finish(self.takers, own=True)  # a step that failed after its commit: once more
             self.pending.close(self.resources.orphan_file)
         with contextlib.suppress(ProfileError, OSError):
             self.versions.pending.close(self.versions.orphan_file)

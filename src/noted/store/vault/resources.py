@@ -1,19 +1,40 @@
 """Attachments of the Markdown-folder store: files of the folder where they are
 (``noted.store.vault.attachments``); one just attached from noted waits in the mirror's
-``vault-resources/`` until the note linking it is written, which puts it in the folder."""
+``vault-resources/`` until the note linking it is written, which puts it in the folder. A replace's
+or a delete's change to a file of the folder is owed in its row's transaction and made once it
+commits (``noted.store.sqlite.steps``), as the embedded store's are."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
 from noted.models import ChangeType, ItemState, ItemType, Resource, now_ms
+from noted.store.durable import write_aside
 from noted.store.rules import attachment_name, file_extension
 from noted.store.sqlite.feed import record
+from noted.store.sqlite.steps import Step, Taker
 from noted.store.vault.base import VaultPart
-from noted.store.vault.files import content_hash
+from noted.store.vault.files import ABSENT, FileChanged, content_hash
+
+log = logging.getLogger(__name__)
+
+WRITE_IN = "vault-write"
+"""The step a replace of a file of the folder owes once its row commits (``Resources.write_in``)."""
+UNLINK = "vault-unlink"
+"""The step a delete of a file noted wrote owes once its row's removal commits."""
+ASIDE = ".folder"
+"""What names an attachment's new bytes in the profile while its file of the folder waits for them."""
+
+
+def _digest(data: bytes | None) -> str:
+    """What a step expects of a file: its content's hash, or ``-`` for no file."""
+    return "-" if data is None else content_hash(data)
 
 
 class Resources(VaultPart):
@@ -60,37 +81,77 @@ class Resources(VaultPart):
                 resource_id, data, filename=filename, mime=mime, title=title, actor=actor
             )
         old = self.mirror.get_resource(resource_id)
-        versions = self.mirror.resources.versions
-        version = versions.keep(old, self._bytes(known[0]), actor, place=known[0])
-        if self.core.db.connection().get_autocommit():
-            try:
-                self.vault.write(known[0], data)
-            except BaseException:
-                versions.discard(version)
-                raise
-        else:  # in a batch, which may still roll back: the file changes once it commits
-            self.core.db.after(commit=lambda: self.vault.write(known[0], data), rollback=lambda: None)
+        part = self.mirror.resources
+        if self.vault.path(known[0], fresh=True).is_symlink():  # refused now, not after the commit
+            raise InvalidInputError(f'"{known[0]}" is a symbolic link; noted does not write through links')
+        current = self._bytes(known[0])
+        version = part.versions.keep(old, current, actor, place=known[0])
+        # The file changes once the row commits (in a batch, which may still roll back, once the
+        # batch does), the bytes waiting in the profile meanwhile; the write into the folder is
+        # owed in the row's transaction, so a kill after the commit leaves it to the next open.
+        aside = part.resources_dir / f"{resource_id}{ASIDE}"
+        part.pending.writing(aside.name)
+        partial = write_aside(aside, data)
         now = max(now_ms(), old.updated_time + 1)
-        with self.core.db.write() as conn:
-            name = attachment_name(filename) if filename else old.filename
-            conn.execute(
-                "UPDATE resources SET size = ?, mime = ?, title = ?, filename = ?, file_extension = ?, "
-                "updated_time = ? WHERE id = ?",
-                (
-                    len(data),
-                    mime or old.mime,
-                    title or old.title,
-                    name,
-                    file_extension(name),
-                    now,
-                    resource_id,
-                ),
-            )
-            was = ItemState(old.filename)
-            record(conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now, was=was)
-            self.ledger.put_file(conn, resource_id, known[0], content_hash(data) if known[1] else "")
-        versions.thin(resource_id)
+        name = attachment_name(filename) if filename else old.filename
+        try:
+            with self.core.db.write() as conn:
+                conn.execute(
+                    "UPDATE resources SET size = ?, mime = ?, title = ?, filename = ?, file_extension = ?, "
+                    "updated_time = ? WHERE id = ?",
+                    (
+                        len(data),
+                        mime or old.mime,
+                        title or old.title,
+                        name,
+                        file_extension(name),
+                        now,
+                        resource_id,
+                    ),
+                )
+                was = ItemState(old.filename)
+                record(conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now, was=was)
+                self.ledger.put_file(conn, resource_id, known[0], content_hash(data) if known[1] else "")
+                step = part.steps.owe(
+                    conn, WRITE_IN, known[0], source=partial.name, expect=_digest(current), actor=actor
+                )
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            part.versions.discard(version)
+            raise
+        self.core.db.after(
+            commit=lambda: part.steps.take(step, self.write_in),
+            rollback=lambda: partial.unlink(missing_ok=True),
+        )
+        part.versions.thin(resource_id)
         return self.mirror.get_resource(resource_id)
+
+    def write_in(self, step: Step) -> None:
+        """A replace's row is committed: its bytes (``step.source``, in the profile) go into the
+        folder's file ``step.target``, if it still holds what it held then (``step.expect``). One
+        another program changed meanwhile (noted was killed before this step, and the file was
+        edited before noted started again) is left as it is, and the bytes are kept as a version
+        of the attachment instead: nothing noted did not write is overwritten, nothing is lost."""
+        part = self.mirror.resources
+        aside = part.resources_dir / step.source
+        if not aside.exists():
+            return  # taken already (or by a later replace of the same file in the batch)
+        data = aside.read_bytes()
+        state = self.vault.state(step.target)
+        try:
+            if _digest(self._bytes(step.target)) != step.expect:
+                raise FileChanged(f'"{step.target}" changed outside noted since the replace')
+            self.vault.write(step.target, data, unchanged=state if state is not None else ABSENT)
+        except (FileChanged, InvalidInputError):  # (a folder on the way made a link out of it since)
+            resource_id = step.source.split(".", 1)[0]
+            with contextlib.suppress(NotFoundError):
+                resource = replace(self.mirror.get_resource(resource_id), size=len(data))
+                part.versions.keep(resource, data, step.actor or "outside", place=step.target)
+                log.warning(
+                    "%s changed outside noted: the bytes written meanwhile are kept as a version", step.target
+                )
+        aside.unlink(missing_ok=True)
+        self.attachments.forget()
 
     def _bytes(self, rel: str) -> bytes | None:
         """The bytes of the folder's file ``rel`` (None: it is gone or not a regular file)."""
@@ -114,17 +175,31 @@ class Resources(VaultPart):
         data = self._bytes(path)
         if data is not None and not (written and content_hash(data) == written):
             self._refuse_linked(resource, path, changed=bool(written))
+        steps = self.mirror.resources.steps
         with self.mirror.batch():
             self.mirror.resources.delete_keeping(resource, data, actor=actor, place=path)
             with self.core.db.write() as conn:
                 self.ledger.drop_file(conn, resource_id)
-            if written and data is not None and content_hash(data) == written:
-                # In a batch, which may still roll back, the file goes once the batch commits.
-                self.core.db.after(commit=lambda: self._unlink(path), rollback=lambda: None)
+                # The file goes once the row's removal commits (in a batch, which may still roll
+                # back, once the batch does), owed with it so that a kill after the commit does
+                # not leave it in the folder, where a note linking it would make it an attachment again.
+                mine = written and data is not None and content_hash(data) == written
+                step = steps.owe(conn, UNLINK, path, expect=written) if mine else None
+            if step is not None:
+                self.core.db.after(
+                    commit=lambda: steps.take(step, self.unlink_written), rollback=lambda: None
+                )
 
-    def _unlink(self, rel: str) -> None:
-        self.vault.path(rel).unlink(missing_ok=True)
+    def unlink_written(self, step: Step) -> None:
+        """A delete is committed: the folder's file ``step.target`` goes, if it still holds the
+        bytes noted wrote (``step.expect``); changed since by another program, it stays."""
+        if _digest(self._bytes(step.target)) == step.expect:
+            self.vault.path(step.target).unlink(missing_ok=True)
         self.attachments.forget()
+
+    def takers(self) -> dict[str, Taker]:
+        """What takes the file steps this part's commits owe (``noted.store.sqlite.steps``)."""
+        return {WRITE_IN: self.write_in, UNLINK: self.unlink_written}
 
     def _refuse_linked(self, resource: Resource, path: str, *, changed: bool) -> None:
         """Refuse to delete ``resource``, whose file ``path`` stays in the folder, while notes link it."""

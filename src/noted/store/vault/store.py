@@ -80,6 +80,7 @@ class VaultStore(Parts):
         self.note_paths, self.note_path = notes.note_paths, notes.note_path
         self.as_read = notes.as_read
         self.body_with_ids = resources.body_with_ids
+        mirror.takers.update(resources.takers())
         self._watcher: Watcher | None = None
 
     @classmethod
@@ -118,6 +119,8 @@ class VaultStore(Parts):
                 mirror.set_meta(FIRST_SCAN_KEY, "pending")
             mirror.set_meta(ROOT_KEY, resolved)
             store = cls(Vault(root, own=profile_dir), mirror)
+            if mirror.db.read_only is None:  # what a killed writer's commit owed the folder, first
+                mirror.steps.finish(mirror.takers)
             moves = store.vault.moves
             if moves is not None and moves.pending():  # a batch a crash stopped: its moves undone
                 with mirror.batch():  # (its rows were, by SQLite; a batch under way holds the lock)
