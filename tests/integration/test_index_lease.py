@@ -21,10 +21,11 @@ from noted.embeddings.fake import FakeEmbedder
 from noted.indexer.chunking import chunk_note
 from noted.indexer.coverage import index_coverage
 from noted.indexer.engine import EMBED_STEP, Indexer
-from noted.indexer.lease import META_LEASE, Lease, process_start
+from noted.indexer.lease import META_LEASE, Lease
 from noted.indexer.service import IndexerService
 from noted.models import NoteDraft, now_ms
 from noted.search.semantic import SemanticSearch
+from noted.store.processes import process_start
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import set_meta
 

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from tests.support.cli import env_with_src
 from tests.support.tools_env import Env, make_env
 
 from noted.models import now_ms
@@ -79,6 +83,36 @@ async def test_a_claim_a_stopped_process_left_can_be_taken_over_and_is_said(env:
         assert proposals.open_to_decide(claimed)
         done = await proposals.apply(env.registry, claimed, env.ctx)
     assert (done.claimed, done.state, _ideas(env)) == (True, ProposalState.APPLIED, 1)
+
+
+async def test_a_claim_of_a_process_gone_is_stuck_at_once_and_another_machines_only_after_the_time_out(
+    env: Env,
+) -> None:
+    """The claimants are real: a process of this machine that has ended (its own name for itself),
+    and the same name moved to another host, which cannot be checked from here."""
+    proposal = await _proposed(env)
+    rows = env.ctx.review
+    assert isinstance(rows, SqliteReview)
+    ended = subprocess.run(
+        [sys.executable, "-c", "from noted.store.processes import this_process; print(this_process())"],
+        capture_output=True,
+        text=True,
+        env=env_with_src(),
+        check=True,
+    ).stdout.strip()
+    elsewhere = json.dumps({**json.loads(ended), "host": "another-machine"})
+    for claimant, stopped in ((ended, True), (elsewhere, False)):
+        with rows.db.write() as conn:
+            conn.execute(
+                "UPDATE proposals SET state = 'applying', decided_time = ?, claimant = ? WHERE id = ?",
+                (now_ms(), claimant, proposal.id),
+            )
+        claimed = rows.proposal(proposal.id)
+        assert ("noted stopped" in applying_words(claimed, now_ms())) is stopped
+        assert proposals.open_to_decide(claimed) is stopped
+        assert "noted stopped" in applying_words(claimed, now_ms() + STUCK_MS + 1)
+    done = await proposals.apply(env.registry, rows.proposal(proposal.id), env.ctx)
+    assert not done.claimed and _ideas(env) == 0  # another machine's claim holds until the time-out
 
 
 async def test_a_run_that_raises_puts_the_proposal_back_to_wait(

@@ -26,6 +26,7 @@ import apsw
 
 from noted.errors import NotedError
 from noted.models import now_ms
+from noted.store.processes import alive, process_start
 from noted.store.sqlite.db import Database, get_meta, set_meta
 
 META_LEASE = "index.lease"
@@ -51,40 +52,6 @@ class LeaseHolder:
 
 
 _LABELS = {"tui": "the app", "mcp": "the MCP server", "noted index": "noted index"}
-
-
-def process_start(pid: int) -> int | None:
-    """When process ``pid`` started, in clock ticks since boot (Linux), or None when unknown/gone.
-
-    With the pid this names one process: a pid reused by a later process has another start time.
-    """
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    # The command name (field 2) may hold spaces and parentheses: fields after it follow the last ')'.
-    fields = stat[stat.rfind(b")") + 2 :].split()
-    if fields[:1] in ([b"Z"], [b"X"]):  # killed, not yet reaped by its parent: gone all the same
-        return None
-    try:
-        return int(fields[19])  # field 22, starttime
-    except (IndexError, ValueError):
-        return None
-
-
-def _alive(pid: int, started: int | None) -> bool:
-    """Whether the process ``pid`` started at ``started`` still runs on this host."""
-    if os.path.isdir("/proc/self"):
-        now = process_start(pid)
-        return now is not None and (started is None or now == started)
-    try:  # no /proc (macOS): the pid alone
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Lease:
@@ -204,5 +171,5 @@ def _live(record: dict[str, Any]) -> bool:
     pid = record.get("pid")
     if record.get("host") == socket.gethostname() and isinstance(pid, int):
         started = record.get("started")
-        return _alive(pid, started if isinstance(started, int) else None)
+        return alive(pid, started if isinstance(started, int) else None)
     return True

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from noted.models import Place as Place  # where the review saw a note last
+from noted.store.processes import gone
 
 Detail = dict[str, Any]
 """What an entry or proposal records beyond its columns, kept as JSON (``noted.ops.review`` reads it)."""
@@ -37,7 +38,8 @@ class ProposalState(enum.StrEnum):
     PENDING = "pending"
     APPLYING = "applying"
     """Accepted (or being turned down) by one process, which claimed it so that no other runs it
-    too; settled as soon as the write is done. A claim a stopped process left is taken again after
+    too; settled as soon as the write is done. A claim a stopped process left is taken again at
+    once when that process ran on this machine (``noted.store.processes.gone``), else after
     ``STUCK_MS``."""
     APPLIED = "applied"
     REJECTED = "rejected"
@@ -53,7 +55,8 @@ WAITING = (ProposalState.PENDING, ProposalState.APPLYING)
 """The proposals the person still sees: those that wait, and those being applied."""
 STUCK_MS = 5 * 60 * 1000
 """A proposal claimed this long ago and still ``applying`` was left by a process that stopped
-(a tool call takes seconds): it shows as such, and accepting or rejecting it again takes it over."""
+(a tool call takes seconds): it shows as such, and accepting or rejecting it again takes it over.
+One whose claimant is known to be gone is so at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,8 @@ class ProposalRow:
     reason: str = ""
     decided_time: int = 0
     result_note_id: str = ""
+    claimant: str = ""
+    """The process that claimed it while ``applying`` (``noted.store.processes.this_process``)."""
 
 
 Merge = Callable[[Detail, Detail], Detail]
@@ -209,9 +214,9 @@ class ReviewRows(Protocol):
         self, proposal_id: int, *, time: int, stuck_before: int, also: tuple[ProposalState, ...] = ()
     ) -> bool:
         """Mark a pending proposal (or one in a state of ``also``) ``applying``, in one write
-        transaction, so that this caller alone goes on to settle it; one claimed before
-        ``stuck_before`` (its claimer stopped) is taken over. False when another caller has it, or
-        it was settled."""
+        transaction, so that this caller alone goes on to settle it, naming this process as its
+        claimant; one claimed before ``stuck_before``, or by a process known to be gone, is taken
+        over. False when another caller has it, or it was settled."""
         ...
 
     def release(self, proposal_id: int, *, time: int) -> None:
@@ -227,5 +232,8 @@ class ReviewRows(Protocol):
 
 
 def stuck(proposal: ProposalRow, now: int) -> bool:
-    """Whether ``proposal`` was claimed by a process that stopped before settling it."""
-    return proposal.state is ProposalState.APPLYING and proposal.decided_time < now - STUCK_MS
+    """Whether ``proposal`` was claimed by a process that stopped before settling it: one known
+    to be gone (it ran on this machine), or one claimed longer than ``STUCK_MS`` ago."""
+    if proposal.state is not ProposalState.APPLYING:
+        return False
+    return proposal.decided_time < now - STUCK_MS or gone(proposal.claimant)

@@ -208,6 +208,9 @@ class ToolContext:
     """Where proposals are kept (``noted.tools.proposals``), and asked about by ``proposal_status``."""
     writes_wait: bool = False
     """Review mode: a write is stored as a proposal for the person instead of being run."""
+    new_id: str | None = None
+    """The id a tool that makes a note gives it: a proposal's, fixed when it was proposed, so that
+    accepting it again after a kill finds the note the first run made (``noted.tools.proposals``)."""
 
     @property
     def finder(self) -> Finder:

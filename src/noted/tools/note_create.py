@@ -112,6 +112,7 @@ def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         parent_id=folder_id,
         is_todo=bool(args.get("is_todo", False)),
         tags=tuple(args.get("tags", ())),
+        id=ctx.new_id,
     )
     made = create_note(ctx.store, draft, actor=ctx.actor, notebook=title, files=checked)
     attached = [

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from noted.errors import NotFoundError
-from noted.models import Note, now_ms
+from noted.models import Note, new_id, now_ms
 from noted.store.review import STUCK_MS, ProposalRow, ProposalState, ReviewRows, stuck
 from noted.tools import proposal_effects as effects
 from noted.tools import schema as s
@@ -79,7 +79,12 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
         title=title,
         base_updated_time=note.updated_time if note else 0,
         time=now_ms(),
-        detail={"arguments": dict(args), "scope": _scope_detail(ctx.scope), **_base(ctx, tool, note)},
+        detail={
+            "arguments": dict(args),
+            "scope": _scope_detail(ctx.scope),
+            **_base(ctx, tool, note),
+            **({} if note else {"new_id": new_id()}),  # what a new note it makes is called
+        },
     )
     ref = proposal_ref(row.id)
     return {
@@ -162,7 +167,9 @@ async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext)
     The proposal is claimed first, in one write transaction, so that two accepts at once run it
     once: the second is told it was accepted already. A run that raises, or that meets a note the
     person can still make right (changed since, in the trash, moved out of the client's
-    notebooks), puts it back to wait."""
+    notebooks), puts it back to wait. A claim whose process was killed is taken over at once
+    (``noted.store.review.stuck``); the note a proposal makes has the id fixed when it was
+    proposed, so one a killed run wrote already is found, and the proposal settled, not run twice."""
     rows = _rows(ctx)
     claimed = claim(rows, proposal)
     if claimed is None:
@@ -179,8 +186,16 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
 
     args = dict(proposal.detail.get("arguments", {}))
     tool = registry.get(proposal.tool)
+    made = str(proposal.detail.get("new_id", "")) or None
+    if made is not None and ctx.store.get_notes([made]):  # an apply a kill cut short wrote it already
+        return _settle(rows, proposal, ProposalState.APPLIED, "applied", made)
     context = replace(
-        ctx, actor=proposal.client, scope=effects.scope_of(proposal.detail), writes_wait=False, approve=None
+        ctx,
+        actor=proposal.client,
+        scope=effects.scope_of(proposal.detail),
+        writes_wait=False,
+        approve=None,
+        new_id=made,
     )
     if tool is not None and proposal.note_id:
         try:

@@ -13,6 +13,7 @@ from typing import Any
 import apsw
 
 from noted.errors import NotFoundError
+from noted.store.processes import gone, this_process
 from noted.store.review import (
     WAITING,
     Detail,
@@ -28,11 +29,14 @@ from noted.store.review import (
 from noted.store.sqlite.db import Database, get_meta, set_meta
 
 SCHEMA_KEY = "review.schema"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CURSOR_KEY = "review.cursor"
 _SEP = "\x1f"
 _ENTRY = "id, note_id, title, folder_id, actor, first_time, last_time, state, detail, reviewed_time"
-_PROPOSAL = "id, client, tool, note_id, title, base_updated_time, time, state, detail, reason, decided_time, result_note_id"
+_PROPOSAL = (
+    "id, client, tool, note_id, title, base_updated_time, time, state, detail, reason, decided_time, "
+    "result_note_id, claimant"
+)
 
 
 def _entry(row: Any) -> EntryRow:
@@ -43,7 +47,7 @@ def _entry(row: Any) -> EntryRow:
 
 
 def _proposal(row: Any) -> ProposalRow:
-    id_, client, tool, note, title, base, time, state, detail, reason, decided, result = row
+    id_, client, tool, note, title, base, time, state, detail, reason, decided, result, claimant = row
     return ProposalRow(
         id_,
         client,
@@ -57,6 +61,7 @@ def _proposal(row: Any) -> ProposalRow:
         reason,
         decided,
         result,
+        claimant,
     )
 
 
@@ -112,11 +117,15 @@ class SqliteReview:
                     detail TEXT NOT NULL,
                     reason TEXT NOT NULL DEFAULT '',
                     decided_time INTEGER NOT NULL DEFAULT 0,
-                    result_note_id TEXT NOT NULL DEFAULT ''
+                    result_note_id TEXT NOT NULL DEFAULT '',
+                    claimant TEXT NOT NULL DEFAULT ''
                 );
                 CREATE INDEX IF NOT EXISTS proposals_state ON proposals(state, id);
                 """
             )
+            columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(proposals)")}
+            if "claimant" not in columns:  # schema 1: who claimed a proposal was not kept
+                conn.execute("ALTER TABLE proposals ADD COLUMN claimant TEXT NOT NULL DEFAULT ''")
             set_meta(conn, SCHEMA_KEY, str(SCHEMA_VERSION))
 
     # Following the feed -----------------------------------------------------------------
@@ -260,19 +269,27 @@ class SqliteReview:
     def claim(
         self, proposal_id: int, *, time: int, stuck_before: int, also: tuple[ProposalState, ...] = ()
     ) -> bool:
-        states = ", ".join("?" for _ in ("pending", *also))
+        open_states = {ProposalState.PENDING.value, *(s.value for s in also)}
         with self.db.write() as conn:
             row = conn.execute(
-                "UPDATE proposals SET state = 'applying', decided_time = ? WHERE id = ? AND "
-                f"(state IN ({states}) OR (state = 'applying' AND decided_time < ?)) RETURNING id",
-                (time, proposal_id, "pending", *(s.value for s in also), stuck_before),
+                "SELECT state, decided_time, claimant FROM proposals WHERE id = ?", (proposal_id,)
             ).fetchone()
-        return row is not None
+            if row is None:
+                return False
+            state, decided, claimant = row
+            stuck = state == ProposalState.APPLYING.value and (decided < stuck_before or gone(claimant))
+            if state not in open_states and not stuck:
+                return False
+            conn.execute(
+                "UPDATE proposals SET state = 'applying', decided_time = ?, claimant = ? WHERE id = ?",
+                (time, this_process(), proposal_id),
+            )
+        return True
 
     def release(self, proposal_id: int, *, time: int) -> None:
         with self.db.write() as conn:
             conn.execute(
-                "UPDATE proposals SET state = 'pending', decided_time = 0 "
+                "UPDATE proposals SET state = 'pending', decided_time = 0, claimant = '' "
                 "WHERE id = ? AND state = 'applying' AND decided_time = ?",
                 (proposal_id, time),
             )

@@ -1,0 +1,108 @@
+"""A proposal whose apply a kill cut short can be accepted again at once, and writes once.
+
+``noted changes accept`` runs in a real process that kills itself (SIGKILL, nothing run on the way
+out) inside the apply: once before the write (an edit), once after the new note's write committed
+and before the proposal was settled (a new note). The next ``noted changes accept``, started right
+away, takes the claim over and applies it; the new note is not made a second time.
+
+Not vacuous: before, the claim of a process that was gone held for five minutes
+(``STUCK_MS``): the second accept was refused ("accepted already: it is being applied"), and, once
+allowed, the new note's apply ran again and made a second note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.cli import env_with_src, run_noted
+
+from noted.models import NoteDraft
+from noted.profile import Profile
+from noted.services import Services
+from noted.store.review import ProposalState
+
+KILLED_ACCEPT = """
+import os, signal, sys
+from noted.cli import main
+from noted.ops import notes
+from noted.tools import note_create
+
+profile, ref = sys.argv[1], sys.argv[2]
+real_create = note_create.create_note
+
+def create(*args, **kwargs):
+    made = real_create(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)  # the note is written, the proposal not yet settled
+
+def update(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)  # claimed, nothing written yet
+
+note_create.create_note, notes.update_note = create, update
+main(["--profile", profile, "changes", "accept", ref])
+"""
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Iterator[Services]:
+    s = Services.open(Profile(tmp_path / "profile").ensure(), welcome=False)
+    for tool in ("create_note", "update_note"):
+        s.settings.set(f"ai.tool.{tool}.enabled", True)
+    yield s
+    s.close()
+
+
+def _propose(services: Services, tool: str, args: dict[str, object]) -> str:
+    ctx = dataclasses.replace(services.tool_context("mcp:bot"), writes_wait=True)
+    answer = asyncio.run(services.registry.call(tool, args, ctx))
+    assert answer.ok and answer.payload is not None and answer.payload["status"] == "pending_review"
+    return str(answer.payload["proposal"])
+
+
+def _killed_accept(profile: Path, ref: str) -> None:
+    code = textwrap.dedent(KILLED_ACCEPT)
+    killed = subprocess.run(
+        [sys.executable, "-c", code, str(profile), ref], env=env_with_src(), capture_output=True, check=False
+    )
+    assert killed.returncode == -9, killed.stderr
+
+
+def test_a_new_note_whose_apply_was_killed_is_applied_again_at_once_and_made_once(
+    services: Services, tmp_path: Path
+) -> None:
+    profile = tmp_path / "profile"
+    work = services.store.create_folder("Work", actor="user")
+    ref = _propose(services, "create_note", {"title": "Idea", "body": "one\n", "notebook_id": work.id})
+    _killed_accept(profile, ref)
+    [made] = [n for n in services.store.list_notes() if n.title == "Idea"]  # the kill came after it
+    rows = services.review.rows
+    assert rows.proposal(int(ref[1:])).state is ProposalState.APPLYING
+
+    again = run_noted(profile, "changes", "accept", ref)  # at once, not five minutes later
+    assert again.returncode == 0, again.stderr
+    assert [n.id for n in services.store.list_notes() if n.title == "Idea"] == [made.id]
+    settled = rows.proposal(int(ref[1:]))
+    assert (settled.state, settled.result_note_id) == (ProposalState.APPLIED, made.id)
+
+
+def test_an_edit_whose_apply_was_killed_before_writing_is_applied_again_at_once(
+    services: Services, tmp_path: Path
+) -> None:
+    profile = tmp_path / "profile"
+    work = services.store.create_folder("Work", actor="user")
+    note = services.store.create_note(NoteDraft("Plan", "one\n", parent_id=work.id), actor="user")
+    ref = _propose(services, "update_note", {"id": note.id, "append": "two"})
+    _killed_accept(profile, ref)
+    assert services.store.get_note(note.id).body == "one\n"
+    listed = run_noted(profile, "changes", "--pending")
+    assert "noted stopped before writing it" in listed.stdout, listed.stdout
+
+    again = run_noted(profile, "changes", "accept", ref)
+    assert again.returncode == 0, again.stderr
+    assert services.store.get_note(note.id).body.count("two") == 1
