@@ -124,3 +124,32 @@ async def test_a_delete_tag_proposal_is_named_after_the_tag(
     code, out, err = cli_runner(world, capsys, monkeypatch)("changes", "--pending")
     assert code == 0, err
     assert ref in out and 'delete_tag "money"' in out and "Delete a tag" not in out
+
+
+async def test_a_write_that_changes_nothing_tells_nothing_of_a_note_outside_the_scope(world: World) -> None:
+    """A call that would change nothing is answered at once (not proposed), as in direct mode, but
+    only once the tool's own checks passed: on the "Private" note (a tag it has, its own text) it
+    is refused as a made-up id is, so the answer does not tell that the note has that tag or text.
+    Not vacuous: the same calls on the "Work" note are answered as unchanged."""
+    clients, review, direct = _tokens(world)
+    for note in (world.private_note, world.work_note):
+        world.store.tag_note(note, ["money"], actor="user")
+    private_body = world.store.get_note(world.private_note).body
+    work_body = world.store.get_note(world.work_note).body
+    calls: list[Any] = [
+        ("manage_tags", {"note_id": world.private_note, "add": ["money"]}),
+        ("manage_tags", {"note_id": MADE_UP, "add": ["money"]}),
+        ("update_note", {"id": world.private_note, "body": private_body}),
+        ("update_note", {"id": MADE_UP, "body": private_body}),
+        ("manage_tags", {"note_id": world.work_note, "add": ["money"]}),
+        ("update_note", {"id": world.work_note, "body": work_body}),
+    ]
+    cursor = world.store.latest_cursor()
+    answers = await _answers(world, clients, review, calls)
+    hidden = [text.replace(world.private_note, MADE_UP) for _, text in answers]
+    assert answers[0][0] and answers[2][0]  # refused
+    assert hidden[0] == hidden[1] and hidden[2] == hidden[3]
+    assert answers[4:] == (await _answers(world, clients, direct, calls[4:]))  # direct mode's answers
+    assert not any(error for error, _ in answers[4:]) and "pending_review" not in answers[4][1]
+    assert world.deps.review is not None and world.deps.review.proposals(state=None) == []
+    assert world.store.latest_cursor() == cursor

@@ -2,7 +2,8 @@
 
 ``ChatEngine`` streams a round's answer and hands its tool calls here. A call runs through the
 one tool registry; a write outside the open note is put to the person first when
-``ai.approveWrites`` is on (unless the registry would refuse it anyway), and the edits of the
+``ai.approveWrites`` is on (unless the registry would refuse it anyway, or it would change
+nothing: then it gets direct mode's answer at once), and the edits of the
 open note made during the round are saved once at its end, shown to the person as a diff first
 under the same setting (and always in review mode, ``ai.writes`` review, where the other writes
 wait as proposals). A cancel while the person is being asked raises ``Stopped``.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,8 @@ class RoundCalls:
         """
         registry = self.registry
         asked = [i for i, call in enumerate(calls) if not paused and self._asks(call)]
+        unchanging = await self._unchanging(calls, asked)
+        asked = [i for i in asked if i not in unchanging]
         batch: BatchApplied | None = None
         outcomes: dict[int, ToolResult] = {}
         if len(asked) > 1:  # several writes: one question, each change ticked
@@ -105,6 +108,8 @@ class RoundCalls:
                 result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
             elif paused:
                 result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
+            elif index in unchanging:  # a write that changes nothing: answered, not asked about
+                result = unchanging[index]
             elif len(asked) > 1 and index in asked:
                 result = outcomes.get(index) or ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
             elif tool is not None and self._needs_approval(tool, arguments):
@@ -121,6 +126,28 @@ class RoundCalls:
             yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
         if batch is not None:
             yield batch
+
+    async def _unchanging(self, calls: list[ToolCallReady], asked: list[int]) -> dict[int, ToolResult]:
+        """The ``asked`` calls that would change nothing (a tag the note has, its own text), with
+        direct mode's answer (``ToolRegistry.no_change``): the person is not asked about them.
+
+        Each is told on the notes as they are now, so a call after a write of the round that may
+        change what it finds is put to the person as before: after one on the same note, or one
+        that names more than notes (a notebook, a tag, a file) or does not say what it names."""
+        found: dict[int, ToolResult] = {}
+        touched: set[str] = set()
+        writes = wide = False  # an earlier call of the round writes; one of them names more than notes
+        for index in asked:
+            call = calls[index]
+            notes = _notes(self.registry.get(call.name), call.arguments)
+            if not writes or (not wide and notes is not None and not notes & touched):
+                answer = await self.registry.no_change(call.name, dict(call.arguments), self.ctx)
+                if answer is not None:
+                    found[index] = answer
+                    continue
+            writes, wide = True, wide or notes is None
+            touched |= notes or set()
+        return found
 
     def _asks(self, call: ToolCallReady) -> bool:
         tool = self.registry.get(call.name)
@@ -219,6 +246,15 @@ class RoundCalls:
             yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
         elif outcome.lost:
             yield EditsRefused(session.note_id, count, outcome.message)
+
+
+def _notes(tool: Tool | None, arguments: Mapping[str, Any]) -> set[str] | None:
+    """The notes a write names (none for one that only makes something new), or None when it
+    names more than notes, or its tool does not say (``Tool.undo``)."""
+    if tool is None or tool.undo is None:
+        return None
+    notes, *others = tool.undo.named(arguments)
+    return None if any(others) else set(notes)
 
 
 def _lines(text: str) -> list[str]:

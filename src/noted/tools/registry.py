@@ -6,7 +6,7 @@ once), validates the arguments against the tool's JSON Schema, asks the person f
 ``ai.approveWrites`` is on and the caller can ask, runs the handler in a worker thread with the
 caller's actor and scope, and returns a ``ToolResult``; in review mode a write is rehearsed instead
 (refused as the direct call would be, answered as it when it would change nothing) and stored as a
-proposal. ``call_together`` runs the writes of
+proposal, and one that would change nothing is not asked about either (``no_change``). ``call_together`` runs the writes of
 one approval (the chat's batch) the same way, as one unit: all written or none. Text inside notes
 cannot change any of this: switches live in settings, and no tool writes settings.
 """
@@ -143,6 +143,9 @@ class ToolRegistry:
         if tool.is_write and not tool.editor and ctx.writes_wait:
             return await asyncio.to_thread(self._propose, tool, args, ctx)
         if tool.is_write and ctx.approve is not None and self.asks():
+            unchanged = None if tool.editor else await asyncio.to_thread(self._unchanged, tool, args, ctx)
+            if unchanged is not None:
+                return unchanged  # nothing to ask about
             if not await ctx.approve(tool, args):
                 message = "The person declined this change. Do not retry it unless they ask for it."
                 return ToolResult(name, ToolStatus.REFUSED, message=message)
@@ -210,16 +213,38 @@ class ToolRegistry:
         ``ai.approveWrites`` on)."""
         return self.settings.get(AI_WRITES) == "ask" and self.settings.get(AI_APPROVE_WRITES)
 
-    def _propose(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
-        """The call stored as a proposal (in a worker thread), unless its rehearsal up to its first
-        write (``noted.tools.rehearsal``) ended before one: then direct mode's answer, a refusal or
-        the answer of a call that changes nothing, and no proposal."""
-        from noted.tools.proposals import propose
+    async def no_change(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult | None:
+        """Direct mode's answer to a global write that would change nothing (a tag the note has, its
+        own text), so that the person is not asked about it; None for any other call. Told by its
+        rehearsal (``rehearse``), which makes the tool's own checks first: a note out of the
+        caller's scope is refused there, never answered as unchanged."""
+        checked = self._check(name, arguments, ctx)
+        if isinstance(checked, ToolResult) or not checked[0].is_write or checked[0].editor:
+            return None
+        return await asyncio.to_thread(self._unchanged, *checked, ctx)
 
+    def _unchanged(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult | None:
+        answered = self.rehearse(tool, args, ctx)
+        return answered if answered is not None and answered.ok else None
+
+    def rehearse(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult | None:
+        """Direct mode's answer to a write that ends before its first write, a refusal or a call
+        that changes nothing, from its handler run over a store that stops at the first write
+        (``noted.tools.rehearsal``; in a worker thread); None when it reaches one."""
         try:
             return self._run(tool, args, rehearsal(ctx))
         except WouldWrite:
-            pass
+            return None
+
+    def _propose(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
+        """The call stored as a proposal (in a worker thread), unless its rehearsal ended before
+        its first write: then direct mode's answer, a refusal or that of a call that changes
+        nothing, and no proposal."""
+        from noted.tools.proposals import propose
+
+        answered = self.rehearse(tool, args, ctx)
+        if answered is not None:
+            return answered
         try:
             payload = propose(tool, args, ctx)
         except ToolError as exc:
