@@ -6,9 +6,10 @@ once), validates the arguments against the tool's JSON Schema, asks the person f
 ``ai.approveWrites`` is on and the caller can ask, runs the handler in a worker thread with the
 caller's actor and scope, and returns a ``ToolResult``; in review mode a write is rehearsed instead
 (refused as the direct call would be, answered as it when it would change nothing) and stored as a
-proposal, and one that would change nothing is not asked about either (``no_change``). ``call_together`` runs the writes of
-one approval (the chat's batch) the same way, as one unit: all written or none. Text inside notes
-cannot change any of this: switches live in settings, and no tool writes settings.
+proposal, and one that would change nothing is not asked about either (``no_change``).
+``call_together`` runs the writes of one approval (the chat's batch) the same way, as one unit: all
+written or none. Text inside notes cannot change any of this: switches live in settings, and no tool
+writes settings.
 """
 
 from __future__ import annotations
