@@ -21,7 +21,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.markdown import linked_ids
 from noted.models import Note, NotePatch, Resource
 from noted.ops.filetypes import MAX_FILE, FileTypeError, check_type, sniff_image, too_large
-from noted.store.protocol import Store
+from noted.store.protocol import KeptFile, Store
 from noted.store.rules import attachment_name
 
 _OCTET = "application/octet-stream"
@@ -204,6 +204,8 @@ class Removal:
     """The attachment itself was deleted (no other note linked it)."""
     others: int
     """How many other notes still link it (when it was kept)."""
+    kept: KeptFile | None = None
+    """Deleted, its file stays in the Markdown folder (noted did not write it)."""
 
 
 def other_notes(store: Store, resource_id: str, note_id: str) -> int:
@@ -280,15 +282,16 @@ def remove_attachment(store: Store, note_id: str, resource_id: str, *, delete: b
         store.update_note(note_id, NotePatch(body=body), actor=actor, base_updated_time=note.updated_time)
     others = other_notes(store, resource_id, note_id)
     if delete and not others:
-        delete_attachment(store, resource_id, actor=actor)
-        return Removal(deleted=True, others=0)
+        kept = delete_attachment(store, resource_id, actor=actor)
+        return Removal(deleted=True, others=0, kept=kept)
     return Removal(deleted=False, others=others)
 
 
-def delete_attachment(store: Store, resource_id: str, *, actor: str) -> None:
+def delete_attachment(store: Store, resource_id: str, *, actor: str) -> KeptFile | None:
     """Delete the attachment; the links to it in notes stay as text, and the store keeps it as a
-    version, so ``restore_attachment_version`` brings it back under the same id."""
-    store.delete_resource(resource_id, actor=actor)
+    version, so ``restore_attachment_version`` brings it back under the same id. Returns the file
+    that stays in a Markdown folder (one noted did not write), for the caller to say so."""
+    return store.delete_resource(resource_id, actor=actor)
 
 
 def restore_attachment_version(store: Store, resource_id: str, version_id: int, *, actor: str) -> Resource:

@@ -168,7 +168,8 @@ class Resources:
 
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
         """Delete an attachment (links in note bodies stay as text); it is kept as a version, so
-        ``restore_resource_version`` can bring it back under the same id."""
+        ``restore_resource_version`` can bring it back under the same id. Its file is noted's: it
+        goes too (None: no ``KeptFile``)."""
         resource = self.get_resource(resource_id)
         self.delete_keeping(resource, self._file(resource), actor=actor)
 
