@@ -15,9 +15,12 @@ from typing import cast
 
 import pytest
 from tests.integration.mcp_support import MODES, http_client, text_of
+from tests.integration.ui_support import until
 from tests.support.cli import Cli
 from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
 from tests.support.vaults import by_title, git
+from textual.message import Message
+from textual.notifications import Notify
 
 from noted.cli.exits import ExitCode
 from noted.errors import NotedError, NotFoundError
@@ -31,6 +34,11 @@ from noted.services import Services
 from noted.settings import Settings, env_names
 from noted.store.vault import VaultStore
 from noted.tools import all_tools
+from noted.ui.app import NotedApp
+from noted.ui.dialogs.confirm import Confirm
+from noted.ui.messages import OpenNote
+from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.outline import LinkList
 
 MINE = b"the person's own file\n"
 DELETE_AND_ATTACH = ("delete_attachment", "attach_file")
@@ -192,3 +200,37 @@ async def test_a_models_delete_of_a_file_it_did_not_write_says_over_mcp_that_the
             await server.stop()
     finally:
         services.close()
+
+
+async def test_the_persons_delete_in_the_app_says_the_file_stays_and_why(vault: Path, tmp_path: Path) -> None:
+    """The app said 'Deleted "a.txt" and its link' while the file stayed in the folder."""
+    profile = Profile(tmp_path / "p").ensure()
+    settings = Settings.load(
+        profile, environ={"NOTED_SEARCH_INDEXER_ENABLED": "false", "NOTED_AI_ENABLED": "false"}
+    )
+    services = Services.open(profile, welcome=False, settings=settings, vault=str(vault))
+    app = NotedApp(services, background=False)
+    seen: list[Message] = []
+    try:
+        async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+            trip = by_title(cast(VaultStore, services.store), "Trip")
+            [mine] = services.store.list_resources(note_id=trip)
+            viewer = app.workspace.query_one(NoteViewer)
+            app.post_message(OpenNote(trip))
+            await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == trip)
+            await pilot.press("a")
+            links = viewer.query_one(LinkList)
+            await until(pilot, lambda: links.has_focus)
+            links.highlighted = links.get_option_index(f"r{mine.id}")
+            await pilot.press("d")
+            await until(pilot, lambda: isinstance(app.screen, Confirm))
+            await pilot.press("y")
+            await until(
+                pilot, lambda: any(KEPT in m.notification.message for m in seen if isinstance(m, Notify))
+            )
+            said = [m.notification.message for m in seen if isinstance(m, Notify)]
+            assert not any(s.startswith("Deleted") for s in said), said
+    finally:
+        services.close()
+    assert (vault / "img" / "a.txt").read_bytes() == MINE
+    assert "a.txt" not in (vault / "Trip.md").read_text()
