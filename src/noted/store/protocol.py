@@ -229,6 +229,11 @@ class ResourceStore(Protocol):
         with who did it and when ([] for an id with none); a deleted attachment's are kept too."""
         ...
 
+    def kept_resource_ids(self, prefix: str) -> list[str]:
+        """The ids starting with ``prefix`` (lower-case hex) of the attachments that have kept
+        versions, deleted ones among them, A→Z: a deleted attachment is named by an id prefix so."""
+        ...
+
     def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
         """Put version ``version_id`` of the attachment back under its id (a deleted one comes
         back, so the ``:/id`` links in notes work again); the file it replaces is kept as a

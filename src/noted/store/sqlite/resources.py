@@ -200,6 +200,9 @@ class Resources:
         """The kept versions of the attachment, newest first (it may be deleted)."""
         return self.versions.versions(resource_id)
 
+    def kept_resource_ids(self, prefix: str) -> list[str]:
+        return self.versions.ids_starting(prefix)
+
     def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
         """Put version ``version_id`` back under the attachment's id: the current file is kept
         as a version in turn, and a deleted attachment comes back."""
