@@ -80,6 +80,9 @@ def test_an_edit_in_the_trash_is_followed_and_emptying_the_trash_keeps_its_file(
         assert store.note_history(plan)[0].actor == ACTOR_OUTSIDE
         # Followed, yet not noted's: the file and its note stay (the revisions would go with it).
         assert store.empty_trash(actor=ACTOR_USER) == 0 and trashed.read_text() == EDITED
+        trashed.write_text("# Plan\n\nFirst step.\n")  # put back as noted left it: followed too
+        store.follower.scan()
+        assert store.get_note(plan).body == "# Plan\n\nFirst step.\n"
         store.start_watching()  # and while noted runs
         trashed.write_text(EDITED + "More.\n")
         wait_for(lambda: store.get_note(plan).body == EDITED + "More.\n", what="the edit in .trash/ followed")

@@ -244,11 +244,17 @@ class Follower:
                 store.ledger.skip(conn, rel, str(why))
             return 0
         digest = read.digest
-        if row is not None and in_trash(rel):  # its text followed, its hash still noted's (``trash``)
+        if (
+            row is not None
+            and in_trash(rel)
+            and (digest != row.hash or not row.present or self._unlike(row, ft))
+        ):
+            # A trashed note's file edited there (or put back as noted wrote it, after an edit): its
+            # text followed, its hash still what noted put there (``noted.store.vault.trash``).
             put_note(
                 store, rel, ft, read.state, row.hash, actor=self.actor, note_id=row.note_id, origin=row.origin
             )
-            return int(digest != row.hash)
+            return 1
         if row is not None and row.present and row.hash == digest:
             if (row.size, row.mtime_ns) != (read.state.size, read.state.mtime_ns):
                 with store.mirror.db.write() as conn:
@@ -262,6 +268,10 @@ class Follower:
             return 0
         put_note(store, rel, ft, read.state, digest, actor=self.actor, note_id=note_id)
         return 1
+
+    def _unlike(self, row: NoteFile, ft: FileText) -> bool:
+        """The mirror's note has another text than its file's ``ft``."""
+        return any(note.body != ft.body for note in self.store.mirror.get_notes([row.note_id]))
 
     def _edited_moves(self, fresh: dict[str, tuple[FileText, ReadFile]], gone: dict[str, NoteFile]) -> int:
         """Bring in the new files, each as the gone note it unambiguously is (``renames``) or as new."""
