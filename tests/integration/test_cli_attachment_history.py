@@ -5,9 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.backends import BACKENDS, open_backend
 from tests.support.cli import Cli
+from tests.support.vaults import by_title
 
+from noted.errors import InvalidInputError
+from noted.models import NoteDraft, NotePatch
 from noted.ops.attachments import delete_attachment, replace_attachment
+from noted.ops.resolve import attachment_by_prefix
+from noted.store.vault import VaultStore
 
 
 @pytest.fixture
@@ -100,9 +106,62 @@ def test_an_attachment_is_named_by_an_id_prefix_as_a_note_is(cli: Cli) -> None:
         delete_attachment(store, res_id, actor="mcp:claude")
     finally:
         store.close()
-    gone = cli("history", res_id[:8])
-    assert gone.code == 1 and gone.err.count("\n") == 1, gone
-    assert f'no note or attachment with id or title "{res_id[:8]}"' in gone.err and "full id" in gone.err
+    # Deleted, it is named the same way (before: "no note or attachment", its full id needed).
+    assert "is deleted" in cli.ok("history", res_id[:8]).out
+    version = cli.json("history", res_id[:8])["versions"][0]["version"]
+    cli.ok("history", res_id[:8], "--restore", str(version))
+    store = cli.store()
+    try:
+        assert store.read_resource(res_id) == b"second!"
+    finally:
+        store.close()
+    nothing = cli("history", "fedcba98")
+    assert nothing.code == 1 and nothing.err.count("\n") == 1, nothing
+    assert 'no note or attachment with id or title "fedcba98"' in nothing.err
+
+
+def test_a_deleted_attachment_is_named_by_an_id_prefix_in_a_markdown_folder(cli: Cli, tmp_path: Path) -> None:
+    vault = tmp_path / "notes"
+    (vault / "img").mkdir(parents=True)
+    (vault / "img" / "a.png").write_bytes(b"not noted's")
+    (vault / "Trip.md").write_text("# Trip\n\nNo link.\n")
+    v = ("--vault", str(vault))
+    cli.ok("notes", *v)
+    store = VaultStore.open(vault, tmp_path / "p")
+    try:
+        trip = by_title(store, "Trip")
+        store.update_note(trip, NotePatch(body="# Trip\n\n![](img/a.png)\n"), actor="user")
+        [res] = store.list_resources(note_id=trip)
+        store.update_note(trip, NotePatch(body="# Trip\n\nNo link.\n"), actor="user")
+        delete_attachment(store, res.id, actor="assistant:c1")
+    finally:
+        store.close()
+    [version] = cli.json("history", res.id[:6], *v)["versions"]
+    assert version["deleted"] is True
+    done = cli.ok("history", res.id[:6], "--restore", str(version["version"]), *v).out
+    assert "as it was in version" in done
+    assert (vault / "img" / "a.png").read_bytes() == b"not noted's"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_deleted_attachments_id_prefix_names_it_on_every_backend_and_an_ambiguous_one_says_so(
+    backend: str, tmp_path: Path
+) -> None:
+    with open_backend(backend, tmp_path / "store") as store:
+        kept = store.add_resource(b"one", filename="a.txt", mime="text/plain", actor="user")
+        live = store.add_resource(b"two", filename="b.txt", mime="text/plain", actor="user")
+        delete_attachment(store, kept.id, actor="user")
+        assert attachment_by_prefix(store, kept.id[:6].upper()) == kept.id  # before: None, deleted
+        assert attachment_by_prefix(store, live.id[:6]) == live.id
+        # A note whose id starts the same way: which of them is meant cannot be told.
+        folder = store.create_folder("Home", actor="user")
+        twin = kept.id[:6] + ("0" * 26 if kept.id[6:] != "0" * 26 else "1" * 26)
+        store.create_note(NoteDraft("Twin", "x", folder.id, id=twin), actor="user")
+        with pytest.raises(InvalidInputError) as raised:
+            attachment_by_prefix(store, kept.id[:6])
+        message = str(raised.value)
+        assert "\n" not in message and kept.id in message and twin in message, message
+        assert attachment_by_prefix(store, kept.id) is None  # (a full id is not a prefix: named as such)
 
 
 def test_a_missing_revision_is_named_with_its_note_and_how_to_list_them(cli: Cli) -> None:

@@ -190,3 +190,14 @@ def test_a_notebook_created_on_a_name_the_folder_has_taken_says_its_name(
     )
     assert [f["title"] for f in cli.json("notebooks", *v) if f["id"] == made.out.strip()] == ["linkdir 2"]
     assert cli.ok("notebook", "create", "free", *v).err == ""
+
+
+def test_restore_brings_back_a_trashed_notes_file_as_edited_in_the_trash(cli: Cli, vault: Path) -> None:
+    """Its heading changed in .trash/, the restore wrote the old title back over it."""
+    v = ("--vault", str(vault))
+    cli.ok("trash", "Tuesday", *v)
+    edited = "# Tuesday, moved\n\n## Plans\n\nWork after all.\n"
+    (vault / ".trash" / "daily" / "tuesday.md").write_text(edited)
+    assert "Tuesday, moved" in cli.ok("restore", "Tuesday, moved", *v).out
+    assert (vault / "daily" / "tuesday.md").read_text() == edited
+    assert "Work after all." in cli.ok("show", "Tuesday, moved", *v).out

@@ -19,7 +19,8 @@ from tests.support.vaults import by_title, git, opened
 
 from noted.errors import InvalidInputError
 from noted.models import NotePatch
-from noted.ops.attachments import add_from_path
+from noted.ops.attachments import Removal, add_from_path, attach_to_note, remove_attachment
+from noted.store.protocol import KeptFile
 from noted.store.vault import VaultStore
 
 PHOTO = image_bytes(40, 20)
@@ -273,4 +274,36 @@ def test_a_note_restored_into_a_notebook_moved_meanwhile_keeps_its_links(vault: 
         (photo,) = store.list_resources(note_id=log)
         assert (
             photo.filename == "photo.png" and store.get_note(log).body == "# Log\n\n![](../img/photo.png)\n"
+        )
+
+
+def test_removing_an_attachment_from_a_note_takes_out_its_path_link_and_leaves_the_rest_as_written(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The app's remove looked for ``:/id`` links, which a Markdown folder writes as paths: noted's
+    file was deleted with its link left in the note, leading nowhere, and the person's was refused
+    ("remove the links to it first") when removing the link was what was asked."""
+    with opened(vault, tmp_path / "p") as store:
+        trip = by_title(store, "Trip")
+        mine = attach_to_note(
+            store,
+            store.get_note(trip),
+            b"noted's\n",
+            filename="n.txt",
+            mime="text/plain",
+            title="n",
+            actor="user",
+        )
+        path = store.resource_path(mine.id)
+        assert path.exists() and "](../n.txt)" in (vault / "projects" / "trip.md").read_text()
+        assert remove_attachment(store, trip, mine.id, delete=True, actor="user") == Removal(True, 0)
+        assert not path.exists()
+        assert git(vault, "status", "--porcelain") == ""  # the note as it was before the attach
+        report = next(r for r in store.list_resources(note_id=trip) if r.filename == "q 3.pdf")
+        removed = remove_attachment(store, trip, report.id, delete=True, actor="user")
+        assert removed.deleted and removed.kept == KeptFile("docs/q 3.pdf", changed=False)
+        assert (vault / "docs" / "q 3.pdf").read_bytes() == REPORT  # not noted's: it stays
+        # Only the line of the link changed (its words kept); the embed and the rest as written.
+        assert (vault / "projects" / "trip.md").read_text() == LINKS.replace(
+            "[the report](<../docs/q 3.pdf>)", "the report"
         )

@@ -61,6 +61,7 @@ MIRROR_METHODS = {
     *("list_resources", "resource_notes", "changes_since", "latest_cursor", "item_changes"),
     *("note_history", "get_revision", "prune_history", "create_tag", "add_resource"),
     "resource_versions",
+    "kept_resource_ids",
 }
 """The Store methods the mirror answers alone: reads, a tag with no notes, an attachment not yet linked."""
 

@@ -22,14 +22,13 @@ _FULL_ID = re.compile(r"[0-9a-fA-F]{32}")
 
 
 def attachment_named(store: Store, text: str) -> tuple[Resource | None, list[ResourceVersion]] | None:
-    """The attachment ``text`` names by its full id (None when it is live no more) or, live, by a
-    unique id prefix as notes are named, and its kept versions; None when ``text`` names no
-    attachment, live or kept."""
+    """The attachment ``text`` names by its full id or a unique id prefix, as notes are named (None
+    when it is live no more), and its kept versions; None when ``text`` names no attachment, live
+    or kept."""
     text = text.strip()
-    if not _FULL_ID.fullmatch(text):
-        live = attachment_by_prefix(store, text)
-        return None if live is None else (live, store.resource_versions(live.id))
-    resource_id = text.lower()
+    resource_id = text.lower() if _FULL_ID.fullmatch(text) else attachment_by_prefix(store, text)
+    if resource_id is None:
+        return None
     versions = store.resource_versions(resource_id)
     try:
         return store.get_resource(resource_id), versions

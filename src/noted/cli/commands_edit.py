@@ -228,7 +228,6 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
     except NotFoundError as exc:
         if re.fullmatch(r"[0-9a-fA-F]{4,}", args.note.strip()):  # an id, or the start of one
             exc.message = f'no note or attachment with id or title "{args.note.strip()}"'
-            exc.hint = "a deleted attachment is named by its full id, as in its `:/id` link"
         raise
     if args.show is not None or args.restore is not None:
         rev_id = args.show if args.show is not None else args.restore

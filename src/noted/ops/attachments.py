@@ -21,7 +21,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.markdown import linked_ids
 from noted.models import Note, NotePatch, Resource
 from noted.ops.filetypes import MAX_FILE, FileTypeError, check_type, sniff_image, too_large
-from noted.store.protocol import Store
+from noted.store.protocol import HasFileLinks, KeptFile, Store
 from noted.store.rules import attachment_name
 
 _OCTET = "application/octet-stream"
@@ -204,6 +204,8 @@ class Removal:
     """The attachment itself was deleted (no other note linked it)."""
     others: int
     """How many other notes still link it (when it was kept)."""
+    kept: KeptFile | None = None
+    """Deleted, its file stays in the Markdown folder (noted did not write it)."""
 
 
 def other_notes(store: Store, resource_id: str, note_id: str) -> int:
@@ -224,22 +226,27 @@ def _forms(resource_id: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Patte
     return inline, reference, image, anchor
 
 
-def unlink_resource(body: str, resource_id: str) -> str:
+def unlink_resource(body: str, resource_id: str, *, written: str | None = None) -> str:
     """``body`` without its links to the attachment.
 
     A line that held only links to it (an image, ``[file.pdf](:/id)``, a list item of one) goes,
     with one blank line around it; a link inside prose leaves its words, an image inside prose goes.
+    ``written``: the note's text as its store keeps it, line for line with ``body`` (a Markdown
+    folder's, whose links are paths where ``body`` has them as ``:/id``); every line the removal
+    does not touch is kept from it, as written.
     """
     inline, reference, image, anchor = _forms(resource_id)
     out: list[str] = []
     skip_blank = dropped_last = False
-    for line in body.splitlines(keepends=True):
+    lines = body.splitlines(keepends=True)
+    kept = written.splitlines(keepends=True) if written is not None else lines
+    for line, as_written in zip(lines, kept, strict=True):
         if skip_blank and not line.strip():
             skip_blank = False
             continue
         skip_blank = False
         if f":/{resource_id}" not in line:
-            out.append(line)
+            out.append(as_written)
             dropped_last = dropped_last and not line.strip()
             continue
         bare = anchor.sub("", image.sub("", inline.sub("", line)))
@@ -270,25 +277,31 @@ def remove_attachment(store: Store, note_id: str, resource_id: str, *, delete: b
         ConflictError: the note changed between reading and writing it; nothing was changed.
     """
     note = store.get_note(note_id)
-    body = unlink_resource(note.body, resource_id)
-    if resource_id in linked_ids(body):
+    # A Markdown folder's links are paths: found as :/id, the lines they are not on kept as written.
+    with_ids = store.body_with_ids(note_id, note.body) if isinstance(store, HasFileLinks) else note.body
+    if resource_id in linked_ids(unlink_resource(with_ids, resource_id)):
         raise InvalidInputError(
             f'the note mentions the attachment in a way noted cannot remove (":/{resource_id}", e.g. in '
             "code); edit the note to remove it. Nothing was changed"
         )
+    same_lines = len(with_ids.splitlines()) == len(
+        note.body.splitlines()
+    )  # (else all as :/id, written as paths)
+    body = unlink_resource(with_ids, resource_id, written=note.body if same_lines else None)
     if body != note.body:
         store.update_note(note_id, NotePatch(body=body), actor=actor, base_updated_time=note.updated_time)
     others = other_notes(store, resource_id, note_id)
     if delete and not others:
-        delete_attachment(store, resource_id, actor=actor)
-        return Removal(deleted=True, others=0)
+        kept = delete_attachment(store, resource_id, actor=actor)
+        return Removal(deleted=True, others=0, kept=kept)
     return Removal(deleted=False, others=others)
 
 
-def delete_attachment(store: Store, resource_id: str, *, actor: str) -> None:
+def delete_attachment(store: Store, resource_id: str, *, actor: str) -> KeptFile | None:
     """Delete the attachment; the links to it in notes stay as text, and the store keeps it as a
-    version, so ``restore_attachment_version`` brings it back under the same id."""
-    store.delete_resource(resource_id, actor=actor)
+    version, so ``restore_attachment_version`` brings it back under the same id. Returns the file
+    that stays in a Markdown folder (one noted did not write), for the caller to say so."""
+    return store.delete_resource(resource_id, actor=actor)
 
 
 def restore_attachment_version(store: Store, resource_id: str, version_id: int, *, actor: str) -> Resource:

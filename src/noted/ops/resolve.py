@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import Folder, Note, NoteMeta, Resource, folder_nodes
+from noted.models import Folder, Note, NoteMeta, folder_nodes
 from noted.store.protocol import Store
 
 MIN_PREFIX = 4
@@ -186,15 +186,16 @@ def _folder(store: Store, ref: str, folders: list[Folder], prefer_trashed: bool,
     raise NotFoundError(f'no notebook with id or title "{ref}"', hint="`noted notebooks` lists them")
 
 
-def attachment_by_prefix(store: Store, ref: str) -> Resource | None:
-    """The live attachment whose id starts with ``ref`` (≥ 4 hex digits), as a note's id prefix
-    names a note; None when none does, or when ``ref`` is no id prefix. A prefix that a note's id
-    starts with too, or several attachments', is ambiguous (``InvalidInputError``). A deleted
-    attachment is named only by its full id: only its kept versions remember it."""
+def attachment_by_prefix(store: Store, ref: str) -> str | None:
+    """The id of the attachment whose id starts with ``ref`` (≥ 4 hex digits), as a note's id
+    prefix names a note: a live one, or a deleted one its kept versions remember
+    (``Store.kept_resource_ids``); None when none does, or when ``ref`` is no id prefix. A prefix
+    that a note's id starts with too, or several attachments', is ambiguous (``InvalidInputError``)."""
     key = ref.strip().lower()
     if _FULL_ID.fullmatch(key) or not _by_prefix(key, [key]):
         return None
-    found = [r for r in store.list_resources() if r.id.startswith(key)]
+    live = [r.id for r in store.list_resources() if r.id.startswith(key)]
+    found = sorted({*live, *store.kept_resource_ids(key)})
     if not found:
         return None
     notes = _by_prefix(key, [m.id for m in store.list_notes() + store.list_notes(trashed=True)])
@@ -206,7 +207,7 @@ def attachment_by_prefix(store: Store, ref: str) -> Resource | None:
             if len(found) == 1
             else "notes and attachments"
         )
-        ids = ", ".join(sorted([*notes, *(r.id for r in found)])[:_SHOWN_CANDIDATES])
+        ids = ", ".join(sorted([*notes, *found])[:_SHOWN_CANDIDATES])
         raise InvalidInputError(
             f'"{ref.strip()}" starts the ids of {kinds}: {ids}', hint="give more of the id"
         )

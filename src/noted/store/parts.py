@@ -66,6 +66,7 @@ class Parts:
         self.replace_resource = resources.replace_resource
         self.delete_resource = resources.delete_resource
         self.resource_versions = resources.resource_versions
+        self.kept_resource_ids = resources.kept_resource_ids
         self.restore_resource_version = resources.restore_resource_version
         self.changes_since = history.changes_since
         self.latest_cursor = history.latest_cursor

@@ -53,6 +53,24 @@ class Capabilities:
     API has no transactions, so there each write lands as it is sent)."""
 
 
+@dataclass(frozen=True, slots=True)
+class KeptFile:
+    """An attachment's file that its delete left where it is (``ResourceStore.delete_resource``):
+    a Markdown folder's file that noted did not write, or that changed since noted wrote it, since
+    nothing deletes a file noted did not write. The attachment itself is gone from noted."""
+
+    path: str
+    """The file, relative to the notes folder (``img/a.png``)."""
+    changed: bool
+    """noted wrote it, and it changed since (False: noted did not write it)."""
+
+    @property
+    def line(self) -> str:
+        """What a person or a model is told: where the file stays, and why."""
+        why = "it changed since noted wrote it" if self.changed else "noted did not write it"
+        return f"its file {self.path} stays in the notes folder: {why}, and noted deletes only the files it wrote"
+
+
 @runtime_checkable
 class HasNotePaths(Protocol):
     """A store whose notes are files (the Markdown folder): links name notes by path there."""
@@ -201,13 +219,19 @@ class ResourceStore(Protocol):
         every ``:/id`` link in every note shows the new file; one ``resource`` update in the feed."""
         ...
 
-    def delete_resource(self, resource_id: str, *, actor: str) -> None:
-        """Delete an attachment (links in notes stay as text), kept as its newest version first."""
+    def delete_resource(self, resource_id: str, *, actor: str) -> KeptFile | None:
+        """Delete an attachment (links in notes stay as text), kept as its newest version first;
+        the file that stays where it is when it is not noted's to delete (else None)."""
         ...
 
     def resource_versions(self, resource_id: str) -> list[ResourceVersion]:
         """The versions of an attachment that a replace or a delete took away, newest first, each
         with who did it and when ([] for an id with none); a deleted attachment's are kept too."""
+        ...
+
+    def kept_resource_ids(self, prefix: str) -> list[str]:
+        """The ids starting with ``prefix`` (lower-case hex) of the attachments that have kept
+        versions, deleted ones among them, A→Z: a deleted attachment is named by an id prefix so."""
         ...
 
     def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:

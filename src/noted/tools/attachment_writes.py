@@ -152,8 +152,8 @@ REPLACE_ATTACHMENT = Tool(
 
 def _delete_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     resource, notes = visible_attachment(ctx, view(ctx), args["id"])
-    delete_attachment(ctx.store, resource.id, actor=ctx.actor)
-    return {**attachment_fields(resource, notes), "deleted": True}
+    kept = delete_attachment(ctx.store, resource.id, actor=ctx.actor)
+    return {**attachment_fields(resource, notes), "deleted": True, "file_kept": kept.line if kept else None}
 
 
 DELETE_ATTACHMENT = Tool(
@@ -165,10 +165,19 @@ DELETE_ATTACHMENT = Tool(
         "file is kept as a version: the person can bring it back under the same id (noted history "
         "ID), which makes those links work again, and the chat's undo does. In a Markdown folder, "
         "a file noted did not write stays in the folder: while a note links it, the delete is "
-        "refused (remove the links first)."
+        "refused (remove the links first); else file_kept says where the file stays and why."
     ),
     input_schema=s.obj({"id": ATTACHMENT_ID}, ("id",)),
-    output_schema=s.obj({**ATTACHMENT, "deleted": s.boolean()}, (*ATTACHMENT, "deleted")),
+    output_schema=s.obj(
+        {
+            **ATTACHMENT,
+            "deleted": s.boolean(),
+            "file_kept": s.nullable(
+                s.string("Where the file stays in the notes folder, and why (null: it went too).")
+            ),
+        },
+        (*ATTACHMENT, "deleted", "file_kept"),
+    ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=False),
     handler=_delete_attachment,
     examples=({"id": s.EXAMPLE_ID},),

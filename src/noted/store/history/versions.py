@@ -20,6 +20,7 @@ maker (``VersionTable._made``), not its own actor, who took that state away.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,9 @@ _COLUMNS = (
     "id, resource_id, title, filename, mime, size, file_extension, created_time, updated_time, "
     "time, actor, deleted, file, place"
 )
+
+
+_HEX = re.compile(r"[0-9a-f]+")
 
 
 def versions_folder(resources_dir: Path) -> Path:
@@ -153,6 +157,18 @@ class VersionTable:
                 f"SELECT {_COLUMNS} FROM {self.name} WHERE resource_id = ? ORDER BY id DESC", (resource_id,)
             ).fetchall()
         return [_version(r) for r in rows]
+
+    def ids_starting(self, prefix: str) -> list[str]:
+        """The attachments with kept versions (deleted ones too) whose id starts with ``prefix``
+        (lower-case hex; anything else names none), A→Z."""
+        if not _HEX.fullmatch(prefix):
+            return []
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT DISTINCT resource_id FROM {self.name} WHERE resource_id GLOB ? ORDER BY resource_id",
+                (prefix + "*",),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
 
     def get(self, version_id: int) -> ResourceVersion:
         return _version(self._row(version_id))

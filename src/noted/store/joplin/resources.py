@@ -145,6 +145,9 @@ class Resources:
     def resource_versions(self, resource_id: str) -> list[ResourceVersion]:
         return self.api.sidecar.versions.versions(resource_id)
 
+    def kept_resource_ids(self, prefix: str) -> list[str]:
+        return self.api.sidecar.versions.ids_starting(prefix)
+
     def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
         """Put the kept version back: the file replaced in Joplin (the current one kept in turn),
         or a deleted attachment made again under its id."""

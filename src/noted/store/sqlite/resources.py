@@ -174,7 +174,8 @@ class Resources:
 
     def delete_resource(self, resource_id: str, *, actor: str) -> None:
         """Delete an attachment (links in note bodies stay as text); it is kept as a version, so
-        ``restore_resource_version`` can bring it back under the same id."""
+        ``restore_resource_version`` can bring it back under the same id. Its file is noted's: it
+        goes too (None: no ``KeptFile``)."""
         resource = self.get_resource(resource_id)
         self.delete_keeping(resource, self._file(resource), actor=actor)
 
@@ -204,6 +205,9 @@ class Resources:
     def resource_versions(self, resource_id: str) -> list[ResourceVersion]:
         """The kept versions of the attachment, newest first (it may be deleted)."""
         return self.versions.versions(resource_id)
+
+    def kept_resource_ids(self, prefix: str) -> list[str]:
+        return self.versions.ids_starting(prefix)
 
     def restore_resource_version(self, resource_id: str, version_id: int, *, actor: str) -> Resource:
         """Put version ``version_id`` back under the attachment's id: the current file is kept

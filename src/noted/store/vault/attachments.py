@@ -34,7 +34,7 @@ from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
 from noted.store.vault.files import Skipped, content_hash
-from noted.store.vault.follow import in_trash
+from noted.store.vault.trash import in_trash
 
 if TYPE_CHECKING:
     from noted.store.vault.base import VaultCore

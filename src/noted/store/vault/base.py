@@ -25,9 +25,10 @@ from noted.store.vault.files import (
     content_hash,
     decode,
 )
-from noted.store.vault.follow import Follower, in_trash, put_note, trashed_copy
+from noted.store.vault.follow import Follower, put_note
 from noted.store.vault.ledger import Ledger, NoteFile
 from noted.store.vault.text import SOURCE_KEYS, TODO_KEYS, FileText, yaml_time
+from noted.store.vault.trash import in_trash, trashed_copy
 
 T = TypeVar("T")
 TRIES = 5
@@ -171,6 +172,9 @@ class VaultCore:
             if note.is_trashed and row.present and not in_trash(row.path):
                 self._relocate(row, self.trash_name(row.path), origin=row.path)
             elif not note.is_trashed and (in_trash(row.path) or not row.present):
+                if row.present:  # an edit made in .trash/ is the note's text before it leaves
+                    note = self.catch_up(note_id)
+                    row = self.row(note_id)
                 found = None if row.present else trashed_copy(self, row)
                 if found is not None:  # its file is in .trash/ after all: moved back, not written twice
                     row = NoteFile(
@@ -210,12 +214,14 @@ class VaultCore:
         self.rewrite(note_id, write)
 
     def _relocate(self, row: NoteFile, target: str, *, origin: str) -> None:
-        """Move the note's file; a file changed since noted last read it (in ``.trash/``, which is
-        not followed) is recorded with no time, so its text is followed from its new place."""
+        """Move the note's file; a file changed since noted last read it, or leaving ``.trash/``
+        (where its hash is what noted put there: ``trash``), is recorded with no time, so it is
+        read again (its text followed, its hash taken) from its new place."""
         before = self.vault.state(row.path)
         self.vault.move(row.path, target)
         state = self.vault.state(target)
         known = before is not None and (before.size, before.mtime_ns) == (row.size, row.mtime_ns)
+        known = known and not (in_trash(row.path) and not in_trash(target))
         size, mtime = (state.size, state.mtime_ns if known else 0) if state else (-1, 0)
         with self.db.write() as conn:
             self.ledger.put_note(conn, NoteFile(row.note_id, target, origin, size, mtime, row.hash))

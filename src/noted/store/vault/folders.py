@@ -11,7 +11,7 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart
-from noted.store.vault.follow import in_trash
+from noted.store.vault.trash import in_trash
 
 
 class Folders(VaultPart):

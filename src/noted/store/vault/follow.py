@@ -6,28 +6,30 @@ which are ``import`` (the person's, as an import's are). A file whose content ha
 read is nothing new (so noted's own writes, seen again by the watcher, change nothing). A new path
 whose content matches a note whose file has gone is that note moved: it keeps its id, history,
 chats and vectors. A note whose file has gone is moved to noted's trash (restoring it writes the
-file back); a file that comes back to its path brings the note back.
+file back); a file that comes back to its path brings the note back. A trashed note's file is
+followed in ``.trash/`` too (``noted.store.vault.trash``).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from noted.errors import Interruption, InvalidInputError, NotFoundError
+from noted.errors import Interruption, NotFoundError
 from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag, now_ms
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.sqlite.tags import Tags
-from noted.store.vault.files import TRASH, FileState, ReadFile, Skipped, decode
+from noted.store.vault.files import FileState, ReadFile, Skipped, decode
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
 from noted.store.vault.text import FileText
+from noted.store.vault.trash import changed_in_trash, in_trash, trashed_copy
 
 FIRST_SCAN_KEY = "vault.first_scan"
 """``pending`` from when a profile first follows a folder until its first scan completes."""
@@ -41,33 +43,6 @@ BULK = 100
 """From this many changed files on, a batch is indexed by keyword at its end (``deferred_keyword_index``)."""
 Progress = Callable[[int, int], None]
 """Told ``(done, total)`` as the start-up scan reads changed files."""
-
-
-def in_trash(rel: str) -> bool:
-    return rel == TRASH or rel.startswith(TRASH + "/")
-
-
-def trashed_copy(store: VaultCore, row: NoteFile) -> tuple[str, FileState] | None:
-    """The note's file found in ``.trash/`` at its path there (``NAME 2.md``… when that was taken),
-    with the content noted last knew and no other note's: moved there by a noted that stopped half
-    way through trashing it, or by another program. Its note is trashed, not deleted."""
-    folder, _, name = f"{TRASH}/{row.path}".rpartition("/")
-    same = re.compile(re.escape(PurePosixPath(name).stem) + r"(?: ([0-9]+))?\.md")
-    try:
-        found = [m for m in map(same.fullmatch, os.listdir(store.vault.path(folder))) if m]
-    except (OSError, InvalidInputError):
-        return None
-    for match in sorted(found, key=lambda m: int(m.group(1) or 1)):
-        rel = f"{folder}/{match.group(0)}"
-        if store.ledger.note_at(rel) is not None:
-            continue
-        try:
-            read = store.vault.read(rel)
-        except (OSError, InvalidInputError):
-            continue
-        if read.digest == row.hash:
-            return rel, read.state
-    return None
 
 
 def put_note(
@@ -182,9 +157,11 @@ class Follower:
                 if vault.is_note_path(rel):
                     present.add(rel)
                     folders += [rel.rpartition("/")[0]] if "/" in rel else []  # its folder may be new
+                elif in_trash(rel) and ledger.note_at(rel) is not None:  # a trashed note's file
+                    present.add(rel)
             else:
                 for row in ledger.notes_under(rel):
-                    if not in_trash(row.path) and row.present:
+                    if row.present:
                         gone[row.note_id] = row
                 if ledger.folder_at(rel) is not None:
                     gone_dirs.append(rel)
@@ -267,6 +244,17 @@ class Follower:
                 store.ledger.skip(conn, rel, str(why))
             return 0
         digest = read.digest
+        if (
+            row is not None
+            and in_trash(rel)
+            and (digest != row.hash or not row.present or self._unlike(row, ft))
+        ):
+            # A trashed note's file edited there (or put back as noted wrote it, after an edit): its
+            # text followed, its hash still what noted put there (``noted.store.vault.trash``).
+            put_note(
+                store, rel, ft, read.state, row.hash, actor=self.actor, note_id=row.note_id, origin=row.origin
+            )
+            return 1
         if row is not None and row.present and row.hash == digest:
             if (row.size, row.mtime_ns) != (read.state.size, read.state.mtime_ns):
                 with store.mirror.db.write() as conn:
@@ -280,6 +268,10 @@ class Follower:
             return 0
         put_note(store, rel, ft, read.state, digest, actor=self.actor, note_id=note_id)
         return 1
+
+    def _unlike(self, row: NoteFile, ft: FileText) -> bool:
+        """The mirror's note has another text than its file's ``ft``."""
+        return any(note.body != ft.body for note in self.store.mirror.get_notes([row.note_id]))
 
     def _edited_moves(self, fresh: dict[str, tuple[FileText, ReadFile]], gone: dict[str, NoteFile]) -> int:
         """Bring in the new files, each as the gone note it unambiguously is (``renames``) or as new."""
@@ -309,6 +301,10 @@ class Follower:
         store = self.store
         if os.path.lexists(store.vault.root / row.path):
             return 0
+        if in_trash(row.path):  # deleted from .trash/: the note stays, a restore writes it from the mirror
+            with store.mirror.db.write() as conn:
+                store.ledger.put_note(conn, replace(row, size=-1, mtime_ns=0))
+            return 1
         try:
             note = store.mirror.get_note(row.note_id)
         except NotFoundError:
@@ -378,6 +374,7 @@ class Follower:
                 row, state = known.get(rel), store.vault.state(rel)
                 if row is None or state is None or (row.size, row.mtime_ns) != (state.size, state.mtime_ns):
                     changed.add(rel)
+        changed.update(changed_in_trash(store.vault, known.values()))
         gone = {
             r.note_id: r for r in known.values() if r.path not in seen and r.present and not in_trash(r.path)
         }

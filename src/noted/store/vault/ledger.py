@@ -43,7 +43,9 @@ class NoteFile:
     mtime_ns: int
     hash: str
     """The content's hash when noted last read or wrote it; kept after the file went, so the
-    file found again elsewhere (a move seen in two watcher batches) is known by it."""
+    file found again elsewhere (a move seen in two watcher batches) is known by it. In ``.trash/``,
+    what noted put there: an edit made there is followed, not taken as noted's to delete
+    (``noted.store.vault.trash``)."""
 
     @property
     def present(self) -> bool:

@@ -16,6 +16,7 @@ from pathlib import Path
 from noted.errors import InvalidInputError, NotedError, NotFoundError
 from noted.models import ChangeType, ItemState, ItemType, Resource, now_ms
 from noted.store.durable import write_aside
+from noted.store.protocol import KeptFile
 from noted.store.rules import attachment_name, file_extension
 from noted.store.sqlite.feed import record
 from noted.store.sqlite.steps import Step, Taker
@@ -161,20 +162,23 @@ class Resources(VaultPart):
         except OSError:
             return None
 
-    def delete_resource(self, resource_id: str, *, actor: str) -> None:
+    def delete_resource(self, resource_id: str, *, actor: str) -> KeptFile | None:
         """Forget the attachment, kept as a version (with where its file was); its file in the
         folder is deleted only when noted wrote it and it is unchanged since (nothing deletes a
-        file noted did not write). Such a file that stays while a note links it is refused
-        (``InvalidInputError``): the note's next write would make it an attachment again."""
+        file noted did not write), else it stays and is returned. Such a file that stays while a
+        note links it is refused (``InvalidInputError``): the note's next write would make it an
+        attachment again."""
         known = self.ledger.file(resource_id)
         if known is None:
             self.mirror.delete_resource(resource_id, actor=actor)
-            return
+            return None
         resource = self.mirror.get_resource(resource_id)
         path, written = known
         data = self._bytes(path)
+        kept = None
         if data is not None and not (written and content_hash(data) == written):
             self._refuse_linked(resource, path, changed=bool(written))
+            kept = KeptFile(path, changed=bool(written))
         steps = self.mirror.resources.steps
         with self.mirror.batch():
             self.mirror.resources.delete_keeping(resource, data, actor=actor, place=path)
@@ -189,6 +193,7 @@ class Resources(VaultPart):
                 self.core.db.after(
                     commit=lambda: steps.take(step, self.unlink_written), rollback=lambda: None
                 )
+        return kept
 
     def unlink_written(self, step: Step) -> None:
         """A delete is committed: the folder's file ``step.target`` goes, if it still holds the

@@ -6,7 +6,8 @@ over *batches* of changes, grouped until the folder has been quiet for ``STEP_MS
 seen as a deletion and an addition in the same batch, so a moved note keeps its id), and it stops
 cleanly through an event. watchdog calls back once per event and leaves the batching to us.
 
-Events under skipped folders (``.git/``, ``.obsidian/``…) are dropped before anything is read;
+Events under skipped folders (``.git/``, ``.obsidian/``…) are dropped before anything is read, but
+those of ``.md`` files in ``.trash/`` (a trashed note's file is followed there: ``noted.store.vault.trash``);
 ``.gitignore`` itself is followed (it changes what is skipped). A failing batch is logged and the
 next batch or the next start-up scan brings the mirror up to date: the files stay the truth.
 """
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 import watchfiles
 
 from noted.store.vault.follow import FollowStopped
+from noted.store.vault.trash import in_trash
 
 if TYPE_CHECKING:
     from noted.store.vault.store import VaultStore
@@ -88,7 +90,8 @@ class Watcher:
             rel = vault.rel(Path(path))
             if not rel:
                 continue
-            if rel == ".gitignore" or not vault.skipped_dir(rel.rpartition("/")[0]):
+            followed = not vault.skipped_dir(rel.rpartition("/")[0]) or in_trash(rel) and rel.endswith(".md")
+            if rel == ".gitignore" or followed:  # (in .trash/: a trashed note's file, ``trash``)
                 name = rel.rpartition("/")[2]
                 if rel == ".gitignore" or not name.startswith("."):
                     out.append(rel)

@@ -205,7 +205,12 @@ class AttachmentFlows:
             remove_attachment, self._store, note_id, resource.id, delete=not others, actor=ACTOR_USER
         )
         removal = await self._thread(remove, f"removing {label}")
-        if removal.deleted:
+        if removal.kept is not None:
+            self._host.notify(
+                f'Took "{label}" out of noted with its link; {removal.kept.line}. '
+                f"noted history {resource.id} brings it back"
+            )
+        elif removal.deleted:
             self._host.notify(f'Deleted "{label}" and its link; noted history {resource.id} brings it back')
         else:
             kept = f"{removal.others} other note{'' if removal.others == 1 else 's'}"

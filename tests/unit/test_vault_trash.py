@@ -1,0 +1,125 @@
+"""The Markdown folder's ``.trash/``: a trashed note's file edited there by another program is the
+note's text, as any file of the folder is (``noted.store.vault.trash``), and never overwritten.
+
+Before, ``.trash/`` was not followed: a write to the trashed note (a model's, an undo's) replaced
+the edited file without a trace, and a restore put the old title back over an edited heading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.polling import wait_for
+from tests.support.tools_env import make_env
+from tests.support.vaults import by_title, git, opened
+
+from noted.errors import ConflictError
+from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NotePatch
+from noted.ops.batch_capture import capture, settled
+from noted.ops.batch_undo import restore
+
+EDITED = "# Plan B\n\nWritten in the trash by an editor.\n"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    (root / "projects").mkdir(parents=True)
+    (root / "projects" / "plan.md").write_text("# Plan\n\nFirst step.\n")
+    git(root, "init", "-q")
+    return root
+
+
+def test_a_write_to_a_trashed_note_meets_the_edit_made_in_the_trash(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        plan = by_title(store, "Plan")
+        store.trash_note(plan, actor=ACTOR_USER)
+        trashed = vault / ".trash" / "projects" / "plan.md"
+        read = store.get_note(plan)  # as a model read it, before the edit
+        trashed.write_text(EDITED)
+        with pytest.raises(ConflictError):  # a write based on what it read: refused, the edit kept
+            store.update_note(
+                plan, NotePatch(body="Model.\n"), actor="assistant:c", base_updated_time=read.updated_time
+            )
+        assert trashed.read_text() == EDITED
+        assert (store.note_history(plan)[0].actor, store.get_note(plan).title) == (ACTOR_OUTSIDE, "Plan B")
+        # A write asking for no base replaces it, the edit kept in the history first, as anywhere.
+        store.update_note(plan, NotePatch(body="Model.\n"), actor="assistant:c")
+        assert [r.actor for r in store.note_history(plan)][:2] == ["assistant:c", ACTOR_OUTSIDE]
+        assert store.note_history(plan)[1].body == EDITED and store.get_note(plan).is_trashed
+
+
+def test_a_restore_brings_back_the_text_and_title_edited_in_the_trash(vault: Path, tmp_path: Path) -> None:
+    """The heading edited in .trash/ was written back to the old title by the restore."""
+    with opened(vault, tmp_path / "p") as store:
+        plan = by_title(store, "Plan")
+        notebook = store.get_note(plan).parent_id
+        store.trash_note(plan, actor=ACTOR_USER)
+        (vault / ".trash" / "projects" / "plan.md").write_text(EDITED)
+        restored = store.restore_note(plan, actor=ACTOR_USER)
+        assert (restored.title, restored.body) == ("Plan B", EDITED)
+        assert (vault / "projects" / "plan.md").read_text() == EDITED
+        store.trash_folder(notebook, actor=ACTOR_USER)  # a notebook's restore, likewise
+        (vault / ".trash" / "projects" / "plan.md").write_text(EDITED.replace("B", "C"))
+        store.restore_folder(notebook, actor=ACTOR_USER)
+        assert store.get_note(plan).title == "Plan C"
+        assert (vault / "projects" / "plan.md").read_text() == EDITED.replace("B", "C")
+
+
+def test_an_edit_in_the_trash_is_followed_and_emptying_the_trash_keeps_its_file(
+    vault: Path, tmp_path: Path
+) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        plan = by_title(store, "Plan")
+        store.trash_note(plan, actor=ACTOR_USER)
+    trashed = vault / ".trash" / "projects" / "plan.md"
+    trashed.write_text(EDITED)  # while noted was closed
+    with opened(vault, tmp_path / "p") as store:
+        note = store.get_note(plan)
+        assert (note.title, note.body, note.is_trashed) == ("Plan B", EDITED, True)
+        assert store.note_history(plan)[0].actor == ACTOR_OUTSIDE
+        # Followed, yet not noted's: the file and its note stay (the revisions would go with it).
+        assert store.empty_trash(actor=ACTOR_USER) == 0 and trashed.read_text() == EDITED
+        trashed.write_text("# Plan\n\nFirst step.\n")  # put back as noted left it: followed too
+        store.follower.scan()
+        assert store.get_note(plan).body == "# Plan\n\nFirst step.\n"
+        store.start_watching()  # and while noted runs
+        trashed.write_text(EDITED + "More.\n")
+        wait_for(lambda: store.get_note(plan).body == EDITED + "More.\n", what="the edit in .trash/ followed")
+        assert store.get_note(plan).is_trashed and store.empty_trash(actor=ACTOR_USER) == 0
+        assert trashed.exists()
+
+
+def test_a_trashed_notes_file_deleted_from_the_trash_is_written_back_by_a_restore(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The restore moved a file that was no longer there: a FileNotFoundError, nothing restored."""
+    with opened(vault, tmp_path / "p") as store:
+        plan = by_title(store, "Plan")
+        store.trash_note(plan, actor=ACTOR_USER)
+        (vault / ".trash" / "projects" / "plan.md").unlink()  # the editor emptied its trash
+        restored = store.restore_note(plan, actor=ACTOR_USER)
+        assert not restored.is_trashed
+        assert (vault / "projects" / "plan.md").read_text() == "# Plan\n\nFirst step.\n"
+
+
+async def test_an_undo_of_a_models_batch_keeps_the_edit_made_in_the_trash_since(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The undo compared the mirror, which had not seen the edit, and wrote the note back over it."""
+    with opened(vault, tmp_path / "p") as store:
+        env = make_env(store, tmp_path, enabled=("update_note", "delete_note"))
+        plan = by_title(store, "Plan")
+        calls: list[tuple[str, dict[str, object]]] = [
+            ("update_note", {"id": plan, "append": "A model's line."}),
+            ("delete_note", {"id": plan}),
+        ]
+        before = capture(store, notes=[plan])
+        results = await env.registry.call_together(calls, env.ctx, before)
+        assert all(r.ok for r in results), results
+        batch = settled(store, before, env.ctx.actor)
+        trashed = vault / ".trash" / "projects" / "plan.md"
+        trashed.write_text(EDITED)
+        undone = restore(store, batch, actor=ACTOR_USER)
+        assert undone.kept == ('note "Plan"',)  # (named as the undo found it)
+        assert trashed.read_text() == EDITED and store.get_note(plan).body == EDITED
