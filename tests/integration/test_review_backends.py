@@ -332,3 +332,32 @@ def test_the_first_scan_of_a_markdown_folder_is_not_to_review_and_later_edits_ar
         ("Later", ACTOR_OUTSIDE),
         ("Mine 2", ACTOR_OUTSIDE),
     ]
+
+
+def test_what_models_moved_tagged_and_trashed_before_the_review_was_first_read_is_theirs(
+    store: Store,
+) -> None:
+    """An AI app working over stdio while no app runs: the first ``noted changes`` reads a feed
+    that already holds its changes. Not vacuous: the review once took the notes' places at that
+    first read as the places before every change, so these read "tags changed" and "saved with no
+    change to its text", and their revert said "Reverted" and brought nothing back."""
+    _placed(store)
+    note_id = _note(store, "Tagged")
+    store.tag_note(note_id, ["t1"], actor=ACTOR_USER)
+    home = store.get_note(note_id).parent_id
+    moved = store.create_note(NoteDraft("Moved", "two\n", parent_id=home), actor=ACTOR_USER).id
+    trashed = store.create_note(NoteDraft("Trashed", "three\n", parent_id=home), actor=ACTOR_USER).id
+    other = store.create_folder("Elsewhere", actor=ACTOR_USER)
+    store.untag_note(note_id, ["t1"], actor=BOT)
+    store.update_note(moved, NotePatch(parent_id=other.id), actor=BOT)
+    store.trash_note(trashed, actor=BOT)
+
+    review = _review(store)  # first read, after the changes
+    review.refresh()
+    lines = {e.note_id: summary(e, {other.id: "Elsewhere"}) for e in review.pending()}
+    assert lines == {note_id: "untagged t1", moved: 'moved to "Elsewhere"', trashed: "trashed"}
+    for entry in review.pending():
+        review_actions.revert(review, entry.id)
+    assert store.note_tag_titles([note_id]).get(note_id, ()) == ("t1",)
+    assert store.get_note(moved).parent_id == home
+    assert not store.get_note(trashed).is_trashed

@@ -182,7 +182,11 @@ class Review:
         self.store = store
         self.rows = rows
         self._seeded = 0
-        """The feed's end when this process first read it: older changes show no move or trashing."""
+        """The feed's end when this process first read it: an older change without a place of its
+        own shows no move or trashing (there is nothing to compare it with)."""
+        self._fed: set[str] = set()
+        """The notes whose place before their next change is one the feed kept (``Change.place``),
+        not the one the first read saw: a change after it is compared with it, however old."""
 
     def refresh(self) -> int:
         """Read the feed up to its end; how many entries were made or grown."""
@@ -228,6 +232,7 @@ class Review:
                 before.setdefault(c.item_id, Place(notes[c.item_id].parent_id, 0, ()))
         after = {i: Place(n.parent_id, n.deleted_time, tags.get(i, ())) for i, n in notes.items()}
         last = {c.item_id: c.id for c in rows}
+        kept = {c.item_id: c.place for c in rows if c.id == last[c.item_id] and c.place is not None}
         # A note deleted for good that the review never saw (nor its text) leaves nothing to review.
         known = set(before) | set(notes)
         seen = dict(before)  # each note's place as of the change read last, where the feed says it
@@ -237,7 +242,11 @@ class Review:
         items = (c for c in page.changes if c.item_type in review_items.ITEM_KINDS)
         touches += [t for c in items if (t := review_items.touch(c, is_person(c.actor))) is not None]
         touches.sort(key=lambda t: t.feed_id)  # a person's change ends a burst only after what came before
-        touched = self.rows.apply(cursor, page.cursor, touches, after, merge=merge_detail, burst_ms=BURST_MS)
+        # Where the feed kept the place of a note's last change, the next read starts from it: the
+        # note may have changed again between the feed's page and the read of the notes.
+        touched = self.rows.apply(
+            cursor, page.cursor, touches, after | kept, merge=merge_detail, burst_ms=BURST_MS
+        )
         for entry_id in touched or ():
             self._count_lines(self.rows.entry(entry_id))
         return page.has_more, len(touched or ())
@@ -260,9 +269,10 @@ class Review:
             # The place this very change left: what the actor moved, tagged or trashed is its own,
             # whoever changed the note next. A note's making starts it where it was made.
             made = change.item_type is ItemType.NOTE and change.change_type is ChangeType.CREATE
-            if placed and not made:
+            if (placed or (not person and note_id in self._fed)) and not made:
                 detail |= _place_detail(seen.get(note_id), change.place)
             seen[note_id] = change.place
+            self._fed.add(note_id)
         elif placed and last[note_id] == change.id:
             # No place kept: what changed is seen once per page, at the note's last change in it.
             detail |= _place_detail(seen.get(note_id), after.get(note_id))
