@@ -372,3 +372,32 @@ async def test_a_notebook_a_model_renamed_is_a_row_of_its_own_and_r_renames_it_b
             await until(pilot, lambda: not screen.rows)
     finally:
         services.close()
+
+
+async def test_the_notes_a_trashed_notebook_took_along_are_under_it_and_r_brings_all_back(
+    fixture: Fixture,
+) -> None:
+    services = open_services(fixture.root)
+    services.review.refresh()
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            services.store.trash_folder(fixture.work, actor=BOT)  # Projects and two notes go with it
+            screen = await _open(pilot)
+            head, *under = screen.shown
+            assert head.note_id == fixture.work
+            assert {r.note_id for r in under} == {fixture.projects, fixture.release, fixture.meeting}
+            assert {r.under for r in under} == {head.ref}
+            said = {r.summary for r in under}
+            assert {'"Meeting notes": trashed', 'notebook "Projects": moved to the trash'} <= said
+            assert str(screen.query_one("#changes-title").render()) == "Changes to review · 1"
+            listing = screen.query_one(ChangesList)
+            assert "↳" in str(listing.get_option_at_index(2).prompt)  # under the notebook's row
+            await pilot.press("r")  # on the notebook's row
+            await until(pilot, lambda: not screen.rows)
+        assert services.review.pending() == []
+        assert not services.store.get_folder(fixture.projects).is_trashed
+        assert not any(services.store.get_note(n).is_trashed for n in (fixture.release, fixture.meeting))
+    finally:
+        services.close()
