@@ -193,3 +193,36 @@ def test_reverting_an_applied_proposal_reverts_the_change_it_made(cli: Cli) -> N
     assert result.code == 0, result.err
     assert f"{ref} was applied as change {entry['id']}." in result.out and "Reverted change" in result.out
     assert cli.json("show", made["id"])["deleted_time"] != 0 and cli.json("changes") == []
+
+
+def test_a_notebooks_trashing_is_one_change_with_its_notes_under_it(cli: Cli) -> None:
+    """The notes an AI app's trashing of a notebook took along are listed under it (text and
+    ``--json``), counted as part of it, and reverting it (with them named too, in any order)
+    reverts them once; a note the person trashed before stays in the trash, unlisted."""
+    cli.ok("changes")
+    store = cli.store()
+    try:
+        work = store.create_folder("Work", actor=ACTOR_USER)
+        a, b, mine = (
+            store.create_note(NoteDraft(t, f"{t}\n", parent_id=work.id), actor=ACTOR_USER).id
+            for t in ("Alpha", "Beta", "Mine")
+        )
+        store.trash_note(mine, actor=ACTOR_USER)
+        store.trash_folder(work.id, actor=BOT)
+    finally:
+        store.close()
+    (entry,) = cli.json("changes")  # one change, its notes in it
+    assert entry["kind"] == "notebook" and entry["summary"] == "moved to the trash"
+    under = {e["note_id"]: e["id"] for e in entry["with_it"]}
+    assert set(under) == {a, b} and all(e["summary"] == "trashed" for e in entry["with_it"])
+    listed = cli.ok("changes").out
+    assert f'↳ {under[a]}  "Alpha": trashed' in listed
+    assert "1 change to review (and 2 that went with it: ↳)" in listed
+
+    result = cli("changes", "revert", str(under[b]), str(entry["id"]))
+    assert result.code == 0, result.err
+    assert f'Reverted change {entry["id"]} of notebook "Work" (and 2 that went with it).' in result.out
+    assert "Reverted change" in result.out and result.out.count("Reverted change") == 1
+    assert cli.json("changes") == []
+    assert cli.json("show", a)["deleted_time"] == 0 and cli.json("show", b)["deleted_time"] == 0
+    assert cli.json("show", mine)["deleted_time"] != 0

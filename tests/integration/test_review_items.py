@@ -131,15 +131,17 @@ async def test_a_tag_renamed_then_deleted_in_one_burst_comes_back_under_its_firs
     await env.ok("rename_tag", id=tag.id, title="beta")
     await env.ok("delete_tag", id=tag.id)
     review.refresh()
-    for entry in sorted(review.pending(), key=lambda e: e.detail.get("kind") != "tag"):
-        review_actions.revert(review, entry.id)  # the tag's entry, then the note's
+    (entry,) = review.pending(along=False)  # the note's "untagged" went with the tag's deletion
+    (untagged,) = [e.id for e in review.pending() if e.note_id == note]
+    assert review_actions.revert(review, entry.id).along == (untagged,)
+    assert review.pending() == []
     assert [t.title for t in env.store.note_tags(note)] == ["alpha"]
     assert env.store.find_tag("beta") is None
 
 
 def _revert_together(review: Review, ids: list[int]) -> list[str]:
     """Revert entries in one go, as ``noted changes revert`` and the Changes view's Space + r do."""
-    return [k for i in review_actions.in_order(review, ids) for k in review_actions.revert(review, i).kept]
+    return [k for reverted in review_actions.revert_together(review, ids) for k in reverted.kept]
 
 
 @pytest.mark.parametrize("notebook_first", (True, False))

@@ -6,6 +6,7 @@ so each key is checked against what the store holds afterwards, not only what th
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,7 +15,7 @@ from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
-from noted.models import ACTOR_USER, NotePatch, assistant_actor, mcp_actor
+from noted.models import ACTOR_USER, NoteDraft, NotePatch, assistant_actor, mcp_actor, now_ms
 from noted.services import Services
 from noted.store.review import EntryState
 from noted.ui.app import NotedApp
@@ -370,5 +371,65 @@ async def test_a_notebook_a_model_renamed_is_a_row_of_its_own_and_r_renames_it_b
             await pilot.press("r")
             await until(pilot, lambda: services.store.get_folder(fixture.home).title == "Home")
             await until(pilot, lambda: not screen.rows)
+    finally:
+        services.close()
+
+
+async def test_space_r_reverts_a_notebook_the_model_made_after_the_note_it_made_in_it(
+    fixture: Fixture,
+) -> None:
+    """The notebook's row is first (the model renamed it last), so reverting the marked rows in
+    the order shown would find it holding the note and leave it: the note goes first, then the
+    notebook, and both are in the trash."""
+    services = open_services(fixture.root)
+    services.review.refresh()
+    store = services.store
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            trip = store.create_folder("Trip", actor=BOT).id
+            packing = store.create_note(NoteDraft("Packing", "tent\n", parent_id=trip), actor=BOT)
+            while now_ms() <= packing.updated_time:  # the rename is later, so its row is listed first
+                time.sleep(0.001)
+            store.update_folder(trip, title="Trip 2027", actor=BOT)
+            screen = await _open(pilot)
+            assert [r.note_id for r in screen.shown] == [trip, packing.id]
+            await pilot.press("space", "space")  # the notebook, then (past its heading) the note
+            assert screen.marked == {r.ref for r in screen.shown}
+            await pilot.press("r")
+            await until(pilot, lambda: not screen.rows)
+            message = str(screen.query_one("#changes-message").render())
+            assert message == "Reverted 2, turned down 0.", message  # nothing kept
+        assert store.get_note(packing.id).is_trashed and store.get_folder(trip).is_trashed
+    finally:
+        services.close()
+
+
+async def test_the_notes_a_trashed_notebook_took_along_are_under_it_and_r_brings_all_back(
+    fixture: Fixture,
+) -> None:
+    services = open_services(fixture.root)
+    services.review.refresh()
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            services.store.trash_folder(fixture.work, actor=BOT)  # Projects and two notes go with it
+            screen = await _open(pilot)
+            head, *under = screen.shown
+            assert head.note_id == fixture.work
+            assert {r.note_id for r in under} == {fixture.projects, fixture.release, fixture.meeting}
+            assert {r.under for r in under} == {head.ref}
+            said = {r.summary for r in under}
+            assert {'"Meeting notes": trashed', 'notebook "Projects": moved to the trash'} <= said
+            assert str(screen.query_one("#changes-title").render()) == "Changes to review · 1"
+            listing = screen.query_one(ChangesList)
+            assert "↳" in str(listing.get_option_at_index(2).prompt)  # under the notebook's row
+            await pilot.press("r")  # on the notebook's row
+            await until(pilot, lambda: not screen.rows)
+        assert services.review.pending() == []
+        assert not services.store.get_folder(fixture.projects).is_trashed
+        assert not any(services.store.get_note(n).is_trashed for n in (fixture.release, fixture.meeting))
     finally:
         services.close()

@@ -1,6 +1,7 @@
 """``noted changes``: what assistants, outside AI apps, syncs and outside edits changed, to review.
 
-``noted changes`` lists what waits (grouped by note, newest first), ``show ID`` prints one diff,
+``noted changes`` lists what waits (grouped by note, newest first; what went along with a change,
+as the notes a notebook took to the trash, under it: ``↳``), ``show ID`` prints one diff,
 ``accept``, ``revert`` and ``reject`` act on several ids at once. An id is a change's number, or
 ``pN`` for a proposal (a write that waits for you). Exit codes: 0 done; 1 refused (an id that names
 nothing or was reviewed already: nothing is marked); 2 bad input; 3 a revert met a note changed
@@ -22,6 +23,7 @@ from noted.models import ACTOR_USER
 from noted.ops import review_actions, review_items
 from noted.ops.conflicts import Choice, resolve
 from noted.ops.review import Review, summary
+from noted.ops.review_list import along_line, folded
 from noted.search.dates import DATE_FORMS, resolve_date
 from noted.store.review import EntryRow
 from noted.wording import plural
@@ -98,8 +100,14 @@ def cmd_changes(args: argparse.Namespace, ctx: CliContext) -> int:
     if action == "accept":
         marked = review_actions.accept(review, changes)
         code = proposal_cli.accept(ctx, waiting)
+        asked, along = [i for i in marked if i in changes], [i for i in marked if i not in changes]
+        with_it = (
+            f" (and {len(along):,} that went with {'it' if len(asked) == 1 else 'them'})" if along else ""
+        )
         if marked:
-            ctx.emit({"accepted": marked}) if ctx.json else ctx.out(f"Marked {_count(marked)} reviewed.")
+            ctx.emit({"accepted": asked, "with_it": along}) if ctx.json else ctx.out(
+                f"Marked {_count(asked)} reviewed{with_it}."
+            )
         return code
     return _revert(ctx, review, changes)
 
@@ -109,11 +117,13 @@ def _count(ids: Sequence[int]) -> str:
 
 
 def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None, pending: bool) -> int:
-    entries = [] if pending else review.pending(actor=actor, since=since)
+    entries = [] if pending else review.pending(actor=actor, since=since, along=False)
+    along = dict((e.id, a) for e, a in folded(review, entries))  # what came with each, under it
     waiting = [p for p in review.rows.proposals(client=actor) if since is None or p.time >= since]
     folders = {f.id: f.title for f in review.store.list_folders(include_trashed=True)}
     if ctx.json:
-        listed = [proposal_cli.as_json(p) for p in waiting] + [_json(e, folders) for e in entries]
+        listed = [proposal_cli.as_json(p) for p in waiting]
+        listed += [_json(e, folders) | {"with_it": [_json(a, folders) for a in along[e.id]]} for e in entries]
         ctx.emit(listed)
         return 0
     if not entries and not waiting:
@@ -128,7 +138,11 @@ def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None,
             ctx.out(f"{review_items.label(first)}  {note_id}")
         for e in group:
             ctx.out(f"  {e.id:>7}  {render.fmt_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
+            for a in along[e.id]:
+                ctx.out(f"  {'':>7}  ↳ {a.id}  {along_line(a, folders)}")
     told = [f"{plural(len(entries), 'change')} to review"] if entries else []
+    if came := sum(len(a) for a in along.values()):
+        told[-1] += f" (and {came:,} that went with {'it' if len(entries) == 1 else 'them'}: ↳)"
     told += [f"{plural(len(waiting), 'proposal')} waiting"] if waiting else []
     then = "`revert ID…`" if entries else "`reject pN…`"
     ctx.out(f"\n{' and '.join(told)}: `noted changes show ID`, `accept ID…`, {then}.")
@@ -178,18 +192,18 @@ def _show(ctx: CliContext, review: Review, entry_id: int) -> int:
 
 
 def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:
-    review_actions.waiting(review, entry_ids)  # refuse them all before changing any
     code = ExitCode.OK
-    for entry_id in review_actions.in_order(review, entry_ids):
-        reverted = review_actions.revert(review, entry_id)
+    along: list[int] = []
+    for reverted in review_actions.revert_together(review, entry_ids):  # all refused, or in order
+        entry_id, what = reverted.entry.id, review_items.label(reverted.entry)
+        along += reverted.along
         if reverted.kept:  # changed again since: what was changed after stays, as with the text
             code = ExitCode.CONFLICT
             kept = "; ".join(reverted.kept)
-            what = review_items.label(reverted.entry)
             ctx.out(f"Change {entry_id}: {what} changed since; {kept}.") if not ctx.json else None
         if reverted.conflict is None:
-            what = review_items.label(reverted.entry)
-            ctx.out(f"Reverted change {entry_id} of {what}.") if not ctx.json else None
+            with_it = f" (and {len(reverted.along):,} that went with it)" if reverted.along else ""
+            ctx.out(f"Reverted change {entry_id} of {what}{with_it}.") if not ctx.json else None
             continue
         settled = resolve(review.store, reverted.conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
         review_actions.finish(review, entry_id)
@@ -200,5 +214,5 @@ def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:
                 f'the text before the change is in "{settled.copy.title if settled.copy else "?"}".'
             )
     if ctx.json:
-        ctx.emit({"reverted": list(entry_ids), "kept_both": code == ExitCode.CONFLICT})
+        ctx.emit({"reverted": list(entry_ids), "with_it": along, "kept_both": code == ExitCode.CONFLICT})
     return int(code)

@@ -9,7 +9,8 @@ the feed keeps after each change, compared with the one before, so a model's mov
 the person saved the note after it. Where the feed keeps no place (Joplin's), the review compares
 the last place it saw the note in with the place it is in now, at the note's last change it reads.
 What other actors did to notebooks and tags makes entries too, in the same list
-(``noted.ops.review_items``).
+(``noted.ops.review_items``); the notes such a change took along are linked to it, folded under it
+and settled with it (``noted.ops.review_along``).
 ``noted.ops.review_actions`` shows, accepts and reverts entries; ``noted.tools.proposals`` keeps
 the writes that wait.
 """
@@ -32,7 +33,7 @@ from noted.models import (
     Note,
     Revision,
 )
-from noted.ops import review_items
+from noted.ops import review_along, review_items
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, EntryState, Place, ReviewRows, Touch
 from noted.wording import plural
@@ -74,6 +75,7 @@ def merge_detail(old: Detail, new: Detail) -> Detail:
         added.remove(tag) if tag in added else removed.append(tag)
     out["tags_added"], out["tags_removed"] = sorted(set(added)), sorted(set(removed))
     review_items.merge(out, new)
+    review_along.merge(out, old, new)
     return {k: v for k, v in out.items() if v not in ([], None)}
 
 
@@ -200,10 +202,18 @@ class Review:
                 return grown
 
     def pending(
-        self, *, actor: str | None = None, since: int | None = None, folder_id: str | None = None
+        self,
+        *,
+        actor: str | None = None,
+        since: int | None = None,
+        folder_id: str | None = None,
+        along: bool = True,
     ) -> list[EntryRow]:
-        """The entries that wait, newest first (``refresh`` first to see the latest)."""
-        return self.rows.entries(state=EntryState.PENDING, actor=actor, since=since, folder_id=folder_id)
+        """The entries that wait, newest first (``refresh`` first to see the latest); ``along``
+        False leaves out those folded under another (``noted.ops.review_along``)."""
+        return self.rows.entries(
+            state=EntryState.PENDING, actor=actor, since=since, folder_id=folder_id, along=along
+        )
 
     def _seed(self) -> None:
         """Note where every note is before the first read, so that a later move or trashing by
@@ -219,10 +229,10 @@ class Review:
 
     def _page(self) -> tuple[bool, int]:
         cursor = self.rows.cursor()
-        page = self.store.changes_since(cursor, PAGE)
-        if not page.changes:
+        changes, more = self._read(cursor)
+        if not changes:
             return False, 0
-        rows = [c for c in page.changes if c.item_type in _NOTE_ITEMS]
+        rows = [c for c in changes if c.item_type in _NOTE_ITEMS]
         ids = list(dict.fromkeys(c.item_id for c in rows))
         notes = {n.id: n for n in self.store.get_notes(ids)}
         tags = self.store.note_tag_titles(list(notes))
@@ -239,17 +249,32 @@ class Review:
         touches = [
             self._touch(c, notes.get(c.item_id), seen, after, last) for c in rows if c.item_id in known
         ]
-        items = (c for c in page.changes if c.item_type in review_items.ITEM_KINDS)
+        items = (c for c in changes if c.item_type in review_items.ITEM_KINDS)
         touches += [t for c in items if (t := review_items.touch(c, is_person(c.actor))) is not None]
-        touches.sort(key=lambda t: t.feed_id)  # a person's change ends a burst only after what came before
+        came = review_along.came_with(changes, {i: n.parent_id for i, n in notes.items()})
+        touches = sorted((review_along.linked(t, came) for t in touches), key=lambda t: t.feed_id)
+        # (sorted: a person's change ends a burst only after what came before)
+        end = changes[-1].id
         # Where the feed kept the place of a note's last change, the next read starts from it: the
         # note may have changed again between the feed's page and the read of the notes.
-        touched = self.rows.apply(
-            cursor, page.cursor, touches, after | kept, merge=merge_detail, burst_ms=BURST_MS
-        )
+        touched = self.rows.apply(cursor, end, touches, after | kept, merge=merge_detail, burst_ms=BURST_MS)
         for entry_id in touched or ():
             self._count_lines(self.rows.entry(entry_id))
-        return page.has_more, len(touched or ())
+        return more, len(touched or ())
+
+    def _read(self, cursor: int) -> tuple[Sequence[Change], bool]:
+        """The feed's rows after ``cursor``, a page of them or more, ending where a change ends:
+        its last rows by one actor may be part of one change whose other rows follow (a
+        notebook's trashing and the notes it takes along), read together with those; and
+        whether more rows follow."""
+        limit = PAGE
+        while True:
+            page = self.store.changes_since(cursor, limit)
+            if not page.has_more:
+                return page.changes, False
+            if whole := _whole(page.changes):
+                return whole, True
+            limit *= 2  # one actor's rows fill the page: read on to where they end
 
     def _touch(
         self,
@@ -293,6 +318,14 @@ class Review:
                 detail["old_title"] = old_title
         if detail != entry.detail:
             self.rows.set_detail(entry.id, detail)
+
+
+def _whole(changes: Sequence[Change]) -> Sequence[Change]:
+    """``changes`` without its last rows by the last row's actor (none when they are all of it)."""
+    cut = len(changes)
+    while cut > 0 and changes[cut - 1].actor == changes[-1].actor:
+        cut -= 1
+    return changes[:cut]
 
 
 def pending_line(count: int) -> str:

@@ -13,12 +13,12 @@ trashed, and ``Reverted.kept`` says so. An entry of a notebook or a tag is rever
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
-from noted.ops import review_items
+from noted.ops import review_along, review_items
 from noted.ops.conflicts import Conflict, text_diff
 from noted.ops.review import Review, versions
 from noted.store.review import EntryRow, EntryState
@@ -54,6 +54,8 @@ class Reverted:
     note: Note | None
     conflict: Conflict | None = None
     kept: tuple[str, ...] = ()
+    along: tuple[int, ...] = ()
+    """The entries settled with it, that came along with its change (``noted.ops.review_along``)."""
 
 
 def show(review: Review, entry_id: int) -> EntryDiff:
@@ -127,9 +129,8 @@ def revert(review: Review, entry_id: int) -> Reverted:
     (entry,) = waiting(review, [entry_id])
     store, detail = review.store, entry.detail
     if review_items.kind_of(entry) != "note":
-        kept = review_items.revert(store, entry)
-        finish(review, entry.id)
-        return Reverted(entry, None, None, tuple(kept))
+        kept = review_items.revert(store, review.rows, entry)
+        return Reverted(entry, None, None, tuple(kept), tuple(finish(review, entry.id)))
     try:
         note = store.get_note(entry.note_id)
     except NotFoundError:
@@ -148,14 +149,28 @@ def revert(review: Review, entry_id: int) -> Reverted:
     else:
         note = _undo_place(review, entry, note, kept)
         conflict = _undo_text(review, entry, note)
+    unmade = {note.id} if detail.get("created") and not kept else set()
+    review_along.drop_made_tags(store, review.rows, entry, unmade)
     if conflict is None:
         finish(review, entry.id)
     return Reverted(entry, _current(review, entry.note_id), conflict, tuple(kept))
 
 
-def finish(review: Review, entry_id: int) -> None:
-    """Mark a reverted entry (after its conflict, if any, was settled)."""
-    review.rows.decide([entry_id], EntryState.REVERTED, now_ms())
+def revert_together(review: Review, entry_ids: Sequence[int]) -> Iterator[Reverted]:
+    """Revert the entries in the order that undoes them whole (``in_order``), refusing them all
+    first when one does not wait. Each is handed over before the next is reverted, so a conflict
+    it left is settled first; an entry settled meanwhile with the change it came along with (a
+    note with the notebook it went to the trash with) is passed over."""
+    waiting(review, entry_ids)
+    for entry_id in in_order(review, entry_ids):
+        if review.rows.entry(entry_id).state is EntryState.PENDING:
+            yield revert(review, entry_id)
+
+
+def finish(review: Review, entry_id: int) -> list[int]:
+    """Mark a reverted entry (after its conflict, if any, was settled); the ids of the entries
+    settled with it, that came along with its change."""
+    return [i for i in review.rows.decide([entry_id], EntryState.REVERTED, now_ms()) if i != entry_id]
 
 
 def _current(review: Review, note_id: str) -> Note | None:

@@ -27,10 +27,10 @@ from noted.models import (
     Tag,
     descendants,
 )
-from noted.ops import notebooks, review_files
+from noted.ops import notebooks, review_along, review_files
 from noted.ops.notes import restore_note
 from noted.store.protocol import Store
-from noted.store.review import Detail, EntryRow, Touch
+from noted.store.review import Detail, EntryRow, ReviewRows, Touch
 from noted.wording import plural
 
 ITEM_KINDS = {ItemType.FOLDER: "notebook", ItemType.TAG: "tag", ItemType.RESOURCE: "attachment"}
@@ -50,7 +50,7 @@ def touch(change: Change, person: bool) -> Touch | None:
     if state is None:
         return None
     if change.item_type is ItemType.TAG and change.change_type is ChangeType.CREATE and state.notes:
-        return None  # made by tagging a note: that note's entry says "tagged …" and reverts it
+        return review_along.made_by_tagging(change, person)  # the note's entry says "tagged …"
     if change.item_type is ItemType.RESOURCE:
         return review_files.touch(change, person)
     kind = ITEM_KINDS[change.item_type]
@@ -163,7 +163,7 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
     return "\n".join(lines) + "\n"
 
 
-def revert(store: Store, entry: EntryRow) -> list[str]:
+def revert(store: Store, rows: ReviewRows, entry: EntryRow) -> list[str]:
     """Undo what ``entry`` did to its notebook or tag; what the person changed since stays, and
     the lines returned say what was kept. ``NotedError`` when there is nothing it can do."""
     d, kind = entry.detail, kind_of(entry)
@@ -188,7 +188,7 @@ def revert(store: Store, entry: EntryRow) -> list[str]:
             hint=f"`noted changes accept {entry.id}` clears it",
         ) from None
     if d.get("created"):
-        return _unmake(store, entry, item)
+        return _unmake(store, rows, entry, item)
     kept: list[str] = []
     if isinstance(item, Folder):
         if d.get("trashed") is True and item.is_trashed:
@@ -289,7 +289,7 @@ def _used_since(store: Store, entry: EntryRow, folder_id: str) -> str:
     return f"{said} {'was' if sum(n for n, _ in counts) == 1 else 'were'} put or changed" if said else ""
 
 
-def _unmake(store: Store, entry: EntryRow, item: Folder | Tag) -> list[str]:
+def _unmake(store: Store, rows: ReviewRows, entry: EntryRow, item: Folder | Tag) -> list[str]:
     """Trash a notebook the entry made, or delete a tag it made, when it is still as the entry
     left it and holds nothing; otherwise it stays, and the line says why."""
     after = entry.detail.get("after", {})
@@ -307,8 +307,7 @@ def _unmake(store: Store, entry: EntryRow, item: Folder | Tag) -> list[str]:
         return []
     if item.title != after.get("title"):
         return ["it was renamed since it was made, so it stays"]
-    carried = len(store.list_notes(tag_id=item.id)) + len(store.list_notes(tag_id=item.id, trashed=True))
-    if carried:
+    if carried := review_along.holders(store, rows, item.id):
         return [
             f"it is on {plural(carried, 'note')} now, so it stays (delete it yourself if you want it gone)"
         ]

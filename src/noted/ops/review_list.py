@@ -4,7 +4,9 @@ the filter typed above them. No Textual here: the view renders these rows, the b
 A filter is words: ``since:X`` (the dates of search filters: ``day-1``, ``2026-12``…) keeps what came
 since then; any other word must be found in the row's actor, notebook or note title. The filter runs
 in SQL and the view shows the newest ``VIEW_LIMIT`` rows, so opening and filtering take the same
-time with 100 changes waiting or 10,000 (``tests/bench/bench_changes.py``).
+time with 100 changes waiting or 10,000 (``tests/bench/bench_changes.py``). What went along with a
+change (the notes a notebook took to the trash: ``noted.ops.review_along``) is a row under it
+(``ReviewItem.under``), not one of those counted.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ class ReviewItem:
     proposal: bool = False
     kind: str = "note"
     """What the row changed: ``note``, ``notebook`` or ``tag`` (``note_id`` is then that item's id)."""
+    under: str = ""
+    """The ref of the row this one is folded under: its change came along with that one's (a note
+    the notebook took to the trash), and is settled with it. Its ``summary`` names it."""
 
     @property
     def haystack(self) -> str:
@@ -62,12 +67,38 @@ def items(review: Review, text: str = "", *, limit: int = VIEW_LIMIT) -> Listing
     waiting = [
         p for p in waiting if (since is None or p.time >= since) and all(w in p.haystack for w in words)
     ]
-    entries = review.rows.entries(since=since, words=matching, limit=max(0, limit - len(waiting)))
-    total = len(waiting) + review.rows.count(since=since, words=matching)
-    return Listing(tuple(waiting[:limit]) + tuple(_entry(e, folders) for e in entries), total)
+    entries = review.rows.entries(
+        since=since, words=matching, limit=max(0, limit - len(waiting)), along=False
+    )
+    total = len(waiting) + review.rows.count(since=since, words=matching, along=False)
+    rows: list[ReviewItem] = []
+    room = limit  # the rows folded under others have as many again
+    for entry, along in folded(review, entries):
+        rows += [_entry(entry, folders), *(_entry(e, folders, str(entry.id)) for e in along[: max(0, room)])]
+        room -= len(along)
+    return Listing(tuple(waiting[:limit]) + tuple(rows), total)
 
 
-def _entry(entry: EntryRow, folders: dict[str, str]) -> ReviewItem:
+def folded(review: Review, entries: Sequence[EntryRow]) -> list[tuple[EntryRow, list[EntryRow]]]:
+    """Each of ``entries`` (listed without those that came along: ``along=False``) with the
+    waiting entries that came along with its change, each under the first of them it came with."""
+    order = {e.id: i for i, e in enumerate(entries)}
+    came = sorted(review.rows.along(list(order)), key=lambda c: order[c[0]])  # stable: newest first
+    placed: set[int] = set()
+    under: dict[int, list[EntryRow]] = {}
+    for carrier, entry in came:
+        if entry.id not in placed:
+            placed.add(entry.id)
+            under.setdefault(carrier, []).append(entry)
+    return [(e, under.get(e.id, [])) for e in entries]
+
+
+def along_line(entry: EntryRow, folders: dict[str, str]) -> str:
+    """What a folded entry did, naming what it changed: ``"Plan": trashed``."""
+    return f"{review_items.label(entry)}: {summary(entry, folders)}"
+
+
+def _entry(entry: EntryRow, folders: dict[str, str], under: str = "") -> ReviewItem:
     return ReviewItem(
         str(entry.id),
         entry.note_id,
@@ -75,8 +106,9 @@ def _entry(entry: EntryRow, folders: dict[str, str]) -> ReviewItem:
         folders.get(entry.folder_id, ""),
         entry.actor,
         entry.last_time,
-        summary(entry, folders),
+        along_line(entry, folders) if under else summary(entry, folders),
         kind=review_items.kind_of(entry),
+        under=under,
     )
 
 
@@ -111,8 +143,11 @@ def parse_filter(text: str) -> tuple[list[str], int | None]:
 
 
 def grouped(rows: Sequence[ReviewItem]) -> list[tuple[str, list[ReviewItem]]]:
-    """Rows grouped by note, the notes in the order of their first row."""
+    """Rows grouped by note, the notes in the order of their first row; a folded row stays under
+    the row it is folded under."""
     groups: dict[str, list[ReviewItem]] = {}
+    key: dict[str, str] = {}
     for row in rows:
-        groups.setdefault(row.note_id or row.ref, []).append(row)
+        key[row.ref] = key.get(row.under, "") if row.under else row.note_id or row.ref
+        groups.setdefault(key[row.ref], []).append(row)
     return list(groups.items())

@@ -161,19 +161,31 @@ class ReviewRows(Protocol):
         folder_id: str | None = None,
         limit: int | None = None,
         words: Sequence[Word] = (),
+        along: bool = True,
+        note_ids: Sequence[str] | None = None,
     ) -> list[EntryRow]:
         """Entries newest first; ``actor`` matches whole or as the part before ``:``; each of
-        ``words`` must match (``Word``)."""
+        ``words`` must match (``Word``). ``along`` False leaves out those that came along with a
+        change whose entry waits (they are folded under it: ``along``); ``note_ids`` keeps the
+        entries of these notes or items only."""
         ...
 
     def entry(self, entry_id: int) -> EntryRow:
         """One entry, or ``NotFoundError``."""
         ...
 
+    def along(self, entry_ids: Sequence[int]) -> list[tuple[int, EntryRow]]:
+        """The waiting entries that came along with the changes of ``entry_ids`` (a note a
+        notebook took to the trash: ``noted.ops.review_along``), each with the id of the one it
+        came with, newest first."""
+        ...
+
     def set_detail(self, entry_id: int, detail: Detail) -> None: ...
 
     def decide(self, entry_ids: Sequence[int], state: EntryState, time: int) -> list[int]:
-        """Mark the pending ones among ``entry_ids`` ``state``; the ids it marked."""
+        """Mark the pending ones among ``entry_ids`` ``state``, and with them the entries that
+        came along with their changes once nothing those came with waits; the ids it marked
+        (those of ``entry_ids`` first)."""
         ...
 
     def count(
@@ -183,6 +195,7 @@ class ReviewRows(Protocol):
         since: int | None = None,
         folder_id: str | None = None,
         words: Sequence[Word] = (),
+        along: bool = True,
     ) -> int:
         """How many entries wait for review (with these filters, as ``entries`` takes them)."""
         ...

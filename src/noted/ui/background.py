@@ -118,7 +118,7 @@ class Background:
         try:
             review = self._services.review
             review.refresh()
-            count = review.rows.count() + len(review.rows.proposals())
+            count = review.rows.count(along=False) + len(review.rows.proposals())
         except NotedError as exc:
             log.warning("counting the changes to review failed: %s", exc)
             return REVIEW_ROUNDS

@@ -27,12 +27,14 @@ from noted.store.review import (
     Word,
 )
 from noted.store.sqlite.db import Database, get_meta, set_meta
+from noted.store.sqlite.review_sql import CARRIER, FOLDED, where
 
 SCHEMA_KEY = "review.schema"
 SCHEMA_VERSION = 2
 CURSOR_KEY = "review.cursor"
 _SEP = "\x1f"
 _ENTRY = "id, note_id, title, folder_id, actor, first_time, last_time, state, detail, reviewed_time"
+_ENTRY_E = ", ".join(f"e.{column}" for column in _ENTRY.split(", "))
 _PROPOSAL = (
     "id, client, tool, note_id, title, base_updated_time, time, state, detail, reason, decided_time, "
     "result_note_id, claimant"
@@ -188,9 +190,11 @@ class SqliteReview:
         folder_id: str | None = None,
         limit: int | None = None,
         words: Sequence[Word] = (),
+        along: bool = True,
+        note_ids: Sequence[str] | None = None,
     ) -> list[EntryRow]:
-        where, args = _where(state, actor, since, folder_id, words)
-        sql = f"SELECT {_ENTRY} FROM review_entries{where} ORDER BY last_time DESC, id DESC LIMIT ?"
+        clause, args = where(state, actor, since, folder_id, words, along=along, note_ids=note_ids)
+        sql = f"SELECT {_ENTRY} FROM review_entries e{clause} ORDER BY last_time DESC, id DESC LIMIT ?"
         with self.db.read() as conn:
             return [_entry(r) for r in conn.execute(sql, [*args, -1 if limit is None else limit])]
 
@@ -201,11 +205,16 @@ class SqliteReview:
         since: int | None = None,
         folder_id: str | None = None,
         words: Sequence[Word] = (),
+        along: bool = True,
     ) -> int:
-        where, args = _where(EntryState.PENDING, actor, since, folder_id, words)
+        clause, args = where(EntryState.PENDING, actor, since, folder_id, words, along=along)
         with self.db.read() as conn:
-            row = conn.execute(f"SELECT count(*) FROM review_entries{where}", args).fetchone()
+            row = conn.execute(f"SELECT count(*) FROM review_entries e{clause}", args).fetchone()
         return int(row[0])
+
+    def along(self, entry_ids: Sequence[int]) -> list[tuple[int, EntryRow]]:
+        with self.db.read() as conn:
+            return _along(conn, entry_ids)
 
     def entry(self, entry_id: int) -> EntryRow:
         with self.db.read() as conn:
@@ -220,14 +229,16 @@ class SqliteReview:
 
     def decide(self, entry_ids: Sequence[int], state: EntryState, time: int) -> list[int]:
         marked: list[int] = []
+        settle = "UPDATE review_entries AS e SET state = ?, open = 0, reviewed_time = ? WHERE e.state = 'pending' AND "
         with self.db.write() as conn:
             for entry_id in dict.fromkeys(entry_ids):
-                row = conn.execute(
-                    "UPDATE review_entries SET state = ?, open = 0, reviewed_time = ? "
-                    "WHERE id = ? AND state = 'pending' RETURNING id",
-                    (state.value, time, entry_id),
-                ).fetchone()
-                if row:
+                if conn.execute(f"{settle}e.id = ? RETURNING id", (state.value, time, entry_id)).fetchall():
+                    marked.append(entry_id)
+            # What came along with them, once nothing it came with waits (in this transaction).
+            came = [e.id for _, e in _along(conn, marked)]
+            for entry_id in dict.fromkeys(came):
+                sql = f"{settle}e.id = ? AND NOT {FOLDED} RETURNING id"
+                if conn.execute(sql, (state.value, time, entry_id)).fetchall():
                     marked.append(entry_id)
         return marked
 
@@ -261,8 +272,8 @@ class SqliteReview:
     def proposals(
         self, *, state: ProposalState | tuple[ProposalState, ...] | None = WAITING, client: str | None = None
     ) -> list[ProposalRow]:
-        where, args = _where(state, client, None, None, (), who="client")
-        sql = f"SELECT {_PROPOSAL} FROM proposals{where} ORDER BY id DESC"
+        clause, args = where(state, client, None, None, (), who="client")
+        sql = f"SELECT {_PROPOSAL} FROM proposals{clause} ORDER BY id DESC"
         with self.db.read() as conn:
             return [_proposal(r) for r in conn.execute(sql, args)]
 
@@ -310,49 +321,21 @@ def _cursor(conn: apsw.Connection) -> int:
     return int(get_meta(conn, CURSOR_KEY) or 0)
 
 
-def _where(
-    state: EntryState | ProposalState | tuple[ProposalState, ...] | None,
-    actor: str | None,
-    since: int | None,
-    folder_id: str | None,
-    words: Sequence[Word],
-    *,
-    who: str = "actor",
-) -> tuple[str, list[object]]:
-    """The WHERE clause (with its leading space, or '') of a listing or a count, and its arguments;
-    ``who`` is the column ``actor`` matches (a proposal's is ``client``)."""
-    where: list[str] = []
-    args: list[object] = []
-    if isinstance(state, tuple):
-        where.append(f"state IN ({','.join('?' * len(state))})")
-        args += [s.value for s in state]
-    elif state is not None:
-        where.append("state = ?")
-        args.append(state.value)
-    if actor:
-        where.append(f"({who} = ? OR {who} LIKE ? ESCAPE '\\')")
-        args += [actor, _like_prefix(actor)]
-    if since is not None:
-        where.append("last_time >= ?")
-        args.append(since)
-    if folder_id is not None:
-        where.append("folder_id = ?")
-        args.append(folder_id)
-    for word in words:  # in the actor, the title, or the name of the notebook (given as its ids)
-        pattern = f"%{_escaped(word.text)}%"
-        marks = ",".join("?" * len(word.folder_ids))
-        in_folder = f" OR folder_id IN ({marks})" if marks else ""
-        where.append(f"(actor LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\'{in_folder})")
-        args += [pattern, pattern, *word.folder_ids]
-    return (" WHERE " + " AND ".join(where)) if where else "", args
-
-
-def _escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _like_prefix(actor: str) -> str:
-    return f"{_escaped(actor)}:%"
+def _along(conn: apsw.Connection, entry_ids: Sequence[int]) -> list[tuple[int, EntryRow]]:
+    """The waiting entries that came along with the changes of ``entry_ids``, each with the one
+    of those it came with (``review_sql``), newest first."""
+    ids = list(dict.fromkeys(entry_ids))
+    found: list[tuple[int, EntryRow]] = []
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        rows = conn.execute(  # one pass over what waits, each linked entry's carriers looked up
+            f"WITH came AS MATERIALIZED (SELECT {CARRIER} AS carrier, {_ENTRY_E} FROM review_entries e, "
+            "json_each(e.detail, '$.with') w WHERE e.state = 'pending' AND json_extract(e.detail, '$.with') "
+            f"IS NOT NULL) SELECT carrier, {_ENTRY} FROM came WHERE carrier IN ({','.join('?' * len(part))})",
+            part,
+        )
+        found += [(int(r[0]), _entry(r[1:])) for r in rows]
+    return sorted(found, key=lambda f: (f[1].last_time, f[1].id), reverse=True)
 
 
 def _record(conn: apsw.Connection, touch: Touch, merge: Merge, burst_ms: int) -> int:

@@ -1,7 +1,8 @@
 """``ChangesScreen``: what assistants, AI apps, syncs and outside edits changed, to review from the
 keyboard, and the writes that wait for you (proposals).
 
-Rows come from ``noted.ops.review_list`` (grouped by note, newest first) in a thread worker; every
+Rows come from ``noted.ops.review_list`` (grouped by note, newest first; what came along with a
+change, as the notes a notebook took to the trash, folded under it: ``↳``) in a thread worker; every
 action runs in a thread worker too (``changes_work``) and reloads the rows. Enter shows a row's diff
 in the list's place (Esc or Enter: back to the list; ``a``, ``r`` and ``o`` work there too); ``a``
 accepts (a proposal is applied), ``r`` reverts a change or rejects a proposal, ``o`` opens the note
@@ -83,7 +84,9 @@ list's place ({changes.back} goes back), {changes.accept} accepts (a waiting wri
 the note changed since it was proposed, you choose between the two, or merge them),
 {changes.revert} reverts (a waiting write is turned down), {changes.open} opens the note at the
 change, {changes.mark} marks several, {changes.filter} filters by actor, notebook or title words
-and `since:day-1`.
+and `since:day-1`. What came along with a change (the notes a notebook took to the trash, those a
+deleted tag came off) is under it, marked `↳`: settling the change settles them, and each can
+still be reverted alone.
 """
 
     CSS_PATH = "changes.tcss"
@@ -185,7 +188,7 @@ and `since:day-1`.
             self.query_one("#changes-title", Label).update(self._title())
 
     def _title(self) -> str:
-        count = len(self.shown)
+        count = sum(1 for row in self.shown if not row.under)  # a folded row is part of its change
         title = f"Changes to review · {self.total:,}"
         if count < self.total:
             title += f" (the newest {count:,}: / filters)"
@@ -199,7 +202,7 @@ and `since:day-1`.
         mark = "● " if row.ref in self.marked else "  "
         when = when_of(row.time)
         return Content.assemble(
-            mark,
+            mark + ("↳ " if row.under else ""),
             (f"{row.ref:>6} {when}  ", "$text-muted"),
             (actor_cell(row.actor) + " ", "$text-accent"),
             row.summary,

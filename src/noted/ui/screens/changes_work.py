@@ -65,8 +65,8 @@ def act(services: Services, what: str, rows: list[ReviewItem]) -> Outcome:
         return _apply(services, waiting, [f"Accepted {len(changes)}"] if changes else [])
     taken = [p for p in waiting if not proposals.reject(review.rows, p)]  # another process came first
     kept = [proposals.taken_line(review.rows.proposal(p.id)) for p in taken]
-    for entry_id in review_actions.in_order(review, changes):
-        reverted = review_actions.revert(review, entry_id)
+    for reverted in review_actions.revert_together(review, changes):
+        entry_id = reverted.entry.id
         kept += [f"change {entry_id}: {line}" for line in reverted.kept]
         if reverted.conflict is not None:
             return Outcome(
