@@ -15,6 +15,9 @@ is written: ``attachmentFolderPath`` of ``.obsidian/app.json`` (``/`` or none: t
 ``./``: the note's folder; ``./sub``: a folder below the note's; ``dir``: that folder from the root),
 and the ``:/id`` link becomes the file's relative path (as does a ``:/id`` link to a note). noted
 deletes only a file it wrote, and only while it is unchanged (``Resources.delete_resource``).
+
+What a link leads to (``links_of``) and which notebook's folder holds a file (``notebook_of``) tell
+a caller limited to some notebooks what it may link and see (``noted.tools.attachments``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from urllib.parse import quote, unquote
 from noted.errors import NotFoundError
 from noted.markdown import MD_LINK, WIKI_LINK, LinkSpan, code_ranges, link_spans, linked_ids, replace_spans
 from noted.models import ChangeType, ItemType, new_id
+from noted.store.protocol import FileLink
 from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
@@ -290,13 +294,52 @@ class Attachments:
 
     def new_folder(self, note_rel: str) -> str:
         """Where a new attachment of the note ``note_rel`` goes (``attachmentFolderPath``)."""
-        setting = "/"
-        with contextlib.suppress(OSError, Skipped, ValueError, UnicodeDecodeError, AttributeError):
-            value = json.loads(self.store.vault.read(APP_SETTINGS).data).get("attachmentFolderPath")
-            setting = value if isinstance(value, str) else setting
-        setting = setting.strip()
-        if setting == "." or setting.startswith("./"):
+        setting = self._setting()
+        if _per_note(setting):
             folder = posixpath.normpath(posixpath.join(note_rel.rpartition("/")[0], setting[2:]))
         else:
             folder = posixpath.normpath(setting.strip("/") or ".")
         return "" if folder == "." else folder
+
+    def _setting(self) -> str:
+        setting = "/"
+        with contextlib.suppress(OSError, Skipped, ValueError, UnicodeDecodeError, AttributeError):
+            value = json.loads(self.store.vault.read(APP_SETTINGS).data).get("attachmentFolderPath")
+            setting = value if isinstance(value, str) else setting
+        return setting.strip()
+
+    # What a link leads to, for a caller limited to some notebooks -------------------------------
+    def links_of(self, note_rel: str, body: str) -> list[FileLink]:
+        """Each file link of ``body`` (as ``link`` reads them) from the note ``note_rel``: the file
+        it leads to, that file's attachment id and the notebook whose folder holds it."""
+        shared = self.shared_folder()
+        found: list[FileLink] = []
+        for target, wiki in dict.fromkeys(written_targets(body)):
+            path = self.find(note_rel, target, wiki)
+            if path is None:
+                found.append(FileLink(target, wiki, None, None, None))
+            else:
+                home = self.notebook_of(path, shared)
+                found.append(FileLink(target, wiki, path, self.store.ledger.file_at(path), home))
+        return found
+
+    def notebook_of(self, path: str, shared: str | None) -> str | None:
+        """The notebook whose folder holds the file ``path`` (the nearest folder up that is one's),
+        None for a file right in ``shared``, the folder every note's new attachments go to."""
+        folder = path.rpartition("/")[0]
+        if folder == shared:
+            return None
+        while True:
+            found = self.store.ledger.folder_at(folder)
+            if found is not None or not folder:
+                return found
+            folder = folder.rpartition("/")[0]
+
+    def shared_folder(self) -> str | None:
+        """The folder new attachments go to when it is one for every note (None: each note's own)."""
+        return None if _per_note(self._setting()) else self.new_folder("")
+
+
+def _per_note(setting: str) -> bool:
+    """Whether ``attachmentFolderPath`` puts each note's attachments beside it (``./``, ``./sub``)."""
+    return setting == "." or setting.startswith("./")

@@ -80,6 +80,7 @@ class VaultStore(Parts):
         self.note_paths, self.note_path = notes.note_paths, notes.note_path
         self.as_read = notes.as_read
         self.body_with_ids = resources.body_with_ids
+        self.file_links, self.file_notebook = resources.file_links, resources.file_notebook
         self._watcher: Watcher | None = None
 
     @classmethod
