@@ -227,3 +227,43 @@ async def test_a_file_in_a_notebook_outside_the_scope_stays_hidden_when_a_note_i
     assert listed["attachments"] == []
     assert read["text"] == KEYS.decode()  # not vacuous: it is there, and the main token reads it
     assert (folder.root / "Secret" / "keys.txt").read_bytes() == KEYS
+
+
+async def test_a_file_attached_under_a_notes_name_stays_an_attachment_and_makes_no_note(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """``attach_file`` named ``Planted.md`` wrote Planted.md at the top of the folder, which the
+    follower read as a new note outside Work, by "outside". Now the bytes are kept as
+    Planted.md.txt, an attachment of the Work note, and every change is the client's."""
+    store = folder.store
+    cursor = store.latest_cursor()
+    planted = b"# Planted\n\nwritten by the Work client\n"
+    async with _clients(folder, tmp_path) as (scoped, _):
+        made = await _ok(
+            scoped,
+            "attach_file",
+            note_id=folder.work_note,
+            filename="Planted.md",
+            mime="text/markdown",
+            content_base64=_b64(planted),
+        )
+        store.follower.scan()  # what the watcher would see of the new file
+        read = await _ok(scoped, "read_attachment", id=made["id"])
+    assert sorted(n.title for n in store.list_notes()) == ["Secret plan", "Work plan"]
+    assert not (folder.root / "Planted.md").exists()
+    assert (folder.root / "Planted.md.txt").read_bytes() == planted
+    assert read["text"] == planted.decode()
+    assert "](../Planted.md.txt)" in store.get_note(folder.work_note).body
+    actors = {c.actor for c in store.changes_since(cursor).changes}
+    assert actors == {"mcp:work"}, actors
+
+
+def test_the_person_attaching_a_notes_name_gets_an_attachment_too(folder: Folder) -> None:
+    """The rule is the folder's, not the scope's: the person's ``notes.md`` is kept as text too."""
+    store = folder.store
+    resource = store.add_resource(b"# Not a note\n", filename="notes.md", mime="text/markdown", actor="user")
+    store.update_note(folder.work_note, NotePatch(append=f"[n](:/{resource.id})"), actor="user")
+    store.follower.scan()
+    assert (folder.root / "notes.md.txt").read_bytes() == b"# Not a note\n"
+    assert [r.id for r in store.list_resources(note_id=folder.work_note)] == [resource.id]
+    assert sorted(n.title for n in store.list_notes()) == ["Secret plan", "Work plan"]

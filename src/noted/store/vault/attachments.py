@@ -13,7 +13,10 @@ A file attached from noted (``noted.ops.attachments.attach_to_note``: the bytes 
 ``:/id`` is linked in the note) is written into the folder Obsidian would use when the note's text
 is written: ``attachmentFolderPath`` of ``.obsidian/app.json`` (``/`` or none: the folder's root;
 ``./``: the note's folder; ``./sub``: a folder below the note's; ``dir``: that folder from the root),
-and the ``:/id`` link becomes the file's relative path (as does a ``:/id`` link to a note). noted
+and the ``:/id`` link becomes the file's relative path (as does a ``:/id`` link to a note). An
+attachment named as a note (``plan.md``) is written ``plan.md.txt``: a ``.md`` file of the folder is a
+note, to noted's follower and to Obsidian alike, so it would turn into a note (in a notebook the one
+who attached it may not see, recorded as an outside edit) and stop being an attachment. noted
 deletes only a file it wrote, and only while it is unchanged (``Resources.delete_resource``).
 
 What a link leads to (``links_of``) and which notebook's folder holds a file (``notebook_of``) tell
@@ -283,6 +286,8 @@ class Attachments:
             return None  # a link to nothing noted knows
         data = store.mirror.read_resource(resource_id)
         stem, suffix = posixpath.splitext(resource.filename)
+        if suffix.lower() in _NOTE_SUFFIXES:  # the folder would read it as a note: kept as text
+            stem, suffix = resource.filename, ".txt"
         path = store.vault.free_name(self.new_folder(note_rel), stem or "attachment", suffix)
         store.vault.write(path, data)
         with store.db.write() as conn:
