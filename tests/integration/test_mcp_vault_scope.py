@@ -1,5 +1,5 @@
 """A Markdown folder seen by an AI app limited to one notebook: what lies outside it answers as what
-does not exist, for files linked by path or name too,.
+does not exist, for files linked by path or name too, and nothing it does makes a note elsewhere.
 
 The folder is real, the app is the MCP SDK's client over HTTP with a client token limited to "Work",
 and the main token (no scope) shows each hidden thing is there, so no check here is vacuous.
@@ -256,6 +256,39 @@ async def test_a_file_attached_under_a_notes_name_stays_an_attachment_and_makes_
     assert "](../Planted.md.txt)" in store.get_note(folder.work_note).body
     actors = {c.actor for c in store.changes_since(cursor).changes}
     assert actors == {"mcp:work"}, actors
+
+
+async def test_renaming_a_top_of_the_scope_says_nothing_of_the_names_beside_it(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """Renaming Work to "Secret" answered "Secret 2" while "Nonexistent" was kept: the client
+    learned a Secret folder is beside its own. In a Markdown folder a top of the scope is now not
+    renamed by the client, in the same words whatever the name; a sub-notebook is, and the person
+    still renames the top."""
+    store = folder.store
+    (folder.root / "README.md").write_text("# Readme\n")  # the folder's own notebook, given to the client
+    store.follower.scan()
+    top = store.get_note(by_title(store, "Readme")).parent_id
+    async with _clients(folder, tmp_path, top) as (scoped, everything):
+        said = [
+            (await _refused(scoped, "update_notebook", id=folder.work, title=name)).replace(name, "N")
+            for name in ("Secret", "Nonexistent")
+        ]
+        made = [
+            (await _refused(scoped, "create_notebook", parent_id=top, title=name)).replace(name, "N")
+            for name in ("Secret", "Nonexistent")
+        ]
+        sub = await _ok(scoped, "create_notebook", parent_id=folder.work, title="Sub")
+        moved = await _refused(scoped, "update_notebook", id=sub["id"], parent_id=top)
+        renamed = await _ok(scoped, "update_notebook", id=sub["id"], title="Renamed")
+        person = await _ok(everything, "update_notebook", id=folder.work, title="Secret")
+    assert said[0] == said[1] and made[0] == made[1], (said, made)
+    assert "cannot be renamed" in said[0] and "nothing was changed" in said[0]
+    assert "nothing was changed" in moved and "nothing was changed" in made[0]
+    assert renamed["title"] == "Renamed" and (folder.root / "Secret 2" / "Renamed").is_dir()
+    # Not vacuous: the name is taken beside Work, as the person's rename shows.
+    assert person["title"] == "Secret 2" and (folder.root / "Secret 2" / "Work plan.md").exists()
+    assert sorted(p.name for p in folder.root.iterdir() if p.is_dir()) == ["Secret", "Secret 2"]
 
 
 def test_the_person_attaching_a_notes_name_gets_an_attachment_too(folder: Folder) -> None:

@@ -111,6 +111,17 @@ class HasFileLinks(Protocol):
 
 
 @runtime_checkable
+class HasFolderNames(Protocol):
+    """A store whose notebooks are folders (the Markdown folder): a notebook's title is its
+    folder's name, which must differ from every other name beside it (taken: ``Name 2``)."""
+
+    def folder_parent(self, parent_id: str) -> str:
+        """The notebook in whose folder the folder of a notebook made inside ``parent_id`` is:
+        ``parent_id``, or ``""`` (the top of the folder) for the notebook of the folder's root."""
+        ...
+
+
+@runtime_checkable
 class ReadsNotesFromText(Protocol):
     """A store that keeps each note as a file's text and reads the note back from it (the Markdown
     folder): a note may read back otherwise than it was given (a first-line heading is its title)."""
