@@ -50,12 +50,18 @@ def linking_notes(store: Store, resource_id: str, folders: frozenset[str] | None
     too: the caller could add that link itself (``[x](:/id)``) to reach a file kept elsewhere.
     So a hidden attachment answers every question as an id that names nothing, and a refusal
     never says that notes elsewhere link it.
+
+    Where notes link files by path (a Markdown folder, ``HasFileLinks``), a file in the folder of a
+    notebook outside ``folders`` is hidden too, whichever notes link it: any file a note links is
+    its attachment there, and the person may have linked one from a visible note.
     """
     ids = store.resource_notes(resource_id)
     notes = store.get_notes(ids)
     if folders is None:
         return notes
     if not ids or len(notes) < len(ids) or any(n.parent_id not in folders for n in notes):
+        return None
+    if isinstance(store, HasFileLinks) and store.file_notebook(resource_id) not in (None, *folders):
         return None
     return notes
 

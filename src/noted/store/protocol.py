@@ -89,12 +89,53 @@ class HasNotesFolder(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class FileLink:
+    """A link of a note's text to a file, as a store whose notes link files by path reads it.
+
+    Attributes:
+        target: The link as written (``../docs/q3.pdf``, ``a.png`` of ``![[a.png]]``).
+        wiki: A wiki link or embed (found by name anywhere), not a Markdown one (a path).
+        path: The file it leads to, relative to the folder; None when it leads to no file.
+        attachment: The id of that file as an attachment, None when no note links it yet.
+        notebook: The notebook whose folder holds the file; None when none does (the folder where
+            new attachments go, when it is one folder for every note, or a folder with no notes).
+    """
+
+    target: str
+    wiki: bool
+    path: str | None
+    attachment: str | None
+    notebook: str | None
+
+
 @runtime_checkable
 class HasFileLinks(Protocol):
-    """A store whose notes link their attachments by path (the Markdown folder), not by ``:/id``."""
+    """A store whose notes link their attachments by path (the Markdown folder), not by ``:/id``:
+    any file of the folder a note links is an attachment of that note."""
 
     def body_with_ids(self, note_id: str, body: str) -> str:
         """``body`` of the note with each link to an attachment written ``:/id`` (export copies those)."""
+        ...
+
+    def file_links(self, body: str, *, note_id: str | None = None, folder_id: str = "") -> list[FileLink]:
+        """The links of ``body`` that the store reads as links to files, once each, read as the
+        note ``note_id``'s (None: a new note's in notebook ``folder_id``)."""
+        ...
+
+    def file_notebook(self, resource_id: str) -> str | None:
+        """The notebook whose folder holds the attachment's file (``FileLink.notebook``)."""
+        ...
+
+
+@runtime_checkable
+class HasFolderNames(Protocol):
+    """A store whose notebooks are folders (the Markdown folder): a notebook's title is its
+    folder's name, which must differ from every other name beside it (taken: ``Name 2``)."""
+
+    def folder_parent(self, parent_id: str) -> str:
+        """The notebook in whose folder the folder of a notebook made inside ``parent_id`` is:
+        ``parent_id``, or ``""`` (the top of the folder) for the notebook of the folder's root."""
         ...
 
 

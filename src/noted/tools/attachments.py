@@ -4,9 +4,11 @@ every attachment tool shares (the writes are in ``attachment_writes``).
 With no scope every attachment is visible, linked or not. In a scope, one is visible when notes
 link it and every one of them is visible (``noted.ops.attachments.linking_notes``): a caller can
 add a ``:/id`` link to a visible note, so "a visible note links it" would let it read a file kept
-elsewhere. Any other attachment is, to the caller, an id that names nothing, for every tool; and
-replacing or deleting a visible one changes visible notes only. The note writes add no ``:/id``
-link to what the caller cannot see either (``check_links``).
+elsewhere; in a Markdown folder, a file in the folder of a notebook outside the scope is hidden
+whichever notes link it. Any other attachment is, to the caller, an id that names nothing, for every
+tool; and replacing or deleting a visible one changes visible notes only. The note writes add no
+link to what the caller cannot see either, by ``:/id`` or, in a Markdown folder, by path or name
+(``check_links``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from noted.errors import NotFoundError
 from noted.models import Note, Resource
 from noted.ops import filetypes
 from noted.ops.attachments import linking_notes
+from noted.store.protocol import FileLink, HasFileLinks
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.base import IMAGES, READ, ImageData, Payload, Tool, ToolContext, ToolError
@@ -47,14 +50,27 @@ _ID_LINK = re.compile(r":/([0-9a-fA-F]{32})")
 
 
 def check_links(
-    ctx: ToolContext, scope: ScopeView, text: str, *, before: str = "", field: str = "body"
+    ctx: ToolContext,
+    scope: ScopeView,
+    text: str,
+    *,
+    before: str = "",
+    field: str = "body",
+    note_id: str | None = None,
+    folder_id: str = "",
 ) -> None:
-    """In a scope, refuse ``text`` when it links (``:/id``) a note or an attachment the caller
-    cannot see that ``before`` did not link already, in the words for an id that names nothing.
+    """In a scope, refuse ``text`` (a note's whole text after the write: an append may finish a
+    link ``before`` began) when it links (``:/id``) a note or an attachment the caller cannot see
+    that ``before`` did not link already, in the words for an id that names nothing.
 
     A link is more than text: a Markdown folder writes the path of what ``:/id`` names (its
     notebook and title, a file's name) into the note, and a hidden file linked from a visible note
-    would be seen once the notes elsewhere that link it let go of it.
+    would be seen once the notes elsewhere that link it let go of it. There, a note links files by
+    path or name too, and any file it links is its attachment; such a link (the note's own,
+    ``note_id``, or a new one's in ``folder_id``) may lead to a file in the folder of a notebook
+    the caller sees or to an attachment it sees (one in the folder every note's attachments go to,
+    that only its notes link). A link to any other file, or to none, is refused in the same words,
+    so a refusal never says whether a file is there.
     """
     if scope.unrestricted:
         return
@@ -68,6 +84,32 @@ def check_links(
             raise ToolError(
                 f'no note or attachment with id "{item_id}" to link; nothing was written', field=field
             ) from None
+    store = ctx.store
+    if not isinstance(store, HasFileLinks):
+        return
+    known = {_key(link) for link in store.file_links(before, note_id=note_id, folder_id=folder_id)}
+    for link in store.file_links(text, note_id=note_id, folder_id=folder_id):
+        if _key(link) not in known and not _may_link(ctx, scope, link):
+            raise ToolError(
+                f'no note or attachment "{link.target}" to link; nothing was written', field=field
+            )
+
+
+def _key(link: FileLink) -> tuple[str, bool]:
+    """A file link as written: one the note had already may stay. (Not the file it leads to: that a
+    new link led to the file of one already there would tell that the file exists.)"""
+    return link.target, link.wiki
+
+
+def _may_link(ctx: ToolContext, scope: ScopeView, link: FileLink) -> bool:
+    if link.path is None:
+        return False
+    if link.notebook is not None:
+        return scope.allows_folder(link.notebook)
+    return (
+        link.attachment is not None
+        and linking_notes(ctx.store, link.attachment, scope.folder_ids) is not None
+    )
 
 
 def attachment_fields(resource: Resource, notes: list[Note]) -> Payload:

@@ -104,8 +104,8 @@ def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     body = _body(args)
     checked = _attachments(args)
     scope = view(ctx)
-    check_links(ctx, scope, body, field="body_html" if "body_html" in args else "body")
     folder_id, title = _target_notebook(ctx, scope, args)
+    check_links(ctx, scope, body, field="body_html" if "body_html" in args else "body", folder_id=folder_id)
     draft = NoteDraft(
         title=args["title"],
         body=body,

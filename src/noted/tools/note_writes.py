@@ -3,7 +3,7 @@
 
 Every change is an operation of ``noted.ops.notes``, shared with the app and the CLI, made with
 ``ctx.actor``, so the change feed and the revisions show who did it. In a scope, a note can only be created in, moved to or found in a visible notebook,
-and a write adds no ``:/id`` link to a note or attachment the caller cannot see (``tools.attachments.check_links``).
+and a write adds no link to a note or attachment the caller cannot see (``tools.attachments.check_links``).
 """
 
 from __future__ import annotations
@@ -103,9 +103,16 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         raise _stale(note.title, base, note.updated_time)
     patch = _patch(ctx, scope, args, note)
     if modes:
-        text = patch.body if patch.body is not None else patch.append or patch.prepend or ""
         field = "replace_text.replace" if modes[0] == "replace_text" else modes[0]
-        check_links(ctx, scope, text, before=note.body, field=field)
+        check_links(
+            ctx,
+            scope,
+            patch.body_after(note.body),
+            before=note.body,
+            field=field,
+            note_id=note.id,
+            folder_id=note.parent_id,
+        )
     if "replace_text" in args and base is None:
         base = note.updated_time  # the replacement was computed on this version; never apply it to another
     before = _folded(note_tag_titles(ctx, note.id)) if tags is not None else set()

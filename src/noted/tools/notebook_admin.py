@@ -6,7 +6,10 @@ before anything is written (the scope is resolved again on the notebooks as they
 app can hide a notebook from itself or carry it off to a place it cannot see. A top of the scope
 (a notebook the scope names, whose parent the caller cannot see) may be renamed, but not moved or
 trashed: that would change the notebook around it, which is the person's. A refusal names the
-limit that applies (``mcp.allowedNotebooks`` or the client's token).
+limit that applies (``mcp.allowedNotebooks`` or the client's token). In a Markdown folder, where a
+notebook's name is its folder's and a name taken beside it becomes ``Name 2``, a top of the scope is
+not renamed (nor a notebook made or moved to the top of the folder): the name it got would tell
+which names the folders the caller cannot see have (``names_beside_hidden``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from noted.ops import notebooks as ops
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import iso, notebook_title, opt_iso, view, visible_folder
-from noted.tools.scope import ScopeView
+from noted.tools.scope import BESIDE_HIDDEN, ScopeView, names_beside_hidden
 
 
 def _summary(ctx: ToolContext, scope: ScopeView, folder: Folder) -> Payload:
@@ -145,6 +148,10 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         raise ToolError("a notebook title must be one line and not empty", field="title")
     parent_id = str(args.get("parent_id", folder.parent_id))
     every = ctx.store.list_folders(include_trashed=True)
+    if title != folder.title and names_beside_hidden(ctx.store, scope, folder.parent_id):
+        raise ToolError(
+            f'notebook "{folder.title}" cannot be renamed from here: {BESIDE_HIDDEN}', field="title"
+        )
     if parent_id != folder.parent_id:
         _refuse_root(ctx, scope, folder, every, "moved")
         _check_move(ctx, scope, folder, parent_id, every)
@@ -153,6 +160,11 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             raise ToolError(
                 f'this move would take notebook "{folder.title}" out of the notebooks you can see '
                 f"({leaving}); nothing was changed. Only the person can do that, in noted.",
+                field="parent_id",
+            )
+        if names_beside_hidden(ctx.store, scope, parent_id):
+            raise ToolError(
+                f'notebook "{folder.title}" cannot be moved there from here: {BESIDE_HIDDEN}',
                 field="parent_id",
             )
     updated = ops.update_notebook(

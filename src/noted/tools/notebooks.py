@@ -15,6 +15,7 @@ from noted.ops.notebooks import create_notebook
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import iso, offset_page, scoped_notes, tag_title, view, visible_folder
+from noted.tools.scope import BESIDE_HIDDEN, names_beside_hidden
 
 LIST_MAX = 200
 _BATCH = 500
@@ -207,7 +208,12 @@ def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     parent_id = args.get("parent_id") or ""
     if parent_id:
-        visible_folder(ctx, scope, parent_id, field="parent_id")
+        parent = visible_folder(ctx, scope, parent_id, field="parent_id")
+        if names_beside_hidden(ctx.store, scope, parent.id):
+            raise ToolError(
+                f'a notebook cannot be made inside "{parent.title}" from here: {BESIDE_HIDDEN}',
+                field="parent_id",
+            )
     elif not scope.unrestricted:
         raise ToolError(
             "you can only create notebooks inside the notebooks you can see: give parent_id "

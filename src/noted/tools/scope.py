@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from noted.models import Folder, Note, NoteMeta, descendants
 from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
-from noted.store.protocol import Store
+from noted.store.protocol import HasFolderNames, Store
 
 SETTING_SOURCE = MCP_ALLOWED_NOTEBOOKS.key
 """The source of the limit ``mcp.allowedNotebooks`` sets."""
@@ -111,6 +111,24 @@ class Scope:
     def named(self) -> frozenset[str]:
         """Every notebook id a limit names (to tell which no longer exist)."""
         return frozenset(i for limit in self.limits for i in limit.notebooks)
+
+
+BESIDE_HIDDEN = (
+    "in a Markdown folder a notebook's name is its folder's, which must differ from every name beside "
+    "it, and those are not all yours to see; nothing was changed. Only the person can do that, in noted."
+)
+"""Why ``names_beside_hidden`` refuses: the same words whatever the name, taken or free."""
+
+
+def names_beside_hidden(store: Store, scope: ScopeView, parent_id: str) -> bool:
+    """Whether the folder of a notebook inside ``parent_id`` sits among names the caller may not
+    see, on a store whose notebooks are folders (``HasFolderNames``): a name taken there is
+    changed (``Name 2``), so the name a notebook gets would tell what is there. That is so above a
+    top of the scope, and at the top of the folder, unless the scope is everything."""
+    if scope.unrestricted or not isinstance(store, HasFolderNames):
+        return False
+    beside = store.folder_parent(parent_id)
+    return not beside or not scope.allows_folder(beside)
 
 
 def _ids(entries: Iterable[str]) -> frozenset[str]:

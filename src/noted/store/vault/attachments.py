@@ -13,8 +13,14 @@ A file attached from noted (``noted.ops.attachments.attach_to_note``: the bytes 
 ``:/id`` is linked in the note) is written into the folder Obsidian would use when the note's text
 is written: ``attachmentFolderPath`` of ``.obsidian/app.json`` (``/`` or none: the folder's root;
 ``./``: the note's folder; ``./sub``: a folder below the note's; ``dir``: that folder from the root),
-and the ``:/id`` link becomes the file's relative path (as does a ``:/id`` link to a note). noted
+and the ``:/id`` link becomes the file's relative path (as does a ``:/id`` link to a note). An
+attachment named as a note (``plan.md``) is written ``plan.md.txt``: a ``.md`` file of the folder is a
+note, to noted's follower and to Obsidian alike, so it would turn into a note (in a notebook the one
+who attached it may not see, recorded as an outside edit) and stop being an attachment. noted
 deletes only a file it wrote, and only while it is unchanged (``Resources.delete_resource``).
+
+What a link leads to (``links_of``) and which notebook's folder holds a file (``notebook_of``) tell
+a caller limited to some notebooks what it may link and see (``noted.tools.attachments``).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from urllib.parse import quote, unquote
 from noted.errors import NotFoundError
 from noted.markdown import MD_LINK, WIKI_LINK, LinkSpan, code_ranges, link_spans, linked_ids, replace_spans
 from noted.models import ChangeType, ItemType, new_id
+from noted.store.protocol import FileLink
 from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
@@ -279,6 +286,8 @@ class Attachments:
             return None  # a link to nothing noted knows
         data = store.mirror.read_resource(resource_id)
         stem, suffix = posixpath.splitext(resource.filename)
+        if suffix.lower() in _NOTE_SUFFIXES:  # the folder would read it as a note: kept as text
+            stem, suffix = resource.filename, ".txt"
         path = store.vault.free_name(self.new_folder(note_rel), stem or "attachment", suffix)
         store.vault.write(path, data)
         with store.db.write() as conn:
@@ -290,13 +299,52 @@ class Attachments:
 
     def new_folder(self, note_rel: str) -> str:
         """Where a new attachment of the note ``note_rel`` goes (``attachmentFolderPath``)."""
-        setting = "/"
-        with contextlib.suppress(OSError, Skipped, ValueError, UnicodeDecodeError, AttributeError):
-            value = json.loads(self.store.vault.read(APP_SETTINGS).data).get("attachmentFolderPath")
-            setting = value if isinstance(value, str) else setting
-        setting = setting.strip()
-        if setting == "." or setting.startswith("./"):
+        setting = self._setting()
+        if _per_note(setting):
             folder = posixpath.normpath(posixpath.join(note_rel.rpartition("/")[0], setting[2:]))
         else:
             folder = posixpath.normpath(setting.strip("/") or ".")
         return "" if folder == "." else folder
+
+    def _setting(self) -> str:
+        setting = "/"
+        with contextlib.suppress(OSError, Skipped, ValueError, UnicodeDecodeError, AttributeError):
+            value = json.loads(self.store.vault.read(APP_SETTINGS).data).get("attachmentFolderPath")
+            setting = value if isinstance(value, str) else setting
+        return setting.strip()
+
+    # What a link leads to, for a caller limited to some notebooks -------------------------------
+    def links_of(self, note_rel: str, body: str) -> list[FileLink]:
+        """Each file link of ``body`` (as ``link`` reads them) from the note ``note_rel``: the file
+        it leads to, that file's attachment id and the notebook whose folder holds it."""
+        shared = self.shared_folder()
+        found: list[FileLink] = []
+        for target, wiki in dict.fromkeys(written_targets(body)):
+            path = self.find(note_rel, target, wiki)
+            if path is None:
+                found.append(FileLink(target, wiki, None, None, None))
+            else:
+                home = self.notebook_of(path, shared)
+                found.append(FileLink(target, wiki, path, self.store.ledger.file_at(path), home))
+        return found
+
+    def notebook_of(self, path: str, shared: str | None) -> str | None:
+        """The notebook whose folder holds the file ``path`` (the nearest folder up that is one's),
+        None for a file right in ``shared``, the folder every note's new attachments go to."""
+        folder = path.rpartition("/")[0]
+        if folder == shared:
+            return None
+        while True:
+            found = self.store.ledger.folder_at(folder)
+            if found is not None or not folder:
+                return found
+            folder = folder.rpartition("/")[0]
+
+    def shared_folder(self) -> str | None:
+        """The folder new attachments go to when it is one for every note (None: each note's own)."""
+        return None if _per_note(self._setting()) else self.new_folder("")
+
+
+def _per_note(setting: str) -> bool:
+    """Whether ``attachmentFolderPath`` puts each note's attachments beside it (``./``, ``./sub``)."""
+    return setting == "." or setting.startswith("./")

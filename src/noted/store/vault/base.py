@@ -85,6 +85,16 @@ class VaultCore:
             self.ledger.put_folder(conn, folder_id, path)
         return path
 
+    def folder_rel(self, folder_id: str) -> str:
+        """The folder of notebook ``folder_id`` (``""``: the root), or where ``folder_dir`` would
+        make it; nothing is made."""
+        path = self.ledger.folder_path(folder_id) if folder_id else ""
+        if path is not None:
+            return path
+        folder = self.mirror.get_folder(folder_id)
+        parent = self.folder_rel(folder.parent_id) if folder.parent_id else ""
+        return f"{parent}/{safe_name(folder.title)}".lstrip("/")
+
     def put(
         self,
         rel: str,

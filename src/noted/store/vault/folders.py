@@ -33,6 +33,10 @@ class Folders(VaultPart):
             self.vault.path(path).mkdir(parents=True)
         return folder
 
+    def folder_parent(self, parent_id: str) -> str:
+        """``HasFolderNames.folder_parent``: the root's notebook's sub-notebooks are at the top."""
+        return "" if parent_id == self.core.root_folder_id else parent_id
+
     def update_folder(
         self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
     ) -> Folder:

@@ -16,7 +16,7 @@ from pathlib import Path
 from noted.errors import InvalidInputError, NotedError, NotFoundError
 from noted.models import ChangeType, ItemState, ItemType, Resource, now_ms
 from noted.store.durable import write_aside
-from noted.store.protocol import KeptFile
+from noted.store.protocol import FileLink, KeptFile
 from noted.store.rules import attachment_name, file_extension
 from noted.store.sqlite.feed import record
 from noted.store.sqlite.steps import Step, Taker
@@ -64,6 +64,20 @@ class Resources(VaultPart):
         """``body`` with its links to files of the folder written ``:/id`` (``Attachments.with_ids``)."""
         row = self.ledger.note(note_id)
         return body if row is None else self.attachments.with_ids(row.path, body)
+
+    def file_links(self, body: str, *, note_id: str | None = None, folder_id: str = "") -> list[FileLink]:
+        """``HasFileLinks.file_links``: ``Attachments.links_of`` from the note's file, or from a new
+        one in the folder of notebook ``folder_id`` (nothing is made)."""
+        row = self.ledger.note(note_id) if note_id else None
+        rel = row.path if row is not None else f"{self.core.folder_rel(folder_id)}/new.md".lstrip("/")
+        return self.attachments.links_of(rel, body)
+
+    def file_notebook(self, resource_id: str) -> str | None:
+        """``HasFileLinks.file_notebook`` (None too for one waiting in the profile)."""
+        known = self.ledger.file(resource_id)
+        if known is None:
+            return None
+        return self.attachments.notebook_of(known[0], self.attachments.shared_folder())
 
     def replace_resource(
         self,

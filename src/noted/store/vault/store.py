@@ -82,6 +82,8 @@ class VaultStore(Parts):
         self.as_read = notes.as_read
         self.body_with_ids = resources.body_with_ids
         mirror.takers.update(resources.takers())
+        self.file_links, self.file_notebook = resources.file_links, resources.file_notebook
+        self.folder_parent = folders.folder_parent
         self._watcher: Watcher | None = None
 
     @classmethod

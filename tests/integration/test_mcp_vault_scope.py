@@ -1,0 +1,302 @@
+"""A Markdown folder seen by an AI app limited to one notebook: what lies outside it answers as what
+does not exist, for files linked by path or name too, and nothing it does makes a note elsewhere.
+
+The folder is real, the app is the MCP SDK's client over HTTP with a client token limited to "Work",
+and the main token (no scope) shows each hidden thing is there, so no check here is vacuous.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from tests.integration.mcp_support import bearer, http_client, text_of
+from tests.support.vaults import by_title
+
+from noted.embeddings.fake import FakeEmbedder
+from noted.mcp.client_tokens import ClientTokens
+from noted.mcp.deps import McpDeps
+from noted.mcp.http import HttpServer
+from noted.mcp.options import HttpOptions
+from noted.mcp.server import NotedMcp
+from noted.mcp.token import create
+from noted.models import NotePatch
+from noted.profile import Profile
+from noted.search.keyword import KeywordSearch
+from noted.search.semantic import SemanticSearch
+from noted.settings import Settings
+from noted.store.vault import VaultStore
+from noted.tools import ToolRegistry, all_tools
+
+KEYS = b"SECRET BYTES, linked by no note\n"
+WALLET = b"a file at the top of the folder\n"
+
+
+@dataclass
+class Folder:
+    """A Markdown folder with "Work" and "Secret", opened as a profile's store."""
+
+    root: Path
+    store: VaultStore
+    settings: Settings
+    deps: McpDeps
+    work_note: str
+    work: str
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Iterator[Folder]:
+    root = tmp_path / "vault"
+    (root / "Work").mkdir(parents=True)
+    (root / "Secret").mkdir()
+    (root / "Work" / "Work plan.md").write_text("# Work plan\n\nwork text\n")
+    (root / "Work" / "diagram.txt").write_text("a file of Work's own\n")
+    (root / "Secret" / "Secret plan.md").write_text("# Secret plan\n\nsecret text\n")
+    (root / "Secret" / "keys.txt").write_bytes(KEYS)
+    (root / "wallet.txt").write_bytes(WALLET)
+    profile = Profile(tmp_path / "p").ensure()
+    store = VaultStore.open(root, profile.root)
+    settings = Settings.load(profile)
+    for tool in ("update_note", "create_note", "attach_file", "replace_attachment", "update_notebook"):
+        settings.set(f"ai.tool.{tool}.enabled", True)
+    settings.set("ai.tool.create_notebook.enabled", True)
+    tools = ToolRegistry(settings, all_tools())
+    deps = McpDeps(
+        store,
+        KeywordSearch(store),
+        settings,
+        tools,
+        lambda: SemanticSearch(store, store.db, FakeEmbedder()),
+        log_path=profile.log_path,
+    )
+    work_note = by_title(store, "Work plan")
+    yield Folder(root, store, settings, deps, work_note, store.get_note(work_note).parent_id)
+    store.close()
+
+
+@asynccontextmanager
+async def _clients(folder: Folder, tmp_path: Path, *notebooks: str) -> AsyncIterator[tuple[Client, Client]]:
+    """A client limited to Work (and ``notebooks``), and one with the main token (no scope)."""
+    clients = ClientTokens.beside(folder.settings.path)
+    work = clients.add("work", notebooks=[folder.work, *notebooks], tools=["all"])
+    main = create(tmp_path / "main-token")
+    options = HttpOptions(port=0, clients_file=clients.path, token_file=tmp_path / "main-token")
+    http = HttpServer(NotedMcp(folder.deps, poll_seconds=0.2), options)
+    await http.start()
+    try:
+        async with (
+            http_client(str(http.url), "legacy", headers=bearer(work)) as scoped,
+            http_client(str(http.url), "legacy", headers=bearer(main)) as everything,
+        ):
+            yield scoped, everything
+    finally:
+        await http.stop()
+
+
+async def _ok(client: Client, tool: str, **args: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, (tool, text_of(result))
+    content: dict[str, Any] = result.structured_content or {}
+    return content
+
+
+async def _refused(client: Client, tool: str, **args: Any) -> str:
+    result = await client.call_tool(tool, args)
+    assert result.is_error, (tool, args, result.structured_content)
+    return text_of(result)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+async def test_a_link_by_path_or_name_to_a_file_outside_the_scope_is_refused_as_one_to_nothing(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """Linking ``../Secret/keys.txt`` (or ``![[wallet.txt]]``, found by name anywhere) from its Work
+    note made the file the note's attachment: the client listed it, read it and overwrote it on
+    disk. Now such a link is refused as a link to a file that is not there, and nothing is written;
+    links to Work's own files and to its own attachments are written."""
+    store = folder.store
+    hidden = [
+        "../Secret/keys.txt",
+        "/Secret/keys.txt",
+        "[[keys.txt]]",
+        "[[wallet.txt]]",
+        "[[Secret/keys.txt]]",
+    ]
+    missing = [
+        "../Secret/nothing.txt",
+        "/Secret/nothing.txt",
+        "[[nothing.txt]]",
+        "[[bare.txt]]",
+        "[[Secret/no.txt]]",
+    ]
+    cursor = store.latest_cursor()
+    async with _clients(folder, tmp_path) as (scoped, everything):
+        said: dict[str, list[str]] = {}
+        for name, targets in (("hidden", hidden), ("missing", missing)):
+            for target in targets:
+                link = f"!{target}" if target.startswith("[[") else f"[k]({target})"
+                bare = target.strip("[]")
+                said.setdefault(name, []).extend(
+                    [
+                        (await _refused(scoped, "update_note", id=folder.work_note, append=link)).replace(
+                            bare, "X"
+                        ),
+                        (await _refused(scoped, "update_note", id=folder.work_note, body=link)).replace(
+                            bare, "X"
+                        ),
+                        (
+                            await _refused(
+                                scoped, "create_note", title="New", notebook_id=folder.work, body=link
+                            )
+                        ).replace(bare, "X"),
+                    ]
+                )
+        assert store.latest_cursor() == cursor  # nothing was written
+        # A link an append only finishes (a link's target may start on the next line) is seen whole.
+        start = await _ok(scoped, "update_note", id=folder.work_note, append="[k](")
+        finished = await _refused(scoped, "update_note", id=folder.work_note, append="../Secret/keys.txt)")
+        listed = await _ok(scoped, "list_attachments")
+        # What the client may link: a file in Work's folder, and a file it attached itself.
+        mine = await _ok(
+            scoped,
+            "attach_file",
+            note_id=folder.work_note,
+            filename="mine.txt",
+            mime="text/plain",
+            content_base64=_b64(b"mine\n"),
+        )
+        other = await _ok(
+            scoped, "create_note", title="Other", notebook_id=folder.work, body="![d](diagram.txt)"
+        )
+        await _ok(scoped, "update_note", id=other["id"], append="[m](../mine.txt)")
+        seen = {a["filename"] for a in (await _ok(scoped, "list_attachments"))["attachments"]}
+        # The person (the main token) links anything, as before.
+        await _ok(everything, "update_note", id=folder.work_note, append="[k](../Secret/keys.txt)")
+    assert start["changed"] == ["append"]
+    assert said["hidden"] == said["missing"], said
+    assert said["hidden"][0] == 'no note or attachment "X" to link; nothing was written'
+    assert "keys" in finished and "nothing was written" in finished
+    assert listed["attachments"] == []
+    assert seen == {"diagram.txt", "mine.txt"} and mine["filename"] == "mine.txt"
+    assert (folder.root / "Secret" / "keys.txt").read_bytes() == KEYS
+    assert "../Secret/keys.txt" in store.get_note(folder.work_note).body
+
+
+async def test_a_file_in_a_notebook_outside_the_scope_stays_hidden_when_a_note_inside_links_it(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """The person links Secret's keys.txt from the Work note: the file is that note's attachment,
+    linked by no other, yet it lies in Secret's folder, so the client limited to Work sees an id
+    that names nothing (and may still edit the note that links it)."""
+    store = folder.store
+    store.update_note(folder.work_note, NotePatch(append="[k](../Secret/keys.txt)"), actor="user")
+    [keys] = store.list_resources(note_id=folder.work_note)
+    made_up = "0123456789abcdef" * 2
+    async with _clients(folder, tmp_path) as (scoped, everything):
+        answers = {}
+        for rid in (keys.id, made_up):
+            answers[rid] = [
+                (await _refused(scoped, tool, id=rid, **extra)).replace(rid, "ID")
+                for tool, extra in (
+                    ("read_attachment", {}),
+                    ("get_attachment", {}),
+                    ("replace_attachment", {"content_base64": _b64(b"overwritten\n")}),
+                )
+            ]
+        listed = await _ok(scoped, "list_attachments", note_id=folder.work_note)
+        await _ok(scoped, "update_note", id=folder.work_note, append="more work")
+        # Another link to the file the note links already is no different from one to nothing.
+        again = [
+            (await _refused(scoped, "update_note", id=folder.work_note, append=f"![[{name}]]")).replace(
+                name, "X"
+            )
+            for name in ("keys.txt", "nothing.txt")
+        ]
+        read = await _ok(everything, "read_attachment", id=keys.id)
+    assert answers[keys.id] == answers[made_up]
+    assert again[0] == again[1]
+    assert listed["attachments"] == []
+    assert read["text"] == KEYS.decode()  # not vacuous: it is there, and the main token reads it
+    assert (folder.root / "Secret" / "keys.txt").read_bytes() == KEYS
+
+
+async def test_a_file_attached_under_a_notes_name_stays_an_attachment_and_makes_no_note(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """``attach_file`` named ``Planted.md`` wrote Planted.md at the top of the folder, which the
+    follower read as a new note outside Work, by "outside". Now the bytes are kept as
+    Planted.md.txt, an attachment of the Work note, and every change is the client's."""
+    store = folder.store
+    cursor = store.latest_cursor()
+    planted = b"# Planted\n\nwritten by the Work client\n"
+    async with _clients(folder, tmp_path) as (scoped, _):
+        made = await _ok(
+            scoped,
+            "attach_file",
+            note_id=folder.work_note,
+            filename="Planted.md",
+            mime="text/markdown",
+            content_base64=_b64(planted),
+        )
+        store.follower.scan()  # what the watcher would see of the new file
+        read = await _ok(scoped, "read_attachment", id=made["id"])
+    assert sorted(n.title for n in store.list_notes()) == ["Secret plan", "Work plan"]
+    assert not (folder.root / "Planted.md").exists()
+    assert (folder.root / "Planted.md.txt").read_bytes() == planted
+    assert read["text"] == planted.decode()
+    assert "](../Planted.md.txt)" in store.get_note(folder.work_note).body
+    actors = {c.actor for c in store.changes_since(cursor).changes}
+    assert actors == {"mcp:work"}, actors
+
+
+async def test_renaming_a_top_of_the_scope_says_nothing_of_the_names_beside_it(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """Renaming Work to "Secret" answered "Secret 2" while "Nonexistent" was kept: the client
+    learned a Secret folder is beside its own. In a Markdown folder a top of the scope is now not
+    renamed by the client, in the same words whatever the name; a sub-notebook is, and the person
+    still renames the top."""
+    store = folder.store
+    (folder.root / "README.md").write_text("# Readme\n")  # the folder's own notebook, given to the client
+    store.follower.scan()
+    top = store.get_note(by_title(store, "Readme")).parent_id
+    async with _clients(folder, tmp_path, top) as (scoped, everything):
+        said = [
+            (await _refused(scoped, "update_notebook", id=folder.work, title=name)).replace(name, "N")
+            for name in ("Secret", "Nonexistent")
+        ]
+        made = [
+            (await _refused(scoped, "create_notebook", parent_id=top, title=name)).replace(name, "N")
+            for name in ("Secret", "Nonexistent")
+        ]
+        sub = await _ok(scoped, "create_notebook", parent_id=folder.work, title="Sub")
+        moved = await _refused(scoped, "update_notebook", id=sub["id"], parent_id=top)
+        renamed = await _ok(scoped, "update_notebook", id=sub["id"], title="Renamed")
+        person = await _ok(everything, "update_notebook", id=folder.work, title="Secret")
+    assert said[0] == said[1] and made[0] == made[1], (said, made)
+    assert "cannot be renamed" in said[0] and "nothing was changed" in said[0]
+    assert "nothing was changed" in moved and "nothing was changed" in made[0]
+    assert renamed["title"] == "Renamed" and (folder.root / "Secret 2" / "Renamed").is_dir()
+    # Not vacuous: the name is taken beside Work, as the person's rename shows.
+    assert person["title"] == "Secret 2" and (folder.root / "Secret 2" / "Work plan.md").exists()
+    assert sorted(p.name for p in folder.root.iterdir() if p.is_dir()) == ["Secret", "Secret 2"]
+
+
+def test_the_person_attaching_a_notes_name_gets_an_attachment_too(folder: Folder) -> None:
+    """The rule is the folder's, not the scope's: the person's ``notes.md`` is kept as text too."""
+    store = folder.store
+    resource = store.add_resource(b"# Not a note\n", filename="notes.md", mime="text/markdown", actor="user")
+    store.update_note(folder.work_note, NotePatch(append=f"[n](:/{resource.id})"), actor="user")
+    store.follower.scan()
+    assert (folder.root / "notes.md.txt").read_bytes() == b"# Not a note\n"
+    assert [r.id for r in store.list_resources(note_id=folder.work_note)] == [resource.id]
+    assert sorted(n.title for n in store.list_notes()) == ["Secret plan", "Work plan"]
