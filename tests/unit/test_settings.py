@@ -221,7 +221,7 @@ def test_lists_and_tables_read_json_or_plain_text(tmp_path: Path) -> None:
     assert table == {"note.save": "ctrl+s", "chat.send": "ctrl+j"}
 
 
-@pytest.mark.parametrize("text", ["", " ", ",", " , ", "[]"])
+@pytest.mark.parametrize("text", ["", " ", ",", " , ", "[]", '[""]', '[" "]', '["", "  "]'])
 def test_an_empty_value_never_lifts_the_notebook_limit(tmp_path: Path, text: str) -> None:
     # Empty means every notebook, so `config set mcp.allowedNotebooks "$BOOKS"` with BOOKS unset, or
     # NOTED_MCP_ALLOWEDNOTEBOOKS= left in a script, shared them all; `config unset` is the way to.

@@ -152,7 +152,7 @@ class Setting(Generic[T]):
                 value = self._parse_table(text)
             case _:
                 value = self._check_text(text)
-        if self.empty_means and not (value.strip() if isinstance(value, str) else value):
+        if self.empty_means and _is_empty(value):
             raise ConfigError(
                 f"{self.key} is empty, and an empty value never means {self.empty_means}",
                 hint=f"give a value, or `noted config unset {self.key}` for {self.empty_means}",
@@ -262,6 +262,16 @@ class Setting(Generic[T]):
 
     def _invalid(self, got: object, *, hint: str | None = None) -> ConfigError:
         return ConfigError(f"{self.key} must be {self.allowed()} (got {_quote(got)})", hint=hint)
+
+
+def _is_empty(value: SettingValue) -> bool:
+    """Whether a value says nothing: blank text, a list of nothing but blank text (what
+    ``'["$NB"]'`` gives with ``NB`` unset), or an empty table."""
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, tuple):
+        return not any(item.strip() for item in value)
+    return not value
 
 
 def to_json(value: SettingValue) -> bool | int | str | list[str] | dict[str, str]:
