@@ -193,6 +193,10 @@ class NotedMcp:
         """The tools an MCP client gets: switched on, and not editor tools."""
         return [t for t in self.deps.tools.offered() if not t.editor]
 
+    def offered_to(self, client: ClientToken | None) -> list[Tool]:
+        """The tools ``client`` gets (its token's among those offered; all of them without one)."""
+        return [t for t in self.offered() if client is None or client.allows(t)]
+
     def offered_names(self) -> frozenset[str]:
         return frozenset(t.name for t in self.offered())
 
@@ -215,8 +219,7 @@ class NotedMcp:
         """
         if ctx.method != "tools/list" or (ctx.params or {}).get("cursor") is not None:
             return await call_next(ctx)
-        client = self._client_of(ctx)
-        names = tuple(t.name for t in self.offered() if client is None or client.allows(t))
+        names = tuple(t.name for t in self.offered_to(self._client_of(ctx)))
         key = (ctx.protocol_version, names)
         cached = self._lists.get(key)
         if cached is None:
@@ -229,18 +232,17 @@ class NotedMcp:
     async def _list_tools(
         self, ctx: ServerRequestContext[dict[str, Any]], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        client = self._client_of(ctx)
-        tools = [t for t in self.offered() if client is None or client.allows(t)]
+        tools = self.offered_to(self._client_of(ctx))
         return types.ListToolsResult(tools=[self._wire_tool(t) for t in tools])
 
     async def _call_tool(
         self, ctx: ServerRequestContext[dict[str, Any]], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         tool = self.deps.tools.get(params.name)
-        if tool is None or tool.editor:
-            known = ", ".join(sorted(self.offered_names())) or "none"
-            raise MCPError(INVALID_PARAMS, f'Unknown tool "{params.name[:100]}"; the tools on are: {known}')
         client = self._client_of(ctx)
+        if tool is None or tool.editor:  # the tools named are this client's: no others are told of
+            known = ", ".join(sorted(t.name for t in self.offered_to(client))) or "none"
+            raise MCPError(INVALID_PARAMS, f'Unknown tool "{params.name[:100]}"; the tools on are: {known}')
         if client is not None and not client.allows(tool):
             return _refused(
                 f'The tool "{tool.name}" is not among the tools of the client token "{client.name}" '
