@@ -151,6 +151,29 @@ async def test_stdio_serves_as_the_named_client_until_it_is_revoked(world: World
     assert {r.actor for r in history} == {"mcp:writer"}  # the token's name, not the app's ("raw")
 
 
+async def test_a_client_added_again_under_a_revoked_name_is_not_served_by_the_old_session(
+    world: World,
+) -> None:
+    # a stdio server started with --client reader was refused once reader was revoked, but served
+    # the new "reader" (its notebooks, its actor) as soon as one was added again by that name
+    clients, _, _ = _clients(world)
+    async with raw_stdio(world, "--client", "reader") as (send, reply):
+        call = {"name": "list_notebooks", "arguments": {}}
+        request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
+        await send(json.dumps(request).encode())
+        listed = (await reply())["result"]["structuredContent"]["notebooks"]
+        assert [n["id"] for n in listed] == [world.work_id]  # served as the reader it started as
+        clients.revoke("reader")
+        clients.add("reader", notebooks=[world.private_id], tools=["all"])
+        await send(json.dumps({**request, "id": 2}).encode())
+        answer = await reply()
+    assert answer["id"] == 2 and "revoked" in answer["error"]["message"], answer
+    async with raw_stdio(world, "--client", "reader") as (send, reply):  # not vacuous: a new session is
+        await send(json.dumps({**request, "id": 3}).encode())
+        listed = (await reply())["result"]["structuredContent"]["notebooks"]
+    assert [n["id"] for n in listed] == [world.private_id]
+
+
 async def test_an_unknown_tool_is_answered_with_the_tools_of_the_caller_only(world: World) -> None:
     # a read-only client calling "foo" was told every tool switched on, create_note among them
     clients, reader, writer = _clients(world)

@@ -136,6 +136,9 @@ class NotedMcp:
         self._wire: dict[str, types.Tool] = {}
         self._offered: frozenset[str] = frozenset()
         self._tasks: set[asyncio.Task[None]] = set()
+        # the token `client` named when this server started: one added later under its name,
+        # after it was revoked, is another client, and this server does not serve it
+        self._pinned: ClientToken | None = None
 
     # lifetime ------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -167,6 +170,8 @@ class NotedMcp:
         """
         self.allowed.settle()
         settle_clients(clients or self.client_tokens, self.deps.store)
+        if self.client is not None and self._pinned is None:
+            self._pinned = self.client_tokens.get(self.client)
 
     def context(self, actor: str, client: ClientToken | None) -> ToolContext:
         """What a tool call needs, for this caller: its actor, the scope of
@@ -183,6 +188,7 @@ class NotedMcp:
             scope=client.scope(scope) if client is not None else scope,
             review=deps.review,
             writes_wait=wait,
+            owner=client.owner if client is not None else "",
         )
 
     def connected(self) -> tuple[ClientInfo, ...]:
@@ -259,7 +265,9 @@ class NotedMcp:
         """
         if self.client is not None:
             found = self.client_tokens.get(self.client)
-            if found is None:
+            if self._pinned is None:  # served without settle (which pins it at the start)
+                self._pinned = found
+            if found is None or self._pinned is None or found.sha256 != self._pinned.sha256:
                 raise MCPError(
                     INVALID_REQUEST, f'the client token "{self.client}" was revoked; ask the person'
                 )

@@ -208,6 +208,10 @@ class ToolContext:
     """Where proposals are kept (``noted.tools.proposals``), and asked about by ``proposal_status``."""
     writes_wait: bool = False
     """Review mode: a write is stored as a proposal for the person instead of being run."""
+    owner: str = ""
+    """Who the caller is beyond its actor, for telling its proposals from others': a client
+    token's own id (``ClientToken.owner``), so a client added again under an old name is not the
+    old one; ``""`` for any other caller."""
 
     @property
     def finder(self) -> Finder:

@@ -61,6 +61,12 @@ def note_key(tool: Tool) -> str | None:
     return None
 
 
+def is_mine(proposal: ProposalRow, ctx: ToolContext) -> bool:
+    """Whether ``ctx``'s caller made ``proposal``: the same actor, and the same token (a client
+    added again under a revoked one's name is a stranger to its proposals)."""
+    return proposal.client == ctx.actor and str(proposal.detail.get("owner", "")) == ctx.owner
+
+
 def _scope_detail(scope: Scope) -> list[list[Any]]:
     return [[sorted(limit.notebooks), limit.source] for limit in scope.limits]
 
@@ -79,7 +85,12 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
         title=title,
         base_updated_time=note.updated_time if note else 0,
         time=now_ms(),
-        detail={"arguments": dict(args), "scope": _scope_detail(ctx.scope), **_base(ctx, tool, note)},
+        detail={
+            "arguments": dict(args),
+            "scope": _scope_detail(ctx.scope),
+            **({"owner": ctx.owner} if ctx.owner else {}),
+            **_base(ctx, tool, note),
+        },
     )
     ref = proposal_ref(row.id)
     return {
@@ -264,7 +275,7 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     nothing is, so the answer tells nothing of other clients' proposals or of notes out of scope."""
     rows = _rows(ctx)
     wanted = {str(i).strip().lower().removeprefix("p") for i in args.get("ids", [])}
-    mine = [p for p in rows.proposals(state=None) if p.client == ctx.actor]
+    mine = [p for p in rows.proposals(state=None) if is_mine(p, ctx)]
     found = _within(ctx, [p for p in mine if not wanted or str(p.id) in wanted])
     return {
         "proposals": [
