@@ -218,6 +218,7 @@ MCP_PORT = Setting(
 )
 MCP_ALLOWED_NOTEBOOKS: Setting[tuple[str, ...]] = Setting(
     "mcp.allowedNotebooks", MCP, "Notebooks AI apps may see", default=(), empty_means="every notebook",
+    closed=(("",), "no notebook is shared"),
     help="Notebook ids or titles (their sub-notebooks included) the tools may see; unset means all. "
     "Other notebooks are invisible: no titles, snippets or counts leak.",
 )
@@ -233,6 +234,7 @@ MCP_ALLOWED_ORIGINS: Setting[tuple[str, ...]] = Setting(
 )
 MCP_WRITES = Setting(
     "mcp.writes", MCP, "AI apps' changes", choices=("direct", "review"), default="direct",
+    closed=("review", "every AI app's writes wait for your review"),
     help="direct: an AI app's writes land at once (all stay reviewable). review: every AI app's writes, "
     "the main token's and no token's too, wait as proposals in the Changes view until you accept them "
     "(a client token's own --writes review does it for that app alone).",
