@@ -33,6 +33,7 @@ from noted.settings.handles import (
     MCP_WRITES,
     UI_KEYMAP,
 )
+from noted.tools import build_registry
 
 USER_FILE = """\
 # my own notes about this file
@@ -160,14 +161,22 @@ def test_a_bad_value_in_the_file_is_a_problem_and_the_default_stands_in(tmp_path
 def test_a_guard_the_file_holds_wrongly_stays_shut(tmp_path: Path, notebooks: str) -> None:
     # the default stood in for a bad value: every notebook for mcp.allowedNotebooks = [] (or a
     # list with a number in it), and writes landing at once for mcp.writes = "reveiw"
-    write_config(tmp_path, f'[mcp]\nallowedNotebooks = {notebooks}\nwrites = "reveiw"\nport = "x"\n')
+    # (and a read tool on for a typo in switching it off)
+    write_config(
+        tmp_path,
+        f'[mcp]\nallowedNotebooks = {notebooks}\nwrites = "reveiw"\nport = "x"\n'
+        '[ai.tool.read_note]\nenabled = "of"\n',
+    )
     settings = load(tmp_path)
     assert settings.get(MCP_ALLOWED_NOTEBOOKS) == ("",)  # names no notebook: shares none
     assert settings.get(MCP_WRITES) == "review"
+    build_registry(settings)  # the read tools declare their switches, on by default
+    assert not settings.tool_enabled("read_note") and settings.tool_enabled("read_notes")
     assert settings.get(MCP_PORT) == MCP_PORT.default  # not vacuous: other settings take the default
     problems = " | ".join(settings.problems)
     assert "until it is fixed, no notebook is shared" in problems
     assert "until it is fixed, every AI app's writes wait for your review" in problems
+    assert "ai.tool.read_note.enabled must be true or false" in problems and "the tool is off" in problems
     write_config(tmp_path, '[mcp]\nallowedNotebooks = ["Work"]\nwrites = "direct"\n')
     assert load(tmp_path).get(MCP_ALLOWED_NOTEBOOKS) == ("Work",) and load(tmp_path).problems == ()
 

@@ -45,6 +45,11 @@ TOOL_KEY = re.compile(r"ai\.tool\.([a-z][a-z0-9_]*)\.enabled")
 """The family of tool switches; a tool id is lowercase snake case."""
 
 
+SWITCHED_OFF = (False, "the tool is off")
+"""What stands in for a tool switch the config file holds wrongly: a read tool, on by default,
+is not switched back on by a typo in switching it off."""
+
+
 def tool_key(tool_id: str) -> str:
     """The key of the switch of tool ``tool_id``."""
     return f"ai.tool.{tool_id}.enabled"
@@ -52,7 +57,7 @@ def tool_key(tool_id: str) -> str:
 
 def tool_switch(tool_id: str) -> Setting[bool]:
     """The handle of ``ai.tool.<tool_id>.enabled``, a tool's on/off switch (see ``registry``)."""
-    return Setting(tool_key(tool_id), TOOLS, f"Tool {tool_id}", default=False, help="")
+    return Setting(tool_key(tool_id), TOOLS, f"Tool {tool_id}", default=False, help="", closed=SWITCHED_OFF)
 
 
 def _readable_file(settings: Settings, value: str) -> None:
@@ -143,6 +148,7 @@ AI_TIMEOUT_SECONDS = Setting(
 # Tools
 EDIT_CURRENT_TOOLS = Setting(
     "ai.tool.edit_current.enabled", TOOLS, "Edit the open note", default=False, writes_notes=True,
+    closed=SWITCHED_OFF,
     help="Let the assistant change the note open beside the chat (append, insert, replace text). "
     "Each edit still asks first while 'Ask before every change' is on.",
 )
