@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcp.shared.exceptions import MCPError
 from tests.integration.mcp_support import (
     ENVELOPE,
     LIST_HEADERS,
@@ -148,6 +149,49 @@ async def test_stdio_serves_as_the_named_client_until_it_is_revoked(world: World
         assert not made.get("isError"), made
     history = world.store.note_history(made["structuredContent"]["id"])
     assert {r.actor for r in history} == {"mcp:writer"}  # the token's name, not the app's ("raw")
+
+
+async def test_a_client_added_again_under_a_revoked_name_is_not_served_by_the_old_session(
+    world: World,
+) -> None:
+    # a stdio server started with --client reader was refused once reader was revoked, but served
+    # the new "reader" (its notebooks, its actor) as soon as one was added again by that name
+    clients, _, _ = _clients(world)
+    async with raw_stdio(world, "--client", "reader") as (send, reply):
+        call = {"name": "list_notebooks", "arguments": {}}
+        request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
+        await send(json.dumps(request).encode())
+        listed = (await reply())["result"]["structuredContent"]["notebooks"]
+        assert [n["id"] for n in listed] == [world.work_id]  # served as the reader it started as
+        clients.revoke("reader")
+        clients.add("reader", notebooks=[world.private_id], tools=["all"])
+        await send(json.dumps({**request, "id": 2}).encode())
+        answer = await reply()
+    assert answer["id"] == 2 and "revoked" in answer["error"]["message"], answer
+    async with raw_stdio(world, "--client", "reader") as (send, reply):  # not vacuous: a new session is
+        await send(json.dumps({**request, "id": 3}).encode())
+        listed = (await reply())["result"]["structuredContent"]["notebooks"]
+    assert [n["id"] for n in listed] == [world.private_id]
+
+
+async def test_an_unknown_tool_is_answered_with_the_tools_of_the_caller_only(world: World) -> None:
+    # a read-only client calling "foo" was told every tool switched on, create_note among them
+    clients, reader, writer = _clients(world)
+    told = {}
+    async with http_server(world, clients_file=clients.path) as http:
+        for name, token in (("reader", reader), ("writer", writer)):
+            async with http_client(str(http.url), "legacy", headers=_bearer(token)) as client:
+                with pytest.raises(MCPError) as caught:
+                    await client.call_tool("foo", {})
+                told[name] = caught.value.error.message
+    assert 'Unknown tool "foo"' in told["reader"] and "search_notes" in told["reader"]
+    assert "create_note" not in told["reader"]
+    assert "create_note" in told["writer"]  # not vacuous: it is on, and the writer may use it
+    async with raw_stdio(world, "--client", "reader") as (send, reply):
+        call = {"name": "foo", "arguments": {}}
+        await send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}).encode())
+        message = (await reply())["error"]["message"]
+    assert "search_notes" in message and "create_note" not in message, message
 
 
 def test_client_tokens_are_checked_like_the_token_file(tmp_path: Path) -> None:

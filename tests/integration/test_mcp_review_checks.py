@@ -8,6 +8,7 @@ a proposal, so the refusals are not review mode switched off.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,3 +154,46 @@ async def test_a_write_that_changes_nothing_tells_nothing_of_a_note_outside_the_
     assert not any(error for error, _ in answers[4:]) and "pending_review" not in answers[4][1]
     assert world.deps.review is not None and world.deps.review.proposals(state=None) == []
     assert world.store.latest_cursor() == cursor
+
+
+async def test_changes_show_names_the_attachment_and_the_notes_a_proposal_changes(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`changes show` of a replace_attachment proposal printed its arguments, the file's base64
+    whole, and a scoped rename_tag's said nothing of the notes elsewhere keeping the old title."""
+    for tool in ("attach_file", "replace_attachment", "rename_tag"):
+        world.settings.set(f"ai.tool.{tool}.enabled", True)
+    clients, review, direct = _tokens(world)
+    world.store.tag_note(world.work_note, ["shared"], actor="user")
+    (shared,) = world.store.tag_note(world.private_note, ["shared"], actor="user")
+    new_file = base64.b64encode(b"new bytes " * 120).decode()
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), MODE, headers=bearer(direct)) as client:
+            old_file = base64.b64encode(b"old").decode()
+            attach = {"note_id": world.work_note, "content_base64": old_file, "mime": "text/plain"}
+            made = await client.call_tool(
+                "attach_file", {**attach, "filename": "old.txt", "title": "Receipt"}
+            )
+            assert made.structured_content is not None, text_of(made)
+        async with http_client(str(http.url), MODE, headers=bearer(review)) as client:
+            replace = {"id": made.structured_content["id"], "content_base64": new_file, "filename": "new.txt"}
+            refs = []
+            for name, args in (
+                ("replace_attachment", replace),
+                ("rename_tag", {"id": shared.id, "title": "common"}),
+            ):
+                answer = await client.call_tool(name, args)
+                assert answer.structured_content is not None, text_of(answer)
+                refs.append(answer.structured_content["proposal"])
+    cli = cli_runner(world, capsys, monkeypatch)
+    code, listed, _ = cli("changes", "--pending")
+    assert code == 0 and 'replace_attachment "Receipt"' in listed
+    code, shown, err = cli("changes", "show", refs[0])
+    assert code == 0, err
+    assert new_file[:40] not in shown and "1,200 bytes" in shown  # its size, never its bytes
+    assert 'the file "new.txt" (text/plain, 1,200 bytes) in place of the attachment "Receipt"' in shown
+    assert "(old.txt, text/plain, 3 bytes)" in shown
+    code, shown, err = cli("changes", "show", refs[1])
+    assert code == 0, err
+    assert "in the client's notebooks" in shown and 'notes elsewhere keep "shared"' in shown
+    assert '"Quarter budget"' in shown and '"Secret budget"' not in shown  # its note, not the other's

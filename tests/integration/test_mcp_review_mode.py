@@ -190,3 +190,30 @@ async def test_mcp_writes_review_puts_the_main_token_in_review_mode(
             )
             assert "status" not in made and made["id"] == world.work_note  # written at once
     assert world.store.get_note(world.work_note).body.rstrip().endswith("Wait.\nNow.")
+
+
+async def test_a_client_added_again_under_an_old_name_does_not_see_the_old_ones_proposals(
+    world: World,
+) -> None:
+    # proposals belonged to the name: a new "bot", added after the first was revoked, was told of
+    # the old bot's proposals by proposal_status and read_note, as its own
+    _reviewed(world)
+    clients = ClientTokens.beside(world.settings.path)
+    first = clients.add("bot", tools=["all"], writes="review")
+    append = {"id": world.work_note, "append": "Hotels too."}
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), MODE, headers=bearer(first)) as client:
+            old = _structured(await client.call_tool("update_note", append))["proposal"]
+            mine = _structured(await client.call_tool("proposal_status", {}))["proposals"]
+            assert [p["proposal"] for p in mine] == [old]  # not vacuous: its maker sees it
+        clients.revoke("bot")
+        second = clients.add("bot", tools=["all"], writes="review")
+        async with http_client(str(http.url), MODE, headers=bearer(second)) as client:
+            assert _structured(await client.call_tool("proposal_status", {"ids": [old]}))["proposals"] == []
+            note = _structured(await client.call_tool("read_note", {"id": world.work_note}))
+            assert note["pending_proposals"]["yours"] == [] and note["pending_proposals"]["others"] == 1
+            new = _structured(await client.call_tool("update_note", append))["proposal"]
+            mine = _structured(await client.call_tool("proposal_status", {}))["proposals"]
+            assert [p["proposal"] for p in mine] == [new]
+    review = SqliteReview(world.store.db)
+    assert {p.client for p in review.proposals()} == {"mcp:bot"}  # one name, two owners

@@ -10,6 +10,7 @@ hidden is paired with a check that the thing exists and is found without the sco
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ from noted.mcp.server import NotedMcp
 from noted.models import NoteDraft
 from noted.settings import Settings
 from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
+from noted.store.sqlite.review import SqliteReview
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,31 @@ async def test_an_ambiguous_allowed_notebook_refuses_the_start_saying_how_to_fix
     assert '"Work" matches 2 notebooks' in message and '"Secret/Work"' in message, message
     assert "noted config set mcp.allowedNotebooks" in message
     assert world.settings.get(MCP_ALLOWED_NOTEBOOKS) == ("Work",)  # left for the person to fix
+
+
+async def test_a_guard_written_wrongly_in_the_config_file_stays_shut(world: World) -> None:
+    # `noted config set` refuses these, but written by hand the default stood in: every notebook
+    # for an empty list (or one with a number in it), writes landing at once for a misspelt review
+    world.deps = dataclasses.replace(world.deps, review=SqliteReview(world.store.db))
+    write = {"title": "Planted", "notebook_id": world.work_id}
+    switches = world.settings.path.read_text(encoding="utf-8")  # the write tools the fixture put on
+    async with http_server(world) as http, http_client(str(http.url), "legacy") as client:
+        before = (await client.call_tool("list_notebooks", {})).structured_content["notebooks"]
+        assert world.work_id in {n["id"] for n in before}  # not vacuous: shared while it is sound
+        for notebooks in ("[]", '["Work", 5]'):
+            world.settings.path.write_text(
+                f'{switches}\n[mcp]\nallowedNotebooks = {notebooks}\nwrites = "reveiw"\n', encoding="utf-8"
+            )
+            world.settings.reload()  # as the running server does about once a second
+            listed = await client.call_tool("list_notebooks", {})
+            assert listed.structured_content["notebooks"] == [], notebooks
+            found = await client.call_tool("search_notes", {"query": "budget"})
+            assert _ids(found) == set(), notebooks
+        world.settings.path.write_text(f'{switches}\n[mcp]\nwrites = "reveiw"\n', encoding="utf-8")
+        world.settings.reload()
+        made = await client.call_tool("create_note", write)
+        assert made.structured_content["status"] == "pending_review", text_of(made)
+    assert "Planted" not in {n.title for n in world.store.list_notes()}
 
 
 # tags ---------------------------------------------------------------------------------------------

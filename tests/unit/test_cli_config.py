@@ -55,8 +55,9 @@ def test_list_as_json_either_flag_position(
     assert run(tmp_path, *argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["path"] == str(tmp_path / "config.toml") and data["exists"] is False
-    assert [s["key"] for s in data["settings"]] == ["ai.tool.edit_current.enabled"]
-    assert data["settings"][0]["source"] == "default" and data["settings"][0]["writes_notes"] is True
+    keys = [s["key"] for s in data["settings"]]
+    assert keys[0] == "ai.tool.edit_current.enabled" and data["settings"][0]["writes_notes"] is True
+    assert "ai.tool.read_note.enabled" in keys and "ai.tool.delete_note.enabled" in keys  # every tool's
 
 
 def test_bad_value_exits_2_and_names_the_allowed_values(
@@ -169,6 +170,49 @@ def test_the_switch_of_a_tool_that_does_not_exist_is_refused(
 ) -> None:
     refused(tmp_path, capsys, "ai.tool.delete_notes.enabled", "true", "no tool has the id delete_notes")
     assert run(tmp_path, "config", "set", "ai.tool.delete_note.enabled", "true") == 0  # the real id
+
+
+def test_config_says_of_each_switch_what_is_served(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `config get|unset|list` never declared the tools, so a read tool's switch read as off
+    # ("which no part of this process has declared") while `tools list` and MCP had it on
+    assert cli.main(["--profile", str(tmp_path), "init"]) == 0
+    assert run(tmp_path, "config", "set", "ai.tool.get_notebook.enabled", "false") == 0
+    assert run(tmp_path, "config", "set", "ai.tool.create_note.enabled", "true") == 0
+    capsys.readouterr()
+    assert run(tmp_path, "--json", "tools", "list") == 0
+    served = {t["setting"]: t["enabled"] for t in json.loads(capsys.readouterr().out)["tools"]}
+    assert served["ai.tool.read_note.enabled"] and not served["ai.tool.get_notebook.enabled"]  # not vacuous
+    assert run(tmp_path, "--json", "config", "list", "ai.tool") == 0
+    listed = {s["key"]: s["value"] for s in json.loads(capsys.readouterr().out)["settings"]}
+    assert {key: listed[key] for key in served} == served
+    for key, on in served.items():
+        assert run(tmp_path, "config", "get", key) == 0
+        assert capsys.readouterr().out == ("true\n" if on else "false\n"), key
+    assert run(tmp_path, "config", "unset", "ai.tool.get_notebook.enabled") == 0
+    assert capsys.readouterr().out.startswith("ai.tool.get_notebook.enabled = true  (removed")
+
+
+def test_each_config_command_refuses_the_switch_of_a_tool_that_does_not_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `config get ai.tool.nonexistent.enabled` printed false, exit 0, while `set` refused it
+    for argv in (["get"], ["unset"], ["set", "true"], ["list"]):
+        command, *value = argv
+        key = "ai.tool.nonexistent.enabled" if command != "list" else "ai.tool"
+        code = run(tmp_path, "config", command, key, *value)
+        out, err = capsys.readouterr()
+        if command == "list":  # listed only as the tools that exist
+            assert code == 0 and "nonexistent" not in out and "ai.tool.read_note.enabled" in out
+            continue
+        assert code == 2 and out == "", (argv, out)
+        assert err.count("\n") == 1 and "no tool has the id nonexistent" in err, err
+    assert not (tmp_path / "config.toml").exists()
+    # one the config file holds (a tool of an older noted) can still be removed
+    (tmp_path / "config.toml").write_text("[ai.tool.gone]\nenabled = true\n", encoding="utf-8")
+    assert run(tmp_path, "config", "unset", "ai.tool.gone.enabled") == 0
+    assert "gone" not in (tmp_path / "config.toml").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

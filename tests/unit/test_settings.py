@@ -24,7 +24,16 @@ from noted.settings import (
     env_names,
     looks_secret,
 )
-from noted.settings.handles import AI_API_KEY_FILE, MCP_ALLOWED_NOTEBOOKS, MCP_HOST, MCP_TOKEN_FILE, UI_KEYMAP
+from noted.settings.handles import (
+    AI_API_KEY_FILE,
+    MCP_ALLOWED_NOTEBOOKS,
+    MCP_HOST,
+    MCP_PORT,
+    MCP_TOKEN_FILE,
+    MCP_WRITES,
+    UI_KEYMAP,
+)
+from noted.tools import build_registry
 
 USER_FILE = """\
 # my own notes about this file
@@ -55,7 +64,8 @@ def write_config(tmp_path: Path, text: str) -> Path:
 
 def test_every_default_is_valid_for_its_own_kind() -> None:
     for spec in SETTINGS:
-        assert spec.coerce(spec.default) == spec.default, spec.key
+        if not (spec.empty_means and spec.closed):  # such an empty default is only had by unsetting
+            assert spec.coerce(spec.default) == spec.default, spec.key
         assert spec.section in SECTIONS, spec.key
         assert spec.label and spec.help, spec.key
 
@@ -147,6 +157,30 @@ def test_a_bad_value_in_the_file_is_a_problem_and_the_default_stands_in(tmp_path
     assert "unknown setting ai.enabeld (did you mean ai.enabled" in problems
 
 
+@pytest.mark.parametrize("notebooks", ["[]", '[""]', '["Work", 5]', "5"])
+def test_a_guard_the_file_holds_wrongly_stays_shut(tmp_path: Path, notebooks: str) -> None:
+    # the default stood in for a bad value: every notebook for mcp.allowedNotebooks = [] (or a
+    # list with a number in it), and writes landing at once for mcp.writes = "reveiw"
+    # (and a read tool on for a typo in switching it off)
+    write_config(
+        tmp_path,
+        f'[mcp]\nallowedNotebooks = {notebooks}\nwrites = "reveiw"\nport = "x"\n'
+        '[ai.tool.read_note]\nenabled = "of"\n',
+    )
+    settings = load(tmp_path)
+    assert settings.get(MCP_ALLOWED_NOTEBOOKS) == ("",)  # names no notebook: shares none
+    assert settings.get(MCP_WRITES) == "review"
+    build_registry(settings)  # the read tools declare their switches, on by default
+    assert not settings.tool_enabled("read_note") and settings.tool_enabled("read_notes")
+    assert settings.get(MCP_PORT) == MCP_PORT.default  # not vacuous: other settings take the default
+    problems = " | ".join(settings.problems)
+    assert "until it is fixed, no notebook is shared" in problems
+    assert "until it is fixed, every AI app's writes wait for your review" in problems
+    assert "ai.tool.read_note.enabled must be true or false" in problems and "the tool is off" in problems
+    write_config(tmp_path, '[mcp]\nallowedNotebooks = ["Work"]\nwrites = "direct"\n')
+    assert load(tmp_path).get(MCP_ALLOWED_NOTEBOOKS) == ("Work",) and load(tmp_path).problems == ()
+
+
 def test_a_file_that_does_not_parse_is_reported_and_never_overwritten(tmp_path: Path) -> None:
     path = write_config(tmp_path, "[ai\nenabled = true\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
@@ -221,7 +255,7 @@ def test_lists_and_tables_read_json_or_plain_text(tmp_path: Path) -> None:
     assert table == {"note.save": "ctrl+s", "chat.send": "ctrl+j"}
 
 
-@pytest.mark.parametrize("text", ["", " ", ",", " , ", "[]"])
+@pytest.mark.parametrize("text", ["", " ", ",", " , ", "[]", '[""]', '[" "]', '["", "  "]'])
 def test_an_empty_value_never_lifts_the_notebook_limit(tmp_path: Path, text: str) -> None:
     # Empty means every notebook, so `config set mcp.allowedNotebooks "$BOOKS"` with BOOKS unset, or
     # NOTED_MCP_ALLOWEDNOTEBOOKS= left in a script, shared them all; `config unset` is the way to.

@@ -296,7 +296,11 @@ def test_a_scope_of_ids_includes_sub_notebooks_and_fails_closed(world: World) ->
     assert Scope.of([world.private]).view(store).folder_ids == frozenset({world.private, world.shared})
     assert Scope.of(["Work"]).view(store).folder_ids == frozenset()  # a title is no id: it matches nothing
     assert Scope.of(["0" * 32]).view(store).folder_ids == frozenset()
-    assert Scope.of(["", "  "]).unrestricted and Scope().view(store).unrestricted
+    assert Scope.of([]).unrestricted and Scope().view(store).unrestricted
+    # a setting of nothing but blanks (`'["$NB"]'` with NB unset) shared every notebook: a list
+    # that names nothing shares nothing, only no list at all means everything
+    blanks = Scope.of(["", "  "])
+    assert not blanks.unrestricted and blanks.view(store).folder_ids == frozenset()
 
 
 async def test_a_scope_that_names_nothing_shows_nothing(world: World) -> None:

@@ -1,7 +1,9 @@
 """``noted config``: list, read and change settings.
 
 Works from the profile alone: no database is opened, so it also serves to repair a profile whose
-settings keep the app from starting.
+settings keep the app from starting. A command that may reach a tool's switch (``ai.tool.<id>.enabled``)
+declares every tool's first, so it says of a switch what ``noted tools list`` and MCP go by: a read
+tool's is on by default, and the switch of a tool that does not exist is refused.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from noted.settings import Kind, ResolvedSetting, Settings, Source
 from noted.ui import setting_checks
 
 _VALUE_WIDTH = 32
+_SWITCHES = "ai.tool."
 
 
 def register(sub: Commands) -> None:
@@ -51,6 +54,8 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     """Print every setting, grouped by section, with its value and origin."""
     settings = Settings.load(ctx.profile)
     prefix: str | None = args.prefix
+    if prefix is None or prefix.startswith(_SWITCHES) or _SWITCHES.startswith(prefix):
+        _declare_tools(settings)
     entries = [e for e in settings.entries() if prefix is None or e.key.startswith(prefix)]
     if ctx.json:
         ctx.emit(
@@ -80,7 +85,9 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
     """Print one value, in a form ``config set`` accepts back."""
-    entry = Settings.load(ctx.profile).resolve(args.key)
+    settings = Settings.load(ctx.profile)
+    _check_tool_id(settings, args.key, "")
+    entry = settings.resolve(args.key)
     if ctx.json:
         ctx.emit(entry.to_json())
     else:
@@ -97,28 +104,38 @@ def cmd_set(args: argparse.Namespace, ctx: CliContext) -> int:
     if spec is not None and spec.kind is Kind.PATH and value.strip():
         # a path typed in a shell means "from here", not from the profile folder
         value = str(Path.cwd() / Path(value.strip()).expanduser())
-    if spec is not None and not spec.registered:
-        _check_tool_id(settings, args.key)
+    _check_tool_id(settings, args.key, "; nothing was saved")
     entry = settings.set(args.key, value)
     _report(ctx, settings, entry, f"saved in {settings.path}")
     return 0
 
 
-def _check_tool_id(settings: Settings, key: str) -> None:
-    """Refuse the switch of a tool that does not exist: it would be saved and switch nothing."""
-    from noted.tools import build_registry  # the tools load only for a tool switch
+def _declare_tools(settings: Settings) -> None:
+    from noted.tools import build_registry  # the tools load only when a switch may be shown
 
-    build_registry(settings)  # declares every tool's switch
-    if not settings.registry.spec(key).registered:
-        raise ConfigError(
-            f"no tool has the id {key.split('.')[2]}, so {key} would switch nothing; nothing was saved",
-            hint="`noted tools list` shows the tools and their switches",
-        )
+    build_registry(settings)  # declares every tool's switch, with its default
+
+
+def _check_tool_id(settings: Settings, key: str, outcome: str, *, held: bool = False) -> None:
+    """Declare the tools' switches when ``key`` is one, and refuse the switch of a tool that does
+    not exist: it would be saved and switch nothing, and read as off while nothing is off. With
+    ``held``, a switch the config file holds is let through (so ``unset`` can remove it)."""
+    spec = settings.registry.find(key)
+    if spec is None or spec.registered or not key.startswith(_SWITCHES):
+        return
+    _declare_tools(settings)
+    if settings.registry.spec(key).registered or (held and settings.resolve(key).source is Source.FILE):
+        return
+    raise ConfigError(
+        f"no tool has the id {key.split('.')[2]}, so {key} switches nothing{outcome}",
+        hint="`noted tools list` shows the tools and their switches",
+    )
 
 
 def cmd_unset(args: argparse.Namespace, ctx: CliContext) -> int:
     """Remove one key from the config file."""
     settings = Settings.load(ctx.profile)
+    _check_tool_id(settings, args.key, "; nothing was removed", held=True)
     entry = settings.unset(args.key)
     _report(ctx, settings, entry, f"removed from {settings.path}")
     return 0

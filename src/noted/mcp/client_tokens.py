@@ -56,6 +56,8 @@ OPEN, CLOSED = "open", "closed"
 DIRECT, REVIEW = "direct", "review"
 WRITES = (DIRECT, REVIEW)
 """A client's writes: written at once, or kept as proposals until the person accepts them."""
+OWNER_DIGITS = 16
+"""How much of a token's SHA-256 tells one client from another of the same name."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -85,6 +87,12 @@ class ClientToken:
     @property
     def actor(self) -> str:
         return ACTOR_PREFIX + self.name
+
+    @property
+    def owner(self) -> str:
+        """Which token this is, beyond its name (``ToolContext.owner``): a client revoked and added
+        again under the same name is another owner, and never sees the first one's proposals."""
+        return self.sha256[:OWNER_DIGITS]
 
     @property
     def source(self) -> str:

@@ -164,7 +164,11 @@ class Guard:
             closed = clients.closed() if clients is not None else False
         except ConfigError as exc:
             log.error("%s can no longer be used, refusing requests: %s", WHAT, exc)
-            return 503, f"The server's {WHAT} cannot be used; the details are in the server's log.", {}
+            return (
+                503,
+                "The server's client tokens file cannot be used; the details are in the server's log.",
+                {},
+            )
         if ready_check or (expected is None and not closed):  # /readyz only says whether /mcp could answer
             return None
         given = _bearer(headers.get("authorization"))

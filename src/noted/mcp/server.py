@@ -136,6 +136,9 @@ class NotedMcp:
         self._wire: dict[str, types.Tool] = {}
         self._offered: frozenset[str] = frozenset()
         self._tasks: set[asyncio.Task[None]] = set()
+        # the token `client` named when this server started: one added later under its name,
+        # after it was revoked, is another client, and this server does not serve it
+        self._pinned: ClientToken | None = None
 
     # lifetime ------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -167,6 +170,8 @@ class NotedMcp:
         """
         self.allowed.settle()
         settle_clients(clients or self.client_tokens, self.deps.store)
+        if self.client is not None and self._pinned is None:
+            self._pinned = self.client_tokens.get(self.client)
 
     def context(self, actor: str, client: ClientToken | None) -> ToolContext:
         """What a tool call needs, for this caller: its actor, the scope of
@@ -183,6 +188,7 @@ class NotedMcp:
             scope=client.scope(scope) if client is not None else scope,
             review=deps.review,
             writes_wait=wait,
+            owner=client.owner if client is not None else "",
         )
 
     def connected(self) -> tuple[ClientInfo, ...]:
@@ -192,6 +198,10 @@ class NotedMcp:
     def offered(self) -> list[Tool]:
         """The tools an MCP client gets: switched on, and not editor tools."""
         return [t for t in self.deps.tools.offered() if not t.editor]
+
+    def offered_to(self, client: ClientToken | None) -> list[Tool]:
+        """The tools ``client`` gets (its token's among those offered; all of them without one)."""
+        return [t for t in self.offered() if client is None or client.allows(t)]
 
     def offered_names(self) -> frozenset[str]:
         return frozenset(t.name for t in self.offered())
@@ -215,8 +225,7 @@ class NotedMcp:
         """
         if ctx.method != "tools/list" or (ctx.params or {}).get("cursor") is not None:
             return await call_next(ctx)
-        client = self._client_of(ctx)
-        names = tuple(t.name for t in self.offered() if client is None or client.allows(t))
+        names = tuple(t.name for t in self.offered_to(self._client_of(ctx)))
         key = (ctx.protocol_version, names)
         cached = self._lists.get(key)
         if cached is None:
@@ -229,18 +238,17 @@ class NotedMcp:
     async def _list_tools(
         self, ctx: ServerRequestContext[dict[str, Any]], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        client = self._client_of(ctx)
-        tools = [t for t in self.offered() if client is None or client.allows(t)]
+        tools = self.offered_to(self._client_of(ctx))
         return types.ListToolsResult(tools=[self._wire_tool(t) for t in tools])
 
     async def _call_tool(
         self, ctx: ServerRequestContext[dict[str, Any]], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         tool = self.deps.tools.get(params.name)
-        if tool is None or tool.editor:
-            known = ", ".join(sorted(self.offered_names())) or "none"
-            raise MCPError(INVALID_PARAMS, f'Unknown tool "{params.name[:100]}"; the tools on are: {known}')
         client = self._client_of(ctx)
+        if tool is None or tool.editor:  # the tools named are this client's: no others are told of
+            known = ", ".join(sorted(t.name for t in self.offered_to(client))) or "none"
+            raise MCPError(INVALID_PARAMS, f'Unknown tool "{params.name[:100]}"; the tools on are: {known}')
         if client is not None and not client.allows(tool):
             return _refused(
                 f'The tool "{tool.name}" is not among the tools of the client token "{client.name}" '
@@ -257,7 +265,9 @@ class NotedMcp:
         """
         if self.client is not None:
             found = self.client_tokens.get(self.client)
-            if found is None:
+            if self._pinned is None:  # served without settle (which pins it at the start)
+                self._pinned = found
+            if found is None or self._pinned is None or found.sha256 != self._pinned.sha256:
                 raise MCPError(
                     INVALID_REQUEST, f'the client token "{self.client}" was revoked; ask the person'
                 )

@@ -69,7 +69,8 @@ class Settings:
         Raises:
             ConfigError: the file is not valid TOML, or an environment variable holds a bad value.
                 A bad value *in the file* is not raised: it is listed in ``problems`` and the
-                default stands in for it, so a typo never locks anyone out of the app.
+                default stands in for it, so a typo never locks anyone out of the app (for a
+                guard, its ``Setting.closed`` value: a typo never opens it either).
         """
         self._path = path
         self._registry = registry or SettingsRegistry()
@@ -273,10 +274,15 @@ class Settings:
         problems = [f"{name}: unknown setting {key} ({self._registry.hint(key)})" for key in unknown]
         values: dict[str, SettingValue] = {}
         for key, value in raw.items():
+            spec = self._registry.spec(key)
             try:
-                values[key] = self._registry.spec(key).coerce(value)
+                values[key] = spec.coerce(value)
             except ConfigError as exc:
-                problems.append(f"{name}: {exc.message}; the default applies")
+                if spec.closed is None:
+                    problems.append(f"{name}: {exc.message}; the default applies")
+                    continue
+                values[key], meaning = spec.closed  # a guard refused stays shut, never lifted
+                problems.append(f"{name}: {exc.message}; until it is fixed, {meaning}")
         return values, tuple(problems)
 
     def _edit(self, mutate: Callable[[tomlkit.TOMLDocument], object]) -> None:

@@ -45,6 +45,11 @@ TOOL_KEY = re.compile(r"ai\.tool\.([a-z][a-z0-9_]*)\.enabled")
 """The family of tool switches; a tool id is lowercase snake case."""
 
 
+SWITCHED_OFF = (False, "the tool is off")
+"""What stands in for a tool switch the config file holds wrongly: a read tool, on by default,
+is not switched back on by a typo in switching it off."""
+
+
 def tool_key(tool_id: str) -> str:
     """The key of the switch of tool ``tool_id``."""
     return f"ai.tool.{tool_id}.enabled"
@@ -52,7 +57,7 @@ def tool_key(tool_id: str) -> str:
 
 def tool_switch(tool_id: str) -> Setting[bool]:
     """The handle of ``ai.tool.<tool_id>.enabled``, a tool's on/off switch (see ``registry``)."""
-    return Setting(tool_key(tool_id), TOOLS, f"Tool {tool_id}", default=False, help="")
+    return Setting(tool_key(tool_id), TOOLS, f"Tool {tool_id}", default=False, help="", closed=SWITCHED_OFF)
 
 
 def _readable_file(settings: Settings, value: str) -> None:
@@ -143,6 +148,7 @@ AI_TIMEOUT_SECONDS = Setting(
 # Tools
 EDIT_CURRENT_TOOLS = Setting(
     "ai.tool.edit_current.enabled", TOOLS, "Edit the open note", default=False, writes_notes=True,
+    closed=SWITCHED_OFF,
     help="Let the assistant change the note open beside the chat (append, insert, replace text). "
     "Each edit still asks first while 'Ask before every change' is on.",
 )
@@ -218,6 +224,7 @@ MCP_PORT = Setting(
 )
 MCP_ALLOWED_NOTEBOOKS: Setting[tuple[str, ...]] = Setting(
     "mcp.allowedNotebooks", MCP, "Notebooks AI apps may see", default=(), empty_means="every notebook",
+    closed=(("",), "no notebook is shared"),
     help="Notebook ids or titles (their sub-notebooks included) the tools may see; unset means all. "
     "Other notebooks are invisible: no titles, snippets or counts leak.",
 )
@@ -233,6 +240,7 @@ MCP_ALLOWED_ORIGINS: Setting[tuple[str, ...]] = Setting(
 )
 MCP_WRITES = Setting(
     "mcp.writes", MCP, "AI apps' changes", choices=("direct", "review"), default="direct",
+    closed=("review", "every AI app's writes wait for your review"),
     help="direct: an AI app's writes land at once (all stay reviewable). review: every AI app's writes, "
     "the main token's and no token's too, wait as proposals in the Changes view until you accept them "
     "(a client token's own --writes review does it for that app alone).",

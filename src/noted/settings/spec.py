@@ -104,6 +104,10 @@ class Setting(Generic[T]):
     """For a limit whose empty value lifts it, what empty means (``"every notebook"``, ``"no
     token"``). Typed text that reads as empty is then refused, so an unset shell variable or a stray
     ``""`` never lifts the limit: ``noted config unset`` is the one way to."""
+    closed: tuple[T, str] | None = None
+    """For a limit or a switch that guards the notes: the value that stands in for one the config
+    file holds and the setting refuses (an empty limit among them), in place of the default, and
+    what it means (``"no notebook is shared"``), so a slip in the file never lifts the guard."""
 
     def __post_init__(self) -> None:
         if self.kind is None:
@@ -152,15 +156,15 @@ class Setting(Generic[T]):
                 value = self._parse_table(text)
             case _:
                 value = self._check_text(text)
-        if self.empty_means and not (value.strip() if isinstance(value, str) else value):
-            raise ConfigError(
-                f"{self.key} is empty, and an empty value never means {self.empty_means}",
-                hint=f"give a value, or `noted config unset {self.key}` for {self.empty_means}",
-            )
-        return value
+        return self._not_empty(value)
 
     def coerce(self, raw: object) -> SettingValue:
-        """Check a value that is already typed (from TOML or a front end) and make it canonical."""
+        """Check a value that is already typed (from TOML or a front end) and make it canonical.
+        An empty limit is refused where something closed stands in for a refused one."""
+        value = self._coerced(raw)
+        return self._not_empty(value) if self.closed is not None else value
+
+    def _coerced(self, raw: object) -> SettingValue:
         if isinstance(raw, str) and self.kind in (Kind.BOOL, Kind.INT, Kind.LIST, Kind.TABLE):
             return self.parse(raw)
         match self.kind:
@@ -185,6 +189,14 @@ class Setting(Generic[T]):
         if isinstance(value, str):
             return value if value else '""'
         return json.dumps(to_json(value), ensure_ascii=False)
+
+    def _not_empty(self, value: SettingValue) -> SettingValue:
+        if self.empty_means and _is_empty(value):
+            raise ConfigError(
+                f"{self.key} is empty, and an empty value never means {self.empty_means}",
+                hint=f"give a value, or `noted config unset {self.key}` for {self.empty_means}",
+            )
+        return value
 
     def _check_text(self, text: str) -> str:
         text = self._one_line(text)
@@ -262,6 +274,16 @@ class Setting(Generic[T]):
 
     def _invalid(self, got: object, *, hint: str | None = None) -> ConfigError:
         return ConfigError(f"{self.key} must be {self.allowed()} (got {_quote(got)})", hint=hint)
+
+
+def _is_empty(value: SettingValue) -> bool:
+    """Whether a value says nothing: blank text, a list of nothing but blank text (what
+    ``'["$NB"]'`` gives with ``NB`` unset), or an empty table."""
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, tuple):
+        return not any(item.strip() for item in value)
+    return not value
 
 
 def to_json(value: SettingValue) -> bool | int | str | list[str] | dict[str, str]:

@@ -122,6 +122,11 @@ def _replace_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     return attachment_fields(replaced, notes)
 
 
+def _attachment_label(ctx: ToolContext, args: Mapping[str, Any]) -> str:
+    resource, _ = visible_attachment(ctx, view(ctx), args["id"])
+    return resource.title or resource.filename
+
+
 REPLACE_ATTACHMENT = Tool(
     name="replace_attachment",
     title="Replace an attachment's file",
@@ -145,6 +150,7 @@ REPLACE_ATTACHMENT = Tool(
     output_schema=s.obj(ATTACHMENT, tuple(ATTACHMENT)),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_replace_attachment,
+    label=_attachment_label,
     examples=({"id": s.EXAMPLE_ID, "content_base64": _PNG_1PX, "mime": "image/png"},),
     undo=Undo(files=("id",)),
 )
@@ -180,6 +186,7 @@ DELETE_ATTACHMENT = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=False),
     handler=_delete_attachment,
+    label=_attachment_label,
     examples=({"id": s.EXAMPLE_ID},),
     undo=Undo(files=("id",)),
 )

@@ -211,6 +211,10 @@ class ToolContext:
     new_id: str | None = None
     """The id a tool that makes a note gives it: a proposal's, fixed when it was proposed, so that
     accepting it again after a kill finds the note the first run made (``noted.tools.proposals``)."""
+    owner: str = ""
+    """Who the caller is beyond its actor, for telling its proposals from others': a client
+    token's own id (``ClientToken.owner``), so a client added again under an old name is not the
+    old one; ``""`` for any other caller."""
 
     @property
     def finder(self) -> Finder:

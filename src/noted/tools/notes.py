@@ -24,6 +24,7 @@ from noted.tools.payloads import (
     view,
     visible_note,
 )
+from noted.tools.proposals import is_mine, proposal_ref
 from noted.tools.scope import ScopeView
 
 READ_NOTES_MAX_IDS = 20
@@ -106,7 +107,7 @@ def pending_on(ctx: ToolContext, note_id: str) -> Payload:
     waiting = [p for p in ctx.review.proposals() if p.note_id == note_id]
     if not waiting:
         return {}
-    mine = [f"p{p.id}" for p in waiting if p.client == ctx.actor]
+    mine = [proposal_ref(p.id) for p in waiting if is_mine(p, ctx)]
     return {
         "pending_proposals": {
             "yours": mine,

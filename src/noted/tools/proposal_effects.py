@@ -7,7 +7,8 @@ changed since that the write would overwrite (the title or body it replaces, the
 the note from, the to-do state it sets), and any such is a conflict, nothing written. Tags are
 applied as the change the client made to the tags it saw (``relative_tags``), so a tag the person
 added or removed since stays so. ``effects`` says in words what accepting does to the note now,
-beyond its text (the diff shows that), or what it does to a tag.
+beyond its text (the diff shows that), or what it does to a tag or an attachment (named, with the
+new file's name, type and size: a file's bytes are never shown).
 """
 
 from __future__ import annotations
@@ -17,15 +18,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from noted.errors import NotFoundError
-from noted.models import Note, NotePatch
+from noted.models import Note, NotePatch, Resource
 from noted.ops.conflicts import text_diff
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow
+from noted.tools.files import decoded_size
 from noted.tools.scope import Limit, Scope
 from noted.wording import plural
 
 TEXT_TOOL = "update_note"
 """The write whose proposal keeps the text it was proposed on (``detail["base"]``)."""
+FILE_ARG = "content_base64"
+"""The argument that carries a file's bytes (``attach_file``, ``replace_attachment``)."""
+_TAG_CHANGES = ("rename_tag", "delete_tag")
+_FILE_CHANGES = ("replace_attachment", "delete_attachment")
 REPLACES_TITLE = ("title",)
 REPLACES_BODY = ("body", "replace_text", "append", "prepend")
 """The ``update_note`` arguments written on the title or the body as the client read it (an append
@@ -104,9 +110,12 @@ def scope_of(detail: Mapping[str, Any]) -> Scope:
 
 
 def effects(store: Store, proposal: ProposalRow) -> list[str]:
-    """What accepting ``proposal`` does to its note now beyond the text, one line each."""
-    if proposal.tool == "delete_tag":
-        return _tag_deletion(store, proposal)
+    """What accepting ``proposal`` does to its note now beyond the text, one line each; or what
+    it does to a tag or an attachment."""
+    if proposal.tool in _TAG_CHANGES:
+        return _tag_change(store, proposal)
+    if proposal.tool in _FILE_CHANGES:
+        return _file_change(store, proposal)
     if not proposal.note_id:
         return []
     try:
@@ -133,6 +142,8 @@ def effects(store: Store, proposal: ProposalRow) -> list[str]:
         lines += _tag_lines(
             now, after + [t for t in added if t.casefold() not in {a.casefold() for a in after}]
         )
+    elif proposal.tool == "attach_file":
+        lines.append(f"Attaches the file {_new_file(args, None)} to it.")
     elif proposal.tool == "delete_note" and not note.is_trashed:
         lines.append("Moves it to the trash.")
     elif proposal.tool == "restore_note" and note.is_trashed:
@@ -142,11 +153,13 @@ def effects(store: Store, proposal: ProposalRow) -> list[str]:
     return lines
 
 
-def _tag_deletion(store: Store, proposal: ProposalRow) -> list[str]:
-    """The tag a ``delete_tag`` proposal deletes and the notes it takes it off, as ``delete_tag``
-    would now: in a scope, only the notes the client sees lose it (trashed ones too)."""
+def _tag_change(store: Store, proposal: ProposalRow) -> list[str]:
+    """The tag a ``rename_tag`` or ``delete_tag`` proposal changes and the notes it changes, as
+    the tool would now: in a scope, only the notes the client sees (trashed ones too) move to the
+    new title or lose the tag, and the tag itself stays as it is for the notes elsewhere."""
+    args = _arguments(proposal)
     try:
-        tag = store.get_tag(str(_arguments(proposal).get("id", "")))
+        tag = store.get_tag(str(args.get("id", "")))
     except NotFoundError:
         return ["The tag was deleted since: accepting it does nothing."]
     scope = scope_of(proposal.detail).view(store)
@@ -156,12 +169,52 @@ def _tag_deletion(store: Store, proposal: ProposalRow) -> list[str]:
         if scope.allows_note(n)
     ]
     count = plural(len(carried), "note") if carried else "no note"
-    if scope.unrestricted:
+    title = str(args.get("title", "")).strip()
+    if proposal.tool == "rename_tag" and scope.unrestricted:
+        head = f'Renames the tag "{tag.title}" to "{title}"; it is on {count} now'
+    elif proposal.tool == "rename_tag" and title.casefold() == tag.title.casefold():
+        return [
+            f'Changes nothing: only the case of "{tag.title}" would change, and notes elsewhere carry it too.'
+        ]
+    elif proposal.tool == "rename_tag":
+        head = (
+            f'Moves {count} in the client\'s notebooks from the tag "{tag.title}" to "{title}" (notes '
+            f'elsewhere keep "{tag.title}")'
+        )
+    elif scope.unrestricted:
         head = f'Deletes the tag "{tag.title}", which is on {count} now'
     else:
         head = f'Takes the tag "{tag.title}" off {count} in the client\'s notebooks (notes elsewhere keep it)'
     titles = [f'  "{n.title}"' + (" (in the trash)" if n.deleted_time else "") for n in carried]
     return [f"{head}:", *titles] if carried else [f"{head}."]
+
+
+def _file_change(store: Store, proposal: ProposalRow) -> list[str]:
+    """The attachment a ``replace_attachment`` or ``delete_attachment`` proposal changes, named
+    by its title and file, and the new file (name, type, size), never its bytes."""
+    args = _arguments(proposal)
+    try:
+        old = store.get_resource(str(args.get("id", "")))
+    except NotFoundError:
+        return ["The attachment was deleted since: it cannot be applied."]
+    name = f'the attachment "{old.title or old.filename}" ({_file(old.filename, old.mime, old.size)})'
+    if proposal.tool == "delete_attachment":
+        return [f"Deletes {name}; its file is kept as a version, and links to it in notes stay as text."]
+    lines = [f"Puts the file {_new_file(args, old)} in place of {name}; the old file is kept as a version."]
+    if "title" in args and str(args["title"]).strip() != old.title:
+        lines.append(f'Retitles it "{str(args["title"]).strip()}".')
+    return lines
+
+
+def _new_file(args: Mapping[str, Any], old: Resource | None) -> str:
+    """The file a proposal's ``content_base64`` (with its ``filename`` and ``mime``) makes."""
+    name = str(args.get("filename", old.filename if old else "")) or "(no name)"
+    mime = str(args.get("mime", old.mime if old else ""))
+    return f'"{name}" ({_file("", mime, decoded_size(str(args.get(FILE_ARG, ""))))})'
+
+
+def _file(name: str, mime: str, size: int) -> str:
+    return ", ".join(part for part in (name, mime, plural(size, "byte")) if part)
 
 
 def _tag_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:
@@ -181,8 +234,11 @@ def _folder(store: Store, folder_id: object) -> str:
 
 
 def args_text(proposal: ProposalRow) -> str:
-    """The proposal's arguments, for a person to read."""
-    return json.dumps(proposal.detail.get("arguments", {}), ensure_ascii=False, indent=2)
+    """The proposal's arguments, for a person to read: a file's base64 by its size alone."""
+    args = dict(_arguments(proposal))
+    if isinstance(args.get(FILE_ARG), str):
+        args[FILE_ARG] = f"({plural(decoded_size(args[FILE_ARG]), 'byte')} of file, not shown)"
+    return json.dumps(args, ensure_ascii=False, indent=2)
 
 
 def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple[str, str]] | None:

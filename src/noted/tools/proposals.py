@@ -61,6 +61,12 @@ def note_key(tool: Tool) -> str | None:
     return None
 
 
+def is_mine(proposal: ProposalRow, ctx: ToolContext) -> bool:
+    """Whether ``ctx``'s caller made ``proposal``: the same actor, and the same token (a client
+    added again under a revoked one's name is a stranger to its proposals)."""
+    return proposal.client == ctx.actor and str(proposal.detail.get("owner", "")) == ctx.owner
+
+
 def _scope_detail(scope: Scope) -> list[list[Any]]:
     return [[sorted(limit.notebooks), limit.source] for limit in scope.limits]
 
@@ -82,6 +88,7 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
         detail={
             "arguments": dict(args),
             "scope": _scope_detail(ctx.scope),
+            **({"owner": ctx.owner} if ctx.owner else {}),
             **_base(ctx, tool, note),
             **({} if note else {"new_id": new_id()}),  # what a new note it makes is called
         },
@@ -279,7 +286,7 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     nothing is, so the answer tells nothing of other clients' proposals or of notes out of scope."""
     rows = _rows(ctx)
     wanted = {str(i).strip().lower().removeprefix("p") for i in args.get("ids", [])}
-    mine = [p for p in rows.proposals(state=None) if p.client == ctx.actor]
+    mine = [p for p in rows.proposals(state=None) if is_mine(p, ctx)]
     found = _within(ctx, [p for p in mine if not wanted or str(p.id) in wanted])
     return {
         "proposals": [

@@ -69,9 +69,10 @@ class Scope:
 
     @classmethod
     def of(cls, notebook_ids: Iterable[str], source: str = SETTING_SOURCE) -> Scope:
-        """A scope of these notebook ids (blank entries ignored); none at all means everything."""
-        ids = _ids(notebook_ids)
-        return cls((Limit(ids, source),)) if ids else cls()
+        """A scope of these notebook ids; no entry at all means everything. Blank entries name no
+        notebook, so a list of nothing but blanks shares nothing: a limit never fails open."""
+        entries = tuple(notebook_ids)
+        return cls((Limit(_ids(entries), source),)) if entries else cls()
 
     def narrowed(self, notebook_ids: Iterable[str] | None, source: str) -> Scope:
         """This scope, further limited to ``notebook_ids``; None leaves it as it is, and an empty
