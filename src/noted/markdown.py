@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -244,6 +245,21 @@ def code_blocks(body: str) -> tuple[CodeBlock, ...]:
             language = token.info.split(maxsplit=1)[0] if token.info.strip() else ""
             blocks.append(CodeBlock(language, token.content, token.map[0], token.map[1] - 1))
     return tuple(blocks)
+
+
+NOTE_SUFFIXES = (".md", ".markdown")
+"""A linked file with one of these is a note's."""
+_FILE_SUFFIX = re.compile(r"\.(?=[^.]*[A-Za-z])[A-Za-z0-9]{1,10}")
+"""What ends a file's name as its type: ``.png``, ``.tar.gz``'s ``.gz``, ``.mp4``; not ``.05`` of
+``Meeting 2024.01.05`` nor ``.2 plan`` of ``v1.2 plan``, names of notes."""
+
+
+def names_file(name: str) -> bool:
+    """Whether a link to ``name`` (a path or a wiki name) leads to an attachment's file rather than
+    to a note: it ends in a file type that is not a note's. Obsidian reads ``[[Meeting 2024.01.05]]``
+    as the note ``Meeting 2024.01.05.md``, and so does noted."""
+    suffix = posixpath.splitext(name)[1]
+    return bool(_FILE_SUFFIX.fullmatch(suffix)) and suffix.lower() not in NOTE_SUFFIXES
 
 
 _NOTE_LINK = re.compile(r":/([0-9a-f]{32})\b")

@@ -300,3 +300,24 @@ def test_the_person_attaching_a_notes_name_gets_an_attachment_too(folder: Folder
     assert (folder.root / "notes.md.txt").read_bytes() == b"# Not a note\n"
     assert [r.id for r in store.list_resources(note_id=folder.work_note)] == [resource.id]
     assert sorted(n.title for n in store.list_notes()) == ["Secret plan", "Work plan"]
+
+
+async def test_a_wiki_link_to_a_note_whose_name_has_a_dot_is_written_in_the_scope(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """``[[Meeting 2024.01.05]]`` looks like a file's name but leads to the note of that name
+    (Obsidian reads it so, and now noted too): a client in Work writes it to Work's note, and it
+    leads there. A link by name to a note in Secret is written as one to no note is, and leads
+    nowhere for the client. Not vacuous: the scope's file check refused every such name that
+    named no file, and noted read ``[[Meeting 2024.01.05]]`` as an attachment's."""
+    (folder.root / "Work" / "Meeting 2024.01.05.md").write_text("# Meeting\n")
+    (folder.root / "Secret" / "Budget v1.2.md").write_text("# Budget\n")
+    folder.store.follower.scan()
+    async with _clients(folder, tmp_path) as (scoped, _):
+        await _ok(scoped, "update_note", id=folder.work_note, append="See [[Meeting 2024.01.05]].")
+        await _ok(scoped, "update_note", id=folder.work_note, append="And [[Budget v1.2]], [[Budget v9.9]].")
+        links = await _ok(scoped, "note_links", id=folder.work_note)
+    out = {link["target"]: link for link in links["outgoing"]}
+    assert out["Meeting 2024.01.05"]["title"] == "Meeting" and not out["Meeting 2024.01.05"]["broken"]
+    assert out["Budget v1.2"]["broken"] == 'no note "Budget v1.2"'
+    assert out["Budget v9.9"]["broken"] == 'no note "Budget v9.9"'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ from noted.markdown import (
     code_blocks,
     heading_text,
     linked_ids,
+    names_file,
     outline,
     outline_lines,
     section_label,
@@ -173,3 +175,19 @@ def test_heading_text_reads_setext_and_atx_headings_and_skips_fenced_ones() -> N
         == "Title\nTwo\nSub"
     )
     assert heading_text("- a list\n- of items\n\ntext - with dashes\n") == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "file"),
+    [
+        ("diagram.png", True),
+        ("archive.tar.gz", True),
+        ("Scan.PDF", True),
+        ("Plan.md", False),
+        ("Meeting 2024.01.05", False),  # a note's name with a date, not a file of type ".05"
+        ("v1.2 plan", False),
+        ("Notes", False),
+    ],
+)
+def test_a_link_names_a_file_when_its_name_ends_in_a_file_type(name: str, file: bool) -> None:
+    assert names_file(name) is file

@@ -30,7 +30,7 @@ from typing import Protocol
 from urllib.parse import unquote
 
 from noted.errors import NotFoundError
-from noted.markdown import MD_LINK, WIKI_LINK, code_ranges, link_marks, outline
+from noted.markdown import MD_LINK, NOTE_SUFFIXES, WIKI_LINK, code_ranges, link_marks, names_file, outline
 from noted.models import Note
 from noted.ops.attachments import linking_notes
 from noted.search.keyword import MAX_LIMIT
@@ -38,7 +38,6 @@ from noted.store.protocol import HasNotePaths, NoteOrder, Store
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _NOTE_ID = re.compile(r"^:/([0-9a-fA-F]{32})$")
-_NOTE_SUFFIXES = (".md", ".markdown")
 BACKLINK_PAGE = MAX_LIMIT
 """How many notes mentioning a name each search for backlinks asks for; the next page follows
 until every one is read (a name used in more notes is still found in all of them)."""
@@ -125,8 +124,7 @@ def raw_links(body: str, *, code_aware: bool = True) -> list[_Raw]:
         if any(a <= match.start() < b for a, b in code):
             continue
         name, heading, alias = match.group(2).strip(), (match.group(3) or "").strip(), match.group(4)
-        suffix = posixpath.splitext(name)[1].lower()
-        if suffix and suffix not in _NOTE_SUFFIXES:
+        if names_file(name):
             continue  # ![[image.png]]: an attachment
         target = match.group(0)[2 + len(match.group(1)) : -2]
         found.append((match.start(), _Raw(target, (alias or target).strip(), name, heading, False)))
@@ -149,8 +147,7 @@ def _markdown_link(written: str) -> _Raw | None:
         return None
     path, _, heading = target.partition("#")
     path = unquote(path)
-    suffix = posixpath.splitext(path)[1].lower()
-    if suffix and suffix not in _NOTE_SUFFIXES:
+    if names_file(path):
         return None  # an image or another attachment
     return _Raw(target, target, path, unquote(heading), True)
 
@@ -231,7 +228,7 @@ class Resolver:
         name = raw.name
         if not name:
             return source_id  # [[#Heading]]: a section of this note
-        stem = posixpath.splitext(name)[0] if posixpath.splitext(name)[1].lower() in _NOTE_SUFFIXES else name
+        stem = posixpath.splitext(name)[0] if posixpath.splitext(name)[1].lower() in NOTE_SUFFIXES else name
         if self.paths:
             if raw.relative or "/" in stem:
                 base = posixpath.dirname(self.paths.get(source_id, "")) if raw.relative else ""

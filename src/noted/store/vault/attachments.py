@@ -34,7 +34,17 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
 from noted.errors import NotFoundError
-from noted.markdown import MD_LINK, WIKI_LINK, LinkSpan, code_ranges, link_spans, linked_ids, replace_spans
+from noted.markdown import (
+    MD_LINK,
+    NOTE_SUFFIXES,
+    WIKI_LINK,
+    LinkSpan,
+    code_ranges,
+    link_spans,
+    linked_ids,
+    names_file,
+    replace_spans,
+)
 from noted.models import ChangeType, ItemType, new_id
 from noted.store.protocol import FileLink
 from noted.store.rules import file_extension
@@ -49,7 +59,6 @@ if TYPE_CHECKING:
 APP_SETTINGS = ".obsidian/app.json"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _ID_TARGET = re.compile(r"(\]\(\s*)<?:/([0-9a-fA-F]{32})>?")
-_NOTE_SUFFIXES = (".md", ".markdown")
 _SIZE = re.compile(r"^\s*\d+(?:\s*x\s*\d+)?\s*$")
 """An embed's ``|alias`` that is an image size (``![[a.png|200]]``, ``|100x80``), not a text."""
 
@@ -63,8 +72,7 @@ def _md_path(target: str) -> str:
 
 
 def _is_file(path: str) -> bool:
-    suffix = posixpath.splitext(path)[1]
-    return bool(suffix) and suffix.lower() not in _NOTE_SUFFIXES
+    return names_file(path)
 
 
 def _fragment(text: str | None) -> str:
@@ -286,7 +294,7 @@ class Attachments:
             return None  # a link to nothing noted knows
         data = store.mirror.read_resource(resource_id)
         stem, suffix = posixpath.splitext(resource.filename)
-        if suffix.lower() in _NOTE_SUFFIXES:  # the folder would read it as a note: kept as text
+        if suffix.lower() in NOTE_SUFFIXES:  # the folder would read it as a note: kept as text
             stem, suffix = resource.filename, ".txt"
         path = store.vault.free_name(self.new_folder(note_rel), stem or "attachment", suffix)
         store.vault.write(path, data)
