@@ -2,7 +2,9 @@
 keyboard, and the writes that wait for you (proposals).
 
 Rows come from ``noted.ops.review_list`` (grouped by note, newest first) in a thread worker; every
-action runs in a thread worker too (``changes_work``) and reloads the rows. Enter shows a row's diff
+action runs in a thread worker too (``changes_work``) and reloads the rows. While the view is open
+it follows the change feed and the count of what waits (``follow``, from the app), the cursor
+staying on its row; opened again, it starts afresh (the cursor on the newest row). Enter shows a row's diff
 in the list's place (Esc or Enter: back to the list; ``a``, ``r`` and ``o`` work there too); ``a``
 accepts (a proposal is applied), ``r`` reverts a change or rejects a proposal, ``o`` opens the note
 at the change's first line, Space marks several rows for the next ``a`` or ``r``, ``/`` filters
@@ -23,6 +25,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Input, Label, Static
 from textual.widgets.option_list import Option
 
@@ -42,6 +45,8 @@ from noted.ui.workers import ReportsWorkerFailures, thread_work
 __all__ = ["ChangeDiff", "ChangesList", "ChangesScreen"]  # the list and the diff live in changes_rows
 
 NOTHING_WAITS = "What assistants and AI apps change in your notes shows here, to diff, accept or revert."
+FOLLOW_SECONDS = 0.2
+"""How long the view waits after the feed moves before it reads the rows again: a burst reads once."""
 
 
 class ChangesScreen(ReportsWorkerFailures, ModalScreen[None]):
@@ -89,6 +94,10 @@ and `since:day-1`.
         """How many times the rows were read (each opening, each filter, each action)."""
         self.closed = True
         """The view is not open (dismissed, or never shown)."""
+        self._following: Timer | None = None
+        """The read the feed asked for, not begun yet."""
+        self._behind = False
+        """The feed moved while a diff was open (its keys act on its row): read the rows when it closes."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="changes-box"):
@@ -103,11 +112,36 @@ and `since:day-1`.
         yield KeyBar()  # this screen's keys, over the workspace's (those of the reader behind)
 
     def on_screen_resume(self) -> None:
-        """Each time the view opens: the rows as they are now, the diff closed (not when it comes
-        back from a screen over it: F1's help, the conflict view)."""
+        """Each time the view opens: the rows as they are now, the diff closed, and nothing left
+        of the last time (not when it comes back from a screen over it: F1's help, the conflict view)."""
         if self.closed:
             self.closed = False
             self.action_back()
+            self._afresh()
+        self._reload()
+
+    def _afresh(self) -> None:
+        """No row, mark or message of the last time: rows added since would be above a cursor
+        kept on its row, and ``r`` would act on it. No key acts on a row until they are read."""
+        self.rows, self.shown, self.filtered_as = [], [], None
+        self.marked.clear()
+        self._say("")
+        self.query_one(ChangesList).clear_options()
+
+    def follow(self) -> None:
+        """The feed moved, or what waits was counted anew (the app calls this): while the view is
+        open, read the rows again, once for a burst; the cursor stays on its entry, marks on theirs."""
+        if not self.closed and self._following is None:
+            self._following = self.set_timer(FOLLOW_SECONDS, self._follow_now)
+
+    def _follow_now(self) -> None:
+        self._following = None
+        self._behind = self.diff_open
+        if not (self.closed or self._behind):
+            self._reload()
+
+    def _reload(self) -> None:
+        """Read the rows again for the filter as it is."""
         self.load(self.query_one("#changes-filter", Input).value)
 
     # Loading ------------------------------------------------------------------------------
@@ -202,11 +236,15 @@ and `since:day-1`.
         self.query_one("#changes-filter", Input).focus()
 
     def action_back(self) -> None:
-        """The diff closed: the list back in its place, with the focus."""
+        """The diff closed: the list back in its place, with the focus (and the rows read again
+        if the feed moved meanwhile)."""
         if self.diff_open:
             self.query_one("#changes-box").remove_class("-diff")
             self.query_one("#changes-title", Label).update(self._title())
             self.query_one(ChangesList).focus()
+        if self._behind:
+            self._behind = False
+            self.follow()
 
     @on(Input.Changed, "#changes-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -283,7 +321,7 @@ and `since:day-1`.
         self._say(event.outcome.line)
         if event.outcome.conflict is not None:
             self._choose(*event.outcome.conflict)
-        self.load()
+        self._reload()  # with the filter typed (the rows of no filter would be dropped as stale)
 
     def _choose(self, ref: str, conflict: Conflict) -> None:
         """The conflict view for change or proposal ``ref``; the person's choice is carried out."""

@@ -1,0 +1,132 @@
+"""The Changes view follows what happens while it is open and starts afresh when opened again.
+
+The changes come from a second ``Services`` on the profile (its own connection, as an AI app's
+process would write) and reach the view through the app's real follower of the change feed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual.pilot import Pilot
+from textual.widgets import Label
+
+from noted.models import NotePatch, mcp_actor
+from noted.services import Services
+from noted.ui.app import NotedApp
+from noted.ui.screens.changes import ChangesList, ChangesScreen
+
+BOT = mcp_actor("bot")
+
+
+@pytest.fixture
+async def services(fixture: Fixture) -> AsyncIterator[Services]:
+    """The app's services, the model's changes to the meeting, the groceries and the ideas made."""
+    services = open_services(fixture.root)
+    services.review.refresh()  # the review has read the feed up to here
+    store = services.store
+    store.update_note(fixture.meeting, NotePatch(append="\nA model's line."), actor=BOT)
+    store.update_note(fixture.groceries, NotePatch(append="\nMore bread."), actor=BOT)
+    store.update_note(fixture.ideas, NotePatch(append="\nA model's idea."), actor=BOT)
+    try:
+        yield services
+    finally:
+        services.close()
+
+
+@pytest.fixture
+def outside(fixture: Fixture) -> Iterator[Services]:
+    """Another writer of the profile, as an AI app's process is."""
+    other = open_services(fixture.root)
+    yield other
+    other.close()
+
+
+async def _open(pilot: Pilot[Any]) -> ChangesScreen:
+    """F3, until the view shows the rows it read on this opening."""
+    app = pilot.app
+    built = app.get_screen("changes") if app.is_screen_installed("changes") else None
+    loads = built.loads if isinstance(built, ChangesScreen) else 0
+    await pilot.press("f3")
+    await until(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen.loads > loads)
+    screen = app.screen
+    assert isinstance(screen, ChangesScreen)
+    return screen
+
+
+def _cursor(screen: ChangesScreen) -> str | None:
+    row = screen._current()
+    return row.note_id if row else None
+
+
+async def test_the_view_follows_a_change_made_while_it_is_open(
+    services: Services, outside: Services, fixture: Fixture
+) -> None:
+    """Rows a model adds while the view is open show in it, above a cursor that stays on its entry;
+    a mark stays on its entry too."""
+    app = NotedApp(services)  # with its follower of the change feed
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        assert [r.note_id for r in screen.shown] == [fixture.ideas, fixture.groceries, fixture.meeting]
+        await pilot.press("down", "space")  # the groceries marked, the cursor on to the meeting
+        assert _cursor(screen) == fixture.meeting
+        marked = set(screen.marked)
+        outside.store.update_note(fixture.release, NotePatch(append="\nA model's plan."), actor=BOT)
+        # Not vacuous: read only on opening, the view kept its three rows (the status bar said 4).
+        await until(pilot, lambda: fixture.release in {r.note_id for r in screen.shown})
+        assert screen.shown[0].note_id == fixture.release  # the newest, above the cursor
+        assert _cursor(screen) == fixture.meeting and screen.marked == marked
+        assert "Changes to review · 4" in str(screen.query_one("#changes-title", Label).render())
+
+
+async def test_opened_again_the_view_starts_on_the_newest_row_with_nothing_left_of_before(
+    services: Services, outside: Services, fixture: Fixture
+) -> None:
+    """Closed with the cursor low, a line said and a mark made, then a model changes another note:
+    opened again, the cursor is on that newest change, and ``r`` reverts it, not the row the
+    cursor was on before."""
+    app = NotedApp(services, background=False)  # nothing follows the feed: only the reopening reads
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        await pilot.press("down", "down", "a")  # the meeting accepted: a line says so
+        message = screen.query_one("#changes-message", Label)
+        await until(pilot, lambda: "Accepted 1" in str(message.render()))
+        await until(pilot, lambda: len(screen.shown) == 2)
+        await pilot.press("down", "space")
+        assert screen.marked and _cursor(screen) is not None
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ChangesScreen))
+        before = outside.store.get_note(fixture.release).body
+        outside.store.update_note(fixture.release, NotePatch(append="\nA model's plan."), actor=BOT)
+        screen = await _open(pilot)
+        assert screen.shown[0].note_id == fixture.release
+        assert _cursor(screen) == fixture.release
+        assert str(message.render()) == "" and not screen.marked
+        await pilot.press("r")
+        await until(pilot, lambda: services.store.get_note(fixture.release).body == before)
+    pending = {e.note_id for e in services.review.pending()}
+    assert pending == {fixture.groceries, fixture.ideas}  # what the cursor was on before: untouched
+
+
+async def test_after_an_action_with_a_filter_typed_the_rows_are_the_filters(
+    services: Services, fixture: Fixture
+) -> None:
+    """``a`` on the one row a filter leaves: the rows read after it answer the filter (none)."""
+    app = NotedApp(services, background=False)  # only the view's own reading after the action
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        await pilot.press("/", *"ideas", "enter")
+        await until(pilot, lambda: [r.note_id for r in screen.shown] == [fixture.ideas])
+        await pilot.press("a")
+        await until(pilot, lambda: fixture.ideas not in {e.note_id for e in services.review.pending()})
+        # Not vacuous: the rows read after an action were those of no filter, dropped as stale,
+        # so the accepted row stayed in the list.
+        await until(pilot, lambda: not screen.shown)
+        listing = screen.query_one(ChangesList)
+        assert str(listing.get_option_at_index(0).prompt) == "No change matches the filter."
