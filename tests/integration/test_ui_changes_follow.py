@@ -83,6 +83,26 @@ async def test_the_view_follows_a_change_made_while_it_is_open(
         assert "Changes to review · 4" in str(screen.query_one("#changes-title", Label).render())
 
 
+async def test_the_view_follows_a_proposal_made_while_it_is_open(
+    services: Services, outside: Services, fixture: Fixture
+) -> None:
+    """A write an AI app in review mode makes waits as a proposal, which is in no change feed: the
+    view follows the count of what waits, as the status bar does."""
+    app = NotedApp(services)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        outside.settings.set("ai.tool.update_note.enabled", True)
+        ctx = outside.tool_context(BOT)
+        ctx.writes_wait = True
+        answer = await outside.registry.call("update_note", {"id": fixture.release, "append": "Later."}, ctx)
+        assert answer.ok and answer.payload is not None and answer.payload["status"] == "pending_review"
+        # Not vacuous: with the feed alone to follow, the view never read the rows again.
+        await until(
+            pilot, lambda: answer.payload is not None and screen.shown[0].ref == answer.payload["proposal"]
+        )
+
+
 async def test_opened_again_the_view_starts_on_the_newest_row_with_nothing_left_of_before(
     services: Services, outside: Services, fixture: Fixture
 ) -> None:
