@@ -1,4 +1,5 @@
-"""The Changes view follows what happens while it is open and starts afresh when opened again.
+"""The Changes view follows what happens while it is open, starts afresh when opened again, and
+says a revert's conflict in a revert's words.
 
 The changes come from a second ``Services`` on the profile (its own connection, as an AI app's
 process would write) and reach the view through the app's real follower of the change feed.
@@ -12,12 +13,14 @@ from typing import Any
 import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.pilot import Pilot
-from textual.widgets import Label
+from textual.widgets import Button, Label
 
-from noted.models import NotePatch, mcp_actor
+from noted.models import ACTOR_USER, NotePatch, mcp_actor
 from noted.services import Services
 from noted.ui.app import NotedApp
+from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.screens.changes import ChangesList, ChangesScreen
+from noted.ui.widgets.key_bar import KeyBar
 
 BOT = mcp_actor("bot")
 
@@ -150,3 +153,39 @@ async def test_after_an_action_with_a_filter_typed_the_rows_are_the_filters(
         await until(pilot, lambda: not screen.shown)
         listing = screen.query_one(ChangesList)
         assert str(listing.get_option_at_index(0).prompt) == "No change matches the filter."
+
+
+async def test_a_revert_that_meets_a_later_change_says_so_in_a_reverts_words(
+    services: Services, fixture: Fixture
+) -> None:
+    """No editor is involved: the view names the revert and its sides, Esc cancels it (nothing is
+    written), and *Revert anyway* brings back the text from before the change."""
+    services.store.update_note(fixture.ideas, NotePatch(append="\nMine."), actor=ACTOR_USER)
+    mine = services.store.get_note(fixture.ideas)
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        await pilot.press("/", *"ideas", "enter")
+        await until(pilot, lambda: [r.note_id for r in screen.shown] == [fixture.ideas])
+        ref = screen.shown[0].ref
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ConflictView))
+        view = app.screen
+        said = " ".join(str(label.render()) for label in view.query(Label))
+        assert f'Revert change {ref}: "{mine.title}" has changed since' in said
+        assert "edited" not in said and "Back to editing" not in said and "Your changes" not in said
+        assert [s.border_title for s in view.query(".conflict--side")] == ["Now", "Before the change"]
+        assert "+Mine." in str(view.query_one("#conflict-theirs Static").render())
+        buttons = [str(b.label) for b in view.query(Button)]
+        assert buttons == ["Keep both", "Keep the note now", "Revert anyway", "Cancel"]
+        assert "Cancel the revert" in str(view.query_one(KeyBar).render())
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+        assert "Nothing was reverted." in str(screen.query_one("#changes-message", Label).render())
+        assert services.store.get_note(fixture.ideas).body == mine.body
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ConflictView))
+        await pilot.click("#conflict-overwrite")  # Revert anyway
+        await until(pilot, lambda: "Mine." not in services.store.get_note(fixture.ideas).body)
+    assert "A model's idea." not in services.store.get_note(fixture.ideas).body

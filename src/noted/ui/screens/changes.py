@@ -9,8 +9,9 @@ in the list's place (Esc or Enter: back to the list; ``a``, ``r`` and ``o`` work
 accepts (a proposal is applied), ``r`` reverts a change or rejects a proposal, ``o`` opens the note
 at the change's first line, Space marks several rows for the next ``a`` or ``r``, ``/`` filters
 (words of the actor, notebook or title, and ``since:day-1``). A revert that meets a note changed
-since opens the conflict view, as a save does, with *Keep both* focused; so does accepting a
-proposal whose note changed since it was proposed, with its three sides and *Edit a merge*.
+since opens the conflict view in a revert's words (``RevertConflictView``), with *Keep both*
+focused; so does accepting a proposal whose note changed since it was proposed, with its three
+sides and *Edit a merge*.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from noted.ops.conflicts import Choice, Conflict
 from noted.ops.review_list import Listing, ReviewItem, grouped, items
 from noted.services import Services
 from noted.tools.proposal_sides import names
-from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, Wording
+from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, RevertConflictView, Wording
 from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.messages import OpenNote, at_line
 from noted.ui.screens.changes_rows import ChangeDiff, ChangesList, actor_cell, coloured_diff, when_of
@@ -325,7 +326,7 @@ and `since:day-1`.
 
     def _choose(self, ref: str, conflict: Conflict) -> None:
         """The conflict view for change or proposal ``ref``; the person's choice is carried out."""
-        view = ConflictView(conflict)
+        view: ConflictView = RevertConflictView(conflict, ref)
         if ref.startswith("p"):
             view = ProposalConflictView(conflict, names(ref))
         self.app.push_screen(view, lambda choice: self._chosen_side(ref, conflict, choice, view.wording))
