@@ -1,5 +1,5 @@
-"""The Changes view follows what happens while it is open, starts afresh when opened again, and
-says a revert's conflict in a revert's words.
+"""The Changes view follows what happens while it is open, starts afresh when opened again, says a
+revert's conflict in a revert's words, and fits its rows and its diff's heading at 80×24.
 
 The changes come from a second ``Services`` on the profile (its own connection, as an AI app's
 process would write) and reach the view through the app's real follower of the change feed.
@@ -13,13 +13,15 @@ from typing import Any
 import pytest
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.pilot import Pilot
-from textual.widgets import Button, Label
+from textual.widget import Widget
+from textual.widgets import Button, Label, Static
 
-from noted.models import ACTOR_USER, NotePatch, mcp_actor
+from noted.models import ACTOR_USER, NotePatch, assistant_actor, mcp_actor
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.screens.changes import ChangesList, ChangesScreen
+from noted.ui.screens.changes_rows import when_of
 from noted.ui.widgets.key_bar import KeyBar
 
 BOT = mcp_actor("bot")
@@ -63,6 +65,10 @@ async def _open(pilot: Pilot[Any]) -> ChangesScreen:
 def _cursor(screen: ChangesScreen) -> str | None:
     row = screen._current()
     return row.note_id if row else None
+
+
+def _drawn(widget: Widget) -> list[str]:
+    return [strip.text for strip in widget.render_lines(widget.region.reset_offset)]
 
 
 async def test_the_view_follows_a_change_made_while_it_is_open(
@@ -189,3 +195,45 @@ async def test_a_revert_that_meets_a_later_change_says_so_in_a_reverts_words(
         await pilot.click("#conflict-overwrite")  # Revert anyway
         await until(pilot, lambda: "Mine." not in services.store.get_note(fixture.ideas).body)
     assert "A model's idea." not in services.store.get_note(fixture.ideas).body
+
+
+async def test_at_80x24_a_long_actor_and_title_leave_the_time_in_sight(fixture: Fixture) -> None:
+    """The assistant's 32-character conversation id is cut short in the diff's heading and a long
+    title gives way there, so the time shows; a long old title gives way inside its quotes, not at
+    the row's edge."""
+    services = open_services(fixture.root)
+    store = services.store
+    store.update_note(
+        fixture.ideas,
+        NotePatch(title="Ideas for the spring garden and the long summer evenings"),
+        actor=ACTOR_USER,
+    )
+    services.review.refresh()
+    actor = assistant_actor("53982a00b3bf4ad3986c96762054a438")
+    short = "assistant:53982a0…"  # as the rows' actor column shows it
+    store.update_note(
+        fixture.ideas,
+        NotePatch(title="Garden plans for the spring and the summer", append="\nTomatoes."),
+        actor=actor,
+    )
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot)
+            screen = await _open(pilot)
+            listing = screen.query_one(ChangesList)
+            await pilot.pause()
+            lines = _drawn(listing)
+            (line,) = [text for text in lines if 'retitled from "' in text]
+            # Not vacuous: drawn as it was, the row broke inside the quote ("Ideas for the" / "spring…").
+            assert 'retitled from "Ideas' in line and '…"' in line
+            (row,) = screen.shown
+            await pilot.press("enter")
+            diff = screen.query_one("#changes-diff", Static)
+            await until(pilot, lambda: "Tomatoes." in str(diff.render()))
+            await pilot.pause()
+            heading = _drawn(screen.query_one("#changes-title", Label))[0]
+            assert heading.strip().startswith("Garden plans for the")  # cut, to leave room for the rest
+            assert f" · {row.ref} · {short} · {when_of(row.time)}" in heading
+    finally:
+        services.close()

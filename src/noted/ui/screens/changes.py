@@ -38,7 +38,16 @@ from noted.tools.proposal_sides import names
 from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, RevertConflictView, Wording
 from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.messages import OpenNote, at_line
-from noted.ui.screens.changes_rows import ChangeDiff, ChangesList, actor_cell, coloured_diff, when_of
+from noted.ui.screens.changes_rows import (
+    ChangeDiff,
+    ChangesList,
+    actor_cell,
+    coloured_diff,
+    diff_heading,
+    row_room,
+    summary_lines,
+    when_of,
+)
 from noted.ui.screens.changes_work import Outcome, act, changed_line, diff_text, settle
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, thread_work
@@ -141,6 +150,10 @@ and `since:day-1`.
         if not (self.closed or self._behind):
             self._reload()
 
+    def on_resize(self) -> None:
+        if self.filtered_as is not None:  # rows read: fitted again to the new width
+            self._show()
+
     def _reload(self) -> None:
         """Read the rows again for the filter as it is."""
         self.load(self.query_one("#changes-filter", Input).value)
@@ -172,6 +185,7 @@ and `since:day-1`.
         self.shown = self.rows
         listing = self.query_one(ChangesList)
         highlighted = self._current()
+        room = row_room(listing)
         options: list[Option] = []
         for _, group in grouped(self.shown):
             head = group[0]
@@ -179,7 +193,7 @@ and `since:day-1`.
             kind = "" if head.kind == "note" else f"{head.kind} "
             heading = Content.assemble(kind, (head.title or "(untitled)", "bold"), (where, "$text-muted"))
             options.append(Option(heading, disabled=True))
-            options += [Option(self._line(row), id=row.ref) for row in group]
+            options += [Option(self._line(row, room), id=row.ref) for row in group]
         if not options:  # say why the list is empty, rather than leave a blank box
             why = "No change matches the filter." if self.filtered_as else NOTHING_WAITS
             options.append(Option(Content.styled(why, "$text-muted"), disabled=True))
@@ -203,15 +217,17 @@ and `since:day-1`.
     def diff_open(self) -> bool:
         return self.query_one("#changes-box").has_class("-diff")
 
-    def _line(self, row: ReviewItem) -> Content:
+    def _line(self, row: ReviewItem, room: int) -> Content:
+        """A row in ``room`` columns: a long summary goes on under itself, never cut inside a quote."""
         mark = "● " if row.ref in self.marked else "  "
         when = when_of(row.time)
-        return Content.assemble(
+        line = Content.assemble(
             mark,
             (f"{row.ref:>6} {when}  ", "$text-muted"),
             (actor_cell(row.actor) + " ", "$text-accent"),
-            row.summary,
         )
+        lines = summary_lines(row.summary, room - line.cell_length)
+        return line + ("\n" + " " * line.cell_length).join(lines)
 
     def _current(self) -> ReviewItem | None:
         listing = self.query_one(ChangesList)
@@ -289,8 +305,9 @@ and `since:day-1`.
 
     def _show_diff(self, row: ReviewItem, text: str) -> None:
         """The diff in the list's place (and the filter's), the title naming the change."""
-        heading = f"{row.title or '(untitled)'} · {row.ref} · {row.actor} · {when_of(row.time)}"
-        self.query_one("#changes-title", Label).update(heading)
+        title = self.query_one("#changes-title", Label)
+        width = title.content_region.width
+        title.update(diff_heading(row.title, row.ref, row.actor, when_of(row.time), width))
         self.query_one("#changes-diff", Static).update(coloured_diff(text))
         self.query_one("#changes-box").add_class("-diff")
         box = self.query_one(ChangeDiff)
