@@ -32,7 +32,7 @@ from noted.ui.chat.picker import ConversationPicker
 from noted.ui.chat.views import ChatInput, UserMessageView
 from noted.ui.dialogs.code_picker import CodeBlockPicker
 from noted.ui.dialogs.confirm import Confirm
-from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView
+from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, RevertConflictView
 from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.dialogs.picker import ChoicePicker
@@ -62,7 +62,7 @@ PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = 
     "links and attachments": ((LinkList,), AROUND),
     "filter and find field": ((PromptBar, PromptField), (Input, *AROUND)),
     "editor": ((NoteEditor,), AROUND),
-    "conflict view": ((ConflictView, ProposalConflictView), (Button, NotedApp)),
+    "conflict view": ((ConflictView, ProposalConflictView, RevertConflictView), (Button, NotedApp)),
     "merge": ((MergeEditor,), (TextArea, NotedApp)),
     "chat": ((ChatPane, ChatInput, CopyableMessage, UserMessageView, BatchCard), AROUND),
     "earlier chats": ((ConversationPicker,), AROUND),

@@ -230,6 +230,16 @@ class NotedApp(App[None]):
     def _store_changed(self, event: StoreChanged) -> None:
         if self._live():
             self.workspace.store_changed(event)
+            self._review_moved()
+
+    def _review_moved(self) -> None:
+        """The feed moved or what waits was counted anew: the Changes view, while open, follows."""
+        if self.is_screen_installed("changes"):  # built on F3; loaded with it
+            from noted.ui.screens.changes import ChangesScreen
+
+            screen = self.get_screen("changes")
+            if isinstance(screen, ChangesScreen):
+                screen.follow()
 
     @on(OpenNote)
     async def _open_note(self, event: OpenNote) -> None:
@@ -253,6 +263,8 @@ class NotedApp(App[None]):
     @on(StatusPart)
     def _status_part(self, event: StatusPart) -> None:
         if (bar := self._status_bar()) is not None:
+            if event.part == "review" and bar.part("review") != event.text:
+                self._review_moved()  # a proposal made or settled elsewhere is in no feed
             bar.set_part(event.part, event.text)
 
     @on(WorkFailed)

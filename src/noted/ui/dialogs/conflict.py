@@ -11,6 +11,10 @@ changed since it was proposed, in that case's words (``Wording.proposal``): the 
 changed in the note and what the proposal changes, each against the version it was proposed on,
 *Edit a merge* (``Choice.MERGE``) is offered (the caller opens ``noted.ui.dialogs.merge.MergeEditor``
 for it) and Esc leaves the proposal waiting.
+
+``RevertConflictView`` settles a revert (in the Changes view) that meets a note changed since the
+change, in that case's words (``Wording.revert``): no editor is involved, the sides are the note
+now and the text from before the change, and Esc cancels the revert.
 """
 
 from __future__ import annotations
@@ -63,6 +67,25 @@ class Wording:
             f'"{conflict.base.title}" was changed elsewhere while you edited it',
             f"Keep both{then}: your text becomes a conflict copy beside the note. Take theirs: yours goes "
             "to the note's history. Overwrite: theirs goes to the history. Esc: back to editing.",
+        )
+
+    @classmethod
+    def revert(cls, conflict: Conflict, ref: str) -> Wording:
+        """Reverting change ``ref`` met its note changed since: the person's side is the text from
+        before the change, the other the note now, each against the note as the change left it."""
+        return cls(
+            f'Revert change {ref}: "{conflict.theirs.title}" has changed since',
+            f"Each side against the note as change {ref} left it. Keep both: the text from before the "
+            "change becomes a conflict copy beside the note. Keep the note now: the text from before goes "
+            "to its history. Revert anyway: the note now goes to the history. Esc: cancel the revert.",
+            ("Now", "Before the change"),
+            (f"after {ref}", "now", f"before {ref}"),
+            (
+                (Choice.KEEP_BOTH, "Keep both", "primary"),
+                (Choice.THEIRS, "Keep the note now", "default"),
+                (Choice.OVERWRITE, "Revert anyway", "warning"),
+                (Choice.BACK, "Cancel", "default"),
+            ),
         )
 
     @classmethod
@@ -229,3 +252,30 @@ proposed on. Whichever you choose, nothing is lost:
     def __init__(self, conflict: Conflict, names: tuple[str, str, str]) -> None:
         """``names``: of the version proposed on, the note now and the proposal (``p12``)."""
         super().__init__(conflict, wording=Wording.proposal(conflict, names))
+
+
+class RevertConflictView(ConflictView):
+    """A revert that met a note changed since the change, in that case's words; Esc cancels it."""
+
+    HELP = """\
+## When a note changed after the change you revert
+
+The note changed again after the change you are reverting. Left, what changed since; right, what
+reverting would do (the text from before the change); each against the note as the change left it.
+Whichever you choose, nothing is lost:
+
+- **Keep both** (focused at first; **Enter**): the note stays as it is, the text from before the
+  change becomes a conflict copy beside it.
+- **Keep the note now**: the text from before the change goes to the note's history.
+- **Revert anyway**: the text from before the change comes back; the note now goes to the history.
+- **Cancel** ({conflict.cancel}): nothing is reverted; the change still waits for review.
+
+{conflict.previous}/{conflict.next} or **Tab** move between the choices.
+"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Cancel the revert", id="conflict.cancel", tooltip="Close; nothing is reverted"),
+    ]  # fmt: skip
+
+    def __init__(self, conflict: Conflict, ref: str) -> None:
+        """``ref``: the change's id, as the Changes view shows it."""
+        super().__init__(conflict, wording=Wording.revert(conflict, ref))

@@ -3,29 +3,32 @@ keyboard, and the writes that wait for you (proposals).
 
 Rows come from ``noted.ops.review_list`` (grouped by note, newest first; what came along with a
 change, as the notes a notebook took to the trash, folded under it: ``↳``) in a thread worker; every
-action runs in a thread worker too (``changes_work``) and reloads the rows. Enter shows a row's diff
+action runs in a thread worker too (``changes_work``) and reloads the rows. While the view is open
+it follows the change feed and the count of what waits (``follow``, from the app), the cursor
+staying on its row; opened again, it starts afresh (the cursor on the newest row). Enter shows a row's diff
 in the list's place (Esc or Enter: back to the list; ``a``, ``r`` and ``o`` work there too); ``a``
 accepts (a proposal is applied), ``r`` reverts a change or rejects a proposal, ``o`` opens the note
 at the change's first line, Space marks several rows for the next ``a`` or ``r``, ``/`` filters
 (words of the actor, notebook or title, and ``since:day-1``). A revert that meets a note changed
-since opens the conflict view, as a save does, with *Keep both* focused; so does accepting a
-proposal whose note changed since it was proposed, with its three sides and *Edit a merge*.
+since opens the conflict view in a revert's words (``RevertConflictView``), with *Keep both*
+focused; so does accepting a proposal whose note changed since it was proposed, with its three
+sides and *Edit a merge*.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Static
+from textual.timer import Timer
+from textual.widgets import Input, Label, Static
 from textual.widgets.option_list import Option
 
 from noted.errors import NotedError, QueryError
@@ -33,43 +36,28 @@ from noted.ops.conflicts import Choice, Conflict
 from noted.ops.review_list import Listing, ReviewItem, grouped, items
 from noted.services import Services
 from noted.tools.proposal_sides import names
-from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, Wording
+from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, RevertConflictView, Wording
 from noted.ui.dialogs.merge import MergeEditor
 from noted.ui.messages import OpenNote, at_line
+from noted.ui.screens.changes_rows import (
+    ChangeDiff,
+    ChangesList,
+    actor_cell,
+    coloured_diff,
+    diff_heading,
+    row_room,
+    summary_lines,
+    when_of,
+)
 from noted.ui.screens.changes_work import Outcome, act, changed_line, diff_text, settle
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, thread_work
 
-ACTS: list[BindingType] = [
-    Binding("a", "screen.accept", "Accept", id="changes.accept", tooltip="Mark reviewed (a proposal is applied)"),
-    Binding("r", "screen.revert", "Revert", id="changes.revert", tooltip="Restore the version before (a proposal is rejected)"),
-    Binding("o", "screen.open", "Open", id="changes.open", tooltip="Open the note at this change"),
-]  # fmt: skip
-"""What the list and the diff both do to the row (the diff's: the row it shows)."""
-
+__all__ = ["ChangeDiff", "ChangesList", "ChangesScreen"]  # the list and the diff live in changes_rows
 
 NOTHING_WAITS = "What assistants and AI apps change in your notes shows here, to diff, accept or revert."
-
-
-class ChangesList(OptionList):
-    """The rows; a note's title heads its changes."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "screen.diff", "Diff", id="changes.diff", tooltip="Show the change against the version before it, in the list's place"),
-        *ACTS,
-        Binding("space", "screen.mark", "Mark", id="changes.mark", tooltip="Mark this row, to accept or revert several at once"),
-        Binding("j", "cursor_down", "Next", show=False, id="changes.next", tooltip="Next change"),
-        Binding("k", "cursor_up", "Previous", show=False, id="changes.previous", tooltip="Previous change"),
-    ]  # fmt: skip
-
-
-class ChangeDiff(VerticalScroll):
-    """A row's diff, in the list's place while it is open."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,enter", "screen.back", "Back", id="changes.back", tooltip="Back to the list"),
-        *ACTS,
-    ]  # fmt: skip
+FOLLOW_SECONDS = 0.2
+"""How long the view waits after the feed moves before it reads the rows again: a burst reads once."""
 
 
 class ChangesScreen(ReportsWorkerFailures, ModalScreen[None]):
@@ -119,6 +107,10 @@ still be reverted alone.
         """How many times the rows were read (each opening, each filter, each action)."""
         self.closed = True
         """The view is not open (dismissed, or never shown)."""
+        self._following: Timer | None = None
+        """The read the feed asked for, not begun yet."""
+        self._behind = False
+        """The feed moved while a diff was open (its keys act on its row): read the rows when it closes."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="changes-box"):
@@ -133,11 +125,40 @@ still be reverted alone.
         yield KeyBar()  # this screen's keys, over the workspace's (those of the reader behind)
 
     def on_screen_resume(self) -> None:
-        """Each time the view opens: the rows as they are now, the diff closed (not when it comes
-        back from a screen over it: F1's help, the conflict view)."""
+        """Each time the view opens: the rows as they are now, the diff closed, and nothing left
+        of the last time (not when it comes back from a screen over it: F1's help, the conflict view)."""
         if self.closed:
             self.closed = False
             self.action_back()
+            self._afresh()
+        self._reload()
+
+    def _afresh(self) -> None:
+        """No row, mark or message of the last time: rows added since would be above a cursor
+        kept on its row, and ``r`` would act on it. No key acts on a row until they are read."""
+        self.rows, self.shown, self.filtered_as = [], [], None
+        self.marked.clear()
+        self._say("")
+        self.query_one(ChangesList).clear_options()
+
+    def follow(self) -> None:
+        """The feed moved, or what waits was counted anew (the app calls this): while the view is
+        open, read the rows again, once for a burst; the cursor stays on its entry, marks on theirs."""
+        if not self.closed and self._following is None:
+            self._following = self.set_timer(FOLLOW_SECONDS, self._follow_now)
+
+    def _follow_now(self) -> None:
+        self._following = None
+        self._behind = self.diff_open
+        if not (self.closed or self._behind):
+            self._reload()
+
+    def on_resize(self) -> None:
+        if self.filtered_as is not None:  # rows read: fitted again to the new width
+            self._show()
+
+    def _reload(self) -> None:
+        """Read the rows again for the filter as it is."""
         self.load(self.query_one("#changes-filter", Input).value)
 
     # Loading ------------------------------------------------------------------------------
@@ -167,6 +188,7 @@ still be reverted alone.
         self.shown = self.rows
         listing = self.query_one(ChangesList)
         highlighted = self._current()
+        room = row_room(listing)
         options: list[Option] = []
         for _, group in grouped(self.shown):
             head = group[0]
@@ -174,7 +196,7 @@ still be reverted alone.
             kind = "" if head.kind == "note" else f"{head.kind} "
             heading = Content.assemble(kind, (head.title or "(untitled)", "bold"), (where, "$text-muted"))
             options.append(Option(heading, disabled=True))
-            options += [Option(self._line(row), id=row.ref) for row in group]
+            options += [Option(self._line(row, room), id=row.ref) for row in group]
         if not options:  # say why the list is empty, rather than leave a blank box
             why = "No change matches the filter." if self.filtered_as else NOTHING_WAITS
             options.append(Option(Content.styled(why, "$text-muted"), disabled=True))
@@ -198,15 +220,17 @@ still be reverted alone.
     def diff_open(self) -> bool:
         return self.query_one("#changes-box").has_class("-diff")
 
-    def _line(self, row: ReviewItem) -> Content:
+    def _line(self, row: ReviewItem, room: int) -> Content:
+        """A row in ``room`` columns: a long summary goes on under itself, never cut inside a quote."""
         mark = "● " if row.ref in self.marked else "  "
         when = when_of(row.time)
-        return Content.assemble(
+        line = Content.assemble(
             mark + ("↳ " if row.under else ""),
             (f"{row.ref:>6} {when}  ", "$text-muted"),
             (actor_cell(row.actor) + " ", "$text-accent"),
-            row.summary,
         )
+        lines = summary_lines(row.summary, room - line.cell_length)
+        return line + ("\n" + " " * line.cell_length).join(lines)
 
     def _current(self) -> ReviewItem | None:
         listing = self.query_one(ChangesList)
@@ -232,11 +256,15 @@ still be reverted alone.
         self.query_one("#changes-filter", Input).focus()
 
     def action_back(self) -> None:
-        """The diff closed: the list back in its place, with the focus."""
+        """The diff closed: the list back in its place, with the focus (and the rows read again
+        if the feed moved meanwhile)."""
         if self.diff_open:
             self.query_one("#changes-box").remove_class("-diff")
             self.query_one("#changes-title", Label).update(self._title())
             self.query_one(ChangesList).focus()
+        if self._behind:
+            self._behind = False
+            self.follow()
 
     @on(Input.Changed, "#changes-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -280,8 +308,9 @@ still be reverted alone.
 
     def _show_diff(self, row: ReviewItem, text: str) -> None:
         """The diff in the list's place (and the filter's), the title naming the change."""
-        heading = f"{row.title or '(untitled)'} · {row.ref} · {row.actor} · {when_of(row.time)}"
-        self.query_one("#changes-title", Label).update(heading)
+        title = self.query_one("#changes-title", Label)
+        width = title.content_region.width
+        title.update(diff_heading(row.title, row.ref, row.actor, when_of(row.time), width))
         self.query_one("#changes-diff", Static).update(coloured_diff(text))
         self.query_one("#changes-box").add_class("-diff")
         box = self.query_one(ChangeDiff)
@@ -313,11 +342,11 @@ still be reverted alone.
         self._say(event.outcome.line)
         if event.outcome.conflict is not None:
             self._choose(*event.outcome.conflict)
-        self.load()
+        self._reload()  # with the filter typed (the rows of no filter would be dropped as stale)
 
     def _choose(self, ref: str, conflict: Conflict) -> None:
         """The conflict view for change or proposal ``ref``; the person's choice is carried out."""
-        view = ConflictView(conflict)
+        view: ConflictView = RevertConflictView(conflict, ref)
         if ref.startswith("p"):
             view = ProposalConflictView(conflict, names(ref))
         self.app.push_screen(view, lambda choice: self._chosen_side(ref, conflict, choice, view.wording))
@@ -353,32 +382,3 @@ still be reverted alone.
 
     def _say(self, text: str) -> None:
         self.query_one("#changes-message", Label).update(text)
-
-
-ACTOR_WIDTH = 18
-"""The rows' actor column: ``assistant:`` with a conversation's 32-character id would push the rest
-of its row out of line."""
-
-
-def actor_cell(actor: str) -> str:
-    """``actor`` as a row shows it: cut to ``ACTOR_WIDTH`` with an ellipsis (the first characters of a
-    conversation's id tell conversations apart), padded to it. The filter reads the whole actor."""
-    cut = actor if len(actor) <= ACTOR_WIDTH else actor[: ACTOR_WIDTH - 1] + "…"
-    return f"{cut:<{ACTOR_WIDTH}}"
-
-
-def when_of(ms: int) -> str:
-    """A row's time, local: ``Dec 04 10:02``."""
-    return datetime.fromtimestamp(ms / 1000).strftime("%b %d %H:%M")
-
-
-def coloured_diff(diff: str) -> Content:
-    parts: list[str | tuple[str, str]] = []
-    for line in diff.splitlines(keepends=True):
-        if line.startswith("+") and not line.startswith("+++"):
-            parts.append((line, "$text-success"))
-        elif line.startswith("-") and not line.startswith("---"):
-            parts.append((line, "$text-error"))
-        else:
-            parts.append(line)
-    return Content.assemble(*parts)

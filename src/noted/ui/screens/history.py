@@ -29,7 +29,7 @@ from noted.ops import notes as ops
 from noted.ops.conflicts import text_diff
 from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
-from noted.ui.screens.changes import actor_cell, coloured_diff, when_of
+from noted.ui.screens.changes_rows import actor_cell, coloured_diff, when_of
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, thread_work
 
