@@ -12,16 +12,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import LocalStore, open_backend
-from tests.support.tools_env import MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
+from tests.support.backends import open_backend
+from tests.support.tools_env import MANAGE_TOOLS, WRITE_TOOLS, Env, make_env, review_of
 
-from noted.models import ACTOR_USER
+from noted.models import ACTOR_USER, Tag
 from noted.ops import review, review_actions
 from noted.ops.review import Review
 from noted.ops.review_list import items
 from noted.store.joplin import JoplinStore
 from noted.store.review import EntryState
-from noted.store.sqlite.review import SqliteReview
 
 
 @pytest.fixture(params=("sqlite", "vault", "joplin"))
@@ -30,14 +29,18 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
         yield make_env(store, tmp_path, enabled=(*WRITE_TOOLS, *MANAGE_TOOLS))
 
 
-def _review(store: LocalStore) -> Review:
-    found = Review(store, SqliteReview(store.db))
-    found.refresh()  # read up to here: what the person set up is not reviewed
-    return found
-
-
 def _states(found: Review, note_ids: list[str]) -> dict[str, EntryState]:
     return {e.note_id: e.state for e in found.rows.entries(state=None) if e.note_id in note_ids}
+
+
+def _tagged(env: Env, folder: str, count: int) -> tuple[list[str], Tag]:
+    """``count`` notes in ``folder``, each tagged "urgent" by the person."""
+    notes = [env.note(folder, f"Note {i}") for i in range(count)]
+    for note in notes:
+        env.store.tag_note(note, ["urgent"], actor=ACTOR_USER)
+    tag = env.store.find_tag("urgent")
+    assert tag is not None
+    return notes, tag
 
 
 async def test_a_trashed_notebooks_notes_are_folded_under_it_and_reverted_with_it(env: Env) -> None:
@@ -48,7 +51,7 @@ async def test_a_trashed_notebooks_notes_are_folded_under_it_and_reverted_with_i
     a, b, c = env.note(work, "A", "a\n"), env.note(work, "B", "b\n"), env.note(inner, "C", "c\n")
     mine = env.note(work, "Mine", "the person's\n")
     env.store.trash_note(mine, actor=ACTOR_USER)
-    found = _review(env.store)
+    found = review_of(env.store)
     await env.ok("update_note", id=b, append="the model's line")
     await env.ok("delete_notebook", id=work)
     found.refresh()
@@ -75,12 +78,8 @@ async def test_a_deleted_tags_notes_are_accepted_with_it_and_one_can_still_be_re
     env: Env,
 ) -> None:
     folder = env.folder("Work")
-    notes = [env.note(folder, f"Note {i}") for i in range(3)]
-    for note in notes:
-        env.store.tag_note(note, ["urgent"], actor=ACTOR_USER)
-    tag = env.store.find_tag("urgent")
-    assert tag is not None
-    found = _review(env.store)
+    notes, tag = _tagged(env, folder, 3)
+    found = review_of(env.store)
     await env.ok("delete_tag", id=tag.id)
     found.refresh()
     (entry,) = found.pending(along=False)
@@ -101,7 +100,7 @@ async def test_a_notebook_and_its_notes_reverted_together_are_each_undone_once(
 ) -> None:
     work = env.folder("Work")
     a, b = env.note(work, "A", "a\n"), env.note(work, "B", "b\n")
-    found = _review(env.store)
+    found = review_of(env.store)
     await env.ok("delete_notebook", id=work)
     found.refresh()
     ids = {e.note_id: e.id for e in found.pending()}
@@ -114,7 +113,7 @@ async def test_a_notebook_and_its_notes_reverted_together_are_each_undone_once(
 
 async def test_a_tag_the_model_made_with_its_note_goes_when_the_notes_making_is_reverted(env: Env) -> None:
     work = env.folder("Work")
-    found = _review(env.store)
+    found = review_of(env.store)
     note = (await env.ok("create_note", title="N", body="x\n", notebook_id=work, tags=["fresh"]))["id"]
     found.refresh()
     (entry,) = found.pending()  # the tag has no entry: the note's says "tagged fresh"
@@ -126,7 +125,7 @@ async def test_a_tag_the_model_made_with_its_note_goes_when_the_notes_making_is_
 @pytest.mark.parametrize("tag_first", (True, False))
 async def test_a_tag_and_a_note_the_model_made_reverted_together_both_go(env: Env, tag_first: bool) -> None:
     work = env.folder("Work")
-    found = _review(env.store)
+    found = review_of(env.store)
     tag = (await env.ok("create_tag", title="later"))["id"]
     note = (await env.ok("create_note", title="N", body="x\n", notebook_id=work, tags=["later"]))["id"]
     found.refresh()
@@ -145,7 +144,7 @@ async def test_a_tag_on_a_note_the_person_trashed_stays(env: Env) -> None:
     if isinstance(env.store, JoplinStore):
         pytest.skip("Joplin's /tags/ID/notes leaves out the notes in the trash: noted cannot see them there")
     work = env.folder("Work")
-    found = _review(env.store)
+    found = review_of(env.store)
     await env.ok("create_tag", title="later")
     mine = env.note(work, "Mine")
     env.store.tag_note(mine, ["later"], actor=ACTOR_USER)
@@ -161,12 +160,8 @@ async def test_a_change_split_across_pages_of_the_feed_is_read_whole(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = env.folder("Work")
-    notes = [env.note(folder, f"Note {i}") for i in range(4)]
-    for note in notes:
-        env.store.tag_note(note, ["urgent"], actor=ACTOR_USER)
-    tag = env.store.find_tag("urgent")
-    assert tag is not None
-    found = _review(env.store)
+    notes, tag = _tagged(env, folder, 4)
+    found = review_of(env.store)
     env.note(folder, "Late", "after the tag\n")  # the person's, first on the page
     await env.ok("delete_tag", id=tag.id)
     monkeypatch.setattr(review, "PAGE", 3)  # the tag's row and its notes' rows fall on two pages

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.backends import LocalStore, body_with_ids, open_backend
-from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
+from tests.support.backends import body_with_ids, open_backend
+from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env, review_of
 
 from noted.errors import NotedError
 from noted.models import ACTOR_SYNC, ACTOR_USER, NotePatch
@@ -20,19 +20,12 @@ from noted.ops import notebooks, review_actions
 from noted.ops.review import Review, summary
 from noted.store.history.thinning import DAY_MS
 from noted.store.review import EntryRow, EntryState
-from noted.store.sqlite.review import SqliteReview
 
 
 @pytest.fixture(params=("sqlite", "vault", "joplin"))
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
     with open_backend(request.param, tmp_path / "store") as store:
         yield make_env(store, tmp_path, enabled=(*WRITE_TOOLS, *MANAGE_TOOLS))
-
-
-def _review(store: LocalStore) -> Review:
-    review = Review(store, SqliteReview(store.db))
-    review.refresh()  # read up to here: what the person set up is not reviewed
-    return review
 
 
 def _only(review: Review, kind: str) -> EntryRow:
@@ -49,7 +42,7 @@ def _line(review: Review, entry: EntryRow) -> str:
 async def test_a_rename_and_a_move_are_one_entry_and_revert_puts_both_back(env: Env) -> None:
     top = env.folder("Top")
     work = env.folder("Projects")
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("update_notebook", id=work, title="Work")
     await env.ok("update_notebook", id=work, parent_id=top)
     entry = _only(review, "notebook")
@@ -69,7 +62,7 @@ async def test_a_rename_and_a_move_are_one_entry_and_revert_puts_both_back(env: 
 async def test_a_notebook_the_person_renamed_and_moved_since_keeps_the_persons_change(env: Env) -> None:
     elsewhere = env.folder("Elsewhere")
     work = env.folder("Projects")
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("update_notebook", id=work, title="Work", parent_id=env.folder("Top"))
     notebooks.update_notebook(env.store, work, title="Mine", parent_id=elsewhere, actor=ACTOR_USER)
     entry = _only(review, "notebook")
@@ -83,7 +76,7 @@ async def test_a_notebook_the_person_renamed_and_moved_since_keeps_the_persons_c
 async def test_a_trashed_notebook_comes_back_with_its_notes_and_a_restored_one_goes_back(env: Env) -> None:
     old = env.folder("Old")
     note = env.note(old, "Inside", "text\n")
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("delete_notebook", id=old)
     entry = _only(review, "notebook")
     assert _line(review, entry) == "moved to the trash"
@@ -109,7 +102,7 @@ async def test_reverting_a_models_restore_keeps_the_notebook_the_person_put_a_no
     home = env.folder("Home")
     old = env.note(home, "Old", "text\n")
     notebooks.trash_notebook(env.store, home, actor=ACTOR_USER)
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("restore_notebook", id=home)
     mine = env.note(home, "Mine", "the person's\n")  # after the model's restore
     entry = _only(review, "notebook")
@@ -127,7 +120,7 @@ async def test_a_tag_renamed_then_deleted_in_one_burst_comes_back_under_its_firs
     env.store.tag_note(note, ["alpha"], actor=ACTOR_USER)
     tag = env.store.find_tag("alpha")
     assert tag is not None
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("rename_tag", id=tag.id, title="beta")
     await env.ok("delete_tag", id=tag.id)
     review.refresh()
@@ -148,7 +141,7 @@ def _revert_together(review: Review, ids: list[int]) -> list[str]:
 async def test_a_notebook_the_model_made_and_filled_goes_with_its_note_in_either_order(
     env: Env, notebook_first: bool
 ) -> None:
-    review = _review(env.store)
+    review = review_of(env.store)
     trip = (await env.ok("create_notebook", title="Trip"))["id"]
     note = (await env.ok("create_note", title="Packing", body="tent\n", notebook_id=trip))["id"]
     review.refresh()
@@ -164,7 +157,7 @@ async def test_a_notebook_the_model_trashed_comes_back_whole_in_either_order(
 ) -> None:
     work = env.folder("Work")
     a, b = env.note(work, "A", "a\n"), env.note(work, "B", "b\n")
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("delete_notebook", id=work)
     review.refresh()
     by_item = {e.note_id: e.id for e in review.pending()}
@@ -180,7 +173,7 @@ async def test_a_trashed_notebook_reverted_after_one_of_its_notes_brings_back_th
     still brings back B, which went to the trash with it."""
     work = env.folder("Work")
     a, b = env.note(work, "A", "a\n"), env.note(work, "B", "b\n")
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("delete_notebook", id=work)
     review.refresh()
     by_item = {e.note_id: e.id for e in review.pending()}
@@ -191,7 +184,7 @@ async def test_a_trashed_notebook_reverted_after_one_of_its_notes_brings_back_th
 
 
 async def test_a_notebook_made_by_the_model_is_trashed_only_while_empty(env: Env) -> None:
-    review = _review(env.store)
+    review = review_of(env.store)
     made = (await env.ok("create_notebook", title="Scratch"))["id"]
     kept = (await env.ok("create_notebook", title="Ideas"))["id"]
     env.note(kept, "The person's note")  # the person put a note in it
@@ -211,7 +204,7 @@ async def test_a_notebook_made_by_the_model_is_trashed_only_while_empty(env: Env
 async def test_a_tag_made_by_the_model_is_deleted_unless_a_note_carries_it_now(env: Env) -> None:
     folder = env.folder("Work")
     note = env.note(folder, "Plan")
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("create_tag", title="later")
     await env.ok("create_tag", title="urgent")
     env.store.tag_note(note, ["urgent"], actor=ACTOR_USER)
@@ -227,7 +220,7 @@ async def test_a_tag_made_by_the_model_is_deleted_unless_a_note_carries_it_now(e
 
 async def test_tagging_a_note_with_a_new_tag_is_the_notes_entry_only(env: Env) -> None:
     note = env.note(env.folder("Work"), "Plan")
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("manage_tags", note_id=note, add=["fresh"])
     review.refresh()
     assert [(e.note_id, _line(review, e)) for e in review.pending()] == [(note, "tagged fresh")]
@@ -238,7 +231,7 @@ async def test_a_tag_rename_is_reverted_unless_renamed_again(env: Env) -> None:
     env.store.tag_note(note, ["todo", "misc"], actor=ACTOR_USER)
     todo, misc = (env.store.find_tag(t) for t in ("todo", "misc"))
     assert todo is not None and misc is not None
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("rename_tag", id=todo.id, title="tasks")
     await env.ok("rename_tag", id=misc.id, title="other")
     notebooks.rename_tag(env.store, misc.id, "various", actor=ACTOR_USER)
@@ -258,7 +251,7 @@ async def test_a_deleted_tag_comes_back_on_the_notes_that_had_it(env: Env) -> No
         env.store.tag_note(note, ["urgent"], actor=ACTOR_USER)
     tag = env.store.find_tag("urgent")
     assert tag is not None
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("delete_tag", id=tag.id)
     entry = _only(review, "tag")
     assert _line(review, entry) == "deleted (was on 3 notes)"
@@ -276,7 +269,7 @@ async def test_a_deleted_tag_comes_back_on_the_notes_that_had_it(env: Env) -> No
 
 async def test_the_persons_own_changes_make_no_entry(env: Env) -> None:
     folder = env.folder("Work")
-    review = _review(env.store)
+    review = review_of(env.store)
     notebooks.update_notebook(env.store, folder, title="Job", actor=ACTOR_USER)
     notebooks.create_tag(env.store, "mine", actor=ACTOR_USER)
     review.refresh()
@@ -286,7 +279,7 @@ async def test_the_persons_own_changes_make_no_entry(env: Env) -> None:
 async def test_a_notebook_deleted_for_good_by_another_actor_says_it_cannot_be_reverted(env: Env) -> None:
     gone = env.folder("Gone")
     env.store.trash_folder(gone, actor=ACTOR_USER)
-    review = _review(env.store)
+    review = review_of(env.store)
     env.store.empty_trash(actor=ACTOR_SYNC)  # as a sync from another device would
     entry = _only(review, "notebook")
     assert "cannot be reverted" in _line(review, entry)
@@ -298,7 +291,7 @@ async def test_a_notebook_deleted_for_good_by_another_actor_says_it_cannot_be_re
 async def test_a_model_rename_of_a_note_keeps_working_beside_notebook_entries(env: Env) -> None:
     folder = env.folder("Work")
     note = env.note(folder, "Plan", "one\n")
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("update_notebook", id=folder, title="Job")
     await env.ok("update_note", id=note, append="two")
     review.refresh()
@@ -327,7 +320,7 @@ def _b64(data: bytes) -> str:
 
 async def test_a_replaced_attachment_is_reviewed_and_revert_brings_the_old_file_back(env: Env) -> None:
     res_id, _ = _attachment(env)
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("replace_attachment", id=res_id, content_base64=_b64(b"model's bytes"), filename="plan2.txt")
     entry = _only(review, "attachment")
     assert entry.actor == ACTOR and entry.note_id == res_id
@@ -345,7 +338,7 @@ async def test_a_replaced_attachment_is_reviewed_and_revert_brings_the_old_file_
 
 async def test_a_deleted_attachment_is_brought_back_by_revert_under_its_id(env: Env) -> None:
     res_id, note = _attachment(env)
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("delete_attachment", id=res_id)
     entry = _only(review, "attachment")
     assert "deleted" in _line(review, entry)
@@ -356,7 +349,7 @@ async def test_a_deleted_attachment_is_brought_back_by_revert_under_its_id(env: 
 
 async def test_an_attachment_the_person_replaced_since_stays_as_the_person_left_it(env: Env) -> None:
     res_id, _ = _attachment(env)
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok("replace_attachment", id=res_id, content_base64=_b64(b"model's bytes"))
     env.store.replace_resource(res_id, b"person's bytes", actor=ACTOR_USER)
     entry = _only(review, "attachment")
@@ -369,7 +362,7 @@ async def test_the_persons_attachment_changes_and_a_models_attaching_make_no_att
     env: Env,
 ) -> None:
     res_id, note = _attachment(env)
-    review = _review(env.store)
+    review = review_of(env.store)
     env.store.replace_resource(res_id, b"person's bytes", actor=ACTOR_USER)
     await env.ok(
         "attach_file", note_id=note, filename="more.txt", mime="text/plain", content_base64=_b64(b"x")
@@ -381,7 +374,7 @@ async def test_the_persons_attachment_changes_and_a_models_attaching_make_no_att
 
 async def test_an_attachments_file_name_and_title_changes_are_shown_as_such(env: Env) -> None:
     res_id, _ = _attachment(env)
-    review = _review(env.store)
+    review = review_of(env.store)
     await env.ok(
         "replace_attachment",
         id=res_id,
@@ -406,7 +399,7 @@ async def test_thinning_keeps_what_each_writer_left_so_a_burst_of_the_models_can
     store.replace_resource(res.id, b"MODEL1", actor=ACTOR)
     [first] = store.resource_versions(res.id)
     store.restore_resource_version(res.id, first.id, actor=ACTOR_USER)
-    review = _review(store)
+    review = review_of(store)
     store.replace_resource(res.id, b"MODEL2", actor=ACTOR)
     store.replace_resource(res.id, b"MODEL3", actor=ACTOR)
     newest = store.resource_versions(res.id)[0]

@@ -17,10 +17,12 @@ from noted.indexer.engine import Indexer
 from noted.mcp.scopes import is_id
 from noted.models import NoteDraft
 from noted.ops.resolve import resolve_folders
+from noted.ops.review import Review
 from noted.search.joplin import keyword_search_for
 from noted.search.semantic import SemanticSearch
 from noted.settings import Settings, env_names
 from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.review import SqliteReview
 from noted.tools import Scope, ToolContext, ToolRegistry, ToolResult, all_tools, build_registry
 from noted.tools.base import Payload
 
@@ -124,3 +126,10 @@ def make_env(
     registry = build_registry(settings)
     ctx = ToolContext(store=store, settings=settings, keyword=keyword_search_for(store), actor=ACTOR)
     return Env(store, settings, registry, ctx)
+
+
+def review_of(store: LocalStore) -> Review:
+    """The review of ``store``, read up to here: what the person set up is not reviewed."""
+    review = Review(store, SqliteReview(store.db))
+    review.refresh()
+    return review
