@@ -31,6 +31,7 @@ from noted.ui.widgets.tree_items import (
     add_folder,
     add_lists,
     add_tags,
+    after_removal,
     find,
     label,
     titles,
@@ -182,17 +183,18 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         self._moving_to = None
         for key in (*keys, ALL_NOTES.key):
             if self._move_to(key):
-                self._announce_if_renamed()
+                self._announce_if_changed()
                 return
 
-    def _announce_if_renamed(self) -> None:
-        """Tell the list the new name of the source it shows (the cursor did not move, so no
-        highlight event says it)."""
+    def _announce_if_changed(self) -> None:
+        """Tell the list the source on the cursor's line if it is not the one it was last told: the
+        new name of the one it shows, or the line that took the place of one trashed (the cursor
+        stayed on the same line, so no highlight event says it)."""
         item = self._item
         shown = self._announced
         if item is None or item.source is None or shown is None:
             return
-        if item.source.key == shown.key and item.source != shown:
+        if item.source != shown:
             self._announced = item.source
             self.post_message(self.SourceHighlighted(self, item.source))
 
@@ -307,7 +309,8 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         self.writes.move(self._item)
 
     def action_trash(self) -> None:
-        self.writes.trash(self._item)
+        node = self.cursor_node  # triage keeps its place: the cursor goes to the next line of its kind
+        self.writes.trash(self._item, then=after_removal(node) if node is not None else None)
 
     def action_restore(self) -> None:
         self.writes.restore(self._item)
