@@ -215,7 +215,7 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         opened = self._expanded if shown is None else self._expanded | shown.opened
         for node in data.roots if shown is None else shown.roots:
             add_folder(root, node, opened)
-        self.border_title = " · ".join(filter(None, (TITLE, self.filter.count())))
+        self._title()
         expanded = TAGS_KEY in self._expanded
         self._tags = root.add(
             label("Tags", len(data.tags)), TreeItem(TAGS_KEY), expand=expanded, allow_expand=bool(data.tags)
@@ -224,6 +224,14 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         if expanded:
             self._add_tags()
         add_lists(root, data, self._expanded)
+
+    def _title(self) -> None:
+        """The border's title, fitted to the pane: its top edge (``size`` and the two sides) less
+        the two corners and a blank each side."""
+        self.border_title = self.filter.title(TITLE, self.size.width - 4 if self.size.width else 0)
+
+    def on_resize(self) -> None:
+        self._title()
 
     def _add_tags(self) -> None:
         """Put the tags under their heading: on the first expand, as a profile may have hundreds."""
