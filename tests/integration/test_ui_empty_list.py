@@ -115,3 +115,27 @@ async def test_an_empty_trash_and_an_empty_notebook_say_so(fixture: Fixture) -> 
             assert said(notes)[0] != "No notes here."
     finally:
         services.close()
+
+
+async def test_a_trash_holding_only_notebooks_names_them_rather_than_say_it_is_empty(
+    fixture: Fixture,
+) -> None:
+    services: Services = open_services(fixture.root)
+    outer = services.store.create_folder("Old plans", actor=ACTOR_IMPORT)
+    services.store.create_folder("Drafts", parent_id=outer.id, actor=ACTOR_IMPORT)
+    services.store.trash_folder(outer.id, actor=ACTOR_IMPORT)  # no notes in either
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            notes = app.workspace.query_one(NoteList)
+            tree = app.workspace.query_one(NotebookTree)
+            tree.select_source(NoteSource(SourceKind.TRASH, title="Trash"))
+            await until(pilot, lambda: notes.source.kind is SourceKind.TRASH and not notes._loading)
+            shown = " ".join(notes.render_line(y).text.strip() for y in range(8))
+            # Not vacuous: before, it said "The trash is empty." while Empty trash offered to delete
+            # the two notebooks. The message is wrapped to the pane, so none of it is cut off.
+            assert not notes.rows and 'No notes in the trash, but 1 notebook: "Old plans" (and 1' in shown
+            assert "notebook inside). u on it under Trash in the tree restores it." in shown
+    finally:
+        services.close()

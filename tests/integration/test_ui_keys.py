@@ -69,6 +69,8 @@ async def test_keys_typed_after_opening_a_screen_go_into_its_field(
         # Not vacuous: without holding, the letters went to the note list behind the screen (or
         # to the opening screen before its field had focus) and were lost.
         await until(pilot, lambda: isinstance(screen.focused, Input) and screen.focused.value == "milk")
+        if isinstance(screen, SettingsScreen):  # the Selects of the sections built after the first
+            await until(pilot, lambda: screen.built)  # frame fail in their mount if the test ends it
 
 
 async def open_settings(pilot: Pilot[None]) -> SettingsScreen:
@@ -78,7 +80,9 @@ async def open_settings(pilot: Pilot[None]) -> SettingsScreen:
     await pilot.press("f2")
     await until(pilot, lambda: isinstance(app.screen, SettingsScreen) and app.screen.focused is not None)
     assert isinstance(app.screen, SettingsScreen)
-    return app.screen
+    screen = app.screen
+    await until(pilot, lambda: screen.built)  # the sections below the first come after its first frame
+    return screen
 
 
 async def test_typing_in_the_settings_finds_the_mcp_switch_and_enter_goes_to_it(services: Services) -> None:

@@ -222,3 +222,45 @@ async def test_a_notebook_name_too_long_for_the_tree_is_cut_so_its_count_stays_i
             assert "▶ Work 2" in lines()  # one that fits is left as it is
     finally:
         services.close()
+
+
+def _screen_lines(app: NotedApp) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+async def test_the_status_bar_leaves_out_whole_parts_that_do_not_fit(pilot: Pilot[None]) -> None:
+    app = _app(pilot)
+    parts = {
+        "review": "3 changes to review",
+        "index": "index up to date",
+        "mcp": "MCP http://127.0.0.1:8765/mcp · 0 clients",
+        "model": "fake · default model",
+        "tokens": "1,204 of 200,000 tokens",
+    }
+    for part, text in parts.items():
+        app.status.set_part(part, text)
+    await pilot.pause()
+    (line,) = [line for line in _screen_lines(app) if "changes to review" in line]
+    shown = line.strip().split(" │ ")
+    # Not vacuous: before, the line was cut at the screen's edge, the last part half shown (or only
+    # its separator). Now each part is whole, and the MCP address and the model go first.
+    assert shown == [parts["review"], parts["index"], parts["tokens"]], line
+    await pilot.resize_terminal(160, 24)
+    await until(pilot, lambda: "default model" in "".join(_screen_lines(app)))
+    (line,) = [line for line in _screen_lines(app) if "changes to review" in line]
+    assert line.strip().split(" │ ") == list(parts.values())  # with room, all of them
+
+
+async def test_a_tree_filter_too_long_for_the_pane_keeps_its_words_in_the_title(pilot: Pilot[None]) -> None:
+    app = _app(pilot)
+    tree = app.workspace.query_one(NotebookTree)
+    tree.focus()
+    await pilot.press("slash", *"ho")
+    await until(pilot, lambda: "filter: ho" in str(tree.border_title))
+    # Not vacuous: "Notebooks · 1 of 3 · filter: ho" does not fit the 28-column pane, and it was cut
+    # to "Notebooks · 1 of 3 · …", hiding what was typed. The count goes first.
+    assert str(tree.border_title) == "Notebooks · filter: ho"
+    top = _screen_lines(app)[0]
+    assert "╭─ Notebooks · filter: ho ─╮" in top, top
+    await pilot.press(*"me and away")
+    await until(pilot, lambda: str(tree.border_title) == "filter: home and away")

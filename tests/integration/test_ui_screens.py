@@ -366,6 +366,7 @@ async def _open_settings(pilot: Pilot[None]) -> SettingsScreen:
     await until(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen))
     screen = pilot.app.screen
     assert isinstance(screen, SettingsScreen)
+    await until(pilot, lambda: screen.built)  # the sections below the first come after its first frame
     await pilot.pause()
     return screen
 
@@ -564,3 +565,47 @@ async def test_f2_inside_the_settings_does_not_open_a_second_one(services: Servi
         # Before the fix a second SettingsScreen was pushed on the first.
         assert len(app.screen_stack) == depth and app.screen is screen
         assert sum(isinstance(s, SettingsScreen) for s in app.screen_stack) == 1
+
+
+async def test_the_settings_open_again_as_the_same_screen_shown_afresh(services: Services) -> None:
+    # F2 built every section's few hundred widgets again on each opening (0.7-1.4 s each time).
+    # The app now keeps the screen: opened again, it shows what a new one would.
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await _open_settings(pilot)
+        field = first.query_one(f"#{widget_id('ai.timeoutSeconds')}", Input)
+        field.value = "2"  # refused (below the minimum): its error shows under it
+        await field.action_submit()
+        error = first.query_one(f"#{widget_id('ai.timeoutSeconds')}-error", Label)
+        await until(pilot, lambda: error.display)
+        finder = first.query_one("#settings-filter", Input)
+        finder.value = "port"
+        await until(pilot, lambda: not first.query_one(f"#{widget_id('ai.provider')}").ancestors[0].display)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.workspace)
+        services.settings.set("mcp.port", 4321)  # from outside while the screen is away
+        again = await _open_settings(pilot)
+        assert again is first  # not vacuous: before, a new screen each time
+        assert finder.value == "" and all(row.display for row in again.query(".setting"))
+        assert again.focused is finder
+        saved = str(services.settings.resolve("ai.timeoutSeconds").value)
+        assert not error.display and field.value == saved != "2"  # the saved value, not the refused one
+        assert again.query_one(f"#{widget_id('mcp.port')}", Input).value == "4321"
+
+
+async def test_enter_typed_ahead_of_the_settings_goes_to_a_setting_built_after_the_first_frame(
+    services: Services,
+) -> None:
+    from tests.integration.test_ui_keys import type_ahead
+    from tests.integration.ui_support import ready
+
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        type_ahead(pilot, "f2", *"mcp port", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        # The MCP section is built after the screen's first frame; Enter waits for it.
+        await until(pilot, lambda: screen.focused is not None and screen.focused.id == widget_id("mcp.port"))
+        assert screen.built

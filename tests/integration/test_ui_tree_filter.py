@@ -89,14 +89,15 @@ async def test_slash_narrows_the_tree_to_the_matches_and_their_path_and_enter_ke
         await pilot.press(*"PROJ")  # case does not count
         # Not vacuous: Work does not match but shows, opened, as the path to Projects; Home is gone.
         await until(pilot, lambda: lines(tree) == PROJ)
-        assert str(tree.border_title) == "Notebooks · 1 of 3 · filter: PROJ"
+        assert tree.filter.title("Notebooks", 0) == "Notebooks · 1 of 3 · filter: PROJ"
+        assert str(tree.border_title) == "filter: PROJ"  # what fits the pane: the words typed
         # The cursor (on Home, filtered out) went to the match, and the list follows it.
         await until(pilot, lambda: cursor(tree) == f"folder:{fixture.projects}")
         notes = app.workspace.query_one(NoteList)
         await until(pilot, lambda: [r.meta.title for r in notes.rows] == ["Release plan"])
         await pilot.press("space", "x")  # every word must be in the name: none is
         await until(pilot, lambda: lines(tree) == ["All notes", "Tags", "To-dos", "Trash"])
-        assert "0 of 3" in str(tree.border_title)
+        assert "0 of 3" in tree.filter.title("Notebooks", 0)
         await pilot.press("backspace", "backspace", "enter")
         await until(pilot, lambda: app.focused is tree)
         bar = app.workspace.query_one(PromptBar)
@@ -157,7 +158,7 @@ async def test_a_reload_keeps_the_filter(services: Services, fixture: Fixture) -
             "To-dos",
             "Trash",
         ]
-        assert "2 of 5 · filter: proj" in str(tree.border_title)
+        assert "2 of 5 · filter: proj" in tree.filter.title("Notebooks", 0)
         assert cursor(tree) == f"folder:{fixture.projects}"  # the reload left the cursor where it was
 
 

@@ -38,3 +38,16 @@ def test_a_task_list_item_shows_its_box_as_the_note_list_does() -> None:
     text = [line.text.strip() for line in lines if line.text.strip()]
     assert text[:4] == ["• ☐ buy milk", "• ☑ call Ana", "1 ☑ numbered", "• [ ]glued"], text
     assert "[ ] not in a list" in text and "- [ ] code" in text
+
+
+def test_an_image_is_drawn_where_it_stands_in_its_text_and_links_to_the_image() -> None:
+    # Rich drew an image as a block of its own before its paragraph: "🌆 diagram See a and  end".
+    body = "See [a](b) and ![diagram](x.png) end\n\n# Head ![](dir/pic.png) tail\n\n[![in](i.png)](http://e.x) out\n"
+    lines, _ = draw_lines(body, 60, Theme(), "monokai")
+    text = [line.text.rstrip() for line in lines if line.text.strip()]
+    assert text == ["See a and 🌆 diagram end", "Head 🌆 pic.png tail", "🌆 in out"]
+    clicks = {
+        seg.text: seg.style.meta["@click"] for line in lines for seg in line if seg.style and seg.style.meta
+    }
+    assert clicks["diagram"] == "link('x.png')" and clicks["pic.png"] == "link('dir/pic.png')"
+    assert clicks["in"] == "link('http://e.x')"  # inside a link: the link's own target

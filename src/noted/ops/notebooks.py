@@ -12,17 +12,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noted.errors import InvalidInputError
-from noted.models import Folder, Tag
+from noted.models import Folder, Tag, descendants
 from noted.store.protocol import Store
 from noted.store.rules import clean_notebook_title, clean_tag_title
 
 
 @dataclass(frozen=True, slots=True)
 class FolderChange:
-    """What an operation on a notebook did: the notebook afterwards, and whether it was written."""
+    """What an operation on a notebook did: the notebook afterwards, and whether it was written.
+
+    For a notebook trashed or restored, ``notebooks`` and ``notes`` count what went to the trash
+    (or came back) with it: the notebook and those inside it, and the notes in them.
+    """
 
     folder: Folder
     changed: bool
+    notebooks: int = 0
+    notes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +91,9 @@ def trash_notebook(store: Store, folder_id: str, *, actor: str) -> FolderChange:
         folder = store.get_folder(folder_id)
         if folder.is_trashed:
             return FolderChange(folder, False)
+        notebooks, notes = live_contents(store, folder_id)
         store.trash_folder(folder_id, actor=actor)
-        return FolderChange(store.get_folder(folder_id), True)
+        return FolderChange(store.get_folder(folder_id), True, notebooks, notes)
 
 
 def restore_notebook(store: Store, folder_id: str, *, actor: str) -> FolderChange:
@@ -95,8 +102,21 @@ def restore_notebook(store: Store, folder_id: str, *, actor: str) -> FolderChang
         folder = store.get_folder(folder_id)
         if not folder.is_trashed:
             return FolderChange(folder, False)
+        notebooks, notes = live_contents(store, folder_id)
         store.restore_folder(folder_id, actor=actor)
-        return FolderChange(store.get_folder(folder_id), True)
+        after_notebooks, after_notes = live_contents(store, folder_id)
+        return FolderChange(
+            store.get_folder(folder_id), True, after_notebooks - notebooks, after_notes - notes
+        )
+
+
+def live_contents(store: Store, folder_id: str) -> tuple[int, int]:
+    """How many notebooks, of the notebook and those inside it, are not in the trash, and how many
+    notes not in the trash they hold."""
+    below = set(descendants(store.list_folders(include_trashed=True), folder_id))
+    live = {f.id for f in store.list_folders()} & below
+    counts = store.folder_note_counts()
+    return len(live), sum(counts.get(i, 0) for i in below)
 
 
 def create_tag(store: Store, title: str, *, actor: str) -> Tag:

@@ -226,22 +226,17 @@ UPDATE_NOTEBOOK = Tool(
 # delete_notebook, restore_notebook ---------------------------------------------------------------
 
 
-def _live_counts(ctx: ToolContext, ids: set[str]) -> tuple[int, int]:
-    """(notebooks not in the trash, notes not in the trash) among ``ids`` and their notes."""
-    live = {f.id for f in ctx.store.list_folders()} & ids
-    counts = ctx.store.folder_note_counts()
-    return len(live), sum(counts.get(i, 0) for i in ids)
-
-
 def _delete_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
     every = ctx.store.list_folders(include_trashed=True)
     _refuse_root(ctx, scope, folder, every, "moved to the trash")
-    below = set(descendants(every, folder.id))
-    notebooks, notes = _live_counts(ctx, below)
-    trashed = ops.trash_notebook(ctx.store, folder.id, actor=ctx.actor).folder
-    return {**_summary(ctx, scope, trashed), "notebooks_trashed": notebooks, "notes_trashed": notes}
+    trashed = ops.trash_notebook(ctx.store, folder.id, actor=ctx.actor)
+    return {
+        **_summary(ctx, scope, trashed.folder),
+        "notebooks_trashed": trashed.notebooks,
+        "notes_trashed": trashed.notes,
+    }
 
 
 DELETE_NOTEBOOK = Tool(
@@ -278,14 +273,11 @@ def _restore_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "can restore it in noted",
             field="id",
         )
-    below = set(descendants(every, folder.id))
-    notebooks, notes = _live_counts(ctx, below)
-    restored = ops.restore_notebook(ctx.store, folder.id, actor=ctx.actor).folder
-    after_notebooks, after_notes = _live_counts(ctx, below)
+    restored = ops.restore_notebook(ctx.store, folder.id, actor=ctx.actor)
     return {
-        **_summary(ctx, scope, restored),
-        "notebooks_restored": after_notebooks - notebooks,
-        "notes_restored": after_notes - notes,
+        **_summary(ctx, scope, restored.folder),
+        "notebooks_restored": restored.notebooks,
+        "notes_restored": restored.notes,
     }
 
 

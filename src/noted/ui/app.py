@@ -330,7 +330,11 @@ class NotedApp(App[None]):
             self.typeahead.release()
             return  # F2 inside the settings (or a dialog over them): they are open already
         try:
-            self._settings = SettingsScreen(self.services)
+            if self._settings is None:  # built once (a few hundred widgets): opening again shows it afresh
+                self._settings = SettingsScreen(self.services)
+                self.install_screen(self._settings, "settings")
+            else:
+                self._settings.afresh()
             self.push_screen(self._settings)  # it hands on the keys typed ahead once it has focus
         except NotedError as exc:
             self.notify(str(exc), severity="warning")

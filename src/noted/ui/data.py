@@ -84,6 +84,9 @@ class NotePage:
     has_more: bool
     total: int | None = None
     """How many notes the source has in all (read with the first page), None when not known."""
+    trashed_notebooks: tuple[Folder, ...] = ()
+    """For a first page of the trash with no notes: the notebooks in the trash, which the list
+    names rather than say it is empty."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +172,11 @@ def load_page(
             total = len(metas) if len(metas) <= limit else store.count_notes(
                 folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only
             )  # fmt: skip
-        return NotePage(source, order, offset, _rows(store, metas[:limit]), len(metas) > limit, total)
+        folders: tuple[Folder, ...] = ()
+        if trashed and offset == 0 and not metas:  # an empty Notes list may still be a full trash
+            folders = tuple(f for f in store.list_folders(include_trashed=True) if f.is_trashed)
+        rows = _rows(store, metas[:limit])
+        return NotePage(source, order, offset, rows, len(metas) > limit, total, trashed_notebooks=folders)
     return NotePage(source, order, offset, _rows(store, metas[:limit]), len(metas) > limit, total)
 
 

@@ -19,6 +19,7 @@ from textual.app import App
 from textual.binding import BindingsMap, BindingType
 from textual.dom import DOMNode
 from textual.keys import format_key
+from textual.screen import Screen
 
 from noted.ui.binding_ids import binding_ids, declared
 
@@ -44,6 +45,16 @@ def spoken(key: str) -> str:
         shown = format_key(name)  # question_mark → ?
         shown = shown.upper() if modifiers and len(shown) == 1 else shown
     return "+".join([*(modifier.capitalize() for modifier in modifiers), shown])
+
+
+def chord_keys(screen: Screen[Any], binding_id: str) -> str:
+    """The keys that run ``binding_id`` on ``screen`` now, the keymap applied, leaving out keys a
+    text field types (``/``): "Ctrl+F" ("" for none)."""
+    found = [
+        spoken(key) for key, active in screen.active_bindings.items()
+        if active.binding.id == binding_id and ("+" in key or key[0] == "f" and key[1:].isdigit())
+    ]  # fmt: skip
+    return " or ".join(found)
 
 
 def class_bindings(owner: type[DOMNode]) -> list[BindingType]:

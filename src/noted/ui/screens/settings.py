@@ -6,36 +6,40 @@ shows its message under the field and nothing is saved. The write runs in a thre
 setting an environment variable overrides is shown read-only, naming the variable. The Tools
 section (a checklist of read and write tools) and the MCP section (the server's address, its state,
 and what to paste into each AI app) are built in ``settings_sections``.
+
+The app builds the screen once and keeps it: opened again, it shows as a new one would
+(``SettingsScreen.afresh``), its values kept current meanwhile by its subscription to the settings.
+The first frame holds the first section only, which fills it; the others, six times its widgets,
+are added right after (``_build_rest``), so F2 shows the screen at once.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widget import Widget
+from textual.timer import Timer
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static, Switch
 
 from noted.errors import ConfigError
 from noted.services import Services
 from noted.settings import Kind, ResolvedSetting, SettingChange, SettingValue, Source
-from noted.settings.handles import MCP, TOOLS, UI_THEME
 from noted.ui.screens.settings_nav import SectionProvider, jump
 from noted.ui.screens.settings_sections import (
     MCP_KEYS,
-    SECTIONS,
-    mcp_info,
+    as_text,
+    build_section,
     mcp_state_text,
     snippets_text,
-    tool_rows,
+    state_word,
     widget_id,
 )
 from noted.ui.typeahead import release_keys
@@ -45,17 +49,6 @@ from noted.ui.workers import ReportsWorkerFailures, in_thread
 _LEFT_OUT_WHEN_EMPTY = frozenset({Kind.LIST, Kind.INT, Kind.TABLE})
 """Kinds whose emptied text field means the setting left out (a text setting's ``""`` is a value,
 but for a limit ``Setting.empty_means`` refuses as text)."""
-
-
-def as_text(value: SettingValue) -> str:
-    """A value as a text field holds it, in a form ``Setting.parse`` reads back."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | str):
-        return str(value)
-    if isinstance(value, tuple):
-        return ", ".join(value)
-    return json.dumps(dict(value), ensure_ascii=False) if value else ""
 
 
 class SettingsScreen(ReportsWorkerFailures, Screen[None]):
@@ -110,7 +103,13 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         """Writes in flight (tests wait for 0)."""
         self._findable: list[tuple[Widget, str]] = []
         """Each setting's row and the words the filter looks for in it."""
-        self._section = ""
+        self._pending: list[tuple[str, list[ResolvedSetting]]] = []
+        """The sections not built yet: each with its settings."""
+        self._rest: list[Widget] = []
+        self._mounting: AwaitMount | None = None
+        self._mcp_timer: Timer | None = None
+        self._refused: set[str] = set()
+        """The settings whose field shows why its value was refused."""
 
     # Building ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -120,81 +119,75 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             placeholder="Type to find a setting (mcp, timeout, theme…) · Enter goes to it",
             id="settings-filter",
         )
+        self.services.registry.all()  # built on first use, it declares the tool switches listed below
+        sections: dict[str, list[ResolvedSetting]] = {}
+        for resolved in self.services.settings.entries():
+            sections.setdefault(resolved.spec.section, []).append(resolved)
+        # The first section fills the first screen; the others (six times its widgets) are built
+        # once it is painted (``_build_rest``), so F2 shows the screen at once.
+        first, *self._pending = sections.items()
         # Not a Tab stop of its own (it shows no focus): Tab goes from the filter to the first setting,
         # and the page scrolls to the focused one (its keys still scroll it, from the setting).
-        with VerticalScroll(id="settings", can_focus=False):
-            self.services.registry.all()  # built on first use, it declares the tool switches listed below
-            entries = self.services.settings.entries()
-            sections: dict[str, list[ResolvedSetting]] = {}
-            for resolved in entries:
-                sections.setdefault(resolved.spec.section, []).append(resolved)
-            for section, items in sections.items():
-                with SECTIONS.get(section, Vertical)(classes="section"):
-                    yield Label(section, classes="section--title")
-                    self._section = section.lower()
-                    if section == TOOLS:
-                        yield from tool_rows(self.services, items, self._findable)
-                    else:
-                        for resolved in items:
-                            yield self._row(resolved)
-                    if section == MCP:
-                        yield from mcp_info(self.services, getattr(self.app, "mcp_status", ""))
+        yield VerticalScroll(self._section(*first), id="settings", can_focus=False)
         yield KeyBar()  # keeps F1 and the palette whole at 80 columns, as the workspace's does
 
-    def _row(self, resolved: ResolvedSetting) -> Widget:
-        spec = resolved.spec
-        control = self._control(resolved)
-        control.disabled = resolved.source is Source.ENV
-        label = Label(self._label(resolved), classes="setting--label")
-        parts: list[Widget] = (
-            [Horizontal(control, self._state(spec.key, bool(resolved.value)), label, classes="setting--head")]
-            if spec.kind is Kind.BOOL
-            else [label, control]
-        )
-        error = Label("", classes="setting--error", id=widget_id(spec.key) + "-error")
-        error.display = False
-        row = Vertical(*parts, error, Label(Content(spec.help), classes="setting--help"), classes="setting")
-        self._findable.append((row, f"{self._section} {spec.key} {spec.label}\n{spec.help}".lower()))
-        return row
+    def _section(self, section: str, items: list[ResolvedSetting]) -> Widget:
+        status = getattr(self.app, "mcp_status", "")
+        return build_section(self.services, section, items, self._findable, self.app.available_themes, status)
 
-    @staticmethod
-    def _state(key: str, on: bool) -> Label:
-        """A switch's state in words, beside it: its colour alone is lost with NO_COLOR."""
-        return Label("on " if on else "off", classes="setting--state", id=widget_id(key) + "-state")
+    def _build_rest(self) -> None:
+        """Add the sections left out of the first frame, shown or hidden by the filter typed so far."""
+        if self._pending:
+            self._rest = [self._section(*pending) for pending in self._pending]
+            self._pending = []
+            self._mounting = self.query_one("#settings", VerticalScroll).mount_all(self._rest)
+            self._show_matching()
+
+    async def _built(self) -> None:
+        """Wait until every section is on the screen (what looks through them all needs them)."""
+        self._build_rest()
+        if self._mounting is not None:
+            await self._mounting
+
+    @property
+    def built(self) -> bool:
+        """Every section is on the screen (tests wait for it)."""
+        return not self._pending and all(section.is_mounted for section in self._rest)
 
     def _show_state(self, key: str | None, on: bool) -> None:
         if key is not None:
             for state in self.query(f"#{widget_id(key)}-state").results(Label):
-                state.update("on " if on else "off")
-
-    def _label(self, resolved: ResolvedSetting) -> Content:
-        pieces: list[str | tuple[str, str]] = [(resolved.spec.label, "bold")]
-        if resolved.source is Source.ENV:
-            pieces.append((f"  set by {resolved.env_var}: read-only here", "$text-warning"))
-        return Content.assemble(*pieces)
-
-    def _control(self, resolved: ResolvedSetting) -> Widget:
-        spec, value, wid = resolved.spec, resolved.value, widget_id(resolved.spec.key)
-        if spec.kind is Kind.BOOL:
-            return Switch(bool(value), animate=False, name=spec.key, id=wid)
-        if spec.kind is Kind.ENUM or spec.key == UI_THEME.key:
-            choices = list(spec.choices) if spec.kind is Kind.ENUM else self._themes(str(value))
-            return Select(
-                ((c, c) for c in choices), value=str(value), allow_blank=False, name=spec.key, id=wid
-            )
-        return Input(as_text(value), placeholder=spec.allowed(), name=spec.key, id=wid)
-
-    def _themes(self, current: str) -> list[str]:
-        names = set(self.app.available_themes) | {current}
-        return sorted(names, key=lambda n: (not n.startswith("noted"), n))
+                state.update(state_word(on))
 
     # Life cycle ---------------------------------------------------------------------------------
     def on_screen_resume(self) -> None:
+        if self._mcp_timer is not None:  # (opened again: the first opening starts it on mount)
+            self._refresh_mcp_state()
+            self._mcp_timer.resume()
         release_keys(self.app)  # the first field has focus (AUTO_FOCUS): keys typed after F2 go there
 
     def on_mount(self) -> None:
         self._unsubscribe = self.services.settings.subscribe(self._settings_touched)
-        self.set_interval(0.5, self._refresh_mcp_state)  # the app's server reports to the app, not here
+        # The app's server reports to the app, not here: look while the screen shows.
+        self._mcp_timer = self.set_interval(0.5, self._refresh_mcp_state)
+        self.call_after_refresh(self._build_rest)
+
+    def on_screen_suspend(self) -> None:
+        if self._mcp_timer is not None:
+            self._mcp_timer.pause()
+
+    def afresh(self) -> None:
+        """Opened again (the app keeps the screen): as a new one shows, with no filter, at the
+        top, the filter focused, and a field that showed a refused value back to the saved one."""
+        finder = self.query_one("#settings-filter", Input)
+        with finder.prevent(Input.Changed):
+            finder.value = ""
+        self._show_matching()
+        self.set_focus(None)  # the filter takes it on resume (AUTO_FOCUS)
+        self.query_one("#settings", VerticalScroll).scroll_home(animate=False, immediate=True)
+        for key in list(self._refused):
+            self._show_error(key, None)
+            self._sync(key)
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -205,7 +198,10 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
 
     def _refresh_mcp_state(self) -> None:
         """Show the server's state if it changed: an update lays the whole screen out again."""
-        state = self.query_one("#mcp-state", Static)
+        found = self.query("#mcp-state")
+        if not found:
+            return  # not built yet: it is built with the state of the moment
+        state = found.first(Static)
         text = Content(mcp_state_text(self.services, getattr(self.app, "mcp_status", "")))
         if text != state.content:
             state.update(text)
@@ -227,9 +223,12 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
 
     @on(Input.Changed, "#settings-filter")
     def _filter(self, event: Input.Changed) -> None:
-        """Show only the settings whose section, name, key or help hold every word typed."""
         event.stop()
-        words = event.value.lower().split()
+        self._show_matching()
+
+    def _show_matching(self) -> None:
+        """Show only the settings whose section, name, key or help hold every word typed."""
+        words = self.query_one("#settings-filter", Input).value.lower().split()
         for widget, text in self._findable:
             widget.display = all(word in text for word in words)
         for section in self.query(".section"):
@@ -237,8 +236,9 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             section.display = not words or any(w.display for w in rows)
 
     @on(Input.Submitted, "#settings-filter")
-    def _to_first_shown(self, event: Input.Submitted) -> None:
+    async def _to_first_shown(self, event: Input.Submitted) -> None:
         event.stop()
+        await self._built()  # Enter typed ahead of the sections built after the first frame
         # The row whose name holds the words typed, the shortest such name first (the closest to
         # the words), before those that hold them only in their help: `model` goes to *Model*, not
         # to *Use the assistant* (whose help mentions a model) nor *Allow remote models*.
@@ -315,6 +315,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         if text != label.content:
             label.update(text)
         label.display = error is not None
+        (self._refused.add if error is not None else self._refused.discard)(key)
 
     @on(Touched)
     def _touched(self, message: Touched) -> None:
@@ -322,7 +323,8 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             self._sync(key)
         if MCP_KEYS.intersection(message.keys):
             self._refresh_mcp_state()
-            self.query_one("#mcp-snippet-text", Static).update(snippets_text(self.services))
+            for snippets in self.query("#mcp-snippet-text").results(Static):  # (once built)
+                snippets.update(snippets_text(self.services))
 
     def _sync(self, key: str) -> None:
         """Show a value changed elsewhere (``noted config``, the file, the command palette)."""
@@ -341,6 +343,7 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             with control.prevent(Input.Changed):
                 control.value = as_text(value)
 
-    def action_section(self, step: int) -> None:
+    async def action_section(self, step: int) -> None:
         """Go to the first setting of the next (``step`` 1) or previous (-1) section."""
+        await self._built()
         jump(self, step)

@@ -1,25 +1,36 @@
-"""The settings screen's sections that are more than a list of settings, each with its own help:
-Tools (a checklist of the tools, read or write), MCP server (the server's address and state, and
-what to paste into each AI app) and Keys.
+"""What the settings screen shows: a section of settings (``build_section``), each setting's row,
+and the sections that are more than a list of settings, each with its own help: Tools (a checklist
+of the tools, read or write), MCP server (the server's address and state, and what to paste into
+each AI app) and Keys.
 
-``SettingsScreen`` builds the rows of the other settings, and saves every change; what is here
+``SettingsScreen`` builds the sections when it shows them and saves every change; what is here
 reads settings but never writes them.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Checkbox, Collapsible, Label, Static
+from textual.widgets import Checkbox, Collapsible, Input, Label, Select, Static, Switch
 
 from noted.mcp.snippets import CLIENTS, Target, render, snippets, stdio_command
 from noted.services import Services
-from noted.settings import ResolvedSetting, SettingValue, Source
-from noted.settings.handles import KEYS, MCP, MCP_ENABLED, MCP_HOST, MCP_PORT, MCP_TOKEN_FILE, TOOLS
+from noted.settings import Kind, ResolvedSetting, SettingValue, Source
+from noted.settings.handles import (
+    KEYS,
+    MCP,
+    MCP_ENABLED,
+    MCP_HOST,
+    MCP_PORT,
+    MCP_TOKEN_FILE,
+    TOOLS,
+    UI_THEME,
+)
 
 
 class ToolBox(Checkbox):
@@ -145,13 +156,93 @@ def tool_rows(services: Services, items: Iterable[ResolvedSetting], findable: Fi
     yield error
 
 
-def mcp_info(services: Services, status: str) -> ComposeResult:
+def mcp_info(services: Services, status: str) -> list[Widget]:
     """The MCP section's state line and its client snippets."""
-    yield Static(Content(mcp_state_text(services, status)), id="mcp-state")
-    with Collapsible(title="Client snippets (Claude, Cursor, Zed, Codex)", id="mcp-snippets"):
-        yield Static(snippets_text(services), id="mcp-snippet-text", markup=False)
+    snippets = Static(snippets_text(services), id="mcp-snippet-text", markup=False)
+    return [
+        Static(Content(mcp_state_text(services, status)), id="mcp-state"),
+        Collapsible(snippets, title="Client snippets (Claude, Cursor, Zed, Codex)", id="mcp-snippets"),
+    ]
 
 
 def widget_id(key: str) -> str:
     """A DOM id for the control of ``key`` (dots are not allowed in ids)."""
     return "set-" + key.replace(".", "--")
+
+
+def as_text(value: SettingValue) -> str:
+    """A value as a text field holds it, in a form ``Setting.parse`` reads back."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | str):
+        return str(value)
+    if isinstance(value, tuple):
+        return ", ".join(value)
+    return json.dumps(dict(value), ensure_ascii=False) if value else ""
+
+
+def state_word(on: bool) -> str:
+    """A switch's state in words, beside it: its colour alone is lost with NO_COLOR."""
+    return "on " if on else "off"
+
+
+def build_section(
+    services: Services,
+    section: str,
+    items: list[ResolvedSetting],
+    findable: Findable,
+    themes: Iterable[str],
+    mcp_status: str,
+) -> Widget:
+    """The section ``section`` with a row for each of ``items`` (``findable`` gets each row);
+    ``themes`` are the themes the app has, ``mcp_status`` what its server says of itself."""
+    if section == TOOLS:
+        rows = list(tool_rows(services, items, findable))
+    else:
+        rows = [setting_row(resolved, section.lower(), findable, themes) for resolved in items]
+    if section == MCP:
+        rows.extend(mcp_info(services, mcp_status))
+    title = Label(section, classes="section--title")
+    return SECTIONS.get(section, Vertical)(title, *rows, classes="section")
+
+
+def setting_row(resolved: ResolvedSetting, section: str, findable: Findable, themes: Iterable[str]) -> Widget:
+    """A setting's row: its name and control (a switch's state in words beside it), the line
+    that says why a value was refused (hidden), and its help."""
+    spec = resolved.spec
+    control = _control(resolved, themes)
+    control.disabled = resolved.source is Source.ENV
+    label = Label(_label(resolved), classes="setting--label")
+    state = Label(
+        state_word(bool(resolved.value)), classes="setting--state", id=widget_id(spec.key) + "-state"
+    )
+    parts: list[Widget] = (
+        [Horizontal(control, state, label, classes="setting--head")]
+        if spec.kind is Kind.BOOL
+        else [label, control]
+    )
+    error = Label("", classes="setting--error", id=widget_id(spec.key) + "-error")
+    error.display = False
+    row = Vertical(*parts, error, Label(Content(spec.help), classes="setting--help"), classes="setting")
+    findable.append((row, f"{section} {spec.key} {spec.label}\n{spec.help}".lower()))
+    return row
+
+
+def _label(resolved: ResolvedSetting) -> Content:
+    pieces: list[str | tuple[str, str]] = [(resolved.spec.label, "bold")]
+    if resolved.source is Source.ENV:
+        pieces.append((f"  set by {resolved.env_var}: read-only here", "$text-warning"))
+    return Content.assemble(*pieces)
+
+
+def _control(resolved: ResolvedSetting, themes: Iterable[str]) -> Widget:
+    spec, value, wid = resolved.spec, resolved.value, widget_id(resolved.spec.key)
+    if spec.kind is Kind.BOOL:
+        return Switch(bool(value), animate=False, name=spec.key, id=wid)
+    if spec.kind is Kind.ENUM or spec.key == UI_THEME.key:
+        if spec.kind is Kind.ENUM:
+            choices = list(spec.choices)
+        else:  # the noted themes first
+            choices = sorted({*themes, str(value)}, key=lambda n: (not n.startswith("noted"), n))
+        return Select(((c, c) for c in choices), value=str(value), allow_blank=False, name=spec.key, id=wid)
+    return Input(as_text(value), placeholder=spec.allowed(), name=spec.key, id=wid)

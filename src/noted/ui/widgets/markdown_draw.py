@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from io import StringIO
 from typing import ClassVar
@@ -65,10 +66,41 @@ def _boxes(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
+def _inline_images(tokens: list[Token]) -> list[Token]:
+    """Each image drawn where it stands in its text, "🌆 alt text" (its file name without one),
+    linked to the image unless it is inside a link. Rich draws an image as a block of its own as
+    soon as it reads it, before the text of its paragraph: "See [a](b) and ![diagram](x.png) end"
+    read "🌆 diagram See a and  end"."""
+    for token in tokens:
+        if token.type == "inline" and token.children and any(c.type == "image" for c in token.children):
+            token.children = list(_image_as_text(token.children))
+    return tokens
+
+
+def _image_as_text(children: list[Token]) -> Iterator[Token]:
+    in_link = False
+    for child in children:
+        in_link = child.type == "link_open" or (in_link and child.type != "link_close")
+        if child.type != "image":
+            yield child
+            continue
+        source = str(child.attrs.get("src", ""))
+        yield Token("text", "", 0, content="🌆 ")
+        title = Token("text", "", 0, content=child.content or source.strip("/").rsplit("/", 1)[-1])
+        if in_link or not source:
+            yield title
+        else:
+            yield from (
+                Token("link_open", "a", 1, attrs={"href": source}),
+                title,
+                Token("link_close", "a", -1),
+            )
+
+
 def split_at_headings(body: str) -> list[_Chunk]:
     """``body``'s tokens cut before each top-level heading."""
     chunks: list[_Chunk] = []
-    for token in _boxes(_PARSER.parse(body)):
+    for token in _inline_images(_boxes(_PARSER.parse(body))):
         if not chunks or (token.type == "heading_open" and token.level == 0):
             chunks.append(_Chunk(token.map[0] if token.map else 0, []))
         chunks[-1].tokens.append(token)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -25,16 +26,17 @@ from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from noted.models import Folder
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
 from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page
-from noted.ui.key_hints import spoken
+from noted.ui.key_hints import chord_keys
 from noted.ui.messages import FirstNotesListed
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.list_filter import POOL, Before, ListFilter
 from noted.ui.widgets.note_marks import MarkedRows
-from noted.ui.widgets.note_rows import nothing_listed, row_prompt
+from noted.ui.widgets.note_rows import nothing_listed, row_prompt, wrapped
 from noted.ui.widgets.prompt_bar import FiltersInPlace, ask
 from noted.ui.widgets.triage import NoteTriage
 from noted.ui.workers import ReportsWorkerFailures, thread_work
@@ -178,6 +180,7 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         self.marked: set[str] = set()
         self._has_more = False
         self._total: int | None = None
+        self._trashed: tuple[Folder, ...] = ()  # the notebooks in a trash with no notes, which it names
         self._asked_at: str | None = None
         self._loading = False
         self.triage = NoteTriage(self, store)
@@ -234,8 +237,8 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         self._loading = False
         self._has_more = page.has_more
         keep = self.highlighted_id if message.keep and self.highlighted_id != self._asked_at else message.keep
-        if page.total is not None:
-            self._total = page.total
+        if page.total is not None:  # (a first page)
+            self._total, self._trashed = page.total, page.trashed_notebooks
         if message.replace and self.filter.active:
             again = self.filter.pool_size is not None  # read again (a change): a note gone leaves its place
             self.filter.set_pool(page.rows, page.has_more)
@@ -272,21 +275,20 @@ holds the words, {app.search} searches the notes' text and meaning for them.
 
     def render_line(self, y: int) -> Strip:
         """An empty list says why (``nothing_listed``) rather than stay blank, once it has loaded."""
-        if self.option_count or self._loading or y >= 2:
+        if self.option_count or self._loading:
             return super().render_line(y)
-        lines = nothing_listed(self.source.kind, filtering=self.filter.narrowing, keys=self._chord_keys)
+        width = self.scrollable_content_region.width
+        said = nothing_listed(
+            self.source.kind,
+            filtering=self.filter.narrowing,
+            keys=partial(chord_keys, self.screen),
+            trashed=self._trashed,
+        )
+        lines = wrapped(said, width - 1)
+        if y >= len(lines):
+            return super().render_line(y)
         style = self.get_visual_style("option-list--option-disabled").rich_style
-        text = f" {lines[y]}" if y < len(lines) else ""
-        return Strip([Segment(text, style)]).crop_extend(0, self.scrollable_content_region.width, style)
-
-    def _chord_keys(self, binding_id: str) -> str:
-        """The keys that run ``binding_id`` here now, the keymap applied, leaving out keys a text
-        field types (``/``): "Ctrl+F"."""
-        found = [
-            spoken(key) for key, active in self.screen.active_bindings.items()
-            if active.binding.id == binding_id and ("+" in key or key[0] == "f" and key[1:].isdigit())
-        ]  # fmt: skip
-        return " or ".join(found)
+        return Strip([Segment(f" {lines[y]}", style)]).crop_extend(0, width, style)
 
     def _option(self, row: NoteRow) -> Option:
         return Option(row_prompt(row, row.meta.id in self.marked, self.order), id=row.meta.id)

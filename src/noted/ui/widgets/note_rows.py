@@ -7,15 +7,16 @@ draw exactly as the list does.
 
 from __future__ import annotations
 
+import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from textual.content import Content
 
-from noted.models import Note, NoteMeta
+from noted.models import Folder, Note, NoteMeta
 from noted.store.protocol import NoteOrder
 from noted.ui.data import NoteRow, SourceKind
-from noted.wording import local_time
+from noted.wording import local_time, plural
 
 _NOTHING = {
     SourceKind.TRASH: "The trash is empty.",
@@ -61,11 +62,15 @@ def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
     )
 
 
-def nothing_listed(kind: SourceKind, *, filtering: bool, keys: Callable[[str], str]) -> tuple[str, ...]:
+def nothing_listed(
+    kind: SourceKind, *, filtering: bool, keys: Callable[[str], str], trashed: Sequence[Folder] = ()
+) -> tuple[str, ...]:
     """What an empty list says instead of being blank: that the filter found no title and where to
     search the text instead, or that the source holds no note (and how to make one, where a new
-    note would land in it: a notebook, or a tag, which it gets). ``keys`` gives the keys of a
-    binding id ("" for none)."""
+    note would land in it: a notebook, or a tag, which it gets; the notebooks in a trash with no
+    notes, ``trashed``). ``keys`` gives the keys of a binding id ("" for none)."""
+    if kind is SourceKind.TRASH and trashed and not filtering:
+        return _trashed_notebooks(trashed)
     if filtering:
         search = keys("app.search")
         return (
@@ -74,3 +79,23 @@ def nothing_listed(kind: SourceKind, *, filtering: bool, keys: Callable[[str], s
         )
     new = keys("app.new_note") if kind in (SourceKind.ALL, SourceKind.FOLDER, SourceKind.TAG) else ""
     return (_NOTHING.get(kind, "No notes here."), *([f"{new} makes one."] if new else []))
+
+
+def _trashed_notebooks(folders: Sequence[Folder]) -> tuple[str, ...]:
+    """A trash with notebooks and no notes says which (as many as *Empty trash* counts), and how
+    to get one back."""
+    ids = {folder.id for folder in folders}
+    tops = [folder.title for folder in folders if folder.parent_id not in ids]
+    inside = len(folders) - len(tops)
+    names = ", ".join(f'"{title}"' for title in tops)
+    more = f" (and {plural(inside, 'notebook')} inside)" if inside else ""
+    one = len(tops) == 1
+    return (
+        f"No notes in the trash, but {plural(len(tops), 'notebook')}: {names}{more}.",
+        f"u on {'it' if one else 'one'} under Trash in the tree restores it.",
+    )
+
+
+def wrapped(lines: Sequence[str], width: int) -> list[str]:
+    """``lines`` wrapped at words to ``width`` columns (a narrow list keeps the whole message)."""
+    return [part for line in lines for part in (textwrap.wrap(line, max(width, 8)) or [""])]

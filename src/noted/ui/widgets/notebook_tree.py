@@ -31,6 +31,7 @@ from noted.ui.widgets.tree_items import (
     add_folder,
     add_lists,
     add_tags,
+    after_removal,
     find,
     label,
     titles,
@@ -182,17 +183,18 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         self._moving_to = None
         for key in (*keys, ALL_NOTES.key):
             if self._move_to(key):
-                self._announce_if_renamed()
+                self._announce_if_changed()
                 return
 
-    def _announce_if_renamed(self) -> None:
-        """Tell the list the new name of the source it shows (the cursor did not move, so no
-        highlight event says it)."""
+    def _announce_if_changed(self) -> None:
+        """Tell the list the source on the cursor's line if it is not the one it was last told: the
+        new name of the one it shows, or the line that took the place of one trashed (the cursor
+        stayed on the same line, so no highlight event says it)."""
         item = self._item
         shown = self._announced
         if item is None or item.source is None or shown is None:
             return
-        if item.source.key == shown.key and item.source != shown:
+        if item.source != shown:
             self._announced = item.source
             self.post_message(self.SourceHighlighted(self, item.source))
 
@@ -213,7 +215,7 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         opened = self._expanded if shown is None else self._expanded | shown.opened
         for node in data.roots if shown is None else shown.roots:
             add_folder(root, node, opened)
-        self.border_title = " · ".join(filter(None, (TITLE, self.filter.count())))
+        self._title()
         expanded = TAGS_KEY in self._expanded
         self._tags = root.add(
             label("Tags", len(data.tags)), TreeItem(TAGS_KEY), expand=expanded, allow_expand=bool(data.tags)
@@ -222,6 +224,14 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         if expanded:
             self._add_tags()
         add_lists(root, data, self._expanded)
+
+    def _title(self) -> None:
+        """The border's title, fitted to the pane: its top edge (``size`` and the two sides) less
+        the two corners and a blank each side."""
+        self.border_title = self.filter.title(TITLE, self.size.width - 4 if self.size.width else 0)
+
+    def on_resize(self) -> None:
+        self._title()
 
     def _add_tags(self) -> None:
         """Put the tags under their heading: on the first expand, as a profile may have hundreds."""
@@ -307,7 +317,8 @@ puts the tree and its cursor back. With a filter kept, {tree.filter.clear} clear
         self.writes.move(self._item)
 
     def action_trash(self) -> None:
-        self.writes.trash(self._item)
+        node = self.cursor_node  # triage keeps its place: the cursor goes to the next line of its kind
+        self.writes.trash(self._item, then=after_removal(node) if node is not None else None)
 
     def action_restore(self) -> None:
         self.writes.restore(self._item)

@@ -2,13 +2,15 @@
 
 The app sets the indexer part from ``IndexerStatusChanged``; any other part of the UI sets the
 rest by posting ``noted.ui.messages.StatusPart("mcp" | "model" | "tokens", text)``. No clock is
-shown, so a snapshot of the screen is the same every run.
+shown, so a snapshot of the screen is the same every run. Parts that do not fit the line are left
+out whole, with their separators (``DROPPED_FIRST``), rather than cut off at its end.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import Static
 
@@ -17,6 +19,11 @@ if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing starts
 
 
 PARTS = ("review", "index", "mcp", "model", "tokens")
+DROPPED_FIRST = ("mcp", "model", "index", "tokens", "review")
+"""The parts left out first when the line is too narrow for them all (after any part not in
+``PARTS``): the server's address and the model are in the settings, while the chat's tokens and the
+changes waiting for review are what the person acts on."""
+SEPARATOR = " │ "
 STARTING = "index starting: loading the search model…"
 PREPARING = "index starting: preparing the search model (first time, ~30 s)…"
 
@@ -68,11 +75,22 @@ class StatusBar(Static):
     def set_index(self, status: IndexStatus) -> None:
         self.set_part("index", format_index(status))
 
+    def on_resize(self) -> None:
+        self._draw()
+
     def _draw(self) -> None:
-        order = [p for p in PARTS if p in self._parts] + [p for p in self._parts if p not in PARTS]
+        extra = [p for p in self._parts if p not in PARTS]
+        shown = [p for p in PARTS if p in self._parts] + extra
+        dropping = [*reversed(extra), *(p for p in DROPPED_FIRST if p in self._parts)]
+        room = self.content_size.width  # 0 before the first layout: all are drawn, then again
+        while room and len(shown) > 1 and self._width(shown) > room:
+            shown.remove(dropping.pop(0))
         pieces: list[str | tuple[str, str]] = []
-        for index, part in enumerate(order):
+        for index, part in enumerate(shown):
             if index:
-                pieces.append((" │ ", "$text-muted"))
+                pieces.append((SEPARATOR, "$text-muted"))
             pieces.append(self._parts[part])
         self.update(Content.assemble(*pieces))
+
+    def _width(self, parts: list[str]) -> int:
+        return sum(cell_len(self._parts[p]) for p in parts) + cell_len(SEPARATOR) * (len(parts) - 1)

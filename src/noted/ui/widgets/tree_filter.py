@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from rich.cells import cell_len
+
 from noted.models import FolderNode
 from noted.ui.data import NoteSource, SourceKind
 from noted.ui.widgets.list_filter import title_words
@@ -96,11 +98,16 @@ class TreeFilter:
             return current
         return self.shown.matches[0] if self.shown.matches else current
 
-    def count(self) -> str:
-        """``3 of 12 · filter: proj`` for the tree's title, or nothing without a filter."""
+    def title(self, name: str, room: int) -> str:
+        """The tree's title, ``name`` (``Notebooks``), then while filtering ``3 of 12 · filter: proj``:
+        in ``room`` cells (none: no limit) the count goes first, then the name, so the words typed
+        stay in sight."""
         if self.shown is None:
-            return ""
-        return f"{len(self.shown.matches):,} of {self.shown.total:,} · filter: {self.text.strip()}"
+            return name
+        words = f"filter: {self.text.strip()}"
+        count = f"{len(self.shown.matches):,} of {self.shown.total:,}"
+        fitting = (f"{name} · {count} · {words}", f"{name} · {words}", words)
+        return next((title for title in fitting if room <= 0 or cell_len(title) <= room), words)
 
     def end(self, current: str | None) -> str | None:
         """Clear the filter; the line for the cursor: the one it was on before (or, once the filter

@@ -97,3 +97,32 @@ def find(node: TreeNode[TreeItem], key: str) -> TreeNode[TreeItem] | None:
         if found is not None:
             return found
     return None
+
+
+def after_removal(node: TreeNode[TreeItem]) -> str | None:
+    """The key of the line the cursor takes when ``node``'s line goes (a notebook trashed, a tag
+    deleted), so triage keeps its place: the next line of its kind beside it (a notebook's next
+    notebook, a tag's next tag), else the nearest one before it that lists notes (the previous
+    notebook or tag; All notes before the first notebook), else the notebook it is in, else the line
+    after its heading (To-dos after the last tag). None when there is no such line."""
+    parent = node.parent
+    if parent is None or node.data is None or node.data.source is None:
+        return None
+    kind = node.data.source.kind
+    siblings = list(parent.children)
+    here = siblings.index(node)
+    after = (n for n in siblings[here + 1 :] if n.data and n.data.source and n.data.source.kind is kind)
+    before = (n for n in reversed(siblings[:here]) if n.data and n.data.source)
+    found = next(after, None) or next(before, None)
+    if found is None and parent.data is not None:
+        found = parent if parent.data.source is not None else _line_after(parent)
+    return found.data.key if found is not None and found.data is not None else None
+
+
+def _line_after(node: TreeNode[TreeItem]) -> TreeNode[TreeItem] | None:
+    """The first line after ``node`` beside it that lists notes."""
+    if node.parent is None:
+        return None
+    siblings = list(node.parent.children)
+    later = siblings[siblings.index(node) + 1 :]
+    return next((n for n in later if n.data is not None and n.data.source is not None), None)

@@ -120,14 +120,18 @@ class NotebookWrites:
         )
         self._tree.app.push_screen(picker, move)
 
-    def trash(self, item: TreeItem | None) -> None:
+    def trash(self, item: TreeItem | None, then: str | None = None) -> None:
+        """Trash the notebook of ``item``, or delete its tag (asked first: no undo); the cursor then
+        goes to the line whose key is ``then``."""
+        after = (lambda _: then) if then is not None else None
         if item is not None and item.folder is not None and not item.trashed:
             folder = item.folder
+            # Not asked first: it can be undone (README, "Confirmations"), and the message says how.
             self._write(
                 f"moving notebook {folder.title!r} to the trash",
-                lambda: ops.trash_notebook(self._store, folder.id, actor=ACTOR_USER),
+                lambda: self._trashed(ops.trash_notebook(self._store, folder.id, actor=ACTOR_USER)),
+                select=after,
             )
-            self._tree.notify(f'"{folder.title}" moved to the trash (u on it under Trash restores it).')
         elif item is not None and item.tag is not None:
             tag = item.tag
 
@@ -136,6 +140,7 @@ class NotebookWrites:
                     self._write(
                         f"deleting tag {tag.title!r}",
                         lambda: ops.delete_tag(self._store, tag.id, actor=ACTOR_USER),
+                        select=after,
                     )
 
             self._tree.app.push_screen(
@@ -150,6 +155,12 @@ class NotebookWrites:
         else:
             self._tree.notify("Highlight a notebook or a tag first.", severity="warning")
 
+    def _trashed(self, change: ops.FolderChange) -> ops.FolderChange:
+        """In the writer's thread: say what went to the trash with the notebook, and how to undo it."""
+        if change.changed:
+            self._tree.app.call_from_thread(self._tree.notify, trashed_message(change))
+        return change
+
     def restore(self, item: TreeItem | None) -> None:
         if item is None or not item.trashed or item.folder is None:
             self._tree.notify("Highlight a notebook under Trash to restore it.", severity="warning")
@@ -160,3 +171,16 @@ class NotebookWrites:
             lambda: ops.restore_notebook(self._store, folder.id, actor=ACTOR_USER),
             select=lambda _: f"{SourceKind.FOLDER}:{folder.id}",
         )
+
+
+def trashed_message(change: ops.FolderChange) -> str:
+    """``Moved "src" and its 49 notes to the trash (u on it under Trash restores it).``"""
+    inside = change.notebooks - 1
+    what = f'"{change.folder.title}"'
+    if inside:
+        what += f" with {plural(inside, 'notebook')} inside" + (
+            f" and {plural(change.notes, 'note')}" if change.notes else ""
+        )
+    elif change.notes:
+        what += f" and its {plural(change.notes, 'note')}"
+    return f"Moved {what} to the trash (u on it under Trash restores it)."
