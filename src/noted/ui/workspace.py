@@ -9,7 +9,6 @@ pane the layout hides (``reveal``), so no key acts on what the person cannot see
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, Self, cast
 
@@ -31,6 +30,7 @@ from noted.ui.empty_trash import empty_trash
 from noted.ui.messages import Marks, OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
 from noted.ui.reader_model import Ask, Edit, Effect, Focus, MakeWay, Reading, Surface
+from noted.ui.sync_now import sync_now
 from noted.ui.typeahead import hold_keys, release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.markdown_page import Drawn
@@ -39,7 +39,7 @@ from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.status_bar import StatusBar
-from noted.ui.workers import ReportsWorkerFailures, in_thread
+from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when first shown
     from noted.ui.chat import ChatPane
@@ -375,23 +375,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def action_sync_now(self) -> None:
         """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
-        store = self.services.store
-        sync, copies = store.sync, store.conflicts
-        if sync is None:
-            self.notify("Sync is Joplin's: this profile's notes are not in Joplin", severity="warning")
-            return
-        command = self.services.settings.get(handles.JOPLIN_SYNC_COMMAND)
-
-        def work() -> None:
-            run = sync.run(command)
-            conflicts = len(copies.sync_conflicts()) if copies is not None else 0
-            settle = f"; {conflicts} conflict(s) in Conflicts" if conflicts else ""
-            self.app.call_from_thread(self.notify, f"Joplin synced: {run.summary}{settle}")
-            stamp = time.strftime("%H:%M", time.localtime(run.finished / 1000))
-            self.app.call_from_thread(self.query_one(StatusBar).set_part, "sync", f"synced {stamp}")
-
-        self.notify("Asking Joplin to sync…")
-        in_thread(self, work, "sync", "syncing Joplin")
+        sync_now(self, self.services)
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""
