@@ -26,6 +26,7 @@ from textual.widgets import ContentSwitcher
 from noted.services import Services
 from noted.settings import handles
 from noted.ui import zoom
+from noted.ui.chat_place import ChatPlace
 from noted.ui.empty_trash import empty_trash
 from noted.ui.messages import Marks, OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
@@ -67,6 +68,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 tooltip="Show or hide the notebook tree"),
         Binding("escape", "back", "Back", id="app.back", tooltip="Back to the note list"),
         Binding("plus", "zoom", "Zoom", show=False, id="app.zoom", tooltip="Whole width for the focused pane, or shared"),
+        # Wherever the focus is, while the editor holds unsaved text: back to it, and saved.
+        Binding("ctrl+s", "save_edit", "Save", id="note.save", tooltip="Save the text waiting in the editor"),
     ]  # fmt: skip
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
@@ -80,6 +83,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.services = services
         self._first_look = first_look
         self._chat_size = 0  # the chat's size in tokens (0: no chat, or a new one)
+        self._chat_place = ChatPlace(self)
 
     def compose(self) -> ComposeResult:
         store = self.services.store
@@ -183,7 +187,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             self.query_one(NoteViewer).surface(),
             editing=self.editing,
             edited=None if editor.note is None else editor.note.id,
-            focused=self.query_one(NoteScroll).has_focus,
+            focused=self.reader_focus().has_focus,
         )
 
     async def follow(self, effects: list[Effect[Drawn]]) -> None:
@@ -204,7 +208,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 hold_keys(self.app)  # keys typed meanwhile wait for the focus
                 self.call_after_refresh(self._focus_page)
             elif isinstance(effect, Focus):
-                self.query_one(NoteScroll).focus()
+                self.reader_focus().focus()
             else:
                 viewer.apply([effect])
 
@@ -258,8 +262,12 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         for viewer in self.query(NoteViewer):  # none yet when the app first shows this screen
             await self.follow(viewer.reader.uncovered())
 
+    def reader_focus(self) -> Widget:
+        """Where the focus goes in the reader: the editor's text while it has the reader's place."""
+        return self.query_one("#editor-body") if self.editing else self.query_one(NoteScroll)
+
     def _focus_page(self) -> None:
-        self.query_one(NoteScroll).focus()
+        self.reader_focus().focus()
         release_keys(self.app)  # after the focus move, which is queued first
 
     def refresh(
@@ -337,25 +345,18 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one(NoteList).action_new_note()
 
     async def action_toggle_chat(self) -> None:
-        chat = self.chat
-        if chat is None:
-            from noted.ui.chat import ChatPane
+        await self._chat_place.toggle()
 
-            chat = ChatPane(self.services)
-            await self.query_one("#workspace").mount(chat)
-        self.toggle_class("-chat")
-        if self.has_class("-chat"):
-            if not self.has_class("-narrow"):
-                aside = "the notebooks" if self.has_class("-wider") else "the notebooks and the list"
-                self.notify(f"Beside the assistant {aside} step aside: Esc or Ctrl+T brings them back.")
-            chat.set_note(self.query_one(NoteViewer).note_id)
-            focusable = [widget for widget in chat.query("*") if widget.focusable]
-            if focusable:
-                focusable[-1].focus()  # the pane's input is its last focusable part
-        elif chat.has_focus_within or self.focused is None:
-            # Back to where the person was: the reader if a note is open on a narrow screen.
-            (self.query_one(NoteScroll) if self.reading else self.query_one(NoteList)).focus()
-        release_keys(self.app)  # keys typed ahead go where the focus now is
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "save_edit":  # offered only while the editor holds unsaved text
+            return self.editing and self.query_one(NoteEditor).dirty
+        return True
+
+    def action_save_edit(self) -> None:
+        """Go to the editor and save its text (Ctrl+S from elsewhere, the palette's Save note)."""
+        if self.editing:
+            self.query_one("#editor-body").focus()
+            self.query_one(NoteEditor).action_save()
 
     def action_zoom(self) -> None:  # +: the focused pane takes the whole width; again: shared
         zoom.toggle(self, (w for w in self.query("#workspace > *") if w.id in _PANES))
