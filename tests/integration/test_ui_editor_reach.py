@@ -162,3 +162,37 @@ async def test_ctrl_s_from_the_list_shows_the_editor_and_its_conflict(
     await pilot.press("escape")  # Back to editing: to the editor, not to the list
     await until(pilot, lambda: not isinstance(app.screen, ConflictView) and in_front(app))
     assert editor.dirty and editor.body_text.startswith(MINE) and not copies(app)
+
+
+# 2. The assistant builds on the editor's text -------------------------------------------------
+
+
+async def test_the_assistant_edits_the_text_in_the_editor_and_no_conflict_follows(
+    pilot: Pilot[None], fixture: Fixture
+) -> None:
+    # Before: the model's edit was based on the stored note, so the person's next save met the
+    # app's own assistant as a change made elsewhere.
+    app = app_of(pilot)
+    editor = await edit_and_type(pilot, "UNSAVED ")
+    await pilot.press("ctrl+t")
+    await until(pilot, lambda: app.workspace.chat is not None and app.workspace.chat.has_focus_within)
+    await pilot.press(*"buy cumin", "enter")
+    await until(pilot, lambda: bool(app.workspace.query(".edit-card.-asking")))
+    await pilot.press("y")
+    store = app.services.store
+    await until(pilot, lambda: "buy cumin" in store.get_note(fixture.release).body)
+    body = store.get_note(fixture.release).body
+    assert body.startswith("UNSAVED Plans") and "buy cumin" in body  # both, in that order
+    actors = [r.actor for r in store.note_history(fixture.release)]
+    assert actors[0].startswith("assistant:") and actors[1] == "user"  # each its own revision
+    # The editor takes the new text (nothing of the person's is unsaved), without taking the focus
+    # (at 80x24 that closed the chat) and with its cursor where the person left it.
+    await until(pilot, lambda: "buy cumin" in editor.body_text and not editor.dirty)
+    assert app.workspace.chat is not None and app.workspace.chat.has_focus_within
+    assert text_area(app).cursor_location == (0, len("UNSAVED "))
+    await pilot.press("ctrl+t")
+    await until(pilot, lambda: in_front(app))
+    await pilot.press(*"more ", "ctrl+s")
+    await until(pilot, lambda: not editor.dirty)
+    assert not isinstance(app.screen, ConflictView) and not copies(app)
+    assert store.get_note(fixture.release).body.startswith("UNSAVED more Plans")

@@ -1,5 +1,6 @@
 """The chat pane's place in the workspace: Ctrl+T shows it beside the note (built on first use)
-and hides it again, the focus going back where it was.
+and hides it again, the focus going back where it was; and the editor's text saved before the
+assistant writes the note it holds.
 
 The chat pane covers the other panes on a narrow screen and pushes the tree and the list aside on
 a wide one (``workspace.tcss``), so the focus the person had (the editor's text, a heading in the
@@ -14,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher
 
 from noted.ui.typeahead import release_keys
+from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
 
@@ -35,7 +37,7 @@ class ChatPlace:
         if chat is None:
             from noted.ui.chat import ChatPane  # the chat engine loads when the chat is first shown
 
-            chat = ChatPane(screen.services)
+            chat = ChatPane(screen.services, before_turn=self.save_first)
             await screen.query_one("#workspace").mount(chat)
         if not screen.has_class("-chat"):
             self._before = screen.focused
@@ -62,3 +64,13 @@ class ChatPlace:
         if before is None or (reader in before.ancestors and reader.visible_content not in before.ancestors):
             before = screen.reader_focus() if screen.reading or screen.editing else screen.query_one(NoteList)
         before.focus()
+
+    async def save_first(self, note_id: str) -> None:
+        """Save the editor's unsaved text of ``note_id`` and wait: the assistant is about to read and
+        write the note, and must build on what the person sees, not on the stored text under it.
+
+        A save that meets a change made elsewhere writes nothing; the editor keeps the text and
+        says so (Ctrl+S there shows both sides)."""
+        editor = self._screen.query_one(NoteEditor)
+        if self._screen.editing and editor.note is not None and editor.note.id == note_id:
+            await editor.flush()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
@@ -50,6 +50,8 @@ class ChatPane(Vertical):
     Args:
         services: The composition root: settings, store, transcripts, provider.
         engine_factory: Builds the chat engine (tests pass one over a ``FakeProvider``).
+        before_turn: Awaited with the note's id before an answer about it (the workspace saves the
+            editor's text of it: the model works on the text the person sees).
     """
 
     DEFAULT_CSS = files("noted.ui.chat").joinpath("chat.tcss").read_text(encoding="utf-8")
@@ -85,10 +87,17 @@ class ChatPane(Vertical):
         message: str | None = None
         """What undoing a batch did and did not (``noted.ops.batch_undo.Undone.message``)."""
 
-    def __init__(self, services: Services, *, engine_factory: EngineFactory | None = None) -> None:
+    def __init__(
+        self,
+        services: Services,
+        *,
+        engine_factory: EngineFactory | None = None,
+        before_turn: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
         super().__init__(id="chat-pane")
         self.services = services
         self._engine_factory = engine_factory or services.chat_engine
+        self._before_turn = before_turn
         self._engine: ChatEngine | None = None
         self.note_id: str | None = None
         self.note_title: str | None = None
@@ -287,6 +296,8 @@ class ChatPane(Vertical):
             self.conversation = await asyncio.to_thread(self.services.transcripts.create, note_id=note_id)
         editor = None
         if self.note_id is not None:
+            if self._before_turn is not None:
+                await self._before_turn(self.note_id)
             editor = await asyncio.to_thread(EditorSession.open, self.services.store, self.note_id)
         try:
             run = self.engine.run(self.conversation, text, editor=editor, cancel=cancel, replacing=replacing)
