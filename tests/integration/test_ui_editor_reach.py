@@ -22,6 +22,7 @@ from noted.ui.app import NotedApp
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.outline import OutlineList
 
 SIZES = [(80, 24), (120, 40)]
@@ -196,3 +197,52 @@ async def test_the_assistant_edits_the_text_in_the_editor_and_no_conflict_follow
     await until(pilot, lambda: not editor.dirty)
     assert not isinstance(app.screen, ConflictView) and not copies(app)
     assert store.get_note(fixture.release).body.startswith("UNSAVED more Plans")
+
+
+# 4. The editor opens where the person was reading ---------------------------------------------
+
+
+async def test_e_opens_the_editor_at_the_heading_jumped_to(pilot: Pilot[None], fixture: Fixture) -> None:
+    # Before: the cursor and the scroll were at the top of the note.
+    app = app_of(pilot)
+    await pilot.press("g", "enter")
+    viewer = app.workspace.query_one(NoteViewer)
+    await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == fixture.release)
+    await pilot.press("o", "g", "j", "j", "j", "enter")  # outline → "2 Schedule" → go
+    page = app.workspace.query_one(NoteScroll)
+    await until(
+        pilot, lambda: page.scroll_y > 0 and page.line_text(round(page.scroll_y)).strip() == "Schedule"
+    )
+    await pilot.press("e")
+    area = text_area(app)
+    await until(pilot, lambda: app.focused is area)
+    schedule = area.text.splitlines().index("# Schedule")
+    assert area.cursor_location == (schedule, 0)
+    # The heading is the editor's top row (once the editor has its width).
+    top = area.wrapped_document.location_to_offset((schedule, 0)).y
+    await until(pilot, lambda: round(area.scroll_y) == top > 0)
+
+
+async def test_e_opens_the_editor_at_the_first_line_in_view(pilot: Pilot[None], fixture: Fixture) -> None:
+    # Scrolled into the schedule's long paragraph (its lines joined, so the top row starts in the
+    # middle of one): the cursor goes to the line that row shows, not to the top.
+    app = app_of(pilot)
+    await pilot.press("g", "enter")
+    viewer = app.workspace.query_one(NoteViewer)
+    await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == fixture.release)
+    page = app.workspace.query_one(NoteScroll)
+    # A row some way into the paragraph that starts in the middle of a line: "… scrolling. Line 5 of"
+    rows = [page.line_text(row).strip() for row in range(page.line_count)]
+    top = next(n for n, text in enumerate(rows) if "Line 5 " in text and not text.startswith("Line"))
+    page.scroll_to(y=top, animate=False, immediate=True)
+    await until(pilot, lambda: round(page.scroll_y) == top)
+    page.focus()
+    await pilot.press("e")
+    area = text_area(app)
+    await until(pilot, lambda: app.focused is area)
+    row, column = area.cursor_location
+    head = rows[top].partition("Line 5 ")[0].strip()  # the end of line 4, shown first
+    assert column == 0 and area.document.get_line(row).startswith("Line 4 ")
+    assert area.document.get_line(row).endswith(head) and area.document.get_line(row + 1).startswith(
+        "Line 5 "
+    )

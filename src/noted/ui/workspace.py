@@ -300,7 +300,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one("#reader", ContentSwitcher).current = "editor"
         editor = self.query_one(NoteEditor)
         note = event.view.note
-        editor.edit(note)
+        editor.edit(note, line=self.query_one(NoteScroll).top_line(note.body))  # where it was read
         if event.external:
             # Started from reading, so back to reading afterwards (not left in the in-app editor).
             editor.edit_externally(note, note.body, note.title, then=CLOSE)

@@ -134,8 +134,9 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         yield TextArea.code_editor(theme="css", soft_wrap=True, show_line_numbers=False, id="editor-body")
 
     # Opening -------------------------------------------------------------------------------
-    def edit(self, note: Note, *, text: str | None = None, focus: bool = True) -> None:
-        """Start editing ``note`` (with ``text`` instead of its body, e.g. after ``$EDITOR``)."""
+    def edit(self, note: Note, *, text: str | None = None, line: int = 0, focus: bool = True) -> None:
+        """Start editing ``note`` (with ``text`` instead of its body, e.g. after ``$EDITOR``), the
+        cursor at the start of ``line`` and that line at the top (where the person was reading)."""
         self.note = note
         self._stale = IN_TRASH if note.is_trashed else ""
         self._conflict = None
@@ -146,6 +147,7 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         if body.language is None and "markdown" in body.available_languages:
             body.language = "markdown"  # highlighting, when tree-sitter's Markdown grammar is installed
         body.load_text(note.body if text is None else text)
+        put(body, (line, 0))
         self._update_dirty()
         if focus:
             body.focus()
