@@ -184,13 +184,24 @@ def test_a_note_asked_for_while_another_is_edited_waits_for_the_editor_to_make_w
 def test_a_conflict_in_the_editor_drops_the_ask_and_keeps_the_editor() -> None:
     model: ReaderModel[str] = ReaderModel()
     assert model.ask(Ask("b", focus=False), EDITING_A) == [MakeWay()]
-    assert model.made_way(False, EDITING_A) == []  # the person's text stays in front of them
+    assert model.made_way(False, EDITING_A) == []  # the list's cursor moved: the focus stays there
+    assert model.wanted is None and model.request == 0
+    # Enter on another note: the focus it asked for goes to the editor (``Focus`` while editing),
+    # so the person's text is put in front of them, not left out of reach behind the list.
+    assert model.ask(Ask("b"), EDITING_A) == [MakeWay()]
+    assert model.made_way(False, EDITING_A) == [Reading(), Focus()]
     assert model.wanted is None and model.request == 0
 
 
-def test_asking_for_the_note_being_edited_changes_nothing_but_a_section_does() -> None:
+def test_asking_for_the_note_being_edited_goes_to_the_editor_but_a_section_opens_it() -> None:
     model: ReaderModel[str] = ReaderModel()
-    assert model.ask(Ask("a", ticket=4), EDITING_A) == [Answer(4)]
+    assert model.ask(Ask("a", ticket=4), EDITING_A) == [Answer(4), Reading(), Focus()]
+    assert model.ask(Ask("a", focus=False), EDITING_A) == []  # the list's cursor on it: nothing to do
+    assert model.request == 0  # not read again: the editor keeps the person's text
+    # From the search screen: the focus moves once it has closed.
+    covered = Surface(drawable=False, covered=True, editing=True, edited="a")
+    assert model.ask(Ask("a", ticket=5), covered) == [Answer(5), Reading()]
+    assert model.uncovered() == [Focus(later=True)]
     # Not vacuous: the same note at a section is a real request, so the editor makes way.
     assert model.ask(Ask("a", "1.1"), EDITING_A) == [MakeWay()]
 

@@ -63,8 +63,10 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
         yield from _pane_commands(hints, notes, _LIST_COMMANDS)
     if screen.shows(viewer) and viewer.view is not None:
         yield from _viewer_commands(hints, viewer)
+    if editor.note is not None and (screen.shows(editor) or screen.editing and editor.dirty):
+        # Text waiting in an editor the layout hides (the list, or the chat, in front) is saved too.
+        yield command("Save note", "Save the note being edited", screen.action_save_edit)
     if screen.shows(editor) and editor.note is not None:
-        yield command("Save note", "Save the note being edited", editor.action_save)
         yield command("Stop editing", "Save and go back to reading", editor.action_close)
     yield command("Toggle assistant", "Show or hide the chat pane", screen.action_toggle_chat)
     yield command("Toggle notebooks", "Show or hide the notebook tree", screen.action_toggle_sidebar)

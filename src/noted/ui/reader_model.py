@@ -32,8 +32,9 @@ the last one counts)::
 
 A note is asked for with ``ask`` (the list's cursor, search, a link): while the editor has the
 reader's place it first has to save and make way (``MakeWay``, then ``made_way``; a conflict keeps
-the editor, and the ask is dropped); then the note is opened, the page focused (once the covering
-screen closes, if one covers it) and, if that was asked, edited once it is shown (``shown``).
+the editor, the ask is dropped and its focus goes to the editor, as does an ask of the note edited);
+then the note is opened, the page focused (once the covering screen closes, if one covers it)
+and, if that was asked, edited once it is shown (``shown``).
 
 Every new request (``open``, ``reload``, ``clear``) first answers the ticket of the one before
 it: that note will not be shown now. A read that answers an older request is dropped. Notes read
@@ -180,8 +181,8 @@ class Reading:
 
 @dataclass(frozen=True, slots=True)
 class Focus:
-    """Give the page the focus; ``later``: after the next frame (the screen over the workspace has
-    just closed), holding the keys typed meanwhile."""
+    """Give the page (the editor, while it has the reader's place) the focus; ``later``: after the
+    next frame (the screen over the workspace has just closed), holding the keys typed meanwhile."""
 
     later: bool = False
 
@@ -236,15 +237,16 @@ class ReaderModel(Generic[D]):
             return self._go(ask, surface)
         # The editor may have to ask about its text: whoever waits for the note stops covering it.
         effects: list[Effect[D]] = [] if ask.ticket is None else [Answer(ask.ticket)]
-        if surface.edited == ask.note_id and not ask.section:
-            return effects  # the note asked for is the one being edited
+        if surface.edited == ask.note_id and not ask.section:  # the one being edited: to the editor
+            return [*effects, *self._focus(ask, surface)]
         self._making_way = Ask(ask.note_id, ask.section, ask.focus, ask.edit)
         return [*effects, MakeWay()]
 
     def made_way(self, done: bool, surface: Surface) -> list[Effect[D]]:
-        """The editor saved and gave the reader its place (``done``), or kept it for a conflict."""
+        """The editor saved and gave the reader its place (``done``), or kept it for a conflict:
+        then a focus asked for goes to the editor (``Focus``), with the person's text."""
         ask, self._making_way = self._making_way, None
-        return self._go(ask, surface) if ask is not None and done else []
+        return [] if ask is None else self._go(ask, surface) if done else self._focus(ask, surface)
 
     def shown(self, note_id: str) -> list[Effect[D]]:
         """``note_id`` is on screen (``Shown``): edit it if that was asked before it was read."""
@@ -339,12 +341,6 @@ class ReaderModel(Generic[D]):
 
     # Steps -------------------------------------------------------------------------------
     def _go(self, ask: Ask, surface: Surface) -> list[Effect[D]]:
-        # Focusing the page again would repaint the whole screen. Under another screen (search,
-        # closing once the note is in place) the focus moves once it has closed, not through it
-        # (which paints the covering screen again): the note comes first, the focus ring after.
-        focus_now = ask.focus and not surface.focused
-        if focus_now and surface.covered:
-            self._focus_on_resume, focus_now = True, False  # kept whatever else opens meanwhile
         effects: list[Effect[D]] = []
         if ask.note_id != self.wanted or ask.section is not None:
             effects += self.open(
@@ -357,11 +353,15 @@ class ReaderModel(Generic[D]):
                 effects.append(Edit(self.view))
             else:
                 self._edit_after_show = ask.note_id
-        if ask.focus:
-            effects.append(Reading())
-        if focus_now:
-            effects.append(Focus())
-        return effects
+        return effects + self._focus(ask, surface)
+
+    def _focus(self, ask: Ask, surface: Surface) -> list[Effect[D]]:
+        # Not again (a whole repaint), nor through a screen over it (search): once that closes.
+        if not ask.focus:
+            return []
+        if surface.covered and not surface.focused:
+            self._focus_on_resume = True  # kept whatever else opens meanwhile
+        return [Reading()] if surface.focused or surface.covered else [Reading(), Focus()]
 
     def _next_request(self, ticket: int | None) -> list[Effect[D]]:
         self.request += 1

@@ -9,7 +9,6 @@ pane the layout hides (``reveal``), so no key acts on what the person cannot see
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, Self, cast
 
@@ -27,10 +26,12 @@ from textual.widgets import ContentSwitcher
 from noted.services import Services
 from noted.settings import handles
 from noted.ui import zoom
+from noted.ui.chat_place import ChatPlace
 from noted.ui.empty_trash import empty_trash
 from noted.ui.messages import Marks, OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
 from noted.ui.reader_model import Ask, Edit, Effect, Focus, MakeWay, Reading, Surface
+from noted.ui.sync_now import sync_now
 from noted.ui.typeahead import hold_keys, release_keys
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.widgets.markdown_page import Drawn
@@ -39,7 +40,7 @@ from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
 from noted.ui.widgets.status_bar import StatusBar
-from noted.ui.workers import ReportsWorkerFailures, in_thread
+from noted.ui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:  # the chat pane (and the chat engine under it) loads when first shown
     from noted.ui.chat import ChatPane
@@ -67,6 +68,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 tooltip="Show or hide the notebook tree"),
         Binding("escape", "back", "Back", id="app.back", tooltip="Back to the note list"),
         Binding("plus", "zoom", "Zoom", show=False, id="app.zoom", tooltip="Whole width for the focused pane, or shared"),
+        # Wherever the focus is, while the editor holds unsaved text: back to it, and saved.
+        Binding("ctrl+s", "save_edit", "Save", id="note.save", tooltip="Save the text waiting in the editor"),
     ]  # fmt: skip
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
@@ -80,6 +83,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.services = services
         self._first_look = first_look
         self._chat_size = 0  # the chat's size in tokens (0: no chat, or a new one)
+        self._chat_place = ChatPlace(self)
 
     def compose(self) -> ComposeResult:
         store = self.services.store
@@ -183,7 +187,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             self.query_one(NoteViewer).surface(),
             editing=self.editing,
             edited=None if editor.note is None else editor.note.id,
-            focused=self.query_one(NoteScroll).has_focus,
+            focused=self.reader_focus().has_focus,
         )
 
     async def follow(self, effects: list[Effect[Drawn]]) -> None:
@@ -204,7 +208,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 hold_keys(self.app)  # keys typed meanwhile wait for the focus
                 self.call_after_refresh(self._focus_page)
             elif isinstance(effect, Focus):
-                self.query_one(NoteScroll).focus()
+                self.reader_focus().focus()
             else:
                 viewer.apply([effect])
 
@@ -258,8 +262,12 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         for viewer in self.query(NoteViewer):  # none yet when the app first shows this screen
             await self.follow(viewer.reader.uncovered())
 
+    def reader_focus(self) -> Widget:
+        """Where the focus goes in the reader: the editor's text while it has the reader's place."""
+        return self.query_one("#editor-body") if self.editing else self.query_one(NoteScroll)
+
     def _focus_page(self) -> None:
-        self.query_one(NoteScroll).focus()
+        self.reader_focus().focus()
         release_keys(self.app)  # after the focus move, which is queued first
 
     def refresh(
@@ -292,7 +300,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one("#reader", ContentSwitcher).current = "editor"
         editor = self.query_one(NoteEditor)
         note = event.view.note
-        editor.edit(note)
+        editor.edit(note, line=self.query_one(NoteScroll).top_line(note.body))  # where it was read
         if event.external:
             # Started from reading, so back to reading afterwards (not left in the in-app editor).
             editor.edit_externally(note, note.body, note.title, then=CLOSE)
@@ -337,25 +345,18 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self.query_one(NoteList).action_new_note()
 
     async def action_toggle_chat(self) -> None:
-        chat = self.chat
-        if chat is None:
-            from noted.ui.chat import ChatPane
+        await self._chat_place.toggle()
 
-            chat = ChatPane(self.services)
-            await self.query_one("#workspace").mount(chat)
-        self.toggle_class("-chat")
-        if self.has_class("-chat"):
-            if not self.has_class("-narrow"):
-                aside = "the notebooks" if self.has_class("-wider") else "the notebooks and the list"
-                self.notify(f"Beside the assistant {aside} step aside: Esc or Ctrl+T brings them back.")
-            chat.set_note(self.query_one(NoteViewer).note_id)
-            focusable = [widget for widget in chat.query("*") if widget.focusable]
-            if focusable:
-                focusable[-1].focus()  # the pane's input is its last focusable part
-        elif chat.has_focus_within or self.focused is None:
-            # Back to where the person was: the reader if a note is open on a narrow screen.
-            (self.query_one(NoteScroll) if self.reading else self.query_one(NoteList)).focus()
-        release_keys(self.app)  # keys typed ahead go where the focus now is
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "save_edit":  # offered only while the editor holds unsaved text
+            return self.editing and self.query_one(NoteEditor).dirty
+        return True
+
+    def action_save_edit(self) -> None:
+        """Go to the editor and save its text (Ctrl+S from elsewhere, the palette's Save note)."""
+        if self.editing:
+            self.query_one("#editor-body").focus()
+            self.query_one(NoteEditor).action_save()
 
     def action_zoom(self) -> None:  # +: the focused pane takes the whole width; again: shared
         zoom.toggle(self, (w for w in self.query("#workspace > *") if w.id in _PANES))
@@ -375,23 +376,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
 
     def action_sync_now(self) -> None:
         """Have Joplin sync now (``joplin.syncCommand``); what arrives shows through the change feed."""
-        store = self.services.store
-        sync, copies = store.sync, store.conflicts
-        if sync is None:
-            self.notify("Sync is Joplin's: this profile's notes are not in Joplin", severity="warning")
-            return
-        command = self.services.settings.get(handles.JOPLIN_SYNC_COMMAND)
-
-        def work() -> None:
-            run = sync.run(command)
-            conflicts = len(copies.sync_conflicts()) if copies is not None else 0
-            settle = f"; {conflicts} conflict(s) in Conflicts" if conflicts else ""
-            self.app.call_from_thread(self.notify, f"Joplin synced: {run.summary}{settle}")
-            stamp = time.strftime("%H:%M", time.localtime(run.finished / 1000))
-            self.app.call_from_thread(self.query_one(StatusBar).set_part, "sync", f"synced {stamp}")
-
-        self.notify("Asking Joplin to sync…")
-        in_thread(self, work, "sync", "syncing Joplin")
+        sync_now(self, self.services)
 
     def move_targets_to(self, folder_id: str) -> None:
         """Move the list's marked notes (or its highlighted one) to ``folder_id`` (the palette's move)."""

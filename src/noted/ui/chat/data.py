@@ -9,6 +9,7 @@ import asyncio
 from dataclasses import dataclass
 
 from noted.chat.engine import ChatEngine
+from noted.chat.events import BatchApplied, EditsApplied
 from noted.chat.transcripts import Conversation, Entry
 from noted.errors import NotedError
 from noted.ops.session import EditorSession
@@ -74,6 +75,25 @@ def load_chat(
             editor = EditorSession.open(services.store, note_id) if note_id else None
             size = engine.size(conversation, editor)
     return ChatView(note_id, title, conversation, messages, listed, size)
+
+
+def hint(note_id: str | None, note_title: str | None) -> str:
+    """The empty chat's line: what to ask about."""
+    if note_id is None:
+        return "Ask the assistant about your notes."
+    return f"Ask about “{note_title or 'this note'}”. The assistant reads it and may propose changes."
+
+
+def undo_change(
+    engine: ChatEngine, applied: EditsApplied | BatchApplied, conversation_id: str | None
+) -> tuple[str | None, bool]:
+    """Undo a saved change (a batch at once), as the person: what to say of it (None: the card
+    says it), and whether as a warning (a batch of which some changes stay, named)."""
+    if isinstance(applied, BatchApplied):
+        undone = engine.undo_batch(applied, conversation_id)
+        return undone.message, bool(undone.kept or undone.final)
+    engine.undo(applied, conversation_id)
+    return None, False
 
 
 async def check_setup(services: Services) -> Setup:

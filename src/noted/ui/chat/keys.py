@@ -8,7 +8,10 @@ CHAT_BINDINGS: list[BindingType] = [
     Binding("escape", "cancel", "Stop", id="chat.cancel", tooltip="Stop the answer; what was said so far is kept"),
     Binding("y", "accept", "Accept", id="chat.accept", tooltip="Write the proposed change to the note"),
     Binding("n", "reject", "Reject", id="chat.reject", tooltip="Refuse the proposed change; nothing is written"),
-    Binding("ctrl+z,u", "undo", "Undo edit", id="chat.undo", tooltip="Restore the note as it was before the last saved change"),
+    # Not on the bar, where it would push Ctrl+T and Esc off at 80 columns: always on (to say when there
+    # is nothing to undo), it is named on each change's card instead.
+    Binding("ctrl+z,u", "undo", "Undo edit", id="chat.undo", show=False,
+            tooltip="Restore the note as it was before the last saved change"),
     Binding("ctrl+n", "new_chat", "New chat", id="chat.new", tooltip="Start a new conversation about this note"),
     Binding("ctrl+r", "history", "Chats", id="chat.history", tooltip="Resume an earlier conversation about this note"),
     # ↑ reaches the pane from the message box only when the box is empty (``ChatInput.check_action``),

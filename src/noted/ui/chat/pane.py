@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
@@ -23,14 +23,13 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from noted.chat.engine import ChatEngine
-from noted.chat.events import BatchApplied
 from noted.chat.transcripts import Conversation
 from noted.errors import NotedError
 from noted.ops.session import EditorSession
 from noted.services import Services
 from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
-from noted.ui.chat.data import ChatView, Setup, check_setup, load_chat
+from noted.ui.chat.data import ChatView, Setup, check_setup, hint, load_chat, undo_change
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
 from noted.ui.chat.log import ChatLog
@@ -51,6 +50,8 @@ class ChatPane(Vertical):
     Args:
         services: The composition root: settings, store, transcripts, provider.
         engine_factory: Builds the chat engine (tests pass one over a ``FakeProvider``).
+        before_turn: Awaited with the note's id before an answer about it (the workspace saves the
+            editor's text of it: the model works on the text the person sees).
     """
 
     DEFAULT_CSS = files("noted.ui.chat").joinpath("chat.tcss").read_text(encoding="utf-8")
@@ -86,10 +87,17 @@ class ChatPane(Vertical):
         message: str | None = None
         """What undoing a batch did and did not (``noted.ops.batch_undo.Undone.message``)."""
 
-    def __init__(self, services: Services, *, engine_factory: EngineFactory | None = None) -> None:
+    def __init__(
+        self,
+        services: Services,
+        *,
+        engine_factory: EngineFactory | None = None,
+        before_turn: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
         super().__init__(id="chat-pane")
         self.services = services
         self._engine_factory = engine_factory or services.chat_engine
+        self._before_turn = before_turn
         self._engine: ChatEngine | None = None
         self.note_id: str | None = None
         self.note_title: str | None = None
@@ -157,8 +165,8 @@ class ChatPane(Vertical):
                 return self.running
             case "accept" | "reject":
                 return self.chat_log.asking is not None
-            case "undo":
-                return self.chat_log.undoable is not None and not self.running
+            case "undo":  # with nothing to undo, it says so
+                return not self.running
             case "edit_last" | "regenerate":
                 # ↑ on a message in the log that cannot scroll comes here too: it means nothing then.
                 away = action == "edit_last" and self.chat_log.has_focus_within
@@ -179,9 +187,11 @@ class ChatPane(Vertical):
 
     def action_undo(self) -> None:
         """Undo the last saved change of the open note (u)."""
-        if (card := self.chat_log.undoable) is not None:
-            self._status("Undoing…")
-            self._undo(card)
+        if (card := self.chat_log.undoable) is None:
+            self.notify("Nothing to undo: no change of this chat can be undone now.", severity="warning")
+            return
+        self._status("Undoing…")
+        self._undo(card)
 
     async def action_new_chat(self) -> None:
         """Start a new conversation about the open note (Ctrl+N)."""
@@ -286,6 +296,8 @@ class ChatPane(Vertical):
             self.conversation = await asyncio.to_thread(self.services.transcripts.create, note_id=note_id)
         editor = None
         if self.note_id is not None:
+            if self._before_turn is not None:
+                await self._before_turn(self.note_id)
             editor = await asyncio.to_thread(EditorSession.open, self.services.store, self.note_id)
         try:
             run = self.engine.run(self.conversation, text, editor=editor, cancel=cancel, replacing=replacing)
@@ -310,17 +322,13 @@ class ChatPane(Vertical):
 
     @thread_work("chat-undo", "Undoing an edit")
     def _undo(self, card: EditCard) -> None:
-        applied = card.applied
-        assert applied is not None
-        conversation_id = self.conversation.id if self.conversation else None
-        if isinstance(applied, BatchApplied):
-            undone = self.engine.undo_batch(applied, conversation_id)
-            if undone.kept or undone.final:
-                self.app.call_from_thread(self.notify, undone.message, severity="warning")
-            self.post_message(self.Undone(card, undone.message))
-            return
-        self.engine.undo(applied, conversation_id)
-        self.post_message(self.Undone(card))
+        assert card.applied is not None
+        said, warn = undo_change(
+            self.engine, card.applied, self.conversation.id if self.conversation else None
+        )
+        if said is not None and warn:
+            self.app.call_from_thread(self.notify, said, severity="warning")
+        self.post_message(self.Undone(card, said))
 
     # Results -----------------------------------------------------------------------------------
     @on(Loaded)
@@ -379,11 +387,7 @@ class ChatPane(Vertical):
 
     # Small views -------------------------------------------------------------------------------
     def _hint(self) -> str:
-        if self.note_id is None:
-            return "Ask the assistant about your notes."
-        return (
-            f"Ask about “{self.note_title or 'this note'}”. The assistant reads it and may propose changes."
-        )
+        return hint(self.note_id, self.note_title)
 
     def _show_header(self) -> None:
         self._header.show(self.conversation, len(self.conversations))

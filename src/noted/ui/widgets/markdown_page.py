@@ -207,6 +207,31 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
                 return found[min(nth, len(found) - 1)]
         return min(first + source_line - start, max(0, len(rows) - 1))
 
+    def top_line(self, body: str) -> int:
+        """The line of ``body`` (0-based) that the page's top row shows, or the first row below it
+        with words: ``row_of_line`` the other way round. From the heading above the row, the nth
+        place in the text with the row's first words (across a soft line break too) for the nth
+        place in the rows from there; the heading's line if none; 0 before a drawing."""
+        drawn = self._drawn
+        if drawn is None:
+            return 0
+        rows, row = drawn.lines, round(self.scroll_y)
+        while row < len(rows) - 1 and not re.search(r"\w", rows[row].text):
+            row += 1
+        start, first = max(((n, r) for n, r in drawn.heading_rows.items() if r <= row), default=(0, 0))
+        words = re.findall(r"\w+", rows[row].text if row < len(rows) else "")[:3]
+        if words and row != first:
+            pattern = re.compile(r"\W+".join(map(re.escape, words)))
+            above = " ".join(strip.text for strip in rows[first:row])  # (a match may span two rows)
+            nth = sum(
+                1 for match in pattern.finditer(f"{above} {rows[row].text}") if match.start() <= len(above)
+            )
+            offset = len("".join(body.splitlines(keepends=True)[:start]))
+            found = list(pattern.finditer(body, offset))
+            if found:
+                return body.count("\n", 0, found[min(nth, len(found) - 1)].start())
+        return start
+
     def show_line(self, body: str, source_line: int) -> bool:
         """Scroll so ``body``'s line ``source_line`` is in view, two rows below the top (again
         after the next layout, which may change the page's length); False before a drawing."""

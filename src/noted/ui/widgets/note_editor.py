@@ -38,6 +38,7 @@ from noted.ops.conflicts import Choice, Conflict, Resolved, resolve
 from noted.ops.editing import ExternalEdit, Outcome, SaveLine, edit_text
 from noted.store.protocol import Store
 from noted.ui.dialogs.conflict import ConflictView
+from noted.ui.widgets.text_place import put
 from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
 
 SAVED = "saved"
@@ -133,8 +134,9 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         yield TextArea.code_editor(theme="css", soft_wrap=True, show_line_numbers=False, id="editor-body")
 
     # Opening -------------------------------------------------------------------------------
-    def edit(self, note: Note, *, text: str | None = None) -> None:
-        """Start editing ``note`` (with ``text`` instead of its body, e.g. after ``$EDITOR``)."""
+    def edit(self, note: Note, *, text: str | None = None, line: int = 0, focus: bool = True) -> None:
+        """Start editing ``note`` (with ``text`` instead of its body, e.g. after ``$EDITOR``), the
+        cursor at the start of ``line`` and that line at the top (where the person was reading)."""
         self.note = note
         self._stale = IN_TRASH if note.is_trashed else ""
         self._conflict = None
@@ -145,8 +147,10 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         if body.language is None and "markdown" in body.available_languages:
             body.language = "markdown"  # highlighting, when tree-sitter's Markdown grammar is installed
         body.load_text(note.body if text is None else text)
+        put(body, (line, 0))
         self._update_dirty()
-        self.query_one("#editor-body", TextArea).focus()
+        if focus:
+            body.focus()
 
     @property
     def title_text(self) -> str:
@@ -210,8 +214,11 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         if self.dirty:
             self._stale = TRASHED if note.is_trashed else CHANGED
             self._draw_header()
-        else:
-            self.edit(note)
+        else:  # the new text, the cursor and the focus left where they are (the chat, say)
+            body = self.query_one("#editor-body", TextArea)
+            at, top = body.cursor_location, round(body.scroll_y)
+            self.edit(note, focus=False)
+            put(body, at, top)
 
     # Saving --------------------------------------------------------------------------------
     def save(self, *, then: str = STAY) -> Worker[str] | None:
