@@ -77,9 +77,9 @@ def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, service: IndexerS
         # Judge coverage only once the holder has taken the request (it looks before every batch).
         while service.rebuild_pending() and lease.current() is not None:
             time.sleep(WAIT_POLL_SECONDS / 4)
-    coverage = service.coverage()
+    coverage = ctx.services.index_coverage()
     if coverage.complete and not args.watch:
-        _report_done(ctx, coverage.notes_indexed, service.report().chunks, 0, holder)
+        _report_done(ctx, coverage.notes_indexed, ctx.services.index_report().chunks, 0, holder)
         return 0
     if not args.wait and not args.watch:
         ctx.error(
@@ -92,9 +92,9 @@ def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, service: IndexerS
     ctx.error(f"waiting for {holder}: {coverage.notes_indexed:,} of {coverage.notes_total:,} notes done…")
     while lease.current() is not None:
         time.sleep(WAIT_POLL_SECONDS)
-        coverage = service.coverage()
+        coverage = ctx.services.index_coverage()
         if coverage.complete and not args.watch:
-            _report_done(ctx, coverage.notes_indexed, service.report().chunks, 0, holder)
+            _report_done(ctx, coverage.notes_indexed, ctx.services.index_report().chunks, 0, holder)
             return 0
     return None  # the holder is gone: take the lease
 
@@ -116,7 +116,8 @@ def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> 
             bar.stop()
             ctx.error(f"stopped: {service.lease.holder() or 'another process'} took over the indexing")
             return EXIT_NOT_UP_TO_DATE
-    notes, chunks = service.counts()
+    index = ctx.services.index_report()
+    notes, chunks = index.notes, index.chunks
     failed = service.indexer.failed
     if ctx.json:
         ctx.emit({"notes": notes, "chunks": chunks, "looked_at": done, "failed": failed})

@@ -13,11 +13,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from noted.errors import BackendError
-from noted.indexer.coverage import IndexCoverage, IndexReport, index_coverage, index_report
 from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress, request_pending, request_rebuild
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.priority import lower_this_thread
@@ -69,14 +68,6 @@ class IndexerService:
         return self._status
 
     # What the CLI asks (``noted index``), so it never wires an indexer itself ----------------
-    def report(self) -> IndexReport:
-        """The index's bookkeeping (``noted index status``); the live state is ``status``."""
-        return index_report(self.indexer.store, self.indexer.db)
-
-    def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
-        """How much of the store (or of ``note_ids``) the index covers, and whether it is complete."""
-        return index_coverage(self.indexer.store, self.indexer.db, note_ids=note_ids)
-
     @property
     def unavailable(self) -> str | None:
         """Why this process cannot index (sqlite-vec did not load), or None."""
@@ -116,10 +107,6 @@ class IndexerService:
             time.sleep(POLL_SECONDS)
             done += self.indexer.run_until_idle()
         return done
-
-    def counts(self) -> tuple[int, int]:
-        """(notes, chunks) in the index."""
-        return self.indexer.tables.counts()
 
     # The background thread ---------------------------------------------------------------
     def start(self) -> None:
