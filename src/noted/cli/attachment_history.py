@@ -17,6 +17,7 @@ from noted.models import ACTOR_USER, Resource, ResourceVersion
 from noted.ops.attachments import restore_attachment_version
 from noted.ops.resolve import attachment_by_prefix
 from noted.store.protocol import Store
+from noted.wording import local_time
 
 _FULL_ID = re.compile(r"[0-9a-fA-F]{32}")
 
@@ -77,7 +78,7 @@ def cmd_attachment_history(
         was = version.resource
         what = "deleted" if version.deleted else "replaced"
         ctx.out(
-            f"{version.id:>6}  {render.fmt_time(version.time)}  {version.actor:<20}  {what:<8}  "
+            f"{version.id:>6}  {local_time(version.time)}  {version.actor:<20}  {what:<8}  "
             f"{was.filename}  {was.size:,} bytes"
         )
     if not versions:

@@ -25,7 +25,7 @@ from noted.ops import notes as ops
 from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 from noted.ops.editing import as_text_file, edit_text, save_text
 from noted.ops.resolve import folder_paths, live_note, resolve_note
-from noted.wording import plural
+from noted.wording import local_time, plural
 
 EXIT_CONFLICT = ExitCode.CONFLICT
 """The exit status of an edit that met a change made meanwhile and did not replace it (both kept)."""
@@ -242,7 +242,7 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
         else:
             ctx.out(f"# {revision.title}")
             label = f" · {revision.label}" if revision.label else ""
-            ctx.out(f"revision {revision.id} · {render.fmt_time(revision.time)} · {revision.actor}{label}")
+            ctx.out(f"revision {revision.id} · {local_time(revision.time)} · {revision.actor}{label}")
             ctx.out()
             ctx.out(revision.body)
         return 0
@@ -253,7 +253,7 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
     for rev in revisions:
         edits = "1 edit" if rev.edits == 1 else f"{rev.edits} edits"
         label = f"  ({rev.label})" if rev.label else ""
-        ctx.out(f"{rev.id:>6}  {render.fmt_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}{label}")
+        ctx.out(f"{rev.id:>6}  {local_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}{label}")
     if not revisions:
         ctx.out("No revisions.")
     return 0

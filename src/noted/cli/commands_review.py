@@ -14,7 +14,7 @@ import argparse
 import re
 from collections.abc import Sequence
 
-from noted.cli import proposal_cli, render
+from noted.cli import proposal_cli
 from noted.cli.args import Commands, given
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
@@ -26,7 +26,7 @@ from noted.ops.review import Review, summary
 from noted.ops.review_list import along_line, folded
 from noted.search.dates import DATE_FORMS, resolve_date
 from noted.store.review import EntryRow
-from noted.wording import plural
+from noted.wording import local_time, plural
 
 _ID = re.compile(r"^(p?)(\d{1,18})$")
 
@@ -137,7 +137,7 @@ def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None,
         else:
             ctx.out(f"{review_items.label(first)}  {note_id}")
         for e in group:
-            ctx.out(f"  {e.id:>7}  {render.fmt_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
+            ctx.out(f"  {e.id:>7}  {local_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
             for a in along[e.id]:
                 ctx.out(f"  {'':>7}  ↳ {a.id}  {along_line(a, folders)}")
     told = [f"{plural(len(entries), 'change')} to review"] if entries else []
@@ -183,7 +183,7 @@ def _show(ctx: CliContext, review: Review, entry_id: int) -> int:
         return 0
     e = diff.entry
     ctx.out(
-        f"change {e.id} · {review_items.label(e)} · {e.actor} · {render.fmt_time(e.last_time)} · {e.state.value}"
+        f"change {e.id} · {review_items.label(e)} · {e.actor} · {local_time(e.last_time)} · {e.state.value}"
     )
     ctx.out(summary(e, folders))
     ctx.out()

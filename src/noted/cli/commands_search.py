@@ -13,6 +13,7 @@ from noted.cli.args import MAX_COUNT, Commands, check_range
 from noted.cli.context import CliContext
 from noted.search.plain import readable
 from noted.search.results import Mode, Results
+from noted.wording import local_time
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
@@ -105,7 +106,7 @@ def _print(ctx: CliContext, args: argparse.Namespace, found: Results) -> None:
     for h in found.hits:
         where = f"  {h.section.label()}" if h.section is not None else ""
         notebook = f"  · {h.notebook}" if h.notebook else ""
-        ctx.out(f"{h.note_id[:8]}  {h.title}{notebook}  · {render.fmt_time(h.updated_time)}{where}")
+        ctx.out(f"{h.note_id[:8]}  {h.title}{notebook}  · {local_time(h.updated_time)}{where}")
         snippet = readable(h.snippet, h.section.heading if h.section else None)
         if snippet:
             ctx.out(f"          {snippet}")

@@ -22,6 +22,7 @@ from noted.ops.conflicts import settle_sync_conflict, text_diff
 from noted.settings.handles import JOPLIN_SYNC_COMMAND
 from noted.store.protocol import Store
 from noted.store.sync import SyncConflict, SyncConflicts, Syncing
+from noted.wording import local_time
 
 
 def register(sub: Commands) -> None:
@@ -59,9 +60,7 @@ def cmd_sync(args: argparse.Namespace, ctx: CliContext) -> int:
         if ctx.json:
             ctx.emit({"last_sync": last})
         else:
-            ctx.out(
-                f"Last sync from noted: {render.fmt_time(last)}" if last else "noted has not run a sync yet."
-            )
+            ctx.out(f"Last sync from noted: {local_time(last)}" if last else "noted has not run a sync yet.")
         return 0
     run = sync.run(services.settings.get(JOPLIN_SYNC_COMMAND))
     conflicts = len(_conflict_store(services.store).sync_conflicts())
@@ -127,7 +126,7 @@ def _list(ctx: CliContext, store: SyncConflicts) -> int:
         return 0
     for c in conflicts:
         of = f"copy of {c.original_id}" if c.original_id else "its note is gone"
-        ctx.out(f"{c.copy_id}  {render.fmt_time(c.updated_time)}  {c.title}  ({of})")
+        ctx.out(f"{c.copy_id}  {local_time(c.updated_time)}  {c.title}  ({of})")
     if not conflicts:
         ctx.out("No conflicts.")
     return 0

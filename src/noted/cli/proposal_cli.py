@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from noted.cli import render
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError, NotedError
@@ -22,6 +21,7 @@ from noted.ops.review_list import applying_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
+from noted.wording import local_time
 
 
 def waiting(ctx: CliContext, ids: Sequence[int], *, rejecting: bool = False) -> list[ProposalRow]:
@@ -59,7 +59,7 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
     ctx.out("Waiting for you (nothing is written until you accept):")
     for p in pending:
         ctx.out(
-            f'  {proposal_ref(p.id):>7}  {render.fmt_time(p.time)}  {p.client:<22}  {p.tool} "{p.title}"'
+            f'  {proposal_ref(p.id):>7}  {local_time(p.time)}  {p.client:<22}  {p.tool} "{p.title}"'
             + _applying(p)
         )
     ctx.out()
@@ -80,7 +80,7 @@ def show(ctx: CliContext, proposal_id: int) -> int:
         return 0
     ctx.out(
         f'{proposal_ref(proposal.id)} · {proposal.tool} "{proposal.title}" · {proposal.client} · '
-        f"{render.fmt_time(proposal.time)} · {proposal.state.value}"
+        f"{local_time(proposal.time)} · {proposal.state.value}"
         + (f" ({proposal.reason})" if proposal.reason else "")
     )
     ctx.out()

@@ -38,9 +38,6 @@ def emit_note(ctx: CliContext, note: Note, message: str) -> int:
     return 0
 
 
-fmt_time = local_time
-
-
 def parse_local_time(text: str, *, what: str) -> int:
     """``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM`` in local time, as epoch milliseconds.
 
@@ -149,7 +146,7 @@ def meta_line(meta: NoteMeta, notebook: str) -> str:
     """One note in a listing: short id, updated time, to-do box, title, notebook."""
     state = todo_state(meta)
     title = f"{state} {meta.listed_title}" if state else meta.listed_title
-    return f"{meta.id[:8]}  {fmt_time(meta.user_updated_time)}  {title}  · {notebook}"
+    return f"{meta.id[:8]}  {local_time(meta.user_updated_time)}  {title}  · {notebook}"
 
 
 def tag_json(tag: Tag) -> JsonDict:
@@ -176,14 +173,14 @@ def note_header(note: Note, notebook: str, tags: Sequence[Tag]) -> list[str]:
     lines = [f"# {note.title}", f"id:       {note.id}", f"notebook: {notebook}"]
     if tags:
         lines.append(f"tags:     {', '.join(t.title for t in tags)}")
-    lines.append(f"created:  {fmt_time(note.user_created_time)}")
-    lines.append(f"updated:  {fmt_time(note.user_updated_time)}")
+    lines.append(f"created:  {local_time(note.user_created_time)}")
+    lines.append(f"updated:  {local_time(note.user_updated_time)}")
     if note.is_todo:
-        done = f"done {fmt_time(note.todo_completed)}" if note.todo_completed else "open"
-        due = f", due {fmt_time(note.todo_due)}" if note.todo_due else ""
+        done = f"done {local_time(note.todo_completed)}" if note.todo_completed else "open"
+        due = f", due {local_time(note.todo_due)}" if note.todo_due else ""
         lines.append(f"to-do:    {done}{due}")
     if note.source_url:
         lines.append(f"source:   {note.source_url}")
     if note.is_trashed:
-        lines.append(f"trashed:  {fmt_time(note.deleted_time)}")
+        lines.append(f"trashed:  {local_time(note.deleted_time)}")
     return lines
