@@ -93,10 +93,6 @@ class IndexerService:
         self.lease.start_heartbeat()
         return True
 
-    def release(self) -> None:
-        """Give the lease back."""
-        self.lease.release()
-
     def run_here(self, on_progress: Callable[[IndexProgress], None], *, watch: bool = False) -> int:
         """Index in the calling thread until up to date, or with ``watch`` until interrupted; returns
         the notes looked at. Raises ``LeaseLost`` when another process took the lease over."""
