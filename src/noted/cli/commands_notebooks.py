@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from noted.cli import render
 from noted.cli.args import Commands
@@ -60,7 +61,7 @@ def cmd_notebooks(args: argparse.Namespace, ctx: CliContext) -> int:
         trashed = [f for f in folders if f.is_trashed]
         live_ids = {f.id for f in folders if not f.is_trashed}
         # Show a trashed sub-notebook under its trashed parent, at the top when the parent is live.
-        folders = [f if f.parent_id not in live_ids else _detached(f) for f in trashed]
+        folders = [f if f.parent_id not in live_ids else replace(f, parent_id="") for f in trashed]
     counts = store.folder_note_counts()
     if ctx.json:
         ctx.emit(render.folders_json(folders, counts))
@@ -71,10 +72,6 @@ def cmd_notebooks(args: argparse.Namespace, ctx: CliContext) -> int:
     for line in lines:
         ctx.out(line)
     return 0
-
-
-def _detached(folder: Folder) -> Folder:
-    return Folder(folder.id, folder.title, "", folder.created_time, folder.updated_time, folder.deleted_time)
 
 
 def _report(ctx: CliContext, folder: Folder, verb: str) -> int:

@@ -315,7 +315,7 @@ class SemanticSearch:
             )
 
     def _per_note(self, matches: list[ChunkMatch], floor: float, limit: int) -> list[SemanticHit]:
-        best: dict[str, tuple[str, str, int, int, float]] = {}
+        best: dict[str, ChunkMatch] = {}
         second: dict[str, float] = {}
         for m in matches:
             if m.score < floor:
@@ -325,14 +325,14 @@ class SemanticSearch:
                 continue
             if len(best) >= limit * 2:
                 continue  # enough notes: only the second chunks of those are still wanted
-            best[m.note_id] = (m.section_path, m.section_heading, m.start, m.end, m.score)
+            best[m.note_id] = m
         notes = {n.id: n for n in self.store.get_notes(list(best))}
         hits: list[SemanticHit] = []
-        for note_id, (section, heading, start, end, score) in best.items():
+        for note_id, m in best.items():
             note = notes.get(note_id)
             if note is None or note.is_trashed or note.is_conflict:
                 continue  # the indexer has not caught up with a trash or delete yet
-            hits.append(_hit(note, section, heading, start, end, score, second.get(note_id, 0.0)))
+            hits.append(_hit(note, m, second.get(note_id, 0.0)))
             if len(hits) >= limit:
                 break
         return hits
@@ -348,12 +348,9 @@ def _cosines(blobs: Sequence[bytes], vectors: Sequence[npt.NDArray[np.float32]])
     return cosines
 
 
-def _hit(
-    note: Note, section: str, heading: str, start: int, end: int, score: float, second: float
-) -> SemanticHit:
-    text = note.body[start:end]
-    snippet = _snippet(text)
+def _hit(note: Note, m: ChunkMatch, second: float) -> SemanticHit:
+    text = note.body[m.start : m.end]
     return SemanticHit(
-        note.id, note.title, note.parent_id, note.updated_time, round(score, 4),
-        section, heading, start, end, text, snippet, round(second, 4),
+        note.id, note.title, note.parent_id, note.updated_time, round(m.score, 4),
+        m.section_path, m.section_heading, m.start, m.end, text, _snippet(text), round(second, 4),
     )  # fmt: skip
