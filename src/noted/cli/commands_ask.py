@@ -151,7 +151,7 @@ class _Renderer:
             print_line(event_json(event))
         else:
             self.report.add(event)
-        if isinstance(event, Failed) and self.mode != "text":  # stdout is for the JSON alone
+        if isinstance(event, Failed):  # on stderr in every mode: stdout is the answer's, or the JSON's
             message = f"noted: {event.message}" + (f" ({event.remedy})" if event.remedy else "")
             print(shown(message, sys.stderr), file=sys.stderr)
         match event:
@@ -203,8 +203,6 @@ class _Renderer:
                 out.write("\n")
             case Cancelled():
                 print("\n(stopped)", file=err)
-            case Failed(message=message, remedy=remedy):
-                print(shown(f"noted: {message}" + (f" ({remedy})" if remedy else ""), err), file=err)
 
 
 def _confirm(question: str, cancel: asyncio.Event) -> bool:
