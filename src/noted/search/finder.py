@@ -103,14 +103,13 @@ class Finder:
             return self._keyword(query, limit, offset, folder_ids, note_ids, translate)
         # Search by meaning, its model and numpy load here, not for a keyword search.
         from noted.search.hybrid import HybridSearch
-        from noted.search.semantic import Relevance
+        from noted.search.semantic import relevance_of
 
         if limit + offset > MAX_LIMIT:  # by meaning, every hit up to the page's end is ranked
             raise QueryError(f"bad page: by meaning or both, limit and offset add up to {MAX_LIMIT} at most")
         scope = self._scope(folder_ids, note_ids)
         close = relevance or self.settings.get(SEARCH_RELEVANCE)
-        if close not in set(Relevance):  # before any model work
-            raise InvalidInputError(f'relevance must be one of strict, normal, loose (got "{close}")')
+        relevance_of(close)  # refused before any model work
         if how is Mode.SEMANTIC:
             found = self._by_meaning(query, limit + offset, close, scope, translate)
         else:

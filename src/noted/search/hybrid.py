@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from noted.errors import InvalidInputError, QueryError, UnavailableError
+from noted.errors import QueryError, UnavailableError
 from noted.search.hits import fused_hit, keyword_hit
 from noted.search.keyword import MAX_LIMIT, KeywordHit, KeywordSearch
 from noted.search.query import (
@@ -49,7 +49,7 @@ from noted.search.query import (
 from noted.search.reading import read_words
 from noted.search.results import Hit, Mode, Reading, Results
 from noted.search.sections import query_words
-from noted.search.semantic import Relevance, SemanticHit, SemanticSearch
+from noted.search.semantic import Relevance, SemanticHit, SemanticSearch, relevance_of
 from noted.search.snippet import fold
 
 DEPTH = 100
@@ -263,8 +263,7 @@ class HybridSearch:
         """
         if not 1 <= limit <= MAX_LIMIT:
             raise QueryError(f"bad page: limit must be 1 to {MAX_LIMIT}")
-        if relevance not in set(Relevance):
-            raise InvalidInputError(f'relevance must be one of strict, normal, loose (got "{relevance}")')
+        relevance_of(relevance)
         parsed = self.keyword.parse(query)
         scope = None if note_ids is None else set(note_ids)
         split = split_query(parsed)

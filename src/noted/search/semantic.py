@@ -97,13 +97,16 @@ def presets_for(model_id: str) -> dict[Relevance, Preset]:
     return PRESETS["dynamic-int8"] if ":dynamic-int8" in model_id else PRESETS["default"]
 
 
-def _preset(model_id: str, relevance: Relevance | str) -> Preset:
+def relevance_of(value: Relevance | str) -> Relevance:
+    """``value`` as a preset, or ``InvalidInputError`` saying which there are."""
     try:
-        return presets_for(model_id)[Relevance(relevance)]
+        return Relevance(value)
     except ValueError:
-        raise InvalidInputError(
-            f'relevance must be one of strict, normal, loose (got "{relevance}")'
-        ) from None
+        raise InvalidInputError(f'relevance must be one of strict, normal, loose (got "{value}")') from None
+
+
+def _preset(model_id: str, relevance: Relevance | str) -> Preset:
+    return presets_for(model_id)[relevance_of(relevance)]
 
 
 @dataclass(frozen=True, slots=True)
