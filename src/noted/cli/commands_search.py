@@ -11,12 +11,12 @@ import argparse
 from noted.cli import render
 from noted.cli.args import MAX_COUNT, Commands, check_range
 from noted.cli.context import CliContext
+from noted.search.keyword import MAX_LIMIT
 from noted.search.plain import readable
 from noted.search.results import Mode, Results
 from noted.wording import local_time
 
 DEFAULT_LIMIT = 20
-MAX_LIMIT = 1000
 
 _GRAMMAR = """\
 query grammar (Joplin's):
