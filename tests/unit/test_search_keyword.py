@@ -13,8 +13,7 @@ import pytest
 from noted.errors import QueryError
 from noted.markdown import outline
 from noted.models import NoteDraft
-from noted.search import KeywordResults, KeywordSearch
-from noted.search.keyword import HIDDEN_INDEX
+from noted.search.keyword import HIDDEN_INDEX, KeywordResults, KeywordSearch
 from noted.search.snippet import section_at
 from noted.store.sqlite import SqliteStore
 

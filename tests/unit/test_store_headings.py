@@ -11,7 +11,7 @@ from tests.support.schema import FILLER, schema_2_database
 
 from noted.markdown import heading_text
 from noted.models import NoteDraft, NotePatch
-from noted.search import KeywordSearch
+from noted.search.keyword import KeywordSearch
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite import schema as schema_module
 from noted.store.sqlite.schema import MIGRATIONS

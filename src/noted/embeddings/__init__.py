@@ -8,6 +8,6 @@ builds a local model.
 from __future__ import annotations
 
 from noted.embeddings.protocol import Embedder
-from noted.embeddings.registry import DEFAULT_KIND, FACTORIES, make_embedder
+from noted.embeddings.registry import make_embedder
 
-__all__ = ["DEFAULT_KIND", "FACTORIES", "Embedder", "make_embedder"]
+__all__ = ["Embedder", "make_embedder"]

@@ -12,7 +12,6 @@ from noted.providers.base import (
     ChatRequest,
     Finished,
     Message,
-    ProviderCapabilities,
     ProviderEvent,
     StopReason,
     TextDelta,
@@ -28,7 +27,7 @@ from noted.providers.base import (
 from noted.providers.config import ProviderConfig, load_api_key
 from noted.providers.errors import ProviderError
 from noted.providers.fake import CallTool, Fail, FakeProvider, Hang, Reply
-from noted.providers.registry import PROVIDER_KINDS, ProviderKind, list_models, make_provider
+from noted.providers.registry import PROVIDER_KINDS, list_models, make_provider
 
 __all__ = [
     "PROVIDER_KINDS",
@@ -41,11 +40,9 @@ __all__ = [
     "Finished",
     "Hang",
     "Message",
-    "ProviderCapabilities",
     "ProviderConfig",
     "ProviderError",
     "ProviderEvent",
-    "ProviderKind",
     "Reply",
     "StopReason",
     "TextDelta",
