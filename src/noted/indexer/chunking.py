@@ -143,22 +143,20 @@ def outline_chunk(
     text = "\n\n".join(p for p in parts if p)
     if not text:
         return None
-    budget = chunk_budget(embedder, max_tokens)
-    spans = embedder.token_spans(text)
-    if len(spans) > budget:
-        text = text[: spans[budget - 1][1]]
+    text = _cut(text, embedder, chunk_budget(embedder, max_tokens))
     return Chunk(note_id, OUTLINE_INDEX, "", "", 0, 0, text, content_hash(text))
 
 
 def _title_lead(title: str, embedder: Embedder, limit: int) -> str:
     """``"Title\\n\\n"``, with the title cut to ``limit`` tokens so the body keeps room."""
     title = " ".join(title.split())
-    if not title:
-        return ""
-    spans = embedder.token_spans(title)
-    if len(spans) > limit:
-        title = title[: spans[limit - 1][1]]
-    return f"{title}\n\n"
+    return f"{_cut(title, embedder, limit)}\n\n" if title else ""
+
+
+def _cut(text: str, embedder: Embedder, limit: int) -> str:
+    """``text`` cut after its first ``limit`` tokens."""
+    spans = embedder.token_spans(text)
+    return text[: spans[limit - 1][1]] if len(spans) > limit else text
 
 
 def _heading_alone(body: str, section: Section) -> bool:
@@ -167,11 +165,9 @@ def _heading_alone(body: str, section: Section) -> bool:
 
 
 def _strip(body: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and body[start].isspace():
-        start += 1
-    while end > start and body[end - 1].isspace():
-        end -= 1
-    return start, end
+    text = body[start:end]
+    lead = len(text) - len(text.lstrip())
+    return start + lead, start + lead + len(text.strip())
 
 
 def _windows(
