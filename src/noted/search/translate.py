@@ -167,10 +167,8 @@ def to_english(text: str, notes: NoteWords | None = None) -> Translation | None:
 
 
 def _confident(code: str, folded: list[str], signs: int) -> bool:
-    stop, english = (
-        _glossary(code).stop,
-        written_in_english(folded, _glossary(code).stop, partial(_translates, code)),
-    )
+    stop = _glossary(code).stop
+    english = written_in_english(folded, stop, partial(_translates, code))
     return not against(folded, stop) and english * SIGNS_PER_ENGLISH_WORD <= signs
 
 
