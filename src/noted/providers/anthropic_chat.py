@@ -274,7 +274,7 @@ class AnthropicChatProvider:
 
     def _error(self, exc: anthropic.APIError, *, midstream: bool = False) -> ProviderError:
         if isinstance(exc, anthropic.APIStatusError) and exc.status_code >= 400:
-            detail = exc.api_message or _body_message(exc.body) or exc.message
+            detail = exc.api_message or _body_error(exc.body, "message") or exc.message
             return status_error(self._end.where, exc.status_code, detail, secret=self._end.key, hints=_HINTS)
         if isinstance(exc, anthropic.APIConnectionError):
             timed_out = isinstance(exc, anthropic.APITimeoutError)
@@ -282,26 +282,17 @@ class AnthropicChatProvider:
                 self._end.where, timed_out=timed_out, timeout=self._end.timeout, midstream=midstream
             )
         # An ``event: error`` inside a stream that began with 200.
-        error_type = _body_error_type(exc.body)
+        error_type = _body_error(exc.body, "type")
         return stream_error(
             self._end.where,
-            _body_message(exc.body) or exc.message,
+            _body_error(exc.body, "message") or exc.message,
             secret=self._end.key,
             retryable=error_type in _RETRYABLE_STREAM_ERRORS,
         )
 
 
-def _body_error(body: object) -> dict[str, Any]:
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return cast("dict[str, Any]", body["error"])
-    return {}
-
-
-def _body_message(body: object) -> str | None:
-    message = _body_error(body).get("message")
-    return message if isinstance(message, str) else None
-
-
-def _body_error_type(body: object) -> str | None:
-    error_type = _body_error(body).get("type")
-    return error_type if isinstance(error_type, str) else None
+def _body_error(body: object, key: str) -> str | None:
+    """``body["error"][key]`` when the error body has it as a string (``message``, ``type``)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    value = error.get(key) if isinstance(error, dict) else None
+    return value if isinstance(value, str) else None
