@@ -138,9 +138,9 @@ class JoplinApi:
         """
         kind = _kind(path)
         placed = change is not None and kind in (ItemType.NOTE, ItemType.NOTE_TAG)
+        before = None
         if placed and not (kind is ItemType.NOTE and change in (ChangeType.CREATE, ChangeType.DELETE)):
-            self.feed.pull()  # Joplin's changes first, as they came before this write
-            keep_outside_place(self.sidecar, self.client, item_id)
+            before = keep_outside_place(self.feed, self.client, item_id)
         writes = [self.sidecar.begin_write(item_id, actor, kind)]
         writes += [self.sidecar.begin_write(note_id, actor, ItemType.NOTE) for note_id in notes_too]
         try:
@@ -152,7 +152,7 @@ class JoplinApi:
         joplin_time = answer.get("updated_time") if isinstance(answer, dict) else None
         kept: ItemState | Place | None = state
         if placed and change is not None:
-            kept = place_after(self.client, item_id, kind, change, body)
+            kept = place_after(self.client, item_id, kind, change, body, before)
         self.sidecar.end_write(
             writes[0], joplin_time=int(joplin_time) if joplin_time else None, change=change, state=kept
         )

@@ -21,18 +21,27 @@ from typing import Any
 from noted.errors import NotFoundError
 from noted.models import ACTOR_JOPLIN, ACTOR_SYNC, ChangeType, ItemType, Place
 from noted.store.joplin.client import JoplinClient
-from noted.store.joplin.sidecar import Sidecar
+from noted.store.joplin.events import EventFeed
 
 
 def place_after(
-    client: JoplinClient, note_id: str, kind: ItemType, change: ChangeType, body: Mapping[str, Any] | None
+    client: JoplinClient,
+    note_id: str,
+    kind: ItemType,
+    change: ChangeType,
+    body: Mapping[str, Any] | None,
+    before: Place | None,
 ) -> Place | None:
-    """Where noted's write of a note (``kind``: the note, or one of its tag links) left it (None: erased)."""
+    """Where noted's write of a note (``kind``: the note, or one of its tag links) left it (None:
+    erased); ``before``: its place just before, which an edit of its fields changes only by them."""
     if kind is ItemType.NOTE and change is ChangeType.CREATE and body is not None and "parent_id" in body:
         return Place(str(body["parent_id"]), 0, ())  # a new note, in its notebook, untagged
     if kind is ItemType.NOTE and change is ChangeType.DELETE:
         return None  # erased for good
-    return read_place(client, note_id)
+    if kind is ItemType.NOTE and before is not None and body is not None:  # a PUT of its fields
+        parent = str(body.get("parent_id", before.parent_id))
+        return Place(parent, int(body.get("deleted_time", before.deleted_time)), before.tags)
+    return read_place(client, note_id)  # a tag link, or a trashing (Joplin sets the time)
 
 
 def read_place(client: JoplinClient, note_id: str) -> Place | None:
@@ -48,15 +57,19 @@ def read_place(client: JoplinClient, note_id: str) -> Place | None:
     return Place(str(note["parent_id"] or ""), int(note.get("deleted_time") or 0), tuple(titles))
 
 
-def keep_outside_place(sidecar: Sidecar, client: JoplinClient, note_id: str) -> None:
+def keep_outside_place(feed: EventFeed, client: JoplinClient, note_id: str) -> Place | None:
     """Append a row of the change made to the note outside noted, when its place is not the one
-    the feed kept last (the feed must have Joplin's events mirrored first)."""
+    the feed kept last (after Joplin's own reports, which say whether its sync made it); returns
+    the note's place (None: erased)."""
     now = read_place(client, note_id)
     if now is None:
-        return
+        return None
+    sidecar = feed.sidecar
     known, kept = sidecar.kept_place(note_id)
     if kept == now or (known and kept is None):
-        return  # as noted left it; or left by a write of noted's that kept no place: no telling
+        return now  # as noted left it; or left by a write of noted's that kept no place: no telling
+    feed.pull()
     newest = sidecar.item_changes([note_id], 1)
     actor = ACTOR_SYNC if newest and newest[0].actor == ACTOR_SYNC else ACTOR_JOPLIN
     sidecar.record(ItemType.NOTE, [note_id], ChangeType.UPDATE, actor, {note_id: now})
+    return now
