@@ -184,3 +184,28 @@ def test_a_joplin_sidecar_of_schema_5_gets_states_in_its_feed_and_keeps_its_rows
         str(SCHEMA_VERSION),
     )
     conn.close()
+
+
+def test_a_joplin_sidecar_of_schema_6_gets_its_feed_indexed_by_item(tmp_path: Path) -> None:
+    """Not vacuous: a sidecar of version 6 has no such index, and the reads of one note's rows
+    (its history, its last place) scanned the whole feed."""
+    conn = apsw.Connection(str(tmp_path / "sidecar.db"))
+    with conn:
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute(
+            "CREATE TABLE joplin_feed (id INTEGER PRIMARY KEY AUTOINCREMENT, joplin_id INTEGER UNIQUE, "
+            "item_type TEXT NOT NULL, item_id TEXT NOT NULL, change_type TEXT NOT NULL, "
+            "time INTEGER NOT NULL, actor TEXT NOT NULL, place TEXT)"
+        )
+        conn.execute(
+            "INSERT INTO joplin_feed(item_type, item_id, change_type, time, actor) VALUES ('note', 'n', 'update', 1, 'mcp:x')"
+        )
+        conn.execute("INSERT INTO meta VALUES (?, '6')", (SCHEMA_KEY,))
+    with conn:
+        ensure_schema(conn)
+    assert conn.execute("SELECT item_id, actor FROM joplin_feed").fetchall() == [("n", "mcp:x")]
+    plan = conn.execute(
+        "EXPLAIN QUERY PLAN SELECT id FROM joplin_feed WHERE item_id IN (?) ORDER BY id DESC LIMIT 1", ("n",)
+    ).fetchall()
+    assert "joplin_feed_item" in str(plan)
+    conn.close()

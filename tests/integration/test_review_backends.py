@@ -18,7 +18,6 @@ from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NoteDraft, NotePatch, assist
 from noted.ops import review_actions
 from noted.ops.conflicts import Choice, resolve, split_titled
 from noted.ops.review import Review, summary
-from noted.store.joplin.store import JoplinStore
 from noted.store.protocol import Store
 from noted.store.review import EntryRow, EntryState, ProposalState
 from noted.store.sqlite.db import Database
@@ -131,17 +130,9 @@ def test_an_entry_of_several_saves_is_shown_counted_and_reverted_whole(store: St
     assert store.get_note(note_id).body == "flour\n"
 
 
-def _placed(store: Store) -> None:
-    """Joplin's feed keeps no place for each change: there the review compares the place it saw
-    last with the note's now, and a later save by the person hides what moved before it."""
-    if isinstance(store, JoplinStore):
-        pytest.skip("Joplin's change feed keeps no place for each change")
-
-
 def test_a_models_move_tags_and_trash_stay_its_own_when_the_person_saves_after(store: Store) -> None:
     """Not vacuous: the person's save is the note's last change before the review reads the feed;
     the review once saw the place only there, and found the person's save moved nothing."""
-    _placed(store)
     note_id = _note(store)
     home = store.get_note(note_id).parent_id
     other = store.create_folder("Elsewhere", actor=ACTOR_USER)
@@ -165,7 +156,6 @@ def test_a_models_move_tags_and_trash_stay_its_own_when_the_person_saves_after(s
 
 
 def test_a_note_the_person_moved_again_stays_where_they_put_it_and_revert_says_so(store: Store) -> None:
-    _placed(store)
     note_id = _note(store)
     other = store.create_folder("Elsewhere", actor=ACTOR_USER)
     third = store.create_folder("Third", actor=ACTOR_USER)
@@ -341,7 +331,6 @@ def test_what_models_moved_tagged_and_trashed_before_the_review_was_first_read_i
     that already holds its changes. Not vacuous: the review once took the notes' places at that
     first read as the places before every change, so these read "tags changed" and "saved with no
     change to its text", and their revert said "Reverted" and brought nothing back."""
-    _placed(store)
     note_id = _note(store, "Tagged")
     store.tag_note(note_id, ["t1"], actor=ACTOR_USER)
     home = store.get_note(note_id).parent_id

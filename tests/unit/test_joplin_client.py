@@ -17,8 +17,9 @@ import pytest
 from noted.errors import BackendError, InvalidInputError, NotFoundError
 from noted.models import ACTOR_JOPLIN, ACTOR_SYNC, ChangeType, ItemType, Note, now_ms
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, WriteOutcomeUnknownError
+from noted.store.joplin.event_items import JoplinEvent
 from noted.store.joplin.events import EventFeed
-from noted.store.joplin.sidecar import JoplinEvent, Sidecar
+from noted.store.joplin.sidecar import Sidecar
 from noted.store.joplin.sidecar_schema import SCHEMA_KEY
 from noted.store.sqlite.db import Database
 

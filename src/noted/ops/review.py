@@ -6,8 +6,9 @@ actor other than the person as part of a *review entry*: the changes one actor m
 a burst (``BURST_MS``), until the person changes that note. The lines added and removed and a new
 title come from the revisions; a move, tags and the trash from the note's place (``noted.models.Place``)
 the feed keeps after each change, compared with the one before, so a model's move still shows when
-the person saved the note after it. Where the feed keeps no place (Joplin's), the review compares
-the last place it saw the note in with the place it is in now, at the note's last change it reads.
+the person saved the note after it. Where the feed keeps no place (a change made in Joplin itself,
+which Joplin reports without one), the review compares the last place it saw the note in with the
+place it is in now, at the note's last change it reads.
 What other actors did to notebooks and tags makes entries too, in the same list
 (``noted.ops.review_items``); the notes such a change took along are linked to it, folded under it
 and settled with it (``noted.ops.review_along``).

@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from noted.errors import EncryptedError, InvalidInputError, NotFoundError
-from noted.models import ChangeType, Folder, ItemState, ItemType, Note, NoteMeta, Resource, Tag
+from noted.models import ChangeType, Folder, ItemState, ItemType, Note, NoteMeta, Place, Resource, Tag
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError
 from noted.store.joplin.events import EventFeed
+from noted.store.joplin.places import keep_outside_place, place_after
 from noted.store.joplin.sidecar import Sidecar
 
 NOTE_FIELDS = (
@@ -128,9 +129,19 @@ class JoplinApi:
             notes_too: notes the write changes besides ``item_id`` (those of a notebook it moves
                 to the trash); each gets a note ``update`` by ``actor``.
             state: a notebook's, tag's or attachment's state after the write, kept with its feed
-                row for the review (``noted.models.ItemState``).
+                row for the review (``noted.models.ItemState``). A note's place after the write
+                (``noted.models.Place``) is kept with its row by itself, so that the review charges
+                the actor with what this write did, not with what was changed in Joplin since
+                (Joplin reports its own changes a little after it answers, and a tag's never);
+                a change of its place made outside noted before it gets a row first
+                (``noted.store.joplin.places``).
         """
-        writes = [self.sidecar.begin_write(item_id, actor, _kind(path))]
+        kind = _kind(path)
+        placed = change is not None and kind in (ItemType.NOTE, ItemType.NOTE_TAG)
+        before = None
+        if placed and not (kind is ItemType.NOTE and change in (ChangeType.CREATE, ChangeType.DELETE)):
+            before = keep_outside_place(self.feed, self.client, item_id)
+        writes = [self.sidecar.begin_write(item_id, actor, kind)]
         writes += [self.sidecar.begin_write(note_id, actor, ItemType.NOTE) for note_id in notes_too]
         try:
             answer = self.client.write(method, path, body, **kwargs)
@@ -139,8 +150,11 @@ class JoplinApi:
                 self.sidecar.drop_write(write_id)
             raise
         joplin_time = answer.get("updated_time") if isinstance(answer, dict) else None
+        kept: ItemState | Place | None = state
+        if placed and change is not None:
+            kept = place_after(self.client, item_id, kind, change, body, before)
         self.sidecar.end_write(
-            writes[0], joplin_time=int(joplin_time) if joplin_time else None, change=change, state=state
+            writes[0], joplin_time=int(joplin_time) if joplin_time else None, change=change, state=kept
         )
         for write_id in writes[1:]:
             self.sidecar.end_write(write_id, change=ChangeType.UPDATE)

@@ -33,7 +33,8 @@ import time
 from noted.errors import BackendError
 from noted.models import ChangePage
 from noted.store.joplin.client import JoplinClient
-from noted.store.joplin.sidecar import EVENT_FIELDS, JoplinEvent, Sidecar, event_of
+from noted.store.joplin.event_items import EVENT_FIELDS, JoplinEvent, event_of
+from noted.store.joplin.sidecar import Sidecar
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ keyed by Joplin ids:
   so a change Joplin later reports can be told apart from an edit made in Joplin itself;
 - ``joplin_feed``: noted's change feed, every change noted has seen (Joplin keeps only the newest
   of each note). noted's own writes append their exact change when Joplin answers (a tag link,
-  an attachment, a note, with the actor); Joplin's ``/events`` (notes only) are mirrored beside
+  an attachment, a note, with the actor, and a note's place after it: ``noted.store.joplin.places``); Joplin's ``/events`` (notes only) are mirrored beside
   them, each at most once, and an event that is the change of one of noted's writes is taken as
   that write's row instead of being added again, so what is left are the edits made in Joplin
   (``joplin``: on this machine, the person's) or brought by its sync (``sync``: the event's ``source``);
@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import apsw
@@ -35,7 +34,6 @@ import apsw
 from noted.errors import ProfileError
 from noted.models import (
     ACTOR_JOPLIN,
-    ACTOR_SYNC,
     Change,
     ChangePage,
     ChangeType,
@@ -43,16 +41,18 @@ from noted.models import (
     ItemState,
     ItemType,
     Note,
+    Place,
     Revision,
     now_ms,
 )
 from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
 from noted.store.history.versions import VersionTable, pending_lists
+from noted.store.joplin.event_items import JoplinEvent
 from noted.store.joplin.sidecar_schema import ensure_schema
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database, get_meta, set_meta
-from noted.store.sqlite.feed import changes_after, changes_of, state_json
+from noted.store.sqlite.feed import changes_after, changes_of, kept_json, place_from
 from noted.store.sqlite.pending import PendingFiles, sweep
 
 SIDECAR_NAME = "joplin-sidecar.db"
@@ -61,52 +61,12 @@ VERSIONS_FOLDER = "joplin-resource-versions"
 CURSOR_KEY = "joplin.events.cursor"
 """The id of the newest Joplin change mirrored into ``joplin_feed``."""
 
-SYNC_SOURCES = frozenset({2, 3})
-"""The ``source`` of a Joplin change that came by sync (``ItemChange.SOURCE_SYNC``, and
-``SOURCE_DECRYPTION`` of what sync brought); 1 is an edit made on this machine."""
-EVENT_FIELDS = "id,item_type,item_id,type,created_time,source"
-"""What noted asks ``/events`` for (``source`` is not among its default fields)."""
 MATCH_SLACK_MS = 1_000
 """How long after noted's write was answered Joplin's change may be recorded and still be it
 (Joplin records it just after answering). An edit made in Joplin itself that soon after one of
 noted's is taken for noted's."""
 UNKNOWN_WINDOW_MS = 60_000
 """How long after sending an unanswered write a change may still be that write."""
-
-_JOPLIN_CHANGE = {1: ChangeType.CREATE, 2: ChangeType.UPDATE, 3: ChangeType.DELETE}
-
-
-@dataclass(frozen=True, slots=True)
-class JoplinEvent:
-    """One item of Joplin's ``/events`` (only notes are reported there)."""
-
-    id: int
-    item_id: str
-    change_type: ChangeType
-    time: int
-    source: int = 1
-    """Where Joplin says the change came from: ``SYNC_SOURCES``, or 1, made on this machine."""
-
-    @property
-    def actor(self) -> str:
-        """Who made it, as far as Joplin tells: its sync, or an edit in Joplin on this machine."""
-        return ACTOR_SYNC if self.source in SYNC_SOURCES else ACTOR_JOPLIN
-
-
-def event_of(item: dict[str, object]) -> JoplinEvent | None:
-    """The event in one ``/events`` item, or None for an item type noted does not follow."""
-    if int(str(item.get("item_type", 0))) != 1:
-        return None
-    change = _JOPLIN_CHANGE.get(int(str(item.get("type", 0))))
-    if change is None:
-        return None
-    return JoplinEvent(
-        int(str(item["id"])),
-        str(item["item_id"]),
-        change,
-        int(str(item.get("created_time", 0))),
-        int(str(item.get("source", 1))),
-    )
 
 
 class Sidecar:
@@ -169,13 +129,14 @@ class Sidecar:
         *,
         joplin_time: int | None = None,
         change: ChangeType | None = None,
-        state: ItemState | None = None,
+        state: ItemState | Place | None = None,
     ) -> None:
         """The write was answered (``joplin_time``: the item's ``updated_time`` Joplin gave it).
 
         ``change``: the change it made, appended to the feed now unless Joplin's own report of it
         was mirrored already (a pull from another thread, while the answer was on its way), with
-        ``state`` (a notebook's, tag's or attachment's after it, for the review).
+        ``state`` (a note's place, or a notebook's, tag's or attachment's state, after it, for the
+        review), which a row mirrored already is given.
         """
         now = now_ms()
         with self._write() as conn:
@@ -184,9 +145,16 @@ class Sidecar:
                 "RETURNING item_type, item_id, actor, feed_id",
                 (now, joplin_time, write_id),
             ).fetchall()
-            if change is None or not rows or rows[0][3] is not None:
+            if change is None or not rows:
                 return
             row = rows[0]
+            if row[3] is not None:
+                if state is not None:
+                    conn.execute(
+                        "UPDATE joplin_feed SET place = ? WHERE id = ? AND place IS NULL",
+                        (kept_json(state), row[3]),
+                    )
+                return
             feed_id = _append(conn, ItemType(row[0]), str(row[1]), change, now, str(row[2]), state=state)
             conn.execute("UPDATE joplin_writes SET feed_id = ? WHERE id = ?", (feed_id, write_id))
 
@@ -275,14 +243,25 @@ class Sidecar:
         item_ids: Iterable[str],
         change_type: ChangeType,
         actor: str,
-        states: Mapping[str, ItemState] | None = None,
+        states: Mapping[str, ItemState | Place] | None = None,
     ) -> None:
-        """Append noted's own change of items Joplin does not report (notebooks, tags,
-        attachments), each with its state after it where ``states`` has one."""
+        """Append a change Joplin does not report (noted's to notebooks, tags and attachments; one
+        to a note's place), each with its state or place after it where ``states`` has one."""
         now = now_ms()
         with self._write() as conn:
             for item_id in item_ids:
                 _append(conn, item_type, item_id, change_type, now, actor, state=(states or {}).get(item_id))
+
+    def kept_place(self, note_id: str) -> tuple[bool, Place | None]:
+        """Whether the feed has a row of noted's own about the note, and the place it kept last
+        (None also when a later row of noted's kept none: a notebook's trash took the note along)."""
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT place FROM joplin_feed WHERE item_id = ? AND item_type IN (?, ?) "
+                "AND (place IS NOT NULL OR joplin_id IS NULL) ORDER BY id DESC LIMIT 1",
+                (note_id, ItemType.NOTE.value, ItemType.NOTE_TAG.value),
+            ).fetchone()
+        return row is not None, None if row is None or row[0] is None else place_from(str(row[0]))
 
     def changes_since(self, cursor: int, limit: int) -> ChangePage:
         with self.db.read() as conn:
@@ -384,13 +363,13 @@ def _append(
     time: int,
     actor: str,
     joplin_id: int | None = None,
-    state: ItemState | None = None,
+    state: ItemState | Place | None = None,
 ) -> int:
-    """Append one row to the feed (``state``: a notebook's, tag's or attachment's, after the
-    change); returns its id (noted's cursor)."""
+    """Append one row to the feed (``state``: a note's place, or a notebook's, tag's or
+    attachment's state, after the change); returns its id (noted's cursor)."""
     conn.execute(
         "INSERT INTO joplin_feed(joplin_id, item_type, item_id, change_type, time, actor, place) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (joplin_id, item_type.value, item_id, change_type.value, time, actor, state and state_json(state)),
+        (joplin_id, item_type.value, item_id, change_type.value, time, actor, state and kept_json(state)),
     )
     return int(conn.last_insert_rowid())

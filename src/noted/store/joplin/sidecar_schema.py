@@ -13,7 +13,7 @@ from noted.store.sqlite.db import get_meta, set_meta
 from noted.store.sqlite.schema import VERSIONS_SCHEMA
 
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS joplin_writes (
@@ -37,8 +37,9 @@ CREATE TABLE IF NOT EXISTS joplin_feed (
     change_type TEXT NOT NULL,
     time INTEGER NOT NULL,
     actor TEXT NOT NULL,
-    place TEXT  -- a notebook's, tag's or attachment's state (noted.store.sqlite.feed)
+    place TEXT  -- a note's place, or a notebook's, tag's or attachment's state (noted.store.sqlite.feed)
 );
+CREATE INDEX IF NOT EXISTS joplin_feed_item ON joplin_feed(item_id, id);
 
 CREATE TABLE IF NOT EXISTS joplin_revisions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -77,7 +78,9 @@ _TO_V4 = "ALTER TABLE joplin_revisions ADD COLUMN label TEXT NOT NULL DEFAULT ''
 _VERSIONS = VERSIONS_SCHEMA.format(name="joplin_resource_versions")
 """Version 5: the attachments' old versions (``noted.store.history.versions``)."""
 _TO_V6 = "ALTER TABLE joplin_feed ADD COLUMN place TEXT"
-"""Version 6: the feed keeps a notebook's, tag's or attachment's state with noted's change of it."""
+"""Version 6: the feed keeps a notebook's, tag's or attachment's state with noted's change of it.
+Version 7: the feed is indexed by item (a note's history and last place are read by it); the
+index is made by ``_SCHEMA``, which every upgrade runs."""
 
 
 def ensure_schema(conn: apsw.Connection) -> None:

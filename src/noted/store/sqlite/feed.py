@@ -75,6 +75,22 @@ def state_json(state: ItemState) -> str:
     return json.dumps(_state_json(state), ensure_ascii=False)
 
 
+def place_from(text: str) -> Place | None:
+    """A note's place from the ``place`` column (None for a notebook's, tag's or attachment's state)."""
+    kept = json.loads(text)
+    return None if isinstance(kept, dict) else _place(kept)
+
+
+def place_json(place: Place) -> str:
+    """How the ``place`` column keeps a note's place (the form ``_PLACE`` writes)."""
+    return json.dumps([place.parent_id, place.deleted_time, list(place.tags)], ensure_ascii=False)
+
+
+def kept_json(kept: ItemState | Place) -> str:
+    """The ``place`` column's text for a note's place or a notebook's, tag's or attachment's state."""
+    return place_json(kept) if isinstance(kept, Place) else state_json(kept)
+
+
 def item_state(conn: apsw.Connection, item_type: ItemType, item_id: str) -> ItemState | None:
     """A notebook's or a tag's state as it is now in this transaction (None when there is none)."""
     if item_type is ItemType.FOLDER:
