@@ -183,7 +183,10 @@ async def test_a_link_by_path_or_name_to_a_file_outside_the_scope_is_refused_as_
         await _ok(everything, "update_note", id=folder.work_note, append="[k](../Secret/keys.txt)")
     assert start["changed"] == ["append"]
     assert said["hidden"] == said["missing"], said
-    assert said["hidden"][0] == 'no note or attachment "X" to link; nothing was written'
+    assert said["hidden"][0] == (
+        'no note or attachment "X" to link; nothing was written (link a file by its path from the '
+        "note's folder or from the top of the folder, not by its name alone)"
+    )
     assert "keys" in finished and "nothing was written" in finished
     assert listed["attachments"] == []
     assert seen == {"diagram.txt", "mine.txt"} and mine["filename"] == "mine.txt"
@@ -321,3 +324,32 @@ async def test_a_wiki_link_to_a_note_whose_name_has_a_dot_is_written_in_the_scop
     assert out["Meeting 2024.01.05"]["title"] == "Meeting" and not out["Meeting 2024.01.05"]["broken"]
     assert out["Budget v1.2"]["broken"] == 'no note "Budget v1.2"'
     assert out["Budget v9.9"]["broken"] == 'no note "Budget v9.9"'
+
+
+async def test_a_link_by_name_is_decided_without_the_files_outside_the_scope(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """``![[keys.txt]]`` from the Work note leads to the shortest path named keys.txt anywhere: with
+    only Work/sub/keys.txt it was written, with Secret/keys.txt beside it (higher up) refused, so the
+    client learned the file outside exists. A link by name alone is now refused from a scope whatever
+    the folder holds, in the words for a file that is not there; by its path it is written."""
+    (folder.root / "Work" / "sub").mkdir()
+    (folder.root / "Work" / "sub" / "keys.txt").write_text("Work's own keys\n")
+    folder.store.follower.scan()
+    said = []
+    async with _clients(folder, tmp_path) as (scoped, _):
+        for outside in (True, False):
+            if not outside:
+                (folder.root / "Secret" / "keys.txt").unlink()  # no file of that name outside now
+                folder.store.follower.scan()
+            said.append(
+                [
+                    await _refused(scoped, "update_note", id=folder.work_note, append=link)
+                    for link in ("![[keys.txt]]", "[[sub.txt]]")
+                ]
+            )
+        by_path = await _ok(scoped, "update_note", id=folder.work_note, append="![[Work/sub/keys.txt]]")
+        seen = {a["filename"] for a in (await _ok(scoped, "list_attachments"))["attachments"]}
+    assert said[0] == said[1], said
+    assert said[0][0] == said[0][1].replace("sub.txt", "keys.txt")  # as a link to nothing
+    assert by_path["changed"] == ["append"] and seen == {"keys.txt"}

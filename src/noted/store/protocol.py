@@ -100,6 +100,9 @@ class FileLink:
         attachment: The id of that file as an attachment, None when no note links it yet.
         notebook: The notebook whose folder holds the file; None when none does (the folder where
             new attachments go, when it is one folder for every note, or a folder with no notes).
+        by_name: Found by its name alone (a wiki link to no file at the path it names, from the
+            note's folder or the root): the file of that name with the shortest path anywhere, so
+            which file it leads to depends on every file of the folder.
     """
 
     target: str
@@ -107,6 +110,7 @@ class FileLink:
     path: str | None
     attachment: str | None
     notebook: str | None
+    by_name: bool = False
 
 
 @runtime_checkable

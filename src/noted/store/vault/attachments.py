@@ -168,17 +168,22 @@ class Attachments:
 
     def find(self, note_rel: str, target: str, wiki: bool) -> str | None:
         """The file a link of the note ``note_rel`` leads to, or None."""
+        return self.locate(note_rel, target, wiki)[0]
+
+    def locate(self, note_rel: str, target: str, wiki: bool) -> tuple[str | None, bool]:
+        """``find``, and whether the file was found by its name alone (a wiki link to no file at the
+        path it names): then which file it is depends on every file of the folder."""
         folder = note_rel.rpartition("/")[0]
         here = self._file(posixpath.join(folder, target))
         if here or target.startswith("/"):
-            return here or self._file(target.lstrip("/"))
+            return here or self._file(target.lstrip("/")), False
         found = self._file(target)
         if found or not wiki:
-            return found
+            return found, False
         named = self._by_name().get(posixpath.basename(target).casefold(), [])
         ending = "/" + target.casefold()
         named = [p for p in named if "/" not in target or ("/" + p.casefold()).endswith(ending)]
-        return min(named, key=lambda p: (p.count("/"), p)) if named else None
+        return (min(named, key=lambda p: (p.count("/"), p)) if named else None), True
 
     def _file(self, rel: str) -> str | None:
         rel = posixpath.normpath(rel)
@@ -328,12 +333,12 @@ class Attachments:
         shared = self.shared_folder()
         found: list[FileLink] = []
         for target, wiki in dict.fromkeys(written_targets(body)):
-            path = self.find(note_rel, target, wiki)
+            path, by_name = self.locate(note_rel, target, wiki)
             if path is None:
-                found.append(FileLink(target, wiki, None, None, None))
+                found.append(FileLink(target, wiki, None, None, None, by_name))
             else:
                 home = self.notebook_of(path, shared)
-                found.append(FileLink(target, wiki, path, self.store.ledger.file_at(path), home))
+                found.append(FileLink(target, wiki, path, self.store.ledger.file_at(path), home, by_name))
         return found
 
     def notebook_of(self, path: str, shared: str | None) -> str | None:
