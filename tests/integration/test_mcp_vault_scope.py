@@ -177,7 +177,7 @@ async def test_a_link_by_path_or_name_to_a_file_outside_the_scope_is_refused_as_
         other = await _ok(
             scoped, "create_note", title="Other", notebook_id=folder.work, body="![d](diagram.txt)"
         )
-        await _ok(scoped, "update_note", id=other["id"], append="[m](../mine.txt)")
+        await _ok(scoped, "update_note", id=other["id"], append="[m](mine.txt)")  # beside its note
         seen = {a["filename"] for a in (await _ok(scoped, "list_attachments"))["attachments"]}
         # The person (the main token) links anything, as before.
         await _ok(everything, "update_note", id=folder.work_note, append="[k](../Secret/keys.txt)")
@@ -253,10 +253,10 @@ async def test_a_file_attached_under_a_notes_name_stays_an_attachment_and_makes_
         store.follower.scan()  # what the watcher would see of the new file
         read = await _ok(scoped, "read_attachment", id=made["id"])
     assert sorted(n.title for n in store.list_notes()) == ["Secret plan", "Work plan"]
-    assert not (folder.root / "Planted.md").exists()
-    assert (folder.root / "Planted.md.txt").read_bytes() == planted
+    assert not (folder.root / "Planted.md").exists() and not (folder.root / "Work" / "Planted.md").exists()
+    assert (folder.root / "Work" / "Planted.md.txt").read_bytes() == planted  # beside its note
     assert read["text"] == planted.decode()
-    assert "](../Planted.md.txt)" in store.get_note(folder.work_note).body
+    assert "](Planted.md.txt)" in store.get_note(folder.work_note).body
     actors = {c.actor for c in store.changes_since(cursor).changes}
     assert actors == {"mcp:work"}, actors
 
@@ -353,3 +353,48 @@ async def test_a_link_by_name_is_decided_without_the_files_outside_the_scope(
     assert said[0] == said[1], said
     assert said[0][0] == said[0][1].replace("sub.txt", "keys.txt")  # as a link to nothing
     assert by_path["changed"] == ["append"] and seen == {"keys.txt"}
+
+
+async def test_the_name_a_scoped_attachment_gets_says_nothing_of_files_outside(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """Attachments go to the top of the folder, which every notebook shares: ``attach_file`` named
+    wallet.txt (there already, linked by no note the client sees) was written as ``wallet 2.txt``, and
+    the note's link told the client the file exists. A scoped client's attachment now goes beside its
+    note, where every file is its notebook's, so a name is taken only by a file it could see."""
+    store = folder.store
+    async with _clients(folder, tmp_path) as (scoped, everything):
+        for name in ("wallet.txt", "fresh.txt"):
+            await _ok(
+                scoped,
+                "attach_file",
+                note_id=folder.work_note,
+                filename=name,
+                mime="text/plain",
+                content_base64=_b64(b"from the Work client\n"),
+            )
+        again = await _ok(
+            scoped,
+            "attach_file",
+            note_id=folder.work_note,
+            filename="diagram.txt",  # Work's own file: a name taken where the client sees
+            mime="text/plain",
+            content_base64=_b64(b"another diagram\n"),
+        )
+        mine = {a["filename"] for a in (await _ok(scoped, "list_attachments"))["attachments"]}
+        person = await _ok(
+            everything,
+            "attach_file",
+            note_id=folder.work_note,
+            filename="wallet.txt",
+            mime="text/plain",
+            content_base64=_b64(b"the person's\n"),
+        )
+    body = store.get_note(folder.work_note).body
+    assert "](wallet.txt)" in body and "](fresh.txt)" in body, body
+    assert "](diagram%202.txt)" in body and again["filename"] == "diagram.txt"
+    assert (folder.root / "Work" / "wallet.txt").read_bytes() == b"from the Work client\n"
+    assert (folder.root / "wallet.txt").read_bytes() == WALLET
+    assert mine == {"wallet.txt", "fresh.txt", "diagram.txt"}, mine
+    # Not vacuous: the name is taken at the top, where the person's attachment still goes.
+    assert "](../wallet%202.txt)" in body and person["filename"] == "wallet.txt"

@@ -131,6 +131,12 @@ class HasFileLinks(Protocol):
         """The notebook whose folder holds the attachment's file (``FileLink.notebook``)."""
         ...
 
+    def keep_beside(self, resource_id: str, note_id: str) -> None:
+        """Write an attachment still kept in the profile, about to be linked from ``note_id``, into
+        that note's own folder (when new attachments go to one folder for every note), so the
+        name it gets depends on the files of that note's notebook alone."""
+        ...
+
 
 @runtime_checkable
 class HasFolderNames(Protocol):

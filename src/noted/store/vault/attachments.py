@@ -290,8 +290,10 @@ class Attachments:
             replacements.append((span, ("<{}>" if bracketed else "{}").format(written + raw[cut:])))
         return replace_spans(body, replacements)
 
-    def _adopt(self, resource_id: str, note_rel: str) -> str | None:
-        """Write the profile's attachment into the folder; its path there (None: not an attachment)."""
+    def _adopt(self, resource_id: str, note_rel: str, *, beside: bool = False) -> str | None:
+        """Write the profile's attachment into the folder; its path there (None: not an attachment).
+        ``beside``: in the note's own folder when new attachments go to one folder for every note
+        (``keep_beside``)."""
         store = self.store
         try:
             resource = store.mirror.get_resource(resource_id)
@@ -301,7 +303,10 @@ class Attachments:
         stem, suffix = posixpath.splitext(resource.filename)
         if suffix.lower() in NOTE_SUFFIXES:  # the folder would read it as a note: kept as text
             stem, suffix = resource.filename, ".txt"
-        path = store.vault.free_name(self.new_folder(note_rel), stem or "attachment", suffix)
+        folder = note_rel.rpartition("/")[0] if beside and not _per_note(self._setting()) else None
+        path = store.vault.free_name(
+            self.new_folder(note_rel) if folder is None else folder, stem or "attachment", suffix
+        )
         store.vault.write(path, data)
         with store.db.write() as conn:
             store.ledger.put_file(conn, resource_id, path, content_hash(data))
@@ -325,6 +330,13 @@ class Attachments:
             value = json.loads(self.store.vault.read(APP_SETTINGS).data).get("attachmentFolderPath")
             setting = value if isinstance(value, str) else setting
         return setting.strip()
+
+    def keep_beside(self, resource_id: str, note_rel: str) -> None:
+        """Write the profile's attachment, about to be linked from the note ``note_rel``, beside the
+        note (see ``_adopt``): a name taken in the folder every note shares, by a file the caller
+        may not see, would otherwise show as the ``name 2.txt`` it got."""
+        if self.store.ledger.file(resource_id) is None:
+            self._adopt(resource_id, note_rel, beside=True)
 
     # What a link leads to, for a caller limited to some notebooks -------------------------------
     def links_of(self, note_rel: str, body: str) -> list[FileLink]:
