@@ -398,3 +398,34 @@ async def test_the_name_a_scoped_attachment_gets_says_nothing_of_files_outside(
     assert mine == {"wallet.txt", "fresh.txt", "diagram.txt"}, mine
     # Not vacuous: the name is taken at the top, where the person's attachment still goes.
     assert "](../wallet%202.txt)" in body and person["filename"] == "wallet.txt"
+
+
+async def test_a_scoped_rename_keeps_the_file_name_whatever_links_it_outside(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """A note titled by its file name is renamed with its file, unless another note links it by name
+    (the link would break): then the file keeps its name. A note in Secret linking [[Draft one]] so
+    kept Work's file named while [[Draft two]] was renamed, and the client saw which by where a link
+    by that name led. From a scope the file now keeps its name whatever links it (the new title goes
+    in its front matter), so no link breaks and nothing outside decides what the client sees."""
+    root, store = folder.root, folder.store
+    for name in ("Draft one", "Draft two", "Draft three"):
+        (root / "Work" / f"{name}.md").write_text("text with no heading\n")
+    (root / "Secret" / "Index.md").write_text("# Index\n\nsee [[Draft one]]\n")
+    store.follower.scan()
+    one, two = by_title(store, "Draft one"), by_title(store, "Draft two")
+    async with _clients(folder, tmp_path) as (scoped, everything):
+        for note_id, title in ((one, "First"), (two, "Second")):
+            renamed = await _ok(scoped, "update_note", id=note_id, title=title)
+            assert renamed["title"] == title
+        await _ok(scoped, "update_note", id=folder.work_note, append="[[Draft one]] [[Draft two]]")
+        links = await _ok(scoped, "note_links", id=folder.work_note)
+        three = by_title(store, "Draft three")
+        person = await _ok(everything, "update_note", id=three, title="Third")
+    broken = {link["target"]: link["broken"] for link in links["outgoing"]}
+    assert broken["Draft one"] == broken["Draft two"] is None, broken
+    assert (root / "Work" / "Draft one.md").exists() and (root / "Work" / "Draft two.md").exists()
+    assert [n.title for n in store.get_notes([one])] == ["First"]
+    # Not vacuous: with no link to it, the person's rename takes the file along.
+    assert person["title"] == "Third" and (root / "Work" / "Third.md").exists()
+    assert not (root / "Work" / "Draft three.md").exists()
