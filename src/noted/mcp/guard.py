@@ -30,8 +30,9 @@ import hmac
 import json
 import logging
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -95,6 +96,10 @@ class Policy:
     """Named client tokens; once the file exists (the door closed), every request needs a token."""
     token_paths: tuple[str, ...] = ()
     """Path prefixes served only with a valid token, whatever the ``Host`` (the OpenAPI door)."""
+    token_setting: Callable[[], Path | None] | None = None
+    """Where ``mcp.tokenFile`` points now (the settings, re-read while serving): a token file set
+    while the server runs is needed from the next request on, as a replaced one is. One unset
+    while it runs leaves the token it had needed until a restart: a server never opens by itself."""
 
     def token_only(self, path: str) -> bool:
         return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.token_paths)
@@ -110,6 +115,19 @@ class Guard:
     def __init__(self, app: ASGIApp, policy: Policy) -> None:
         self.app = app
         self.policy = policy
+        self._token = policy.token
+
+    def _token_file(self) -> TokenFile | None:
+        """The token file to check: the one the setting names now, once it names another.
+
+        Raises:
+            ConfigError: the file it names now cannot be used (it is tried again next time).
+        """
+        wanted = self.policy.token_setting() if self.policy.token_setting is not None else None
+        if wanted is not None and (self._token is None or self._token.path != wanted):
+            self._token = TokenFile.open(wanted)
+            log.info("the token file is now %s", wanted)
+        return self._token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -154,8 +172,9 @@ class Guard:
     def _token_refusal(
         self, scope: Scope, headers: Headers, *, ready_check: bool
     ) -> tuple[int, str, dict[str, str]] | None:
-        token, clients = self.policy.token, self.policy.clients
+        clients = self.policy.clients
         try:
+            token = self._token_file()
             expected = token.read() if token is not None else None
         except ConfigError as exc:
             log.error("the token file can no longer be used, refusing requests: %s", exc)
