@@ -429,3 +429,27 @@ async def test_a_scoped_rename_keeps_the_file_name_whatever_links_it_outside(
     # Not vacuous: with no link to it, the person's rename takes the file along.
     assert person["title"] == "Third" and (root / "Work" / "Third.md").exists()
     assert not (root / "Work" / "Draft three.md").exists()
+
+
+async def test_moving_a_note_rewrites_its_links_out_of_its_folder_whatever_lies_there(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """Moving a note rewrote a relative link only when a file was at its end: a client writing
+    [x](../Secret/Secret%20plan.md) and [x](../Secret/Nothing.md) into Work notes and moving them
+    into Work/Sub saw the first become ../../Secret/… and the second stay, so it learned which
+    notes exist in Secret. A link out of the note's folder now leads to the same path after a move
+    either way; one into it still follows its file only (else it may be read from the top)."""
+    links = {"real": "../Secret/Secret%20plan.md", "none": "../Secret/Nothing.md", "down": "notes/none.md"}
+    async with _clients(folder, tmp_path) as (scoped, _):
+        sub = await _ok(scoped, "create_notebook", parent_id=folder.work, title="Sub")
+        bodies = {}
+        for name, link in links.items():
+            made = await _ok(scoped, "create_note", title=name, notebook_id=folder.work, body=f"[x]({link})")
+            await _ok(scoped, "update_note", id=made["id"], notebook_id=sub["id"])
+            bodies[name] = (await _ok(scoped, "read_note", id=made["id"]))["body"]
+    assert bodies == {
+        "real": "[x](../../Secret/Secret%20plan.md)",
+        "none": "[x](../../Secret/Nothing.md)",  # as the real one, though nothing is there
+        "down": "[x](notes/none.md)",  # not vacuous: a link into its folder with no file stays
+    }, bodies
+    assert (folder.root / "Work" / "Sub" / "real.md").exists()

@@ -259,7 +259,12 @@ class Attachments:
         """``body`` of a note whose file moves from ``old_rel`` to ``new_rel``, each relative Markdown
         or HTML link that led from the old folder to a file (a note, an image) made to lead there
         from the new one; links into ``moving`` (a folder moved with the note) are left alone, as
-        are links from the root, wiki links (found by name) and URLs."""
+        are links from the root, wiki links (found by name) and URLs.
+
+        A link out of the old folder (``../Secret/plan.md``) can only be read from it, so it is
+        made to lead to the same path whether or not a file is there: whether it was rewritten must
+        not tell a caller limited to some notebooks that a file outside them exists. A link into
+        the old folder is rewritten only when its file is there (else it may be read from the root)."""
         old, new = old_rel.rpartition("/")[0], new_rel.rpartition("/")[0]
         if old == new or "](" not in body and "=" not in body:
             return body
@@ -267,9 +272,12 @@ class Attachments:
         def led_to(target: str) -> str:
             path = _md_path(target)
             led = posixpath.normpath(posixpath.join(old, path)) if path and not path.startswith("/") else ""
-            if not led or led.startswith("../") or (moving and f"{led}/".startswith(f"{moving}/")):
+            if not led or led in (".", "..") or led.startswith("../"):
                 return ""
-            return led if self.store.vault.state(led) is not None else ""
+            if moving and f"{led}/".startswith(f"{moving}/"):
+                return ""
+            leaves = posixpath.relpath(led, old or ".").startswith("../")
+            return led if leaves or self.store.vault.state(led) is not None else ""
 
         leads = {span.start: led for span in link_spans(body, in_code=True) if (led := led_to(span.target))}
         if not leads:
