@@ -96,6 +96,9 @@ class Policy:
     """Named client tokens; once the file exists (the door closed), every request needs a token."""
     token_paths: tuple[str, ...] = ()
     """Path prefixes served only with a valid token, whatever the ``Host`` (the OpenAPI door)."""
+    consent: Callable[[], bool] | None = None
+    """Whether the person consents now to notes reaching a remote service (``ai.allowRemote``):
+    the token paths exist for one, so they answer 403 while it is withdrawn. None: always."""
     token_setting: Callable[[], Path | None] | None = None
     """Where ``mcp.tokenFile`` points now (the settings, re-read while serving): a token file set
     while the server runs is needed from the next request on, as a replaced one is. One unset
@@ -167,7 +170,15 @@ class Guard:
             return 503, "This part of the server needs a token file, and none is set.", {}
         if path in OPEN_PATHS and path != READY_PATH:
             return None
-        return self._token_refusal(scope, headers, ready_check=path == READY_PATH)
+        refused = self._token_refusal(scope, headers, ready_check=path == READY_PATH)
+        if refused is None and token_only and policy.consent is not None and not policy.consent():
+            return (  # (told only to the token's holder)
+                403,
+                "Remote services are not allowed (ai.allowRemote is off), so the OpenAPI actions "
+                "answer nothing; nothing was done.",
+                {},
+            )
+        return refused
 
     def _token_refusal(
         self, scope: Scope, headers: Headers, *, ready_check: bool

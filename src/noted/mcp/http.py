@@ -133,6 +133,7 @@ class HttpServer:
             max_body=self.options.max_body,
             token_paths=TOKEN_PATHS if self.options.actions else (),
             token_setting=lambda: self.mcp.deps.settings.get_path(MCP_TOKEN_FILE),
+            consent=self.options.consent,
         )
         config = uvicorn.Config(
             build_app(self.mcp, policy, actions=self.options.actions),

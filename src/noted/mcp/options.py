@@ -7,6 +7,7 @@ without paying for the SDK's import (seconds of CPU).
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +63,9 @@ class HttpOptions:
     allow_remote: bool = False
     """The person's consent (``ai.allowRemote``) to notes reaching a remote service; the OpenAPI
     door exists for remote services, so it does not start without it."""
+    consent: Callable[[], bool] | None = None
+    """The consent now (the settings, re-read while serving; None: ``allow_remote`` as it is):
+    withdrawn while the door serves, its next request is refused."""
 
     @classmethod
     def from_settings(
@@ -83,6 +87,7 @@ class HttpOptions:
             clients_file=ClientTokens.beside(settings.path).path,
             actions=settings.get(MCP_ACTIONS_ENABLED) if actions is None else actions,
             allow_remote=settings.get(AI_ALLOW_REMOTE),
+            consent=lambda: settings.get(AI_ALLOW_REMOTE),
         )
 
     @property
