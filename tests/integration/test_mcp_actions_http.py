@@ -281,6 +281,30 @@ async def test_consent_withdrawn_while_serving_closes_the_door_at_once(
     assert "ai.allowRemote" in after.text and "budget" not in after.text.lower()
 
 
+async def test_the_door_switched_off_while_serving_is_gone_at_once(
+    world: World, token: tuple[Path, str]
+) -> None:
+    # Opened by mcp.actions.enabled (not --actions), the door stayed open after the switch went off.
+    world.settings.set("ai.allowRemote", True)
+    world.settings.set("mcp.actions.enabled", True)
+    options = HttpOptions.from_settings(world.settings, port=0)
+    options = dataclasses.replace(options, token_file=token[0], clients_file=None)
+    http = HttpServer(NotedMcp(world.deps, poll_seconds=0.2), options)
+    await http.start()
+    try:
+        headers = {"authorization": f"Bearer {token[1]}"}
+        async with httpx.AsyncClient(headers=headers, timeout=scaled(120)) as client:
+            base = f"http://127.0.0.1:{http.port}"
+            before = await client.get(base + "/openapi.json")
+            world.settings.set("mcp.actions.enabled", False)
+            after = await client.post(base + "/actions/search_notes", json={"query": "budget"})
+            document = await client.get(base + "/openapi.json")
+    finally:
+        await http.stop()
+    assert before.status_code == 200  # not vacuous: served while switched on
+    assert (after.status_code, document.status_code) == (404, 404)
+
+
 async def test_the_server_does_not_start_actions_without_consent_or_token(
     world: World, token: tuple[Path, str]
 ) -> None:

@@ -99,6 +99,9 @@ class Policy:
     consent: Callable[[], bool] | None = None
     """Whether the person consents now to notes reaching a remote service (``ai.allowRemote``):
     the token paths exist for one, so they answer 403 while it is withdrawn. None: always."""
+    actions_switch: Callable[[], bool] | None = None
+    """Whether the switch that opened the token paths is on now; off, they answer 404 (as when
+    the server started without them). None: they stay as the server started."""
     token_setting: Callable[[], Path | None] | None = None
     """Where ``mcp.tokenFile`` points now (the settings, re-read while serving): a token file set
     while the server runs is needed from the next request on, as a replaced one is. One unset
@@ -171,6 +174,13 @@ class Guard:
         if path in OPEN_PATHS and path != READY_PATH:
             return None
         refused = self._token_refusal(scope, headers, ready_check=path == READY_PATH)
+        if (
+            refused is None
+            and token_only
+            and policy.actions_switch is not None
+            and not policy.actions_switch()
+        ):
+            return 404, "Not found.", {}  # (as when the server started without the door)
         if refused is None and token_only and policy.consent is not None and not policy.consent():
             return (  # (told only to the token's holder)
                 403,

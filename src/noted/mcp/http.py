@@ -134,6 +134,7 @@ class HttpServer:
             token_paths=TOKEN_PATHS if self.options.actions else (),
             token_setting=lambda: self.mcp.deps.settings.get_path(MCP_TOKEN_FILE),
             consent=self.options.consent,
+            actions_switch=self.options.actions_switch,
         )
         config = uvicorn.Config(
             build_app(self.mcp, policy, actions=self.options.actions),

@@ -66,6 +66,9 @@ class HttpOptions:
     consent: Callable[[], bool] | None = None
     """The consent now (the settings, re-read while serving; None: ``allow_remote`` as it is):
     withdrawn while the door serves, its next request is refused."""
+    actions_switch: Callable[[], bool] | None = None
+    """``mcp.actions.enabled`` now, when it (not ``--actions``) opened the door: switched off while
+    the door serves, the door answers as absent from the next request on."""
 
     @classmethod
     def from_settings(
@@ -88,6 +91,7 @@ class HttpOptions:
             actions=settings.get(MCP_ACTIONS_ENABLED) if actions is None else actions,
             allow_remote=settings.get(AI_ALLOW_REMOTE),
             consent=lambda: settings.get(AI_ALLOW_REMOTE),
+            actions_switch=(lambda: settings.get(MCP_ACTIONS_ENABLED)) if actions is None else None,
         )
 
     @property
