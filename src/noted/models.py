@@ -331,6 +331,11 @@ class NotePatch:
     source_url: str | None = None
     user_created_time: int | None = None
     user_updated_time: int | None = None
+    keep_file_name: bool = False
+    """Where a note's title may be its file's name (a Markdown folder), a new title leaves the name
+    as it is (the title goes in the front matter), as it does there when a note links this one by
+    name. Set for a caller limited to some notebooks: whether links from notes it cannot see
+    would break must not decide what it sees."""
 
     def body_after(self, body: str) -> str:
         """What this patch makes of ``body``: its own ``body`` when it has one, with ``prepend`` and

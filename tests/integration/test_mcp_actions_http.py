@@ -4,6 +4,7 @@ and without the token, sizes, switches, scope, a tunnel's Host, and the consent 
 from __future__ import annotations
 
 import base64
+import dataclasses
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,6 +20,8 @@ from tests.support.polling import scaled
 from noted.errors import ConfigError
 from noted.mcp.actions import LEFT_OUT
 from noted.mcp.http import HttpServer
+from noted.mcp.options import HttpOptions
+from noted.mcp.server import NotedMcp
 from noted.mcp.token import create
 from noted.models import NoteDraft, NotePatch
 from noted.tools import all_tools
@@ -251,6 +254,55 @@ async def test_actions_are_absent_unless_switched_on(world: World, token: tuple[
             base = f"http://127.0.0.1:{http.port}"
             assert (await client.get(base + "/openapi.json")).status_code == 404
             assert (await client.post(base + "/actions/search_notes", json={"query": "x"})).status_code == 404
+
+
+async def test_consent_withdrawn_while_serving_closes_the_door_at_once(
+    world: World, token: tuple[Path, str]
+) -> None:
+    # The door needs ai.allowRemote to start, but turning it off while the server ran left a remote
+    # service reading and writing notes until a restart. Consent is now read at each request.
+    world.settings.set("ai.allowRemote", True)
+    options = HttpOptions.from_settings(world.settings, port=0, actions=True)
+    options = dataclasses.replace(options, token_file=token[0], clients_file=None)
+    http = HttpServer(NotedMcp(world.deps, poll_seconds=0.2), options)
+    await http.start()
+    try:
+        headers = {"authorization": f"Bearer {token[1]}"}
+        async with httpx.AsyncClient(headers=headers, timeout=scaled(120)) as client:
+            base = f"http://127.0.0.1:{http.port}"
+            before = await client.post(base + "/actions/search_notes", json={"query": "budget"})
+            world.settings.set("ai.allowRemote", False)
+            after = await client.post(base + "/actions/search_notes", json={"query": "budget"})
+            document = await client.get(base + "/openapi.json")
+    finally:
+        await http.stop()
+    assert before.status_code == 200  # not vacuous: served while consent was given
+    assert (after.status_code, document.status_code) == (403, 403)
+    assert "ai.allowRemote" in after.text and "budget" not in after.text.lower()
+
+
+async def test_the_door_switched_off_while_serving_is_gone_at_once(
+    world: World, token: tuple[Path, str]
+) -> None:
+    # Opened by mcp.actions.enabled (not --actions), the door stayed open after the switch went off.
+    world.settings.set("ai.allowRemote", True)
+    world.settings.set("mcp.actions.enabled", True)
+    options = HttpOptions.from_settings(world.settings, port=0)
+    options = dataclasses.replace(options, token_file=token[0], clients_file=None)
+    http = HttpServer(NotedMcp(world.deps, poll_seconds=0.2), options)
+    await http.start()
+    try:
+        headers = {"authorization": f"Bearer {token[1]}"}
+        async with httpx.AsyncClient(headers=headers, timeout=scaled(120)) as client:
+            base = f"http://127.0.0.1:{http.port}"
+            before = await client.get(base + "/openapi.json")
+            world.settings.set("mcp.actions.enabled", False)
+            after = await client.post(base + "/actions/search_notes", json={"query": "budget"})
+            document = await client.get(base + "/openapi.json")
+    finally:
+        await http.stop()
+    assert before.status_code == 200  # not vacuous: served while switched on
+    assert (after.status_code, document.status_code) == (404, 404)
 
 
 async def test_the_server_does_not_start_actions_without_consent_or_token(

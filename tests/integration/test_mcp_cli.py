@@ -14,6 +14,8 @@ import pytest
 from tests.integration.mcp_support import World, http_client, make_world, serve_process
 
 from noted.cli import main
+from noted.errors import ConfigError
+from noted.mcp.options import HttpOptions
 from noted.settings import Settings
 from noted.settings.handles import MCP_TOKEN_FILE
 
@@ -155,3 +157,24 @@ def test_token_add_list_revoke_manage_named_clients(
     assert code != 0 and "no client token named" in err
     code, _, err = run(world, capsys, "mcp", "serve", "--stdio", "--client", "claude")
     assert code != 0 and "no client token named" in err
+
+
+def test_a_token_file_left_empty_by_hand_keeps_the_server_shut(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `noted config set mcp.tokenFile ""` is refused, but written by hand the empty text meant "no
+    # token": anything on this machine could call the loopback server. It now stands for a file that
+    # is not there, so the server refuses to start, and serve prints the file's problem first.
+    world.settings.path.write_text('[mcp]\ntokenFile = ""\n', encoding="utf-8")
+    options = HttpOptions.from_settings(Settings.load(world.profile))
+    assert options.token_required()
+    with pytest.raises(ConfigError, match="does not exist"):
+        options.open_token()
+    code, out, err = run(world, capsys, "mcp", "serve", "--host", "0.0.0.0", "--port", "0")
+    assert code == 2 and "listening" not in out
+    lines = err.strip().splitlines()
+    assert lines[0] == (
+        "noted: config.toml: mcp.tokenFile is empty, and an empty value never means no token; "
+        "until it is fixed, the MCP server does not start"
+    )
+    assert "does not exist" in lines[1] and len(lines) == 2, err

@@ -27,6 +27,7 @@ from tests.integration.mcp_support import (
 )
 from tests.support.polling import scaled
 
+from noted.errors import ConfigError
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.embedded import EmbeddedMcpServer
 from noted.mcp.options import HttpOptions
@@ -206,3 +207,19 @@ def test_client_tokens_are_checked_like_the_token_file(tmp_path: Path) -> None:
     with pytest.raises(Exception) as loose:
         HttpOptions(port=0, clients_file=clients.path).open_clients()
     assert "other users" in str(loose.value)
+
+
+def test_a_client_whose_notebooks_are_missing_from_the_file_is_no_client_for_every_notebook(
+    tmp_path: Path,
+) -> None:
+    # noted writes `"notebooks": null` for a client that sees every notebook; an entry edited by hand
+    # to have no notebooks at all read as null, and the client saw everything. The file is now
+    # refused as any broken one is (every request answered 503 until it is fixed).
+    clients = ClientTokens(tmp_path / "clients.json")
+    clients.add("work", notebooks=["0" * 32])
+    document = json.loads(clients.path.read_text(encoding="utf-8"))
+    assert clients.entries()[0].notebooks == ("0" * 32,)  # not vacuous: limited while it is sound
+    del document["clients"][0]["notebooks"]
+    clients.path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ConfigError, match="its notebooks are missing"):
+        ClientTokens(clients.path).entries()

@@ -25,6 +25,7 @@ from noted.mcp.http import HttpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
 from noted.mcp.token import create
+from noted.settings.handles import MCP_TOKEN_FILE
 
 MODERN = {"mcp-protocol-version": "2026-07-28"}
 LIST = {**MODERN, "mcp-method": "tools/list"}
@@ -96,6 +97,32 @@ async def test_a_replaced_token_applies_without_a_restart(world: World, token_fi
             for token, status in ((old, 401), (new, 200)):
                 headers = {**ACCEPT, **LIST, "authorization": f"Bearer {token}"}
                 assert (await raw.post(str(http.url), json=body, headers=headers)).status_code == status
+
+
+async def test_a_token_set_while_serving_is_required_at_once(world: World, tmp_path: Path) -> None:
+    # `noted mcp token` while a loopback server ran without one said "mcp.tokenFile now points at
+    # it", and the server kept answering every caller on this machine with no token until restarted.
+    # It now follows the setting as it follows a replaced file; a token file unusable is a 503.
+    async with http_server(world) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
+        body = _request("tools/list", {"_meta": ENVELOPE})
+        before = await raw.post(str(http.url), json=body, headers={**ACCEPT, **LIST})
+        token = create(tmp_path / "later-token")
+        world.settings.set(MCP_TOKEN_FILE, str(tmp_path / "later-token"))
+        missing = await raw.post(str(http.url), json=body, headers={**ACCEPT, **LIST})
+        given = {**ACCEPT, **LIST, "authorization": f"Bearer {token}"}
+        right = await raw.post(str(http.url), json=body, headers=given)
+        (tmp_path / "later-token").chmod(0o644)  # made unsafe: refused, never open again
+        unsafe = await raw.post(str(http.url), json=body, headers={**ACCEPT, **LIST})
+        world.settings.unset(MCP_TOKEN_FILE)  # unset while serving: the token stays needed until a restart
+        (tmp_path / "later-token").chmod(0o600)
+        unset = await raw.post(str(http.url), json=body, headers={**ACCEPT, **LIST})
+    assert before.status_code == 200  # not vacuous: open before the token was set
+    assert (missing.status_code, right.status_code, unsafe.status_code, unset.status_code) == (
+        401,
+        200,
+        503,
+        401,
+    )
 
 
 def test_unsafe_token_files_are_refused_at_start_with_the_reason(world: World, tmp_path: Path) -> None:

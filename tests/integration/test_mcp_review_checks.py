@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -197,3 +198,32 @@ async def test_changes_show_names_the_attachment_and_the_notes_a_proposal_change
     assert code == 0, err
     assert "in the client's notebooks" in shown and 'notes elsewhere keep "shared"' in shown
     assert '"Quarter budget"' in shown and '"Secret budget"' not in shown  # its note, not the other's
+
+
+async def test_a_proposal_with_no_owner_is_no_clients_and_still_the_persons_to_review(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proposal made before noted recorded the token behind it carries no owner. Its client's name
+    is no proof (a token revoked and added again under the name is a stranger), so no client sees it
+    in proposal_status: it fails closed. The person still finds it among the pending changes."""
+    clients, review, _ = _tokens(world)
+    assert world.deps.review is not None
+    old = world.deps.review.propose(  # as the review schema before `owner` stored it
+        client="mcp:rev",
+        tool="update_note",
+        note_id=world.work_note,
+        title="Quarter budget",
+        base_updated_time=world.store.get_note(world.work_note).updated_time,
+        time=1,
+        detail={"arguments": {"id": world.work_note, "append": "old words"}, "scope": []},
+    )
+    calls: list[Any] = [
+        ("update_note", {"id": world.work_note, "append": "new words"}),
+        ("proposal_status", {}),
+    ]
+    answers = await _answers(world, clients, review, calls)
+    listed = [p["proposal"] for p in json.loads(answers[1][1])["proposals"]]
+    assert listed == [json.loads(answers[0][1])["proposal"]]  # its own new one, not the old
+    assert f"p{old.id}" not in listed
+    code, pending, _ = cli_runner(world, capsys, monkeypatch)("changes", "--pending")
+    assert code == 0 and f"p{old.id}" in pending and "mcp:rev" in pending, pending

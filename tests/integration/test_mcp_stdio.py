@@ -172,3 +172,19 @@ async def test_the_stdio_server_keeps_a_built_index_up_to_date(world: World) -> 
                 break
             await anyio.sleep(0.5)
         assert seen[-1]["complete"] and seen[-1]["notes_indexed"] == before["notes_indexed"] + 1, seen[-3:]
+
+
+async def test_stdio_tells_the_config_file_problems_on_stderr_only(world: World) -> None:
+    # The server started without a word about a broken setting (the person learned only from
+    # `noted config list`); stdout is the protocol stream, so the lines go to stderr.
+    world.settings.path.write_text('[mcp]\nwrites = "reveiw"\n', encoding="utf-8")
+    done = await anyio.run_process(
+        [*noted_command(), "--profile", str(world.profile.root), "mcp", "serve", "--stdio"],
+        input=b"",
+        env=env_with_src(),
+    )
+    assert done.returncode == 0 and done.stdout == b""
+    assert done.stderr.decode().splitlines() == [
+        'noted: config.toml: mcp.writes must be one of direct, review (got "reveiw"); '
+        "until it is fixed, every AI app's writes wait for your review"
+    ]

@@ -177,13 +177,16 @@ async def test_a_link_by_path_or_name_to_a_file_outside_the_scope_is_refused_as_
         other = await _ok(
             scoped, "create_note", title="Other", notebook_id=folder.work, body="![d](diagram.txt)"
         )
-        await _ok(scoped, "update_note", id=other["id"], append="[m](../mine.txt)")
+        await _ok(scoped, "update_note", id=other["id"], append="[m](mine.txt)")  # beside its note
         seen = {a["filename"] for a in (await _ok(scoped, "list_attachments"))["attachments"]}
         # The person (the main token) links anything, as before.
         await _ok(everything, "update_note", id=folder.work_note, append="[k](../Secret/keys.txt)")
     assert start["changed"] == ["append"]
     assert said["hidden"] == said["missing"], said
-    assert said["hidden"][0] == 'no note or attachment "X" to link; nothing was written'
+    assert said["hidden"][0] == (
+        'no note or attachment "X" to link; nothing was written (link a file by its path from the '
+        "note's folder or from the top of the folder, not by its name alone)"
+    )
     assert "keys" in finished and "nothing was written" in finished
     assert listed["attachments"] == []
     assert seen == {"diagram.txt", "mine.txt"} and mine["filename"] == "mine.txt"
@@ -250,10 +253,10 @@ async def test_a_file_attached_under_a_notes_name_stays_an_attachment_and_makes_
         store.follower.scan()  # what the watcher would see of the new file
         read = await _ok(scoped, "read_attachment", id=made["id"])
     assert sorted(n.title for n in store.list_notes()) == ["Secret plan", "Work plan"]
-    assert not (folder.root / "Planted.md").exists()
-    assert (folder.root / "Planted.md.txt").read_bytes() == planted
+    assert not (folder.root / "Planted.md").exists() and not (folder.root / "Work" / "Planted.md").exists()
+    assert (folder.root / "Work" / "Planted.md.txt").read_bytes() == planted  # beside its note
     assert read["text"] == planted.decode()
-    assert "](../Planted.md.txt)" in store.get_note(folder.work_note).body
+    assert "](Planted.md.txt)" in store.get_note(folder.work_note).body
     actors = {c.actor for c in store.changes_since(cursor).changes}
     assert actors == {"mcp:work"}, actors
 
@@ -321,3 +324,132 @@ async def test_a_wiki_link_to_a_note_whose_name_has_a_dot_is_written_in_the_scop
     assert out["Meeting 2024.01.05"]["title"] == "Meeting" and not out["Meeting 2024.01.05"]["broken"]
     assert out["Budget v1.2"]["broken"] == 'no note "Budget v1.2"'
     assert out["Budget v9.9"]["broken"] == 'no note "Budget v9.9"'
+
+
+async def test_a_link_by_name_is_decided_without_the_files_outside_the_scope(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """``![[keys.txt]]`` from the Work note leads to the shortest path named keys.txt anywhere: with
+    only Work/sub/keys.txt it was written, with Secret/keys.txt beside it (higher up) refused, so the
+    client learned the file outside exists. A link by name alone is now refused from a scope whatever
+    the folder holds, in the words for a file that is not there; by its path it is written."""
+    (folder.root / "Work" / "sub").mkdir()
+    (folder.root / "Work" / "sub" / "keys.txt").write_text("Work's own keys\n")
+    folder.store.follower.scan()
+    said = []
+    async with _clients(folder, tmp_path) as (scoped, _):
+        for outside in (True, False):
+            if not outside:
+                (folder.root / "Secret" / "keys.txt").unlink()  # no file of that name outside now
+                folder.store.follower.scan()
+            said.append(
+                [
+                    await _refused(scoped, "update_note", id=folder.work_note, append=link)
+                    for link in ("![[keys.txt]]", "[[sub.txt]]")
+                ]
+            )
+        by_path = await _ok(scoped, "update_note", id=folder.work_note, append="![[Work/sub/keys.txt]]")
+        seen = {a["filename"] for a in (await _ok(scoped, "list_attachments"))["attachments"]}
+    assert said[0] == said[1], said
+    assert said[0][0] == said[0][1].replace("sub.txt", "keys.txt")  # as a link to nothing
+    assert by_path["changed"] == ["append"] and seen == {"keys.txt"}
+
+
+async def test_the_name_a_scoped_attachment_gets_says_nothing_of_files_outside(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """Attachments go to the top of the folder, which every notebook shares: ``attach_file`` named
+    wallet.txt (there already, linked by no note the client sees) was written as ``wallet 2.txt``, and
+    the note's link told the client the file exists. A scoped client's attachment now goes beside its
+    note, where every file is its notebook's, so a name is taken only by a file it could see."""
+    store = folder.store
+    async with _clients(folder, tmp_path) as (scoped, everything):
+        for name in ("wallet.txt", "fresh.txt"):
+            await _ok(
+                scoped,
+                "attach_file",
+                note_id=folder.work_note,
+                filename=name,
+                mime="text/plain",
+                content_base64=_b64(b"from the Work client\n"),
+            )
+        again = await _ok(
+            scoped,
+            "attach_file",
+            note_id=folder.work_note,
+            filename="diagram.txt",  # Work's own file: a name taken where the client sees
+            mime="text/plain",
+            content_base64=_b64(b"another diagram\n"),
+        )
+        mine = {a["filename"] for a in (await _ok(scoped, "list_attachments"))["attachments"]}
+        person = await _ok(
+            everything,
+            "attach_file",
+            note_id=folder.work_note,
+            filename="wallet.txt",
+            mime="text/plain",
+            content_base64=_b64(b"the person's\n"),
+        )
+    body = store.get_note(folder.work_note).body
+    assert "](wallet.txt)" in body and "](fresh.txt)" in body, body
+    assert "](diagram%202.txt)" in body and again["filename"] == "diagram.txt"
+    assert (folder.root / "Work" / "wallet.txt").read_bytes() == b"from the Work client\n"
+    assert (folder.root / "wallet.txt").read_bytes() == WALLET
+    assert mine == {"wallet.txt", "fresh.txt", "diagram.txt"}, mine
+    # Not vacuous: the name is taken at the top, where the person's attachment still goes.
+    assert "](../wallet%202.txt)" in body and person["filename"] == "wallet.txt"
+
+
+async def test_a_scoped_rename_keeps_the_file_name_whatever_links_it_outside(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """A note titled by its file name is renamed with its file, unless another note links it by name
+    (the link would break): then the file keeps its name. A note in Secret linking [[Draft one]] so
+    kept Work's file named while [[Draft two]] was renamed, and the client saw which by where a link
+    by that name led. From a scope the file now keeps its name whatever links it (the new title goes
+    in its front matter), so no link breaks and nothing outside decides what the client sees."""
+    root, store = folder.root, folder.store
+    for name in ("Draft one", "Draft two", "Draft three"):
+        (root / "Work" / f"{name}.md").write_text("text with no heading\n")
+    (root / "Secret" / "Index.md").write_text("# Index\n\nsee [[Draft one]]\n")
+    store.follower.scan()
+    one, two = by_title(store, "Draft one"), by_title(store, "Draft two")
+    async with _clients(folder, tmp_path) as (scoped, everything):
+        for note_id, title in ((one, "First"), (two, "Second")):
+            renamed = await _ok(scoped, "update_note", id=note_id, title=title)
+            assert renamed["title"] == title
+        await _ok(scoped, "update_note", id=folder.work_note, append="[[Draft one]] [[Draft two]]")
+        links = await _ok(scoped, "note_links", id=folder.work_note)
+        three = by_title(store, "Draft three")
+        person = await _ok(everything, "update_note", id=three, title="Third")
+    broken = {link["target"]: link["broken"] for link in links["outgoing"]}
+    assert broken["Draft one"] == broken["Draft two"] is None, broken
+    assert (root / "Work" / "Draft one.md").exists() and (root / "Work" / "Draft two.md").exists()
+    assert [n.title for n in store.get_notes([one])] == ["First"]
+    # Not vacuous: with no link to it, the person's rename takes the file along.
+    assert person["title"] == "Third" and (root / "Work" / "Third.md").exists()
+    assert not (root / "Work" / "Draft three.md").exists()
+
+
+async def test_moving_a_note_rewrites_its_links_out_of_its_folder_whatever_lies_there(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """Moving a note rewrote a relative link only when a file was at its end: a client writing
+    [x](../Secret/Secret%20plan.md) and [x](../Secret/Nothing.md) into Work notes and moving them
+    into Work/Sub saw the first become ../../Secret/… and the second stay, so it learned which
+    notes exist in Secret. A link out of the note's folder now leads to the same path after a move
+    either way; one into it still follows its file only (else it may be read from the top)."""
+    links = {"real": "../Secret/Secret%20plan.md", "none": "../Secret/Nothing.md", "down": "notes/none.md"}
+    async with _clients(folder, tmp_path) as (scoped, _):
+        sub = await _ok(scoped, "create_notebook", parent_id=folder.work, title="Sub")
+        bodies = {}
+        for name, link in links.items():
+            made = await _ok(scoped, "create_note", title=name, notebook_id=folder.work, body=f"[x]({link})")
+            await _ok(scoped, "update_note", id=made["id"], notebook_id=sub["id"])
+            bodies[name] = (await _ok(scoped, "read_note", id=made["id"]))["body"]
+    assert bodies == {
+        "real": "[x](../../Secret/Secret%20plan.md)",
+        "none": "[x](../../Secret/Nothing.md)",  # as the real one, though nothing is there
+        "down": "[x](notes/none.md)",  # not vacuous: a link into its folder with no file stays
+    }, bodies
+    assert (folder.root / "Work" / "Sub" / "real.md").exists()

@@ -301,6 +301,22 @@ async def test_writes_wait_for_the_persons_approval_while_approve_writes_is_on(
     assert sorted(f.title for f in env.store.list_folders()) == ["Home", "Work"]
 
 
+async def test_a_write_switched_off_while_it_waits_for_approval_is_refused(env: Env) -> None:
+    # The switch was checked before the approval card, which may wait for minutes: switched off in
+    # the settings meanwhile, a "y" still wrote. It is checked again when the call runs.
+    env.enable("create_notebook")
+    await env.ok("create_notebook", title="Home")  # not vacuous: on, it writes
+
+    async def approve(tool: Tool, args: Mapping[str, Any]) -> bool:
+        env.settings.set("ai.tool.create_notebook.enabled", False)  # the person, in another pane
+        return True
+
+    env.ctx.approve = approve
+    result = await env.call("create_notebook", title="Work")
+    assert result.status == "refused" and "ai.tool.create_notebook.enabled" in (result.message or "")
+    assert [f.title for f in env.store.list_folders()] == ["Home"]
+
+
 async def test_arguments_that_are_not_an_object_are_an_error_not_an_exception(env: Env) -> None:
     result = await env.registry.call("list_tags", ["not", "an", "object"], env.ctx)  # type: ignore[arg-type]
     assert result.status == "error" and "JSON object" in (result.message or "")

@@ -150,6 +150,8 @@ def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
 
     deps = mcp_deps(ctx)  # opens the profile and its log file
     send_library_logs_to_noted()
+    for problem in deps.settings.problems:  # on stderr: with --stdio, stdout is the protocol
+        ctx.error(problem)
     if args.stdio:
         if args.client is not None:
             _known_client(deps.settings, args.client)

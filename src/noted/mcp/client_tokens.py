@@ -288,6 +288,8 @@ def _parse(path: Path) -> _Document:
 
 
 def _entry(row: dict[str, Any], version: int) -> ClientToken:
+    if version >= VERSION and "notebooks" not in row:  # (noted writes null for every notebook)
+        raise TypeError(f'client "{row.get("name")}": its notebooks are missing (null shares every notebook)')
     notebooks, tools = row.get("notebooks"), row.get("tools", [ALL])
     if not isinstance(notebooks, list | None) or not isinstance(tools, list):
         raise TypeError(f'client "{row.get("name")}": notebooks and tools must be lists')

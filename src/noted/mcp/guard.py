@@ -30,8 +30,9 @@ import hmac
 import json
 import logging
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -95,6 +96,16 @@ class Policy:
     """Named client tokens; once the file exists (the door closed), every request needs a token."""
     token_paths: tuple[str, ...] = ()
     """Path prefixes served only with a valid token, whatever the ``Host`` (the OpenAPI door)."""
+    consent: Callable[[], bool] | None = None
+    """Whether the person consents now to notes reaching a remote service (``ai.allowRemote``):
+    the token paths exist for one, so they answer 403 while it is withdrawn. None: always."""
+    actions_switch: Callable[[], bool] | None = None
+    """Whether the switch that opened the token paths is on now; off, they answer 404 (as when
+    the server started without them). None: they stay as the server started."""
+    token_setting: Callable[[], Path | None] | None = None
+    """Where ``mcp.tokenFile`` points now (the settings, re-read while serving): a token file set
+    while the server runs is needed from the next request on, as a replaced one is. One unset
+    while it runs leaves the token it had needed until a restart: a server never opens by itself."""
 
     def token_only(self, path: str) -> bool:
         return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.token_paths)
@@ -110,6 +121,19 @@ class Guard:
     def __init__(self, app: ASGIApp, policy: Policy) -> None:
         self.app = app
         self.policy = policy
+        self._token = policy.token
+
+    def _token_file(self) -> TokenFile | None:
+        """The token file to check: the one the setting names now, once it names another.
+
+        Raises:
+            ConfigError: the file it names now cannot be used (it is tried again next time).
+        """
+        wanted = self.policy.token_setting() if self.policy.token_setting is not None else None
+        if wanted is not None and (self._token is None or self._token.path != wanted):
+            self._token = TokenFile.open(wanted)
+            log.info("the token file is now %s", wanted)
+        return self._token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -149,13 +173,29 @@ class Guard:
             return 503, "This part of the server needs a token file, and none is set.", {}
         if path in OPEN_PATHS and path != READY_PATH:
             return None
-        return self._token_refusal(scope, headers, ready_check=path == READY_PATH)
+        refused = self._token_refusal(scope, headers, ready_check=path == READY_PATH)
+        if (
+            refused is None
+            and token_only
+            and policy.actions_switch is not None
+            and not policy.actions_switch()
+        ):
+            return 404, "Not found.", {}  # (as when the server started without the door)
+        if refused is None and token_only and policy.consent is not None and not policy.consent():
+            return (  # (told only to the token's holder)
+                403,
+                "Remote services are not allowed (ai.allowRemote is off), so the OpenAPI actions "
+                "answer nothing; nothing was done.",
+                {},
+            )
+        return refused
 
     def _token_refusal(
         self, scope: Scope, headers: Headers, *, ready_check: bool
     ) -> tuple[int, str, dict[str, str]] | None:
-        token, clients = self.policy.token, self.policy.clients
+        clients = self.policy.clients
         try:
+            token = self._token_file()
             expected = token.read() if token is not None else None
         except ConfigError as exc:
             log.error("the token file can no longer be used, refusing requests: %s", exc)

@@ -35,6 +35,7 @@ from noted.mcp.actions import ACTIONS_ROUTE, TOKEN_PATHS, Actions
 from noted.mcp.guard import READY_PATH, Guard, HostRule, Policy
 from noted.mcp.options import MCP_PATH, OPENAPI_PATH, HttpOptions
 from noted.mcp.server import NotedMcp
+from noted.settings.handles import MCP_TOKEN_FILE
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,9 @@ class HttpServer:
             clients=clients,
             max_body=self.options.max_body,
             token_paths=TOKEN_PATHS if self.options.actions else (),
+            token_setting=lambda: self.mcp.deps.settings.get_path(MCP_TOKEN_FILE),
+            consent=self.options.consent,
+            actions_switch=self.options.actions_switch,
         )
         config = uvicorn.Config(
             build_app(self.mcp, policy, actions=self.options.actions),

@@ -7,6 +7,7 @@ without paying for the SDK's import (seconds of CPU).
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +63,12 @@ class HttpOptions:
     allow_remote: bool = False
     """The person's consent (``ai.allowRemote``) to notes reaching a remote service; the OpenAPI
     door exists for remote services, so it does not start without it."""
+    consent: Callable[[], bool] | None = None
+    """The consent now (the settings, re-read while serving; None: ``allow_remote`` as it is):
+    withdrawn while the door serves, its next request is refused."""
+    actions_switch: Callable[[], bool] | None = None
+    """``mcp.actions.enabled`` now, when it (not ``--actions``) opened the door: switched off while
+    the door serves, the door answers as absent from the next request on."""
 
     @classmethod
     def from_settings(
@@ -83,6 +90,8 @@ class HttpOptions:
             clients_file=ClientTokens.beside(settings.path).path,
             actions=settings.get(MCP_ACTIONS_ENABLED) if actions is None else actions,
             allow_remote=settings.get(AI_ALLOW_REMOTE),
+            consent=lambda: settings.get(AI_ALLOW_REMOTE),
+            actions_switch=(lambda: settings.get(MCP_ACTIONS_ENABLED)) if actions is None else None,
         )
 
     @property

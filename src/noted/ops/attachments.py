@@ -77,17 +77,29 @@ def link_for(resource: Resource) -> str:
 
 
 def attach_to_note(
-    store: Store, note: Note, data: bytes, *, filename: str, mime: str, title: str, actor: str
+    store: Store,
+    note: Note,
+    data: bytes,
+    *,
+    filename: str,
+    mime: str,
+    title: str,
+    actor: str,
+    beside: bool = False,
 ) -> Resource:
     """Store checked bytes as an attachment and append its link to ``note``.
 
     The one way a file joins a note, for the ``attach_file`` tool and the app's "add attachment":
     the link goes at the end (``![title](:/id)`` for an image), and no attachment is left behind
-    if linking fails. Checking the bytes and the name is the caller's part.
+    if linking fails. Checking the bytes and the name is the caller's part. ``beside`` (a caller
+    limited to some notebooks): where notes link files by path, the file goes in the note's own
+    folder (``HasFileLinks.keep_beside``), so the name it gets says nothing of files elsewhere.
     """
     resource = store.add_resource(data, filename=filename, mime=mime, title=title or filename, actor=actor)
     separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
     try:
+        if beside and isinstance(store, HasFileLinks):
+            store.keep_beside(resource.id, note.id)
         store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=actor)
     except (NotedError, OSError):
         store.delete_resource(resource.id, actor=actor)

@@ -228,8 +228,12 @@ MCP_ALLOWED_NOTEBOOKS: Setting[tuple[str, ...]] = Setting(
     help="Notebook ids or titles (their sub-notebooks included) the tools may see; unset means all. "
     "Other notebooks are invisible: no titles, snippets or counts leak.",
 )
+REFUSED_TOKEN_FILE = "no-token-file (mcp.tokenFile in config.toml is refused)"
+"""What ``mcp.tokenFile`` names when the config file holds a value it refuses (``""``, a number):
+a token file that is not there, so the HTTP server refuses to start rather than take no token."""
 MCP_TOKEN_FILE = Setting(
     "mcp.tokenFile", MCP, "Bearer token file", default="", kind=Kind.PATH, empty_means="no token",
+    closed=(REFUSED_TOKEN_FILE, "the MCP server does not start"),
     help="File holding the bearer token HTTP clients must send (noted mcp token creates one). It "
     "must belong to you and be unreadable by others.",
 )

@@ -100,6 +100,9 @@ class FileLink:
         attachment: The id of that file as an attachment, None when no note links it yet.
         notebook: The notebook whose folder holds the file; None when none does (the folder where
             new attachments go, when it is one folder for every note, or a folder with no notes).
+        by_name: Found by its name alone (a wiki link to no file at the path it names, from the
+            note's folder or the root): the file of that name with the shortest path anywhere, so
+            which file it leads to depends on every file of the folder.
     """
 
     target: str
@@ -107,6 +110,7 @@ class FileLink:
     path: str | None
     attachment: str | None
     notebook: str | None
+    by_name: bool = False
 
 
 @runtime_checkable
@@ -125,6 +129,12 @@ class HasFileLinks(Protocol):
 
     def file_notebook(self, resource_id: str) -> str | None:
         """The notebook whose folder holds the attachment's file (``FileLink.notebook``)."""
+        ...
+
+    def keep_beside(self, resource_id: str, note_id: str) -> None:
+        """Write an attachment still kept in the profile, about to be linked from ``note_id``, into
+        that note's own folder (when new attachments go to one folder for every note), so the
+        name it gets depends on the files of that note's notebook alone."""
         ...
 
 

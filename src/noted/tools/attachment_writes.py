@@ -45,7 +45,10 @@ def store_and_link(ctx: ToolContext, note: Note, args: Mapping[str, Any], data: 
     """Store the checked file and append its link to ``note``; no attachment is left if linking fails."""
     filename = files.clean_filename(args["filename"])
     title = str(args.get("title") or "").strip() or filename
-    return attach_to_note(ctx.store, note, data, filename=filename, mime=mime, title=title, actor=ctx.actor)
+    beside = not view(ctx).unrestricted  # the name it gets must not tell of files outside the scope
+    return attach_to_note(
+        ctx.store, note, data, filename=filename, mime=mime, title=title, actor=ctx.actor, beside=beside
+    )
 
 
 def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:

@@ -70,7 +70,9 @@ def check_links(
     ``note_id``, or a new one's in ``folder_id``) may lead to a file in the folder of a notebook
     the caller sees or to an attachment it sees (one in the folder every note's attachments go to,
     that only its notes link). A link to any other file, or to none, is refused in the same words,
-    so a refusal never says whether a file is there.
+    so a refusal never says whether a file is there; so is a wiki link found by name alone
+    (``FileLink.by_name``), whose file is the shortest path of that name anywhere: had the client's
+    file been taken, the refusal of one with a file of the same name higher up outside would tell it.
     """
     if scope.unrestricted:
         return
@@ -91,7 +93,9 @@ def check_links(
     for link in store.file_links(text, note_id=note_id, folder_id=folder_id):
         if _key(link) not in known and not _may_link(ctx, scope, link):
             raise ToolError(
-                f'no note or attachment "{link.target}" to link; nothing was written', field=field
+                f'no note or attachment "{link.target}" to link; nothing was written (link a file by '
+                "its path from the note's folder or from the top of the folder, not by its name alone)",
+                field=field,
             )
 
 
@@ -102,7 +106,9 @@ def _key(link: FileLink) -> tuple[str, bool]:
 
 
 def _may_link(ctx: ToolContext, scope: ScopeView, link: FileLink) -> bool:
-    if link.path is None:
+    if link.path is None or link.by_name:
+        # A link found by name leads to the shortest path of that name anywhere: whether it would
+        # lead inside the scope depends on the files outside, so it is never taken from a scope.
         return False
     if link.notebook is not None:
         return scope.allows_folder(link.notebook)

@@ -76,6 +76,7 @@ def _patch(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any], note: No
         prepend=args.get("prepend"),
         parent_id=parent,
         todo_completed=completed,
+        keep_file_name=not scope.unrestricted,  # a rename's outcome never tells of links outside
     )
 
 

@@ -257,6 +257,8 @@ class ToolRegistry:
     def _run(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult:
         """Run the handler (in a worker thread: it blocks on the store)."""
         name = tool.name
+        if not self.enabled(tool):  # switched off while the call waited (for the person, for a thread)
+            return ToolResult(name, ToolStatus.REFUSED, message=self.refusal(tool))
         try:
             payload = tool.handler(ctx, args)
         except WouldWrite:  # a rehearsal's end, for _propose

@@ -168,17 +168,22 @@ class Attachments:
 
     def find(self, note_rel: str, target: str, wiki: bool) -> str | None:
         """The file a link of the note ``note_rel`` leads to, or None."""
+        return self.locate(note_rel, target, wiki)[0]
+
+    def locate(self, note_rel: str, target: str, wiki: bool) -> tuple[str | None, bool]:
+        """``find``, and whether the file was found by its name alone (a wiki link to no file at the
+        path it names): then which file it is depends on every file of the folder."""
         folder = note_rel.rpartition("/")[0]
         here = self._file(posixpath.join(folder, target))
         if here or target.startswith("/"):
-            return here or self._file(target.lstrip("/"))
+            return here or self._file(target.lstrip("/")), False
         found = self._file(target)
         if found or not wiki:
-            return found
+            return found, False
         named = self._by_name().get(posixpath.basename(target).casefold(), [])
         ending = "/" + target.casefold()
         named = [p for p in named if "/" not in target or ("/" + p.casefold()).endswith(ending)]
-        return min(named, key=lambda p: (p.count("/"), p)) if named else None
+        return (min(named, key=lambda p: (p.count("/"), p)) if named else None), True
 
     def _file(self, rel: str) -> str | None:
         rel = posixpath.normpath(rel)
@@ -254,7 +259,12 @@ class Attachments:
         """``body`` of a note whose file moves from ``old_rel`` to ``new_rel``, each relative Markdown
         or HTML link that led from the old folder to a file (a note, an image) made to lead there
         from the new one; links into ``moving`` (a folder moved with the note) are left alone, as
-        are links from the root, wiki links (found by name) and URLs."""
+        are links from the root, wiki links (found by name) and URLs.
+
+        A link out of the old folder (``../Secret/plan.md``) can only be read from it, so it is
+        made to lead to the same path whether or not a file is there: whether it was rewritten must
+        not tell a caller limited to some notebooks that a file outside them exists. A link into
+        the old folder is rewritten only when its file is there (else it may be read from the root)."""
         old, new = old_rel.rpartition("/")[0], new_rel.rpartition("/")[0]
         if old == new or "](" not in body and "=" not in body:
             return body
@@ -262,9 +272,12 @@ class Attachments:
         def led_to(target: str) -> str:
             path = _md_path(target)
             led = posixpath.normpath(posixpath.join(old, path)) if path and not path.startswith("/") else ""
-            if not led or led.startswith("../") or (moving and f"{led}/".startswith(f"{moving}/")):
+            if not led or led in (".", "..") or led.startswith("../"):
                 return ""
-            return led if self.store.vault.state(led) is not None else ""
+            if moving and f"{led}/".startswith(f"{moving}/"):
+                return ""
+            leaves = posixpath.relpath(led, old or ".").startswith("../")
+            return led if leaves or self.store.vault.state(led) is not None else ""
 
         leads = {span.start: led for span in link_spans(body, in_code=True) if (led := led_to(span.target))}
         if not leads:
@@ -285,8 +298,10 @@ class Attachments:
             replacements.append((span, ("<{}>" if bracketed else "{}").format(written + raw[cut:])))
         return replace_spans(body, replacements)
 
-    def _adopt(self, resource_id: str, note_rel: str) -> str | None:
-        """Write the profile's attachment into the folder; its path there (None: not an attachment)."""
+    def _adopt(self, resource_id: str, note_rel: str, *, beside: bool = False) -> str | None:
+        """Write the profile's attachment into the folder; its path there (None: not an attachment).
+        ``beside``: in the note's own folder when new attachments go to one folder for every note
+        (``keep_beside``)."""
         store = self.store
         try:
             resource = store.mirror.get_resource(resource_id)
@@ -296,7 +311,10 @@ class Attachments:
         stem, suffix = posixpath.splitext(resource.filename)
         if suffix.lower() in NOTE_SUFFIXES:  # the folder would read it as a note: kept as text
             stem, suffix = resource.filename, ".txt"
-        path = store.vault.free_name(self.new_folder(note_rel), stem or "attachment", suffix)
+        folder = note_rel.rpartition("/")[0] if beside and not _per_note(self._setting()) else None
+        path = store.vault.free_name(
+            self.new_folder(note_rel) if folder is None else folder, stem or "attachment", suffix
+        )
         store.vault.write(path, data)
         with store.db.write() as conn:
             store.ledger.put_file(conn, resource_id, path, content_hash(data))
@@ -321,6 +339,13 @@ class Attachments:
             setting = value if isinstance(value, str) else setting
         return setting.strip()
 
+    def keep_beside(self, resource_id: str, note_rel: str) -> None:
+        """Write the profile's attachment, about to be linked from the note ``note_rel``, beside the
+        note (see ``_adopt``): a name taken in the folder every note shares, by a file the caller
+        may not see, would otherwise show as the ``name 2.txt`` it got."""
+        if self.store.ledger.file(resource_id) is None:
+            self._adopt(resource_id, note_rel, beside=True)
+
     # What a link leads to, for a caller limited to some notebooks -------------------------------
     def links_of(self, note_rel: str, body: str) -> list[FileLink]:
         """Each file link of ``body`` (as ``link`` reads them) from the note ``note_rel``: the file
@@ -328,12 +353,12 @@ class Attachments:
         shared = self.shared_folder()
         found: list[FileLink] = []
         for target, wiki in dict.fromkeys(written_targets(body)):
-            path = self.find(note_rel, target, wiki)
+            path, by_name = self.locate(note_rel, target, wiki)
             if path is None:
-                found.append(FileLink(target, wiki, None, None, None))
+                found.append(FileLink(target, wiki, None, None, None, by_name))
             else:
                 home = self.notebook_of(path, shared)
-                found.append(FileLink(target, wiki, path, self.store.ledger.file_at(path), home))
+                found.append(FileLink(target, wiki, path, self.store.ledger.file_at(path), home, by_name))
         return found
 
     def notebook_of(self, path: str, shared: str | None) -> str | None:

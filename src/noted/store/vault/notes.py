@@ -134,7 +134,7 @@ class Notes(VaultPart):
         if patch.title is not None and clean_title(patch.title) != title:
             title = clean_title(patch.title) or "Untitled"
             ft, rename = ft.with_title(title, stem)
-            if rename and self._linked_by_name(old.id, stem):  # a new name would break those links
+            if rename and (patch.keep_file_name or self._linked_by_name(old.id, stem)):  # (would break them)
                 ft, rename = ft.with_key("title", title, ("title",)), False
         ft = with_todo(ft, patch.is_todo, patch.todo_due, patch.todo_completed, patch.source_url)
         target = rel

@@ -72,6 +72,12 @@ class Resources(VaultPart):
         rel = row.path if row is not None else f"{self.core.folder_rel(folder_id)}/new.md".lstrip("/")
         return self.attachments.links_of(rel, body)
 
+    def keep_beside(self, resource_id: str, note_id: str) -> None:
+        """``HasFileLinks.keep_beside``: ``Attachments.keep_beside`` from the note's file."""
+        row = self.ledger.note(note_id)
+        if row is not None:
+            self.attachments.keep_beside(resource_id, row.path)
+
     def file_notebook(self, resource_id: str) -> str | None:
         """``HasFileLinks.file_notebook`` (None too for one waiting in the profile)."""
         known = self.ledger.file(resource_id)

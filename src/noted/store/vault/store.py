@@ -83,6 +83,7 @@ class VaultStore(Parts):
         self.body_with_ids = resources.body_with_ids
         mirror.takers.update(resources.takers())
         self.file_links, self.file_notebook = resources.file_links, resources.file_notebook
+        self.keep_beside = resources.keep_beside
         self.folder_parent = folders.folder_parent
         self._watcher: Watcher | None = None
 
