@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from noted.errors import InvalidInputError, NotedError
+from noted.errors import InvalidInputError, NotedError, NotFoundError
 from noted.markdown import linked_ids
 from noted.models import Note, NotePatch, Resource
 from noted.ops.filetypes import MAX_FILE, FileTypeError, check_type, sniff_image, too_large
@@ -77,15 +77,29 @@ def link_for(resource: Resource) -> str:
 
 
 def attach_to_note(
-    store: Store, note: Note, data: bytes, *, filename: str, mime: str, title: str, actor: str
+    store: Store,
+    note: Note,
+    data: bytes,
+    *,
+    filename: str,
+    mime: str,
+    title: str,
+    actor: str,
+    made_id: str | None = None,
 ) -> Resource:
     """Store checked bytes as an attachment and append its link to ``note``.
 
     The one way a file joins a note, for the ``attach_file`` tool and the app's "add attachment":
     the link goes at the end (``![title](:/id)`` for an image), and no attachment is left behind
-    if linking fails. Checking the bytes and the name is the caller's part.
+    if linking fails. Checking the bytes and the name is the caller's part. ``made_id`` (a proposal's,
+    fixed when it was made) names the attachment; one a run that was killed before linking it
+    stored already is linked, not stored twice.
     """
-    resource = store.add_resource(data, filename=filename, mime=mime, title=title or filename, actor=actor)
+    resource = _left_by_a_cut_run(store, made_id) if made_id else None
+    if resource is None:
+        resource = store.add_resource(
+            data, filename=filename, mime=mime, title=title or filename, actor=actor, made_id=made_id
+        )
     separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
     try:
         store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=actor)
@@ -93,6 +107,13 @@ def attach_to_note(
         store.delete_resource(resource.id, actor=actor)
         raise
     return resource
+
+
+def _left_by_a_cut_run(store: Store, resource_id: str) -> Resource | None:
+    try:
+        return store.get_resource(resource_id)
+    except NotFoundError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from noted.tools.attachments import (
     mime_of,
     visible_attachment,
 )
-from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo, file_made
 from noted.tools.payloads import view, visible_note
 
 _PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -45,7 +45,9 @@ def store_and_link(ctx: ToolContext, note: Note, args: Mapping[str, Any], data: 
     """Store the checked file and append its link to ``note``; no attachment is left if linking fails."""
     filename = files.clean_filename(args["filename"])
     title = str(args.get("title") or "").strip() or filename
-    return attach_to_note(ctx.store, note, data, filename=filename, mime=mime, title=title, actor=ctx.actor)
+    return attach_to_note(
+        ctx.store, note, data, filename=filename, mime=mime, title=title, actor=ctx.actor, made_id=ctx.new_id
+    )
 
 
 def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
@@ -92,6 +94,7 @@ ATTACH_FILE = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=False),
     handler=_attach_file,
+    makes=file_made,
     examples=(
         {"note_id": s.EXAMPLE_ID, "filename": "dot.png", "mime": "image/png", "content_base64": _PNG_1PX},
         {
