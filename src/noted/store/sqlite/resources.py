@@ -152,7 +152,8 @@ class Resources:
         )
         path, old_path = self._file(new), self._file(old)
         # The version goes first, committed: a kill after the swap below keeps the old bytes.
-        version = self.versions.keep(old, old_path, actor)
+        changing = self.steps.changing(old_path.name)  # replaced earlier in this batch: kept then
+        version = None if changing else self.versions.keep(old, old_path, actor)
         # The new file goes in only once the row commits (in a batch, the chat's approved writes,
         # which may still roll back, once the batch does): until then the old file stays, and with
         # it the old bytes, whatever happens (a later write failing, a kill). The rename is owed

@@ -84,6 +84,16 @@ class FileSteps:
         with self.db.write() as conn:
             conn.execute("DELETE FROM file_steps WHERE id = ?", (step.id,))
 
+    def changing(self, target: str) -> bool:
+        """Whether the file ``target`` has a step owed by a batch still open: its row describes bytes
+        not yet put there. A later replace in the batch then keeps no version of it: those bytes
+        were never committed, nor readable by anyone, and the file still holds what the batch's
+        first replace kept already (a version kept of it would carry the in-between name and size)."""
+        conn = self.db.connection()
+        if conn.get_autocommit():  # no batch open: every step committed is taken, or left by a kill
+            return False
+        return conn.execute("SELECT 1 FROM file_steps WHERE target = ?", (target,)).fetchone() is not None
+
     def names(self, source: str) -> bool:
         """Whether a step still owed names the aside ``source`` (then it is no orphan)."""
         with self.db.read() as conn:

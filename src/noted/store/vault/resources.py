@@ -100,7 +100,8 @@ class Resources(VaultPart):
         if self.vault.path(known[0], fresh=True).is_symlink():  # refused now, not after the commit
             raise InvalidInputError(f'"{known[0]}" is a symbolic link; noted does not write through links')
         current = self._bytes(known[0])
-        version = part.versions.keep(old, current, actor, place=known[0])
+        changing = part.steps.changing(known[0])  # replaced earlier in this batch: kept then
+        version = None if changing else part.versions.keep(old, current, actor, place=known[0])
         # The file changes once the row commits (in a batch, which may still roll back, once the
         # batch does), the bytes waiting in the profile meanwhile; the write into the folder is
         # owed in the row's transaction, so a kill after the commit leaves it to the next open.
