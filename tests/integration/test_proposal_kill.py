@@ -150,7 +150,12 @@ def test_any_creating_tool_whose_apply_was_killed_makes_its_item_once(
     if where == "notebook":
         ref = _propose(services, "create_notebook", {"title": "Ideas", "parent_id": work.id})
     else:
-        args: dict[str, object] = {"note_id": note.id, "filename": "dot.png", "mime": "image/png", "content_base64": PNG}
+        args: dict[str, object] = {
+            "note_id": note.id,
+            "filename": "dot.png",
+            "mime": "image/png",
+            "content_base64": PNG,
+        }
         ref = _propose(services, "attach_file", args)
     code = textwrap.dedent(KILLED_AFTER)
     killed = subprocess.run(
