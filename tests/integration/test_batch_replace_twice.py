@@ -60,3 +60,23 @@ async def test_every_version_of_an_attachment_replaced_twice_in_a_batch_is_what_
         kept.append(data)
     wanted = [b"middle", b"old"] if isinstance(store, JoplinStore) else [b"old"]
     assert kept == wanted
+
+
+async def test_a_batch_that_puts_the_first_bytes_back_ends_with_them(env: Env) -> None:
+    """Reads inside the batch get the bytes it wrote: a replace back to the attachment's first
+    bytes is a change from the batch's in-between ones, not "nothing to do" (before, the second
+    replace read the old file, not yet swapped, saw its own bytes and wrote nothing: the batch
+    ended with the in-between bytes)."""
+    store = env.store
+    home = store.create_folder("Home", actor=ACTOR_USER)
+    note = store.create_note(NoteDraft("N", "n\n", parent_id=home.id), actor=ACTOR_USER)
+    file = attach_to_note(
+        store, note, b"abc", filename="a.txt", mime="text/plain", title="", actor=ACTOR_USER
+    )
+    calls = [
+        ("replace_attachment", {"id": file.id, "content_base64": _b64(b"xyz")}),
+        ("replace_attachment", {"id": file.id, "content_base64": _b64(b"abc")}),
+    ]
+    results = await env.registry.call_together(calls, env.ctx, capture(store, files=[file.id]))
+    assert [r.status for r in results] == [ToolStatus.OK] * 2
+    assert store.read_resource(file.id) == b"abc"

@@ -22,7 +22,7 @@ from noted.markdown import linked_ids
 from noted.models import Note, NotePatch, Resource
 from noted.ops.filetypes import MAX_FILE, FileTypeError, check_type, sniff_image, too_large
 from noted.store.protocol import HasFileLinks, KeptFile, Store
-from noted.store.rules import attachment_name
+from noted.store.rules import attachment_name, clean_title
 
 _OCTET = "application/octet-stream"
 
@@ -216,7 +216,17 @@ def replace_attachment(
     actor: str,
 ) -> Resource:
     """Put checked bytes (and a new name, type or title) under the attachment's id, so every note
-    that shows it shows the new file."""
+    that shows it shows the new file. The same bytes under the same name, type and title change
+    nothing, and nothing is written (no version, no change to review)."""
+    now = store.get_resource(resource_id)
+    name = attachment_name(filename) if filename is not None else now.filename
+    same = (
+        name == now.filename
+        and (mime or now.mime) == now.mime
+        and (title is None or clean_title(title or name) == now.title)
+    )
+    if same and store.read_resource(resource_id) == data:
+        return now
     return store.replace_resource(resource_id, data, filename=filename, mime=mime, title=title, actor=actor)
 
 

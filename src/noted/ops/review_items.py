@@ -80,11 +80,12 @@ def merge(out: Detail, new: Detail) -> None:
     """Grow ``out`` (a copy of an item entry's detail) by a later change of its burst."""
     if new.get("replaced"):
         out["replaced"] = True
-    if "renamed_to" in new:
-        out.setdefault("renamed_from", new["renamed_from"])
-        out["renamed_to"] = new["renamed_to"]
-        if out["renamed_from"] == out["renamed_to"]:
-            del out["renamed_from"], out["renamed_to"]
+    for field in ("renamed", "retitled"):
+        if f"{field}_to" in new:
+            out.setdefault(f"{field}_from", new[f"{field}_from"])
+            out[f"{field}_to"] = new[f"{field}_to"]
+            if out[f"{field}_from"] == out[f"{field}_to"]:
+                del out[f"{field}_from"], out[f"{field}_to"]
     for key in ("after", "notes"):
         if key in new:
             out[key] = new[key]
@@ -111,8 +112,9 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     parts: list[str] = []
     if d.get("created"):
         parts.append("created")
-    if "renamed_from" in d and not d.get("replaced"):
-        parts.append(f'renamed from "{d["renamed_from"]}"')
+    if "renamed_from" in d and not d.get("replaced"):  # an attachment's: its file name, the same bytes
+        file = "file " if kind_of(entry) == "attachment" else ""
+        parts.append(f'{file}renamed from "{d["renamed_from"]}"')
     if "moved_to" in d:
         where = (folder_titles or {}).get(d["moved_to"], "another notebook")
         parts.append(f'moved into "{where}"' if d["moved_to"] else "moved to the top level")
@@ -121,6 +123,8 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     if d.get("replaced"):
         was = f' (was "{d["renamed_from"]}")' if "renamed_from" in d else ""
         parts.append(f"replaced by another file{was}")
+    if "retitled_from" in d:
+        parts.append(f'retitled from "{d["retitled_from"]}"')
     if d.get("deleted") and kind_of(entry) == "attachment":
         parts.append("deleted (its file is kept: a revert brings it back)")
     elif d.get("deleted"):
@@ -151,7 +155,7 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
         lines.append(f"inside: {where(d['moved_from'])} → {where(d['moved_to'])}")
     if "trashed" in d:
         lines.append("moved to the trash" if d["trashed"] else "restored from the trash")
-    if d.get("replaced") or (d.get("deleted") and kind_of(entry) == "attachment"):
+    if kind_of(entry) == "attachment":  # a replace (of its file, or its name or title alone) or a delete
         lines += review_files.described(store, entry)
     if "notes" in d:
         titles = {n.id: n.title for n in store.get_notes(d["notes"])}

@@ -22,7 +22,7 @@ from noted.store.history.versions import VersionTable
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS, resource_from_row
 from noted.store.sqlite.db import Database
-from noted.store.sqlite.feed import record
+from noted.store.sqlite.feed import file_state, record
 from noted.store.sqlite.pending import PendingFiles
 from noted.store.sqlite.steps import FileSteps, Step
 
@@ -96,6 +96,8 @@ class Resources:
 
     def read_resource(self, resource_id: str) -> bytes:
         path = self.resource_path(resource_id)
+        aside = self.steps.pending_source(path.name)  # replaced in this batch: the bytes it will have
+        path = self.resources_dir / aside if aside else path
         try:
             return path.read_bytes()
         except FileNotFoundError as exc:
@@ -152,7 +154,7 @@ class Resources:
         )
         path, old_path = self._file(new), self._file(old)
         # The version goes first, committed: a kill after the swap below keeps the old bytes.
-        changing = self.steps.changing(old_path.name)  # replaced earlier in this batch: kept then
+        changing = self.steps.pending_source(old_path.name) is not None  # replaced earlier in this batch
         version = None if changing else self.versions.keep(old, old_path, actor)
         # The new file goes in only once the row commits (in a batch, the chat's approved writes,
         # which may still roll back, once the batch does): until then the old file stays, and with
@@ -167,8 +169,9 @@ class Resources:
                     "updated_time = ? WHERE id = ?",
                     (new.title, new.filename, new.mime, new.size, new.file_extension, now, new.id),
                 )
-                was = ItemState(old.filename)
-                record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now, was=was)
+                was = file_state(old.filename, old.title, None if changing else _read(old_path))
+                after = file_state(new.filename, new.title, data)
+                record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now, was=was, state=after)
                 old_name = old_path.name if old_path != path else ""
                 step = self.steps.owe(conn, SWAP, path.name, source=partial.name, old=old_name)
         except BaseException:
@@ -287,3 +290,10 @@ class Resources:
     def _file(self, resource: Resource) -> Path:
         suffix = f".{resource.file_extension}" if resource.file_extension else ""
         return self.resources_dir / f"{resource.id}{suffix}"
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

@@ -14,11 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import ChangeType, ItemState, ItemType, Resource, now_ms
+from noted.models import ChangeType, ItemType, Resource, now_ms
 from noted.store.durable import write_aside
 from noted.store.protocol import FileLink, KeptFile
 from noted.store.rules import attachment_name, file_extension
-from noted.store.sqlite.feed import record
+from noted.store.sqlite.feed import file_state, record
 from noted.store.sqlite.steps import Step, Taker
 from noted.store.vault.base import VaultPart
 from noted.store.vault.files import ABSENT, FileChanged, content_hash
@@ -53,6 +53,9 @@ class Resources(VaultPart):
         if known is None:
             return self.mirror.read_resource(resource_id)
         path = self.resource_path(resource_id)
+        aside = self.mirror.resources.steps.pending_source(known[0])  # replaced in this batch
+        if aside:
+            return (self.mirror.resources.resources_dir / aside).read_bytes()
         try:
             if not stat.S_ISREG(os.lstat(path).st_mode):
                 raise FileNotFoundError(path)
@@ -100,7 +103,7 @@ class Resources(VaultPart):
         if self.vault.path(known[0], fresh=True).is_symlink():  # refused now, not after the commit
             raise InvalidInputError(f'"{known[0]}" is a symbolic link; noted does not write through links')
         current = self._bytes(known[0])
-        changing = part.steps.changing(known[0])  # replaced earlier in this batch: kept then
+        changing = part.steps.pending_source(known[0]) is not None  # replaced earlier in this batch
         version = None if changing else part.versions.keep(old, current, actor, place=known[0])
         # The file changes once the row commits (in a batch, which may still roll back, once the
         # batch does), the bytes waiting in the profile meanwhile; the write into the folder is
@@ -125,8 +128,11 @@ class Resources(VaultPart):
                         resource_id,
                     ),
                 )
-                was = ItemState(old.filename)
-                record(conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now, was=was)
+                was = file_state(old.filename, old.title, None if changing else current)
+                after = file_state(name, title or old.title, data)
+                record(
+                    conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now, was=was, state=after
+                )
                 self.ledger.put_file(conn, resource_id, known[0], content_hash(data) if known[1] else "")
                 step = part.steps.owe(
                     conn, WRITE_IN, known[0], source=partial.name, expect=_digest(current), actor=actor
