@@ -230,6 +230,9 @@ class ResourceVersion:
     """Who replaced or deleted it."""
     deleted: bool = False
     """It was deleted (False: replaced)."""
+    stayed: str = ""
+    """Deleted from noted while its file stayed in the Markdown folder, at this path (``KeptFile``:
+    noted deletes only the files it wrote); "" when the file went too, or it was replaced."""
 
 
 @dataclass(frozen=True, slots=True)

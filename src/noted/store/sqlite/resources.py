@@ -193,10 +193,17 @@ class Resources:
         self.delete_keeping(resource, self._file(resource), actor=actor)
 
     def delete_keeping(
-        self, resource: Resource, source: Path | bytes | None, *, actor: str, place: str = ""
+        self,
+        resource: Resource,
+        source: Path | bytes | None,
+        *,
+        actor: str,
+        place: str = "",
+        stayed: bool = False,
     ) -> None:
         """Delete the attachment's row, keeping ``source`` (its file, or its bytes) as its newest
-        version in the same transaction; then remove its file in ``resources/``, if any."""
+        version in the same transaction (``stayed``: its file stays at ``place``); then remove its
+        file in ``resources/``, if any."""
         path = self._file(resource)
         self.pending.writing(path.name)  # a kill after the commit: the next sweep removes the file
         file = self.versions.stash(resource, source)
@@ -204,7 +211,9 @@ class Resources:
             with self.db.write() as conn:
                 conn.execute("DELETE FROM resources WHERE id = ?", (resource.id,))
                 if file is not None:
-                    self.versions.record(conn, resource, file, actor, deleted=True, place=place)
+                    self.versions.record(
+                        conn, resource, file, actor, deleted=True, place=place, stayed=stayed
+                    )
                 gone = ItemState(resource.filename)
                 record(conn, ItemType.RESOURCE, resource.id, ChangeType.DELETE, actor, state=gone)
         except BaseException:

@@ -202,7 +202,9 @@ class Resources(VaultPart):
             kept = KeptFile(path, changed=bool(written))
         steps = self.mirror.resources.steps
         with self.mirror.batch():
-            self.mirror.resources.delete_keeping(resource, data, actor=actor, place=path)
+            self.mirror.resources.delete_keeping(
+                resource, data, actor=actor, place=path, stayed=kept is not None
+            )
             with self.core.db.write() as conn:
                 self.ledger.drop_file(conn, resource_id)
                 # The file goes once the row's removal commits (in a batch, which may still roll
