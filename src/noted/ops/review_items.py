@@ -198,7 +198,7 @@ def revert(store: Store, rows: ReviewRows, entry: EntryRow) -> list[str]:
         if d.get("trashed") is True and item.is_trashed:
             item = notebooks.restore_notebook(store, item.id, actor=ACTOR_USER).folder
         elif d.get("trashed") is True:  # brought back since (restoring a note of it does that)
-            _restore_trashed_with(store, entry, item.id)
+            _restore_trashed_with(store, rows, entry)
         _rename_back(store, entry, item, kept)
         _move_back(store, entry, store.get_folder(item.id), kept)
         if d.get("trashed") is False and not store.get_folder(item.id).is_trashed:
@@ -211,24 +211,21 @@ def revert(store: Store, rows: ReviewRows, entry: EntryRow) -> list[str]:
     return kept
 
 
-def _restore_trashed_with(store: Store, entry: EntryRow, folder_id: str) -> None:
-    """Bring back what went to the trash with the notebook (its notes and sub-notebooks trashed
-    by the entry's change) when the notebook itself is back already: what the person restored or
-    trashed at another time is left as it is."""
-
-    def by_it(deleted_time: int) -> bool:
-        return (
-            entry.first_time - review_files.SKEW_MS <= deleted_time <= entry.last_time + review_files.SKEW_MS
-        )
-
-    folders = store.list_folders(include_trashed=True)
-    inside = set(descendants(folders, folder_id))
-    for folder in folders:
-        if folder.id in inside and folder.is_trashed and by_it(folder.deleted_time):
-            notebooks.restore_notebook(store, folder.id, actor=ACTOR_USER)
-    for meta in store.list_notes(trashed=True):
-        if meta.parent_id in inside and meta.is_trashed and by_it(meta.deleted_time):
-            restore_note(store, meta.id, actor=ACTOR_USER)
+def _restore_trashed_with(store: Store, rows: ReviewRows, entry: EntryRow) -> None:
+    """Bring back what went to the trash with the notebook when the notebook itself is back already
+    (restoring a note of it does that): the sub-notebooks and notes whose entries came along with
+    its trashing and still wait (``noted.ops.review_along``, from the feed), each still in the
+    trash. What the person trashed or restored on their own came along with nothing, and is left."""
+    came = [e for _, e in rows.along([entry.id])]
+    for along in sorted(came, key=lambda e: kind_of(e) != "notebook"):  # notebooks first
+        try:
+            if kind_of(along) == "notebook":
+                if store.get_folder(along.note_id).is_trashed:
+                    notebooks.restore_notebook(store, along.note_id, actor=ACTOR_USER)
+            elif kind_of(along) == "note" and store.get_note(along.note_id).is_trashed:
+                restore_note(store, along.note_id, actor=ACTOR_USER)
+        except NotFoundError:  # deleted for good since: nothing to bring back
+            continue
 
 
 def _rename_back(store: Store, entry: EntryRow, item: Folder | Tag, kept: list[str]) -> None:
