@@ -96,8 +96,7 @@ class Resources:
 
     def read_resource(self, resource_id: str) -> bytes:
         path = self.resource_path(resource_id)
-        aside = self.steps.pending_source(path.name)  # replaced in this batch: the bytes it will have
-        path = self.resources_dir / aside if aside else path
+        path = self._current(path)
         try:
             return path.read_bytes()
         except FileNotFoundError as exc:
@@ -190,7 +189,7 @@ class Resources:
         ``restore_resource_version`` can bring it back under the same id. Its file is noted's: it
         goes too (None: no ``KeptFile``)."""
         resource = self.get_resource(resource_id)
-        self.delete_keeping(resource, self._file(resource), actor=actor)
+        self.delete_keeping(resource, self._current(self._file(resource)), actor=actor)
 
     def delete_keeping(
         self,
@@ -295,6 +294,12 @@ class Resources:
             sync_dir(self.resources_dir)
         if step.old and path.exists():
             (self.resources_dir / step.old).unlink(missing_ok=True)
+
+    def _current(self, path: Path) -> Path:
+        """Where the bytes the row describes are: the attachment's file, or the aside a batch still
+        open replaced it with (put in place when the batch commits)."""
+        aside = self.steps.pending_source(path.name)
+        return self.resources_dir / aside if aside else path
 
     def _file(self, resource: Resource) -> Path:
         suffix = f".{resource.file_extension}" if resource.file_extension else ""

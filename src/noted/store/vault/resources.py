@@ -53,9 +53,9 @@ class Resources(VaultPart):
         if known is None:
             return self.mirror.read_resource(resource_id)
         path = self.resource_path(resource_id)
-        aside = self.mirror.resources.steps.pending_source(known[0])  # replaced in this batch
-        if aside:
-            return (self.mirror.resources.resources_dir / aside).read_bytes()
+        pending = self._pending(known[0])  # replaced in this batch: the bytes it will have
+        if pending is not None:
+            return pending
         try:
             if not stat.S_ISREG(os.lstat(path).st_mode):
                 raise FileNotFoundError(path)
@@ -175,6 +175,12 @@ class Resources(VaultPart):
         aside.unlink(missing_ok=True)
         self.attachments.forget()
 
+    def _pending(self, rel: str) -> bytes | None:
+        """The bytes a batch still open replaced the folder's file ``rel`` with (None: none did)."""
+        part = self.mirror.resources
+        aside = part.steps.pending_source(rel)
+        return None if aside is None else (part.resources_dir / aside).read_bytes()
+
     def _bytes(self, rel: str) -> bytes | None:
         """The bytes of the folder's file ``rel`` (None: it is gone or not a regular file)."""
         path = self.vault.path(rel)
@@ -195,7 +201,8 @@ class Resources(VaultPart):
             return None
         resource = self.mirror.get_resource(resource_id)
         path, written = known
-        data = self._bytes(path)
+        data = self._pending(path)  # replaced earlier in this batch: what its row describes
+        data = self._bytes(path) if data is None else data
         kept = None
         if data is not None and not (written and content_hash(data) == written):
             self._refuse_linked(resource, path, changed=bool(written))
