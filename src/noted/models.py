@@ -230,6 +230,9 @@ class ResourceVersion:
     """Who replaced or deleted it."""
     deleted: bool = False
     """It was deleted (False: replaced)."""
+    stayed: str = ""
+    """Deleted from noted while its file stayed in the Markdown folder, at this path (``KeptFile``:
+    noted deletes only the files it wrote); "" when the file went too, or it was replaced."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +255,10 @@ class ItemState:
     """A deleted tag: the notes that carried it, so that a revert can put it back on them."""
     was: ItemState | None = None
     """The state just before the change, where the writer knew it (an update)."""
+    label: str = ""
+    """An attachment's title (its ``title`` here is its file name), where a replace recorded it."""
+    digest: str = ""
+    """An attachment's bytes, hashed, where a replace recorded them ("": not known)."""
 
 
 @dataclass(frozen=True, slots=True)

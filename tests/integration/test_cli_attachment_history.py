@@ -174,3 +174,30 @@ def test_a_missing_revision_is_named_with_its_note_and_how_to_list_them(cli: Cli
         # Before: 999 said only "no revision 999".
         assert result.code == 1 and result.err.count("\n") == 1, result
         assert f'no revision {rev} of note "Plan"' in result.err and "lists them" in result.err
+
+
+def test_history_says_a_deleted_attachments_file_stayed_in_the_folder_when_it_did(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Not vacuous: before, the version read "deleted" while its file, which noted did not write,
+    stayed in the notes folder."""
+    vault = tmp_path / "notes"
+    (vault / "img").mkdir(parents=True)
+    (vault / "img" / "a.png").write_bytes(b"not noted's")
+    (vault / "Trip.md").write_text("# Trip\n\n![](img/a.png)\n")
+    v = ("--vault", str(vault))
+    cli.ok("notes", *v)
+    store = VaultStore.open(vault, tmp_path / "p")
+    try:
+        trip = by_title(store, "Trip")
+        [res] = store.list_resources(note_id=trip)
+        store.update_note(trip, NotePatch(body="# Trip\n\nNo link.\n"), actor="user")
+        kept = delete_attachment(store, res.id, actor="assistant:c1")
+    finally:
+        store.close()
+    assert kept is not None and (vault / "img" / "a.png").exists()
+    [version] = cli.json("history", res.id, *v)["versions"]
+    assert version["file_stayed"] == "img/a.png"
+    shown = cli.ok("history", res.id, *v).out
+    assert "no longer in noted (its file stays in the notes folder)" in shown and " is deleted" not in shown
+    assert "forgotten" in shown and "its file stays in the notes folder: img/a.png" in shown

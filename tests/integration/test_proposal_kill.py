@@ -52,7 +52,7 @@ main(["--profile", profile, "changes", "accept", ref])
 @pytest.fixture
 def services(tmp_path: Path) -> Iterator[Services]:
     s = Services.open(Profile(tmp_path / "profile").ensure(), welcome=False)
-    for tool in ("create_note", "update_note"):
+    for tool in ("create_note", "update_note", "create_notebook", "attach_file"):
         s.settings.set(f"ai.tool.{tool}.enabled", True)
     yield s
     s.close()
@@ -106,3 +106,72 @@ def test_an_edit_whose_apply_was_killed_before_writing_is_applied_again_at_once(
     again = run_noted(profile, "changes", "accept", ref)
     assert again.returncode == 0, again.stderr
     assert services.store.get_note(note.id).body.count("two") == 1
+
+
+KILLED_AFTER = """
+import os, signal, sys
+from noted.cli import main
+from noted.store.sqlite.folders import Folders
+from noted.store.sqlite.notes import Notes
+from noted.store.sqlite.resources import Resources
+
+profile, ref, where = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def killing(real):
+    def run(*args, **kwargs):
+        made = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)  # written, the proposal not yet settled
+    return run
+
+def dying(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+if where == "notebook":
+    Folders.create_folder = killing(Folders.create_folder)
+elif where == "linked":
+    Notes.update_note = killing(Notes.update_note)
+else:  # "stored": the file stored, the note not yet linking it
+    Notes.update_note = dying
+main(["--profile", profile, "changes", "accept", ref])
+"""
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+@pytest.mark.parametrize("where", ["notebook", "linked", "stored"])
+def test_any_creating_tool_whose_apply_was_killed_makes_its_item_once(
+    services: Services, tmp_path: Path, where: str
+) -> None:
+    """Not vacuous: before, only create_note's proposal had its id fixed; a killed accept of
+    create_notebook or attach_file, accepted again, made a second notebook or attachment."""
+    profile = tmp_path / "profile"
+    work = services.store.create_folder("Work", actor="user")
+    note = services.store.create_note(NoteDraft("Plan", "one\n", parent_id=work.id), actor="user")
+    if where == "notebook":
+        ref = _propose(services, "create_notebook", {"title": "Ideas", "parent_id": work.id})
+    else:
+        args: dict[str, object] = {
+            "note_id": note.id,
+            "filename": "dot.png",
+            "mime": "image/png",
+            "content_base64": PNG,
+        }
+        ref = _propose(services, "attach_file", args)
+    code = textwrap.dedent(KILLED_AFTER)
+    killed = subprocess.run(
+        [sys.executable, "-c", code, str(profile), ref, where],
+        env=env_with_src(),
+        capture_output=True,
+        check=False,
+    )
+    assert killed.returncode == -9, killed.stderr
+
+    again = run_noted(profile, "changes", "accept", ref)
+    assert again.returncode == 0, again.stderr
+    settled = services.review.rows.proposal(int(ref[1:]))
+    assert settled.state is ProposalState.APPLIED
+    if where == "notebook":
+        assert [f.id for f in services.store.list_folders() if f.title == "Ideas"] == [settled.result_note_id]
+    else:
+        assert [r.id for r in services.store.list_resources()] == [settled.result_note_id]
+        assert services.store.get_note(note.id).body.count(settled.result_note_id) == 1

@@ -123,3 +123,25 @@ async def test_an_undo_of_a_models_batch_keeps_the_edit_made_in_the_trash_since(
         undone = restore(store, batch, actor=ACTOR_USER)
         assert undone.kept == ('note "Plan"',)  # (named as the undo found it)
         assert trashed.read_text() == EDITED and store.get_note(plan).body == EDITED
+
+
+def test_a_link_written_into_a_trashed_note_still_leads_there_once_it_is_restored(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A trashed note's file keeps its links as they were in its folder (a restore moves it back
+    unchanged), so a ``:/id`` link written meanwhile is one from there too. Not vacuous: before, it
+    was written from ``.trash/projects/``, ``../../img/a.png``, which leads nowhere once restored;
+    and it is read back as ``:/id`` both in the trash and after."""
+    (vault / "img").mkdir()
+    (vault / "img" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (vault / "projects" / "other.md").write_text("# Other\n\n![](../img/a.png)\n")
+    with opened(vault, tmp_path / "p") as store:
+        plan, other = by_title(store, "Plan"), by_title(store, "Other")
+        [image] = store.list_resources(note_id=other)
+        store.trash_note(plan, actor=ACTOR_USER)
+        store.update_note(plan, NotePatch(append=f"![](:/{image.id}) [o](:/{other})"), actor=ACTOR_USER)
+        assert "](../img/a.png) [o](other.md)" in (vault / ".trash" / "projects" / "plan.md").read_text()
+        assert [r.id for r in store.list_resources(note_id=plan)] == [image.id]  # read back in the trash
+        store.restore_note(plan, actor=ACTOR_USER)
+        assert "](../img/a.png) [o](other.md)" in (vault / "projects" / "plan.md").read_text()
+        assert [r.id for r in store.list_resources(note_id=plan)] == [image.id]

@@ -77,12 +77,17 @@ class RoundCalls:
         """Run a round's ``calls`` in order, appending each result to ``results`` as it comes.
 
         Under ``paused`` (too many failed rounds) no call runs. A call that would run and writes
-        outside the open note waits for the person's yes when ``ai.approveWrites`` is on.
+        outside the open note waits for the person's yes when ``ai.approveWrites`` is on, unless
+        its rehearsal answers it already (``_foretold``): one that changes nothing is answered so,
+        and one that would be refused refuses the round's writes, all or none, with no question.
         """
         registry = self.registry
         asked = [i for i, call in enumerate(calls) if not paused and self._asks(call)]
-        unchanging = await self._unchanging(calls, asked)
+        unchanging = await self._foretold(calls, asked)
         asked = [i for i in asked if i not in unchanging]
+        if any(not r.ok for r in unchanging.values()):
+            unchanging |= _refused_together(calls, asked, unchanging)
+            asked = []
         batch: BatchApplied | None = None
         outcomes: dict[int, ToolResult] = {}
         if len(asked) > 1:  # several writes: one question, each change ticked
@@ -108,7 +113,7 @@ class RoundCalls:
                 result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
             elif paused:
                 result = ToolResult(call.name, ToolStatus.REFUSED, message=PAUSED)
-            elif index in unchanging:  # a write that changes nothing: answered, not asked about
+            elif index in unchanging:  # answered by its rehearsal (or a refusal's): not asked about
                 result = unchanging[index]
             elif len(asked) > 1 and index in asked:
                 result = outcomes.get(index) or ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
@@ -127,9 +132,10 @@ class RoundCalls:
         if batch is not None:
             yield batch
 
-    async def _unchanging(self, calls: list[ToolCallReady], asked: list[int]) -> dict[int, ToolResult]:
-        """The ``asked`` calls that would change nothing (a tag the note has, its own text), with
-        direct mode's answer (``ToolRegistry.no_change``): the person is not asked about them.
+    async def _foretold(self, calls: list[ToolCallReady], asked: list[int]) -> dict[int, ToolResult]:
+        """The ``asked`` calls whose rehearsal answers them (``ToolRegistry.foretold``): one that
+        would change nothing (a tag the note has, its own text), or be refused (a note in the
+        trash, a notebook that is not there), with direct mode's answer: the person is not asked.
 
         Each is told on the notes as they are now, so a call after a write of the round that may
         change what it finds is put to the person as before: after one on the same note, or one
@@ -141,7 +147,7 @@ class RoundCalls:
             call = calls[index]
             notes = _notes(self.registry.get(call.name), call.arguments)
             if not writes or (not wide and notes is not None and not notes & touched):
-                answer = await self.registry.no_change(call.name, dict(call.arguments), self.ctx)
+                answer = await self.registry.foretold(call.name, dict(call.arguments), self.ctx)
                 if answer is not None:
                     found[index] = answer
                     continue
@@ -261,3 +267,18 @@ def _lines(text: str) -> list[str]:
     """``text``'s lines for a diff, each ending in a newline (a last line without one would run
     into the next line of the diff)."""
     return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
+
+
+def _refused_together(
+    calls: list[ToolCallReady], asked: list[int], foretold: dict[int, ToolResult]
+) -> dict[int, ToolResult]:
+    """The answers of the writes still to be asked about when one of the round's would be refused:
+    the person approves a round's writes as one unit, all written or none, so none is put to them,
+    and each says which write would be refused and why."""
+    index, refused = next((i, r) for i, r in sorted(foretold.items()) if not r.ok)
+    why = (
+        f"not asked about nor run: {calls[index].name} (change {index + 1} of this round) would be "
+        f"refused ({refused.message}), and this round's changes are approved all or none; "
+        "nothing was written: fix that call and send them again"
+    )
+    return {i: ToolResult(calls[i].name, ToolStatus.REFUSED, message=why) for i in asked}

@@ -69,17 +69,23 @@ def cmd_attachment_history(
         )
         return 0
     if resource is None:
+        gone = (
+            "is no longer in noted (its file stays in the notes folder)"
+            if versions[0].stayed
+            else "is deleted"
+        )
         ctx.out(
-            f'attachment "{versions[0].resource.title}" ({resource_id}) is deleted; --restore N brings it back'
+            f'attachment "{versions[0].resource.title}" ({resource_id}) {gone}; --restore N brings it back'
         )
     else:
         ctx.out(f'attachment "{resource.title}" ({resource.filename}, {resource.size:,} bytes) now')
     for version in versions:
         was = version.resource
-        what = "deleted" if version.deleted else "replaced"
+        what = "forgotten" if version.stayed else "deleted" if version.deleted else "replaced"
+        stayed = f"  (its file stays in the notes folder: {version.stayed})" if version.stayed else ""
         ctx.out(
-            f"{version.id:>6}  {local_time(version.time)}  {version.actor:<20}  {what:<8}  "
-            f"{was.filename}  {was.size:,} bytes"
+            f"{version.id:>6}  {local_time(version.time)}  {version.actor:<20}  {what:<9}  "
+            f"{was.filename}  {was.size:,} bytes{stayed}"
         )
     if not versions:
         ctx.out("No earlier versions.")
@@ -103,5 +109,6 @@ def _version_json(version: ResourceVersion) -> render.JsonDict:
         "time": version.time,
         "actor": version.actor,
         "deleted": version.deleted,
+        "file_stayed": version.stayed or None,
         **{k: v for k, v in _resource_json(version.resource).items() if k != "id"},
     }

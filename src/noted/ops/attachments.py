@@ -17,12 +17,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from noted.errors import InvalidInputError, NotedError
+from noted.errors import InvalidInputError, NotedError, NotFoundError
 from noted.markdown import linked_ids
 from noted.models import Note, NotePatch, Resource
 from noted.ops.filetypes import MAX_FILE, FileTypeError, check_type, sniff_image, too_large
 from noted.store.protocol import HasFileLinks, KeptFile, Store
-from noted.store.rules import attachment_name
+from noted.store.rules import attachment_name, clean_title
 
 _OCTET = "application/octet-stream"
 
@@ -86,6 +86,7 @@ def attach_to_note(
     title: str,
     actor: str,
     beside: bool = False,
+    made_id: str | None = None,
 ) -> Resource:
     """Store checked bytes as an attachment and append its link to ``note``.
 
@@ -94,8 +95,14 @@ def attach_to_note(
     if linking fails. Checking the bytes and the name is the caller's part. ``beside`` (a caller
     limited to some notebooks): where notes link files by path, the file goes in the note's own
     folder (``HasFileLinks.keep_beside``), so the name it gets says nothing of files elsewhere.
+    ``made_id`` (a proposal's, fixed when it was made) names the attachment; one a run that was
+    killed before linking it stored already is linked, not stored twice.
     """
-    resource = store.add_resource(data, filename=filename, mime=mime, title=title or filename, actor=actor)
+    resource = _left_by_a_cut_run(store, made_id) if made_id else None
+    if resource is None:
+        resource = store.add_resource(
+            data, filename=filename, mime=mime, title=title or filename, actor=actor, made_id=made_id
+        )
     separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
     try:
         if beside and isinstance(store, HasFileLinks):
@@ -105,6 +112,13 @@ def attach_to_note(
         store.delete_resource(resource.id, actor=actor)
         raise
     return resource
+
+
+def _left_by_a_cut_run(store: Store, resource_id: str) -> Resource | None:
+    try:
+        return store.get_resource(resource_id)
+    except NotFoundError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +221,17 @@ def replace_attachment(
     actor: str,
 ) -> Resource:
     """Put checked bytes (and a new name, type or title) under the attachment's id, so every note
-    that shows it shows the new file."""
+    that shows it shows the new file. The same bytes under the same name, type and title change
+    nothing, and nothing is written (no version, no change to review)."""
+    now = store.get_resource(resource_id)
+    name = attachment_name(filename) if filename is not None else now.filename
+    same = (
+        name == now.filename
+        and (mime or now.mime) == now.mime
+        and (title is None or clean_title(title or name) == now.title)
+    )
+    if same and store.read_resource(resource_id) == data:
+        return now
     return store.replace_resource(resource_id, data, filename=filename, mime=mime, title=title, actor=actor)
 
 

@@ -57,10 +57,13 @@ def named_otherwise(asked: str, folder: Folder) -> str:
     return f'the notebook is named "{folder.title}": the Markdown folder cannot take the name "{wanted}"'
 
 
-def create_notebook(store: Store, title: str, *, parent_id: str = "", actor: str) -> Folder:
-    """A new notebook titled ``title`` inside ``parent_id`` ("" for the top level)."""
+def create_notebook(
+    store: Store, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
+) -> Folder:
+    """A new notebook titled ``title`` inside ``parent_id`` ("" for the top level), called ``id``
+    when given (a proposal's, fixed when it was made)."""
     clean_notebook_title(title)  # refused before the write, as every store refuses it
-    return store.create_folder(title, parent_id=parent_id, actor=actor)
+    return store.create_folder(title, parent_id=parent_id, actor=actor, made_id=made_id)
 
 
 def update_notebook(

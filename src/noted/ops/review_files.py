@@ -19,11 +19,21 @@ SKEW_MS = 5_000
 
 def described(store: Store, entry: EntryRow) -> list[str]:
     """What a replace or a delete took away, for ``noted changes show`` and the Changes view."""
-    lines = ["replaced by another file" if not entry.detail.get("deleted") else "deleted"]
+    d = entry.detail
+    lines = [
+        "deleted"
+        if d.get("deleted")
+        else "replaced by another file"
+        if d.get("replaced")
+        else "the same file"
+    ]
     if (before := version_before(store, entry)) is not None:
         r = before.resource
         lines.append(f'before it: "{r.filename}", {plural(r.size, "byte")} (version {before.id})')
-        lines += _title_change(store, entry, r.title)
+        if "retitled_from" in d:
+            lines.append(f'title: "{d["retitled_from"]}" → "{d["retitled_to"]}"')
+        else:  # a change recorded before the feed kept titles
+            lines += _title_change(store, entry, r.title)
     lines.append(f"`noted history {entry.note_id}` lists every kept version")
     return lines
 
@@ -38,10 +48,13 @@ def touch(change: Change, person: bool) -> Touch | None:
         detail = {"kind": "attachment", "after": {"title": state.title}}
         if change.change_type is ChangeType.DELETE:
             detail["deleted"] = True
-        elif state.was is not None:
-            detail["replaced"] = True
-            if state.was.title != state.title:
-                detail |= {"renamed_from": state.was.title, "renamed_to": state.title}
+        elif (was := state.was) is not None:
+            if not (was.digest and was.digest == state.digest):  # not known (an older row): a new file
+                detail["replaced"] = True
+            if was.title != state.title:
+                detail |= {"renamed_from": was.title, "renamed_to": state.title}
+            if was.digest and was.label != state.label:  # known only where the digest is
+                detail |= {"retitled_from": was.label, "retitled_to": state.label}
         else:
             return None  # a change noted did not make (nothing kept to put back)
     return Touch(change.id, change.item_id, change.actor, change.time, person, state.title, "", detail)

@@ -80,11 +80,12 @@ def merge(out: Detail, new: Detail) -> None:
     """Grow ``out`` (a copy of an item entry's detail) by a later change of its burst."""
     if new.get("replaced"):
         out["replaced"] = True
-    if "renamed_to" in new:
-        out.setdefault("renamed_from", new["renamed_from"])
-        out["renamed_to"] = new["renamed_to"]
-        if out["renamed_from"] == out["renamed_to"]:
-            del out["renamed_from"], out["renamed_to"]
+    for field in ("renamed", "retitled"):
+        if f"{field}_to" in new:
+            out.setdefault(f"{field}_from", new[f"{field}_from"])
+            out[f"{field}_to"] = new[f"{field}_to"]
+            if out[f"{field}_from"] == out[f"{field}_to"]:
+                del out[f"{field}_from"], out[f"{field}_to"]
     for key in ("after", "notes"):
         if key in new:
             out[key] = new[key]
@@ -111,8 +112,9 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     parts: list[str] = []
     if d.get("created"):
         parts.append("created")
-    if "renamed_from" in d and not d.get("replaced"):
-        parts.append(f'renamed from "{d["renamed_from"]}"')
+    if "renamed_from" in d and not d.get("replaced"):  # an attachment's: its file name, the same bytes
+        file = "file " if kind_of(entry) == "attachment" else ""
+        parts.append(f'{file}renamed from "{d["renamed_from"]}"')
     if "moved_to" in d:
         where = (folder_titles or {}).get(d["moved_to"], "another notebook")
         parts.append(f'moved into "{where}"' if d["moved_to"] else "moved to the top level")
@@ -121,6 +123,8 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     if d.get("replaced"):
         was = f' (was "{d["renamed_from"]}")' if "renamed_from" in d else ""
         parts.append(f"replaced by another file{was}")
+    if "retitled_from" in d:
+        parts.append(f'retitled from "{d["retitled_from"]}"')
     if d.get("deleted") and kind_of(entry) == "attachment":
         parts.append("deleted (its file is kept: a revert brings it back)")
     elif d.get("deleted"):
@@ -151,7 +155,7 @@ def described(store: Store, entry: EntryRow, folder_titles: dict[str, str]) -> s
         lines.append(f"inside: {where(d['moved_from'])} → {where(d['moved_to'])}")
     if "trashed" in d:
         lines.append("moved to the trash" if d["trashed"] else "restored from the trash")
-    if d.get("replaced") or (d.get("deleted") and kind_of(entry) == "attachment"):
+    if kind_of(entry) == "attachment":  # a replace (of its file, or its name or title alone) or a delete
         lines += review_files.described(store, entry)
     if "notes" in d:
         titles = {n.id: n.title for n in store.get_notes(d["notes"])}
@@ -194,7 +198,7 @@ def revert(store: Store, rows: ReviewRows, entry: EntryRow) -> list[str]:
         if d.get("trashed") is True and item.is_trashed:
             item = notebooks.restore_notebook(store, item.id, actor=ACTOR_USER).folder
         elif d.get("trashed") is True:  # brought back since (restoring a note of it does that)
-            _restore_trashed_with(store, entry, item.id)
+            _restore_trashed_with(store, rows, entry)
         _rename_back(store, entry, item, kept)
         _move_back(store, entry, store.get_folder(item.id), kept)
         if d.get("trashed") is False and not store.get_folder(item.id).is_trashed:
@@ -207,24 +211,21 @@ def revert(store: Store, rows: ReviewRows, entry: EntryRow) -> list[str]:
     return kept
 
 
-def _restore_trashed_with(store: Store, entry: EntryRow, folder_id: str) -> None:
-    """Bring back what went to the trash with the notebook (its notes and sub-notebooks trashed
-    by the entry's change) when the notebook itself is back already: what the person restored or
-    trashed at another time is left as it is."""
-
-    def by_it(deleted_time: int) -> bool:
-        return (
-            entry.first_time - review_files.SKEW_MS <= deleted_time <= entry.last_time + review_files.SKEW_MS
-        )
-
-    folders = store.list_folders(include_trashed=True)
-    inside = set(descendants(folders, folder_id))
-    for folder in folders:
-        if folder.id in inside and folder.is_trashed and by_it(folder.deleted_time):
-            notebooks.restore_notebook(store, folder.id, actor=ACTOR_USER)
-    for meta in store.list_notes(trashed=True):
-        if meta.parent_id in inside and meta.is_trashed and by_it(meta.deleted_time):
-            restore_note(store, meta.id, actor=ACTOR_USER)
+def _restore_trashed_with(store: Store, rows: ReviewRows, entry: EntryRow) -> None:
+    """Bring back what went to the trash with the notebook when the notebook itself is back already
+    (restoring a note of it does that): the sub-notebooks and notes whose entries came along with
+    its trashing and still wait (``noted.ops.review_along``, from the feed), each still in the
+    trash. What the person trashed or restored on their own came along with nothing, and is left."""
+    came = [e for _, e in rows.along([entry.id])]
+    for along in sorted(came, key=lambda e: kind_of(e) != "notebook"):  # notebooks first
+        try:
+            if kind_of(along) == "notebook":
+                if store.get_folder(along.note_id).is_trashed:
+                    notebooks.restore_notebook(store, along.note_id, actor=ACTOR_USER)
+            elif kind_of(along) == "note" and store.get_note(along.note_id).is_trashed:
+                restore_note(store, along.note_id, actor=ACTOR_USER)
+        except NotFoundError:  # deleted for good since: nothing to bring back
+            continue
 
 
 def _rename_back(store: Store, entry: EntryRow, item: Folder | Tag, kept: list[str]) -> None:

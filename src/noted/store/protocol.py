@@ -165,7 +165,9 @@ class FolderStore(Protocol):
 
     def list_folders(self, *, include_trashed: bool = False) -> list[Folder]: ...
     def get_folder(self, folder_id: str) -> Folder: ...
-    def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder: ...
+    def create_folder(
+        self, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
+    ) -> Folder: ...
     def update_folder(
         self, folder_id: str, *, title: str | None = None, parent_id: str | None = None, actor: str
     ) -> Folder: ...
@@ -249,7 +251,14 @@ class ResourceStore(Protocol):
     """Attachments: files with an id that notes link as ``:/id``."""
 
     def add_resource(
-        self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str
+        self,
+        data: bytes,
+        *,
+        filename: str,
+        mime: str,
+        title: str = "",
+        actor: str,
+        made_id: str | None = None,
     ) -> Resource: ...
     def get_resource(self, resource_id: str) -> Resource: ...
     def resource_path(self, resource_id: str) -> Path: ...

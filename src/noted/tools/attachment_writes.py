@@ -24,7 +24,7 @@ from noted.tools.attachments import (
     mime_of,
     visible_attachment,
 )
-from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo, file_made
 from noted.tools.payloads import view, visible_note
 
 _PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -47,7 +47,15 @@ def store_and_link(ctx: ToolContext, note: Note, args: Mapping[str, Any], data: 
     title = str(args.get("title") or "").strip() or filename
     beside = not view(ctx).unrestricted  # the name it gets must not tell of files outside the scope
     return attach_to_note(
-        ctx.store, note, data, filename=filename, mime=mime, title=title, actor=ctx.actor, beside=beside
+        ctx.store,
+        note,
+        data,
+        filename=filename,
+        mime=mime,
+        title=title,
+        actor=ctx.actor,
+        beside=beside,
+        made_id=ctx.new_id,
     )
 
 
@@ -95,6 +103,7 @@ ATTACH_FILE = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=False),
     handler=_attach_file,
+    makes=file_made,
     examples=(
         {"note_id": s.EXAMPLE_ID, "filename": "dot.png", "mime": "image/png", "content_base64": _PNG_1PX},
         {

@@ -49,6 +49,8 @@ Handler = Callable[["ToolContext", Mapping[str, Any]], Payload]
 Labeller = Callable[["ToolContext", Mapping[str, Any]], str]
 Approver = Callable[["Tool", Mapping[str, Any]], Awaitable[bool]]
 """Asks the person whether a write may run; True lets it run."""
+Made = Callable[[Store, str], bool]
+"""Whether what a creating tool makes, under this id, exists (``Tool.makes``)."""
 
 
 class ToolError(NotedError):
@@ -147,6 +149,11 @@ class Tool:
     caller may see it, which names a proposal of the call (``noted.tools.proposals.propose``)."""
     undo: Undo | None = None
     """How a chat's undo puts this write back; None: it cannot be undone."""
+    makes: Made | None = None
+    """For a tool that makes an item (a note, a notebook, an attachment), which it calls
+    ``ToolContext.new_id`` when that is set: whether the one so called exists, written in full. A
+    proposal of such a call fixes the id when it is made, so an accept a kill cut short after the
+    write is settled on the next accept instead of making a second one (``noted.tools.proposals``)."""
 
     @property
     def is_write(self) -> bool:
@@ -187,6 +194,22 @@ class Tool:
         }
 
 
+def note_made(store: Store, note_id: str) -> bool:
+    """``Tool.makes`` of a tool that makes a note."""
+    return bool(store.get_notes([note_id]))
+
+
+def notebook_made(store: Store, folder_id: str) -> bool:
+    """``Tool.makes`` of a tool that makes a notebook."""
+    return any(f.id == folder_id for f in store.list_folders(include_trashed=True))
+
+
+def file_made(store: Store, resource_id: str) -> bool:
+    """``Tool.makes`` of a tool that attaches a file: stored and linked (one stored by a run cut
+    short before it linked it is linked by the next, ``noted.ops.attachments.attach_to_note``)."""
+    return bool(store.resource_notes(resource_id))
+
+
 @dataclass
 class ToolContext:
     """Everything a handler may use, for one caller (the assistant in a chat, or an MCP client)."""
@@ -209,8 +232,8 @@ class ToolContext:
     writes_wait: bool = False
     """Review mode: a write is stored as a proposal for the person instead of being run."""
     new_id: str | None = None
-    """The id a tool that makes a note gives it: a proposal's, fixed when it was proposed, so that
-    accepting it again after a kill finds the note the first run made (``noted.tools.proposals``)."""
+    """The id a tool that makes an item gives it (``Tool.makes``): a proposal's, fixed when it was
+    proposed, so that accepting it again after a kill finds what the first run made."""
     owner: str = ""
     """Who the caller is beyond its actor, for telling its proposals from others': a client
     token's own id (``ClientToken.owner``), so a client added again under an old name is not the

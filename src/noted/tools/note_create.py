@@ -19,7 +19,7 @@ from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachment_writes import decoded_file
 from noted.tools.attachments import CONTENT, MIME, check_links
-from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo
+from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo, note_made
 from noted.tools.clipping import html_to_markdown
 from noted.tools.payloads import view, visible_folder, write_result
 from noted.tools.scope import ScopeView
@@ -198,6 +198,7 @@ CREATE_NOTE = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=False),
     handler=_create_note,
+    makes=note_made,
     examples=(
         {"title": "Groceries", "body": "- eggs\n- milk", "notebook_title": "Home", "tags": ["shopping"]},
         {"title": "Call the plumber", "notebook_id": s.EXAMPLE_ID, "is_todo": True},

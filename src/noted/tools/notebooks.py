@@ -13,7 +13,7 @@ from typing import Any
 
 from noted.ops.notebooks import create_notebook
 from noted.tools import schema as s
-from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
+from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo, notebook_made
 from noted.tools.payloads import iso, offset_page, scoped_notes, tag_title, view, visible_folder
 from noted.tools.scope import BESIDE_HIDDEN, names_beside_hidden
 
@@ -220,7 +220,9 @@ def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "(list_notebooks lists them)",
             field="parent_id",
         )
-    folder = create_notebook(ctx.store, args["title"], parent_id=parent_id, actor=ctx.actor)
+    folder = create_notebook(
+        ctx.store, args["title"], parent_id=parent_id, actor=ctx.actor, made_id=ctx.new_id
+    )
     return {"id": folder.id, "title": folder.title, "parent_id": folder.parent_id}
 
 
@@ -244,6 +246,7 @@ CREATE_NOTEBOOK = Tool(
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=False),
     handler=_create_notebook,
+    makes=notebook_made,
     examples=({"title": "Recipes"}, {"title": "2025", "parent_id": s.EXAMPLE_ID}),
     undo=Undo(),
 )

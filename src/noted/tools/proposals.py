@@ -90,7 +90,7 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
             "scope": _scope_detail(ctx.scope),
             **({"owner": ctx.owner} if ctx.owner else {}),
             **_base(ctx, tool, note),
-            **({} if note else {"new_id": new_id()}),  # what a new note it makes is called
+            **({"new_id": new_id()} if tool.makes else {}),  # what the item it makes is called
         },
     )
     ref = proposal_ref(row.id)
@@ -175,8 +175,8 @@ async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext)
     once: the second is told it was accepted already. A run that raises, or that meets a note the
     person can still make right (changed since, in the trash, moved out of the client's
     notebooks), puts it back to wait. A claim whose process was killed is taken over at once
-    (``noted.store.review.stuck``); the note a proposal makes has the id fixed when it was
-    proposed, so one a killed run wrote already is found, and the proposal settled, not run twice."""
+    (``noted.store.review.stuck``); what a proposal makes (``Tool.makes``) has the id fixed when it
+    was proposed, so one a killed run wrote already is found, and the proposal settled, not run twice."""
     rows = _rows(ctx)
     claimed = claim(rows, proposal)
     if claimed is None:
@@ -194,8 +194,8 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
     args = dict(proposal.detail.get("arguments", {}))
     tool = registry.get(proposal.tool)
     made = str(proposal.detail.get("new_id", "")) or None
-    if made is not None and ctx.store.get_notes([made]):  # an apply a kill cut short wrote it already
-        return _settle(rows, proposal, ProposalState.APPLIED, "applied", made)
+    if made is not None and tool is not None and tool.makes is not None and tool.makes(ctx.store, made):
+        return _settle(rows, proposal, ProposalState.APPLIED, "applied", made)  # a killed apply wrote it
     context = replace(
         ctx,
         actor=proposal.client,

@@ -144,9 +144,9 @@ class ToolRegistry:
         if tool.is_write and not tool.editor and ctx.writes_wait:
             return await asyncio.to_thread(self._propose, tool, args, ctx)
         if tool.is_write and ctx.approve is not None and self.asks():
-            unchanged = None if tool.editor else await asyncio.to_thread(self._unchanged, tool, args, ctx)
-            if unchanged is not None:
-                return unchanged  # nothing to ask about
+            foretold = None if tool.editor else await asyncio.to_thread(self.rehearse, tool, args, ctx)
+            if foretold is not None:
+                return foretold  # refused, or changing nothing: nothing to ask about
             if not await ctx.approve(tool, args):
                 message = "The person declined this change. Do not retry it unless they ask for it."
                 return ToolResult(name, ToolStatus.REFUSED, message=message)
@@ -214,19 +214,15 @@ class ToolRegistry:
         ``ai.approveWrites`` on)."""
         return self.settings.get(AI_WRITES) == "ask" and self.settings.get(AI_APPROVE_WRITES)
 
-    async def no_change(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult | None:
-        """Direct mode's answer to a global write that would change nothing (a tag the note has, its
-        own text), so that the person is not asked about it; None for any other call. Told by its
-        rehearsal (``rehearse``), which makes the tool's own checks first: a note out of the
-        caller's scope is refused there, never answered as unchanged."""
+    async def foretold(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult | None:
+        """Direct mode's answer to a global write that its rehearsal (``rehearse``) ends before its
+        first write: a refusal (made by the tool's own checks, a note out of the caller's scope
+        among them), or the answer of a call that would change nothing (a tag the note has, its
+        own text); None for any other call. The person is not asked about such a call."""
         checked = self._check(name, arguments, ctx)
         if isinstance(checked, ToolResult) or not checked[0].is_write or checked[0].editor:
             return None
-        return await asyncio.to_thread(self._unchanged, *checked, ctx)
-
-    def _unchanged(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult | None:
-        answered = self.rehearse(tool, args, ctx)
-        return answered if answered is not None and answered.ok else None
+        return await asyncio.to_thread(self.rehearse, *checked, ctx)
 
     def rehearse(self, tool: Tool, args: Payload, ctx: ToolContext) -> ToolResult | None:
         """Direct mode's answer to a write that ends before its first write, a refusal or a call

@@ -109,8 +109,10 @@ class VersionTable:
         deleted: bool = False,
         place: str = "",
         now: int | None = None,
+        stayed: bool = False,
     ) -> int:
-        """Add the version's row, inside ``conn``'s transaction; returns its id."""
+        """Add the version's row, inside ``conn``'s transaction; returns its id. ``stayed``: a
+        delete that left the file at ``place`` (kept as ``deleted`` 2)."""
         r = resource
         conn.execute(
             f"INSERT INTO {self.name}(resource_id, title, filename, mime, size, file_extension, "
@@ -118,7 +120,7 @@ class VersionTable:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 *(r.id, r.title, r.filename, r.mime, r.size, r.file_extension, r.created_time),
-                *(r.updated_time, now or now_ms(), actor, int(deleted), file, place),
+                *(r.updated_time, now or now_ms(), actor, 2 if stayed else int(deleted), file, place),
             ),
         )
         return int(conn.last_insert_rowid())
@@ -269,4 +271,5 @@ def _version(r: Any) -> ResourceVersion:
     resource = Resource(
         str(r[1]), str(r[2]), str(r[3]), str(r[4]), int(str(r[5])), str(r[6]), int(str(r[7])), int(str(r[8]))
     )
-    return ResourceVersion(int(str(r[0])), resource, int(str(r[9])), str(r[10]), bool(r[11]))
+    stayed = str(r[13]) if r[11] == 2 else ""
+    return ResourceVersion(int(str(r[0])), resource, int(str(r[9])), str(r[10]), bool(r[11]), stayed)

@@ -42,13 +42,15 @@ class Folders:
             counts[parent] = counts.get(parent, 0) + 1
         return counts
 
-    def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder:
+    def create_folder(
+        self, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
+    ) -> Folder:
         title = clean_title(title, "notebook title")
         if not title:
             raise InvalidInputError("a notebook needs a title")
         if parent_id:
             self.api.live_folder(parent_id)
-        folder_id = new_id()
+        folder_id = made_id or new_id()
         body = {"id": folder_id, "title": title, "parent_id": parent_id}
         made = ItemState(title, parent_id)
         self.api.send(folder_id, actor, "POST", "/folders", body, change=ChangeType.CREATE, state=made)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from noted.errors import InvalidInputError, NotFoundError
@@ -17,6 +18,7 @@ from noted.markdown import linked_ids
 from noted.models import ChangeType, ItemState, ItemType, Resource, ResourceVersion, new_id
 from noted.store.joplin.base import RESOURCE_FIELDS, JoplinApi, resource_of, safe_id
 from noted.store.rules import attachment_name, clean_title, file_extension
+from noted.store.sqlite.feed import file_state
 
 
 class Resources:
@@ -26,9 +28,18 @@ class Resources:
         self.api = api
         self.cache_dir = cache_dir
 
-    def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
+    def add_resource(
+        self,
+        data: bytes,
+        *,
+        filename: str,
+        mime: str,
+        title: str = "",
+        actor: str,
+        made_id: str | None = None,
+    ) -> Resource:
         name = attachment_name(filename)
-        resource_id = new_id()
+        resource_id = made_id or new_id()
         mime = mime or "application/octet-stream"
         props = {"id": resource_id, "title": clean_title(title or name)}
         self._upload("POST", "/resources", resource_id, data, name, mime, props, actor)
@@ -116,7 +127,8 @@ class Resources:
         props = {"title": old.title if title is None else clean_title(title or name)}
         versions = self.api.sidecar.versions
         # Kept even when the upload then fails: Joplin may have taken it before the failure.
-        versions.keep(old, self.read_resource(resource_id), actor)
+        before = self.read_resource(resource_id)
+        versions.keep(old, before, actor)
         self._upload(
             "PUT",
             f"/resources/{safe_id(resource_id)}",
@@ -127,7 +139,8 @@ class Resources:
             props,
             actor,
         )
-        state = {resource_id: ItemState(name, was=ItemState(old.filename))}
+        was = file_state(old.filename, old.title, before)
+        state = {resource_id: replace(file_state(name, props["title"], data), was=was)}
         self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor, state)
         versions.thin(resource_id)
         return self.get_resource(resource_id)

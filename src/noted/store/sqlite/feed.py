@@ -12,6 +12,7 @@ The review reads these to word and undo what a model did to them (``noted.ops.re
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -58,6 +59,8 @@ def _state(kept: dict[str, Any]) -> ItemState:
         int(kept.get("deleted", 0)),
         tuple(str(n) for n in kept.get("notes", ())),
         _state(was) if isinstance(was, dict) else None,
+        str(kept.get("label", "")),
+        str(kept.get("digest", "")),
     )
 
 
@@ -67,7 +70,18 @@ def _state_json(state: ItemState) -> dict[str, Any]:
         out["notes"] = list(state.notes)
     if state.was is not None:
         out["was"] = _state_json(state.was)
+    if state.label:
+        out["label"] = state.label
+    if state.digest:
+        out["digest"] = state.digest
     return out
+
+
+def file_state(filename: str, title: str, data: bytes | None) -> ItemState:
+    """What the feed keeps of an attachment at a replace: its file name, its title and its bytes
+    hashed (None: not known), so the review tells a new file from a new name or title alone."""
+    digest = hashlib.sha256(data).hexdigest()[:32] if data is not None else ""
+    return ItemState(filename, label=title, digest=digest)
 
 
 def state_json(state: ItemState) -> str:

@@ -38,12 +38,14 @@ class Folders:
             ).fetchall()
         return dict(rows)
 
-    def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder:
+    def create_folder(
+        self, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
+    ) -> Folder:
         title = clean_title(title, "notebook title")
         if not title:
             raise InvalidInputError("a notebook needs a title")
         now = now_ms()
-        folder = Folder(new_id(), title, parent_id, now, now)
+        folder = Folder(made_id or new_id(), title, parent_id, now, now)
         with self.db.write() as conn:
             if parent_id:
                 self._live_parent(conn, parent_id)

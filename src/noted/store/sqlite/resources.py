@@ -22,7 +22,7 @@ from noted.store.history.versions import VersionTable
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS, resource_from_row
 from noted.store.sqlite.db import Database
-from noted.store.sqlite.feed import record
+from noted.store.sqlite.feed import file_state, record
 from noted.store.sqlite.pending import PendingFiles
 from noted.store.sqlite.steps import FileSteps, Step
 
@@ -42,11 +42,20 @@ class Resources:
         self.versions = versions
         self.steps = FileSteps(db, pending)
 
-    def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
+    def add_resource(
+        self,
+        data: bytes,
+        *,
+        filename: str,
+        mime: str,
+        title: str = "",
+        actor: str,
+        made_id: str | None = None,
+    ) -> Resource:
         name = attachment_name(filename)
         now = now_ms()
         resource = Resource(
-            id=new_id(),
+            id=made_id or new_id(),
             title=clean_title(title or name),
             filename=name,
             mime=mime or "application/octet-stream",
@@ -87,6 +96,7 @@ class Resources:
 
     def read_resource(self, resource_id: str) -> bytes:
         path = self.resource_path(resource_id)
+        path = self._current(path)
         try:
             return path.read_bytes()
         except FileNotFoundError as exc:
@@ -143,7 +153,8 @@ class Resources:
         )
         path, old_path = self._file(new), self._file(old)
         # The version goes first, committed: a kill after the swap below keeps the old bytes.
-        version = self.versions.keep(old, old_path, actor)
+        changing = self.steps.pending_source(old_path.name) is not None  # replaced earlier in this batch
+        version = None if changing else self.versions.keep(old, old_path, actor)
         # The new file goes in only once the row commits (in a batch, the chat's approved writes,
         # which may still roll back, once the batch does): until then the old file stays, and with
         # it the old bytes, whatever happens (a later write failing, a kill). The rename is owed
@@ -157,8 +168,9 @@ class Resources:
                     "updated_time = ? WHERE id = ?",
                     (new.title, new.filename, new.mime, new.size, new.file_extension, now, new.id),
                 )
-                was = ItemState(old.filename)
-                record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now, was=was)
+                was = file_state(old.filename, old.title, None if changing else _read(old_path))
+                after = file_state(new.filename, new.title, data)
+                record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now, was=was, state=after)
                 old_name = old_path.name if old_path != path else ""
                 step = self.steps.owe(conn, SWAP, path.name, source=partial.name, old=old_name)
         except BaseException:
@@ -177,13 +189,20 @@ class Resources:
         ``restore_resource_version`` can bring it back under the same id. Its file is noted's: it
         goes too (None: no ``KeptFile``)."""
         resource = self.get_resource(resource_id)
-        self.delete_keeping(resource, self._file(resource), actor=actor)
+        self.delete_keeping(resource, self._current(self._file(resource)), actor=actor)
 
     def delete_keeping(
-        self, resource: Resource, source: Path | bytes | None, *, actor: str, place: str = ""
+        self,
+        resource: Resource,
+        source: Path | bytes | None,
+        *,
+        actor: str,
+        place: str = "",
+        stayed: bool = False,
     ) -> None:
         """Delete the attachment's row, keeping ``source`` (its file, or its bytes) as its newest
-        version in the same transaction; then remove its file in ``resources/``, if any."""
+        version in the same transaction (``stayed``: its file stays at ``place``); then remove its
+        file in ``resources/``, if any."""
         path = self._file(resource)
         self.pending.writing(path.name)  # a kill after the commit: the next sweep removes the file
         file = self.versions.stash(resource, source)
@@ -191,7 +210,9 @@ class Resources:
             with self.db.write() as conn:
                 conn.execute("DELETE FROM resources WHERE id = ?", (resource.id,))
                 if file is not None:
-                    self.versions.record(conn, resource, file, actor, deleted=True, place=place)
+                    self.versions.record(
+                        conn, resource, file, actor, deleted=True, place=place, stayed=stayed
+                    )
                 gone = ItemState(resource.filename)
                 record(conn, ItemType.RESOURCE, resource.id, ChangeType.DELETE, actor, state=gone)
         except BaseException:
@@ -274,6 +295,19 @@ class Resources:
         if step.old and path.exists():
             (self.resources_dir / step.old).unlink(missing_ok=True)
 
+    def _current(self, path: Path) -> Path:
+        """Where the bytes the row describes are: the attachment's file, or the aside a batch still
+        open replaced it with (put in place when the batch commits)."""
+        aside = self.steps.pending_source(path.name)
+        return self.resources_dir / aside if aside else path
+
     def _file(self, resource: Resource) -> Path:
         suffix = f".{resource.file_extension}" if resource.file_extension else ""
         return self.resources_dir / f"{resource.id}{suffix}"
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

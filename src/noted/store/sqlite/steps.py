@@ -84,6 +84,19 @@ class FileSteps:
         with self.db.write() as conn:
             conn.execute("DELETE FROM file_steps WHERE id = ?", (step.id,))
 
+    def pending_source(self, target: str) -> str | None:
+        """The aside a batch still open will put at the file ``target`` when it commits (None: no
+        such step): the bytes its row describes meanwhile, which reads in the batch get. A later
+        replace in the batch keeps no version of them: they were never committed, nor readable
+        outside it, and the file still holds what the batch's first replace kept already."""
+        conn = self.db.connection()
+        if conn.get_autocommit():  # no batch open: every step committed is taken, or left by a kill
+            return None
+        row = conn.execute(
+            "SELECT source FROM file_steps WHERE target = ? ORDER BY id DESC LIMIT 1", (target,)
+        ).fetchone()
+        return str(row[0]) if row and row[0] else None
+
     def names(self, source: str) -> bool:
         """Whether a step still owed names the aside ``source`` (then it is no orphan)."""
         with self.db.read() as conn:

@@ -51,7 +51,7 @@ from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
 from noted.store.vault.files import Skipped, content_hash
-from noted.store.vault.trash import in_trash
+from noted.store.vault.trash import in_trash, links_from
 
 if TYPE_CHECKING:
     from noted.store.vault.base import VaultCore
@@ -173,7 +173,7 @@ class Attachments:
     def locate(self, note_rel: str, target: str, wiki: bool) -> tuple[str | None, bool]:
         """``find``, and whether the file was found by its name alone (a wiki link to no file at the
         path it names): then which file it is depends on every file of the folder."""
-        folder = note_rel.rpartition("/")[0]
+        folder = links_from(note_rel).rpartition("/")[0]
         here = self._file(posixpath.join(folder, target))
         if here or target.startswith("/"):
             return here or self._file(target.lstrip("/")), False
@@ -233,6 +233,7 @@ class Attachments:
         link to a note (the assistant's, a conflict copy's) the path of its file, so no id of
         noted's is written into the folder (one to a trashed note stays as it is)."""
         paths: dict[str, str] = {}
+        note_rel = links_from(note_rel)  # a trashed note's, as from its notebook's folder
         for link_id in linked_ids(body):
             known, note = self.store.ledger.file(link_id), self.store.ledger.note(link_id)
             if note is not None:

@@ -17,7 +17,9 @@ from noted.store.vault.trash import in_trash
 class Folders(VaultPart):
     """Creating, renaming, moving, trashing and restoring notebooks as folders."""
 
-    def create_folder(self, title: str, *, parent_id: str = "", actor: str) -> Folder:
+    def create_folder(
+        self, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
+    ) -> Folder:
         name = safe_name(clean_title(title, "notebook title"), "")
         if not name:
             raise InvalidInputError("a notebook needs a title")
@@ -27,7 +29,9 @@ class Folders(VaultPart):
                 raise InvalidInputError("that notebook is in the trash; restore it first")
             parent_dir = self.core.folder_dir(parent_id) if parent_id else ""
             path = self.vault.free_name(parent_dir, name, "")
-            folder = self.mirror.create_folder(PurePosixPath(path).name, parent_id=parent_id, actor=actor)
+            folder = self.mirror.create_folder(
+                PurePosixPath(path).name, parent_id=parent_id, actor=actor, made_id=made_id
+            )
             with self.core.db.write() as conn:
                 self.ledger.put_folder(conn, folder.id, path)
             self.vault.path(path).mkdir(parents=True)

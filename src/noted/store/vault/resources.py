@@ -14,11 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import ChangeType, ItemState, ItemType, Resource, now_ms
+from noted.models import ChangeType, ItemType, Resource, now_ms
 from noted.store.durable import write_aside
 from noted.store.protocol import FileLink, KeptFile
 from noted.store.rules import attachment_name, file_extension
-from noted.store.sqlite.feed import record
+from noted.store.sqlite.feed import file_state, record
 from noted.store.sqlite.steps import Step, Taker
 from noted.store.vault.base import VaultPart
 from noted.store.vault.files import ABSENT, FileChanged, content_hash
@@ -53,6 +53,9 @@ class Resources(VaultPart):
         if known is None:
             return self.mirror.read_resource(resource_id)
         path = self.resource_path(resource_id)
+        pending = self._pending(known[0])  # replaced in this batch: the bytes it will have
+        if pending is not None:
+            return pending
         try:
             if not stat.S_ISREG(os.lstat(path).st_mode):
                 raise FileNotFoundError(path)
@@ -106,7 +109,8 @@ class Resources(VaultPart):
         if self.vault.path(known[0], fresh=True).is_symlink():  # refused now, not after the commit
             raise InvalidInputError(f'"{known[0]}" is a symbolic link; noted does not write through links')
         current = self._bytes(known[0])
-        version = part.versions.keep(old, current, actor, place=known[0])
+        changing = part.steps.pending_source(known[0]) is not None  # replaced earlier in this batch
+        version = None if changing else part.versions.keep(old, current, actor, place=known[0])
         # The file changes once the row commits (in a batch, which may still roll back, once the
         # batch does), the bytes waiting in the profile meanwhile; the write into the folder is
         # owed in the row's transaction, so a kill after the commit leaves it to the next open.
@@ -130,8 +134,11 @@ class Resources(VaultPart):
                         resource_id,
                     ),
                 )
-                was = ItemState(old.filename)
-                record(conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now, was=was)
+                was = file_state(old.filename, old.title, None if changing else current)
+                after = file_state(name, title or old.title, data)
+                record(
+                    conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now, was=was, state=after
+                )
                 self.ledger.put_file(conn, resource_id, known[0], content_hash(data) if known[1] else "")
                 step = part.steps.owe(
                     conn, WRITE_IN, known[0], source=partial.name, expect=_digest(current), actor=actor
@@ -174,6 +181,12 @@ class Resources(VaultPart):
         aside.unlink(missing_ok=True)
         self.attachments.forget()
 
+    def _pending(self, rel: str) -> bytes | None:
+        """The bytes a batch still open replaced the folder's file ``rel`` with (None: none did)."""
+        part = self.mirror.resources
+        aside = part.steps.pending_source(rel)
+        return None if aside is None else (part.resources_dir / aside).read_bytes()
+
     def _bytes(self, rel: str) -> bytes | None:
         """The bytes of the folder's file ``rel`` (None: it is gone or not a regular file)."""
         path = self.vault.path(rel)
@@ -194,14 +207,17 @@ class Resources(VaultPart):
             return None
         resource = self.mirror.get_resource(resource_id)
         path, written = known
-        data = self._bytes(path)
+        data = self._pending(path)  # replaced earlier in this batch: what its row describes
+        data = self._bytes(path) if data is None else data
         kept = None
         if data is not None and not (written and content_hash(data) == written):
             self._refuse_linked(resource, path, changed=bool(written))
             kept = KeptFile(path, changed=bool(written))
         steps = self.mirror.resources.steps
         with self.mirror.batch():
-            self.mirror.resources.delete_keeping(resource, data, actor=actor, place=path)
+            self.mirror.resources.delete_keeping(
+                resource, data, actor=actor, place=path, stayed=kept is not None
+            )
             with self.core.db.write() as conn:
                 self.ledger.drop_file(conn, resource_id)
                 # The file goes once the row's removal commits (in a batch, which may still roll

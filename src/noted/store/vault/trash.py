@@ -28,6 +28,14 @@ def in_trash(rel: str) -> bool:
     return rel == TRASH or rel.startswith(TRASH + "/")
 
 
+def links_from(rel: str) -> str:
+    """Where the relative links of the note file ``rel`` lead from: its folder, or for a trashed
+    note's file its notebook's folder, the one it came from. Its file keeps the links as it had
+    them there, and goes back with them on a restore (``VaultCore.place`` rebases them from its
+    origin), so a link written or read while it is in ``.trash/`` is one from there too."""
+    return rel.removeprefix(TRASH + "/") if in_trash(rel) else rel
+
+
 def changed_in_trash(vault: Vault, rows: Iterable[NoteFile]) -> Iterator[str]:
     """The paths of the trashed notes' files in ``.trash/`` that changed or went since noted last
     read or wrote them (by size and mtime, as the scan compares every file)."""
