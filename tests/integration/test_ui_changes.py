@@ -476,3 +476,28 @@ async def test_the_notes_a_trashed_notebook_took_along_are_under_it_and_r_brings
         assert not any(services.store.get_note(n).is_trashed for n in (fixture.release, fixture.meeting))
     finally:
         services.close()
+
+
+async def test_a_folded_row_uses_the_whole_width_when_the_list_does_not_scroll(fixture: Fixture) -> None:
+    # Before: the rows left room for a scrollbar the short list never showed, so at 80×24 a
+    # folded row cut its title two columns early ("Meeting note…").
+    services = open_services(fixture.root)
+    title = "Meeting notes about the quarterly planning offsite"
+    services.store.update_note(fixture.meeting, NotePatch(title=title), actor=ACTOR_USER)
+    services.review.refresh()
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot)
+            services.store.trash_folder(fixture.work, actor=BOT)
+            screen = await _open(pilot)
+            listing = screen.query_one(ChangesList)
+            prompts = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+            (row,) = [p for p in prompts if "Meeting" in p]
+            width = listing.content_region.width
+            assert "↳" in row and '"Meeting notes…": trashed' in row and len(row) <= width
+            await pilot.pause()
+            assert not listing.show_vertical_scrollbar
+            assert listing.virtual_size.height == listing.option_count  # not one row wrapped
+    finally:
+        services.close()
