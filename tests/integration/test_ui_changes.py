@@ -263,6 +263,29 @@ async def test_a_proposal_waits_across_a_restart_and_a_applies_it(fixture: Fixtu
         services.close()
 
 
+async def test_ctrl_q_over_a_revert_conflict_reverts_nothing_copies_nothing_and_quits(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    # Before: Ctrl+Q chose Keep both for the person (a conflict copy they never asked for) and the
+    # app stayed open. A revert's conflict holds nothing of theirs unsaved: quitting chooses nothing.
+    app, services = app_services
+    services.store.update_note(fixture.ideas, NotePatch(append="\nMine."), actor=ACTOR_USER)
+    before = {n.id for n in services.store.list_notes()}
+    body = services.store.get_note(fixture.ideas).body
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        await pilot.press("/", *"bot ideas")
+        await until(pilot, lambda: [r.note_id for r in screen.shown] == [fixture.ideas])
+        await pilot.press("enter", "r")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ConflictView))
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: not app.is_running)
+    assert {n.id for n in services.store.list_notes()} == before  # no conflict copy
+    assert services.store.get_note(fixture.ideas).body == body  # nothing reverted
+    assert fixture.ideas in _pending(services)  # the change still waits for review
+
+
 async def _proposal_on_a_note_changed_since(services: Services, fixture: Fixture) -> str:
     """An AI app proposes a new second line for the ideas; then the person rewrites that line."""
     services.settings.set("ai.tool.update_note.enabled", True)
@@ -305,6 +328,26 @@ async def test_a_proposal_whose_note_changed_shows_three_sides_and_takes_the_pro
         history = services.store.note_history(fixture.ideas)
         assert history[0].actor == BOT
         assert any(r.body == "one\ntwo, said I\nthree\n" for r in history)  # the note as it was: kept
+    finally:
+        services.close()
+
+
+async def test_ctrl_q_over_a_proposal_conflict_leaves_it_waiting_and_quits(fixture: Fixture) -> None:
+    services = open_services(fixture.root)  # (before: a conflict copy of the proposal, no quit)
+    try:
+        await _proposal_on_a_note_changed_since(services, fixture)
+        before = {n.id for n in services.store.list_notes()}
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot)
+            await _open(pilot)
+            await pilot.press("a")
+            await until(pilot, lambda: isinstance(app.screen, ProposalConflictView))
+            await pilot.press("ctrl+q")
+            await until(pilot, lambda: not app.is_running)
+        assert {n.id for n in services.store.list_notes()} == before
+        assert services.store.get_note(fixture.ideas).body == "one\ntwo, said I\nthree\n"
+        assert services.review.rows.proposals()  # it still waits
     finally:
         services.close()
 
@@ -431,5 +474,30 @@ async def test_the_notes_a_trashed_notebook_took_along_are_under_it_and_r_brings
         assert services.review.pending() == []
         assert not services.store.get_folder(fixture.projects).is_trashed
         assert not any(services.store.get_note(n).is_trashed for n in (fixture.release, fixture.meeting))
+    finally:
+        services.close()
+
+
+async def test_a_folded_row_uses_the_whole_width_when_the_list_does_not_scroll(fixture: Fixture) -> None:
+    # Before: the rows left room for a scrollbar the short list never showed, so at 80×24 a
+    # folded row cut its title two columns early ("Meeting note…").
+    services = open_services(fixture.root)
+    title = "Meeting notes about the quarterly planning offsite"
+    services.store.update_note(fixture.meeting, NotePatch(title=title), actor=ACTOR_USER)
+    services.review.refresh()
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot)
+            services.store.trash_folder(fixture.work, actor=BOT)
+            screen = await _open(pilot)
+            listing = screen.query_one(ChangesList)
+            prompts = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+            (row,) = [p for p in prompts if "Meeting" in p]
+            width = listing.content_region.width
+            assert "↳" in row and '"Meeting notes…": trashed' in row and len(row) <= width
+            await pilot.pause()
+            assert not listing.show_vertical_scrollbar
+            assert listing.virtual_size.height == listing.option_count  # not one row wrapped
     finally:
         services.close()

@@ -246,3 +246,37 @@ async def test_e_opens_the_editor_at_the_first_line_in_view(pilot: Pilot[None], 
     assert area.document.get_line(row).endswith(head) and area.document.get_line(row + 1).startswith(
         "Line 5 "
     )
+
+
+async def test_text_typed_while_the_change_waits_is_saved_before_the_change_lands(
+    pilot: Pilot[None], fixture: Fixture
+) -> None:
+    # Before: the text typed between sending and y was left unsaved under the model's change, so
+    # the editor then said "changed elsewhere" and its next save opened the conflict view.
+    app = app_of(pilot)
+    editor = await edit_and_type(pilot, "FIRST ")
+    await pilot.press("ctrl+t")
+    await until(pilot, lambda: app.workspace.chat is not None and app.workspace.chat.has_focus_within)
+    await pilot.press(*"buy cumin", "enter")
+    await until(pilot, lambda: bool(app.workspace.query(".edit-card.-asking")))
+    await pilot.press("ctrl+t")  # back to the editor while the change waits
+    await until(pilot, lambda: in_front(app))
+    await pilot.press(*"LATER ")
+    await pilot.press("ctrl+t")
+    await until(pilot, lambda: app.workspace.chat is not None and app.workspace.chat.has_focus_within)
+    app.workspace.query_one(".edit-card.-asking").focus()
+    await pilot.press("y")
+    store = app.services.store
+    await until(pilot, lambda: "buy cumin" in store.get_note(fixture.release).body)
+    body = store.get_note(fixture.release).body
+    assert body.startswith("FIRST LATER Plans") and "buy cumin" in body  # both, the person's first
+    actors = [r.actor for r in store.note_history(fixture.release)]
+    assert actors[0].startswith("assistant:") and actors[1] == "user"  # the person's save, then the change
+    await until(pilot, lambda: "buy cumin" in editor.body_text and not editor.dirty)
+    header = editor.query_one("#editor-header")
+    assert "changed elsewhere" not in str(header.render())
+    await pilot.press("ctrl+t")
+    await until(pilot, lambda: in_front(app))
+    await pilot.press(*"more ", "ctrl+s")
+    await until(pilot, lambda: not editor.dirty)
+    assert not isinstance(app.screen, ConflictView) and not copies(app)

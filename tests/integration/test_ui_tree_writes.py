@@ -88,3 +88,22 @@ async def test_a_tag_deleted_leaves_the_cursor_on_the_next_tag_and_the_last_on_t
         await pilot.press("y")
         await until(pilot, lambda: cursor(tree) == "todos:")  # the last tag: the line after its heading
         await until(pilot, lambda: listed(app) == ["Groceries"])
+
+
+async def test_a_notebook_restored_from_the_trash_says_what_came_back(
+    services: Services, fixture: Fixture
+) -> None:
+    # Before: u restored it without a word, where trashing it said what went.
+    async with on_tree(services) as (app, pilot, tree):
+        await pilot.press("j")
+        await until(pilot, lambda: cursor(tree) == f"folder:{fixture.work}")
+        await pilot.press("d")
+        await until(pilot, lambda: "Work" in " ".join(said(app)))
+        await pilot.press("G", "space", "j")  # Trash, opened, its first notebook
+        await until(pilot, lambda: cursor(tree) == f"trashed:{fixture.work}")
+        await pilot.press("u")
+        await until(pilot, lambda: not services.store.get_folder(fixture.work).is_trashed)
+        await until(
+            pilot,
+            lambda: 'Restored the notebook "Work" with 1 notebook inside and 2 notes.' in said(app),
+        )

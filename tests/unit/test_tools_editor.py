@@ -115,6 +115,25 @@ async def test_a_note_changed_underneath_writes_nothing_and_every_edit_result_sa
     assert env.store.get_note(note).body == "the person rewrote it\nagain"
 
 
+async def test_catch_up_carries_the_edits_onto_the_persons_save_unless_they_clash(env: Env) -> None:
+    # The app saves the editor's text before an accepted change is written (catch_up): the edits
+    # land on it, where commit alone would refuse them as a change made elsewhere.
+    note, session = _open(env)
+    await env.ok("editor_append", text="- bread")
+    assert not session.catch_up(env.store)  # nothing saved meanwhile: nothing to do
+    env.store.update_note(note, NotePatch(body="# Plan for Sunday" + BODY[6:]), actor="user")
+    assert session.catch_up(env.store)
+    assert session.commit(env.store, ACTOR).written
+    assert env.store.get_note(note).body == "# Plan for Sunday" + BODY[6:] + "- bread"
+    await env.ok("editor_replace", anchor="- milk", text="- oat milk")
+    env.store.update_note(
+        note, NotePatch(body=env.store.get_note(note).body.replace("milk", "tea")), actor="user"
+    )
+    assert not session.catch_up(env.store)  # the same line changed on both sides: a clash
+    assert session.commit(env.store, ACTOR).status is CommitStatus.CONFLICT
+    assert "- tea" in env.store.get_note(note).body
+
+
 async def test_a_trashed_or_erased_note_is_a_conflict(env: Env) -> None:
     note, session = _open(env)
     await env.ok("editor_append", text="x")

@@ -309,6 +309,16 @@ def split_titled(text: str) -> tuple[str, str]:
     return first.removeprefix("# ").strip(), body
 
 
+def clean_merge(base: str, theirs: str, mine: str) -> str | None:
+    """``theirs`` and ``mine``, two texts changed from ``base``, merged line by line; None when
+    they change the same lines differently (a clash only the person can settle)."""
+    lines = [text.splitlines(keepends=True) for text in (base, theirs, mine)]
+    merge = merge3.Merge3(lines[0], lines[1], lines[2])
+    if any(region[0] == "conflict" for region in merge.merge_regions()):
+        return None
+    return "".join(merge.merge_lines())
+
+
 def first_changed_line(old: str, new: str) -> int | None:
     """The first line of ``new`` (0-based) where it differs from ``old``; None for the same text."""
     matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)

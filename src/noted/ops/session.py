@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import Note, NotePatch
+from noted.ops.conflicts import clean_merge
 from noted.store.protocol import Store
 
 
@@ -187,6 +188,26 @@ class EditorSession:
             self.base_updated_time = note.updated_time
             self.title = note.title
             return CommitResult(CommitStatus.SAVED, count, f"Saved {_n_edits(count)} to the note.", note)
+
+    def catch_up(self, store: Store) -> bool:
+        """Carry the pending edits over onto the note as it is now, when it was saved since the
+        session loaded it and the two merge line by line; True if they did (``commit`` then writes
+        them on the new version), False if nothing changed or they clash (``commit`` refuses).
+
+        For a change the person made themselves: the app saves the editor's text before the
+        edits they accepted are written, and the edits must land on that text, not meet it as a
+        conflict."""
+        with self.lock:
+            now = store.get_note(self.note_id)
+            if now.updated_time == self.base_updated_time or now.is_trashed:
+                return False
+            merged = clean_merge(self.original, now.body, self.text)
+            if merged is None:
+                return False
+            self.title, self.original, self.text = now.title, now.body, merged
+            self.base_updated_time = now.updated_time
+            self.selection = None
+            return True
 
     def discard(self) -> None:
         """Drop the pending edits (the person declined them, or the turn was cancelled)."""

@@ -292,9 +292,8 @@ class NotedApp(App[None]):
 
     # Actions -------------------------------------------------------------------------------
     async def action_quit(self) -> None:
-        if isinstance(self.screen, ConflictView):
-            self.screen.keep_and_quit()  # asked to quit again: the safe choice, then quit
-            return
+        if isinstance(self.screen, ConflictView) and not self.screen.leave_for_quit():
+            return  # asked to quit again over the editor's conflict: the safe choice, then it quits
         if await self.workspace.query_one(NoteEditor).flush(quitting=True) == CONFLICT:
             return  # the editor shows the conflict; it quits once the person's text is safe
         self.exit()

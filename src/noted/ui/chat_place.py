@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher
 
 from noted.ui.typeahead import release_keys
-from noted.ui.widgets.note_editor import NoteEditor
+from noted.ui.widgets.note_editor import SAVED, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
 
@@ -65,12 +65,13 @@ class ChatPlace:
             before = screen.reader_focus() if screen.reading or screen.editing else screen.query_one(NoteList)
         before.focus()
 
-    async def save_first(self, note_id: str) -> None:
+    async def save_first(self, note_id: str) -> bool:
         """Save the editor's unsaved text of ``note_id`` and wait: the assistant is about to read and
         write the note, and must build on what the person sees, not on the stored text under it.
 
         A save that meets a change made elsewhere writes nothing; the editor keeps the text and
-        says so (Ctrl+S there shows both sides)."""
+        says so (Ctrl+S there shows both sides). True when it saved the text."""
         editor = self._screen.query_one(NoteEditor)
         if self._screen.editing and editor.note is not None and editor.note.id == note_id:
-            await editor.flush()
+            return await editor.flush() == SAVED
+        return False

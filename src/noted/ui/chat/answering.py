@@ -10,11 +10,13 @@ keys and messages stay the pane's (this posts ``ChatPane.UsageChanged`` on it).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from textual.worker import Worker
 
 from noted.chat import events as ev
+from noted.ops.session import EditorSession
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.views import StatusLine
 
@@ -29,10 +31,20 @@ class Answering:
         pane: The pane the answer is written in (its keys change with an approval asked).
         chat: The pane's log, where the reply and its cards go.
         status: The pane's status line.
+        before_turn: Has the editor's text of a note saved (True when it saved something).
     """
 
-    def __init__(self, pane: ChatPane, chat: ChatLog, status: StatusLine) -> None:
+    def __init__(
+        self,
+        pane: ChatPane,
+        chat: ChatLog,
+        status: StatusLine,
+        before_turn: Callable[[str], Awaitable[bool]] | None = None,
+    ) -> None:
         self._pane = pane
+        self._before_turn = before_turn
+        self.session: EditorSession | None = None
+        """The assistant's working copy of the open note in the answer being written."""
         self._chat = chat
         self._status = status
         self.cancel: asyncio.Event | None = None
@@ -47,6 +59,22 @@ class Answering:
         self.cancel = asyncio.Event()
         self._chat.forget_cards(keep_undo=True)
         return self.cancel
+
+    async def open_session(self, note_id: str) -> EditorSession:
+        """The answer's working copy of the open note, opened once the editor's text of it is
+        saved: the model reads and changes what the person sees."""
+        if self._before_turn is not None:
+            await self._before_turn(note_id)
+        self.session = await asyncio.to_thread(EditorSession.open, self._pane.services.store, note_id)
+        return self.session
+
+    async def _save_first(self) -> None:
+        """The person accepted the edits: what they typed in the editor since the answer began is
+        saved first, as before the answer, and the edits carried over onto it, so neither meets
+        the other as a change made elsewhere (the edits clashing with it are refused as before)."""
+        session = self.session
+        if session is not None and self._before_turn is not None and await self._before_turn(session.note_id):
+            await asyncio.to_thread(session.catch_up, self._pane.services.store)
 
     def ask_to_stop(self) -> None:
         """Ask the engine to stop (Esc): it ends the answer itself, keeping what was said."""
@@ -63,7 +91,7 @@ class Answering:
         """End a running answer at once (the person moved to another chat or note)."""
         if self.run is not None:
             self.run.cancel()  # the engine saves what was said; this run's late events are not shown
-        self.run = self.cancel = None
+        self.run = self.cancel = self.session = None
         self._status.say(None)
         self._chat.forget_cards()
 
@@ -71,7 +99,7 @@ class Answering:
         """Forget the answer if ``worker`` was its worker and has finished (True then)."""
         if worker is not self.run or not worker.is_finished:
             return False
-        self.run = self.cancel = None
+        self.run = self.cancel = self.session = None
         self._chat.forget_cards(keep_undo=True)
         self._status.say(None)
         return True
@@ -94,8 +122,9 @@ class Answering:
                 chat.finish_call(event)
             case ev.EditsProposed(diff=diff, edits=count):
                 await chat.propose(diff, count)
-            case ev.ApprovalRequested(approval=approval):
+            case ev.ApprovalRequested(approval=approval, tool=tool):
                 card = await chat.ask(approval)
+                card.before_yes = self._save_first if tool == "edit_current" else None
                 card.focus()  # y and n act on the focused card, not in the input
                 self._status.say("Waiting for your answer on the change above…")
                 self._pane.refresh_bindings()  # y and n mean something now

@@ -7,6 +7,7 @@ state and says what the person chose; the pane answers the engine and runs the u
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -85,6 +86,8 @@ The diff shows what would change in the note (`+` added, `-` removed).
         self._detail = detail
         self.approval: Approval | None = None
         self.applied: EditsApplied | BatchApplied | None = None
+        self.before_yes: Callable[[], Awaitable[None]] | None = None
+        """Awaited after a yes, before the engine hears it (the editor's text is saved first)."""
         self._status = Static("", classes="card-status")
 
     def compose(self) -> ComposeResult:
@@ -116,12 +119,23 @@ The diff shows what would change in the note (`+` added, `-` removed).
         if self.approval is None:
             return
         approval, self.approval = self.approval, None
-        approval.decide(yes)
+        if yes and self.before_yes is not None:
+            work = self._yes_after(self.before_yes, approval)
+            self.run_worker(work, group="chat-yes", exit_on_error=False, description="Saving your text first")
+        else:
+            approval.decide(yes)
         for buttons in self.query(".card-buttons"):
             buttons.remove()
         self.set_classes("edit-card " + ("-accepted" if yes else "-refused"))
         self._status.update("Accepted; saving…" if yes else "Rejected: nothing was written.")
         self.post_message(self.Decided(self, yes))
+
+    @staticmethod
+    async def _yes_after(before: Callable[[], Awaitable[None]], approval: Approval) -> None:
+        try:
+            await before()
+        finally:  # the engine waits for the answer: it gets it whatever happened before
+            approval.decide(True)
 
     def mark_applied(self, applied: EditsApplied) -> None:
         """The change was saved; it can be undone."""

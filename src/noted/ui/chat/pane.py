@@ -25,7 +25,6 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from noted.chat.engine import ChatEngine
 from noted.chat.transcripts import Conversation
 from noted.errors import NotedError
-from noted.ops.session import EditorSession
 from noted.services import Services
 from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
@@ -50,8 +49,9 @@ class ChatPane(Vertical):
     Args:
         services: The composition root: settings, store, transcripts, provider.
         engine_factory: Builds the chat engine (tests pass one over a ``FakeProvider``).
-        before_turn: Awaited with the note's id before an answer about it (the workspace saves the
-            editor's text of it: the model works on the text the person sees).
+        before_turn: Awaited with the note's id before an answer about it, and before the person's
+            yes to its edits is acted on (the workspace saves the editor's text of it: the model
+            works on the text the person sees); True when it saved something.
     """
 
     DEFAULT_CSS = files("noted.ui.chat").joinpath("chat.tcss").read_text(encoding="utf-8")
@@ -92,12 +92,11 @@ class ChatPane(Vertical):
         services: Services,
         *,
         engine_factory: EngineFactory | None = None,
-        before_turn: Callable[[str], Awaitable[None]] | None = None,
+        before_turn: Callable[[str], Awaitable[bool]] | None = None,
     ) -> None:
         super().__init__(id="chat-pane")
         self.services = services
         self._engine_factory = engine_factory or services.chat_engine
-        self._before_turn = before_turn
         self._engine: ChatEngine | None = None
         self.note_id: str | None = None
         self.note_title: str | None = None
@@ -114,7 +113,7 @@ class ChatPane(Vertical):
         self.chat_log = ChatLog()
         self._status_line = StatusLine()
         self._input = ChatInput()
-        self._answering = Answering(self, self.chat_log, self._status_line)
+        self._answering = Answering(self, self.chat_log, self._status_line, before_turn)
 
     def compose(self) -> ComposeResult:
         yield self._header
@@ -294,11 +293,7 @@ class ChatPane(Vertical):
                 return
             note_id = self.note_id or ""
             self.conversation = await asyncio.to_thread(self.services.transcripts.create, note_id=note_id)
-        editor = None
-        if self.note_id is not None:
-            if self._before_turn is not None:
-                await self._before_turn(self.note_id)
-            editor = await asyncio.to_thread(EditorSession.open, self.services.store, self.note_id)
+        editor = None if self.note_id is None else await self._answering.open_session(self.note_id)
         try:
             run = self.engine.run(self.conversation, text, editor=editor, cancel=cancel, replacing=replacing)
             async for event in run:

@@ -4,7 +4,7 @@ The focused choice is *Keep both* (the person's text becomes a conflict copy bes
 ``Enter`` never overwrites. *Take theirs* and *Overwrite* need the focus moved to them first; none
 has a letter key, so a key meant for the list or the editor cannot pick one. ``Esc`` (or *Back to
 editing*) dismisses with ``Choice.BACK``: the text stays in the editor, unsaved. ``Ctrl+Q`` (the
-app's quit) while the view is up calls ``keep_and_quit``: the safe default, then the app quits.
+app's quit) while the view is up calls ``leave_for_quit``: the safe default, then the app quits.
 
 ``ProposalConflictView`` settles a proposal (a write that waited for review) that meets a note
 changed since it was proposed, in that case's words (``Wording.proposal``): the sides are what
@@ -15,6 +15,9 @@ for it) and Esc leaves the proposal waiting.
 ``RevertConflictView`` settles a revert (in the Changes view) that meets a note changed since the
 change, in that case's words (``Wording.revert``): no editor is involved, the sides are the note
 now and the text from before the change, and Esc cancels the revert.
+
+Neither holds the person's unsaved text, so quitting from them chooses nothing (Esc's choice:
+the proposal waits, nothing is reverted) and the app quits at once, saving the editor as usual.
 """
 
 from __future__ import annotations
@@ -173,10 +176,22 @@ changed there; right, your changes; each against the note as you opened it.
     def action_back(self) -> None:
         self.dismiss(Choice.BACK)
 
-    def keep_and_quit(self) -> None:
-        """Keep both, then quit (the app's quit key while this view is up)."""
+    def leave_for_quit(self) -> bool:
+        """The app's quit key while this view is up: keep both, the safe choice for the person's
+        text; the caller quits once it is safe, so False (the app does not quit itself)."""
         self.quit_after = True
         self.dismiss(Choice.KEEP_BOTH)
+        return False
+
+
+class _ChangeConflictView(ConflictView):
+    """A conflict of a change the person reviews, not of their own text."""
+
+    def leave_for_quit(self) -> bool:
+        """Nothing of the person's is at stake: close choosing nothing, as Esc does; True, the
+        app quits now."""
+        self.dismiss(Choice.BACK)
+        return True
 
 
 class _Side(VerticalScroll):
@@ -225,7 +240,7 @@ def diff_content(diff: str) -> Content:
     return Content.assemble(*parts)
 
 
-class ProposalConflictView(ConflictView):
+class ProposalConflictView(_ChangeConflictView):
     """A proposal that met a note changed since it was proposed, in that case's words; Esc leaves it
     waiting."""
 
@@ -241,7 +256,7 @@ proposed on. Whichever you choose, nothing is lost:
 - **Take the note now**: the proposal's text goes to the note's history.
 - **Take** the proposal: it is applied; the note as it is now goes to the history.
 - **Edit a merge**: both merged, the clashes marked; save the merge, both stay in the history.
-- **Later** ({conflict.later}): nothing is done; the proposal still waits.
+- **Later** ({conflict.later}): nothing is done; the proposal still waits ({app.quit} too, then quits).
 
 {conflict.previous}/{conflict.next} or **Tab** move between the choices.
 """
@@ -254,7 +269,7 @@ proposed on. Whichever you choose, nothing is lost:
         super().__init__(conflict, wording=Wording.proposal(conflict, names))
 
 
-class RevertConflictView(ConflictView):
+class RevertConflictView(_ChangeConflictView):
     """A revert that met a note changed since the change, in that case's words; Esc cancels it."""
 
     HELP = """\
@@ -268,7 +283,8 @@ Whichever you choose, nothing is lost:
   change becomes a conflict copy beside it.
 - **Keep the note now**: the text from before the change goes to the note's history.
 - **Revert anyway**: the text from before the change comes back; the note now goes to the history.
-- **Cancel** ({conflict.cancel}): nothing is reverted; the change still waits for review.
+- **Cancel** ({conflict.cancel}): nothing is reverted; the change still waits for review
+  ({app.quit} too, then quits).
 
 {conflict.previous}/{conflict.next} or **Tab** move between the choices.
 """

@@ -188,15 +188,10 @@ still be reverted alone.
         self.shown = self.rows
         listing = self.query_one(ChangesList)
         highlighted = self._current()
-        room = row_room(listing)
-        options: list[Option] = []
-        for _, group in grouped(self.shown):
-            head = group[0]
-            where = f"  {head.notebook}" if head.notebook and head.kind == "note" else ""
-            kind = "" if head.kind == "note" else f"{head.kind} "
-            heading = Content.assemble(kind, (head.title or "(untitled)", "bold"), (where, "$text-muted"))
-            options.append(Option(heading, disabled=True))
-            options += [Option(self._line(row, room), id=row.ref) for row in group]
+        room, bar = row_room(listing), listing.styles.scrollbar_size_vertical
+        options = self._options(room)
+        if bar and sum(str(o.prompt).count("\n") + 1 for o in options) > listing.content_region.height:
+            options = self._options(room - bar)  # they scroll: the scrollbar takes its columns
         if not options:  # say why the list is empty, rather than leave a blank box
             why = "No change matches the filter." if self.filtered_as else NOTHING_WAITS
             options.append(Option(Content.styled(why, "$text-muted"), disabled=True))
@@ -208,6 +203,18 @@ still be reverted alone.
             listing.highlighted = 1
         if not self.diff_open:
             self.query_one("#changes-title", Label).update(self._title())
+
+    def _options(self, room: int) -> list[Option]:
+        """The shown rows in ``room`` columns, each note's (or notebook's, tag's) title over them."""
+        options: list[Option] = []
+        for _, group in grouped(self.shown):
+            head = group[0]
+            where = f"  {head.notebook}" if head.notebook and head.kind == "note" else ""
+            kind = "" if head.kind == "note" else f"{head.kind} "
+            heading = Content.assemble(kind, (head.title or "(untitled)", "bold"), (where, "$text-muted"))
+            options.append(Option(heading, disabled=True))
+            options += [Option(self._line(row, room), id=row.ref) for row in group]
+        return options
 
     def _title(self) -> str:
         count = sum(1 for row in self.shown if not row.under)  # a folded row is part of its change

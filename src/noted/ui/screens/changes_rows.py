@@ -71,10 +71,11 @@ def when_of(ms: int) -> str:
 
 
 def row_room(listing: OptionList) -> int:
-    """The columns a row of ``listing`` has: its width less its options' padding and a scrollbar's
-    (there may be one); 0 or less before it is laid out."""
+    """The columns a row of ``listing`` has while it does not scroll: its width less its options'
+    padding (a scrollbar, when the rows overflow, takes ``scrollbar_size_vertical`` more); 0 or
+    less before it is laid out."""
     padding = listing.get_component_styles("option-list--option").padding
-    return listing.content_region.width - padding.width - listing.styles.scrollbar_size_vertical
+    return listing.content_region.width - padding.width
 
 
 def fitted(text: str, room: int) -> str:

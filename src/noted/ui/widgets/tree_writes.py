@@ -168,13 +168,27 @@ class NotebookWrites:
         folder = item.folder
         self._write(
             f"restoring notebook {folder.title!r}",
-            lambda: ops.restore_notebook(self._store, folder.id, actor=ACTOR_USER),
+            lambda: self._restored(ops.restore_notebook(self._store, folder.id, actor=ACTOR_USER)),
             select=lambda _: f"{SourceKind.FOLDER}:{folder.id}",
         )
+
+    def _restored(self, change: ops.FolderChange) -> ops.FolderChange:
+        """In the writer's thread: say what came back with the notebook, as trashing said what went."""
+        if change.changed:
+            self._tree.app.call_from_thread(
+                self._tree.notify, f"Restored the notebook {_with_contents(change)}."
+            )
+        return change
 
 
 def trashed_message(change: ops.FolderChange) -> str:
     """``Moved "src" and its 49 notes to the trash (u on it under Trash restores it).``"""
+    return f"Moved {_with_contents(change)} to the trash (u on it under Trash restores it)."
+
+
+def _with_contents(change: ops.FolderChange) -> str:
+    """``"src" and its 49 notes``, ``"Work" with 1 notebook inside and 2 notes``: what went to the
+    trash or came back with the notebook."""
     inside = change.notebooks - 1
     what = f'"{change.folder.title}"'
     if inside:
@@ -183,4 +197,4 @@ def trashed_message(change: ops.FolderChange) -> str:
         )
     elif change.notes:
         what += f" and its {plural(change.notes, 'note')}"
-    return f"Moved {what} to the trash (u on it under Trash restores it)."
+    return what
