@@ -65,6 +65,18 @@ def fts_term(term: TextTerm, expansions: Mapping[str, tuple[str, ...]]) -> str |
     return f"{{{term.field.value}}} : ({expr})"
 
 
+_COLUMNS = {TextField.ALL: ("n.title", "n.body"), TextField.TITLE: ("n.title",), TextField.BODY: ("n.body",)}
+
+
+def substring_condition(term: TextTerm) -> Cond:
+    """A ``substring`` term (Chinese, Japanese, Korean) found anywhere in the title or body, as
+    typed (ASCII letters in any case; ``*`` for any run): the index would hold only whole runs."""
+    pattern = "%" + like_pattern(term.text) + "%"
+    found = " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in _COLUMNS[term.field])
+    columns = len(_COLUMNS[term.field])
+    return Cond(f"{'NOT ' if term.negated else ''}({found})", (pattern,) * columns, row=True)
+
+
 @dataclass(frozen=True, slots=True)
 class Cond:
     """A condition on a note: ``{rid}`` stands for its rowid; ``row`` when it reads ``n.…`` columns."""
@@ -180,6 +192,8 @@ def term_condition(
 ) -> Cond:
     """A condition for one non-notebook term, used where terms combine as SQL (negated text, any:1)."""
     if isinstance(term, TextTerm):
+        if term.substring:
+            return substring_condition(term)
         expr = fts_term(term, expansions)
         if expr is None:  # matches nothing, so its negation matches everything
             return Cond("1" if term.negated else "0")

@@ -185,8 +185,10 @@ def compile_query(
     tag_links = tag_links or {}
     b = _Builder(hidden_index)
     others = [t for t in query.terms if not (isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK)]
-    positive = [t for t in others if isinstance(t, TextTerm) and not t.negated]
-    rest = [t for t in others if not (isinstance(t, TextTerm) and not t.negated)]
+    # Words the FTS index can answer; a ``substring`` term is a condition on the row, as a filter is.
+    indexed = [t for t in others if isinstance(t, TextTerm) and not t.substring]
+    positive = [t for t in indexed if not t.negated]
+    rest = [t for t in others if t not in positive]
     exprs = [fts_term(t, expansions) for t in positive]
     _restrictions(b, query, folder_ids, note_ids, subtrees or {}, walk=not any(exprs))
     if query.any:
@@ -199,13 +201,13 @@ def compile_query(
         return _assemble(b, match or None, outer=bool(alternatives), limit=limit, offset=offset)
     if any(e is None for e in exprs):
         b.require(Cond("0"))
-    negated_exprs = [fts_term(t, expansions) for t in rest if isinstance(t, TextTerm)]
+    negated_exprs = [fts_term(t, expansions) for t in indexed if t.negated]
     match = " AND ".join(f"({e})" for e in exprs if e is not None)
     if match and any(negated_exprs):
         # FTS5 applies the negations itself, cheaper than a NOT IN per term.
         match = f"({match}) NOT ({' OR '.join(f'({e})' for e in negated_exprs if e is not None)})"
     for term in rest:
-        if not (match and isinstance(term, TextTerm)):
+        if not (match and term in indexed):
             b.require(term_condition(term, expansions, tag_links, matches if match else None))
     compiled = _assemble(b, match or None, outer=False, limit=limit, offset=offset, by_date=by_date)
     return replace(compiled, match=match or None)
