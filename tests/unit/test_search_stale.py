@@ -40,3 +40,12 @@ def test_without_its_heading_a_chunk_is_shown_at_the_opening_cut_between_words()
 
 def test_a_note_emptied_since_has_nothing_to_show() -> None:
     assert current_place(PACKING, "", lead=LEAD, index=1, embedded=STORED) == Place("0", "", 0, 0)
+
+
+def test_a_heading_written_twice_is_found_at_the_same_place() -> None:
+    old = "# Day 1\n\n## Notes\n\nRain.\n\n# Day 2\n\n## Notes\n\nSun all day.\n"
+    second = Place("2.1", "Notes", old.rindex("## Notes"), len(old) - 1)
+    stored = content_hash(old[second.start : second.end])
+    new = old.replace("Rain.", "Rain, then wind.")
+    place = current_place(second, new, lead=LEAD, index=2, embedded=stored)
+    assert (place.path, new[place.start : place.end]) == ("2.1", "## Notes\n\nSun all day.")

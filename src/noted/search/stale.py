@@ -52,7 +52,9 @@ def _placed_again(place: Place, body: str) -> Place:
     sections = [s for s in outline(body).sections if body[s.start : s.own_end].strip()]
     if not sections:
         return Place("0", "", 0, 0)
-    section = next((s for s in sections if s.heading == place.heading), sections[0])
+    # The same heading, at the same place when the heading appears more than once.
+    same = sorted((s for s in sections if s.heading == place.heading), key=lambda s: s.path != place.path)
+    section = same[0] if same else sections[0]
     own = body[section.start : section.own_end]
     start = section.start + len(own) - len(own.lstrip())
     end = section.start + len(own.rstrip())
