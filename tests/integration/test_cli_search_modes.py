@@ -169,3 +169,23 @@ def test_json_offers_up_to_three_sections_best_first_and_the_text_lists_the_othe
         assert [s["section_heading"] for s in hit["sections"][:2]] == ["Birds", "Puffins again"], mode
     out = cli.ok("search", "puffin nests cliffs", "--mode", "hybrid").out
     assert "§ 1 Birds" in out and "also § 3 Puffins again" in out
+
+
+def test_search_by_meaning_after_an_edit_shows_the_note_as_it_is_now(cli: Cli, tmp_path: Path) -> None:
+    cli.ok("create", "Wombat", "--body", "Wombat burrow notes")
+    cli.ok("index")
+    new_body = tmp_path / "nb.txt"
+    new_body.write_text("# New heading\n\nAnother body entirely.\n")
+    cli.ok("edit", "Wombat", "--body-file", str(new_body))  # not indexed since
+    for mode in ("semantic", "hybrid"):
+        found = cli.json("search", "Wombat burrow notes", "--mode", mode)
+        hit = next(h for h in found["hits"] if h["title"] == "Wombat")
+        # The index still places the old text at 0:19, where the new body reads "# New heading Anot".
+        assert hit["snippet"] == "# New heading Another body entirely."
+        assert hit["sections"][0] == {"section": "1", "section_heading": "New heading"}
+        err = cli.ok("search", "Wombat burrow notes", "--mode", mode).err
+        # Every note has vectors: not "covers N of N notes: results may be missing".
+        assert (
+            "1 note changed since indexed: results may be out of date (run `noted index` to catch up)" in err
+        )
+        assert "covers" not in err and "missing" not in err

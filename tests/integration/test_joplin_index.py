@@ -60,6 +60,18 @@ def test_keyword_search_has_noteds_results_and_scope(store: JoplinStore) -> None
         search.search("tags:bar")
 
 
+def test_keyword_search_finds_a_chinese_word_inside_a_run(store: JoplinStore) -> None:
+    """Joplin's index, like noted's, keeps a run of Chinese as one word; the notes changed lately
+    are searched by noted, which finds the word anywhere in the run (as Joplin's own search does)."""
+    folder = store.create_folder(f"Budget {secrets.token_hex(4)}", actor="user")
+    cn = store.create_note(NoteDraft("cn", "我们明天开会讨论预算", folder.id), actor="user")
+    store.create_note(NoteDraft("jp", "東京の会議メモ", folder.id), actor="user")  # must not come back
+    search = JoplinKeywordSearch(store)
+    results = search.search("预算", folder_ids=frozenset({folder.id}))
+    assert [h.note_id for h in results.hits] == [cn.id]
+    assert "预算" in results.hits[0].snippet
+
+
 def test_keyword_search_weighs_headings_and_follows_a_heading_edited_away(store: JoplinStore) -> None:
     word = "zq" + secrets.token_hex(4)
     folder = store.create_folder(f"Headings {word}", actor="user")

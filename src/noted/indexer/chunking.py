@@ -109,7 +109,7 @@ def chunk_note(
         ``0:0``, section ``0``); a blank note gets none.
     """
     budget = chunk_budget(embedder, max_tokens)
-    lead = _title_lead(title, embedder, budget // 2)
+    lead = title_lead(title, embedder, max_tokens)
     pieces: list[tuple[str, str, int, int]] = []
     for section in outline(body).sections:
         start, end = _strip(body, section.start, section.own_end)
@@ -145,6 +145,11 @@ def outline_chunk(
         return None
     text = _cut(text, embedder, chunk_budget(embedder, max_tokens))
     return Chunk(note_id, OUTLINE_INDEX, "", "", 0, 0, text, content_hash(text))
+
+
+def title_lead(title: str, embedder: Embedder, max_tokens: int | None = None) -> str:
+    """What leads the text of a note's first chunk: its title line, cut to half a chunk."""
+    return _title_lead(title, embedder, chunk_budget(embedder, max_tokens) // 2)
 
 
 def _title_lead(title: str, embedder: Embedder, limit: int) -> str:

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 
 from noted.indexer.lease import Lease
 from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN
+from noted.models import ItemType
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database, get_meta
+from noted.wording import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,16 @@ class IndexCoverage:
     indexing: bool = False
     """A process holds the indexing lease (the app, the MCP server, ``noted index``), so the index
     is being brought up to date; False after such a process was killed midway, say."""
+    changed: int = 0
+    """Indexed notes changed since (the feed after the index's cursor): their vectors are of an
+    older text. Counted over ``CHANGES_READ`` changes at most; ``changed_more``: there were more."""
+    changed_more: bool = False
+
+    @property
+    def missing(self) -> bool:
+        """Some notes have no vectors yet, so results by meaning may miss them (rather than only
+        rank some by an older text)."""
+        return self.notes_indexed < self.notes_total
 
     def as_json(self) -> dict[str, int | bool]:
         """The ``"index"`` object of ``--json`` search output."""
@@ -40,10 +52,18 @@ class IndexCoverage:
         }
 
     def notice(self) -> str | None:
-        """One line for partial results (``the index covers N of M notes``), or None when complete."""
-        if self.complete:
+        """One line for partial results (``the index covers N of M notes``, ``N notes changed since
+        indexed``), or None when complete or when nothing behind concerns a note's text."""
+        if self.complete or not (self.missing or self.changed):
             return None
-        return f"the index covers {self.notes_indexed:,} of {self.notes_total:,} notes"
+        parts = (
+            [f"the index covers {self.notes_indexed:,} of {self.notes_total:,} notes"] if self.missing else []
+        )
+        if self.changed:
+            parts.append(
+                f"{'at least ' if self.changed_more else ''}{plural(self.changed, 'note')} changed since indexed"
+            )
+        return "; ".join(parts)
 
 
 def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None = None) -> IndexCoverage:
@@ -68,7 +88,35 @@ def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None
     total = len(note_ids) if note_ids is not None else sum(store.folder_note_counts().values())
     complete = built and bool(has_chunks) and not scanning and cursor >= store.latest_cursor()
     indexing = not complete and Lease(db).current() is not None
-    return IndexCoverage(int(indexed), total, complete, indexing)
+    changed, more = (
+        (0, False) if complete or scanning or not has_chunks else _changed(store, db, cursor, note_ids)
+    )
+    return IndexCoverage(int(indexed), total, complete, indexing, changed, more)
+
+
+CHANGES_READ = 2000
+"""The most changes read to count the notes changed since indexed (a few milliseconds)."""
+
+
+def _changed(store: Store, db: Database, cursor: int, note_ids: Sequence[str] | None) -> tuple[int, bool]:
+    """How many indexed notes (of ``note_ids``) the feed changed after ``cursor``, and whether
+    changes were left unread."""
+    ids: set[str] = set()
+    read, page = 0, store.changes_since(cursor)
+    while True:
+        ids.update(c.item_id for c in page.changes if c.item_type is ItemType.NOTE)
+        read += len(page.changes)
+        if not page.has_more or read >= CHANGES_READ:
+            break
+        page = store.changes_since(page.cursor)
+    if note_ids is not None:
+        ids.intersection_update(note_ids)
+    with db.read() as conn:
+        indexed = conn.execute(
+            "SELECT count(DISTINCT note_id) FROM index_chunks WHERE note_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(ids)),),
+        ).fetchone()[0]
+    return int(indexed), page.has_more
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,6 +112,10 @@ class ChunkMatch:
     start: int
     end: int
     score: float
+    index: int = 0
+    """The chunk's position in its note (0: the first, led by the title)."""
+    content_hash: str = ""
+    """The hash of the text embedded, to tell whether the note still holds it there."""
 
 
 class VectorTables:
@@ -278,11 +282,11 @@ class VectorTables:
     def _matches(conn: apsw.Connection, ranked: list[tuple[int, float]]) -> list[ChunkMatch]:
         score = dict(ranked)
         rows = conn.execute(
-            'SELECT rowid, note_id, section, heading, start, "end" FROM index_chunks '
+            'SELECT rowid, note_id, section, heading, start, "end", idx, hash FROM index_chunks '
             "WHERE rowid IN (SELECT value FROM json_each(?))",
             (json.dumps(list(score)),),
         )
-        found = {r[0]: ChunkMatch(r[0], r[1], r[2], r[3], r[4], r[5], score[r[0]]) for r in rows}
+        found = {r[0]: ChunkMatch(r[0], r[1], r[2], r[3], r[4], r[5], score[r[0]], r[6], r[7]) for r in rows}
         return [found[rowid] for rowid, _ in ranked if rowid in found]
 
     # Writing (inside the caller's transaction) -------------------------------------------

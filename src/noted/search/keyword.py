@@ -166,7 +166,8 @@ class KeywordSearch:
             except apsw.SQLError as exc:  # quoting should make this impossible; never leak it
                 raise QueryError(f"cannot run the search {query!r}: {exc}") from exc
         total = int(rows[0][0]) if rows else 0
-        pattern = body_pattern(parsed.text_terms) if compiled.ranked or compiled.match else None
+        words = compiled.ranked or compiled.match or any(t.substring for t in parsed.text_terms)
+        pattern = body_pattern(parsed.text_terms) if words else None
         hits = tuple(_hit(row, pattern, compiled.ranked, snippets) for row in rows if row[1] is not None)
         scoped = self if among is None else self._scoped(among)
         suggestion = scoped._suggest(query, parsed) if total == 0 and offset == 0 else ""
@@ -179,7 +180,7 @@ class KeywordSearch:
 
     def _suggest(self, query: str, parsed: Query) -> str:
         """``query`` with its plain words that no note holds replaced by their corrections, or ""."""
-        plain = [t.text for t in parsed.text_terms if not (t.phrase or t.infix or t.negated)]
+        plain = [t.text for t in parsed.text_terms if not (t.phrase or t.infix or t.negated or t.substring)]
         fixes = self.corrections(plain)
         if not fixes:
             return ""

@@ -24,6 +24,8 @@ Where noted deliberately differs from Joplin:
 - Bare words match as prefixes (Joplin matches whole words unless a ``*`` is added), except a
   one-character word, which matches whole (``c`` finds "C", not every word starting with c)
   unless written ``c*``.
+- A word holding Chinese, Japanese or Korean is found anywhere in the text (``TextTerm.substring``);
+  Joplin switches its whole search to ``LIKE`` for it, noted only that word.
 - A ``*`` inside a word (``ast*rix``) matches one word of that shape; Joplin takes it literally.
   A leading ``*`` is ignored, as in Joplin.
 - A name close to a filter's (``tags:work``, ``notebok:Work``, ``complete:1``) is an error that
@@ -126,6 +128,12 @@ class TextTerm:
         """A single word with a ``*`` inside (``ast*rix``): matched against the index's words."""
         return not self.phrase and "*" in self.text
 
+    @property
+    def substring(self) -> bool:
+        """Holds Chinese, Japanese or Korean, written without spaces between words: the index keeps
+        a run of it as one word, so the term is found anywhere in the text (as Joplin does)."""
+        return _CJK.search(self.text) is not None
+
 
 @dataclass(frozen=True, slots=True)
 class Filter:
@@ -185,6 +193,11 @@ KNOWN_FILTERS: tuple[str, ...] = tuple(
     sorted(["any", "title", "body", *(k.value for k in FilterKind), *(d.value for d in DateField)])
 )
 
+_CJK = re.compile(
+    "[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3040-\u30ff\u3100-\u318f\u31a0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U000323af]"
+)  # Han, Hiragana, Katakana, Hangul and Bopomofo, with their extensions and half-width forms
 _FILTER_HEAD = re.compile(r"([A-Za-z]+):")
 MISSPELT_FILTER = 0.8
 """How close (``difflib``'s ratio) a ``name:`` must be to a filter's name to be taken for it

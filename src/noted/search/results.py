@@ -142,12 +142,14 @@ class Results:
         out = []
         if self.reading.keyword_only:
             out.append(f"keyword results only: {self.reading.keyword_only}")
-        elif self.coverage is not None and not self.coverage.complete:
+        elif self.coverage is not None and (notice := self.coverage.notice()):
+            missing = self.coverage.missing
+            effect = "results may be missing" if missing else "results may be out of date"
             if self.coverage.indexing:
-                out.append(f"{self.coverage.notice()} (still indexing): results may be missing")
-            else:  # a `noted index` killed midway: nothing will finish it unless told to
+                out.append(f"{notice} (still indexing): {effect}")
+            else:  # a `noted index` killed midway, or none running: nothing catches up unless told to
                 out.append(
-                    f"{self.coverage.notice()}: results may be missing (run `noted index` to finish it)"
+                    f"{notice}: {effect} (run `noted index` to {'finish it' if missing else 'catch up'})"
                 )
         if not self.hits:
             out.append(self._nothing())

@@ -21,17 +21,20 @@ import numpy as np
 
 from noted.embeddings import Embedder
 from noted.errors import InvalidInputError, UnavailableError
+from noted.indexer.chunking import title_lead
 from noted.indexer.coverage import IndexCoverage, index_coverage
 from noted.indexer.vectors import (
     META_MODEL,
     META_SCHEMA,
     SCHEMA_VERSION,
     ChunkMatch,
+    StoredChunk,
     VectorTables,
 )
 from noted.models import Note
 from noted.search.query import check_query_size
 from noted.search.sections import ChunkScore, SectionMatch, rank_sections
+from noted.search.stale import Place, current_place
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database, get_meta
 
@@ -251,9 +254,11 @@ class SemanticSearch:
         for note_id, note in notes.items():
             of_note = kept[note_id]
             cosines = _cosines([stored[c.rowid] for c in of_note], vectors)
+            lead = title_lead(note.title, self.embedder)
+            places = [_now(note, c, lead) for c in of_note]
             scored = [
-                ChunkScore(c.section_path, c.section_heading, c.start, c.end, float(x))
-                for c, x in zip(of_note, cosines, strict=True)
+                ChunkScore(p.path, p.heading, p.start, p.end, float(x))
+                for p, x in zip(places, cosines, strict=True)
             ]
             sections = rank_sections(scored, note.body, words)
             text = note.body[sections[0].start : sections[0].end]
@@ -335,7 +340,7 @@ class SemanticSearch:
             note = notes.get(note_id)
             if note is None or note.is_trashed or note.is_conflict:
                 continue  # the indexer has not caught up with a trash or delete yet
-            hits.append(_hit(note, m, second.get(note_id, 0.0)))
+            hits.append(_hit(note, m, second.get(note_id, 0.0), title_lead(note.title, self.embedder)))
             if len(hits) >= limit:
                 break
         return hits
@@ -351,9 +356,16 @@ def _cosines(blobs: Sequence[bytes], vectors: Sequence[npt.NDArray[np.float32]])
     return cosines
 
 
-def _hit(note: Note, m: ChunkMatch, second: float) -> SemanticHit:
-    text = note.body[m.start : m.end]
+def _now(note: Note, chunk: ChunkMatch | StoredChunk, lead: str) -> Place:
+    """Where ``chunk`` is in the note now (``noted.search.stale``: the index may be behind an edit)."""
+    place = Place(chunk.section_path, chunk.section_heading, chunk.start, chunk.end)
+    return current_place(place, note.body, lead=lead, index=chunk.index, embedded=chunk.content_hash)
+
+
+def _hit(note: Note, m: ChunkMatch, second: float, lead: str) -> SemanticHit:
+    at = _now(note, m, lead)
+    text = note.body[at.start : at.end]
     return SemanticHit(
         note.id, note.title, note.parent_id, note.updated_time, round(m.score, 4),
-        m.section_path, m.section_heading, m.start, m.end, text, _snippet(text), round(second, 4),
+        at.path, at.heading, at.start, at.end, text, _snippet(text), round(second, 4),
     )  # fmt: skip

@@ -77,6 +77,8 @@ def _letters(token: str) -> str:
 
 
 def _term_regex(term: TextTerm) -> str | None:
+    if term.substring:  # anywhere, as the SQL's LIKE finds it (``*``: any run)
+        return ".*?".join(_letters(fold(p)) for p in term.text.split("*"))
     if term.infix:
         parts = [_letters(p) for p in fold(term.text).split("*") if p]
         return "".join(f"{p}{_WORD}*" for p in parts) if parts else None
@@ -89,16 +91,13 @@ def _term_regex(term: TextTerm) -> str | None:
 
 def body_pattern(terms: Iterable[TextTerm]) -> re.Pattern[str] | None:
     """One regex for the words and phrases that must be found in a body (None when there are none)."""
-    alternatives = [
-        r
-        for t in terms
-        if not t.negated and t.field is not TextField.TITLE
-        for r in [_term_regex(t)]
-        if r is not None
-    ]
-    if not alternatives:
+    shown = [t for t in terms if not t.negated and t.field is not TextField.TITLE]
+    alternatives = [r for t in shown if not t.substring for r in [_term_regex(t)] if r is not None]
+    inside = [r for t in shown if t.substring for r in [_term_regex(t)] if r]
+    if not (alternatives or inside):
         return None
-    return re.compile(rf"(?<!{_WORD})(?:{'|'.join(alternatives)})", re.IGNORECASE)
+    starts = [rf"(?<!{_WORD})(?:{'|'.join(alternatives)})"] if alternatives else []
+    return re.compile("|".join(starts + inside), re.IGNORECASE)
 
 
 def first_match(body: str, pattern: re.Pattern[str] | None) -> int | None:

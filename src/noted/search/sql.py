@@ -30,9 +30,10 @@ from noted.search.conditions import (
     notebook_condition,
     notebook_cte,
     rid_in,
+    substring_cte,
     term_condition,
 )
-from noted.search.query import Filter, FilterKind, Query, TextTerm
+from noted.search.query import Filter, FilterKind, Query, Term, TextTerm
 
 TITLE_WEIGHT = 10.0
 HEADINGS_WEIGHT = 2.0
@@ -147,6 +148,17 @@ def _restrictions(
         b.require(rid_in(sub, (json.dumps(sorted(note_ids)),)))
 
 
+def _substrings(b: _Builder, terms: list[Term]) -> dict[TextTerm, Cond]:
+    """The condition of each ``substring`` term among ``terms``: a CTE the count and page share."""
+    found: dict[TextTerm, Cond] = {}
+    for term in terms:
+        if isinstance(term, TextTerm) and term.substring and term not in found:
+            name = f"sub{len(found)}"
+            b.cte(*substring_cte(name, term))
+            found[term] = rid_in(f"SELECT rid FROM {name}", negated=term.negated)
+    return found
+
+
 def compile_query(
     query: Query,
     *,
@@ -185,13 +197,21 @@ def compile_query(
     tag_links = tag_links or {}
     b = _Builder(hidden_index)
     others = [t for t in query.terms if not (isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK)]
-    positive = [t for t in others if isinstance(t, TextTerm) and not t.negated]
-    rest = [t for t in others if not (isinstance(t, TextTerm) and not t.negated)]
+    # Words the FTS index can answer; a ``substring`` term is a condition on the row, as a filter is.
+    indexed = [t for t in others if isinstance(t, TextTerm) and not t.substring]
+    positive = [t for t in indexed if not t.negated]
+    rest = [t for t in others if t not in positive]
     exprs = [fts_term(t, expansions) for t in positive]
     _restrictions(b, query, folder_ids, note_ids, subtrees or {}, walk=not any(exprs))
+    found = _substrings(b, rest)
+
+    def condition(term: Term, matches: int | None = None) -> Cond:
+        in_text = found.get(term) if isinstance(term, TextTerm) else None
+        return in_text or term_condition(term, expansions, tag_links, matches)
+
     if query.any:
         match = " OR ".join(f"({e})" for e in exprs if e is not None)
-        alternatives = [term_condition(t, expansions, tag_links) for t in rest]
+        alternatives = [condition(t) for t in rest]
         if alternatives:
             b.require_any(alternatives, also="h.rid IS NOT NULL" if match else None)
         elif not match:
@@ -199,14 +219,14 @@ def compile_query(
         return _assemble(b, match or None, outer=bool(alternatives), limit=limit, offset=offset)
     if any(e is None for e in exprs):
         b.require(Cond("0"))
-    negated_exprs = [fts_term(t, expansions) for t in rest if isinstance(t, TextTerm)]
+    negated_exprs = [fts_term(t, expansions) for t in indexed if t.negated]
     match = " AND ".join(f"({e})" for e in exprs if e is not None)
     if match and any(negated_exprs):
         # FTS5 applies the negations itself, cheaper than a NOT IN per term.
         match = f"({match}) NOT ({' OR '.join(f'({e})' for e in negated_exprs if e is not None)})"
     for term in rest:
-        if not (match and isinstance(term, TextTerm)):
-            b.require(term_condition(term, expansions, tag_links, matches if match else None))
+        if not (match and term in indexed):
+            b.require(condition(term, matches if match else None))
     compiled = _assemble(b, match or None, outer=False, limit=limit, offset=offset, by_date=by_date)
     return replace(compiled, match=match or None)
 

@@ -1,0 +1,83 @@
+"""Keyword search of Chinese, Japanese and Korean words, written without spaces between them.
+
+FTS5's ``unicode61`` keeps a run of such characters as one token ("我们明天开会讨论预算" is one
+word to the index), so a word inside the run was never found: these terms are matched as
+substrings of the title and body, with the query's other words and filters applied as before.
+Every test keeps a note that must not come back, so that a search returning everything fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from noted.models import NoteDraft
+from noted.search.keyword import KeywordSearch
+from noted.store.sqlite import SqliteStore
+
+
+class Notes:
+    def __init__(self, store: SqliteStore) -> None:
+        self.store = store
+        self.search = KeywordSearch(store)
+        self.inbox = store.create_folder("Inbox", actor="user").id
+
+    def add(self, title: str, body: str, **kw: object) -> str:
+        draft = NoteDraft(title, body, parent_id=self.inbox, **kw)  # type: ignore[arg-type]
+        return self.store.create_note(draft, actor="user").id
+
+    def titles(self, query: str) -> set[str]:
+        return {h.title for h in self.search.search(query).hits}
+
+
+@pytest.fixture
+def notes(store: SqliteStore) -> Notes:
+    n = Notes(store)
+    n.add("cn", "我们明天开会讨论预算")
+    n.add("jp", "東京の会議メモ")
+    n.add("ko", "내일 회의에서 예산을 논의합니다")
+    n.add("mixed", "The budget for Q3: 预算已经批准")
+    n.add("english", "A meeting about the budget, nothing else")
+    return n
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("预算", {"cn", "mixed"}),  # at the end of a run
+        ("开会", {"cn"}),  # in the middle of one
+        ("会議", {"jp"}),
+        ("メモ", {"jp"}),  # Katakana after Han and Hiragana
+        ("東京", {"jp"}),  # at the start: found before too, as a prefix
+        ("회의", {"ko"}),  # Hangul joined to its particle
+        ("讨论预算", {"cn"}),
+        ('"会議メモ"', {"jp"}),
+    ],
+)
+def test_a_word_inside_a_run_is_found(notes: Notes, query: str, expected: set[str]) -> None:
+    assert notes.titles(query) == expected
+
+
+def test_other_terms_and_filters_still_apply(notes: Notes) -> None:
+    assert notes.titles("预算 budget") == {"mixed"}  # AND with an indexed word
+    assert notes.titles("预算 -budget") == {"cn"}
+    assert notes.titles("budget -预算") == {"english"}
+    assert notes.titles("any:1 会議 회의") == {"jp", "ko"}
+    assert notes.titles("any:1 会議 meeting") == {"jp", "english"}
+    assert notes.titles("title:预算") == set()
+    notes.add("titled 预算", "no such word in the body")
+    assert notes.titles("title:预算") == {"titled 预算"}
+    assert notes.titles("body:预算") == {"cn", "mixed"}
+
+
+def test_trash_is_left_out(notes: Notes, store: SqliteStore) -> None:
+    gone = notes.add("gone", "预算")
+    store.trash_note(gone, actor="user")
+    assert notes.titles("预算") == {"cn", "mixed"}
+
+
+def test_the_snippet_and_section_are_those_of_the_match(notes: Notes) -> None:
+    filler = "这是一段很长的文字。" * 40
+    notes.add("long", f"# 开始\n\n{filler}\n\n# 财务\n\n{filler}关于季度的预算讨论。\n")
+    hit = next(h for h in notes.search.search("季度").hits if h.title == "long")
+    assert "季度" in hit.snippet and hit.snippet.startswith("…")
+    assert (hit.section, hit.section_heading) == ("2", "财务")
