@@ -8,7 +8,7 @@ import sys
 from noted.cli.args import Commands, folder_given
 from noted.cli.context import CliContext
 from noted.cli.progress import LazyProgress
-from noted.store.transfer import export_markdown, import_markdown
+from noted.store.transfer import ImportReport, export_markdown, import_markdown
 from noted.store.transfer.checks import shown
 from noted.wording import plural
 
@@ -50,6 +50,9 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
                 "notes_created": report.notes_created,
                 "notes_updated": report.notes_updated,
                 "notes_unchanged": report.notes_unchanged,
+                "notes_kept": report.notes_kept,
+                "conflict_copies": report.conflict_copies,
+                "notes_trashed": report.notes_trashed,
                 "resources_added": report.resources_added,
                 "warnings": list(report.warnings),
             }
@@ -59,10 +62,27 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.error(f"warning: {warning}")
     ctx.out(
         f"imported {report.source}: {plural(report.notes_created, 'note')} created, {report.notes_updated:,} "
-        f"updated, {report.notes_unchanged:,} unchanged; {plural(report.notebooks_created, 'notebook')} and "
-        f"{plural(report.resources_added, 'attachment')} added"
+        f"updated, {report.notes_unchanged:,} unchanged{_also(report)}; "
+        f"{plural(report.notebooks_created, 'notebook')} and {plural(report.resources_added, 'attachment')} added"
     )
     return 0
+
+
+def _also(report: ImportReport) -> str:
+    """The summary's words for the notes an import did not simply create, update or leave."""
+    parts = []
+    if report.notes_kept:
+        parts.append(
+            f"{report.notes_kept:,} kept as edited in noted (their files unchanged since the last import)"
+        )
+    if report.conflict_copies:
+        copies = "conflict copy" if report.conflict_copies == 1 else "conflict copies"
+        parts.append(
+            f"{report.conflict_copies:,} {copies} made (file and note both changed since the last import)"
+        )
+    if report.notes_trashed:
+        parts.append(f"{report.notes_trashed:,} skipped (in the trash)")
+    return "".join(f", {p}" for p in parts)
 
 
 def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
