@@ -342,7 +342,9 @@ def test_duplicate_ids_and_empty_or_missing_folders_are_refused(cli: Cli, bad: P
     refused(cli, ["import", str(bad)], "both have the id")
     (tmp_path / "empty").mkdir()
     refused(cli, ["import", str(tmp_path / "empty")], "found no .md")
-    refused(cli, ["import", str(tmp_path / "nowhere")], "is not a folder")
+    refused(cli, ["import", str(tmp_path / "nowhere")], "nowhere does not exist")
+    (tmp_path / "afile.md").write_text("x", encoding="utf-8")
+    refused(cli, ["import", str(tmp_path / "afile.md")], "afile.md is not a folder")
 
 
 def test_export_refuses_a_foreign_folder(cli: Cli, tmp_path: Path) -> None:
@@ -354,6 +356,8 @@ def test_export_refuses_a_foreign_folder(cli: Cli, tmp_path: Path) -> None:
     assert [p.name for p in target.iterdir()] == ["keep.txt"]
     (tmp_path / "file").write_text("x", encoding="utf-8")
     refused(cli, ["export", str(tmp_path / "file")], "is not a folder")
+    # It said "cannot write next to …/file/sub: File exists".
+    refused(cli, ["export", str(tmp_path / "file" / "sub")], f"{tmp_path / 'file'} is a file, not a folder")
 
 
 def test_export_refuses_a_target_with_a_link_leading_outside(cli: Cli, tmp_path: Path) -> None:

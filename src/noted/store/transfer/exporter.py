@@ -25,6 +25,7 @@ from noted.errors import NotFoundError
 from noted.markdown import link_spans, linked_ids, replace_spans
 from noted.models import Folder, Note, Resource, now_ms
 from noted.store.protocol import HasFileLinks, HasNotesFolder, Store
+from noted.store.transfer.checks import check_apart
 from noted.store.transfer.common import (
     EXPORT_MARKER,
     NOTEBOOK_MARKER,
@@ -72,21 +73,6 @@ class _Plan:
     """Resource id → the resource and its path relative to the target."""
 
 
-def _check_apart(target: Path, keep_out: Sequence[tuple[Path, str]]) -> None:
-    """Refuse a target inside one of the ``keep_out`` folders (or holding one): exported into the
-    Markdown folder, the export's files became notes, doubling at each export; into the profile,
-    it would lie among the files noted keeps there; and a replacement with ``--force`` deletes
-    what a previous export holds, a folder inside it included."""
-    where = target.resolve()
-    for folder, what in keep_out:
-        root = folder.resolve()
-        if where.is_relative_to(root):
-            place = f"is {what}" if where == root else f"is inside {what} {root}"
-            raise TransferError(f"{target} {place}; export to a folder outside it")
-        if root.is_relative_to(where):
-            raise TransferError(f"{target} holds {what} {root}; export to a folder outside it")
-
-
 def _check_target(target: Path, force: bool) -> tuple[Path, list[Unknown]]:
     """The resolved target and the unknown files a forced replacement deletes.
 
@@ -96,6 +82,9 @@ def _check_target(target: Path, force: bool) -> tuple[Path, list[Unknown]]:
     if not target.exists():
         if target.is_symlink():
             raise TransferError(f"{target} is a broken symbolic link")
+        above = next((p for p in target.absolute().parents if p.exists()), None)
+        if above is not None and not above.is_dir():
+            raise TransferError(f"{above} is a file, not a folder; export to a folder")
         return target.absolute(), []
     root = target.resolve()
     if not root.is_dir():
@@ -256,7 +245,7 @@ def export_markdown(
     """
     if isinstance(store, HasNotesFolder):
         keep_out = [(store.notes_folder(), "the Markdown folder"), *keep_out]
-    _check_apart(target, keep_out)
+    check_apart(target, keep_out, doing="export to")
     kept = sweep(target.resolve() if target.exists() else target.absolute())
     root, unknown = _check_target(target, force)
     folders = store.list_folders()
