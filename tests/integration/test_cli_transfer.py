@@ -392,3 +392,21 @@ def test_a_text_attachment_comes_back_from_an_export_as_an_attachment(
     body = other.json("show", "Has attachment")["body"]
     (linked,) = re.findall(r"\(:/([0-9a-f]{32})\)", body)
     assert other.store().read_resource(linked) == b"attachment body\n"
+
+
+def test_to_do_state_is_read_in_the_markdown_folders_keys_and_joplins(cli: Cli, tmp_path: Path) -> None:
+    """``todo:``/``done:`` (the Markdown folder's keys) and ``completed?:`` (Joplin's Markdown +
+    Front Matter export) were ignored: every such file came in as a plain note."""
+    source = tmp_path / "t"
+    source.mkdir()
+    (source / "v.md").write_text("---\ntodo: true\ndone: true\ndue: 2030-05-05T10:00:00Z\n---\nx\n")
+    (source / "j.md").write_text(
+        "---\ntitle: Buy milk\ncompleted?: no\ndue: 2030-02-01 10:00:00Z\n---\n\ny\n"
+    )
+    (source / "k.md").write_text("---\ntitle: Sold\ncompleted?: yes\n---\n\nz\n")
+    cli.ok("import", str(source))
+    state = {}
+    for title in ("v", "Buy milk", "Sold"):
+        note = cli.json("show", title)
+        state[title] = (note["is_todo"], note["todo_due"] > 0, note["todo_completed"] > 0)
+    assert state == {"v": (True, True, True), "Buy milk": (True, True, False), "Sold": (True, False, True)}
