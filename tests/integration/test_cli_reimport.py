@@ -226,3 +226,16 @@ def test_an_unchanged_folder_imported_again_into_a_markdown_folder_changes_nothi
     (source / "sub" / "other.md").write_text("---\ntags: [a]\n---\nBack to [a](../a.md).\n")
     assert counts(cli.json("import", str(source), *v)) == (0, 1, 1)
     assert cli.json("show", "other", *v)["tags"] == ["a"]
+
+
+def test_a_folder_whose_name_had_to_be_made_safe_finds_its_notebook_again(cli: Cli, tmp_path: Path) -> None:
+    """Into a Markdown folder, "A:B" is the folder (and notebook) "A_B": matched by exact title, each
+    import made another notebook ("A_B 2", "A_B 3") and moved the note into it."""
+    vault, source = tmp_path / "v3", tmp_path / "s3"
+    vault.mkdir()
+    (source / "A:B").mkdir(parents=True)
+    (source / "A:B" / "c.md").write_text("x\n")
+    v = ("--vault", str(vault))
+    reports = [cli.json("import", str(source), *v) for _ in range(3)]
+    assert [r["notebooks_created"] for r in reports] == [2, 0, 0]
+    assert sorted(n["title"] for n in cli.json("notebooks", *v)) == ["A_B", "s3"]

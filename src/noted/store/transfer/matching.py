@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from noted.errors import NotFoundError
 from noted.models import Note, new_id
+from noted.store.transfer.common import safe_name
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,7 +32,8 @@ def import_id(root: Path, rel: str) -> str:
 
 
 def match_dirs(scan: Scan) -> None:
-    """Match each directory to a notebook: by its marker's id, else by parent and title."""
+    """Match each directory to a notebook: by its marker's id, else by parent and title (else
+    by the name a folder of that title has)."""
     live = [f for f in scan.store.list_folders() if not f.is_trashed]
     by_id = {f.id: f for f in live}
     for key in sorted(scan.dirs, key=lambda k: (k.count("/") if k else -1, k)):
@@ -44,7 +46,10 @@ def match_dirs(scan: Scan) -> None:
             parent_id = scan.dirs[entry.parent_key].folder_id
         if parent_id is None:
             continue  # under a notebook still to be created: nothing to match
-        same = [f for f in live if f.parent_id == parent_id and f.title == entry.title]
+        here = [f for f in live if f.parent_id == parent_id]
+        same = [f for f in here if f.title == entry.title]
+        # A Markdown folder titles a notebook by its folder's name, made safe ("A:B" is "A_B").
+        same = same or [f for f in here if safe_name(f.title) == safe_name(entry.title)]
         entry.folder_id = same[0].id if same else None
 
 
