@@ -140,6 +140,25 @@ def test_export_writes_front_matter_resources_and_relative_links(
     assert (out / "Welcome" / "Guides" / "Reading a long note by its outline.md").is_file()
 
 
+def test_an_attachment_whose_file_is_missing_is_named_and_the_rest_exported(
+    cli: Cli, source: Path, tmp_path: Path
+) -> None:
+    """One missing attachment file stopped the whole export (exit 1, nothing written), though
+    export is how a damaged profile's notes are rescued."""
+    cli.ok("import", str(source))
+    for path in (cli.profile / "resources").iterdir():
+        path.unlink()
+    out = tmp_path / "out"
+    result = cli("export", str(out))
+    assert result.code == 5, result.err
+    (line,) = result.err.splitlines()
+    assert 'warning: left out the attachment "diagram.png"' in line and "missing" in line
+    assert "exported 9 notes in 5 notebooks and 0 attachments" in result.out
+    assert (out / "Vault" / "Work" / "Plan.md").is_file() and (out / ".noted-export.yml").is_file()
+    report = cli("export", str(out), "--json")
+    assert report.code == 5 and len(report.json()["missing"]) == 1
+
+
 def test_round_trip_import_export_reimport_has_no_duplicates(
     cli: Cli, source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,6 +7,7 @@ import sys
 
 from noted.cli.args import Commands, folder_given
 from noted.cli.context import CliContext
+from noted.cli.exits import ExitCode
 from noted.cli.progress import LazyProgress
 from noted.store.transfer import ImportReport, export_markdown, import_markdown
 from noted.store.transfer.checks import shown
@@ -104,9 +105,10 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
                 "removed": [{"path": u.path, "changed": u.changed} for u in report.removed],
                 "kept": list(report.kept),
                 "encrypted": report.encrypted,
+                "missing": list(report.missing),
             }
         )
-        return 0
+        return ExitCode.EXPORT_INCOMPLETE if report.missing else 0
     for gone in report.removed:
         what = "changed since the last export" if gone.changed else "not written by noted"
         ctx.error(f"--force: deleted {shown(gone.path)} ({what})")
@@ -119,8 +121,15 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
             f"warning: left out {plural(report.encrypted, 'note')} that Joplin holds encrypted and has not "
             "decrypted yet (give Joplin the master password, let it decrypt, then export again)"
         )
+    for line in report.missing:
+        ctx.error(f"warning: left out {line}")
     ctx.out(
         f"exported {plural(report.notes, 'note')} in {plural(report.notebooks, 'notebook')} and "
         f"{plural(report.resources, 'attachment')} to {report.target}"
+        + (
+            f"; {plural(len(report.missing), 'attachment')} left out, its file missing"
+            if report.missing
+            else ""
+        )
     )
-    return 0
+    return ExitCode.EXPORT_INCOMPLETE if report.missing else 0

@@ -61,6 +61,9 @@ class ExportReport:
     (this one, or one that was killed) could not put back because the new export has a file there."""
     encrypted: int = 0
     """Notes left out: Joplin holds them encrypted and has not decrypted them yet (``NoteMeta.encrypted``)."""
+    missing: tuple[str, ...] = ()
+    """Attachments left out as the profile has no file for them: a line each, naming it and where
+    its file should be. The notes linking them are exported, their links leading nowhere."""
 
 
 @dataclass
@@ -195,8 +198,10 @@ def _note_text(note: Note, tags: list[str], own_path: str, plan: _Plan) -> str:
     return dump_front_matter(fields) + _rewrite(note.body, own_path, plan)
 
 
-def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], plan: _Plan) -> None:
+def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], plan: _Plan) -> list[str]:
+    """Write the export into ``stage``; returns a line for each attachment whose file is missing."""
     written: dict[str, str] = {}
+    missing: list[str] = []
 
     def put(rel: str, text: str) -> None:
         data = text.encode("utf-8")
@@ -221,10 +226,15 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
         try:
             shutil.copyfile(store.resource_path(resource.id), stage / rel)
         except FileNotFoundError:
-            (stage / rel).write_bytes(store.read_resource(resource.id))  # raises a clear NotFoundError
+            try:
+                (stage / rel).write_bytes(store.read_resource(resource.id))
+            except NotFoundError as exc:  # a damaged profile: export is how its notes are rescued
+                missing.append(f'the attachment "{resource.title}" ({exc.message})')
+                continue
         written[rel] = file_hash(stage / rel)
     # Last, so a staged folder without its manifest is never taken for a finished export.
     (stage / EXPORT_MARKER).write_text(manifest_text(iso_utc(now_ms()), written), encoding="utf-8")
+    return missing
 
 
 def export_markdown(
@@ -265,7 +275,7 @@ def export_markdown(
             f"cannot write next to {target}: {exc.strerror or exc}; export to a folder you can write in"
         ) from exc
     try:
-        _write(stage, store, folders, notes, plan)
+        missing = _write(stage, store, folders, notes, plan)
         left = swap_in(staging, agreed)
     except OSError as exc:
         raise TransferError(f"cannot write the export to {target}: {exc.strerror or exc}") from exc
@@ -274,5 +284,12 @@ def export_markdown(
     if left:
         kept.append(str(staging.old))
     return ExportReport(
-        root, len(folders), len(notes), len(plan.resources), tuple(unknown), tuple(kept), encrypted
+        root,
+        len(folders),
+        len(notes),
+        len(plan.resources) - len(missing),
+        tuple(unknown),
+        tuple(kept),
+        encrypted,
+        tuple(missing),
     )
