@@ -429,3 +429,27 @@ def test_to_do_state_is_read_in_the_markdown_folders_keys_and_joplins(cli: Cli, 
         note = cli.json("show", title)
         state[title] = (note["is_todo"], note["todo_due"] > 0, note["todo_completed"] > 0)
     assert state == {"v": (True, True, True), "Buy milk": (True, True, False), "Sold": (True, False, True)}
+
+
+def test_a_front_matter_id_of_a_notebook_or_attachment_gives_the_note_its_own(
+    cli: Cli, source: Path, tmp_path: Path
+) -> None:
+    """The note took the attachment's id, and an export then wrote the image link as a link to
+    that note (and left the image out)."""
+    cli.ok("import", str(source))
+    plan = cli.json("show", "Plan")
+    resource_id = re.search(r":/([0-9a-f]{32})", plan["body"]).group(1)  # type: ignore[union-attr]
+    folder_id = next(n["id"] for n in cli.json("notebooks") if n["title"] == "Work")
+    clash = tmp_path / "sq"
+    clash.mkdir()
+    (clash / "c.md").write_text(f"---\nid: {resource_id}\ntitle: Clash\n---\nbody\n")
+    (clash / "d.md").write_text(f"---\nid: {folder_id}\ntitle: Clash2\n---\nbody\n")
+    result = cli.ok("import", str(clash))
+    assert f'c.md: its id "{resource_id}" is an attachment\'s; the note gets an id of its own' in result.err
+    assert f'd.md: its id "{folder_id}" is a notebook\'s' in result.err
+    assert {cli.json("show", "Clash")["id"], cli.json("show", "Clash2")["id"]}.isdisjoint(
+        {resource_id, folder_id}
+    )
+    out = tmp_path / "out"
+    assert cli.json("export", str(out))["resources"] == 1
+    assert "../../_resources/" in (out / "Vault" / "Work" / "Plan.md").read_text(encoding="utf-8")

@@ -11,8 +11,10 @@ file's first, else the oldest, so each file finds the same note every time. Noth
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from noted.errors import NotFoundError
@@ -68,6 +70,7 @@ def match_notes(scan: Scan) -> None:
     """Match each file to a note: by front-matter id, else the note its import made, else by title
     (no two files having one id: ``shared_ids``)."""
     claimed: dict[str, str] = {}
+    _drop_ids_of_other_items(scan)
     for file in scan.files:
         note_id = file.front.id
         if note_id is not None:
@@ -87,6 +90,40 @@ def match_notes(scan: Scan) -> None:
                 file.existing = _by_title(scan, file, by_folder, claimed, same_body=same_body)
     for file in scan.files:
         file.note_id = file.existing.id if file.existing else file.front.id or file.note_id or new_id()
+
+
+def _drop_ids_of_other_items(scan: Scan) -> None:
+    """Forget a front-matter id that is a notebook's, an attachment's or a tag's (in the store, or a
+    notebook of the folder), with a warning: the note it made took that item's id, and an export
+    then wrote links to the item as links to the note."""
+    markers = {d.marker_id for d in scan.dirs.values() if d.marker_id is not None}
+    for file in scan.files:
+        item_id = file.front.id
+        if item_id is None or _get(scan, item_id) is not None:
+            continue
+        what = "notebook" if item_id in markers else _other_kind(scan, item_id)
+        if what is not None:
+            article = "an" if what[0] in "aeiou" else "a"
+            scan.warnings.append(
+                f'{file.rel}: its id "{item_id}" is {article} {what}\'s; the note gets an id of its own'
+            )
+            file.front = dataclasses.replace(file.front, id=None)
+
+
+def _other_kind(scan: Scan, item_id: str) -> str | None:
+    """What item other than a note has the id ``item_id`` in the store, if any."""
+    kinds: tuple[tuple[str, Callable[[str], object]], ...] = (
+        ("notebook", scan.store.get_folder),
+        ("attachment", scan.store.get_resource),
+        ("tag", scan.store.get_tag),
+    )
+    for what, get in kinds:
+        try:
+            get(item_id)
+        except NotFoundError:
+            continue
+        return what
+    return None
 
 
 def _get(scan: Scan, note_id: str) -> Note | None:
