@@ -220,6 +220,11 @@ def test_create_reads_standard_input(cli: Cli, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(sys, "stdin", io.StringIO("piped body\n"))
     new = cli.ok("create", "Piped", "-").out.strip()
     assert cli.json("show", new)["body"] == "piped body\n"
+    # The "-" after an option: argparse took the title and the optional "-" at once, and said
+    # "unrecognized arguments: -" though the help shows `title [{-}]`.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("after options\n"))
+    later = cli.ok("create", "Later", "--tag", "x", "-").out.strip()
+    assert (cli.json("show", later)["body"], cli.json("show", later)["tags"]) == ("after options\n", ["x"])
 
 
 def test_create_refuses_bad_input(cli: Cli, tmp_path: Path) -> None:

@@ -62,9 +62,64 @@ def test_a_file_finds_its_note_again_whatever_its_title_became(cli: Cli, tmp_pat
     cli.ok("import", str(source))
     (before,) = cli.json("notes", "--notebook", "src")
     cli.ok("edit", "a", "--title", "Renamed in noted")
-    assert counts(cli.json("import", str(source))) == (0, 1, 0)  # the file's title again, on its note
+    report = cli.json("import", str(source))
+    assert counts(report) == (0, 0, 0) and report["notes_kept"] == 1  # the file is as imported: kept
     (after,) = cli.json("notes", "--notebook", "src")
-    assert (after["id"], after["title"]) == (before["id"], "a")
+    assert (after["id"], after["title"]) == (before["id"], "Renamed in noted")
+
+
+@pytest.mark.parametrize("in_vault", [False, True], ids=["sqlite", "vault"])
+def test_edits_made_in_noted_since_the_last_import_are_never_overwritten(
+    cli: Cli, tmp_path: Path, in_vault: bool
+) -> None:
+    """The import compared the file with the note as it is now, so an unchanged file put its text
+    back over an edit made in noted (left only in the history). Now: the file as the last import
+    left it keeps the note; a changed file meeting an edited note makes a conflict copy, once."""
+    source = tmp_path / "ri"
+    source.mkdir()
+    v: tuple[str, ...] = ("--vault", str(tmp_path / "vault")) if in_vault else ()
+    (tmp_path / "vault").mkdir()
+    (source / "a.md").write_text("original text\n")
+    cli.ok("import", str(source), *v)
+    cli.ok("edit", "a", "--append", "edit made in noted", *v)
+    (source / "b.md").write_text("new\n")
+    said = cli.ok("import", str(source), *v).out
+    assert "1 note created, 0 updated, 0 unchanged, 1 kept as edited in noted" in said
+    assert cli.json("show", "a", *v)["body"] == "original text\nedit made in noted\n"
+    (source / "a.md").write_text("original text\nchanged in the file\n")
+    report = cli.json("import", str(source), *v)
+    assert report["conflict_copies"] == 1 and counts(report) == (0, 0, 1)  # b unchanged
+    assert cli.json("show", "a", *v)["body"] == "original text\nedit made in noted\n"
+    (copy,) = [
+        n for n in cli.json("notes", "--notebook", "ri", *v) if n["title"].startswith("a (conflict copy ")
+    ]
+    assert cli.json("show", copy["id"], *v)["body"].endswith("\n\noriginal text\nchanged in the file\n")
+    again = cli.json("import", str(source), *v)  # the copy is there already: none more
+    assert (again["conflict_copies"], counts(again)) == (0, (0, 0, 2))
+
+
+def test_a_changed_file_whose_note_was_not_edited_updates_it(cli: Cli, tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.md").write_text("one\n")
+    cli.ok("import", str(source))
+    (source / "a.md").write_text("two\n")
+    report = cli.json("import", str(source))
+    assert counts(report) == (0, 1, 0) and (report["notes_kept"], report["conflict_copies"]) == (0, 0)
+    assert cli.json("show", "a")["body"] == "two\n"
+
+
+def test_a_changed_file_whose_note_is_in_the_trash_is_counted_as_skipped(cli: Cli, tmp_path: Path) -> None:
+    """It was counted as "unchanged" though its file had changed."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.md").write_text("one\n")
+    cli.ok("import", str(source))
+    cli.ok("trash", "a")
+    (source / "a.md").write_text("two\n")
+    result = cli.ok("import", str(source))
+    assert "0 unchanged, 1 skipped (in the trash)" in result.out
+    assert "its note is in the trash, so it was skipped" in result.err
 
 
 def two_files_titled_x(tmp_path: Path) -> Path:
@@ -171,3 +226,16 @@ def test_an_unchanged_folder_imported_again_into_a_markdown_folder_changes_nothi
     (source / "sub" / "other.md").write_text("---\ntags: [a]\n---\nBack to [a](../a.md).\n")
     assert counts(cli.json("import", str(source), *v)) == (0, 1, 1)
     assert cli.json("show", "other", *v)["tags"] == ["a"]
+
+
+def test_a_folder_whose_name_had_to_be_made_safe_finds_its_notebook_again(cli: Cli, tmp_path: Path) -> None:
+    """Into a Markdown folder, "A:B" is the folder (and notebook) "A_B": matched by exact title, each
+    import made another notebook ("A_B 2", "A_B 3") and moved the note into it."""
+    vault, source = tmp_path / "v3", tmp_path / "s3"
+    vault.mkdir()
+    (source / "A:B").mkdir(parents=True)
+    (source / "A:B" / "c.md").write_text("x\n")
+    v = ("--vault", str(vault))
+    reports = [cli.json("import", str(source), *v) for _ in range(3)]
+    assert [r["notebooks_created"] for r in reports] == [2, 0, 0]
+    assert sorted(n["title"] for n in cli.json("notebooks", *v)) == ["A_B", "s3"]

@@ -115,6 +115,9 @@ def test_search_by_meaning_says_when_the_index_is_partial(cli: Cli) -> None:
     finally:
         lease.release()
     assert "index" not in cli.json("search", "sailing", "--mode", "keyword")  # keyword needs no index
+    # Filters alone are listed by keyword in hybrid too: the index does not matter, so no line.
+    filters_only = cli("search", "title:Ships", "--mode", "hybrid")
+    assert "Ships" in filters_only.out and "the index covers" not in filters_only.err
     cli.ok("index")
     assert "the index covers" not in cli.ok("search", "sailing ships", "--mode", "semantic").err
 

@@ -140,6 +140,25 @@ def test_export_writes_front_matter_resources_and_relative_links(
     assert (out / "Welcome" / "Guides" / "Reading a long note by its outline.md").is_file()
 
 
+def test_an_attachment_whose_file_is_missing_is_named_and_the_rest_exported(
+    cli: Cli, source: Path, tmp_path: Path
+) -> None:
+    """One missing attachment file stopped the whole export (exit 1, nothing written), though
+    export is how a damaged profile's notes are rescued."""
+    cli.ok("import", str(source))
+    for path in (cli.profile / "resources").iterdir():
+        path.unlink()
+    out = tmp_path / "out"
+    result = cli("export", str(out))
+    assert result.code == 5, result.err
+    (line,) = result.err.splitlines()
+    assert 'warning: left out the attachment "diagram.png"' in line and "missing" in line
+    assert "exported 9 notes in 5 notebooks and 0 attachments" in result.out
+    assert (out / "Vault" / "Work" / "Plan.md").is_file() and (out / ".noted-export.yml").is_file()
+    report = cli("export", str(out), "--json")
+    assert report.code == 5 and len(report.json()["missing"]) == 1
+
+
 def test_round_trip_import_export_reimport_has_no_duplicates(
     cli: Cli, source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -342,7 +361,9 @@ def test_duplicate_ids_and_empty_or_missing_folders_are_refused(cli: Cli, bad: P
     refused(cli, ["import", str(bad)], "both have the id")
     (tmp_path / "empty").mkdir()
     refused(cli, ["import", str(tmp_path / "empty")], "found no .md")
-    refused(cli, ["import", str(tmp_path / "nowhere")], "is not a folder")
+    refused(cli, ["import", str(tmp_path / "nowhere")], "nowhere does not exist")
+    (tmp_path / "afile.md").write_text("x", encoding="utf-8")
+    refused(cli, ["import", str(tmp_path / "afile.md")], "afile.md is not a folder")
 
 
 def test_export_refuses_a_foreign_folder(cli: Cli, tmp_path: Path) -> None:
@@ -354,6 +375,8 @@ def test_export_refuses_a_foreign_folder(cli: Cli, tmp_path: Path) -> None:
     assert [p.name for p in target.iterdir()] == ["keep.txt"]
     (tmp_path / "file").write_text("x", encoding="utf-8")
     refused(cli, ["export", str(tmp_path / "file")], "is not a folder")
+    # It said "cannot write next to …/file/sub: File exists".
+    refused(cli, ["export", str(tmp_path / "file" / "sub")], f"{tmp_path / 'file'} is a file, not a folder")
 
 
 def test_export_refuses_a_target_with_a_link_leading_outside(cli: Cli, tmp_path: Path) -> None:
@@ -388,3 +411,45 @@ def test_a_text_attachment_comes_back_from_an_export_as_an_attachment(
     body = other.json("show", "Has attachment")["body"]
     (linked,) = re.findall(r"\(:/([0-9a-f]{32})\)", body)
     assert other.store().read_resource(linked) == b"attachment body\n"
+
+
+def test_to_do_state_is_read_in_the_markdown_folders_keys_and_joplins(cli: Cli, tmp_path: Path) -> None:
+    """``todo:``/``done:`` (the Markdown folder's keys) and ``completed?:`` (Joplin's Markdown +
+    Front Matter export) were ignored: every such file came in as a plain note."""
+    source = tmp_path / "t"
+    source.mkdir()
+    (source / "v.md").write_text("---\ntodo: true\ndone: true\ndue: 2030-05-05T10:00:00Z\n---\nx\n")
+    (source / "j.md").write_text(
+        "---\ntitle: Buy milk\ncompleted?: no\ndue: 2030-02-01 10:00:00Z\n---\n\ny\n"
+    )
+    (source / "k.md").write_text("---\ntitle: Sold\ncompleted?: yes\n---\n\nz\n")
+    cli.ok("import", str(source))
+    state = {}
+    for title in ("v", "Buy milk", "Sold"):
+        note = cli.json("show", title)
+        state[title] = (note["is_todo"], note["todo_due"] > 0, note["todo_completed"] > 0)
+    assert state == {"v": (True, True, True), "Buy milk": (True, True, False), "Sold": (True, False, True)}
+
+
+def test_a_front_matter_id_of_a_notebook_or_attachment_gives_the_note_its_own(
+    cli: Cli, source: Path, tmp_path: Path
+) -> None:
+    """The note took the attachment's id, and an export then wrote the image link as a link to
+    that note (and left the image out)."""
+    cli.ok("import", str(source))
+    plan = cli.json("show", "Plan")
+    resource_id = re.search(r":/([0-9a-f]{32})", plan["body"]).group(1)  # type: ignore[union-attr]
+    folder_id = next(n["id"] for n in cli.json("notebooks") if n["title"] == "Work")
+    clash = tmp_path / "sq"
+    clash.mkdir()
+    (clash / "c.md").write_text(f"---\nid: {resource_id}\ntitle: Clash\n---\nbody\n")
+    (clash / "d.md").write_text(f"---\nid: {folder_id}\ntitle: Clash2\n---\nbody\n")
+    result = cli.ok("import", str(clash))
+    assert f'c.md: its id "{resource_id}" is an attachment\'s; the note gets an id of its own' in result.err
+    assert f'd.md: its id "{folder_id}" is a notebook\'s' in result.err
+    assert {cli.json("show", "Clash")["id"], cli.json("show", "Clash2")["id"]}.isdisjoint(
+        {resource_id, folder_id}
+    )
+    out = tmp_path / "out"
+    assert cli.json("export", str(out))["resources"] == 1
+    assert "../../_resources/" in (out / "Vault" / "Work" / "Plan.md").read_text(encoding="utf-8")

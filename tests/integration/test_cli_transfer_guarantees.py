@@ -180,6 +180,28 @@ def test_an_export_into_the_markdown_folder_or_the_profile_is_refused(tmp_path: 
     assert run_noted(profile, "export", str(tmp_path / "out"), *v, init=False).returncode == 0
 
 
+def test_importing_the_markdown_folder_into_itself_is_refused(tmp_path: Path) -> None:
+    """Imported into itself, a Markdown folder copied every note and attachment ("Proj 2/One.md")."""
+    notes = tmp_path / "vs"
+    (notes / "Proj").mkdir(parents=True)
+    (notes / "Proj" / "one.md").write_text("# One\n", encoding="utf-8")
+    profile = tmp_path / "pvs"
+    v = ("--vault", str(notes))
+    outside = tmp_path / "outside"
+    (outside / "inner").mkdir(parents=True)
+    (outside / "inner" / "two.md").write_text("two\n", encoding="utf-8")
+    for source, said in [
+        (notes, "is the Markdown folder"),
+        (notes / "Proj", f"is inside the Markdown folder {notes}"),
+        (tmp_path, f"holds the Markdown folder {notes}"),
+    ]:
+        refused(run_noted(profile, "import", str(source), *v, init=False), said, "import a folder outside it")
+    assert sorted(p.relative_to(notes).as_posix() for p in notes.rglob("*")) == ["Proj", "Proj/one.md"]
+    # Not vacuous: a folder outside it is imported.
+    assert run_noted(profile, "import", str(outside), *v, init=False).returncode == 0
+    assert (notes / "outside" / "inner").is_dir()
+
+
 def test_force_never_replaces_an_export_that_holds_the_markdown_folder(profile: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert run_noted(profile, "export", str(out)).returncode == 0

@@ -186,3 +186,27 @@ def test_a_title_of_100_emoji_exports_under_the_name_limit(store: SqliteStore, t
         written.parent.name == "🦊" * 50
         and yaml.safe_load(written.read_text().split("---")[1])["title"] == title
     )
+
+
+def test_a_new_export_folder_is_made_under_the_umask_not_with_its_parents_mode(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    # The parent is world-writable and sticky, as /tmp is: the export took that mode, so any user
+    # could plant a note file in it that a later import brings in.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    old_mask = os.umask(0o022)
+    try:
+        export_markdown(store, shared / "out")
+    finally:
+        os.umask(old_mask)
+    assert (shared / "out").stat().st_mode & 0o7777 == 0o755
+
+
+def test_a_replaced_export_keeps_its_own_mode(store: SqliteStore, tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    export_markdown(store, target)
+    target.chmod(0o700)
+    export_markdown(store, target)
+    assert target.stat().st_mode & 0o7777 == 0o700

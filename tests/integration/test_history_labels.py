@@ -19,9 +19,10 @@ from noted.models import ACTOR_USER, NoteDraft, NotePatch, Place
 from noted.ops import notes as ops
 from noted.ops.batch_capture import capture, settled
 from noted.ops.batch_undo import UNDONE, restore
-from noted.ops.conflicts import COPY, KEPT_MINE, Choice, Conflict, resolve
+from noted.ops.conflicts import KEPT_MINE, Choice, Conflict, resolve
 from noted.store.history.delta import pack_whole
 from noted.store.joplin.sidecar_schema import SCHEMA_KEY, SCHEMA_VERSION, ensure_schema
+from noted.store.revisions import COPY
 from noted.store.sqlite.schema import MIGRATIONS
 from noted.store.sqlite.store import SqliteStore
 

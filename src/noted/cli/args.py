@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,28 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vault", metavar="DIR", default=argparse.SUPPRESS, help=VAULT_HELP)
 
 
+class _Parser(argparse.ArgumentParser):
+    """A subcommand's parser, which takes its positionals after its options too (``noted create T
+    --tag x -``): argparse matches every positional it can at the first one, so an optional one
+    (``-``) given after an option was left over as "unrecognized". A command with actions of its
+    own, or whose words may start with ``-`` (``dashed_words``: their order matters), parses as
+    argparse does."""
+
+    leaf = True
+    _intermixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if not self.leaf or self._intermixing or self.get_default("dashed_words"):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # the intermixed parse calls this again, for each of its passes
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
 class Commands:
     """The subcommands of one parser, added by the modules of ``noted.cli``.
 
@@ -56,7 +78,9 @@ class Commands:
         self.table = table
         self._path = path
         metavar = "ACTION" if path else "COMMAND"
-        self._sub = parser.add_subparsers(dest=dest, metavar=metavar, required=required)
+        self._sub = parser.add_subparsers(dest=dest, metavar=metavar, required=required, parser_class=_Parser)
+        if isinstance(parser, _Parser):
+            parser.leaf = False
 
     def add(
         self,

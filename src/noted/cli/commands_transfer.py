@@ -7,8 +7,9 @@ import sys
 
 from noted.cli.args import Commands, folder_given
 from noted.cli.context import CliContext
+from noted.cli.exits import ExitCode
 from noted.cli.progress import LazyProgress
-from noted.store.transfer import export_markdown, import_markdown
+from noted.store.transfer import ImportReport, export_markdown, import_markdown
 from noted.store.transfer.checks import shown
 from noted.wording import plural
 
@@ -50,6 +51,9 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
                 "notes_created": report.notes_created,
                 "notes_updated": report.notes_updated,
                 "notes_unchanged": report.notes_unchanged,
+                "notes_kept": report.notes_kept,
+                "conflict_copies": report.conflict_copies,
+                "notes_trashed": report.notes_trashed,
                 "resources_added": report.resources_added,
                 "warnings": list(report.warnings),
             }
@@ -59,10 +63,27 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.error(f"warning: {warning}")
     ctx.out(
         f"imported {report.source}: {plural(report.notes_created, 'note')} created, {report.notes_updated:,} "
-        f"updated, {report.notes_unchanged:,} unchanged; {plural(report.notebooks_created, 'notebook')} and "
-        f"{plural(report.resources_added, 'attachment')} added"
+        f"updated, {report.notes_unchanged:,} unchanged{_also(report)}; "
+        f"{plural(report.notebooks_created, 'notebook')} and {plural(report.resources_added, 'attachment')} added"
     )
     return 0
+
+
+def _also(report: ImportReport) -> str:
+    """The summary's words for the notes an import did not simply create, update or leave."""
+    parts = []
+    if report.notes_kept:
+        parts.append(
+            f"{report.notes_kept:,} kept as edited in noted (their files unchanged since the last import)"
+        )
+    if report.conflict_copies:
+        copies = "conflict copy" if report.conflict_copies == 1 else "conflict copies"
+        parts.append(
+            f"{report.conflict_copies:,} {copies} made (file and note both changed since the last import)"
+        )
+    if report.notes_trashed:
+        parts.append(f"{report.notes_trashed:,} skipped (in the trash)")
+    return "".join(f", {p}" for p in parts)
 
 
 def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -84,9 +105,10 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
                 "removed": [{"path": u.path, "changed": u.changed} for u in report.removed],
                 "kept": list(report.kept),
                 "encrypted": report.encrypted,
+                "missing": list(report.missing),
             }
         )
-        return 0
+        return ExitCode.EXPORT_INCOMPLETE if report.missing else 0
     for gone in report.removed:
         what = "changed since the last export" if gone.changed else "not written by noted"
         ctx.error(f"--force: deleted {shown(gone.path)} ({what})")
@@ -99,8 +121,15 @@ def cmd_export(args: argparse.Namespace, ctx: CliContext) -> int:
             f"warning: left out {plural(report.encrypted, 'note')} that Joplin holds encrypted and has not "
             "decrypted yet (give Joplin the master password, let it decrypt, then export again)"
         )
+    for line in report.missing:
+        ctx.error(f"warning: left out {line}")
     ctx.out(
         f"exported {plural(report.notes, 'note')} in {plural(report.notebooks, 'notebook')} and "
         f"{plural(report.resources, 'attachment')} to {report.target}"
+        + (
+            f"; {plural(len(report.missing), 'attachment')} left out, its file missing"
+            if report.missing
+            else ""
+        )
     )
-    return 0
+    return ExitCode.EXPORT_INCOMPLETE if report.missing else 0

@@ -5,7 +5,8 @@ The scheme (documented in the README's "Exit codes"):
 - ``0`` done; ``1`` refused (a note that is not there, nothing to restore…);
   ``2`` bad input or usage (argparse's own code too), invalid UTF-8 and settings included.
 - ``3`` a save met a note that changed meanwhile (both sides kept); ``4`` ``noted ask`` declined
-  a write the assistant asked for; ``5``–``9``: kept for other outcomes of single commands.
+  a write the assistant asked for; ``5`` ``noted export`` wrote every note but left out attachments
+  whose files are missing; ``6``–``9``: kept for other outcomes of single commands.
 - ``10``–``19``: storage faults, one code each, so a script can react (free space, fix
   permissions, restore a backup) without parsing messages.
 - ``70`` internal error (a bug; the stack is in ``noted.log``), as in BSD's ``sysexits.h``;
@@ -41,6 +42,8 @@ class ExitCode(enum.IntEnum):
     """``noted edit`` met a note that changed meanwhile and kept both sides."""
     WRITE_DECLINED = 4
     """``noted ask``: a write the assistant asked for was declined (no terminal and no ``--yes``, or a no)."""
+    EXPORT_INCOMPLETE = 5
+    """``noted export`` wrote every note, but some attachments had no file to copy (each named)."""
     FOLDER_NOT_WRITABLE = 10
     DATABASE_READ_ONLY = 11
     DISK_FULL = 12

@@ -38,7 +38,7 @@ import merge3
 from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
 from noted.store.protocol import Store
-from noted.store.revisions import labelled
+from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.sync import SyncConflicts
 
 CONFLICTS = "Conflicts"
@@ -47,8 +47,6 @@ KEPT_MINE = "kept: mine"
 """The label of the revision holding the person's side of a settled conflict."""
 MERGED = "merged"
 """The label of the revision that a merge of both sides made current."""
-COPY = "conflict copy"
-"""The label of a conflict copy's first revision."""
 IN_TRASH = " The note stays in the trash."
 """Said after a choice that leaves the person's text in (the history of) a note in the trash; the
 front end adds how to restore it."""
@@ -223,12 +221,6 @@ def _save_then(store: Store, conflict: Conflict, final: tuple[str, str], actor: 
                 actor=actor,
                 base_updated_time=mine.updated_time,
             )
-
-
-def copy_title(title: str, when: int) -> str:
-    """The title of a conflict copy of a note titled ``title``, made at ``when`` (ms)."""
-    stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
-    return f"{title} (conflict copy {stamp})"
 
 
 def copy_body(original: Note, body: str, when: int, *, gone: bool = False, trashed: bool = False) -> str:

@@ -116,7 +116,11 @@ class Finder:
             found = HybridSearch(self.keyword, self._semantic).search(
                 query, limit=limit + offset, note_ids=scope, relevance=close, translate=translate
             )
-        coverage = None if found.reading.keyword_only else self._coverage(scope)
+        coverage = (
+            None
+            if found.reading.keyword_only or not _has_words(self.keyword, query)
+            else self._coverage(scope)
+        )
         hits = self._with_notebooks(found.hits)
         return Results(hits[offset:], found.reading, len(hits), offset, coverage=coverage)
 
@@ -193,3 +197,11 @@ class Finder:
         return tuple(
             h if h.notebook else dataclasses.replace(h, notebook=titles.get(h.notebook_id, "")) for h in hits
         )
+
+
+def _has_words(keyword: KeywordSearch, query: str) -> bool:
+    """Whether ``query`` has a part searched by meaning: filters alone are listed by keyword,
+    so how much of the notes the index covers does not matter to them."""
+    from noted.search.hybrid import split_query
+
+    return bool(split_query(keyword.parse(query)).text)

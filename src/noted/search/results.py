@@ -119,7 +119,10 @@ class Results:
     hits: tuple[Hit, ...]
     reading: Reading
     total: int
-    """Notes matched in all: before ``limit`` and ``offset`` by keyword, else ``len(hits)``."""
+    """Notes matched: by keyword, all of them (whatever ``limit`` and ``offset``); by meaning or
+    both, those ranked up to the page's end (``offset`` + the hits shown, at most ``offset`` +
+    ``limit``), which is all of them when fewer matched. Either way a page has more after it only
+    when ``offset`` + the hits shown is less than this."""
     offset: int = 0
     suggestion: str = ""
     """By keyword, when nothing matched: the query with its misspelt words corrected, or ""."""

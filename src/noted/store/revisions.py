@@ -17,11 +17,14 @@ How revisions are stored, read and thinned, for both stores, is ``noted.store.hi
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
 
 BURST_MS = 10 * 60 * 1000
+COPY = "conflict copy"
+"""The label of a conflict copy's first revision."""
 
 _LABEL: ContextVar[str] = ContextVar("revision_label", default="")
 
@@ -91,3 +94,9 @@ class SessionBursts:
                 self._last.pop(note_id, None)
             else:
                 self._last[note_id] = (session, revision_id, time)
+
+
+def copy_title(title: str, when: int) -> str:
+    """The title of a conflict copy of a note titled ``title``, made at ``when`` (ms)."""
+    stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
+    return f"{title} (conflict copy {stamp})"

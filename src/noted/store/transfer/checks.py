@@ -8,6 +8,8 @@ when there is one. File names that are not valid UTF-8 are refused too: they wou
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
 
 from noted.errors import InvalidInputError, NotUtf8Error
 from noted.store.rules import MAX_BODY, clean_title
@@ -30,6 +32,23 @@ def shown(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def check_apart(path: Path, keep_out: Sequence[tuple[Path, str]], *, doing: str) -> None:
+    """Refuse a folder to import or export (``doing``: "import", "export to") inside one of the
+    ``keep_out`` folders, or holding one: exported into the Markdown folder, the export's files
+    became notes, doubling at each export, and imported from it, every note and attachment was
+    copied beside itself; into the profile, an export would lie among the files noted keeps there;
+    and a replacement with ``--force`` deletes what a previous export holds, a folder inside it
+    included."""
+    where = path.resolve()
+    for folder, what in keep_out:
+        root = folder.resolve()
+        if where.is_relative_to(root):
+            place = f"is {what}" if where == root else f"is inside {what} {root}"
+            raise TransferError(f"{path} {place}; {doing} a folder outside it")
+        if root.is_relative_to(where):
+            raise TransferError(f"{path} holds {what} {root}; {doing} a folder outside it")
 
 
 def check_utf8_name(rel: str) -> None:

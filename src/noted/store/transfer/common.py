@@ -246,7 +246,17 @@ def key_line(yaml_text: str, key: str) -> int:
     return 2
 
 
-_ALIASES = {"source": "source_url", "due": "todo_due"}
+TODO_KEYS = {"todo": ("todo", "is_todo"), "due": ("due", "todo_due"), "done": ("done", "todo_completed")}
+"""Each to-do field's front-matter keys, read by import and the Markdown folder alike: the
+folder's own first (it writes the first when the file has none of them), then an export's."""
+JOPLIN_DONE = "completed?"
+"""Joplin's "Markdown + Front Matter" export marks a to-do ``completed?: no`` (or ``yes``)."""
+_ALIASES = {
+    "source": "source_url",
+    **{key: keys[-1] for keys in TODO_KEYS.values() for key in keys[:-1]},
+    JOPLIN_DONE: "todo_completed",
+}
+"""Front-matter keys that name a field by another name."""
 
 
 def _field(key: str, value: object) -> object:
@@ -273,6 +283,8 @@ def _field(key: str, value: object) -> object:
         if value in (0, 1) or isinstance(value, bool):
             return bool(value)
         raise ValueError("expected true or false")
+    if key == "todo_completed" and isinstance(value, bool):
+        return 1 if value else 0  # done, when is not said (as the Markdown folder keeps it)
     return to_ms(value)
 
 
@@ -307,4 +319,6 @@ def parse_note_file(text: str, label: str) -> tuple[FrontMatter, str]:
         except (ValueError, TypeError, OverflowError) as exc:
             line = key_line(yaml_text, str(raw_key))
             raise TransferError(f'{label}: line {line}: bad value for "{raw_key}": {exc}') from exc
+    if JOPLIN_DONE in data:
+        fields.setdefault("is_todo", True)  # only a to-do has the key
     return FrontMatter(**fields), body  # type: ignore[arg-type]

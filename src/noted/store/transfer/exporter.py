@@ -25,6 +25,7 @@ from noted.errors import NotFoundError
 from noted.markdown import link_spans, linked_ids, replace_spans
 from noted.models import Folder, Note, Resource, now_ms
 from noted.store.protocol import HasFileLinks, HasNotesFolder, Store
+from noted.store.transfer.checks import check_apart
 from noted.store.transfer.common import (
     EXPORT_MARKER,
     NOTEBOOK_MARKER,
@@ -60,6 +61,9 @@ class ExportReport:
     (this one, or one that was killed) could not put back because the new export has a file there."""
     encrypted: int = 0
     """Notes left out: Joplin holds them encrypted and has not decrypted them yet (``NoteMeta.encrypted``)."""
+    missing: tuple[str, ...] = ()
+    """Attachments left out as the profile has no file for them: a line each, naming it and where
+    its file should be. The notes linking them are exported, their links leading nowhere."""
 
 
 @dataclass
@@ -72,21 +76,6 @@ class _Plan:
     """Resource id → the resource and its path relative to the target."""
 
 
-def _check_apart(target: Path, keep_out: Sequence[tuple[Path, str]]) -> None:
-    """Refuse a target inside one of the ``keep_out`` folders (or holding one): exported into the
-    Markdown folder, the export's files became notes, doubling at each export; into the profile,
-    it would lie among the files noted keeps there; and a replacement with ``--force`` deletes
-    what a previous export holds, a folder inside it included."""
-    where = target.resolve()
-    for folder, what in keep_out:
-        root = folder.resolve()
-        if where.is_relative_to(root):
-            place = f"is {what}" if where == root else f"is inside {what} {root}"
-            raise TransferError(f"{target} {place}; export to a folder outside it")
-        if root.is_relative_to(where):
-            raise TransferError(f"{target} holds {what} {root}; export to a folder outside it")
-
-
 def _check_target(target: Path, force: bool) -> tuple[Path, list[Unknown]]:
     """The resolved target and the unknown files a forced replacement deletes.
 
@@ -96,6 +85,9 @@ def _check_target(target: Path, force: bool) -> tuple[Path, list[Unknown]]:
     if not target.exists():
         if target.is_symlink():
             raise TransferError(f"{target} is a broken symbolic link")
+        above = next((p for p in target.absolute().parents if p.exists()), None)
+        if above is not None and not above.is_dir():
+            raise TransferError(f"{above} is a file, not a folder; export to a folder")
         return target.absolute(), []
     root = target.resolve()
     if not root.is_dir():
@@ -206,8 +198,10 @@ def _note_text(note: Note, tags: list[str], own_path: str, plan: _Plan) -> str:
     return dump_front_matter(fields) + _rewrite(note.body, own_path, plan)
 
 
-def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], plan: _Plan) -> None:
+def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], plan: _Plan) -> list[str]:
+    """Write the export into ``stage``; returns a line for each attachment whose file is missing."""
     written: dict[str, str] = {}
+    missing: list[str] = []
 
     def put(rel: str, text: str) -> None:
         data = text.encode("utf-8")
@@ -232,10 +226,15 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
         try:
             shutil.copyfile(store.resource_path(resource.id), stage / rel)
         except FileNotFoundError:
-            (stage / rel).write_bytes(store.read_resource(resource.id))  # raises a clear NotFoundError
+            try:
+                (stage / rel).write_bytes(store.read_resource(resource.id))
+            except NotFoundError as exc:  # a damaged profile: export is how its notes are rescued
+                missing.append(f'the attachment "{resource.title}" ({exc.message})')
+                continue
         written[rel] = file_hash(stage / rel)
     # Last, so a staged folder without its manifest is never taken for a finished export.
     (stage / EXPORT_MARKER).write_text(manifest_text(iso_utc(now_ms()), written), encoding="utf-8")
+    return missing
 
 
 def export_markdown(
@@ -256,7 +255,7 @@ def export_markdown(
     """
     if isinstance(store, HasNotesFolder):
         keep_out = [(store.notes_folder(), "the Markdown folder"), *keep_out]
-    _check_apart(target, keep_out)
+    check_apart(target, keep_out, doing="export to")
     kept = sweep(target.resolve() if target.exists() else target.absolute())
     root, unknown = _check_target(target, force)
     folders = store.list_folders()
@@ -276,7 +275,7 @@ def export_markdown(
             f"cannot write next to {target}: {exc.strerror or exc}; export to a folder you can write in"
         ) from exc
     try:
-        _write(stage, store, folders, notes, plan)
+        missing = _write(stage, store, folders, notes, plan)
         left = swap_in(staging, agreed)
     except OSError as exc:
         raise TransferError(f"cannot write the export to {target}: {exc.strerror or exc}") from exc
@@ -285,5 +284,12 @@ def export_markdown(
     if left:
         kept.append(str(staging.old))
     return ExportReport(
-        root, len(folders), len(notes), len(plan.resources), tuple(unknown), tuple(kept), encrypted
+        root,
+        len(folders),
+        len(notes),
+        len(plan.resources) - len(missing),
+        tuple(unknown),
+        tuple(kept),
+        encrypted,
+        tuple(missing),
     )

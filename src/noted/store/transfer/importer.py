@@ -9,13 +9,17 @@ slice leaves the profile as it was, and after a later one every note kept is who
 error says how far the import got. A re-import matches what is already there (``matching.py``:
 a note by its front-matter ``id``, else the note an import of the same file made, else by notebook
 and title): an unchanged note is left alone, a changed one updated, none duplicated, so importing
-the folder again finishes an import that stopped.
+the folder again finishes an import that stopped. What the last import wrote of a file is the
+note's newest revision by the ``import`` actor: a file whose text is still that leaves the note's
+text as it is (edits made in noted since are kept); a file changed since whose note was edited
+too becomes a conflict copy beside the note, which keeps its text.
 Everything is written with the ``import`` actor.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import mimetypes
 import re
 import time
@@ -26,6 +30,7 @@ from pathlib import Path
 from noted.errors import NotedError
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
 from noted.store.protocol import ReadsNotesFromText, Store
+from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.transfer.common import read_regular, tags_by_note
 from noted.store.transfer.scan import Progress, Scan, ScanFile, scan_folder
 from noted.wording import plural
@@ -52,6 +57,12 @@ class ImportReport:
     notes_unchanged: int
     resources_added: int
     warnings: tuple[str, ...] = ()
+    notes_kept: int = 0
+    """Notes whose file is as the last import left it, their text edited in noted since: kept."""
+    conflict_copies: int = 0
+    """Files changed since the last import whose note was edited too: each made a conflict copy."""
+    notes_trashed: int = 0
+    """Files whose note is in the trash: skipped (a warning line names each)."""
 
 
 def _wanted(
@@ -130,8 +141,12 @@ def _final_body(body: str, tokens: dict[str, str]) -> str:
 
 
 def _create(store: Store, file: ScanFile, parent_id: str, body: str) -> None:
+    store.create_note(_draft(file, parent_id, body), actor=ACTOR_IMPORT)
+
+
+def _draft(file: ScanFile, parent_id: str, body: str) -> NoteDraft:
     front = file.front
-    draft = NoteDraft(
+    return NoteDraft(
         title=file.title,
         body=body,
         parent_id=parent_id,
@@ -144,24 +159,67 @@ def _create(store: Store, file: ScanFile, parent_id: str, body: str) -> None:
         user_updated_time=front.updated or file.mtime,
         tags=front.tags or (),
     )
-    store.create_note(draft, actor=ACTOR_IMPORT)
+
+
+def _last_import(store: Store, note_id: str) -> tuple[str, str] | None:
+    """The title and body the last import wrote to the note (its newest ``import`` revision), or
+    None when no import wrote it (or that revision was thinned away)."""
+    for revision in store.note_history(note_id):  # newest first
+        if revision.actor == ACTOR_IMPORT:
+            return revision.title, revision.body
+    return None
+
+
+def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
+    """Save the file's text as a conflict copy of ``old``, in its notebook: both changed since the
+    last import, and neither may be lost. False when an earlier import made that copy already."""
+    link_text = old.title.replace("[", "\\[").replace("]", "\\]")
+    header = (
+        f"> Conflict copy of [{link_text}](:/{old.id}), imported from {file.rel}: the file changed since "
+        "the last import and the note was edited in noted meanwhile. Merge what you need, then delete this note."
+    )
+    draft = dataclasses.replace(
+        _draft(file, old.parent_id, f"{header}\n\n{body}"),
+        id=None,
+        title=copy_title(file.title, int(time.time() * 1000)),
+    )
+    start = f"{file.title} (conflict copy "
+    metas = [m.id for m in store.list_notes(folder_id=old.parent_id) if m.title.startswith(start)]
+    for note in store.get_notes(metas):
+        read = store.as_read(note.id, draft) if isinstance(store, ReadsNotesFromText) else draft
+        if note.body == read.body:
+            return False
+    with labelled(COPY):
+        store.create_note(draft, actor=ACTOR_IMPORT)
+    return True
 
 
 def _apply(
     store: Store, file: ScanFile, parent_id: str, body: str, tags: dict[str, list[str]], warnings: list[str]
 ) -> str:
-    """Create, update or leave the file's note; returns which of the three it did."""
+    """Create, update or leave the file's note, or copy the file's text beside it; returns which
+    ("created", "updated", "unchanged", "kept": the note's edits since the last import, "copied",
+    "trashed": skipped)."""
     old = file.existing
     if old is None:
         _create(store, file, parent_id, body)
         return "created"
     if old.is_trashed:
         warnings.append(
-            f"{file.rel}: its note is in the trash; restore it (noted restore {old.id[:8]}) first"
+            f"{file.rel}: its note is in the trash, so it was skipped; restore it (noted restore {old.id[:8]}) "
+            "and import again"
         )
-        return "unchanged"
+        return "trashed"
     wanted = _wanted(store, file, old, parent_id, body, tags.get(old.id, []))
     patch = _patch(wanted, old)
+    kept = False
+    if patch is not None and (patch.title is not None or patch.body is not None):
+        base = _last_import(store, old.id)
+        if base is not None and (old.title, old.body) != base:  # edited in noted since
+            if (wanted.title, wanted.body) != base:
+                return "copied" if _copy(store, file, old, body) else "unchanged"  # copied before
+            wanted = dataclasses.replace(wanted, title=old.title, body=old.body)
+            patch, kept = _patch(wanted, old), True
     add, remove = _tag_changes(wanted, tags.get(old.id, []))
     if patch is not None:
         store.update_note(old.id, patch, actor=ACTOR_IMPORT)
@@ -169,7 +227,9 @@ def _apply(
         store.tag_note(old.id, add, actor=ACTOR_IMPORT)
     if remove:
         store.untag_note(old.id, remove, actor=ACTOR_IMPORT)
-    return "unchanged" if patch is None and not add and not remove else "updated"
+    if patch is None and not add and not remove:
+        return "kept" if kept else "unchanged"
+    return "updated"
 
 
 def import_markdown(store: Store, source: Path, *, progress: Progress | None = None) -> ImportReport:
@@ -188,7 +248,7 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
     warnings = list(scan.warnings)
     tags = tags_by_note(store) if any(f.existing for f in scan.files) else {}
     tokens: dict[str, str] = {}
-    counts = {"created": 0, "updated": 0, "unchanged": 0}
+    counts = {"created": 0, "updated": 0, "unchanged": 0, "kept": 0, "copied": 0, "trashed": 0}
     folder_ids: dict[str, str] = {}
     folders_created = 0
     done = 0
@@ -232,6 +292,9 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
         counts["unchanged"],
         len(tokens),
         tuple(warnings),
+        notes_kept=counts["kept"],
+        conflict_copies=counts["copied"],
+        notes_trashed=counts["trashed"],
     )
 
 

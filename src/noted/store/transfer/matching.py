@@ -11,12 +11,15 @@ file's first, else the oldest, so each file finds the same note every time. Noth
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from noted.errors import NotFoundError
 from noted.models import Note, new_id
+from noted.store.transfer.common import safe_name
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,7 +34,8 @@ def import_id(root: Path, rel: str) -> str:
 
 
 def match_dirs(scan: Scan) -> None:
-    """Match each directory to a notebook: by its marker's id, else by parent and title."""
+    """Match each directory to a notebook: by its marker's id, else by parent and title (else
+    by the name a folder of that title has)."""
     live = [f for f in scan.store.list_folders() if not f.is_trashed]
     by_id = {f.id: f for f in live}
     for key in sorted(scan.dirs, key=lambda k: (k.count("/") if k else -1, k)):
@@ -44,7 +48,10 @@ def match_dirs(scan: Scan) -> None:
             parent_id = scan.dirs[entry.parent_key].folder_id
         if parent_id is None:
             continue  # under a notebook still to be created: nothing to match
-        same = [f for f in live if f.parent_id == parent_id and f.title == entry.title]
+        here = [f for f in live if f.parent_id == parent_id]
+        same = [f for f in here if f.title == entry.title]
+        # A Markdown folder titles a notebook by its folder's name, made safe ("A:B" is "A_B").
+        same = same or [f for f in here if safe_name(f.title) == safe_name(entry.title)]
         entry.folder_id = same[0].id if same else None
 
 
@@ -63,6 +70,7 @@ def match_notes(scan: Scan) -> None:
     """Match each file to a note: by front-matter id, else the note its import made, else by title
     (no two files having one id: ``shared_ids``)."""
     claimed: dict[str, str] = {}
+    _drop_ids_of_other_items(scan)
     for file in scan.files:
         note_id = file.front.id
         if note_id is not None:
@@ -82,6 +90,40 @@ def match_notes(scan: Scan) -> None:
                 file.existing = _by_title(scan, file, by_folder, claimed, same_body=same_body)
     for file in scan.files:
         file.note_id = file.existing.id if file.existing else file.front.id or file.note_id or new_id()
+
+
+def _drop_ids_of_other_items(scan: Scan) -> None:
+    """Forget a front-matter id that is a notebook's, an attachment's or a tag's (in the store, or a
+    notebook of the folder), with a warning: the note it made took that item's id, and an export
+    then wrote links to the item as links to the note."""
+    markers = {d.marker_id for d in scan.dirs.values() if d.marker_id is not None}
+    for file in scan.files:
+        item_id = file.front.id
+        if item_id is None or _get(scan, item_id) is not None:
+            continue
+        what = "notebook" if item_id in markers else _other_kind(scan, item_id)
+        if what is not None:
+            article = "an" if what[0] in "aeiou" else "a"
+            scan.warnings.append(
+                f'{file.rel}: its id "{item_id}" is {article} {what}\'s; the note gets an id of its own'
+            )
+            file.front = dataclasses.replace(file.front, id=None)
+
+
+def _other_kind(scan: Scan, item_id: str) -> str | None:
+    """What item other than a note has the id ``item_id`` in the store, if any."""
+    kinds: tuple[tuple[str, Callable[[str], object]], ...] = (
+        ("notebook", scan.store.get_folder),
+        ("attachment", scan.store.get_resource),
+        ("tag", scan.store.get_tag),
+    )
+    for what, get in kinds:
+        try:
+            get(item_id)
+        except NotFoundError:
+            continue
+        return what
+    return None
 
 
 def _get(scan: Scan, note_id: str) -> Note | None:

@@ -69,7 +69,9 @@ class Staging:
         return self.root.parent / f".{_short(self.root.name)}.noted-{self.token}.lock"
 
     def begin(self) -> Path:
-        """Take the lock, then make the staging folder (with the permissions its place would have).
+        """Take the lock, then make the staging folder: with the permissions of the export it
+        replaces, else as any new folder is made (under the umask). Never the parent's: under
+        ``/tmp`` (1777) that made the export writable by every user, who could plant notes in it.
 
         Raises:
             OSError: no file can be made beside the target. The lock file is made here first, as
@@ -79,7 +81,8 @@ class Staging:
         self._lock = FileLock(self.lock_path)
         self._lock.acquire(timeout=_LOCK_WAIT_S)  # the name is this export's own: nobody else holds it long
         self.stage.mkdir()
-        self.stage.chmod((self.root if self.root.exists() else self.root.parent).stat().st_mode & 0o7777)
+        if self.root.is_dir():
+            self.stage.chmod(self.root.stat().st_mode & 0o7777)
         return self.stage
 
     def end(self) -> None:

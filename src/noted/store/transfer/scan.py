@@ -22,9 +22,9 @@ import yaml
 from noted.errors import InvalidInputError, NotFoundError, NotUtf8Error
 from noted.markdown import link_spans, replace_spans
 from noted.models import Note, NoteDraft
-from noted.store.protocol import ReadsNotesFromText, Store
+from noted.store.protocol import HasNotesFolder, ReadsNotesFromText, Store
 from noted.store.rules import MAX_TITLE
-from noted.store.transfer.checks import check_note, check_title, check_utf8_name, shown
+from noted.store.transfer.checks import check_apart, check_note, check_title, check_utf8_name, shown
 from noted.store.transfer.common import (
     EXPORT_MARKER,
     NOTE_SUFFIXES,
@@ -258,8 +258,12 @@ def scan_folder(store: Store, source: Path, *, progress: Progress | None = None)
     ``progress``, when given, is told ``("reading", files read, None)`` and then
     ``("checking", files checked, files)``.
     """
+    if not source.exists():
+        raise TransferError(f"{source} does not exist; give the folder to import")
     if not source.is_dir():
-        raise TransferError(f"{source} is not a folder")
+        raise TransferError(f"{source} is not a folder; give the folder to import")
+    if isinstance(store, HasNotesFolder):
+        check_apart(source, [(store.notes_folder(), "the Markdown folder")], doing="import")
     scan = Scan(store, source.resolve(), progress=progress)
     is_export = (scan.root / EXPORT_MARKER).is_file()
     _walk(scan, is_export)

@@ -13,7 +13,7 @@ from noted.errors import InvalidInputError, NotFoundError
 from noted.models import Note
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import Database
-from noted.store.transfer.common import safe_name
+from noted.store.transfer.common import TODO_KEYS, safe_name
 from noted.store.vault.attachments import Attachments
 from noted.store.vault.files import (
     ABSENT,
@@ -27,7 +27,7 @@ from noted.store.vault.files import (
 )
 from noted.store.vault.follow import Follower, put_note
 from noted.store.vault.ledger import Ledger, NoteFile
-from noted.store.vault.text import SOURCE_KEYS, TODO_KEYS, FileText, yaml_time
+from noted.store.vault.text import SOURCE_KEYS, FileText, yaml_time
 from noted.store.vault.trash import in_trash, trashed_copy
 
 T = TypeVar("T")

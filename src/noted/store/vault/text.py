@@ -28,11 +28,9 @@ import yaml
 from noted.errors import InvalidInputError
 from noted.markdown import code_ranges
 from noted.store.rules import read_title
-from noted.store.transfer.common import dump_yaml, iso_utc, key_line, load_yaml, safe_name, to_ms
+from noted.store.transfer.common import TODO_KEYS, dump_yaml, iso_utc, key_line, load_yaml, safe_name, to_ms
 
 BOM = "\ufeff"
-TODO_KEYS = {"todo": ("todo", "is_todo"), "due": ("due", "todo_due"), "done": ("done", "todo_completed")}
-"""Each to-do field's front-matter keys: the first is written when the file has none of them."""
 SOURCE_KEYS = ("source", "source_url")
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
