@@ -35,7 +35,6 @@ from urllib.parse import quote, unquote
 
 from noted.errors import NotFoundError
 from noted.markdown import (
-    MD_LINK,
     NOTE_SUFFIXES,
     WIKI_LINK,
     LinkSpan,
@@ -58,7 +57,6 @@ if TYPE_CHECKING:
 
 APP_SETTINGS = ".obsidian/app.json"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_ID_TARGET = re.compile(r"(\]\(\s*)<?:/([0-9a-fA-F]{32})>?")
 _SIZE = re.compile(r"^\s*\d+(?:\s*x\s*\d+)?\s*$")
 """An embed's ``|alias`` that is an image size (``![[a.png|200]]``, ``|100x80``), not a text."""
 
@@ -85,9 +83,9 @@ def written_targets(body: str) -> list[tuple[str, bool]]:
     found: list[tuple[int, str, bool]] = []
     for match in WIKI_LINK.finditer(body) if "[[" in body else ():
         found.append((match.start(), match.group(2).strip(), True))
-    for match in MD_LINK.finditer(body) if "](" in body else ():
-        if path := _md_path(match.group(1)):
-            found.append((match.start(), path, False))
+    for span in link_spans(body, in_code=True) if "](" in body or "=" in body or "]:" in body else ():
+        if path := _md_path(span.target):
+            found.append((span.start, path, False))
     return [(path, wiki) for _, path, wiki in sorted(found) if _is_file(path)]
 
 
@@ -241,14 +239,13 @@ class Attachments:
         if not paths:
             return body
         folder = note_rel.rpartition("/")[0] or "."
-
-        def target(match: re.Match[str]) -> str:
-            path = paths.get(match.group(2).lower())
-            if path is None:
-                return match.group(0)
-            return match.group(1) + quote(posixpath.relpath(path, folder), safe="/")
-
-        return _ID_TARGET.sub(target, body)
+        replacements: list[tuple[LinkSpan, str]] = []
+        for span in link_spans(body):  # every form: inline, HTML, reference, ``<:/id>``
+            raw = span.target.strip().removeprefix("<").removesuffix(">")
+            path = paths.get(raw[2:34].lower()) if raw.startswith(":/") else None
+            if path is not None:
+                replacements.append((span, quote(posixpath.relpath(path, folder), safe="/") + raw[34:]))
+        return replace_spans(body, replacements)
 
     def rebased(self, body: str, old_rel: str, new_rel: str, *, moving: str = "") -> str:
         """``body`` of a note whose file moves from ``old_rel`` to ``new_rel``, each relative Markdown
@@ -256,7 +253,7 @@ class Attachments:
         from the new one; links into ``moving`` (a folder moved with the note) are left alone, as
         are links from the root, wiki links (found by name) and URLs."""
         old, new = old_rel.rpartition("/")[0], new_rel.rpartition("/")[0]
-        if old == new or "](" not in body and "=" not in body:
+        if old == new or "](" not in body and "=" not in body and "]:" not in body:
             return body
 
         def led_to(target: str) -> str:

@@ -1,0 +1,84 @@
+"""Links through import and export: every link form noted reads (inline, HTML ``src``/``href``,
+reference definitions, ``<…>`` autolinks) becomes a path in a Markdown folder's files and in an
+export, and an attachment found through any of them is imported; the vault is a real folder under
+real ``git``, so "only these bytes changed" is what ``git`` says."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from tests.support.cli import Cli
+from tests.support.vaults import git
+
+_ID = re.compile(r":/[0-9a-f]{32}")
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "profile", capsys)
+
+
+def _vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    git(vault, "init", "-q")
+    return vault
+
+
+def test_an_import_into_a_markdown_folder_writes_paths_for_every_link_form(cli: Cli, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "pic.jpg").write_bytes(b"pic")
+    # a.md is written before z.md: its links to z.md (and to itself) are forward links.
+    (src / "a.md").write_text(
+        'see <img src="pic.jpg"> and [later](z.md) and [l2](z.md#h) and [me](a.md) and [r]\n\n[r]: z.md\n'
+    )
+    (src / "z.md").write_text("# h\nzed\n")
+    vault = _vault(tmp_path)
+    v = ("--vault", str(vault))
+    cli.ok("import", str(src), *v)
+    text = (vault / "src" / "a.md").read_text()
+    # Before: '<img src=":/c781…">', '[later](:/36ba…)', '[r]: :/36ba…': noted's ids in the person's file.
+    assert _ID.search(text) is None, text
+    assert text.endswith(
+        'see <img src="../pic.jpg"> and [later](h.md) and [l2](h.md#h) and [me](a.md) and [r]\n\n[r]: h.md\n'
+    )
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "imported")
+    for _ in range(2):  # before: each import added another copy of the HTML-linked file and "1 updated"
+        assert "0 updated, 2 unchanged" in cli.ok("import", str(src), *v).out
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_an_html_link_to_an_id_appended_in_a_markdown_folder_becomes_a_path(cli: Cli, tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    (vault / "a.md").write_text("# A\n")
+    (vault / "c.md").write_text("# C\n")
+    v = ("--vault", str(vault))
+    c_id = cli.json("show", "C", *v)["id"]
+    cli.ok("edit", "A", "--append", f'<a href=":/{c_id}">c</a> <:/{c_id}>', *v)
+    assert (vault / "a.md").read_text().endswith('<a href="c.md">c</a> [c.md](c.md)\n')
+
+
+def test_reference_links_and_autolinks_survive_import_and_export(cli: Cli, tmp_path: Path) -> None:
+    src = tmp_path / "rs"
+    src.mkdir()
+    (src / "report.pdf").write_bytes(b"PDF")
+    (src / "n.md").write_text("Read [the report][r].\n\n[r]: report.pdf\n")
+    # Before: "0 attachments added", and the definition kept naming a file the profile lacks.
+    assert "1 attachment added" in cli.ok("import", str(src)).out
+    store = cli.store()
+    try:
+        (resource,) = store.list_resources()
+    finally:
+        store.close()
+    assert cli.json("show", "n")["body"] == f"Read [the report][r].\n\n[r]: :/{resource.id}\n"
+    cli.ok("edit", "n", "--append", f"Also <:/{resource.id}>.")
+    cli.ok("export", str(tmp_path / "out"))
+    (exported,) = (tmp_path / "out").rglob("n.md")
+    text = exported.read_text()
+    # Before: both kept ":/id", which leads nowhere outside noted.
+    assert _ID.search(text.partition("\n---\n")[2]) is None, text
+    assert "[r]: ../_resources/" in text and "Also [" in text
