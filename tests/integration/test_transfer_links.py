@@ -82,3 +82,22 @@ def test_reference_links_and_autolinks_survive_import_and_export(cli: Cli, tmp_p
     # Before: both kept ":/id", which leads nowhere outside noted.
     assert _ID.search(text.partition("\n---\n")[2]) is None, text
     assert "[r]: ../_resources/" in text and "Also [" in text
+
+
+def test_wiki_and_markdown_links_between_notes_of_a_markdown_folder_survive_export_and_import(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = _vault(tmp_path)
+    (vault / "main.md").write_text("See [[other]], [[other#Sec|alias]], [md](other.md) and ![[other]].\n")
+    (vault / "other.md").write_text("# Other title\n\n## Sec\n")
+    cli.ok("export", str(tmp_path / "out"), "--vault", str(vault))
+    (main,) = (tmp_path / "out").rglob("main.md")
+    # Before: "[[other]]" was left as it was, and the export's file is "Other title.md".
+    assert main.read_text().endswith(
+        "See [other](Other%20title.md), [alias](Other%20title.md#Sec), [md](Other%20title.md)"
+        " and [other](Other%20title.md).\n"
+    )
+    fresh = Cli(tmp_path / "fresh", capsys)
+    fresh.ok("import", str(tmp_path / "out"))
+    outgoing = fresh.json("links", "main")["outgoing"]
+    assert [(link["title"], bool(link["broken"])) for link in outgoing] == [("Other title", False)] * 4

@@ -142,7 +142,8 @@ def _plan_dirs(folders: list[Folder]) -> dict[str, str]:
 
 
 def _all_notes(store: Store) -> tuple[list[Note], int]:
-    """The live notes, their links to attachments written ``:/id`` (a Markdown folder links by path),
+    """The live notes, their links to attachments and notes written ``:/id`` (a Markdown folder links
+    by path and by name),
     and how many were left out as Joplin has not decrypted them (their text is unknown)."""
     metas = store.list_notes()
     ids = [m.id for m in metas if not m.encrypted]
@@ -150,7 +151,7 @@ def _all_notes(store: Store) -> tuple[list[Note], int]:
     for i in range(0, len(ids), _BATCH):
         notes.extend(store.get_notes(ids[i : i + _BATCH]))
     if isinstance(store, HasFileLinks):
-        notes = [replace(n, body=store.body_with_ids(n.id, n.body)) for n in notes]
+        notes = [replace(n, body=store.body_with_ids(n.id, n.body, notes=True)) for n in notes]
     return notes, len(metas) - len(ids)
 
 

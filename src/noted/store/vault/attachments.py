@@ -50,6 +50,7 @@ from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
 from noted.store.vault.files import Skipped, content_hash
+from noted.store.vault.note_names import NoteNames
 from noted.store.vault.trash import in_trash
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class Attachments:
     def __init__(self, store: VaultCore) -> None:
         self.store = store
         self._names: dict[str, list[str]] | None = None
+        self.notes = NoteNames(store)
 
     def forget(self) -> None:
         """Files may have come or gone (a new batch of changes): list them again when needed."""
@@ -123,17 +125,18 @@ class Attachments:
                     (note_id, resource_id),
                 )
 
-    def with_ids(self, note_rel: str, body: str) -> str:
-        """``body`` (of the note ``note_rel``) with each link to a file that is an attachment written
-        ``:/id``, as the other backends keep it: Markdown links and images keep their text (their
-        target becomes ``:/id``), wiki links and embeds become Markdown ones (``![[a.png|200]]`` →
-        ``![a.png](:/id)``). Links in code, to notes, to nothing and to URLs stay as written."""
-        if "[[" not in body and "](" not in body and "=" not in body:
+    def with_ids(self, note_rel: str, body: str, *, notes: bool = False) -> str:
+        """``body`` (of the note ``note_rel``) with each link to a file that is an attachment (and with
+        ``notes``, to a note) written ``:/id``, as the other backends keep it: Markdown links and images keep their
+        text (their target becomes ``:/id``), wiki links and embeds become Markdown ones
+        (``![[a.png|200]]`` → ``![a.png](:/id)``, ``[[Other|see]]`` and ``![[Other]]`` → ``[see](:/id)``). Links in
+        code, to nothing and to URLs stay as written."""
+        if "[[" not in body and "](" not in body and "=" not in body and "]:" not in body:
             return body
         replacements: list[tuple[LinkSpan, str]] = []
         for span in link_spans(body):
             path = _md_path(span.target)
-            resource_id = self._id_of(note_rel, path, wiki=False) if _is_file(path) else None
+            resource_id = self._id_of(note_rel, path, wiki=False, notes=notes) if path else None
             if resource_id:
                 fragment = span.target.strip().removesuffix(">").partition("#")[2]
                 replacements.append((span, f":/{resource_id}{_fragment(fragment)}"))
@@ -149,8 +152,9 @@ class Attachments:
                 match.group(3),
                 match.group(4),
             )
-            resource_id = self._id_of(note_rel, path, wiki=True) if _is_file(path) else None
+            resource_id = self._id_of(note_rel, path, wiki=True, notes=notes) if path else None
             if resource_id:
+                embed = embed if _is_file(path) else ""  # (a note's embed: a link to it, in an export)
                 text = posixpath.basename(path) if alias is None or (embed and _SIZE.match(alias)) else alias
                 replacements.append(
                     (
@@ -160,7 +164,10 @@ class Attachments:
                 )
         return replace_spans(body, replacements)
 
-    def _id_of(self, note_rel: str, target: str, *, wiki: bool) -> str | None:
+    def _id_of(self, note_rel: str, target: str, *, wiki: bool, notes: bool = False) -> str | None:
+        """The id of the attachment, or (``notes``) of the note, a link leads to."""
+        if not _is_file(target):
+            return self.notes.find(note_rel, target, wiki=wiki) if notes else None
         path = self.find(note_rel, target, wiki)
         return None if path is None else self.store.ledger.file_at(path)
 
