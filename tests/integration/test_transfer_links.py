@@ -101,3 +101,30 @@ def test_wiki_and_markdown_links_between_notes_of_a_markdown_folder_survive_expo
     fresh.ok("import", str(tmp_path / "out"))
     outgoing = fresh.json("links", "main")["outgoing"]
     assert [(link["title"], bool(link["broken"])) for link in outgoing] == [("Other title", False)] * 4
+
+
+def test_an_export_imported_into_a_new_profile_keeps_attachment_names_and_ids(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "my photo.png").write_bytes(b"PNG")
+    (src / "n.md").write_text("See ![p](<my photo.png>).\n")
+    cli.ok("import", str(src))
+    store = cli.store()
+    try:
+        (before,) = store.list_resources()
+    finally:
+        store.close()
+    cli.ok("export", str(tmp_path / "out"))
+    # Before: "_resources/<id>.png", and the import into a new profile named it "<id>.png", a new id.
+    assert (tmp_path / "out" / "_resources" / before.id / "my photo.png").read_bytes() == b"PNG"
+    fresh = Cli(tmp_path / "fresh", capsys)
+    fresh.ok("import", str(tmp_path / "out"))
+    store = fresh.store()
+    try:
+        (after,) = store.list_resources()
+    finally:
+        store.close()
+    assert (after.id, after.filename, after.title) == (before.id, "my photo.png", "my photo.png")
+    assert fresh.json("show", "n")["body"] == f"See ![p](:/{before.id}).\n"

@@ -240,7 +240,14 @@ class ResourceStore(Protocol):
     """Attachments: files with an id that notes link as ``:/id``."""
 
     def add_resource(
-        self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str
+        self,
+        data: bytes,
+        *,
+        filename: str,
+        mime: str,
+        title: str = "",
+        actor: str,
+        resource_id: str | None = None,
     ) -> Resource: ...
     def get_resource(self, resource_id: str) -> Resource: ...
     def resource_path(self, resource_id: str) -> Path: ...

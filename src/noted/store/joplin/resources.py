@@ -26,9 +26,18 @@ class Resources:
         self.api = api
         self.cache_dir = cache_dir
 
-    def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
+    def add_resource(
+        self,
+        data: bytes,
+        *,
+        filename: str,
+        mime: str,
+        title: str = "",
+        actor: str,
+        resource_id: str | None = None,
+    ) -> Resource:
         name = attachment_name(filename)
-        resource_id = new_id()
+        resource_id = resource_id or new_id()
         mime = mime or "application/octet-stream"
         props = {"id": resource_id, "title": clean_title(title or name)}
         self._upload("POST", "/resources", resource_id, data, name, mime, props, actor)

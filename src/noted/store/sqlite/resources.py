@@ -42,11 +42,20 @@ class Resources:
         self.versions = versions
         self.steps = FileSteps(db, pending)
 
-    def add_resource(self, data: bytes, *, filename: str, mime: str, title: str = "", actor: str) -> Resource:
+    def add_resource(
+        self,
+        data: bytes,
+        *,
+        filename: str,
+        mime: str,
+        title: str = "",
+        actor: str,
+        resource_id: str | None = None,
+    ) -> Resource:
         name = attachment_name(filename)
         now = now_ms()
         resource = Resource(
-            id=new_id(),
+            id=resource_id or new_id(),
             title=clean_title(title or name),
             filename=name,
             mime=mime or "application/octet-stream",

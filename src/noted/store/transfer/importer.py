@@ -120,7 +120,13 @@ def _add_attachments(
             continue
         data = read_regular(attachment.path, scan.rel(attachment.path))
         mime = mimetypes.guess_type(attachment.path.name)[0] or "application/octet-stream"
-        resource = store.add_resource(data, filename=attachment.path.name, mime=mime, actor=ACTOR_IMPORT)
+        resource = store.add_resource(
+            data,
+            filename=attachment.path.name,
+            mime=mime,
+            actor=ACTOR_IMPORT,
+            resource_id=attachment.wanted_id,
+        )
         with contextlib.suppress(NotedError):  # a backend without local files (Joplin) has none
             written.append(store.resource_path(resource.id))
         tokens[token] = resource.id
