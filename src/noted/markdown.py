@@ -289,7 +289,9 @@ MD_LINK = re.compile(
 """A Markdown link or image; group 1 is its target (found outside ``code_ranges`` by ``link_spans``)."""
 _HTML_LINK = re.compile(r"""<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*["']([^"'\n]*)["']""", re.IGNORECASE)
 _REFERENCE = re.compile(
-    r"""^ {0,3}\[(?!\^)(?:[^\[\]\n]|\\.)+\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|[^\s<>]+)""", re.MULTILINE
+    r"""^ {0,3}\[(?!\^)(?:[^\[\]\n]|\\.)+\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|[^\s<>]+)"""
+    r"""(?=[ \t\r]*$|[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\))[ \t\r]*$)""",
+    re.MULTILINE,
 )
 """A reference definition, ``[r]: target "title"`` (not a footnote's ``[^1]:``); group 1 is its target."""
 _AUTOLINK = re.compile(r"<(:/[0-9a-fA-F]{32}[^<>\s]*|[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")

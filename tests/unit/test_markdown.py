@@ -199,6 +199,7 @@ def test_link_spans_find_reference_definitions_and_autolinks_outside_code() -> N
     body = (
         f"[t][r] and <:/{'a' * 32}> and [x](<:/{'b' * 32}>) and <https://x.org/a>\n\n"
         '[r]: report.pdf "Title"\n[^1]: a footnote, no link\n\n```\n[c]: code.pdf\n```\n'
+        "[Note]: words after it make this a paragraph, not a definition\n"
     )
     # Before: only the inline link was found, so import and export passed the others by.
     assert [(s.target, s.autolink) for s in link_spans(body)] == [
