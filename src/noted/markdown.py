@@ -18,7 +18,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -288,6 +288,14 @@ MD_LINK = re.compile(
 )
 """A Markdown link or image; group 1 is its target (found outside ``code_ranges`` by ``link_spans``)."""
 _HTML_LINK = re.compile(r"""<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*["']([^"'\n]*)["']""", re.IGNORECASE)
+_REFERENCE = re.compile(
+    r"""^ {0,3}\[(?!\^)(?:[^\[\]\n]|\\.)+\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|[^\s<>]+)"""
+    r"""(?=[ \t\r]*$|[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\))[ \t\r]*$)""",
+    re.MULTILINE,
+)
+"""A reference definition, ``[r]: target "title"`` (not a footnote's ``[^1]:``); group 1 is its target."""
+_AUTOLINK = re.compile(r"<(:/[0-9a-fA-F]{32}[^<>\s]*|[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
+"""An autolink, ``<https://…>``, and Joplin's ``<:/id>``; group 1 is its target, inside the brackets."""
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
@@ -312,19 +320,23 @@ class LinkSpan:
     start: int
     end: int
     target: str
+    autolink: bool = False
+    """Written ``<target>``: a target that is no URL or ``:/id`` is put back as ``[name](target)``."""
 
 
 def link_spans(body: str, *, in_code: bool = False) -> list[LinkSpan]:
     """Targets of Markdown links and images and of HTML ``src``/``href``, outside code, in order;
     ``in_code``: those in code too (no Markdown parse: a quick look for candidates)."""
     code = code_ranges(body) if not in_code else []
-    spans = []
-    for pattern in (MD_LINK, _HTML_LINK):
-        for match in pattern.finditer(body):
+    spans: list[LinkSpan] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in (MD_LINK, _HTML_LINK, _REFERENCE, _AUTOLINK):
+        for match in pattern.finditer(body) if pattern is not _REFERENCE or "]:" in body else ():
             start, end = match.span(1)
-            if any(a <= start < b for a, b in code):
-                continue
-            spans.append(LinkSpan(start, end, match.group(1)))
+            if any(a <= start < b for a, b in [*code, *taken]):
+                continue  # (an autolink's brackets may be an inline link's ``(<target>)``)
+            spans.append(LinkSpan(start, end, match.group(1), autolink=pattern is _AUTOLINK))
+            taken.append(match.span())
     spans.sort(key=lambda s: s.start)
     return spans
 
@@ -333,8 +345,12 @@ def replace_spans(body: str, replacements: list[tuple[LinkSpan, str]]) -> str:
     """``body`` with each span's target replaced (spans must not overlap)."""
     out, last = [], 0
     for span, text in sorted(replacements, key=lambda r: r[0].start):
-        out.append(body[last : span.start])
+        start, end = span.start, span.end
+        if span.autolink and not _AUTOLINK.fullmatch(f"<{text}>"):  # ``<a b.pdf>`` would be no link
+            start, end = start - 1, end + 1
+            text = f"[{posixpath.basename(unquote(text.partition('#')[0])) or text}]({text})"
+        out.append(body[last:start])
         out.append(text)
-        last = span.end
+        last = end
     out.append(body[last:])
     return "".join(out)

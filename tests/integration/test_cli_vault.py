@@ -201,3 +201,13 @@ def test_restore_brings_back_a_trashed_notes_file_as_edited_in_the_trash(cli: Cl
     assert "Tuesday, moved" in cli.ok("restore", "Tuesday, moved", *v).out
     assert (vault / "daily" / "tuesday.md").read_text() == edited
     assert "Work after all." in cli.ok("show", "Tuesday, moved", *v).out
+
+
+def test_a_tag_added_keeps_the_comment_on_the_tags_line(cli: Cli, vault: Path) -> None:
+    note = vault / "daily" / "tuesday.md"
+    note.write_text("---\ntags: alpha, beta  # csv\n---\n# Tuesday\n")
+    git(vault, "commit", "-qam", "tags")
+    cli.ok("tag", "Tuesday", "gamma", "--vault", str(vault))
+    # Before: the line became "tags: alpha, beta, gamma", the person's comment gone.
+    assert note.read_text() == "---\ntags: alpha, beta, gamma  # csv\n---\n# Tuesday\n"
+    assert git(vault, "diff", "--numstat").split() == ["1", "1", "daily/tuesday.md"]

@@ -12,10 +12,12 @@ from noted.markdown import (
     _parser,
     code_blocks,
     heading_text,
+    link_spans,
     linked_ids,
     names_file,
     outline,
     outline_lines,
+    replace_spans,
     section_label,
     section_text,
 )
@@ -191,3 +193,25 @@ def test_heading_text_reads_setext_and_atx_headings_and_skips_fenced_ones() -> N
 )
 def test_a_link_names_a_file_when_its_name_ends_in_a_file_type(name: str, file: bool) -> None:
     assert names_file(name) is file
+
+
+def test_link_spans_find_reference_definitions_and_autolinks_outside_code() -> None:
+    body = (
+        f"[t][r] and <:/{'a' * 32}> and [x](<:/{'b' * 32}>) and <https://x.org/a>\n\n"
+        '[r]: report.pdf "Title"\n[^1]: a footnote, no link\n\n```\n[c]: code.pdf\n```\n'
+        "[Note]: words after it make this a paragraph, not a definition\n"
+    )
+    # Before: only the inline link was found, so import and export passed the others by.
+    assert [(s.target, s.autolink) for s in link_spans(body)] == [
+        (f":/{'a' * 32}", True),
+        (f"<:/{'b' * 32}>", False),
+        ("https://x.org/a", True),
+        ("report.pdf", False),
+    ]
+
+
+def test_an_autolink_replaced_by_a_path_becomes_an_inline_link() -> None:
+    body = f"See <:/{'a' * 32}> or <https://x.org>."
+    spans = link_spans(body)
+    replaced = replace_spans(body, [(spans[0], "../_resources/My%20file.pdf"), (spans[1], "https://y.org")])
+    assert replaced == "See [My file.pdf](../_resources/My%20file.pdf) or <https://y.org>."

@@ -175,13 +175,13 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
 
 
 def linked(note: Path) -> dict[str, bytes]:
-    """Each local link target of an exported note (outside code), with the bytes it leads to."""
+    """Each local link target of an exported note (outside code) but notes', with the bytes it leads to."""
     text = re.sub(r"```.*?```", "", note.read_text(), flags=re.DOTALL)
     targets = re.findall(r"\]\(<?([^)<>]+)>?\)", text)
     return {
         t: (note.parent / unquote(t.partition("#")[0])).read_bytes()
         for t in targets
-        if not t.startswith(("http", ":/"))
+        if not t.startswith(("http", ":/")) and not t.partition("#")[0].endswith(".md")
     }
 
 
@@ -204,13 +204,14 @@ def test_export_copies_the_files_notes_link_to_and_leaves_the_folder_alone(
     assert all(t.startswith("../_resources/") for t in linked(trip))  # copies, not the folder's files
     text = trip.read_text()
     assert "![diagram.png](../_resources/" in text  # an embed's |200 is a size, not a text
-    assert "[[missing.pdf]]" in text and "[[Other]]" in text  # links to nothing or to notes stay
+    assert "[[missing.pdf]]" in text  # a link to nothing stays
+    assert "[Other](Other.md)" in text  # a link to a note leads to its exported file
     (other,) = out.rglob("Other.md")
     assert list(linked(other).values()) == [REPORT, PHOTO, REPORT, REPORT]
     assert "[here](../_resources/" in other.read_text()
     assert [t.partition("#")[2] for t in linked(other)] == ["", "", "page=2", "page=3"]  # kept
     assert "```\n![](../img/photo.png) stays code\n```" in other.read_text()  # code is not a link
-    copies = sorted(p.read_bytes() for p in (out / "_resources").iterdir())
+    copies = sorted(p.read_bytes() for p in (out / "_resources").rglob("*") if p.is_file())
     assert copies == sorted([PHOTO, DIAGRAM, REPORT])
     assert snapshot(vault) == before  # nothing in the folder modified, added or deleted
     cli.ok("export", str(out), *v)  # replacing the previous export touches the folder no more

@@ -118,8 +118,9 @@ class HasFileLinks(Protocol):
     """A store whose notes link their attachments by path (the Markdown folder), not by ``:/id``:
     any file of the folder a note links is an attachment of that note."""
 
-    def body_with_ids(self, note_id: str, body: str) -> str:
-        """``body`` of the note with each link to an attachment written ``:/id`` (export copies those)."""
+    def body_with_ids(self, note_id: str, body: str, *, notes: bool = False) -> str:
+        """``body`` of the note with each link to an attachment written ``:/id`` (export copies
+        those), and with ``notes`` each link to a note too (export points them at its own files)."""
         ...
 
     def file_links(self, body: str, *, note_id: str | None = None, folder_id: str = "") -> list[FileLink]:

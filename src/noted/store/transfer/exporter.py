@@ -2,8 +2,8 @@
 
 Notebooks become nested directories (each with a ``.noted-notebook.yml`` holding its id, so a
 re-import matches it), notes become ``.md`` files with YAML front matter, attachments are copied
-to ``_resources/`` at the root and ``:/id`` links become relative paths (a Markdown folder's links
-to its files are read as ``:/id`` first: ``HasFileLinks``). Everything is planned and
+to ``_resources/ID/name`` at the root and ``:/id`` links become relative paths (a Markdown folder's
+links to its files and notes are read as ``:/id`` first: ``HasFileLinks``). Everything is planned and
 checked first, written to a staging folder beside the target, then moved into place, so a failure
 leaves the target as it was. The manifest ``.noted-export.yml`` records every file written with
 its hash (``manifest.py``): a previous export is replaced only when it holds nothing else, checked
@@ -134,7 +134,8 @@ def _plan_dirs(folders: list[Folder]) -> dict[str, str]:
 
 
 def _all_notes(store: Store) -> tuple[list[Note], int]:
-    """The live notes, their links to attachments written ``:/id`` (a Markdown folder links by path),
+    """The live notes, their links to attachments and notes written ``:/id`` (a Markdown folder links
+    by path and by name),
     and how many were left out as Joplin has not decrypted them (their text is unknown)."""
     metas = store.list_notes()
     ids = [m.id for m in metas if not m.encrypted]
@@ -142,7 +143,7 @@ def _all_notes(store: Store) -> tuple[list[Note], int]:
     for i in range(0, len(ids), _BATCH):
         notes.extend(store.get_notes(ids[i : i + _BATCH]))
     if isinstance(store, HasFileLinks):
-        notes = [replace(n, body=store.body_with_ids(n.id, n.body)) for n in notes]
+        notes = [replace(n, body=store.body_with_ids(n.id, n.body, notes=True)) for n in notes]
     return notes, len(metas) - len(ids)
 
 
@@ -161,9 +162,15 @@ def _plan(store: Store, folders: list[Folder], notes: list[Note]) -> _Plan:
                 resource = store.get_resource(item_id)
             except NotFoundError:
                 continue
-            suffix = f".{resource.file_extension}" if resource.file_extension else ""
-            resources[item_id] = (resource, f"{RESOURCES_DIR}/{resource.id}{suffix}")
+            resources[item_id] = (resource, f"{RESOURCES_DIR}/{resource.id}/{_file_name(resource)}")
     return _Plan(dirs, files, resources)
+
+
+def _file_name(resource: Resource) -> str:
+    """The attachment's own file name, made safe (an import takes it, and the id of its folder, back)."""
+    name = safe_name(resource.filename or resource.title, "attachment")
+    suffix = f".{resource.file_extension}" if resource.file_extension else ""
+    return name if name.lower().endswith(suffix) else name + suffix
 
 
 def _rewrite(body: str, own_path: str, plan: _Plan) -> str:
@@ -220,9 +227,8 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
         (stage / plan.files[note.id]).parent.mkdir(parents=True, exist_ok=True)
         tags = sorted(tags_of.get(note.id, []), key=str.casefold)
         put(plan.files[note.id], _note_text(note, tags, plan.files[note.id], plan))
-    if plan.resources:
-        (stage / RESOURCES_DIR).mkdir(exist_ok=True)
     for resource, rel in plan.resources.values():
+        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
         try:
             shutil.copyfile(store.resource_path(resource.id), stage / rel)
         except FileNotFoundError:

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noted.errors import NotedError
+from noted.markdown import linked_ids
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
-from noted.store.protocol import ReadsNotesFromText, Store
+from noted.store.protocol import HasFileLinks, ReadsNotesFromText, Store
 from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.transfer.common import read_regular, tags_by_note
 from noted.store.transfer.scan import Progress, Scan, ScanFile, scan_folder
@@ -130,7 +131,13 @@ def _add_attachments(
             continue
         data = read_regular(attachment.path, scan.rel(attachment.path))
         mime = mimetypes.guess_type(attachment.path.name)[0] or "application/octet-stream"
-        resource = store.add_resource(data, filename=attachment.path.name, mime=mime, actor=ACTOR_IMPORT)
+        resource = store.add_resource(
+            data,
+            filename=attachment.path.name,
+            mime=mime,
+            actor=ACTOR_IMPORT,
+            made_id=attachment.wanted_id,
+        )
         with contextlib.suppress(NotedError):  # a backend without local files (Joplin) has none
             written.append(store.resource_path(resource.id))
         tokens[token] = resource.id
@@ -252,6 +259,7 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
     folder_ids: dict[str, str] = {}
     folders_created = 0
     done = 0
+    links = _ForwardLinks(store, {f.note_id for f in scan.files})
     for files in _slices(scan.files):
         if done:
             time.sleep(SLICE_PAUSE)
@@ -264,10 +272,13 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
                 for i, file in enumerate(files, start=done + 1):
                     _add_attachments(store, scan, file, tokens, written)
                     body = _final_body(file.body, tokens)
-                    counts[_apply(store, file, folder_ids[file.dir_key], body, tags, warnings)] += 1
+                    outcome = _apply(store, file, folder_ids[file.dir_key], body, tags, warnings)
+                    counts[outcome] += 1
+                    links.wrote(file.note_id, body if outcome != "unchanged" else "")
                     landed += 0 if store.capabilities.transactions else 1
                     if progress is not None:
                         progress("writing", i, len(scan.files))
+                links.settle()
         except BaseException as exc:
             for path in written:
                 with contextlib.suppress(OSError):
@@ -296,6 +307,31 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
         conflict_copies=counts["copied"],
         notes_trashed=counts["trashed"],
     )
+
+
+class _ForwardLinks:
+    """A store that writes links as paths (a Markdown folder) can write a ``:/id`` link only to a
+    note already written: a note linking one written after it (or itself) is written again in the
+    slice that writes the last of those, so no id of noted's stays in the files."""
+
+    def __init__(self, store: Store, note_ids: set[str]) -> None:
+        self.store = store
+        self.note_ids = note_ids if isinstance(store, HasFileLinks) else set()
+        self.written: set[str] = set()
+        self.waiting: dict[str, tuple[str, set[str]]] = {}
+
+    def wrote(self, note_id: str, body: str) -> None:
+        """The note ``note_id`` was written from ``body`` (``""``: left as it was)."""
+        if ahead := linked_ids(body) & self.note_ids - self.written:  # (itself included)
+            self.waiting[note_id] = (body, ahead)
+        self.written.add(note_id)
+
+    def settle(self) -> None:
+        """Write again the notes whose linked notes are all written now."""
+        for note_id, (body, ahead) in list(self.waiting.items()):
+            if ahead <= self.written:
+                del self.waiting[note_id]
+                self.store.update_note(note_id, NotePatch(body=body), actor=ACTOR_IMPORT)
 
 
 def _slices(files: list[ScanFile]) -> Iterator[list[ScanFile]]:

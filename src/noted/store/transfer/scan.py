@@ -86,6 +86,8 @@ class ScanAttachment:
     path: Path
     token: str
     existing_id: str | None
+    wanted_id: str | None = None
+    """The id an export gave it (``_resources/ID/name``), kept when the store has no such attachment."""
 
 
 @dataclass
@@ -334,15 +336,39 @@ def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
         scan.attachments[path] = scan.by_digest[digest]
         return scan.by_digest[digest].token
     attachment = ScanAttachment(path, f"\x00noted-attachment-{len(scan.attachments)}\x00", existing_id)
+    if existing_id is None:
+        attachment.wanted_id = _free_id(scan, path)
     scan.attachments[path] = attachment
     scan.by_digest.setdefault(digest, attachment)
     scan.by_token[attachment.token] = attachment
     return existing_id or attachment.token
 
 
+def _named_id(path: Path) -> str | None:
+    """The id an export names a file by: its folder's (``_resources/ID/photo.png``) or, from an
+    earlier export, its name's (``_resources/ID.png``)."""
+    for name in (path.parent.name.lower(), path.stem.lower()):
+        if _ID_IN_NAME.fullmatch(name):
+            return name
+    return None
+
+
+def _free_id(scan: Scan, path: Path) -> str | None:
+    """The id the file is named by, when neither the store nor another file of the import has it."""
+    named = _named_id(path)
+    if named is None or any(a.wanted_id == named for a in scan.by_token.values()):
+        return None
+    try:
+        scan.store.get_resource(named)
+    except NotFoundError:
+        return named
+    return None
+
+
 def _existing_resource(store: Store, path: Path, data: bytes, note: Note | None) -> str | None:
     """A resource with these bytes: named by the id in the file name (an export), or linked by ``note``."""
     candidates = [m.group(0) for m in _ID_IN_NAME.finditer(path.stem.lower())]
+    candidates += [named] if (named := _named_id(path)) else []
     if note is not None:
         candidates += [r.id for r in store.list_resources(note_id=note.id) if r.size == len(data)]
     for resource_id in candidates:

@@ -35,7 +35,6 @@ from urllib.parse import quote, unquote
 
 from noted.errors import NotFoundError
 from noted.markdown import (
-    MD_LINK,
     NOTE_SUFFIXES,
     WIKI_LINK,
     LinkSpan,
@@ -51,6 +50,7 @@ from noted.store.rules import file_extension
 from noted.store.sqlite.base import RESOURCE_COLUMNS
 from noted.store.sqlite.feed import record
 from noted.store.vault.files import Skipped, content_hash
+from noted.store.vault.note_names import NoteNames
 from noted.store.vault.trash import in_trash, links_from
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ if TYPE_CHECKING:
 
 APP_SETTINGS = ".obsidian/app.json"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_ID_TARGET = re.compile(r"(\]\(\s*)<?:/([0-9a-fA-F]{32})>?")
 _SIZE = re.compile(r"^\s*\d+(?:\s*x\s*\d+)?\s*$")
 """An embed's ``|alias`` that is an image size (``![[a.png|200]]``, ``|100x80``), not a text."""
 
@@ -85,9 +84,9 @@ def written_targets(body: str) -> list[tuple[str, bool]]:
     found: list[tuple[int, str, bool]] = []
     for match in WIKI_LINK.finditer(body) if "[[" in body else ():
         found.append((match.start(), match.group(2).strip(), True))
-    for match in MD_LINK.finditer(body) if "](" in body else ():
-        if path := _md_path(match.group(1)):
-            found.append((match.start(), path, False))
+    for span in link_spans(body, in_code=True) if "](" in body or "=" in body or "]:" in body else ():
+        if path := _md_path(span.target):
+            found.append((span.start, path, False))
     return [(path, wiki) for _, path, wiki in sorted(found) if _is_file(path)]
 
 
@@ -97,6 +96,7 @@ class Attachments:
     def __init__(self, store: VaultCore) -> None:
         self.store = store
         self._names: dict[str, list[str]] | None = None
+        self.notes = NoteNames(store)
 
     def forget(self) -> None:
         """Files may have come or gone (a new batch of changes): list them again when needed."""
@@ -125,17 +125,18 @@ class Attachments:
                     (note_id, resource_id),
                 )
 
-    def with_ids(self, note_rel: str, body: str) -> str:
-        """``body`` (of the note ``note_rel``) with each link to a file that is an attachment written
-        ``:/id``, as the other backends keep it: Markdown links and images keep their text (their
-        target becomes ``:/id``), wiki links and embeds become Markdown ones (``![[a.png|200]]`` →
-        ``![a.png](:/id)``). Links in code, to notes, to nothing and to URLs stay as written."""
-        if "[[" not in body and "](" not in body and "=" not in body:
+    def with_ids(self, note_rel: str, body: str, *, notes: bool = False) -> str:
+        """``body`` (of the note ``note_rel``) with each link to a file that is an attachment (and with
+        ``notes``, to a note) written ``:/id``, as the other backends keep it: Markdown links and images keep their
+        text (their target becomes ``:/id``), wiki links and embeds become Markdown ones
+        (``![[a.png|200]]`` → ``![a.png](:/id)``, ``[[Other|see]]`` and ``![[Other]]`` → ``[see](:/id)``). Links in
+        code, to nothing and to URLs stay as written."""
+        if "[[" not in body and "](" not in body and "=" not in body and "]:" not in body:
             return body
         replacements: list[tuple[LinkSpan, str]] = []
         for span in link_spans(body):
             path = _md_path(span.target)
-            resource_id = self._id_of(note_rel, path, wiki=False) if _is_file(path) else None
+            resource_id = self._id_of(note_rel, path, wiki=False, notes=notes) if path else None
             if resource_id:
                 fragment = span.target.strip().removesuffix(">").partition("#")[2]
                 replacements.append((span, f":/{resource_id}{_fragment(fragment)}"))
@@ -151,8 +152,9 @@ class Attachments:
                 match.group(3),
                 match.group(4),
             )
-            resource_id = self._id_of(note_rel, path, wiki=True) if _is_file(path) else None
+            resource_id = self._id_of(note_rel, path, wiki=True, notes=notes) if path else None
             if resource_id:
+                embed = embed if _is_file(path) else ""  # (a note's embed: a link to it, in an export)
                 text = posixpath.basename(path) if alias is None or (embed and _SIZE.match(alias)) else alias
                 replacements.append(
                     (
@@ -162,7 +164,10 @@ class Attachments:
                 )
         return replace_spans(body, replacements)
 
-    def _id_of(self, note_rel: str, target: str, *, wiki: bool) -> str | None:
+    def _id_of(self, note_rel: str, target: str, *, wiki: bool, notes: bool = False) -> str | None:
+        """The id of the attachment, or (``notes``) of the note, a link leads to."""
+        if not _is_file(target):
+            return self.notes.find(note_rel, target, wiki=wiki) if notes else None
         path = self.find(note_rel, target, wiki)
         return None if path is None else self.store.ledger.file_at(path)
 
@@ -247,14 +252,13 @@ class Attachments:
         if not paths:
             return body
         folder = note_rel.rpartition("/")[0] or "."
-
-        def target(match: re.Match[str]) -> str:
-            path = paths.get(match.group(2).lower())
-            if path is None:
-                return match.group(0)
-            return match.group(1) + quote(posixpath.relpath(path, folder), safe="/")
-
-        return _ID_TARGET.sub(target, body)
+        replacements: list[tuple[LinkSpan, str]] = []
+        for span in link_spans(body):  # every form: inline, HTML, reference, ``<:/id>``
+            raw = span.target.strip().removeprefix("<").removesuffix(">")
+            path = paths.get(raw[2:34].lower()) if raw.startswith(":/") else None
+            if path is not None:
+                replacements.append((span, quote(posixpath.relpath(path, folder), safe="/") + raw[34:]))
+        return replace_spans(body, replacements)
 
     def rebased(self, body: str, old_rel: str, new_rel: str, *, moving: str = "") -> str:
         """``body`` of a note whose file moves from ``old_rel`` to ``new_rel``, each relative Markdown
@@ -267,7 +271,7 @@ class Attachments:
         not tell a caller limited to some notebooks that a file outside them exists. A link into
         the old folder is rewritten only when its file is there (else it may be read from the root)."""
         old, new = old_rel.rpartition("/")[0], new_rel.rpartition("/")[0]
-        if old == new or "](" not in body and "=" not in body:
+        if old == new or "](" not in body and "=" not in body and "]:" not in body:
             return body
 
         def led_to(target: str) -> str:

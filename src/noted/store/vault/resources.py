@@ -63,10 +63,10 @@ class Resources(VaultPart):
         except OSError as exc:
             raise NotFoundError(f'the file of attachment "{resource_id}" is missing: {known[0]}') from exc
 
-    def body_with_ids(self, note_id: str, body: str) -> str:
-        """``body`` with its links to files of the folder written ``:/id`` (``Attachments.with_ids``)."""
+    def body_with_ids(self, note_id: str, body: str, *, notes: bool = False) -> str:
+        """``body`` with its links to files of the folder (and to notes) written ``:/id`` (``Attachments.with_ids``)."""
         row = self.ledger.note(note_id)
-        return body if row is None else self.attachments.with_ids(row.path, body)
+        return body if row is None else self.attachments.with_ids(row.path, body, notes=notes)
 
     def file_links(self, body: str, *, note_id: str | None = None, folder_id: str = "") -> list[FileLink]:
         """``HasFileLinks.file_links``: ``Attachments.links_of`` from the note's file, or from a new

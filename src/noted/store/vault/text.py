@@ -303,4 +303,15 @@ def _dump_key(key: str, value: object, was: str = "") -> str:
             text = f"{key}: {dump_yaml(value, flow=True).strip()}"
         elif indent := re.search(r"^([ \t]+)- ", was, re.MULTILINE):
             text = re.sub(r"^- ", indent.group(1) + "- ", text, flags=re.MULTILINE)
-    return text if text.endswith("\n") else text + "\n"
+    first, _, rest = text.partition("\n")
+    return first + _comment(was.partition("\n")[0]) + "\n" + rest
+
+
+def _comment(line: str) -> str:
+    """The YAML comment ending ``line`` (``  # csv``, kept on the key's new line), else ``""``."""
+    key, _, value = line.rstrip("\r").partition(":")
+    at = len(key) + 1
+    if (opening := value.lstrip()[:1]) in ("'", '"'):  # (a ``#`` inside quotes is the value's)
+        at = line.find(opening, at + len(value) - len(value.lstrip()) + 1) + 1 or len(line)
+    found = re.compile(r"[ \t]+#.*").search(line.rstrip("\r"), at)
+    return found.group(0) if found else ""

@@ -1,0 +1,130 @@
+"""Links through import and export: every link form noted reads (inline, HTML ``src``/``href``,
+reference definitions, ``<…>`` autolinks) becomes a path in a Markdown folder's files and in an
+export, and an attachment found through any of them is imported; the vault is a real folder under
+real ``git``, so "only these bytes changed" is what ``git`` says."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from tests.support.cli import Cli
+from tests.support.vaults import git
+
+_ID = re.compile(r":/[0-9a-f]{32}")
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "profile", capsys)
+
+
+def _vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    git(vault, "init", "-q")
+    return vault
+
+
+def test_an_import_into_a_markdown_folder_writes_paths_for_every_link_form(cli: Cli, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "pic.jpg").write_bytes(b"pic")
+    # a.md is written before z.md: its links to z.md (and to itself) are forward links.
+    (src / "a.md").write_text(
+        'see <img src="pic.jpg"> and [later](z.md) and [l2](z.md#h) and [me](a.md) and [r]\n\n[r]: z.md\n'
+    )
+    (src / "z.md").write_text("# h\nzed\n")
+    vault = _vault(tmp_path)
+    v = ("--vault", str(vault))
+    cli.ok("import", str(src), *v)
+    text = (vault / "src" / "a.md").read_text()
+    # Before: '<img src=":/c781…">', '[later](:/36ba…)', '[r]: :/36ba…': noted's ids in the person's file.
+    assert _ID.search(text) is None, text
+    assert text.endswith(
+        'see <img src="../pic.jpg"> and [later](h.md) and [l2](h.md#h) and [me](a.md) and [r]\n\n[r]: h.md\n'
+    )
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "imported")
+    for _ in range(2):  # before: each import added another copy of the HTML-linked file and "1 updated"
+        assert "0 updated, 2 unchanged" in cli.ok("import", str(src), *v).out
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_an_html_link_to_an_id_appended_in_a_markdown_folder_becomes_a_path(cli: Cli, tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    (vault / "a.md").write_text("# A\n")
+    (vault / "c.md").write_text("# C\n")
+    v = ("--vault", str(vault))
+    c_id = cli.json("show", "C", *v)["id"]
+    cli.ok("edit", "A", "--append", f'<a href=":/{c_id}">c</a> <:/{c_id}>', *v)
+    assert (vault / "a.md").read_text().endswith('<a href="c.md">c</a> [c.md](c.md)\n')
+
+
+def test_reference_links_and_autolinks_survive_import_and_export(cli: Cli, tmp_path: Path) -> None:
+    src = tmp_path / "rs"
+    src.mkdir()
+    (src / "report.pdf").write_bytes(b"PDF")
+    (src / "n.md").write_text("Read [the report][r].\n\n[r]: report.pdf\n")
+    # Before: "0 attachments added", and the definition kept naming a file the profile lacks.
+    assert "1 attachment added" in cli.ok("import", str(src)).out
+    store = cli.store()
+    try:
+        (resource,) = store.list_resources()
+    finally:
+        store.close()
+    assert cli.json("show", "n")["body"] == f"Read [the report][r].\n\n[r]: :/{resource.id}\n"
+    cli.ok("edit", "n", "--append", f"Also <:/{resource.id}>.")
+    cli.ok("export", str(tmp_path / "out"))
+    (exported,) = (tmp_path / "out").rglob("n.md")
+    text = exported.read_text()
+    # Before: both kept ":/id", which leads nowhere outside noted.
+    assert _ID.search(text.partition("\n---\n")[2]) is None, text
+    assert "[r]: ../_resources/" in text and "Also [" in text
+
+
+def test_wiki_and_markdown_links_between_notes_of_a_markdown_folder_survive_export_and_import(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = _vault(tmp_path)
+    (vault / "main.md").write_text("See [[other]], [[other#Sec|alias]], [md](other.md) and ![[other]].\n")
+    (vault / "other.md").write_text("# Other title\n\n## Sec\n")
+    cli.ok("export", str(tmp_path / "out"), "--vault", str(vault))
+    (main,) = (tmp_path / "out").rglob("main.md")
+    # Before: "[[other]]" was left as it was, and the export's file is "Other title.md".
+    assert main.read_text().endswith(
+        "See [other](Other%20title.md), [alias](Other%20title.md#Sec), [md](Other%20title.md)"
+        " and [other](Other%20title.md).\n"
+    )
+    fresh = Cli(tmp_path / "fresh", capsys)
+    fresh.ok("import", str(tmp_path / "out"))
+    outgoing = fresh.json("links", "main")["outgoing"]
+    assert [(link["title"], bool(link["broken"])) for link in outgoing] == [("Other title", False)] * 4
+
+
+def test_an_export_imported_into_a_new_profile_keeps_attachment_names_and_ids(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "my photo.png").write_bytes(b"PNG")
+    (src / "n.md").write_text("See ![p](<my photo.png>).\n")
+    cli.ok("import", str(src))
+    store = cli.store()
+    try:
+        (before,) = store.list_resources()
+    finally:
+        store.close()
+    cli.ok("export", str(tmp_path / "out"))
+    # Before: "_resources/<id>.png", and the import into a new profile named it "<id>.png", a new id.
+    assert (tmp_path / "out" / "_resources" / before.id / "my photo.png").read_bytes() == b"PNG"
+    fresh = Cli(tmp_path / "fresh", capsys)
+    fresh.ok("import", str(tmp_path / "out"))
+    store = fresh.store()
+    try:
+        (after,) = store.list_resources()
+    finally:
+        store.close()
+    assert (after.id, after.filename, after.title) == (before.id, "my photo.png", "my photo.png")
+    assert fresh.json("show", "n")["body"] == f"See ![p](:/{before.id}).\n"
