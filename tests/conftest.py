@@ -11,11 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 from tests.integration.ui_support import Fixture, build_profile, use_utc
 from tests.support.polling import scaled
 
 from noted.store.sqlite import SqliteStore
 from noted.ui import patches
+
+# Hypothesis's own clocks (a 200 ms deadline per example, the "too slow" check on generating data)
+# are timing assertions: on a loaded machine they fail a property that holds. The properties are
+# what the tests check; a hang is still caught by the timeout below.
+settings.register_profile("noted", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("noted")
 
 HANG_SECONDS = 300.0
 """A test still running after this long (stretched by ``NOTED_TEST_TIMEOUT_SCALE``) is stuck:
