@@ -187,7 +187,6 @@ still be reverted alone.
     def _show(self) -> None:
         self.shown = self.rows
         listing = self.query_one(ChangesList)
-        highlighted = self._current()
         room = row_room(listing)
         options: list[Option] = []
         for _, group in grouped(self.shown):
@@ -200,12 +199,7 @@ still be reverted alone.
         if not options:  # say why the list is empty, rather than leave a blank box
             why = "No change matches the filter." if self.filtered_as else NOTHING_WAITS
             options.append(Option(Content.styled(why, "$text-muted"), disabled=True))
-        listing.set_options(options)
-        refs = [o.id for o in options]
-        if highlighted is not None and highlighted.ref in refs:
-            listing.highlighted = refs.index(highlighted.ref)
-        elif len(options) > 1:
-            listing.highlighted = 1
+        listing.show(options)
         if not self.diff_open:
             self.query_one("#changes-title", Label).update(self._title())
 
