@@ -76,3 +76,19 @@ async def test_the_choices_stay_on_a_small_screen_and_the_diffs_give_way(service
             assert _in_sight(side).height >= 3, side
         await pilot.press("right", "right", "right")  # to Back to editing, which comes into sight
         await until(pilot, lambda: app.focused is buttons[3] and whole(buttons[3]))
+
+
+async def test_left_and_right_stay_on_the_choices(services: Services) -> None:
+    """Not vacuous: ``←`` on the first choice moved the focus to a side, which shows no focus, and
+    Enter there did nothing."""
+    app: App[None] = NotedApp(services, background=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _conflict(pilot, services)
+        buttons = list(view.query(Button))
+        assert app.focused is buttons[0]  # Keep both
+        await pilot.press("left")
+        assert app.focused is buttons[0]
+        await pilot.press(*["right"] * (len(buttons) + 1))
+        assert app.focused is buttons[-1]
+        await pilot.press("left")
+        assert app.focused is buttons[-2]
