@@ -98,3 +98,23 @@ async def test_accepting_a_change_mid_list_moves_to_the_next_change(fixture: Fix
             assert _cursor(screen) == refs[2]
     finally:
         services.close()
+
+
+async def test_at_60_columns_a_proposal_row_says_what_it_would_do(fixture: Fixture) -> None:
+    """Not vacuous: beside the time and the actor the summary had six columns, cut to ``waits…``,
+    so an update and a delete looked alike."""
+    services = open_services(fixture.root)
+    try:
+        await _propose(services, fixture)
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=(60, 15)) as pilot:
+            await ready(pilot)
+            screen = await _open(pilot)
+            listing = screen.query_one(ChangesList)
+            text = {o.id: str(o.prompt) for o in listing.options}
+            assert "waits for you: delete note" in text["p3"]
+            assert "waits for you: update note" in text["p1"]
+            for line in text["p3"].splitlines():
+                assert len(line) <= listing.content_region.width
+    finally:
+        services.close()

@@ -56,6 +56,11 @@ from noted.ui.workers import ReportsWorkerFailures, thread_work
 __all__ = ["ChangeDiff", "ChangesList", "ChangesScreen"]  # the list and the diff live in changes_rows
 
 NOTHING_WAITS = "What assistants and AI apps change in your notes shows here, to diff, accept or revert."
+SUMMARY_ROOM = 24
+"""Beside the time and the actor, a summary in fewer columns than this (on a narrow screen) would be
+cut to a word (``waits…``) or a word a line: it goes on the lines under them instead."""
+SUMMARY_INDENT = 9
+"""Those lines start under the time."""
 FOLLOW_SECONDS = 0.2
 """How long the view waits after the feed moves before it reads the rows again: a burst reads once."""
 
@@ -223,8 +228,11 @@ still be reverted alone.
             (f"{row.ref:>6} {when}  ", "$text-muted"),
             (actor_cell(row.actor) + " ", "$text-accent"),
         )
-        lines = summary_lines(row.summary, room - line.cell_length)
-        return line + ("\n" + " " * line.cell_length).join(lines)
+        indent = line.cell_length
+        if 0 < room - indent < SUMMARY_ROOM < len(row.summary):  # a narrow screen: under the actor
+            indent = SUMMARY_INDENT
+            line += "\n" + " " * indent
+        return line + ("\n" + " " * indent).join(summary_lines(row.summary, room - indent))
 
     def _current(self) -> ReviewItem | None:
         listing = self.query_one(ChangesList)
