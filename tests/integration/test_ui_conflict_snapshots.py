@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from rich.cells import cell_len
 from tests.integration import test_ui_screen_snapshots as screens
 from tests.integration.ui_support import until
 from textual.app import App
@@ -16,12 +18,13 @@ from textual.errors import NoWidget
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Button
+from textual.widgets import Button, Label
 
 from noted.models import NotePatch
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.conflict import ConflictView
+from noted.ui.dialogs.merge import MergeEditor
 
 services = screens.services
 _snapshots_folder = screens._snapshots_folder
@@ -92,3 +95,24 @@ async def test_left_and_right_stay_on_the_choices(services: Services) -> None:
         assert app.focused is buttons[-1]
         await pilot.press("left")
         assert app.focused is buttons[-2]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (60, 15)])
+async def test_the_merge_editor_says_markers_remain_in_a_line_that_fits(
+    services: Services, size: tuple[int, int]
+) -> None:
+    """Not vacuous: the message listed the four markers and was cut at 120 columns."""
+    app: App[None] = NotedApp(services, background=False)
+    async with app.run_test(size=size) as pilot:
+        await screens._ready(pilot)
+        text = "# Plan\n<<<<<<< the note now\nmine\n||||||| before\nold\n=======\ntheirs\n>>>>>>> p1\n"
+        app.push_screen(MergeEditor("Merging p1 and the note now", text, 1))
+        await until(pilot, lambda: isinstance(app.screen, MergeEditor))
+        await pilot.press("ctrl+s")
+        message = app.screen.query_one("#merge-message", Label)
+        await until(pilot, lambda: "markers" in str(message.render()))
+        await pilot.pause()
+        said = str(message.render())
+        assert isinstance(app.screen, MergeEditor)  # not saved
+        seen = _in_sight(message)  # the label was wider than the box, its end out of sight
+        assert seen.width == message.region.width and cell_len(said) <= seen.width * seen.height
