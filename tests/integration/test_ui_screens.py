@@ -318,7 +318,15 @@ async def test_ctrl_t_picks_the_section_a_result_opens_at(fixture: Fixture) -> N
             await until(pilot, lambda: screen.answered == screen._asked and bool(screen.rows))
             row = screen.rows[0]
             assert row.note_id == zoo and len(row.sections) >= 2  # so the key has a section to move to
-            await pilot.press("ctrl+t", "enter")
+            results = screen.query_one("#search-results", OptionList)
+            texts = {"1": "the puffin nests on cliffs", "2": "cod", "3": "puffin chicks on cliffs"}
+            first, second = (texts[s.path] for s in row.sections[:2])
+            assert first in str(results.get_option_at_index(0).prompt)
+            await pilot.press("ctrl+t")
+            # the snippet is the chosen section's, not still the first's (it was)
+            shown = str(results.get_option_at_index(0).prompt)
+            assert second in shown and first not in shown
+            await pilot.press("enter")
             await until(pilot, lambda: bool(chosen))
             assert chosen[0] == (zoo, row.sections[1].path)
     finally:

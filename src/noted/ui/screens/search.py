@@ -82,12 +82,13 @@ def run_query(services: Services, query: str, mode: str) -> Answer:
 
 def result_prompt(row: Hit, chosen: int = 0) -> Content:
     """Two lines: the title with its notebook and sections (the one Enter opens at in the accent
-    colour), then the snippet."""
+    colour), then the snippet of that section (Ctrl+T moves both)."""
     where = [(f"  {row.notebook}", "$text-muted")] if row.notebook else []
     for i, section in enumerate(row.sections):
         where.append((f"  {section.label()}", "$text-accent" if i == chosen else "$text-muted"))
-    heading = row.sections[chosen].heading if row.sections else None
-    snippet = readable(row.snippet, heading) or "(no text)"
+    place = row.sections[chosen] if row.sections else None
+    text = place.snippet if place is not None and (chosen or not row.snippet) else row.snippet
+    snippet = readable(text or row.snippet, place.heading if place else None) or "(no text)"
     if len(snippet) > SNIPPET_CHARS:  # two lines at most, so a screenful holds several results
         snippet = snippet[: SNIPPET_CHARS - 1].rstrip() + "…"
     return Content.assemble((row.title or "(untitled)", "bold"), *where, "\n", (snippet, "$text-muted"))
