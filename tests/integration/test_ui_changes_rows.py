@@ -1,4 +1,5 @@
-"""Where the Changes view's cursor goes after ``a`` or ``r``, and at the ends of the list.
+"""The Changes view's rows: where the cursor goes after ``a`` or ``r`` and at the ends of the list,
+a row on a narrow screen, and the diff of a change that left the text as it was.
 
 The proposals are made through the real tool registry as an outside AI app would, and each check
 reads the store too: a cursor back on the top row made a second ``a`` trash a note nobody looked at.
@@ -11,11 +12,14 @@ from typing import Any
 from tests.integration.test_ui_changes import BOT, _open
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from noted.models import NotePatch
+from noted.ops import notes as ops
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.screens.changes import ChangesList, ChangesScreen
+from noted.ui.widgets.note_list import NoteList
 
 
 async def _propose(services: Services, fixture: Fixture) -> None:
@@ -116,5 +120,34 @@ async def test_at_60_columns_a_proposal_row_says_what_it_would_do(fixture: Fixtu
             assert "waits for you: update note" in text["p1"]
             for line in text["p3"].splitlines():
                 assert len(line) <= listing.content_region.width
+    finally:
+        services.close()
+
+
+async def test_the_diff_of_a_change_with_no_text_says_what_it_did(fixture: Fixture) -> None:
+    """Not vacuous: a note an AI app trashed showed "(no change to the text)"."""
+    services = open_services(fixture.root)
+    try:
+        services.review.refresh()
+        ops.trash_note(services.store, fixture.ideas, actor=BOT)
+        ops.move_note(services.store, fixture.groceries, fixture.work, actor=BOT)
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 3)  # ideas trashed
+            screen = await _open(pilot)
+            diff = screen.query_one("#changes-diff", Static)
+            said = {}
+            for row in screen.shown:
+                screen.query_one(ChangesList).highlighted = [
+                    o.id for o in screen.query_one(ChangesList).options
+                ].index(row.ref)
+                await pilot.press("enter")
+                await until(pilot, lambda: screen.diff_open and str(diff.render()).strip() != "")
+                said[row.note_id] = str(diff.render())
+                await pilot.press("escape")
+                await until(pilot, lambda: not screen.diff_open)
+                diff.update("")
+            assert said[fixture.ideas].strip() == "Moved to the trash"
+            assert said[fixture.groceries].strip() == 'Moved to "Work"'
     finally:
         services.close()
