@@ -222,6 +222,17 @@ async def test_search_moves_with_keys_and_escape_closes(services: Services, fixt
         assert chosen[1] is None
 
 
+async def test_f2_opens_the_settings_over_search_and_esc_comes_back(services: Services) -> None:
+    """Not vacuous: the search screen, a modal one, stopped the app's F2 (README: F2 anywhere)."""
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(60, 15)) as pilot:
+        screen = await _open_search(pilot)
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+
+
 async def test_the_search_hint_names_only_keys_that_work_from_the_query(services: Services) -> None:
     app = NotedApp(services, background=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -150,8 +150,9 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
                 tooltip="Search by keyword, by meaning, or both"),
         Binding("ctrl+t", "next_section", "Section", show=False, id="search.section",
                 tooltip="Open the highlighted result at its next section"),
-        # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
+        # A modal screen stops the app's keys, so F1 and F2 are repeated here (same ids: a remap applies to both).
         Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
+        Binding("f2", "app.settings", "Settings", show=False, id="app.settings", tooltip="Settings, tools and the MCP server"),
     ]  # fmt: skip
 
     @dataclass
