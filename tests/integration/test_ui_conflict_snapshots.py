@@ -116,3 +116,21 @@ async def test_the_merge_editor_says_markers_remain_in_a_line_that_fits(
         assert isinstance(app.screen, MergeEditor)  # not saved
         seen = _in_sight(message)  # the label was wider than the box, its end out of sight
         assert seen.width == message.region.width and cell_len(said) <= seen.width * seen.height
+
+
+async def test_at_60_by_15_the_explanation_and_every_label_are_whole(services: Services) -> None:
+    """Not vacuous: at 60×15 the explanation was cut to one line and the fourth choice read
+    "Back to edi" at the box's edge."""
+    app: App[None] = NotedApp(services, background=False)
+    async with app.run_test(size=(60, 15)) as pilot:
+        view = await _conflict(pilot, services)
+        hint = view.query_one(".conflict--hint", Label)
+        said = str(hint.render())
+        await until(pilot, lambda: _in_sight(hint) == hint.region)
+        assert hint.region.height * hint.region.width >= cell_len(said)
+        for button in view.query(Button):
+            label = str(button.label)
+            assert _in_sight(button) == button.region, label
+            assert button.content_region.width >= cell_len(label), label
+        for side in view.query(".conflict--side"):  # a line of each diff still in sight
+            assert _in_sight(side).height >= 3, side

@@ -129,6 +129,8 @@ changed there; right, your changes; each against the note as you opened it.
     CSS_PATH = "conflict.tcss"
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
     """Below 24 rows the sides give way first (conflict.tcss): the choices stay on screen."""
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
+    """Below 80 columns the choices go two to a row (conflict.tcss), each label whole."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back to editing", id="conflict.back", tooltip="Keep editing; nothing is saved yet"),
         # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
