@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from rich.cells import cell_len
 from tests.integration import test_ui_screen_snapshots as screens
 from tests.integration.ui_support import until
 from textual.app import App
@@ -16,12 +18,13 @@ from textual.errors import NoWidget
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Button
+from textual.widgets import Button, Label
 
 from noted.models import NotePatch
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.conflict import ConflictView
+from noted.ui.dialogs.merge import MergeEditor
 
 services = screens.services
 _snapshots_folder = screens._snapshots_folder
@@ -76,3 +79,58 @@ async def test_the_choices_stay_on_a_small_screen_and_the_diffs_give_way(service
             assert _in_sight(side).height >= 3, side
         await pilot.press("right", "right", "right")  # to Back to editing, which comes into sight
         await until(pilot, lambda: app.focused is buttons[3] and whole(buttons[3]))
+
+
+async def test_left_and_right_stay_on_the_choices(services: Services) -> None:
+    """Not vacuous: ``←`` on the first choice moved the focus to a side, which shows no focus, and
+    Enter there did nothing."""
+    app: App[None] = NotedApp(services, background=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _conflict(pilot, services)
+        buttons = list(view.query(Button))
+        assert app.focused is buttons[0]  # Keep both
+        await pilot.press("left")
+        assert app.focused is buttons[0]
+        await pilot.press(*["right"] * (len(buttons) + 1))
+        assert app.focused is buttons[-1]
+        await pilot.press("left")
+        assert app.focused is buttons[-2]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (60, 15)])
+async def test_the_merge_editor_says_markers_remain_in_a_line_that_fits(
+    services: Services, size: tuple[int, int]
+) -> None:
+    """Not vacuous: the message listed the four markers and was cut at 120 columns."""
+    app: App[None] = NotedApp(services, background=False)
+    async with app.run_test(size=size) as pilot:
+        await screens._ready(pilot)
+        text = "# Plan\n<<<<<<< the note now\nmine\n||||||| before\nold\n=======\ntheirs\n>>>>>>> p1\n"
+        app.push_screen(MergeEditor("Merging p1 and the note now", text, 1))
+        await until(pilot, lambda: isinstance(app.screen, MergeEditor))
+        await pilot.press("ctrl+s")
+        message = app.screen.query_one("#merge-message", Label)
+        await until(pilot, lambda: "markers" in str(message.render()))
+        await pilot.pause()
+        said = str(message.render())
+        assert isinstance(app.screen, MergeEditor)  # not saved
+        seen = _in_sight(message)  # the label was wider than the box, its end out of sight
+        assert seen.width == message.region.width and cell_len(said) <= seen.width * seen.height
+
+
+async def test_at_60_by_15_the_explanation_and_every_label_are_whole(services: Services) -> None:
+    """Not vacuous: at 60×15 the explanation was cut to one line and the fourth choice read
+    "Back to edi" at the box's edge."""
+    app: App[None] = NotedApp(services, background=False)
+    async with app.run_test(size=(60, 15)) as pilot:
+        view = await _conflict(pilot, services)
+        hint = view.query_one(".conflict--hint", Label)
+        said = str(hint.render())
+        await until(pilot, lambda: _in_sight(hint) == hint.region)
+        assert hint.region.height * hint.region.width >= cell_len(said)
+        for button in view.query(Button):
+            label = str(button.label)
+            assert _in_sight(button) == button.region, label
+            assert button.content_region.width >= cell_len(label), label
+        for side in view.query(".conflict--side"):  # a line of each diff still in sight
+            assert _in_sight(side).height >= 3, side

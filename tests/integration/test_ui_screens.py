@@ -222,6 +222,17 @@ async def test_search_moves_with_keys_and_escape_closes(services: Services, fixt
         assert chosen[1] is None
 
 
+async def test_f2_opens_the_settings_over_search_and_esc_comes_back(services: Services) -> None:
+    """Not vacuous: the search screen, a modal one, stopped the app's F2 (README: F2 anywhere)."""
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=(60, 15)) as pilot:
+        screen = await _open_search(pilot)
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+
+
 async def test_the_search_hint_names_only_keys_that_work_from_the_query(services: Services) -> None:
     app = NotedApp(services, background=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -318,7 +329,15 @@ async def test_ctrl_t_picks_the_section_a_result_opens_at(fixture: Fixture) -> N
             await until(pilot, lambda: screen.answered == screen._asked and bool(screen.rows))
             row = screen.rows[0]
             assert row.note_id == zoo and len(row.sections) >= 2  # so the key has a section to move to
-            await pilot.press("ctrl+t", "enter")
+            results = screen.query_one("#search-results", OptionList)
+            texts = {"1": "the puffin nests on cliffs", "2": "cod", "3": "puffin chicks on cliffs"}
+            first, second = (texts[s.path] for s in row.sections[:2])
+            assert first in str(results.get_option_at_index(0).prompt)
+            await pilot.press("ctrl+t")
+            # the snippet is the chosen section's, not still the first's (it was)
+            shown = str(results.get_option_at_index(0).prompt)
+            assert second in shown and first not in shown
+            await pilot.press("enter")
             await until(pilot, lambda: bool(chosen))
             assert chosen[0] == (zoo, row.sections[1].path)
     finally:

@@ -87,6 +87,10 @@ def test_a_search_source_lists_the_hits(store: SqliteStore) -> None:
 def test_tag_edits_add_and_remove() -> None:
     assert parse_tag_edit("work, -draft #urgent") == (["work", "urgent"], ["draft"])
     assert parse_tag_edit(" - ") == ([], [])
+    # quotes group words into one name and are not part of it; an apostrophe is part of a name
+    assert parse_tag_edit('-"Q3 plan", "Q4 goal" don\'t') == (["Q4 goal", "don't"], ["Q3 plan"])
+    with pytest.raises(ValueError):
+        parse_tag_edit('"Q3 plan')
 
 
 def test_external_edit_returns_the_edited_text_and_keeps_the_file(tmp_path: Path) -> None:

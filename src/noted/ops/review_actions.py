@@ -20,7 +20,7 @@ from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
 from noted.ops import review_along, review_items
 from noted.ops.conflicts import Conflict, text_diff
-from noted.ops.review import Review, versions
+from noted.ops.review import Review, summary, versions
 from noted.store.review import EntryRow, EntryState
 from noted.store.revisions import labelled
 
@@ -40,7 +40,7 @@ class EntryDiff:
         """A unified diff of the title (as a ``#`` line) and the body."""
         if self.words:
             return self.words
-        if self.after is None:
+        if self.after is None or self.after == self.before:
             return "(no change to the text)\n"
         return text_diff(self.before or ("", ""), self.after, ("before", self.entry.actor))
 
@@ -69,10 +69,22 @@ def show(review: Review, entry_id: int) -> EntryDiff:
     except NotFoundError:
         history = []
     found = versions(history, entry)
-    if found is None:
-        return EntryDiff(entry, None, None)
-    before = (found.before.title, found.before.body) if found.before else None
-    return EntryDiff(entry, before, (found.after.title, found.after.body))
+    before = (found.before.title, found.before.body) if found and found.before else None
+    after = (found.after.title, found.after.body) if found else None
+    if after is None or after == before:  # trashed, moved, tagged: no text to diff, but words
+        return EntryDiff(entry, before, after, _what_it_did(review, entry))
+    return EntryDiff(entry, before, after)
+
+
+def _what_it_did(review: Review, entry: EntryRow) -> str:
+    """A note's entry that left its text as it was, in words, a line each: ``Moved to the trash``,
+    ``Moved to "Work"``, ``Tagged urgent``."""
+    folders = {f.id: f.title for f in review.store.list_folders(include_trashed=True)}
+    lines = []
+    for part in summary(entry, folders).split("; "):
+        part = "moved to the trash" if part == "trashed" else part
+        lines.append(part[:1].upper() + part[1:])
+    return "\n".join(lines) + "\n"
 
 
 def waiting(review: Review, entry_ids: Sequence[int]) -> list[EntryRow]:

@@ -83,4 +83,8 @@ def fused_hit(
 
 
 def _ranked(passages: Passages) -> tuple[Section, ...]:
-    return tuple(Section(s.path, s.heading) for s in passages.sections[:MAX_SECTIONS])
+    snippets = passages.snippets
+    return tuple(
+        Section(s.path, s.heading, snippets[i] if i < len(snippets) else "")
+        for i, s in enumerate(passages.sections[:MAX_SECTIONS])
+    )

@@ -43,10 +43,12 @@ class Arm(enum.StrEnum):
 @dataclass(frozen=True, slots=True)
 class Section:
     """A section of a note: its positional path (``1.2``; ``0`` for the text before the first
-    heading) and its heading ("" for ``0``)."""
+    heading), its heading ("" for ``0``) and a snippet of its text closest to the query ("" when
+    the search did not read the section's text: the hit's ``snippet`` is then of its first)."""
 
     path: str
     heading: str
+    snippet: str = ""
 
     def label(self) -> str:
         """``§ 1.2 Heading``, or ``§ top``."""

@@ -33,6 +33,7 @@ from noted.indexer.vectors import (
 )
 from noted.models import Note
 from noted.search.query import check_query_size
+from noted.search.results import MAX_SECTIONS
 from noted.search.sections import ChunkScore, SectionMatch, rank_sections
 from noted.search.stale import Place, current_place
 from noted.store.protocol import Store
@@ -114,11 +115,13 @@ def _preset(model_id: str, relevance: Relevance | str) -> Preset:
 
 @dataclass(frozen=True, slots=True)
 class Passages:
-    """A note's sections, closest first, with its closest chunk's text and a snippet of it."""
+    """A note's sections, closest first, with its closest chunk's text and a snippet of it, and
+    a snippet of each section's closest chunk (``snippets``, in the order of ``sections``)."""
 
     sections: tuple[SectionMatch, ...]
     text: str
     snippet: str
+    snippets: tuple[str, ...] = ()
 
 
 def _snippet(text: str) -> str:
@@ -262,7 +265,8 @@ class SemanticSearch:
             ]
             sections = rank_sections(scored, note.body, words)
             text = note.body[sections[0].start : sections[0].end]
-            out[note_id] = Passages(tuple(sections), text, _snippet(text))
+            snippets = tuple(_snippet(note.body[s.start : s.end]) for s in sections[:MAX_SECTIONS])
+            out[note_id] = Passages(tuple(sections), text, _snippet(text), snippets)
         return out
 
     def outlines(

@@ -132,13 +132,15 @@ changed there; right, your changes; each against the note as you opened it.
     CSS_PATH = "conflict.tcss"
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
     """Below 24 rows the sides give way first (conflict.tcss): the choices stay on screen."""
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
+    """Below 80 columns the choices go two to a row (conflict.tcss), each label whole."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back to editing", id="conflict.back", tooltip="Keep editing; nothing is saved yet"),
         # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
         Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain the choices and their keys"),
-        Binding("left", "app.focus_previous", "Previous choice", id="conflict.previous", show=False,
+        Binding("left", "choice(-1)", "Previous choice", id="conflict.previous", show=False,
                 tooltip="Move to the choice on the left"),
-        Binding("right", "app.focus_next", "Next choice", id="conflict.next", show=False,
+        Binding("right", "choice(1)", "Next choice", id="conflict.next", show=False,
                 tooltip="Move to the choice on the right"),
     ]  # fmt: skip
 
@@ -172,6 +174,13 @@ changed there; right, your changes; each against the note as you opened it.
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss(Choice((event.button.id or "").removeprefix("conflict-")))
+
+    def action_choice(self, step: int) -> None:
+        """The choice left or right of the focused one, stopping at the ends: the focus stays on
+        the choices (moving on to a side, which shows no focus, left Enter doing nothing)."""
+        buttons = list(self.query(Button))
+        at = buttons.index(self.focused) if self.focused in buttons else -step
+        buttons[max(0, min(len(buttons) - 1, at + step))].focus()
 
     def action_back(self) -> None:
         self.dismiss(Choice.BACK)

@@ -22,6 +22,8 @@ from noted.ui.widgets.key_bar import KeyBar
 
 MARKER = re.compile(r"^(<<<<<<<|\|\|\|\|\|\|\||=======|>>>>>>>)( |$)", re.MULTILINE)
 """A line that opens, divides or closes a clash."""
+MARKERS_LEFT = "Clash markers remain: resolve them, then save."
+"""Ctrl+S with a marker left; short enough for a line of the box on a 60-column screen (F1 explains)."""
 
 
 class MergeEditor(ModalScreen[tuple[str, str] | None]):
@@ -69,8 +71,6 @@ to the choices without saving.
     def action_save(self) -> None:
         text = self.query_one(TextArea).text
         if MARKER.search(text):
-            self.query_one("#merge-message", Label).update(
-                "Clash markers are left: keep the lines you want and delete the <<<<<<< ||||||| ======= >>>>>>> lines."
-            )
+            self.query_one("#merge-message", Label).update(MARKERS_LEFT)
             return
         self.dismiss(split_titled(text))

@@ -56,6 +56,11 @@ from noted.ui.workers import ReportsWorkerFailures, thread_work
 __all__ = ["ChangeDiff", "ChangesList", "ChangesScreen"]  # the list and the diff live in changes_rows
 
 NOTHING_WAITS = "What assistants and AI apps change in your notes shows here, to diff, accept or revert."
+SUMMARY_ROOM = 24
+"""Beside the time and the actor, a summary in fewer columns than this (on a narrow screen) would be
+cut to a word (``waits…``) or a word a line: it goes on the lines under them instead."""
+SUMMARY_INDENT = 9
+"""Those lines start under the time."""
 FOLLOW_SECONDS = 0.2
 """How long the view waits after the feed moves before it reads the rows again: a burst reads once."""
 
@@ -187,7 +192,6 @@ still be reverted alone.
     def _show(self) -> None:
         self.shown = self.rows
         listing = self.query_one(ChangesList)
-        highlighted = self._current()
         room, bar = row_room(listing), listing.styles.scrollbar_size_vertical
         options = self._options(room)
         if bar and sum(str(o.prompt).count("\n") + 1 for o in options) > listing.content_region.height:
@@ -195,12 +199,7 @@ still be reverted alone.
         if not options:  # say why the list is empty, rather than leave a blank box
             why = "No change matches the filter." if self.filtered_as else NOTHING_WAITS
             options.append(Option(Content.styled(why, "$text-muted"), disabled=True))
-        listing.set_options(options)
-        refs = [o.id for o in options]
-        if highlighted is not None and highlighted.ref in refs:
-            listing.highlighted = refs.index(highlighted.ref)
-        elif len(options) > 1:
-            listing.highlighted = 1
+        listing.show(options)
         if not self.diff_open:
             self.query_one("#changes-title", Label).update(self._title())
 
@@ -236,8 +235,11 @@ still be reverted alone.
             (f"{row.ref:>6} {when}  ", "$text-muted"),
             (actor_cell(row.actor) + " ", "$text-accent"),
         )
-        lines = summary_lines(row.summary, room - line.cell_length)
-        return line + ("\n" + " " * line.cell_length).join(lines)
+        indent = line.cell_length
+        if 0 < room - indent < SUMMARY_ROOM < len(row.summary):  # a narrow screen: under the actor
+            indent = SUMMARY_INDENT
+            line += "\n" + " " * indent
+        return line + ("\n" + " " * indent).join(summary_lines(row.summary, room - indent))
 
     def _current(self) -> ReviewItem | None:
         listing = self.query_one(ChangesList)

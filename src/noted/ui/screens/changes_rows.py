@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
 ACTS: list[BindingType] = [
     Binding("a", "screen.accept", "Accept", id="changes.accept", tooltip="Mark reviewed (a proposal is applied)"),
@@ -35,6 +36,45 @@ class ChangesList(OptionList):
         Binding("j", "cursor_down", "Next", show=False, id="changes.next", tooltip="Next change"),
         Binding("k", "cursor_up", "Previous", show=False, id="changes.previous", tooltip="Previous change"),
     ]  # fmt: skip
+
+    def show(self, options: list[Option]) -> None:
+        """The rows ``options``, the cursor kept on its row. Its row gone (settled; a proposal
+        applied is a change now), the cursor goes to the row that took its place: the next one
+        still here, else the one now where it was (the change the last proposal became), never back
+        to the top, where ``a`` again would act on a row the person has not looked at."""
+        before = [o.id for o in self.options]
+        at = self.highlighted
+        was = before[at] if at is not None and at < len(before) else None
+        self.set_options(options)
+        refs = [o.id for o in options]
+        after = before[before.index(was) + 1 :] if was in before else []
+        kept = next((ref for ref in [was, *after] if ref is not None and ref in refs), None)
+        if kept is not None:
+            self.highlighted = refs.index(kept)
+        elif at is not None and was is not None:
+            self.highlighted = self._enabled_near(min(at, len(refs) - 1))
+        elif len(options) > 1:
+            self.highlighted = 1  # the first row, under its note's title
+
+    def _enabled_near(self, index: int) -> int | None:
+        """The row at ``index``, or the nearest one above it (a note's title is not a row)."""
+        return next((i for i in range(index, -1, -1) if not self.options[i].disabled), None)
+
+    def _step(self, direction: int) -> None:
+        """The next row up or down; none past the ends (no wrapping round to the other end, where
+        one ``j`` too many would put ``a`` on a row the person has not looked at)."""
+        at = self.highlighted
+        start = at if at is not None else (-1 if direction > 0 else len(self.options))
+        for index in range(start + direction, len(self.options) if direction > 0 else -1, direction):
+            if not self.options[index].disabled:
+                self.highlighted = index
+                return
+
+    def action_cursor_down(self) -> None:
+        self._step(1)
+
+    def action_cursor_up(self) -> None:
+        self._step(-1)
 
 
 class ChangeDiff(VerticalScroll):

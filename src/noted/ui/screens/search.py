@@ -82,12 +82,13 @@ def run_query(services: Services, query: str, mode: str) -> Answer:
 
 def result_prompt(row: Hit, chosen: int = 0) -> Content:
     """Two lines: the title with its notebook and sections (the one Enter opens at in the accent
-    colour), then the snippet."""
+    colour), then the snippet of that section (Ctrl+T moves both)."""
     where = [(f"  {row.notebook}", "$text-muted")] if row.notebook else []
     for i, section in enumerate(row.sections):
         where.append((f"  {section.label()}", "$text-accent" if i == chosen else "$text-muted"))
-    heading = row.sections[chosen].heading if row.sections else None
-    snippet = readable(row.snippet, heading) or "(no text)"
+    place = row.sections[chosen] if row.sections else None
+    text = place.snippet if place is not None and (chosen or not row.snippet) else row.snippet
+    snippet = readable(text or row.snippet, place.heading if place else None) or "(no text)"
     if len(snippet) > SNIPPET_CHARS:  # two lines at most, so a screenful holds several results
         snippet = snippet[: SNIPPET_CHARS - 1].rstrip() + "…"
     return Content.assemble((row.title or "(untitled)", "bold"), *where, "\n", (snippet, "$text-muted"))
@@ -149,8 +150,9 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
                 tooltip="Search by keyword, by meaning, or both"),
         Binding("ctrl+t", "next_section", "Section", show=False, id="search.section",
                 tooltip="Open the highlighted result at its next section"),
-        # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
+        # A modal screen stops the app's keys, so F1 and F2 are repeated here (same ids: a remap applies to both).
         Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
+        Binding("f2", "app.settings", "Settings", show=False, id="app.settings", tooltip="Settings, tools and the MCP server"),
     ]  # fmt: skip
 
     @dataclass

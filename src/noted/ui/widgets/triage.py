@@ -9,6 +9,7 @@ meanwhile, say) is counted and reported; the others still change. The list hears
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -43,16 +44,29 @@ def range_marks(ids: Sequence[str], start: int, before: frozenset[str], index: i
     return set(before) | set(ids[low : high + 1])
 
 
+TAG_HINT = 'Separate tags with spaces or commas; quote a name with spaces ("Q3 plan"); -tag removes one.'
+
+
 def parse_tag_edit(text: str) -> tuple[list[str], list[str]]:
-    """``"work, -draft"`` → (tags to add, tags to remove)."""
+    """``'work, -draft "Q3 plan"'`` → (tags to add, tags to remove): spaces or commas separate
+    tags, double quotes group words into one name (and are never part of it), as in a shell
+    (``shlex``), ``-"Q3 plan"`` included.
+
+    Raises:
+        ValueError: A quote is not closed.
+    """
+    words = shlex.shlex(text, posix=True)
+    words.whitespace += ","
+    words.whitespace_split = True
+    words.commenters = words.escape = ""
+    words.quotes = '"'  # an apostrophe is part of a name: "don't"
     add: list[str] = []
     remove: list[str] = []
-    for part in text.replace(",", " ").split():
+    for part in words:
         if part.startswith("-"):
-            title = part[1:].lstrip("#")
-            if title:
+            if title := part[1:].lstrip("#").strip():
                 remove.append(title)
-        elif title := part.lstrip("#"):
+        elif title := part.lstrip("#").strip():
             add.append(title)
     return add, remove
 
@@ -76,9 +90,12 @@ class NoteTriage:
         self.last: Undo = ()
         """What puts the last tag, move or to-do change back (``z``); the list sets it from ``Done``."""
 
-    def _each(self, description: str, notes: Sequence[NoteMeta], apply: Apply, done: str) -> None:
-        """Apply ``apply`` to each note in a worker; it returns False for a note it skipped, or
-        what puts the note back as it was (``undo``)."""
+    def _each(
+        self, description: str, notes: Sequence[NoteMeta], apply: Apply, done: str, none: str = ""
+    ) -> None:
+        """Apply ``apply`` to each note in a worker; it returns False for a note it left as it
+        was, or what puts the note back as it was (``undo``). ``done`` counts the notes changed;
+        ``none``, if given, is said instead when no note changed."""
         if not notes:
             self._list.notify("No note is highlighted.", severity="warning")
             return
@@ -96,13 +113,21 @@ class NoteTriage:
                 if callable(result):
                     undo.append(result)
             summary = done.format(n=plural(changed, "note")) + (f" ({UNDO_HINT})" if undo else "")
+            if none and not changed:
+                summary = none
             note_list.post_message(self.Done(summary, tuple(failures), undo=tuple(undo)))
 
         in_thread(note_list, run, "triage", description)
 
     def tag(self, notes: Sequence[NoteMeta]) -> None:
         def apply(text: str | None) -> None:
-            add, remove = parse_tag_edit(text or "")
+            try:
+                add, remove = parse_tag_edit(text or "")
+            except ValueError:
+                self._list.notify(
+                    'No tag changed: a quote is not closed (write "Q3 plan").', severity="warning"
+                )
+                return
             if not add and not remove:
                 return
 
@@ -110,14 +135,14 @@ class NoteTriage:
                 done = ops.edit_tags(self._store, note.id, add, remove, actor=ACTOR_USER)
                 back = (list(done.removed), list(done.added))
                 if not done.added and not done.removed:
-                    return True
+                    return False
                 return lambda: ops.edit_tags(self._store, note.id, *back, actor=ACTOR_USER)
 
-            self._each("tagging notes", notes, one, "Tags changed on {n}.")
+            self._each("tagging notes", notes, one, "Tags changed on {n}.", "No tags changed.")
 
         if notes:
-            hint = "Separate tags with spaces or commas; -tag removes a tag."
-            self._list.app.push_screen(TextPrompt(f"Tags for {plural(len(notes), 'note')}", hint=hint), apply)
+            prompt = TextPrompt(f"Tags for {plural(len(notes), 'note')}", hint=TAG_HINT)
+            self._list.app.push_screen(prompt, apply)
 
     def move(self, notes: Sequence[NoteMeta]) -> None:
         """Ask for a notebook, then move ``notes`` there."""
