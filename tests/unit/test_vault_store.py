@@ -242,11 +242,12 @@ def test_a_save_to_a_note_whose_file_was_deleted_meanwhile_is_a_conflict(
             note.id, NotePatch(body="body\nmore\n"), actor="user", base_updated_time=note.updated_time
         )
     assert not path.exists() and store.get_note(note.id).is_trashed
-    # A write that asked for no base (an append, Overwrite) writes it from the mirror, its title
-    # with it, into .trash/: the note stays in the trash, as on the other backends.
+    # A write that asked for no base (an append, Overwrite) writes the file noted last saw (its
+    # front matter as it was) with the change into .trash/: the note stays in the trash, as on the
+    # other backends.
     store.update_note(note.id, NotePatch(append="more"), actor="user")
     trashed = vault / ".trash" / "file.md"
-    assert trashed.read_text() == "---\ntags:\n- work\ntitle: Real Title\n---\n\nbody\nmore\n"
+    assert trashed.read_text() == "---\ntitle: Real Title\ntags: [work]\ncustom: keep me\n---\nbody\nmore\n"
     assert not path.exists()
     assert store.get_note(note.id).title == "Real Title" and store.get_note(note.id).is_trashed
     store.restore_note(note.id, actor="user")  # back to where it was, by moving that file

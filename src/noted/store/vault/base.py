@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TypeVar
 
@@ -27,7 +28,7 @@ from noted.store.vault.files import (
 )
 from noted.store.vault.follow import Follower, put_note
 from noted.store.vault.ledger import Ledger, NoteFile
-from noted.store.vault.text import SOURCE_KEYS, FileText, yaml_time
+from noted.store.vault.text import SOURCE_KEYS, FileText, inline_tags, yaml_time
 from noted.store.vault.trash import in_trash, trashed_copy
 
 T = TypeVar("T")
@@ -157,15 +158,29 @@ class VaultCore:
 
     def current(self, row: NoteFile, note: Note) -> tuple[FileText, ReadFile | None]:
         """The file's text and the file as read (for ``Vault.write``'s ``unchanged``); or, its file
-        gone, a text rebuilt from the mirror, its title kept, and None."""
+        gone, the file as noted last saw it (``Ledger.front``: front matter byte for byte) with the
+        mirror's body, and only what noted changed since (tags, to-do, source, title) set, and None."""
         if row.present:
             read = self.vault.read(row.path)
             return FileText.parse(decode(read.data)), read
-        plain = FileText(None, "", note.body)
-        inline = {t.casefold() for t in plain.tags()}
-        tags = [t.title for t in self.mirror.note_tags(note.id) if t.title.casefold() not in inline]
-        ft = with_todo(plain, note.is_todo, note.todo_due, note.todo_completed, note.source_url)
-        return _titled(ft.with_tags(tags) if tags else ft, note.title, row.path), None
+        was = self.ledger.front(note.id) or FileText(None, "", "")
+        ft = replace(was, body=note.body)
+        tags = [t.title for t in self.mirror.note_tags(note.id)]
+        is_todo, due, done = ft.todo()
+        try:
+            if {t.casefold() for t in tags} != {t.casefold() for t in ft.tags()}:
+                inline = {m.group(1).casefold() for m in inline_tags(ft.body)}
+                ft = ft.with_tags([t for t in tags if t.casefold() not in inline])
+            ft = with_todo(
+                ft,
+                _changed(is_todo, note.is_todo),
+                _changed(due, note.todo_due),
+                _changed(done, note.todo_completed),
+                _changed(ft.source_url(), note.source_url),
+            )
+        except InvalidInputError:  # front matter noted cannot read: kept as it was, never dropped
+            pass
+        return _titled(ft, note.title, row.path), None
 
     def trash_name(self, rel: str) -> str:
         """Where the file ``rel`` goes in ``.trash/``: its path there, ``NAME 2.md``… when taken."""
@@ -246,6 +261,7 @@ class VaultCore:
             self.ledger.put_note(
                 conn, NoteFile(row.note_id, target, "", state.size, state.mtime_ns, content_hash(data))
             )
+            self.ledger.put_front(conn, row.note_id, FileText.parse(decode(data)))
 
     def _keep_title(self, note: Note, target: str) -> None:
         """A note restored onto a taken name (``NAME 2.md``) keeps its title: into the file it goes."""
@@ -253,6 +269,11 @@ class VaultCore:
         ft = FileText.parse(decode(self.vault.read(target).data))
         if ft.title(PurePosixPath(target).stem) != note.title:
             self._rewrite(row, note, target)
+
+
+def _changed(was: T, now: T) -> T | None:
+    """``now`` when it differs from what the file said (``was``), else None (left as the file had it)."""
+    return None if now == was else now
 
 
 def _titled(ft: FileText, title: str, target: str) -> FileText:

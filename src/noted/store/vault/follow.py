@@ -92,6 +92,7 @@ def put_note(
         store.attachments.link(note.id, rel, ft.body, actor)
         with mirror.db.write() as conn:
             store.ledger.put_note(conn, NoteFile(note.id, rel, origin, state.size, state.mtime_ns, digest))
+            store.ledger.put_front(conn, note.id, ft)
             store.ledger.skip(conn, rel, None)
     return note
 

@@ -1,11 +1,14 @@
 """What the sidecar remembers of the files: which file each note and notebook is, and as what.
 
-Three tables beside the mirror's own (the same database, so a note's row and its file's row change
+Tables beside the mirror's own (the same database, so a note's row and its file's row change
 in one transaction):
 
 - ``vault_notes``: a note's file (``path``), where it came from when it is in the trash
   (``origin``), and the size, mtime and hash it had when noted last read or wrote it.
 - ``vault_folders``: a notebook's folder (``""`` is the vault's root) and its ``origin`` likewise.
+- ``vault_fronts``: what of a note's file is not its body (the front matter as written, byte for
+  byte, line endings, byte-order mark), as noted last read or wrote it, so a file written back after
+  it went (a restore) is that file again and not one rebuilt from the few keys the mirror holds.
 - ``vault_skipped``: files left alone and why (``noted vault status``).
 - ``vault_files``: attachments that are files of the folder (an image a note links to), and the
   hash of what noted wrote when noted wrote the file (``""``: not noted's, never deleted by it).
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 import apsw
 
 from noted.store.sqlite.db import Database
+from noted.store.vault.text import FileText
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS vault_notes(
@@ -28,6 +32,9 @@ CREATE TABLE IF NOT EXISTS vault_notes(
 CREATE INDEX IF NOT EXISTS vault_notes_hash ON vault_notes(hash);
 CREATE TABLE IF NOT EXISTS vault_folders(
     folder_id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, origin TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS vault_fronts(
+    note_id TEXT PRIMARY KEY, front TEXT, front_tail TEXT NOT NULL, crlf INTEGER NOT NULL,
+    bom INTEGER NOT NULL, final_newline INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS vault_skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS vault_files(
     resource_id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, written_hash TEXT NOT NULL DEFAULT '');
@@ -54,7 +61,7 @@ class NoteFile:
 
 
 class Ledger:
-    """Reads and writes of the three tables (writes inside the caller's transaction)."""
+    """Reads and writes of the tables (writes inside the caller's transaction)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -96,6 +103,11 @@ class Ledger:
         return NoteFile(*row) if row else None
 
     def put_note(self, conn: apsw.Connection, f: NoteFile) -> None:
+        conn.execute(
+            "DELETE FROM vault_fronts WHERE note_id IN"
+            " (SELECT note_id FROM vault_notes WHERE path = ? AND note_id != ?)",
+            (f.path, f.note_id),
+        )
         conn.execute("DELETE FROM vault_notes WHERE path = ? AND note_id != ?", (f.path, f.note_id))
         conn.execute(
             f"INSERT OR REPLACE INTO vault_notes({_NOTE}) VALUES (?, ?, ?, ?, ?, ?)",
@@ -104,6 +116,28 @@ class Ledger:
 
     def drop_note(self, conn: apsw.Connection, note_id: str) -> None:
         conn.execute("DELETE FROM vault_notes WHERE note_id = ?", (note_id,))
+        conn.execute("DELETE FROM vault_fronts WHERE note_id = ?", (note_id,))
+
+    def front(self, note_id: str) -> FileText | None:
+        """The note's file as noted last read or wrote it, its body left out (``""``); None when
+        noted has not kept it (a sidecar from before it did)."""
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT front, front_tail, crlf, bom, final_newline FROM vault_fronts WHERE note_id = ?",
+                (note_id,),
+            ).fetchone()
+        if row is None:
+            return None
+        front, tail, crlf, bom, final = row
+        return FileText(front, str(tail), "", bool(crlf), bool(bom), bool(final))
+
+    def put_front(self, conn: apsw.Connection, note_id: str, ft: FileText) -> None:
+        """Keep all of the file's text ``ft`` but its body (the mirror holds that)."""
+        conn.execute(
+            "INSERT OR REPLACE INTO vault_fronts(note_id, front, front_tail, crlf, bom, final_newline)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (note_id, ft.front, ft.front_tail, int(ft.crlf), int(ft.bom), int(ft.final_newline)),
+        )
 
     # Folders -------------------------------------------------------------------------------------
     def folder_path(self, folder_id: str) -> str | None:
