@@ -71,3 +71,18 @@ def test_a_write_back_applies_only_noteds_change_since(tmp_path: Path) -> None:
         "-tags: [k1]",
         "+tags: [k1, k2]",
     ]
+
+
+def test_a_sidecar_from_before_keeps_the_file_at_its_next_start(vault: Path, tmp_path: Path) -> None:
+    """A profile whose sidecar kept no front (made by an older noted: its table empty) keeps it
+    from the unchanged file at its next start, so a deletion after that loses nothing either."""
+    with opened(vault, tmp_path / "p") as store:
+        rich = by_title(store, "Rich")
+        with store.core.db.write() as conn:
+            conn.execute("DELETE FROM vault_fronts")
+    with opened(vault, tmp_path / "p"):
+        pass
+    (vault / "sub" / "rich.md").unlink()
+    with opened(vault, tmp_path / "p") as store:
+        store.restore_note(rich, actor=ACTOR_USER)
+    assert git(vault, "status", "--porcelain") == ""

@@ -182,6 +182,21 @@ class VaultCore:
             pass
         return _titled(ft, note.title, row.path), None
 
+    def keep_fronts(self) -> None:
+        """``Ledger.front`` kept for each note an older sidecar has none for, from its file when that
+        is still as noted last saw it (read once; a changed file is kept as the scan follows it)."""
+        kept = []
+        for row in self.ledger.notes_without_front():
+            try:
+                read = self.vault.read(row.path)
+                if read.digest == row.hash:
+                    kept.append((row.note_id, FileText.parse(decode(read.data))))
+            except (OSError, InvalidInputError):  # gone, or not a text noted reads: nothing to keep
+                continue
+        with self.db.write() as conn:
+            for note_id, ft in kept:
+                self.ledger.put_front(conn, note_id, ft)
+
     def trash_name(self, rel: str) -> str:
         """Where the file ``rel`` goes in ``.trash/``: its path there, ``NAME 2.md``… when taken."""
         return self.vault.free_name(f"{TRASH}/{rel}".rpartition("/")[0], PurePosixPath(rel).stem)

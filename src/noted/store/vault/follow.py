@@ -364,6 +364,7 @@ class Follower:
         store = self.store
         store.vault.forget_folders()
         store.attachments.forget()
+        store.keep_fronts()  # (before the changed files are followed: those are kept as they are)
         known = {row.path: row for row in store.ledger.all_notes()}
         changed: set[str] = set()
         seen: set[str] = set()

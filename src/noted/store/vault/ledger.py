@@ -131,6 +131,15 @@ class Ledger:
         front, tail, crlf, bom, final = row
         return FileText(front, str(tail), "", bool(crlf), bool(bom), bool(final))
 
+    def notes_without_front(self) -> list[NoteFile]:
+        """The notes whose file is there and whose ``front`` noted has not kept (an older sidecar)."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_NOTE} FROM vault_notes WHERE size >= 0"
+                " AND note_id NOT IN (SELECT note_id FROM vault_fronts)"
+            ).fetchall()
+        return [NoteFile(*r) for r in rows]
+
     def put_front(self, conn: apsw.Connection, note_id: str, ft: FileText) -> None:
         """Keep all of the file's text ``ft`` but its body (the mirror holds that)."""
         conn.execute(
