@@ -53,6 +53,8 @@ def register(sub: Commands) -> None:
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     """Print every setting, grouped by section, with its value and origin."""
     settings = Settings.load(ctx.profile)
+    setting_checks.install(settings)
+    settings.recheck()  # a value only the app can judge (a theme, a key) is reported as the app does
     prefix: str | None = args.prefix
     if prefix is None or prefix.startswith(_SWITCHES) or _SWITCHES.startswith(prefix):
         _declare_tools(settings)

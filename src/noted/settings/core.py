@@ -129,6 +129,14 @@ class Settings:
             if check not in checks:
                 checks.append(check)
 
+    def recheck(self) -> None:
+        """Read the config file again through every check, the added ones too (``add_check``): a
+        value they refuse joins ``problems`` and its default applies, as for a value of the wrong
+        type. ``noted config list`` calls it so that it reports what the app would."""
+        with self._lock:
+            self._state = replace(self._state, stamp=None)
+        self.reload()
+
     # reading
 
     def resolve(self, key: str | Setting[Any]) -> ResolvedSetting:
@@ -277,9 +285,12 @@ class Settings:
             spec = self._registry.spec(key)
             try:
                 values[key] = spec.coerce(value)
+                for check in self._checks.get(key, ()):  # a front end's (``add_check``), as ``set`` runs them
+                    check(self, values[key])
             except ConfigError as exc:
+                values.pop(key, None)
                 if spec.closed is None:
-                    problems.append(f"{name}: {exc.message}; the default applies")
+                    problems.append(f"{name}: {exc.message.removesuffix(_NOT_SAVED)}; the default applies")
                     continue
                 values[key], meaning = spec.closed  # a guard refused stays shut, never lifted
                 problems.append(f"{name}: {exc.message}; until it is fixed, {meaning}")
@@ -317,6 +328,10 @@ class Settings:
                 callback(changes)
             except Exception:  # one broken listener must not undo a saved change or starve the rest
                 log.exception("a settings subscriber failed on %s", [c.key for c in changes])
+
+
+_NOT_SAVED = "; nothing was saved"
+"""How a check's refusal of a value being set ends; said of a value in the file, the default applies."""
 
 
 def _key(key: str | Setting[Any]) -> str:
