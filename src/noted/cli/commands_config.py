@@ -93,7 +93,7 @@ def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
     if ctx.json:
         ctx.emit(entry.to_json())
     else:
-        ctx.out(entry.spec.display(entry.value))
+        ctx.out(entry.shown())
     return 0
 
 
@@ -165,5 +165,5 @@ def _report(ctx: CliContext, settings: Settings, entry: ResolvedSetting, done: s
 
 
 def _shown(entry: ResolvedSetting) -> str:
-    text = entry.spec.display(entry.value)
+    text = entry.shown()
     return text if len(text) <= _VALUE_WIDTH * 2 else text[: _VALUE_WIDTH * 2 - 1] + "…"
