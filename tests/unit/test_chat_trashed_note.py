@@ -9,13 +9,10 @@ person to approve an edit that could never be saved.
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.cli import env_with_src
 from tests.support.polling import scaled
 
 from noted.chat.events import ApprovalRequested, ChatEvent, EditsProposed, EditsRefused
@@ -72,20 +69,3 @@ def test_the_session_says_the_note_is_in_the_trash_not_that_it_was_moved_there(s
     session.replace_range(0, 0, "y", "insert")
     outcome = session.commit(services.store, "assistant:c")
     assert outcome.lost and "in the trash (restore it with" in outcome.message
-
-
-def test_noted_ask_note_refuses_a_note_in_the_trash_before_the_model_runs(tmp_path: Path) -> None:
-    profile = tmp_path / "p"
-    s = Services.open(Profile(profile).ensure(), welcome=False)
-    try:
-        note = trashed_note(s)
-    finally:
-        s.close()
-    env = env_with_src(NOTED_AI_ENABLED="1", NOTED_AI_PROVIDER="fake", NOTED_AI_TOOL_EDIT_CURRENT_ENABLED="1")
-    done = subprocess.run(
-        [sys.executable, "-m", "noted", "--profile", str(profile), "ask", "--yes", "--note", "Tr", "buy y"],
-        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=LIVENESS, check=False,
-    )  # fmt: skip
-    assert done.returncode == 1, done.stderr  # as `noted edit` on a note in the trash
-    assert done.stderr.strip() == f'noted: "Tr" is in the trash; restore it first (noted restore {note[:8]})'
-    assert done.stdout == ""
