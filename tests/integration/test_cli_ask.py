@@ -438,3 +438,25 @@ def test_chats_lists_searches_and_deletes_by_the_short_id_it_shows(
     assert [c["id"] for c in cli.json("chats")] == [cafe.id]
     missing = cli("chats", "--delete", tea.id[:8])
     assert missing.code == 1 and "no conversation" in missing.err
+
+
+def test_noted_ask_note_refuses_a_note_in_the_trash_before_the_model_runs(tmp_path: Path) -> None:
+    """It asked about the edit, then (with --yes, exit 0) said the note "was moved to the trash while
+    you were editing it", though it was there before the run: refused up front, as `noted edit` is."""
+    profile = tmp_path / "p"
+    profile.mkdir()
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        folder = store.create_folder("Home", actor="user")
+        note = store.create_note(NoteDraft("Tr", "x\n", parent_id=folder.id), actor="user").id
+        store.trash_note(note, actor="user")
+    finally:
+        store.close()
+    env = env_with_src(NOTED_AI_ENABLED="1", NOTED_AI_PROVIDER="fake", NOTED_AI_TOOL_EDIT_CURRENT_ENABLED="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "ask", "--yes", "--note", "Tr", "buy y"],
+        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=LIVENESS, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # as `noted edit` on a note in the trash
+    assert done.stderr.strip() == f'noted: "Tr" is in the trash; restore it first (noted restore {note[:8]})'
+    assert done.stdout == ""

@@ -164,12 +164,15 @@ def test_a_token_file_left_empty_by_hand_keeps_the_server_shut(
 ) -> None:
     # `noted config set mcp.tokenFile ""` is refused, but written by hand the empty text meant "no
     # token": anything on this machine could call the loopback server. It now stands for a file that
-    # is not there, so the server refuses to start, and serve prints the file's problem first.
+    # is not there, so the server refuses to start, and serve prints the file's problem. It printed
+    # a second line too, about a token file named "no-token-file (…)" that "does not exist", and
+    # `config list` showed that stand-in as the value: now the one line, and the value as written.
     world.settings.path.write_text('[mcp]\ntokenFile = ""\n', encoding="utf-8")
     options = HttpOptions.from_settings(Settings.load(world.profile))
     assert options.token_required()
-    with pytest.raises(ConfigError, match="does not exist"):
-        options.open_token()
+    with pytest.raises(ConfigError, match='mcp.tokenFile = "" in the config file is refused') as refused:
+        options.open_token()  # the app's embedded server says this
+    assert "no-token-file" not in str(refused.value)
     code, out, err = run(world, capsys, "mcp", "serve", "--host", "0.0.0.0", "--port", "0")
     assert code == 2 and "listening" not in out
     lines = err.strip().splitlines()
@@ -177,4 +180,7 @@ def test_a_token_file_left_empty_by_hand_keeps_the_server_shut(
         "noted: config.toml: mcp.tokenFile is empty, and an empty value never means no token; "
         "until it is fixed, the MCP server does not start"
     )
-    assert "does not exist" in lines[1] and len(lines) == 2, err
+    assert len(lines) == 1, err
+    code, out, err = run(world, capsys, "config", "list", "mcp.tokenFile")
+    assert code == 0 and out.split() == ["MCP", "server", "mcp.tokenFile", '""', "config", "file"], out
+    assert "until it is fixed, the MCP server does not start" in err

@@ -251,3 +251,22 @@ def test_control_characters_in_a_one_line_value_are_refused(
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and refused_line in lines[0], lines
     assert not (tmp_path / "config.toml").exists()
+
+
+def test_list_reports_a_hand_written_theme_that_does_not_exist_as_the_app_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before, `config list` showed `ui.theme nonexistent config file` and no problem, while the app
+    said the theme was not found and used noted-dark. A theme file of the profile's own counts."""
+    (tmp_path / "config.toml").write_text('[ui]\ntheme = "nonexistent"\n', encoding="utf-8")
+    assert run(tmp_path, "config", "list", "ui.theme") == 0
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["Appearance", "ui.theme", "noted-dark", "default"]
+    assert (
+        captured.err == 'noted: config.toml: ui.theme: no theme is named "nonexistent"; the default applies\n'
+    )
+    (tmp_path / "themes").mkdir()
+    (tmp_path / "themes" / "nonexistent.toml").write_text('primary = "#ff0000"\n', encoding="utf-8")
+    assert run(tmp_path, "config", "list", "ui.theme") == 0
+    captured = capsys.readouterr()
+    assert "nonexistent" in captured.out and captured.err == ""

@@ -71,6 +71,20 @@ def test_inline_tags_are_renamed_and_removed_in_place() -> None:
     assert ft.replace_inline_tag("old", None).body == "a b #old/sub c #older\n"
 
 
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("#tagA body …\n", "body …\n"),  # was " body …": the space after it stayed
+        ("  #tagA body\n", "  body\n"),  # the indent stays
+        ("#tagA #tagA x\n", "x\n"),
+        ("#tagB #tagA x\n", "#tagB x\n"),
+        ("a\n#tagA  two  spaces\nb #tagA\n", "a\ntwo  spaces\nb\n"),  # other spacing kept
+    ],
+)
+def test_an_inline_tag_removed_from_the_start_of_a_line_leaves_no_space_there(text: str, left: str) -> None:
+    assert FileText.parse(text).replace_inline_tag("tagA", None).body == left
+
+
 def test_todo_keys() -> None:
     ft = FileText.parse("---\ntodo: true\ndue: 2026-12-24T18:00:00Z\ndone: true\n---\n")
     is_todo, due, done = ft.todo()

@@ -33,7 +33,7 @@ from noted.chat.turns import DECLINED, FINAL, PAUSED, mark_edits, summary
 from noted.chat.waiting import Stopped
 from noted.models import ToolStatus
 from noted.ops.batch_capture import Snapshot, capture, settled
-from noted.ops.session import EditorSession
+from noted.ops.session import CommitResult, CommitStatus, EditorSession
 from noted.providers import ToolCallReady
 from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
 from noted.tools.editor import amend
@@ -231,6 +231,12 @@ class RoundCalls:
             )
         )
         count = len(session.edits)
+        if (in_trash := session.in_trash) is not None:  # nothing to ask: it could not be saved
+            session.discard()
+            outcome = CommitResult(CommitStatus.FAILED, count, in_trash)
+            results[:] = [amend(outcome, r) for r in results]
+            yield EditsRefused(session.note_id, count, in_trash)
+            return
         yield EditsProposed(session.note_id, diff, count)
         # In review mode (``ai.writes`` review) no write goes in unasked. The open note's edits have
         # no tool of their own a proposal could be accepted through (editor tools need the open

@@ -41,7 +41,7 @@ from noted.cli.exits import ExitCode
 from noted.cli.terminal import shown
 from noted.errors import InvalidInputError
 from noted.models import ToolStatus
-from noted.ops.resolve import resolve_note
+from noted.ops.resolve import refuse_trashed, resolve_note
 from noted.ops.session import EditorSession  # light: the editing session needs no tool
 
 if TYPE_CHECKING:  # the engine and the tools load only when a question is asked
@@ -85,7 +85,7 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
     services = ctx.services
     editor = None
     if args.note is not None:
-        note = resolve_note(services.store, args.note)
+        note = refuse_trashed(resolve_note(services.store, args.note))  # as edit, tag and move do
         editor = EditorSession.open(services.store, note.id)
     provider = services.provider()  # refuses (ai.enabled, ai.allowRemote…) before anything is saved
     conversation = _conversation(ctx, editor.note_id if editor else "", args.new)

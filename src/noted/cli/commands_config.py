@@ -53,6 +53,8 @@ def register(sub: Commands) -> None:
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     """Print every setting, grouped by section, with its value and origin."""
     settings = Settings.load(ctx.profile)
+    setting_checks.install(settings)
+    settings.recheck()  # a value only the app can judge (a theme, a key) is reported as the app does
     prefix: str | None = args.prefix
     if prefix is None or prefix.startswith(_SWITCHES) or _SWITCHES.startswith(prefix):
         _declare_tools(settings)
@@ -91,7 +93,7 @@ def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
     if ctx.json:
         ctx.emit(entry.to_json())
     else:
-        ctx.out(entry.spec.display(entry.value))
+        ctx.out(entry.shown())
     return 0
 
 
@@ -163,5 +165,5 @@ def _report(ctx: CliContext, settings: Settings, entry: ResolvedSetting, done: s
 
 
 def _shown(entry: ResolvedSetting) -> str:
-    text = entry.spec.display(entry.value)
+    text = entry.shown()
     return text if len(text) <= _VALUE_WIDTH * 2 else text[: _VALUE_WIDTH * 2 - 1] + "…"

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from noted.cli.args import Commands, check_range, given
 from noted.cli.commands_mcp_clients import client_tokens_command
 from noted.cli.context import CliContext
+from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.options import DEFAULT_HOST, DEFAULT_PORT, HttpOptions
@@ -159,6 +160,8 @@ def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
         return 0
     actions = True if args.actions else None  # without the flag, mcp.actions.enabled decides
     options = HttpOptions.from_settings(deps.settings, host=args.host, port=args.port, actions=actions)
+    if options.token_refused is not None:  # the problem printed above says so: nothing more to add
+        return ExitCode.BAD_INPUT
     return asyncio.run(_serve_http(ctx, deps, options))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from noted.errors import ConfigError
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.token import TokenFile
-from noted.settings import Settings
+from noted.settings import ResolvedSetting, Settings
 from noted.settings.handles import (
     AI_ALLOW_REMOTE,
     MCP_ACTIONS_ENABLED,
@@ -52,6 +52,9 @@ class HttpOptions:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     token_file: Path | None = None
+    token_refused: str | None = None
+    """``mcp.tokenFile`` as the config file holds it, when that is refused (``""``): the server
+    does not start, rather than start without a token (``Setting.closed``)."""
     allowed_origins: tuple[str, ...] = ()
     max_body: int = MAX_BODY
     actions: bool = False
@@ -86,6 +89,7 @@ class HttpOptions:
             host=host or settings.get(MCP_HOST) or DEFAULT_HOST,
             port=settings.get(MCP_PORT) if port is None else port,
             token_file=settings.get_path(MCP_TOKEN_FILE),
+            token_refused=_refused(settings.resolve(MCP_TOKEN_FILE)),
             allowed_origins=settings.get(MCP_ALLOWED_ORIGINS),
             clients_file=ClientTokens.beside(settings.path).path,
             actions=settings.get(MCP_ACTIONS_ENABLED) if actions is None else actions,
@@ -117,6 +121,12 @@ class HttpOptions:
                 loopback and no token file is set, or the OpenAPI door is asked for without the
                 person's consent or without a token (see ``check_actions``).
         """
+        if self.token_refused is not None:
+            raise ConfigError(
+                f"{MCP_TOKEN_FILE.key} = {self.token_refused} in the config file is refused, so the MCP "
+                "server does not start",
+                hint=f"`noted mcp token` sets a token file; `noted config unset {MCP_TOKEN_FILE.key}` removes it",
+            )
         if self.actions:
             self.check_actions()
         token = TokenFile.open(self.token_file) if self.token_file is not None else None
@@ -167,3 +177,7 @@ class HttpOptions:
                 "the OpenAPI actions need a bearer token, and none is set",
                 hint="create one with `noted mcp token` (it sets mcp.tokenFile)",
             )
+
+
+def _refused(entry: ResolvedSetting) -> str | None:
+    return entry.shown() if entry.written is not None else None

@@ -85,8 +85,12 @@ class EditorSession:
         body: str,
         base_updated_time: int,
         selection: tuple[int, int] | None = None,
+        *,
+        trashed: bool = False,
     ) -> None:
         self.note_id = note_id
+        self.trashed = trashed
+        """The note was in the trash when loaded: its edits are refused (``in_trash``), not asked about."""
         self.title = title
         self.original = body
         self.text = body
@@ -101,7 +105,15 @@ class EditorSession:
     def open(cls, store: Store, note_id: str, *, selection: tuple[int, int] | None = None) -> EditorSession:
         """A session on the note as it is in the store now."""
         note = store.get_note(note_id)
-        return cls(note.id, note.title, note.body, note.updated_time, selection)
+        return cls(note.id, note.title, note.body, note.updated_time, selection, trashed=note.is_trashed)
+
+    @property
+    def in_trash(self) -> str | None:
+        """Why the edits cannot be saved when the note was in the trash from the start, else None:
+        a note is restored before it is changed, as ``noted.ops.resolve.refuse_trashed`` says."""
+        if not self.trashed:
+            return None
+        return f"Not saved: the note is in the trash (restore it with `noted restore {self.note_id[:8]}`)."
 
     @property
     def dirty(self) -> bool:
@@ -161,7 +173,10 @@ class EditorSession:
             try:
                 current = store.get_note(self.note_id)
                 if current.is_trashed:
+                    why = self.in_trash  # in the trash from the start, or put there since
                     self._reset(current)
+                    if why is not None:
+                        return CommitResult(CommitStatus.FAILED, count, why)
                     return CommitResult(
                         CommitStatus.CONFLICT, count, _gone(count, "moved to the trash"), current
                     )
@@ -217,6 +232,7 @@ class EditorSession:
             self.selection = None
 
     def _reset(self, note: Note) -> None:
+        self.trashed = note.is_trashed
         self.title = note.title
         self.original = self.text = note.body
         self.base_updated_time = note.updated_time

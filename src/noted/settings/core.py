@@ -47,6 +47,8 @@ class _State:
     env_values: Mapping[str, tuple[str, SettingValue]]
     problems: tuple[str, ...]
     stamp: Stamp | None
+    refused: Mapping[str, object]
+    """What the file holds for a guard it refused (its ``closed`` value stands in), by key."""
 
     def effective(self, spec: Setting[Any]) -> SettingValue:
         if spec.key in self.env_values:
@@ -80,8 +82,8 @@ class Settings:
         self._checks: dict[str, list[Check[Any]]] = {}
         env_values = self._registry.read_environment(self._environ)
         stamp = file_stamp(path)
-        values, problems = self._values_from(read_document(path))
-        self._state = _State(values, env_values, problems, stamp)
+        values, problems, refused = self._values_from(read_document(path))
+        self._state = _State(values, env_values, problems, stamp, refused)
 
     @classmethod
     def load(
@@ -129,6 +131,14 @@ class Settings:
             if check not in checks:
                 checks.append(check)
 
+    def recheck(self) -> None:
+        """Read the config file again through every check, the added ones too (``add_check``): a
+        value they refuse joins ``problems`` and its default applies, as for a value of the wrong
+        type. ``noted config list`` calls it so that it reports what the app would."""
+        with self._lock:
+            self._state = replace(self._state, stamp=None)
+        self.reload()
+
     # reading
 
     def resolve(self, key: str | Setting[Any]) -> ResolvedSetting:
@@ -151,7 +161,8 @@ class Settings:
             variable, value = state.env_values[spec.key]
             return ResolvedSetting(spec, value, Source.ENV, variable)
         if spec.key in state.file_values:
-            return ResolvedSetting(spec, state.file_values[spec.key], Source.FILE)
+            written = state.refused.get(spec.key)
+            return ResolvedSetting(spec, state.file_values[spec.key], Source.FILE, written=written)
         return ResolvedSetting(spec, spec.default, Source.DEFAULT)
 
     def get(self, key: Setting[T]) -> T:
@@ -243,8 +254,10 @@ class Settings:
             stamp = file_stamp(self._path)
             if stamp == self._state.stamp:
                 return ()
-            values, problems = self._values_from(read_document(self._path))
-            changes = self._swap(replace(self._state, file_values=values, problems=problems, stamp=stamp))
+            values, problems, refused = self._values_from(read_document(self._path))
+            changes = self._swap(
+                replace(self._state, file_values=values, problems=problems, stamp=stamp, refused=refused)
+            )
         self._notify(changes)
         return changes
 
@@ -268,22 +281,29 @@ class Settings:
         for check in checks:
             check(self, value)
 
-    def _values_from(self, doc: tomlkit.TOMLDocument) -> tuple[dict[str, SettingValue], tuple[str, ...]]:
+    def _values_from(
+        self, doc: tomlkit.TOMLDocument
+    ) -> tuple[dict[str, SettingValue], tuple[str, ...], dict[str, object]]:
         raw, unknown = flatten(doc.unwrap(), lambda key: self._registry.find(key) is not None)
         name = self._path.name
         problems = [f"{name}: unknown setting {key} ({self._registry.hint(key)})" for key in unknown]
         values: dict[str, SettingValue] = {}
+        refused: dict[str, object] = {}
         for key, value in raw.items():
             spec = self._registry.spec(key)
             try:
                 values[key] = spec.coerce(value)
+                for check in self._checks.get(key, ()):  # a front end's (``add_check``), as ``set`` runs them
+                    check(self, values[key])
             except ConfigError as exc:
+                values.pop(key, None)
                 if spec.closed is None:
-                    problems.append(f"{name}: {exc.message}; the default applies")
+                    problems.append(f"{name}: {exc.message.removesuffix(_NOT_SAVED)}; the default applies")
                     continue
                 values[key], meaning = spec.closed  # a guard refused stays shut, never lifted
+                refused[key] = value
                 problems.append(f"{name}: {exc.message}; until it is fixed, {meaning}")
-        return values, tuple(problems)
+        return values, tuple(problems), refused
 
     def _edit(self, mutate: Callable[[tomlkit.TOMLDocument], object]) -> None:
         # The file lock makes read-change-write atomic across processes: two processes setting
@@ -292,8 +312,10 @@ class Settings:
             doc = read_document(self._path)
             mutate(doc)
             stamp = write_document(self._path, doc)
-            values, problems = self._values_from(doc)
-            changes = self._swap(replace(self._state, file_values=values, problems=problems, stamp=stamp))
+            values, problems, refused = self._values_from(doc)
+            changes = self._swap(
+                replace(self._state, file_values=values, problems=problems, stamp=stamp, refused=refused)
+            )
         self._notify(changes)
 
     def _swap(self, new: _State) -> tuple[SettingChange, ...]:
@@ -317,6 +339,10 @@ class Settings:
                 callback(changes)
             except Exception:  # one broken listener must not undo a saved change or starve the rest
                 log.exception("a settings subscriber failed on %s", [c.key for c in changes])
+
+
+_NOT_SAVED = "; nothing was saved"
+"""How a check's refusal of a value being set ends; said of a value in the file, the default applies."""
 
 
 def _key(key: str | Setting[Any]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +28,20 @@ class ResolvedSetting:
     source: Source
     env_var: str | None = None
     """The variable that set it, when ``source`` is ``Source.ENV``."""
+    written: object = None
+    """What the config file holds when it is refused and ``value`` is the guard's ``closed`` stand-in
+    (TOML has no null, so None means nothing was refused)."""
 
     @property
     def key(self) -> str:
         return self.spec.key
+
+    def shown(self) -> str:
+        """The value as a person reads it: as written in the file when it was refused (not the
+        stand-in that keeps the guard shut)."""
+        if self.written is not None:
+            return json.dumps(self.written, ensure_ascii=False, default=str)
+        return self.spec.display(self.value)
 
     def describe_source(self) -> str:
         """``default``, ``config file`` or ``environment (NOTED_…)``."""
@@ -48,6 +59,8 @@ class ResolvedSetting:
         }  # fmt: skip
         if spec.choices:
             data["choices"] = list(spec.choices)
+        if self.written is not None:  # as written, and refused: not the stand-in
+            data["value"], data["refused"] = json.loads(self.shown()), True
         if spec.writes_notes is not None:
             data["writes_notes"] = spec.writes_notes
         return data

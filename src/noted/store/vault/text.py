@@ -213,7 +213,8 @@ class FileText:
 
     def replace_inline_tag(self, old: str, new: str | None) -> FileText:
         """Each inline ``#old`` (and ``#old/…``) renamed to ``#new``, or removed when ``new`` is None."""
-        out, last = [], 0
+        out: list[str] = []
+        last = 0
         for match in inline_tags(self.body):
             tag = match.group(1)
             if tag.casefold() != old.casefold() and not tag.casefold().startswith(old.casefold() + "/"):
@@ -222,8 +223,13 @@ class FileText:
             if new is None:
                 if tag.casefold() != old.casefold():
                     continue
-                while start > 0 and self.body[start - 1] in " \t":
-                    start -= 1
+                kept = "".join(out) + self.body[last:start]
+                if kept[kept.rfind("\n") + 1 :].strip(" \t"):  # after words: the space before it goes
+                    while start > last and self.body[start - 1] in " \t":
+                        start -= 1
+                else:  # it starts the line: the line keeps its indent and loses the space after it
+                    while end < len(self.body) and self.body[end] in " \t":
+                        end += 1
                 out.append(self.body[last:start])
             else:
                 out.append(self.body[last:start] + "#" + new + tag[len(old) :])
