@@ -16,6 +16,7 @@ from tests.integration.ui_support import Fixture, open_services, ready, until
 from tests.support.polling import scaled
 from textual.message import Message
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from noted.indexer.service import IndexStatus
@@ -126,6 +127,27 @@ async def test_open_note_at_a_section(running: Running, fixture: Fixture) -> Non
     await running.until(lambda: running.q(NoteScroll).scroll_y > 0)
     await running.until(lambda: _heading_at_top(running, "Week 1"))
     assert running.q(OutlineList).highlighted_option.id == "s2.1"  # type: ignore[union-attr]
+
+
+async def test_a_note_opened_at_a_section_under_another_screen_is_there_when_it_closes(
+    running: Running, fixture: Fixture
+) -> None:
+    """The page had no scrollbar (a short note) and is laid out at the long note's length only
+    later (here: under a screen, as under search): it must still land at the section."""
+    running.app.post_message(OpenNote(fixture.groceries))
+    await running.until(
+        lambda: any(m.note_id == fixture.groceries for m in running.messages(NoteViewer.Shown))
+    )
+    await running.pilot.pause()
+    scroll, viewer = running.q(NoteScroll), running.q(NoteViewer)
+    assert not scroll.show_vertical_scrollbar  # too short to scroll
+    await running.app.push_screen(Screen())
+    running.app.post_message(OpenNote(fixture.release, "2.1"))
+    await running.until(lambda: viewer.view is not None and viewer.view.note.id == fixture.release)
+    await running.pilot.pause()
+    running.app.pop_screen()
+    await running.until(lambda: scroll.scroll_y > 0)
+    await running.until(lambda: _heading_at_top(running, "Week 1"))
 
 
 async def test_a_note_opened_from_elsewhere_stays_when_the_list_refreshes(

@@ -31,7 +31,6 @@ from noted.ui.reader_model import (
     Park,
     ReaderModel,
     Reading,
-    ScrollAgain,
     Surface,
 )
 
@@ -123,7 +122,7 @@ def test_a_note_for_a_hidden_page_is_parked_until_the_page_has_a_width() -> None
     assert model.parked and model.view is a.view  # its actions are offered already
     assert model.settle(HIDDEN) == []  # still no width: keep waiting
     # The page's size settles a frame after: scroll to the section again then.
-    assert model.settle(SHOWN) == [Draw(a, "1.1", False), Announce("a", "1.1"), ScrollAgain("1.1")]
+    assert model.settle(SHOWN) == [Draw(a, "1.1", False), Announce("a", "1.1")]
     assert not model.parked and model.settle(SHOWN) == []
 
 

@@ -133,13 +133,6 @@ class Park:
 
 
 @dataclass(frozen=True, slots=True)
-class ScrollAgain:
-    """Scroll to ``section`` again after the next layout (the page's new size settles then)."""
-
-    section: str
-
-
-@dataclass(frozen=True, slots=True)
 class Blank:
     """Show no note, only ``text``."""
 
@@ -188,7 +181,7 @@ class Focus:
 
 
 Effect = Union[  # noqa: UP007 (generic alias)
-    Fetch, FetchAhead, Draw[D], Park, ScrollAgain, Blank, Announce, Answer, MakeWay, Edit, Reading, Focus
+    Fetch, FetchAhead, Draw[D], Park, Blank, Announce, Answer, MakeWay, Edit, Reading, Focus
 ]
 
 
@@ -315,10 +308,7 @@ class ReaderModel(Generic[D]):
         self._parked = None
         if parked.copy.view.note.id != self.wanted:
             return []
-        effects = self._present(parked.copy, parked.section, parked.keep_scroll, surface)
-        if parked.section is not None:
-            effects.append(ScrollAgain(parked.section))
-        return effects
+        return self._present(parked.copy, parked.section, parked.keep_scroll, surface)
 
     def uncovered(self) -> list[Effect[D]]:
         """The screen over the workspace closed: say ``Shown`` for a note drawn under it, and move

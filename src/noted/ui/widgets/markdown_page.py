@@ -149,6 +149,9 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         self._themes: dict[str, Theme] = {}
         self.find: PageFind | None = None
         """What ``/`` finds in the page (its matches are painted), None when nothing is."""
+        self._goal: int | None = None
+        """The row asked for at the top (``show_row``), kept until the page can scroll there."""
+        self._reaching = False
 
     def look(self) -> Look | None:
         """The look the page draws in now (None before it has a size)."""
@@ -175,7 +178,7 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         """
         if key != self._key or (not key and body != self._body):
             self.find = None
-        self._body, self._key = body, key
+        self._body, self._key, self._goal = body, key, None
         self._draw(drawn)
         self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
@@ -233,14 +236,43 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         return start
 
     def show_line(self, body: str, source_line: int) -> bool:
-        """Scroll so ``body``'s line ``source_line`` is in view, two rows below the top (again
-        after the next layout, which may change the page's length); False before a drawing."""
+        """Scroll so ``body``'s line ``source_line`` is in view, two rows below the top (``show_row``);
+        False before a drawing."""
         row = self.row_of_line(body, source_line)
         if row is None:
             return False
-        self.scroll_to(y=max(0, row - 2), animate=False, immediate=True)
-        self.call_after_refresh(self.scroll_to, y=max(0, row - 2), animate=False, immediate=True)
+        self.show_row(max(0, row - 2))
         return True
+
+    def show_row(self, row: int) -> None:
+        """Scroll so ``row`` is at the top, now or as soon as the page can: before its first layout
+        at a new length, Textual lets a page without a scrollbar not scroll (it gets one when laid
+        out, later on a busy machine, or not before a screen over it closes). The row is kept until
+        reached, and forgotten when the person moves (keys, mouse, a find) or another text is shown."""
+        self._goal = row
+        self._reach()
+
+    def _reach(self) -> None:
+        goal = self._goal
+        if goal is None:
+            return
+        self._reaching = True
+        try:
+            self.scroll_to(y=goal, animate=False, immediate=True)
+        finally:
+            self._reaching = False
+        if self.allow_vertical_scroll and round(self.scroll_y) == goal:
+            self._goal = None  # there (a goal past the end stays: a taller or wider page may reach it)
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        self._reach()  # laid out at its length: the page may scroll now
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        goal = self._goal
+        # Moved by the person, not by a layout holding a goal past the end at the last row.
+        if goal is not None and not self._reaching and round(new_value) != min(goal, self.max_scroll_y):
+            self._goal = None
 
     def line_text(self, row: int) -> str:
         """The plain text of page row ``row`` ("" past the end)."""
@@ -294,12 +326,14 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
     def find_clear(self, *, back: bool = False) -> None:
         """Show no matches (``back``: and scroll back to where the find began)."""
         if self.find is not None and back:
+            self._goal = None
             self.scroll_to(y=self.find.origin, animate=False, immediate=True)
         self.find = None
         self._painted.clear()
         self.refresh()
 
     def _show_hit(self, otherwise: int) -> None:
+        self._goal = None  # the find's place now
         hit = None if self.find is None else self.find.hit
         top, height = round(self.scroll_y), self.scrollable_content_region.height
         if hit is None:
@@ -312,6 +346,7 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
     def on_resize(self) -> None:
         if self._drawn is None or self._drawn.look != self.look():
             self._draw()
+        self._reach()  # a page taller or shorter than it was: a row waiting may be reached now
         # Said even when nothing was drawn again: a note waiting for a width (``NoteViewer``) is
         # drawn now, though the page comes back at the width it had (the narrow reader, reopened).
         self.post_message(self.Sized())

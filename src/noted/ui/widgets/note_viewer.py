@@ -38,7 +38,6 @@ from noted.ui.reader_model import (
     FetchAhead,
     Park,
     ReaderModel,
-    ScrollAgain,
     Surface,
 )
 from noted.ui.widgets.attachments import AttachmentFlows
@@ -176,8 +175,6 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
                 self._draw(effect)
             elif isinstance(effect, Park):
                 pass  # the page says when it has a width (``MarkdownPage.Sized``): ``_sized``
-            elif isinstance(effect, ScrollAgain):
-                self.call_after_refresh(self.scroll_to_section, effect.section)
             elif isinstance(effect, Blank):
                 self._blank(effect.text)
             elif isinstance(effect, Announce):
@@ -284,16 +281,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         if not found:
             return False
         self.query_one(OutlineList).select_path(found[0].path)
-        if found[0].path == "0":
-            self.query_one(NoteScroll).scroll_home(animate=False)
-            return True
-        page = self.query_one(NoteScroll)
         row = self.section_row(path)
         if row is None:
             return False
-        page.scroll_to(y=row, animate=False, immediate=True)
-        if page.scroll_y != row:  # not there yet: the page may not have been laid out at its new length
-            page.call_after_refresh(page.scroll_to, y=row, animate=False, immediate=True)
+        self.query_one(NoteScroll).show_row(row)  # there once the page can scroll (its first layout)
         return True
 
     def section_row(self, path: str) -> int | None:
