@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from noted.errors import NotFoundError
@@ -24,6 +23,7 @@ from noted.store.transfer.common import safe_name
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from noted.store.protocol import Store
     from noted.store.transfer.scan import Scan, ScanFile
 
 
@@ -97,33 +97,30 @@ def _drop_ids_of_other_items(scan: Scan) -> None:
     notebook of the folder), with a warning: the note it made took that item's id, and an export
     then wrote links to the item as links to the note."""
     markers = {d.marker_id for d in scan.dirs.values() if d.marker_id is not None}
+    others: dict[str, str] | None = None  # read once, when a file first names an id
     for file in scan.files:
         item_id = file.front.id
-        if item_id is None or _get(scan, item_id) is not None:
+        if item_id is None:
             continue
-        what = "notebook" if item_id in markers else _other_kind(scan, item_id)
-        if what is not None:
-            article = "an" if what[0] in "aeiou" else "a"
-            scan.warnings.append(
-                f'{file.rel}: its id "{item_id}" is {article} {what}\'s; the note gets an id of its own'
-            )
-            file.front = dataclasses.replace(file.front, id=None)
+        if others is None:
+            others = _other_items(scan.store)
+        what = "notebook" if item_id in markers else others.get(item_id)
+        if what is None or _get(scan, item_id) is not None:
+            continue
+        article = "an" if what[0] in "aeiou" else "a"
+        scan.warnings.append(
+            f'{file.rel}: its id "{item_id}" is {article} {what}\'s; the note gets an id of its own'
+        )
+        file.front = dataclasses.replace(file.front, id=None)
 
 
-def _other_kind(scan: Scan, item_id: str) -> str | None:
-    """What item other than a note has the id ``item_id`` in the store, if any."""
-    kinds: tuple[tuple[str, Callable[[str], object]], ...] = (
-        ("notebook", scan.store.get_folder),
-        ("attachment", scan.store.get_resource),
-        ("tag", scan.store.get_tag),
-    )
-    for what, get in kinds:
-        try:
-            get(item_id)
-        except NotFoundError:
-            continue
-        return what
-    return None
+def _other_items(store: Store) -> dict[str, str]:
+    """The kind of every item other than a note in the store, by id: three reads for the whole
+    import rather than three a file."""
+    kinds = {f.id: "notebook" for f in store.list_folders(include_trashed=True)}
+    kinds.update((r.id, "attachment") for r in store.list_resources())
+    kinds.update((t.id, "tag") for t in store.list_tags())
+    return kinds
 
 
 def _get(scan: Scan, note_id: str) -> Note | None:
