@@ -259,6 +259,9 @@ class ItemState:
     """An attachment's title (its ``title`` here is its file name), where a replace recorded it."""
     digest: str = ""
     """An attachment's bytes, hashed, where a replace recorded them ("": not known)."""
+    version: int = 0
+    """The attachment version a replace or a delete kept (``ResourceVersion.id``; 0: none, or not
+    known), so the review reverts to that very one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +281,10 @@ class Change:
     item: ItemState | None = None
     """A notebook's or tag's state just after this change (for a deletion: just before it), kept
     in the same column as a note's place; None where the backend cannot say (Joplin's feed)."""
+    revision: int | None = None
+    """The revision a change to a note saved (0: none, its text stayed), kept with its place, so
+    the review pairs its entries with their revisions exactly; None where the feed does not say
+    (Joplin's feed, rows written before noted kept it)."""
 
 
 @dataclass(frozen=True, slots=True)

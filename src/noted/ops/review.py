@@ -46,7 +46,8 @@ BURST_MS = 10 * 60 * 1000
 """Changes by one actor to one note this close together are one entry."""
 PAGE = 500
 SKEW_MS = 5_000
-"""How much earlier than its feed row a revision may be stamped (Joplin stamps the note's time)."""
+"""How much earlier than its feed row a revision may be stamped (Joplin stamps the note's time), where
+the feed does not name the revision a change saved (Joplin's feed, older rows)."""
 _NOTE_ITEMS = (ItemType.NOTE, ItemType.NOTE_TAG)
 
 
@@ -75,6 +76,10 @@ def merge_detail(old: Detail, new: Detail) -> Detail:
     for tag in new.get("tags_removed", []):
         added.remove(tag) if tag in added else removed.append(tag)
     out["tags_added"], out["tags_removed"] = sorted(set(added)), sorted(set(removed))
+    if "revs" in old and "revs" in new:  # the revisions the entry's changes saved, where each says
+        out["revs"] = sorted({*old["revs"], *new["revs"]})
+    else:
+        out.pop("revs", None)
     review_items.merge(out, new)
     review_along.merge(out, old, new)
     return {k: v for k, v in out.items() if v not in ([], None)}
@@ -157,7 +162,10 @@ class Versions:
 
 
 def _made(revision: Revision, entry: EntryRow) -> bool:
-    """Whether ``revision`` is one of ``entry``'s."""
+    """Whether ``revision`` is one of ``entry``'s: one its changes saved, where the feed names them
+    (``Change.revision``); else (Joplin's feed, older rows) its actor's in its time."""
+    if (revs := entry.detail.get("revs")) is not None:
+        return revision.id in revs
     # A sync's change that noted wrote on another machine is recorded as its writer's.
     by = revision.actor == entry.actor or (entry.actor == ACTOR_SYNC and revision.label == SYNCED_LABEL)
     return by and entry.first_time - SKEW_MS <= revision.time <= entry.last_time
@@ -289,6 +297,8 @@ class Review:
         moves on to the place the feed keeps for it."""
         person = is_person(change.actor)
         detail: Detail = {} if person else _kind(change)
+        if not person and change.revision is not None:
+            detail["revs"] = [change.revision]  # 0: it saved none (its text stayed)
         note_id = change.item_id
         placed = not person and change.id > self._seeded
         if change.place is not None:

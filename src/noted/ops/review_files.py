@@ -14,7 +14,8 @@ from noted.store.review import Detail, EntryRow, Touch
 from noted.wording import plural
 
 SKEW_MS = 5_000
-"""How far from its feed row the version a replace or a delete kept may be stamped."""
+"""How far from its feed row the version a replace or a delete kept may be stamped, for the rows
+that do not name it (written before the feed kept ``ItemState.version``)."""
 
 
 def described(store: Store, entry: EntryRow) -> list[str]:
@@ -46,6 +47,8 @@ def touch(change: Change, person: bool) -> Touch | None:
     detail: Detail = {}
     if not person:
         detail = {"kind": "attachment", "after": {"title": state.title}}
+        if state.version:
+            detail["version"] = state.version  # the version it kept: its first change's stays
         if change.change_type is ChangeType.DELETE:
             detail["deleted"] = True
         elif (was := state.was) is not None:
@@ -61,7 +64,10 @@ def touch(change: Change, person: bool) -> Touch | None:
 
 
 def version_before(store: Store, entry: EntryRow) -> ResourceVersion | None:
-    """The attachment's version kept by the entry's first replace or delete: as it was before it."""
+    """The attachment's version kept by the entry's first replace or delete: as it was before it
+    (None: thinned since)."""
+    if kept := entry.detail.get("version"):
+        return next((v for v in store.resource_versions(entry.note_id) if v.id == kept), None)
     made = [
         v
         for v in store.resource_versions(entry.note_id)

@@ -89,9 +89,10 @@ class RevisionTable:
         *,
         session: str | None,
         bursts: revisions.SessionBursts,
-    ) -> None:
+    ) -> int:
         """Record ``note`` as left by ``actor``; a save of the same editing ``session`` within a
-        burst updates the revision that session wrote last instead (``noted.store.revisions``)."""
+        burst updates the revision that session wrote last instead (``noted.store.revisions``).
+        The id of the revision written or updated."""
         row = conn.execute(
             f"SELECT {_STORED} FROM {self.name} WHERE note_id = ? ORDER BY id DESC LIMIT 1", (note.id,)
         ).fetchone()
@@ -109,7 +110,7 @@ class RevisionTable:
                 (note.title, blob, base, depth, joined, newest.id),
             )
             bursts.wrote(note.id, session, newest.id, joined)
-            return
+            return newest.id
         blob, base, depth = _encoded(
             data, None if newest is None else self._before(conn, newest.id, newest.depth)
         )
@@ -118,8 +119,10 @@ class RevisionTable:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (note.id, now, now, actor, note.title, blob, base, depth, revisions.current_label()),
         )
-        bursts.wrote(note.id, session, conn.last_insert_rowid(), now)
+        made = int(conn.last_insert_rowid())
+        bursts.wrote(note.id, session, made, now)
         self._thin_now_and_then(conn, note.id, now)
+        return made
 
     def _before(self, conn: apsw.Connection, revision_id: int, depth: int) -> _Before:
         return _Before(revision_id, depth, self._content(conn, revision_id))

@@ -128,7 +128,7 @@ class Resources:
         versions = self.api.sidecar.versions
         # Kept even when the upload then fails: Joplin may have taken it before the failure.
         before = self.read_resource(resource_id)
-        versions.keep(old, before, actor)
+        version = versions.keep(old, before, actor)
         self._upload(
             "PUT",
             f"/resources/{safe_id(resource_id)}",
@@ -140,7 +140,7 @@ class Resources:
             actor,
         )
         was = file_state(old.filename, old.title, before)
-        state = {resource_id: replace(file_state(name, props["title"], data), was=was)}
+        state = {resource_id: replace(file_state(name, props["title"], data, version), was=was)}
         self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.UPDATE, actor, state)
         versions.thin(resource_id)
         return self.get_resource(resource_id)
@@ -149,9 +149,9 @@ class Resources:
         """Delete an attachment (links in note bodies stay as text), kept in the sidecar first."""
         resource = self.get_resource(resource_id)
         versions = self.api.sidecar.versions
-        versions.keep(resource, self.read_resource(resource_id), actor, deleted=True)
+        version = versions.keep(resource, self.read_resource(resource_id), actor, deleted=True)
         path = f"/resources/{safe_id(resource_id)}"
-        gone = ItemState(resource.filename)
+        gone = ItemState(resource.filename, version=version or 0)
         self.api.send(resource_id, actor, "DELETE", path, change=ChangeType.DELETE, state=gone)
         versions.thin(resource_id)
 

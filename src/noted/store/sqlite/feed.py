@@ -27,9 +27,10 @@ _STATE_ITEMS = (ItemType.FOLDER, ItemType.TAG, ItemType.RESOURCE)
 _PLACE = (
     "SELECT json_array(n.parent_id, n.deleted_time, json((SELECT json_group_array(t.title) FROM "
     "(SELECT t.title FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = n.id "
-    "ORDER BY t.title COLLATE NOCASE) AS t))) FROM notes n WHERE n.id = ?"
+    "ORDER BY t.title COLLATE NOCASE) AS t)), ?) FROM notes n WHERE n.id = ?"
 )
-"""A note's place as ``[parent_id, deleted_time, [tag, …]]``; NULL once it is deleted for good."""
+"""A note's place as ``[parent_id, deleted_time, [tag, …], revision]`` (``Change.revision``; rows
+written before it have three items); NULL once it is deleted for good."""
 
 
 def _columns(table: str) -> str:
@@ -41,13 +42,14 @@ def _change(row: tuple[int, str, str, str, int, str, str | None]) -> Change:
     kept = None if place is None else json.loads(place)
     if isinstance(kept, dict):
         return Change(id_, ItemType(kind), item, ChangeType(change), time, actor, None, _state(kept))
-    return Change(id_, ItemType(kind), item, ChangeType(change), time, actor, _place(kept))
+    revision = int(kept[3]) if kept is not None and len(kept) > 3 else None
+    return Change(id_, ItemType(kind), item, ChangeType(change), time, actor, _place(kept), revision=revision)
 
 
 def _place(kept: Any) -> Place | None:
     if kept is None:
         return None
-    parent, deleted, tags = kept
+    parent, deleted, tags = kept[:3]
     return Place(str(parent), int(deleted), tuple(str(t) for t in tags))
 
 
@@ -61,6 +63,7 @@ def _state(kept: dict[str, Any]) -> ItemState:
         _state(was) if isinstance(was, dict) else None,
         str(kept.get("label", "")),
         str(kept.get("digest", "")),
+        int(kept.get("version", 0)),
     )
 
 
@@ -74,14 +77,17 @@ def _state_json(state: ItemState) -> dict[str, Any]:
         out["label"] = state.label
     if state.digest:
         out["digest"] = state.digest
+    if state.version:
+        out["version"] = state.version
     return out
 
 
-def file_state(filename: str, title: str, data: bytes | None) -> ItemState:
+def file_state(filename: str, title: str, data: bytes | None, version: int | None = None) -> ItemState:
     """What the feed keeps of an attachment at a replace: its file name, its title and its bytes
-    hashed (None: not known), so the review tells a new file from a new name or title alone."""
+    hashed (None: not known), so the review tells a new file from a new name or title alone, and
+    the version the replace kept (``ItemState.version``)."""
     digest = hashlib.sha256(data).hexdigest()[:32] if data is not None else ""
-    return ItemState(filename, label=title, digest=digest)
+    return ItemState(filename, label=title, digest=digest, version=version or 0)
 
 
 def state_json(state: ItemState) -> str:
@@ -154,18 +160,20 @@ def record(
     *,
     was: ItemState | None = None,
     state: ItemState | None = None,
+    revision: int = 0,
 ) -> None:
     """Append one row to the change feed, inside the caller's transaction (after the write, so a
     row about a note keeps the place the write left it in, and one about a notebook or a tag its
     state). ``was`` is a notebook's or tag's state before an update (``item_state`` read before
-    the write); ``state`` is given for a deletion, which leaves nothing to read."""
+    the write); ``state`` is given for a deletion, which leaves nothing to read; ``revision`` the
+    revision a change to a note saved (0: none)."""
     if not actor:
         raise ValueError("every write needs an actor")
     values: list[object] = [item_type.value, item_id, change_type.value, time or now_ms(), actor]
     place = "NULL"
     if item_type in _NOTE_ITEMS:
         place = f"({_PLACE})"
-        values.append(item_id)
+        values += [revision, item_id]
     elif item_type in _STATE_ITEMS:
         after = state or item_state(conn, item_type, item_id)
         if after is not None:

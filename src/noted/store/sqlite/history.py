@@ -33,10 +33,10 @@ class History:
 
     def save_revision(
         self, conn: apsw.Connection, note: Note, actor: str, now: int, session: str | None = None
-    ) -> None:
+    ) -> int:
         """Record ``note`` as left by ``actor``; a save of the same editing ``session`` within a
-        burst updates the revision that session wrote last instead."""
-        self.revision_table.save(conn, note, actor, now, session=session, bursts=self.bursts)
+        burst updates the revision that session wrote last instead; the revision's id."""
+        return self.revision_table.save(conn, note, actor, now, session=session, bursts=self.bursts)
 
     def note_history(self, note_id: str) -> list[Revision]:
         """The revisions of a note, newest first."""

@@ -140,8 +140,8 @@ class Notes:
                 ),
             )
             self._link_resources(conn, note.id, body)
-            record(conn, ItemType.NOTE, note.id, ChangeType.CREATE, actor, now)
-            self.history.save_revision(conn, note, actor, now)
+            saved = self.history.save_revision(conn, note, actor, now)
+            record(conn, ItemType.NOTE, note.id, ChangeType.CREATE, actor, now, revision=saved)
             if draft.tags:
                 add_tags(conn, note.id, draft.tags, actor)
         return note
@@ -203,10 +203,11 @@ class Notes:
         conn.execute(f"UPDATE notes SET {assignments} WHERE id = ?", [*values.values(), old.id])
         if body != old.body:
             self._link_resources(conn, old.id, body)
-        record(conn, ItemType.NOTE, old.id, ChangeType.UPDATE, actor, now)
         new = note_row(conn, old.id)
+        saved = 0
         if new.title != old.title or new.body != old.body:
-            self.history.save_revision(conn, new, actor, now, session)
+            saved = self.history.save_revision(conn, new, actor, now, session)
+        record(conn, ItemType.NOTE, old.id, ChangeType.UPDATE, actor, now, revision=saved)
         return new
 
     def restore_revision(self, revision_id: int, *, actor: str) -> Note:

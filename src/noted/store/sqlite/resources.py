@@ -169,7 +169,7 @@ class Resources:
                     (new.title, new.filename, new.mime, new.size, new.file_extension, now, new.id),
                 )
                 was = file_state(old.filename, old.title, None if changing else _read(old_path))
-                after = file_state(new.filename, new.title, data)
+                after = file_state(new.filename, new.title, data, version)
                 record(conn, ItemType.RESOURCE, new.id, ChangeType.UPDATE, actor, now, was=was, state=after)
                 old_name = old_path.name if old_path != path else ""
                 step = self.steps.owe(conn, SWAP, path.name, source=partial.name, old=old_name)
@@ -209,11 +209,12 @@ class Resources:
         try:
             with self.db.write() as conn:
                 conn.execute("DELETE FROM resources WHERE id = ?", (resource.id,))
+                kept = 0
                 if file is not None:
-                    self.versions.record(
+                    kept = self.versions.record(
                         conn, resource, file, actor, deleted=True, place=place, stayed=stayed
                     )
-                gone = ItemState(resource.filename)
+                gone = ItemState(resource.filename, version=kept)
                 record(conn, ItemType.RESOURCE, resource.id, ChangeType.DELETE, actor, state=gone)
         except BaseException:
             if file is not None:

@@ -135,7 +135,7 @@ class Resources(VaultPart):
                     ),
                 )
                 was = file_state(old.filename, old.title, None if changing else current)
-                after = file_state(name, title or old.title, data)
+                after = file_state(name, title or old.title, data, version)
                 record(
                     conn, ItemType.RESOURCE, resource_id, ChangeType.UPDATE, actor, now, was=was, state=after
                 )

@@ -1,0 +1,81 @@
+"""A review entry finds the very revision and attachment version its changes made, not those of
+its actor in a few seconds around it (the review once matched by time, 5 s either side).
+
+Not vacuous: before, a model's second edit (or replace) within 5 s of its first, once the first
+was accepted, lay between the text (or file) before the first and its own: its line counted both
+edits and its revert undid the accepted one too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.backends import open_backend
+
+from noted.models import ACTOR_USER, NoteDraft, NotePatch, mcp_actor
+from noted.ops import review_actions
+from noted.ops.attachments import replace_attachment
+from noted.ops.review import Review, summary
+from noted.store.protocol import Store
+from noted.store.sqlite.review import SqliteReview
+
+BOT = mcp_actor("claude")
+
+
+def _review(store: Store) -> Review:
+    review = Review(store, SqliteReview(store.db))  # type: ignore[attr-defined]
+    review.refresh()
+    return review
+
+
+@pytest.fixture(params=("sqlite", "vault"))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """The backends whose feed names the revision a change saved (Joplin's feed is Joplin's)."""
+    with open_backend(request.param, tmp_path / "store") as store:
+        yield store
+
+
+@pytest.fixture(params=("sqlite", "vault", "joplin"))
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with open_backend(request.param, tmp_path / "store") as store:
+        yield store
+
+
+@pytest.mark.parametrize("between", ["accepted", "tagged"])
+def test_a_models_second_edit_within_seconds_is_its_own(store: Store, between: str) -> None:
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    note_id = store.create_note(NoteDraft("Plan", "one\n", parent_id=folder.id), actor=ACTOR_USER).id
+    review = _review(store)
+    store.update_note(note_id, NotePatch(body="one\ntwo\n"), actor=BOT)
+    review.refresh()
+    (first,) = review.pending()
+    if between == "accepted":  # the person accepts the first edit: the next starts an entry
+        review_actions.accept(review, [first.id])
+    else:  # the person tags the note: the model's burst ends
+        store.tag_note(note_id, ["mine"], actor=ACTOR_USER)
+    store.update_note(note_id, NotePatch(body="one\ntwo\nthree\n"), actor=BOT)
+    review.refresh()
+    second = review.pending()[0]
+    assert second.id != first.id
+    assert summary(second) == "+1 −0 lines"
+    assert review_actions.show(review, second.id).before == ("Plan", "one\ntwo\n")
+    assert review_actions.revert(review, second.id).conflict is None
+    assert store.get_note(note_id).body == "one\ntwo\n"
+
+
+def test_a_models_second_replace_within_seconds_reverts_to_its_own_version(any_store: Store) -> None:
+    store = any_store
+    res = store.add_resource(b"v0", filename="plan.txt", mime="text/plain", title="Plan", actor=ACTOR_USER)
+    review = _review(store)
+    replace_attachment(store, res.id, b"v1 from the model", actor=BOT)
+    review.refresh()
+    (first,) = review.pending()
+    review_actions.accept(review, [first.id])
+    replace_attachment(store, res.id, b"v2 from the model", actor=BOT)
+    review.refresh()
+    (second,) = review.pending()
+    assert second.id != first.id
+    review_actions.revert(review, second.id)
+    assert store.read_resource(res.id) == b"v1 from the model"
