@@ -19,6 +19,7 @@ from noted.ops import review_actions
 from noted.ops.attachments import replace_attachment
 from noted.ops.review import Review, summary
 from noted.store.protocol import Store
+from noted.store.review import EntryState
 from noted.store.sqlite.review import SqliteReview
 
 BOT = mcp_actor("claude")
@@ -79,3 +80,27 @@ def test_a_models_second_replace_within_seconds_reverts_to_its_own_version(any_s
     assert second.id != first.id
     review_actions.revert(review, second.id)
     assert store.read_resource(res.id) == b"v1 from the model"
+
+
+@pytest.mark.parametrize("seen", [True, False], ids=["read-before-undo", "read-after-undo"])
+def test_an_edit_the_person_undid_waits_no_more(any_store: Store, seen: bool) -> None:
+    """The person undoes a model's edit in the editor (Ctrl+Z) and saves: the note is back to the
+    text before it, so the entry claims no change and is settled as reverted. Not vacuous: before,
+    it waited as "+1 −0 lines"."""
+    store = any_store
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    note_id = store.create_note(NoteDraft("Plan", "one\n", parent_id=folder.id), actor=ACTOR_USER).id
+    kept = store.create_note(NoteDraft("Kept", "a\n", parent_id=folder.id), actor=ACTOR_USER).id
+    review = _review(store)
+    store.update_note(note_id, NotePatch(body="one\ntwo\n"), actor=BOT)
+    store.update_note(kept, NotePatch(body="a\nb\n"), actor=BOT)
+    if seen:
+        review.refresh()
+        assert len(review.pending()) == 2
+    store.update_note(note_id, NotePatch(body="one\n"), actor=ACTOR_USER)
+    store.update_note(kept, NotePatch(body="a\nb\nc\n"), actor=ACTOR_USER)  # kept, and more
+    review.refresh()
+    (left,) = review.pending()
+    assert left.note_id == kept and summary(left) == "+1 −0 lines"
+    (undone,) = review.rows.entries(state=EntryState.REVERTED)
+    assert undone.note_id == note_id

@@ -9,6 +9,8 @@ the feed keeps after each change, compared with the one before, so a model's mov
 the person saved the note after it. Where the feed keeps no place (a change made in Joplin itself,
 which Joplin reports without one), the review compares the last place it saw the note in with the
 place it is in now, at the note's last change it reads.
+An entry that changed only a note's text leaves the waiting list, settled as reverted, once the
+person saves the note back to the text before it (an edit undone in the editor).
 What other actors did to notebooks and tags makes entries too, in the same list
 (``noted.ops.review_items``); the notes such a change took along are linked to it, folded under it
 and settled with it (``noted.ops.review_along``).
@@ -33,6 +35,7 @@ from noted.models import (
     ItemType,
     Note,
     Revision,
+    now_ms,
 )
 from noted.ops import review_along, review_items
 from noted.store.protocol import Store
@@ -49,6 +52,8 @@ SKEW_MS = 5_000
 """How much earlier than its feed row a revision may be stamped (Joplin stamps the note's time), where
 the feed does not name the revision a change saved (Joplin's feed, older rows)."""
 _NOTE_ITEMS = (ItemType.NOTE, ItemType.NOTE_TAG)
+_TEXT_ONLY = frozenset({"edited", "added", "removed", "old_title", "by", "revs"})
+"""The keys of an entry that changed a note's text (and title) alone."""
 
 
 def is_person(actor: str) -> bool:
@@ -269,6 +274,8 @@ class Review:
         touched = self.rows.apply(cursor, end, touches, after | kept, merge=merge_detail, burst_ms=BURST_MS)
         for entry_id in touched or ():
             self._count_lines(self.rows.entry(entry_id))
+        if touched is not None:
+            self._undone([t.note_id for t in touches if t.person])
         return more, len(touched or ())
 
     def _read(self, cursor: int) -> tuple[Sequence[Change], bool]:
@@ -314,6 +321,27 @@ class Review:
             detail |= _place_detail(seen.get(note_id), after.get(note_id))
         title, folder = (note.title, note.parent_id) if note else ("", "")
         return Touch(change.id, note_id, change.actor, change.time, person, title, folder, detail)
+
+    def _undone(self, note_ids: Sequence[str]) -> None:
+        """Settle as reverted the waiting entries that changed only the text of a note the person
+        saved back to the text before them (an edit undone in the editor): they claim no change."""
+        ids = list(dict.fromkeys(note_ids))
+        entries = [e for i in range(0, len(ids), PAGE) for e in self.rows.entries(note_ids=ids[i : i + PAGE])]
+        waiting = [e for e in entries if review_items.kind_of(e) == "note" and e.detail.keys() <= _TEXT_ONLY]
+        if not waiting:
+            return
+        notes = {n.id: n for n in self.store.get_notes(list({e.note_id for e in waiting}))}
+        undone = []
+        for entry in waiting:
+            note = notes.get(entry.note_id)
+            found = versions(self.store.note_history(entry.note_id), entry) if note else None
+            if note is None or found is None or found.before is None:
+                continue
+            before, after = found.before, found.after
+            if (note.title, note.body) == (before.title, before.body) != (after.title, after.body):
+                undone.append(entry.id)
+        if undone:
+            self.rows.decide(undone, EntryState.REVERTED, now_ms())
 
     def _count_lines(self, entry: EntryRow) -> None:
         if not entry.detail.get("edited"):
