@@ -48,9 +48,10 @@ def _lines(env: Env) -> list[str]:
 async def test_a_replace_with_the_same_file_changes_nothing(env: Env) -> None:
     res_id = _attachment(env)
     before = env.store.get_resource(res_id)
-    await env.ok(
+    answer = await env.ok(
         "replace_attachment", id=res_id, content_base64=base64.b64encode(BYTES).decode(), title="Plan"
     )
+    assert answer["replaced"] is False  # the model is told nothing changed
     assert env.store.get_resource(res_id) == before
     assert env.store.resource_versions(res_id) == []
     assert _lines(env) == []
@@ -59,7 +60,8 @@ async def test_a_replace_with_the_same_file_changes_nothing(env: Env) -> None:
 async def test_a_title_or_name_change_with_the_same_bytes_says_so(env: Env) -> None:
     res_id = _attachment(env)
     same = base64.b64encode(BYTES).decode()
-    await env.ok("replace_attachment", id=res_id, content_base64=same, title="The plan")
+    answer = await env.ok("replace_attachment", id=res_id, content_base64=same, title="The plan")
+    assert answer["replaced"] is True
     assert _lines(env) == ['retitled from "Plan"']
     await env.ok("replace_attachment", id=res_id, content_base64=same, filename="plan2.txt")
     assert _lines(env) == ['file renamed from "plan.txt", retitled from "Plan"']

@@ -131,7 +131,8 @@ def _replace_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     replaced = replace_attachment(
         ctx.store, resource.id, data, filename=filename, mime=mime, title=title, actor=ctx.actor
     )
-    return attachment_fields(replaced, notes)
+    # A write always moves the time on; the same file, name, type and title write nothing.
+    return attachment_fields(replaced, notes) | {"replaced": replaced.updated_time != resource.updated_time}
 
 
 def _attachment_label(ctx: ToolContext, args: Mapping[str, Any]) -> str:
@@ -147,7 +148,8 @@ REPLACE_ATTACHMENT = Tool(
         "shows the new one (e.g. an updated screenshot). mime defaults to the current type; "
         "filename and title may change too. The old file is kept as a version: the person can "
         "restore it (noted history ID) and the chat's undo puts it back. Up to 10 MiB; an image "
-        "whose bytes are not of its declared type is refused."
+        "whose bytes are not of its declared type is refused. replaced is false when the attachment "
+        "already had this file, name, type and title: nothing was written."
     ),
     input_schema=s.obj(
         {
@@ -159,7 +161,10 @@ REPLACE_ATTACHMENT = Tool(
         },
         ("id", "content_base64"),
     ),
-    output_schema=s.obj(ATTACHMENT, tuple(ATTACHMENT)),
+    output_schema=s.obj(
+        {**ATTACHMENT, "replaced": s.boolean("False when it already was so: nothing was written.")},
+        (*ATTACHMENT, "replaced"),
+    ),
     annotations=Annotations(read_only=False, destructive=True, idempotent=True),
     handler=_replace_attachment,
     label=_attachment_label,
