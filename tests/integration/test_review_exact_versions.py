@@ -104,3 +104,61 @@ def test_an_edit_the_person_undid_waits_no_more(any_store: Store, seen: bool) ->
     assert left.note_id == kept and summary(left) == "+1 −0 lines"
     (undone,) = review.rows.entries(state=EntryState.REVERTED)
     assert undone.note_id == note_id
+
+
+def test_reverting_an_edit_with_an_inline_tag_makes_no_conflict_copy(any_store: Store) -> None:
+    """On a Markdown folder an inline ``#tag`` is a tag: taking the model's tag off took it out of
+    the text too, which the revert then took for an edit since and kept both, a conflict copy
+    the same as the note but for ``#ai``. Now the text goes back first: no conflict, no copy."""
+    store = any_store
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    note_id = store.create_note(NoteDraft("Plan", "one\n", parent_id=folder.id), actor=ACTOR_USER).id
+    review = _review(store)
+    store.update_note(note_id, NotePatch(body="one\ntwo #ai\n"), actor=BOT)
+    store.tag_note(note_id, ["ai"], actor=BOT)
+    review.refresh()
+    (entry,) = review.pending()
+    assert review_actions.revert(review, entry.id).conflict is None
+    assert store.get_note(note_id).body == "one\n" and store.note_tags(note_id) == []
+    assert [n.title for n in store.list_notes()] == ["Plan"]
+
+
+def test_a_revert_that_meets_an_edit_since_offers_the_note_as_it_is_now(any_store: Store) -> None:
+    """The move is undone before the conflict is handed over: its other side is the note as the
+    revert left it, so settling it meets no further change."""
+    store = any_store
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    other = store.create_folder("Other", actor=ACTOR_USER)
+    note_id = store.create_note(NoteDraft("Plan", "one\n", parent_id=folder.id), actor=ACTOR_USER).id
+    review = _review(store)
+    store.update_note(note_id, NotePatch(body="one\ntwo\n", parent_id=other.id), actor=BOT)
+    store.update_note(note_id, NotePatch(body="one\ntwo\nmine\n"), actor=ACTOR_USER)
+    review.refresh()
+    entry = next(e for e in review.pending() if e.actor == BOT)
+    conflict = review_actions.revert(review, entry.id).conflict
+    assert conflict is not None and conflict.body == "one\n"
+    assert conflict.theirs == store.get_note(note_id) and conflict.theirs.parent_id == folder.id
+
+
+def test_text_put_back_but_for_its_final_newline_is_put_back(any_store: Store) -> None:
+    """``noted edit`` hands ``$EDITOR`` the note ending in a newline: the person who deletes the
+    model's line there saves the text before it with a final newline added. That entry of text
+    alone leaves the list; one that also tagged reverts without a conflict copy (before, it kept
+    both: a copy differing from the note by that newline)."""
+    store = any_store
+    folder = store.create_folder("Work", actor=ACTOR_USER)
+    alone = store.create_note(NoteDraft("Alone", "one\ntwo", parent_id=folder.id), actor=ACTOR_USER).id
+    tagged = store.create_note(NoteDraft("Tagged", "one\ntwo", parent_id=folder.id), actor=ACTOR_USER).id
+    review = _review(store)
+    for note_id in (alone, tagged):
+        store.update_note(note_id, NotePatch(body="one\ntwo\nthree"), actor=BOT)
+    store.tag_note(tagged, ["ai"], actor=BOT)
+    review.refresh()
+    for note_id in (alone, tagged):
+        store.update_note(note_id, NotePatch(body="one\ntwo\n"), actor=ACTOR_USER)
+    review.refresh()
+    (entry,) = review.pending()
+    assert entry.note_id == tagged
+    assert review_actions.revert(review, entry.id).conflict is None
+    assert store.note_tags(tagged) == [] and store.get_note(tagged).body.rstrip("\n") == "one\ntwo"
+    assert sorted(n.title for n in store.list_notes()) == ["Alone", "Tagged"]

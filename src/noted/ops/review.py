@@ -157,6 +157,12 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     return "; ".join(parts)
 
 
+def same_text(one: Note | Revision, other: Note | Revision) -> bool:
+    """Whether two states of a note have the same title and text, final newlines aside (``noted
+    edit`` hands ``$EDITOR`` the note ending in one, and the editor saves it)."""
+    return one.title == other.title and one.body.rstrip("\n") == other.body.rstrip("\n")
+
+
 @dataclass(frozen=True, slots=True)
 class Versions:
     """The revisions an entry lies between: the one before its first (None for a new note), the
@@ -337,8 +343,7 @@ class Review:
             found = versions(self.store.note_history(entry.note_id), entry) if note else None
             if note is None or found is None or found.before is None:
                 continue
-            before, after = found.before, found.after
-            if (note.title, note.body) == (before.title, before.body) != (after.title, after.body):
+            if same_text(note, found.before) and not same_text(found.after, found.before):
                 undone.append(entry.id)
         if undone:
             self.rows.decide(undone, EntryState.REVERTED, now_ms())

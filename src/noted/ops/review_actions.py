@@ -20,7 +20,7 @@ from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
 from noted.ops import review_along, review_items
 from noted.ops.conflicts import Conflict, text_diff
-from noted.ops.review import Review, summary, versions
+from noted.ops.review import Review, same_text, summary, versions
 from noted.store.review import EntryRow, EntryState
 from noted.store.revisions import labelled
 
@@ -158,9 +158,11 @@ def revert(review: Review, entry_id: int) -> Reverted:
             )
         elif not note.is_trashed:
             store.trash_note(note.id, actor=ACTOR_USER)
-    else:
-        note = _undo_place(review, entry, note, kept)
+    else:  # the text first: undoing a tag may change the text on a Markdown folder (an inline #tag)
         conflict = _undo_text(review, entry, note)
+        note = _undo_place(review, entry, store.get_note(note.id), kept)
+        if conflict is not None:  # settled against the note as the place's undo left it
+            conflict = dataclasses.replace(conflict, theirs=note)
     unmade = {note.id} if detail.get("created") and not kept else set()
     review_along.drop_made_tags(store, review.rows, entry, unmade)
     if conflict is None:
@@ -195,7 +197,7 @@ def _current(review: Review, note_id: str) -> Note | None:
 def _edited_since(review: Review, entry: EntryRow, note: Note) -> bool:
     """Whether the note's text is no longer the one the entry left."""
     found = versions(review.store.note_history(entry.note_id), entry)
-    return found is not None and (note.title, note.body) != (found.after.title, found.after.body)
+    return found is not None and not same_text(note, found.after)
 
 
 def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
@@ -203,9 +205,9 @@ def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
     if found is None or found.before is None:
         return None
     before, after = found.before, found.after
-    if (note.title, note.body) == (before.title, before.body):
+    if same_text(note, before):
         return None
-    if (note.title, note.body) == (after.title, after.body):
+    if same_text(note, after):
         try:
             with labelled(f"undid change {entry.id} (by {entry.actor})"):
                 review.store.update_note(
