@@ -217,17 +217,15 @@ class Resource:
 
 @dataclass(frozen=True, slots=True)
 class ResourceVersion:
-    """An attachment as it was before a replace or a delete, kept with its bytes
-    (``Store.resource_versions``)."""
+    """An attachment as it was before a replace or a delete, with its bytes (``Store.resource_versions``)."""
 
     id: int
     """The version's number, unique in the profile (``noted history ID --restore N``)."""
     resource: Resource
     """The attachment as it was: title, file name, type, size and times."""
     time: int
-    """When it was replaced or deleted."""
     actor: str
-    """Who replaced or deleted it."""
+    """When and by whom it was replaced or deleted."""
     deleted: bool = False
     """It was deleted (False: replaced)."""
     stayed: str = ""
@@ -260,8 +258,7 @@ class ItemState:
     digest: str = ""
     """An attachment's bytes, hashed, where a replace recorded them ("": not known)."""
     version: int = 0
-    """The attachment version a replace or a delete kept (``ResourceVersion.id``; 0: none, or not
-    known), so the review reverts to that very one."""
+    """The attachment version a replace or a delete kept (``ResourceVersion.id``; 0: none or not known)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,9 +279,7 @@ class Change:
     """A notebook's or tag's state just after this change (for a deletion: just before it), kept
     in the same column as a note's place; None where the backend cannot say (Joplin's feed)."""
     revision: int | None = None
-    """The revision a change to a note saved (0: none, its text stayed), kept with its place, so
-    the review pairs its entries with their revisions exactly; None where the feed does not say
-    (Joplin's feed, rows written before noted kept it)."""
+    """The revision a change to a note saved (0: none; None: not known, as in Joplin's feed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,8 +310,7 @@ class Revision:
 
 @dataclass(frozen=True, slots=True)
 class HistoryPruned:
-    """What ``Store.prune_history`` did: the notes looked at, the revisions thinned, and the
-    size of the database holding them before and after (bytes)."""
+    """What ``Store.prune_history`` did: notes seen, revisions thinned, database bytes before and after."""
 
     notes: int
     removed: int
