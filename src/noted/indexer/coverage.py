@@ -44,11 +44,12 @@ class IndexCoverage:
         return self.notes_indexed < self.notes_total
 
     def as_json(self) -> dict[str, int | bool]:
-        """The ``"index"`` object of ``--json`` search output."""
+        """The ``"index"`` object of ``--json`` search output (and of the MCP search tools)."""
         return {
             "notes_indexed": self.notes_indexed,
             "notes_total": self.notes_total,
             "complete": self.complete,
+            "notes_changed": self.changed,
         }
 
     def notice(self) -> str | None:
@@ -132,6 +133,8 @@ class IndexReport:
     so a first scan under way says how far it is."""
     chunks: int
     behind_by_changes: int
+    notes_changed: int
+    """Indexed notes changed since (``IndexCoverage.changed``: at most ``CHANGES_READ`` changes read)."""
     first_scan_running: bool
     failed_notes: int
     lease_holder: str | None
@@ -156,13 +159,15 @@ def index_report(store: Store, db: Database) -> IndexReport:
             else (0, 0)
         )
         failures = conn.execute("SELECT count(*) FROM index_failures").fetchone()[0] if has_tables else 0
+    behind = 0 if scanning else max(0, store.latest_cursor() - cursor)
     return IndexReport(
         built=model is not None,
         model=model,
         notes=int(counts[0]),
         notes_total=sum(store.folder_note_counts().values()),
         chunks=int(counts[1]),
-        behind_by_changes=0 if scanning else max(0, store.latest_cursor() - cursor),
+        behind_by_changes=behind,
+        notes_changed=_changed(store, db, cursor, None)[0] if behind and has_tables else 0,
         first_scan_running=scanning,
         failed_notes=int(failures),
         lease_holder=Lease(db).holder(),
