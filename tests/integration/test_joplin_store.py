@@ -143,6 +143,9 @@ def test_an_edit_made_in_joplin_is_in_the_feed_as_joplins(joplin: JoplinServer, 
     wait_until(lambda: _feed_has(store, cursor, note.id), what="Joplin's change in the feed")
     change = next(c for c in store.changes_since(cursor).changes if c.item_id == note.id)
     assert change.actor == ACTOR_JOPLIN
+    # Search's count of notes changed since indexed reads the same feed, Joplin's edit included.
+    assert store.notes_changed_since(cursor, 100) == ({note.id}, False)
+    assert store.notes_changed_since(start, 100)[0] == {note.id}
 
 
 def test_an_edit_made_in_joplin_between_two_of_noteds_stays_in_the_notes_changes(

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from noted.indexer.lease import Lease
 from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN
-from noted.models import ItemType
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database, get_meta
 from noted.wording import plural
@@ -96,28 +95,22 @@ def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None
 
 
 CHANGES_READ = 2000
-"""The most changes read to count the notes changed since indexed (a few milliseconds)."""
+"""The most changes read to count the notes changed since indexed (their note ids alone: 2,000
+cost about 2 ms of CPU at 10,000 notes, where reading them as changes cost 28 ms)."""
 
 
 def _changed(store: Store, db: Database, cursor: int, note_ids: Sequence[str] | None) -> tuple[int, bool]:
     """How many indexed notes (of ``note_ids``) the feed changed after ``cursor``, and whether
     changes were left unread."""
-    ids: set[str] = set()
-    read, page = 0, store.changes_since(cursor)
-    while True:
-        ids.update(c.item_id for c in page.changes if c.item_type is ItemType.NOTE)
-        read += len(page.changes)
-        if not page.has_more or read >= CHANGES_READ:
-            break
-        page = store.changes_since(page.cursor)
+    ids, more = store.notes_changed_since(cursor, CHANGES_READ)
     if note_ids is not None:
         ids.intersection_update(note_ids)
     with db.read() as conn:
         indexed = conn.execute(
-            "SELECT count(DISTINCT note_id) FROM index_chunks WHERE note_id IN (SELECT value FROM json_each(?))",
+            "SELECT count(*) FROM json_each(?) WHERE EXISTS (SELECT 1 FROM index_chunks WHERE note_id = value)",
             (json.dumps(sorted(ids)),),
         ).fetchone()[0]
-    return int(indexed), page.has_more
+    return int(indexed), more
 
 
 @dataclass(frozen=True, slots=True)
