@@ -91,17 +91,20 @@ def _behind(notes: int, behind: int, mode: str) -> int:
             with store.batch():
                 for note_id in ids:
                     store.update_note(note_id, NotePatch(append="edited"), actor="user")
-        walls, counts = [], []
+        walls: dict[str, list[float]] = {"search": [], "coverage": []}
+        cpus: dict[str, list[float]] = {"search": [], "coverage": []}
         for q in queries:
-            started = time.perf_counter()
-            finder.search(q, mode=mode, limit=10)
-            walls.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            coverage = index_coverage(store, store.db)
-            counts.append(time.perf_counter() - started)
+            for part in ("search", "coverage"):
+                started, cpu = time.perf_counter(), time.thread_time()
+                if part == "search":
+                    finder.search(q, mode=mode, limit=10)
+                else:
+                    coverage = index_coverage(store, store.db)
+                walls[part].append(time.perf_counter() - started)
+                cpus[part].append(time.thread_time() - cpu)
         print(f"{notes:,} notes, {state} ({coverage.notice() or 'complete'}), load {os.getloadavg()[0]:.2f}:")
-        print(f"  {mode} search, {len(walls)} queries: wall {_summary(walls)}")
-        print(f"  index_coverage alone: wall {_summary(counts)}")
+        print(f"  {mode} search: wall {_summary(walls['search'])}; CPU {_summary(cpus['search'])}")
+        print(f"  index_coverage alone: wall {_summary(walls['coverage'])}; CPU {_summary(cpus['coverage'])}")
     store.close()
     return 0
 
