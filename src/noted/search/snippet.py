@@ -96,7 +96,7 @@ def glob_pattern(text: str) -> str:
 
 
 def _term_regex(term: TextTerm) -> str | None:
-    if term.substring:  # anywhere, as the SQL's LIKE finds it (``*``: any run)
+    if term.substring:  # anywhere, as the SQL finds it (``*``: any run; ``glob_pattern``)
         return ".*?".join(_letters(fold(p)) for p in term.text.split("*"))
     if term.infix:
         parts = [_letters(p) for p in fold(term.text).split("*") if p]
