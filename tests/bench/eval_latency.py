@@ -8,6 +8,11 @@ them in a process also loads the glossary, about 0.2 s, see ``bench_index.py --q
 Wall time includes waiting for a core on a busy machine; CPU time (of the searching thread; the
 model runs on one thread) does not. Run it with another checkout's ``src`` first on
 ``PYTHONPATH`` for a before/after pair.
+
+``--generated N --behind M`` times instead a generated corpus of N notes (``corpus.py``) indexed by
+the fake embedder (384 dimensions: no model, so the figures are search's own work), first up to date,
+then with M indexed notes edited since (the index behind, as when no process follows the feed), and
+``index_coverage`` alone in both states (what says ``N notes changed since indexed``).
 """
 
 from __future__ import annotations
@@ -27,7 +32,14 @@ QUERIES = Path(__file__).resolve().parent / "eval_suite_queries.json"
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid")
-    mode = parser.parse_args().mode
+    parser.add_argument("--generated", type=int, default=0, help="notes of a generated corpus instead")
+    parser.add_argument(
+        "--behind", type=int, default=2000, help="with --generated: notes edited after indexing"
+    )
+    args = parser.parse_args()
+    mode = args.mode
+    if args.generated:
+        return _behind(args.generated, args.behind, mode)
     queries = json.loads(QUERIES.read_text(encoding="utf-8"))["queries"]
     walls: dict[str, list[float]] = {"english": [], "foreign": []}
     cpus: dict[str, list[float]] = {"english": [], "foreign": []}
@@ -46,6 +58,54 @@ def main() -> int:
         store.close()
     for kind, values in walls.items():
         print(f"{kind}: {len(values)} queries, wall {_summary(values)}; CPU {_summary(cpus[kind])}")
+    return 0
+
+
+def _behind(notes: int, behind: int, mode: str) -> int:
+    """Search over a generated corpus up to date, then with ``behind`` notes edited since indexing."""
+    import os
+    import tempfile
+
+    import corpus as generated
+
+    from noted.embeddings.fake import FakeEmbedder
+    from noted.indexer.coverage import index_coverage
+    from noted.indexer.engine import Indexer
+    from noted.models import NotePatch
+    from noted.store.sqlite import SqliteStore
+
+    folder = Path(tempfile.mkdtemp(prefix="eval-latency-"))
+    store = SqliteStore.open(folder / "notes.db", folder / "resources")
+    made = generated.Corpus(notes)
+    generated.fill_store(store, made)
+    embedder = FakeEmbedder(dim=384)
+    indexer = Indexer(store, store.db, embedder)
+    indexer.prepare()
+    indexer.run_until_idle()
+    finder = eval_suite.finder_for(store, embedder)
+    queries = [" ".join(made.note(i).title.split()[:3]) for i in range(0, notes, max(1, notes // 60))]
+    finder.search("warm up", mode=mode, limit=10)
+    ids = [m.id for m in store.list_notes()][:behind]
+    for state in ("up to date", f"{len(ids):,} notes changed since indexed"):
+        if ids and state != "up to date":
+            with store.batch():
+                for note_id in ids:
+                    store.update_note(note_id, NotePatch(append="edited"), actor="user")
+        walls: dict[str, list[float]] = {"search": [], "coverage": []}
+        cpus: dict[str, list[float]] = {"search": [], "coverage": []}
+        for q in queries:
+            for part in ("search", "coverage"):
+                started, cpu = time.perf_counter(), time.thread_time()
+                if part == "search":
+                    finder.search(q, mode=mode, limit=10)
+                else:
+                    coverage = index_coverage(store, store.db)
+                walls[part].append(time.perf_counter() - started)
+                cpus[part].append(time.thread_time() - cpu)
+        print(f"{notes:,} notes, {state} ({coverage.notice() or 'complete'}), load {os.getloadavg()[0]:.2f}:")
+        print(f"  {mode} search: wall {_summary(walls['search'])}; CPU {_summary(cpus['search'])}")
+        print(f"  index_coverage alone: wall {_summary(walls['coverage'])}; CPU {_summary(cpus['coverage'])}")
+    store.close()
     return 0
 
 

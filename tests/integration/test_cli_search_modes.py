@@ -98,7 +98,12 @@ def test_search_by_meaning_says_when_the_index_is_partial(cli: Cli) -> None:
     indexed = full["notes_indexed"]
     cli.ok("create", "Ships", "--body", "sailing ships at sea")  # written after the index was built
     partial = cli.json("search", "sailing ships", "--mode", "semantic")["index"]
-    assert partial == {"notes_indexed": indexed, "notes_total": full["notes_total"] + 1, "complete": False}
+    assert partial == {
+        "notes_indexed": indexed,
+        "notes_total": full["notes_total"] + 1,
+        "complete": False,
+        "notes_changed": 0,
+    }
     assert cli.json("search", "sailing ships", "--mode", "hybrid")["index"]["complete"] is False
     for mode in ("semantic", "hybrid"):
         # Said beside the results, on stderr, where a script reading stdout is not misled by it.
@@ -192,3 +197,7 @@ def test_search_by_meaning_after_an_edit_shows_the_note_as_it_is_now(cli: Cli, t
             "1 note changed since indexed: results may be out of date (run `noted index` to catch up)" in err
         )
         assert "covers" not in err and "missing" not in err
+        # The same count in --json, and in `noted index status`.
+        assert found["index"]["notes_changed"] == 1 and found["index"]["complete"] is False
+    status = cli.json("index", "status")
+    assert status["notes_changed"] == 1 and status["behind_by_changes"] >= 1

@@ -44,6 +44,38 @@ def test_satisfies_the_store_protocol(store: JoplinStore) -> None:
     assert isinstance(store, Store)
 
 
+def test_an_update_reads_the_note_once_and_returns_it_as_joplin_saved_it(
+    store: JoplinStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = store.create_folder(_name("Reads"), actor="user")
+    other = store.create_folder(_name("Moved"), actor="user")
+    note = store.create_note(NoteDraft("Plan", "first", folder.id, tags=("t",)), actor="user")
+    reads: list[str] = []
+    get = store.client.get
+
+    def counted(path: str, params: dict[str, str | int] | None = None) -> object:
+        reads.append(path)
+        return get(path, params)
+
+    monkeypatch.setattr(store.client, "get", counted)
+    patches = (
+        NotePatch(title="Plan 2", append="second"),
+        NotePatch(parent_id=other.id),
+        NotePatch(is_todo=True, todo_due=1_900_000_000_000),
+    )
+    for patch in patches:
+        reads.clear()
+        updated = store.update_note(note.id, patch, actor="user")
+        # Read once before the write (its base and place); Joplin's answer is the note saved.
+        assert reads.count(f"/notes/{note.id}") == 1, reads
+        assert updated == store.get_note(note.id)
+    now = store.get_note(note.id)
+    assert (now.title, now.body, now.parent_id, now.is_todo) == ("Plan 2", "first\nsecond", other.id, True)
+    # The place the feed keeps for each write is the note's: moved, still tagged.
+    change = store.item_changes([note.id], limit=1)[0]
+    assert change.place is not None and (change.place.parent_id, change.place.tags) == (other.id, ("t",))
+
+
 def test_create_update_trash_restore_as_joplin_sees_them(joplin: JoplinServer, store: JoplinStore) -> None:
     garden, shed = _name("Garden"), _name("Shed")
     folder = store.create_folder(garden, actor="user")
@@ -143,6 +175,9 @@ def test_an_edit_made_in_joplin_is_in_the_feed_as_joplins(joplin: JoplinServer, 
     wait_until(lambda: _feed_has(store, cursor, note.id), what="Joplin's change in the feed")
     change = next(c for c in store.changes_since(cursor).changes if c.item_id == note.id)
     assert change.actor == ACTOR_JOPLIN
+    # Search's count of notes changed since indexed reads the same feed, Joplin's edit included.
+    assert store.notes_changed_since(cursor, 100) == ({note.id}, False)
+    assert store.notes_changed_since(start, 100)[0] == {note.id}
 
 
 def test_an_edit_made_in_joplin_between_two_of_noteds_stays_in_the_notes_changes(

@@ -81,3 +81,33 @@ def test_the_snippet_and_section_are_those_of_the_match(notes: Notes) -> None:
     hit = next(h for h in notes.search.search("季度").hits if h.title == "long")
     assert "季度" in hit.snippet and hit.snippet.startswith("…")
     assert (hit.section, hit.section_heading) == ("2", "财务")
+
+
+def test_a_word_with_voiced_kana_names_its_section(notes: Notes) -> None:
+    # ガ is カ with a voicing mark: the match must be found where it is, not looked for as カ.
+    filler = "これは長い文章です。" * 40
+    notes.add("gas", f"# 概要\n\n{filler}\n\n# 光熱費\n\n{filler}今月のガス代は高い。\n")
+    hit = next(h for h in notes.search.search("ガス代").hits if h.title == "gas")
+    assert "ガス代" in hit.snippet and (hit.section, hit.section_heading) == ("2", "光熱費")
+    assert notes.titles("カス代") == set()  # as the index compares words: a voiced kana is another letter
+
+
+@pytest.mark.parametrize(
+    ("query", "typed"),
+    [
+        ("東京ärger", "東京Ärger"),  # case, beyond the 26 ASCII letters
+        ("東京arger", "東京Ärger"),  # and diacritics, as the index folds them ("arger" finds "Ärger")
+        ("αθηνα会議", "ΑΘΗΝΑ会議"),  # Greek
+        ("москва会議", "Москва会議"),  # Cyrillic
+        ("TOKYO駅", "tokyo駅"),  # ASCII, as before
+        ("東京*RGER", "東京Ärger"),  # ``*``: any run
+        ("[駅]?", "[駅]?"),  # GLOB's own signs are letters here
+    ],
+)
+def test_a_mixed_word_is_found_whatever_its_case_and_accents_as_words_are(
+    notes: Notes, query: str, typed: str
+) -> None:
+    notes.add("typed", f"メモ {typed} の件")
+    assert notes.titles(query) == {"typed"}
+    hit = next(h for h in notes.search.search(query).hits if h.title == "typed")
+    assert typed in hit.snippet

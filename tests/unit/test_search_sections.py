@@ -54,3 +54,16 @@ def test_the_words_a_note_is_marked_with_are_those_the_search_looked_for() -> No
     assert marks(["the of a", "notebook:Work tag:x", "-locks"]) is None
     assert marks(['"locks" ("unclosed']) is not None  # a text the grammar refuses is skipped, not fatal
     assert marks(["café"]) is not None and marks(["café"]).search("the cafe") is not None  # type: ignore[union-attr]
+
+
+def test_a_chinese_or_japanese_word_counts_where_it_is_inside_a_run() -> None:
+    # Written without spaces: the word is inside a run of text, as the keyword search finds it.
+    body = "# 概要\n这是会议的记录和安排\n# 财务\n我们讨论了季度预算和开支\n"
+    cut = body.index("# 财务")
+    chunks = [ChunkScore("1", "概要", 0, cut, 0.60), ChunkScore("2", "财务", cut, len(body), 0.55)]
+    words = query_words(["季度预算", "会议"])
+    assert words == frozenset({"季度预算", "会议"})  # whole: two characters make a word
+    # Section 2 holds the rarer, longer word; by closeness alone section 1 comes first.
+    assert [s.path for s in rank_sections(chunks, body, query_words(["季度预算"]))] == ["2", "1"]
+    assert [s.path for s in rank_sections(chunks, body, frozenset())] == ["1", "2"]
+    assert marks(["季度预算"]).search(body) is not None  # type: ignore[union-attr]

@@ -308,6 +308,24 @@ def test_change_feed_pages(store: SqliteStore) -> None:
     assert store.changes_since(second.cursor).changes == ()
 
 
+def test_the_notes_changed_since_a_cursor_are_the_feeds_note_rows_within_the_limit(
+    store: SqliteStore,
+) -> None:
+    folder = store.create_folder("F", actor="user")
+    a = store.create_note(NoteDraft("A", "a", folder.id), actor="user").id
+    start = store.latest_cursor()
+    b = store.create_note(NoteDraft("B", "b", folder.id), actor="user").id
+    store.update_note(a, NotePatch(body="a2"), actor="user")
+    store.update_note(a, NotePatch(body="a3"), actor="user")
+    store.tag_note(b, ["t"], actor="user")  # a tag and a tag link: not rows of a note
+    feed = store.changes_since(start).changes
+    assert store.notes_changed_since(start, 100) == ({a, b}, False)
+    # As many rows as the limit are read, tags and all; the rest are said to follow.
+    assert store.notes_changed_since(start, 2) == ({a, b}, True)
+    assert store.notes_changed_since(start, 1) == ({b}, True)
+    assert store.notes_changed_since(feed[-1].id, 5) == (set(), False)
+
+
 def test_revisions_collapse_only_a_burst_of_one_editing_session(store: SqliteStore) -> None:
     note_id = _note(store, body="v0")
     store.update_note(note_id, NotePatch(body="v1"), actor="user", session="s1")

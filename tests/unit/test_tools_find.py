@@ -26,7 +26,7 @@ async def test_find_notes_ranks_by_words_and_meaning_and_names_the_section(env: 
     assert best["id"] == roses and best["notebook"] == "Garden"
     assert set(best["found_by"]) == {"keyword", "semantic"}
     assert best["section"] == "1" and best["section_heading"] == "Pruning" and "prune" in best["snippet"]
-    assert got["index"] == {"notes_indexed": 2, "notes_total": 2, "complete": True}
+    assert got["index"] == {"notes_indexed": 2, "notes_total": 2, "complete": True, "notes_changed": 0}
     assert "score" not in best  # BM25 weighs words by the whole index: no trace of other notes
     # Filters restrict, as in search_notes; words need not all match.
     only = await env.ok("find_notes", query="notebook:Kitchen dough pastry", relevance="loose")

@@ -305,17 +305,21 @@ async def test_semantic_search_returns_notes_with_best_passage_section_and_score
 
 async def test_semantic_search_says_how_much_of_the_callers_notes_the_index_covers(env: Env) -> None:
     garden = env.folder("Garden")
-    env.note(garden, "Roses", "prune the roses in early spring")
+    roses = env.note(garden, "Roses", "prune the roses in early spring")
     env.index()
     got = await env.ok("semantic_search_notes", query="prune roses", relevance="loose")
-    assert got["index"] == {"notes_indexed": 1, "notes_total": 1, "complete": True}
+    assert got["index"] == {"notes_indexed": 1, "notes_total": 1, "complete": True, "notes_changed": 0}
     env.note(garden, "Tulips", "plant tulip bulbs in autumn")  # not indexed yet
     got = await env.ok("semantic_search_notes", query="prune roses", relevance="loose")
-    assert got["index"] == {"notes_indexed": 1, "notes_total": 2, "complete": False}
+    assert got["index"] == {"notes_indexed": 1, "notes_total": 2, "complete": False, "notes_changed": 0}
+    # An indexed note edited since counts as changed, as the app's and the CLI's line say.
+    env.store.update_note(roses, NotePatch(body="prune the roses in late winter"), actor="user")
+    got = await env.ok("semantic_search_notes", query="prune roses", relevance="loose")
+    assert got["index"] == {"notes_indexed": 1, "notes_total": 2, "complete": False, "notes_changed": 1}
     # Scoped to a notebook, the counts are of that notebook's notes only.
     kitchen = env.folder("Kitchen")
     got = await env.ok("semantic_search_notes", query="prune roses", notebook_id=kitchen)
-    assert got["index"]["notes_total"] == 0
+    assert got["index"]["notes_total"] == 0 and got["index"]["notes_changed"] == 0
 
 
 async def test_semantic_search_limits_to_a_notebook_with_subnotebooks_or_a_tag(env: Env) -> None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from noted.indexer.lease import Lease
 from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN
-from noted.models import ItemType
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database, get_meta
 from noted.wording import plural
@@ -44,11 +43,12 @@ class IndexCoverage:
         return self.notes_indexed < self.notes_total
 
     def as_json(self) -> dict[str, int | bool]:
-        """The ``"index"`` object of ``--json`` search output."""
+        """The ``"index"`` object of ``--json`` search output (and of the MCP search tools)."""
         return {
             "notes_indexed": self.notes_indexed,
             "notes_total": self.notes_total,
             "complete": self.complete,
+            "notes_changed": self.changed,
         }
 
     def notice(self) -> str | None:
@@ -95,28 +95,22 @@ def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None
 
 
 CHANGES_READ = 2000
-"""The most changes read to count the notes changed since indexed (a few milliseconds)."""
+"""The most changes read to count the notes changed since indexed (their note ids alone: 2,000
+cost about 2 ms of CPU at 10,000 notes, where reading them as changes cost 28 ms)."""
 
 
 def _changed(store: Store, db: Database, cursor: int, note_ids: Sequence[str] | None) -> tuple[int, bool]:
     """How many indexed notes (of ``note_ids``) the feed changed after ``cursor``, and whether
     changes were left unread."""
-    ids: set[str] = set()
-    read, page = 0, store.changes_since(cursor)
-    while True:
-        ids.update(c.item_id for c in page.changes if c.item_type is ItemType.NOTE)
-        read += len(page.changes)
-        if not page.has_more or read >= CHANGES_READ:
-            break
-        page = store.changes_since(page.cursor)
+    ids, more = store.notes_changed_since(cursor, CHANGES_READ)
     if note_ids is not None:
         ids.intersection_update(note_ids)
     with db.read() as conn:
         indexed = conn.execute(
-            "SELECT count(DISTINCT note_id) FROM index_chunks WHERE note_id IN (SELECT value FROM json_each(?))",
+            "SELECT count(*) FROM json_each(?) WHERE EXISTS (SELECT 1 FROM index_chunks WHERE note_id = value)",
             (json.dumps(sorted(ids)),),
         ).fetchone()[0]
-    return int(indexed), page.has_more
+    return int(indexed), more
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +126,8 @@ class IndexReport:
     so a first scan under way says how far it is."""
     chunks: int
     behind_by_changes: int
+    notes_changed: int
+    """Indexed notes changed since (``IndexCoverage.changed``: at most ``CHANGES_READ`` changes read)."""
     first_scan_running: bool
     failed_notes: int
     lease_holder: str | None
@@ -156,13 +152,15 @@ def index_report(store: Store, db: Database) -> IndexReport:
             else (0, 0)
         )
         failures = conn.execute("SELECT count(*) FROM index_failures").fetchone()[0] if has_tables else 0
+    behind = 0 if scanning else max(0, store.latest_cursor() - cursor)
     return IndexReport(
         built=model is not None,
         model=model,
         notes=int(counts[0]),
         notes_total=sum(store.folder_note_counts().values()),
         chunks=int(counts[1]),
-        behind_by_changes=0 if scanning else max(0, store.latest_cursor() - cursor),
+        behind_by_changes=behind,
+        notes_changed=_changed(store, db, cursor, None)[0] if behind and has_tables else 0,
         first_scan_running=scanning,
         failed_notes=int(failures),
         lease_holder=Lease(db).holder(),

@@ -132,7 +132,7 @@ class TextTerm:
     def substring(self) -> bool:
         """Holds Chinese, Japanese or Korean, written without spaces between words: the index keeps
         a run of it as one word, so the term is found anywhere in the text (as Joplin does)."""
-        return _CJK.search(self.text) is not None
+        return CJK.search(self.text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +193,7 @@ KNOWN_FILTERS: tuple[str, ...] = tuple(
     sorted(["any", "title", "body", *(k.value for k in FilterKind), *(d.value for d in DateField)])
 )
 
-_CJK = re.compile(
+CJK = re.compile(
     "[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3040-\u30ff\u3100-\u318f\u31a0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U000323af]"

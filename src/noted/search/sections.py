@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from noted.errors import QueryError
 from noted.search.languages import ENGLISH_FUNCTION_WORDS
-from noted.search.query import parse_query
+from noted.search.query import CJK, parse_query
 from noted.search.snippet import body_pattern, fold
 
 WORDS_WEIGHT = 0.3
@@ -68,12 +68,13 @@ class ChunkScore:
 
 
 def query_words(texts: Sequence[str]) -> frozenset[str]:
-    """The words of the query's texts that count (no function words, three letters or more)."""
+    """The words of the query's texts that count (no function words, three letters or more; two
+    of Chinese, Japanese or Korean, kept whole and found anywhere, as the keyword search does)."""
     return frozenset(
         _key(w)
         for text in texts
         for w in _WORD.findall(fold(text))
-        if len(w) > 2 and w not in ENGLISH_FUNCTION_WORDS
+        if len(w) > (1 if CJK.search(w) else 2) and w not in ENGLISH_FUNCTION_WORDS
     )
 
 
@@ -133,12 +134,16 @@ def _held(chunks: Sequence[ChunkScore], body: str, words: frozenset[str]) -> dic
 
 
 def _at_word(text: str, key: str) -> Iterator[int]:
-    """Where ``key`` starts a word of ``text`` (and ends it, when shorter than ``PREFIX``)."""
+    """Where ``key`` starts a word of ``text`` (and ends it, when shorter than ``PREFIX``); one of
+    Chinese, Japanese or Korean, anywhere (their words are written without spaces)."""
+    anywhere = CJK.search(key) is not None
     at = text.find(key)
     while at >= 0:
         end = at + len(key)
-        if (at == 0 or not text[at - 1].isalpha()) and (
-            len(key) >= PREFIX or end == len(text) or not text[end].isalpha()
+        if (
+            anywhere
+            or (at == 0 or not text[at - 1].isalpha())
+            and (len(key) >= PREFIX or end == len(text) or not text[end].isalpha())
         ):
             yield at
         at = text.find(key, at + 1)
@@ -155,4 +160,4 @@ def _shares(held: dict[str, set[str]], words: frozenset[str]) -> dict[str, float
 
 
 def _key(word: str) -> str:
-    return word[:PREFIX]
+    return word if CJK.search(word) else word[:PREFIX]

@@ -17,7 +17,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 from noted.markdown import Outline, Section, outline
-from noted.search.query import TextField, TextTerm
+from noted.search.query import CJK, TextField, TextTerm
 
 SNIPPET_CHARS = 240
 CONTEXT_BEFORE = 60
@@ -32,6 +32,8 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 @functools.lru_cache(maxsize=4096)
 def _fold_char(char: str) -> str:
+    if CJK.match(char):  # no case or diacritics: ガ is a letter of its own, as the index compares words
+        return char
     base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)).lower()
     return base if len(base) == 1 else char
 
@@ -76,8 +78,25 @@ def _letters(token: str) -> str:
     return "".join(f"[{re.escape(c + variants[c])}]" if c in variants else re.escape(c) for c in token)
 
 
+def glob_pattern(text: str) -> str:
+    """A GLOB pattern finding ``text`` anywhere, whatever the case and diacritics of its letters
+    (as the index compares words: "ärger" finds "Ärger"), ``*`` standing for any run."""
+    variants = _variants()
+    out = []
+    for c in fold(text):
+        letters = {c, *variants.get(c, "")}
+        letters |= {u for v in letters for u in [v.upper()] if len(u) == 1}
+        if c == "*":
+            out.append(c)
+        elif len(letters) > 1 or c in "?[":
+            out.append("[" + "".join(sorted(letters)) + "]")
+        else:
+            out.append(c)
+    return "*" + "".join(out) + "*"
+
+
 def _term_regex(term: TextTerm) -> str | None:
-    if term.substring:  # anywhere, as the SQL's LIKE finds it (``*``: any run)
+    if term.substring:  # anywhere, as the SQL finds it (``*``: any run; ``glob_pattern``)
         return ".*?".join(_letters(fold(p)) for p in term.text.split("*"))
     if term.infix:
         parts = [_letters(p) for p in fold(term.text).split("*") if p]

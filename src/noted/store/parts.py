@@ -69,6 +69,7 @@ class Parts:
         self.kept_resource_ids = resources.kept_resource_ids
         self.restore_resource_version = resources.restore_resource_version
         self.changes_since = history.changes_since
+        self.notes_changed_since = history.notes_changed_since
         self.latest_cursor = history.latest_cursor
         self.item_changes = history.item_changes
         self.note_history = history.note_history

@@ -172,8 +172,11 @@ INDEX_COVERAGE = s.obj(
         "notes_indexed": s.integer("Notes (of those searched) with vectors."),
         "notes_total": s.integer("Notes searched."),
         "complete": s.boolean("False while indexing is under way: results may be missing."),
+        "notes_changed": s.integer(
+            "Indexed notes (of those searched) changed since: they may rank by their older text."
+        ),
     },
-    ("notes_indexed", "notes_total", "complete"),
+    ("notes_indexed", "notes_total", "complete", "notes_changed"),
 )
 """How much of the notes searched the semantic index covers, in the results of a search by meaning."""
 

@@ -116,6 +116,7 @@ class JoplinApi:
         change: ChangeType | None = None,
         notes_too: Sequence[str] = (),
         state: ItemState | None = None,
+        read: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> Any:
         """Send one write of ``item_id`` by ``actor``, recording it so its change gets the actor.
@@ -135,12 +136,14 @@ class JoplinApi:
                 (Joplin reports its own changes a little after it answers, and a tag's never);
                 a change of its place made outside noted before it gets a row first
                 (``noted.store.joplin.places``).
+            read: the note as the caller read it just before (its notebook and trash time are
+                not asked for again).
         """
         kind = _kind(path)
         placed = change is not None and kind in (ItemType.NOTE, ItemType.NOTE_TAG)
         before = None
         if placed and not (kind is ItemType.NOTE and change in (ChangeType.CREATE, ChangeType.DELETE)):
-            before = keep_outside_place(self.feed, self.client, item_id)
+            before = keep_outside_place(self.feed, self.client, item_id, read)
         writes = [self.sidecar.begin_write(item_id, actor, kind)]
         writes += [self.sidecar.begin_write(note_id, actor, ItemType.NOTE) for note_id in notes_too]
         try:

@@ -100,6 +100,11 @@ class EventFeed:
         self.pull()
         return self.sidecar.changes_since(cursor, limit)
 
+    def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
+        """The notes changed after noted's ``cursor`` (Joplin's new events included)."""
+        self.pull()
+        return self.sidecar.notes_changed_since(cursor, limit)
+
     def latest_cursor(self) -> int:
         """noted's cursor of the newest change (Joplin's new events included)."""
         self.pull()

@@ -30,6 +30,9 @@ class History:
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
         return self.api.feed.changes_since(cursor, limit)
 
+    def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
+        return self.api.feed.notes_changed_since(cursor, limit)
+
     def latest_cursor(self) -> int:
         return self.api.feed.latest_cursor()
 

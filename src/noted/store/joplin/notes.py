@@ -46,6 +46,14 @@ _ORDER = {
 }
 
 
+def _saved(answer: Any, note_id: str) -> Note | None:
+    """The note as Joplin's answer to a ``PUT`` holds it: the whole note saved (None when the
+    answer lacks a field, so the caller reads it)."""
+    if not isinstance(answer, dict) or answer.get("id") != note_id:
+        return None
+    return note_of(answer) if all(field in answer for field in NOTE_FIELDS.split(",")) else None
+
+
 def _sort_key(order: NoteOrder) -> Any:
     if order is NoteOrder.UPDATED:
         return lambda m: (-m.user_updated_time, m.id)
@@ -235,8 +243,9 @@ class Notes:
             title, body = payload.get("title", old.title), payload.get("body", old.body)
             payload["user_data"] = stamped(user_data, actor, title, body, now_ms())
         self.history.keep_outside_state(old, user_data)
-        self.api.send(note_id, actor, "PUT", f"/notes/{safe_id(note_id)}", payload, change=ChangeType.UPDATE)
-        new = self.get_note(note_id)
+        path = f"/notes/{safe_id(note_id)}"
+        answer = self.api.send(note_id, actor, "PUT", path, payload, change=ChangeType.UPDATE, read=item)
+        new = _saved(answer, note_id) or self.get_note(note_id)
         if new.title != old.title or new.body != old.body:
             self.api.sidecar.save_revision(new, actor, new.updated_time, session=session)
         return new

@@ -44,10 +44,11 @@ def place_after(
     return read_place(client, note_id)  # a tag link, or a trashing (Joplin sets the time)
 
 
-def read_place(client: JoplinClient, note_id: str) -> Place | None:
-    """The note's place in Joplin now (None: it is erased)."""
+def read_place(client: JoplinClient, note_id: str, read: Mapping[str, Any] | None = None) -> Place | None:
+    """The note's place in Joplin now (None: it is erased); ``read``: the note as just read, whose
+    notebook and trash time are not asked for again."""
     try:
-        note = client.get(f"/notes/{note_id}", {"fields": "parent_id,deleted_time"})
+        note = read or client.get(f"/notes/{note_id}", {"fields": "parent_id,deleted_time"})
         tags = client.get_all(f"/notes/{note_id}/tags", {"fields": "id,title"})
     except NotFoundError:
         return None
@@ -57,11 +58,13 @@ def read_place(client: JoplinClient, note_id: str) -> Place | None:
     return Place(str(note["parent_id"] or ""), int(note.get("deleted_time") or 0), tuple(titles))
 
 
-def keep_outside_place(feed: EventFeed, client: JoplinClient, note_id: str) -> Place | None:
+def keep_outside_place(
+    feed: EventFeed, client: JoplinClient, note_id: str, read: Mapping[str, Any] | None = None
+) -> Place | None:
     """Append a row of the change made to the note outside noted, when its place is not the one
     the feed kept last (after Joplin's own reports, which say whether its sync made it); returns
-    the note's place (None: erased)."""
-    now = read_place(client, note_id)
+    the note's place (None: erased). ``read``: as for ``read_place``."""
+    now = read_place(client, note_id, read)
     if now is None:
         return None
     sidecar = feed.sidecar

@@ -52,7 +52,7 @@ from noted.store.joplin.event_items import JoplinEvent
 from noted.store.joplin.sidecar_schema import ensure_schema
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database, get_meta, set_meta
-from noted.store.sqlite.feed import changes_after, changes_of, kept_json, place_from
+from noted.store.sqlite.feed import changes_after, changes_of, kept_json, notes_changed_after, place_from
 from noted.store.sqlite.pending import PendingFiles, sweep
 
 SIDECAR_NAME = "joplin-sidecar.db"
@@ -266,6 +266,10 @@ class Sidecar:
     def changes_since(self, cursor: int, limit: int) -> ChangePage:
         with self.db.read() as conn:
             return changes_after(conn, "joplin_feed", cursor, limit)
+
+    def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
+        with self.db.read() as conn:
+            return notes_changed_after(conn, "joplin_feed", cursor, limit)
 
     def item_changes(self, item_ids: Sequence[str], limit: int) -> list[Change]:
         """The changes to any of ``item_ids`` the sidecar has seen, newest first, at most ``limit``."""

@@ -137,6 +137,17 @@ def changes_after(conn: apsw.Connection, table: str, cursor: int, limit: int) ->
     return ChangePage(changes, changes[-1].id if changes else cursor, len(rows) > limit)
 
 
+def notes_changed_after(conn: apsw.Connection, table: str, cursor: int, limit: int) -> tuple[set[str], bool]:
+    """The notes the rows of ``table`` after ``cursor`` changed (the first ``limit`` rows), and
+    whether more rows follow: their ids alone, none of the rows parsed."""
+    rows = conn.execute(
+        f"SELECT item_type, item_id FROM {table} WHERE id > ? ORDER BY id LIMIT ?",
+        (cursor, max(1, limit) + 1),
+    ).fetchall()
+    note = ItemType.NOTE.value
+    return {str(item) for kind, item in rows[:limit] if kind == note}, len(rows) > limit
+
+
 def changes_of(conn: apsw.Connection, table: str, item_ids: Sequence[str], limit: int) -> list[Change]:
     """Rows of ``table`` about any of ``item_ids``, newest first, at most ``limit``."""
     ids = list(dict.fromkeys(item_ids))

@@ -19,7 +19,7 @@ from noted.store.history.versions import VersionTable
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.base import note_row
 from noted.store.sqlite.db import Database
-from noted.store.sqlite.feed import changes_after, changes_of
+from noted.store.sqlite.feed import changes_after, changes_of, notes_changed_after
 
 
 class History:
@@ -61,6 +61,10 @@ class History:
         """Changes with an id above ``cursor``, oldest first, at most ``limit`` of them."""
         with self.db.read() as conn:
             return changes_after(conn, "changes", cursor, limit)
+
+    def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
+        with self.db.read() as conn:
+            return notes_changed_after(conn, "changes", cursor, limit)
 
     def latest_cursor(self) -> int:
         """The id of the newest change (0 when there is none)."""
