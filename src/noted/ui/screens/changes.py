@@ -45,8 +45,8 @@ from noted.ui.screens.changes_rows import (
     actor_cell,
     coloured_diff,
     diff_heading,
+    fitted,
     row_room,
-    summary_lines,
     when_of,
 )
 from noted.ui.screens.changes_work import Outcome, act, changed_line, diff_text, settle
@@ -227,7 +227,7 @@ still be reverted alone.
         return self.query_one("#changes-box").has_class("-diff")
 
     def _line(self, row: ReviewItem, room: int) -> Content:
-        """A row in ``room`` columns: a long summary goes on under itself, never cut inside a quote."""
+        """A row in ``room`` columns, on one line (on a narrow screen, its summary on a line under it)."""
         mark = "● " if row.ref in self.marked else "  "
         when = when_of(row.time)
         line = Content.assemble(
@@ -239,7 +239,7 @@ still be reverted alone.
         if 0 < room - indent < SUMMARY_ROOM < len(row.summary):  # a narrow screen: under the actor
             indent = SUMMARY_INDENT
             line += "\n" + " " * indent
-        return line + ("\n" + " " * indent).join(summary_lines(row.summary, room - indent))
+        return line + fitted(row.summary, room - indent)
 
     def _current(self) -> ReviewItem | None:
         listing = self.query_one(ChangesList)
