@@ -26,7 +26,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Label, Static
 from textual.widgets.option_list import Option
@@ -38,6 +37,7 @@ from noted.services import Services
 from noted.tools.proposal_sides import names
 from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, RevertConflictView, Wording
 from noted.ui.dialogs.merge import MergeEditor
+from noted.ui.dialogs.over import Over
 from noted.ui.messages import OpenNote, at_line
 from noted.ui.screens.changes_rows import (
     ChangeDiff,
@@ -65,7 +65,7 @@ FOLLOW_SECONDS = 0.2
 """How long the view waits after the feed moves before it reads the rows again: a burst reads once."""
 
 
-class ChangesScreen(ReportsWorkerFailures, ModalScreen[None]):
+class ChangesScreen(ReportsWorkerFailures, Over[None]):
     """The Changes view."""
 
     HELP = """\
