@@ -3,6 +3,7 @@ bound on each test's time so that a hang fails one test instead of stopping the 
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
@@ -40,6 +41,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(scaled(HANG_SECONDS)))
+
+
+GC_PASSES = 5
+"""As many full collections as pytest runs at its end to find what was never raised."""
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Collect the session's garbage before a worker says it is done, and freeze what lives on.
+
+    A worker says so as its session finishes (xdist's ``workerfinished``); pytest then runs
+    ``GC_PASSES`` full collections over the whole heap. Once every worker has said so, xdist ends
+    their gateways, and a gateway still busy 5 s later sends its own process SIGINT. On a loaded
+    machine those collections took longer: the ``KeyboardInterrupt`` landed in Hypothesis's gc
+    callback and pytest printed ``PytestUnraisableExceptionWarning``. Here the same collections run
+    while the worker is not done yet (what they free still reaches pytest's hook), and pytest's
+    own then walk only what is made after the freeze."""
+    for _ in range(GC_PASSES):
+        gc.collect()
+    gc.freeze()
 
 
 def _is_local(address: Any) -> bool:

@@ -188,15 +188,23 @@ def test_a_dangling_notes_db_link_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "elsewhere").exists()
 
 
-def test_a_markdown_folder_named_with_vault_may_make_its_profile(tmp_path: Path) -> None:
-    # The notes are in the folder named; the profile keeps only noted's sidecar (vault.db), and
-    # marks the folder as a profile from then on.
+def test_a_mistyped_profile_with_vault_is_refused_and_init_makes_it(tmp_path: Path) -> None:
+    # Before: `--profile TYPO --vault DIR notes` made TYPO quietly (exit 0), a second record of the
+    # folder without the first one's history and chats. Now as without --vault: refused, nothing made.
     folder = tmp_path / "Notes"
     folder.mkdir()
     (folder / "Plan.md").write_text("the plan\n")
-    done = run_noted(tmp_path / "profile", "--vault", str(folder), "notes", init=False)
+    profile = tmp_path / "typo"
+    done = run_noted(profile, "--vault", str(folder), "notes", init=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"there is no notebook at {profile}" in done.stderr
+    assert f"`noted --vault {folder} init` makes one there" in done.stderr
+    assert not profile.exists() and sorted(p.name for p in folder.iterdir()) == ["Plan.md"]
+    made = run_noted(profile, "--vault", str(folder), "init", init=False)
+    assert made.returncode == 0 and "for the Markdown folder" in made.stdout, made.stderr
+    assert (profile / "vault.db").exists()
+    done = run_noted(profile, "--vault", str(folder), "notes", init=False)
     assert done.returncode == 0 and "Plan" in done.stdout, done.stderr
-    assert (tmp_path / "profile" / "vault.db").exists()
 
 
 def _on_a_terminal(args: list[str], env: dict[str, str]) -> bytes:

@@ -164,7 +164,7 @@ def test_an_export_into_the_markdown_folder_or_the_profile_is_refused(tmp_path: 
     (notes / "a.md").write_text("# A\n", encoding="utf-8")
     profile = tmp_path / "vault-profile"
     v = ("--vault", str(notes))
-    assert run_noted(profile, "notes", *v, init=False).returncode == 0
+    assert run_noted(profile, "init", *v, init=False).returncode == 0
     for target, said in [
         (notes / "backup", f"is inside the Markdown folder {notes}"),
         (notes, "is the Markdown folder"),
@@ -187,6 +187,7 @@ def test_importing_the_markdown_folder_into_itself_is_refused(tmp_path: Path) ->
     (notes / "Proj" / "one.md").write_text("# One\n", encoding="utf-8")
     profile = tmp_path / "pvs"
     v = ("--vault", str(notes))
+    assert run_noted(profile, "init", *v, init=False).returncode == 0
     outside = tmp_path / "outside"
     (outside / "inner").mkdir(parents=True)
     (outside / "inner" / "two.md").write_text("two\n", encoding="utf-8")
@@ -209,6 +210,7 @@ def test_force_never_replaces_an_export_that_holds_the_markdown_folder(profile: 
     notes.mkdir()
     (notes / "mine.md").write_text("mine", encoding="utf-8")
     other = tmp_path / "other"
+    assert run_noted(other, "init", "--vault", str(notes), init=False).returncode == 0
     refused(
         run_noted(other, "export", str(out), "--force", "--vault", str(notes), init=False),
         f"holds the Markdown folder {notes}",

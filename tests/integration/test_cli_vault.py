@@ -133,6 +133,7 @@ def test_a_profile_inside_the_folder_is_not_read_as_notebooks(cli: Cli, vault: P
     """``--profile ~/notes/noted --vault ~/notes``: the profile's folders (its attachments' store,
     the log) showed as empty notebooks beside the user's."""
     inside = Cli(vault / "noted-profile", cli.capsys, init=False)
+    inside.ok("init", "--vault", str(vault))
     paths = sorted(f["path"] for f in inside.json("notebooks", "--vault", str(vault)))
     assert paths == ["daily"] and (vault / "noted-profile" / "vault.db").exists()
     assert "noted-profile" not in inside.ok("vault", "status", "--vault", str(vault)).out

@@ -313,6 +313,7 @@ def test_the_first_scan_of_a_markdown_folder_is_not_to_review_and_later_edits_ar
     for i in range(1, 6):
         (folder / f"Mine{i}.md").write_text(f"# Mine {i}\n\nt\n", encoding="utf-8")
     cli = Cli(tmp_path / "profile", capsys, init=False)
+    cli.ok("init", "--vault", str(folder))  # as a person does once; it reads the folder first
     assert cli.json("--vault", str(folder), "changes") == []
     assert cli.json("--vault", str(folder), "changes") == []  # nor on the next start
     (folder / "Mine2.md").write_text("# Mine 2\n\nedited elsewhere\n", encoding="utf-8")

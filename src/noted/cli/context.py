@@ -56,11 +56,13 @@ class CliContext:
     @property
     def services(self) -> Services:
         if self._services is None:
-            # --vault names the folder the notes are in; the profile only keeps noted's sidecar.
-            if not self.create and self.vault is None and not self.profile.holds_notebook:
+            # With --vault too: the profile keeps noted's record of the folder, and a mistyped one
+            # would quietly start a second record, without the first one's history and chats.
+            if not self.create and not self.profile.holds_notebook:
+                init = shlex.join(["noted", *(["--vault", self.vault] if self.vault else []), "init"])
                 raise InvalidInputError(
                     f"there is no notebook at {self.profile.root}",
-                    hint="check --profile or NOTED_PROFILE; `noted init` makes one there, as does `noted` in a terminal",
+                    hint=f"check --profile or NOTED_PROFILE; `{init}` makes one there, as does `noted` in a terminal",
                 )
             self.created = not self.profile.holds_notebook
             profile = self.profile.ensure()

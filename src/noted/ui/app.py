@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.app import App, SystemCommand
@@ -37,6 +37,7 @@ from noted.ui.commands import (
 )
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.dialogs.keys import KeysOverlay, key_groups, pane_help
+from noted.ui.dialogs.over import ANYWHERE
 from noted.ui.messages import (
     FirstNotesListed,
     IndexerStatusChanged,
@@ -80,8 +81,7 @@ class NotedApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Save what is being edited and quit", priority=True),
         Binding("ctrl+f,slash", "search", "Search", id="app.search", tooltip="Find notes by keyword or meaning"),
         Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="Every key of the focused pane, and its help"),
-        Binding("f2", "settings", "Settings", id="app.settings", tooltip="Settings, tools and the MCP server"),
-        Binding("f3", "changes", "Changes", id="app.changes", tooltip="Review what assistants and AI apps changed, and the writes that wait"),
+        *ANYWHERE,
     ]  # fmt: skip
 
     def __init__(
@@ -316,27 +316,42 @@ class NotedApp(App[None]):
     def action_changes(self) -> None:
         from noted.ui.screens.changes import ChangesScreen
 
-        if isinstance(self.screen, ChangesScreen):
-            return
         if not self.is_screen_installed("changes"):  # built once: opening again only reloads its rows
             self.install_screen(ChangesScreen(self.services), "changes")
-        self.push_screen("changes")
+        screen = self.get_screen("changes")
+        if self._may_open(screen, "The Changes view is open under this screen; Esc goes back to it."):
+            self.push_screen(screen)
 
     def action_settings(self) -> None:
         from noted.ui.screens.settings import SettingsScreen  # loaded when first opened
 
-        if self._settings is not None and self._settings in self.screen_stack:
-            self.typeahead.release()
-            return  # F2 inside the settings (or a dialog over them): they are open already
         try:
+            built = self._settings is not None
             if self._settings is None:  # built once (a few hundred widgets): opening again shows it afresh
                 self._settings = SettingsScreen(self.services)
                 self.install_screen(self._settings, "settings")
-            else:
+            if not self._may_open(
+                self._settings, "The settings are open under this screen; Esc goes back to them."
+            ):
+                self.typeahead.release()
+                return
+            if built:
                 self._settings.afresh()
             self.push_screen(self._settings)  # it hands on the keys typed ahead once it has focus
         except NotedError as exc:
             self.notify(str(exc), severity="warning")
+
+    def _may_open(self, screen: Screen[Any], under: str) -> bool:
+        """Whether F2 or F3 may push ``screen`` over the one on top, which stays as it is under it (a
+        prompt keeps what is typed in it). The keys' help gives way first. Not when ``screen`` shows
+        already, nor when it is open under other screens (it cannot show twice: ``under`` says so)."""
+        if isinstance(self.screen, KeysOverlay):
+            self.screen.dismiss(None)
+        if screen in self.screen_stack:
+            if screen is not self.screen:
+                self.notify(under, timeout=4)
+            return False
+        return True
 
     def action_change_theme(self) -> None:
         """Textual's "Theme" command: the chosen theme is saved as ``ui.theme`` (Textual's is not)."""

@@ -9,12 +9,12 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from noted.markdown import CodeBlock
 from noted.ui.clipboard import copy_text
+from noted.ui.dialogs.over import Over
 
 _PREVIEW = 48
 """Characters of a block's first line shown in the list."""
@@ -30,7 +30,7 @@ def describe(block: CodeBlock) -> str:
     return f"{block.language or 'code'} · {size} · {first}"
 
 
-class CodeBlockPicker(ModalScreen[int | None]):
+class CodeBlockPicker(Over[int | None]):
     """Returns the index of the chosen block, or None when cancelled.
 
     Args:

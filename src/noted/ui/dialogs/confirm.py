@@ -14,11 +14,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
+from noted.ui.dialogs.over import Over
 
-class Confirm(ModalScreen[bool]):
+
+class Confirm(Over[bool]):
     """Returns True only when the person chose ``yes`` (``y``, or its button)."""
 
     CSS_PATH = "dialogs.tcss"

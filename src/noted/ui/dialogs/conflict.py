@@ -30,10 +30,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from noted.ops.conflicts import Choice, Conflict
+from noted.ui.dialogs.over import Over
 from noted.ui.widgets.key_bar import KeyBar
 
 _BUTTONS = (
@@ -112,7 +112,7 @@ class Wording:
         )
 
 
-class ConflictView(ModalScreen[Choice]):
+class ConflictView(Over[Choice]):
     """Returns the person's ``Choice`` (``BACK`` for Esc)."""
 
     HELP = """\

@@ -19,10 +19,11 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static
 
+from noted.ui.dialogs.over import Over
 from noted.ui.patches.binding_chain import working_bindings
 
 EVERYWHERE = "Everywhere"
@@ -141,7 +142,7 @@ def _table(group: KeyGroup) -> Table:
     return table
 
 
-class KeysOverlay(ModalScreen[None]):
+class KeysOverlay(Over[None]):
     """The keys of the pane that had the focus, then the rest, and the pane's help; Esc closes."""
 
     CSS_PATH = "keys.tcss"

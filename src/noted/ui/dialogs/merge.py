@@ -14,10 +14,10 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
 from noted.ops.conflicts import split_titled
+from noted.ui.dialogs.over import Over
 from noted.ui.widgets.key_bar import KeyBar
 
 MARKER = re.compile(r"^(<<<<<<<|\|\|\|\|\|\|\||=======|>>>>>>>)( |$)", re.MULTILINE)
@@ -26,7 +26,7 @@ MARKERS_LEFT = "Clash markers remain: resolve them, then save."
 """Ctrl+S with a marker left; short enough for a line of the box on a 60-column screen (F1 explains)."""
 
 
-class MergeEditor(ModalScreen[tuple[str, str] | None]):
+class MergeEditor(Over[tuple[str, str] | None]):
     """Returns the merged (title, body), or None for Esc."""
 
     HELP = """\

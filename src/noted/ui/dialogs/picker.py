@@ -13,7 +13,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import Worker
@@ -21,13 +20,14 @@ from textual.worker import Worker
 from noted.models import descendants
 from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
+from noted.ui.dialogs.over import Over
 from noted.ui.workers import ReportsWorkerFailures, thread_work
 
 TOP_LEVEL = ""
 """What the picker returns for "no parent" (only offered with ``allow_top``)."""
 
 
-class ChoicePicker(ReportsWorkerFailures, ModalScreen[str | None]):
+class ChoicePicker(ReportsWorkerFailures, Over[str | None]):
     """A list loaded in a worker, filtered as the person types; returns the chosen id, or None.
 
     A subclass starts its worker in ``load`` and posts ``Loaded`` with ``(id, text)`` choices, or

@@ -9,11 +9,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input, Label
 
 from noted.ui.attachment_files import complete_path
+from noted.ui.dialogs.over import Over
 
 
 class PathSuggester(Suggester):
@@ -49,7 +49,7 @@ class PathField(Input):
             self.cursor_position = len(done)
 
 
-class TextPrompt(ModalScreen[str | None]):
+class TextPrompt(Over[str | None]):
     """Returns the text typed (stripped), or None when cancelled or left empty.
 
     ``path=True``: the text is a file's path, completed with Tab (``PathField``).

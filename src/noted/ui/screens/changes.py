@@ -26,7 +26,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Label, Static
 from textual.widgets.option_list import Option
@@ -38,6 +37,7 @@ from noted.services import Services
 from noted.tools.proposal_sides import names
 from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, RevertConflictView, Wording
 from noted.ui.dialogs.merge import MergeEditor
+from noted.ui.dialogs.over import Over
 from noted.ui.messages import OpenNote, at_line
 from noted.ui.screens.changes_rows import (
     ChangeDiff,
@@ -45,8 +45,8 @@ from noted.ui.screens.changes_rows import (
     actor_cell,
     coloured_diff,
     diff_heading,
+    fitted,
     row_room,
-    summary_lines,
     when_of,
 )
 from noted.ui.screens.changes_work import Outcome, act, changed_line, diff_text, settle
@@ -65,7 +65,7 @@ FOLLOW_SECONDS = 0.2
 """How long the view waits after the feed moves before it reads the rows again: a burst reads once."""
 
 
-class ChangesScreen(ReportsWorkerFailures, ModalScreen[None]):
+class ChangesScreen(ReportsWorkerFailures, Over[None]):
     """The Changes view."""
 
     HELP = """\
@@ -227,7 +227,7 @@ still be reverted alone.
         return self.query_one("#changes-box").has_class("-diff")
 
     def _line(self, row: ReviewItem, room: int) -> Content:
-        """A row in ``room`` columns: a long summary goes on under itself, never cut inside a quote."""
+        """A row in ``room`` columns, on one line (on a narrow screen, its summary on a line under it)."""
         mark = "● " if row.ref in self.marked else "  "
         when = when_of(row.time)
         line = Content.assemble(
@@ -239,7 +239,7 @@ still be reverted alone.
         if 0 < room - indent < SUMMARY_ROOM < len(row.summary):  # a narrow screen: under the actor
             indent = SUMMARY_INDENT
             line += "\n" + " " * indent
-        return line + ("\n" + " " * indent).join(summary_lines(row.summary, room - indent))
+        return line + fitted(row.summary, room - indent)
 
     def _current(self) -> ReviewItem | None:
         listing = self.query_one(ChangesList)

@@ -1,9 +1,9 @@
 """The Changes view's list and diff, and how it (and the note's history) draws a change: the actor
 cut short, the time, a summary or a heading fitted to the width, the diff coloured.
 
-A summary longer than the room left beside the time and the actor goes on under itself, each of its
-parts (``+1 −0 lines``, ``retitled from "Gym"``) whole on a line; a part too long alone gives way in
-its quoted titles (``retitled from "Gym rou…"``, the quotes kept), then at its end.
+A row is one line: a summary longer than the room left beside the time and the actor gives way in
+its quoted titles first (``retitled from "Gym rou…"``, the quotes kept), then at its end, after a
+whole word (``+1 −0 lines; retitled from…``); the diff (Enter) says the rest.
 """
 
 from __future__ import annotations
@@ -135,28 +135,16 @@ def fitted(text: str, room: int) -> str:
     return text
 
 
-def summary_lines(summary: str, room: int) -> list[str]:
-    """A row's summary in lines of at most ``room`` characters: its parts (``; ``-separated) whole,
-    as many to a line as fit, a part too long alone ``fitted``; one line when it fits or
-    ``room`` is not known (0 or less)."""
-    if room <= 0 or len(summary) <= room:
-        return [summary]
-    lines: list[str] = []
-    parts = summary.split("; ")
-    for n, part in enumerate(parts):
-        width = room if n == len(parts) - 1 else room - 1  # the ";" a line ends with when more follows
-        part = fitted(part, width)
-        if lines and len(lines[-1]) + 2 + len(part) <= width:
-            lines[-1] += "; " + part
-        else:
-            lines[-1:] = [lines[-1] + ";"] if lines else []
-            lines.append(part)
-    return lines
-
-
 def cut(text: str, room: int) -> str:
-    """``text`` in at most ``room`` characters (at least one), its end cut with an ellipsis."""
-    return text if len(text) <= room else text[: max(0, room - 1)] + "…"
+    """``text`` in at most ``room`` characters (at least one), its end cut with an ellipsis: after
+    its last whole word when that keeps half the room (``retitled from…``, not ``retitled from "…``)."""
+    if len(text) <= room:
+        return text
+    head = text[: max(0, room - 1)]
+    whole = head if text[len(head)] == " " else head[: head.rfind(" ") + 1]
+    if len(whole.strip()) >= room // 2:
+        head = whole
+    return head.rstrip(' ;,:"') + "…"
 
 
 def diff_heading(title: str, ref: str, actor: str, when: str, width: int) -> str:

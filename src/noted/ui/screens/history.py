@@ -18,7 +18,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -29,6 +28,7 @@ from noted.ops import notes as ops
 from noted.ops.conflicts import text_diff
 from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
+from noted.ui.dialogs.over import Over
 from noted.ui.screens.changes_rows import actor_cell, coloured_diff, when_of
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, thread_work
@@ -49,7 +49,7 @@ class RevisionList(OptionList):
     ]  # fmt: skip
 
 
-class HistoryScreen(ReportsWorkerFailures, ModalScreen[bool]):
+class HistoryScreen(ReportsWorkerFailures, Over[bool]):
     """A note's history; dismissed with True when a revision was restored."""
 
     HELP = """\

@@ -23,7 +23,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
@@ -34,6 +33,7 @@ from noted.search.results import Hit
 from noted.search.sections import marks
 from noted.services import Services
 from noted.settings.handles import SEARCH_DEFAULT_MODE
+from noted.ui.dialogs.over import Over
 from noted.ui.messages import Marks, OpenAnswered, OpenNote, ReadAhead
 from noted.ui.speed import warm_glossary
 from noted.ui.typeahead import release_keys
@@ -126,7 +126,7 @@ class QueryField(Input):
     ]  # fmt: skip
 
 
-class SearchScreen(ReportsWorkerFailures, ModalScreen[Chosen | None]):
+class SearchScreen(ReportsWorkerFailures, Over[Chosen | None]):
     """Find notes by keyword, by meaning or both; dismisses with ``(note_id, section)`` or None."""
 
     HELP = """\
@@ -150,9 +150,8 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
                 tooltip="Search by keyword, by meaning, or both"),
         Binding("ctrl+t", "next_section", "Section", show=False, id="search.section",
                 tooltip="Open the highlighted result at its next section"),
-        # A modal screen stops the app's keys, so F1 and F2 are repeated here (same ids: a remap applies to both).
+        # A modal screen stops the app's keys, so F1 is repeated here (same id: a remap applies to both).
         Binding("f1,question_mark", "app.help", "Help", id="app.help", tooltip="Explain search, its filters and its keys"),
-        Binding("f2", "app.settings", "Settings", show=False, id="app.settings", tooltip="Settings, tools and the MCP server"),
     ]  # fmt: skip
 
     @dataclass
