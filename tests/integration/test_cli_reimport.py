@@ -98,6 +98,35 @@ def test_edits_made_in_noted_since_the_last_import_are_never_overwritten(
     assert (again["conflict_copies"], counts(again)) == (0, (0, 0, 2))
 
 
+@pytest.mark.parametrize("in_vault", [False, True], ids=["sqlite", "vault"])
+def test_a_conflict_copy_put_in_the_trash_is_not_made_again_until_the_file_changes(
+    cli: Cli, tmp_path: Path, in_vault: bool
+) -> None:
+    """The check for a copy made before looked at the notes outside the trash only: the copy the
+    person had deleted came back at every import of the same folder."""
+    source = tmp_path / "tc"
+    source.mkdir()
+    v: tuple[str, ...] = ("--vault", str(tmp_path / "vault")) if in_vault else ()
+    (tmp_path / "vault").mkdir()
+    (source / "a.md").write_text("one\n")
+    cli.ok("import", str(source), *v)
+    cli.ok("edit", "a", "--append", "mine", *v)
+    (source / "a.md").write_text("two\n")
+    assert cli.json("import", str(source), *v)["conflict_copies"] == 1
+
+    def copies() -> list[str]:
+        return [n["id"] for n in cli.json("notes", "--notebook", "tc", *v) if "(conflict copy " in n["title"]]
+
+    (copy,) = copies()
+    cli.ok("trash", copy, *v)
+    again = cli.json("import", str(source), *v)
+    assert (again["conflict_copies"], counts(again), copies()) == (0, (0, 0, 1), [])
+    (source / "a.md").write_text("three\n")  # a change since that copy: a copy of it
+    assert cli.json("import", str(source), *v)["conflict_copies"] == 1
+    (new,) = copies()
+    assert cli.json("show", new, *v)["body"].endswith("\n\nthree\n")
+
+
 def test_a_changed_file_whose_note_was_not_edited_updates_it(cli: Cli, tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()

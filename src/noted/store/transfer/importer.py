@@ -179,7 +179,8 @@ def _last_import(store: Store, note_id: str) -> tuple[str, str] | None:
 
 def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
     """Save the file's text as a conflict copy of ``old``, in its notebook: both changed since the
-    last import, and neither may be lost. False when an earlier import made that copy already."""
+    last import, and neither may be lost. False when an earlier import made that copy already,
+    even one the person has put in the trash since: it is not made again until the file changes."""
     link_text = old.title.replace("[", "\\[").replace("]", "\\]")
     header = (
         f"> Conflict copy of [{link_text}](:/{old.id}), imported from {file.rel}: the file changed since "
@@ -191,7 +192,12 @@ def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
         title=copy_title(file.title, int(time.time() * 1000)),
     )
     start = f"{file.title} (conflict copy "
-    metas = [m.id for m in store.list_notes(folder_id=old.parent_id) if m.title.startswith(start)]
+    metas = [
+        m.id
+        for trashed in (False, True)
+        for m in store.list_notes(folder_id=old.parent_id, trashed=trashed)
+        if m.title.startswith(start)
+    ]
     for note in store.get_notes(metas):
         read = store.as_read(note.id, draft) if isinstance(store, ReadsNotesFromText) else draft
         if note.body == read.body:
