@@ -52,6 +52,26 @@ def test_an_import_into_a_markdown_folder_writes_paths_for_every_link_form(cli: 
     assert git(vault, "status", "--porcelain") == ""
 
 
+@pytest.mark.parametrize("in_vault", [False, True], ids=["sqlite", "vault"])
+def test_notes_linking_notes_imported_after_them_get_one_revision_each(
+    cli: Cli, tmp_path: Path, in_vault: bool
+) -> None:
+    """Into a Markdown folder a note linking one written after it (or linking itself) was written
+    twice, the second time with the link as a path: two ``import`` revisions for one import."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.md").write_text("[zed](z.md) and [me](a.md)\n")
+    (src / "z.md").write_text("back to [a](a.md)\n")
+    v = ("--vault", str(_vault(tmp_path))) if in_vault else ()
+    cli.ok("import", str(src), *v)
+    for name in ("a", "z"):
+        (revision,) = cli.json("history", name, *v)
+        assert revision["actor"] == "import"
+    (revision,) = cli.json("history", "a", *v)
+    shown = cli.json("history", "a", "--show", str(revision["id"]), *v)
+    assert shown["body"] == cli.json("show", "a", *v)["body"]  # the revision holds the note as written
+
+
 def test_an_html_link_to_an_id_appended_in_a_markdown_folder_becomes_a_path(cli: Cli, tmp_path: Path) -> None:
     vault = _vault(tmp_path)
     (vault / "a.md").write_text("# A\n")

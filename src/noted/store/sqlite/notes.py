@@ -104,7 +104,7 @@ class Notes:
         with self.db.read() as conn:
             return int(conn.execute(f"SELECT count(*) FROM notes WHERE {where}", params).fetchone()[0])
 
-    def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
+    def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
         title = clean_title(draft.title)
         body = check_body(draft.body)
         now = now_ms()
@@ -141,7 +141,7 @@ class Notes:
             )
             self._link_resources(conn, note.id, body)
             record(conn, ItemType.NOTE, note.id, ChangeType.CREATE, actor, now)
-            self.history.save_revision(conn, note, actor, now)
+            self.history.save_revision(conn, note, actor, now, session)
             if draft.tags:
                 add_tags(conn, note.id, draft.tags, actor)
         return note

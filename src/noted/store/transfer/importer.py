@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import mimetypes
 import re
+import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -147,10 +148,6 @@ def _final_body(body: str, tokens: dict[str, str]) -> str:
     return _TOKEN.sub(lambda m: tokens[m.group(0)], body)
 
 
-def _create(store: Store, file: ScanFile, parent_id: str, body: str) -> None:
-    store.create_note(_draft(file, parent_id, body), actor=ACTOR_IMPORT)
-
-
 def _draft(file: ScanFile, parent_id: str, body: str) -> NoteDraft:
     front = file.front
     return NoteDraft(
@@ -208,14 +205,21 @@ def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
 
 
 def _apply(
-    store: Store, file: ScanFile, parent_id: str, body: str, tags: dict[str, list[str]], warnings: list[str]
+    store: Store,
+    file: ScanFile,
+    parent_id: str,
+    body: str,
+    tags: dict[str, list[str]],
+    warnings: list[str],
+    session: str,
 ) -> str:
     """Create, update or leave the file's note, or copy the file's text beside it; returns which
     ("created", "updated", "unchanged", "kept": the note's edits since the last import, "copied",
-    "trashed": skipped)."""
+    "trashed": skipped). The write is made in the import's ``session``, so writing the note again
+    for its forward links (``_ForwardLinks``) updates its revision instead of adding one."""
     old = file.existing
     if old is None:
-        _create(store, file, parent_id, body)
+        store.create_note(_draft(file, parent_id, body), actor=ACTOR_IMPORT, session=session)
         return "created"
     if old.is_trashed:
         warnings.append(
@@ -235,7 +239,7 @@ def _apply(
             patch, kept = _patch(wanted, old), True
     add, remove = _tag_changes(wanted, tags.get(old.id, []))
     if patch is not None:
-        store.update_note(old.id, patch, actor=ACTOR_IMPORT)
+        store.update_note(old.id, patch, actor=ACTOR_IMPORT, session=session)
     if add:
         store.tag_note(old.id, add, actor=ACTOR_IMPORT)
     if remove:
@@ -278,7 +282,9 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
                 for i, file in enumerate(files, start=done + 1):
                     _add_attachments(store, scan, file, tokens, written)
                     body = _final_body(file.body, tokens)
-                    outcome = _apply(store, file, folder_ids[file.dir_key], body, tags, warnings)
+                    outcome = _apply(
+                        store, file, folder_ids[file.dir_key], body, tags, warnings, links.session
+                    )
                     counts[outcome] += 1
                     links.wrote(file.note_id, body if outcome != "unchanged" else "")
                     landed += 0 if store.capabilities.transactions else 1
@@ -322,6 +328,8 @@ class _ForwardLinks:
 
     def __init__(self, store: Store, note_ids: set[str]) -> None:
         self.store = store
+        self.session = f"import:{secrets.token_hex(8)}"
+        """The import's writes: a note written again joins the revision its first write added."""
         self.note_ids = note_ids if isinstance(store, HasFileLinks) else set()
         self.written: set[str] = set()
         self.waiting: dict[str, tuple[str, set[str]]] = {}
@@ -337,7 +345,9 @@ class _ForwardLinks:
         for note_id, (body, ahead) in list(self.waiting.items()):
             if ahead <= self.written:
                 del self.waiting[note_id]
-                self.store.update_note(note_id, NotePatch(body=body), actor=ACTOR_IMPORT)
+                self.store.update_note(
+                    note_id, NotePatch(body=body), actor=ACTOR_IMPORT, session=self.session
+                )
 
 
 def _slices(files: list[ScanFile]) -> Iterator[list[ScanFile]]:

@@ -72,7 +72,7 @@ class Notes(VaultPart):
             tags=tuple(tags.values()),
         )
 
-    def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
+    def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
         title = clean_title(draft.title) or "Untitled"
         ft = FileText.parse(check_body(draft.body))
         with self.mirror.batch():
@@ -94,7 +94,7 @@ class Notes(VaultPart):
             data = ft.render().encode("utf-8")
             # A name found free: a file another program makes there meanwhile is not replaced.
             state = self.vault.write(rel, data, unchanged=ABSENT)
-            return self.core.put(rel, data, state, actor=actor, new_id=draft.id)
+            return self.core.put(rel, data, state, actor=actor, new_id=draft.id, session=session)
 
     def update_note(
         self,
