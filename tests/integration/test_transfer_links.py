@@ -72,6 +72,36 @@ def test_notes_linking_notes_imported_after_them_get_one_revision_each(
     assert shown["body"] == cli.json("show", "a", *v)["body"]  # the revision holds the note as written
 
 
+def test_wiki_links_to_ids_become_paths_in_a_markdown_folder_and_in_an_export(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """``[[:/id]]`` (a note's id in wiki form) was left as written: into a Markdown folder that is
+    noted's id in the person's file and a link leading nowhere there, and in an export as well."""
+    src = tmp_path / "src"
+    src.mkdir()
+    zid = "0123456789abcdef0123456789abcdef"
+    (src / "z.md").write_text(f"---\nid: {zid}\n---\n# z\nzed\n## Sec two\n")
+    body = f"[[:/{zid}]], [[:/{zid}|shown]], [[:/{zid}#Sec two]] and `[[:/{zid}]]`\n"
+    (src / "a.md").write_text(body)  # a.md is written first: a forward link too
+    vault = _vault(tmp_path)
+    v = ("--vault", str(vault))
+    cli.ok("import", str(src), *v)
+    paths = "[z](z.md), [shown](z.md), [z](z.md#Sec%20two) and "
+    assert (vault / "src" / "a.md").read_text().endswith(f"{paths}`[[:/{zid}]]`\n")  # (code stays code)
+    outgoing = cli.json("links", "a", *v)["outgoing"]
+    assert [(link["title"], link["heading"]) for link in outgoing] == [
+        ("z", None),
+        ("z", None),
+        ("z", "Sec two"),
+    ]
+    cli.ok("create", "b", "--notebook", "src", "--body", f"see [[:/{zid}|it]]", *v)
+    assert (vault / "src" / "b.md").read_text().endswith("see [it](z.md)")
+    export = tmp_path / "export"
+    cli.ok("import", str(src))  # the embedded store keeps the id; its export writes the path
+    cli.ok("export", str(export))
+    assert (export / "src" / "a.md").read_text().endswith(f"{paths}`[[:/{zid}]]`\n")
+
+
 def test_an_html_link_to_an_id_appended_in_a_markdown_folder_becomes_a_path(cli: Cli, tmp_path: Path) -> None:
     vault = _vault(tmp_path)
     (vault / "a.md").write_text("# A\n")
