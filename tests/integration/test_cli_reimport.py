@@ -7,6 +7,7 @@ is checked on the change feed's cursor, and on the folder's bytes.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,53 @@ def test_a_conflict_copy_put_in_the_trash_is_not_made_again_until_the_file_chang
     assert cli.json("import", str(source), *v)["conflict_copies"] == 1
     (new,) = copies()
     assert cli.json("show", new, *v)["body"].endswith("\n\nthree\n")
+
+
+def test_a_note_no_import_record_tells_about_is_never_overwritten(cli: Cli, tmp_path: Path) -> None:
+    """With no ``import`` revision (a note made in noted and found by its title, or one imported by
+    an older noted whose record is gone) the file's text replaced the note's, however it was edited:
+    the note's text is kept now, the file's beside it as a conflict copy."""
+    source = tmp_path / "nr"
+    source.mkdir()
+    (source / "a.md").write_text("the file's text\n")
+    (source / "b.md").write_text("one\n")
+    cli.ok("notebook", "create", "nr")
+    cli.ok("create", "a", "--notebook", "nr", "--body", "my own text")
+    first = cli.json("import", str(source))
+    assert (first["conflict_copies"], counts(first)) == (1, (1, 0, 0))  # a's copy; b created
+    cli.ok("edit", "b", "--append", "edited in noted")
+    sql = "DELETE FROM revisions WHERE actor = 'import' AND note_id = ?"
+    with sqlite3.connect(cli.profile / "notes.db") as db:  # as an older noted (or the thinning) left it
+        db.execute(sql, (cli.json("show", "b")["id"],))
+    db.close()
+    (source / "b.md").write_text("one\nchanged in the file\n")
+    report = cli.json("import", str(source))
+    assert (report["conflict_copies"], counts(report)) == (1, (0, 0, 1))  # a: its copy is there
+    assert cli.json("show", "a")["body"] == "my own text"
+    assert cli.json("show", "b")["body"] == "one\nedited in noted\n"
+    copies = {
+        n["title"].split(" (")[0]: n["id"]
+        for n in cli.json("notes", "--notebook", "nr")
+        if "(conflict" in n["title"]
+    }
+    assert cli.json("show", copies["a"])["body"].endswith("\n\nthe file's text\n")
+    assert cli.json("show", copies["b"])["body"].endswith("\n\none\nchanged in the file\n")
+
+
+def test_an_exported_file_edited_outside_updates_its_note_when_the_note_is_as_exported(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A note no import wrote is still updated from its exported file when its ``updated`` time is
+    the note's: the note is as exported, so only the file changed."""
+    cli.ok("notebook", "create", "ex")
+    cli.ok("create", "a", "--notebook", "ex", "--body", "as exported")
+    export = tmp_path / "export"
+    cli.ok("export", str(export))
+    path = export / "ex" / "a.md"
+    path.write_text(path.read_text().replace("as exported", "edited in the export"))
+    report = cli.json("import", str(export))
+    assert report["conflict_copies"] == 0 and report["notes_updated"] == 1
+    assert cli.json("show", "a")["body"] == "edited in the export"
 
 
 def test_a_changed_file_whose_note_was_not_edited_updates_it(cli: Cli, tmp_path: Path) -> None:

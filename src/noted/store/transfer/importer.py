@@ -12,7 +12,8 @@ and title): an unchanged note is left alone, a changed one updated, none duplica
 the folder again finishes an import that stopped. What the last import wrote of a file is the
 note's newest revision by the ``import`` actor: a file whose text is still that leaves the note's
 text as it is (edits made in noted since are kept); a file changed since whose note was edited
-too becomes a conflict copy beside the note, which keeps its text.
+too becomes a conflict copy beside the note, which keeps its text, and so does a file whose note
+no import wrote (or whose record is gone), unless the file is an export of the note as it is.
 Everything is written with the ``import`` actor.
 """
 
@@ -232,6 +233,10 @@ def _apply(
     kept = False
     if patch is not None and (patch.title is not None or patch.body is not None):
         base = _last_import(store, old.id)
+        if base is None and file.front.updated != old.user_updated_time:
+            # No import on record (a note made in noted, or the record is gone), and the file is
+            # no export of the note as it is: which side changed is unknown, so both are kept.
+            return "copied" if _copy(store, file, old, body) else "unchanged"
         if base is not None and (old.title, old.body) != base:  # edited in noted since
             if (wanted.title, wanted.body) != base:
                 return "copied" if _copy(store, file, old, body) else "unchanged"  # copied before
