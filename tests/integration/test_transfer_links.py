@@ -178,3 +178,33 @@ def test_an_export_imported_into_a_new_profile_keeps_attachment_names_and_ids(
         store.close()
     assert (after.id, after.filename, after.title) == (before.id, "my photo.png", "my photo.png")
     assert fresh.json("show", "n")["body"] == f"See ![p](:/{before.id}).\n"
+
+
+def test_an_attachment_titled_otherwise_than_its_file_keeps_its_title_through_export_and_import(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The export wrote an attachment under its file name only: its title (a Joplin attachment's,
+    one given in noted) was lost, the import taking the file name for it."""
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "IMG_0042.jpg").write_bytes(b"JPG")
+    (src / "n.md").write_text("See ![p](IMG_0042.jpg).\n")
+    cli.ok("import", str(src))
+    store = cli.store()
+    try:
+        (resource,) = store.list_resources()
+        store.replace_resource(resource.id, b"JPG", title="Receipt: the printer", actor="user")
+    finally:
+        store.close()
+    out = tmp_path / "out"
+    cli.ok("export", str(out))
+    assert (out / "_resources" / resource.id / "IMG_0042.jpg").read_bytes() == b"JPG"
+    fresh = Cli(tmp_path / "fresh", capsys)
+    fresh.ok("import", str(out))
+    store = fresh.store()
+    try:
+        (after,) = store.list_resources()
+    finally:
+        store.close()
+    assert (after.id, after.filename, after.title) == (resource.id, "IMG_0042.jpg", "Receipt: the printer")
+    cli.ok("export", str(out))  # the export replaces its own, the manifest with the titles included

@@ -136,6 +136,7 @@ def _add_attachments(
         resource = store.add_resource(
             data,
             filename=attachment.path.name,
+            title=attachment.title,
             mime=mime,
             actor=ACTOR_IMPORT,
             made_id=attachment.wanted_id,
