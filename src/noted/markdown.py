@@ -296,6 +296,8 @@ _REFERENCE = re.compile(
 """A reference definition, ``[r]: target "title"`` (not a footnote's ``[^1]:``); group 1 is its target."""
 _AUTOLINK = re.compile(r"<(:/[0-9a-fA-F]{32}[^<>\s]*|[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
 """An autolink, ``<https://…>``, and Joplin's ``<:/id>``; group 1 is its target, inside the brackets."""
+_WIKI_ID = re.compile(r"!?\[\[(:/[0-9a-fA-F]{32})(?:#([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
+"""A wiki link or embed to an id, ``[[:/id#heading|shown]]``: the id, the heading, the shown text."""
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
@@ -322,11 +324,15 @@ class LinkSpan:
     target: str
     autolink: bool = False
     """Written ``<target>``: a target that is no URL or ``:/id`` is put back as ``[name](target)``."""
+    shown: str | None = None
+    """Written as a wiki link to an id, ``[[:/id#heading|shown]]`` (the span is all of it, and
+    ``shown`` its alias or ""): a new target makes it a Markdown link, ``[shown](target)``."""
 
 
 def link_spans(body: str, *, in_code: bool = False) -> list[LinkSpan]:
-    """Targets of Markdown links and images and of HTML ``src``/``href``, outside code, in order;
-    ``in_code``: those in code too (no Markdown parse: a quick look for candidates)."""
+    """Targets of Markdown links and images, of HTML ``src``/``href`` and of wiki links to an id
+    (``[[:/id]]``), outside code, in order; ``in_code``: those in code too (no Markdown parse: a
+    quick look for candidates)."""
     code = code_ranges(body) if not in_code else []
     spans: list[LinkSpan] = []
     taken: list[tuple[int, int]] = []
@@ -337,6 +343,11 @@ def link_spans(body: str, *, in_code: bool = False) -> list[LinkSpan]:
                 continue  # (an autolink's brackets may be an inline link's ``(<target>)``)
             spans.append(LinkSpan(start, end, match.group(1), autolink=pattern is _AUTOLINK))
             taken.append(match.span())
+    for match in _WIKI_ID.finditer(body) if "[[:/" in body else ():
+        start, end = match.span()
+        if not any(a <= start < b or start <= a < end for a, b in [*code, *taken]):
+            heading = f"#{quote(match.group(2).strip())}" if match.group(2) and match.group(2).strip() else ""
+            spans.append(LinkSpan(start, end, match.group(1) + heading, shown=(match.group(3) or "").strip()))
     spans.sort(key=lambda s: s.start)
     return spans
 
@@ -349,6 +360,9 @@ def replace_spans(body: str, replacements: list[tuple[LinkSpan, str]]) -> str:
         if span.autolink and not _AUTOLINK.fullmatch(f"<{text}>"):  # ``<a b.pdf>`` would be no link
             start, end = start - 1, end + 1
             text = f"[{posixpath.basename(unquote(text.partition('#')[0])) or text}]({text})"
+        elif span.shown is not None:
+            name = posixpath.splitext(posixpath.basename(unquote(text.partition("#")[0])))[0]
+            text = f"{'!' if body[start] == '!' else ''}[{span.shown or name or text}]({text})"
         out.append(body[last:start])
         out.append(text)
         last = end

@@ -7,6 +7,7 @@ is checked on the change feed's cursor, and on the folder's bytes.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,82 @@ def test_edits_made_in_noted_since_the_last_import_are_never_overwritten(
     assert cli.json("show", copy["id"], *v)["body"].endswith("\n\noriginal text\nchanged in the file\n")
     again = cli.json("import", str(source), *v)  # the copy is there already: none more
     assert (again["conflict_copies"], counts(again)) == (0, (0, 0, 2))
+
+
+@pytest.mark.parametrize("in_vault", [False, True], ids=["sqlite", "vault"])
+def test_a_conflict_copy_put_in_the_trash_is_not_made_again_until_the_file_changes(
+    cli: Cli, tmp_path: Path, in_vault: bool
+) -> None:
+    """The check for a copy made before looked at the notes outside the trash only: the copy the
+    person had deleted came back at every import of the same folder."""
+    source = tmp_path / "tc"
+    source.mkdir()
+    v: tuple[str, ...] = ("--vault", str(tmp_path / "vault")) if in_vault else ()
+    (tmp_path / "vault").mkdir()
+    (source / "a.md").write_text("one\n")
+    cli.ok("import", str(source), *v)
+    cli.ok("edit", "a", "--append", "mine", *v)
+    (source / "a.md").write_text("two\n")
+    assert cli.json("import", str(source), *v)["conflict_copies"] == 1
+
+    def copies() -> list[str]:
+        return [n["id"] for n in cli.json("notes", "--notebook", "tc", *v) if "(conflict copy " in n["title"]]
+
+    (copy,) = copies()
+    cli.ok("trash", copy, *v)
+    again = cli.json("import", str(source), *v)
+    assert (again["conflict_copies"], counts(again), copies()) == (0, (0, 0, 1), [])
+    (source / "a.md").write_text("three\n")  # a change since that copy: a copy of it
+    assert cli.json("import", str(source), *v)["conflict_copies"] == 1
+    (new,) = copies()
+    assert cli.json("show", new, *v)["body"].endswith("\n\nthree\n")
+
+
+def test_a_note_no_import_record_tells_about_is_never_overwritten(cli: Cli, tmp_path: Path) -> None:
+    """With no ``import`` revision (a note made in noted and found by its title, or one imported by
+    an older noted whose record is gone) the file's text replaced the note's, however it was edited:
+    the note's text is kept now, the file's beside it as a conflict copy."""
+    source = tmp_path / "nr"
+    source.mkdir()
+    (source / "a.md").write_text("the file's text\n")
+    (source / "b.md").write_text("one\n")
+    cli.ok("notebook", "create", "nr")
+    cli.ok("create", "a", "--notebook", "nr", "--body", "my own text")
+    first = cli.json("import", str(source))
+    assert (first["conflict_copies"], counts(first)) == (1, (1, 0, 0))  # a's copy; b created
+    cli.ok("edit", "b", "--append", "edited in noted")
+    sql = "DELETE FROM revisions WHERE actor = 'import' AND note_id = ?"
+    with sqlite3.connect(cli.profile / "notes.db") as db:  # as an older noted (or the thinning) left it
+        db.execute(sql, (cli.json("show", "b")["id"],))
+    db.close()
+    (source / "b.md").write_text("one\nchanged in the file\n")
+    report = cli.json("import", str(source))
+    assert (report["conflict_copies"], counts(report)) == (1, (0, 0, 1))  # a: its copy is there
+    assert cli.json("show", "a")["body"] == "my own text"
+    assert cli.json("show", "b")["body"] == "one\nedited in noted\n"
+    copies = {
+        n["title"].split(" (")[0]: n["id"]
+        for n in cli.json("notes", "--notebook", "nr")
+        if "(conflict" in n["title"]
+    }
+    assert cli.json("show", copies["a"])["body"].endswith("\n\nthe file's text\n")
+    assert cli.json("show", copies["b"])["body"].endswith("\n\none\nchanged in the file\n")
+
+
+def test_an_exported_file_edited_outside_updates_its_note_when_the_note_is_as_exported(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A note no import wrote is still updated from its exported file when its ``updated`` time is
+    the note's: the note is as exported, so only the file changed."""
+    cli.ok("notebook", "create", "ex")
+    cli.ok("create", "a", "--notebook", "ex", "--body", "as exported")
+    export = tmp_path / "export"
+    cli.ok("export", str(export))
+    path = export / "ex" / "a.md"
+    path.write_text(path.read_text().replace("as exported", "edited in the export"))
+    report = cli.json("import", str(export))
+    assert report["conflict_copies"] == 0 and report["notes_updated"] == 1
+    assert cli.json("show", "a")["body"] == "edited in the export"
 
 
 def test_a_changed_file_whose_note_was_not_edited_updates_it(cli: Cli, tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ def test_clearing_the_old_export_removes_only_what_its_manifest_vouches_for(tmp_
     (old / "Mine").mkdir()
     files = {"Work/a.md": "a\n", "Work/edited.md": "as exported\n", "Gone/b.md": "b\n"}
     (old / ".noted-export.yml").write_text(
-        manifest_text("2026-01-01T00:00:00Z", {k: _sha(v) for k, v in files.items()})
+        manifest_text("2026-01-01T00:00:00Z", {k: _sha(v) for k, v in files.items()}, {})
     )
     (root / "Work").mkdir(parents=True)
     (root / "Work" / "edited.md").write_text("the new export's\n")

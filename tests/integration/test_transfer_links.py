@@ -52,6 +52,56 @@ def test_an_import_into_a_markdown_folder_writes_paths_for_every_link_form(cli: 
     assert git(vault, "status", "--porcelain") == ""
 
 
+@pytest.mark.parametrize("in_vault", [False, True], ids=["sqlite", "vault"])
+def test_notes_linking_notes_imported_after_them_get_one_revision_each(
+    cli: Cli, tmp_path: Path, in_vault: bool
+) -> None:
+    """Into a Markdown folder a note linking one written after it (or linking itself) was written
+    twice, the second time with the link as a path: two ``import`` revisions for one import."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.md").write_text("[zed](z.md) and [me](a.md)\n")
+    (src / "z.md").write_text("back to [a](a.md)\n")
+    v = ("--vault", str(_vault(tmp_path))) if in_vault else ()
+    cli.ok("import", str(src), *v)
+    for name in ("a", "z"):
+        (revision,) = cli.json("history", name, *v)
+        assert revision["actor"] == "import"
+    (revision,) = cli.json("history", "a", *v)
+    shown = cli.json("history", "a", "--show", str(revision["id"]), *v)
+    assert shown["body"] == cli.json("show", "a", *v)["body"]  # the revision holds the note as written
+
+
+def test_wiki_links_to_ids_become_paths_in_a_markdown_folder_and_in_an_export(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """``[[:/id]]`` (a note's id in wiki form) was left as written: into a Markdown folder that is
+    noted's id in the person's file and a link leading nowhere there, and in an export as well."""
+    src = tmp_path / "src"
+    src.mkdir()
+    zid = "0123456789abcdef0123456789abcdef"
+    (src / "z.md").write_text(f"---\nid: {zid}\n---\n# z\nzed\n## Sec two\n")
+    body = f"[[:/{zid}]], [[:/{zid}|shown]], [[:/{zid}#Sec two]] and `[[:/{zid}]]`\n"
+    (src / "a.md").write_text(body)  # a.md is written first: a forward link too
+    vault = _vault(tmp_path)
+    v = ("--vault", str(vault))
+    cli.ok("import", str(src), *v)
+    paths = "[z](z.md), [shown](z.md), [z](z.md#Sec%20two) and "
+    assert (vault / "src" / "a.md").read_text().endswith(f"{paths}`[[:/{zid}]]`\n")  # (code stays code)
+    outgoing = cli.json("links", "a", *v)["outgoing"]
+    assert [(link["title"], link["heading"]) for link in outgoing] == [
+        ("z", None),
+        ("z", None),
+        ("z", "Sec two"),
+    ]
+    cli.ok("create", "b", "--notebook", "src", "--body", f"see [[:/{zid}|it]]", *v)
+    assert (vault / "src" / "b.md").read_text().endswith("see [it](z.md)")
+    export = tmp_path / "export"
+    cli.ok("import", str(src))  # the embedded store keeps the id; its export writes the path
+    cli.ok("export", str(export))
+    assert (export / "src" / "a.md").read_text().endswith(f"{paths}`[[:/{zid}]]`\n")
+
+
 def test_an_html_link_to_an_id_appended_in_a_markdown_folder_becomes_a_path(cli: Cli, tmp_path: Path) -> None:
     vault = _vault(tmp_path)
     (vault / "a.md").write_text("# A\n")
@@ -128,3 +178,33 @@ def test_an_export_imported_into_a_new_profile_keeps_attachment_names_and_ids(
         store.close()
     assert (after.id, after.filename, after.title) == (before.id, "my photo.png", "my photo.png")
     assert fresh.json("show", "n")["body"] == f"See ![p](:/{before.id}).\n"
+
+
+def test_an_attachment_titled_otherwise_than_its_file_keeps_its_title_through_export_and_import(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The export wrote an attachment under its file name only: its title (a Joplin attachment's,
+    one given in noted) was lost, the import taking the file name for it."""
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "IMG_0042.jpg").write_bytes(b"JPG")
+    (src / "n.md").write_text("See ![p](IMG_0042.jpg).\n")
+    cli.ok("import", str(src))
+    store = cli.store()
+    try:
+        (resource,) = store.list_resources()
+        store.replace_resource(resource.id, b"JPG", title="Receipt: the printer", actor="user")
+    finally:
+        store.close()
+    out = tmp_path / "out"
+    cli.ok("export", str(out))
+    assert (out / "_resources" / resource.id / "IMG_0042.jpg").read_bytes() == b"JPG"
+    fresh = Cli(tmp_path / "fresh", capsys)
+    fresh.ok("import", str(out))
+    store = fresh.store()
+    try:
+        (after,) = store.list_resources()
+    finally:
+        store.close()
+    assert (after.id, after.filename, after.title) == (resource.id, "IMG_0042.jpg", "Receipt: the printer")
+    cli.ok("export", str(out))  # the export replaces its own, the manifest with the titles included

@@ -137,6 +137,29 @@ def test_a_note_whose_file_was_deleted_is_saved_into_the_trash_under_a_free_name
         assert not written.exists() and store.note_path(gamma) == vault / "Projects" / "Gamma.md"
 
 
+@pytest.mark.parametrize("front", ["tags: [kept]\n", "title: [not yaml\n"], ids=["yaml", "not-yaml"])
+def test_a_tag_change_to_a_note_whose_file_was_deleted_goes_into_the_trash_and_stays(
+    vault: Path, tmp_path: Path, front: str
+) -> None:
+    """A tag added or removed while the note's file was gone wrote the file back in its folder and
+    took the note out of the trash; a scan after the person put their file back read the tags from
+    it again, the change undone. Now, as a save does, it writes the file into ``.trash/`` (front
+    matter byte for byte, YAML or not) and the note stays in the trash."""
+    path = vault / "Projects" / "Tagged.md"
+    text = f"---\n{front}---\nbody #old\n"
+    path.write_text(text)
+    with opened(vault, tmp_path / "profile") as store:
+        note_id = by_title(store, "Tagged")
+        path.unlink()  # no scan between: the tag change itself finds the file gone
+        store.untag_note(note_id, ["old"], actor="user")
+        trashed = vault / ".trash" / "Projects" / "Tagged.md"
+        assert not path.exists() and trashed.read_text() == f"---\n{front}---\nbody\n"
+        path.write_text(text)  # the person puts their file back
+        store.follower.scan()
+        assert trashed.read_text() == f"---\n{front}---\nbody\n"  # the change is kept, and so is the file
+        assert path.read_text() == text
+
+
 def test_a_trashed_note_titled_by_its_file_name_takes_a_new_title(vault: Path, tmp_path: Path) -> None:
     """A file in .trash/ is not renamed, and the new title went nowhere: the note kept its old one."""
     (vault / "Projects" / "Eps.md").write_text("plain\n")

@@ -205,7 +205,11 @@ class NoteStore(Protocol):
         where the backend can (the SQLite store counts in one query)."""
         ...
 
-    def create_note(self, draft: NoteDraft, *, actor: str) -> Note: ...
+    def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
+        """Make a note; a later ``update_note`` passing the same ``session`` within a burst updates
+        the revision this one adds (an import writing a note again once the notes it links exist)."""
+        ...
+
     def update_note(
         self,
         note_id: str,

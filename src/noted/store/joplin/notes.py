@@ -173,7 +173,7 @@ class Notes:
                 return out[:limit]
         return out
 
-    def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
+    def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
         title = clean_title(draft.title)
         body = check_body(draft.body)
         if not draft.parent_id:
@@ -199,7 +199,7 @@ class Notes:
             payload["user_updated_time"] = draft.user_updated_time
         self.api.send(note_id, actor, "POST", "/notes", payload, change=ChangeType.CREATE)
         note = self.get_note(note_id)
-        self.api.sidecar.save_revision(note, actor, note.updated_time)
+        self.api.sidecar.save_revision(note, actor, note.updated_time, session=session)
         if draft.tags:
             try:
                 self.tags.tag_note(note_id, draft.tags, actor=actor)

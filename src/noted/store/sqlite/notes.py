@@ -104,7 +104,7 @@ class Notes:
         with self.db.read() as conn:
             return int(conn.execute(f"SELECT count(*) FROM notes WHERE {where}", params).fetchone()[0])
 
-    def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
+    def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
         title = clean_title(draft.title)
         body = check_body(draft.body)
         now = now_ms()
@@ -140,7 +140,7 @@ class Notes:
                 ),
             )
             self._link_resources(conn, note.id, body)
-            saved = self.history.save_revision(conn, note, actor, now)
+            saved = self.history.save_revision(conn, note, actor, now, session)
             record(conn, ItemType.NOTE, note.id, ChangeType.CREATE, actor, now, revision=saved)
             if draft.tags:
                 add_tags(conn, note.id, draft.tags, actor)

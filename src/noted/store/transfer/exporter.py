@@ -239,7 +239,8 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
                 continue
         written[rel] = file_hash(stage / rel)
     # Last, so a staged folder without its manifest is never taken for a finished export.
-    (stage / EXPORT_MARKER).write_text(manifest_text(iso_utc(now_ms()), written), encoding="utf-8")
+    titles = {rel: r.title for r, rel in plan.resources.values() if rel in written and r.title != r.filename}
+    (stage / EXPORT_MARKER).write_text(manifest_text(iso_utc(now_ms()), written, titles), encoding="utf-8")
     return missing
 
 

@@ -12,7 +12,8 @@ and title): an unchanged note is left alone, a changed one updated, none duplica
 the folder again finishes an import that stopped. What the last import wrote of a file is the
 note's newest revision by the ``import`` actor: a file whose text is still that leaves the note's
 text as it is (edits made in noted since are kept); a file changed since whose note was edited
-too becomes a conflict copy beside the note, which keeps its text.
+too becomes a conflict copy beside the note, which keeps its text, and so does a file whose note
+no import wrote (or whose record is gone), unless the file is an export of the note as it is.
 Everything is written with the ``import`` actor.
 """
 
@@ -22,6 +23,7 @@ import contextlib
 import dataclasses
 import mimetypes
 import re
+import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -134,6 +136,7 @@ def _add_attachments(
         resource = store.add_resource(
             data,
             filename=attachment.path.name,
+            title=attachment.title,
             mime=mime,
             actor=ACTOR_IMPORT,
             made_id=attachment.wanted_id,
@@ -145,10 +148,6 @@ def _add_attachments(
 
 def _final_body(body: str, tokens: dict[str, str]) -> str:
     return _TOKEN.sub(lambda m: tokens[m.group(0)], body)
-
-
-def _create(store: Store, file: ScanFile, parent_id: str, body: str) -> None:
-    store.create_note(_draft(file, parent_id, body), actor=ACTOR_IMPORT)
 
 
 def _draft(file: ScanFile, parent_id: str, body: str) -> NoteDraft:
@@ -179,7 +178,8 @@ def _last_import(store: Store, note_id: str) -> tuple[str, str] | None:
 
 def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
     """Save the file's text as a conflict copy of ``old``, in its notebook: both changed since the
-    last import, and neither may be lost. False when an earlier import made that copy already."""
+    last import, and neither may be lost. False when an earlier import made that copy already,
+    even one the person has put in the trash since: it is not made again until the file changes."""
     link_text = old.title.replace("[", "\\[").replace("]", "\\]")
     header = (
         f"> Conflict copy of [{link_text}](:/{old.id}), imported from {file.rel}: the file changed since "
@@ -191,7 +191,12 @@ def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
         title=copy_title(file.title, int(time.time() * 1000)),
     )
     start = f"{file.title} (conflict copy "
-    metas = [m.id for m in store.list_notes(folder_id=old.parent_id) if m.title.startswith(start)]
+    metas = [
+        m.id
+        for trashed in (False, True)
+        for m in store.list_notes(folder_id=old.parent_id, trashed=trashed)
+        if m.title.startswith(start)
+    ]
     for note in store.get_notes(metas):
         read = store.as_read(note.id, draft) if isinstance(store, ReadsNotesFromText) else draft
         if note.body == read.body:
@@ -202,14 +207,21 @@ def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
 
 
 def _apply(
-    store: Store, file: ScanFile, parent_id: str, body: str, tags: dict[str, list[str]], warnings: list[str]
+    store: Store,
+    file: ScanFile,
+    parent_id: str,
+    body: str,
+    tags: dict[str, list[str]],
+    warnings: list[str],
+    session: str,
 ) -> str:
     """Create, update or leave the file's note, or copy the file's text beside it; returns which
     ("created", "updated", "unchanged", "kept": the note's edits since the last import, "copied",
-    "trashed": skipped)."""
+    "trashed": skipped). The write is made in the import's ``session``, so writing the note again
+    for its forward links (``_ForwardLinks``) updates its revision instead of adding one."""
     old = file.existing
     if old is None:
-        _create(store, file, parent_id, body)
+        store.create_note(_draft(file, parent_id, body), actor=ACTOR_IMPORT, session=session)
         return "created"
     if old.is_trashed:
         warnings.append(
@@ -222,6 +234,10 @@ def _apply(
     kept = False
     if patch is not None and (patch.title is not None or patch.body is not None):
         base = _last_import(store, old.id)
+        if base is None and file.front.updated != old.user_updated_time:
+            # No import on record (a note made in noted, or the record is gone), and the file is
+            # no export of the note as it is: which side changed is unknown, so both are kept.
+            return "copied" if _copy(store, file, old, body) else "unchanged"
         if base is not None and (old.title, old.body) != base:  # edited in noted since
             if (wanted.title, wanted.body) != base:
                 return "copied" if _copy(store, file, old, body) else "unchanged"  # copied before
@@ -229,7 +245,7 @@ def _apply(
             patch, kept = _patch(wanted, old), True
     add, remove = _tag_changes(wanted, tags.get(old.id, []))
     if patch is not None:
-        store.update_note(old.id, patch, actor=ACTOR_IMPORT)
+        store.update_note(old.id, patch, actor=ACTOR_IMPORT, session=session)
     if add:
         store.tag_note(old.id, add, actor=ACTOR_IMPORT)
     if remove:
@@ -272,7 +288,9 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
                 for i, file in enumerate(files, start=done + 1):
                     _add_attachments(store, scan, file, tokens, written)
                     body = _final_body(file.body, tokens)
-                    outcome = _apply(store, file, folder_ids[file.dir_key], body, tags, warnings)
+                    outcome = _apply(
+                        store, file, folder_ids[file.dir_key], body, tags, warnings, links.session
+                    )
                     counts[outcome] += 1
                     links.wrote(file.note_id, body if outcome != "unchanged" else "")
                     landed += 0 if store.capabilities.transactions else 1
@@ -316,6 +334,8 @@ class _ForwardLinks:
 
     def __init__(self, store: Store, note_ids: set[str]) -> None:
         self.store = store
+        self.session = f"import:{secrets.token_hex(8)}"
+        """The import's writes: a note written again joins the revision its first write added."""
         self.note_ids = note_ids if isinstance(store, HasFileLinks) else set()
         self.written: set[str] = set()
         self.waiting: dict[str, tuple[str, set[str]]] = {}
@@ -331,7 +351,9 @@ class _ForwardLinks:
         for note_id, (body, ahead) in list(self.waiting.items()):
             if ahead <= self.written:
                 del self.waiting[note_id]
-                self.store.update_note(note_id, NotePatch(body=body), actor=ACTOR_IMPORT)
+                self.store.update_note(
+                    note_id, NotePatch(body=body), actor=ACTOR_IMPORT, session=self.session
+                )
 
 
 def _slices(files: list[ScanFile]) -> Iterator[list[ScanFile]]:

@@ -30,21 +30,23 @@ def file_hash(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def manifest_text(exported: str, files: dict[str, str]) -> str:
-    """The manifest's YAML: format, version, time, and ``files`` (path → SHA-256)."""
+def manifest_text(exported: str, files: dict[str, str], titles: dict[str, str]) -> str:
+    """The manifest's YAML: format, version, time, ``files`` (path → SHA-256) and ``titles``
+    (an attachment's path → its title, where that is not its file name: an import reads it back)."""
     data = {"format": FORMAT, "version": VERSION, "exported": exported, "files": dict(sorted(files.items()))}
-    return dump_yaml(data)
+    return dump_yaml(data | ({"titles": dict(sorted(titles.items()))} if titles else {}))
 
 
-def recorded_files(root: Path) -> dict[str, str]:
-    """The files the manifest at ``root`` says noted wrote (none when it is empty or unreadable)."""
+def recorded_files(root: Path, key: str = "files") -> dict[str, str]:
+    """The files the manifest at ``root`` says noted wrote (``key`` "titles": the attachments'
+    titles it records); none when it is empty or unreadable."""
     try:
         data = load_yaml((root / EXPORT_MARKER).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return {}
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get(key), dict):
         return {}
-    return {str(k): str(v) for k, v in data["files"].items()}
+    return {str(k): str(v) for k, v in data[key].items()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from noted.errors import InvalidInputError, NotFoundError, NotUtf8Error
 from noted.markdown import link_spans, replace_spans
 from noted.models import Note, NoteDraft
 from noted.store.protocol import HasNotesFolder, ReadsNotesFromText, Store
-from noted.store.rules import MAX_TITLE
+from noted.store.rules import MAX_TITLE, clean_title
 from noted.store.transfer.checks import check_apart, check_note, check_title, check_utf8_name, shown
 from noted.store.transfer.common import (
     EXPORT_MARKER,
@@ -39,6 +39,7 @@ from noted.store.transfer.common import (
     parse_note_file,
     read_regular,
 )
+from noted.store.transfer.manifest import recorded_files
 from noted.store.transfer.matching import match_dirs, match_notes, shared_ids
 
 Progress = Callable[[str, int, int | None], None]
@@ -88,6 +89,8 @@ class ScanAttachment:
     existing_id: str | None
     wanted_id: str | None = None
     """The id an export gave it (``_resources/ID/name``), kept when the store has no such attachment."""
+    title: str = ""
+    """Its title, where an export recorded one other than its file name."""
 
 
 @dataclass
@@ -106,6 +109,8 @@ class Scan:
     problems: list[str] = field(default_factory=list)
     """Why files cannot be imported: every one is found before the import is refused."""
     progress: Progress | None = None
+    titles: dict[str, str] = field(default_factory=dict)
+    """An export's attachments' titles other than their file names, by path (its manifest's)."""
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
@@ -268,6 +273,7 @@ def scan_folder(store: Store, source: Path, *, progress: Progress | None = None)
         check_apart(source, [(store.notes_folder(), "the Markdown folder")], doing="import")
     scan = Scan(store, source.resolve(), progress=progress)
     is_export = (scan.root / EXPORT_MARKER).is_file()
+    scan.titles = recorded_files(scan.root, "titles") if is_export else {}
     _walk(scan, is_export)
     if not scan.files and not scan.problems:
         raise TransferError(f"found no .md, .markdown or .txt files in {source}")
@@ -336,6 +342,8 @@ def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
         scan.attachments[path] = scan.by_digest[digest]
         return scan.by_digest[digest].token
     attachment = ScanAttachment(path, f"\x00noted-attachment-{len(scan.attachments)}\x00", existing_id)
+    with contextlib.suppress(InvalidInputError):  # (a title the store would refuse: its file name)
+        attachment.title = clean_title(scan.titles.get(scan.rel(path), ""), "attachment title")
     if existing_id is None:
         attachment.wanted_id = _free_id(scan, path)
     scan.attachments[path] = attachment

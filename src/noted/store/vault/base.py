@@ -156,6 +156,15 @@ class VaultCore:
             raise NotFoundError(f'note "{note_id}" has no file in the Markdown folder')
         return row
 
+    def write_row(self, note: Note) -> NoteFile:
+        """Where a write of ``note`` goes: its file's row, or, its file gone outside noted while the
+        note is in the trash, a path in ``.trash/``: the note stays in the trash, as on every
+        backend, rather than its file coming back to its notebook."""
+        row = self.row(note.id)
+        if note.is_trashed and not row.present and not in_trash(row.path):
+            row = replace(row, path=self.trash_name(row.path), origin=row.origin or row.path)
+        return row
+
     def current(self, row: NoteFile, note: Note) -> tuple[FileText, ReadFile | None]:
         """The file's text and the file as read (for ``Vault.write``'s ``unchanged``); or, its file
         gone, the file as noted last saw it (``Ledger.front``: front matter byte for byte) with the

@@ -72,7 +72,7 @@ def put_note(
                 id=new_id, user_created_time=ft.created() or mtime, user_updated_time=mtime,
                 tags=tuple(ft.tags()),
             )  # fmt: skip
-            note = mirror.create_note(draft, actor=actor)
+            note = mirror.create_note(draft, actor=actor, session=session)
         else:
             old = mirror.get_note(note_id)
             if old.is_trashed and not in_trash(rel):

@@ -72,7 +72,7 @@ class Notes(VaultPart):
             tags=tuple(tags.values()),
         )
 
-    def create_note(self, draft: NoteDraft, *, actor: str) -> Note:
+    def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
         title = clean_title(draft.title) or "Untitled"
         ft = FileText.parse(check_body(draft.body))
         with self.mirror.batch():
@@ -94,7 +94,7 @@ class Notes(VaultPart):
             data = ft.render().encode("utf-8")
             # A name found free: a file another program makes there meanwhile is not replaced.
             state = self.vault.write(rel, data, unchanged=ABSENT)
-            return self.core.put(rel, data, state, actor=actor, new_id=draft.id)
+            return self.core.put(rel, data, state, actor=actor, new_id=draft.id, session=session)
 
     def update_note(
         self,
@@ -121,11 +121,7 @@ class Notes(VaultPart):
         raise conflict
 
     def _write_patch(self, old: Note, patch: NotePatch, actor: str, session: str | None) -> Note:
-        row = self.core.row(old.id)
-        if old.is_trashed and not row.present and not in_trash(row.path):
-            # Its file went outside noted: the text goes to .trash/ and the note stays in the
-            # trash, as on every backend, rather than its file coming back to its notebook.
-            row = replace(row, path=self.core.trash_name(row.path), origin=row.origin or row.path)
+        row = self.core.write_row(old)
         ft, read = self.core.current(row, old)
         ft = ft.with_body(check_body(patch.body_after(ft.body)))
         rel, rename = row.path, False

@@ -31,7 +31,7 @@ class Tags(VaultPart):
         self, note_id: str, actor: str, edit: Callable[[FileText], FileText], *, want: Sequence[str] | None
     ) -> list[Tag]:
         def write(note: Note) -> None:
-            row = self.core.row(note_id)
+            row = self.core.write_row(note)  # (its file gone outside noted: into .trash/)
             ft, read = self.core.current(row, note)
             data = edit(ft).render().encode("utf-8")
             if read is None or data != read.data:
