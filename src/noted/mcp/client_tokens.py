@@ -175,6 +175,17 @@ class ClientTokens:
     def get(self, name: str) -> ClientToken | None:
         return next((e for e in self.entries() if e.name == name), None)
 
+    def holds(self, token: ClientToken | None) -> bool:
+        """Whether ``token`` is still in force: in the file, by its name and with its hash (None,
+        a caller without a client token: always). A file that cannot be read holds none."""
+        if token is None:
+            return True
+        try:
+            current = self.get(token.name)
+        except ConfigError:
+            return False
+        return current is not None and hmac.compare_digest(current.sha256, token.sha256)
+
     def add(
         self,
         name: str,
