@@ -50,6 +50,10 @@ READ = "read"
 ALL = "all"
 """In a tool set: every tool switched on."""
 ACTOR_PREFIX = "mcp:"
+SELF_NAMED = "self:"
+"""Between a door's prefix and the name a client without a token gave itself: ``mcp:self:Cursor``.
+A named client's actor is ``mcp:<token name>``, and a token's name cannot hold a ``:``, so no
+client can take a named client's actor (and with it its proposals) by calling itself so."""
 CLIENT_KEY = "noted.client"
 """Where the guard puts the ``ClientToken`` of an HTTP request, in its ASGI scope."""
 OPEN, CLOSED = "open", "closed"

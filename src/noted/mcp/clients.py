@@ -26,6 +26,8 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from noted.mcp.client_tokens import SELF_NAMED
+
 log = logging.getLogger(__name__)
 
 ACTOR_PREFIX = "mcp:"
@@ -45,12 +47,6 @@ def client_name(raw: str | None) -> str:
     """A client's self-given name made safe for a log line and the history view."""
     text = " ".join(_UNSAFE.sub(" ", raw or "").split())
     return text[:MAX_NAME] or UNKNOWN_CLIENT
-
-
-SELF_NAMED = "self:"
-"""Between a door's prefix and the name a client without a token gave itself: ``mcp:self:Cursor``.
-A named client's actor is ``mcp:<token name>``, and a token's name cannot hold a ``:``, so no
-client can take a named client's actor (and with it its proposals) by calling itself so."""
 
 
 def actor_for(name: str, prefix: str = ACTOR_PREFIX) -> str:
