@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError, NotedError
+from noted.mcp.standing import standing
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict
 from noted.ops.review_list import applying_words
@@ -132,8 +133,8 @@ def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
     services = ctx.services
     code = ExitCode.OK
     for proposal in pending:
-        context = services.tool_context(proposal.client)
-        done = asyncio.run(proposals.apply(services.registry, proposal, context))
+        context, refused = standing(services.tool_context(proposal.client), services.registry, proposal)
+        done = asyncio.run(proposals.apply(services.registry, proposal, context, refused))
         ref = proposal_ref(proposal.id)
         if not done.claimed:  # another accept or reject came first: nothing was run here
             code = max(code, ExitCode.REFUSED)

@@ -50,6 +50,10 @@ READ = "read"
 ALL = "all"
 """In a tool set: every tool switched on."""
 ACTOR_PREFIX = "mcp:"
+SELF_NAMED = "self:"
+"""Between a door's prefix and the name a client without a token gave itself: ``mcp:self:Cursor``.
+A named client's actor is ``mcp:<token name>``, and a token's name cannot hold a ``:``, so no
+client can take a named client's actor (and with it its proposals) by calling itself so."""
 CLIENT_KEY = "noted.client"
 """Where the guard puts the ``ClientToken`` of an HTTP request, in its ASGI scope."""
 OPEN, CLOSED = "open", "closed"
@@ -174,6 +178,17 @@ class ClientTokens:
 
     def get(self, name: str) -> ClientToken | None:
         return next((e for e in self.entries() if e.name == name), None)
+
+    def holds(self, token: ClientToken | None) -> bool:
+        """Whether ``token`` is still in force: in the file, by its name and with its hash (None,
+        a caller without a client token: always). A file that cannot be read holds none."""
+        if token is None:
+            return True
+        try:
+            current = self.get(token.name)
+        except ConfigError:
+            return False
+        return current is not None and hmac.compare_digest(current.sha256, token.sha256)
 
     def add(
         self,

@@ -26,6 +26,8 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from noted.mcp.client_tokens import SELF_NAMED
+
 log = logging.getLogger(__name__)
 
 ACTOR_PREFIX = "mcp:"
@@ -45,12 +47,6 @@ def client_name(raw: str | None) -> str:
     """A client's self-given name made safe for a log line and the history view."""
     text = " ".join(_UNSAFE.sub(" ", raw or "").split())
     return text[:MAX_NAME] or UNKNOWN_CLIENT
-
-
-SELF_NAMED = "self:"
-"""Between a door's prefix and the name a client without a token gave itself: ``mcp:self:Cursor``.
-A named client's actor is ``mcp:<token name>``, and a token's name cannot hold a ``:``, so no
-client can take a named client's actor (and with it its proposals) by calling itself so."""
 
 
 def actor_for(name: str, prefix: str = ACTOR_PREFIX) -> str:
@@ -86,6 +82,8 @@ class _Entry:
     last_seen: float
     session: ServerSession | None = None
     listens: int = 0
+    holder: object = None
+    """Who opened the session (``ClientTracker.holder``), asked about before each notice."""
 
     def info(self) -> ClientInfo:
         return ClientInfo(self.name)
@@ -95,10 +93,12 @@ class _Entry:
 class ClientTracker:
     """Keeps the clients of one server; a ``ServerMiddleware`` that sees every message.
 
-    ``on_change`` is called (on the event loop) when a client arrives or leaves.
+    ``on_change`` is called (on the event loop) when a client arrives or leaves; ``holder`` gives
+    who opens a handshake session (its client token), for ``sessions``.
     """
 
     on_change: Callable[[], None] | None = None
+    holder: Callable[[ServerRequestContext[Any, Any]], object] | None = None
     clock: Callable[[], float] = time.monotonic
     _legacy: dict[int, _Entry] = field(default_factory=dict)
     _modern: dict[str, _Entry] = field(default_factory=dict)
@@ -112,9 +112,9 @@ class ClientTracker:
         return result
 
     # what the server and the status bar read ---------------------------------------------
-    def sessions(self) -> list[ServerSession]:
-        """The handshake-era sessions that can still be sent a notice."""
-        return [e.session for e in self._legacy.values() if e.session is not None]
+    def sessions(self, admits: Callable[[Any], bool] = lambda _: True) -> list[ServerSession]:
+        """The handshake-era sessions that can still be sent a notice, of holders ``admits`` lets."""
+        return [e.session for e in self._legacy.values() if e.session is not None and admits(e.holder)]
 
     def connected(self) -> tuple[ClientInfo, ...]:
         """Handshake sessions, open listen streams, and sessionless clients seen lately."""
@@ -130,6 +130,7 @@ class ClientTracker:
         now = self.clock()
         version = params.client_info.version if params is not None else ""
         entry = _Entry(name_of(ctx), version, ctx.session.protocol_version, now, now, session=ctx.session)
+        entry.holder = self.holder(ctx) if self.holder is not None else None
         if connection is not None:
             connection.exit_stack.callback(self._drop_legacy, key)
         elif len(self._legacy) >= MAX_LEGACY:

@@ -17,7 +17,8 @@ as ``mcp:NAME``, which no self-named client can write as:
 While serving, the config file is re-read about once a second, so a switch flipped in the TUI or
 by ``noted config set`` in another process reaches this server; when the set of tools on changes,
 every client that can hear it is told (``notifications/tools/list_changed``): handshake-era
-sessions directly, 2026-07-28 clients on their ``subscriptions/listen`` streams.
+sessions directly, 2026-07-28 clients on their ``subscriptions/listen`` streams; a client whose
+token was revoked hears nothing more, and its listen streams end (``listens``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
@@ -44,6 +45,7 @@ from noted.errors import ConfigError
 from noted.mcp.client_tokens import CLIENT_KEY, ClientToken, ClientTokens
 from noted.mcp.clients import ClientInfo, ClientTracker, actor_for, name_of
 from noted.mcp.deps import McpDeps
+from noted.mcp.listens import Listens
 from noted.mcp.scopes import Settled, settle_clients
 from noted.models import ToolStatus
 from noted.settings import SettingChange
@@ -116,9 +118,9 @@ class NotedMcp:
         self.client_tokens = ClientTokens.beside(deps.settings.path)
         self.allowed = Settled(deps.settings, deps.store)
         self.poll_seconds = poll_seconds
-        self.clients = ClientTracker(on_change=on_clients)
+        self.clients = ClientTracker(on_change=on_clients, holder=self._holder)
         self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
+        self.listen = Listens(self.bus, self._still_held)
         self.server = _Server(
             SERVER_NAME,
             version=__version__,
@@ -209,7 +211,7 @@ class NotedMcp:
     async def announce_tools_changed(self) -> None:
         """Tell every client that can hear it that the tool list changed."""
         await self.bus.publish(ToolsListChanged())
-        sessions = self.clients.sessions()
+        sessions = self.clients.sessions(self.client_tokens.holds)  # a revoked client hears nothing
         await asyncio.gather(*(self._notify(s) for s in sessions))
         log.info("announced a tool list change to %d session(s) and the listen streams", len(sessions))
 
@@ -272,9 +274,21 @@ class NotedMcp:
                     INVALID_REQUEST, f'the client token "{self.client}" was revoked; ask the person'
                 )
             return found
+        return self._holder(ctx)
+
+    def _holder(self, ctx: ServerRequestContext[dict[str, Any]]) -> ClientToken | None:
+        """The client token a session or listen stream was opened with, whose revocation ends
+        its notices (a stdio server's pinned one; one never pinned holds nothing)."""
+        if self.client is not None:
+            return self._pinned or ClientToken(self.client, "")
         scope = getattr(ctx.request, "scope", None)
         found = scope.get(CLIENT_KEY) if isinstance(scope, dict) else None
         return found if isinstance(found, ClientToken) else None
+
+    def _still_held(self, ctx: ServerRequestContext[dict[str, Any]]) -> Callable[[], bool]:
+        """Whether the token a listen stream was opened with (in ``ctx``) is still in force."""
+        token = self._holder(ctx)
+        return lambda: self.client_tokens.holds(token)
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         # For the 2026-07-28 header check of each tools/call; without it the SDK lists every tool
@@ -324,6 +338,7 @@ class NotedMcp:
         reported: str | None = None
         while True:
             await asyncio.sleep(self.poll_seconds)
+            self.listen.sweep()
             try:
                 self.deps.settings.reload()
                 reported = None

@@ -167,9 +167,13 @@ def claim(rows: ReviewRows, proposal: ProposalRow, *, rejecting: bool = False) -
     return now if rows.claim(proposal.id, time=now, stuck_before=now - STUCK_MS, also=also) else None
 
 
-async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext) -> Applied:
+async def apply(
+    registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext, refused: str = ""
+) -> Applied:
     """Run ``proposal`` as its client, on the state of the note it was proposed on, and record the
-    outcome; ``ctx`` is the client's (actor and store), its scope the one the proposal was made in.
+    outcome; ``ctx`` is the client's as it stands now (``noted.mcp.standing``): the write runs
+    within both its scope and the one the proposal was made in, and ``refused`` says why the client
+    may make no write now (its token revoked): then nothing is run and the proposal fails.
 
     The proposal is claimed first, in one write transaction, so that two accepts at once run it
     once: the second is told it was accepted already. A run that raises, or that meets a note the
@@ -183,6 +187,8 @@ async def apply(registry: ToolRegistry, proposal: ProposalRow, ctx: ToolContext)
         current = rows.proposal(proposal.id)
         return Applied(current.state, taken_line(current), claimed=False)
     try:
+        if refused:
+            return _settle(rows, proposal, ProposalState.FAILED, refused)
         return await _run(registry, rows, proposal, ctx)
     finally:
         rows.release(proposal.id, time=claimed)  # once settled, there is nothing to put back
@@ -199,7 +205,7 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
     context = replace(
         ctx,
         actor=proposal.client,
-        scope=effects.scope_of(proposal.detail),
+        scope=Scope(effects.scope_of(proposal.detail).limits + ctx.scope.limits),
         writes_wait=False,
         approve=None,
         new_id=made,
@@ -230,7 +236,7 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
 
 def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, message: str) -> Applied:
     """A refusal of the tool: the proposal waits when the person can make it apply (its note is in
-    the trash, or out of the client's notebooks now); otherwise it ends as ``failed``, its reason
+    the trash, or it or the notebook it names is out of the client's notebooks now); otherwise it ends as ``failed``, its reason
     the tool's (it is not the person's answer, so it is not ``rejected``)."""
     ref = proposal_ref(proposal.id)
     try:
@@ -247,6 +253,13 @@ def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, me
             proposal,
             f'note "{note.title}" is no longer in a notebook {proposal.client} may change: move it back, '
             f"then accept {ref} again (it still waits), or reject it",
+        )
+    notebook = str(proposal.detail.get("arguments", {}).get("notebook_id", ""))
+    if notebook and not view(context).allows_folder(notebook):
+        return _waits(
+            proposal,
+            f"its notebook is no longer one {proposal.client} may change: accept {ref} again once it "
+            "is (it still waits), or reject it",
         )
     return _settle(rows, proposal, ProposalState.FAILED, message)
 

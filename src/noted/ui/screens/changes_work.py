@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from noted.mcp.standing import standing
 from noted.models import ACTOR_USER
 from noted.ops import review_actions
 from noted.ops.conflicts import Choice, Conflict, first_changed_line, resolve
@@ -88,9 +89,8 @@ def _apply(services: Services, waiting: list[ProposalRow], lines: list[str]) -> 
             else:
                 lines.append(f"{ref}: the note changed since it was proposed; accept it again to choose.")
             continue
-        done = asyncio.run(
-            proposals.apply(services.registry, proposal, services.tool_context(proposal.client))
-        )
+        context, refused = standing(services.tool_context(proposal.client), services.registry, proposal)
+        done = asyncio.run(proposals.apply(services.registry, proposal, context, refused))
         if not done.claimed:
             lines.append(done.message)
         elif done.state is not ProposalState.APPLIED:
