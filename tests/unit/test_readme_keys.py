@@ -35,6 +35,7 @@ from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.conflict import ConflictView, ProposalConflictView, RevertConflictView
 from noted.ui.dialogs.keys import KeysOverlay
 from noted.ui.dialogs.merge import MergeEditor
+from noted.ui.dialogs.over import Over
 from noted.ui.dialogs.picker import ChoicePicker
 from noted.ui.dialogs.prompt import PathField, TextPrompt
 from noted.ui.key_hints import PLACEHOLDER, KeyHints, class_bindings, spoken
@@ -54,7 +55,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 AROUND = (Workspace, NotedApp)
 """What every pane of the workspace also gets: the screen's and the app's keys."""
 PANES: dict[str, tuple[tuple[type[DOMNode], ...], tuple[type[DOMNode], ...]]] = {
-    "anywhere": ((NotedApp, Workspace), ()),
+    "anywhere": ((NotedApp, Workspace, Over), ()),
     "notebook tree": ((NotebookTree,), AROUND),
     "note list": ((NoteList,), AROUND),
     "note": ((NoteViewer, NoteScroll), AROUND),
