@@ -173,7 +173,10 @@ class ChatPane(Vertical):
         return True
 
     def action_cancel(self) -> None:
-        """Stop the answer being written (Esc)."""
+        """Stop the answer being written (Esc); a card waiting for an answer goes with its buttons,
+        so the focus goes back to the box (what is typed next is not lost)."""
+        if self.chat_log.asking is not None:
+            self._input.focus()
         self._answering.ask_to_stop()
 
     def action_accept(self) -> None:
