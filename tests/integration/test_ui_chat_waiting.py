@@ -4,7 +4,13 @@ model): stopping it leaves the keys in the message box.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from tests.integration.test_ui_chat import (
+    BODY,
+    Host,
+    ask,
     edit_script,
     host,
     make_note,
@@ -12,27 +18,66 @@ from tests.integration.test_ui_chat import (
     settle,
     until,
 )
-from tests.integration.test_ui_chat import ask as send
+from textual.pilot import Pilot
 
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.views import ChatInput
 
 
-async def test_escape_on_a_waiting_change_puts_the_focus_back_in_the_box(services: Services) -> None:  # noqa: F811
-    # Before: Esc removed the focused card's buttons and left the focus on the log, so what was
-    # typed next went nowhere.
+@asynccontextmanager
+async def waiting(services: Services, note: str) -> AsyncIterator[tuple[Host, Pilot[None]]]:  # noqa: F811
+    """The chat about ``note``, a change of it waiting for y or n (its card focused)."""
     services.settings.set("ai.tool.edit_current.enabled", True)
-    note = make_note(services)
     app, _ = host(services, edit_script(), note_id=note)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
-        await send(pilot, "Oat milk please")
+        await ask(pilot, "Oat milk please")
         await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
-        assert app.focused is app.query_one(EditCard)
+        yield app, pilot
+
+
+async def test_escape_on_a_waiting_change_puts_the_focus_back_in_the_box(services: Services) -> None:  # noqa: F811
+    # Before: Esc removed the focused card's buttons and left the focus on the log, so what was
+    # typed next went nowhere.
+    async with waiting(services, make_note(services)) as (app, pilot):
+        assert app.query_one(EditCard).has_focus
         await pilot.press("escape")
         await settle(pilot)
         box = app.query_one(ChatInput)
         assert app.focused is box and app.query_one(EditCard).has_class("-refused")
         await pilot.press(*"next")
         assert box.text == "next"
+
+
+async def test_opening_another_note_says_the_waiting_change_was_stopped(services: Services) -> None:  # noqa: F811
+    # Before: the card went with the chat without a word where the person was looking.
+    first, second = make_note(services, "First"), make_note(services, "Second")
+    async with waiting(services, first) as (app, pilot):
+        app.pane.set_note(second)
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("Stopped the change the assistant proposed to “First”") for m in said)
+        assert services.store.get_note(first).body == BODY  # nothing written
+
+
+async def test_each_note_keeps_its_own_draft_in_the_message_box(services: Services) -> None:  # noqa: F811
+    # Before: the unsent text followed the person to the next note's chat, where Enter sent it
+    # about the wrong note.
+    first, second = make_note(services, "First"), make_note(services, "Second")
+    app, _ = host(services, note_id=first)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        box = app.query_one(ChatInput)
+        box.focus()
+        await pilot.press(*"about first")
+        app.pane.set_note(second)
+        await settle(pilot)
+        assert box.text == ""
+        await pilot.press(*"about second")
+        app.pane.set_note(first)
+        await settle(pilot)
+        assert box.text == "about first"
+        app.pane.set_note(second)
+        await settle(pilot)
+        assert box.text == "about second"
