@@ -4,7 +4,7 @@ model): stopping it leaves the keys in the message box.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from tests.integration.test_ui_chat import (
@@ -20,16 +20,22 @@ from tests.integration.test_ui_chat import (
 )
 from textual.pilot import Pilot
 
+from noted.chat.transcripts import Notice
+from noted.providers import Reply
+from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
-from noted.ui.chat.views import ChatInput
+from noted.ui.chat.views import AnswerView, ChatInput
 
 
 @asynccontextmanager
-async def waiting(services: Services, note: str) -> AsyncIterator[tuple[Host, Pilot[None]]]:  # noqa: F811
-    """The chat about ``note``, a change of it waiting for y or n (its card focused)."""
-    services.settings.set("ai.tool.edit_current.enabled", True)
-    app, _ = host(services, edit_script(), note_id=note)
+async def waiting(
+    profile: Services, note: str, *then: Sequence[Turn]
+) -> AsyncIterator[tuple[Host, Pilot[None]]]:
+    """The chat about ``note``, a change of it waiting for y or n (its card focused); ``then``:
+    the scripts of the answers after it."""
+    profile.settings.set("ai.tool.edit_current.enabled", True)
+    app, _ = host(profile, edit_script(), *then, note_id=note)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await ask(pilot, "Oat milk please")
@@ -81,3 +87,21 @@ async def test_each_note_keeps_its_own_draft_in_the_message_box(services: Servic
         app.pane.set_note(second)
         await settle(pilot)
         assert box.text == "about second"
+
+
+async def test_regenerating_drops_a_declined_change_with_its_answer(services: Services) -> None:  # noqa: F811
+    # Before: Ctrl+G kept the declined card on screen and in the saved chat, so a resumed chat
+    # showed two identical declined cards.
+    note = make_note(services)
+    async with waiting(services, note, [[Reply("Fine.")]]) as (app, pilot):
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.query_one(EditCard).has_class("-refused")
+        app.query_one(ChatInput).focus()
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert not app.query(EditCard) and app.query(AnswerView).last().text == "Fine."
+        conversation = app.pane.conversation
+        assert conversation is not None
+        kept = [e for e in services.transcripts.transcript(conversation.id) if isinstance(e, Notice)]
+        assert not [n for n in kept if n.kind == "change"]  # a resumed chat shows no card either
