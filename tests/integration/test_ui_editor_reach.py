@@ -280,3 +280,44 @@ async def test_text_typed_while_the_change_waits_is_saved_before_the_change_land
     await pilot.press(*"more ", "ctrl+s")
     await until(pilot, lambda: not editor.dirty)
     assert not isinstance(app.screen, ConflictView) and not copies(app)
+
+
+async def test_a_line_typed_beside_the_waiting_change_is_merged_and_a_clash_is_worded_for_the_person(
+    pilot: Pilot[None], fixture: Fixture
+) -> None:
+    # Before: the person's change of the last line, next to where the change appends, refused it
+    # as a change "by someone else"; only a line both changed refuses it, and the card says it was
+    # the person's own typing.
+    app = app_of(pilot)
+    store = app.services.store
+    await edit_and_type(pilot, "FIRST ")
+
+    async def ask_then_type(question: str, line: int, *keys: str) -> None:
+        await until(pilot, lambda: app.workspace.chat is None or not app.workspace.chat.running)
+        if in_front(app):
+            await pilot.press("ctrl+t")
+        await until(pilot, lambda: app.workspace.chat is not None and app.workspace.chat.has_focus_within)
+        await pilot.press(*question, "enter")
+        await until(pilot, lambda: bool(app.workspace.query(".edit-card.-asking")))
+        await pilot.press("ctrl+t")  # back to the editor while the change waits
+        await until(pilot, lambda: in_front(app))
+        area = text_area(app)
+        area.move_cursor((area.document.line_count + line, 0))
+        await pilot.press("end", *keys)
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: app.workspace.chat is not None and app.workspace.chat.has_focus_within)
+        app.workspace.query_one(".edit-card.-asking").focus()
+        await pilot.press("y")
+
+    await ask_then_type("buy cumin", -2, *" U3")  # the last line (the text ends in a newline)
+    await until(pilot, lambda: "buy cumin" in store.get_note(fixture.release).body)
+    body = store.get_note(fixture.release).body
+    assert "Task 39 of the second week. U3\n" in body and body.startswith("FIRST Plans")
+    # The demo's line was the last, without a newline: a line the person adds after it is where
+    # the next one would go, a clash.
+    await ask_then_type("buy mace", -1, "enter", *"MINE")
+    await until(pilot, lambda: bool(app.workspace.query(".edit-card.-refused")))
+    card = app.workspace.query(".edit-card.-refused").last()
+    said = str(card.query_one(".card-status").render())
+    assert "you changed the same lines in the editor" in said and "someone else" not in said
+    assert store.get_note(fixture.release).body.endswith("buy cumin (added by the offline demo)\nMINE")

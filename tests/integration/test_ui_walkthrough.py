@@ -180,6 +180,8 @@ async def test_z_undoes_the_last_tag_move_or_to_do_change(running: Running, fixt
     notes.select_note(fixture.ideas)  # a plain note made a to-do, then back
     await running.pilot.press("T")
     await running.until(lambda: store.get_note(fixture.ideas).is_todo)
+    made = "Made 1 note into a to-do."  # not "to-dos"
+    await running.until(lambda: any(n.message.startswith(made) for n in running.app._notifications))
     await settled()
     await running.pilot.press("z")
     await running.until(lambda: not store.get_note(fixture.ideas).is_todo)

@@ -134,6 +134,29 @@ async def test_catch_up_carries_the_edits_onto_the_persons_save_unless_they_clas
     assert "- tea" in env.store.get_note(note).body
 
 
+async def test_catch_up_merges_changes_on_neighbouring_lines_and_words_a_clash_for_each_reader(
+    env: Env,
+) -> None:
+    # Before: a change of the line next to an edit (or of the last line, beside an append to a
+    # text without a last newline) was a clash, refused as a change "by someone else".
+    note, session = _open(env, "line1\nline2\nline3\nline4")
+    await env.ok("editor_replace", anchor="line2", text="line2 (model)")
+    await env.ok("editor_append", text="- probe item")
+    env.store.update_note(note, NotePatch(body="line1\nline2\nline3 U3\nline4 U4"), actor="user")
+    assert session.catch_up(env.store) and session.commit(env.store, ACTOR).written
+    assert env.store.get_note(note).body == "line1\nline2 (model)\nline3 U3\nline4 U4\n- probe item"
+    result = await env.ok("editor_append", text="- mine")
+    env.store.update_note(note, NotePatch(body=env.store.get_note(note).body + "\n- yours"), actor="user")
+    assert not session.catch_up(env.store)  # both added a line at the same place: a clash
+    outcome = session.commit(env.store, ACTOR)
+    assert outcome.status is CommitStatus.CONFLICT and outcome.message.startswith("Not saved: you changed")
+    told = amend(outcome, ToolResult("editor_append", ToolStatus.OK, result)).message or ""
+    assert "the person changed the same lines" in told and "editor_read_note" in told
+    await env.ok("editor_append", text="- again")  # the clash is not remembered past its turn
+    env.store.update_note(note, NotePatch(body="elsewhere"), actor="user")
+    assert "changed by someone else" in session.commit(env.store, ACTOR).message
+
+
 async def test_a_trashed_or_erased_note_is_a_conflict(env: Env) -> None:
     note, session = _open(env)
     await env.ok("editor_append", text="x")

@@ -154,7 +154,7 @@ class Transcripts:
         message = entries[at]
         assert isinstance(message, UserMessage)
         history = tuple(m for m in entries[:at] if not isinstance(m, Notice))
-        carried = tuple(m for m in entries[at + 1 :] if isinstance(m, Notice) and m.kind != "error")
+        carried = tuple(m for m in entries[at + 1 :] if isinstance(m, Notice) and _made(m))
         return LastTurn(message.text, at, history, carried)
 
     def append(
@@ -171,3 +171,9 @@ class Transcripts:
         exchange is replaced)."""
         rows = [_encode(m) for m in messages]
         self.rows.append(conversation_id, rows, usage=usage, title=title, keep=keep)
+
+
+def _made(notice: Notice) -> bool:
+    """True for a notice of a change made (or undone), which stays when its exchange is replaced;
+    an error or a change refused (no ``ticket``: nothing was written) goes with its answer."""
+    return notice.kind != "error" and (notice.kind != "change" or bool(notice.ticket))

@@ -303,12 +303,30 @@ def split_titled(text: str) -> tuple[str, str]:
 
 def clean_merge(base: str, theirs: str, mine: str) -> str | None:
     """``theirs`` and ``mine``, two texts changed from ``base``, merged line by line; None when
-    they change the same lines differently (a clash only the person can settle)."""
-    lines = [text.splitlines(keepends=True) for text in (base, theirs, mine)]
-    merge = merge3.Merge3(lines[0], lines[1], lines[2])
-    if any(region[0] == "conflict" for region in merge.merge_regions()):
-        return None
-    return "".join(merge.merge_lines())
+    both change the same line differently, or add different lines at the same place (a clash
+    only the person can settle). Changes on neighbouring lines merge; so does an append to a
+    text without a last newline next to a change of its last line (lines are split at each
+    newline, so the append adds lines rather than rewriting the last one)."""
+    lines = base.split("\n")
+    hunks = sorted(_hunks(lines, theirs.split("\n")) + _hunks(lines, mine.split("\n")))
+    merged: list[str] = []
+    at = 0
+    last: tuple[int, int, list[str]] | None = None
+    for hunk in hunks:
+        start, end, new = hunk
+        if hunk == last:
+            continue  # both sides made the same change
+        if start < at or (last is not None and start == end == last[0] == last[1]):
+            return None
+        merged += lines[at:start] + new
+        at, last = end, hunk
+    return "\n".join(merged + lines[at:])
+
+
+def _hunks(base: list[str], changed: list[str]) -> list[tuple[int, int, list[str]]]:
+    """What ``changed`` does to ``base``: each changed range of its lines and the lines put there."""
+    matcher = difflib.SequenceMatcher(None, base, changed, autojunk=False)
+    return [(i1, i2, changed[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
 def first_changed_line(old: str, new: str) -> int | None:

@@ -49,12 +49,14 @@ class CommitResult:
         edits: How many edits the turn made to the working copy.
         message: One sentence for the person and the model.
         note: The note as saved (``SAVED``), as found now (``CONFLICT``), else None.
+        to_model: ``message`` as the model is told it, when that differs (what to do next).
     """
 
     status: CommitStatus
     edits: int
     message: str
     note: Note | None = None
+    to_model: str = ""
 
     @property
     def written(self) -> bool:
@@ -99,6 +101,8 @@ class EditorSession:
         self.edits: list[str] = []
         """What each pending edit did, in order (for an approval prompt or a log)."""
         self.lock = threading.RLock()
+        self.clashed = False
+        """``catch_up`` met the person's save changing the lines the edits change."""
         self.select(selection)
 
     @classmethod
@@ -188,8 +192,9 @@ class EditorSession:
                 )
             except ConflictError:
                 now = store.get_note(self.note_id)
+                person, model = _changed(count, by_person=self.clashed)
                 self._reset(now)
-                return CommitResult(CommitStatus.CONFLICT, count, _changed(count), now)
+                return CommitResult(CommitStatus.CONFLICT, count, person, now, model)
             except NotFoundError:
                 self.text = self.original
                 self.selection = None
@@ -218,6 +223,7 @@ class EditorSession:
                 return False
             merged = clean_merge(self.original, now.body, self.text)
             if merged is None:
+                self.clashed = True
                 return False
             self.title, self.original, self.text = now.title, now.body, merged
             self.base_updated_time = now.updated_time
@@ -232,6 +238,7 @@ class EditorSession:
             self.selection = None
 
     def _reset(self, note: Note) -> None:
+        self.clashed = False
         self.trashed = note.is_trashed
         self.title = note.title
         self.original = self.text = note.body
@@ -243,11 +250,22 @@ def _n_edits(count: int) -> str:
     return "1 edit" if count == 1 else f"{count} edits"
 
 
-def _changed(count: int) -> str:
+def _changed(count: int, *, by_person: bool) -> tuple[str, str]:
+    """Why the edits were not saved, as the person and as the model are told it."""
+    edits = _n_edits(count)
+    redo = "Call editor_read_note to see it as it is now, then redo the edits."
+    if by_person:
+        return (
+            f"Not saved: you changed the same lines in the editor while this change waited, so none "
+            f"of its {edits} was written. Ask again to have it made on your text.",
+            f"Not saved: the person changed the same lines in the editor while your edits waited, so "
+            f"none of the {edits} of this turn was written. {redo}",
+        )
     return (
+        f"Not saved: the note was changed by someone else while the assistant was editing it, so none "
+        f"of the {edits} of this turn was written.",
         f"Not saved: the note was changed by someone else while you were editing it, so none of the "
-        f"{_n_edits(count)} of this turn was written. Call editor_read_note to see it as it is now, "
-        "then redo the edits."
+        f"{edits} of this turn was written. {redo}",
     )
 
 

@@ -23,9 +23,10 @@ EDIT_TOOLS = frozenset(
 
 def amend(outcome: CommitResult, result: ToolResult) -> ToolResult:
     """``result`` as the model must see it after ``outcome``: a successful edit whose batch was not
-    written becomes a ``conflict`` (or ``error``) result carrying the outcome's message; others
+    written becomes a ``conflict`` (or ``error``) result carrying the outcome's message (as the
+    model is told it); others
     pass unchanged."""
     if not outcome.lost or not result.ok or result.name not in EDIT_TOOLS:
         return result
     status = ToolStatus.CONFLICT if outcome.status is CommitStatus.CONFLICT else ToolStatus.ERROR
-    return ToolResult(result.name, status, message=outcome.message)
+    return ToolResult(result.name, status, message=outcome.to_model or outcome.message)

@@ -88,7 +88,14 @@ class Answering:
             card.decide(yes)
 
     def stop(self) -> None:
-        """End a running answer at once (the person moved to another chat or note)."""
+        """End a running answer at once (the person moved to another chat or note); a change
+        waiting for their answer goes with its chat, so a notice says so where they now look."""
+        if self._chat.asking is not None:
+            self._pane.notify(
+                f"Stopped the change the assistant proposed to “{self._pane.note_title}”: nothing "
+                "was written. Ask again in that note's chat.",
+                severity="warning",
+            )
         if self.run is not None:
             self.run.cancel()  # the engine saves what was said; this run's late events are not shown
         self.run = self.cancel = self.session = None

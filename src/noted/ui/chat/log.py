@@ -83,14 +83,16 @@ class ChatLog(VerticalScroll, can_focus=False):
         return found.last() if found else None
 
     async def drop_last_exchange(self) -> None:
-        """Remove the person's last message and what followed it, but the change cards: the
-        changes stay made (and the last one undoable), as the saved chat keeps them."""
+        """Remove the person's last message and what followed it, but the cards of changes made:
+        they stay made (and the last one undoable), as the saved chat keeps them; a change
+        refused made none, and goes with its answer."""
         last = self.last_user()
         if last is None:
             return
         await self.end_answer()
         after = list(self.children)[list(self.children).index(last) :]
-        await self.remove_children([w for w in after if not isinstance(w, EditCard)])
+        made = [w for w in after if isinstance(w, EditCard) and not w.has_class("-refused")]
+        await self.remove_children([w for w in after if w not in made])
         self._calls.clear()
         self._edit_calls.clear()
 

@@ -105,6 +105,7 @@ class ChatPane(Vertical):
         self.setup = Setup()
         self.editing: str | None = None
         """The last message, back in the box to be edited: sending replaces its exchange."""
+        self._drafts: dict[str | None, str] = {}  # typed and not sent in other notes' chats
         self._replaced: set[str] = set()
         """Last messages replaced on screen since the last new one; an edit refused left one saved."""
         self._header = ChatHeader()
@@ -143,8 +144,11 @@ class ChatPane(Vertical):
         """Chat about ``note_id`` (None: no note): resume its latest conversation, or start one."""
         if note_id == self.note_id and self.conversation is not None:
             return
-        self.note_id, self.conversation = note_id, None
+        left, self.note_id, self.conversation = self.note_id, note_id, None
         if self.is_mounted:
+            if left != note_id:  # each note keeps its draft: Enter never sends it about another
+                self._drafts[left] = self._input.value
+                self._input.value = self._drafts.pop(note_id, "")
             self._stop_run()
             self._load(note_id, None)
 
@@ -173,7 +177,9 @@ class ChatPane(Vertical):
         return True
 
     def action_cancel(self) -> None:
-        """Stop the answer being written (Esc)."""
+        """Stop the answer being written (Esc); from a waiting card (its buttons go), to the box."""
+        if self.chat_log.asking is not None:
+            self._input.focus()
         self._answering.ask_to_stop()
 
     def action_accept(self) -> None:
@@ -196,7 +202,7 @@ class ChatPane(Vertical):
         """Start a new conversation about the open note (Ctrl+N)."""
         self._stop_run()
         self.conversation = None
-        await self.chat_log.reset(self._hint())
+        await self.chat_log.reset(hint(self.note_id, self.note_title))
         self._show_header()
         self.post_message(self.UsageChanged(self, 0))
         self._input.focus()
@@ -337,7 +343,7 @@ class ChatPane(Vertical):
             if view.messages:
                 await self.chat_log.show_history(view.messages)
             else:
-                await self.chat_log.reset(self._hint())
+                await self.chat_log.reset(hint(self.note_id, self.note_title))
             self.post_message(self.UsageChanged(self, view.size))
         elif view.conversation and self.conversation and view.conversation.id == self.conversation.id:
             self.conversation = view.conversation  # its new title and counts
@@ -381,9 +387,6 @@ class ChatPane(Vertical):
             await self.chat_log.add_notice(message, kind="error", remedy=hint)
 
     # Small views -------------------------------------------------------------------------------
-    def _hint(self) -> str:
-        return hint(self.note_id, self.note_title)
-
     def _show_header(self) -> None:
         self._header.show(self.conversation, len(self.conversations))
 

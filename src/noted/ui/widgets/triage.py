@@ -94,7 +94,8 @@ class NoteTriage:
         self, description: str, notes: Sequence[NoteMeta], apply: Apply, done: str, none: str = ""
     ) -> None:
         """Apply ``apply`` to each note in a worker; it returns False for a note it left as it
-        was, or what puts the note back as it was (``undo``). ``done`` counts the notes changed;
+        was, or what puts the note back as it was (``undo``). ``done`` counts the notes changed
+        (``{n}``; ``{a}`` and ``{s}`` make the words after it singular or plural);
         ``none``, if given, is said instead when no note changed."""
         if not notes:
             self._list.notify("No note is highlighted.", severity="warning")
@@ -112,7 +113,10 @@ class NoteTriage:
                 changed += bool(result)
                 if callable(result):
                     undo.append(result)
-            summary = done.format(n=plural(changed, "note")) + (f" ({UNDO_HINT})" if undo else "")
+            one = changed == 1
+            summary = done.format(n=plural(changed, "note"), a="a " if one else "", s="" if one else "s") + (
+                f" ({UNDO_HINT})" if undo else ""
+            )
             if none and not changed:
                 summary = none
             note_list.post_message(self.Done(summary, tuple(failures), undo=tuple(undo)))
@@ -200,7 +204,10 @@ class NoteTriage:
             return back
 
         self._each(
-            "switching to-dos", notes, one, "Made {n} into to-dos." if make else "Made {n} into plain notes."
+            "switching to-dos",
+            notes,
+            one,
+            "Made {n} into {a}to-do{s}." if make else "Made {n} into {a}plain note{s}.",
         )
 
     def trash(self, notes: Sequence[NoteMeta]) -> None:

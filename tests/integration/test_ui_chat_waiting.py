@@ -1,0 +1,107 @@
+"""A change of the assistant waiting for the person's answer (Pilot, real profile, scripted
+model): stopping it leaves the keys in the message box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from tests.integration.test_ui_chat import (
+    BODY,
+    Host,
+    ask,
+    edit_script,
+    host,
+    make_note,
+    services,  # noqa: F401 (a fixture)
+    settle,
+    until,
+)
+from textual.pilot import Pilot
+
+from noted.chat.transcripts import Notice
+from noted.providers import Reply
+from noted.providers.fake import Turn
+from noted.services import Services
+from noted.ui.chat.edits import EditCard
+from noted.ui.chat.views import AnswerView, ChatInput
+
+
+@asynccontextmanager
+async def waiting(
+    profile: Services, note: str, *then: Sequence[Turn]
+) -> AsyncIterator[tuple[Host, Pilot[None]]]:
+    """The chat about ``note``, a change of it waiting for y or n (its card focused); ``then``:
+    the scripts of the answers after it."""
+    profile.settings.set("ai.tool.edit_current.enabled", True)
+    app, _ = host(profile, edit_script(), *then, note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Oat milk please")
+        await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        yield app, pilot
+
+
+async def test_escape_on_a_waiting_change_puts_the_focus_back_in_the_box(services: Services) -> None:  # noqa: F811
+    # Before: Esc removed the focused card's buttons and left the focus on the log, so what was
+    # typed next went nowhere.
+    async with waiting(services, make_note(services)) as (app, pilot):
+        assert app.query_one(EditCard).has_focus
+        await pilot.press("escape")
+        await settle(pilot)
+        box = app.query_one(ChatInput)
+        assert app.focused is box and app.query_one(EditCard).has_class("-refused")
+        await pilot.press(*"next")
+        assert box.text == "next"
+
+
+async def test_opening_another_note_says_the_waiting_change_was_stopped(services: Services) -> None:  # noqa: F811
+    # Before: the card went with the chat without a word where the person was looking.
+    first, second = make_note(services, "First"), make_note(services, "Second")
+    async with waiting(services, first) as (app, pilot):
+        app.pane.set_note(second)
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("Stopped the change the assistant proposed to “First”") for m in said)
+        assert services.store.get_note(first).body == BODY  # nothing written
+
+
+async def test_each_note_keeps_its_own_draft_in_the_message_box(services: Services) -> None:  # noqa: F811
+    # Before: the unsent text followed the person to the next note's chat, where Enter sent it
+    # about the wrong note.
+    first, second = make_note(services, "First"), make_note(services, "Second")
+    app, _ = host(services, note_id=first)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        box = app.query_one(ChatInput)
+        box.focus()
+        await pilot.press(*"about first")
+        app.pane.set_note(second)
+        await settle(pilot)
+        assert box.text == ""
+        await pilot.press(*"about second")
+        app.pane.set_note(first)
+        await settle(pilot)
+        assert box.text == "about first"
+        app.pane.set_note(second)
+        await settle(pilot)
+        assert box.text == "about second"
+
+
+async def test_regenerating_drops_a_declined_change_with_its_answer(services: Services) -> None:  # noqa: F811
+    # Before: Ctrl+G kept the declined card on screen and in the saved chat, so a resumed chat
+    # showed two identical declined cards.
+    note = make_note(services)
+    async with waiting(services, note, [[Reply("Fine.")]]) as (app, pilot):
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.query_one(EditCard).has_class("-refused")
+        app.query_one(ChatInput).focus()
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert not app.query(EditCard) and app.query(AnswerView).last().text == "Fine."
+        conversation = app.pane.conversation
+        assert conversation is not None
+        kept = [e for e in services.transcripts.transcript(conversation.id) if isinstance(e, Notice)]
+        assert not [n for n in kept if n.kind == "change"]  # a resumed chat shows no card either
