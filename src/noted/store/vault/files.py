@@ -59,7 +59,12 @@ def content_hash(data: bytes) -> str:
 
 
 class Skipped(InvalidInputError):
-    """A file noted leaves alone, with the reason ``noted vault status`` gives."""
+    """A file noted leaves alone: ``reason`` is what ``noted vault status`` gives beside its path;
+    the message (when an operation meets it) names the file too."""
+
+    def __init__(self, reason: str, rel: str = "", *, hint: str | None = None) -> None:
+        super().__init__(f'the file "{rel}" in the Markdown folder is {reason}' if rel else reason, hint=hint)
+        self.reason = reason
 
 
 class FileChanged(ConflictError):
@@ -235,9 +240,11 @@ class Vault:
         except OSError as exc:
             raise FileNotFoundError(rel) from exc
         if stat.S_ISLNK(st.st_mode):
-            raise Skipped("a symbolic link (noted reads and writes only plain files)")
+            raise _link(rel)
         if st.st_size > MAX_NOTE_BYTES:
-            raise Skipped(f"larger than {MAX_NOTE_BYTES // 1_000_000} MB")
+            raise Skipped(
+                f"larger than {MAX_NOTE_BYTES // 1_000_000} MB", rel, hint="make it smaller, or move it out"
+            )
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())  # before the read: a write landing during it is a change
             data = fh.read(MAX_NOTE_BYTES + 1)
@@ -302,6 +309,8 @@ class Vault:
         source, target = self.path(old, fresh=True), self.path(new, fresh=True)
         if self.taken(new, by=old):
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
+        if source.is_symlink():  # (noted moves only what it reads)
+            raise _link(old)
         self.make_dir(target.parent)
         if self.moves is not None and getattr(self._local, "undo", None) is not None:
             self.moves.add(source, target)
@@ -339,6 +348,14 @@ class Vault:
         return f"{folder}/{name}".lstrip("/")
 
 
+def _link(rel: str) -> Skipped:
+    return Skipped(
+        "a symbolic link (noted reads and writes only plain files)",
+        rel,
+        hint="put the file itself there instead of the link, or move the link out of the Markdown folder",
+    )
+
+
 def _same_file(a: Path, b: Path) -> bool:
     """``b`` is ``a`` under another case of its name (a case-insensitive file system)."""
     try:
@@ -352,4 +369,6 @@ def decode(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise Skipped(f"not UTF-8 (byte {exc.start}); noted reads and writes only UTF-8") from None
+        raise Skipped(
+            f"not UTF-8 (byte {exc.start}); noted reads and writes only UTF-8", hint="save it as UTF-8"
+        ) from None

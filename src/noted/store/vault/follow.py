@@ -242,7 +242,7 @@ class Follower:
             return 0
         except Skipped as why:
             with store.mirror.db.write() as conn:
-                store.ledger.skip(conn, rel, str(why))
+                store.ledger.skip(conn, rel, why.reason)
             return 0
         digest = read.digest
         if (

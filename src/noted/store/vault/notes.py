@@ -211,8 +211,10 @@ class Notes(VaultPart):
                 if row.present and in_trash(row.path):
                     try:
                         changed = self.vault.read(row.path).digest != row.hash
-                    except (OSError, InvalidInputError):  # gone, or no longer a plain file
+                    except FileNotFoundError:  # gone already: nothing to delete
                         changed = False
+                    except (OSError, InvalidInputError):  # cannot be checked (a link, too large…): kept
+                        changed = True
                     if changed:  # the person's text, which noted did not write: note and file stay
                         kept.add(meta.id)
                         continue
