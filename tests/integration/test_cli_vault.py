@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.cli import Cli
+from tests.support.faults import EXIT, unwritable
 from tests.support.vaults import git
 
 from noted.cli.commands_edit import EXIT_CONFLICT
@@ -211,3 +212,18 @@ def test_a_tag_added_keeps_the_comment_on_the_tags_line(cli: Cli, vault: Path) -
     # Before: the line became "tags: alpha, beta, gamma", the person's comment gone.
     assert note.read_text() == "---\ntags: alpha, beta, gamma  # csv\n---\n# Tuesday\n"
     assert git(vault, "diff", "--numstat").split() == ["1", "1", "daily/tuesday.md"]
+
+
+def test_a_notebook_move_stopped_by_an_immutable_file_names_that_file(cli: Cli, vault: Path) -> None:
+    """It named the folder the move had made (``cannot write in the folder …/projects/daily``), gone
+    once the move was undone, rather than the file that refused."""
+    v = ("--vault", str(vault))
+    (vault / "projects").mkdir()
+    (vault / "projects" / "plan.md").write_text("# Plan\n")
+    (vault / "daily" / "tuesday.md").write_text("# Tuesday\n\n[plan](../projects/plan.md)\n")
+    with unwritable(vault / "daily" / "tuesday.md"):
+        done = cli("notebook", "move", "daily", "--parent", "projects", *v)
+    assert done.code == EXIT["folder not writable"]
+    assert 'cannot replace the file "projects/daily/tuesday.md"' in done.err and "immutable" in done.err
+    assert (vault / "daily" / "tuesday.md").read_text() == "# Tuesday\n\n[plan](../projects/plan.md)\n"
+    assert not (vault / "projects" / "daily").exists()

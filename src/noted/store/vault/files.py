@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pathspec
 
-from noted.errors import ConflictError, InvalidInputError
+from noted.errors import ConflictError, FolderNotWritableError, InvalidInputError
 from noted.store.durable import sync_dir
 from noted.store.vault.moves import MoveLog
 
@@ -283,6 +283,12 @@ class Vault:
                     f'"{rel}" changed outside noted while noted was writing it; nothing was written'
                 )
             os.replace(temp, path)
+        except PermissionError as exc:  # the folder took the temporary file: the file itself refuses
+            temp.unlink(missing_ok=True)
+            raise FolderNotWritableError(
+                f'cannot replace the file "{rel}" in the Markdown folder ({exc.strerror})',
+                hint="it is read-only or immutable (lsattr shows an i); make it writable, then run the command again",
+            ) from None
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
