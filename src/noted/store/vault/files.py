@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import secrets
 import stat
 import threading
@@ -26,6 +27,8 @@ from noted.store.vault.moves import MoveLog
 NOTE_SUFFIX = ".md"
 TRASH = ".trash"
 """Obsidian's trash folder at the vault's root: trashed notes are moved there."""
+TEMP_NAME = re.compile(r"\.noted-(\d+)-[0-9a-f]{8}\.tmp")
+"""``Vault.write``'s temporary file beside the note: ``.noted-PID-TOKEN.tmp``."""
 MAX_NOTE_BYTES = 5_000_000
 """A larger ``.md`` file is listed as skipped (``noted vault status``) and never rewritten."""
 
@@ -192,11 +195,17 @@ class Vault:
                 if not self.skipped_dir(f"{rel_dir}/{d}".lstrip("/"))
                 and not os.path.islink(os.path.join(dirpath, d))
             )
+            _sweep_temps(dirpath, filenames)
             files = [f"{rel_dir}/{f}".lstrip("/") for f in sorted(filenames)]
             if notes:
                 yield rel_dir, [n for n in files if self.is_note_path(n)]
             else:
                 yield rel_dir, [f for f in files if self.is_other_file(f)]
+
+    def sweep_trash_temps(self) -> None:
+        """``_sweep_temps`` in ``.trash/`` (which ``walk`` leaves out)."""
+        for dirpath, _, filenames in os.walk(self.root / TRASH):
+            _sweep_temps(dirpath, filenames)
 
     def is_other_file(self, rel: str) -> bool:
         """True for a file that is not a note, outside skipped folders, not hidden nor ignored."""
@@ -352,6 +361,25 @@ class Vault:
         while name.casefold() in taken:
             name, n = f"{stem} {n}{suffix}", n + 1
         return f"{folder}/{name}".lstrip("/")
+
+
+def _sweep_temps(folder: str, names: list[str]) -> None:
+    """Remove the temporary files of ``Vault.write`` left in ``folder`` by a noted killed while
+    writing (its process gone: a live one's are its write under way); ``names`` keeps the others."""
+    for name in list(names):
+        match = TEMP_NAME.fullmatch(name)
+        if match is None:
+            continue
+        try:
+            os.kill(int(match[1]), 0)
+            continue  # alive (or another user's process: not ours to judge)
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(folder, name))
+            names.remove(name)
 
 
 def _link(rel: str) -> Skipped:
