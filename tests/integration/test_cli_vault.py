@@ -227,3 +227,24 @@ def test_a_notebook_move_stopped_by_an_immutable_file_names_that_file(cli: Cli, 
     assert 'cannot replace the file "projects/daily/tuesday.md"' in done.err and "immutable" in done.err
     assert (vault / "daily" / "tuesday.md").read_text() == "# Tuesday\n\n[plan](../projects/plan.md)\n"
     assert not (vault / "projects" / "daily").exists()
+
+
+def test_a_note_or_notebook_named_as_gitignore_ignores_is_refused(cli: Cli, vault: Path) -> None:
+    """``create "scratch pad"`` made ``scratch pad.md``: ignored by git, never followed by noted (a
+    fresh profile on the folder did not see it)."""
+    v = ("--vault", str(vault))
+    (vault / ".gitignore").write_text("scratch*\n")
+    cli.ok("create", "Loose", *v)
+    for args in (
+        ("create", "scratch pad"),
+        ("notebook", "create", "scratch"),
+        ("notebook", "rename", "daily", "scratch days"),
+        ("edit", "Loose", "--title", "scratch day"),
+    ):
+        refused = cli(*args, *v)
+        assert refused.code == ExitCode.BAD_INPUT, args
+        assert ".gitignore ignores" in refused.err and refused.err.count("\n") == 1, args
+    assert sorted(p.name for p in vault.rglob("scratch*")) == []
+    assert [p.name for p in vault.rglob("Loose.md")] == ["Loose.md"]
+    cli.ok("create", "notes pad", *v)  # a name .gitignore leaves: made
+    assert [p.name for p in vault.rglob("notes pad.md")] == ["notes pad.md"]

@@ -177,6 +177,16 @@ class Vault:
             return False
         return not self._ignore.match_file(rel)
 
+    def check_followed(self, rel: str, *, folder: bool = False) -> str:
+        """``rel``, the name of a note (or notebook) noted makes; refused when noted would not
+        follow it (``.gitignore`` ignores it): git would not keep it, nor a fresh profile see it."""
+        if not (not self.skipped_dir(rel) if folder else self.is_note_path(rel)):
+            raise InvalidInputError(
+                f'"{rel}" would be a file the Markdown folder\'s .gitignore ignores (noted does not follow those)',
+                hint="choose another title, or change .gitignore",
+            )
+        return rel
+
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the vault (``/``-separated), or None when it lies outside."""
         try:
