@@ -8,71 +8,36 @@ leading out of it is not followed (for reading or writing).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import re
 import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
 
-from noted.errors import ConflictError, FolderNotWritableError, InvalidInputError
+from noted.errors import FolderNotWritableError, InvalidInputError
 from noted.store.durable import sync_dir
+from noted.store.vault.filestate import (
+    ABSENT,
+    FileChanged,
+    FileState,
+    ReadFile,
+    Skipped,
+    content_hash,
+    decode,
+    has_bad_name,
+    link_skipped,
+    sweep_temps,
+)
 from noted.store.vault.moves import MoveLog
 
 NOTE_SUFFIX = ".md"
 TRASH = ".trash"
 """Obsidian's trash folder at the vault's root: trashed notes are moved there."""
-TEMP_NAME = re.compile(r"\.noted-(\d+)-[0-9a-f]{8}\.tmp")
-"""``Vault.write``'s temporary file beside the note: ``.noted-PID-TOKEN.tmp``."""
 MAX_NOTE_BYTES = 5_000_000
 """A larger ``.md`` file is listed as skipped (``noted vault status``) and never rewritten."""
-
-
-@dataclass(frozen=True, slots=True)
-class FileState:
-    """What the start-up scan compares: size and modification time first, then the hash."""
-
-    size: int
-    mtime_ns: int
-
-
-ABSENT = FileState(-1, 0)
-"""The state of a file that is not there (as the ledger records a note's file gone)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReadFile:
-    """A note file's content as read."""
-
-    data: bytes
-    state: FileState
-
-    @property
-    def digest(self) -> str:
-        return content_hash(self.data)
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-class Skipped(InvalidInputError):
-    """A file noted leaves alone: ``reason`` is what ``noted vault status`` gives beside its path;
-    the message (when an operation meets it) names the file too."""
-
-    def __init__(self, reason: str, rel: str = "", *, hint: str | None = None) -> None:
-        super().__init__(f'the file "{rel}" in the Markdown folder is {reason}' if rel else reason, hint=hint)
-        self.reason = reason
-
-
-class FileChanged(ConflictError):
-    """The file changed outside noted after noted read it, before noted's write replaced it:
-    nothing was written (``Vault.write`` given ``unchanged``)."""
 
 
 class Vault:
@@ -87,6 +52,8 @@ class Vault:
         self._ignore = self._load_ignore()
         self._parents: dict[str, Path] = {}
         """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
+        self.bad_names: dict[str, str] = {}
+        """What the last full ``walk`` left out as not UTF-8 (shown, with its reason)."""
         self._local = threading.local()
         """This thread's ``journal``: how to undo each file change made inside it, in order."""
 
@@ -197,6 +164,8 @@ class Vault:
     def walk(self, start: str = "", *, notes: bool = True) -> Iterator[tuple[str, list[str]]]:
         """Each folder from ``start`` down (relative, ``""`` for the root) with its note files
         (``notes=False``: its other files, not hidden nor ignored, such as attachments)."""
+        if not start:
+            self.bad_names = {}
         for dirpath, dirnames, filenames in os.walk(self.path(start) if start else self.root):
             rel_dir = self.rel(Path(dirpath)) or ""
             dirnames[:] = sorted(
@@ -204,18 +173,30 @@ class Vault:
                 for d in dirnames
                 if not self.skipped_dir(f"{rel_dir}/{d}".lstrip("/"))
                 and not os.path.islink(os.path.join(dirpath, d))
+                and self._utf8(f"{rel_dir}/{d}".lstrip("/"), "a folder")
             )
-            _sweep_temps(dirpath, filenames)
+            sweep_temps(dirpath, filenames)
             files = [f"{rel_dir}/{f}".lstrip("/") for f in sorted(filenames)]
+            files = [f for f in files if self._utf8(f, "a file" if f.endswith(NOTE_SUFFIX) else "")]
             if notes:
                 yield rel_dir, [n for n in files if self.is_note_path(n)]
             else:
                 yield rel_dir, [f for f in files if self.is_other_file(f)]
 
+    def _utf8(self, rel: str, what: str) -> bool:
+        """Whether ``rel``'s name is UTF-8 (noted's names are); one that is not is left in
+        ``bad_names`` (``what`` it is: the scan lists it as skipped, shown with ``\\xNN``)."""
+        if not has_bad_name(rel):
+            return True
+        if what:
+            shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            self.bad_names[shown] = f"{what} whose name is not UTF-8; noted reads only UTF-8 names"
+        return False
+
     def sweep_trash_temps(self) -> None:
         """``_sweep_temps`` in ``.trash/`` (which ``walk`` leaves out)."""
         for dirpath, _, filenames in os.walk(self.root / TRASH):
-            _sweep_temps(dirpath, filenames)
+            sweep_temps(dirpath, filenames)
 
     def is_other_file(self, rel: str) -> bool:
         """True for a file that is not a note, outside skipped folders, not hidden nor ignored."""
@@ -259,7 +240,7 @@ class Vault:
         except OSError as exc:
             raise FileNotFoundError(rel) from exc
         if stat.S_ISLNK(st.st_mode):
-            raise _link(rel)
+            raise link_skipped(rel)
         if st.st_size > MAX_NOTE_BYTES:
             raise Skipped(
                 f"larger than {MAX_NOTE_BYTES // 1_000_000} MB", rel, hint="make it smaller, or move it out"
@@ -335,7 +316,7 @@ class Vault:
         if self.taken(new, by=old):
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
         if source.is_symlink():  # (noted moves only what it reads)
-            raise _link(old)
+            raise link_skipped(old)
         self.make_dir(target.parent)
         if self.moves is not None and getattr(self._local, "undo", None) is not None:
             self.moves.add(source, target)
@@ -373,33 +354,6 @@ class Vault:
         return f"{folder}/{name}".lstrip("/")
 
 
-def _sweep_temps(folder: str, names: list[str]) -> None:
-    """Remove the temporary files of ``Vault.write`` left in ``folder`` by a noted killed while
-    writing (its process gone: a live one's are its write under way); ``names`` keeps the others."""
-    for name in list(names):
-        match = TEMP_NAME.fullmatch(name)
-        if match is None:
-            continue
-        try:
-            os.kill(int(match[1]), 0)
-            continue  # alive (or another user's process: not ours to judge)
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError):
-            continue
-        with contextlib.suppress(OSError):
-            os.unlink(os.path.join(folder, name))
-            names.remove(name)
-
-
-def _link(rel: str) -> Skipped:
-    return Skipped(
-        "a symbolic link (noted reads and writes only plain files)",
-        rel,
-        hint="put the file itself there instead of the link, or move the link out of the Markdown folder",
-    )
-
-
 def _same_file(a: Path, b: Path) -> bool:
     """``b`` is ``a`` under another case of its name (a case-insensitive file system)."""
     try:
@@ -408,11 +362,7 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def decode(data: bytes) -> str:
-    """The file's text; ``Skipped`` when it is not UTF-8 (noted then never rewrites it)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Skipped(
-            f"not UTF-8 (byte {exc.start}); noted reads and writes only UTF-8", hint="save it as UTF-8"
-        ) from None
+__all__ = [  # (what ``filestate`` holds, as the other modules import it from here)
+    "ABSENT", "MAX_NOTE_BYTES", "NOTE_SUFFIX", "TRASH", "FileChanged", "FileState", "ReadFile", "Skipped",
+    "Vault", "content_hash", "decode", "has_bad_name",
+]  # fmt: skip
