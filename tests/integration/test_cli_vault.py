@@ -248,3 +248,18 @@ def test_a_note_or_notebook_named_as_gitignore_ignores_is_refused(cli: Cli, vaul
     assert [p.name for p in vault.rglob("Loose.md")] == ["Loose.md"]
     cli.ok("create", "notes pad", *v)  # a name .gitignore leaves: made
     assert [p.name for p in vault.rglob("notes pad.md")] == ["notes pad.md"]
+
+
+def test_an_import_into_the_folder_writes_a_creation_time_only_when_the_file_had_one(
+    cli: Cli, vault: Path, tmp_path: Path
+) -> None:
+    """Every imported file without one got ``created: '<the source file's time>'`` front matter."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "plain.md").write_text("# Plain\n\nNo front matter.\n")
+    (source / "dated.md").write_text("---\ncreated: 2024-03-01T10:00:00Z\n---\n\n# Dated\n")
+    cli.ok("import", str(source), "--vault", str(vault))
+    (plain,) = vault.rglob("Plain.md")  # (named by its title)
+    (dated,) = vault.rglob("Dated.md")
+    assert plain.read_text() == "# Plain\n\nNo front matter.\n"
+    assert "created: '2024-03-01T10:00:00Z'" in dated.read_text()
