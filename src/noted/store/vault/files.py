@@ -282,6 +282,8 @@ class Vault:
                 raise FileChanged(
                     f'"{rel}" changed outside noted while noted was writing it; nothing was written'
                 )
+            if journaled and self.moves is not None:
+                self.moves.add_write(path, before, data)
             os.replace(temp, path)
         except PermissionError as exc:  # the folder took the temporary file: the file itself refuses
             temp.unlink(missing_ok=True)

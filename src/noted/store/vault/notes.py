@@ -14,7 +14,7 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
-from noted.store.vault.files import ABSENT, Skipped, decode
+from noted.store.vault.files import ABSENT, FileChanged, Skipped, decode
 from noted.store.vault.follow import drop_bare_tags
 from noted.store.vault.text import FileText, inline_tags, yaml_time
 from noted.store.vault.trash import in_trash, trashed_copy
@@ -156,11 +156,17 @@ class Notes(VaultPart):
         ft = ft.titled(title, PurePosixPath(target).stem)  # (a name taken, or not renamed in .trash/)
         ft = ft.with_body(self.attachments.place(self.attachments.rebased(ft.body, rel, target), target))
         data = ft.render().encode("utf-8")
+        moved = target != rel and read is not None
+        if moved:  # first: a write after a move is put back with it after a crash (``moves``)
+            self.vault.move(rel, target)  # (the file keeps its state)
         state = read.state if read is not None else None
         if read is None or data != read.data:
-            state = self.vault.write(rel, data, unchanged=read.state if read is not None else ABSENT)
-        if target != rel:
-            self.vault.move(rel, target)  # (the file keeps its state)
+            try:
+                state = self.vault.write(target, data, unchanged=read.state if read is not None else ABSENT)
+            except FileChanged:  # (caught up with at its old place, and written again)
+                if moved:
+                    self.vault.move(target, rel)
+                raise
         return self.core.put(
             target, data, state, actor=actor, note_id=old.id, session=session, origin=row.origin
         )
