@@ -51,7 +51,7 @@ def test_a_folder_imported_again_into_a_markdown_folder_makes_one_note_with_its_
     (note,) = cli.json("notes", *v)
     assert note["title"] == "Heading Title"
     (path,) = (vault / "src").glob("*.md")
-    assert path.read_text().endswith("\n# Heading Title\n")  # the heading as the file had it
+    assert path.read_text() == "# Heading Title\n"  # as the file had it (no created: of noted's own)
     assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.cli import Cli
+from tests.support.faults import EXIT, unwritable
 from tests.support.vaults import git
 
 from noted.cli.commands_edit import EXIT_CONFLICT
@@ -212,3 +213,54 @@ def test_a_tag_added_keeps_the_comment_on_the_tags_line(cli: Cli, vault: Path) -
     # Before: the line became "tags: alpha, beta, gamma", the person's comment gone.
     assert note.read_text() == "---\ntags: alpha, beta, gamma  # csv\n---\n# Tuesday\n"
     assert git(vault, "diff", "--numstat").split() == ["1", "1", "daily/tuesday.md"]
+
+
+def test_a_notebook_move_stopped_by_an_immutable_file_names_that_file(cli: Cli, vault: Path) -> None:
+    """It named the folder the move had made (``cannot write in the folder …/projects/daily``), gone
+    once the move was undone, rather than the file that refused."""
+    v = ("--vault", str(vault))
+    (vault / "projects").mkdir()
+    (vault / "projects" / "plan.md").write_text("# Plan\n")
+    (vault / "daily" / "tuesday.md").write_text("# Tuesday\n\n[plan](../projects/plan.md)\n")
+    with unwritable(vault / "daily" / "tuesday.md"):
+        done = cli("notebook", "move", "daily", "--parent", "projects", *v)
+    assert done.code == EXIT["folder not writable"]
+    assert 'cannot replace the file "projects/daily/tuesday.md"' in done.err and "immutable" in done.err
+    assert (vault / "daily" / "tuesday.md").read_text() == "# Tuesday\n\n[plan](../projects/plan.md)\n"
+    assert not (vault / "projects" / "daily").exists()
+
+
+def test_a_note_or_notebook_named_as_gitignore_ignores_is_refused(cli: Cli, vault: Path) -> None:
+    """``create "scratch pad"`` made ``scratch pad.md``: ignored by git, never followed by noted (a
+    fresh profile on the folder did not see it)."""
+    v = ("--vault", str(vault))
+    (vault / ".gitignore").write_text("scratch*\n")
+    cli.ok("create", "Loose", *v)
+    for args in (
+        ("create", "scratch pad"),
+        ("notebook", "create", "scratch"),
+        ("notebook", "rename", "daily", "scratch days"),
+        ("edit", "Loose", "--title", "scratch day"),
+    ):
+        refused = cli(*args, *v)
+        assert refused.code == ExitCode.BAD_INPUT, args
+        assert ".gitignore ignores" in refused.err and refused.err.count("\n") == 1, args
+    assert sorted(p.name for p in vault.rglob("scratch*")) == []
+    assert [p.name for p in vault.rglob("Loose.md")] == ["Loose.md"]
+    cli.ok("create", "notes pad", *v)  # a name .gitignore leaves: made
+    assert [p.name for p in vault.rglob("notes pad.md")] == ["notes pad.md"]
+
+
+def test_an_import_into_the_folder_writes_a_creation_time_only_when_the_file_had_one(
+    cli: Cli, vault: Path, tmp_path: Path
+) -> None:
+    """Every imported file without one got ``created: '<the source file's time>'`` front matter."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "plain.md").write_text("# Plain\n\nNo front matter.\n")
+    (source / "dated.md").write_text("---\ncreated: 2024-03-01T10:00:00Z\n---\n\n# Dated\n")
+    cli.ok("import", str(source), "--vault", str(vault))
+    (plain,) = vault.rglob("Plain.md")  # (named by its title)
+    (dated,) = vault.rglob("Dated.md")
+    assert plain.read_text() == "# Plain\n\nNo front matter.\n"
+    assert "created: '2024-03-01T10:00:00Z'" in dated.read_text()

@@ -495,3 +495,35 @@ def test_a_tag_no_file_carries_any_more_leaves_the_list_of_tags(store: VaultStor
     assert {t.title for t in store.list_tags()} == {"work", "gamma"}  # the trash still holds them
     store.empty_trash(actor="user")
     assert store.list_tags() == [] and store.find_tag("beta") is None
+
+
+def test_a_name_that_is_not_utf8_is_skipped_and_listed_and_the_watcher_keeps_going(
+    vault: Path, tmp_path: Path
+) -> None:
+    """One such file or folder made every command fail (an internal error, exit 70), and the
+    watcher stop for good the first time it saw one."""
+    root = os.fsencode(vault)
+    with open(root + b"/caf\xe9.md", "wb") as fh:
+        fh.write(b"# Cafe\n")
+    os.mkdir(root + b"/dir\xfe")
+    with open(root + b"/dir\xfe/x.md", "wb") as fh:
+        fh.write(b"# X\n")
+    with opened(vault, tmp_path / "profile") as store:
+        assert dict(store.ledger.skipped()) == {
+            "caf\\xe9.md": "a file whose name is not UTF-8; noted reads only UTF-8 names",
+            "dir\\xfe": "a folder whose name is not UTF-8; noted reads only UTF-8 names",
+            "latin1.md": "not UTF-8 (byte 3); noted reads and writes only UTF-8",
+        }
+        assert {m.title for m in store.list_notes()} == {"Plan", "inbox"}
+        store.start_watching()
+        with open(root + b"/na\xefve.md", "wb") as fh:  # an event the watch cannot give
+            fh.write(b"# Naive\n")
+        (vault / "later.md").write_text("# Later\n")
+        wait_for(lambda: by_title_in(store, "Later"), what="a change after the bad name followed")
+        os.unlink(root + b"/caf\xe9.md")
+        store.follower.scan()
+        assert "caf\\xe9.md" not in dict(store.ledger.skipped())
+
+
+def by_title_in(store: VaultStore, title: str) -> bool:
+    return any(m.title == title for m in store.list_notes())

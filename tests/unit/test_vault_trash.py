@@ -13,7 +13,7 @@ from tests.support.polling import wait_for
 from tests.support.tools_env import make_env
 from tests.support.vaults import by_title, git, opened
 
-from noted.errors import ConflictError
+from noted.errors import ConflictError, InvalidInputError
 from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NotePatch
 from noted.ops.batch_capture import capture, settled
 from noted.ops.batch_undo import restore
@@ -145,3 +145,37 @@ def test_a_link_written_into_a_trashed_note_still_leads_there_once_it_is_restore
         store.restore_note(plan, actor=ACTOR_USER)
         assert "](../img/a.png) [o](other.md)" in (vault / "projects" / "plan.md").read_text()
         assert [r.id for r in store.list_resources(note_id=plan)] == [image.id]
+
+
+@pytest.mark.parametrize("change", ["grown", "link"])
+def test_emptying_the_trash_keeps_a_file_it_cannot_check(vault: Path, tmp_path: Path, change: str) -> None:
+    """A file in .trash/ changed into one noted does not read (over 5 MB, a symbolic link) is the
+    person's: it stays. (It was deleted: a file that could not be checked counted as unchanged.)"""
+    with opened(vault, tmp_path / "p") as store:
+        plan = by_title(store, "Plan")
+        store.trash_note(plan, actor=ACTOR_USER)
+        trashed = vault / ".trash" / "projects" / "plan.md"
+        if change == "grown":
+            with trashed.open("a") as fh:
+                fh.write("my text\n" + "x" * 5_100_000 + "\n")
+        else:
+            (tmp_path / "mine.md").write_text("my own file\n")
+            trashed.unlink()
+            trashed.symlink_to(tmp_path / "mine.md")
+        store.empty_trash(actor=ACTOR_USER)
+        assert trashed.is_symlink() if change == "link" else trashed.stat().st_size > 5_000_000
+        assert (tmp_path / "mine.md").exists() or change == "grown"
+
+
+def test_a_restore_meeting_a_link_in_the_trash_names_the_file(vault: Path, tmp_path: Path) -> None:
+    with opened(vault, tmp_path / "p") as store:
+        plan = by_title(store, "Plan")
+        store.trash_note(plan, actor=ACTOR_USER)
+        trashed = vault / ".trash" / "projects" / "plan.md"
+        (tmp_path / "mine.md").write_text("# Plan\n\nFirst step.\n")
+        trashed.unlink()
+        trashed.symlink_to(tmp_path / "mine.md")
+        with pytest.raises(InvalidInputError) as refused, store.batch():  # (as the CLI runs it)
+            store.restore_note(plan, actor=ACTOR_USER)
+        assert '".trash/projects/plan.md"' in refused.value.message and refused.value.hint
+        assert trashed.is_symlink() and store.get_note(plan).is_trashed  # nothing changed

@@ -150,8 +150,11 @@ def _final_body(body: str, tokens: dict[str, str]) -> str:
     return _TOKEN.sub(lambda m: tokens[m.group(0)], body)
 
 
-def _draft(file: ScanFile, parent_id: str, body: str) -> NoteDraft:
+def _draft(store: Store, file: ScanFile, parent_id: str, body: str) -> NoteDraft:
     front = file.front
+    # A Markdown folder keeps a note's creation time in its file: only one the file's front matter
+    # gives goes there, no time of noted's own (the folder reads the file's then).
+    created = 0 if isinstance(store, ReadsNotesFromText) else file.mtime
     return NoteDraft(
         title=file.title,
         body=body,
@@ -161,7 +164,7 @@ def _draft(file: ScanFile, parent_id: str, body: str) -> NoteDraft:
         todo_completed=front.todo_completed or 0,
         source_url=front.source_url or "",
         id=file.note_id,
-        user_created_time=front.created or file.mtime,
+        user_created_time=front.created or created,
         user_updated_time=front.updated or file.mtime,
         tags=front.tags or (),
     )
@@ -186,7 +189,7 @@ def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
         "the last import and the note was edited in noted meanwhile. Merge what you need, then delete this note."
     )
     draft = dataclasses.replace(
-        _draft(file, old.parent_id, f"{header}\n\n{body}"),
+        _draft(store, file, old.parent_id, f"{header}\n\n{body}"),
         id=None,
         title=copy_title(file.title, int(time.time() * 1000)),
     )
@@ -221,7 +224,7 @@ def _apply(
     for its forward links (``_ForwardLinks``) updates its revision instead of adding one."""
     old = file.existing
     if old is None:
-        store.create_note(_draft(file, parent_id, body), actor=ACTOR_IMPORT, session=session)
+        store.create_note(_draft(store, file, parent_id, body), actor=ACTOR_IMPORT, session=session)
         return "created"
     if old.is_trashed:
         warnings.append(

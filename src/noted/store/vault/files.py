@@ -8,19 +8,29 @@ leading out of it is not followed (for reading or writing).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
 
-from noted.errors import ConflictError, InvalidInputError
+from noted.errors import FolderNotWritableError, InvalidInputError
 from noted.store.durable import sync_dir
+from noted.store.vault.filestate import (
+    ABSENT,
+    FileChanged,
+    FileState,
+    ReadFile,
+    Skipped,
+    content_hash,
+    decode,
+    has_bad_name,
+    link_skipped,
+    sweep_temps,
+)
 from noted.store.vault.moves import MoveLog
 
 NOTE_SUFFIX = ".md"
@@ -28,43 +38,6 @@ TRASH = ".trash"
 """Obsidian's trash folder at the vault's root: trashed notes are moved there."""
 MAX_NOTE_BYTES = 5_000_000
 """A larger ``.md`` file is listed as skipped (``noted vault status``) and never rewritten."""
-
-
-@dataclass(frozen=True, slots=True)
-class FileState:
-    """What the start-up scan compares: size and modification time first, then the hash."""
-
-    size: int
-    mtime_ns: int
-
-
-ABSENT = FileState(-1, 0)
-"""The state of a file that is not there (as the ledger records a note's file gone)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReadFile:
-    """A note file's content as read."""
-
-    data: bytes
-    state: FileState
-
-    @property
-    def digest(self) -> str:
-        return content_hash(self.data)
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-class Skipped(InvalidInputError):
-    """A file noted leaves alone, with the reason ``noted vault status`` gives."""
-
-
-class FileChanged(ConflictError):
-    """The file changed outside noted after noted read it, before noted's write replaced it:
-    nothing was written (``Vault.write`` given ``unchanged``)."""
 
 
 class Vault:
@@ -79,6 +52,8 @@ class Vault:
         self._ignore = self._load_ignore()
         self._parents: dict[str, Path] = {}
         """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
+        self.bad_names: dict[str, str] = {}
+        """What the last full ``walk`` left out as not UTF-8 (shown, with its reason)."""
         self._local = threading.local()
         """This thread's ``journal``: how to undo each file change made inside it, in order."""
 
@@ -169,6 +144,16 @@ class Vault:
             return False
         return not self._ignore.match_file(rel)
 
+    def check_followed(self, rel: str, *, folder: bool = False) -> str:
+        """``rel``, the name of a note (or notebook) noted makes; refused when noted would not
+        follow it (``.gitignore`` ignores it): git would not keep it, nor a fresh profile see it."""
+        if not (not self.skipped_dir(rel) if folder else self.is_note_path(rel)):
+            raise InvalidInputError(
+                f'"{rel}" would be a file the Markdown folder\'s .gitignore ignores (noted does not follow those)',
+                hint="choose another title, or change .gitignore",
+            )
+        return rel
+
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the vault (``/``-separated), or None when it lies outside."""
         try:
@@ -179,6 +164,8 @@ class Vault:
     def walk(self, start: str = "", *, notes: bool = True) -> Iterator[tuple[str, list[str]]]:
         """Each folder from ``start`` down (relative, ``""`` for the root) with its note files
         (``notes=False``: its other files, not hidden nor ignored, such as attachments)."""
+        if not start:
+            self.bad_names = {}
         for dirpath, dirnames, filenames in os.walk(self.path(start) if start else self.root):
             rel_dir = self.rel(Path(dirpath)) or ""
             dirnames[:] = sorted(
@@ -186,12 +173,30 @@ class Vault:
                 for d in dirnames
                 if not self.skipped_dir(f"{rel_dir}/{d}".lstrip("/"))
                 and not os.path.islink(os.path.join(dirpath, d))
+                and self._utf8(f"{rel_dir}/{d}".lstrip("/"), "a folder")
             )
+            sweep_temps(dirpath, filenames)
             files = [f"{rel_dir}/{f}".lstrip("/") for f in sorted(filenames)]
+            files = [f for f in files if self._utf8(f, "a file" if f.endswith(NOTE_SUFFIX) else "")]
             if notes:
                 yield rel_dir, [n for n in files if self.is_note_path(n)]
             else:
                 yield rel_dir, [f for f in files if self.is_other_file(f)]
+
+    def _utf8(self, rel: str, what: str) -> bool:
+        """Whether ``rel``'s name is UTF-8 (noted's names are); one that is not is left in
+        ``bad_names`` (``what`` it is: the scan lists it as skipped, shown with ``\\xNN``)."""
+        if not has_bad_name(rel):
+            return True
+        if what:
+            shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            self.bad_names[shown] = f"{what} whose name is not UTF-8; noted reads only UTF-8 names"
+        return False
+
+    def sweep_trash_temps(self) -> None:
+        """``_sweep_temps`` in ``.trash/`` (which ``walk`` leaves out)."""
+        for dirpath, _, filenames in os.walk(self.root / TRASH):
+            sweep_temps(dirpath, filenames)
 
     def is_other_file(self, rel: str) -> bool:
         """True for a file that is not a note, outside skipped folders, not hidden nor ignored."""
@@ -235,9 +240,11 @@ class Vault:
         except OSError as exc:
             raise FileNotFoundError(rel) from exc
         if stat.S_ISLNK(st.st_mode):
-            raise Skipped("a symbolic link (noted reads and writes only plain files)")
+            raise link_skipped(rel)
         if st.st_size > MAX_NOTE_BYTES:
-            raise Skipped(f"larger than {MAX_NOTE_BYTES // 1_000_000} MB")
+            raise Skipped(
+                f"larger than {MAX_NOTE_BYTES // 1_000_000} MB", rel, hint="make it smaller, or move it out"
+            )
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())  # before the read: a write landing during it is a change
             data = fh.read(MAX_NOTE_BYTES + 1)
@@ -275,7 +282,15 @@ class Vault:
                 raise FileChanged(
                     f'"{rel}" changed outside noted while noted was writing it; nothing was written'
                 )
+            if journaled and self.moves is not None:
+                self.moves.add_write(path, before, data)
             os.replace(temp, path)
+        except PermissionError as exc:  # the folder took the temporary file: the file itself refuses
+            temp.unlink(missing_ok=True)
+            raise FolderNotWritableError(
+                f'cannot replace the file "{rel}" in the Markdown folder ({exc.strerror})',
+                hint="it is read-only or immutable (lsattr shows an i); make it writable, then run the command again",
+            ) from None
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
@@ -302,6 +317,8 @@ class Vault:
         source, target = self.path(old, fresh=True), self.path(new, fresh=True)
         if self.taken(new, by=old):
             raise InvalidInputError(f'"{new}" exists already in the Markdown folder')
+        if source.is_symlink():  # (noted moves only what it reads)
+            raise link_skipped(old)
         self.make_dir(target.parent)
         if self.moves is not None and getattr(self._local, "undo", None) is not None:
             self.moves.add(source, target)
@@ -347,9 +364,7 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def decode(data: bytes) -> str:
-    """The file's text; ``Skipped`` when it is not UTF-8 (noted then never rewrites it)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Skipped(f"not UTF-8 (byte {exc.start}); noted reads and writes only UTF-8") from None
+__all__ = [  # (what ``filestate`` holds, as the other modules import it from here)
+    "ABSENT", "MAX_NOTE_BYTES", "NOTE_SUFFIX", "TRASH", "FileChanged", "FileState", "ReadFile", "Skipped",
+    "Vault", "content_hash", "decode", "has_bad_name",
+]  # fmt: skip

@@ -28,7 +28,7 @@ class Folders(VaultPart):
             if parent_id and self.mirror.get_folder(parent_id).is_trashed:
                 raise InvalidInputError("that notebook is in the trash; restore it first")
             parent_dir = self.core.folder_dir(parent_id) if parent_id else ""
-            path = self.vault.free_name(parent_dir, name, "")
+            path = self.vault.check_followed(self.vault.free_name(parent_dir, name, ""), folder=True)
             folder = self.mirror.create_folder(
                 PurePosixPath(path).name, parent_id=parent_id, actor=actor, made_id=made_id
             )
@@ -57,6 +57,7 @@ class Folders(VaultPart):
             if new != old:
                 if new.casefold() != old.casefold():
                     new = self.vault.free_name(parent_dir, name, "")
+                self.vault.check_followed(new, folder=True)
                 with self.core.db.write() as conn:
                     self.ledger.move_prefix(conn, old, new)
                     self.ledger.put_folder(conn, folder_id, new)

@@ -25,7 +25,7 @@ from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.sqlite.tags import Tags
-from noted.store.vault.files import FileState, ReadFile, Skipped, decode
+from noted.store.vault.files import FileState, ReadFile, Skipped, decode, has_bad_name
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
 from noted.store.vault.text import FileText
@@ -146,6 +146,8 @@ class Follower:
         gone_dirs: list[str] = []
         folders: list[str] = []
         for rel in paths:
+            if has_bad_name(rel):  # (the scan lists it as skipped)
+                continue
             if rel == ".gitignore":
                 vault.reload_ignore()
             full = vault.root / rel
@@ -242,7 +244,7 @@ class Follower:
             return 0
         except Skipped as why:
             with store.mirror.db.write() as conn:
-                store.ledger.skip(conn, rel, str(why))
+                store.ledger.skip(conn, rel, why.reason)
             return 0
         digest = read.digest
         if (
@@ -386,8 +388,10 @@ class Follower:
         self._folders(changed - files)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
-                if path not in seen:
+                if path not in seen and path not in store.vault.bad_names:
                     store.ledger.skip(conn, path, None)
+            for path, why in store.vault.bad_names.items():
+                store.ledger.skip(conn, path, why)
         return self._apply(files, gone, gone_dirs, progress)
 
 

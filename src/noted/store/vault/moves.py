@@ -1,5 +1,7 @@
 """The file moves of a batch under way, written down before each is made, so that a batch stopped
-half way by a crash (a kill, a power cut) is undone at the next start as its rows were.
+half way by a crash (a kill, a power cut) is undone at the next start as its rows were. A file
+replaced after a move of the batch (its links rewritten to lead from where it went) is written down
+too, with the bytes it had: put back first, so the file moved back reads as it did there.
 
 A batch (``VaultStore.batch``) holds the mirror's write lock from its start and ends its
 ``Vault.journal`` (which closes this log) before its transaction commits: a log still there when
@@ -10,12 +12,16 @@ moves made, and the scan follows them: ``follow.trashed_copy``, ``Follower._move
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import logging
 import os
+import secrets
 from pathlib import Path
 
 from noted.store.durable import sync_dir
+from noted.store.vault.filestate import content_hash
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +38,18 @@ class MoveLog:
         if self._file is None:
             self._file = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             sync_dir(self.path.parent)
-        os.write(self._file, (json.dumps([str(source), str(target)]) + "\n").encode("utf-8"))
+        self._line([str(source), str(target)])
+
+    def add_write(self, path: Path, was: bytes | None, data: bytes) -> None:
+        """Write down a replace of ``path`` by ``data`` about to be made, once a move was (``was``:
+        its bytes before, None when it is new)."""
+        if self._file is not None:
+            old = None if was is None else base64.b64encode(was).decode("ascii")
+            self._line({"write": str(path), "was": old, "now": content_hash(data)})
+
+    def _line(self, entry: object) -> None:
+        assert self._file is not None
+        os.write(self._file, (json.dumps(entry) + "\n").encode("utf-8"))
         os.fsync(self._file)
 
     def close(self) -> None:
@@ -59,8 +76,12 @@ class MoveLog:
         moved: list[Path] = []
         for line in reversed(lines):
             try:
-                source, target = (Path(p) for p in json.loads(line))
-            except (ValueError, TypeError):
+                entry = json.loads(line)
+                if isinstance(entry, dict):
+                    _put_back(Path(entry["write"]), entry["was"], entry["now"])
+                    continue
+                source, target = (Path(p) for p in entry)
+            except (ValueError, TypeError, KeyError):
                 continue  # a line the crash cut short: its move was not made
             if os.path.lexists(target) and not os.path.lexists(source):
                 try:
@@ -75,3 +96,23 @@ class MoveLog:
         self.path.unlink(missing_ok=True)
         sync_dir(self.path.parent)
         return moved
+
+
+def _put_back(path: Path, was: str | None, now: str) -> None:
+    """The file as it was before the batch's write, when it still holds what that write put there."""
+    temp = path.with_name(f".noted-{os.getpid()}-{secrets.token_hex(4)}.tmp")  # (``Vault.write``'s)
+    try:
+        if content_hash(path.read_bytes()) != now:
+            return  # not written, or changed since: left as it is
+        if was is None:
+            path.unlink()
+            return
+        temp.write_bytes(base64.b64decode(was))
+        with open(temp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(temp, path)
+        sync_dir(path.parent)
+    except (OSError, ValueError) as exc:
+        log.warning("could not put back %s as it was: %s", path, exc)
+        with contextlib.suppress(OSError):
+            temp.unlink()

@@ -14,7 +14,7 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
-from noted.store.vault.files import ABSENT, Skipped, decode
+from noted.store.vault.files import ABSENT, FileChanged, Skipped, decode
 from noted.store.vault.follow import drop_bare_tags
 from noted.store.vault.text import FileText, inline_tags, yaml_time
 from noted.store.vault.trash import in_trash, trashed_copy
@@ -83,7 +83,9 @@ class Notes(VaultPart):
                 raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
             if draft.id is not None and self.mirror.get_notes([draft.id]):
                 raise InvalidInputError(f'a note with id "{draft.id}" exists already')
-            rel = self.vault.free_name(self.core.folder_dir(parent.id), safe_name(title))
+            rel = self.vault.check_followed(
+                self.vault.free_name(self.core.folder_dir(parent.id), safe_name(title))
+            )
             ft = ft.titled(title, PurePosixPath(rel).stem)
             ft = with_todo(ft, draft.is_todo, draft.todo_due, draft.todo_completed, draft.source_url)
             if draft.tags:
@@ -146,15 +148,21 @@ class Notes(VaultPart):
                 wanted = f"{here}/{name}.md".lstrip("/")
                 # Its own name, or only its case changed (on a file system where no other file has it).
                 same = wanted.casefold() == rel.casefold() and not self.vault.taken(wanted, by=rel)
-                target = wanted if same else self.vault.free_name(here, name)
+                target = self.vault.check_followed(wanted if same else self.vault.free_name(here, name))
         ft = ft.titled(title, PurePosixPath(target).stem)  # (a name taken, or not renamed in .trash/)
         ft = ft.with_body(self.attachments.place(self.attachments.rebased(ft.body, rel, target), target))
         data = ft.render().encode("utf-8")
+        moved = target != rel and read is not None
+        if moved:  # first: a write after a move is put back with it after a crash (``moves``)
+            self.vault.move(rel, target)  # (the file keeps its state)
         state = read.state if read is not None else None
         if read is None or data != read.data:
-            state = self.vault.write(rel, data, unchanged=read.state if read is not None else ABSENT)
-        if target != rel:
-            self.vault.move(rel, target)  # (the file keeps its state)
+            try:
+                state = self.vault.write(target, data, unchanged=read.state if read is not None else ABSENT)
+            except FileChanged:  # (caught up with at its old place, and written again)
+                if moved:
+                    self.vault.move(target, rel)
+                raise
         return self.core.put(
             target, data, state, actor=actor, note_id=old.id, session=session, origin=row.origin
         )
@@ -207,8 +215,10 @@ class Notes(VaultPart):
                 if row.present and in_trash(row.path):
                     try:
                         changed = self.vault.read(row.path).digest != row.hash
-                    except (OSError, InvalidInputError):  # gone, or no longer a plain file
+                    except FileNotFoundError:  # gone already: nothing to delete
                         changed = False
+                    except (OSError, InvalidInputError):  # cannot be checked (a link, too large…): kept
+                        changed = True
                     if changed:  # the person's text, which noted did not write: note and file stay
                         kept.add(meta.id)
                         continue

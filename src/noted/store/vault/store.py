@@ -129,6 +129,7 @@ class VaultStore(Parts):
             if moves is not None and moves.pending():  # a batch a crash stopped: its moves undone
                 with mirror.batch():  # (its rows were, by SQLite; a batch under way holds the lock)
                     store.vault.undo_moves()
+            store.vault.sweep_trash_temps()  # (the scan's walk sweeps the other folders)
             if not (defer_scan and store.ledger.has_notes()):
                 store.follower.scan(progress=progress)
         except BaseException:

@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 STEP_MS = 50
 DEBOUNCE_MS = 600
+POLL_S = 2
 
 
 class Watcher:
@@ -42,6 +43,8 @@ class Watcher:
         self.store = store
         self._stop = threading.Event()
         self._ready = threading.Event()
+        self._batches = 0
+        """Batches applied since the watch last failed (``_run``)."""
         self._thread = threading.Thread(target=self._run, name="noted-vault-watch", daemon=True)
 
     def start(self) -> Watcher:
@@ -56,32 +59,50 @@ class Watcher:
             self._thread.join()  # a batch under way stops at its next file and rolls back
 
     def _run(self) -> None:
+        """Watch until ``stop``. The watch fails on a path it cannot give (a name that is not UTF-8:
+        ``WatchfilesRustInternalError``, at once while such a folder is there): the folder is then
+        scanned every ``POLL_S`` seconds, and watched again, until the watch holds."""
         root = self.store.vault.root
+        failing = False
         try:
-            # The first scan after the watch is set up catches what changed while it was being set up.
-            changes = watchfiles.watch(
-                root,
-                stop_event=self._stop,
-                step=STEP_MS,
-                debounce=DEBOUNCE_MS,
-                watch_filter=None,
-                rust_timeout=500,
-                yield_on_timeout=True,
-                raise_interrupt=False,
-            )
-            first = True
-            for batch in changes:
-                if first:
-                    first = False
+            while not self._stop.is_set():
+                try:
+                    self._watch(root)
+                    return
+                except Exception:
+                    if not failing or self._batches:
+                        log.warning(
+                            "watching %s failed; scanning it every %d s instead", root, POLL_S, exc_info=True
+                        )
+                    failing, self._batches = True, 0
                     self._ready.set()
                     self._safely(lambda: self.store.follower.scan())
-                paths = self._relevant(root, {p for _, p in batch})
-                if paths:
-                    self._safely(functools.partial(self.store.follower.apply, paths))
-        except Exception:
-            log.exception("watching %s stopped", root)
+                    self._stop.wait(POLL_S)
         finally:
             self._ready.set()
+
+    def _watch(self, root: Path) -> None:
+        # The first scan after the watch is set up catches what changed while it was being set up.
+        changes = watchfiles.watch(
+            root,
+            stop_event=self._stop,
+            step=STEP_MS,
+            debounce=DEBOUNCE_MS,
+            watch_filter=None,
+            rust_timeout=500,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        )
+        first = True
+        for batch in changes:
+            if first:
+                first = False
+                self._ready.set()
+                self._safely(lambda: self.store.follower.scan())
+            paths = self._relevant(root, {p for _, p in batch})
+            if paths:
+                self._safely(functools.partial(self.store.follower.apply, paths))
+                self._batches += 1
 
     def _relevant(self, root: Path, paths: set[str]) -> list[str]:
         vault = self.store.vault

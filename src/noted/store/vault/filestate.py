@@ -1,0 +1,106 @@
+"""What noted knows of one file of the Markdown folder: its state, how it was read, why it is
+skipped (its name, size, kind or bytes); and the temporary files of noted's own writes.
+
+``noted.store.vault.files`` is the folder itself (which files are notes, reading and writing them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+
+from noted.errors import ConflictError, InvalidInputError
+
+TEMP_NAME = re.compile(r"\.noted-(\d+)-[0-9a-f]{8}\.tmp")
+"""``Vault.write``'s temporary file beside the note: ``.noted-PID-TOKEN.tmp``."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """What the start-up scan compares: size and modification time first, then the hash."""
+
+    size: int
+    mtime_ns: int
+
+
+ABSENT = FileState(-1, 0)
+"""The state of a file that is not there (as the ledger records a note's file gone)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFile:
+    """A note file's content as read."""
+
+    data: bytes
+    state: FileState
+
+    @property
+    def digest(self) -> str:
+        return content_hash(self.data)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class Skipped(InvalidInputError):
+    """A file noted leaves alone: ``reason`` is what ``noted vault status`` gives beside its path;
+    the message (when an operation meets it) names the file too."""
+
+    def __init__(self, reason: str, rel: str = "", *, hint: str | None = None) -> None:
+        super().__init__(f'the file "{rel}" in the Markdown folder is {reason}' if rel else reason, hint=hint)
+        self.reason = reason
+
+
+class FileChanged(ConflictError):
+    """The file changed outside noted after noted read it, before noted's write replaced it:
+    nothing was written (``Vault.write`` given ``unchanged``)."""
+
+
+def sweep_temps(folder: str, names: list[str]) -> None:
+    """Remove the temporary files of ``Vault.write`` left in ``folder`` by a noted killed while
+    writing (its process gone: a live one's are its write under way); ``names`` keeps the others."""
+    for name in list(names):
+        match = TEMP_NAME.fullmatch(name)
+        if match is None:
+            continue
+        try:
+            os.kill(int(match[1]), 0)
+            continue  # alive (or another user's process: not ours to judge)
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(folder, name))
+            names.remove(name)
+
+
+def has_bad_name(rel: str) -> bool:
+    """``rel`` holds bytes that are not UTF-8 (Python gives them as lone surrogates)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def link_skipped(rel: str) -> Skipped:
+    return Skipped(
+        "a symbolic link (noted reads and writes only plain files)",
+        rel,
+        hint="put the file itself there instead of the link, or move the link out of the Markdown folder",
+    )
+
+
+def decode(data: bytes) -> str:
+    """The file's text; ``Skipped`` when it is not UTF-8 (noted then never rewrites it)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Skipped(
+            f"not UTF-8 (byte {exc.start}); noted reads and writes only UTF-8", hint="save it as UTF-8"
+        ) from None
