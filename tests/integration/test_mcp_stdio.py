@@ -122,7 +122,9 @@ async def test_stdio_refuses_a_line_that_is_not_utf8_and_writes_nothing(world: W
     over HTTP the same bytes are refused. Here the bad line earns -32700 and the next line is served."""
     world.settings.set("ai.tool.create_note.enabled", True)
     arguments = b'{"title": "bad\xff\xfeutf", "notebook_id": "' + world.work_id.encode() + b'"}'
-    call = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "create_note", "arguments": '
+    call = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "create_note", "arguments": '
+    )
     async with raw_stdio(world) as (send, reply):
         await send(call + arguments + b"}}")
         assert (await reply()) == {"jsonrpc": "2.0", "id": None, "error": _error(-32700, "not valid UTF-8")}
