@@ -239,6 +239,8 @@ def _arguments(body: bytes) -> dict[str, Any] | str:
         value = json.loads(body)
     except (UnicodeDecodeError, ValueError):
         return "the request body must be JSON: an object holding the tool's arguments"
+    except RecursionError:
+        return "the request body is JSON nested too deeply; send the tool's arguments as a flat object"
     if not isinstance(value, dict):
         return "the request body must be a JSON object holding the tool's arguments"
     return value
