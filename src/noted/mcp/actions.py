@@ -112,7 +112,7 @@ def _summary(description: str) -> str:
 
 
 def _answer(tool: Tool) -> Payload:
-    schema = tool.output_schema
+    schema = tool.wire_output_schema  # a write's answer may be a pending_review one instead
     if tool.name == "read_attachment":  # the only tool that returns images
         schema = {**schema, "properties": {**schema.get("properties", {}), FILE_FIELD: FILE_SCHEMA}}
     return {"description": "The tool's result.", "content": {"application/json": {"schema": schema}}}
