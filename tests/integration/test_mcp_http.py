@@ -115,7 +115,7 @@ async def test_numbers_beyond_any_real_time_or_offset_are_refused_naming_the_fie
     date arithmetic and from SQLite); they are bad arguments, answered as such, with nothing written."""
     world.settings.set("ai.tool.update_note.enabled", True)
     before = world.store.latest_cursor()
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("update_note", {"id": world.work_note, "append": "x", "base_updated_time": 253402300800000}),
         ("update_note", {"id": world.work_note, "append": "x", "base_updated_time": 10**20}),
         ("list_notebook_notes", {"notebook_id": world.work_id, "offset": 2**63}),
