@@ -201,6 +201,22 @@ async def test_refusals_name_what_to_do(world: World, token: tuple[Path, str]) -
         assert not_found.status_code == 400 and not_found.json()["field"] == "id"
 
 
+async def test_deeply_nested_json_is_a_400_naming_the_problem(world: World, token: tuple[Path, str]) -> None:
+    """``[`` x 200,000, or 3,000 levels inside an object, was a plain-text 500 with a RecursionError
+    in the log; it is the documented ``{"error": …}`` 400, and the door serves on."""
+    world.settings.set("ai.tool.create_note.enabled", True)
+    bodies = [b"[" * 200_000, b'{"title": ' + b"[" * 3_000 + b"]" * 3_000 + b"}"]
+    bodies += [b'{"title": ' + b"[" * depth + b"]" * depth + b"}" for depth in (500, 900)]
+    before = world.store.latest_cursor()
+    async with door(world, token) as (_, client):
+        for body in bodies:
+            response = await client.post("/actions/create_note", content=body)
+            assert response.status_code == 400, (len(body), response.text[:200])
+            assert "error" in response.json()
+        assert (await client.post("/actions/search_notes", json={"query": "budget"})).status_code == 200
+    assert world.store.latest_cursor() == before
+
+
 async def test_the_scope_of_mcp_allowed_notebooks_applies(world: World, token: tuple[Path, str]) -> None:
     world.settings.set("mcp.allowedNotebooks", "Work")
     async with door(world, token) as (_, client):

@@ -223,3 +223,16 @@ def test_a_client_whose_notebooks_are_missing_from_the_file_is_no_client_for_eve
     clients.path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ConfigError, match="its notebooks are missing"):
         ClientTokens(clients.path).entries()
+
+
+def test_a_client_whose_writes_are_missing_from_the_file_is_refused_as_a_broken_file(tmp_path: Path) -> None:
+    # noted writes "writes" for every client; an entry edited by hand to have none read as direct,
+    # so a client in review mode wrote at once. Like missing notebooks, the file is refused.
+    clients = ClientTokens(tmp_path / "clients.json")
+    clients.add("bot", writes="review")
+    assert clients.entries()[0].writes_wait  # not vacuous: review while the entry is sound
+    document = json.loads(clients.path.read_text(encoding="utf-8"))
+    del document["clients"][0]["writes"]
+    clients.path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ConfigError, match="its writes are missing"):
+        ClientTokens(clients.path).entries()

@@ -108,6 +108,29 @@ async def test_a_write_switched_on_is_recorded_with_the_client_name(world: World
     assert "mcp:self:Claude Desktop" in actors
 
 
+async def test_numbers_beyond_any_real_time_or_offset_are_refused_naming_the_field(
+    world: World, mode: str
+) -> None:
+    """A base time past year 9999 and an offset of 2**63 were internal errors (OverflowError from the
+    date arithmetic and from SQLite); they are bad arguments, answered as such, with nothing written."""
+    world.settings.set("ai.tool.update_note.enabled", True)
+    before = world.store.latest_cursor()
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("update_note", {"id": world.work_note, "append": "x", "base_updated_time": 253402300800000}),
+        ("update_note", {"id": world.work_note, "append": "x", "base_updated_time": 10**20}),
+        ("list_notebook_notes", {"notebook_id": world.work_id, "offset": 2**63}),
+        ("list_notes", {"updated_since": 2**63}),
+    ]
+    async with http_server(world) as http, http_client(str(http.url), mode) as client:
+        for name, args in calls:
+            result = await client.call_tool(name, args)  # an internal error would raise MCPError
+            assert result.is_error and "the maximum is" in text_of(result), (name, text_of(result))
+        late = {"id": world.work_note, "append": "x", "base_updated_time": "9999-12-31T23:59:59.999-01:00"}
+        result = await client.call_tool("update_note", late)  # a string's offset moves it past 9999
+        assert result.is_error and 'field "base_updated_time" must be a time' in text_of(result)
+    assert world.store.latest_cursor() == before
+
+
 async def test_a_toggle_sends_list_changed(world: World, mode: str) -> None:
     heard: list[Any] = []
     async with http_server(world) as http:

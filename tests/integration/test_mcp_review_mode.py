@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from jsonschema import Draft202012Validator
 from tests.integration.mcp_support import (
     World,
     bearer,
@@ -26,6 +28,7 @@ from tests.integration.mcp_support import (
     make_world,
     text_of,
 )
+from tests.support.polling import scaled
 
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.token import create
@@ -217,3 +220,34 @@ async def test_a_client_added_again_under_an_old_name_does_not_see_the_old_ones_
             assert [p["proposal"] for p in mine] == [new]
     review = SqliteReview(world.store.db)
     assert {p.client for p in review.proposals()} == {"mcp:bot"}  # one name, two owners
+
+
+async def test_the_openapi_door_answers_review_mode_as_its_document_says_and_mcp_sees_its_proposals(
+    world: World, tmp_path: Path
+) -> None:
+    """Two points. The document's 200 schema for a write was the direct answer's only, so the
+    ``pending_review`` answer broke it (a client checking answers would reject it). And a proposal
+    made with a token through the door (``actions:bot``) was no proposal of the same token over MCP
+    (``mcp:bot``): the client is the token, whichever door it came through."""
+    clients = ClientTokens.beside(world.settings.path)
+    token = clients.add("bot", tools=["all"], writes="review")
+    world.settings.set("mcp.actions.enabled", True)
+    world.settings.set("ai.allowRemote", True)
+    headers = {"authorization": f"Bearer {token}"}
+    _reviewed(world)
+    main = tmp_path / "token"
+    create(main)
+    served = {"clients_file": clients.path, "token_file": main, "actions": True, "allow_remote": True}
+    async with http_server(world, **served) as http:
+        base = f"http://127.0.0.1:{http.port}"
+        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=scaled(120)) as door:
+            doc = (await door.get("/openapi.json")).json()
+            made = await door.post(
+                "/actions/create_note", json={"title": "Ideas", "notebook_id": world.work_id}
+            )
+        assert made.status_code == 200 and made.json()["status"] == "pending_review", made.text
+        schema = doc["paths"]["/actions/create_note"]["post"]["responses"]["200"]["content"]
+        Draft202012Validator(schema["application/json"]["schema"]).validate(made.json())
+        async with http_client(str(http.url), MODE, headers=headers) as client:
+            seen = _structured(await client.call_tool("proposal_status", {}))["proposals"]
+    assert [p["proposal"] for p in seen] == [made.json()["proposal"]]

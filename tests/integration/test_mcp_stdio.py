@@ -117,6 +117,23 @@ async def test_stdio_answers_malformed_lines_and_keeps_serving(world: World) -> 
         assert message["result"] == {}
 
 
+async def test_stdio_refuses_a_line_that_is_not_utf8_and_writes_nothing(world: World) -> None:
+    """The line was decoded with U+FFFD in place of the bad bytes and the note written as ``bad\ufffd\ufffdutf``;
+    over HTTP the same bytes are refused. Here the bad line earns -32700 and the next line is served."""
+    world.settings.set("ai.tool.create_note.enabled", True)
+    arguments = b'{"title": "bad\xff\xfeutf", "notebook_id": "' + world.work_id.encode() + b'"}'
+    call = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "create_note", "arguments": '
+    )
+    async with raw_stdio(world) as (send, reply):
+        await send(call + arguments + b"}}")
+        assert (await reply()) == {"jsonrpc": "2.0", "id": None, "error": _error(-32700, "not valid UTF-8")}
+        await send(json.dumps({"jsonrpc": "2.0", "id": "next", "method": "ping"}).encode())
+        assert (await reply()) == {"jsonrpc": "2.0", "id": "next", "result": {}}
+    titles = {n.title for n in world.store.list_notes(folder_id=world.work_id)}
+    assert titles == {"Quarter budget"}  # the store is read, so a written note would show
+
+
 def _error(code: int, words: str) -> Any:
     class Matches(dict[str, Any]):
         def __eq__(self, other: object) -> bool:

@@ -159,6 +159,15 @@ def test_query_without_any_letter_or_digit_is_an_error() -> None:
         parse_query("&& -")
 
 
+@pytest.mark.parametrize("query", ["any:1", "any:0", " any:1 any:1 "])
+def test_a_query_of_any_alone_says_it_needs_terms_not_letters(query: str) -> None:
+    # "any:1" holds a digit, yet the answer said words need at least one letter or digit.
+    with pytest.raises(QueryError) as caught:
+        parse_query(query)
+    assert "any: only says whether any term may match" in str(caught.value)
+    assert "letter or digit" not in str(caught.value) + (caught.value.hint or "")
+
+
 @pytest.mark.parametrize(
     ("query", "meant"),
     [

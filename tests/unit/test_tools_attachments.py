@@ -232,6 +232,37 @@ async def test_attach_file_errors_name_the_field_and_write_nothing(env: Env) -> 
     _nothing_written(env, cursor)
 
 
+async def test_a_dot_name_is_attached_without_its_dots_and_format_characters_are_refused(
+    env: Env, tmp_path: Path
+) -> None:
+    """``.gitignore`` holding ``*.md`` attached to a top-level note became the Markdown folder's own
+    ``.gitignore`` (outside edits then ignored), a file the folder then never showed; and a
+    right-to-left override (U+202E, category Cf) passed the control-character check in names and
+    titles, so ``photo\u202egnp.exe`` listed as ``photoexe.png``."""
+    note = env.note(env.folder("F"), "n")
+    got = await env.ok(
+        "attach_file", note_id=note, filename=".gitignore", mime="text/plain", content_base64=b64(b"*.md\n")
+    )
+    assert got["filename"] == "gitignore"
+    assert not (tmp_path / "store" / "vault" / ".gitignore").exists()
+    hidden = b64(b"seen")
+    await env.ok("attach_file", note_id=note, filename=".notes.txt", mime="text/plain", content_base64=hidden)
+    listed = await env.ok("list_attachments", note_id=note)
+    assert "notes.txt" in [a["filename"] for a in listed["attachments"]]  # the folder sees it too
+
+    cursor = env.store.latest_cursor()
+    ok = {"note_id": note, "filename": "a.txt", "mime": "text/plain", "content_base64": b64(b"hi")}
+    for change, field in [({"filename": "photo\u202egnp.exe"}, "filename"), ({"title": "a\u2066b"}, "title")]:
+        refused = await env.error("attach_file", **{**ok, **change})
+        assert refused.field == field and "U+" in (refused.message or ""), refused.message
+    refused = await env.error("create_note", title="evil\u202eetoN")
+    assert "title must not hold invisible format characters" in (refused.message or "")
+    assert "U+202E" in (refused.message or "")
+    assert env.store.latest_cursor() == cursor  # the refusals wrote nothing
+    emoji = await env.ok("create_note", title="Family \U0001f468\u200d\U0001f469\u200d\U0001f467")
+    assert "\u200d" in emoji["title"]  # the joiners of emoji and of scripts stay allowed
+
+
 # list, replace, delete ---------------------------------------------------------------------------------
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,38 @@ def test_each_tool_is_described_for_a_model_with_examples_its_schema_accepts(too
     assert tool.input_schema.get("additionalProperties") is False
     assert tool.annotations.open_world is False
     assert tool.to_mcp()["annotations"]["openWorldHint"] is False
+
+
+def _integers(schema: Any) -> Iterator[Payload]:
+    """Every part of ``schema`` that accepts an integer."""
+    if isinstance(schema, dict):
+        kinds = schema.get("type")
+        if kinds == "integer" or (isinstance(kinds, list) and "integer" in kinds):
+            yield schema
+        for part in schema.values():
+            yield from _integers(part)
+    elif isinstance(schema, list):
+        for part in schema:
+            yield from _integers(part)
+
+
+@pytest.mark.parametrize("tool", all_tools(), ids=lambda t: t.name)
+def test_every_integer_a_tool_takes_is_bounded_both_ways(tool: Tool) -> None:
+    """An offset of 2**63 or a time past year 9999 reached SQLite or the date arithmetic and was an
+    internal error; every integer argument declares the range the code can take (and tools with
+    integer arguments exist, so this is not vacuous: see list_notebook_notes and update_note)."""
+    for part in _integers(tool.input_schema):
+        assert isinstance(part.get("minimum"), int) and isinstance(part.get("maximum"), int), (
+            tool.name,
+            part,
+        )
+        assert part["maximum"] < 2**53  # a JSON number any client reads exactly
+
+
+def test_the_integer_bound_check_sees_the_integers_it_should() -> None:
+    tools = {t.name: t for t in all_tools()}
+    assert len(list(_integers(tools["list_notebook_notes"].input_schema))) == 2  # limit, offset
+    assert len(list(_integers(tools["update_note"].input_schema))) == 1  # base_updated_time
 
 
 def test_read_tools_default_on_and_write_tools_default_off(env: Env) -> None:
@@ -157,7 +189,8 @@ async def test_unknown_tool_lists_the_available_ones(env: Env) -> None:
         ("read_notes", {"ids": ["a" * 32] * 21}, "ids", 'field "ids" has 21 items; at most 20'),
         ("read_notes", {"ids": []}, "ids", 'field "ids" needs at least 1 item'),
         ("read_notes", {"ids": "abc"}, "ids", 'field "ids" must be of type array'),
-        ("read_note", {"id": "a", "colour": "red"}, "colour", 'unknown field "colour"'),
+        ("read_note", {"id": "a", "colour": "red"}, "colour", 'unknown field "colour"; the fields are: id, '),
+        ("list_tags", {"x": 1}, "x", 'unknown field "x"; the tool takes no arguments: send {}'),
         ("read_note", {"id": "a", "max_chars": -1}, "max_chars", 'field "max_chars" is -1; the minimum is 0'),
         ("read_note", {"id": "a", "outline": "yes"}, "outline", 'field "outline" must be of type boolean'),
         ("semantic_search_notes", {"query": "a", "relevance": "fuzzy"}, "relevance", "must be one of strict"),

@@ -112,7 +112,7 @@ def _summary(description: str) -> str:
 
 
 def _answer(tool: Tool) -> Payload:
-    schema = tool.output_schema
+    schema = tool.wire_output_schema  # a write's answer may be a pending_review one instead
     if tool.name == "read_attachment":  # the only tool that returns images
         schema = {**schema, "properties": {**schema.get("properties", {}), FILE_FIELD: FILE_SCHEMA}}
     return {"description": "The tool's result.", "content": {"application/json": {"schema": schema}}}
@@ -239,6 +239,8 @@ def _arguments(body: bytes) -> dict[str, Any] | str:
         value = json.loads(body)
     except (UnicodeDecodeError, ValueError):
         return "the request body must be JSON: an object holding the tool's arguments"
+    except RecursionError:
+        return "the request body is JSON nested too deeply; send the tool's arguments as a flat object"
     if not isinstance(value, dict):
         return "the request body must be a JSON object holding the tool's arguments"
     return value

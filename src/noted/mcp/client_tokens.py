@@ -312,7 +312,9 @@ def _entry(row: dict[str, Any], version: int) -> ClientToken:
     if version < VERSION and not kept:  # version 1 wrote [] for every notebook
         kept = None
     chosen = tuple(str(t) for t in tools)
-    writes = row.get("writes", DIRECT)
+    if version >= VERSION and "writes" not in row:  # (noted writes it for every client)
+        raise TypeError(f'client "{row.get("name")}": its writes are missing (direct or review)')
+    writes = row.get("writes", DIRECT)  # version 1 came before review mode: its clients wrote at once
     if writes not in WRITES:
         raise TypeError(f'client "{row.get("name")}": writes must be one of {", ".join(WRITES)}')
     return ClientToken(

@@ -5,7 +5,8 @@ log goes to the profile's file). The SDK's serving loop drops lines it cannot pa
 here each gets the JSON-RPC answer the spec asks for, ``-32700`` (not JSON) or ``-32600`` (JSON but
 not a request), with a null id, and the server reads on. A request with an invalid id (``true``,
 ``1.5``…), which the SDK would take for a notification, is caught on its raw line (see ``wire``)
-and answered ``-32600`` too.
+and answered ``-32600`` too. A line that is not UTF-8 is answered ``-32700``, as over HTTP: it
+is never read with its bad bytes replaced, which would write text the client did not send.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ answers it (with the refusal's code, message and id)."""
 
 
 class CheckedLines:
-    """Lines of stdin, each one ``wire.refusal`` refuses replaced by an ``INVALID_ID_METHOD`` notice."""
+    """Lines of stdin, each one ``wire.refusal`` refuses (or not UTF-8: read with ``surrogateescape``,
+    so its bad bytes show as lone surrogates) replaced by an ``INVALID_ID_METHOD`` notice."""
 
     def __init__(self, lines: AsyncIterable[str]) -> None:
         self.lines = lines
@@ -54,13 +56,21 @@ class CheckedLines:
 
     async def _checked(self) -> AsyncIterator[str]:
         async for line in self.lines:
-            refused = refusal(line) if line.strip() else None
+            refused = _not_utf8(line) or (refusal(line) if line.strip() else None)
             if refused is None:
                 yield line
             else:
                 params = {"code": refused.code, "message": refused.message, "id": refused.id}
                 notice = {"jsonrpc": "2.0", "method": INVALID_ID_METHOD, "params": params}
                 yield json.dumps(notice) + "\n"
+
+
+def _not_utf8(line: str) -> Refusal | None:
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return Refusal(PARSE_ERROR, "Parse error: the line is not valid UTF-8")
+    return None
 
 
 async def serve_stdio(mcp: NotedMcp) -> None:
@@ -71,7 +81,7 @@ async def serve_stdio(mcp: NotedMcp) -> None:
     """
     mcp.settle()
     log.info("MCP server on stdio started")
-    text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
     stdin = cast("anyio.AsyncFile[str]", CheckedLines(anyio.wrap_file(text)))
     try:
         await _serve(mcp, stdin)

@@ -7,6 +7,7 @@ written and a write's rehearsal (``noted.tools.rehearsal``) meets the refusal.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import PurePath
 
 from noted.errors import InvalidInputError
@@ -16,6 +17,19 @@ MAX_BODY = 50_000_000
 """The longest note body, in characters, on every backend."""
 _EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_JOINERS = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xE0020, 0xE0080)))
+"""The invisible format characters (category Cf) text needs: the zero-width (non-)joiners of
+emoji and of Indic and Arabic scripts, and the tag characters of subdivision flags."""
+
+
+def _hidden(char: str) -> bool:
+    """Whether ``char`` is an invisible format character that no text needs (a right-to-left
+    override makes ``photo\u202egnp.exe`` read ``photoexe.png``)."""
+    return unicodedata.category(char) == "Cf" and char not in _JOINERS
+
+
+def _format_char(text: str) -> str | None:
+    return next((c for c in text if _hidden(c)), None)
 
 
 def clean_title(title: str, what: str = "title") -> str:
@@ -29,6 +43,12 @@ def clean_title(title: str, what: str = "title") -> str:
     if control is not None:
         raise InvalidInputError(
             f"a {what} must not hold control characters (it holds U+{ord(control.group()):04X})"
+        )
+    hidden = _format_char(title)
+    if hidden is not None:
+        raise InvalidInputError(
+            f"a {what} must not hold invisible format characters such as a right-to-left override "
+            f"(it holds U+{ord(hidden):04X})"
         )
     if len(title) > MAX_TITLE:
         raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
@@ -45,9 +65,10 @@ def control_picture(char: str) -> str:
 
 def read_title(title: str) -> str:
     """A title read from a file (a Markdown folder's name, heading or front matter) as ``clean_title``
-    takes it: tabs made spaces, other control characters shown by their signs (a file may be named
-    so; its note must still open, and no title drives a terminal)."""
-    return _CONTROL.sub(lambda match: control_picture(match.group()), title.replace("\t", " "))
+    takes it: tabs made spaces, other control characters and hidden format characters shown by
+    their signs (a file may be named so; its note must still open, and no title drives a terminal)."""
+    title = _CONTROL.sub(lambda match: control_picture(match.group()), title.replace("\t", " "))
+    return "".join("\ufffd" if _hidden(c) else c for c in title)
 
 
 def clean_notebook_title(title: str) -> str:
@@ -74,11 +95,13 @@ def check_body(body: str) -> str:
 
 
 def attachment_name(filename: str) -> str:
-    """The bare file name of an attachment (any folder part dropped), or an error when empty."""
-    name = PurePath(filename.replace("\\", "/")).name
+    """The bare file name of an attachment (any folder part dropped, and leading dots: a Markdown
+    folder hides dot-names, and ``.gitignore`` would be the folder's own), or an error when that
+    leaves it empty or it holds what ``clean_title`` refuses."""
+    name = PurePath(filename.replace("\\", "/")).name.lstrip(".")
     if not name:
         raise InvalidInputError("an attachment needs a file name")
-    return name
+    return clean_title(name, "file name")
 
 
 def file_extension(filename: str) -> str:

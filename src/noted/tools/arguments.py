@@ -86,6 +86,9 @@ def describe_validation_error(error: ValidationError) -> str:
         extra = ", ".join(f'"{e}"' for e in _extra(error))
         allowed = ", ".join(sorted(schema.get("properties", {}))) if isinstance(schema, dict) else ""
         inside = f' in "{where}"' if where else ""
+        if not allowed:
+            none = f'"{where}" takes no fields' if where else "the tool takes no arguments: send {}"
+            return f"unknown field {extra}{inside}; {none}"
         return f"unknown field {extra}{inside}; the fields are: {allowed}"
     if error.validator == "type":
         got = _JSON_TYPES.get(type(value), type(value).__name__)

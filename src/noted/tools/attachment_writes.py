@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from noted.errors import InvalidInputError
 from noted.models import Note, Resource
 from noted.ops.attachments import attach_to_note, delete_attachment, link_for, replace_attachment
+from noted.store.rules import clean_title
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachments import (
@@ -67,9 +69,10 @@ def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             f'note "{note.title}" is in the trash; restore_note brings it back first', field="note_id"
         )
     files.clean_filename(args["filename"])
-    title = str(args.get("title") or "")
-    if "\n" in title or "\r" in title:
-        raise ToolError("the title must be one line", field="title")
+    try:
+        clean_title(str(args.get("title") or ""))
+    except InvalidInputError as exc:
+        raise ToolError(str(exc), field="title") from exc
     data, mime = decoded_file(args)
     resource = store_and_link(ctx, note, args, data, mime)
     return {**attachment_fields(resource, [note]), "note_id": note.id, "link": link_for(resource)}

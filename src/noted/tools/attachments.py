@@ -184,7 +184,7 @@ LIST_ATTACHMENTS = Tool(
             "limit": s.integer(
                 f"The most attachments to list (default {s.LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
             ),
-            "offset": s.integer("Attachments to skip, for the next page.", minimum=0, default=0),
+            "offset": s.offset("Attachments to skip, for the next page."),
         }
     ),
     output_schema=s.obj(
@@ -289,7 +289,7 @@ READ_ATTACHMENT = Tool(
                 "For images: low (128 px), medium (256 px) or high (512 px, the default).",
                 enum=list(files.DETAIL_PIXELS),
             ),
-            "offset": s.integer("For text: the character to start from.", minimum=0, default=0),
+            "offset": s.offset("For text: the character to start from."),
             "max_chars": s.integer(
                 f"For text: the most characters to return (default {DEFAULT_MAX_CHARS}); 0 for all.",
                 minimum=0,

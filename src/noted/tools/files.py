@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageOps
 
+from noted.errors import InvalidInputError
 from noted.ops import filetypes
 from noted.ops.filetypes import MAX_FILE, too_large
+from noted.store.rules import attachment_name
 from noted.tools.base import ToolError
 
 MAX_BASE64 = 14_400_000
@@ -29,7 +31,6 @@ MIME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+
 _MIME = re.compile(MIME_PATTERN)
 _DATA_URL = re.compile(r"^data:[^,]{0,200};base64,", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 _ALIASES = {
     "image/jpg": "image/jpeg",
@@ -70,15 +71,16 @@ def is_text(mime: str) -> bool:
 
 
 def clean_filename(name: str, field: str = "filename") -> str:
-    """The last part of ``name`` (no folders), checked: one line, not empty, not too long."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if not base or base in (".", ".."):
-        raise ToolError(f'field "{field}" needs a file name such as "screenshot.png"', field=field)
-    if _CONTROL.search(base):
-        raise ToolError(f'field "{field}" must be one line without control characters', field=field)
-    if len(base) > MAX_FILENAME:
+    """The file name the store will keep (``rules.attachment_name``: no folders, no leading dots,
+    one line without control or format characters), checked before anything is written."""
+    if len(name.strip()) > MAX_FILENAME:
         raise ToolError(f'field "{field}" is longer than {MAX_FILENAME} characters', field=field)
-    return base
+    try:
+        return attachment_name(name.strip())
+    except InvalidInputError as exc:
+        raise ToolError(
+            f'field "{field}" needs a file name such as "screenshot.png": {exc}', field=field
+        ) from exc
 
 
 def decoded_size(text: str) -> int:

@@ -142,11 +142,9 @@ LIST_NOTES = Tool(
         {
             "notebook_id": s.notebook_id("Only notes directly inside this notebook."),
             "tag_id": s.string("Only notes with this tag (an id from list_tags).", minLength=1, maxLength=64),
-            "updated_since": {
-                "type": ["string", "integer"],
-                "description": 'Only notes saved at or after this time ("2025-03-01T09:30:00.000Z").',
-                "maxLength": 40,
-            },
+            "updated_since": s.time_arg(
+                'Only notes saved at or after this time ("2025-03-01T09:30:00.000Z").'
+            ),
             "limit": s.integer(
                 f"The most notes to return (default {s.LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
             ),
@@ -200,7 +198,7 @@ LIST_TAG_NOTES = Tool(
             "limit": s.integer(
                 f"The most notes to list (default {s.LIST_DEFAULT}).", minimum=1, maximum=LIST_MAX
             ),
-            "offset": s.integer("Notes to skip, for the next page.", minimum=0, default=0),
+            "offset": s.offset("Notes to skip, for the next page."),
         },
         ("tag_id",),
     ),

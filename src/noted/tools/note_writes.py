@@ -178,12 +178,9 @@ UPDATE_NOTE = Tool(
                 "The note's tags afterwards: these titles replace its whole tag set ([] removes "
                 "every tag); missing tags are created. manage_tags adds or removes a few."
             ),
-            "base_updated_time": {
-                "type": ["string", "integer"],
-                "description": "The note's updated_time as read_note returned it; the update is refused "
-                "if the note changed since.",
-                "maxLength": 40,
-            },
+            "base_updated_time": s.time_arg(
+                "The note's updated_time as read_note returned it; the update is refused if the note changed since."
+            ),
         },
         ("id",),
     ),

@@ -167,7 +167,7 @@ LIST_NOTEBOOK_NOTES = Tool(
                 maximum=LIST_MAX,
                 default=s.LIST_DEFAULT,
             ),
-            "offset": s.integer("Notes to skip, for the next page.", minimum=0, default=0),
+            "offset": s.offset("Notes to skip, for the next page."),
         },
         ("notebook_id",),
     ),

@@ -44,7 +44,7 @@ READ_INPUTS: dict[str, Payload] = {
         minLength=1,
         maxLength=s.MAX_TITLE,
     ),
-    "offset": s.integer("Character offset to start from (for the next page).", minimum=0, default=0),
+    "offset": s.offset("Character offset to start from (for the next page)."),
     "max_chars": s.integer(
         f"The most characters to return (default {DEFAULT_MAX_CHARS}); 0 returns everything.",
         minimum=0,

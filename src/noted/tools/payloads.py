@@ -14,6 +14,7 @@ from noted.errors import NotFoundError
 from noted.markdown import Section, outline
 from noted.models import Folder, Note, NoteMeta
 from noted.tools.base import Payload, ToolContext, ToolError
+from noted.tools.schema import FIRST_MS, LAST_MS
 from noted.tools.scope import ScopeView
 
 DEFAULT_MAX_CHARS = 8_000
@@ -47,7 +48,9 @@ def parse_time(value: object, field: str) -> int:
         else:
             if when.tzinfo is None:
                 when = when.replace(tzinfo=UTC)
-            return (when - _EPOCH) // _MS
+            ms = (when - _EPOCH) // _MS
+            if FIRST_MS <= ms <= LAST_MS:  # an offset can move a time past year 9999, which iso cannot write
+                return ms
     raise ToolError(
         f'field "{field}" must be a time as read_note returned it, e.g. "2025-03-01T09:30:00.000Z"',
         field=field,

@@ -64,7 +64,18 @@ def note_key(tool: Tool) -> str | None:
 def is_mine(proposal: ProposalRow, ctx: ToolContext) -> bool:
     """Whether ``ctx``'s caller made ``proposal``: the same actor, and the same token (a client
     added again under a revoked one's name is a stranger to its proposals)."""
-    return proposal.client == ctx.actor and str(proposal.detail.get("owner", "")) == ctx.owner
+    same = _client(proposal.client) == _client(ctx.actor)
+    return same and str(proposal.detail.get("owner", "")) == ctx.owner
+
+
+_DOORS = ("mcp:", "actions:")
+"""The prefixes of an outside app's actors, one a door (MCP, the OpenAPI door): a token's client is
+one client through either (``mcp:bot`` and ``actions:bot`` see the same proposals)."""
+
+
+def _client(actor: str) -> str:
+    door = next((d for d in _DOORS if actor.startswith(d)), "")
+    return f"outside:{actor.removeprefix(door)}" if door else actor
 
 
 def _scope_detail(scope: Scope) -> list[list[Any]]:

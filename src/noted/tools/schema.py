@@ -17,6 +17,12 @@ MAX_TEXT = 1_000_000
 """The largest body, or piece of one, a model may send in one call (characters)."""
 MAX_TAG = 200
 MAX_TAGS = 50
+MAX_OFFSET = 1_000_000_000
+"""The largest offset a paged tool takes (rows or characters): beyond any notebook or note, and far
+below what SQLite's 64-bit integers or a client's JSON numbers (2**53) can hold."""
+FIRST_MS = -62_135_596_800_000
+LAST_MS = 253_402_300_799_999
+"""The first and last milliseconds of years 1 to 9999, the times a tool can read and write back."""
 LIST_DEFAULT = 50
 """How many rows a listing tool returns when the call gives no ``limit``."""
 EXAMPLE_ID = "0123456789abcdef0123456789abcdef"
@@ -62,6 +68,17 @@ def _described(schema: Payload, description: str) -> Payload:
     if description:
         schema["description"] = description
     return schema
+
+
+def offset(description: str) -> Payload:
+    """Where a page starts. Every integer a tool takes declares both bounds (a unit test checks)."""
+    return integer(description, minimum=0, maximum=MAX_OFFSET, default=0)
+
+
+def time_arg(description: str) -> Payload:
+    """A time as the tools return it (a string) or in milliseconds since 1970."""
+    kinds = ["string", "integer"]
+    return _described({"type": kinds, "maxLength": 40, "minimum": FIRST_MS, "maximum": LAST_MS}, description)
 
 
 def note_id(description: str = "The note's id (32 hex digits).") -> Payload:
