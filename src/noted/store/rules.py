@@ -7,7 +7,6 @@ written and a write's rehearsal (``noted.tools.rehearsal``) meets the refusal.
 from __future__ import annotations
 
 import re
-import unicodedata
 from pathlib import PurePath
 
 from noted.errors import InvalidInputError
@@ -17,15 +16,15 @@ MAX_BODY = 50_000_000
 """The longest note body, in characters, on every backend."""
 _EXTENSION = re.compile(r"^[A-Za-z0-9]{1,16}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_JOINERS = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xE0020, 0xE0080)))
-"""The invisible format characters (category Cf) text needs: the zero-width (non-)joiners of
-emoji and of Indic and Arabic scripts, and the tag characters of subdivision flags."""
+_BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
+"""The invisible characters that reorder the text around them (embeddings, overrides, isolates):
+``photo\u202egnp.exe`` reads ``photoexe.png``. Other format characters (the marks of right-to-left
+text, soft hyphens, zero-width joiners of emoji and scripts) change no order and stay."""
 
 
 def _hidden(char: str) -> bool:
-    """Whether ``char`` is an invisible format character that no text needs (a right-to-left
-    override makes ``photo\u202egnp.exe`` read ``photoexe.png``)."""
-    return unicodedata.category(char) == "Cf" and char not in _JOINERS
+    """Whether ``char`` is an invisible character that makes a title or name read otherwise."""
+    return char in _BIDI_CONTROLS
 
 
 def _format_char(text: str) -> str | None:
@@ -47,8 +46,8 @@ def clean_title(title: str, what: str = "title") -> str:
     hidden = _format_char(title)
     if hidden is not None:
         raise InvalidInputError(
-            f"a {what} must not hold invisible format characters such as a right-to-left override "
-            f"(it holds U+{ord(hidden):04X})"
+            f"a {what} must not hold the invisible characters that reorder text, such as a right-to-left "
+            f"override (it holds U+{ord(hidden):04X})"
         )
     if len(title) > MAX_TITLE:
         raise InvalidInputError(f"a {what} may have at most {MAX_TITLE} characters (got {len(title)})")
