@@ -393,11 +393,8 @@ def parse_query(query: str, *, now: datetime | None = None) -> Query:
         if term is not None:
             terms.append(term)
     if not terms:
+        hint = 'any: only says whether any term may match; add words, e.g. "any:1 budget travel"'
         only_any = all(raw.name == "any" for raw in raws)
-        raise QueryError(
-            f'nothing to search for in "{query.strip()}"',
-            hint='any: only says whether any term may match; add words, e.g. "any:1 budget travel"'
-            if only_any
-            else "words need at least one letter or digit",
-        )
+        hint = hint if only_any else "words need at least one letter or digit"
+        raise QueryError(f'nothing to search for in "{query.strip()}"', hint=hint)
     return Query(tuple(terms), any_mode)
