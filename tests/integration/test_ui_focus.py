@@ -367,7 +367,9 @@ def test_chat_focus_without_colour(
     async def run(pilot: Pilot[Any]) -> None:
         await settle(pilot)
         await ask(pilot, "Oat milk please")
-        await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        # The card is marked asking a turn before it takes the focus (y and n act on it): wait for
+        # that too, or the focus moved to the title below would be taken back (a run under load).
+        await until(pilot, lambda: any(card.has_focus_within for card in app.query(".edit-card.-asking")))
         title = app.query_one(ToolCallView).query_one(CollapsibleTitle)
         title.focus()
         # On a loaded machine one pause could come before the focus had moved, or before the log,
