@@ -102,6 +102,7 @@ def _behind(notes: int, behind: int, mode: str) -> int:
                     coverage = index_coverage(store, store.db)
                 walls[part].append(time.perf_counter() - started)
                 cpus[part].append(time.thread_time() - cpu)
+        coverage = index_coverage(store, store.db)  # as the last query left it
         print(f"{notes:,} notes, {state} ({coverage.notice() or 'complete'}), load {os.getloadavg()[0]:.2f}:")
         print(f"  {mode} search: wall {_summary(walls['search'])}; CPU {_summary(cpus['search'])}")
         print(f"  index_coverage alone: wall {_summary(walls['coverage'])}; CPU {_summary(cpus['coverage'])}")
