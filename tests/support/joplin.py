@@ -21,6 +21,8 @@ import socket
 import sqlite3
 import subprocess
 import threading
+import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,7 +98,17 @@ class JoplinServer:
         return done.stdout
 
     def start(self) -> None:
-        self._script("start", str(self.profile), str(self.port), self.token)
+        """Start the server on its port; tries three times, as the port freed by a ``stop`` can be
+        held for a moment by another test's connection (Joplin then exits at once)."""
+        for attempt in range(3):
+            try:
+                self._script("start", str(self.profile), str(self.port), self.token)
+                break
+            except RuntimeError:
+                if attempt == 2:
+                    raise
+                self._script("stop", str(self.profile))
+                time.sleep(2)
         self._reap_when_gone()
 
     def _reap_when_gone(self) -> None:
@@ -123,6 +135,23 @@ class JoplinServer:
         self._script("stop", str(self.profile))
         wait_for(
             lambda: not self.answers(), what="the Joplin server's port to close", timeout=30, interval=0.1
+        )
+
+    def revive(self) -> None:
+        """Start this server again after it stopped by itself, keeping its log and saying so.
+
+        The run's Joplin is shared by every later test of its worker: one crash (its log names the
+        cause) would otherwise fail them all with "not reachable" and hide which test it was.
+        """
+        log = self.profile / "server.log"
+        said = log.read_text(encoding="utf-8", errors="replace")[-3000:] if log.is_file() else "(no log)"
+        if log.is_file():
+            log.replace(self.profile / f"server.{secrets.token_hex(3)}.log")
+        self._script("stop", str(self.profile))
+        self.port = free_port()  # its own port may have been taken meanwhile
+        self.start()
+        warnings.warn(
+            f"the shared Joplin had stopped; started it again. Its log ended:\n{said}", stacklevel=2
         )
 
     def answers(self) -> bool:
@@ -229,6 +258,7 @@ class JoplinServer:
 _lock = threading.Lock()
 _shared: JoplinServer | None = None
 _failure: str | None = None
+_revived = 0
 
 
 def shared_server(tmp_root: Path) -> JoplinServer:
@@ -236,7 +266,7 @@ def shared_server(tmp_root: Path) -> JoplinServer:
 
     Skips the calling test, saying why, when Joplin cannot run here.
     """
-    global _shared, _failure
+    global _shared, _failure, _revived
     reason = unavailable_reason()
     if reason:
         pytest.skip(reason)
@@ -252,6 +282,11 @@ def shared_server(tmp_root: Path) -> JoplinServer:
                 pytest.skip(_failure)
             atexit.register(server.stop)
             _shared = server
+        elif not _shared.answers():
+            _revived += 1
+            if _revived > 3:
+                pytest.fail("the shared Joplin stopped by itself more than three times; see its server.*.log")
+            _shared.revive()
         return _shared
 
 
