@@ -1,7 +1,7 @@
 """Entries of one note reverted together come out the same whatever order the person gave them.
 
-On the embedded store and a Markdown folder (the backends whose feed names the revision a change
-saved), under real SQLite and real files. ``revert_together`` is what ``noted changes revert A B``
+On the embedded store, a Markdown folder and Joplin (a loopback server), under real SQLite and
+real files. ``revert_together`` is what ``noted changes revert A B``
 and the Changes view's marked rows (``Space`` then ``r``) run.
 
 Not vacuous: before, the entries went in the order given where the kind of change left it free, so
@@ -29,7 +29,7 @@ BOT = mcp_actor("claude")
 CHAT = assistant_actor("c1")
 
 
-@pytest.fixture(params=("sqlite", "vault"))
+@pytest.fixture(params=("sqlite", "vault", "joplin"))
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     with open_backend(request.param, tmp_path / "store") as store:
         yield store

@@ -1,11 +1,12 @@
-"""Which revisions a review entry lies between (``noted.ops.review.versions``)."""
+"""Which revisions a review entry lies between (``noted.ops.review_texts.versions``)."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from noted.models import ACTOR_SYNC, ACTOR_USER, SYNCED_LABEL, Revision, mcp_actor
-from noted.ops.review import summary, versions
+from noted.ops.review import summary
+from noted.ops.review_texts import versions
 from noted.store.review import EntryRow, EntryState
 
 WHEN = 1_800_000_000_000

@@ -20,7 +20,8 @@ from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
 from noted.ops import review_along, review_items
 from noted.ops.conflicts import Conflict, text_diff
-from noted.ops.review import Review, same_text, summary, versions
+from noted.ops.review import Review, summary
+from noted.ops.review_texts import same_text, versions
 from noted.store.review import EntryRow, EntryState
 from noted.store.revisions import labelled
 
