@@ -99,12 +99,15 @@ def test_edits_made_in_noted_since_the_last_import_are_never_overwritten(
     assert (again["conflict_copies"], counts(again)) == (0, (0, 0, 2))
 
 
+@pytest.mark.parametrize("emptied", [False, True], ids=["trashed", "emptied"])
 @pytest.mark.parametrize("in_vault", [False, True], ids=["sqlite", "vault"])
 def test_a_conflict_copy_put_in_the_trash_is_not_made_again_until_the_file_changes(
-    cli: Cli, tmp_path: Path, in_vault: bool
+    cli: Cli, tmp_path: Path, in_vault: bool, emptied: bool
 ) -> None:
     """The check for a copy made before looked at the notes outside the trash only: the copy the
-    person had deleted came back at every import of the same folder."""
+    person had deleted came back at every import of the same folder. Then it looked for the copy
+    in the trash too, so once the trash was emptied, the next import of the unchanged file made it
+    again; now the feed keeps that the copy (whose id is the file's text's) was made."""
     source = tmp_path / "tc"
     source.mkdir()
     v: tuple[str, ...] = ("--vault", str(tmp_path / "vault")) if in_vault else ()
@@ -120,6 +123,8 @@ def test_a_conflict_copy_put_in_the_trash_is_not_made_again_until_the_file_chang
 
     (copy,) = copies()
     cli.ok("trash", copy, *v)
+    if emptied:
+        cli.ok("empty-trash", "--yes", *v)
     again = cli.json("import", str(source), *v)
     assert (again["conflict_copies"], counts(again), copies()) == (0, (0, 0, 1), [])
     (source / "a.md").write_text("three\n")  # a change since that copy: a copy of it

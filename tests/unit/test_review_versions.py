@@ -1,11 +1,12 @@
-"""Which revisions a review entry lies between (``noted.ops.review.versions``)."""
+"""Which revisions a review entry lies between (``noted.ops.review_texts.versions``)."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from noted.models import ACTOR_SYNC, ACTOR_USER, SYNCED_LABEL, Revision, mcp_actor
-from noted.ops.review import summary, versions
+from noted.models import ACTOR_SYNC, ACTOR_USER, SYNCED_LABEL, Note, Revision, mcp_actor
+from noted.ops.review import summary
+from noted.ops.review_texts import put_back, versions
 from noted.store.review import EntryRow, EntryState
 
 WHEN = 1_800_000_000_000
@@ -59,3 +60,16 @@ def test_an_entry_of_several_revisions_lies_between_the_one_before_its_first_and
     ]
     found = versions(history, _entry(mcp_actor("x")))
     assert found is not None and (found.after.id, found.before and found.before.id) == (4, 2)
+
+
+def test_a_move_put_back_settles_an_entry_only_when_its_text_is_known_to_wait_no_more() -> None:
+    """``put_back`` on an edit whose revisions are not found: where the feed says the change saved
+    none (``revs`` 0: a move), putting the note back settles the entry; where nothing says (Joplin's
+    feed, a thinned history), the text may still wait, so the move is dropped and the entry waits.
+    Not vacuous: settling the second would close a change whose text the person never saw back."""
+    moved = {"edited": True, "moved_from": "f1", "moved_to": "f2"}
+    note = Note("n1", "f1", "Budget", "Rent: 900", WHEN, WHEN, WHEN, WHEN)
+    settled = dataclasses.replace(_entry(mcp_actor("x")), detail=moved | {"revs": [0]})
+    assert put_back(settled, note, (), None) == ({"edited": True, "revs": [0]}, True)
+    unknown = dataclasses.replace(_entry(mcp_actor("x")), detail=moved)
+    assert put_back(unknown, note, (), None) == ({"edited": True}, False)

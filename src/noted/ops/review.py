@@ -9,8 +9,9 @@ the feed keeps after each change, compared with the one before, so a model's mov
 the person saved the note after it. Where the feed keeps no place (a change made in Joplin itself,
 which Joplin reports without one), the review compares the last place it saw the note in with the
 place it is in now, at the note's last change it reads.
-An entry that changed only a note's text leaves the waiting list, settled as reverted, once the
-person saves the note back to the text before it (an edit undone in the editor).
+What of an entry the person puts back by hand (its text: an edit undone in the editor, its
+notebook, a tag, its trashing) no longer waits, and an entry with nothing left waiting is settled
+as reverted (``noted.ops.review_texts.put_back``).
 What other actors did to notebooks and tags makes entries too, in the same list
 (``noted.ops.review_items``); the notes such a change took along are linked to it, folded under it
 and settled with it (``noted.ops.review_along``).
@@ -22,22 +23,19 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from noted.models import (
     ACTOR_IMPORT,
     ACTOR_JOPLIN,
-    ACTOR_SYNC,
     ACTOR_USER,
-    SYNCED_LABEL,
     Change,
     ChangeType,
     ItemType,
     Note,
-    Revision,
     now_ms,
 )
 from noted.ops import review_along, review_items
+from noted.ops.review_texts import put_back, versions
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, EntryState, Place, ReviewRows, Touch
 from noted.wording import plural
@@ -48,12 +46,10 @@ machine is the person's (Joplin's sync from another device is ``sync``, and is r
 BURST_MS = 10 * 60 * 1000
 """Changes by one actor to one note this close together are one entry."""
 PAGE = 500
-SKEW_MS = 5_000
-"""How much earlier than its feed row a revision may be stamped (Joplin stamps the note's time), where
-the feed does not name the revision a change saved (Joplin's feed, older rows)."""
 _NOTE_ITEMS = (ItemType.NOTE, ItemType.NOTE_TAG)
-_TEXT_ONLY = frozenset({"edited", "added", "removed", "old_title", "by", "revs"})
-"""The keys of an entry that changed a note's text (and title) alone."""
+_WHOLE = frozenset({"created", "deleted", "with"})
+"""An entry with one of these is settled whole, never part by part by hand: a note made or deleted
+for good, or one that came along with a notebook's or a tag's change (``noted.ops.review_along``)."""
 
 
 def is_person(actor: str) -> bool:
@@ -155,46 +151,6 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     if d.get("by"):
         parts.append(f"written by {d['by']} on another machine")
     return "; ".join(parts)
-
-
-def same_text(one: Note | Revision, other: Note | Revision) -> bool:
-    """Whether two states of a note have the same title and text, final newlines aside (``noted
-    edit`` hands ``$EDITOR`` the note ending in one, and the editor saves it)."""
-    return one.title == other.title and one.body.rstrip("\n") == other.body.rstrip("\n")
-
-
-@dataclass(frozen=True, slots=True)
-class Versions:
-    """The revisions an entry lies between: the one before its first (None for a new note), the
-    state before the actor started, and its last."""
-
-    before: Revision | None
-    after: Revision
-
-
-def _made(revision: Revision, entry: EntryRow) -> bool:
-    """Whether ``revision`` is one of ``entry``'s: one its changes saved, where the feed names them
-    (``Change.revision``); else (Joplin's feed, older rows) its actor's in its time."""
-    if (revs := entry.detail.get("revs")) is not None:
-        return revision.id in revs
-    # A sync's change that noted wrote on another machine is recorded as its writer's.
-    by = revision.actor == entry.actor or (entry.actor == ACTOR_SYNC and revision.label == SYNCED_LABEL)
-    return by and entry.first_time - SKEW_MS <= revision.time <= entry.last_time
-
-
-def versions(history: Sequence[Revision], entry: EntryRow) -> Versions | None:
-    """Find ``entry``'s revisions in the note's ``history`` (newest first); None when the entry
-    changed no text (or its revisions were thinned away). An entry of several saves that were not
-    collapsed into one revision (two tool calls, say) lies between the revision before its oldest
-    and its newest, so its diff, counts and revert take in every save, not only the last."""
-    for index, revision in enumerate(history):
-        if _made(revision, entry):
-            first = index
-            while first + 1 < len(history) and _made(history[first + 1], entry):
-                first += 1
-            before = history[first + 1] if first + 1 < len(history) else None
-            return Versions(before, revision)
-    return None
 
 
 class Review:
@@ -329,22 +285,24 @@ class Review:
         return Touch(change.id, note_id, change.actor, change.time, person, title, folder, detail)
 
     def _undone(self, note_ids: Sequence[str]) -> None:
-        """Settle as reverted the waiting entries that changed only the text of a note the person
-        saved back to the text before them (an edit undone in the editor): they claim no change."""
+        """Settle what the person put back by hand of the waiting entries of the notes they changed
+        (``put_back``): an entry with nothing left waiting is settled as reverted."""
         ids = list(dict.fromkeys(note_ids))
         entries = [e for i in range(0, len(ids), PAGE) for e in self.rows.entries(note_ids=ids[i : i + PAGE])]
-        waiting = [e for e in entries if review_items.kind_of(e) == "note" and e.detail.keys() <= _TEXT_ONLY]
+        waiting = [e for e in entries if review_items.kind_of(e) == "note" and not e.detail.keys() & _WHOLE]
         if not waiting:
             return
         notes = {n.id: n for n in self.store.get_notes(list({e.note_id for e in waiting}))}
+        tags = self.store.note_tag_titles(list(notes))
         undone = []
-        for entry in waiting:
-            note = notes.get(entry.note_id)
-            found = versions(self.store.note_history(entry.note_id), entry) if note else None
-            if note is None or found is None or found.before is None:
-                continue
-            if same_text(note, found.before) and not same_text(found.after, found.before):
+        for entry in (e for e in waiting if e.note_id in notes):
+            note = notes[entry.note_id]
+            history = self.store.note_history(note.id) if entry.detail.get("edited") else []
+            detail, settled = put_back(entry, note, tags.get(note.id, ()), versions(history, entry))
+            if settled:
                 undone.append(entry.id)
+            elif detail != entry.detail:
+                self.rows.set_detail(entry.id, detail)
         if undone:
             self.rows.decide(undone, EntryState.REVERTED, now_ms())
 

@@ -20,7 +20,8 @@ from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
 from noted.ops import review_along, review_items
 from noted.ops.conflicts import Conflict, text_diff
-from noted.ops.review import Review, same_text, summary, versions
+from noted.ops.review import Review, summary
+from noted.ops.review_texts import same_text, versions
 from noted.store.review import EntryRow, EntryState
 from noted.store.revisions import labelled
 
@@ -110,7 +111,9 @@ def in_order(review: Review, entry_ids: Sequence[int]) -> list[int]:
     """The entries in the order to revert them together: what they trashed is brought back parents
     first (a notebook before the notes that went with it), then the rest, then what they made or
     restored is undone children first (a note before its notebook, a notebook before the one
-    holding it), so that a notebook the model made and filled is empty when its turn comes."""
+    holding it), so that a notebook the model made and filled is empty when its turn comes. The
+    entries of one item go newest first, in the places that order leaves them: each is undone on the
+    state it left, as an undo would (the older, first, would meet the newer's change on top)."""
     entries = [review.rows.entry(i) for i in entry_ids]
     parents = {f.id: f.parent_id for f in review.store.list_folders(include_trashed=True)}
 
@@ -132,7 +135,11 @@ def in_order(review: Review, entry_ids: Sequence[int]) -> list[int]:
             return 0, depth(entry)
         return 1, 0
 
-    return [e.id for e in sorted(entries, key=key)]  # stable: as given where the order is free
+    ordered = sorted(entries, key=key)  # stable: as given where the order is free
+    turns: dict[str, list[int]] = {}
+    for entry in sorted(ordered, key=lambda e: (e.last_time, e.id)):  # oldest first: popped last
+        turns.setdefault(entry.note_id, []).append(entry.id)
+    return [turns[e.note_id].pop() for e in ordered]
 
 
 def revert(review: Review, entry_id: int) -> Reverted:

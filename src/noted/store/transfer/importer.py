@@ -35,6 +35,7 @@ from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
 from noted.store.protocol import HasFileLinks, ReadsNotesFromText, Store
 from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.transfer.common import read_regular, tags_by_note
+from noted.store.transfer.matching import copy_id
 from noted.store.transfer.scan import Progress, Scan, ScanFile, scan_folder
 from noted.wording import plural
 
@@ -181,16 +182,21 @@ def _last_import(store: Store, note_id: str) -> tuple[str, str] | None:
 
 def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
     """Save the file's text as a conflict copy of ``old``, in its notebook: both changed since the
-    last import, and neither may be lost. False when an earlier import made that copy already,
-    even one the person has put in the trash since: it is not made again until the file changes."""
+    last import, and neither may be lost. False when an earlier import made that copy already, even
+    one the person has put in the trash or deleted for good since: the copy's id is the file's text's
+    (``copy_id``), and the change feed keeps that it was made. It is not made again until the file
+    changes. A copy an older noted made (another id) is found by its text while it exists."""
     link_text = old.title.replace("[", "\\[").replace("]", "\\]")
     header = (
         f"> Conflict copy of [{link_text}](:/{old.id}), imported from {file.rel}: the file changed since "
         "the last import and the note was edited in noted meanwhile. Merge what you need, then delete this note."
     )
+    made_id = copy_id(old.id, file.title, body)
+    if store.item_changes([made_id], limit=1):
+        return False
     draft = dataclasses.replace(
         _draft(store, file, old.parent_id, f"{header}\n\n{body}"),
-        id=None,
+        id=made_id,
         title=copy_title(file.title, int(time.time() * 1000)),
     )
     start = f"{file.title} (conflict copy "

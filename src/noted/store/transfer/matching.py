@@ -33,6 +33,14 @@ def import_id(root: Path, rel: str) -> str:
     return hashlib.sha256(key).hexdigest()[:32]
 
 
+def copy_id(note_id: str, title: str, body: str) -> str:
+    """The id of the conflict copy that a file of this ``title`` and ``body`` makes beside the note
+    ``note_id``: the same at every import of the unchanged file, so the change feed, which keeps
+    every id it saw, tells whether that copy was made before, even once deleted for good."""
+    key = "\0".join(("noted-import-copy", note_id, title, body)).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(key).hexdigest()[:32]
+
+
 def match_dirs(scan: Scan) -> None:
     """Match each directory to a notebook: by its marker's id, else by parent and title (else
     by the name a folder of that title has)."""
