@@ -167,10 +167,15 @@ async def http_client(
     name: str = "test-client",
     headers: dict[str, str] | None = None,
     on_message: Callable[[Any], Any] | None = None,
+    on_response: Callable[[httpx2.Response], Awaitable[None]] | None = None,
 ) -> AsyncIterator[Client]:
-    """The SDK's client over Streamable HTTP in ``mode`` (``legacy`` or ``2026-07-28``)."""
+    """The SDK's client over Streamable HTTP in ``mode`` (``legacy`` or ``2026-07-28``);
+    ``on_response`` sees each HTTP response as its headers arrive (a GET stream's too)."""
     async with AsyncExitStack() as stack:
-        http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=scaled(120)))
+        hooks = {"response": [on_response]} if on_response is not None else None
+        http = await stack.enter_async_context(
+            httpx2.AsyncClient(headers=headers, timeout=scaled(120), event_hooks=hooks)
+        )
         transport = streamable_http_client(url, http_client=http)
         client = Client(
             transport,

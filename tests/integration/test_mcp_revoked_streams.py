@@ -1,9 +1,10 @@
-"""A revoked client's open notice stream hears nothing more.
+"""A revoked client's open notice stream hears nothing more, and ends.
 
 Two clients of one server, "keep" and "gone", each with its own token and an open notice stream
 (the handshake era's GET stream, or a 2026-07-28 ``subscriptions/listen`` stream). Once "gone" is
-revoked (as ``noted mcp token revoke`` does, in the clients file), a tool switched on or off must
-reach "keep" only. Not vacuous: both streams heard a notice before the revocation, and "keep"
+revoked (as ``noted mcp token revoke`` does, in the clients file), or the main token it holds is
+replaced, a tool switched on or off must reach "keep" only, and a listen stream ends at the
+server's next poll (GET streams: ``test_mcp_stream_tokens``). Not vacuous: both streams heard a notice before the revocation, and "keep"
 hears the one after it, so "gone" hearing nothing is the revocation's doing.
 """
 
@@ -22,6 +23,7 @@ from tests.integration.mcp_support import World, bearer, http_client, http_serve
 from tests.support.polling import scaled
 
 from noted.mcp.client_tokens import ClientTokens
+from noted.mcp.token import create
 
 KEY = "ai.tool.create_note.enabled"
 
@@ -71,15 +73,19 @@ async def test_a_revoked_clients_get_stream_hears_no_more_notices(world: World) 
                 await goner.list_tools()
 
 
-async def test_a_revoked_clients_listen_stream_ends_and_hears_nothing(world: World) -> None:
+@pytest.mark.parametrize("ended_by", ["revoking the client", "replacing the main token"])
+async def test_a_listen_stream_ends_with_its_token_and_hears_nothing(world: World, ended_by: str) -> None:
+    path = world.profile.root / "token"
+    main = create(path)
     clients = ClientTokens.beside(world.settings.path)
     keep, gone = clients.add("keep"), clients.add("gone")
+    old = gone if ended_by == "revoking the client" else main
     mode = "2026-07-28"
-    async with http_server(world, clients_file=clients.path) as http:
+    async with http_server(world, token_file=path, clients_file=clients.path) as http:
         url = str(http.url)
         async with (
             http_client(url, mode, headers=bearer(keep)) as keeper,
-            http_client(url, mode, headers=bearer(gone)) as goner,
+            http_client(url, mode, headers=bearer(old)) as goner,
             keeper.listen(tools_list_changed=True) as kept,
             goner.listen(tools_list_changed=True) as lost,
         ):
@@ -87,11 +93,14 @@ async def test_a_revoked_clients_listen_stream_ends_and_hears_nothing(world: Wor
             with anyio.fail_after(scaled(60)):
                 assert isinstance(await kept.__anext__(), ToolsListChanged)
                 assert isinstance(await lost.__anext__(), ToolsListChanged)  # it worked before
-            assert clients.revoke("gone")
+            if old == gone:
+                assert clients.revoke("gone")
+            else:  # as `noted mcp token --force` does: a new token in the same file
+                create(path, overwrite=True)
+            with anyio.fail_after(scaled(60)), pytest.raises(StopAsyncIteration):
+                await lost.__anext__()  # ended by the server's poll, before any notice
             world.settings.set(KEY, False)
             with anyio.fail_after(scaled(60)):
                 assert isinstance(await kept.__anext__(), ToolsListChanged)
-                with pytest.raises(StopAsyncIteration):  # closed, the notice not delivered
-                    await lost.__anext__()
             with pytest.raises(MCPError):
                 await goner.list_tools()

@@ -308,3 +308,32 @@ def test_removing_an_attachment_from_a_note_takes_out_its_path_link_and_leaves_t
         assert (vault / "projects" / "trip.md").read_text() == LINKS.replace(
             "[the report](<../docs/q 3.pdf>)", "the report"
         )
+
+
+def test_a_file_with_no_extension_beside_its_note_is_its_attachment_and_a_notes_name_stays_a_note(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Before, a link to a name with no file type was taken for a link to a note, so ``Makefile``
+    beside the note that links it was no attachment of it."""
+    projects = vault / "projects"
+    (projects / "Makefile").write_text("all:\n")
+    (projects / "Other").write_text("a file named as the note Other.md")
+    (projects / ".env").write_text("TOKEN=1\n")
+    (vault / "docs" / "Makefile.md").write_text("# Makefile\n\na note elsewhere: not the one beside\n")
+    (vault / "README").write_text("at the top, where every note's attachments go\n")
+    (vault / "top.md").write_text("# Top\n\n[readme](README)\n")
+    (projects / "build.md").write_text(
+        "# Build\n\n[make](Makefile), [[Makefile]], [[Other]], [[.env]], [[README]]\n"
+    )
+    with opened(vault, tmp_path / "p") as store:
+        build = by_title(store, "Build")
+        assert [r.filename for r in store.list_resources(note_id=build)] == ["Makefile"]
+        found = store.list_resources(note_id=build)[0]
+        assert store.resource_path(found.id) == projects / "Makefile"
+        body = store.body_with_ids(build, store.get_note(build).body, notes=True)
+        other = by_title(store, "Other")
+        assert f"[make](:/{found.id}), [Makefile](:/{found.id}), [Other](:/{other})" in body  # the note
+        # a file in the folder every note's attachments share is no bare name's: it may be any notebook's
+        assert store.list_resources(note_id=by_title(store, "Top")) == []
+    assert git(vault, "status", "--porcelain") != ""  # (the new files), none of them rewritten
+    assert (projects / "Makefile").read_text() == "all:\n"

@@ -527,3 +527,25 @@ def test_a_name_that_is_not_utf8_is_skipped_and_listed_and_the_watcher_keeps_goi
 
 def by_title_in(store: VaultStore, title: str) -> bool:
     return any(m.title == title for m in store.list_notes())
+
+
+def test_a_note_whose_file_gitignore_comes_to_ignore_goes_as_if_gone_and_comes_back(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Before, a note followed before .gitignore named its file stayed a note (after a restart too),
+    so ``[[Plan]]`` led to the file of a note noted no longer follows."""
+    profile = tmp_path / "profile"
+    (vault / "links.md").write_text("# Links\n\n[[plan]]\n")
+    with opened(vault, profile) as store:
+        plan = by_title(store, "Plan")
+        assert note_links(store, KeywordSearch(store), by_title(store, "Links")).outgoing[0].note_id == plan
+    (vault / ".gitignore").write_text("ignored/\nprojects/plan.md\n")  # while noted was closed
+    with opened(vault, profile) as store:
+        assert sorted(m.title for m in store.list_notes()) == ["Links", "inbox"]
+        assert store.get_note(plan).is_trashed  # as a file gone: in noted's trash, the file left alone
+        links = note_links(store, KeywordSearch(store), by_title(store, "Links"))
+        assert [(link.note_id, link.broken) for link in links.outgoing] == [("", 'no note "plan"')]
+        assert (vault / "projects" / "plan.md").read_text().endswith("# Plan\n\nFirst step.\n")
+    (vault / ".gitignore").write_text("ignored/\n")
+    with opened(vault, profile) as store:
+        assert not store.get_note(plan).is_trashed  # its file followed again: the same note

@@ -56,6 +56,9 @@ A named client's actor is ``mcp:<token name>``, and a token's name cannot hold a
 client can take a named client's actor (and with it its proposals) by calling itself so."""
 CLIENT_KEY = "noted.client"
 """Where the guard puts the ``ClientToken`` of an HTTP request, in its ASGI scope."""
+HELD_KEY = "noted.held"
+"""Where the guard puts, in an HTTP request's ASGI scope, whether the token that let it in (a client's,
+the main one, or none) would let it in now: a stream the request opened ends once it would not."""
 OPEN, CLOSED = "open", "closed"
 DIRECT, REVIEW = "direct", "review"
 WRITES = (DIRECT, REVIEW)

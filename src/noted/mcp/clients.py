@@ -82,8 +82,9 @@ class _Entry:
     last_seen: float
     session: ServerSession | None = None
     listens: int = 0
-    holder: object = None
-    """Who opened the session (``ClientTracker.holder``), asked about before each notice."""
+    held: Callable[[], bool] = lambda: True
+    """Whether the token that opened the session is still in force (``ClientTracker.held``),
+    asked before each notice."""
 
     def info(self) -> ClientInfo:
         return ClientInfo(self.name)
@@ -93,12 +94,12 @@ class _Entry:
 class ClientTracker:
     """Keeps the clients of one server; a ``ServerMiddleware`` that sees every message.
 
-    ``on_change`` is called (on the event loop) when a client arrives or leaves; ``holder`` gives
-    who opens a handshake session (its client token), for ``sessions``.
+    ``on_change`` is called (on the event loop) when a client arrives or leaves; ``held`` gives,
+    for the request that opens a handshake session, whether its token is still in force, for ``sessions``.
     """
 
     on_change: Callable[[], None] | None = None
-    holder: Callable[[ServerRequestContext[Any, Any]], object] | None = None
+    held: Callable[[ServerRequestContext[Any, Any]], Callable[[], bool]] | None = None
     clock: Callable[[], float] = time.monotonic
     _legacy: dict[int, _Entry] = field(default_factory=dict)
     _modern: dict[str, _Entry] = field(default_factory=dict)
@@ -112,9 +113,9 @@ class ClientTracker:
         return result
 
     # what the server and the status bar read ---------------------------------------------
-    def sessions(self, admits: Callable[[Any], bool] = lambda _: True) -> list[ServerSession]:
-        """The handshake-era sessions that can still be sent a notice, of holders ``admits`` lets."""
-        return [e.session for e in self._legacy.values() if e.session is not None and admits(e.holder)]
+    def sessions(self) -> list[ServerSession]:
+        """The handshake-era sessions that can still be sent a notice (their token still in force)."""
+        return [e.session for e in self._legacy.values() if e.session is not None and e.held()]
 
     def connected(self) -> tuple[ClientInfo, ...]:
         """Handshake sessions, open listen streams, and sessionless clients seen lately."""
@@ -130,7 +131,8 @@ class ClientTracker:
         now = self.clock()
         version = params.client_info.version if params is not None else ""
         entry = _Entry(name_of(ctx), version, ctx.session.protocol_version, now, now, session=ctx.session)
-        entry.holder = self.holder(ctx) if self.holder is not None else None
+        if self.held is not None:
+            entry.held = self.held(ctx)
         if connection is not None:
             connection.exit_stack.callback(self._drop_legacy, key)
         elif len(self._legacy) >= MAX_LEGACY:

@@ -17,7 +17,9 @@ A request let in with a token carries its principal as the ASGI scope's ``user``
 ``AuthenticatedUser`` of the SDK: the client's name and token hash, or the main token's hash), so
 the SDK's session manager binds each handshake session to the token that opened it and answers a
 request with another token 404, as for a session that does not exist (the MCP specification's
-security notes: sessions are no authentication, and a session id is bound to its user).
+security notes: sessions are no authentication, and a session id is bound to its user). It also
+carries, under ``HELD_KEY``, whether that token would be let in now (a client token not revoked, the
+main token not replaced: ``Guard.holds``), so the streams the request opens end with the token.
 
 The OpenAPI door's paths (``Policy.token_paths``) always need the token, so the ``Host`` check,
 which protects a loopback server without one, is not made there: a tunnel the person runs reaches
@@ -32,6 +34,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -40,7 +43,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noted.errors import ConfigError
-from noted.mcp.client_tokens import CLIENT_KEY, WHAT, ClientTokens, digest
+from noted.mcp.client_tokens import CLIENT_KEY, HELD_KEY, WHAT, ClientToken, ClientTokens, digest
 from noted.mcp.options import MAX_BODY, MCP_PATH
 from noted.mcp.token import TokenFile
 from noted.mcp.wire import INVALID_REQUEST, refusal
@@ -209,13 +212,17 @@ class Guard:
                 "The server's client tokens file cannot be used; the details are in the server's log.",
                 {},
             )
-        if ready_check or (expected is None and not closed):  # /readyz only says whether /mcp could answer
+        if ready_check:  # /readyz only says whether /mcp could answer
+            return None
+        if expected is None and not closed:
+            scope[HELD_KEY] = partial(self.holds, None, None)
             return None
         given = _bearer(headers.get("authorization"))
         client = clients.match(given) if given is not None and clients is not None else None
         if client is not None:
             scope[CLIENT_KEY] = client
             scope["user"] = _principal(f"client:{client.name}", client.sha256)
+            scope[HELD_KEY] = partial(self.holds, client, None)
             return None
         if (
             given is not None
@@ -223,6 +230,7 @@ class Guard:
             and hmac.compare_digest(given.encode(), expected.encode())
         ):
             scope["user"] = _principal("main", digest(expected))
+            scope[HELD_KEY] = partial(self.holds, None, digest(expected))
             return None
         why = "missing" if given is None else "wrong"
         log.warning("refused a request with a %s bearer token", why)
@@ -232,6 +240,23 @@ class Guard:
             f"A valid bearer token is required (Authorization: Bearer …); this one is {why}.",
             challenge,
         )
+
+    def holds(self, client: ClientToken | None, main: str | None) -> bool:
+        """Whether a request let in with ``client``'s token, with the main token whose hash is
+        ``main``, or with no token (both None) would be let in now; a file that cannot be used now
+        lets in nothing. A stream such a request opened ends once it would not (``listens``)."""
+        clients = self.policy.clients
+        if client is not None:
+            return clients is not None and clients.holds(client)
+        try:
+            token = self._token_file()
+            expected = token.read() if token is not None else None
+            closed = clients.closed() if clients is not None else False
+        except ConfigError:
+            return False
+        if main is None:
+            return expected is None and not closed
+        return expected is not None and hmac.compare_digest(digest(expected), main)
 
     async def _with_body_limit(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
         # The whole body is read before the app runs, so an oversized one is refused before any

@@ -60,7 +60,7 @@ def build_app(mcp: NotedMcp, policy: Policy, *, actions: bool = False) -> ASGIAp
             yield
 
     routes = [
-        Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
+        Route(MCP_PATH, endpoint=mcp.listen.streams(StreamableHTTPASGIApp(manager))),
         Route("/healthz", endpoint=_healthy, methods=["GET"]),
         Route(READY_PATH, endpoint=_healthy, methods=["GET"]),
     ]

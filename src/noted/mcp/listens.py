@@ -1,11 +1,18 @@
-"""Notice streams that end with their client's token.
+"""Notice streams that end with the token that opened them.
 
-A ``subscriptions/listen`` stream (2026-07-28) outlives the request that opened it, so the
-guard's check of the token at each request never sees it again: a client revoked while listening
-would go on hearing every notice. Each stream here gets its own view of the one bus (``_Gate``),
-which asks at every event whether the token that opened the stream is still in force
-(``ClientTokens.holds``) and, once it is not, ends the stream instead of delivering (the SDK's
-graceful close); the server's poll ends such streams without waiting for an event (``sweep``).
+A notice stream outlives the request that opened it, so the guard's check of the token at each
+request never sees it again: a client revoked while listening, or one holding the main token
+after it was replaced, would go on hearing every notice. Two kinds are kept here:
+
+- a ``subscriptions/listen`` stream (2026-07-28) gets its own view of the one bus (``_Gate``),
+  which asks at every event whether the token that opened the stream is still in force and, once
+  it is not, ends the stream instead of delivering (the SDK's graceful close);
+- a handshake session's silent GET (SSE) stream runs in a cancel scope (``streams``) with the
+  guard's word on its token (``HELD_KEY``); ended, its response is finished, so the client sees
+  the stream close, and the GET it opens again is refused.
+
+The server's poll, about once a second, ends the streams whose token is no longer in force
+without waiting for an event (``sweep``).
 """
 
 from __future__ import annotations
@@ -14,10 +21,14 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import ListenHandler, ServerEvent, SubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, SubscriptionsListenRequestParams, SubscriptionsListenResult
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from noted.mcp.client_tokens import HELD_KEY
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +60,37 @@ class _Gate:
         self.handler.close()
 
 
+class _Gets:
+    """An ASGI app that runs each GET it passes to ``app`` in a cancel scope kept in ``kept`` with
+    the guard's check of its token, and finishes the response of one cancelled (``Listens.sweep``)."""
+
+    def __init__(self, app: ASGIApp, kept: dict[anyio.CancelScope, Callable[[], bool]]) -> None:
+        self.app = app
+        self.kept = kept
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        held = scope.get(HELD_KEY)
+        if scope.get("method") != "GET" or not callable(held):
+            await self.app(scope, receive, send)
+            return
+        started = ended = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started, ended
+            await send(message)
+            started = started or message["type"] == "http.response.start"
+            ended = message["type"] == "http.response.body" and not message.get("more_body", False)
+
+        with anyio.CancelScope() as cancel:
+            self.kept[cancel] = held
+            try:
+                await self.app(scope, receive, sending)
+            finally:
+                self.kept.pop(cancel, None)
+        if cancel.cancelled_caught and started and not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 class Listens:
     """Serves ``subscriptions/listen`` over ``bus``; ``admits(ctx)`` gives, for the request that
     opens a stream, the check that keeps it open."""
@@ -61,6 +103,7 @@ class Listens:
         self.bus = bus
         self.admits = admits
         self._gates: set[_Gate] = set()
+        self._gets: dict[anyio.CancelScope, Callable[[], bool]] = {}
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], params: SubscriptionsListenRequestParams
@@ -74,13 +117,23 @@ class Listens:
         finally:
             self._gates.discard(gate)
 
+    def streams(self, app: ASGIApp) -> ASGIApp:
+        """``app`` with each GET that the guard let in (a handshake session's notice stream) kept
+        here, to be ended once its token is no longer in force."""
+        return _Gets(app, self._gets)
+
     def sweep(self) -> None:
         """End the streams whose token is no longer in force."""
         for gate in [g for g in self._gates if not g.admits()]:
-            log.info("ended a listen stream: its client token was revoked")
+            log.info("ended a listen stream: the token that opened it is no longer in force")
             gate.close()
+        for cancel in [c for c, held in self._gets.items() if not held()]:
+            log.info("ended a session's notice stream: the token that opened it is no longer in force")
+            cancel.cancel()
 
     def close(self) -> None:
         """End every stream (the server is stopping)."""
         for gate in list(self._gates):
             gate.close()
+        for cancel in list(self._gets):
+            cancel.cancel()

@@ -18,7 +18,8 @@ While serving, the config file is re-read about once a second, so a switch flipp
 by ``noted config set`` in another process reaches this server; when the set of tools on changes,
 every client that can hear it is told (``notifications/tools/list_changed``): handshake-era
 sessions directly, 2026-07-28 clients on their ``subscriptions/listen`` streams; a client whose
-token was revoked hears nothing more, and its listen streams end (``listens``).
+token was revoked, or that holds the main token after it was replaced, hears nothing more, and its
+notice streams end (``listens``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
 from noted import __version__
 from noted.errors import ConfigError
-from noted.mcp.client_tokens import CLIENT_KEY, ClientToken, ClientTokens
+from noted.mcp.client_tokens import CLIENT_KEY, HELD_KEY, ClientToken, ClientTokens
 from noted.mcp.clients import ClientInfo, ClientTracker, actor_for, name_of
 from noted.mcp.deps import McpDeps
 from noted.mcp.listens import Listens
@@ -118,7 +119,7 @@ class NotedMcp:
         self.client_tokens = ClientTokens.beside(deps.settings.path)
         self.allowed = Settled(deps.settings, deps.store)
         self.poll_seconds = poll_seconds
-        self.clients = ClientTracker(on_change=on_clients, holder=self._holder)
+        self.clients = ClientTracker(on_change=on_clients, held=self._still_held)
         self.bus = InMemorySubscriptionBus()
         self.listen = Listens(self.bus, self._still_held)
         self.server = _Server(
@@ -149,15 +150,14 @@ class NotedMcp:
         loop = asyncio.get_running_loop()
         self._offered = self.offered_names()
         unsubscribe = self.deps.settings.subscribe(lambda changes: self._on_settings(loop, changes))
-        poller = asyncio.create_task(self._poll()) if self.poll_seconds > 0 else None
+        poller = asyncio.create_task(self._poll())
         try:
             yield
         finally:
             unsubscribe()
-            if poller is not None:
-                poller.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await poller
+            poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await poller
             self.listen.close()
             for task in list(self._tasks):
                 task.cancel()
@@ -211,7 +211,7 @@ class NotedMcp:
     async def announce_tools_changed(self) -> None:
         """Tell every client that can hear it that the tool list changed."""
         await self.bus.publish(ToolsListChanged())
-        sessions = self.clients.sessions(self.client_tokens.holds)  # a revoked client hears nothing
+        sessions = self.clients.sessions()  # a client whose token is out of force hears nothing
         await asyncio.gather(*(self._notify(s) for s in sessions))
         log.info("announced a tool list change to %d session(s) and the listen streams", len(sessions))
 
@@ -277,8 +277,8 @@ class NotedMcp:
         return self._holder(ctx)
 
     def _holder(self, ctx: ServerRequestContext[dict[str, Any]]) -> ClientToken | None:
-        """The client token a session or listen stream was opened with, whose revocation ends
-        its notices (a stdio server's pinned one; one never pinned holds nothing)."""
+        """The client token a session or listen stream was opened with (a stdio server's pinned
+        one; one never pinned holds nothing)."""
         if self.client is not None:
             return self._pinned or ClientToken(self.client, "")
         scope = getattr(ctx.request, "scope", None)
@@ -286,8 +286,14 @@ class NotedMcp:
         return found if isinstance(found, ClientToken) else None
 
     def _still_held(self, ctx: ServerRequestContext[dict[str, Any]]) -> Callable[[], bool]:
-        """Whether the token a listen stream was opened with (in ``ctx``) is still in force."""
+        """Whether the token a session or listen stream was opened with (in ``ctx``) is still in
+        force: a client token not revoked, and over HTTP the guard's word (``HELD_KEY``: the main
+        token not replaced either). Once it is not, the stream hears no more notices and ends."""
         token = self._holder(ctx)
+        scope = getattr(ctx.request, "scope", None)
+        guard = scope.get(HELD_KEY) if isinstance(scope, dict) else None
+        if callable(guard):
+            return lambda: self.client_tokens.holds(token) and bool(guard())
         return lambda: self.client_tokens.holds(token)
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
@@ -335,10 +341,13 @@ class NotedMcp:
             log.warning("could not send list_changed to a session: %r", exc)
 
     async def _poll(self) -> None:
+        # Streams are swept even when the caller reloads the settings itself (poll_seconds 0).
         reported: str | None = None
         while True:
-            await asyncio.sleep(self.poll_seconds)
+            await asyncio.sleep(self.poll_seconds or POLL_SECONDS)
             self.listen.sweep()
+            if self.poll_seconds <= 0:
+                continue
             try:
                 self.deps.settings.reload()
                 reported = None

@@ -3,11 +3,12 @@
 A note's links to files that are not notes, as Obsidian writes them: relative Markdown links
 (``![](img/a.png)``, ``[report](../docs/q3.pdf)``: from the note's folder, else from the folder's
 root) and wiki embeds and links (``![[a.png]]``, ``[[docs/q3.pdf|report]]``: a path from the root or
-the note's folder, else a file of that name anywhere, the shortest path when names repeat). Each
-linked file that exists is an attachment of the note: a row of the mirror's ``resources`` and
-``note_resources`` (so the reader's attachments, ``list_resources``, search's ``resource:`` filters
-and export see it) and of the ledger's ``vault_files``, which says where the file is. It is never
-copied.
+the note's folder, else a file of that name anywhere, the shortest path when names repeat); a
+name with no file type (``Makefile``) is a note's, unless a file beside the note has it and no note
+there does (``Attachments._beside``). Each linked file that exists is an attachment of the note: a row of
+the mirror's ``resources`` and ``note_resources`` (so the reader's attachments, ``list_resources``,
+search's ``resource:`` filters and export see it) and of the ledger's ``vault_files``, which says
+where the file is. It is never copied.
 
 A file attached from noted (``noted.ops.attachments.attach_to_note``: the bytes are stored, then
 ``:/id`` is linked in the note) is written into the folder Obsidian would use when the note's text
@@ -62,7 +63,7 @@ _SIZE = re.compile(r"^\s*\d+(?:\s*x\s*\d+)?\s*$")
 """An embed's ``|alias`` that is an image size (``![[a.png|200]]``, ``|100x80``), not a text."""
 
 
-def _md_path(target: str) -> str:
+def md_path(target: str) -> str:
     """The file a Markdown link target names (``""``: an anchor, an id, a URL)."""
     target = target.strip().removeprefix("<").removesuffix(">")
     if not target or target.startswith(("#", ":/")) or _SCHEME.match(target):
@@ -74,20 +75,26 @@ def _is_file(path: str) -> bool:
     return names_file(path)
 
 
+def _bare(path: str) -> bool:
+    """A name with no file type and no folder (``Makefile``): a note's, unless a file beside it has it."""
+    return bool(path.strip()) and "/" not in path and posixpath.splitext(path)[1].lower() not in NOTE_SUFFIXES
+
+
 def _fragment(text: str | None) -> str:
     """A link's ``#fragment`` (a PDF's ``#page=3``) kept on the link that replaces it."""
     return f"#{quote(unquote(text.strip()), safe='=&')}" if text and text.strip() else ""
 
 
 def written_targets(body: str) -> list[tuple[str, bool]]:
-    """The file links of ``body`` as written: (path, True for a wiki link), notes and URLs left out."""
+    """The links of ``body`` that may lead to files, as written: (path, True for a wiki link); links to
+    notes by path and URLs left out (a bare name, ``Makefile``, may be a note's: ``Attachments.locate``)."""
     found: list[tuple[int, str, bool]] = []
     for match in WIKI_LINK.finditer(body) if "[[" in body else ():
         found.append((match.start(), match.group(2).strip(), True))
     for span in link_spans(body, in_code=True) if "](" in body or "=" in body or "]:" in body else ():
-        if path := _md_path(span.target):
+        if path := md_path(span.target):
             found.append((span.start, path, False))
-    return [(path, wiki) for _, path, wiki in sorted(found) if _is_file(path)]
+    return [(path, wiki) for _, path, wiki in sorted(found) if _is_file(path) or _bare(path)]
 
 
 class Attachments:
@@ -96,11 +103,12 @@ class Attachments:
     def __init__(self, store: VaultCore) -> None:
         self.store = store
         self._names: dict[str, list[str]] | None = None
+        self._notes: set[str] | None = None
         self.notes = NoteNames(store)
 
     def forget(self) -> None:
         """Files may have come or gone (a new batch of changes): list them again when needed."""
-        self._names = None
+        self._names = self._notes = None
 
     # Reading links -------------------------------------------------------------------------------
     def link(self, note_id: str, rel: str, body: str, actor: str) -> None:
@@ -135,8 +143,8 @@ class Attachments:
             return body
         replacements: list[tuple[LinkSpan, str]] = []
         for span in link_spans(body):
-            path = _md_path(span.target)
-            resource_id = self._id_of(note_rel, path, wiki=False, notes=notes) if path else None
+            path = md_path(span.target)
+            resource_id = self._id_of(note_rel, path, wiki=False, notes=notes)[0] if path else None
             if resource_id:
                 fragment = span.target.strip().removesuffix(">").partition("#")[2]
                 replacements.append((span, f":/{resource_id}{_fragment(fragment)}"))
@@ -152,9 +160,11 @@ class Attachments:
                 match.group(3),
                 match.group(4),
             )
-            resource_id = self._id_of(note_rel, path, wiki=True, notes=notes) if path else None
+            resource_id, is_file = (
+                self._id_of(note_rel, path, wiki=True, notes=notes) if path else (None, False)
+            )
             if resource_id:
-                embed = embed if _is_file(path) else ""  # (a note's embed: a link to it, in an export)
+                embed = embed if is_file else ""  # (a note's embed: a link to it, in an export)
                 text = posixpath.basename(path) if alias is None or (embed and _SIZE.match(alias)) else alias
                 replacements.append(
                     (
@@ -164,12 +174,16 @@ class Attachments:
                 )
         return replace_spans(body, replacements)
 
-    def _id_of(self, note_rel: str, target: str, *, wiki: bool, notes: bool = False) -> str | None:
-        """The id of the attachment, or (``notes``) of the note, a link leads to."""
-        if not _is_file(target):
-            return self.notes.find(note_rel, target, wiki=wiki) if notes else None
+    def _id_of(
+        self, note_rel: str, target: str, *, wiki: bool, notes: bool = False
+    ) -> tuple[str | None, bool]:
+        """The id of the attachment, or (``notes``) of the note, a link leads to; and whether a file's."""
         path = self.find(note_rel, target, wiki)
-        return None if path is None else self.store.ledger.file_at(path)
+        if path is not None:
+            return self.store.ledger.file_at(path), True
+        return (
+            self.notes.find(note_rel, target, wiki=wiki) if notes and not _is_file(target) else None
+        ), False
 
     def find(self, note_rel: str, target: str, wiki: bool) -> str | None:
         """The file a link of the note ``note_rel`` leads to, or None."""
@@ -179,6 +193,8 @@ class Attachments:
         """``find``, and whether the file was found by its name alone (a wiki link to no file at the
         path it names): then which file it is depends on every file of the folder."""
         folder = links_from(note_rel).rpartition("/")[0]
+        if not _is_file(target):
+            return self._beside(folder, target), False
         here = self._file(posixpath.join(folder, target))
         if here or target.startswith("/"):
             return here or self._file(target.lstrip("/")), False
@@ -189,6 +205,26 @@ class Attachments:
         ending = "/" + target.casefold()
         named = [p for p in named if "/" not in target or ("/" + p.casefold()).endswith(ending)]
         return (min(named, key=lambda p: (p.count("/"), p)) if named else None), True
+
+    def _beside(self, folder: str, target: str) -> str | None:
+        """The file a bare name (``Makefile``) leads to: the one in ``folder``, beside the note, when no
+        note there has the name. One in the folder every note's attachments share is none: whether it
+        is there must not turn a link a scope accepts (to a note) into one it refuses."""
+        path = self._file(posixpath.join(folder, target)) if _bare(target) else None
+        if path is None or self.notebook_of(path, self.shared_folder()) is None:
+            return None
+        return None if self._a_note(folder, target) else path
+
+    def _a_note(self, folder: str, target: str) -> bool:
+        """Whether a note beside the file has the bare name ``target``: one noted knows, or a note's file
+        not followed yet (a scan brings the notes in one by one). Only there: what a note elsewhere is
+        called must not change what a note in a scope links to (``list_attachments`` would tell)."""
+        rel = posixpath.join(folder, f"{target}.md")
+        if self.notes.at(rel) is not None:
+            return True
+        if self._notes is None:
+            self._notes = {rel.casefold() for _, notes in self.store.vault.walk() for rel in notes}
+        return rel.casefold() in self._notes
 
     def _file(self, rel: str) -> str | None:
         rel = posixpath.normpath(rel)
@@ -260,49 +296,6 @@ class Attachments:
                 replacements.append((span, quote(posixpath.relpath(path, folder), safe="/") + raw[34:]))
         return replace_spans(body, replacements)
 
-    def rebased(self, body: str, old_rel: str, new_rel: str, *, moving: str = "") -> str:
-        """``body`` of a note whose file moves from ``old_rel`` to ``new_rel``, each relative Markdown
-        or HTML link that led from the old folder to a file (a note, an image) made to lead there
-        from the new one; links into ``moving`` (a folder moved with the note) are left alone, as
-        are links from the root, wiki links (found by name) and URLs.
-
-        A link out of the old folder (``../Secret/plan.md``) can only be read from it, so it is
-        made to lead to the same path whether or not a file is there: whether it was rewritten must
-        not tell a caller limited to some notebooks that a file outside them exists. A link into
-        the old folder is rewritten only when its file is there (else it may be read from the root)."""
-        old, new = old_rel.rpartition("/")[0], new_rel.rpartition("/")[0]
-        if old == new or "](" not in body and "=" not in body and "]:" not in body:
-            return body
-
-        def led_to(target: str) -> str:
-            path = _md_path(target)
-            led = posixpath.normpath(posixpath.join(old, path)) if path and not path.startswith("/") else ""
-            if not led or led in (".", "..") or led.startswith("../"):
-                return ""
-            if moving and f"{led}/".startswith(f"{moving}/"):
-                return ""
-            leaves = posixpath.relpath(led, old or ".").startswith("../")
-            return led if leaves or self.store.vault.state(led) is not None else ""
-
-        leads = {span.start: led for span in link_spans(body, in_code=True) if (led := led_to(span.target))}
-        if not leads:
-            return body  # (the Markdown parse that finds code is the costly part)
-        replacements: list[tuple[LinkSpan, str]] = []
-        for span in link_spans(body):
-            there = leads.get(span.start)
-            if there is None:
-                continue
-            moved = posixpath.relpath(there, new or ".")
-            raw = span.target.strip()
-            bracketed = raw.startswith("<") and raw.endswith(">")
-            raw = raw.removeprefix("<").removesuffix(">") if bracketed else raw
-            cut = min((i for i in (raw.find("#"), raw.find("?")) if i >= 0), default=len(raw))
-            written = moved if bracketed or "%" not in raw[:cut] else quote(moved, safe="/")
-            if not bracketed:
-                written = written.replace(" ", "%20")
-            replacements.append((span, ("<{}>" if bracketed else "{}").format(written + raw[cut:])))
-        return replace_spans(body, replacements)
-
     def _adopt(self, resource_id: str, note_rel: str, *, beside: bool = False) -> str | None:
         """Write the profile's attachment into the folder; its path there (None: not an attachment).
         ``beside``: in the note's own folder when new attachments go to one folder for every note
@@ -359,6 +352,8 @@ class Attachments:
         found: list[FileLink] = []
         for target, wiki in dict.fromkeys(written_targets(body)):
             path, by_name = self.locate(note_rel, target, wiki)
+            if path is None and not _is_file(target):
+                continue  # a link to a note
             if path is None:
                 found.append(FileLink(target, wiki, None, None, None, by_name))
             else:

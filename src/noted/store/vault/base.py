@@ -28,6 +28,7 @@ from noted.store.vault.files import (
 )
 from noted.store.vault.follow import Follower, put_note
 from noted.store.vault.ledger import Ledger, NoteFile
+from noted.store.vault.rebase import rebased
 from noted.store.vault.text import SOURCE_KEYS, FileText, inline_tags, yaml_time
 from noted.store.vault.trash import in_trash, trashed_copy
 
@@ -245,7 +246,7 @@ class VaultCore:
 
     def rebase(self, note_id: str, written_at: str, *, actor: str, moving: str = "") -> None:
         """The note's relative links, written from ``written_at``, made to lead from where its file
-        is now (``Attachments.rebased``; ``moving``: a folder that moved along with it)."""
+        is now (``noted.store.vault.rebase.rebased``; ``moving``: a folder that moved along with it)."""
         row = self.row(note_id)
         if not row.present or written_at.rpartition("/")[0] == row.path.rpartition("/")[0]:
             return
@@ -254,7 +255,7 @@ class VaultCore:
             row = self.row(note_id)
             read = self.vault.read(row.path)
             ft = FileText.parse(decode(read.data))
-            body = self.attachments.rebased(ft.body, written_at, row.path, moving=moving)
+            body = rebased(self.vault, ft.body, written_at, row.path, moving=moving)
             if body != ft.body:
                 data = ft.with_body(body).render().encode("utf-8")
                 state = self.vault.write(row.path, data, unchanged=read.state)

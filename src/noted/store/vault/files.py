@@ -144,6 +144,10 @@ class Vault:
             return False
         return not self._ignore.match_file(rel)
 
+    def follows(self, rel: str) -> bool:
+        """Whether ``rel`` is a file of a note noted follows: a note's (``is_note_path``) or in ``.trash/``."""
+        return rel.startswith(TRASH + "/") or self.is_note_path(rel)
+
     def check_followed(self, rel: str, *, folder: bool = False) -> str:
         """``rel``, the name of a note (or notebook) noted makes; refused when noted would not
         follow it (``.gitignore`` ignores it): git would not keep it, nor a fresh profile see it."""

@@ -6,8 +6,8 @@ which are ``import`` (the person's, as an import's are). A file whose content ha
 read is nothing new (so noted's own writes, seen again by the watcher, change nothing). A new path
 whose content matches a note whose file has gone is that note moved: it keeps its id, history,
 chats and vectors. A note whose file has gone is moved to noted's trash (restoring it writes the
-file back); a file that comes back to its path brings the note back. A trashed note's file is
-followed in ``.trash/`` too (``noted.store.vault.trash``).
+file back); a file that comes back to its path brings the note back, and one ``.gitignore`` comes to
+ignore counts as gone. A trashed note's file is followed in ``.trash/`` too (``noted.store.vault.trash``).
 """
 
 from __future__ import annotations
@@ -148,8 +148,9 @@ class Follower:
         for rel in paths:
             if has_bad_name(rel):  # (the scan lists it as skipped)
                 continue
-            if rel == ".gitignore":
+            if rel == ".gitignore":  # the notes it ignores now are followed no more: as if gone
                 vault.reload_ignore()
+                gone |= {r.note_id: r for r in ledger.all_notes() if r.present and not vault.follows(r.path)}
             full = vault.root / rel
             if full.is_dir() and not full.is_symlink():
                 if not vault.skipped_dir(rel):
@@ -299,10 +300,10 @@ class Follower:
         return None
 
     def _gone(self, row: NoteFile) -> int:
-        """The file of a note went outside noted: the note goes to noted's trash, its row kept (or
-        following its file, when that is in ``.trash/``: ``trashed_copy``)."""
+        """The file of a note went outside noted, or is one ``.gitignore`` ignores now (left as it is): the
+        note goes to noted's trash, its row kept (or following its file in ``.trash/``: ``trashed_copy``)."""
         store = self.store
-        if os.path.lexists(store.vault.root / row.path):
+        if store.vault.follows(row.path) and os.path.lexists(store.vault.root / row.path):
             return 0
         if in_trash(row.path):  # deleted from .trash/: the note stays, a restore writes it from the mirror
             with store.mirror.db.write() as conn:

@@ -38,6 +38,10 @@ class NoteNames:
         named = [p for p in by_name.get(posixpath.basename(name).casefold(), []) if f"/{p}".endswith(ending)]
         return by_path[min(named, key=lambda p: (p.count("/"), p))] if named else None
 
+    def at(self, rel: str) -> str | None:
+        """The id of the note whose file is ``rel`` (any case), or None."""
+        return self._notes()[0].get(posixpath.normpath(rel).casefold())
+
     def _notes(self) -> tuple[dict[str, str], dict[str, list[str]]]:
         cursor = self.store.mirror.latest_cursor()
         if self._known is None or self._known[0] != cursor:

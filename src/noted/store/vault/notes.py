@@ -16,6 +16,7 @@ from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
 from noted.store.vault.files import ABSENT, FileChanged, Skipped, decode
 from noted.store.vault.follow import drop_bare_tags
+from noted.store.vault.rebase import rebased
 from noted.store.vault.text import FileText, inline_tags, yaml_time
 from noted.store.vault.trash import in_trash, trashed_copy
 
@@ -150,7 +151,7 @@ class Notes(VaultPart):
                 same = wanted.casefold() == rel.casefold() and not self.vault.taken(wanted, by=rel)
                 target = self.vault.check_followed(wanted if same else self.vault.free_name(here, name))
         ft = ft.titled(title, PurePosixPath(target).stem)  # (a name taken, or not renamed in .trash/)
-        ft = ft.with_body(self.attachments.place(self.attachments.rebased(ft.body, rel, target), target))
+        ft = ft.with_body(self.attachments.place(rebased(self.vault, ft.body, rel, target), target))
         data = ft.render().encode("utf-8")
         moved = target != rel and read is not None
         if moved:  # first: a write after a move is put back with it after a crash (``moves``)

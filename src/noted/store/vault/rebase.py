@@ -1,0 +1,58 @@
+"""Relative links that keep leading where they did when the note that holds them moves.
+
+``rebased`` rewrites a moved note's relative Markdown and HTML links to files and notes (see its
+docstring); ``noted.store.vault.base.VaultCore.rebase`` and a note's move call it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from urllib.parse import quote
+
+from noted.markdown import LinkSpan, link_spans, replace_spans
+from noted.store.vault.attachments import md_path
+from noted.store.vault.files import Vault
+
+
+def rebased(vault: Vault, body: str, old_rel: str, new_rel: str, *, moving: str = "") -> str:
+    """``body`` of a note whose file moves from ``old_rel`` to ``new_rel``, each relative Markdown
+    or HTML link that led from the old folder to a file (a note, an image) made to lead there
+    from the new one; links into ``moving`` (a folder moved with the note) are left alone, as
+    are links from the root, wiki links (found by name) and URLs.
+
+    A link out of the old folder (``../Secret/plan.md``) can only be read from it, so it is
+    made to lead to the same path whether or not a file is there: whether it was rewritten must
+    not tell a caller limited to some notebooks that a file outside them exists. A link into
+    the old folder is rewritten only when its file is there (else it may be read from the root)."""
+    old, new = old_rel.rpartition("/")[0], new_rel.rpartition("/")[0]
+    if old == new or "](" not in body and "=" not in body and "]:" not in body:
+        return body
+
+    def led_to(target: str) -> str:
+        path = md_path(target)
+        led = posixpath.normpath(posixpath.join(old, path)) if path and not path.startswith("/") else ""
+        if not led or led in (".", "..") or led.startswith("../"):
+            return ""
+        if moving and f"{led}/".startswith(f"{moving}/"):
+            return ""
+        leaves = posixpath.relpath(led, old or ".").startswith("../")
+        return led if leaves or vault.state(led) is not None else ""
+
+    leads = {span.start: led for span in link_spans(body, in_code=True) if (led := led_to(span.target))}
+    if not leads:
+        return body  # (the Markdown parse that finds code is the costly part)
+    replacements: list[tuple[LinkSpan, str]] = []
+    for span in link_spans(body):
+        there = leads.get(span.start)
+        if there is None:
+            continue
+        moved = posixpath.relpath(there, new or ".")
+        raw = span.target.strip()
+        bracketed = raw.startswith("<") and raw.endswith(">")
+        raw = raw.removeprefix("<").removesuffix(">") if bracketed else raw
+        cut = min((i for i in (raw.find("#"), raw.find("?")) if i >= 0), default=len(raw))
+        written = moved if bracketed or "%" not in raw[:cut] else quote(moved, safe="/")
+        if not bracketed:
+            written = written.replace(" ", "%20")
+        replacements.append((span, ("<{}>" if bracketed else "{}").format(written + raw[cut:])))
+    return replace_spans(body, replacements)
