@@ -139,3 +139,29 @@ def test_under_a_scope_a_big_notebook_matches_only_titles_inside_it(
     assert search.search("-notebook:Deep", folder_ids=scope).total == 3
     assert search.search("number -notebook:Big", folder_ids=scope).total == 6
     assert search.search("notebook:*", folder_ids=scope).total == 6
+
+
+@pytest.mark.parametrize(
+    ("query", "total"), [("tag:work", 15), ("number tag:work", 15), ("any:1 tag:work N1", 20)]
+)
+def test_a_listed_tag_filter_folds_each_tag_title_not_each_link(
+    store: SqliteStore, query: str, total: int
+) -> None:
+    """Listing a tag's notes once folded the tag title of every note-tag link (SQLite walked all
+    links and looked each one's tag up: 29,000 casefold calls, 18 ms of ``tag:x`` at 10,000 notes)."""
+    inbox = store.create_folder("Inbox", actor="user").id
+    for i in range(30):
+        note = store.create_note(NoteDraft(f"N{i}", f"the note number {i}", parent_id=inbox), actor="user")
+        store.tag_note(note.id, ["work", "home"] if i % 2 else ["home"], actor="user")
+    folded: list[str] = []
+
+    def casefold(value: object) -> object:
+        folded.append(str(value))
+        return value.casefold() if isinstance(value, str) else value
+
+    # This thread's connection, which the search reads through: the count below is its calls.
+    store.db.connection().create_scalar_function("casefold", casefold, 1, deterministic=True)
+    found = KeywordSearch(store).search(query, limit=100)
+    assert found.total == total  # the filter ran: notes tagged work (or titled N1…), not the others
+    links = 45
+    assert 0 < len(folded) < links  # each statement folds the 2 tag titles, whatever the links
