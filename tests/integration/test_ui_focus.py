@@ -399,13 +399,18 @@ async def test_the_move_dialogs_filter_is_framed_as_the_other_dialogs_fields(fix
             frames = {}
             for key, dialog in (("t", TextPrompt), ("m", NotebookPicker)):
                 await pilot.press(key)
-                await until(
-                    pilot, lambda d=dialog: isinstance(app.screen, d) and isinstance(app.focused, Input)
-                )
-                field = app.focused
-                assert isinstance(field, Input)
-                await until(pilot, lambda f=field: bool(left_edge(colourless(app, f))))
-                frames[key] = left_edge(colourless(app, field))
+
+                def drawn(opened: type = dialog) -> bool:
+                    field = app.focused
+                    return (
+                        isinstance(app.screen, opened)
+                        and isinstance(field, Input)
+                        and bool(left_edge(colourless(app, field)))
+                    )
+
+                await until(pilot, drawn)
+                assert isinstance(app.focused, Input)
+                frames[key] = left_edge(colourless(app, app.focused))
                 await pilot.press("escape")
                 await until(pilot, lambda: app.screen is app.workspace)
             # Not vacuous: the Move dialog's field had the half blocks (▊▊▊), focused or not.
