@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
 import pytest
+from tests.integration.test_ui_reader_images import screen_text
 from tests.integration.ui_support import HOUR, T0, Fixture, open_services, ready, until
 from textual import events
 from textual.pilot import Pilot
@@ -96,7 +97,12 @@ async def test_slash_narrows_the_list_as_typed_over_every_note_and_enter_keeps_i
         # only because the filter reads every note.
         wanted = ["Log 014", "Log 114", *(f"Log {n}" for n in range(140, 150))]
         await until(pilot, lambda: titles(notes) == wanted)
-        assert str(notes.border_title) == "All notes · 12 of 155 · filter: LOG 14 · by updated"
+        # What fits the pane's top edge at 120 columns, the words typed whole. Not vacuous: before,
+        # the whole title was set and drawn cut at its end: "All notes · 12 of 155 · filter…".
+        await until(pilot, lambda: "─ 12 of 155 · filter: LOG 14 ─" in screen_text(app))
+        assert notes.filter.title("All notes", "", " · by updated", 0) == (
+            "All notes · 12 of 155 · filter: LOG 14 · by updated"  # where there is room for it all
+        )
         await pilot.press("backspace")  # "LOG 1": widens again, live
         await until(pilot, lambda: len(notes.rows) == 69)  # the titles with a 1
         await pilot.press("4", "enter")

@@ -20,7 +20,7 @@ import pytest
 from tests.integration.test_ui_chat import ask, host, make_note, settle
 from tests.integration.test_ui_keys import open_settings, type_ahead
 from tests.integration.test_ui_screen_snapshots import _snapshots_folder  # noqa: F401 (a fixture: snapshots/)
-from tests.integration.ui_support import Fixture, build_profile, open_services, until, use_utc
+from tests.integration.ui_support import Fixture, build_profile, open_services, ready, until, use_utc
 from textual.app import App
 from textual.color import Color
 from textual.filter import NoColor
@@ -38,6 +38,8 @@ from noted.ui.chat.edits import EditCard
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.tool_call import ToolCallView
 from noted.ui.chat.views import ChatInput
+from noted.ui.dialogs.picker import NotebookPicker
+from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.screens.settings_nav import section_name, shown_sections
 from noted.ui.screens.settings_sections import widget_id
 from noted.ui.themes import bundled_themes
@@ -383,3 +385,35 @@ def test_chat_focus_without_colour(
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+# Dialogs ---------------------------------------------------------------------------------------
+
+
+async def test_the_move_dialogs_filter_is_framed_as_the_other_dialogs_fields(fixture: Fixture) -> None:
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot)
+            frames = {}
+            for key, dialog in (("t", TextPrompt), ("m", NotebookPicker)):
+                await pilot.press(key)
+
+                def drawn(opened: type = dialog) -> bool:
+                    field = app.focused
+                    return (
+                        isinstance(app.screen, opened)
+                        and isinstance(field, Input)
+                        and bool(left_edge(colourless(app, field)))
+                    )
+
+                await until(pilot, drawn)
+                assert isinstance(app.focused, Input)
+                frames[key] = left_edge(colourless(app, app.focused))
+                await pilot.press("escape")
+                await until(pilot, lambda: app.screen is app.workspace)
+            # Not vacuous: the Move dialog's field had the half blocks (▊▊▊), focused or not.
+            assert frames == {"t": "┏┃┗", "m": "┏┃┗"}
+    finally:
+        services.close()

@@ -628,3 +628,36 @@ async def test_enter_typed_ahead_of_the_settings_goes_to_a_setting_built_after_t
         # The MCP section is built after the screen's first frame; Enter waits for it.
         await until(pilot, lambda: screen.focused is not None and screen.focused.id == widget_id("mcp.port"))
         assert screen.built
+
+
+async def test_the_results_are_reached_and_used_by_keyboard_alone(
+    services: Services, fixture: Fixture
+) -> None:
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_search(pilot)
+        await _type(pilot, screen, "release")
+        assert len(screen.rows) == 3
+        field, results = screen.query_one(Input), screen.query_one("#search-results", OptionList)
+        await pilot.press("down")
+        assert results.has_focus and results.highlighted == 1
+        await pilot.press("j")
+        # Not vacuous: before, ↓ left the focus in the query and `j` was typed there ("releasej").
+        assert field.value == "release" and results.highlighted == 2
+        await pilot.press("g", "j", "G", "k", "k")
+        assert results.highlighted == 0 and results.has_focus
+        await pilot.press("up")  # above the first result is the query
+        assert field.has_focus and field.value == "release"
+        await pilot.press("down", "s")  # a key that types goes back to the query, typed there
+        assert field.has_focus and field.value == "releases"
+        asked = screen.answered
+        await pilot.press("backspace")
+        await until(pilot, lambda: screen.answered > asked and screen._timer is None)
+        await until(pilot, lambda: screen.answered == screen._asked)
+        assert len(screen.rows) == 3  # the query was not selected on coming back: one letter went
+        await pilot.press("up")
+        assert results.has_focus and results.highlighted == 2  # ↑ from the query: the previous (last)
+        chosen = screen.rows[2].note_id
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is app.workspace)
+        assert app.workspace.query_one(NoteViewer).note_id == chosen

@@ -1,5 +1,6 @@
 """Operations on one note: create, update, move, tags, completion, to-do, trash and restore, and
-putting back an older text (a revision, or the text before an edit being undone), and thinning
+putting back an older text (a revision, or the text before an edit being undone), undoing a
+change of tags (``undo_tags``: the tags it made go too once no note carries them), and thinning
 every note's old revisions.
 
 Each returns the note, a ``NoteChange`` (the note afterwards, and whether anything was written) or,
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError, PartlyDoneError
-from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, now_ms
+from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, Tag, now_ms
 from noted.ops.attachments import PickedFile, link_for
 from noted.ops.resolve import refuse_trashed
 from noted.store.protocol import Store
@@ -53,6 +54,7 @@ class NoteTags:
         added: The titles that were not on the note before and are now.
         removed: The titles asked to be removed that were on the note.
         not_on_note: The titles asked to be removed that were not on the note.
+        created: The tags the change made, as no tag had their title before.
     """
 
     note: Note
@@ -60,6 +62,7 @@ class NoteTags:
     added: tuple[str, ...]
     removed: tuple[str, ...]
     not_on_note: tuple[str, ...]
+    created: tuple[Tag, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -125,26 +128,42 @@ def edit_tags(
     store: Store, note_id: str, add: Sequence[str], remove: Sequence[str], *, actor: str
 ) -> NoteTags:
     """Add the tags ``add`` (created when missing) and take off ``remove`` (case does not matter)."""
-    for title in add:
-        clean_tag_title(title)
+    cleaned = [clean_tag_title(title) for title in add]
     with store.batch():
         note = store.get_note(note_id)
         tags = store.note_tags(note_id)
         before = {t.title.casefold() for t in tags}
-        adding = [t for t in add if t.strip().casefold() not in before]  # what is there stays unwritten
+        adding = [t for t in cleaned if t.casefold() not in before]  # what is there stays unwritten
         removing = [t for t in remove if t.strip().casefold() in before]
+        known = {tag.id for title in adding if (tag := store.find_tag(title)) is not None}
         if adding:
             store.tag_note(note_id, adding, actor=actor)
         if removing:
             store.untag_note(note_id, removing, actor=actor)
-        after = tuple(t.title for t in (store.note_tags(note_id) if adding or removing else tags))
+        now = store.note_tags(note_id) if adding or removing else tags
+    after = tuple(t.title for t in now)
     return NoteTags(
         note,
         after,
         added=tuple(t for t in after if t.casefold() not in before),
         removed=tuple(t for t in remove if t.casefold() in before),
         not_on_note=tuple(t for t in remove if t.casefold() not in before),
+        created=tuple(t for t in now if t.title.casefold() not in before and t.id not in known),
     )
+
+
+def undo_tags(store: Store, done: NoteTags, *, actor: str) -> NoteTags:
+    """Put back the tags ``done`` (an ``edit_tags``) changed on its note, and delete the tags it
+    made that no note carries any more (in the trash included) and that kept their title."""
+    with store.batch():
+        back = edit_tags(store, done.note.id, done.removed, done.added, actor=actor)
+        for made in done.created:
+            with contextlib.suppress(NotFoundError):  # deleted meanwhile: nothing to do
+                tag = store.get_tag(made.id)
+                held = any(store.list_notes(tag_id=tag.id, trashed=trashed) for trashed in (False, True))
+                if tag.title == made.title and not held:
+                    store.delete_tag(tag.id, actor=actor)
+    return back
 
 
 def set_tags(store: Store, note_id: str, titles: Sequence[str], *, actor: str) -> NoteTags:

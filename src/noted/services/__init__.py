@@ -240,6 +240,13 @@ class Services:
         if isinstance(self.store, VaultStore):
             self.store.start_watching()
 
+    def watch_problem(self) -> str:
+        """While a Markdown folder's outside changes are scanned for rather than watched, a line
+        saying so and why; "" while it is watched, and on the other backends."""
+        from noted.store.vault import VaultStore
+
+        return self.store.watch_problem if isinstance(self.store, VaultStore) else ""
+
     def vault_status(self) -> VaultStatus | None:
         """The Markdown folder's status, or None when the notes are not in one."""
         from noted.store.vault import VaultStore

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import Notify
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker
@@ -25,7 +26,7 @@ from noted.errors import NotedError
 from noted.services import Services
 from noted.settings import SettingChange
 from noted.settings.handles import MCP_ENABLED, UI_KEYMAP, UI_THEME
-from noted.ui import crash, setting_checks
+from noted.ui import crash, notices, setting_checks
 from noted.ui.background import Background
 from noted.ui.clipboard import pass_through_tmux
 from noted.ui.commands import (
@@ -174,6 +175,14 @@ class NotedApp(App[None]):
         would catch a blinking one off, and every field is covered here rather than each alone."""
         if self.is_headless and isinstance(event.widget, (Input, TextArea)):
             event.widget.cursor_blink = False
+        self.call_after_refresh(self._place_notices)  # once a pane shown for the focus is laid out
+
+    @on(Notify)
+    @on(TextArea.SelectionChanged)
+    def _place_notices(self) -> None:
+        """A notice, a focus move or a line typed: notices go where they hide no typing."""
+        if self._live():
+            notices.place(self.screen)
 
     def _settings_touched(self, changes: tuple[SettingChange, ...]) -> None:
         # Runs in whichever thread changed the setting: only post, never touch widgets.

@@ -93,8 +93,9 @@ class Background:
         worker = get_current_worker()
         store = self._services.store
         self._services.start_watching()  # a Markdown folder's outside changes reach the feed
-        waited = 0
+        waited, scanned = 0, ""
         while not worker.is_cancelled:
+            scanned = self._say_scanned(scanned)
             try:
                 if cursor is None:  # on Joplin this asks Joplin, which may be off when the app starts
                     cursor = store.latest_cursor()
@@ -109,6 +110,18 @@ class Background:
             waited = self._count_review(waited, bool(page.changes))
             if not page.has_more:
                 time.sleep(FOLLOW_SECONDS)
+
+    def _say_scanned(self, said: str) -> str:
+        """Say once that a Markdown folder is scanned rather than watched, and why (the status bar
+        keeps it while it lasts), and that it is watched again. Returns what is said now."""
+        problem = self._services.watch_problem()
+        if problem != said:
+            self._app.post_message(StatusPart("folder", "folder scanned, not watched" if problem else ""))
+            if problem:
+                self._app.notify(problem, title="Markdown folder", severity="warning", timeout=10)
+            elif said:
+                self._app.notify("Watched again: outside changes show at once.", title="Markdown folder")
+        return problem
 
     def _count_review(self, waited: int, changed: bool) -> int:
         """Put the number of changes and proposals that wait in the status bar: after changes, and

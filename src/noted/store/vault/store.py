@@ -146,6 +146,11 @@ class VaultStore(Parts):
             self._watcher = Watcher(self).start()
         return self._watcher
 
+    @property
+    def watch_problem(self) -> str:
+        """While outside changes are scanned for rather than watched, a line saying so and why."""
+        return "" if self._watcher is None else self._watcher.problem
+
     def notes_folder(self) -> Path:
         return self.vault.root
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,8 @@ class Watcher:
         self._ready = threading.Event()
         self._batches = 0
         """Batches applied since the watch last failed (``_run``)."""
+        self.problem = ""
+        """While the folder is scanned rather than watched, a line saying so and why (else "")."""
         self._thread = threading.Thread(target=self._run, name="noted-vault-watch", daemon=True)
 
     def start(self) -> Watcher:
@@ -69,12 +72,15 @@ class Watcher:
                 try:
                     self._watch(root)
                     return
-                except Exception:
+                except Exception as exc:
                     if not failing or self._batches:
                         log.warning(
                             "watching %s failed; scanning it every %d s instead", root, POLL_S, exc_info=True
                         )
                     failing, self._batches = True, 0
+                    self.problem = (
+                        f"Outside changes are picked up by a scan every {POLL_S} s: {_why(exc, root)}."
+                    )
                     self._ready.set()
                     self._safely(lambda: self.store.follower.scan())
                     self._stop.wait(POLL_S)
@@ -97,6 +103,7 @@ class Watcher:
         for batch in changes:
             if first:
                 first = False
+                self.problem = ""  # the watch holds (again)
                 self._ready.set()
                 self._safely(lambda: self.store.follower.scan())
             paths = self._relevant(root, {p for _, p in batch})
@@ -125,3 +132,13 @@ class Watcher:
             pass
         except Exception:
             log.exception("bringing the Markdown folder's changes into noted failed; the next change retries")
+
+
+def _why(error: Exception, root: Path) -> str:
+    """Why the watch failed, in the person's words (watchfiles names a path it cannot decode)."""
+    text = str(error) or type(error).__name__
+    found = re.search(r'decode path "(.*)" to string', text)
+    if found is None:
+        return f"the folder cannot be watched ({text})"
+    name = found.group(1).removeprefix(str(root)).lstrip("/")
+    return f'the folder cannot be watched while a name in it is not UTF-8 ("{name}": rename it)'

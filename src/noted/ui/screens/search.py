@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -95,32 +95,57 @@ def result_prompt(row: Hit, chosen: int = 0) -> Content:
 
 
 class ResultList(OptionList):
-    """The results; j/k move as ↑/↓ do."""
+    """The results, reached by ↓/↑ from the query; j/k move as ↓/↑ do, ↑ on the first result and
+    any key that types (one not bound here) go back to the query."""
 
     HELP = """\
 ## Results
 
 Best match first. Each shows the note's title and notebook, up to three sections that matched, best
 first (`§ 2.1`, or `§ top` for text before the first heading), and a snippet. {search.next}/{search.previous}
-or **↓**/**↑** choose, {search.section} picks the next of its sections, **Enter** opens the note scrolled
-to the section in the accent colour, with the words it was found by marked as a find marks them
-({note.find.next}/{note.find.previous} go through them; they stay until another note or a find
-replaces them).
+or **↓**/**↑** choose, {search.first}/{search.last} go to the first/last, {search.section} picks the
+next of its sections, **Enter** opens the note scrolled to the section in the accent colour, with the
+words it was found by marked as a find marks them ({note.find.next}/{note.find.previous} go through
+them; they stay until another note or a find replaces them). **↑** on the first result, or a key that
+types, goes back to the query.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Next", show=False, id="search.next", tooltip="Next result"),
         Binding("k", "cursor_up", "Previous", show=False, id="search.previous", tooltip="Previous result"),
+        Binding("g", "first", "First", show=False, id="search.first", tooltip="First result"),
+        Binding("G", "last", "Last", show=False, id="search.last", tooltip="Last result"),
     ]
+
+    @dataclass
+    class Left(Message):
+        """The person went back to the query: ↑ on the first result, or ``typed`` a character."""
+
+        typed: str = ""
+
+    def action_cursor_up(self) -> None:
+        if self.highlighted:
+            super().action_cursor_up()
+        else:
+            self.post_message(self.Left())
+
+    def on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character and event.key not in self.screen.active_bindings:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Left(event.character))
 
 
 class QueryField(Input):
-    """The query. ↑/↓ choose a result and Enter opens it, so they say so (not Input's "Scroll Up",
-    "Scroll Down" and "Submit") in the key bar and in F1's list."""
+    """The query. ↓/↑ go to the results (the next or the previous) and Enter opens the highlighted
+    one, so they say so (not Input's "Scroll Up", "Scroll Down" and "Submit") in the key bar and in
+    F1's list."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down", "screen.move(1)", "Next", show=False, id="search.down", tooltip="Next result"),
-        Binding("up", "screen.move(-1)", "Previous", show=False, id="search.up", tooltip="Previous result"),
+        Binding("down", "screen.to_results(1)", "Next", show=False, id="search.down",
+                tooltip="Next result"),
+        Binding("up", "screen.to_results(-1)", "Previous", show=False, id="search.up",
+                tooltip="Previous result"),
         Binding("enter", "submit", "Open", id="search.open",
                 tooltip="Open the highlighted result at the section shown in colour"),
     ]  # fmt: skip
@@ -133,9 +158,10 @@ class SearchScreen(ReportsWorkerFailures, Over[Chosen | None]):
 ## Search
 
 Results follow as you type. {search.mode} switches between **keyword**, **meaning** (close in
-sense, even without the same words) and **both**. {search.down}/{search.up} choose, {search.section}
-picks a result's next section, **Enter** opens the note at the section that matched, {search.close}
-closes.
+sense, even without the same words) and **both**. {search.down}/{search.up} go to the results (the
+next or the previous), where {search.next}/{search.previous} choose too and a key that types comes
+back here; {search.section} picks a result's next section, **Enter** opens the note at the section
+that matched, {search.close} closes.
 
 Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR), and filters:
 `notebook:Work` `tag:plan` `title:word` `body:word` `type:todo` `iscompleted:0`
@@ -188,7 +214,11 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         with Vertical(id="search-box"):
             with Horizontal(id="search-prompt"):
                 yield Label(self._mode_label(), id="search-mode")
-                yield QueryField(placeholder='words, "a phrase", notebook:Work, tag:plan…', id="search-input")
+                yield QueryField(  # back from the results, typing goes on where it was, replacing nothing
+                    placeholder='words, "a phrase", notebook:Work, tag:plan…',
+                    id="search-input",
+                    select_on_focus=False,
+                )
             message = Label("", id="search-message")
             message.display = False
             yield message
@@ -259,10 +289,19 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             self.app.post_message(ReadAhead((self.rows[event.option_index].note_id,)))
 
     # Choosing ----------------------------------------------------------------------------------
-    def action_move(self, step: int) -> None:
+    def action_to_results(self, step: int) -> None:
+        """From the query into the results, on the next (or previous) one; j/k then move there."""
         results = self.query_one(ResultList)
         if results.option_count:
             results.highlighted = ((results.highlighted or 0) + step) % results.option_count
+            results.focus()
+
+    @on(ResultList.Left)
+    def _to_query(self, event: ResultList.Left) -> None:
+        field = self.query_one(QueryField)
+        field.focus()
+        if event.typed:
+            field.insert_text_at_cursor(event.typed)
 
     def action_next_section(self) -> None:
         results = self.query_one(ResultList)

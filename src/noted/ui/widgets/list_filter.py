@@ -11,12 +11,21 @@ matches are shown a page at a time, as the list shows its notes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from rich.cells import cell_len
 
 from noted.ui.data import PAGE_SIZE, NoteRow
 
 POOL = 50_000
 """The most notes a filter reads: a source with more is filtered over its first ``POOL``."""
+
+
+def fitting(titles: Sequence[str], room: int) -> str:
+    """The first of ``titles`` (fullest first) that fits in ``room`` cells (0: any), else the last:
+    a pane's title while it filters keeps the words typed in sight, dropping the rest first."""
+    return next((title for title in titles if room <= 0 or cell_len(title) <= room), titles[-1])
 
 
 def title_words(text: str) -> tuple[str, ...]:
@@ -104,6 +113,13 @@ class ListFilter:
     def next_page(self, shown: int) -> list[NoteRow]:
         """The matches after the first ``shown``, a page of them (the cursor neared the end)."""
         return self.matches[shown : shown + PAGE_SIZE]
+
+    def title(self, name: str, marked: str, sort: str, room: int) -> str:
+        """The list's title while it filters, ``All notes · 12 of 340 · filter: foo · by updated``,
+        fitted to ``room`` cells: the sort goes first, then the name; the words typed stay."""
+        count, words = f"{self.count()}{marked}", f"filter: {self.text.strip()}"
+        full = f"{name} · {count} · {words}"
+        return fitting((f"{full}{sort}", full, f"{count} · {words}", words), room)
 
     def count(self) -> str:
         """How many notes match, of how many: ``12 of 340`` (the list's title says it, with the filter)."""

@@ -203,8 +203,7 @@ holds the words, {app.search} searches the notes' text and meaning for them.
                 self.source = source
                 self.border_title = self._title()
             return
-        self.source = source
-        self._total = None
+        self.source, self._total = source, None
         self.filter.end(None)  # another notebook: its notes unfiltered
         self.marked.clear()
         self._range = None
@@ -297,15 +296,16 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         count = (
             f"{len(self.rows)}{'+' if self._has_more else ''}" if self._total is None else f"{self._total:,}"
         )
-        # The marked count before the sort: a narrow list cuts the title's end, and the count is
-        # what triage acts on.
+        # The marked count before the sort, which a narrow list cuts first: triage acts on it.
         marked = f" · {len(self.marked)} marked" if self.marked else ""
-        if self._range is not None:
-            marked += " (v ends)"
+        marked += " (v ends)" if self._range is not None else ""
         sort = f" · by {_SORT_LABEL.get(self.order, self.order)}"
-        if self.filter.narrowing:  # "All notes · 12 of 340 · filter: foo · by updated"
-            count, sort = self.filter.count(), f" · filter: {self.filter.text.strip()}{sort}"
+        if self.filter.narrowing:  # fitted to the top edge, less its corners and "─ " and " ─"
+            return self.filter.title(self.source.title, marked, sort, self.outer_size.width - 6)
         return f"{self.source.title} · {count}{marked}{sort}"
+
+    def on_resize(self) -> None:
+        self.border_title = self._title()  # a filter's title fits the width
 
     @on(NoteTriage.Done)
     def _triaged(self, message: NoteTriage.Done) -> None:

@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from rich.cells import cell_len
-
 from noted.models import FolderNode
 from noted.ui.data import NoteSource, SourceKind
-from noted.ui.widgets.list_filter import title_words
+from noted.ui.widgets.list_filter import fitting, title_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +104,7 @@ class TreeFilter:
             return name
         words = f"filter: {self.text.strip()}"
         count = f"{len(self.shown.matches):,} of {self.shown.total:,}"
-        fitting = (f"{name} · {count} · {words}", f"{name} · {words}", words)
-        return next((title for title in fitting if room <= 0 or cell_len(title) <= room), words)
+        return fitting((f"{name} · {count} · {words}", f"{name} · {words}", words), room)
 
     def end(self, current: str | None) -> str | None:
         """Clear the filter; the line for the cursor: the one it was on before (or, once the filter

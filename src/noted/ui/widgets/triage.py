@@ -137,10 +137,9 @@ class NoteTriage:
 
             def one(note: NoteMeta) -> Callable[[], object] | bool:
                 done = ops.edit_tags(self._store, note.id, add, remove, actor=ACTOR_USER)
-                back = (list(done.removed), list(done.added))
-                if not done.added and not done.removed:
+                if not done.changed:
                     return False
-                return lambda: ops.edit_tags(self._store, note.id, *back, actor=ACTOR_USER)
+                return lambda: ops.undo_tags(self._store, done, actor=ACTOR_USER)
 
             self._each("tagging notes", notes, one, "Tags changed on {n}.", "No tags changed.")
 

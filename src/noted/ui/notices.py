@@ -1,0 +1,49 @@
+"""Where notices (Textual's toasts) show: never over the field being typed in.
+
+Textual stacks them at the bottom right, where the chat's message box and the prompts' fields are:
+the person could not see what they typed for a notice's five seconds, or, on a small terminal, see
+the box at all. ``place`` puts the notices on the side of the screen (top or bottom) with more room
+beside the focused field, no taller than that room. A field taller than half the screen (the
+editor) keeps only its cursor's line clear. Nothing focused for typing: Textual's place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.css.query import NoMatches
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
+
+RACK_ID = "textual-toastrack"
+"""The id Textual gives the notices' container on each screen."""
+
+
+def place(screen: Screen[Any]) -> None:
+    """Move ``screen``'s notices off its focused field (called on a notice and on a focus move)."""
+    try:
+        rack = screen.get_child_by_id(RACK_ID)
+    except NoMatches:  # notifications off (Pilot's default)
+        return
+    band = _typing_band(screen.focused, screen.size.height)
+    if band is None:
+        rack.remove_class("-top")
+        rack.styles.max_height = None
+        return
+    above, below = band.y, screen.size.height - band.bottom - 1  # the rack keeps a row below it
+    rack.set_class(above > below, "-top")
+    rack.styles.max_height = max(above, below, 1)
+
+
+def _typing_band(widget: Widget | None, height: int) -> Region | None:
+    """The rows to keep clear: the field being typed in, or its cursor's line if it is tall."""
+    if isinstance(widget, TextArea) and widget.read_only:
+        return None
+    if not isinstance(widget, (Input, TextArea)) or not widget.region.area:
+        return None
+    region = widget.region
+    if region.height * 2 <= height:
+        return region
+    return Region(region.x, widget.cursor_screen_offset.y, region.width, 1)

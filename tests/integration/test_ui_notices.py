@@ -1,0 +1,76 @@
+"""Notices never hide the field being typed in (Pilot, real profile).
+
+Textual stacks its notices at the bottom right, where the chat's message box is: at 120×40 a notice
+covered the box for its five seconds while the person typed, at 60×15 the whole box.
+"""
+
+from __future__ import annotations
+
+import pytest
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual.geometry import Offset
+from textual.widget import Widget
+from textual.widgets import Input
+
+from noted.ui.app import NotedApp
+from noted.ui.chat.views import ChatInput
+from noted.ui.screens.search import SearchScreen
+
+LONG = "The index is being rebuilt after the model changed; search by meaning waits for it."
+
+
+def _notices(app: NotedApp) -> int:
+    return len(app.screen.query("Toast"))
+
+
+def _covered(field: Widget) -> list[Offset]:
+    """The cells of ``field`` where something else is drawn (the notices are on a layer above)."""
+    screen = field.screen
+    cells = [
+        Offset(x, y)
+        for y in range(field.region.y, field.region.bottom)
+        for x in range(field.region.x, field.region.right)
+    ]
+    return [cell for cell in cells if screen.get_widget_at(*cell)[0] is not field]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (60, 15)], ids=["120x40", "60x15"])
+async def test_a_notice_leaves_the_chat_box_in_view(fixture: Fixture, size: tuple[int, int]) -> None:
+    services = open_services(fixture.root, ai_enabled="true", ai_provider="fake")
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await ready(pilot)
+            await pilot.press("ctrl+t")
+            await until(pilot, lambda: isinstance(app.focused, ChatInput))
+            box = app.focused
+            assert isinstance(box, ChatInput)
+            await pilot.press("h", "i")
+            app.notify(LONG, title="Search")
+            app.notify("Saved", timeout=4)
+            await until(pilot, lambda: _notices(app) == 2)
+            # Not vacuous: the notices are on screen, and before they sat on the box's rows.
+            assert _covered(box) == []
+            assert box.text == "hi"
+    finally:
+        services.close()
+
+
+async def test_a_notice_leaves_the_search_field_in_view(fixture: Fixture) -> None:
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await ready(pilot)
+            await pilot.press("ctrl+f")
+            await until(
+                pilot, lambda: isinstance(app.screen, SearchScreen) and isinstance(app.focused, Input)
+            )
+            field = app.focused
+            assert isinstance(field, Widget)
+            app.notify(LONG)
+            await until(pilot, lambda: _notices(app) == 1)
+            assert _covered(field) == []  # a field at the top keeps them at the bottom
+            assert app.screen.query_one("Toast").region.bottom > app.screen.size.height // 2
+    finally:
+        services.close()
