@@ -99,8 +99,15 @@ class JoplinServer:
 
     def start(self) -> None:
         """Start the server on its port; tries three times, as the port freed by a ``stop`` can be
-        held for a moment by another test's connection (Joplin then exits at once)."""
+        held for a moment by another test's connection (Joplin then exits at once).
+
+        The script's start empties ``server.log``: the last run's is kept as ``server.N.log`` first,
+        so a restart (``revive``, a test that stops and starts Joplin) loses no log.
+        """
         for attempt in range(3):
+            log = self.profile / "server.log"
+            if log.is_file():
+                log.replace(self.profile / f"server.{len(list(self.profile.glob('server.*.log'))) + 1}.log")
             try:
                 self._script("start", str(self.profile), str(self.port), self.token)
                 break
@@ -145,8 +152,6 @@ class JoplinServer:
         """
         log = self.profile / "server.log"
         said = log.read_text(encoding="utf-8", errors="replace")[-3000:] if log.is_file() else "(no log)"
-        if log.is_file():
-            log.replace(self.profile / f"server.{secrets.token_hex(3)}.log")
         self._script("stop", str(self.profile))
         self.port = free_port()  # its own port may have been taken meanwhile
         self.start()
