@@ -23,7 +23,7 @@ import subprocess
 import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,8 +99,15 @@ class JoplinServer:
 
     def start(self) -> None:
         """Start the server on its port; tries three times, as the port freed by a ``stop`` can be
-        held for a moment by another test's connection (Joplin then exits at once)."""
+        held for a moment by another test's connection (Joplin then exits at once).
+
+        The script's start empties ``server.log``: the last run's is kept as ``server.N.log`` first,
+        so a restart (``revive``, a test that stops and starts Joplin) loses no log.
+        """
         for attempt in range(3):
+            log = self.profile / "server.log"
+            if log.is_file():
+                log.replace(self.profile / f"server.{len(list(self.profile.glob('server.*.log'))) + 1}.log")
             try:
                 self._script("start", str(self.profile), str(self.port), self.token)
                 break
@@ -145,8 +152,6 @@ class JoplinServer:
         """
         log = self.profile / "server.log"
         said = log.read_text(encoding="utf-8", errors="replace")[-3000:] if log.is_file() else "(no log)"
-        if log.is_file():
-            log.replace(self.profile / f"server.{secrets.token_hex(3)}.log")
         self._script("stop", str(self.profile))
         self.port = free_port()  # its own port may have been taken meanwhile
         self.start()
@@ -188,6 +193,30 @@ class JoplinServer:
         answer.raise_for_status()
         return answer.json() if answer.content else None
 
+    def _edit_database(self, edit: Callable[[sqlite3.Connection], object]) -> None:
+        """Change Joplin's own database in one transaction while it runs, never holding a lock
+        while waiting for Joplin.
+
+        Joplin records each change after it has answered (``ItemChange.add``, not awaited) in a
+        transaction that takes the read lock, then the write lock, and is given up after 20 s of
+        refusals. A write that took the write lock and then waited for Joplin's read lock to commit
+        (``sqlite3``'s 30 s) deadlocked with it: Joplin gave up first, the rejection went unhandled
+        and ended Joplin, and every later Joplin test of the worker found it "not reachable". So
+        the lock is taken whole (``BEGIN EXCLUSIVE``, which holds nothing when refused) or not at
+        all, and asked again a moment later: Joplin's transaction, never blocked, ends meanwhile.
+        """
+        database = sqlite3.connect(self.profile / "database.sqlite", timeout=0, isolation_level=None)
+        try:
+            wait_for(lambda: _began(database), what="Joplin's database to be free", timeout=60, interval=0.05)
+            try:
+                edit(database)
+            except BaseException:
+                database.execute("ROLLBACK")
+                raise
+            database.execute("COMMIT")
+        finally:
+            database.close()
+
     def as_if_encrypted(self, note_id: str) -> None:
         """Make a note what Joplin holds for one that came by sync end-to-end encrypted and that it
         could not decrypt (no master password here): empty title and body, ``encryption_applied``.
@@ -195,16 +224,13 @@ class JoplinServer:
         The terminal app's ``e2ee enable`` does not turn encryption on without its keychain, so the
         state is written into Joplin's own database, where its Data API reads it at each request.
         """
-        database = sqlite3.connect(self.profile / "database.sqlite", timeout=30)
-        try:
-            with database:
-                database.execute(
-                    "UPDATE notes SET title = '', body = '', encryption_applied = 1, "
-                    "encryption_cipher_text = 'JED01000022' WHERE id = ?",
-                    (note_id,),
-                )
-        finally:
-            database.close()
+        self._edit_database(
+            lambda database: database.execute(
+                "UPDATE notes SET title = '', body = '', encryption_applied = 1, "
+                "encryption_cipher_text = 'JED01000022' WHERE id = ?",
+                (note_id,),
+            )
+        )
 
     def restart_change_log(self, *, gone: Sequence[str] = (), after: int = 0) -> None:
         """Make Joplin as after its "delete local data and re-download": the same notes (but those
@@ -213,14 +239,13 @@ class JoplinServer:
 
         Written into Joplin's database, as re-downloading needs a sync target that holds the notes.
         """
-        database = sqlite3.connect(self.profile / "database.sqlite", timeout=30)
-        try:
-            with database:
-                database.execute("DELETE FROM item_changes")
-                database.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'item_changes'", (after,))
-                database.executemany("DELETE FROM notes WHERE id = ?", [(i,) for i in gone])
-        finally:
-            database.close()
+
+        def edit(database: sqlite3.Connection) -> None:
+            database.execute("DELETE FROM item_changes")
+            database.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'item_changes'", (after,))
+            database.executemany("DELETE FROM notes WHERE id = ?", [(i,) for i in gone])
+
+        self._edit_database(edit)
 
     def wipe(self) -> None:
         """Erase every note, notebook, tag and attachment, so the next store starts empty.
@@ -253,6 +278,17 @@ class JoplinServer:
         """A noted store on this Joplin, its sidecar in ``root``."""
         root.mkdir(parents=True, exist_ok=True)
         return JoplinStore.open(root, url=self.url, token=self.token, read_deadline=read_deadline)
+
+
+def _began(database: sqlite3.Connection) -> bool:
+    """Whether ``BEGIN EXCLUSIVE`` took the whole lock; False (holding nothing) while another holds any."""
+    try:
+        database.execute("BEGIN EXCLUSIVE")
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc):
+            raise
+        return False
+    return True
 
 
 _lock = threading.Lock()
