@@ -318,8 +318,8 @@ class Follower:
         moved = trashed_copy(store, row) if note is not None else None
         with store.mirror.db.write() as conn:
             if moved is not None:  # nothing lost: a save based on the note as it was writes there
-                rel, state = moved
-                store.ledger.put_note(conn, NoteFile(row.note_id, rel, row.path, *_state(state), row.hash))
+                rel, state = moved  # noted put no bytes there: no hash, so emptying the trash keeps it
+                store.ledger.put_note(conn, NoteFile(row.note_id, rel, row.path, *_state(state), ""))
                 return 1
             if trashed:  # A change made meanwhile: a save based on the note as it was is refused (a
                 # conflict that keeps both), not written back from the mirror over what only the
