@@ -370,9 +370,10 @@ class Follower:
         known = {row.path: row for row in store.ledger.all_notes()}
         changed: set[str] = set()
         seen: set[str] = set()
+        fresh: set[str] = set()  # new folders (whatever their name: ``x.md/`` too)
         for folder, notes in store.vault.walk():
             if folder and store.ledger.folder_at(folder) is None:
-                changed.add(folder)
+                fresh.add(folder)
             for rel in notes:
                 seen.add(rel)
                 row, state = known.get(rel), store.vault.state(rel)
@@ -382,17 +383,16 @@ class Follower:
         gone = {
             r.note_id: r for r in known.values() if r.path not in seen and r.present and not in_trash(r.path)
         }
-        gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in changed]
+        gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in fresh]
         gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
-        files = {p for p in changed if p.endswith(".md")}
-        self._folders(changed - files)
+        self._folders(fresh)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen and path not in store.vault.bad_names:
                     store.ledger.skip(conn, path, None)
             for path, why in store.vault.bad_names.items():
                 store.ledger.skip(conn, path, why)
-        return self._apply(files, gone, gone_dirs, progress)
+        return self._apply(changed, gone, gone_dirs, progress)
 
 
 def _state(state: FileState) -> tuple[int, int]:
