@@ -65,6 +65,20 @@ def test_a_body_without_its_final_newline_keeps_the_files_one() -> None:
     assert FileText.parse("no newline").with_body("x").render() == "x"
 
 
+def test_a_link_to_a_heading_or_its_text_holds_no_tag() -> None:
+    """``[setup](#setup)`` was read as the tag ``setup``, and removing that tag left ``[setup]()``:
+    a link's target and text, Markdown or wiki, are no tags to Obsidian. Not vacuous: the tags
+    beside them still count, in brackets or parentheses too."""
+    body = (
+        "# A\n## Setup\nSee [setup](#setup), [#setup](other.md), [[#Setup]], [[a2#Setup|#setup]] "
+        "and ![[a2#setup]], [the #setup step](x.md), (#kept) [#also] #setup/sub.\n"
+    )
+    ft = FileText.parse(body)
+    assert ft.tags() == ["kept", "also", "setup/sub"]
+    assert ft.replace_inline_tag("setup", None).body == body
+    assert ft.replace_inline_tag("setup", "run").body == body.replace("#setup/sub", "#run/sub")
+
+
 def test_inline_tags_are_renamed_and_removed_in_place() -> None:
     ft = FileText.parse("a #old b #old/sub c #older\n")
     assert ft.replace_inline_tag("old", "new").body == "a #new b #new/sub c #older\n"

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from noted.errors import InvalidInputError
-from noted.markdown import code_ranges
+from noted.markdown import MD_LINK, WIKI_LINK, code_ranges
 from noted.store.rules import read_title
 from noted.store.transfer.common import TODO_KEYS, dump_yaml, iso_utc, key_line, load_yaml, safe_name, to_ms
 
@@ -257,12 +257,15 @@ def front_tags(data: dict[str, Any]) -> list[str]:
 
 
 def inline_tags(body: str) -> list[re.Match[str]]:
-    """Inline ``#tag`` matches outside code and not a heading's marker; digits alone are no tag."""
+    """Inline ``#tag`` matches outside code and links (a link's target or text: ``[a](#setup)``,
+    ``[[#Setup]]``, as Obsidian reads them) and not a heading's marker; digits alone are no tag."""
     found = [m for m in _INLINE_TAG.finditer(body) if m.group(1).rstrip("/") and not m.group(1).isdigit()]
     if not found:
         return []  # most notes: no Markdown parse at all (it is the costliest part of reading a file)
-    code = code_ranges(body)
-    return [m for m in found if not any(a <= m.start() < b for a, b in code)]
+    skip = code_ranges(body)
+    if "](" in body or "[[" in body:
+        skip += [m.span() for pattern in (MD_LINK, WIKI_LINK) for m in pattern.finditer(body)]
+    return [m for m in found if not any(a <= m.start() < b for a, b in skip)]
 
 
 def _first(data: dict[str, Any], keys: tuple[str, ...]) -> object:
