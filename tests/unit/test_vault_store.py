@@ -305,6 +305,24 @@ def test_a_folder_named_like_a_note_is_a_notebook(vault: Path, tmp_path: Path, w
         assert {f.title for f in store.list_folders()} >= {"x.md", "empty.md"}
 
 
+def test_a_notes_file_replaced_by_a_folder_of_its_name_is_a_note_deleted_outside(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The note stayed live with no file (the folder taken for its file), and an edit failed with
+    IsADirectoryError (exit 70). Now it goes to noted's trash, as a deleted file's note does, and
+    the folder is a notebook; a restore writes the note where it fits."""
+    with opened(vault, tmp_path / "p") as store:
+        inbox = by_title(store, "inbox")
+    (vault / "inbox.md").unlink()
+    (vault / "inbox.md").mkdir()
+    with opened(vault, tmp_path / "p") as store:
+        assert store.get_note(inbox).is_trashed
+        assert "inbox.md" in {f.title for f in store.list_folders()}
+        store.restore_note(inbox, actor="user")
+        store.update_note(inbox, NotePatch(append="more"), actor="user")
+        assert "more" in store.note_path(inbox).read_text() and (vault / "inbox.md").is_dir()
+
+
 def test_the_watcher_brings_an_outside_save_to_keyword_search(store: VaultStore, vault: Path) -> None:
     store.start_watching()
     keyword = KeywordSearch(store)

@@ -13,7 +13,6 @@ followed in ``.trash/`` too (``noted.store.vault.trash``).
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import replace
@@ -25,7 +24,7 @@ from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.sqlite.tags import Tags
-from noted.store.vault.files import FileState, ReadFile, Skipped, decode, has_bad_name
+from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
 from noted.store.vault.text import FileText
@@ -293,7 +292,7 @@ class Follower:
     def _moved(self, digest: str, gone: dict[str, NoteFile]) -> str | None:
         """The note whose file went and whose content was ``digest``: the file moved."""
         for row in self.store.ledger.notes_with_hash(digest):
-            if row.note_id in gone or not os.path.lexists(self.store.vault.root / row.path):
+            if row.note_id in gone or not file_at(self.store.vault.root / row.path):
                 gone.pop(row.note_id, None)
                 return row.note_id
         return None
@@ -302,7 +301,7 @@ class Follower:
         """The file of a note went outside noted: the note goes to noted's trash, its row kept (or
         following its file, when that is in ``.trash/``: ``trashed_copy``)."""
         store = self.store
-        if os.path.lexists(store.vault.root / row.path):
+        if file_at(store.vault.root / row.path):
             return 0
         if in_trash(row.path):  # deleted from .trash/: the note stays, a restore writes it from the mirror
             with store.mirror.db.write() as conn:
