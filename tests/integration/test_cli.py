@@ -300,8 +300,8 @@ def test_empty_trash_says_which_notes_of_a_markdown_folder_stayed_and_why(cli: C
     (root / ".trash" / "Inbox" / "Edited.md").write_text("words of my own\n")
     said = cli.ok("empty-trash", "--yes", *v).out
     assert said.strip() == (
-        "deleted 1 note for good; 1 note stayed in the trash: its file changed outside noted after it "
-        "was trashed (restore it, or delete the file yourself)"
+        "deleted 1 note for good; 1 note stayed in the trash: its file changed or moved there outside "
+        "noted (restore it, or delete the file yourself)"
     )
     assert [n["title"] for n in cli.json("notes", "--trash", *v)] == ["Edited"]
     assert cli.json("empty-trash", "--yes", *v) == {"deleted": 0, "stayed": 1, "held_notebooks": []}

@@ -17,11 +17,11 @@ from tests.support.documents import pdf_bytes
 from tests.support.images import image_bytes
 from tests.support.vaults import by_title, git, opened
 
-from noted.errors import InvalidInputError
+from noted.errors import InvalidInputError, NotFoundError
 from noted.models import NotePatch
 from noted.ops.attachments import Removal, add_from_path, attach_to_note, remove_attachment
 from noted.store.protocol import KeptFile
-from noted.store.vault import VaultStore
+from noted.store.transfer.exporter import export_markdown
 
 PHOTO = image_bytes(40, 20)
 DIAGRAM = image_bytes(30, 30, color="red")
@@ -152,14 +152,35 @@ def test_noted_deletes_only_a_file_it_wrote_and_only_unchanged(vault: Path, tmp_
 
 
 def test_a_link_out_of_the_folder_is_not_an_attachment(vault: Path, tmp_path: Path) -> None:
+    """A wiki link by name (``[[link.png]]``, found by walking the folder) took the symbolic link
+    for an attachment, and export copied the file outside the folder it leads to."""
     (tmp_path / "secret.png").write_bytes(PHOTO)
     (vault / "img" / "link.png").symlink_to(tmp_path / "secret.png")
-    (vault / "projects" / "other.md").write_text("# Other\n\n![](../../secret.png) ![](../img/link.png)\n")
-    store = VaultStore.open(vault, tmp_path / "p")
-    try:
+    (vault / "projects" / "other.md").write_text(
+        "# Other\n\n![](../../secret.png) ![](../img/link.png) [[link.png]] ![[link.png]]\n"
+    )
+    with opened(vault, tmp_path / "p") as store:
         assert store.list_resources(note_id=by_title(store, "Other")) == []
-    finally:
-        store.close()
+        export_markdown(store, tmp_path / "out")
+    assert b"".join(p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()).count(PHOTO) == 1
+
+
+def test_an_attachment_swapped_for_a_link_out_of_the_folder_is_never_read(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The file of an attachment replaced by a symbolic link since noted read it: its path was given
+    out (to the system opener, to export's ``copyfile``, which follows links)."""
+    (tmp_path / "secret.png").write_bytes(b"secret bytes")
+    with opened(vault, tmp_path / "p") as store:
+        [photo] = [r for r in store.list_resources(note_id=by_title(store, "Trip")) if r.title == "photo.png"]
+        (vault / "img" / "photo.png").unlink()
+        (vault / "img" / "photo.png").symlink_to(tmp_path / "secret.png")
+        with pytest.raises(NotFoundError, match="symbolic link"):
+            store.read_resource(photo.id)
+        with pytest.raises(NotFoundError, match="symbolic link"):
+            store.resource_path(photo.id)
+        export_markdown(store, tmp_path / "out")
+    assert b"secret bytes" not in [p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()]
 
 
 def snapshot(root: Path) -> dict[str, tuple[str, int]]:

@@ -250,15 +250,16 @@ def test_a_notes_file_found_in_the_trash_is_that_note_trashed_and_comes_back_fro
         store.restore_note(ids["n0"], actor="user")
         assert (vault / "nb0" / "n0.md").read_text() == "note 0\n"
         assert not (vault / ".trash" / "nb0" / "n0.md").exists()  # moved back, not written twice
-        assert store.empty_trash(actor="user") == 2
-        assert not (vault / ".trash" / "nb0").exists()
+        # Not noted's to delete (it did not put them there): they and their notes stay in the trash.
+        assert store.empty_trash(actor="user") == 0
+        assert {p.name for p in (vault / ".trash" / "nb0").iterdir()} == {"n1.md", "n2.md"}
 
 
 def test_a_note_deleted_outside_by_an_older_noted_comes_back_from_its_file_in_the_trash(
     vault: Path, tmp_path: Path
 ) -> None:
     """A profile an older noted left with the note "deleted outside" and its file in .trash/: a
-    restore moves that file back; emptying the trash removes it."""
+    restore moves that file back; emptying the trash keeps the other (noted did not put it there)."""
     notebook_of_ten(vault)
     with opened(vault, tmp_path / "profile") as store:
         ids = {m.title: m.id for m in store.list_notes()}
@@ -271,5 +272,5 @@ def test_a_note_deleted_outside_by_an_older_noted_comes_back_from_its_file_in_th
         store.restore_note(ids["n0"], actor="user")
         assert (vault / "nb0" / "n0.md").read_text() == "note 0\n"
         assert not (vault / ".trash" / "nb0" / "n0.md").exists()
-        assert store.empty_trash(actor="user") == 1
-        assert not (vault / ".trash" / "nb0").exists()
+        assert store.empty_trash(actor="user") == 0
+        assert (vault / ".trash" / "nb0" / "n1.md").exists() and store.get_note(ids["n1"]).is_trashed

@@ -286,6 +286,43 @@ def test_the_start_up_scan_catches_what_changed_while_noted_was_closed(vault: Pa
         assert by_title(store, "Brand new")
 
 
+@pytest.mark.parametrize("when", ["closed", "running"])
+def test_a_folder_named_like_a_note_is_a_notebook(vault: Path, tmp_path: Path, when: str) -> None:
+    """A new folder whose name ends in .md was taken for a note's file: every command, and the app's
+    start, failed with IsADirectoryError (exit 70). Not vacuous: the note inside is read from it."""
+    with opened(vault, tmp_path / "p") as store:
+        if when == "running":  # as the watcher hands it over
+            (vault / "x.md" / "empty.md").mkdir(parents=True)
+            (vault / "x.md" / "in.md").write_text("# Inside\n")
+            store.follower.apply(["x.md"])
+            assert store.get_folder(store.get_note(by_title(store, "Inside")).parent_id).title == "x.md"
+    if when == "closed":
+        (vault / "x.md" / "empty.md").mkdir(parents=True)
+        (vault / "x.md" / "in.md").write_text("# Inside\n")
+    with opened(vault, tmp_path / "p") as store:
+        inside = store.get_note(by_title(store, "Inside"))
+        assert store.get_folder(inside.parent_id).title == "x.md"
+        assert {f.title for f in store.list_folders()} >= {"x.md", "empty.md"}
+
+
+def test_a_notes_file_replaced_by_a_folder_of_its_name_is_a_note_deleted_outside(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The note stayed live with no file (the folder taken for its file), and an edit failed with
+    IsADirectoryError (exit 70). Now it goes to noted's trash, as a deleted file's note does, and
+    the folder is a notebook; a restore writes the note where it fits."""
+    with opened(vault, tmp_path / "p") as store:
+        inbox = by_title(store, "inbox")
+    (vault / "inbox.md").unlink()
+    (vault / "inbox.md").mkdir()
+    with opened(vault, tmp_path / "p") as store:
+        assert store.get_note(inbox).is_trashed
+        assert "inbox.md" in {f.title for f in store.list_folders()}
+        store.restore_note(inbox, actor="user")
+        store.update_note(inbox, NotePatch(append="more"), actor="user")
+        assert "more" in store.note_path(inbox).read_text() and (vault / "inbox.md").is_dir()
+
+
 def test_the_watcher_brings_an_outside_save_to_keyword_search(store: VaultStore, vault: Path) -> None:
     store.start_watching()
     keyword = KeywordSearch(store)

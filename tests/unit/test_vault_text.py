@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.support.cli import Cli
 
 from noted.errors import InvalidInputError
 from noted.store.vault.text import FileText
@@ -65,6 +68,20 @@ def test_a_body_without_its_final_newline_keeps_the_files_one() -> None:
     assert FileText.parse("no newline").with_body("x").render() == "x"
 
 
+def test_a_link_to_a_heading_or_its_text_holds_no_tag() -> None:
+    """``[setup](#setup)`` was read as the tag ``setup``, and removing that tag left ``[setup]()``:
+    a link's target and text, Markdown or wiki, are no tags to Obsidian. Not vacuous: the tags
+    beside them still count, in brackets or parentheses too."""
+    body = (
+        "# A\n## Setup\nSee [setup](#setup), [#setup](other.md), [[#Setup]], [[a2#Setup|#setup]] "
+        "and ![[a2#setup]], [the #setup step](x.md), (#kept) [#also] #setup/sub.\n"
+    )
+    ft = FileText.parse(body)
+    assert ft.tags() == ["kept", "also", "setup/sub"]
+    assert ft.replace_inline_tag("setup", None).body == body
+    assert ft.replace_inline_tag("setup", "run").body == body.replace("#setup/sub", "#run/sub")
+
+
 def test_inline_tags_are_renamed_and_removed_in_place() -> None:
     ft = FileText.parse("a #old b #old/sub c #older\n")
     assert ft.replace_inline_tag("old", "new").body == "a #new b #new/sub c #older\n"
@@ -118,3 +135,32 @@ def test_a_time_noted_cannot_keep_is_ignored_and_named_and_the_rest_is_read(line
     (said,) = text.time_problems()
     assert said.startswith(f"line 4: {problem}"), said
     assert FileText.parse("---\ncreated: 2024-02-29\ndone: true\n---\n").time_problems() == []
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "tags: [a]\ntags: [b]\n",  # YAML reads the last; the first was edited (its "a" lost)
+        "tags: 123\n",  # replaced by the new tag
+        "tags:\n  - x\n  - {a: b}\n",  # the mapping dropped
+        "tags:\n  - x\n  - null\n",  # the null dropped
+        "title: One\ntitle: Two\n",  # the title as YAML reads it, edited in the first key
+    ],
+)
+def test_front_matter_noted_cannot_edit_without_losing_a_value_is_refused(
+    front: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Adding a tag rewrote ``tags`` from what noted reads of it, dropping what it does not read
+    (and with ``tags`` twice, edited the key YAML does not read: the tag "not there", exit 0).
+    Not vacuous: the same command on a plain ``tags: [x]`` adds the tag (below)."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "n.md").write_text(f"---\n{front}---\nBody\n")
+    (vault / "plain.md").write_text("---\ntags: [x]\n---\nBody\n")
+    cli, v = Cli(tmp_path / "p", capsys), ("--vault", str(vault))
+    verb = ("edit", "Two", "--title", "Three") if front.startswith("title") else ("tag", "n", "new")
+    said = cli(*verb, *v)
+    assert said.code == 2 and len(said.err.strip().splitlines()) == 1, said
+    assert (vault / "n.md").read_text() == f"---\n{front}---\nBody\n"
+    cli.ok("tag", "plain", "new", *v)
+    assert (vault / "plain.md").read_text() == "---\ntags: [x, new]\n---\nBody\n"

@@ -179,3 +179,23 @@ def test_a_restore_meeting_a_link_in_the_trash_names_the_file(vault: Path, tmp_p
             store.restore_note(plan, actor=ACTOR_USER)
         assert '".trash/projects/plan.md"' in refused.value.message and refused.value.hint
         assert trashed.is_symlink() and store.get_note(plan).is_trashed  # nothing changed
+
+
+def test_emptying_the_trash_keeps_a_file_another_program_moved_there(vault: Path, tmp_path: Path) -> None:
+    """A note's file moved into .trash/ at its own path by the person (or their editor) is followed
+    there as that note trashed, but noted did not put it there: emptying the trash deleted it, as
+    its bytes were those noted last read. Not vacuous: a file noted moved there itself goes."""
+    (vault / "mine.md").write_text("mine\n")
+    with opened(vault, tmp_path / "p") as store:
+        mine, plan = by_title(store, "mine"), by_title(store, "Plan")
+    (vault / ".trash").mkdir()
+    (vault / "mine.md").rename(vault / ".trash" / "mine.md")  # while noted was closed
+    with opened(vault, tmp_path / "p") as store:
+        assert store.get_note(mine).is_trashed
+        store.trash_note(plan, actor=ACTOR_USER)
+        assert store.empty_trash(actor=ACTOR_USER) == 1  # the note noted trashed, its file with it
+        assert not (vault / ".trash" / "projects" / "plan.md").exists()
+        assert (vault / ".trash" / "mine.md").read_text() == "mine\n"
+        assert store.get_note(mine).is_trashed  # kept in the trash: restore it, or delete the file
+        store.restore_note(mine, actor=ACTOR_USER)
+        assert (vault / "mine.md").read_text() == "mine\n" and not (vault / ".trash" / "mine.md").exists()

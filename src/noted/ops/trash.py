@@ -61,7 +61,8 @@ def trash_contents(store: Store) -> TrashContents:
 @dataclass(frozen=True, slots=True)
 class Emptied:
     """What emptying the trash did. A note can stay: a Markdown folder deletes no file that changed
-    outside noted after noted moved it to ``.trash/``, so it keeps that note (and its notebooks). A
+    outside noted after noted moved it to ``.trash/``, nor one another program moved there, so it
+    keeps that note (and its notebooks). A
     notebook can stay: one holding a note or notebook that is not in the trash (Joplin on another
     machine, or a script, wrote it there) is kept, as erasing it would erase those."""
 
@@ -84,8 +85,8 @@ class Emptied:
             one = self.stayed == 1
             said += (
                 f"; {plural(self.stayed, 'note')} stayed in the trash: "
-                f"{'its file' if one else 'their files'} changed outside noted after "
-                f"{'it was' if one else 'they were'} trashed (restore {'it' if one else 'them'}, or delete "
+                f"{'its file' if one else 'their files'} changed or moved there outside noted "
+                f"(restore {'it' if one else 'them'}, or delete "
                 f"the file{'' if one else 's'} yourself)"
             )
         if self.held:

@@ -230,13 +230,13 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
     for resource, rel in plan.resources.values():
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
         try:
-            shutil.copyfile(store.resource_path(resource.id), stage / rel)
-        except FileNotFoundError:
             try:
+                shutil.copyfile(store.resource_path(resource.id), stage / rel)
+            except FileNotFoundError:
                 (stage / rel).write_bytes(store.read_resource(resource.id))
-            except NotFoundError as exc:  # a damaged profile: export is how its notes are rescued
-                missing.append(f'the attachment "{resource.title}" ({exc.message})')
-                continue
+        except NotFoundError as exc:  # a damaged profile (export is how its notes are rescued), a link
+            missing.append(f'the attachment "{resource.title}" ({exc.message})')
+            continue
         written[rel] = file_hash(stage / rel)
     # Last, so a staged folder without its manifest is never taken for a finished export.
     titles = {rel: r.title for r, rel in plan.resources.values() if rel in written and r.title != r.filename}

@@ -203,7 +203,9 @@ class Attachments:
             return found, False
         named = self._by_name().get(posixpath.basename(target).casefold(), [])
         ending = "/" + target.casefold()
-        named = [p for p in named if "/" not in target or ("/" + p.casefold()).endswith(ending)]
+        named = [  # (``_file``: a plain file, never a symbolic link)
+            p for p in named if ("/" not in target or ("/" + p.casefold()).endswith(ending)) and self._file(p)
+        ]
         return (min(named, key=lambda p: (p.count("/"), p)) if named else None), True
 
     def _beside(self, folder: str, target: str) -> str | None:

@@ -233,9 +233,8 @@ class VaultCore:
                 folder = self.folder_dir(note.parent_id)
                 stem = PurePosixPath(row.origin or row.path).stem
                 wanted = f"{folder}/{stem}.md".lstrip("/")
-                target = (
-                    wanted if wanted == row.path and not row.present else self.vault.free_name(folder, stem)
-                )
+                back = wanted == row.path and not row.present and not (self.vault.root / wanted).is_dir()
+                target = wanted if back else self.vault.free_name(folder, stem)
                 if not row.present:
                     self._rewrite(row, note, target)
                 else:

@@ -245,6 +245,8 @@ class Vault:
             raise FileNotFoundError(rel) from exc
         if stat.S_ISLNK(st.st_mode):
             raise link_skipped(rel)
+        if stat.S_ISDIR(st.st_mode):  # a folder of that name: no file there
+            raise FileNotFoundError(rel)
         if st.st_size > MAX_NOTE_BYTES:
             raise Skipped(
                 f"larger than {MAX_NOTE_BYTES // 1_000_000} MB", rel, hint="make it smaller, or move it out"
@@ -358,6 +360,12 @@ class Vault:
         while name.casefold() in taken:
             name, n = f"{stem} {n}{suffix}", n + 1
         return f"{folder}/{name}".lstrip("/")
+
+
+def file_at(path: Path) -> bool:
+    """Something that may be a note's file is at ``path`` (a file, a link): a folder there is not
+    (``x.md/`` is a notebook: the note's file went)."""
+    return os.path.lexists(path) and not (path.is_dir() and not path.is_symlink())
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -13,7 +13,6 @@ ignore counts as gone. A trashed note's file is followed in ``.trash/`` too (``n
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import replace
@@ -25,7 +24,7 @@ from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.sqlite.tags import Tags
-from noted.store.vault.files import FileState, ReadFile, Skipped, decode, has_bad_name
+from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
 from noted.store.vault.text import FileText
@@ -294,7 +293,7 @@ class Follower:
     def _moved(self, digest: str, gone: dict[str, NoteFile]) -> str | None:
         """The note whose file went and whose content was ``digest``: the file moved."""
         for row in self.store.ledger.notes_with_hash(digest):
-            if row.note_id in gone or not os.path.lexists(self.store.vault.root / row.path):
+            if row.note_id in gone or not file_at(self.store.vault.root / row.path):
                 gone.pop(row.note_id, None)
                 return row.note_id
         return None
@@ -303,7 +302,7 @@ class Follower:
         """The file of a note went outside noted, or is one ``.gitignore`` ignores now (left as it is): the
         note goes to noted's trash, its row kept (or following its file in ``.trash/``: ``trashed_copy``)."""
         store = self.store
-        if store.vault.follows(row.path) and os.path.lexists(store.vault.root / row.path):
+        if store.vault.follows(row.path) and file_at(store.vault.root / row.path):
             return 0
         if in_trash(row.path):  # deleted from .trash/: the note stays, a restore writes it from the mirror
             with store.mirror.db.write() as conn:
@@ -319,8 +318,8 @@ class Follower:
         moved = trashed_copy(store, row) if note is not None else None
         with store.mirror.db.write() as conn:
             if moved is not None:  # nothing lost: a save based on the note as it was writes there
-                rel, state = moved
-                store.ledger.put_note(conn, NoteFile(row.note_id, rel, row.path, *_state(state), row.hash))
+                rel, state = moved  # noted put no bytes there: no hash, so emptying the trash keeps it
+                store.ledger.put_note(conn, NoteFile(row.note_id, rel, row.path, *_state(state), ""))
                 return 1
             if trashed:  # A change made meanwhile: a save based on the note as it was is refused (a
                 # conflict that keeps both), not written back from the mirror over what only the
@@ -371,9 +370,10 @@ class Follower:
         known = {row.path: row for row in store.ledger.all_notes()}
         changed: set[str] = set()
         seen: set[str] = set()
+        fresh: set[str] = set()  # new folders (whatever their name: ``x.md/`` too)
         for folder, notes in store.vault.walk():
             if folder and store.ledger.folder_at(folder) is None:
-                changed.add(folder)
+                fresh.add(folder)
             for rel in notes:
                 seen.add(rel)
                 row, state = known.get(rel), store.vault.state(rel)
@@ -383,17 +383,16 @@ class Follower:
         gone = {
             r.note_id: r for r in known.values() if r.path not in seen and r.present and not in_trash(r.path)
         }
-        gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in changed]
+        gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in fresh]
         gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
-        files = {p for p in changed if p.endswith(".md")}
-        self._folders(changed - files)
+        self._folders(fresh)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen and path not in store.vault.bad_names:
                     store.ledger.skip(conn, path, None)
             for path, why in store.vault.bad_names.items():
                 store.ledger.skip(conn, path, why)
-        return self._apply(files, gone, gone_dirs, progress)
+        return self._apply(changed, gone, gone_dirs, progress)
 
 
 def _state(state: FileState) -> tuple[int, int]:

@@ -211,8 +211,9 @@ class Notes(VaultPart):
                 row = self.ledger.note(meta.id)
                 if row is None:
                     continue
-                if not row.present and (found := trashed_copy(self.core, row)) is not None:
-                    row = replace(row, path=found[0], size=found[1].size, mtime_ns=found[1].mtime_ns)
+                if not row.present and trashed_copy(self.core, row) is not None:
+                    kept.add(meta.id)  # moved there by another program: not noted's to delete
+                    continue
                 if row.present and in_trash(row.path):
                     try:
                         changed = self.vault.read(row.path).digest != row.hash

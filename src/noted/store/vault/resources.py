@@ -42,11 +42,20 @@ class Resources(VaultPart):
     """Attachments: files of the folder where they are, or (just attached) in the mirror."""
 
     def resource_path(self, resource_id: str) -> Path:
+        """The attachment's file; never one that is a symbolic link (``NotFoundError``): what it
+        leads to may be outside the folder, and nothing outside it is read (nor opened, nor copied)."""
         known = self.ledger.file(resource_id)
         if known is None:
             return self.mirror.resource_path(resource_id)
         self.mirror.get_resource(resource_id)  # NotFoundError names the id
-        return self.vault.path(known[0])
+        path = self.vault.path(known[0])
+        with contextlib.suppress(OSError):  # (missing: the caller's FileNotFoundError)
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                raise NotFoundError(
+                    f'the file of attachment "{resource_id}" is a symbolic link or not a plain file, '
+                    f"which noted does not read: {known[0]}"
+                )
+        return path
 
     def read_resource(self, resource_id: str) -> bytes:
         known = self.ledger.file(resource_id)
@@ -57,7 +66,7 @@ class Resources(VaultPart):
         if pending is not None:
             return pending
         try:
-            if not stat.S_ISREG(os.lstat(path).st_mode):
+            if not stat.S_ISREG(os.lstat(path).st_mode):  # (swapped since resource_path looked)
                 raise FileNotFoundError(path)
             return path.read_bytes()
         except OSError as exc:

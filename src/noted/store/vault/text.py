@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from noted.errors import InvalidInputError
-from noted.markdown import code_ranges
+from noted.markdown import MD_LINK, WIKI_LINK, code_ranges
 from noted.store.rules import read_title
 from noted.store.transfer.common import TODO_KEYS, dump_yaml, iso_utc, key_line, load_yaml, safe_name, to_ms
 
@@ -188,11 +188,18 @@ class FileText:
                 f'this note\'s front matter (between its "---" lines) is not YAML noted can read, so it'
                 f' cannot set "{name}" there; correct it in the file first'
             )
+        if key is not None and len(blocks[key]) > 1:  # YAML reads the last; an edit would lose one
+            raise InvalidInputError(
+                f'this note\'s front matter has "{key}" {len(blocks[key])} times, so noted cannot set'
+                f' "{name}" without losing one; keep one "{key}" in the file first'
+            )
         line = (
-            "" if value is None else _dump_key(key or name, value, front[slice(*blocks[key])] if key else "")
+            ""
+            if value is None
+            else _dump_key(key or name, value, front[slice(*blocks[key][0])] if key else "")
         )
         if key is not None:
-            start, end = blocks[key]
+            start, end = blocks[key][0]
             front = front[:start] + line + front[end:]
         else:
             front = front + ("" if not front or front.endswith("\n") else "\n") + line
@@ -206,6 +213,11 @@ class FileText:
         """Front-matter ``tags`` set to ``tags`` (removed when empty), in the style the file used."""
         data = self.fields()
         old = data.get("tags", data.get("tag"))
+        if odd := _not_tags(old):  # (rewritten from the tags noted reads, it would be dropped)
+            raise InvalidInputError(
+                f"this note's front-matter tags hold {dump_yaml(odd[0], flow=True).strip()}, which is no"
+                " tag, so noted cannot change them without losing it; edit the tags in the file"
+            )
         value: object = None
         if tags:
             value = ", ".join(tags) if isinstance(old, str) else list(tags)
@@ -256,13 +268,26 @@ def front_tags(data: dict[str, Any]) -> list[str]:
     return [t for t in tags if t]
 
 
+def _not_tags(value: object) -> list[object]:
+    """What of front-matter ``tags`` is no tag to ``front_tags`` (a number alone, a mapping, a null
+    item…): ``with_tags`` would drop it."""
+    if value is None or isinstance(value, str):
+        return []
+    if not isinstance(value, list):
+        return [value]
+    return [t for t in value if isinstance(t, bool) or not isinstance(t, str | int | float)]
+
+
 def inline_tags(body: str) -> list[re.Match[str]]:
-    """Inline ``#tag`` matches outside code and not a heading's marker; digits alone are no tag."""
+    """Inline ``#tag`` matches outside code and links (a link's target or text: ``[a](#setup)``,
+    ``[[#Setup]]``, as Obsidian reads them) and not a heading's marker; digits alone are no tag."""
     found = [m for m in _INLINE_TAG.finditer(body) if m.group(1).rstrip("/") and not m.group(1).isdigit()]
     if not found:
         return []  # most notes: no Markdown parse at all (it is the costliest part of reading a file)
-    code = code_ranges(body)
-    return [m for m in found if not any(a <= m.start() < b for a, b in code)]
+    skip = code_ranges(body)
+    if "](" in body or "[[" in body:
+        skip += [m.span() for pattern in (MD_LINK, WIKI_LINK) for m in pattern.finditer(body)]
+    return [m for m in found if not any(a <= m.start() < b for a, b in skip)]
 
 
 def _first(data: dict[str, Any], keys: tuple[str, ...]) -> object:
@@ -284,19 +309,20 @@ def yaml_time(ms: int) -> str:
     return iso_utc(ms, "seconds")
 
 
-def _key_blocks(front: str) -> dict[str, tuple[int, int]]:
-    """Each top-level key's span in the front matter: its line and the indented or list lines below."""
-    blocks: dict[str, tuple[int, int]] = {}
+def _key_blocks(front: str) -> dict[str, list[tuple[int, int]]]:
+    """Each top-level key's spans in the front matter (one, unless the key is repeated): its line
+    and the indented or list lines below."""
+    blocks: dict[str, list[tuple[int, int]]] = {}
     key, start, offset = None, 0, 0
     for line in front.splitlines(keepends=True):
         match = _KEY.match(line) if line[:1] not in (" ", "\t", "-", "#", "\n") else None
         if match or (line.strip() and line[:1] not in (" ", "\t", "-")):
             if key is not None:
-                blocks.setdefault(key, (start, offset))
+                blocks.setdefault(key, []).append((start, offset))
             key, start = (match.group(2), offset) if match else (None, offset)
         offset += len(line)
     if key is not None:
-        blocks.setdefault(key, (start, offset))
+        blocks.setdefault(key, []).append((start, offset))
     return blocks
 
 

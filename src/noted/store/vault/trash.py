@@ -49,7 +49,8 @@ def changed_in_trash(vault: Vault, rows: Iterable[NoteFile]) -> Iterator[str]:
 def trashed_copy(store: VaultCore, row: NoteFile) -> tuple[str, FileState] | None:
     """The note's file found in ``.trash/`` at its path there (``NAME 2.md``… when that was taken),
     with the content noted last knew and no other note's: moved there by a noted that stopped half
-    way through trashing it, or by another program. Its note is trashed, not deleted."""
+    way through trashing it, or by another program. Its note is trashed, not deleted; its row has
+    no hash (noted put no bytes there), so emptying the trash keeps the file."""
     folder, _, name = f"{TRASH}/{row.path}".rpartition("/")
     same = re.compile(re.escape(PurePosixPath(name).stem) + r"(?: ([0-9]+))?\.md")
     try:
