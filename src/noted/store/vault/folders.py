@@ -34,7 +34,7 @@ class Folders(VaultPart):
             )
             with self.core.db.write() as conn:
                 self.ledger.put_folder(conn, folder.id, path)
-            self.vault.path(path).mkdir(parents=True)
+            self.vault.make_dir(self.vault.path(path))  # taken away again when the batch fails
         return folder
 
     def folder_parent(self, parent_id: str) -> str:
@@ -103,5 +103,5 @@ class Folders(VaultPart):
             ids = descendants(self.mirror.list_folders(include_trashed=True), folder_id)
             for fid in ids:
                 if not self.mirror.get_folder(fid).is_trashed:
-                    self.vault.path(self.core.folder_dir(fid)).mkdir(parents=True, exist_ok=True)
+                    self.vault.make_dir(self.vault.path(self.core.folder_dir(fid)))
             self.core.place(self._notes_in(ids), actor=actor)

@@ -1,0 +1,36 @@
+"""Refusals in the Markdown folder that wrote anyway, and the default notebook found again.
+
+Each test ran against the code before its fix and failed there (said per test)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.vaults import opened
+
+from noted.errors import InvalidInputError
+from noted.models import ACTOR_USER, NoteDraft
+from noted.ops.notes import DEFAULT_NOTEBOOK, create_note
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("hi\n")
+    return root
+
+
+def test_a_create_refused_for_its_name_makes_no_notebook(vault: Path, tmp_path: Path) -> None:
+    # Before: the Inbox folder was made and stayed; the next scan recorded it as made outside.
+    (vault / ".gitignore").write_text("*.secret.md\n")
+    with opened(vault, tmp_path / "p") as store:
+        cursor = store.latest_cursor()
+        with pytest.raises(InvalidInputError, match="gitignore"):
+            create_note(store, NoteDraft(title="x.secret", body=""), actor=ACTOR_USER)
+        assert not (vault / DEFAULT_NOTEBOOK).exists()
+    with opened(vault, tmp_path / "p") as store:  # its scan would take in a folder left behind
+        assert [f.title for f in store.list_folders()] == [vault.name]
+        assert store.changes_since(cursor).changes == ()
+
