@@ -34,3 +34,16 @@ def test_a_create_refused_for_its_name_makes_no_notebook(vault: Path, tmp_path: 
         assert [f.title for f in store.list_folders()] == [vault.name]
         assert store.changes_since(cursor).changes == ()
 
+
+def test_the_default_notebook_is_found_again_when_a_file_holds_its_name(vault: Path, tmp_path: Path) -> None:
+    # Before: each create made another notebook ("Inbox 2", "Inbox 3"…), as it looked for "Inbox".
+    (vault / DEFAULT_NOTEBOOK).write_text("a file, not a folder\n")
+    with opened(vault, tmp_path / "p") as store:
+        first = create_note(store, NoteDraft(title="a", body=""), actor=ACTOR_USER)
+        second = create_note(store, NoteDraft(title="b", body=""), actor=ACTOR_USER)
+        assert (first.notebook_created, second.notebook_created) == (True, False)
+        assert second.note.parent_id == first.note.parent_id
+    with opened(vault, tmp_path / "p") as store:  # found again by a fresh start too
+        third = create_note(store, NoteDraft(title="c", body=""), actor=ACTOR_USER)
+        assert third.note.parent_id == first.note.parent_id
+    assert sorted(p.name for p in vault.iterdir()) == [DEFAULT_NOTEBOOK, f"{DEFAULT_NOTEBOOK} 2", "a.md"]

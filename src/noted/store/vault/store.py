@@ -84,7 +84,7 @@ class VaultStore(Parts):
         mirror.takers.update(resources.takers())
         self.file_links, self.file_notebook = resources.file_links, resources.file_notebook
         self.keep_beside = resources.keep_beside
-        self.folder_parent = folders.folder_parent
+        self.folder_parent, self.top_folder_title = folders.folder_parent, folders.top_folder_title
         self._watcher: Watcher | None = None
 
     @classmethod
