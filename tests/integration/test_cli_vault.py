@@ -140,6 +140,25 @@ def test_a_profile_inside_the_folder_is_not_read_as_notebooks(cli: Cli, vault: P
     assert "noted-profile" not in inside.ok("vault", "status", "--vault", str(vault)).out
 
 
+def test_a_profile_that_is_the_folder_or_holds_it_or_a_missing_folder_is_refused_writing_nothing(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--profile ~/notes --vault ~/notes init`` put vault.db, noted.log and two notebooks made of
+    the profile's folders into the person's folder; a missing folder left noted.log behind."""
+    before = sorted(vault.rglob("*"))
+    same = Cli(vault, capsys, init=False)("init", "--vault", str(vault))
+    assert (same.code, len(same.err.splitlines())) == (ExitCode.BAD_INPUT, 1), same.err
+    assert sorted(vault.rglob("*")) == before
+    holder = tmp_path / "holder"
+    (holder / "notes").mkdir(parents=True)
+    holds = Cli(holder, capsys, init=False)("init", "--vault", str(holder / "notes"))
+    assert (holds.code, len(holds.err.splitlines())) == (ExitCode.BAD_INPUT, 1), holds.err
+    assert [p.name for p in holder.iterdir()] == ["notes"]
+    missing = Cli(tmp_path / "fresh", capsys, init=False)("init", "--vault", str(tmp_path / "missing"))
+    assert (missing.code, len(missing.err.splitlines())) == (ExitCode.REFUSED, 1), missing.err
+    assert not (tmp_path / "fresh").exists()
+
+
 def test_a_note_file_deleted_while_its_note_is_in_the_editor_is_a_conflict_that_keeps_both(
     cli: Cli, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
