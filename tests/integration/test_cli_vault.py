@@ -283,3 +283,16 @@ def test_an_import_into_the_folder_writes_a_creation_time_only_when_the_file_had
     (dated,) = vault.rglob("Dated.md")
     assert plain.read_text() == "# Plain\n\nNo front matter.\n"
     assert "created: '2024-03-01T10:00:00Z'" in dated.read_text()
+
+
+def test_an_import_refused_by_the_folder_names_the_file(cli: Cli, vault: Path, tmp_path: Path) -> None:
+    """The body starts with front matter the folder cannot read, and the file sets tags: the
+    refusal ("cannot set "tags" there") did not say which of the files it was."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "fine.md").write_text("# Fine\n")
+    (source / "odd.md").write_text("---\ntags: [z]\n---\n---\ntitle: [oops\n---\nbody\n")
+    refused = cli("import", str(source), "--vault", str(vault))
+    assert refused.code == ExitCode.BAD_INPUT and refused.err.count("\n") == 1, refused.err
+    assert refused.err.startswith("noted: odd.md: this note's front matter") and '"tags"' in refused.err
+    assert not list(vault.rglob("Fine.md"))  # (the refused slice wrote nothing)
