@@ -10,8 +10,8 @@ import pytest
 from tests.support.vaults import opened
 
 from noted.errors import InvalidInputError
-from noted.models import ACTOR_USER, NoteDraft
-from noted.ops.notes import DEFAULT_NOTEBOOK, create_note
+from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.ops.notes import DEFAULT_NOTEBOOK, create_note, update_note
 
 
 @pytest.fixture
@@ -47,3 +47,23 @@ def test_the_default_notebook_is_found_again_when_a_file_holds_its_name(vault: P
         third = create_note(store, NoteDraft(title="c", body=""), actor=ACTOR_USER)
         assert third.note.parent_id == first.note.parent_id
     assert sorted(p.name for p in vault.iterdir()) == [DEFAULT_NOTEBOOK, f"{DEFAULT_NOTEBOOK} 2", "a.md"]
+
+
+def test_a_save_past_the_size_the_folder_reads_is_refused_writing_nothing(
+    vault: Path, tmp_path: Path
+) -> None:
+    # Before: the 5.4 MB save was written (and said done); after it the note was skipped as larger
+    # than 5 MB, and every edit of it refused.
+    big, bigger = "x" * 4_800_000 + "\n", "y" * 5_400_000 + "\n"
+    with opened(vault, tmp_path / "p") as store:
+        note = create_note(store, NoteDraft(title="Big", body=big), actor=ACTOR_USER).note
+        (path,) = vault.rglob("Big.md")
+        before = path.read_bytes()
+        with pytest.raises(InvalidInputError, match="larger than 5 MB") as refused:
+            update_note(store, note.id, NotePatch(body=bigger), actor=ACTOR_USER)
+        assert "\n" not in str(refused.value)
+        with pytest.raises(InvalidInputError, match="larger than 5 MB"):
+            create_note(store, NoteDraft(title="Bigger", body=bigger), actor=ACTOR_USER)
+        assert path.read_bytes() == before and not list(vault.rglob("Bigger.md"))
+        update_note(store, note.id, NotePatch(append="still editable"), actor=ACTOR_USER)
+        assert store.get_note(note.id).body.endswith("still editable\n")
