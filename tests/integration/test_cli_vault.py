@@ -164,7 +164,9 @@ def test_a_note_file_deleted_while_its_note_is_in_the_editor_is_a_conflict_that_
 ) -> None:
     """The save wrote the file back from noted's record, silently (exit 0): without its
     front-matter title and the keys only the file held. Now the deletion is a change made
-    meanwhile: exit 3, the person's text a conflict copy, the note in the trash as it was."""
+    meanwhile: exit 3, the person's text a conflict copy, the note in the trash as it was. The
+    line said "changed while you edited it" with a diff: the save's rollback undid the trashing it
+    had just recorded, so the note was not yet in the trash when the line was worded."""
     v = ("--vault", str(vault))
     note_file = vault / "file.md"
     note_file.write_text("---\ntitle: Real Title\ntags: [work]\ncustom: keep me\n---\nbody\n")
@@ -179,7 +181,8 @@ def test_a_note_file_deleted_while_its_note_is_in_the_editor_is_a_conflict_that_
     monkeypatch.setenv("EDITOR", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}")
     result = cli("edit", "Real Title", *v)
     assert result.code == EXIT_CONFLICT, result
-    assert "kept both" in result.err and not note_file.exists()
+    assert "moved to the trash while you edited it" in result.err and not note_file.exists()
+    assert f"--vault {vault} restore " in result.err and "diff <(" not in result.err
     (copy,) = vault.glob("Real Title (conflict copy *.md")
     assert copy.read_text().endswith("\nbody\nmore\n")
     (trashed,) = cli.json("notes", "--trash", *v)
