@@ -140,12 +140,33 @@ def test_a_profile_inside_the_folder_is_not_read_as_notebooks(cli: Cli, vault: P
     assert "noted-profile" not in inside.ok("vault", "status", "--vault", str(vault)).out
 
 
+def test_a_profile_that_is_the_folder_or_holds_it_or_a_missing_folder_is_refused_writing_nothing(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--profile ~/notes --vault ~/notes init`` put vault.db, noted.log and two notebooks made of
+    the profile's folders into the person's folder; a missing folder left noted.log behind."""
+    before = sorted(vault.rglob("*"))
+    same = Cli(vault, capsys, init=False)("init", "--vault", str(vault))
+    assert (same.code, len(same.err.splitlines())) == (ExitCode.BAD_INPUT, 1), same.err
+    assert sorted(vault.rglob("*")) == before
+    holder = tmp_path / "holder"
+    (holder / "notes").mkdir(parents=True)
+    holds = Cli(holder, capsys, init=False)("init", "--vault", str(holder / "notes"))
+    assert (holds.code, len(holds.err.splitlines())) == (ExitCode.BAD_INPUT, 1), holds.err
+    assert [p.name for p in holder.iterdir()] == ["notes"]
+    missing = Cli(tmp_path / "fresh", capsys, init=False)("init", "--vault", str(tmp_path / "missing"))
+    assert (missing.code, len(missing.err.splitlines())) == (ExitCode.REFUSED, 1), missing.err
+    assert not (tmp_path / "fresh").exists()
+
+
 def test_a_note_file_deleted_while_its_note_is_in_the_editor_is_a_conflict_that_keeps_both(
     cli: Cli, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The save wrote the file back from noted's record, silently (exit 0): without its
     front-matter title and the keys only the file held. Now the deletion is a change made
-    meanwhile: exit 3, the person's text a conflict copy, the note in the trash as it was."""
+    meanwhile: exit 3, the person's text a conflict copy, the note in the trash as it was. The
+    line said "changed while you edited it" with a diff: the save's rollback undid the trashing it
+    had just recorded, so the note was not yet in the trash when the line was worded."""
     v = ("--vault", str(vault))
     note_file = vault / "file.md"
     note_file.write_text("---\ntitle: Real Title\ntags: [work]\ncustom: keep me\n---\nbody\n")
@@ -160,7 +181,8 @@ def test_a_note_file_deleted_while_its_note_is_in_the_editor_is_a_conflict_that_
     monkeypatch.setenv("EDITOR", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}")
     result = cli("edit", "Real Title", *v)
     assert result.code == EXIT_CONFLICT, result
-    assert "kept both" in result.err and not note_file.exists()
+    assert "moved to the trash while you edited it" in result.err and not note_file.exists()
+    assert f"--vault {vault} restore " in result.err and "diff <(" not in result.err
     (copy,) = vault.glob("Real Title (conflict copy *.md")
     assert copy.read_text().endswith("\nbody\nmore\n")
     (trashed,) = cli.json("notes", "--trash", *v)
@@ -264,3 +286,16 @@ def test_an_import_into_the_folder_writes_a_creation_time_only_when_the_file_had
     (dated,) = vault.rglob("Dated.md")
     assert plain.read_text() == "# Plain\n\nNo front matter.\n"
     assert "created: '2024-03-01T10:00:00Z'" in dated.read_text()
+
+
+def test_an_import_refused_by_the_folder_names_the_file(cli: Cli, vault: Path, tmp_path: Path) -> None:
+    """The body starts with front matter the folder cannot read, and the file sets tags: the
+    refusal ("cannot set "tags" there") did not say which of the files it was."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "fine.md").write_text("# Fine\n")
+    (source / "odd.md").write_text("---\ntags: [z]\n---\n---\ntitle: [oops\n---\nbody\n")
+    refused = cli("import", str(source), "--vault", str(vault))
+    assert refused.code == ExitCode.BAD_INPUT and refused.err.count("\n") == 1, refused.err
+    assert refused.err.startswith("noted: odd.md: this note's front matter") and '"tags"' in refused.err
+    assert not list(vault.rglob("Fine.md"))  # (the refused slice wrote nothing)

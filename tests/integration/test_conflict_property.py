@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support.backends import BACKENDS, open_backend
+from tests.support.backends import BACKENDS, open_backend, profile_dir
 from tests.support.joplin import shared_server
 
 from noted.cli import main
@@ -56,7 +56,7 @@ def other_process(backend: str, root: Path) -> Iterator[Store]:
     if backend == "sqlite":
         store = SqliteStore.open(root / "notes.db", root / "resources")
     elif backend == "vault":
-        store = VaultStore.open(root / "vault", root)
+        store = VaultStore.open(root / "vault", profile_dir(backend, root))
     else:
         store = shared_server(root.parent).store(root)
     try:
@@ -78,7 +78,9 @@ class Shell:
             self.backend, ()
         )
         self.capsys.readouterr()
-        code = main(["edit", note_id, *options, "--profile", str(self.root), *joplin])
+        code = main(
+            ["edit", note_id, *options, "--profile", str(profile_dir(self.backend, self.root)), *joplin]
+        )
         assert code == 0, self.capsys.readouterr().err
 
 

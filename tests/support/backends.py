@@ -28,6 +28,12 @@ class LocalStore(Store, HasDatabase, Protocol):
     SQLite store's own, or the Joplin store's sidecar)."""
 
 
+def profile_dir(name: str, root: Path) -> Path:
+    """The profile folder of backend ``name``'s store under ``root``: ``root``, but beside the
+    Markdown folder ``root/vault`` for that backend (a folder inside its profile is refused)."""
+    return root / "profile" if name == "vault" else root
+
+
 @contextmanager
 def open_backend(name: str, root: Path) -> Iterator[LocalStore]:
     """A new, empty store of backend ``name`` under ``root``, closed afterwards."""
@@ -41,7 +47,7 @@ def open_backend(name: str, root: Path) -> Iterator[LocalStore]:
         store = server.store(root)
     elif name == "vault":
         (root / "vault").mkdir(parents=True, exist_ok=True)
-        store = VaultStore.open(root / "vault", root)
+        store = VaultStore.open(root / "vault", profile_dir(name, root))
     else:  # pragma: no cover - a backend named in BACKENDS without a branch here
         raise ValueError(f"no test backend named {name!r}")
     try:

@@ -65,6 +65,7 @@ class CliContext:
                     hint=f"check --profile or NOTED_PROFILE; `{init}` makes one there, as does `noted` in a terminal",
                 )
             self.created = not self.profile.holds_notebook
+            Services.check_place(self.profile, backend="joplin" if self.joplin else None, vault=self.vault)
             profile = self.profile.ensure()
             setup_logging(profile.log_path)
             # A Markdown folder read for the first time is read here, with a bar on a terminal.

@@ -152,10 +152,13 @@ def save_text(
                 return Saved(None)
             if current.updated_time == base.updated_time and leaves_as_is(current, patch):
                 return Saved(current)  # a save that changes nothing writes nothing
-            note = store.update_note(
-                base.id, patch, actor=actor, base_updated_time=base.updated_time, session=session
-            )
-    except (ConflictError, NotFoundError):  # changed, or deleted for good, meanwhile
+            try:
+                note = store.update_note(
+                    base.id, patch, actor=actor, base_updated_time=base.updated_time, session=session
+                )
+            except ConflictError:  # inside: the batch keeps what the store caught up with (a file
+                return Saved(None)  # deleted outside: its note trashed), as the conflict shows it
+    except NotFoundError:  # deleted for good meanwhile
         return Saved(None)
     return Saved(note)
 

@@ -23,7 +23,7 @@ from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundE
 from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, Tag, now_ms
 from noted.ops.attachments import PickedFile, link_for
 from noted.ops.resolve import refuse_trashed
-from noted.store.protocol import Store
+from noted.store.protocol import HasFolderNames, Store
 from noted.store.revisions import labelled
 from noted.store.rules import clean_tag_title, clean_title
 
@@ -233,6 +233,8 @@ def create_note(
 
 
 def _top_level_notebook(store: Store, title: str, actor: str) -> tuple[str, bool]:
+    if isinstance(store, HasFolderNames):
+        title = store.top_folder_title(title)
     for folder in store.list_folders():
         if folder.parent_id == "" and folder.title == title:
             return folder.id, False

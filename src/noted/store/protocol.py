@@ -149,6 +149,11 @@ class HasFolderNames(Protocol):
         ``parent_id``, or ``""`` (the top of the folder) for the notebook of the folder's root."""
         ...
 
+    def top_folder_title(self, title: str) -> str:
+        """The title of the top-level notebook made for ``title``: ``title``, or ``title 2``… when
+        something that is not a notebook holds the name (so that notebook is found again)."""
+        ...
+
 
 @runtime_checkable
 class ReadsNotesFromText(Protocol):

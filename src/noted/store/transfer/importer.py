@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from noted.errors import NotedError
+from noted.errors import InvalidInputError, NotedError
 from noted.markdown import linked_ids
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
 from noted.store.protocol import HasFileLinks, ReadsNotesFromText, Store
@@ -297,9 +297,13 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
                 for i, file in enumerate(files, start=done + 1):
                     _add_attachments(store, scan, file, tokens, written)
                     body = _final_body(file.body, tokens)
-                    outcome = _apply(
-                        store, file, folder_ids[file.dir_key], body, tags, warnings, links.session
-                    )
+                    try:
+                        outcome = _apply(
+                            store, file, folder_ids[file.dir_key], body, tags, warnings, links.session
+                        )
+                    except InvalidInputError as exc:  # the store refused this file's text: say which
+                        exc.message = f"{file.rel}: {exc.message}"
+                        raise
                     counts[outcome] += 1
                     links.wrote(file.note_id, body if outcome != "unchanged" else "")
                     landed += 0 if store.capabilities.transactions else 1

@@ -266,6 +266,12 @@ class Vault:
         write landing after the rename is a change too. The file's permission bits are kept; the
         folder is fsynced so the rename survives a crash.
         """
+        if rel.endswith(NOTE_SUFFIX) and len(data) > MAX_NOTE_BYTES:  # it would be skipped, never read again
+            raise InvalidInputError(
+                f'"{rel}" would be {len(data) / 1_000_000:.1f} MB, larger than {MAX_NOTE_BYTES // 1_000_000} MB,'
+                " the most noted reads of a note in the Markdown folder; nothing was written",
+                hint="make the note smaller, or split it",
+            )
         path = self.path(rel, fresh=True)
         if path.is_symlink():
             raise InvalidInputError(f'"{rel}" is a symbolic link; noted does not write through links')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import PurePosixPath
 
 from noted.errors import InvalidInputError
@@ -34,8 +35,22 @@ class Folders(VaultPart):
             )
             with self.core.db.write() as conn:
                 self.ledger.put_folder(conn, folder.id, path)
-            self.vault.path(path).mkdir(parents=True)
+            self.vault.make_dir(self.vault.path(path))  # taken away again when the batch fails
         return folder
+
+    def top_folder_title(self, title: str) -> str:
+        """``HasFolderNames.top_folder_title``: the name ``create_folder`` gives at the top, or gave
+        (``Name 2`` when a file or a folder noted skips holds ``Name``)."""
+        name = safe_name(clean_title(title, "notebook title"), "")
+        taken: dict[str, str] = {}
+        with contextlib.suppress(OSError):
+            taken = {entry.casefold(): entry for entry in os.listdir(self.vault.root)}
+        candidate, n = name, 2
+        while candidate.casefold() in taken:
+            if self.vault.is_read_dir(taken[candidate.casefold()]):
+                return taken[candidate.casefold()]
+            candidate, n = f"{name} {n}", n + 1
+        return candidate
 
     def folder_parent(self, parent_id: str) -> str:
         """``HasFolderNames.folder_parent``: the root's notebook's sub-notebooks are at the top."""
@@ -103,5 +118,5 @@ class Folders(VaultPart):
             ids = descendants(self.mirror.list_folders(include_trashed=True), folder_id)
             for fid in ids:
                 if not self.mirror.get_folder(fid).is_trashed:
-                    self.vault.path(self.core.folder_dir(fid)).mkdir(parents=True, exist_ok=True)
+                    self.vault.make_dir(self.vault.path(self.core.folder_dir(fid)))
             self.core.place(self._notes_in(ids), actor=actor)

@@ -84,7 +84,7 @@ class VaultStore(Parts):
         mirror.takers.update(resources.takers())
         self.file_links, self.file_notebook = resources.file_links, resources.file_notebook
         self.keep_beside = resources.keep_beside
-        self.folder_parent = folders.folder_parent
+        self.folder_parent, self.top_folder_title = folders.folder_parent, folders.top_folder_title
         self._watcher: Watcher | None = None
 
     @classmethod
@@ -105,9 +105,7 @@ class VaultStore(Parts):
         Raises:
             ProfileError: the folder is missing, or the profile already follows another folder.
         """
-        if not root.is_dir():
-            what = "is not a folder" if root.exists() else "does not exist"
-            raise ProfileError(f"the Markdown folder {root} {what}", hint="check the path")
+        check_place(root, profile_dir)
         mirror = SqliteStore.open(
             profile_dir / SIDECAR_NAME, profile_dir / "vault-resources", thinning=thinning
         )
@@ -182,4 +180,25 @@ class VaultStore(Parts):
             yield
 
 
-__all__ = ["SIDECAR_NAME", "VaultStore", "sync_tags"]
+def check_place(root: Path, profile_dir: Path) -> None:
+    """Refuse, before anything is written, a Markdown folder ``root`` that is missing, or that is
+    the profile folder or lies inside it (a profile in a folder inside ``root`` is skipped there).
+
+    Raises:
+        ProfileError: the folder is missing.
+        InvalidInputError: the folder is the profile or inside it: noted's records would be read
+            as notes, or written among them.
+    """
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise ProfileError(f"the Markdown folder {root} {what}", hint="check the path")
+    folder, own = root.resolve(), profile_dir.resolve()
+    if folder == own or folder.is_relative_to(own):
+        where = "is the profile folder" if folder == own else f"is inside the profile folder {own}"
+        raise InvalidInputError(
+            f"the Markdown folder {folder} {where}; noted keeps its records in the profile, apart from the notes",
+            hint="give --profile a folder of its own, beside the notes or in a folder inside them",
+        )
+
+
+__all__ = ["SIDECAR_NAME", "VaultStore", "check_place", "sync_tags"]
