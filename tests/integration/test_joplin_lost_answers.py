@@ -1,0 +1,74 @@
+"""A write Joplin took in without answering is never called a failure, and leaves nothing unnamed.
+
+Each test puts a real Joplin behind ``DyingProxy``, which passes a write on and drops its answer,
+as a sweep of noted on a real Joplin found: the accepted proposal said "failed", the attachment
+stayed in Joplin linked by no note, and ``noted tag`` did not say which tags went on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from pathlib import Path
+
+import pytest
+from tests.support.joplin import JoplinServer, shared_server
+from tests.support.joplin_proxy import DyingProxy
+from tests.support.tools_env import make_env
+
+from noted.models import NoteDraft
+from noted.store.joplin import JoplinStore
+from noted.store.review import ProposalState
+from noted.store.sqlite.review import SqliteReview
+from noted.tools import proposals
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def joplin(tmp_path_factory: pytest.TempPathFactory) -> JoplinServer:
+    return shared_server(tmp_path_factory.getbasetemp())
+
+
+def _note(joplin: JoplinServer, tmp_path: Path, body: str = "old\n") -> str:
+    setup = joplin.store(tmp_path / "setup")
+    try:
+        folder = setup.create_folder(f"Lost {secrets.token_hex(3)}", actor="user")
+        return setup.create_note(NoteDraft("Plan", body, folder.id), actor="user").id
+    finally:
+        setup.close()
+
+
+async def test_an_accepted_proposal_whose_answer_was_lost_still_waits_and_is_not_written_twice(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """It was settled ``failed`` ("nothing was written") though its change was in the note, which
+    told the client to propose it again: a write twice."""
+    note_id = _note(joplin, tmp_path)
+    with DyingProxy(joplin.url, dies_at="PUT /notes") as proxy:
+        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
+        try:
+            env = make_env(store, tmp_path, enabled=("update_note",))
+            env.ctx.review = rows = SqliteReview(store.db)
+            waiting = dataclasses.replace(env.ctx, writes_wait=True)
+            answer = await env.registry.call("update_note", {"id": note_id, "body": "new\n"}, waiting)
+            assert answer.ok and answer.payload is not None, answer
+            proposal = rows.proposal(int(str(answer.payload["proposal"])[1:]))
+            applied = await proposals.apply(env.registry, proposal, env.ctx)
+        finally:
+            store.close()
+    assert proxy.died  # not vacuous: the write went to Joplin and its answer was dropped
+    assert joplin.api("GET", f"/notes/{note_id}", params={"fields": "body"})["body"] == "new\n"
+    assert applied.state is ProposalState.PENDING, applied
+    assert "may or may not have been saved" in applied.message and "still waits" in applied.message
+
+    store = joplin.store(tmp_path / "profile")  # Joplin answers again
+    try:
+        env = make_env(store, tmp_path, enabled=("update_note",))
+        env.ctx.review = rows = SqliteReview(store.db)
+        assert rows.proposal(proposal.id).state is ProposalState.PENDING
+        again = await proposals.apply(env.registry, rows.proposal(proposal.id), env.ctx)
+        assert again.state is ProposalState.PENDING and "nothing was written" in again.message
+        assert store.get_note(note_id).body == "new\n"
+    finally:
+        store.close()
