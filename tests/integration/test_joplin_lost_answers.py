@@ -16,6 +16,7 @@ from tests.support.joplin import JoplinServer, shared_server
 from tests.support.joplin_proxy import DyingProxy
 from tests.support.tools_env import make_env
 
+from noted.errors import NotedError
 from noted.models import NoteDraft
 from noted.store.joplin import JoplinStore
 from noted.store.review import ProposalState
@@ -72,3 +73,38 @@ async def test_an_accepted_proposal_whose_answer_was_lost_still_waits_and_is_not
         assert store.get_note(note_id).body == "new\n"
     finally:
         store.close()
+
+
+def test_an_attachment_whose_upload_lost_its_answer_is_named(joplin: JoplinServer, tmp_path: Path) -> None:
+    """The error named no item, and the attachment stayed in Joplin linked by no note: attaching
+    again stored the file twice. Joplin is gone after the lost answer (the proxy passes nothing
+    on), so it cannot be deleted: the message names its id."""
+    from noted.ops.attachments import attach_to_note
+
+    note_id = _note(joplin, tmp_path)
+    with DyingProxy(joplin.url, dies_at="PUT /resources") as proxy:
+        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
+        try:
+            note = store.get_note(note_id)
+            with pytest.raises(NotedError) as caught:
+                attach_to_note(
+                    store,
+                    note,
+                    b"%PDF-1.4 x",
+                    filename="a.pdf",
+                    mime="application/pdf",
+                    title="",
+                    actor="user",
+                )
+        finally:
+            store.close()
+    assert proxy.died
+    said = str(caught.value)
+    found = joplin.api(
+        "GET",
+        "/resources",
+        params={"fields": "id,title", "limit": 100, "order_by": "created_time", "order_dir": "DESC"},
+    )
+    left = [r["id"] for r in found["items"] if r["title"] == "a.pdf"]
+    assert left and left[0] in said, said
+    assert "linked by no note" in said and "delete it" in said
