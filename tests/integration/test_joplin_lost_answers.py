@@ -16,7 +16,7 @@ from tests.support.joplin import JoplinServer, shared_server
 from tests.support.joplin_proxy import DyingProxy
 from tests.support.tools_env import make_env
 
-from noted.errors import NotedError
+from noted.errors import NotedError, PartlyDoneError
 from noted.models import NoteDraft
 from noted.store.joplin import JoplinStore
 from noted.store.review import ProposalState
@@ -108,3 +108,22 @@ def test_an_attachment_whose_upload_lost_its_answer_is_named(joplin: JoplinServe
     left = [r["id"] for r in found["items"] if r["title"] == "a.pdf"]
     assert left and left[0] in said, said
     assert "linked by no note" in said and "delete it" in said
+
+
+def test_tags_added_before_joplin_stopped_answering_are_named(joplin: JoplinServer, tmp_path: Path) -> None:
+    """``noted tag NOTE t1 t2 t3`` stopped at t2: it said only "may or may not have been saved"."""
+    from noted.ops.notes import edit_tags
+
+    note_id = _note(joplin, tmp_path)
+    suffix = secrets.token_hex(3)
+    titles = [f"t1{suffix}", f"t2{suffix}", f"t3{suffix}"]
+    with DyingProxy(joplin.url, dies_at="POST /tags", after=3) as proxy:
+        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
+        try:
+            with pytest.raises(PartlyDoneError) as caught:
+                edit_tags(store, note_id, titles, [], actor="user")
+        finally:
+            store.close()
+    assert proxy.died
+    said = str(caught.value)
+    assert f"tags added: {titles[0]}, but adding {titles[1]} stopped ({titles[2]} not tried)" in said, said
