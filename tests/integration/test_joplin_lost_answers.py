@@ -11,6 +11,7 @@ import dataclasses
 import secrets
 from pathlib import Path
 
+import httpx
 import pytest
 from tests.support.joplin import JoplinServer, shared_server
 from tests.support.joplin_proxy import DyingProxy
@@ -108,6 +109,40 @@ def test_an_attachment_whose_upload_lost_its_answer_is_named(joplin: JoplinServe
     left = [r["id"] for r in found["items"] if r["title"] == "a.pdf"]
     assert left and left[0] in said, said
     assert "linked by no note" in said and "delete it" in said
+
+
+def test_an_attachment_whose_upload_lost_its_answer_is_deleted_again_when_joplin_answers(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """Joplin answers again after the lost answer: what the upload stored is deleted, nothing is
+    attached, and the message says so (not vacuous: the POST landed, so the attachment existed)."""
+    from noted.ops.attachments import attach_to_note
+
+    note_id = _note(joplin, tmp_path)
+    with DyingProxy(joplin.url, dies_at="PUT /resources", stays_dead=False) as proxy:
+        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
+        try:
+            note = store.get_note(note_id)
+            with pytest.raises(NotedError, match="it was deleted again, nothing was attached"):
+                attach_to_note(
+                    store,
+                    note,
+                    b"%PDF-1.4 y",
+                    filename="b.pdf",
+                    mime="application/pdf",
+                    title="",
+                    actor="user",
+                )
+        finally:
+            store.close()
+    assert proxy.died
+    deleted = [w for w in proxy.writes if w.startswith("DELETE /resources/")]
+    assert len(deleted) == 1
+    resource_id = deleted[0].rsplit("/", 1)[1]
+    assert [w for w in proxy.writes if w.startswith("POST /resources")]  # it was stored first
+    with pytest.raises(httpx.HTTPStatusError):
+        joplin.api("GET", f"/resources/{resource_id}", params={"fields": "id"})
+    assert joplin.api("GET", f"/notes/{note_id}", params={"fields": "body"})["body"] == "old\n"
 
 
 def test_tags_added_before_joplin_stopped_answering_are_named(joplin: JoplinServer, tmp_path: Path) -> None:
