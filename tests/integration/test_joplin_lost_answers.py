@@ -76,37 +76,41 @@ async def test_an_accepted_proposal_whose_answer_was_lost_still_waits_and_is_not
         store.close()
 
 
+def _attach_through(
+    joplin: JoplinServer, tmp_path: Path, proxy: DyingProxy, note_id: str, name: str = "a.pdf"
+) -> NotedError:
+    """What attaching a file ``name`` to the note through ``proxy`` raised."""
+    from noted.ops.attachments import attach_to_note
+
+    store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
+    try:
+        note = store.get_note(note_id)
+        with pytest.raises(NotedError) as caught:
+            attach_to_note(
+                store, note, b"%PDF-1.4", filename=name, mime="application/pdf", title="", actor="user"
+            )
+    finally:
+        store.close()
+    assert proxy.died  # not vacuous: the upload reached Joplin and its answer was dropped
+    return caught.value
+
+
 def test_an_attachment_whose_upload_lost_its_answer_is_named(joplin: JoplinServer, tmp_path: Path) -> None:
     """The error named no item, and the attachment stayed in Joplin linked by no note: attaching
     again stored the file twice. Joplin is gone after the lost answer (the proxy passes nothing
     on), so it cannot be deleted: the message names its id."""
-    from noted.ops.attachments import attach_to_note
-
     note_id = _note(joplin, tmp_path)
     with DyingProxy(joplin.url, dies_at="PUT /resources") as proxy:
-        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
-        try:
-            note = store.get_note(note_id)
-            with pytest.raises(NotedError) as caught:
-                attach_to_note(
-                    store,
-                    note,
-                    b"%PDF-1.4 x",
-                    filename="a.pdf",
-                    mime="application/pdf",
-                    title="",
-                    actor="user",
-                )
-        finally:
-            store.close()
-    assert proxy.died
-    said = str(caught.value)
+        name = f"{secrets.token_hex(3)}.pdf"  # its own: other tests share this Joplin
+        said = str(_attach_through(joplin, tmp_path, proxy, note_id, name))
+    posted = [w for w in proxy.writes if w.startswith("POST /resources")]
+    assert len(posted) == 1
     found = joplin.api(
         "GET",
         "/resources",
         params={"fields": "id,title", "limit": 100, "order_by": "created_time", "order_dir": "DESC"},
     )
-    left = [r["id"] for r in found["items"] if r["title"] == "a.pdf"]
+    left = [r["id"] for r in found["items"] if r["title"] == name]
     assert left and left[0] in said, said
     assert "linked by no note" in said and "delete it" in said
 
@@ -116,32 +120,14 @@ def test_an_attachment_whose_upload_lost_its_answer_is_deleted_again_when_joplin
 ) -> None:
     """Joplin answers again after the lost answer: what the upload stored is deleted, nothing is
     attached, and the message says so (not vacuous: the POST landed, so the attachment existed)."""
-    from noted.ops.attachments import attach_to_note
-
     note_id = _note(joplin, tmp_path)
     with DyingProxy(joplin.url, dies_at="PUT /resources", stays_dead=False) as proxy:
-        store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
-        try:
-            note = store.get_note(note_id)
-            with pytest.raises(NotedError, match="it was deleted again, nothing was attached"):
-                attach_to_note(
-                    store,
-                    note,
-                    b"%PDF-1.4 y",
-                    filename="b.pdf",
-                    mime="application/pdf",
-                    title="",
-                    actor="user",
-                )
-        finally:
-            store.close()
-    assert proxy.died
+        said = str(_attach_through(joplin, tmp_path, proxy, note_id))
+    assert "it was deleted again, nothing was attached" in said, said
     deleted = [w for w in proxy.writes if w.startswith("DELETE /resources/")]
     assert len(deleted) == 1
-    resource_id = deleted[0].rsplit("/", 1)[1]
-    assert [w for w in proxy.writes if w.startswith("POST /resources")]  # it was stored first
     with pytest.raises(httpx.HTTPStatusError):
-        joplin.api("GET", f"/resources/{resource_id}", params={"fields": "id"})
+        joplin.api("GET", f"/resources/{deleted[0].rsplit('/', 1)[1]}", params={"fields": "id"})
     assert joplin.api("GET", f"/notes/{note_id}", params={"fields": "body"})["body"] == "old\n"
 
 
