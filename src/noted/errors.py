@@ -25,7 +25,7 @@ shown to the person as a short "internal error" line.
     ├── UnavailableError          a capability that is off or cannot run here (index, extension)
     ├── BackendError              a backend (Joplin) that cannot be reached or answered badly
     │   ├── JoplinUnreachableError     a read gave up retrying, or a write was not sent (store.joplin.client)
-    │   ├── WriteOutcomeUnknownError   a write was sent and no answer came back (store.joplin.client)
+    │   ├── WriteOutcomeUnknownError   a write was sent and no answer came back: it may have landed
     │   └── PartlyDoneError            a change of several writes that stopped partway, saying what was done
     ├── ProviderError             a model's server that cannot be reached, refuses or fails (providers.errors)
     ├── BudgetExceeded            a conversation that would not fit the token budget (chat.budget)
@@ -141,6 +141,11 @@ class UnavailableError(NotedError):
 
 class BackendError(NotedError):
     """A storage backend that cannot be reached or answered with something unusable."""
+
+
+class WriteOutcomeUnknownError(BackendError):
+    """A write reached the backend (Joplin) but no answer came back: it may or may not have been
+    applied. Whoever reports it must not call it a failure, nor send the write again unasked."""
 
 
 class PartlyDoneError(BackendError):

@@ -3,7 +3,8 @@
 Every request is passed on to Joplin. The write (``POST``, ``PUT``, ``DELETE``) that starts with
 ``dies_at`` (``"POST /tags"``), once ``after`` such writes went through, is passed on too but its
 answer never comes back (the connection is closed), as when Joplin stops after taking a change
-in; later writes are not passed on at all.
+in; later writes are not passed on at all (unless ``stays_dead`` is False: then Joplin answers
+them again, as after a dropped connection).
 
     with DyingProxy(joplin.url, dies_at="DELETE /notes", after=1) as proxy:
         store = JoplinStore.open(root, url=proxy.url, token=joplin.token)
@@ -25,8 +26,9 @@ _WRITES = frozenset({"POST", "PUT", "DELETE"})
 class DyingProxy:
     """Joplin behind a proxy that dies at a write: it takes it in and never answers."""
 
-    def __init__(self, upstream: str, *, dies_at: str, after: int = 0) -> None:
+    def __init__(self, upstream: str, *, dies_at: str, after: int = 0, stays_dead: bool = True) -> None:
         self.upstream = upstream
+        self.stays_dead = stays_dead
         self.dies_at = dies_at
         self.after = after
         self.died = False
@@ -66,7 +68,7 @@ class DyingProxy:
                 dying = False
                 if self.command in _WRITES:
                     with proxy._lock:
-                        if proxy.died:  # Joplin is gone: nothing reaches it any more
+                        if proxy.died and proxy.stays_dead:  # Joplin is gone: nothing reaches it any more
                             self.close_connection = True
                             return
                         write = f"{self.command} {self.path.split('?')[0]}"

@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from noted.errors import BackendError, InvalidInputError, NotFoundError
+from noted.errors import BackendError, InvalidInputError, NotFoundError, WriteOutcomeUnknownError
 from noted.models import ACTOR_JOPLIN, ACTOR_SYNC, ChangeType, ItemType, Note, now_ms
-from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, WriteOutcomeUnknownError
+from noted.store.joplin.client import JoplinClient, JoplinUnreachableError
 from noted.store.joplin.event_items import JoplinEvent
 from noted.store.joplin.events import EventFeed
 from noted.store.joplin.sidecar import Sidecar

@@ -242,13 +242,15 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
     message = result.message or "the tool failed"
     if "changed since" in message:  # between the check above and the write
         return _waits(proposal, _moved(proposal, ["the note"]), clash=True)
+    if result.landed:  # not a failure: accepting again finds the note changed, or what it made
+        ref = proposal_ref(proposal.id)
+        return _waits(proposal, f"{message}; {ref} still waits: if its change is not there, accept it")
     return _unapplied(rows, proposal, context, message)
 
 
 def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, message: str) -> Applied:
-    """A refusal of the tool: the proposal waits when the person can make it apply (its note is in
-    the trash, or it or the notebook it names is out of the client's notebooks now); otherwise it ends as ``failed``, its reason
-    the tool's (it is not the person's answer, so it is not ``rejected``)."""
+    """A refusal of the tool: the proposal waits when the person can make it apply (its note is in the
+    trash, or it or its notebook is out of the client's notebooks now); otherwise it ends ``failed``."""
     ref = proposal_ref(proposal.id)
     try:
         note = context.store.get_note(proposal.note_id) if proposal.note_id else None

@@ -26,7 +26,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from noted.errors import ConflictError, Interruption, NotedError
+from noted.errors import ConflictError, Interruption, NotedError, PartlyDoneError, WriteOutcomeUnknownError
 from noted.models import ToolStatus
 from noted.ops.batch_capture import Snapshot
 from noted.ops.batch_undo import all_or_none
@@ -51,6 +51,8 @@ class ToolResult:
     A ``conflict`` is an editor edit not saved because the note changed
     (see ``ops.session.CommitResult``). ``field`` names the input field at fault, when known.
     ``images`` are images returned beside the payload (``read_attachment``), which describes them.
+    ``landed`` is set on an error after which the write may have landed, whole or in part (the
+    backend took it in and never answered, or stopped partway): it is not "nothing was written".
     """
 
     name: str
@@ -59,6 +61,7 @@ class ToolResult:
     message: str | None = None
     field: str | None = None
     images: tuple[ImageData, ...] = ()
+    landed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -266,7 +269,8 @@ class ToolRegistry:
                 name, ToolStatus.ERROR, message=f"{exc.message}; read the note again and redo the change"
             )
         except NotedError as exc:
-            return ToolResult(name, ToolStatus.ERROR, message=str(exc))
+            landed = isinstance(exc, (WriteOutcomeUnknownError, PartlyDoneError))
+            return ToolResult(name, ToolStatus.ERROR, message=str(exc), landed=landed)
         except Exception:
             log.exception("tool %s failed with arguments %s", name, short(args))
             return ToolResult(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from noted.errors import WriteOutcomeUnknownError
 from noted.models import ACTOR_JOPLIN
-from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, WriteOutcomeUnknownError, discover
+from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, discover
 from noted.store.joplin.config import open_joplin_store
 from noted.store.joplin.sidecar import SIDECAR_NAME
 from noted.store.joplin.store import JoplinStore

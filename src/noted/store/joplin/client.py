@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from noted.errors import BackendError, InvalidInputError, NotFoundError
+from noted.errors import BackendError, InvalidInputError, NotFoundError, WriteOutcomeUnknownError
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +34,6 @@ Params = Mapping[str, str | int]
 
 class JoplinUnreachableError(BackendError):
     """Joplin could not be reached: a read gave up retrying, or a write was not sent at all."""
-
-
-class WriteOutcomeUnknownError(BackendError):
-    """A write reached Joplin but no answer came back: it may or may not have been applied."""
 
 
 class _TokenTransport(httpx.BaseTransport):

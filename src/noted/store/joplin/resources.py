@@ -13,7 +13,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from noted.errors import InvalidInputError, NotFoundError
+from noted.errors import BackendError, InvalidInputError, NotedError, NotFoundError, WriteOutcomeUnknownError
 from noted.markdown import linked_ids
 from noted.models import ChangeType, ItemState, ItemType, Resource, ResourceVersion, new_id
 from noted.store.joplin.base import RESOURCE_FIELDS, JoplinApi, resource_of, safe_id
@@ -42,9 +42,30 @@ class Resources:
         resource_id = made_id or new_id()
         mime = mime or "application/octet-stream"
         props = {"id": resource_id, "title": clean_title(title or name)}
-        self._upload("POST", "/resources", resource_id, data, name, mime, props, actor)
+        try:
+            self._upload("POST", "/resources", resource_id, data, name, mime, props, actor)
+        except NotedError as exc:
+            raise self._undone(resource_id, exc) from None
         self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.CREATE, actor)
         return self.get_resource(resource_id)
+
+    def _undone(self, resource_id: str, exc: NotedError) -> NotedError:
+        """What to say of an upload that failed: ``exc`` once what it may have stored is deleted
+        again; when that cannot be done, ``exc`` naming the attachment, so nothing is stored twice."""
+        try:
+            self.api.client.write("DELETE", f"/resources/{safe_id(resource_id)}")
+        except NotFoundError:
+            pass
+        except NotedError:
+            return WriteOutcomeUnknownError(
+                f"{exc.message}; the attachment may be in Joplin as {resource_id}, linked by no note",
+                hint=f"link it as (:/{resource_id}) or delete it in Joplin rather than attaching the file again",
+            )
+        if isinstance(exc, WriteOutcomeUnknownError):
+            return BackendError(
+                "Joplin did not answer while it stored the attachment; it was deleted again, nothing was attached"
+            )
+        return exc
 
     def _upload(
         self,

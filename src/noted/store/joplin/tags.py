@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from noted.errors import InvalidInputError, NotFoundError
+from noted.errors import BackendError, InvalidInputError, NotFoundError, PartlyDoneError
 from noted.models import ChangeType, ItemState, ItemType, Tag, new_id
 from noted.store.joplin.base import TAG_FIELDS, JoplinApi, safe_id, tag_of
 from noted.store.rules import clean_title
@@ -128,26 +128,47 @@ class Tags:
         """Add tags (created when missing) to a note; returns the note's tags afterwards."""
         self.api.note_item(note_id, "id")
         linked = self._linked_ids(note_id)
-        for title in titles:
-            tag_id = self.ensure_tag(title, actor, note_id)
-            if tag_id in linked:
-                continue
-            self.api.send(
-                note_id, actor, "POST", f"/tags/{tag_id}/notes", {"id": note_id}, change=ChangeType.CREATE
-            )
+        done: list[str] = []
+        for index, title in enumerate(titles):
+            try:
+                tag_id = self.ensure_tag(title, actor, note_id)
+                if tag_id in linked:
+                    continue
+                path = f"/tags/{tag_id}/notes"
+                self.api.send(note_id, actor, "POST", path, {"id": note_id}, change=ChangeType.CREATE)
+            except BackendError as exc:  # Joplin's: a retry must know what was written
+                raise _stopped(("added", "adding"), titles, done, index, exc) from None
             linked.add(tag_id)
+            done.append(title)
         return self.note_tags(note_id)
 
     def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
         """Remove tags from a note (unknown titles are ignored); returns the note's tags afterwards."""
         self.api.note_item(note_id, "id")
         linked = self._linked_ids(note_id)
-        for title in titles:
-            found = self._find(title)
-            if found is None or found["id"] not in linked:
-                continue
-            tag_id = str(found["id"])
-            path = f"/tags/{tag_id}/notes/{safe_id(note_id)}"
-            self.api.send(note_id, actor, "DELETE", path, change=ChangeType.DELETE)
+        done: list[str] = []
+        for index, title in enumerate(titles):
+            try:
+                found = self._find(title)
+                if found is None or found["id"] not in linked:
+                    continue
+                tag_id = str(found["id"])
+                path = f"/tags/{tag_id}/notes/{safe_id(note_id)}"
+                self.api.send(note_id, actor, "DELETE", path, change=ChangeType.DELETE)
+            except BackendError as exc:  # Joplin's: a retry must know what was written
+                raise _stopped(("taken off", "taking off"), titles, done, index, exc) from None
             linked.discard(tag_id)
+            done.append(title)
         return self.note_tags(note_id)
+
+
+def _stopped(
+    words: tuple[str, str], titles: Sequence[str], done: Sequence[str], index: int, exc: BackendError
+) -> BackendError:
+    """``exc`` for a change of one tag; for several, what it says of the tags written before it
+    stopped, so that a retry does not redo them: the tags ``done``, and ``titles[index]`` on."""
+    if len(titles) == 1:
+        return exc
+    rest = f" ({', '.join(titles[index + 1 :])} not tried)" if titles[index + 1 :] else ""
+    done_line = f"tags {words[0]}: {', '.join(done)}" if done else f"no tag was {words[0]}"
+    return PartlyDoneError(done_line, f"{words[1]} {titles[index]} stopped{rest}", exc)
