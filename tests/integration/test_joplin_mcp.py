@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from tests.integration.mcp_support import http_client, noted_command, text_of
-from tests.support.joplin import JoplinServer, shared_server
+from tests.support.joplin import JoplinServer, free_port, shared_server, unavailable_reason
 from tests.support.polling import scaled
 
 from noted.errors import BackendError
@@ -125,3 +125,21 @@ async def test_joplin_stopping_mid_session_is_reported_and_recovered_from(
     finally:
         await http.stop()
     assert "Never made" not in {f.title for f in store.list_folders()}
+
+
+async def test_noted_mcp_serve_starts_while_joplin_is_off_and_answers_once_it_is_on(tmp_path: Path) -> None:
+    # Before: the server read the index's counts from Joplin on the way up, so with Joplin off it
+    # exited 16 after ~20 s and the AI app that started it at login had no noted tools.
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    later = JoplinServer(tmp_path / "later-joplin", free_port())  # not started yet
+    async with stdio_client(tmp_path / "mcp-profile", later) as client:
+        down = await client.call_tool("list_notebooks", {})
+        assert down.is_error and f"Joplin is not reachable at {later.url}" in text_of(down)
+        later.start()
+        try:
+            back = await client.call_tool("list_notebooks", {})
+            assert not back.is_error, text_of(back)
+        finally:
+            later.stop()

@@ -77,6 +77,18 @@ def test_a_command_with_joplin_off_exits_16_with_one_line(
     assert len(err.strip().splitlines()) <= 2 and "Traceback" not in err
 
 
+def test_a_joplin_command_without_a_notebook_names_the_joplin_init(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: the hint said `noted init`, which makes an embedded notes.db, not a Joplin profile.
+    from noted.cli import main
+
+    profile = tmp_path / "p"
+    assert main(["--joplin", "notes", "--profile", str(profile)]) == 2
+    assert "`noted --joplin init` makes one there" in capsys.readouterr().err
+    assert not profile.exists()
+
+
 def test_init_for_joplin_or_a_folder_says_the_notes_stay_where_they_are(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

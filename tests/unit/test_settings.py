@@ -242,6 +242,19 @@ def test_bad_values_are_refused_naming_what_is_allowed(
     assert not settings.path.exists()
 
 
+@pytest.mark.parametrize(
+    ("key", "example"),
+    [("joplin.url", "http://127.0.0.1:41184"), ("ai.baseUrl", "http://127.0.0.1:11434/v1")],
+)
+def test_a_bad_url_is_refused_with_an_example_for_its_own_setting(
+    tmp_path: Path, key: str, example: str
+) -> None:
+    # Before: joplin.url's refusal gave Ollama's address as the example.
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path).set(key, "file:///x")
+    assert caught.value.hint == f"write it like {example}"
+
+
 @pytest.mark.parametrize(("word", "value"), [("1", True), ("YES", True), ("on", True), ("off", False)])
 def test_booleans_accept_the_usual_words(tmp_path: Path, word: str, value: bool) -> None:
     assert load(tmp_path).set("ai.enabled", word).value is value

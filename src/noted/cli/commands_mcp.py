@@ -122,10 +122,13 @@ def register(sub: Commands) -> None:
 
 def mcp_deps(ctx: CliContext) -> McpDeps:
     """The server's parts: the profile's services (store, settings, tool registry, search)."""
+    from noted.indexer.coverage import index_built
     from noted.mcp.deps import McpDeps
 
     ctx.services.start_watching()  # a Markdown folder's outside changes reach the clients
-    if ctx.services.index_report().built:  # kept up to date, as in the app; a first one is noted index's
+    # Kept up to date, as in the app (a first one is noted index's). Nothing here asks Joplin, so
+    # the server starts while it is off and its tools say so until it is back.
+    if index_built(ctx.services.db):
         threading.Thread(target=ctx.services.start_indexer, kwargs={"label": "mcp"}, daemon=True).start()
     return McpDeps.of(ctx.services, log_path=ctx.profile.log_path)
 

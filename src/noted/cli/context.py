@@ -59,10 +59,14 @@ class CliContext:
             # With --vault too: the profile keeps noted's record of the folder, and a mistyped one
             # would quietly start a second record, without the first one's history and chats.
             if not self.create and not self.profile.holds_notebook:
-                init = shlex.join(["noted", *(["--vault", self.vault] if self.vault else []), "init"])
+                backend = [
+                    *(["--joplin"] if self.joplin else []),
+                    *(["--vault", self.vault] if self.vault else []),
+                ]
+                init, app = shlex.join(["noted", *backend, "init"]), shlex.join(["noted", *backend])
                 raise InvalidInputError(
                     f"there is no notebook at {self.profile.root}",
-                    hint=f"check --profile or NOTED_PROFILE; `{init}` makes one there, as does `noted` in a terminal",
+                    hint=f"check --profile or NOTED_PROFILE; `{init}` makes one there, as does `{app}` in a terminal",
                 )
             self.created = not self.profile.holds_notebook
             Services.check_place(self.profile, backend="joplin" if self.joplin else None, vault=self.vault)

@@ -139,6 +139,12 @@ class IndexReport:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+def index_built(db: Database) -> bool:
+    """Whether an index has been built in ``db`` (asks nothing of the store: Joplin may be off)."""
+    with db.read() as conn:
+        return get_meta(conn, META_MODEL) is not None
+
+
 def index_report(store: Store, db: Database) -> IndexReport:
     """The index's bookkeeping for ``store`` in ``db``, read without loading the model."""
     with db.read() as conn:

@@ -9,9 +9,9 @@ embedded search does.
 
 Joplin updates its search index in the background: the desktop app ten seconds after a change,
 the terminal app's server only when it starts. So the notes changed lately (Joplin's change feed
-and noted's own writes, the last ``RECENT_MS``, at most ``RECENT_LIMIT`` of them) are searched by
-noted itself, with the same grammar, in a scratch in-memory database, and their results replace
-Joplin's answer for them. Recent matches come first (Joplin gives no scores to merge on), then
+and noted's own writes, the last ``RECENT_MS``, however many) are searched by noted itself, with
+the same grammar, in a scratch in-memory database, and their results replace Joplin's answer for
+them. Recent matches come first (Joplin gives no scores to merge on), then
 Joplin's, in its order. On a terminal-app server that has run for longer than ``RECENT_MS``, a
 note changed before that window but after the server started is found again once it restarts.
 """
@@ -35,7 +35,9 @@ from noted.store.sqlite.scratch import add_folders, add_resources, add_tags, scr
 
 RECENT_MS = 7 * 24 * 60 * 60 * 1000
 """How far back changed notes are searched by noted itself rather than trusted to Joplin's index."""
-RECENT_LIMIT = 500
+READ_ONE_BY_ONE = 50
+"""Up to this many notes to read, each is asked for; past it, Joplin's listing of the notes saved
+in the window is read a page of 100 at a time (620 notes: 0.3 s instead of 5 s)."""
 _LIST_FIELDS = "id,parent_id,deleted_time,is_conflict,user_updated_time"
 _UNLOCATED = Located("", None, None)
 
@@ -89,7 +91,7 @@ class JoplinKeywordSearch(KeywordSearch):
         if not parsed.ranked:
             ranked.sort(key=lambda pair: (-pair[1], pair[0]))
         page = [note_id for note_id, _ in ranked[offset : offset + limit]]
-        hits = self._hits(parsed, page, offset, len(ranked), snippets)
+        hits = self._hits(parsed, page, offset, len(ranked), snippets, recent)
         return KeywordResults(len(ranked), tuple(hits))
 
     def locate(self, query: str, note_ids: Sequence[str]) -> dict[str, Located]:
@@ -116,9 +118,14 @@ class JoplinKeywordSearch(KeywordSearch):
     # Notes Joplin's index may not have yet ------------------------------------------------
     def _recent(self) -> dict[str, Note]:
         """The notes changed lately, read from Joplin (or the cache when unchanged since)."""
-        rows = self._store.recent_notes(now_ms() - RECENT_MS, RECENT_LIMIT)
+        since = now_ms() - RECENT_MS
+        rows = self._store.recent_notes(since)
         stale = [i for i, version in rows.items() if i not in self._cache or self._cache[i][0] != version]
-        fresh = {n.id: n for n in self._store.get_notes(stale)}
+        fresh: dict[str, Note] = {}
+        if len(stale) > READ_ONE_BY_ONE:  # a synced or retagged note may not be listed: asked for below
+            wanted = set(stale)
+            fresh = {n.id: n for n in self._store.saved_since(since) if n.id in wanted}
+        fresh |= {n.id: n for n in self._store.get_notes([i for i in stale if i not in fresh])}
         kept = {i: self._cache[i] for i in rows if i not in stale}
         self._cache = kept | {i: (rows[i], note, heading_text(note.body)) for i, note in fresh.items()}
         return {i: note for i, (_, note, _) in self._cache.items()}
@@ -138,7 +145,7 @@ class JoplinKeywordSearch(KeywordSearch):
             self._fill(conn, parsed, list(recent))
             compiled = compile_query(
                 parsed,
-                limit=MAX_LIMIT,
+                limit=len(recent),  # every match, so the total counts them all
                 offset=0,
                 folder_ids=folder_ids,
                 note_ids=note_ids,
@@ -163,9 +170,10 @@ class JoplinKeywordSearch(KeywordSearch):
 
     # The page ----------------------------------------------------------------------------
     def _hits(
-        self, parsed: Query, page: list[str], offset: int, total: int, snippets: bool
+        self, parsed: Query, page: list[str], offset: int, total: int, snippets: bool, read: dict[str, Note]
     ) -> list[KeywordHit]:
-        notes = {n.id: n for n in self._store.get_notes(page)}
+        notes = {i: read[i] for i in page if i in read}  # the recent notes were read just now
+        notes |= {n.id: n for n in self._store.get_notes([i for i in page if i not in read])}
         titles = {f.id: f.title for f in self._store.list_folders(include_trashed=True)} if notes else {}
         pattern = body_pattern(parsed.text_terms) if parsed.ranked else None
         hits: list[KeywordHit] = []

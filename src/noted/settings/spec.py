@@ -25,7 +25,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from noted.errors import ConfigError
-from noted.settings.urls import url_problem
+from noted.settings.urls import SETTING_EXAMPLES, url_problem
 
 if TYPE_CHECKING:
     from noted.settings.core import Settings
@@ -215,7 +215,7 @@ class Setting(Generic[T]):
             if problem is not None:
                 raise ConfigError(
                     f"{self.key} {_quote(url)} is not a server address: {problem}",
-                    hint="write it like http://127.0.0.1:11434/v1",
+                    hint=f"write it like {SETTING_EXAMPLES.get(self.key, 'http://127.0.0.1:11434/v1')}",
                 )
             return url
         if self.kind is Kind.PATH:

@@ -15,6 +15,8 @@ EXAMPLE_URLS = {
     "anthropic": "https://api.anthropic.com",
 }
 """A right URL per provider, for the hints of refusals."""
+SETTING_EXAMPLES = {"joplin.url": "http://127.0.0.1:41184"}
+"""A right URL for a setting whose server is not an AI provider's (the others: Ollama's)."""
 
 _HOST_NAME = re.compile(
     r"(?i)^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$"

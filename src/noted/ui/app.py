@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import Notify
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
-from textual.worker import Worker
+from textual.worker import Worker, WorkerFailed
 
 from noted.errors import NotedError
 from noted.services import Services
@@ -36,6 +36,7 @@ from noted.ui.commands import (
     ToggleToolProvider,
     open_theme_palette,
 )
+from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.conflict import ConflictView
 from noted.ui.dialogs.keys import KeysOverlay, key_groups, pane_help
 from noted.ui.dialogs.over import ANYWHERE
@@ -303,9 +304,24 @@ class NotedApp(App[None]):
     async def action_quit(self) -> None:
         if isinstance(self.screen, ConflictView) and not self.screen.leave_for_quit():
             return  # asked to quit again over the editor's conflict: the safe choice, then it quits
-        if await self.workspace.query_one(NoteEditor).flush(quitting=True) == CONFLICT:
-            return  # the editor shows the conflict; it quits once the person's text is safe
+        try:
+            if await self.workspace.query_one(NoteEditor).flush(quitting=True) == CONFLICT:
+                return  # the editor shows the conflict; it quits once the person's text is safe
+        except WorkerFailed as failed:  # Joplin stopped, say: its line is shown already
+            said = " ".join(str(failed.error).split())
+            question = f"Your text is not saved: {said}. Quit, keeping it in a file in {crash.RESCUE_DIR}/?"
+            self.push_screen(Confirm(question, yes="Quit", no="Keep editing"), self._quit_unsaved)
+            return
         self.exit()
+
+    def _quit_unsaved(self, quit_: bool | None) -> None:
+        """Quit with the editor's text kept in the profile's ``rescued/``, saying where."""
+        unsaved = self._unsaved() if quit_ else None
+        rescued = crash.rescue(self.services.profile.root, unsaved) if unsaved is not None else None
+        if quit_ and (unsaved is None or rescued is not None):  # never quit with the text lost
+            self.exit(message=f"Your unsaved text is in {rescued}." if rescued else None)
+        elif quit_:
+            self.notify("The text could not be written to a file either; noted stays open.", severity="error")
 
     def action_search(self) -> None:
         from noted.ui.screens.search import SearchScreen  # loaded when first opened, not at start

@@ -46,13 +46,13 @@ class History:
         self.api.feed.pull()
         return self.api.sidecar.item_changes(item_ids, limit)
 
-    def recent_notes(self, since: int, limit: int = 500) -> dict[str, tuple[int, int]]:
+    def recent_notes(self, since: int) -> dict[str, tuple[int, int]]:
         """Notes changed since ``since`` (ms), each with a version that moves when it may have changed.
 
         Keyword search reads these itself: Joplin's search index may not have them yet.
         """
         self.api.feed.pull()
-        return self.api.sidecar.recent_notes(since, limit)
+        return self.api.sidecar.recent_notes(since)
 
     def note_history(self, note_id: str) -> list[Revision]:
         """The revisions noted recorded for a note, newest first.

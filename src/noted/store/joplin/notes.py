@@ -87,6 +87,26 @@ class Notes:
                 continue
         return found
 
+    def saved_since(self, since: int) -> list[Note]:
+        """The notes Joplin saved at ``since`` (ms) or later, trashed ones too, newest first.
+
+        Read a page of 100 at a time: reading them one by one costs a request each (9 ms). A note
+        Joplin has not decrypted yet is left out, as in ``get_notes``.
+        """
+        params = {
+            "fields": NOTE_FIELDS,
+            "order_by": "updated_time",
+            "order_dir": "DESC",
+            "include_deleted": "1",
+        }
+        found: list[Note] = []
+        for page in self.api.client.pages("/notes", params):
+            notes = [note_of(i) for i in page if not i.get("encryption_applied")]
+            found += [n for n in notes if n.updated_time >= since]
+            if not page or int(page[-1].get("updated_time") or 0) < since:
+                break
+        return found
+
     def list_notes(
         self,
         *,

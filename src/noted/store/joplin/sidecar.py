@@ -276,7 +276,7 @@ class Sidecar:
         with self.db.read() as conn:
             return changes_of(conn, "joplin_feed", item_ids, limit)
 
-    def recent_notes(self, since: int, limit: int) -> dict[str, tuple[int, int]]:
+    def recent_notes(self, since: int) -> dict[str, tuple[int, int]]:
         """Notes changed (or re-tagged) at ``since`` or later, in the feed or by noted's writes.
 
         Returns id → (its newest feed row, its newest write record): a version that changes
@@ -287,13 +287,13 @@ class Sidecar:
         with self.db.read() as conn:
             fed = conn.execute(
                 "SELECT item_id, max(id) FROM joplin_feed WHERE item_type IN (?, ?) AND time >= ? "
-                "GROUP BY item_id ORDER BY max(id) DESC LIMIT ?",
-                (*kinds, since, limit),
+                "GROUP BY item_id",
+                (*kinds, since),
             ).fetchall()
             written = conn.execute(
                 "SELECT item_id, max(id) FROM joplin_writes WHERE item_type IN (?, ?) AND started >= ? "
-                "GROUP BY item_id ORDER BY max(id) DESC LIMIT ?",
-                (*kinds, since, limit),
+                "GROUP BY item_id",
+                (*kinds, since),
             ).fetchall()
         versions: dict[str, tuple[int, int]] = {str(item): (int(last), 0) for item, last in fed}
         for item, last in written:

@@ -64,6 +64,7 @@ class JoplinStore(Parts):
         self.conflicts: SyncConflicts = ConflictCopies(api, notes, folders)
         """The conflict copies Joplin's sync made."""
         self.recent_notes = history.recent_notes
+        self.saved_since = notes.saved_since
 
     def __repr__(self) -> str:
         return f"JoplinStore(url={self.client.url!r}, sidecar={str(self.sidecar.db.path)!r})"

@@ -1,0 +1,67 @@
+"""Keyword search on Joplin reads every note changed lately itself, however many there are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+from noted.models import ChangeType, ItemType, Note, now_ms
+from noted.search.joplin import RECENT_MS, JoplinKeywordSearch
+from noted.store.joplin import JoplinStore
+from noted.store.joplin.sidecar import Sidecar
+
+
+class _LaggingIndex:
+    def get_all(self, path: str, params: Any = None) -> list[Any]:
+        return []  # Joplin's index has none of the notes yet (the terminal app indexes at start)
+
+
+class _Joplin:
+    """What the search asks of a ``JoplinStore``: the real sidecar keeps the change feed, the notes
+    sit in a dict, and Joplin's own search finds nothing, so a note noted does not read is missed."""
+
+    def __init__(self, sidecar: Sidecar, notes: list[Note]) -> None:
+        self.sidecar = sidecar
+        self.client = _LaggingIndex()
+        self.notes = {n.id: n for n in notes}
+        self.asked_one_by_one = 0
+
+    def recent_notes(self, *args: int) -> dict[str, tuple[int, int]]:
+        return self.sidecar.recent_notes(*args)
+
+    def saved_since(self, since: int) -> list[Note]:
+        return sorted(
+            (n for n in self.notes.values() if n.updated_time >= since), key=lambda n: -n.updated_time
+        )
+
+    def get_notes(self, note_ids: list[str]) -> list[Note]:
+        self.asked_one_by_one += len(note_ids)
+        return [self.notes[i] for i in note_ids if i in self.notes]
+
+    def list_folders(self, include_trashed: bool = False) -> list[Any]:
+        return []
+
+
+def _note(i: int, updated: int) -> Note:
+    return Note(
+        f"{i:032x}", "f" * 32, f"n{i}", f"marmalade{i} and common ferret", updated, updated, updated, updated
+    )
+
+
+def test_every_note_changed_in_the_window_is_searched_past_the_first_500(tmp_path: Path) -> None:
+    now = now_ms()
+    notes = [_note(i, now) for i in range(620)]
+    # Re-tagged lately but saved long ago: not in Joplin's listing of the window, so asked for itself.
+    notes.append(_note(620, now - 2 * RECENT_MS))
+    sidecar = Sidecar.open(tmp_path / "sidecar.db")
+    try:
+        sidecar.record(ItemType.NOTE, [n.id for n in notes], ChangeType.UPDATE, "user")
+        joplin = _Joplin(sidecar, notes)
+        search = JoplinKeywordSearch(cast(JoplinStore, joplin))
+
+        assert search.search("ferret", limit=1000).total == 621
+        assert joplin.asked_one_by_one == 1  # the rest came from the listing, pages of 100
+        assert [h.title for h in search.search("marmalade0").hits] == ["n0"]  # the oldest change
+        assert [h.title for h in search.search("marmalade620").hits] == ["n620"]
+    finally:
+        sidecar.close()
