@@ -172,8 +172,7 @@ class NotedApp(App[None]):
             await super().on_event(event)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """Headless (tests, screenshots), a focused field's cursor is drawn steadily: a slow run
-        would catch a blinking one off, and every field is covered here rather than each alone."""
+        """Headless (tests, screenshots), a focused field's cursor is drawn steadily (a slow run would catch it off)."""
         if self.is_headless and isinstance(event.widget, (Input, TextArea)):
             event.widget.cursor_blink = False
         self.call_after_refresh(self._place_notices)  # once a pane shown for the focus is laid out
