@@ -128,7 +128,9 @@ class JoplinServer:
         pid_file = self.profile / "server.pid"
         if not pid_file.is_file():
             return
-        watch = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill "$2" 2>/dev/null'
+        # Kills only once the test process is gone: a server that ended first (a test's stop) may
+        # have had its pid given to another process since.
+        watch = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill -0 "$1" 2>/dev/null || kill "$2" 2>/dev/null'
         subprocess.Popen(  # noqa: S603 - fixed arguments
             ["bash", "-c", watch, "reaper", str(os.getpid()), pid_file.read_text().strip()],
             stdin=subprocess.DEVNULL,
