@@ -71,15 +71,24 @@ def test_a_body_without_its_final_newline_keeps_the_files_one() -> None:
 def test_a_link_to_a_heading_or_its_text_holds_no_tag() -> None:
     """``[setup](#setup)`` was read as the tag ``setup``, and removing that tag left ``[setup]()``:
     a link's target and text, Markdown or wiki, are no tags to Obsidian. Not vacuous: the tags
-    beside them still count, in brackets or parentheses too."""
+    beside them still count."""
     body = (
         "# A\n## Setup\nSee [setup](#setup), [#setup](other.md), [[#Setup]], [[a2#Setup|#setup]] "
-        "and ![[a2#setup]], [the #setup step](x.md), (#kept) [#also] #setup/sub.\n"
+        "and ![[a2#setup]], [the #setup step](x.md), #kept\t#also #setup/sub.\n"
     )
     ft = FileText.parse(body)
     assert ft.tags() == ["kept", "also", "setup/sub"]
     assert ft.replace_inline_tag("setup", None).body == body
     assert ft.replace_inline_tag("setup", "run").body == body.replace("#setup/sub", "#run/sub")
+
+
+def test_a_hash_after_a_bracket_or_a_sign_is_no_tag() -> None:
+    """``[#x]`` and ``(#y)`` were read as tags: Obsidian takes a ``#`` as a tag only at a line's
+    start or after white space. Not vacuous: the same words after a space are tags."""
+    body = "See [#x], (#y), a,#z, b;#w, issue#5b, <#q>, '#r' and http://e.com/#frag\n#ok and #ok2\n"
+    ft = FileText.parse(body)
+    assert ft.tags() == ["ok", "ok2"]
+    assert ft.replace_inline_tag("x", None).body == body
 
 
 def test_inline_tags_are_renamed_and_removed_in_place() -> None:

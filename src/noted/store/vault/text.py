@@ -11,7 +11,8 @@ What noted reads (Obsidian's conventions where it has one):
 - Title: a level-1 heading on the body's first line (``# Title``), else front-matter ``title``, else the
   file name without ``.md``.
 - Tags: front-matter ``tags`` (a list or a comma-separated string) and inline ``#tag`` / ``#nested/tag``
-  in the text, not in code and not a heading's ``#``.
+  in the text at a line's start or after white space (``[#x]`` is none), not in code and not a
+  heading's ``#``.
 - To-do: ``todo: true`` makes the note a to-do; ``due`` is its due time; ``done`` its completion
   (``true`` or a time). ``source`` is its source URL, ``created`` its creation time.
 """
@@ -35,7 +36,7 @@ SOURCE_KEYS = ("source", "source_url")
 
 _FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _HEADING = re.compile(r"^#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_INLINE_TAG = re.compile(r"(?<![^\s(\[,;])#([^\s#!\"$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)")
+_INLINE_TAG = re.compile(r"(?<!\S)#([^\s#!\"$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)")
 _KEY = re.compile(r"^(['\"]?)([^\s:'\"]+)\1[ \t]*:")
 
 
