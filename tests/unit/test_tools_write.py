@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.tools_env import ACTOR, WRITE_TOOLS, Env, make_env
+from tests.support.vaults import opened
 
 from noted.models import ItemType, NotePatch
 from noted.store.sqlite import SqliteStore
@@ -222,3 +223,22 @@ async def test_manage_tags_errors(env: Env) -> None:
     both = await env.error("manage_tags", note_id=note, add=["x"], remove=["X"])
     assert both.field == "remove" and "both added and removed" in (both.message or "")
     assert (await env.error("manage_tags", note_id="0" * 32, add=["x"])).field == "note_id"
+
+
+async def test_create_note_in_a_scope_finds_the_default_notebook_as_ops_does(tmp_path: Path) -> None:
+    """In a Markdown folder the default notebook is the folder ``create_note`` would use
+    (``HasFolderNames.top_folder_title``: here ``inbox/``); the tool looked for a notebook titled
+    exactly "Inbox", so a client limited to it was told to name a notebook. Not vacuous: the
+    unlimited call lands in the same folder, and makes no "Inbox 2"."""
+    root = tmp_path / "notes"
+    (root / "inbox").mkdir(parents=True)
+    (root / "inbox" / "first.md").write_text("# First\n")
+    with opened(root, tmp_path / "profile") as store:
+        env = make_env(store, tmp_path, enabled=WRITE_TOOLS)
+        inbox = next(f.id for f in store.list_folders() if f.title == "inbox")
+        env.scoped("inbox")
+        made = await env.ok("create_note", title="Scoped")
+        assert made["notebook_id"] == inbox and made["notebook_created"] is False
+        free = await make_env(store, tmp_path, enabled=WRITE_TOOLS).ok("create_note", title="Free")
+        assert free["notebook_id"] == inbox and free["notebook_created"] is False
+    assert sorted(p.name for p in root.iterdir()) == ["inbox"]

@@ -232,12 +232,19 @@ def create_note(
     return NewNote(note, made, tuple(stored))
 
 
-def _top_level_notebook(store: Store, title: str, actor: str) -> tuple[str, bool]:
+def top_level_notebook(store: Store, title: str) -> tuple[str, str]:
+    """The top-level notebook a note given no notebook but ``title`` goes in: its id ("" when it
+    is still to be made) and its title (a Markdown folder's: ``HasFolderNames.top_folder_title``)."""
     if isinstance(store, HasFolderNames):
         title = store.top_folder_title(title)
-    for folder in store.list_folders():
-        if folder.parent_id == "" and folder.title == title:
-            return folder.id, False
+    found = (f.id for f in store.list_folders() if f.parent_id == "" and f.title == title)
+    return next(found, ""), title
+
+
+def _top_level_notebook(store: Store, title: str, actor: str) -> tuple[str, bool]:
+    folder_id, title = top_level_notebook(store, title)
+    if folder_id:
+        return folder_id, False
     return store.create_folder(title, actor=actor).id, True
 
 

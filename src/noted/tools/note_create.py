@@ -14,7 +14,7 @@ from typing import Any
 
 from noted.models import NoteDraft
 from noted.ops.attachments import PickedFile, link_for
-from noted.ops.notes import DEFAULT_NOTEBOOK, create_note
+from noted.ops.notes import DEFAULT_NOTEBOOK, create_note, top_level_notebook
 from noted.tools import files
 from noted.tools import schema as s
 from noted.tools.attachment_writes import decoded_file
@@ -36,7 +36,8 @@ def _target_notebook(ctx: ToolContext, scope: ScopeView, args: Mapping[str, Any]
         return visible_folder(ctx, scope, args["notebook_id"]).id, ""
     live = scope.visible_folders(ctx.store.list_folders())
     if "notebook_title" not in args:
-        inbox = next((f.id for f in live if f.parent_id == "" and f.title == DEFAULT_NOTEBOOK), "")
+        inbox, _ = top_level_notebook(ctx.store, DEFAULT_NOTEBOOK)  # (the rule ``create_note`` follows)
+        inbox = inbox if any(f.id == inbox for f in live) else ""
         if inbox or scope.unrestricted:
             return inbox, DEFAULT_NOTEBOOK
         raise ToolError(
