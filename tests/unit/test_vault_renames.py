@@ -160,3 +160,57 @@ def test_a_folder_rename_reported_file_by_file_keeps_its_notebook(vault: Path, t
         store.follower.apply(["renamed/plan.md", "renamed/meeting.md", "projects/plan.md"])
         assert folder_named(store, "renamed") == projects
         assert "projects" not in [f.title for f in store.list_folders(include_trashed=True)]
+
+
+def _swap(a: Path, b: Path) -> None:
+    tmp = a.with_name("swap.tmp")
+    a.rename(tmp)
+    b.rename(a)
+    tmp.rename(b)
+
+
+@pytest.mark.parametrize("seen", ["scan", "batch"])
+def test_two_files_swapping_names_keep_each_notes_history(vault: Path, tmp_path: Path, seen: str) -> None:
+    """``mv a t; mv b a; mv t b`` made each path's note take the other's text, so the history of
+    "plan.md"'s note showed the meeting's past. Each note follows its content. Not vacuous: the
+    notes' paths changed (each file is the other note's), and their bodies did not."""
+    plan_md, meeting_md = vault / "projects" / "plan.md", vault / "projects" / "meeting.md"
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        store.update_note(plan, NotePatch(append="A later line of the plan.\n"), actor="user")
+        cursor = store.latest_cursor()
+        _swap(plan_md, meeting_md)
+        if seen == "scan":
+            store.follower.scan()
+        else:
+            store.follower.apply(["projects/plan.md", "projects/meeting.md"])
+        paths = store.note_paths()
+        assert (paths[plan], paths[meeting]) == ("projects/meeting.md", "projects/plan.md")
+        assert store.get_note(plan).body == PLAN + "A later line of the plan.\n"
+        assert store.get_note(meeting).body == NOTES
+        assert {r.body for r in store.note_history(plan)} <= {PLAN, PLAN + "A later line of the plan.\n"}
+        assert {r.body for r in store.note_history(meeting)} == {NOTES}
+        assert {c.item_id for c in store.changes_since(cursor).changes} == {plan, meeting}  # both renamed
+
+
+def test_swapped_and_edited_files_follow_their_text_and_a_rewrite_keeps_its_note(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Swapped names and both texts edited: each file still reads as the other note's text, so it
+    is that note. A file rewritten into a text like no other's stays its path's note."""
+    plan_md, meeting_md, inbox_md = (
+        vault / p for p in ("projects/plan.md", "projects/meeting.md", "inbox.md")
+    )
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting, inbox = (by_title(store, t) for t in ("Plan", "Meeting notes", "Inbox"))
+        _swap(plan_md, meeting_md)
+        plan_md.write_text(plan_md.read_text() + "Also the canteen.\n")
+        meeting_md.write_text(meeting_md.read_text() + "And the appendix.\n")
+        inbox_md.write_text("# Inbox\n\nSomething else entirely now.\n")
+        store.follower.scan()
+        paths = store.note_paths()
+        assert (paths[plan], paths[meeting], paths[inbox]) == (
+            "projects/meeting.md", "projects/plan.md", "inbox.md"
+        )  # fmt: skip
+        assert store.get_note(meeting).body == NOTES + "Also the canteen.\n"
+        assert {r.body for r in store.note_history(meeting)} == {NOTES, NOTES + "Also the canteen.\n"}

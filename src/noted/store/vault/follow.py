@@ -20,13 +20,14 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from noted.errors import Interruption, NotFoundError
-from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, Tag, now_ms
+from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, now_ms
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
-from noted.store.sqlite.tags import Tags
 from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
+from noted.store.vault.swaps import swapped
+from noted.store.vault.tag_sync import sync_tags
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import changed_in_trash, in_trash, trashed_copy
 
@@ -79,7 +80,7 @@ def put_note(
             note = mirror.get_note(note_id)
             fields = (title, ft.body, parent or note.parent_id, is_todo, due, done, ft.source_url())
             known = store.ledger.note(note_id)
-            moved = known is not None and known.path != rel  # a rename is a change too (the feed says so)
+            moved = known is None or known.path != rel  # a rename is a change too (the feed says so)
             if moved or fields != (note.title, note.body, note.parent_id, note.is_todo, note.todo_due,
                                    note.todo_completed, note.source_url):  # fmt: skip
                 patch = NotePatch(
@@ -94,30 +95,6 @@ def put_note(
             store.ledger.put_front(conn, note.id, ft)
             store.ledger.skip(conn, rel, None)
     return note
-
-
-def sync_tags(store: VaultCore, note_id: str, wanted: list[str], actor: str) -> list[Tag]:
-    """The mirror's tags of the note made ``wanted`` (compared without case)."""
-    have = {t.title.casefold(): t.title for t in store.mirror.note_tags(note_id)}
-    want = {t.casefold() for t in wanted}
-    extra = [title for key, title in have.items() if key not in want]
-    if extra:
-        store.mirror.untag_note(note_id, extra, actor=actor)
-        drop_bare_tags(store, extra, actor)
-    missing = [t for t in wanted if t.casefold() not in have]
-    if missing:
-        store.mirror.tag_note(note_id, missing, actor=actor)
-    return store.mirror.note_tags(note_id)
-
-
-def drop_bare_tags(store: VaultCore, titles: Iterable[str], actor: str) -> None:
-    """Tags of ``titles`` that no note carries (in the trash or out) leave the mirror: a tag of a
-    folder lives in its files, so one that no file carries is listed nowhere (``noted tags``)."""
-    mirror = store.mirror
-    for title in titles:
-        tag = mirror.find_tag(title)
-        if tag is not None and not any(mirror.count_notes(tag_id=tag.id, trashed=t) for t in (False, True)):
-            Tags(mirror.db).delete_tag(tag.id, actor=actor, bare=True)  # not the actor's change
 
 
 class FollowStopped(Interruption):
@@ -215,10 +192,11 @@ class Follower:
         fresh: dict[str, tuple[FileText, ReadFile]] = {}
         mirror = self.store.mirror
         with mirror.batch(), deferred_keyword_index(mirror.db) if len(present) >= BULK else nullcontext():
+            swaps = swapped(self.store, present)  # files that took each other's place: each its note
             for done, rel in enumerate(sorted(present), start=1):
                 if self.stopping():
                     raise FollowStopped
-                changed += self._one(rel, gone, fresh)
+                changed += self._one(rel, gone, fresh, swaps.get(rel))
                 if progress is not None:
                     progress(done, len(present))
             changed += self._edited_moves(fresh, gone)
@@ -228,9 +206,16 @@ class Follower:
                 self._folder_gone(rel)
         return changed
 
-    def _one(self, rel: str, gone: dict[str, NoteFile], fresh: dict[str, tuple[FileText, ReadFile]]) -> int:
-        """Bring in the file ``rel``; a new file is left in ``fresh`` while notes went in this batch
-        (it may be one of them, renamed and edited: ``_edited_moves``)."""
+    def _one(
+        self,
+        rel: str,
+        gone: dict[str, NoteFile],
+        fresh: dict[str, tuple[FileText, ReadFile]],
+        swap: str | None,
+    ) -> int:
+        """Bring in the file ``rel`` (note ``swap``'s when it took that note's place: ``swaps``); a new
+        file is left in ``fresh`` while notes went in this batch (it may be one of them, renamed and
+        edited: ``_edited_moves``)."""
         store = self.store
         row = store.ledger.note_at(rel)
         if row is not None:
@@ -265,7 +250,7 @@ class Follower:
                         conn, NoteFile(row.note_id, rel, row.origin, *_state(read.state), digest)
                     )
             return 0
-        note_id = row.note_id if row is not None else self._moved(digest, gone)
+        note_id = swap or (row.note_id if row is not None else self._moved(digest, gone))
         if note_id is None and gone:
             fresh[rel] = (ft, read)
             return 0

@@ -15,8 +15,8 @@ from noted.store.rules import MAX_TITLE, check_body, clean_title
 from noted.store.transfer.common import safe_name
 from noted.store.vault.base import VaultPart, with_todo
 from noted.store.vault.files import ABSENT, FileChanged, Skipped, decode
-from noted.store.vault.follow import drop_bare_tags
 from noted.store.vault.rebase import rebased
+from noted.store.vault.tag_sync import drop_bare_tags
 from noted.store.vault.text import FileText, inline_tags, yaml_time
 from noted.store.vault.trash import in_trash, trashed_copy
 

@@ -34,9 +34,10 @@ from noted.store.sqlite import SqliteStore
 from noted.store.vault.base import VaultCore
 from noted.store.vault.files import Skipped, Vault, decode
 from noted.store.vault.folders import Folders
-from noted.store.vault.follow import FIRST_SCAN_KEY, Progress, sync_tags
+from noted.store.vault.follow import FIRST_SCAN_KEY, Progress
 from noted.store.vault.notes import Notes
 from noted.store.vault.resources import Resources
+from noted.store.vault.tag_sync import sync_tags
 from noted.store.vault.tags import Tags
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import in_trash
