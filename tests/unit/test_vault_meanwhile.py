@@ -14,6 +14,7 @@ from tests.support.vaults import by_title, git, opened
 
 from noted.errors import ConflictError
 from noted.models import ACTOR_OUTSIDE, NoteDraft, NotePatch
+from noted.ops import notes as ops
 
 
 @pytest.fixture
@@ -274,3 +275,28 @@ def test_a_note_deleted_outside_by_an_older_noted_comes_back_from_its_file_in_th
         assert not (vault / ".trash" / "nb0" / "n0.md").exists()
         assert store.empty_trash(actor="user") == 0
         assert (vault / ".trash" / "nb0" / "n1.md").exists() and store.get_note(ids["n1"]).is_trashed
+
+
+@pytest.mark.parametrize("when", ["before", "meanwhile"])
+def test_ops_update_with_a_stale_base_keeps_the_outside_change_recorded(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """``noted.ops.update_note`` (the tools' and the CLI's way) wraps the store's write in its own
+    batch: the conflict rolled back the catch-up the store had recorded, so the outside text was
+    in the file but in no version, no review entry, not in the mirror. Not vacuous: the store's
+    own ``update_note`` (test above) keeps it; through ops it was lost."""
+    path = vault / "Projects" / "Alpha.md"
+    with opened(vault, tmp_path / "profile") as store:
+        alpha = store.get_note(by_title(store, "Alpha"))
+        cursor = store.latest_cursor()
+        if when == "before":
+            path.write_text("# Alpha\nQ-1\n")
+        else:
+            outside_writes(monkeypatch, path, ["Q-1\n"])
+        with pytest.raises(ConflictError):
+            patch = NotePatch(body="# Alpha\nMine.\n")
+            ops.update_note(store, alpha.id, patch, actor="mcp:x", base_updated_time=alpha.updated_time)
+        assert path.read_text() == "# Alpha\nQ-1\n"
+        assert store.get_note(alpha.id).body == "# Alpha\nQ-1\n"
+        assert store.note_history(alpha.id)[0].actor == ACTOR_OUTSIDE
+        assert [c.actor for c in store.changes_since(cursor).changes] == [ACTOR_OUTSIDE]

@@ -5,12 +5,13 @@ note's file where the mirror says it is."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TypeVar
 
-from noted.errors import InvalidInputError, NotFoundError
+from noted.errors import Interruption, InvalidInputError, NotedError, NotFoundError
 from noted.models import Note
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import Database
@@ -47,6 +48,8 @@ class VaultCore:
         self.ledger = Ledger(mirror.db)
         self.follower = Follower(self)
         self.attachments = Attachments(self)
+        self._caught = threading.local()
+        """``paths``: the files this thread's batch caught up with (``keeping_catch_ups``)."""
 
     @property
     def db(self) -> Database:
@@ -134,11 +137,40 @@ class VaultCore:
         """
         row = self.row(note_id)
         state = self.vault.state(row.path)
+        caught: list[str] | None = getattr(self._caught, "paths", None)
+        caught = [] if caught is None else caught
         if row.present and state is None:
+            caught.append("")  # (the whole folder)
             self.follower.scan()
         elif state is not None and (state.size, state.mtime_ns) != (row.size, row.mtime_ns):
+            caught.append(row.path)
             self.follower.apply([row.path])  # (a file come back to its path brings its note back)
         return self.mirror.get_note(note_id)
+
+    @contextlib.contextmanager
+    def keeping_catch_ups(self) -> Iterator[None]:
+        """Around a batch (``VaultStore.batch``): when it fails, the outside changes its writes
+        caught up with are rolled back with it, so they are followed again once it is undone. They
+        are in the files either way, and a refused write (a stale base: the conflict) must not
+        take the other side's version out of the history and the review."""
+        if getattr(self._caught, "paths", None) is not None:
+            yield  # (an inner batch: the outer one keeps them)
+            return
+        caught: list[str] = []
+        self._caught.paths = caught
+        try:
+            yield
+        except Exception as exc:
+            self._caught.paths = None
+            if caught and not isinstance(exc, Interruption):
+                with contextlib.suppress(NotedError, OSError):
+                    if "" in caught:
+                        self.follower.scan()
+                    else:
+                        self.follower.apply(caught)
+            raise
+        finally:
+            self._caught.paths = None
 
     def rewrite(self, note_id: str, write: Callable[[Note], T]) -> T:
         """``write(note)``, the note caught up with its file first. A file changed outside noted
