@@ -345,6 +345,32 @@ def test_a_symlink_out_of_the_folder_is_never_followed(vault: Path, tmp_path: Pa
         ) in store.ledger.skipped()
 
 
+def test_links_that_are_no_notes_are_listed_and_a_linked_gitignore_is_not_read(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A link to a folder or to a file that is no note was left out without a word, and a
+    ``.gitignore`` that is a link was read from wherever it led (here: outside the folder). Git
+    (2.32 on) does not follow such a ``.gitignore`` either. Not vacuous: the ignored note is read
+    once the link is not, and a hidden or ignored link is still not listed."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "outside-ignore").write_text("secret.md\n")
+    (vault / "secret.md").write_text("# Secret\n")
+    (vault / ".gitignore").unlink()
+    (vault / ".gitignore").symlink_to(tmp_path / "outside-ignore")
+    (vault / "linkdir").symlink_to(tmp_path / "elsewhere")
+    (vault / "projects" / "photo.png").symlink_to(tmp_path / "outside-ignore")
+    (vault / "projects" / "scan.pdf").symlink_to(tmp_path / "outside-ignore")  # (two in one folder)
+    (vault / ".hidden-link").symlink_to(tmp_path / "elsewhere")
+    with opened(vault, tmp_path / "p") as store:
+        skipped = dict(store.ledger.skipped())
+        assert "Secret" in [m.title for m in store.list_notes()]
+        link = "a symbolic link (noted reads and writes only plain files)"
+        assert skipped[".gitignore"] == link + "; its rules are not read"
+        assert skipped["linkdir"] == "a symbolic link to a folder (noted follows no links)"
+        assert skipped["projects/photo.png"] == skipped["projects/scan.pdf"] == link
+        assert ".hidden-link" not in skipped
+
+
 def test_a_move_seen_in_two_watcher_batches_keeps_the_note(store: VaultStore, vault: Path) -> None:
     # A git checkout under load reaches the watcher in several batches: the deletion in one, the
     # file at its new path in a later one. The gone file's hash is kept so the note is found again.

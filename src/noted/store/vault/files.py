@@ -21,12 +21,17 @@ from noted.errors import FolderNotWritableError, InvalidInputError
 from noted.store.durable import sync_dir
 from noted.store.vault.filestate import (
     ABSENT,
+    DIR_LINK,
+    IGNORE_LINK,
+    LINK,
     FileChanged,
     FileState,
     ReadFile,
     Skipped,
+    _same_file,
     content_hash,
     decode,
+    file_at,
     has_bad_name,
     link_skipped,
     sweep_temps,
@@ -53,7 +58,7 @@ class Vault:
         self._parents: dict[str, Path] = {}
         """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
         self.bad_names: dict[str, str] = {}
-        """What the last full ``walk`` left out as not UTF-8 (shown, with its reason)."""
+        """What the last full ``walk`` left out (names not UTF-8, shown; links), with why."""
         self._local = threading.local()
         """This thread's ``journal``: how to undo each file change made inside it, in order."""
 
@@ -113,8 +118,9 @@ class Vault:
 
     def _load_ignore(self) -> pathspec.GitIgnoreSpec:
         lines: list[str] = []
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            lines = (self.root / ".gitignore").read_text("utf-8").splitlines()
+        if not (self.root / ".gitignore").is_symlink():  # (``IGNORE_LINK``: as git, never one out of it)
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                lines = (self.root / ".gitignore").read_text("utf-8").splitlines()
         return pathspec.GitIgnoreSpec.from_lines(lines)
 
     def reload_ignore(self) -> None:
@@ -169,23 +175,32 @@ class Vault:
         """Each folder from ``start`` down (relative, ``""`` for the root) with its note files
         (``notes=False``: its other files, not hidden nor ignored, such as attachments)."""
         if not start:
-            self.bad_names = {}
+            self.bad_names = {".gitignore": IGNORE_LINK} if (self.root / ".gitignore").is_symlink() else {}
         for dirpath, dirnames, filenames in os.walk(self.path(start) if start else self.root):
             rel_dir = self.rel(Path(dirpath)) or ""
             dirnames[:] = sorted(
                 d
                 for d in dirnames
                 if not self.skipped_dir(f"{rel_dir}/{d}".lstrip("/"))
-                and not os.path.islink(os.path.join(dirpath, d))
+                and not self._link(f"{rel_dir}/{d}".lstrip("/"), DIR_LINK)
                 and self._utf8(f"{rel_dir}/{d}".lstrip("/"), "a folder")
             )
             sweep_temps(dirpath, filenames)
             files = [f"{rel_dir}/{f}".lstrip("/") for f in sorted(filenames)]
             files = [f for f in files if self._utf8(f, "a file" if f.endswith(NOTE_SUFFIX) else "")]
-            if notes:
+            if notes:  # (a link that is a note's file is read, and skipped, by name: ``link_skipped``)
+                for link in (f for f in files if not f.endswith(NOTE_SUFFIX) and self.is_other_file(f)):
+                    self._link(link, LINK)
                 yield rel_dir, [n for n in files if self.is_note_path(n)]
             else:
                 yield rel_dir, [f for f in files if self.is_other_file(f)]
+
+    def _link(self, rel: str, why: str) -> bool:
+        """Whether ``rel`` is a symbolic link: one is left out, in ``bad_names`` with ``why``."""
+        if not os.path.islink(self.root / rel):
+            return False
+        self.bad_names[rel] = why
+        return True
 
     def _utf8(self, rel: str, what: str) -> bool:
         """Whether ``rel``'s name is UTF-8 (noted's names are); one that is not is left in
@@ -368,21 +383,7 @@ class Vault:
         return f"{folder}/{name}".lstrip("/")
 
 
-def file_at(path: Path) -> bool:
-    """Something that may be a note's file is at ``path`` (a file, a link): a folder there is not
-    (``x.md/`` is a notebook: the note's file went)."""
-    return os.path.lexists(path) and not (path.is_dir() and not path.is_symlink())
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """``b`` is ``a`` under another case of its name (a case-insensitive file system)."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
 __all__ = [  # (what ``filestate`` holds, as the other modules import it from here)
     "ABSENT", "MAX_NOTE_BYTES", "NOTE_SUFFIX", "TRASH", "FileChanged", "FileState", "ReadFile", "Skipped",
-    "Vault", "content_hash", "decode", "has_bad_name",
+    "Vault", "content_hash", "decode", "file_at", "has_bad_name",
 ]  # fmt: skip

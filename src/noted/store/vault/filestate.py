@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from noted.errors import ConflictError, InvalidInputError
 
@@ -88,9 +89,16 @@ def has_bad_name(rel: str) -> bool:
     return False
 
 
+LINK = "a symbolic link (noted reads and writes only plain files)"
+"""Why a link is skipped (``noted vault status``); a link to a folder: ``DIR_LINK``."""
+DIR_LINK = "a symbolic link to a folder (noted follows no links)"
+IGNORE_LINK = LINK + "; its rules are not read"
+"""A ``.gitignore`` that is a link: not read, as git (2.32 on) does not read one in a work tree."""
+
+
 def link_skipped(rel: str) -> Skipped:
     return Skipped(
-        "a symbolic link (noted reads and writes only plain files)",
+        LINK,
         rel,
         hint="put the file itself there instead of the link, or move the link out of the Markdown folder",
     )
@@ -104,3 +112,17 @@ def decode(data: bytes) -> str:
         raise Skipped(
             f"not UTF-8 (byte {exc.start}); noted reads and writes only UTF-8", hint="save it as UTF-8"
         ) from None
+
+
+def file_at(path: Path) -> bool:
+    """Something that may be a note's file is at ``path`` (a file, a link): a folder there is not
+    (``x.md/`` is a notebook: the note's file went)."""
+    return os.path.lexists(path) and not (path.is_dir() and not path.is_symlink())
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """``b`` is ``a`` under another case of its name (a case-insensitive file system)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
