@@ -67,3 +67,26 @@ def test_a_save_past_the_size_the_folder_reads_is_refused_writing_nothing(
         assert path.read_bytes() == before and not list(vault.rglob("Bigger.md"))
         update_note(store, note.id, NotePatch(append="still editable"), actor=ACTOR_USER)
         assert store.get_note(note.id).body.endswith("still editable\n")
+
+
+def test_a_note_named_as_an_ignored_file_is_refused_as_when_the_name_is_free(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A name ``.gitignore`` ignores is refused when free, but when an ignored file held it the
+    note went to ``x 2.md`` (titled "x" in its front matter): the hidden file decided. Now both are
+    refused alike, nothing written. Not vacuous: a name held by a file noted follows still gets
+    ``a 2.md``."""
+    (vault / ".gitignore").write_text("x.md\n")
+    (vault / "x.md").write_text("private\n")
+    with opened(vault, tmp_path / "p") as store:
+        root = store.list_folders()[0].id
+        cursor = store.latest_cursor()
+        with pytest.raises(InvalidInputError, match="gitignore"):
+            store.create_note(NoteDraft(title="x", body="", parent_id=root), actor=ACTOR_USER)
+        other = store.create_note(NoteDraft(title="b", body="", parent_id=root), actor=ACTOR_USER)
+        with pytest.raises(InvalidInputError, match="gitignore"):
+            update_note(store, other.id, NotePatch(title="x"), actor=ACTOR_USER)
+        assert sorted(p.name for p in vault.iterdir()) == [".gitignore", "a.md", "b.md", "x.md"]
+        assert [c.item_id for c in store.changes_since(cursor).changes] == [other.id]
+        same = store.create_note(NoteDraft(title="a", body="", parent_id=root), actor=ACTOR_USER)
+        assert store.note_paths()[same.id] == "a 2.md"

@@ -164,6 +164,12 @@ class Vault:
             )
         return rel
 
+    def free_note_name(self, folder: str, stem: str) -> str:
+        """``free_name`` for a note noted makes, refused (``check_followed``) when ``.gitignore``
+        ignores the name asked for, whether or not an ignored file holds it (not ``stem 2.md``)."""
+        self.check_followed(f"{folder}/{stem}{NOTE_SUFFIX}".lstrip("/"))
+        return self.check_followed(self.free_name(folder, stem))
+
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the vault (``/``-separated), or None when it lies outside."""
         try:

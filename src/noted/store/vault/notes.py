@@ -84,9 +84,7 @@ class Notes(VaultPart):
                 raise InvalidInputError(f'notebook "{parent.title}" is in the trash; restore it first')
             if draft.id is not None and self.mirror.get_notes([draft.id]):
                 raise InvalidInputError(f'a note with id "{draft.id}" exists already')
-            rel = self.vault.check_followed(
-                self.vault.free_name(self.core.folder_dir(parent.id), safe_name(title))
-            )
+            rel = self.vault.free_note_name(self.core.folder_dir(parent.id), safe_name(title))
             ft = ft.titled(title, PurePosixPath(rel).stem)
             ft = with_todo(ft, draft.is_todo, draft.todo_due, draft.todo_completed, draft.source_url)
             if draft.tags:
@@ -149,7 +147,7 @@ class Notes(VaultPart):
                 wanted = f"{here}/{name}.md".lstrip("/")
                 # Its own name, or only its case changed (on a file system where no other file has it).
                 same = wanted.casefold() == rel.casefold() and not self.vault.taken(wanted, by=rel)
-                target = self.vault.check_followed(wanted if same else self.vault.free_name(here, name))
+                target = self.vault.check_followed(wanted) if same else self.vault.free_note_name(here, name)
         ft = ft.titled(title, PurePosixPath(target).stem)  # (a name taken, or not renamed in .trash/)
         ft = ft.with_body(self.attachments.place(rebased(self.vault, ft.body, rel, target), target))
         data = ft.render().encode("utf-8")
