@@ -166,6 +166,16 @@ class ReadsNotesFromText(Protocol):
         ...
 
 
+@runtime_checkable
+class HasNoteProperties(Protocol):
+    """A store whose notes carry front-matter keys noted does not read (the Markdown folder's
+    ``aliases``, ``cssclass``…): an export writes them into each note's front matter."""
+
+    def note_properties(self, note_id: str) -> dict[str, object]:
+        """The note's keys that noted does not read (``transfer.common.other_keys``), in order."""
+        ...
+
+
 class FolderStore(Protocol):
     """Notebooks: nested, moved to the trash with what they hold, restored together."""
 

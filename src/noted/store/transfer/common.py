@@ -259,6 +259,16 @@ _ALIASES = {
 """Front-matter keys that name a field by another name."""
 
 
+def other_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """The front-matter keys of ``data`` that neither an import nor the Markdown folder reads
+    (``aliases``, ``cssclass``, a person's own), in their order: an export carries them along."""
+    return {
+        k: v
+        for k, v in data.items()
+        if str(k) not in FrontMatter.__dataclass_fields__ and str(k) not in _ALIASES
+    }
+
+
 def _field(key: str, value: object) -> object:
     """One front-matter value converted to its field's type; ``ValueError`` says what was expected."""
     if key == "id":

@@ -24,7 +24,7 @@ from urllib.parse import quote
 from noted.errors import NotFoundError
 from noted.markdown import link_spans, linked_ids, replace_spans
 from noted.models import Folder, Note, Resource, now_ms
-from noted.store.protocol import HasFileLinks, HasNotesFolder, Store
+from noted.store.protocol import HasFileLinks, HasNoteProperties, HasNotesFolder, Store
 from noted.store.transfer.checks import check_apart
 from noted.store.transfer.common import (
     EXPORT_MARKER,
@@ -190,7 +190,7 @@ def _rewrite(body: str, own_path: str, plan: _Plan) -> str:
     return replace_spans(body, replacements)
 
 
-def _note_text(note: Note, tags: list[str], own_path: str, plan: _Plan) -> str:
+def _note_text(note: Note, tags: list[str], own_path: str, plan: _Plan, others: dict[str, object]) -> str:
     fields = {
         "id": note.id,
         "title": note.title,
@@ -202,6 +202,9 @@ def _note_text(note: Note, tags: list[str], own_path: str, plan: _Plan) -> str:
         "todo_completed": iso_utc(note.todo_completed) if note.todo_completed else None,
         "source_url": note.source_url,
     }
+    fields |= {
+        key: value for key, value in others.items() if key not in fields
+    }  # (its own keys: ``other_keys``)
     return dump_front_matter(fields) + _rewrite(note.body, own_path, plan)
 
 
@@ -226,7 +229,8 @@ def _write(stage: Path, store: Store, folders: list[Folder], notes: list[Note], 
     for note in notes:
         (stage / plan.files[note.id]).parent.mkdir(parents=True, exist_ok=True)
         tags = sorted(tags_of.get(note.id, []), key=str.casefold)
-        put(plan.files[note.id], _note_text(note, tags, plan.files[note.id], plan))
+        others = store.note_properties(note.id) if isinstance(store, HasNoteProperties) else {}
+        put(plan.files[note.id], _note_text(note, tags, plan.files[note.id], plan, others))
     for resource, rel in plan.resources.values():
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
         try:

@@ -12,7 +12,7 @@ from noted.markdown import link_marks
 from noted.models import Note, NoteDraft, NotePatch
 from noted.store.protocol import NoteOrder
 from noted.store.rules import MAX_TITLE, check_body, clean_title
-from noted.store.transfer.common import safe_name
+from noted.store.transfer.common import other_keys, safe_name
 from noted.store.vault.base import VaultPart, with_todo
 from noted.store.vault.files import ABSENT, FileChanged, Skipped, decode
 from noted.store.vault.rebase import rebased
@@ -43,6 +43,11 @@ class Notes(VaultPart):
         if row is None:
             raise NotFoundError(f'no note with id "{note_id}"')
         return self.vault.root / row.path
+
+    def note_properties(self, note_id: str) -> dict[str, object]:
+        """``HasNoteProperties.note_properties``: from the file's front matter as noted last read it."""
+        front = self.ledger.front(note_id)
+        return other_keys(front.fields()) if front is not None else {}
 
     def as_read(self, note_id: str | None, draft: NoteDraft) -> NoteDraft:
         """``draft`` as the note reads once its file is written from it (``ReadsNotesFromText``):

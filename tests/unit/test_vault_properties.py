@@ -1,0 +1,32 @@
+"""Front-matter keys noted does not read (``aliases``, ``cssclass``, a person's own) in a Markdown
+folder: an export keeps them (real files, real export)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.vaults import opened
+
+from noted.store.transfer import export_markdown
+from noted.store.transfer.common import load_yaml, split_front_matter
+
+FRONT = "---\naliases: [g, gam]\ncssclass: wide\nmykey: {deep: [1, 2]}\nid: own-id\ntags: [t1]\n---\n# Gamma\n\nText.\n"
+
+
+def test_an_export_keeps_the_front_matter_keys_noted_does_not_read(tmp_path: Path) -> None:
+    """They were dropped: the export held only noted's keys. Not vacuous: a key noted reads or
+    writes itself (``tags``, ``id``: the export's own) is the export's, not the file's."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "g.md").write_text(FRONT)
+    (root / "plain.md").write_text("# Plain\n")
+    with opened(root, tmp_path / "p") as store:
+        export_markdown(store, tmp_path / "out")
+        gamma = next(n for n in store.list_notes() if n.title == "Gamma").id
+    yaml_text, _ = split_front_matter((tmp_path / "out" / "notes" / "Gamma.md").read_text())
+    data = load_yaml(yaml_text or "")
+    assert isinstance(data, dict)
+    assert (data["aliases"], data["cssclass"], data["mykey"]) == (["g", "gam"], "wide", {"deep": [1, 2]})
+    assert data["id"] == gamma and data["tags"] == ["t1"]
+    plain, _ = split_front_matter((tmp_path / "out" / "notes" / "Plain.md").read_text())
+    assert "aliases" not in (plain or "")
