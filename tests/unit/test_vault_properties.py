@@ -1,5 +1,5 @@
 """Front-matter keys noted does not read (``aliases``, ``cssclass``, a person's own) in a Markdown
-folder: an export keeps them (real files, real export)."""
+folder: an export keeps them, and an import into a Markdown folder writes them (real files)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.support.vaults import opened
 
-from noted.store.transfer import export_markdown
+from noted.store.transfer import export_markdown, import_markdown
 from noted.store.transfer.common import load_yaml, split_front_matter
 
 FRONT = "---\naliases: [g, gam]\ncssclass: wide\nmykey: {deep: [1, 2]}\nid: own-id\ntags: [t1]\n---\n# Gamma\n\nText.\n"
@@ -30,3 +30,23 @@ def test_an_export_keeps_the_front_matter_keys_noted_does_not_read(tmp_path: Pat
     assert data["id"] == gamma and data["tags"] == ["t1"]
     plain, _ = split_front_matter((tmp_path / "out" / "notes" / "Plain.md").read_text())
     assert "aliases" not in (plain or "")
+
+
+def test_an_import_into_a_markdown_folder_writes_them_into_the_new_notes_file(tmp_path: Path) -> None:
+    """A round trip (a folder exported, the export imported into another folder) lost them. Not
+    vacuous: noted's own keys are read as fields, not copied as keys (no ``is_todo`` in the file)."""
+    source, target = tmp_path / "notes", tmp_path / "other"
+    source.mkdir()
+    target.mkdir()
+    (source / "g.md").write_text(FRONT)
+    with opened(source, tmp_path / "p1") as store:
+        export_markdown(store, tmp_path / "out")
+    with opened(target, tmp_path / "p2") as store:
+        import_markdown(store, tmp_path / "out")
+        gamma = next(n for n in store.list_notes() if n.title == "Gamma")
+        path = target / store.note_paths()[gamma.id]
+    yaml_text, body = split_front_matter(path.read_text())
+    data = load_yaml(yaml_text or "")
+    assert isinstance(data, dict)
+    assert (data["aliases"], data["cssclass"], data["mykey"]) == (["g", "gam"], "wide", {"deep": [1, 2]})
+    assert "is_todo" not in data and "id" not in data and body.startswith("# Gamma")

@@ -175,6 +175,10 @@ class HasNoteProperties(Protocol):
         """The note's keys that noted does not read (``transfer.common.other_keys``), in order."""
         ...
 
+    def add_note_properties(self, note_id: str, properties: dict[str, object], *, actor: str) -> None:
+        """Each of ``properties`` the note does not have yet added to it (an import's new note)."""
+        ...
+
 
 class FolderStore(Protocol):
     """Notebooks: nested, moved to the trash with what they hold, restored together."""

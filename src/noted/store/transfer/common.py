@@ -221,6 +221,8 @@ class FrontMatter:
     todo_due: int | None = None
     todo_completed: int | None = None
     source_url: str | None = None
+    others: tuple[tuple[str, object], ...] = ()
+    """The keys noted does not read (``other_keys``), for a store that keeps them (``HasNoteProperties``)."""
 
 
 def dump_front_matter(fields: dict[str, Any]) -> str:
@@ -262,11 +264,8 @@ _ALIASES = {
 def other_keys(data: dict[str, Any]) -> dict[str, Any]:
     """The front-matter keys of ``data`` that neither an import nor the Markdown folder reads
     (``aliases``, ``cssclass``, a person's own), in their order: an export carries them along."""
-    return {
-        k: v
-        for k, v in data.items()
-        if str(k) not in FrontMatter.__dataclass_fields__ and str(k) not in _ALIASES
-    }
+    known = {*FrontMatter.__dataclass_fields__, *_ALIASES} - {"others"}
+    return {k: v for k, v in data.items() if isinstance(k, str) and k not in known}
 
 
 def _field(key: str, value: object) -> object:
@@ -331,4 +330,4 @@ def parse_note_file(text: str, label: str) -> tuple[FrontMatter, str]:
             raise TransferError(f'{label}: line {line}: bad value for "{raw_key}": {exc}') from exc
     if JOPLIN_DONE in data:
         fields.setdefault("is_todo", True)  # only a to-do has the key
-    return FrontMatter(**fields), body  # type: ignore[arg-type]
+    return FrontMatter(**fields, others=tuple(other_keys(data).items())), body  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ from pathlib import Path
 from noted.errors import InvalidInputError, NotedError
 from noted.markdown import linked_ids
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
-from noted.store.protocol import HasFileLinks, ReadsNotesFromText, Store
+from noted.store.protocol import HasFileLinks, HasNoteProperties, ReadsNotesFromText, Store
 from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.transfer.common import read_regular, tags_by_note
 from noted.store.transfer.matching import copy_id
@@ -230,7 +230,9 @@ def _apply(
     for its forward links (``_ForwardLinks``) updates its revision instead of adding one."""
     old = file.existing
     if old is None:
-        store.create_note(_draft(store, file, parent_id, body), actor=ACTOR_IMPORT, session=session)
+        note = store.create_note(_draft(store, file, parent_id, body), actor=ACTOR_IMPORT, session=session)
+        if file.front.others and isinstance(store, HasNoteProperties):
+            store.add_note_properties(note.id, dict(file.front.others), actor=ACTOR_IMPORT)
         return "created"
     if old.is_trashed:
         warnings.append(

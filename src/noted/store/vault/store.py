@@ -76,6 +76,7 @@ class VaultStore(Parts):
         self.empty_trash, self.restore_revision = notes.empty_trash, notes.restore_revision
         self.rename_tag, self.delete_tag = tags.rename_tag, tags.delete_tag
         self.tag_note, self.untag_note = tags.tag_note, tags.untag_note
+        self.add_note_properties = tags.add_note_properties
         self.resource_path, self.read_resource = resources.resource_path, resources.read_resource
         self.replace_resource, self.delete_resource = resources.replace_resource, resources.delete_resource
         self.restore_resource_version = resources.restore_resource_version

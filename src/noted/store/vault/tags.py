@@ -27,6 +27,17 @@ class Tags(VaultPart):
         """Removed from front-matter ``tags`` and as inline ``#tags`` in the text."""
         return self._retag(note_id, actor, lambda ft: _drop_tags(ft, titles), want=None)
 
+    def add_note_properties(self, note_id: str, properties: dict[str, object], *, actor: str) -> None:
+        """``HasNoteProperties.add_note_properties``: into the file's front matter, after its keys."""
+
+        def add(ft: FileText) -> FileText:
+            have = ft.fields()
+            for key, value in properties.items():
+                ft = ft if key in have else ft.with_key(key, value, (key,))
+            return ft
+
+        self._retag(note_id, actor, add, want=None)
+
     def _retag(
         self, note_id: str, actor: str, edit: Callable[[FileText], FileText], *, want: Sequence[str] | None
     ) -> list[Tag]:
