@@ -34,41 +34,43 @@ MAX_TEXTS = 200
 
 def swapped(store: VaultCore, paths: set[str]) -> dict[str, str]:
     """Each path of ``paths`` that holds another note's content → that note's id."""
-    changed: dict[str, NoteFile] = {}
+    changed: dict[str, tuple[NoteFile, int]] = {}
     for rel in paths:
-        row = store.ledger.note_at(rel)
-        state = store.vault.state(rel)
+        row, state = store.ledger.note_at(rel), store.vault.state(rel)
         if row is not None and row.present and not in_trash(rel) and state is not None:
             if (state.size, state.mtime_ns) != (row.size, row.mtime_ns):
-                changed[rel] = row
+                changed[rel] = row, state.size
     if len(changed) < 2:
         return {}
+    by_hash: dict[str, list[str]] = {}
+    sizes: dict[int, int] = {}
+    for row, _ in changed.values():
+        by_hash.setdefault(row.hash, []).append(row.note_id)
+        sizes[row.size] = sizes.get(row.size, 0) + 1
     texts: dict[str, str] = {}
     claims: dict[str, str] = {}
-    by_hash = {row.hash: [r for r in changed.values() if r.hash == row.hash] for row in changed.values()}
-    for rel, row in changed.items():
+    for rel, (row, size) in changed.items():
+        if len(changed) > MAX_TEXTS and not sizes.get(size):
+            continue  # (no note's content had that size: only an edit, or a text pass there is not)
         try:
             read = store.vault.read(rel)
             body = FileText.parse(decode(read.data)).body
         except (OSError, InvalidInputError):  # (a file noted skips: ``Skipped``)
             continue
-        if read.digest == row.hash:
-            continue
         same = by_hash.get(read.digest, [])
-        if len(same) == 1:
-            claims[rel] = same[0].note_id
+        if read.digest != row.hash and len(same) == 1:
+            claims[rel] = same[0]
         elif not same:
             texts[rel] = body
     if texts and len(changed) <= MAX_TEXTS:
-        was = {n.id: n.body for n in store.mirror.get_notes([r.note_id for r in changed.values()])}
+        was = {n.id: n.body for n in store.mirror.get_notes([r.note_id for r, _ in changed.values()])}
         claims |= pair_texts(texts, was)
-    return _closed(
-        {rel: note_id for rel, note_id in claims.items() if note_id != changed[rel].note_id}, changed
-    )
+    own = {rel: row.note_id for rel, (row, _) in changed.items()}
+    return _closed({rel: note_id for rel, note_id in claims.items() if note_id != own[rel]}, own)
 
 
-def _closed(claims: dict[str, str], changed: dict[str, NoteFile]) -> dict[str, str]:
-    """The claims whose path's own note is claimed by another path in turn, each note once."""
+def _closed(claims: dict[str, str], own: dict[str, str]) -> dict[str, str]:
+    """The claims whose path's own note (``own``) is claimed by another path in turn, each note once."""
     while True:
         counts: dict[str, int] = {}
         for note_id in claims.values():
@@ -76,7 +78,7 @@ def _closed(claims: dict[str, str], changed: dict[str, NoteFile]) -> dict[str, s
         kept = {
             rel: note_id
             for rel, note_id in claims.items()
-            if counts[note_id] == 1 and counts.get(changed[rel].note_id) == 1
+            if counts[note_id] == 1 and counts.get(own[rel]) == 1
         }
         if kept == claims:
             return kept
