@@ -214,3 +214,42 @@ def test_swapped_and_edited_files_follow_their_text_and_a_rewrite_keeps_its_note
         )  # fmt: skip
         assert store.get_note(meeting).body == NOTES + "Also the canteen.\n"
         assert {r.body for r in store.note_history(meeting)} == {NOTES, NOTES + "Also the canteen.\n"}
+
+
+def test_a_swap_seen_step_by_step_keeps_each_notes_history(vault: Path, tmp_path: Path) -> None:
+    """The watcher may see ``mv a t``, ``mv b a`` and ``mv t b`` in three batches. The second put
+    b's text at the path of a's gone note, which took it (``a`` restored with b's text), and the
+    third gave b's note a's text. A file holding exactly the content of a note whose file went in
+    the same batch is that note, even at another gone note's path; that one is still found by its
+    content. Not vacuous: without the middle rule each note gets the other's text."""
+    plan_md, meeting_md, tmp = vault / "projects" / "plan.md", vault / "projects" / "meeting.md", vault / "t"
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        plan_md.rename(tmp)
+        store.follower.apply(["projects/plan.md", "t"])
+        assert store.get_note(plan).is_trashed
+        meeting_md.rename(plan_md)
+        store.follower.apply(["projects/meeting.md", "projects/plan.md"])
+        tmp.rename(meeting_md)
+        store.follower.apply(["t", "projects/meeting.md"])
+        paths = store.note_paths()
+        assert (paths[plan], paths[meeting]) == ("projects/meeting.md", "projects/plan.md")
+        assert not store.get_note(plan).is_trashed and not store.get_note(meeting).is_trashed
+        assert {r.body for r in store.note_history(plan)} == {PLAN}
+        assert {r.body for r in store.note_history(meeting)} == {NOTES}
+
+
+def test_a_note_whose_path_another_took_comes_back_beside_it_on_restore(vault: Path, tmp_path: Path) -> None:
+    """``mv b a`` over a deleted a: the file is b's note; a's note stays in the trash, and its
+    restore writes its file beside (``plan 2.md``), never over b's."""
+    plan_md, meeting_md = vault / "projects" / "plan.md", vault / "projects" / "meeting.md"
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        plan_md.unlink()
+        store.follower.apply(["projects/plan.md"])
+        meeting_md.rename(plan_md)
+        store.follower.apply(["projects/meeting.md", "projects/plan.md"])
+        assert store.note_paths()[meeting] == "projects/plan.md" and store.get_note(plan).is_trashed
+        store.restore_note(plan, actor="user")
+        assert store.note_paths()[plan] == "projects/plan 2.md"
+        assert (vault / "projects" / "plan 2.md").read_text() == PLAN and plan_md.read_text() == NOTES

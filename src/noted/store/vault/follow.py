@@ -26,7 +26,7 @@ from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
-from noted.store.vault.swaps import swapped
+from noted.store.vault.swaps import set_aside, swapped
 from noted.store.vault.tag_sync import sync_tags
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import changed_in_trash, in_trash, trashed_copy
@@ -250,6 +250,10 @@ class Follower:
                         conn, NoteFile(row.note_id, rel, row.origin, *_state(read.state), digest)
                     )
             return 0
+        if swap is None and row is not None and not row.present and row.hash != digest:
+            swap = self._moved(digest, gone)  # another note's file moved onto a gone note's path
+            if swap is not None:
+                set_aside(store, row)
         note_id = swap or (row.note_id if row is not None else self._moved(digest, gone))
         if note_id is None and gone:
             fresh[rel] = (ft, read)

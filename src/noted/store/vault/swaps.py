@@ -12,6 +12,10 @@ of changed files (a watcher's, or a start-up scan's), a file is the note whose c
 A file is given another note only when that note's own file is given one in turn (names swapped,
 or rotated among several): no note is left without its file. Whatever noted cannot tell stays its
 path's note, edited, as before. Notes whose file went are ``Follower._moved``'s and ``renames``'.
+
+A swap seen step by step (``mv a t``, then ``mv b a``, then ``mv t b``, in three watcher batches)
+puts at the path of a gone note exactly the content of a note whose file went in the same batch:
+that is this other note moved, and the gone note is ``set_aside``, found again by its content.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from noted.errors import InvalidInputError
-from noted.store.vault.files import decode
+from noted.store.vault.files import TRASH, decode
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_texts
 from noted.store.vault.text import FileText
@@ -83,3 +87,12 @@ def _closed(claims: dict[str, str], own: dict[str, str]) -> dict[str, str]:
         if kept == claims:
             return kept
         claims = kept
+
+
+def set_aside(store: VaultCore, row: NoteFile) -> None:
+    """The gone note of ``row`` gives its path up to the note whose file is there now: its row
+    keeps its content's hash (so its file found elsewhere is that note: ``Follower._moved``) under a
+    path of its own in ``.trash/``, where no file is (a restore writes it beside: ``NAME 2.md``)."""
+    with store.db.write() as conn:
+        aside = NoteFile(row.note_id, f"{TRASH}/{row.note_id}.md", row.origin or row.path, -1, 0, row.hash)
+        store.ledger.put_note(conn, aside)
