@@ -236,3 +236,21 @@ def test_a_client_whose_writes_are_missing_from_the_file_is_refused_as_a_broken_
     clients.path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ConfigError, match="its writes are missing"):
         ClientTokens(clients.path).entries()
+
+
+async def test_a_client_whose_tools_are_missing_from_the_file_gets_no_tool(world: World) -> None:
+    # noted writes "tools" for every client; an entry edited by hand to have none read as "all", so a
+    # client limited to reading called the write tools switched on. Like missing notebooks or
+    # writes, the file is refused: every request is answered 503 until it is fixed.
+    clients = ClientTokens.beside(world.settings.path)
+    reader = clients.add("reader", notebooks=[world.work_id], tools=["read"])
+    document = json.loads(clients.path.read_text(encoding="utf-8"))
+    del document["clients"][0]["tools"]
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), "2026-07-28", headers=_bearer(reader)) as client:
+            refused = await client.call_tool("create_note", {"title": "By the reader", "body": "x"})
+            assert refused.is_error  # not vacuous: a reader may not write while its entry is sound
+            clients.path.write_text(json.dumps(document), encoding="utf-8")
+            with pytest.raises(MCPError, match="client tokens file cannot be used"):
+                await client.call_tool("create_note", {"title": "By the reader", "body": "x"})
+    assert [n.title for n in world.store.list_notes() if n.title == "By the reader"] == []

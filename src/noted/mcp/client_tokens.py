@@ -308,7 +308,9 @@ def _parse(path: Path) -> _Document:
 def _entry(row: dict[str, Any], version: int) -> ClientToken:
     if version >= VERSION and "notebooks" not in row:  # (noted writes null for every notebook)
         raise TypeError(f'client "{row.get("name")}": its notebooks are missing (null shares every notebook)')
-    notebooks, tools = row.get("notebooks"), row.get("tools", [ALL])
+    if "tools" not in row:  # (every noted wrote them; read as "all", a reader wrote)
+        raise TypeError(f'client "{row.get("name")}": its tools are missing ("all", "read" or tool names)')
+    notebooks, tools = row.get("notebooks"), row["tools"]
     if not isinstance(notebooks, list | None) or not isinstance(tools, list):
         raise TypeError(f'client "{row.get("name")}": notebooks and tools must be lists')
     kept: tuple[str, ...] | None = None if notebooks is None else tuple(str(n) for n in notebooks)
