@@ -134,19 +134,26 @@ class Resources:
         return sorted({str(n["id"]) for n in found if resource_id in linked_ids(str(n.get("body", "")))})
 
     def _trashed(self) -> list[dict[str, object]]:
-        """The notes in Joplin's trash, with their bodies: the most recently trashed first, read a
-        page at a time until the first note that is not in the trash (the trash is seldom large)."""
+        """The notes in Joplin's trash, with their bodies. Their ids are listed first, the most
+        recently trashed first, a page at a time until the first note not in the trash (with an
+        empty trash, one small page); then each one's body is read (the trash is seldom large)."""
         params = {
-            "fields": "id,body,deleted_time",
+            "fields": "id,deleted_time",
             "include_deleted": "1",
             "order_by": "deleted_time",
             "order_dir": "DESC",
         }
-        trashed: list[dict[str, object]] = []
+        ids: list[str] = []
         for page in self.api.client.pages("/notes", params):
-            trashed += [n for n in page if n.get("deleted_time")]
+            ids += [str(n["id"]) for n in page if n.get("deleted_time")]
             if any(not n.get("deleted_time") for n in page):
                 break
+        trashed: list[dict[str, object]] = []
+        for note_id in ids:
+            try:
+                trashed.append(self.api.client.get(f"/notes/{safe_id(note_id)}", {"fields": "id,body"}))
+            except NotFoundError:  # erased meanwhile
+                continue
         return trashed
 
     def replace_resource(
