@@ -10,7 +10,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from noted.search.keyword import KeywordSearch
 from noted.search.semantic import SemanticSearch
 from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
+from noted.store.sqlite.review import SqliteReview
 from noted.tools import Annotations, Tool, ToolRegistry, all_tools
 from noted.tools.base import ToolContext
 
@@ -106,6 +107,15 @@ def make_world(root: Path, *, semantic: bool = True) -> World:
     world.work_note = store.create_note(NoteDraft("Quarter budget", body, work.id), actor="user").id
     secret = "# Budget budget budget\n\nThe budget of the secret budget project.\n"
     world.private_note = store.create_note(NoteDraft("Secret budget", secret, private.id), actor="user").id
+    return world
+
+
+def writing_world(root: Path) -> World:
+    """``make_world`` (no semantic search) with ``update_note`` on and the profile's proposals, as
+    ``noted mcp serve`` has them, so a client in review mode can propose."""
+    world = make_world(root, semantic=False)
+    world.settings.set("ai.tool.update_note.enabled", True)
+    world.deps = replace(world.deps, review=SqliteReview(world.store.db))
     return world
 
 

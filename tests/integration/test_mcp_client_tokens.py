@@ -9,6 +9,7 @@ the main token (or no client tokens at all) see both notebooks and every switche
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,7 +32,8 @@ from noted.errors import ConfigError
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.embedded import EmbeddedMcpServer
 from noted.mcp.options import HttpOptions
-from noted.mcp.token import create
+from noted.mcp.token import create, write_private
+from noted.settings.tomlfile import file_lock
 
 LIST = LIST_HEADERS
 
@@ -236,3 +238,42 @@ def test_a_client_whose_writes_are_missing_from_the_file_is_refused_as_a_broken_
     clients.path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ConfigError, match="its writes are missing"):
         ClientTokens(clients.path).entries()
+
+
+async def test_a_client_whose_tools_are_missing_from_the_file_gets_no_tool(world: World) -> None:
+    # noted writes "tools" for every client; an entry edited by hand to have none read as "all", so a
+    # client limited to reading called the write tools switched on. Like missing notebooks or
+    # writes, the file is refused: every request is answered 503 until it is fixed.
+    clients = ClientTokens.beside(world.settings.path)
+    reader = clients.add("reader", notebooks=[world.work_id], tools=["read"])
+    document = json.loads(clients.path.read_text(encoding="utf-8"))
+    del document["clients"][0]["tools"]
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), "2026-07-28", headers=_bearer(reader)) as client:
+            refused = await client.call_tool("create_note", {"title": "By the reader", "body": "x"})
+            assert refused.is_error  # not vacuous: a reader may not write while its entry is sound
+            clients.path.write_text(json.dumps(document), encoding="utf-8")
+            with pytest.raises(MCPError, match="client tokens file cannot be used"):
+                await client.call_tool("create_note", {"title": "By the reader", "body": "x"})
+    assert [n.title for n in world.store.list_notes() if n.title == "By the reader"] == []
+
+
+def test_a_revoke_racing_an_add_in_another_process_stays_revoked(tmp_path: Path) -> None:
+    # Each edit of mcp-clients.json wrote back the entries it had read: a revoke made while another
+    # process's add was under way came undone when that add wrote, and the revoked token worked
+    # again. An edit now holds the file's lock from its read to its write. Here the test is the
+    # other process: it holds the lock, writes its add, and only then lets the revoke go on.
+    clients = ClientTokens(tmp_path / "clients.json")
+    clients.add("cursor")
+    document = json.loads(clients.path.read_text(encoding="utf-8"))
+    added = {**document["clients"][0], "name": "newbie", "sha256": "0" * 64}
+    document["clients"].append(added)
+    revoking = ClientTokens(clients.path)
+    with file_lock(clients.path):
+        worker = threading.Thread(target=revoking.revoke, args=("cursor",))
+        worker.start()
+        worker.join(scaled(2))
+        assert worker.is_alive()  # it waits for the lock (one that did not was done in a millisecond)
+        write_private(clients.path, json.dumps(document))
+    worker.join()
+    assert [e.name for e in ClientTokens(clients.path).entries()] == ["newbie"]

@@ -58,12 +58,12 @@ def _untouched(world: World) -> bool:
 
 def _narrow_notebooks(world: World, clients: ClientTokens) -> None:
     (bot,) = clients.entries()
-    clients.replace((bot.with_notebooks((world.work_id,)),))  # the person edits the file
+    clients.replace(lambda _: (bot.with_notebooks((world.work_id,)),))  # the person edits the file
 
 
 def _narrow_tools(world: World, clients: ClientTokens) -> None:
     (bot,) = clients.entries()
-    clients.replace((dataclasses.replace(bot, tools=("read",)),))
+    clients.replace(lambda _: (dataclasses.replace(bot, tools=("read",)),))
 
 
 def _narrow_setting(world: World, clients: ClientTokens) -> None:

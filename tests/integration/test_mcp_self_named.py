@@ -12,25 +12,21 @@ its own proposal on a note now out of its scope is not shown either.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.mcp_support import World, http_client, http_server, make_world, text_of
+from tests.integration.mcp_support import World, http_client, http_server, text_of, writing_world
 
 from noted.mcp.client_tokens import ClientTokens
-from noted.store.sqlite.review import SqliteReview
 
 MODE = "2026-07-28"
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
-    w = make_world(tmp_path / "profile", semantic=False)
-    w.settings.set("ai.tool.update_note.enabled", True)
-    w.deps = dataclasses.replace(w.deps, review=SqliteReview(w.store.db))
+    w = writing_world(tmp_path / "profile")
     yield w
     w.close()
 

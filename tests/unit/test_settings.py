@@ -26,6 +26,8 @@ from noted.settings import (
 )
 from noted.settings.handles import (
     AI_API_KEY_FILE,
+    AI_APPROVE_WRITES,
+    AI_WRITES,
     MCP_ALLOWED_NOTEBOOKS,
     MCP_HOST,
     MCP_PORT,
@@ -179,6 +181,18 @@ def test_a_guard_the_file_holds_wrongly_stays_shut(tmp_path: Path, notebooks: st
     assert "ai.tool.read_note.enabled must be true or false" in problems and "the tool is off" in problems
     write_config(tmp_path, '[mcp]\nallowedNotebooks = ["Work"]\nwrites = "direct"\n')
     assert load(tmp_path).get(MCP_ALLOWED_NOTEBOOKS) == ("Work",) and load(tmp_path).problems == ()
+
+
+def test_the_assistant_s_review_mode_misspelt_in_the_file_stays_review(tmp_path: Path) -> None:
+    # ai.writes = "reveiw" read as the default, ask; with ai.approveWrites off, nothing is asked,
+    # so the assistant's changes landed at once where the person had asked for proposals.
+    write_config(tmp_path, '[ai]\nwrites = "reveiw"\napproveWrites = false\n')
+    settings = load(tmp_path)
+    assert settings.get(AI_WRITES) == "review"
+    assert not settings.get(AI_APPROVE_WRITES)  # not vacuous: the rest of the file is read
+    problems = " | ".join(settings.problems)
+    assert "ai.writes must be one of ask, review, direct" in problems
+    assert "until it is fixed, the assistant's changes wait for your review" in problems
 
 
 def test_a_file_that_does_not_parse_is_reported_and_never_overwritten(tmp_path: Path) -> None:

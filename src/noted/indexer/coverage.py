@@ -86,11 +86,13 @@ def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None
                 (json.dumps(list(note_ids or ())),),
             ).fetchone()[0]
     total = len(note_ids) if note_ids is not None else sum(store.folder_note_counts().values())
-    complete = built and bool(has_chunks) and not scanning and cursor >= store.latest_cursor()
+    ready = built and bool(has_chunks) and not scanning
+    complete = ready and cursor >= store.latest_cursor()
+    skip = complete or scanning or not has_chunks
+    changed, more, touched = (0, False, False) if skip else _changed(store, db, cursor, note_ids)
+    if ready and note_ids is not None:  # in a scope a change elsewhere must not show, not even as a flag
+        complete = not touched and not more
     indexing = not complete and Lease(db).current() is not None
-    changed, more = (
-        (0, False) if complete or scanning or not has_chunks else _changed(store, db, cursor, note_ids)
-    )
     return IndexCoverage(int(indexed), total, complete, indexing, changed, more)
 
 
@@ -99,9 +101,11 @@ CHANGES_READ = 2000
 cost about 2 ms of CPU at 10,000 notes, where reading them as changes cost 28 ms)."""
 
 
-def _changed(store: Store, db: Database, cursor: int, note_ids: Sequence[str] | None) -> tuple[int, bool]:
-    """How many indexed notes (of ``note_ids``) the feed changed after ``cursor``, and whether
-    changes were left unread."""
+def _changed(
+    store: Store, db: Database, cursor: int, note_ids: Sequence[str] | None
+) -> tuple[int, bool, bool]:
+    """How many indexed notes (of ``note_ids``) the feed changed after ``cursor``, whether changes
+    were left unread, and whether it changed any of those notes at all (a new one included)."""
     ids, more = store.notes_changed_since(cursor, CHANGES_READ)
     if note_ids is not None:
         ids.intersection_update(note_ids)
@@ -110,7 +114,7 @@ def _changed(store: Store, db: Database, cursor: int, note_ids: Sequence[str] | 
             "SELECT count(*) FROM json_each(?) WHERE EXISTS (SELECT 1 FROM index_chunks WHERE note_id = value)",
             (json.dumps(sorted(ids)),),
         ).fetchone()[0]
-    return int(indexed), more
+    return int(indexed), more, bool(ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from noted.errors import ConfigError, InvalidInputError
 from noted.mcp.token import TOKEN_BYTES, check_private_file, stat_of, write_private
+from noted.settings.tomlfile import file_lock
 
 if TYPE_CHECKING:  # kept out at run time: ``noted mcp token`` need not load the tools
     from noted.tools.base import Tool
@@ -218,11 +219,6 @@ class ClientTokens:
             raise InvalidInputError(
                 f"{name!r} cannot name a client: use letters, digits, '.', '_' or '-' (at most 64)"
             )
-        if self.get(name) is not None:
-            raise InvalidInputError(
-                f"a client named {name!r} exists already",
-                hint=f"revoke it first with `noted mcp token revoke {name}`, or pick another name",
-            )
         chosen = tuple(dict.fromkeys(t.strip() for t in tools if t.strip()))
         if not chosen:
             raise InvalidInputError("give the client some tools: --tools read, all, or tool names")
@@ -233,24 +229,34 @@ class ClientTokens:
             raise InvalidInputError(f"--writes takes {' or '.join(WRITES)}, not {writes!r}")
         token = secrets.token_urlsafe(TOKEN_BYTES)
         created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        self._write(
-            _Document((*self.entries(), ClientToken(name, digest(token), kept, chosen, created, writes)))
-        )
+
+        def added(entries: tuple[ClientToken, ...]) -> _Document:
+            if any(e.name == name for e in entries):
+                raise InvalidInputError(
+                    f"a client named {name!r} exists already",
+                    hint=f"revoke it first with `noted mcp token revoke {name}`, or pick another name",
+                )
+            return _Document((*entries, ClientToken(name, digest(token), kept, chosen, created, writes)))
+
+        self._edit(added)
         return token
 
     def revoke(self, name: str) -> bool:
         """Remove a client; False when there is none of that name. Its token stops working at its
         next request, and the door stays closed (see the module docstring)."""
-        entries = self.entries()
-        kept = tuple(e for e in entries if e.name != name)
-        if len(kept) == len(entries):
-            return False
-        self._write(_Document(kept))
-        return True
+        found: list[ClientToken] = []
 
-    def replace(self, entries: tuple[ClientToken, ...]) -> None:
-        """Write these entries in place of the file's (the door closed, as ``add`` leaves it)."""
-        self._write(_Document(entries))
+        def revoked(entries: tuple[ClientToken, ...]) -> _Document | None:
+            found.extend(e for e in entries if e.name == name)
+            return _Document(tuple(e for e in entries if e.name != name)) if found else None
+
+        self._edit(revoked)
+        return bool(found)
+
+    def replace(self, change: Callable[[tuple[ClientToken, ...]], tuple[ClientToken, ...]]) -> None:
+        """Write ``change`` of the file's entries in their place (the door closed, as ``add`` leaves
+        it), the file locked from the read to the write."""
+        self._edit(lambda entries: _Document(change(entries)))
 
     def open_door(self) -> None:
         """Let HTTP requests without a token in again (on loopback, with the global scope).
@@ -258,18 +264,31 @@ class ClientTokens:
         Raises:
             InvalidInputError: a client token exists: beside it an open door would make scopes moot.
         """
-        names = [e.name for e in self.entries()]
-        if names:
-            raise InvalidInputError(
-                f"the door cannot open while client tokens exist ({', '.join(names)}): a request "
-                "without a token would get past their scopes",
-                hint="revoke them first with `noted mcp token revoke NAME`",
-            )
-        self._write(_Document((), open=True))
+
+        def opened(entries: tuple[ClientToken, ...]) -> _Document:
+            if entries:
+                raise InvalidInputError(
+                    f"the door cannot open while client tokens exist ({', '.join(e.name for e in entries)}): "
+                    "a request without a token would get past their scopes",
+                    hint="revoke them first with `noted mcp token revoke NAME`",
+                )
+            return _Document((), open=True)
+
+        self._edit(opened)
 
     def close_door(self) -> None:
         """Make every HTTP request need a valid token (a client's or the main one)."""
-        self._write(_Document(self.entries()))
+        self._edit(_Document)
+
+    def _edit(self, change: Callable[[tuple[ClientToken, ...]], _Document | None]) -> None:
+        """Write what ``change`` makes of the entries (None: nothing), holding the file's lock from
+        the read to the write: two processes editing at once (an ``add`` and a ``revoke``) both keep
+        their change, where each wrote back what it had read and a revoked token came back."""
+        with file_lock(self.path):
+            self._stamp = None
+            document = change(self.entries())
+            if document is not None:
+                self._write(document)
 
     def _write(self, document: _Document) -> None:
         stored = {
@@ -308,7 +327,9 @@ def _parse(path: Path) -> _Document:
 def _entry(row: dict[str, Any], version: int) -> ClientToken:
     if version >= VERSION and "notebooks" not in row:  # (noted writes null for every notebook)
         raise TypeError(f'client "{row.get("name")}": its notebooks are missing (null shares every notebook)')
-    notebooks, tools = row.get("notebooks"), row.get("tools", [ALL])
+    if "tools" not in row:  # (every noted wrote them; read as "all", a reader wrote)
+        raise TypeError(f'client "{row.get("name")}": its tools are missing ("all", "read" or tool names)')
+    notebooks, tools = row.get("notebooks"), row["tools"]
     if not isinstance(notebooks, list | None) or not isinstance(tools, list):
         raise TypeError(f'client "{row.get("name")}": notebooks and tools must be lists')
     kept: tuple[str, ...] | None = None if notebooks is None else tuple(str(n) for n in notebooks)

@@ -109,6 +109,9 @@ class Policy:
     """Where ``mcp.tokenFile`` points now (the settings, re-read while serving): a token file set
     while the server runs is needed from the next request on, as a replaced one is. One unset
     while it runs leaves the token it had needed until a restart: a server never opens by itself."""
+    refresh: Callable[[], None] | None = None
+    """Called first at each request: reads the config file again if another process changed it, so
+    the settings above are as they are now (``NotedMcp.reload_settings``)."""
 
     def token_only(self, path: str) -> bool:
         return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.token_paths)
@@ -155,6 +158,8 @@ class Guard:
 
     def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str, dict[str, str]] | None:
         policy = self.policy
+        if policy.refresh is not None:
+            policy.refresh()
         path = str(scope.get("path", ""))
         repeated = _repeated(scope)
         if repeated is not None:

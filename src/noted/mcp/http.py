@@ -135,6 +135,7 @@ class HttpServer:
             token_setting=lambda: self.mcp.deps.settings.get_path(MCP_TOKEN_FILE),
             consent=self.options.consent,
             actions_switch=self.options.actions_switch,
+            refresh=self.mcp.reload_settings,
         )
         config = uvicorn.Config(
             build_app(self.mcp, policy, actions=self.options.actions),

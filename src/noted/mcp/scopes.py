@@ -107,16 +107,19 @@ def settle_clients(clients: ClientTokens, store: Store) -> None:
     Raises:
         ConfigError: the file cannot be used, or a name matches several notebooks or none.
     """
-    entries = clients.entries()
-    if not any(e.notebooks and not all(is_id(n) for n in e.notebooks) for e in entries):
+    if not any(_named(e) for e in clients.entries()):
         return
-    settled = tuple(_settled_client(entry, store) for entry in entries)
-    clients.replace(settled)
+    clients.replace(lambda entries: tuple(_settled_client(e, store) for e in entries))
     log.info("resolved the notebook names of the client tokens in %s to ids", clients.path)
 
 
+def _named(entry: ClientToken) -> bool:
+    """Whether the client's notebooks hold a name still to be resolved to an id."""
+    return entry.notebooks is not None and not all(is_id(n) for n in entry.notebooks)
+
+
 def _settled_client(entry: ClientToken, store: Store) -> ClientToken:
-    if entry.notebooks is None or all(is_id(n) for n in entry.notebooks):
+    if entry.notebooks is None or not _named(entry):
         return entry
     hint = (
         f"revoke it (`noted mcp token revoke {entry.name}`) and add it again with notebook paths or "

@@ -14,8 +14,10 @@ as ``mcp:NAME``, which no self-named client can write as:
   the setting that would switch the tool on), so the model can read it and recover;
 - ``internal``: a JSON-RPC internal error with a short message; the stack is only in the log.
 
-While serving, the config file is re-read about once a second, so a switch flipped in the TUI or
-by ``noted config set`` in another process reaches this server; when the set of tools on changes,
+The config file is re-read (when it changed: one ``stat``) before each call and each HTTP request
+(``reload_settings``), so a switch turned off, a scope narrowed or review mode set by ``noted config
+set`` in another process holds from the next call, and about once a second besides, so a switch
+flipped there reaches the clients that listen; when the set of tools on changes,
 every client that can hear it is told (``notifications/tools/list_changed``): handshake-era
 sessions directly, 2026-07-28 clients on their ``subscriptions/listen`` streams; a client whose
 token was revoked, or that holds the main token after it was replaced, hears nothing more, and its
@@ -139,6 +141,7 @@ class NotedMcp:
         self._wire: dict[str, types.Tool] = {}
         self._offered: frozenset[str] = frozenset()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._reported: str | None = None  # the config file's problem last logged
         # the token `client` named when this server started: one added later under its name,
         # after it was revoked, is another client, and this server does not serve it
         self._pinned: ClientToken | None = None
@@ -178,7 +181,9 @@ class NotedMcp:
     def context(self, actor: str, client: ClientToken | None) -> ToolContext:
         """What a tool call needs, for this caller: its actor, the scope of
         ``mcp.allowedNotebooks`` narrowed to the client's notebooks, and whether its writes wait
-        (``mcp.writes`` review, read at each call, or the client's own token in review mode)."""
+        (``mcp.writes`` review, read at each call, or the client's own token in review mode), from
+        the config file as it is now; the tool's switch is read right after, by the registry."""
+        self.reload_settings()
         deps, scope = self.deps, self.allowed.scope()
         wait = deps.settings.get(MCP_WRITES) != "direct" or (client is not None and client.writes_wait)
         return ToolContext(
@@ -340,23 +345,27 @@ class NotedMcp:
         except Exception as exc:  # one stuck or broken session must not keep the notice from others
             log.warning("could not send list_changed to a session: %r", exc)
 
+    def reload_settings(self) -> None:
+        """Read the config file again if another process changed it (one ``stat`` if not), so what
+        it says now decides the call or request at hand; one that no longer parses leaves the
+        values read before in effect, and is logged once per distinct problem."""
+        try:
+            self.deps.settings.reload()
+            self._reported = None
+        except ConfigError as exc:
+            if str(exc) != self._reported:
+                self._reported = str(exc)
+                log.warning("config file not reloaded: %s", exc)
+        except Exception:
+            log.exception("reloading the settings failed")
+
     async def _poll(self) -> None:
         # Streams are swept even when the caller reloads the settings itself (poll_seconds 0).
-        reported: str | None = None
         while True:
             await asyncio.sleep(self.poll_seconds or POLL_SECONDS)
             self.listen.sweep()
-            if self.poll_seconds <= 0:
-                continue
-            try:
-                self.deps.settings.reload()
-                reported = None
-            except ConfigError as exc:
-                if str(exc) != reported:  # once per distinct problem, not once a second
-                    reported = str(exc)
-                    log.warning("config file not reloaded: %s", exc)
-            except Exception:
-                log.exception("reloading the settings failed")
+            if self.poll_seconds > 0:
+                self.reload_settings()
 
 
 def _refused(message: str) -> types.CallToolResult:

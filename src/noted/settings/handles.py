@@ -129,6 +129,7 @@ AI_APPROVE_WRITES = Setting(
 )
 AI_WRITES = Setting(
     "ai.writes", ASSISTANT, "The assistant's changes", choices=("ask", "review", "direct"), default="ask",
+    closed=("review", "the assistant's changes wait for your review"),
     help="ask: as \"Ask before every change\" says. review: each change waits as a proposal in the "
     "Changes view until you accept it (edits of the open note are asked about in the chat). "
     "direct: changes are written at once (all stay reviewable).",

@@ -124,11 +124,37 @@ class Resources:
 
         Joplin's own list (``/resources/ID/notes``) is kept by a background service and lags behind
         new links, so the notes are found by a plain search for the id, checked in their bodies.
+        That search leaves the trash out, and a trashed note links the file too (restored, it shows
+        it again; a scope hides a file a note elsewhere links), so the trash is read as well.
         """
         self.get_resource(resource_id)
         # A leading "/" asks Joplin for its plain substring search, which reads the notes themselves.
         found = self.api.client.get_all("/search", {"query": f"/{resource_id}", "fields": "id,body"})
+        found += self._trashed()
         return sorted({str(n["id"]) for n in found if resource_id in linked_ids(str(n.get("body", "")))})
+
+    def _trashed(self) -> list[dict[str, object]]:
+        """The notes in Joplin's trash, with their bodies. Their ids are listed first, the most
+        recently trashed first, a page at a time until the first note not in the trash (with an
+        empty trash, one small page); then each one's body is read (the trash is seldom large)."""
+        params = {
+            "fields": "id,deleted_time",
+            "include_deleted": "1",
+            "order_by": "deleted_time",
+            "order_dir": "DESC",
+        }
+        ids: list[str] = []
+        for page in self.api.client.pages("/notes", params):
+            ids += [str(n["id"]) for n in page if n.get("deleted_time")]
+            if any(not n.get("deleted_time") for n in page):
+                break
+        trashed: list[dict[str, object]] = []
+        for note_id in ids:
+            try:
+                trashed.append(self.api.client.get(f"/notes/{safe_id(note_id)}", {"fields": "id,body"}))
+            except NotFoundError:  # erased meanwhile
+                continue
+        return trashed
 
     def replace_resource(
         self,

@@ -1,0 +1,67 @@
+"""An AI app limited to one notebook of a real Joplin: a file linked from elsewhere stays hidden.
+
+A file is seen in a scope only when every note that links it is in the scope (trashed notes too:
+restored, they link it again). Joplin's search, which finds the notes linking a file, leaves the
+trash out, so a file that a trashed note elsewhere linked showed as if only the visible note linked it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.integration.mcp_support import bearer, http_client, text_of
+from tests.support.joplin import JoplinServer, shared_server
+
+from noted.mcp.client_tokens import ClientTokens
+from noted.mcp.deps import McpDeps
+from noted.mcp.http import HttpServer
+from noted.mcp.options import HttpOptions
+from noted.mcp.server import NotedMcp
+from noted.models import NoteDraft
+from noted.search.joplin import JoplinKeywordSearch
+from noted.settings import Settings
+from noted.store.joplin import JoplinStore
+from noted.tools import build_registry
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def store(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Iterator[JoplinStore]:
+    joplin: JoplinServer = shared_server(tmp_path_factory.getbasetemp())
+    s = joplin.store(tmp_path / "profile")
+    yield s
+    s.close()
+
+
+async def test_a_file_a_trashed_note_elsewhere_links_stays_hidden(store: JoplinStore, tmp_path: Path) -> None:
+    word = secrets.token_hex(4)
+    work = store.create_folder(f"Work {word}", actor="user")
+    secret = store.create_folder(f"Secret {word}", actor="user")
+    keys = store.add_resource(b"SECRET BYTES", filename="keys.txt", mime="text/plain", actor="user")
+    elsewhere = store.create_note(NoteDraft("Keys", f"[k](:/{keys.id})", secret.id), actor="user")
+    visible = store.create_note(NoteDraft("Plan", f"[k](:/{keys.id})", work.id), actor="user")
+    store.trash_note(elsewhere.id, actor="user")
+    assert sorted(store.resource_notes(keys.id)) == sorted([elsewhere.id, visible.id])
+
+    settings = Settings.load(tmp_path / "config.toml")
+    token = ClientTokens.beside(settings.path).add("work", notebooks=[work.id])
+    deps = McpDeps(store, JoplinKeywordSearch(store), settings, build_registry(settings))
+    http = HttpServer(
+        NotedMcp(deps, poll_seconds=0.2),
+        HttpOptions(port=0, clients_file=ClientTokens.beside(settings.path).path),
+    )
+    await http.start()
+    try:
+        async with http_client(str(http.url), "legacy", headers=bearer(token)) as client:
+            read = await client.call_tool("read_attachment", {"id": keys.id})
+            listed = await client.call_tool("list_attachments", {"note_id": visible.id})
+    finally:
+        await http.stop()
+    assert (
+        read.is_error and text_of(read) == f'no attachment with id "{keys.id}"; list_attachments lists them'
+    )
+    assert listed.structured_content is not None and listed.structured_content["attachments"] == []
