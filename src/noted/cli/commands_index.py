@@ -111,6 +111,8 @@ def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> 
         try:
             if args.rebuild:
                 service.rebuild("noted index --rebuild")  # ours: the vectors go now
+            if args.watch:  # followed for long: outside changes are watched, Joplin's polled at a pace
+                ctx.services.start_watching()
             done = service.run_here(bar.update, watch=args.watch)
         except LeaseLost:
             bar.stop()
