@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from tests.integration.ui_support import open_services, until
-from tests.support.joplin import JoplinServer, free_port, unavailable_reason
+from tests.support.joplin import JoplinServer, own_server
 from textual.message import Message
 from textual.notifications import Notify
 
@@ -24,15 +24,9 @@ from noted.ui.widgets.notebook_tree import NotebookTree
 
 
 @pytest.fixture
-def joplin(tmp_path: Path) -> Any:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    server = JoplinServer(tmp_path / "joplin", free_port())
-    server.profile.mkdir()
-    server.start()
-    yield server
-    server.stop()
+def joplin(tmp_path: Path) -> Iterator[JoplinServer]:
+    with own_server(tmp_path / "joplin") as server:
+        yield server
 
 
 async def test_an_app_started_while_joplin_is_off_shows_the_notes_once_it_is_back(
