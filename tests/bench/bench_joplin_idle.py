@@ -10,6 +10,8 @@ Data API requests Joplin logged meanwhile (its ``log-clipper.txt`` has a line pe
 hour. Then, ``--changes`` times, a note's title is changed through Joplin's API (as Joplin's own
 app or another program would), at a random moment 3 to 6 s after the last (so a slowed poll is
 slowed), and the time until the app's screen shows the new title is taken: median and longest.
+Then, as often, a new word is written in a note's body and a process of its own on the profile
+(following the feed, as the MCP server does) keyword-searches for it until it is found.
 
 ``--src`` runs another checkout's code (``/work/main/src``) to compare. Needs tmux.
 """
@@ -26,13 +28,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tests.support.joplin import JoplinServer, free_port  # noqa: E402
+if TYPE_CHECKING:
+    from tests.support.joplin import JoplinServer
 
 SOCKET = f"bench-joplin-idle-{os.getpid()}"
 LOGS = ("log-clipper.txt", "server.log")
@@ -69,6 +73,38 @@ def _log_size(profile: Path) -> tuple[int, int]:
     return lines, size
 
 
+def _search_delays(
+    args: argparse.Namespace, profile: Path, server: JoplinServer, api: httpx.Client, notes: list[str]
+) -> None:
+    """As the app's searches and the MCP server's do: a process of its own on the profile, following
+    the feed (``start_watching``), keyword-searches for a word just written in Joplin."""
+    from noted.profile import Profile
+    from noted.services import Services
+    from noted.settings import Settings
+
+    environ = {"NOTED_JOPLIN_TOKEN": server.token, "NOTED_SEARCH_INDEXER_ENABLED": "false"}
+    at = Profile(profile)
+    services = Services.open(at, backend="joplin", welcome=False, settings=Settings.load(at, environ=environ))
+    try:
+        services.start_watching()
+        services.finder().search("warm", mode="keyword")
+        delays = []
+        for n in range(args.changes):
+            time.sleep(random.uniform(3, 6))
+            word = "quokka" + "".join(secrets.choice("abcdefghij") for _ in range(6))
+            api.put(f"/notes/{notes[n % len(notes)]}", json={"body": f"a {word} here"})
+            start = time.perf_counter()
+            while not services.finder().search(word, mode="keyword").hits:
+                if time.perf_counter() - start > 30:
+                    raise SystemExit(f"keyword search never found {word}")
+                time.sleep(0.02)
+            delays.append(time.perf_counter() - start)
+        print(f"a change made in Joplin is found by keyword search (another process): median "
+              f"{statistics.median(delays):.2f} s, longest {max(delays):.2f} s over {len(delays)}")  # fmt: skip
+    finally:
+        services.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -77,6 +113,8 @@ def main() -> None:
     parser.add_argument("--changes", type=int, default=10, help="changes made in Joplin to time")
     parser.add_argument("--src", type=Path, default=REPO / "src", help="the noted code to run")
     args = parser.parse_args()
+    sys.path.insert(0, str(args.src.resolve()))  # this process's noted too (the search's)
+    from tests.support.joplin import JoplinServer, free_port
 
     root = Path(tempfile.mkdtemp(prefix="bench-joplin-idle-"))
     server = JoplinServer(root / "joplin", free_port(), secrets.token_hex(16))
@@ -133,6 +171,7 @@ def main() -> None:
                 delays.append(_wait_screen(title, 30))
             print(f"a change made in Joplin shows in the app: median {statistics.median(delays):.2f} s, "
                   f"longest {max(delays):.2f} s over {len(delays)}")  # fmt: skip
+            _search_delays(args, profile, server, api, notes)
         finally:
             _tmux("kill-server")
     finally:
