@@ -1,8 +1,10 @@
-"""Words that count things, and the range of times that show, shared by the app and the command line."""
+"""Words that count things, the range of times that show, and titles on one line, shared by the app
+and the command line."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 EARLIEST_MS = (dt.datetime(1, 1, 3, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(milliseconds=1)
@@ -30,3 +32,17 @@ def local_time(ms: int) -> str:
 def plural(count: int, word: str) -> str:
     """``1 note``, ``2 notes``, ``1,024 notes`` (``word`` takes an s)."""
     return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+"""The line breaks ``str.splitlines`` breaks at (a CR LF pair as one)."""
+LINE_BREAK_SIGN = "\u240a"
+"""What a line break inside a line shows as: ␊, the control picture of a line feed, as a Markdown
+folder's titles show one."""
+
+
+def one_line(text: str) -> str:
+    """``text`` for a line of output that is one item (a listing's row, a title in a message): each
+    line break it holds shown as ``LINE_BREAK_SIGN``. noted refuses such titles, but one made in
+    Joplin, or by an older noted, may hold one, and broke the row in two."""
+    return _BREAKS.sub(LINE_BREAK_SIGN, text)

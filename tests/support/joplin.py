@@ -13,6 +13,7 @@ tests of a run; each test makes its own notebooks and looks only at them.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import re
@@ -23,7 +24,7 @@ import subprocess
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -326,6 +327,22 @@ def shared_server(tmp_root: Path) -> JoplinServer:
                 pytest.fail("the shared Joplin stopped by itself more than three times; see its server.*.log")
             _shared.revive()
         return _shared
+
+
+@contextlib.contextmanager
+def own_server(profile: Path) -> Iterator[JoplinServer]:
+    """A started Joplin of the caller's own, stopped at the end: for a test that stops and starts
+    it (the run's shared one must stay up for the other tests). Skips when Joplin cannot run here."""
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    server = JoplinServer(profile, free_port())
+    profile.mkdir(parents=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def wait_until(predicate: Any, *, timeout: float = DEFAULT_TIMEOUT, what: str = "condition") -> None:

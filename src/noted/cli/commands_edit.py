@@ -240,7 +240,7 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
         if ctx.json:
             ctx.emit(render.revision_json(revision, with_body=True))
         else:
-            ctx.out(f"# {revision.title}")
+            ctx.line(f"# {revision.title}")
             label = f" · {revision.label}" if revision.label else ""
             ctx.out(f"revision {revision.id} · {local_time(revision.time)} · {revision.actor}{label}")
             ctx.out()
@@ -253,7 +253,7 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
     for rev in revisions:
         edits = "1 edit" if rev.edits == 1 else f"{rev.edits} edits"
         label = f"  ({rev.label})" if rev.label else ""
-        ctx.out(f"{rev.id:>6}  {local_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}{label}")
+        ctx.line(f"{rev.id:>6}  {local_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}{label}")
     if not revisions:
         ctx.out("No revisions.")
     return 0

@@ -12,6 +12,7 @@ waits for it instead, and ``--rebuild`` asks the holder to rebuild.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -99,6 +100,14 @@ def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, service: IndexerS
     return None  # the holder is gone: take the lease
 
 
+def _away(ctx: CliContext, reason: str | None) -> None:
+    """Say that ``--watch`` waits for the notes' backend (Joplin) to answer, and that it answers."""
+    if reason is None:
+        ctx.error("the notes can be read again; watching")
+    else:
+        ctx.error(f"{reason}; waiting for it (Ctrl+C stops)")
+
+
 def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> int:
     from noted.cli.index_progress import IndexBar
     from noted.indexer.lease import LeaseLost
@@ -111,7 +120,9 @@ def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> 
         try:
             if args.rebuild:
                 service.rebuild("noted index --rebuild")  # ours: the vectors go now
-            done = service.run_here(bar.update, watch=args.watch)
+            if args.watch:  # followed for long: outside changes are watched, Joplin's polled at a pace
+                ctx.services.start_watching()
+            done = service.run_here(bar.update, watch=args.watch, on_away=functools.partial(_away, ctx))
         except LeaseLost:
             bar.stop()
             ctx.error(f"stopped: {service.lease.holder() or 'another process'} took over the indexing")

@@ -32,12 +32,12 @@ def cmd_links(args: argparse.Namespace, ctx: CliContext) -> int:
     if ctx.json:
         ctx.emit(link_payload(links))
         return 0
-    ctx.out(f"{links.note.title}  ({links.note.id})")
+    ctx.line(f"{links.note.title}  ({links.note.id})")
     for link in links.outgoing:
         where = f"{link.title}" + (f" § {link.heading}" if link.heading else "")
-        ctx.out(f"  ✗ {link.target}: {link.broken}" if link.broken else f"  → {where}  ({link.note_id})")
+        ctx.line(f"  ✗ {link.target}: {link.broken}" if link.broken else f"  → {where}  ({link.note_id})")
     for back in links.backlinks:
-        ctx.out(f"  ← {back.title}  ({back.note_id})")
+        ctx.line(f"  ← {back.title}  ({back.note_id})")
     if not links.outgoing and not links.backlinks:
         ctx.out("  no links to or from this note")
     return 0

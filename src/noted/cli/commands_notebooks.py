@@ -70,7 +70,7 @@ def cmd_notebooks(args: argparse.Namespace, ctx: CliContext) -> int:
     if not lines:
         ctx.out("The trash holds no notebooks." if args.trash else "No notebooks yet.")
     for line in lines:
-        ctx.out(line)
+        ctx.line(line)
     return 0
 
 
@@ -84,7 +84,7 @@ def _report(ctx: CliContext, folder: Folder, verb: str) -> int:
     elif verb == "created":
         ctx.out(folder.id)
     else:
-        ctx.out(f'{verb} notebook "{folder.title}" ({folder.id[:8]})')
+        ctx.line(f'{verb} notebook "{folder.title}" ({folder.id[:8]})')
     return 0
 
 
@@ -149,5 +149,5 @@ def cmd_tags(args: argparse.Namespace, ctx: CliContext) -> int:
     if not tags:
         ctx.out("No tags yet.")
     for tag in sorted(tags, key=lambda t: t.title.casefold()):
-        ctx.out(f"{tag.title} ({tag.note_count})")
+        ctx.line(f"{tag.title} ({tag.note_count})")
     return 0

@@ -77,13 +77,13 @@ def summary(args: argparse.Namespace, ctx: CliContext) -> int:
     ctx.out()
     ctx.out("Notebooks:")
     for line in render.folder_lines(folders, counts) or ["(none)"]:
-        ctx.out(f"  {line}")
+        ctx.line(f"  {line}")
     ctx.out()
     ctx.out(f"Tags: {len(tags)}")
     ctx.out()
     ctx.out("Recent notes:")
     for meta in recent:
-        ctx.out(f"  {render.meta_line(meta, paths.get(meta.parent_id, ''))}")
+        ctx.line(f"  {render.meta_line(meta, paths.get(meta.parent_id, ''))}")
     if not recent:
         ctx.out("  (none)")
     ctx.out()
@@ -114,7 +114,7 @@ def cmd_notes(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.emit([render.meta_json(m, paths.get(m.parent_id, "")) for m in metas])
         return 0
     for meta in metas:
-        ctx.out(render.meta_line(meta, paths.get(meta.parent_id, "")))
+        ctx.line(render.meta_line(meta, paths.get(meta.parent_id, "")))
     if not metas:
         ctx.out("No notes.")
     return 0
@@ -133,9 +133,9 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.emit({**render.note_json(note, notebook, tags), **({"conflict": conflict} if conflict else {})})
         return 0
     for line in render.note_header(note, notebook, tags):
-        ctx.out(line)
+        ctx.line(line)
     if conflict:
-        ctx.out(f"conflict: {conflict}")
+        ctx.line(f"conflict: {conflict}")
     ctx.out()
     ctx.out(note.body)
     return 0

@@ -133,11 +133,11 @@ def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None,
     for note_id, group in _by_note(entries):
         first = group[0]
         if review_items.kind_of(first) == "note":
-            ctx.out(f'"{first.title}" ({folders.get(first.folder_id, "?")})  {note_id}')
+            ctx.line(f'"{first.title}" ({folders.get(first.folder_id, "?")})  {note_id}')
         else:
-            ctx.out(f"{review_items.label(first)}  {note_id}")
+            ctx.line(f"{review_items.label(first)}  {note_id}")
         for e in group:
-            ctx.out(f"  {e.id:>7}  {local_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
+            ctx.line(f"  {e.id:>7}  {local_time(e.last_time)}  {e.actor:<22}  {summary(e, folders)}")
             for a in along[e.id]:
                 ctx.out(f"  {'':>7}  ↳ {a.id}  {along_line(a, folders)}")
     told = [f"{plural(len(entries), 'change')} to review"] if entries else []
@@ -182,10 +182,10 @@ def _show(ctx: CliContext, review: Review, entry_id: int) -> int:
         ctx.emit(_json(diff.entry, folders) | {"diff": diff.text})
         return 0
     e = diff.entry
-    ctx.out(
+    ctx.line(
         f"change {e.id} · {review_items.label(e)} · {e.actor} · {local_time(e.last_time)} · {e.state.value}"
     )
-    ctx.out(summary(e, folders))
+    ctx.line(summary(e, folders))
     ctx.out()
     ctx.out(diff.text.rstrip("\n"))
     return 0

@@ -106,10 +106,10 @@ def _print(ctx: CliContext, args: argparse.Namespace, found: Results) -> None:
     for h in found.hits:
         where = f"  {h.section.label()}" if h.section is not None else ""
         notebook = f"  · {h.notebook}" if h.notebook else ""
-        ctx.out(f"{h.note_id[:8]}  {h.title}{notebook}  · {local_time(h.updated_time)}{where}")
+        ctx.line(f"{h.note_id[:8]}  {h.title}{notebook}  · {local_time(h.updated_time)}{where}")
         snippet = readable(h.snippet, h.section.heading if h.section else None)
         if snippet:
-            ctx.out(f"          {snippet}")
+            ctx.line(f"          {snippet}")
         if len(h.sections) > 1:
             ctx.out(f"          also {', '.join(x.label() for x in h.sections[1:])}")
     shown = args.offset + len(found.hits)

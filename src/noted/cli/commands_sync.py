@@ -126,7 +126,7 @@ def _list(ctx: CliContext, store: SyncConflicts) -> int:
         return 0
     for c in conflicts:
         of = f"copy of {c.original_id}" if c.original_id else "its note is gone"
-        ctx.out(f"{c.copy_id}  {local_time(c.updated_time)}  {c.title}  ({of})")
+        ctx.line(f"{c.copy_id}  {local_time(c.updated_time)}  {c.title}  ({of})")
     if not conflicts:
         ctx.out("No conflicts.")
     return 0

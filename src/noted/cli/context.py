@@ -16,6 +16,7 @@ from noted.errors import InvalidInputError
 from noted.logs import setup_logging
 from noted.profile import Profile, resolve_profile
 from noted.services import Services
+from noted.wording import one_line
 
 
 @dataclass
@@ -90,6 +91,11 @@ class CliContext:
     def out(self, text: str = "") -> None:
         """Print a line for people (ignored when nothing should be printed)."""
         print(shown(text, sys.stdout))
+
+    def line(self, text: str) -> None:
+        """Print one line that is one item (a listing's row, a message naming a title): a line
+        break inside it (a title made in Joplin) shows as ␊ (``noted.wording.one_line``)."""
+        self.out(one_line(text))
 
     def emit(self, payload: Any) -> None:
         """Print ``payload`` as JSON."""

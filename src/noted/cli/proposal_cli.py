@@ -59,7 +59,7 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
         return
     ctx.out("Waiting for you (nothing is written until you accept):")
     for p in pending:
-        ctx.out(
+        ctx.line(
             f'  {proposal_ref(p.id):>7}  {local_time(p.time)}  {p.client:<22}  {p.tool} "{p.title}"'
             + _applying(p)
         )
@@ -79,7 +79,7 @@ def show(ctx: CliContext, proposal_id: int) -> int:
     if ctx.json:
         ctx.emit(as_json(proposal) | ({"sides": _sides(conflict)} if conflict else {}))
         return 0
-    ctx.out(
+    ctx.line(
         f'{proposal_ref(proposal.id)} · {proposal.tool} "{proposal.title}" · {proposal.client} · '
         f"{local_time(proposal.time)} · {proposal.state.value}"
         + (f" ({proposal.reason})" if proposal.reason else "")

@@ -34,7 +34,7 @@ def emit_note(ctx: CliContext, note: Note, message: str) -> int:
     if ctx.json:
         ctx.emit(note_json(note, notebook_of(store, note.parent_id), store.note_tags(note.id)))
     else:
-        ctx.out(message)
+        ctx.line(message)
     return 0
 
 

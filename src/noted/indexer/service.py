@@ -93,15 +93,35 @@ class IndexerService:
         self.lease.start_heartbeat()
         return True
 
-    def run_here(self, on_progress: Callable[[IndexProgress], None], *, watch: bool = False) -> int:
+    def run_here(
+        self,
+        on_progress: Callable[[IndexProgress], None],
+        *,
+        watch: bool = False,
+        on_away: Callable[[str | None], None] | None = None,
+    ) -> int:
         """Index in the calling thread until up to date, or with ``watch`` until interrupted; returns
-        the notes looked at. Raises ``LeaseLost`` when another process took the lease over."""
+        the notes looked at. Raises ``LeaseLost`` when another process took the lease over.
+
+        While watching, a backend that cannot be reached (Joplin off or restarting) is waited for,
+        as the background thread does: ``on_away`` is told why once, and None once it answers."""
         self.indexer.on_progress = on_progress
         self.indexer.prepare()
         done = self.indexer.run_until_idle()
+        away = False
         while watch:
             time.sleep(POLL_SECONDS)
-            done += self.indexer.run_until_idle()
+            try:
+                done += self.indexer.run_until_idle()
+            except BackendError as exc:
+                if not away and on_away is not None:
+                    on_away(str(exc))
+                away = True
+                time.sleep(POLL_SECONDS)  # a read that fails has retried for seconds already
+                continue
+            if away and on_away is not None:
+                on_away(None)
+            away = False
         return done
 
     # The background thread ---------------------------------------------------------------

@@ -246,11 +246,13 @@ class Services:
         return None if self._closed else self._indexer
 
     def start_watching(self) -> None:
-        """Follow a Markdown folder's outside changes while this process runs (the app, MCP);
-        nothing on the other backends, whose changes reach the feed without it."""
+        """Follow outside changes while this process runs (the app, MCP, ``noted index --watch``):
+        a Markdown folder's are watched, Joplin's events polled at a pace that spares Joplin
+        (``noted.store.joplin.events``); the embedded profile's reach the feed without it."""
+        from noted.store.joplin import JoplinStore
         from noted.store.vault import VaultStore
 
-        if isinstance(self.store, VaultStore):
+        if isinstance(self.store, VaultStore | JoplinStore):
             self.store.start_watching()
 
     def watch_problem(self) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.worker import get_current_worker
 
-from noted.errors import NotedError
+from noted.errors import BackendError, NotedError
 from noted.ops.review import pending_line
 from noted.services import Services
 from noted.settings.handles import MCP_ENABLED, MCP_HOST, MCP_PORT
@@ -93,23 +93,46 @@ class Background:
         worker = get_current_worker()
         store = self._services.store
         self._services.start_watching()  # a Markdown folder's outside changes reach the feed
-        waited, scanned = 0, ""
+        waited, scanned, away = 0, "", ""
         while not worker.is_cancelled:
             scanned = self._say_scanned(scanned)
             try:
                 if cursor is None:  # on Joplin this asks Joplin, which may be off when the app starts
                     cursor = store.latest_cursor()
                 page = store.changes_since(cursor)
+            except BackendError as exc:  # Joplin off: the client's retries pace the next try
+                away = self._say_away(away, exc)
+                time.sleep(1.0)
+                continue
             except NotedError as exc:  # a busy database: try again rather than stop following
                 log.warning("reading the change feed failed: %s", exc)
                 time.sleep(1.0)
                 continue
+            if away:  # what the panes read meanwhile failed, and changes made then are not in the feed
+                away = self._say_back(page.cursor)
             if page.changes:
                 self._app.post_message(StoreChanged.of(page.changes, page.cursor))
             cursor = page.cursor
             waited = self._count_review(waited, bool(page.changes))
             if not page.has_more:
                 time.sleep(FOLLOW_SECONDS)
+
+    def _say_away(self, said: str, exc: BackendError) -> str:
+        """Say once that the notes cannot be read (Joplin is off) and that the app keeps trying."""
+        if not said:
+            log.warning("reading the change feed failed: %s; trying again until it answers", exc)
+            self._app.notify(
+                f"{exc}. The app tries again by itself and shows the notes once it answers.",
+                title="Notes not reachable", severity="warning", timeout=10,
+            )  # fmt: skip
+        return str(exc)
+
+    def _say_back(self, cursor: int) -> str:
+        """Read every pane again (an empty ``StoreChanged`` does) and say so. Returns "" (not away)."""
+        log.info("the change feed answers again; the panes are read anew")
+        self._app.post_message(StoreChanged(cursor=cursor))
+        self._app.notify("The notes can be read again: the notebooks and notes are shown anew.", title="Back")
+        return ""
 
     def _say_scanned(self, said: str) -> str:
         """Say once that a Markdown folder is scanned rather than watched, and why (the status bar

@@ -24,6 +24,7 @@ from noted.settings.handles import TOOLS, UI_THEME
 from noted.ui.messages import OpenNote
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.workers import in_thread
+from noted.wording import one_line
 
 if TYPE_CHECKING:
     from noted.ui.app import NotedApp
@@ -48,7 +49,10 @@ class OpenNoteProvider(Provider):
         def load() -> list[tuple[str, str]]:
             paths = folder_paths(store.list_folders(), " / ")
             return [
-                (m.id, f"Open note: {m.listed_title or '(untitled)'}  ·  {paths.get(m.parent_id, '')}")
+                (
+                    m.id,
+                    one_line(f"Open note: {m.listed_title or '(untitled)'}  ·  {paths.get(m.parent_id, '')}"),
+                )
                 for m in store.list_notes()
             ]
 

@@ -22,6 +22,17 @@ new install): it then answers noted's cursor with nothing, as when nothing chang
 ids pass the old ones. An idle pull therefore asks Joplin now and then for its newest change id;
 one below noted's cursor means the log started again, and noted looks at every note afresh
 (``Sidecar.restart``), so the index and the review follow from the notes Joplin has now.
+
+Joplin logs every request it answers, so a process that follows the feed for long (the app, the
+MCP server, ``noted index --watch``) paces its polls (``pace``): the feed's questions
+(``changes_since``, ``latest_cursor``, ``notes_changed_since``) ask Joplin at most once per gap,
+whichever part of the process asks (the app's follower, the indexer, the review's count), and
+answer from the sidecar in between. The gap grows from ``PACE_MIN_SECONDS`` to
+``PACE_MAX_SECONDS`` while Joplin reports nothing new, and is short again as soon as it does. The
+sidecar is read every time: noted's own writes, this process's and other noted processes' on the
+profile, are in it at once. The reads that must see Joplin as it is now (before a write, the
+history, search's recent notes) always ask. A pull that fails is not paced: the client's retries
+pace it, and the next question asks again, so a Joplin that is back is seen at once.
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from noted.errors import BackendError
 from noted.models import ChangePage
@@ -40,40 +52,67 @@ log = logging.getLogger(__name__)
 
 MAX_PAGES_PER_PULL = 200
 """A pull copies at most this many pages of 100 events; the next pull goes on from there."""
-RESTART_CHECK_SECONDS = 10.0
+RESTART_CHECK_SECONDS = 60.0
 """How often an idle pull asks whether Joplin's change log started again (the first one always does)."""
+PACE_MIN_SECONDS = 0.25
+"""The gap between two of a paced feed's asks while Joplin reports changes."""
+PACE_MAX_SECONDS = 1.5
+"""The longest gap, reached after a few asks that found nothing: a change made in Joplin shows
+within it (0.75 s on average), at a cost of 40 requests a minute."""
 
 
 class EventFeed:
     """Follows Joplin's ``/events`` into the sidecar and answers noted's feed questions."""
 
-    def __init__(self, client: JoplinClient, sidecar: Sidecar) -> None:
+    def __init__(
+        self, client: JoplinClient, sidecar: Sidecar, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.client = client
         self.sidecar = sidecar
         self._lock = threading.Lock()
+        self._clock = clock
         self._checked: float | None = None
+        self._paced = False
+        self._gap = PACE_MIN_SECONDS
+        self._due = 0.0
 
-    def pull(self) -> None:
-        """Copy Joplin's new events into the sidecar."""
+    def pace(self) -> None:
+        """Pace the feed's questions from now on (see the module's docstring)."""
+        self._paced = True
+
+    def pull(self, *, poll: bool = False) -> None:
+        """Copy Joplin's new events into the sidecar; a ``poll`` of a paced feed only when it is due."""
         with self._lock:
-            cursor = self.sidecar.joplin_cursor() or 0
-            for _ in range(MAX_PAGES_PER_PULL):
-                answer = self.client.get("/events", {"cursor": cursor, "fields": EVENT_FIELDS})
-                if not isinstance(answer, dict):
-                    raise BackendError("Joplin answered /events with something other than a page of events")
-                events: list[JoplinEvent] = []
-                for item in answer.get("items", []):
-                    event = event_of(item)
-                    if event is not None:
-                        events.append(event)
-                next_cursor = int(str(answer.get("cursor", cursor)))
-                if events or next_cursor != cursor:  # an idle poll writes nothing
-                    self.sidecar.mirror(events, next_cursor)
-                elif cursor and not answer.get("items"):
-                    self._check_restart(cursor)
-                cursor = next_cursor
-                if not answer.get("has_more"):
-                    return
+            if poll and self._paced and self._clock() < self._due:
+                return
+            moved = self._copy()
+            if self._paced:
+                self._gap = PACE_MIN_SECONDS if moved else min(self._gap * 2, PACE_MAX_SECONDS)
+                self._due = self._clock() + self._gap
+
+    def _copy(self) -> bool:
+        """Copy Joplin's new events (under the lock); True when there were any."""
+        moved = False
+        cursor = self.sidecar.joplin_cursor() or 0
+        for _ in range(MAX_PAGES_PER_PULL):
+            answer = self.client.get("/events", {"cursor": cursor, "fields": EVENT_FIELDS})
+            if not isinstance(answer, dict):
+                raise BackendError("Joplin answered /events with something other than a page of events")
+            events: list[JoplinEvent] = []
+            for item in answer.get("items", []):
+                event = event_of(item)
+                if event is not None:
+                    events.append(event)
+            next_cursor = int(str(answer.get("cursor", cursor)))
+            if events or next_cursor != cursor:  # an idle poll writes nothing
+                self.sidecar.mirror(events, next_cursor)
+                moved = True
+            elif cursor and not answer.get("items"):
+                self._check_restart(cursor)
+            cursor = next_cursor
+            if not answer.get("has_more"):
+                break
+        return moved
 
     def _check_restart(self, cursor: int) -> None:
         """Look at every note afresh if Joplin's newest change id is below ``cursor``."""
@@ -97,15 +136,15 @@ class EventFeed:
 
     def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
         """Changes after noted's ``cursor``, oldest first."""
-        self.pull()
+        self.pull(poll=True)
         return self.sidecar.changes_since(cursor, limit)
 
     def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
         """The notes changed after noted's ``cursor`` (Joplin's new events included)."""
-        self.pull()
+        self.pull(poll=True)
         return self.sidecar.notes_changed_since(cursor, limit)
 
     def latest_cursor(self) -> int:
         """noted's cursor of the newest change (Joplin's new events included)."""
-        self.pull()
+        self.pull(poll=True)
         return self.sidecar.latest_cursor()

@@ -103,6 +103,11 @@ class JoplinStore(Parts):
         """The Data API's address (``""`` until it has been found)."""
         return self.client.url
 
+    def start_watching(self) -> None:
+        """Pace the polls of Joplin's ``/events`` while this process follows the feed: Joplin logs
+        every request (``noted.store.joplin.events``)."""
+        self.api.feed.pace()
+
     def close(self) -> None:
         self.client.close()
         self.sidecar.close()

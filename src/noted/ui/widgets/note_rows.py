@@ -16,7 +16,7 @@ from textual.content import Content
 from noted.models import Folder, Note, NoteMeta
 from noted.store.protocol import NoteOrder
 from noted.ui.data import NoteRow, SourceKind
-from noted.wording import local_time, plural
+from noted.wording import local_time, one_line, plural
 
 _NOTHING = {
     SourceKind.TRASH: "The trash is empty.",
@@ -47,7 +47,7 @@ def row_prompt(row: NoteRow, marked: bool, order: NoteOrder) -> Content:
         box = ("☑ ", "$text-success") if meta.todo_completed else ("☐ ", "$text-warning")
     if meta.is_conflict:  # Joplin's sync kept this side of a note changed on two machines
         box = ("conflict ", "bold $text-error")
-    title = meta.listed_title or "(untitled)"
+    title = one_line(meta.listed_title) or "(untitled)"  # a title made in Joplin may hold a line break
     stamp = meta.user_created_time if order is NoteOrder.CREATED else meta.user_updated_time
     tags = "  " + " ".join(f"#{t}" for t in row.tags) if row.tags else ""
     due, due_style = due_mark(meta)

@@ -47,6 +47,7 @@ from noted.ui.widgets.note_rows import due_mark, when
 from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
+from noted.wording import one_line
 
 __all__ = ["NoteScroll", "NoteViewer"]  # NoteScroll lives in note_scroll; the reader's parts are found here
 
@@ -254,7 +255,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     @staticmethod
     def _header(view: NoteView) -> Content:
         note = view.note
-        parts: list[str | tuple[str, str]] = [(note.title or "(untitled)", "bold $text-primary")]
+        parts: list[str | tuple[str, str]] = [(one_line(note.title) or "(untitled)", "bold $text-primary")]
         if note.is_trashed:
             parts.append(("  in the trash", "$text-error"))
         if note.is_todo:

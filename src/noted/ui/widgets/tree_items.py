@@ -13,6 +13,7 @@ from textual.widgets.tree import TreeNode
 
 from noted.models import Folder, FolderNode, Tag
 from noted.ui.data import NoteSource, SourceKind, TreeData
+from noted.wording import one_line
 
 TAGS_KEY = "heading:tags"
 """The key of the Tags heading (it lists no notes itself)."""
@@ -31,7 +32,7 @@ class TreeItem:
 
 def label(title: str, count: int | None) -> Text:
     """A line's text: the name, then its note count dimmed (none for a trashed notebook)."""
-    text = Text(title, overflow="ellipsis", no_wrap=True)
+    text = Text(one_line(title), overflow="ellipsis", no_wrap=True)  # a Joplin title may break
     if count is not None:
         text.append(f" {count:,}", style="dim")
     return text
