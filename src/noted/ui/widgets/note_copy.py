@@ -37,7 +37,7 @@ def copy_note_code(viewer: NoteViewer) -> None:
     if view is None:
         viewer.app.notify("No note is open. Nothing was copied.", severity="warning")
         return
-    body = view.note.body
+    body = view.text  # of a large note, the opening the reader shows
     blocks = code_blocks(body)
     starts = _line_starts(body)
     labels = [_label(view, starts, block) for block in blocks]
