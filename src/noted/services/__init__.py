@@ -83,6 +83,9 @@ class Services:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _closed: bool = field(default=False, repr=False)
 
+    def __post_init__(self) -> None:
+        self.keyword.part_chars = self.settings.get(LARGE_NOTE_CHARS)  # a hit's section: the opening
+
     @classmethod
     def open(
         cls,
