@@ -46,5 +46,8 @@ async def test_a_large_note_opens_in_part_and_says_how_to_see_it_all(fixture: Fi
                 or app.workspace.query_one(NoteEditor).note is None
             )
             assert services.store.get_note(note.id).body == body
+            await pilot.press("y")  # nor copies megabytes through the terminal
+            said = "Too large to copy from the app."
+            await until(pilot, lambda: any(n.message.startswith(said) for n in app._notifications))
     finally:
         services.close()
