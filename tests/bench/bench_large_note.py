@@ -259,7 +259,10 @@ def main() -> None:
         for burner in burners:
             burner.kill()
         if server is not None:
-            server.stop()
+            try:
+                server.stop()
+            except AssertionError as exc:  # a server slow to let its port go under load: said, not raised
+                print(f"stopping Joplin: {exc}")
 
 
 if __name__ == "__main__":
