@@ -144,7 +144,11 @@ def child_app(root: Path, note_id: str) -> dict[str, float]:
     from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 
     profile = Profile(root).ensure()
-    env = {"NOTED_SEARCH_INDEXER_ENABLED": "false", "NOTED_AI_ENABLED": "false"}
+    env = {
+        "NOTED_SEARCH_INDEXER_ENABLED": "false",
+        "NOTED_AI_ENABLED": "false",
+        **{k: v for k, v in os.environ.items() if k.startswith("NOTED_NOTES_")},
+    }
     services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ=env))
     app = NotedApp(services)
     out: dict[str, float] = {}
