@@ -163,6 +163,16 @@ def _headings(body: str) -> list[tuple[int, int, int, str]]:
     return out
 
 
+def opening(body: str, limit: int) -> str:
+    """``body`` itself when it has at most ``limit`` characters, else its opening: cut at the last
+    line break within ``limit`` (or at ``limit`` when the opening holds none). What the reader shows
+    and the indexer embeds of a note larger than ``notes.largeNoteChars``."""
+    if len(body) <= limit:
+        return body
+    cut = body.rfind("\n", 0, limit)
+    return body[: cut + 1] if cut > 0 else body[:limit]
+
+
 def heading_text(body: str) -> str:
     """The text of ``body``'s headings, one a line: what the keyword index weighs as headings."""
     return "\n".join(text for _, _, _, text in _headings(body) if text)

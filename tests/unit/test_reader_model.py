@@ -42,7 +42,7 @@ COVERED = Surface(drawable=True, covered=True)
 def copy(note_id: str, drawn: str | None = None) -> Copy[str]:
     body = f"# {note_id}\n\ntext\n\n## part\n\nmore\n"
     note = Note(note_id, "f", note_id, body, 1, 1, 1, 1)
-    return Copy(NoteView(note, "Notebook", (), (), (), outline(body)), drawn)
+    return Copy(NoteView(note, "Notebook", (), (), (), outline(body), body), drawn)
 
 
 def fetch_of(effects: Sequence[object]) -> Fetch:

@@ -289,7 +289,7 @@ def test_an_open_to_dos_due_time_shows_in_the_list_and_the_reader(store: SqliteS
     for title, note in made.items():
         meta = next(m for m in store.list_notes() if m.id == note.id)
         listed = row_prompt(NoteRow(meta, ()), False, NoteOrder.UPDATED)
-        view = NoteView(note, "Inbox", (), (), (), outline(note.body))
+        view = NoteView(note, "Inbox", (), (), (), outline(note.body), note.body)
         header = NoteViewer._header(view)
         for drawn in (listed, header):
             assert ("due " in drawn.plain) == (title in ("Overdue", "Later")), (title, drawn.plain)

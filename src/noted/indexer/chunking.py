@@ -35,11 +35,12 @@ from dataclasses import dataclass
 from noted.embeddings import Embedder
 from noted.markdown import Section, outline
 
-CHUNKING = "3"
+CHUNKING = "4"
 """The version of the rules above, kept in the index's ``meta``: when it differs, the indexer scans
 every note again (a chunk whose text is unchanged keeps its vector). 2: a heading alone is no chunk.
 3: every note also has its outline (``outline_chunk``), so an index made before gains it by
-embedding one text a note."""
+embedding one text a note. 4: a note longer than ``notes.largeNoteChars`` is cut from its opening
+only (``noted.markdown.opening``), as the reader shows it."""
 
 OUTLINE_INDEX = -1
 """``Chunk.index`` of a note's outline: one vector a note, kept apart from its chunks (the index's

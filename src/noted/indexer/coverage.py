@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noted.indexer.lease import Lease
-from noted.indexer.vectors import META_CURSOR, META_MODEL, META_SCAN
+from noted.indexer.vectors import META_CURSOR, META_MODEL, META_PART, META_SCAN
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database, get_meta
 from noted.wording import plural
@@ -134,6 +134,8 @@ class IndexReport:
     """Indexed notes changed since (``IndexCoverage.changed``: at most ``CHANGES_READ`` changes read)."""
     first_scan_running: bool
     failed_notes: int
+    notes_in_part: int
+    """Notes longer than ``notes.largeNoteChars``, indexed from their opening only."""
     lease_holder: str | None
     sqlite_vec: str
     """``loaded``, or why the sqlite-vec extension did not load."""
@@ -155,6 +157,7 @@ def index_report(store: Store, db: Database) -> IndexReport:
         model = get_meta(conn, META_MODEL)
         cursor = int(get_meta(conn, META_CURSOR) or 0)
         scanning = get_meta(conn, META_SCAN) is not None
+        in_part = len(json.loads(get_meta(conn, META_PART) or "[]"))
         has_tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'index_chunks'").fetchone()
         counts = (
             conn.execute("SELECT count(DISTINCT note_id), count(*) FROM index_chunks").fetchone()
@@ -173,6 +176,7 @@ def index_report(store: Store, db: Database) -> IndexReport:
         notes_changed=_changed(store, db, cursor, None)[0] if behind and has_tables else 0,
         first_scan_running=scanning,
         failed_notes=int(failures),
+        notes_in_part=in_part,
         lease_holder=Lease(db).holder(),
         sqlite_vec=db.vec_error or "loaded",
     )

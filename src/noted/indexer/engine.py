@@ -31,8 +31,10 @@ from noted.indexer.vectors import (
     VectorTables,
     as_blob,
 )
-from noted.indexer.work import Work
+from noted.indexer.work import Rate, Scan, Work
+from noted.markdown import opening
 from noted.models import ItemType, Note, now_ms
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import NoteOrder, Store
 from noted.store.sqlite.db import Database, get_meta, set_meta
 
@@ -111,8 +113,12 @@ class Indexer:
         batch_notes: int = 32,
         on_progress: ProgressCallback | None = None,
         lease: Lease | None = None,
+        part_chars: int = LARGE_NOTE_CHARS.default,
     ) -> None:
         self.store = store
+        self.part_chars = part_chars
+        """A note is indexed from its first this many characters (``notes.largeNoteChars``), so a
+        huge one costs a bounded time and memory and never holds up the notes after it."""
         self.db = db
         self.embedder = embedder
         self.batch_notes = batch_notes
@@ -121,8 +127,8 @@ class Indexer:
         self.should_stop: Callable[[], bool] = lambda: False
         """Looked at between groups of chunks: True stops a batch midway (``IndexingStopped``)."""
         self._retry: list[str] = []
-        self._scan: _Scan | None = None
-        self._rate = _Rate()
+        self._scan: Scan | None = None
+        self._rate = Rate()
         self._mark = time.monotonic()
         self._chars_done = 0
         self.chunks_done = 0
@@ -148,7 +154,7 @@ class Indexer:
         # not hold the database's write lock (and writes the store's own sidecar rows).
         target = self.store.latest_cursor()
         with self.db.write() as conn:
-            rechunk = get_meta(conn, META_CHUNKING) != CHUNKING
+            rechunk = get_meta(conn, META_CHUNKING) != self._rules
             if (
                 rebuilt
                 or rechunk
@@ -156,10 +162,15 @@ class Indexer:
                 and get_meta(conn, META_SCAN) is None
             ):
                 set_meta(conn, META_SCAN, json.dumps({"target": target, "after": ""}))
-                set_meta(conn, META_CHUNKING, CHUNKING)
+                set_meta(conn, META_CHUNKING, self._rules)
             self._retry = [r[0] for r in conn.execute("SELECT note_id FROM index_failures")]
             conn.execute("DELETE FROM index_failures")
         self._scan = None
+
+    @property
+    def _rules(self) -> str:
+        """``CHUNKING``, and the part of a large note indexed when it is not the default's."""
+        return CHUNKING if self.part_chars == LARGE_NOTE_CHARS.default else f"{CHUNKING}:{self.part_chars}"
 
     # One step --------------------------------------------------------------------------
     def step(self) -> int:
@@ -209,8 +220,8 @@ class Indexer:
         if self._scan is None:
             notes = self.store.list_notes(order=NoteOrder.ID)
             left = [n for n in notes if n.id > after]
-            self._scan = _Scan([n.id for n in left], len(notes) - len(left), len(notes))
-            self._scan.chars_left = sum(len(n.title) + n.body_length for n in left)
+            self._scan = Scan([n.id for n in left], len(notes) - len(left), len(notes))
+            self._scan.chars_left = sum(len(n.title) + min(n.body_length, self.part_chars) for n in left)
         ids = self._scan.take(self.batch_notes)
         if not ids:
             with self.db.write() as conn:
@@ -289,6 +300,12 @@ class Indexer:
                 else:
                     rows = [_stored(c, work.vectors[c.content_hash]) for c in work.chunks[note_id]]
                     self.tables.put_note(conn, note_id, rows)
+            long = [
+                i
+                for i in done_ids
+                if i not in work.failed and len(getattr(work.wanted.get(i), "body", "")) > self.part_chars
+            ]
+            self.tables.mark_parts(conn, done_ids, long)
             if work.scan_target is not None and work.last_done:
                 set_meta(conn, META_SCAN, json.dumps({"target": work.scan_target, "after": work.last_done}))
             if final:
@@ -301,8 +318,9 @@ class Indexer:
         """Each note's chunks, then its outline (which ``VectorTables.put_note`` keeps apart)."""
         out = {}
         for i, n in notes.items():
-            chunks = chunk_note(i, n.title, n.body, self.embedder)
-            whole = outline_chunk(i, n.title, n.body, self.embedder) if chunks else None
+            body = opening(n.body, self.part_chars)
+            chunks = chunk_note(i, n.title, body, self.embedder)
+            whole = outline_chunk(i, n.title, body, self.embedder) if chunks else None
             out[i] = chunks if whole is None else [*chunks, whole]
         return out
 
@@ -330,7 +348,8 @@ class Indexer:
     def _note_progress(self, work: Work, done_ids: list[str]) -> None:
         """Count what one commit stored, and report it while scanning."""
         now = time.monotonic()
-        chars = sum(len(n.title) + len(n.body) for i in done_ids if (n := work.wanted.get(i)) is not None)
+        wanted = (n for i in done_ids if (n := work.wanted.get(i)) is not None)
+        chars = sum(len(n.title) + min(len(n.body), self.part_chars) for n in wanted)
         self._rate.add(work.embedded - work.counted, chars, now - self._mark)
         self._mark, work.counted = now, work.embedded
         self.chunks_done += sum(c.index != OUTLINE_INDEX for i in done_ids for c in work.chunks.get(i, ()))
@@ -363,34 +382,3 @@ def _stored(chunk: Chunk, vector: bytes) -> NewChunk:
         chunk.content_hash,
         vector,
     )
-
-
-@dataclass(slots=True)
-class _Scan:
-    """The first full pass: the note ids still to index, and how far it is."""
-
-    ids: list[str]
-    done: int
-    total: int
-    chars_left: int = 0
-
-    def take(self, count: int) -> list[str]:
-        taken, self.ids = self.ids[:count], self.ids[count:]
-        return taken
-
-
-class _Rate:
-    """Chunks and characters indexed per second over the last twenty commits."""
-
-    def __init__(self) -> None:
-        self.samples: list[tuple[int, int, float]] = []
-
-    def add(self, chunks: int, chars: int, seconds: float) -> None:
-        self.samples = [*self.samples[-19:], (chunks, chars, seconds)]
-
-    def per_second(self) -> tuple[float, float]:
-        """(chunks, characters) per second."""
-        seconds = sum(s for _, _, s in self.samples)
-        if seconds <= 0:
-            return 0.0, 0.0
-        return sum(c for c, _, _ in self.samples) / seconds, sum(n for _, n, _ in self.samples) / seconds

@@ -37,6 +37,8 @@ META_SCHEMA = "index.schema"
 META_CURSOR = "index.cursor"
 META_SCAN = "index.scan"
 """JSON ``{"target": cursor, "after": rowid}`` while a full scan is under way."""
+META_PART = "index.inPart"
+"""JSON list of the notes indexed from their opening only (longer than ``notes.largeNoteChars``)."""
 
 _CHUNK_TABLES = """
 CREATE TABLE index_chunks (
@@ -185,6 +187,16 @@ class VectorTables:
         bump(conn)
 
     # Reading ---------------------------------------------------------------------------
+    def mark_parts(self, conn: apsw.Connection, done: Sequence[str], in_part: Sequence[str]) -> None:
+        """Of the notes ``done`` just stored, ``in_part`` were indexed from their opening only:
+        keep ``META_PART`` so (``noted index status``)."""
+        if not done:
+            return
+        before = set(json.loads(get_meta(conn, META_PART) or "[]"))
+        parts = (before - set(done)) | set(in_part)
+        if parts != before:
+            set_meta(conn, META_PART, json.dumps(sorted(parts)) if parts else None)
+
     def chunks_of(self, conn: apsw.Connection, note_ids: Sequence[str]) -> dict[str, list[StoredChunk]]:
         if not note_ids:
             return {}

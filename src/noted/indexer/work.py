@@ -9,6 +9,7 @@ stores whole notes only and the scan position never passes a note that is not st
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from noted.indexer.chunking import Chunk
 from noted.models import Note
@@ -84,3 +85,34 @@ class Work:
     def notes_done(self) -> int:
         """How many of ``ids`` ``finished`` has handed out."""
         return self._pos
+
+
+@dataclass(slots=True)
+class Scan:
+    """The first full pass: the note ids still to index, and how far it is."""
+
+    ids: list[str]
+    done: int
+    total: int
+    chars_left: int = 0
+
+    def take(self, count: int) -> list[str]:
+        taken, self.ids = self.ids[:count], self.ids[count:]
+        return taken
+
+
+class Rate:
+    """Chunks and characters indexed per second over the last twenty commits."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[int, int, float]] = []
+
+    def add(self, chunks: int, chars: int, seconds: float) -> None:
+        self.samples = [*self.samples[-19:], (chunks, chars, seconds)]
+
+    def per_second(self) -> tuple[float, float]:
+        """(chunks, characters) per second."""
+        seconds = sum(s for _, _, s in self.samples)
+        if seconds <= 0:
+            return 0.0, 0.0
+        return sum(c for c, _, _ in self.samples) / seconds, sum(n for _, n, _ in self.samples) / seconds

@@ -97,7 +97,7 @@ class JoplinKeywordSearch(KeywordSearch):
     def locate(self, query: str, note_ids: Sequence[str]) -> dict[str, Located]:
         """The snippet and section of ``query``'s first match in each of these notes."""
         pattern = body_pattern(parse_query(query).text_terms)
-        return {n.id: locate(n.body, pattern) for n in self._store.get_notes(note_ids)}
+        return {n.id: locate(n.body, pattern, part=self.part_chars) for n in self._store.get_notes(note_ids)}
 
     def corrections(self, words: Iterable[str]) -> dict[str, str]:
         """None: Joplin's Data API gives no vocabulary to correct a word from."""
@@ -181,7 +181,7 @@ class JoplinKeywordSearch(KeywordSearch):
             note = notes.get(note_id)
             if note is None:
                 continue  # erased between the search and the read
-            located = locate(note.body, pattern) if snippets else _UNLOCATED
+            located = locate(note.body, pattern, part=self.part_chars) if snippets else _UNLOCATED
             hits.append(
                 KeywordHit(
                     note_id=note.id,

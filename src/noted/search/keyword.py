@@ -30,6 +30,7 @@ from noted.search.conditions import Subtree, title_pattern
 from noted.search.query import Filter, FilterKind, Query, TextTerm, parse_query
 from noted.search.snippet import Located, body_pattern, fold, locate
 from noted.search.sql import compile_query, subtree_sql
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.sqlite.db import Database
 
 MAX_LIMIT = 1000
@@ -94,6 +95,9 @@ class KeywordResults:
 
 class KeywordSearch:
     """Search the notes of a SQLite store with Joplin's search grammar."""
+
+    part_chars: int = LARGE_NOTE_CHARS.default
+    """``notes.largeNoteChars``: a hit in a longer note names a section of its opening only."""
 
     def __init__(self, store: HasDatabase) -> None:
         self._db = store.db
@@ -168,7 +172,11 @@ class KeywordSearch:
         total = int(rows[0][0]) if rows else 0
         words = compiled.ranked or compiled.match or any(t.substring for t in parsed.text_terms)
         pattern = body_pattern(parsed.text_terms) if words else None
-        hits = tuple(_hit(row, pattern, compiled.ranked, snippets) for row in rows if row[1] is not None)
+        hits = tuple(
+            _hit(row, pattern, compiled.ranked, snippets, self.part_chars)
+            for row in rows
+            if row[1] is not None
+        )
         scoped = self if among is None else self._scoped(among)
         suggestion = scoped._suggest(query, parsed) if total == 0 and offset == 0 else ""
         return KeywordResults(total, hits, suggestion)
@@ -196,7 +204,7 @@ class KeywordSearch:
             rows = conn.execute(
                 f"SELECT id, body FROM notes WHERE id IN ({marks})", list(note_ids)
             ).fetchall()
-        return {str(note_id): locate(str(body), pattern) for note_id, body in rows}
+        return {str(note_id): locate(str(body), pattern, part=self.part_chars) for note_id, body in rows}
 
     def corrections(self, words: Iterable[str]) -> dict[str, str]:
         """For each of ``words`` that no note contains, the closest word the index holds, if any.
@@ -326,10 +334,12 @@ def _has_index(conn: apsw.Connection, name: str) -> bool:
     return row is not None
 
 
-def _hit(row: tuple[Any, ...], pattern: re.Pattern[str] | None, ranked: bool, snippets: bool) -> KeywordHit:
+def _hit(
+    row: tuple[Any, ...], pattern: re.Pattern[str] | None, ranked: bool, snippets: bool, part: int
+) -> KeywordHit:
     (_, note_id, title, notebook_id, notebook_title, updated, is_todo, completed, body, score) = row
     text = str(body)
-    located = locate(text, pattern, (note_id, updated, len(text))) if snippets else _UNLOCATED
+    located = locate(text, pattern, (note_id, updated, len(text)), part=part) if snippets else _UNLOCATED
     return KeywordHit(
         note_id=str(note_id),
         title=str(title),

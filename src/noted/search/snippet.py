@@ -16,8 +16,9 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
-from noted.markdown import Outline, Section, outline
+from noted.markdown import Outline, Section, opening, outline
 from noted.search.query import CJK, TextField, TextTerm
+from noted.settings.handles import LARGE_NOTE_CHARS
 
 SNIPPET_CHARS = 240
 CONTEXT_BEFORE = 60
@@ -236,17 +237,29 @@ OUTLINES = OutlineCache()
 """The process's cache, shared by every search."""
 
 
-def locate(body: str, pattern: re.Pattern[str] | None, key: OutlineKey | None = None) -> Located:
+def locate(
+    body: str,
+    pattern: re.Pattern[str] | None,
+    key: OutlineKey | None = None,
+    *,
+    part: int = LARGE_NOTE_CHARS.default,
+) -> Located:
     """The snippet and section of a body for the words in ``pattern``.
 
     With no match in the body (a title-only match, or a query of filters only) the snippet is the
     start of the body and there is no section. With ``key`` (naming this version of the body) the
-    body's outline comes from ``OUTLINES``, parsed once per version.
+    body's outline comes from ``OUTLINES``, parsed once per version. A body longer than ``part``
+    (``notes.largeNoteChars``) has sections in its opening only, as the reader shows it: parsing
+    all of a 39 MB note for one hit's section took 40 s.
     """
     offset = first_match(body, pattern)
     if offset is None:
         return Located(make_snippet(body, None), None, None)
-    section = section_at(body, offset) if key is None else _cached_section(body, offset, key)
+    if len(body) > part:
+        shown = opening(body, part)
+        section = section_at(shown, offset) if offset < len(shown) else None
+    else:
+        section = section_at(body, offset) if key is None else _cached_section(body, offset, key)
     if section is None:
         return Located(make_snippet(body, offset), None, None)
     return Located(make_snippet(body, offset), section.path, section.heading)

@@ -21,6 +21,7 @@ from noted.settings.handles import (
     AI_TIMEOUT_SECONDS,
     AI_WRITES,
     BACKEND,
+    LARGE_NOTE_CHARS,
     SEARCH_INDEXER_ENABLED,
     VAULT_PATH,
 )
@@ -81,6 +82,9 @@ class Services:
     _indexer: IndexerService | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _closed: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.keyword.part_chars = self.settings.get(LARGE_NOTE_CHARS)  # a hit's section: the opening
 
     @classmethod
     def open(
@@ -225,7 +229,8 @@ class Services:
         from noted.indexer.lease import Lease
         from noted.indexer.service import IndexerService
 
-        indexer = Indexer(self.store, self.db, self._make_embedder())
+        part = self.settings.get(LARGE_NOTE_CHARS)
+        indexer = Indexer(self.store, self.db, self._make_embedder(), part_chars=part)
         return IndexerService(indexer, Lease(self.db, label=label), on_status=on_status)
 
     def start_indexer(

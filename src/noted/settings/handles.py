@@ -283,6 +283,13 @@ JOPLIN_SYNC_COMMAND = Setting(
     help='What "Sync now" and noted sync run to make Joplin sync (its API cannot), e.g. "joplin sync" '
     'for the terminal app. "" : noted leaves syncing to Joplin.',
 )
+LARGE_NOTE_CHARS = Setting(
+    "notes.largeNoteChars", STORAGE, "Large notes: the part shown and indexed (characters)",
+    default=200_000, minimum=10_000, maximum=100_000_000,
+    help="A note longer than this opens in the app showing its first this many characters (the reader "
+    "says so; noted show, noted edit, noted export and the MCP read_note give all of it), and search by "
+    "meaning indexes that part; keyword search covers it all. Keeps a huge note from stalling the app.",
+)
 HISTORY_KEEP_ALL_DAYS = Setting(
     "history.keepAllDays", STORAGE, "Keep every revision for (days)", default=7, minimum=1, maximum=36_500,
     help="Every saved version of a note (and every kept version of an attachment) younger than this "

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from noted.markdown import Outline, outline
+from noted.markdown import Outline, opening, outline
 from noted.models import Folder, FolderNode, Note, NoteMeta, Resource, Tag, folder_nodes
 from noted.ops.links import PhraseSearch, Resolver, backlinks, outgoing
 from noted.search.keyword import KeywordSearch
@@ -111,6 +111,14 @@ class NoteView:
     resources: tuple[Resource, ...]
     links: tuple[LinkedNote, ...]
     outline: Outline
+    """Of ``text``, as the links are."""
+    text: str
+    """What the reader shows: the body, or its opening for a note larger than ``notes.largeNoteChars``."""
+
+    @property
+    def partial(self) -> bool:
+        """The reader shows only the opening of the note (it cannot be edited in the app)."""
+        return len(self.text) < len(self.note.body)
 
 
 def load_tree(store: Store) -> TreeData:
@@ -188,17 +196,41 @@ def _meta(note: Note) -> NoteMeta:
     )  # fmt: skip
 
 
-def load_note_view(store: Store, note_id: str, keyword: PhraseSearch | None = None) -> NoteView:
-    """The note ``note_id`` with what the viewer shows beside it (backlinks when ``keyword`` is given)."""
+def load_note_view(
+    store: Store, note_id: str, keyword: PhraseSearch | None = None, *, part_chars: int | None = None
+) -> NoteView:
+    """The note ``note_id`` with what the viewer shows beside it (backlinks when ``keyword`` is given).
+
+    A body longer than ``part_chars`` is shown, outlined and searched for links in its opening only
+    (``noted.markdown.opening``): parsing and drawing 39 MB took minutes and gigabytes.
+    """
     note = store.get_note(note_id)
+    text = note.body if part_chars is None else opening(note.body, part_chars)
     try:
         notebook = store.get_folder(note.parent_id).title if note.parent_id else ""
     except Exception:  # a note whose notebook vanished still opens
         notebook = ""
     resources = tuple(store.list_resources(note_id=note_id))
-    links = _links(store, note, {r.id for r in resources}, keyword)
+    shown = note if text is note.body else replace(note, body=text)
+    links = _links(store, shown, {r.id for r in resources}, keyword)
     tags = store.note_tag_titles([note_id]).get(note_id, ())
-    return NoteView(note, notebook, tags, resources, links, outline(note.body))
+    return NoteView(note, notebook, tags, resources, links, outline(text), text)
+
+
+def page_text(view: NoteView) -> str:
+    """What the reader draws: ``view.text``, and after the opening of a partial note a paragraph
+    saying how much is shown and how to see all of it (after it, so rows of lines above stay)."""
+    if not view.partial:
+        return view.text
+    return f"{view.text}\n\n---\n\n**{partial_notice(view)}**\n"
+
+
+def partial_notice(view: NoteView) -> str:
+    """One line for a partial note: what is shown, and the commands that give all of it."""
+    return (
+        f"Shown: the first {len(view.text):,} of {len(view.note.body):,} characters (notes.largeNoteChars). "
+        f"All of it: `noted show {view.note.id}`; to edit it: `noted edit {view.note.id}`."
+    )
 
 
 def _links(

@@ -27,6 +27,7 @@ from noted.services import Services
 from noted.settings import handles
 from noted.ui import zoom
 from noted.ui.chat_place import ChatPlace
+from noted.ui.data import partial_notice
 from noted.ui.empty_trash import empty_trash
 from noted.ui.messages import Marks, OpenNote, StoreChanged
 from noted.ui.patches.pending_layout import paint_whole_when_layout_pending
@@ -92,7 +93,13 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             yield NoteList(store, self.services.keyword, id="notes")
             with ContentSwitcher(id="reader", initial="viewer") as reader:
                 reader.border_title = READER_TITLE
-                yield NoteViewer(store, keyword=self.services.keyword, id="viewer")
+                part = self.services.settings
+                yield NoteViewer(
+                    store,
+                    keyword=self.services.keyword,
+                    part_chars=lambda: part.get(handles.LARGE_NOTE_CHARS),
+                    id="viewer",
+                )
                 yield NoteEditor(store, id="editor")
         yield StatusBar(self._settings_parts(), id="status")
         yield KeyBar()
@@ -295,6 +302,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                 f"`noted --joplin conflicts show {event.view.note.id}`",
                 severity="warning",
             )
+            return
+        if event.view.partial:  # the editor would hold it all, as slow as the reader was: refused
+            self.notify(f"Too large to edit in the app. {partial_notice(event.view)}", severity="warning")
             return
         self.reading = True
         self.query_one("#reader", ContentSwitcher).current = "editor"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from noted.markdown import CodeBlock, code_blocks, section_label
 from noted.ui.clipboard import copy_text
+from noted.ui.data import partial_notice
 from noted.ui.dialogs.code_picker import copy_code_block
 from noted.ui.widgets.markdown_page import MarkdownPage
 from noted.ui.widgets.outline import OutlineList
@@ -27,6 +28,9 @@ def copy_note(viewer: NoteViewer) -> None:
     if view is None:
         viewer.app.notify("No note is open. Nothing was copied.", severity="warning")
         return
+    if view.partial:  # megabytes through the terminal's clipboard escape: tmux and most drop it
+        viewer.app.notify(f"Too large to copy from the app. {partial_notice(view)}", severity="warning")
+        return
     title = view.note.title or "(untitled)"
     copy_text(viewer.app, view.note.body, f"the note “{title}”", nothing="This note is empty.")
 
@@ -37,7 +41,7 @@ def copy_note_code(viewer: NoteViewer) -> None:
     if view is None:
         viewer.app.notify("No note is open. Nothing was copied.", severity="warning")
         return
-    body = view.note.body
+    body = view.text  # of a large note, the opening the reader shows
     blocks = code_blocks(body)
     starts = _line_starts(body)
     labels = [_label(view, starts, block) for block in blocks]

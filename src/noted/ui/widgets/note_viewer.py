@@ -8,6 +8,7 @@ on where headings start, which both take from markdown-it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,8 +23,9 @@ from textual.worker import get_current_worker
 
 from noted.errors import NotFoundError
 from noted.ops.links import PhraseSearch
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import Store
-from noted.ui.data import NoteView, load_note_view
+from noted.ui.data import NoteView, load_note_view, page_text
 from noted.ui.messages import OpenAnswered, OpenNote, line_of
 from noted.ui.opener import open_with_system
 from noted.ui.reader_model import (
@@ -101,9 +103,18 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         copies: tuple[Copy[Drawn], ...]
         generation: int
 
-    def __init__(self, store: Store, *, keyword: PhraseSearch | None = None, id: str | None = None) -> None:  # noqa: A002
+    def __init__(
+        self,
+        store: Store,
+        *,
+        keyword: PhraseSearch | None = None,
+        part_chars: Callable[[], int] = lambda: LARGE_NOTE_CHARS.default,
+        id: str | None = None,  # noqa: A002
+    ) -> None:
         super().__init__(id=id)
         self._store, self._keyword = store, keyword  # keyword: finds backlinks (None: none shown)
+        self._part_chars = part_chars
+        """``notes.largeNoteChars``: a longer note shows its opening only (``NoteView.partial``)."""
         self.reader: ReaderModel[Drawn] = ReaderModel()
         """What the reader shows: requests, generations, notes read ahead, a note parked."""
         self.attachments = AttachmentFlows(
@@ -187,13 +198,13 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     @thread_work("viewer-load", "opening the note")
     def _fetch(self, fetch: Fetch, look: Look | None) -> None:
         try:
-            view = load_note_view(self._store, fetch.note_id, self._keyword)
+            view = load_note_view(self._store, fetch.note_id, self._keyword, part_chars=self._part_chars())
         except NotFoundError:
             self.post_message(self._Loaded(fetch, None))
             return
         # Drawn here too, off the event loop: the page then only has to swap its lines in.
         self.post_message(
-            self._Loaded(fetch, Copy(view, None if look is None else draw(view.note.body, look)))
+            self._Loaded(fetch, Copy(view, None if look is None else draw(page_text(view), look)))
         )
 
     @thread_work("viewer-ahead", "reading ahead")
@@ -204,10 +215,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             if worker.is_cancelled:
                 return
             try:
-                view = load_note_view(self._store, note_id, self._keyword)
+                view = load_note_view(self._store, note_id, self._keyword, part_chars=self._part_chars())
             except NotFoundError:
                 continue
-            copies.append(Copy(view, None if look is None else draw(view.note.body, look)))
+            copies.append(Copy(view, None if look is None else draw(page_text(view), look)))
         self.post_message(self._ReadAhead(tuple(copies), fetch.generation))
 
     @on(_ReadAhead)
@@ -236,7 +247,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         with self.app.batch_update():  # one frame for header, body, outline and links, not four
             header = self.query_one("#note-header", Static)
             header.update(self._header(view), layout=False)
-            scroll.update(view.note.body, effect.copy.drawn, key=view.note.id)  # another note: no find
+            scroll.update(page_text(view), effect.copy.drawn, key=view.note.id)  # another note: no find
             self.query_one(OutlineList).show(view.outline)
             self.query_one(LinkList).show(view.links, view.resources)
             if section is None or not self.scroll_to_section(section):
@@ -265,6 +276,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
                 parts.append((f"  {due}", due_style))
         meta = f"\n{view.notebook} · {when(note.user_updated_time)}"
         parts.append((meta, "$text-muted"))
+        if view.partial:  # the page ends with what is left out and how to see it (``page_text``)
+            parts.append(
+                (f"  first {len(view.text):,} of {len(note.body):,} characters shown", "$text-warning")
+            )
         if view.tags:
             parts.append(("  " + " ".join(f"#{t}" for t in view.tags), "$text-secondary"))
         return Content.assemble(*parts)
@@ -277,7 +292,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         if view is None:
             return False
         if (line := line_of(path)) is not None:
-            return self.query_one(NoteScroll).show_line(view.note.body, line)
+            return self.query_one(NoteScroll).show_line(view.text, line)
         found = view.outline.find(path)
         if not found:
             return False
@@ -295,11 +310,11 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         if view is None:
             return None
         if (line := line_of(path)) is not None:
-            return page.row_of_line(view.note.body, line)
+            return page.row_of_line(view.text, line)
         found = view.outline.find(path)
         if not found or found[0].path == "0":
             return 0 if found else None
-        return page.row_of(view.note.body.count("\n", 0, found[0].start))
+        return page.row_of(view.text.count("\n", 0, found[0].start))
 
     @on(OutlineList.SectionChosen)
     def _section_chosen(self, event: OutlineList.SectionChosen) -> None:

@@ -1,0 +1,274 @@
+"""Benchmark of a very large note on a backend: opening it in the reader, and indexing it.
+
+Usage: ``python3 tests/bench/bench_large_note.py [--backend sqlite|joplin|vault] [--chars 39000000]
+[--lines 3000] [--burners 2] [--timeout 300] [--app]`` (run with ``PYTHONPATH=src``; another
+checkout's ``src`` first on it gives its "before" figure).
+
+It makes a fresh store of the backend (Joplin: the test suite's own server, started through
+``tests/support``; a Markdown folder: the file written by hand, as an outside tool does) holding one
+note of ``--chars`` characters of Markdown and a short one, then measures, each in a fresh child
+process so peak RSS is its own:
+
+- ``open``: what the reader does with the note, read and drawn 100 columns wide in a worker (the
+  store's read, ``load_note_view`` and ``draw``): wall time and peak RSS;
+- ``index``: a first index of the store with the fake embedder, from ``prepare`` to idle, and the
+  longest gap between two renewals of the indexing lease (the heartbeat other processes watch);
+- with ``--app`` (SQLite only): the real app under Pilot, from ``show`` to the note's ``Shown``
+  (time to first paint), then 20 keys (``j``) on the page, each until the frame after it.
+
+``--burners N`` runs N CPU burners beside it (a loaded machine). A part that takes longer than
+``--timeout`` is stopped and reported as such. The figure to compare is printed last, one line each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+WORDS = "alpha beta gamma delta river stone cloud paper window garden engine winter summer".split()
+
+
+def markdown(chars: int, line_words: int = 12) -> str:
+    """Sections of plain lines: the opening names "zebracorn", the end "quokkatail"."""
+    out, size, section = ["The zebracorn manifesto begins here.\n\n"], 40, 0
+    while size < chars:
+        lines = "".join(
+            " ".join(WORDS[(section * 7 + i * 3 + j) % len(WORDS)] for j in range(line_words)) + "\n"
+            for i in range(10)
+        )
+        piece = f"## Section {section}\n\n{lines}\n"
+        out.append(piece)
+        size += len(piece)
+        section += 1
+    out.append("## The end\n\nOnly the quokkatail lives this far down.\n")
+    return "".join(out)
+
+
+def _store(backend: str, root: Path):  # type: ignore[no-untyped-def]
+    if backend == "sqlite":
+        from noted.store.sqlite import SqliteStore
+
+        return SqliteStore.open(root / "notes.db", root / "resources")
+    if backend == "vault":
+        from noted.store.vault import VaultStore
+
+        return VaultStore.open(root / "vault", root / "profile")
+    from tests.support.joplin import JoplinStore
+
+    info = json.loads((root / "joplin.json").read_text())
+    return JoplinStore.open(root / "sidecar", url=info["url"], token=info["token"])
+
+
+def make(backend: str, root: Path, chars: int) -> str:
+    """The store with the large note and a short one; returns the large note's id."""
+    from noted.models import NoteDraft
+
+    body = markdown(chars)
+    if backend == "vault":
+        (root / "vault").mkdir(parents=True)
+        (root / "vault" / "Huge note.md").write_text(body)
+        (root / "vault" / "Short note.md").write_text("A short note about otters.\n")
+        store = _store(backend, root)
+        try:
+            ids = [n.id for n in store.list_notes() if n.title == "Huge note"]
+            return ids[0] if ids else ""
+        finally:
+            store.close()
+    store = _store(backend, root)
+    try:
+        folder = store.create_folder("Bench", actor="user").id
+        store.create_note(
+            NoteDraft("Short note", "A short note about otters.", parent_id=folder), actor="user"
+        )
+        return store.create_note(NoteDraft("Huge note", body, parent_id=folder), actor="user").id
+    finally:
+        store.close()
+
+
+def child_open(backend: str, root: Path, note_id: str) -> dict[str, float]:
+    import inspect
+
+    from rich.theme import Theme
+
+    from noted.ui.data import load_note_view
+    from noted.ui.widgets.markdown_page import Look, draw
+
+    store = _store(backend, root)
+    start = time.perf_counter()
+    kw = {"part_chars": 200_000} if "part_chars" in inspect.signature(load_note_view).parameters else {}
+    view = load_note_view(store, note_id, **kw)  # type: ignore[arg-type]
+    text = getattr(view, "text", view.note.body)
+    drawn = draw(text, Look(100, Theme(), "noted-dark", "monokai"))
+    return {"seconds": time.perf_counter() - start, "rows": len(drawn.lines)}
+
+
+def child_index(backend: str, root: Path) -> dict[str, float]:
+    from noted.embeddings.fake import FakeEmbedder
+    from noted.indexer.engine import Indexer
+    from noted.indexer.lease import Lease
+
+    store = _store(backend, root)
+    lease = Lease(store.db, label="bench")
+    renewals: list[float] = []
+    acquire = lease.acquire
+
+    def timed() -> bool:
+        renewals.append(time.monotonic())
+        return acquire()
+
+    lease.acquire = timed  # type: ignore[method-assign]
+    indexer = Indexer(store, store.db, FakeEmbedder(), lease=lease)
+    start = time.perf_counter()
+    lease.acquire()
+    indexer.prepare()
+    indexer.run_until_idle()
+    seconds = time.perf_counter() - start
+    gaps = [b - a for a, b in zip(renewals, renewals[1:], strict=False)] or [seconds]
+    return {"seconds": seconds, "longest_lease_gap": max(gaps), "chunks": indexer.chunks_done}
+
+
+def child_app(root: Path, note_id: str) -> dict[str, float]:
+    from noted.profile import Profile
+    from noted.services import Services
+    from noted.settings import Settings
+    from noted.ui.app import NotedApp
+    from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
+
+    profile = Profile(root).ensure()
+    env = {
+        "NOTED_SEARCH_INDEXER_ENABLED": "false",
+        "NOTED_AI_ENABLED": "false",
+        **{k: v for k, v in os.environ.items() if k.startswith("NOTED_NOTES_")},
+    }
+    services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ=env))
+    app = NotedApp(services)
+    out: dict[str, float] = {}
+
+    async def run() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            viewer = app.workspace.query_one(NoteViewer)
+            await pilot.pause(1.0)
+            shown: list[float] = []
+            start = time.perf_counter()
+            viewer.show(note_id)
+            while not (viewer.view is not None and viewer.view.note.id == note_id):
+                await pilot.pause(0.01)
+            await pilot.pause()
+            shown.append(time.perf_counter() - start)
+            out["first_paint"] = shown[0]
+            app.workspace.query_one(NoteScroll).focus()
+            keys = []
+            for _ in range(20):
+                t = time.perf_counter()
+                await pilot.press("j")
+                keys.append(time.perf_counter() - t)
+            keys.sort()
+            out["key_p50"], out["key_max"] = keys[len(keys) // 2], keys[-1]
+
+    try:
+        asyncio.run(run())
+    finally:
+        services.close()
+    return out
+
+
+def child(args: argparse.Namespace) -> None:
+    root = Path(args.root)
+    if args.part == "open":
+        result = child_open(args.backend, root, args.note)
+    elif args.part == "index":
+        result = child_index(args.backend, root)
+    else:
+        result = child_app(root, args.note)
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(result))
+
+
+def measure(part: str, args: argparse.Namespace, root: Path, note_id: str) -> str:
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        part,
+        "--root",
+        str(root),
+        "--note",
+        note_id,
+        "--backend",
+        args.backend,
+    ]
+    try:
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return f"{part}: stopped after {args.timeout} s"
+    if run.returncode != 0:
+        return f"{part}: failed: {run.stderr.strip().splitlines()[-1:]}"
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    return f"{part}: " + ", ".join(
+        f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items()
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=("sqlite", "joplin", "vault"), default="sqlite")
+    parser.add_argument("--chars", type=int, default=39_000_000)
+    parser.add_argument("--burners", type=int, default=0)
+    parser.add_argument("--timeout", type=int, default=300)
+    parser.add_argument("--app", action="store_true")
+    parser.add_argument("--child", dest="part")
+    parser.add_argument("--root")
+    parser.add_argument("--note", default="")
+    args = parser.parse_args()
+    if args.part:
+        child(args)
+        return
+    burners = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(args.burners)]
+    server = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-large-") as tmp:
+            root = Path(tmp)
+            if args.backend == "joplin":
+                from tests.support.joplin import JoplinServer, free_port
+
+                server = JoplinServer(root / "joplin-profile", free_port())
+                server.start()
+                (root / "joplin.json").write_text(json.dumps({"url": server.url, "token": server.token}))
+            if args.app:
+                from noted.profile import Profile
+
+                Profile(root).ensure()
+            start = time.perf_counter()
+            note_id = make(args.backend, root, args.chars)
+            print(
+                f"{args.backend}: a note of {args.chars:,} characters made in {time.perf_counter() - start:.1f} s",
+                flush=True,
+            )
+            if not note_id:
+                print("the backend did not take the note (a Markdown folder skips a file over its limit)")
+                return
+            print(f"uptime: {os.getloadavg()[0]:.1f}", flush=True)
+            for part in ("open", "index", *(("app",) if args.app else ())):
+                print(measure(part, args, root, note_id), flush=True)
+    finally:
+        for burner in burners:
+            burner.kill()
+        if server is not None:
+            try:
+                server.stop()
+            except AssertionError as exc:  # a server slow to let its port go under load: said, not raised
+                print(f"stopping Joplin: {exc}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO))
+    main()
