@@ -211,3 +211,17 @@ def test_the_operations_load_neither_the_tools_nor_pillow_nor_textual() -> None:
     )
     assert "noted.ops.attachments" in loaded
     assert not {m for m in loaded if m.split(".")[0] in ("PIL", "textual") or m.startswith("noted.tools")}
+
+
+def test_undoing_an_edit_already_reverted_elsewhere_says_undone_and_writes_nothing(
+    store: SqliteStore,
+) -> None:
+    _, note = _note(store)
+    before = store.get_note(note)
+    edited = store.update_note(note, NotePatch(body="edit"), actor=MCP)
+    store.update_note(note, NotePatch(body="x"), actor=ACTOR_USER)  # reverted (the Changes view's `r`)
+    cursor = store.latest_cursor()
+    # Not vacuous: this was refused as "the note changed after the assistant's edit; undo it from
+    # the note's history instead", though the note was already as it had been before the edit.
+    undone = notes.undo_edit(store, before, edited.updated_time, actor=ACTOR_USER)
+    assert undone.body == "x" and store.latest_cursor() == cursor

@@ -344,10 +344,12 @@ is (with 2, a change showed as some 5 lines, too few to judge a conflict by). It
 the first change; the review's short diffs keep the default 2, so the change itself is in view."""
 
 
-def text_diff(old: tuple[str, str], new: tuple[str, str], labels: tuple[str, str], context: int = 2) -> str:
+def text_diff(
+    old: tuple[str, str] | None, new: tuple[str, str], labels: tuple[str, str], context: int = 2
+) -> str:
     """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line,
-    ``context`` unchanged lines around each change."""
-    old_lines = [f"# {old[0]}\n", *old[1].splitlines(keepends=True)]
+    ``context`` unchanged lines around each change; ``old`` None: no note before, every line added."""
+    old_lines = [] if old is None else [f"# {old[0]}\n", *old[1].splitlines(keepends=True)]
     new_lines = [f"# {new[0]}\n", *new[1].splitlines(keepends=True)]
     lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=context)
     text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)

@@ -332,6 +332,9 @@ def undo_edit(store: Store, before: Note, after_updated_time: int, *, actor: str
     """Put the note back to ``before``'s title and body, undoing the edit that saved it at
     ``after_updated_time`` (a new save, so the edit stays in the history).
 
+    A note already back as ``before`` (the edit reverted in the Changes view, say) is returned as it
+    is: the edit is undone, and there is nothing to write.
+
     Raises:
         ConflictError: the note changed after that edit; nothing was written, so a later edit is
             not lost.
@@ -341,6 +344,9 @@ def undo_edit(store: Store, before: Note, after_updated_time: int, *, actor: str
         with labelled(UNDID_EDIT):
             return store.update_note(before.id, patch, actor=actor, base_updated_time=after_updated_time)
     except ConflictError as exc:
+        now = store.get_note(before.id)
+        if (now.title, now.body) == (before.title, before.body):
+            return now
         raise ConflictError(
             "the note changed after the assistant's edit; undo it from the note's history instead",
             current_updated_time=exc.current_updated_time,

@@ -43,7 +43,7 @@ class EntryDiff:
             return self.words
         if self.after is None or self.after == self.before:
             return "(no change to the text)\n"
-        return text_diff(self.before or ("", ""), self.after, ("before", self.entry.actor))
+        return text_diff(self.before, self.after, ("before", self.entry.actor))
 
 
 @dataclass(frozen=True, slots=True)

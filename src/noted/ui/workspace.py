@@ -132,7 +132,9 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         self._show_reading()
 
     def on_resize(self) -> None:
-        self._show_reading()  # Textual has set the breakpoint classes by the time this runs
+        # Textual sets the breakpoint classes in its own handler, which runs after this one (the
+        # MRO's order): choose once they are the new size's, or the layout is the old size's.
+        self.call_next(self._show_reading)
 
     def _show_reading(self) -> None:
         # Only a narrow screen gives the reader the whole width. On a wide one the class would change

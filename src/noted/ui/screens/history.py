@@ -217,7 +217,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
 
 def revision_diff(older: Revision | None, newer: Revision) -> str:
     """``newer`` against ``older`` (the first revision: against nothing), as a unified diff."""
-    before = (older.title, older.body) if older is not None else ("", "")
+    before = (older.title, older.body) if older is not None else None
     label = f"revision {older.id}" if older is not None else "(nothing before)"
     return text_diff(before, (newer.title, newer.body), (label, f"revision {newer.id}"))
 

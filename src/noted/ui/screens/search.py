@@ -204,6 +204,8 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         """The result being opened; the screen closes when the reader has it."""
         self._waiting: int | None = None
         """The ticket of the ``OpenNote`` whose answer closes this screen."""
+        self._open_first = False
+        """Enter came before the answer to the query typed: its first result opens when it comes."""
         self._afresh = False
         """Set by ``afresh`` when the app opens the screen anew: the next resume clears the query
         (a resume after help or the palette over it keeps the query and the results)."""
@@ -238,6 +240,7 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
     # Asking ------------------------------------------------------------------------------------
     @on(Input.Changed, "#search-input")
     def _typed(self) -> None:
+        self._open_first = False
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(DEBOUNCE_SECONDS, self._ask)
@@ -281,6 +284,9 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
         results = self.query_one(ResultList)
         results.set_options(Option(result_prompt(row), id=f"r{i}") for i, row in enumerate(self.rows))
         results.highlighted = 0 if self.rows else None  # highlights (and reads ahead) the first
+        if self._open_first:
+            self._open_first = False
+            self._open(0)
 
     @on(OptionList.OptionHighlighted, "#search-results")
     def _read_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -314,6 +320,12 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
 
     @on(Input.Submitted, "#search-input")
     def _submit(self) -> None:
+        if self._timer is not None or self.answered != self._asked:  # what is shown is not its answer
+            self._open_first = True
+            if self._timer is not None:
+                self._timer.stop()
+                self._ask()
+            return
         highlighted = self.query_one(ResultList).highlighted
         if highlighted is not None:
             self._open(highlighted)

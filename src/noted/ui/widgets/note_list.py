@@ -12,6 +12,7 @@ refresh does not report it again); what the reader shows is ``reader_model``'s t
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
@@ -79,7 +80,7 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         Binding("v", "mark_range", "Range", show=False, id="list.mark_range",
                 tooltip="Mark a range: v, then j/k mark every note the cursor passes; v again ends it"),
         Binding("asterisk", "mark_all", "Mark all", show=False, id="list.mark_all",
-                tooltip="Mark every loaded note, or clear the marks"),
+                tooltip="Mark every loaded note (every match of a filter), or clear the marks"),
         Binding("t", "tag", "Tag", id="list.tag", tooltip="Add (or -remove) tags on the marked notes"),
         Binding("m", "move", "Move", id="list.move", tooltip="Move the marked notes to a notebook"),
         Binding("c", "complete", "Done", id="list.complete", tooltip="Complete (or reopen) the marked to-dos"),
@@ -245,12 +246,19 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         elif message.replace:
             self._replace_rows(list(page.rows), keep)
         else:
-            self.rows.extend(page.rows)
-            self.add_options(self._option(row) for row in page.rows)
+            self._extend(page.rows)
         self.border_title = self._title()
         if self.rows and not self._listed_notes:  # the next frame paints them
             self._listed_notes = True
             self.post_message(FirstNotesListed(time.perf_counter(), time.process_time()))
+
+    def _extend(self, rows: Sequence[NoteRow]) -> None:
+        self.rows.extend(rows)
+        self.add_options(self._option(row) for row in rows)
+
+    def _draw_all(self) -> None:
+        if self.filter.narrowing:  # the matches past those drawn
+            self._extend(self.filter.matches[len(self.rows) :])
 
     def _replace_rows(self, rows: list[NoteRow], keep: str | None, *, moved: bool = True) -> None:
         """Show ``rows``, the cursor on ``keep`` (``moved``: if it is not among them, at the same
@@ -331,9 +339,7 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         event.stop()
         index = event.option_index
         if self.filter.narrowing and index >= len(self.rows) - _PREFETCH:
-            more = self.filter.next_page(len(self.rows))
-            self.rows.extend(more)
-            self.add_options(self._option(row) for row in more)
+            self._extend(self.filter.next_page(len(self.rows)))
         elif self._has_more and not self._loading and index >= len(self.rows) - _PREFETCH:
             self._load(offset=len(self.rows), limit=PAGE_SIZE, replace=False, keep=None)
 
@@ -352,27 +358,6 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         note_id = self.highlighted_id
         if note_id is not None:
             self.post_message(self.NoteChosen(self, note_id, edit=True))
-
-    def action_tag(self) -> None:
-        self.triage.tag(self.targets())
-
-    def action_move(self) -> None:
-        self.triage.move(self.targets())
-
-    def action_complete(self) -> None:
-        self.triage.complete(self.targets())
-
-    def action_todo(self) -> None:
-        self.triage.toggle_todo(self.targets())
-
-    def action_trash(self) -> None:
-        self.triage.trash(self.targets())
-
-    def action_restore(self) -> None:
-        self.triage.restore(self.targets())
-
-    def action_undo(self) -> None:
-        self.triage.undo()
 
     def action_new_note(self) -> None:
         self.triage.new_note(self.source, self.highlighted_meta)

@@ -1,7 +1,8 @@
 """``MarkedRows``: the note list's rows, and their marks for triage to act on.
 
 ``Space`` marks one note, ``v`` a range (every note the cursor passes until ``v`` again), ``*`` all
-the notes loaded (or none). ``NoteList`` loads and filters the rows; here they are marked.
+the notes loaded, and every match of a filter, drawn or not (or none). ``NoteList`` loads and
+filters the rows; here they are marked, and the triage keys act on them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from noted.models import NoteMeta
 from noted.store.protocol import NoteOrder
 from noted.ui.data import NoteRow
 from noted.ui.widgets.note_rows import row_prompt
-from noted.ui.widgets.triage import range_marks
+from noted.ui.widgets.triage import NoteTriage, range_marks
 
 
 class MarkedRows(OptionList):
@@ -21,6 +22,7 @@ class MarkedRows(OptionList):
     rows: list[NoteRow]
     marked: set[str]
     order: NoteOrder
+    triage: NoteTriage
     _range: tuple[int, frozenset[str]] | None = None
     """While a range is marked (``v``): where it began, and the marks made before it."""
 
@@ -88,7 +90,11 @@ class MarkedRows(OptionList):
                 self._redraw(position)
         self.border_title = self._title()
 
+    def _draw_all(self) -> None:
+        """Add to ``rows`` the notes the list holds but has not drawn yet, which ``*`` marks too."""
+
     def action_mark_all(self) -> None:
+        self._draw_all()  # a filter's matches past its first page: "150 of 155" marks 150
         ids = {row.meta.id for row in self.rows}
         self.marked = set() if ids <= self.marked else ids
         for index in range(len(self.rows)):
@@ -103,3 +109,25 @@ class MarkedRows(OptionList):
             if row.meta.id in marked:
                 self._redraw(index)
         self.border_title = self._title()
+
+    # Triage (``NoteTriage``) on the marked notes, or the highlighted one -----------------------
+    def action_tag(self) -> None:
+        self.triage.tag(self.targets())
+
+    def action_move(self) -> None:
+        self.triage.move(self.targets())
+
+    def action_complete(self) -> None:
+        self.triage.complete(self.targets())
+
+    def action_todo(self) -> None:
+        self.triage.toggle_todo(self.targets())
+
+    def action_trash(self) -> None:
+        self.triage.trash(self.targets())
+
+    def action_restore(self) -> None:
+        self.triage.restore(self.targets())
+
+    def action_undo(self) -> None:
+        self.triage.undo()

@@ -1,0 +1,53 @@
+"""``*`` marks every note the filtered list holds, not only the first page of them that is drawn.
+
+Filtered to "log", the list said "150 of 155" but drew the first 100 matches; ``*`` marked those 100
+("150 of 155 · 100 marked") and `t` tagged 100 notes, though the person had asked for all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from tests.integration.test_ui_filter_find import running, titles
+from tests.integration.ui_support import Fixture, open_services, until
+from textual.widgets import Input
+
+from noted.services import Services
+from noted.ui.data import PAGE_SIZE
+
+
+@pytest.fixture
+def services(fixture: Fixture) -> Iterator[Services]:
+    services = open_services(fixture.root)
+    yield services
+    services.close()
+
+
+async def test_star_marks_every_match_of_the_filter_and_triage_acts_on_them_all(
+    fixture: Fixture, services: Services
+) -> None:
+    async with running(fixture, services) as (app, pilot, notes):
+        await pilot.press("slash", *"log", "enter")
+        await until(pilot, lambda: app.focused is notes and "150 of 155" in str(notes.border_title))
+        assert len(notes.rows) == PAGE_SIZE  # the first page of the matches is drawn
+        await pilot.press("asterisk")
+        # Not vacuous: the 50 matches past the first page were left unmarked.
+        await until(pilot, lambda: len(notes.marked) == 150, what="every match marked")
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"batch", "enter")
+        logs = [row.meta.id for row in notes.filter.matches]  # every match, drawn or not
+        assert len(logs) == 150
+        store = services.store
+
+        def tagged() -> int:
+            return sum("batch" in tags for tags in store.note_tag_titles(logs).values())
+
+        await until(pilot, lambda: tagged() == 150, what="every match tagged")
+        await until(pilot, lambda: not notes.marked)  # a triage action clears the marks
+        await pilot.press("asterisk")
+        await until(pilot, lambda: len(notes.marked) == 150)
+        await pilot.press("asterisk")  # all marked: none
+        await until(pilot, lambda: not notes.marked)
+        assert len(titles(notes)) == 150
