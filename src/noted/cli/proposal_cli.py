@@ -18,7 +18,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.mcp.standing import standing
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict
-from noted.ops.review_list import applying_words
+from noted.ops.review_list import waiting_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
@@ -68,7 +68,7 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
 
 def _applying(proposal: ProposalRow) -> str:
     """What a listing adds for a proposal accepted and being applied, or left so."""
-    words = applying_words(proposal, now_ms())
+    words = waiting_words(proposal, now_ms())
     return f"  ({words})" if words else ""
 
 
