@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -17,6 +18,7 @@ from tests.support.joplin import JoplinServer, shared_server
 from tests.support.joplin_proxy import DyingProxy
 from tests.support.tools_env import make_env
 
+from noted.cli import main
 from noted.errors import NotedError, PartlyDoneError
 from noted.models import NoteDraft, now_ms
 from noted.ops.review_list import waiting_words
@@ -88,6 +90,45 @@ async def test_an_accepted_proposal_whose_answer_was_lost_says_so_and_is_not_wri
         assert store.get_note(note_id).body == landed  # and was not written twice
     finally:
         store.close()
+
+
+def test_noted_changes_accept_whose_answer_was_lost_exits_16_as_a_lost_write_does(
+    joplin: JoplinServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It exited 1, "refused", which the README keeps for what noted turned down; a write Joplin
+    took in without answering exits 16 everywhere else (``noted edit``, ``noted tag``)."""
+    note_id = _note(joplin, tmp_path)
+    profile = tmp_path / "noted"
+    monkeypatch.setenv("NOTED_JOPLIN_TOKEN", joplin.token)
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    monkeypatch.setenv("NOTED_JOPLIN_URL", joplin.url)
+    assert main(["init", "--joplin", "--profile", str(profile)]) == 0
+    assert main(["config", "set", "ai.tool.update_note.enabled", "true", "--profile", str(profile)]) == 0
+    store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
+    try:
+        env = make_env(store, tmp_path, enabled=("update_note",))
+        env.ctx.review = SqliteReview(store.db)
+        waiting = dataclasses.replace(env.ctx, writes_wait=True, actor="mcp:bot")
+        answer = _called(env.registry.call("update_note", {"id": note_id, "body": "new\n"}, waiting))
+        ref = str(answer["proposal"])
+    finally:
+        store.close()
+    capsys.readouterr()
+    with DyingProxy(joplin.url, dies_at="PUT /notes") as proxy:
+        monkeypatch.setenv("NOTED_JOPLIN_URL", proxy.url)
+        code = main(["changes", "accept", ref, "--joplin", "--profile", str(profile)])
+    assert proxy.died  # not vacuous: the write reached Joplin and its answer was dropped
+    err = capsys.readouterr().err
+    assert code == 16, err
+    assert "may or may not have been saved" in err and f"{ref} still waits" in err
+
+
+def _called(call: Any) -> dict[str, Any]:
+    import asyncio
+
+    result = asyncio.run(call)
+    assert result.ok and result.payload is not None, result
+    return dict(result.payload)
 
 
 def _attach_through(
