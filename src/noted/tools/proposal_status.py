@@ -64,7 +64,7 @@ PROPOSAL_STATUS = Tool(
     description=(
         "When your writes wait for the person's review, each answer names a proposal (p12). This "
         "tells what became of yours: pending (it still waits, also when accepting it met a note "
-        "changed since), applying (accepted, being written), applied, rejected (with the person's "
+        "changed since; the reason says when an accept met no answer and may have written it), applying (accepted, being written), applied, rejected (with the person's "
         "reason, if they gave one), conflict (the note had changed and the person kept its text: "
         "read it again and propose anew) or failed (it could not be applied, e.g. the note was "
         "deleted for good: the reason says why). Without ids, your latest proposals."
