@@ -78,6 +78,33 @@ def test_revert_restores_the_text_before(cli: Cli) -> None:
     assert shown["body"] == "one\ntwo\n" and shown["tags"] == []
 
 
+def test_every_key_of_an_entrys_json_detail_is_documented(cli: Cli) -> None:
+    """A script reads ``detail``: each key it meets in a note's entry is named in the README's
+    paragraph on ``noted changes --json`` (not vacuous: ``text_back``, left by a text put back
+    by hand, was not, and a script saw ``edited`` vanish with no word on why)."""
+    note_id = _changed_by_a_client(cli)
+    store = cli.store()
+    try:
+        elsewhere = store.create_folder("Elsewhere", actor=ACTOR_USER).id
+        store.update_note(note_id, NotePatch(parent_id=elsewhere), actor=BOT)
+    finally:
+        store.close()
+    (before,) = cli.json("changes")
+    cli.ok("edit", note_id, "--body-file", str(_file(cli, "one\ntwo\n")))  # the text put back by hand
+    (after,) = cli.json("changes")
+    assert after["detail"].get("text_back") is True and "edited" not in after["detail"]
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("`--json` gives each entry's") :].split("\n\n")[0]
+    keys = set(before["detail"]) | set(after["detail"])
+    assert {k for k in keys if f"`{k}`" not in paragraph} == set()
+
+
+def _file(cli: Cli, text: str) -> Path:
+    path = cli.profile.parent / "body.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 @pytest.mark.parametrize(
     ("args", "code", "fragment"),
     [

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -17,12 +18,15 @@ from tests.support.joplin import JoplinServer, shared_server
 from tests.support.joplin_proxy import DyingProxy
 from tests.support.tools_env import make_env
 
+from noted.cli import main
 from noted.errors import NotedError, PartlyDoneError
-from noted.models import NoteDraft
+from noted.models import NoteDraft, now_ms
+from noted.ops.review_list import waiting_words
 from noted.store.joplin import JoplinStore
 from noted.store.review import ProposalState
 from noted.store.sqlite.review import SqliteReview
 from noted.tools import proposals
+from noted.tools.proposal_effects import preview
 
 pytestmark = pytest.mark.slow
 
@@ -41,11 +45,14 @@ def _note(joplin: JoplinServer, tmp_path: Path, body: str = "old\n") -> str:
         setup.close()
 
 
-async def test_an_accepted_proposal_whose_answer_was_lost_still_waits_and_is_not_written_twice(
-    joplin: JoplinServer, tmp_path: Path
+@pytest.mark.parametrize("change", ({"body": "new\n"}, {"append": "new"}))
+async def test_an_accepted_proposal_whose_answer_was_lost_says_so_and_is_not_written_twice(
+    joplin: JoplinServer, tmp_path: Path, change: dict[str, str]
 ) -> None:
     """It was settled ``failed`` ("nothing was written") though its change was in the note, which
-    told the client to propose it again: a write twice."""
+    told the client to propose it again: a write twice. Then it waited as a bare "pending": the
+    listing, ``noted changes show`` and ``proposal_status`` said nothing of the lost answer, and
+    accepting it again met its own change as a clash (the append would have gone in twice)."""
     note_id = _note(joplin, tmp_path)
     with DyingProxy(joplin.url, dies_at="PUT /notes") as proxy:
         store = JoplinStore.open(tmp_path / "profile", url=proxy.url, token=joplin.token)
@@ -53,14 +60,15 @@ async def test_an_accepted_proposal_whose_answer_was_lost_still_waits_and_is_not
             env = make_env(store, tmp_path, enabled=("update_note",))
             env.ctx.review = rows = SqliteReview(store.db)
             waiting = dataclasses.replace(env.ctx, writes_wait=True)
-            answer = await env.registry.call("update_note", {"id": note_id, "body": "new\n"}, waiting)
+            answer = await env.registry.call("update_note", {"id": note_id, **change}, waiting)
             assert answer.ok and answer.payload is not None, answer
             proposal = rows.proposal(int(str(answer.payload["proposal"])[1:]))
             applied = await proposals.apply(env.registry, proposal, env.ctx)
         finally:
             store.close()
     assert proxy.died  # not vacuous: the write went to Joplin and its answer was dropped
-    assert joplin.api("GET", f"/notes/{note_id}", params={"fields": "body"})["body"] == "new\n"
+    landed = joplin.api("GET", f"/notes/{note_id}", params={"fields": "body"})["body"]
+    assert landed != "old\n"
     assert applied.state is ProposalState.PENDING, applied
     assert "may or may not have been saved" in applied.message and "still waits" in applied.message
 
@@ -68,12 +76,59 @@ async def test_an_accepted_proposal_whose_answer_was_lost_still_waits_and_is_not
     try:
         env = make_env(store, tmp_path, enabled=("update_note",))
         env.ctx.review = rows = SqliteReview(store.db)
-        assert rows.proposal(proposal.id).state is ProposalState.PENDING
-        again = await proposals.apply(env.registry, rows.proposal(proposal.id), env.ctx)
-        assert again.state is ProposalState.PENDING and "nothing was written" in again.message
-        assert store.get_note(note_id).body == "new\n"
+        kept = rows.proposal(proposal.id)
+        assert kept.state is ProposalState.PENDING
+        said = waiting_words(kept, now_ms())  # the Changes view's and `noted changes`' words
+        assert said.startswith("accepted, but Joplin did not answer") and "accept it again" in said
+        assert kept.reason == said  # what `noted changes show`, --json and proposal_status give
+        (status,) = (await env.registry.call("proposal_status", {}, env.ctx)).payload["proposals"]  # type: ignore[index]
+        assert (status["status"], status["reason"]) == ("pending", said)
+        found = preview(store, kept)  # `noted changes show` offers no second append
+        assert found is not None and found[0] == found[1]
+        again = await proposals.apply(env.registry, kept, env.ctx)
+        assert again.state is ProposalState.APPLIED, again  # its change was there: it is done
+        assert store.get_note(note_id).body == landed  # and was not written twice
     finally:
         store.close()
+
+
+def test_noted_changes_accept_whose_answer_was_lost_exits_16_as_a_lost_write_does(
+    joplin: JoplinServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It exited 1, "refused", which the README keeps for what noted turned down; a write Joplin
+    took in without answering exits 16 everywhere else (``noted edit``, ``noted tag``)."""
+    note_id = _note(joplin, tmp_path)
+    profile = tmp_path / "noted"
+    monkeypatch.setenv("NOTED_JOPLIN_TOKEN", joplin.token)
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    monkeypatch.setenv("NOTED_JOPLIN_URL", joplin.url)
+    assert main(["init", "--joplin", "--profile", str(profile)]) == 0
+    assert main(["config", "set", "ai.tool.update_note.enabled", "true", "--profile", str(profile)]) == 0
+    store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
+    try:
+        env = make_env(store, tmp_path, enabled=("update_note",))
+        env.ctx.review = SqliteReview(store.db)
+        waiting = dataclasses.replace(env.ctx, writes_wait=True, actor="mcp:bot")
+        answer = _called(env.registry.call("update_note", {"id": note_id, "body": "new\n"}, waiting))
+        ref = str(answer["proposal"])
+    finally:
+        store.close()
+    capsys.readouterr()
+    with DyingProxy(joplin.url, dies_at="PUT /notes") as proxy:
+        monkeypatch.setenv("NOTED_JOPLIN_URL", proxy.url)
+        code = main(["changes", "accept", ref, "--joplin", "--profile", str(profile)])
+    assert proxy.died  # not vacuous: the write reached Joplin and its answer was dropped
+    err = capsys.readouterr().err
+    assert code == 16, err
+    assert "may or may not have been saved" in err and f"{ref} still waits" in err
+
+
+def _called(call: Any) -> dict[str, Any]:
+    import asyncio
+
+    result = asyncio.run(call)
+    assert result.ok and result.payload is not None, result
+    return dict(result.payload)
 
 
 def _attach_through(

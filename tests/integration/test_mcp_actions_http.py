@@ -18,12 +18,13 @@ from tests.support.images import b64, image_bytes, size_of
 from tests.support.polling import scaled
 
 from noted.errors import ConfigError
-from noted.mcp.actions import LEFT_OUT
+from noted.mcp.actions import LEFT_OUT, MAX_OPERATIONS
 from noted.mcp.http import HttpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
 from noted.mcp.token import create
 from noted.models import NoteDraft, NotePatch
+from noted.store.sqlite.review import SqliteReview
 from noted.tools import all_tools
 
 SERVED = {t.name for t in all_tools() if not t.editor and t.name not in LEFT_OUT} | {"broken_tool"}
@@ -67,7 +68,7 @@ async def test_openapi_json_is_valid_and_lists_the_tools_switched_on(
         doc = response.json()
         validate(doc)
         names = {p.removeprefix("/actions/") for p in doc["paths"]}
-        assert names == {t.name for t in http.mcp.offered()} - LEFT_OUT and "create_note" not in names
+        assert names == {t.name for t in http.mcp.offered()} and "create_note" not in names
         assert doc["servers"] == [{"url": f"http://127.0.0.1:{http.port}"}]
         world.settings.set("ai.tool.create_note.enabled", True)
         again = (await client.get("/openapi.json", params={"server": "https://notes.example.net"})).json()
@@ -75,6 +76,40 @@ async def test_openapi_json_is_valid_and_lists_the_tools_switched_on(
         assert again["servers"] == [{"url": "https://notes.example.net"}]
         async with httpx.AsyncClient(base_url=str(client.base_url)) as anonymous:
             assert (await anonymous.get("/openapi.json")).status_code == 401
+
+
+async def test_every_tool_switched_on_answers_at_the_door_and_is_listed_while_they_fit(
+    world: World, token: tuple[Path, str]
+) -> None:
+    """``proposal_status`` (and ``find_notes``, ``note_links``) answered 404 at the door though
+    switched on: a client writing there in review mode was told "proposal_status tells you what
+    became of it" and could not ask. Every tool switched on now answers, under the same switches
+    and scope; the document leaves some out only where all would not fit ChatGPT's cap."""
+    world.deps = dataclasses.replace(world.deps, review=SqliteReview(world.store.db))
+    world.settings.set("mcp.writes", "review")
+    world.settings.set("ai.tool.update_note.enabled", True)
+    async with door(world, token) as (http, client):
+        names = {p.removeprefix("/actions/") for p in (await client.get("/openapi.json")).json()["paths"]}
+        assert names == {t.name for t in http.mcp.offered() if not t.editor}  # as many as fit: all
+        assert {"proposal_status", "find_notes", "note_links"} <= names
+        written = await client.post("/actions/update_note", json={"id": world.work_note, "append": "More."})
+        ref = written.json()["proposal"]  # it waits for the person
+        asked = await client.post("/actions/proposal_status", json={"ids": [ref]})
+        assert asked.status_code == 200, asked.text
+        assert [(p["proposal"], p["status"]) for p in asked.json()["proposals"]] == [(ref, "pending")]
+        for name, args, expected in (
+            ("find_notes", {"query": "budget"}, (200, 400)),  # 400: no index built here
+            ("note_links", {"id": world.work_note}, (200,)),
+        ):
+            response = await client.post(f"/actions/{name}", json=args)
+            assert response.status_code in expected, f"{name}: {response.status_code} {response.text[:300]}"
+        _switch_everything_on(world)
+        world.settings.set("ai.tool.broken_tool.enabled", False)  # the test world's extra tool
+        listed = (await client.get("/openapi.json")).json()["paths"]
+        assert len(listed) == MAX_OPERATIONS and "/actions/proposal_status" not in listed
+        assert (await client.post("/actions/proposal_status", json={})).status_code == 200  # still answers
+        world.settings.set("ai.tool.proposal_status.enabled", False)
+        assert (await client.post("/actions/proposal_status", json={})).status_code == 403  # its switch
 
 
 def _calls(world: World, ids: dict[str, str]) -> list[tuple[str, dict[str, Any], tuple[int, ...]]]:

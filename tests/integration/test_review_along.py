@@ -121,6 +121,25 @@ async def test_a_tag_the_model_made_with_its_note_goes_when_the_notes_making_is_
     assert env.store.find_tag("fresh") is None
 
 
+async def test_a_tag_the_model_made_goes_when_the_person_takes_it_off_by_hand(env: Env) -> None:
+    """Settled by hand as a revert is settled: the tag the change made goes once nothing holds it,
+    and stays while another note does (not vacuous: before, the settled entry left "botmade" in
+    the tag list with no note, where ``noted changes revert`` deleted it)."""
+    work = env.folder("Work")
+    note, other = env.note(work, "N", "x\n"), env.note(work, "Other", "y\n")
+    found = review_of(env.store)
+    await env.ok("manage_tags", note_id=note, add=["botmade", "kept"])
+    found.refresh()
+    (entry,) = found.pending()
+    assert entry.detail.get("tags_made")  # the precondition: the change made both tags
+    env.store.tag_note(other, ["kept"], actor=ACTOR_USER)
+    env.store.untag_note(note, ["botmade", "kept"], actor=ACTOR_USER)
+    found.refresh()
+    assert found.rows.entry(entry.id).state is EntryState.REVERTED
+    assert env.store.find_tag("botmade") is None
+    assert env.store.find_tag("kept") is not None
+
+
 @pytest.mark.parametrize("tag_first", (True, False))
 async def test_a_tag_and_a_note_the_model_made_reverted_together_both_go(env: Env, tag_first: bool) -> None:
     work = env.folder("Work")

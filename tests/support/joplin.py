@@ -235,6 +235,17 @@ class JoplinServer:
             )
         )
 
+    def as_if_conflict(self, copy_id: str, original_id: str) -> None:
+        """Make a note what Joplin's sync leaves of a note changed on two machines: the conflict
+        copy of ``original_id`` (the Data API does not set ``is_conflict``; a real one needs two
+        machines and a sync, ``tests.support.joplin_sync``)."""
+        self._edit_database(
+            lambda database: database.execute(
+                "UPDATE notes SET is_conflict = 1, conflict_original_id = ? WHERE id = ?",
+                (original_id, copy_id),
+            )
+        )
+
     def restart_change_log(self, *, gone: Sequence[str] = (), after: int = 0) -> None:
         """Make Joplin as after its "delete local data and re-download": the same notes (but those
         of ``gone``, deleted on another machine meanwhile), with a change log that starts again,

@@ -19,7 +19,7 @@ from tests.support.cli import env_with_src
 from tests.support.tools_env import Env, make_env
 
 from noted.models import now_ms
-from noted.ops.review_list import applying_words
+from noted.ops.review_list import waiting_words
 from noted.store.review import STUCK_MS, ProposalRow, ProposalState
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.review import SqliteReview
@@ -71,13 +71,13 @@ async def test_a_claim_a_stopped_process_left_can_be_taken_over_and_is_said(env:
     now = now_ms()
     assert rows.claim(proposal.id, time=now, stuck_before=now - STUCK_MS)  # another process, running
     claimed = rows.proposal(proposal.id)
-    assert applying_words(claimed, now_ms()) == "accepted: being applied"
+    assert waiting_words(claimed, now_ms()) == "accepted: being applied"
     assert [p.id for p in rows.proposals()] == [proposal.id]  # still listed, not lost
     assert not proposals.open_to_decide(claimed) and not proposals.reject(rows, claimed)
     assert not (await proposals.apply(env.registry, claimed, env.ctx)).claimed and _ideas(env) == 0
 
     later = now + STUCK_MS + 1  # that process stopped before it wrote anything
-    assert "noted stopped" in applying_words(claimed, later)
+    assert "noted stopped" in waiting_words(claimed, later)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("noted.tools.proposals.now_ms", lambda: later)
         assert proposals.open_to_decide(claimed)
@@ -108,9 +108,9 @@ async def test_a_claim_of_a_process_gone_is_stuck_at_once_and_another_machines_o
                 (now_ms(), claimant, proposal.id),
             )
         claimed = rows.proposal(proposal.id)
-        assert ("noted stopped" in applying_words(claimed, now_ms())) is stopped
+        assert ("noted stopped" in waiting_words(claimed, now_ms())) is stopped
         assert proposals.open_to_decide(claimed) is stopped
-        assert "noted stopped" in applying_words(claimed, now_ms() + STUCK_MS + 1)
+        assert "noted stopped" in waiting_words(claimed, now_ms() + STUCK_MS + 1)
     done = await proposals.apply(env.registry, rows.proposal(proposal.id), env.ctx)
     assert not done.claimed and _ideas(env) == 0  # another machine's claim holds until the time-out
 

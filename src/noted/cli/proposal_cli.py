@@ -18,7 +18,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.mcp.standing import standing
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict
-from noted.ops.review_list import applying_words
+from noted.ops.review_list import waiting_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
@@ -68,7 +68,7 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
 
 def _applying(proposal: ProposalRow) -> str:
     """What a listing adds for a proposal accepted and being applied, or left so."""
-    words = applying_words(proposal, now_ms())
+    words = waiting_words(proposal, now_ms())
     return f"  ({words})" if words else ""
 
 
@@ -129,7 +129,8 @@ def _three_sides(ctx: CliContext, proposal: ProposalRow, conflict: Conflict) -> 
 
 
 def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
-    """Apply each proposal; 3 when one met a note changed since, 1 when one could not be applied."""
+    """Apply each proposal; 3 when one met a note changed since, 16 when Joplin did not answer one's
+    write (it may have landed), 1 when one could not be applied."""
     services = ctx.services
     code = ExitCode.OK
     for proposal in pending:
@@ -143,7 +144,8 @@ def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
         if done.state is ProposalState.APPLIED:
             ctx.out(f'Applied {ref}: {proposal.tool} "{proposal.title}".') if not ctx.json else None
             continue
-        code = ExitCode.CONFLICT if done.clash else max(code, ExitCode.REFUSED)
+        unsure = ExitCode.BACKEND if done.kept else ExitCode.REFUSED  # kept: its answer was lost
+        code = ExitCode.CONFLICT if done.clash else max(code, unsure)
         ctx.error(f"{ref}: {done.message}")
         if done.clash:
             ctx.error(

@@ -2,8 +2,8 @@
 
 For clients that speak plain HTTP with an OpenAPI schema (ChatGPT's custom GPT actions, scripts).
 The document is generated from the registry at each request: one operation per tool switched on
-(editor tools never, nor those of ``LEFT_OUT``), whose request body is the tool's input schema and whose answer is its output
-schema. A call runs the registry's one call path, exactly as an MCP ``tools/call`` does (same
+(editor tools never; those of ``LEFT_OUT`` only where all would not fit ``MAX_OPERATIONS``), whose request body is the tool's input schema and whose answer is its output
+schema. Every tool switched on answers at ``/actions/{tool}``, listed or not. A call runs the registry's one call path, exactly as an MCP ``tools/call`` does (same
 switches, validation, scope of ``mcp.allowedNotebooks`` and error channels), with actor
 ``actions:<token name>`` for a named client, ``actions:self:<client>`` for one named only by its
 headers. The token is mandatory here (``HttpOptions.open_token`` refuses to start
@@ -180,11 +180,14 @@ def server_url(request: Request) -> str:
 # The endpoints ------------------------------------------------------------------------------------
 
 
-LEFT_OUT = frozenset({"find_notes", "note_links", "proposal_status"})
-"""Tools not offered as actions: ChatGPT takes at most 30 operations, which the other tools fill;
-``find_notes`` (hybrid search, added after) is for MCP clients and the assistant, and actions
-keep ``search_notes`` and ``semantic_search_notes``; ``note_links`` (added after too) likewise,
-``read_note`` shows the links as written; ``proposal_status`` is for MCP clients in review mode."""
+MAX_OPERATIONS = 30
+"""ChatGPT takes at most this many operations per GPT (when this was written)."""
+LEFT_OUT = ("find_notes", "note_links", "proposal_status")
+"""The tools the document leaves out, first to last, where every tool switched on would not fit
+``MAX_OPERATIONS``: ``find_notes`` (hybrid search, added after) has ``search_notes`` and
+``semantic_search_notes`` beside it, ``note_links`` (added after too) has ``read_note``, which
+shows the links as written, and ``proposal_status`` matters to a client whose writes wait. Left
+out of the document, they still answer at ``/actions/{tool}``, as MCP serves them."""
 
 
 class Actions:
@@ -197,25 +200,26 @@ class Actions:
 
     def offered(self, client: ClientToken | None = None) -> list[Tool]:
         """The tools switched on (and, for a named client's token, in its tool set)."""
-        return [
-            t
-            for t in self.deps.tools.offered()
-            if not t.editor and t.name not in LEFT_OUT and (client is None or client.allows(t))
-        ]
+        return [t for t in self.deps.tools.offered() if not t.editor and (client is None or client.allows(t))]
+
+    def listed(self, client: ClientToken | None = None) -> list[Tool]:
+        """The tools ``offered``, less those of ``LEFT_OUT``, first to last, while more than
+        ``MAX_OPERATIONS`` are."""
+        tools = self.offered(client)
+        for name in LEFT_OUT:
+            if len(tools) <= MAX_OPERATIONS:
+                break
+            tools = [t for t in tools if t.name != name]
+        return tools
 
     async def openapi(self, request: Request) -> JSONResponse:
-        return JSONResponse(openapi_document(self.offered(_client(request)), server_url(request)))
+        return JSONResponse(openapi_document(self.listed(_client(request)), server_url(request)))
 
     async def call(self, request: Request) -> JSONResponse:
         name = str(request.path_params.get("tool", ""))
         tool = self.deps.tools.get(name)
         client = _client(request)
-        if (
-            tool is None
-            or tool.editor
-            or tool.name in LEFT_OUT
-            or (client is not None and not client.allows(tool))
-        ):
+        if tool is None or tool.editor or (client is not None and not client.allows(tool)):
             known = ", ".join(sorted(t.name for t in self.offered(client))) or "none"
             return _failure(404, f'there is no action "{name[:100]}"; the actions on are: {known}', "error")
         arguments = _arguments(await request.body())

@@ -66,6 +66,16 @@ def _describe_note(meta: NoteMeta) -> str:
     return f'{meta.id[:8]} "{meta.title}"{where}'
 
 
+def _conflict_copies(store: Store, ref: str) -> dict[str, str]:
+    """The conflict copies of Joplin's sync, described by id, where ``ref`` may be an id prefix:
+    the person sees them (``noted conflicts``, the app), though the note listings leave them out.
+    Not by title: a copy has its note's title, which names the note."""
+    if store.conflicts is None or not _by_prefix(ref, [ref.lower()]):
+        return {}
+    copies = store.conflicts.sync_conflicts()
+    return {c.copy_id: f'{c.copy_id[:8]} "{c.title}" (conflict copy)' for c in copies}
+
+
 def live_note(store: Store, ref: str) -> Note:
     """The note ``ref`` names, refused (exit 1) when it is in the trash: it is restored before it
     is changed, as the MCP tools require."""
@@ -101,12 +111,12 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
         except NotFoundError:
             raise NotFoundError(f'no note with id or title "{ref}"') from None
     metas = store.list_notes() + store.list_notes(trashed=True)
-    by_id = {m.id: m for m in metas}
+    by_id = {m.id: _describe_note(m) for m in metas} | _conflict_copies(store, ref)
     prefixed = _by_prefix(ref, list(by_id))
     if len(prefixed) == 1:
         return store.get_note(prefixed[0])
     if prefixed:
-        raise _ambiguous("note", ref, [by_id[i] for i in sorted(prefixed)], _describe_note)
+        raise _ambiguous("note", ref, [by_id[i] for i in sorted(prefixed)], str)
     titled = [m for m in metas if m.title == ref] or [
         m for m in metas if m.title.casefold() == ref.casefold()
     ]

@@ -11,7 +11,7 @@ which Joplin reports without one), the review compares the last place it saw the
 place it is in now, at the note's last change it reads.
 What of an entry the person puts back by hand (its text: an edit undone in the editor, its
 notebook, a tag, its trashing) no longer waits, and an entry with nothing left waiting is settled
-as reverted (``noted.ops.review_texts.put_back``).
+as reverted (``noted.ops.review_texts.put_back``), dropping the tags it made as a revert does.
 What other actors did to notebooks and tags makes entries too, in the same list
 (``noted.ops.review_items``); the notes such a change took along are linked to it, folded under it
 and settled with it (``noted.ops.review_along``).
@@ -300,11 +300,13 @@ class Review:
             history = self.store.note_history(note.id) if entry.detail.get("edited") else []
             detail, settled = put_back(entry, note, tags.get(note.id, ()), versions(history, entry))
             if settled:
-                undone.append(entry.id)
+                undone.append(entry)
             elif detail != entry.detail:
                 self.rows.set_detail(entry.id, detail)
         if undone:
-            self.rows.decide(undone, EntryState.REVERTED, now_ms())
+            self.rows.decide([e.id for e in undone], EntryState.REVERTED, now_ms())
+        for entry in undone:  # as a revert does: the tags it made go where nothing holds them
+            review_along.drop_made_tags(self.store, self.rows, entry, ())
 
     def _count_lines(self, entry: EntryRow) -> None:
         if not entry.detail.get("edited"):

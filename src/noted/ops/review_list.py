@@ -114,15 +114,17 @@ def _entry(entry: EntryRow, folders: dict[str, str], under: str = "") -> ReviewI
 
 def _proposal(proposal: ProposalRow) -> ReviewItem:
     """A proposal's row: it names its note only (no notebook)."""
-    what = applying_words(proposal, now_ms()) or f"waits for you: {proposal.tool.replace('_', ' ')}"
+    what = waiting_words(proposal, now_ms()) or f"waits for you: {proposal.tool.replace('_', ' ')}"
     return ReviewItem(
         f"p{proposal.id}", proposal.note_id, proposal.title, "", proposal.client, proposal.time, what, True
     )
 
 
-def applying_words(proposal: ProposalRow, now: int) -> str:
-    """What to say of a proposal accepted and being applied, or left so by a process that
-    stopped ('' for one that waits)."""
+def waiting_words(proposal: ProposalRow, now: int) -> str:
+    """What to say of a proposal accepted and being applied, left so by a process that stopped,
+    or put back to wait with a reason (an accept whose answer was lost); '' for one that just waits."""
+    if proposal.state is ProposalState.PENDING:
+        return proposal.reason
     if proposal.state is not ProposalState.APPLYING:
         return ""
     if stuck(proposal, now):

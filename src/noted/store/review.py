@@ -232,8 +232,9 @@ class ReviewRows(Protocol):
         over. False when another caller has it, or it was settled."""
         ...
 
-    def release(self, proposal_id: int, *, time: int) -> None:
-        """Put back a proposal claimed at ``time`` that was not settled: it waits again."""
+    def release(self, proposal_id: int, *, time: int, reason: str = "") -> None:
+        """Put back a proposal claimed at ``time`` that was not settled: it waits again, with
+        ``reason`` when there is something to say of it (its accept's answer was lost)."""
         ...
 
     def settle(

@@ -22,6 +22,8 @@ import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
 
+from noted.store.rules import MAX_TITLE
+
 BURST_MS = 10 * 60 * 1000
 COPY = "conflict copy"
 """The label of a conflict copy's first revision."""
@@ -99,4 +101,12 @@ class SessionBursts:
 def copy_title(title: str, when: int) -> str:
     """The title of a conflict copy of a note titled ``title``, made at ``when`` (ms)."""
     stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
-    return f"{title} (conflict copy {stamp})"
+    return f"{copy_prefix(title)}{stamp})"
+
+
+def copy_prefix(title: str) -> str:
+    """What the title of every conflict copy of ``title`` starts with: the title, cut short (with
+    "…") where the whole would be longer than a title may be (``MAX_TITLE``)."""
+    room = MAX_TITLE - len(" (conflict copy 2000-01-01 00:00)")
+    short = title if len(title) <= room else title[: room - 1].rstrip() + "…"
+    return f"{short} (conflict copy "

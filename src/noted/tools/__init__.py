@@ -60,7 +60,7 @@ def all_tools() -> tuple[Tool, ...]:
         notebook_admin,
         notebooks,
         notes,
-        proposals,
+        proposal_status,
         search,
         tags,
     )
@@ -78,7 +78,7 @@ def all_tools() -> tuple[Tool, ...]:
         *attachment_writes.TOOLS,
         *note_create.TOOLS,
         *note_writes.TOOLS,
-        *proposals.TOOLS,
+        *proposal_status.TOOLS,
     )
     return (
         *(t for t in global_tools if not t.is_write),

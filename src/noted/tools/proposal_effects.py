@@ -55,13 +55,26 @@ def _arguments(proposal: ProposalRow) -> Mapping[str, Any]:
 
 def text_clash(proposal: ProposalRow, note: Note) -> bool:
     """Whether ``proposal`` replaces a title or body the person changed after it was proposed.
-    For a proposal kept without its text, any change of the note counts."""
+    For a proposal kept without its text, any change of the note counts; none when the note's
+    text is what it makes already (``text_there``)."""
     base = proposal.detail.get("base")
     if not (isinstance(base, list) and len(base) == 2) or "seen" not in proposal.detail:
         return note.updated_time != proposal.base_updated_time
+    if text_there(proposal, note):
+        return False
     args = _arguments(proposal)
     title = any(k in args for k in REPLACES_TITLE) and note.title != base[0]
     return title or (any(k in args for k in REPLACES_BODY) and note.body != base[1])
+
+
+def text_there(proposal: ProposalRow, note: Note) -> bool:
+    """Whether ``note``'s title and body are what the ``update_note`` ``proposal`` makes of the
+    text it was proposed on: an accept whose answer was lost wrote them, and accepting it again
+    must not write them twice (an append would go in again)."""
+    base = proposal.detail.get("base")
+    if proposal.tool != TEXT_TOOL or not (isinstance(base, list) and len(base) == 2):
+        return False
+    return applied(proposal, (str(base[0]), str(base[1]))) == (note.title, note.body)
 
 
 def overwritten(store: Store, proposal: ProposalRow, note: Note) -> list[str]:
@@ -243,7 +256,8 @@ def args_text(proposal: ProposalRow) -> str:
 
 def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple[str, str]] | None:
     """The note's (title, body) now and as the proposal would leave it, for the text-changing
-    proposals (``create_note``, ``update_note``); None for the others (their arguments say it)."""
+    proposals (``create_note``, ``update_note``: the text as it is where it is there already, as
+    ``noted.tools.proposals.apply`` leaves it); None for the others (their arguments say it)."""
     args = proposal.detail.get("arguments", {})
     if proposal.tool == "create_note":
         return ("", ""), (str(args.get("title", "")), str(args.get("body", "")))
@@ -253,7 +267,8 @@ def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple
         note = store.get_note(proposal.note_id)
     except NotFoundError:
         return None
-    return (note.title, note.body), applied(proposal, (note.title, note.body))
+    now = (note.title, note.body)
+    return now, now if text_there(proposal, note) else applied(proposal, now)
 
 
 def applied(proposal: ProposalRow, text: tuple[str, str]) -> tuple[str, str]:

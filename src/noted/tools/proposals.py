@@ -11,12 +11,12 @@ it when the person accepts, as the client, on the state it was made on (``noted.
 what the person changed since that it would overwrite makes it wait; its tags are applied as a
 change to those it saw). A proposal that cannot be applied as things are keeps waiting, or, when it
 never can be (its note deleted for good), ends ``failed``, not ``rejected``; nothing is lost, and the
-client learns the outcome through ``proposal_status``.
+client learns the outcome through ``proposal_status`` (``noted.tools.proposal_status``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +25,8 @@ from noted.models import Note, new_id, now_ms
 from noted.store.review import STUCK_MS, ProposalRow, ProposalState, ReviewRows, stuck
 from noted.tools import proposal_effects as effects
 from noted.tools import schema as s
-from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import iso, view, visible_note
+from noted.tools.base import Payload, Tool, ToolContext, ToolError
+from noted.tools.payloads import view, visible_note
 from noted.tools.proposal_effects import TEXT_TOOL
 from noted.tools.scope import Scope
 
@@ -44,6 +44,13 @@ PENDING_RESULT: Payload = s.obj(
     ("status", "proposal", "message"),
 )
 """A write tool's other possible answer (MCP clients check answers against the output schema)."""
+
+
+LOST = (
+    "accepted, but Joplin did not answer: its change may or may not be written; look at the note, "
+    "then accept it again or reject it"
+)
+"""What a proposal whose accept met no answer says while it waits again."""
 
 
 def proposal_ref(proposal_id: int) -> str:
@@ -84,7 +91,7 @@ def _scope_detail(scope: Scope) -> list[list[Any]]:
 
 def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
     """Store ``tool(args)`` as a proposal of ``ctx.actor``; the answer the model gets."""
-    rows = _rows(ctx)
+    rows = rows_of(ctx)
     key = note_key(tool)
     note = visible_note(ctx, view(ctx), str(args[key]), field=key) if key and key in args else None
     named = tool.label(ctx, args) if tool.label is not None and note is None else ""
@@ -123,7 +130,8 @@ def _base(ctx: ToolContext, tool: Tool, note: Note | None) -> dict[str, Any]:
     return {"seen": effects.seen(ctx.store, note), **text}
 
 
-def _rows(ctx: ToolContext) -> ReviewRows:
+def rows_of(ctx: ToolContext) -> ReviewRows:
+    """The proposals ``ctx`` keeps; a ``ToolError`` where none are kept."""
     if ctx.review is None:
         raise ToolError("proposals are not kept here; ask the person")
     return ctx.review
@@ -142,6 +150,9 @@ class Applied:
     note_id: str = ""
     claimed: bool = True
     clash: bool = False
+    kept: str = ""
+    """What the proposal says while it waits again (``ProposalRow.reason``): an accept whose
+    answer was lost."""
 
 
 def open_to_decide(proposal: ProposalRow, *, rejecting: bool = False) -> bool:
@@ -192,17 +203,19 @@ async def apply(
     notebooks), puts it back to wait. A claim whose process was killed is taken over at once
     (``noted.store.review.stuck``); what a proposal makes (``Tool.makes``) has the id fixed when it
     was proposed, so one a killed run wrote already is found, and the proposal settled, not run twice."""
-    rows = _rows(ctx)
+    rows = rows_of(ctx)
     claimed = claim(rows, proposal)
     if claimed is None:
         current = rows.proposal(proposal.id)
         return Applied(current.state, taken_line(current), claimed=False)
+    done: Applied | None = None
     try:
         if refused:
             return _settle(rows, proposal, ProposalState.FAILED, refused)
-        return await _run(registry, rows, proposal, ctx)
-    finally:
-        rows.release(proposal.id, time=claimed)  # once settled, there is nothing to put back
+        done = await _run(registry, rows, proposal, ctx)
+        return done
+    finally:  # once settled, there is nothing to put back
+        rows.release(proposal.id, time=claimed, reason=done.kept if done else "")
 
 
 async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, ctx: ToolContext) -> Applied:
@@ -229,6 +242,14 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
         changed = effects.overwritten(ctx.store, proposal, note)
         if changed:
             return _waits(proposal, _moved(proposal, changed), clash=True)
+        if effects.text_there(proposal, note):  # the rest (tags, notebook…) may still be to do
+            args = {
+                k: v for k, v in args.items() if k not in (*effects.REPLACES_TITLE, *effects.REPLACES_BODY)
+            }
+            if args.keys() <= {"id"}:
+                return _settle(
+                    rows, proposal, ProposalState.APPLIED, "applied (its change was there already)", note.id
+                )
         if "base_updated_time" in tool.input_schema.get("properties", {}):
             legacy = "seen" not in proposal.detail  # kept before what it saw was: its own version
             args["base_updated_time"] = proposal.base_updated_time if legacy else note.updated_time
@@ -242,9 +263,10 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
     message = result.message or "the tool failed"
     if "changed since" in message:  # between the check above and the write
         return _waits(proposal, _moved(proposal, ["the note"]), clash=True)
-    if result.landed:  # not a failure: accepting again finds the note changed, or what it made
+    if result.landed:  # not a failure: accepting again finds its change there, or what it made
         ref = proposal_ref(proposal.id)
-        return _waits(proposal, f"{message}; {ref} still waits: if its change is not there, accept it")
+        said = _waits(proposal, f"{message}; {ref} still waits: if its change is not there, accept it")
+        return replace(said, kept=LOST)
     return _unapplied(rows, proposal, context, message)
 
 
@@ -302,98 +324,3 @@ def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> bool:
     if claim(rows, proposal, rejecting=True) is None:
         return False
     return rows.settle(proposal.id, ProposalState.REJECTED, time=now_ms(), reason=reason)
-
-
-# The tool a client asks with ------------------------------------------------------------------------
-
-
-def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    """The caller's own proposals within its scope; any other id is left out, as one that names
-    nothing is, so the answer tells nothing of other clients' proposals or of notes out of scope."""
-    rows = _rows(ctx)
-    wanted = {str(i).strip().lower().removeprefix("p") for i in args.get("ids", [])}
-    mine = [p for p in rows.proposals(state=None) if is_mine(p, ctx)]
-    found = _within(ctx, [p for p in mine if not wanted or str(p.id) in wanted])
-    return {
-        "proposals": [
-            {
-                "proposal": proposal_ref(p.id),
-                "tool": p.tool,
-                "note": p.title,
-                "status": p.state.value,
-                "reason": p.reason,
-                "proposed": iso(p.time),
-                **({"decided": iso(p.decided_time)} if p.decided_time else {}),
-            }
-            for p in found[: int(args.get("limit", 50))]
-        ]
-    }
-
-
-def _within(ctx: ToolContext, found: list[ProposalRow]) -> list[ProposalRow]:
-    """The proposals of ``found`` the caller's scope reaches now: one on a note, where that note
-    is in scope; any other, where the scope it was made in lies inside the caller's (a client
-    token's notebooks can be narrowed by adding it again). Fails closed: a note gone is out."""
-    scope = view(ctx)
-    if scope.unrestricted or not found:
-        return found
-    notes = {n.id: n for n in ctx.store.get_notes([p.note_id for p in found if p.note_id])}
-    folders = ctx.store.list_folders(include_trashed=True)
-    allowed = scope.folder_ids or frozenset()
-
-    def reaches(proposal: ProposalRow) -> bool:
-        if proposal.note_id:
-            note = notes.get(proposal.note_id)
-            return note is not None and scope.allows_note(note)
-        made_in = effects.scope_of(proposal.detail).resolve(folders).folder_ids
-        return made_in is not None and made_in <= allowed
-
-    return [p for p in found if reaches(p)]
-
-
-PROPOSAL_STATUS = Tool(
-    name="proposal_status",
-    title="What became of my proposals",
-    description=(
-        "When your writes wait for the person's review, each answer names a proposal (p12). This "
-        "tells what became of yours: pending (it still waits, also when accepting it met a note "
-        "changed since), applying (accepted, being written), applied, rejected (with the person's "
-        "reason, if they gave one), conflict (the note had changed and the person kept its text: "
-        "read it again and propose anew) or failed (it could not be applied, e.g. the note was "
-        "deleted for good: the reason says why). Without ids, your latest proposals."
-    ),
-    input_schema=s.obj(
-        {
-            "ids": s.array(
-                s.string("A proposal id, as p12.", maxLength=24), "Which proposals.", maxItems=100
-            ),
-            "limit": s.integer("At most this many.", minimum=1, maximum=200),
-        },
-        (),
-    ),
-    output_schema=s.obj(
-        {
-            "proposals": s.array(
-                s.obj(
-                    {
-                        "proposal": s.string(),
-                        "tool": s.string(),
-                        "note": s.string(),
-                        "status": s.string(),
-                        "reason": s.string(),
-                        "proposed": s.string(),
-                        "decided": s.string(),
-                    },
-                    ("proposal", "tool", "note", "status", "reason", "proposed"),
-                ),
-                "Newest first.",
-            )
-        },
-        ("proposals",),
-    ),
-    annotations=READ,
-    handler=_status,
-    examples=({"ids": ["p12", "p13"]}, {}),
-)
-
-TOOLS = (PROPOSAL_STATUS,)

@@ -297,12 +297,12 @@ class SqliteReview:
             )
         return True
 
-    def release(self, proposal_id: int, *, time: int) -> None:
+    def release(self, proposal_id: int, *, time: int, reason: str = "") -> None:
         with self.db.write() as conn:
             conn.execute(
-                "UPDATE proposals SET state = 'pending', decided_time = 0, claimant = '' "
+                "UPDATE proposals SET state = 'pending', decided_time = 0, claimant = '', reason = ? "
                 "WHERE id = ? AND state = 'applying' AND decided_time = ?",
-                (proposal_id, time),
+                (reason, proposal_id, time),
             )
 
     def settle(

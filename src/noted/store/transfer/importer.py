@@ -33,7 +33,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.markdown import linked_ids
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
 from noted.store.protocol import HasFileLinks, HasNoteProperties, ReadsNotesFromText, Store
-from noted.store.revisions import COPY, copy_title, labelled
+from noted.store.revisions import COPY, copy_prefix, copy_title, labelled
 from noted.store.transfer.common import read_regular, tags_by_note
 from noted.store.transfer.matching import copy_id
 from noted.store.transfer.scan import Progress, Scan, ScanFile, scan_folder
@@ -199,7 +199,7 @@ def _copy(store: Store, file: ScanFile, old: Note, body: str) -> bool:
         id=made_id,
         title=copy_title(file.title, int(time.time() * 1000)),
     )
-    start = f"{file.title} (conflict copy "
+    start = copy_prefix(file.title)
     metas = [
         m.id
         for trashed in (False, True)
