@@ -51,6 +51,10 @@ class Capabilities:
     transactions: bool = True
     """True when ``batch()`` is all or nothing: a failure inside it writes nothing (Joplin's Data
     API has no transactions, so there each write lands as it is sent)."""
+    listed_lengths: bool = True
+    """True when a listing's ``NoteMeta.body_length`` is the body's length. Joplin's Data API
+    cannot give one without the body, so its listings leave it at 0: a caller that shows lengths
+    reads them (``noted.tools.payloads.body_lengths``)."""
 
 
 @dataclass(frozen=True, slots=True)
