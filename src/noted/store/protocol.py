@@ -53,8 +53,9 @@ class Capabilities:
     API has no transactions, so there each write lands as it is sent)."""
     listed_lengths: bool = True
     """True when a listing's ``NoteMeta.body_length`` is the body's length. Joplin's Data API
-    cannot give one without the body, so its listings leave it at 0: a caller that shows lengths
-    reads them (``noted.tools.payloads.body_lengths``)."""
+    cannot give one without the body, so its listings know only the lengths of the notes noted
+    read since their last save and leave the others at 0: a caller that shows lengths reads
+    those (``noted.tools.payloads.body_lengths``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,10 +124,13 @@ def scoped_notes(
 
 def body_lengths(ctx: ToolContext, metas: Sequence[NoteMeta]) -> dict[str, int]:
     """Each listed note's body length: the listing's own where the store gives it, else measured
-    on the notes read in one go (Joplin's listings carry no bodies; ``Capabilities.listed_lengths``)."""
+    on the notes read in one go (``Capabilities.listed_lengths``: Joplin's listings know the
+    lengths of the notes noted read since their last save, and leave the others at 0)."""
+    lengths = {m.id: m.body_length for m in metas}
     if ctx.store.capabilities.listed_lengths:
-        return {m.id: m.body_length for m in metas}
-    return {n.id: len(n.body) for n in ctx.store.get_notes([m.id for m in metas])}
+        return lengths
+    unknown = [m.id for m in metas if not m.body_length]
+    return lengths | {n.id: len(n.body) for n in ctx.store.get_notes(unknown)}
 
 
 def notebook_title(ctx: ToolContext, folder_id: str) -> str:
