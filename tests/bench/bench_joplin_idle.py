@@ -4,14 +4,16 @@
 
 Starts a real Joplin (the terminal app of ``.ci/joplin-setup``) on a free port, puts a notebook
 of five notes in it, and opens the real app on it (``noted --joplin``, indexer on, 120×40) in a
-tmux server of its own. Once the notes show, nobody touches the app for ``--idle`` seconds: the
-Data API requests Joplin logged meanwhile (its ``log-clipper.txt`` has a line per request, as its
+tmux server of its own. Once the notes show and the indexer's first scan is over (it reads every
+note once, when its model has loaded), nobody touches the app for ``--idle`` seconds: the Data
+API requests Joplin logged meanwhile (its ``log-clipper.txt`` has a line per request, as its
 ``server.log`` does) give requests per minute and, with the growth of those files, log bytes per
-hour. Then, ``--changes`` times, a note's title is changed through Joplin's API (as Joplin's own
-app or another program would), at a random moment 3 to 6 s after the last (so a slowed poll is
-slowed), and the time until the app's screen shows the new title is taken: median and longest.
-Then, as often, a new word is written in a note's body and a process of its own on the profile
-(following the feed, as the MCP server does) keyword-searches for it until it is found.
+hour; the requests that are not ``/events`` are listed. Then, ``--changes`` times, a note's
+title is changed through Joplin's API (as Joplin's own app or another program would), at a
+random moment 3 to 6 s after the last (so a slowed poll is slowed), and the time until the app's
+screen shows the new title is taken: median and longest. Then, as often, a new word is written
+in a note's body and a process of its own on the profile (following the feed, as the MCP server
+does) keyword-searches for it until it is found.
 
 ``--src`` runs another checkout's code (``/work/main/src``) to compare. Needs tmux.
 """
@@ -21,12 +23,15 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import secrets
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,6 +64,42 @@ def _wait_screen(text: str, timeout: float) -> float:
             raise SystemExit(f"the app never showed {text!r}; its screen:\n{_screen()}")
         time.sleep(0.02)
     return time.perf_counter() - start
+
+
+def _others(profile: Path) -> list[str]:
+    """The requests Joplin logged that are not a poll of ``/events``: method and path."""
+    path = profile / "log-clipper.txt"
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else []
+    asked = [line.split("Request: ", 1)[1] for line in lines if "Request: " in line]
+    return [re.sub(r"[0-9a-f]{32}", "ID", a.split("?")[0]) for a in asked if " /events" not in a]
+
+
+def _indexed(noted: Path) -> bool:
+    """Whether the indexer's first scan of the notes is over (it reads every note once, when its
+    model has loaded, which may take half a minute): it then sets its cursor."""
+    from noted.indexer.vectors import META_CURSOR
+    from noted.store.joplin.sidecar import SIDECAR_NAME
+
+    try:
+        with sqlite3.connect(f"file:{noted / SIDECAR_NAME}?mode=ro", uri=True) as database:
+            row = database.execute("SELECT value FROM meta WHERE key = ?", (META_CURSOR,)).fetchone()
+    except sqlite3.Error:
+        return False
+    return row is not None and row[0] is not None
+
+
+def _settle(joplin: Path, noted: Path, quiet: float = 5.0, timeout: float = 180.0) -> None:
+    """Wait until the first index is made and Joplin was then asked nothing but ``/events`` for
+    ``quiet`` seconds: the app's first reads and the indexer's first scan are not idle requests."""
+    start = last_change = time.perf_counter()
+    seen = len(_others(joplin))
+    while time.perf_counter() - start < timeout:
+        time.sleep(0.5)
+        now = len(_others(joplin))
+        if now != seen:
+            seen, last_change = now, time.perf_counter()
+        if _indexed(noted) and time.perf_counter() - last_change >= quiet:
+            return
 
 
 def _log_size(profile: Path) -> tuple[int, int]:
@@ -154,14 +195,17 @@ def main() -> None:
         _tmux("new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", command)
         try:
             _wait_screen("Bench note 4", 120)
-            time.sleep(10)  # the indexer's first pass and the first screen's reads are over
+            _settle(server.profile, profile)
             before_lines, before_size = _log_size(server.profile)
+            before_others = len(_others(server.profile))
             time.sleep(args.idle)
             after_lines, after_size = _log_size(server.profile)
+            others = Counter(_others(server.profile)[before_others:])
             per_minute = (after_lines - before_lines) * 60 / args.idle
             per_hour = (after_size - before_size) * 3600 / args.idle
             print(f"idle {args.idle:.0f} s: {per_minute:.0f} requests/min, Joplin's logs grow "
-                  f"{per_hour / 1e6:.2f} MB/hour ({per_hour * 24 / 1e6:.1f} MB/day)")  # fmt: skip
+                  f"{per_hour / 1e6:.2f} MB/hour ({per_hour * 24 / 1e6:.1f} MB/day); "
+                  f"not /events: {dict(others) or 'none'}")  # fmt: skip
 
             delays = []
             for n in range(args.changes):

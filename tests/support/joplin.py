@@ -34,6 +34,9 @@ import pytest
 from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for
 
 from noted.store.joplin import JoplinStore
+from noted.store.joplin.client import JoplinClient
+from noted.store.joplin.sidecar import SIDECAR_NAME, Sidecar
+from noted.store.joplin.store import CACHE_FOLDER
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(os.environ.get("NOTED_JOPLIN_SCRIPT") or REPO.parent / "shared" / "scripts" / "joplin-server")
@@ -288,10 +291,42 @@ class JoplinServer:
                     if exc.response.status_code != 404:
                         raise
 
-    def store(self, root: Path, *, read_deadline: float = scaled(30)) -> JoplinStore:
-        """A noted store on this Joplin, its sidecar in ``root``."""
+    def store(
+        self, root: Path, *, read_deadline: float = scaled(30), wire: Wire | None = None
+    ) -> JoplinStore:
+        """A noted store on this Joplin, its sidecar in ``root``; ``wire`` records what it asks."""
         root.mkdir(parents=True, exist_ok=True)
-        return JoplinStore.open(root, url=self.url, token=self.token, read_deadline=read_deadline)
+        if wire is None:
+            return JoplinStore.open(root, url=self.url, token=self.token, read_deadline=read_deadline)
+        client = JoplinClient(self.url, self.token, read_deadline=read_deadline, transport=wire)
+        return JoplinStore(client, Sidecar.open(root / SIDECAR_NAME), root / CACHE_FOLDER)
+
+
+class Wire(httpx.HTTPTransport):
+    """The real transport to Joplin, recording each request and the bytes of its answer."""
+
+    def __init__(self) -> None:
+        super().__init__(retries=0)
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        """Each request: method, path and query (the token left out)."""
+        self.received = 0
+        """Bytes of the answers' bodies."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        answer = super().handle_request(request)
+        answer.read()
+        query = {k: v for k, v in request.url.params.items() if k != "token"}
+        self.requests.append((request.method, request.url.path, query))
+        self.received += len(answer.content)
+        return answer
+
+    def clear(self) -> None:
+        self.requests.clear()
+        self.received = 0
+
+    def fields(self) -> set[str]:
+        """Every field the requests asked Joplin for."""
+        return {f for _, _, query in self.requests for f in query.get("fields", "").split(",") if f}
 
 
 def _began(database: sqlite3.Connection) -> bool:

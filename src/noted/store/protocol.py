@@ -51,6 +51,11 @@ class Capabilities:
     transactions: bool = True
     """True when ``batch()`` is all or nothing: a failure inside it writes nothing (Joplin's Data
     API has no transactions, so there each write lands as it is sent)."""
+    listed_lengths: bool = True
+    """True when a listing's ``NoteMeta.body_length`` is the body's length. Joplin's Data API
+    cannot give one without the body, so its listings know only the lengths of the notes noted
+    read since their last save and leave the others at 0: a caller that shows lengths reads
+    those (``noted.tools.payloads.body_lengths``)."""
 
 
 @dataclass(frozen=True, slots=True)

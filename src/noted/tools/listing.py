@@ -16,6 +16,7 @@ from noted.models import NoteMeta
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
+    body_lengths,
     iso,
     note_tag_titles,
     notebook_title,
@@ -51,12 +52,8 @@ _ROW_REQUIRED = tuple(k for k in NOTE_ROW if k != "encrypted")
 
 
 def note_rows(ctx: ToolContext, page: list[NoteMeta]) -> list[Payload]:
-    """The rows of one page of notes, as ``NOTE_ROW`` describes.
-
-    Body lengths are measured on the page's notes, read in one go: a full listing of the Joplin
-    store carries no bodies (that would double its cost), so its ``body_length`` is 0.
-    """
-    lengths = {n.id: len(n.body) for n in ctx.store.get_notes([m.id for m in page])}
+    """The rows of one page of notes, as ``NOTE_ROW`` describes."""
+    lengths = body_lengths(ctx, page)
     titles: dict[str, str] = {}
     return [note_row(ctx, m, titles, lengths.get(m.id, m.body_length)) for m in page]
 

@@ -14,7 +14,7 @@ from typing import Any
 from noted.ops.notebooks import create_notebook
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo, notebook_made
-from noted.tools.payloads import iso, offset_page, scoped_notes, tag_title, view, visible_folder
+from noted.tools.payloads import body_lengths, iso, offset_page, scoped_notes, tag_title, view, visible_folder
 from noted.tools.scope import BESIDE_HIDDEN, names_beside_hidden
 
 LIST_MAX = 200
@@ -136,6 +136,7 @@ def _list_notebook_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     offset = int(args.get("offset", 0))
     metas = ctx.store.list_notes(folder_id=folder.id, limit=limit, offset=offset)
     total = ctx.store.folder_note_counts().get(folder.id, 0)
+    lengths = body_lengths(ctx, metas)
     notes = [
         {
             "id": m.id,
@@ -143,7 +144,7 @@ def _list_notebook_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "updated_time": iso(m.user_updated_time or m.updated_time),
             "is_todo": m.is_todo,
             "todo_completed": bool(m.todo_completed),
-            "body_length": m.body_length,
+            "body_length": lengths.get(m.id, m.body_length),
         }
         for m in metas
     ]

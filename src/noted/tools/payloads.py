@@ -7,7 +7,7 @@ an out-of-scope note from one that does not exist.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from noted.errors import NotFoundError
@@ -120,6 +120,17 @@ def scoped_notes(
     ]
     metas.sort(key=lambda m: (-m.updated_time, m.id))
     return metas
+
+
+def body_lengths(ctx: ToolContext, metas: Sequence[NoteMeta]) -> dict[str, int]:
+    """Each listed note's body length: the listing's own where the store gives it, else measured
+    on the notes read in one go (``Capabilities.listed_lengths``: Joplin's listings know the
+    lengths of the notes noted read since their last save, and leave the others at 0)."""
+    lengths = {m.id: m.body_length for m in metas}
+    if ctx.store.capabilities.listed_lengths:
+        return lengths
+    unknown = [m.id for m in metas if not m.body_length]
+    return lengths | {n.id: len(n.body) for n in ctx.store.get_notes(unknown)}
 
 
 def notebook_title(ctx: ToolContext, folder_id: str) -> str:

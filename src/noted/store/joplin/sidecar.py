@@ -49,6 +49,7 @@ from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
 from noted.store.history.versions import VersionTable, pending_lists
 from noted.store.joplin.event_items import JoplinEvent
+from noted.store.joplin.lengths import BodyLengths
 from noted.store.joplin.sidecar_schema import ensure_schema
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database, get_meta, set_meta
@@ -80,6 +81,8 @@ class Sidecar:
         pending = PendingFiles(kept, pending_lists(kept))
         self.versions = VersionTable(db, "joplin_resource_versions", pending, thinning, feed="joplin_feed")
         self._ensure()
+        self.lengths = BodyLengths(db)
+        """The body lengths of the notes read (``noted.store.joplin.lengths``)."""
         sweep(kept, pending_lists(kept), self.versions.orphan_file)
 
     @classmethod

@@ -13,7 +13,7 @@ from noted.store.sqlite.db import get_meta, set_meta
 from noted.store.sqlite.schema import VERSIONS_SCHEMA
 
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS joplin_writes (
@@ -56,6 +56,12 @@ CREATE TABLE IF NOT EXISTS joplin_revisions (
 );
 CREATE INDEX IF NOT EXISTS joplin_revisions_note ON joplin_revisions(note_id, id);
 
+CREATE TABLE IF NOT EXISTS joplin_lengths (  -- noted.store.joplin.lengths
+    note_id TEXT PRIMARY KEY,
+    updated_time INTEGER NOT NULL,
+    length INTEGER NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS joplin_trash (
     folder_id TEXT PRIMARY KEY,
     started INTEGER NOT NULL
@@ -80,7 +86,9 @@ _VERSIONS = VERSIONS_SCHEMA.format(name="joplin_resource_versions")
 _TO_V6 = "ALTER TABLE joplin_feed ADD COLUMN place TEXT"
 """Version 6: the feed keeps a notebook's, tag's or attachment's state with noted's change of it.
 Version 7: the feed is indexed by item (a note's history and last place are read by it); the
-index is made by ``_SCHEMA``, which every upgrade runs."""
+index is made by ``_SCHEMA``, which every upgrade runs.
+Version 8: the body lengths of the notes noted read (``noted.store.joplin.lengths``), also made
+by ``_SCHEMA``."""
 
 
 def ensure_schema(conn: apsw.Connection) -> None:

@@ -47,7 +47,7 @@ class JoplinStore(Parts):
     connection per thread.
     """
 
-    capabilities = Capabilities(transactions=False)
+    capabilities = Capabilities(transactions=False, listed_lengths=False)
 
     def __init__(self, client: JoplinClient, sidecar: Sidecar, cache_dir: Path) -> None:
         self.client = client

@@ -1,0 +1,112 @@
+"""What listing notes asks of a real Joplin: the fields a list shows, never the bodies.
+
+A page of the note list (the app's, ``noted list``'s, the MCP list tools') that held a 39 MB note
+moved 39 MB at every load, as the page was read with its bodies. The requests are recorded below
+httpx (``tests.support.joplin.Wire``), on the way to the run's real Joplin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.joplin import JoplinServer, Wire, shared_server
+
+from noted.models import NoteDraft
+from noted.search.joplin import keyword_search_for
+from noted.settings import Settings
+from noted.store.joplin import JoplinStore
+from noted.store.protocol import NoteOrder
+from noted.tools import ToolContext, build_registry
+from noted.ui.data import NoteSource, SourceKind, load_page
+
+pytestmark = pytest.mark.slow
+
+BIG = "a line of a long log, as pasted into a note\n" * 8_000
+"""About 350 kB: a page's answer without it is a few kB, so the byte check can fail."""
+
+
+@pytest.fixture
+def joplin(tmp_path_factory: pytest.TempPathFactory) -> JoplinServer:
+    return shared_server(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture
+def wire() -> Wire:
+    return Wire()
+
+
+@pytest.fixture
+def store(joplin: JoplinServer, tmp_path: Path, wire: Wire) -> Iterator[JoplinStore]:
+    s = joplin.store(tmp_path / "profile", wire=wire)
+    yield s
+    s.close()
+
+
+def _notebook(store: JoplinStore) -> tuple[str, str]:
+    """A notebook of three notes, the newest ``BIG`` long, tagged, a to-do; its id and the big note's."""
+    folder = store.create_folder(f"List cost {secrets.token_hex(3)}", actor="user").id
+    for i in range(2):
+        store.create_note(NoteDraft(f"Small {i}", f"body {i}", folder), actor="user")
+    tag = f"heavy-{secrets.token_hex(3)}"
+    big = store.create_note(NoteDraft("Big log", BIG, folder, is_todo=True, tags=(tag,)), actor="user")
+    return folder, big.id
+
+
+@pytest.mark.parametrize("where", ["notebook", "tag", "todos", "all", "trash"])
+def test_a_page_of_notes_asks_joplin_for_no_body(store: JoplinStore, wire: Wire, where: str) -> None:
+    folder, big = _notebook(store)
+    tag = store.note_tags(big)[0].id
+    if where == "trash":
+        store.trash_note(big, actor="user")
+    wire.clear()
+    asked = {
+        "notebook": {"folder_id": folder},
+        "tag": {"tag_id": tag},
+        "todos": {"todo_only": True},
+        "all": {},
+        "trash": {"trashed": True},
+    }[where]
+    page = store.list_notes(**asked, order=NoteOrder.UPDATED, limit=100)  # type: ignore[arg-type]
+    assert big in [m.id for m in page]  # the big note is on the page: the check below can fail
+    assert "body" not in wire.fields(), wire.requests
+    assert wire.received < len(BIG) / 4
+
+
+def test_the_apps_page_and_the_cli_list_read_no_body(store: JoplinStore, wire: Wire) -> None:
+    folder, big = _notebook(store)
+    wire.clear()
+    page = load_page(store, NoteSource(SourceKind.FOLDER, folder, "List cost"), NoteOrder.UPDATED)
+    assert big in [row.meta.id for row in page.rows]
+    assert page.rows[0].meta.is_todo and page.rows[0].tags  # what a row shows is still there
+    assert "body" not in wire.fields(), wire.requests
+    assert wire.received < len(BIG) / 4
+
+
+def _call(store: JoplinStore, tmp_path: Path, name: str, **args: object) -> dict[str, object]:
+    settings = Settings.load(tmp_path / "config.toml", environ={})
+    ctx = ToolContext(store=store, settings=settings, keyword=keyword_search_for(store), actor="mcp:t")
+    result = asyncio.run(build_registry(settings).call(name, args, ctx))
+    assert result.ok, result.message
+    return dict(result.payload or {})
+
+
+@pytest.mark.parametrize("tool", ["list_notebook_notes", "list_notes"])
+def test_the_list_tools_give_lengths_reading_only_bodies_changed_since_noted_read_them(
+    joplin: JoplinServer, store: JoplinStore, wire: Wire, tmp_path: Path, tool: str
+) -> None:
+    folder, big = _notebook(store)  # noted made them, and so knows their lengths
+    wire.clear()
+    payload = _call(store, tmp_path, tool, notebook_id=folder)
+    lengths = {str(n["id"]): n["body_length"] for n in payload["notes"]}  # type: ignore[attr-defined]
+    assert lengths[big] == len(BIG)
+    assert sorted(lengths.values())[:2] == [len("body 0"), len("body 1")]
+    assert wire.received < len(BIG) / 4, wire.requests
+    # Changed in Joplin meanwhile: the length kept is of an older save, so the body is read.
+    joplin.api("PUT", f"/notes/{big}", {"body": BIG + "more"})
+    payload = _call(store, tmp_path, tool, notebook_id=folder)
+    lengths = {str(n["id"]): n["body_length"] for n in payload["notes"]}  # type: ignore[attr-defined]
+    assert lengths[big] == len(BIG) + 4
