@@ -7,11 +7,13 @@ of the test's own is stopped and started again; the fake embedder stands in for 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from tests.support.cli import env_with_src
@@ -26,6 +28,32 @@ def _indexed(env: dict[str, str], profile: Path) -> int:
     return int(json.loads(done.stdout)["notes"]) if done.returncode == 0 else -1
 
 
+def _made(joplin: JoplinServer, profile: Path) -> tuple[dict[str, str], list[str]]:
+    """A noted profile on ``joplin`` (``noted init``): the environment and the command to run it."""
+    env = env_with_src(
+        NOTED_JOPLIN_TOKEN=joplin.token, NOTED_JOPLIN_URL=joplin.url, NOTED_AI_EMBEDDING_PROVIDER="fake"
+    )
+    command = [sys.executable, "-m", "noted", "--profile", str(profile), "--joplin"]
+    assert subprocess.run([*command, "init"], env=env, capture_output=True, check=False).returncode == 0
+    return env, command
+
+
+@contextlib.contextmanager
+def _watching(command: list[str], env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """``noted index --watch`` running, with the lines it says on stderr as they come; Ctrl+C at the end."""
+    watch = subprocess.Popen(
+        [*command, "index", "--watch"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    said: list[str] = []
+    assert watch.stderr is not None
+    threading.Thread(target=lambda: said.extend(watch.stderr or ()), daemon=True).start()
+    try:
+        yield watch, said
+    finally:
+        watch.send_signal(signal.SIGINT)
+        watch.wait(timeout=60)
+
+
 def test_index_watch_waits_for_joplin_through_a_restart(tmp_path: Path) -> None:
     with own_server(tmp_path / "joplin") as joplin:
         _watch_through_a_restart(joplin, tmp_path / "profile")
@@ -34,27 +62,41 @@ def test_index_watch_waits_for_joplin_through_a_restart(tmp_path: Path) -> None:
 def _watch_through_a_restart(joplin: JoplinServer, profile: Path) -> None:
     folder = joplin.api("POST", "/folders", {"title": "Watched"})["id"]
     joplin.api("POST", "/notes", {"title": "Before", "body": "first words", "parent_id": folder})
-    env = env_with_src(
-        NOTED_JOPLIN_TOKEN=joplin.token, NOTED_JOPLIN_URL=joplin.url, NOTED_AI_EMBEDDING_PROVIDER="fake"
-    )
-    command = [sys.executable, "-m", "noted", "--profile", str(profile), "--joplin"]
-    assert subprocess.run([*command, "init"], env=env, capture_output=True, check=False).returncode == 0
-    watch = subprocess.Popen(
-        [*command, "index", "--watch"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    said: list[str] = []
-    assert watch.stderr is not None
-    reader = threading.Thread(target=lambda: said.extend(watch.stderr or ()), daemon=True)
-    reader.start()
-    try:
+    env, command = _made(joplin, profile)
+    with _watching(command, env) as (watch, said):
         wait_until(lambda: _indexed(env, profile) == 1, what="the first note indexed")
         joplin.stop()
-        wait_until(lambda: any("waiting for it" in line for line in said), what="the watch waiting")
-        assert watch.poll() is None, said
-        joplin.start()
-        joplin.api("POST", "/notes", {"title": "After", "body": "later words", "parent_id": folder})
-        wait_until(lambda: _indexed(env, profile) == 2, what="the note made after the restart indexed")
-        assert any("can be read again" in line for line in said), said
-    finally:
-        watch.send_signal(signal.SIGINT)
-        watch.wait(timeout=60)
+        _waits_then_follows(joplin, (watch, said), (env, profile), folder, indexed=2)
+
+
+def test_index_watch_started_while_joplin_is_off_waits_for_it(tmp_path: Path) -> None:
+    """Before, the start's first read found Joplin off and the command exited 16, though the same
+    outage once watching is waited for. Not vacuous: the command starts only after Joplin stopped,
+    and the note it must index is made only once Joplin is back."""
+    with own_server(tmp_path / "joplin") as joplin:
+        folder = joplin.api("POST", "/folders", {"title": "Watched"})["id"]
+        profile = tmp_path / "profile"
+        env, command = _made(joplin, profile)
+        joplin.stop()
+        with _watching(command, env) as (watch, said):
+            _waits_then_follows(joplin, (watch, said), (env, profile), folder, indexed=1)
+            assert sum("waiting for it" in line for line in said) == 1, said  # said once
+
+
+def _waits_then_follows(
+    joplin: JoplinServer,
+    watching: tuple[subprocess.Popen[str], list[str]],
+    where: tuple[dict[str, str], Path],
+    folder: str,
+    *,
+    indexed: int,
+) -> None:
+    """With Joplin off, the watch says it waits and keeps running; Joplin started again, a note made
+    then gets indexed (``indexed`` notes in all) and the watch says Joplin answers again."""
+    (watch, said), (env, profile) = watching, where
+    wait_until(lambda: any("waiting for it" in line for line in said), what="the watch waiting")
+    assert watch.poll() is None, said
+    joplin.start()
+    joplin.api("POST", "/notes", {"title": "After", "body": "later words", "parent_id": folder})
+    wait_until(lambda: _indexed(env, profile) == indexed, what="the note made once Joplin is back indexed")
+    assert any("can be read again" in line for line in said), said

@@ -52,6 +52,13 @@ class RoundCalls:
     editor: EditorSession | None
     """The open note's editing session, whose edits ``commit_edits`` saves."""
     actor: str
+    refresh: Callable[[], None] = lambda: None
+    """Brings the settings and ``ctx`` up to the config file as it is now (``ChatSetup.refresh``):
+    run in a worker thread before each call is decided, so a switch flipped by another process
+    holds from the next call."""
+
+    async def _now(self) -> None:
+        await asyncio.to_thread(self.refresh)
 
     @staticmethod
     def _ask(approval: Approval, tool: str) -> ApprovalRequested:
@@ -82,6 +89,7 @@ class RoundCalls:
         and one that would be refused refuses the round's writes, all or none, with no question.
         """
         registry = self.registry
+        await self._now()
         asked = [i for i, call in enumerate(calls) if not paused and self._asks(call)]
         unchanging = await self._foretold(calls, asked)
         asked = [i for i in asked if i not in unchanging]
@@ -98,6 +106,7 @@ class RoundCalls:
             yes = await self._answer(question)
             ticked = sorted(asked[i] for i in question.chosen(yes))
             if ticked:
+                await self._now()  # the person may have taken a while
                 chosen = [calls[i] for i in ticked]
                 before = await self._capture(chosen)
                 together = await registry.call_together(
@@ -109,6 +118,8 @@ class RoundCalls:
             arguments = dict(call.arguments)
             yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
             tool = registry.get(call.name)
+            if index:
+                await self._now()  # the calls before may have taken a while
             if call.arguments_error:
                 result = ToolResult(call.name, ToolStatus.ERROR, message=call.arguments_error)
             elif paused:
@@ -122,6 +133,7 @@ class RoundCalls:
                 yield self._ask(approval, call.name)
                 allowed = await self._answer(approval)
                 if allowed:
+                    await self._now()
                     result = await registry.call(call.name, arguments, self.ctx)
                 else:
                     result = ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)

@@ -99,6 +99,10 @@ class ChatSetup:
     """``ai.timeoutSeconds``: how long the person waits for an answer to begin, retries included."""
     retries: int = 2
     """How often a try that failed in a way worth retrying is tried again within ``timeout``."""
+    refresh: Callable[[ToolContext], None] = lambda ctx: None
+    """Re-reads the config file if another process changed it and brings a run's context up to
+    it (``ai.writes``), so the model built for a run (``ai.allowRemote``) and each tool call
+    (its switch, review mode) follow the file as it is now. Blocking: runs in a worker thread."""
 
 
 class ChatEngine:
@@ -179,7 +183,9 @@ class _Run:
         self.cancel = cancel
         self.actor = assistant_actor(conversation.id)
         self.ctx = setup.context(self.actor, editor)
-        self.calls = RoundCalls(setup.registry, self.ctx, setup.approve_writes, cancel, editor, self.actor)
+        self.calls = RoundCalls(
+            setup.registry, self.ctx, setup.approve_writes, cancel, editor, self.actor, self.refresh
+        )
         self.text = ""
         self.unsaved: list[Entry] = []
         """The person's message (and the pre-loaded note), saved once the first request fits the budget."""
@@ -189,7 +195,12 @@ class _Run:
         self.round: tuple[list[ToolCallReady], list[ToolResult]] | None = None
         """The tool calls of the round being run and the results so far, for a cancel to save."""
 
+    def refresh(self) -> None:
+        """The settings as the config file says now (``ChatSetup.refresh``); in a worker thread."""
+        self.setup.refresh(self.ctx)
+
     async def go(self, text: str, replacing: AbstractSet[str] = frozenset()) -> AsyncIterator[ChatEvent]:
+        await asyncio.to_thread(self.refresh)
         try:
             provider = self.setup.provider()
         except NotedError as exc:
@@ -256,7 +267,9 @@ class _Run:
 
     async def _rounds(self, provider: ChatProvider, history: list[Message]) -> AsyncIterator[ChatEvent]:
         failed_rounds = 0
-        for _ in range(MAX_ROUNDS):
+        for round_ in range(MAX_ROUNDS):
+            if round_:  # the tools offered as switched on now (``go`` read the file for the first)
+                await asyncio.to_thread(self.refresh)
             paused = failed_rounds >= MAX_FAILED_ROUNDS
             request = self.request(history, paused=paused)
             check_budget(request, self.setup.budget())

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.errors import UnavailableError
+from noted.errors import BackendError, UnavailableError
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
     from noted.indexer.service import IndexerService
@@ -116,7 +116,7 @@ def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> 
     bar = IndexBar(enabled=sys.stderr.isatty() and not ctx.json)
     # Below the app's priority (if it is open, its keys come first); idle CPU is still all ours.
     with lowered(), bar:
-        bar.start(sum(ctx.services.store.folder_note_counts().values()))
+        bar.start(_notes_total(ctx, watch=args.watch))
         try:
             if args.rebuild:
                 service.rebuild("noted index --rebuild")  # ours: the vectors go now
@@ -135,6 +135,17 @@ def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> 
     else:
         _report_done(ctx, notes, chunks, failed, None)
     return 0
+
+
+def _notes_total(ctx: CliContext, *, watch: bool) -> int:
+    """The notes to index, for the bar; 0 when watching a backend that does not answer yet
+    (Joplin off): ``run_here`` says so and waits for it."""
+    try:
+        return sum(ctx.services.store.folder_note_counts().values())
+    except BackendError:
+        if not watch:
+            raise
+        return 0
 
 
 def _report_done(ctx: CliContext, notes: int, chunks: int, failed: int, holder: str | None) -> None:

@@ -103,17 +103,20 @@ class IndexerService:
         """Index in the calling thread until up to date, or with ``watch`` until interrupted; returns
         the notes looked at. Raises ``LeaseLost`` when another process took the lease over.
 
-        While watching, a backend that cannot be reached (Joplin off or restarting) is waited for,
-        as the background thread does: ``on_away`` is told why once, and None once it answers."""
+        While watching, a backend that cannot be reached (Joplin off or restarting, from the start
+        or later) is waited for, as the background thread does: ``on_away`` is told why once, and
+        None once it answers."""
         self.indexer.on_progress = on_progress
-        self.indexer.prepare()
-        done = self.indexer.run_until_idle()
-        away = False
-        while watch:
-            time.sleep(POLL_SECONDS)
+        done, prepared, away = 0, False, False
+        while True:
             try:
+                if not prepared:
+                    self.indexer.prepare()
+                    prepared = True
                 done += self.indexer.run_until_idle()
             except BackendError as exc:
+                if not watch:
+                    raise
                 if not away and on_away is not None:
                     on_away(str(exc))
                 away = True
@@ -122,7 +125,9 @@ class IndexerService:
             if away and on_away is not None:
                 on_away(None)
             away = False
-        return done
+            if not watch:
+                return done
+            time.sleep(POLL_SECONDS)
 
     # The background thread ---------------------------------------------------------------
     def start(self) -> None:

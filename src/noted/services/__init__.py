@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from noted.errors import NotedError
 from noted.profile import Profile
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
@@ -337,6 +338,16 @@ class Services:
                 self._review = Review(self.store, SqliteReview(self.db))
             return self._review
 
+    def reload_settings(self) -> None:
+        """Read the config file again if another process changed it (one ``stat`` if not), so a
+        switch flipped there decides what runs next. Blocking, and the settings' subscribers run in
+        the calling thread: call it from a worker thread. A file that no longer parses leaves the
+        values read before in effect; the app's settings follower tells the person."""
+        try:
+            self.settings.reload()
+        except NotedError as exc:
+            log.debug("config file not reloaded: %s", exc)
+
     def provider_config(self) -> ProviderConfig:
         from noted.services.configured import provider_config_for
 
@@ -352,16 +363,20 @@ class Services:
         """The chat engine over these services (``provider`` replaces the configured one, for tests)."""
         from noted.chat.engine import ChatEngine, ChatSetup
 
-        def context(actor: str, editor: EditorSession | None) -> ToolContext:
-            ctx = self.tool_context(actor, editor=editor)
+        def review(ctx: ToolContext) -> ToolContext:
             ctx.writes_wait = self.settings.get(AI_WRITES) == "review"
             return ctx
+
+        def refresh(ctx: ToolContext) -> None:
+            self.reload_settings()
+            review(ctx)
 
         return ChatEngine(
             ChatSetup(
                 provider=provider or self.provider,
                 registry=self.registry,
-                context=context,
+                context=lambda actor, editor: review(self.tool_context(actor, editor=editor)),
+                refresh=refresh,
                 transcripts=self.transcripts,
                 approve_writes=self.registry.asks,
                 budget=lambda: self.settings.get(AI_BUDGET_TOKENS),

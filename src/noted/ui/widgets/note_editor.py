@@ -154,7 +154,9 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
 
     @property
     def title_text(self) -> str:
-        return self.query_one("#editor-title", Input).value.strip()
+        """The title typed, trimmed; the note's own, untouched, as it is (Joplin's may end in a break)."""
+        typed = self.query_one("#editor-title", Input).value
+        return typed if self.note is not None and typed == self.note.title else typed.strip()
 
     @property
     def body_text(self) -> str:
