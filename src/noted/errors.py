@@ -25,6 +25,7 @@ shown to the person as a short "internal error" line.
     ├── UnavailableError          a capability that is off or cannot run here (index, extension)
     ├── BackendError              a backend (Joplin) that cannot be reached or answered badly
     │   ├── JoplinUnreachableError     a read gave up retrying, or a write was not sent (store.joplin.client)
+    │   ├── CredentialsRefusedError    the backend answers but refuses noted's token: waiting cannot help
     │   ├── WriteOutcomeUnknownError   a write was sent and no answer came back: it may have landed
     │   └── PartlyDoneError            a change of several writes that stopped partway, saying what was done
     ├── ProviderError             a model's server that cannot be reached, refuses or fails (providers.errors)
@@ -141,6 +142,11 @@ class UnavailableError(NotedError):
 
 class BackendError(NotedError):
     """A storage backend that cannot be reached or answered with something unusable."""
+
+
+class CredentialsRefusedError(BackendError):
+    """The backend answers but refuses noted's credentials (Joplin's API token): unlike an outage,
+    waiting for it cannot help, so whatever waits for the backend gives up and says so."""
 
 
 class WriteOutcomeUnknownError(BackendError):

@@ -100,3 +100,25 @@ def _waits_then_follows(
     joplin.api("POST", "/notes", {"title": "After", "body": "later words", "parent_id": folder})
     wait_until(lambda: _indexed(env, profile) == indexed, what="the note made once Joplin is back indexed")
     assert any("can be read again" in line for line in said), said
+
+
+def test_index_watch_with_a_token_joplin_refuses_exits_16_at_once(tmp_path: Path) -> None:
+    """A refused token is no outage: waiting cannot mend it. Before, ``--watch`` waited for ever,
+    saying "Joplin refused the API token; waiting for it"; now it exits 16 with that line and its hint."""
+    with own_server(tmp_path / "joplin") as joplin:
+        env, command = _made(joplin, tmp_path / "profile")
+        env["NOTED_JOPLIN_TOKEN"] = "0" * len(joplin.token)
+        try:
+            done = subprocess.run(
+                [*command, "index", "--watch"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise AssertionError(f"--watch kept waiting on a refused token: {exc.stderr!r}") from None
+    assert done.returncode == 16, done.stderr
+    assert "Joplin refused the API token" in done.stderr and "waiting" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.errors import BackendError, UnavailableError
+from noted.errors import BackendError, CredentialsRefusedError, UnavailableError
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
     from noted.indexer.service import IndexerService
@@ -142,8 +142,8 @@ def _notes_total(ctx: CliContext, *, watch: bool) -> int:
     (Joplin off): ``run_here`` says so and waits for it."""
     try:
         return sum(ctx.services.store.folder_note_counts().values())
-    except BackendError:
-        if not watch:
+    except BackendError as exc:
+        if not watch or isinstance(exc, CredentialsRefusedError):
             raise
         return 0
 

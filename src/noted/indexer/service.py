@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from noted.errors import BackendError
+from noted.errors import BackendError, CredentialsRefusedError
 from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress, request_pending, request_rebuild
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.priority import lower_this_thread
@@ -115,7 +115,7 @@ class IndexerService:
                     prepared = True
                 done += self.indexer.run_until_idle()
             except BackendError as exc:
-                if not watch:
+                if not watch or isinstance(exc, CredentialsRefusedError):
                     raise
                 if not away and on_away is not None:
                     on_away(str(exc))

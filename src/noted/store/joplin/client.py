@@ -19,7 +19,13 @@ from typing import Any
 
 import httpx
 
-from noted.errors import BackendError, InvalidInputError, NotFoundError, WriteOutcomeUnknownError
+from noted.errors import (
+    BackendError,
+    CredentialsRefusedError,
+    InvalidInputError,
+    NotFoundError,
+    WriteOutcomeUnknownError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -240,7 +246,7 @@ class JoplinClient:
         if status == 404:
             raise NotFoundError(f"Joplin has no {path.strip('/')}" + (f": {reason}" if reason else ""))
         if status == 403:
-            raise BackendError(
+            raise CredentialsRefusedError(
                 "Joplin refused the API token",
                 hint="copy the token from Joplin's Web Clipper options into the file joplin.tokenFile "
                 "names, or into NOTED_JOPLIN_TOKEN",
