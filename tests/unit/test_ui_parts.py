@@ -25,7 +25,7 @@ from noted.ui.data import (
     load_page,
     load_tree,
 )
-from noted.ui.widgets.markdown_page import markdown_theme
+from noted.ui.widgets.markdown_theme import markdown_theme
 from noted.ui.widgets.status_bar import format_index
 from noted.ui.widgets.triage import parse_tag_edit
 

@@ -18,70 +18,17 @@ from dataclasses import dataclass, field
 
 from rich.style import Style
 from rich.theme import Theme
-from textual.color import Color
+from textual import on
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import get_current_worker
 
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
+from noted.ui.widgets.markdown_theme import code_theme, markdown_theme
 from noted.ui.widgets.page_find import PageFind, highlight
-
-
-def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:
-    """Rich's Markdown styles in the colours of the app's theme (Textual's CSS variables)."""
-
-    def hex_of(name: str, fallback: str) -> str:
-        try:
-            return Color.parse(variables.get(name, fallback)).hex6
-        except Exception:  # a variable such as "auto 87%" is not a plain colour
-            return Color.parse(fallback).hex6
-
-    fg = hex_of("foreground", "#e0e0e0" if dark else "#202020")
-    bg = hex_of("background", "#121212" if dark else "#f8f8f8")
-    muted = Color.parse(fg).blend(Color.parse(bg), 0.4).hex6
-    accent = hex_of("text-accent", hex_of("accent", fg))
-    primary = hex_of("text-primary", hex_of("primary", fg))
-    styles: dict[str, str | Style] = {
-        f"markdown.h{level}": _text_style(variables.get(f"markdown-h{level}-text-style", "bold"))
-        + Style(color=hex_of(f"markdown-h{level}-color", fg))
-        for level in range(1, 7)
-    }
-    styles.update(
-        {
-            "markdown.paragraph": "none",
-            "markdown.text": "none",
-            "markdown.em": "italic",
-            "markdown.strong": "bold",
-            "markdown.s": "strike",
-            "markdown.code": f"{accent} on {hex_of('primary-muted', bg)}",
-            "markdown.code_block": "none",
-            "markdown.block_quote": f"italic {muted}",
-            "markdown.hr": muted,
-            "markdown.item.bullet": f"bold {accent}",
-            "markdown.item.number": f"bold {accent}",
-            "markdown.link": f"underline {primary}",
-            "markdown.link_url": f"underline {primary}",
-            "markdown.table.border": muted,
-            "markdown.table.header": "bold",
-        }
-    )
-    return Theme(styles, inherit=True)
-
-
-def _text_style(words: str) -> Style:
-    """A theme's text style (``"bold"``, ``"underline"``, ``"none"``…) as a Rich style; plain if Rich
-    cannot read it. ``"none"`` is a style of its own to Rich, not a word it combines with a colour:
-    "none #e0e0e0" raised, and switching to Textual's ansi themes stopped the app."""
-    try:
-        return Style.parse(words)
-    except Exception:  # a theme file is data: a word Rich does not know must not stop the app
-        return Style()
-
-
-def code_theme(dark: bool) -> str:
-    """The Pygments style for code blocks in a dark or a light app theme."""
-    return "monokai" if dark else "friendly"
+from noted.ui.workers import ReportsWorkerFailures, in_thread
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +60,7 @@ def draw(body: str, look: Look) -> Drawn:
     return Drawn(look, lines, rows)
 
 
-class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
+class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focus=True):
     """Scrollable rendered Markdown; ``update(body)`` shows another text."""
 
     DEFAULT_CSS = """
@@ -136,6 +83,12 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         @property
         def control(self) -> MarkdownPage:
             return self.page
+
+    @dataclass
+    class _Redrawn(Message, bubble=False):
+        body: str
+        key: str
+        drawn: Drawn
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
@@ -344,8 +297,13 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self) -> None:
-        if self._drawn is None or self._drawn.look != self.look():
+        look, drawn = self.look(), self._drawn
+        if drawn is None:
             self._draw()
+        elif look is not None and drawn.look != look:
+            self._painted.clear()  # the drawing at the width it had, until the new one is ready
+            self.virtual_size = Size(look.width, len(drawn.lines))
+            self._redraw()
         self._reach()  # a page taller or shorter than it was: a row waiting may be reached now
         # Said even when nothing was drawn again: a note waiting for a width (``NoteViewer``) is
         # drawn now, though the page comes back at the width it had (the narrow reader, reopened).
@@ -355,8 +313,37 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         self.watch(self.app, "theme", self._theme_changed, init=False)
 
     def _theme_changed(self) -> None:
-        self._draw()  # in the new theme's colours
-        self.refresh()
+        self._redraw()  # in the new theme's colours
+
+    def _redraw(self) -> None:
+        """Draw the text again for the page's look (a new width, a new theme) in a thread: the
+        drawing on screen stays until the new one is ready, so the keys never wait for Rich (a
+        long note took seconds to draw, and the app froze for as long on every resize)."""
+        look = self.look()
+        if look is None or (self._drawn is not None and self._drawn.look == look):
+            return
+        if self._drawn is None or not self._body.strip():
+            self._draw()  # nothing worth keeping on screen, and nothing to draw at length
+            self.refresh()
+            return
+        body, key = self._body, self._key
+        in_thread(
+            self, lambda: self._draw_behind(body, key, look), "page-draw", "drawing the note", exclusive=True
+        )
+
+    def _draw_behind(self, body: str, key: str, look: Look) -> None:
+        drawn = draw(body, look)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self._Redrawn(body, key, drawn))
+
+    @on(_Redrawn)
+    def _redrawn(self, message: _Redrawn) -> None:
+        # Dropped if the page shows another text now, or has another look again (its own drawing
+        # is under way).
+        if message.key == self._key and message.drawn.look == self.look() and message.body == self._body:
+            self._draw(message.drawn)
+            self._reach()
+            self.refresh()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
