@@ -25,6 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from noted.markdown import opening
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.markdown_theme import code_theme, markdown_theme
 from noted.ui.widgets.page_find import PageFind, highlight
@@ -48,16 +49,21 @@ class Drawn:
     look: Look
     lines: list[Strip]
     heading_rows: dict[int, int]
+    upto: int | None = None
+    """When only the body's opening is drawn, the source lines it holds (the page draws the rest
+    in a thread); None when all of it is."""
 
 
-def draw(body: str, look: Look) -> Drawn:
-    """Render ``body`` for ``look``; pure, so a worker thread may draw a page ahead of time."""
+def draw(body: str, look: Look, limit: int | None = None) -> Drawn:
+    """Render ``body`` for ``look`` (``limit``: only its opening of that many characters); pure, so
+    a worker thread may draw a page ahead of time."""
     if not body.strip():
         return Drawn(look, [], {})  # the empty page at start-up need not load the Markdown renderer
     from noted.ui.widgets.markdown_draw import draw_lines  # Rich's Markdown (and Pygments) load on first use
 
-    lines, rows = draw_lines(body, look.width, look.theme, look.code_theme)
-    return Drawn(look, lines, rows)
+    text = body if limit is None else opening(body, limit)
+    lines, rows = draw_lines(text, look.width, look.theme, look.code_theme)
+    return Drawn(look, lines, rows, None if len(text) == len(body) else text.count("\n"))
 
 
 class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focus=True):
@@ -72,6 +78,9 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
     class Sized(Message):
         """The page has a size: a new one (then its text is drawn again for it first), or the one
         it had, back on screen after being hidden (Textual resizes a widget it shows again)."""
+
+    class Completed(Message):
+        """The page's text is drawn whole, in place of the opening or the look shown until now."""
 
     @dataclass
     class LinkClicked(Message):
@@ -135,6 +144,17 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
         self._draw(drawn)
         self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
+
+    def opening_chars(self) -> int:
+        """How much of a long text to draw first: two screens of full rows, so the first screen
+        shows at once and the rest follows from a thread (``Completed``)."""
+        region = self.scrollable_content_region
+        return max(2_000, 2 * region.width * region.height)
+
+    def covers(self, source_line: int) -> bool:
+        """Whether the drawing on the page holds the text's line ``source_line`` (0-based)."""
+        upto = None if self._drawn is None else self._drawn.upto
+        return self._drawn is not None and (upto is None or source_line < upto)
 
     def row_of(self, source_line: int) -> int | None:
         """The page row showing the heading that starts at ``source_line``, if one does."""
@@ -241,13 +261,15 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
         if look is None:
             return
         if drawn is None or drawn.look != look:
-            drawn = draw(self._body, look)
+            drawn = draw(self._body, look, self.opening_chars())
         self._drawn = drawn
         self._painted.clear()
         self.virtual_size = Size(look.width, len(drawn.lines))
         if self.find is not None:  # drawn anew (a new width): the matches moved
             hit = self.find.hit
             self.find.search(self._texts(), 0 if hit is None else hit.row)
+        if drawn.upto is not None:
+            self._redraw()  # the rest of the text
 
     def _texts(self) -> list[str]:
         return [] if self._drawn is None else [line.text for line in self._drawn.lines]
@@ -320,7 +342,9 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
         drawing on screen stays until the new one is ready, so the keys never wait for Rich (a
         long note took seconds to draw, and the app froze for as long on every resize)."""
         look = self.look()
-        if look is None or (self._drawn is not None and self._drawn.look == look):
+        if look is None or (
+            self._drawn is not None and self._drawn.look == look and self._drawn.upto is None
+        ):
             return
         if self._drawn is None or not self._body.strip():
             self._draw()  # nothing worth keeping on screen, and nothing to draw at length
@@ -344,6 +368,7 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
             self._draw(message.drawn)
             self._reach()
             self.refresh()
+            self.post_message(self.Completed())
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
