@@ -21,7 +21,7 @@ from noted.ui.widgets.note_viewer import NoteViewer
 
 BODY = "\n\n".join(
     f"## Part {n}\n\nParagraph {n} of the page, with words enough to wrap at fifty columns."
-    for n in range(80)
+    for n in range(200)  # longer than the page draws at once (``opening_chars``)
 )
 
 

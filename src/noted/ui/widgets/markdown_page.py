@@ -346,8 +346,8 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
             self._drawn is not None and self._drawn.look == look and self._drawn.upto is None
         ):
             return
-        if self._drawn is None or not self._body.strip():
-            self._draw()  # nothing worth keeping on screen, and nothing to draw at length
+        if self._drawn is None or len(self._body) <= self.opening_chars():
+            self._draw()  # nothing worth keeping on screen, or a short text: drawn at once
             self.refresh()
             return
         body, key = self._body, self._key
