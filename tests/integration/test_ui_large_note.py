@@ -28,8 +28,9 @@ async def test_a_large_note_opens_in_part_and_says_how_to_see_it_all(fixture: Fi
             viewer.show(note.id)
             await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note.id)
             page = app.workspace.query_one(NoteScroll)
-            await until(pilot, lambda: page.line_count > 0)
             view = viewer.view
+            assert view is not None  # drawn whole (its opening comes first, the rest from a thread)
+            await until(pilot, lambda: page.line_count > 0 and page.covers(view.text.count("\n")))
             assert view is not None and view.partial and len(view.text) <= PART
             header = str(app.workspace.query_one("#note-header").render())
             assert f"first {len(view.text):,} of {len(body):,} characters shown" in header

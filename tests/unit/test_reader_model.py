@@ -233,3 +233,18 @@ def test_the_focus_moves_to_the_page_only_when_it_is_not_there_and_after_a_cover
     assert Focus() not in effects and Reading() in effects
     assert model.uncovered() == [Announce("a", "2"), Focus(later=True)]
     assert model.uncovered() == []
+
+
+def test_a_copy_drawn_only_in_part_is_kept_undrawn_never_half_drawn() -> None:
+    model: ReaderModel[str] = ReaderModel(whole=lambda drawn: not drawn.startswith("opening"))
+    fetch = fetch_of(model.open("a", None, SHOWN))
+    half = copy("a", "opening of a")
+    assert model.read(fetch, half, SHOWN)[0] == Draw(half, None, False)  # shown as drawn, once
+    model.open("b", None, SHOWN)
+    # Not vacuous: the copy read is the one kept, and it held the opening's drawing.
+    again = model.open("a", None, SHOWN, read_ahead=True)
+    assert again[0] == Draw(Copy(half.view), None, False)
+    whole = copy("c", "all of c")
+    model.read(fetch_of(model.open("c", None, SHOWN)), whole, SHOWN)
+    model.open("b", None, SHOWN)
+    assert model.open("c", None, SHOWN, read_ahead=True)[0] == Draw(whole, None, False)

@@ -25,7 +25,8 @@ from noted.ui.data import (
     load_page,
     load_tree,
 )
-from noted.ui.widgets.markdown_page import markdown_theme
+from noted.ui.widgets.markdown_theme import markdown_theme
+from noted.ui.widgets.note_header import note_header
 from noted.ui.widgets.status_bar import format_index
 from noted.ui.widgets.triage import parse_tag_edit
 
@@ -272,7 +273,6 @@ def test_an_open_to_dos_due_time_shows_in_the_list_and_the_reader(store: SqliteS
     from noted.markdown import outline
     from noted.ui.data import NoteRow, NoteView
     from noted.ui.widgets.note_rows import row_prompt
-    from noted.ui.widgets.note_viewer import NoteViewer
 
     inbox = store.create_folder("Inbox", actor="user").id
     made = {
@@ -290,7 +290,7 @@ def test_an_open_to_dos_due_time_shows_in_the_list_and_the_reader(store: SqliteS
         meta = next(m for m in store.list_notes() if m.id == note.id)
         listed = row_prompt(NoteRow(meta, ()), False, NoteOrder.UPDATED)
         view = NoteView(note, "Inbox", (), (), (), outline(note.body), note.body)
-        header = NoteViewer._header(view)
+        header = note_header(view)
         for drawn in (listed, header):
             assert ("due " in drawn.plain) == (title in ("Overdue", "Later")), (title, drawn.plain)
             if title == "Overdue":

@@ -55,7 +55,7 @@ from noted.ui.patches.key_parser import parse_keys
 from noted.ui.speed import FirstLook, Speedups, log_ready, process_age
 from noted.ui.themes import DEFAULT_THEME, load_themes, user_theme_dirs
 from noted.ui.typeahead import TypeAhead
-from noted.ui.widgets.markdown_page import code_theme
+from noted.ui.widgets.markdown_theme import code_theme
 from noted.ui.widgets.note_editor import CONFLICT, NoteEditor
 from noted.ui.widgets.prompt_bar import asked_words
 from noted.ui.widgets.status_bar import StatusBar

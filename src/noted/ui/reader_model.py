@@ -46,6 +46,7 @@ before the change is not kept.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar, Union
 
@@ -197,7 +198,9 @@ class ReaderModel(Generic[D]):
     ahead, a note parked until the page has a width, a ``Shown`` held while covered, an ask
     waiting for the editor to make way, and the focus and edit due once a note is shown."""
 
-    def __init__(self) -> None:
+    def __init__(self, whole: Callable[[D], bool] = lambda drawn: True) -> None:
+        self._whole = whole
+        """Whether a drawing is of all of the note (a drawing of its opening is never kept)."""
         self.wanted: str | None = None
         """The note shown or being read (None: the reader is empty)."""
         self.view: NoteView | None = None
@@ -383,6 +386,8 @@ class ReaderModel(Generic[D]):
         return [Draw(copy, section, keep_scroll), shown]
 
     def _keep(self, copy: Copy[D]) -> None:
+        if copy.drawn is not None and not self._whole(copy.drawn):
+            copy = Copy(copy.view)  # shown again, it is drawn again: never half of it
         note_id = copy.view.note.id
         self._ahead[note_id] = copy
         self._ahead.move_to_end(note_id)

@@ -18,70 +18,18 @@ from dataclasses import dataclass, field
 
 from rich.style import Style
 from rich.theme import Theme
-from textual.color import Color
+from textual import on
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import get_current_worker
 
+from noted.markdown import opening
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
+from noted.ui.widgets.markdown_theme import code_theme, markdown_theme
 from noted.ui.widgets.page_find import PageFind, highlight
-
-
-def markdown_theme(variables: dict[str, str], *, dark: bool) -> Theme:
-    """Rich's Markdown styles in the colours of the app's theme (Textual's CSS variables)."""
-
-    def hex_of(name: str, fallback: str) -> str:
-        try:
-            return Color.parse(variables.get(name, fallback)).hex6
-        except Exception:  # a variable such as "auto 87%" is not a plain colour
-            return Color.parse(fallback).hex6
-
-    fg = hex_of("foreground", "#e0e0e0" if dark else "#202020")
-    bg = hex_of("background", "#121212" if dark else "#f8f8f8")
-    muted = Color.parse(fg).blend(Color.parse(bg), 0.4).hex6
-    accent = hex_of("text-accent", hex_of("accent", fg))
-    primary = hex_of("text-primary", hex_of("primary", fg))
-    styles: dict[str, str | Style] = {
-        f"markdown.h{level}": _text_style(variables.get(f"markdown-h{level}-text-style", "bold"))
-        + Style(color=hex_of(f"markdown-h{level}-color", fg))
-        for level in range(1, 7)
-    }
-    styles.update(
-        {
-            "markdown.paragraph": "none",
-            "markdown.text": "none",
-            "markdown.em": "italic",
-            "markdown.strong": "bold",
-            "markdown.s": "strike",
-            "markdown.code": f"{accent} on {hex_of('primary-muted', bg)}",
-            "markdown.code_block": "none",
-            "markdown.block_quote": f"italic {muted}",
-            "markdown.hr": muted,
-            "markdown.item.bullet": f"bold {accent}",
-            "markdown.item.number": f"bold {accent}",
-            "markdown.link": f"underline {primary}",
-            "markdown.link_url": f"underline {primary}",
-            "markdown.table.border": muted,
-            "markdown.table.header": "bold",
-        }
-    )
-    return Theme(styles, inherit=True)
-
-
-def _text_style(words: str) -> Style:
-    """A theme's text style (``"bold"``, ``"underline"``, ``"none"``…) as a Rich style; plain if Rich
-    cannot read it. ``"none"`` is a style of its own to Rich, not a word it combines with a colour:
-    "none #e0e0e0" raised, and switching to Textual's ansi themes stopped the app."""
-    try:
-        return Style.parse(words)
-    except Exception:  # a theme file is data: a word Rich does not know must not stop the app
-        return Style()
-
-
-def code_theme(dark: bool) -> str:
-    """The Pygments style for code blocks in a dark or a light app theme."""
-    return "monokai" if dark else "friendly"
+from noted.ui.workers import ReportsWorkerFailures, in_thread
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,19 +49,24 @@ class Drawn:
     look: Look
     lines: list[Strip]
     heading_rows: dict[int, int]
+    upto: int | None = None
+    """When only the body's opening is drawn, the source lines it holds (the page draws the rest
+    in a thread); None when all of it is."""
 
 
-def draw(body: str, look: Look) -> Drawn:
-    """Render ``body`` for ``look``; pure, so a worker thread may draw a page ahead of time."""
+def draw(body: str, look: Look, limit: int | None = None) -> Drawn:
+    """Render ``body`` for ``look`` (``limit``: only its opening of that many characters); pure, so
+    a worker thread may draw a page ahead of time."""
     if not body.strip():
         return Drawn(look, [], {})  # the empty page at start-up need not load the Markdown renderer
     from noted.ui.widgets.markdown_draw import draw_lines  # Rich's Markdown (and Pygments) load on first use
 
-    lines, rows = draw_lines(body, look.width, look.theme, look.code_theme)
-    return Drawn(look, lines, rows)
+    text = body if limit is None else opening(body, limit)
+    lines, rows = draw_lines(text, look.width, look.theme, look.code_theme)
+    return Drawn(look, lines, rows, None if len(text) == len(body) else text.count("\n"))
 
 
-class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
+class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focus=True):
     """Scrollable rendered Markdown; ``update(body)`` shows another text."""
 
     DEFAULT_CSS = """
@@ -126,6 +79,9 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         """The page has a size: a new one (then its text is drawn again for it first), or the one
         it had, back on screen after being hidden (Textual resizes a widget it shows again)."""
 
+    class Completed(Message):
+        """The page's text is drawn whole, in place of the opening or the look shown until now."""
+
     @dataclass
     class LinkClicked(Message):
         """A link in the page was clicked; ``href`` as written in the Markdown."""
@@ -136,6 +92,12 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         @property
         def control(self) -> MarkdownPage:
             return self.page
+
+    @dataclass
+    class _Redrawn(Message, bubble=False):
+        body: str
+        key: str
+        drawn: Drawn
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
@@ -182,6 +144,17 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         self._draw(drawn)
         self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
+
+    def opening_chars(self) -> int:
+        """How much of a long text to draw first: two screens of full rows, so the first screen
+        shows at once and the rest follows from a thread (``Completed``)."""
+        region = self.scrollable_content_region
+        return max(2_000, 2 * region.width * region.height)
+
+    def covers(self, source_line: int) -> bool:
+        """Whether the drawing on the page holds the text's line ``source_line`` (0-based)."""
+        upto = None if self._drawn is None else self._drawn.upto
+        return self._drawn is not None and (upto is None or source_line < upto)
 
     def row_of(self, source_line: int) -> int | None:
         """The page row showing the heading that starts at ``source_line``, if one does."""
@@ -288,13 +261,15 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         if look is None:
             return
         if drawn is None or drawn.look != look:
-            drawn = draw(self._body, look)
+            drawn = draw(self._body, look, self.opening_chars())
         self._drawn = drawn
         self._painted.clear()
         self.virtual_size = Size(look.width, len(drawn.lines))
         if self.find is not None:  # drawn anew (a new width): the matches moved
             hit = self.find.hit
             self.find.search(self._texts(), 0 if hit is None else hit.row)
+        if drawn.upto is not None:
+            self._redraw()  # the rest of the text
 
     def _texts(self) -> list[str]:
         return [] if self._drawn is None else [line.text for line in self._drawn.lines]
@@ -344,8 +319,13 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self) -> None:
-        if self._drawn is None or self._drawn.look != self.look():
+        look, drawn = self.look(), self._drawn
+        if drawn is None:
             self._draw()
+        elif look is not None and drawn.look != look:
+            self._painted.clear()  # the drawing at the width it had, until the new one is ready
+            self.virtual_size = Size(look.width, len(drawn.lines))
+            self._redraw()
         self._reach()  # a page taller or shorter than it was: a row waiting may be reached now
         # Said even when nothing was drawn again: a note waiting for a width (``NoteViewer``) is
         # drawn now, though the page comes back at the width it had (the narrow reader, reopened).
@@ -355,8 +335,40 @@ class MarkdownPage(SteadyScrollbars, ScrollView, can_focus=True):
         self.watch(self.app, "theme", self._theme_changed, init=False)
 
     def _theme_changed(self) -> None:
-        self._draw()  # in the new theme's colours
-        self.refresh()
+        self._redraw()  # in the new theme's colours
+
+    def _redraw(self) -> None:
+        """Draw the text again for the page's look (a new width, a new theme) in a thread: the
+        drawing on screen stays until the new one is ready, so the keys never wait for Rich (a
+        long note took seconds to draw, and the app froze for as long on every resize)."""
+        look = self.look()
+        if look is None or (
+            self._drawn is not None and self._drawn.look == look and self._drawn.upto is None
+        ):
+            return
+        if self._drawn is None or len(self._body) <= self.opening_chars():
+            self._draw()  # nothing worth keeping on screen, or a short text: drawn at once
+            self.refresh()
+            return
+        body, key = self._body, self._key
+        in_thread(
+            self, lambda: self._draw_behind(body, key, look), "page-draw", "drawing the note", exclusive=True
+        )
+
+    def _draw_behind(self, body: str, key: str, look: Look) -> None:
+        drawn = draw(body, look)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self._Redrawn(body, key, drawn))
+
+    @on(_Redrawn)
+    def _redrawn(self, message: _Redrawn) -> None:
+        # Dropped if the page shows another text now, or has another look again (its own drawing
+        # is under way).
+        if message.key == self._key and message.drawn.look == self.look() and message.body == self._body:
+            self._draw(message.drawn)
+            self._reach()
+            self.refresh()
+            self.post_message(self.Completed())
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

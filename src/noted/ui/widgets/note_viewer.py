@@ -45,11 +45,10 @@ from noted.ui.reader_model import (
 from noted.ui.widgets.attachments import AttachmentFlows
 from noted.ui.widgets.markdown_page import Drawn, Look, MarkdownPage, draw
 from noted.ui.widgets.note_copy import copy_note, copy_note_code
-from noted.ui.widgets.note_rows import due_mark, when
+from noted.ui.widgets.note_header import note_header
 from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
-from noted.wording import one_line
 
 __all__ = ["NoteScroll", "NoteViewer"]  # NoteScroll lives in note_scroll; the reader's parts are found here
 
@@ -114,8 +113,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         super().__init__(id=id)
         self._store, self._keyword = store, keyword  # keyword: finds backlinks (None: none shown)
         self._part_chars = part_chars
+        self._due: str | None = None
+        """A section asked for below the opening drawn so far: gone to once the page is whole."""
         """``notes.largeNoteChars``: a longer note shows its opening only (``NoteView.partial``)."""
-        self.reader: ReaderModel[Drawn] = ReaderModel()
+        self.reader: ReaderModel[Drawn] = ReaderModel(whole=lambda drawn: drawn.upto is None)
         """What the reader shows: requests, generations, notes read ahead, a note parked."""
         self.attachments = AttachmentFlows(
             self, store, current=lambda: self.view, reading=lambda: self.display, changed=self.reload
@@ -180,7 +181,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         the rest: ``Workspace.follow``)."""
         for effect in effects:
             if isinstance(effect, Fetch):
-                self._fetch(effect, self.query_one(NoteScroll).look())
+                page = self.query_one(NoteScroll)
+                self._fetch(effect, page.look(), page.opening_chars())
             elif isinstance(effect, FetchAhead):
                 self._read_ahead(effect, self.query_one(NoteScroll).look())
             elif isinstance(effect, Draw):
@@ -196,16 +198,17 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
                 OpenAnswered.send(self.app, effect.ticket)
 
     @thread_work("viewer-load", "opening the note")
-    def _fetch(self, fetch: Fetch, look: Look | None) -> None:
+    def _fetch(self, fetch: Fetch, look: Look | None, first: int) -> None:
         try:
             view = load_note_view(self._store, fetch.note_id, self._keyword, part_chars=self._part_chars())
         except NotFoundError:
             self.post_message(self._Loaded(fetch, None))
             return
-        # Drawn here too, off the event loop: the page then only has to swap its lines in.
-        self.post_message(
-            self._Loaded(fetch, Copy(view, None if look is None else draw(page_text(view), look)))
-        )
+        # Drawn here too, off the event loop: the page then only has to swap its lines in. A note
+        # opened at its top: its opening only (``first`` characters), the page draws the rest.
+        limit = None if fetch.section or fetch.keep_scroll else first
+        drawn = None if look is None else draw(page_text(view), look, limit)
+        self.post_message(self._Loaded(fetch, Copy(view, drawn)))
 
     @thread_work("viewer-ahead", "reading ahead")
     def _read_ahead(self, fetch: FetchAhead, look: Look | None) -> None:
@@ -234,6 +237,15 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         event.stop()  # what the find found, on the line under the note's header
         self.query_one("#note-header", Static).border_subtitle = event.status
 
+    @on(MarkdownPage.Completed)
+    def _completed(self, event: MarkdownPage.Completed) -> None:
+        event.stop()
+        due, self._due = self._due, None
+        if due is not None:
+            self.scroll_to_section(due)
+        find = self.query_one(NoteScroll).find  # its matches looked for in the whole text now
+        self.query_one("#note-header", Static).border_subtitle = "" if find is None else find.status()
+
     @on(MarkdownPage.Sized)
     def _sized(self, event: MarkdownPage.Sized) -> None:
         event.stop()
@@ -244,9 +256,10 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         scroll = self.query_one(NoteScroll)
         view, section = effect.copy.view, effect.section
         offset = scroll.scroll_y if effect.keep_scroll else 0
+        self._due = None
         with self.app.batch_update():  # one frame for header, body, outline and links, not four
             header = self.query_one("#note-header", Static)
-            header.update(self._header(view), layout=False)
+            header.update(note_header(view), layout=False)
             scroll.update(page_text(view), effect.copy.drawn, key=view.note.id)  # another note: no find
             self.query_one(OutlineList).show(view.outline)
             self.query_one(LinkList).show(view.links, view.resources)
@@ -263,27 +276,6 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         self.query_one(OutlineList).clear_options()
         self.query_one(LinkList).show((), ())
 
-    @staticmethod
-    def _header(view: NoteView) -> Content:
-        note = view.note
-        parts: list[str | tuple[str, str]] = [(one_line(note.title) or "(untitled)", "bold $text-primary")]
-        if note.is_trashed:
-            parts.append(("  in the trash", "$text-error"))
-        if note.is_todo:
-            parts.append(("  ☑ done" if note.todo_completed else "  ☐ to-do", "$text-warning"))
-            due, due_style = due_mark(note)
-            if due:
-                parts.append((f"  {due}", due_style))
-        meta = f"\n{view.notebook} · {when(note.user_updated_time)}"
-        parts.append((meta, "$text-muted"))
-        if view.partial:  # the page ends with what is left out and how to see it (``page_text``)
-            parts.append(
-                (f"  first {len(view.text):,} of {len(note.body):,} characters shown", "$text-warning")
-            )
-        if view.tags:
-            parts.append(("  " + " ".join(f"#{t}" for t in view.tags), "$text-secondary"))
-        return Content.assemble(*parts)
-
     # Sections ------------------------------------------------------------------------------
     def scroll_to_section(self, path: str) -> bool:
         """Scroll so the heading of section ``path`` is at the top (a line, ``at_line``: in view,
@@ -291,16 +283,24 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         view = self.view
         if view is None:
             return False
+        page = self.query_one(NoteScroll)
         if (line := line_of(path)) is not None:
-            return self.query_one(NoteScroll).show_line(view.text, line)
+            return self._later(path) if not page.covers(line) else page.show_line(view.text, line)
         found = view.outline.find(path)
         if not found:
             return False
         self.query_one(OutlineList).select_path(found[0].path)
+        if not page.covers(view.text.count("\n", 0, found[0].start)):
+            return self._later(path)
         row = self.section_row(path)
         if row is None:
             return False
         self.query_one(NoteScroll).show_row(row)  # there once the page can scroll (its first layout)
+        return True
+
+    def _later(self, path: str) -> bool:
+        """Go to section ``path`` once the page is drawn whole (it is below the opening drawn)."""
+        self._due = path
         return True
 
     def section_row(self, path: str) -> int | None:

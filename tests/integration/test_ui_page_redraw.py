@@ -1,0 +1,147 @@
+"""A page drawn again for a new width (a resize, a theme) is drawn in a thread: the old drawing
+stays on screen and the keys keep working until the new one is ready (the page's main-thread
+redraw froze the app for seconds on a long note)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from tests.integration.ui_support import Fixture, open_services, until
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from noted.models import ACTOR_USER, NoteDraft
+from noted.ui.app import NotedApp
+from noted.ui.widgets import markdown_page
+from noted.ui.widgets.markdown_page import Drawn, Look
+from noted.ui.widgets.note_scroll import NoteScroll
+from noted.ui.widgets.note_viewer import NoteViewer
+
+BODY = "\n\n".join(
+    f"## Part {n}\n\nParagraph {n} of the page, with words enough to wrap at fifty columns."
+    for n in range(200)  # longer than the page draws at once (``opening_chars``)
+)
+
+
+class PageApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield NoteScroll(id="page")
+
+
+@pytest.fixture
+def gated(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, list[tuple[int, bool]]]]:
+    """``draw`` that says where it ran (width, on the main thread) and, off it, waits for the gate:
+    a drawing on the main thread would be seen (and not wait, so the test ends)."""
+    gate, calls, real = threading.Event(), [], markdown_page.draw
+
+    def watched(body: str, look: Look, limit: int | None = None) -> Drawn:
+        main = threading.current_thread() is threading.main_thread()
+        calls.append((look.width, main))
+        if not main:
+            gate.wait(30)
+        return real(body, look) if limit is None else real(body, look, limit)
+
+    monkeypatch.setattr(markdown_page, "draw", watched)
+    yield gate, calls
+    gate.set()
+
+
+async def drawn(
+    pilot: Pilot[None], app: PageApp, gated: tuple[threading.Event, list[tuple[int, bool]]]
+) -> NoteScroll:
+    """The page with ``BODY`` drawn, focused, the gate closed and the calls so far forgotten."""
+    gate, calls = gated
+    page = app.query_one(NoteScroll)
+    page.focus()
+    gate.set()
+    page.update(BODY)
+    await until(pilot, lambda: page.line_count > 0 and page.look() is not None)
+    gate.clear()
+    calls.clear()
+    return page
+
+
+async def test_a_resize_or_a_theme_keeps_the_old_drawing_and_the_keys_until_the_new_one_is_ready(
+    gated: tuple[threading.Event, list[tuple[int, bool]]],
+) -> None:
+    gate, calls = gated
+    app = PageApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        page = await drawn(pilot, app, gated)
+        old = page.line_count
+        await pilot.resize_terminal(50, 30)
+        await pilot.pause()
+        assert calls and not any(main for _, main in calls), calls  # drawn off the main thread
+        assert page.line_count == old and page.line_text(0).strip() == "Part 0"  # the old drawing
+        await pilot.press("j", "j")  # the keys work meanwhile
+        assert page.scroll_y == 2
+        gate.set()
+        width = page.scrollable_content_region.width
+        await until(pilot, lambda: page.line_count > old, what="the drawing at the new width")
+        assert max(len(page.line_text(row).rstrip()) for row in range(page.line_count)) <= width
+        assert page.scroll_y == 2  # the place kept
+        calls.clear()
+        gate.clear()
+        app.theme = "textual-light"  # a theme's colours are drawn off the main thread too
+        await pilot.pause()
+        assert calls and not any(main for _, main in calls), calls
+        assert page.line_count > 0
+        gate.set()
+        look = page.look()
+        await until(pilot, lambda: page._drawn is not None and page._drawn.look == look)
+
+
+LONG = (
+    "The zebracorn opening.\n\n"
+    + "".join(
+        f"## Section {n}\n\n"
+        + "".join(f"Line {i} of section {n}, a few words of it.\n" for i in range(8))
+        + "\n"
+        for n in range(150)
+    )
+    + "## The end\n\nOnly the quokkatail lives this far down.\n"
+)
+
+
+async def test_a_long_note_shows_its_opening_first_and_the_rest_from_a_thread(
+    fixture: Fixture, gated: tuple[threading.Event, list[tuple[int, bool]]]
+) -> None:
+    gate, calls = gated
+    gate.set()
+    services = open_services(fixture.root)
+    note = services.store.create_note(NoteDraft("Long", LONG, parent_id=fixture.home), actor=ACTOR_USER)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            viewer = app.workspace.query_one(NoteViewer)
+            page = app.workspace.query_one(NoteScroll)
+            await until(pilot, lambda: viewer.view is not None)
+            gate.clear()
+            calls.clear()
+            viewer.show(note.id)
+            await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note.id)
+            await until(pilot, lambda: page.line_count > 0)
+            # Not vacuous: drawn whole in the viewer's worker, the page held the end at once.
+            texts = " ".join(page.line_text(row) for row in range(page.line_count))
+            assert "zebracorn" in page.line_text(0) and "quokkatail" not in texts
+            await until(pilot, lambda: bool(calls), what="the rest being drawn")
+            assert not any(main for _, main in calls), calls  # off the main thread
+            page.focus()
+            await pilot.press("j")  # the keys work meanwhile
+            assert page.scroll_y == 1
+            assert viewer.view is not None
+            far = next(s.path for s in viewer.view.outline.sections if s.heading == "Section 100")
+            viewer.scroll_to_section(far)  # below the opening: gone to once the page is whole
+            gate.set()
+            await until(
+                pilot,
+                lambda: page.line_text(round(page.scroll_y)).strip() == "Section 100",
+                what="the section",
+            )
+            assert any("quokkatail" in page.line_text(row) for row in range(page.line_count))
+            viewer.show(note.id, read_ahead=True)  # shown again: drawn whole, never half
+            await until(pilot, lambda: page.covers(10_000) and page.line_text(0).startswith("The zebracorn"))
+    finally:
+        services.close()
