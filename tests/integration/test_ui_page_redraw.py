@@ -145,3 +145,37 @@ async def test_a_long_note_shows_its_opening_first_and_the_rest_from_a_thread(
             await until(pilot, lambda: page.covers(10_000) and page.line_text(0).startswith("The zebracorn"))
     finally:
         services.close()
+
+
+async def test_bottom_pressed_while_only_the_opening_is_drawn_lands_at_the_notes_end(
+    fixture: Fixture, gated: tuple[threading.Event, list[tuple[int, bool]]]
+) -> None:
+    """Before, ``G`` pressed before the whole drawing landed went to the end of the opening, in the
+    middle of the note, and stayed there."""
+    gate, calls = gated
+    gate.set()
+    services = open_services(fixture.root)
+    note = services.store.create_note(NoteDraft("Long", LONG, parent_id=fixture.home), actor=ACTOR_USER)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            viewer = app.workspace.query_one(NoteViewer)
+            page = app.workspace.query_one(NoteScroll)
+            await until(pilot, lambda: viewer.view is not None)
+            gate.clear()
+            calls.clear()
+            viewer.show(note.id)
+            await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note.id)
+            await until(pilot, lambda: bool(calls), what="the rest being drawn")
+            assert not page.covers(10_000)  # only the opening on the page
+            page.focus()
+            await pilot.press("G")
+            gate.set()
+            await until(pilot, lambda: page.covers(10_000), what="the whole drawing")
+            await until(
+                pilot,
+                lambda: any("quokkatail" in page.line_text(round(page.scroll_y) + r) for r in range(40)),
+                what="the note's end in view",
+            )
+    finally:
+        services.close()

@@ -7,6 +7,7 @@ The find (``/``, then ``n``/``N``) asks in the screen's ``PromptBar`` and is the
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -86,6 +87,14 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
         if action in _FIND_KEYS and self.find is None:
             return False if action == "clear_find" else None
         return True
+
+    def action_scroll_end(self) -> None:
+        """The note's bottom, even while only its opening is drawn (a long note's rest comes from a
+        thread): kept as a goal past any end, reached again when the whole drawing lands."""
+        if self.covers(sys.maxsize):
+            super().action_scroll_end()
+        else:
+            self.show_row(sys.maxsize)
 
     async def action_find(self) -> None:
         # A new find: the words of the last one (or of the search that opened the note) are
