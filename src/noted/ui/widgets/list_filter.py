@@ -110,6 +110,11 @@ class ListFilter:
         ]
         return self.matches
 
+    def holds(self, row: NoteRow) -> bool:
+        """Whether ``row``'s title holds every word of the filter."""
+        title = (row.meta.title or "").casefold()
+        return all(word in title for word in title_words(self.text))
+
     def next_page(self, shown: int) -> list[NoteRow]:
         """The matches after the first ``shown``, a page of them (the cursor neared the end)."""
         return self.matches[shown : shown + PAGE_SIZE]
