@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from tests.integration.test_ui_filter_find import running, titles
+from tests.integration.test_ui_reader_images import screen_text
 from tests.integration.ui_support import Fixture, open_services, until
 from textual.widgets import Input
 
@@ -98,3 +99,19 @@ async def test_star_without_a_filter_marks_every_note_of_the_list_not_only_the_l
         await pilot.press("space")  # one marked: * marks the rest
         await pilot.press("asterisk")
         await until(pilot, lambda: len(notes.marked) == 155)
+
+
+async def test_a_narrow_list_title_keeps_the_marked_count_in_sight(
+    fixture: Fixture, services: Services
+) -> None:
+    """At 120 columns the list's title lost its marked count: ``filter: log`` alone while
+    filtering, ``All notes · 155 · 150 marke…`` cut at the edge after it."""
+    async with running(fixture, services) as (app, pilot, notes):
+        await pilot.press("slash", *"log", "enter")
+        await until(pilot, lambda: app.focused is notes and "150 of 155" in str(notes.border_title))
+        await pilot.press("asterisk")
+        await until(pilot, lambda: "─ 150 marked · filter: log ─" in screen_text(app))
+        await pilot.press("escape")
+        # Not vacuous: the whole title, with " · by updated", does not fit the pane's top edge.
+        assert notes.outer_size.width - 6 < len("All notes · 155 · 150 marked · by updated")
+        await until(pilot, lambda: "─ All notes · 155 · 150 marked ─" in screen_text(app))

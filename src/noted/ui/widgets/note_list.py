@@ -35,7 +35,7 @@ from noted.ui.key_hints import chord_keys
 from noted.ui.messages import FirstNotesListed
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
-from noted.ui.widgets.list_filter import POOL, Before, ListFilter
+from noted.ui.widgets.list_filter import POOL, Before, ListFilter, fitting
 from noted.ui.widgets.note_marks import MarkedRows
 from noted.ui.widgets.note_rows import nothing_listed, row_prompt, wrapped
 from noted.ui.widgets.prompt_bar import FiltersInPlace, ask
@@ -313,9 +313,11 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         marked = f" · {len(self.marked):,} marked" if self.marked else ""
         marked += " (v ends)" if self._range is not None else ""
         sort = f" · by {_SORT_LABEL.get(self.order, self.order)}"
-        if self.filter.narrowing:  # fitted to the top edge, less its corners and "─ " and " ─"
-            return self.filter.title(self.source.title, marked, sort, self.outer_size.width - 6)
-        return f"{self.source.title} · {count}{marked}{sort}"
+        room = self.outer_size.width - 6  # the top edge, less its corners and "─ " and " ─"
+        if self.filter.narrowing:
+            return self.filter.title(self.source.title, marked, sort, room)
+        full = f"{self.source.title} · {count}{marked}"
+        return fitting((f"{full}{sort}", full), room)
 
     def on_resize(self) -> None:
         self.border_title = self._title()  # a filter's title fits the width
