@@ -21,6 +21,7 @@ from textual.widget import Widget
 
 from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.ops import notes as ops
 from noted.profile import Profile
 from noted.services import Services
 from noted.store.sqlite import SqliteStore
@@ -540,3 +541,16 @@ async def test_a_new_notebook_that_got_another_name_says_so(tmp_path: Path) -> N
             await until(pilot, lambda: any(n.message == said for n in app._notifications))
     finally:
         services.close()
+
+
+async def test_a_marked_note_that_leaves_a_whole_list_is_no_longer_marked(
+    running: Running, fixture: Fixture
+) -> None:
+    """Marks outlive the rows drawn (a filter, a sort, paging), but not the note's place in the list:
+    trashed from elsewhere, it is not marked any more (``t`` would tag a note in the trash)."""
+    notes = running.q(NoteList)
+    await running.pilot.press("g", "space", "space")
+    assert set(notes.marked) == {fixture.release, fixture.meeting}
+    ops.trash_note(running.app.services.store, fixture.meeting, actor=ACTOR_USER)  # not this list's doing
+    await running.until(lambda: "Meeting notes" not in running.titles())
+    assert set(notes.marked) == {fixture.release} and "1 marked" in str(notes.border_title)

@@ -15,6 +15,7 @@ from tests.integration.ui_support import Fixture, open_services, until
 from textual.widgets import Input
 
 from noted.services import Services
+from noted.store.protocol import NoteOrder
 from noted.ui.data import PAGE_SIZE
 
 
@@ -71,7 +72,7 @@ async def test_marks_belong_to_notes_and_survive_clearing_the_filter_and_sorting
         assert logs - {row.meta.id for row in notes.rows}
         assert set(notes.marked) == logs and "150 marked" in str(notes.border_title)
         await pilot.press("s")  # another sort reads the rows again: the marks stay on their notes
-        await until(pilot, lambda: "by title" in str(notes.border_title))
+        await until(pilot, lambda: notes.order is NoteOrder.TITLE and titles(notes) == sorted(titles(notes)))
         assert set(notes.marked) == logs
         await pilot.press("t")
         await until(pilot, lambda: isinstance(app.focused, Input))

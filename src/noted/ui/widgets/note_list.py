@@ -239,6 +239,8 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         keep = self.highlighted_id if message.keep and self.highlighted_id != self._asked_at else message.keep
         if page.total is not None:  # (a first page)
             self._total, self._trashed = page.total, page.trashed_notebooks
+        if message.replace and not page.has_more:  # the whole list: a marked note not in it left it
+            self.forget_unlisted(page.rows)
         if message.replace and self.filter.active:
             again = self.filter.pool_size is not None  # read again (a change): a note gone leaves its place
             self.filter.set_pool(page.rows, page.has_more)

@@ -115,6 +115,11 @@ class MarkedRows(OptionList):
             if row.meta.id in self.marked:
                 self.marked[row.meta.id] = row.meta
 
+    def forget_unlisted(self, every: Sequence[NoteRow]) -> None:
+        """Unmark the notes not among ``every`` (every note of the list, just read): they left it."""
+        listed = {row.meta.id for row in every}
+        self.marked = {note_id: meta for note_id, meta in self.marked.items() if note_id in listed}
+
     def every_note(self) -> Sequence[NoteRow] | None:
         """Every note of the list (every match of a filter), or None when not all are read yet."""
         raise NotImplementedError
