@@ -21,6 +21,7 @@ from textual.widget import Widget
 
 from noted.indexer.service import IndexStatus
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.ops import notes as ops
 from noted.profile import Profile
 from noted.services import Services
 from noted.store.sqlite import SqliteStore
@@ -234,13 +235,13 @@ async def test_a_reload_that_lands_after_the_cursor_moved_leaves_the_cursor_wher
     gate.set()
     await running.until(lambda: not notes._loading)
     await running.pilot.press("space")
-    assert notes.marked == {notes.rows[0].meta.id} and notes.highlighted == 1
+    assert set(notes.marked) == {notes.rows[0].meta.id} and notes.highlighted == 1
 
 
 async def test_triage_several_notes_at_once(running: Running, fixture: Fixture) -> None:
     store = running.app.services.store
     await running.pilot.press("g", "space", "space")  # mark Release plan and Meeting notes
-    assert running.q(NoteList).marked == {fixture.release, fixture.meeting}
+    assert set(running.q(NoteList).marked) == {fixture.release, fixture.meeting}
     await running.pilot.press("t")
     await running.until(lambda: isinstance(running.app.screen, TextPrompt))
     await running.pilot.press(*"urgent, -work", "enter")
@@ -255,7 +256,7 @@ async def test_triage_several_notes_at_once(running: Running, fixture: Fixture) 
     notes = running.q(NoteList)
     await running.until(lambda: not notes._loading and {row.meta.id for row in notes.rows[:2]} == top)
     await running.pilot.press("g", "space", "space")
-    await running.until(lambda: running.q(NoteList).marked == top)
+    await running.until(lambda: set(running.q(NoteList).marked) == top)
     await running.pilot.press("m")
     await running.until(lambda: isinstance(running.app.screen, NotebookPicker))
     await running.pilot.press(*"home")
@@ -285,7 +286,7 @@ async def test_keys_follow_the_keymap_setting(fixture: Fixture) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
             await pilot.press("g", "x")
-            assert app.workspace.query_one(NoteList).marked == {fixture.release}
+            assert set(app.workspace.query_one(NoteList).marked) == {fixture.release}
     finally:
         services.close()
 
@@ -540,3 +541,16 @@ async def test_a_new_notebook_that_got_another_name_says_so(tmp_path: Path) -> N
             await until(pilot, lambda: any(n.message == said for n in app._notifications))
     finally:
         services.close()
+
+
+async def test_a_marked_note_that_leaves_a_whole_list_is_no_longer_marked(
+    running: Running, fixture: Fixture
+) -> None:
+    """Marks outlive the rows drawn (a filter, a sort, paging), but not the note's place in the list:
+    trashed from elsewhere, it is not marked any more (``t`` would tag a note in the trash)."""
+    notes = running.q(NoteList)
+    await running.pilot.press("g", "space", "space")
+    assert set(notes.marked) == {fixture.release, fixture.meeting}
+    ops.trash_note(running.app.services.store, fixture.meeting, actor=ACTOR_USER)  # not this list's doing
+    await running.until(lambda: "Meeting notes" not in running.titles())
+    assert set(notes.marked) == {fixture.release} and "1 marked" in str(notes.border_title)

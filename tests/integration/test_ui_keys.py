@@ -8,6 +8,7 @@ for the app to be idle after each key) cannot show.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -159,3 +160,22 @@ async def test_tab_from_the_settings_filter_goes_straight_to_the_first_setting(s
         await pilot.press("tab")
         await until(pilot, lambda: screen.focused is controls[1])
         assert not [widget for widget in screen.focus_chain if widget.id == "settings"]
+
+
+async def test_the_palette_names_the_code_copy_key_of_a_message_as_remapped_and_logs_nothing(
+    services: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each palette keystroke logged "no key runs ChatPane.copy_code…", and the entry said "Y on a
+    message" whatever ``ui.keymap.chat.message.copy.code`` held."""
+    services.settings.set("ui.keymap.chat.message.copy.code", "ctrl+k")
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: isinstance(app.focused, ChatInput))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="noted"):
+            helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Chat: copy a code block…"].endswith("(^k on a message)")
+        assert "Y on" not in helps["Chat: copy a code block…"]
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text

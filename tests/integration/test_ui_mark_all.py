@@ -10,10 +10,12 @@ from collections.abc import Iterator
 
 import pytest
 from tests.integration.test_ui_filter_find import running, titles
+from tests.integration.test_ui_reader_images import screen_text
 from tests.integration.ui_support import Fixture, open_services, until
 from textual.widgets import Input
 
 from noted.services import Services
+from noted.store.protocol import NoteOrder
 from noted.ui.data import PAGE_SIZE
 
 
@@ -50,4 +52,67 @@ async def test_star_marks_every_match_of_the_filter_and_triage_acts_on_them_all(
         await until(pilot, lambda: len(notes.marked) == 150)
         await pilot.press("asterisk")  # all marked: none
         await until(pilot, lambda: not notes.marked)
-        assert len(titles(notes)) == 150
+        assert len(titles(notes)) == PAGE_SIZE  # marks are on notes: nothing had to be drawn for them
+
+
+async def test_marks_belong_to_notes_and_survive_clearing_the_filter_and_sorting(
+    fixture: Fixture, services: Services
+) -> None:
+    """Marks past the first page were dropped: ``/log⏎ * Esc`` left only the marked notes of the
+    restored first page marked (the title said "… marked" of those), and ``t`` tagged only them."""
+    async with running(fixture, services) as (app, pilot, notes):
+        await pilot.press("slash", *"log", "enter")
+        await until(pilot, lambda: app.focused is notes and "150 of 155" in str(notes.border_title))
+        await pilot.press("asterisk")
+        await until(pilot, lambda: len(notes.marked) == 150)
+        logs = {row.meta.id for row in notes.filter.matches}
+        await pilot.press("escape")  # the filter goes; the list shows its first page again
+        await until(pilot, lambda: not notes.filter.active and len(notes.rows) == PAGE_SIZE)
+        # Not vacuous: some marked notes are not loaded now (a page of 100 of the 155 notes).
+        assert logs - {row.meta.id for row in notes.rows}
+        assert set(notes.marked) == logs and "150 marked" in str(notes.border_title)
+        await pilot.press("s")  # another sort reads the rows again: the marks stay on their notes
+        await until(pilot, lambda: notes.order is NoteOrder.TITLE and titles(notes) == sorted(titles(notes)))
+        assert set(notes.marked) == logs
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"sorted", "enter")
+        store = services.store
+
+        def tagged() -> set[str]:
+            return {note for note, tags in store.note_tag_titles(list(logs)).items() if "sorted" in tags}
+
+        await until(pilot, lambda: tagged() == logs, what="every marked note tagged, loaded or not")
+        await until(pilot, lambda: not notes.marked)
+
+
+async def test_star_without_a_filter_marks_every_note_of_the_list_not_only_the_loaded_page(
+    fixture: Fixture, services: Services
+) -> None:
+    async with running(fixture, services) as (app, pilot, notes):
+        assert notes._has_more and len(notes.rows) == PAGE_SIZE  # 155 notes, 100 loaded
+        await pilot.press("asterisk")
+        await until(pilot, lambda: len(notes.marked) == 155, what="every note of the list marked")
+        assert "155 marked" in str(notes.border_title)
+        assert len(notes.rows) == PAGE_SIZE  # marked without drawing them all
+        await pilot.press("asterisk")  # all marked: none
+        await until(pilot, lambda: not notes.marked)
+        await pilot.press("space")  # one marked: * marks the rest
+        await pilot.press("asterisk")
+        await until(pilot, lambda: len(notes.marked) == 155)
+
+
+async def test_a_narrow_list_title_keeps_the_marked_count_in_sight(
+    fixture: Fixture, services: Services
+) -> None:
+    """At 120 columns the list's title lost its marked count: ``filter: log`` alone while
+    filtering, ``All notes · 155 · 150 marke…`` cut at the edge after it."""
+    async with running(fixture, services) as (app, pilot, notes):
+        await pilot.press("slash", *"log", "enter")
+        await until(pilot, lambda: app.focused is notes and "150 of 155" in str(notes.border_title))
+        await pilot.press("asterisk")
+        await until(pilot, lambda: "─ 150 marked · filter: log ─" in screen_text(app))
+        await pilot.press("escape")
+        # Not vacuous: the whole title, with " · by updated", does not fit the pane's top edge.
+        assert notes.outer_size.width - 6 < len("All notes · 155 · 150 marked · by updated")
+        await until(pilot, lambda: "─ All notes · 155 · 150 marked ─" in screen_text(app))

@@ -661,3 +661,23 @@ async def test_the_results_are_reached_and_used_by_keyboard_alone(
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is app.workspace)
         assert app.workspace.query_one(NoteViewer).note_id == chosen
+
+
+async def test_a_note_found_by_its_title_says_so_rather_than_no_match(
+    services: Services, fixture: Fixture
+) -> None:
+    """Opened from a search for a word of its title only, the note said "find: meeting · no match"."""
+    # Not vacuous: the note's text ("# Monday … Talked about the release.") lacks the word.
+    assert "meeting" not in services.store.get_note(fixture.meeting).body.lower()
+    app = NotedApp(services, background=False)
+    async with app.run_test(size=SIZE) as pilot:
+        viewer = app.workspace.query_one(NoteViewer)
+        screen = await _open_search(pilot)
+        await _type(pilot, screen, "meeting")
+        assert [row.note_id for row in screen.rows] == [fixture.meeting]
+        await pilot.press("enter")
+        await until(pilot, lambda: viewer.view is not None and viewer.note_id == fixture.meeting)
+        header = viewer.query_one("#note-header", Static)
+        await until(
+            pilot, lambda: str(header.border_subtitle) == "find: meeting · in the title, not the text"
+        )

@@ -128,13 +128,13 @@ async def test_v_then_j_and_k_marks_a_range_and_v_ends_it(services: Services) ->
         ids = [row.meta.id for row in notes.rows]
         await pilot.press("G", "space")  # the last note marked on its own first: it stays marked
         await pilot.press("g", "v", "j", "j")
-        await until(pilot, lambda: notes.marked == {ids[0], ids[1], ids[2], ids[3]})
+        await until(pilot, lambda: set(notes.marked) == {ids[0], ids[1], ids[2], ids[3]})
         await pilot.press("k")  # back up: the range shrinks, the mark made before it stays
-        await until(pilot, lambda: notes.marked == {ids[0], ids[1], ids[3]})
+        await until(pilot, lambda: set(notes.marked) == {ids[0], ids[1], ids[3]})
         assert "(v ends)" in str(notes.border_title)
         await pilot.press("v", "j", "j")  # ended: moving marks nothing more
         await pilot.pause()
-        assert notes.marked == {ids[0], ids[1], ids[3]} and "(v ends)" not in str(notes.border_title)
+        assert set(notes.marked) == {ids[0], ids[1], ids[3]} and "(v ends)" not in str(notes.border_title)
 
 
 # Undo of triage ------------------------------------------------------------------------------------

@@ -118,10 +118,12 @@ class KeyHints:
 
         return PLACEHOLDER.sub(keys, text)
 
-    def for_callback(self, text: str, callback: Callable[[], Any], owner: type[DOMNode] | None = None) -> str:
+    def for_callback(
+        self, text: str, callback: Callable[[], Any], owner: type[DOMNode] | None = None, where: str = ""
+    ) -> str:
         """``hint`` for a bound ``action_*`` method: its action, on ``owner`` or the method's object."""
         name = getattr(callback, "__name__", "")
         target = owner or type(getattr(callback, "__self__", None))
         if not name.startswith("action_") or not isinstance(target, type) or not issubclass(target, DOMNode):
             return text
-        return self.hint(text, target, name.removeprefix("action_"))
+        return self.hint(text, target, name.removeprefix("action_"), where)

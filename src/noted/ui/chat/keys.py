@@ -42,7 +42,7 @@ CHAT_COMMANDS = (
     ("regenerate", "Chat: regenerate the last answer", "Drop it and ask the same again"),
     ("models", "Chat: choose the model…", "From the server's list; saved as ai.model"),
     ("copy", "Chat: copy the reply", "The focused message, or the last reply, to the clipboard"),
-    ("copy_code", "Chat: copy a code block…", "Of the focused message, or of the last reply; Y on a message"),
+    ("copy_code", "Chat: copy a code block…", "Of the focused message, or of the last reply"),
 )
 """(action, title, help) of the pane's commands for the command palette; shown when available."""
 

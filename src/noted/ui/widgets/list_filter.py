@@ -110,16 +110,23 @@ class ListFilter:
         ]
         return self.matches
 
+    def holds(self, row: NoteRow) -> bool:
+        """Whether ``row``'s title holds every word of the filter."""
+        title = (row.meta.title or "").casefold()
+        return all(word in title for word in title_words(self.text))
+
     def next_page(self, shown: int) -> list[NoteRow]:
         """The matches after the first ``shown``, a page of them (the cursor neared the end)."""
         return self.matches[shown : shown + PAGE_SIZE]
 
     def title(self, name: str, marked: str, sort: str, room: int) -> str:
         """The list's title while it filters, ``All notes · 12 of 340 · filter: foo · by updated``,
-        fitted to ``room`` cells: the sort goes first, then the name; the words typed stay."""
+        fitted to ``room`` cells: the sort goes first, then the name, then the count of matches
+        (a count of ``marked`` notes, which triage acts on, stays); the words typed stay."""
         count, words = f"{self.count()}{marked}", f"filter: {self.text.strip()}"
         full = f"{name} · {count} · {words}"
-        return fitting((f"{full}{sort}", full, f"{count} · {words}", words), room)
+        marks = (f"{marked.removeprefix(' · ')} · {words}",) if marked else ()
+        return fitting((f"{full}{sort}", full, f"{count} · {words}", *marks, words), room)
 
     def count(self) -> str:
         """How many notes match, of how many: ``12 of 340`` (the list's title says it, with the filter)."""

@@ -283,11 +283,12 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
         self.find.search(self._texts(), self.find.origin)
         self._show_hit(self.find.origin)
 
-    def find_marks(self, label: str, pattern: re.Pattern[str], origin: int) -> None:
+    def find_marks(self, label: str, pattern: re.Pattern[str], origin: int, title: str = "") -> None:
         """Mark where the page holds ``pattern`` (the words a search found the note by, named
         ``label``) as a find does, without scrolling; the current match is the first at or below
-        row ``origin`` (the section the note opens at)."""
-        self.find = PageFind(label, origin, pattern)
+        row ``origin`` (the section the note opens at). ``title``: the note's, which the status
+        names when only it holds the words."""
+        self.find = PageFind(label, origin, pattern, title)
         self.find.search(self._texts(), self.find.origin)
         self._painted.clear()
         self.refresh()

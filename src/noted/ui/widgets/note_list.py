@@ -27,7 +27,7 @@ from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from noted.models import Folder
+from noted.models import Folder, NoteMeta
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
 from noted.ui.data import ALL_NOTES, PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page
@@ -35,7 +35,7 @@ from noted.ui.key_hints import chord_keys
 from noted.ui.messages import FirstNotesListed
 from noted.ui.patches.option_rows import option_lines, refresh_options
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
-from noted.ui.widgets.list_filter import POOL, Before, ListFilter
+from noted.ui.widgets.list_filter import POOL, Before, ListFilter, fitting
 from noted.ui.widgets.note_marks import MarkedRows
 from noted.ui.widgets.note_rows import nothing_listed, row_prompt, wrapped
 from noted.ui.widgets.prompt_bar import FiltersInPlace, ask
@@ -80,7 +80,7 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         Binding("v", "mark_range", "Range", show=False, id="list.mark_range",
                 tooltip="Mark a range: v, then j/k mark every note the cursor passes; v again ends it"),
         Binding("asterisk", "mark_all", "Mark all", show=False, id="list.mark_all",
-                tooltip="Mark every loaded note (every match of a filter), or clear the marks"),
+                tooltip="Mark every note of the list (every match of a filter), or clear the marks"),
         Binding("t", "tag", "Tag", id="list.tag", tooltip="Add (or -remove) tags on the marked notes"),
         Binding("m", "move", "Move", id="list.move", tooltip="Move the marked notes to a notebook"),
         Binding("c", "complete", "Done", id="list.complete", tooltip="Complete (or reopen) the marked to-dos"),
@@ -178,7 +178,7 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         self.source: NoteSource = ALL_NOTES
         self.order = NoteOrder.UPDATED
         self.rows: list[NoteRow] = []
-        self.marked: set[str] = set()
+        self.marked: dict[str, NoteMeta] = {}
         self._has_more = False
         self._total: int | None = None
         self._trashed: tuple[Folder, ...] = ()  # the notebooks in a trash with no notes, which it names
@@ -239,6 +239,8 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         keep = self.highlighted_id if message.keep and self.highlighted_id != self._asked_at else message.keep
         if page.total is not None:  # (a first page)
             self._total, self._trashed = page.total, page.trashed_notebooks
+        if message.replace and not page.has_more:  # the whole list: a marked note not in it left it
+            self.forget_unlisted(page.rows)
         if message.replace and self.filter.active:
             again = self.filter.pool_size is not None  # read again (a change): a note gone leaves its place
             self.filter.set_pool(page.rows, page.has_more)
@@ -253,19 +255,24 @@ holds the words, {app.search} searches the notes' text and meaning for them.
             self.post_message(FirstNotesListed(time.perf_counter(), time.process_time()))
 
     def _extend(self, rows: Sequence[NoteRow]) -> None:
+        self.freshen(rows)
         self.rows.extend(rows)
         self.add_options(self._option(row) for row in rows)
 
-    def _draw_all(self) -> None:
-        if self.filter.narrowing:  # the matches past those drawn
-            self._extend(self.filter.matches[len(self.rows) :])
+    def every_note(self) -> Sequence[NoteRow] | None:
+        if self.filter.active:  # its matches, once every note of the source is read
+            return self.filter.matches if self.filter.pool_size is not None else None
+        return None if self._has_more or self._loading else self.rows
+
+    def listed(self, rows: Sequence[NoteRow]) -> list[NoteRow]:
+        return [row for row in rows if self.filter.holds(row)] if self.filter.narrowing else list(rows)
 
     def _replace_rows(self, rows: list[NoteRow], keep: str | None, *, moved: bool = True) -> None:
         """Show ``rows``, the cursor on ``keep`` (``moved``: if it is not among them, at the same
         place, which says the note left the list) or else on the first."""
         previous = self.highlighted or 0
         self.rows = rows
-        self.marked &= {row.meta.id for row in rows}
+        self.freshen(rows)  # a mark stays on its note, listed or not, until acted on or cleared
         # The cursor passes through other rows while the options are replaced: announce only
         # where it ends, so the reader does not flick to another note and back.
         self._rebuilding = True
@@ -305,12 +312,14 @@ holds the words, {app.search} searches the notes' text and meaning for them.
             f"{len(self.rows)}{'+' if self._has_more else ''}" if self._total is None else f"{self._total:,}"
         )
         # The marked count before the sort, which a narrow list cuts first: triage acts on it.
-        marked = f" · {len(self.marked)} marked" if self.marked else ""
+        marked = f" · {len(self.marked):,} marked" if self.marked else ""
         marked += " (v ends)" if self._range is not None else ""
         sort = f" · by {_SORT_LABEL.get(self.order, self.order)}"
-        if self.filter.narrowing:  # fitted to the top edge, less its corners and "─ " and " ─"
-            return self.filter.title(self.source.title, marked, sort, self.outer_size.width - 6)
-        return f"{self.source.title} · {count}{marked}{sort}"
+        room = self.outer_size.width - 6  # the top edge, less its corners and "─ " and " ─"
+        if self.filter.narrowing:
+            return self.filter.title(self.source.title, marked, sort, room)
+        full = f"{self.source.title} · {count}{marked}"
+        return fitting((f"{full}{sort}", full), room)
 
     def on_resize(self) -> None:
         self.border_title = self._title()  # a filter's title fits the width

@@ -1,29 +1,43 @@
 """``MarkedRows``: the note list's rows, and their marks for triage to act on.
 
-``Space`` marks one note, ``v`` a range (every note the cursor passes until ``v`` again), ``*`` all
-the notes loaded, and every match of a filter, drawn or not (or none). ``NoteList`` loads and
-filters the rows; here they are marked, and the triage keys act on them.
+``Space`` marks one note, ``v`` a range (every note the cursor passes until ``v`` again), ``*`` every
+note of the list, loaded or not, or every match of a filter (or, all being marked, none). Marks
+belong to notes, not to drawn rows: they stay through a filter, a sort and scrolling until a triage
+action or ``*`` clears them, or another notebook is listed. ``NoteList`` loads and filters the rows
+(and reads the whole list for ``*``); here they are marked, and the triage keys act on them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from textual import on
+from textual.message import Message
 from textual.widgets import OptionList
 
 from noted.models import NoteMeta
-from noted.store.protocol import NoteOrder
-from noted.ui.data import NoteRow
+from noted.search.keyword import KeywordSearch
+from noted.store.protocol import NoteOrder, Store
+from noted.ui.data import NotePage, NoteRow, NoteSource, load_page
+from noted.ui.widgets.list_filter import POOL
 from noted.ui.widgets.note_rows import row_prompt
 from noted.ui.widgets.triage import NoteTriage, range_marks
+from noted.ui.workers import thread_work
 
 
 class MarkedRows(OptionList):
     """An option list of notes, one option per row of ``rows``, some of them marked."""
 
     rows: list[NoteRow]
-    marked: set[str]
+    source: NoteSource
+    _store: Store
+    _keyword: KeywordSearch
+    marked: dict[str, NoteMeta]
+    """The marked notes, loaded or not, as last read (``freshen``), in the order marked."""
     order: NoteOrder
     triage: NoteTriage
-    _range: tuple[int, frozenset[str]] | None = None
+    _range: tuple[int, dict[str, NoteMeta]] | None = None
     """While a range is marked (``v``): where it began, and the marks made before it."""
 
     @property
@@ -40,9 +54,11 @@ class MarkedRows(OptionList):
         return [self.rows[i].meta.id for i in order if 0 <= i < len(self.rows)]
 
     def targets(self) -> list[NoteMeta]:
-        """The marked notes in list order, or the highlighted one."""
+        """The marked notes (those loaded in list order, then the others), or the highlighted one."""
         if self.marked:
-            return [row.meta for row in self.rows if row.meta.id in self.marked]
+            loaded = [row.meta for row in self.rows if row.meta.id in self.marked]
+            shown = {meta.id for meta in loaded}
+            return loaded + [meta for note_id, meta in self.marked.items() if note_id not in shown]
         meta = self.highlighted_meta
         return [meta] if meta is not None else []
 
@@ -65,7 +81,9 @@ class MarkedRows(OptionList):
         index = self.highlighted
         if index is None or index >= len(self.rows):
             return
-        self.marked ^= {self.rows[index].meta.id}
+        meta = self.rows[index].meta
+        if self.marked.pop(meta.id, None) is None:
+            self.marked[meta.id] = meta
         self._redraw(index)
         self.border_title = self._title()
         self.action_cursor_down()
@@ -75,7 +93,7 @@ class MarkedRows(OptionList):
         if self._range is not None:
             self._range = None
         elif self.highlighted is not None and self.highlighted < len(self.rows):
-            self._range = (self.highlighted, frozenset(self.marked))
+            self._range = (self.highlighted, dict(self.marked))
             self._extend_range(self.highlighted)
         self.border_title = self._title()
 
@@ -83,20 +101,67 @@ class MarkedRows(OptionList):
         """Mark the notes from where the range began to ``index``, and no others of the range."""
         if self._range is None or index is None:
             return
-        marked = range_marks([row.meta.id for row in self.rows], *self._range, index)
-        changed, self.marked = marked ^ self.marked, marked
+        start, before = self._range
+        marked = range_marks([row.meta for row in self.rows], start, before, index)
+        changed, self.marked = marked.keys() ^ self.marked.keys(), marked
         for position, row in enumerate(self.rows):
             if row.meta.id in changed:
                 self._redraw(position)
         self.border_title = self._title()
 
-    def _draw_all(self) -> None:
-        """Add to ``rows`` the notes the list holds but has not drawn yet, which ``*`` marks too."""
+    def freshen(self, rows: Iterable[NoteRow]) -> None:
+        """Keep the marked notes among ``rows`` as just read (triage decides on their state)."""
+        for row in rows:
+            if row.meta.id in self.marked:
+                self.marked[row.meta.id] = row.meta
+
+    def forget_unlisted(self, every: Sequence[NoteRow]) -> None:
+        """Unmark the notes not among ``every`` (every note of the list, just read): they left it."""
+        listed = {row.meta.id for row in every}
+        self.marked = {note_id: meta for note_id, meta in self.marked.items() if note_id in listed}
+
+    def every_note(self) -> Sequence[NoteRow] | None:
+        """Every note of the list (every match of a filter), or None when not all are read yet."""
+        raise NotImplementedError
+
+    def listed(self, rows: Sequence[NoteRow]) -> list[NoteRow]:
+        """Those of ``rows`` (every note of the source) that the list shows: a filter's matches."""
+        raise NotImplementedError
+
+    def read_every_note(self) -> None:
+        """Read every note of the source in a worker; ``_every_read`` marks those listed."""
+        self._read_every(self.source, self.order)
+
+    @thread_work("list-mark-all", "reading every note to mark")
+    def _read_every(self, source: NoteSource, order: NoteOrder) -> None:
+        page = load_page(self._store, source, order, 0, POOL, self._keyword)
+        self.post_message(self._EveryRead(page))
+
+    @dataclass
+    class _EveryRead(Message, bubble=False):
+        page: NotePage
+
+    @on(_EveryRead)
+    def _every_read(self, message: _EveryRead) -> None:
+        page = message.page
+        if page.source.key == self.source.key and page.order == self.order:  # still the list asked about
+            self.mark_every([row.meta for row in self.listed(page.rows)])
 
     def action_mark_all(self) -> None:
-        self._draw_all()  # a filter's matches past its first page: "150 of 155" marks 150
-        ids = {row.meta.id for row in self.rows}
-        self.marked = set() if ids <= self.marked else ids
+        """Mark every note of the list, loaded or not (all marked already: unmark them)."""
+        every = self.every_note()
+        if every is not None:
+            self.mark_every([row.meta for row in every])
+        else:  # the notes past those loaded are read first (a worker: a list of 10,000 stays live)
+            self.read_every_note()
+
+    def mark_every(self, metas: Sequence[NoteMeta]) -> None:
+        """Mark ``metas``, or unmark them if all are marked already."""
+        if all(meta.id in self.marked for meta in metas):
+            for meta in metas:
+                self.marked.pop(meta.id, None)
+        else:
+            self.marked.update((meta.id, meta) for meta in metas)
         for index in range(len(self.rows)):
             self._redraw(index)
         self.border_title = self._title()
@@ -104,7 +169,7 @@ class MarkedRows(OptionList):
     def clear_marks(self) -> None:
         """Forget the marks (after a triage action)."""
         marked = self.marked
-        self.marked, self._range = set(), None
+        self.marked, self._range = {}, None
         for index, row in enumerate(self.rows):
             if row.meta.id in marked:
                 self._redraw(index)

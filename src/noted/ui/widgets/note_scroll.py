@@ -73,10 +73,11 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
         if marks is not None or (self.pending is not None and self.pending[0] != note_id):
             self.pending = None if marks is None else (note_id, marks)
 
-    def drawn(self, note_id: str, origin: int | None) -> None:
-        """Note ``note_id`` is drawn anew, opened at row ``origin``: mark what was asked for it."""
+    def drawn(self, note_id: str, origin: int | None, title: str = "") -> None:
+        """Note ``note_id`` (titled ``title``) is drawn anew, opened at row ``origin``: mark what
+        was asked for it."""
         if self.pending is not None and self.pending[0] == note_id:
-            self.find_marks(*self.pending[1], origin or 0)
+            self.find_marks(*self.pending[1], origin or 0, title)
             self.pending = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

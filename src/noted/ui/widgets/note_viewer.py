@@ -266,7 +266,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             if section is None or not self.scroll_to_section(section):
                 scroll.scroll_to(y=offset, animate=False, immediate=True)
             if not effect.keep_scroll:
-                scroll.drawn(view.note.id, None if section is None else self.section_row(section))
+                origin = None if section is None else self.section_row(section)
+                scroll.drawn(view.note.id, origin, view.note.title)
             header.border_subtitle = "" if scroll.find is None else scroll.find.status()
 
     def _blank(self, text: str) -> None:

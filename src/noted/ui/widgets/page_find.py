@@ -74,11 +74,15 @@ def highlight(strip: Strip, hits: Sequence[Hit], current: Hit | None) -> Strip:
 class PageFind:
     """What is being found in a page, its matches, and the one the reader is at."""
 
-    def __init__(self, text: str, origin: int, pattern: re.Pattern[str] | None = None) -> None:
+    def __init__(
+        self, text: str, origin: int, pattern: re.Pattern[str] | None = None, title: str = ""
+    ) -> None:
         self.text = text
         self.pattern = pattern
         """What to find in place of ``text`` (which then only names it): the words a search found
         the note by (``noted.search.sections.marks``)."""
+        self.title = title
+        """The note's title, which the page does not show but a search looks in."""
         self.origin = origin
         """The page row at the top of the view when the find began: matches are looked for from
         there, and ``Esc`` while typing goes back there."""
@@ -119,8 +123,9 @@ class PageFind:
         """``find: word · 3/7`` (and whether ``n`` went round the end)."""
         if not self.text:
             return ""
-        if self.current is None:
-            return f"find: {self.text} · no match"
+        if self.current is None:  # a search may have found the note by its title, not the page
+            in_title = self.pattern is not None and self.pattern.search(self.title)
+            return f"find: {self.text} · {'in the title, not the text' if in_title else 'no match'}"
         where = f"{self.current + 1}/{len(self.hits)}"
         if self.wrapped:
             where += f" · from the {self.wrapped}"

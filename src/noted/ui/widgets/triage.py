@@ -10,7 +10,7 @@ meanwhile, say) is counted and reported; the others still change. The list hears
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,11 +37,13 @@ Apply = Callable[[NoteMeta], "Callable[[], object] | bool"]
 UNDO_HINT = "z undoes"
 
 
-def range_marks(ids: Sequence[str], start: int, before: frozenset[str], index: int) -> set[str]:
-    """The marks while a range is marked (``v``): those made ``before`` it, and the notes of ``ids``
-    from ``start`` to ``index``."""
-    low, high = sorted((min(start, len(ids) - 1), min(index, len(ids) - 1)))
-    return set(before) | set(ids[low : high + 1])
+def range_marks(
+    notes: Sequence[NoteMeta], start: int, before: Mapping[str, NoteMeta], index: int
+) -> dict[str, NoteMeta]:
+    """The marks while a range is marked (``v``): those made ``before`` it, and ``notes`` from
+    ``start`` to ``index``."""
+    low, high = sorted((min(start, len(notes) - 1), min(index, len(notes) - 1)))
+    return {**before, **{meta.id: meta for meta in notes[low : high + 1]}}
 
 
 TAG_HINT = 'Separate tags with spaces or commas; quote a name with spaces ("Q3 plan"); -tag removes one.'
