@@ -4,6 +4,7 @@ redraw froze the app for seconds on a long note)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 
@@ -105,24 +106,41 @@ LONG = (
 )
 
 
+@contextlib.contextmanager
+def long_note_app(fixture: Fixture) -> Iterator[tuple[NotedApp, str]]:
+    """The app on a profile holding ``LONG``, and that note's id."""
+    services = open_services(fixture.root)
+    try:
+        note = services.store.create_note(NoteDraft("Long", LONG, parent_id=fixture.home), actor=ACTOR_USER)
+        yield NotedApp(services), note.id
+    finally:
+        services.close()
+
+
+async def opened_in_part(
+    pilot: Pilot[None], app: NotedApp, note_id: str, calls: list[tuple[int, bool]], gate: threading.Event
+) -> tuple[NoteViewer, NoteScroll]:
+    """The viewer and its page once ``note_id`` is shown with only its opening drawn: the gate
+    closed, the rest of the drawing waits in its thread."""
+    viewer = app.workspace.query_one(NoteViewer)
+    page = app.workspace.query_one(NoteScroll)
+    await until(pilot, lambda: viewer.view is not None)
+    gate.clear()
+    calls.clear()
+    viewer.show(note_id)
+    await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note_id)
+    await until(pilot, lambda: page.line_count > 0)
+    return viewer, page
+
+
 async def test_a_long_note_shows_its_opening_first_and_the_rest_from_a_thread(
     fixture: Fixture, gated: tuple[threading.Event, list[tuple[int, bool]]]
 ) -> None:
     gate, calls = gated
     gate.set()
-    services = open_services(fixture.root)
-    note = services.store.create_note(NoteDraft("Long", LONG, parent_id=fixture.home), actor=ACTOR_USER)
-    app = NotedApp(services)
-    try:
+    with long_note_app(fixture) as (app, note_id):
         async with app.run_test(size=(120, 40)) as pilot:
-            viewer = app.workspace.query_one(NoteViewer)
-            page = app.workspace.query_one(NoteScroll)
-            await until(pilot, lambda: viewer.view is not None)
-            gate.clear()
-            calls.clear()
-            viewer.show(note.id)
-            await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note.id)
-            await until(pilot, lambda: page.line_count > 0)
+            viewer, page = await opened_in_part(pilot, app, note_id, calls, gate)
             # Not vacuous: drawn whole in the viewer's worker, the page held the end at once.
             texts = " ".join(page.line_text(row) for row in range(page.line_count))
             assert "zebracorn" in page.line_text(0) and "quokkatail" not in texts
@@ -141,10 +159,8 @@ async def test_a_long_note_shows_its_opening_first_and_the_rest_from_a_thread(
                 what="the section",
             )
             assert any("quokkatail" in page.line_text(row) for row in range(page.line_count))
-            viewer.show(note.id, read_ahead=True)  # shown again: drawn whole, never half
+            viewer.show(note_id, read_ahead=True)  # shown again: drawn whole, never half
             await until(pilot, lambda: page.covers(10_000) and page.line_text(0).startswith("The zebracorn"))
-    finally:
-        services.close()
 
 
 async def test_bottom_pressed_while_only_the_opening_is_drawn_lands_at_the_notes_end(
@@ -154,18 +170,9 @@ async def test_bottom_pressed_while_only_the_opening_is_drawn_lands_at_the_notes
     middle of the note, and stayed there."""
     gate, calls = gated
     gate.set()
-    services = open_services(fixture.root)
-    note = services.store.create_note(NoteDraft("Long", LONG, parent_id=fixture.home), actor=ACTOR_USER)
-    app = NotedApp(services)
-    try:
+    with long_note_app(fixture) as (app, note_id):
         async with app.run_test(size=(120, 40)) as pilot:
-            viewer = app.workspace.query_one(NoteViewer)
-            page = app.workspace.query_one(NoteScroll)
-            await until(pilot, lambda: viewer.view is not None)
-            gate.clear()
-            calls.clear()
-            viewer.show(note.id)
-            await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note.id)
+            _, page = await opened_in_part(pilot, app, note_id, calls, gate)
             await until(pilot, lambda: bool(calls), what="the rest being drawn")
             assert not page.covers(10_000)  # only the opening on the page
             page.focus()
@@ -177,5 +184,3 @@ async def test_bottom_pressed_while_only_the_opening_is_drawn_lands_at_the_notes
                 lambda: any("quokkatail" in page.line_text(round(page.scroll_y) + r) for r in range(40)),
                 what="the note's end in view",
             )
-    finally:
-        services.close()

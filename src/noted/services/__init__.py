@@ -339,10 +339,9 @@ class Services:
             return self._review
 
     def reload_settings(self) -> None:
-        """Read the config file again if another process changed it (one ``stat`` if not), so a
-        switch flipped there decides what runs next. Blocking, and the settings' subscribers run in
-        the calling thread: call it from a worker thread. A file that no longer parses leaves the
-        values read before in effect; the app's settings follower tells the person."""
+        """Read the config file again if another process changed it (one ``stat`` if not), so a switch
+        flipped there decides what runs next. Blocking, its subscribers run here: call it from a worker
+        thread. A file that no longer parses keeps the values read before (the app's follower says so)."""
         try:
             self.settings.reload()
         except NotedError as exc:
