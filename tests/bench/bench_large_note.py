@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 WORDS = "alpha beta gamma delta river stone cloud paper window garden engine winter summer".split()
@@ -53,7 +54,7 @@ def markdown(chars: int, line_words: int = 12) -> str:
     return "".join(out)
 
 
-def _store(backend: str, root: Path):  # type: ignore[no-untyped-def]
+def _store(backend: str, root: Path) -> Any:  # a Store with its database (.db): the three have one
     if backend == "sqlite":
         from noted.store.sqlite import SqliteStore
 
@@ -62,7 +63,7 @@ def _store(backend: str, root: Path):  # type: ignore[no-untyped-def]
         from noted.store.vault import VaultStore
 
         return VaultStore.open(root / "vault", root / "profile")
-    from tests.support.joplin import JoplinStore
+    from noted.store.joplin import JoplinStore
 
     info = json.loads((root / "joplin.json").read_text())
     return JoplinStore.open(root / "sidecar", url=info["url"], token=info["token"])
@@ -80,7 +81,7 @@ def make(backend: str, root: Path, chars: int) -> str:
         store = _store(backend, root)
         try:
             ids = [n.id for n in store.list_notes() if n.title == "Huge note"]
-            return ids[0] if ids else ""
+            return str(ids[0]) if ids else ""
         finally:
             store.close()
     store = _store(backend, root)
@@ -89,7 +90,7 @@ def make(backend: str, root: Path, chars: int) -> str:
         store.create_note(
             NoteDraft("Short note", "A short note about otters.", parent_id=folder), actor="user"
         )
-        return store.create_note(NoteDraft("Huge note", body, parent_id=folder), actor="user").id
+        return str(store.create_note(NoteDraft("Huge note", body, parent_id=folder), actor="user").id)
     finally:
         store.close()
 
