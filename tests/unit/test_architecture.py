@@ -107,7 +107,13 @@ def test_the_core_never_imports_textual(tmp_path: Path) -> None:
 
 def test_the_probe_sees_textual_when_it_is_loaded(tmp_path: Path) -> None:
     # not vacuous: the same probe does report Textual once a front end pulls it in
-    assert "textual" in _top(_loaded("import noted.ui.app", tmp_path))
+    loaded = _loaded("import noted.ui.app", tmp_path)
+    assert "textual" in _top(loaded)
+    # The app starts without the chat: its pane and engine load once a chat is shown (an import of
+    # the chat's package at start-up, by the palette, cost 70 ms before the first page).
+    assert not {"noted.ui.chat", "noted.chat.engine"} & loaded, sorted(
+        {"noted.ui.chat", "noted.chat.engine"} & loaded
+    )
 
 
 def test_the_command_line_starts_without_the_sdks(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 
 from noted.settings.handles import UI_KEYMAP
-from noted.ui.chat.copying import CopyableMessage
 from noted.ui.commands import open_tool_palette
 from noted.ui.key_hints import KeyHints, class_bindings
 from noted.ui.widgets.note_editor import NoteEditor
@@ -91,17 +90,19 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
         )  # fmt: skip
     if screen.chat is not None and screen.shows(screen.chat):
         for entry in screen.chat.commands():
-            owner, where = _CHAT_KEYS_ELSEWHERE.get(getattr(entry.callback, "__name__", ""), (None, ""))
+            owner, where = _chat_keys_elsewhere().get(getattr(entry.callback, "__name__", ""), (None, ""))
             yield SystemCommand(
                 entry.title, hints.for_callback(entry.help, entry.callback, owner, where), entry.callback
             )
 
 
-_CHAT_KEYS_ELSEWHERE: dict[str, tuple[type[DOMNode], str]] = {
-    "action_copy_code": (CopyableMessage, " on a message"),
-}
-"""The chat's commands whose key is not the pane's but a focused message's: named as there (the
-keymap applied), rather than looked for on the pane, which has none."""
+def _chat_keys_elsewhere() -> dict[str, tuple[type[DOMNode], str]]:
+    """The chat's commands whose key is not the pane's but a focused message's: named as there (the
+    keymap applied), rather than looked for on the pane, which has none. Imported here: the chat's
+    package (its engine) loads only once a chat is shown, not at start-up (+70 ms)."""
+    from noted.ui.chat.copying import CopyableMessage
+
+    return {"action_copy_code": (CopyableMessage, " on a message")}
 
 
 _TREE_COMMANDS = (
