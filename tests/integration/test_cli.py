@@ -15,7 +15,7 @@ from tests.support.cli import Cli, env_with_src, run_noted
 from tests.support.polling import scaled
 
 from noted.cli import build_parser, parser_and_commands
-from noted.markdown import outline_lines
+from noted.markdown import outline, outline_lines
 from noted.models import ACTOR_IMPORT, NoteDraft
 
 
@@ -170,9 +170,9 @@ def test_show_prints_header_and_body(cli: Cli) -> None:
 def test_show_outline_and_sections(cli: Cli) -> None:
     title = "Reading a long note by its outline"
     body = cli.json("show", title)["body"]
-    assert cli.ok("show", title, "--outline").out.splitlines() == outline_lines(body)
-    outline = cli.json("show", title, "--outline")["outline"]
-    assert [s["path"] for s in outline][:4] == ["0", "1", "1.1", "1.1.1"]
+    assert cli.ok("show", title, "--outline").out.splitlines() == outline_lines(outline(body))
+    listed = cli.json("show", title, "--outline")["outline"]
+    assert [s["path"] for s in listed][:4] == ["0", "1", "1.1", "1.1.1"]
     section = cli.ok("show", title, "--section", "1.2").out
     assert section.startswith("## While there") and "### Food" in section and "# Afterwards" not in section
     by_heading = cli.json("show", title, "--section", "food")["section"]

@@ -76,7 +76,7 @@ def test_inline_markup_is_stripped_from_headings() -> None:
 
 
 def test_outline_lines_and_empty_bodies() -> None:
-    assert outline_lines("# One\nx\n## Two\n") == ["1\t15\tOne", "1.1\t7\tTwo"]
+    assert outline_lines(outline("# One\nx\n## Two\n")) == ["1\t15\tOne", "1.1\t7\tTwo"]
     assert outline("").sections == () and outline("plain text").sections[0].path == "0"
 
 

@@ -19,9 +19,10 @@ from noted.cli import (
 from noted.cli.args import MAX_COUNT, Commands, check_range, given
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
-from noted.markdown import outline, outline_lines, section_text
+from noted.markdown import Outline, outline, outline_lines, section_text
 from noted.models import Note
 from noted.ops.resolve import folder_paths, resolve_folder, resolve_note
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import NoteOrder
 
 RECENT = 5
@@ -141,29 +142,35 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
     return 0
 
 
+def _outline(ctx: CliContext, note: Note) -> Outline:
+    """The note's outline, of its opening only when it is over ``notes.largeNoteChars``."""
+    return outline(note.body, ctx.services.settings.get(LARGE_NOTE_CHARS))
+
+
 def _show_outline(ctx: CliContext, note: Note) -> int:
+    tree = _outline(ctx, note)
     if ctx.json:
-        sections = outline(note.body).sections
-        ctx.emit(
-            {
-                "id": note.id,
-                "title": note.title,
-                "outline": [
-                    {"path": s.path, "chars": s.chars, "heading": s.heading, "level": s.level}
-                    for s in sections
-                ],
-            }
-        )
+        sections = [
+            {"path": s.path, "chars": s.chars, "heading": s.heading, "level": s.level} for s in tree.sections
+        ]
+        partial = {"partial": tree.partial} if tree.partial else {}
+        ctx.emit({"id": note.id, "title": note.title, "outline": sections, **partial})
         return 0
-    for line in outline_lines(note.body):
+    for line in outline_lines(tree):
         ctx.out(line)
+    if tree.partial:  # on stderr: stdout stays one section a line
+        ctx.error(tree.partial)
     return 0
 
 
 def _show_section(ctx: CliContext, note: Note, key: str) -> int:
-    found = outline(note.body).find(key)
+    tree = _outline(ctx, note)
+    found = tree.find(key)
     if not found:
-        raise NotFoundError(f'no section "{key}" in note "{note.title}"', hint="`--outline` lists them")
+        listed = f"{tree.partial} " if tree.partial else ""
+        raise NotFoundError(
+            f'no section "{key}" in note "{note.title}"', hint=f"{listed}`--outline` lists them"
+        )
     if len(found) > 1:
         paths = ", ".join(f'{s.path} "{s.heading}"' for s in found)
         raise InvalidInputError(
@@ -171,14 +178,12 @@ def _show_section(ctx: CliContext, note: Note, key: str) -> int:
         )
     section = found[0]
     text = section_text(note.body, section)
+    cut = tree.partial if tree.cut(section) else None  # the section may go on past the opening
     if ctx.json:
-        ctx.emit(
-            {
-                "id": note.id,
-                "title": note.title,
-                "section": {"path": section.path, "heading": section.heading, "text": text},
-            }
-        )
+        shown = {"path": section.path, "heading": section.heading, "text": text}
+        ctx.emit({"id": note.id, "title": note.title, "section": shown, **({"partial": cut} if cut else {})})
         return 0
     ctx.out(text.rstrip("\n"))
+    if cut:
+        ctx.error(cut)
     return 0

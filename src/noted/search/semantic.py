@@ -36,6 +36,7 @@ from noted.search.query import check_query_size
 from noted.search.results import MAX_SECTIONS
 from noted.search.sections import ChunkScore, SectionMatch, rank_sections
 from noted.search.stale import Place, current_place
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database, get_meta
 
@@ -159,12 +160,15 @@ class SemanticSearch:
         *,
         oversample: int = OVERSAMPLE,
         min_candidates: int = MIN_CANDIDATES,
+        part_chars: int = LARGE_NOTE_CHARS.default,
     ) -> None:
         self.store = store
         self.db = db
         self.embedder = embedder
         self.oversample = oversample
         self.min_candidates = min_candidates
+        self.part_chars = part_chars
+        """``notes.largeNoteChars``: a longer note's chunks are of its opening (``noted.search.stale``)."""
 
     @functools.cached_property
     def tables(self) -> VectorTables:
@@ -258,7 +262,7 @@ class SemanticSearch:
             of_note = kept[note_id]
             cosines = _cosines([stored[c.rowid] for c in of_note], vectors)
             lead = title_lead(note.title, self.embedder)
-            places = [_now(note, c, lead) for c in of_note]
+            places = [_now(note, c, lead, self.part_chars) for c in of_note]
             scored = [
                 ChunkScore(p.path, p.heading, p.start, p.end, float(x))
                 for p, x in zip(places, cosines, strict=True)
@@ -344,7 +348,11 @@ class SemanticSearch:
             note = notes.get(note_id)
             if note is None or note.is_trashed or note.is_conflict:
                 continue  # the indexer has not caught up with a trash or delete yet
-            hits.append(_hit(note, m, second.get(note_id, 0.0), title_lead(note.title, self.embedder)))
+            hits.append(
+                _hit(
+                    note, m, second.get(note_id, 0.0), title_lead(note.title, self.embedder), self.part_chars
+                )
+            )
             if len(hits) >= limit:
                 break
         return hits
@@ -360,14 +368,16 @@ def _cosines(blobs: Sequence[bytes], vectors: Sequence[npt.NDArray[np.float32]])
     return cosines
 
 
-def _now(note: Note, chunk: ChunkMatch | StoredChunk, lead: str) -> Place:
+def _now(note: Note, chunk: ChunkMatch | StoredChunk, lead: str, part: int) -> Place:
     """Where ``chunk`` is in the note now (``noted.search.stale``: the index may be behind an edit)."""
     place = Place(chunk.section_path, chunk.section_heading, chunk.start, chunk.end)
-    return current_place(place, note.body, lead=lead, index=chunk.index, embedded=chunk.content_hash)
+    return current_place(
+        place, note.body, lead=lead, index=chunk.index, embedded=chunk.content_hash, limit=part
+    )
 
 
-def _hit(note: Note, m: ChunkMatch, second: float, lead: str) -> SemanticHit:
-    at = _now(note, m, lead)
+def _hit(note: Note, m: ChunkMatch, second: float, lead: str, part: int) -> SemanticHit:
+    at = _now(note, m, lead, part)
     text = note.body[at.start : at.end]
     return SemanticHit(
         note.id, note.title, note.parent_id, note.updated_time, round(m.score, 4),

@@ -85,7 +85,7 @@ class Services:
     _closed: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.keyword.part_chars = self.settings.get(LARGE_NOTE_CHARS)  # a hit's section: the opening
+        self.keyword.part_chars = self.settings.get(LARGE_NOTE_CHARS)  # sections of a long note's opening
 
     @classmethod
     def open(
@@ -208,7 +208,7 @@ class Services:
         with self._lock:
             if self._semantic is not None:
                 return self._semantic
-        semantic = SemanticSearch(self.store, self.db, self.embedder())
+        semantic = SemanticSearch(self.store, self.db, self.embedder(), part_chars=self.keyword.part_chars)
         with self._lock:
             self._semantic = self._semantic or semantic
             return self._semantic

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.ops.session import EditorSession
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError
 from noted.tools.notes import READ_INPUTS, READ_OUTPUTS, read_text
@@ -100,7 +101,7 @@ def _editor_read_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             "end": end,
             "text": chosen if len(chosen) <= 8_000 else chosen[:8_000] + "…",
         }
-    return {**out, **read_text(text, args, how)}
+    return {**out, **read_text(text, args, how, limit=ctx.settings.get(LARGE_NOTE_CHARS))}
 
 
 def _editor_append(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from noted.markdown import outline_lines, section_text
+from noted.markdown import outline, outline_lines, section_text
 from noted.models import Note
 from noted.ops.attachments import linking_notes
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
@@ -56,15 +57,20 @@ READ_OUTPUTS: dict[str, Payload] = {
     **s.PAGE_FIELDS,
     "outline": s.string("With outline=true: one line per heading, path<TAB>chars<TAB>heading."),
     "section": s.obj({"path": s.string(), "heading": s.string()}, ("path", "heading")),
+    "partial": s.string(
+        "Set when the note is over notes.largeNoteChars: the outline and sections are of its opening "
+        "only (a section reaching its end may go on); offset and max_chars read all of it."
+    ),
 }
 
 
 def read_text(
-    body: str, args: Mapping[str, Any], how_to_continue: Callable[[int, str | None], str]
+    body: str, args: Mapping[str, Any], how_to_continue: Callable[[int, str | None], str], *, limit: int
 ) -> Payload:
     """The outline, a section or a page of ``body``, as ``args`` (``READ_INPUTS``) ask.
 
-    ``how_to_continue(offset, section)`` names the call that reads on from ``offset``.
+    ``how_to_continue(offset, section)`` names the call that reads on from ``offset``. A body over
+    ``limit`` (``notes.largeNoteChars``) has the outline and sections of its opening, said in ``partial``.
     """
     want_outline = bool(args.get("outline", False))
     key: str | None = args.get("section")
@@ -74,16 +80,19 @@ def read_text(
             "one section from it",
             field="section",
         )
-    if want_outline:
-        return {"outline": "\n".join(outline_lines(body)), "body_length": len(body)}
     offset = int(args.get("offset", 0))
     max_chars = int(args.get("max_chars", DEFAULT_MAX_CHARS))
-    if key is None:
+    if key is None and not want_outline:
         return page(body, offset, max_chars, how_to_continue=lambda at: how_to_continue(at, None))
-    found = pick_section(body, key)
+    tree = outline(body, limit)
+    if want_outline:
+        said = {"partial": tree.partial} if tree.partial else {}
+        return {"outline": "\n".join(outline_lines(tree)), "body_length": len(body), **said}
+    found = pick_section(tree, key or "")
     part = section_text(body, found)
     paged = page(part, offset, max_chars, how_to_continue=lambda at: how_to_continue(at, found.path))
-    return {"section": {"path": found.path, "heading": found.heading}, **paged}
+    cut = {"partial": tree.partial} if tree.partial and tree.cut(found) else {}
+    return {"section": {"path": found.path, "heading": found.heading}, **paged, **cut}
 
 
 # read_note ----------------------------------------------------------------------------------------
@@ -96,7 +105,11 @@ def _read_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         where = f', section="{section}"' if section is not None else ""
         return f'call read_note with id="{note.id}"{where}, offset={offset}'
 
-    return {**note_fields(ctx, note), **read_text(note.body, args, how), **pending_on(ctx, note.id)}
+    return {
+        **note_fields(ctx, note),
+        **read_text(note.body, args, how, limit=ctx.settings.get(LARGE_NOTE_CHARS)),
+        **pending_on(ctx, note.id),
+    }
 
 
 def pending_on(ctx: ToolContext, note_id: str) -> Payload:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from noted.errors import NotFoundError
-from noted.markdown import Section, outline
+from noted.markdown import Outline, Section
 from noted.models import Folder, Note, NoteMeta
 from noted.tools.base import Payload, ToolContext, ToolError
 from noted.tools.schema import FIRST_MS, LAST_MS
@@ -243,9 +243,8 @@ def page(text: str, offset: int, max_chars: int, *, how_to_continue: Callable[[i
     return payload
 
 
-def pick_section(body: str, key: str) -> Section:
+def pick_section(tree: Outline, key: str) -> Section:
     """The section ``key`` names (a path like ``1.2.1`` or an exact heading), or an error saying why not."""
-    tree = outline(body)
     found = tree.find(key)
     if len(found) == 1:
         return found[0]
@@ -260,7 +259,8 @@ def pick_section(body: str, key: str) -> Section:
         "" if len(tree.headings) <= 30 else f" (and {len(tree.headings) - 30} more; outline=true lists all)"
     )
     known = f"The sections are: {headings}{more}." if headings else "This note has no headings."
-    raise ToolError(f'no section "{key}" in this note. {known}', field="section")
+    partial = f" {tree.partial}" if tree.partial else ""
+    raise ToolError(f'no section "{key}" in this note. {known}{partial}', field="section")
 
 
 def match_positions(text: str, find: str) -> list[int]:
