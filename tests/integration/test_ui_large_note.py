@@ -10,6 +10,7 @@ from noted.models import ACTOR_USER, NoteDraft
 from noted.ui.app import NotedApp
 from noted.ui.widgets.note_editor import NoteEditor
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
+from noted.ui.widgets.outline import OutlineList
 
 PART = 10_000
 
@@ -34,6 +35,9 @@ async def test_a_large_note_opens_in_part_and_says_how_to_see_it_all(fixture: Fi
             assert view is not None and view.partial and len(view.text) <= PART
             header = str(app.workspace.query_one("#note-header").render())
             assert f"first {len(view.text):,} of {len(body):,} characters shown" in header
+            outline = app.workspace.query_one(OutlineList)  # its last line says it is partial
+            said_last = str(outline.get_option_at_index(outline.option_count - 1).prompt)
+            assert said_last == view.outline.partial and said_last.startswith("Partial outline: of the first")
             last = "".join(page.line_text(row) for row in range(page.line_count - 6, page.line_count))
             assert f"notedshow{note.id}" in last.replace(" ", "")  # (the page wraps the line)
             assert "quokkatail" not in " ".join(page.line_text(r) for r in range(page.line_count))

@@ -15,6 +15,7 @@ from tests.support.tools_env import Env, make_env
 from tests.unit.test_large_notes import long_body
 
 from noted.markdown import opening, outline
+from noted.ops.links import note_links
 from noted.search.stale import Place, current_place
 from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.sqlite import SqliteStore
@@ -83,3 +84,19 @@ def test_a_stale_chunk_of_a_large_note_is_placed_again_in_its_opening() -> None:
     gone = Place(far.path, far.heading, far.start, far.end)
     moved = current_place(gone, body, lead="", index=1, embedded="not this text", limit=PART)
     assert moved.path == "0" and moved.end <= PART  # past the opening: its first section
+
+
+def test_a_link_to_a_heading_of_a_large_note_is_looked_for_in_its_opening(env: Env) -> None:
+    folder = env.folder("Links")
+    env.note(folder, "Huge manual", long_body())
+    source = env.note(
+        folder, "Index", "[[Huge manual#Section 2]] [[Huge manual#The end]] [[Huge manual#Nowhere]]"
+    )
+    links = note_links(env.store, env.ctx.keyword, source, part_chars=PART).outgoing
+    assert [(k.heading, k.section, k.broken) for k in links] == [
+        ("Section 2", "3", ""),  # the right section, in the opening
+        ("The end", "", ""),  # past the opening: neither named nor called broken
+        ("Nowhere", "", 'no heading "Nowhere" in "Huge manual"'),  # its words are nowhere
+    ]
+    whole = note_links(env.store, env.ctx.keyword, source, part_chars=None).outgoing
+    assert whole[1].section != "" and whole[2].broken  # parsed whole, both are known

@@ -14,6 +14,7 @@ from noted.cli.context import CliContext
 from noted.errors import InvalidInputError
 from noted.ops.links import link_payload, note_links
 from noted.ops.resolve import resolve_note
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.wording import plural
 
 
@@ -28,7 +29,9 @@ def register(sub: Commands) -> None:
 def cmd_links(args: argparse.Namespace, ctx: CliContext) -> int:
     services = ctx.services
     note = resolve_note(services.store, args.note)
-    links = note_links(services.store, services.keyword, note.id)
+    links = note_links(
+        services.store, services.keyword, note.id, part_chars=services.settings.get(LARGE_NOTE_CHARS)
+    )
     if ctx.json:
         ctx.emit(link_payload(links))
         return 0

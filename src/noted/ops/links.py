@@ -34,6 +34,7 @@ from noted.markdown import MD_LINK, NOTE_SUFFIXES, WIKI_LINK, code_ranges, link_
 from noted.models import Note
 from noted.ops.attachments import linking_notes
 from noted.search.keyword import MAX_LIMIT
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -259,8 +260,16 @@ class Resolver:
         return list(dict.fromkeys(n for n in names if n.strip()))
 
 
-def outgoing(store: Store, note: Note, resolver: Resolver | None = None) -> list[Link]:
-    """The note's links to notes, each resolved (or marked broken), in order."""
+def outgoing(
+    store: Store,
+    note: Note,
+    resolver: Resolver | None = None,
+    *,
+    part_chars: int | None = LARGE_NOTE_CHARS.default,
+) -> list[Link]:
+    """The note's links to notes, each resolved (or marked broken), in order. A link's heading is
+    looked for in the outline of its note's opening when that note is over ``part_chars``
+    (``notes.largeNoteChars``): one past it is not named, and is broken only if its words are nowhere (a scan, not a parse)."""
     resolver = resolver or Resolver(store)
     links: list[Link] = []
     cache: dict[str, Note] = {note.id: note}
@@ -280,9 +289,11 @@ def outgoing(store: Store, note: Note, resolver: Resolver | None = None) -> list
         target = cache[note_id]
         section, broken = "", ""
         if raw.heading:
-            found = outline(target.body).find(raw.heading)
+            tree = outline(target.body, part_chars)
+            found = tree.find(raw.heading)
             section = found[0].path if found else ""
-            broken = "" if found else f'no heading "{raw.heading}" in "{target.title}"'
+            there = found or (tree.partial and re.search(re.escape(raw.heading.strip()), target.body, re.I))
+            broken = "" if there else f'no heading "{raw.heading}" in "{target.title}"'
         links.append(Link(raw.target, raw.text, note_id, target.title, raw.heading, section, broken))
     return links
 
@@ -354,14 +365,18 @@ def _link_marks(names: list[str], note_id: str) -> list[str]:
 
 
 def note_links(
-    store: Store, keyword: PhraseSearch, note_id: str, folders: frozenset[str] | None = None
+    store: Store,
+    keyword: PhraseSearch,
+    note_id: str,
+    folders: frozenset[str] | None = None,
+    *,
+    part_chars: int | None = LARGE_NOTE_CHARS.default,
 ) -> NoteLinks:
     """Outgoing links, backlinks and broken links of one note, among the notes of ``folders``."""
     note = store.get_note(note_id)
     resolver = Resolver(store, folders)
-    return NoteLinks(
-        note, tuple(outgoing(store, note, resolver)), tuple(backlinks(store, keyword, note, resolver))
-    )
+    links = outgoing(store, note, resolver, part_chars=part_chars)
+    return NoteLinks(note, tuple(links), tuple(backlinks(store, keyword, note, resolver)))
 
 
 def link_payload(links: NoteLinks) -> dict[str, object]:

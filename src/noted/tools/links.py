@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.ops.links import link_payload, note_links
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext
 from noted.tools.payloads import view, visible_note
@@ -15,7 +16,8 @@ def _note_links(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     note = visible_note(ctx, scope, args["id"])
     # In a scope, links resolve among the visible notes only (see ``noted.ops.links``).
-    return link_payload(note_links(ctx.store, ctx.keyword, note.id, scope.folder_ids))
+    part = ctx.settings.get(LARGE_NOTE_CHARS)
+    return link_payload(note_links(ctx.store, ctx.keyword, note.id, scope.folder_ids, part_chars=part))
 
 
 _LINK = s.obj(

@@ -212,9 +212,9 @@ def load_note_view(
         notebook = ""
     resources = tuple(store.list_resources(note_id=note_id))
     shown = note if text is note.body else replace(note, body=text)
-    links = _links(store, shown, {r.id for r in resources}, keyword)
+    links = _links(store, shown, {r.id for r in resources}, keyword, part_chars)
     tags = store.note_tag_titles([note_id]).get(note_id, ())
-    return NoteView(note, notebook, tags, resources, links, outline(text), text)
+    return NoteView(note, notebook, tags, resources, links, outline(note.body, part_chars), text)
 
 
 def page_text(view: NoteView) -> str:
@@ -234,13 +234,13 @@ def partial_notice(view: NoteView) -> str:
 
 
 def _links(
-    store: Store, note: Note, resource_ids: set[str], keyword: PhraseSearch | None
+    store: Store, note: Note, resource_ids: set[str], keyword: PhraseSearch | None, part_chars: int | None
 ) -> tuple[LinkedNote, ...]:
     """Outgoing links (each note once), the broken ones, then backlinks."""
     resolver = Resolver(store)
     out: dict[str, LinkedNote] = {}
     broken: list[LinkedNote] = []
-    for link in outgoing(store, note, resolver):
+    for link in outgoing(store, note, resolver, part_chars=part_chars):
         if link.target.removeprefix(":/") in resource_ids:
             continue
         if link.broken and not link.note_id:

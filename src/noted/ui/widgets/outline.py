@@ -57,7 +57,7 @@ The numbers are section paths: `noted show ID --section 1.2` and the assistant's
             return self.outline
 
     def show(self, outline: Outline) -> None:
-        """Replace the lines with the headings of ``outline``."""
+        """Replace the lines with the headings of ``outline``, and a last one when it is partial."""
         options = [
             Option(
                 Content.assemble(
@@ -67,7 +67,10 @@ The numbers are section paths: `noted show ID --section 1.2` and the assistant's
             )
             for s in outline.headings
         ]
-        self.set_options(options or [Option(Content.styled("no headings", "$text-muted"), disabled=True)])
+        shown = options or [Option(Content.styled("no headings", "$text-muted"), disabled=True)]
+        if outline.partial:  # a long note's outline is of its opening (``notes.largeNoteChars``)
+            shown.append(Option(Content.styled(outline.partial, "$text-muted"), disabled=True))
+        self.set_options(shown)
         self.highlighted = 0 if options else None
 
     def select_path(self, path: str) -> None:
