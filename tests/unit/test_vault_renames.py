@@ -253,3 +253,85 @@ def test_a_note_whose_path_another_took_comes_back_beside_it_on_restore(vault: P
         store.restore_note(plan, actor="user")
         assert store.note_paths()[plan] == "projects/plan 2.md"
         assert (vault / "projects" / "plan 2.md").read_text() == PLAN and plan_md.read_text() == NOTES
+
+
+@pytest.mark.parametrize("seen", ["scan", "batch"])
+def test_a_file_moved_over_another_is_its_own_note_and_the_other_is_deleted(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """``mv meeting.md plan.md``: the file at plan.md is the meeting note (its id, history, tags),
+    and the plan note is deleted outside noted, restorable from its last version beside it. Before
+    the fix the plan note took the meeting's text and the meeting note went to the trash. Not
+    vacuous: each note is looked up by the id read before the move."""
+    plan_md, meeting_md = vault / "projects" / "plan.md", vault / "projects" / "meeting.md"
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        store.update_note(plan, NotePatch(append="A later line of the plan.\n"), actor="user")
+        meeting_md.rename(plan_md)
+        if seen == "scan":
+            store.follower.scan()
+        else:
+            store.follower.apply(["projects/plan.md", "projects/meeting.md"])
+        assert store.note_paths()[meeting] == "projects/plan.md"
+        assert not store.get_note(meeting).is_trashed and store.get_note(meeting).body == NOTES
+        assert {r.body for r in store.note_history(meeting)} == {NOTES}
+        assert store.get_note(plan).is_trashed
+        store.restore_note(plan, actor="user")
+        assert store.note_paths()[plan] == "projects/plan 2.md"
+        assert (vault / "projects" / "plan 2.md").read_text() == PLAN + "A later line of the plan.\n"
+        assert plan_md.read_text() == NOTES
+
+
+def test_a_file_moved_over_another_and_edited_is_its_own_note_when_unlike_the_other(
+    vault: Path, tmp_path: Path
+) -> None:
+    """``mv meeting.md plan.md`` plus an edit: still the meeting note (its text, edited, and unlike
+    the plan's). A plan rewritten to hold some of the inbox's words (gone too) stays the plan."""
+    plan_md, meeting_md, inbox_md = (
+        vault / p for p in ("projects/plan.md", "projects/meeting.md", "inbox.md")
+    )
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting, inbox = (by_title(store, t) for t in ("Plan", "Meeting notes", "Inbox"))
+        meeting_md.rename(plan_md)
+        plan_md.write_text(NOTES.replace("spring", "early spring"))
+        store.follower.scan()
+        assert store.note_paths()[meeting] == "projects/plan.md" and store.get_note(plan).is_trashed
+        inbox_text = inbox_md.read_text()
+        inbox_md.unlink()
+        plan_md.write_text(NOTES + inbox_text.split("\n")[2] + "\n")  # alike both: it stays its own
+        store.follower.scan()
+        assert store.note_paths()[meeting] == "projects/plan.md" and store.get_note(inbox).is_trashed
+
+
+def _swap_dirs(root: Path) -> None:
+    (root / "projects").rename(root / "t")
+    (root / "archive").rename(root / "projects")
+    (root / "t").rename(root / "archive")
+
+
+@pytest.mark.parametrize("seen", ["scan", "batch", "steps"])
+def test_two_folders_swapping_names_keep_each_notebook_with_its_files(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """``mv projects t; mv archive projects; mv t archive``: each notebook follows its files (as a
+    note does), renamed, so a client bound to a notebook id sees the same notes. Before the fix the
+    notebooks stayed with the names and the notes changed notebooks. Not vacuous: by ids read before."""
+    (vault / "archive" / "old.md").write_text("# Old\n\nArchived long ago.\n")
+    with opened(vault, tmp_path / "p") as store:
+        projects, archive = folder_named(store, "projects"), folder_named(store, "archive")
+        plan, old = by_title(store, "Plan"), by_title(store, "Old")
+        if seen == "steps":
+            for a, b in (("projects", "t"), ("archive", "projects"), ("t", "archive")):
+                (vault / a).rename(vault / b)
+                store.follower.apply([a, b])
+        else:
+            _swap_dirs(vault)
+            if seen == "scan":
+                store.follower.scan()
+            else:
+                store.follower.apply(["projects", "archive", "t"])
+        assert (store.get_folder(projects).title, store.get_folder(archive).title) == ("archive", "projects")
+        assert store.get_note(plan).parent_id == projects and store.get_note(old).parent_id == archive
+        assert store.note_paths()[plan] == "archive/plan.md"
+        assert store.get_folder(folder_named(store, "deep")).parent_id == projects
+        assert not store.get_folder(projects).is_trashed and not store.get_folder(archive).is_trashed

@@ -26,7 +26,7 @@ from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_sets, pair_texts
-from noted.store.vault.swaps import set_aside, swapped
+from noted.store.vault.swaps import displaced, folders_swapped, set_aside, swap_folders, swapped
 from noted.store.vault.tag_sync import sync_tags
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import changed_in_trash, in_trash, trashed_copy
@@ -148,10 +148,13 @@ class Follower:
         self._folders(folders)
         return self._apply(present, gone, gone_dirs, progress)
 
-    def _folders(self, paths: Iterable[str]) -> None:
+    def _folders(self, paths: Iterable[str], seen: set[str] | None = None) -> None:
         """The notebooks of these folders, made when new; a new folder holding mostly the files of
-        a folder that went (renamed or moved outside noted) is that notebook, keeping its id."""
+        a folder that went (renamed or moved outside noted) is that notebook, keeping its id, and
+        so are folders that swapped names (``swaps.folders_swapped``; ``seen``: a scan's files)."""
         store = self.store
+        paths = list(paths)
+        swap_folders(store, folders_swapped(store, paths, seen), self.actor)
         fresh = sorted({p for p in paths if store.ledger.folder_at(p) is None}, key=lambda p: p.count("/"))
         vanished = {}
         if fresh:
@@ -192,7 +195,11 @@ class Follower:
         fresh: dict[str, tuple[FileText, ReadFile]] = {}
         mirror = self.store.mirror
         with mirror.batch(), deferred_keyword_index(mirror.db) if len(present) >= BULK else nullcontext():
-            swaps = swapped(self.store, present)  # files that took each other's place: each its note
+            swaps = swapped(self.store, present, gone)  # files that took others' place: each its note
+            for note_id in displaced(self.store, swaps):  # (``mv b.md a.md``: a's note is deleted)
+                row = self.store.ledger.note(note_id)
+                if row is not None:
+                    set_aside(self.store, row, actor=self.actor)
             for done, rel in enumerate(sorted(present), start=1):
                 if self.stopping():
                     raise FollowStopped
@@ -218,8 +225,8 @@ class Follower:
         edited: ``_edited_moves``)."""
         store = self.store
         row = store.ledger.note_at(rel)
-        if row is not None:
-            gone.pop(row.note_id, None)  # its file is here (its folder moved: ``_folder_moved``)
+        for here in (row.note_id if row is not None else None, swap):
+            gone.pop(here or "", None)  # its file is here (its folder moved: ``_folder_moved``)
         try:
             read = store.vault.read(rel)
             ft = FileText.parse(decode(read.data))
@@ -374,7 +381,7 @@ class Follower:
         }
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in fresh]
         gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
-        self._folders(fresh)
+        self._folders(fresh | set(store.ledger.all_folders()), seen)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen and path not in store.vault.bad_names:
