@@ -24,9 +24,10 @@ from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
+from noted.store.vault.folder_follow import folder_gone, follow_folders
 from noted.store.vault.ledger import NoteFile
-from noted.store.vault.renames import pair_sets, pair_texts
-from noted.store.vault.swaps import displaced, folders_swapped, set_aside, swap_folders, swapped
+from noted.store.vault.renames import pair_texts
+from noted.store.vault.swaps import displaced, set_aside, swapped
 from noted.store.vault.tag_sync import sync_tags
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import changed_in_trash, in_trash, trashed_copy
@@ -145,48 +146,8 @@ class Follower:
                         gone[row.note_id] = row
                 if ledger.folder_at(rel) is not None:
                     gone_dirs.append(rel)
-        self._folders(folders)
+        follow_folders(self.store, folders, self.actor)
         return self._apply(present, gone, gone_dirs, progress)
-
-    def _folders(self, paths: Iterable[str], seen: set[str] | None = None) -> None:
-        """The notebooks of these folders, made when new; a new folder holding mostly the files of
-        a folder that went (renamed or moved outside noted) is that notebook, keeping its id, and
-        so are folders that swapped names (``swaps.folders_swapped``; ``seen``: a scan's files)."""
-        store = self.store
-        paths = list(paths)
-        swap_folders(store, folders_swapped(store, paths, seen), self.actor)
-        fresh = sorted({p for p in paths if store.ledger.folder_at(p) is None}, key=lambda p: p.count("/"))
-        vanished = {}
-        if fresh:
-            vanished = {
-                path: folder_id
-                for path, folder_id in store.ledger.all_folders().items()
-                if path and not in_trash(path) and not (store.vault.root / path).is_dir()
-            }
-        if vanished:
-            had = {p: {r.path[len(p) + 1 :] for r in store.ledger.notes_under(p)} for p in vanished}
-            has = {p: {n[len(p) + 1 :] for _, notes in store.vault.walk(p) for n in notes} for p in fresh}
-            moves = pair_sets(has, had)
-            for new in fresh:  # shallow first: a parent's move carries its sub-folders along
-                old = moves.get(new)
-                if old is not None and store.ledger.folder_at(old) == vanished[old]:
-                    self._folder_moved(old, new, vanished[old])
-        for path in fresh:
-            store.folder_for(path, self.actor)
-
-    def _folder_moved(self, old: str, new: str, folder_id: str) -> None:
-        store = self.store
-        parent_dir, _, name = new.rpartition("/")
-        with store.mirror.batch():
-            parent = store.folder_for(parent_dir, self.actor) if parent_dir else ""
-            with store.mirror.db.write() as conn:
-                store.ledger.move_prefix(conn, old, new)
-                store.ledger.put_folder(conn, folder_id, new)
-            folder = store.mirror.get_folder(folder_id)
-            if folder.is_trashed:  # its deletion was seen in an earlier batch
-                store.mirror.restore_folder(folder_id, actor=self.actor)
-            if (folder.title, folder.parent_id) != (name, parent):
-                store.mirror.update_folder(folder_id, title=name, parent_id=parent, actor=self.actor)
 
     def _apply(
         self, present: set[str], gone: dict[str, NoteFile], gone_dirs: list[str], progress: Progress | None
@@ -210,7 +171,7 @@ class Follower:
             for row in gone.values():
                 changed += self._gone(row)
             for rel in sorted(gone_dirs, reverse=True):
-                self._folder_gone(rel)
+                folder_gone(self.store, rel, self.actor)
         return changed
 
     def _one(
@@ -327,21 +288,6 @@ class Follower:
             store.ledger.put_note(conn, NoteFile(row.note_id, row.path, row.path, -1, 0, row.hash))
         return 1
 
-    def _folder_gone(self, rel: str) -> None:
-        store = self.store
-        folder_id = store.ledger.folder_at(rel)
-        if folder_id is None or folder_id == store.root_folder_id or store.vault.is_read_dir(rel):
-            return
-        try:
-            store.mirror.get_folder(folder_id)
-        except NotFoundError:  # erased for good by a noted from before the ledger forgot such folders
-            with store.mirror.db.write() as conn:
-                store.ledger.drop_folder(conn, folder_id)
-            return
-        live = store.mirror.count_notes(folder_id=folder_id)
-        if live == 0:
-            store.mirror.trash_folder(folder_id, actor=self.actor)
-
     def scan(self, *, progress: Progress | None = None) -> int:
         """Compare every file with the ledger (size and mtime, then the hash) and apply what changed.
 
@@ -381,7 +327,7 @@ class Follower:
         }
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in fresh]
         gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
-        self._folders(fresh | set(store.ledger.all_folders()), seen)
+        follow_folders(store, fresh | set(store.ledger.all_folders()), self.actor, seen)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen and path not in store.vault.bad_names:

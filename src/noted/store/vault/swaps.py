@@ -24,14 +24,14 @@ that is this other note moved, and the gone note is ``set_aside``, found again b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from noted.errors import InvalidInputError
 from noted.models import now_ms
 from noted.store.vault.files import TRASH, decode
 from noted.store.vault.ledger import NoteFile
-from noted.store.vault.renames import alike, pair_sets, pair_texts
+from noted.store.vault.renames import alike, pair_texts
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import in_trash
 
@@ -81,7 +81,7 @@ def swapped(store: VaultCore, paths: set[str], gone: Mapping[str, NoteFile]) -> 
         for rel, note_id in pair_texts(texts, was).items():
             if note_id not in gone or not alike(texts[rel], was.get(own[rel], "")):
                 claims[rel] = note_id
-    return _closed({rel: note_id for rel, note_id in claims.items() if note_id != own[rel]}, own, gone)
+    return closed({rel: note_id for rel, note_id in claims.items() if note_id != own[rel]}, own, gone)
 
 
 def displaced(store: VaultCore, swaps: Mapping[str, str]) -> set[str]:
@@ -90,7 +90,7 @@ def displaced(store: VaultCore, swaps: Mapping[str, str]) -> set[str]:
     return owners - set(swaps.values())
 
 
-def _closed(claims: dict[str, str], own: dict[str, str], gone: Mapping[str, NoteFile]) -> dict[str, str]:
+def closed(claims: dict[str, str], own: dict[str, str], gone: Mapping[str, NoteFile]) -> dict[str, str]:
     """The claims whose path's own note (``own``) is claimed by another path in turn, or whose
     claimed note's file went (``gone``), each note once."""
     while True:
@@ -105,60 +105,6 @@ def _closed(claims: dict[str, str], own: dict[str, str], gone: Mapping[str, Note
         if kept == claims:
             return kept
         claims = kept
-
-
-def folders_swapped(
-    store: VaultCore, dirs: Iterable[str], seen: Iterable[str] | None = None
-) -> dict[str, str]:
-    """Each folder of ``dirs`` noted knows that holds mostly another known folder's files (by path
-    inside it) and not its own → that folder's id, when its own folder is another's in turn
-    (``mv a t; mv b a; mv t b``): a notebook follows its files, as a note does. ``seen``: every
-    note file there is (a scan's), else the folders are listed."""
-    known = store.ledger.all_folders()
-    paths = {d for d in dirs if d and d in known and not in_trash(d)}
-    if len(paths) < 2:
-        return {}
-    has: dict[str, set[str]] = {p: set() for p in paths}
-    listed = (
-        seen if seen is not None else (n for p in paths for _, notes in store.vault.walk(p) for n in notes)
-    )
-    for rel in listed:
-        for folder in _above(rel, has):
-            has[folder].add(rel[len(folder) + 1 :])
-    had: dict[str, set[str]] = {p: set() for p in paths}
-    for row in store.ledger.all_notes():
-        for folder in _above(row.path, had):
-            had[folder].add(row.path[len(folder) + 1 :])
-    changed = [p for p in paths if has[p] != had[p] and pair_sets({p: has[p]}, {p: had[p]}) != {p: p}]
-    claims = pair_sets({p: has[p] for p in changed}, {p: had[p] for p in changed})
-    kept = _closed({new: old for new, old in claims.items() if new != old}, {p: p for p in changed}, {})
-    return {new: known[old] for new, old in kept.items()}
-
-
-def _above(rel: str, folders: Mapping[str, object]) -> Iterator[str]:
-    """The folders of ``folders`` that hold the path ``rel``, at any depth."""
-    parts = rel.split("/")[:-1]
-    for depth in range(1, len(parts) + 1):
-        folder = "/".join(parts[:depth])
-        if folder in folders:
-            yield folder
-
-
-def swap_folders(store: VaultCore, claims: Mapping[str, str], actor: str) -> None:
-    """Give each folder path of ``claims`` its notebook (renamed, and moved under its new parent);
-    the notes follow their files (``Follower``), each into its own notebook."""
-    with store.mirror.batch():
-        with store.db.write() as conn:
-            for path, folder_id in claims.items():
-                store.ledger.put_folder(conn, folder_id, path)
-        for path, folder_id in sorted(claims.items(), key=lambda item: item[0].count("/")):
-            parent_dir, _, name = path.rpartition("/")
-            parent = store.folder_for(parent_dir, actor) if parent_dir else ""
-            folder = store.mirror.get_folder(folder_id)
-            if folder.is_trashed:
-                store.mirror.restore_folder(folder_id, actor=actor)
-            if (folder.title, folder.parent_id) != (name, parent):
-                store.mirror.update_folder(folder_id, title=name, parent_id=parent, actor=actor)
 
 
 def set_aside(store: VaultCore, row: NoteFile, *, actor: str | None = None) -> None:
