@@ -335,3 +335,33 @@ def test_two_folders_swapping_names_keep_each_notebook_with_its_files(
         assert store.note_paths()[plan] == "archive/plan.md"
         assert store.get_folder(folder_named(store, "deep")).parent_id == projects
         assert not store.get_folder(projects).is_trashed and not store.get_folder(archive).is_trashed
+
+
+def test_a_rename_and_edit_seen_in_two_watcher_batches_keeps_the_note(vault: Path, tmp_path: Path) -> None:
+    """The watcher may report the old name's deletion a batch before the new, edited file (under
+    load; or the file moved out of the folder, edited and moved back in). The deletion trashed the
+    note and the new file became a new note, cutting the history off. The next batch's new files
+    are now matched, by the same rule, with the notes whose file went in the batch before, and only
+    those: after a batch between, it is a new note. Not vacuous: by the id read before."""
+    plan_md = vault / "projects" / "plan.md"
+    with opened(vault, tmp_path / "p") as store:
+        plan, inbox = by_title(store, "Plan"), by_title(store, "Inbox")
+        before = len(store.note_history(plan))
+        text = plan_md.read_text()
+        plan_md.unlink()
+        store.follower.apply(["projects/plan.md"])
+        assert store.get_note(plan).is_trashed
+        (vault / "projects" / "quarter.md").write_text(text.replace("summary", "short summary"))
+        store.follower.apply(["projects/quarter.md"])
+        note = store.get_note(plan)
+        assert not note.is_trashed and "short summary" in note.body
+        assert store.note_paths()[plan] == "projects/quarter.md"
+        assert len(store.note_history(plan)) == before + 1
+        text = (vault / "inbox.md").read_text()
+        (vault / "inbox.md").unlink()
+        store.follower.apply(["inbox.md"])
+        (vault / "projects" / "meeting.md").write_text(NOTES + "Later.\n")
+        store.follower.apply(["projects/meeting.md"])  # a batch between: the inbox is gone for good
+        (vault / "garden.md").write_text(text + "Buy more posts.\n")
+        store.follower.apply(["garden.md"])
+        assert store.get_note(inbox).is_trashed and by_title(store, "Inbox") != inbox

@@ -112,6 +112,9 @@ class Follower:
         """Asked between two files of a batch (the watcher sets it)."""
         self.actor = ACTOR_OUTSIDE
         """Who the changes found are recorded as: ``outside``, or ``import`` during the first scan."""
+        self.went: dict[str, NoteFile] = {}
+        """The notes whose file went in the batch before: a new file of this batch may be one of
+        them, renamed and edited (its deletion seen a batch earlier: ``_edited_moves``)."""
 
     def apply(self, paths: Iterable[str], *, progress: Progress | None = None) -> int:
         """Bring the notes at ``paths`` (files or folders, relative) up to date; how many changed."""
@@ -172,6 +175,7 @@ class Follower:
                 changed += self._gone(row)
             for rel in sorted(gone_dirs, reverse=True):
                 folder_gone(self.store, rel, self.actor)
+            self.went = gone
         return changed
 
     def _one(
@@ -223,7 +227,7 @@ class Follower:
             if swap is not None:
                 set_aside(store, row)
         note_id = swap or (row.note_id if row is not None else self._moved(digest, gone))
-        if note_id is None and gone:
+        if note_id is None and (gone or self.went):
             fresh[rel] = (ft, read)
             return 0
         put_note(store, rel, ft, read.state, digest, actor=self.actor, note_id=note_id)
@@ -237,7 +241,13 @@ class Follower:
         """Bring in the new files, each as the gone note it unambiguously is (``renames``) or as new."""
         if not fresh:
             return 0
-        notes = {n.id: n for n in self.store.mirror.get_notes(list(gone))}
+        ledger = self.store.ledger
+        went = [
+            i
+            for i in self.went
+            if (r := ledger.note(i)) is not None and not r.present and not in_trash(r.path)
+        ]
+        notes = {n.id: n for n in self.store.mirror.get_notes([*gone, *went])}
         was = {note_id: note.body for note_id, note in notes.items()}
         matches = pair_texts({rel: ft.body for rel, (ft, _) in fresh.items()}, was)
         for rel, (ft, read) in sorted(fresh.items()):
