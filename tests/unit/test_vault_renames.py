@@ -4,6 +4,7 @@ notebook, a note renamed and edited at once keeps its id and history (real files
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -365,3 +366,25 @@ def test_a_rename_and_edit_seen_in_two_watcher_batches_keeps_the_note(vault: Pat
         (vault / "garden.md").write_text(text + "Buy more posts.\n")
         store.follower.apply(["garden.md"])
         assert store.get_note(inbox).is_trashed and by_title(store, "Inbox") != inbox
+
+
+@pytest.mark.parametrize("seen", ["scan", "batch"])
+def test_a_folder_moved_over_a_deleted_one_is_its_own_notebook(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """``rm -r archive; mv projects archive``: the folder is the projects notebook, renamed, and the
+    archive notebook, its folder gone, is in the trash. Before the fix the archive notebook took
+    the projects notes (a client bound to it saw them)."""
+    (vault / "archive" / "old.md").write_text("# Old\n\nArchived long ago.\n")
+    with opened(vault, tmp_path / "p") as store:
+        projects, archive = folder_named(store, "projects"), folder_named(store, "archive")
+        plan = by_title(store, "Plan")
+        shutil.rmtree(vault / "archive")
+        (vault / "projects").rename(vault / "archive")
+        if seen == "scan":
+            store.follower.scan()
+        else:
+            store.follower.apply(["projects", "archive", "archive/old.md"])
+        assert store.get_folder(projects).title == "archive" and not store.get_folder(projects).is_trashed
+        assert store.get_note(plan).parent_id == projects
+        assert store.get_folder(archive).is_trashed

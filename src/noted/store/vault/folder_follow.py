@@ -20,12 +20,15 @@ if TYPE_CHECKING:
     from noted.store.vault.base import VaultCore
 
 
-def follow_folders(store: VaultCore, paths: Iterable[str], actor: str, seen: set[str] | None = None) -> None:
+def follow_folders(
+    store: VaultCore, paths: Iterable[str], actor: str, seen: set[str] | None = None
+) -> set[str]:
     """The notebooks of these folders, made when new; a new folder holding mostly the files of
     a folder that went (renamed or moved outside noted) is that notebook, keeping its id, and
-    so are folders that swapped names (``folders_swapped``; ``seen``: a scan's files)."""
+    so are folders that swapped names (``folders_swapped``; ``seen``: a scan's files). Returns
+    the notebooks another took the folder of (``swap_folders``)."""
     paths = list(paths)
-    swap_folders(store, folders_swapped(store, paths, seen), actor)
+    left = swap_folders(store, folders_swapped(store, paths, seen), actor)
     fresh = sorted({p for p in paths if store.ledger.folder_at(p) is None}, key=lambda p: p.count("/"))
     vanished = {}
     if fresh:
@@ -44,6 +47,7 @@ def follow_folders(store: VaultCore, paths: Iterable[str], actor: str, seen: set
                 _moved(store, old, new, vanished[old], actor)
     for path in fresh:
         store.folder_for(path, actor)
+    return left
 
 
 def _moved(store: VaultCore, old: str, new: str, folder_id: str, actor: str) -> None:
@@ -59,11 +63,12 @@ def folders_swapped(
 ) -> dict[str, str]:
     """Each folder of ``dirs`` noted knows that holds mostly another known folder's files (by path
     inside it) and not its own → that folder's id, when its own folder is another's in turn
-    (``mv a t; mv b a; mv t b``): a notebook follows its files, as a note does. ``seen``: every
-    note file there is (a scan's), else the folders are listed."""
+    (``mv a t; mv b a; mv t b``) or the other folder went (``rm -r a; mv b a``): a notebook follows
+    its files, as a note does. ``seen``: every note file there is (a scan's), else the folders are
+    listed."""
     known = store.ledger.all_folders()
-    paths = {d for d in dirs if d and d in known and not in_trash(d)}
-    if len(paths) < 2:
+    paths = {d for d in dirs if d and d in known and not in_trash(d) and (store.vault.root / d).is_dir()}
+    if not paths:
         return {}
     has: dict[str, set[str]] = {p: set() for p in paths}
     listed = (
@@ -73,12 +78,19 @@ def folders_swapped(
         for folder in _above(rel, has):
             has[folder].add(rel[len(folder) + 1 :])
     had: dict[str, set[str]] = {p: set() for p in paths}
-    for row in store.ledger.all_notes():
+    rows = store.ledger.all_notes()
+    for row in rows:
         for folder in _above(row.path, had):
             had[folder].add(row.path[len(folder) + 1 :])
     changed = [p for p in paths if has[p] != had[p] and pair_sets({p: has[p]}, {p: had[p]}) != {p: p}]
-    claims = pair_sets({p: has[p] for p in changed}, {p: had[p] for p in changed})
-    kept = closed({new: old for new, old in claims.items() if new != old}, {p: p for p in changed}, {})
+    if not changed:
+        return {}
+    went = {p: set[str]() for p in known if p and not in_trash(p) and not (store.vault.root / p).is_dir()}
+    for row in rows:
+        for folder in _above(row.path, went):
+            went[folder].add(row.path[len(folder) + 1 :])
+    claims = pair_sets({p: has[p] for p in changed}, {**{p: had[p] for p in changed}, **went})
+    kept = closed({new: old for new, old in claims.items() if new != old}, {p: p for p in changed}, went)
     return {new: known[old] for new, old in kept.items()}
 
 
@@ -91,15 +103,19 @@ def _above(rel: str, folders: Mapping[str, object]) -> Iterator[str]:
             yield folder
 
 
-def swap_folders(store: VaultCore, claims: Mapping[str, str], actor: str) -> None:
+def swap_folders(store: VaultCore, claims: Mapping[str, str], actor: str) -> set[str]:
     """Give each folder path of ``claims`` its notebook (renamed, and moved under its new parent);
-    the notes follow their files (``Follower``), each into its own notebook."""
+    the notes follow their files (``Follower``), each into its own notebook. Returns the notebooks
+    left without a folder (their folder went, another took its name), for ``trash_if_empty``."""
+    known = store.ledger.all_folders()
+    left = {known[path] for path in claims if path in known} - set(claims.values())
     with store.mirror.batch():
         with store.db.write() as conn:
             for path, folder_id in claims.items():
                 store.ledger.put_folder(conn, folder_id, path)
         for path, folder_id in sorted(claims.items(), key=lambda item: item[0].count("/")):
             _settle(store, folder_id, path, actor)
+    return left
 
 
 def _settle(store: VaultCore, folder_id: str, path: str, actor: str) -> None:
@@ -124,6 +140,11 @@ def folder_gone(store: VaultCore, rel: str, actor: str) -> None:
         with store.mirror.db.write() as conn:
             store.ledger.drop_folder(conn, folder_id)
         return
-    live = store.mirror.count_notes(folder_id=folder_id)
-    if live == 0:
+    trash_if_empty(store, folder_id, actor)
+
+
+def trash_if_empty(store: VaultCore, folder_id: str, actor: str) -> None:
+    """The notebook goes to the trash when no live note is left in it."""
+    folder = store.mirror.get_folder(folder_id)
+    if not folder.is_trashed and store.mirror.count_notes(folder_id=folder_id) == 0:
         store.mirror.trash_folder(folder_id, actor=actor)

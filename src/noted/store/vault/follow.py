@@ -24,7 +24,7 @@ from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
-from noted.store.vault.folder_follow import folder_gone, follow_folders
+from noted.store.vault.folder_follow import folder_gone, follow_folders, trash_if_empty
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_texts
 from noted.store.vault.swaps import displaced, set_aside, swapped
@@ -149,11 +149,16 @@ class Follower:
                         gone[row.note_id] = row
                 if ledger.folder_at(rel) is not None:
                     gone_dirs.append(rel)
-        follow_folders(self.store, folders, self.actor)
-        return self._apply(present, gone, gone_dirs, progress)
+        left = follow_folders(self.store, folders, self.actor)
+        return self._apply(present, gone, gone_dirs, progress, left)
 
     def _apply(
-        self, present: set[str], gone: dict[str, NoteFile], gone_dirs: list[str], progress: Progress | None
+        self,
+        present: set[str],
+        gone: dict[str, NoteFile],
+        gone_dirs: list[str],
+        progress: Progress | None,
+        left: set[str],
     ) -> int:
         changed = 0
         fresh: dict[str, tuple[FileText, ReadFile]] = {}
@@ -175,6 +180,8 @@ class Follower:
                 changed += self._gone(row)
             for rel in sorted(gone_dirs, reverse=True):
                 folder_gone(self.store, rel, self.actor)
+            for folder_id in left:  # (its folder went, and another took its name)
+                trash_if_empty(self.store, folder_id, self.actor)
             self.went = gone
         return changed
 
@@ -337,14 +344,14 @@ class Follower:
         }
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in fresh]
         gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
-        follow_folders(store, fresh | set(store.ledger.all_folders()), self.actor, seen)
+        left = follow_folders(store, fresh | set(store.ledger.all_folders()), self.actor, seen)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen and path not in store.vault.bad_names:
                     store.ledger.skip(conn, path, None)
             for path, why in store.vault.bad_names.items():
                 store.ledger.skip(conn, path, why)
-        return self._apply(changed, gone, gone_dirs, progress)
+        return self._apply(changed, gone, gone_dirs, progress, left)
 
 
 def _state(state: FileState) -> tuple[int, int]:

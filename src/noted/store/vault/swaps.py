@@ -24,7 +24,7 @@ that is this other note moved, and the gone note is ``set_aside``, found again b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING
 
 from noted.errors import InvalidInputError
@@ -90,7 +90,7 @@ def displaced(store: VaultCore, swaps: Mapping[str, str]) -> set[str]:
     return owners - set(swaps.values())
 
 
-def closed(claims: dict[str, str], own: dict[str, str], gone: Mapping[str, NoteFile]) -> dict[str, str]:
+def closed(claims: dict[str, str], own: dict[str, str], gone: Container[str]) -> dict[str, str]:
     """The claims whose path's own note (``own``) is claimed by another path in turn, or whose
     claimed note's file went (``gone``), each note once."""
     while True:
