@@ -388,3 +388,21 @@ def test_a_folder_moved_over_a_deleted_one_is_its_own_notebook(
         assert store.get_folder(projects).title == "archive" and not store.get_folder(projects).is_trashed
         assert store.get_note(plan).parent_id == projects
         assert store.get_folder(archive).is_trashed
+
+
+def test_a_folder_deleted_beside_an_edit_in_another_takes_nothing(vault: Path, tmp_path: Path) -> None:
+    """A batch that deletes a folder and edits a file of the same name in another: the batch lists
+    only that file of the other folder, which must not read as a folder holding the deleted one's
+    files (only folders listed in full are compared)."""
+    (vault / "archive" / "plan.md").write_text("# Old plan\n\nLong gone.\n")
+    with opened(vault, tmp_path / "p") as store:
+        projects, archive, plan = (
+            folder_named(store, "projects"),
+            folder_named(store, "archive"),
+            by_title(store, "Plan"),
+        )
+        shutil.rmtree(vault / "archive")
+        (vault / "projects" / "plan.md").write_text(PLAN + "One more line.\n")
+        store.follower.apply(["archive", "archive/plan.md", "projects/plan.md"])
+        assert folder_named(store, "projects") == projects and store.get_folder(archive).is_trashed
+        assert store.get_note(plan).parent_id == projects and store.note_paths()[plan] == "projects/plan.md"

@@ -21,14 +21,14 @@ if TYPE_CHECKING:
 
 
 def follow_folders(
-    store: VaultCore, paths: Iterable[str], actor: str, seen: set[str] | None = None
+    store: VaultCore, paths: Iterable[str], actor: str, whole: Iterable[str] = (), seen: Iterable[str] = ()
 ) -> set[str]:
     """The notebooks of these folders, made when new; a new folder holding mostly the files of
     a folder that went (renamed or moved outside noted) is that notebook, keeping its id, and
-    so are folders that swapped names (``folders_swapped``; ``seen``: a scan's files). Returns
-    the notebooks another took the folder of (``swap_folders``)."""
+    so are folders that swapped names (``folders_swapped``: of the folders ``whole``, whose files
+    ``seen`` lists in full). Returns the notebooks another took the folder of (``swap_folders``)."""
     paths = list(paths)
-    left = swap_folders(store, folders_swapped(store, paths, seen), actor)
+    left = swap_folders(store, folders_swapped(store, whole, seen), actor)
     fresh = sorted({p for p in paths if store.ledger.folder_at(p) is None}, key=lambda p: p.count("/"))
     vanished = {}
     if fresh:
@@ -58,23 +58,18 @@ def _moved(store: VaultCore, old: str, new: str, folder_id: str, actor: str) -> 
         _settle(store, folder_id, new, actor)
 
 
-def folders_swapped(
-    store: VaultCore, dirs: Iterable[str], seen: Iterable[str] | None = None
-) -> dict[str, str]:
+def folders_swapped(store: VaultCore, dirs: Iterable[str], seen: Iterable[str]) -> dict[str, str]:
     """Each folder of ``dirs`` noted knows that holds mostly another known folder's files (by path
     inside it) and not its own → that folder's id, when its own folder is another's in turn
     (``mv a t; mv b a; mv t b``) or the other folder went (``rm -r a; mv b a``): a notebook follows
-    its files, as a note does. ``seen``: every note file there is (a scan's), else the folders are
-    listed."""
+    its files, as a note does. ``seen`` lists every note file in ``dirs`` (a partial list would
+    make a folder look emptied: a batch passes only the folders it walked)."""
     known = store.ledger.all_folders()
     paths = {d for d in dirs if d and d in known and not in_trash(d) and (store.vault.root / d).is_dir()}
     if not paths:
         return {}
     has: dict[str, set[str]] = {p: set() for p in paths}
-    listed = (
-        seen if seen is not None else (n for p in paths for _, notes in store.vault.walk(p) for n in notes)
-    )
-    for rel in listed:
+    for rel in seen:
         for folder in _above(rel, has):
             has[folder].add(rel[len(folder) + 1 :])
     had: dict[str, set[str]] = {p: set() for p in paths}

@@ -125,6 +125,7 @@ class Follower:
         gone: dict[str, NoteFile] = {}
         gone_dirs: list[str] = []
         folders: list[str] = []
+        walked: list[str] = []  # (listed in full: ``follow_folders``)
         for rel in paths:
             if has_bad_name(rel):  # (the scan lists it as skipped)
                 continue
@@ -136,7 +137,7 @@ class Follower:
                 if not vault.skipped_dir(rel):
                     for folder, notes in vault.walk(rel):
                         present.update(notes)
-                        folders += [folder] if folder else []
+                        walked += [folder] if folder else []
             elif full.is_file() or full.is_symlink():
                 if vault.is_note_path(rel):
                     present.add(rel)
@@ -149,7 +150,7 @@ class Follower:
                         gone[row.note_id] = row
                 if ledger.folder_at(rel) is not None:
                     gone_dirs.append(rel)
-        left = follow_folders(self.store, folders, self.actor)
+        left = follow_folders(self.store, folders + walked, self.actor, walked, present)
         return self._apply(present, gone, gone_dirs, progress, left)
 
     def _apply(
@@ -344,7 +345,7 @@ class Follower:
         }
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in fresh]
         gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
-        left = follow_folders(store, fresh | set(store.ledger.all_folders()), self.actor, seen)
+        left = follow_folders(store, fresh, self.actor, store.ledger.all_folders(), seen)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen and path not in store.vault.bad_names:
