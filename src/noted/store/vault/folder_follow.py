@@ -65,7 +65,7 @@ def folders_swapped(store: VaultCore, dirs: Iterable[str], seen: Iterable[str]) 
     its files, as a note does. ``seen`` lists every note file in ``dirs`` (a partial list would
     make a folder look emptied: a batch passes only the folders it walked)."""
     known = store.ledger.all_folders()
-    paths = {d for d in dirs if d and d in known and not in_trash(d) and (store.vault.root / d).is_dir()}
+    paths = {d for d in dirs if d and d in known and not in_trash(d)}  # (one gone: nothing, unlike)
     if not paths:
         return {}
     has: dict[str, set[str]] = {p: set() for p in paths}

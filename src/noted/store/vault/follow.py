@@ -345,7 +345,8 @@ class Follower:
         }
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in fresh]
         gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
-        left = follow_folders(store, fresh, self.actor, store.ledger.all_folders(), seen)
+        whole = store.ledger.all_folders() if changed or gone else {}  # (no file moved: no folder did)
+        left = follow_folders(store, fresh, self.actor, whole, seen)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen and path not in store.vault.bad_names:
