@@ -406,3 +406,18 @@ def test_a_folder_deleted_beside_an_edit_in_another_takes_nothing(vault: Path, t
         store.follower.apply(["archive", "archive/plan.md", "projects/plan.md"])
         assert folder_named(store, "projects") == projects and store.get_folder(archive).is_trashed
         assert store.get_note(plan).parent_id == projects and store.note_paths()[plan] == "projects/plan.md"
+
+
+def test_a_file_moved_over_another_seen_in_two_batches_is_its_own_note(vault: Path, tmp_path: Path) -> None:
+    """``mv meeting.md plan.md`` reported as the deletion of meeting.md, then (next batch) the change
+    of plan.md: the meeting note, trashed by the first, is the file at plan.md (and comes back);
+    the plan note is deleted. Before, the plan note took the meeting's text."""
+    plan_md, meeting_md = vault / "projects" / "plan.md", vault / "projects" / "meeting.md"
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        meeting_md.rename(plan_md)
+        store.follower.apply(["projects/meeting.md"])
+        assert store.get_note(meeting).is_trashed
+        store.follower.apply(["projects/plan.md"])
+        assert store.note_paths()[meeting] == "projects/plan.md" and not store.get_note(meeting).is_trashed
+        assert store.get_note(plan).is_trashed and store.get_note(plan).body == PLAN

@@ -165,7 +165,7 @@ class Follower:
         fresh: dict[str, tuple[FileText, ReadFile]] = {}
         mirror = self.store.mirror
         with mirror.batch(), deferred_keyword_index(mirror.db) if len(present) >= BULK else nullcontext():
-            swaps = swapped(self.store, present, gone)  # files that took others' place: each its note
+            swaps = swapped(self.store, present, {**self._recent(), **gone})  # files in others' place
             for note_id in displaced(self.store, swaps):  # (``mv b.md a.md``: a's note is deleted)
                 row = self.store.ledger.note(note_id)
                 if row is not None:
@@ -249,13 +249,7 @@ class Follower:
         """Bring in the new files, each as the gone note it unambiguously is (``renames``) or as new."""
         if not fresh:
             return 0
-        ledger = self.store.ledger
-        went = [
-            i
-            for i in self.went
-            if (r := ledger.note(i)) is not None and not r.present and not in_trash(r.path)
-        ]
-        notes = {n.id: n for n in self.store.mirror.get_notes([*gone, *went])}
+        notes = {n.id: n for n in self.store.mirror.get_notes([*gone, *self._recent()])}
         was = {note_id: note.body for note_id, note in notes.items()}
         matches = pair_texts({rel: ft.body for rel, (ft, _) in fresh.items()}, was)
         for rel, (ft, read) in sorted(fresh.items()):
@@ -264,6 +258,11 @@ class Follower:
                 gone.pop(note_id, None)
             put_note(self.store, rel, ft, read.state, read.digest, actor=self.actor, note_id=note_id)
         return len(fresh)
+
+    def _recent(self) -> dict[str, NoteFile]:
+        """The notes whose file went in the batch before (``went``), their file still gone."""
+        rows = (self.store.ledger.note(note_id) for note_id in self.went)
+        return {r.note_id: r for r in rows if r is not None and not r.present and not in_trash(r.path)}
 
     def _moved(self, digest: str, gone: dict[str, NoteFile]) -> str | None:
         """The note whose file went and whose content was ``digest``: the file moved."""
