@@ -8,6 +8,7 @@ and the main token (no scope) shows each hidden thing is there, so no check here
 from __future__ import annotations
 
 import base64
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -453,3 +454,28 @@ async def test_moving_a_note_rewrites_its_links_out_of_its_folder_whatever_lies_
         "down": "[x](notes/none.md)",  # not vacuous: a link into its folder with no file stays
     }, bodies
     assert (folder.root / "Work" / "Sub" / "real.md").exists()
+
+
+@pytest.mark.parametrize("how", ["swap", "replace"])
+async def test_folders_that_swap_names_outside_noted_keep_the_scope_on_its_own_notes(
+    folder: Folder, tmp_path: Path, how: str
+) -> None:
+    """``mv Work t; mv Secret Work; mv t Secret`` (or ``rm -r Work; mv Secret Work``) while noted
+    was closed: the client limited to Work's notebook (by id) kept it, but the notebook stayed with
+    the name, so it saw the secret plan. A notebook follows its files: the client sees its own notes
+    (in a folder now called Secret), or none, and never the others'. Not vacuous: the main token
+    sees the secret plan."""
+    secret_note = by_title(folder.store, "Secret plan")
+    if how == "swap":
+        (folder.root / "Work").rename(folder.root / "t")
+    else:
+        shutil.rmtree(folder.root / "Work")
+    (folder.root / "Secret").rename(folder.root / "Work")
+    if how == "swap":
+        (folder.root / "t").rename(folder.root / "Secret")
+    folder.store.follower.scan()
+    async with _clients(folder, tmp_path) as (scoped, everything):
+        ids = {n["id"] for n in (await _ok(scoped, "list_notes"))["notes"]}
+        assert ids == ({folder.work_note} if how == "swap" else set())
+        await _refused(scoped, "read_note", id=secret_note)
+        assert (await _ok(everything, "read_note", id=secret_note))["id"] == secret_note

@@ -4,6 +4,7 @@ notebook, a note renamed and edited at once keeps its id and history (real files
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,170 @@ def test_a_note_whose_path_another_took_comes_back_beside_it_on_restore(vault: P
         store.restore_note(plan, actor="user")
         assert store.note_paths()[plan] == "projects/plan 2.md"
         assert (vault / "projects" / "plan 2.md").read_text() == PLAN and plan_md.read_text() == NOTES
+
+
+@pytest.mark.parametrize("seen", ["scan", "batch"])
+def test_a_file_moved_over_another_is_its_own_note_and_the_other_is_deleted(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """``mv meeting.md plan.md``: the file at plan.md is the meeting note (its id, history, tags),
+    and the plan note is deleted outside noted, restorable from its last version beside it. Before
+    the fix the plan note took the meeting's text and the meeting note went to the trash. Not
+    vacuous: each note is looked up by the id read before the move."""
+    plan_md, meeting_md = vault / "projects" / "plan.md", vault / "projects" / "meeting.md"
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        store.update_note(plan, NotePatch(append="A later line of the plan.\n"), actor="user")
+        meeting_md.rename(plan_md)
+        if seen == "scan":
+            store.follower.scan()
+        else:
+            store.follower.apply(["projects/plan.md", "projects/meeting.md"])
+        assert store.note_paths()[meeting] == "projects/plan.md"
+        assert not store.get_note(meeting).is_trashed and store.get_note(meeting).body == NOTES
+        assert {r.body for r in store.note_history(meeting)} == {NOTES}
+        assert store.get_note(plan).is_trashed
+        store.restore_note(plan, actor="user")
+        assert store.note_paths()[plan] == "projects/plan 2.md"
+        assert (vault / "projects" / "plan 2.md").read_text() == PLAN + "A later line of the plan.\n"
+        assert plan_md.read_text() == NOTES
+
+
+def test_a_file_moved_over_another_and_edited_is_its_own_note_when_unlike_the_other(
+    vault: Path, tmp_path: Path
+) -> None:
+    """``mv meeting.md plan.md`` plus an edit: still the meeting note (its text, edited, and unlike
+    the plan's). A plan rewritten to hold some of the inbox's words (gone too) stays the plan."""
+    plan_md, meeting_md, inbox_md = (
+        vault / p for p in ("projects/plan.md", "projects/meeting.md", "inbox.md")
+    )
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting, inbox = (by_title(store, t) for t in ("Plan", "Meeting notes", "Inbox"))
+        meeting_md.rename(plan_md)
+        plan_md.write_text(NOTES.replace("spring", "early spring"))
+        store.follower.scan()
+        assert store.note_paths()[meeting] == "projects/plan.md" and store.get_note(plan).is_trashed
+        inbox_text = inbox_md.read_text()
+        inbox_md.unlink()
+        plan_md.write_text(NOTES + inbox_text.split("\n")[2] + "\n")  # alike both: it stays its own
+        store.follower.scan()
+        assert store.note_paths()[meeting] == "projects/plan.md" and store.get_note(inbox).is_trashed
+
+
+def _swap_dirs(root: Path) -> None:
+    (root / "projects").rename(root / "t")
+    (root / "archive").rename(root / "projects")
+    (root / "t").rename(root / "archive")
+
+
+@pytest.mark.parametrize("seen", ["scan", "batch", "steps"])
+def test_two_folders_swapping_names_keep_each_notebook_with_its_files(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """``mv projects t; mv archive projects; mv t archive``: each notebook follows its files (as a
+    note does), renamed, so a client bound to a notebook id sees the same notes. Before the fix the
+    notebooks stayed with the names and the notes changed notebooks. Not vacuous: by ids read before."""
+    (vault / "archive" / "old.md").write_text("# Old\n\nArchived long ago.\n")
+    with opened(vault, tmp_path / "p") as store:
+        projects, archive = folder_named(store, "projects"), folder_named(store, "archive")
+        plan, old = by_title(store, "Plan"), by_title(store, "Old")
+        if seen == "steps":
+            for a, b in (("projects", "t"), ("archive", "projects"), ("t", "archive")):
+                (vault / a).rename(vault / b)
+                store.follower.apply([a, b])
+        else:
+            _swap_dirs(vault)
+            if seen == "scan":
+                store.follower.scan()
+            else:
+                store.follower.apply(["projects", "archive", "t"])
+        assert (store.get_folder(projects).title, store.get_folder(archive).title) == ("archive", "projects")
+        assert store.get_note(plan).parent_id == projects and store.get_note(old).parent_id == archive
+        assert store.note_paths()[plan] == "archive/plan.md"
+        assert store.get_folder(folder_named(store, "deep")).parent_id == projects
+        assert not store.get_folder(projects).is_trashed and not store.get_folder(archive).is_trashed
+
+
+def test_a_rename_and_edit_seen_in_two_watcher_batches_keeps_the_note(vault: Path, tmp_path: Path) -> None:
+    """The watcher may report the old name's deletion a batch before the new, edited file (under
+    load; or the file moved out of the folder, edited and moved back in). The deletion trashed the
+    note and the new file became a new note, cutting the history off. The next batch's new files
+    are now matched, by the same rule, with the notes whose file went in the batch before, and only
+    those: after a batch between, it is a new note. Not vacuous: by the id read before."""
+    plan_md = vault / "projects" / "plan.md"
+    with opened(vault, tmp_path / "p") as store:
+        plan, inbox = by_title(store, "Plan"), by_title(store, "Inbox")
+        before = len(store.note_history(plan))
+        text = plan_md.read_text()
+        plan_md.unlink()
+        store.follower.apply(["projects/plan.md"])
+        assert store.get_note(plan).is_trashed
+        (vault / "projects" / "quarter.md").write_text(text.replace("summary", "short summary"))
+        store.follower.apply(["projects/quarter.md"])
+        note = store.get_note(plan)
+        assert not note.is_trashed and "short summary" in note.body
+        assert store.note_paths()[plan] == "projects/quarter.md"
+        assert len(store.note_history(plan)) == before + 1
+        text = (vault / "inbox.md").read_text()
+        (vault / "inbox.md").unlink()
+        store.follower.apply(["inbox.md"])
+        (vault / "projects" / "meeting.md").write_text(NOTES + "Later.\n")
+        store.follower.apply(["projects/meeting.md"])  # a batch between: the inbox is gone for good
+        (vault / "garden.md").write_text(text + "Buy more posts.\n")
+        store.follower.apply(["garden.md"])
+        assert store.get_note(inbox).is_trashed and by_title(store, "Inbox") != inbox
+
+
+@pytest.mark.parametrize("seen", ["scan", "batch"])
+def test_a_folder_moved_over_a_deleted_one_is_its_own_notebook(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """``rm -r archive; mv projects archive``: the folder is the projects notebook, renamed, and the
+    archive notebook, its folder gone, is in the trash. Before the fix the archive notebook took
+    the projects notes (a client bound to it saw them)."""
+    (vault / "archive" / "old.md").write_text("# Old\n\nArchived long ago.\n")
+    with opened(vault, tmp_path / "p") as store:
+        projects, archive = folder_named(store, "projects"), folder_named(store, "archive")
+        plan = by_title(store, "Plan")
+        shutil.rmtree(vault / "archive")
+        (vault / "projects").rename(vault / "archive")
+        if seen == "scan":
+            store.follower.scan()
+        else:
+            store.follower.apply(["projects", "archive", "archive/old.md"])
+        assert store.get_folder(projects).title == "archive" and not store.get_folder(projects).is_trashed
+        assert store.get_note(plan).parent_id == projects
+        assert store.get_folder(archive).is_trashed
+
+
+def test_a_folder_deleted_beside_an_edit_in_another_takes_nothing(vault: Path, tmp_path: Path) -> None:
+    """A batch that deletes a folder and edits a file of the same name in another: the batch lists
+    only that file of the other folder, which must not read as a folder holding the deleted one's
+    files (only folders listed in full are compared)."""
+    (vault / "archive" / "plan.md").write_text("# Old plan\n\nLong gone.\n")
+    with opened(vault, tmp_path / "p") as store:
+        projects, archive, plan = (
+            folder_named(store, "projects"),
+            folder_named(store, "archive"),
+            by_title(store, "Plan"),
+        )
+        shutil.rmtree(vault / "archive")
+        (vault / "projects" / "plan.md").write_text(PLAN + "One more line.\n")
+        store.follower.apply(["archive", "archive/plan.md", "projects/plan.md"])
+        assert folder_named(store, "projects") == projects and store.get_folder(archive).is_trashed
+        assert store.get_note(plan).parent_id == projects and store.note_paths()[plan] == "projects/plan.md"
+
+
+def test_a_file_moved_over_another_seen_in_two_batches_is_its_own_note(vault: Path, tmp_path: Path) -> None:
+    """``mv meeting.md plan.md`` reported as the deletion of meeting.md, then (next batch) the change
+    of plan.md: the meeting note, trashed by the first, is the file at plan.md (and comes back);
+    the plan note is deleted. Before, the plan note took the meeting's text."""
+    plan_md, meeting_md = vault / "projects" / "plan.md", vault / "projects" / "meeting.md"
+    with opened(vault, tmp_path / "p") as store:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        meeting_md.rename(plan_md)
+        store.follower.apply(["projects/meeting.md"])
+        assert store.get_note(meeting).is_trashed
+        store.follower.apply(["projects/plan.md"])
+        assert store.note_paths()[meeting] == "projects/plan.md" and not store.get_note(meeting).is_trashed
+        assert store.get_note(plan).is_trashed and store.get_note(plan).body == PLAN

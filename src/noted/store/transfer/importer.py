@@ -231,8 +231,7 @@ def _apply(
     old = file.existing
     if old is None:
         note = store.create_note(_draft(store, file, parent_id, body), actor=ACTOR_IMPORT, session=session)
-        if file.front.others and isinstance(store, HasNoteProperties):
-            store.add_note_properties(note.id, dict(file.front.others), actor=ACTOR_IMPORT)
+        _add_properties(store, note.id, file)
         return "created"
     if old.is_trashed:
         warnings.append(
@@ -261,9 +260,22 @@ def _apply(
         store.tag_note(old.id, add, actor=ACTOR_IMPORT)
     if remove:
         store.untag_note(old.id, remove, actor=ACTOR_IMPORT)
-    if patch is None and not add and not remove:
+    added = _add_properties(store, old.id, file)
+    if patch is None and not add and not remove and not added:
         return "kept" if kept else "unchanged"
     return "updated"
+
+
+def _add_properties(store: Store, note_id: str, file: ScanFile) -> bool:
+    """Add to the note the file's front-matter keys noted does not read that it lacks (a value it
+    has stays: the note's own); whether any was added."""
+    if not file.front.others or not isinstance(store, HasNoteProperties):
+        return False
+    have = store.note_properties(note_id)
+    missing = {key: value for key, value in file.front.others if key not in have}
+    if missing:
+        store.add_note_properties(note_id, missing, actor=ACTOR_IMPORT)
+    return bool(missing)
 
 
 def import_markdown(store: Store, source: Path, *, progress: Progress | None = None) -> ImportReport:

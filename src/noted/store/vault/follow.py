@@ -24,9 +24,10 @@ from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
 from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
+from noted.store.vault.folder_follow import folder_gone, follow_folders, trash_if_empty
 from noted.store.vault.ledger import NoteFile
-from noted.store.vault.renames import pair_sets, pair_texts
-from noted.store.vault.swaps import set_aside, swapped
+from noted.store.vault.renames import pair_texts
+from noted.store.vault.swaps import displaced, set_aside, swapped
 from noted.store.vault.tag_sync import sync_tags
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import changed_in_trash, in_trash, trashed_copy
@@ -111,6 +112,9 @@ class Follower:
         """Asked between two files of a batch (the watcher sets it)."""
         self.actor = ACTOR_OUTSIDE
         """Who the changes found are recorded as: ``outside``, or ``import`` during the first scan."""
+        self.went: dict[str, NoteFile] = {}
+        """The notes whose file went in the batch before: a new file of this batch may be one of
+        them, renamed and edited (its deletion seen a batch earlier: ``_edited_moves``)."""
 
     def apply(self, paths: Iterable[str], *, progress: Progress | None = None) -> int:
         """Bring the notes at ``paths`` (files or folders, relative) up to date; how many changed."""
@@ -121,6 +125,7 @@ class Follower:
         gone: dict[str, NoteFile] = {}
         gone_dirs: list[str] = []
         folders: list[str] = []
+        walked: list[str] = []  # (listed in full: ``follow_folders``)
         for rel in paths:
             if has_bad_name(rel):  # (the scan lists it as skipped)
                 continue
@@ -132,7 +137,7 @@ class Follower:
                 if not vault.skipped_dir(rel):
                     for folder, notes in vault.walk(rel):
                         present.update(notes)
-                        folders += [folder] if folder else []
+                        walked += [folder] if folder else []
             elif full.is_file() or full.is_symlink():
                 if vault.is_note_path(rel):
                     present.add(rel)
@@ -145,54 +150,26 @@ class Follower:
                         gone[row.note_id] = row
                 if ledger.folder_at(rel) is not None:
                     gone_dirs.append(rel)
-        self._folders(folders)
-        return self._apply(present, gone, gone_dirs, progress)
-
-    def _folders(self, paths: Iterable[str]) -> None:
-        """The notebooks of these folders, made when new; a new folder holding mostly the files of
-        a folder that went (renamed or moved outside noted) is that notebook, keeping its id."""
-        store = self.store
-        fresh = sorted({p for p in paths if store.ledger.folder_at(p) is None}, key=lambda p: p.count("/"))
-        vanished = {}
-        if fresh:
-            vanished = {
-                path: folder_id
-                for path, folder_id in store.ledger.all_folders().items()
-                if path and not in_trash(path) and not (store.vault.root / path).is_dir()
-            }
-        if vanished:
-            had = {p: {r.path[len(p) + 1 :] for r in store.ledger.notes_under(p)} for p in vanished}
-            has = {p: {n[len(p) + 1 :] for _, notes in store.vault.walk(p) for n in notes} for p in fresh}
-            moves = pair_sets(has, had)
-            for new in fresh:  # shallow first: a parent's move carries its sub-folders along
-                old = moves.get(new)
-                if old is not None and store.ledger.folder_at(old) == vanished[old]:
-                    self._folder_moved(old, new, vanished[old])
-        for path in fresh:
-            store.folder_for(path, self.actor)
-
-    def _folder_moved(self, old: str, new: str, folder_id: str) -> None:
-        store = self.store
-        parent_dir, _, name = new.rpartition("/")
-        with store.mirror.batch():
-            parent = store.folder_for(parent_dir, self.actor) if parent_dir else ""
-            with store.mirror.db.write() as conn:
-                store.ledger.move_prefix(conn, old, new)
-                store.ledger.put_folder(conn, folder_id, new)
-            folder = store.mirror.get_folder(folder_id)
-            if folder.is_trashed:  # its deletion was seen in an earlier batch
-                store.mirror.restore_folder(folder_id, actor=self.actor)
-            if (folder.title, folder.parent_id) != (name, parent):
-                store.mirror.update_folder(folder_id, title=name, parent_id=parent, actor=self.actor)
+        left = follow_folders(self.store, folders + walked, self.actor, walked, present)
+        return self._apply(present, gone, gone_dirs, progress, left)
 
     def _apply(
-        self, present: set[str], gone: dict[str, NoteFile], gone_dirs: list[str], progress: Progress | None
+        self,
+        present: set[str],
+        gone: dict[str, NoteFile],
+        gone_dirs: list[str],
+        progress: Progress | None,
+        left: set[str],
     ) -> int:
         changed = 0
         fresh: dict[str, tuple[FileText, ReadFile]] = {}
         mirror = self.store.mirror
         with mirror.batch(), deferred_keyword_index(mirror.db) if len(present) >= BULK else nullcontext():
-            swaps = swapped(self.store, present)  # files that took each other's place: each its note
+            swaps = swapped(self.store, present, {**self._recent(), **gone})  # files in others' place
+            for note_id in displaced(self.store, swaps):  # (``mv b.md a.md``: a's note is deleted)
+                row = self.store.ledger.note(note_id)
+                if row is not None:
+                    set_aside(self.store, row, actor=self.actor)
             for done, rel in enumerate(sorted(present), start=1):
                 if self.stopping():
                     raise FollowStopped
@@ -203,7 +180,10 @@ class Follower:
             for row in gone.values():
                 changed += self._gone(row)
             for rel in sorted(gone_dirs, reverse=True):
-                self._folder_gone(rel)
+                folder_gone(self.store, rel, self.actor)
+            for folder_id in left:  # (its folder went, and another took its name)
+                trash_if_empty(self.store, folder_id, self.actor)
+            self.went = gone
         return changed
 
     def _one(
@@ -218,8 +198,8 @@ class Follower:
         edited: ``_edited_moves``)."""
         store = self.store
         row = store.ledger.note_at(rel)
-        if row is not None:
-            gone.pop(row.note_id, None)  # its file is here (its folder moved: ``_folder_moved``)
+        for here in (row.note_id if row is not None else None, swap):
+            gone.pop(here or "", None)  # its file is here (its folder moved: ``_folder_moved``)
         try:
             read = store.vault.read(rel)
             ft = FileText.parse(decode(read.data))
@@ -255,7 +235,7 @@ class Follower:
             if swap is not None:
                 set_aside(store, row)
         note_id = swap or (row.note_id if row is not None else self._moved(digest, gone))
-        if note_id is None and gone:
+        if note_id is None and (gone or self.went):
             fresh[rel] = (ft, read)
             return 0
         put_note(store, rel, ft, read.state, digest, actor=self.actor, note_id=note_id)
@@ -269,7 +249,7 @@ class Follower:
         """Bring in the new files, each as the gone note it unambiguously is (``renames``) or as new."""
         if not fresh:
             return 0
-        notes = {n.id: n for n in self.store.mirror.get_notes(list(gone))}
+        notes = {n.id: n for n in self.store.mirror.get_notes([*gone, *self._recent()])}
         was = {note_id: note.body for note_id, note in notes.items()}
         matches = pair_texts({rel: ft.body for rel, (ft, _) in fresh.items()}, was)
         for rel, (ft, read) in sorted(fresh.items()):
@@ -278,6 +258,11 @@ class Follower:
                 gone.pop(note_id, None)
             put_note(self.store, rel, ft, read.state, read.digest, actor=self.actor, note_id=note_id)
         return len(fresh)
+
+    def _recent(self) -> dict[str, NoteFile]:
+        """The notes whose file went in the batch before (``went``), their file still gone."""
+        rows = (self.store.ledger.note(note_id) for note_id in self.went)
+        return {r.note_id: r for r in rows if r is not None and not r.present and not in_trash(r.path)}
 
     def _moved(self, digest: str, gone: dict[str, NoteFile]) -> str | None:
         """The note whose file went and whose content was ``digest``: the file moved."""
@@ -320,21 +305,6 @@ class Follower:
             store.ledger.put_note(conn, NoteFile(row.note_id, row.path, row.path, -1, 0, row.hash))
         return 1
 
-    def _folder_gone(self, rel: str) -> None:
-        store = self.store
-        folder_id = store.ledger.folder_at(rel)
-        if folder_id is None or folder_id == store.root_folder_id or store.vault.is_read_dir(rel):
-            return
-        try:
-            store.mirror.get_folder(folder_id)
-        except NotFoundError:  # erased for good by a noted from before the ledger forgot such folders
-            with store.mirror.db.write() as conn:
-                store.ledger.drop_folder(conn, folder_id)
-            return
-        live = store.mirror.count_notes(folder_id=folder_id)
-        if live == 0:
-            store.mirror.trash_folder(folder_id, actor=self.actor)
-
     def scan(self, *, progress: Progress | None = None) -> int:
         """Compare every file with the ledger (size and mtime, then the hash) and apply what changed.
 
@@ -374,14 +344,15 @@ class Follower:
         }
         gone_dirs = [p for p in store.ledger.all_folders() if p and not in_trash(p) and p not in fresh]
         gone_dirs = [p for p in gone_dirs if not store.vault.is_read_dir(p)]
-        self._folders(fresh)
+        whole = store.ledger.all_folders() if changed or gone else {}  # (no file moved: no folder did)
+        left = follow_folders(store, fresh, self.actor, whole, seen)
         with store.mirror.db.write() as conn:  # a skipped file since removed is no longer listed
             for path, _ in store.ledger.skipped():
                 if path not in seen and path not in store.vault.bad_names:
                     store.ledger.skip(conn, path, None)
             for path, why in store.vault.bad_names.items():
                 store.ledger.skip(conn, path, why)
-        return self._apply(changed, gone, gone_dirs, progress)
+        return self._apply(changed, gone, gone_dirs, progress, left)
 
 
 def _state(state: FileState) -> tuple[int, int]:

@@ -44,6 +44,12 @@ def pair_texts(new: Mapping[str, str], gone: Mapping[str, str]) -> dict[str, str
     return unambiguous(scores)
 
 
+def alike(a: str, b: str) -> bool:
+    """The two texts are at least ``SIMILAR`` alike, word for word (as ``pair_texts`` compares)."""
+    words_a, words_b = _WORD.findall(a), _WORD.findall(b)
+    return bool(words_a and words_b) and difflib.SequenceMatcher(None, words_b, words_a).ratio() >= SIMILAR
+
+
 def pair_sets(new: Mapping[str, set[str]], gone: Mapping[str, set[str]]) -> dict[str, str]:
     """Each new key → the gone key whose set it unambiguously is (most members shared)."""
     scores: dict[tuple[str, str], float] = {}

@@ -10,8 +10,12 @@ of changed files (a watcher's, or a start-up scan's), a file is the note whose c
   edited, rather than its own (``noted.store.vault.renames.pair_texts``).
 
 A file is given another note only when that note's own file is given one in turn (names swapped,
-or rotated among several): no note is left without its file. Whatever noted cannot tell stays its
-path's note, edited, as before. Notes whose file went are ``Follower._moved``'s and ``renames``'.
+or rotated among several), or when that note's file went in the batch (``mv b.md a.md`` over an
+existing ``a.md``): the file is then ``b.md``'s note, and the note of its path, left without a file,
+is ``displaced``: deleted outside noted, as if its file went (restored beside: ``NAME 2.md``). Taking
+a gone note's place needs the file to hold exactly its content, or a text unambiguously its, edited,
+and unlike the path's own note's. Whatever noted cannot tell stays its path's note, edited, as
+before. New paths taking a gone note are ``Follower._moved``'s and ``renames``'.
 
 A swap seen step by step (``mv a t``, then ``mv b a``, then ``mv t b``, in three watcher batches)
 puts at the path of a gone note exactly the content of a note whose file went in the same batch:
@@ -20,12 +24,14 @@ that is this other note moved, and the gone note is ``set_aside``, found again b
 
 from __future__ import annotations
 
+from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING
 
 from noted.errors import InvalidInputError
+from noted.models import now_ms
 from noted.store.vault.files import TRASH, decode
 from noted.store.vault.ledger import NoteFile
-from noted.store.vault.renames import pair_texts
+from noted.store.vault.renames import alike, pair_texts
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import in_trash
 
@@ -36,19 +42,21 @@ MAX_TEXTS = 200
 """Above this many changed notes' files in one batch (a checkout), only exact content counts."""
 
 
-def swapped(store: VaultCore, paths: set[str]) -> dict[str, str]:
-    """Each path of ``paths`` that holds another note's content → that note's id."""
+def swapped(store: VaultCore, paths: set[str], gone: Mapping[str, NoteFile]) -> dict[str, str]:
+    """Each path of ``paths`` that holds another note's content → that note's id (a note of the
+    batch's changed files, or one of the ``gone``, whose file went in the batch)."""
     changed: dict[str, tuple[NoteFile, int]] = {}
     for rel in paths:
         row, state = store.ledger.note_at(rel), store.vault.state(rel)
         if row is not None and row.present and not in_trash(rel) and state is not None:
             if (state.size, state.mtime_ns) != (row.size, row.mtime_ns):
                 changed[rel] = row, state.size
-    if len(changed) < 2:
+    went = [row for row in gone.values() if not in_trash(row.path)]
+    if len(changed) + min(len(went), 1) < 2:
         return {}
     by_hash: dict[str, list[str]] = {}
     sizes: dict[int, int] = {}
-    for row, _ in changed.values():
+    for row in [r for r, _ in changed.values()] + went:
         by_hash.setdefault(row.hash, []).append(row.note_id)
         sizes[row.size] = sizes.get(row.size, 0) + 1
     texts: dict[str, str] = {}
@@ -66,15 +74,25 @@ def swapped(store: VaultCore, paths: set[str]) -> dict[str, str]:
             claims[rel] = same[0]
         elif not same:
             texts[rel] = body
-    if texts and len(changed) <= MAX_TEXTS:
-        was = {n.id: n.body for n in store.mirror.get_notes([r.note_id for r, _ in changed.values()])}
-        claims |= pair_texts(texts, was)
     own = {rel: row.note_id for rel, (row, _) in changed.items()}
-    return _closed({rel: note_id for rel, note_id in claims.items() if note_id != own[rel]}, own)
+    if texts and len(changed) <= MAX_TEXTS:
+        ids = [*own.values(), *(r.note_id for r in went)]
+        was = {n.id: n.body for n in store.mirror.get_notes(ids)}
+        for rel, note_id in pair_texts(texts, was).items():
+            if note_id not in gone or not alike(texts[rel], was.get(own[rel], "")):
+                claims[rel] = note_id
+    return closed({rel: note_id for rel, note_id in claims.items() if note_id != own[rel]}, own, gone)
 
 
-def _closed(claims: dict[str, str], own: dict[str, str]) -> dict[str, str]:
-    """The claims whose path's own note (``own``) is claimed by another path in turn, each note once."""
+def displaced(store: VaultCore, swaps: Mapping[str, str]) -> set[str]:
+    """The notes whose path ``swaps`` gives another note and whose file no path takes."""
+    owners = {row.note_id for rel in swaps if (row := store.ledger.note_at(rel)) is not None}
+    return owners - set(swaps.values())
+
+
+def closed(claims: dict[str, str], own: dict[str, str], gone: Container[str]) -> dict[str, str]:
+    """The claims whose path's own note (``own``) is claimed by another path in turn, or whose
+    claimed note's file went (``gone``), each note once."""
     while True:
         counts: dict[str, int] = {}
         for note_id in claims.values():
@@ -82,17 +100,26 @@ def _closed(claims: dict[str, str], own: dict[str, str]) -> dict[str, str]:
         kept = {
             rel: note_id
             for rel, note_id in claims.items()
-            if counts[note_id] == 1 and counts.get(own[rel]) == 1
+            if counts[note_id] == 1 and (note_id in gone or counts.get(own[rel]) == 1)
         }
         if kept == claims:
             return kept
         claims = kept
 
 
-def set_aside(store: VaultCore, row: NoteFile) -> None:
+def set_aside(store: VaultCore, row: NoteFile, *, actor: str | None = None) -> None:
     """The gone note of ``row`` gives its path up to the note whose file is there now: its row
     keeps its content's hash (so its file found elsewhere is that note: ``Follower._moved``) under a
-    path of its own in ``.trash/``, where no file is (a restore writes it beside: ``NAME 2.md``)."""
+    path of its own in ``.trash/``, where no file is (a restore writes it beside: ``NAME 2.md``).
+    With ``actor``, a note still live (``displaced``) is deleted by it, as when its file goes."""
+    note = next(iter(store.mirror.get_notes([row.note_id])), None) if actor else None
+    if actor and note is not None and not note.is_trashed:
+        store.mirror.trash_note(row.note_id, actor=actor)
     with store.db.write() as conn:
         aside = NoteFile(row.note_id, f"{TRASH}/{row.note_id}.md", row.origin or row.path, -1, 0, row.hash)
         store.ledger.put_note(conn, aside)
+        if note is not None and not note.is_trashed:  # a save based on it as it was meets a conflict
+            conn.execute(
+                "UPDATE notes SET updated_time = max(?, updated_time + 1) WHERE id = ?",
+                (now_ms(), row.note_id),
+            )
