@@ -101,7 +101,7 @@ def test_an_edit_whose_apply_was_killed_before_writing_is_applied_again_at_once(
     _killed_accept(profile, ref)
     assert services.store.get_note(note.id).body == "one\n"
     listed = run_noted(profile, "changes", "--pending")
-    assert "noted stopped before writing it" in listed.stdout, listed.stdout
+    assert "noted stopped while applying it" in listed.stdout, listed.stdout
 
     again = run_noted(profile, "changes", "accept", ref)
     assert again.returncode == 0, again.stderr
@@ -218,6 +218,8 @@ def test_an_append_to_a_markdown_file_whose_apply_was_killed_after_writing_is_se
         )
         assert killed.returncode == -9, killed.stderr
         assert (folder / "Work" / "Plan.md").read_text(encoding="utf-8").count("two") == 1  # written
+        listed = run_noted(profile.root, "--vault", str(folder), "changes", "--pending")
+        assert "stopped while applying it" in listed.stdout, listed.stdout  # not "before writing it"
 
         again = run_noted(profile.root, "--vault", str(folder), "changes", "accept", ref)
         assert again.returncode == 0, again.stderr
