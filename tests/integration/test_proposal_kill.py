@@ -101,7 +101,7 @@ def test_an_edit_whose_apply_was_killed_before_writing_is_applied_again_at_once(
     _killed_accept(profile, ref)
     assert services.store.get_note(note.id).body == "one\n"
     listed = run_noted(profile, "changes", "--pending")
-    assert "noted stopped before writing it" in listed.stdout, listed.stdout
+    assert "noted stopped while applying it" in listed.stdout, listed.stdout
 
     again = run_noted(profile, "changes", "accept", ref)
     assert again.returncode == 0, again.stderr
@@ -175,3 +175,55 @@ def test_any_creating_tool_whose_apply_was_killed_makes_its_item_once(
     else:
         assert [r.id for r in services.store.list_resources()] == [settled.result_note_id]
         assert services.store.get_note(note.id).body.count(settled.result_note_id) == 1
+
+
+KILLED_AFTER_EDIT = """
+import os, signal, sys
+from noted.cli import main
+from noted.ops import notes
+
+profile, folder, ref = sys.argv[1], sys.argv[2], sys.argv[3]
+real_update = notes.update_note
+
+def update(*args, **kwargs):
+    real_update(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)  # the file written, the proposal not yet settled
+
+notes.update_note = update
+main(["--profile", profile, "--vault", folder, "changes", "accept", ref])
+"""
+
+
+def test_an_append_to_a_markdown_file_whose_apply_was_killed_after_writing_is_settled_once(
+    tmp_path: Path,
+) -> None:
+    """Not vacuous: the file keeps its final newline, which the proposal's own text lacked, so
+    the accept that followed the kill did not see its append there: it refused, saying the note
+    changed since it was proposed (exit 3), and the proposal waited for a change already made."""
+    folder = tmp_path / "notes"
+    (folder / "Work").mkdir(parents=True)
+    (folder / "Work" / "Plan.md").write_text("# Plan\n\none\n", encoding="utf-8")
+    profile = Profile(tmp_path / "profile").ensure()
+    services = Services.open(profile, welcome=False, vault=str(folder))
+    try:
+        services.settings.set("ai.tool.update_note.enabled", True)
+        [note] = services.store.list_notes()
+        ref = _propose(services, "update_note", {"id": note.id, "append": "two"})
+        code = textwrap.dedent(KILLED_AFTER_EDIT)
+        killed = subprocess.run(
+            [sys.executable, "-c", code, str(profile.root), str(folder), ref],
+            env=env_with_src(),
+            capture_output=True,
+            check=False,
+        )
+        assert killed.returncode == -9, killed.stderr
+        assert (folder / "Work" / "Plan.md").read_text(encoding="utf-8").count("two") == 1  # written
+        listed = run_noted(profile.root, "--vault", str(folder), "changes", "--pending")
+        assert "stopped while applying it" in listed.stdout, listed.stdout  # not "before writing it"
+
+        again = run_noted(profile.root, "--vault", str(folder), "changes", "accept", ref)
+        assert again.returncode == 0, again.stderr
+        assert (folder / "Work" / "Plan.md").read_text(encoding="utf-8").count("two") == 1
+        assert services.review.rows.proposal(int(ref[1:])).state is ProposalState.APPLIED
+    finally:
+        services.close()

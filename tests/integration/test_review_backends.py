@@ -17,7 +17,9 @@ from noted.errors import NotedError, NotFoundError
 from noted.models import ACTOR_OUTSIDE, ACTOR_USER, NoteDraft, NotePatch, assistant_actor, mcp_actor, now_ms
 from noted.ops import review_actions
 from noted.ops.conflicts import Choice, resolve, split_titled
+from noted.ops.notebooks import rename_tag
 from noted.ops.review import Review, summary
+from noted.ops.review_items import kind_of
 from noted.store.protocol import Store
 from noted.store.review import EntryRow, EntryState, ProposalState
 from noted.store.sqlite.db import Database
@@ -351,3 +353,52 @@ def test_what_models_moved_tagged_and_trashed_before_the_review_was_first_read_i
     assert store.note_tag_titles([note_id]).get(note_id, ()) == ("t1",)
     assert store.get_note(moved).parent_id == home
     assert not store.get_note(trashed).is_trashed
+
+
+# A tag renamed is the same tag: the notes carrying it were not tagged nor untagged, whoever renamed it.
+# The review compares a note's places (its notebook, trash and tag titles) before and after each
+# change; a rename between two changes of the note used to read as "tagged NEW; untagged OLD" in the
+# next model's change, and reverting that change took the person's tag off the note and made a new
+# tag with the old title.
+
+
+def _tagged_note(store: Store, title: str, tag: str) -> str:
+    folder = store.create_folder(f"Work {title}", actor=ACTOR_USER)
+    note_id = store.create_note(NoteDraft(title, "one\n", parent_id=folder.id), actor=ACTOR_USER).id
+    store.tag_note(note_id, [tag], actor=ACTOR_USER)
+    return note_id
+
+
+def _tag_id(store: Store, title: str) -> str:
+    return next(t.id for t in store.list_tags() if t.title == title)
+
+
+@pytest.mark.parametrize("read_between", [True, False], ids=["read-between", "one-read"])
+def test_a_persons_tag_rename_is_not_the_next_models_change(store: Store, read_between: bool) -> None:
+    note_id = _tagged_note(store, "Plan", "draft")
+    review = _review(store)
+    review.refresh()
+    rename_tag(store, _tag_id(store, "draft"), "final draft", actor=ACTOR_USER)
+    if read_between:  # the rename read on its own: the note's kept place must follow it
+        review.refresh()
+    store.update_note(note_id, NotePatch(body="one\ntwo\n"), actor=BOT)
+    review.refresh()
+    (entry,) = review.pending()
+    assert summary(entry) == "+1 −0 lines"  # not "tagged final draft; untagged draft"
+
+    review_actions.revert(review, entry.id)
+    # The note keeps the person's tag, and no second tag titled "draft" is made.
+    assert store.note_tag_titles([note_id])[note_id] == ("final draft",)
+    assert sorted(t.title for t in store.list_tags()) == ["final draft"]
+
+
+def test_a_models_tag_rename_stays_the_tags_change_not_its_notes(store: Store) -> None:
+    note_id = _tagged_note(store, "Plan", "draft")
+    review = _review(store)
+    review.refresh()
+    rename_tag(store, _tag_id(store, "draft"), "done", actor=BOT)
+    store.update_note(note_id, NotePatch(body="one\ntwo\n"), actor=BOT)
+    review.refresh()
+    entries = {kind_of(e): e for e in review.pending()}
+    assert summary(entries["note"]) == "+1 −0 lines"
+    assert 'renamed from "draft"' in summary(entries["tag"])

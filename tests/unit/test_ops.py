@@ -185,9 +185,12 @@ def test_undoing_an_edit_refuses_once_the_note_changed_again(store: SqliteStore)
     before = store.get_note(note)
     edited = store.update_note(note, NotePatch(body="edit"), actor=MCP)
     later = store.update_note(note, NotePatch(body="later"), actor=ACTOR_USER)
-    with pytest.raises(ConflictError, match="changed after"):
+    with pytest.raises(ConflictError, match="changed after") as refused:
         notes.undo_edit(store, before, edited.updated_time, actor=ACTOR_USER)
     assert store.get_note(note).body == "later"
+    # The way out it names keeps the later edit: a revert in the Changes view keeps both sides,
+    # where restoring the revision before the edit from the history (as it once said) drops it.
+    assert "Changes view" in str(refused.value) and "history" not in str(refused.value)
     assert notes.undo_edit(store, before, later.updated_time, actor=ACTOR_USER).body == "x"
 
 

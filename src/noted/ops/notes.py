@@ -348,6 +348,7 @@ def undo_edit(store: Store, before: Note, after_updated_time: int, *, actor: str
         if (now.title, now.body) == (before.title, before.body):
             return now
         raise ConflictError(
-            "the note changed after the assistant's edit; undo it from the note's history instead",
+            "the note changed after the assistant's edit; revert the edit in the Changes view "
+            "instead, which keeps the later change too",
             current_updated_time=exc.current_updated_time,
         ) from exc

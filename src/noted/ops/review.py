@@ -21,6 +21,7 @@ the writes that wait.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Sequence
 
@@ -218,13 +219,22 @@ class Review:
                 before.setdefault(c.item_id, Place(notes[c.item_id].parent_id, 0, ()))
         after = {i: Place(n.parent_id, n.deleted_time, tags.get(i, ())) for i, n in notes.items()}
         last = {c.item_id: c.id for c in rows}
-        kept = {c.item_id: c.place for c in rows if c.id == last[c.item_id] and c.place is not None}
+        # A tag renamed is the same tag: the places kept before a rename name it by its new title.
+        renames = _tag_renames(changes)
+        kept = {
+            c.item_id: _renamed(c.place, [r for r in renames if r[0] > c.id])
+            for c in rows
+            if c.id == last[c.item_id] and c.place is not None
+        }
         # A note deleted for good that the review never saw (nor its text) leaves nothing to review.
         known = set(before) | set(notes)
         seen = dict(before)  # each note's place as of the change read last, where the feed says it
-        touches = [
-            self._touch(c, notes.get(c.item_id), seen, after, last) for c in rows if c.item_id in known
-        ]
+        touches, done = [], 0
+        for c in (c for c in rows if c.item_id in known):
+            while done < len(renames) and renames[done][0] < c.id:
+                seen = {note: _renamed(place, renames[done : done + 1]) for note, place in seen.items()}
+                done += 1
+            touches.append(self._touch(c, notes.get(c.item_id), seen, after, last))
         items = (c for c in changes if c.item_type in review_items.ITEM_KINDS)
         touches += [t for c in items if (t := review_items.touch(c, is_person(c.actor))) is not None]
         came = review_along.came_with(changes, {i: n.parent_id for i, n in notes.items()})
@@ -233,7 +243,15 @@ class Review:
         end = changes[-1].id
         # Where the feed kept the place of a note's last change, the next read starts from it: the
         # note may have changed again between the feed's page and the read of the notes.
-        touched = self.rows.apply(cursor, end, touches, after | kept, merge=merge_detail, burst_ms=BURST_MS)
+        touched = self.rows.apply(
+            cursor,
+            end,
+            touches,
+            after | kept,
+            merge=merge_detail,
+            burst_ms=BURST_MS,
+            renames=[(old, new) for _, old, new in renames],
+        )
         for entry_id in touched or ():
             self._count_lines(self.rows.entry(entry_id))
         if touched is not None:
@@ -322,6 +340,23 @@ class Review:
                 detail["old_title"] = old_title
         if detail != entry.detail:
             self.rows.set_detail(entry.id, detail)
+
+
+def _tag_renames(changes: Sequence[Change]) -> list[tuple[int, str, str]]:
+    """The tags renamed in ``changes``, in the feed's order: (feed id, old title, new title)."""
+    return [
+        (c.id, c.item.was.title, c.item.title)
+        for c in changes
+        if c.item_type is ItemType.TAG and c.item and c.item.was and c.item.was.title != c.item.title
+    ]
+
+
+def _renamed(place: Place, renames: Sequence[tuple[int, str, str]]) -> Place:
+    """``place`` with its tags' titles as they are after ``renames``."""
+    tags = place.tags
+    for _, old, new in renames:
+        tags = tuple(new if t == old else t for t in tags)
+    return place if tags == place.tags else dataclasses.replace(place, tags=tags)
 
 
 def _whole(changes: Sequence[Change]) -> Sequence[Change]:

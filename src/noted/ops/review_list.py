@@ -128,7 +128,7 @@ def waiting_words(proposal: ProposalRow, now: int) -> str:
     if proposal.state is not ProposalState.APPLYING:
         return ""
     if stuck(proposal, now):
-        return "accepted, but noted stopped before writing it: accept or reject it again"
+        return "accepted, but noted stopped while applying it: accept it again (nothing is written twice) or reject it"
     return "accepted: being applied"
 
 

@@ -146,10 +146,12 @@ class ReviewRows(Protocol):
         *,
         merge: Merge,
         burst_ms: int,
+        renames: Sequence[tuple[str, str]] = (),
     ) -> list[int] | None:
         """Record ``touches`` in one transaction and move the cursor from ``cursor_from`` to
         ``cursor_to``; the ids of the entries made or grown, or None when another process moved
-        the cursor first (it recorded them)."""
+        the cursor first (it recorded them). ``renames`` (old and new title, in order) are the
+        tags renamed meanwhile: the kept places name them anew, then ``places`` are written."""
         ...
 
     def entries(

@@ -70,11 +70,13 @@ def text_clash(proposal: ProposalRow, note: Note) -> bool:
 def text_there(proposal: ProposalRow, note: Note) -> bool:
     """Whether ``note``'s title and body are what the ``update_note`` ``proposal`` makes of the
     text it was proposed on: an accept whose answer was lost wrote them, and accepting it again
-    must not write them twice (an append would go in again)."""
+    must not write them twice (an append would go in again). Final newlines aside: a Markdown
+    folder's file keeps its own."""
     base = proposal.detail.get("base")
     if proposal.tool != TEXT_TOOL or not (isinstance(base, list) and len(base) == 2):
         return False
-    return applied(proposal, (str(base[0]), str(base[1]))) == (note.title, note.body)
+    title, body = applied(proposal, (str(base[0]), str(base[1])))
+    return title == note.title and body.rstrip("\n") == note.body.rstrip("\n")
 
 
 def overwritten(store: Store, proposal: ProposalRow, note: Note) -> list[str]:

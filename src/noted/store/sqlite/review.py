@@ -159,6 +159,7 @@ class SqliteReview:
         *,
         merge: Merge,
         burst_ms: int,
+        renames: Sequence[tuple[str, str]] = (),
     ) -> list[int] | None:
         touched: list[int] = []
         with self.db.write() as conn:
@@ -171,6 +172,8 @@ class SqliteReview:
                     )
                 else:
                     touched.append(_record(conn, touch, merge, burst_ms))
+            for old, new in renames:
+                _rename_tag(conn, old, new)
             conn.executemany(
                 "INSERT INTO review_places(note_id, parent_id, deleted_time, tags) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(note_id) DO UPDATE SET parent_id = excluded.parent_id, "
@@ -315,6 +318,18 @@ class SqliteReview:
                 (state.value, time, reason, result_note_id, proposal_id),
             ).fetchone()
         return row is not None
+
+
+def _rename_tag(conn: apsw.Connection, old: str, new: str) -> None:
+    """Name the tag titled ``old`` ``new`` in every kept place."""
+    rows = conn.execute(
+        "SELECT note_id, tags FROM review_places WHERE instr(?1 || tags || ?1, ?2) > 0",
+        (_SEP, f"{_SEP}{old}{_SEP}"),
+    ).fetchall()
+    conn.executemany(
+        "UPDATE review_places SET tags = ? WHERE note_id = ?",
+        [(_SEP.join(new if t == old else t for t in tags.split(_SEP)), note) for note, tags in rows],
+    )
 
 
 def _cursor(conn: apsw.Connection) -> int:
