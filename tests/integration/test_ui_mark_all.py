@@ -14,9 +14,11 @@ from tests.integration.test_ui_reader_images import screen_text
 from tests.integration.ui_support import Fixture, open_services, until
 from textual.widgets import Input
 
+from noted.models import ACTOR_IMPORT
 from noted.services import Services
 from noted.store.protocol import NoteOrder
-from noted.ui.data import PAGE_SIZE
+from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
+from noted.ui.widgets.notebook_tree import NotebookTree
 
 
 @pytest.fixture
@@ -116,3 +118,31 @@ async def test_a_narrow_list_title_keeps_the_marked_count_in_sight(
         # Not vacuous: the whole title, with " · by updated", does not fit the pane's top edge.
         assert notes.outer_size.width - 6 < len("All notes · 155 · 150 marked · by updated")
         await until(pilot, lambda: "─ All notes · 155 · 150 marked ─" in screen_text(app))
+
+
+async def test_the_marked_count_stays_whole_when_the_name_and_count_are_long(
+    fixture: Fixture, services: Services
+) -> None:
+    """With 10,000 notes at 120 columns the title read ``All notes · 10,000 · 729 mark…``: the name
+    and the count of notes give way first, the count of marked notes (what triage acts on) stays
+    whole; while filtering, the words typed are cut after it. A long notebook name stands in for
+    the long counts here."""
+    long_name = "Quarterly operations logbook"
+    services.store.update_folder(fixture.home, title=long_name, actor=ACTOR_IMPORT)
+    async with running(fixture, services) as (app, pilot, notes):
+        app.workspace.query_one(NotebookTree).select_source(
+            NoteSource(SourceKind.FOLDER, fixture.home, long_name)
+        )
+        await until(
+            pilot, lambda: notes.source.id == fixture.home and not notes._loading and bool(notes.rows)
+        )
+        await pilot.press("asterisk")
+        await until(pilot, lambda: len(notes.marked) > 150, what="every note of the notebook marked")
+        marked = f"{len(notes.marked)} marked"
+        # Not vacuous: name, count and marks do not fit the pane's top edge at 120 columns.
+        assert notes.outer_size.width - 6 < len(f"{long_name} · 155 · {marked}")
+        await until(pilot, lambda: f" {marked} ─" in screen_text(app))
+        # Not vacuous either: "151 marked · filter: logbook entries" does not fit, and the words went first.
+        await pilot.press("slash", *"logbook entries", "enter")
+        await until(pilot, lambda: app.focused is notes and "filter: log" in str(notes.border_title))
+        await until(pilot, lambda: f"─ {marked} · filter: log" in screen_text(app))

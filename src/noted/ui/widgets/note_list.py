@@ -319,7 +319,9 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         if self.filter.narrowing:
             return self.filter.title(self.source.title, marked, sort, room)
         full = f"{self.source.title} · {count}{marked}"
-        return fitting((f"{full}{sort}", full), room)
+        # The name gives way, then the count of notes; the count of marked notes stays whole.
+        fewer = (f"{count}{marked}", marked.removeprefix(" · ")) if marked else ()
+        return fitting((f"{full}{sort}", full, *fewer), room)
 
     def on_resize(self) -> None:
         self.border_title = self._title()  # a filter's title fits the width
