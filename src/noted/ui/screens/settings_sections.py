@@ -55,8 +55,8 @@ class ToolBox(Checkbox):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """As many lines as the label wraps to (``text-wrap: wrap``): Textual's toggle takes one,
-        which cut a tool's names at 60 columns."""
-        return self.render().get_height(self.styles, width)
+        which cut a tool's names at 60 columns. Its base's measure, as for any text widget."""
+        return Widget.get_content_height(self, container, viewport, width)
 
 
 Findable = list[tuple[Widget, str]]
