@@ -14,7 +14,8 @@ from tests.integration.test_ui_reader_images import screen_text
 from tests.integration.ui_support import Fixture, open_services, until
 from textual.widgets import Input
 
-from noted.models import ACTOR_IMPORT
+from noted.models import ACTOR_IMPORT, ACTOR_USER
+from noted.ops import notes as ops
 from noted.services import Services
 from noted.store.protocol import NoteOrder
 from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
@@ -146,3 +147,24 @@ async def test_the_marked_count_stays_whole_when_the_name_and_count_are_long(
         await pilot.press("slash", *"logbook entries", "enter")
         await until(pilot, lambda: app.focused is notes and "filter: log" in str(notes.border_title))
         await until(pilot, lambda: f"─ {marked} · filter: log" in screen_text(app))
+
+
+async def test_a_marked_note_that_leaves_a_partly_loaded_list_is_no_longer_marked(
+    fixture: Fixture, services: Services
+) -> None:
+    """Only a list read whole forgot the marks of notes that left it: in a list of 156 with its
+    first 100 loaded, a marked note moved to the trash from elsewhere stayed marked, and ``t``
+    would have tagged it. Not vacuous: a marked note past the loaded rows, still in the list,
+    stays marked, so the check is by the list's notes and not by the rows loaded."""
+    async with running(fixture, services) as (app, pilot, notes):
+        await until(pilot, lambda: app.focused is notes and len(notes.rows) == PAGE_SIZE)
+        assert notes._has_more
+        await pilot.press("space", "space")
+        first, second = list(notes.marked)
+        unloaded = services.store.list_notes(order=NoteOrder.UPDATED, limit=1, offset=PAGE_SIZE + 20)[0]
+        notes.marked[unloaded.id] = unloaded  # as ``*`` marks notes not loaded yet
+        ops.trash_note(services.store, first, actor=ACTOR_USER)
+        notes.refresh_notes()  # as the change follower does (it is off here)
+        await until(pilot, lambda: first not in [row.meta.id for row in notes.rows])
+        await until(pilot, lambda: first not in notes.marked, what="the trashed note unmarked")
+        assert set(notes.marked) == {second, unloaded.id} and "2 marked" in str(notes.border_title)

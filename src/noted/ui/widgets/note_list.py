@@ -241,6 +241,8 @@ holds the words, {app.search} searches the notes' text and meaning for them.
             self._total, self._trashed = page.total, page.trashed_notebooks
         if message.replace and not page.has_more:  # the whole list: a marked note not in it left it
             self.forget_unlisted(page.rows)
+        elif message.replace and self.marked:  # its first pages: the others are checked
+            self.check_marks(page.rows)
         if message.replace and self.filter.active:
             again = self.filter.pool_size is not None  # read again (a change): a note gone leaves its place
             self.filter.set_pool(page.rows, page.has_more)
