@@ -133,3 +133,37 @@ def test_an_export_where_no_file_can_be_made_fails_at_once(profile: Path) -> Non
         check=False,
     )
     refused(done, EXIT["bad input"], "cannot write next to /proc/x")
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (
+            ["edit", "Start here", "--body", "one"],
+            ["edit has no option --body", "`noted edit --help` lists them"],
+        ),
+        (["notes", "--pro", "elsewhere"], ["notes has no option --pro"]),
+        (["--js", "notes"], ["notes has no option --js"]),
+        (["notebook", "create", "N", "--par", "x"], ["notebook create has no option --par"]),
+        (["search", "--mod", "keyword", "x"], ["search has no option --mod"]),
+        (["notes", "stray"], ["notes does not take stray", "`noted notes --help`"]),
+    ],
+    ids=[
+        "edit-body",
+        "common-option-prefix",
+        "global-option-prefix",
+        "group-action",
+        "dashed-words",
+        "stray-word",
+    ],
+)
+def test_an_unknown_option_is_named_never_read_as_a_longer_one(
+    profile: Path, argv: list[str], fragments: list[str]
+) -> None:
+    """argparse took ``--body`` for ``--body-file`` and said "cannot read one": every parser reads
+    options whole (``allow_abbrev=False``). Each case names an option that is a prefix of a real
+    one (``--body-file``, ``--profile``, ``--json``, ``--parent``, ``--mode``), so the test fails if any parser
+    abbreviates again, and the one line must name the command whose help lists its options."""
+    before = state(profile)
+    refused(run_noted(profile, *argv), EXIT["bad input"], *fragments)
+    assert state(profile) == before

@@ -14,9 +14,12 @@ from tests.integration.test_ui_reader_images import screen_text
 from tests.integration.ui_support import Fixture, open_services, until
 from textual.widgets import Input
 
+from noted.models import ACTOR_IMPORT, ACTOR_USER
+from noted.ops import notes as ops
 from noted.services import Services
 from noted.store.protocol import NoteOrder
-from noted.ui.data import PAGE_SIZE
+from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
+from noted.ui.widgets.notebook_tree import NotebookTree
 
 
 @pytest.fixture
@@ -116,3 +119,52 @@ async def test_a_narrow_list_title_keeps_the_marked_count_in_sight(
         # Not vacuous: the whole title, with " · by updated", does not fit the pane's top edge.
         assert notes.outer_size.width - 6 < len("All notes · 155 · 150 marked · by updated")
         await until(pilot, lambda: "─ All notes · 155 · 150 marked ─" in screen_text(app))
+
+
+async def test_the_marked_count_stays_whole_when_the_name_and_count_are_long(
+    fixture: Fixture, services: Services
+) -> None:
+    """With 10,000 notes at 120 columns the title read ``All notes · 10,000 · 729 mark…``: the name
+    and the count of notes give way first, the count of marked notes (what triage acts on) stays
+    whole; while filtering, the words typed are cut after it. A long notebook name stands in for
+    the long counts here."""
+    long_name = "Quarterly operations logbook"
+    services.store.update_folder(fixture.home, title=long_name, actor=ACTOR_IMPORT)
+    async with running(fixture, services) as (app, pilot, notes):
+        app.workspace.query_one(NotebookTree).select_source(
+            NoteSource(SourceKind.FOLDER, fixture.home, long_name)
+        )
+        await until(
+            pilot, lambda: notes.source.id == fixture.home and not notes._loading and bool(notes.rows)
+        )
+        await pilot.press("asterisk")
+        await until(pilot, lambda: len(notes.marked) > 150, what="every note of the notebook marked")
+        marked = f"{len(notes.marked)} marked"
+        # Not vacuous: name, count and marks do not fit the pane's top edge at 120 columns.
+        assert notes.outer_size.width - 6 < len(f"{long_name} · 155 · {marked}")
+        await until(pilot, lambda: f" {marked} ─" in screen_text(app))
+        # Not vacuous either: "151 marked · filter: logbook entries" does not fit, and the words went first.
+        await pilot.press("slash", *"logbook entries", "enter")
+        await until(pilot, lambda: app.focused is notes and "filter: log" in str(notes.border_title))
+        await until(pilot, lambda: f"─ {marked} · filter: log" in screen_text(app))
+
+
+async def test_a_marked_note_that_leaves_a_partly_loaded_list_is_no_longer_marked(
+    fixture: Fixture, services: Services
+) -> None:
+    """Only a list read whole forgot the marks of notes that left it: in a list of 156 with its
+    first 100 loaded, a marked note moved to the trash from elsewhere stayed marked, and ``t``
+    would have tagged it. Not vacuous: a marked note past the loaded rows, still in the list,
+    stays marked, so the check is by the list's notes and not by the rows loaded."""
+    async with running(fixture, services) as (app, pilot, notes):
+        await until(pilot, lambda: app.focused is notes and len(notes.rows) == PAGE_SIZE)
+        assert notes._has_more
+        await pilot.press("space", "space")
+        first, second = list(notes.marked)
+        unloaded = services.store.list_notes(order=NoteOrder.UPDATED, limit=1, offset=PAGE_SIZE + 20)[0]
+        notes.marked[unloaded.id] = unloaded  # as ``*`` marks notes not loaded yet
+        ops.trash_note(services.store, first, actor=ACTOR_USER)
+        notes.refresh_notes()  # as the change follower does (it is off here)
+        await until(pilot, lambda: first not in [row.meta.id for row in notes.rows])
+        await until(pilot, lambda: first not in notes.marked, what="the trashed note unmarked")
+        assert set(notes.marked) == {second, unloaded.id} and "2 marked" in str(notes.border_title)

@@ -14,11 +14,14 @@ import pytest
 from rich.cells import cell_len
 from tests.integration.ui_support import Fixture, open_services, ready, until
 from textual.command import CommandInput, CommandList, CommandPalette
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
 from noted.ui.app import NotedApp
 from noted.ui.screens.search import SearchScreen
+from noted.ui.screens.settings import SettingsScreen
+from noted.ui.screens.settings_sections import ToolBox
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
@@ -264,3 +267,24 @@ async def test_a_tree_filter_too_long_for_the_pane_keeps_its_words_in_the_title(
     assert "╭─ Notebooks · filter: ho ─╮" in top, top
     await pilot.press(*"me and away")
     await until(pilot, lambda: str(tree.border_title) == "filter: home and away")
+
+
+async def test_every_tool_switch_in_the_settings_reads_whole_at_60_columns(pilot: Pilot[None]) -> None:
+    """At 60 columns a tool's box read ``Edit the open note  editor_append, editor_…``: its label
+    and tool names were cut at the edge. They wrap onto more lines now, at every width near 60
+    (one more or less cell put the last name's end, or the pad after it, past the edge)."""
+    app = _app(pilot)
+    await pilot.resize_terminal(60, 20)
+    await pilot.press("f2")
+    await until(pilot, lambda: isinstance(app.screen, SettingsScreen) and bool(app.screen.query(ToolBox)))
+    for width in range(56, 65):
+        await pilot.resize_terminal(width, 20)
+        await _settle(pilot)
+        boxes = list(app.screen.query(ToolBox))
+        # Not vacuous: the longest labels (label and every tool name) are wider than the pane.
+        assert max(cell_len(str(box.label)) for box in boxes) > app.size.width
+        for box in boxes:
+            lines = box.render_lines(Region(0, 0, *box.outer_size))
+            drawn = " ".join(" ".join(strip.text for strip in lines).split())
+            words = " ".join(str(box.label).split())
+            assert words in drawn and "…" not in drawn, (width, words, drawn)

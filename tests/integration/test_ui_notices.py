@@ -15,6 +15,8 @@ from textual.widgets import Input
 from noted.ui.app import NotedApp
 from noted.ui.chat.views import ChatInput
 from noted.ui.screens.search import SearchScreen
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteScroll
 
 LONG = "The index is being rebuilt after the model changed; search by meaning waits for it."
 
@@ -24,14 +26,14 @@ def _notices(app: NotedApp) -> int:
 
 
 def _covered(field: Widget) -> list[Offset]:
-    """The cells of ``field`` where something else is drawn (the notices are on a layer above)."""
+    """The cells of ``field`` where something not of it is drawn (the notices are on a layer above)."""
     screen = field.screen
     cells = [
         Offset(x, y)
         for y in range(field.region.y, field.region.bottom)
         for x in range(field.region.x, field.region.right)
     ]
-    return [cell for cell in cells if screen.get_widget_at(*cell)[0] is not field]
+    return [cell for cell in cells if field not in screen.get_widget_at(*cell)[0].ancestors_with_self]
 
 
 @pytest.mark.parametrize("size", [(120, 40), (60, 15)], ids=["120x40", "60x15"])
@@ -72,5 +74,30 @@ async def test_a_notice_leaves_the_search_field_in_view(fixture: Fixture) -> Non
             await until(pilot, lambda: _notices(app) == 1)
             assert _covered(field) == []  # a field at the top keeps them at the bottom
             assert app.screen.query_one("Toast").region.bottom > app.screen.size.height // 2
+    finally:
+        services.close()
+
+
+async def test_a_notice_leaves_the_note_being_read_in_view(fixture: Fixture) -> None:
+    """A notice sat on the bottom rows of the open note, over the text being read, for its five
+    seconds. With the reader focused, notices go beside it (over the list), no wider than the
+    room there; a focused list keeps them off the list in the same way."""
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await ready(pilot)
+            for pane in (NoteScroll, NoteList):
+                app.notify("Saved", timeout=30)
+                widget = app.workspace.query_one(pane)
+                widget.focus()
+                await until(pilot, lambda w=widget: app.focused is w)  # type: ignore[misc]
+                app.notify(LONG, timeout=30)
+                await until(pilot, lambda: _notices(app) >= 2)
+                await pilot.pause()
+                # Not vacuous: the notices are on screen, and before they sat on the reader's rows.
+                assert _covered(widget) == [], pane
+                app.clear_notifications()
+                await until(pilot, lambda: _notices(app) == 0)
     finally:
         services.close()

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from noted import __version__
 from noted.cli import commands_tui
-from noted.cli.args import JOPLIN_HELP, VAULT_HELP, Commands, check_argv, given
+from noted.cli.args import JOPLIN_HELP, VAULT_HELP, Commands, check_argv, given, refuse_extras
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode, exit_code
 from noted.cli.terminal import shown
@@ -69,6 +69,7 @@ def parser_and_commands() -> tuple[argparse.ArgumentParser, dict[tuple[str, ...]
     """The full argument parser, and every subcommand's parser by its words (``("notebook", "create")``)."""
     parser = argparse.ArgumentParser(
         prog="noted",
+        allow_abbrev=False,
         description="A terminal notebook with an assistant. Run with no command to open your notebook.",
     )
     parser.add_argument("--version", action="version", version=f"noted {__version__}")
@@ -89,7 +90,7 @@ def _bare(argv: Sequence[str]) -> argparse.Namespace | None:
     Plain ``noted`` opens the app, and the app should be on screen within a second: building the
     full parser imports every subcommand's module, which it does not need.
     """
-    parser = argparse.ArgumentParser(prog="noted", add_help=False)
+    parser = argparse.ArgumentParser(prog="noted", add_help=False, allow_abbrev=False)
     parser.add_argument("--profile")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--joplin", action="store_true")
@@ -102,7 +103,8 @@ def _bare(argv: Sequence[str]) -> argparse.Namespace | None:
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
-    """``argv`` parsed; argparse's usage and error (exit 2) when it does not parse.
+    """``argv`` parsed; argparse's usage and error (exit 2) when it does not parse, and
+    ``InvalidInputError`` naming the command for an option or word it does not take.
 
     A command whose query is words (``dashed_words``) keeps a word that starts with one ``-``
     (``-tag:done``, ``-draft``) as a word of it, and the words after it, where argparse would take
@@ -113,7 +115,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     args, extras = parser.parse_known_args(argv)
     if extras:
         if not getattr(args, "dashed_words", False) or any(e.startswith("--") for e in extras):
-            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+            refuse_extras(getattr(args, "command_words", ()), extras)
         if "-h" in extras:  # the command's help, as everywhere (it has only --help, so -home is a word)
             parser.parse_args([*argv, "--help"])
         args.query = [*args.query, *extras]
@@ -125,12 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     try:
         check_argv(given)
+        args = _bare(given)
+        if args is None or not commands_tui.interactive():
+            args = parse(given)
     except NotedError as exc:
         print(shown(f"noted: {exc}", sys.stderr), file=sys.stderr)
         return ExitCode.BAD_INPUT
-    args = _bare(given)
-    if args is None or not commands_tui.interactive():
-        args = parse(given)
     ctx = CliContext(profile_arg=args.profile, json=args.json, joplin=args.joplin, vault=args.vault)
     try:
         return _run(args, ctx)

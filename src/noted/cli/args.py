@@ -93,8 +93,11 @@ class Commands:
     ) -> argparse.ArgumentParser:
         """Add subcommand ``name`` run by ``func``; ``help_text`` is its summary (and its description
         unless one is given)."""
-        parser = self._sub.add_parser(name, help=help_text, description=description or help_text, **kwargs)
+        parser = self._sub.add_parser(
+            name, help=help_text, description=description or help_text, allow_abbrev=False, **kwargs
+        )
         add_common(parser)
+        parser.set_defaults(command_words=(*self._path, name))  # the deepest command given wins
         if func is not None:
             parser.set_defaults(func=func)
         self.table[(*self._path, name)] = parser
@@ -114,6 +117,21 @@ class Commands:
         none is given."""
         parser = self.add(name, func, help_text, description=description)
         return parser, Commands(parser, self.table, (*self._path, name), dest=dest, required=required)
+
+
+def refuse_extras(words: Sequence[str], extras: Sequence[str]) -> None:
+    """Refuse what the command named by ``words`` does not take, in one line (exit 2).
+
+    Every parser reads options whole (``allow_abbrev=False``): argparse took ``--body`` for
+    ``--body-file`` and then reported a file it could not read.
+    """
+    command = " ".join(words) or "noted"
+    given = next((e for e in extras if e.startswith("-")), None)
+    if given is not None:
+        raise InvalidInputError(f"{command} has no option {given} (`noted {command} --help` lists them)")
+    raise InvalidInputError(
+        f"{command} does not take {' '.join(extras)} (`noted {command} --help` says what it takes)"
+    )
 
 
 def check_range(flag: str, value: int | None, low: int, high: int) -> None:

@@ -4,7 +4,8 @@ Textual stacks them at the bottom right, where the chat's message box and the pr
 the person could not see what they typed for a notice's five seconds, or, on a small terminal, see
 the box at all. ``place`` puts the notices on the side of the screen (top or bottom) with more room
 beside the focused field, no taller than that room. A field taller than half the screen (the
-editor) keeps only its cursor's line clear. Nothing focused for typing: Textual's place.
+editor) keeps only its cursor's line clear. A pane focused for reading (the open note, the list)
+keeps the notices beside it, left or right, where there is room; else Textual's place.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from textual.widgets import Input, TextArea
 
 RACK_ID = "textual-toastrack"
 """The id Textual gives the notices' container on each screen."""
+MIN_ROOM = 30
+"""The fewest columns beside a focused pane that notices go in; with less they go where Textual puts them."""
 
 
 def place(screen: Screen[Any]) -> None:
@@ -28,6 +31,7 @@ def place(screen: Screen[Any]) -> None:
     except NoMatches:  # notifications off (Pilot's default)
         return
     band = _typing_band(screen.focused, screen.size.height)
+    _beside(rack, screen.focused if band is None else None, screen.size.width)
     if band is None:
         rack.remove_class("-top")
         rack.styles.max_height = None
@@ -35,6 +39,21 @@ def place(screen: Screen[Any]) -> None:
     above, below = band.y, screen.size.height - band.bottom - 1  # the rack keeps a row below it
     rack.set_class(above > below, "-top")
     rack.styles.max_height = max(above, below, 1)
+
+
+def _beside(rack: Widget, focused: Widget | None, width: int) -> None:
+    """Keep the notices off ``focused`` (a pane being read: the note, the list), on the side of the
+    screen with more room beside it, no wider than that room; Textual's place when it has too little."""
+    region = focused.region if focused is not None else Region()
+    left, right = region.x, width - region.right
+    room = max(left, right)
+    if not region.area or room < MIN_ROOM:
+        rack.remove_class("-left", "-beside")
+        rack.styles.padding = 0
+        return
+    rack.add_class("-beside")
+    rack.set_class(left > right, "-left")
+    rack.styles.padding = (0, width - left, 0, 0) if left > right else (0, 0, 0, width - right)
 
 
 def _typing_band(widget: Widget | None, height: int) -> Region | None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Checkbox, Collapsible, Input, Label, Select, Static, Switch
 
@@ -51,6 +52,11 @@ class ToolBox(Checkbox):
     def watch_value(self) -> None:
         self.BUTTON_INNER = self._mark(self.value)
         super().watch_value()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As many lines as the label wraps to (``text-wrap: wrap``): Textual's toggle takes one,
+        which cut a tool's names at 60 columns. Its base's measure, as for any text widget."""
+        return Widget.get_content_height(self, container, viewport, width)
 
 
 Findable = list[tuple[Widget, str]]

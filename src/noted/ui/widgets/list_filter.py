@@ -121,12 +121,13 @@ class ListFilter:
 
     def title(self, name: str, marked: str, sort: str, room: int) -> str:
         """The list's title while it filters, ``All notes · 12 of 340 · filter: foo · by updated``,
-        fitted to ``room`` cells: the sort goes first, then the name, then the count of matches
-        (a count of ``marked`` notes, which triage acts on, stays); the words typed stay."""
+        fitted to ``room`` cells: the sort goes first, then the name, then the count of matches;
+        the words typed stay, cut at their end only after a count of ``marked`` notes, which triage
+        acts on."""
         count, words = f"{self.count()}{marked}", f"filter: {self.text.strip()}"
         full = f"{name} · {count} · {words}"
-        marks = (f"{marked.removeprefix(' · ')} · {words}",) if marked else ()
-        return fitting((f"{full}{sort}", full, f"{count} · {words}", *marks, words), room)
+        last = f"{marked.removeprefix(' · ')} · {words}" if marked else words
+        return fitting((f"{full}{sort}", full, f"{count} · {words}", last), room)
 
     def count(self) -> str:
         """How many notes match, of how many: ``12 of 340`` (the list's title says it, with the filter)."""

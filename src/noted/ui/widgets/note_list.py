@@ -241,6 +241,8 @@ holds the words, {app.search} searches the notes' text and meaning for them.
             self._total, self._trashed = page.total, page.trashed_notebooks
         if message.replace and not page.has_more:  # the whole list: a marked note not in it left it
             self.forget_unlisted(page.rows)
+        elif message.replace and self.marked:  # its first pages: the others are checked
+            self.check_marks(page.rows)
         if message.replace and self.filter.active:
             again = self.filter.pool_size is not None  # read again (a change): a note gone leaves its place
             self.filter.set_pool(page.rows, page.has_more)
@@ -319,7 +321,9 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         if self.filter.narrowing:
             return self.filter.title(self.source.title, marked, sort, room)
         full = f"{self.source.title} · {count}{marked}"
-        return fitting((f"{full}{sort}", full), room)
+        # The name gives way, then the count of notes; the count of marked notes stays whole.
+        fewer = (f"{count}{marked}", marked.removeprefix(" · ")) if marked else ()
+        return fitting((f"{full}{sort}", full, *fewer), room)
 
     def on_resize(self) -> None:
         self.border_title = self._title()  # a filter's title fits the width

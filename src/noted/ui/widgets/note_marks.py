@@ -3,7 +3,7 @@
 ``Space`` marks one note, ``v`` a range (every note the cursor passes until ``v`` again), ``*`` every
 note of the list, loaded or not, or every match of a filter (or, all being marked, none). Marks
 belong to notes, not to drawn rows: they stay through a filter, a sort and scrolling until a triage
-action or ``*`` clears them, or another notebook is listed. ``NoteList`` loads and filters the rows
+action or ``*`` clears them, another notebook is listed, or the note leaves the list (``check_marks``). ``NoteList`` loads and filters the rows
 (and reads the whole list for ``*``); here they are marked, and the triage keys act on them.
 """
 
@@ -120,6 +120,14 @@ class MarkedRows(OptionList):
         listed = {row.meta.id for row in every}
         self.marked = {note_id: meta for note_id, meta in self.marked.items() if note_id in listed}
 
+    def check_marks(self, rows: Sequence[NoteRow]) -> None:
+        """After the first ``rows`` of the list are read again: a marked note not among them may
+        have left the list (moved, retagged, trashed), so every note of the list is read to
+        forget those that did. A triage action must not touch a note the list no longer holds."""
+        seen = {row.meta.id for row in rows}
+        if any(note_id not in seen for note_id in self.marked):
+            self._read_every(self.source, self.order, to_mark=False)
+
     def every_note(self) -> Sequence[NoteRow] | None:
         """Every note of the list (every match of a filter), or None when not all are read yet."""
         raise NotImplementedError
@@ -130,22 +138,29 @@ class MarkedRows(OptionList):
 
     def read_every_note(self) -> None:
         """Read every note of the source in a worker; ``_every_read`` marks those listed."""
-        self._read_every(self.source, self.order)
+        self._read_every(self.source, self.order, to_mark=True)
 
-    @thread_work("list-mark-all", "reading every note to mark")
-    def _read_every(self, source: NoteSource, order: NoteOrder) -> None:
+    @thread_work("list-read-every", "reading every note of the list")
+    def _read_every(self, source: NoteSource, order: NoteOrder, *, to_mark: bool) -> None:
         page = load_page(self._store, source, order, 0, POOL, self._keyword)
-        self.post_message(self._EveryRead(page))
+        self.post_message(self._EveryRead(page, to_mark))
 
     @dataclass
     class _EveryRead(Message, bubble=False):
         page: NotePage
+        to_mark: bool
+        """To mark every note listed (``*``), else to forget the marks of notes not in it."""
 
     @on(_EveryRead)
     def _every_read(self, message: _EveryRead) -> None:
         page = message.page
-        if page.source.key == self.source.key and page.order == self.order:  # still the list asked about
+        if page.source.key != self.source.key or page.order != self.order:
+            return  # no longer the list asked about
+        if message.to_mark:
             self.mark_every([row.meta for row in self.listed(page.rows)])
+        elif not page.has_more:  # the whole list
+            self.forget_unlisted(page.rows)
+            self.border_title = self._title()
 
     def action_mark_all(self) -> None:
         """Mark every note of the list, loaded or not (all marked already: unmark them)."""
