@@ -65,3 +65,31 @@ async def test_a_file_a_trashed_note_elsewhere_links_stays_hidden(store: JoplinS
         read.is_error and text_of(read) == f'no attachment with id "{keys.id}"; list_attachments lists them'
     )
     assert listed.structured_content is not None and listed.structured_content["attachments"] == []
+
+
+def test_the_order_of_a_scoped_search_does_not_depend_on_hidden_notes(store: JoplinStore) -> None:
+    """Ranking weighs a word by how many notes hold it: weighed over every note, the order of two
+    visible notes told which of the two words the hidden notes hold."""
+    word = secrets.token_hex(4)
+    one, two = f"a{word}", f"b{word}"
+    work = store.create_folder(f"Work {word}", actor="user").id
+    secret = store.create_folder(f"Secret {word}", actor="user").id
+    store.create_note(NoteDraft("Mostly one", f"{one} {one} {one} {two}", work), actor="user")
+    store.create_note(NoteDraft("Mostly two", f"{one} {two} {two} {two}", work), actor="user")
+    search = JoplinKeywordSearch(store)
+
+    def order() -> list[str]:
+        results = search.search(f"{one} {two}", folder_ids=frozenset({work}))
+        assert results.total == 2
+        return [hit.title for hit in results.hits]
+
+    for i in range(4):
+        store.create_note(NoteDraft(f"Hidden {i}", f"{one} hidden", secret), actor="user")
+    before = order()
+    for i in range(8):
+        store.create_note(NoteDraft(f"Hidden more {i}", f"{two} hidden", secret), actor="user")
+    # Not vacuous: unscoped, the order does follow the hidden notes (the word fewer notes hold
+    # weighs more), so a scoped search weighing them would flip too.
+    everywhere = [h.title for h in search.search(f"{one} {two}").hits if h.title.startswith("Mostly")]
+    assert everywhere == ["Mostly one", "Mostly two"]
+    assert order() == before

@@ -12,7 +12,9 @@ the terminal app's server only when it starts. So the notes changed lately (Jopl
 and noted's own writes, the last ``RECENT_MS``, however many) are searched by noted itself, with
 the same grammar, in a scratch in-memory database, and their results replace Joplin's answer for
 them. Recent matches come first (Joplin gives no scores to merge on), then
-Joplin's, in its order. On a terminal-app server that has run for longer than ``RECENT_MS``, a
+Joplin's, in its order. In a notebook scope (an MCP client's) nothing outside it is weighed: the
+recent notes are ranked among the scope's only, and Joplin's matches, whose order weighs every
+note, come newest first. On a terminal-app server that has run for longer than ``RECENT_MS``, a
 note changed before that window but after the server started is found again once it restarts.
 """
 
@@ -83,14 +85,20 @@ class JoplinKeywordSearch(KeywordSearch):
         parsed = parse_query(query)
         note_ids = None if note_ids is None else frozenset(note_ids)
         recent = self._recent()
-        local = self._search_locally(parsed, recent, folder_ids, note_ids)
+        # In a scope, only its notes are weighed: how many notes hold a word sets its weight, so
+        # weighing the hidden ones would let the order of the visible ones tell what they hold.
+        seen = {i: n for i, n in recent.items() if _in_scope(i, n.parent_id, folder_ids, note_ids)}
+        local = self._search_locally(parsed, seen, folder_ids, note_ids)
         found = self._store.client.get_all("/search", {"query": query, "fields": _LIST_FIELDS})
         listed = {
             str(i["id"]): i for i in found if str(i["id"]) not in recent and _visible(i, folder_ids, note_ids)
         }
-        ranked = local + [(i, int(item.get("user_updated_time") or 0)) for i, item in listed.items()]
+        joplin = [(i, int(item.get("user_updated_time") or 0)) for i, item in listed.items()]
+        if folder_ids is not None or note_ids is not None:  # Joplin's order weighs every note
+            joplin.sort(key=_newest_first)
+        ranked = local + joplin
         if not parsed.ranked:
-            ranked.sort(key=lambda pair: (-pair[1], pair[0]))
+            ranked.sort(key=_newest_first)
         page = [note_id for note_id, _ in ranked[offset : offset + limit]]
         if not snippets:  # the listing holds what a hit shows: no body is read
             recent |= {i: note_of(listed[i]) for i in page if i in listed}
@@ -209,9 +217,19 @@ def _visible(
 ) -> bool:
     if item.get("deleted_time") or item.get("is_conflict"):
         return False
-    if note_ids is not None and str(item["id"]) not in note_ids:
+    return _in_scope(str(item["id"]), str(item.get("parent_id", "")), folder_ids, note_ids)
+
+
+def _in_scope(
+    note_id: str, parent_id: str, folder_ids: frozenset[str] | None, note_ids: Collection[str] | None
+) -> bool:
+    if note_ids is not None and note_id not in note_ids:
         return False
-    return folder_ids is None or str(item.get("parent_id", "")) in folder_ids
+    return folder_ids is None or parent_id in folder_ids
+
+
+def _newest_first(pair: tuple[str, int]) -> tuple[int, str]:
+    return -pair[1], pair[0]
 
 
 def keyword_search_for(store: HasDatabase) -> KeywordSearch:
