@@ -40,6 +40,8 @@ RECENT_MS = 7 * 24 * 60 * 60 * 1000
 READ_ONE_BY_ONE = 50
 """Up to this many notes to read, each is asked for; past it, Joplin's listing of the notes saved
 in the window is read a page of 100 at a time (620 notes: 0.3 s instead of 5 s)."""
+NARROWED_NOTEBOOKS = 50
+"""A scope of more notebooks is not written into the query sent to Joplin (one ``LIKE`` each)."""
 _LIST_FIELDS = (
     "id,parent_id,title,updated_time,is_todo,todo_completed,deleted_time,is_conflict,user_updated_time"
 )
@@ -89,7 +91,8 @@ class JoplinKeywordSearch(KeywordSearch):
         # weighing the hidden ones would let the order of the visible ones tell what they hold.
         seen = {i: n for i, n in recent.items() if _in_scope(i, n.parent_id, folder_ids, note_ids)}
         local = self._search_locally(parsed, seen, folder_ids, note_ids)
-        found = self._store.client.get_all("/search", {"query": query, "fields": _LIST_FIELDS})
+        asked = self._narrowed(query, parsed, folder_ids)
+        found = self._store.client.get_all("/search", {"query": asked, "fields": _LIST_FIELDS})
         listed = {
             str(i["id"]): i for i in found if str(i["id"]) not in recent and _visible(i, folder_ids, note_ids)
         }
@@ -104,6 +107,25 @@ class JoplinKeywordSearch(KeywordSearch):
             recent |= {i: note_of(listed[i]) for i in page if i in listed}
         hits = self._hits(parsed, page, offset, len(ranked), snippets, recent)
         return KeywordResults(len(ranked), tuple(hits))
+
+    def _narrowed(self, query: str, parsed: Query, folder_ids: frozenset[str] | None) -> str:
+        """In a notebook scope, ``query`` with the scope's notebooks as ``notebook:`` filters, so
+        that Joplin's work, and the time it takes, do not grow with the matches outside it (it
+        answers 100 a request, running the whole search again for each: 1,000 hidden matches took
+        0.6 s, none 0.05 s). Joplin's filter takes titles, and each one's sub-notebooks: what else
+        it lets through is left out afterwards. ``query`` as it is when a title cannot be quoted,
+        or the query names notebooks itself (Joplin would take either)."""
+        if not folder_ids or len(folder_ids) > NARROWED_NOTEBOOKS:
+            return query
+        if any(
+            isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK and not t.negated for t in parsed.terms
+        ):
+            return query
+        titles = {f.id: f.title for f in self._store.list_folders(include_trashed=True)}
+        wanted = sorted({titles[i] for i in folder_ids if i in titles})
+        if not wanted or any('"' in t or "\\" in t or not t.strip() for t in wanted):
+            return query
+        return query + "".join(f' notebook:"{t}"' for t in wanted)
 
     def locate(self, query: str, note_ids: Sequence[str]) -> dict[str, Located]:
         """The snippet and section of ``query``'s first match in each of these notes."""
