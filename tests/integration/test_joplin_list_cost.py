@@ -1,7 +1,9 @@
 """What listing notes asks of a real Joplin: the fields a list shows, never the bodies.
 
 A page of the note list (the app's, ``noted list``'s, the MCP list tools') that held a 39 MB note
-moved 39 MB at every load, as the page was read with its bodies. The requests are recorded below
+moved 39 MB at every load, as the page was read with its bodies. The header's count read every
+note of the source (ten pages for 1,000 notes, 0.6 s), and a search page read the bodies of its
+notes twice (for snippets the list does not show, then for the rows). The requests are recorded below
 httpx (``tests.support.joplin.Wire``), on the way to the run's real Joplin.
 """
 
@@ -110,3 +112,70 @@ def test_the_list_tools_give_lengths_reading_only_bodies_changed_since_noted_rea
     payload = _call(store, tmp_path, tool, notebook_id=folder)
     lengths = {str(n["id"]): n["body_length"] for n in payload["notes"]}  # type: ignore[attr-defined]
     assert lengths[big] == len(BIG) + 4
+
+
+ID_BYTES = len('{"id":"0123456789abcdef0123456789abcdef"},')
+"""What one note of a listing of ids weighs, at least."""
+
+
+def _filled(joplin: JoplinServer, notes: int) -> tuple[str, list[str]]:
+    """A notebook of ``notes`` notes made in Joplin; its id and the notes'."""
+    folder = str(joplin.api("POST", "/folders", {"title": f"First page {secrets.token_hex(3)}"})["id"])
+    made = [
+        joplin.api("POST", "/notes", {"title": f"N{i}", "body": "b", "parent_id": folder})
+        for i in range(notes)
+    ]
+    return folder, [str(n["id"]) for n in made]
+
+
+def test_the_count_reads_a_few_notes_and_follows_changes(
+    joplin: JoplinServer, store: JoplinStore, wire: Wire
+) -> None:
+    folder, ids = _filled(joplin, 100)  # a full page: the next one is empty
+    assert store.count_notes(folder_id=folder) == 100
+    # Reading the 100 notes' ids alone would weigh this much: the count reads a page at most.
+    wire.clear()
+    assert store.count_notes(folder_id=folder) == 100
+    assert "title" not in wire.fields(), wire.requests
+    joplin.api("POST", "/notes", {"title": "one more", "body": "b", "parent_id": folder})
+    assert store.count_notes(folder_id=folder) == 101
+    wire.clear()
+    assert store.count_notes() == len(store.list_notes())  # all notes: same as listing them
+    for note_id in ids[:2]:
+        joplin.api("DELETE", f"/notes/{note_id}")
+    assert store.count_notes(folder_id=folder) == 99
+    page = load_page(store, NoteSource(SourceKind.FOLDER, folder, "F"), NoteOrder.UPDATED, limit=20)
+    assert page.total == 99 and len(page.rows) == 20 and page.has_more
+
+
+def test_the_count_of_a_large_source_does_not_read_every_note(
+    joplin: JoplinServer, store: JoplinStore, wire: Wire
+) -> None:
+    folder, _ = _filled(joplin, 150)
+    wire.clear()
+    assert store.count_notes(folder_id=folder) == 150
+    # Not vacuous: listing the 150 notes' ids alone would read 150 * ID_BYTES.
+    assert wire.received < 100 * ID_BYTES, (wire.received, wire.requests)
+
+
+def test_the_count_of_an_empty_or_unknown_notebook_is_nought(store: JoplinStore) -> None:
+    empty = store.create_folder(f"Empty {secrets.token_hex(3)}", actor="user").id
+    assert store.count_notes(folder_id=empty) == 0
+    assert store.count_notes(folder_id="0" * 32) == 0
+
+
+def test_a_search_page_reads_no_body(store: JoplinStore, wire: Wire) -> None:
+    folder = store.create_folder(f"Search cost {secrets.token_hex(3)}", actor="user").id
+    word = f"w{secrets.token_hex(4)}"
+    big = store.create_note(
+        NoteDraft("Big log", f"{word}\n" + "a line of a log\n" * 20_000, folder), actor="user"
+    )
+    small = store.create_note(NoteDraft("Small", f"{word} small", folder), actor="user")
+    keyword = keyword_search_for(store)
+    source = NoteSource(SourceKind.SEARCH, word, word)
+    load_page(store, source, NoteOrder.UPDATED, keyword=keyword)  # reads the notes changed lately, once
+    wire.clear()
+    page = load_page(store, source, NoteOrder.UPDATED, keyword=keyword)
+    assert {row.meta.id for row in page.rows} == {big.id, small.id}  # the check below can fail
+    assert page.total == 2
+    assert "body" not in wire.fields(), wire.requests

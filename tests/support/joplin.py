@@ -21,6 +21,7 @@ import secrets
 import socket
 import sqlite3
 import subprocess
+import tempfile
 import threading
 import time
 import warnings
@@ -387,6 +388,22 @@ def own_server(profile: Path) -> Iterator[JoplinServer]:
     server.start()
     try:
         yield server
+    finally:
+        server.stop()
+
+
+@contextlib.contextmanager
+def bench_server(prefix: str) -> Iterator[tuple[JoplinServer, Path]]:
+    """For a benchmark: a Joplin of its own in a fresh temporary folder, and that folder; stopped
+    at the end. ``SystemExit`` saying why when Joplin cannot run here."""
+    reason = unavailable_reason()
+    if reason:
+        raise SystemExit(f"cannot run: {reason}")
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    server = JoplinServer(work / "joplin", free_port())
+    server.start()
+    try:
+        yield server, work
     finally:
         server.stop()
 

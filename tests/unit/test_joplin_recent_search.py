@@ -65,3 +65,31 @@ def test_every_note_changed_in_the_window_is_searched_past_the_first_500(tmp_pat
         assert [h.title for h in search.search("marmalade620").hits] == ["n620"]
     finally:
         sidecar.close()
+
+
+class _Index:
+    """Joplin's search answering in its relevance order, which weighs every note, hidden or not."""
+
+    def __init__(self, items: list[dict[str, Any]]) -> None:
+        self.items = items
+
+    def get_all(self, path: str, params: Any = None) -> list[Any]:
+        return self.items
+
+
+def test_in_a_scope_joplins_matches_come_newest_first_not_in_its_order(tmp_path: Path) -> None:
+    def item(i: int, folder: str, updated: int) -> dict[str, Any]:
+        return {"id": f"{i:032x}", "parent_id": folder, "title": f"n{i}", "user_updated_time": updated}
+
+    work, secret = "a" * 32, "b" * 32
+    sidecar = Sidecar.open(tmp_path / "sidecar.db")
+    try:
+        joplin = _Joplin(sidecar, [_note(1, 100), _note(2, 300), _note(3, 200)])  # read for main's code
+        joplin.client = _Index([item(1, work, 100), item(2, secret, 300), item(3, work, 200)])  # type: ignore[assignment]
+        search = JoplinKeywordSearch(cast(JoplinStore, joplin))
+        scoped = search.search("ferret", folder_ids=frozenset({work}), snippets=False)
+        assert [h.title for h in scoped.hits] == ["n3", "n1"]
+        # Not vacuous: unscoped, Joplin's order stands.
+        assert [h.title for h in search.search("ferret", snippets=False).hits] == ["n1", "n2", "n3"]
+    finally:
+        sidecar.close()

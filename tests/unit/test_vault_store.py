@@ -56,7 +56,8 @@ def diff(vault: Path) -> list[str]:
 
 
 MIRROR_METHODS = {
-    *("list_folders", "get_folder", "folder_note_counts", "get_note", "get_notes", "list_notes"),
+    *("list_folders", "get_folder", "folder_note_counts", "get_note", "get_notes", "note_metas"),
+    "list_notes",
     *("count_notes", "list_tags", "get_tag", "find_tag", "note_tags", "note_tag_titles", "get_resource"),
     *("list_resources", "resource_notes", "changes_since", "notes_changed_since", "latest_cursor"),
     "item_changes",

@@ -39,6 +39,7 @@ class Parts:
         self.folder_note_counts = folders.folder_note_counts
         self.get_note = notes.get_note
         self.get_notes = notes.get_notes
+        self.note_metas = notes.note_metas
         self.list_notes = notes.list_notes
         self.count_notes = notes.count_notes
         self.create_note = notes.create_note

@@ -206,6 +206,11 @@ class NoteStore(Protocol):
 
     def get_note(self, note_id: str) -> Note: ...
     def get_notes(self, note_ids: Sequence[str]) -> list[Note]: ...
+    def note_metas(self, note_ids: Sequence[str]) -> list[NoteMeta]:
+        """The notes that exist among ``note_ids``, in the order asked, without their bodies (a
+        page of search hits to list)."""
+        ...
+
     def list_notes(
         self,
         *,

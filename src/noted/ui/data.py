@@ -156,16 +156,14 @@ def load_page(
     """One page of the notes of ``source``; one more than asked is read to know if more follow."""
     if source.kind is SourceKind.CONFLICTS and store.conflicts is not None:
         copies = [c.copy_id for c in store.conflicts.sync_conflicts()]
-        ids = copies[offset : offset + limit + 1]
-        metas = [_meta(n) for n in store.get_notes(ids)]
+        metas = store.note_metas(copies[offset : offset + limit + 1])
         total: int | None = len(copies)
     elif source.kind is SourceKind.SEARCH:
         if keyword is None:
             raise ValueError("a search source needs keyword search")
-        results = keyword.search(source.id, limit=limit + 1, offset=offset)
-        ids = [hit.note_id for hit in results.hits]
-        found = {n.id: n for n in store.get_notes(ids)}
-        metas = [_meta(found[i]) for i in ids if i in found]
+        # The list shows no snippet: neither the search nor the rows read a body.
+        results = keyword.search(source.id, limit=limit + 1, offset=offset, snippets=False)
+        metas = store.note_metas([hit.note_id for hit in results.hits])
         total = results.total
     else:
         folder_id = source.id if source.kind is SourceKind.FOLDER else None

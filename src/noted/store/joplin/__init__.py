@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from noted.errors import WriteOutcomeUnknownError
 from noted.models import ACTOR_JOPLIN
+from noted.store.joplin.base import note_of
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, discover
 from noted.store.joplin.config import open_joplin_store
 from noted.store.joplin.sidecar import SIDECAR_NAME
@@ -17,5 +18,6 @@ __all__ = [
     "JoplinUnreachableError",
     "WriteOutcomeUnknownError",
     "discover",
+    "note_of",
     "open_joplin_store",
 ]

@@ -176,6 +176,35 @@ class JoplinClient:
                 return
             page += 1
 
+    def count(self, path: str, params: Params | None = None) -> int:
+        """How many items a listing Joplin pages itself holds, without reading them all.
+
+        The API cannot count, but it pages with SQL's ``LIMIT``/``OFFSET``, so a page of one item
+        says whether the item at an offset exists: the last page of ``PAGE_LIMIT`` is found by
+        doubling then halving (a request of one id each), and only that page is read. 1,000 notes:
+        9 small requests instead of 10 pages of every note.
+        """
+        base = {**(params or {}), "fields": "id"}
+
+        def items(page: int, limit: int) -> int:
+            answer = self.get(path, {**base, "page": page, "limit": limit})
+            if not isinstance(answer, dict) or not isinstance(answer.get("items"), list):
+                raise BackendError(f"Joplin answered {path} with something other than a page of items")
+            return len(answer["items"])
+
+        def has_page(page: int) -> bool:  # its first item exists
+            return items((page - 1) * PAGE_LIMIT + 1, 1) > 0
+
+        if not has_page(1):
+            return 0
+        low, high = 1, 2  # low has items; is high past the end?
+        while has_page(high):
+            low, high = high, high * 2
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if has_page(middle) else (low, middle)
+        return (low - 1) * PAGE_LIMIT + items(low, PAGE_LIMIT)
+
     def get_all(self, path: str, params: Params | None = None) -> list[Any]:
         """Every item of a paginated listing."""
         return [item for page in self.pages(path, params) for item in page]

@@ -54,6 +54,11 @@ def _saved(answer: Any, note_id: str) -> Note | None:
     return note_of(answer) if all(field in answer for field in NOTE_FIELDS.split(",")) else None
 
 
+def _pages_itself(tag_id: str | None, trashed: bool, todo_only: bool) -> bool:
+    """Whether Joplin's listing holds exactly these notes, so that Joplin sorts and pages it."""
+    return tag_id is None and not trashed and not todo_only
+
+
 def _sort_key(order: NoteOrder) -> Any:
     if order is NoteOrder.UPDATED:
         return lambda m: (-m.user_updated_time, m.id)
@@ -89,6 +94,19 @@ class Notes:
                 continue
         self.api.sidecar.lengths.keep(found)
         return found
+
+    def note_metas(self, note_ids: Sequence[str]) -> list[NoteMeta]:
+        """The notes that exist among ``note_ids``, in the order asked, without their bodies: a
+        request each, as the API lists no notes by id (one not decrypted yet is ``encrypted``)."""
+        found: list[NoteMeta] = []
+        for note_id in note_ids:
+            try:
+                found.append(
+                    meta_of(self.api.client.get(f"/notes/{safe_id(note_id)}", {"fields": META_FIELDS}))
+                )
+            except NotFoundError:
+                continue
+        return self.api.sidecar.lengths.fill([m for m in found if m.id])
 
     def saved_since(self, since: int) -> list[Note]:
         """The notes Joplin saved at ``since`` (ms) or later, trashed ones too, newest first.
@@ -126,17 +144,10 @@ class Notes:
         # full listing (the indexer's scan, the counts) tripled in cost. body_length is the one
         # kept when noted last read the note, if not saved since, else 0 (``lengths``).
         by, direction = _ORDER[order]
-        params: dict[str, str | int] = {"fields": META_FIELDS, "order_by": by, "order_dir": direction}
-        if tag_id is not None and not trashed:
-            path = f"/tags/{safe_id(tag_id)}/notes"
-        elif folder_id is not None and not trashed:
-            path = f"/folders/{safe_id(folder_id)}/notes"
-        else:
-            path = "/notes"
-            if trashed:
-                params["include_deleted"] = "1"
+        path, params = self._listing(folder_id, tag_id, trashed)
+        params |= {"fields": META_FIELDS, "order_by": by, "order_dir": direction}
         try:
-            if tag_id is None and not trashed and not todo_only:  # Joplin sorts and pages it itself
+            if _pages_itself(tag_id, trashed, todo_only):
                 return self.api.sidecar.lengths.fill(
                     [meta_of(i) for i in self._page(path, params, limit, offset)]
                 )
@@ -144,8 +155,8 @@ class Notes:
             if tag_id is not None and trashed:
                 items = self._tagged(items, tag_id)
         except (NotFoundError, BackendError):
-            if folder_id is not None and not self.api.exists(f"/folders/{safe_id(folder_id)}"):
-                return []  # Joplin fails on an unknown notebook; noted lists nothing in it
+            if self._unknown(folder_id):
+                return []
             raise
         metas = [
             m
@@ -180,12 +191,40 @@ class Notes:
         trashed: bool = False,
         todo_only: bool = False,
     ) -> int:
-        """Joplin's API cannot count: the notes are listed (without bodies) and counted."""
-        return len(
-            self.list_notes(
-                folder_id=folder_id, tag_id=tag_id, trashed=trashed, todo_only=todo_only, order=NoteOrder.ID
+        """Joplin's API cannot count: a listing Joplin pages itself is probed for its last page
+        (``JoplinClient.count``); the others are listed (without bodies) and counted."""
+        if not _pages_itself(tag_id, trashed, todo_only):
+            return len(
+                self.list_notes(
+                    folder_id=folder_id,
+                    tag_id=tag_id,
+                    trashed=trashed,
+                    todo_only=todo_only,
+                    order=NoteOrder.ID,
+                )
             )
-        )
+        path, params = self._listing(folder_id, tag_id, trashed)
+        try:
+            return self.api.client.count(path, params | {"order_by": "id", "order_dir": "ASC"})
+        except (NotFoundError, BackendError):
+            if self._unknown(folder_id):
+                return 0
+            raise
+
+    @staticmethod
+    def _listing(
+        folder_id: str | None, tag_id: str | None, trashed: bool
+    ) -> tuple[str, dict[str, str | int]]:
+        """The path that lists these notes, and its filter."""
+        if tag_id is not None and not trashed:
+            return f"/tags/{safe_id(tag_id)}/notes", {}
+        if folder_id is not None and not trashed:
+            return f"/folders/{safe_id(folder_id)}/notes", {}
+        return "/notes", {"include_deleted": "1"} if trashed else {}
+
+    def _unknown(self, folder_id: str | None) -> bool:
+        """Joplin fails on an unknown notebook; noted lists nothing in it."""
+        return folder_id is not None and not self.api.exists(f"/folders/{safe_id(folder_id)}")
 
     def _page(self, path: str, params: dict[str, str | int], limit: int | None, offset: int) -> list[Any]:
         """Items ``offset`` to ``offset + limit`` of a listing Joplin sorts and pages itself."""

@@ -9,12 +9,17 @@ per tag.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from noted.errors import BackendError, InvalidInputError, NotFoundError, PartlyDoneError
 from noted.models import ChangeType, ItemState, ItemType, Tag, new_id
 from noted.store.joplin.base import TAG_FIELDS, JoplinApi, safe_id, tag_of
 from noted.store.rules import clean_title
+
+TAG_READERS = 4
+"""Requests for the tags of a page of notes in flight at once (measured on a 2-core machine: 1 s
+for 100 notes one by one, 0.3 to 0.45 s with 2 to 8)."""
 
 
 class Tags:
@@ -108,14 +113,24 @@ class Tags:
         return sorted((self._counted(i) for i in items), key=lambda t: (t.title.casefold(), t.id))
 
     def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        """One request a note, for the titles only (``note_tags`` would also count each tag's notes)."""
-        found: dict[str, tuple[str, ...]] = {}
-        for note_id in note_ids:
+        """The titles only (``note_tags`` would also count each tag's notes): one request a note,
+        the fewest the API allows (``/tags/ID/notes`` loads every note of the tag at each page: 1.6 s
+        for a tag of 1,000 notes, and Joplin's events report no tag link, so no cache can follow
+        an edit made in Joplin). ``TAG_READERS`` are in flight at once: half the time for a page."""
+
+        def titles(note_id: str) -> tuple[str, ...]:
             items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id,title"})
-            titles = sorted(items, key=lambda i: (str(i["title"]).casefold(), str(i["id"])))
-            if titles:
-                found[note_id] = tuple(str(i["title"]) for i in titles)
-        return found
+            return tuple(
+                str(i["title"])
+                for i in sorted(items, key=lambda i: (str(i["title"]).casefold(), str(i["id"])))
+            )
+
+        if len(note_ids) < 2:
+            found = {note_id: titles(note_id) for note_id in note_ids}
+        else:
+            with ThreadPoolExecutor(TAG_READERS, thread_name_prefix="joplin-tags") as pool:
+                found = dict(zip(note_ids, pool.map(titles, note_ids), strict=True))
+        return {note_id: tags for note_id, tags in found.items() if tags}
 
     def _linked_ids(self, note_id: str) -> set[str]:
         try:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import apsw
 
@@ -26,6 +27,8 @@ from noted.store.sqlite.history import History
 from noted.store.sqlite.tags import add_tags
 
 RESTORED_FOLDER = "Restored notes"
+
+_Row = TypeVar("_Row", Note, NoteMeta)
 
 _ORDER = {
     NoteOrder.UPDATED: "user_updated_time DESC, id",
@@ -65,12 +68,19 @@ class Notes:
 
     def get_notes(self, note_ids: Sequence[str]) -> list[Note]:
         """The notes that exist among ``note_ids``, in the order asked."""
+        return self._by_ids(NOTE_COLUMNS, note_from_row, note_ids)
+
+    def note_metas(self, note_ids: Sequence[str]) -> list[NoteMeta]:
+        """The notes that exist among ``note_ids``, in the order asked, without their bodies."""
+        return self._by_ids(META_COLUMNS, meta_from_row, note_ids)
+
+    def _by_ids(self, columns: str, of_row: Callable[[Any], _Row], note_ids: Sequence[str]) -> list[_Row]:
         if not note_ids:
             return []
         marks = ",".join("?" * len(note_ids))
         with self.db.read() as conn:
-            rows = conn.execute(f"SELECT {NOTE_COLUMNS} FROM notes WHERE id IN ({marks})", list(note_ids))
-            found = {n.id: n for n in map(note_from_row, rows)}
+            rows = conn.execute(f"SELECT {columns} FROM notes WHERE id IN ({marks})", list(note_ids))
+            found = {r.id: r for r in map(of_row, rows)}
         return [found[i] for i in note_ids if i in found]
 
     def list_notes(
