@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,7 @@ class Sweep:
                 command,
                 input=stdin or b"",
                 capture_output=True,
+                cwd=self.work,  # where a relative name (``export -``) would land
                 env=dict(os.environ, PYTHONPATH=str(self.src), **(env or {})),
                 timeout=60,
                 check=False,
@@ -199,6 +201,16 @@ def _exports(s: Sweep) -> None:
         ["export", str(s.work / "x-foreign")],
         kept=lambda: (s.work / "x-foreign" / "keep.txt").is_file(),
     )
+    s.case(
+        "export -: a folder named - (meant: standard output)",
+        ["export", "-"],
+        code=2,
+        kept=lambda: not (s.work / "-").exists(),
+    )
+    (s.work / "-").mkdir(exist_ok=True)  # a noted from before made it
+    (s.work / "-" / "a.md").write_text("# A\n", encoding="utf-8")
+    s.case("import -: a folder named - (meant: standard input)", ["import", "-"], code=2)
+    shutil.rmtree(s.work / "-")
 
 
 def _argv_and_queries(s: Sweep) -> None:

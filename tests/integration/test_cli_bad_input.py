@@ -120,6 +120,27 @@ def test_an_empty_folder_name_is_refused_not_taken_for_the_current_folder(
     assert state(profile) == before and [p.name for p in here.iterdir()] == ["a.md"]
 
 
+@pytest.mark.parametrize("command", ["import", "export"])
+def test_a_dash_is_refused_not_taken_for_a_folder_named_dash(
+    profile: Path, tmp_path: Path, command: str
+) -> None:
+    """``noted export -`` (meant: to standard output, as ``create -`` reads it) wrote a folder
+    named ``-`` in the current folder, exit 0; ``import -`` read one. Not vacuous: a folder named
+    ``-`` is there for ``import`` to read, and ``export`` would have made one."""
+    here = tmp_path / "here"
+    (here / "-").mkdir(parents=True)
+    (here / "-" / "a.md").write_text("# A\n", encoding="utf-8")
+    if command == "export":
+        (here / "-" / "a.md").unlink()
+        (here / "-").rmdir()
+    before = state(profile)
+    refused(run_noted(profile, command, "-", cwd=here), EXIT["bad input"], "standard input or output", "./-")
+    assert state(profile) == before
+    assert sorted(str(p.relative_to(here)) for p in here.rglob("*")) == (
+        [] if command == "export" else ["-", "-/a.md"]
+    )
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
 def test_an_export_where_no_file_can_be_made_fails_at_once(profile: Path) -> None:
     """``noted export /proc/x`` hung: filelock retries for ever on the "no such file" that /proc

@@ -169,9 +169,14 @@ def given(value: str | None, option: str, *, left_out: str) -> str | None:
 
 def folder_given(value: str, what: str) -> Path:
     """A folder named as an argument, ``~`` expanded. An empty one (``noted export "$DIR"`` with DIR
-    unset) is refused, as ``given`` refuses an empty option, rather than taken for the current folder."""
+    unset) is refused, as ``given`` refuses an empty option, rather than taken for the current folder.
+    So is ``-``, which elsewhere means standard input, rather than taken for a folder of that name."""
     if not value.strip():
         raise InvalidInputError(f'the name of {what} is empty; name a folder, or "." for the current one')
+    if value == "-":
+        raise InvalidInputError(
+            f'{what} cannot be "-" (standard input or output): name a folder, or ./- for one named -'
+        )
     return Path(value).expanduser()
 
 

@@ -86,6 +86,9 @@ def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None
                 (json.dumps(list(note_ids or ())),),
             ).fetchone()[0]
     total = len(note_ids) if note_ids is not None else sum(store.folder_note_counts().values())
+    # A rebuild asked for (no model) keeps none of the chunks; those of notes trashed since stay
+    # until the indexer follows: neither may say more notes are indexed than there are.
+    indexed = min(int(indexed), total) if built else 0
     ready = built and bool(has_chunks) and not scanning
     complete = ready and cursor >= store.latest_cursor()
     skip = complete or scanning or not has_chunks
@@ -93,7 +96,7 @@ def index_coverage(store: Store, db: Database, *, note_ids: Sequence[str] | None
     if ready and note_ids is not None:  # in a scope a change elsewhere must not show, not even as a flag
         complete = not touched and not more
     indexing = not complete and Lease(db).current() is not None
-    return IndexCoverage(int(indexed), total, complete, indexing, changed, more)
+    return IndexCoverage(indexed, total, complete, indexing, changed, more)
 
 
 CHANGES_READ = 2000
