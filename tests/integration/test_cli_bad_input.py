@@ -188,3 +188,22 @@ def test_an_unknown_option_is_named_never_read_as_a_longer_one(
     before = state(profile)
     refused(run_noted(profile, *argv), EXIT["bad input"], *fragments)
     assert state(profile) == before
+
+
+def test_empty_standard_input_does_not_empty_a_note(profile: Path) -> None:
+    # A script whose stdin is empty (`: | noted edit NOTE --body-file -`, a failed pipe) emptied the
+    # note with exit 0. Emptying a note is said with a file, not with nothing on stdin.
+    before = state(profile)
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "edit", "Start here", "--body-file", "-"],
+        input="",
+        capture_output=True,
+        text=True,
+        env=env_with_src(),
+        timeout=scaled(300),
+        check=False,
+    )
+    refused(done, EXIT["bad input"], "standard input is empty", "/dev/null")
+    assert state(profile) == before
+    emptied = run_noted(profile, "edit", "Start here", "--body-file", os.devnull)
+    assert emptied.returncode == 0, emptied.stderr

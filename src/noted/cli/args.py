@@ -193,6 +193,17 @@ def read_text_file(path: str) -> str:
     return decode_utf8(data, path)
 
 
+def read_replacement(path: str) -> str:
+    """A text that replaces a note's body, as ``read_text_file`` reads it; an empty standard input
+    (a script's failed pipe) is refused rather than taken for an empty note: a file says that."""
+    text = read_text_file(path)
+    if path == "-" and not text:
+        raise InvalidInputError(
+            "standard input is empty: nothing saved", hint="to empty the note, use --body-file /dev/null"
+        )
+    return text
+
+
 def check_argv(argv: list[str]) -> None:
     """Refuse arguments that are not valid UTF-8 (Python hands them over with lone surrogates)."""
     for position, arg in enumerate(argv, start=1):

@@ -15,7 +15,7 @@ import dataclasses
 import re
 
 from noted.cli import render
-from noted.cli.args import MAX_ID, Commands, check_range, read_text_file
+from noted.cli.args import MAX_ID, Commands, check_range, read_replacement
 from noted.cli.attachment_history import attachment_named, cmd_attachment_history
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
@@ -88,7 +88,7 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.title is not None and not args.title.strip():
         raise InvalidInputError("a note needs a title")
     # Read after the note: a change made while the file (or standard input) is read is a conflict.
-    body = read_text_file(args.body_file) if args.body_file is not None else None
+    body = read_replacement(args.body_file) if args.body_file is not None else None
     if body is None:  # an append to a note deleted meanwhile fails: nothing typed at length to keep
         append = as_text_file(args.append) if args.append is not None else None
         patch = NotePatch(title=args.title, append=append, prepend=args.prepend)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from noted.cli import render
-from noted.cli.args import Commands, read_text_file
+from noted.cli.args import Commands, read_replacement
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Note
@@ -106,7 +106,7 @@ def cmd_conflicts(args: argparse.Namespace, ctx: CliContext) -> int:
     elif args.keep == "copy":
         title, body = copy.title, copy.body
     elif args.body_file is not None:
-        title, body = args.title or (note or copy).title, read_text_file(args.body_file)
+        title, body = args.title or (note or copy).title, read_replacement(args.body_file)
     else:
         raise InvalidInputError("say which text to keep", hint="--keep note, --keep copy or --body-file FILE")
     kept = settle_sync_conflict(store, copy.id, title, body, actor=ACTOR_USER)
