@@ -111,7 +111,11 @@ class Services:
                 db=joplin.db,
             )
         store = SqliteStore.open(
-            profile.db_path, profile.resources_dir, on_upgrade=on_upgrade, thinning=Thinning.of(settings)
+            profile.db_path,
+            profile.resources_dir,
+            on_upgrade=on_upgrade,
+            thinning=Thinning.of(settings),
+            part_chars=settings.get(LARGE_NOTE_CHARS),
         )
         if first_run and welcome:
             from noted.store.welcome import create_welcome
@@ -160,6 +164,7 @@ class Services:
             progress=on_scan,
             defer_scan=scan_in_background,
             thinning=Thinning.of(settings),
+            part_chars=settings.get(LARGE_NOTE_CHARS),
         )
         return cls(profile=profile, settings=settings, store=store, keyword=KeywordSearch(store), db=store.db)
 
