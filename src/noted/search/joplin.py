@@ -26,7 +26,7 @@ from typing import Any
 import apsw
 
 from noted.errors import QueryError
-from noted.markdown import heading_text
+from noted.markdown import heading_text, opening
 from noted.models import Note, now_ms
 from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
@@ -160,7 +160,9 @@ class JoplinKeywordSearch(KeywordSearch):
             fresh = {n.id: n for n in self._store.saved_since(since) if n.id in wanted}
         fresh |= {n.id: n for n in self._store.get_notes([i for i in stale if i not in fresh])}
         kept = {i: self._cache[i] for i in rows if i not in stale}
-        self._cache = kept | {i: (rows[i], note, heading_text(note.body)) for i, note in fresh.items()}
+        # A long note's headings are its opening's, as the store's (``notes.largeNoteChars``).
+        headings = {i: heading_text(opening(note.body, self.part_chars)) for i, note in fresh.items()}
+        self._cache = kept | {i: (rows[i], note, headings[i]) for i, note in fresh.items()}
         return {i: note for i, (_, note, _) in self._cache.items()}
 
     def _search_locally(

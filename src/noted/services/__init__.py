@@ -42,25 +42,10 @@ if TYPE_CHECKING:  # the parts below load on first use: the terminal app starts 
     from noted.providers import ChatProvider, ProviderConfig
     from noted.search.finder import Finder
     from noted.search.semantic import SemanticSearch
+    from noted.services.vault_status import VaultStatus
     from noted.tools import ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class VaultStatus:
-    """``noted vault status``: the Markdown folder, what noted holds of it, and the files it skips."""
-
-    root: str
-    notes: int
-    notebooks: int
-    skipped: tuple[tuple[str, str], ...]
-    """(path, reason) of each file noted reads nothing from and never writes."""
-    unread_front: tuple[tuple[str, str], ...] = ()
-    """(path, problem) of each note whose front matter does not parse: its body is read, its
-    title, tags and to-do are not (and noted writes no key into it)."""
-    ignored_times: tuple[tuple[str, str], ...] = ()
-    """(path, problem) of each front-matter time noted ignores: not a date, or out of its range."""
 
 
 @dataclass
@@ -126,7 +111,11 @@ class Services:
                 db=joplin.db,
             )
         store = SqliteStore.open(
-            profile.db_path, profile.resources_dir, on_upgrade=on_upgrade, thinning=Thinning.of(settings)
+            profile.db_path,
+            profile.resources_dir,
+            on_upgrade=on_upgrade,
+            thinning=Thinning.of(settings),
+            part_chars=settings.get(LARGE_NOTE_CHARS),
         )
         if first_run and welcome:
             from noted.store.welcome import create_welcome
@@ -175,6 +164,7 @@ class Services:
             progress=on_scan,
             defer_scan=scan_in_background,
             thinning=Thinning.of(settings),
+            part_chars=settings.get(LARGE_NOTE_CHARS),
         )
         return cls(profile=profile, settings=settings, store=store, keyword=KeywordSearch(store), db=store.db)
 
@@ -270,6 +260,7 @@ class Services:
 
     def vault_status(self) -> VaultStatus | None:
         """The Markdown folder's status, or None when the notes are not in one."""
+        from noted.services.vault_status import VaultStatus
         from noted.store.vault import VaultStore
 
         if not isinstance(self.store, VaultStore):

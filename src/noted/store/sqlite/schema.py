@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import apsw
 
-from noted.markdown import heading_text
+from noted.markdown import heading_text, opening
+from noted.settings.handles import LARGE_NOTE_CHARS
 
 VERSIONS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS {name} (
@@ -226,7 +227,9 @@ _FTS_V3 = """
 def _v3(db: apsw.Connection) -> None:
     # The headings become a column of their own, so that BM25 can weigh a word in a heading
     # above one in the text. The store writes ``headings`` with every body (``heading_text``);
-    # here the notes saved before are parsed once, and the keyword index is built again.
+    # here the notes saved before are parsed once, and the keyword index is built again. A long
+    # note's are those of its opening (``notes.largeNoteChars``, whose default it is: the setting
+    # is not read here; a note's next save writes them by the profile's), as the store's.
     db.execute(
         """
         DROP TRIGGER notes_fts_insert;
@@ -241,7 +244,7 @@ def _v3(db: apsw.Connection) -> None:
         "SELECT rowid, body FROM notes WHERE rowid > ? ORDER BY rowid LIMIT 500", (last,)
     ).fetchall():
         for rowid, body in rows:
-            if headings := heading_text(body):
+            if headings := heading_text(opening(body, LARGE_NOTE_CHARS.default)):
                 db.execute("UPDATE notes SET headings = ? WHERE rowid = ?", (headings, rowid))
         last = rows[-1][0]
     db.execute(_FTS_V3)

@@ -12,20 +12,18 @@ from collections.abc import Callable, Iterable, Sequence
 
 import apsw
 
-from noted.markdown import heading_text
 from noted.models import Folder, Note, Resource, Tag
 from noted.store.sqlite.base import NOTE_COLUMNS
 from noted.store.sqlite.db import add_functions
 from noted.store.sqlite.schema import MIGRATIONS
 
 
-def scratch_copy(notes: Iterable[Note], headings: Callable[[Note], str] | None = None) -> apsw.Connection:
+def scratch_copy(notes: Iterable[Note], headings: Callable[[Note], str]) -> apsw.Connection:
     """A new in-memory database with the store's schema holding ``notes`` (the caller closes it).
 
-    ``headings`` gives a note's ``heading_text`` when the caller keeps it (parsing 500 notes again
-    for every search would take ~70 ms); by default each body is parsed.
+    ``headings`` gives a note's ``heading_text``, which the caller keeps (parsing 500 notes again
+    for every search would take ~70 ms; a long note's are of its opening, as the store's).
     """
-    headings_of = headings or (lambda note: heading_text(note.body))
     conn = apsw.Connection(":memory:")
     add_functions(conn)
     try:
@@ -39,7 +37,7 @@ def scratch_copy(notes: Iterable[Note], headings: Callable[[Note], str] | None =
                     *(n.id, n.parent_id, n.title, n.body, n.created_time, n.updated_time),
                     *(n.user_created_time, n.user_updated_time, int(n.is_todo), n.todo_due),
                     *(n.todo_completed, n.source_url, n.deleted_time, int(n.is_conflict)),
-                    headings_of(n),
+                    headings(n),
                 ),
             )
     except BaseException:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from noted.errors import ProfileError
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.history.table import RevisionTable
 from noted.store.history.thinning import Thinning
 from noted.store.history.versions import VersionTable, pending_lists, versions_folder
@@ -41,7 +42,13 @@ class SqliteStore(Parts):
 
     capabilities = Capabilities()
 
-    def __init__(self, db: Database, resources_dir: Path, thinning: Thinning | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        resources_dir: Path,
+        thinning: Thinning | None = None,
+        part_chars: int = LARGE_NOTE_CHARS.default,
+    ) -> None:
         self.db = db
         self.resources_dir = resources_dir
         self.pending = PendingFiles(resources_dir, db.path.parent / PENDING_LISTS)
@@ -51,7 +58,7 @@ class SqliteStore(Parts):
         )
         self.history = history = History(db, RevisionTable("revisions", thinning), self.versions)
         self.folders = folders = Folders(db)
-        self.notes = notes = Notes(db, history)
+        self.notes = notes = Notes(db, history, part_chars)
         self.tags = tags = Tags(db)
         self.resources = resources = Resources(db, resources_dir, self.pending, self.versions)
         self.steps = resources.steps
@@ -67,12 +74,14 @@ class SqliteStore(Parts):
         *,
         on_upgrade: Callable[[], None] | None = None,
         thinning: Thinning | None = None,
+        part_chars: int = LARGE_NOTE_CHARS.default,
     ) -> SqliteStore:
         """Open (creating and migrating as needed) the database at ``db_path``; ``on_upgrade`` is
         called before an existing database's schema changes; ``thinning`` is the history's rule
-        (``history.*`` settings)."""
+        (``history.*`` settings); a note longer than ``part_chars`` (``notes.largeNoteChars``) has
+        the headings of its opening weighed by keyword search."""
         resources_dir.mkdir(parents=True, exist_ok=True)
-        store = cls(Database(db_path, on_upgrade), resources_dir, thinning)
+        store = cls(Database(db_path, on_upgrade), resources_dir, thinning, part_chars)
         if store.db.read_only is None:  # the steps a killed writer owed, before its asides are swept
             store.steps.finish(store.takers)
         sweep_pending(resources_dir, db_path.parent / PENDING_LISTS, store.resources.orphan_file)

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from noted.errors import InvalidInputError, ProfileError
+from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.history.thinning import Thinning
 from noted.store.parts import Parts
 from noted.store.protocol import Capabilities
@@ -98,18 +99,23 @@ class VaultStore(Parts):
         progress: Progress | None = None,
         defer_scan: bool = False,
         thinning: Thinning | None = None,
+        part_chars: int = LARGE_NOTE_CHARS.default,
     ) -> VaultStore:
         """The store over the folder ``root``, its sidecar in ``profile_dir``, scanned for changes.
 
         ``defer_scan``: a folder read before is not scanned here; ``start_watching`` scans it in the
         background (the app shows the notes at once). A folder never read is scanned here anyway.
+        ``thinning`` and ``part_chars`` go to the mirror (``noted.store.sqlite.SqliteStore.open``).
 
         Raises:
             ProfileError: the folder is missing, or the profile already follows another folder.
         """
         check_place(root, profile_dir)
         mirror = SqliteStore.open(
-            profile_dir / SIDECAR_NAME, profile_dir / "vault-resources", thinning=thinning
+            profile_dir / SIDECAR_NAME,
+            profile_dir / "vault-resources",
+            thinning=thinning,
+            part_chars=part_chars,
         )
         try:
             known = mirror.get_meta(ROOT_KEY)
