@@ -30,7 +30,7 @@ def _given(ref: str, kind: str, forms: str) -> str:
     rather than that no note has the title ""."""
     ref = ref.strip()
     if not ref:
-        raise InvalidInputError(f"no {kind} named (name it by {forms})")
+        raise InvalidInputError(f"no {kind} given: the name is empty (name it by {forms})")
     return ref
 
 
