@@ -15,9 +15,9 @@ import platformdirs
 from noted.errors import FolderNotWritableError, InvalidInputError, NotUtf8Error, ProfileError
 
 PROFILE_ENV = "NOTED_PROFILE"
-_NOTEBOOK_FILES = ("notes.db", "joplin-sidecar.db", "vault.db")
-"""The files that make a folder a profile: the embedded database, and the sidecars of the Joplin
-backend and of a Markdown folder (``noted.store.joplin.sidecar.SIDECAR_NAME``,
+_RECORDS = {"sqlite": "notes.db", "joplin": "joplin-sidecar.db", "vault": "vault.db"}
+"""The files that make a folder a profile, by backend: the embedded database, and the sidecars of
+the Joplin backend and of a Markdown folder (``noted.store.joplin.sidecar.SIDECAR_NAME``,
 ``noted.store.vault.store.SIDECAR_NAME``)."""
 
 
@@ -53,7 +53,15 @@ class Profile:
         """True when the folder holds a notebook: the embedded database, or the Joplin backend's
         sidecar. Only ``noted init`` and the first start in a terminal make one where there is none,
         so a mistyped ``--profile`` is refused instead of becoming a new, empty notebook."""
-        return any((self.root / name).exists() or (self.root / name).is_symlink() for name in _NOTEBOOK_FILES)
+        return bool(self.records())
+
+    def records(self) -> frozenset[str]:
+        """The backends (``sqlite``, ``joplin``, ``vault``) whose record the folder holds."""
+        return frozenset(
+            backend
+            for backend, name in _RECORDS.items()
+            if (self.root / name).exists() or (self.root / name).is_symlink()
+        )
 
     def ensure(self) -> Profile:
         """Create the folders of the profile if needed.

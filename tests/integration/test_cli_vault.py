@@ -299,3 +299,21 @@ def test_an_import_refused_by_the_folder_names_the_file(cli: Cli, vault: Path, t
     assert refused.code == ExitCode.BAD_INPUT and refused.err.count("\n") == 1, refused.err
     assert refused.err.startswith("noted: odd.md: this note's front matter") and '"tags"' in refused.err
     assert not list(vault.rglob("Fine.md"))  # (the refused slice wrote nothing)
+
+
+def test_a_profile_set_up_for_a_folder_is_not_given_a_notebook_of_its_own_by_a_command_without_vault(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--vault`` is for the run, so ``noted --vault DIR init`` saves no backend: a later ``noted
+    notes`` without it made ``notes.db`` with the welcome notes beside ``vault.db``, a second store
+    the person never asked for, and listed those instead of the folder's notes."""
+    profile = tmp_path / "profile"
+    cli = Cli(profile, capsys, init=False)
+    cli.ok("init", "--vault", str(vault))
+    before = sorted(p.name for p in profile.iterdir())
+    for args in (("notes",), ("init",)):
+        refused = cli(*args)
+        assert (refused.code, len(refused.err.splitlines())) == (ExitCode.BAD_INPUT, 1), refused.err
+        assert "Markdown folder" in refused.err and "--vault" in refused.err
+    assert sorted(p.name for p in profile.iterdir()) == before  # no notes.db: nothing written
+    assert "Monday" in cli.ok("notes", "--vault", str(vault)).out

@@ -47,6 +47,9 @@ async def _proposal_by_cursor(world: World, clients: ClientTokens, token: str) -
             ref: str = _payload(answer)["proposal"]
             seen = _payload(await client.call_tool("proposal_status", {}))["proposals"]
             assert [(p["proposal"], p["note"]) for p in seen] == [(ref, "Secret budget")]  # its own, shown
+            both = _payload(await client.call_tool("proposal_status", {"ids": [ref.upper(), "p999999"]}))
+            assert [p["proposal"] for p in both["proposals"]] == [ref]  # P12 is p12
+            assert both["not_found"] == ["p999999"]
             return ref
 
 
@@ -60,7 +63,11 @@ async def test_an_app_calling_itself_by_a_named_clients_name_is_not_that_client(
             mine = _payload(await client.call_tool("proposal_status", {}))
             asked = _payload(await client.call_tool("proposal_status", {"ids": [ref]}))
             unknown = _payload(await client.call_tool("proposal_status", {"ids": ["p999999"]}))
-            assert mine == asked == unknown == {"proposals": []}  # a refusal says nothing
+            # One out of its scope is "not found" in the words of one that never was: a refusal
+            # says nothing, and an id asked for is never passed over in silence.
+            assert mine == {"proposals": [], "not_found": []}
+            assert asked == {"proposals": [], "not_found": [ref]}
+            assert unknown == {"proposals": [], "not_found": ["p999999"]}
             done = await client.call_tool("update_note", {"id": world.work_note, "append": "by the app"})
             assert not done.is_error, text_of(done)
     actors = {r.actor for r in world.store.note_history(world.work_note)}
@@ -75,5 +82,6 @@ async def test_proposal_status_leaves_out_a_callers_own_proposal_outside_its_sco
     async with http_server(world, clients_file=clients.path) as http:
         headers = {"authorization": f"Bearer {narrowed}"}
         async with http_client(str(http.url), MODE, headers=headers) as client:
-            for args in ({}, {"ids": [ref]}):
-                assert _payload(await client.call_tool("proposal_status", args)) == {"proposals": []}
+            for args, missing in (({}, []), ({"ids": [ref]}, [ref])):
+                answer = _payload(await client.call_tool("proposal_status", args))
+                assert answer == {"proposals": [], "not_found": missing}

@@ -16,6 +16,7 @@ from noted.errors import InvalidInputError
 from noted.logs import setup_logging
 from noted.profile import Profile, resolve_profile
 from noted.services import Services
+from noted.services.place import check_place
 from noted.wording import one_line
 
 
@@ -70,7 +71,7 @@ class CliContext:
                     hint=f"check --profile or NOTED_PROFILE; `{init}` makes one there, as does `{app}` in a terminal",
                 )
             self.created = not self.profile.holds_notebook
-            Services.check_place(self.profile, backend="joplin" if self.joplin else None, vault=self.vault)
+            check_place(self.profile, backend="joplin" if self.joplin else None, vault=self.vault)
             profile = self.profile.ensure()
             setup_logging(profile.log_path)
             # A Markdown folder read for the first time is read here, with a bar on a terminal.

@@ -36,7 +36,7 @@ from noted.models import (
     now_ms,
 )
 from noted.ops import review_along, review_items
-from noted.ops.review_texts import put_back, versions
+from noted.ops.review_texts import put_back, still_says, tags_back, versions
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, EntryState, Place, ReviewRows, Touch
 from noted.wording import plural
@@ -48,9 +48,10 @@ BURST_MS = 10 * 60 * 1000
 """Changes by one actor to one note this close together are one entry."""
 PAGE = 500
 _NOTE_ITEMS = (ItemType.NOTE, ItemType.NOTE_TAG)
-_WHOLE = frozenset({"created", "deleted", "with"})
+_MADE = frozenset({"created", "deleted"})
 """An entry with one of these is settled whole, never part by part by hand: a note made or deleted
-for good, or one that came along with a notebook's or a tag's change (``noted.ops.review_along``)."""
+for good. So is one that came along with a notebook's or a tag's change (``detail["with"]``,
+``noted.ops.review_along``), though a tag put back on its note is no longer named in it."""
 
 
 def is_person(actor: str) -> bool:
@@ -307,13 +308,18 @@ class Review:
         (``put_back``): an entry with nothing left waiting is settled as reverted."""
         ids = list(dict.fromkeys(note_ids))
         entries = [e for i in range(0, len(ids), PAGE) for e in self.rows.entries(note_ids=ids[i : i + PAGE])]
-        waiting = [e for e in entries if review_items.kind_of(e) == "note" and not e.detail.keys() & _WHOLE]
+        waiting = [e for e in entries if review_items.kind_of(e) == "note" and not e.detail.keys() & _MADE]
         if not waiting:
             return
         notes = {n.id: n for n in self.store.get_notes(list({e.note_id for e in waiting}))}
         tags = self.store.note_tag_titles(list(notes))
         undone = []
         for entry in (e for e in waiting if e.note_id in notes):
+            if "with" in entry.detail:  # settled whole with what it came with; its tags said truly
+                told = tags_back(entry.detail, tags.get(entry.note_id, ()))
+                if told != entry.detail and still_says(told):
+                    self.rows.set_detail(entry.id, told)
+                continue
             note = notes[entry.note_id]
             history = self.store.note_history(note.id) if entry.detail.get("edited") else []
             detail, settled = put_back(entry, note, tags.get(note.id, ()), versions(history, entry))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
-from noted.ops import review_along, review_items
+from noted.ops import review_along, review_files, review_items
 from noted.ops.conflicts import Conflict, text_diff
 from noted.ops.review import Review, summary
 from noted.ops.review_texts import same_text, versions
@@ -166,7 +166,10 @@ def revert(review: Review, entry_id: int) -> Reverted:
         elif not note.is_trashed:
             store.trash_note(note.id, actor=ACTOR_USER)
     else:  # the text first: undoing a tag may change the text on a Markdown folder (an inline #tag)
+        linked = [r.id for r in store.list_resources(note_id=note.id)]
         conflict = _undo_text(review, entry, note)
+        if conflict is None:  # the attachments the change attached, now linked by no note
+            kept += review_files.drop_attached(store, entry, linked)
         note = _undo_place(review, entry, store.get_note(note.id), kept)
         if conflict is not None:  # settled against the note as the place's undo left it
             conflict = dataclasses.replace(conflict, theirs=note)

@@ -6,9 +6,11 @@ the entries of every kind of item but notes; this is its attachment part."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from noted.errors import NotedError, NotFoundError
 from noted.models import ACTOR_USER, Change, ChangeType, ResourceVersion
-from noted.ops.attachments import restore_attachment_version
+from noted.ops.attachments import delete_attachment, restore_attachment_version
 from noted.store.protocol import Store
 from noted.store.review import Detail, EntryRow, Touch
 from noted.wording import plural
@@ -109,3 +111,20 @@ def revert(store: Store, entry: EntryRow) -> list[str]:
         return [f"it was deleted since: `noted history {entry.note_id}` lists the versions to restore"]
     restore_attachment_version(store, entry.note_id, before.id, actor=ACTOR_USER)
     return []
+
+
+def drop_attached(store: Store, entry: EntryRow, linked: Collection[str]) -> list[str]:
+    """Delete the attachments of ``linked`` (those the note linked before the entry's revert) that
+    the entry's actor made during it and that no note links now: the revert took away the link the
+    change added, and a deleted attachment is kept as a version (``noted history ID --restore``).
+    A Markdown folder's file changed since stays (nothing deletes a file noted did not write), and
+    the line says so. An attachment the person made stays, whatever links it lost."""
+    kept = []
+    for resource_id in linked:
+        if store.resource_notes(resource_id):
+            continue
+        made = [c for c in store.item_changes([resource_id]) if c.change_type is ChangeType.CREATE]
+        if made and made[-1].actor == entry.actor and made[-1].time >= entry.first_time - SKEW_MS:
+            if (stays := delete_attachment(store, resource_id, actor=ACTOR_USER)) is not None:
+                kept.append(stays.line)
+    return kept

@@ -5,7 +5,8 @@ The rule for putting back by hand: each part of a note's entry that the person p
 before the entry (its text and title, its notebook, each tag, its trashing) is settled: the entry
 no longer lists, shows or reverts it. Once no part waits, ``noted.ops.review.Review`` settles the
 entry as reverted. An entry that made or deleted a note, or came along with a notebook's or a tag's
-change, is settled whole only.
+change, is settled whole only; one that came along no longer names a tag put back on its note
+(reverting a tag's deletion puts it back) while something else of it still waits.
 """
 
 from __future__ import annotations
@@ -85,10 +86,22 @@ def put_back(entry: EntryRow, note: Note, tags: Sequence[str], found: Versions |
         del d["moved_from"], d["moved_to"]
     if "trashed" in d and bool(note.deleted_time) != d["trashed"]:
         del d["trashed"]
+    d = tags_back(d, tags)
+    return d, d != entry.detail and not text and not d.keys() & _PLACE_KEYS
+
+
+def tags_back(detail: Detail, tags: Sequence[str]) -> Detail:
+    """``detail`` without the tags it added that the note no longer has, or took off that it
+    has again (``tags``: the note's now)."""
+    d = dict(detail)
     named = d.get("tags_added") or d.get("tags_removed")
     d["tags_added"] = [t for t in d.get("tags_added", []) if t in tags]
     d["tags_removed"] = [t for t in d.get("tags_removed", []) if t not in tags]
     if named and not (d["tags_added"] or d["tags_removed"]):
         d.pop("retagged", None)  # its tags were those named, all put back
-    d = {k: v for k, v in d.items() if v != []}
-    return d, d != entry.detail and not text and not d.keys() & _PLACE_KEYS
+    return {k: v for k, v in d.items() if v != []}
+
+
+def still_says(detail: Detail) -> bool:
+    """Whether an entry's detail says it still changed something of the note."""
+    return bool(detail.keys() & (_PLACE_KEYS | _TEXT_KEYS))

@@ -127,19 +127,6 @@ class Services:
                 raise
         return cls(profile=profile, settings=settings, store=store, keyword=KeywordSearch(store), db=store.db)
 
-    @staticmethod
-    def check_place(profile: Profile, *, backend: str | None = None, vault: str | None = None) -> None:
-        """Refuse what ``open`` would refuse only after making the profile folder: a Markdown folder
-        that is missing, or that is the profile or inside it (``noted.store.vault.store.check_place``)."""
-        settings = Settings.load(profile)
-        folder = vault or settings.get(VAULT_PATH)
-        if folder and (vault is not None or (backend or settings.get(BACKEND)) == "vault"):
-            from pathlib import Path
-
-            from noted.store.vault import check_place
-
-            check_place(Path(folder).expanduser(), profile.root)
-
     @classmethod
     def _open_vault(
         cls,

@@ -15,12 +15,15 @@ from noted.tools.proposals import is_mine, proposal_ref, rows_of
 
 
 def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    """The caller's own proposals within its scope; any other id is left out, as one that names
-    nothing is, so the answer tells nothing of other clients' proposals or of notes out of scope."""
+    """The caller's own proposals within its scope. Any other id asked for is listed in
+    ``not_found``, as one that names nothing is, so the answer tells nothing of other clients'
+    proposals or of notes out of scope, and no id asked for is passed over in silence."""
     rows = rows_of(ctx)
-    wanted = {str(i).strip().lower().removeprefix("p") for i in args.get("ids", [])}
+    asked = {str(i).strip(): _key(str(i)) for i in args.get("ids", [])}
+    wanted = set(asked.values())
     mine = [p for p in rows.proposals(state=None) if is_mine(p, ctx)]
     found = _within(ctx, [p for p in mine if not wanted or str(p.id) in wanted])
+    shown = {str(p.id) for p in found}
     return {
         "proposals": [
             {
@@ -33,8 +36,14 @@ def _status(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
                 **({"decided": iso(p.decided_time)} if p.decided_time else {}),
             }
             for p in found[: int(args.get("limit", 50))]
-        ]
+        ],
+        "not_found": [given for given, key in asked.items() if key not in shown],
     }
+
+
+def _key(given: str) -> str:
+    """``P12 `` and ``p12`` name the same proposal."""
+    return given.strip().lower().removeprefix("p")
 
 
 def _within(ctx: ToolContext, found: list[ProposalRow]) -> list[ProposalRow]:
@@ -67,7 +76,8 @@ PROPOSAL_STATUS = Tool(
         "changed since; the reason says when an accept met no answer and may have written it), applying (accepted, being written), applied, rejected (with the person's "
         "reason, if they gave one), conflict (the note had changed and the person kept its text: "
         "read it again and propose anew) or failed (it could not be applied, e.g. the note was "
-        "deleted for good: the reason says why). Without ids, your latest proposals."
+        "deleted for good: the reason says why). Without ids, your latest proposals. Ids that name "
+        "no proposal of yours you can see are listed in not_found."
     ),
     input_schema=s.obj(
         {
@@ -94,9 +104,10 @@ PROPOSAL_STATUS = Tool(
                     ("proposal", "tool", "note", "status", "reason", "proposed"),
                 ),
                 "Newest first.",
-            )
+            ),
+            "not_found": s.array(s.string(), "Ids that name no proposal of yours you can see."),
         },
-        ("proposals",),
+        ("proposals", "not_found"),
     ),
     annotations=READ,
     handler=_status,

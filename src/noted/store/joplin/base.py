@@ -105,6 +105,21 @@ class JoplinApi:
         self.sidecar = sidecar
         self.feed = feed
 
+    def trashed_with_tag(self, items: list[Any], tag_id: str) -> list[Any]:
+        """The trashed notes of ``items`` that carry the tag: Joplin's ``/tags/ID/notes`` leaves
+        trashed notes out, so each one's tags are asked for (the trash is seldom large)."""
+        out = []
+        for item in items:
+            if not item.get("deleted_time"):
+                continue
+            try:
+                tags = self.client.get_all(f"/notes/{safe_id(str(item['id']))}/tags", {"fields": "id"})
+            except NotFoundError:  # erased meanwhile
+                continue
+            if any(str(t["id"]) == tag_id for t in tags):
+                out.append(item)
+        return out
+
     def send(
         self,
         item_id: str,

@@ -153,7 +153,7 @@ class Notes:
                 )
             items = self.api.client.get_all(path, params)
             if tag_id is not None and trashed:
-                items = self._tagged(items, tag_id)
+                items = self.api.trashed_with_tag(items, tag_id)
         except (NotFoundError, BackendError):
             if self._unknown(folder_id):
                 return []
@@ -167,21 +167,6 @@ class Notes:
         ]
         metas.sort(key=_sort_key(order))
         return self.api.sidecar.lengths.fill(metas[offset : None if limit is None else offset + limit])
-
-    def _tagged(self, items: list[Any], tag_id: str) -> list[Any]:
-        """The trashed notes of ``items`` that carry the tag: Joplin's ``/tags/ID/notes`` leaves
-        trashed notes out, so each one's tags are asked for (the trash is seldom large)."""
-        out = []
-        for item in items:
-            if not item.get("deleted_time"):
-                continue
-            try:
-                tags = self.api.client.get_all(f"/notes/{safe_id(str(item['id']))}/tags", {"fields": "id"})
-            except NotFoundError:  # erased meanwhile
-                continue
-            if any(str(t["id"]) == tag_id for t in tags):
-                out.append(item)
-        return out
 
     def count_notes(
         self,

@@ -103,6 +103,9 @@ class Tags:
         linked = [
             str(n["id"]) for n in self.api.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
         ]
+        # Those in the trash too, which Joplin unlinks as well: a revert puts the tag back on them.
+        trash = self.api.client.get_all("/notes", {"fields": "id,deleted_time", "include_deleted": "1"})
+        linked += [str(n["id"]) for n in self.api.trashed_with_tag(trash, tag_id)]
         self.api.send(tag_id, actor, "DELETE", f"/tags/{safe_id(tag_id)}")
         self.api.sidecar.record(ItemType.NOTE_TAG, linked, ChangeType.DELETE, actor)
         gone = {tag_id: ItemState(tag.title, notes=tuple(linked))}
