@@ -15,6 +15,7 @@ from tests.support.polling import scaled
 
 import noted
 from noted.cli import main
+from noted.profile import Profile
 from noted.store.sqlite import SqliteStore
 
 SRC = Path(noted.__file__).resolve().parents[1]
@@ -34,7 +35,8 @@ class Cli:
     """Runs ``noted`` in this process against one profile folder, capturing its output.
 
     The profile's notebook is made (``noted init``) before the first command, as a person does
-    once, unless ``init`` is False.
+    once, unless ``init`` is False or the profile is set up already (for a Markdown folder or Joplin
+    too: ``noted init`` without ``--vault`` is refused there).
     """
 
     def __init__(self, profile: Path, capsys: pytest.CaptureFixture[str], *, init: bool = True) -> None:
@@ -43,7 +45,7 @@ class Cli:
         self.init = init
 
     def __call__(self, *args: str) -> Result:
-        if self.init and not (self.profile / "notes.db").exists():
+        if self.init and not Profile(self.profile).records():
             assert main(["init", "--profile", str(self.profile)]) == 0
         self.capsys.readouterr()
         code = main([*args, "--profile", str(self.profile)])
@@ -83,7 +85,7 @@ def run_noted(
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m noted`` as a real process, the profile's notebook made first (``noted init``)
     unless ``init`` is False or ``args`` is that command."""
-    if init and args[:1] != ("init",) and not (profile / "notes.db").exists():
+    if init and args[:1] != ("init",) and not Profile(profile).records():
         made = run_noted(profile, "init", init=False)
         assert made.returncode == 0, made.stderr
     return subprocess.run(
