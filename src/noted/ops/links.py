@@ -269,7 +269,7 @@ def outgoing(
 ) -> list[Link]:
     """The note's links to notes, each resolved (or marked broken), in order. A link's heading is
     looked for in the outline of its note's opening when that note is over ``part_chars``
-    (``notes.largeNoteChars``): one past it is not named, and is broken only if its words are nowhere (a scan, not a parse)."""
+    (``notes.largeNoteChars``): one past it is not named, and broken only if its words are nowhere."""
     resolver = resolver or Resolver(store)
     links: list[Link] = []
     cache: dict[str, Note] = {note.id: note}

@@ -3,8 +3,9 @@
 ``Space`` marks one note, ``v`` a range (every note the cursor passes until ``v`` again), ``*`` every
 note of the list, loaded or not, or every match of a filter (or, all being marked, none). Marks
 belong to notes, not to drawn rows: they stay through a filter, a sort and scrolling until a triage
-action or ``*`` clears them, another notebook is listed, or the note leaves the list (``check_marks``). ``NoteList`` loads and filters the rows
-(and reads the whole list for ``*``); here they are marked, and the triage keys act on them.
+action or ``*`` clears them, another notebook is listed, or the note leaves the list
+(``check_marks``). ``NoteList`` loads and filters the rows (and reads the whole list for ``*``);
+here they are marked, and the triage keys act on them.
 """
 
 from __future__ import annotations
