@@ -1,7 +1,7 @@
 """Benchmark of a very large note on a backend: opening it in the reader, and indexing it.
 
 Usage: ``python3 tests/bench/bench_large_note.py [--backend sqlite|joplin|vault] [--chars 39000000]
-[--lines 3000] [--burners 2] [--timeout 300] [--app]`` (run with ``PYTHONPATH=src``; another
+[--burners 2] [--timeout 300] [--app]`` (run with ``PYTHONPATH=src``; another
 checkout's ``src`` first on it gives its "before" figure).
 
 It makes a fresh store of the backend (Joplin: the test suite's own server, started through
