@@ -460,3 +460,47 @@ def test_folders_swapped_with_a_same_named_identical_file_keep_each_notebook_who
         for note_id in in_work | in_home:
             folder = store.get_folder(store.get_note(note_id).parent_id).title
             assert paths[note_id].startswith(folder + "/"), (paths[note_id], folder)
+
+
+@pytest.mark.parametrize("seen", ["batch", "scan"])
+def test_a_save_as_then_a_later_delete_keeps_the_notes_history(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """An editor's save-as writes ``quarter.md`` with the plan's text; later, apart, ``rm plan.md``.
+    The copy was a new note and the deletion trashed the plan, cutting its history off. As for a
+    file moved (its text exactly a note's whose file went), the plan's note now takes the copy's
+    file, and the copy's own note, made a moment before, is deleted outside noted (nothing lost).
+    A copy someone changed in noted meanwhile (a tag) stays its own note. Not vacuous: by ids."""
+    plan_md, copy_md = vault / "projects" / "plan.md", vault / "projects" / "quarter.md"
+
+    def follow(store: VaultStore, *paths: str) -> VaultStore:
+        if seen == "batch":
+            store.follower.apply(list(paths))
+            return store
+        store.close()  # ``noted`` run between the two steps: each is seen by a start-up scan
+        return VaultStore.open(vault, tmp_path / "p")
+
+    store = VaultStore.open(vault, tmp_path / "p")
+    try:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        store.update_note(plan, NotePatch(append="Last, we send it.\n"), actor="user")
+        history = {r.body for r in store.note_history(plan)}
+        copy_md.write_text(plan_md.read_text())
+        store = follow(store, "projects/quarter.md")
+        copy = next(n.id for n in store.list_notes() if n.id not in {plan} and n.title == "Plan")
+        plan_md.unlink()
+        store = follow(store, "projects/plan.md")
+        assert store.note_paths()[plan] == "projects/quarter.md" and not store.get_note(plan).is_trashed
+        assert {r.body for r in store.note_history(plan)} == history
+        assert store.get_note(copy).is_trashed
+        # A copy tagged in noted before the delete: its own note, and the meeting note is deleted.
+        (vault / "projects" / "minutes.md").write_text((vault / "projects" / "meeting.md").read_text())
+        store = follow(store, "projects/minutes.md")
+        minutes = store.note_paths()
+        (kept,) = [n for n, p in minutes.items() if p == "projects/minutes.md"]
+        store.tag_note(kept, ["mine"], actor="user")
+        (vault / "projects" / "meeting.md").unlink()
+        store = follow(store, "projects/meeting.md")
+        assert store.get_note(meeting).is_trashed and not store.get_note(kept).is_trashed
+    finally:
+        store.close()
