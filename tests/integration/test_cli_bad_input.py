@@ -100,7 +100,7 @@ def test_over_long_or_complex_queries_are_refused_with_the_limits(
 def test_a_markdown_folder_that_is_a_file_is_called_so(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("x\n", encoding="utf-8")
-    done = run_noted(tmp_path / "p", "--vault", str(afile), "notes")
+    done = run_noted(tmp_path / "p", "--vault", str(afile), "init", init=False)
     refused(done, 1, f"the Markdown folder {afile} is not a folder")
     assert afile.read_text(encoding="utf-8") == "x\n"
 

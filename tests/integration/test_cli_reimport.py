@@ -272,12 +272,13 @@ def test_a_file_with_crlf_line_endings_reads_its_front_matter_and_imports_once(
     win = cli.json("show", "Win")
     assert (win["body"], win["tags"]) == ("line 1\r\nline 2\r\n", ["a"])
     assert counts(cli.json("import", str(source))) == (0, 0, 2)
-    # Into a Markdown folder, whose notes keep `\n` (the file keeps its own endings), the same.
-    v = ("--vault", str(vault))
-    assert counts(cli.json("import", str(source), *v)) == (2, 0, 0)
-    written, cursor = folder_bytes(vault), vault_cursor(vault, cli.profile)
-    assert counts(cli.json("import", str(source), *v)) == (0, 0, 2)
-    assert folder_bytes(vault) == written and vault_cursor(vault, cli.profile) == cursor
+    # Into a Markdown folder (a profile of its own), whose notes keep `\n` (the file keeps its own
+    # endings), the same.
+    v, folder = ("--vault", str(vault)), Cli(tmp_path / "folder-profile", cli.capsys)
+    assert counts(folder.json("import", str(source), *v)) == (2, 0, 0)
+    written, cursor = folder_bytes(vault), vault_cursor(vault, folder.profile)
+    assert counts(folder.json("import", str(source), *v)) == (0, 0, 2)
+    assert folder_bytes(vault) == written and vault_cursor(vault, folder.profile) == cursor
     assert (vault / "w" / "Win.md").read_bytes().endswith(b"\r\n\r\nline 1\r\nline 2\r\n")
 
 

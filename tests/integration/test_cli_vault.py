@@ -82,12 +82,14 @@ def test_the_first_open_of_a_folder_shows_a_progress_bar_on_a_terminal(
     for i in range(30):
         (root / f"n{i}.md").write_text(f"# Note {i}\n")
     monkeypatch.setattr("noted.cli.progress.DELAY_S", 0)  # a real first open of a large folder takes seconds
-    piped = Cli(tmp_path / "piped", capsys).ok("notes", "--vault", str(root))
+    piped = Cli(tmp_path / "piped", capsys, init=False)
+    assert piped.ok("init", "--vault", str(root)).err == ""  # the same run into a pipe: no bar
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    shown = Cli(tmp_path / "profile", capsys).ok("notes", "--vault", str(root))
-    assert "Reading the Markdown folder" in shown.err and "30/30" in shown.err
-    assert "Note 29" in shown.out and "Note 29" in piped.out
-    assert piped.err == ""  # the same run into a pipe: no bar
+    shown = Cli(tmp_path / "profile", capsys, init=False)
+    said = shown.ok("init", "--vault", str(root)).err
+    assert "Reading the Markdown folder" in said and "30/30" in said
+    assert "Note 29" in shown.ok("notes", "--vault", str(root)).out
+    assert "Note 29" in piped.ok("notes", "--vault", str(root)).out
 
 
 def test_front_matter_that_is_not_yaml_is_never_rewritten_and_the_refusal_says_why(
@@ -317,3 +319,22 @@ def test_a_profile_set_up_for_a_folder_is_not_given_a_notebook_of_its_own_by_a_c
         assert "Markdown folder" in refused.err and "--vault" in refused.err
     assert sorted(p.name for p in profile.iterdir()) == before  # no notes.db: nothing written
     assert "Monday" in cli.ok("notes", "--vault", str(vault)).out
+
+
+@pytest.mark.parametrize("command", [("init",), ("notes",)])
+def test_a_folder_is_not_given_a_record_in_a_profile_holding_a_notebook_of_its_own(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: tuple[str, ...]
+) -> None:
+    """``noted --vault DIR init`` on a profile holding ``notes.db`` said "a notebook is already at
+    P" (exit 0) and made ``vault.db`` beside it, as did any command with ``--vault`` there: a
+    second store in one profile, and a mistyped ``--profile`` quietly began a folder's record
+    without its history. Refused in one line saying what to do, writing nothing."""
+    profile = tmp_path / "profile"
+    cli = Cli(profile, capsys, init=False)
+    cli.ok("init")
+    before = sorted(p.name for p in profile.rglob("*"))
+    refused = cli(*command, "--vault", str(vault))
+    assert (refused.code, len(refused.err.splitlines())) == (ExitCode.BAD_INPUT, 1), refused.err
+    assert "its own notebook" in refused.err and f"--vault {vault} init" in refused.err
+    assert sorted(p.name for p in profile.rglob("*")) == before  # no vault.db: nothing written
+    assert "Start here" in cli.ok("notes").out  # the notebook is as it was

@@ -96,9 +96,9 @@ def test_wiki_links_to_ids_become_paths_in_a_markdown_folder_and_in_an_export(
     ]
     cli.ok("create", "b", "--notebook", "src", "--body", f"see [[:/{zid}|it]]", *v)
     assert (vault / "src" / "b.md").read_text().endswith("see [it](z.md)")
-    export = tmp_path / "export"
-    cli.ok("import", str(src))  # the embedded store keeps the id; its export writes the path
-    cli.ok("export", str(export))
+    export, own = tmp_path / "export", Cli(tmp_path / "own", cli.capsys)
+    own.ok("import", str(src))  # the embedded store keeps the id; its export writes the path
+    own.ok("export", str(export))
     assert (export / "src" / "a.md").read_text().endswith(f"{paths}`[[:/{zid}]]`\n")
 
 

@@ -34,9 +34,10 @@ class Result:
 class Cli:
     """Runs ``noted`` in this process against one profile folder, capturing its output.
 
-    The profile's notebook is made (``noted init``) before the first command, as a person does
-    once, unless ``init`` is False or the profile is set up already (for a Markdown folder or Joplin
-    too: ``noted init`` without ``--vault`` is refused there).
+    The profile's notebook is made (``noted init``, with the command's ``--vault DIR`` if it has
+    one) before the first command, as a person does once, unless ``init`` is False or the profile
+    is set up already (for a Markdown folder or Joplin too: ``noted init`` without ``--vault`` is
+    refused there).
     """
 
     def __init__(self, profile: Path, capsys: pytest.CaptureFixture[str], *, init: bool = True) -> None:
@@ -46,7 +47,7 @@ class Cli:
 
     def __call__(self, *args: str) -> Result:
         if self.init and not Profile(self.profile).records():
-            assert main(["init", "--profile", str(self.profile)]) == 0
+            assert main(["init", *_vault_of(args), "--profile", str(self.profile)]) == 0
         self.capsys.readouterr()
         code = main([*args, "--profile", str(self.profile)])
         captured = self.capsys.readouterr()
@@ -72,6 +73,13 @@ class Cli:
             store.close()
 
 
+def _vault_of(args: tuple[str, ...]) -> list[str]:
+    """A command's ``--vault DIR``, for the ``noted init`` made before it: a profile holding its
+    own notebook refuses a Markdown folder's record."""
+    at = args.index("--vault") if "--vault" in args else len(args)
+    return list(args[at : at + 2])
+
+
 def env_with_src(**extra: str) -> dict[str, str]:
     """The environment for a child ``python -m noted`` that imports this checkout."""
     env = dict(os.environ)
@@ -86,7 +94,7 @@ def run_noted(
     """Run ``python -m noted`` as a real process, the profile's notebook made first (``noted init``)
     unless ``init`` is False or ``args`` is that command."""
     if init and args[:1] != ("init",) and not Profile(profile).records():
-        made = run_noted(profile, "init", init=False)
+        made = run_noted(profile, *_vault_of(args), "init", init=False)
         assert made.returncode == 0, made.stderr
     return subprocess.run(
         [sys.executable, "-m", "noted", "--profile", str(profile), *args],

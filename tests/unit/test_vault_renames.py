@@ -304,10 +304,10 @@ def test_a_file_moved_over_another_and_edited_is_its_own_note_when_unlike_the_ot
         assert store.note_paths()[meeting] == "projects/plan.md" and store.get_note(inbox).is_trashed
 
 
-def _swap_dirs(root: Path) -> None:
-    (root / "projects").rename(root / "t")
-    (root / "archive").rename(root / "projects")
-    (root / "t").rename(root / "archive")
+def _swap_dirs(root: Path, a: str = "projects", b: str = "archive") -> None:
+    (root / a).rename(root / "t")
+    (root / b).rename(root / a)
+    (root / "t").rename(root / b)
 
 
 @pytest.mark.parametrize("seen", ["scan", "batch", "steps"])
@@ -374,20 +374,24 @@ def test_a_folder_moved_over_a_deleted_one_is_its_own_notebook(
 ) -> None:
     """``rm -r archive; mv projects archive``: the folder is the projects notebook, renamed, and the
     archive notebook, its folder gone, is in the trash. Before the fix the archive notebook took
-    the projects notes (a client bound to it saw them)."""
+    the projects notes (a client bound to it saw them). The archive's own ``plan.md`` is deleted
+    (its restore writes ``plan 2.md``), never the projects plan that took its path."""
     (vault / "archive" / "old.md").write_text("# Old\n\nArchived long ago.\n")
+    (vault / "archive" / "plan.md").write_text("# Old plan\n\nLong gone.\n")
     with opened(vault, tmp_path / "p") as store:
         projects, archive = folder_named(store, "projects"), folder_named(store, "archive")
-        plan = by_title(store, "Plan")
+        plan, old_plan = by_title(store, "Plan"), by_title(store, "Old plan")
         shutil.rmtree(vault / "archive")
         (vault / "projects").rename(vault / "archive")
         if seen == "scan":
             store.follower.scan()
         else:
-            store.follower.apply(["projects", "archive", "archive/old.md"])
+            store.follower.apply(["projects", "archive", "archive/old.md", "archive/plan.md"])
         assert store.get_folder(projects).title == "archive" and not store.get_folder(projects).is_trashed
         assert store.get_note(plan).parent_id == projects
         assert store.get_folder(archive).is_trashed
+        assert store.note_paths()[plan] == "archive/plan.md" and store.get_note(plan).body == PLAN
+        assert store.get_note(old_plan).is_trashed
 
 
 def test_a_folder_deleted_beside_an_edit_in_another_takes_nothing(vault: Path, tmp_path: Path) -> None:
@@ -421,3 +425,82 @@ def test_a_file_moved_over_another_seen_in_two_batches_is_its_own_note(vault: Pa
         store.follower.apply(["projects/plan.md"])
         assert store.note_paths()[meeting] == "projects/plan.md" and not store.get_note(meeting).is_trashed
         assert store.get_note(plan).is_trashed and store.get_note(plan).body == PLAN
+
+
+@pytest.mark.parametrize("seen", ["scan", "batch"])
+@pytest.mark.parametrize("own_files", [True, False])
+def test_folders_swapped_with_a_same_named_identical_file_keep_each_notebook_whole(
+    vault: Path, tmp_path: Path, seen: str, own_files: bool
+) -> None:
+    """``mv Work t; mv Home Work; mv t Home``, each holding a ``todo.md`` of the same text: a folder
+    still holding half its names read as itself, so the notebooks kept their names and the files
+    changed notebooks (a client limited to Work saw Home's note). Each notebook now follows its
+    folder with every note in it, the identical ``todo.md`` included (by its folder: its text tells
+    nothing). Folders that nothing tells apart (only identical files) each stay their name's.
+    Not vacuous: by the ids read before, and every note's file lies in its notebook's folder."""
+    for name in ("Work", "Home"):
+        (vault / name).mkdir()
+        (vault / name / "todo.md").write_text("# Todo\n\n- [ ] call them back\n")
+        if own_files:
+            (vault / name / f"{name.lower()}.md").write_text(f"# {name} only\n\nThe {name} things.\n")
+    with opened(vault, tmp_path / "p") as store:
+        work, home = folder_named(store, "Work"), folder_named(store, "Home")
+        in_work = {n.id for n in store.list_notes(folder_id=work)}
+        in_home = {n.id for n in store.list_notes(folder_id=home)}
+        _swap_dirs(vault, "Work", "Home")
+        if seen == "scan":
+            store.follower.scan()
+        else:
+            store.follower.apply(["Work", "Home", "t"])
+        assert {n.id for n in store.list_notes(folder_id=work)} == in_work
+        assert {n.id for n in store.list_notes(folder_id=home)} == in_home
+        titles = (store.get_folder(work).title, store.get_folder(home).title)
+        assert titles == (("Home", "Work") if own_files else ("Work", "Home"))
+        paths = store.note_paths()
+        for note_id in in_work | in_home:
+            folder = store.get_folder(store.get_note(note_id).parent_id).title
+            assert paths[note_id].startswith(folder + "/"), (paths[note_id], folder)
+
+
+@pytest.mark.parametrize("seen", ["batch", "scan"])
+def test_a_save_as_then_a_later_delete_keeps_the_notes_history(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """An editor's save-as writes ``quarter.md`` with the plan's text; later, apart, ``rm plan.md``.
+    The copy was a new note and the deletion trashed the plan, cutting its history off. As for a
+    file moved (its text exactly a note's whose file went), the plan's note now takes the copy's
+    file, and the copy's own note, made a moment before, is deleted outside noted (nothing lost).
+    A copy someone changed in noted meanwhile (a tag) stays its own note. Not vacuous: by ids."""
+    plan_md, copy_md = vault / "projects" / "plan.md", vault / "projects" / "quarter.md"
+
+    def follow(store: VaultStore, *paths: str) -> VaultStore:
+        if seen == "batch":
+            store.follower.apply(list(paths))
+            return store
+        store.close()  # ``noted`` run between the two steps: each is seen by a start-up scan
+        return VaultStore.open(vault, tmp_path / "p")
+
+    store = VaultStore.open(vault, tmp_path / "p")
+    try:
+        plan, meeting = by_title(store, "Plan"), by_title(store, "Meeting notes")
+        store.update_note(plan, NotePatch(append="Last, we send it.\n"), actor="user")
+        history = {r.body for r in store.note_history(plan)}
+        copy_md.write_text(plan_md.read_text())
+        store = follow(store, "projects/quarter.md")
+        copy = next(n.id for n in store.list_notes() if n.id not in {plan} and n.title == "Plan")
+        plan_md.unlink()
+        store = follow(store, "projects/plan.md")
+        assert store.note_paths()[plan] == "projects/quarter.md" and not store.get_note(plan).is_trashed
+        assert {r.body for r in store.note_history(plan)} == history
+        assert store.get_note(copy).is_trashed
+        # A copy tagged in noted before the delete: its own note, and the meeting note is deleted.
+        (vault / "projects" / "minutes.md").write_text((vault / "projects" / "meeting.md").read_text())
+        store = follow(store, "projects/minutes.md")
+        minutes = store.note_paths()
+        (kept,) = [n for n, p in minutes.items() if p == "projects/minutes.md"]
+        store.tag_note(kept, ["mine"], actor="user")
+        (vault / "projects" / "meeting.md").unlink()
+        store = follow(store, "projects/meeting.md")
+        assert store.get_note(meeting).is_trashed and not store.get_note(kept).is_trashed
+    finally:
+        store.close()

@@ -19,9 +19,8 @@ from noted.cli.args import Commands, given
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import InvalidInputError
-from noted.models import ACTOR_USER
 from noted.ops import review_actions, review_items
-from noted.ops.conflicts import Choice, resolve
+from noted.ops.conflicts import Choice
 from noted.ops.review import Review, summary
 from noted.ops.review_list import along_line, folded
 from noted.search.dates import DATE_FORMS, resolve_date
@@ -205,9 +204,10 @@ def _revert(ctx: CliContext, review: Review, entry_ids: Sequence[int]) -> int:
             with_it = f" (and {len(reverted.along):,} that went with it)" if reverted.along else ""
             ctx.out(f"Reverted change {entry_id} of {what}{with_it}.") if not ctx.json else None
             continue
-        settled = resolve(review.store, reverted.conflict, Choice.KEEP_BOTH, actor=ACTOR_USER)
-        review_actions.finish(review, entry_id)
+        settled, stayed = review_actions.settle(review, entry_id, reverted.conflict, Choice.KEEP_BOTH)
         code = ExitCode.CONFLICT
+        for line in stayed if not ctx.json else ():
+            ctx.out(f"Change {entry_id}: {line}.")
         if not ctx.json:
             ctx.out(
                 f'Change {entry_id}: "{reverted.entry.title}" changed since; kept both: '

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
 from noted.ops import review_along, review_files, review_items
-from noted.ops.conflicts import Conflict, text_diff
+from noted.ops.conflicts import Choice, Conflict, Resolved, resolve, text_diff
 from noted.ops.review import Review, summary
 from noted.ops.review_texts import same_text, versions
 from noted.store.review import EntryRow, EntryState
@@ -189,6 +189,19 @@ def revert_together(review: Review, entry_ids: Sequence[int]) -> Iterator[Revert
     for entry_id in in_order(review, entry_ids):
         if review.rows.entry(entry_id).state is EntryState.PENDING:
             yield revert(review, entry_id)
+
+
+def settle(
+    review: Review, entry_id: int, conflict: Conflict, choice: Choice, merged: tuple[str, str] | None = None
+) -> tuple[Resolved, list[str]]:
+    """Settle the conflict a revert of the entry left (the person's ``choice``), mark the entry
+    reverted, and delete what the change attached that no note links now, as a revert without a
+    conflict does (``review_files.drop_attached``); the lines saying what stayed, and why."""
+    store = review.store
+    linked = [r.id for r in store.list_resources(note_id=conflict.base.id)]
+    settled = resolve(store, conflict, choice, actor=ACTOR_USER, merged=merged)
+    finish(review, entry_id)
+    return settled, review_files.drop_attached(store, review.rows.entry(entry_id), linked)
 
 
 def finish(review: Review, entry_id: int) -> list[int]:

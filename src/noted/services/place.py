@@ -3,6 +3,7 @@ makes the profile folder, and the store its database, before it could refuse."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from noted.errors import InvalidInputError
@@ -25,7 +26,9 @@ it for a run, and the settings that do it for good."""
 def check_place(profile: Profile, *, backend: str | None = None, vault: str | None = None) -> None:
     """Refuse what ``Services.open`` would refuse only after making the profile folder: a Markdown
     folder that is missing, or that is the profile or inside it (``noted.store.vault.store.check_place``),
-    and a notebook of its own in a profile set up for a Markdown folder or Joplin only.
+    a notebook of its own in a profile set up for a Markdown folder or Joplin only, and a Markdown
+    folder's record in a profile set up for its own notebook or Joplin (``noted --vault DIR init``
+    there said "a notebook is already at P" and made ``vault.db`` beside ``notes.db``).
 
     ``--vault`` and ``--joplin`` are for one run, so the ``backend`` setting still says ``sqlite``
     on such a profile: without this, a command that forgot the option quietly made ``notes.db``
@@ -46,3 +49,11 @@ def check_place(profile: Profile, *, backend: str | None = None, vault: str | No
         from noted.store.vault import check_place as check_folder
 
         check_folder(Path(folder).expanduser(), profile.root)
+    if chosen == "vault" and held and "vault" not in held:
+        what = "its own notebook" if "sqlite" in held else "Joplin"
+        init = shlex.join(["noted", "--profile", "NEW-DIR", "--vault", folder or "DIR", "init"])
+        raise InvalidInputError(
+            f"{profile.root} is set up for {what}, not for a Markdown folder: the folder's record there "
+            "would be a second store",
+            hint=f"give the folder a profile of its own: `{init}`",
+        )

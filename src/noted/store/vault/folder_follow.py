@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from noted.errors import NotFoundError
-from noted.store.vault.renames import pair_sets
-from noted.store.vault.swaps import closed
+from noted.store.vault.renames import MARGIN, pair_sets, share
+from noted.store.vault.swaps import closed, set_aside
 from noted.store.vault.trash import in_trash
 
 if TYPE_CHECKING:
@@ -77,7 +77,9 @@ def folders_swapped(store: VaultCore, dirs: Iterable[str], seen: Iterable[str]) 
     for row in rows:
         for folder in _above(row.path, had):
             had[folder].add(row.path[len(folder) + 1 :])
-    changed = [p for p in paths if has[p] != had[p] and pair_sets({p: has[p]}, {p: had[p]}) != {p: p}]
+    # (only a folder holding at most 1 - MARGIN of its own files can hold another's by MARGIN more:
+    # one still holding half, beside a same-named file, may be another's: ``mv Work t; mv Home Work``)
+    changed = [p for p in paths if share(has[p], had[p]) <= 1 - MARGIN]
     if not changed:
         return {}
     went = {p: set[str]() for p in known if p and not in_trash(p) and not (store.vault.root / p).is_dir()}
@@ -99,13 +101,26 @@ def _above(rel: str, folders: Mapping[str, object]) -> Iterator[str]:
 
 
 def swap_folders(store: VaultCore, claims: Mapping[str, str], actor: str) -> set[str]:
-    """Give each folder path of ``claims`` its notebook (renamed, and moved under its new parent);
-    the notes follow their files (``Follower``), each into its own notebook. Returns the notebooks
+    """Give each folder path of ``claims`` its notebook (renamed, and moved under its new parent)
+    with the notes and sub-folders it holds; their files are then followed (``Follower``). Returns the notebooks
     left without a folder (their folder went, another took its name), for ``trash_if_empty``."""
     known = store.ledger.all_folders()
     left = {known[path] for path in claims if path in known} - set(claims.values())
+    was = {folder_id: path for path, folder_id in known.items()}
+    top = [p for p in claims if not any(p.startswith(q + "/") for q in claims)]
+    moving = [was[claims[p]] + "/" for p in top]
     with store.mirror.batch():
+        for path in top:  # the notes of a folder that went, whose place this one took: deleted
+            for row in store.ledger.notes_under(path):
+                if not row.path.startswith(tuple(moving)) and not in_trash(row.path):
+                    set_aside(store, row, actor=actor)
         with store.db.write() as conn:
+            # Each folder's notes go with it, by path inside it, as a renamed folder's do: a file
+            # whose text another folder holds too is told by its folder (aside first: names swap).
+            for path in top:
+                store.ledger.move_prefix(conn, was[claims[path]], f".noted-swap-{claims[path]}")
+            for path in top:
+                store.ledger.move_prefix(conn, f".noted-swap-{claims[path]}", path)
             for path, folder_id in claims.items():
                 store.ledger.put_folder(conn, folder_id, path)
         for path, folder_id in sorted(claims.items(), key=lambda item: item[0].count("/")):

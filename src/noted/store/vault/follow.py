@@ -27,7 +27,7 @@ from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_a
 from noted.store.vault.folder_follow import folder_gone, follow_folders, trash_if_empty
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import pair_texts
-from noted.store.vault.swaps import displaced, set_aside, swapped
+from noted.store.vault.swaps import copy_taking, displaced, set_aside, swapped
 from noted.store.vault.tag_sync import sync_tags
 from noted.store.vault.text import FileText
 from noted.store.vault.trash import changed_in_trash, in_trash, trashed_copy
@@ -281,6 +281,13 @@ class Follower:
         if in_trash(row.path):  # deleted from .trash/: the note stays, a restore writes it from the mirror
             with store.mirror.db.write() as conn:
                 store.ledger.put_note(conn, replace(row, size=-1, mtime_ns=0))
+            return 1
+        gone = not file_at(store.vault.root / row.path)  # (not a file .gitignore ignores now)
+        if gone and (copy := copy_taking(store, row)) is not None:  # a save-as: its copy is this note
+            set_aside(store, replace(copy, hash=""), actor=self.actor)  # (its content is this note's)
+            read = store.vault.read(copy.path)
+            put_note(store, copy.path, FileText.parse(decode(read.data)), read.state, read.digest,
+                     actor=self.actor, note_id=row.note_id)  # fmt: skip
             return 1
         try:
             note = store.mirror.get_note(row.note_id)

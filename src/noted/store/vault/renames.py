@@ -55,11 +55,14 @@ def pair_sets(new: Mapping[str, set[str]], gone: Mapping[str, set[str]]) -> dict
     scores: dict[tuple[str, str], float] = {}
     for n, a in new.items():
         for g, b in gone.items():
-            if a and b:
-                share = len(a & b) / max(len(a), len(b))
-                if share >= SIMILAR:
-                    scores[n, g] = share
+            if (score := share(a, b)) >= SIMILAR:
+                scores[n, g] = score
     return unambiguous(scores)
+
+
+def share(a: set[str], b: set[str]) -> float:
+    """The share of members both sets hold (0 when one is empty), as ``pair_sets`` scores them."""
+    return len(a & b) / max(len(a), len(b)) if a and b else 0.0
 
 
 def unambiguous(scores: Mapping[tuple[str, str], float]) -> dict[str, str]:

@@ -20,6 +20,11 @@ before. New paths taking a gone note are ``Follower._moved``'s and ``renames``'.
 A swap seen step by step (``mv a t``, then ``mv b a``, then ``mv t b``, in three watcher batches)
 puts at the path of a gone note exactly the content of a note whose file went in the same batch:
 that is this other note moved, and the gone note is ``set_aside``, found again by its content.
+
+An editor's save-as the other way round (``c.md`` written with ``a.md``'s text, ``a.md`` deleted
+later, apart: ``copy_taking``): the gone note takes the file of the one note made as its exact
+copy since its last change, by nothing but that file, whose own note is then deleted outside noted
+(as a displaced one). A copy anyone changed in noted, or two copies, stay notes of their own.
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING
 
 from noted.errors import InvalidInputError
-from noted.models import now_ms
-from noted.store.vault.files import TRASH, decode
+from noted.models import ACTOR_OUTSIDE, ChangeType, now_ms
+from noted.store.vault.files import TRASH, decode, file_at
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import alike, pair_texts
 from noted.store.vault.text import FileText
@@ -123,3 +128,29 @@ def set_aside(store: VaultCore, row: NoteFile, *, actor: str | None = None) -> N
                 "UPDATE notes SET updated_time = max(?, updated_time + 1) WHERE id = ?",
                 (now_ms(), row.note_id),
             )
+
+
+def copy_taking(store: VaultCore, row: NoteFile) -> NoteFile | None:
+    """The file of the gone note of ``row`` that is its save-as: the one note whose file holds
+    exactly the gone note's last content, made from that file (``outside``) after the gone note's
+    last change and changed by nothing else since. None when unsure (keep them apart)."""
+    rows = [
+        r
+        for r in store.ledger.notes_with_hash(row.hash)
+        if r.note_id != row.note_id
+        and r.present
+        and not in_trash(r.path)
+        and file_at(store.vault.root / r.path)
+    ]
+    if not row.hash or len(rows) != 1:
+        return None
+    notes = {n.id: n for n in store.mirror.get_notes([row.note_id, rows[0].note_id])}
+    gone, made = notes.get(row.note_id), notes.get(rows[0].note_id)
+    if gone is None or made is None or made.is_trashed or made.created_time <= gone.updated_time:
+        return None
+    changes = store.mirror.item_changes([made.id])
+    if any(c.actor != ACTOR_OUTSIDE for c in changes) or ChangeType.CREATE not in {
+        c.change_type for c in changes
+    }:
+        return None
+    return rows[0]

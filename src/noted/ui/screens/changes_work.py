@@ -8,9 +8,8 @@ import asyncio
 from dataclasses import dataclass
 
 from noted.mcp.standing import standing
-from noted.models import ACTOR_USER
 from noted.ops import review_actions
-from noted.ops.conflicts import Choice, Conflict, first_changed_line, resolve
+from noted.ops.conflicts import Choice, Conflict, first_changed_line
 from noted.ops.review_list import ReviewItem
 from noted.services import Services
 from noted.store.review import ProposalRow, ProposalState
@@ -105,6 +104,5 @@ def settle(
     if ref.startswith("p"):
         proposal = services.review.rows.proposal(int(ref[1:]))
         return proposal_sides.settle(services.store, services.review.rows, proposal, conflict, choice, merged)
-    settled = resolve(services.store, conflict, choice, actor=ACTOR_USER)
-    review_actions.finish(services.review, int(ref))
-    return settled.message
+    settled, stayed = review_actions.settle(services.review, int(ref), conflict, choice, merged)
+    return " ".join([settled.message, *(f"{line[:1].upper()}{line[1:]}." for line in stayed)])
