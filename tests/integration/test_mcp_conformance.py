@@ -242,3 +242,15 @@ async def test_a_cursor_this_server_never_gave_is_invalid_params(shared: World, 
             await client.list_tools(cursor="eyJwYWdlIjogMn0=")
         assert caught.value.error.code == INVALID_PARAMS and "cursor" in caught.value.error.message
         assert await client.list_tools() == first  # and the first page is still served
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH"])
+async def test_a_method_the_endpoint_lacks_is_405_whatever_its_body(shared: World, method: str) -> None:
+    """Before the fix a PUT or PATCH carrying ``{}`` was checked as if it were a message and told
+    'the message must say "jsonrpc": "2.0"' (400), sending its client after the wrong problem;
+    the same request with an empty body got 405. Not vacuous: the body is what changed the answer."""
+    async with http_server(shared) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
+        for body in (b"", b"{}", b"[1]"):
+            answer = await raw.request(method, str(http.url), content=body, headers=ACCEPT)
+            assert answer.status_code == 405, (body, answer.text)
+            assert answer.headers["allow"] == "GET, POST, DELETE"

@@ -272,6 +272,7 @@ class Guard:
         # JSON is parsed; a declared Content-Length is refused before anything is read at all.
         limit = self.policy.max_body
         rpc = scope.get("path") == MCP_PATH
+        message_body = rpc and scope.get("method") == "POST"  # other methods get the SDK's 405
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await _answer(send, 413, _too_large(limit, int(declared)), {}, rpc=rpc)
@@ -298,7 +299,7 @@ class Guard:
                 return
             if not message.get("more_body", False):
                 break
-        refused = refusal(bytes(body)) if rpc else None
+        refused = refusal(bytes(body)) if message_body else None
         if refused is not None:
             log.warning("answered an invalid request: %s", refused.message)
             await _send_json(send, 400, refused.answer(), {})
