@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from tests.integration.mcp_support import (
     World,
     accepted_nodelay,
@@ -226,3 +228,29 @@ async def test_a_cached_tools_list_follows_every_switch(shared: World, mode: str
             names = {t.name for t in (await client.list_tools()).tools}
             assert ("create_note" in names) is on  # not vacuous: the cache key names the tools on
     shared.settings.set(key, False)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_cursor_this_server_never_gave_is_invalid_params(shared: World, mode: str) -> None:
+    """Every tool comes in one page, with no ``nextCursor``, so any cursor is one no answer gave:
+    the specification's pagination page says it SHOULD get -32602. Before the fix it got the
+    first page again, which a client paging on would take for more tools (and loop on)."""
+    async with http_server(shared) as http, http_client(str(http.url), mode) as client:
+        first = await client.list_tools()
+        assert first.next_cursor is None
+        with pytest.raises(MCPError) as caught:
+            await client.list_tools(cursor="eyJwYWdlIjogMn0=")
+        assert caught.value.error.code == INVALID_PARAMS and "cursor" in caught.value.error.message
+        assert await client.list_tools() == first  # and the first page is still served
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH"])
+async def test_a_method_the_endpoint_lacks_is_405_whatever_its_body(shared: World, method: str) -> None:
+    """Before the fix a PUT or PATCH carrying ``{}`` was checked as if it were a message and told
+    'the message must say "jsonrpc": "2.0"' (400), sending its client after the wrong problem;
+    the same request with an empty body got 405. Not vacuous: the body is what changed the answer."""
+    async with http_server(shared) as http, httpx.AsyncClient(timeout=scaled(120)) as raw:
+        for body in (b"", b"{}", b"[1]"):
+            answer = await raw.request(method, str(http.url), content=body, headers=ACCEPT)
+            assert answer.status_code == 405, (body, answer.text)
+            assert answer.headers["allow"] == "GET, POST, DELETE"

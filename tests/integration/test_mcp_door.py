@@ -10,6 +10,7 @@ the fix a revoked last token, and any request without one, got 200 and the globa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 from collections.abc import AsyncIterator, Iterator
@@ -230,6 +231,34 @@ async def test_a_connection_that_never_finishes_its_headers_is_closed(world: Wor
         reader, writer = await asyncio.open_connection("127.0.0.1", http.port)  # one that sends nothing
         assert await asyncio.wait_for(reader.read(), scaled(60)) == b""
         writer.close()
+        async with http_client(str(http.url), "legacy") as client:  # whole requests are answered as ever
+            assert (await client.list_tools()).tools
+
+
+async def test_a_body_that_trickles_in_is_refused_and_its_connection_closed(world: World) -> None:
+    """Complete headers, then a byte at a time: each byte comes in time for an idle timeout, so
+    only a rate the body must keep ends it. Before the fix the connection was held for as long as
+    the client kept dribbling (a slowloris on the body), and this read never ended."""
+    async with http_server(world, body_timeout=0.5) as http:
+        assert http.port is not None
+        reader, writer = await asyncio.open_connection("127.0.0.1", http.port)
+        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {10**6}\r\n"
+        writer.write(f"{head}Content-Type: application/json\r\nAccept: {ACCEPT['accept']}\r\n\r\n".encode())
+
+        async def trickle() -> None:
+            while not writer.is_closing():
+                writer.write(b" ")
+                await writer.drain()
+                await asyncio.sleep(0.05)
+
+        dribbling = asyncio.create_task(trickle())
+        answer = await asyncio.wait_for(reader.read(), scaled(60))  # up to EOF: the server closes
+        dribbling.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+            await dribbling
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+        assert b"-32600" in answer and b"too slowly" in answer
         async with http_client(str(http.url), "legacy") as client:  # whole requests are answered as ever
             assert (await client.list_tools()).tools
 

@@ -6,7 +6,8 @@ page names its own domain: 421); a browser ``Origin`` must be allowed (403); on 
 bearer token must match the token file, read on each request, or a named client's token (then
 the request's ASGI scope carries that ``ClientToken`` under ``CLIENT_KEY``; 401 otherwise, and
 once a client token has been added a token is always needed, until ``noted mcp token open``); a
-body may not exceed the limit (413, saying what fits); and a body that is no JSON-RPC message, or
+body may not exceed the limit (413, saying what fits), nor come slower than ``MIN_BODY_RATE`` after
+``Policy.body_timeout`` (408, closing the connection); and a body that is no JSON-RPC message, or
 a request whose id is invalid, is answered here (400, -32600, see ``wire``): the SDK would take a
 request with a bad id for a notification and never answer, and call the others "invalid params".
 On ``/mcp`` every refusal is a JSON-RPC error (code -32600, null id), which MCP clients show.
@@ -28,6 +29,7 @@ them under its own public name, while ``/mcp`` stays answerable on this machine'
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
@@ -44,7 +46,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noted.errors import ConfigError
 from noted.mcp.client_tokens import CLIENT_KEY, HELD_KEY, WHAT, ClientToken, ClientTokens, digest
-from noted.mcp.options import MAX_BODY, MCP_PATH
+from noted.mcp.options import BODY_TIMEOUT, MAX_BODY, MCP_PATH, MIN_BODY_RATE
 from noted.mcp.token import TokenFile
 from noted.mcp.wire import INVALID_REQUEST, refusal
 
@@ -95,6 +97,8 @@ class Policy:
     """Browser origins allowed besides the server's own (``scheme://host:port``, no trailing slash)."""
     token: TokenFile | None
     max_body: int = MAX_BODY
+    body_timeout: float = BODY_TIMEOUT
+    """Seconds a body may take besides one per ``MIN_BODY_RATE`` bytes of it (408 after that)."""
     clients: ClientTokens | None = None
     """Named client tokens; once the file exists (the door closed), every request needs a token."""
     token_paths: tuple[str, ...] = ()
@@ -268,14 +272,24 @@ class Guard:
         # JSON is parsed; a declared Content-Length is refused before anything is read at all.
         limit = self.policy.max_body
         rpc = scope.get("path") == MCP_PATH
+        message_body = rpc and scope.get("method") == "POST"  # other methods get the SDK's 405
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await _answer(send, 413, _too_large(limit, int(declared)), {}, rpc=rpc)
             return
         body = bytearray()
         tail: deque[Message] = deque()
+        # A deadline that only bytes push back, at MIN_BODY_RATE: an idle timeout would let a body
+        # dribbled a byte at a time hold its connection for ever (uvicorn sets none for bodies).
+        grace = asyncio.get_running_loop().time() + self.policy.body_timeout
         while True:
-            message = await receive()
+            try:
+                async with asyncio.timeout_at(grace + len(body) / MIN_BODY_RATE):
+                    message = await receive()
+            except TimeoutError:
+                log.warning("refused a request whose body came too slowly (%d bytes so far)", len(body))
+                await _answer(send, 408, _too_slow(len(body)), {"connection": "close"}, rpc=rpc)
+                return
             if message["type"] != "http.request":
                 tail.append(message)
                 break
@@ -285,7 +299,7 @@ class Guard:
                 return
             if not message.get("more_body", False):
                 break
-        refused = refusal(bytes(body)) if rpc else None
+        refused = refusal(bytes(body)) if message_body else None
         if refused is not None:
             log.warning("answered an invalid request: %s", refused.message)
             await _send_json(send, 400, refused.answer(), {})
@@ -320,6 +334,13 @@ def _too_large(limit: int, size: int | None) -> str:
         f"The request body is too large ({got}). At most {limit // (1024 * 1024)} MiB ({limit:,} bytes) "
         "fits in one request, base64 included: that holds one attachment of up to 10 MiB; send "
         "several files in separate calls, and a large note in parts (create it, then append)."
+    )
+
+
+def _too_slow(received: int) -> str:
+    return (
+        f"The request body came too slowly ({received:,} bytes before the server gave up); "
+        f"send it at once: at least {MIN_BODY_RATE // 1024} KiB a second on average."
     )
 
 

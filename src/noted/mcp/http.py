@@ -131,6 +131,7 @@ class HttpServer:
             token=token,
             clients=clients,
             max_body=self.options.max_body,
+            body_timeout=self.options.body_timeout,
             token_paths=TOKEN_PATHS if self.options.actions else (),
             token_setting=lambda: self.mcp.deps.settings.get_path(MCP_TOKEN_FILE),
             consent=self.options.consent,

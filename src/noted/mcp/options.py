@@ -31,6 +31,10 @@ MAX_BODY = 16 * 1024 * 1024
 """The largest request body the HTTP server takes (16 MiB)."""
 HEADER_TIMEOUT = 10.0
 """Seconds a connection has to send a request's headers before it is closed."""
+BODY_TIMEOUT = 10.0
+"""Seconds a request's body may take besides one per ``MIN_BODY_RATE`` bytes of it."""
+MIN_BODY_RATE = 16 * 1024
+"""Bytes a second a request's body must arrive at, on average, after ``BODY_TIMEOUT``."""
 OPENAPI_PATH = "/openapi.json"
 
 
@@ -63,6 +67,9 @@ class HttpOptions:
     """The named client tokens (``mcp-clients.json`` beside the config file); None: none."""
     header_timeout: float = HEADER_TIMEOUT
     """Seconds a connection may take to send a request's headers (``http.HeaderDeadline``)."""
+    body_timeout: float = BODY_TIMEOUT
+    """Seconds a request may take to send its body, besides one per ``MIN_BODY_RATE`` bytes of it
+    (``guard.Guard``): a body dribbled in slower than that is refused and its connection closed."""
     allow_remote: bool = False
     """The person's consent (``ai.allowRemote``) to notes reaching a remote service; the OpenAPI
     door exists for remote services, so it does not start without it."""

@@ -245,6 +245,8 @@ class NotedMcp:
     async def _list_tools(
         self, ctx: ServerRequestContext[dict[str, Any]], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if params is not None and params.cursor is not None:  # one page, so no cursor was given
+            raise MCPError(INVALID_PARAMS, "invalid cursor: every tool is listed at once; ask without one")
         tools = self.offered_to(self._client_of(ctx))
         return types.ListToolsResult(tools=[self._wire_tool(t) for t in tools])
 

@@ -36,8 +36,10 @@ common tag is listed when it has fewer than this many links per matching note.""
 
 
 def fts_string(text: str) -> str:
-    """``text`` as an FTS5 string: a phrase of its tokens, never an operator."""
-    return '"' + text.replace('"', '""') + '"'
+    """``text`` as an FTS5 string: a phrase of its tokens, never an operator. A NUL, which
+    separates tokens as any punctuation does, is passed as a space: FTS5 reads a query as a C
+    string, which a NUL would end inside the quotes."""
+    return '"' + text.replace('"', '""').replace("\0", " ") + '"'
 
 
 def like_pattern(value: str) -> str:
