@@ -23,7 +23,7 @@ from noted.chat.events import (
 )
 from noted.chat.prompts import PRELOAD_CALL_ID
 from noted.chat.transcripts import Entry, Notice
-from noted.chat.turns import summary
+from noted.chat.turns import NOT_RUN, NOT_SAVED, summary
 from noted.models import ToolStatus
 from noted.providers import AssistantMessage, ToolResultMessage, UserMessage
 from noted.tools.editor import EDIT_TOOLS
@@ -190,6 +190,17 @@ class ChatLog(VerticalScroll, can_focus=False):
         else:
             await self.add_notice(message, kind="warning")
         self._proposal = None
+        self._edits_not_saved(message)
+
+    def cut_short(self) -> None:
+        """The answer was stopped: its held edits were not saved, and calls left running never ran
+        (as the saved chat says, resumed)."""
+        self._edits_not_saved(NOT_SAVED)
+        for view in self._calls.values():
+            if view.status is None:
+                view.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": NOT_RUN})
+
+    def _edits_not_saved(self, message: str) -> None:
         # The edit tools answered ✓ while the edits were only held; nothing was written, so their
         # lines must not say it worked (a resumed chat shows them refused, from the saved results).
         for view in self._edit_calls:
