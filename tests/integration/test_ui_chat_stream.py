@@ -1,5 +1,6 @@
-"""A long answer streams in time linear in its length: drawing a new block of the reply restyles
-that block, not every block before it (nor the rest of the chat)."""
+"""An answer as it streams and as its tool calls end: a long answer streams in time linear in its
+length (a new block of the reply restyles that block, not every block before it nor the rest of
+the chat), and a write in review mode (``ai.writes = review``) is shown as waiting, not as done."""
 
 from __future__ import annotations
 
@@ -7,15 +8,19 @@ from collections import Counter
 from typing import Any
 
 from tests.integration.test_ui_chat import (
+    BODY,
     ask,
     host,
+    make_note,
     services,  # noqa: F401 (a fixture)
     settle,
 )
 from textual.widgets.markdown import MarkdownBlock
 
-from noted.providers import Reply
+from noted.providers import CallTool, Reply
+from noted.providers.fake import Turn
 from noted.services import Services
+from noted.ui.chat.tool_call import ToolCallView
 from noted.ui.chat.views import AnswerView
 
 PARAGRAPHS = 40
@@ -50,3 +55,23 @@ async def test_streaming_a_long_answer_restyles_each_block_a_few_times(
         # Not vacuous: the stream mounted a block per paragraph (each counted at least once).
         assert len(blocks) >= PARAGRAPHS
         assert max(styled.values()) <= 6, styled.most_common(3)
+
+
+async def test_a_write_waiting_for_review_is_not_marked_done(services: Services) -> None:  # noqa: F811
+    services.settings.set("ai.writes", "review")
+    services.settings.set("ai.tool.update_note.enabled", True)
+    note = make_note(services)
+    script: list[Turn] = [
+        [CallTool("update_note", {"id": note, "body": BODY + "- bread\n"})],
+        [Reply("Proposed.")],
+    ]
+    app, _ = host(services, script)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Add bread")
+        await settle(pilot)
+        call = app.query_one(ToolCallView)
+        # Before: "✓ update_note …", though nothing was written: the change waits as p1.
+        assert services.store.get_note(note).body == BODY
+        title = str(call.title)
+        assert not title.startswith("✓") and "waits for your review" in title, title
