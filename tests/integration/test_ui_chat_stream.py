@@ -7,19 +7,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from tests.integration.test_ui_chat import (
-    BODY,
-    ask,
-    host,
-    make_note,
-    services,  # noqa: F401 (a fixture)
-    settle,
-)
+from tests.integration import test_ui_chat as chat
+from tests.integration.test_ui_chat import services  # noqa: F401 (a fixture)
 from textual.widgets.markdown import MarkdownBlock
 
 from noted.providers import CallTool, Reply
 from noted.providers.fake import Turn
 from noted.services import Services
+from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView
 from noted.ui.chat.views import AnswerView
 
@@ -34,7 +29,7 @@ async def test_streaming_a_long_answer_restyles_each_block_a_few_times(
     # the blocks before it, so a reply of n paragraphs cost n² restylings and a long answer
     # fell minutes behind the model.
     paragraph = "Line of the answer, ünïcödé 漢字 🙂.\n\n"
-    app, _ = host(services, [[Reply(paragraph * PARAGRAPHS, chunk_size=len(paragraph))]])
+    app, _ = chat.host(services, [[Reply(paragraph * PARAGRAPHS, chunk_size=len(paragraph))]])
     styled: Counter[int] = Counter()
     blocks: dict[int, MarkdownBlock] = {}
     async with app.run_test(size=(80, 24)) as pilot:
@@ -48,8 +43,8 @@ async def test_streaming_a_long_answer_restyles_each_block_a_few_times(
             apply(node, **kwargs)
 
         sheet.apply = counting  # type: ignore[method-assign]
-        await ask(pilot, "a long story")
-        await settle(pilot)
+        await chat.ask(pilot, "a long story")
+        await chat.settle(pilot)
         answer = app.query_one(AnswerView)
         assert answer.text == paragraph * PARAGRAPHS
         # Not vacuous: the stream mounted a block per paragraph (each counted at least once).
@@ -60,18 +55,45 @@ async def test_streaming_a_long_answer_restyles_each_block_a_few_times(
 async def test_a_write_waiting_for_review_is_not_marked_done(services: Services) -> None:  # noqa: F811
     services.settings.set("ai.writes", "review")
     services.settings.set("ai.tool.update_note.enabled", True)
-    note = make_note(services)
+    note = chat.make_note(services)
     script: list[Turn] = [
-        [CallTool("update_note", {"id": note, "body": BODY + "- bread\n"})],
+        [CallTool("update_note", {"id": note, "body": chat.BODY + "- bread\n"})],
         [Reply("Proposed.")],
     ]
-    app, _ = host(services, script)
+    app, _ = chat.host(services, script)
     async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await ask(pilot, "Add bread")
-        await settle(pilot)
+        await chat.settle(pilot)
+        await chat.ask(pilot, "Add bread")
+        await chat.settle(pilot)
         call = app.query_one(ToolCallView)
         # Before: "✓ update_note …", though nothing was written: the change waits as p1.
-        assert services.store.get_note(note).body == BODY
+        assert services.store.get_note(note).body == chat.BODY
         title = str(call.title)
         assert not title.startswith("✓") and "waits for your review" in title, title
+
+
+async def test_an_accepted_write_says_on_its_card_how_it_ended(services: Services) -> None:  # noqa: F811
+    # Before: the card said "Accepted; saving…" for good, also when the tool, switched off while
+    # the card waited, refused and wrote nothing.
+    services.settings.set("ai.tool.create_note.enabled", True)  # approval stays on (the default)
+    script: list[Turn] = [
+        [CallTool("create_note", {"title": "Kept", "body": "x"})],
+        [CallTool("create_note", {"title": "Switched off", "body": "x"})],
+        [Reply("Done.")],
+    ]
+    app, _ = chat.host(services, script)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await chat.settle(pilot)
+        await chat.ask(pilot, "Two notes")
+        await chat.until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        await pilot.press("y")
+        await chat.until(
+            pilot, lambda: len(app.query(".edit-card.-asking")) == 1 and len(app.query(EditCard)) == 2
+        )
+        services.settings.set("ai.tool.create_note.enabled", False)
+        await pilot.press("y")
+        await chat.settle(pilot)
+        kept, refused = (str(c.query_one(".card-status").render()) for c in app.query(EditCard))
+        assert kept == "Done." and "saving" not in refused
+        assert "switched off" in refused and app.query(EditCard).last().has_class("-refused")
+    assert [n.title for n in services.store.list_notes() if n.title in ("Kept", "Switched off")] == ["Kept"]

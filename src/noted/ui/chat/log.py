@@ -50,6 +50,8 @@ class ChatLog(VerticalScroll, can_focus=False):
         """The card waiting for the person's yes or no."""
         self.undoable: EditCard | None = None
         """The last saved change, which ``u`` undoes."""
+        self._cards: dict[str, EditCard] = {}
+        """The cards asking about one tool call each, by the call's id: its end is said on them."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -119,6 +121,8 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     def finish_call(self, event: ToolCallFinished) -> None:
         """Show how a tool call ended and its result."""
+        if (card := self._cards.pop(event.call_id, None)) is not None:
+            card.mark_ran(event)
         view = self._calls.get(event.call_id)
         if view is not None:
             view.finish(event.status, event.result)
@@ -152,6 +156,8 @@ class ChatLog(VerticalScroll, can_focus=False):
         elif card is None:
             card = EditCard(approval.title, detail=approval.detail)
             await self.add(card)
+            if self._calls:  # the call asked about is the one started last
+                self._cards[next(reversed(self._calls))] = card
         card.ask(approval)
         self.asking = card
         return card
@@ -224,6 +230,7 @@ class ChatLog(VerticalScroll, can_focus=False):
         if self.asking is not None:
             self.asking.mark_stopped()
         self._proposal = self.asking = None
+        self._cards.clear()
         if not keep_undo:
             self.undoable = None
 
