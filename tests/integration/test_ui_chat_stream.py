@@ -1,6 +1,8 @@
-"""An answer as it streams and as its tool calls end: a long answer streams in time linear in its
-length (a new block of the reply restyles that block, not every block before it nor the rest of
-the chat), and a write in review mode (``ai.writes = review``) is shown as waiting, not as done."""
+"""An answer as it streams, ends and is refused, in the chat pane (real profile, scripted model):
+a long answer streams in time linear in its length (a new block of the reply restyles that block,
+not every block before it nor the rest of the chat); a write in review mode (``ai.writes =
+review``) shows as waiting, not done; an accepted write's card says how it ended; a first message
+refused over the budget leaves no empty chat."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView
-from noted.ui.chat.views import AnswerView
+from noted.ui.chat.views import AnswerView, NoticeView
 
 PARAGRAPHS = 40
 
@@ -97,3 +99,19 @@ async def test_an_accepted_write_says_on_its_card_how_it_ended(services: Service
         assert kept == "Done." and "saving" not in refused
         assert "switched off" in refused and app.query(EditCard).last().has_class("-refused")
     assert [n.title for n in services.store.list_notes() if n.title in ("Kept", "Switched off")] == ["Kept"]
+
+
+async def test_a_message_over_the_budget_leaves_no_empty_chat_behind(services: Services) -> None:  # noqa: F811
+    # Before: the refused first message left an empty, untitled conversation in `noted chats`
+    # and in the note's list of chats, though nothing of it was kept.
+    services.settings.set("ai.budgetTokens", 6_000)  # the tools offered take ~4,500
+    app, _ = chat.host(services, [[Reply("Not asked.")]], [[Reply("Short one.")]])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await chat.settle(pilot)
+        await chat.ask(pilot, "words " * 4_000)
+        await chat.settle(pilot)
+        assert any("over the budget" in n.message for n in app.query(NoticeView))
+        assert services.transcripts.recent() == []
+        await chat.ask(pilot, "short")  # the next message starts the chat as usual
+        await chat.settle(pilot)
+        assert [c.title for c in services.transcripts.recent()] == ["short"]
