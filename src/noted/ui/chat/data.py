@@ -77,16 +77,6 @@ def load_chat(
     return ChatView(note_id, title, conversation, messages, listed, size)
 
 
-def drop_if_empty(services: Services, conversation_id: str) -> bool:
-    """Delete a conversation nothing was kept of (its first message refused: over the budget),
-    so a refusal leaves no empty chat behind; True when it was deleted."""
-    transcripts = services.transcripts
-    if transcripts.get(conversation_id).message_count:
-        return False
-    transcripts.delete(conversation_id)
-    return True
-
-
 def hint(note_id: str | None, note_title: str | None) -> str:
     """The empty chat's line: what to ask about."""
     if note_id is None:

@@ -28,7 +28,7 @@ from noted.errors import NotedError
 from noted.services import Services
 from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
-from noted.ui.chat.data import ChatView, Setup, check_setup, drop_if_empty, hint, load_chat, undo_change
+from noted.ui.chat.data import ChatView, Setup, check_setup, hint, load_chat, undo_change
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
 from noted.ui.chat.log import ChatLog
@@ -306,7 +306,7 @@ class ChatPane(Vertical):
                 await self._answering.show(event)
         finally:
             await self.chat_log.end_answer()
-        if started and await asyncio.to_thread(drop_if_empty, self.services, self.conversation.id):
+        if started and await asyncio.to_thread(self.services.transcripts.drop_if_empty, self.conversation.id):
             self.conversation = None  # the message was refused before it was kept (over the budget)
 
     def _stop_run(self) -> None:
