@@ -153,6 +153,17 @@ def test_a_provider_error_exits_non_zero_with_one_clear_line(profile: Path, wire
     assert len(wire.requests) == 1  # a 401 is not retried
 
 
+def test_a_question_over_the_budget_is_refused_and_leaves_no_empty_chat(
+    profile: Path, wire: WireServer
+) -> None:
+    done = ask(profile, wire, "--new", "words " * 4_000, NOTED_AI_BUDGETTOKENS="5000")
+
+    assert done.returncode != 0 and "over the budget" in done.stderr
+    assert wire.requests == []  # refused before anything was sent
+    # Before: an empty, untitled conversation was left in `noted chats`.
+    assert saved_chats(profile) == []
+
+
 def test_without_a_terminal_writes_are_declined_and_the_model_is_told(
     profile: Path, wire: WireServer
 ) -> None:

@@ -1,5 +1,5 @@
 """A change of the assistant waiting for the person's answer (Pilot, real profile, scripted
-model): stopping it leaves the keys in the message box.
+model): stopping it leaves the keys in the message box, and no line saying an edit worked.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ from tests.integration.test_ui_chat import (
 from textual.pilot import Pilot
 
 from noted.chat.transcripts import Notice
+from noted.models import ToolStatus
 from noted.providers import Reply
 from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
+from noted.ui.chat.tool_call import ToolCallView
 from noted.ui.chat.views import AnswerView, ChatInput
 
 
@@ -54,6 +56,20 @@ async def test_escape_on_a_waiting_change_puts_the_focus_back_in_the_box(service
         assert app.focused is box and app.query_one(EditCard).has_class("-refused")
         await pilot.press(*"next")
         assert box.text == "next"
+
+
+async def test_stopping_a_waiting_change_marks_its_edit_not_saved(services: Services) -> None:  # noqa: F811
+    # Before: the edit's line kept its ✓ after Esc, though nothing was written (the saved chat,
+    # resumed, said refused).
+    note = make_note(services)
+    async with waiting(services, note) as (app, pilot):
+        held = app.query_one(ToolCallView)
+        assert held.status == ToolStatus.OK  # the tool worked; the save waits for y or n
+        await pilot.press("escape")
+        await settle(pilot)
+        call = app.query_one(ToolCallView)
+        assert call is held and call.status == ToolStatus.REFUSED and str(call.title).startswith("⊘")
+    assert services.store.get_note(note).body == BODY
 
 
 async def test_opening_another_note_says_the_waiting_change_was_stopped(services: Services) -> None:  # noqa: F811

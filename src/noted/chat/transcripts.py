@@ -136,6 +136,14 @@ class Transcripts:
     def delete(self, conversation_id: str) -> None:
         self.rows.delete(conversation_id)
 
+    def drop_if_empty(self, conversation_id: str) -> bool:
+        """Delete a conversation just started if nothing was kept of it (its first message was
+        refused: over the budget), so a refusal leaves no empty chat behind; True then."""
+        if self.get(conversation_id).message_count:
+            return False
+        self.delete(conversation_id)
+        return True
+
     # Messages ----------------------------------------------------------------------------
     def messages(self, conversation_id: str) -> list[Message]:
         """The conversation as the model is sent it: without the notices of replies that failed."""

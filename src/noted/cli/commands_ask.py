@@ -93,6 +93,8 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
     mode = "stream" if args.stream else "json" if ctx.json else "text"
     renderer = _Renderer(args.yes, asyncio.Event(), mode, conversation.id)
     code = asyncio.run(_ask(engine, conversation, question, editor, renderer))
+    if not conversation.message_count:  # started by this run: kept only if something of it was
+        services.transcripts.drop_if_empty(conversation.id)
     if mode == "json":
         ctx.emit(renderer.report.payload())
     return code

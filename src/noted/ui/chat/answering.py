@@ -151,4 +151,5 @@ class Answering:
             case ev.Failed(message=message, remedy=remedy):
                 await chat.add_notice(message, kind="error", remedy=remedy)
             case ev.Cancelled():
+                chat.cut_short()
                 await chat.add_notice("stopped", kind="stopped")

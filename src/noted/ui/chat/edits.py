@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from noted.chat.engine import UNDONE
-from noted.chat.events import Approval, BatchApplied, EditsApplied
+from noted.chat.events import Approval, BatchApplied, EditsApplied, ToolCallFinished
 
 MAX_DIFF_LINES = 200
 """Lines of a diff shown; the rest is counted (the whole change is still applied or refused)."""
@@ -136,6 +136,18 @@ The diff shows what would change in the note (`+` added, `-` removed).
             await before()
         finally:  # the engine waits for the answer: it gets it whatever happened before
             approval.decide(True)
+
+    def mark_ran(self, finished: ToolCallFinished) -> None:
+        """The call this card asked about ended: after a yes, say how (a tool switched off while
+        the card waited refuses then, and writes nothing)."""
+        if not self.has_class("-accepted"):
+            return
+        if finished.ok:
+            self._status.update("Done.")
+        else:
+            self.set_classes("edit-card -refused")
+            said = finished.result.get("error") or finished.result.get("message") or finished.status
+            self._status.update(Content(f"Not done: {said}"))
 
     def mark_applied(self, applied: EditsApplied) -> None:
         """The change was saved; it can be undone."""

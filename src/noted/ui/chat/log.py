@@ -23,7 +23,7 @@ from noted.chat.events import (
 )
 from noted.chat.prompts import PRELOAD_CALL_ID
 from noted.chat.transcripts import Entry, Notice
-from noted.chat.turns import summary
+from noted.chat.turns import NOT_RUN, NOT_SAVED, summary
 from noted.models import ToolStatus
 from noted.providers import AssistantMessage, ToolResultMessage, UserMessage
 from noted.tools.editor import EDIT_TOOLS
@@ -50,6 +50,8 @@ class ChatLog(VerticalScroll, can_focus=False):
         """The card waiting for the person's yes or no."""
         self.undoable: EditCard | None = None
         """The last saved change, which ``u`` undoes."""
+        self._cards: dict[str, EditCard] = {}
+        """The cards asking about one tool call each, by the call's id: its end is said on them."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -119,6 +121,8 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     def finish_call(self, event: ToolCallFinished) -> None:
         """Show how a tool call ended and its result."""
+        if (card := self._cards.pop(event.call_id, None)) is not None:
+            card.mark_ran(event)
         view = self._calls.get(event.call_id)
         if view is not None:
             view.finish(event.status, event.result)
@@ -152,6 +156,8 @@ class ChatLog(VerticalScroll, can_focus=False):
         elif card is None:
             card = EditCard(approval.title, detail=approval.detail)
             await self.add(card)
+            if self._calls:  # the call asked about is the one started last
+                self._cards[next(reversed(self._calls))] = card
         card.ask(approval)
         self.asking = card
         return card
@@ -190,6 +196,17 @@ class ChatLog(VerticalScroll, can_focus=False):
         else:
             await self.add_notice(message, kind="warning")
         self._proposal = None
+        self._edits_not_saved(message)
+
+    def cut_short(self) -> None:
+        """The answer was stopped: its held edits were not saved, and calls left running never ran
+        (as the saved chat says, resumed)."""
+        self._edits_not_saved(NOT_SAVED)
+        for view in self._calls.values():
+            if view.status is None:
+                view.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": NOT_RUN})
+
+    def _edits_not_saved(self, message: str) -> None:
         # The edit tools answered ✓ while the edits were only held; nothing was written, so their
         # lines must not say it worked (a resumed chat shows them refused, from the saved results).
         for view in self._edit_calls:
@@ -213,6 +230,7 @@ class ChatLog(VerticalScroll, can_focus=False):
         if self.asking is not None:
             self.asking.mark_stopped()
         self._proposal = self.asking = None
+        self._cards.clear()
         if not keep_undo:
             self.undoable = None
 

@@ -291,7 +291,7 @@ class ChatPane(Vertical):
     # The answer --------------------------------------------------------------------------------
     @work(exclusive=True, group="chat", exit_on_error=False, description="Answering in the chat")
     async def _answer(self, text: str, cancel: asyncio.Event, replacing: frozenset[str]) -> None:
-        if self.conversation is None:
+        if started := self.conversation is None:
             setup = await check_setup(self.services)  # refuse before a conversation is saved
             if setup.problem is not None:
                 self._notice.show(setup)
@@ -306,6 +306,8 @@ class ChatPane(Vertical):
                 await self._answering.show(event)
         finally:
             await self.chat_log.end_answer()
+        if started and await asyncio.to_thread(self.services.transcripts.drop_if_empty, self.conversation.id):
+            self.conversation = None  # the message was refused before it was kept (over the budget)
 
     def _stop_run(self) -> None:
         """End a running answer at once (the person moved to another chat or note)."""

@@ -17,6 +17,7 @@ from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
 from noted.models import ToolStatus
+from noted.tools.proposals import PENDING
 
 MAX_STRING = 300
 """Characters kept of one string value (a note body, a snippet) before it is cut."""
@@ -87,7 +88,7 @@ class ToolCallView(Collapsible):
 
 What the assistant asked a tool to do. **Enter** shows or hides the arguments it sent and the
 result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you said no),
-⚠ the note changed meanwhile.
+⚠ the note changed meanwhile, ⧖ waits for your review in the Changes view ({app.changes}).
 """
 
     def __init__(self, call_id: str, name: str, arguments: Mapping[str, Any], summary: str) -> None:
@@ -116,7 +117,11 @@ result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you sa
         self.add_class("-ok" if status is ToolStatus.OK else "-failed")
         value = _decode(result) if isinstance(result, str) else dict(result)
         self._result.update(Content(pretty_json(value)))
-        self.title = _title(self.summary, status)
+        waits = status is ToolStatus.OK and isinstance(value, dict) and value.get("status") == PENDING
+        # A write in review mode worked, but wrote nothing yet: a ✓ would say it was done.
+        self.title = (
+            escape(f"⧖ {self.summary}  (waits for your review)") if waits else _title(self.summary, status)
+        )
 
 
 def _title(summary: str, status: ToolStatus | None) -> str:

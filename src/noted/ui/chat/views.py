@@ -11,8 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events, work
+from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Markdown, Static, TextArea
 from textual.widgets.markdown import MarkdownStream
 from textual.widgets.text_area import EditResult
@@ -51,6 +53,8 @@ class AnswerView(Markdown, CopyableMessage, can_focus=True):
         super().__init__(text, classes="answer", open_links=False)
         self.text = text
         self._stream: MarkdownStream | None = None
+        self._end: Widget | None = None
+        """The block marked as the last one (``-end``)."""
 
     @property
     def copy_source(self) -> str:
@@ -81,6 +85,29 @@ class AnswerView(Markdown, CopyableMessage, can_focus=True):
             await stream.stop()
         if self.is_attached:
             await self.update(self.text)
+
+    def update(self, markdown: str) -> AwaitComplete:
+        """Render ``markdown`` anew (``Markdown.update``), then mark its last block."""
+        return self._then_mark_end(super().update(markdown))
+
+    def append(self, markdown: str) -> AwaitComplete:
+        """Add ``markdown`` at the end (``Markdown.append``, the stream's), then mark the last block."""
+        return self._then_mark_end(super().append(markdown))
+
+    def _then_mark_end(self, drawing: AwaitComplete) -> AwaitComplete:
+        """Give the last block, and only it, the ``-end`` class (its trailing margin goes)."""
+
+        async def mark() -> None:
+            await drawing
+            end = self.children[-1] if self.children else None
+            if end is not self._end:
+                if self._end is not None:
+                    self._end.remove_class("-end")
+                if end is not None:
+                    end.add_class("-end")
+                self._end = end
+
+        return AwaitComplete(mark())
 
 
 class NoticeView(Static):
