@@ -123,11 +123,12 @@ class MarkedRows(OptionList):
 
     def check_marks(self, changed: Collection[str] | None) -> None:
         """After a change: a marked note it touched may have left the list (moved, retagged,
-        trashed), so those notes are read again to forget the marks of any that did; with the
-        notes changed not known (``None``: a notebook or tag changed), every note of the list is.
-        A triage action must not touch a note the list no longer holds."""
+        trashed), so those notes are read again to forget the marks of any that did (every marked
+        note when the notes changed are not known: ``None``, a notebook or tag changed). Past a
+        page of them, the list is read whole: that costs no more. A triage action must not touch
+        a note the list no longer holds."""
         touched = self.marked.keys() & (self.marked.keys() if changed is None else changed)
-        if changed is None and touched or len(touched) > PAGE_SIZE:  # reading all costs no more
+        if len(touched) > PAGE_SIZE:
             self._read_every(self.source, self.order, to_mark=False)
         elif touched:
             source, order = self.source, self.order
