@@ -6,8 +6,8 @@ the box at all. ``place`` puts the notices on the side of the screen (top or bot
 beside the focused field, no taller than that room. A field taller than half the screen (the
 editor) keeps only its cursor's line clear. A pane focused for reading (the open note, the list)
 keeps the notices beside it, left or right, where there is room; else Textual's place. A pane read
-with another (the list with the reader, which shows the note under its cursor) names it in
-``READ_WITH``, and the notices keep off both.
+with another (the list with the note under its cursor) names it in ``READ_WITH``, and the notices
+keep off both (over the tree or the note's outline).
 """
 
 from __future__ import annotations

@@ -96,8 +96,8 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         Binding("escape", "clear_filter", "Clear filter", show=False, id="list.filter.clear",
                 tooltip="Clear the filter kept on the list"),
     ]  # fmt: skip
-    READ_WITH: ClassVar[tuple[str, ...]] = ("#reader",)
-    """The reader shows the note under the cursor: notices keep off it too (``noted.ui.notices``)."""
+    READ_WITH: ClassVar[tuple[str, ...]] = ("NoteScroll", "#editor")
+    """The note under the cursor is read too: notices keep off its text (``noted.ui.notices``)."""
 
     _listed_notes = False
     """Whether a page with notes came (``FirstNotesListed`` is said once)."""
