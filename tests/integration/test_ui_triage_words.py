@@ -69,3 +69,15 @@ async def test_restoring_notes_not_in_the_trash_says_so(fixture: Fixture) -> Non
         await pilot.press("u")
         await until(pilot, lambda: bool(said(app)))
         assert said(app) == ["Nothing restored: 1 note was not in the trash."]
+
+
+async def test_completing_says_which_marked_notes_were_not_open_to_dos(fixture: Fixture) -> None:
+    """A to-do and a plain note marked, ``c`` read "Completed 1 note." with no word of the other."""
+    async with on_list(fixture) as (app, pilot, notes):
+        for note_id in (fixture.groceries, fixture.ideas):  # a to-do, then a plain note
+            notes.select_note(note_id)
+            await pilot.press("space")
+        await pilot.press("c")
+        await until(pilot, lambda: bool(said(app)))
+        assert said(app) == ["Completed 1 note. 1 note was not an open to-do. (z undoes)"]
+        assert app.services.store.get_note(fixture.groceries).todo_completed

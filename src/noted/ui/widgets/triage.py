@@ -193,12 +193,23 @@ class NoteTriage:
         stamp = now_ms()
 
         def one(note: NoteMeta) -> Callable[[], object] | bool:
+            if not note.is_todo:  # left as it is, and said so with those done (or open) already
+                return False
             if not ops.set_completed(self._store, note.id, not reopen, actor=ACTOR_USER, stamp=stamp).changed:
                 return False
             was, when = bool(note.todo_completed), note.todo_completed or None
             return lambda: ops.set_completed(self._store, note.id, was, actor=ACTOR_USER, stamp=when)
 
-        self._each("completing to-dos", todos, one, "Reopened {n}." if reopen else "Completed {n}.")
+        verb, other = ("Reopened", "not a done to-do.") if reopen else ("Completed", "not an open to-do.")
+        other = f"{{k}} {{w}} {other}"
+        self._each(
+            "completing to-dos",
+            notes,
+            one,
+            f"{verb} {{n}}.",
+            none=f"Nothing {verb.lower()}: {other}",
+            same=other,
+        )
 
     def toggle_todo(self, notes: Sequence[NoteMeta]) -> None:
         make = bool(notes and not notes[0].is_todo)
