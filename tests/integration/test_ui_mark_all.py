@@ -7,6 +7,7 @@ Filtered to "log", the list said "150 of 155" but drew the first 100 matches; ``
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from tests.integration.test_ui_filter_find import running, titles
@@ -14,11 +15,12 @@ from tests.integration.test_ui_reader_images import screen_text
 from tests.integration.ui_support import Fixture, open_services, until
 from textual.widgets import Input
 
-from noted.models import ACTOR_IMPORT, ACTOR_USER
+from noted.models import ACTOR_IMPORT, ACTOR_USER, NoteMeta
 from noted.ops import notes as ops
 from noted.services import Services
 from noted.store.protocol import NoteOrder
 from noted.ui.data import PAGE_SIZE, NoteSource, SourceKind
+from noted.ui.messages import StoreChanged
 from noted.ui.widgets.notebook_tree import NotebookTree
 
 
@@ -168,3 +170,36 @@ async def test_a_marked_note_that_leaves_a_partly_loaded_list_is_no_longer_marke
         await until(pilot, lambda: first not in [row.meta.id for row in notes.rows])
         await until(pilot, lambda: first not in notes.marked, what="the trashed note unmarked")
         assert set(notes.marked) == {second, unloaded.id} and "2 marked" in str(notes.border_title)
+
+
+async def test_the_mark_check_reads_the_notes_that_changed_not_the_whole_list(
+    fixture: Fixture, services: Services
+) -> None:
+    """With marks past the loaded rows (``*``), every refresh read the whole list again (up to
+    50,000 notes) to see whether a marked note had left it, even when the change touched no
+    marked note. Now the check reads only the marked notes the change names: no listing is
+    longer than the page the refresh reads. Not vacuous: a marked note past the loaded rows that
+    the change trashed is still unmarked, and one that stays in the list stays marked."""
+    async with running(fixture, services) as (app, pilot, notes):
+        assert notes._has_more
+        await pilot.press("asterisk")
+        await until(pilot, lambda: len(notes.marked) == 155)
+        store = services.store
+        past = store.list_notes(order=NoteOrder.UPDATED, limit=2, offset=PAGE_SIZE + 20)
+        limits: list[int | None] = []
+        listing = store.list_notes
+
+        def list_notes(**asked: Any) -> list[NoteMeta]:  # the real store, its listings counted
+            limits.append(asked.get("limit"))
+            return listing(**asked)
+
+        store.list_notes = list_notes  # type: ignore[method-assign]
+        ops.trash_note(store, past[0].id, actor=ACTOR_USER)
+        changed = StoreChanged()
+        changed.note_ids = {past[0].id, past[1].id}
+        app.workspace.store_changed(changed)  # as the change follower does (it is off here)
+        await until(pilot, lambda: past[0].id not in notes.marked, what="the trashed note unmarked")
+        await until(pilot, lambda: bool(limits) and not notes._loading)
+        await pilot.pause()
+        assert past[1].id in notes.marked and len(notes.marked) == 154
+        assert limits and max(limit or 0 for limit in limits) <= PAGE_SIZE + 1, limits

@@ -17,6 +17,7 @@ from textual.command import CommandInput, CommandList, CommandPalette
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
+from textual.widgets import Input
 
 from noted.ui.app import NotedApp
 from noted.ui.screens.search import SearchScreen
@@ -288,3 +289,30 @@ async def test_every_tool_switch_in_the_settings_reads_whole_at_60_columns(pilot
             drawn = " ".join(" ".join(strip.text for strip in lines).split())
             words = " ".join(str(box.label).split())
             assert words in drawn and "…" not in drawn, (width, words, drawn)
+
+
+@pytest.mark.parametrize(
+    ("key", "field_id", "end"),
+    [("f2", "settings-filter", "Enter goes to it"), ("ctrl+f", "search-input", "tag:plan…"),
+     ("f3", "changes-filter", "since:day-1")],
+    ids=["settings", "search", "changes"],
+)  # fmt: skip
+async def test_a_filter_says_its_whole_hint_at_60_columns(
+    pilot: Pilot[None], key: str, field_id: str, end: str
+) -> None:
+    """At 60 columns the settings' filter read ``Type to find a setting (mcp, timeout, theme…) · Ente``,
+    the search's ``words, "a phrase", notebook:Work,`` and the changes' ``/ filter: actor, notebook or
+    title words;``: each hint was cut before its end. A shorter hint shows where the long one has no room."""
+    app = _app(pilot)
+    await pilot.press(key)
+    await until(pilot, lambda: bool(app.screen.query(f"#{field_id}")))
+    field = app.screen.query_one(f"#{field_id}", Input)
+    hints = set()
+    for width in (60, 56, 80, 120):
+        await pilot.resize_terminal(width, 20)
+        await _settle(pilot)
+        lines = field.render_lines(Region(0, 0, *field.outer_size))
+        drawn = " ".join(" ".join(strip.text for strip in lines).split())
+        assert field.placeholder.endswith(end) and field.placeholder in drawn, (width, drawn)
+        hints.add(field.placeholder)
+    assert len(hints) > 1  # the full hint where it fits

@@ -101,3 +101,38 @@ async def test_a_notice_leaves_the_note_being_read_in_view(fixture: Fixture) -> 
                 await until(pilot, lambda: _notices(app) == 0)
     finally:
         services.close()
+
+
+@pytest.mark.parametrize(
+    ("size", "tree"),
+    [((120, 40), True), ((80, 24), True), ((60, 20), True), ((120, 40), False)],
+    ids=["120x40", "80x24", "60x20", "120x40-no-tree"],
+)
+async def test_a_notice_leaves_the_list_and_its_note_in_view(
+    fixture: Fixture, size: tuple[int, int], tree: bool
+) -> None:
+    """With the list focused, a triage notice ("Moved 2 notes to the trash…") went beside the list,
+    over the reader, which shows the note under the list's cursor and is read with it (120×40);
+    with the tree narrower than 30 columns (80×24, 60×20) it went over the list's bottom rows.
+    Now it goes where nothing read is: over the tree or the note's outline."""
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await ready(pilot)
+            note_list = app.workspace.query_one(NoteList)
+            note_list.focus()
+            await until(pilot, lambda: app.focused is note_list)
+            if not tree:
+                await pilot.press("ctrl+b")
+                await until(pilot, lambda: not app.workspace.query_one("#tree").region.area)
+            await pilot.press("space", "space", "d")  # the person's own notice, not one made up
+            await until(pilot, lambda: _notices(app) == 1)
+            await pilot.pause()
+            read = [note_list, *([] if size[0] < 110 else [app.workspace.query_one(NoteScroll)])]
+            # Not vacuous: every pane read is on screen, and before the notice sat on one of them.
+            assert all(pane.region.area for pane in read)
+            assert [type(pane).__name__ for pane in read if _covered(pane)] == []
+            assert "trash" in str(app.screen.query_one("Toast").render())
+    finally:
+        services.close()

@@ -8,7 +8,7 @@ Listings are paged and never read note bodies; only ``load_note_view`` reads one
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from noted.markdown import Outline, opening, outline
@@ -184,6 +184,22 @@ def load_page(
         rows = _rows(store, metas[:limit])
         return NotePage(source, order, offset, rows, len(metas) > limit, total, trashed_notebooks=folders)
     return NotePage(source, order, offset, _rows(store, metas[:limit]), len(metas) > limit, total)
+
+
+def still_listed(store: Store, source: NoteSource, note_ids: Collection[str]) -> set[str] | None:
+    """Those of ``note_ids`` that ``source`` lists now, read note by note (a few that changed) by
+    ``list_notes``'s filters; None for a search or sync conflicts, which only a listing tells."""
+    kind = source.kind
+    if kind in (SourceKind.SEARCH, SourceKind.CONFLICTS):
+        return None
+    return {
+        meta.id
+        for meta in store.note_metas(list(note_ids))
+        if meta.is_trashed == (kind is SourceKind.TRASH)
+        and (kind is not SourceKind.FOLDER or meta.parent_id == source.id)
+        and (kind is not SourceKind.TODOS or meta.is_todo)
+        and (kind is not SourceKind.TAG or any(tag.id == source.id for tag in store.note_tags(meta.id)))
+    }
 
 
 def _meta(note: Note) -> NoteMeta:

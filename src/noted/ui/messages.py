@@ -34,6 +34,8 @@ class StoreChanged(Message):
         self.note_ids: set[str] = set()
         self.folders = False
         self.tags = False
+        self.tag_items = False
+        """A tag itself changed (renamed, deleted), not only which notes it is on."""
         self.cursor = cursor
 
     @classmethod
@@ -46,7 +48,7 @@ class StoreChanged(Message):
             elif change.item_type is ItemType.FOLDER:
                 message.folders = True
             elif change.item_type is ItemType.TAG:
-                message.tags = True
+                message.tags = message.tag_items = True
         return message
 
     def can_replace(self, message: Message) -> bool:
@@ -56,6 +58,7 @@ class StoreChanged(Message):
         message.note_ids |= self.note_ids
         message.folders |= self.folders
         message.tags |= self.tags
+        message.tag_items |= self.tag_items
         return True
 
 

@@ -5,7 +5,9 @@ the person could not see what they typed for a notice's five seconds, or, on a s
 the box at all. ``place`` puts the notices on the side of the screen (top or bottom) with more room
 beside the focused field, no taller than that room. A field taller than half the screen (the
 editor) keeps only its cursor's line clear. A pane focused for reading (the open note, the list)
-keeps the notices beside it, left or right, where there is room; else Textual's place.
+keeps the notices beside it, left or right, where there is room; else Textual's place. A pane read
+with another (the list with the note under its cursor) names it in ``READ_WITH``, and the notices
+keep off both (over the tree or the note's outline).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from textual.widgets import Input, TextArea
 
 RACK_ID = "textual-toastrack"
 """The id Textual gives the notices' container on each screen."""
-MIN_ROOM = 30
-"""The fewest columns beside a focused pane that notices go in; with less they go where Textual puts them."""
+MIN_ROOM = 20
+"""The fewest columns beside a focused pane that notices go in (the tree's 24 and more hold a short
+sentence in three lines); with less they go where Textual puts them."""
 
 
 def place(screen: Screen[Any]) -> None:
@@ -44,7 +47,7 @@ def place(screen: Screen[Any]) -> None:
 def _beside(rack: Widget, focused: Widget | None, width: int) -> None:
     """Keep the notices off ``focused`` (a pane being read: the note, the list), on the side of the
     screen with more room beside it, no wider than that room; Textual's place when it has too little."""
-    region = focused.region if focused is not None else Region()
+    region = _read_region(focused) if focused is not None else Region()
     left, right = region.x, width - region.right
     room = max(left, right)
     if not region.area or room < MIN_ROOM:
@@ -54,6 +57,16 @@ def _beside(rack: Widget, focused: Widget | None, width: int) -> None:
     rack.add_class("-beside")
     rack.set_class(left > right, "-left")
     rack.styles.padding = (0, width - left, 0, 0) if left > right else (0, 0, 0, width - right)
+
+
+def _read_region(focused: Widget) -> Region:
+    """The screen's part ``focused`` takes, with the shown panes it names in ``READ_WITH``."""
+    region = focused.region
+    for selector in getattr(focused, "READ_WITH", ()):
+        for pane in focused.screen.query(selector):
+            if pane.region.area:
+                region = region.union(pane.region)
+    return region
 
 
 def _typing_band(widget: Widget | None, height: int) -> Region | None:

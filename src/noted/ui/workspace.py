@@ -329,7 +329,8 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         if not trees:  # a last message from the follower while the app shuts down: panes are gone
             return
         trees.first().reload()
-        self.query_one(NoteList).refresh_notes()
+        # A notebook or tag changed can take notes out of a list with no change of theirs named.
+        self.query_one(NoteList).refresh_notes(None if event.folders or event.tag_items else event.note_ids)
         viewer = self.query_one(NoteViewer)
         viewer.forget()
         if viewer.note_id is None or viewer.note_id not in event.note_ids:

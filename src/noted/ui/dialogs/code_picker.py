@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from noted.markdown import CodeBlock
 from noted.ui.clipboard import copy_text
 from noted.ui.dialogs.over import Over
+from noted.ui.dialogs.picker import fit_list
 
 _PREVIEW = 48
 """Characters of a block's first line shown in the list."""
@@ -63,6 +64,9 @@ class CodeBlockPicker(Over[int | None]):
 
     def _padded(self) -> tuple[str, ...]:
         return self._labels + ("",) * (len(self._blocks) - len(self._labels))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(fit_list, self)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

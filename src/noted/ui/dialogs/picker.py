@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import Worker
@@ -22,6 +23,21 @@ from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
 from noted.ui.dialogs.over import Over
 from noted.ui.workers import ReportsWorkerFailures, thread_work
+
+
+def fit_list(screen: Screen[Any]) -> None:
+    """Give ``screen``'s dialog list only the rows its box has left (the box's ``max-height`` less
+    its frame and the lines around the list), so the hint under the list stays in the box: on a
+    short screen a long list took every row and the box cut the hint off."""
+    box, options = screen.query_one(".dialog"), screen.query_one(OptionList)
+    box_most, list_most = box.styles.max_height, options.styles.base.max_height
+    if box_most is None or list_most is None:
+        return
+    size = screen.size
+    others = sum(child.outer_size.height for child in box.children if child is not options and child.display)
+    room = int(box_most.resolve(size, size)) - box.styles.gutter.height - others
+    options.styles.max_height = max(3, min(int(list_most.resolve(size, size)), room))
+
 
 TOP_LEVEL = ""
 """What the picker returns for "no parent" (only offered with ``allow_top``)."""
@@ -67,6 +83,9 @@ class ChoicePicker(ReportsWorkerFailures, Over[str | None]):
 
     def on_mount(self) -> None:
         self.load()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(fit_list, self)
 
     def load(self) -> Worker[None]:
         """Start the worker that posts ``Loaded`` (a ``@work`` method in each subclass)."""

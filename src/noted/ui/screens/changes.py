@@ -50,6 +50,7 @@ from noted.ui.screens.changes_rows import (
     when_of,
 )
 from noted.ui.screens.changes_work import Outcome, act, changed_line, diff_text, settle
+from noted.ui.widgets.hint_field import HintField
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, thread_work
 
@@ -120,8 +121,11 @@ still be reverted alone.
     def compose(self) -> ComposeResult:
         with Vertical(id="changes-box"):
             yield Label("Changes to review", id="changes-title")
-            yield Input(
-                placeholder="/ filter: actor, notebook or title words; since:day-1", id="changes-filter"
+            yield HintField(
+                "/ filter: actor, notebook or title words; since:day-1",
+                "/ filter: actor, notebook, title; since:day-1",
+                "/ filter: actor, title; since:day-1",
+                id="changes-filter",
             )
             yield ChangesList(id="changes-list")
             with ChangeDiff(id="changes-diff-box"):

@@ -37,6 +37,7 @@ from noted.ui.dialogs.over import Over
 from noted.ui.messages import Marks, OpenAnswered, OpenNote, ReadAhead
 from noted.ui.speed import warm_glossary
 from noted.ui.typeahead import release_keys
+from noted.ui.widgets.hint_field import HintField
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, thread_work
 
@@ -136,7 +137,7 @@ types, goes back to the query.
             self.post_message(self.Left(event.character))
 
 
-class QueryField(Input):
+class QueryField(HintField):
     """The query. ↓/↑ go to the results (the next or the previous) and Enter opens the highlighted
     one, so they say so (not Input's "Scroll Up", "Scroll Down" and "Submit") in the key bar and in
     F1's list."""
@@ -217,7 +218,8 @@ Keyword search takes `word`, `"a phrase"`, `prefix*`, `-excluded`, `any:1` (OR),
             with Horizontal(id="search-prompt"):
                 yield Label(self._mode_label(), id="search-mode")
                 yield QueryField(  # back from the results, typing goes on where it was, replacing nothing
-                    placeholder='words, "a phrase", notebook:Work, tag:plan…',
+                    'words, "a phrase", notebook:Work, tag:plan…',
+                    'words, "a phrase", tag:plan…',
                     id="search-input",
                     select_on_focus=False,
                 )

@@ -43,6 +43,7 @@ from noted.ui.screens.settings_sections import (
     widget_id,
 )
 from noted.ui.typeahead import release_keys
+from noted.ui.widgets.hint_field import HintField
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, in_thread
 
@@ -115,8 +116,10 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def compose(self) -> ComposeResult:
         title = "Settings · changes apply at once and are saved in the profile's config.toml"
         yield Label(Content(title), id="settings-title")
-        yield Input(
-            placeholder="Type to find a setting (mcp, timeout, theme…) · Enter goes to it",
+        yield HintField(
+            "Type to find a setting (mcp, timeout, theme…) · Enter goes to it",
+            "Find a setting (mcp, theme…) · Enter goes to it",
+            "Find a setting · Enter goes to it",
             id="settings-filter",
         )
         self.services.registry.all()  # built on first use, it declares the tool switches listed below

@@ -12,7 +12,7 @@ refresh does not report it again); what the reader shows is ``reader_model``'s t
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
@@ -96,6 +96,8 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         Binding("escape", "clear_filter", "Clear filter", show=False, id="list.filter.clear",
                 tooltip="Clear the filter kept on the list"),
     ]  # fmt: skip
+    READ_WITH: ClassVar[tuple[str, ...]] = ("NoteScroll", "#editor")
+    """The note under the cursor is read too: notices keep off its text (``noted.ui.notices``)."""
 
     _listed_notes = False
     """Whether a page with notes came (``FirstNotesListed`` is said once)."""
@@ -210,9 +212,11 @@ holds the words, {app.search} searches the notes' text and meaning for them.
         self._range = None
         self._load(offset=0, limit=PAGE_SIZE, replace=True, keep=None)
 
-    def refresh_notes(self) -> None:
-        """Read the loaded notes again (some were written), keeping the cursor on its note."""
+    def refresh_notes(self, changed: Collection[str] | None = None) -> None:
+        """Read the loaded notes again (``changed`` were written; None: not known), keeping the
+        cursor on its note, and see whether the marked notes among them are still listed."""
         self._range = None
+        self.check_marks(changed)
         self._load(offset=0, limit=max(len(self.rows), PAGE_SIZE), replace=True, keep=self.highlighted_id)
 
     def _load(self, *, offset: int, limit: int, replace: bool, keep: str | None) -> None:
@@ -241,8 +245,6 @@ holds the words, {app.search} searches the notes' text and meaning for them.
             self._total, self._trashed = page.total, page.trashed_notebooks
         if message.replace and not page.has_more:  # the whole list: a marked note not in it left it
             self.forget_unlisted(page.rows)
-        elif message.replace and self.marked:  # its first pages: the others are checked
-            self.check_marks(page.rows)
         if message.replace and self.filter.active:
             again = self.filter.pool_size is not None  # read again (a change): a note gone leaves its place
             self.filter.set_pool(page.rows, page.has_more)

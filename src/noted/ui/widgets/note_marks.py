@@ -10,7 +10,7 @@ here they are marked, and the triage keys act on them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from textual import on
@@ -20,11 +20,11 @@ from textual.widgets import OptionList
 from noted.models import NoteMeta
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store
-from noted.ui.data import NotePage, NoteRow, NoteSource, load_page
+from noted.ui.data import PAGE_SIZE, NotePage, NoteRow, NoteSource, load_page, still_listed
 from noted.ui.widgets.list_filter import POOL
 from noted.ui.widgets.note_rows import row_prompt
 from noted.ui.widgets.triage import NoteTriage, range_marks
-from noted.ui.workers import thread_work
+from noted.ui.workers import in_thread, thread_work
 
 
 class MarkedRows(OptionList):
@@ -121,13 +121,40 @@ class MarkedRows(OptionList):
         listed = {row.meta.id for row in every}
         self.marked = {note_id: meta for note_id, meta in self.marked.items() if note_id in listed}
 
-    def check_marks(self, rows: Sequence[NoteRow]) -> None:
-        """After the first ``rows`` of the list are read again: a marked note not among them may
-        have left the list (moved, retagged, trashed), so every note of the list is read to
-        forget those that did. A triage action must not touch a note the list no longer holds."""
-        seen = {row.meta.id for row in rows}
-        if any(note_id not in seen for note_id in self.marked):
+    def check_marks(self, changed: Collection[str] | None) -> None:
+        """After a change: a marked note it touched may have left the list (moved, retagged,
+        trashed), so those notes are read again to forget the marks of any that did (every marked
+        note when the notes changed are not known: ``None``, a notebook or tag changed). Past a
+        page of them, the list is read whole: that costs no more. A triage action must not touch
+        a note the list no longer holds."""
+        touched = self.marked.keys() & (self.marked.keys() if changed is None else changed)
+        if len(touched) > PAGE_SIZE:
             self._read_every(self.source, self.order, to_mark=False)
+        elif touched:
+            source, order = self.source, self.order
+            in_thread(self, lambda: self._recheck(source, order, touched), "list-marks", "checking the marks")
+
+    def _recheck(self, source: NoteSource, order: NoteOrder, touched: set[str]) -> None:
+        """(A thread.) Which of ``touched`` left the list: read by note, or by reading all of it."""
+        listed = still_listed(self._store, source, touched)
+        if listed is None:  # a search: only a listing tells
+            self.post_message(
+                self._EveryRead(load_page(self._store, source, order, 0, POOL, self._keyword), False)
+            )
+        else:
+            self.post_message(self._Left(source.key, touched - listed))
+
+    @dataclass
+    class _Left(Message, bubble=False):
+        source_key: str
+        note_ids: set[str]
+        """Marked notes that changed and are no longer in the list."""
+
+    @on(_Left)
+    def _left(self, message: _Left) -> None:
+        if message.source_key == self.source.key and message.note_ids & self.marked.keys():
+            self.marked = {key: meta for key, meta in self.marked.items() if key not in message.note_ids}
+            self.border_title = self._title()
 
     def every_note(self) -> Sequence[NoteRow] | None:
         """Every note of the list (every match of a filter), or None when not all are read yet."""

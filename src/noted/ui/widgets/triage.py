@@ -93,12 +93,19 @@ class NoteTriage:
         """What puts the last tag, move or to-do change back (``z``); the list sets it from ``Done``."""
 
     def _each(
-        self, description: str, notes: Sequence[NoteMeta], apply: Apply, done: str, none: str = ""
+        self,
+        description: str,
+        notes: Sequence[NoteMeta],
+        apply: Apply,
+        done: str,
+        none: str = "",
+        same: str = "",
     ) -> None:
         """Apply ``apply`` to each note in a worker; it returns False for a note it left as it
         was, or what puts the note back as it was (``undo``). ``done`` counts the notes changed
         (``{n}``; ``{a}`` and ``{s}`` make the words after it singular or plural);
-        ``none``, if given, is said instead when no note changed."""
+        ``none``, if given, is said instead when no note changed, and ``same`` after ``done`` of
+        the notes left as they were (``{k}`` counts them, ``{w}`` is was or were)."""
         if not notes:
             self._list.notify("No note is highlighted.", severity="warning")
             return
@@ -115,12 +122,13 @@ class NoteTriage:
                 changed += bool(result)
                 if callable(result):
                     undo.append(result)
-            one = changed == 1
-            summary = done.format(n=plural(changed, "note"), a="a " if one else "", s="" if one else "s") + (
-                f" ({UNDO_HINT})" if undo else ""
-            )
+            one, kept = changed == 1, len(notes) - changed - len(failures)
+            summary = done.format(n=plural(changed, "note"), a="a " if one else "", s="" if one else "s")
+            left = {"k": plural(kept, "note"), "w": "was" if kept == 1 else "were"}
+            summary += f" {same.format(**left)}" if same and kept and changed else ""
+            summary += f" ({UNDO_HINT})" if undo else ""
             if none and not changed:
-                summary = none
+                summary = none.format(**left)
             note_list.post_message(self.Done(summary, tuple(failures), undo=tuple(undo)))
 
         in_thread(note_list, run, "triage", description)
@@ -168,7 +176,10 @@ class NoteTriage:
                 return False
             return lambda: ops.move_note(self._store, note.id, note.parent_id, actor=ACTOR_USER)
 
-        self._each("moving notes", notes, one, "Moved {n}.")
+        there = "{k} {w} there already."
+        self._each(
+            "moving notes", notes, one, "Moved {n}.", none=f"Nothing moved: {there}", same=there.capitalize()
+        )
 
     def complete(self, notes: Sequence[NoteMeta]) -> None:
         todos = [n for n in notes if n.is_todo]
@@ -182,12 +193,23 @@ class NoteTriage:
         stamp = now_ms()
 
         def one(note: NoteMeta) -> Callable[[], object] | bool:
+            if not note.is_todo:  # left as it is, and said so with those done (or open) already
+                return False
             if not ops.set_completed(self._store, note.id, not reopen, actor=ACTOR_USER, stamp=stamp).changed:
                 return False
             was, when = bool(note.todo_completed), note.todo_completed or None
             return lambda: ops.set_completed(self._store, note.id, was, actor=ACTOR_USER, stamp=when)
 
-        self._each("completing to-dos", todos, one, "Reopened {n}." if reopen else "Completed {n}.")
+        verb, other = ("Reopened", "not a done to-do.") if reopen else ("Completed", "not an open to-do.")
+        other = f"{{k}} {{w}} {other}"
+        self._each(
+            "completing to-dos",
+            notes,
+            one,
+            f"{verb} {{n}}.",
+            none=f"Nothing {verb.lower()}: {other}",
+            same=other,
+        )
 
     def toggle_todo(self, notes: Sequence[NoteMeta]) -> None:
         make = bool(notes and not notes[0].is_todo)
@@ -215,15 +237,16 @@ class NoteTriage:
         def one(note: NoteMeta) -> bool:
             return ops.trash_note(self._store, note.id, actor=ACTOR_USER).changed
 
-        self._each(
-            "moving notes to the trash", notes, one, "Moved {n} to the trash (u under Trash restores)."
-        )
+        there = "{k} {w} in the trash already."
+        done = "Moved {n} to the trash (u under Trash restores)."
+        self._each("moving notes to the trash", notes, one, done, none=f"Nothing moved: {there}", same=there)
 
     def restore(self, notes: Sequence[NoteMeta]) -> None:
         def one(note: NoteMeta) -> bool:
             return ops.restore_note(self._store, note.id, actor=ACTOR_USER).changed
 
-        self._each("restoring notes", notes, one, "Restored {n}.")
+        out = "{k} {w} not in the trash."
+        self._each("restoring notes", notes, one, "Restored {n}.", none=f"Nothing restored: {out}", same=out)
 
     def undo(self) -> None:
         """Put back what the last tag, move or to-do change did (``Done.undo``), note by note, once."""
