@@ -105,6 +105,20 @@ class JoplinApi:
         self.sidecar = sidecar
         self.feed = feed
 
+    def trash(self, fields: str) -> list[Any]:
+        """The notes in the trash, with ``fields`` (``deleted_time`` among them). Joplin lists no
+        trash of its own: its ``/notes`` with the trashed ones is read most lately trashed first,
+        up to the first page holding a note not trashed (one page for an empty trash, not every
+        note of the store)."""
+        params = {"fields": fields, "include_deleted": "1", "order_by": "deleted_time", "order_dir": "DESC"}
+        out: list[Any] = []
+        for page in self.client.pages("/notes", params):
+            trashed = [item for item in page if item.get("deleted_time")]
+            out += trashed
+            if len(trashed) < len(page):
+                break
+        return out
+
     def trashed_with_tag(self, items: list[Any], tag_id: str) -> list[Any]:
         """The trashed notes of ``items`` that carry the tag: Joplin's ``/tags/ID/notes`` leaves
         trashed notes out, so each one's tags are asked for (the trash is seldom large)."""
