@@ -194,6 +194,27 @@ def test_a_search_page_reads_no_body(store: JoplinStore, wire: Wire) -> None:
     assert not [path for path in asked if big.id in path or small.id in path], asked
 
 
+def test_a_search_page_asks_for_no_row_one_by_one(store: JoplinStore, wire: Wire) -> None:
+    folder = store.create_folder(f"Search rows {secrets.token_hex(3)}", actor="user").id
+    word = f"w{secrets.token_hex(4)}"
+    made = [
+        store.create_note(NoteDraft(f"Hit {i}", f"{word} {i}", folder, is_todo=i == 0), actor="user").id
+        for i in range(5)
+    ]
+    keyword = keyword_search_for(store)
+    source = NoteSource(SourceKind.SEARCH, word, word)
+    load_page(store, source, NoteOrder.UPDATED, keyword=keyword)  # reads the notes changed lately, once
+    wire.clear()
+    page = load_page(store, source, NoteOrder.UPDATED, keyword=keyword)
+    rows = [row.meta for row in page.rows]
+    assert sorted(m.id for m in rows) == sorted(made)  # the check below can fail
+    asked = [
+        path for method, path, _ in wire.requests if method == "GET" and path.removeprefix("/notes/") in made
+    ]
+    assert not asked, asked  # each row's note was read once (by the search's look at recent changes)
+    assert rows == store.note_metas([m.id for m in rows])  # the rows as reading them one by one gives
+
+
 def _tag(joplin: JoplinServer) -> tuple[str, str]:
     """A new tag made in Joplin: its id and title."""
     title = f"cost-{secrets.token_hex(4)}"

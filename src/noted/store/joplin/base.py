@@ -56,10 +56,14 @@ def note_of(item: Mapping[str, Any]) -> Note:
 
 def meta_of(item: Mapping[str, Any]) -> NoteMeta:
     """A ``NoteMeta`` from a Joplin note; ``body_length`` is known only when the body was asked for."""
-    note = note_of(item)
+    return note_meta(note_of(item), encrypted=bool(_int(item, "encryption_applied")))
+
+
+def note_meta(note: Note, *, encrypted: bool = False) -> NoteMeta:
+    """A ``NoteMeta`` of a note read whole."""
     own = ("body_length", "encrypted")
     shared = {f.name: getattr(note, f.name) for f in dataclasses.fields(NoteMeta) if f.name not in own}
-    return NoteMeta(**shared, body_length=len(note.body), encrypted=bool(_int(item, "encryption_applied")))
+    return NoteMeta(**shared, body_length=len(note.body), encrypted=encrypted)
 
 
 def folder_of(item: Mapping[str, Any]) -> Folder:
