@@ -11,7 +11,7 @@ noted's pass over recently changed notes) and an update. Prints p50/p95 wall tim
 With ``--tags N`` it then puts N tags on the notes through Joplin's API (the first on every note,
 each other on every (N-1)th note) and counts the requests sent to Joplin (below httpx,
 ``tests.support.joplin.Wire``) with the median time of: the app's page of the largest tag, the
-notebook tree's tags (again, and after an edit of a note), the app's page of a keyword search,
+notebook tree's tags (again, and after an edit of a note), the whole tree after an edit, the app's page of a keyword search,
 and deleting a tag of 20 notes. ``--src`` runs another checkout's code (``/work/main/src``) to compare.
 """
 
@@ -67,7 +67,7 @@ def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) 
     from noted.models import NotePatch
     from noted.search.joplin import keyword_search_for
     from noted.store.protocol import NoteOrder
-    from noted.ui.data import NoteSource, SourceKind, load_page
+    from noted.ui.data import NoteSource, SourceKind, load_page, load_tree
 
     api = store.client
     stamp = f"{time.time():.0f}"
@@ -82,11 +82,14 @@ def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) 
     biggest = NoteSource(SourceKind.TAG, made[0], "bench0")
     found = NoteSource(SourceKind.SEARCH, "garden", "garden")
 
-    def edited(i: int) -> object:
-        store.update_note(ids[i % len(ids)], NotePatch(append="y"), actor="user")
-        store.changes_since(store.latest_cursor())  # the follower sees it, as the app's would
-        wire.clear()
-        return store.list_tags(with_notes_only=True)
+    def edited(read: Callable[[], object]) -> Callable[[int], object]:
+        def work(i: int) -> object:
+            store.update_note(ids[i % len(ids)], NotePatch(append="y"), actor="user")
+            store.changes_since(store.latest_cursor())  # the follower sees it, as the app's would
+            wire.clear()
+            return read()
+
+        return work
 
     def deleted(i: int) -> object:
         doomed = str(api.write("POST", "/tags", {"title": f"doomed{i}-{stamp}"})["id"])
@@ -99,7 +102,8 @@ def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) 
     measures: dict[str, Callable[[int], object]] = {
         f"tag page ({len(ids)} notes)": lambda i: load_page(store, biggest, NoteOrder.UPDATED),
         "tree tags": lambda i: store.list_tags(with_notes_only=True),
-        "tree tags after an edit": edited,
+        "tree tags after an edit": edited(lambda: store.list_tags(with_notes_only=True)),
+        "whole tree after an edit": edited(lambda: load_tree(store)),
         "search page (100 rows)": lambda i: load_page(store, found, NoteOrder.UPDATED, keyword=keyword),
         "delete_tag (20 notes)": deleted,
     }
