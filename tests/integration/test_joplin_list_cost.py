@@ -261,6 +261,8 @@ def test_the_trees_tag_counts_are_read_once_and_follow_changes_in_joplin_and_not
     monkeypatch.setattr(tag_notes, "KEEP_SECONDS", 1e9)
     tag, title = _tag(joplin)
     _, ids = _filled(joplin, 3, tag)
+    for _ in range(3):  # more tags in use, so that following the feed once a tag shows
+        _filled(joplin, 1, _tag(joplin)[0])
 
     def count() -> int:
         return {t.id: t.note_count for t in store.list_tags(with_notes_only=True)}.get(tag, 0)
@@ -269,6 +271,8 @@ def test_the_trees_tag_counts_are_read_once_and_follow_changes_in_joplin_and_not
     wire.clear()
     assert count() == 3
     assert _reads(wire, tag) == 0, wire.requests
+    # The feed is followed once for every tag of this Joplin (other tests' too), not once a tag.
+    assert sum(1 for _, path, _ in wire.requests if path == "/events") <= 2, wire.requests
     joplin.api("PUT", f"/notes/{ids[1]}", {"body": "edited in Joplin"})
     joplin.api("DELETE", f"/notes/{ids[0]}")  # to the trash, in Joplin itself
     wait_until(lambda: count() == 2, what="the trashed note's tag counted without it")

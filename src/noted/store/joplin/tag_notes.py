@@ -45,15 +45,22 @@ class TagNotes:
 
     def note_ids(self, tag_id: str) -> frozenset[str]:
         """The ids of the notes not in the trash that carry the tag (``NotFoundError``: no such tag)."""
+        return self.note_ids_of([tag_id])[tag_id]
+
+    def note_ids_of(self, tag_ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """``note_ids`` of each tag, the feed followed once for them all."""
         mark = self.mark()
-        with self._lock:
-            kept = self._kept.get(tag_id)
+        found: dict[str, frozenset[str]] = {}
+        for tag_id in dict.fromkeys(tag_ids):
+            with self._lock:
+                kept = self._kept.get(tag_id)
             if kept is not None and self._clock() - kept[0] < KEEP_SECONDS:
-                return kept[1]
-        items = self.api.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
-        ids = frozenset(str(item["id"]) for item in items)
-        self.keep(tag_id, ids, mark)
-        return ids
+                found[tag_id] = kept[1]
+                continue
+            items = self.api.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
+            found[tag_id] = frozenset(str(item["id"]) for item in items)
+            self.keep(tag_id, found[tag_id], mark)
+        return found
 
     def mark(self) -> int:
         """Bring the kept tags up to noted's feed, and return its cursor, for ``keep``."""

@@ -31,13 +31,17 @@ class Tags:
         self.notes = TagNotes(api)
 
     def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
-        tags = [self._counted(i) for i in self.api.client.get_all("/tags", {"fields": TAG_FIELDS})]
+        tags = self._all_counted(self.api.client.get_all("/tags", {"fields": TAG_FIELDS}))
         if with_notes_only:
             tags = [t for t in tags if t.note_count > 0]
         return sorted(tags, key=lambda t: (t.title.casefold(), t.id))
 
     def _counted(self, item: dict[str, Any]) -> Tag:
-        return tag_of(item, len(self.notes.note_ids(str(item["id"]))))
+        return self._all_counted([item])[0]
+
+    def _all_counted(self, items: Sequence[dict[str, Any]]) -> list[Tag]:
+        notes = self.notes.note_ids_of(str(i["id"]) for i in items)
+        return [tag_of(i, len(notes[str(i["id"])])) for i in items]
 
     def get_tag(self, tag_id: str) -> Tag:
         return self._counted(self._item(tag_id))
@@ -113,7 +117,7 @@ class Tags:
 
     def note_tags(self, note_id: str) -> list[Tag]:
         items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": TAG_FIELDS})
-        return sorted((self._counted(i) for i in items), key=lambda t: (t.title.casefold(), t.id))
+        return sorted(self._all_counted(items), key=lambda t: (t.title.casefold(), t.id))
 
     def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """The titles only (``note_tags`` would also count each tag's notes): one request a note,
