@@ -2,10 +2,17 @@
 
     python3 tests/bench/bench_joplin.py --notes 500            # starts its own Joplin on a free port
     python3 tests/bench/bench_joplin.py --url http://127.0.0.1:41184 --token TOKEN --notes 500
+    python3 tests/bench/bench_joplin.py --notes 1000 --tags 50 --runs 5 [--src OTHER/src]
 
 Creates ``--notes`` notes in a new notebook through noted, then times, over ``--runs`` runs each:
 opening a note, a page of 50 notes, an idle change-feed poll, a keyword search (Joplin's index plus
 noted's pass over recently changed notes) and an update. Prints p50/p95 wall times in ms.
+
+With ``--tags N`` it then puts N tags on the notes through Joplin's API (the first on every note,
+each other on every (N-1)th note) and counts the requests sent to Joplin (below httpx,
+``tests.support.joplin.Wire``) with the median time of: the app's page of the largest tag, the
+notebook tree's tags (again, and after an edit of a note), the whole tree after an edit, the app's page of a keyword search,
+and deleting a tag of 20 notes. ``--src`` runs another checkout's code (``/work/main/src``) to compare.
 """
 
 from __future__ import annotations
@@ -17,14 +24,15 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
 
-from tests.support.joplin import JoplinServer, free_port, unavailable_reason  # noqa: E402
+if TYPE_CHECKING:
+    from tests.support.joplin import Wire
 
-from noted.models import NoteDraft, NotePatch  # noqa: E402
-from noted.search.joplin import JoplinKeywordSearch  # noqa: E402
-from noted.store.joplin import JoplinStore  # noqa: E402
+    from noted.store.joplin import JoplinStore
 
 
 def _body(i: int) -> str:
@@ -42,13 +50,89 @@ def _timed(runs: int, work: Callable[[int], object]) -> tuple[float, float]:
     return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.95))]
 
 
+def _counted(wire: Wire, runs: int, work: Callable[[int], object]) -> tuple[float, float]:
+    """Median requests and median ms of ``work`` (``setup`` excluded by the caller)."""
+    counts, times = [], []
+    for i in range(runs):
+        wire.clear()
+        start = time.perf_counter()
+        work(i)
+        times.append((time.perf_counter() - start) * 1000)
+        counts.append(len(wire.requests))
+    return statistics.median(counts), statistics.median(times)
+
+
+def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) -> None:
+    """Put ``tags`` tags on the notes ``ids`` through Joplin's API, then count what tag reads cost."""
+    from noted.models import NotePatch
+    from noted.search.joplin import keyword_search_for
+    from noted.store.protocol import NoteOrder
+    from noted.ui.data import NoteSource, SourceKind, load_page, load_tree
+
+    api = store.client
+    stamp = f"{time.time():.0f}"
+    made = [str(api.write("POST", "/tags", {"title": f"bench{k}-{stamp}"})["id"]) for k in range(tags)]
+    started = time.perf_counter()
+    for i, note_id in enumerate(ids):
+        api.write("POST", f"/tags/{made[0]}/notes", {"id": note_id})
+        if tags > 1:
+            api.write("POST", f"/tags/{made[1 + i % (tags - 1)]}/notes", {"id": note_id})
+    print(f"{tags} tags on {len(ids)} notes in {time.perf_counter() - started:.0f} s")
+    keyword = keyword_search_for(store)
+    biggest = NoteSource(SourceKind.TAG, made[0], "bench0")
+    found = NoteSource(SourceKind.SEARCH, "garden", "garden")
+
+    def edited(read: Callable[[], object]) -> Callable[[int], object]:
+        def work(i: int) -> object:
+            store.update_note(ids[i % len(ids)], NotePatch(append="y"), actor="user")
+            store.changes_since(store.latest_cursor())  # the follower sees it, as the app's would
+            wire.clear()
+            return read()
+
+        return work
+
+    def deleted(i: int) -> object:
+        doomed = str(api.write("POST", "/tags", {"title": f"doomed{i}-{stamp}"})["id"])
+        for note_id in ids[:20]:
+            api.write("POST", f"/tags/{doomed}/notes", {"id": note_id})
+        wire.clear()
+        store.delete_tag(doomed, actor="user")
+        return None
+
+    measures: dict[str, Callable[[int], object]] = {
+        f"tag page ({len(ids)} notes)": lambda i: load_page(store, biggest, NoteOrder.UPDATED),
+        "tree tags": lambda i: store.list_tags(with_notes_only=True),
+        "tree tags after an edit": edited(lambda: store.list_tags(with_notes_only=True)),
+        "whole tree after an edit": edited(lambda: load_tree(store)),
+        "search page (100 rows)": lambda i: load_page(store, found, NoteOrder.UPDATED, keyword=keyword),
+        "delete_tag (20 notes)": deleted,
+    }
+    for name, fn in measures.items():
+        requests, ms = _counted(wire, runs, fn)
+        print(f"{name:28} {requests:6.0f} requests {ms:9.1f} ms")
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--url", default="")
     parser.add_argument("--token", default="")
     parser.add_argument("--notes", type=int, default=500)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--tags", type=int, default=0, help="tags to put on the notes (0: none)")
+    parser.add_argument("--src", type=Path, default=REPO / "src", help="the noted code to run")
     args = parser.parse_args()
+    sys.path.insert(0, str(args.src.resolve()))
+    from tests.support.joplin import JoplinServer, Wire, free_port, unavailable_reason
+
+    from noted.models import NoteDraft, NotePatch
+    from noted.search.joplin import JoplinKeywordSearch
+    from noted.store.joplin import JoplinStore
+    from noted.store.joplin.client import JoplinClient
+    from noted.store.joplin.sidecar import SIDECAR_NAME, Sidecar
+    from noted.store.joplin.store import CACHE_FOLDER
+
     work = Path(tempfile.mkdtemp(prefix="bench-joplin-"))
     server = None
     if not args.url:
@@ -61,7 +145,11 @@ def main() -> int:
         server.start()
         print(f"joplin-server start: {time.perf_counter() - started:.1f} s")
         args.url, args.token = server.url, server.token
-    store = JoplinStore.open(work / "profile", url=args.url, token=args.token)
+    wire = Wire()
+    client = JoplinClient(args.url, args.token, transport=wire)
+    profile = work / "profile"
+    profile.mkdir(parents=True)
+    store = JoplinStore(client, Sidecar.open(profile / SIDECAR_NAME), profile / CACHE_FOLDER)
     try:
         store.latest_cursor()
         folder = store.create_folder(f"Bench {time.time():.0f}", actor="user")
@@ -73,7 +161,7 @@ def main() -> int:
         per_note = (time.perf_counter() - started) * 1000 / max(1, args.notes)
         print(f"create_note: {per_note:.1f} ms per note ({args.notes} notes)")
         search = JoplinKeywordSearch(store)
-        measures: dict[str, Callable[[int], object]] = {
+        measures: dict[str, Callable[[int], Any]] = {
             "get_note": lambda i: store.get_note(ids[i % len(ids)]),
             "list_notes(limit=50)": lambda i: store.list_notes(folder_id=folder.id, limit=50),
             "changes_since (idle)": lambda i: store.changes_since(store.latest_cursor()),
@@ -85,6 +173,8 @@ def main() -> int:
         for name, fn in measures.items():
             p50, p95 = _timed(args.runs, fn)
             print(f"{name:24} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms")
+        if args.tags:
+            _tags(store, wire, ids, args.tags, args.runs)
     finally:
         store.close()
         if server is not None:

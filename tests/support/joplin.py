@@ -312,6 +312,8 @@ class Wire(httpx.HTTPTransport):
         """Each request: method, path and query (the token left out)."""
         self.received = 0
         """Bytes of the answers' bodies."""
+        self.items: list[int] = []
+        """How many items each answer listed (0 for one that is no page of items), as ``requests``."""
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         answer = super().handle_request(request)
@@ -319,11 +321,25 @@ class Wire(httpx.HTTPTransport):
         query = {k: v for k, v in request.url.params.items() if k != "token"}
         self.requests.append((request.method, request.url.path, query))
         self.received += len(answer.content)
+        try:
+            listed = answer.json().get("items", [])
+        except (ValueError, AttributeError):
+            listed = []
+        self.items.append(len(listed) if isinstance(listed, list) else 0)
         return answer
 
     def clear(self) -> None:
         self.requests.clear()
+        self.items.clear()
         self.received = 0
+
+    def listed(self, path: str) -> int:
+        """How many items the answers to ``GET path`` listed, all pages together."""
+        return sum(
+            n
+            for (method, asked, _), n in zip(self.requests, self.items, strict=True)
+            if method == "GET" and asked == path
+        )
 
     def fields(self) -> set[str]:
         """Every field the requests asked Joplin for."""

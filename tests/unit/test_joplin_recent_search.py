@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
-from noted.models import ChangeType, ItemType, Note, now_ms
+from noted.models import ChangeType, ItemType, Note, NoteMeta, now_ms
 from noted.search.joplin import RECENT_MS, JoplinKeywordSearch
 from noted.store.joplin import JoplinStore
 from noted.store.joplin.sidecar import Sidecar
@@ -91,5 +91,27 @@ def test_in_a_scope_joplins_matches_come_newest_first_not_in_its_order(tmp_path:
         assert [h.title for h in scoped.hits] == ["n3", "n1"]
         # Not vacuous: unscoped, Joplin's order stands.
         assert [h.title for h in search.search("ferret", snippets=False).hits] == ["n1", "n2", "n3"]
+    finally:
+        sidecar.close()
+
+
+def test_a_page_without_snippets_gives_each_hit_its_row_from_joplins_answer(tmp_path: Path) -> None:
+    def item(i: int, **more: Any) -> dict[str, Any]:
+        base = {"id": f"{i:032x}", "parent_id": "a" * 32, "title": f"n{i}", "updated_time": 100 + i}
+        return base | {"user_updated_time": 100 + i, "created_time": 7, "user_created_time": 8} | more
+
+    sidecar = Sidecar.open(tmp_path / "sidecar.db")
+    try:
+        joplin = _Joplin(sidecar, [])  # nothing changed lately: every hit is Joplin's
+        joplin.client = _Index([item(1, is_todo=1, todo_due=5, source_url="u"), item(2)])  # type: ignore[assignment]
+        sidecar.lengths.keep([Note(f"{2:032x}", "a" * 32, "n2", "twelve chars", 7, 102, 8, 102)])
+        hits = JoplinKeywordSearch(cast(JoplinStore, joplin)).search("ferret", snippets=False).hits
+        metas = {h.note_id: h.meta for h in hits}
+        assert joplin.asked_one_by_one == 0  # no note read, with or without its body
+        assert metas[f"{1:032x}"] == NoteMeta(
+            f"{1:032x}", "a" * 32, "n1", 7, 101, 8, 101, is_todo=True, todo_due=5, source_url="u"
+        )
+        kept = metas[f"{2:032x}"]
+        assert kept is not None and kept.body_length == 12  # as kept
     finally:
         sidecar.close()

@@ -32,7 +32,7 @@ from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResu
 from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
 from noted.search.sql import compile_query
-from noted.store.joplin import JoplinStore, note_of
+from noted.store.joplin import META_FIELDS, JoplinStore, meta_of, note_meta, note_of
 from noted.store.sqlite.scratch import add_folders, add_resources, add_tags, scratch_copy
 
 RECENT_MS = 7 * 24 * 60 * 60 * 1000
@@ -42,10 +42,6 @@ READ_ONE_BY_ONE = 50
 in the window is read a page of 100 at a time (620 notes: 0.3 s instead of 5 s)."""
 NARROWED_NOTEBOOKS = 50
 """A scope of more notebooks is not written into the query sent to Joplin (one ``LIKE`` each)."""
-_LIST_FIELDS = (
-    "id,parent_id,title,updated_time,is_todo,todo_completed,deleted_time,is_conflict,user_updated_time"
-)
-"""What a hit without a snippet needs, so that a page of them reads no body."""
 _UNLOCATED = Located("", None, None)
 
 
@@ -92,7 +88,8 @@ class JoplinKeywordSearch(KeywordSearch):
         seen = {i: n for i, n in recent.items() if _in_scope(i, n.parent_id, folder_ids, note_ids)}
         local = self._search_locally(parsed, seen, folder_ids, note_ids)
         asked = self._narrowed(query, parsed, folder_ids)
-        found = self._store.client.get_all("/search", {"query": asked, "fields": _LIST_FIELDS})
+        # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets reads no body.
+        found = self._store.client.get_all("/search", {"query": asked, "fields": META_FIELDS})
         listed = {
             str(i["id"]): i for i in found if str(i["id"]) not in recent and _visible(i, folder_ids, note_ids)
         }
@@ -105,7 +102,7 @@ class JoplinKeywordSearch(KeywordSearch):
         page = [note_id for note_id, _ in ranked[offset : offset + limit]]
         if not snippets:  # the listing holds what a hit shows: no body is read
             recent |= {i: note_of(listed[i]) for i in page if i in listed}
-        hits = self._hits(parsed, page, offset, len(ranked), snippets, recent)
+        hits = self._hits(parsed, page, offset, len(ranked), snippets, recent, listed)
         return KeywordResults(len(ranked), tuple(hits))
 
     def _narrowed(self, query: str, parsed: Query, folder_ids: frozenset[str] | None) -> str:
@@ -205,10 +202,19 @@ class JoplinKeywordSearch(KeywordSearch):
 
     # The page ----------------------------------------------------------------------------
     def _hits(
-        self, parsed: Query, page: list[str], offset: int, total: int, snippets: bool, read: dict[str, Note]
+        self,
+        parsed: Query,
+        page: list[str],
+        offset: int,
+        total: int,
+        snippets: bool,
+        read: dict[str, Note],
+        listed: dict[str, Any],
     ) -> list[KeywordHit]:
         notes = {i: read[i] for i in page if i in read}  # the recent notes were read just now
         notes |= {n.id: n for n in self._store.get_notes([i for i in page if i not in read])}
+        metas = [meta_of(listed[i]) if i in listed else note_meta(notes[i]) for i in page if i in notes]
+        rows = {m.id: m for m in self._store.sidecar.lengths.fill(metas)}
         titles = {f.id: f.title for f in self._store.list_folders(include_trashed=True)} if notes else {}
         pattern = body_pattern(parsed.text_terms) if parsed.ranked else None
         hits: list[KeywordHit] = []
@@ -231,6 +237,7 @@ class JoplinKeywordSearch(KeywordSearch):
                     section_heading=located.section_heading,
                     # Joplin gives no score: the rank stands in for it (higher is better).
                     score=float(total - rank) if parsed.ranked else 0.0,
+                    meta=rows[note_id],
                 )
             )
         return hits

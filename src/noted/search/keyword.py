@@ -17,13 +17,14 @@ import functools
 import json
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
 import apsw
 
 from noted.errors import QueryError
+from noted.models import NoteMeta
 from noted.search import fuzzy
 from noted.search import sql as search_sql
 from noted.search.conditions import Subtree, title_pattern
@@ -78,6 +79,9 @@ class KeywordHit:
     section: str | None
     section_heading: str | None
     score: float
+    meta: NoteMeta | None = field(default=None, compare=False, repr=False)
+    """The note as a listing row shows it, where the search read that anyway (Joplin's ``/search``
+    answers with it); None where the caller reads it (``Store.note_metas``)."""
 
 
 @dataclass(frozen=True, slots=True)

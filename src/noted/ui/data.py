@@ -163,7 +163,8 @@ def load_page(
             raise ValueError("a search source needs keyword search")
         # The list shows no snippet: neither the search nor the rows read a body.
         results = keyword.search(source.id, limit=limit + 1, offset=offset, snippets=False)
-        metas = store.note_metas([hit.note_id for hit in results.hits])
+        read = {m.id: m for m in store.note_metas([hit.note_id for hit in results.hits if hit.meta is None])}
+        metas = [m for hit in results.hits if (m := hit.meta or read.get(hit.note_id)) is not None]
         total = results.total
     else:
         folder_id = source.id if source.kind is SourceKind.FOLDER else None

@@ -56,10 +56,14 @@ def note_of(item: Mapping[str, Any]) -> Note:
 
 def meta_of(item: Mapping[str, Any]) -> NoteMeta:
     """A ``NoteMeta`` from a Joplin note; ``body_length`` is known only when the body was asked for."""
-    note = note_of(item)
+    return note_meta(note_of(item), encrypted=bool(_int(item, "encryption_applied")))
+
+
+def note_meta(note: Note, *, encrypted: bool = False) -> NoteMeta:
+    """A ``NoteMeta`` of a note read whole."""
     own = ("body_length", "encrypted")
     shared = {f.name: getattr(note, f.name) for f in dataclasses.fields(NoteMeta) if f.name not in own}
-    return NoteMeta(**shared, body_length=len(note.body), encrypted=bool(_int(item, "encryption_applied")))
+    return NoteMeta(**shared, body_length=len(note.body), encrypted=encrypted)
 
 
 def folder_of(item: Mapping[str, Any]) -> Folder:
@@ -104,6 +108,20 @@ class JoplinApi:
         self.client = client
         self.sidecar = sidecar
         self.feed = feed
+
+    def trash(self, fields: str) -> list[Any]:
+        """The notes in the trash, with ``fields`` (``deleted_time`` among them). Joplin lists no
+        trash of its own: its ``/notes`` with the trashed ones is read most lately trashed first,
+        up to the first page holding a note not trashed (one page for an empty trash, not every
+        note of the store)."""
+        params = {"fields": fields, "include_deleted": "1", "order_by": "deleted_time", "order_dir": "DESC"}
+        out: list[Any] = []
+        for page in self.client.pages("/notes", params):
+            trashed = [item for item in page if item.get("deleted_time")]
+            out += trashed
+            if len(trashed) < len(page):
+                break
+        return out
 
     def trashed_with_tag(self, items: list[Any], tag_id: str) -> list[Any]:
         """The trashed notes of ``items`` that carry the tag: Joplin's ``/tags/ID/notes`` leaves

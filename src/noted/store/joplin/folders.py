@@ -114,10 +114,7 @@ class Folders:
         for sub in folders:
             if sub.id in subtree and sub.is_trashed and (sub.id == folder_id or sub.deleted_time >= since):
                 self._untrash(sub, actor)
-        notes = self.api.client.get_all(
-            "/notes", {"include_deleted": "1", "fields": "id,parent_id,deleted_time"}
-        )
-        for meta in map(meta_of, notes):
+        for meta in map(meta_of, self.api.trash("id,parent_id,deleted_time")):
             if meta.parent_id in subtree and meta.is_trashed and meta.deleted_time >= since:
                 body = {"deleted_time": 0}
                 self.api.send(meta.id, actor, "PUT", f"/notes/{meta.id}", body, change=ChangeType.UPDATE)

@@ -151,7 +151,12 @@ class Notes:
                 return self.api.sidecar.lengths.fill(
                     [meta_of(i) for i in self._page(path, params, limit, offset)]
                 )
-            items = self.api.client.get_all(path, params)
+            if tag_id is not None and not trashed:  # read whole, once: its count is kept
+                mark = self.tags.notes.mark()
+                items = self.api.client.get_all(path, params)
+                self.tags.notes.keep(tag_id, (str(i["id"]) for i in items), mark)
+            else:
+                items = self.api.trash(META_FIELDS) if trashed else self.api.client.get_all(path, params)
             if tag_id is not None and trashed:
                 items = self.api.trashed_with_tag(items, tag_id)
         except (NotFoundError, BackendError):
@@ -177,7 +182,10 @@ class Notes:
         todo_only: bool = False,
     ) -> int:
         """Joplin's API cannot count: a listing Joplin pages itself is probed for its last page
-        (``JoplinClient.count``); the others are listed (without bodies) and counted."""
+        (``JoplinClient.count``); a tag's notes are those kept (``Tags.notes``); the others are
+        listed (without bodies) and counted."""
+        if tag_id is not None and folder_id is None and not trashed and not todo_only:
+            return len(self.tags.notes.note_ids(tag_id))
         if not _pages_itself(tag_id, trashed, todo_only):
             return len(
                 self.list_notes(

@@ -134,20 +134,9 @@ class Resources:
         return sorted({str(n["id"]) for n in found if resource_id in linked_ids(str(n.get("body", "")))})
 
     def _trashed(self) -> list[dict[str, object]]:
-        """The notes in Joplin's trash, with their bodies. Their ids are listed first, the most
-        recently trashed first, a page at a time until the first note not in the trash (with an
-        empty trash, one small page); then each one's body is read (the trash is seldom large)."""
-        params = {
-            "fields": "id,deleted_time",
-            "include_deleted": "1",
-            "order_by": "deleted_time",
-            "order_dir": "DESC",
-        }
-        ids: list[str] = []
-        for page in self.api.client.pages("/notes", params):
-            ids += [str(n["id"]) for n in page if n.get("deleted_time")]
-            if any(not n.get("deleted_time") for n in page):
-                break
+        """The notes in Joplin's trash, with their bodies: their ids first (``JoplinApi.trash``),
+        then each one's body (the trash is seldom large)."""
+        ids = [str(n["id"]) for n in self.api.trash("id,deleted_time")]
         trashed: list[dict[str, object]] = []
         for note_id in ids:
             try:

@@ -2,8 +2,8 @@
 
 Joplin's ``/events`` reports neither tags nor links, so noted appends a ``note_tag`` row (keyed by
 the note, as in the embedded store) for each link it adds or removes, and a ``tag`` row for each
-tag it creates, renames or deletes, when Joplin answers. A tag's ``note_count`` takes one request
-per tag.
+tag it creates, renames or deletes, when Joplin answers. A tag's ``note_count`` is the number of
+its notes kept by ``noted.store.joplin.tag_notes``, read again only when they may have changed.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from noted.errors import BackendError, InvalidInputError, NotFoundError, PartlyDoneError
 from noted.models import ChangeType, ItemState, ItemType, Tag, new_id
 from noted.store.joplin.base import TAG_FIELDS, JoplinApi, safe_id, tag_of
+from noted.store.joplin.tag_notes import TagNotes
 from noted.store.rules import clean_title
 
 TAG_READERS = 4
@@ -27,25 +28,29 @@ class Tags:
 
     def __init__(self, api: JoplinApi) -> None:
         self.api = api
+        self.notes = TagNotes(api)
 
     def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
-        tags = [self._counted(i) for i in self.api.client.get_all("/tags", {"fields": TAG_FIELDS})]
+        tags = self._all_counted(self.api.client.get_all("/tags", {"fields": TAG_FIELDS}))
         if with_notes_only:
             tags = [t for t in tags if t.note_count > 0]
         return sorted(tags, key=lambda t: (t.title.casefold(), t.id))
 
     def _counted(self, item: dict[str, Any]) -> Tag:
-        notes = self.api.client.get_all(
-            f"/tags/{safe_id(str(item['id']))}/notes", {"fields": "id,deleted_time"}
-        )
-        return tag_of(item, sum(1 for n in notes if not n.get("deleted_time")))
+        return self._all_counted([item])[0]
+
+    def _all_counted(self, items: Sequence[dict[str, Any]]) -> list[Tag]:
+        notes = self.notes.note_ids_of(str(i["id"]) for i in items)
+        return [tag_of(i, len(notes[str(i["id"])])) for i in items]
 
     def get_tag(self, tag_id: str) -> Tag:
+        return self._counted(self._item(tag_id))
+
+    def _item(self, tag_id: str) -> dict[str, Any]:
         try:
-            item = self.api.client.get(f"/tags/{safe_id(tag_id)}", {"fields": TAG_FIELDS})
+            return dict(self.api.client.get(f"/tags/{safe_id(tag_id)}", {"fields": TAG_FIELDS}))
         except NotFoundError:
             raise NotFoundError(f'no tag with id "{tag_id}"') from None
-        return self._counted(item)
 
     def _find(self, title: str) -> dict[str, Any] | None:
         wanted = title.strip().casefold()
@@ -99,21 +104,20 @@ class Tags:
 
     def delete_tag(self, tag_id: str, *, actor: str) -> None:
         """Delete a tag for good and unlink it from every note."""
-        tag = self.get_tag(tag_id)
+        title = str(self._item(tag_id).get("title", ""))  # its notes are read once, as they are now
         linked = [
             str(n["id"]) for n in self.api.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
         ]
         # Those in the trash too, which Joplin unlinks as well: a revert puts the tag back on them.
-        trash = self.api.client.get_all("/notes", {"fields": "id,deleted_time", "include_deleted": "1"})
-        linked += [str(n["id"]) for n in self.api.trashed_with_tag(trash, tag_id)]
+        linked += [str(n["id"]) for n in self.api.trashed_with_tag(self.api.trash("id,deleted_time"), tag_id)]
         self.api.send(tag_id, actor, "DELETE", f"/tags/{safe_id(tag_id)}")
         self.api.sidecar.record(ItemType.NOTE_TAG, linked, ChangeType.DELETE, actor)
-        gone = {tag_id: ItemState(tag.title, notes=tuple(linked))}
+        gone = {tag_id: ItemState(title, notes=tuple(linked))}
         self.api.sidecar.record(ItemType.TAG, [tag_id], ChangeType.DELETE, actor, gone)
 
     def note_tags(self, note_id: str) -> list[Tag]:
         items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": TAG_FIELDS})
-        return sorted((self._counted(i) for i in items), key=lambda t: (t.title.casefold(), t.id))
+        return sorted(self._all_counted(items), key=lambda t: (t.title.casefold(), t.id))
 
     def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """The titles only (``note_tags`` would also count each tag's notes): one request a note,

@@ -1,0 +1,117 @@
+"""Which notes carry each tag on Joplin, as last read, kept while noted's feed shows no change to them.
+
+Joplin's ``/tags/ID/notes`` loads every note of the tag at each page of 100 it serves (a page of a
+tag of 1,000 notes: 0.7 s, so ten of them to count it), and the notebook tree counts every tag at
+each refresh, which follows each change. So the notes (not in the trash) of each tag read are kept
+here with noted's feed cursor. Before an answer the feed after that cursor is read (with Joplin's
+new events, as the feed's pace allows): each note changed since, by noted or in Joplin, is asked
+whether it is in the trash and which tags it carries (two light requests) and the kept tags follow;
+a tag made or deleted is read again. Past ``CHECK_NOTES`` changed notes every tag is
+read again, which then costs less.
+
+Joplin's events report no tag link: one added or removed in Joplin itself (or by its sync) with
+no change of the note is seen when the tag is read again, so a tag is kept ``KEEP_SECONDS`` at most.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+from noted.errors import NotFoundError
+from noted.models import ChangeType, ItemType
+from noted.store.joplin.base import JoplinApi, safe_id
+
+CHECK_NOTES = 50
+"""Up to this many notes changed since the last answer, each is asked for its tags; past it, the tags
+are read again."""
+KEEP_SECONDS = 60.0
+"""How long a tag's notes are kept at most (a tag link made in Joplin itself is seen after it)."""
+_ROWS = 1000
+
+
+class TagNotes:
+    """The notes of each tag as Joplin has them, each tag read once while nothing changes it."""
+
+    def __init__(self, api: JoplinApi, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.api = api
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._kept: dict[str, tuple[float, frozenset[str]]] = {}
+        """Tag id → (when it was read, the ids of its notes not in the trash)."""
+        self._cursor: int | None = None
+        """noted's feed cursor the kept tags are true at."""
+
+    def note_ids(self, tag_id: str) -> frozenset[str]:
+        """The ids of the notes not in the trash that carry the tag (``NotFoundError``: no such tag)."""
+        return self.note_ids_of([tag_id])[tag_id]
+
+    def note_ids_of(self, tag_ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """``note_ids`` of each tag, the feed followed once for them all."""
+        mark = self.mark()
+        found: dict[str, frozenset[str]] = {}
+        for tag_id in dict.fromkeys(tag_ids):
+            with self._lock:
+                kept = self._kept.get(tag_id)
+            if kept is not None and self._clock() - kept[0] < KEEP_SECONDS:
+                found[tag_id] = kept[1]
+                continue
+            items = self.api.client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": "id"})
+            found[tag_id] = frozenset(str(item["id"]) for item in items)
+            self.keep(tag_id, found[tag_id], mark)
+        return found
+
+    def mark(self) -> int:
+        """Bring the kept tags up to noted's feed, and return its cursor, for ``keep``."""
+        with self._lock:
+            self._follow()
+            assert self._cursor is not None
+            return self._cursor
+
+    def keep(self, tag_id: str, note_ids: Iterable[str], mark: int) -> None:
+        """Keep the notes of the tag read just now (not in the trash), ``mark`` taken before the read:
+        if the feed moved on meanwhile, a change may be missing from them, and they are not kept."""
+        with self._lock:
+            if self._cursor == mark:
+                self._kept[tag_id] = (self._clock(), frozenset(note_ids))
+
+    def _follow(self) -> None:
+        """Apply the feed's changes after the cursor to the kept tags (under the lock)."""
+        if self._cursor is None or not self._kept:
+            self._cursor = self.api.feed.latest_cursor()
+            return
+        notes: set[str] = set()
+        tags: set[str] = set()
+        while True:
+            page = self.api.feed.changes_since(self._cursor, _ROWS)
+            for change in page.changes:
+                if change.item_type in (ItemType.NOTE, ItemType.NOTE_TAG):
+                    notes.add(change.item_id)
+                elif change.item_type is ItemType.TAG and change.change_type is not ChangeType.UPDATE:
+                    tags.add(change.item_id)  # made or deleted (a rename leaves its notes)
+            self._cursor = page.cursor
+            if not page.has_more or len(notes) > CHECK_NOTES:
+                break
+        if len(notes) > CHECK_NOTES or page.has_more:
+            self._kept.clear()
+            self._cursor = self.api.feed.latest_cursor()
+            return
+        for tag_id in tags:
+            self._kept.pop(tag_id, None)
+        for note_id in notes:
+            self._check(note_id)
+
+    def _check(self, note_id: str) -> None:
+        """Put the note in the kept tags it carries now, and take it out of the others."""
+        carried: set[str] = set()
+        try:
+            item = self.api.client.get(f"/notes/{safe_id(note_id)}", {"fields": "id,deleted_time"})
+            if not item.get("deleted_time"):
+                tags = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id"})
+                carried = {str(t["id"]) for t in tags}
+        except NotFoundError:  # erased
+            pass
+        for tag_id, (read, ids) in list(self._kept.items()):
+            if (note_id in ids) != (tag_id in carried):
+                self._kept[tag_id] = (read, ids - {note_id} if note_id in ids else ids | {note_id})
