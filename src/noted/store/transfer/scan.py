@@ -336,18 +336,21 @@ def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
         return known.existing_id or known.token
     check_title(path.name, scan.rel(path), what="attachment title", from_name=True)
     data = read_regular(path, scan.rel(path))
-    digest = hashlib.sha256(data).hexdigest()
+    # One attachment for the same bytes under the same name (a picture copied into two folders);
+    # another name, or another id an export gave it, is another attachment, or its link would
+    # open a file of a name it never linked, and a round trip would lose an attachment.
+    same = f"{hashlib.sha256(data).hexdigest()}/{path.name}/{_named_id(path)}"
     existing_id = _existing_resource(scan.store, path, data, existing)
-    if existing_id is None and digest in scan.by_digest:
-        scan.attachments[path] = scan.by_digest[digest]
-        return scan.by_digest[digest].token
+    if existing_id is None and same in scan.by_digest:
+        scan.attachments[path] = scan.by_digest[same]
+        return scan.by_digest[same].token
     attachment = ScanAttachment(path, f"\x00noted-attachment-{len(scan.attachments)}\x00", existing_id)
     with contextlib.suppress(InvalidInputError):  # (a title the store would refuse: its file name)
         attachment.title = clean_title(scan.titles.get(scan.rel(path), ""), "attachment title")
     if existing_id is None:
         attachment.wanted_id = _free_id(scan, path)
     scan.attachments[path] = attachment
-    scan.by_digest.setdefault(digest, attachment)
+    scan.by_digest.setdefault(same, attachment)
     scan.by_token[attachment.token] = attachment
     return existing_id or attachment.token
 
@@ -374,11 +377,13 @@ def _free_id(scan: Scan, path: Path) -> str | None:
 
 
 def _existing_resource(store: Store, path: Path, data: bytes, note: Note | None) -> str | None:
-    """A resource with these bytes: named by the id in the file name (an export), or linked by ``note``."""
+    """A resource with these bytes: named by the id in the file name (an export), or linked by
+    ``note`` under this file name (another name with the same bytes is another attachment)."""
     candidates = [m.group(0) for m in _ID_IN_NAME.finditer(path.stem.lower())]
     candidates += [named] if (named := _named_id(path)) else []
     if note is not None:
-        candidates += [r.id for r in store.list_resources(note_id=note.id) if r.size == len(data)]
+        linked = store.list_resources(note_id=note.id)
+        candidates += [r.id for r in linked if r.size == len(data) and r.filename == path.name]
     for resource_id in candidates:
         try:
             if store.read_resource(resource_id) == data:
