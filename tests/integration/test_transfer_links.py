@@ -244,3 +244,24 @@ def test_attachments_with_the_same_bytes_keep_their_own_names_and_ids_through_ex
         store.close()
     assert after == before
     assert fresh.json("show", "n")["body"] == body
+
+
+def test_reimporting_an_export_that_left_out_a_missing_attachment_keeps_the_link_to_it(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """An export writes the link to an attachment whose file is missing from the profile as its
+    ``_resources/ID/name`` path all the same; importing that export again turned the note's
+    working ``:/ID`` into that path, which names no file: once the file was put back (or on
+    Joplin, which still had it) the note no longer linked its attachment."""
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "pic.png").write_bytes(b"PNG")
+    (src / "n.md").write_text("See ![p](pic.png).\n")
+    cli.ok("import", str(src))
+    body = cli.json("show", "n")["body"]
+    (resource_file,) = (cli.profile / "resources").iterdir()
+    resource_file.unlink()
+    assert cli("export", str(tmp_path / "out")).code == 5
+    result = cli.ok("import", str(tmp_path / "out"))
+    assert "0 notes created, 0 updated" in result.out
+    assert cli.json("show", "n")["body"] == body
