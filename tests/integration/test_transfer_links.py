@@ -208,3 +208,60 @@ def test_an_attachment_titled_otherwise_than_its_file_keeps_its_title_through_ex
         store.close()
     assert (after.id, after.filename, after.title) == (resource.id, "IMG_0042.jpg", "Receipt: the printer")
     cli.ok("export", str(out))  # the export replaces its own, the manifest with the titles included
+
+
+def test_attachments_with_the_same_bytes_keep_their_own_names_and_ids_through_export_and_import(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two files with the same bytes under different names became one attachment on import: the
+    second file's link then opened the first one's name, and a round trip through an export lost
+    an attachment's id. Each attachment is listed by name and id, so the merge shows here."""
+    src = tmp_path / "s"
+    src.mkdir()
+    for name in ("report.bin", "report copy.bin", "CON .bin"):
+        (src / name).write_bytes(b"same bytes")
+    (src / "n.md").write_text(
+        "[a](report.bin) [b](<report copy.bin>) [c](CON%20.bin) [a again](report.bin)\n"
+    )
+    cli.ok("import", str(src))
+    store = cli.store()
+    try:
+        before = {r.id: r.filename for r in store.list_resources()}
+    finally:
+        store.close()
+    assert sorted(before.values()) == ["CON .bin", "report copy.bin", "report.bin"]
+    body = cli.json("show", "n")["body"]
+    assert len(set(_ID.findall(body))) == 3, body
+    assert "0 updated, 1 unchanged" in cli.ok("import", str(src)).out  # each file finds its own again
+    assert cli.json("show", "n")["body"] == body
+    cli.ok("export", str(tmp_path / "out"))
+    fresh = Cli(tmp_path / "fresh", capsys)
+    fresh.ok("import", str(tmp_path / "out"))
+    store = fresh.store()
+    try:
+        after = {r.id: r.filename for r in store.list_resources()}
+    finally:
+        store.close()
+    assert after == before
+    assert fresh.json("show", "n")["body"] == body
+
+
+def test_reimporting_an_export_that_left_out_a_missing_attachment_keeps_the_link_to_it(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """An export writes the link to an attachment whose file is missing from the profile as its
+    ``_resources/ID/name`` path all the same; importing that export again turned the note's
+    working ``:/ID`` into that path, which names no file: once the file was put back (or on
+    Joplin, which still had it) the note no longer linked its attachment."""
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "pic.png").write_bytes(b"PNG")
+    (src / "n.md").write_text("See ![p](pic.png).\n")
+    cli.ok("import", str(src))
+    body = cli.json("show", "n")["body"]
+    (resource_file,) = (cli.profile / "resources").iterdir()
+    resource_file.unlink()
+    assert cli("export", str(tmp_path / "out")).code == 5
+    result = cli.ok("import", str(tmp_path / "out"))
+    assert "0 notes created, 0 updated" in result.out
+    assert cli.json("show", "n")["body"] == body

@@ -41,13 +41,13 @@ from noted.store.transfer.common import (
 )
 from noted.store.transfer.manifest import recorded_files
 from noted.store.transfer.matching import match_dirs, match_notes, shared_ids
+from noted.store.transfer.resource_ids import existing_resource, known_id, named_id
 
 Progress = Callable[[str, int, int | None], None]
 """Told ``(phase, done, total)`` as an import goes: ``reading`` files (total unknown), ``checking``
 their links, ``writing`` notes."""
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_ID_IN_NAME = re.compile(r"[0-9a-f]{32}")
 
 
 @dataclass
@@ -308,6 +308,9 @@ def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
         if not lexically_inside(candidate, str(scan.root)):
             raise TransferError(f'{file.rel}: line {line}: the link "{target}" leads outside {scan.root}')
         linked = Path(candidate)
+        if not linked.exists() and (known := known_id(scan.store, linked)):
+            replacements.append((span, f":/{known}"))  # an export left its file out (missing then)
+            continue
         if not linked.exists():
             scan.warnings.append(f'{file.rel}: line {line}: the link "{target}" names no file; left as it is')
             continue
@@ -336,53 +339,32 @@ def _attachment(scan: Scan, path: Path, existing: Note | None) -> str:
         return known.existing_id or known.token
     check_title(path.name, scan.rel(path), what="attachment title", from_name=True)
     data = read_regular(path, scan.rel(path))
-    digest = hashlib.sha256(data).hexdigest()
-    existing_id = _existing_resource(scan.store, path, data, existing)
-    if existing_id is None and digest in scan.by_digest:
-        scan.attachments[path] = scan.by_digest[digest]
-        return scan.by_digest[digest].token
+    # One attachment for the same bytes under the same name (a picture copied into two folders);
+    # another name, or another id an export gave it, is another attachment, or its link would
+    # open a file of a name it never linked, and a round trip would lose an attachment.
+    same = f"{hashlib.sha256(data).hexdigest()}/{path.name}/{named_id(path)}"
+    existing_id = existing_resource(scan.store, path, data, existing)
+    if existing_id is None and same in scan.by_digest:
+        scan.attachments[path] = scan.by_digest[same]
+        return scan.by_digest[same].token
     attachment = ScanAttachment(path, f"\x00noted-attachment-{len(scan.attachments)}\x00", existing_id)
     with contextlib.suppress(InvalidInputError):  # (a title the store would refuse: its file name)
         attachment.title = clean_title(scan.titles.get(scan.rel(path), ""), "attachment title")
     if existing_id is None:
         attachment.wanted_id = _free_id(scan, path)
     scan.attachments[path] = attachment
-    scan.by_digest.setdefault(digest, attachment)
+    scan.by_digest.setdefault(same, attachment)
     scan.by_token[attachment.token] = attachment
     return existing_id or attachment.token
 
 
-def _named_id(path: Path) -> str | None:
-    """The id an export names a file by: its folder's (``_resources/ID/photo.png``) or, from an
-    earlier export, its name's (``_resources/ID.png``)."""
-    for name in (path.parent.name.lower(), path.stem.lower()):
-        if _ID_IN_NAME.fullmatch(name):
-            return name
-    return None
-
-
 def _free_id(scan: Scan, path: Path) -> str | None:
     """The id the file is named by, when neither the store nor another file of the import has it."""
-    named = _named_id(path)
+    named = named_id(path)
     if named is None or any(a.wanted_id == named for a in scan.by_token.values()):
         return None
     try:
         scan.store.get_resource(named)
     except NotFoundError:
         return named
-    return None
-
-
-def _existing_resource(store: Store, path: Path, data: bytes, note: Note | None) -> str | None:
-    """A resource with these bytes: named by the id in the file name (an export), or linked by ``note``."""
-    candidates = [m.group(0) for m in _ID_IN_NAME.finditer(path.stem.lower())]
-    candidates += [named] if (named := _named_id(path)) else []
-    if note is not None:
-        candidates += [r.id for r in store.list_resources(note_id=note.id) if r.size == len(data)]
-    for resource_id in candidates:
-        try:
-            if store.read_resource(resource_id) == data:
-                return resource_id
-        except NotFoundError:
-            continue
     return None
