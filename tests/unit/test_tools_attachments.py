@@ -508,3 +508,13 @@ async def test_note_history_shows_each_step_with_the_callers_name(env: Env) -> N
     ]
     assert (ACTOR, "created the note's notebook") in steps
     assert {r["actor"] for r in history["revisions"]} == {ACTOR}
+
+
+@pytest.mark.parametrize("data", [b"garbage", b"\x89PNG\r\n\x1a\n"])
+def test_an_unreadable_image_is_refused_in_words_that_name_no_python_object(data: bytes) -> None:
+    from noted.ops.filetypes import FileTypeError, open_image
+
+    with pytest.raises(FileTypeError) as refused:
+        open_image(data)
+    assert refused.value.message.startswith("the image cannot be read")
+    assert "BytesIO" not in refused.value.message and " at 0x" not in refused.value.message

@@ -136,7 +136,9 @@ def open_image(data: bytes) -> Image.Image:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data))
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombWarning) as exc:
+    except UnidentifiedImageError:  # its text names a Python object: say what it means
+        raise FileTypeError("the image cannot be read: its bytes are no image type noted knows") from None
+    except (OSError, ValueError, Image.DecompressionBombWarning) as exc:
         raise FileTypeError(f"the image cannot be read: {exc}") from None
     except Image.DecompressionBombError:
         raise FileTypeError("the image has too many pixels to be shown") from None
