@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -104,3 +105,23 @@ def test_the_background_indexer_stops_with_one_line_when_its_database_is_deleted
     finally:
         service.stop()
         store.close()
+
+
+def test_a_second_index_watch_says_whom_it_waits_for_and_when_it_takes_over(tmp_path: Path) -> None:
+    """Before, it said it waited, then took over without a word, so its stderr could not tell a
+    person whether it was still waiting. Not vacuous: the first watch holds the lease throughout
+    until interrupted, so the second can only take over after it."""
+    profile = _profile(tmp_path)
+    with _watching(profile) as (first, _):
+        wait_for(lambda: _indexed_by(profile, first.pid), what="the first watch indexing")
+        _second_takes_over(profile, first)
+
+
+def _second_takes_over(profile: Path, first: subprocess.Popen[str]) -> None:
+    with _watching(profile) as (second, said):
+        wait_for(lambda: any(f"(pid {first.pid})" in line for line in said), what="the second waiting")
+        first.send_signal(signal.SIGINT)
+        assert first.wait(timeout=scaled(60)) == ExitCode.INTERRUPTED
+        wait_for(lambda: any("indexing here now" in line for line in said), what="the takeover said")
+        wait_for(lambda: _indexed_by(profile, second.pid), what="the second watch indexing")
+        assert sum(f"(pid {first.pid})" in line for line in said) == 2, said  # waits once, takes over once
