@@ -20,7 +20,8 @@ shown to the person as a short "internal error" line.
     │       ├── DatabaseReadOnlyError    notes.db opens only for reading
     │       ├── DiskFullError            no space left for the database or an attachment
     │       ├── DatabaseDamagedError     notes.db is corrupt (a damaged page, not SQLite)
-    │       └── DatabaseBusyError        another process held the database past the timeout
+    │       ├── DatabaseBusyError        another process held the database past the timeout
+    │       └── DatabaseGoneError        notes.db was deleted or replaced while noted had it open
     ├── ConfigError               a setting that is unknown or has a bad value
     ├── UnavailableError          a capability that is off or cannot run here (index, extension)
     ├── BackendError              a backend (Joplin) that cannot be reached or answered badly
@@ -132,6 +133,11 @@ class DatabaseBusyError(StorageError):
     """Another process kept the database locked for longer than the busy timeout."""
 
 
+class DatabaseGoneError(StorageError):
+    """The database file was deleted, or another put in its place, while noted had it open: what
+    it writes would go to a file nobody can open again, so it stops instead."""
+
+
 class ConfigError(NotedError):
     """A setting that is unknown or has a value outside what it allows."""
 
@@ -170,6 +176,14 @@ def disk_full(where: Path) -> DiskFullError:
     """No room left on the disk holding ``where``."""
     return DiskFullError(
         f"the disk holding {where} is full", hint="free some space there, then run the command again"
+    )
+
+
+def database_gone(path: Path) -> DatabaseGoneError:
+    """``path`` is no longer the database file that was opened."""
+    return DatabaseGoneError(
+        f"{path} was deleted or replaced while in use; stopped, writing nothing more to it",
+        hint="run the command again to use what is there now",
     )
 
 

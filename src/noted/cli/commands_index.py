@@ -53,10 +53,14 @@ def cmd_index(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UnavailableError(
                 f"cannot index: the sqlite-vec extension did not load ({service.unavailable})"
             )
+        waited: str | None = None
         while not service.take_lease():
+            waited = service.lease.holder() or "another process"
             outcome = _held_elsewhere(args, ctx, service)
             if outcome is not None:
                 return outcome
+        if waited is not None:  # said once that it waits: say too that the wait is over
+            ctx.error(f"{waited} stopped indexing; indexing here now")
         return _run(args, ctx, service)
     finally:
         service.close()  # gives the lease back (if taken) and closes its model

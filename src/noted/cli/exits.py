@@ -23,6 +23,7 @@ from noted.errors import (
     ConfigError,
     DatabaseBusyError,
     DatabaseDamagedError,
+    DatabaseGoneError,
     DatabaseReadOnlyError,
     DiskFullError,
     FolderNotWritableError,
@@ -54,6 +55,8 @@ class ExitCode(enum.IntEnum):
     BACKEND = 16
     """Joplin cannot be reached, answered with something unusable, or stopped answering partway
     (the message says what was written)."""
+    DATABASE_GONE = 17
+    """``notes.db`` was deleted or replaced while noted had it open (``noted index --watch``)."""
     INTERNAL = 70
     INDEX_NOT_UP_TO_DATE = 75
     """``noted index``: another process holds the lease and has not caught up yet (EX_TEMPFAIL)."""
@@ -68,6 +71,7 @@ _BY_CLASS: tuple[tuple[type[NotedError], ExitCode], ...] = (
     (DiskFullError, ExitCode.DISK_FULL),
     (DatabaseDamagedError, ExitCode.DATABASE_DAMAGED),
     (DatabaseBusyError, ExitCode.DATABASE_BUSY),
+    (DatabaseGoneError, ExitCode.DATABASE_GONE),
     (StorageError, ExitCode.STORAGE),
     (BackendError, ExitCode.BACKEND),
 )

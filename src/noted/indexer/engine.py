@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from noted.embeddings import Embedder
-from noted.errors import Interruption
+from noted.errors import Interruption, database_gone
 from noted.indexer.chunking import CHUNKING, OUTLINE_INDEX, Chunk, chunk_note, outline_chunk
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.vectors import (
@@ -174,7 +174,12 @@ class Indexer:
 
     # One step --------------------------------------------------------------------------
     def step(self) -> int:
-        """Do one batch of work; returns how many notes it looked at (0 when there was nothing)."""
+        """Do one batch of work; returns how many notes it looked at (0 when there was nothing).
+
+        Raises ``DatabaseGoneError`` when the database file was deleted or replaced meanwhile.
+        """
+        if self.db.replaced():
+            raise database_gone(self.db.path)
         if self._take_request():
             return 1
         if self._retry:

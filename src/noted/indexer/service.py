@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from noted.errors import BackendError, CredentialsRefusedError
+from noted.errors import BackendError, CredentialsRefusedError, NotedError
 from noted.indexer.engine import Indexer, IndexingStopped, IndexProgress, request_pending, request_rebuild
 from noted.indexer.lease import Lease, LeaseLost
 from noted.indexer.priority import lower_this_thread
@@ -166,6 +166,9 @@ class IndexerService:
         try:
             with quantize.telling(self._preparing):
                 self._loop(retry_every)
+        except NotedError as exc:  # one the person can act on (notes.db deleted): no stack
+            log.error("the indexer stopped: %s", exc)
+            self._set(IndexStatus("error", error=str(exc)))
         except Exception as exc:
             log.exception("the indexer stopped")
             self._set(IndexStatus("error", error=f"{type(exc).__name__}: {exc}"))

@@ -76,6 +76,15 @@ def _writable(folder: Path) -> bool:
         return False
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path``, or None when there is none."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 class Database:
     """The profile's database file, with one apsw connection per thread."""
 
@@ -94,6 +103,12 @@ class Database:
         WAL's side files cannot be made), ``"full"`` (its disk is full, so they cannot grow) or
         ``"file"`` (notes.db itself); None when writable."""
         self._migrate(on_upgrade)
+        self._identity = _identity(path)
+
+    def replaced(self) -> bool:
+        """Whether ``path`` no longer names the file opened: deleted (the profile with it), or
+        another file put there. Writes would then go to a file nobody can open again."""
+        return self._identity is not None and _identity(self.path) != self._identity
 
     # Connections -------------------------------------------------------------------------
     def connection(self) -> apsw.Connection:

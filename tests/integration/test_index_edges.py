@@ -1,0 +1,127 @@
+"""``noted index`` at its edges: its database deleted under it, a kill midway, a second watcher.
+
+Each runs the real command in its own process against a real profile (the fake embedding model
+stands in for the real one), and stops it or pulls the ground from under it as a person would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support.cli import env_with_src, run_noted
+from tests.support.polling import scaled, wait_for
+
+from noted.cli.exits import ExitCode
+from noted.embeddings.fake import FakeEmbedder
+from noted.indexer.coverage import index_coverage
+from noted.indexer.engine import Indexer
+from noted.indexer.lease import Lease
+from noted.indexer.service import IndexerService
+from noted.models import NoteDraft
+from noted.store.sqlite import SqliteStore
+
+
+def _env() -> dict[str, str]:
+    return env_with_src(NOTED_AI_EMBEDDING_PROVIDER="fake")
+
+
+@contextlib.contextmanager
+def _watching(profile: Path) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """``noted index --watch`` running, with the lines it says on stderr as they come."""
+    command = [sys.executable, "-m", "noted", "--profile", str(profile), "index", "--watch"]
+    watch = subprocess.Popen(
+        command, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    said: list[str] = []
+    assert watch.stderr is not None
+    reader = threading.Thread(target=lambda: said.extend(watch.stderr or ()), daemon=True)
+    reader.start()
+    try:
+        yield watch, said
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+        watch.wait(timeout=scaled(60))
+        reader.join(timeout=scaled(10))
+
+
+def _indexed_by(profile: Path, pid: int) -> bool:
+    """Whether process ``pid`` holds the lease and the index is complete."""
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        holder = Lease(store.db).current()
+        return holder is not None and holder.pid == pid and index_coverage(store, store.db).complete
+    finally:
+        store.close()
+
+
+def _profile(tmp_path: Path) -> Path:
+    profile = tmp_path / "profile"
+    made = run_noted(profile, "create", "Seal", "--body", "harbour seal pup")
+    assert made.returncode == 0, made.stderr
+    return profile
+
+
+@pytest.mark.parametrize("removed", ["notes.db", "the profile"])
+def test_index_watch_stops_saying_so_when_its_database_is_deleted(tmp_path: Path, removed: str) -> None:
+    """Before, the watch went on silently, indexing into a file nobody could open again (and a
+    profile made anew at that path would never be indexed by it). Not vacuous: the watch had
+    indexed and was idle, so only noticing the file gone can end it."""
+    profile = _profile(tmp_path)
+    with _watching(profile) as (watch, said):
+        wait_for(lambda: _indexed_by(profile, watch.pid), what="the watch indexing the profile")
+        if removed == "notes.db":
+            for name in ("notes.db", "notes.db-wal", "notes.db-shm"):
+                (profile / name).unlink(missing_ok=True)
+        else:
+            shutil.rmtree(profile)
+        code = watch.wait(timeout=scaled(60))
+    assert code == ExitCode.DATABASE_GONE, said
+    assert len(said) == 1 and "notes.db was deleted or replaced" in said[0], said
+    assert not profile.exists() or not (profile / "notes.db").exists()  # nothing made anew there
+
+
+def test_the_background_indexer_stops_with_one_line_when_its_database_is_deleted(tmp_path: Path) -> None:
+    """The app's and the MCP server's indexer: its status says why it stopped (the status bar shows
+    it), without a stack in the log. Before, it went on indexing into the deleted file."""
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    folder = store.create_folder("F", actor="user")
+    store.create_note(NoteDraft("Seal", "harbour seal pup", parent_id=folder.id), actor="user")
+    service = IndexerService(Indexer(store, store.db, FakeEmbedder()), Lease(store.db))
+    service.start()
+    try:
+        wait_for(lambda: service.status.state == "idle", what="the first scan done")
+        (tmp_path / "notes.db").unlink()
+        wait_for(lambda: service.status.state == "error", what="the indexer stopping")
+        assert service.status.error is not None and "notes.db was deleted or replaced" in service.status.error
+    finally:
+        service.stop()
+        store.close()
+
+
+def test_a_second_index_watch_says_whom_it_waits_for_and_when_it_takes_over(tmp_path: Path) -> None:
+    """Before, it said it waited, then took over without a word, so its stderr could not tell a
+    person whether it was still waiting. Not vacuous: the first watch holds the lease throughout
+    until interrupted, so the second can only take over after it."""
+    profile = _profile(tmp_path)
+    with _watching(profile) as (first, _):
+        wait_for(lambda: _indexed_by(profile, first.pid), what="the first watch indexing")
+        _second_takes_over(profile, first)
+
+
+def _second_takes_over(profile: Path, first: subprocess.Popen[str]) -> None:
+    with _watching(profile) as (second, said):
+        wait_for(lambda: any(f"(pid {first.pid})" in line for line in said), what="the second waiting")
+        first.send_signal(signal.SIGINT)
+        assert first.wait(timeout=scaled(60)) == ExitCode.INTERRUPTED
+        wait_for(lambda: any("indexing here now" in line for line in said), what="the takeover said")
+        wait_for(lambda: _indexed_by(profile, second.pid), what="the second watch indexing")
+        assert sum(f"(pid {first.pid})" in line for line in said) == 2, said  # waits once, takes over once
