@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from noted.embeddings.fake import FakeEmbedder
-from noted.indexer.coverage import index_coverage
+from noted.indexer.coverage import index_coverage, index_report
 from noted.indexer.engine import Indexer
-from noted.models import NoteDraft
+from noted.models import NoteDraft, NotePatch
 from noted.store.sqlite import SqliteStore
 
 
@@ -46,3 +46,19 @@ def test_a_pending_rebuild_counts_no_note_as_indexed(tmp_path: Path) -> None:
     coverage = index_coverage(store, store.db)
     assert coverage.notes_total == 3 and not coverage.complete
     assert coverage.notes_indexed == 0
+
+
+def test_status_says_what_state_the_index_is_in_and_what_to_do(tmp_path: Path) -> None:
+    store, indexer, ids = _indexed(tmp_path)
+    assert index_report(store, store.db).state == "up to date"
+    store.update_note(ids[0], NotePatch(body="walrus moved"), actor="user")
+    assert index_report(store, store.db).state.startswith("behind by 1 change: run `noted index`")
+    indexer.drop_vectors()  # a --rebuild killed before the model loaded: the old rows are still there
+    report = index_report(store, store.db)
+    assert (report.built, report.notes, report.chunks) == (False, 0, 0)
+    assert report.state == "not built: run `noted index` to build it"
+    indexer.prepare()  # the tables remade, the first scan begun, then killed: nobody holds the lease
+    report = index_report(store, store.db)
+    assert report.first_scan_running and report.lease_holder is None
+    assert report.state == "first scan stopped at 0 of 3 notes: run `noted index` to finish it"
+    assert list(report.as_json())[0] == "state"  # said first, in text and --json

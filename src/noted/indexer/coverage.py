@@ -124,10 +124,12 @@ def _changed(
 class IndexReport:
     """What ``noted index status`` says: how the index was built, how far it is, and who keeps it."""
 
+    state: str
+    """The index's state in words, with what to do about it (``report_state``)."""
     built: bool
     model: str | None
     notes: int
-    """Notes in the index."""
+    """Notes in the index (0 until it is built: a killed rebuild's old rows count for nothing)."""
     notes_total: int
     """Notes in the notebooks (trash left out): how many ``notes`` will be once the index is whole,
     so a first scan under way says how far it is."""
@@ -169,17 +171,43 @@ def index_report(store: Store, db: Database) -> IndexReport:
         )
         failures = conn.execute("SELECT count(*) FROM index_failures").fetchone()[0] if has_tables else 0
     behind = 0 if scanning else max(0, store.latest_cursor() - cursor)
+    built = model is not None
+    notes, chunks = (int(counts[0]), int(counts[1])) if built else (0, 0)
+    total = sum(store.folder_note_counts().values())
+    holder = Lease(db).holder()
     return IndexReport(
-        built=model is not None,
+        state=report_state(built, scanning, behind, holder, f"{notes:,} of {total:,}"),
+        built=built,
         model=model,
-        notes=int(counts[0]),
-        notes_total=sum(store.folder_note_counts().values()),
-        chunks=int(counts[1]),
+        notes=notes,
+        notes_total=total,
+        chunks=chunks,
         behind_by_changes=behind,
         notes_changed=_changed(store, db, cursor, None)[0] if behind and has_tables else 0,
         first_scan_running=scanning,
         failed_notes=int(failures),
         notes_in_part=in_part,
-        lease_holder=Lease(db).holder(),
+        lease_holder=holder,
         sqlite_vec=db.vec_error or "loaded",
     )
+
+
+def report_state(built: bool, scanning: bool, behind: int, holder: str | None, done: str) -> str:
+    """What ``noted index status`` says first: the index's state and what to do about it.
+
+    ``done`` is how far a first scan is (``3 of 40``). A process holding the lease is working on it;
+    without one, work stopped midway (a killed run) waits for the next ``noted index``, which goes on
+    from where it stopped.
+    """
+    if holder is not None:
+        return (
+            f"building: {done} notes ({holder})" if scanning or not built else f"following changes ({holder})"
+        )
+    if not built:
+        return "not built: run `noted index` to build it"
+    if scanning:
+        return f"first scan stopped at {done} notes: run `noted index` to finish it"
+    if behind:
+        changes = "change" if behind == 1 else "changes"
+        return f"behind by {behind:,} {changes}: run `noted index` (or keep `noted index --watch` running)"
+    return "up to date"
