@@ -55,7 +55,7 @@ def test_status_says_what_state_the_index_is_in_and_what_to_do(tmp_path: Path) -
     assert index_report(store, store.db).state.startswith("behind by 1 change: run `noted index`")
     indexer.drop_vectors()  # a --rebuild killed before the model loaded: the old rows are still there
     report = index_report(store, store.db)
-    assert (report.built, report.notes, report.chunks) == (False, 0, 0)
+    assert (report.built, report.notes, report.chunks, report.behind_by_changes) == (False, 0, 0, 0)
     assert report.state == "not built: run `noted index` to build it"
     indexer.prepare()  # the tables remade, the first scan begun, then killed: nobody holds the lease
     report = index_report(store, store.db)

@@ -170,7 +170,7 @@ def index_report(store: Store, db: Database) -> IndexReport:
             else (0, 0)
         )
         failures = conn.execute("SELECT count(*) FROM index_failures").fetchone()[0] if has_tables else 0
-    behind = 0 if scanning else max(0, store.latest_cursor() - cursor)
+    behind = 0 if scanning or model is None else max(0, store.latest_cursor() - cursor)
     built = model is not None
     notes, chunks = (int(counts[0]), int(counts[1])) if built else (0, 0)
     total = sum(store.folder_note_counts().values())
