@@ -118,13 +118,23 @@ def long_note_app(fixture: Fixture) -> Iterator[tuple[NotedApp, str]]:
 
 
 async def opened_in_part(
-    pilot: Pilot[None], app: NotedApp, note_id: str, calls: list[tuple[int, bool]], gate: threading.Event
+    pilot: Pilot[None],
+    app: NotedApp,
+    ids: tuple[str, str],
+    calls: list[tuple[int, bool]],
+    gate: threading.Event,
 ) -> tuple[NoteViewer, NoteScroll]:
-    """The viewer and its page once ``note_id`` is shown with only its opening drawn: the gate
-    closed, the rest of the drawing waits in its thread."""
+    """The viewer and its page once the first of ``ids`` (the long note) is shown, after the second
+    (a short one), with only its opening drawn: the gate closed, the rest waits in its thread."""
+    note_id, other = ids
     viewer = app.workspace.query_one(NoteViewer)
     page = app.workspace.query_one(NoteScroll)
     await until(pilot, lambda: viewer.view is not None)
+    # Another note first, drawn whole: the long one shown at start (the newest) could be drawn whole
+    # before the gate closed, and shown again it stayed so (the test failed now and then).
+    viewer.show(other)
+    await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == other)
+    await until(pilot, lambda: page.covers(10**9), what="the other note drawn whole")
     gate.clear()
     calls.clear()
     viewer.show(note_id)
@@ -140,7 +150,7 @@ async def test_a_long_note_shows_its_opening_first_and_the_rest_from_a_thread(
     gate.set()
     with long_note_app(fixture) as (app, note_id):
         async with app.run_test(size=(120, 40)) as pilot:
-            viewer, page = await opened_in_part(pilot, app, note_id, calls, gate)
+            viewer, page = await opened_in_part(pilot, app, (note_id, fixture.meeting), calls, gate)
             # Not vacuous: drawn whole in the viewer's worker, the page held the end at once.
             texts = " ".join(page.line_text(row) for row in range(page.line_count))
             assert "zebracorn" in page.line_text(0) and "quokkatail" not in texts
@@ -172,7 +182,7 @@ async def test_bottom_pressed_while_only_the_opening_is_drawn_lands_at_the_notes
     gate.set()
     with long_note_app(fixture) as (app, note_id):
         async with app.run_test(size=(120, 40)) as pilot:
-            _, page = await opened_in_part(pilot, app, note_id, calls, gate)
+            _, page = await opened_in_part(pilot, app, (note_id, fixture.meeting), calls, gate)
             await until(pilot, lambda: bool(calls), what="the rest being drawn")
             assert not page.covers(10_000)  # only the opening on the page
             page.focus()
