@@ -108,3 +108,24 @@ async def test_a_token_whose_sessions_are_all_busy_is_refused_with_a_clear_error
         # the busy clients ended their sessions on the way out: the token has room again
         async with http_client(url, "legacy", headers=bearer(flood)) as again:
             assert (await again.list_tools()).tools
+
+
+async def test_one_token_cannot_take_every_listen_stream(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the server-wide limit is one above a token's, so one token alone would reach it
+    monkeypatch.setattr("noted.mcp.listens.MAX_STREAMS", LIMIT + 1)
+    monkeypatch.setattr("noted.mcp.listens.LISTENS_PER_TOKEN", LIMIT, raising=False)
+    options, flood, main = _tokens(world)
+    async with (
+        http_server(world, **options) as http,
+        http_client(str(http.url), "2026-07-28", headers=bearer(flood)) as flooder,
+        http_client(str(http.url), "2026-07-28", headers=bearer(main)) as other,
+        AsyncExitStack() as streams,
+    ):
+        for _ in range(LIMIT):
+            await streams.enter_async_context(flooder.listen(tools_list_changed=True))
+        with pytest.raises(MCPError, match="Too many notice streams open for this token"):
+            await streams.enter_async_context(flooder.listen(tools_list_changed=True))
+        async with other.listen(tools_list_changed=True):  # another token still listens
+            pass
