@@ -45,8 +45,7 @@ def _tokens(world: World) -> tuple[dict[str, Any], str, str]:
 
 
 async def _open(raw: httpx2.AsyncClient, url: str, token: str, id_: int = 1) -> httpx2.Response:
-    body = {"jsonrpc": "2.0", "id": id_, "method": "initialize", "params": INFO}
-    return await raw.post(url, json=body, headers={**ACCEPT, **bearer(token)})
+    return await raw.post(url, json=_initialize(id_), headers={**ACCEPT, **bearer(token)})
 
 
 async def _list_status(raw: httpx2.AsyncClient, url: str, token: str, session: str) -> int:
@@ -129,3 +128,22 @@ async def test_one_token_cannot_take_every_listen_stream(
             await streams.enter_async_context(flooder.listen(tools_list_changed=True))
         async with other.listen(tools_list_changed=True):  # another token still listens
             pass
+
+
+async def test_requests_without_a_token_share_one_quota(world: World) -> None:
+    async with http_server(world, sessions_per_token=LIMIT) as http, httpx2.AsyncClient() as raw:
+        url = str(http.url)
+        opened = [await raw.post(url, json=_initialize(), headers=ACCEPT) for _ in range(LIMIT + 1)]
+        sessions = [o.headers["mcp-session-id"] for o in opened]
+        statuses = []
+        for session in sessions:
+            headers = {**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": VERSION}
+            listed = await raw.post(
+                url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers
+            )
+            statuses.append(listed.status_code)
+        assert statuses == [404] + [200] * LIMIT, statuses
+
+
+def _initialize(id_: int = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "method": "initialize", "params": INFO}
