@@ -4,7 +4,8 @@ with ``HttpOptions.actions`` the OpenAPI door (``/openapi.json``, ``/actions/{to
 Both protocol generations share the one endpoint: the SDK's session manager serves handshake-era
 clients with sessions (``Mcp-Session-Id``, a GET stream for notices) and routes 2026-07-28
 requests (``MCP-Protocol-Version: 2026-07-28``) to its sessionless single-exchange path. Every
-request passes ``Guard`` first (Host, Origin, bearer token, body size).
+request passes ``Guard`` first (Host, Origin, bearer token, body size), then ``SessionQuota`` (how
+many sessions one token holds open).
 
 ``HttpServer`` runs uvicorn as a task in the caller's event loop on a socket it binds itself, so
 a port in use is a clear error rather than an exit, port 0 picks a free port, and nothing touches
@@ -33,8 +34,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from noted.errors import UnavailableError
 from noted.mcp.actions import ACTIONS_ROUTE, TOKEN_PATHS, Actions
 from noted.mcp.guard import READY_PATH, Guard, HostRule, Policy
-from noted.mcp.options import MCP_PATH, OPENAPI_PATH, HttpOptions
+from noted.mcp.options import MCP_PATH, OPENAPI_PATH, SESSIONS_PER_TOKEN, HttpOptions
 from noted.mcp.server import NotedMcp
+from noted.mcp.sessions import SessionQuota
 from noted.settings.handles import MCP_TOKEN_FILE
 
 log = logging.getLogger(__name__)
@@ -44,9 +46,12 @@ STARTUP_TIMEOUT = 15.0
 STOP_TIMEOUT = 10.0
 
 
-def build_app(mcp: NotedMcp, policy: Policy, *, actions: bool = False) -> ASGIApp:
-    """The ASGI app: ``Guard`` in front of ``/mcp`` (the SDK's session manager), the health routes
-    and, with ``actions``, the OpenAPI door (``mcp.actions``) on the same registry."""
+def build_app(
+    mcp: NotedMcp, policy: Policy, *, actions: bool = False, sessions_per_token: int = SESSIONS_PER_TOKEN
+) -> ASGIApp:
+    """The ASGI app: ``Guard`` in front of ``/mcp`` (the SDK's session manager, behind
+    ``SessionQuota``), the health routes and, with ``actions``, the OpenAPI door (``mcp.actions``)
+    on the same registry."""
     manager = StreamableHTTPSessionManager(
         app=mcp.server,
         json_response=True,
@@ -54,13 +59,17 @@ def build_app(mcp: NotedMcp, policy: Policy, *, actions: bool = False) -> ASGIAp
         session_idle_timeout=SESSION_IDLE_SECONDS,
     )
 
+    sdk = mcp.listen.streams(StreamableHTTPASGIApp(manager))
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         async with manager.run(), mcp.running():
             yield
 
     routes = [
-        Route(MCP_PATH, endpoint=mcp.listen.streams(StreamableHTTPASGIApp(manager))),
+        Route(
+            MCP_PATH, endpoint=SessionQuota(sdk, limit=sessions_per_token, idle_seconds=SESSION_IDLE_SECONDS)
+        ),
         Route("/healthz", endpoint=_healthy, methods=["GET"]),
         Route(READY_PATH, endpoint=_healthy, methods=["GET"]),
     ]
@@ -139,7 +148,12 @@ class HttpServer:
             refresh=self.mcp.reload_settings,
         )
         config = uvicorn.Config(
-            build_app(self.mcp, policy, actions=self.options.actions),
+            build_app(
+                self.mcp,
+                policy,
+                actions=self.options.actions,
+                sessions_per_token=self.options.sessions_per_token,
+            ),
             log_config=None,
             access_log=False,
             lifespan="on",

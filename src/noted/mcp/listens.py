@@ -11,7 +11,8 @@ after it was replaced, would go on hearing every notice. Two kinds are kept here
   guard's word on its token (``HELD_KEY``); ended, its response is finished, so the client sees
   the stream close, and the GET it opens again is refused.
 
-The server's poll, about once a second, ends the streams whose token is no longer in force
+A token holds at most ``LISTENS_PER_TOKEN`` listen streams; handshake sessions are limited per
+token in ``sessions``. The server's poll, about once a second, ends the streams whose token is no longer in force
 without waiting for an event (``sweep``).
 """
 
@@ -25,23 +26,33 @@ import anyio
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import ListenHandler, ServerEvent, SubscriptionBus
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, SubscriptionsListenRequestParams, SubscriptionsListenResult
+from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    SubscriptionsListenRequestParams,
+    SubscriptionsListenResult,
+)
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noted.mcp.client_tokens import HELD_KEY
+from noted.mcp.sessions import Principal, principal_of
 
 log = logging.getLogger(__name__)
 
 MAX_STREAMS = 1024
 """Listen streams open at once, at most (the SDK's own default)."""
+LISTENS_PER_TOKEN = 100
+"""Listen streams one token (or all requests without one) may hold open at once, so that one
+client cannot take all ``MAX_STREAMS`` and leave the others deaf to notices."""
 
 
 class _Gate:
     """The bus as one listen stream sees it: events pass while ``admits()`` holds."""
 
-    def __init__(self, bus: SubscriptionBus, admits: Callable[[], bool]) -> None:
+    def __init__(self, bus: SubscriptionBus, admits: Callable[[], bool], principal: Principal) -> None:
         self.bus = bus
         self.admits = admits
+        self.principal = principal
         self.handler = ListenHandler(self)
 
     async def publish(self, event: ServerEvent) -> None:
@@ -110,7 +121,16 @@ class Listens:
     ) -> SubscriptionsListenResult:
         if len(self._gates) >= MAX_STREAMS:
             raise MCPError(INTERNAL_ERROR, "Subscription limit reached")
-        gate = _Gate(self.bus, self.admits(ctx))
+        scope = getattr(ctx.request, "scope", None)
+        principal = principal_of(scope) if isinstance(scope, dict) else None
+        if sum(g.principal == principal for g in self._gates) >= LISTENS_PER_TOKEN:
+            log.warning("refused a listen stream: the token already holds %d", LISTENS_PER_TOKEN)
+            raise MCPError(
+                INVALID_REQUEST,
+                f"Too many notice streams open for this token ({LISTENS_PER_TOKEN}): close one "
+                "(subscriptions/listen) before opening another.",
+            )
+        gate = _Gate(self.bus, self.admits(ctx), principal)
         self._gates.add(gate)
         try:
             return await gate.handler(ctx, params)

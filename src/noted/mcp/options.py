@@ -36,6 +36,9 @@ BODY_TIMEOUT = 10.0
 MIN_BODY_RATE = 16 * 1024
 """Bytes a second a request's body must arrive at, on average, after ``BODY_TIMEOUT``."""
 OPENAPI_PATH = "/openapi.json"
+SESSIONS_PER_TOKEN = 100
+"""Handshake sessions one token (or all requests without one) may hold open at once
+(``sessions.SessionQuota``): past it, its session idle the longest is closed."""
 
 
 def is_loopback(host: str) -> bool:
@@ -70,6 +73,8 @@ class HttpOptions:
     body_timeout: float = BODY_TIMEOUT
     """Seconds a request may take to send its body, besides one per ``MIN_BODY_RATE`` bytes of it
     (``guard.Guard``): a body dribbled in slower than that is refused and its connection closed."""
+    sessions_per_token: int = SESSIONS_PER_TOKEN
+    """Handshake sessions one token may hold open at once (``sessions.SessionQuota``)."""
     allow_remote: bool = False
     """The person's consent (``ai.allowRemote``) to notes reaching a remote service; the OpenAPI
     door exists for remote services, so it does not start without it."""
