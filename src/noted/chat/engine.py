@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from noted.chat.budget import check_budget, estimate_tokens
 from noted.chat.calls import RoundCalls
+from noted.chat.claim import claimed
 from noted.chat.events import (
     BatchApplied,
     Cancelled,
@@ -103,6 +104,8 @@ class ChatSetup:
     """Re-reads the config file if another process changed it and brings a run's context up to
     it (``ai.writes``), so the model built for a run (``ai.allowRemote``) and each tool call
     (its switch, review mode) follow the file as it is now. Blocking: runs in a worker thread."""
+    label: str = "tui"
+    """Names this process to another window that sends in a conversation while it answers."""
 
 
 class ChatEngine:
@@ -200,6 +203,14 @@ class _Run:
         self.setup.refresh(self.ctx)
 
     async def go(self, text: str, replacing: AbstractSet[str] = frozenset()) -> AsyncIterator[ChatEvent]:
+        async with claimed(self.setup.transcripts, self.conversation.id, self.setup.label) as busy:
+            if busy is not None:  # another window answers in it: nothing of this message is saved
+                yield busy
+                return
+            async for event in self._answer(text, replacing):
+                yield event
+
+    async def _answer(self, text: str, replacing: AbstractSet[str]) -> AsyncIterator[ChatEvent]:
         await asyncio.to_thread(self.refresh)
         try:
             provider = self.setup.provider()

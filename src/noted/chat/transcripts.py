@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from noted.providers import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
-from noted.store.chats import NOTICE_ROLE, ChatRows, Conversation
+from noted.store.chats import NOTICE_ROLE, ChatRows, Conversation, RunLease
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +143,11 @@ class Transcripts:
             return False
         self.delete(conversation_id)
         return True
+
+    def run_lease(self, conversation_id: str, label: str) -> RunLease:
+        """The claim an answer holds on the conversation while it runs, so that a second window
+        sending meanwhile is told, not interleaved (``noted.store.chats.RunLease``)."""
+        return self.rows.run_lease(conversation_id, label)
 
     # Messages ----------------------------------------------------------------------------
     def messages(self, conversation_id: str) -> list[Message]:
