@@ -19,10 +19,13 @@ from tests.integration.test_ui_chat import (
     until,
 )
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from noted.chat.transcripts import Notice
 from noted.models import ToolStatus
-from noted.providers import Reply
+from noted.ops.notes import trash_note
+from noted.ops.trash import empty_trash
+from noted.providers import Reply, ToolResultMessage
 from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
@@ -121,3 +124,29 @@ async def test_regenerating_drops_a_declined_change_with_its_answer(services: Se
         assert conversation is not None
         kept = [e for e in services.transcripts.transcript(conversation.id) if isinstance(e, Notice)]
         assert not [n for n in kept if n.kind == "change"]  # a resumed chat shows no card either
+
+
+async def test_an_error_marks_the_held_edit_not_saved(services: Services) -> None:  # noqa: F811
+    # Before: the edit's line kept its ✓ after the error, though nothing was written, and the saved
+    # chat said "the person stopped the answer" of an answer nobody stopped. The error: the note
+    # was deleted for good while its change waited, so the answer broke off when it was accepted.
+    note = make_note(services)
+    async with waiting(services, note) as (app, pilot):
+        held = app.query_one(ToolCallView)
+        assert held.status == ToolStatus.OK
+        trash_note(services.store, note, actor="user")
+        empty_trash(services.store, actor="user")
+        await pilot.press("y")
+        await until(pilot, lambda: bool(app.query(".notice.-error")))
+        await settle(pilot)
+        call = app.query_one(ToolCallView)
+        assert call is held and call.status == ToolStatus.REFUSED and str(call.title).startswith("⊘")
+        assert "broke off on an error" in str(call.query_one(".tool-result", Static).render())
+        card = app.query_one(EditCard)  # it said "Accepted; saving…" for good
+        assert card.has_class("-refused") and "broke off on an error" in str(
+            card.query_one(".card-status", Static).render()
+        )
+    conversation = services.transcripts.recent()[0]
+    results = [m for m in services.transcripts.messages(conversation.id) if isinstance(m, ToolResultMessage)]
+    edit = results[-1].content
+    assert "broke off on an error" in edit and "stopped" not in edit, edit
