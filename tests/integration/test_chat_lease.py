@@ -71,7 +71,7 @@ def test_a_second_sender_is_told_another_window_answers_and_nothing_of_it_is_sav
     try:
         b = ask(profile, wire, "from B")  # resumes the same conversation (the latest without a note)
         assert b.returncode == 1, b.stderr
-        assert "another window is answering in this conversation (noted ask (pid " in b.stderr, b.stderr
+        assert "another window is answering in this conversation: noted ask (pid " in b.stderr, b.stderr
         assert "start a new conversation" in b.stderr
         assert len(wire.requests) == 1  # not vacuous: B never reached the model
         a.send_signal(signal.SIGINT)  # A stops its answer, which is kept

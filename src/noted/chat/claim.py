@@ -28,7 +28,7 @@ async def claimed(transcripts: Transcripts, conversation_id: str, label: str) ->
     lease = transcripts.run_lease(conversation_id, label)
     if not await asyncio.to_thread(lease.acquire):
         holder = await asyncio.to_thread(lease.holder)
-        yield Failed(f"{BUSY} ({holder})" if holder else BUSY, BUSY_REMEDY)
+        yield Failed(f"{BUSY}: {holder}" if holder else BUSY, BUSY_REMEDY)
         return
     lease.start_heartbeat()
     try:
