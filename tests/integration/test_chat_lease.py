@@ -123,3 +123,41 @@ def test_a_refused_sender_leaves_a_conversation_another_window_just_started(
     finally:
         store.close()
     assert wire.requests == []
+
+
+def _delete(root: Path, server: WireServer, conversation: str) -> subprocess.CompletedProcess[str]:
+    """``noted chats --delete CONVERSATION``."""
+    return subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(root), "chats", "--delete", conversation],
+        capture_output=True,
+        text=True,
+        env=ai_env(server),
+        timeout=LIVENESS,
+        check=False,
+    )
+
+
+def test_a_conversation_being_answered_is_not_deleted_under_the_answer(
+    profile: Path,  # noqa: F811
+    wire: WireServer,  # noqa: F811
+) -> None:
+    """``noted chats --delete`` took a conversation away while the app answered in it; the
+    answer's next save then went into no conversation: rows no listing shows, lost."""
+    a = _answering(profile, wire, "from A")
+    try:
+        ((conversation_id, _),) = _lines(profile)
+        gone = _delete(profile, wire, conversation_id[:8])
+        assert gone.returncode == 1, gone.stderr
+        assert "another window is answering in this conversation: noted ask (pid " in gone.stderr
+        a.send_signal(signal.SIGINT)
+        a.communicate(timeout=LIVENESS)
+    finally:
+        if a.poll() is None:
+            a.kill()
+            a.wait()
+    ((kept, lines),) = _lines(profile)
+    assert kept == conversation_id
+    assert lines == ["UserMessage: from A", "AssistantMessage: Half\n\n[stopped by the person]"]
+    deleted = _delete(profile, wire, conversation_id[:8])  # once the answer has ended, it goes
+    assert deleted.returncode == 0, deleted.stderr
+    assert _lines(profile) == []

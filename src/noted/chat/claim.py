@@ -15,9 +15,8 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from noted.chat.events import Failed
-from noted.chat.transcripts import Transcripts
+from noted.chat.transcripts import BUSY, Transcripts
 
-BUSY = "another window is answering in this conversation"
 BUSY_REMEDY = "wait for that answer to end and send again, or start a new conversation"
 
 
