@@ -1,5 +1,6 @@
 """A change of the assistant waiting for the person's answer (Pilot, real profile, scripted
-model): stopping it leaves the keys in the message box, and no line saying an edit worked.
+model): stopping it leaves the keys in the message box, and no line saying an edit worked; and an
+answer that waits for another window's (the conversation's run lease) is refused, saving nothing.
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from noted.chat.transcripts import Notice
 from noted.models import ToolStatus
 from noted.ops.notes import trash_note
 from noted.ops.trash import empty_trash
-from noted.providers import Reply, ToolResultMessage
+from noted.providers import Reply, ToolResultMessage, UserMessage
 from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView
-from noted.ui.chat.views import AnswerView, ChatInput
+from noted.ui.chat.views import AnswerView, ChatInput, NoticeView
 
 
 @asynccontextmanager
@@ -150,3 +151,24 @@ async def test_an_error_marks_the_held_edit_not_saved(services: Services) -> Non
     results = [m for m in services.transcripts.messages(conversation.id) if isinstance(m, ToolResultMessage)]
     edit = results[-1].content
     assert "broke off on an error" in edit and "stopped" not in edit, edit
+
+
+async def test_sending_while_another_window_answers_says_so_and_saves_nothing(services: Services) -> None:  # noqa: F811
+    # The other window is this test's process holding the conversation's run lease, as another
+    # app's answer does (tests/integration/test_chat_lease.py runs two real processes).
+    note = make_note(services)
+    transcripts = services.transcripts
+    conversation = transcripts.create(note_id=note)
+    transcripts.append(conversation.id, [UserMessage("from A")])
+    lease = transcripts.run_lease(conversation.id, "tui")
+    assert lease.acquire()
+    app, scripted = host(services, [[Reply("Answer to B.")]], note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "from B")
+        await until(pilot, lambda: bool(app.query(".notice.-error")))
+        shown = str(app.query_one(".notice.-error", NoticeView).render())
+        assert "another window is answering in this conversation: the app (pid " in shown, shown
+        lease.release()
+    assert scripted.providers == [] or not scripted.providers[0].requests  # the model was not asked
+    assert transcripts.messages(conversation.id) == [UserMessage("from A")]  # nothing of B saved
