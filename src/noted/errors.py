@@ -31,7 +31,7 @@ shown to the person as a short "internal error" line.
     │   └── PartlyDoneError            a change of several writes that stopped partway, saying what was done
     ├── ProviderError             a model's server that cannot be reached, refuses or fails (providers.errors)
     ├── BudgetExceeded            a conversation that would not fit the token budget (chat.budget)
-    ├── LeaseLost                 another process took the indexing lease from this one (indexer.lease)
+    ├── LeaseLost                 another process took a lease from this one (store.sqlite.lease)
     └── ToolError                 a tool call the model can correct; its message is the tool's result (tools.base)
 
 Stopping early is not an error, so it has its own root: an ``except NotedError`` that reports a

@@ -1,5 +1,6 @@
 """A change of the assistant waiting for the person's answer (Pilot, real profile, scripted
-model): stopping it leaves the keys in the message box, and no line saying an edit worked.
+model): stopping it leaves the keys in the message box, and no line saying an edit worked; and an
+answer that waits for another window's (the conversation's run lease) is refused, saving nothing.
 """
 
 from __future__ import annotations
@@ -19,15 +20,18 @@ from tests.integration.test_ui_chat import (
     until,
 )
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from noted.chat.transcripts import Notice
 from noted.models import ToolStatus
-from noted.providers import Reply
+from noted.ops.notes import trash_note
+from noted.ops.trash import empty_trash
+from noted.providers import Reply, ToolResultMessage, UserMessage
 from noted.providers.fake import Turn
 from noted.services import Services
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView
-from noted.ui.chat.views import AnswerView, ChatInput
+from noted.ui.chat.views import AnswerView, ChatInput, NoticeView
 
 
 @asynccontextmanager
@@ -121,3 +125,50 @@ async def test_regenerating_drops_a_declined_change_with_its_answer(services: Se
         assert conversation is not None
         kept = [e for e in services.transcripts.transcript(conversation.id) if isinstance(e, Notice)]
         assert not [n for n in kept if n.kind == "change"]  # a resumed chat shows no card either
+
+
+async def test_an_error_marks_the_held_edit_not_saved(services: Services) -> None:  # noqa: F811
+    # Before: the edit's line kept its ✓ after the error, though nothing was written, and the saved
+    # chat said "the person stopped the answer" of an answer nobody stopped. The error: the note
+    # was deleted for good while its change waited, so the answer broke off when it was accepted.
+    note = make_note(services)
+    async with waiting(services, note) as (app, pilot):
+        held = app.query_one(ToolCallView)
+        assert held.status == ToolStatus.OK
+        trash_note(services.store, note, actor="user")
+        empty_trash(services.store, actor="user")
+        await pilot.press("y")
+        await until(pilot, lambda: bool(app.query(".notice.-error")))
+        await settle(pilot)
+        call = app.query_one(ToolCallView)
+        assert call is held and call.status == ToolStatus.REFUSED and str(call.title).startswith("⊘")
+        assert "broke off on an error" in str(call.query_one(".tool-result", Static).render())
+        card = app.query_one(EditCard)  # it said "Accepted; saving…" for good
+        assert card.has_class("-refused") and "broke off on an error" in str(
+            card.query_one(".card-status", Static).render()
+        )
+    conversation = services.transcripts.recent()[0]
+    results = [m for m in services.transcripts.messages(conversation.id) if isinstance(m, ToolResultMessage)]
+    edit = results[-1].content
+    assert "broke off on an error" in edit and "stopped" not in edit, edit
+
+
+async def test_sending_while_another_window_answers_says_so_and_saves_nothing(services: Services) -> None:  # noqa: F811
+    # The other window is this test's process holding the conversation's run lease, as another
+    # app's answer does (tests/integration/test_chat_lease.py runs two real processes).
+    note = make_note(services)
+    transcripts = services.transcripts
+    conversation = transcripts.create(note_id=note)
+    transcripts.append(conversation.id, [UserMessage("from A")])
+    lease = transcripts.run_lease(conversation.id, "tui")
+    assert lease.acquire()
+    app, scripted = host(services, [[Reply("Answer to B.")]], note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "from B")
+        await until(pilot, lambda: bool(app.query(".notice.-error")))
+        shown = str(app.query_one(".notice.-error", NoticeView).render())
+        assert "another window is answering in this conversation: the app (pid " in shown, shown
+        lease.release()
+    assert scripted.providers == [] or not scripted.providers[0].requests  # the model was not asked
+    assert transcripts.messages(conversation.id) == [UserMessage("from A")]  # nothing of B saved

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from noted.chat.budget import check_budget, estimate_tokens
 from noted.chat.calls import RoundCalls
+from noted.chat.claim import claimed
 from noted.chat.events import (
     BatchApplied,
     Cancelled,
@@ -50,14 +51,7 @@ from noted.chat.events import (
 )
 from noted.chat.prompts import preload_messages, system_prompt
 from noted.chat.transcripts import Conversation, Entry, Notice, Transcripts
-from noted.chat.turns import (
-    BROKE_OFF,
-    NOT_RUN,
-    NOT_SAVED,
-    STOPPED,
-    mark_edits,
-    round_messages,
-)
+from noted.chat.turns import BREAK, STOP, Ending, mark_edits, round_messages
 from noted.chat.waiting import Stopped, patient_stream
 from noted.errors import NotedError
 from noted.models import Note, ToolStatus, assistant_actor
@@ -103,6 +97,8 @@ class ChatSetup:
     """Re-reads the config file if another process changed it and brings a run's context up to
     it (``ai.writes``), so the model built for a run (``ai.allowRemote``) and each tool call
     (its switch, review mode) follow the file as it is now. Blocking: runs in a worker thread."""
+    label: str = "tui"
+    """Names this process to another window that sends in a conversation while it answers."""
 
 
 class ChatEngine:
@@ -200,6 +196,14 @@ class _Run:
         self.setup.refresh(self.ctx)
 
     async def go(self, text: str, replacing: AbstractSet[str] = frozenset()) -> AsyncIterator[ChatEvent]:
+        async with claimed(self.setup.transcripts, self.conversation.id, self.setup.label) as busy:
+            if busy is not None:  # another window answers in it: nothing of this message is saved
+                yield busy
+                return
+            async for event in self._answer(text, replacing):
+                yield event
+
+    async def _answer(self, text: str, replacing: AbstractSet[str]) -> AsyncIterator[ChatEvent]:
         await asyncio.to_thread(self.refresh)
         try:
             provider = self.setup.provider()
@@ -334,7 +338,7 @@ class _Run:
         ):
             yield event
 
-    def _save_partial(self, mark: str = STOPPED, notice: Notice | None = None) -> None:
+    def _save_partial(self, ending: Ending = STOP, notice: Notice | None = None) -> None:
         """Keep what was said before a cancel (or a failure), as a history every provider accepts:
         the calls of a round cut short are saved with their results, those that did not run marked
         so; then ``notice``, which the person sees when the chat is resumed and the model never does."""
@@ -343,11 +347,13 @@ class _Run:
         messages: list[Entry] = []
         if self.round is not None:
             calls, results = self.round
-            done = [mark_edits(r, NOT_SAVED) for r in results]
-            done += [ToolResult(c.name, ToolStatus.REFUSED, message=NOT_RUN) for c in calls[len(done) :]]
-            messages += round_messages(self.text + mark if self.text else "", calls, done)
+            done = [mark_edits(r, ending.not_saved) for r in results]
+            done += [
+                ToolResult(c.name, ToolStatus.REFUSED, message=ending.not_run) for c in calls[len(done) :]
+            ]
+            messages += round_messages(self.text + ending.mark if self.text else "", calls, done)
         elif self.text:
-            messages.append(AssistantMessage(self.text + mark))
+            messages.append(AssistantMessage(self.text + ending.mark))
         if notice is not None:
             messages.append(notice)
         if messages:
@@ -358,7 +364,7 @@ class _Run:
         was refused before it was saved (over the budget): then nothing of the run is kept."""
         if self.unsaved:
             return
-        self._save_partial(BROKE_OFF, Notice(message, remedy))
+        self._save_partial(BREAK, Notice(message, remedy))
 
 
 async def _close(provider: ChatProvider) -> None:

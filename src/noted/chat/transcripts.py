@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from noted.errors import NotedError
 from noted.providers import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
-from noted.store.chats import NOTICE_ROLE, ChatRows, Conversation
+from noted.store.chats import NOTICE_ROLE, ChatRows, Conversation, RunLease
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,8 @@ class LastTurn:
     history: tuple[Message, ...]
     carried: tuple[Notice, ...]
 
+
+BUSY = "another window is answering in this conversation"
 
 __all__ = ["Conversation", "Entry", "LastTurn", "Notice", "Transcripts"]
 
@@ -134,7 +137,18 @@ class Transcripts:
         return self.rows.search(text, limit=limit)
 
     def delete(self, conversation_id: str) -> None:
-        self.rows.delete(conversation_id)
+        """Erase the conversation, holding its run lease: refused while an answer runs in it
+        (another window's), whose next save would otherwise go into no conversation."""
+        lease = self.rows.run_lease(conversation_id, "noted")
+        if not lease.acquire():
+            holder = lease.holder()
+            raise NotedError(
+                f"{BUSY}: {holder}" if holder else BUSY, hint="delete it once that answer has ended"
+            )
+        try:
+            self.rows.delete(conversation_id)
+        finally:
+            lease.release()
 
     def drop_if_empty(self, conversation_id: str) -> bool:
         """Delete a conversation just started if nothing was kept of it (its first message was
@@ -143,6 +157,11 @@ class Transcripts:
             return False
         self.delete(conversation_id)
         return True
+
+    def run_lease(self, conversation_id: str, label: str) -> RunLease:
+        """The claim an answer holds on the conversation while it runs, so that a second window
+        sending meanwhile is told, not interleaved (``noted.store.chats.RunLease``)."""
+        return self.rows.run_lease(conversation_id, label)
 
     # Messages ----------------------------------------------------------------------------
     def messages(self, conversation_id: str) -> list[Message]:

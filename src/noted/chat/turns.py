@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from noted.models import ToolStatus
@@ -31,6 +32,28 @@ NOT_RUN = "Not run: the person stopped the answer before this call ran."
 NOT_SAVED = "Not saved: the person stopped the answer before the edits of this turn were saved."
 STOPPED = "\n\n[stopped by the person]"
 BROKE_OFF = "\n\n[the answer broke off on an error]"
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How an answer cut short ended, as its saved round and the chat pane say it."""
+
+    mark: str
+    """Follows the text the answer had written."""
+    not_saved: str
+    """The result of each edit of the open note that was held and never saved."""
+    not_run: str
+    """The result of each call of the round that never ran."""
+
+
+STOP = Ending(STOPPED, NOT_SAVED, NOT_RUN)
+"""The person stopped the answer (Esc, Ctrl-C)."""
+BREAK = Ending(
+    BROKE_OFF,
+    "Not saved: the answer broke off on an error before the edits of this turn were saved.",
+    "Not run: the answer broke off on an error before this call ran.",
+)
+"""The answer ended in an error (its notice says which)."""
 CLOSE_WAIT = 5.0
 """Seconds a cancelled provider stream may take to close its connection before it is left behind."""
 

@@ -11,9 +11,13 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noted.chat import events as ev
+from noted.models import ToolStatus
+
+if TYPE_CHECKING:  # the tools load only when a question is asked, not for `noted chats`
+    from noted.chat.turns import Ending
 
 
 def event_json(event: ev.ChatEvent) -> dict[str, Any]:
@@ -84,9 +88,14 @@ class JsonReport:
     )
     _new_round: bool = field(default=False, repr=False)
     """Tool calls came since the last text: the next text starts a new line."""
+    _held: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    """Edits of the open note that worked but wait to be saved: a stop or an error leaves them unsaved."""
 
     def add(self, event: ev.ChatEvent) -> None:
         """Take one event into the report."""
+        from noted.chat.turns import BREAK, STOP
+        from noted.tools.editor import EDIT_TOOLS
+
         match event:
             case ev.TextDelta(text=text):
                 if self.tool_calls and self.answer and not self.answer.endswith("\n") and self._new_round:
@@ -100,9 +109,13 @@ class JsonReport:
                 for call in self.tool_calls:
                     if call["id"] == call_id:
                         call.update(status=status, result=result)
+                        if status is ToolStatus.OK and call["name"] in EDIT_TOOLS:
+                            self._held.append(call)
             case ev.EditsApplied(note_id=note_id, edits=edits, message=message):
+                self._held.clear()
                 self.changes.append({"note_id": note_id, "edits": edits, "saved": True, "message": message})
             case ev.EditsRefused(note_id=note_id, edits=edits, message=message):
+                self._held.clear()
                 self.changes.append({"note_id": note_id, "edits": edits, "saved": False, "message": message})
             case ev.UsageReport(input_tokens=sent, output_tokens=received, conversation_tokens=total):
                 self.usage["input_tokens"] += sent
@@ -110,8 +123,24 @@ class JsonReport:
                 self.usage["conversation_tokens"] = total
             case ev.Failed(message=message, remedy=remedy):
                 self.outcome, self.error = "failed", {"message": message, "remedy": remedy}
+                self._cut_short(BREAK)
             case ev.Cancelled():
                 self.outcome = "stopped"
+                self._cut_short(STOP)
+
+    def _cut_short(self, ending: Ending) -> None:
+        """Held edits were not saved and calls left running never ran, as the saved chat says."""
+        for call in self._held:
+            call.update(
+                status=ToolStatus.REFUSED, result={"status": ToolStatus.REFUSED, "message": ending.not_saved}
+            )
+        self._held.clear()
+        for call in self.tool_calls:
+            if "status" not in call:
+                call.update(
+                    status=ToolStatus.REFUSED,
+                    result={"status": ToolStatus.REFUSED, "message": ending.not_run},
+                )
 
     def approved(self, tool: str, title: str, yes: bool) -> None:
         """Record how an approval was answered."""

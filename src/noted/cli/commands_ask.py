@@ -69,13 +69,14 @@ def register(sub: Commands) -> None:
     c.add_argument("--delete", metavar="ID", help="delete this conversation (its id or the start of it)")
 
 
-def _conversation(ctx: CliContext, note_id: str, new: bool) -> Conversation:
+def _conversation(ctx: CliContext, note_id: str, new: bool) -> tuple[Conversation, bool]:
+    """The conversation to ask in, and whether this run started it."""
     transcripts = ctx.services.transcripts
     if not new:
         latest = transcripts.latest_for_note(note_id)
         if latest is not None:
-            return latest
-    return transcripts.create(note_id=note_id)
+            return latest, False
+    return transcripts.create(note_id=note_id), True
 
 
 def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -88,12 +89,13 @@ def cmd_ask(args: argparse.Namespace, ctx: CliContext) -> int:
         note = refuse_trashed(resolve_note(services.store, args.note))  # as edit, tag and move do
         editor = EditorSession.open(services.store, note.id)
     provider = services.provider()  # refuses (ai.enabled, ai.allowRemote…) before anything is saved
-    conversation = _conversation(ctx, editor.note_id if editor else "", args.new)
-    engine = services.chat_engine(provider=lambda: provider)
+    conversation, started = _conversation(ctx, editor.note_id if editor else "", args.new)
+    engine = services.chat_engine(provider=lambda: provider, label="noted ask")
     mode = "stream" if args.stream else "json" if ctx.json else "text"
     renderer = _Renderer(args.yes, asyncio.Event(), mode, conversation.id)
     code = asyncio.run(_ask(engine, conversation, question, editor, renderer))
-    if not conversation.message_count:  # started by this run: kept only if something of it was
+    # Kept only if something of it was; one found empty may be another window's, just started.
+    if started:
         services.transcripts.drop_if_empty(conversation.id)
     if mode == "json":
         ctx.emit(renderer.report.payload())

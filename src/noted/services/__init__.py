@@ -336,8 +336,11 @@ class Services:
 
         return make_provider(self.provider_config())
 
-    def chat_engine(self, *, provider: Callable[[], ChatProvider] | None = None) -> ChatEngine:
-        """The chat engine over these services (``provider`` replaces the configured one, for tests)."""
+    def chat_engine(
+        self, *, provider: Callable[[], ChatProvider] | None = None, label: str = "tui"
+    ) -> ChatEngine:
+        """The chat engine over these services (``provider`` replaces the configured one, for tests;
+        ``label`` names this process to another that sends in a conversation it answers in)."""
         from noted.chat.engine import ChatEngine, ChatSetup
 
         def review(ctx: ToolContext) -> ToolContext:
@@ -358,6 +361,7 @@ class Services:
                 approve_writes=self.registry.asks,
                 budget=lambda: self.settings.get(AI_BUDGET_TOKENS),
                 timeout=lambda: float(self.settings.get(AI_TIMEOUT_SECONDS)),
+                label=label,
             )
         )
 

@@ -31,6 +31,27 @@ class Conversation:
     """The conversation's size as the provider counted its last request and answer (0: unknown)."""
 
 
+class RunLease(Protocol):
+    """One answer's claim on a conversation, so two windows never answer in it at once (their
+    messages would interleave). A holder that died loses it (at once on this host)."""
+
+    def acquire(self) -> bool:
+        """Take the claim if nobody else holds it; True when this answer holds it afterwards."""
+        ...
+
+    def holder(self) -> str | None:
+        """Who holds it (such as ``the app (pid 4242)``), or None when nobody does."""
+        ...
+
+    def start_heartbeat(self) -> None:
+        """Keep the claim from lapsing, from a thread of its own, until ``release``."""
+        ...
+
+    def release(self) -> None:
+        """Give the claim up."""
+        ...
+
+
 class ChatRows(Protocol):
     """The conversations of one profile, each message a ``(role, content)`` row in order."""
 
@@ -56,6 +77,11 @@ class ChatRows(Protocol):
 
     def delete(self, conversation_id: str) -> None:
         """Erase the conversation and its messages, or ``NotFoundError``."""
+        ...
+
+    def run_lease(self, conversation_id: str, label: str) -> RunLease:
+        """The claim an answer in the conversation holds while it runs (not taken yet); ``label``
+        names this process to another that finds it taken (``tui``, ``noted ask``)."""
         ...
 
     def rows(self, conversation_id: str) -> list[tuple[str, str]]:

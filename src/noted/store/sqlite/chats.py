@@ -14,10 +14,13 @@ from noted.errors import InvalidInputError, NotFoundError
 from noted.models import new_id, now_ms
 from noted.store.chats import NOTICE_ROLE, Conversation
 from noted.store.sqlite.db import Database, get_meta, set_meta
+from noted.store.sqlite.lease import Lease
 
 SCHEMA_KEY = "chat.schema"
 SCHEMA_VERSION = 2
 """2 added ``chats.size_tokens``: the conversation's size as the provider counted its last request."""
+RUN_LEASE = "chat.run."
+"""The ``meta`` key of a conversation's run lease, before its id."""
 _NEWEST_FIRST = "ORDER BY c.updated_time DESC, c.rowid DESC"
 """Two chats saved in the same millisecond still come out in a stable order, the later first."""
 
@@ -130,6 +133,7 @@ class SqliteChats:
                 raise NotFoundError(f'no conversation with id "{conversation_id}"')
             conn.execute("DELETE FROM chat_messages WHERE chat_id = ?", (conversation_id,))
             conn.execute("DELETE FROM chats WHERE id = ?", (conversation_id,))
+            set_meta(conn, f"{RUN_LEASE}{conversation_id}", None)
 
     @staticmethod
     def _select(conn: apsw.Connection, tail: str, params: tuple[object, ...]) -> apsw.Cursor:
@@ -139,6 +143,10 @@ class SqliteChats:
             f"AND m.role != '{NOTICE_ROLE}'), c.size_tokens FROM chats c " + tail,
             params,
         )
+
+    def run_lease(self, conversation_id: str, label: str) -> Lease:
+        """The claim an answer in the conversation holds while it runs (``noted.store.chats.RunLease``)."""
+        return Lease(self.db, f"{RUN_LEASE}{conversation_id}", label=label)
 
     # Messages ----------------------------------------------------------------------------
     def rows(self, conversation_id: str) -> list[tuple[str, str]]:

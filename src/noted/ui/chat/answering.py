@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from textual.worker import Worker
 
 from noted.chat import events as ev
+from noted.chat.turns import BREAK
 from noted.ops.session import EditorSession
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.views import StatusLine
@@ -149,6 +150,7 @@ class Answering:
             case ev.Done():
                 await chat.end_answer()
             case ev.Failed(message=message, remedy=remedy):
+                chat.cut_short(BREAK)
                 await chat.add_notice(message, kind="error", remedy=remedy)
             case ev.Cancelled():
                 chat.cut_short()

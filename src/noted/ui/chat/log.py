@@ -23,7 +23,7 @@ from noted.chat.events import (
 )
 from noted.chat.prompts import PRELOAD_CALL_ID
 from noted.chat.transcripts import Entry, Notice
-from noted.chat.turns import NOT_RUN, NOT_SAVED, summary
+from noted.chat.turns import STOP, Ending, summary
 from noted.models import ToolStatus
 from noted.providers import AssistantMessage, ToolResultMessage, UserMessage
 from noted.tools.editor import EDIT_TOOLS
@@ -198,13 +198,16 @@ class ChatLog(VerticalScroll, can_focus=False):
         self._proposal = None
         self._edits_not_saved(message)
 
-    def cut_short(self) -> None:
-        """The answer was stopped: its held edits were not saved, and calls left running never ran
-        (as the saved chat says, resumed)."""
-        self._edits_not_saved(NOT_SAVED)
+    def cut_short(self, ending: Ending = STOP) -> None:
+        """The answer was stopped (or broke off on an error: ``ending``): its held edits were not
+        saved, and calls left running never ran (as the saved chat says, resumed)."""
+        if self._proposal is not None and self._proposal is not self.asking:  # accepted, not saved
+            self._proposal.mark_refused(ending.not_saved)
+            self._proposal = None
+        self._edits_not_saved(ending.not_saved)
         for view in self._calls.values():
             if view.status is None:
-                view.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": NOT_RUN})
+                view.finish(ToolStatus.REFUSED, {"status": ToolStatus.REFUSED, "message": ending.not_run})
 
     def _edits_not_saved(self, message: str) -> None:
         # The edit tools answered ✓ while the edits were only held; nothing was written, so their

@@ -1,0 +1,45 @@
+"""``noted ask --json`` after a stop while the open note's edits waited for a yes: the report
+must not call the held edit done (the pane and the saved chat already say "not saved").
+
+A real ``noted ask`` child on a terminal (a pty), the real openai SDK, a loopback server.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+from tests.integration.test_cli_ask import (  # noqa: F401 (fixtures)
+    BODY,
+    Child,
+    profile,
+    tool_reply,
+    wire,
+)
+from tests.support.wire_server import WireServer
+
+from noted.store.sqlite import SqliteStore
+
+
+def test_a_stop_at_the_edit_prompt_reports_the_held_edit_not_saved(profile: Path, wire: WireServer) -> None:  # noqa: F811
+    # Before: "tool_calls" said the edit was "ok" and "changes" was empty, though nothing was written.
+    wire.push(tool_reply("e", "editor_replace", {"anchor": "- milk", "text": "- oat milk"}))
+    child = Child(
+        profile, wire, "--json", "--note", "Shopping", "Oat milk", NOTED_AI_TOOL_EDIT_CURRENT_ENABLED="1"
+    )
+    child.wait_for_err("[y/N] ")
+    child.proc.send_signal(signal.SIGINT)
+    code, out, err = child.finish()
+    assert code == 130, err
+    report = json.loads(out)
+    ((call,),) = [report["tool_calls"]]
+    assert (report["outcome"], call["name"]) == ("stopped", "editor_replace")
+    assert call["status"] == "refused" and "Not saved" in call["result"]["message"], call
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        assert [store.get_note(n.id).body for n in store.list_notes()] == [
+            BODY
+        ]  # not vacuous: nothing was written
+    finally:
+        store.close()
