@@ -11,6 +11,7 @@ read again, which then costs less.
 
 Joplin's events report no tag link: one added or removed in Joplin itself (or by its sync) with
 no change of the note is seen when the tag is read again, so a tag is kept ``KEEP_SECONDS`` at most.
+The rows of a page of notes take their tags from here too, while every tag is kept (``kept_of``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,16 @@ class TagNotes:
             found[tag_id] = frozenset(str(item["id"]) for item in items)
             self.keep(tag_id, found[tag_id], mark)
         return found
+
+    def kept_of(self, tag_ids: Iterable[str]) -> dict[str, frozenset[str]] | None:
+        """``note_ids`` of each tag when every one is kept (the feed followed), else None: no tag is read."""
+        self.mark()
+        with self._lock:
+            now = self._clock()
+            kept = {tag_id: self._kept.get(tag_id) for tag_id in tag_ids}
+            if any(k is None or now - k[0] >= KEEP_SECONDS for k in kept.values()):
+                return None
+            return {tag_id: k[1] for tag_id, k in kept.items() if k is not None}
 
     def mark(self) -> int:
         """Bring the kept tags up to noted's feed, and return its cursor, for ``keep``."""
