@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from tests.support.joplin import JoplinServer, Wire, shared_server, wait_until
 
+from noted.models import NoteDraft
 from noted.store.joplin import JoplinStore, tag_notes
 from noted.store.protocol import NoteOrder
-from noted.ui.data import NoteSource, SourceKind, load_page
+from noted.ui.data import NoteSource, SourceKind, load_page, load_tree
 
 pytestmark = pytest.mark.slow
 
@@ -143,3 +144,50 @@ def test_the_conflicts_pages_rows_carry_their_tags(joplin: JoplinServer, store: 
     shown = {row.meta.id: row.tags for row in page.rows}
     assert shown[ids[0]] == shown[ids[2]] == (a_title,)
     assert {k: v for k, v in shown.items() if v} == _one_by_one(store, list(shown))
+
+
+def _listed_whole(wire: Wire) -> list[dict[str, str]]:
+    """The requests that list the notes of the store (not the trash's nor the conflicts' reads)."""
+    return [
+        q
+        for m, path, q in wire.requests
+        if m == "GET" and path == "/notes" and not {"include_deleted", "include_conflicts"} & set(q)
+    ]
+
+
+def test_the_trees_counts_follow_changes_without_listing_every_note(
+    joplin: JoplinServer, store: JoplinStore, wire: Wire
+) -> None:
+    folder, ids = _notebook(joplin, 3)
+    other, _ = _notebook(joplin, 1)
+    joplin.api("PUT", f"/notes/{ids[0]}", {"is_todo": 1})
+
+    def counts() -> tuple[int, int, int]:
+        tree = load_tree(store)
+        by_folder = store.folder_note_counts()
+        return tree.todo_count, by_folder.get(folder, 0), by_folder.get(other, 0)
+
+    def listed() -> tuple[int, int, int]:  # what listing every note says
+        every = store.list_notes()
+        return (
+            sum(1 for m in every if m.is_todo),
+            sum(1 for m in every if m.parent_id == folder),
+            sum(1 for m in every if m.parent_id == other),
+        )
+
+    assert counts() == listed() and counts()[1:] == (3, 1)
+    wire.clear()
+    assert counts() == listed()
+    assert len(_listed_whole(wire)) == 1, wire.requests  # listed() alone: the tree's counts are kept
+    wire.clear()
+    store.create_note(NoteDraft("todo", "b", folder, is_todo=True), actor="user")  # by noted
+    assert counts() == listed() and counts()[1] == 4
+    joplin.api("PUT", f"/notes/{ids[1]}", {"parent_id": other})  # moved in Joplin itself
+    wait_until(lambda: counts()[1:] == (3, 2), what="a note moved in Joplin counted")
+    joplin.api("PUT", f"/notes/{ids[2]}", {"is_todo": 1})  # made a to-do in Joplin itself
+    joplin.api("DELETE", f"/notes/{ids[0]}")  # a to-do, to the trash in Joplin itself
+    wait_until(lambda: counts() == listed(), what="Joplin's changes counted")
+    assert counts()[1:] == (2, 2)
+    wire.clear()
+    counts()
+    assert not _listed_whole(wire), wire.requests
