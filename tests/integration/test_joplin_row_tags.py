@@ -18,6 +18,7 @@ from tests.support.joplin import JoplinServer, Wire, shared_server, wait_until
 
 from noted.models import NoteDraft
 from noted.store.joplin import JoplinStore, tag_notes
+from noted.store.joplin.client import PAGE_LIMIT
 from noted.store.protocol import NoteOrder
 from noted.ui.data import NoteSource, SourceKind, load_page, load_tree
 
@@ -191,3 +192,20 @@ def test_the_trees_counts_follow_changes_without_listing_every_note(
     wire.clear()
     counts()
     assert not _listed_whole(wire), wire.requests
+
+
+def test_the_trees_conflict_count_reads_the_conflicts_not_every_note(
+    joplin: JoplinServer, store: JoplinStore, wire: Wire
+) -> None:
+    _, ids = _notebook(joplin, PAGE_LIMIT + 1)  # more notes than a page: reading them all shows
+    joplin.as_if_conflict(ids[0], ids[1])
+    conflicts = store.conflicts.sync_conflicts() if store.conflicts is not None else []
+    wire.clear()
+    tree = load_tree(store)
+    assert tree.conflict_count == len(conflicts) and ids[0] in {c.copy_id for c in conflicts}
+    listed = sum(
+        n
+        for (_, path, q), n in zip(wire.requests, wire.items, strict=True)
+        if path == "/notes" and "include_conflicts" in q
+    )
+    assert listed <= len(conflicts) + PAGE_LIMIT, wire.requests
