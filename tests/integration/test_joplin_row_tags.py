@@ -197,7 +197,7 @@ def test_the_trees_counts_follow_changes_without_listing_every_note(
 def test_the_trees_conflict_count_reads_the_conflicts_not_every_note(
     joplin: JoplinServer, store: JoplinStore, wire: Wire
 ) -> None:
-    _, ids = _notebook(joplin, PAGE_LIMIT + 1)  # more notes than a page: reading them all shows
+    _, ids = _notebook(joplin, PAGE_LIMIT + 10)  # more notes than a page: reading them all shows
     joplin.as_if_conflict(ids[0], ids[1])
     conflicts = store.conflicts.sync_conflicts() if store.conflicts is not None else []
     wire.clear()
