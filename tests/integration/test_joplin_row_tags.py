@@ -1,10 +1,11 @@
 """What a page of the note list and the notebook tree ask of a real Joplin for tags and counts.
 
 A page's rows each showed their tags from one request a note (``/notes/ID/tags``: 100 for a page),
-and the tree's to-do count and notebook counts listed every note of the store at each refresh. The
-tags are now those of the tree's kept tag notes (``noted.store.joplin.tag_notes``), which follow
-noted's feed; these tests check the rows against the per-note read after changes in noted and in
-Joplin itself. The requests are recorded below httpx (``tests.support.joplin.Wire``).
+and the tree's to-do, notebook and conflict counts listed every note of the store at each refresh.
+The tags are now those of the tree's kept tag notes (``noted.store.joplin.tag_notes``), which follow
+noted's feed, as each note's place does; these tests check them against the per-note read and the
+full listing after changes in noted and in Joplin itself. The requests are recorded below httpx
+(``tests.support.joplin.Wire``).
 """
 
 from __future__ import annotations
