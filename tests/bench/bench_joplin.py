@@ -10,9 +10,9 @@ noted's pass over recently changed notes) and an update. Prints p50/p95 wall tim
 
 With ``--tags N`` it then puts N tags on the notes through Joplin's API (the first on every note,
 each other on every (N-1)th note) and counts the requests sent to Joplin (below httpx,
-``tests.support.joplin.Wire``) with the median time of: the app's page of the largest tag, the
-notebook tree's tags (again, and after an edit of a note), the whole tree after an edit, the app's page of a keyword search,
-and deleting a tag of 20 notes. ``--src`` runs another checkout's code (``/work/main/src``) to compare.
+``tests.support.joplin.Wire``) with the median time of: the notebook tree's tags (read first, as
+the app does; again after an edit of a note), the app's page of the largest tag, the whole tree
+after an edit, the app's page of a keyword search, and deleting a tag of 20 notes. ``--src`` runs another checkout's code (``/work/main/src``) to compare.
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) 
         return None
 
     measures: dict[str, Callable[[int], object]] = {
+        "tree tags": lambda i: store.list_tags(with_notes_only=True),  # the app reads it first
         f"tag page ({len(ids)} notes)": lambda i: load_page(store, biggest, NoteOrder.UPDATED),
-        "tree tags": lambda i: store.list_tags(with_notes_only=True),
         "tree tags after an edit": edited(lambda: store.list_tags(with_notes_only=True)),
         "whole tree after an edit": edited(lambda: load_tree(store)),
         "search page (100 rows)": lambda i: load_page(store, found, NoteOrder.UPDATED, keyword=keyword),

@@ -111,15 +111,19 @@ class JoplinApi:
 
     def trash(self, fields: str) -> list[Any]:
         """The notes in the trash, with ``fields`` (``deleted_time`` among them). Joplin lists no
-        trash of its own: its ``/notes`` with the trashed ones is read most lately trashed first,
-        up to the first page holding a note not trashed (one page for an empty trash, not every
-        note of the store)."""
-        params = {"fields": fields, "include_deleted": "1", "order_by": "deleted_time", "order_dir": "DESC"}
+        trash of its own: see ``flagged``."""
+        return self.flagged("deleted_time", fields, {"include_deleted": "1"})
+
+    def flagged(self, flag: str, fields: str, params: dict[str, str]) -> list[Any]:
+        """The notes of ``/notes`` (with ``params``) whose ``flag`` field is set, with ``fields``
+        (``flag`` among them): read by ``flag``, highest first, up to the first page holding a note
+        without it (one page for none, not every note of the store)."""
+        params = params | {"fields": fields, "order_by": flag, "order_dir": "DESC"}
         out: list[Any] = []
         for page in self.client.pages("/notes", params):
-            trashed = [item for item in page if item.get("deleted_time")]
-            out += trashed
-            if len(trashed) < len(page):
+            found = [item for item in page if item.get(flag)]
+            out += found
+            if len(found) < len(page):
                 break
         return out
 

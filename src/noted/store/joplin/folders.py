@@ -12,6 +12,7 @@ from collections import Counter
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemState, ItemType, descendants, new_id, now_ms
 from noted.store.joplin.base import FOLDER_FIELDS, JoplinApi, folder_of, meta_of, safe_id
+from noted.store.joplin.tags import Tags
 from noted.store.rules import clean_title
 
 RESTORED_FOLDER = "Restored notes"
@@ -21,8 +22,10 @@ RESTORED_FOLDER = "Restored notes"
 class Folders:
     """The notebooks of the Joplin store."""
 
-    def __init__(self, api: JoplinApi) -> None:
+    def __init__(self, api: JoplinApi, tags: Tags) -> None:
         self.api = api
+        self.tags = tags
+        """Whose ``notes`` keep each note's place too (``TagNotes.places``)."""
 
     def list_folders(self, *, include_trashed: bool = False) -> list[Folder]:
         if include_trashed:
@@ -35,12 +38,8 @@ class Folders:
         return self.api.folder_item(folder_id)
 
     def folder_note_counts(self) -> dict[str, int]:
-        """Notes (not trashed) directly inside each notebook."""
-        counts: dict[str, int] = {}
-        for item in self.api.client.get_all("/notes", {"fields": "id,parent_id"}):
-            parent = str(item.get("parent_id", ""))
-            counts[parent] = counts.get(parent, 0) + 1
-        return counts
+        """Notes (not trashed) directly inside each notebook, from the places kept (``TagNotes.places``)."""
+        return dict(Counter(parent for parent, _ in self.tags.notes.places().values()))
 
     def create_folder(
         self, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None

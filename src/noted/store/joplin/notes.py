@@ -182,10 +182,13 @@ class Notes:
         todo_only: bool = False,
     ) -> int:
         """Joplin's API cannot count: a listing Joplin pages itself is probed for its last page
-        (``JoplinClient.count``); a tag's notes are those kept (``Tags.notes``); the others are
-        listed (without bodies) and counted."""
+        (``JoplinClient.count``); a tag's notes and the to-dos are those kept (``Tags.notes``);
+        the others are listed (without bodies) and counted."""
         if tag_id is not None and folder_id is None and not trashed and not todo_only:
             return len(self.tags.notes.note_ids(tag_id))
+        if todo_only and tag_id is None and not trashed:  # the places kept, as the tree's counts
+            places = self.tags.notes.places().values()
+            return sum(1 for parent, todo in places if todo and folder_id in (None, parent))
         if not _pages_itself(tag_id, trashed, todo_only):
             return len(
                 self.list_notes(

@@ -54,8 +54,8 @@ class JoplinStore(Parts):
         self.sidecar = sidecar
         self.api = api = JoplinApi(client, sidecar, EventFeed(client, sidecar))
         self.history = history = History(api)
-        self.folders = folders = Folders(api)
         self.tags = tags = Tags(api)
+        self.folders = folders = Folders(api, tags)
         self.notes = notes = Notes(api, tags, folders, history)
         self.resources = resources = Resources(api, cache_dir)
         super().__init__(folders, notes, tags, resources, history)

@@ -40,8 +40,9 @@ class ConflictCopies:
         self.folders = folders
 
     def sync_conflicts(self, note_id: str | None = None) -> list[SyncConflict]:
-        """Joplin's conflict notes, newest first; only those of ``note_id`` when given."""
-        items = self.api.client.get_all("/notes", {"include_conflicts": "1", "fields": _LIST_FIELDS})
+        """Joplin's conflict notes, newest first; only those of ``note_id`` when given (read first:
+        the tree counts them at each refresh, and listing every note cost ten pages for 1,000)."""
+        items = self.api.flagged("is_conflict", _LIST_FIELDS, {"include_conflicts": "1"})
         found = [
             SyncConflict(
                 copy_id=str(i["id"]),

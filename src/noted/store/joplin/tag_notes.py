@@ -11,6 +11,12 @@ read again, which then costs less.
 
 Joplin's events report no tag link: one added or removed in Joplin itself (or by its sync) with
 no change of the note is seen when the tag is read again, so a tag is kept ``KEEP_SECONDS`` at most.
+The rows of a page of notes take their tags from here too, while every tag is kept (``kept_of``).
+
+The tree's notebook and to-do counts listed every note (ten pages for 1,000) at each refresh: each
+note's notebook and whether it is a to-do (``places``) are kept the same way, read whole once and
+then followed through the feed (Joplin's events report every change of a note, its move, its
+trashing, in Joplin itself too, as the feed's pace allows), read again after ``KEEP_SECONDS``.
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ class TagNotes:
         self._lock = threading.Lock()
         self._kept: dict[str, tuple[float, frozenset[str]]] = {}
         """Tag id → (when it was read, the ids of its notes not in the trash)."""
+        self._places: tuple[float, dict[str, tuple[str, bool]]] | None = None
+        """When they were read, and each note's (notebook, is a to-do), of the notes Joplin lists
+        (not in the trash, no conflict copy)."""
         self._cursor: int | None = None
         """noted's feed cursor the kept tags are true at."""
 
@@ -62,6 +71,29 @@ class TagNotes:
             self.keep(tag_id, found[tag_id], mark)
         return found
 
+    def places(self) -> dict[str, tuple[str, bool]]:
+        """Each note not in the trash nor a conflict copy: its notebook's id and whether it is a to-do."""
+        mark = self.mark()
+        with self._lock:
+            if self._places is not None and self._clock() - self._places[0] < KEEP_SECONDS:
+                return dict(self._places[1])
+        items = self.api.client.get_all("/notes", {"fields": "id,parent_id,is_todo"})
+        found = {str(i["id"]): (str(i.get("parent_id") or ""), bool(i.get("is_todo"))) for i in items}
+        with self._lock:
+            if self._cursor == mark:  # else a change may be missing: read again next time
+                self._places = (self._clock(), found)
+        return dict(found)
+
+    def kept_of(self, tag_ids: Iterable[str]) -> dict[str, frozenset[str]] | None:
+        """``note_ids`` of each tag when every one is kept (the feed followed), else None: no tag is read."""
+        self.mark()
+        with self._lock:
+            now = self._clock()
+            kept = {tag_id: self._kept.get(tag_id) for tag_id in tag_ids}
+            if any(k is None or now - k[0] >= KEEP_SECONDS for k in kept.values()):
+                return None
+            return {tag_id: k[1] for tag_id, k in kept.items() if k is not None}
+
     def mark(self) -> int:
         """Bring the kept tags up to noted's feed, and return its cursor, for ``keep``."""
         with self._lock:
@@ -78,7 +110,7 @@ class TagNotes:
 
     def _follow(self) -> None:
         """Apply the feed's changes after the cursor to the kept tags (under the lock)."""
-        if self._cursor is None or not self._kept:
+        if self._cursor is None or (not self._kept and self._places is None):
             self._cursor = self.api.feed.latest_cursor()
             return
         notes: set[str] = set()
@@ -95,6 +127,7 @@ class TagNotes:
                 break
         if len(notes) > CHECK_NOTES or page.has_more:
             self._kept.clear()
+            self._places = None
             self._cursor = self.api.feed.latest_cursor()
             return
         for tag_id in tags:
@@ -103,15 +136,24 @@ class TagNotes:
             self._check(note_id)
 
     def _check(self, note_id: str) -> None:
-        """Put the note in the kept tags it carries now, and take it out of the others."""
+        """Put the note in the kept tags it carries now, and take it out of the others; keep its place."""
         carried: set[str] = set()
+        place: tuple[str, bool] | None = None
         try:
-            item = self.api.client.get(f"/notes/{safe_id(note_id)}", {"fields": "id,deleted_time"})
-            if not item.get("deleted_time"):
+            fields = "id,parent_id,is_todo,is_conflict,deleted_time"
+            item = self.api.client.get(f"/notes/{safe_id(note_id)}", {"fields": fields})
+            if not item.get("deleted_time") and not int(item.get("is_conflict") or 0):
+                place = (str(item.get("parent_id") or ""), bool(item.get("is_todo")))
+            if not item.get("deleted_time") and self._kept:
                 tags = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id"})
                 carried = {str(t["id"]) for t in tags}
         except NotFoundError:  # erased
             pass
+        if self._places is not None:
+            if place is None:
+                self._places[1].pop(note_id, None)
+            else:
+                self._places[1][note_id] = place
         for tag_id, (read, ids) in list(self._kept.items()):
             if (note_id in ids) != (tag_id in carried):
                 self._kept[tag_id] = (read, ids - {note_id} if note_id in ids else ids | {note_id})

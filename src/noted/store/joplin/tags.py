@@ -120,10 +120,38 @@ class Tags:
         return sorted(self._all_counted(items), key=lambda t: (t.title.casefold(), t.id))
 
     def note_tag_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        """The titles only (``note_tags`` would also count each tag's notes): one request a note,
-        the fewest the API allows (``/tags/ID/notes`` loads every note of the tag at each page: 1.6 s
-        for a tag of 1,000 notes, and Joplin's events report no tag link, so no cache can follow
-        an edit made in Joplin). ``TAG_READERS`` are in flight at once: half the time for a page."""
+        """The titles only (``note_tags`` would also count each tag's notes). For a page of notes,
+        from the kept notes of the tags when every tag is kept (the tree keeps them): the tags'
+        listing and the feed, a few requests, not one a note. A tag link made in Joplin itself
+        without a change of the note is then seen within ``tag_notes.KEEP_SECONDS``, as in the
+        tags' counts. Otherwise, and for notes in the trash (which no tag keeps), one request a note."""
+        kept = self._kept_titles(note_ids) if len(note_ids) > 1 else None
+        if kept is None:
+            return self._read_titles(note_ids)
+        found, unknown = kept
+        if unknown:  # untagged, or in the trash, where only the note's own read tells
+            trashed = {str(i["id"]) for i in self.api.trash("id,deleted_time")}
+            found |= self._read_titles([n for n in unknown if n in trashed])
+        return {note_id: found[note_id] for note_id in note_ids if note_id in found}
+
+    def _kept_titles(self, note_ids: Sequence[str]) -> tuple[dict[str, tuple[str, ...]], list[str]] | None:
+        """The notes' tag titles from the kept tags, and the notes that carry none of them; None
+        when a tag is not kept."""
+        items = self.api.client.get_all("/tags", {"fields": "id,title"})
+        kept = self.notes.kept_of(str(i["id"]) for i in items)
+        if kept is None:
+            return None
+        wanted = set(note_ids)
+        found: dict[str, list[str]] = {}
+        for item in sorted(items, key=lambda i: (str(i["title"]).casefold(), str(i["id"]))):
+            for note_id in kept[str(item["id"])] & wanted:
+                found.setdefault(note_id, []).append(str(item["title"]))
+        return {n: tuple(titles) for n, titles in found.items()}, [n for n in note_ids if n not in found]
+
+    def _read_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Each note's tag titles, one request a note (``/tags/ID/notes`` loads every note of the
+        tag at each page: 1.6 s for a tag of 1,000 notes). ``TAG_READERS`` are in flight at once:
+        half the time for a page."""
 
         def titles(note_id: str) -> tuple[str, ...]:
             items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id,title"})
