@@ -125,3 +125,29 @@ def _second_takes_over(profile: Path, first: subprocess.Popen[str]) -> None:
         wait_for(lambda: any("indexing here now" in line for line in said), what="the takeover said")
         wait_for(lambda: _indexed_by(profile, second.pid), what="the second watch indexing")
         assert sum(f"(pid {first.pid})" in line for line in said) == 2, said  # waits once, takes over once
+
+
+def test_a_watch_whose_lease_was_taken_while_it_was_paused_waits_and_takes_over_again(tmp_path: Path) -> None:
+    """A watch paused past its lease's expiry (kill -STOP) loses it to a second watch; resumed, it
+    used to exit 75 ('stopped: … took over the indexing') at the next change, leaving nobody to
+    index once the second stopped. Now it says once that it waits, and takes over again. Not
+    vacuous: a note is made after the resume, which the old watch met with its exit."""
+    profile = _profile(tmp_path)
+    with _watching(profile) as (first, said):
+        wait_for(lambda: _indexed_by(profile, first.pid), what="the first watch indexing")
+        with _watching(profile) as (second, _):
+            first.send_signal(signal.SIGSTOP)
+            try:  # its lease lapses after ``DEFAULT_TTL_MS``; the second then takes it
+                wait_for(lambda: _indexed_by(profile, second.pid), what="the second taking over")
+            finally:
+                first.send_signal(signal.SIGCONT)
+            made = run_noted(profile, "create", "Otter", "--body", "river otter holt")
+            assert made.returncode == 0, made.stderr
+            wait_for(lambda: any("took over" in line for line in said), what="the first saying it waits")
+            assert "waiting for it" in said[-1] and first.poll() is None, said
+            second.send_signal(signal.SIGINT)
+            assert second.wait(timeout=scaled(60)) == ExitCode.INTERRUPTED
+            wait_for(lambda: any("indexing here now" in line for line in said), what="the takeover said")
+            wait_for(lambda: _indexed_by(profile, first.pid), what="the first indexing again")
+    took_over = [line for line in said if "took over" in line]
+    assert len(took_over) == 1 and f"(pid {second.pid}) took over" in took_over[0], said
