@@ -7,6 +7,7 @@ stands in for the real one), and stops it or pulls the ground from under it as a
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -185,3 +186,36 @@ def test_a_broken_model_package_is_one_line_and_search_still_works(tmp_path: Pat
         assert "reinstall" in lines[0] or "pip install" in lines[0], lines
     found = noted("search", "seal")
     assert found.returncode == 0 and "Seal" in found.stdout, found.stderr
+
+
+def test_looked_at_counts_the_notes_a_run_indexed_and_a_stopped_scan_goes_on_from_where_it_stopped(
+    tmp_path: Path,
+) -> None:
+    """``looked_at`` said one note more than there were (406 for a first scan of 405): the switch
+    from the scan to following the feed counted as a note, so a resumed run seemed to redo one.
+    Not vacuous: the first run stops after a batch, so the second has fewer notes left than total."""
+    folder = tmp_path / "md"
+    folder.mkdir()
+    for i in range(40):
+        (folder / f"note {i:02d}.md").write_text(f"# Seal {i}\n\nharbour seal pup number {i}\n")
+    profile = tmp_path / "profile"
+    assert run_noted(profile, "import", str(folder)).returncode == 0
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        total = sum(store.folder_note_counts().values())
+        indexer = Indexer(store, store.db, FakeEmbedder(), batch_notes=8)
+        indexer.prepare()
+        indexer.step()  # one batch of the first scan, then the process ends as a kill would leave it
+        first = index_coverage(store, store.db).notes_indexed
+    finally:
+        store.close()
+    assert 0 < first < total
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "--json", "index"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=scaled(120),
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["looked_at"] == total - first, done.stdout
