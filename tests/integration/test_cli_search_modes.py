@@ -221,3 +221,16 @@ def test_a_model_folder_set_wrong_leaves_keyword_results_and_says_why(
     assert "keyword results only" in result.err and "tokenizer.json" in result.err, result.err
     semantic = cli("search", "sailing", "--mode", "semantic")
     assert semantic.code == 1 and "tokenizer.json" in semantic.err and "Boats" not in semantic.out
+
+
+def test_index_status_says_when_the_model_cannot_be_used(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the model unusable, the status said 'not built: run `noted index` to build it', which
+    then fails. Not vacuous: the same profile with the fake model keeps the old advice."""
+    cli.ok("create", "Boats", "--body", "sailing ships")
+    assert "run `noted index`" in cli.json("index", "status")["state"]
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "onnx")
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_MODEL", str(tmp_path / "no-such-model"))
+    state = cli.json("index", "status")["state"]
+    assert state.startswith("cannot index: ") and "no-such-model" in state, state

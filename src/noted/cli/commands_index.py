@@ -13,6 +13,7 @@ lease (it stalled past its expiry and another process took it) waits for that on
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import sys
 import time
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.errors import BackendError, CredentialsRefusedError, UnavailableError
+from noted.errors import BackendError, ConfigError, CredentialsRefusedError, UnavailableError
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
     from noted.indexer.service import IndexerService
@@ -191,7 +192,13 @@ def _report_done(ctx: CliContext, notes: int, chunks: int, failed: int, holder: 
 
 
 def _status(ctx: CliContext) -> int:
-    status = ctx.services.index_report().as_json()
+    report = ctx.services.index_report()
+    if "noted index" in report.state:  # the advice is to run it: say first when it cannot run
+        try:
+            ctx.services.embedder()  # builds it (its tokenizer, say) without loading the model
+        except (ConfigError, UnavailableError) as exc:
+            report = dataclasses.replace(report, state=f"cannot index: {exc}")
+    status = report.as_json()
     if ctx.json:
         ctx.emit(status)
         return 0
