@@ -201,3 +201,36 @@ def test_search_by_meaning_after_an_edit_shows_the_note_as_it_is_now(cli: Cli, t
         assert found["index"]["notes_changed"] == 1 and found["index"]["complete"] is False
     status = cli.json("index", "status")
     assert status["notes_changed"] == 1 and status["behind_by_changes"] >= 1
+
+
+def test_a_model_folder_set_wrong_leaves_keyword_results_and_says_why(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model folder whose tokenizer.json is damaged (or that lacks a file) failed every search,
+    keyword matches included (exit 2), where a missing default model gives the keyword results and
+    says why. Not vacuous: the note matches by keyword, so only the model's failure can hide it."""
+    cli.ok("create", "Boats", "--body", "sailing ships")
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.onnx").write_bytes(b"not a model")
+    (folder / "tokenizer.json").write_text("{damaged")
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "onnx")
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_MODEL", str(folder))
+    result = cli("search", "sailing")
+    assert result.code == 0 and "Boats" in result.out, result.err
+    assert "keyword results only" in result.err and "tokenizer.json" in result.err, result.err
+    semantic = cli("search", "sailing", "--mode", "semantic")
+    assert semantic.code == 1 and "tokenizer.json" in semantic.err and "Boats" not in semantic.out
+
+
+def test_index_status_says_when_the_model_cannot_be_used(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the model unusable, the status said 'not built: run `noted index` to build it', which
+    then fails. Not vacuous: the same profile with the fake model keeps the old advice."""
+    cli.ok("create", "Boats", "--body", "sailing ships")
+    assert "run `noted index`" in cli.json("index", "status")["state"]
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "onnx")
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_MODEL", str(tmp_path / "no-such-model"))
+    state = cli.json("index", "status")["state"]
+    assert state.startswith("cannot index: ") and "no-such-model" in state, state

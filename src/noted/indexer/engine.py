@@ -134,6 +134,8 @@ class Indexer:
         self.chunks_done = 0
         """Chunks of the notes stored by this indexer (reused or embedded)."""
         self.failed = 0
+        self.looked_at = 0
+        """Notes read to index (or drop) by this indexer; a step's return also counts other work."""
 
     @cached_property
     def tables(self) -> VectorTables:
@@ -195,14 +197,11 @@ class Indexer:
 
     def run_until_idle(self, *, should_stop: Callable[[], bool] = lambda: False) -> int:
         """Step until there is nothing left to do; returns the notes looked at."""
-        total = 0
-        while not should_stop():
-            done = self.step()
-            if not done:
-                break
-            total += done
+        before = self.looked_at
+        while not should_stop() and self.step():
+            pass
         self._report("idle", 0, 0)
-        return total
+        return self.looked_at - before
 
     def _take_request(self) -> bool:
         """Honour a rebuild another process asked for; True when there was one."""
@@ -263,6 +262,7 @@ class Indexer:
         note is unfinished, so a kill loses at most one group), every note whose chunks are all
         there, and the scan position past the last such note when ``scan_target`` is given.
         """
+        self.looked_at += len(ids)
         found = {n.id: n for n in self.store.get_notes(ids)}
         wanted = {i: found[i] for i in ids if _indexable(found.get(i))}
         work = Work(list(ids), wanted, self._chunk(wanted), cursor, scan_target)

@@ -127,6 +127,8 @@ class IndexerService:
             away = False
             if not watch:
                 return done
+            if not self.lease.held:  # the heartbeat found it taken: this process stalled past it
+                raise LeaseLost("another process took the indexing lease")
             time.sleep(POLL_SECONDS)
 
     # The background thread ---------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from noted.errors import NotedError
+from noted.errors import ConfigError, NotedError, UnavailableError
 from noted.profile import Profile
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
@@ -185,7 +185,11 @@ class Services:
         with self._lock:
             if self._semantic is not None:
                 return self._semantic
-        semantic = SemanticSearch(self.store, self.db, self.embedder(), part_chars=self.keyword.part_chars)
+        try:
+            embedder = self.embedder()
+        except ConfigError as exc:  # a model folder set wrong: search by meaning cannot run, by keyword can
+            raise UnavailableError(exc.message, hint=exc.hint) from exc
+        semantic = SemanticSearch(self.store, self.db, embedder, part_chars=self.keyword.part_chars)
         with self._lock:
             self._semantic = self._semantic or semantic
             return self._semantic
