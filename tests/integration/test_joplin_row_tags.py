@@ -20,6 +20,7 @@ from tests.support.joplin import JoplinServer, Wire, shared_server, wait_until
 from noted.models import NoteDraft
 from noted.store.joplin import JoplinStore, tag_notes
 from noted.store.joplin.client import PAGE_LIMIT
+from noted.store.joplin.events import EventFeed
 from noted.store.protocol import NoteOrder
 from noted.ui.data import NoteSource, SourceKind, load_page, load_tree
 
@@ -210,3 +211,19 @@ def test_the_trees_conflict_count_reads_the_conflicts_not_every_note(
         if path == "/notes" and "include_conflicts" in q
     )
     assert listed <= len(conflicts) + PAGE_LIMIT, wire.requests
+
+
+def test_the_notebook_counts_a_write_decides_on_see_a_note_made_in_joplin_a_moment_ago(
+    joplin: JoplinServer, store: JoplinStore
+) -> None:
+    """The counts also decide writes (a model's notebook reverted only while it holds no note; a
+    trashed notebook erased only while it holds none alive): a process that paces the feed (the app,
+    the MCP server) must not decide on counts older than Joplin's last change."""
+    folder, _ = _notebook(joplin, 1)
+    feed = EventFeed(store.api.client, store.api.sidecar, clock=lambda: 0.0)  # its gap never ends
+    feed.pace()
+    store.api.feed = feed
+    assert store.folder_note_counts().get(folder) == 1
+    joplin.api("POST", "/notes", {"title": "just now", "body": "b", "parent_id": folder})
+    # Joplin logs its change a moment after it answers: asked again until then, never paced.
+    wait_until(lambda: store.folder_note_counts().get(folder) == 2, what="the note counted")

@@ -72,7 +72,11 @@ class TagNotes:
         return found
 
     def places(self) -> dict[str, tuple[str, bool]]:
-        """Each note not in the trash nor a conflict copy: its notebook's id and whether it is a to-do."""
+        """Each note not in the trash nor a conflict copy: its notebook's id and whether it is a to-do.
+
+        Joplin's new events are read first, paced or not: writes decide on these counts (a notebook
+        left alone while it holds notes), and a read before a write sees Joplin as it is now."""
+        self.api.feed.pull()
         mark = self.mark()
         with self._lock:
             if self._places is not None and self._clock() - self._places[0] < KEEP_SECONDS:
