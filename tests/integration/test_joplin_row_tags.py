@@ -150,11 +150,15 @@ def test_the_conflicts_pages_rows_carry_their_tags(joplin: JoplinServer, store: 
 
 
 def _listed_whole(wire: Wire) -> list[dict[str, str]]:
-    """The requests that list the notes of the store (not the trash's nor the conflicts' reads)."""
+    """The listings of the store's notes (not the trash's nor the conflicts' reads), each by its first
+    page: how many pages one takes depends on the notes other tests left in this Joplin."""
     return [
         q
         for m, path, q in wire.requests
-        if m == "GET" and path == "/notes" and not {"include_deleted", "include_conflicts"} & set(q)
+        if m == "GET"
+        and path == "/notes"
+        and not {"include_deleted", "include_conflicts"} & set(q)
+        and q.get("page", "1") == "1"
     ]
 
 
