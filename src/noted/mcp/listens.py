@@ -12,8 +12,8 @@ after it was replaced, would go on hearing every notice. Two kinds are kept here
   the stream close, and the GET it opens again is refused.
 
 A token holds at most ``LISTENS_PER_TOKEN`` listen streams; handshake sessions are limited per
-token in ``sessions``. The server's poll, about once a second, ends the streams whose token is no longer in force
-without waiting for an event (``sweep``).
+token in ``sessions``. The server's poll, about once a second, ends the streams whose token is no
+longer in force without waiting for an event (``sweep``).
 """
 
 from __future__ import annotations

@@ -102,8 +102,9 @@ def _above(rel: str, folders: Mapping[str, object]) -> Iterator[str]:
 
 def swap_folders(store: VaultCore, claims: Mapping[str, str], actor: str) -> set[str]:
     """Give each folder path of ``claims`` its notebook (renamed, and moved under its new parent)
-    with the notes and sub-folders it holds; their files are then followed (``Follower``). Returns the notebooks
-    left without a folder (their folder went, another took its name), for ``trash_if_empty``."""
+    with the notes and sub-folders it holds; their files are then followed (``Follower``). Returns
+    the notebooks left without a folder (their folder went, another took its name), for
+    ``trash_if_empty``."""
     known = store.ledger.all_folders()
     left = {known[path] for path in claims if path in known} - set(claims.values())
     was = {folder_id: path for path, folder_id in known.items()}
