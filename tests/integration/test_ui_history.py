@@ -70,7 +70,7 @@ async def test_h_lists_the_revisions_newest_first_with_their_actors(
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _open(pilot, fixture.meeting)
         assert [r.actor for r in screen.revisions] == [CHAT, BOT, "import"]
-        assert screen.revisions == services.store.note_history(fixture.meeting)
+        assert screen.revisions == services.store.note_history(fixture.meeting, bodies=False)
         listing = screen.query_one(RevisionList)
         assert listing.option_count == 3
         first = str(listing.get_option_at_index(0).prompt)

@@ -130,8 +130,18 @@ class RevisionTable:
     # Reading -----------------------------------------------------------------------------
     _COLUMNS = "id, note_id, time, actor, title, edits, base, body, label"
 
-    def history(self, conn: apsw.Connection, note_id: str) -> list[Revision]:
-        """The revisions of a note, newest first, each rebuilt from the one before it."""
+    def history(self, conn: apsw.Connection, note_id: str, *, bodies: bool = True) -> list[Revision]:
+        """The revisions of a note, newest first, each rebuilt from the one before it; without
+        ``bodies``, none is rebuilt (``body`` is empty: a listing of a long history costs its rows)."""
+        if not bodies:
+            return [
+                Revision(id_, note, time, actor, title, "", edits, label)
+                for id_, note, time, actor, title, edits, label in conn.execute(
+                    f"SELECT id, note_id, time, actor, title, edits, label FROM {self.name}"
+                    " WHERE note_id = ? ORDER BY id DESC",
+                    (note_id,),
+                )
+            ]
         rows = conn.execute(
             f"SELECT {self._COLUMNS} FROM {self.name} WHERE note_id = ? ORDER BY id", (note_id,)
         ).fetchall()
