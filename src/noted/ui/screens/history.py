@@ -9,6 +9,7 @@ two revisions and is made in a thread worker too (a long note's diff is not inst
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -193,7 +194,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         current = self._current()
         if current is None:
             return
-        if current is self.revisions[0]:
+        if current is self.revisions[0] and await asyncio.to_thread(self._newest, current):
             self._say("This revision is the note as it is now: nothing to restore.")
             return
         question = (
@@ -202,6 +203,13 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         )
         if await self.app.push_screen_wait(Confirm(question, yes="Restore", no="Keep the note as it is")):
             self._restore(current)
+
+    def _newest(self, revision: Revision) -> bool:
+        """``revision`` is still the note's newest (the list was read before another save, maybe)."""
+        try:
+            return self.store.note_history(self.note_id, bodies=False)[0].id == revision.id
+        except (NotedError, IndexError):  # (erased meanwhile: the restore says why)
+            return False
 
     @thread_work("history-act", "restoring")
     def _restore(self, revision: Revision) -> None:
