@@ -70,7 +70,7 @@ async def test_h_lists_the_revisions_newest_first_with_their_actors(
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _open(pilot, fixture.meeting)
         assert [r.actor for r in screen.revisions] == [CHAT, BOT, "import"]
-        assert screen.revisions == services.store.note_history(fixture.meeting)
+        assert screen.revisions == services.store.note_history(fixture.meeting, bodies=False)
         listing = screen.query_one(RevisionList)
         assert listing.option_count == 3
         first = str(listing.get_option_at_index(0).prompt)
@@ -168,6 +168,27 @@ async def test_r_restores_a_revision_as_a_new_one_after_asking(
         viewer = app.workspace.query_one(NoteViewer)
         # The reader reads the note again: the lines the restore took away are gone from it.
         await until(pilot, lambda: viewer.view is not None and "bot added" not in viewer.view.note.body)
+
+
+async def test_r_on_the_top_row_after_a_save_elsewhere_restores_it(
+    app_services: tuple[NotedApp, Services], fixture: Fixture
+) -> None:
+    """The list is read when it opens; a save from another process lands after. ``r`` on its top
+    row, no longer the note as it is, said "nothing to restore", and only closing the history and
+    opening it again let the person bring that text back. Not vacuous: the note's text is
+    checked, and the top row's text is not the note's after the other save."""
+    app, services = app_services
+    store = services.store
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, fixture.meeting)
+        top = store.note_history(fixture.meeting)[0]
+        store.update_note(fixture.meeting, NotePatch(append="A line from elsewhere.\n"), actor=BOT)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await until(pilot, lambda: len(screen.revisions) == 5)
+        assert store.get_note(fixture.meeting).body == top.body
+        assert "from elsewhere" in store.note_history(fixture.meeting)[1].body  # (kept in the history)
 
 
 async def test_r_on_a_note_trashed_meanwhile_writes_nothing_and_says_why(

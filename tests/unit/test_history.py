@@ -219,3 +219,63 @@ def test_what_the_rule_drops_once_it_drops_at_every_later_moment() -> None:
     first = dropped(spec, early, Thinning(7, 60))
     assert first == {1, 2}
     assert first <= dropped(spec, late, Thinning(7, 60))
+
+
+def test_a_listing_of_a_long_history_reads_no_bodies(tmp_path: Path) -> None:
+    """``noted history NOTE``, the app's history view and ``note_history`` over MCP list who saved
+    when; each rebuilt every revision's whole text first. A note an AI app appended to a thousand
+    times (185 KB) took 400 MB to list, 2 GB for a 1 MB note. Listed without bodies, the memory
+    is the rows'. Not vacuous: the same history with its bodies needs over 20 times as much."""
+    import tracemalloc
+
+    from noted.models import NoteDraft, NotePatch
+    from noted.store.sqlite import SqliteStore
+
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    try:
+        folder = store.create_folder("Log", actor="user")
+        note = store.create_note(NoteDraft("Log", "", folder.id), actor="user")
+        body = ""
+        for i in range(300):
+            body += f"{i:04d} " + "an AI app appends a line of its log here " * 5 + "\n"
+            store.update_note(note.id, NotePatch(body=body), actor="mcp:logger", session=f"s{i}")
+
+        def peak(bodies: bool) -> tuple[int, list[int]]:
+            tracemalloc.start()
+            try:
+                revisions = store.note_history(note.id, bodies=bodies)
+                return tracemalloc.get_traced_memory()[1], [r.id for r in revisions]
+            finally:
+                tracemalloc.stop()
+
+        lean, ids = peak(False)
+        full, all_ids = peak(True)
+        assert ids == all_ids and len(ids) == 301
+        assert full > 20 * lean, (full, lean)
+        listed = store.note_history(note.id, bodies=False)
+        assert {r.body for r in listed} == {""}
+        assert store.get_revision(listed[0].id).body == body  # one revision still reads whole
+    finally:
+        store.close()
+
+
+def test_packing_a_long_history_holds_one_text_at_a_time(table: Table) -> None:
+    """``noted history --prune`` packed each note with every one of its revisions' texts in
+    memory at once (228 MB for 1,000 revisions of a 185 KB note); each is rebuilt from the one
+    before, so two at a time are enough. Not vacuous: the texts together are 30 times the bound."""
+    import tracemalloc
+
+    body = ""
+    for i in range(300):
+        body += f"{i:04d} " + "an AI app appends a line of its log here " * 5 + "\n"
+        table.save(body, "mcp:logger", NOW + i)
+    assert sum(len(t[1]) for t in table.saved.values()) > 30 * 3 * len(body)
+    tracemalloc.start()
+    try:
+        with table.db.write() as conn:
+            table.table.pack(conn, "n" * 32, NOW + 300)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(body) + 2_000_000, peak
+    table.check_restorable()

@@ -504,3 +504,49 @@ def test_a_save_as_then_a_later_delete_keeps_the_notes_history(
         assert store.get_note(meeting).is_trashed and not store.get_note(kept).is_trashed
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("seen", ["batch", "scan"])
+def test_a_checkout_that_removes_a_note_leaves_its_copy_its_own(
+    vault: Path, tmp_path: Path, seen: str
+) -> None:
+    """``cp plan.md quarter.md``, then a ``git checkout`` of a branch without ``plan.md`` removes it
+    and leaves the untracked copy. That is no save-as: the plan's note took the copy's file (its id,
+    history and tags moved there), and checking the plan's branch out again gave ``plan.md`` a new
+    note with no history. The file git removed is the plan's, deleted (in the trash, its history
+    whole, and back with its id when git brings the file back); the copy keeps its own note. Not
+    vacuous: by ids, which the save-as rule swaps (``test_a_save_as_then_a_later_delete...``)."""
+    plan_md, copy_md = vault / "projects" / "plan.md", vault / "projects" / "quarter.md"
+    git(vault, "checkout", "-q", "-b", "bare")
+    git(vault, "rm", "-q", "projects/plan.md")
+    git(vault, "commit", "-qm", "no plan")
+    git(vault, "checkout", "-q", "-")
+
+    def follow(store: VaultStore, *paths: str) -> VaultStore:
+        if seen == "batch":
+            store.follower.apply(list(paths))
+            return store
+        store.close()
+        return VaultStore.open(vault, tmp_path / "p")
+
+    store = VaultStore.open(vault, tmp_path / "p")
+    try:
+        plan = by_title(store, "Plan")
+        store.update_note(plan, NotePatch(append="Last, we send it.\n"), actor="user")
+        store.tag_note(plan, ["board"], actor="user")
+        git(vault, "commit", "-qam", "plan edited")
+        history = {r.body for r in store.note_history(plan)}
+        shutil.copyfile(plan_md, copy_md)
+        store = follow(store, "projects/quarter.md")
+        copy = next(n.id for n in store.list_notes() if n.id != plan and n.title == "Plan")
+        git(vault, "checkout", "-q", "bare")
+        assert not plan_md.exists() and copy_md.exists()
+        store = follow(store, "projects/plan.md")
+        assert store.note_paths()[copy] == "projects/quarter.md" and not store.get_note(copy).is_trashed
+        assert store.get_note(plan).is_trashed and {r.body for r in store.note_history(plan)} == history
+        git(vault, "checkout", "-q", "-")
+        store = follow(store, "projects/plan.md")
+        assert not store.get_note(plan).is_trashed and store.note_paths()[plan] == "projects/plan.md"
+        assert [t.title for t in store.note_tags(plan)] == ["board"]
+    finally:
+        store.close()

@@ -246,7 +246,7 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.out()
             ctx.out(revision.body)
         return 0
-    revisions = store.note_history(note.id)
+    revisions = store.note_history(note.id, bodies=False)
     if ctx.json:
         ctx.emit([render.revision_json(r) for r in revisions])
         return 0

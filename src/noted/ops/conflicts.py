@@ -55,7 +55,7 @@ front end adds how to restore it."""
 def kept_theirs(store: Store, note_id: str) -> str:
     """The label of the revision that puts the other side back: whose it was, as its newest
     revision says (another window's or device's save is ``user`` too, a sync's ``sync``)."""
-    newest = store.note_history(note_id)[:1]
+    newest = store.note_history(note_id, bodies=False)[:1]
     return f"kept: theirs (by {newest[0].actor})" if newest else "kept: theirs"
 
 

@@ -352,7 +352,12 @@ class HistoryStore(Protocol):
         the things around it, without reading the whole feed."""
         ...
 
-    def note_history(self, note_id: str) -> list[Revision]: ...
+    def note_history(self, note_id: str, *, bodies: bool = True) -> list[Revision]:
+        """The note's revisions, newest first; without ``bodies`` each one's ``body`` is empty
+        (a listing: a thousand revisions of a large note would be a thousand copies of it), and
+        ``get_revision`` reads one whole."""
+        ...
+
     def get_revision(self, revision_id: int) -> Revision: ...
     def prune_history(self, *, now: int | None = None) -> HistoryPruned:
         """Thin every note's revisions by the history rule (``noted.store.history.thinning``),

@@ -265,7 +265,7 @@ def _activity(ctx: ToolContext, scope: ScopeView, note: Note, limit: int) -> lis
 def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     note = visible_note(ctx, scope, args["id"])
-    revisions = ctx.store.note_history(note.id)
+    revisions = ctx.store.note_history(note.id, bodies=False)  # (only the listed ones are read)
     limit = int(args.get("limit", 20))
     # A revision's id counts every revision of the profile: in a scope, its place in this note's
     # history (1 the oldest) is shown instead, so the saves made elsewhere are not counted.
@@ -281,7 +281,7 @@ def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
                 "time": iso(r.time),
                 "actor": r.actor,
                 "title": r.title,
-                "body_length": len(r.body),
+                "body_length": len(ctx.store.get_revision(r.id).body),
                 "edits": r.edits,
                 # What the save was ("kept: mine", "restored from rev 12"); not in a scope, where
                 # a revision id it names would count the saves made elsewhere.

@@ -44,11 +44,11 @@ def base_text(store: Store, proposal: ProposalRow) -> tuple[str, str] | None:
     if isinstance(kept, list) and len(kept) == 2:
         return str(kept[0]), str(kept[1])
     try:
-        history = store.note_history(proposal.note_id)
+        history = store.note_history(proposal.note_id, bodies=False)
+        older = [r for r in history if r.time <= proposal.base_updated_time]
+        return (older[0].title, store.get_revision(older[0].id).body) if older else None
     except NotFoundError:
         return None
-    older = [r for r in history if r.time <= proposal.base_updated_time]
-    return (older[0].title, older[0].body) if older else None
 
 
 def conflict_of(store: Store, proposal: ProposalRow) -> Conflict | None:

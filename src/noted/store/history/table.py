@@ -14,7 +14,7 @@ never a delta whose base is gone.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -130,8 +130,18 @@ class RevisionTable:
     # Reading -----------------------------------------------------------------------------
     _COLUMNS = "id, note_id, time, actor, title, edits, base, body, label"
 
-    def history(self, conn: apsw.Connection, note_id: str) -> list[Revision]:
-        """The revisions of a note, newest first, each rebuilt from the one before it."""
+    def history(self, conn: apsw.Connection, note_id: str, *, bodies: bool = True) -> list[Revision]:
+        """The revisions of a note, newest first, each rebuilt from the one before it; without
+        ``bodies``, none is rebuilt (``body`` is empty: a listing of a long history costs its rows)."""
+        if not bodies:
+            return [
+                Revision(id_, note, time, actor, title, "", edits, label)
+                for id_, note, time, actor, title, edits, label in conn.execute(
+                    f"SELECT id, note_id, time, actor, title, edits, label FROM {self.name}"
+                    " WHERE note_id = ? ORDER BY id DESC",
+                    (note_id,),
+                )
+            ]
         rows = conn.execute(
             f"SELECT {self._COLUMNS} FROM {self.name} WHERE note_id = ? ORDER BY id", (note_id,)
         ).fetchall()
@@ -139,7 +149,7 @@ class RevisionTable:
         return [
             Revision(id_, note, time, actor, title, data.decode("utf-8"), edits, label)
             for (id_, note, time, actor, title, edits, _b, _d, label), data in zip(
-                reversed(rows), reversed(self._texts(conn, stored)), strict=True
+                reversed(rows), reversed(list(self._texts(conn, stored))), strict=True
             )
         ]
 
@@ -251,17 +261,18 @@ class RevisionTable:
         conn.executemany(f"DELETE FROM {self.name} WHERE id = ?", [(i,) for i in sorted(drop)])
         return len(drop)
 
-    def _texts(self, conn: apsw.Connection, rows: Sequence[_Stored]) -> list[bytes]:
-        """The bodies of ``rows`` (one note's, oldest first), each rebuilt from the one before it."""
-        texts: list[bytes] = []
+    def _texts(self, conn: apsw.Connection, rows: Sequence[_Stored]) -> Iterator[bytes]:
+        """The bodies of ``rows`` (one note's, oldest first), each rebuilt from the one before it
+        (one at a time: a long history of a large note is many copies of it)."""
+        text = b""
         for i, row in enumerate(rows):
             if row.base is None:
-                texts.append(unpack_whole(row.blob))
+                text = unpack_whole(row.blob)
             elif i and rows[i - 1].id == row.base:
-                texts.append(unpack_delta(texts[-1], row.blob))
+                text = unpack_delta(text, row.blob)
             else:
-                texts.append(self._content(conn, row.id))
-        return texts
+                text = self._content(conn, row.id)
+            yield text
 
     def prune(
         self, db: Database, now: int, *, tidy: Callable[[apsw.Connection], object] | None = None

@@ -11,6 +11,7 @@ from noted.errors import EncryptedError, InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemState, ItemType, Note, NoteMeta, Place, Resource, Tag
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError
 from noted.store.joplin.events import EventFeed
+from noted.store.joplin.note_writes import NoteWrites
 from noted.store.joplin.places import keep_outside_place, place_after
 from noted.store.joplin.sidecar import Sidecar
 
@@ -108,6 +109,8 @@ class JoplinApi:
         self.client = client
         self.sidecar = sidecar
         self.feed = feed
+        self.note_writes = NoteWrites(sidecar.db.path.parent)
+        """Held while a note is read and written back (``noted.store.joplin.note_writes``)."""
 
     def trash(self, fields: str) -> list[Any]:
         """The notes in the trash, with ``fields`` (``deleted_time`` among them). Joplin lists no

@@ -54,7 +54,7 @@ class History:
         self.api.feed.pull()
         return self.api.sidecar.recent_notes(since)
 
-    def note_history(self, note_id: str) -> list[Revision]:
+    def note_history(self, note_id: str, *, bodies: bool = True) -> list[Revision]:
         """The revisions noted recorded for a note, newest first.
 
         The note's text as it is now joins them first when noted has not seen it: an edit made in
@@ -62,7 +62,7 @@ class History:
         """
         item = self.api.note_item(note_id, NOTE_FIELDS + ",user_data")
         self.keep_outside_state(note_of(item), str(item.get("user_data") or ""))
-        return self.api.sidecar.note_history(note_id)
+        return self.api.sidecar.note_history(note_id, bodies=bodies)
 
     def get_revision(self, revision_id: int) -> Revision:
         return self.api.sidecar.get_revision(revision_id)

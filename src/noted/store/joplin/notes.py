@@ -282,6 +282,12 @@ class Notes:
         base_updated_time: int | None = None,
         session: str | None = None,
     ) -> Note:
+        with self.api.note_writes:  # (no other noted process writes it between the read and the PUT)
+            return self._update(note_id, patch, actor, base_updated_time, session)
+
+    def _update(
+        self, note_id: str, patch: NotePatch, actor: str, base_updated_time: int | None, session: str | None
+    ) -> Note:
         item = self.api.note_item(note_id, NOTE_FIELDS + ",user_data")
         old, user_data = note_of(item), str(item.get("user_data") or "")
         if old.is_conflict:  # Joplin's apps do not let anyone edit one either

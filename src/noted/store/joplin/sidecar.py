@@ -321,9 +321,9 @@ class Sidecar:
         with self._write() as conn:
             self.revisions.save(conn, note, actor, time or now_ms(), session=session, bursts=self.bursts)
 
-    def note_history(self, note_id: str) -> list[Revision]:
+    def note_history(self, note_id: str, *, bodies: bool = True) -> list[Revision]:
         with self.db.read() as conn:
-            return self.revisions.history(conn, note_id)
+            return self.revisions.history(conn, note_id, bodies=bodies)
 
     def get_revision(self, revision_id: int) -> Revision:
         with self.db.read() as conn:

@@ -38,11 +38,11 @@ class History:
         burst updates the revision that session wrote last instead; the revision's id."""
         return self.revision_table.save(conn, note, actor, now, session=session, bursts=self.bursts)
 
-    def note_history(self, note_id: str) -> list[Revision]:
-        """The revisions of a note, newest first."""
+    def note_history(self, note_id: str, *, bodies: bool = True) -> list[Revision]:
+        """The revisions of a note, newest first (without ``bodies``: their bodies empty)."""
         with self.db.read() as conn:
             note_row(conn, note_id)
-            return self.revision_table.history(conn, note_id)
+            return self.revision_table.history(conn, note_id, bodies=bodies)
 
     def get_revision(self, revision_id: int) -> Revision:
         with self.db.read() as conn:

@@ -174,9 +174,9 @@ def _draft(store: Store, file: ScanFile, parent_id: str, body: str) -> NoteDraft
 def _last_import(store: Store, note_id: str) -> tuple[str, str] | None:
     """The title and body the last import wrote to the note (its newest ``import`` revision), or
     None when no import wrote it (or that revision was thinned away)."""
-    for revision in store.note_history(note_id):  # newest first
+    for revision in store.note_history(note_id, bodies=False):  # newest first
         if revision.actor == ACTOR_IMPORT:
-            return revision.title, revision.body
+            return revision.title, store.get_revision(revision.id).body
     return None
 
 

@@ -24,7 +24,8 @@ that is this other note moved, and the gone note is ``set_aside``, found again b
 An editor's save-as the other way round (``c.md`` written with ``a.md``'s text, ``a.md`` deleted
 later, apart: ``copy_taking``): the gone note takes the file of the one note made as its exact
 copy since its last change, by nothing but that file, whose own note is then deleted outside noted
-(as a displaced one). A copy anyone changed in noted, or two copies, stay notes of their own.
+(as a displaced one). A copy anyone changed in noted, or two copies, stay notes of their own, and
+so does a copy beside a file git removed (``noted.store.vault.git_removed``: a checkout, not a save-as).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING
 from noted.errors import InvalidInputError
 from noted.models import ACTOR_OUTSIDE, ChangeType, now_ms
 from noted.store.vault.files import TRASH, decode, file_at
+from noted.store.vault.git_removed import removed_by_git
 from noted.store.vault.ledger import NoteFile
 from noted.store.vault.renames import alike, pair_texts
 from noted.store.vault.text import FileText
@@ -153,4 +155,4 @@ def copy_taking(store: VaultCore, row: NoteFile) -> NoteFile | None:
         c.change_type for c in changes
     }:
         return None
-    return rows[0]
+    return None if removed_by_git(store.vault.root, row.path) else rows[0]

@@ -1,13 +1,15 @@
 """``HistoryScreen``: a note's revisions, newest first, with who left each and when; the diff of
 one against the one before it, or of any two; and restoring one (as ``noted history --restore``).
 
-The revisions come from ``Store.note_history`` in a thread worker (every backend has it); diffs are
-made in a thread worker too (a long note's diff is not instant), and a restore goes through
+The revisions come from ``Store.note_history`` in a thread worker (every backend has it), without
+their bodies (a thousand revisions of a large note are a thousand copies of it); a diff reads its
+two revisions and is made in a thread worker too (a long note's diff is not instant), and a restore goes through
 ``noted.ops.restore_revision`` after a ``Confirm``, as a new revision, so nothing is lost.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -100,7 +102,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
     @thread_work("history", "reading the history")
     def load(self) -> None:
         try:
-            revisions = self.store.note_history(self.note_id)
+            revisions = self.store.note_history(self.note_id, bodies=False)  # read when diffed
         except NotedError as exc:
             self.app.call_from_thread(self._say, str(exc))
             return
@@ -175,7 +177,12 @@ brings the highlighted revision back as a new one (the note's text now stays in 
 
     @thread_work("history-diff", "making a diff")
     def _diff(self, older: Revision | None, newer: Revision) -> None:
-        text = revision_diff(older, newer)
+        try:  # (the list holds no bodies)
+            before = self.store.get_revision(older.id) if older is not None else None
+            text = revision_diff(before, self.store.get_revision(newer.id))
+        except NotedError as exc:  # (thinned, or the note erased, since the list was read)
+            self.app.call_from_thread(self._say, str(exc))
+            return
         self.app.call_from_thread(self._show_diff, text)
 
     def _show_diff(self, text: str) -> None:
@@ -187,7 +194,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         current = self._current()
         if current is None:
             return
-        if current is self.revisions[0]:
+        if current is self.revisions[0] and await asyncio.to_thread(self._newest, current):
             self._say("This revision is the note as it is now: nothing to restore.")
             return
         question = (
@@ -196,6 +203,13 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         )
         if await self.app.push_screen_wait(Confirm(question, yes="Restore", no="Keep the note as it is")):
             self._restore(current)
+
+    def _newest(self, revision: Revision) -> bool:
+        """``revision`` is still the note's newest (the list was read before another save, maybe)."""
+        try:
+            return self.store.note_history(self.note_id, bodies=False)[0].id == revision.id
+        except (NotedError, IndexError):  # (erased meanwhile: the restore says why)
+            return False
 
     @thread_work("history-act", "restoring")
     def _restore(self, revision: Revision) -> None:
