@@ -234,3 +234,19 @@ def test_index_status_says_when_the_model_cannot_be_used(
     monkeypatch.setenv("NOTED_AI_EMBEDDING_MODEL", str(tmp_path / "no-such-model"))
     state = cli.json("index", "status")["state"]
     assert state.startswith("cannot index: ") and "no-such-model" in state, state
+
+
+def test_every_mode_dates_a_hit_as_the_note_list_does(cli: Cli, tmp_path: Path) -> None:
+    """A search by meaning or both dated an imported note by when noted wrote it (``updated_time``)
+    while keyword search, ``noted notes`` and the app date it by its own time (``user_updated_time``):
+    one note, two dates, by the mode. Not vacuous: the import's time is years before the write's."""
+    folder = tmp_path / "in" / "Sea"
+    folder.mkdir(parents=True)
+    (folder / "Boats.md").write_text("---\nupdated: 2020-01-02T03:04:05Z\n---\nsailing ships harbour wind\n")
+    cli.ok("import", str(tmp_path / "in"))
+    listed = {n["title"]: n["updated_time"] for n in cli.json("notes")}["Boats"]
+    assert listed < 1_600_000_000_000  # 2020: the note's own time, not the import's
+    cli.ok("index")
+    for mode in ("keyword", "semantic", "hybrid"):
+        hit = cli.json("search", "sailing ships", "--mode", mode)["hits"][0]
+        assert (mode, hit["title"], hit["updated_time"]) == (mode, "Boats", listed)

@@ -151,3 +151,24 @@ async def test_the_diff_of_a_change_with_no_text_says_what_it_did(fixture: Fixtu
             assert said[fixture.groceries].strip() == 'Moved to "Work"'
     finally:
         services.close()
+
+
+async def test_on_a_narrow_screen_the_empty_view_says_all_of_why(fixture: Fixture) -> None:
+    """At 80 columns and less the one line saying what the view is for was cut (``to diff,…``), so
+    it never said what can be done here. Not vacuous: the sentence is longer than 60 columns."""
+    from noted.ui.screens.changes import NOTHING_WAITS
+
+    assert len(NOTHING_WAITS) > 60
+    services = open_services(fixture.root)
+    try:
+        app = NotedApp(services, background=False)
+        async with app.run_test(size=(60, 20)) as pilot:
+            await ready(pilot)
+            await pilot.press("f3")
+            await until(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen.loads > 0)
+            listing = app.screen.query_one(ChangesList)
+            lines = str(listing.options[0].prompt).splitlines()
+            assert " ".join(line.strip() for line in lines) == NOTHING_WAITS
+            assert all(len(line) <= listing.content_region.width for line in lines)
+    finally:
+        services.close()

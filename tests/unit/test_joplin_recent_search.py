@@ -115,3 +115,18 @@ def test_a_page_without_snippets_gives_each_hit_its_row_from_joplins_answer(tmp_
         assert kept is not None and kept.body_length == 12  # as kept
     finally:
         sidecar.close()
+
+
+def test_a_hit_is_dated_by_the_notes_own_time_as_the_lists_date_it(tmp_path: Path) -> None:
+    """A note synced from another device was saved here (``updated_time``) long after it was last
+    changed (``user_updated_time``, which the list shows): a hit gave the first, so search and the
+    list named two days for one note. Not vacuous: the two times differ."""
+    sidecar = Sidecar.open(tmp_path / "sidecar.db")
+    try:
+        note = Note(f"{1:032x}", "a" * 32, "n1", "ferret", 7, 5_000, 8, 900)  # updated 5000, by the user 900
+        joplin = _Joplin(sidecar, [note])
+        joplin.client = _Index([{"id": note.id, "parent_id": note.parent_id, "title": "n1"}])  # type: ignore[assignment]
+        hits = JoplinKeywordSearch(cast(JoplinStore, joplin)).search("ferret").hits
+        assert [(h.title, h.updated_time) for h in hits] == [("n1", 900)]
+    finally:
+        sidecar.close()

@@ -90,3 +90,21 @@ def test_a_note_named_as_an_ignored_file_is_refused_as_when_the_name_is_free(
         assert [c.item_id for c in store.changes_since(cursor).changes] == [other.id]
         same = store.create_note(NoteDraft(title="a", body="", parent_id=root), actor=ACTOR_USER)
         assert store.note_paths()[same.id] == "a 2.md"
+
+
+@pytest.mark.parametrize("title", [".", "..", "..."])
+def test_a_notebook_named_only_dots_is_refused_saying_why(vault: Path, tmp_path: Path, title: str) -> None:
+    # Before: creating one said "a notebook needs a title" (one was given) and renaming one to it said
+    # '"" exists already in the Markdown folder'; a folder cannot be named so (or is hidden).
+    from noted.ops.notebooks import create_notebook, update_notebook
+
+    with opened(vault, tmp_path / "p") as store:
+        kept = create_notebook(store, "Kept", actor=ACTOR_USER)
+        cursor = store.latest_cursor()
+        with pytest.raises(InvalidInputError, match=f'cannot take the name "{title}".*letter or a digit'):
+            create_notebook(store, title, actor=ACTOR_USER)
+        with pytest.raises(InvalidInputError, match=f'cannot take the name "{title}".*letter or a digit'):
+            update_notebook(store, kept.id, title=title, actor=ACTOR_USER)
+        assert store.changes_since(cursor).changes == ()
+        assert store.get_folder(kept.id).title == "Kept"
+    assert sorted(p.name for p in vault.iterdir()) == ["Kept", "a.md"]

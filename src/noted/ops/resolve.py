@@ -140,6 +140,15 @@ def folder_paths(folders: Sequence[Folder], sep: str = "/") -> dict[str, str]:
     return paths
 
 
+def paths_apart(paths: dict[str, str]) -> dict[str, str]:
+    """``paths`` (from ``folder_paths``) with the start of the id after each one another notebook
+    shares (``Work · 1a2b3c4d``), so a person choosing a notebook by name can tell them apart."""
+    seen: dict[str, int] = {}
+    for path in paths.values():
+        seen[path.casefold()] = seen.get(path.casefold(), 0) + 1
+    return {fid: f"{path} · {fid[:8]}" if seen[path.casefold()] > 1 else path for fid, path in paths.items()}
+
+
 def resolve_folder(store: Store, ref: str, *, prefer_trashed: bool = False) -> Folder:
     """The notebook named by ``ref``: full id, unique id prefix, exact title or ``A/B`` path.
 

@@ -229,7 +229,7 @@ class JoplinKeywordSearch(KeywordSearch):
                     title=note.title,
                     notebook_id=note.parent_id,
                     notebook_title=titles.get(note.parent_id, ""),
-                    updated_time=note.updated_time,
+                    updated_time=note.user_updated_time,  # as the lists date it
                     is_todo=note.is_todo,
                     todo_completed=note.todo_completed,
                     snippet=located.snippet,

@@ -138,6 +138,7 @@ class SemanticHit:
     title: str
     notebook_id: str
     updated_time: int
+    """The note's own time (``user_updated_time``), as the lists and keyword search date it."""
     score: float
     section: str
     section_heading: str
@@ -380,6 +381,6 @@ def _hit(note: Note, m: ChunkMatch, second: float, lead: str, part: int) -> Sema
     at = _now(note, m, lead, part)
     text = note.body[at.start : at.end]
     return SemanticHit(
-        note.id, note.title, note.parent_id, note.updated_time, round(m.score, 4),
+        note.id, note.title, note.parent_id, note.user_updated_time, round(m.score, 4),
         at.path, at.heading, at.start, at.end, text, _snippet(text), round(second, 4),
     )  # fmt: skip

@@ -74,11 +74,13 @@ class Background:
         """Re-read the config file when another process changed it (``noted config set``…), as the
         MCP server does; the changes reach the app and its panes through the settings' subscribers."""
         worker = get_current_worker()
+        settings = self._services.settings
         reported: str | None = None
+        told = set(settings.problems)  # the app says those at start
         while not worker.is_cancelled:
             time.sleep(SETTINGS_SECONDS)
             try:
-                self._services.settings.reload()
+                settings.reload()
                 reported = None
             except NotedError as exc:  # a half-typed file: say it once, keep the values in effect
                 if str(exc) != reported:
@@ -87,6 +89,12 @@ class Background:
                     self._app.call_from_thread(
                         self._app.notify, f"{exc}", title="Settings not reloaded", severity="warning"
                     )
+            for problem in settings.problems:  # a value not allowed, written meanwhile: its default applies
+                if problem not in told:
+                    self._app.call_from_thread(
+                        self._app.notify, problem, title="Settings", severity="warning", timeout=8
+                    )
+            told = set(settings.problems)
 
     def _follow_changes(self, cursor: int | None) -> None:
         """Post a ``StoreChanged`` for each batch of changes in the feed until the app ends."""

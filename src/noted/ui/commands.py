@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.worker import WorkerFailed
 
-from noted.ops.resolve import folder_paths
+from noted.ops.resolve import folder_paths, paths_apart
 from noted.services import Services
 from noted.settings import Source
 from noted.settings.handles import TOOLS, UI_THEME
@@ -90,7 +90,8 @@ class MoveToProvider(Provider):
 
         def load() -> list[tuple[str, str]]:
             paths = sorted(
-                folder_paths(store.list_folders(), " / ").items(), key=lambda item: item[1].casefold()
+                paths_apart(folder_paths(store.list_folders(), " / ")).items(),
+                key=lambda item: item[1].casefold(),
             )
             return [(folder_id, f"Move to notebook: {path}") for folder_id, path in paths]
 

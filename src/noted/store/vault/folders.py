@@ -15,15 +15,28 @@ from noted.store.vault.base import VaultPart
 from noted.store.vault.trash import in_trash
 
 
+def _folder_name(title: str) -> str:
+    """The folder's name for a notebook titled ``title``; refused when no name is left of it (dots
+    alone name no folder of their own)."""
+    cleaned = clean_title(title, "notebook title")
+    if not cleaned:
+        raise InvalidInputError("a notebook needs a title")
+    name = safe_name(cleaned, "")
+    if not name:
+        raise InvalidInputError(
+            f'the Markdown folder cannot take the name "{cleaned}" for a notebook: '
+            "give it a name with a letter or a digit"
+        )
+    return name
+
+
 class Folders(VaultPart):
     """Creating, renaming, moving, trashing and restoring notebooks as folders."""
 
     def create_folder(
         self, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
     ) -> Folder:
-        name = safe_name(clean_title(title, "notebook title"), "")
-        if not name:
-            raise InvalidInputError("a notebook needs a title")
+        name = _folder_name(title)
         parent_id = "" if parent_id == self.core.root_folder_id else parent_id
         with self.mirror.batch():
             if parent_id and self.mirror.get_folder(parent_id).is_trashed:
@@ -63,6 +76,8 @@ class Folders(VaultPart):
             raise InvalidInputError("the Markdown folder's own notebook cannot be renamed or moved")
         if parent_id is not None and parent_id == self.core.root_folder_id:
             parent_id = ""  # (None, a rename, stays where it is even when there is no root notebook)
+        if title is not None:
+            _folder_name(title)  # refused before anything is written
         with self.mirror.batch():
             old = self.core.folder_dir(folder_id)
             folder = self.mirror.update_folder(folder_id, title=title, parent_id=parent_id, actor=actor)

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker
 
 from noted.models import descendants
-from noted.ops.resolve import folder_paths
+from noted.ops.resolve import folder_paths, paths_apart
 from noted.store.protocol import Store
 from noted.ui.dialogs.over import Over
 from noted.ui.workers import ReportsWorkerFailures, thread_work
@@ -153,7 +153,7 @@ class NotebookPicker(ChoicePicker):
     @thread_work("picker", "listing notebooks")
     def load(self) -> None:
         folders = self._store.list_folders()
-        paths = folder_paths(folders, " / ")
+        paths = paths_apart(folder_paths(folders, " / "))  # two of one name: told apart by id
         # A notebook cannot move into itself or below itself: drop the excluded branches.
         blocked = {fid for root in self._exclude for fid in descendants(folders, root)}
         choices = sorted(((fid, path) for fid, path in paths.items() if fid not in blocked), key=_fold)

@@ -17,6 +17,7 @@ sides and *Edit a merge*.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -202,7 +203,8 @@ still be reverted alone.
             options = self._options(room - bar)  # they scroll: the scrollbar takes its columns
         if not options:  # say why the list is empty, rather than leave a blank box
             why = "No change matches the filter." if self.filtered_as else NOTHING_WAITS
-            options.append(Option(Content.styled(why, "$text-muted"), disabled=True))
+            lines = textwrap.wrap(why, room) if room > 0 else [why]  # all of it, however narrow
+            options.append(Option(Content.styled("\n".join(lines), "$text-muted"), disabled=True))
         listing.show(options)
         if not self.diff_open:
             self.query_one("#changes-title", Label).update(self._title())
