@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.integration.mcp_support import ACCEPT, ENVELOPE, World, http_server, make_world, raw_stdio
+from tests.integration.mcp_support import ACCEPT, ENVELOPE, World, http_server, raw_stdio, world_with
 from tests.support.polling import scaled
 
 from noted.mcp.token import create
@@ -26,8 +26,7 @@ LONE = "Invalid Request: a string in the message holds an unpaired surrogate (\\
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
-    w = make_world(tmp_path / "profile", semantic=False)
-    w.settings.set("ai.tool.create_note.enabled", True)
+    w = world_with(tmp_path / "profile", "create_note")
     yield w
     w.close()
 
