@@ -110,6 +110,14 @@ def make_world(root: Path, *, semantic: bool = True) -> World:
     return world
 
 
+def world_with(root: Path, *tools: str) -> World:
+    """``make_world`` (no semantic search) with ``tools`` switched on."""
+    world = make_world(root, semantic=False)
+    for tool in tools:
+        world.settings.set(f"ai.tool.{tool}.enabled", True)
+    return world
+
+
 def writing_world(root: Path) -> World:
     """``make_world`` (no semantic search) with ``update_note`` on and the profile's proposals, as
     ``noted mcp serve`` has them, so a client in review mode can propose."""

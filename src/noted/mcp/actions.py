@@ -32,6 +32,7 @@ from noted.mcp.client_tokens import CLIENT_KEY, ClientToken
 from noted.mcp.clients import actor_for, client_name
 from noted.mcp.deps import McpDeps
 from noted.mcp.options import OPENAPI_PATH
+from noted.mcp.wire import surrogate_problem, unpaired_surrogate
 from noted.models import ToolStatus
 from noted.tools import files
 from noted.tools.base import Payload, Tool, ToolContext
@@ -247,7 +248,8 @@ def _arguments(body: bytes) -> dict[str, Any] | str:
         return "the request body is JSON nested too deeply; send the tool's arguments as a flat object"
     if not isinstance(value, dict):
         return "the request body must be a JSON object holding the tool's arguments"
-    return value
+    lone = unpaired_surrogate(value)
+    return value if lone is None else surrogate_problem(lone, "the request body")
 
 
 def answer(result: ToolResult) -> JSONResponse:

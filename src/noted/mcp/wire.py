@@ -8,11 +8,17 @@ null id; ``invalid_message`` finds those before the SDK sees them.
 
 Valid ids are strings and integers that fit in 64 bits (MCP forbids null; a longer integer, a
 fraction, ``NaN``, ``1e999``, a boolean, an array or an object cannot be echoed back faithfully).
+
+A string escaping an unpaired surrogate (``"\\ud800"``) is valid JSON, but no text: the SDK's
+reader refused it in its own words (``Parse error: unexpected end of hex escape`` over HTTP, "not
+valid JSON" on stdio, with a null id the client's call never matched), or, on the sessionless
+path, let it through to fail in the store. ``refusal`` names it, with the request's id.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +27,7 @@ INVALID_PARAMS = -32602
 MAX_ID_DIGITS = 19
 """Digits of the largest 64-bit integer; longer integers are refused before Python parses them."""
 _INT64 = 2**63
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Unusable:
@@ -91,7 +98,16 @@ def refusal(raw: bytes | str) -> Refusal | None:
     if problem is not None:
         return Refusal(INVALID_REQUEST, f"Invalid Request: {problem}")
     message = _parsed(raw)
-    if not isinstance(message, dict) or "method" not in message:
+    if not isinstance(message, dict):
+        return None
+    lone = unpaired_surrogate(message)
+    if lone is not None:
+        request_id = message.get("id")
+        named = (
+            request_id if unpaired_surrogate(request_id) is None and _id_problem(request_id) is None else None
+        )
+        return Refusal(INVALID_REQUEST, f"Invalid Request: {surrogate_problem(lone)}", named)
+    if "method" not in message:
         return None
     if "params" not in message or isinstance(message["params"], dict):
         return None  # "params": null is no object either, and gets -32600 like a string would
@@ -104,6 +120,33 @@ def refusal(raw: bytes | str) -> Refusal | None:
 
 
 _NOT_JSON = object()
+
+
+def unpaired_surrogate(value: Any) -> str | None:
+    """The first unpaired surrogate in a string of parsed JSON ``value`` (keys too), as its escape
+    (``\\ud800``), or None. A pair written as two escapes was joined into one character by the
+    parse, so any surrogate left is unpaired."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found is not None:
+                return f"\\u{ord(found.group()):04x}"
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+            stack.extend(item.keys())
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return None
+
+
+def surrogate_problem(escape: str, where: str = "the message") -> str:
+    """What is wrong with ``where`` holding the unpaired surrogate ``escape``, and what to send."""
+    return (
+        f"a string in {where} holds an unpaired surrogate ({escape}), which JSON allows but no "
+        "text can hold; send text as UTF-8 (a character beyond U+FFFF as a pair of \\u escapes)"
+    )
 
 
 def _parsed(raw: bytes | str) -> Any:

@@ -5,8 +5,10 @@ A tag is shared by every notebook. Without a scope these act on the tag itself. 
 app limited to some notebooks) every answer is built from the notes the caller can see, read
 notebook by notebook, so nothing in it, not even the work done, depends on notes elsewhere:
 
-- any tag can be looked up by its id: ``create_tag`` answers a title used only elsewhere as it
-  answers a new one, with that tag's id, and the caller must be able to use what it was given;
+- a tag is there, by id, while a visible note (in the trash or not) carries it; any other id
+  answers as one that names no tag, so a tag used only elsewhere cannot be told from none (a tag
+  the caller made stays so until it puts it on a note). ``create_tag`` answers a title used only
+  elsewhere as it answers a new one: created, with that tag's id, on no visible note;
   ``note_count`` counts visible notes, the title is case-folded and the times are left out;
 - ``rename_tag`` moves the visible notes that carry the tag to the tag with the new title (made
   when none has it), and ``delete_tag`` takes the tag off the visible notes; neither touches the
@@ -29,12 +31,17 @@ from noted.tools.scope import ScopeView
 
 
 def visible_tag(ctx: ToolContext, scope: ScopeView, tag_id: str, field: str = "id") -> Tag:
-    """The tag, or "not found" when no tag has that id (a scope answers for its own notes only,
-    see the module docstring, so it need not hide the tag)."""
+    """The tag, or "not found" when no tag has that id *or*, in a scope, no visible note carries
+    it (see the module docstring): its title would tell of notes elsewhere."""
     try:
-        return ctx.store.get_tag(tag_id)
+        tag = ctx.store.get_tag(tag_id)
     except NotFoundError:
-        raise ToolError(f'no tag with id "{tag_id}"; list_tags lists them', field=field) from None
+        tag = None
+    if tag is None or not (
+        scope.unrestricted or _carried(ctx, scope, tag) or _carried(ctx, scope, tag, trashed=True)
+    ):
+        raise ToolError(f'no tag with id "{tag_id}"; list_tags lists them', field=field)
+    return tag
 
 
 def _carried(ctx: ToolContext, scope: ScopeView, tag: Tag, *, trashed: bool = False) -> list[str]:
@@ -199,7 +206,8 @@ CREATE_TAG = Tool(
     description=(
         "Create a tag with this title, not yet on any note (manage_tags puts it on notes, and also "
         "creates missing tags itself). Titles are unique regardless of case: when the tag exists, "
-        "it is returned with created false and nothing changes."
+        "it is returned with created false and nothing changes. When you see only some notebooks, "
+        "a tag is found by its id once one of your notes carries it."
     ),
     input_schema=s.obj(
         {"title": s.string("The tag's title (one line).", minLength=1, maxLength=s.MAX_TAG)}, ("title",)
