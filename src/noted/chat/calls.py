@@ -262,12 +262,13 @@ class RoundCalls:
                 results[:] = [mark_edits(r, DECLINED) for r in results]
                 yield EditsRefused(session.note_id, count, "You declined the edits; nothing was written.")
                 return
-        store = self.ctx.store
-        before = await asyncio.to_thread(store.get_note, session.note_id)
-        outcome = await asyncio.to_thread(session.commit, store, self.actor)
+        # The commit says what became of a note deleted, trashed or changed while the person was
+        # asked; it reads the note it writes over, for the undo, in the same step.
+        outcome = await asyncio.to_thread(session.commit, self.ctx.store, self.actor)
         results[:] = [amend(outcome, r) for r in results]
-        if outcome.written and outcome.note is not None:
-            yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
+        if outcome.written and outcome.note is not None and outcome.before is not None:
+            after = outcome.note.updated_time
+            yield EditsApplied(session.note_id, count, outcome.message, outcome.before, after)
         elif outcome.lost:
             yield EditsRefused(session.note_id, count, outcome.message)
 

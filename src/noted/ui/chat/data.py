@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from noted.chat.engine import ChatEngine
 from noted.chat.events import BatchApplied, EditsApplied
 from noted.chat.transcripts import Conversation, Entry
-from noted.errors import NotedError
+from noted.errors import NotedError, NotFoundError
+from noted.models import Note
 from noted.ops.session import EditorSession
 from noted.providers import list_models
 from noted.services import Services
@@ -61,7 +62,8 @@ def load_chat(
     """The chosen conversation, or the note's latest one (None when it has none), with its size: as
     the provider counted its last request, or else as ``engine`` estimates the next one."""
     transcripts = services.transcripts
-    title = services.store.get_note(note_id).title if note_id else None
+    note = _note(services, note_id)
+    title = note.title if note else None
     if conversation_id is not None:
         conversation: Conversation | None = transcripts.get(conversation_id)
     else:
@@ -72,9 +74,19 @@ def load_chat(
     if conversation is not None and messages:
         size = conversation.size_tokens
         if not size:  # saved before sizes were kept, or a provider that reports no usage
-            editor = EditorSession.open(services.store, note_id) if note_id else None
+            editor = EditorSession(note.id, note.title, note.body, note.updated_time) if note else None
             size = engine.size(conversation, editor)
     return ChatView(note_id, title, conversation, messages, listed, size)
+
+
+def _note(services: Services, note_id: str | None) -> Note | None:
+    """The note a chat is about; None for none, or one deleted elsewhere (its chat stays readable)."""
+    if not note_id:
+        return None
+    try:
+        return services.store.get_note(note_id)
+    except NotFoundError:
+        return None
 
 
 def hint(note_id: str | None, note_title: str | None) -> str:

@@ -1,0 +1,47 @@
+"""The chat pane when the open note is deleted by another process while the assistant's edit of
+it waits for the person's y: that edit is refused on its card, the rest of the answer stands.
+
+Not vacuous: before, the answer ended in an error notice (``no note with id …``) and the model's
+reply after the edit ("Changed.") never came.
+"""
+
+from __future__ import annotations
+
+from tests.integration.test_ui_chat import (
+    ask,
+    edit_script,
+    host,
+    make_note,
+    services,  # noqa: F401 (fixture)
+    settle,
+    until,
+)
+
+from noted.ops.notes import trash_note
+from noted.ops.trash import empty_trash
+from noted.services import Services
+from noted.ui.chat.edits import EditCard
+from noted.ui.chat.views import AnswerView, NoticeView
+
+
+async def test_a_note_deleted_while_its_edit_waits_refuses_the_edit_on_its_card(
+    services: Services,  # noqa: F811
+) -> None:
+    note = make_note(services)
+    services.settings.set("ai.tool.edit_current.enabled", True)
+    app, _ = host(services, edit_script(), note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Oat milk please")
+        await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        # As `noted trash` then `noted empty-trash` in another shell.
+        trash_note(services.store, note, actor="user")
+        empty_trash(services.store, actor="user")
+        await pilot.press("y")
+        await settle(pilot)
+
+        card = app.query_one(EditCard)
+        assert card.has_class("-refused") and card.applied is None
+        assert "the note was deleted" in str(card.query_one(".card-status").render())
+        assert not [n.message for n in app.query(NoticeView) if n.kind == "error"]
+        assert app.query(AnswerView).last().text == "Changed."
