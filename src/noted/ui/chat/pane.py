@@ -28,12 +28,14 @@ from noted.errors import NotedError
 from noted.services import Services
 from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
-from noted.ui.chat.data import ChatView, Setup, check_setup, hint, load_chat, undo_change
+from noted.ui.chat.data import ChatView, Setup, check_setup, hint, load_chat
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.models import choose_model
 from noted.ui.chat.picker import ConversationPicker
+from noted.ui.chat.undoing import GROUP as UNDO_GROUP
+from noted.ui.chat.undoing import Undoing
 from noted.ui.chat.views import ChatHeader, ChatInput, SetupNotice, StatusLine
 from noted.ui.workers import thread_work
 
@@ -81,12 +83,6 @@ class ChatPane(Vertical):
         redraw: bool = True
         """False: only the conversation's title, counts and the list changed (after an answer)."""
 
-    @dataclass
-    class Undone(Message):
-        card: EditCard
-        message: str | None = None
-        """What undoing a batch did and did not (``noted.ops.batch_undo.Undone.message``)."""
-
     def __init__(
         self,
         services: Services,
@@ -112,16 +108,17 @@ class ChatPane(Vertical):
         self._picker = ConversationPicker()
         self._notice = SetupNotice(services)
         self.chat_log = ChatLog()
-        self._status_line = StatusLine()
+        self.status_line = StatusLine()
         self._input = ChatInput()
-        self._answering = Answering(self, self.chat_log, self._status_line, before_turn)
+        self._answering = Answering(self, self.chat_log, self.status_line, before_turn)
+        self._undoing = Undoing(self)
 
     def compose(self) -> ComposeResult:
         yield self._header
         yield self._picker
         yield self._notice
         yield self.chat_log
-        yield self._status_line
+        yield self.status_line
         yield self._input
 
     @property
@@ -192,11 +189,7 @@ class ChatPane(Vertical):
 
     def action_undo(self) -> None:
         """Undo the last saved change of the open note (u)."""
-        if (card := self.chat_log.undoable) is None:
-            self.notify("Nothing to undo: no change of this chat can be undone now.", severity="warning")
-            return
-        self._status("Undoing…")
-        self._undo(card)
+        self._undoing.start()
 
     async def action_new_chat(self) -> None:
         """Start a new conversation about the open note (Ctrl+N)."""
@@ -323,16 +316,6 @@ class ChatPane(Vertical):
         if not get_current_worker().is_cancelled:
             self.post_message(self.Loaded(view, redraw))
 
-    @thread_work("chat-undo", "Undoing an edit")
-    def _undo(self, card: EditCard) -> None:
-        assert card.applied is not None
-        said, warn = undo_change(
-            self.engine, card.applied, self.conversation.id if self.conversation else None
-        )
-        if said is not None and warn:
-            self.app.call_from_thread(self.notify, said, severity="warning")
-        self.post_message(self.Undone(card, said))
-
     # Results -----------------------------------------------------------------------------------
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:
@@ -358,12 +341,6 @@ class ChatPane(Vertical):
         self.setup = event.setup
         self._show_setup()
 
-    @on(Undone)
-    def _undone(self, event: Undone) -> None:
-        self.chat_log.undone(event.card, event.message)
-        self._status(None)
-        self.refresh_bindings()
-
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place where workers' ends and failures are handled."""
         worker = event.worker
@@ -381,10 +358,8 @@ class ChatPane(Vertical):
             log.error("%s failed", worker.description, exc_info=error)
             message = f"{worker.description}: internal error ({type(error).__name__})"
             hint = "the details are in the profile's noted.log"
-        if worker.group == "chat-undo":
-            self.chat_log.not_undone(message)
-            self._status(None)
-            self.refresh_bindings()
+        if worker.group == UNDO_GROUP:
+            self._undoing.failed(message)
         else:
             await self.chat_log.add_notice(message, kind="error", remedy=hint)
 
@@ -397,4 +372,4 @@ class ChatPane(Vertical):
         self._input.set_ready(self.setup.problem is None, about_note=self.note_id is not None)
 
     def _status(self, text: str | None) -> None:
-        self._status_line.say(text)
+        self.status_line.say(text)
