@@ -1,13 +1,12 @@
-"""The chat pane when the open note is deleted by another process while the assistant's edit of
-it waits for the person's y: that edit is refused on its card, the rest of the answer stands.
-
-Not vacuous: before, the answer ended in an error notice (``no note with id …``) and the model's
-reply after the edit ("Changed.") never came.
+"""The chat pane's loose ends: the open note deleted by another process while the assistant's
+edit of it waits for the person's y (that edit is refused on its card, the rest of the answer
+stands), and a server that reports no usage (the size is estimated, and marked so).
 """
 
 from __future__ import annotations
 
 from tests.integration.test_ui_chat import (
+    Host,
     ask,
     edit_script,
     host,
@@ -16,10 +15,13 @@ from tests.integration.test_ui_chat import (
     settle,
     until,
 )
+from textual.message import Message
 
 from noted.ops.notes import trash_note
 from noted.ops.trash import empty_trash
+from noted.providers import FakeProvider, Reply
 from noted.services import Services
+from noted.ui.chat import ChatPane
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.views import AnswerView, NoticeView
 
@@ -45,3 +47,20 @@ async def test_a_note_deleted_while_its_edit_waits_refuses_the_edit_on_its_card(
         assert "the note was deleted" in str(card.query_one(".card-status").render())
         assert not [n.message for n in app.query(NoticeView) if n.kind == "error"]
         assert app.query(AnswerView).last().text == "Changed."
+
+
+async def test_with_a_server_that_reports_no_usage_the_size_is_estimated_after_each_answer(
+    services: Services,  # noqa: F811
+) -> None:
+    # Not vacuous: before, the pane told the status bar nothing after an answer when the server
+    # reported no usage, so the figure stayed at the size the chat had when it was opened (0).
+    note = make_note(services)
+    silent = FakeProvider([[Reply("Tea is on it.")]], usage=False)
+    app = Host(services, lambda: services.chat_engine(provider=lambda: silent), note)
+    seen: list[Message] = []
+    async with app.run_test(size=(100, 40), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Is tea on it?")
+        await settle(pilot)
+    *_, last = [m for m in seen if isinstance(m, ChatPane.UsageChanged)]
+    assert last.size > 0 and last.estimated, last

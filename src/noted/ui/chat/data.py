@@ -30,6 +30,7 @@ class ChatView:
         conversations: Every saved conversation about the note, newest first.
         size: About how many tokens the conversation takes of the budget (``ai.budgetTokens``):
             its last request and answer as the provider counted them, or an estimate.
+        estimated: True when ``size`` is noted's estimate (the server reported no usage).
     """
 
     note_id: str | None
@@ -38,6 +39,7 @@ class ChatView:
     messages: tuple[Entry, ...]
     conversations: tuple[Conversation, ...]
     size: int = 0
+    estimated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +72,13 @@ def load_chat(
         conversation = transcripts.latest_for_note(note_id or "")
     messages = tuple(transcripts.transcript(conversation.id)) if conversation else ()
     listed = tuple(transcripts.recent(note_id=note_id or ""))
-    size = 0
+    size, estimated = 0, False
     if conversation is not None and messages:
         size = conversation.size_tokens
         if not size:  # saved before sizes were kept, or a provider that reports no usage
             editor = EditorSession(note.id, note.title, note.body, note.updated_time) if note else None
-            size = engine.size(conversation, editor)
-    return ChatView(note_id, title, conversation, messages, listed, size)
+            size, estimated = engine.size(conversation, editor), True
+    return ChatView(note_id, title, conversation, messages, listed, size, estimated)
 
 
 def _note(services: Services, note_id: str | None) -> Note | None:

@@ -69,6 +69,8 @@ class ChatPane(Vertical):
         """About how much of ``ai.budgetTokens`` the conversation takes: the last request and its
         answer as the provider counted them (``ChatView.size`` for a conversation opened); 0 for
         a new chat."""
+        estimated: bool = False
+        """True when the server reported no usage: ``size`` is noted's estimate."""
 
         @property
         def control(self) -> ChatPane:
@@ -329,9 +331,11 @@ class ChatPane(Vertical):
                 await self.chat_log.show_history(view.messages)
             else:
                 await self.chat_log.reset(hint(self.note_id, self.note_title))
-            self.post_message(self.UsageChanged(self, view.size))
+            self.post_message(self.UsageChanged(self, view.size, view.estimated))
         elif view.conversation and self.conversation and view.conversation.id == self.conversation.id:
             self.conversation = view.conversation  # its new title and counts
+            if view.estimated:  # the server counted nothing: the estimate after the answer
+                self.post_message(self.UsageChanged(self, view.size, estimated=True))
         self._show_header()
         self._show_setup()
         self.refresh_bindings()
