@@ -30,6 +30,7 @@ from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
 from noted.ui.chat.data import ChatView, Setup, check_setup, hint, load_chat
 from noted.ui.chat.edits import EditCard
+from noted.ui.chat.elsewhere import wait_until_free
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.models import choose_model
@@ -253,7 +254,7 @@ class ChatPane(Vertical):
 
     async def _ask(self, text: str, *, replacing: str | None = None) -> None:
         """Show ``text`` and start its answer; with ``replacing``, in place of the last exchange."""
-        cancel = self._answering.begin()
+        cancel = self._answering.begin(text)
         if replacing is None:
             self._replaced.clear()
         else:
@@ -304,8 +305,27 @@ class ChatPane(Vertical):
         if started and await asyncio.to_thread(self.services.transcripts.drop_if_empty, self.conversation.id):
             self.conversation = None  # the message was refused before it was kept (over the budget)
 
+    def answering_elsewhere(self, text: str) -> None:
+        """Another window answers in this conversation: ``text``, not saved, goes back in the box,
+        and the pane catches up with that window's exchange when its answer ends."""
+        if not self._input.value.strip():
+            self._input.value = text
+        self._input.focus()
+        if self.conversation is not None:
+            self._follow(self.conversation.id)
+
+    @thread_work("chat-follow", "Waiting for another window's answer")
+    def _follow(self, conversation_id: str) -> None:
+        if wait_until_free(self.services.transcripts, conversation_id):
+            self.app.call_from_thread(self._caught_up, conversation_id)
+
+    def _caught_up(self, conversation_id: str) -> None:
+        if self.conversation is not None and self.conversation.id == conversation_id and not self.running:
+            self._load(self.note_id, conversation_id)
+
     def _stop_run(self) -> None:
         """End a running answer at once (the person moved to another chat or note)."""
+        self.workers.cancel_group(self, "chat-follow")
         self.editing = None
         self._replaced.clear()
         self._answering.stop()
