@@ -182,13 +182,7 @@ class RoundCalls:
         return line if tool is not None and tool.undo is not None else f"{line} {FINAL}"
 
     async def _line(self, call: ToolCallReady) -> str:
-        """The call's one line for people, naming the note it is about by its title, as the other
-        tool lines name what they are about (an id that names no note is shown as it is)."""
-        tool = self.registry.get(call.name)
-        key = note_key(tool) if tool is not None else None
-        note_id = call.arguments.get(key) if key else None
-        title = await asyncio.to_thread(_title, self.ctx.store, note_id) if isinstance(note_id, str) else None
-        return summary(call.name, dict(call.arguments), {key: title} if key and title else None)
+        return await asyncio.to_thread(call_line, self.registry, self.ctx.store, call.name, call.arguments)
 
     async def _capture(self, calls: list[ToolCallReady]) -> Snapshot:
         """What the ticked calls name, as it is before any runs, for the undo."""
@@ -284,11 +278,19 @@ class RoundCalls:
             yield EditsRefused(session.note_id, count, outcome.message)
 
 
-def _title(store: Store, note_id: str) -> str | None:
-    try:
-        return store.get_note(note_id).title or None
-    except NotedError:
-        return None
+def call_line(registry: ToolRegistry, store: Store, name: str, arguments: Mapping[str, Any]) -> str:
+    """A tool call's one line for people, naming the note it is about by its title, as the other
+    tool lines name what they are about (an id that names no note is shown as it is). Blocking."""
+    tool = registry.get(name)
+    key = note_key(tool) if tool is not None else None
+    note_id = arguments.get(key) if key else None
+    title = None
+    if key and isinstance(note_id, str):
+        try:
+            title = store.get_note(note_id).title or None
+        except NotedError:
+            pass
+    return summary(name, dict(arguments), {key: title} if key and title else None)
 
 
 def _notes(tool: Tool | None, arguments: Mapping[str, Any]) -> set[str] | None:

@@ -6,16 +6,21 @@ No widgets and no Textual here: the pane's workers call these and post the resul
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from noted.chat.calls import call_line
 from noted.chat.engine import ChatEngine
 from noted.chat.events import BatchApplied, EditsApplied
 from noted.chat.transcripts import Conversation, Entry
 from noted.errors import NotedError, NotFoundError
 from noted.models import Note
 from noted.ops.session import EditorSession
-from noted.providers import list_models
+from noted.providers import AssistantMessage, list_models
 from noted.services import Services
+
+HISTORY_LIMIT = 200
+"""Saved messages shown when a conversation is resumed; older ones are counted, not drawn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +36,7 @@ class ChatView:
         size: About how many tokens the conversation takes of the budget (``ai.budgetTokens``):
             its last request and answer as the provider counted them, or an estimate.
         estimated: True when ``size`` is noted's estimate (the server reported no usage).
+        lines: Each shown tool call's line by call id, naming its note by title (``call_line``).
     """
 
     note_id: str | None
@@ -40,6 +46,7 @@ class ChatView:
     conversations: tuple[Conversation, ...]
     size: int = 0
     estimated: bool = False
+    lines: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +78,13 @@ def load_chat(
     else:
         conversation = transcripts.latest_for_note(note_id or "")
     messages = tuple(transcripts.transcript(conversation.id)) if conversation else ()
+    registry, store = engine.setup.registry, services.store
+    lines = {
+        call.id: call_line(registry, store, call.name, call.arguments)
+        for message in messages[-HISTORY_LIMIT:]
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls
+    }
     listed = tuple(transcripts.recent(note_id=note_id or ""))
     size, estimated = 0, False
     if conversation is not None and messages:
@@ -78,7 +92,7 @@ def load_chat(
         if not size:  # saved before sizes were kept, or a provider that reports no usage
             editor = EditorSession(note.id, note.title, note.body, note.updated_time) if note else None
             size, estimated = engine.size(conversation, editor), True
-    return ChatView(note_id, title, conversation, messages, listed, size, estimated)
+    return ChatView(note_id, title, conversation, messages, listed, size, estimated, lines)
 
 
 def _note(services: Services, note_id: str | None) -> Note | None:

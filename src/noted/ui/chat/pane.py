@@ -348,7 +348,7 @@ class ChatPane(Vertical):
         if event.redraw and not self.running:  # (a message sent meanwhile has started a new chat)
             self.conversation = view.conversation
             if view.messages:
-                await self.chat_log.show_history(view.messages)
+                await self.chat_log.show_history(view.messages, view.lines)
             else:
                 await self.chat_log.reset(hint(self.note_id, self.note_title))
             self.post_message(self.UsageChanged(self, view.size, view.estimated))
