@@ -14,11 +14,14 @@ from tests.integration.test_cli_ask import (  # noqa: F401 (fixtures)
     BODY,
     Child,
     profile,
+    text_reply,
     tool_reply,
     wire,
 )
 from tests.support.wire_server import WireServer
 
+from noted.ops.notes import trash_note
+from noted.ops.trash import empty_trash
 from noted.store.sqlite import SqliteStore
 
 
@@ -43,3 +46,26 @@ def test_a_stop_at_the_edit_prompt_reports_the_held_edit_not_saved(profile: Path
         ]  # not vacuous: nothing was written
     finally:
         store.close()
+
+
+def test_a_note_deleted_at_the_edit_prompt_refuses_the_edit_and_the_answer_goes_on(
+    profile: Path,  # noqa: F811
+    wire: WireServer,  # noqa: F811
+) -> None:
+    # Before: "noted: no note with id …" and exit 1; the model's answer after the edit never came.
+    wire.push(tool_reply("e", "editor_replace", {"anchor": "- milk", "text": "- oat milk"}))
+    wire.push(text_reply("Understood."))
+    child = Child(profile, wire, "--note", "Shopping", "Oat milk", NOTED_AI_TOOL_EDIT_CURRENT_ENABLED="1")
+    child.wait_for_err("[y/N] ")
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:  # another shell: `noted trash Shopping && noted empty-trash --yes`
+        (note,) = store.list_notes()
+        trash_note(store, note.id, actor="user")
+        empty_trash(store, actor="user")
+    finally:
+        store.close()
+    child.type("y\n")
+    code, out, err = child.finish()
+    assert code == 0, err
+    assert "· Not saved: the note was deleted" in err and "no note with id" not in err, err
+    assert out.strip() == "Understood."

@@ -71,7 +71,13 @@ async def test_a_write_waiting_for_review_is_not_marked_done(services: Services)
         # Before: "✓ update_note …", though nothing was written: the change waits as p1.
         assert services.store.get_note(note).body == chat.BODY
         title = str(call.title)
-        assert not title.startswith("✓") and "waits for your review" in title, title
+        assert title.startswith("⧖") and "(held as p1 for your review)" in title, title
+        # Named by its title as the other tool lines name their notes, not by its id.
+        assert note[:8] not in title and "“Shopping”" in title, title
+    again, _ = chat.host(services)  # the chat resumed: its line as it was shown
+    async with again.run_test(size=(100, 40)) as pilot:
+        await chat.settle(pilot)
+        assert str(again.query_one(ToolCallView).title) == title
 
 
 async def test_an_accepted_write_says_on_its_card_how_it_ended(services: Services) -> None:  # noqa: F811

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
+import pytest
 from tests.integration.test_ui_chat import (
     BODY,
     Host,
@@ -24,8 +25,7 @@ from textual.widgets import Static
 
 from noted.chat.transcripts import Notice
 from noted.models import ToolStatus
-from noted.ops.notes import trash_note
-from noted.ops.trash import empty_trash
+from noted.ops.session import EditorSession
 from noted.providers import Reply, ToolResultMessage, UserMessage
 from noted.providers.fake import Turn
 from noted.services import Services
@@ -127,16 +127,23 @@ async def test_regenerating_drops_a_declined_change_with_its_answer(services: Se
         assert not [n for n in kept if n.kind == "change"]  # a resumed chat shows no card either
 
 
-async def test_an_error_marks_the_held_edit_not_saved(services: Services) -> None:  # noqa: F811
+async def test_an_error_marks_the_held_edit_not_saved(
+    services: Services,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Before: the edit's line kept its ✓ after the error, though nothing was written, and the saved
-    # chat said "the person stopped the answer" of an answer nobody stopped. The error: the note
-    # was deleted for good while its change waited, so the answer broke off when it was accepted.
+    # chat said "the person stopped the answer" of an answer nobody stopped. The error: a fault
+    # of the program in the commit of the accepted edit (a note deleted meanwhile was such an
+    # error once; it is now that edit's refusal, tests/integration/test_ui_chat_gone.py).
     note = make_note(services)
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("the commit broke")
+
     async with waiting(services, note) as (app, pilot):
         held = app.query_one(ToolCallView)
         assert held.status == ToolStatus.OK
-        trash_note(services.store, note, actor="user")
-        empty_trash(services.store, actor="user")
+        monkeypatch.setattr(EditorSession, "commit", broken)
         await pilot.press("y")
         await until(pilot, lambda: bool(app.query(".notice.-error")))
         await settle(pilot)

@@ -31,12 +31,15 @@ from noted.chat.events import (
 )
 from noted.chat.turns import DECLINED, FINAL, PAUSED, mark_edits, summary
 from noted.chat.waiting import Stopped
+from noted.errors import NotedError
 from noted.models import ToolStatus
 from noted.ops.batch_capture import Snapshot, capture, settled
 from noted.ops.session import CommitResult, CommitStatus, EditorSession
 from noted.providers import ToolCallReady
+from noted.store.protocol import Store
 from noted.tools import Tool, ToolContext, ToolRegistry, ToolResult
 from noted.tools.editor import amend
+from noted.tools.proposals import note_key
 from noted.wording import plural
 
 
@@ -98,10 +101,10 @@ class RoundCalls:
             asked = []
         batch: BatchApplied | None = None
         outcomes: dict[int, ToolResult] = {}
+        lines = [await self._line(call) for call in calls]
         if len(asked) > 1:  # several writes: one question, each change ticked
-            question = BatchApproval(
-                f"Apply {len(asked)} changes?", "", items=tuple(self._item(calls[i]) for i in asked)
-            )
+            items = tuple(self._item(calls[i], lines[i]) for i in asked)
+            question = BatchApproval(f"Apply {len(asked)} changes?", "", items=items)
             yield self._ask(question, "batch")
             yes = await self._answer(question)
             ticked = sorted(asked[i] for i in question.chosen(yes))
@@ -116,7 +119,7 @@ class RoundCalls:
                 batch = await self._settled(before, chosen, together)
         for index, call in enumerate(calls):
             arguments = dict(call.arguments)
-            yield ToolCallStarted(call.id, call.name, arguments, summary(call.name, arguments))
+            yield ToolCallStarted(call.id, call.name, arguments, lines[index])
             tool = registry.get(call.name)
             if index:
                 await self._now()  # the calls before may have taken a while
@@ -129,7 +132,7 @@ class RoundCalls:
             elif len(asked) > 1 and index in asked:
                 result = outcomes.get(index) or ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
             elif tool is not None and self._needs_approval(tool, arguments):
-                approval = Approval(f"Allow {call.name}?", summary(call.name, arguments))
+                approval = Approval(f"Allow {call.name}?", lines[index])
                 yield self._ask(approval, call.name)
                 allowed = await self._answer(approval)
                 if allowed:
@@ -173,11 +176,13 @@ class RoundCalls:
             not call.arguments_error and tool is not None and self._needs_approval(tool, dict(call.arguments))
         )
 
-    def _item(self, call: ToolCallReady) -> str:
+    def _item(self, call: ToolCallReady, line: str) -> str:
         """A change's line on the batch's card, saying whether an undo can take it back."""
         tool = self.registry.get(call.name)
-        line = summary(call.name, dict(call.arguments))
         return line if tool is not None and tool.undo is not None else f"{line} {FINAL}"
+
+    async def _line(self, call: ToolCallReady) -> str:
+        return await asyncio.to_thread(call_line, self.registry, self.ctx.store, call.name, call.arguments)
 
     async def _capture(self, calls: list[ToolCallReady]) -> Snapshot:
         """What the ticked calls name, as it is before any runs, for the undo."""
@@ -262,14 +267,30 @@ class RoundCalls:
                 results[:] = [mark_edits(r, DECLINED) for r in results]
                 yield EditsRefused(session.note_id, count, "You declined the edits; nothing was written.")
                 return
-        store = self.ctx.store
-        before = await asyncio.to_thread(store.get_note, session.note_id)
-        outcome = await asyncio.to_thread(session.commit, store, self.actor)
+        # The commit says what became of a note deleted, trashed or changed while the person was
+        # asked; it reads the note it writes over, for the undo, in the same step.
+        outcome = await asyncio.to_thread(session.commit, self.ctx.store, self.actor)
         results[:] = [amend(outcome, r) for r in results]
-        if outcome.written and outcome.note is not None:
-            yield EditsApplied(session.note_id, count, outcome.message, before, outcome.note.updated_time)
+        if outcome.written and outcome.note is not None and outcome.before is not None:
+            after = outcome.note.updated_time
+            yield EditsApplied(session.note_id, count, outcome.message, outcome.before, after)
         elif outcome.lost:
             yield EditsRefused(session.note_id, count, outcome.message)
+
+
+def call_line(registry: ToolRegistry, store: Store, name: str, arguments: Mapping[str, Any]) -> str:
+    """A tool call's one line for people, naming the note it is about by its title, as the other
+    tool lines name what they are about (an id that names no note is shown as it is). Blocking."""
+    tool = registry.get(name)
+    key = note_key(tool) if tool is not None else None
+    note_id = arguments.get(key) if key else None
+    title = None
+    if key and isinstance(note_id, str):
+        try:
+            title = store.get_note(note_id).title or None
+        except NotedError:
+            pass
+    return summary(name, dict(arguments), {key: title} if key and title else None)
 
 
 def _notes(tool: Tool | None, arguments: Mapping[str, Any]) -> set[str] | None:

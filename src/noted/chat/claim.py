@@ -14,20 +14,20 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from noted.chat.events import Failed
+from noted.chat.events import Busy
 from noted.chat.transcripts import BUSY, Transcripts
 
 BUSY_REMEDY = "wait for that answer to end and send again, or start a new conversation"
 
 
 @contextlib.asynccontextmanager
-async def claimed(transcripts: Transcripts, conversation_id: str, label: str) -> AsyncIterator[Failed | None]:
+async def claimed(transcripts: Transcripts, conversation_id: str, label: str) -> AsyncIterator[Busy | None]:
     """Hold the conversation's run lease for the block; gives None then, or, when another answer
-    holds it, the ``Failed`` event that says so (the block must then do nothing)."""
+    holds it, the ``Busy`` event that says so (the block must then do nothing)."""
     lease = transcripts.run_lease(conversation_id, label)
     if not await asyncio.to_thread(lease.acquire):
         holder = await asyncio.to_thread(lease.holder)
-        yield Failed(f"{BUSY}: {holder}" if holder else BUSY, BUSY_REMEDY)
+        yield Busy(f"{BUSY}: {holder}" if holder else BUSY, BUSY_REMEDY)
         return
     lease.start_heartbeat()
     try:

@@ -170,6 +170,12 @@ class Failed:
 
 
 @dataclass(frozen=True, slots=True)
+class Busy(Failed):
+    """Nothing ran: another window answers in the conversation, and nothing of this message was
+    saved (a ``Failed`` to a front end that needs no more)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Cancelled:
     """The person stopped the answer; what was said so far is saved."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from noted.providers import (
 )
 from noted.tools import ToolResult
 from noted.tools.editor import EDIT_TOOLS
+from noted.tools.proposals import PENDING
 
 DECLINED = "The person declined this change; nothing was written. Do not try it again unless they ask."
 PAUSED = (
@@ -58,21 +60,35 @@ CLOSE_WAIT = 5.0
 """Seconds a cancelled provider stream may take to close its connection before it is left behind."""
 
 
-def summary(name: str, arguments: dict[str, Any]) -> str:
-    """One line for people: ``search_notes "budget" limit=5``."""
+def summary(name: str, arguments: dict[str, Any], titles: Mapping[str, str] | None = None) -> str:
+    """One line for people: ``search_notes "budget" limit=5``; an argument named in ``titles``
+    (the id of the note a write changes) is shown as that title: ``update_note “Shopping” …``."""
     parts: list[str] = []
     for key, value in arguments.items():
         # Line breaks inside a value (an appended paragraph) would break the one line.
-        shown = (
-            json.dumps(value, ensure_ascii=False)
-            if not isinstance(value, str)
-            else f'"{" ".join(value.split())}"'
-        )
+        if titles and key in titles:
+            shown = f"“{' '.join(titles[key].split())}”"
+        elif isinstance(value, str):
+            shown = f'"{" ".join(value.split())}"'
+        else:
+            shown = json.dumps(value, ensure_ascii=False)
         if len(shown) > 40:
             shown = shown[:39] + "…"
         parts.append(shown if key in ("query", "id", "anchor", "title") else f"{key}={shown}")
     line = f"{name} {' '.join(parts)}".strip()
     return line if len(line) <= 100 else line[:99] + "…"
+
+
+def outcome(status: ToolStatus, result: Any) -> tuple[str, str]:
+    """What became of a tool call, as a word and as the chat pane's tool line and ``noted ask`` say
+    it: ``held`` (a write that waits for the person's review as a proposal: nothing written yet),
+    ``done``, or its status (``refused``, ``error``…) and why."""
+    if status is ToolStatus.OK:
+        if isinstance(result, dict) and result.get("status") == PENDING:
+            return "held", f"held as {result.get('proposal', 'a proposal')} for your review"
+        return "done", "done"
+    why = result.get("error") or result.get("message") if isinstance(result, dict) else None
+    return str(status), f"{status}: {why}" if why else str(status)
 
 
 def round_messages(text: str, calls: list[ToolCallReady], results: list[ToolResult]) -> list[Message]:

@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # the tools load only when a question is asked, not for `note
 
 def event_json(event: ev.ChatEvent) -> dict[str, Any]:
     """One event as a JSON object with a ``type``, for ``--stream``."""
+    from noted.chat.turns import outcome
+
     match event:
         case ev.TextDelta(text=text):
             return {"type": "text", "text": text}
@@ -34,7 +36,11 @@ def event_json(event: ev.ChatEvent) -> dict[str, Any]:
                 "summary": summary,
             }
         case ev.ToolCallFinished(call_id=call_id, name=name, status=status, result=result):
-            return {"type": "tool_result", "id": call_id, "name": name, "status": status, "result": result}
+            kind, said = outcome(status, result)
+            return {
+                "type": "tool_result", "id": call_id, "name": name, "status": status,
+                "outcome": kind, "said": said, "result": result,
+            }  # fmt: skip
         case ev.EditsProposed(note_id=note_id, edits=edits, diff=diff):
             return {"type": "edits_proposed", "note_id": note_id, "edits": edits, "diff": diff}
         case ev.ApprovalRequested(approval=approval, tool=tool):
@@ -93,7 +99,7 @@ class JsonReport:
 
     def add(self, event: ev.ChatEvent) -> None:
         """Take one event into the report."""
-        from noted.chat.turns import BREAK, STOP
+        from noted.chat.turns import BREAK, STOP, outcome
         from noted.tools.editor import EDIT_TOOLS
 
         match event:
@@ -108,7 +114,7 @@ class JsonReport:
             case ev.ToolCallFinished(call_id=call_id, status=status, result=result):
                 for call in self.tool_calls:
                     if call["id"] == call_id:
-                        call.update(status=status, result=result)
+                        call.update(status=status, outcome=outcome(status, result)[0], result=result)
                         if status is ToolStatus.OK and call["name"] in EDIT_TOOLS:
                             self._held.append(call)
             case ev.EditsApplied(note_id=note_id, edits=edits, message=message):
@@ -130,17 +136,13 @@ class JsonReport:
 
     def _cut_short(self, ending: Ending) -> None:
         """Held edits were not saved and calls left running never ran, as the saved chat says."""
+        refused = {"status": ToolStatus.REFUSED, "outcome": "refused"}
         for call in self._held:
-            call.update(
-                status=ToolStatus.REFUSED, result={"status": ToolStatus.REFUSED, "message": ending.not_saved}
-            )
+            call.update(refused, result={"status": ToolStatus.REFUSED, "message": ending.not_saved})
         self._held.clear()
         for call in self.tool_calls:
             if "status" not in call:
-                call.update(
-                    status=ToolStatus.REFUSED,
-                    result={"status": ToolStatus.REFUSED, "message": ending.not_run},
-                )
+                call.update(refused, result={"status": ToolStatus.REFUSED, "message": ending.not_run})
 
     def approved(self, tool: str, title: str, yes: bool) -> None:
         """Record how an approval was answered."""

@@ -40,7 +40,6 @@ from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.cli.terminal import shown
 from noted.errors import InvalidInputError
-from noted.models import ToolStatus
 from noted.ops.resolve import refuse_trashed, resolve_note
 from noted.ops.session import EditorSession  # light: the editing session needs no tool
 
@@ -179,6 +178,8 @@ class _Renderer:
             print_line({"type": "approval_answer", "tool": event.tool, "approved": answer})
 
     def _text(self, event: ChatEvent) -> None:
+        from noted.chat.turns import outcome
+
         out, err = sys.stdout, sys.stderr
         match event:
             case TextDelta(text=text):
@@ -191,8 +192,10 @@ class _Renderer:
             case ToolCallStarted(summary=summary):
                 self.break_before_text = self.last != "\n"
                 print(shown(f"\n· {summary}", err), file=err)
-            case ToolCallFinished(name=name, status=status, result=result) if status is not ToolStatus.OK:
-                print(shown(f"  {name}: {status}: {result.get('error', '')}", err), file=err)
+            case ToolCallFinished(name=name, status=status, result=result):
+                kind, said = outcome(status, result)
+                if kind != "done":
+                    print(shown(f"  {name}: {said}", err), file=err)
             case EditsProposed(diff=diff):
                 print(shown(diff, err), file=err)
             case (

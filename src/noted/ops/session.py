@@ -50,6 +50,7 @@ class CommitResult:
         message: One sentence for the person and the model.
         note: The note as saved (``SAVED``), as found now (``CONFLICT``), else None.
         to_model: ``message`` as the model is told it, when that differs (what to do next).
+        before: The note as it was just before the write (``SAVED``): what an undo puts back.
     """
 
     status: CommitStatus
@@ -57,6 +58,7 @@ class CommitResult:
     message: str
     note: Note | None = None
     to_model: str = ""
+    before: Note | None = None
 
     @property
     def written(self) -> bool:
@@ -184,6 +186,8 @@ class EditorSession:
                     return CommitResult(
                         CommitStatus.CONFLICT, count, _gone(count, "moved to the trash"), current
                     )
+                if current.body == self.original:  # moved, renamed or tagged meanwhile: the text is
+                    self._rebase(current)  # the edits were made on, so they go in
                 note = store.update_note(
                     self.note_id,
                     NotePatch(body=self.text),
@@ -207,7 +211,8 @@ class EditorSession:
             self.original = self.text = note.body
             self.base_updated_time = note.updated_time
             self.title = note.title
-            return CommitResult(CommitStatus.SAVED, count, f"Saved {_n_edits(count)} to the note.", note)
+            saved = f"Saved {_n_edits(count)} to the note."
+            return CommitResult(CommitStatus.SAVED, count, saved, note, before=current)
 
     def catch_up(self, store: Store) -> bool:
         """Carry the pending edits over onto the note as it is now, when it was saved since the
@@ -218,17 +223,29 @@ class EditorSession:
         edits they accepted are written, and the edits must land on that text, not meet it as a
         conflict."""
         with self.lock:
-            now = store.get_note(self.note_id)
-            if now.updated_time == self.base_updated_time or now.is_trashed:
+            try:
+                now = store.get_note(self.note_id)
+            except NotFoundError:  # deleted meanwhile: ``commit`` says so
                 return False
-            merged = clean_merge(self.original, now.body, self.text)
-            if merged is None:
-                self.clashed = True
+            if now.is_trashed:
                 return False
-            self.title, self.original, self.text = now.title, now.body, merged
-            self.base_updated_time = now.updated_time
-            self.selection = None
-            return True
+            merged = self._rebase(now)
+            self.clashed = merged is False
+            return merged is True
+
+    def _rebase(self, now: Note) -> bool | None:
+        """Carry the pending edits onto ``now`` when it was saved since the session loaded the
+        note and the two merge line by line (True); False when they clash (``commit`` then
+        refuses, keeping ``now``), None when the note has not changed."""
+        if now.updated_time == self.base_updated_time:
+            return None
+        merged = clean_merge(self.original, now.body, self.text)
+        if merged is None:
+            return False
+        self.title, self.original, self.text = now.title, now.body, merged
+        self.base_updated_time = now.updated_time
+        self.selection = None
+        return True
 
     def discard(self) -> None:
         """Drop the pending edits (the person declined them, or the turn was cancelled)."""

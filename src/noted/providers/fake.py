@@ -84,8 +84,12 @@ class FakeProvider:
 
     capabilities = ProviderCapabilities(streaming=True, tools=True, usage=True, prompt_caching=False)
 
-    def __init__(self, script: Sequence[Turn] | None = None, *, name: str = "fake") -> None:
+    def __init__(
+        self, script: Sequence[Turn] | None = None, *, name: str = "fake", usage: bool = True
+    ) -> None:
         self._script = list(script) if script is not None else None
+        self._usage = usage
+        """False: report no usage, as some OpenAI-compatible servers do."""
         self._name = name
         self._calls = 0
         self.requests: list[ChatRequest] = []
@@ -127,7 +131,8 @@ class FakeProvider:
         except asyncio.CancelledError:
             self.cancelled += 1
             raise
-        yield Usage(input_tokens=_estimate_tokens(request), output_tokens=max(1, produced // 4))
+        if self._usage:
+            yield Usage(input_tokens=_estimate_tokens(request), output_tokens=max(1, produced // 4))
         yield Finished(StopReason.TOOL_CALLS if called else StopReason.END, raw="fake")
 
     async def aclose(self) -> None:

@@ -83,7 +83,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
         super().__init__(id="workspace-screen")
         self.services = services
         self._first_look = first_look
-        self._chat_size = 0  # the chat's size in tokens (0: no chat, or a new one)
+        self._chat_size = (0, False)  # the chat's size in tokens (0: no chat, or a new one), estimated
         self._chat_place = ChatPlace(self)
 
     def compose(self) -> ComposeResult:
@@ -341,13 +341,15 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
             viewer.reload()
 
     def on_chat_pane_usage_changed(self, event: ChatPane.UsageChanged) -> None:
-        self._chat_size = event.size
+        self._chat_size = (event.size, event.estimated)
         self._show_size()
 
     def _show_size(self) -> None:
-        """The chat's size (as the next request is measured) of ``ai.budgetTokens`` as it is now."""
-        size, budget = self._chat_size, self.services.settings.get(handles.AI_BUDGET_TOKENS)
-        self.query_one(StatusBar).set_part("tokens", f"{size:,} of {budget:,} tokens" if size else "")
+        """The chat's size (as the next request is measured) of ``ai.budgetTokens`` as it is now;
+        ``~`` marks noted's estimate, where the server reported no usage."""
+        (size, estimated), budget = self._chat_size, self.services.settings.get(handles.AI_BUDGET_TOKENS)
+        about = "~" if estimated else ""
+        self.query_one(StatusBar).set_part("tokens", f"{about}{size:,} of {budget:,} tokens" if size else "")
 
     # Actions -------------------------------------------------------------------------------
     def action_back(self) -> None:

@@ -52,11 +52,15 @@ class Answering:
         """Set to stop the answer; None while no answer is being written."""
         self.run: Worker[None] | None = None
         """The worker writing the answer."""
+        self.text = ""
+        """What the person sent, given back to them when another window answers in the chat."""
         self._waiting = False
         """The last event was ``Waiting``: the status line shows the wait until the answer begins."""
 
-    def begin(self) -> asyncio.Event:
-        """A new answer: its stop signal, made before the worker starts so an early Esc is not lost."""
+    def begin(self, text: str) -> asyncio.Event:
+        """A new answer to ``text``: its stop signal, made before the worker starts so an early Esc
+        is not lost."""
+        self.text = text
         self.cancel = asyncio.Event()
         self._chat.forget_cards(keep_undo=True)
         return self.cancel
@@ -149,6 +153,12 @@ class Answering:
                 pane.post_message(pane.UsageChanged(pane, size))
             case ev.Done():
                 await chat.end_answer()
+            case ev.Busy(message=message, remedy=remedy):  # nothing was saved: the text goes back
+                await chat.drop_last_exchange()
+                await chat.add_notice(
+                    message, kind="error", remedy=f"{remedy}; your message is back in the box"
+                )
+                self._pane.answering_elsewhere(self.text)
             case ev.Failed(message=message, remedy=remedy):
                 chat.cut_short(BREAK)
                 await chat.add_notice(message, kind="error", remedy=remedy)

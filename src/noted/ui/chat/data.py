@@ -6,15 +6,21 @@ No widgets and no Textual here: the pane's workers call these and post the resul
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from noted.chat.calls import call_line
 from noted.chat.engine import ChatEngine
 from noted.chat.events import BatchApplied, EditsApplied
 from noted.chat.transcripts import Conversation, Entry
-from noted.errors import NotedError
+from noted.errors import NotedError, NotFoundError
+from noted.models import Note
 from noted.ops.session import EditorSession
-from noted.providers import list_models
+from noted.providers import AssistantMessage, list_models
 from noted.services import Services
+
+HISTORY_LIMIT = 200
+"""Saved messages shown when a conversation is resumed; older ones are counted, not drawn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +35,8 @@ class ChatView:
         conversations: Every saved conversation about the note, newest first.
         size: About how many tokens the conversation takes of the budget (``ai.budgetTokens``):
             its last request and answer as the provider counted them, or an estimate.
+        estimated: True when ``size`` is noted's estimate (the server reported no usage).
+        lines: Each shown tool call's line by call id, naming its note by title (``call_line``).
     """
 
     note_id: str | None
@@ -37,6 +45,8 @@ class ChatView:
     messages: tuple[Entry, ...]
     conversations: tuple[Conversation, ...]
     size: int = 0
+    estimated: bool = False
+    lines: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,20 +71,38 @@ def load_chat(
     """The chosen conversation, or the note's latest one (None when it has none), with its size: as
     the provider counted its last request, or else as ``engine`` estimates the next one."""
     transcripts = services.transcripts
-    title = services.store.get_note(note_id).title if note_id else None
+    note = _note(services, note_id)
+    title = note.title if note else None
     if conversation_id is not None:
         conversation: Conversation | None = transcripts.get(conversation_id)
     else:
         conversation = transcripts.latest_for_note(note_id or "")
     messages = tuple(transcripts.transcript(conversation.id)) if conversation else ()
+    registry, store = engine.setup.registry, services.store
+    lines = {
+        call.id: call_line(registry, store, call.name, call.arguments)
+        for message in messages[-HISTORY_LIMIT:]
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls
+    }
     listed = tuple(transcripts.recent(note_id=note_id or ""))
-    size = 0
+    size, estimated = 0, False
     if conversation is not None and messages:
         size = conversation.size_tokens
         if not size:  # saved before sizes were kept, or a provider that reports no usage
-            editor = EditorSession.open(services.store, note_id) if note_id else None
-            size = engine.size(conversation, editor)
-    return ChatView(note_id, title, conversation, messages, listed, size)
+            editor = EditorSession(note.id, note.title, note.body, note.updated_time) if note else None
+            size, estimated = engine.size(conversation, editor), True
+    return ChatView(note_id, title, conversation, messages, listed, size, estimated, lines)
+
+
+def _note(services: Services, note_id: str | None) -> Note | None:
+    """The note a chat is about; None for none, or one deleted elsewhere (its chat stays readable)."""
+    if not note_id:
+        return None
+    try:
+        return services.store.get_note(note_id)
+    except NotFoundError:
+        return None
 
 
 def hint(note_id: str | None, note_title: str | None) -> str:

@@ -8,7 +8,7 @@ saved conversation is shown again with ``show_history`` from its messages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -28,12 +28,10 @@ from noted.models import ToolStatus
 from noted.providers import AssistantMessage, ToolResultMessage, UserMessage
 from noted.tools.editor import EDIT_TOOLS
 from noted.ui.chat.batch_card import BatchCard
+from noted.ui.chat.data import HISTORY_LIMIT
 from noted.ui.chat.edits import EditCard
 from noted.ui.chat.tool_call import ToolCallView, status_of
 from noted.ui.chat.views import AnswerView, NoticeView, UserMessageView
-
-HISTORY_LIMIT = 200
-"""Saved messages shown when a conversation is resumed; older ones are counted, not drawn."""
 
 
 class ChatLog(VerticalScroll, can_focus=False):
@@ -237,8 +235,9 @@ class ChatLog(VerticalScroll, can_focus=False):
         if not keep_undo:
             self.undoable = None
 
-    async def show_history(self, messages: Sequence[Entry]) -> None:
-        """Draw a saved conversation (its last ``HISTORY_LIMIT`` messages), all at once."""
+    async def show_history(self, messages: Sequence[Entry], lines: Mapping[str, str] | None = None) -> None:
+        """Draw a saved conversation (its last ``HISTORY_LIMIT`` messages), all at once; ``lines``
+        gives tool calls' lines by call id (``noted.chat.calls.call_line``)."""
         widgets: list[Widget] = []
         hidden = max(0, len(messages) - HISTORY_LIMIT)
         if hidden:
@@ -255,9 +254,8 @@ class ChatLog(VerticalScroll, can_focus=False):
                     for call in tool_calls:
                         if call.id == PRELOAD_CALL_ID:
                             continue  # the open note, read for the model; live runs do not show it
-                        view = ToolCallView(
-                            call.id, call.name, call.arguments, summary(call.name, dict(call.arguments))
-                        )
+                        line = (lines or {}).get(call.id) or summary(call.name, dict(call.arguments))
+                        view = ToolCallView(call.id, call.name, call.arguments, line)
                         calls[call.id] = view
                         widgets.append(view)
                 case ToolResultMessage(call_id=call_id, content=content, is_error=is_error):

@@ -28,12 +28,15 @@ from noted.errors import NotedError
 from noted.services import Services
 from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
-from noted.ui.chat.data import ChatView, Setup, check_setup, hint, load_chat, undo_change
+from noted.ui.chat.data import ChatView, Setup, check_setup, hint, load_chat
 from noted.ui.chat.edits import EditCard
+from noted.ui.chat.elsewhere import wait_until_free
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.models import choose_model
 from noted.ui.chat.picker import ConversationPicker
+from noted.ui.chat.undoing import GROUP as UNDO_GROUP
+from noted.ui.chat.undoing import Undoing
 from noted.ui.chat.views import ChatHeader, ChatInput, SetupNotice, StatusLine
 from noted.ui.workers import thread_work
 
@@ -67,6 +70,8 @@ class ChatPane(Vertical):
         """About how much of ``ai.budgetTokens`` the conversation takes: the last request and its
         answer as the provider counted them (``ChatView.size`` for a conversation opened); 0 for
         a new chat."""
+        estimated: bool = False
+        """True when the server reported no usage: ``size`` is noted's estimate."""
 
         @property
         def control(self) -> ChatPane:
@@ -80,12 +85,6 @@ class ChatPane(Vertical):
         view: ChatView
         redraw: bool = True
         """False: only the conversation's title, counts and the list changed (after an answer)."""
-
-    @dataclass
-    class Undone(Message):
-        card: EditCard
-        message: str | None = None
-        """What undoing a batch did and did not (``noted.ops.batch_undo.Undone.message``)."""
 
     def __init__(
         self,
@@ -112,16 +111,17 @@ class ChatPane(Vertical):
         self._picker = ConversationPicker()
         self._notice = SetupNotice(services)
         self.chat_log = ChatLog()
-        self._status_line = StatusLine()
+        self.status_line = StatusLine()
         self._input = ChatInput()
-        self._answering = Answering(self, self.chat_log, self._status_line, before_turn)
+        self._answering = Answering(self, self.chat_log, self.status_line, before_turn)
+        self._undoing = Undoing(self)
 
     def compose(self) -> ComposeResult:
         yield self._header
         yield self._picker
         yield self._notice
         yield self.chat_log
-        yield self._status_line
+        yield self.status_line
         yield self._input
 
     @property
@@ -192,11 +192,7 @@ class ChatPane(Vertical):
 
     def action_undo(self) -> None:
         """Undo the last saved change of the open note (u)."""
-        if (card := self.chat_log.undoable) is None:
-            self.notify("Nothing to undo: no change of this chat can be undone now.", severity="warning")
-            return
-        self._status("Undoing…")
-        self._undo(card)
+        self._undoing.start()
 
     async def action_new_chat(self) -> None:
         """Start a new conversation about the open note (Ctrl+N)."""
@@ -258,7 +254,7 @@ class ChatPane(Vertical):
 
     async def _ask(self, text: str, *, replacing: str | None = None) -> None:
         """Show ``text`` and start its answer; with ``replacing``, in place of the last exchange."""
-        cancel = self._answering.begin()
+        cancel = self._answering.begin(text)
         if replacing is None:
             self._replaced.clear()
         else:
@@ -309,8 +305,27 @@ class ChatPane(Vertical):
         if started and await asyncio.to_thread(self.services.transcripts.drop_if_empty, self.conversation.id):
             self.conversation = None  # the message was refused before it was kept (over the budget)
 
+    def answering_elsewhere(self, text: str) -> None:
+        """Another window answers in this conversation: ``text``, not saved, goes back in the box,
+        and the pane catches up with that window's exchange when its answer ends."""
+        if not self._input.value.strip():
+            self._input.value = text
+        self._input.focus()
+        if self.conversation is not None:
+            self._follow(self.conversation.id)
+
+    @thread_work("chat-follow", "Waiting for another window's answer")
+    def _follow(self, conversation_id: str) -> None:
+        if wait_until_free(self.services.transcripts, conversation_id):
+            self.app.call_from_thread(self._caught_up, conversation_id)
+
+    def _caught_up(self, conversation_id: str) -> None:
+        if self.conversation is not None and self.conversation.id == conversation_id and not self.running:
+            self._load(self.note_id, conversation_id)
+
     def _stop_run(self) -> None:
         """End a running answer at once (the person moved to another chat or note)."""
+        self.workers.cancel_group(self, "chat-follow")
         self.editing = None
         self._replaced.clear()
         self._answering.stop()
@@ -323,16 +338,6 @@ class ChatPane(Vertical):
         if not get_current_worker().is_cancelled:
             self.post_message(self.Loaded(view, redraw))
 
-    @thread_work("chat-undo", "Undoing an edit")
-    def _undo(self, card: EditCard) -> None:
-        assert card.applied is not None
-        said, warn = undo_change(
-            self.engine, card.applied, self.conversation.id if self.conversation else None
-        )
-        if said is not None and warn:
-            self.app.call_from_thread(self.notify, said, severity="warning")
-        self.post_message(self.Undone(card, said))
-
     # Results -----------------------------------------------------------------------------------
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:
@@ -343,12 +348,14 @@ class ChatPane(Vertical):
         if event.redraw and not self.running:  # (a message sent meanwhile has started a new chat)
             self.conversation = view.conversation
             if view.messages:
-                await self.chat_log.show_history(view.messages)
+                await self.chat_log.show_history(view.messages, view.lines)
             else:
                 await self.chat_log.reset(hint(self.note_id, self.note_title))
-            self.post_message(self.UsageChanged(self, view.size))
+            self.post_message(self.UsageChanged(self, view.size, view.estimated))
         elif view.conversation and self.conversation and view.conversation.id == self.conversation.id:
             self.conversation = view.conversation  # its new title and counts
+            if view.estimated:  # the server counted nothing: the estimate after the answer
+                self.post_message(self.UsageChanged(self, view.size, estimated=True))
         self._show_header()
         self._show_setup()
         self.refresh_bindings()
@@ -357,12 +364,6 @@ class ChatPane(Vertical):
     def _setup_checked(self, event: SetupNotice.Checked) -> None:
         self.setup = event.setup
         self._show_setup()
-
-    @on(Undone)
-    def _undone(self, event: Undone) -> None:
-        self.chat_log.undone(event.card, event.message)
-        self._status(None)
-        self.refresh_bindings()
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place where workers' ends and failures are handled."""
@@ -381,10 +382,8 @@ class ChatPane(Vertical):
             log.error("%s failed", worker.description, exc_info=error)
             message = f"{worker.description}: internal error ({type(error).__name__})"
             hint = "the details are in the profile's noted.log"
-        if worker.group == "chat-undo":
-            self.chat_log.not_undone(message)
-            self._status(None)
-            self.refresh_bindings()
+        if worker.group == UNDO_GROUP:
+            self._undoing.failed(message)
         else:
             await self.chat_log.add_notice(message, kind="error", remedy=hint)
 
@@ -397,4 +396,4 @@ class ChatPane(Vertical):
         self._input.set_ready(self.setup.problem is None, about_note=self.note_id is not None)
 
     def _status(self, text: str | None) -> None:
-        self._status_line.say(text)
+        self.status_line.say(text)

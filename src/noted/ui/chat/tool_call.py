@@ -16,8 +16,8 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
+from noted.chat.turns import outcome
 from noted.models import ToolStatus
-from noted.tools.proposals import PENDING
 
 MAX_STRING = 300
 """Characters kept of one string value (a note body, a snippet) before it is cut."""
@@ -88,7 +88,7 @@ class ToolCallView(Collapsible):
 
 What the assistant asked a tool to do. **Enter** shows or hides the arguments it sent and the
 result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you said no),
-⚠ the note changed meanwhile, ⧖ waits for your review in the Changes view ({app.changes}).
+⚠ the note changed meanwhile, ⧖ held for your review in the Changes view ({app.changes}).
 """
 
     def __init__(self, call_id: str, name: str, arguments: Mapping[str, Any], summary: str) -> None:
@@ -117,11 +117,9 @@ result it got back. ✓ worked, ✗ failed, ⊘ refused (switched off, or you sa
         self.add_class("-ok" if status is ToolStatus.OK else "-failed")
         value = _decode(result) if isinstance(result, str) else dict(result)
         self._result.update(Content(pretty_json(value)))
-        waits = status is ToolStatus.OK and isinstance(value, dict) and value.get("status") == PENDING
+        kind, said = outcome(status, value)
         # A write in review mode worked, but wrote nothing yet: a ✓ would say it was done.
-        self.title = (
-            escape(f"⧖ {self.summary}  (waits for your review)") if waits else _title(self.summary, status)
-        )
+        self.title = escape(f"⧖ {self.summary}  ({said})") if kind == "held" else _title(self.summary, status)
 
 
 def _title(summary: str, status: ToolStatus | None) -> str:

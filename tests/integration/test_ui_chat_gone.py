@@ -1,0 +1,94 @@
+"""The chat pane's loose ends: the open note deleted by another process while the assistant's
+edit of it waits for the person's y (that edit is refused on its card, the rest of the answer
+stands), a server that reports no usage (the size is estimated, and marked so), and a message
+sent while another window answers in the conversation.
+"""
+
+from __future__ import annotations
+
+from tests.integration.test_ui_chat import (
+    Host,
+    ask,
+    edit_script,
+    host,
+    make_note,
+    services,  # noqa: F401 (fixture)
+    settle,
+    texts,
+    until,
+)
+from textual.message import Message
+
+from noted.ops.notes import trash_note
+from noted.ops.trash import empty_trash
+from noted.providers import AssistantMessage, FakeProvider, Reply, UserMessage
+from noted.services import Services
+from noted.ui.chat import ChatPane
+from noted.ui.chat.edits import EditCard
+from noted.ui.chat.views import AnswerView, ChatInput, NoticeView, UserMessageView
+
+
+async def test_a_note_deleted_while_its_edit_waits_refuses_the_edit_on_its_card(
+    services: Services,  # noqa: F811
+) -> None:
+    note = make_note(services)
+    services.settings.set("ai.tool.edit_current.enabled", True)
+    app, _ = host(services, edit_script(), note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Oat milk please")
+        await until(pilot, lambda: bool(app.query(".edit-card.-asking")))
+        # As `noted trash` then `noted empty-trash` in another shell.
+        trash_note(services.store, note, actor="user")
+        empty_trash(services.store, actor="user")
+        await pilot.press("y")
+        await settle(pilot)
+
+        card = app.query_one(EditCard)
+        assert card.has_class("-refused") and card.applied is None
+        assert "the note was deleted" in str(card.query_one(".card-status").render())
+        assert not [n.message for n in app.query(NoticeView) if n.kind == "error"]
+        assert app.query(AnswerView).last().text == "Changed."
+
+
+async def test_with_a_server_that_reports_no_usage_the_size_is_estimated_after_each_answer(
+    services: Services,  # noqa: F811
+) -> None:
+    # Not vacuous: before, the pane told the status bar nothing after an answer when the server
+    # reported no usage, so the figure stayed at the size the chat had when it was opened (0).
+    note = make_note(services)
+    silent = FakeProvider([[Reply("Tea is on it.")]], usage=False)
+    app = Host(services, lambda: services.chat_engine(provider=lambda: silent), note)
+    seen: list[Message] = []
+    async with app.run_test(size=(100, 40), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Is tea on it?")
+        await settle(pilot)
+    *_, last = [m for m in seen if isinstance(m, ChatPane.UsageChanged)]
+    assert last.size > 0 and last.estimated, last
+
+
+async def test_a_message_refused_by_another_windows_answer_goes_back_in_the_box_and_the_pane_catches_up(
+    services: Services,  # noqa: F811
+) -> None:
+    # Not vacuous: before, "from B" stayed in the log as if sent, the box was empty, and the pane
+    # kept its old view after the other window's answer ended (its exchange never showed).
+    note = make_note(services)
+    transcripts = services.transcripts
+    conversation = transcripts.create(note_id=note)
+    transcripts.append(conversation.id, [UserMessage("from A")])
+    lease = transcripts.run_lease(conversation.id, "tui")  # the other window, answering
+    assert lease.acquire()
+    app, _ = host(services, [[Reply("Answer to B.")]], note_id=note)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "from B")
+        await until(pilot, lambda: bool(app.query(".notice.-error")))
+        assert app.query_one(ChatInput).value == "from B"
+        assert "from B" not in texts(app, UserMessageView)
+        shown = str(app.query_one(".notice.-error", NoticeView).render())
+        assert "another window is answering in this conversation" in shown, shown
+        transcripts.append(conversation.id, [AssistantMessage("Answer to A.")])
+        lease.release()  # that answer ends
+        await until(pilot, lambda: "Answer to A." in [a.text for a in app.query(AnswerView)])
+        assert app.query_one(ChatInput).value == "from B"  # still there to send
