@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.cli import env_with_src, run_noted
+from tests.support.cli import Cli, env_with_src, run_noted
 from tests.support.polling import scaled, wait_for
 
 from noted.cli.exits import ExitCode
@@ -219,3 +219,31 @@ def test_looked_at_counts_the_notes_a_run_indexed_and_a_stopped_scan_goes_on_fro
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["looked_at"] == total - first, done.stdout
+
+
+def test_index_status_while_noted_index_holds_the_lease_does_not_judge_this_process_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``index status`` built this process's embedder when its ``state`` held the words ``noted
+    index``, meant for the advice to run it, but also found in the holder's name: with another
+    process indexing, a model this one cannot build turned "following changes (noted index (pid
+    N))" into "cannot index: …". Not vacuous: the same model refused with nobody holding the lease
+    does say "cannot index" (the last assertion)."""
+    cli = Cli(tmp_path / "profile", capsys)
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    cli.ok("create", "Seal", "--body", "harbour seal pup")
+    cli.ok("index")
+    store = SqliteStore.open(tmp_path / "profile" / "notes.db", tmp_path / "profile" / "resources")
+    lease = Lease(store.db, label="noted index")
+    try:
+        assert lease.acquire()
+        monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "openai")  # no URL: this process cannot embed
+        state = cli.ok("--json", "index", "status").json()["state"]
+        assert state == f"following changes (noted index (pid {os.getpid()}))", state
+        lease.release()
+        cli.ok("create", "Otter", "--body", "river otter holt")
+        state = cli.ok("--json", "index", "status").json()["state"]
+        assert state.startswith("cannot index: an embedding endpoint needs a base URL"), state
+    finally:
+        lease.release()
+        store.close()

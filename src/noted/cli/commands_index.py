@@ -193,7 +193,7 @@ def _report_done(ctx: CliContext, notes: int, chunks: int, failed: int, holder: 
 
 def _status(ctx: CliContext) -> int:
     report = ctx.services.index_report()
-    if "noted index" in report.state:  # the advice is to run it: say first when it cannot run
+    if report.run_advised:  # say first when it cannot run here
         try:
             ctx.services.embedder()  # builds it (its tokenizer, say) without loading the model
         except (ConfigError, UnavailableError) as exc:
