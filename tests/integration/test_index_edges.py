@@ -24,7 +24,7 @@ from tests.support.polling import scaled, wait_for
 from noted.cli.exits import ExitCode
 from noted.embeddings.fake import FakeEmbedder
 from noted.indexer.coverage import index_coverage
-from noted.indexer.engine import Indexer
+from noted.indexer.engine import Indexer, IndexingStopped
 from noted.indexer.lease import Lease
 from noted.indexer.service import IndexerService
 from noted.models import NoteDraft
@@ -63,6 +63,28 @@ def _indexed_by(profile: Path, pid: int) -> bool:
         return holder is not None and holder.pid == pid and index_coverage(store, store.db).complete
     finally:
         store.close()
+
+
+def _index_json(profile: Path) -> dict[str, object]:
+    """``noted --json index`` run to its end, as a real process; what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "--json", "index"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=scaled(120),
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, object] = json.loads(done.stdout)
+    return found
+
+
+def _import_seals(profile: Path, folder: Path, words: str) -> None:
+    """Write 40 Markdown notes of ``words`` into ``folder`` and import them (again) into ``profile``."""
+    folder.mkdir(exist_ok=True)
+    for i in range(40):
+        (folder / f"note {i:02d}.md").write_text(f"# Seal {i}\n\n{words} number {i}\n")
+    assert run_noted(profile, "import", str(folder)).returncode == 0
 
 
 def _profile(tmp_path: Path) -> Path:
@@ -194,12 +216,8 @@ def test_looked_at_counts_the_notes_a_run_indexed_and_a_stopped_scan_goes_on_fro
     """``looked_at`` said one note more than there were (406 for a first scan of 405): the switch
     from the scan to following the feed counted as a note, so a resumed run seemed to redo one.
     Not vacuous: the first run stops after a batch, so the second has fewer notes left than total."""
-    folder = tmp_path / "md"
-    folder.mkdir()
-    for i in range(40):
-        (folder / f"note {i:02d}.md").write_text(f"# Seal {i}\n\nharbour seal pup number {i}\n")
-    profile = tmp_path / "profile"
-    assert run_noted(profile, "import", str(folder)).returncode == 0
+    profile, folder = tmp_path / "profile", tmp_path / "md"
+    _import_seals(profile, folder, "harbour seal pup")
     store = SqliteStore.open(profile / "notes.db", profile / "resources")
     try:
         total = sum(store.folder_note_counts().values())
@@ -210,15 +228,7 @@ def test_looked_at_counts_the_notes_a_run_indexed_and_a_stopped_scan_goes_on_fro
     finally:
         store.close()
     assert 0 < first < total
-    done = subprocess.run(
-        [sys.executable, "-m", "noted", "--profile", str(profile), "--json", "index"],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=scaled(120),
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["looked_at"] == total - first, done.stdout
+    assert _index_json(profile)["looked_at"] == total - first
 
 
 def test_index_status_while_noted_index_holds_the_lease_does_not_judge_this_process_model(
@@ -247,3 +257,27 @@ def test_index_status_while_noted_index_holds_the_lease_does_not_judge_this_proc
     finally:
         lease.release()
         store.close()
+
+
+def test_a_follow_stopped_midway_goes_on_from_the_notes_it_stored(tmp_path: Path) -> None:
+    """A page of the feed was indexed in batches, but only its last batch moved the cursor: a run
+    stopped after the first batch left the cursor before the whole page, so the next run read
+    every note of it again and counted them again in ``looked_at`` (the stored ones were not
+    embedded again). Not vacuous: the first run stores one batch of the 40 edited notes, so a next
+    run that redoes the page says 40."""
+    profile, folder = tmp_path / "profile", tmp_path / "md"
+    _import_seals(profile, folder, "harbour seal pup")
+    _index_json(profile)
+    _import_seals(profile, folder, "grey seal cow")  # 40 notes updated in the feed
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        indexer = Indexer(store, store.db, FakeEmbedder(), batch_notes=8)
+        indexer.should_stop = lambda: indexer.chunks_done > 0  # after the first batch's commit
+        indexer.prepare()
+        with pytest.raises(IndexingStopped):
+            indexer.step()
+        stored = indexer.chunks_done  # each note is one chunk (its outline is not counted)
+    finally:
+        store.close()
+    assert stored == 8
+    assert _index_json(profile)["looked_at"] == 40 - stored
