@@ -155,16 +155,22 @@ def test_a_watch_whose_lease_was_taken_while_it_was_paused_waits_and_takes_over_
     """A watch paused past its lease's expiry (kill -STOP) loses it to a second watch; resumed, it
     used to exit 75 ('stopped: … took over the indexing') at the next change, leaving nobody to
     index once the second stopped. Now it says once that it waits, and takes over again. Not
-    vacuous: a note is made after the resume, which the old watch met with its exit."""
+    vacuous: a note is made after the resume, which the old watch met with its exit. The second
+    says the first stalled (it said "stopped indexing" of a process still there)."""
     profile = _profile(tmp_path)
     with _watching(profile) as (first, said):
         wait_for(lambda: _indexed_by(profile, first.pid), what="the first watch indexing")
-        with _watching(profile) as (second, _):
+        with _watching(profile) as (second, second_said):
             first.send_signal(signal.SIGSTOP)
             try:  # its lease lapses after ``DEFAULT_TTL_MS``; the second then takes it
                 wait_for(lambda: _indexed_by(profile, second.pid), what="the second taking over")
+                wait_for(lambda: any("here now" in line for line in second_said), what="the takeover said")
             finally:
                 first.send_signal(signal.SIGCONT)
+            # It said the first "stopped indexing", of a process that was only paused.
+            took = [line for line in second_said if "here now" in line]
+            assert len(took) == 1 and f"(pid {first.pid}) stalled" in took[0], second_said
+            assert "stopped" not in took[0], second_said
             made = run_noted(profile, "create", "Otter", "--body", "river otter holt")
             assert made.returncode == 0, made.stderr
             wait_for(lambda: any("took over" in line for line in said), what="the first saying it waits")

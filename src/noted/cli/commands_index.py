@@ -79,7 +79,10 @@ def _take_lease(
     ``taker`` is the process that took the lease from this one, which said so already.
     """
     waited = taker
-    while not service.take_lease():
+    while True:
+        stalled = service.lease.stalled()  # its lease lapsed, but its process runs: not "stopped"
+        if service.take_lease():
+            break
         waited = service.lease.holder() or "another process"
         if taker is not None:  # told already that it waits (for --watch): wait without a word
             while service.lease.current() is not None:
@@ -88,7 +91,12 @@ def _take_lease(
         outcome = _held_elsewhere(args, ctx, service)
         if outcome is not None:
             return outcome
-    if waited is not None:  # said once that it waits: say too that the wait is over
+    if stalled is not None:
+        holder, seconds = stalled
+        ctx.error(
+            f"{holder.describe()} stalled (still running, silent for {seconds:.0f} s); indexing here now"
+        )
+    elif waited is not None:  # said once that it waits: say too that the wait is over
         ctx.error(f"{waited} stopped indexing; indexing here now")
     return None
 
