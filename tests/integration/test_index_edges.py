@@ -287,3 +287,58 @@ def test_a_follow_stopped_midway_goes_on_from_the_notes_it_stored(tmp_path: Path
         store.close()
     assert stored == 8
     assert _index_json(profile)["looked_at"] == 40 - stored
+
+
+_STALLING_MODEL = """
+import os, time
+from noted.embeddings.fake import FakeEmbedder
+
+_embed = FakeEmbedder.embed_documents
+
+
+def embed_documents(self, texts):
+    if self.calls == 6:  # past a commit (64 chunks): stall with notes stored and notes left
+        open(os.environ["NOTED_TEST_STALL"], "w").close()
+        time.sleep(600)
+    return _embed(self, texts)
+
+
+FakeEmbedder.embed_documents = embed_documents
+"""
+
+
+def test_index_watch_stopped_by_sigterm_says_what_is_left_and_the_next_run_finishes(tmp_path: Path) -> None:
+    """SIGTERM (``kill``, systemd, ``docker stop``) ended ``noted index --watch`` without a word
+    (and with no exit code of noted's: the shell's 143). Not vacuous: the model stalls in the
+    scan's seventh call, so the signal comes with notes stored and notes left, which the line
+    must count."""
+    profile, folder = tmp_path / "profile", tmp_path / "md"
+    _import_seals(profile, folder, "harbour seal pup")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(_STALLING_MODEL)
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(tmp_path / "site")])
+    env["NOTED_TEST_STALL"] = str(tmp_path / "stalled")
+    command = [sys.executable, "-m", "noted", "--profile", str(profile), "index", "--watch"]
+    watch = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: (tmp_path / "stalled").exists(), what="the model stalling")
+        watch.send_signal(signal.SIGTERM)
+        out, err = watch.communicate(timeout=scaled(60))
+    finally:
+        watch.kill()
+    assert watch.returncode == ExitCode.TERMINATED, err
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        indexed, total = (
+            index_coverage(store, store.db).notes_indexed,
+            index_coverage(store, store.db).notes_total,
+        )
+    finally:
+        store.close()
+    lines = err.strip().splitlines()
+    assert lines == [
+        f"noted: stopped; the index covers {indexed} of {total} notes: run `noted index` to finish"
+    ]
+    assert 0 < indexed < total
+    assert _index_json(profile)["looked_at"] == total - indexed  # the rest, once each

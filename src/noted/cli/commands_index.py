@@ -13,10 +13,13 @@ lease (it stalled past its expiry and another process took it) waits for that on
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from noted.cli.args import Commands
@@ -49,26 +52,67 @@ def register(sub: Commands) -> None:
 def cmd_index(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.action == "status":
         return _status(ctx)
-    from noted.indexer.lease import LeaseLost
-
     service = ctx.services.indexer_service(label="noted index")
+    signalled: list[int] = []
     try:
-        if service.unavailable:
-            raise UnavailableError(
-                f"cannot index: the sqlite-vec extension did not load ({service.unavailable})"
-            )
-        taker: str | None = None
-        while True:
-            outcome = _take_lease(args, ctx, service, taker)
-            if outcome is not None:
-                return outcome
-            try:
-                return _run(args, ctx, service)
-            except LeaseLost:  # --watch only: this one stalled past its lease; wait for the taker
-                taker = service.lease.holder() or "another process"
-                ctx.error(f"{taker} took over the indexing; waiting for it (Ctrl+C stops)")
+        with _terminated_as_interrupt(signalled):
+            return _index(args, ctx, service)
+    except KeyboardInterrupt:  # Ctrl+C, or SIGTERM: what is stored stays, and the next run goes on
+        _say_stopped(ctx, service)
+        return ExitCode.TERMINATED if signalled else ExitCode.INTERRUPTED
     finally:
         service.close()  # gives the lease back (if taken) and closes its model
+
+
+def _index(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> int:
+    from noted.indexer.lease import LeaseLost
+
+    if service.unavailable:
+        raise UnavailableError(f"cannot index: the sqlite-vec extension did not load ({service.unavailable})")
+    taker: str | None = None
+    while True:
+        outcome = _take_lease(args, ctx, service, taker)
+        if outcome is not None:
+            return outcome
+        try:
+            return _run(args, ctx, service)
+        except LeaseLost:  # --watch only: this one stalled past its lease; wait for the taker
+            taker = service.lease.holder() or "another process"
+            ctx.error(f"{taker} took over the indexing; waiting for it (Ctrl+C stops)")
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupt(came: list[int]) -> Iterator[None]:
+    """SIGTERM unwinds as Ctrl+C does (a write under way rolls back whole), adding itself to
+    ``came``. Outside the main thread (no signals there) it changes nothing."""
+
+    def stop(signum: int, _frame: object) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _say_stopped(ctx: CliContext, service: IndexerService) -> None:
+    """One line on what a stopped ``noted index`` left: what the index covers, and who goes on."""
+    coverage = ctx.services.index_coverage()
+    holder = service.lease.current()
+    other = holder is not None and not service.lease.held and service.lease.holder()
+    left = coverage.notice()
+    if left is None:
+        ctx.error("stopped; the index is up to date")
+    else:
+        ctx.error(f"stopped; {left}: " + (f"{other} is indexing" if other else "run `noted index` to finish"))
+    if ctx.json:
+        ctx.emit({"stopped": True, "index": coverage.as_json()})
 
 
 def _take_lease(
