@@ -18,13 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.cli import env_with_src, run_noted
+from tests.support.cli import Cli, env_with_src, run_noted
 from tests.support.polling import scaled, wait_for
 
 from noted.cli.exits import ExitCode
 from noted.embeddings.fake import FakeEmbedder
 from noted.indexer.coverage import index_coverage
-from noted.indexer.engine import Indexer
+from noted.indexer.engine import Indexer, IndexingStopped
 from noted.indexer.lease import Lease
 from noted.indexer.service import IndexerService
 from noted.models import NoteDraft
@@ -63,6 +63,28 @@ def _indexed_by(profile: Path, pid: int) -> bool:
         return holder is not None and holder.pid == pid and index_coverage(store, store.db).complete
     finally:
         store.close()
+
+
+def _index_json(profile: Path) -> dict[str, object]:
+    """``noted --json index`` run to its end, as a real process; what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "noted", "--profile", str(profile), "--json", "index"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=scaled(120),
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, object] = json.loads(done.stdout)
+    return found
+
+
+def _import_seals(profile: Path, folder: Path, words: str) -> None:
+    """Write 40 Markdown notes of ``words`` into ``folder`` and import them (again) into ``profile``."""
+    folder.mkdir(exist_ok=True)
+    for i in range(40):
+        (folder / f"note {i:02d}.md").write_text(f"# Seal {i}\n\n{words} number {i}\n")
+    assert run_noted(profile, "import", str(folder)).returncode == 0
 
 
 def _profile(tmp_path: Path) -> Path:
@@ -133,16 +155,22 @@ def test_a_watch_whose_lease_was_taken_while_it_was_paused_waits_and_takes_over_
     """A watch paused past its lease's expiry (kill -STOP) loses it to a second watch; resumed, it
     used to exit 75 ('stopped: … took over the indexing') at the next change, leaving nobody to
     index once the second stopped. Now it says once that it waits, and takes over again. Not
-    vacuous: a note is made after the resume, which the old watch met with its exit."""
+    vacuous: a note is made after the resume, which the old watch met with its exit. The second
+    says the first stalled (it said "stopped indexing" of a process still there)."""
     profile = _profile(tmp_path)
     with _watching(profile) as (first, said):
         wait_for(lambda: _indexed_by(profile, first.pid), what="the first watch indexing")
-        with _watching(profile) as (second, _):
+        with _watching(profile) as (second, second_said):
             first.send_signal(signal.SIGSTOP)
             try:  # its lease lapses after ``DEFAULT_TTL_MS``; the second then takes it
                 wait_for(lambda: _indexed_by(profile, second.pid), what="the second taking over")
+                wait_for(lambda: any("here now" in line for line in second_said), what="the takeover said")
             finally:
                 first.send_signal(signal.SIGCONT)
+            # It said the first "stopped indexing", of a process that was only paused.
+            took = [line for line in second_said if "here now" in line]
+            assert len(took) == 1 and f"(pid {first.pid}) stalled" in took[0], second_said
+            assert "stopped" not in took[0], second_said
             made = run_noted(profile, "create", "Otter", "--body", "river otter holt")
             assert made.returncode == 0, made.stderr
             wait_for(lambda: any("took over" in line for line in said), what="the first saying it waits")
@@ -194,12 +222,8 @@ def test_looked_at_counts_the_notes_a_run_indexed_and_a_stopped_scan_goes_on_fro
     """``looked_at`` said one note more than there were (406 for a first scan of 405): the switch
     from the scan to following the feed counted as a note, so a resumed run seemed to redo one.
     Not vacuous: the first run stops after a batch, so the second has fewer notes left than total."""
-    folder = tmp_path / "md"
-    folder.mkdir()
-    for i in range(40):
-        (folder / f"note {i:02d}.md").write_text(f"# Seal {i}\n\nharbour seal pup number {i}\n")
-    profile = tmp_path / "profile"
-    assert run_noted(profile, "import", str(folder)).returncode == 0
+    profile, folder = tmp_path / "profile", tmp_path / "md"
+    _import_seals(profile, folder, "harbour seal pup")
     store = SqliteStore.open(profile / "notes.db", profile / "resources")
     try:
         total = sum(store.folder_note_counts().values())
@@ -210,12 +234,111 @@ def test_looked_at_counts_the_notes_a_run_indexed_and_a_stopped_scan_goes_on_fro
     finally:
         store.close()
     assert 0 < first < total
-    done = subprocess.run(
-        [sys.executable, "-m", "noted", "--profile", str(profile), "--json", "index"],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=scaled(120),
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["looked_at"] == total - first, done.stdout
+    assert _index_json(profile)["looked_at"] == total - first
+
+
+def test_index_status_while_noted_index_holds_the_lease_does_not_judge_this_process_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``index status`` built this process's embedder when its ``state`` held the words ``noted
+    index``, meant for the advice to run it, but also found in the holder's name: with another
+    process indexing, a model this one cannot build turned "following changes (noted index (pid
+    N))" into "cannot index: …". Not vacuous: the same model refused with nobody holding the lease
+    does say "cannot index" (the last assertion)."""
+    cli = Cli(tmp_path / "profile", capsys)
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    cli.ok("create", "Seal", "--body", "harbour seal pup")
+    cli.ok("index")
+    store = SqliteStore.open(tmp_path / "profile" / "notes.db", tmp_path / "profile" / "resources")
+    lease = Lease(store.db, label="noted index")
+    try:
+        assert lease.acquire()
+        monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "openai")  # no URL: this process cannot embed
+        state = cli.ok("--json", "index", "status").json()["state"]
+        assert state == f"following changes (noted index (pid {os.getpid()}))", state
+        lease.release()
+        cli.ok("create", "Otter", "--body", "river otter holt")
+        state = cli.ok("--json", "index", "status").json()["state"]
+        assert state.startswith("cannot index: an embedding endpoint needs a base URL"), state
+    finally:
+        lease.release()
+        store.close()
+
+
+def test_a_follow_stopped_midway_goes_on_from_the_notes_it_stored(tmp_path: Path) -> None:
+    """A page of the feed was indexed in batches, but only its last batch moved the cursor: a run
+    stopped after the first batch left the cursor before the whole page, so the next run read
+    every note of it again and counted them again in ``looked_at`` (the stored ones were not
+    embedded again). Not vacuous: the first run stores one batch of the 40 edited notes, so a next
+    run that redoes the page says 40."""
+    profile, folder = tmp_path / "profile", tmp_path / "md"
+    _import_seals(profile, folder, "harbour seal pup")
+    _index_json(profile)
+    _import_seals(profile, folder, "grey seal cow")  # 40 notes updated in the feed
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        indexer = Indexer(store, store.db, FakeEmbedder(), batch_notes=8)
+        indexer.should_stop = lambda: indexer.chunks_done > 0  # after the first batch's commit
+        indexer.prepare()
+        with pytest.raises(IndexingStopped):
+            indexer.step()
+        stored = indexer.chunks_done  # each note is one chunk (its outline is not counted)
+    finally:
+        store.close()
+    assert stored == 8
+    assert _index_json(profile)["looked_at"] == 40 - stored
+
+
+_STALLING_MODEL = """
+import os, time
+from noted.embeddings.fake import FakeEmbedder
+
+_embed = FakeEmbedder.embed_documents
+
+
+def embed_documents(self, texts):
+    if self.calls == 6:  # past a commit (64 chunks): stall with notes stored and notes left
+        open(os.environ["NOTED_TEST_STALL"], "w").close()
+        time.sleep(600)
+    return _embed(self, texts)
+
+
+FakeEmbedder.embed_documents = embed_documents
+"""
+
+
+def test_index_watch_stopped_by_sigterm_says_what_is_left_and_the_next_run_finishes(tmp_path: Path) -> None:
+    """SIGTERM (``kill``, systemd, ``docker stop``) ended ``noted index --watch`` without a word
+    (and with no exit code of noted's: the shell's 143). Not vacuous: the model stalls in the
+    scan's seventh call, so the signal comes with notes stored and notes left, which the line
+    must count."""
+    profile, folder = tmp_path / "profile", tmp_path / "md"
+    _import_seals(profile, folder, "harbour seal pup")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(_STALLING_MODEL)
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(tmp_path / "site")])
+    env["NOTED_TEST_STALL"] = str(tmp_path / "stalled")
+    command = [sys.executable, "-m", "noted", "--profile", str(profile), "index", "--watch"]
+    watch = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: (tmp_path / "stalled").exists(), what="the model stalling")
+        watch.send_signal(signal.SIGTERM)
+        out, err = watch.communicate(timeout=scaled(60))
+    finally:
+        watch.kill()
+    assert watch.returncode == ExitCode.TERMINATED, err
+    store = SqliteStore.open(profile / "notes.db", profile / "resources")
+    try:
+        indexed, total = (
+            index_coverage(store, store.db).notes_indexed,
+            index_coverage(store, store.db).notes_total,
+        )
+    finally:
+        store.close()
+    lines = err.strip().splitlines()
+    assert lines == [
+        f"noted: stopped; the index covers {indexed} of {total} notes: run `noted index` to finish"
+    ]
+    assert 0 < indexed < total
+    assert _index_json(profile)["looked_at"] == total - indexed  # the rest, once each

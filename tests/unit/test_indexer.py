@@ -168,7 +168,7 @@ def test_trashed_conflicted_and_emptied_notes_lose_their_vectors(store: SqliteSt
     assert indexer.tables.counts() == (0, 0)
 
 
-def test_crash_mid_batch_redoes_the_batch_and_skips_nothing(store: SqliteStore) -> None:
+def test_crash_mid_follow_redoes_the_notes_not_stored_and_skips_nothing(store: SqliteStore) -> None:
     folder = _folder(store)
     indexer = Indexer(store, store.db, FakeEmbedder())
     indexer.prepare()
@@ -179,7 +179,10 @@ def test_crash_mid_batch_redoes_the_batch_and_skips_nothing(store: SqliteStore) 
     crashing.prepare()
     with pytest.raises(Crash):
         crashing.run_until_idle()
-    assert store.get_meta(META_CURSOR) == cursor  # nothing half-done was recorded as done
+    # The first batch is stored and the cursor passed it; nothing half-done was recorded as done.
+    after = store.changes_since(int(store.get_meta(META_CURSOR) or 0)).changes
+    assert int(store.get_meta(META_CURSOR) or 0) > int(cursor or 0)
+    assert {c.item_id for c in after} == set(ids[2:])
     embedder = FakeEmbedder()
     resumed = Indexer(store, store.db, embedder)
     resumed.prepare()

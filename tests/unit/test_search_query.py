@@ -159,6 +159,16 @@ def test_query_without_any_letter_or_digit_is_an_error() -> None:
         parse_query("&& -")
 
 
+@pytest.mark.parametrize("query", ["-", "--", "- -", "&& -"])
+def test_a_query_of_only_dashes_needs_letters_and_names_no_any(query: str) -> None:
+    # ``noted search -- -`` said "any: only says whether any term may match", of a query with no
+    # any: (nothing in it was read as a term, and "all of no terms are any:" held).
+    with pytest.raises(QueryError) as caught:
+        parse_query(query)
+    said = str(caught.value) + (caught.value.hint or "")
+    assert "letter or digit" in said and "any:" not in said, said
+
+
 @pytest.mark.parametrize("query", ["any:1", "any:0", " any:1 any:1 "])
 def test_a_query_of_any_alone_says_it_needs_terms_not_letters(query: str) -> None:
     # "any:1" holds a digit, yet the answer said words need at least one letter or digit.

@@ -13,10 +13,13 @@ lease (it stalled past its expiry and another process took it) waits for that on
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from noted.cli.args import Commands
@@ -49,26 +52,67 @@ def register(sub: Commands) -> None:
 def cmd_index(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.action == "status":
         return _status(ctx)
-    from noted.indexer.lease import LeaseLost
-
     service = ctx.services.indexer_service(label="noted index")
+    signalled: list[int] = []
     try:
-        if service.unavailable:
-            raise UnavailableError(
-                f"cannot index: the sqlite-vec extension did not load ({service.unavailable})"
-            )
-        taker: str | None = None
-        while True:
-            outcome = _take_lease(args, ctx, service, taker)
-            if outcome is not None:
-                return outcome
-            try:
-                return _run(args, ctx, service)
-            except LeaseLost:  # --watch only: this one stalled past its lease; wait for the taker
-                taker = service.lease.holder() or "another process"
-                ctx.error(f"{taker} took over the indexing; waiting for it (Ctrl+C stops)")
+        with _terminated_as_interrupt(signalled):
+            return _index(args, ctx, service)
+    except KeyboardInterrupt:  # Ctrl+C, or SIGTERM: what is stored stays, and the next run goes on
+        _say_stopped(ctx, service)
+        return ExitCode.TERMINATED if signalled else ExitCode.INTERRUPTED
     finally:
         service.close()  # gives the lease back (if taken) and closes its model
+
+
+def _index(args: argparse.Namespace, ctx: CliContext, service: IndexerService) -> int:
+    from noted.indexer.lease import LeaseLost
+
+    if service.unavailable:
+        raise UnavailableError(f"cannot index: the sqlite-vec extension did not load ({service.unavailable})")
+    taker: str | None = None
+    while True:
+        outcome = _take_lease(args, ctx, service, taker)
+        if outcome is not None:
+            return outcome
+        try:
+            return _run(args, ctx, service)
+        except LeaseLost:  # --watch only: this one stalled past its lease; wait for the taker
+            taker = service.lease.holder() or "another process"
+            ctx.error(f"{taker} took over the indexing; waiting for it (Ctrl+C stops)")
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupt(came: list[int]) -> Iterator[None]:
+    """SIGTERM unwinds as Ctrl+C does (a write under way rolls back whole), adding itself to
+    ``came``. Outside the main thread (no signals there) it changes nothing."""
+
+    def stop(signum: int, _frame: object) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _say_stopped(ctx: CliContext, service: IndexerService) -> None:
+    """One line on what a stopped ``noted index`` left: what the index covers, and who goes on."""
+    coverage = ctx.services.index_coverage()
+    holder = service.lease.current()
+    other = holder is not None and not service.lease.held and service.lease.holder()
+    left = coverage.notice()
+    if left is None:
+        ctx.error("stopped; the index is up to date")
+    else:
+        ctx.error(f"stopped; {left}: " + (f"{other} is indexing" if other else "run `noted index` to finish"))
+    if ctx.json:
+        ctx.emit({"stopped": True, "index": coverage.as_json()})
 
 
 def _take_lease(
@@ -79,7 +123,10 @@ def _take_lease(
     ``taker`` is the process that took the lease from this one, which said so already.
     """
     waited = taker
-    while not service.take_lease():
+    while True:
+        stalled = service.lease.stalled()  # its lease lapsed, but its process runs: not "stopped"
+        if service.take_lease():
+            break
         waited = service.lease.holder() or "another process"
         if taker is not None:  # told already that it waits (for --watch): wait without a word
             while service.lease.current() is not None:
@@ -88,7 +135,12 @@ def _take_lease(
         outcome = _held_elsewhere(args, ctx, service)
         if outcome is not None:
             return outcome
-    if waited is not None:  # said once that it waits: say too that the wait is over
+    if stalled is not None:
+        holder, seconds = stalled
+        ctx.error(
+            f"{holder.describe()} stalled (still running, silent for {seconds:.0f} s); indexing here now"
+        )
+    elif waited is not None:  # said once that it waits: say too that the wait is over
         ctx.error(f"{waited} stopped indexing; indexing here now")
     return None
 
@@ -193,7 +245,7 @@ def _report_done(ctx: CliContext, notes: int, chunks: int, failed: int, holder: 
 
 def _status(ctx: CliContext) -> int:
     report = ctx.services.index_report()
-    if "noted index" in report.state:  # the advice is to run it: say first when it cannot run
+    if report.run_advised:  # say first when it cannot run here
         try:
             ctx.services.embedder()  # builds it (its tokenizer, say) without loading the model
         except (ConfigError, UnavailableError) as exc:

@@ -11,7 +11,7 @@ The scheme (documented in the README's "Exit codes"):
   permissions, restore a backup) without parsing messages.
 - ``70`` internal error (a bug; the stack is in ``noted.log``), as in BSD's ``sysexits.h``;
   ``75`` (EX_TEMPFAIL) an index another process has not brought up to date yet;
-  ``130`` interrupted (Ctrl+C), as shells report SIGINT.
+  ``130`` interrupted (Ctrl+C), as shells report SIGINT; ``143`` stopped by SIGTERM (``noted index``).
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ class ExitCode(enum.IntEnum):
     INDEX_NOT_UP_TO_DATE = 75
     """``noted index``: another process holds the lease and has not caught up yet (EX_TEMPFAIL)."""
     INTERRUPTED = 130
+    TERMINATED = 143
+    """Stopped by SIGTERM (``kill``, systemd, ``docker stop``; 128 + 15, as shells report it):
+    ``noted index`` says what it left to index."""
 
 
 _BY_CLASS: tuple[tuple[type[NotedError], ExitCode], ...] = (

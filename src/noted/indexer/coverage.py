@@ -144,10 +144,13 @@ class IndexReport:
     lease_holder: str | None
     sqlite_vec: str
     """``loaded``, or why the sqlite-vec extension did not load."""
+    run_advised: bool = False
+    """``state`` advises running ``noted index`` (work is left and no process holds the lease), so
+    the caller may first check that this process could (``noted index status`` does). Not shown."""
 
     def as_json(self) -> dict[str, object]:
         """The fields in order, as ``--json`` prints them (and the text output lists them)."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in self.__slots__ if name != "run_advised"}
 
 
 def index_built(db: Database) -> bool:
@@ -189,6 +192,7 @@ def index_report(store: Store, db: Database) -> IndexReport:
         notes_in_part=in_part,
         lease_holder=holder,
         sqlite_vec=db.vec_error or "loaded",
+        run_advised=holder is None and (scanning or not built or bool(behind)),
     )
 
 

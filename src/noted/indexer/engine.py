@@ -2,8 +2,8 @@
 
 Work is done in batches. A batch reads notes, cuts them into chunks, embeds only the chunks whose
 text is new (a chunk whose hash the note already had keeps its vector), then stores the chunks and
-advances the durable cursor in one transaction. A crash therefore re-does a batch and never skips
-one. Trashed, conflicted, emptied and erased notes lose their vectors.
+advances the durable cursor (past the notes stored) in one transaction. A crash therefore re-does
+at most the notes it had not stored and never skips one. Trashed, conflicted, emptied and erased notes lose their vectors.
 
 A profile indexed for the first time (or after a model change, or after the chunker's rules
 changed: ``chunking.CHUNKING``) is scanned note by note in id order; the scan's position is saved with every batch so it resumes where it stopped, and the feed
@@ -31,9 +31,9 @@ from noted.indexer.vectors import (
     VectorTables,
     as_blob,
 )
-from noted.indexer.work import Rate, Scan, Work
+from noted.indexer.work import Rate, Scan, Work, follow_cursors
 from noted.markdown import opening
-from noted.models import ItemType, Note, now_ms
+from noted.models import Note, now_ms
 from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import NoteOrder, Store
 from noted.store.sqlite.db import Database, get_meta, set_meta
@@ -241,31 +241,35 @@ class Indexer:
         page = self.store.changes_since(cursor, limit=500)
         if not page.changes:
             return 0
-        ids: list[str] = []
-        seen: set[str] = set()
-        for change in page.changes:
-            if change.item_type is ItemType.NOTE and change.item_id not in seen:
-                seen.add(change.item_id)
-                ids.append(change.item_id)
+        ids, after = follow_cursors(page)
         for start in range(0, max(len(ids), 1), self.batch_notes):
             last = start + self.batch_notes >= len(ids)
-            self._index_notes(ids[start : start + self.batch_notes], cursor=page.cursor if last else None)
+            batch = ids[start : start + self.batch_notes]
+            self._index_notes(batch, cursor=page.cursor if last else None, follow=after)
         latest = self.store.latest_cursor()
         self._report("follow", page.cursor, latest)
         return max(len(ids), 1)
 
     # The work --------------------------------------------------------------------------
-    def _index_notes(self, ids: Sequence[str], *, cursor: int | None, scan_target: object = None) -> None:
+    def _index_notes(
+        self,
+        ids: Sequence[str],
+        *,
+        cursor: int | None,
+        scan_target: object = None,
+        follow: dict[str, int] | None = None,
+    ) -> None:
         """Index ``ids`` in order, committing every ``GROUP_CHUNKS`` chunks or ``GROUP_SECONDS``.
 
         Each commit stores the vectors made since the last one (in ``index_pending`` while their
         note is unfinished, so a kill loses at most one group), every note whose chunks are all
-        there, and the scan position past the last such note when ``scan_target`` is given.
+        there, and the scan position (``scan_target``) or the feed's cursor (``follow``) past the
+        last such note.
         """
         self.looked_at += len(ids)
         found = {n.id: n for n in self.store.get_notes(ids)}
         wanted = {i: found[i] for i in ids if _indexable(found.get(i))}
-        work = Work(list(ids), wanted, self._chunk(wanted), cursor, scan_target)
+        work = Work(list(ids), wanted, self._chunk(wanted), cursor, scan_target, follow)
         with self.db.read() as conn:
             work.vectors.update(self.tables.known_vectors(conn, list(wanted)))
         todo = work.todo()
@@ -313,6 +317,8 @@ class Indexer:
             self.tables.mark_parts(conn, done_ids, long)
             if work.scan_target is not None and work.last_done:
                 set_meta(conn, META_SCAN, json.dumps({"target": work.scan_target, "after": work.last_done}))
+            if work.last_done in work.follow:
+                set_meta(conn, META_CURSOR, str(work.follow[work.last_done]))
             if final:
                 self.tables.clear_pending(conn)
                 if work.cursor is not None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from noted.indexer.chunking import Chunk
-from noted.models import Note
+from noted.models import ChangePage, ItemType, Note
 
 
 class Work:
@@ -25,12 +25,16 @@ class Work:
         chunks: dict[str, list[Chunk]],
         cursor: int | None,
         scan_target: object,
+        follow: dict[str, int] | None = None,
     ) -> None:
         self.ids = ids
         self.wanted = wanted
         self.chunks = chunks
         self.cursor = cursor
         self.scan_target = scan_target
+        self.follow = follow or {}
+        """The feed's cursor each note of ``ids`` lets a commit store once it and those before it
+        are finished (``follow_cursors``), so a follow stopped midway goes on after them."""
         self.vectors: dict[str, bytes] = {}
         """Vectors by content hash: reused, already pending, or made in this call."""
         self.failed: dict[str, str] = {}
@@ -85,6 +89,21 @@ class Work:
     def notes_done(self) -> int:
         """How many of ``ids`` ``finished`` has handed out."""
         return self._pos
+
+
+def follow_cursors(page: ChangePage) -> tuple[list[str], dict[str, int]]:
+    """The notes a page of the feed changed, in order of their first change, and for each one the
+    cursor up to which every change is of it or of a note before it: once those are stored, the
+    feed is followed from there (a later change of a stored note is read again, rightly)."""
+    first: dict[str, int] = {}
+    for n, change in enumerate(page.changes):
+        if change.item_type is ItemType.NOTE:
+            first.setdefault(change.item_id, n)
+    ids = list(first)
+    after = {ids[k]: page.changes[first[ids[k + 1]] - 1].id for k in range(len(ids) - 1)}
+    if ids:
+        after[ids[-1]] = page.cursor
+    return ids, after
 
 
 @dataclass(slots=True)

@@ -394,7 +394,7 @@ def parse_query(query: str, *, now: datetime | None = None) -> Query:
             terms.append(term)
     if not terms:
         hint = 'any: only says whether any term may match; add words, e.g. "any:1 budget travel"'
-        only_any = all(raw.name == "any" for raw in raws)
+        only_any = bool(raws) and all(raw.name == "any" for raw in raws)  # "-" alone reads as none
         hint = hint if only_any else "words need at least one letter or digit"
         raise QueryError(f'nothing to search for in "{query.strip()}"', hint=hint)
     return Query(tuple(terms), any_mode)

@@ -81,6 +81,7 @@ class Lease:
                 "pid": self.pid,
                 "started": process_start(self.pid),
                 "expires": now_ms() + self.ttl_ms,
+                "renewed": now_ms(),
             }
             set_meta(conn, self.key, json.dumps(record))
         self.held = True
@@ -132,6 +133,7 @@ class Lease:
                         self.held = False
                         continue
                     current["expires"] = now_ms() + self.ttl_ms
+                    current["renewed"] = now_ms()
                     set_meta(conn, self.key, json.dumps(current))
             except apsw.Error:  # busy or closing: the next beat tries again, well before it lapses
                 continue
@@ -150,6 +152,21 @@ class Lease:
         return LeaseHolder(
             str(current.get("label", "?")), str(current.get("host", "?")), int(current.get("pid", 0))
         )
+
+    def stalled(self) -> tuple[LeaseHolder, float] | None:
+        """A holder whose lease lapsed although its process is still there (paused, or stuck), with
+        the seconds since it last renewed it; None when the lease binds, was given up, or its
+        process is gone (or runs on another host, where that cannot be told)."""
+        with self.db.read() as conn:
+            current = self._read(conn)
+        if not current or _live(current) or current.get("host") != self.host:
+            return None
+        pid, started = current.get("pid"), current.get("started")
+        if not isinstance(pid, int) or not alive(pid, started if isinstance(started, int) else None):
+            return None
+        holder = LeaseHolder(str(current.get("label", "?")), self.host, pid)
+        renewed = int(current.get("renewed") or int(current.get("expires", 0)) - self.ttl_ms)
+        return holder, max(0.0, (now_ms() - renewed) / 1000)
 
     def _read(self, conn: apsw.Connection) -> dict[str, Any] | None:
         raw = get_meta(conn, self.key)
