@@ -1,0 +1,107 @@
+"""What a tag's page, the trash's page and a scoped ``list_tags`` ask of a real Joplin.
+
+Joplin's ``/tags/ID/notes`` loads every note of the tag at each page it serves and does not sort
+them (its comparator never answers "after"), so a tag's page read the whole tag: ten such pages for
+a tag of 1,000 notes. With the tag's notes kept (as the tree keeps them), a page is now found in
+the listing Joplin sorts itself. The trash's rows each asked for their tags at every load; a
+scoped ``list_tags`` counted every tag of the store to name the few in scope. The requests are
+recorded below httpx (``tests.support.joplin.Wire``), on the way to the worker's real Joplin.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.joplin import JoplinServer, Wire, shared_server
+
+from noted.store.joplin import JoplinStore, tag_notes
+from noted.store.joplin.base import META_FIELDS, meta_of
+from noted.store.joplin.client import PAGE_LIMIT
+from noted.store.protocol import NoteOrder
+
+pytestmark = pytest.mark.slow
+
+KEYS: dict[NoteOrder, Callable[[Any], Any]] = {
+    NoteOrder.UPDATED: lambda m: (-m.user_updated_time, m.id),
+    NoteOrder.CREATED: lambda m: (-m.user_created_time, m.id),
+    NoteOrder.TITLE: lambda m: (m.title.casefold(), m.id),
+    NoteOrder.ID: lambda m: m.id,
+}
+"""noted's orders, as the embedded store sorts (ties by id, ascending)."""
+
+
+@pytest.fixture
+def wire() -> Wire:
+    """Every request the store sends, in order."""
+    return Wire()
+
+
+@pytest.fixture
+def joplin(tmp_path_factory: pytest.TempPathFactory) -> JoplinServer:
+    """This worker's Joplin: other tests' notes and tags are in it too."""
+    return shared_server(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture
+def store(
+    joplin: JoplinServer, tmp_path: Path, wire: Wire, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[JoplinStore]:
+    # Other tests change notes in the same Joplin meanwhile: however many, none may make the kept
+    # tags be read again, nor may the time the run takes.
+    monkeypatch.setattr(tag_notes, "CHECK_NOTES", 1_000_000)
+    monkeypatch.setattr(tag_notes, "KEEP_SECONDS", 1e9)
+    s = joplin.store(tmp_path / "profile", wire=wire)
+    yield s
+    s.close()
+
+
+def _tag(joplin: JoplinServer) -> tuple[str, str]:
+    title = f"page-{secrets.token_hex(4)}"
+    return str(joplin.api("POST", "/tags", {"title": title})["id"]), title
+
+
+def _filled(joplin: JoplinServer, notes: int, tag: str | None = None) -> tuple[str, list[str]]:
+    folder = str(joplin.api("POST", "/folders", {"title": f"Pages {secrets.token_hex(3)}"})["id"])
+    made = []
+    for i in range(notes):
+        note = joplin.api("POST", "/notes", {"title": f"N{i % 7}", "body": "b", "parent_id": folder})
+        made.append(str(note["id"]))
+        if tag is not None:
+            joplin.api("POST", f"/tags/{tag}/notes", {"id": note["id"]})
+    return folder, made
+
+
+def _tag_reads(wire: Wire, tag: str) -> int:
+    return sum(1 for method, path, _ in wire.requests if method == "GET" and path == f"/tags/{tag}/notes")
+
+
+def test_a_large_tags_page_is_found_in_the_sorted_listing_not_read_whole(
+    joplin: JoplinServer, store: JoplinStore, wire: Wire
+) -> None:
+    tag, _ = _tag(joplin)
+    folder, ids = _filled(joplin, PAGE_LIMIT + 20, tag)
+    _filled(joplin, 5)  # untagged, beside them in the store's listing
+    # Thirty notes tied on their time, newest of all: a page's edge falls among them, where Joplin
+    # orders by id descending and noted ascending.
+    for note_id in ids[:30]:
+        joplin.api("PUT", f"/notes/{note_id}", {"user_updated_time": 4_000_000_000_000})
+    whole = [meta_of(i) for i in store.api.client.get_all(f"/tags/{tag}/notes", {"fields": META_FIELDS})]
+    assert len(whole) == PAGE_LIMIT + 20  # not vacuous: more than one of Joplin's pages
+    store.list_tags(with_notes_only=True)  # the tree, read first: every tag's notes are kept
+    for order, key in KEYS.items():
+        expected = [m.id for m in sorted(whole, key=key)]
+        for offset in (0, 10, PAGE_LIMIT):
+            wire.clear()
+            page = store.list_notes(tag_id=tag, order=order, limit=20, offset=offset)
+            assert [m.id for m in page] == expected[offset : offset + 20], (order, offset)
+            if order is not NoteOrder.TITLE:  # Joplin sorts titles otherwise: read whole
+                assert _tag_reads(wire, tag) == 0, wire.requests
+        assert [m.id for m in store.list_notes(tag_id=tag, order=order)] == expected
+    wire.clear()
+    of_folder = store.list_notes(folder_id=folder, tag_id=tag, limit=15)  # as a scoped tool asks
+    assert [m.id for m in of_folder] == [m.id for m in sorted(whole, key=KEYS[NoteOrder.UPDATED])][:15]
+    assert _tag_reads(wire, tag) == 0, wire.requests
