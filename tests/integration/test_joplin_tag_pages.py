@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.joplin import JoplinServer, Wire, shared_server
+from tests.support.joplin import JoplinServer, Wire, shared_server, wait_until
 
 from noted.store.joplin import JoplinStore, tag_notes
 from noted.store.joplin.base import META_FIELDS, meta_of
 from noted.store.joplin.client import PAGE_LIMIT
 from noted.store.protocol import NoteOrder
+from noted.ui.data import NoteSource, SourceKind, load_page
 
 pytestmark = pytest.mark.slow
 
@@ -105,3 +106,33 @@ def test_a_large_tags_page_is_found_in_the_sorted_listing_not_read_whole(
     of_folder = store.list_notes(folder_id=folder, tag_id=tag, limit=15)  # as a scoped tool asks
     assert [m.id for m in of_folder] == [m.id for m in sorted(whole, key=KEYS[NoteOrder.UPDATED])][:15]
     assert _tag_reads(wire, tag) == 0, wire.requests
+
+
+def test_the_trashs_rows_read_their_tags_once_then_follow_changes(
+    joplin: JoplinServer, store: JoplinStore, wire: Wire
+) -> None:
+    (a, a_title), (b, b_title) = _tag(joplin), _tag(joplin)
+    _, ids = _filled(joplin, 4, a)
+    joplin.api("POST", f"/tags/{b}/notes", {"id": ids[1]})
+    for note_id in ids[:3]:
+        store.trash_note(note_id, actor="user")
+    store.list_tags(with_notes_only=True)  # the tree, read first, as the app does
+    trash = NoteSource(SourceKind.TRASH, "", "Trash")
+
+    def rows() -> dict[str, tuple[str, ...]]:
+        page = load_page(store, trash, NoteOrder.UPDATED, limit=1000)
+        return {row.meta.id: row.tags for row in page.rows if row.meta.id in ids and row.tags}
+
+    both = tuple(sorted([a_title, b_title], key=str.casefold))
+    assert rows() == {ids[0]: (a_title,), ids[1]: both, ids[2]: (a_title,)}
+    wire.clear()
+    assert rows() == {ids[0]: (a_title,), ids[1]: both, ids[2]: (a_title,)}
+    # Not one request a row (the trash of this Joplin holds other tests' notes too: none is asked).
+    asked = [path for method, path, _ in wire.requests if method == "GET" and path.endswith("/tags")]
+    assert asked == ["/tags"], wire.requests
+    store.untag_note(ids[0], [a_title], actor="user")  # by noted: seen at once
+    assert ids[0] not in rows()
+    joplin.api("POST", f"/tags/{b}/notes", {"id": ids[2]})  # in Joplin itself, with an edit
+    joplin.api("PUT", f"/notes/{ids[2]}", {"body": "edited in Joplin"})
+    wait_until(lambda: rows().get(ids[2]) == tuple(sorted([a_title, b_title], key=str.casefold)), what="seen")
+    assert rows()[ids[1]] == both
