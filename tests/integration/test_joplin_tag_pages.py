@@ -10,6 +10,7 @@ recorded below httpx (``tests.support.joplin.Wire``), on the way to the worker's
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,10 +19,14 @@ from typing import Any
 import pytest
 from tests.support.joplin import JoplinServer, Wire, shared_server, wait_until
 
+from noted.search.joplin import keyword_search_for
+from noted.settings import Settings
 from noted.store.joplin import JoplinStore, tag_notes
 from noted.store.joplin.base import META_FIELDS, meta_of
 from noted.store.joplin.client import PAGE_LIMIT
 from noted.store.protocol import NoteOrder
+from noted.tools import ToolContext, build_registry
+from noted.tools.scope import Scope
 from noted.ui.data import NoteSource, SourceKind, load_page
 
 pytestmark = pytest.mark.slow
@@ -136,3 +141,29 @@ def test_the_trashs_rows_read_their_tags_once_then_follow_changes(
     joplin.api("PUT", f"/notes/{ids[2]}", {"body": "edited in Joplin"})
     wait_until(lambda: rows().get(ids[2]) == tuple(sorted([a_title, b_title], key=str.casefold)), what="seen")
     assert rows()[ids[1]] == both
+
+
+def test_a_scoped_list_tags_reads_no_tags_notes_and_counts_only_the_scope(
+    joplin: JoplinServer, store: JoplinStore, wire: Wire, tmp_path: Path
+) -> None:
+    (shared, shared_title), (inside, inside_title), (outside, _) = _tag(joplin), _tag(joplin), _tag(joplin)
+    work, seen = _filled(joplin, 3, shared)
+    _, hidden = _filled(joplin, 4, shared)  # the shared tag's notes elsewhere: never counted
+    joplin.api("POST", f"/tags/{inside}/notes", {"id": seen[0]})
+    joplin.api("POST", f"/tags/{outside}/notes", {"id": hidden[0]})
+    settings = Settings.load(tmp_path / "config.toml", environ={})
+    ctx = ToolContext(store, settings, keyword_search_for(store), "mcp:t", scope=Scope.of([work]))
+    wire.clear()  # as a new MCP server: no tag's notes kept yet
+    result = asyncio.run(build_registry(settings).call("list_tags", {}, ctx))
+    assert result.ok and result.payload is not None, result.message
+    assert result.payload["tags"] == sorted(
+        [
+            {"id": shared, "title": shared_title, "note_count": 3},
+            {"id": inside, "title": inside_title, "note_count": 1},
+        ],
+        key=lambda t: (t["title"], t["id"]),
+    )
+    # No tag's notes are read (every tag's were, to name these two): the scope's notes are asked
+    # for their tags. Not vacuous: the shared tag has notes outside, the tag outside only there.
+    read = [path for method, path, _ in wire.requests if method == "GET" and path.endswith("/notes")]
+    assert all(not path.startswith("/tags/") for path in read), read

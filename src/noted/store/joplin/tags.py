@@ -30,8 +30,9 @@ class Tags:
         self.api = api
         self.notes = TagNotes(api)
 
-    def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
-        tags = self._all_counted(self.api.client.get_all("/tags", {"fields": TAG_FIELDS}))
+    def list_tags(self, *, with_notes_only: bool = False, counted: bool = True) -> list[Tag]:
+        items = self.api.client.get_all("/tags", {"fields": TAG_FIELDS})
+        tags = self._all_counted(items) if counted or with_notes_only else [tag_of(i) for i in items]
         if with_notes_only:
             tags = [t for t in tags if t.note_count > 0]
         return sorted(tags, key=lambda t: (t.title.casefold(), t.id))
