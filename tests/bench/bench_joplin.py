@@ -14,7 +14,7 @@ each other on every (N-1)th note) and counts the requests sent to Joplin (below 
 the app does; again after an edit of a note), the app's page of the largest tag, the whole tree
 after an edit, the app's page of a keyword search, deleting a tag of 20 notes, the ``list_tags`` tool
 of a client limited to a notebook of 20 tagged notes (with the tags' notes kept, and cold, as in a
-new MCP server), and the app's page of the trash holding 100 tagged notes. ``--src`` runs another
+new MCP server), its ``search_notes`` for a word of every note, and the app's page of the trash holding 100 tagged notes. ``--src`` runs another
 checkout's code (``/work/main/src``) to compare.
 """
 
@@ -75,6 +75,7 @@ def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) 
     from noted.tools.base import ToolContext
     from noted.tools.notebooks import LIST_TAGS
     from noted.tools.scope import Scope
+    from noted.tools.search import SEARCH_NOTES
     from noted.ui.data import NoteSource, SourceKind, load_page, load_tree
 
     api = store.client
@@ -132,6 +133,7 @@ def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) 
         "delete_tag (20 notes)": deleted,
         "scoped list_tags": lambda i: LIST_TAGS.handler(tool, {}),
         "scoped list_tags (cold)": cold(lambda: LIST_TAGS.handler(tool, {})),
+        "scoped search_notes": lambda i: SEARCH_NOTES.handler(tool, {"query": "garden"}),
     }
     for name, fn in measures.items():
         requests, ms = _counted(wire, runs, fn)

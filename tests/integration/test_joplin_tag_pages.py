@@ -1,10 +1,11 @@
-"""What a tag's page, the trash's page and a scoped ``list_tags`` ask of a real Joplin.
+"""What a tag's page, the trash's page, a scoped ``list_tags`` and search ask of a real Joplin.
 
 Joplin's ``/tags/ID/notes`` loads every note of the tag at each page it serves and does not sort
 them (its comparator never answers "after"), so a tag's page read the whole tag: ten such pages for
 a tag of 1,000 notes. With the tag's notes kept (as the tree keeps them), a page is now found in
 the listing Joplin sorts itself. The trash's rows each asked for their tags at every load; a
-scoped ``list_tags`` counted every tag of the store to name the few in scope. The requests are
+scoped ``list_tags`` counted every tag of the store to name the few in scope; a scoped search
+read every notebook twice or three times. The requests are
 recorded below httpx (``tests.support.joplin.Wire``), on the way to the worker's real Joplin.
 """
 
@@ -19,7 +20,8 @@ from typing import Any
 import pytest
 from tests.support.joplin import JoplinServer, Wire, shared_server, wait_until
 
-from noted.search.joplin import keyword_search_for
+from noted.models import NoteDraft
+from noted.search.joplin import JoplinKeywordSearch, keyword_search_for
 from noted.settings import Settings
 from noted.store.joplin import JoplinStore, tag_notes
 from noted.store.joplin.base import META_FIELDS, meta_of
@@ -167,3 +169,18 @@ def test_a_scoped_list_tags_reads_no_tags_notes_and_counts_only_the_scope(
     # for their tags. Not vacuous: the shared tag has notes outside, the tag outside only there.
     read = [path for method, path, _ in wire.requests if method == "GET" and path.endswith("/notes")]
     assert all(not path.startswith("/tags/") for path in read), read
+
+
+def test_a_scoped_search_reads_the_notebooks_once(store: JoplinStore, wire: Wire) -> None:
+    word = f"w{secrets.token_hex(4)}"
+    work = store.create_folder(f"Work {word}", actor="user").id
+    other = store.create_folder(f"Other {word}", actor="user").id
+    inside = store.create_note(NoteDraft("In", f"{word} plan", work), actor="user").id
+    store.create_note(NoteDraft("Out", f"{word} plan", other), actor="user")
+    search = JoplinKeywordSearch(store)
+    for query in (word, f"{word} notebook:Work*"):  # the scope's titles, the filter, the hits' titles
+        wire.clear()
+        found = search.search(query, folder_ids=frozenset({work}))
+        assert [(h.note_id, h.notebook_title) for h in found.hits] == [(inside, f"Work {word}")]
+        folders = [q for method, path, q in wire.requests if path == "/search" and q.get("type") == "folder"]
+        assert len(folders) == 1, wire.requests
