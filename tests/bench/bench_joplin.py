@@ -12,7 +12,10 @@ With ``--tags N`` it then puts N tags on the notes through Joplin's API (the fir
 each other on every (N-1)th note) and counts the requests sent to Joplin (below httpx,
 ``tests.support.joplin.Wire``) with the median time of: the notebook tree's tags (read first, as
 the app does; again after an edit of a note), the app's page of the largest tag, the whole tree
-after an edit, the app's page of a keyword search, and deleting a tag of 20 notes. ``--src`` runs another checkout's code (``/work/main/src``) to compare.
+after an edit, the app's page of a keyword search, deleting a tag of 20 notes, the ``list_tags`` tool
+of a client limited to a notebook of 20 tagged notes (with the tags' notes kept, and cold, as in a
+new MCP server), its ``search_notes`` for a word of every note, and the app's page of the trash holding 100 tagged notes. ``--src`` runs another
+checkout's code (``/work/main/src``) to compare.
 """
 
 from __future__ import annotations
@@ -64,9 +67,15 @@ def _counted(wire: Wire, runs: int, work: Callable[[int], object]) -> tuple[floa
 
 def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) -> None:
     """Put ``tags`` tags on the notes ``ids`` through Joplin's API, then count what tag reads cost."""
-    from noted.models import NotePatch
+    from noted.models import NoteDraft, NotePatch
     from noted.search.joplin import keyword_search_for
+    from noted.settings import Settings
+    from noted.store.joplin.tag_notes import TagNotes
     from noted.store.protocol import NoteOrder
+    from noted.tools.base import ToolContext
+    from noted.tools.notebooks import LIST_TAGS
+    from noted.tools.scope import Scope
+    from noted.tools.search import SEARCH_NOTES
     from noted.ui.data import NoteSource, SourceKind, load_page, load_tree
 
     api = store.client
@@ -99,6 +108,22 @@ def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) 
         store.delete_tag(doomed, actor="user")
         return None
 
+    scoped = store.create_folder(f"Scoped {stamp}", actor="user")
+    for i in range(20):
+        note = store.create_note(NoteDraft(f"Scoped {i}", _body(i), scoped.id), actor="user")
+        api.write("POST", f"/tags/{made[i % min(tags, 3)]}/notes", {"id": note.id})
+    settings = Settings.load(Path(tempfile.mkdtemp(prefix="bench-joplin-config-")) / "config.toml")
+    tool = ToolContext(store, settings, keyword, "mcp:bench", scope=Scope.of([scoped.id]))
+
+    def cold(read: Callable[[], object]) -> Callable[[int], object]:
+        def work(i: int) -> object:
+            store.tags.notes = TagNotes(store.api)  # as a new MCP server, or kept past KEEP_SECONDS
+            store.latest_cursor()
+            wire.clear()
+            return read()
+
+        return work
+
     measures: dict[str, Callable[[int], object]] = {
         "tree tags": lambda i: store.list_tags(with_notes_only=True),  # the app reads it first
         f"tag page ({len(ids)} notes)": lambda i: load_page(store, biggest, NoteOrder.UPDATED),
@@ -106,10 +131,19 @@ def _tags(store: JoplinStore, wire: Wire, ids: list[str], tags: int, runs: int) 
         "whole tree after an edit": edited(lambda: load_tree(store)),
         "search page (100 rows)": lambda i: load_page(store, found, NoteOrder.UPDATED, keyword=keyword),
         "delete_tag (20 notes)": deleted,
+        "scoped list_tags": lambda i: LIST_TAGS.handler(tool, {}),
+        "scoped list_tags (cold)": cold(lambda: LIST_TAGS.handler(tool, {})),
+        "scoped search_notes": lambda i: SEARCH_NOTES.handler(tool, {"query": "garden"}),
     }
     for name, fn in measures.items():
         requests, ms = _counted(wire, runs, fn)
         print(f"{name:28} {requests:6.0f} requests {ms:9.1f} ms")
+    for note_id in ids[:100]:
+        store.trash_note(note_id, actor="user")
+    trash = NoteSource(SourceKind.TRASH, "", "Trash")
+    store.list_tags(with_notes_only=True)
+    requests, ms = _counted(wire, runs, lambda i: load_page(store, trash, NoteOrder.UPDATED))
+    print(f"{'trash page (100 rows)':28} {requests:6.0f} requests {ms:9.1f} ms")
 
 
 def main() -> int:

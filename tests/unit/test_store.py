@@ -210,6 +210,10 @@ def test_tags(store: SqliteStore) -> None:
     assert store.find_tag("WORK").note_count == 1  # type: ignore[union-attr]
     assert [t.title for t in store.untag_note(note_id, ["URGENT", "unknown"], actor="user")] == ["Work"]
     assert [t.title for t in store.list_tags(with_notes_only=True)] == ["Work"]
+    uncounted = store.list_tags(counted=False)  # the same tags, A to Z, none counted
+    assert [(t.id, t.title, t.note_count) for t in uncounted] == [
+        (t.id, t.title, 0) for t in store.list_tags()
+    ]
     tag = store.find_tag("Work")
     assert tag is not None
     assert store.rename_tag(tag.id, "Job", actor="user").title == "Job"

@@ -62,7 +62,7 @@ def summary(args: argparse.Namespace, ctx: CliContext) -> int:
     folders = store.list_folders()
     counts = store.folder_note_counts()
     paths = folder_paths(folders)
-    tags = store.list_tags()
+    tags = store.list_tags(counted=False)  # only how many
     recent = store.list_notes(limit=RECENT)
     if ctx.json:
         ctx.emit(

@@ -20,14 +20,15 @@ note changed before that window but after the server started is found again once
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+import functools
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import apsw
 
 from noted.errors import QueryError
 from noted.markdown import heading_text, opening
-from noted.models import Note, now_ms
+from noted.models import Folder, Note, now_ms
 from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
@@ -86,8 +87,10 @@ class JoplinKeywordSearch(KeywordSearch):
         # In a scope, only its notes are weighed: how many notes hold a word sets its weight, so
         # weighing the hidden ones would let the order of the visible ones tell what they hold.
         seen = {i: n for i, n in recent.items() if _in_scope(i, n.parent_id, folder_ids, note_ids)}
-        local = self._search_locally(parsed, seen, folder_ids, note_ids)
-        asked = self._narrowed(query, parsed, folder_ids)
+        # Every notebook, read once a search: for a scope's titles, the filter, the hits' titles.
+        folders = functools.cache(lambda: self._store.list_folders(include_trashed=True))
+        local = self._search_locally(parsed, seen, folder_ids, note_ids, folders)
+        asked = self._narrowed(query, parsed, folder_ids, folders)
         # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets reads no body.
         found = self._store.client.get_all("/search", {"query": asked, "fields": META_FIELDS})
         listed = {
@@ -102,10 +105,16 @@ class JoplinKeywordSearch(KeywordSearch):
         page = [note_id for note_id, _ in ranked[offset : offset + limit]]
         if not snippets:  # the listing holds what a hit shows: no body is read
             recent |= {i: note_of(listed[i]) for i in page if i in listed}
-        hits = self._hits(parsed, page, offset, len(ranked), snippets, recent, listed)
+        hits = self._hits(parsed, page, offset, len(ranked), snippets, recent, listed, folders)
         return KeywordResults(len(ranked), tuple(hits))
 
-    def _narrowed(self, query: str, parsed: Query, folder_ids: frozenset[str] | None) -> str:
+    def _narrowed(
+        self,
+        query: str,
+        parsed: Query,
+        folder_ids: frozenset[str] | None,
+        folders: Callable[[], list[Folder]],
+    ) -> str:
         """In a notebook scope, ``query`` with the scope's notebooks as ``notebook:`` filters, so
         that Joplin's work, and the time it takes, do not grow with the matches outside it (it
         answers 100 a request, running the whole search again for each: 1,000 hidden matches took
@@ -118,7 +127,7 @@ class JoplinKeywordSearch(KeywordSearch):
             isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK and not t.negated for t in parsed.terms
         ):
             return query
-        titles = {f.id: f.title for f in self._store.list_folders(include_trashed=True)}
+        titles = {f.id: f.title for f in folders()}
         wanted = sorted({titles[i] for i in folder_ids if i in titles})
         if not wanted or any('"' in t or "\\" in t or not t.strip() for t in wanted):
             return query
@@ -168,13 +177,14 @@ class JoplinKeywordSearch(KeywordSearch):
         recent: dict[str, Note],
         folder_ids: frozenset[str] | None,
         note_ids: Collection[str] | None,
+        folders: Callable[[], list[Folder]],
     ) -> list[tuple[str, int]]:
         """``parsed`` run by noted's own engine over the recent notes: (id, user_updated_time), best first."""
         if not recent:
             return []
         conn = scratch_copy(recent.values(), headings=lambda note: self._cache[note.id][2])
         try:
-            self._fill(conn, parsed, list(recent))
+            self._fill(conn, parsed, list(recent), folders)
             compiled = compile_query(
                 parsed,
                 limit=len(recent),  # every match, so the total counts them all
@@ -190,11 +200,17 @@ class JoplinKeywordSearch(KeywordSearch):
             conn.close()
         return [(str(r[1]), recent[str(r[1])].user_updated_time) for r in rows if r[1] is not None]
 
-    def _fill(self, conn: apsw.Connection, parsed: Query, note_ids: Sequence[str]) -> None:
+    def _fill(
+        self,
+        conn: apsw.Connection,
+        parsed: Query,
+        note_ids: Sequence[str],
+        folders: Callable[[], list[Folder]],
+    ) -> None:
         """Copy in what the query's filters look at besides the notes themselves."""
         kinds = {t.kind for t in parsed.terms if isinstance(t, Filter)}
         if FilterKind.NOTEBOOK in kinds:
-            add_folders(conn, self._store.list_folders(include_trashed=True))
+            add_folders(conn, folders())
         if FilterKind.TAG in kinds:
             add_tags(conn, note_ids, self._store.note_tags)
         if FilterKind.RESOURCE in kinds:
@@ -210,12 +226,13 @@ class JoplinKeywordSearch(KeywordSearch):
         snippets: bool,
         read: dict[str, Note],
         listed: dict[str, Any],
+        folders: Callable[[], list[Folder]],
     ) -> list[KeywordHit]:
         notes = {i: read[i] for i in page if i in read}  # the recent notes were read just now
         notes |= {n.id: n for n in self._store.get_notes([i for i in page if i not in read])}
         metas = [meta_of(listed[i]) if i in listed else note_meta(notes[i]) for i in page if i in notes]
         rows = {m.id: m for m in self._store.sidecar.lengths.fill(metas)}
-        titles = {f.id: f.title for f in self._store.list_folders(include_trashed=True)} if notes else {}
+        titles = {f.id: f.title for f in folders()} if notes else {}
         pattern = body_pattern(parsed.text_terms) if parsed.ranked else None
         hits: list[KeywordHit] = []
         for rank, note_id in enumerate(page, start=offset):

@@ -2,7 +2,7 @@
 
 In a scope, a notebook whose parent is out of scope shows ``parent_id: ""`` (the parent's id
 would itself be a leak), and tags are counted from the visible notes alone (read notebook by
-notebook): a tag none of them carries is not listed.
+notebook): a tag none of them carries is not listed, and no tag's notes elsewhere are read.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _list_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     for start in range(0, len(notes), _BATCH):
         for titles in ctx.store.note_tag_titles(notes[start : start + _BATCH]).values():
             counts.update(titles)
-    found = [t for t in ctx.store.list_tags() if t.title in counts]
+    found = [t for t in ctx.store.list_tags(counted=False) if t.title in counts]
     return {
         "tags": [
             {"id": t.id, "title": tag_title(ctx, t.title), "note_count": counts[t.title]}

@@ -33,6 +33,7 @@ from noted.store.joplin.client import PAGE_LIMIT
 from noted.store.joplin.folders import Folders
 from noted.store.joplin.history import History
 from noted.store.joplin.provenance import stamped
+from noted.store.joplin.tag_pages import tag_items
 from noted.store.joplin.tags import Tags
 from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
@@ -151,10 +152,9 @@ class Notes:
                 return self.api.sidecar.lengths.fill(
                     [meta_of(i) for i in self._page(path, params, limit, offset)]
                 )
-            if tag_id is not None and not trashed:  # read whole, once: its count is kept
-                mark = self.tags.notes.mark()
-                items = self.api.client.get_all(path, params)
-                self.tags.notes.keep(tag_id, (str(i["id"]) for i in items), mark)
+            if tag_id is not None and not trashed:
+                wanted = None if limit is None else offset + limit
+                items = tag_items(self.api.client, self.tags.notes, tag_id, folder_id, order, wanted)
             else:
                 items = self.api.trash(META_FIELDS) if trashed else self.api.client.get_all(path, params)
             if tag_id is not None and trashed:

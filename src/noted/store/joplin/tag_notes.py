@@ -13,6 +13,10 @@ Joplin's events report no tag link: one added or removed in Joplin itself (or by
 no change of the note is seen when the tag is read again, so a tag is kept ``KEEP_SECONDS`` at most.
 The rows of a page of notes take their tags from here too, while every tag is kept (``kept_of``).
 
+Joplin's ``/tags/ID/notes`` leaves the notes in the trash out: the tags of each one are read by
+itself (``trashed_of``) and kept until the feed shows a change of it (or ``KEEP_SECONDS``), so the
+trash's page asks for its rows' tags once, not at each load.
+
 The tree's notebook and to-do counts listed every note (ten pages for 1,000) at each refresh: each
 note's notebook and whether it is a to-do (``places``) are kept the same way, read whole once and
 then followed through the feed (Joplin's events report every change of a note, its move, its
@@ -49,6 +53,8 @@ class TagNotes:
         self._places: tuple[float, dict[str, tuple[str, bool]]] | None = None
         """When they were read, and each note's (notebook, is a to-do), of the notes Joplin lists
         (not in the trash, no conflict copy)."""
+        self._trashed: dict[str, tuple[float, frozenset[str]]] = {}
+        """Note id → (when it was read, the ids of its tags), of notes in the trash."""
         self._cursor: int | None = None
         """noted's feed cursor the kept tags are true at."""
 
@@ -98,6 +104,21 @@ class TagNotes:
                 return None
             return {tag_id: k[1] for tag_id, k in kept.items() if k is not None}
 
+    def trashed_of(self, note_ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """The ids of the tags of each note in the trash kept (the feed followed); the others are
+        left out: read them, then ``keep_trashed``."""
+        self.mark()
+        with self._lock:
+            now = self._clock()
+            kept = {n: self._trashed.get(n) for n in note_ids}
+            return {n: k[1] for n, k in kept.items() if k is not None and now - k[0] < KEEP_SECONDS}
+
+    def keep_trashed(self, tags: dict[str, Iterable[str]], mark: int) -> None:
+        """Keep the ids of the tags of notes in the trash read just now, ``mark`` taken before."""
+        with self._lock:
+            if self._cursor == mark:
+                self._trashed |= {n: (self._clock(), frozenset(ids)) for n, ids in tags.items()}
+
     def mark(self) -> int:
         """Bring the kept tags up to noted's feed, and return its cursor, for ``keep``."""
         with self._lock:
@@ -114,7 +135,7 @@ class TagNotes:
 
     def _follow(self) -> None:
         """Apply the feed's changes after the cursor to the kept tags (under the lock)."""
-        if self._cursor is None or (not self._kept and self._places is None):
+        if self._cursor is None or (not self._kept and not self._trashed and self._places is None):
             self._cursor = self.api.feed.latest_cursor()
             return
         notes: set[str] = set()
@@ -131,12 +152,14 @@ class TagNotes:
                 break
         if len(notes) > CHECK_NOTES or page.has_more:
             self._kept.clear()
+            self._trashed.clear()
             self._places = None
             self._cursor = self.api.feed.latest_cursor()
             return
         for tag_id in tags:
             self._kept.pop(tag_id, None)
         for note_id in notes:
+            self._trashed.pop(note_id, None)  # read again when asked
             self._check(note_id)
 
     def _check(self, note_id: str) -> None:

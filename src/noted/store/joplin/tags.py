@@ -30,8 +30,9 @@ class Tags:
         self.api = api
         self.notes = TagNotes(api)
 
-    def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
-        tags = self._all_counted(self.api.client.get_all("/tags", {"fields": TAG_FIELDS}))
+    def list_tags(self, *, with_notes_only: bool = False, counted: bool = True) -> list[Tag]:
+        items = self.api.client.get_all("/tags", {"fields": TAG_FIELDS})
+        tags = self._all_counted(items) if counted or with_notes_only else [tag_of(i) for i in items]
         if with_notes_only:
             tags = [t for t in tags if t.note_count > 0]
         return sorted(tags, key=lambda t: (t.title.casefold(), t.id))
@@ -124,48 +125,58 @@ class Tags:
         from the kept notes of the tags when every tag is kept (the tree keeps them): the tags'
         listing and the feed, a few requests, not one a note. A tag link made in Joplin itself
         without a change of the note is then seen within ``tag_notes.KEEP_SECONDS``, as in the
-        tags' counts. Otherwise, and for notes in the trash (which no tag keeps), one request a note."""
+        tags' counts. Otherwise one request a note. The notes in the trash (which no tag keeps)
+        each have their tags read once, then kept while the feed shows no change of them."""
         kept = self._kept_titles(note_ids) if len(note_ids) > 1 else None
         if kept is None:
-            return self._read_titles(note_ids)
-        found, unknown = kept
+            return _titles(self._read_tags(note_ids))
+        found, unknown, items = kept
         if unknown:  # untagged, or in the trash, where only the note's own read tells
             trashed = {str(i["id"]) for i in self.api.trash("id,deleted_time")}
-            found |= self._read_titles([n for n in unknown if n in trashed])
+            found |= self._trashed_titles([n for n in unknown if n in trashed], items)
         return {note_id: found[note_id] for note_id in note_ids if note_id in found}
 
-    def _kept_titles(self, note_ids: Sequence[str]) -> tuple[dict[str, tuple[str, ...]], list[str]] | None:
-        """The notes' tag titles from the kept tags, and the notes that carry none of them; None
-        when a tag is not kept."""
+    def _kept_titles(
+        self, note_ids: Sequence[str]
+    ) -> tuple[dict[str, tuple[str, ...]], list[str], list[Any]] | None:
+        """The notes' tag titles from the kept tags, the notes that carry none of them, and every
+        tag (A to Z); None when a tag is not kept."""
         items = self.api.client.get_all("/tags", {"fields": "id,title"})
+        items.sort(key=lambda i: (str(i["title"]).casefold(), str(i["id"])))
         kept = self.notes.kept_of(str(i["id"]) for i in items)
         if kept is None:
             return None
         wanted = set(note_ids)
         found: dict[str, list[str]] = {}
-        for item in sorted(items, key=lambda i: (str(i["title"]).casefold(), str(i["id"]))):
+        for item in items:
             for note_id in kept[str(item["id"])] & wanted:
                 found.setdefault(note_id, []).append(str(item["title"]))
-        return {n: tuple(titles) for n, titles in found.items()}, [n for n in note_ids if n not in found]
+        unknown = [n for n in note_ids if n not in found]
+        return {n: tuple(titles) for n, titles in found.items()}, unknown, items
 
-    def _read_titles(self, note_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        """Each note's tag titles, one request a note (``/tags/ID/notes`` loads every note of the
-        tag at each page: 1.6 s for a tag of 1,000 notes). ``TAG_READERS`` are in flight at once:
-        half the time for a page."""
+    def _trashed_titles(self, note_ids: Sequence[str], tags: Sequence[Any]) -> dict[str, tuple[str, ...]]:
+        """The tag titles of notes in the trash: those kept, and the others read (then kept)."""
+        mark = self.notes.mark()
+        kept = self.notes.trashed_of(note_ids)
+        read = self._read_tags([n for n in note_ids if n not in kept])
+        self.notes.keep_trashed({n: (str(t["id"]) for t in items) for n, items in read.items()}, mark)
+        kept |= {n: frozenset(str(t["id"]) for t in items) for n, items in read.items()}
+        found = {n: tuple(str(t["title"]) for t in tags if str(t["id"]) in ids) for n, ids in kept.items()}
+        return {n: titles for n, titles in found.items() if titles}
 
-        def titles(note_id: str) -> tuple[str, ...]:
+    def _read_tags(self, note_ids: Sequence[str]) -> dict[str, list[Any]]:
+        """Each note's tags (id, title), A to Z, one request a note (``/tags/ID/notes`` loads every
+        note of the tag at each page: 1.6 s for a tag of 1,000 notes). ``TAG_READERS`` are in
+        flight at once: half the time for a page."""
+
+        def tags(note_id: str) -> list[Any]:
             items = self.api.client.get_all(f"/notes/{safe_id(note_id)}/tags", {"fields": "id,title"})
-            return tuple(
-                str(i["title"])
-                for i in sorted(items, key=lambda i: (str(i["title"]).casefold(), str(i["id"])))
-            )
+            return sorted(items, key=lambda i: (str(i["title"]).casefold(), str(i["id"])))
 
         if len(note_ids) < 2:
-            found = {note_id: titles(note_id) for note_id in note_ids}
-        else:
-            with ThreadPoolExecutor(TAG_READERS, thread_name_prefix="joplin-tags") as pool:
-                found = dict(zip(note_ids, pool.map(titles, note_ids), strict=True))
-        return {note_id: tags for note_id, tags in found.items() if tags}
+            return {note_id: tags(note_id) for note_id in note_ids}
+        with ThreadPoolExecutor(TAG_READERS, thread_name_prefix="joplin-tags") as pool:
+            return dict(zip(note_ids, pool.map(tags, note_ids), strict=True))
 
     def _linked_ids(self, note_id: str) -> set[str]:
         try:
@@ -210,6 +221,11 @@ class Tags:
             linked.discard(tag_id)
             done.append(title)
         return self.note_tags(note_id)
+
+
+def _titles(tags: dict[str, list[Any]]) -> dict[str, tuple[str, ...]]:
+    """The titles of each note's tags, for the notes that carry any."""
+    return {note_id: tuple(str(t["title"]) for t in items) for note_id, items in tags.items() if items}
 
 
 def _stopped(

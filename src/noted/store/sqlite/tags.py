@@ -34,12 +34,16 @@ class Tags:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def list_tags(self, *, with_notes_only: bool = False) -> list[Tag]:
+    def list_tags(self, *, with_notes_only: bool = False, counted: bool = True) -> list[Tag]:
         join = "JOIN" if with_notes_only else "LEFT JOIN"
         sql = (
             "SELECT t.id, t.title, t.created_time, t.updated_time, coalesce(c.n, 0) AS note_count "
             f"FROM tags t {join} ({_TAG_COUNTS}) c ON c.tag_id = t.id ORDER BY t.title COLLATE NOCASE"
         )
+        if not counted and not with_notes_only:
+            sql = (
+                "SELECT id, title, created_time, updated_time, 0 FROM tags t ORDER BY t.title COLLATE NOCASE"
+            )
         with self.db.read() as conn:
             return [tag_from_row(r) for r in conn.execute(sql)]
 

@@ -127,7 +127,7 @@ def _other_items(store: Store) -> dict[str, str]:
     import rather than three a file."""
     kinds = {f.id: "notebook" for f in store.list_folders(include_trashed=True)}
     kinds.update((r.id, "attachment") for r in store.list_resources())
-    kinds.update((t.id, "tag") for t in store.list_tags())
+    kinds.update((t.id, "tag") for t in store.list_tags(counted=False))
     return kinds
 
 

@@ -1,0 +1,79 @@
+"""A page of a tag's notes on Joplin, found in a listing Joplin sorts itself.
+
+Joplin's ``/tags/ID/notes`` loads every note of the tag at each page it serves, and its sort
+(``collectionToPaginatedResults``) uses a comparator that never answers "after", so its pages are
+in no useful order: the whole tag was read to show one page (ten pages, each loading all 1,000
+notes, for a tag of 1,000). When the tag's notes are kept (``noted.store.joplin.tag_notes``, which
+the tree's counts keep) and more than one page of them, the notebook's or the store's listing,
+which Joplin sorts and pages in SQL, is read from its start instead, and only its notes of the tag
+are taken, until the page is full and every note tied with its last is seen (Joplin breaks ties
+by id in the listing's direction, noted by id ascending). Titles are sorted by Joplin without
+case for ASCII letters only, by noted with ``str.casefold``: a title order reads the tag whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from noted.store.joplin.base import META_FIELDS, safe_id
+from noted.store.joplin.client import PAGE_LIMIT, JoplinClient
+from noted.store.joplin.tag_notes import TagNotes
+from noted.store.protocol import NoteOrder
+
+WALKED = {
+    NoteOrder.UPDATED: ("user_updated_time", "DESC"),
+    NoteOrder.CREATED: ("user_created_time", "DESC"),
+    NoteOrder.ID: ("id", "ASC"),
+}
+"""The orders in which Joplin's listing and noted agree but for ties (not titles)."""
+
+
+def tag_items(
+    client: JoplinClient,
+    kept: TagNotes,
+    tag_id: str,
+    folder_id: str | None,
+    order: NoteOrder,
+    wanted: int | None,
+) -> list[Any]:
+    """The tag's notes (not in the trash; of the notebook, if given) with ``META_FIELDS``: at least
+    the first ``wanted`` in ``order`` (None: all), in any order. Read whole, the tag's notes are kept."""
+    known = kept.kept_of([tag_id])
+    note_ids = None if known is None else known[tag_id]
+    if walks(note_ids, order):
+        assert note_ids is not None
+        return walk(client, folder_id, note_ids, order, wanted)
+    mark = kept.mark()
+    items = client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": META_FIELDS})
+    kept.keep(tag_id, (str(i["id"]) for i in items), mark)
+    return items
+
+
+def walks(note_ids: Collection[str] | None, order: NoteOrder) -> bool:
+    """Whether a page of the tag is read by walking a listing: its notes are kept, more than a
+    page of them (a page of ``/tags/ID/notes`` holds them all), in an order Joplin sorts alike."""
+    return note_ids is not None and len(note_ids) > PAGE_LIMIT and order in WALKED
+
+
+def walk(
+    client: JoplinClient,
+    folder_id: str | None,
+    note_ids: Collection[str],
+    order: NoteOrder,
+    wanted: int | None,
+) -> list[Any]:
+    """The items of ``note_ids`` in the notebook's listing (or the store's, conflict copies included,
+    as ``/tags/ID/notes`` holds them), at least the first ``wanted`` in ``order`` (None: all)."""
+    by, direction = WALKED[order]
+    if folder_id is None:
+        path, params = "/notes", {"include_conflicts": "1"}
+    else:
+        path, params = f"/folders/{safe_id(folder_id)}/notes", {}
+    params |= {"fields": META_FIELDS, "order_by": by, "order_dir": direction}
+    out: list[Any] = []
+    for page in client.pages(path, params):
+        out += [item for item in page if str(item.get("id")) in note_ids]
+        if wanted is not None and 0 < wanted <= len(out) and page[-1].get(by) != out[wanted - 1].get(by):
+            break  # past the last tie of the page's last note
+    return out
