@@ -136,3 +136,34 @@ async def test_a_notice_leaves_the_list_and_its_note_in_view(
             assert "trash" in str(app.screen.query_one("Toast").render())
     finally:
         services.close()
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24), (60, 20)], ids=["120x40", "80x24", "60x20"])
+async def test_a_notice_covers_its_room_to_the_edge(fixture: Fixture, size: tuple[int, int]) -> None:
+    """A notice stopped two columns short of its edge, a strip of the text under it showing at its
+    right (Textual's notices rack keeps a hidden scrollbar's gutter): the list's or the outline's
+    border beside a notice over the tree or the outline, the reader's text at the screen's edge."""
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await ready(pilot)
+            for pane in (NoteList, NoteScroll):
+                widget = app.workspace.query_one(pane)
+                if not widget.region.area:  # narrow: the reader shows once a note opens
+                    await pilot.press("enter")
+                    await until(pilot, lambda w=widget: bool(w.region.area))  # type: ignore[misc]
+                widget.focus()
+                await until(pilot, lambda w=widget: app.focused is w)  # type: ignore[misc]
+                app.notify(LONG, timeout=30)
+                await until(pilot, lambda: _notices(app) == 1)
+                await pilot.pause()
+                toast = app.screen.query_one("Toast").region
+                read = (widget if pane is NoteList else app.workspace.query_one("#reader")).region
+                # Its edge: the screen's right, or the read pane's frame when it is on that side.
+                edge = read.x if toast.right <= read.x else size[0]
+                assert toast.right == edge, (pane.__name__, toast, read)
+                app.clear_notifications()
+                await until(pilot, lambda: _notices(app) == 0)
+    finally:
+        services.close()
