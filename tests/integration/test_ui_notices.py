@@ -167,3 +167,38 @@ async def test_a_notice_covers_its_room_to_the_edge(fixture: Fixture, size: tupl
                 await until(pilot, lambda: _notices(app) == 0)
     finally:
         services.close()
+
+
+@pytest.mark.parametrize(
+    ("size", "keys"),
+    [((60, 20), ("ctrl+b",)), ((120, 40), ("plus",)), ((80, 24), ("plus",))],
+    ids=["60x20-no-tree", "120x40-zoomed", "80x24-zoomed"],
+)
+async def test_a_notice_beside_a_pane_filling_the_width_takes_the_key_bar_row(
+    fixture: Fixture, size: tuple[int, int], keys: tuple[str, ...]
+) -> None:
+    """With the pane being read filling the width (the list with the tree hidden at 60 columns, or
+    zoomed with ``+``), a notice had no room beside it and fell back to the bottom right, over the
+    rows being read. Now it takes the key bar's row, and the status line's above it if it wraps.
+    (A note zoomed keeps them over its outline.)"""
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await ready(pilot)
+            note_list = app.workspace.query_one(NoteList)
+            note_list.focus()
+            await until(pilot, lambda: app.focused is note_list)
+            await pilot.press(*keys)
+            await until(pilot, lambda: note_list.region.width == size[0])
+            await pilot.press("T")  # the person's own notice, not one made up
+            await until(pilot, lambda: _notices(app) == 1)
+            await pilot.pause()
+            # Not vacuous: the list fills the screen's width, and before the notice sat on its rows.
+            assert app.focused is note_list
+            assert _covered(note_list) == []
+            toast = app.screen.query_one("Toast").region
+            assert toast.bottom == size[1]  # the key bar's row, the screen's last
+            assert toast.height == 1
+    finally:
+        services.close()
