@@ -16,6 +16,7 @@ from textual.widgets import Input
 
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.picker import NotebookPicker
+from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.widgets.note_list import NoteList
 
 
@@ -111,3 +112,20 @@ async def test_switching_to_dos_says_which_marked_notes_were_of_that_kind(fixtur
         await until(pilot, lambda: "title" in str(notes.border_title))
         said_now = await press_on(app, pilot, notes, "T", *mixed)
         assert said_now == ["Made 1 note into a plain note. 2 notes were plain notes already. (z undoes)"]
+
+
+async def test_tagging_says_which_marked_notes_needed_no_change(fixture: Fixture) -> None:
+    """The meeting (tagged work) and the ideas marked, ``t work`` read "Tags changed on 1 note."
+    with no word of the meeting, which had the tag already."""
+    async with on_list(fixture) as (app, pilot, notes):
+        for note_id in (fixture.meeting, fixture.ideas):
+            notes.select_note(note_id)
+            await pilot.press("space")
+        await until(pilot, lambda: len(notes.marked) == 2)
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt) and isinstance(app.focused, Input))
+        await pilot.press(*"work", "enter")
+        await until(pilot, lambda: bool(said(app)))
+        assert said(app) == ["Tags changed on 1 note. 1 note needed no change. (z undoes)"]
+        tags = {t.title for t in app.services.store.note_tags(fixture.ideas)}
+        assert tags == {"work"}  # not vacuous: the other note did change

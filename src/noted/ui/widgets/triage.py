@@ -158,7 +158,14 @@ class NoteTriage:
                     return False
                 return lambda: ops.undo_tags(self._store, done, actor=ACTOR_USER)
 
-            self._each("tagging notes", notes, one, "Tags changed on {n}.", "No tags changed.")
+            self._each(
+                "tagging notes",
+                notes,
+                one,
+                "Tags changed on {n}.",
+                "No tags changed.",
+                "{k} needed no change.",
+            )
 
         if notes:
             prompt = TextPrompt(f"Tags for {plural(len(notes), 'note')}", hint=TAG_HINT)
