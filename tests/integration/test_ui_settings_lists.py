@@ -35,9 +35,12 @@ async def test_a_list_of_choices_opens_below_its_field_and_above_the_key_bar(
             await pilot.press("enter")
             overlay = select.query_one("SelectOverlay")
             await until(pilot, lambda: app.focused is overlay)
-            await pilot.pause()
-            field = select.query_one("SelectCurrent").region
-            below, bar = overlay.region, screen.query_one(KeyBar).region
+            current, bar = select.query_one("SelectCurrent"), screen.query_one(KeyBar).region
+            # Fitted after the frame that scrolls the page to the field (under load, a few frames).
+            await until(
+                pilot, lambda: current.region.bottom <= overlay.region.y and overlay.region.bottom <= bar.y
+            )
+            field, below = current.region, overlay.region
             # Not vacuous: the list is on screen, with more than one choice in view.
             assert below.height > 3 and below.y >= 0
             assert below.y >= field.bottom, (below, field)  # under its field, not over it

@@ -214,8 +214,8 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
     def _choices_opened(self, event: events.DescendantFocus) -> None:
         """A list of choices opened (it takes the focus): under its field, above the key bar."""
         select = event.widget.parent
-        if isinstance(select, Select):
-            fit_choices(self.query_one("#settings", VerticalScroll), select)
+        if isinstance(select, Select):  # once the page has scrolled to the field focused just before
+            self.call_after_refresh(fit_choices, self.query_one("#settings", VerticalScroll), select)
 
     @on(Switch.Changed)
     def _switched(self, event: Switch.Changed) -> None:
