@@ -14,7 +14,8 @@ process so peak RSS is its own:
 - ``index``: a first index of the store with the fake embedder, from ``prepare`` to idle, and the
   longest gap between two renewals of the indexing lease (the heartbeat other processes watch);
 - with ``--app`` (SQLite only): the real app under Pilot, from ``show`` to the note's ``Shown``
-  (time to first paint), then 20 keys (``j``) on the page, each until the frame after it.
+  (time to first paint), then 20 keys (``j``) on the page, each until the frame after it, and the
+  cyclic collector's runs during those keys by generation (``gcN_n``) with the longest (``gcN_max``).
 
 ``--burners N`` runs N CPU burners beside it (a loaded machine). A part that takes longer than
 ``--timeout`` is stopped and reported as such. The figure to compare is printed last, one line each.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import resource
@@ -168,12 +170,27 @@ def child_app(root: Path, note_id: str) -> dict[str, float]:
             out["first_paint"] = shown[0]
             app.workspace.query_one(NoteScroll).focus()
             keys = []
+            collections.clear()
             for _ in range(20):
                 t = time.perf_counter()
                 await pilot.press("j")
                 keys.append(time.perf_counter() - t)
             keys.sort()
             out["key_p50"], out["key_max"] = keys[len(keys) // 2], keys[-1]
+            for generation in (0, 1, 2):  # the collector's pauses during the keys, by generation
+                took = [d for g, d in collections if g == generation]
+                out[f"gc{generation}_n"], out[f"gc{generation}_max"] = len(took), max(took, default=0.0)
+
+    collections: list[tuple[int, float]] = []
+    started = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            collections.append((info["generation"], time.perf_counter() - started[0]))
+
+    gc.callbacks.append(timed)
 
     try:
         asyncio.run(run())

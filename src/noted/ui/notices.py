@@ -5,9 +5,12 @@ the person could not see what they typed for a notice's five seconds, or, on a s
 the box at all. ``place`` puts the notices on the side of the screen (top or bottom) with more room
 beside the focused field, no taller than that room. A field taller than half the screen (the
 editor) keeps only its cursor's line clear. A pane focused for reading (the open note, the list)
-keeps the notices beside it, left or right, where there is room; else Textual's place. A pane read
-with another (the list with the note under its cursor) names it in ``READ_WITH``, and the notices
-keep off both (over the tree or the note's outline).
+keeps the notices beside it, left or right, where there is room. A pane read with another (the
+list with the note under its cursor) names it in ``READ_WITH``, and the notices keep off both (over
+the tree or the note's outline). A pane filling the width (zoomed, or the list at 60 columns without
+the tree) leaves no room beside: the notices take the key bar's row, one line each, growing up over
+the status line. Every screen ends in a key bar, no one reads there, and a notice there hides only
+key hints for its five seconds (a narrow top right would sit on the pane's first rows, read too).
 """
 
 from __future__ import annotations
@@ -34,11 +37,13 @@ def place(screen: Screen[Any]) -> None:
     except NoMatches:  # notifications off (Pilot's default)
         return
     band = _typing_band(screen.focused, screen.size.height)
-    _beside(rack, screen.focused if band is None else None, screen.size.width)
     if band is None:
         rack.remove_class("-top")
         rack.styles.max_height = None
+        _beside(rack, screen.focused, screen.size.width)
         return
+    rack.remove_class("-left", "-beside", "-bar")  # Textual's place, moved off the band
+    rack.styles.padding = 0
     above, below = band.y, screen.size.height - band.bottom - 1  # the rack keeps a row below it
     rack.set_class(above > below, "-top")
     rack.styles.max_height = max(above, below, 1)
@@ -46,15 +51,16 @@ def place(screen: Screen[Any]) -> None:
 
 def _beside(rack: Widget, focused: Widget | None, width: int) -> None:
     """Keep the notices off ``focused`` (a pane being read: the note, the list), on the side of the
-    screen with more room beside it, no wider than that room; Textual's place when it has too little."""
+    screen with more room beside it, no wider than that room; on the key bar's row when it has too little."""
     region = _read_region(focused) if focused is not None else Region()
     left, right = region.x, width - region.right
-    room = max(left, right)
-    if not region.area or room < MIN_ROOM:
-        rack.remove_class("-left", "-beside")
+    room = max(left, right) if region.area else 0  # nothing focused: the key bar's row too
+    rack.set_class(room < MIN_ROOM, "-bar")
+    rack.set_class(room >= MIN_ROOM, "-beside")
+    if room < MIN_ROOM:
+        rack.remove_class("-left")
         rack.styles.padding = 0
         return
-    rack.add_class("-beside")
     rack.set_class(left > right, "-left")
     rack.styles.padding = (0, width - left, 0, 0) if left > right else (0, 0, 0, width - right)
 

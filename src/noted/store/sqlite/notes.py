@@ -21,13 +21,15 @@ from noted.store.sqlite.base import (
     note_from_row,
     note_row,
 )
-from noted.store.sqlite.db import Database
+from noted.store.sqlite.db import Database, get_meta, set_meta
 from noted.store.sqlite.feed import record
 from noted.store.sqlite.folders import restore_folder_chain
 from noted.store.sqlite.history import History
 from noted.store.sqlite.tags import add_tags
 
 RESTORED_FOLDER = "Restored notes"
+HEADINGS_PART = "notes.headingsPart"
+"""The ``meta`` key of the ``part_chars`` the ``headings`` column was read by (none: the default)."""
 
 _Row = TypeVar("_Row", Note, NoteMeta)
 
@@ -70,6 +72,27 @@ class Notes:
     def headings(self, body: str) -> str:
         """What the ``headings`` column holds for ``body``."""
         return heading_text(opening(body, self.part_chars))
+
+    def follow_part(self) -> None:
+        """Read the headings again where ``part_chars`` cuts a body elsewhere than the limit they
+        were read by: a changed ``notes.largeNoteChars`` weighs by itself from the next open, not
+        from each long note's next save. Nothing to do, and nothing written, while it is the same."""
+        with self.db.read() as conn:
+            was = int(get_meta(conn, HEADINGS_PART) or LARGE_NOTE_CHARS.default)
+        if was == self.part_chars:
+            return
+        last = -1
+        with self.db.write() as conn:  # a few notes at a time: a 40 MB body is read once, not all at once
+            while rows := conn.execute(
+                "SELECT rowid, body FROM notes WHERE rowid > ? AND length(body) > ? ORDER BY rowid LIMIT 8",
+                (last, min(was, self.part_chars)),
+            ).fetchall():
+                for rowid, body in rows:
+                    conn.execute(
+                        "UPDATE notes SET headings = ? WHERE rowid = ?", (self.headings(body), rowid)
+                    )
+                last = rows[-1][0]
+            set_meta(conn, HEADINGS_PART, str(self.part_chars))
 
     def get_note(self, note_id: str) -> Note:
         with self.db.read() as conn:

@@ -84,6 +84,7 @@ class SqliteStore(Parts):
         store = cls(Database(db_path, on_upgrade), resources_dir, thinning, part_chars)
         if store.db.read_only is None:  # the steps a killed writer owed, before its asides are swept
             store.steps.finish(store.takers)
+            store.notes.follow_part()
         sweep_pending(resources_dir, db_path.parent / PENDING_LISTS, store.resources.orphan_file)
         kept = store.versions.folder
         sweep_pending(kept, pending_lists(kept), store.versions.orphan_file)

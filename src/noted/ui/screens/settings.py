@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -32,7 +32,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, Switch
 from noted.errors import ConfigError
 from noted.services import Services
 from noted.settings import Kind, ResolvedSetting, SettingChange, SettingValue, Source
-from noted.ui.screens.settings_nav import SectionProvider, jump
+from noted.ui.screens.settings_nav import SectionProvider, fit_choices, jump
 from noted.ui.screens.settings_sections import (
     MCP_KEYS,
     as_text,
@@ -210,6 +210,13 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
             state.update(text)
 
     # Changing ------------------------------------------------------------------------------------
+    @on(events.DescendantFocus, "SelectOverlay")
+    def _choices_opened(self, event: events.DescendantFocus) -> None:
+        """A list of choices opened (it takes the focus): under its field, above the key bar."""
+        select = event.widget.parent
+        if isinstance(select, Select):  # once the page has scrolled to the field focused just before
+            self.call_after_refresh(fit_choices, self.query_one("#settings", VerticalScroll), select)
+
     @on(Switch.Changed)
     def _switched(self, event: Switch.Changed) -> None:
         self._show_state(event.switch.name, event.value)

@@ -3,7 +3,8 @@
 Reaching *Run the MCP server* took 48 Tabs. Besides the filter, ``Ctrl+↓``/``Ctrl+↑`` go to the
 first setting of the next or previous section (the heading scrolled to the top), and the command
 palette lists the sections (*Settings section: MCP server*). Only what is shown counts: with a
-filter typed, the jump goes through the sections it left.
+filter typed, the jump goes through the sections it left. A setting's list of choices opens under
+its field and above the key bar (``fit_choices``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Label
+from textual.widgets import Label, OptionList, Select
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -56,6 +57,27 @@ def jump(screen: Screen[Any], step: int) -> None:
     for offset in range(1, len(sections) + 1):
         if go_to_section(screen, sections[(start + step * offset) % len(sections)]):
             return
+
+
+CHOICES_ROWS = 12
+"""The most rows a list of choices takes (Textual's ``max-height`` for it), its frame included."""
+
+
+def fit_choices(page: VerticalScroll, select: Select[Any]) -> None:
+    """Make room for ``select``'s list, just opened, under its field in ``page``.
+
+    Textual opens the list under the field and, when it would run off the screen, moves it up
+    until it fits: over the field it belongs to and the key bar. The page scrolls the field up
+    (as far as it can, the field kept in view) and the list takes no more rows than are left.
+    """
+    choices = select.query_one(OptionList)
+    field = select.query_one("SelectCurrent").region
+    wanted = min(choices.option_count + 2, CHOICES_ROWS)
+    short = wanted - (page.region.bottom - field.bottom)
+    lift = max(0, min(short, field.y - page.region.y, round(page.max_scroll_y - page.scroll_y)))
+    if lift:
+        page.scroll_to(y=page.scroll_y + lift, animate=False, immediate=True)
+    choices.styles.max_height = min(wanted, page.region.bottom - field.bottom + lift)
 
 
 class SectionProvider(Provider):

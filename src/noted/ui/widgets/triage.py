@@ -105,7 +105,8 @@ class NoteTriage:
         was, or what puts the note back as it was (``undo``). ``done`` counts the notes changed
         (``{n}``; ``{a}`` and ``{s}`` make the words after it singular or plural);
         ``none``, if given, is said instead when no note changed, and ``same`` after ``done`` of
-        the notes left as they were (``{k}`` counts them, ``{w}`` is was or were)."""
+        the notes left as they were (``{k}`` counts them, ``{w}`` is was or were, ``{a}`` and
+        ``{s}`` as above)."""
         if not notes:
             self._list.notify("No note is highlighted.", severity="warning")
             return
@@ -124,7 +125,13 @@ class NoteTriage:
                     undo.append(result)
             one, kept = changed == 1, len(notes) - changed - len(failures)
             summary = done.format(n=plural(changed, "note"), a="a " if one else "", s="" if one else "s")
-            left = {"k": plural(kept, "note"), "w": "was" if kept == 1 else "were"}
+            alone = kept == 1
+            left = {
+                "k": plural(kept, "note"),
+                "w": "was" if alone else "were",
+                "a": "a " if alone else "",
+                "s": "" if alone else "s",
+            }
             summary += f" {same.format(**left)}" if same and kept and changed else ""
             summary += f" ({UNDO_HINT})" if undo else ""
             if none and not changed:
@@ -151,7 +158,14 @@ class NoteTriage:
                     return False
                 return lambda: ops.undo_tags(self._store, done, actor=ACTOR_USER)
 
-            self._each("tagging notes", notes, one, "Tags changed on {n}.", "No tags changed.")
+            self._each(
+                "tagging notes",
+                notes,
+                one,
+                "Tags changed on {n}.",
+                "No tags changed.",
+                "{k} needed no change.",
+            )
 
         if notes:
             prompt = TextPrompt(f"Tags for {plural(len(notes), 'note')}", hint=TAG_HINT)
@@ -226,11 +240,15 @@ class NoteTriage:
 
             return back
 
+        kind = "{a}to-do{s}" if make else "{a}plain note{s}"
+        same = f"{{k}} {{w}} {kind} already."
         self._each(
             "switching to-dos",
             notes,
             one,
-            "Made {n} into {a}to-do{s}." if make else "Made {n} into {a}plain note{s}.",
+            f"Made {{n}} into {kind}.",
+            none=f"Nothing changed: {same}",
+            same=same,
         )
 
     def trash(self, notes: Sequence[NoteMeta]) -> None:

@@ -1,0 +1,49 @@
+"""A setting's list of choices opens where it can be read whole, at any size (Pilot, real profile).
+
+At 60×20 the theme's list opened over its own field and the key bar: Textual moves a list that
+would run off the screen up until it fits, onto the field it belongs to.
+"""
+
+from __future__ import annotations
+
+import pytest
+from tests.integration.ui_support import Fixture, open_services, ready, until
+from textual.widgets import Select
+
+from noted.ui.app import NotedApp
+from noted.ui.screens.settings import SettingsScreen
+from noted.ui.screens.settings_sections import widget_id
+from noted.ui.widgets.key_bar import KeyBar
+
+
+@pytest.mark.parametrize("key", ["ui.theme", "search.relevance"])
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)], ids=["60x20", "80x24", "120x40"])
+async def test_a_list_of_choices_opens_below_its_field_and_above_the_key_bar(
+    fixture: Fixture, size: tuple[int, int], key: str
+) -> None:
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=size) as pilot:
+            await ready(pilot)
+            await pilot.press("f2")
+            await until(pilot, lambda: isinstance(app.screen, SettingsScreen) and app.screen.built)
+            screen = app.screen
+            select = screen.query_one(f"#{widget_id(key)}", Select)
+            select.focus()
+            await until(pilot, lambda: app.focused is select)
+            await pilot.press("enter")
+            overlay = select.query_one("SelectOverlay")
+            await until(pilot, lambda: app.focused is overlay)
+            current, bar = select.query_one("SelectCurrent"), screen.query_one(KeyBar).region
+            # Fitted after the frame that scrolls the page to the field (under load, a few frames).
+            await until(
+                pilot, lambda: current.region.bottom <= overlay.region.y and overlay.region.bottom <= bar.y
+            )
+            field, below = current.region, overlay.region
+            # Not vacuous: the list is on screen, with more than one choice in view.
+            assert below.height > 3 and below.y >= 0
+            assert below.y >= field.bottom, (below, field)  # under its field, not over it
+            assert below.bottom <= bar.y, (below, bar)  # the key bar still reads whole
+    finally:
+        services.close()
