@@ -120,6 +120,35 @@ def _changed(
     return int(indexed), more, bool(ids)
 
 
+def unread_notes(store: Store, db: Database, note_ids: Sequence[str]) -> set[str]:
+    """Those of ``note_ids`` the index has not read as they are now: changed after its cursor (after
+    the target of a first scan under way), or, while it scans or more than ``CHANGES_READ`` changes
+    are behind, with no vectors. None of them when the index is complete, so search by both ranks
+    a complete index's notes exactly as it always did (a note that failed or is empty counts read).
+
+    One read of the feed after the cursor (none left when complete) and, only then, one query over
+    ``note_ids``: never a scan of the index or the notes.
+    """
+    ids = list(dict.fromkeys(note_ids))
+    if not ids:
+        return set()
+    with db.read() as conn:
+        scan = get_meta(conn, META_SCAN)
+        cursor = int(get_meta(conn, META_CURSOR) or 0)
+    since = int(json.loads(scan)["target"]) if scan is not None else cursor
+    changed, more = store.notes_changed_since(since, CHANGES_READ)
+    unread = changed.intersection(ids)
+    if scan is not None or more:
+        with db.read() as conn:
+            rows = conn.execute(
+                "SELECT value FROM json_each(?) WHERE NOT EXISTS "
+                "(SELECT 1 FROM index_chunks WHERE note_id = value)",
+                (json.dumps(ids),),
+            )
+            unread.update(str(r[0]) for r in rows)
+    return unread
+
+
 @dataclass(frozen=True, slots=True)
 class IndexReport:
     """What ``noted index status`` says: how the index was built, how far it is, and who keeps it."""

@@ -22,14 +22,15 @@ lifted the misspelt queries of the evaluation from nDCG@10 0.62 to 0.86 (held-ou
 in Spanish, German or French is searched as typed *and* in English. ``Results.reading`` says how.
 When the semantic index cannot be used (not built yet, another model, no sqlite-vec), the result
 is the keyword arm alone (words OR'ed, corrected and translated as above) and
-``Reading.keyword_only`` says why.
+``Reading.keyword_only`` says why. While the index is partial, a note it has not read yet is ranked
+by its words as that would (``fuse``), beside the notes it has read.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from noted.errors import QueryError, UnavailableError
@@ -175,6 +176,7 @@ def fuse(
     semantic: Sequence[tuple[str, float]],
     *,
     semantic_weight: float = SEMANTIC_WEIGHT,
+    unread: Collection[str] = frozenset(),
 ) -> list[tuple[str, float]]:
     """Fuse the arms' runs of ``(note_id, score)`` into one, best first (ties by note id).
 
@@ -190,9 +192,19 @@ def fuse(
     evaluation (``tests/bench/eval_suite.py``: Git's docs and PostgreSQL's manual, 172 queries in
     six categories, weights chosen on the tune half by ``eval_fusion.py``) this same fusion was
     again the best of the convex, max-normalised and RRF families.
+
+    A note in ``unread`` (the index has not read it as it is now: no vectors yet, or of an older
+    text) scores at least its normalised keyword score. Its semantic score is then taken to be its
+    keyword one, the arms agreeing, rather than the 0 of a note found far in meaning: at most 0.3,
+    the only note holding both words of a query ranked 23rd on a half-indexed profile, under
+    notes found by meaning alone. Unread notes thus rank among themselves as hybrid search ranks
+    with no index at all (``Reading.keyword_only``), read notes as before, and a partial index
+    goes from the one to the other; no weight is new, and a complete index has no unread notes.
     """
     kw, sem = _minmax(keyword), _minmax(semantic)
     fused = {n: semantic_weight * sem.get(n, 0.0) + (1 - semantic_weight) * kw.get(n, 0.0) for n in kw | sem}
+    for n in kw.keys() & set(unread):
+        fused[n] = max(fused[n], kw[n])
     return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
 
 
@@ -287,7 +299,11 @@ class HybridSearch:
         by_sem = {h.note_id: h for h in hits_by_meaning}
         outlines = semantic.outlines(vectors, list(by_sem))
         closeness = [(h.note_id, _closeness(h, outlines.get(h.note_id, 0.0))) for h in hits_by_meaning]
-        fused = fuse([(h.note_id, h.score) for h in keyword], closeness, semantic_weight=SEMANTIC_WEIGHT)
+        # A note the index has not read yet is ranked by its words, not sunk for having no vectors.
+        unread = semantic.unread([h.note_id for h in keyword])
+        fused = fuse(
+            [(h.note_id, h.score) for h in keyword], closeness, semantic_weight=SEMANTIC_WEIGHT, unread=unread
+        )
         titles = {h.note_id: h.title for h in keyword} | {h.note_id: h.title for h in hits_by_meaning}
         fused = titled_first(fused, titles, split.text)[:limit]
         # Snippets only for the keyword-only hits that are shown: the semantic arm has its own.

@@ -22,7 +22,7 @@ import numpy as np
 from noted.embeddings import Embedder
 from noted.errors import InvalidInputError, UnavailableError
 from noted.indexer.chunking import title_lead
-from noted.indexer.coverage import IndexCoverage, index_coverage
+from noted.indexer.coverage import IndexCoverage, index_coverage, unread_notes
 from noted.indexer.vectors import (
     META_MODEL,
     META_SCHEMA,
@@ -180,6 +180,10 @@ class SemanticSearch:
     def coverage(self, note_ids: Sequence[str] | None = None) -> IndexCoverage:
         """How much of the store (or of ``note_ids``) the index these results come from covers."""
         return index_coverage(self.store, self.db, note_ids=note_ids)
+
+    def unread(self, note_ids: Sequence[str]) -> set[str]:
+        """Those of ``note_ids`` the index has not read as they are now (``unread_notes``)."""
+        return unread_notes(self.store, self.db, note_ids)
 
     def candidates(self, chunks: int) -> int:
         """How many chunks the first stage keeps when ``chunks`` are wanted."""
