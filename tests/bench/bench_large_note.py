@@ -13,7 +13,7 @@ process so peak RSS is its own:
   store's read, ``load_note_view`` and ``draw``): wall time and peak RSS;
 - ``index``: a first index of the store with the fake embedder, from ``prepare`` to idle, and the
   longest gap between two renewals of the indexing lease (the heartbeat other processes watch);
-- with ``--app`` (SQLite only; ``--app-only`` skips the rest): the real app under Pilot, started
+- with ``--app`` (SQLite only; ``--app-only`` skips the rest): the real app as ``noted`` opens it (``open_app``) under Pilot, started
   ``--start-wait`` seconds before the note is shown (start-up's own work and the collector's
   ``settle`` done), from ``show`` to the note's ``Shown`` (``first_paint``), then, ``--settle``
   seconds later, 20 keys (``j``) on the page (``key_first``, ``key_p50``, ``key_max``) and the
@@ -153,7 +153,7 @@ def child_app(
     from noted.profile import Profile
     from noted.services import Services
     from noted.settings import Settings
-    from noted.ui.app import NotedApp
+    from noted.ui.launch import open_app
     from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 
     profile = Profile(root).ensure()
@@ -163,7 +163,7 @@ def child_app(
         **{k: v for k, v in os.environ.items() if k.startswith("NOTED_NOTES_")},
     }
     services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ=env))
-    app = NotedApp(services)
+    app = open_app(services)  # as ``noted`` opens it: the collector paused until start-up is done
     start_wait, settle = waits
     out: dict[str, float] = {}
 
