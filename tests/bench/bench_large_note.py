@@ -1,8 +1,8 @@
 """Benchmark of a very large note on a backend: opening it in the reader, and indexing it.
 
 Usage: ``python3 tests/bench/bench_large_note.py [--backend sqlite|joplin|vault] [--chars 39000000]
-[--burners 2] [--timeout 300] [--app]`` (run with ``PYTHONPATH=src``; another
-checkout's ``src`` first on it gives its "before" figure).
+[--burners 2] [--timeout 300] [--app | --app-only] [--start-wait 4] [--settle 0]`` (run with
+``PYTHONPATH=src``; another checkout's ``src`` first on it gives its "before" figure).
 
 It makes a fresh store of the backend (Joplin: the test suite's own server, started through
 ``tests/support``; a Markdown folder: the file written by hand, as an outside tool does) holding one
@@ -13,9 +13,15 @@ process so peak RSS is its own:
   store's read, ``load_note_view`` and ``draw``): wall time and peak RSS;
 - ``index``: a first index of the store with the fake embedder, from ``prepare`` to idle, and the
   longest gap between two renewals of the indexing lease (the heartbeat other processes watch);
-- with ``--app`` (SQLite only): the real app under Pilot, from ``show`` to the note's ``Shown``
-  (time to first paint), then 20 keys (``j``) on the page, each until the frame after it, and the
-  cyclic collector's runs during those keys by generation (``gcN_n``) with the longest (``gcN_max``).
+- with ``--app`` (SQLite only; ``--app-only`` skips the rest): the real app as ``noted`` opens it (``open_app``) under Pilot, started
+  ``--start-wait`` seconds before the note is shown (start-up's own work and the collector's
+  ``settle`` done), from ``show`` to the note's ``Shown`` (``first_paint``), then, ``--settle``
+  seconds later, 20 keys (``j``) on the page (``key_first``, ``key_p50``, ``key_max``) and the
+  cyclic collector's runs during those keys by generation (``gcN_n``) with the longest
+  (``gcN_max``); in another child, from ``show`` to the page's whole text at its end with ``G``
+  (``reach_end``). A key is timed as the terminal's driver sends it, until the page moved and the
+  frame after it: not with ``Pilot.press``, which waits for the process to go idle (up to a
+  second, twice a key) and so timed the page's drawing thread, not the key.
 
 ``--burners N`` runs N CPU burners beside it (a loaded machine). A part that takes longer than
 ``--timeout`` is stopped and reported as such. The figure to compare is printed last, one line each.
@@ -139,11 +145,15 @@ def child_index(backend: str, root: Path) -> dict[str, float]:
     return {"seconds": seconds, "longest_lease_gap": max(gaps), "chunks": indexer.chunks_done}
 
 
-def child_app(root: Path, note_id: str) -> dict[str, float]:
+def child_app(
+    root: Path, note_id: str, waits: tuple[float, float], reach_end: bool = False
+) -> dict[str, float]:
+    from textual import events
+
     from noted.profile import Profile
     from noted.services import Services
     from noted.settings import Settings
-    from noted.ui.app import NotedApp
+    from noted.ui.launch import open_app
     from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 
     profile = Profile(root).ensure()
@@ -153,28 +163,49 @@ def child_app(root: Path, note_id: str) -> dict[str, float]:
         **{k: v for k, v in os.environ.items() if k.startswith("NOTED_NOTES_")},
     }
     services = Services.open(profile, welcome=False, settings=Settings.load(profile, environ=env))
-    app = NotedApp(services)
+    app = open_app(services)  # as ``noted`` opens it: the collector paused until start-up is done
+    start_wait, settle = waits
     out: dict[str, float] = {}
 
     async def run() -> None:
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
             viewer = app.workspace.query_one(NoteViewer)
-            await pilot.pause(1.0)
-            shown: list[float] = []
+            page = app.workspace.query_one(NoteScroll)
+            await pilot.pause(start_wait)
+
+            async def frame() -> None:  # the frame after what was asked (not Pilot's wait for an idle
+                done = asyncio.get_running_loop().create_future()  # process, which a drawing thread holds up)
+                app.call_after_refresh(done.set_result, None)
+                await done
+
+            async def key(name: str, character: str) -> float:  # as the terminal's driver sends one
+                t, y = time.perf_counter(), page.scroll_y
+                event = events.Key(name, character)
+                event.set_sender(app)
+                app._driver.send_message(event)  # type: ignore[union-attr]
+                while page.scroll_y == y and page.max_scroll_y > y:
+                    await asyncio.sleep(0.001)
+                await frame()
+                return time.perf_counter() - t
+
             start = time.perf_counter()
+            shown.clear()
             viewer.show(note_id)
-            while not (viewer.view is not None and viewer.view.note.id == note_id):
-                await pilot.pause(0.01)
-            await pilot.pause()
-            shown.append(time.perf_counter() - start)
-            out["first_paint"] = shown[0]
-            app.workspace.query_one(NoteScroll).focus()
-            keys = []
+            while not shown:  # the viewer's Shown: the note's opening on screen
+                await asyncio.sleep(0.001)
+            out["first_paint"] = time.perf_counter() - start
+            page.focus()
+            await frame()
+            if reach_end:  # G until the last row of the whole page is at the bottom
+                while not (page.covers(sys.maxsize) and 0 < page.max_scroll_y == page.scroll_y):
+                    await key("G", "G")
+                    await asyncio.sleep(0.02)
+                out["reach_end"] = time.perf_counter() - start
+                return
+            await asyncio.sleep(settle)
             collections.clear()
-            for _ in range(20):
-                t = time.perf_counter()
-                await pilot.press("j")
-                keys.append(time.perf_counter() - t)
+            keys = [await key("j", "j") for _ in range(20)]
+            out["key_first"] = keys[0]
             keys.sort()
             out["key_p50"], out["key_max"] = keys[len(keys) // 2], keys[-1]
             for generation in (0, 1, 2):  # the collector's pauses during the keys, by generation
@@ -183,6 +214,11 @@ def child_app(root: Path, note_id: str) -> dict[str, float]:
 
     collections: list[tuple[int, float]] = []
     started = [0.0]
+    shown: list[object] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, NoteViewer.Shown) and message.note_id == note_id:
+            shown.append(message)
 
     def timed(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -206,7 +242,7 @@ def child(args: argparse.Namespace) -> None:
     elif args.part == "index":
         result = child_index(args.backend, root)
     else:
-        result = child_app(root, args.note)
+        result = child_app(root, args.note, (args.start_wait, args.settle), args.part == "end")
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(result))
 
@@ -223,6 +259,10 @@ def measure(part: str, args: argparse.Namespace, root: Path, note_id: str) -> st
         note_id,
         "--backend",
         args.backend,
+        "--settle",
+        str(args.settle),
+        "--start-wait",
+        str(args.start_wait),
     ]
     try:
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, check=False)
@@ -243,6 +283,9 @@ def main() -> None:
     parser.add_argument("--burners", type=int, default=0)
     parser.add_argument("--timeout", type=int, default=300)
     parser.add_argument("--app", action="store_true")
+    parser.add_argument("--start-wait", type=float, default=4.0)
+    parser.add_argument("--settle", type=float, default=0.0)
+    parser.add_argument("--app-only", action="store_true")
     parser.add_argument("--child", dest="part")
     parser.add_argument("--root")
     parser.add_argument("--note", default="")
@@ -275,7 +318,10 @@ def main() -> None:
                 print("the backend did not take the note (a Markdown folder skips a file over its limit)")
                 return
             print(f"uptime: {os.getloadavg()[0]:.1f}", flush=True)
-            for part in ("open", "index", *(("app",) if args.app else ())):
+            parts = (
+                ("app", "end") if args.app_only else ("open", "index", *(("app", "end") if args.app else ()))
+            )
+            for part in parts:
                 print(measure(part, args, root, note_id), flush=True)
     finally:
         for burner in burners:
