@@ -120,9 +120,16 @@ def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     folder = resolve_folder(store, args.notebook)
     parent = "" if args.top else resolve_folder(store, args.parent).id
-    return _report(
-        ctx, ops.update_notebook(store, folder.id, parent_id=parent, actor=ACTOR_USER).folder, "moved"
+    moved = ops.update_notebook(store, folder.id, parent_id=parent, actor=ACTOR_USER)
+    if moved.changed or ctx.json:
+        return _report(ctx, moved.folder, "moved")
+    where = (
+        f'in "{render.notebook_of(store, moved.folder.parent_id)}"'
+        if moved.folder.parent_id
+        else "at the top level"
     )
+    ctx.line(f'notebook "{moved.folder.title}" is {where} already')
+    return 0
 
 
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
