@@ -121,8 +121,17 @@ def test_a_notebook_moved_where_it_is_says_so_and_writes_nothing(cli: Cli) -> No
     )
     said = cli.ok("notebook", "move", "Guides", "--parent", "Welcome").out
     assert said == 'notebook "Guides" is in "Welcome" already\n'
+    assert cli.ok("notebook", "rename", "Guides", "Guides").out == 'notebook "Guides" is named so already\n'
     assert cli.json("notebooks") == before  # not written: the times are the same
     assert cli.ok("notebook", "move", "Guides", "--top").out.startswith('moved notebook "Guides"')
+
+
+def test_a_note_moved_where_it_is_says_so_and_writes_nothing(cli: Cli) -> None:
+    """It said "moved" for a note in that notebook already."""
+    shown = cli.json("show", "Start here")
+    said = cli.ok("move", "Start here", shown["notebook"]).out
+    assert said == f'"Start here" is in {shown["notebook"]} already\n'
+    assert cli.json("show", "Start here")["updated_time"] == shown["updated_time"]
 
 
 def test_notebook_move_needs_a_destination(cli: Cli) -> None:

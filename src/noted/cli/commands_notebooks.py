@@ -111,9 +111,12 @@ def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:
     title = args.title.strip()
     if not title:
         raise InvalidInputError("a notebook needs a title")
-    renamed = ops.update_notebook(store, folder.id, title=title, actor=ACTOR_USER).folder
-    _say_name(ctx, title, renamed)
-    return _report(ctx, renamed, "renamed")
+    renamed = ops.update_notebook(store, folder.id, title=title, actor=ACTOR_USER)
+    if not renamed.changed and not ctx.json:
+        ctx.line(f'notebook "{renamed.folder.title}" is named so already')
+        return 0
+    _say_name(ctx, title, renamed.folder)
+    return _report(ctx, renamed.folder, "renamed")
 
 
 def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
