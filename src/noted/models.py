@@ -305,7 +305,7 @@ class Revision:
     """How many saves were collapsed into this revision."""
     label: str = ""
     """What the save was, when the actor alone does not tell (``noted.store.revisions.labelled``):
-    "kept: mine", "kept: theirs (by sync)", "conflict copy", "restored from rev 12"…"""
+    "yours, set aside", "theirs by sync, taken", "conflict copy", "restored from rev 12"…"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,6 +111,29 @@ def test_notebooks_text_and_json_shapes(cli: Cli) -> None:
     assert entry["note_count"] == 3 and entry["depth"] == 1
 
 
+def test_a_notebook_moved_where_it_is_says_so_and_writes_nothing(cli: Cli) -> None:
+    """It said "moved notebook" for a move that changed nothing (the notebook there already)."""
+    cli.ok("notebooks")
+    before = cli.json("notebooks")
+    assert (
+        cli.ok("notebook", "move", "Welcome", "--top").out
+        == 'notebook "Welcome" is at the top level already\n'
+    )
+    said = cli.ok("notebook", "move", "Guides", "--parent", "Welcome").out
+    assert said == 'notebook "Guides" is in "Welcome" already\n'
+    assert cli.ok("notebook", "rename", "Guides", "Guides").out == 'notebook "Guides" is named so already\n'
+    assert cli.json("notebooks") == before  # not written: the times are the same
+    assert cli.ok("notebook", "move", "Guides", "--top").out.startswith('moved notebook "Guides"')
+
+
+def test_a_note_moved_where_it_is_says_so_and_writes_nothing(cli: Cli) -> None:
+    """It said "moved" for a note in that notebook already."""
+    shown = cli.json("show", "Start here")
+    said = cli.ok("move", "Start here", shown["notebook"]).out
+    assert said == f'"Start here" is in {shown["notebook"]} already\n'
+    assert cli.json("show", "Start here")["updated_time"] == shown["updated_time"]
+
+
 def test_notebook_move_needs_a_destination(cli: Cli) -> None:
     cli.ok("notebooks")
     with pytest.raises(SystemExit) as exc:

@@ -66,6 +66,9 @@ def test_a_note_deleted_at_the_edit_prompt_refuses_the_edit_and_the_answer_goes_
         store.close()
     child.type("y\n")
     code, out, err = child.finish()
-    assert code == 0, err
-    assert "· Not saved: the note was deleted" in err and "no note with id" not in err, err
+    # 1, refused (README's exit codes): the edit the person said yes to was not written. It was 0,
+    # so a script took the run for done.
+    assert code == 1, err
+    assert "· Not saved: the note was deleted while the assistant was editing it" in err, err
+    assert "no note with id" not in err, err
     assert out.strip() == "Understood."

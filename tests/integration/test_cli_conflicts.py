@@ -117,11 +117,11 @@ def test_editor_with_theirs_keeps_the_other_version_and_yours_in_history(
     # Three revisions by `user` within a minute: the labels tell whose each is (the other process's is `user` too).
     revisions = cli.json("history", note)
     assert [(r["actor"], r["label"]) for r in revisions[:3]] == [
-        ("user", "kept: theirs (by user)"), ("user", "kept: mine"), ("user", ""),
+        ("user", "theirs by user, taken"), ("user", "yours, set aside"), ("user", ""),
     ]  # fmt: skip
     listed = cli.ok("history", note).out.splitlines()
-    assert listed[0].endswith("Shared  (kept: theirs (by user))") and listed[1].endswith(
-        "Shared  (kept: mine)"
+    assert listed[0].endswith("Shared  (theirs by user, taken)") and listed[1].endswith(
+        "Shared  (yours, set aside)"
     )
 
 

@@ -254,6 +254,18 @@ def test_a_notebook_move_stopped_by_an_immutable_file_names_that_file(cli: Cli, 
     assert not (vault / "projects" / "daily").exists()
 
 
+def test_a_notebook_moved_into_the_folders_own_notebook_goes_to_the_top(cli: Cli, vault: Path) -> None:
+    """The root's notebook (``notes``) stands for the top: a notebook at the top already said
+    "moved" for a move that changed nothing."""
+    v = ("--vault", str(vault))
+    (vault / "top.md").write_text("# Top\n")
+    cli.ok("notebook", "create", "weekly", "--parent", "daily", *v)
+    said = cli.ok("notebook", "move", "daily", "--parent", "notes", *v).out
+    assert said == 'notebook "daily" is at the top level already\n'
+    assert cli.ok("notebook", "move", "weekly", "--parent", "notes", *v).out.startswith("moved notebook")
+    assert (vault / "weekly").is_dir() and not (vault / "daily" / "weekly").exists()
+
+
 def test_a_note_or_notebook_named_as_gitignore_ignores_is_refused(cli: Cli, vault: Path) -> None:
     """``create "scratch pad"`` made ``scratch pad.md``: ignored by git, never followed by noted (a
     fresh profile on the folder did not see it)."""

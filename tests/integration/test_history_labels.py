@@ -19,7 +19,7 @@ from noted.models import ACTOR_USER, NoteDraft, NotePatch, Place
 from noted.ops import notes as ops
 from noted.ops.batch_capture import capture, settled
 from noted.ops.batch_undo import UNDONE, restore
-from noted.ops.conflicts import KEPT_MINE, Choice, Conflict, resolve
+from noted.ops.conflicts import Choice, Conflict, resolve
 from noted.store.history.delta import pack_whole
 from noted.store.joplin.sidecar_schema import SCHEMA_KEY, SCHEMA_VERSION, ensure_schema
 from noted.store.revisions import COPY
@@ -46,8 +46,8 @@ def test_take_theirs_labels_both_sides_and_names_whose_is_kept(store: LocalStore
     resolve(store, conflict, Choice.THEIRS, actor=ACTOR_USER)
     history = store.note_history(conflict.base.id)
     assert [(r.body, r.actor, r.label) for r in history[:3]] == [
-        ("theirs\n", ACTOR_USER, "kept: theirs (by assistant:1)"),
-        ("mine\n", ACTOR_USER, KEPT_MINE),
+        ("theirs\n", ACTOR_USER, "theirs by assistant:1, taken"),
+        ("mine\n", ACTOR_USER, "yours, set aside"),
         ("theirs\n", "assistant:1", ""),
     ]
     assert history[3].label == ""  # a plain save has none
@@ -61,7 +61,7 @@ def test_overwrite_and_keep_both_label_the_persons_side(store: LocalStore) -> No
     conflict = Conflict.read(store, conflict.base, "Plan", "mine again\n")
     resolve(store, conflict, Choice.OVERWRITE, actor=ACTOR_USER)
     newest = store.note_history(conflict.base.id)[0]
-    assert (newest.body, newest.actor, newest.label) == ("mine again\n", ACTOR_USER, KEPT_MINE)
+    assert (newest.body, newest.actor, newest.label) == ("mine again\n", ACTOR_USER, "yours, taken")
 
 
 def test_a_restore_and_an_undo_say_what_they_were(store: LocalStore) -> None:
@@ -110,7 +110,7 @@ def test_a_database_of_schema_4_gets_the_label_column_and_keeps_its_revisions(tm
         store.update_note("n1", NotePatch(title="Old"), actor=ACTOR_USER)  # nothing changed: no revision
         conflict = Conflict.read(store, store.get_note("n1"), "Old", "new\n")
         resolve(store, conflict, Choice.OVERWRITE, actor=ACTOR_USER)
-        assert [r.label for r in store.note_history("n1")] == [KEPT_MINE, ""]
+        assert [r.label for r in store.note_history("n1")] == ["yours, taken", ""]
     finally:
         store.close()
 

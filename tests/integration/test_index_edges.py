@@ -307,11 +307,9 @@ FakeEmbedder.embed_documents = embed_documents
 """
 
 
-def test_index_watch_stopped_by_sigterm_says_what_is_left_and_the_next_run_finishes(tmp_path: Path) -> None:
-    """SIGTERM (``kill``, systemd, ``docker stop``) ended ``noted index --watch`` without a word
-    (and with no exit code of noted's: the shell's 143). Not vacuous: the model stalls in the
-    scan's seventh call, so the signal comes with notes stored and notes left, which the line
-    must count."""
+def _stalled_then_terminated(tmp_path: Path, *args: str) -> tuple[int, str, str, int, int]:
+    """``noted ARGS index…`` sent SIGTERM while the model stalls in the scan's seventh call (notes
+    stored and notes left): its exit code, stdout and stderr, and the notes indexed of the total."""
     profile, folder = tmp_path / "profile", tmp_path / "md"
     _import_seals(profile, folder, "harbour seal pup")
     (tmp_path / "site").mkdir()
@@ -319,26 +317,47 @@ def test_index_watch_stopped_by_sigterm_says_what_is_left_and_the_next_run_finis
     env = _env()
     env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(tmp_path / "site")])
     env["NOTED_TEST_STALL"] = str(tmp_path / "stalled")
-    command = [sys.executable, "-m", "noted", "--profile", str(profile), "index", "--watch"]
-    watch = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "noted", "--profile", str(profile), *args]
+    run = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for(lambda: (tmp_path / "stalled").exists(), what="the model stalling")
-        watch.send_signal(signal.SIGTERM)
-        out, err = watch.communicate(timeout=scaled(60))
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=scaled(60))
     finally:
-        watch.kill()
-    assert watch.returncode == ExitCode.TERMINATED, err
+        run.kill()
     store = SqliteStore.open(profile / "notes.db", profile / "resources")
     try:
-        indexed, total = (
-            index_coverage(store, store.db).notes_indexed,
-            index_coverage(store, store.db).notes_total,
-        )
+        coverage = index_coverage(store, store.db)
     finally:
         store.close()
+    return run.returncode, out, err, coverage.notes_indexed, coverage.notes_total
+
+
+def test_index_watch_stopped_by_sigterm_says_what_is_left_and_the_next_run_finishes(tmp_path: Path) -> None:
+    """SIGTERM (``kill``, systemd, ``docker stop``) ended ``noted index --watch`` without a word
+    (and with no exit code of noted's: the shell's 143). Not vacuous: the model stalls in the
+    scan's seventh call, so the signal comes with notes stored and notes left, which the line
+    must count."""
+    code, _, err, indexed, total = _stalled_then_terminated(tmp_path, "index", "--watch")
+    assert code == ExitCode.TERMINATED, err
     lines = err.strip().splitlines()
     assert lines == [
         f"noted: stopped; the index covers {indexed} of {total} notes: run `noted index` to finish"
     ]
     assert 0 < indexed < total
-    assert _index_json(profile)["looked_at"] == total - indexed  # the rest, once each
+    assert _index_json(tmp_path / "profile")["looked_at"] == total - indexed  # the rest, once each
+
+
+def test_index_json_stopped_by_sigterm_prints_what_the_index_covers(tmp_path: Path) -> None:
+    """``noted --json index`` stopped by SIGTERM prints one object saying so, with the index's
+    coverage as search's ``--json`` gives it, so a script reads what is left; the line is on stderr."""
+    code, out, err, indexed, total = _stalled_then_terminated(tmp_path, "--json", "index")
+    assert code == ExitCode.TERMINATED, err
+    assert 0 < indexed < total  # not vacuous: the numbers below are not those of a finished run
+    assert json.loads(out) == {
+        "stopped": True,
+        "index": {"notes_indexed": indexed, "notes_total": total, "complete": False, "notes_changed": 0},
+    }
+    assert err.strip().splitlines() == [
+        f"noted: stopped; the index covers {indexed} of {total} notes: run `noted index` to finish"
+    ]

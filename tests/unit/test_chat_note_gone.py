@@ -77,8 +77,40 @@ def test_a_note_deleted_while_its_edit_waits_refuses_that_edit_and_the_answer_go
     _, events = _answer(services, _erase)
     assert not [e for e in events if isinstance(e, Failed)], events
     (refused,) = [e for e in events if isinstance(e, EditsRefused)]
-    assert refused.message.startswith("Not saved: the note was deleted"), refused.message
+    # The person reads this line (the chat's card, `noted ask`): it said "while you were editing it",
+    # the model's words, as if the person had been the one editing.
+    assert refused.message == (
+        "Not saved: the note was deleted while the assistant was editing it, so none of the 1 edit "
+        "of this turn was written."
+    ), refused.message
     assert isinstance(events[-1], Done) and events[-1].text == "Done."
+
+
+def test_the_model_is_told_in_its_own_words_that_the_note_it_edited_is_gone(tmp_path: Path) -> None:
+    """The model's line says what it can do now; the person's says who was editing."""
+    s = Services.open(Profile(tmp_path / "p").ensure(), welcome=False)
+    try:
+        folder = s.store.create_folder("Home", actor="user")
+        note = s.store.create_note(NoteDraft("S", "# S\n- milk\n", parent_id=folder.id), actor="user")
+        for meanwhile, how in ((trash_note, "moved to the trash"), (None, "deleted")):
+            session = EditorSession.open(s.store, note.id)
+            session.replace_range(0, 1, "#", "edit")
+            session.replace_range(0, 3, "# T", "edit")
+            if meanwhile is not None:
+                meanwhile(s.store, note.id, actor="user")
+            else:
+                empty_trash(s.store, actor="user")
+            done = session.commit(s.store, "assistant:1")
+            assert done.message == (
+                f"Not saved: the note was {how} while the assistant was editing it, so none of the "
+                "2 edits of this turn was written."
+            )
+            assert done.to_model.startswith(
+                f"Not saved: the note was {how} while you were editing it, so none of the 2 edits "
+                "of this turn was written."
+            ), done.to_model
+    finally:
+        s.close()
 
 
 @pytest.mark.parametrize("meanwhile", [_move, _edit_same_line], ids=["moved", "edited"])

@@ -265,7 +265,9 @@ class RoundCalls:
             if not allowed:
                 session.discard()
                 results[:] = [mark_edits(r, DECLINED) for r in results]
-                yield EditsRefused(session.note_id, count, "You declined the edits; nothing was written.")
+                yield EditsRefused(
+                    session.note_id, count, "You declined the edits; nothing was written.", declined=True
+                )
                 return
         # The commit says what became of a note deleted, trashed or changed while the person was
         # asked; it reads the note it writes over, for the undo, in the same step.

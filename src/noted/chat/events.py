@@ -103,11 +103,13 @@ class EditsApplied:
 
 @dataclass(frozen=True, slots=True)
 class EditsRefused:
-    """The edits were not saved: declined by the person, or the note changed meanwhile."""
+    """The edits were not saved: declined by the person (``declined``), or the note was changed,
+    deleted or moved to the trash meanwhile."""
 
     note_id: str
     edits: int
     message: str
+    declined: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,7 +160,7 @@ class _Renderer:
         match event:
             case Cancelled():
                 return ExitCode.INTERRUPTED
-            case Failed():
+            case Failed() | EditsRefused(declined=False):  # an edit said yes to, or asked, not written
                 return ExitCode.REFUSED
         return 0
 

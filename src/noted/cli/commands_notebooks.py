@@ -111,18 +111,28 @@ def cmd_rename(args: argparse.Namespace, ctx: CliContext) -> int:
     title = args.title.strip()
     if not title:
         raise InvalidInputError("a notebook needs a title")
-    renamed = ops.update_notebook(store, folder.id, title=title, actor=ACTOR_USER).folder
-    _say_name(ctx, title, renamed)
-    return _report(ctx, renamed, "renamed")
+    renamed = ops.update_notebook(store, folder.id, title=title, actor=ACTOR_USER)
+    if not renamed.changed and not ctx.json:
+        ctx.line(f'notebook "{renamed.folder.title}" is named so already')
+        return 0
+    _say_name(ctx, title, renamed.folder)
+    return _report(ctx, renamed.folder, "renamed")
 
 
 def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     folder = resolve_folder(store, args.notebook)
     parent = "" if args.top else resolve_folder(store, args.parent).id
-    return _report(
-        ctx, ops.update_notebook(store, folder.id, parent_id=parent, actor=ACTOR_USER).folder, "moved"
+    moved = ops.update_notebook(store, folder.id, parent_id=parent, actor=ACTOR_USER)
+    if moved.changed or ctx.json:
+        return _report(ctx, moved.folder, "moved")
+    where = (
+        f'in "{render.notebook_of(store, moved.folder.parent_id)}"'
+        if moved.folder.parent_id
+        else "at the top level"
     )
+    ctx.line(f'notebook "{moved.folder.title}" is {where} already')
+    return 0
 
 
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:

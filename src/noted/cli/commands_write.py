@@ -103,8 +103,10 @@ def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = live_note(store, args.note)
     folder = resolve_folder(store, args.notebook)
-    moved = ops.move_note(store, note.id, folder.id, actor=ACTOR_USER).note
-    return render.emit_note(ctx, moved, f'moved "{note.title}" to {render.notebook_of(store, folder.id)}')
+    moved = ops.move_note(store, note.id, folder.id, actor=ACTOR_USER)
+    where = render.notebook_of(store, folder.id)
+    said = f'moved "{note.title}" to {where}' if moved.changed else f'"{note.title}" is in {where} already'
+    return render.emit_note(ctx, moved.note, said)
 
 
 def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:

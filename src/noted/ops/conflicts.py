@@ -19,8 +19,9 @@ as its client (``mine_actor``), and ``base`` the version it was proposed on, a t
 
 Each save is based on the version the person was shown, so a third change arriving meanwhile is
 a new ``ConflictError`` rather than a silent loss. Every save is the person's (its actor stays
-theirs, so it is not put up for review); its revision's label says which side it kept:
-``KEPT_MINE``, ``kept_theirs``, ``MERGED``, ``COPY``.
+theirs, so it is not put up for review); its revision's label says which side it holds and
+whether that text was taken or set aside: ``MINE_SET_ASIDE``, ``MINE_TAKEN``, ``theirs_taken``,
+``MERGED``, ``COPY``.
 
 A conflict that Joplin's sync made (a conflict copy of its own) is settled through the store's
 ``SyncConflicts`` capability by ``settle_sync_conflict``.
@@ -43,8 +44,11 @@ from noted.store.sync import SyncConflicts
 
 CONFLICTS = "Conflicts"
 """The notebook that takes a conflict copy whose note's notebook went meanwhile (as Joplin's does)."""
-KEPT_MINE = "kept: mine"
-"""The label of the revision holding the person's side of a settled conflict."""
+MINE_SET_ASIDE = "yours, set aside"
+"""The label of the revision holding the person's side of a conflict settled with the other side
+or a merge: the newer revision holds the text taken, this one keeps the person's."""
+MINE_TAKEN = "yours, taken"
+"""The label of the revision of the person's side made current over the other (*Overwrite*)."""
 MERGED = "merged"
 """The label of the revision that a merge of both sides made current."""
 IN_TRASH = " The note stays in the trash."
@@ -52,11 +56,11 @@ IN_TRASH = " The note stays in the trash."
 front end adds how to restore it."""
 
 
-def kept_theirs(store: Store, note_id: str) -> str:
+def theirs_taken(store: Store, note_id: str) -> str:
     """The label of the revision that puts the other side back: whose it was, as its newest
     revision says (another window's or device's save is ``user`` too, a sync's ``sync``)."""
     newest = store.note_history(note_id, bodies=False)[:1]
-    return f"kept: theirs (by {newest[0].actor})" if newest else "kept: theirs"
+    return f"theirs by {newest[0].actor}, taken" if newest else "theirs, taken"
 
 
 class Choice(enum.StrEnum):
@@ -175,7 +179,7 @@ def resolve(
         message = "Took the other version; yours is in the note's history."
         return Resolved(choice, note, None, message + IN_TRASH if note.is_trashed else message)
     if choice is Choice.OVERWRITE:
-        with labelled(KEPT_MINE):
+        with labelled(MINE_TAKEN):
             note = store.update_note(
                 conflict.base.id,
                 NotePatch(title=conflict.title, body=conflict.body),
@@ -203,9 +207,9 @@ def _save_then(store: Store, conflict: Conflict, final: tuple[str, str], actor: 
     One transaction where the store has them, so readers never see the person's text as current.
     """
     theirs = conflict.theirs
-    label = MERGED if final != (theirs.title, theirs.body) else kept_theirs(store, theirs.id)
+    label = MERGED if final != (theirs.title, theirs.body) else theirs_taken(store, theirs.id)
     with store.batch():
-        with labelled(KEPT_MINE):
+        with labelled(MINE_SET_ASIDE):
             mine = store.update_note(
                 theirs.id,
                 NotePatch(title=conflict.title, body=conflict.body),

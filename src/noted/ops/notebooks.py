@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from noted.errors import InvalidInputError
 from noted.models import Folder, Tag, descendants
-from noted.store.protocol import Store
+from noted.store.protocol import HasFolderNames, Store
 from noted.store.rules import clean_notebook_title, clean_tag_title
 
 
@@ -71,7 +71,8 @@ def update_notebook(
 ) -> FolderChange:
     """Rename the notebook and/or move it inside ``parent_id`` ("" for the top level), in one write.
 
-    Nothing is written when it has that title and parent already.
+    Nothing is written when it has that title and parent already (a Markdown folder's root
+    notebook stands for the top level: ``HasFolderNames.folder_parent``).
 
     Raises:
         InvalidInputError: ``parent_id`` is the notebook itself or one of its sub-notebooks, or the
@@ -79,6 +80,8 @@ def update_notebook(
     """
     if parent_id == folder_id:
         raise InvalidInputError("a notebook cannot be its own parent")
+    if parent_id is not None and isinstance(store, HasFolderNames):
+        parent_id = store.folder_parent(parent_id)
     with store.batch():
         folder = store.get_folder(folder_id)
         if (title is None or title == folder.title) and (parent_id is None or parent_id == folder.parent_id):

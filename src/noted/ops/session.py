@@ -183,9 +183,8 @@ class EditorSession:
                     self._reset(current)
                     if why is not None:
                         return CommitResult(CommitStatus.FAILED, count, why)
-                    return CommitResult(
-                        CommitStatus.CONFLICT, count, _gone(count, "moved to the trash"), current
-                    )
+                    person, model = _gone(count, "moved to the trash")
+                    return CommitResult(CommitStatus.CONFLICT, count, person, current, model)
                 if current.body == self.original:  # moved, renamed or tagged meanwhile: the text is
                     self._rebase(current)  # the edits were made on, so they go in
                 note = store.update_note(
@@ -202,7 +201,8 @@ class EditorSession:
             except NotFoundError:
                 self.text = self.original
                 self.selection = None
-                return CommitResult(CommitStatus.CONFLICT, count, _gone(count, "deleted"))
+                person, model = _gone(count, "deleted")
+                return CommitResult(CommitStatus.CONFLICT, count, person, to_model=model)
             except NotedError as exc:
                 self.text = self.original
                 self.selection = None
@@ -286,5 +286,12 @@ def _changed(count: int, *, by_person: bool) -> tuple[str, str]:
     )
 
 
-def _gone(count: int, how: str) -> str:
-    return f"Not saved: the note was {how} while you were editing it, so none of the {_n_edits(count)} was written."
+def _gone(count: int, how: str) -> tuple[str, str]:
+    """Why the edits were not saved, the note being ``how`` (deleted, moved to the trash), as the
+    person and as the model are told it."""
+    lost = f"so none of the {_n_edits(count)} of this turn was written."
+    then = "It cannot be edited any more." if how == "deleted" else "Only the person can restore it."
+    return (
+        f"Not saved: the note was {how} while the assistant was editing it, {lost}",
+        f"Not saved: the note was {how} while you were editing it, {lost} {then}",
+    )

@@ -283,7 +283,7 @@ def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
                 "title": r.title,
                 "body_length": len(ctx.store.get_revision(r.id).body),
                 "edits": r.edits,
-                # What the save was ("kept: mine", "restored from rev 12"); not in a scope, where
+                # What the save was ("yours, set aside", "restored from rev 12"); not in a scope, where
                 # a revision id it names would count the saves made elsewhere.
                 **({"label": r.label} if r.label and scope.unrestricted else {}),
             }
@@ -332,7 +332,8 @@ NOTE_HISTORY = Tool(
                         "body_length": s.integer(),
                         "edits": s.integer(),
                         "label": s.string(
-                            "What the save was when the actor does not tell: kept: mine, kept: theirs (by …), "
+                            "What the save was when the actor does not tell: yours, set aside / yours, taken / "
+                            "theirs by …, taken (a conflict the person settled: their text and the other), "
                             "conflict copy, restored from rev N, undid …"
                         ),
                     },
