@@ -47,3 +47,31 @@ async def test_a_list_of_choices_opens_below_its_field_and_above_the_key_bar(
             assert below.bottom <= bar.y, (below, bar)  # the key bar still reads whole
     finally:
         services.close()
+
+
+async def test_tab_from_the_filter_goes_to_the_first_setting_while_the_rest_is_being_laid_out(
+    fixture: Fixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual orders Tab by place on the screen, and a section mounted but not laid out yet sits
+    at the top: Tab typed then went from the filter to the Tools section's first box (seen in the
+    settings snapshot on a busy machine)."""
+    build_rest = SettingsScreen._build_rest
+    monkeypatch.setattr(SettingsScreen, "_build_rest", lambda self: None)  # held back, to be certain
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot)
+            await pilot.press("f2")
+            await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+            screen = app.screen
+            finder = screen.query_one("#settings-filter")
+            await until(pilot, lambda: finder.has_focus)
+            monkeypatch.setattr(SettingsScreen, "_build_rest", build_rest)
+            screen._build_rest()  # the rest mounted: Tab comes before it is laid out
+            await pilot.press("tab")
+            await until(pilot, lambda: app.focused is not None and not finder.has_focus)
+            first = next(w for w in screen.query(".section").first().query("*") if w.focusable)
+            assert app.focused is first, (app.focused, first)
+    finally:
+        services.close()

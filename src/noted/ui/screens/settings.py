@@ -81,6 +81,8 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
                 tooltip="Go to the first setting of the next section"),
         Binding("ctrl+up", "section(-1)", "Previous section", id="settings.previous_section",
                 tooltip="Go to the first setting of the previous section"),
+        Binding("tab", "step(1)", show=False),
+        Binding("shift+tab", "step(-1)", show=False),
     ]  # fmt: skip
 
     @dataclass
@@ -357,3 +359,14 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         """Go to the first setting of the next (``step`` 1) or previous (-1) section."""
         await self._built()
         jump(self, step)
+
+    def action_step(self, step: int) -> None:
+        """Tab (``step`` 1) and Shift+Tab (-1), once the sections shown are laid out: Textual
+        orders the focus by place on the screen, and a section mounted but not laid out yet sits
+        at the top (a Tab typed as the screen opened went from the filter to the Tools section)."""
+        if any(section.display and not section.virtual_region for section in self._rest):
+            self.call_after_refresh(self.action_step, step)
+        elif step > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
