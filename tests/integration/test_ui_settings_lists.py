@@ -65,6 +65,7 @@ async def test_tab_from_the_filter_goes_to_the_first_setting_while_the_rest_is_b
             await pilot.press("f2")
             await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
             screen = app.screen
+            assert isinstance(screen, SettingsScreen)
             finder = screen.query_one("#settings-filter")
             await until(pilot, lambda: finder.has_focus)
             monkeypatch.setattr(SettingsScreen, "_build_rest", build_rest)

@@ -54,6 +54,10 @@ class JoplinKeywordSearch(KeywordSearch):
         self._cache: dict[str, tuple[tuple[int, int], Note, str]] = {}
         """Recent notes already read: id → (the version they were read at, note, its headings),
         so a search parses only the notes changed since the last one."""
+        self._gone: dict[str, tuple[int, int]] = {}
+        """Recent notes Joplin no longer has (erased): id → the version they were missed at, so a
+        search does not ask for them again (past ``READ_ONE_BY_ONE`` each did read every note saved
+        in the window, bodies and all)."""
 
     def search(
         self,
@@ -159,13 +163,20 @@ class JoplinKeywordSearch(KeywordSearch):
         """The notes changed lately, read from Joplin (or the cache when unchanged since)."""
         since = now_ms() - RECENT_MS
         rows = self._store.recent_notes(since)
-        stale = [i for i, version in rows.items() if i not in self._cache or self._cache[i][0] != version]
+        stale = [
+            i
+            for i, version in rows.items()
+            if (i not in self._cache or self._cache[i][0] != version) and self._gone.get(i) != version
+        ]
         fresh: dict[str, Note] = {}
         if len(stale) > READ_ONE_BY_ONE:  # a synced or retagged note may not be listed: asked for below
             wanted = set(stale)
             fresh = {n.id: n for n in self._store.saved_since(since) if n.id in wanted}
         fresh |= {n.id: n for n in self._store.get_notes([i for i in stale if i not in fresh])}
-        kept = {i: self._cache[i] for i in rows if i not in stale}
+        kept = {i: self._cache[i] for i in rows if i not in stale and i in self._cache}
+        self._gone = {
+            i: v for i, v in rows.items() if self._gone.get(i) == v or (i in stale and i not in fresh)
+        }
         # A long note's headings are its opening's, as the store's (``notes.largeNoteChars``).
         headings = {i: heading_text(opening(note.body, self.part_chars)) for i, note in fresh.items()}
         self._cache = kept | {i: (rows[i], note, headings[i]) for i, note in fresh.items()}

@@ -65,8 +65,8 @@ read-only here. The help under each setting says what it does.
 
 **Type** to find a setting (its name, key, section or help; **Enter** goes to the first shown),
 {settings.next_section}/{settings.previous_section} go to the next or previous section (the command
-palette lists them too), **Tab**/**Shift+Tab** move between settings, **Space** flips a switch,
-{settings.close} goes back.
+palette lists them too), {settings.next_setting}/{settings.previous_setting} move between settings,
+**Space** flips a switch, {settings.close} goes back.
 The setting with focus has a heavy bar down its left side and its name reversed.
 From a shell: `noted config list`, `noted config set KEY VALUE`.
 """
@@ -81,8 +81,10 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
                 tooltip="Go to the first setting of the next section"),
         Binding("ctrl+up", "section(-1)", "Previous section", id="settings.previous_section",
                 tooltip="Go to the first setting of the previous section"),
-        Binding("tab", "step(1)", show=False),
-        Binding("shift+tab", "step(-1)", show=False),
+        Binding("tab", "step(1)", "Move", show=False, id="settings.next_setting",
+                tooltip="Go to the next setting shown"),
+        Binding("shift+tab", "step(-1)", "Move", show=False, id="settings.previous_setting",
+                tooltip="Go to the previous setting shown"),
     ]  # fmt: skip
 
     @dataclass
@@ -360,13 +362,13 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         await self._built()
         jump(self, step)
 
-    def action_step(self, step: int) -> None:
+    async def action_step(self, step: int) -> None:
         """Tab (``step`` 1) and Shift+Tab (-1), once the sections shown are laid out: Textual
         orders the focus by place on the screen, and a section mounted but not laid out yet sits
         at the top (a Tab typed as the screen opened went from the filter to the Tools section)."""
+        await self._built()
+        move = self.focus_next if step > 0 else self.focus_previous
         if any(section.display and not section.virtual_region for section in self._rest):
-            self.call_after_refresh(self.action_step, step)
-        elif step > 0:
-            self.focus_next()
+            self.call_after_refresh(move)  # the next frame lays them out
         else:
-            self.focus_previous()
+            move()
