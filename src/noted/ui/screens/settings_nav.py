@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Label, OptionList, Select
 
@@ -63,15 +64,21 @@ CHOICES_ROWS = 12
 """The most rows a list of choices takes (Textual's ``max-height`` for it), its frame included."""
 
 
-def fit_choices(page: VerticalScroll, select: Select[Any]) -> None:
+def fit_choices(page: VerticalScroll, select: Select[Any], before: Region | None = None) -> None:
     """Make room for ``select``'s list, just opened, under its field in ``page``.
 
     Textual opens the list under the field and, when it would run off the screen, moves it up
     until it fits: over the field it belongs to and the key bar. The page scrolls the field up
     (as far as it can, the field kept in view) and the list takes no more rows than are left.
+    Fitted again on the next frame until the field stays put (``before``: where it was at the
+    last fit): a page still scrolling to the field just focused gave a list of two rows.
     """
+    if not select.expanded:
+        return
     choices = select.query_one(OptionList)
     field = select.query_one("SelectCurrent").region
+    if field != before:
+        page.call_after_refresh(fit_choices, page, select, field)
     wanted = min(choices.option_count + 2, CHOICES_ROWS)
     short = wanted - (page.region.bottom - field.bottom)
     lift = max(0, min(short, field.y - page.region.y, round(page.max_scroll_y - page.scroll_y)))
