@@ -12,35 +12,31 @@ from tests.support.cli import Cli
 from tests.support.vaults import git
 
 
-def test_an_outside_edit_near_the_heading_shows_the_heading_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _shown_after(tmp_path: Path, capsys: pytest.CaptureFixture[str], before: str, after: str) -> str:
+    """``noted changes show`` of the outside edit that turned a folder's note ``before`` into ``after``."""
     vault = tmp_path / "notes"
     vault.mkdir()
-    (vault / "plan.md").write_text("# Plan\nline one\n\nline two\n")
+    (vault / "plan.md").write_text(before)
     git(vault, "init", "-q")
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "start")
-    cli = Cli(tmp_path / "profile", capsys)
-    v = ("--vault", str(vault))
+    cli, v = Cli(tmp_path / "profile", capsys), ("--vault", str(vault))
     cli.ok("notes", *v)
-    (vault / "plan.md").write_text("# Plan\nline one, edited\n\nline two\n")  # an editor, a git pull
-
+    (vault / "plan.md").write_text(after)  # an editor, a git pull
     (entry,) = cli.json("changes", *v)
-    shown = cli.ok("changes", "show", str(entry["id"]), *v).out
+    return cli.ok("changes", "show", str(entry["id"]), *v).out
+
+
+def test_an_outside_edit_near_the_heading_shows_the_heading_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shown = _shown_after(
+        tmp_path, capsys, "# Plan\nline one\n\nline two\n", "# Plan\nline one, edited\n\nline two\n"
+    )
     assert "-line one\n+line one, edited" in shown
     assert [line for line in shown.splitlines() if line.lstrip(" ") == "# Plan"] == [" # Plan"]
 
 
 def test_a_retitled_note_shows_both_headings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    vault = tmp_path / "notes"
-    vault.mkdir()
-    (vault / "plan.md").write_text("# Plan\n\nline one\n")
-    cli = Cli(tmp_path / "profile", capsys)
-    v = ("--vault", str(vault))
-    cli.ok("notes", *v)
-    (vault / "plan.md").write_text("# Budget\n\nline one\n")
-
-    (entry,) = cli.json("changes", *v)
-    shown = cli.ok("changes", "show", str(entry["id"]), *v).out
+    shown = _shown_after(tmp_path, capsys, "# Plan\n\nline one\n", "# Budget\n\nline one\n")
     assert "-# Plan\n+# Budget\n" in shown and shown.count("# Budget") == 1
