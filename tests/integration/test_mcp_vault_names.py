@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from tests.integration.test_mcp_vault_scope import Folder, _clients, _ok, folder
+from tests.integration.test_mcp_vault_scope import Folder, _clients, _ok, _refused, folder
 from tests.support.vaults import by_title
 
 __all__ = ["folder"]  # the fixture
@@ -69,3 +69,17 @@ async def test_a_note_file_gitignore_ignores_is_no_note_a_link_leads_to(
             found = await _ok(client, "search_notes", query="ignored")
             assert found["results"] == [], found
     assert (work / "hidden.md").read_text() == "# Hidden\n\nignored words\n"  # left as it was
+
+
+async def test_a_notebook_title_of_dots_alone_is_refused_with_the_reason(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """``create_note(notebook_title="..")`` was told "a notebook needs a title", which it had given:
+    the folder's name for it was looked up as "" first. Now it hears what ``create_notebook`` says,
+    and nothing is made."""
+    before = sorted(p.name for p in folder.root.iterdir())
+    async with _clients(folder, tmp_path) as (_, everything):
+        told = await _refused(everything, "create_note", title="n", notebook_title="..")
+        made = await _refused(everything, "create_notebook", title="..")
+    assert told == made and 'cannot take the name ".."' in told
+    assert sorted(p.name for p in folder.root.iterdir()) == before

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from noted.chat.asked import as_approved, asked_on
 from noted.chat.events import (
     Approval,
     ApprovalRequested,
@@ -32,7 +33,7 @@ from noted.chat.events import (
 from noted.chat.turns import DECLINED, FINAL, PAUSED, mark_edits, summary
 from noted.chat.waiting import Stopped
 from noted.errors import NotedError
-from noted.models import ToolStatus
+from noted.models import Note, ToolStatus
 from noted.ops.batch_capture import Snapshot, capture, settled
 from noted.ops.session import CommitResult, CommitStatus, EditorSession
 from noted.providers import ToolCallReady
@@ -102,6 +103,7 @@ class RoundCalls:
         batch: BatchApplied | None = None
         outcomes: dict[int, ToolResult] = {}
         lines = [await self._line(call) for call in calls]
+        seen = await asyncio.to_thread(asked_on, registry, self.ctx.store, calls, asked)
         if len(asked) > 1:  # several writes: one question, each change ticked
             items = tuple(self._item(calls[i], lines[i]) for i in asked)
             question = BatchApproval(f"Apply {len(asked)} changes?", "", items=items)
@@ -112,8 +114,9 @@ class RoundCalls:
                 await self._now()  # the person may have taken a while
                 chosen = [calls[i] for i in ticked]
                 before = await self._capture(chosen)
+                given = [await self._approved(calls[i], seen.get(i)) for i in ticked]
                 together = await registry.call_together(
-                    [(c.name, dict(c.arguments)) for c in chosen], self.ctx, before
+                    [(c.name, a) for c, a in zip(chosen, given, strict=True)], self.ctx, before
                 )
                 outcomes = dict(zip(ticked, together, strict=True))
                 batch = await self._settled(before, chosen, together)
@@ -137,7 +140,8 @@ class RoundCalls:
                 allowed = await self._answer(approval)
                 if allowed:
                     await self._now()
-                    result = await registry.call(call.name, arguments, self.ctx)
+                    approved = await self._approved(call, seen.get(index))
+                    result = await registry.call(call.name, approved, self.ctx)
                 else:
                     result = ToolResult(call.name, ToolStatus.REFUSED, message=DECLINED)
             else:
@@ -146,6 +150,10 @@ class RoundCalls:
             yield ToolCallFinished(call.id, call.name, result.status, result.for_model())
         if batch is not None:
             yield batch
+
+    async def _approved(self, call: ToolCallReady, seen: Note | None) -> dict[str, Any]:
+        """The call's arguments for the note as it was when the person was asked (``noted.chat.asked``)."""
+        return await asyncio.to_thread(as_approved, self.ctx.store, call.arguments, seen)
 
     async def _foretold(self, calls: list[ToolCallReady], asked: list[int]) -> dict[int, ToolResult]:
         """The ``asked`` calls whose rehearsal answers them (``ToolRegistry.foretold``): one that

@@ -291,6 +291,12 @@ def _link_text(title: str) -> str:
     return title.replace("[", "\\[").replace("]", "\\]")
 
 
+def _diff_lines(title: str, body: str) -> list[str]:
+    lines = body.splitlines(keepends=True)
+    heading = f"# {title}"
+    return lines if lines and lines[0].rstrip("\r\n") == heading else [heading + "\n", *lines]
+
+
 def _titled(note: Note) -> str:
     return f"# {note.title}\n{note.body}"
 
@@ -351,10 +357,11 @@ the first change; the review's short diffs keep the default 2, so the change its
 def text_diff(
     old: tuple[str, str] | None, new: tuple[str, str], labels: tuple[str, str], context: int = 2
 ) -> str:
-    """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line,
-    ``context`` unchanged lines around each change; ``old`` None: no note before, every line added."""
-    old_lines = [] if old is None else [f"# {old[0]}\n", *old[1].splitlines(keepends=True)]
-    new_lines = [f"# {new[0]}\n", *new[1].splitlines(keepends=True)]
+    """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line
+    (unless the body opens with it, as a Markdown folder's note does), ``context`` unchanged lines
+    around each change; ``old`` None: no note before, every line added."""
+    old_lines = [] if old is None else _diff_lines(*old)
+    new_lines = _diff_lines(*new)
     lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=context)
     text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
     return text or "(no change)\n"

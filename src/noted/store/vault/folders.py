@@ -53,8 +53,11 @@ class Folders(VaultPart):
 
     def top_folder_title(self, title: str) -> str:
         """``HasFolderNames.top_folder_title``: the name ``create_folder`` gives at the top, or gave
-        (``Name 2`` when a file or a folder noted skips holds ``Name``)."""
+        (``Name 2`` when a file or a folder noted skips holds ``Name``); the title itself when it
+        leaves no name (``create_folder`` refuses it, saying why)."""
         name = safe_name(clean_title(title, "notebook title"), "")
+        if not name:
+            return title
         taken: dict[str, str] = {}
         with contextlib.suppress(OSError):
             taken = {entry.casefold(): entry for entry in os.listdir(self.vault.root)}
