@@ -38,8 +38,8 @@ RESCUE_DIR = "rescued"
 MESSAGE_CHARS = 160
 """The error's own text is cut to this on screen (the log has it whole)."""
 
-ENDING_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
-"""The signals that end the app, its unsaved text kept first."""
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name))
+"""The signals that end the app, its unsaved text kept first (Windows has no SIGHUP)."""
 
 
 class Signalled(Interruption):
@@ -177,8 +177,11 @@ class CrashReport:
         if threading.current_thread() is not threading.main_thread():
             return lambda: None
         before = {signum: signal.getsignal(signum) for signum in ENDING_SIGNALS}
-        for signum in ENDING_SIGNALS:
-            loop.add_signal_handler(signum, self._ended_by, signum)
+        try:
+            for signum in ENDING_SIGNALS:
+                loop.add_signal_handler(signum, self._ended_by, signum)
+        except NotImplementedError:  # a loop without signal handlers (Windows): ended as before
+            return lambda: None
 
         def restore() -> None:
             for signum, handler in before.items():
