@@ -43,6 +43,7 @@ failure must never swallow a cancel.
     ├── FollowStopped             a Markdown folder's watcher stopped in a batch (store.vault.follow)
     ├── _CallFailed               a change of an approved batch failed: the batch is undone (tools.registry)
     ├── WouldWrite                a write's rehearsal reached its first write: its checks passed (tools.rehearsal)
+    ├── Signalled                 SIGHUP (the terminal closed) or SIGTERM ends the app, its text kept (ui.crash)
     └── _Stop                     an attachment flow ends quietly, having said why (ui.widgets.attachments)
 
 ``os_fault`` and ``write_fault`` name the ``StorageError`` behind a failed file operation (a full

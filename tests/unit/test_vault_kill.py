@@ -12,6 +12,15 @@ import pytest
 from tests.support.cli import env_with_src
 from tests.support.vaults import by_title, opened
 
+
+def _run_killed(code: str, vault: Path, profile: Path, *args: str) -> None:
+    """Run ``code`` on the folder and profile in a child that must end killed (SIGKILL)."""
+    killed = subprocess.run(
+        [sys.executable, "-c", code, str(vault), str(profile), *args], env=env_with_src(), check=False
+    )
+    assert killed.returncode == -9
+
+
 KILL_AT_RENAME = """
 import os, signal, sys
 from pathlib import Path
@@ -43,10 +52,7 @@ def test_the_temporary_file_of_a_write_killed_half_way_is_removed_at_the_next_op
         store.restore_note(plan, actor="user")
     live = vault / f".noted-{os.getpid()}-0123abcd.tmp"  # a write under way in a live process
     live.write_text("not done yet\n")
-    killed = subprocess.run(
-        [sys.executable, "-c", KILL_AT_RENAME, str(vault), str(profile)], env=env_with_src(), check=False
-    )
-    assert killed.returncode == -9
+    _run_killed(KILL_AT_RENAME, vault, profile)
     assert len(list(vault.glob("projects/.noted-*.tmp"))) == 1  # left by the killed write
     (vault / ".trash").mkdir(exist_ok=True)
     (vault / ".trash" / ".noted-999999999-0123abcd.tmp").write_text("a dead process's\n")
@@ -96,15 +102,60 @@ def test_a_move_killed_after_rewriting_links_leaves_the_links_leading_where_they
     (vault / "other" / "b.md").write_text("# B\n")
     with opened(vault, profile):
         pass
-    killed = subprocess.run(
-        [sys.executable, "-c", KILL_AFTER_LINK_WRITE, str(vault), str(profile), what],
-        env=env_with_src(),
-        check=False,
-    )
-    assert killed.returncode == -9
+    _run_killed(KILL_AFTER_LINK_WRITE, vault, profile, what)
     moved = vault / "other" / ("sub/a.md" if what == "notebook" else "a.md")
     assert moved.read_text() != text  # the kill came after the rewrite
     with opened(vault, profile) as store:
         assert (vault / "proj" / "sub" / "a.md").read_text() == text and not moved.exists()
         note = store.get_note(by_title(store, "A"))
         assert note.body == text and [r.actor for r in store.note_history(note.id)] == ["import"]
+
+
+KILL_AT_THIRD_TAG_WRITE = """
+import os, signal, sys
+from pathlib import Path
+from noted.ops.notebooks import delete_tag, rename_tag
+from noted.store.vault import VaultStore
+
+store = VaultStore.open(Path(sys.argv[1]), Path(sys.argv[2]))
+real, done = os.replace, []
+
+def replace(src, dst):
+    real(src, dst)
+    if Path(dst).suffix == ".md":
+        done.append(dst)
+        if len(done) == 3:
+            os.kill(os.getpid(), signal.SIGKILL)  # three notes rewritten; the rows not committed
+
+os.replace = replace
+tag = next(t for t in store.list_tags() if t.title == "alpha")
+if sys.argv[3] == "rename":
+    rename_tag(store, tag.id, "beta", actor="user")
+else:
+    delete_tag(store, tag.id, actor="user")
+"""
+
+
+@pytest.mark.parametrize("what", ["rename", "delete"])
+def test_a_tag_change_killed_half_way_through_its_notes_is_undone_in_every_one(
+    tmp_path: Path, what: str
+) -> None:
+    """A tag renamed (or deleted) in each file that carries it, killed after some: those files kept
+    the new tag while the rows rolled back, so the next start took them in as edits made outside:
+    the tag split in two (3 notes "beta", 5 "alpha"), 3 changes to review, and the rename asked
+    again refused ("a tag named beta exists already"). Not vacuous: the kill comes after the third
+    file is replaced, which the first assertion checks."""
+    vault, profile = tmp_path / "notes", tmp_path / "profile"
+    vault.mkdir()
+    texts = {f"n{i}.md": f"---\ntags: [alpha]\n---\n# N{i}\n\nStep {i} #alpha.\n" for i in range(8)}
+    for name, text in texts.items():
+        (vault / name).write_text(text)
+    with opened(vault, profile):
+        pass
+    _run_killed(KILL_AT_THIRD_TAG_WRITE, vault, profile, what)
+    assert sum((vault / name).read_text() != text for name, text in texts.items()) == 3
+    with opened(vault, profile) as store:
+        assert {name: (vault / name).read_text() for name in texts} == texts
+        assert [(t.title, len(store.list_notes(tag_id=t.id))) for t in store.list_tags()] == [("alpha", 8)]
+        assert all(len(store.note_history(m.id)) == 1 for m in store.list_notes())  # no outside edit
+    assert list(vault.glob(".noted-*")) == [] and not (profile / "vault-moves.log").exists()

@@ -4,12 +4,18 @@ Textual printed a Rich traceback (source lines, locals) on the person's screen a
 to ``noted.log``. ``NotedApp`` owns a ``CrashReport`` that takes such an error instead: its stack
 goes to the log, the text being edited (if it was not saved) to a file in the profile, and the
 screen gets one line saying what happened and where to look.
+
+A signal that ends the app goes the same way: SIGHUP (its terminal closed, an SSH connection
+dropped) or SIGTERM (``kill``, a shutdown) ended it on Python's default action, and the text being
+edited was lost; the report now keeps it in the profile first and ends the app as a quit does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +26,7 @@ from typing import Any
 from textual.app import App
 from textual.worker import WorkerFailed
 
+from noted.errors import Interruption
 from noted.ui.messages import WorkFailed
 
 log = logging.getLogger(__name__)
@@ -30,6 +37,17 @@ RESCUE_DIR = "rescued"
 
 MESSAGE_CHARS = 160
 """The error's own text is cut to this on screen (the log has it whole)."""
+
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name))
+"""The signals that end the app, its unsaved text kept first (Windows has no SIGHUP)."""
+
+
+class Signalled(Interruption):
+    """A signal of ``ENDING_SIGNALS`` ends the app: not a failure, but its text is kept as for one."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +90,13 @@ def rescue(profile_root: Path, unsaved: Unsaved) -> Path | None:
 def one_line(error: BaseException, log_path: Path, rescued: Path | None) -> str:
     """What the person reads once the app has closed."""
     inner = cause(error)
+    kept = f" Your unsaved text is in {rescued}." if rescued is not None else ""
+    if isinstance(inner, Signalled):
+        return f"noted was ended by {inner}.{kept}"
     said = " ".join(str(inner).split())  # one line, however the error spells itself
     if len(said) > MESSAGE_CHARS:
         said = said[: MESSAGE_CHARS - 1] + "…"
     what = f"{type(inner).__name__}: {said}" if said else type(inner).__name__
-    kept = f" Your unsaved text is in {rescued}." if rescued is not None else ""
     return f"noted stopped on an internal error ({what}).{kept} The details are in {log_path}."
 
 
@@ -99,11 +119,20 @@ class CrashReport:
         """Log ``error`` and, for the first, work out the line to show."""
         record(error)
         if self._line is None:  # the first error says what happened; later ones are its echo
-            try:
-                self._line = self._report(error)
-            except Exception:  # the report failing must not hide the error it reports
-                log.exception("the crash report failed")
-                self._line = one_line(error, Path("noted.log"), None)
+            self._line = self._word(error)
+
+    def _word(self, error: BaseException) -> str:
+        try:
+            return self._report(error)
+        except Exception:  # the report failing must not hide the error it reports
+            log.exception("the crash report failed")
+            return one_line(error, Path("noted.log"), None)
+
+    def _ended_by(self, signum: int) -> None:
+        """Keep the unsaved text, then end the app as a quit does, saying so (on a terminal still there)."""
+        ended = Signalled(signum)
+        log.warning("the app was ended by %s", ended)
+        self._app.exit(return_code=128 + signum, message=self._word(ended))
 
     def take_line(self) -> str | None:
         """The line to print, once (None: nothing was recorded)."""
@@ -132,9 +161,33 @@ class CrashReport:
 
         loop.set_exception_handler(on_loop)
         threading.excepthook = on_thread
+        restore_signals = self._catch_ending_signals(loop)
 
         def restore() -> None:
             loop.set_exception_handler(loop_handler)
             threading.excepthook = thread_hook
+            restore_signals()
+
+        return restore
+
+    def _catch_ending_signals(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+        """Until the returned function is called, ``ENDING_SIGNALS`` end the app through
+        ``_ended_by``; then the handlers before are back. Outside the main thread (an app run in a
+        test's thread) a loop cannot take signals, and nothing changes."""
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+        before = {signum: signal.getsignal(signum) for signum in ENDING_SIGNALS}
+        try:
+            for signum in ENDING_SIGNALS:
+                loop.add_signal_handler(signum, self._ended_by, signum)
+        except NotImplementedError:  # a loop without signal handlers (Windows): ended as before
+            return lambda: None
+
+        def restore() -> None:
+            for signum, handler in before.items():
+                with contextlib.suppress(ValueError, RuntimeError):  # the loop closed meanwhile
+                    loop.remove_signal_handler(signum)
+                if handler is not None:  # None: a handler not set from Python, which cannot be put back
+                    signal.signal(signum, handler)
 
         return restore

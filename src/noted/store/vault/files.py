@@ -90,6 +90,11 @@ class Vault:
             if self.moves is not None:
                 self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
 
+    def write_down_writes(self) -> None:
+        """Each write of the ``journal`` under way is written down (``MoveLog.start``): a crash undoes all."""
+        if self.moves is not None and getattr(self._local, "undo", None) is not None:
+            self.moves.start()
+
     def undo_moves(self) -> None:
         """Put back the moves of a batch a crash stopped half way (holding the mirror's write lock)."""
         if self.moves is None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 
 from noted.errors import InvalidInputError
 from noted.models import Note, Tag
@@ -61,7 +62,7 @@ class Tags(VaultPart):
         """Renamed in every note that carries it (front matter and inline), then in the mirror."""
         tag = self.mirror.get_tag(tag_id)
         title = clean_title(title, "tag")
-        with self.mirror.batch():
+        with self._several_files():
             notes = self._tag_notes(tag_id)
             renamed = self.mirror.rename_tag(tag_id, title, actor=actor)
             for note_id in notes:
@@ -70,11 +71,18 @@ class Tags(VaultPart):
 
     def delete_tag(self, tag_id: str, *, actor: str) -> None:
         tag = self.mirror.get_tag(tag_id)
-        with self.mirror.batch():
+        with self._several_files():
             notes = self._tag_notes(tag_id)
             self.mirror.delete_tag(tag_id, actor=actor)
             for note_id in notes:
                 self._retag(note_id, actor, lambda ft: _drop_tags(ft, [tag.title]), want=None)
+
+    @contextlib.contextmanager
+    def _several_files(self) -> Iterator[None]:
+        """A change of every file carrying a tag: all or none of them, a kill half way included."""
+        with self.mirror.batch(), self.vault.journal():
+            self.vault.write_down_writes()
+            yield
 
     def _tag_notes(self, tag_id: str) -> list[str]:
         return [
