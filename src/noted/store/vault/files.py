@@ -277,7 +277,7 @@ class Vault:
             data = fh.read(MAX_NOTE_BYTES + 1)
         return ReadFile(data, FileState(st.st_size, st.st_mtime_ns))
 
-    def write(self, rel: str, data: bytes, *, unchanged: FileState | None = None) -> FileState:
+    def write(self, rel: str, data: bytes, *, unchanged: FileState | None = None, at: int = 0) -> FileState:
         """Replace (or create) the file atomically: a temporary file beside it, fsync, rename.
 
         ``unchanged``: the state the file had when it was read (``ABSENT``: there was none). It is
@@ -285,7 +285,8 @@ class Vault:
         not replaced: ``FileChanged`` is raised, nothing written. (No lock keeps another program
         out; this leaves it the rename itself.) The state returned is the written file's own, so a
         write landing after the rename is a change too. The file's permission bits are kept; the
-        folder is fsynced so the rename survives a crash.
+        folder is fsynced so the rename survives a crash. ``at``: the file's time in ms (a note's
+        updated time, which a Markdown folder keeps as its file's), else now.
         """
         if rel.endswith(NOTE_SUFFIX) and len(data) > MAX_NOTE_BYTES:  # it would be skipped, never read again
             raise InvalidInputError(
@@ -307,6 +308,8 @@ class Vault:
             with open(temp, "wb") as fh:
                 fh.write(data)
                 fh.flush()
+                if at:
+                    os.utime(fh.fileno(), ns=(at * 1_000_000,) * 2)
                 os.fsync(fh.fileno())
                 st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:
