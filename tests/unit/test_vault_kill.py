@@ -12,6 +12,8 @@ import pytest
 from tests.support.cli import env_with_src
 from tests.support.vaults import by_title, opened
 
+from noted.store.transfer import import_markdown
+
 
 def _run_killed(code: str, vault: Path, profile: Path, *args: str) -> None:
     """Run ``code`` on the folder and profile in a child that must end killed (SIGKILL)."""
@@ -159,3 +161,45 @@ def test_a_tag_change_killed_half_way_through_its_notes_is_undone_in_every_one(
         assert [(t.title, len(store.list_notes(tag_id=t.id))) for t in store.list_tags()] == [("alpha", 8)]
         assert all(len(store.note_history(m.id)) == 1 for m in store.list_notes())  # no outside edit
     assert list(vault.glob(".noted-*")) == [] and not (profile / "vault-moves.log").exists()
+
+
+KILL_IN_IMPORT = """
+import os, signal, sys
+from pathlib import Path
+from noted.store.transfer import import_markdown
+from noted.store.vault import VaultStore
+
+store = VaultStore.open(Path(sys.argv[1]), Path(sys.argv[2]))
+real = os.replace
+
+def replace(src, dst):
+    if Path(dst).name == "z.md":
+        os.kill(os.getpid(), signal.SIGKILL)  # a.md and b.md written, the slice's rows not committed
+    real(src, dst)
+
+os.replace = replace
+import_markdown(store, Path(sys.argv[3]))
+"""
+
+
+def test_an_import_killed_half_way_into_a_markdown_folder_duplicates_nothing_when_run_again(
+    tmp_path: Path,
+) -> None:
+    """Before: the files the killed slice wrote stayed and were taken in as the person's own notes,
+    a.md with its link to z.md as noted's ":/id" (z.md not written yet); the next import found a.md
+    by title, kept it so ("1 created"), and the link led nowhere, noted's id in the person's file.
+    (With 500 notes, those whose title or text the import reads otherwise became conflict copies.)"""
+    vault, profile, src = tmp_path / "notes", tmp_path / "profile", tmp_path / "src"
+    vault.mkdir()
+    src.mkdir()
+    (src / "a.md").write_text("see [z](z.md)\n")  # z.md is written after it: a forward link
+    (src / "b.md").write_text("bee\n")
+    (src / "z.md").write_text("zed\n")
+    _run_killed(KILL_IN_IMPORT, vault, profile, str(src))
+    assert (vault / "src" / "a.md").exists()  # (the kill came where it was meant to)
+    with opened(vault, profile) as store:
+        report = import_markdown(store, src)
+        titles = sorted(m.title for m in store.list_notes())
+    assert (report.notes_created, report.conflict_copies) == (3, 0)
+    assert titles == ["a", "b", "z"]
+    assert (vault / "src" / "a.md").read_text() == "see [z](z.md)\n"

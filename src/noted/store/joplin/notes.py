@@ -262,7 +262,7 @@ class Notes:
         self.api.sidecar.save_revision(note, actor, note.updated_time, session=session)
         if draft.tags:
             try:
-                self.tags.tag_note(note_id, draft.tags, actor=actor)
+                self.tags.link(note_id, draft.tags, actor=actor)
             except (BackendError, NotFoundError) as exc:
                 tags = " ".join(shlex.quote(t) for t in draft.tags)
                 raise PartlyDoneError(

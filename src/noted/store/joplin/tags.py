@@ -187,6 +187,12 @@ class Tags:
 
     def tag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
         """Add tags (created when missing) to a note; returns the note's tags afterwards."""
+        self.link(note_id, titles, actor=actor)
+        return self.note_tags(note_id)
+
+    def link(self, note_id: str, titles: Sequence[str], *, actor: str) -> None:
+        """``tag_note`` without its answer, which counts the notes of each of the note's tags (for
+        a note being created: an import of many notes of one tag would read them again and again)."""
         self.api.note_item(note_id, "id")
         linked = self._linked_ids(note_id)
         done: list[str] = []
@@ -201,7 +207,6 @@ class Tags:
                 raise _stopped(("added", "adding"), titles, done, index, exc) from None
             linked.add(tag_id)
             done.append(title)
-        return self.note_tags(note_id)
 
     def untag_note(self, note_id: str, titles: Sequence[str], *, actor: str) -> list[Tag]:
         """Remove tags from a note (unknown titles are ignored); returns the note's tags afterwards."""

@@ -151,6 +151,9 @@ def _plan(store: Store, folders: list[Folder], notes: list[Note]) -> _Plan:
     dirs = _plan_dirs(folders)
     files: dict[str, str] = {}
     taken: dict[str, set[str]] = {}
+    for folder_dir in dirs.values():  # a note's file is never named as a notebook's folder beside it
+        parent, _, name = folder_dir.rpartition("/")
+        taken.setdefault(parent, set()).add(name.casefold())
     for note in sorted(notes, key=lambda n: (n.title.casefold(), n.id)):
         folder_dir = dirs.get(note.parent_id, "")
         names = taken.setdefault(folder_dir, set())

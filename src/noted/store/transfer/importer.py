@@ -378,9 +378,9 @@ class _ForwardLinks:
         for note_id, (body, ahead) in list(self.waiting.items()):
             if ahead <= self.written:
                 del self.waiting[note_id]
-                self.store.update_note(
-                    note_id, NotePatch(body=body), actor=ACTOR_IMPORT, session=self.session
-                )
+                kept = self.store.get_note(note_id).user_updated_time  # (the file's, not now)
+                patch = NotePatch(body=body, user_updated_time=kept)
+                self.store.update_note(note_id, patch, actor=ACTOR_IMPORT, session=self.session)
 
 
 def _slices(files: list[ScanFile]) -> Iterator[list[ScanFile]]:

@@ -48,6 +48,8 @@ Progress = Callable[[str, int, int | None], None]
 their links, ``writing`` notes."""
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+"""A backslash escape of a link's destination (CommonMark: any ASCII punctuation), ``x\\(1\\).png``."""
 
 
 @dataclass
@@ -303,13 +305,14 @@ def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
         path_part = path_part.split("?", 1)[0]
         if not path_part:
             continue
+        anchor = f"#{fragment}" if fragment else ""  # a page of a PDF, a heading of a note: kept
         line = file.line_offset + file.body.count("\n", 0, span.start) + 1
-        candidate = os.path.join(str(file.path.parent), unquote(path_part))
+        candidate = os.path.join(str(file.path.parent), unquote(_ESCAPED.sub(r"\1", path_part)))
         if not lexically_inside(candidate, str(scan.root)):
             raise TransferError(f'{file.rel}: line {line}: the link "{target}" leads outside {scan.root}')
         linked = Path(candidate)
         if not linked.exists() and (known := known_id(scan.store, linked)):
-            replacements.append((span, f":/{known}"))  # an export left its file out (missing then)
+            replacements.append((span, f":/{known}{anchor}"))  # an export left its file out (missing then)
             continue
         if not linked.exists():
             scan.warnings.append(f'{file.rel}: line {line}: the link "{target}" names no file; left as it is')
@@ -326,9 +329,9 @@ def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
             continue
         resolved = linked.resolve()
         if resolved in notes:
-            replacements.append((span, f":/{notes[resolved]}" + (f"#{fragment}" if fragment else "")))
+            replacements.append((span, f":/{notes[resolved]}{anchor}"))
             continue  # a text file that is no note of the import (an export's _resources/ID.txt) is a file
-        replacements.append((span, f":/{_attachment(scan, resolved, file.existing)}"))
+        replacements.append((span, f":/{_attachment(scan, resolved, file.existing)}{anchor}"))
     return replace_spans(file.body, replacements)
 
 

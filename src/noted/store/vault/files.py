@@ -68,9 +68,8 @@ class Vault:
 
         ``VaultStore.batch`` runs it inside the mirror's transaction, which is rolled back too, so
         a failed batch leaves neither files nor rows. A crash half way, which rolls the rows back
-        too, cannot run this: the moves are undone at the next start from the ``moves`` log
-        (``VaultStore.open``), and the files written are taken in by the scan as outside edits, as
-        for any file changed while noted was away.
+        too, cannot run this: the moves and writes are undone at the next start from the ``moves``
+        log (``VaultStore.open``).
         """
         if getattr(self._local, "undo", None) is not None:
             yield
@@ -89,11 +88,6 @@ class Vault:
             self._local.undo = None
             if self.moves is not None:
                 self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
-
-    def write_down_writes(self) -> None:
-        """Each write of the ``journal`` under way is written down (``MoveLog.start``): a crash undoes all."""
-        if self.moves is not None and getattr(self._local, "undo", None) is not None:
-            self.moves.start()
 
     def undo_moves(self) -> None:
         """Put back the moves of a batch a crash stopped half way (holding the mirror's write lock)."""
@@ -282,7 +276,7 @@ class Vault:
             data = fh.read(MAX_NOTE_BYTES + 1)
         return ReadFile(data, FileState(st.st_size, st.st_mtime_ns))
 
-    def write(self, rel: str, data: bytes, *, unchanged: FileState | None = None) -> FileState:
+    def write(self, rel: str, data: bytes, *, unchanged: FileState | None = None, at: int = 0) -> FileState:
         """Replace (or create) the file atomically: a temporary file beside it, fsync, rename.
 
         ``unchanged``: the state the file had when it was read (``ABSENT``: there was none). It is
@@ -290,7 +284,8 @@ class Vault:
         not replaced: ``FileChanged`` is raised, nothing written. (No lock keeps another program
         out; this leaves it the rename itself.) The state returned is the written file's own, so a
         write landing after the rename is a change too. The file's permission bits are kept; the
-        folder is fsynced so the rename survives a crash.
+        folder is fsynced so the rename survives a crash. ``at``: the file's time in ms (a note's
+        updated time, which a Markdown folder keeps as its file's), else now.
         """
         if rel.endswith(NOTE_SUFFIX) and len(data) > MAX_NOTE_BYTES:  # it would be skipped, never read again
             raise InvalidInputError(
@@ -312,6 +307,8 @@ class Vault:
             with open(temp, "wb") as fh:
                 fh.write(data)
                 fh.flush()
+                if at:
+                    os.utime(fh.fileno(), ns=(at * 1_000_000,) * 2)
                 os.fsync(fh.fileno())
                 st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:

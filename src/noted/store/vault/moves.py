@@ -1,10 +1,8 @@
-"""The file moves of a batch under way, written down before each is made, so that a batch stopped
-half way by a crash (a kill, a power cut) is undone at the next start as its rows were. A file
-replaced after a move of the batch (its links rewritten to lead from where it went) is written down
-too, with the bytes it had: put back first, so the file moved back reads as it did there. A batch
-that rewrites several files with no move (a tag renamed or deleted in each note carrying it) writes
-its replaces down from its start (``start``), so a crash undoes them all rather than leave the
-change made in some files only (a tag split in two).
+"""The file moves and writes of a batch under way, written down before each is made, so that a batch
+stopped half way by a crash (a kill, a power cut) is undone at the next start as its rows were: a
+file the batch wrote is put back as it was (one it made is removed) while it still holds what the
+batch wrote, so a slice of an import that never committed leaves no note behind to be taken in as
+the person's own (its links to notes the slice had yet to write would be noted's ids).
 
 A batch (``VaultStore.batch``) holds the mirror's write lock from its start and ends its
 ``Vault.journal`` (which closes this log) before its transaction commits: a log still there when
@@ -38,24 +36,18 @@ class MoveLog:
 
     def add(self, source: Path, target: Path) -> None:
         """Write down a move about to be made."""
-        self.start()
         self._line([str(source), str(target)])
 
-    def start(self) -> None:
-        """From now on, write down every replace of the batch (``add_write``), not only those after a move."""
+    def add_write(self, path: Path, was: bytes | None, data: bytes) -> None:
+        """Write down a replace of ``path`` by ``data`` about to be made (``was``: its bytes
+        before, None when it is new)."""
+        old = None if was is None else base64.b64encode(was).decode("ascii")
+        self._line({"write": str(path), "was": old, "now": content_hash(data)})
+
+    def _line(self, entry: object) -> None:
         if self._file is None:
             self._file = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             sync_dir(self.path.parent)
-
-    def add_write(self, path: Path, was: bytes | None, data: bytes) -> None:
-        """Write down a replace of ``path`` by ``data`` about to be made, once a move was, or the
-        batch ``start``ed the log (``was``: its bytes before, None when it is new)."""
-        if self._file is not None:
-            old = None if was is None else base64.b64encode(was).decode("ascii")
-            self._line({"write": str(path), "was": old, "now": content_hash(data)})
-
-    def _line(self, entry: object) -> None:
-        assert self._file is not None
         os.write(self._file, (json.dumps(entry) + "\n").encode("utf-8"))
         os.fsync(self._file)
 

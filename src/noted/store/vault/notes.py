@@ -99,7 +99,7 @@ class Notes(VaultPart):
             ft = ft.with_body(self.attachments.place(ft.body, rel))
             data = ft.render().encode("utf-8")
             # A name found free: a file another program makes there meanwhile is not replaced.
-            state = self.vault.write(rel, data, unchanged=ABSENT)
+            state = self.vault.write(rel, data, unchanged=ABSENT, at=draft.user_updated_time or 0)
             return self.core.put(rel, data, state, actor=actor, new_id=draft.id, session=session)
 
     def update_note(
@@ -162,7 +162,8 @@ class Notes(VaultPart):
         state = read.state if read is not None else None
         if read is None or data != read.data:
             try:
-                state = self.vault.write(target, data, unchanged=read.state if read is not None else ABSENT)
+                unchanged = read.state if read is not None else ABSENT
+                state = self.vault.write(target, data, unchanged=unchanged, at=patch.user_updated_time or 0)
             except FileChanged:  # (caught up with at its old place, and written again)
                 if moved:
                     self.vault.move(target, rel)
