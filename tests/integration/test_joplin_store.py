@@ -54,7 +54,8 @@ def test_an_update_reads_the_note_once_and_returns_it_as_joplin_saved_it(
     get = store.client.get
 
     def counted(path: str, params: dict[str, str | int] | None = None) -> object:
-        reads.append(path)
+        checked = (params or {}).get("fields") == "updated_time"  # asked again last before the PUT
+        reads.append(f"{path} (checked)" if checked else path)
         return get(path, params)
 
     monkeypatch.setattr(store.client, "get", counted)
@@ -66,8 +67,10 @@ def test_an_update_reads_the_note_once_and_returns_it_as_joplin_saved_it(
     for patch in patches:
         reads.clear()
         updated = store.update_note(note.id, patch, actor="user")
-        # Read once before the write (its base and place); Joplin's answer is the note saved.
+        # Read once before the write (its base and place), its time asked again last before the
+        # write (``note_update.unmoved``); Joplin's answer is the note saved.
         assert reads.count(f"/notes/{note.id}") == 1, reads
+        assert reads[-1] == f"/notes/{note.id} (checked)", reads
         assert updated == store.get_note(note.id)
     now = store.get_note(note.id)
     assert (now.title, now.body, now.parent_id, now.is_todo) == ("Plan 2", "first\nsecond", other.id, True)

@@ -20,10 +20,11 @@ from noted.cli.attachment_history import attachment_named, cmd_attachment_histor
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
-from noted.models import ACTOR_USER, Note, NotePatch
+from noted.models import ACTOR_USER, Note, NotePatch, Revision
 from noted.ops import notes as ops
 from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 from noted.ops.editing import as_text_file, edit_text, save_text
+from noted.ops.erased import erased_history
 from noted.ops.resolve import folder_paths, live_note, resolve_note
 from noted.wording import local_time, plural
 
@@ -223,20 +224,24 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
     attachment = attachment_named(store, args.note)
     if attachment is not None:
         return cmd_attachment_history(args, ctx, *attachment)
+    erased: list[Revision] | None = None
     try:
-        note = resolve_note(store, args.note)
+        note_id = resolve_note(store, args.note).id
     except NotFoundError as exc:
-        if re.fullmatch(r"[0-9a-fA-F]{4,}", args.note.strip()):  # an id, or the start of one
-            exc.message = f'no note or attachment with id or title "{args.note.strip()}"'
-        raise
+        erased = erased_history(store, args.note)
+        if erased is None:
+            if re.fullmatch(r"[0-9a-fA-F]{4,}", args.note.strip()):  # an id, or the start of one
+                exc.message = f'no note or attachment with id or title "{args.note.strip()}"'
+            raise
+        note_id = erased[0].note_id
     if args.show is not None or args.restore is not None:
         rev_id = args.show if args.show is not None else args.restore
         if args.restore is not None:
-            restored = ops.restore_revision(store, note.id, rev_id, actor=ACTOR_USER)
+            restored = ops.restore_revision(store, note_id, rev_id, actor=ACTOR_USER)
             return render.emit_note(
                 ctx, restored, f'restored "{restored.title}" as it was in revision {rev_id}'
             )
-        revision = ops.revision_of(store, note.id, rev_id)
+        revision = ops.revision_of(store, note_id, rev_id)
         if ctx.json:
             ctx.emit(render.revision_json(revision, with_body=True))
         else:
@@ -246,7 +251,7 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.out()
             ctx.out(revision.body)
         return 0
-    revisions = store.note_history(note.id, bodies=False)
+    revisions = erased or store.note_history(note_id, bodies=False)
     if ctx.json:
         ctx.emit([render.revision_json(r) for r in revisions])
         return 0
@@ -256,6 +261,11 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.line(f"{rev.id:>6}  {local_time(rev.time)}  {rev.actor:<20}  {edits:<9}  {rev.title}{label}")
     if not revisions:
         ctx.out("No revisions.")
+    if erased:
+        ctx.out(
+            f"The note was erased (not by noted); `noted history {note_id} --restore N` "
+            "writes it again as revision N."
+        )
     return 0
 
 

@@ -9,7 +9,8 @@ stay with it: the tools keep their scope checks and their messages to the model,
 names to ids.
 
 Modules: ``notes`` (create, with the one default notebook; update with tags, move, tag, complete,
-to-do, trash/restore, restore a revision, undo an edit, thin the history), ``notebooks`` (create,
+to-do, trash/restore, restore a revision, undo an edit, thin the history), ``erased`` (the history
+of a note its backend erased outside noted, which a restore writes again), ``notebooks`` (create,
 rename, move, trash/restore notebooks; create, rename and delete tags, or for a caller who sees only
 some notes, move some notes to another tag or take a tag off some notes), ``attachments`` (attach,
 replace, remove, delete, restore a kept version, the checks on a file's bytes in ``filetypes``), ``editing`` (saving the

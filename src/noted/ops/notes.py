@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError, PartlyDoneError
 from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, Tag, now_ms
 from noted.ops.attachments import PickedFile, link_for
+from noted.ops.erased import last_notebook
 from noted.ops.resolve import refuse_trashed
 from noted.store.protocol import HasFolderNames, Store
 from noted.store.revisions import labelled
@@ -299,23 +300,37 @@ def revision_of(store: Store, note_id: str, revision_id: int) -> Revision:
     except NotFoundError:
         revision = None  # none, or thinned: said as for another note's
     if revision is None or revision.note_id != note_id:
+        try:
+            name = f'note "{store.get_note(note_id).title}"'
+        except NotFoundError:  # erased (``noted.ops.erased``)
+            name = f"note {note_id}"
         raise NotFoundError(
-            f'no revision {revision_id} of note "{store.get_note(note_id).title}"',
-            hint=f"`noted history {note_id}` lists them",
+            f"no revision {revision_id} of {name}", hint=f"`noted history {note_id}` lists them"
         )
     return revision
 
 
 def restore_revision(store: Store, note_id: str, revision_id: int, *, actor: str) -> Note:
     """Put the note back as it was in its revision ``revision_id`` (a new save: nothing is lost).
+    A note its backend erased is written again, with its id, in the notebook it was last seen in
+    (else the Inbox): ``noted.ops.erased``.
 
     Raises:
         NotFoundError: there is no such revision of this note; nothing was written.
         NotedError: the note is in the trash (restore it first); nothing was written.
     """
-    refuse_trashed(store.get_note(note_id))
+    try:
+        note: Note | None = store.get_note(note_id)
+    except NotFoundError:
+        note = None
+    if note is not None:
+        refuse_trashed(note)
     with labelled(f"restored from rev {revision_id}"):
-        return store.restore_revision(revision_of(store, note_id, revision_id).id, actor=actor)
+        revision = revision_of(store, note_id, revision_id)
+        if note is not None:
+            return store.restore_revision(revision.id, actor=actor)
+        draft = NoteDraft(revision.title, revision.body, last_notebook(store, note_id), id=note_id)
+        return create_note(store, draft, actor=actor).note
 
 
 def prune_history(store: Store) -> HistoryPruned:

@@ -14,7 +14,8 @@ the same grammar, in a scratch in-memory database, and their results replace Jop
 them. Recent matches come first (Joplin gives no scores to merge on), then
 Joplin's, in its order. In a notebook scope (an MCP client's) nothing outside it is weighed: the
 recent notes are ranked among the scope's only, and Joplin's matches, whose order weighs every
-note, come newest first. On a terminal-app server that has run for longer than ``RECENT_MS``, a
+note, come newest first; of the recent notes, only those that may be in the scope are read (its
+notebooks' listings of the window, when that takes fewer requests than a note each). On a terminal-app server that has run for longer than ``RECENT_MS``, a
 note changed before that window but after the server started is found again once it restarts.
 """
 
@@ -87,12 +88,12 @@ class JoplinKeywordSearch(KeywordSearch):
             raise QueryError(f"bad page: limit must be 1 to {MAX_LIMIT} and offset 0 or more")
         parsed = parse_query(query)
         note_ids = None if note_ids is None else frozenset(note_ids)
-        recent = self._recent()
+        # Every notebook, read once a search: for a scope's titles, the filter, the hits' titles.
+        folders = functools.cache(lambda: self._store.list_folders(include_trashed=True))
+        recent = self._recent(folder_ids, note_ids, folders)
         # In a scope, only its notes are weighed: how many notes hold a word sets its weight, so
         # weighing the hidden ones would let the order of the visible ones tell what they hold.
         seen = {i: n for i, n in recent.items() if _in_scope(i, n.parent_id, folder_ids, note_ids)}
-        # Every notebook, read once a search: for a scope's titles, the filter, the hits' titles.
-        folders = functools.cache(lambda: self._store.list_folders(include_trashed=True))
         local = self._search_locally(parsed, seen, folder_ids, note_ids, folders)
         asked = self._narrowed(query, parsed, folder_ids, folders)
         # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets reads no body.
@@ -159,8 +160,14 @@ class JoplinKeywordSearch(KeywordSearch):
         return {}
 
     # Notes Joplin's index may not have yet ------------------------------------------------
-    def _recent(self) -> dict[str, Note]:
-        """The notes changed lately, read from Joplin (or the cache when unchanged since)."""
+    def _recent(
+        self,
+        folder_ids: frozenset[str] | None,
+        note_ids: frozenset[str] | None,
+        folders: Callable[[], list[Folder]],
+    ) -> dict[str, Note]:
+        """The notes changed lately, read from Joplin (or the cache when unchanged since); in a
+        scope, only those that may be in it are read, the others are left for a search that needs them."""
         since = now_ms() - RECENT_MS
         rows = self._store.recent_notes(since)
         stale = [
@@ -168,14 +175,21 @@ class JoplinKeywordSearch(KeywordSearch):
             for i, version in rows.items()
             if (i not in self._cache or self._cache[i][0] != version) and self._gone.get(i) != version
         ]
+        asked = set(stale if note_ids is None else note_ids.intersection(stale))
         fresh: dict[str, Note] = {}
-        if len(stale) > READ_ONE_BY_ONE:  # a synced or retagged note may not be listed: asked for below
-            wanted = set(stale)
-            fresh = {n.id: n for n in self._store.saved_since(since) if n.id in wanted}
-        fresh |= {n.id: n for n in self._store.get_notes([i for i in stale if i not in fresh])}
+        if folder_ids is not None and len(asked) > len(folder_ids):  # a listing each, not a note each
+            known = {f.id for f in folders()}
+            for folder_id in folder_ids & known:
+                fresh |= {
+                    n.id: n for n in self._store.saved_since(since, folder_id=folder_id) if n.id in asked
+                }
+            asked = set(fresh)  # the others are not in the scope now (or trashed): unknown, not gone
+        elif len(asked) > READ_ONE_BY_ONE:  # a synced or retagged note may not be listed: asked for below
+            fresh = {n.id: n for n in self._store.saved_since(since) if n.id in asked}
+        fresh |= {n.id: n for n in self._store.get_notes([i for i in stale if i in asked and i not in fresh])}
         kept = {i: self._cache[i] for i in rows if i not in stale and i in self._cache}
         self._gone = {
-            i: v for i, v in rows.items() if self._gone.get(i) == v or (i in stale and i not in fresh)
+            i: v for i, v in rows.items() if self._gone.get(i) == v or (i in asked and i not in fresh)
         }
         # A long note's headings are its opening's, as the store's (``notes.largeNoteChars``).
         headings = {i: heading_text(opening(note.body, self.part_chars)) for i, note in fresh.items()}

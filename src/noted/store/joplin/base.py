@@ -4,10 +4,10 @@ write, reading one item)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from noted.errors import EncryptedError, InvalidInputError, NotFoundError
+from noted.errors import ConflictError, EncryptedError, InvalidInputError, NotFoundError
 from noted.models import ChangeType, Folder, ItemState, ItemType, Note, NoteMeta, Place, Resource, Tag
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError
 from noted.store.joplin.events import EventFeed
@@ -157,6 +157,7 @@ class JoplinApi:
         notes_too: Sequence[str] = (),
         state: ItemState | None = None,
         read: Mapping[str, Any] | None = None,
+        check: Callable[[], None] | None = None,
         **kwargs: Any,
     ) -> Any:
         """Send one write of ``item_id`` by ``actor``, recording it so its change gets the actor.
@@ -178,6 +179,8 @@ class JoplinApi:
                 (``noted.store.joplin.places``).
             read: the note as the caller read it just before (its notebook and trash time are
                 not asked for again).
+            check: run last before the request (``ConflictError``: nothing is sent), so that what
+                it checks can change only in the request's round trip.
         """
         kind = _kind(path)
         placed = change is not None and kind in (ItemType.NOTE, ItemType.NOTE_TAG)
@@ -187,8 +190,10 @@ class JoplinApi:
         writes = [self.sidecar.begin_write(item_id, actor, kind)]
         writes += [self.sidecar.begin_write(note_id, actor, ItemType.NOTE) for note_id in notes_too]
         try:
+            if check is not None:
+                check()
             answer = self.client.write(method, path, body, **kwargs)
-        except JoplinUnreachableError:
+        except (JoplinUnreachableError, ConflictError):
             for write_id in writes:
                 self.sidecar.drop_write(write_id)
             raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from noted.errors import NotFoundError
 from noted.models import (
     ACTOR_JOPLIN,
     ACTOR_SYNC,
@@ -59,8 +60,16 @@ class History:
 
         The note's text as it is now joins them first when noted has not seen it: an edit made in
         Joplin, or one that came by sync (its writer's, when noted wrote it on the other machine).
+        A note Joplin erased (its own apps, a script) keeps the revisions noted recorded
+        (``noted.ops.erased``); with none, it is not found.
         """
-        item = self.api.note_item(note_id, NOTE_FIELDS + ",user_data")
+        try:
+            item = self.api.note_item(note_id, NOTE_FIELDS + ",user_data")
+        except NotFoundError:
+            kept = self.api.sidecar.note_history(note_id, bodies=bodies)
+            if not kept:
+                raise
+            return kept
         self.keep_outside_state(note_of(item), str(item.get("user_data") or ""))
         return self.api.sidecar.note_history(note_id, bodies=bodies)
 

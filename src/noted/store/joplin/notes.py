@@ -1,12 +1,14 @@
 """Notes on Joplin: read, create, update with a stale-base check, trash and restore.
 
 Joplin has no conditional update, so an update reads the note, refuses it when its
-``updated_time`` is not the base the caller read, and sends the new state at once; the window in
-which an edit made in Joplin could slip between is the round trip of one request.
+``updated_time`` is not the base the caller read, and asks for that time again last before its
+``PUT`` (``noted.store.joplin.note_update``): an edit made in Joplin's apps meanwhile is met as a
+conflict, or, for a change based on no text read (an append), the update starts again from it.
 """
 
 from __future__ import annotations
 
+import functools
 import shlex
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +34,7 @@ from noted.store.joplin.base import META_FIELDS, NOTE_FIELDS, JoplinApi, meta_of
 from noted.store.joplin.client import PAGE_LIMIT
 from noted.store.joplin.folders import Folders
 from noted.store.joplin.history import History
+from noted.store.joplin.note_update import payload_of, saved_note, unmoved
 from noted.store.joplin.provenance import stamped
 from noted.store.joplin.tag_pages import tag_items
 from noted.store.joplin.tags import Tags
@@ -39,20 +42,14 @@ from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
 from noted.wording import plural
 
+_TRIES = 3
+"""An update based on no text read starts again this often when the note changes under it."""
 _ORDER = {
     NoteOrder.UPDATED: ("user_updated_time", "DESC"),
     NoteOrder.CREATED: ("user_created_time", "DESC"),
     NoteOrder.TITLE: ("title", "ASC"),
     NoteOrder.ID: ("id", "ASC"),
 }
-
-
-def _saved(answer: Any, note_id: str) -> Note | None:
-    """The note as Joplin's answer to a ``PUT`` holds it: the whole note saved (None when the
-    answer lacks a field, so the caller reads it)."""
-    if not isinstance(answer, dict) or answer.get("id") != note_id:
-        return None
-    return note_of(answer) if all(field in answer for field in NOTE_FIELDS.split(",")) else None
 
 
 def _pages_itself(tag_id: str | None, trashed: bool, todo_only: bool) -> bool:
@@ -109,20 +106,19 @@ class Notes:
                 continue
         return self.api.sidecar.lengths.fill([m for m in found if m.id])
 
-    def saved_since(self, since: int) -> list[Note]:
-        """The notes Joplin saved at ``since`` (ms) or later, trashed ones too, newest first.
+    def saved_since(self, since: int, *, folder_id: str | None = None) -> list[Note]:
+        """The notes Joplin saved at ``since`` (ms) or later, trashed ones too, newest first; of
+        one notebook, not in the trash, when ``folder_id`` is given.
 
         Read a page of 100 at a time: reading them one by one costs a request each (9 ms). A note
         Joplin has not decrypted yet is left out, as in ``get_notes``.
         """
-        params = {
-            "fields": NOTE_FIELDS,
-            "order_by": "updated_time",
-            "order_dir": "DESC",
-            "include_deleted": "1",
-        }
+        params = {"fields": NOTE_FIELDS, "order_by": "updated_time", "order_dir": "DESC"}
+        path = "/notes" if folder_id is None else f"/folders/{safe_id(folder_id)}/notes"
+        if folder_id is None:
+            params["include_deleted"] = "1"
         found: list[Note] = []
-        for page in self.api.client.pages("/notes", params):
+        for page in self.api.client.pages(path, params):
             notes = [note_of(i) for i in page if not i.get("encryption_applied")]
             found += [n for n in notes if n.updated_time >= since]
             if not page or int(page[-1].get("updated_time") or 0) < since:
@@ -283,6 +279,12 @@ class Notes:
         session: str | None = None,
     ) -> Note:
         with self.api.note_writes:  # (no other noted process writes it between the read and the PUT)
+            for _ in range(_TRIES - 1):
+                try:
+                    return self._update(note_id, patch, actor, base_updated_time, session)
+                except ConflictError:
+                    if base_updated_time is not None:
+                        raise
             return self._update(note_id, patch, actor, base_updated_time, session)
 
     def _update(
@@ -302,7 +304,7 @@ class Notes:
             )
         if patch.parent_id is not None and patch.parent_id != old.parent_id:
             self.api.live_folder(patch.parent_id)
-        payload = self._payload(old, patch)
+        payload = payload_of(old, patch)
         if not payload:
             return old
         if "title" in payload or "body" in payload:
@@ -310,33 +312,15 @@ class Notes:
             payload["user_data"] = stamped(user_data, actor, title, body, now_ms())
         self.history.keep_outside_state(old, user_data)
         path = f"/notes/{safe_id(note_id)}"
-        answer = self.api.send(note_id, actor, "PUT", path, payload, change=ChangeType.UPDATE, read=item)
-        new = _saved(answer, note_id) or self.get_note(note_id)
+        check = functools.partial(unmoved, self.api.client, old)
+        answer = self.api.send(
+            note_id, actor, "PUT", path, payload, change=ChangeType.UPDATE, read=item, check=check
+        )
+        new = saved_note(answer, note_id) or self.get_note(note_id)
         self.api.sidecar.lengths.keep([new])
         if new.title != old.title or new.body != old.body:
             self.api.sidecar.save_revision(new, actor, new.updated_time, session=session)
         return new
-
-    @staticmethod
-    def _payload(old: Note, patch: NotePatch) -> dict[str, Any]:
-        body = patch.body_after(old.body)
-        payload: dict[str, Any] = {}
-        if body != old.body:
-            payload["body"] = check_body(body)
-        if patch.title is not None:
-            payload["title"] = clean_title(patch.title)
-        simple = {
-            "parent_id": patch.parent_id,
-            "todo_due": patch.todo_due,
-            "todo_completed": patch.todo_completed,
-            "source_url": patch.source_url,
-            "user_created_time": patch.user_created_time,
-            "user_updated_time": patch.user_updated_time,
-        }
-        payload.update({k: v for k, v in simple.items() if v is not None})
-        if patch.is_todo is not None:
-            payload["is_todo"] = int(patch.is_todo)
-        return payload
 
     def restore_revision(self, revision_id: int, *, actor: str) -> Note:
         """Put a note back to the title and body of one of its revisions (a new save by ``actor``)."""

@@ -28,6 +28,7 @@ from noted.errors import NotedError
 from noted.models import ACTOR_USER, Note, Revision
 from noted.ops import notes as ops
 from noted.ops.conflicts import text_diff
+from noted.ops.erased import is_current
 from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.over import Over
@@ -207,8 +208,8 @@ brings the highlighted revision back as a new one (the note's text now stays in 
     def _newest(self, revision: Revision) -> bool:
         """``revision`` is still the note's newest (the list was read before another save, maybe)."""
         try:
-            return self.store.note_history(self.note_id, bodies=False)[0].id == revision.id
-        except (NotedError, IndexError):  # (erased meanwhile: the restore says why)
+            return is_current(self.store, self.note_id, revision.id)
+        except NotedError:  # (erased meanwhile, nothing kept: the restore says why)
             return False
 
     @thread_work("history-act", "restoring")

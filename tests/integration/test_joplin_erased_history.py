@@ -1,0 +1,87 @@
+"""A note erased in Joplin itself (its app's trash emptied, a script): noted still keeps the
+revisions it recorded, so its history lists them and a restore brings the note back."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.support.joplin import JoplinServer, shared_server
+
+from noted.cli import main
+from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.ops.erased import is_current
+from noted.ops.notes import restore_revision
+from noted.store.joplin import JoplinStore
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def joplin(tmp_path_factory: pytest.TempPathFactory) -> JoplinServer:
+    return shared_server(tmp_path_factory.getbasetemp())
+
+
+def _erased_note(joplin: JoplinServer, profile: Path) -> tuple[str, str]:
+    """A note saved twice by noted, then erased through Joplin's API; its id and notebook."""
+    store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
+    try:
+        folder = store.create_folder(f"Erased {secrets.token_hex(3)}", actor=ACTOR_USER)
+        note = store.create_note(NoteDraft("Plan", "first text\n", folder.id), actor=ACTOR_USER)
+        store.update_note(note.id, NotePatch(body="second text\n"), actor=ACTOR_USER)
+    finally:
+        store.close()
+    joplin.api("DELETE", f"/notes/{note.id}", params={"permanent": "1"})
+    return note.id, folder.id
+
+
+def test_noted_history_of_a_note_erased_in_joplin_lists_and_restores_its_revisions(
+    joplin: JoplinServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said "no note or attachment with id …" though noted kept both revisions."""
+    profile = tmp_path / "noted"
+    monkeypatch.setenv("NOTED_JOPLIN_TOKEN", joplin.token)
+    monkeypatch.setenv("NOTED_JOPLIN_URL", joplin.url)
+    monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
+    assert main(["init", "--joplin", "--profile", str(profile)]) == 0
+    note_id, folder_id = _erased_note(joplin, profile)
+    with pytest.raises(httpx.HTTPStatusError, match="404"):  # not vacuous: Joplin has no such note
+        joplin.api("GET", f"/notes/{note_id}", params={"fields": "id"})
+    capsys.readouterr()
+    args = ["--joplin", "--profile", str(profile)]
+    assert main(["history", note_id, *args]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert out.count("Plan") == 2 and "erased" in out and "--restore" in out
+    assert main(["--json", "history", note_id, *args]) == 0
+    oldest = min(r["id"] for r in json.loads(capsys.readouterr().out))
+    assert main(["history", note_id, "--show", str(oldest), *args]) == 0
+    assert "first text" in capsys.readouterr().out
+    assert main(["history", note_id, "--restore", str(oldest), *args]) == 0, capsys.readouterr().err
+    back = joplin.api("GET", f"/notes/{note_id}", params={"fields": "id,title,body,parent_id"})
+    assert (back["title"], back["body"], back["parent_id"]) == ("Plan", "first text\n", folder_id)
+
+
+def test_a_restore_of_a_note_erased_with_its_notebook_lands_in_the_inbox(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    profile = tmp_path / "noted"
+    note_id, folder_id = _erased_note(joplin, profile)
+    joplin.api("DELETE", f"/folders/{folder_id}", params={"permanent": "1"})
+    store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
+    try:
+        revisions = store.note_history(note_id)
+        assert [r.body for r in revisions] == ["second text\n", "first text\n"]
+        # The app's history refused to restore the newest revision, "the note as it is now".
+        assert not is_current(store, note_id, revisions[0].id)
+        restored = restore_revision(store, note_id, revisions[0].id, actor=ACTOR_USER)
+        assert restored.id == note_id and restored.body == "second text\n"
+        inbox = store.get_folder(restored.parent_id)
+        assert inbox.title == "Inbox" and not inbox.is_trashed
+        after = store.note_history(note_id)
+        assert after[0].label == f"restored from rev {revisions[0].id}"
+        assert is_current(store, note_id, after[0].id)  # not vacuous: a live note's newest is
+    finally:
+        store.close()
