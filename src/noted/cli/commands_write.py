@@ -126,9 +126,10 @@ def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_complete(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = live_note(store, args.note)
-    updated = ops.set_completed(store, note.id, not args.undo, actor=ACTOR_USER).note
+    change = ops.set_completed(store, note.id, not args.undo, actor=ACTOR_USER)
     state = "not done" if args.undo else "done"
-    return render.emit_note(ctx, updated, f'marked "{note.title}" {state}')
+    said = f'marked "{note.title}" {state}' if change.changed else f'"{note.title}" is {state} already'
+    return render.emit_note(ctx, change.note, said)
 
 
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
