@@ -26,3 +26,21 @@ def test_completing_a_todo_already_so_says_so_and_writes_nothing(cli: Cli) -> No
     assert cli.ok("complete", note).out == '"Buy milk" is done already\n'
     assert cli.cursor() == before and cli.json("show", note)["todo_completed"] == done
     assert cli.ok("complete", note, "--undo").out == 'marked "Buy milk" not done\n'
+
+
+def test_links_lists_the_notes_attachments(cli: Cli, tmp_path: Path) -> None:
+    """Before: a note linking only to an attachment answered "no links to or from this note", and
+    ``--json`` (the note_links tool's answer) had no word of it, while the reader's pane lists it."""
+    folder = tmp_path / "in" / "Docs"
+    folder.mkdir(parents=True)
+    (folder / "report.pdf").write_bytes(b"%PDF-1")
+    (folder / "Only.md").write_text("See [the report](report.pdf)\n")
+    cli.ok("import", str(tmp_path / "in"))
+    shown = cli.ok("links", "Only").out
+    assert "no links" not in shown and "📎 report.pdf" in shown and "6 bytes" in shown, shown
+    (attachment,) = cli.json("links", "Only")["attachments"]
+    assert (attachment["filename"], attachment["size"], attachment["mime"]) == (
+        "report.pdf",
+        6,
+        "application/pdf",
+    )
