@@ -44,3 +44,14 @@ def test_links_lists_the_notes_attachments(cli: Cli, tmp_path: Path) -> None:
         6,
         "application/pdf",
     )
+
+
+@pytest.mark.parametrize("option", ["--append", "--prepend"])
+def test_an_empty_append_or_prepend_is_refused_and_writes_nothing(cli: Cli, option: str) -> None:
+    """Before: ``edit --prepend ""`` said "saved" and put a blank line before the body (and
+    ``--append ""`` a line break after one that ended without); the tools refuse empty text."""
+    cli.ok("create", "Plan", "--body", "x")
+    before = cli.cursor()
+    result = cli("edit", "Plan", option, "")
+    assert (result.code, result.err.count("\n")) == (2, 1) and f"{option} is empty" in result.err, result.err
+    assert cli.cursor() == before and cli.json("show", "Plan")["body"] == "x"
