@@ -55,3 +55,13 @@ def test_an_empty_append_or_prepend_is_refused_and_writes_nothing(cli: Cli, opti
     result = cli("edit", "Plan", option, "")
     assert (result.code, result.err.count("\n")) == (2, 1) and f"{option} is empty" in result.err, result.err
     assert cli.cursor() == before and cli.json("show", "Plan")["body"] == "x"
+
+
+def test_removing_a_tag_the_note_does_not_carry_says_so(cli: Cli) -> None:
+    """Before: ``tag --remove`` of a tag not on the note answered with the note's tags alone, as if
+    it had been taken off."""
+    cli.ok("create", "Plan", "--tag", "work")
+    before = cli.cursor()
+    said = cli.ok("tag", "Plan", "later", "work", "--remove").out
+    assert said == 'not on "Plan", so not removed: later\ntags of "Plan": (none)\n'
+    assert cli.cursor() != before  # "work" was taken off

@@ -116,7 +116,10 @@ def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:
     if not titles:
         raise InvalidInputError("give at least one tag")
     if args.remove:
-        tags = ops.edit_tags(store, note.id, (), titles, actor=ACTOR_USER).tags
+        change = ops.edit_tags(store, note.id, (), titles, actor=ACTOR_USER)
+        if change.not_on_note and not ctx.json:
+            ctx.line(f'not on "{note.title}", so not removed: {", ".join(change.not_on_note)}')
+        tags = change.tags
     else:
         tags = ops.edit_tags(store, note.id, titles, (), actor=ACTOR_USER).tags
     shown = ", ".join(tags) or "(none)"
