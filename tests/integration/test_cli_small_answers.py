@@ -65,3 +65,13 @@ def test_removing_a_tag_the_note_does_not_carry_says_so(cli: Cli) -> None:
     said = cli.ok("tag", "Plan", "later", "work", "--remove").out
     assert said == 'not on "Plan", so not removed: later\ntags of "Plan": (none)\n'
     assert cli.cursor() != before  # "work" was taken off
+
+
+def test_trashing_a_trashed_notebook_says_so_and_writes_nothing(cli: Cli) -> None:
+    """Before: a second ``notebook trash`` said "trashed notebook" again (as ``trash`` of a note
+    says it is already there)."""
+    cli.ok("notebook", "create", "Work")
+    cli.ok("notebook", "trash", "Work")
+    before = cli.cursor()
+    assert cli.ok("notebook", "trash", "Work").out == 'the notebook "Work" is already in the trash\n'
+    assert cli.cursor() == before
