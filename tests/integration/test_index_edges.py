@@ -296,10 +296,15 @@ from noted.embeddings.fake import FakeEmbedder
 _embed = FakeEmbedder.embed_documents
 
 
+_made = []
+
+
 def embed_documents(self, texts):
     if self.calls == 6:  # past a commit (64 chunks): stall with notes stored and notes left
-        open(os.environ["NOTED_TEST_STALL"], "w").close()
+        with open(os.environ["NOTED_TEST_STALL"], "w") as said:
+            said.write(str(len(set(_made))))  # the texts embedded before the stall
         time.sleep(600)
+    _made.extend(texts)
     return _embed(self, texts)
 
 
@@ -307,8 +312,10 @@ FakeEmbedder.embed_documents = embed_documents
 """
 
 
-def _stalled_then_terminated(tmp_path: Path, *args: str) -> tuple[int, str, str, int, int]:
-    """``noted ARGS index…`` sent SIGTERM while the model stalls in the scan's seventh call (notes
+def _stalled_then_terminated(
+    tmp_path: Path, *args: str, sig: signal.Signals = signal.SIGTERM
+) -> tuple[int, str, str, int, int]:
+    """``noted ARGS index…`` sent ``sig`` while the model stalls in the scan's seventh call (notes
     stored and notes left): its exit code, stdout and stderr, and the notes indexed of the total."""
     profile, folder = tmp_path / "profile", tmp_path / "md"
     _import_seals(profile, folder, "harbour seal pup")
@@ -321,7 +328,7 @@ def _stalled_then_terminated(tmp_path: Path, *args: str) -> tuple[int, str, str,
     run = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for(lambda: (tmp_path / "stalled").exists(), what="the model stalling")
-        run.send_signal(signal.SIGTERM)
+        run.send_signal(sig)
         out, err = run.communicate(timeout=scaled(60))
     finally:
         run.kill()
@@ -361,3 +368,22 @@ def test_index_json_stopped_by_sigterm_prints_what_the_index_covers(tmp_path: Pa
     assert err.strip().splitlines() == [
         f"noted: stopped; the index covers {indexed} of {total} notes: run `noted index` to finish"
     ]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_index_keeps_every_vector_it_made(tmp_path: Path, sig: signal.Signals) -> None:
+    """Ctrl+C or SIGTERM unwound ``noted index`` past the vectors made since the last commit (up to
+    ``GROUP_CHUNKS``), so the next run embedded them again. Not vacuous: the model stalls in its
+    seventh call, one or two calls after a commit, so only keeping those can count every text."""
+    code, _, err, _, _ = _stalled_then_terminated(tmp_path, "index", sig=sig)
+    assert code == (ExitCode.TERMINATED if sig == signal.SIGTERM else ExitCode.INTERRUPTED), err
+    store = SqliteStore.open(tmp_path / "profile" / "notes.db", tmp_path / "profile" / "resources")
+    try:
+        indexer = Indexer(store, store.db, FakeEmbedder())
+        with store.db.read() as conn:
+            ids = [n.id for n in store.list_notes()]
+            known = indexer.tables.known_vectors(conn, ids)  # what a restart need not embed again
+    finally:
+        store.close()
+    made = int((tmp_path / "stalled").read_text())
+    assert len(known) == made > 64  # every text embedded before the stall, past the commit at 64

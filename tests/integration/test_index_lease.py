@@ -9,8 +9,9 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from tests.support.cli import Cli
@@ -28,6 +29,9 @@ from noted.search.semantic import SemanticSearch
 from noted.store.processes import process_start
 from noted.store.sqlite import SqliteStore
 from noted.store.sqlite.db import set_meta
+
+if TYPE_CHECKING:
+    from noted.embeddings.protocol import Vectors
 
 _HOLDER = textwrap.dedent(
     """
@@ -295,3 +299,47 @@ def test_stop_ends_a_batch_midway_keeping_what_was_embedded(tmp_path: Path) -> N
         assert conn.execute("SELECT count(*) FROM index_pending").fetchone()[0] >= 64  # kept, not lost
     assert Lease(store.db).holder() is None
     store.close()
+
+
+class _HeldModel(FakeEmbedder):
+    """A model whose seventh call waits for ``go`` (past a commit, with vectors made since)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting, self.go = threading.Event(), threading.Event()
+        self.made: set[str] = set()
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if self.calls == 6:
+            self.waiting.set()
+            self.go.wait(scaled(60))
+        self.made.update(texts)
+        return super().embed_documents(texts)
+
+
+def test_an_app_quit_that_outwaits_its_stop_keeps_what_the_model_made(tmp_path: Path) -> None:
+    """The app stops the indexer waiting 2 s; a model call longer than that left the thread
+    running, and the close that follows gave the lease back at once, so the thread's stop commit
+    met a lease it no longer held and the vectors made since the last commit were lost. Not
+    vacuous: the model is held in a call past a commit until after the short stop has returned."""
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    try:
+        folder = store.create_folder("F", actor="user")
+        with store.batch():
+            for i in range(200):
+                draft = NoteDraft(f"Seal {i}", f"harbour seal pup number {i}", folder.id)
+                store.create_note(draft, actor="user")
+        model = _HeldModel()
+        indexer = Indexer(store, store.db, model)
+        service = IndexerService(indexer, Lease(store.db, label="tui"))
+        service.start()
+        assert model.waiting.wait(scaled(60))
+        service.stop(timeout=0.01)  # the app's stop, outwaited by the model
+        model.go.set()
+        service.close()  # what the app's services do next
+        assert not any(t.name == "noted-indexer" and t.is_alive() for t in threading.enumerate())
+        with store.db.read() as conn:
+            known = indexer.tables.known_vectors(conn, [n.id for n in store.list_notes()])
+        assert len(known) == len(model.made) > 0
+    finally:
+        store.close()

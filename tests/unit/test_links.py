@@ -11,7 +11,7 @@ from tests.support.backends import BACKENDS, LocalStore, open_backend
 from tests.support.tools_env import Env, make_env
 
 from noted.models import NoteDraft
-from noted.ops import links
+from noted.ops import backlink_search
 from noted.ops.links import note_links, raw_links
 from noted.search.joplin import keyword_search_for
 
@@ -72,7 +72,7 @@ def test_backlinks_are_found_however_many_notes_mention_the_name(
     """A note titled "Budget" that 230 notes mention: the one note linking it ranks last among them
     (a long body naming it once), past the 200 candidates backlinks used to read, so its backlink
     was silently missing. Pages of 100 make the search for candidates go three pages deep."""
-    monkeypatch.setattr(links, "BACKLINK_PAGE", 100, raising=False)
+    monkeypatch.setattr(backlink_search, "BACKLINK_PAGE", 100)
     store = backend_store
     folder = store.create_folder("Money", actor="user")
     target = store.create_note(NoteDraft("Budget", "the plan\n", folder.id), actor="user")

@@ -137,3 +137,23 @@ def test_hybrid_lifts_the_note_whose_outline_answers(
     assert order() == [whole, part]
     monkeypatch.setattr(hybrid, "OUTLINE_WEIGHT", 0.0)
     assert order() == [part, whole]
+
+
+def test_while_a_rescan_fills_outlines_a_note_not_reached_yet_is_not_sunk(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    """A rescan for outlines (an index of an earlier version) reaches notes one batch at a time;
+    hybrid search gave the notes not reached yet an outline of 0, so they sank under their equals
+    until the rescan ended. Not vacuous: the two notes are the same, so their scores can differ
+    only through the outline one of them lacks."""
+    embedder = FakeEmbedder(dim=256)
+    body = "# Heaps\nturn the heap weekly\n# Worms\nworms eat scraps\n"
+    first, second = _add(store, "Compost", body), _add(store, "Compost", body)
+    _index(store, embedder)
+    with store.db.write() as conn:  # the rescan has stored the first note's outline, not yet the second's
+        conn.execute("DELETE FROM index_notes WHERE note_id = ?", (second,))
+    semantic = SemanticSearch(store, store.db, embedder)
+    finder = Finder(store, KeywordSearch(store), lambda: semantic, Settings(tmp_path / "c.toml", environ={}))
+    hits = finder.search("compost heaps worms", mode=Mode.HYBRID, relevance="loose").hits
+    assert {h.note_id for h in hits} == {first, second}
+    assert hits[0].score == pytest.approx(hits[1].score)

@@ -15,7 +15,8 @@ from tests.support.backends import BACKENDS, LocalStore, body_with_ids, open_bac
 from tests.support.images import b64, image_bytes, size_of
 from tests.support.tools_env import ACTOR, MANAGE_TOOLS, WRITE_TOOLS, Env, make_env
 
-from noted.models import NotePatch
+from noted.models import ACTOR_USER, NoteDraft, NotePatch
+from noted.ops.attachments import add_from_path
 from noted.ops.filetypes import MAX_FILE
 from noted.store.protocol import HasFileLinks
 
@@ -518,3 +519,33 @@ def test_an_unreadable_image_is_refused_in_words_that_name_no_python_object(data
         open_image(data)
     assert refused.value.message.startswith("the image cannot be read")
     assert "BytesIO" not in refused.value.message and " at 0x" not in refused.value.message
+
+
+# An empty file (0 bytes) is an attachment like any other; Joplin keeps empty resources too ------
+
+
+async def test_an_empty_file_is_attached_read_and_replaced_by_the_tools(env: Env) -> None:
+    """Before: attach_file refused content_base64 "" (the schema's minLength 1): "too short"."""
+    note = env.note(env.folder("F"), "Log", "text")
+    got = await env.ok(
+        "attach_file", note_id=note, filename="empty.txt", mime="text/plain", content_base64=""
+    )
+    assert got["size"] == 0 and env.store.read_resource(got["id"]) == b""
+    assert body_with_ids(env.store, note) == f"text\n\n[empty.txt](:/{got['id']})"
+    read = await env.ok("read_attachment", id=got["id"])
+    assert (read["size"], read["kind"], read["text"], read["has_more"]) == (0, "text", "", False)
+    full = await env.ok("replace_attachment", id=got["id"], content_base64="aGk=")
+    assert full["size"] == 2
+    emptied = await env.ok("replace_attachment", id=got["id"], content_base64="")
+    assert emptied["size"] == 0 and env.store.read_resource(got["id"]) == b""
+
+
+def test_an_empty_file_is_attached_from_its_path(backend_store: LocalStore, tmp_path: Path) -> None:
+    """The app's ``A`` (attach from a path): the empty file is stored and linked."""
+    folder = backend_store.create_folder("F", actor=ACTOR_USER)
+    note = backend_store.create_note(NoteDraft("Log", "text", folder.id), actor=ACTOR_USER)
+    empty = tmp_path / "empty.pdf"
+    empty.write_bytes(b"")
+    made = add_from_path(backend_store, note.id, str(empty), actor=ACTOR_USER)
+    assert made.size == 0 and backend_store.read_resource(made.id) == b""
+    assert [r.id for r in backend_store.list_resources(note_id=note.id)] == [made.id]

@@ -88,6 +88,9 @@ def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
         raise InvalidInputError("--body-file replaces the body; give it without --append or --prepend")
     if args.title is not None and not args.title.strip():
         raise InvalidInputError("a note needs a title")
+    for option, text in (("--append", args.append), ("--prepend", args.prepend)):
+        if text == "":  # as the tools' min_length: "" would add a bare line break
+            raise InvalidInputError(f"{option} is empty: give the text to add; nothing was written")
     # Read after the note: a change made while the file (or standard input) is read is a conflict.
     body = read_replacement(args.body_file) if args.body_file is not None else None
     if body is None:  # an append to a note deleted meanwhile fails: nothing typed at length to keep

@@ -1,6 +1,6 @@
-"""``noted links NOTE``: a note's links and backlinks; ``noted vault status``: the Markdown folder.
+"""``noted links NOTE``: a note's links, backlinks and attachments; ``noted vault status``: the Markdown folder.
 
-noted links "Weekly review"            # → outgoing, ← backlinks, ✗ links that lead nowhere
+noted links "Weekly review"            # → outgoing, ← backlinks, ✗ links that lead nowhere, 📎 attachments
 noted --json links 3f2a                # the note_links tool's answer
 noted --vault ~/notes vault status     # the folder, its notes, and the files it skips and why
 """
@@ -20,7 +20,11 @@ from noted.wording import plural
 
 def register(sub: Commands) -> None:
     """Add ``noted links`` and ``noted vault status``."""
-    p = sub.add("links", cmd_links, "Show a note's links, its backlinks and the links that lead nowhere.")
+    p = sub.add(
+        "links",
+        cmd_links,
+        "Show a note's links, its backlinks, the links that lead nowhere and its attachments.",
+    )
     p.add_argument("note", help="id, id prefix (4+ hex digits) or exact title")
     p = sub.add("vault", cmd_vault, "The Markdown folder this profile works on (backend vault).")
     p.add_argument("action", choices=["status"], help="status: the folder, its notes and what it skips")
@@ -41,7 +45,9 @@ def cmd_links(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.line(f"  ✗ {link.target}: {link.broken}" if link.broken else f"  → {where}  ({link.note_id})")
     for back in links.backlinks:
         ctx.line(f"  ← {back.title}  ({back.note_id})")
-    if not links.outgoing and not links.backlinks:
+    for file in links.attachments:
+        ctx.line(f"  📎 {file.filename or file.title}  ({file.id})  {file.mime}, {plural(file.size, 'byte')}")
+    if not links.outgoing and not links.backlinks and not links.attachments:
         ctx.out("  no links to or from this note")
     return 0
 

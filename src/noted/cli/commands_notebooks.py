@@ -138,7 +138,11 @@ def cmd_move(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     folder = resolve_folder(store, args.notebook)
-    return _report(ctx, ops.trash_notebook(store, folder.id, actor=ACTOR_USER).folder, "trashed")
+    change = ops.trash_notebook(store, folder.id, actor=ACTOR_USER)
+    if not change.changed and not ctx.json:  # nothing to do, and nothing done
+        ctx.line(f'the notebook "{folder.title}" is already in the trash')
+        return 0
+    return _report(ctx, change.folder, "trashed")
 
 
 def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:

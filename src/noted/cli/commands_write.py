@@ -116,7 +116,10 @@ def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:
     if not titles:
         raise InvalidInputError("give at least one tag")
     if args.remove:
-        tags = ops.edit_tags(store, note.id, (), titles, actor=ACTOR_USER).tags
+        change = ops.edit_tags(store, note.id, (), titles, actor=ACTOR_USER)
+        if change.not_on_note and not ctx.json:
+            ctx.line(f'not on "{note.title}", so not removed: {", ".join(change.not_on_note)}')
+        tags = change.tags
     else:
         tags = ops.edit_tags(store, note.id, titles, (), actor=ACTOR_USER).tags
     shown = ", ".join(tags) or "(none)"
@@ -126,9 +129,10 @@ def cmd_tag(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_complete(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.services.store
     note = live_note(store, args.note)
-    updated = ops.set_completed(store, note.id, not args.undo, actor=ACTOR_USER).note
+    change = ops.set_completed(store, note.id, not args.undo, actor=ACTOR_USER)
     state = "not done" if args.undo else "done"
-    return render.emit_note(ctx, updated, f'marked "{note.title}" {state}')
+    said = f'marked "{note.title}" {state}' if change.changed else f'"{note.title}" is {state} already'
+    return render.emit_note(ctx, change.note, said)
 
 
 def cmd_trash(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -280,7 +280,11 @@ class Indexer:
                 raise IndexingStopped("asked to stop")
             self._check_lease()
             piece = todo[first : first + EMBED_STEP]
-            self._embed_piece(work, piece)
+            try:
+                self._embed_piece(work, piece)
+            except KeyboardInterrupt:  # Ctrl+C or SIGTERM (``noted index``) in the model: keep
+                self._commit(work)  # what it made before, as a stop between pieces does
+                raise
             in_group += len(piece)
             if in_group >= GROUP_CHUNKS or time.monotonic() - group_start >= GROUP_SECONDS:
                 self._commit(work)

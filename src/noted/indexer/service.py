@@ -143,12 +143,16 @@ class IndexerService:
         self._wake.set()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the thread (after its current group of chunks) and give the lease back."""
+        """Stop the thread (after its current group of chunks) and give the lease back.
+
+        A thread still in a model call after ``timeout`` is kept, so ``close`` waits for it: giving
+        the lease back under it made its stop commit fail, losing the vectors it had made."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
-            self._thread = None
+            if not self._thread.is_alive():
+                self._thread = None
 
     def close(self) -> None:
         """Stop, give the lease back, and close this indexer's own model."""

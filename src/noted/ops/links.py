@@ -24,24 +24,21 @@ from __future__ import annotations
 import posixpath
 import re
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import unquote
 
 from noted.errors import NotFoundError
-from noted.markdown import MD_LINK, NOTE_SUFFIXES, WIKI_LINK, code_ranges, link_marks, names_file, outline
-from noted.models import Note
+from noted.markdown import MD_LINK, NOTE_SUFFIXES, WIKI_LINK, code_ranges, names_file, outline
+from noted.models import Note, Resource
 from noted.ops.attachments import linking_notes
-from noted.search.keyword import MAX_LIMIT
+from noted.ops.backlink_search import link_marks_of, may_link, mentioning
 from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _NOTE_ID = re.compile(r"^:/([0-9a-fA-F]{32})$")
-BACKLINK_PAGE = MAX_LIMIT
-"""How many notes mentioning a name each search for backlinks asks for; the next page follows
-until every one is read (a name used in more notes is still found in all of them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +79,8 @@ class NoteLinks:
     note: Note
     outgoing: tuple[Link, ...]
     backlinks: tuple[Backlink, ...]
+    attachments: tuple[Resource, ...] = ()
+    """The attachments the note links (``:/id`` links to them are not in ``outgoing``)."""
 
     @property
     def broken(self) -> tuple[Link, ...]:
@@ -314,15 +313,15 @@ def backlinks(
     """The notes (not in the trash) with a link that resolves to ``note``, by title A→Z."""
     resolver = resolver or Resolver(store)
     names = resolver.names(note)
-    marks = _link_marks(names, note.id)
+    marks = link_marks_of(names, note.id)
     seen = {note.id}
     found: dict[str, str] = {}
     for name in names:
-        for page in _mentioning(keyword, name, resolver.folders):
+        for page in mentioning(keyword, name, resolver.folders):
             fresh = [i for i in dict.fromkeys(page) if i not in seen]
             seen.update(fresh)
             for other in store.get_notes(fresh):
-                if other.is_trashed or not _may_link(other.body, marks):
+                if other.is_trashed or not may_link(other.body, marks):
                     continue  # mentions the name, but in no link: not parsed (the costly part)
                 quick = raw_links(other.body, code_aware=False)
                 if any(resolver.resolve(raw, other.id) == note.id for raw in quick) and any(
@@ -330,38 +329,6 @@ def backlinks(
                 ):
                     found[other.id] = other.title
     return [Backlink(i, t) for i, t in sorted(found.items(), key=lambda item: (item[1].casefold(), item[0]))]
-
-
-def _mentioning(keyword: PhraseSearch, name: str, folders: frozenset[str] | None) -> Iterator[list[str]]:
-    """The ids of every note (in ``folders``) whose text holds ``name`` as a phrase, a page at a time."""
-    phrase = '"' + name.replace('"', " ") + '"'
-    offset = 0
-    while True:
-        try:
-            results = keyword.search(
-                phrase, limit=BACKLINK_PAGE, offset=offset, folder_ids=folders, snippets=False
-            )
-        except Exception:  # a name the query grammar cannot take: other names still find links
-            return
-        page = [hit.note_id for hit in getattr(results, "hits", ())]
-        yield page
-        offset += len(page)
-        if not page or offset >= getattr(results, "total", 0):
-            return
-
-
-def _may_link(body: str, marks: list[str]) -> bool:
-    """Whether ``body`` may hold a link with one of ``marks``: a body with no ``[[`` and no ``](``
-    has no link at all (``WIKI_LINK``, ``MD_LINK``), and is not case-folded to look."""
-    if "[[" not in body and "](" not in body:
-        return False
-    folded = body.casefold()
-    return any(mark in folded for mark in marks)
-
-
-def _link_marks(names: list[str], note_id: str) -> list[str]:
-    """Text that every link to the note holds (case-folded): ``[[name``, ``name.md``, ``:/id``…"""
-    return [f":/{note_id}", *(mark.casefold() for name in names for mark in link_marks(name))]
 
 
 def note_links(
@@ -372,11 +339,13 @@ def note_links(
     *,
     part_chars: int | None = LARGE_NOTE_CHARS.default,
 ) -> NoteLinks:
-    """Outgoing links, backlinks and broken links of one note, among the notes of ``folders``."""
+    """Outgoing links, backlinks and broken links of one note, among the notes of ``folders``, and
+    the attachments it links."""
     note = store.get_note(note_id)
     resolver = Resolver(store, folders)
     links = outgoing(store, note, resolver, part_chars=part_chars)
-    return NoteLinks(note, tuple(links), tuple(backlinks(store, keyword, note, resolver)))
+    back = tuple(backlinks(store, keyword, note, resolver))
+    return NoteLinks(note, tuple(links), back, tuple(store.list_resources(note_id=note.id)))
 
 
 def link_payload(links: NoteLinks) -> dict[str, object]:
@@ -394,7 +363,20 @@ def link_payload(links: NoteLinks) -> dict[str, object]:
         "outgoing": [out(link) for link in links.outgoing],
         "backlinks": [{"note_id": b.note_id, "title": b.title} for b in links.backlinks],
         "broken": [out(link) for link in links.broken],
+        "attachments": [
+            {"id": r.id, "title": r.title, "filename": r.filename, "mime": r.mime, "size": r.size}
+            for r in links.attachments
+        ],
     }
 
 
-__all__: Sequence[str] = ["Backlink", "Link", "NoteLinks", "backlinks", "note_links", "outgoing", "raw_links"]
+__all__: Sequence[str] = [
+    "Backlink",
+    "Link",
+    "NoteLinks",
+    "PhraseSearch",
+    "backlinks",
+    "note_links",
+    "outgoing",
+    "raw_links",
+]

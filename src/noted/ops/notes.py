@@ -82,7 +82,8 @@ def move_note(store: Store, note_id: str, folder_id: str, *, actor: str) -> Note
 def set_completed(
     store: Store, note_id: str, done: bool, *, actor: str, stamp: int | None = None
 ) -> NoteChange:
-    """Mark the to-do done (at ``stamp``, default now) or not done.
+    """Mark the to-do done (at ``stamp``, default now) or not done; nothing is written if it is so
+    already (a done to-do keeps the time it was done).
 
     Raises:
         InvalidInputError: the note is not a to-do; nothing was written.
@@ -91,6 +92,8 @@ def set_completed(
         note = store.get_note(note_id)
         if not note.is_todo:
             raise InvalidInputError(f'"{note.title}" is a note, not a to-do')
+        if bool(note.todo_completed) == done:
+            return NoteChange(note, False)
         completed = (stamp or now_ms()) if done else 0
         patch = NotePatch(todo_completed=completed)
         return NoteChange(store.update_note(note_id, patch, actor=actor), True)

@@ -159,7 +159,8 @@ fusion at 0.6) it raised held-out paraphrases 0.680 -> 0.710."""
 
 def _closeness(hit: SemanticHit, outline: float = 0.0) -> float:
     """A note's closeness in the semantic arm: its best chunk's cosine, a share of its second's,
-    and a share of its outline's (0 for a note whose outline is not indexed yet)."""
+    and a share of its outline's (0 for every note while one found has none indexed yet, as while
+    the rescan of an index made before outlines reaches its notes one batch at a time)."""
     return hit.score + SECOND_CHUNK_WEIGHT * hit.second_score + OUTLINE_WEIGHT * outline
 
 
@@ -298,6 +299,8 @@ class HybridSearch:
         hits_by_meaning = semantic.search_vectors(vectors, relevance=relevance, limit=DEPTH, note_ids=allowed)
         by_sem = {h.note_id: h for h in hits_by_meaning}
         outlines = semantic.outlines(vectors, list(by_sem))
+        if len(outlines) < len(by_sem):  # a rescan is filling them in: weigh none until it has all
+            outlines = {}
         closeness = [(h.note_id, _closeness(h, outlines.get(h.note_id, 0.0))) for h in hits_by_meaning]
         # A note the index has not read yet is ranked by its words, not sunk for having no vectors.
         unread = semantic.unread([h.note_id for h in keyword])

@@ -145,8 +145,8 @@ ATTACHMENT: dict[str, Payload] = {
 }
 ATTACHMENT_ID = s.string("The attachment's id (list_attachments lists them).", minLength=1, maxLength=64)
 CONTENT = s.string(
-    f"The file's bytes in base64, at most {filetypes.MAX_FILE // (1024 * 1024)} MiB decoded.",
-    minLength=1,
+    f"The file's bytes in base64, at most {filetypes.MAX_FILE // (1024 * 1024)} MiB decoded "
+    '("" for an empty file).',
     maxLength=files.MAX_BASE64,
 )
 MIME = s.string('The media type, e.g. "image/png", "application/pdf", "text/plain".', maxLength=200)

@@ -39,7 +39,8 @@ NOTE_LINKS = Tool(
     description=(
         "List the notes a note links to ([[wiki links]] with |alias and #heading, relative Markdown "
         "links, :/id links), each with the note and section it leads to; the notes that link to it "
-        "(backlinks); and the links that lead nowhere (broken). Use it to follow or check links."
+        "(backlinks); the links that lead nowhere (broken); and the attachments it links. Use it to "
+        "follow or check links."
     ),
     input_schema=s.obj({"id": s.note_id()}, ("id",)),
     output_schema=s.obj(
@@ -52,8 +53,21 @@ NOTE_LINKS = Tool(
                 "The notes that link to this one, by title.",
             ),
             "broken": s.array(_LINK, "The outgoing links that lead nowhere."),
+            "attachments": s.array(
+                s.obj(
+                    {
+                        "id": s.string(),
+                        "title": s.string(),
+                        "filename": s.string(),
+                        "mime": s.string(),
+                        "size": s.integer("Bytes."),
+                    },
+                    ("id", "title", "filename", "mime", "size"),
+                ),
+                "The attachments the note links (read_attachment reads one).",
+            ),
         },
-        ("id", "title", "outgoing", "backlinks", "broken"),
+        ("id", "title", "outgoing", "backlinks", "broken", "attachments"),
     ),
     annotations=READ,
     handler=_note_links,
