@@ -15,10 +15,10 @@ from textual.pilot import Pilot
 
 from noted.models import ACTOR_USER, NoteDraft
 from noted.ui.app import NotedApp
-from noted.ui.widgets import markdown_page
-from noted.ui.widgets.markdown_page import Drawn, Look
+from noted.ui.widgets import markdown_page, page_drawing
 from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.page_drawing import Drawn, Look
 
 BODY = "\n\n".join(
     f"## Part {n}\n\nParagraph {n} of the page, with words enough to wrap at fifty columns."
@@ -35,7 +35,7 @@ class PageApp(App[None]):
 def gated(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, list[tuple[int, bool]]]]:
     """``draw`` that says where it ran (width, on the main thread) and, off it, waits for the gate:
     a drawing on the main thread would be seen (and not wait, so the test ends)."""
-    gate, calls, real = threading.Event(), [], markdown_page.draw
+    gate, calls, real = threading.Event(), [], page_drawing.draw
 
     def watched(body: str, look: Look, limit: int | None = None) -> Drawn:
         main = threading.current_thread() is threading.main_thread()
@@ -121,6 +121,11 @@ def long_note_app(fixture: Fixture) -> Iterator[tuple[NotedApp, str]]:
         services.close()
 
 
+def drawing(app: NotedApp) -> bool:
+    """The page draws a text in a thread."""
+    return any(w.group == "page-draw" and not w.is_finished for w in app.workers)
+
+
 async def opened_in_part(
     pilot: Pilot[None],
     app: NotedApp,
@@ -129,7 +134,8 @@ async def opened_in_part(
     gate: threading.Event,
 ) -> tuple[NoteViewer, NoteScroll]:
     """The viewer and its page once the first of ``ids`` (the long note) is shown, after the second
-    (a short one), with only its opening drawn: the gate closed, the rest waits in its thread."""
+    (a short one), with only its opening drawn: the gate closed, the rest waits in its thread (its
+    drawing begun: one of ``calls``)."""
     note_id, other = ids
     viewer = app.workspace.query_one(NoteViewer)
     page = app.workspace.query_one(NoteScroll)
@@ -140,11 +146,14 @@ async def opened_in_part(
     viewer.show(other)
     await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == other)
     await until(pilot, lambda: page.covers(10**9), what="the other note drawn whole")
+    # And the long one's start-up drawing done: one under way is kept for the same text shown again.
+    await until(pilot, lambda: not drawing(app), what="the start-up's drawing done")
     gate.clear()
     calls.clear()
     viewer.show(note_id)
     await until(pilot, lambda: viewer.view is not None and viewer.view.note.id == note_id)
     await until(pilot, lambda: page.line_count > 0)
+    await until(pilot, lambda: bool(calls), what="the rest being drawn")
     return viewer, page
 
 
@@ -159,7 +168,6 @@ async def test_a_long_note_shows_its_opening_first_and_the_rest_from_a_thread(
             # Not vacuous: drawn whole in the viewer's worker, the page held the end at once.
             texts = " ".join(page.line_text(row) for row in range(page.line_count))
             assert "zebracorn" in page.line_text(0) and "quokkatail" not in texts
-            await until(pilot, lambda: bool(calls), what="the rest being drawn")
             assert not any(main for _, main in calls), calls  # off the main thread
             page.focus()
             await pilot.press("j")  # the keys work meanwhile
@@ -188,7 +196,6 @@ async def test_bottom_pressed_while_only_the_opening_is_drawn_lands_at_the_notes
     with long_note_app(fixture) as (app, note_id):
         async with app.run_test(size=(120, 40)) as pilot:
             _, page = await opened_in_part(pilot, app, (note_id, fixture.meeting), calls, gate)
-            await until(pilot, lambda: bool(calls), what="the rest being drawn")
             assert not page.covers(10_000)  # only the opening on the page
             page.focus()
             await pilot.press("G")
@@ -199,3 +206,25 @@ async def test_bottom_pressed_while_only_the_opening_is_drawn_lands_at_the_notes
                 lambda: any("quokkatail" in page.line_text(round(page.scroll_y) + r) for r in range(40)),
                 what="the note's end in view",
             )
+
+
+async def test_a_note_read_again_while_its_rest_is_drawn_waits_for_that_drawing(
+    fixture: Fixture, gated: tuple[threading.Event, list[tuple[int, bool]]]
+) -> None:
+    """The same text read again (shown again, a tag changed) before its rest is drawn: the drawing
+    under way is kept, not cancelled and begun again (its thread's work lost: half a second for a
+    huge note's opening)."""
+    gate, calls = gated
+    gate.set()
+    with long_note_app(fixture) as (app, note_id):
+        async with app.run_test(size=(120, 40)) as pilot:
+            viewer, page = await opened_in_part(pilot, app, (note_id, fixture.meeting), calls, gate)
+            assert len(calls) == 1 and not page.covers(10_000)  # the gate holds it
+            old = page._drawn
+            viewer.show(note_id)  # read afresh: the same text, its opening drawn by the viewer
+            await until(pilot, lambda: page._drawn is not old, what="the opening drawn again")
+            gate.set()
+            await until(pilot, lambda: page.covers(10_000), what="the whole drawing")
+            await until(pilot, lambda: not drawing(app))
+            assert len(calls) == 1, calls  # without the check, the rest drawn a second time
+            assert any("quokkatail" in page.line_text(row) for row in range(page.line_count))

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from noted.ui.data import NoteView
 
 D = TypeVar("D")
-"""How a note is drawn at the page's width (``markdown_page.Drawn``; opaque here)."""
+"""How a note is drawn at the page's width (``page_drawing.Drawn``; opaque here)."""
 
 KEPT = 16
 """Notes read ahead kept at most (the oldest go first)."""

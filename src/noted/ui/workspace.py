@@ -35,11 +35,11 @@ from noted.ui.reader_model import Ask, Edit, Effect, Focus, MakeWay, Reading, Su
 from noted.ui.sync_now import sync_now
 from noted.ui.typeahead import hold_keys, release_keys
 from noted.ui.widgets.key_bar import KeyBar
-from noted.ui.widgets.markdown_page import Drawn
 from noted.ui.widgets.note_editor import CLOSE, CONFLICT, NoteEditor
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll, NoteViewer
 from noted.ui.widgets.notebook_tree import NotebookTree
+from noted.ui.widgets.page_drawing import Drawn
 from noted.ui.widgets.status_bar import StatusBar
 from noted.ui.workers import ReportsWorkerFailures
 

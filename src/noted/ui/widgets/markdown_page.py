@@ -14,7 +14,7 @@ link list reaches the same links from the keyboard.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.style import Style
 from rich.theme import Theme
@@ -23,47 +23,13 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
-from noted.markdown import opening
 from noted.ui.patches.steady_scrollbars import SteadyScrollbars
 from noted.ui.widgets.markdown_theme import code_theme, markdown_theme
+from noted.ui.widgets.page_drawing import Drawn, Kept, Look, draw
 from noted.ui.widgets.page_find import PageFind, highlight
 from noted.ui.workers import ReportsWorkerFailures, in_thread
-
-
-@dataclass(frozen=True, slots=True)
-class Look:
-    """How a page is drawn: its width and colours. Pages drawn for one look can be shown as they are."""
-
-    width: int
-    theme: Theme = field(compare=False)
-    theme_name: str
-    code_theme: str
-
-
-@dataclass(frozen=True, slots=True)
-class Drawn:
-    """A body drawn for one look: its lines, and the row of each heading by source line."""
-
-    look: Look
-    lines: list[Strip]
-    heading_rows: dict[int, int]
-    upto: int | None = None
-    """When only the body's opening is drawn, the source lines it holds (the page draws the rest
-    in a thread); None when all of it is."""
-
-
-def draw(body: str, look: Look, limit: int | None = None) -> Drawn:
-    """Render ``body`` for ``look`` (``limit``: only its opening of that many characters); pure, so
-    a worker thread may draw a page ahead of time."""
-    if not body.strip():
-        return Drawn(look, [], {})  # the empty page at start-up need not load the Markdown renderer
-    from noted.ui.widgets.markdown_draw import draw_lines  # Rich's Markdown (and Pygments) load on first use
-
-    text = body if limit is None else opening(body, limit)
-    lines, rows = draw_lines(text, look.width, look.theme, look.code_theme)
-    return Drawn(look, lines, rows, None if len(text) == len(body) else text.count("\n"))
 
 
 class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focus=True):
@@ -114,6 +80,8 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
         self._goal: int | None = None
         """The row asked for at the top (``show_row``), kept until the page can scroll there."""
         self._reaching = False
+        self._behind: tuple[tuple[str, str, Look], Worker[None]] | None = None
+        """The drawing under way in a thread: what it draws (text, key, look), and its worker."""
 
     def look(self) -> Look | None:
         """The look the page draws in now (None before it has a size)."""
@@ -144,6 +112,12 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
         self._draw(drawn)
         self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
+
+    def kept(self) -> Kept | None:
+        """The text shown and its drawing, when that is whole: a thread reading the note again keeps
+        it if the text is the same (``Kept.drawing``)."""
+        drawn = self._drawn
+        return None if drawn is None or drawn.upto is not None else Kept(self._body, drawn)
 
     def opening_chars(self) -> int:
         """How much of a long text to draw first: two screens of full rows, so the first screen
@@ -352,9 +326,16 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
             self.refresh()
             return
         body, key = self._body, self._key
-        in_thread(
+        if (
+            self._behind is not None
+            and self._behind[0] == (body, key, look)
+            and not self._behind[1].is_finished
+        ):
+            return  # the same text read again meanwhile: the drawing under way is the one wanted
+        worker = in_thread(
             self, lambda: self._draw_behind(body, key, look), "page-draw", "drawing the note", exclusive=True
         )
+        self._behind = ((body, key, look), worker)
 
     def _draw_behind(self, body: str, key: str, look: Look) -> None:
         drawn = draw(body, look)

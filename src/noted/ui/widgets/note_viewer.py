@@ -43,11 +43,12 @@ from noted.ui.reader_model import (
     Surface,
 )
 from noted.ui.widgets.attachments import AttachmentFlows
-from noted.ui.widgets.markdown_page import Drawn, Look, MarkdownPage, draw
+from noted.ui.widgets.markdown_page import MarkdownPage
 from noted.ui.widgets.note_copy import copy_note, copy_note_code
 from noted.ui.widgets.note_header import note_header
 from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.outline import LinkList, OutlineList
+from noted.ui.widgets.page_drawing import Drawn, Kept, Look, draw
 from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
 
 __all__ = ["NoteScroll", "NoteViewer"]  # NoteScroll lives in note_scroll; the reader's parts are found here
@@ -182,7 +183,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         for effect in effects:
             if isinstance(effect, Fetch):
                 page = self.query_one(NoteScroll)
-                self._fetch(effect, page.look(), page.opening_chars())
+                self._fetch(effect, page.look(), page.opening_chars(), page.kept())
             elif isinstance(effect, FetchAhead):
                 self._read_ahead(effect, self.query_one(NoteScroll).look())
             elif isinstance(effect, Draw):
@@ -198,16 +199,18 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
                 OpenAnswered.send(self.app, effect.ticket)
 
     @thread_work("viewer-load", "opening the note")
-    def _fetch(self, fetch: Fetch, look: Look | None, first: int) -> None:
+    def _fetch(self, fetch: Fetch, look: Look | None, first: int, kept: Kept | None) -> None:
         try:
             view = load_note_view(self._store, fetch.note_id, self._keyword, part_chars=self._part_chars())
         except NotFoundError:
             self.post_message(self._Loaded(fetch, None))
             return
         # Drawn here too, off the event loop: the page then only has to swap its lines in. A note
-        # opened at its top: its opening only (``first`` characters), the page draws the rest.
-        limit = None if fetch.section or fetch.keep_scroll else first
-        drawn = None if look is None else draw(page_text(view), look, limit)
+        # opened at its top: its opening only (``first`` characters), the page draws the rest. The
+        # text the page shows whole (read again: a tag changed) keeps its drawing.
+        text, limit = page_text(view), None if fetch.section or fetch.keep_scroll else first
+        same = None if kept is None or look is None else kept.drawing(text, look)
+        drawn = same if same is not None or look is None else draw(text, look, limit)
         self.post_message(self._Loaded(fetch, Copy(view, drawn)))
 
     @thread_work("viewer-ahead", "reading ahead")
