@@ -72,6 +72,8 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
 """
 
     CSS_PATH = "settings.tcss"
+    NOTICES_AT_FOOT = "setting"
+    """Notices keep to the key bar's row, off the focused setting (``noted.ui.notices``)."""
     AUTO_FOCUS = "#settings-filter"
     """The filter: type to find a setting (Tab goes on to the first one shown)."""
     COMMANDS = Screen.COMMANDS | {SectionProvider}
