@@ -185,6 +185,18 @@ def painted(page: NoteScroll, row: int) -> list[tuple[str, bool, bool]]:
     return [(s.text, bool(s.style and s.style.reverse), bool(s.style and s.style.underline)) for s in strip]
 
 
+async def keyword_search(pilot: Pilot[None]) -> SearchScreen:
+    """The search screen opened with ``Ctrl+F``, in keyword mode."""
+    app = pilot.app
+    await pilot.press("ctrl+f")
+    await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+    screen = app.screen
+    assert isinstance(screen, SearchScreen)
+    while screen.mode != "keyword":
+        await pilot.press("ctrl+o")
+    return screen
+
+
 def header_says(page: NoteScroll) -> str:
     header = page.screen.query_one("#note-header")
     return str(header.border_subtitle or "")
@@ -295,12 +307,7 @@ async def test_a_note_opened_from_search_has_the_words_it_was_found_by_marked_un
     async with running(fixture, services) as (app, pilot, notes):
         viewer = app.workspace.query_one(NoteViewer)
         page = viewer.query_one(NoteScroll)
-        await pilot.press("ctrl+f")
-        await until(pilot, lambda: isinstance(app.screen, SearchScreen))
-        screen = app.screen
-        assert isinstance(screen, SearchScreen)
-        while screen.mode != "keyword":
-            await pilot.press("ctrl+o")
+        screen = await keyword_search(pilot)
         # "the" is a function word: marked, it would light up every filler line of the page.
         await pilot.press(*"the needle three")
         # The answer to the whole query, not to one typed on the way ("the needle" finds it too).

@@ -19,6 +19,7 @@ from textual.widgets import Input
 from noted.ui.app import NotedApp
 from noted.ui.chat.views import ChatInput
 from noted.ui.screens.search import SearchScreen
+from noted.ui.screens.settings import SettingsScreen
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteScroll
 
@@ -32,11 +33,8 @@ def _notices(app: NotedApp) -> int:
 def _covered(field: Widget) -> list[Offset]:
     """The cells of ``field`` where something not of it is drawn (the notices are on a layer above)."""
     screen = field.screen
-    cells = [
-        Offset(x, y)
-        for y in range(field.region.y, field.region.bottom)
-        for x in range(field.region.x, field.region.right)
-    ]
+    shown = screen.find_widget(field).visible_region  # a row half scrolled out: its rows in view
+    cells = [Offset(x, y) for y in range(shown.y, shown.bottom) for x in range(shown.x, shown.right)]
     return [cell for cell in cells if field not in screen.get_widget_at(*cell)[0].ancestors_with_self]
 
 
@@ -206,3 +204,42 @@ async def test_a_notice_beside_a_pane_filling_the_width_takes_the_key_bar_row(
         toast = app.screen.query_one("Toast").region
         assert toast.bottom == size[1]  # the key bar's row, the screen's last
         assert toast.height == 1
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24), (60, 20)], ids=["120x40", "80x24", "60x20"])
+async def test_a_notice_on_the_settings_keeps_to_their_foot(fixture: Fixture, size: tuple[int, int]) -> None:
+    """A notice shown as the settings opened sat at the bottom right, over the settings below the
+    filter; one shown with a switch focused low on the page sat beside the switch, over its own
+    label and help. Now notices take the key bar's row, growing up no further than the focused
+    setting (or the filter)."""
+    services = open_services(fixture.root)
+    app = NotedApp(services, background=False)
+    try:
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await ready(pilot)
+            await pilot.press("f2")
+            app.notify(LONG, title="Settings", timeout=30)
+            await until(pilot, lambda: isinstance(app.screen, SettingsScreen) and _notices(app) == 1)
+            finder = app.screen.query_one("#settings-filter")
+            await until(pilot, lambda: app.focused is finder)
+            await pilot.pause()
+            toast = app.screen.query_one("Toast")
+            assert _covered(finder) == [] and toast.region.bottom == size[1], toast.region
+            for _ in range(12):  # down the page until the focused setting is in its lower half
+                await pilot.press("tab")
+                await pilot.pause()
+                focused = app.focused
+                if focused is not None and focused.region.y > size[1] // 2:
+                    break
+            assert app.focused is not None
+            row = next(w for w in app.focused.ancestors_with_self if w.has_class("setting"))
+            assert isinstance(row, Widget)
+            app.notify("Saved", timeout=30)
+            await until(pilot, lambda: _notices(app) == 2)
+            await pilot.pause()
+            # Not vacuous: the row is on screen, low, and the notices sat over it before.
+            assert row.region.area and row.region.y > size[1] // 2
+            assert _covered(row) == [], (row.region, [t.region for t in app.screen.query("Toast")])
+            assert all(t.region.bottom <= size[1] for t in app.screen.query("Toast"))
+    finally:
+        services.close()

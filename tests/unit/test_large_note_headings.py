@@ -123,3 +123,29 @@ def test_a_changed_limit_weighs_the_headings_by_it_from_the_next_open(tmp_path: 
             )
         finally:
             services.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "vault"])
+def test_a_limit_changed_elsewhere_weighs_the_headings_by_it_while_open(tmp_path: Path, backend: str) -> None:
+    """``noted config set notes.largeNoteChars`` in another terminal reached a running app's settings
+    (its poll of the file, ``Settings.reload``) but not its search: the headings stayed weighed by
+    the limit the profile was opened with until the app started again."""
+    profile = Profile(tmp_path / "profile").ensure()
+    vault = tmp_path / "vault" if backend == "vault" else None
+    if vault is not None:
+        vault.mkdir()
+    elsewhere = Settings.load(profile)  # another process on the same config file
+    elsewhere.set(LARGE_NOTE_CHARS, len(_bodies()["Late"]))  # every heading in the opening
+    settings = Settings.load(profile, environ={"NOTED_SEARCH_INDEXER_ENABLED": "false"})
+    services = Services.open(
+        profile, welcome=False, settings=settings, vault=None if vault is None else str(vault)
+    )
+    try:
+        ids = _create(services)
+        wait_for(lambda: bool(_ranked(services, ids)), what="the three notes found")
+        assert _ranked(services, ids) == ["Early", "Late", "Text"]  # not vacuous: every heading weighed
+        elsewhere.set(LARGE_NOTE_CHARS, PART)
+        services.settings.reload()  # as the app and the MCP server do on their poll of the file
+        assert _ranked(services, ids) == ["Early", "Text", "Late"]
+    finally:
+        services.close()

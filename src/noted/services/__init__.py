@@ -68,9 +68,12 @@ class Services:
     _indexer: IndexerService | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _closed: bool = field(default=False, repr=False)
+    _unfollow: Callable[[], None] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.keyword.part_chars = self.settings.get(LARGE_NOTE_CHARS)  # sections of a long note's opening
+        from noted.services.large_notes import follow_part  # sections of a long note's opening
+
+        self._unfollow = follow_part(self.settings, self.store, self.keyword)
 
     @classmethod
     def open(
@@ -374,6 +377,8 @@ class Services:
         """Stop background work and close every part, the store last."""
         with self._lock:  # a model still loading is closed when it arrives (start_indexer)
             self._closed = True
+        if self._unfollow is not None:
+            self._unfollow()
         if self._indexer is not None:
             self._indexer.close()  # with its own model (see indexer_service)
             self._indexer = None

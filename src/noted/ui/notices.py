@@ -11,6 +11,9 @@ the tree or the note's outline). A pane filling the width (zoomed, or the list a
 the tree) leaves no room beside: the notices take the key bar's row, one line each, growing up over
 the status line. Every screen ends in a key bar, no one reads there, and a notice there hides only
 key hints for its five seconds (a narrow top right would sit on the pane's first rows, read too).
+A screen whose every row is read (a form: the settings) names the class of its rows in
+``NOTICES_AT_FOOT``: notices take its key bar's row, growing up no further than the focused row (or
+field); with fewer than ``FOOT_ROWS`` under it, they go on the other side.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.css.query import NoMatches
+from textual.errors import NoWidget
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
@@ -28,6 +32,8 @@ RACK_ID = "textual-toastrack"
 MIN_ROOM = 20
 """The fewest columns beside a focused pane that notices go in (the tree's 24 and more hold a short
 sentence in three lines); with less they go where Textual puts them."""
+FOOT_ROWS = 3
+"""The fewest rows under the focused row of a form for notices at its foot (a title and a line)."""
 
 
 def place(screen: Screen[Any]) -> None:
@@ -37,6 +43,13 @@ def place(screen: Screen[Any]) -> None:
     except NoMatches:  # notifications off (Pilot's default)
         return
     band = _typing_band(screen.focused, screen.size.height)
+    kept = _form_row(screen, band)
+    if kept is not None:
+        below = screen.size.height - kept.bottom
+        if below >= FOOT_ROWS:
+            _at_foot(rack, below)
+            return
+        band = kept  # too low: the notices go above it
     if band is None:
         rack.remove_class("-top")
         rack.styles.max_height = None
@@ -63,6 +76,29 @@ def _beside(rack: Widget, focused: Widget | None, width: int) -> None:
         return
     rack.set_class(left > right, "-left")
     rack.styles.padding = (0, width - left, 0, 0) if left > right else (0, 0, 0, width - right)
+
+
+def _form_row(screen: Screen[Any], band: Region | None) -> Region | None:
+    """On a form (``NOTICES_AT_FOOT``), the rows to keep clear: the focused row, or field; else None."""
+    row_class = getattr(screen, "NOTICES_AT_FOOT", None)
+    focused = screen.focused
+    if row_class is None or focused is None:
+        return None
+    rows = (w for w in focused.ancestors_with_self if isinstance(w, Widget) and w.has_class(row_class))
+    row = next(rows, focused)
+    try:
+        shown = screen.find_widget(row).visible_region  # a row half scrolled out: its rows in view
+    except NoWidget:  # not laid out yet
+        return band
+    return shown if shown.area else band
+
+
+def _at_foot(rack: Widget, rows: int) -> None:
+    """The notices on the key bar's row, one line each, growing up ``rows`` at most."""
+    rack.remove_class("-top", "-left", "-beside")
+    rack.add_class("-bar")
+    rack.styles.padding = 0
+    rack.styles.max_height = rows
 
 
 def _read_region(focused: Widget) -> Region:

@@ -32,7 +32,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, Switch
 from noted.errors import ConfigError
 from noted.services import Services
 from noted.settings import Kind, ResolvedSetting, SettingChange, SettingValue, Source
-from noted.ui.screens.settings_nav import SectionProvider, fit_choices, jump
+from noted.ui.screens.settings_nav import SectionProvider, close_choices, fit_choices, jump
 from noted.ui.screens.settings_sections import (
     MCP_KEYS,
     as_text,
@@ -72,6 +72,8 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
 """
 
     CSS_PATH = "settings.tcss"
+    NOTICES_AT_FOOT = "setting"
+    """Notices keep to the key bar's row, off the focused setting (``noted.ui.notices``)."""
     AUTO_FOCUS = "#settings-filter"
     """The filter: type to find a setting (Tab goes on to the first one shown)."""
     COMMANDS = Screen.COMMANDS | {SectionProvider}
@@ -135,7 +137,8 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         first, *self._pending = sections.items()
         # Not a Tab stop of its own (it shows no focus): Tab goes from the filter to the first setting,
         # and the page scrolls to the focused one (its keys still scroll it, from the setting).
-        yield VerticalScroll(self._section(*first), id="settings", can_focus=False)
+        room = Widget(id="settings-room")  # blank a list of choices may need under the last setting
+        yield VerticalScroll(self._section(*first), room, id="settings", can_focus=False)
         yield KeyBar()  # keeps F1 and the palette whole at 80 columns, as the workspace's does
 
     def _section(self, section: str, items: list[ResolvedSetting]) -> Widget:
@@ -147,7 +150,9 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         if self._pending:
             self._rest = [self._section(*pending) for pending in self._pending]
             self._pending = []
-            self._mounting = self.query_one("#settings", VerticalScroll).mount_all(self._rest)
+            self._mounting = self.query_one("#settings", VerticalScroll).mount_all(
+                self._rest, before="#settings-room"
+            )
             self._show_matching()
 
     async def _built(self) -> None:
@@ -219,7 +224,12 @@ From a shell: `noted config list`, `noted config set KEY VALUE`.
         """A list of choices opened (it takes the focus): under its field, above the key bar."""
         select = event.widget.parent
         if isinstance(select, Select):  # once the page has scrolled to the field focused just before
-            self.call_after_refresh(fit_choices, self.query_one("#settings", VerticalScroll), select)
+            page = self.query_one("#settings", VerticalScroll)
+            self.call_after_refresh(fit_choices, page, select, self.query_one("#settings-room"))
+
+    @on(events.DescendantBlur, "SelectOverlay")
+    def _choices_closed(self) -> None:
+        close_choices(self.query_one("#settings-room"))
 
     @on(Switch.Changed)
     def _switched(self, event: Switch.Changed) -> None:

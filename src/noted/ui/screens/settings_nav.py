@@ -64,27 +64,42 @@ CHOICES_ROWS = 12
 """The most rows a list of choices takes (Textual's ``max-height`` for it), its frame included."""
 
 
-def fit_choices(page: VerticalScroll, select: Select[Any], before: Region | None = None) -> None:
+def fit_choices(
+    page: VerticalScroll, select: Select[Any], room: Widget, before: Region | None = None
+) -> None:
     """Make room for ``select``'s list, just opened, under its field in ``page``.
 
     Textual opens the list under the field and, when it would run off the screen, moves it up
     until it fits: over the field it belongs to and the key bar. The page scrolls the field up
     (as far as it can, the field kept in view) and the list takes no more rows than are left.
-    Fitted again on the next frame until the field stays put (``before``: where it was at the
-    last fit): a page still scrolling to the field just focused gave a list of two rows.
+    A page that ends too soon to scroll so far (a filter that leaves one setting) first grows
+    ``room``, the blank at its end, until the list closes (``close_choices``). Fitted again on
+    the next frame until the field stays put (``before``: where it was at the last fit): a page
+    still scrolling to the field just focused gave a list of two rows.
     """
     if not select.expanded:
         return
     choices = select.query_one(OptionList)
     field = select.query_one("SelectCurrent").region
-    if field != before:
-        page.call_after_refresh(fit_choices, page, select, field)
     wanted = min(choices.option_count + 2, CHOICES_ROWS)
     short = wanted - (page.region.bottom - field.bottom)
-    lift = max(0, min(short, field.y - page.region.y, round(page.max_scroll_y - page.scroll_y)))
+    lift = max(0, min(short, field.y - page.region.y))
+    scrollable = max(0, round(page.max_scroll_y - page.scroll_y))
+    choices.styles.max_height = min(wanted, page.region.bottom - field.bottom + min(lift, scrollable))
+    if lift > scrollable:  # fitted again once the room is laid out (one fit in flight at a time)
+        room.styles.height = room.size.height + lift - scrollable
+        page.call_after_refresh(fit_choices, page, select, room)
+        return
+    if field != before:
+        page.call_after_refresh(fit_choices, page, select, room, field)
     if lift:
         page.scroll_to(y=page.scroll_y + lift, animate=False, immediate=True)
-    choices.styles.max_height = min(wanted, page.region.bottom - field.bottom + lift)
+        choices.styles.max_height = min(wanted, page.region.bottom - field.bottom + lift)
+
+
+def close_choices(room: Widget) -> None:
+    """A list of choices closed: the blank ``fit_choices`` added at the page's end goes."""
+    room.styles.height = 0
 
 
 class SectionProvider(Provider):

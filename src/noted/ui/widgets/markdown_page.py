@@ -239,9 +239,9 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
         self._drawn = drawn
         self._painted.clear()
         self.virtual_size = Size(look.width, len(drawn.lines))
-        if self.find is not None:  # drawn anew (a new width): the matches moved
+        if self.find is not None:  # drawn anew (a new width, the rest of a long text): the matches moved
             hit = self.find.hit
-            self.find.search(self._texts(), 0 if hit is None else hit.row)
+            self.find.search(self._texts(), self.find.origin if hit is None else hit.row)
         if drawn.upto is not None:
             self._redraw()  # the rest of the text
 

@@ -66,6 +66,8 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
         super().__init__(id=id)
         self.pending: tuple[str, Marks] | None = None
         """The note to mark once drawn, and the marks (``OpenNote.marks``)."""
+        self._mark_from: int | None = None
+        """The row the note opened at with marks whose first match is not shown yet (``show_mark``)."""
 
     def expect_marks(self, note_id: str, marks: Marks | None) -> None:
         """Mark ``marks`` once note ``note_id`` is drawn; without, forget marks asked for another
@@ -75,10 +77,27 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
 
     def drawn(self, note_id: str, origin: int | None, title: str = "") -> None:
         """Note ``note_id`` (titled ``title``) is drawn anew, opened at row ``origin``: mark what
-        was asked for it."""
+        was asked for it, and show the first match from there (``show_mark``)."""
+        self._mark_from = None
         if self.pending is not None and self.pending[0] == note_id:
             self.find_marks(*self.pending[1], origin or 0, title)
             self.pending = None
+            self._mark_from = origin or 0
+            self.show_mark()
+
+    def show_mark(self) -> None:
+        """Bring the first match of the words a search found the note by into view, once it is
+        drawn (a long note's rest comes later: ``Completed``), when it lies below the rows of
+        the section opened at, as a find shows it (a third of the way down). Not once the
+        person has moved: the page is theirs."""
+        start, hit = self._mark_from, None if self.find is None else self.find.hit
+        if start is None or hit is None:
+            return
+        self._mark_from = None
+        height = self.scrollable_content_region.height
+        still = self._goal == start or round(self.scroll_y) == min(start, round(self.max_scroll_y))
+        if still and not start <= hit.row < start + height:
+            self.show_row(max(0, hit.row - height // 3))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Without a find, n and N do nothing (but F1 lists them) and Esc is the screen's (back), as

@@ -246,6 +246,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         due, self._due = self._due, None
         if due is not None:
             self.scroll_to_section(due)
+        self.query_one(NoteScroll).show_mark()  # a search's first match, drawn only now
         find = self.query_one(NoteScroll).find  # its matches looked for in the whole text now
         self.query_one("#note-header", Static).border_subtitle = "" if find is None else find.status()
 
