@@ -68,9 +68,9 @@ class Vault:
 
         ``VaultStore.batch`` runs it inside the mirror's transaction, which is rolled back too, so
         a failed batch leaves neither files nor rows. A crash half way, which rolls the rows back
-        too, cannot run this: the moves are undone at the next start from the ``moves`` log
-        (``VaultStore.open``), and the files written are taken in by the scan as outside edits, as
-        for any file changed while noted was away.
+        too, cannot run this: a batch of several notes is undone at the next start from the
+        ``moves`` log (``VaultStore.open``); the one file a single note's save wrote is taken in by
+        the scan, as for any file changed while noted was away.
         """
         if getattr(self._local, "undo", None) is not None:
             yield
@@ -90,10 +90,10 @@ class Vault:
             if self.moves is not None:
                 self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
 
-    def write_down_writes(self) -> None:
-        """Each write of the ``journal`` under way is written down (``MoveLog.start``): a crash undoes all."""
+    def of_several_notes(self) -> None:
+        """The ``journal`` under way is of several notes even if it writes one: a crash undoes it."""
         if self.moves is not None and getattr(self._local, "undo", None) is not None:
-            self.moves.start()
+            self.moves.start(several=True)
 
     def undo_moves(self) -> None:
         """Put back the moves of a batch a crash stopped half way (holding the mirror's write lock)."""

@@ -1,16 +1,19 @@
-"""The file moves of a batch under way, written down before each is made, so that a batch stopped
-half way by a crash (a kill, a power cut) is undone at the next start as its rows were. A file
-replaced after a move of the batch (its links rewritten to lead from where it went) is written down
-too, with the bytes it had: put back first, so the file moved back reads as it did there. A batch
-that rewrites several files with no move (a tag renamed or deleted in each note carrying it) writes
-its replaces down from its start (``start``), so a crash undoes them all rather than leave the
-change made in some files only (a tag split in two).
+"""The file changes of a batch under way, written down before each is made, so that a batch of
+several notes stopped half way by a crash (a kill, a power cut) is undone at the next start as its
+rows were: its moves, and its replaces (a tag merged, renamed or deleted in each note carrying it,
+a batch of changes undone), with the bytes each file had. Every batch (``VaultStore.batch``) writes
+them down from its start; a batch that wrote one note's file only and moved nothing is a single
+note's save, and the file it fully wrote is kept (the scan takes it in, the text typed not lost).
+A change that is of several notes even when it meets one (a tag renamed or deleted) says so
+(``start(several=True)``), so a tag on one note is not split in two either.
 
 A batch (``VaultStore.batch``) holds the mirror's write lock from its start and ends its
 ``Vault.journal`` (which closes this log) before its transaction commits: a log still there when
-the lock is next taken belongs to a batch whose rows SQLite rolled back, so its moves are undone,
+the lock is next taken belongs to a batch whose rows SQLite rolled back, so its changes are undone,
 last first, before the folder is scanned. (A crash in the short step between the two leaves the
-moves made, and the scan follows them: ``follow.trashed_copy``, ``Follower._moved``.)
+moves made, and the scan follows them: ``follow.trashed_copy``, ``Follower._moved``.) A batch of
+several notes killed after its first note's file and before the next is written down is, by then,
+no different from a single note's save: that one file is kept.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from noted.store.durable import sync_dir
 from noted.store.vault.filestate import content_hash
 
 log = logging.getLogger(__name__)
+SEVERAL = "several"
+"""The line of a batch that is undone whole even when it wrote one note's file (``start``)."""
 
 
 class MoveLog:
@@ -41,18 +46,21 @@ class MoveLog:
         self.start()
         self._line([str(source), str(target)])
 
-    def start(self) -> None:
-        """From now on, write down every replace of the batch (``add_write``), not only those after a move."""
+    def start(self, *, several: bool = False) -> None:
+        """Open the log (once per batch); ``several``: the batch is undone at the next start even
+        when it wrote one note's file only."""
         if self._file is None:
             self._file = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             sync_dir(self.path.parent)
+        if several:
+            self._line(SEVERAL)
 
     def add_write(self, path: Path, was: bytes | None, data: bytes) -> None:
-        """Write down a replace of ``path`` by ``data`` about to be made, once a move was, or the
-        batch ``start``ed the log (``was``: its bytes before, None when it is new)."""
-        if self._file is not None:
-            old = None if was is None else base64.b64encode(was).decode("ascii")
-            self._line({"write": str(path), "was": old, "now": content_hash(data)})
+        """Write down a replace of ``path`` by ``data`` about to be made (``was``: its bytes
+        before, None when it is new)."""
+        self.start()
+        old = None if was is None else base64.b64encode(was).decode("ascii")
+        self._line({"write": str(path), "was": old, "now": content_hash(data)})
 
     def _line(self, entry: object) -> None:
         assert self._file is not None
@@ -80,12 +88,15 @@ class MoveLog:
             lines = self.path.read_text("utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             lines = []
+        entries = _entries(lines)
+        if not _of_several(entries):  # a single note's save: the file it fully wrote is kept
+            entries = []
         moved: list[Path] = []
-        for line in reversed(lines):
+        for entry in reversed(entries):
             try:
-                entry = json.loads(line)
                 if isinstance(entry, dict):
                     _put_back(Path(entry["write"]), entry["was"], entry["now"])
+                if not isinstance(entry, list):
                     continue
                 source, target = (Path(p) for p in entry)
             except (ValueError, TypeError, KeyError):
@@ -103,6 +114,21 @@ class MoveLog:
         self.path.unlink(missing_ok=True)
         sync_dir(self.path.parent)
         return moved
+
+
+def _entries(lines: list[str]) -> list[object]:
+    """The log's lines read (one the crash cut short is left out: its change was not made)."""
+    entries = []
+    for line in lines:
+        with contextlib.suppress(ValueError):
+            entries.append(json.loads(line))
+    return entries
+
+
+def _of_several(entries: list[object]) -> bool:
+    """Whether the batch is one of several notes: it moved a file, said so, or wrote two notes' files."""
+    notes = {e.get("write") for e in entries if isinstance(e, dict) and str(e.get("write")).endswith(".md")}
+    return len(notes) > 1 or any(e == SEVERAL or isinstance(e, list) for e in entries)
 
 
 def _put_back(path: Path, was: str | None, now: str) -> None:
