@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noted.errors import ConfigError, write_fault
+from noted.tempfiles import write_temp
 
 MIN_ENTROPY_BITS = 256
 """At least 32 bytes of randomness."""
@@ -115,15 +116,14 @@ def create(path: Path, *, overwrite: bool = False) -> str:
 
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` (mode 0600) by a temporary file renamed over it (``write_fault``)."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    temporary: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        temporary = write_temp(path, text.encode("utf-8"), 0o600)  # (one a kill left: swept)
         os.replace(temporary, path)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
         raise write_fault(exc, path) from exc
 
 

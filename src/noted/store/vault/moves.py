@@ -23,11 +23,11 @@ import contextlib
 import json
 import logging
 import os
-import secrets
 from pathlib import Path
 
 from noted.store.durable import sync_dir
 from noted.store.vault.filestate import content_hash
+from noted.tempfiles import temp_beside
 
 log = logging.getLogger(__name__)
 SEVERAL = "several"
@@ -133,7 +133,7 @@ def _of_several(entries: list[object]) -> bool:
 
 def _put_back(path: Path, was: str | None, now: str) -> None:
     """The file as it was before the batch's write, when it still holds what that write put there."""
-    temp = path.with_name(f".noted-{os.getpid()}-{secrets.token_hex(4)}.tmp")  # (``Vault.write``'s)
+    temp = temp_beside(path)
     try:
         if content_hash(path.read_bytes()) != now:
             return  # not written, or changed since: left as it is
