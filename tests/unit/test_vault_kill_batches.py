@@ -60,6 +60,22 @@ os.replace = replace
 restore(store, settled(store, before, "assistant:c1"), actor="user")
 """
 
+APPLY = """
+from noted.ops.batch_capture import capture
+from noted.ops.batch_undo import all_or_none
+from noted.ops.notes import update_note
+from noted.models import NotePatch
+alpha, ids = tagged("alpha")
+with all_or_none(store, capture(store, notes=ids), actor="assistant:c1"):
+    for n, note_id in enumerate(ids):
+        update_note(store, note_id, NotePatch(body=f"Changed {n}.\\n"), actor="assistant:c1")
+"""
+
+RENAME = """
+from noted.ops.notebooks import rename_tag
+rename_tag(store, tagged("alpha")[0].id, "gamma", actor="user")
+"""
+
 SAVE = """
 from noted.ops.editing import save_text
 note = store.get_note(next(m.id for m in store.list_notes() if m.title == "N0"))
@@ -106,6 +122,18 @@ def test_a_tag_batch_killed_half_way_through_its_notes_is_undone_in_every_one(
     assert list(vault.glob(".noted-*")) == [] and not (profile / "vault-moves.log").exists()
 
 
+def test_a_chat_batch_applied_and_killed_half_way_is_undone_whole(tmp_path: Path) -> None:
+    """The assistant's ticked changes, applied as one unit (``all_or_none``), killed after 3 of 6
+    notes: those 3 kept the new text, taken in as outside edits. Not vacuous: the first assertion
+    checks the kill came after three files were written."""
+    vault, profile, texts = _folder(tmp_path, 6, 0)
+    _kill(vault, profile, APPLY, 3)
+    assert sum((vault / name).read_text() != text for name, text in texts.items()) == 3
+    with opened(vault, profile) as store:
+        assert {name: (vault / name).read_text() for name in texts} == texts
+        assert all(len(store.note_history(m.id)) == 1 for m in store.list_notes())
+
+
 def test_a_batch_undo_killed_half_way_is_undone_whole(tmp_path: Path) -> None:
     """A chat batch's undo killed after 3 of its 6 notes: those 3 were back as before the batch,
     the rest not, and the next start followed them as outside edits. Not vacuous: the kill comes
@@ -117,6 +145,18 @@ def test_a_batch_undo_killed_half_way_is_undone_whole(tmp_path: Path) -> None:
         bodies = sorted(store.get_note(m.id).body for m in store.list_notes())
         assert bodies == [f"Changed {n}.\n" for n in range(6)]
         assert all(store.note_history(m.id)[0].actor == "assistant:c1" for m in store.list_notes())
+
+
+def test_a_tag_renamed_on_its_one_note_and_killed_is_undone(tmp_path: Path) -> None:
+    """A tag rename is a change of several notes even when one carries the tag (``several``):
+    kept, the file's new tag would stand beside the old tag, left on no note. Not vacuous: the
+    first assertion checks the file was rewritten before the kill."""
+    vault, profile, texts = _folder(tmp_path, 1, 1)
+    _kill(vault, profile, RENAME, 1)
+    assert (vault / "n0.md").read_text() != texts["n0.md"]
+    with opened(vault, profile) as store:
+        assert (vault / "n0.md").read_text() == texts["n0.md"]
+        assert sorted(t.title for t in store.list_tags()) == ["alpha", "beta"]
 
 
 def test_a_single_note_save_killed_before_its_commit_keeps_the_file_written(tmp_path: Path) -> None:
