@@ -69,6 +69,16 @@ def write_temp(path: Path, data: bytes, mode: int = 0o666) -> Path:
     return temp
 
 
+def replace_with(path: Path, data: bytes, mode: int = 0o666) -> None:
+    """Write ``data`` as the file ``path``, whole or not at all, over any file there (a new one is
+    created ``mode``, less the umask)."""
+    temp = write_temp(path, data, mode)
+    try:
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
 def write_new(path: Path, data: bytes) -> None:
     """Write ``data`` as the new file ``path``, whole or not at all, never over a file there.
 

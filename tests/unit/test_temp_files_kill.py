@@ -18,6 +18,7 @@ from noted.mcp.token import create
 from noted.settings.tomlfile import read_document, write_document
 from noted.store.sqlite import SqliteStore
 from noted.ui.attachment_files import save_resource
+from noted.ui.crash import Unsaved, rescue
 
 KILL_AT_RENAME = """
 import os, signal, sys, tomlkit
@@ -74,6 +75,7 @@ import resource, signal, sys
 from pathlib import Path
 from noted.store.sqlite import SqliteStore
 from noted.ui.attachment_files import save_resource
+from noted.ui.crash import Unsaved, rescue
 
 store = SqliteStore.open(Path(sys.argv[1]) / "notes.db", Path(sys.argv[1]) / "resources")
 file_id = store.list_resources()[0].id
@@ -100,3 +102,25 @@ def test_a_saved_copy_killed_half_way_leaves_nothing_under_its_name(tmp_path: Pa
         assert (out / "photo.png").read_bytes() == data and _leftovers(out) == []
     finally:
         store.close()
+
+
+KILL_IN_RESCUE = """
+import resource, signal, sys
+from pathlib import Path
+from noted.ui.crash import Unsaved, rescue
+
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+rescue(Path(sys.argv[1]), Unsaved("n1", "Plan", "x" * 100_000))
+"""
+
+
+def test_a_rescue_killed_half_way_leaves_no_cut_text_in_rescued(tmp_path: Path) -> None:
+    """The unsaved text kept on SIGTERM went straight into ``rescued/NAME.md``: a kill after it
+    (a second signal, a service manager's timeout) left 4 KB of 100 there, taken for the text.
+    Not vacuous: the child dies of the size limit in the middle of the write."""
+    assert _run(KILL_IN_RESCUE, str(tmp_path)) == -signal.SIGXFSZ
+    assert not list((tmp_path / "rescued").glob("*.md"))
+    kept = rescue(tmp_path, Unsaved("n1", "Plan", "Second try.\n"))
+    assert kept is not None and kept.read_text() == "# Plan\n\nSecond try.\n"
+    assert _leftovers(tmp_path / "rescued") == []

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noted.errors import ConfigError, write_fault
-from noted.tempfiles import write_temp
+from noted.tempfiles import replace_with
 
 MIN_ENTROPY_BITS = 256
 """At least 32 bytes of randomness."""
@@ -116,14 +116,10 @@ def create(path: Path, *, overwrite: bool = False) -> str:
 
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` (mode 0600) by a temporary file renamed over it (``write_fault``)."""
-    temporary: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = write_temp(path, text.encode("utf-8"), 0o600)  # (one a kill left: swept)
-        os.replace(temporary, path)
+        replace_with(path, text.encode("utf-8"), 0o600)  # (one a kill left beside it: swept)
     except OSError as exc:
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
         raise write_fault(exc, path) from exc
 
 

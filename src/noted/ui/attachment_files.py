@@ -16,7 +16,7 @@ from noted.errors import InvalidInputError
 from noted.models import Resource
 from noted.ops.attachments import absolute, shown
 from noted.store.protocol import Store
-from noted.tempfiles import write_new, write_temp
+from noted.tempfiles import replace_with, write_new
 
 
 def file_name(resource: Resource) -> str:
@@ -76,14 +76,7 @@ def save_resource(store: Store, resource_id: str, path: Path, *, overwrite: bool
     """
     data = store.read_resource(resource_id)
     try:
-        if overwrite:
-            partial = write_temp(path, data)
-            try:
-                os.replace(partial, path)
-            finally:
-                partial.unlink(missing_ok=True)
-        else:  # never over a file that appeared since the question
-            write_new(path, data)
+        (replace_with if overwrite else write_new)(path, data)  # (new: never over one that appeared)
     except FileExistsError:
         raise InvalidInputError(f"{shown(path)} appeared meanwhile; nothing was saved") from None
     except OSError as exc:
