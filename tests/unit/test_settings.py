@@ -472,14 +472,14 @@ def test_the_api_key_file_is_the_one_ai_api_key_file_names_beside_the_config(tmp
         load_api_key("openai", key_file=settings.get_path(AI_API_KEY_FILE), environ={})
 
 
-def test_settings_is_a_leaf_that_imports_only_errors_and_profile() -> None:
+def test_settings_is_a_leaf_that_imports_only_errors_profile_and_tempfiles() -> None:
     code = (
         "import sys, noted.settings; "
         "print(sorted(m for m in sys.modules if m.startswith(('noted', 'textual', 'openai', 'mcp'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     modules = [m for m in eval(out) if not m.startswith("noted.settings")]
-    assert modules == ["noted", "noted.errors", "noted.profile"]
+    assert modules == ["noted", "noted.errors", "noted.profile", "noted.tempfiles"]
 
 
 def test_many_tool_switches_round_trip(tmp_path: Path) -> None:

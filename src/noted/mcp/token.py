@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noted.errors import ConfigError, write_fault
+from noted.tempfiles import replace_with
 
 MIN_ENTROPY_BITS = 256
 """At least 32 bytes of randomness."""
@@ -115,15 +116,10 @@ def create(path: Path, *, overwrite: bool = False) -> str:
 
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` (mode 0600) by a temporary file renamed over it (``write_fault``)."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
+        replace_with(path, text.encode("utf-8"), 0o600)  # (one a kill left beside it: swept)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         raise write_fault(exc, path) from exc
 
 

@@ -71,8 +71,10 @@ def _names(items: Sequence[str]) -> str:
 
 
 def restore(store: Store, batch: Batch, *, actor: str) -> Undone:
-    """Undo ``batch`` as ``actor`` (see the module docstring)."""
-    return _Undo(store, batch, actor).run()
+    """Undo ``batch`` as ``actor`` (see the module docstring), in one transaction where the store
+    has them: all or nothing, a kill half way included."""
+    with store.batch():
+        return _Undo(store, batch, actor).run()
 
 
 @dataclass

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Comment, Table
 
 from noted.errors import ConfigError, write_fault
+from noted.tempfiles import write_temp
 
 Stamp = tuple[int, int, int]
 """What identifies one version of the file: modification time (ns), size and inode."""
@@ -152,15 +152,11 @@ def write_document(path: Path, doc: tomlkit.TOMLDocument) -> Stamp:
     target = Path(os.path.realpath(path))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        temp = write_temp(target, tomlkit.dumps(doc).encode("utf-8"), 0o600)  # (one a kill left: swept)
     except OSError as exc:
         raise write_fault(exc, path) from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(tomlkit.dumps(doc))
-            handle.flush()
-            os.fsync(handle.fileno())
-            info = os.fstat(handle.fileno())
+        info = os.stat(temp)
         with contextlib.suppress(FileNotFoundError):
             os.chmod(temp, stat.S_IMODE(target.stat().st_mode))
         os.replace(temp, target)

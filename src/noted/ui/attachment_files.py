@@ -9,7 +9,6 @@ Adding and removing attachments are note operations, in ``noted.ops.attachments`
 from __future__ import annotations
 
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from noted.errors import InvalidInputError
 from noted.models import Resource
 from noted.ops.attachments import absolute, shown
 from noted.store.protocol import Store
+from noted.tempfiles import replace_with, write_new
 
 
 def file_name(resource: Resource) -> str:
@@ -66,26 +66,20 @@ def resolve_destination(text: str, filename: str) -> Destination:
 
 
 def save_resource(store: Store, resource_id: str, path: Path, *, overwrite: bool) -> int:
-    """Write the attachment's bytes to ``path`` and return how many; an existing file is replaced
-    only with ``overwrite`` (and then whole: the bytes go to a file beside it, renamed over it).
+    """Write the attachment's bytes to ``path`` and return how many, whole or not at all (a kill
+    half way leaves nothing under its name: ``noted.tempfiles``); an existing file is replaced only
+    with ``overwrite``.
 
     Raises:
         InvalidInputError: the file appeared meanwhile (without ``overwrite``) or cannot be written.
         NotFoundError: the attachment (or its file) is gone.
     """
     data = store.read_resource(resource_id)
-    partial = path.with_name(f".noted-{secrets.token_hex(4)}.partial")  # fits beside a 255-byte name
     try:
-        if overwrite:
-            partial.write_bytes(data)
-            os.replace(partial, path)
-        else:
-            with open(path, "xb") as fh:  # "x": never over a file that appeared since the question
-                fh.write(data)
+        (replace_with if overwrite else write_new)(path, data)  # (new: never over one that appeared)
     except FileExistsError:
         raise InvalidInputError(f"{shown(path)} appeared meanwhile; nothing was saved") from None
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         raise InvalidInputError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
     return len(data)
 

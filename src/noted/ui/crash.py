@@ -27,6 +27,7 @@ from textual.app import App
 from textual.worker import WorkerFailed
 
 from noted.errors import Interruption
+from noted.tempfiles import replace_with
 from noted.ui.messages import WorkFailed
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ def rescue(profile_root: Path, unsaved: Unsaved) -> Path | None:
     path = profile_root / RESCUE_DIR / f"{stamp}-{unsaved.note_id}.md"
     try:
         path.parent.mkdir(exist_ok=True)
-        path.write_text(f"# {unsaved.title}\n\n{unsaved.body}", encoding="utf-8")
+        replace_with(path, f"# {unsaved.title}\n\n{unsaved.body}".encode())  # (a kill: no half text)
     except OSError:
         log.exception("could not keep the unsaved text of note %s", unsaved.note_id)
         return None

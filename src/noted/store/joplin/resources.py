@@ -9,7 +9,6 @@ What a replace or a delete takes away is downloaded and kept in the sidecar firs
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from noted.models import ChangeType, ItemState, ItemType, Resource, ResourceVers
 from noted.store.joplin.base import RESOURCE_FIELDS, JoplinApi, resource_of, safe_id
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.feed import file_state
+from noted.tempfiles import replace_with
 
 
 class Resources:
@@ -99,9 +99,7 @@ class Resources:
         if not path.exists():
             data = self.read_resource(resource_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(path.name + ".partial")
-            partial.write_bytes(data)
-            os.replace(partial, path)
+            replace_with(path, data)  # (a kill's leftover swept by the next)
         return path
 
     def read_resource(self, resource_id: str) -> bytes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterator
@@ -34,9 +33,9 @@ from noted.store.vault.filestate import (
     file_at,
     has_bad_name,
     link_skipped,
-    sweep_temps,
 )
 from noted.store.vault.moves import MoveLog
+from noted.tempfiles import sweep, temp_beside
 
 NOTE_SUFFIX = ".md"
 TRASH = ".trash"
@@ -67,9 +66,8 @@ class Vault:
         """When the block raises, put the files and folders it wrote or moved back as they were.
 
         ``VaultStore.batch`` runs it inside the mirror's transaction, which is rolled back too, so
-        a failed batch leaves neither files nor rows. A crash half way, which rolls the rows back
-        too, cannot run this: the moves and writes are undone at the next start from the ``moves``
-        log (``VaultStore.open``).
+        a failed batch leaves neither files nor rows. A crash half way cannot run this: the next
+        start does (``noted.store.vault.moves``: a single note's save keeps the file it wrote).
         """
         if getattr(self._local, "undo", None) is not None:
             yield
@@ -88,6 +86,11 @@ class Vault:
             self._local.undo = None
             if self.moves is not None:
                 self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
+
+    def of_several_notes(self) -> None:
+        """The ``journal`` under way is of several notes even if it writes one: a crash undoes it."""
+        if self.moves is not None and getattr(self._local, "undo", None) is not None:
+            self.moves.start(several=True)
 
     def undo_moves(self) -> None:
         """Put back the moves of a batch a crash stopped half way (holding the mirror's write lock)."""
@@ -190,7 +193,7 @@ class Vault:
                 and not self._link(f"{rel_dir}/{d}".lstrip("/"), DIR_LINK)
                 and self._utf8(f"{rel_dir}/{d}".lstrip("/"), "a folder")
             )
-            sweep_temps(dirpath, filenames)
+            sweep(dirpath, filenames)
             files = [f"{rel_dir}/{f}".lstrip("/") for f in sorted(filenames)]
             files = [f for f in files if self._utf8(f, "a file" if f.endswith(NOTE_SUFFIX) else "")]
             if notes:  # (a link that is a note's file is read, and skipped, by name: ``link_skipped``)
@@ -218,9 +221,9 @@ class Vault:
         return False
 
     def sweep_trash_temps(self) -> None:
-        """``_sweep_temps`` in ``.trash/`` (which ``walk`` leaves out)."""
+        """``noted.tempfiles.sweep`` in ``.trash/`` (which ``walk`` leaves out)."""
         for dirpath, _, filenames in os.walk(self.root / TRASH):
-            sweep_temps(dirpath, filenames)
+            sweep(dirpath, filenames)
 
     def is_other_file(self, rel: str) -> bool:
         """True for a file that is not a note, outside skipped folders, not hidden nor ignored."""
@@ -302,7 +305,7 @@ class Vault:
         mode = None
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(os.stat(path).st_mode)
-        temp = path.with_name(f".noted-{os.getpid()}-{secrets.token_hex(4)}.tmp")  # fits beside any name
+        temp = temp_beside(path)
         try:
             with open(temp, "wb") as fh:
                 fh.write(data)

@@ -1,22 +1,17 @@
 """What noted knows of one file of the Markdown folder: its state, how it was read, why it is
-skipped (its name, size, kind or bytes); and the temporary files of noted's own writes.
+skipped (its name, size, kind or bytes).
 
 ``noted.store.vault.files`` is the folder itself (which files are notes, reading and writing them).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from noted.errors import ConflictError, InvalidInputError
-
-TEMP_NAME = re.compile(r"\.noted-(\d+)-[0-9a-f]{8}\.tmp")
-"""``Vault.write``'s temporary file beside the note: ``.noted-PID-TOKEN.tmp``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,25 +54,6 @@ class Skipped(InvalidInputError):
 class FileChanged(ConflictError):
     """The file changed outside noted after noted read it, before noted's write replaced it:
     nothing was written (``Vault.write`` given ``unchanged``)."""
-
-
-def sweep_temps(folder: str, names: list[str]) -> None:
-    """Remove the temporary files of ``Vault.write`` left in ``folder`` by a noted killed while
-    writing (its process gone: a live one's are its write under way); ``names`` keeps the others."""
-    for name in list(names):
-        match = TEMP_NAME.fullmatch(name)
-        if match is None:
-            continue
-        try:
-            os.kill(int(match[1]), 0)
-            continue  # alive (or another user's process: not ours to judge)
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError):
-            continue
-        with contextlib.suppress(OSError):
-            os.unlink(os.path.join(folder, name))
-            names.remove(name)
 
 
 def has_bad_name(rel: str) -> bool:

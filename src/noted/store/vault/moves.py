@@ -1,14 +1,19 @@
-"""The file moves and writes of a batch under way, written down before each is made, so that a batch
-stopped half way by a crash (a kill, a power cut) is undone at the next start as its rows were: a
-file the batch wrote is put back as it was (one it made is removed) while it still holds what the
-batch wrote, so a slice of an import that never committed leaves no note behind to be taken in as
-the person's own (its links to notes the slice had yet to write would be noted's ids).
+"""The file changes of a batch under way, written down before each is made, so that a batch of
+several notes stopped half way by a crash (a kill, a power cut) is undone at the next start as its
+rows were: its moves, and its replaces (a tag merged, renamed or deleted in each note carrying it,
+a batch of changes undone), with the bytes each file had. Every batch (``VaultStore.batch``) writes
+them down from its start; a batch that wrote one note's file only and moved nothing is a single
+note's save, and the file it fully wrote is kept (the scan takes it in, the text typed not lost).
+A change that is of several notes even when it meets one (a tag renamed or deleted) says so
+(``start(several=True)``), so a tag on one note is not split in two either.
 
 A batch (``VaultStore.batch``) holds the mirror's write lock from its start and ends its
 ``Vault.journal`` (which closes this log) before its transaction commits: a log still there when
-the lock is next taken belongs to a batch whose rows SQLite rolled back, so its moves are undone,
+the lock is next taken belongs to a batch whose rows SQLite rolled back, so its changes are undone,
 last first, before the folder is scanned. (A crash in the short step between the two leaves the
-moves made, and the scan follows them: ``follow.trashed_copy``, ``Follower._moved``.)
+moves made, and the scan follows them: ``follow.trashed_copy``, ``Follower._moved``.) A batch of
+several notes killed after its first note's file and before the next is written down is, by then,
+no different from a single note's save: that one file is kept.
 """
 
 from __future__ import annotations
@@ -18,13 +23,15 @@ import contextlib
 import json
 import logging
 import os
-import secrets
 from pathlib import Path
 
 from noted.store.durable import sync_dir
 from noted.store.vault.filestate import content_hash
+from noted.tempfiles import temp_beside
 
 log = logging.getLogger(__name__)
+SEVERAL = "several"
+"""The line of a batch that is undone whole even when it wrote one note's file (``start``)."""
 
 
 class MoveLog:
@@ -36,18 +43,27 @@ class MoveLog:
 
     def add(self, source: Path, target: Path) -> None:
         """Write down a move about to be made."""
+        self.start()
         self._line([str(source), str(target)])
+
+    def start(self, *, several: bool = False) -> None:
+        """Open the log (once per batch); ``several``: the batch is undone at the next start even
+        when it wrote one note's file only."""
+        if self._file is None:
+            self._file = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            sync_dir(self.path.parent)
+        if several:
+            self._line(SEVERAL)
 
     def add_write(self, path: Path, was: bytes | None, data: bytes) -> None:
         """Write down a replace of ``path`` by ``data`` about to be made (``was``: its bytes
         before, None when it is new)."""
+        self.start()
         old = None if was is None else base64.b64encode(was).decode("ascii")
         self._line({"write": str(path), "was": old, "now": content_hash(data)})
 
     def _line(self, entry: object) -> None:
-        if self._file is None:
-            self._file = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            sync_dir(self.path.parent)
+        assert self._file is not None
         os.write(self._file, (json.dumps(entry) + "\n").encode("utf-8"))
         os.fsync(self._file)
 
@@ -72,12 +88,15 @@ class MoveLog:
             lines = self.path.read_text("utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             lines = []
+        entries = _entries(lines)
+        if not _of_several(entries):  # a single note's save: the file it fully wrote is kept
+            entries = []
         moved: list[Path] = []
-        for line in reversed(lines):
+        for entry in reversed(entries):
             try:
-                entry = json.loads(line)
                 if isinstance(entry, dict):
                     _put_back(Path(entry["write"]), entry["was"], entry["now"])
+                if not isinstance(entry, list):
                     continue
                 source, target = (Path(p) for p in entry)
             except (ValueError, TypeError, KeyError):
@@ -97,9 +116,24 @@ class MoveLog:
         return moved
 
 
+def _entries(lines: list[str]) -> list[object]:
+    """The log's lines read (one the crash cut short is left out: its change was not made)."""
+    entries = []
+    for line in lines:
+        with contextlib.suppress(ValueError):
+            entries.append(json.loads(line))
+    return entries
+
+
+def _of_several(entries: list[object]) -> bool:
+    """Whether the batch is one of several notes: it moved a file, said so, or wrote two notes' files."""
+    notes = {e.get("write") for e in entries if isinstance(e, dict) and str(e.get("write")).endswith(".md")}
+    return len(notes) > 1 or any(e == SEVERAL or isinstance(e, list) for e in entries)
+
+
 def _put_back(path: Path, was: str | None, now: str) -> None:
     """The file as it was before the batch's write, when it still holds what that write put there."""
-    temp = path.with_name(f".noted-{os.getpid()}-{secrets.token_hex(4)}.tmp")  # (``Vault.write``'s)
+    temp = temp_beside(path)
     try:
         if content_hash(path.read_bytes()) != now:
             return  # not written, or changed since: left as it is

@@ -81,6 +81,7 @@ class Tags(VaultPart):
     def _several_files(self) -> Iterator[None]:
         """A change of every file carrying a tag: all or none of them, a kill half way included."""
         with self.mirror.batch(), self.vault.journal():
+            self.vault.of_several_notes()
             yield
 
     def _tag_notes(self, tag_id: str) -> list[str]:
