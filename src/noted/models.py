@@ -235,6 +235,9 @@ class Change:
     in the same column as a note's place; None where the backend cannot say (Joplin's feed)."""
     revision: int | None = None
     """The revision a change to a note saved (0: none; None: not known, as in Joplin's feed)."""
+    renamed: tuple[str, str] | None = None
+    """A note's file in a Markdown folder renamed or moved by this change: (from, to), paths in
+    the folder; None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
