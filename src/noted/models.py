@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -87,51 +87,6 @@ def descendants(folders: Iterable[Folder], folder_id: str) -> list[str]:
             out[current] = None
             todo.extend(children.get(current, []))
     return list(out)
-
-
-@dataclass(frozen=True, slots=True)
-class FolderNode:
-    """A notebook with its total note count (its own notes plus those of its sub-notebooks)."""
-
-    folder: Folder
-    own: int
-    total: int
-    children: tuple[FolderNode, ...]
-
-
-def folder_nodes(folders: Sequence[Folder], counts: dict[str, int]) -> tuple[FolderNode, ...]:
-    """The notebooks as a tree, in the order given under each parent (the app's notebook tree and
-    ``noted notebooks`` show it), each notebook once.
-
-    Joplin accepts a notebook moved under its own sub-notebook: that loop hangs from no top-level
-    notebook, so its first notebook by title is shown at the top, the others below it, until
-    ``noted notebook move X --top`` mends it (``noted.ops.resolve.folder_paths`` agrees).
-    """
-    by_id = {f.id: f for f in folders}
-    by_parent: dict[str, list[Folder]] = {}
-    for folder in folders:
-        parent = folder.parent_id if folder.parent_id in by_id else ""
-        by_parent.setdefault(parent, []).append(folder)
-    placed: set[str] = set()
-
-    def node(folder: Folder) -> FolderNode:
-        placed.add(folder.id)
-        children = tuple(node(c) for c in by_parent.get(folder.id, []) if c.id not in placed)
-        own = counts.get(folder.id, 0)
-        return FolderNode(folder, own, own + sum(c.total for c in children), children)
-
-    roots = [node(f) for f in by_parent.get("", [])]
-    for folder in folders:
-        if folder.id in placed:
-            continue
-        walked: list[str] = []  # its parents up to the first met twice: the loop it hangs from
-        current = folder.id
-        while current not in walked:
-            walked.append(current)
-            current = by_id[current].parent_id
-        loop = walked[walked.index(current) :]
-        roots.append(node(by_id[min(loop, key=lambda i: (by_id[i].title.casefold(), i))]))
-    return tuple(roots)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +235,9 @@ class Change:
     in the same column as a note's place; None where the backend cannot say (Joplin's feed)."""
     revision: int | None = None
     """The revision a change to a note saved (0: none; None: not known, as in Joplin's feed)."""
+    renamed: tuple[str, str] | None = None
+    """A note's file in a Markdown folder renamed or moved by this change: (from, to), paths in
+    the folder; None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

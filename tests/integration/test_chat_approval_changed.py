@@ -4,7 +4,9 @@ The note's file is edited in the person's editor (a real file in a real git repo
 is saved elsewhere while the approval card waits; the yes must not write the model's text over that
 edit: a change beside the model's is merged, one on the same lines refuses the write (nothing
 written, the model told to read again). Not vacuous: before the fix the approved body replaced the
-file whole, and the person's line was gone from it.
+file whole, and the person's line was gone from it. The same holds for the edits of the open note
+(``editor_replace`` and its kin): before, any change made outside the app's editor refused them,
+even one on other lines.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.vaults import git
+from tests.support.vaults import committed
 from tests.unit.test_chat_engine import engine_for, of, results_sent, run
 
-from noted.chat.events import ApprovalRequested, ChatEvent
+from noted.chat.events import ApprovalRequested, ChatEvent, EditsApplied, EditsRefused
 from noted.models import NotePatch, assistant_actor
+from noted.ops.session import EditorSession
 from noted.profile import Profile
 from noted.providers.fake import CallTool, Reply
 from noted.services import Services
@@ -31,12 +34,7 @@ def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Serv
     """Services on a note "Plan", and how the person edits its text outside the chat."""
     if request.param == "vault":
         vault = tmp_path / "vault"
-        (vault / "Work").mkdir(parents=True)
-        file = vault / "Work" / "Plan.md"
-        file.write_text(BODY)
-        git(vault, "init", "-q")
-        git(vault, "add", "-A")
-        git(vault, "commit", "-qm", "notes")
+        file = committed(vault, {"Work/Plan.md": BODY})
         services = Services.open(Profile(tmp_path / "p").ensure(), vault=str(vault))
 
         def edit(text: str) -> None:
@@ -131,3 +129,68 @@ async def test_a_batch_approved_after_a_clashing_edit_writes_nothing(
     assert sent["w"]["_is_error"] and sent["c"]["_is_error"]
     assert services.store.get_note(note.id).body == person
     assert [n.title for n in services.store.list_notes()] == ["Plan"]
+
+
+async def _edit_open_note_after(
+    services: Services, edit: Callable[[str], object], person: str
+) -> tuple[list[ChatEvent], dict[str, Any], str]:
+    """The model replaces line one of the open note; while the card waits, the person edits."""
+    services.settings.set("ai.tool.edit_current.enabled", True)
+    (note,) = services.store.list_notes()
+    session = EditorSession.open(services.store, note.id)
+    engine, fake = engine_for(
+        services,
+        [CallTool("editor_replace", {"anchor": "line one", "text": "line one, by the model"}, id="e")],
+        [Reply("ok")],
+    )
+    conversation = services.transcripts.create(note_id=note.id)
+
+    def on_event(event: ChatEvent) -> None:
+        if isinstance(event, ApprovalRequested):
+            edit(person)
+            event.approval.decide(True)
+
+    events = await run(engine, conversation, "Edit line one", editor=session, on_event=on_event)
+    return events, results_sent(fake.requests[1])["e"], assistant_actor(conversation.id)
+
+
+async def test_an_outside_edit_beside_the_open_notes_edit_is_merged(
+    world: tuple[Services, Callable[[str], None]],
+) -> None:
+    services, edit = world
+    events, sent, actor = await _edit_open_note_after(services, edit, BODY + "a new last line\n")
+
+    assert not of(events, EditsRefused) and len(of(events, EditsApplied)) == 1, sent
+    assert not sent["_is_error"]
+    (note,) = services.store.list_notes()
+    body = services.store.get_note(note.id).body
+    assert "line one, by the model" in body and body.endswith("a new last line\n")
+    assert services.store.note_history(note.id)[0].actor == actor  # attributed, undoable
+
+
+async def test_an_outside_edit_of_the_same_line_refuses_the_open_notes_edit(
+    world: tuple[Services, Callable[[str], None]],
+) -> None:
+    services, edit = world
+    person = BODY.replace("line one", "line one, by the person")
+    events, sent, actor = await _edit_open_note_after(services, edit, person)
+
+    assert not of(events, EditsApplied) and len(of(events, EditsRefused)) == 1
+    assert sent["_is_error"] and "editor_read_note" in sent["error"]  # told to read it again
+    (note,) = services.store.list_notes()
+    assert services.store.get_note(note.id).body == person
+    assert not [r for r in services.store.note_history(note.id) if r.actor == actor]
+
+
+async def test_a_file_changed_before_noted_saw_it_is_merged_too(tmp_path: Path) -> None:
+    """No watcher ran (``noted ask``): the write itself finds the file changed, and still merges."""
+    vault = tmp_path / "vault"
+    file = committed(vault, {"Work/Plan.md": BODY})
+    services = Services.open(Profile(tmp_path / "p").ensure(), vault=str(vault))
+    try:
+        events, sent, _ = await _edit_open_note_after(services, file.write_text, BODY + "a new last line\n")
+        assert len(of(events, EditsApplied)) == 1 and not sent["_is_error"], sent
+        text = file.read_text()
+        assert "line one, by the model" in text and text.endswith("a new last line\n")
+    finally:
+        services.close()

@@ -21,6 +21,18 @@ def git(vault: Path, *args: str) -> str:
     return done.stdout
 
 
+def committed(vault: Path, files: dict[str, str]) -> Path:
+    """``vault`` made a git repository holding ``files`` (path in it → text), committed; the path of
+    the first file."""
+    for name, text in files.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(text)
+    git(vault, "init", "-q")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "notes")
+    return vault / next(iter(files))
+
+
 @contextlib.contextmanager
 def opened(vault: Path, profile: Path) -> Iterator[VaultStore]:
     store = VaultStore.open(vault, profile)

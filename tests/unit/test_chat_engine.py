@@ -217,7 +217,9 @@ async def test_an_edit_batch_is_refused_whole_when_the_note_changed_meanwhile(se
     note = make_note(services)
     services.settings.set("ai.tool.edit_current.enabled", True)
     services.settings.set("ai.approveWrites", False)
-    person = "# Shopping\n- milk\n- tea\n- bread (added by the person)\n"
+    # The person changes the line the model replaces (a change beside the edits is merged:
+    # tests/integration/test_chat_approval_changed.py).
+    person = "# Shopping\n- whole milk\n- tea\n- bread (added by the person)\n"
 
     def someone_edits_then_the_model_edits(request: ChatRequest) -> list[CallTool]:
         # Another window saves the note while the model is answering.

@@ -1,9 +1,10 @@
-"""The notebook tree (``noted.models.folder_nodes``) and its paths (``noted.ops.resolve.folder_paths``)
+"""The notebook tree (``noted.ops.folder_tree.folder_nodes``) and its paths (``noted.ops.resolve.folder_paths``)
 over notebooks whose parents loop, as Joplin lets them (a notebook moved under its sub-notebook)."""
 
 from __future__ import annotations
 
-from noted.models import Folder, FolderNode, folder_nodes
+from noted.models import Folder
+from noted.ops.folder_tree import FolderNode, folder_nodes
 from noted.ops.resolve import folder_paths
 
 

@@ -153,7 +153,7 @@ async def test_catch_up_merges_changes_on_neighbouring_lines_and_words_a_clash_f
     told = amend(outcome, ToolResult("editor_append", ToolStatus.OK, result)).message or ""
     assert "the person changed the same lines" in told and "editor_read_note" in told
     await env.ok("editor_append", text="- again")  # the clash is not remembered past its turn
-    env.store.update_note(note, NotePatch(body="elsewhere"), actor="user")
+    env.store.update_note(note, NotePatch(body=env.store.get_note(note).body + "\n- theirs"), actor="user")
     assert "changed by someone else" in session.commit(env.store, ACTOR).message
 
 

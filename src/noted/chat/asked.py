@@ -4,7 +4,8 @@ While an approval card waits, the note may change: the person saves it in anothe
 editor writes its file in a Markdown folder, ``git pull`` brings a new version. The yes was given
 to the model's change of the note the card stood on, so ``update_note`` runs on that version
 (``base_updated_time``), as the open note's edits do (``noted.ops.session.EditorSession``): a
-new body is merged line by line with what changed meanwhile when the two touch different lines,
+new body is merged line by line with what changed meanwhile when the two touch different lines
+(the same rule, ``noted.ops.conflicts.carried``),
 and refused as stale (nothing written, the model told to read the note again) when they clash, or
 when it retitles a note retitled meanwhile. An append, a prepend or a ``replace_text`` is
 worked out by the tool on the note as it is then: it overwrites nothing. A call that gives its own
@@ -18,7 +19,7 @@ from typing import Any
 
 from noted.errors import NotedError
 from noted.models import Note
-from noted.ops.conflicts import clean_merge
+from noted.ops.conflicts import carried
 from noted.providers import ToolCallReady
 from noted.store.protocol import Store
 from noted.tools import ToolRegistry
@@ -68,7 +69,7 @@ def as_approved(store: Store, arguments: Mapping[str, Any], seen: Note | None) -
     if "title" in args and now.title != seen.title and args["title"] != now.title:
         return args  # both retitled it: stale
     if isinstance(args.get("body"), str):
-        merged = clean_merge(seen.body, now.body, args["body"])
+        merged = carried(seen.body, seen.updated_time, now, args["body"])
         if merged is None:
             return args  # the same lines changed on both sides: stale
         args["body"] = merged

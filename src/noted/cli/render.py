@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from noted.errors import InvalidInputError
-from noted.models import Folder, FolderNode, Note, NoteMeta, Revision, Tag, folder_nodes
+from noted.models import Folder, Note, NoteMeta, Revision, Tag
+from noted.ops.folder_tree import FolderNode, folder_nodes
 from noted.ops.resolve import folder_paths
 from noted.store.protocol import Store
 from noted.store.transfer.common import kept_time

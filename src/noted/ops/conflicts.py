@@ -333,6 +333,17 @@ def clean_merge(base: str, theirs: str, mine: str) -> str | None:
     return "\n".join(merged + lines[at:])
 
 
+def carried(seen_body: str, seen_time: int, now: Note, text: str) -> str | None:
+    """``text``, written on the note as it was at ``seen_time`` (``seen_body``), for the note as
+    it is ``now``: itself when the note was not saved since, else merged line by line with what
+    changed meanwhile (``clean_merge``); None when both changed the same lines. The one rule for a
+    write that waited (an approved ``update_note``, the open note's edits): a change beside it is
+    kept, a clash refuses it."""
+    if now.updated_time == seen_time:
+        return text
+    return clean_merge(seen_body, now.body, text)
+
+
 def _hunks(base: list[str], changed: list[str]) -> list[tuple[int, int, list[str]]]:
     """What ``changed`` does to ``base``: each changed range of its lines and the lines put there."""
     matcher = difflib.SequenceMatcher(None, base, changed, autojunk=False)

@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import Folder, Note, NoteMeta, folder_nodes
+from noted.models import Folder, Note, NoteMeta
+from noted.ops.folder_tree import folder_nodes
 from noted.store.protocol import Store
 
 MIN_PREFIX = 4
@@ -130,7 +131,7 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
 
 def folder_paths(folders: Sequence[Folder], sep: str = "/") -> dict[str, str]:
     """``Parent/Child`` paths of every folder by id, joined by ``sep``, as the tree shows them
-    (``noted.models.folder_nodes``: a missing parent ends them, a loop starts at its first notebook)."""
+    (``noted.ops.folder_tree.folder_nodes``: a missing parent ends them, a loop starts at its first notebook)."""
     paths: dict[str, str] = {}
     todo = [(node, "") for node in folder_nodes(folders, {})]
     while todo:

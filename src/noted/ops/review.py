@@ -72,6 +72,11 @@ def merge_detail(old: Detail, new: Detail) -> Detail:
         out["moved_to"] = new["moved_to"]
         if out["moved_from"] == out["moved_to"]:
             del out["moved_from"], out["moved_to"]
+    if "file_to" in new:
+        out.setdefault("file_from", new["file_from"])
+        out["file_to"] = new["file_to"]
+        if out["file_from"] == out["file_to"]:
+            del out["file_from"], out["file_to"]
     added = [*out.get("tags_added", [])]
     removed = [*out.get("tags_removed", [])]
     for tag in new.get("tags_added", []):
@@ -138,6 +143,8 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     if "moved_to" in d:
         where = (folder_titles or {}).get(d["moved_to"], "another notebook")
         parts.append(f'moved to "{where}"')
+    if "file_to" in d:
+        parts.append(f'file renamed from "{d["file_from"]}" to "{d["file_to"]}"')
     if d.get("tags_added"):
         parts.append("tagged " + ", ".join(d["tags_added"]))
     if d.get("tags_removed"):
@@ -287,6 +294,8 @@ class Review:
         detail: Detail = {} if person else _kind(change)
         if not person and change.revision is not None:
             detail["revs"] = [change.revision]  # 0: it saved none (its text stayed)
+        if not person and change.renamed is not None:
+            detail["file_from"], detail["file_to"] = change.renamed
         note_id = change.item_id
         placed = not person and change.id > self._seeded
         if change.place is not None:

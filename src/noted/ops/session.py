@@ -6,13 +6,16 @@ tools in ``ToolContext.editor``. The editor tools (``noted.tools.editor_tools``)
 working copy, so a turn's edits see each other. When the model's turn ends, the engine calls ``commit`` once:
 
     results = [await registry.call(c.name, c.arguments, ctx) for c in turn.calls]
-    outcome = session.commit(store, ctx.actor)      # one write, based on the loaded updated_time
+    outcome = session.commit(store, ctx.actor)      # one write, on the note as it is now
     results = [amend(outcome, r) for r in results]  # tools.editor: on a conflict every edit says so
     # send results to the model; show outcome.message to the person
 
-If the note was saved by anyone else after the session loaded it, nothing is written, the working
-copy is reloaded from the note as it is now, and ``amend`` turns every successful edit result of
-the turn into a ``conflict`` result telling the model to read the note again and redo its edits.
+If the note was saved by anyone else after the session loaded it (the person in the app's editor,
+another window, a file changed in a Markdown folder, a ``git pull``), the edits are merged with that
+change line by line, as an approved ``update_note`` is (``noted.ops.conflicts.carried``). When both
+changed the same lines, nothing is written, the working copy is reloaded from the note as it is
+now, and ``amend`` turns every successful edit result of the turn into a ``conflict`` result
+telling the model to read the note again and redo its edits.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import Note, NotePatch
-from noted.ops.conflicts import clean_merge
+from noted.ops.conflicts import carried
 from noted.store.protocol import Store
 
 
@@ -185,14 +188,8 @@ class EditorSession:
                         return CommitResult(CommitStatus.FAILED, count, why)
                     person, model = _gone(count, "moved to the trash")
                     return CommitResult(CommitStatus.CONFLICT, count, person, current, model)
-                if current.body == self.original:  # moved, renamed or tagged meanwhile: the text is
-                    self._rebase(current)  # the edits were made on, so they go in
-                note = store.update_note(
-                    self.note_id,
-                    NotePatch(body=self.text),
-                    actor=actor,
-                    base_updated_time=self.base_updated_time,
-                )
+                loaded = self.base_updated_time
+                current, note = self._save(store, current, actor)
             except ConflictError:
                 now = store.get_note(self.note_id)
                 person, model = _changed(count, by_person=self.clashed)
@@ -212,7 +209,34 @@ class EditorSession:
             self.base_updated_time = note.updated_time
             self.title = note.title
             saved = f"Saved {_n_edits(count)} to the note."
+            if current.updated_time != loaded:
+                saved = f"Saved {_n_edits(count)} to the note, beside the change made to it meanwhile."
             return CommitResult(CommitStatus.SAVED, count, saved, note, before=current)
+
+    def _save(self, store: Store, current: Note, actor: str) -> tuple[Note, Note]:
+        """Write the working copy on ``current``, the note as it is now: (the note written over,
+        the note saved). A change made since the session loaded it is merged with the edits
+        (``_rebase``); one the store meets only as it writes (a file changed in a Markdown folder
+        before noted saw it) is read and merged once more.
+
+        Raises:
+            ConflictError: the change and the edits touch the same lines (nothing written).
+        """
+        tries = 2
+        while True:
+            tries -= 1
+            self._rebase(current)  # a clash keeps the stale base: the store refuses it
+            try:
+                patch = NotePatch(body=self.text)
+                saved = store.update_note(
+                    self.note_id, patch, actor=actor, base_updated_time=self.base_updated_time
+                )
+            except ConflictError:
+                current = store.get_note(self.note_id)
+                if not tries or current.is_trashed:
+                    raise
+                continue
+            return current, saved
 
     def catch_up(self, store: Store) -> bool:
         """Carry the pending edits over onto the note as it is now, when it was saved since the
@@ -239,7 +263,7 @@ class EditorSession:
         refuses, keeping ``now``), None when the note has not changed."""
         if now.updated_time == self.base_updated_time:
             return None
-        merged = clean_merge(self.original, now.body, self.text)
+        merged = carried(self.original, self.base_updated_time, now, self.text)
         if merged is None:
             return False
         self.title, self.original, self.text = now.title, now.body, merged

@@ -12,7 +12,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from noted.markdown import Outline, opening, outline
-from noted.models import Folder, FolderNode, Note, NoteMeta, Resource, Tag, folder_nodes
+from noted.models import Folder, Note, NoteMeta, Resource, Tag
+from noted.ops.folder_tree import FolderNode, folder_nodes
 from noted.ops.links import PhraseSearch, Resolver, backlinks, outgoing
 from noted.search.keyword import KeywordSearch
 from noted.store.protocol import NoteOrder, Store

@@ -30,7 +30,8 @@ _PLACE = (
     "ORDER BY t.title COLLATE NOCASE) AS t)), ?) FROM notes n WHERE n.id = ?"
 )
 """A note's place as ``[parent_id, deleted_time, [tag, …], revision]`` (``Change.revision``; rows
-written before it have three items); NULL once it is deleted for good."""
+written before it have three items), and a file renamed (``note_renamed``: ``Change.renamed``);
+NULL once it is deleted for good."""
 
 
 def _columns(table: str) -> str:
@@ -43,7 +44,18 @@ def _change(row: tuple[int, str, str, str, int, str, str | None]) -> Change:
     if isinstance(kept, dict):
         return Change(id_, ItemType(kind), item, ChangeType(change), time, actor, None, _state(kept))
     revision = int(kept[3]) if kept is not None and len(kept) > 3 else None
-    return Change(id_, ItemType(kind), item, ChangeType(change), time, actor, _place(kept), revision=revision)
+    renamed = (str(kept[4]), str(kept[5])) if kept is not None and len(kept) > 5 else None
+    return Change(
+        id_,
+        ItemType(kind),
+        item,
+        ChangeType(change),
+        time,
+        actor,
+        _place(kept),
+        revision=revision,
+        renamed=renamed,
+    )
 
 
 def _place(kept: Any) -> Place | None:
@@ -195,4 +207,14 @@ def record(
     conn.execute(
         f"INSERT INTO changes(item_type, item_id, change_type, time, actor, place) VALUES (?, ?, ?, ?, ?, {place})",
         values,
+    )
+
+
+def note_renamed(conn: apsw.Connection, note_id: str, old: str, new: str) -> None:
+    """Add to the feed's last row about the note, just written in the caller's transaction, that
+    its file was renamed from ``old`` to ``new`` (``Change.renamed``): a Markdown folder's."""
+    conn.execute(
+        "UPDATE changes SET place = json_insert(place, '$[#]', ?, '$[#]', ?) WHERE id = (SELECT max(id)"
+        " FROM changes WHERE item_id = ? AND item_type = ?) AND json_array_length(place) = 4",
+        (old, new, note_id, ItemType.NOTE.value),
     )

@@ -23,6 +23,7 @@ from noted.errors import Interruption, NotFoundError
 from noted.models import ACTOR_IMPORT, ACTOR_OUTSIDE, Note, NoteDraft, NotePatch, now_ms
 from noted.store.rules import MAX_TITLE
 from noted.store.sqlite.bulk import deferred_keyword_index
+from noted.store.sqlite.feed import note_renamed
 from noted.store.vault.files import FileState, ReadFile, Skipped, decode, file_at, has_bad_name
 from noted.store.vault.folder_follow import folder_gone, follow_folders, trash_if_empty
 from noted.store.vault.ledger import NoteFile
@@ -89,6 +90,9 @@ def put_note(
                     todo_completed=done, source_url=ft.source_url(), user_updated_time=mtime,
                 )  # fmt: skip
                 note = mirror.update_note(note_id, patch, actor=actor, session=session)
+                if actor == ACTOR_OUTSIDE and known is not None and _renamed(known.path, rel):
+                    with mirror.db.write() as conn:  # the review says what became of the file
+                        note_renamed(conn, note_id, known.path, rel)
             sync_tags(store, note_id, ft.tags(), actor)
         store.attachments.link(note.id, rel, ft.body, actor)
         with mirror.db.write() as conn:
@@ -96,6 +100,13 @@ def put_note(
             store.ledger.put_front(conn, note.id, ft)
             store.ledger.skip(conn, rel, None)
     return note
+
+
+def _renamed(old: str, new: str) -> bool:
+    """A note's file given another name outside noted (a move to another folder alone is the
+    note's move to another notebook; one to or from the trash, its trashing)."""
+    names = PurePosixPath(old).name, PurePosixPath(new).name
+    return names[0] != names[1] and not in_trash(old) and not in_trash(new)
 
 
 class FollowStopped(Interruption):

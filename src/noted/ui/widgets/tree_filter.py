@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from noted.models import FolderNode
+from noted.ops.folder_tree import FolderNode
 from noted.ui.data import NoteSource, SourceKind
 from noted.ui.widgets.list_filter import fitting, title_words
 

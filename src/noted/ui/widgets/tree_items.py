@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets.tree import TreeNode
 
-from noted.models import Folder, FolderNode, Tag
+from noted.models import Folder, Tag
+from noted.ops.folder_tree import FolderNode
 from noted.ui.data import NoteSource, SourceKind, TreeData
 from noted.wording import one_line
 
