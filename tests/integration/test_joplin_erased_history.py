@@ -25,28 +25,35 @@ def joplin(tmp_path_factory: pytest.TempPathFactory) -> JoplinServer:
     return shared_server(tmp_path_factory.getbasetemp())
 
 
-def _erased_note(joplin: JoplinServer, profile: Path) -> tuple[str, str]:
-    """A note saved twice by noted, then erased through Joplin's API; its id and notebook."""
+def _erased_note(joplin: JoplinServer, profile: Path, title: str = "Plan") -> tuple[str, str]:
+    """A note saved twice by noted (the second time as ``title``), then erased through Joplin's
+    API; its id and notebook."""
     store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
     try:
         folder = store.create_folder(f"Erased {secrets.token_hex(3)}", actor=ACTOR_USER)
         note = store.create_note(NoteDraft("Plan", "first text\n", folder.id), actor=ACTOR_USER)
-        store.update_note(note.id, NotePatch(body="second text\n"), actor=ACTOR_USER)
+        store.update_note(note.id, NotePatch(title=title, body="second text\n"), actor=ACTOR_USER)
     finally:
         store.close()
     joplin.api("DELETE", f"/notes/{note.id}", params={"permanent": "1"})
     return note.id, folder.id
 
 
-def test_noted_history_of_a_note_erased_in_joplin_lists_and_restores_its_revisions(
-    joplin: JoplinServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """It said "no note or attachment with id …" though noted kept both revisions."""
+def _cli_profile(joplin: JoplinServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A profile on this Joplin for ``noted`` run in this process."""
     profile = tmp_path / "noted"
     monkeypatch.setenv("NOTED_JOPLIN_TOKEN", joplin.token)
     monkeypatch.setenv("NOTED_JOPLIN_URL", joplin.url)
     monkeypatch.setenv("NOTED_AI_EMBEDDING_PROVIDER", "fake")
     assert main(["init", "--joplin", "--profile", str(profile)]) == 0
+    return profile
+
+
+def test_noted_history_of_a_note_erased_in_joplin_lists_and_restores_its_revisions(
+    joplin: JoplinServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said "no note or attachment with id …" though noted kept both revisions."""
+    profile = _cli_profile(joplin, tmp_path, monkeypatch)
     note_id, folder_id = _erased_note(joplin, profile)
     with pytest.raises(httpx.HTTPStatusError, match="404"):  # not vacuous: Joplin has no such note
         joplin.api("GET", f"/notes/{note_id}", params={"fields": "id"})
@@ -85,3 +92,31 @@ def test_a_restore_of_a_note_erased_with_its_notebook_lands_in_the_inbox(
         assert is_current(store, note_id, after[0].id)  # not vacuous: a live note's newest is
     finally:
         store.close()
+
+
+def test_an_erased_note_is_named_by_an_id_prefix_or_its_title_and_an_ambiguous_prefix_is_refused(
+    joplin: JoplinServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the full id worked: ``noted history 9a9a89cb`` and ``noted history Plan`` said not found."""
+    profile = _cli_profile(joplin, tmp_path, monkeypatch)
+    title = f"Plan {secrets.token_hex(3)}"  # its newest revision's, which no live note has
+    note_id, folder_id = _erased_note(joplin, profile, title)
+    args = ["--joplin", "--profile", str(profile)]
+    capsys.readouterr()
+    for ref in (note_id[:8], title.lower()):
+        assert main(["--json", "history", ref, *args]) == 0, (ref, capsys.readouterr().err)
+        assert {r["note_id"] for r in json.loads(capsys.readouterr().out)} == {note_id}
+    # A live note whose id starts as the erased one's: that prefix names both (not vacuous: the
+    # live note alone is found by it).
+    twin = note_id[:5] + "0" * 27
+    joplin.api("POST", "/notes", {"id": twin, "title": "Twin", "body": "x", "parent_id": folder_id})
+    assert main(["history", note_id[:5], *args]) == 2
+    err = capsys.readouterr().err
+    assert f'{twin[:8]} "Twin"' in err and f'{note_id[:8]} "{title}" (erased)' in err, err
+    assert main(["history", twin, *args]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["--json", "history", title, *args]) == 0
+    newest = max(r["id"] for r in json.loads(capsys.readouterr().out))
+    assert main(["history", note_id[:8], "--restore", str(newest), *args]) == 0, capsys.readouterr().err
+    back = joplin.api("GET", f"/notes/{note_id}", params={"fields": "title,body,parent_id"})
+    assert back == {"title": title, "body": "second text\n", "parent_id": folder_id, "type_": 1}
