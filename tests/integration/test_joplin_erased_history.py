@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.support.joplin import JoplinServer, shared_server
+from tests.support.tools_env import make_env
 
 from noted.cli import main
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
@@ -120,3 +121,25 @@ def test_an_erased_note_is_named_by_an_id_prefix_or_its_title_and_an_ambiguous_p
     assert main(["history", note_id[:8], "--restore", str(newest), *args]) == 0, capsys.readouterr().err
     back = joplin.api("GET", f"/notes/{note_id}", params={"fields": "title,body,parent_id"})
     assert back == {"title": title, "body": "second text\n", "parent_id": folder_id, "type_": 1}
+
+
+async def test_the_chats_history_and_restore_tools_reach_a_note_erased_with_its_notebook(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """The chat's note_history said "no note with id" for it, as MCP's did (one registry)."""
+    profile = tmp_path / "noted"
+    note_id, folder_id = _erased_note(joplin, profile)
+    joplin.api("DELETE", f"/folders/{folder_id}", params={"permanent": "1"})
+    store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
+    try:
+        env = make_env(store, tmp_path, enabled=("restore_note",))
+        listed = await env.registry.call("note_history", {"id": note_id}, env.ctx)
+        assert listed.ok and listed.payload is not None, listed.message
+        assert (listed.payload["total"], listed.payload["erased"]) == (2, True)
+        restored = await env.registry.call("restore_note", {"id": note_id}, env.ctx)
+        assert restored.ok and restored.payload is not None, restored.message
+        assert restored.payload["notebook"] == "Inbox" and store.get_note(note_id).body == "second text\n"
+        again = await env.registry.call("note_history", {"id": note_id}, env.ctx)
+        assert again.payload is not None and "erased" not in again.payload  # not vacuous: it is back
+    finally:
+        store.close()
