@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -72,14 +74,23 @@ def test_noted_history_of_a_note_erased_in_joplin_lists_and_restores_its_revisio
     assert (back["title"], back["body"], back["parent_id"]) == ("Plan", "first text\n", folder_id)
 
 
-def test_a_restore_of_a_note_erased_with_its_notebook_lands_in_the_inbox(
-    joplin: JoplinServer, tmp_path: Path
-) -> None:
+@contextmanager
+def _erased_with_its_notebook(joplin: JoplinServer, tmp_path: Path) -> Iterator[tuple[str, JoplinStore]]:
+    """A note erased in Joplin with its notebook (``_erased_note``), and a store that kept its revisions."""
     profile = tmp_path / "noted"
     note_id, folder_id = _erased_note(joplin, profile)
     joplin.api("DELETE", f"/folders/{folder_id}", params={"permanent": "1"})
     store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
     try:
+        yield note_id, store
+    finally:
+        store.close()
+
+
+def test_a_restore_of_a_note_erased_with_its_notebook_lands_in_the_inbox(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    with _erased_with_its_notebook(joplin, tmp_path) as (note_id, store):
         revisions = store.note_history(note_id)
         assert [r.body for r in revisions] == ["second text\n", "first text\n"]
         # The app's history refused to restore the newest revision, "the note as it is now".
@@ -91,8 +102,6 @@ def test_a_restore_of_a_note_erased_with_its_notebook_lands_in_the_inbox(
         after = store.note_history(note_id)
         assert after[0].label == f"restored from rev {revisions[0].id}"
         assert is_current(store, note_id, after[0].id)  # not vacuous: a live note's newest is
-    finally:
-        store.close()
 
 
 def test_an_erased_note_is_named_by_an_id_prefix_or_its_title_and_an_ambiguous_prefix_is_refused(
@@ -127,11 +136,7 @@ async def test_the_chats_history_and_restore_tools_reach_a_note_erased_with_its_
     joplin: JoplinServer, tmp_path: Path
 ) -> None:
     """The chat's note_history said "no note with id" for it, as MCP's did (one registry)."""
-    profile = tmp_path / "noted"
-    note_id, folder_id = _erased_note(joplin, profile)
-    joplin.api("DELETE", f"/folders/{folder_id}", params={"permanent": "1"})
-    store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
-    try:
+    with _erased_with_its_notebook(joplin, tmp_path) as (note_id, store):
         env = make_env(store, tmp_path, enabled=("restore_note",))
         listed = await env.registry.call("note_history", {"id": note_id}, env.ctx)
         assert listed.ok and listed.payload is not None, listed.message
@@ -141,5 +146,3 @@ async def test_the_chats_history_and_restore_tools_reach_a_note_erased_with_its_
         assert restored.payload["notebook"] == "Inbox" and store.get_note(note_id).body == "second text\n"
         again = await env.registry.call("note_history", {"id": note_id}, env.ctx)
         assert again.payload is not None and "erased" not in again.payload  # not vacuous: it is back
-    finally:
-        store.close()
