@@ -19,6 +19,7 @@ from noted.models import ACTOR_USER, NoteDraft, NotePatch
 from noted.ops.erased import is_current
 from noted.ops.notes import restore_revision
 from noted.store.joplin import JoplinStore
+from noted.tools.scope import Scope
 
 pytestmark = pytest.mark.slow
 
@@ -146,3 +147,24 @@ async def test_the_chats_history_and_restore_tools_reach_a_note_erased_with_its_
         assert restored.payload["notebook"] == "Inbox" and store.get_note(note_id).body == "second text\n"
         again = await env.registry.call("note_history", {"id": note_id}, env.ctx)
         assert again.payload is not None and "erased" not in again.payload  # not vacuous: it is back
+
+
+async def test_a_scoped_restore_of_a_note_whose_notebook_is_in_the_trash_is_refused(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """The note would go to the Inbox, maybe outside the client's notebooks: refused, nothing written."""
+    profile = tmp_path / "noted"
+    note_id, folder_id = _erased_note(joplin, profile)
+    joplin.api("DELETE", f"/folders/{folder_id}")  # to Joplin's trash: still in the client's scope
+    store = JoplinStore.open(profile, url=joplin.url, token=joplin.token)
+    try:
+        env = make_env(store, tmp_path, enabled=("restore_note",))
+        env.ctx.scope = Scope.of([folder_id])
+        listed = await env.registry.call("note_history", {"id": note_id}, env.ctx)
+        assert listed.ok and listed.payload is not None, listed.message  # not vacuous: it sees the note
+        refused = await env.registry.call("restore_note", {"id": note_id}, env.ctx)
+        assert not refused.ok and "restore_notebook" in (refused.message or ""), refused.message
+        with pytest.raises(httpx.HTTPStatusError, match="404"):
+            joplin.api("GET", f"/notes/{note_id}", params={"fields": "id"})
+    finally:
+        store.close()
