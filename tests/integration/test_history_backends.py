@@ -13,7 +13,11 @@ from pathlib import Path
 import pytest
 from tests.support.backends import BACKENDS, open_backend
 
+from noted.errors import NotFoundError
 from noted.models import NoteDraft, NotePatch, now_ms
+from noted.ops.erased import history_note
+from noted.ops.notes import trash_note
+from noted.ops.trash import empty_trash
 from noted.store.history.thinning import DAY_MS, Row, Thinning, dropped
 from noted.store.protocol import Store
 from noted.store.sqlite.db import Database
@@ -82,3 +86,21 @@ def test_prune_thins_by_the_rule_and_keeps_every_kept_state(backend_store: Store
     assert all(r == before[r.id] for r in after)
     # The state the person left before the assistant wrote, and the assistant's, are kept.
     assert {r.body for r in after} >= {"v4 by user", "v7 by assistant:c1", "v10 by user"}
+
+
+def test_kept_notes_names_each_note_by_its_newest_revision_and_noteds_empty_trash_keeps_none(
+    backend_store: Store,
+) -> None:
+    """The erased-note lookups (``noted.ops.erased``) read every backend's revisions one way; a note
+    noted itself erased for good (its trash emptied) has no history left to reach, on any backend."""
+    store = backend_store
+    folder = store.create_folder("Kept", actor="user")
+    note = store.create_note(NoteDraft("Plan", "first\n", folder.id), actor="user")
+    store.update_note(note.id, NotePatch(title="Plan B", body="second\n"), actor="user")
+    assert store.kept_notes(note.id[:6]) == {note.id: "Plan B"}
+    assert note.id not in store.kept_notes(note.id[:6] + ("0" if note.id[6] != "0" else "1"))
+    trash_note(store, note.id, actor="user")
+    empty_trash(store, actor="user")
+    assert note.id not in store.kept_notes()
+    with pytest.raises(NotFoundError):
+        history_note(store, note.id[:8])

@@ -20,12 +20,12 @@ from noted.cli.attachment_history import attachment_named, cmd_attachment_histor
 from noted.cli.context import CliContext
 from noted.cli.exits import ExitCode
 from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError
-from noted.models import ACTOR_USER, Note, NotePatch, Revision
+from noted.models import ACTOR_USER, Note, NotePatch
 from noted.ops import notes as ops
 from noted.ops.conflicts import Choice, Conflict, Resolved, keep_copy, resolve
 from noted.ops.editing import as_text_file, edit_text, save_text
-from noted.ops.erased import erased_history
-from noted.ops.resolve import folder_paths, live_note, resolve_note
+from noted.ops.erased import ErasedNote, history_note
+from noted.ops.resolve import folder_paths, live_note
 from noted.wording import local_time, plural
 
 EXIT_CONFLICT = ExitCode.CONFLICT
@@ -227,16 +227,13 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
     attachment = attachment_named(store, args.note)
     if attachment is not None:
         return cmd_attachment_history(args, ctx, *attachment)
-    erased: list[Revision] | None = None
     try:
-        note_id = resolve_note(store, args.note).id
+        note = history_note(store, args.note)
     except NotFoundError as exc:
-        erased = erased_history(store, args.note)
-        if erased is None:
-            if re.fullmatch(r"[0-9a-fA-F]{4,}", args.note.strip()):  # an id, or the start of one
-                exc.message = f'no note or attachment with id or title "{args.note.strip()}"'
-            raise
-        note_id = erased[0].note_id
+        if re.fullmatch(r"[0-9a-fA-F]{4,}", args.note.strip()):  # an id, or the start of one
+            exc.message = f'no note or attachment with id or title "{args.note.strip()}"'
+        raise
+    note_id, erased = note.id, isinstance(note, ErasedNote)
     if args.show is not None or args.restore is not None:
         rev_id = args.show if args.show is not None else args.restore
         if args.restore is not None:
@@ -254,7 +251,7 @@ def cmd_history(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.out()
             ctx.out(revision.body)
         return 0
-    revisions = erased or store.note_history(note_id, bodies=False)
+    revisions = store.note_history(note_id, bodies=False)
     if ctx.json:
         ctx.emit([render.revision_json(r) for r in revisions])
         return 0

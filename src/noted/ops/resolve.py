@@ -35,13 +35,14 @@ def _given(ref: str, kind: str, forms: str) -> str:
     return ref
 
 
-def _ambiguous(
+def ambiguous(
     kind: str,
     ref: str,
     candidates: Sequence[T],
     describe: Callable[[T], str],
     hint: str = "give more of the id",
 ) -> InvalidInputError:
+    """The refusal of a ``ref`` that names several ``candidates`` (the first few described)."""
     shown = ", ".join(describe(c) for c in candidates[:_SHOWN_CANDIDATES])
     more = f" and {len(candidates) - _SHOWN_CANDIDATES} more" if len(candidates) > _SHOWN_CANDIDATES else ""
     return InvalidInputError(f'"{ref}" matches {len(candidates)} {kind}s: {shown}{more}', hint=hint)
@@ -117,7 +118,7 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
     if len(prefixed) == 1:
         return store.get_note(prefixed[0])
     if prefixed:
-        raise _ambiguous("note", ref, [by_id[i] for i in sorted(prefixed)], str)
+        raise ambiguous("note", ref, [by_id[i] for i in sorted(prefixed)], str)
     titled = [m for m in metas if m.title == ref] or [
         m for m in metas if m.title.casefold() == ref.casefold()
     ]
@@ -125,7 +126,7 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
     if len(titled) == 1:
         return store.get_note(titled[0].id)
     if titled:
-        raise _ambiguous("note", ref, titled, _describe_note)
+        raise ambiguous("note", ref, titled, _describe_note)
     raise NotFoundError(f'no note with id or title "{ref}"')
 
 
@@ -192,7 +193,7 @@ def _folder(store: Store, ref: str, folders: list[Folder], prefer_trashed: bool,
     if id_wins and len(prefixed) == 1:
         return prefixed[0]
     if id_wins and prefixed:
-        raise _ambiguous("notebook", ref, prefixed, describe)
+        raise ambiguous("notebook", ref, prefixed, describe)
     key = ref.strip("/")
     exact = [f for f in folders if f.title == key or paths[f.id] == key]
     folded = key.casefold()
@@ -202,7 +203,7 @@ def _folder(store: Store, ref: str, folders: list[Folder], prefer_trashed: bool,
     if len(found) == 1:
         return found[0]
     if found:
-        raise _ambiguous("notebook", ref, found, describe, "give its path as listed, or its id")
+        raise ambiguous("notebook", ref, found, describe, "give its path as listed, or its id")
     raise NotFoundError(f'no notebook with id or title "{ref}"', hint="`noted notebooks` lists them")
 
 

@@ -75,4 +75,5 @@ class Parts:
         self.item_changes = history.item_changes
         self.note_history = history.note_history
         self.get_revision = history.get_revision
+        self.kept_notes = history.kept_notes
         self.prune_history = history.prune_history

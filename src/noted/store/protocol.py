@@ -363,6 +363,11 @@ class HistoryStore(Protocol):
         ...
 
     def get_revision(self, revision_id: int) -> Revision: ...
+    def kept_notes(self, prefix: str = "") -> dict[str, str]:
+        """The notes with kept revisions (erased ones too: ``noted.ops.erased``) whose ids start
+        with ``prefix``, each with its newest revision's title."""
+        ...
+
     def prune_history(self, *, now: int | None = None) -> HistoryPruned:
         """Thin every note's revisions by the history rule (``noted.store.history.thinning``),
         store what it keeps in its smallest form, and give the freed space back to the disk."""

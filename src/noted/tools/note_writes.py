@@ -14,6 +14,7 @@ from typing import Any
 from noted.errors import ConflictError
 from noted.models import Note, NotePatch, now_ms
 from noted.ops import notes as ops
+from noted.ops.erased import last_notebook
 from noted.tools import schema as s
 from noted.tools.attachments import check_links
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo
@@ -25,6 +26,7 @@ from noted.tools.payloads import (
     tag_title,
     times,
     view,
+    visible_erased,
     visible_folder,
     visible_note,
     write_result,
@@ -236,7 +238,19 @@ DELETE_NOTE = Tool(
 
 
 def _restore_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    note = visible_note(ctx, view(ctx), args["id"])
+    scope = view(ctx)
+    try:
+        note = visible_note(ctx, scope, args["id"])
+    except ToolError:  # erased outside noted, its revisions kept: written again as the newest
+        erased = visible_erased(ctx, scope, args["id"])
+        if not scope.unrestricted and last_notebook(ctx.store, erased.id) != erased.notebook:
+            raise ToolError(
+                f'note "{erased.title}" was last in a notebook in the trash; restore_notebook '
+                "brings that back first",
+                field="id",
+            ) from None
+        newest = ctx.store.note_history(erased.id, bodies=False)[0]
+        return write_result(ctx, ops.restore_revision(ctx.store, erased.id, newest.id, actor=ctx.actor))
     return write_result(ctx, ops.restore_note(ctx.store, note.id, actor=ctx.actor).note)
 
 
@@ -245,7 +259,9 @@ RESTORE_NOTE = Tool(
     title="Restore a note from the trash",
     description=(
         "Bring a note back from the trash into its notebook (the notebook is restored too if it "
-        "was trashed). A note that is not in the trash is left as it is."
+        "was trashed). A note that is not in the trash is left as it is. A note erased outside "
+        "noted whose history is kept (note_history says erased) is written again, with its id, as "
+        "its newest revision."
     ),
     input_schema=s.obj({"id": s.note_id()}, ("id",)),
     output_schema=s.obj(s.WRITE_RESULT, s.WRITE_REQUIRED),

@@ -13,6 +13,7 @@ from typing import Any
 from noted.markdown import outline, outline_lines, section_text
 from noted.models import Note
 from noted.ops.attachments import linking_notes
+from noted.ops.erased import ErasedNote
 from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
@@ -23,6 +24,7 @@ from noted.tools.payloads import (
     page,
     pick_section,
     view,
+    visible_erased,
     visible_note,
 )
 from noted.tools.proposals import is_mine, proposal_ref
@@ -244,11 +246,16 @@ _WHAT = {
 }
 
 
-def _activity(ctx: ToolContext, scope: ScopeView, note: Note, limit: int) -> list[Payload]:
-    """Who did what to the note, its tags, its notebook and the attachments the scope shows, newest first."""
-    linked = ctx.store.list_resources(note_id=note.id)
-    attachments = [r.id for r in linked if linking_notes(ctx.store, r.id, scope.folder_ids) is not None]
-    changes = ctx.store.item_changes([note.id, note.parent_id, *attachments], limit=limit)
+def _activity(ctx: ToolContext, scope: ScopeView, note: Note | ErasedNote, limit: int) -> list[Payload]:
+    """Who did what to the note, its tags, its notebook and the attachments the scope shows, newest
+    first (of an erased note: its notebook's as the feed last saw it)."""
+    if isinstance(note, Note):
+        linked = ctx.store.list_resources(note_id=note.id)
+        attachments = [r.id for r in linked if linking_notes(ctx.store, r.id, scope.folder_ids) is not None]
+        around = [note.parent_id, *attachments]
+    else:
+        around = [note.notebook] if note.notebook else []
+    changes = ctx.store.item_changes([note.id, *around], limit=limit)
     return [
         {
             "time": iso(c.time),
@@ -264,7 +271,11 @@ def _activity(ctx: ToolContext, scope: ScopeView, note: Note, limit: int) -> lis
 
 def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
-    note = visible_note(ctx, scope, args["id"])
+    note: Note | ErasedNote
+    try:
+        note = visible_note(ctx, scope, args["id"])
+    except ToolError:  # erased outside noted, its revisions kept: listed as a live note's are
+        note = visible_erased(ctx, scope, args["id"])
     revisions = ctx.store.note_history(note.id, bodies=False)  # (only the listed ones are read)
     limit = int(args.get("limit", 20))
     # A revision's id counts every revision of the profile: in a scope, its place in this note's
@@ -275,6 +286,7 @@ def _note_history(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         "id": note.id,
         "title": note.title,
         "total": len(revisions),
+        **({"erased": True} if isinstance(note, ErasedNote) else {}),
         "revisions": [
             {
                 "revision_id": number,
@@ -319,6 +331,10 @@ NOTE_HISTORY = Tool(
             "id": s.string(),
             "title": s.string(),
             "total": s.integer("How many revisions the note has."),
+            "erased": s.boolean(
+                "True when the note was erased outside noted (say, in Joplin's app) and only these "
+                "revisions are kept: restore_note writes it again as its newest revision."
+            ),
             "revisions": s.array(
                 s.obj(
                     {

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from noted.errors import NotFoundError
 from noted.markdown import Outline, Section
 from noted.models import Folder, Note, NoteMeta
+from noted.ops.erased import ErasedNote, erased_note
 from noted.tools.base import Payload, ToolContext, ToolError
 from noted.tools.schema import FIRST_MS, LAST_MS
 from noted.tools.scope import ScopeView
@@ -74,6 +75,16 @@ def visible_note(ctx: ToolContext, scope: ScopeView, note_id: str, field: str = 
     if note is None or not scope.allows_note(note):
         raise ToolError(f'no note with id "{note_id}"', field=field)
     return note
+
+
+def visible_erased(ctx: ToolContext, scope: ScopeView, note_id: str, field: str = "id") -> ErasedNote:
+    """A note erased outside noted whose revisions noted keeps (``noted.ops.erased``), or the
+    "not found" of ``visible_note`` when there is none or the notebook the feed last saw it in
+    lies outside the scope."""
+    erased = erased_note(ctx.store, note_id)
+    if erased is None or not scope.allows_folder(erased.notebook):
+        raise ToolError(f'no note with id "{note_id}"', field=field)
+    return erased
 
 
 def visible_folder(

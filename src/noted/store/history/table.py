@@ -167,6 +167,17 @@ class RevisionTable:
         ).fetchone()
         return None if row is None else self.get(conn, row[0])
 
+    def kept_notes(self, conn: apsw.Connection, prefix: str = "") -> dict[str, str]:
+        """The notes with revisions here whose ids start with ``prefix``, each with the title of
+        its newest revision (read through the ``(note_id, id)`` index)."""
+        return dict(
+            conn.execute(
+                f"SELECT note_id, title FROM {self.name} WHERE id IN (SELECT max(id) FROM {self.name}"
+                " WHERE note_id >= ? AND note_id < ? GROUP BY note_id)",
+                (prefix, prefix + "\uffff"),
+            ).fetchall()
+        )
+
     def _content(self, conn: apsw.Connection, revision_id: int) -> bytes:
         """The body of one revision, rebuilt along its chain of deltas."""
         chain = conn.execute(

@@ -76,6 +76,9 @@ class History:
     def get_revision(self, revision_id: int) -> Revision:
         return self.api.sidecar.get_revision(revision_id)
 
+    def kept_notes(self, prefix: str = "") -> dict[str, str]:
+        return self.api.sidecar.kept_notes(prefix)
+
     def prune_history(self, *, now: int | None = None) -> HistoryPruned:
         return self.api.sidecar.prune_history(now or now_ms())
 

@@ -325,6 +325,10 @@ class Sidecar:
         with self.db.read() as conn:
             return self.revisions.history(conn, note_id, bodies=bodies)
 
+    def kept_notes(self, prefix: str = "") -> dict[str, str]:
+        with self.db.read() as conn:
+            return self.revisions.kept_notes(conn, prefix)
+
     def get_revision(self, revision_id: int) -> Revision:
         with self.db.read() as conn:
             return self.revisions.get(conn, revision_id)

@@ -44,6 +44,10 @@ class History:
             note_row(conn, note_id)
             return self.revision_table.history(conn, note_id, bodies=bodies)
 
+    def kept_notes(self, prefix: str = "") -> dict[str, str]:
+        with self.db.read() as conn:
+            return self.revision_table.kept_notes(conn, prefix)
+
     def get_revision(self, revision_id: int) -> Revision:
         with self.db.read() as conn:
             return self.revision_table.get(conn, revision_id)
