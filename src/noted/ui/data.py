@@ -115,6 +115,8 @@ class NoteView:
     """Of ``text``, as the links are."""
     text: str
     """What the reader shows: the body, or its opening for a note larger than ``notes.largeNoteChars``."""
+    backlinks_due: bool = False
+    """``links`` lacks the backlinks, to be found once the note is shown (``with_backlinks``)."""
 
     @property
     def partial(self) -> bool:
@@ -213,9 +215,17 @@ def _meta(note: Note) -> NoteMeta:
 
 
 def load_note_view(
-    store: Store, note_id: str, keyword: PhraseSearch | None = None, *, part_chars: int | None = None
+    store: Store,
+    note_id: str,
+    keyword: PhraseSearch | None = None,
+    *,
+    part_chars: int | None = None,
+    backlinks_later: bool = False,
 ) -> NoteView:
     """The note ``note_id`` with what the viewer shows beside it (backlinks when ``keyword`` is given).
+
+    ``backlinks_later``: leave the backlinks for ``with_backlinks`` (``NoteView.backlinks_due``). A
+    note read ahead may never be shown, and its backlinks search was most of its cost.
 
     A body longer than ``part_chars`` is shown, outlined and searched for links in its opening only
     (``noted.markdown.opening``): parsing and drawing 39 MB took minutes and gigabytes.
@@ -228,9 +238,20 @@ def load_note_view(
         notebook = ""
     resources = tuple(store.list_resources(note_id=note_id))
     shown = note if text is note.body else replace(note, body=text)
-    links = _links(store, shown, {r.id for r in resources}, keyword, part_chars)
+    later = backlinks_later and keyword is not None
+    links = _links(store, shown, {r.id for r in resources}, None if later else keyword, part_chars)
     tags = store.note_tag_titles([note_id]).get(note_id, ())
-    return NoteView(note, notebook, tags, resources, links, outline(note.body, part_chars), text)
+    return NoteView(note, notebook, tags, resources, links, outline(note.body, part_chars), text, later)
+
+
+def with_backlinks(store: Store, view: NoteView, keyword: PhraseSearch) -> NoteView:
+    """``view`` with the backlinks it was read without (``load_note_view``'s ``backlinks_later``)."""
+    back = backlinks(store, keyword, view.note)
+    return replace(
+        view,
+        links=(*view.links, *(LinkedNote(b.note_id, b.title, "back") for b in back)),
+        backlinks_due=False,
+    )
 
 
 def page_text(view: NoteView) -> str:

@@ -14,7 +14,8 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from noted.ui.messages import Marks
+from noted.markdown import Outline
+from noted.ui.messages import Marks, line_of
 from noted.ui.widgets.markdown_page import MarkdownPage
 from noted.ui.widgets.prompt_bar import ask
 
@@ -148,3 +149,13 @@ go to the next and previous match (round the end), {prompt.clear} (or {note.find
 
     def _say(self) -> None:
         self.post_message(self.Found("" if self.find is None else self.find.status()))
+
+    def section_row(self, text: str, outline: Outline, path: str) -> int | None:
+        """The row of section ``path``'s heading in ``text`` outlined as ``outline`` (0 for the text
+        before the first heading), or of the line ``at_line`` names; None when there is none."""
+        if (line := line_of(path)) is not None:
+            return self.row_of_line(text, line)
+        found = outline.find(path)
+        if not found or found[0].path == "0":
+            return 0 if found else None
+        return self.row_of(text.count("\n", 0, found[0].start))

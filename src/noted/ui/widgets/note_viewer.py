@@ -25,9 +25,8 @@ from noted.errors import NotFoundError
 from noted.ops.links import PhraseSearch
 from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import Store
-from noted.ui.data import NoteView, load_note_view, page_text
+from noted.ui.data import NoteView, load_note_view, page_text, with_backlinks
 from noted.ui.messages import OpenAnswered, OpenNote, line_of
-from noted.ui.opener import open_with_system
 from noted.ui.reader_model import (
     EMPTY,
     Announce,
@@ -49,11 +48,10 @@ from noted.ui.widgets.note_header import note_header
 from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.outline import LinkList, OutlineList
 from noted.ui.widgets.page_drawing import Drawn, Kept, Look, draw
-from noted.ui.workers import ReportsWorkerFailures, in_thread, thread_work
+from noted.ui.widgets.page_links import follow_link
+from noted.ui.workers import ReportsWorkerFailures, thread_work
 
 __all__ = ["NoteScroll", "NoteViewer"]  # NoteScroll lives in note_scroll; the reader's parts are found here
-
-_NOTE_LINK = ":/"
 
 
 class NoteViewer(ReportsWorkerFailures, Vertical):
@@ -97,6 +95,12 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     class _Loaded(Message, bubble=False):
         fetch: Fetch
         copy: Copy[Drawn] | None
+
+    @dataclass
+    class _Completed(Message, bubble=False):
+        was: Copy[Drawn]
+        view: NoteView
+        generation: int
 
     @dataclass
     class _ReadAhead(Message, bubble=False):
@@ -221,11 +225,25 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             if worker.is_cancelled:
                 return
             try:
-                view = load_note_view(self._store, note_id, self._keyword, part_chars=self._part_chars())
+                view = load_note_view(
+                    self._store, note_id, self._keyword, part_chars=self._part_chars(), backlinks_later=True
+                )
             except NotFoundError:
                 continue
             copies.append(Copy(view, None if look is None else draw(page_text(view), look)))
         self.post_message(self._ReadAhead(tuple(copies), fetch.generation))
+
+    @thread_work("viewer-backlinks", "finding the note's backlinks")
+    def _complete(self, copy: Copy[Drawn], keyword: PhraseSearch, generation: int) -> None:
+        self.post_message(self._Completed(copy, with_backlinks(self._store, copy.view, keyword), generation))
+
+    @on(_Completed)
+    def _completed_view(self, message: _Completed) -> None:
+        if self.reader.view is message.was.view:  # else another note, or this one read again since
+            self.reader.view = message.view
+            self.query_one(LinkList).show(message.view.links, message.view.resources)
+        # Kept whole, so showing it again searches no more (unless something changed meanwhile).
+        self.reader.read_ahead_done((Copy(message.view, message.was.drawn),), message.generation)
 
     @on(_ReadAhead)
     def _read(self, message: _ReadAhead) -> None:
@@ -267,6 +285,9 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             scroll.update(page_text(view), effect.copy.drawn, key=view.note.id)  # another note: no find
             self.query_one(OutlineList).show(view.outline)
             self.query_one(LinkList).show(view.links, view.resources)
+            if view.backlinks_due and self._keyword is not None:
+                # Read ahead without them: only a note shown needs them.
+                self._complete(effect.copy, self._keyword, self.reader.generation)
             if section is None or not self.scroll_to_section(section):
                 scroll.scroll_to(y=offset, animate=False, immediate=True)
             if not effect.keep_scroll:
@@ -309,17 +330,9 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         return True
 
     def section_row(self, path: str) -> int | None:
-        """The page row of section ``path``'s heading (0 for the text before the first heading),
-        or of the line ``at_line`` names; None when there is none."""
-        view, page = self.view, self.query_one(NoteScroll)
-        if view is None:
-            return None
-        if (line := line_of(path)) is not None:
-            return page.row_of_line(view.text, line)
-        found = view.outline.find(path)
-        if not found or found[0].path == "0":
-            return 0 if found else None
-        return page.row_of(view.text.count("\n", 0, found[0].start))
+        """The page row of section ``path``'s heading (``NoteScroll.section_row``)."""
+        view = self.view
+        return None if view is None else self.query_one(NoteScroll).section_row(view.text, view.outline, path)
 
     @on(OutlineList.SectionChosen)
     def _section_chosen(self, event: OutlineList.SectionChosen) -> None:
@@ -330,16 +343,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     @on(MarkdownPage.LinkClicked)
     def _link(self, event: MarkdownPage.LinkClicked) -> None:
         event.stop()
-        href = event.href.strip()
-        if href.startswith(_NOTE_LINK):
-            target = href[len(_NOTE_LINK) :].split("#", 1)[0]
-            resources = {r.id: r for r in self.view.resources} if self.view else {}
-            if target in resources:
-                self.attachments.open(target, resources[target].title or resources[target].filename)
-            else:
-                self.post_message(OpenNote(target))
-        elif href.startswith(("http://", "https://", "mailto:")):
-            self._open_external(href)
+        follow_link(self, event.href, self.view, self.attachments)
 
     @on(LinkList.NoteLinkChosen)
     def _note_link(self, event: LinkList.NoteLinkChosen) -> None:
@@ -360,9 +364,6 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     def _remove_attachment(self, event: LinkList.RemoveRequested) -> None:
         event.stop()
         self.attachments.remove(event.resource_id)
-
-    def _open_external(self, url: str) -> None:
-        in_thread(self, lambda: open_with_system(url), "opener", f"opening {url}")
 
     # Actions -------------------------------------------------------------------------------
     def action_edit(self) -> None:

@@ -161,7 +161,9 @@ too, the attachment is deleted (its file kept as a version: `noted history ID` b
         """Whether the open note has links or attachments (else the list shows a placeholder)."""
 
     def show(self, links: tuple[LinkedNote, ...], resources: tuple[Resource, ...]) -> None:
-        """Replace the lines with ``links`` then ``resources``."""
+        """Replace the lines with ``links`` then ``resources``, the line highlighted staying so
+        (backlinks arrive after the rest, perhaps once the list has the focus)."""
+        option = self.highlighted_option
         self._names = {r.id: r.title or r.filename for r in resources}
         options = [_link_option(link) for link in links]
         options += [
@@ -175,6 +177,10 @@ too, the attachment is deleted (its file kept as a version: `noted history ID` b
         self.set_options(
             options or [Option(Content.styled("no links or files", "$text-muted"), disabled=True)]
         )
+        if option is not None and option.id is not None and option.id in {o.id for o in options}:
+            self.highlighted = self.get_option_index(option.id)
+        elif self.has_focus and self.has_items:
+            self.highlighted = 0
 
     def on_focus(self) -> None:
         # Highlight the first item on arrival (by `a` or Tab): with nothing highlighted, Enter

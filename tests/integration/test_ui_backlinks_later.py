@@ -1,0 +1,103 @@
+"""Backlinks are found for the note the reader shows, not for the notes it reads ahead.
+
+The backlinks search was about 60 % of what reading a note ahead cost, and a note read ahead
+(the list's neighbours, the search screen's highlighted result) may never be shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+from tests.integration.test_ui_app import SIZE
+from tests.integration.ui_support import Fixture, open_services, until
+from textual.pilot import Pilot
+
+from noted.models import Note
+from noted.ops.links import Backlink, PhraseSearch, Resolver, backlinks
+from noted.store.protocol import Store
+from noted.ui import data
+from noted.ui.app import NotedApp
+from noted.ui.data import NoteView
+from noted.ui.widgets.note_list import NoteList
+from noted.ui.widgets.note_viewer import NoteViewer
+from noted.ui.widgets.outline import LinkList
+
+
+@dataclass
+class Reader:
+    """The app under test, and the notes whose backlinks it looked for, in order."""
+
+    app: NotedApp
+    pilot: Pilot[None]
+    asked: list[str]
+
+    @property
+    def viewer(self) -> NoteViewer:
+        return self.app.workspace.query_one(NoteViewer)
+
+    async def until_shown(self, note_id: str) -> NoteView:
+        await until(self.pilot, lambda: self.viewer.view is not None and self.viewer.view.note.id == note_id)
+        assert self.viewer.view is not None
+        return self.viewer.view
+
+
+@pytest.fixture
+async def reader(fixture: Fixture, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Reader]:
+    asked: list[str] = []
+
+    def counted(store: Store, keyword: PhraseSearch, note: Note, *rest: Resolver) -> list[Backlink]:
+        asked.append(note.id)  # the real search runs
+        return backlinks(store, keyword, note, *rest)
+
+    monkeypatch.setattr(data, "backlinks", counted)
+    services = open_services(fixture.root)
+    app = NotedApp(services)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            yield Reader(app, pilot, asked)
+    finally:
+        services.close()
+
+
+async def test_notes_read_ahead_are_not_searched_for_backlinks_until_shown(
+    reader: Reader, fixture: Fixture
+) -> None:
+    viewer, pilot, asked = reader.viewer, reader.pilot, reader.asked
+    # The list: Release plan (shown first), Meeting notes, Groceries, Ideas.
+    await until(pilot, lambda: viewer.reader.has_ahead(fixture.meeting))
+    await until(pilot, lambda: viewer.reader.has_ahead(fixture.groceries))
+    # Not vacuous: reading ahead searched the backlinks of both neighbours too.
+    assert asked == [fixture.release]
+    reader.app.workspace.query_one(NoteList).focus()
+    await pilot.press("j")  # Meeting notes, from its copy read ahead: now it is searched
+    await until(pilot, lambda: asked == [fixture.release, fixture.meeting])
+    assert fixture.groceries not in asked and fixture.ideas not in asked
+
+
+async def test_a_note_shown_from_its_copy_read_ahead_gets_its_backlinks_in_the_links_pane(
+    reader: Reader, fixture: Fixture
+) -> None:
+    viewer, pilot, asked = reader.viewer, reader.pilot, reader.asked
+    links = viewer.query_one(LinkList)
+    await until(pilot, lambda: viewer.reader.has_ahead(fixture.meeting))
+    viewer.forget()  # Release plan's copy read whole goes: showing it again uses one read ahead
+    reader.app.workspace.query_one(NoteList).focus()
+    await pilot.press("j")
+    await reader.until_shown(fixture.meeting)
+    await until(pilot, lambda: viewer.reader.has_ahead(fixture.release))
+    await pilot.press("k")  # Release plan, which Ideas links to (and it links nowhere)
+    await reader.until_shown(fixture.release)
+    await until(pilot, lambda: links.has_items and links.option_count == 1)
+    back = links.get_option_at_index(0)
+    assert back.id == f"n{fixture.ideas}" and "Ideas" in str(back.prompt)
+    view = await reader.until_shown(fixture.release)
+    assert [(link.id, link.kind) for link in view.links] == [(fixture.ideas, "back")]
+    # Kept whole: shown once more, it is not searched again.
+    searched = asked.count(fixture.release)
+    await pilot.press("j", "k")
+    await reader.until_shown(fixture.release)
+    await pilot.pause()
+    assert asked.count(fixture.release) == searched
+    assert links.has_items and links.option_count == 1
