@@ -26,6 +26,8 @@ from noted.mcp.http import HttpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
 from noted.models import ACTOR_USER, Folder, Note, NoteDraft, NotePatch
+from noted.ops import review_list
+from noted.ops.review import Review
 from noted.profile import Profile
 from noted.search.joplin import keyword_search_for
 from noted.settings import Settings
@@ -151,6 +153,10 @@ async def test_a_restore_of_an_erased_note_in_review_mode_waits_is_shown_rejecte
             async with http_client(str(http.url), "legacy", headers=bearer(work_token)) as client:
                 first, second = [await _proposed(client, note.id) for _ in range(2)]
                 _absent(joplin, note.id)  # nothing written yet
+                listed = review_list.items(Review(store, review)).rows  # the app's Changes view
+                assert {r.summary for r in listed if r.proposal} == {
+                    "waits for you: restore note (an erased note: accepting writes it again)"
+                }
                 await _decide(cli, joplin, store, note.id, work.id, first, second)
                 status = await client.call_tool("proposal_status", {"ids": [first, second]})
                 assert status.structured_content is not None, status.content
