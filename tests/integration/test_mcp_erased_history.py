@@ -195,6 +195,8 @@ async def _decide(
     assert code == 0, err
     _absent(joplin, note_id)
     joplin.api("DELETE", f"/folders/{work_id}")  # to Joplin's trash: still in the client's notebooks
+    code, out, err = await run("changes", "show", second)
+    assert code == 0 and "the notebook it was last in is in the trash: restore that notebook" in out, out
     code, out, err = await run("changes", "accept", second)
     assert code == 1 and "restore_notebook brings that back first" in err and "still waits" in err, (out, err)
     _absent(joplin, note_id)

@@ -192,10 +192,9 @@ def _erased_lines(store: Store, proposal: ProposalRow) -> list[str]:
         return ["Its note was deleted for good: it cannot be applied."]
     head = "The note was erased outside noted (noted kept its revisions): accepting writes it again"
     where = last_notebook(store, gone.id)
-    if where:
-        return [f'{head}, as its newest revision, with its id, in "{_folder(store, where)}".']
-    if scope_of(proposal.detail).view(store).unrestricted:
-        return [f"{head}, as its newest revision, with its id, in the Inbox (its notebook is gone)."]
+    if where == gone.notebook or scope_of(proposal.detail).view(store).unrestricted:
+        place = f'"{_folder(store, where)}"' if where else "the Inbox (its notebook is gone)"
+        return [f"{head}, as its newest revision, with its id, in {place}."]
     return [
         "The note was erased outside noted, and the notebook it was last in is in the trash: "
         "restore that notebook to accept this."
