@@ -218,8 +218,12 @@ def bearer(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
 
-def cli_runner(world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
-    """Run ``noted`` on the world's profile in this process, as a person would at the prompt."""
+def cli_runner(
+    world: World | Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Cli:
+    """Run ``noted`` on the world's profile (or the profile folder given) in this process, as a
+    person would at the prompt."""
+    root = world if isinstance(world, Path) else world.profile.root
     # a command that opens the services points the noted loggers at the profile's log file for the
     # rest of the process; put them back afterwards so later tests' caplog still works
     noted_logger = logging.getLogger("noted")
@@ -229,7 +233,7 @@ def cli_runner(world: World, capsys: pytest.CaptureFixture[str], monkeypatch: py
 
     def run(*args: str) -> tuple[int, str, str]:
         capsys.readouterr()
-        code = main(["--profile", str(world.profile.root), *args])
+        code = main(["--profile", str(root), *args])
         captured = capsys.readouterr()
         return code, captured.out, captured.err
 

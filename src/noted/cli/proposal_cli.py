@@ -18,7 +18,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.mcp.standing import standing
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict
-from noted.ops.review_list import waiting_words
+from noted.ops.review_list import erased_words, waiting_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
@@ -61,6 +61,7 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
     for p in pending:
         ctx.line(
             f'  {proposal_ref(p.id):>7}  {local_time(p.time)}  {p.client:<22}  {p.tool} "{p.title}"'
+            + erased_words(p)
             + _applying(p)
         )
     ctx.out()

@@ -11,7 +11,7 @@ change (the notes a notebook took to the trash: ``noted.ops.review_along``) is a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from noted.models import now_ms
@@ -114,10 +114,20 @@ def _entry(entry: EntryRow, folders: dict[str, str], under: str = "") -> ReviewI
 
 def _proposal(proposal: ProposalRow) -> ReviewItem:
     """A proposal's row: it names its note only (no notebook)."""
-    what = waiting_words(proposal, now_ms()) or f"waits for you: {proposal.tool.replace('_', ' ')}"
+    what = waiting_words(proposal, now_ms()) or (
+        f"waits for you: {proposal.tool.replace('_', ' ')}{erased_words(proposal)}"
+    )
     return ReviewItem(
         f"p{proposal.id}", proposal.note_id, proposal.title, "", proposal.client, proposal.time, what, True
     )
+
+
+def erased_words(proposal: ProposalRow) -> str:
+    """What a listing adds for a proposal made on a note erased outside noted whose revisions are
+    kept (``noted.ops.erased``; only ``restore_note`` is proposed on one): accepting writes it again."""
+    seen = proposal.detail.get("seen")
+    erased = isinstance(seen, Mapping) and seen.get("erased") is True
+    return " (an erased note: accepting writes it again)" if erased else ""
 
 
 def waiting_words(proposal: ProposalRow, now: int) -> str:

@@ -8,7 +8,8 @@ the note from, the to-do state it sets), and any such is a conflict, nothing wri
 applied as the change the client made to the tags it saw (``relative_tags``), so a tag the person
 added or removed since stays so. ``effects`` says in words what accepting does to the note now,
 beyond its text (the diff shows that), or what it does to a tag or an attachment (named, with the
-new file's name, type and size: a file's bytes are never shown).
+new file's name, type and size: a file's bytes are never shown). A ``restore_note`` of a note
+erased outside noted (``noted.ops.erased``) says so, and where accepting writes it again.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Any
 from noted.errors import NotFoundError
 from noted.models import Note, NotePatch, Resource
 from noted.ops.conflicts import text_diff
+from noted.ops.erased import ErasedNote, erased_note, last_notebook
+from noted.ops.notes import revision_of
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow
 from noted.tools.files import decoded_size
@@ -30,6 +33,7 @@ TEXT_TOOL = "update_note"
 """The write whose proposal keeps the text it was proposed on (``detail["base"]``)."""
 FILE_ARG = "content_base64"
 """The argument that carries a file's bytes (``attach_file``, ``replace_attachment``)."""
+_RESTORE = "restore_note"
 _TAG_CHANGES = ("rename_tag", "delete_tag")
 _FILE_CHANGES = ("replace_attachment", "delete_attachment")
 REPLACES_TITLE = ("title",)
@@ -136,7 +140,7 @@ def effects(store: Store, proposal: ProposalRow) -> list[str]:
     try:
         note = store.get_note(proposal.note_id)
     except NotFoundError:
-        return ["Its note was deleted for good: it cannot be applied."]
+        return _erased_lines(store, proposal)
     args, lines = _arguments(proposal), []
     now = [t.title for t in store.note_tags(note.id)]
     if proposal.tool == TEXT_TOOL:
@@ -161,11 +165,40 @@ def effects(store: Store, proposal: ProposalRow) -> list[str]:
         lines.append(f"Attaches the file {_new_file(args, None)} to it.")
     elif proposal.tool == "delete_note" and not note.is_trashed:
         lines.append("Moves it to the trash.")
-    elif proposal.tool == "restore_note" and note.is_trashed:
+    elif proposal.tool == _RESTORE and note.is_trashed:
         lines.append("Brings it back from the trash.")
-    if note.is_trashed and proposal.tool != "restore_note":
+    if note.is_trashed and proposal.tool != _RESTORE:
         lines.append("The note is in the trash now: restore it to accept this.")
     return lines
+
+
+def erased_seen(note: ErasedNote) -> dict[str, Any]:
+    """What a proposal made on a note erased outside noted keeps of it (``seen``)."""
+    return {"notebook": note.notebook, "erased": True}
+
+
+def erased(store: Store, proposal: ProposalRow) -> ErasedNote | None:
+    """The note a ``restore_note`` ``proposal`` writes again: one erased outside noted whose
+    revisions are kept (``noted.ops.erased``); None for any other proposal, or a note there."""
+    return erased_note(store, proposal.note_id) if proposal.tool == _RESTORE and proposal.note_id else None
+
+
+def _erased_lines(store: Store, proposal: ProposalRow) -> list[str]:
+    """What accepting a proposal on a note that is not there does: nothing, or, for ``restore_note``
+    on an erased note, write it again where ``noted.ops.notes.restore_revision`` puts it (a client
+    in a scope is refused the Inbox, maybe outside its notebooks, as its tool is)."""
+    gone = erased(store, proposal)
+    if gone is None:
+        return ["Its note was deleted for good: it cannot be applied."]
+    head = "The note was erased outside noted (noted kept its revisions): accepting writes it again"
+    where = last_notebook(store, gone.id)
+    if where == gone.notebook or scope_of(proposal.detail).view(store).unrestricted:
+        place = f'"{_folder(store, where)}"' if where else "the Inbox (its notebook is gone)"
+        return [f"{head}, as its newest revision, with its id, in {place}."]
+    return [
+        "The note was erased outside noted, and the notebook it was last in is in the trash: "
+        "restore that notebook to accept this."
+    ]
 
 
 def _tag_change(store: Store, proposal: ProposalRow) -> list[str]:
@@ -259,10 +292,15 @@ def args_text(proposal: ProposalRow) -> str:
 def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple[str, str]] | None:
     """The note's (title, body) now and as the proposal would leave it, for the text-changing
     proposals (``create_note``, ``update_note``: the text as it is where it is there already, as
-    ``noted.tools.proposals.apply`` leaves it); None for the others (their arguments say it)."""
+    ``noted.tools.proposals.apply`` leaves it; ``restore_note`` of an erased note: its newest
+    revision's); None for the others (their arguments say it)."""
     args = proposal.detail.get("arguments", {})
     if proposal.tool == "create_note":
         return ("", ""), (str(args.get("title", "")), str(args.get("body", "")))
+    if (gone := erased(store, proposal)) is not None:  # written again as its newest revision
+        newest = store.note_history(gone.id, bodies=False)[0]
+        revision = revision_of(store, gone.id, newest.id)
+        return ("", ""), (revision.title, revision.body)
     if proposal.tool != TEXT_TOOL or not proposal.note_id:
         return None
     try:

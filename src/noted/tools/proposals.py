@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from noted.errors import NotFoundError
 from noted.models import Note, new_id, now_ms
+from noted.ops.erased import ErasedNote
+from noted.store.protocol import Store
 from noted.store.review import STUCK_MS, ProposalRow, ProposalState, ReviewRows, stuck
 from noted.tools import proposal_effects as effects
 from noted.tools import schema as s
 from noted.tools.base import Payload, Tool, ToolContext, ToolError
-from noted.tools.payloads import view, visible_note
+from noted.tools.payloads import view, visible_erased, visible_note
 from noted.tools.proposal_effects import TEXT_TOOL
 from noted.tools.scope import Scope
 
@@ -93,7 +95,7 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
     """Store ``tool(args)`` as a proposal of ``ctx.actor``; the answer the model gets."""
     rows = rows_of(ctx)
     key = note_key(tool)
-    note = visible_note(ctx, view(ctx), str(args[key]), field=key) if key and key in args else None
+    note = _note_of(ctx, str(args[key]), key) if key and key in args else None
     named = tool.label(ctx, args) if tool.label is not None and note is None else ""
     title = note.title if note else named or str(args.get("title", "")) or tool.title
     row = rows.propose(
@@ -101,7 +103,7 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
         tool=tool.name,
         note_id=note.id if note else "",
         title=title,
-        base_updated_time=note.updated_time if note else 0,
+        base_updated_time=note.updated_time if isinstance(note, Note) else 0,
         time=now_ms(),
         detail={
             "arguments": dict(args),
@@ -120,10 +122,23 @@ def propose(tool: Tool, args: Payload, ctx: ToolContext) -> Payload:
     }
 
 
-def _base(ctx: ToolContext, tool: Tool, note: Note | None) -> dict[str, Any]:
-    """What of the note the proposal was made on is kept with it: the rest of its state (``seen``)
+def _note_of(ctx: ToolContext, note_id: str, field: str) -> Note | ErasedNote:
+    """The note a write names, in the caller's scope: one erased outside noted whose revisions are
+    kept too, as ``restore_note`` writes it again (the rehearsal refused any other write on it)."""
+    scope = view(ctx)
+    try:
+        return visible_note(ctx, scope, note_id, field=field)
+    except ToolError:
+        return visible_erased(ctx, scope, note_id, field=field)
+
+
+def _base(ctx: ToolContext, tool: Tool, note: Note | ErasedNote | None) -> dict[str, Any]:
+    """What of the note the proposal was made on is kept with it: the rest of its state (``seen``;
+    of an erased note, that it was erased and where: ``noted.tools.proposal_effects.erased_seen``)
     and, for ``update_note``, its text, which ``noted.tools.proposal_sides`` shows as a third side
     if the note's text changes meanwhile."""
+    if isinstance(note, ErasedNote):
+        return {"seen": effects.erased_seen(note)}
     if note is None:
         return {}
     text = {"base": [note.title, note.body]} if tool.name == TEXT_TOOL else {}
@@ -236,26 +251,15 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
     )
     if tool is not None and proposal.note_id:
         try:
-            note = ctx.store.get_note(proposal.note_id)
-        except NotFoundError:
+            note: Note | None = ctx.store.get_note(proposal.note_id)
+        except NotFoundError:  # gone, or erased with its revisions kept: restore_note writes it again
+            note = None
+        if note is None and effects.erased(ctx.store, proposal) is None:
             return _settle(rows, proposal, ProposalState.FAILED, "its note was deleted for good")
-        changed = effects.overwritten(ctx.store, proposal, note)
-        if changed:
-            return _waits(proposal, _moved(proposal, changed), clash=True)
-        if effects.text_there(proposal, note):  # the rest (tags, notebook…) may still be to do
-            args = {
-                k: v for k, v in args.items() if k not in (*effects.REPLACES_TITLE, *effects.REPLACES_BODY)
-            }
-            if args.keys() <= {"id"}:
-                return _settle(
-                    rows, proposal, ProposalState.APPLIED, "applied (its change was there already)", note.id
-                )
-        if "base_updated_time" in tool.input_schema.get("properties", {}):
-            legacy = "seen" not in proposal.detail  # kept before what it saw was: its own version
-            args["base_updated_time"] = proposal.base_updated_time if legacy else note.updated_time
-        tags = effects.tags_for(ctx.store, proposal, note.id)
-        if tags is not None:
-            args["tags"] = tags
+        fitted = args if note is None else _fitted(rows, proposal, tool, args, note, ctx.store)
+        if isinstance(fitted, Applied):
+            return fitted
+        args = fitted
     result = await registry.call(proposal.tool, args, context)
     if result.ok:
         note_id = str((result.payload or {}).get("id", proposal.note_id))
@@ -270,14 +274,44 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
     return _unapplied(rows, proposal, context, message)
 
 
+def _fitted(
+    rows: ReviewRows, proposal: ProposalRow, tool: Tool, args: dict[str, Any], note: Note, store: Store
+) -> dict[str, Any] | Applied:
+    """The arguments to apply ``proposal`` to ``note`` as it is now with, or how it ends without a
+    run: it waits when it would overwrite what the person changed since, and is settled when its
+    change is there already."""
+    changed = effects.overwritten(store, proposal, note)
+    if changed:
+        return _waits(proposal, _moved(proposal, changed), clash=True)
+    if effects.text_there(proposal, note):  # the rest (tags, notebook…) may still be to do
+        args = {k: v for k, v in args.items() if k not in (*effects.REPLACES_TITLE, *effects.REPLACES_BODY)}
+        if args.keys() <= {"id"}:
+            return _settle(
+                rows, proposal, ProposalState.APPLIED, "applied (its change was there already)", note.id
+            )
+    if "base_updated_time" in tool.input_schema.get("properties", {}):
+        legacy = "seen" not in proposal.detail  # kept before what it saw was: its own version
+        args["base_updated_time"] = proposal.base_updated_time if legacy else note.updated_time
+    tags = effects.tags_for(store, proposal, note.id)
+    if tags is not None:
+        args["tags"] = tags
+    return args
+
+
 def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, message: str) -> Applied:
     """A refusal of the tool: the proposal waits when the person can make it apply (its note is in the
-    trash, or it or its notebook is out of the client's notebooks now); otherwise it ends ``failed``."""
+    trash, or it or its notebook is out of the client's notebooks now; an erased note's last notebook
+    is in the trash); otherwise it ends ``failed``."""
     ref = proposal_ref(proposal.id)
+    erased = None
     try:
         note = context.store.get_note(proposal.note_id) if proposal.note_id else None
     except NotFoundError:
-        return _settle(rows, proposal, ProposalState.FAILED, "its note was deleted for good")
+        note, erased = None, effects.erased(context.store, proposal)
+        if erased is None:
+            return _settle(rows, proposal, ProposalState.FAILED, "its note was deleted for good")
+        if view(context).allows_folder(erased.notebook):  # the tool's line says what to do first
+            return _waits(proposal, f"{message}, then accept {ref} again (it still waits), or reject it")
     if note is not None and note.is_trashed:
         return _waits(
             proposal,
@@ -289,7 +323,9 @@ def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, me
             f'note "{note.title}" is no longer in a notebook {proposal.client} may change: move it back, '
             f"then accept {ref} again (it still waits), or reject it",
         )
-    notebook = str(proposal.detail.get("arguments", {}).get("notebook_id", ""))
+    notebook = str(proposal.detail.get("arguments", {}).get("notebook_id", "")) or (
+        erased.notebook if erased else ""
+    )
     if notebook and not view(context).allows_folder(notebook):
         return _waits(
             proposal,
