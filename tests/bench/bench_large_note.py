@@ -109,7 +109,7 @@ def child_open(backend: str, root: Path, note_id: str) -> dict[str, float]:
     from rich.theme import Theme
 
     from noted.ui.data import load_note_view
-    from noted.ui.widgets.markdown_page import Look, draw
+    from noted.ui.widgets.page_drawing import Look, draw
 
     store = _store(backend, root)
     start = time.perf_counter()

@@ -205,7 +205,7 @@ def save_check(world: World, n: int) -> list[str]:
     faults = check_common(world)
     nid = (world.root / "id").read_text()
     revs = world.json("history", nid)
-    for rev in revs[-3:]:  # type: ignore[index]
+    for rev in revs[-3:]:
         rid = str(rev.get("id") or rev.get("number"))
         shown = world.run("history", nid, "--show", rid, check=False)
         if shown.returncode != 0:
@@ -267,7 +267,7 @@ def move_setup(world: World) -> None:
 
 
 def move_op(world: World, n: int) -> tuple[list[str], str | None]:
-    books = {str(b["path"]) for b in world.json("notebooks")}  # type: ignore[union-attr]
+    books = {str(b["path"]) for b in world.json("notebooks")}
     if "Target/Book 1" in books:
         return ["notebook", "move", "Target/Book 1", "--top"], None
     return ["notebook", "move", "Book 1", "--parent", "Target"], None
