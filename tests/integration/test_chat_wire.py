@@ -279,7 +279,10 @@ async def test_an_edit_batch_refused_because_the_note_changed(
     services.settings.set("ai.tool.edit_current.enabled", True)
     services.settings.set("ai.approveWrites", False)
     session = EditorSession.open(services.store, note)
-    person = services.store.update_note(note, NotePatch(body=BODY + "- bread\n"), actor="user").body
+    # The person changes the line the model replaces (a change beside the edits is merged:
+    # tests/integration/test_chat_approval_changed.py).
+    clash = BODY.replace("- milk", "- whole milk") + "- bread\n"
+    person = services.store.update_note(note, NotePatch(body=clash), actor="user").body
     wire.push(
         tool_reply(
             kind,

@@ -90,7 +90,7 @@ async def test_a_notice_leaves_the_search_field_in_view(fixture: Fixture) -> Non
             )
             field = app.focused
             assert isinstance(field, Widget)
-            app.notify(LONG)
+            app.notify(LONG, timeout=30)  # (the default 5 s could run out under load)
             await until(pilot, lambda: _notices(app) == 1)
             assert _covered(field) == []  # a field at the top keeps them at the bottom
             assert app.screen.query_one("Toast").region.bottom > app.screen.size.height // 2

@@ -64,6 +64,7 @@ MIRROR_METHODS = {
     *("note_history", "get_revision", "prune_history", "create_tag", "add_resource"),
     "resource_versions",
     "kept_resource_ids",
+    "kept_notes",
 }
 """The Store methods the mirror answers alone: reads, a tag with no notes, an attachment not yet linked."""
 
