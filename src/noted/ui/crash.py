@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import threading
 import time
@@ -41,6 +42,10 @@ MESSAGE_CHARS = 160
 
 ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name))
 """The signals that end the app, its unsaved text kept first (Windows has no SIGHUP)."""
+GRACE_SECONDS = 10.0
+"""How long the app ended by a signal may take to close before the process ends without waiting:
+its text is kept by then, and a thread that never returns (seen after SIGHUP, the terminal gone)
+must not keep it alive for good. Its writes are transactions, so this is no worse than a kill."""
 
 
 class Signalled(Interruption):
@@ -134,6 +139,9 @@ class CrashReport:
         ended = Signalled(signum)
         log.warning("the app was ended by %s", ended)
         self._app.exit(return_code=128 + signum, message=self._word(ended))
+        timer = threading.Timer(GRACE_SECONDS, _end_now, args=(128 + signum,))
+        timer.daemon = True  # (a process that closes in time does not wait for it)
+        timer.start()
 
     def take_line(self) -> str | None:
         """The line to print, once (None: nothing was recorded)."""
@@ -192,3 +200,12 @@ class CrashReport:
                     signal.signal(signum, handler)
 
         return restore
+
+
+def _end_now(code: int) -> None:
+    """End the process at once: an app ended by a signal did not close within ``GRACE_SECONDS``."""
+    log.warning(
+        "the app had not closed %s s after the signal: the process ends without waiting", GRACE_SECONDS
+    )
+    logging.shutdown()
+    os._exit(code)
