@@ -139,7 +139,7 @@ class CrashReport:
         ended = Signalled(signum)
         log.warning("the app was ended by %s", ended)
         self._app.exit(return_code=128 + signum, message=self._word(ended))
-        timer = threading.Timer(GRACE_SECONDS, _end_now, args=(128 + signum,))
+        timer = threading.Timer(GRACE_SECONDS, _end_now, args=(signum,))
         timer.daemon = True  # (a process that closes in time does not wait for it)
         timer.start()
 
@@ -202,10 +202,12 @@ class CrashReport:
         return restore
 
 
-def _end_now(code: int) -> None:
-    """End the process at once: an app ended by a signal did not close within ``GRACE_SECONDS``."""
+def _end_now(signum: int) -> None:
+    """End the process by ``signum``'s own default action: an app ended by it did not close within
+    ``GRACE_SECONDS``."""
     log.warning(
         "the app had not closed %s s after the signal: the process ends without waiting", GRACE_SECONDS
     )
     logging.shutdown()
-    os._exit(code)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
