@@ -144,11 +144,14 @@ async def test_an_attachment_a_note_outside_links_answers_as_an_id_that_names_no
             said.append(links[f":/{rid}"])
             answers[rid] = said
         listed = await scoped.call_tool("list_attachments", {"note_id": world.work_note})
+        links, whole = await _links(scoped, world.work_note), await _links(everything, world.work_note)
         history = await scoped.call_tool("note_history", {"id": world.work_note})
         read = await everything.call_tool("read_attachment", {"id": payroll})
     assert answers[payroll] == answers[made_up]
     assert answers[made_up][-1] == 'no note "NAME"'
     assert listed.structured_content["attachments"] == []
+    # note_links listed the file (its title, name and size) beside the link it calls broken
+    assert links["attachments"] == [] and [a["id"] for a in whole["attachments"]] == [payroll]
     assert payroll not in {a["item_id"] for a in history.structured_content["activity"]}
     # Not vacuous: the file is there, unchanged, and the main token reads it.
     assert read.structured_content["text"] == "TOP SECRET PAYROLL\n"

@@ -217,6 +217,8 @@ async def test_a_file_in_a_notebook_outside_the_scope_stays_hidden_when_a_note_i
                 )
             ]
         listed = await _ok(scoped, "list_attachments", note_id=folder.work_note)
+        links = await _ok(scoped, "note_links", id=folder.work_note)
+        whole = await _ok(everything, "note_links", id=folder.work_note)
         await _ok(scoped, "update_note", id=folder.work_note, append="more work")
         # Another link to the file the note links already is no different from one to nothing.
         again = [
@@ -229,6 +231,8 @@ async def test_a_file_in_a_notebook_outside_the_scope_stays_hidden_when_a_note_i
     assert answers[keys.id] == answers[made_up]
     assert again[0] == again[1]
     assert listed["attachments"] == []
+    # note_links listed the file (its name and size) beside a link it calls broken
+    assert links["attachments"] == [] and [a["id"] for a in whole["attachments"]] == [keys.id]
     assert read["text"] == KEYS.decode()  # not vacuous: it is there, and the main token reads it
     assert (folder.root / "Secret" / "keys.txt").read_bytes() == KEYS
 

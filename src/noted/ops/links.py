@@ -340,12 +340,15 @@ def note_links(
     part_chars: int | None = LARGE_NOTE_CHARS.default,
 ) -> NoteLinks:
     """Outgoing links, backlinks and broken links of one note, among the notes of ``folders``, and
-    the attachments it links."""
+    the attachments it links that a caller limited to ``folders`` sees (``linking_notes``: one a
+    note elsewhere links, or a file in a hidden notebook's folder, is as one that is not there)."""
     note = store.get_note(note_id)
     resolver = Resolver(store, folders)
     links = outgoing(store, note, resolver, part_chars=part_chars)
     back = tuple(backlinks(store, keyword, note, resolver))
-    return NoteLinks(note, tuple(links), back, tuple(store.list_resources(note_id=note.id)))
+    files = store.list_resources(note_id=note.id)
+    seen = [r for r in files if folders is None or linking_notes(store, r.id, folders) is not None]
+    return NoteLinks(note, tuple(links), back, tuple(seen))
 
 
 def link_payload(links: NoteLinks) -> dict[str, object]:
