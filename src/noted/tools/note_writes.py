@@ -31,7 +31,7 @@ from noted.tools.payloads import (
     visible_note,
     write_result,
 )
-from noted.tools.scope import ScopeView
+from noted.tools.scope import TRASHED_ABOVE, ScopeView, trashed_above
 
 BODY_MODES = ("body", "append", "prepend", "replace_text")
 
@@ -251,6 +251,8 @@ def _restore_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             ) from None
         newest = ctx.store.note_history(erased.id, bodies=False)[0]
         return write_result(ctx, ops.restore_revision(ctx.store, erased.id, newest.id, actor=ctx.actor))
+    if note.is_trashed and trashed_above(scope, ctx.store.list_folders(include_trashed=True), note.parent_id):
+        raise ToolError(f"this note's notebook {TRASHED_ABOVE}", field="id")
     return write_result(ctx, ops.restore_note(ctx.store, note.id, actor=ctx.actor).note)
 
 

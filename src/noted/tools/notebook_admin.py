@@ -22,7 +22,7 @@ from noted.ops import notebooks as ops
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import iso, notebook_title, opt_iso, view, visible_folder
-from noted.tools.scope import BESIDE_HIDDEN, ScopeView, names_beside_hidden
+from noted.tools.scope import BESIDE_HIDDEN, TRASHED_ABOVE, ScopeView, names_beside_hidden, trashed_above
 
 
 def _summary(ctx: ToolContext, scope: ScopeView, folder: Folder) -> Payload:
@@ -264,15 +264,8 @@ DELETE_NOTEBOOK = Tool(
 def _restore_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
-    every = ctx.store.list_folders(include_trashed=True)
-    parents = {f.id: f for f in every}
-    parent = parents.get(folder.parent_id)
-    if folder.is_trashed and parent is not None and parent.is_trashed and not scope.allows_folder(parent.id):
-        raise ToolError(
-            "this notebook's parent is in the trash and outside the notebooks you can see; the person "
-            "can restore it in noted",
-            field="id",
-        )
+    if folder.is_trashed and trashed_above(scope, ctx.store.list_folders(include_trashed=True), folder.id):
+        raise ToolError(f"this notebook {TRASHED_ABOVE}", field="id")
     restored = ops.restore_notebook(ctx.store, folder.id, actor=ctx.actor)
     return {
         **_summary(ctx, scope, restored.folder),

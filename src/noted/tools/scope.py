@@ -132,6 +132,27 @@ def names_beside_hidden(store: Store, scope: ScopeView, parent_id: str) -> bool:
     return not beside or not scope.allows_folder(beside)
 
 
+TRASHED_ABOVE = (
+    "is in the trash inside one outside the notebooks you can see; the person can restore it in noted"
+)
+"""Why a restore ``trashed_above`` finds is refused (after "this note's notebook " or "this notebook ")."""
+
+
+def trashed_above(scope: ScopeView, folders: Iterable[Folder], folder_id: str) -> bool:
+    """Whether bringing ``folder_id`` (or a note in it) back from the trash would bring back a
+    notebook outside ``scope`` too: the store restores every notebook in the trash on the way up."""
+    if scope.unrestricted:
+        return False
+    parents = {f.id: f for f in folders}
+    seen: set[str] = set()
+    while (folder := parents.get(folder_id)) is not None and folder_id not in seen:
+        if folder.is_trashed and not scope.allows_folder(folder_id):
+            return True
+        seen.add(folder_id)
+        folder_id = folder.parent_id
+    return False
+
+
 def _ids(entries: Iterable[str]) -> frozenset[str]:
     return frozenset(e.strip() for e in entries if e.strip())
 
