@@ -101,6 +101,12 @@ class EncryptedError(NotedError):
     """A note Joplin holds encrypted (end-to-end encryption, synced from another machine) and has
     not decrypted yet: its title and body cannot be read, and Joplin refuses to change it."""
 
+    def __init__(self, message: str, *, hint: str | None = None, parent_id: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.parent_id = parent_id
+        """The note's notebook (Joplin keeps it in the clear): a caller limited to some notebooks
+        is told of the note only when it may see that one."""
+
 
 class ProfileError(NotedError):
     """The profile folder or its database cannot be opened or used."""

@@ -128,3 +128,72 @@ def test_joplin_is_asked_only_for_the_notebooks_of_a_scope(tmp_path: Path) -> No
             assert asked() and all(q == "garden" for q in asked()), asked()  # unscoped: as typed
         finally:
             store.close()
+
+
+NOTE_CALLS: tuple[tuple[str, dict[str, object] | None], ...] = (
+    ("read_note", {}),
+    ("read_notes", None),
+    ("note_history", {}),
+    ("note_links", {}),
+    ("list_attachments", None),
+    ("update_note", {"append": "more"}),
+    ("delete_note", {}),
+    ("restore_note", {}),
+    ("manage_tags", {"add": ["x"]}),
+    ("attach_file", {"filename": "a.txt", "mime": "text/plain", "content_base64": "eAo="}),
+)
+"""Every tool that names a note, with what else it needs (None: its argument is another)."""
+
+
+def _note_args(tool: str, extra: dict[str, object] | None, note_id: str) -> dict[str, object]:
+    if tool == "read_notes":
+        return {"ids": [note_id]}
+    if tool in ("list_attachments", "manage_tags", "attach_file"):
+        return {"note_id": note_id, **(extra or {})}
+    return {"id": note_id, **(extra or {})}
+
+
+async def test_a_note_joplin_cannot_decrypt_outside_the_scope_answers_as_one_that_does_not_exist(
+    store: JoplinStore, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """Each tool answered "note 1a2b3c4d is encrypted and Joplin has not decrypted it yet" for a
+    note of Secret, where a note that does not exist is "no note with id": so the client learned
+    the note is there. Not vacuous: the main token is told it is encrypted."""
+    joplin: JoplinServer = shared_server(tmp_path_factory.getbasetemp())
+    word = secrets.token_hex(4)
+    work = store.create_folder(f"Work {word}", actor="user")
+    secret = store.create_folder(f"Secret {word}", actor="user")
+    sealed = store.create_note(NoteDraft("Sealed", "sealed text", secret.id), actor="user")
+    joplin.as_if_encrypted(sealed.id)
+    nowhere = "0" * 32
+    settings = Settings.load(tmp_path / "config.toml")
+    for tool, _ in NOTE_CALLS:
+        settings.set(f"ai.tool.{tool}.enabled", True)
+    clients = ClientTokens.beside(settings.path)
+    token = clients.add("work", notebooks=[work.id])
+    main = clients.add("main")
+    deps = McpDeps(store, JoplinKeywordSearch(store), settings, build_registry(settings))
+    http = HttpServer(NotedMcp(deps, poll_seconds=0.2), HttpOptions(port=0, clients_file=clients.path))
+    await http.start()
+    differ = []
+    try:
+        async with (
+            http_client(str(http.url), "legacy", headers=bearer(token)) as client,
+            http_client(str(http.url), "legacy", headers=bearer(main)) as everything,
+        ):
+            for tool, extra in NOTE_CALLS:
+                said = []
+                for note_id in (sealed.id, nowhere):
+                    result = await client.call_tool(tool, _note_args(tool, extra, note_id))
+                    said.append(
+                        str([result.is_error, result.structured_content, text_of(result)])
+                        .replace(note_id, "ID")
+                        .replace(note_id[:8], "ID8")
+                    )
+                if said[0] != said[1]:
+                    differ.append((tool, said))
+            told = await everything.call_tool("read_note", {"id": sealed.id})
+    finally:
+        await http.stop()
+    assert differ == [], differ
+    assert told.is_error and "encrypted" in text_of(told)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from noted.errors import NotFoundError
+from noted.errors import EncryptedError, NotFoundError
 from noted.models import Note
 from noted.ops.resolve import MIN_PREFIX, ambiguous, resolve_note
 from noted.store.protocol import Store
@@ -101,6 +101,8 @@ def _one(store: Store, ref: str, found: dict[str, str]) -> Note | ErasedNote | N
 def _exists(store: Store, note_id: str) -> bool:
     try:
         store.get_note(note_id)
+    except EncryptedError:  # there, but Joplin has not decrypted it
+        return True
     except NotFoundError:
         return False
     return True

@@ -216,6 +216,7 @@ class JoplinApi:
             raise EncryptedError(
                 f"note {note_id[:8]} is encrypted and Joplin has not decrypted it yet",
                 hint="enter the master password in Joplin's encryption options, let it decrypt, then try again",
+                parent_id=str(item.get("parent_id") or ""),
             )
         return item
 
