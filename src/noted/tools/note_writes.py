@@ -116,8 +116,10 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
             note_id=note.id,
             folder_id=note.parent_id,
         )
-    if "replace_text" in args and base is None:
-        base = note.updated_time  # the replacement was computed on this version; never apply it to another
+    if base is None and ("replace_text" in args or not scope.unrestricted):
+        # The replacement was computed, and the scope checked, on this version: never write another
+        # (in a scope, one the person moved out of it meanwhile).
+        base = note.updated_time
     before = _folded(note_tag_titles(ctx, note.id)) if tags is not None else set()
     try:
         updated = ops.update_note(
