@@ -250,3 +250,14 @@ def test_every_mode_dates_a_hit_as_the_note_list_does(cli: Cli, tmp_path: Path) 
     for mode in ("keyword", "semantic", "hybrid"):
         hit = cli.json("search", "sailing ships", "--mode", mode)["hits"][0]
         assert (mode, hit["title"], hit["updated_time"]) == (mode, "Boats", listed)
+
+
+def test_with_the_indexer_off_search_by_meaning_does_not_say_to_wait_for_it(cli: Cli) -> None:
+    """With ``search.indexer.enabled`` off, an index never built told the person to "keep noted
+    open while it indexes": nothing indexes then, however long it stays open."""
+    cli.ok("config", "set", "search.indexer.enabled", "false")
+    result = cli("search", "anything", "--mode", "semantic")
+    assert result.code == 1 and "noted index" in result.err
+    assert "keep noted open" not in result.err and "search.indexer.enabled" in result.err
+    cli.ok("config", "set", "search.indexer.enabled", "true")  # the control: on, it does say so
+    assert "keep noted open" in cli("search", "anything", "--mode", "semantic").err

@@ -86,3 +86,25 @@ def test_a_scoped_search_reads_only_the_recent_notes_of_its_notebooks(
     assert {h.note_id for h in keyword.search(word, limit=100).hits} == {mine, *others}
     scoped = keyword.search(word, note_ids=[others[0]])
     assert [h.note_id for h in scoped.hits] == [others[0]]
+
+
+def test_joplin_is_asked_the_query_as_noted_reads_it(wired: tuple[JoplinStore, Wire]) -> None:
+    """A note older than the recent window is found by Joplin's own search, which was sent the
+    query as typed: where noted reads the grammar otherwise, it answered another question
+    (``-type:todo`` listed every note, to-dos too; ``created:1970-01-02`` found nothing;
+    ``--force`` left out the notes holding "force"). The request is checked, as Joplin's index
+    takes in new notes when its scheduler says (see ``test_joplin_mcp_scope``)."""
+    store, wire = wired
+    keyword = keyword_search_for(store)
+    for typed, sent in (
+        ("-type:todo", "type:note"),
+        ("-iscompleted:1", "iscompleted:0"),
+        ("created:1970-01-02", "created:19700102"),
+        ("--force", "force"),
+    ):
+        wire.clear()
+        keyword.search(typed)
+        asked = [
+            q.get("query") for _, path, q in wire.requests if path == "/search" and q.get("type") != "folder"
+        ]
+        assert asked and all(q == sent for q in asked), (typed, asked)

@@ -60,3 +60,19 @@ def test_any_snippet_gives_text_without_failing_or_growing(snippet: str, heading
     shown = readable(snippet, heading)
     assert len(shown) <= len(snippet)
     assert shown == shown.strip() and "  " not in shown
+
+
+@pytest.mark.parametrize(
+    ("snippet", "shown"),
+    [
+        ("…## Q1 The quarterly budget", "…Q1 The quarterly budget"),
+        ("…> quoted advice here…", "…quoted advice here…"),
+        ("…``` sql DROP VIEW v", "…sql DROP VIEW v"),
+        ("…*** next part", "…next part"),
+    ],
+)
+def test_a_mark_the_cut_left_at_the_snippets_start_is_left_out(snippet: str, shown: str) -> None:
+    """A snippet cut just before a heading (``catal*`` on a note whose first match follows
+    ``## Q1``) showed ``…## Q1``: the marks are found after a space or at the start, and the
+    ``…`` of the cut stood before them."""
+    assert readable(snippet) == shown

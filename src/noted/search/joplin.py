@@ -1,8 +1,9 @@
 """Keyword search on the Joplin backend: Joplin's own search engine and grammar, noted's results.
 
 The query is checked with noted's parser first (so a malformed query gets the same message as on
-the embedded store), then sent as it is to Joplin's ``/search``, which understands the same
-grammar (bare words match as prefixes there too: the Data API appends the wildcard). Joplin
+the embedded store), then sent to Joplin's ``/search`` written so that Joplin reads each term as
+noted does (``noted.search.joplin_query``; bare words match as prefixes there too: the Data API
+appends the wildcard). Joplin
 answers with note ids in relevance order; noted applies the caller's notebook scope, counts, and
 reads only the returned page's bodies to cut each hit's snippet and find its section, as the
 embedded search does.
@@ -30,6 +31,7 @@ import apsw
 from noted.errors import QueryError
 from noted.markdown import heading_text, opening
 from noted.models import Folder, Note, now_ms
+from noted.search.joplin_query import joplin_query
 from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
@@ -95,7 +97,7 @@ class JoplinKeywordSearch(KeywordSearch):
         # weighing the hidden ones would let the order of the visible ones tell what they hold.
         seen = {i: n for i, n in recent.items() if _in_scope(i, n.parent_id, folder_ids, note_ids)}
         local = self._search_locally(parsed, seen, folder_ids, note_ids, folders)
-        asked = self._narrowed(query, parsed, folder_ids, folders)
+        asked = self._narrowed(joplin_query(parsed), parsed, folder_ids, folders)
         # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets reads no body.
         found = self._store.client.get_all("/search", {"query": asked, "fields": META_FIELDS})
         listed = {
@@ -120,7 +122,7 @@ class JoplinKeywordSearch(KeywordSearch):
         folder_ids: frozenset[str] | None,
         folders: Callable[[], list[Folder]],
     ) -> str:
-        """In a notebook scope, ``query`` with the scope's notebooks as ``notebook:`` filters, so
+        """In a notebook scope, ``query`` (Joplin's form) with the scope's notebooks as ``notebook:`` filters, so
         that Joplin's work, and the time it takes, do not grow with the matches outside it (it
         answers 100 a request, running the whole search again for each: 1,000 hidden matches took
         0.6 s, none 0.05 s). Joplin's filter takes titles, and each one's sub-notebooks: what else

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from noted.search.snippet import ELLIPSIS
+
 _SPACE = re.compile(r"\s+")
 _IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _FENCE = re.compile(r"(?:^|(?<=\s))(?:`{3,}|~{3,})[\w+#.-]*(?=\s|$)")
@@ -26,7 +28,7 @@ _QUOTE = re.compile(r"^(?:> ?)+")
 def readable(snippet: str, heading: str | None = None) -> str:
     """``snippet`` (Markdown, possibly cut) with headings' ``#``, code fences, links' targets,
     inline code's backticks (a cut's unclosed one too), ``**strong**`` and ``*em*`` marks, rules and a leading
-    quote mark left out, whitespace collapsed.
+    quote mark left out (after the ``…`` of a cut too), whitespace collapsed.
 
     Args:
         snippet: The hit's snippet as the search gave it.
@@ -34,6 +36,8 @@ def readable(snippet: str, heading: str | None = None) -> str:
             that heading (a chunk's first line) does not repeat it.
     """
     text = _SPACE.sub(" ", snippet).strip()
+    cut = text.startswith(ELLIPSIS)  # a mark just after the cut opens the text as much as at the start
+    text = text.removeprefix(ELLIPSIS).lstrip()
     if heading:
         opening = re.match(r"#{1,6} +" + re.escape(" ".join(heading.split())) + r"(?: #+)?(?: |$)", text)
         if opening and opening.end() < len(text):
@@ -45,4 +49,5 @@ def readable(snippet: str, heading: str | None = None) -> str:
     text = _STRONG.sub(lambda m: m.group(2), text)
     text = _EMPHASIS.sub(lambda m: m.group(2), text)
     text = _CODE.sub(lambda m: m.group(1), text).replace("`", "")  # and one a cut left unclosed
-    return _SPACE.sub(" ", text).strip()
+    text = _SPACE.sub(" ", text).strip()
+    return ELLIPSIS + text if cut and text else text

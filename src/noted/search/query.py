@@ -35,7 +35,7 @@ Where noted deliberately differs from Joplin:
   quote a variable``, ``Note:``), which is searched without its colon.
 - An option as a question writes it is a word, not an exclusion: ``--force`` searches for
   "force" and ``-f`` for "f" (Joplin would leave out every note with "force", or with "f").
-- ``-type:`` and ``-iscompleted:`` are allowed (Joplin refuses them). ``iscompleted:`` only
+- ``-type:`` and ``-iscompleted:`` are allowed (Joplin's search lists every note for them). ``iscompleted:`` only
   ever matches to-dos, negated or not.
 - ``due:`` and ``-due:`` only match to-dos that have a due date (Joplin counts a to-do without
   one as due at the epoch, so ``-due:day+7`` would list every undated to-do).

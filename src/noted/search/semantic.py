@@ -162,6 +162,7 @@ class SemanticSearch:
         oversample: int = OVERSAMPLE,
         min_candidates: int = MIN_CANDIDATES,
         part_chars: int = LARGE_NOTE_CHARS.default,
+        indexing: bool = True,
     ) -> None:
         self.store = store
         self.db = db
@@ -170,6 +171,8 @@ class SemanticSearch:
         self.min_candidates = min_candidates
         self.part_chars = part_chars
         """``notes.largeNoteChars``: a longer note's chunks are of its opening (``noted.search.stale``)."""
+        self.indexing = indexing
+        """``search.indexer.enabled``: an open app indexes in the background (else only `noted index`)."""
 
     @functools.cached_property
     def tables(self) -> VectorTables:
@@ -317,22 +320,25 @@ class SemanticSearch:
             )
         with self.db.read() as conn:
             built, schema = get_meta(conn, META_MODEL), get_meta(conn, META_SCHEMA)
+        # With the background indexer off, nothing builds the index but `noted index`.
+        off = "run `noted index` (the background indexer is off: search.indexer.enabled)"
         if built is None:
             raise UnavailableError(
                 "semantic search is unavailable: the index has not been built yet",
-                hint="run `noted index`, or keep noted open while it indexes",
+                hint="run `noted index`, or keep noted open while it indexes" if self.indexing else off,
             )
+        waiting = "run `noted index` or wait for the indexer to finish" if self.indexing else off
         if built != self.tables.model_key():
             raise UnavailableError(
                 "semantic search is unavailable: the index was built with another model and is being rebuilt",
-                hint="run `noted index` or wait for the indexer to finish",
+                hint=waiting,
             )
         if schema != str(SCHEMA_VERSION):
             # Another layout (an older noted's): its tables are not the ones queried here.
             raise UnavailableError(
                 "semantic search is unavailable: the index was made by another version of noted "
                 "and is being rebuilt",
-                hint="run `noted index` or wait for the indexer to finish",
+                hint=waiting,
             )
 
     def _per_note(self, matches: list[ChunkMatch], floor: float, limit: int) -> list[SemanticHit]:

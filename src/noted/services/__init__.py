@@ -192,7 +192,13 @@ class Services:
             embedder = self.embedder()
         except ConfigError as exc:  # a model folder set wrong: search by meaning cannot run, by keyword can
             raise UnavailableError(exc.message, hint=exc.hint) from exc
-        semantic = SemanticSearch(self.store, self.db, embedder, part_chars=self.keyword.part_chars)
+        semantic = SemanticSearch(
+            self.store,
+            self.db,
+            embedder,
+            part_chars=self.keyword.part_chars,
+            indexing=self.settings.get(SEARCH_INDEXER_ENABLED),
+        )
         with self._lock:
             self._semantic = self._semantic or semantic
             return self._semantic
