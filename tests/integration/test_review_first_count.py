@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
 
 import pytest
 from tests.support.backends import BACKENDS, open_backend
+from tests.support.counting import Counting
 
-from noted.models import ACTOR_USER, ChangePage, NoteDraft, NotePatch, assistant_actor, mcp_actor
+from noted.models import ACTOR_USER, NoteDraft, NotePatch, assistant_actor, mcp_actor
 from noted.ops.review import Review
 from noted.store.protocol import Store
 from noted.store.sqlite.review import SqliteReview
@@ -23,25 +23,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         yield store
 
 
-class _FeedReads:
-    """A store that counts the feed rows read through it (the rest passes through untouched)."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self.rows = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-    def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage:
-        page = self._store.changes_since(cursor, limit)
-        self.rows += len(page.changes)
-        return page
-
-
-def _review(store: Store) -> tuple[Review, _FeedReads]:
-    counted = _FeedReads(store)
-    return Review(cast(Store, counted), SqliteReview(store.db)), counted  # type: ignore[attr-defined]
+def _review(store: Store) -> tuple[Review, Counting]:
+    counted = Counting(store, "changes_since")
+    return Review(counted.store, SqliteReview(store.db)), counted  # type: ignore[attr-defined]
 
 
 def test_the_persons_own_feed_is_passed_over_and_later_moves_still_show(store: Store) -> None:
@@ -54,7 +38,7 @@ def test_the_persons_own_feed_is_passed_over_and_later_moves_still_show(store: S
     review, counted = _review(store)
     review.refresh()
     # Not vacuous: before, the first refresh read every row of the feed (20 notes, 2 notebooks).
-    assert counted.rows == 0 and review.rows.cursor() == store.latest_cursor()
+    assert counted.read["changes_since"] == 0 and review.rows.cursor() == store.latest_cursor()
     store.update_note(ids[3], NotePatch(parent_id=other.id), actor=mcp_actor("claude"))
     review.refresh()  # read from there on: the move shows against the place the seed noted
     (entry,) = review.pending()
@@ -67,6 +51,6 @@ def test_a_feed_with_another_actors_change_is_read_as_before(store: Store) -> No
     store.update_note(note.id, NotePatch(append="two\n"), actor=assistant_actor("c1"))
     review, counted = _review(store)
     review.refresh()
-    assert counted.rows > 0  # nothing skipped: the assistant's change waits for review
+    assert counted.read["changes_since"] > 0  # nothing skipped: the assistant's change waits for review
     (entry,) = review.pending()
     assert entry.note_id == note.id and entry.detail.get("added") == 1
