@@ -167,6 +167,11 @@ class ReadsNotesFromText(Protocol):
         (None: a new note's). An import compares that with the note to tell what a file changes."""
         ...
 
+    def note_as_filed(self, note_id: str) -> Note:
+        """The note as its file is now, a change to the file noted has not followed yet recorded
+        first (as ``outside``), as a write finds it: a write that waited merges with it."""
+        ...
+
 
 @runtime_checkable
 class HasNoteProperties(Protocol):
