@@ -29,17 +29,21 @@ from noted.services import Services
 BODY = "# Plan\n\nline one\n\nline two\n"
 
 
-@pytest.fixture(params=["sqlite", "vault"])
+@pytest.fixture(params=["sqlite", "vault", "vault-unwatched"])
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Services, Callable[[str], None]]]:
-    """Services on a note "Plan", and how the person edits its text outside the chat."""
-    if request.param == "vault":
+    """Services on a note "Plan", and how the person edits its text outside the chat. A Markdown
+    folder without a watcher (``noted ask``, a folder it cannot watch) has not seen the edit when
+    the yes comes: before, the yes read the mirror's old copy and every edit refused the write."""
+    if request.param.startswith("vault"):
         vault = tmp_path / "vault"
         file = committed(vault, {"Work/Plan.md": BODY})
         services = Services.open(Profile(tmp_path / "p").ensure(), vault=str(vault))
+        watched = request.param == "vault"
 
         def edit(text: str) -> None:
             file.write_text(text)  # the person's editor
-            services.store.follower.scan()  # type: ignore[attr-defined]  # as the watcher would
+            if watched:
+                services.store.follower.scan()  # type: ignore[attr-defined]  # as the watcher would
 
     else:
         services = Services.open(Profile(tmp_path / "p").ensure(), welcome=False)

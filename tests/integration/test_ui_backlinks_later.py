@@ -1,4 +1,5 @@
-"""Backlinks are found for the note the reader shows, not for the notes it reads ahead.
+"""Backlinks are found for the note the reader shows, not for the notes it reads ahead, nor for
+those that flash past while ``j`` is held.
 
 The backlinks search was about 60 % of what reading a note ahead cost, and a note read ahead
 (the list's neighbours, the search screen's highlighted result) may never be shown.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from tests.integration.test_ui_app import SIZE
@@ -20,6 +22,7 @@ from noted.store.protocol import Store
 from noted.ui import data
 from noted.ui.app import NotedApp
 from noted.ui.data import NoteView
+from noted.ui.widgets import backlinks_later
 from noted.ui.widgets.note_list import NoteList
 from noted.ui.widgets.note_viewer import NoteViewer
 from noted.ui.widgets.outline import LinkList
@@ -47,9 +50,11 @@ class Reader:
 async def reader(fixture: Fixture, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Reader]:
     asked: list[str] = []
 
-    def counted(store: Store, keyword: PhraseSearch, note: Note, *rest: Resolver) -> list[Backlink]:
+    def counted(
+        store: Store, keyword: PhraseSearch, note: Note, *rest: Resolver, **stop: Any
+    ) -> list[Backlink]:
         asked.append(note.id)  # the real search runs
-        return backlinks(store, keyword, note, *rest)
+        return backlinks(store, keyword, note, *rest, **stop)
 
     monkeypatch.setattr(data, "backlinks", counted)
     services = open_services(fixture.root)
@@ -68,6 +73,7 @@ async def test_notes_read_ahead_are_not_searched_for_backlinks_until_shown(
     # The list: Release plan (shown first), Meeting notes, Groceries, Ideas.
     await until(pilot, lambda: viewer.reader.has_ahead(fixture.meeting))
     await until(pilot, lambda: viewer.reader.has_ahead(fixture.groceries))
+    await until(pilot, lambda: fixture.release in asked)  # a moment after it shows
     # Not vacuous: reading ahead searched the backlinks of both neighbours too.
     assert asked == [fixture.release]
     reader.app.workspace.query_one(NoteList).focus()
@@ -101,3 +107,22 @@ async def test_a_note_shown_from_its_copy_read_ahead_gets_its_backlinks_in_the_l
     await pilot.pause()
     assert asked.count(fixture.release) == searched
     assert links.has_items and links.option_count == 1
+
+
+async def test_notes_that_flash_past_are_not_searched_for_backlinks(
+    reader: Reader, fixture: Fixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``j`` held: each note shows for a moment, shorter than the wait before its search (made 3 s
+    here, so a loaded machine still moves on in time); only the note it stops on is searched."""
+    pilot, asked = reader.pilot, reader.asked
+    await until(pilot, lambda: asked == [fixture.release])
+    monkeypatch.setattr(backlinks_later, "DELAY", 3.0)
+    reader.app.workspace.query_one(NoteList).focus()
+    for note_id in (fixture.meeting, fixture.groceries, fixture.ideas):
+        await pilot.press("j")
+        await reader.until_shown(note_id)
+    # Not vacuous: before, Meeting notes and Groceries were searched as each showed.
+    assert asked == [fixture.release]
+    await until(pilot, lambda: asked == [fixture.release, fixture.ideas])
+    view = await reader.until_shown(fixture.ideas)
+    assert not view.backlinks_due

@@ -139,3 +139,7 @@ async def ready(pilot: Pilot[Any]) -> None:
     await until(pilot, lambda: len(app.workspace.query_one(NoteList).rows) == 4)
     await until(pilot, lambda: app.workspace.query_one(NotebookTree).ready)  # the list may come first
     await until(pilot, lambda: app.workspace.query_one(NoteViewer).view is not None)
+    # Its backlinks come a moment after it shows (``noted.ui.widgets.backlinks_later``); a reader
+    # too narrow to show (80×24) waits for its width, and looks for them once it has it.
+    viewer = app.workspace.query_one(NoteViewer)
+    await until(pilot, lambda: viewer.reader.parked or not viewer.view.backlinks_due)  # type: ignore[union-attr]

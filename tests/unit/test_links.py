@@ -10,9 +10,10 @@ import pytest
 from tests.support.backends import BACKENDS, LocalStore, open_backend
 from tests.support.tools_env import Env, make_env
 
+from noted.errors import Interruption
 from noted.models import NoteDraft
 from noted.ops import backlink_search
-from noted.ops.links import note_links, raw_links
+from noted.ops.links import backlinks, note_links, raw_links
 from noted.search.joplin import keyword_search_for
 
 
@@ -89,6 +90,29 @@ def test_backlinks_are_found_however_many_notes_mention_the_name(
     assert len(ranked) == 232 and ranked[-1] == linker.id  # the linking note ranks last: not vacuous
     back = note_links(store, keyword, target.id).backlinks
     assert [(b.note_id, b.title) for b in back] == [(linker.id, "Appendix")]
+
+
+def test_a_backlinks_search_stops_between_pages_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader stops the search of a note it no longer shows (``j`` held): asked to stop after
+    its first page of mentions, it reads no further page and says it stopped."""
+    monkeypatch.setattr(backlink_search, "BACKLINK_PAGE", 10)
+    with open_backend("sqlite", tmp_path / "store") as store:
+        folder = store.create_folder("Money", actor="user")
+        target = store.create_note(NoteDraft("Budget", "the plan\n", folder.id), actor="user")
+        with store.batch():
+            for i in range(35):
+                store.create_note(NoteDraft(f"Spending {i}", f"budget {i}\n", folder.id), actor="user")
+        asked: list[int] = []
+
+        def stop() -> bool:
+            asked.append(len(asked))
+            return len(asked) > 1  # the person moved on while the first page was read
+
+        with pytest.raises(Interruption):
+            backlinks(store, keyword_search_for(store), target, stop=stop)
+        assert len(asked) == 2  # not vacuous: a search that ran on would ask before all four pages
 
 
 @pytest.fixture

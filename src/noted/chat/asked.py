@@ -21,7 +21,7 @@ from noted.errors import NotedError
 from noted.models import Note
 from noted.ops.conflicts import carried
 from noted.providers import ToolCallReady
-from noted.store.protocol import Store
+from noted.store.protocol import ReadsNotesFromText, Store
 from noted.tools import ToolRegistry
 from noted.tools.proposals import note_key
 
@@ -58,7 +58,9 @@ def as_approved(store: Store, arguments: Mapping[str, Any], seen: Note | None) -
     Blocking."""
     args = dict(arguments)
     try:
-        now = store.get_note(seen.id) if seen is not None else None
+        # A Markdown folder without a watcher has not followed an edit of the file yet: read it.
+        read = store.note_as_filed if isinstance(store, ReadsNotesFromText) else store.get_note
+        now = read(seen.id) if seen is not None else None
     except NotedError:
         now = None  # gone: the tool says so
     if seen is None or now is None:

@@ -24,12 +24,12 @@ from __future__ import annotations
 import posixpath
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import unquote
 
-from noted.errors import NotFoundError
+from noted.errors import Interruption, NotFoundError
 from noted.markdown import MD_LINK, NOTE_SUFFIXES, WIKI_LINK, code_ranges, names_file, outline
 from noted.models import Note, Resource
 from noted.ops.attachments import linking_notes
@@ -308,9 +308,16 @@ def _is_attachment(store: Store, item_id: str, folders: frozenset[str] | None) -
 
 
 def backlinks(
-    store: Store, keyword: PhraseSearch, note: Note, resolver: Resolver | None = None
+    store: Store,
+    keyword: PhraseSearch,
+    note: Note,
+    resolver: Resolver | None = None,
+    *,
+    stop: Callable[[], bool] = lambda: False,
 ) -> list[Backlink]:
-    """The notes (not in the trash) with a link that resolves to ``note``, by title A→Z."""
+    """The notes (not in the trash) with a link that resolves to ``note``, by title A→Z.
+    ``Interruption`` when ``stop()`` is true before a page of mentions is read (the reader's note
+    moved on)."""
     resolver = resolver or Resolver(store)
     names = resolver.names(note)
     marks = link_marks_of(names, note.id)
@@ -318,6 +325,8 @@ def backlinks(
     found: dict[str, str] = {}
     for name in names:
         for page in mentioning(keyword, name, resolver.folders):
+            if stop():
+                raise Interruption(f"the search for the backlinks of {note.title!r} was stopped")
             fresh = [i for i in dict.fromkeys(page) if i not in seen]
             seen.update(fresh)
             for other in store.get_notes(fresh):

@@ -179,6 +179,7 @@ class Review:
         """Read the feed up to its end; how many entries were made or grown."""
         if self.rows.cursor() == 0:
             self._seed()
+            self._skip_the_persons()
         grown = 0
         while True:
             more, count = self._page()
@@ -211,6 +212,14 @@ class Review:
             tags = self.store.note_tag_titles([m.id for m in part])
             places |= {m.id: Place(m.parent_id, m.deleted_time, tags.get(m.id, ())) for m in part}
         self.rows.apply(0, 0, [], places, merge=merge_detail, burst_ms=BURST_MS)
+
+    def _skip_the_persons(self) -> None:
+        """Pass over the feed the seed already covers when only the person wrote it (a profile of
+        their own notes, an import): its rows would make no entry, and leave each note's place
+        where the seed found it. Reading them took seconds at 10,000 notes."""
+        other = self.store.first_change_not_by(0, PERSON_ACTORS)
+        if self._seeded and (other is None or other > self._seeded):
+            self.rows.apply(0, self._seeded, [], {}, merge=merge_detail, burst_ms=BURST_MS)
 
     def _page(self) -> tuple[bool, int]:
         cursor = self.rows.cursor()

@@ -9,7 +9,8 @@ mypy checks every binding.
 
 from __future__ import annotations
 
-from noted.store.protocol import FolderStore, HistoryStore, NoteStore, ResourceStore, TagStore
+from noted.store.history_protocol import HistoryStore
+from noted.store.protocol import FolderStore, NoteStore, ResourceStore, TagStore
 from noted.store.sync import SyncConflicts, Syncing
 
 
@@ -72,6 +73,7 @@ class Parts:
         self.changes_since = history.changes_since
         self.notes_changed_since = history.notes_changed_since
         self.latest_cursor = history.latest_cursor
+        self.first_change_not_by = history.first_change_not_by
         self.item_changes = history.item_changes
         self.note_history = history.note_history
         self.get_revision = history.get_revision

@@ -19,19 +19,16 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from noted.models import (
-    Change,
-    ChangePage,
     Folder,
-    HistoryPruned,
     Note,
     NoteDraft,
     NoteMeta,
     NotePatch,
     Resource,
     ResourceVersion,
-    Revision,
     Tag,
 )
+from noted.store.history_protocol import HistoryStore
 from noted.store.sync import SyncConflicts, Syncing
 
 
@@ -168,6 +165,11 @@ class ReadsNotesFromText(Protocol):
     def as_read(self, note_id: str | None, draft: NoteDraft) -> NoteDraft:
         """``draft`` as the note will read once written from it, into the file of note ``note_id``
         (None: a new note's). An import compares that with the note to tell what a file changes."""
+        ...
+
+    def note_as_filed(self, note_id: str) -> Note:
+        """The note as its file is now, a change to the file noted has not followed yet recorded
+        first (as ``outside``), as a write finds it: a write that waited merges with it."""
         ...
 
 
@@ -336,41 +338,6 @@ class ResourceStore(Protocol):
         """Put version ``version_id`` of the attachment back under its id (a deleted one comes
         back, so the ``:/id`` links in notes work again); the file it replaces is kept as a
         version in turn. ``NotFoundError`` when that is no version of this attachment."""
-        ...
-
-
-class HistoryStore(Protocol):
-    """The change feed, and the revisions of each note with who made them."""
-
-    def changes_since(self, cursor: int, limit: int = 1000) -> ChangePage: ...
-    def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
-        """The notes the first ``limit`` changes after ``cursor`` changed (``update``, ``create``,
-        ``delete`` of a note; not its tags), and whether more changes follow; cheaper than reading
-        the changes when only which notes is asked (search's ``N notes changed since indexed``)."""
-        ...
-
-    def latest_cursor(self) -> int: ...
-    def item_changes(self, item_ids: Sequence[str], *, limit: int = 200) -> list[Change]:
-        """The changes to any of these items (notes, notebooks, tags, attachments; a ``note_tag``
-        change counts for its note), newest first, at most ``limit``: who did what to one note and
-        the things around it, without reading the whole feed."""
-        ...
-
-    def note_history(self, note_id: str, *, bodies: bool = True) -> list[Revision]:
-        """The note's revisions, newest first; without ``bodies`` each one's ``body`` is empty
-        (a listing: a thousand revisions of a large note would be a thousand copies of it), and
-        ``get_revision`` reads one whole."""
-        ...
-
-    def get_revision(self, revision_id: int) -> Revision: ...
-    def kept_notes(self, prefix: str = "") -> dict[str, str]:
-        """The notes with kept revisions (erased ones too: ``noted.ops.erased``) whose ids start
-        with ``prefix``, each with its newest revision's title."""
-        ...
-
-    def prune_history(self, *, now: int | None = None) -> HistoryPruned:
-        """Thin every note's revisions by the history rule (``noted.store.history.thinning``),
-        store what it keeps in its smallest form, and give the freed space back to the disk."""
         ...
 
 

@@ -8,7 +8,7 @@ Listings are paged and never read note bodies; only ``load_note_view`` reads one
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from noted.markdown import Outline, opening, outline
@@ -244,9 +244,12 @@ def load_note_view(
     return NoteView(note, notebook, tags, resources, links, outline(note.body, part_chars), text, later)
 
 
-def with_backlinks(store: Store, view: NoteView, keyword: PhraseSearch) -> NoteView:
-    """``view`` with the backlinks it was read without (``load_note_view``'s ``backlinks_later``)."""
-    back = backlinks(store, keyword, view.note)
+def with_backlinks(
+    store: Store, view: NoteView, keyword: PhraseSearch, *, stop: Callable[[], bool] = lambda: False
+) -> NoteView:
+    """``view`` with the backlinks it was read without (``load_note_view``'s ``backlinks_later``);
+    ``noted.errors.Interruption`` once ``stop()`` says so (``noted.ops.links.backlinks``)."""
+    back = backlinks(store, keyword, view.note, stop=stop)
     return replace(
         view,
         links=(*view.links, *(LinkedNote(b.note_id, b.title, "back") for b in back)),

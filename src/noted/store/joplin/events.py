@@ -40,7 +40,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from noted.errors import BackendError
 from noted.models import ChangePage
@@ -143,6 +143,11 @@ class EventFeed:
         """The notes changed after noted's ``cursor`` (Joplin's new events included)."""
         self.pull(poll=True)
         return self.sidecar.notes_changed_since(cursor, limit)
+
+    def first_change_not_by(self, cursor: int, actors: Collection[str]) -> int | None:
+        """The first change after noted's ``cursor`` by none of ``actors`` (Joplin's new events included)."""
+        self.pull(poll=True)
+        return self.sidecar.first_change_not_by(cursor, actors)
 
     def latest_cursor(self) -> int:
         """noted's cursor of the newest change (Joplin's new events included)."""

@@ -3,7 +3,7 @@ actors the sidecar keeps for what Joplin does not."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from noted.errors import NotFoundError
 from noted.models import (
@@ -33,6 +33,9 @@ class History:
 
     def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
         return self.api.feed.notes_changed_since(cursor, limit)
+
+    def first_change_not_by(self, cursor: int, actors: Collection[str]) -> int | None:
+        return self.api.feed.first_change_not_by(cursor, actors)
 
     def latest_cursor(self) -> int:
         return self.api.feed.latest_cursor()

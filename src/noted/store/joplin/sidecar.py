@@ -53,7 +53,14 @@ from noted.store.joplin.lengths import BodyLengths
 from noted.store.joplin.sidecar_schema import ensure_schema
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.db import Database, get_meta, set_meta
-from noted.store.sqlite.feed import changes_after, changes_of, kept_json, notes_changed_after, place_from
+from noted.store.sqlite.feed import (
+    changes_after,
+    changes_of,
+    first_not_by,
+    kept_json,
+    notes_changed_after,
+    place_from,
+)
 from noted.store.sqlite.pending import PendingFiles, sweep
 
 SIDECAR_NAME = "joplin-sidecar.db"
@@ -273,6 +280,10 @@ class Sidecar:
     def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
         with self.db.read() as conn:
             return notes_changed_after(conn, "joplin_feed", cursor, limit)
+
+    def first_change_not_by(self, cursor: int, actors: Collection[str]) -> int | None:
+        with self.db.read() as conn:
+            return first_not_by(conn, "joplin_feed", cursor, actors)
 
     def item_changes(self, item_ids: Sequence[str], limit: int) -> list[Change]:
         """The changes to any of ``item_ids`` the sidecar has seen, newest first, at most ``limit``."""

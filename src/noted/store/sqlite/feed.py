@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import apsw
@@ -147,6 +147,16 @@ def changes_after(conn: apsw.Connection, table: str, cursor: int, limit: int) ->
     ).fetchall()
     changes = tuple(_change(r) for r in rows[:limit])
     return ChangePage(changes, changes[-1].id if changes else cursor, len(rows) > limit)
+
+
+def first_not_by(conn: apsw.Connection, table: str, cursor: int, actors: Collection[str]) -> int | None:
+    """The id of the first row of ``table`` after ``cursor`` whose actor is none of ``actors``."""
+    marks = ", ".join("?" * len(actors))
+    row = conn.execute(
+        f"SELECT id FROM {table} WHERE id > ? AND actor NOT IN ({marks}) ORDER BY id LIMIT 1",
+        (cursor, *actors),
+    ).fetchone()
+    return None if row is None else int(row[0])
 
 
 def notes_changed_after(conn: apsw.Connection, table: str, cursor: int, limit: int) -> tuple[set[str], bool]:

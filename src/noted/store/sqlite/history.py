@@ -9,7 +9,7 @@ of adding a row (only within one editing session) is a rule shared with the Jopl
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import apsw
 
@@ -19,7 +19,7 @@ from noted.store.history.versions import VersionTable
 from noted.store.revisions import SessionBursts
 from noted.store.sqlite.base import note_row
 from noted.store.sqlite.db import Database
-from noted.store.sqlite.feed import changes_after, changes_of, notes_changed_after
+from noted.store.sqlite.feed import changes_after, changes_of, first_not_by, notes_changed_after
 
 
 class History:
@@ -69,6 +69,10 @@ class History:
     def notes_changed_since(self, cursor: int, limit: int) -> tuple[set[str], bool]:
         with self.db.read() as conn:
             return notes_changed_after(conn, "changes", cursor, limit)
+
+    def first_change_not_by(self, cursor: int, actors: Collection[str]) -> int | None:
+        with self.db.read() as conn:
+            return first_not_by(conn, "changes", cursor, actors)
 
     def latest_cursor(self) -> int:
         """The id of the newest change (0 when there is none)."""

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from noted.errors import InvalidInputError, ProfileError
+from noted.models import Note
 from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.history.thinning import Thinning
 from noted.store.parts import Parts
@@ -179,6 +180,11 @@ class VaultStore(Parts):
             self._watcher.stop()
             self._watcher = None
         self.mirror.close()
+
+    def note_as_filed(self, note_id: str) -> Note:
+        """``ReadsNotesFromText.note_as_filed``: the note caught up with its file."""
+        with self.batch():
+            return self.core.catch_up(note_id)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:

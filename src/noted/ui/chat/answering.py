@@ -158,7 +158,7 @@ class Answering:
                 await chat.add_notice(
                     message, kind="error", remedy=f"{remedy}; your message is back in the box"
                 )
-                self._pane.answering_elsewhere(self.text)
+                self._pane.elsewhere.answering(self.text)
             case ev.Failed(message=message, remedy=remedy):
                 chat.cut_short(BREAK)
                 await chat.add_notice(message, kind="error", remedy=remedy)

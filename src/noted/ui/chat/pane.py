@@ -30,7 +30,7 @@ from noted.ui.chat.answering import Answering
 from noted.ui.chat.copying import copy_message, copy_message_code, message_to_copy
 from noted.ui.chat.data import ChatView, Setup, check_setup, hint, load_chat
 from noted.ui.chat.edits import EditCard
-from noted.ui.chat.elsewhere import wait_until_free
+from noted.ui.chat.elsewhere import Elsewhere, stamp_of
 from noted.ui.chat.keys import CHAT_BINDINGS, CHAT_COMMANDS, CHAT_HELP
 from noted.ui.chat.log import ChatLog
 from noted.ui.chat.models import choose_model
@@ -115,6 +115,8 @@ class ChatPane(Vertical):
         self._input = ChatInput()
         self._answering = Answering(self, self.chat_log, self.status_line, before_turn)
         self._undoing = Undoing(self)
+        self.elsewhere = Elsewhere(self)
+        """Catching up with what other windows did to the conversation."""
 
     def compose(self) -> ComposeResult:
         yield self._header
@@ -197,7 +199,7 @@ class ChatPane(Vertical):
     async def action_new_chat(self) -> None:
         """Start a new conversation about the open note (Ctrl+N)."""
         self._stop_run()
-        self.conversation = None
+        self.conversation = self.elsewhere.shown = None  # a chat of its own: nothing to catch up with
         await self.chat_log.reset(hint(self.note_id, self.note_title))
         self._show_header()
         self.post_message(self.UsageChanged(self, 0))
@@ -305,27 +307,16 @@ class ChatPane(Vertical):
         if started and await asyncio.to_thread(self.services.transcripts.drop_if_empty, self.conversation.id):
             self.conversation = None  # the message was refused before it was kept (over the budget)
 
-    def answering_elsewhere(self, text: str) -> None:
-        """Another window answers in this conversation: ``text``, not saved, goes back in the box,
-        and the pane catches up with that window's exchange when its answer ends."""
-        if not self._input.value.strip():
-            self._input.value = text
-        self._input.focus()
-        if self.conversation is not None:
-            self._follow(self.conversation.id)
+    def reload(self, conversation_id: str | None) -> None:
+        """Show the conversation (None: the note's latest) as the profile has it now."""
+        self._load(self.note_id, conversation_id)
 
-    @thread_work("chat-follow", "Waiting for another window's answer")
-    def _follow(self, conversation_id: str) -> None:
-        if wait_until_free(self.services.transcripts, conversation_id):
-            self.app.call_from_thread(self._caught_up, conversation_id)
-
-    def _caught_up(self, conversation_id: str) -> None:
-        if self.conversation is not None and self.conversation.id == conversation_id and not self.running:
-            self._load(self.note_id, conversation_id)
+    def on_descendant_focus(self) -> None:
+        self.elsewhere.check()  # another window may have changed the chat since it was shown
 
     def _stop_run(self) -> None:
         """End a running answer at once (the person moved to another chat or note)."""
-        self.workers.cancel_group(self, "chat-follow")
+        self.elsewhere.stop()
         self.editing = None
         self._replaced.clear()
         self._answering.stop()
@@ -356,6 +347,8 @@ class ChatPane(Vertical):
             self.conversation = view.conversation  # its new title and counts
             if view.estimated:  # the server counted nothing: the estimate after the answer
                 self.post_message(self.UsageChanged(self, view.size, estimated=True))
+        if self.conversation is view.conversation:  # shown, or its title and counts: compared on focus
+            self.elsewhere.shown = stamp_of(view.conversation, view.note_title)
         self._show_header()
         self._show_setup()
         self.refresh_bindings()

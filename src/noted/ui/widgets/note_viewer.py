@@ -25,7 +25,7 @@ from noted.errors import NotFoundError
 from noted.ops.links import PhraseSearch
 from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import Store
-from noted.ui.data import NoteView, load_note_view, page_text, with_backlinks
+from noted.ui.data import NoteView, load_note_view, page_text
 from noted.ui.messages import OpenAnswered, OpenNote, line_of
 from noted.ui.reader_model import (
     EMPTY,
@@ -42,6 +42,7 @@ from noted.ui.reader_model import (
     Surface,
 )
 from noted.ui.widgets.attachments import AttachmentFlows
+from noted.ui.widgets.backlinks_later import BacklinksFound, BacklinksLater
 from noted.ui.widgets.markdown_page import MarkdownPage
 from noted.ui.widgets.note_copy import copy_note, copy_note_code
 from noted.ui.widgets.note_header import note_header
@@ -97,12 +98,6 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         copy: Copy[Drawn] | None
 
     @dataclass
-    class _Completed(Message, bubble=False):
-        was: Copy[Drawn]
-        view: NoteView
-        generation: int
-
-    @dataclass
     class _ReadAhead(Message, bubble=False):
         copies: tuple[Copy[Drawn], ...]
         generation: int
@@ -118,6 +113,7 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
         super().__init__(id=id)
         self._store, self._keyword = store, keyword  # keyword: finds backlinks (None: none shown)
         self._part_chars = part_chars
+        self._backlinks = None if keyword is None else BacklinksLater(self, store, keyword)
         self._due: str | None = None
         """A section asked for below the opening drawn so far: gone to once the page is whole."""
         """``notes.largeNoteChars``: a longer note shows its opening only (``NoteView.partial``)."""
@@ -205,7 +201,9 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
     @thread_work("viewer-load", "opening the note")
     def _fetch(self, fetch: Fetch, look: Look | None, first: int, kept: Kept | None) -> None:
         try:
-            view = load_note_view(self._store, fetch.note_id, self._keyword, part_chars=self._part_chars())
+            view = load_note_view(  # its backlinks once it has shown a moment (``BacklinksLater``)
+                self._store, fetch.note_id, self._keyword, part_chars=self._part_chars(), backlinks_later=True
+            )
         except NotFoundError:
             self.post_message(self._Loaded(fetch, None))
             return
@@ -233,12 +231,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             copies.append(Copy(view, None if look is None else draw(page_text(view), look)))
         self.post_message(self._ReadAhead(tuple(copies), fetch.generation))
 
-    @thread_work("viewer-backlinks", "finding the note's backlinks")
-    def _complete(self, copy: Copy[Drawn], keyword: PhraseSearch, generation: int) -> None:
-        self.post_message(self._Completed(copy, with_backlinks(self._store, copy.view, keyword), generation))
-
-    @on(_Completed)
-    def _completed_view(self, message: _Completed) -> None:
+    @on(BacklinksFound)
+    def _completed_view(self, message: BacklinksFound) -> None:
         if self.reader.view is message.was.view:  # else another note, or this one read again since
             self.reader.view = message.view
             self.query_one(LinkList).show(message.view.links, message.view.resources)
@@ -285,9 +279,11 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             scroll.update(page_text(view), effect.copy.drawn, key=view.note.id)  # another note: no find
             self.query_one(OutlineList).show(view.outline)
             self.query_one(LinkList).show(view.links, view.resources)
-            if view.backlinks_due and self._keyword is not None:
-                # Read ahead without them: only a note shown needs them.
-                self._complete(effect.copy, self._keyword, self.reader.generation)
+            if view.backlinks_due and self._backlinks is not None:
+                # Read ahead without them: only a note shown (for a moment) needs them.
+                self._backlinks.ask(effect.copy, self.reader.generation)
+            elif self._backlinks is not None:
+                self._backlinks.drop()
             if section is None or not self.scroll_to_section(section):
                 scroll.scroll_to(y=offset, animate=False, immediate=True)
             if not effect.keep_scroll:
@@ -296,6 +292,8 @@ class NoteViewer(ReportsWorkerFailures, Vertical):
             header.border_subtitle = "" if scroll.find is None else scroll.find.status()
 
     def _blank(self, text: str) -> None:
+        if self._backlinks is not None:
+            self._backlinks.drop()
         self.query_one("#note-header", Static).update(Content.styled(text, "$text-muted"))
         self.query_one("#note-header", Static).border_subtitle = ""
         self.query_one(NoteScroll).update("")
