@@ -96,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
                 _, syncs = one_run(args.src, corpus, root / "work", embedded=args.embedded, strace=True)
                 print(f"fsync/fdatasync/sync calls of one import: {syncs}")
         load_after = os.getloadavg()
-        where = "embedded profile" if args.embedded else "Markdown folder"
+        where = "an embedded profile" if args.embedded else "a Markdown folder"
         print(
-            f"{args.notes} notes into a {where}: median {statistics.median(walls):.2f} s over {args.runs} runs"
+            f"{args.notes} notes into {where}: median {statistics.median(walls):.2f} s over {args.runs} runs"
         )
         print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
     finally:
