@@ -158,6 +158,7 @@ class JoplinApi:
         state: ItemState | None = None,
         read: Mapping[str, Any] | None = None,
         check: Callable[[], None] | None = None,
+        known: tuple[Place, Place] | None = None,
         **kwargs: Any,
     ) -> Any:
         """Send one write of ``item_id`` by ``actor``, recording it so its change gets the actor.
@@ -181,11 +182,14 @@ class JoplinApi:
                 not asked for again).
             check: run last before the request (``ConflictError``: nothing is sent), so that what
                 it checks can change only in the request's round trip.
+            known: the note's place before and after the write, when noted knows both without
+                asking (a tag linked to a note this process has just made): neither is read.
         """
         kind = _kind(path)
         placed = change is not None and kind in (ItemType.NOTE, ItemType.NOTE_TAG)
         before = None
-        if placed and not (kind is ItemType.NOTE and change in (ChangeType.CREATE, ChangeType.DELETE)):
+        creates = kind is ItemType.NOTE and change in (ChangeType.CREATE, ChangeType.DELETE)
+        if placed and known is None and not creates:
             before = keep_outside_place(self.feed, self.client, item_id, read)
         writes = [self.sidecar.begin_write(item_id, actor, kind)]
         writes += [self.sidecar.begin_write(note_id, actor, ItemType.NOTE) for note_id in notes_too]
@@ -200,7 +204,7 @@ class JoplinApi:
         joplin_time = answer.get("updated_time") if isinstance(answer, dict) else None
         kept: ItemState | Place | None = state
         if placed and change is not None:
-            kept = place_after(self.client, item_id, kind, change, body, before)
+            kept = known[1] if known else place_after(self.client, item_id, kind, change, body, before)
         self.sidecar.end_write(
             writes[0], joplin_time=int(joplin_time) if joplin_time else None, change=change, state=kept
         )

@@ -27,6 +27,7 @@ from noted.models import (
     NoteDraft,
     NoteMeta,
     NotePatch,
+    Place,
     new_id,
     now_ms,
 )
@@ -43,6 +44,8 @@ from noted.store.rules import check_body, clean_title
 from noted.wording import plural
 
 _TRIES = 3
+_MADE_FIELDS = frozenset(NOTE_FIELDS.split(",")) - {"is_conflict", "encryption_applied"}
+"""What Joplin's answer to a new note's POST gives (those two it leaves out are 0 for a new note)."""
 """An update based on no text read starts again this often when the note changes under it."""
 _ORDER = {
     NoteOrder.UPDATED: ("user_updated_time", "DESC"),
@@ -253,12 +256,12 @@ class Notes:
             payload["user_created_time"] = draft.user_created_time
         if draft.user_updated_time:
             payload["user_updated_time"] = draft.user_updated_time
-        self.api.send(note_id, actor, "POST", "/notes", payload, change=ChangeType.CREATE)
-        note = self.get_note(note_id)
+        answer = self.api.send(note_id, actor, "POST", "/notes", payload, change=ChangeType.CREATE)
+        note = self._made(note_id, answer)
         self.api.sidecar.save_revision(note, actor, note.updated_time, session=session)
         if draft.tags:
             try:
-                self.tags.link(note_id, draft.tags, actor=actor)
+                self.tags.link(note_id, draft.tags, actor=actor, made=Place(draft.parent_id, 0, ()))
             except (BackendError, NotFoundError) as exc:
                 tags = " ".join(shlex.quote(t) for t in draft.tags)
                 raise PartlyDoneError(
@@ -267,6 +270,15 @@ class Notes:
                     exc,
                     hint=f"add them with `noted tag {note_id[:8]} {tags}`, not by creating it again",
                 ) from exc
+        return note
+
+    def _made(self, note_id: str, answer: object) -> Note:
+        """The note just made, as Joplin's answer to the POST gives it (every field it stores),
+        else as read again."""
+        if not (isinstance(answer, dict) and answer.get("id") == note_id and _MADE_FIELDS <= answer.keys()):
+            return self.get_note(note_id)
+        note = note_of(answer)
+        self.api.sidecar.lengths.keep([note])
         return note
 
     def update_note(

@@ -8,12 +8,13 @@ its notes kept by ``noted.store.joplin.tag_notes``, read again only when they ma
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from noted.errors import BackendError, InvalidInputError, NotFoundError, PartlyDoneError
-from noted.models import ChangeType, ItemState, ItemType, Tag, new_id
+from noted.models import ChangeType, ItemState, ItemType, Place, Tag, new_id
 from noted.store.joplin.base import TAG_FIELDS, JoplinApi, safe_id, tag_of
 from noted.store.joplin.tag_notes import TagNotes
 from noted.store.rules import clean_title
@@ -75,17 +76,21 @@ class Tags:
     def ensure_tag(self, title: str, actor: str, note_id: str = "") -> str:
         """The tag's id, made when missing (for ``note_id``: its feed row says so, and the review
         leaves it to the note's entry)."""
+        return self._ensure(title, actor, note_id)[0]
+
+    def _ensure(self, title: str, actor: str, note_id: str) -> tuple[str, str]:
+        """``ensure_tag``'s id, and the tag's title as Joplin keeps it."""
         title = clean_title(title, "tag")
         if not title:
             raise InvalidInputError("a tag needs a title")
         found = self._find(title)
         if found is not None:
-            return str(found["id"])
+            return str(found["id"]), str(found.get("title", title))
         tag_id = new_id()
         made = ItemState(title, notes=(note_id,) if note_id else ())
         body = {"id": tag_id, "title": title}
-        self.api.send(tag_id, actor, "POST", "/tags", body, change=ChangeType.CREATE, state=made)
-        return tag_id
+        answer = self.api.send(tag_id, actor, "POST", "/tags", body, change=ChangeType.CREATE, state=made)
+        return tag_id, str(answer.get("title", title)) if isinstance(answer, dict) else title
 
     def create_tag(self, title: str, *, actor: str) -> Tag:
         return self.get_tag(self.ensure_tag(title, actor))
@@ -190,19 +195,31 @@ class Tags:
         self.link(note_id, titles, actor=actor)
         return self.note_tags(note_id)
 
-    def link(self, note_id: str, titles: Sequence[str], *, actor: str) -> None:
+    def link(self, note_id: str, titles: Sequence[str], *, actor: str, made: Place | None = None) -> None:
         """``tag_note`` without its answer, which counts the notes of each of the note's tags (for
-        a note being created: an import of many notes of one tag would read them again and again)."""
-        self.api.note_item(note_id, "id")
-        linked = self._linked_ids(note_id)
+        a note being created: an import of many notes of one tag would read them again and again).
+        ``made``: the place of a note this process has just made (no tag yet): it is not read
+        again, before or after each link (``JoplinApi.send``'s ``known``)."""
+        linked: set[str] = set()
+        if made is None:
+            self.api.note_item(note_id, "id")
+            linked = self._linked_ids(note_id)
         done: list[str] = []
+        place = made
         for index, title in enumerate(titles):
             try:
-                tag_id = self.ensure_tag(title, actor, note_id)
+                tag_id, stored = self._ensure(title, actor, note_id)
                 if tag_id in linked:
                     continue
                 path = f"/tags/{tag_id}/notes"
-                self.api.send(note_id, actor, "POST", path, {"id": note_id}, change=ChangeType.CREATE)
+                known = None
+                if place is not None:
+                    tags = tuple(sorted((*place.tags, stored), key=str.casefold))
+                    known = (place, dataclasses.replace(place, tags=tags))
+                self.api.send(
+                    note_id, actor, "POST", path, {"id": note_id}, change=ChangeType.CREATE, known=known
+                )
+                place = known[1] if known else None
             except BackendError as exc:  # Joplin's: a retry must know what was written
                 raise _stopped(("added", "adding"), titles, done, index, exc) from None
             linked.add(tag_id)

@@ -23,18 +23,17 @@ import contextlib
 import dataclasses
 import mimetypes
 import re
-import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from noted.errors import InvalidInputError, NotedError
-from noted.markdown import linked_ids
 from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
-from noted.store.protocol import HasFileLinks, HasNoteProperties, ReadsNotesFromText, Store
+from noted.store.protocol import HasNoteProperties, ReadsNotesFromText, Store
 from noted.store.revisions import COPY, copy_prefix, copy_title, labelled
 from noted.store.transfer.common import read_regular, tags_by_note
+from noted.store.transfer.forward import ForwardLinks
 from noted.store.transfer.matching import copy_id
 from noted.store.transfer.scan import Progress, Scan, ScanFile, scan_folder
 from noted.wording import plural
@@ -227,7 +226,7 @@ def _apply(
     """Create, update or leave the file's note, or copy the file's text beside it; returns which
     ("created", "updated", "unchanged", "kept": the note's edits since the last import, "copied",
     "trashed": skipped). The write is made in the import's ``session``, so writing the note again
-    for its forward links (``_ForwardLinks``) updates its revision instead of adding one."""
+    for its forward links (``ForwardLinks``) updates its revision instead of adding one."""
     old = file.existing
     if old is None:
         note = store.create_note(_draft(store, file, parent_id, body), actor=ACTOR_IMPORT, session=session)
@@ -242,12 +241,18 @@ def _apply(
     wanted = _wanted(store, file, old, parent_id, body, tags.get(old.id, []))
     patch = _patch(wanted, old)
     kept = False
+    changes = patch is not None or any(_tag_changes(wanted, tags.get(old.id, [])))
+    base = _last_import(store, old.id) if changes else None
+    if changes and (file.by_title or base is None and file.front.updated != old.user_updated_time):
+        # Found only by its title (another profile's welcome note), or with no import on record
+        # (a note made in noted, or the record is gone) and the file no export of the note as it
+        # is: which side changed is unknown, in any field (a due date too), so both are kept. A
+        # file naming an id no note has is that note: a new one.
+        if file.front.id is not None and file.front.id != old.id:
+            file.existing, file.note_id, file.by_title = None, file.front.id, False
+            return _apply(store, file, parent_id, body, tags, warnings, session)
+        return "copied" if _copy(store, file, old, body) else "unchanged"
     if patch is not None and (patch.title is not None or patch.body is not None):
-        base = _last_import(store, old.id)
-        if base is None and file.front.updated != old.user_updated_time:
-            # No import on record (a note made in noted, or the record is gone), and the file is
-            # no export of the note as it is: which side changed is unknown, so both are kept.
-            return "copied" if _copy(store, file, old, body) else "unchanged"
         if base is not None and (old.title, old.body) != base:  # edited in noted since
             if (wanted.title, wanted.body) != base:
                 return "copied" if _copy(store, file, old, body) else "unchanged"  # copied before
@@ -298,7 +303,7 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
     folder_ids: dict[str, str] = {}
     folders_created = 0
     done = 0
-    links = _ForwardLinks(store, {f.note_id for f in scan.files})
+    links = ForwardLinks(store, {f.note_id for f in scan.files})
     for files in _slices(scan.files):
         if done:
             time.sleep(SLICE_PAUSE)
@@ -352,35 +357,6 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
         conflict_copies=counts["copied"],
         notes_trashed=counts["trashed"],
     )
-
-
-class _ForwardLinks:
-    """A store that writes links as paths (a Markdown folder) can write a ``:/id`` link only to a
-    note already written: a note linking one written after it (or itself) is written again in the
-    slice that writes the last of those, so no id of noted's stays in the files."""
-
-    def __init__(self, store: Store, note_ids: set[str]) -> None:
-        self.store = store
-        self.session = f"import:{secrets.token_hex(8)}"
-        """The import's writes: a note written again joins the revision its first write added."""
-        self.note_ids = note_ids if isinstance(store, HasFileLinks) else set()
-        self.written: set[str] = set()
-        self.waiting: dict[str, tuple[str, set[str]]] = {}
-
-    def wrote(self, note_id: str, body: str) -> None:
-        """The note ``note_id`` was written from ``body`` (``""``: left as it was)."""
-        if ahead := linked_ids(body) & self.note_ids - self.written:  # (itself included)
-            self.waiting[note_id] = (body, ahead)
-        self.written.add(note_id)
-
-    def settle(self) -> None:
-        """Write again the notes whose linked notes are all written now."""
-        for note_id, (body, ahead) in list(self.waiting.items()):
-            if ahead <= self.written:
-                del self.waiting[note_id]
-                kept = self.store.get_note(note_id).user_updated_time  # (the file's, not now)
-                patch = NotePatch(body=body, user_updated_time=kept)
-                self.store.update_note(note_id, patch, actor=ACTOR_IMPORT, session=self.session)
 
 
 def _slices(files: list[ScanFile]) -> Iterator[list[ScanFile]]:

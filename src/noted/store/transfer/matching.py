@@ -6,7 +6,9 @@ path in it, the same at every import, so a re-import finds it whatever its title
 (the Markdown folder reads the title from a first-line heading, say) and two files sharing a title
 each find their own. Else (a note imported before noted kept that id, a file renamed since) it is
 the note of that title in the file's notebook that no other file claims: one whose body is the
-file's first, else the oldest, so each file finds the same note every time. Nothing here writes.
+file's first, else the oldest, so each file finds the same note every time. A note found by title
+alone is a guess (``ScanFile.by_title``): the import changes none of its fields; a file that differs
+from it in any makes a new note (one naming an id) or a conflict copy beside it. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ def match_notes(scan: Scan) -> None:
         for file in scan.files:
             if file.existing is None:
                 file.existing = _by_title(scan, file, by_folder, claimed, same_body=same_body)
+                file.by_title = file.existing is not None
     for file in scan.files:
         file.note_id = file.existing.id if file.existing else file.front.id or file.note_id or new_id()
 

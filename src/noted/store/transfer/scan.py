@@ -80,6 +80,8 @@ class ScanFile:
     mtime: int
     note_id: str = ""
     existing: Note | None = None
+    by_title: bool = False
+    """``existing`` was found by its title alone: a guess, so it is never changed (``matching.py``)."""
 
 
 @dataclass

@@ -10,14 +10,12 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pathspec
 
 from noted.errors import FolderNotWritableError, InvalidInputError
-from noted.store.durable import sync_dir
 from noted.store.vault.filestate import (
     ABSENT,
     DIR_LINK,
@@ -34,6 +32,7 @@ from noted.store.vault.filestate import (
     has_bad_name,
     link_skipped,
 )
+from noted.store.vault.journal import FileJournal
 from noted.store.vault.moves import MoveLog
 from noted.tempfiles import sweep, temp_beside
 
@@ -58,38 +57,21 @@ class Vault:
         """Each folder's resolved path (cleared when folders move: ``forget_folders``)."""
         self.bad_names: dict[str, str] = {}
         """What the last full ``walk`` left out (names not UTF-8, shown; links), with why."""
-        self._local = threading.local()
+        self._journal = FileJournal(self.moves)
         """This thread's ``journal``: how to undo each file change made inside it, in order."""
 
-    @contextlib.contextmanager
-    def journal(self) -> Iterator[None]:
+    def journal(self) -> contextlib.AbstractContextManager[None]:
         """When the block raises, put the files and folders it wrote or moved back as they were.
 
         ``VaultStore.batch`` runs it inside the mirror's transaction, which is rolled back too, so
         a failed batch leaves neither files nor rows. A crash half way cannot run this: the next
         start does (``noted.store.vault.moves``: a single note's save keeps the file it wrote).
         """
-        if getattr(self._local, "undo", None) is not None:
-            yield
-            return
-        undo: list[Callable[[], object]] = []
-        self._local.undo = undo
-        try:
-            yield
-        except BaseException:
-            self._local.undo = None
-            for step in reversed(undo):
-                with contextlib.suppress(OSError):
-                    step()
-            raise
-        finally:
-            self._local.undo = None
-            if self.moves is not None:
-                self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
+        return self._journal.run()
 
     def of_several_notes(self) -> None:
         """The ``journal`` under way is of several notes even if it writes one: a crash undoes it."""
-        if self.moves is not None and getattr(self._local, "undo", None) is not None:
+        if self.moves is not None and self._journal.active:
             self.moves.start(several=True)
 
     def undo_moves(self) -> None:
@@ -102,11 +84,6 @@ class Vault:
                 self.prune_trash(rel)
         self.forget_folders()
 
-    def _remember(self, step: Callable[[], object]) -> None:
-        undo = getattr(self._local, "undo", None)
-        if undo is not None:
-            undo.append(step)
-
     def make_dir(self, folder: Path) -> None:
         """Make ``folder`` and its missing parents (taken away again by a failing ``journal``)."""
         missing: list[Path] = []
@@ -116,7 +93,7 @@ class Vault:
             here = here.parent
         folder.mkdir(parents=True, exist_ok=True)
         for made in reversed(missing):  # undone deepest first
-            self._remember(made.rmdir)
+            self._journal.remember(made.rmdir)
 
     def _load_ignore(self) -> pathspec.GitIgnoreSpec:
         lines: list[str] = []
@@ -300,19 +277,23 @@ class Vault:
         if path.is_symlink():
             raise InvalidInputError(f'"{rel}" is a symbolic link; noted does not write through links')
         self.make_dir(path.parent)
-        journaled = getattr(self._local, "undo", None) is not None
+        journaled = self._journal.active
         before = path.read_bytes() if journaled and path.exists() else None
         mode = None
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(os.stat(path).st_mode)
         temp = temp_beside(path)
+        # A new file of a journal is synced with the others at its end: until then a crash undoes
+        # it from the move log, whose line is synced before the rename (even one the crash emptied).
+        later = journaled and mode is None and self.moves is not None
         try:
             with open(temp, "wb") as fh:
                 fh.write(data)
                 fh.flush()
                 if at:
                     os.utime(fh.fileno(), ns=(at * 1_000_000,) * 2)
-                os.fsync(fh.fileno())
+                if not later:
+                    os.fsync(fh.fileno())
                 st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:
                 os.chmod(temp, mode)
@@ -333,8 +314,8 @@ class Vault:
             temp.unlink(missing_ok=True)
             raise
         if journaled:  # (only once it is written: a write refused has nothing to undo)
-            self._remember(lambda: path.unlink() if before is None else self.write(rel, before))
-        sync_dir(path.parent)
+            self._journal.remember(lambda: path.unlink() if before is None else self.write(rel, before))
+        self._journal.sync_dir(path.parent, with_files=later)
         return FileState(st.st_size, st.st_mtime_ns)
 
     @staticmethod
@@ -358,13 +339,13 @@ class Vault:
         if source.is_symlink():  # (noted moves only what it reads)
             raise link_skipped(old)
         self.make_dir(target.parent)
-        if self.moves is not None and getattr(self._local, "undo", None) is not None:
+        if self.moves is not None and self._journal.active:
             self.moves.add(source, target)
         os.rename(source, target)
-        self._remember(lambda: os.rename(target, source))
-        sync_dir(target.parent)
+        self._journal.remember(lambda: os.rename(target, source))
+        self._journal.sync_dir(target.parent)
         if source.parent != target.parent:
-            sync_dir(source.parent)
+            self._journal.sync_dir(source.parent)
 
     def taken(self, rel: str, *, by: str) -> bool:
         """``rel`` is there and is not ``by`` (as it is on a case-insensitive file system when the

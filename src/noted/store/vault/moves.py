@@ -132,10 +132,12 @@ def _of_several(entries: list[object]) -> bool:
 
 
 def _put_back(path: Path, was: str | None, now: str) -> None:
-    """The file as it was before the batch's write, when it still holds what that write put there."""
+    """The file as it was before the batch's write, when it still holds what that write put there
+    (or, a file the batch made, nothing: its bytes, synced only at the batch's end, were lost)."""
     temp = temp_beside(path)
     try:
-        if content_hash(path.read_bytes()) != now:
+        data = path.read_bytes()
+        if content_hash(data) != now and (was is not None or data):
             return  # not written, or changed since: left as it is
         if was is None:
             path.unlink()

@@ -1,0 +1,76 @@
+"""How to undo the file changes of a batch under way, and the folders it still has to sync.
+
+A batch (``VaultStore.batch``) writes many files: each file's bytes are synced before the rename
+that puts it in place, and the move log line that lets a crash undo it is synced before that
+rename too (``noted.store.vault.moves``), but the folders holding the renamed files are synced once
+each at the batch's end, before its log goes, rather than once a file: a crash before then undoes
+the whole batch from the log, so a rename the disk did not keep has nothing left to undo. A file
+the batch makes (none was there) is not synced before its rename either, but with all the others
+at the end (``os.sync``): a crash before then undoes it, even one it left empty
+(``noted.store.vault.moves``). A file the batch replaces is synced first, as its old bytes are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from noted.store.durable import sync_dir
+from noted.store.vault.moves import MoveLog
+
+
+class FileJournal:
+    """This thread's journal: the undo steps of the block under way and the folders it changed."""
+
+    def __init__(self, moves: MoveLog | None) -> None:
+        self.moves = moves
+        self._local = threading.local()
+
+    @property
+    def active(self) -> bool:
+        return getattr(self._local, "undo", None) is not None
+
+    @contextlib.contextmanager
+    def run(self) -> Iterator[None]:
+        """When the block raises, put the files and folders it wrote or moved back as they were."""
+        if self.active:
+            yield
+            return
+        undo: list[Callable[[], object]] = []
+        self._local.undo, self._local.dirs, self._local.files = undo, set(), False
+        try:
+            yield
+        except BaseException:
+            self._local.undo = None
+            for step in reversed(undo):
+                with contextlib.suppress(OSError):
+                    step()
+            raise
+        finally:
+            self._local.undo = None
+            dirs, self._local.dirs = self._local.dirs, None
+            if self._local.files:  # one sync of every file system rather than one a file
+                os.sync()
+            for folder in sorted(dirs):  # (before the log goes: see the module's docstring)
+                sync_dir(folder)
+            if self.moves is not None:
+                self.moves.close()  # (before the rows commit: ``noted.store.vault.moves``)
+
+    def remember(self, step: Callable[[], object]) -> None:
+        """An undo step for the change just made (none outside a journal)."""
+        undo = getattr(self._local, "undo", None)
+        if undo is not None:
+            undo.append(step)
+
+    def sync_dir(self, folder: Path, *, with_files: bool = False) -> None:
+        """Sync ``folder`` now, or, inside a journal, once at its end (``with_files``: and the
+        files written there that were not synced yet)."""
+        dirs = getattr(self._local, "dirs", None)
+        if dirs is None:
+            sync_dir(folder)
+        else:
+            dirs.add(folder)
+            self._local.files |= with_files
