@@ -32,7 +32,7 @@ from noted.store.vault.filestate import (
     has_bad_name,
     link_skipped,
 )
-from noted.store.vault.journal import FileJournal
+from noted.store.vault.journal import SYNC_AT_END, FileJournal
 from noted.store.vault.moves import MoveLog
 from noted.tempfiles import sweep, temp_beside
 
@@ -285,7 +285,7 @@ class Vault:
         temp = temp_beside(path)
         # A new file of a journal is synced with the others at its end: until then a crash undoes
         # it from the move log, whose line is synced before the rename (even one the crash emptied).
-        later = journaled and mode is None and self.moves is not None
+        later = SYNC_AT_END and journaled and mode is None and self.moves is not None
         try:
             with open(temp, "wb") as fh:
                 fh.write(data)

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from noted.store.durable import sync_dir
 from noted.store.vault.moves import MoveLog
+
+# ``os.sync`` waits for the data to land on Linux only (POSIX lets it return before: macOS does), so
+# elsewhere a batch's new file is synced before its rename, as any other file.
+SYNC_AT_END = sys.platform.startswith("linux")
 
 
 class FileJournal:
