@@ -168,6 +168,12 @@ class Applied:
     kept: str = ""
     """What the proposal says while it waits again (``ProposalRow.reason``): an accept whose
     answer was lost."""
+    unchanged: bool = False
+    """Settled ``APPLIED`` without a write: its change was there already (the person made it)."""
+
+
+UNCHANGED = "its change was there already, so it changed nothing"
+"""What accepting a proposal whose change is there already did (``Applied.unchanged``)."""
 
 
 def open_to_decide(proposal: ProposalRow, *, rejecting: bool = False) -> bool:
@@ -260,7 +266,12 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
         if isinstance(fitted, Applied):
             return fitted
         args = fitted
-    result = await registry.call(proposal.tool, args, context)
+    # Rehearsed first, as it was when proposed: a run that would reach no write changes nothing
+    # (the person restored the note, added the tag…), and is not to be called "applied".
+    foretold = await registry.foretold(proposal.tool, args, context)
+    if foretold is not None and foretold.ok:
+        return _settle(rows, proposal, ProposalState.APPLIED, UNCHANGED, proposal.note_id, unchanged=True)
+    result = foretold or await registry.call(proposal.tool, args, context)
     if result.ok:
         note_id = str((result.payload or {}).get("id", proposal.note_id))
         return _settle(rows, proposal, ProposalState.APPLIED, "applied", note_id)
@@ -286,9 +297,7 @@ def _fitted(
     if effects.text_there(proposal, note):  # the rest (tags, notebook…) may still be to do
         args = {k: v for k, v in args.items() if k not in (*effects.REPLACES_TITLE, *effects.REPLACES_BODY)}
         if args.keys() <= {"id"}:
-            return _settle(
-                rows, proposal, ProposalState.APPLIED, "applied (its change was there already)", note.id
-            )
+            return _settle(rows, proposal, ProposalState.APPLIED, UNCHANGED, note.id, unchanged=True)
     if "base_updated_time" in tool.input_schema.get("properties", {}):
         legacy = "seen" not in proposal.detail  # kept before what it saw was: its own version
         args["base_updated_time"] = proposal.base_updated_time if legacy else note.updated_time
@@ -347,11 +356,17 @@ def _moved(proposal: ProposalRow, changed: Sequence[str]) -> str:
 
 
 def _settle(
-    rows: ReviewRows, proposal: ProposalRow, state: ProposalState, message: str, note_id: str = ""
+    rows: ReviewRows,
+    proposal: ProposalRow,
+    state: ProposalState,
+    message: str,
+    note_id: str = "",
+    *,
+    unchanged: bool = False,
 ) -> Applied:
     reason = "" if state is ProposalState.APPLIED else message
     rows.settle(proposal.id, state, time=now_ms(), reason=reason, result_note_id=note_id)
-    return Applied(state, message, note_id)
+    return Applied(state, message, note_id, unchanged=unchanged)
 
 
 def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> bool:
