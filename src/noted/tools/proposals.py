@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from noted.errors import NotFoundError
 from noted.models import Note, new_id, now_ms
-from noted.ops.erased import ErasedNote
+from noted.ops.erased import ErasedNote, last_notebook
 from noted.store.protocol import Store
 from noted.store.review import STUCK_MS, ProposalRow, ProposalState, ReviewRows, stuck
 from noted.tools import proposal_effects as effects
@@ -319,7 +319,9 @@ def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, me
         note, erased = None, effects.erased(context.store, proposal)
         if erased is None:
             return _settle(rows, proposal, ProposalState.FAILED, "its note was deleted for good")
-        if view(context).allows_folder(erased.notebook):  # the tool's line says what to do first
+        if view(context).allows_folder(erased.notebook):  # something to do first, then accept
+            if last_notebook(context.store, erased.id) != erased.notebook:  # the tool's line names a tool
+                message = f'note "{erased.title}" was last in a notebook in the trash: restore that notebook'
             return _waits(proposal, f"{message}, then accept {ref} again (it still waits), or reject it")
     if note is not None and note.is_trashed:
         return _waits(
