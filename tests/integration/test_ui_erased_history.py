@@ -72,6 +72,8 @@ async def test_the_palette_opens_the_history_of_an_erased_note_and_restores_it(t
             await until(pilot, lambda: isinstance(app.screen, Confirm))
             await pilot.press("y")
             await until(pilot, lambda: screen.restored and screen.loads > 1)
+            heading = str(screen.query_one("#history-title", Label).render())
+            assert heading == f"History of “{title}” · 3 revisions", heading  # no longer erased
         back = joplin.api("GET", f"/notes/{note.id}", params={"fields": "title,body,parent_id"})
         assert (back["title"], back["body"], back["parent_id"]) == (title, "second text\n", folder.id)
     finally:

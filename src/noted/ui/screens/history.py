@@ -229,6 +229,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
 
     def _restored(self, revision: Revision) -> None:
         self.restored = True
+        self.erased = False  # written again
         self._say(f"Restored revision {revision.id} as a new revision.")
         self.load()
 
