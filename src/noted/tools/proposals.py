@@ -343,7 +343,17 @@ def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, me
             f"its notebook is no longer one {proposal.client} may change: accept {ref} again once it "
             "is (it still waits), or reject it",
         )
+    if notebook and not _there(context.store, notebook):  # the tool's line names a tool
+        return _settle(rows, proposal, ProposalState.FAILED, "its notebook was deleted for good")
     return _settle(rows, proposal, ProposalState.FAILED, message)
+
+
+def _there(store: Store, folder_id: str) -> bool:
+    try:
+        store.get_folder(folder_id)
+    except NotFoundError:
+        return False
+    return True
 
 
 def _waits(proposal: ProposalRow, message: str, *, clash: bool = False) -> Applied:
