@@ -108,3 +108,45 @@ def test_joplin_is_asked_the_query_as_noted_reads_it(wired: tuple[JoplinStore, W
             q.get("query") for _, path, q in wire.requests if path == "/search" and q.get("type") != "folder"
         ]
         assert asked and all(q == sent for q in asked), (typed, asked)
+
+
+def test_a_notebook_filter_reads_only_the_recent_notes_of_its_notebooks(
+    joplin: JoplinServer, wired: tuple[JoplinStore, Wire]
+) -> None:
+    """``notebook:X word`` took the notebook for a filter only: it read every note changed in the
+    last week, in every notebook, bodies and all (``GET /notes``, 100 a page), to keep a few. It now
+    reads X's notebooks' listings (sub-notebooks too), with the same results; 60 recent notes
+    outside make the old way read them whole, so the check of what is read can fail."""
+    store, wire = wired
+    word, mark = f"w{secrets.token_hex(4)}", secrets.token_hex(3)
+
+    def folder(title: str, parent: str = "") -> str:
+        return str(joplin.api("POST", "/folders", {"title": title, "parent_id": parent})["id"])
+
+    def note(title: str, body: str, parent: str) -> str:
+        return str(joplin.api("POST", "/notes", {"title": title, "body": body, "parent_id": parent})["id"])
+
+    outside = folder(f"Outside {mark}")
+    others = [note("Other", word, outside) for _ in range(60)]
+    kept = folder(f"Kept {mark}")
+    sub = folder(f"Deeper {mark}", kept)
+    mine = [note("Mine", f"{word} {word}", kept), note("Deep", word, sub)]
+    note("Plain", "other words", kept)
+    wait_until(lambda: {*mine, *others} <= set(store.recent_notes(0)), what="Joplin's events")
+    everywhere = keyword_search_for(store).search(word, limit=100)  # every recent note read
+    expected = [h.note_id for h in everywhere.hits if h.note_id in mine]
+    assert sorted(expected) == sorted(mine)
+    for query in (f'notebook:"Kept {mark}" {word}', f"any:1 notebook:kept*{mark} {word}"):
+        keyword = keyword_search_for(store)  # a new process's search: nothing read yet
+        wire.clear()
+        found = keyword.search(query)
+        assert [h.note_id for h in found.hits] == expected, query
+        assert found.total == 2, query
+        read = [
+            path for _, path, _ in wire.requests if path == "/notes" or path.removeprefix("/notes/") in others
+        ]
+        assert not read, (query, read[:3])
+        assert wire.listed(f"/folders/{kept}/notes") == 2  # Mine and Plain
+    keyword = keyword_search_for(store)
+    wire.clear()
+    assert keyword.search(f'-notebook:"Kept {mark}" {word}', limit=100).total >= 60  # not narrowed

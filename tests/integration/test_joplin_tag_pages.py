@@ -222,6 +222,15 @@ def test_a_walk_to_a_tag_on_the_oldest_notes_stops_and_reads_the_tag(
         walked = [q for _, path, q in wire.requests if path == f"/folders/{folder}/notes"]
         assert len(walked) <= 2, walked  # not vacuous: the tagged notes begin on the 4th page
         assert _tag_reads(wire, tag) == 2, wire.requests  # the tag whole: 101 notes
+        # The next pages go straight to the whole read: each walked its budget first (4 requests
+        # a page, not 2), nothing remembering that this tag is better read whole.
+        for offset in (20, 40):
+            wire.clear()
+            page = store.list_notes(folder_id=folder, tag_id=tag, limit=20, offset=offset)
+            assert [m.id for m in page] == sorted(ids)[offset : offset + 20]
+            walked = [q for _, path, q in wire.requests if path == f"/folders/{folder}/notes"]
+            assert not walked, walked
+            assert _tag_reads(wire, tag) == 2, wire.requests
     finally:  # this Joplin's other tests list every note: these would weigh on them
         for note_id in ids + newer:
             joplin.api("DELETE", f"/notes/{note_id}", params={"permanent": "1"})

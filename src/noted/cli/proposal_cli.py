@@ -143,7 +143,8 @@ def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
             ctx.error(done.message)
             continue
         if done.state is ProposalState.APPLIED:
-            ctx.out(f'Applied {ref}: {proposal.tool} "{proposal.title}".') if not ctx.json else None
+            said = f'{ref} ({proposal.tool} "{proposal.title}"): {done.message}.' if done.unchanged else ""
+            ctx.out(said or f'Applied {ref}: {proposal.tool} "{proposal.title}".') if not ctx.json else None
             continue
         unsure = ExitCode.BACKEND if done.kept else ExitCode.REFUSED  # kept: its answer was lost
         code = ExitCode.CONFLICT if done.clash else max(code, unsure)

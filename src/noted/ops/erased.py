@@ -1,7 +1,8 @@
 """A note its backend erased while noted kept its revisions: on Joplin, one erased by Joplin's own
 apps (its trash emptied, a script), as the sidecar keeps what noted recorded. Its history is
 named as a live note's is (full id, id prefix, or the title of its newest revision: ``history_note``),
-listed and shown, and ``noted.ops.notes.restore_revision`` writes it again, with that id, in the
+or picked from all of them (``erased_notes``: the app's "History of an erased note…"), listed and
+shown, and ``noted.ops.notes.restore_revision`` writes it again, with that id, in the
 notebook the feed last saw it in (``last_notebook``). A client in a scope sees it only when that
 notebook is in its scope (``ErasedNote.notebook``). Where noted itself erased the note
 (``empty-trash``, on every backend), its revisions went with it: there is none.
@@ -45,6 +46,16 @@ def erased_note(store: Store, note_id: str) -> ErasedNote | None:
     places = (c.place for c in store.item_changes([note_id], limit=_LOOKED_BACK))
     notebook = next((p.parent_id for p in places if p is not None), "")
     return ErasedNote(note_id, kept[note_id], notebook)
+
+
+def erased_notes(store: Store) -> list[ErasedNote]:
+    """Every erased note whose revisions noted keeps, by title: those kept and no longer listed,
+    in the trash or out of it (a listing, 100 notes a request on Joplin, not a request each),
+    each then asked for (a conflict copy is not listed, yet there)."""
+    kept = store.kept_notes()
+    listed = {m.id for trashed in (False, True) for m in store.list_notes(trashed=trashed)}
+    found = [erased_note(store, note_id) for note_id in kept.keys() - listed]
+    return sorted((e for e in found if e is not None), key=lambda e: (e.title.casefold(), e.id))
 
 
 def history_note(store: Store, ref: str) -> Note | ErasedNote:

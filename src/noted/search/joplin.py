@@ -16,7 +16,9 @@ them. Recent matches come first (Joplin gives no scores to merge on), then
 Joplin's, in its order. In a notebook scope (an MCP client's) nothing outside it is weighed: the
 recent notes are ranked among the scope's only, and Joplin's matches, whose order weighs every
 note, come newest first; of the recent notes, only those that may be in the scope are read (its
-notebooks' listings of the window, when that takes fewer requests than a note each). On a terminal-app server that has run for longer than ``RECENT_MS``, a
+notebooks' listings of the window, when that takes fewer requests than a note each, and the notes
+Joplin's answer puts there). ``notebook:`` filters narrow what is read the same way (they restrict
+whatever the rest says), and the recent notes are ranked among their notebooks' only. On a terminal-app server that has run for longer than ``RECENT_MS``, a
 note changed before that window but after the server started is found again once it restarts.
 """
 
@@ -35,7 +37,7 @@ from noted.search.joplin_query import joplin_query
 from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
-from noted.search.sql import compile_query
+from noted.search.sql import compile_query, notebooks_sql
 from noted.store.joplin import META_FIELDS, JoplinStore, meta_of, note_meta, note_of
 from noted.store.sqlite.scratch import add_folders, add_resources, add_tags, scratch_copy
 
@@ -92,16 +94,24 @@ class JoplinKeywordSearch(KeywordSearch):
         note_ids = None if note_ids is None else frozenset(note_ids)
         # Every notebook, read once a search: for a scope's titles, the filter, the hits' titles.
         folders = functools.cache(lambda: self._store.list_folders(include_trashed=True))
-        recent = self._recent(folder_ids, note_ids, folders)
-        # In a scope, only its notes are weighed: how many notes hold a word sets its weight, so
-        # weighing the hidden ones would let the order of the visible ones tell what they hold.
-        seen = {i: n for i, n in recent.items() if _in_scope(i, n.parent_id, folder_ids, note_ids)}
-        local = self._search_locally(parsed, seen, folder_ids, note_ids, folders)
         asked = self._narrowed(joplin_query(parsed), parsed, folder_ids, folders)
         # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets reads no body.
         found = self._store.client.get_all("/search", {"query": asked, "fields": META_FIELDS})
+        # Every hit is in these notebooks: the scope's, and those the notebook: filters take in.
+        inside = _within(folder_ids, self._notebooks(parsed, folder_ids, folders))
+        claimed = {
+            str(i["id"]) for i in found if _in_scope(str(i["id"]), str(i.get("parent_id")), inside, None)
+        }
+        recent, unread = self._recent(inside, note_ids, folders, claimed)
+        # In a scope, only its notes are weighed: how many notes hold a word sets its weight, so
+        # weighing the hidden ones would let the order of the visible ones tell what they hold.
+        # Under notebook: filters too, so the order does not hang on what earlier searches read.
+        seen = {i: n for i, n in recent.items() if _in_scope(i, n.parent_id, inside, note_ids)}
+        local = self._search_locally(parsed, seen, folder_ids, note_ids, folders)
         listed = {
-            str(i["id"]): i for i in found if str(i["id"]) not in recent and _visible(i, folder_ids, note_ids)
+            str(i["id"]): i
+            for i in found
+            if str(i["id"]) not in recent and str(i["id"]) not in unread and _visible(i, folder_ids, note_ids)
         }
         joplin = [(i, int(item.get("user_updated_time") or 0)) for i, item in listed.items()]
         if folder_ids is not None or note_ids is not None:  # Joplin's order weighs every note
@@ -164,12 +174,16 @@ class JoplinKeywordSearch(KeywordSearch):
     # Notes Joplin's index may not have yet ------------------------------------------------
     def _recent(
         self,
-        folder_ids: frozenset[str] | None,
+        inside: frozenset[str] | None,
         note_ids: frozenset[str] | None,
         folders: Callable[[], list[Folder]],
-    ) -> dict[str, Note]:
-        """The notes changed lately, read from Joplin (or the cache when unchanged since); in a
-        scope, only those that may be in it are read, the others are left for a search that needs them."""
+        claimed: Collection[str],
+    ) -> tuple[dict[str, Note], frozenset[str]]:
+        """The notes changed lately, read from Joplin (or the cache when unchanged since), and
+        those left unread. When every hit is ``inside`` some notebooks, only the notes that may be
+        in them are read: those their listings give, and those Joplin's answer (``claimed``) puts
+        there (one retagged, or synced, keeps an older time); the others are left for a search
+        that needs them."""
         since = now_ms() - RECENT_MS
         rows = self._store.recent_notes(since)
         stale = [
@@ -179,13 +193,14 @@ class JoplinKeywordSearch(KeywordSearch):
         ]
         asked = set(stale if note_ids is None else note_ids.intersection(stale))
         fresh: dict[str, Note] = {}
-        if folder_ids is not None and len(asked) > len(folder_ids):  # a listing each, not a note each
+        if inside is not None and len(asked) > len(inside):  # a listing each, not a note each
             known = {f.id for f in folders()}
-            for folder_id in folder_ids & known:
+            for folder_id in inside & known:
                 fresh |= {
                     n.id: n for n in self._store.saved_since(since, folder_id=folder_id) if n.id in asked
                 }
-            asked = set(fresh)  # the others are not in the scope now (or trashed): unknown, not gone
+            # The others are not in those notebooks now (or trashed): unknown, not gone.
+            asked = set(fresh) | asked.intersection(claimed)
         elif len(asked) > READ_ONE_BY_ONE:  # a synced or retagged note may not be listed: asked for below
             fresh = {n.id: n for n in self._store.saved_since(since) if n.id in asked}
         fresh |= {n.id: n for n in self._store.get_notes([i for i in stale if i in asked and i not in fresh])}
@@ -196,7 +211,24 @@ class JoplinKeywordSearch(KeywordSearch):
         # A long note's headings are its opening's, as the store's (``notes.largeNoteChars``).
         headings = {i: heading_text(opening(note.body, self.part_chars)) for i, note in fresh.items()}
         self._cache = kept | {i: (rows[i], note, headings[i]) for i, note in fresh.items()}
-        return {i: note for i, (_, note, _) in self._cache.items()}
+        unread = frozenset(rows.keys() - self._cache.keys() - self._gone.keys())
+        return {i: note for i, (_, note, _) in self._cache.items()}, unread
+
+    def _notebooks(
+        self, parsed: Query, folder_ids: frozenset[str] | None, folders: Callable[[], list[Folder]]
+    ) -> frozenset[str] | None:
+        """The notebooks the query's ``notebook:`` filters take in (None without one): they
+        restrict whatever else it says, ``any:1`` too (``noted.search.query``)."""
+        values = parsed.notebooks(negated=False)
+        if not values:
+            return None
+        conn = scratch_copy((), headings=lambda note: "")
+        try:
+            add_folders(conn, folders())
+            compiled = notebooks_sql(values, folder_ids)
+            return frozenset(str(row[0]) for row in conn.execute(compiled.sql, compiled.params))
+        finally:
+            conn.close()
 
     def _search_locally(
         self,
@@ -301,6 +333,13 @@ def _in_scope(
     if note_ids is not None and note_id not in note_ids:
         return False
     return folder_ids is None or parent_id in folder_ids
+
+
+def _within(scope: frozenset[str] | None, notebooks: frozenset[str] | None) -> frozenset[str] | None:
+    """The notebooks every hit is in, under a scope and the ``notebook:`` filters (None: any)."""
+    if scope is None or notebooks is None:
+        return scope if notebooks is None else notebooks
+    return scope & notebooks
 
 
 def _newest_first(pair: tuple[str, int]) -> tuple[int, str]:

@@ -98,6 +98,14 @@ _PARENTS = (
 """Every distinct ``parent_id`` of the notes, one seek of ``notes_parent`` each (orphans too)."""
 
 
+def notebooks_sql(values: tuple[str, ...], folder_ids: frozenset[str] | None) -> CompiledQuery:
+    """A statement listing the ids of the notebooks ``notebook:`` filters of ``values`` take in
+    (each title's sub-notebooks too; titles matched as a filter matches them, in the scope)."""
+    scope = json.dumps(sorted(folder_ids)) if folder_ids is not None else None
+    cte, params = notebook_cte("nb", values, scope)
+    return CompiledQuery(f"WITH {cte} SELECT id FROM nb", params, ranked=False)
+
+
 def subtree_sql(
     values: tuple[str, ...], folder_ids: frozenset[str] | None, *, outside: bool
 ) -> CompiledQuery:

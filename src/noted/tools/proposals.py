@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from noted.errors import NotFoundError
 from noted.models import Note, new_id, now_ms
-from noted.ops.erased import ErasedNote
+from noted.ops.erased import ErasedNote, last_notebook
 from noted.store.protocol import Store
 from noted.store.review import STUCK_MS, ProposalRow, ProposalState, ReviewRows, stuck
 from noted.tools import proposal_effects as effects
@@ -168,6 +168,12 @@ class Applied:
     kept: str = ""
     """What the proposal says while it waits again (``ProposalRow.reason``): an accept whose
     answer was lost."""
+    unchanged: bool = False
+    """Settled ``APPLIED`` without a write: its change was there already (the person made it)."""
+
+
+UNCHANGED = "its change was there already, so it changed nothing"
+"""What accepting a proposal whose change is there already did (``Applied.unchanged``)."""
 
 
 def open_to_decide(proposal: ProposalRow, *, rejecting: bool = False) -> bool:
@@ -260,7 +266,12 @@ async def _run(registry: ToolRegistry, rows: ReviewRows, proposal: ProposalRow, 
         if isinstance(fitted, Applied):
             return fitted
         args = fitted
-    result = await registry.call(proposal.tool, args, context)
+    # Rehearsed first, as it was when proposed: a run that would reach no write changes nothing
+    # (the person restored the note, added the tag…), and is not to be called "applied".
+    foretold = await registry.foretold(proposal.tool, args, context)
+    if foretold is not None and foretold.ok:
+        return _settle(rows, proposal, ProposalState.APPLIED, UNCHANGED, proposal.note_id, unchanged=True)
+    result = foretold or await registry.call(proposal.tool, args, context)
     if result.ok:
         note_id = str((result.payload or {}).get("id", proposal.note_id))
         return _settle(rows, proposal, ProposalState.APPLIED, "applied", note_id)
@@ -286,9 +297,7 @@ def _fitted(
     if effects.text_there(proposal, note):  # the rest (tags, notebook…) may still be to do
         args = {k: v for k, v in args.items() if k not in (*effects.REPLACES_TITLE, *effects.REPLACES_BODY)}
         if args.keys() <= {"id"}:
-            return _settle(
-                rows, proposal, ProposalState.APPLIED, "applied (its change was there already)", note.id
-            )
+            return _settle(rows, proposal, ProposalState.APPLIED, UNCHANGED, note.id, unchanged=True)
     if "base_updated_time" in tool.input_schema.get("properties", {}):
         legacy = "seen" not in proposal.detail  # kept before what it saw was: its own version
         args["base_updated_time"] = proposal.base_updated_time if legacy else note.updated_time
@@ -310,7 +319,9 @@ def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, me
         note, erased = None, effects.erased(context.store, proposal)
         if erased is None:
             return _settle(rows, proposal, ProposalState.FAILED, "its note was deleted for good")
-        if view(context).allows_folder(erased.notebook):  # the tool's line says what to do first
+        if view(context).allows_folder(erased.notebook):  # something to do first, then accept
+            if last_notebook(context.store, erased.id) != erased.notebook:  # the tool's line names a tool
+                message = f'note "{erased.title}" was last in a notebook in the trash: restore that notebook'
             return _waits(proposal, f"{message}, then accept {ref} again (it still waits), or reject it")
     if note is not None and note.is_trashed:
         return _waits(
@@ -332,7 +343,17 @@ def _unapplied(rows: ReviewRows, proposal: ProposalRow, context: ToolContext, me
             f"its notebook is no longer one {proposal.client} may change: accept {ref} again once it "
             "is (it still waits), or reject it",
         )
+    if notebook and not _there(context.store, notebook):  # the tool's line names a tool
+        return _settle(rows, proposal, ProposalState.FAILED, "its notebook was deleted for good")
     return _settle(rows, proposal, ProposalState.FAILED, message)
+
+
+def _there(store: Store, folder_id: str) -> bool:
+    try:
+        store.get_folder(folder_id)
+    except NotFoundError:
+        return False
+    return True
 
 
 def _waits(proposal: ProposalRow, message: str, *, clash: bool = False) -> Applied:
@@ -347,11 +368,17 @@ def _moved(proposal: ProposalRow, changed: Sequence[str]) -> str:
 
 
 def _settle(
-    rows: ReviewRows, proposal: ProposalRow, state: ProposalState, message: str, note_id: str = ""
+    rows: ReviewRows,
+    proposal: ProposalRow,
+    state: ProposalState,
+    message: str,
+    note_id: str = "",
+    *,
+    unchanged: bool = False,
 ) -> Applied:
     reason = "" if state is ProposalState.APPLIED else message
     rows.settle(proposal.id, state, time=now_ms(), reason=reason, result_note_id=note_id)
-    return Applied(state, message, note_id)
+    return Applied(state, message, note_id, unchanged=unchanged)
 
 
 def reject(rows: ReviewRows, proposal: ProposalRow, reason: str = "") -> bool:

@@ -83,6 +83,10 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
     yield SystemCommand("Focus notebooks", "Move the cursor to the notebook tree", screen.action_focus_tree)
     yield SystemCommand("Focus notes", "Move the cursor to the note list", screen.action_back)
     yield SystemCommand("Empty trash", "Delete the notes in the trash for good", screen.action_empty_trash)
+    yield SystemCommand(
+        "History of an erased note…", "Revisions noted kept of a note erased outside noted; restore one",
+        partial(_erased_history, app),
+    )  # fmt: skip
     if app.services.store.sync is not None:
         yield SystemCommand(
             "Sync now", "Have Joplin sync with your other machines (runs joplin.syncCommand)",
@@ -94,6 +98,12 @@ def system_commands(app: NotedApp, screen: Workspace) -> Iterable[SystemCommand]
             yield SystemCommand(
                 entry.title, hints.for_callback(entry.help, entry.callback, owner, where), entry.callback
             )
+
+
+def _erased_history(app: NotedApp) -> None:
+    from noted.ui.screens.history import open_erased_history  # loaded when first asked for
+
+    open_erased_history(app.screen, app.services.store)
 
 
 def _chat_keys_elsewhere() -> dict[str, tuple[type[DOMNode], str]]:

@@ -37,7 +37,7 @@ from noted.store.joplin.folders import Folders
 from noted.store.joplin.history import History
 from noted.store.joplin.note_update import payload_of, saved_note, unmoved
 from noted.store.joplin.provenance import stamped
-from noted.store.joplin.tag_pages import tag_items
+from noted.store.joplin.tag_pages import Walks, tag_items
 from noted.store.joplin.tags import Tags
 from noted.store.protocol import NoteOrder
 from noted.store.rules import check_body, clean_title
@@ -78,6 +78,8 @@ class Notes:
         self.tags = tags
         self.folders = folders
         self.history = history
+        self.walks = Walks()
+        """Which tags' pages are better read whole (``noted.store.joplin.tag_pages``)."""
 
     def get_note(self, note_id: str) -> Note:
         note = note_of(self.api.note_item(note_id))
@@ -153,7 +155,9 @@ class Notes:
                 )
             if tag_id is not None and not trashed:
                 wanted = None if limit is None else offset + limit
-                items = tag_items(self.api.client, self.tags.notes, tag_id, folder_id, order, wanted)
+                items = tag_items(
+                    self.api.client, self.tags.notes, self.walks, tag_id, folder_id, order, wanted
+                )
             else:
                 items = self.api.trash(META_FIELDS) if trashed else self.api.client.get_all(path, params)
             if tag_id is not None and trashed:

@@ -13,11 +13,13 @@ case for ASCII letters only, by noted with ``str.casefold``: a title order reads
 A walk costs a request for every 100 notes before the page's last: a tag on the oldest notes of a
 large store was walked to the listing's end (3,500 notes: 36 requests, 0.85 s, where reading the
 tag of 150 whole took 2 requests, 0.24 s). A walk therefore stops after ``walk_budget`` pages, about
-what reading the tag whole costs, and the tag is read whole instead.
+what reading the tag whole costs, and the tag is read whole instead; ``Walks`` remembers it, so the
+next pages of that tag go straight to the whole read rather than each paying the budget first.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection
 from typing import Any
 
@@ -34,9 +36,37 @@ WALKED = {
 """The orders in which Joplin's listing and noted agree but for ties (not titles)."""
 
 
+class Walks:
+    """Where walking a listing for a tag's page gave up, in this process: a page of the same tag,
+    notebook and order that wants as many notes or more would give up too (it must walk at least
+    as far), so it is read whole at once. Not forgotten: at worst a page that a walk would now
+    find costs the whole read, which the budget keeps near the walk's own cost."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._gave_up: dict[tuple[str, str | None, NoteOrder], float] = {}
+        """(tag, notebook, order) → the fewest notes wanted (``inf``: all) of a walk that gave up."""
+
+    def hopeless(self, tag_id: str, folder_id: str | None, order: NoteOrder, wanted: int | None) -> bool:
+        """Whether a walk for this page would give up, as one wanting no more did."""
+        with self._lock:
+            fewest = self._gave_up.get((tag_id, folder_id, order))
+        return fewest is not None and _count(wanted) >= fewest
+
+    def gave_up(self, tag_id: str, folder_id: str | None, order: NoteOrder, wanted: int | None) -> None:
+        with self._lock:
+            key = (tag_id, folder_id, order)
+            self._gave_up[key] = min(self._gave_up.get(key, float("inf")), _count(wanted))
+
+
+def _count(wanted: int | None) -> float:
+    return float("inf") if wanted is None else float(wanted)
+
+
 def tag_items(
     client: JoplinClient,
     kept: TagNotes,
+    walks_seen: Walks,
     tag_id: str,
     folder_id: str | None,
     order: NoteOrder,
@@ -46,11 +76,12 @@ def tag_items(
     the first ``wanted`` in ``order`` (None: all), in any order. Read whole, the tag's notes are kept."""
     known = kept.kept_of([tag_id])
     note_ids = None if known is None else known[tag_id]
-    if walks(note_ids, order):
+    if walks(note_ids, order) and not walks_seen.hopeless(tag_id, folder_id, order, wanted):
         assert note_ids is not None
         walked = walk(client, folder_id, note_ids, order, wanted)
         if walked is not None:
             return walked
+        walks_seen.gave_up(tag_id, folder_id, order, wanted)
     mark = kept.mark()
     items = client.get_all(f"/tags/{safe_id(tag_id)}/notes", {"fields": META_FIELDS})
     kept.keep(tag_id, (str(i["id"]) for i in items), mark)

@@ -92,7 +92,7 @@ def _apply(services: Services, waiting: list[ProposalRow], lines: list[str]) -> 
         done = asyncio.run(proposals.apply(services.registry, proposal, context, refused))
         if not done.claimed:
             lines.append(done.message)
-        elif done.state is not ProposalState.APPLIED:
+        elif done.state is not ProposalState.APPLIED or done.unchanged:
             lines.append(f"{ref}: {done.message}")
     return Outcome("; ".join(lines) or "Done.", clash)
 

@@ -28,10 +28,11 @@ from noted.errors import NotedError
 from noted.models import ACTOR_USER, Note, Revision
 from noted.ops import notes as ops
 from noted.ops.conflicts import text_diff
-from noted.ops.erased import is_current
+from noted.ops.erased import ErasedNote, erased_notes, is_current
 from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
 from noted.ui.dialogs.over import Over
+from noted.ui.dialogs.picker import ChoicePicker
 from noted.ui.screens.changes_rows import actor_cell, coloured_diff, when_of
 from noted.ui.widgets.key_bar import KeyBar
 from noted.ui.workers import ReportsWorkerFailures, thread_work
@@ -75,11 +76,13 @@ brings the highlighted revision back as a new one (the note's text now stays in 
     class Loaded(Message):
         revisions: list[Revision]
 
-    def __init__(self, store: Store, note: Note) -> None:
+    def __init__(self, store: Store, note: Note | ErasedNote) -> None:
         super().__init__()
         self.store = store
         self.note_id = note.id
         self.note_title = note.title
+        self.erased = isinstance(note, ErasedNote)
+        """An erased note's (``noted.ops.erased``): a restore writes it again."""
         self.revisions: list[Revision] = []
         self.marked: list[int] = []
         """The marked revisions' ids, in the order marked (two at most)."""
@@ -89,7 +92,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-box"):
-            yield Label(f"History of “{self.note_title}”", id="history-title")
+            yield Label(self._heading(), id="history-title")
             yield RevisionList(id="history-list")
             with VerticalScroll(id="history-diff-box"):
                 yield Static("", id="history-diff")
@@ -116,8 +119,11 @@ brings the highlighted revision back as a new one (the note's text now stays in 
         self.marked = [m for m in self.marked if any(r.id == m for r in self.revisions)]
         count = len(self.revisions)
         noun = "revision" if count == 1 else "revisions"
-        self.query_one("#history-title", Label).update(f"History of “{self.note_title}” · {count:,} {noun}")
+        self.query_one("#history-title", Label).update(f"{self._heading()} · {count:,} {noun}")
         self._show()
+
+    def _heading(self) -> str:
+        return f"History of “{self.note_title}”" + (" (erased)" if self.erased else "")
 
     def _show(self) -> None:
         listing = self.query_one(RevisionList)
@@ -223,6 +229,7 @@ brings the highlighted revision back as a new one (the note's text now stays in 
 
     def _restored(self, revision: Revision) -> None:
         self.restored = True
+        self.erased = False  # written again
         self._say(f"Restored revision {revision.id} as a new revision.")
         self.load()
 
@@ -245,3 +252,36 @@ def open_history(host: Widget, store: Store, note: Note, restored: Callable[[], 
             restored()
 
     host.app.push_screen(HistoryScreen(store, note), closed)
+
+
+class ErasedPicker(ChoicePicker):
+    """The erased notes whose revisions noted keeps (``noted.ops.erased.erased_notes``); returns
+    the chosen one's id, or None."""
+
+    FILTER = "type to filter erased notes"
+    HINT = "↑↓ to choose · Enter for its history · Esc to cancel"
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(title="History of an erased note")
+        self._store = store
+        self.found: dict[str, ErasedNote] = {}
+        """The erased notes listed, by id."""
+
+    @thread_work("picker", "listing erased notes")
+    def load(self) -> None:
+        found = erased_notes(self._store)
+        self.found = {e.id: e for e in found}
+        choices = [(e.id, f"{e.title}  {e.id[:8]}") for e in found]
+        problem = None if found else "No erased note has kept revisions (only notes erased outside noted do)."
+        self.post_message(self.Loaded(choices, problem))
+
+
+def open_erased_history(host: Widget, store: Store) -> None:
+    """Pick an erased note, then show its history (a restore there writes it again)."""
+    picker = ErasedPicker(store)
+
+    def chosen(note_id: str | None) -> None:
+        if note_id is not None and note_id in picker.found:
+            host.app.push_screen(HistoryScreen(store, picker.found[note_id]))
+
+    host.app.push_screen(picker, chosen)
