@@ -32,18 +32,22 @@ def sweep(folder: str, names: list[str]) -> None:
     ``names`` (its entries) keeps the others."""
     for name in list(names):
         match = TEMP_NAME.fullmatch(name)
-        if match is None:
-            continue
-        try:
-            os.kill(int(match[1]), 0)
-            continue  # alive (or another user's process: not ours to judge)
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError):
+        if match is None or not process_gone(int(match[1])):
             continue
         with contextlib.suppress(OSError):
             os.unlink(os.path.join(folder, name))
             names.remove(name)
+
+
+def process_gone(pid: int) -> bool:
+    """Whether no process ``pid`` runs (one that does, or another user's, is not ours to judge)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
 
 
 def sweep_beside(path: Path) -> None:

@@ -14,6 +14,7 @@ from noted.cli.progress import LazyProgress
 from noted.cli.terminal import shown
 from noted.errors import InvalidInputError
 from noted.logs import setup_logging
+from noted.ops.editing import rescue_edits
 from noted.profile import Profile, resolve_profile
 from noted.services import Services
 from noted.services.place import check_place
@@ -83,6 +84,10 @@ class CliContext:
                     vault=self.vault,
                     on_scan=functools.partial(bar, "folder"),
                     scan_in_background=self.scan_in_background,
+                )
+            for kept in rescue_edits(profile.root):  # (the app's line too: it opens them here)
+                self.error(
+                    f"noted was stopped while $EDITOR was open; the text you were editing is in {kept}"
                 )
         return self._services
 
