@@ -18,6 +18,7 @@ from noted.ops.editing import rescue_edits
 from noted.profile import Profile, resolve_profile
 from noted.services import Services
 from noted.services.place import check_place
+from noted.tempfiles import OLD_TWINS, sweep_beside
 from noted.wording import one_line
 
 
@@ -85,6 +86,7 @@ class CliContext:
                     on_scan=functools.partial(bar, "folder"),
                     scan_in_background=self.scan_in_background,
                 )
+            sweep_beside(profile.config_path, twins=OLD_TWINS)  # what a kill left in the profile
             for kept in rescue_edits(profile.root):  # (the app's line too: it opens them here)
                 self.error(
                     f"noted was stopped while $EDITOR was open; the text you were editing is in {kept}"
