@@ -33,6 +33,7 @@ from noted.store.vault.filestate import (
     file_at,
     has_bad_name,
     link_skipped,
+    state_now,
 )
 from noted.store.vault.moves import MoveLog
 from noted.tempfiles import sweep, temp_beside
@@ -91,6 +92,13 @@ class Vault:
         """The ``journal`` under way is of several notes even if it writes one: a crash undoes it."""
         if self.moves is not None and getattr(self._local, "undo", None) is not None:
             self.moves.start(several=True)
+
+    @contextlib.contextmanager
+    def saving(self, actor: str) -> Iterator[None]:
+        """Around one note's save: its write is written down as ``actor``'s (``moves.MoveLog.saving``)."""
+        alone = getattr(self._local, "undo", None) is None  # (else its ``journal`` closes the log)
+        with self.moves.saving(actor, close=alone) if self.moves else contextlib.nullcontext():
+            yield
 
     def undo_moves(self) -> None:
         """Put back the moves of a batch a crash stopped half way (holding the mirror's write lock)."""
@@ -316,11 +324,11 @@ class Vault:
                 st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:
                 os.chmod(temp, mode)
-            if unchanged is not None and self._state_now(path) != unchanged:
+            if unchanged is not None and state_now(path) != unchanged:
                 raise FileChanged(
                     f'"{rel}" changed outside noted while noted was writing it; nothing was written'
                 )
-            if journaled and self.moves is not None:
+            if self.moves is not None and (journaled or self.moves.saver() is not None):
                 self.moves.add_write(path, before, data)
             os.replace(temp, path)
         except PermissionError as exc:  # the folder took the temporary file: the file itself refuses
@@ -336,14 +344,6 @@ class Vault:
             self._remember(lambda: path.unlink() if before is None else self.write(rel, before))
         sync_dir(path.parent)
         return FileState(st.st_size, st.st_mtime_ns)
-
-    @staticmethod
-    def _state_now(path: Path) -> FileState:
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            return ABSENT
-        return FileState(st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else FileState(-2, 0)
 
     def forget_folders(self) -> None:
         """Resolve folders afresh (after a folder was renamed, moved or replaced)."""

@@ -119,7 +119,7 @@ class Notes(VaultPart):
                 )
             return self._write_patch(old, patch, actor, session)
 
-        with self.mirror.batch():
+        with self.mirror.batch(), self.vault.saving(actor):
             try:  # an edit on the file meanwhile is caught up with, then a patch (an append) applied to it
                 return self.core.rewrite(note_id, write)
             except ConflictError as exc:
