@@ -274,7 +274,8 @@ class Follower:
             note_id = matches.get(rel)
             if note_id is not None:
                 gone.pop(note_id, None)
-            put_note(self.store, rel, ft, read.state, read.digest, actor=self.actor, note_id=note_id)
+            actor = self._actor_of(rel, read.digest)
+            put_note(self.store, rel, ft, read.state, read.digest, actor=actor, note_id=note_id)
         return len(fresh)
 
     def _recent(self) -> dict[str, NoteFile]:

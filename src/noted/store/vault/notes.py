@@ -81,7 +81,7 @@ class Notes(VaultPart):
     def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
         title = clean_title(draft.title) or "Untitled"
         ft = FileText.parse(check_body(draft.body))
-        with self.mirror.batch():
+        with self.mirror.batch(), self.vault.saving(actor):
             parent = self.mirror.get_folder(draft.parent_id) if draft.parent_id else None
             if parent is None:
                 raise InvalidInputError("a note needs a notebook")
