@@ -116,12 +116,15 @@ class Vault:
             undo.append(step)
 
     def make_dir(self, folder: Path) -> None:
-        """Make ``folder`` and its missing parents (taken away again by a failing ``journal``)."""
+        """Make ``folder`` and its missing parents (taken away again by a failing ``journal``, or
+        after a crash by the next start when empty: ``MoveLog.undo``)."""
         missing: list[Path] = []
         here = folder
         while not here.exists() and here != self.root:
             missing.append(here)
             here = here.parent
+        if missing and self.moves is not None and getattr(self._local, "undo", None) is not None:
+            self.moves.add_dirs(missing)  # (before they are made: a crash's next start removes them)
         folder.mkdir(parents=True, exist_ok=True)
         for made in reversed(missing):  # undone deepest first
             self._remember(made.rmdir)
@@ -227,11 +230,6 @@ class Vault:
             shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             self.bad_names[shown] = f"{what} whose name is not UTF-8; noted reads only UTF-8 names"
         return False
-
-    def sweep_trash_temps(self) -> None:
-        """``noted.tempfiles.sweep`` in ``.trash/`` (which ``walk`` leaves out)."""
-        for dirpath, _, filenames in os.walk(self.root / TRASH):
-            sweep(dirpath, filenames)
 
     def is_other_file(self, rel: str) -> bool:
         """True for a file that is not a note, outside skipped folders, not hidden nor ignored."""

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from noted.store.durable import sync_dir
 from noted.store.vault.filestate import content_hash
-from noted.tempfiles import temp_beside
+from noted.tempfiles import sweep, temp_beside
 
 log = logging.getLogger(__name__)
 SEVERAL = "several"
@@ -90,6 +90,11 @@ class MoveLog:
         by = {} if self.saver() is None else {"by": self.saver()}
         self._line({"write": str(path), "was": old, "now": content_hash(data), **by})
 
+    def add_dirs(self, folders: list[Path]) -> None:
+        """Write down the folders about to be made (deepest first), which an undo removes when empty."""
+        self.start()
+        self._line({"made": [str(f) for f in folders]})
+
     def _line(self, entry: object) -> None:
         assert self._file is not None
         os.write(self._file, (json.dumps(entry) + "\n").encode("utf-8"))
@@ -127,7 +132,9 @@ class MoveLog:
         moved: list[Path] = []
         for entry in reversed(entries):
             try:
-                if isinstance(entry, dict):
+                if isinstance(entry, dict) and "made" in entry:
+                    _remove_empty([Path(p) for p in entry["made"]])
+                elif isinstance(entry, dict):
                     _put_back(Path(entry["write"]), entry["was"], entry["now"])
                 if not isinstance(entry, list):
                     continue
@@ -162,6 +169,20 @@ def _of_several(entries: list[object]) -> bool:
     """Whether the batch is one of several notes: it moved a file, said so, or wrote two notes' files."""
     notes = {e.get("write") for e in entries if isinstance(e, dict) and str(e.get("write")).endswith(".md")}
     return len(notes) > 1 or any(e == SEVERAL or isinstance(e, list) for e in entries)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove each folder (deepest first) the batch made that holds nothing now but a killed
+    write's temporary files; one holding anything else stays, and so do those it is in."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            sweep(str(folder), os.listdir(folder))
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return  # not empty: a file put in meanwhile
 
 
 def _put_back(path: Path, was: str | None, now: str) -> None:
