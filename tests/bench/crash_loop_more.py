@@ -65,10 +65,10 @@ for res in store.list_resources():
         continue
     if not ok:
         out.append(f"attachment {res.title} is not its bytes")
-    if res.id not in linked:
+    if not store.resource_notes(res.id):
         out.append(f"attachment {res.title} linked by no note (orphan)")
 ids = {r.id for r in store.list_resources()}
-out += [f"link to a missing attachment {i}" for i in linked - ids]
+out += [f"link to a missing attachment {i}" for i in linked - ids]  # (a folder's links are paths)
 print(json.dumps(out))
 """
 
