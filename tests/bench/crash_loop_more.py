@@ -23,19 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import crash_loop as cl  # noqa: E402
 
-OPEN_STORE = """
-import sys
-from pathlib import Path
-from noted.store.sqlite import SqliteStore
-from noted.store.vault import VaultStore
-
-profile, vault = Path(sys.argv[1]), sys.argv[2]
-if vault:
-    store = VaultStore.open(Path(vault), profile)
-else:
-    store = SqliteStore.open(profile / "notes.db", profile / "resources")
-holder = next(m for m in store.list_notes() if m.title == "Holder")
-"""
+OPEN_STORE = (  # crash_loop's opening of the profile's store, then the note the scenario works on
+    cl.RENAME_TAG[: cl.RENAME_TAG.index("tags = ")]
+    + 'holder = next(m for m in store.list_notes() if m.title == "Holder")\n'
+)
 
 ATTACH = """
 from noted.ops.attachments import attach_to_note, remove_attachment
