@@ -12,7 +12,6 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -37,8 +36,6 @@ path.write_text(path.read_text(encoding="utf-8") + "typed in the editor\\n", enc
 @pytest.fixture
 def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
     monkeypatch.delenv("VISUAL", raising=False)
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     return Cli(tmp_path / "profile", capsys)
 
 
@@ -100,7 +97,7 @@ def test_editor_meeting_a_change_keeps_both(
     copy = cli.json("show", copies[0]["id"])
     assert copy["id"] in result.err and copy["notebook"] == cli.json("show", note)["notebook"]
     assert copy["body"].endswith("\n\nbase\ntyped in the editor\n") and f"(:/{note})" in copy["body"]
-    assert list((tmp_path / "tmp").iterdir()) == []  # the text is safe, so its file is gone
+    assert list((tmp_path / "profile" / "editing").iterdir()) == []  # the text is safe, so its file is gone
 
 
 def test_editor_with_theirs_keeps_the_other_version_and_yours_in_history(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shlex
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,9 +28,6 @@ def editor(tmp_path: Path, source: str, name: str = "editor.py") -> str:
 @pytest.fixture
 def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
     monkeypatch.delenv("VISUAL", raising=False)
-    # The edit's temporary file goes here, so the tests can see it removed or kept.
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     return Cli(tmp_path / "profile", capsys)
 
 
@@ -41,7 +37,7 @@ def test_editor_saves_the_edited_body(cli: Cli, tmp_path: Path, monkeypatch: pyt
     assert cli.ok("edit", note).out == 'saved "Diary"\n'
     assert cli.json("show", note)["body"] == "first line\ntyped in the editor\n"
     assert cli.json("history", note)[0]["actor"] == "user"
-    assert list((tmp_path / "tmp").iterdir()) == []
+    assert list((tmp_path / "profile" / "editing").iterdir()) == []
 
 
 def test_the_editor_gets_a_final_newline_and_so_does_an_append(

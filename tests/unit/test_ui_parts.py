@@ -99,7 +99,7 @@ def test_external_edit_returns_the_edited_text_and_keeps_the_file(tmp_path: Path
         path.write_text(path.read_text() + "more\n")
         return 0
 
-    result = edit_text("text\n", title="A note / with slashes", run=editor)
+    result = edit_text("text\n", title="A note / with slashes", profile_root=tmp_path, run=editor)
     assert result.text == "text\nmore\n" and result.changed
     assert result.path.exists()  # removed by the caller once the text is saved
     result.path.unlink()
@@ -111,17 +111,17 @@ def test_the_app_gives_the_editor_a_final_newline(tmp_path: Path) -> None:
         return 0
 
     # Issue 39: "text" went to the editor as it was, and came back as "textmore".
-    result = edit_text("text", title="t", run=editor)
+    result = edit_text("text", title="t", profile_root=tmp_path, run=editor)
     assert result.text == "text\nmore\n" and result.changed
     result.path.unlink()
-    untouched = edit_text("text", title="t", run=lambda path: 0)
+    untouched = edit_text("text", title="t", profile_root=tmp_path, run=lambda path: 0)
     assert untouched.text == "text" and not untouched.changed  # the newline added is no change
     untouched.path.unlink()
 
 
-def test_an_editor_that_fails_saves_nothing_and_says_where_the_text_is() -> None:
+def test_an_editor_that_fails_saves_nothing_and_says_where_the_text_is(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="status 1"):
-        edit_text("text", title="t", run=lambda path: 1)
+        edit_text("text", title="t", profile_root=tmp_path, run=lambda path: 1)
 
 
 def test_the_editor_command_comes_from_visual_then_editor() -> None:

@@ -203,3 +203,34 @@ def test_an_import_killed_half_way_into_a_markdown_folder_duplicates_nothing_whe
     assert (report.notes_created, report.conflict_copies) == (3, 0)
     assert titles == ["a", "b", "z"]
     assert (vault / "src" / "a.md").read_text() == "see [z](z.md)\n"
+
+
+@pytest.mark.parametrize("theirs", [False, True], ids=["alone", "a file put in"])
+def test_an_import_killed_half_way_leaves_no_empty_notebook_folders_it_made(
+    tmp_path: Path, theirs: bool
+) -> None:
+    """The notes the killed slice wrote were undone at the next start, but the folders it made for
+    its notebooks stayed, empty, and the scan took them in as notebooks the import never made.
+    A folder someone put a file in meanwhile stays (and the folders it is in). Not vacuous: the
+    folders are there before the start."""
+    vault, profile, src = tmp_path / "notes", tmp_path / "profile", tmp_path / "src"
+    vault.mkdir()
+    (src / "deep" / "er").mkdir(parents=True)
+    (src / "a.md").write_text("see [z](z.md)\n")
+    (src / "deep" / "er" / "b.md").write_text("bee\n")
+    (src / "z.md").write_text("zed\n")
+    (vault / "kept.md").write_text("# kept\n")
+    with opened(vault, profile) as store:
+        before = sorted(f.title for f in store.list_folders())
+    _run_killed(KILL_IN_IMPORT, vault, profile, str(src))
+    assert (vault / "src" / "deep" / "er").is_dir() and (vault / "src" / "a.md").exists()
+    if theirs:
+        (vault / "src" / "deep" / "mine.txt").write_text("the person's\n")
+    with opened(vault, profile) as store:
+        after = sorted(f.title for f in store.list_folders())
+        assert sorted(m.title for m in store.list_notes()) == ["kept"]
+    left = sorted(str(p.relative_to(vault)) for p in vault.rglob("*"))
+    if theirs:
+        assert left == ["kept.md", "src", "src/deep", "src/deep/mine.txt"]
+    else:
+        assert left == ["kept.md"] and after == before

@@ -167,3 +167,35 @@ def test_a_single_note_save_killed_before_its_commit_keeps_the_file_written(tmp_
     with opened(vault, profile) as store:
         assert store.get_note(by_title(store, "N0")).body.endswith("A new text.\n")
     assert not (profile / "vault-moves.log").exists()
+
+
+def test_a_single_note_save_killed_before_its_commit_is_credited_to_whoever_saved_it(tmp_path: Path) -> None:
+    """The file kept was taken in at the next start as an ``outside`` edit: ``noted changes`` said
+    another program wrote it. Not vacuous: the saver is an assistant, neither the person nor the
+    scan's own ``outside``, and the file holds the new text before the start."""
+    vault, profile, _ = _folder(tmp_path, 2, 0)
+    _kill(vault, profile, SAVE.replace('actor="user"', 'actor="assistant:c1"'), 1)
+    assert (vault / "n0.md").read_text().endswith("A new text.\n")
+    with opened(vault, profile) as store:
+        note_id = by_title(store, "N0")
+        newest = store.note_history(note_id, bodies=False)[0]
+        assert newest.actor == "assistant:c1" and store.get_note(note_id).body.endswith("A new text.\n")
+    assert not (profile / "vault-moves.log").exists()
+
+
+CREATE = """
+from noted.models import NoteDraft
+from noted.ops.notes import create_note
+create_note(store, NoteDraft(title="Fresh", body="# Fresh\\n\\nMade by the assistant.\\n"), actor="assistant:c1")
+"""
+
+
+def test_a_new_note_killed_before_its_commit_is_credited_to_whoever_made_it(tmp_path: Path) -> None:
+    """As a save: the new file kept was taken in as a note made by ``outside``. Not vacuous: the
+    file is there before the start, and the maker is neither the person nor ``outside``."""
+    vault, profile, _ = _folder(tmp_path, 1, 0)
+    _kill(vault, profile, CREATE, 1)
+    assert [p.name for p in vault.rglob("Fresh*.md")]
+    with opened(vault, profile) as store:
+        note_id = by_title(store, "Fresh")
+        assert store.note_history(note_id, bodies=False)[0].actor == "assistant:c1"

@@ -195,7 +195,7 @@ def _conflict_line(ctx: CliContext, base: Note, resolved: Resolved) -> str:
 
 
 def _edit_in_editor(ctx: CliContext, note: Note, choice: Choice) -> int:
-    edited = edit_text(note.body, title=note.title)
+    edited = edit_text(note.body, title=note.title, profile_root=ctx.profile.root)
     path, text = edited.path, edited.text
     if not edited.changed:
         path.unlink(missing_ok=True)

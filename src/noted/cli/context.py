@@ -14,9 +14,11 @@ from noted.cli.progress import LazyProgress
 from noted.cli.terminal import shown
 from noted.errors import InvalidInputError
 from noted.logs import setup_logging
+from noted.ops.editing import rescue_edits
 from noted.profile import Profile, resolve_profile
 from noted.services import Services
 from noted.services.place import check_place
+from noted.tempfiles import OLD_TWINS, sweep_beside
 from noted.wording import one_line
 
 
@@ -83,6 +85,11 @@ class CliContext:
                     vault=self.vault,
                     on_scan=functools.partial(bar, "folder"),
                     scan_in_background=self.scan_in_background,
+                )
+            sweep_beside(profile.config_path, twins=OLD_TWINS)  # what a kill left in the profile
+            for kept in rescue_edits(profile.root):  # (the app's line too: it opens them here)
+                self.error(
+                    f"noted was stopped while $EDITOR was open; the text you were editing is in {kept}"
                 )
         return self._services
 

@@ -118,7 +118,7 @@ def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` (mode 0600) by a temporary file renamed over it (``write_fault``)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        replace_with(path, text.encode("utf-8"), 0o600)  # (one a kill left beside it: swept)
+        replace_with(path, text.encode("utf-8"), 0o600, old_twin=True)  # (a kill's leftovers: swept)
     except OSError as exc:
         raise write_fault(exc, path) from exc
 

@@ -98,19 +98,20 @@ def attach_to_note(
     ``made_id`` (a proposal's, fixed when it was made) names the attachment; one a run that was
     killed before linking it stored already is linked, not stored twice.
     """
-    resource = _left_by_a_cut_run(store, made_id) if made_id else None
-    if resource is None:
-        resource = store.add_resource(
-            data, filename=filename, mime=mime, title=title or filename, actor=actor, made_id=made_id
-        )
-    separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
-    try:
-        if beside and isinstance(store, HasFileLinks):
-            store.keep_beside(resource.id, note.id)
-        store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=actor)
-    except (NotedError, OSError):
-        store.delete_resource(resource.id, actor=actor)
-        raise
+    with store.batch():  # one transaction where the store has them: a kill leaves no attachment unlinked
+        resource = _left_by_a_cut_run(store, made_id) if made_id else None
+        if resource is None:
+            resource = store.add_resource(
+                data, filename=filename, mime=mime, title=title or filename, actor=actor, made_id=made_id
+            )
+        separator = "\n" if note.body and not note.body.endswith("\n\n") else ""
+        try:
+            if beside and isinstance(store, HasFileLinks):
+                store.keep_beside(resource.id, note.id)
+            store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=actor)
+        except (NotedError, OSError):
+            store.delete_resource(resource.id, actor=actor)
+            raise
     return resource
 
 

@@ -1,8 +1,11 @@
 """Editing a note in the person's own editor, and saving the person's edited text of a note.
 
-``edit_text`` writes the text to a temporary file, runs ``$VISUAL``/``$EDITOR`` (else ``vi``) on
-it and reads it back, for the app's editor (suspended meanwhile) and ``noted edit``; the file is
-kept until the text is safely saved, so an edit that cannot be saved is never lost.
+``edit_text`` writes the text to a file of the profile's ``editing/``, runs ``$VISUAL``/``$EDITOR``
+(else ``vi``) on it and reads it back, for the app's editor (suspended meanwhile) and ``noted edit``;
+the file is kept until the text is safely saved, so an edit that cannot be saved is never lost. Its
+name starts with noted's process id: the file of a noted killed with the editor open (the note's
+text, and what the person typed) is moved to ``rescued/`` at the next start (``rescue_edits``),
+never left in the system's shared temporary folder.
 
 ``save_text`` is the one save of an edited title and body, for the app's editor and ``noted
 edit``: one write based on the version the text was edited from; a note changed, trashed or deleted
@@ -17,9 +20,10 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
+import secrets
 import shlex
 import subprocess
-import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,6 +34,14 @@ from noted.models import Note, NotePatch
 from noted.ops.conflicts import Conflict, keep_copy
 from noted.ops.notes import leaves_as_is
 from noted.store.protocol import Store
+from noted.tempfiles import process_gone
+
+EDIT_DIR = "editing"
+"""The profile's folder of the files ``$EDITOR`` is editing (``PID-XXXXXXXX-TITLE.md``)."""
+RESCUE_DIR = "rescued"
+"""The profile's folder of text kept when noted could not save it: an app ended with the editor's
+text unsaved (``noted.ui.crash.rescue``), an edit in ``$EDITOR`` whose noted was killed."""
+_EDIT_NAME = re.compile(r"(\d+)-[0-9a-f]{8}-[^/]*\.md")
 
 
 def as_text_file(body: str) -> str:
@@ -73,8 +85,11 @@ class ExternalEdit:
     changed: bool
 
 
-def edit_text(text: str, *, title: str, run: Callable[[Path], int] = run_editor) -> ExternalEdit:
-    """Write ``text`` to a temporary Markdown file, let ``run`` edit it, and read it back as written.
+def edit_text(
+    text: str, *, title: str, profile_root: Path, run: Callable[[Path], int] = run_editor
+) -> ExternalEdit:
+    """Write ``text`` to a Markdown file in the profile's ``editing/``, let ``run`` edit it, and
+    read it back as written.
 
     The file is left in place (the caller removes it once the text is safely saved), so an edit
     that cannot be saved is never lost; an editor that could not start leaves nothing behind.
@@ -84,8 +99,10 @@ def edit_text(text: str, *, title: str, run: Callable[[Path], int] = run_editor)
             not UTF-8; the file is kept.
     """
     stem = "".join(c if c.isalnum() else "-" for c in title)[:40].strip("-") or "note"
-    handle, name = tempfile.mkstemp(prefix=f"noted-{stem}-", suffix=".md")
-    path = Path(name)
+    folder = profile_root / EDIT_DIR
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = folder / f"{os.getpid()}-{secrets.token_hex(4)}-{stem}.md"
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     written = as_text_file(text)
     with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
         file.write(written)
@@ -105,6 +122,30 @@ def edit_text(text: str, *, title: str, run: Callable[[Path], int] = run_editor)
     if edited == written:  # untouched: the final newline given to the editor is not a change
         return ExternalEdit(text, path, False)
     return ExternalEdit(edited, path, True)
+
+
+def rescue_edits(profile_root: Path) -> list[Path]:
+    """Move the files of ``$EDITOR`` runs whose noted is gone (killed with the editor open) from
+    ``editing/`` to ``rescued/``, where the person finds them; the new paths (best effort: a file
+    that cannot be moved stays, and is tried again at the next start)."""
+    folder = profile_root / EDIT_DIR
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    moved = []
+    for name in names:
+        match = _EDIT_NAME.fullmatch(name)
+        if match is None or not process_gone(int(match[1])):
+            continue
+        target = profile_root / RESCUE_DIR / f"edited-{name}"
+        try:
+            target.parent.mkdir(exist_ok=True)
+            os.replace(folder / name, target)
+        except OSError:
+            continue
+        moved.append(target)
+    return moved
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,7 +152,9 @@ def write_document(path: Path, doc: tomlkit.TOMLDocument) -> Stamp:
     target = Path(os.path.realpath(path))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temp = write_temp(target, tomlkit.dumps(doc).encode("utf-8"), 0o600)  # (one a kill left: swept)
+        temp = write_temp(
+            target, tomlkit.dumps(doc).encode("utf-8"), 0o600, old_twin=True
+        )  # (a kill's: swept)
     except OSError as exc:
         raise write_fault(exc, path) from exc
     try:

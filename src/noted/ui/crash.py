@@ -28,13 +28,11 @@ from textual.app import App
 from textual.worker import WorkerFailed
 
 from noted.errors import Interruption
+from noted.ops.editing import RESCUE_DIR as RESCUE_DIR  # (the app names it)
 from noted.tempfiles import replace_with
 from noted.ui.messages import WorkFailed
 
 log = logging.getLogger(__name__)
-
-RESCUE_DIR = "rescued"
-"""The profile's folder for text the app saved on its way out after an error."""
 
 
 MESSAGE_CHARS = 160

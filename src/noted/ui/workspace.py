@@ -100,7 +100,7 @@ class Workspace(ReportsWorkerFailures, Screen[None]):
                     part_chars=lambda: part.get(handles.LARGE_NOTE_CHARS),
                     id="viewer",
                 )
-                yield NoteEditor(store, id="editor")
+                yield NoteEditor(store, profile=self.services.profile.root, id="editor")
         yield StatusBar(self._settings_parts(), id="status")
         yield KeyBar()
 

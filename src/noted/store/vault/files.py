@@ -31,6 +31,7 @@ from noted.store.vault.filestate import (
     file_at,
     has_bad_name,
     link_skipped,
+    state_now,
 )
 from noted.store.vault.journal import SYNC_AT_END, FileJournal
 from noted.store.vault.moves import MoveLog
@@ -74,6 +75,13 @@ class Vault:
         if self.moves is not None and self._journal.active:
             self.moves.start(several=True)
 
+    @contextlib.contextmanager
+    def saving(self, actor: str) -> Iterator[None]:
+        """Around one note's save: its write is written down as ``actor``'s (``moves.MoveLog.saving``)."""
+        alone = getattr(self._local, "undo", None) is None  # (else its ``journal`` closes the log)
+        with self.moves.saving(actor, close=alone) if self.moves else contextlib.nullcontext():
+            yield
+
     def undo_moves(self) -> None:
         """Put back the moves of a batch a crash stopped half way (holding the mirror's write lock)."""
         if self.moves is None:
@@ -85,12 +93,15 @@ class Vault:
         self.forget_folders()
 
     def make_dir(self, folder: Path) -> None:
-        """Make ``folder`` and its missing parents (taken away again by a failing ``journal``)."""
+        """Make ``folder`` and its missing parents (taken away again by a failing ``journal``, or
+        after a crash by the next start when empty: ``MoveLog.undo``)."""
         missing: list[Path] = []
         here = folder
         while not here.exists() and here != self.root:
             missing.append(here)
             here = here.parent
+        if missing and self.moves is not None and getattr(self._local, "undo", None) is not None:
+            self.moves.add_dirs(missing)  # (before they are made: a crash's next start removes them)
         folder.mkdir(parents=True, exist_ok=True)
         for made in reversed(missing):  # undone deepest first
             self._journal.remember(made.rmdir)
@@ -197,11 +208,6 @@ class Vault:
             self.bad_names[shown] = f"{what} whose name is not UTF-8; noted reads only UTF-8 names"
         return False
 
-    def sweep_trash_temps(self) -> None:
-        """``noted.tempfiles.sweep`` in ``.trash/`` (which ``walk`` leaves out)."""
-        for dirpath, _, filenames in os.walk(self.root / TRASH):
-            sweep(dirpath, filenames)
-
     def is_other_file(self, rel: str) -> bool:
         """True for a file that is not a note, outside skipped folders, not hidden nor ignored."""
         name = rel.rpartition("/")[2]
@@ -297,11 +303,11 @@ class Vault:
                 st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:
                 os.chmod(temp, mode)
-            if unchanged is not None and self._state_now(path) != unchanged:
+            if unchanged is not None and state_now(path) != unchanged:
                 raise FileChanged(
                     f'"{rel}" changed outside noted while noted was writing it; nothing was written'
                 )
-            if journaled and self.moves is not None:
+            if self.moves is not None and (journaled or self.moves.saver() is not None):
                 self.moves.add_write(path, before, data)
             os.replace(temp, path)
         except PermissionError as exc:  # the folder took the temporary file: the file itself refuses
@@ -317,14 +323,6 @@ class Vault:
             self._journal.remember(lambda: path.unlink() if before is None else self.write(rel, before))
         self._journal.sync_dir(path.parent, with_files=later)
         return FileState(st.st_size, st.st_mtime_ns)
-
-    @staticmethod
-    def _state_now(path: Path) -> FileState:
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            return ABSENT
-        return FileState(st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else FileState(-2, 0)
 
     def forget_folders(self) -> None:
         """Resolve folders afresh (after a folder was renamed, moved or replaced)."""

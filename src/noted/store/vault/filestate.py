@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,15 @@ class FileState:
 
 ABSENT = FileState(-1, 0)
 """The state of a file that is not there (as the ledger records a note's file gone)."""
+
+
+def state_now(path: Path) -> FileState:
+    """``path``'s state as it is (``ABSENT``; ``FileState(-2, 0)`` for what is not a plain file)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return ABSENT
+    return FileState(st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else FileState(-2, 0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -249,8 +249,15 @@ class Follower:
         if note_id is None and (gone or self.went):
             fresh[rel] = (ft, read)
             return 0
-        put_note(store, rel, ft, read.state, digest, actor=self.actor, note_id=note_id)
+        put_note(store, rel, ft, read.state, digest, actor=self._actor_of(rel, digest), note_id=note_id)
         return 1
+
+    def _actor_of(self, rel: str, digest: str) -> str:
+        """Who wrote the file: the one whose save a crash stopped before its row committed, when
+        the file still holds what that save wrote (``MoveLog.recovered``), else ``actor``."""
+        moves = self.store.vault.moves
+        kept = moves.recovered.get(str(self.store.vault.root / rel)) if moves is not None else None
+        return kept[1] if kept is not None and kept[0] == digest else self.actor
 
     def _unlike(self, row: NoteFile, ft: FileText) -> bool:
         """The mirror's note has another text than its file's ``ft``."""
@@ -267,7 +274,8 @@ class Follower:
             note_id = matches.get(rel)
             if note_id is not None:
                 gone.pop(note_id, None)
-            put_note(self.store, rel, ft, read.state, read.digest, actor=self.actor, note_id=note_id)
+            actor = self._actor_of(rel, read.digest)
+            put_note(self.store, rel, ft, read.state, read.digest, actor=actor, note_id=note_id)
         return len(fresh)
 
     def _recent(self) -> dict[str, NoteFile]:

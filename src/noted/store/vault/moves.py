@@ -14,6 +14,10 @@ last first, before the folder is scanned. (A crash in the short step between the
 moves made, and the scan follows them: ``follow.trashed_copy``, ``Follower._moved``.) A batch of
 several notes killed after its first note's file and before the next is written down is, by then,
 no different from a single note's save: that one file is kept.
+
+A single note's save writes down its write too, with who saved (``saving``), outside a batch as
+well: the file a crash kept is credited to them at the next start (``recovered``, which the scan
+reads), not to another program.
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ import contextlib
 import json
 import logging
 import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from noted.store.durable import sync_dir
 from noted.store.vault.filestate import content_hash
-from noted.tempfiles import temp_beside
+from noted.tempfiles import sweep, temp_beside
 
 log = logging.getLogger(__name__)
 SEVERAL = "several"
@@ -40,6 +46,27 @@ class MoveLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._file: int | None = None
+        self._saver = threading.local()
+        self.recovered: dict[str, tuple[str, str]] = {}
+        """A single note's save a crash stopped before its row committed: its file's path, to the
+        hash it wrote and who saved it (``undo``)."""
+
+    @contextlib.contextmanager
+    def saving(self, actor: str, *, close: bool) -> Iterator[None]:
+        """The writes inside are ``actor``'s save, each written down (``add_write``); ``close``: the
+        log ends with the block (no ``journal`` around it does), before its rows commit."""
+        self._saver.actor = actor
+        try:
+            yield
+        finally:
+            self._saver.actor = None
+            if close:
+                self.close()
+
+    def saver(self) -> str | None:
+        """Who is saving in this thread (``saving``), if anyone."""
+        actor: str | None = getattr(self._saver, "actor", None)
+        return actor
 
     def add(self, source: Path, target: Path) -> None:
         """Write down a move about to be made."""
@@ -60,7 +87,13 @@ class MoveLog:
         before, None when it is new)."""
         self.start()
         old = None if was is None else base64.b64encode(was).decode("ascii")
-        self._line({"write": str(path), "was": old, "now": content_hash(data)})
+        by = {} if self.saver() is None else {"by": self.saver()}
+        self._line({"write": str(path), "was": old, "now": content_hash(data), **by})
+
+    def add_dirs(self, folders: list[Path]) -> None:
+        """Write down the folders about to be made (deepest first), which an undo removes when empty."""
+        self.start()
+        self._line({"made": [str(f) for f in folders]})
 
     def _line(self, entry: object) -> None:
         assert self._file is not None
@@ -90,11 +123,18 @@ class MoveLog:
             lines = []
         entries = _entries(lines)
         if not _of_several(entries):  # a single note's save: the file it fully wrote is kept
+            self.recovered = {
+                str(e["write"]): (str(e["now"]), str(e["by"]))
+                for e in entries
+                if isinstance(e, dict) and "by" in e and "now" in e
+            }
             entries = []
         moved: list[Path] = []
         for entry in reversed(entries):
             try:
-                if isinstance(entry, dict):
+                if isinstance(entry, dict) and "made" in entry:
+                    _remove_empty([Path(p) for p in entry["made"]])
+                elif isinstance(entry, dict):
                     _put_back(Path(entry["write"]), entry["was"], entry["now"])
                 if not isinstance(entry, list):
                     continue
@@ -129,6 +169,20 @@ def _of_several(entries: list[object]) -> bool:
     """Whether the batch is one of several notes: it moved a file, said so, or wrote two notes' files."""
     notes = {e.get("write") for e in entries if isinstance(e, dict) and str(e.get("write")).endswith(".md")}
     return len(notes) > 1 or any(e == SEVERAL or isinstance(e, list) for e in entries)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove each folder (deepest first) the batch made that holds nothing now but a killed
+    write's temporary files; one holding anything else stays, and so do those it is in."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            sweep(str(folder), os.listdir(folder))
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return  # not empty: a file put in meanwhile
 
 
 def _put_back(path: Path, was: str | None, now: str) -> None:

@@ -42,7 +42,7 @@ from noted.store.vault.resources import Resources
 from noted.store.vault.tag_sync import sync_tags
 from noted.store.vault.tags import Tags
 from noted.store.vault.text import FileText
-from noted.store.vault.trash import in_trash
+from noted.store.vault.trash import in_trash, sweep_trash_temps
 from noted.store.vault.watch import Watcher
 
 SIDECAR_NAME = "vault.db"
@@ -136,7 +136,7 @@ class VaultStore(Parts):
             if moves is not None and moves.pending():  # a batch a crash stopped: its moves undone
                 with mirror.batch():  # (its rows were, by SQLite; a batch under way holds the lock)
                     store.vault.undo_moves()
-            store.vault.sweep_trash_temps()  # (the scan's walk sweeps the other folders)
+            sweep_trash_temps(store.vault)  # (the scan's walk sweeps the other folders)
             if not (defer_scan and store.ledger.has_notes()):
                 store.follower.scan(progress=progress)
         except BaseException:

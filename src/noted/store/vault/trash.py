@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from noted.errors import InvalidInputError
 from noted.store.vault.files import TRASH, FileState, Vault
 from noted.store.vault.ledger import NoteFile
+from noted.tempfiles import sweep
 
 if TYPE_CHECKING:
     from noted.store.vault.base import VaultCore
@@ -68,3 +69,9 @@ def trashed_copy(store: VaultCore, row: NoteFile) -> tuple[str, FileState] | Non
         if read.digest == row.hash:
             return rel, read.state
     return None
+
+
+def sweep_trash_temps(vault: Vault) -> None:
+    """``noted.tempfiles.sweep`` in ``.trash/`` (which ``Vault.walk`` leaves out)."""
+    for dirpath, _, filenames in os.walk(vault.root / TRASH):
+        sweep(dirpath, filenames)

@@ -114,9 +114,9 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         note_id: str
         note: Note | None
 
-    def __init__(self, store: Store, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+    def __init__(self, store: Store, *, profile: Path, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
-        self._store = store
+        self._store, self._profile = store, profile
         self.note: Note | None = None
         self._stale = ""
         self._conflict: Conflict | None = None
@@ -378,7 +378,7 @@ goes to the history) or **Back to editing** ({conflict.back}). Nothing is lost e
         """
         try:
             with self.app.suspend():
-                result: ExternalEdit = edit_text(text, title=title)
+                result: ExternalEdit = edit_text(text, title=title, profile_root=self._profile)
         except Exception as exc:  # no terminal to hand over, an editor that failed: say so, lose nothing
             self.notify(f"Could not edit in $EDITOR: {exc}", severity="error")
             if then == CLOSE:
