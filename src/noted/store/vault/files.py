@@ -78,7 +78,7 @@ class Vault:
     @contextlib.contextmanager
     def saving(self, actor: str) -> Iterator[None]:
         """Around one note's save: its write is written down as ``actor``'s (``moves.MoveLog.saving``)."""
-        alone = getattr(self._local, "undo", None) is None  # (else its ``journal`` closes the log)
+        alone = not self._journal.active  # (else its ``journal`` closes the log)
         with self.moves.saving(actor, close=alone) if self.moves else contextlib.nullcontext():
             yield
 
@@ -100,7 +100,7 @@ class Vault:
         while not here.exists() and here != self.root:
             missing.append(here)
             here = here.parent
-        if missing and self.moves is not None and getattr(self._local, "undo", None) is not None:
+        if missing and self.moves is not None and self._journal.active:
             self.moves.add_dirs(missing)  # (before they are made: a crash's next start removes them)
         folder.mkdir(parents=True, exist_ok=True)
         for made in reversed(missing):  # undone deepest first
