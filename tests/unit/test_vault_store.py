@@ -65,6 +65,7 @@ MIRROR_METHODS = {
     "resource_versions",
     "kept_resource_ids",
     "kept_notes",
+    "first_change_not_by",
 }
 """The Store methods the mirror answers alone: reads, a tag with no notes, an attachment not yet linked."""
 
