@@ -21,7 +21,7 @@ import yaml
 
 from noted.errors import InvalidInputError, NotFoundError, NotUtf8Error
 from noted.markdown import link_spans, replace_spans
-from noted.models import Note, NoteDraft
+from noted.models import Note, NoteDraft, is_full_id
 from noted.store.protocol import HasNotesFolder, ReadsNotesFromText, Store
 from noted.store.rules import MAX_TITLE, clean_title
 from noted.store.transfer.checks import check_apart, check_note, check_title, check_utf8_name, shown
@@ -33,7 +33,6 @@ from noted.store.transfer.common import (
     FrontMatter,
     TransferError,
     inside,
-    is_id,
     lexically_inside,
     load_yaml,
     parse_note_file,
@@ -229,7 +228,7 @@ def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
         if isinstance(title, str) and title.strip() and "\n" not in title and len(title) <= MAX_TITLE:
             entry.title = title.strip()
         marker_id = data.get("id")
-        if isinstance(marker_id, str) and is_id(marker_id):
+        if isinstance(marker_id, str) and is_full_id(marker_id):
             entry.marker_id = marker_id
     scan.dirs[key] = entry
 
