@@ -287,3 +287,23 @@ def test_a_link_to_an_attachment_keeps_its_fragment_and_its_escaped_name_through
     cli.ok("export", str(out), *v)
     (exported,) = out.rglob("n.md")
     assert re.search(r"\[p3\]\(\.\./_resources/[0-9a-f]{32}/doc\.pdf#page=3\)", exported.read_text())
+
+
+@pytest.mark.parametrize("in_vault", [False, True], ids=["sqlite", "vault"])
+def test_a_link_to_an_attachment_keeps_its_query_through_import_and_export(
+    cli: Cli, tmp_path: Path, in_vault: bool
+) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "doc.pdf").write_bytes(b"%PDF-1.4 doc")
+    (src / "n.md").write_text("[p2](doc.pdf?page=2) and [p3](doc.pdf?page=3#x)\n")
+    v = ("--vault", str(_vault(tmp_path))) if in_vault else ()
+    cli.ok("import", str(src), *v)
+    # Before: the query was dropped, [p2](:/id), so an export linked doc.pdf without it.
+    body = cli.json("show", "n", *v)["body"]
+    link = r"(:/[0-9a-f]{32}|\.\./doc\.pdf)"
+    assert re.fullmatch(rf"\[p2\]\({link}\?page=2\) and \[p3\]\({link}\?page=3#x\)\n", body), body
+    out = tmp_path / "out"
+    cli.ok("export", str(out), *v)
+    (exported,) = out.rglob("n.md")
+    assert re.search(r"\[p2\]\(\.\./_resources/[0-9a-f]{32}/doc\.pdf\?page=2\)", exported.read_text())

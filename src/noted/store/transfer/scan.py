@@ -301,10 +301,11 @@ def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
         if not target or target.startswith(("#", ":/")) or _SCHEME.match(target):
             continue
         path_part, _, fragment = target.partition("#")
-        path_part = path_part.split("?", 1)[0]
+        path_part, _, query = path_part.partition("?")
         if not path_part:
             continue
-        anchor = f"#{fragment}" if fragment else ""  # a page of a PDF, a heading of a note: kept
+        # A page of a PDF (``?page=2``, ``#page=3``), a heading of a note: kept after the id.
+        anchor = (f"?{query}" if query else "") + (f"#{fragment}" if fragment else "")
         line = file.line_offset + file.body.count("\n", 0, span.start) + 1
         candidate = os.path.join(str(file.path.parent), unquote(_ESCAPED.sub(r"\1", path_part)))
         if not lexically_inside(candidate, str(scan.root)):
