@@ -7,6 +7,7 @@ from either backend mean the same thing.
 from __future__ import annotations
 
 import enum
+import re
 import time
 import uuid
 from collections.abc import Iterable
@@ -16,6 +17,15 @@ from dataclasses import dataclass, field
 def new_id() -> str:
     """A new item id: 32 lowercase hex digits, the shape Joplin uses."""
     return uuid.uuid4().hex
+
+
+FULL_ID = re.compile(r"[0-9a-f]{32}")
+"""A whole item id as :func:`new_id` makes it; the one pattern for it (``fullmatch``, ``finditer``)."""
+
+
+def is_full_id(text: str) -> bool:
+    """Whether ``text`` is a whole item id: 32 lowercase hex digits (lower a typed one first)."""
+    return FULL_ID.fullmatch(text) is not None
 
 
 def now_ms() -> int:

@@ -8,18 +8,15 @@ a deleted attachment included, the file it replaces kept as a version in turn.
 from __future__ import annotations
 
 import argparse
-import re
 
 from noted.cli import render
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
-from noted.models import ACTOR_USER, Resource, ResourceVersion
+from noted.models import ACTOR_USER, Resource, ResourceVersion, is_full_id
 from noted.ops.attachments import restore_attachment_version
 from noted.ops.resolve import attachment_by_prefix
 from noted.store.protocol import Store
 from noted.wording import local_time
-
-_FULL_ID = re.compile(r"[0-9a-fA-F]{32}")
 
 
 def attachment_named(store: Store, text: str) -> tuple[Resource | None, list[ResourceVersion]] | None:
@@ -27,7 +24,7 @@ def attachment_named(store: Store, text: str) -> tuple[Resource | None, list[Res
     when it is live no more), and its kept versions; None when ``text`` names no attachment, live
     or kept."""
     text = text.strip()
-    resource_id = text.lower() if _FULL_ID.fullmatch(text) else attachment_by_prefix(store, text)
+    resource_id = text.lower() if is_full_id(text.lower()) else attachment_by_prefix(store, text)
     if resource_id is None:
         return None
     versions = store.resource_versions(resource_id)

@@ -13,12 +13,12 @@ it is; one whose notebook is gone shows nothing (a scope fails closed).
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Iterable, Sequence
 
 from noted.errors import ConfigError, InvalidInputError, NotedError, NotFoundError
 from noted.mcp.client_tokens import ClientToken, ClientTokens
+from noted.models import is_full_id
 from noted.ops.resolve import folder_paths, resolve_folders
 from noted.settings import Settings, Source
 from noted.settings.handles import MCP_ALLOWED_NOTEBOOKS
@@ -27,12 +27,10 @@ from noted.tools.scope import Scope
 
 log = logging.getLogger(__name__)
 
-_ID = re.compile(r"[0-9a-f]{32}")
-
 
 def is_id(entry: str) -> bool:
     """Whether a scope entry is a notebook id (and so is never resolved again)."""
-    return bool(_ID.fullmatch(entry.strip()))
+    return is_full_id(entry.strip())
 
 
 def notebook_ids(store: Store, names: Sequence[str]) -> tuple[str, ...]:

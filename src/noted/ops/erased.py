@@ -14,11 +14,10 @@ import re
 from dataclasses import dataclass
 
 from noted.errors import EncryptedError, NotFoundError
-from noted.models import Note
+from noted.models import Note, is_full_id
 from noted.ops.resolve import MIN_PREFIX, ambiguous, resolve_note
 from noted.store.protocol import Store
 
-_FULL_ID = re.compile(r"[0-9a-f]{32}")
 _PREFIX = re.compile(rf"[0-9a-f]{{{MIN_PREFIX},31}}")
 _LOOKED_BACK = 50
 """The newest changes of the note searched for a notebook it was in."""
@@ -38,7 +37,7 @@ class ErasedNote:
 def erased_note(store: Store, note_id: str) -> ErasedNote | None:
     """The erased note ``note_id`` (a full id); None when it is there, or nothing of it is kept."""
     note_id = note_id.strip().lower()
-    if not _FULL_ID.fullmatch(note_id):
+    if not is_full_id(note_id):
         return None
     kept = store.kept_notes(note_id)
     if note_id not in kept or _exists(store, note_id):
@@ -72,7 +71,7 @@ def history_note(store: Store, ref: str) -> Note | ErasedNote:
     except NotFoundError:
         live = None
     key = ref.strip().lower()
-    if _FULL_ID.fullmatch(key):
+    if is_full_id(key):
         found = live or erased_note(store, key)
     elif _PREFIX.fullmatch(key) and (erased := _erased(store, store.kept_notes(key), live)):
         if live is not None and live.id.startswith(key):

@@ -31,14 +31,14 @@ from urllib.parse import unquote
 
 from noted.errors import Interruption, NotFoundError
 from noted.markdown import MD_LINK, NOTE_SUFFIXES, WIKI_LINK, code_ranges, names_file, outline
-from noted.models import Note, Resource
+from noted.models import FULL_ID, Note, Resource
 from noted.ops.attachments import linking_notes
 from noted.ops.backlink_search import link_marks_of, may_link, mentioning
 from noted.settings.handles import LARGE_NOTE_CHARS
 from noted.store.protocol import HasNotePaths, NoteOrder, Store
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_NOTE_ID = re.compile(r"^:/([0-9a-fA-F]{32})$")
+_NOTE_ID = re.compile(rf"^:/({FULL_ID.pattern})$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,13 +14,12 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from noted.errors import InvalidInputError, NotedError, NotFoundError
-from noted.models import Folder, Note, NoteMeta
+from noted.models import Folder, Note, NoteMeta, is_full_id
 from noted.ops.folder_tree import folder_nodes
 from noted.store.protocol import Store
 
 MIN_PREFIX = 4
 _HEX = re.compile(r"[0-9a-f]+")
-_FULL_ID = re.compile(r"[0-9a-f]{32}")
 _SHOWN_CANDIDATES = 8
 
 T = TypeVar("T")
@@ -107,7 +106,7 @@ def resolve_note(store: Store, ref: str, *, prefer_trashed: bool = False) -> Not
         InvalidInputError: ``ref`` is empty, or several notes match; the message lists them.
     """
     ref = _given(ref, "note", "its id, the start of its id, or its exact title")
-    if _FULL_ID.fullmatch(ref.lower()):
+    if is_full_id(ref.lower()):
         try:
             return store.get_note(ref.lower())
         except NotFoundError:
@@ -177,7 +176,7 @@ def resolve_folders(store: Store, refs: Sequence[str]) -> tuple[Folder, ...]:
 
 def _folder(store: Store, ref: str, folders: list[Folder], prefer_trashed: bool, *, id_wins: bool) -> Folder:
     ref = _given(ref, "notebook", "its id, title or Parent/Child path")
-    if _FULL_ID.fullmatch(ref.lower()):
+    if is_full_id(ref.lower()):
         try:
             return store.get_folder(ref.lower())
         except NotFoundError:
@@ -213,7 +212,7 @@ def attachment_by_prefix(store: Store, ref: str) -> str | None:
     (``Store.kept_resource_ids``); None when none does, or when ``ref`` is no id prefix. A prefix
     that a note's id starts with too, or several attachments', is ambiguous (``InvalidInputError``)."""
     key = ref.strip().lower()
-    if _FULL_ID.fullmatch(key) or not _by_prefix(key, [key]):
+    if is_full_id(key) or not _by_prefix(key, [key]):
         return None
     live = [r.id for r in store.list_resources() if r.id.startswith(key)]
     found = sorted({*live, *store.kept_resource_ids(key)})

@@ -16,10 +16,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from noted.models import FULL_ID
 from noted.providers.base import AssistantMessage, ChatRequest, ToolResultMessage, ToolSpec, UserMessage
 from noted.providers.fake import CallTool, FakeAction, Reply
 
-_NOTE_ID = re.compile(r"\b[0-9a-f]{32}\b")
+_NOTE_ID = re.compile(rf"\b{FULL_ID.pattern}\b")
 _WORD = re.compile(r"[^\W_]{3,}")
 _STOPWORDS = frozenset(
     "the and for are was what which who how why when where does did can could would should about with "

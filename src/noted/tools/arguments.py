@@ -10,21 +10,19 @@ and a cycle check of a notebook's move must not fail open).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
 
+from noted.models import is_full_id
 from noted.tools.base import Payload
-
-_ID = re.compile(r"[0-9A-Fa-f]{32}")
 
 
 def normal_ids(args: Payload) -> Payload:
     """``args`` with each id in an id field in lower case (anything else in them as given)."""
 
     def normal(value: Any) -> Any:
-        if isinstance(value, str) and _ID.fullmatch(value):
+        if isinstance(value, str) and is_full_id(value.lower()):
             return value.lower()
         if isinstance(value, list):
             return [normal(item) for item in value]

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noted.errors import NotFoundError
-from noted.models import Note, Resource
+from noted.models import FULL_ID, Note, Resource
 from noted.ops import filetypes
 from noted.ops.attachments import linking_notes
 from noted.store.protocol import FileLink, HasFileLinks
@@ -46,7 +46,7 @@ def visible_attachment(
     return resource, notes
 
 
-_ID_LINK = re.compile(r":/([0-9a-fA-F]{32})")
+_ID_LINK = re.compile(rf":/({FULL_ID.pattern})", re.IGNORECASE)
 
 
 def check_links(

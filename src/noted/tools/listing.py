@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from noted.models import NoteMeta
+from noted.models import FULL_ID, NoteMeta
 from noted.tools import schema as s
 from noted.tools.base import READ, Payload, Tool, ToolContext, ToolError
 from noted.tools.payloads import (
@@ -31,7 +31,7 @@ from noted.tools.scope import ScopeView
 from noted.tools.tags import visible_tag
 
 LIST_MAX = 100
-_CURSOR = re.compile(r"^(\d{1,15})\.([0-9a-fA-F]{32})$")
+_CURSOR = re.compile(rf"^(\d{{1,15}})\.({FULL_ID.pattern})$", re.IGNORECASE)
 
 NOTE_ROW: dict[str, Payload] = {
     "id": s.string(),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -61,6 +62,12 @@ class Unsaved:
     note_id: str
     title: str
     body: str
+
+
+def terminal_gone(error: BaseException | None) -> bool:
+    """Whether ``error`` is a write to a terminal that closed (EIO): the SIGHUP that ends the app
+    comes with it, and it is no fault of noted's, so it is logged in one line, not as a crash."""
+    return isinstance(error, OSError) and error.errno == errno.EIO
 
 
 def cause(error: BaseException) -> BaseException:
@@ -162,8 +169,10 @@ class CrashReport:
                 log.error("the event loop reported: %s", context.get("message"))
 
         def on_thread(args: threading.ExceptHookArgs) -> None:
-            if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
-                name = args.thread.name if args.thread is not None else "?"
+            name = args.thread.name if args.thread is not None else "?"
+            if terminal_gone(args.exc_value):  # Textual's output thread, the terminal closed under it
+                log.warning("the terminal is gone (%s): the thread %s stopped", args.exc_value, name)
+            elif args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
                 app.post_message(WorkFailed(f"The thread {name}", args.exc_value))
 
         loop.set_exception_handler(on_loop)

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from noted.errors import InvalidInputError
+from noted.models import is_full_id
 from noted.store.protocol import Store
 from noted.wording import EARLIEST_MS, LATEST_MS, shown_time
 
@@ -27,7 +28,6 @@ RESOURCES_DIR = "_resources"
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 FORMAT = "noted-markdown"
 
-_ID = re.compile(r"[0-9a-f]{32}")
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
 _RESERVED = {
     "con",
@@ -88,10 +88,6 @@ def tags_by_note(store: Store) -> dict[str, list[str]]:
 
 class TransferError(InvalidInputError):
     """Bad input to an import or export; raised before anything is written."""
-
-
-def is_id(text: str) -> bool:
-    return bool(_ID.fullmatch(text))
 
 
 # Times ------------------------------------------------------------------------------------------
@@ -271,7 +267,7 @@ def other_keys(data: dict[str, Any]) -> dict[str, Any]:
 def _field(key: str, value: object) -> object:
     """One front-matter value converted to its field's type; ``ValueError`` says what was expected."""
     if key == "id":
-        if not isinstance(value, str) or not is_id(value.lower()):
+        if not isinstance(value, str) or not is_full_id(value.lower()):
             raise ValueError("expected 32 hexadecimal digits")
         return value.lower()
     if key in ("title", "source_url"):

@@ -3,22 +3,19 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from noted.errors import NotFoundError
-from noted.models import Note
+from noted.models import FULL_ID, Note, is_full_id
 from noted.store.protocol import Store
 from noted.store.transfer.common import RESOURCES_DIR
-
-_ID_IN_NAME = re.compile(r"[0-9a-f]{32}")
 
 
 def named_id(path: Path) -> str | None:
     """The id an export names a file by: its folder's (``_resources/ID/photo.png``) or, from an
     earlier export, its name's (``_resources/ID.png``)."""
     for name in (path.parent.name.lower(), path.stem.lower()):
-        if _ID_IN_NAME.fullmatch(name):
+        if is_full_id(name):
             return name
     return None
 
@@ -39,7 +36,7 @@ def known_id(store: Store, path: Path) -> str | None:
 def existing_resource(store: Store, path: Path, data: bytes, note: Note | None) -> str | None:
     """A resource with these bytes: named by the id in the file name (an export), or linked by
     ``note`` under this file name (another name with the same bytes is another attachment)."""
-    candidates = [m.group(0) for m in _ID_IN_NAME.finditer(path.stem.lower())]
+    candidates = [m.group(0) for m in FULL_ID.finditer(path.stem.lower())]
     candidates += [named] if (named := named_id(path)) else []
     if note is not None:
         linked = store.list_resources(note_id=note.id)

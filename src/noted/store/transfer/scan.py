@@ -21,7 +21,7 @@ import yaml
 
 from noted.errors import InvalidInputError, NotFoundError, NotUtf8Error
 from noted.markdown import link_spans, replace_spans
-from noted.models import Note, NoteDraft
+from noted.models import Note, NoteDraft, is_full_id
 from noted.store.protocol import HasNotesFolder, ReadsNotesFromText, Store
 from noted.store.rules import MAX_TITLE, clean_title
 from noted.store.transfer.checks import check_apart, check_note, check_title, check_utf8_name, shown
@@ -33,7 +33,6 @@ from noted.store.transfer.common import (
     FrontMatter,
     TransferError,
     inside,
-    is_id,
     lexically_inside,
     load_yaml,
     parse_note_file,
@@ -231,7 +230,7 @@ def _add_dir(scan: Scan, key: str, is_export: bool) -> None:
         if isinstance(title, str) and title.strip() and "\n" not in title and len(title) <= MAX_TITLE:
             entry.title = title.strip()
         marker_id = data.get("id")
-        if isinstance(marker_id, str) and is_id(marker_id):
+        if isinstance(marker_id, str) and is_full_id(marker_id):
             entry.marker_id = marker_id
     scan.dirs[key] = entry
 
@@ -304,10 +303,11 @@ def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
         if not target or target.startswith(("#", ":/")) or _SCHEME.match(target):
             continue
         path_part, _, fragment = target.partition("#")
-        path_part = path_part.split("?", 1)[0]
+        path_part, _, query = path_part.partition("?")
         if not path_part:
             continue
-        anchor = f"#{fragment}" if fragment else ""  # a page of a PDF, a heading of a note: kept
+        # A page of a PDF (``?page=2``, ``#page=3``), a heading of a note: kept after the id.
+        anchor = (f"?{query}" if query else "") + (f"#{fragment}" if fragment else "")
         line = file.line_offset + file.body.count("\n", 0, span.start) + 1
         candidate = os.path.join(str(file.path.parent), unquote(_ESCAPED.sub(r"\1", path_part)))
         if not lexically_inside(candidate, str(scan.root)):

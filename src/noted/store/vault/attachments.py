@@ -146,8 +146,11 @@ class Attachments:
             path = md_path(span.target)
             resource_id = self._id_of(note_rel, path, wiki=False, notes=notes)[0] if path else None
             if resource_id:
-                fragment = span.target.strip().removesuffix(">").partition("#")[2]
-                replacements.append((span, f":/{resource_id}{_fragment(fragment)}"))
+                before, _, fragment = span.target.strip().removesuffix(">").partition("#")
+                query = before.partition("?")[2]  # a PDF's ?page=2, kept as its #page=3 is
+                replacements.append(
+                    (span, f":/{resource_id}{'?' + query if query else ''}{_fragment(fragment)}")
+                )
         code = code_ranges(body) if "[[" in body else []
         taken = [(s.start, s.end) for s, _ in replacements]
         for match in WIKI_LINK.finditer(body) if "[[" in body else ():

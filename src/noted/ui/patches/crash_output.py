@@ -9,19 +9,23 @@ hook for the fatal-error output (or an option to log the traceback instead of pr
 
 The patch wraps the three methods for an app that has a ``crash`` (``noted.ui.crash.CrashReport``):
 the error goes to its ``record`` (the stack to ``noted.log``), Textual's own handling ends the app,
-and the person reads the report's one line instead of the traceback. Any other app, or any app with
+and the person reads the report's one line instead of the traceback (or, the terminal gone, the
+log says so in one line: no "internal error" for the EIO of a closed terminal). Any other app, or any app with
 the patch off, prints what Textual prints.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
-from noted.ui.crash import CrashReport
+from noted.ui.crash import CrashReport, terminal_gone
 from noted.ui.patches.guard import Patch, Private, Swap
 
 if TYPE_CHECKING:
     from textual.app import App
+
+log = logging.getLogger(__name__)
 
 
 def _report(app: App[Any]) -> CrashReport | None:
@@ -48,11 +52,16 @@ def _fatal_error(self: App[Any]) -> None:
 def _print_error_renderables(self: App[Any]) -> None:
     report = _report(self)
     line = None if report is None else report.take_line()
-    if line is None:
-        _SWAP.original("_print_error_renderables")(self)
-        return
-    self._exit_renderables.clear()
-    self.error_console.print(line, soft_wrap=True, markup=False, highlight=False)
+    try:
+        if line is None:
+            _SWAP.original("_print_error_renderables")(self)
+            return
+        self._exit_renderables.clear()
+        self.error_console.print(line, soft_wrap=True, markup=False, highlight=False)
+    except OSError as error:
+        if not terminal_gone(error):
+            raise
+        log.warning("the terminal is gone (%s): the closing line was not shown", error)
 
 
 _SWAP = Swap(
