@@ -81,9 +81,10 @@ def test_a_file_matched_by_title_that_changes_only_a_due_date_is_a_conflict_copy
     assert cli.json("show", made["id"], *where)["todo_due"] == made["todo_due"]
 
 
-def linked(cli: Cli, title: str, *where: str) -> list[str]:
-    """The ids of the notes the note ``title`` links, as noted reads its links on that backend."""
-    return [str(link["note_id"]) for link in cli.json("links", title, *where)["outgoing"]]
+def linked(cli: Cli, note: str, *where: str) -> list[str]:
+    """The ids of the notes the note ``note`` (a title or an id) links, as noted reads its links
+    on that backend."""
+    return [str(link["note_id"]) for link in cli.json("links", note, *where)["outgoing"]]
 
 
 def test_links_to_a_file_matched_by_title_that_became_a_note_of_its_own_lead_to_it(
@@ -108,3 +109,24 @@ def test_links_to_a_file_matched_by_title_that_became_a_note_of_its_own_lead_to_
     assert cli.json("show", ana["id"], *where)["todo_due"] == ana["todo_due"]
     assert cli.json("show", own["id"], *where)["todo_due"] == own["todo_due"]
     assert (linked(cli, "Agenda", *where), linked(cli, "Zed", *where)) == ([ana["id"]], [ana["id"]])
+
+
+def test_a_file_linking_a_title_match_that_became_a_note_of_its_own_is_one_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cli: Cli, where: tuple[str, ...]
+) -> None:
+    """B's "Agenda" says what A's says, but links B's "Call Ana", and A's links A's, which comes
+    in as a note of its own: A's "Agenda" is not B's then, and comes in too. Not vacuous: read
+    with its link to B's "Call Ana" (as the guess had it), A's "Agenda" is B's; settled once, in
+    the files' order, it stayed B's ("Agenda" comes before "Call Ana") and A's link was lost."""
+    a = Cli(tmp_path / "a", capsys)
+    notes = {}
+    for who, v, due in ((a, (), "2030-01-31"), (cli, where, "2031-05-01")):
+        who.ok("notebook", "create", "W", *v)
+        ana = who.json("create", "Call Ana", "--notebook", "W", "--todo", "--due", due, "--body", "hi", *v)
+        body = f"see [Call Ana](:/{ana['id']})"
+        notes[who] = (ana["id"], who.json("create", "Agenda", "--notebook", "W", "--body", body, *v)["id"])
+    export = tmp_path / "x"
+    a.ok("export", str(export))
+    cli.ok("import", str(export), *where)
+    (theirs_ana, theirs), (own_ana, own) = notes[a], notes[cli]
+    assert (linked(cli, theirs, *where), linked(cli, own, *where)) == ([theirs_ana], [own_ana])
