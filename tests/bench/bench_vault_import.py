@@ -1,8 +1,9 @@
 """Benchmark of an import into a Markdown folder: ``noted import`` of a corpus into a new folder.
 
 Usage: ``python3 tests/bench/bench_vault_import.py [--notes 505] [--runs 3] [--src DIR]
-[--embedded]``. Each run imports a fresh corpus (``corpus.py --markdown``, its links included)
-into a new Markdown folder with a new profile, as a real ``noted`` process (``--embedded``: into a
+[--embedded] [--links N]``. Each run imports a fresh corpus (``corpus.py --markdown``, its links
+included; ``--links``: N links to other notes in each, about half to notes written after it) into a
+new Markdown folder with a new profile, as a real ``noted`` process (``--embedded``: into a
 new embedded profile instead, for comparison). ``--src``: the ``src`` folder to run (another
 checkout's, for a "before" figure). Prints each run's wall time, the median, the ``fsync`` count
 of the last run (under ``strace -c`` when strace is there) and the load average before and after.
@@ -80,11 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         "--src", type=Path, default=SRC, help="the src folder to run (default: this checkout's)"
     )
     parser.add_argument("--embedded", action="store_true", help="import into an embedded profile instead")
+    parser.add_argument("--links", type=int, default=0, help="links to other notes in each note")
     args = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="bench-vault-import-"))
     try:
         corpus = root / "corpus"
-        write_markdown(Corpus(args.notes), corpus)
+        write_markdown(Corpus(args.notes), corpus, links=args.links)
         load_before = os.getloadavg()
         walls = []
         for i in range(args.runs):
@@ -98,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         load_after = os.getloadavg()
         where = "an embedded profile" if args.embedded else "a Markdown folder"
         print(
-            f"{args.notes} notes into {where}: median {statistics.median(walls):.2f} s over {args.runs} runs"
+            f"{args.notes} notes ({args.links} links each) into {where}: median {statistics.median(walls):.2f} s over {args.runs} runs"
         )
         print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
     finally:

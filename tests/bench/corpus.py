@@ -18,6 +18,7 @@ Usage: ``python3 tests/bench/corpus.py --notes 10000 --out DIR [--markdown] [--s
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import sys
@@ -26,6 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import textgen
 import yaml
@@ -287,14 +289,19 @@ def front_matter(note: BenchNote) -> dict[str, object]:
     return meta
 
 
-def write_markdown(corpus: Corpus, out: Path, progress: Progress | None = None) -> int:
-    """Write the corpus as ``out/<notebook>/<sub-notebook>/<title>.md`` files; returns the file count."""
+def write_markdown(corpus: Corpus, out: Path, progress: Progress | None = None, *, links: int = 0) -> int:
+    """Write the corpus as ``out/<notebook>/<sub-notebook>/<title>.md`` files; returns the file count.
+
+    ``links``: each note ends with links, by relative path, to that many other notes of the corpus
+    picked at random, so about half of them lead to a file an import reads after it.
+    """
     dirs = {
         f.index: out.joinpath(*(_UNSAFE.sub("_", t) for t in corpus.folder_path(f.index)))
         for f in corpus.folders
     }
     for path in dirs.values():
         path.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
     used: set[Path] = set()
     for note in corpus.notes():
         stem = _UNSAFE.sub("_", note.title).strip(" .")[:80] or "untitled"
@@ -303,8 +310,16 @@ def write_markdown(corpus: Corpus, out: Path, progress: Progress | None = None) 
             n += 1
             path = dirs[note.folder] / f"{stem} ({n}).md"
         used.add(path)
+        paths.append(path)
+    for note in corpus.notes():
+        path = paths[note.index]
+        rng = random.Random(corpus.seed * 7_919 + note.index)
+        others = [i for i in rng.sample(range(corpus.count), min(links + 1, corpus.count)) if i != note.index]
+        tail = "".join(
+            f"\n- see [{i}]({quote(os.path.relpath(paths[i], path.parent))})" for i in others[:links]
+        )
         head = yaml.safe_dump(front_matter(note), allow_unicode=True, sort_keys=False)
-        path.write_text(f"---\n{head}---\n\n{note.body}\n", encoding="utf-8")
+        path.write_text(f"---\n{head}---\n\n{note.body}\n{tail}", encoding="utf-8")
         if progress and (note.index + 1) % BATCH == 0:
             progress(note.index + 1)
     return corpus.count
@@ -318,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--markdown", action="store_true", help="write Markdown files instead of a database")
     parser.add_argument("--seed", type=int, default=1, help="the corpus seed (default 1)")
+    parser.add_argument("--links", type=int, default=0, help="with --markdown: links to other notes in each")
     args = parser.parse_args(argv)
     corpus = Corpus(args.notes, seed=args.seed)
     start = time.perf_counter()
@@ -330,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         if args.out.exists() and any(args.out.iterdir()):
             parser.error(f"{args.out} is not empty")
-        write_markdown(corpus, args.out, progress)
+        write_markdown(corpus, args.out, progress, links=args.links)
     else:
         if (args.out / "notes.db").exists():
             parser.error(f"{args.out / 'notes.db'} exists already")

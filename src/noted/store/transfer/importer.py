@@ -29,11 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noted.errors import InvalidInputError, NotedError
-from noted.models import ACTOR_IMPORT, Note, NoteDraft, NotePatch
+from noted.models import ACTOR_IMPORT, Note, NoteDraft
 from noted.store.protocol import HasNoteProperties, ReadsNotesFromText, Store
 from noted.store.revisions import COPY, copy_prefix, copy_title, labelled
 from noted.store.transfer.common import read_regular, tags_by_note
 from noted.store.transfer.forward import ForwardLinks
+from noted.store.transfer.guesses import patch_of, settle_guesses, tag_changes, wanted_note
 from noted.store.transfer.matching import copy_id
 from noted.store.transfer.scan import Progress, Scan, ScanFile, scan_folder
 from noted.wording import plural
@@ -66,42 +67,6 @@ class ImportReport:
     """Files changed since the last import whose note was edited too: each made a conflict copy."""
     notes_trashed: int = 0
     """Files whose note is in the trash: skipped (a warning line names each)."""
-
-
-def _wanted(
-    store: Store, file: ScanFile, old: Note, parent_id: str, body: str, tags_now: list[str]
-) -> NoteDraft:
-    """The note as the file makes it (a field the file does not give as it is), as the store will
-    read it once written: a Markdown folder keeps its own form (``ReadsNotesFromText``), so the
-    note is compared with that, or an unchanged file would count as a change at every import."""
-    front = file.front
-    draft = NoteDraft(
-        title=file.title,
-        body=body,
-        parent_id=parent_id,
-        is_todo=old.is_todo if front.is_todo is None else front.is_todo,
-        todo_due=old.todo_due if front.todo_due is None else front.todo_due,
-        todo_completed=old.todo_completed if front.todo_completed is None else front.todo_completed,
-        source_url=old.source_url if front.source_url is None else front.source_url,
-        tags=tuple(tags_now) if front.tags is None else front.tags,
-    )
-    return store.as_read(old.id, draft) if isinstance(store, ReadsNotesFromText) else draft
-
-
-def _patch(wanted: NoteDraft, old: Note) -> NotePatch | None:
-    """The fields ``wanted`` changes, or None when it changes none (tags aside)."""
-    fields = ("title", "body", "parent_id", "is_todo", "todo_due", "todo_completed", "source_url")
-    changes = {k: getattr(wanted, k) for k in fields if getattr(wanted, k) != getattr(old, k)}
-    return NotePatch(**changes) if changes else None
-
-
-def _tag_changes(wanted: NoteDraft, tags_now: list[str]) -> tuple[list[str], list[str]]:
-    """Tags to add and to remove so the note carries exactly the ``wanted`` ones."""
-    current = {t.casefold(): t for t in tags_now}
-    want = {t.casefold(): t for t in wanted.tags}
-    add = [t for k, t in want.items() if k not in current]
-    remove = [t for k, t in current.items() if k not in want]
-    return add, remove
 
 
 def _create_folders(store: Store, scan: Scan) -> tuple[dict[str, str], int]:
@@ -238,27 +203,24 @@ def _apply(
             "and import again"
         )
         return "trashed"
-    wanted = _wanted(store, file, old, parent_id, body, tags.get(old.id, []))
-    patch = _patch(wanted, old)
+    wanted = wanted_note(store, file, old, parent_id, body, tags.get(old.id, []))
+    patch = patch_of(wanted, old)
     kept = False
-    changes = patch is not None or any(_tag_changes(wanted, tags.get(old.id, [])))
+    changes = patch is not None or any(tag_changes(wanted, tags.get(old.id, [])))
     base = _last_import(store, old.id) if changes else None
     if changes and (file.by_title or base is None and file.front.updated != old.user_updated_time):
         # Found only by its title (another profile's welcome note), or with no import on record
         # (a note made in noted, or the record is gone) and the file no export of the note as it
-        # is: which side changed is unknown, in any field (a due date too), so both are kept. A
-        # file naming an id no note has is that note: a new one.
-        if file.front.id is not None and file.front.id != old.id:
-            file.existing, file.note_id, file.by_title = None, file.front.id, False
-            return _apply(store, file, parent_id, body, tags, warnings, session)
+        # is: which side changed is unknown, in any field (a due date too), so both are kept. (A
+        # file naming an id is a new note under it: ``settle_guesses`` made it one before.)
         return "copied" if _copy(store, file, old, body) else "unchanged"
     if patch is not None and (patch.title is not None or patch.body is not None):
         if base is not None and (old.title, old.body) != base:  # edited in noted since
             if (wanted.title, wanted.body) != base:
                 return "copied" if _copy(store, file, old, body) else "unchanged"  # copied before
             wanted = dataclasses.replace(wanted, title=old.title, body=old.body)
-            patch, kept = _patch(wanted, old), True
-    add, remove = _tag_changes(wanted, tags.get(old.id, []))
+            patch, kept = patch_of(wanted, old), True
+    add, remove = tag_changes(wanted, tags.get(old.id, []))
     if patch is not None:
         store.update_note(old.id, patch, actor=ACTOR_IMPORT, session=session)
     if add:
@@ -298,6 +260,7 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
     scan = scan_folder(store, source, progress=progress)
     warnings = list(scan.warnings)
     tags = tags_by_note(store) if any(f.existing for f in scan.files) else {}
+    settle_guesses(scan, tags)
     tokens: dict[str, str] = {}
     counts = {"created": 0, "updated": 0, "unchanged": 0, "kept": 0, "copied": 0, "trashed": 0}
     folder_ids: dict[str, str] = {}
@@ -315,7 +278,7 @@ def import_markdown(store: Store, source: Path, *, progress: Progress | None = N
                     folder_ids, folders_created = _create_folders(store, scan)
                 for i, file in enumerate(files, start=done + 1):
                     _add_attachments(store, scan, file, tokens, written)
-                    body = _final_body(file.body, tokens)
+                    body = _final_body(scan.with_ids(file.body), tokens)
                     try:
                         outcome = _apply(
                             store, file, folder_ids[file.dir_key], body, tags, warnings, links.session

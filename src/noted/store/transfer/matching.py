@@ -8,7 +8,8 @@ each find their own. Else (a note imported before noted kept that id, a file ren
 the note of that title in the file's notebook that no other file claims: one whose body is the
 file's first, else the oldest, so each file finds the same note every time. A note found by title
 alone is a guess (``ScanFile.by_title``): the import changes none of its fields; a file that differs
-from it in any makes a new note (one naming an id) or a conflict copy beside it. Nothing here writes.
+from it in any makes a new note (one naming an id: ``guesses.py``) or a conflict copy beside it.
+Nothing here writes.
 """
 
 from __future__ import annotations

@@ -48,6 +48,9 @@ their links, ``writing`` notes."""
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+NOTE_LINK = re.compile("\x00noted-note-(\\d+)\x00")
+"""A scanned body's link to a file of the import (its index): ``:/id`` of the file's note once the
+import has settled which note that is (``Scan.with_ids``)."""
 """A backslash escape of a link's destination (CommonMark: any ASCII punctuation), ``x\\(1\\).png``."""
 
 
@@ -114,6 +117,10 @@ class Scan:
     progress: Progress | None = None
     titles: dict[str, str] = field(default_factory=dict)
     """An export's attachments' titles other than their file names, by path (its manifest's)."""
+
+    def with_ids(self, body: str) -> str:
+        """``body`` with each link to a file of the import made ``:/id`` of that file's note."""
+        return NOTE_LINK.sub(lambda m: f":/{self.files[int(m.group(1))].note_id}", body)
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
@@ -284,7 +291,7 @@ def scan_folder(store: Store, source: Path, *, progress: Progress | None = None)
     if not scan.problems:  # (else the links are still checked, for the refusal to name them too)
         match_dirs(scan)
         match_notes(scan)
-    paths = {f.path.resolve(): f.note_id for f in scan.files}
+    paths = {f.path.resolve(): i for i, f in enumerate(scan.files)}
     for done, file in enumerate(scan.files, start=1):
         with scan.collecting():
             file.body = _rewrite_links(scan, file, paths)
@@ -295,8 +302,9 @@ def scan_folder(store: Store, source: Path, *, progress: Progress | None = None)
     return scan
 
 
-def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
-    """Relative links to notes become ``:/id``; to other local files, attachments (``:/id`` too)."""
+def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, int]) -> str:
+    """Relative links to notes become ``NOTE_LINK``s (``:/id`` once the import has settled which
+    note each file is); to other local files, attachments (``:/id``, or a placeholder)."""
     replacements = []
     for span in link_spans(file.body):
         target = span.target.strip().strip("<>").strip()
@@ -331,7 +339,7 @@ def _rewrite_links(scan: Scan, file: ScanFile, notes: dict[Path, str]) -> str:
             continue
         resolved = linked.resolve()
         if resolved in notes:
-            replacements.append((span, f":/{notes[resolved]}{anchor}"))
+            replacements.append((span, f"\x00noted-note-{notes[resolved]}\x00{anchor}"))
             continue  # a text file that is no note of the import (an export's _resources/ID.txt) is a file
         replacements.append((span, f":/{_attachment(scan, resolved, file.existing)}{anchor}"))
     return replace_spans(file.body, replacements)
