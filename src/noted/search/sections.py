@@ -35,8 +35,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from noted.errors import QueryError
+from noted.search.anywhere import CJK, has_symbol
 from noted.search.languages import ENGLISH_FUNCTION_WORDS
-from noted.search.query import CJK, parse_query
+from noted.search.query import parse_query
 from noted.search.snippet import body_pattern, fold
 
 WORDS_WEIGHT = 0.3
@@ -82,14 +83,16 @@ def marks(texts: Sequence[str]) -> re.Pattern[str] | None:
     """Where a note holds the words a search found it by, for the reader to mark: the words and
     phrases of ``texts`` (the query, and the English or the mended words searched beside it) as
     Joplin's grammar reads them, without filters, excluded words and single words that do not
-    count for ``query_words``. None when no word is left."""
+    count for ``query_words`` (a symbol does: ``🎉``). None when no word is left."""
     terms = []
     for text in texts:
         try:
             parsed = parse_query(text)
         except QueryError:
             continue
-        terms += [t for t in parsed.text_terms if t.phrase or t.infix or query_words([t.text])]
+        terms += [
+            t for t in parsed.text_terms if t.phrase or t.infix or has_symbol(t.text) or query_words([t.text])
+        ]
     return body_pattern(terms)
 
 
