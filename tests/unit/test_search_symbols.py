@@ -87,3 +87,12 @@ def test_ascii_signs_join_words_as_before() -> None:
 def test_the_reader_marks_a_symbol() -> None:
     pattern = marks(["🎉 party"])
     assert pattern is not None and pattern.search("the 🎉 is here") is not None
+
+
+def test_a_symbol_with_case_is_found_in_either_case(notes: Notes) -> None:
+    # Circled letters are symbols with case, as letters are: "ⓐ" finds "Ⓐ" as "a" finds "A".
+    notes.add("graded", "Mark: Ⓐ for the essay")
+    notes.add("circled", "Mark: ⓑ for the essay")
+    assert notes.titles("ⓐ") == {"graded"}
+    hit = next(h for h in notes.search.search("ⓐ").hits if h.title == "graded")
+    assert "Ⓐ" in hit.snippet

@@ -9,7 +9,7 @@ A symbol is any character of Unicode's symbol categories (``S*``) beyond ASCII: 
 currency, mathematical and other signs. ASCII's own (``+ $ = < > | ~ ^```) stay separators,
 as punctuation does: they are how code and prose join words (``C++``, ``a+b``, ``$HOME``,
 ``key=value``), which are found by their words and ranked as before. Neither kind has case or
-diacritics, so each character is compared as it is.
+diacritics, and all but a few symbols (``Ⓐ``) no case.
 """
 
 from __future__ import annotations
@@ -36,9 +36,15 @@ def is_symbol(char: str) -> bool:
     return len(char) == 1 and not char.isascii() and unicodedata.category(char).startswith("S")
 
 
-def caseless(char: str) -> bool:
-    """A character compared as it is: of Chinese, Japanese or Korean, or a symbol."""
+def unmarked(char: str) -> bool:
+    """A character whose marks are its own, not diacritics to fold: of Chinese, Japanese or Korean
+    (ガ is a letter of its own, as the index compares words), or a symbol (≠ is no "=" struck)."""
     return CJK.match(char) is not None or is_symbol(char)
+
+
+def caseless(char: str) -> bool:
+    """An unmarked character without case either (not ``Ⓐ``): one ``LIKE`` compares exactly."""
+    return unmarked(char) and char.lower() == char.upper()
 
 
 def has_symbol(text: str) -> bool:

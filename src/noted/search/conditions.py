@@ -77,12 +77,12 @@ def substring_cte(name: str, term: TextTerm) -> tuple[str, tuple[object, ...]]:
     title or body, its letters in any case and with or without diacritics as the index's words
     are (``snippet.glob_pattern``; ``*`` for any run): the index would hold only whole runs.
     Materialized, so the count and the page share one scan of every note (~30 ms at 10,000 notes;
-    scanning once for each took three times as long). Its longest run of those characters, which
-    have no case, is looked for first by ``LIKE``: a pattern opening with a class of letters
+    scanning once for each took three times as long). Its longest run of those characters that
+    have no case (``noted.search.anywhere.caseless``) is looked for first by ``LIKE``: a pattern opening with a class of letters
     (``tokyo駅``) is 25 times slower to scan for. ``negated`` is ignored."""
     columns = _COLUMNS[term.field]
     found = " OR ".join(f"({column} LIKE ? ESCAPE '\\' AND {column} GLOB ?)" for column in columns)
-    run = max(caseless_runs(term.text), key=len)
+    run = max(caseless_runs(term.text), key=len, default="")
     patterns = ("%" + like_pattern(run) + "%", glob_pattern(term.text))
     sql = f"{name}(rid) AS MATERIALIZED (SELECT rowid FROM notes AS n WHERE {found})"
     return sql, patterns * len(columns)
