@@ -41,6 +41,8 @@ NOW = datetime(2026, 12, 9, 15, 30)  # a Wednesday
         ('title:"budget plan" -body:hotel', 'title:"budget plan" -body:hotel'),
         ("std::vector localhost:8080", "std::vector localhost:8080"),
         ("東京 café", "東京 café"),
+        ("🎉 party -✅ title:⭐", "🎉 party -✅ title:⭐"),  # a symbol: a word of Joplin's index
+        ("❤️", "❤"),  # without its presentation selector, so that Joplin's prefix finds both
         ("any:1 budget tickets", "any:1 budget tickets"),
     ],
 )

@@ -9,24 +9,9 @@ Every test keeps a note that must not come back, so that a search returning ever
 from __future__ import annotations
 
 import pytest
+from tests.support.search_notes import Notes
 
-from noted.models import NoteDraft
-from noted.search.keyword import KeywordSearch
 from noted.store.sqlite import SqliteStore
-
-
-class Notes:
-    def __init__(self, store: SqliteStore) -> None:
-        self.store = store
-        self.search = KeywordSearch(store)
-        self.inbox = store.create_folder("Inbox", actor="user").id
-
-    def add(self, title: str, body: str, **kw: object) -> str:
-        draft = NoteDraft(title, body, parent_id=self.inbox, **kw)  # type: ignore[arg-type]
-        return self.store.create_note(draft, actor="user").id
-
-    def titles(self, query: str) -> set[str]:
-        return {h.title for h in self.search.search(query).hits}
 
 
 @pytest.fixture

@@ -67,3 +67,12 @@ def test_a_chinese_or_japanese_word_counts_where_it_is_inside_a_run() -> None:
     assert [s.path for s in rank_sections(chunks, body, query_words(["季度预算"]))] == ["2", "1"]
     assert [s.path for s in rank_sections(chunks, body, frozenset())] == ["1", "2"]
     assert marks(["季度预算"]).search(body) is not None  # type: ignore[union-attr]
+
+
+def test_a_symbol_counts_whole_and_anywhere() -> None:
+    # A search by meaning for "🎉" opened the note at its closest chunk: the symbol counted for nothing.
+    body = "# Plans\nthe party is on friday\n# Done\nit went well🎉 in the end\n"
+    cut = body.index("# Done")
+    chunks = [ChunkScore("1", "Plans", 0, cut, 0.5), ChunkScore("2", "Done", cut, len(body), 0.45)]
+    assert query_words(["🎉 party"]) == frozenset({"🎉", "party"})
+    assert [s.path for s in rank_sections(chunks, body, query_words(["🎉"]))] == ["2", "1"]

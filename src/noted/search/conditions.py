@@ -10,11 +10,11 @@ parameter, quoted for FTS5 or escaped for LIKE, never as SQL or FTS5 syntax.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from noted.search.query import CJK, DateField, DateFilter, Filter, FilterKind, Term, TextField, TextTerm
+from noted.search.anywhere import caseless_runs
+from noted.search.query import DateField, DateFilter, Filter, FilterKind, Term, TextField, TextTerm
 from noted.search.snippet import glob_pattern
 
 
@@ -69,21 +69,20 @@ def fts_term(term: TextTerm, expansions: Mapping[str, tuple[str, ...]]) -> str |
     return f"{{{term.field.value}}} : ({expr})"
 
 
-_CJK_RUN = re.compile(CJK.pattern + "+")
 _COLUMNS = {TextField.ALL: ("n.title", "n.body"), TextField.TITLE: ("n.title",), TextField.BODY: ("n.body",)}
 
 
 def substring_cte(name: str, term: TextTerm) -> tuple[str, tuple[object, ...]]:
-    """A CTE of the notes holding a ``substring`` term (Chinese, Japanese, Korean) anywhere in the
+    """A CTE of the notes holding a ``substring`` term (Chinese, Japanese, Korean, symbols) anywhere in the
     title or body, its letters in any case and with or without diacritics as the index's words
     are (``snippet.glob_pattern``; ``*`` for any run): the index would hold only whole runs.
     Materialized, so the count and the page share one scan of every note (~30 ms at 10,000 notes;
-    scanning once for each took three times as long). Its longest run of those scripts, which
-    have no case, is looked for first by ``LIKE``: a pattern opening with a class of letters
+    scanning once for each took three times as long). Its longest run of those characters that
+    have no case (``noted.search.anywhere.caseless``) is looked for first by ``LIKE``: a pattern opening with a class of letters
     (``tokyo駅``) is 25 times slower to scan for. ``negated`` is ignored."""
     columns = _COLUMNS[term.field]
     found = " OR ".join(f"({column} LIKE ? ESCAPE '\\' AND {column} GLOB ?)" for column in columns)
-    run = max(_CJK_RUN.findall(term.text), key=len)
+    run = max(caseless_runs(term.text), key=len, default="")
     patterns = ("%" + like_pattern(run) + "%", glob_pattern(term.text))
     sql = f"{name}(rid) AS MATERIALIZED (SELECT rowid FROM notes AS n WHERE {found})"
     return sql, patterns * len(columns)

@@ -14,7 +14,10 @@ as noted does:
 - an option as a question writes it (``--force``, ``-f``) is the word, not its exclusion;
   ``resource:image`` is ``resource:image/*``; a word the colon ends is the word.
 
-Joplin still matches a one-letter word as a prefix and takes a ``*`` inside a word literally.
+Joplin still matches a one-letter word as a prefix and takes a ``*`` inside a word literally. A
+symbol (``🎉``, ``€``) is a word of Joplin's index, which joins every non-ASCII character to the
+letters beside it: Joplin finds one that starts a word (``5€`` finds "5€", ``🎉`` "🎉party"), not
+one inside a word (``€`` finds no "5€"), which noted finds anywhere.
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ Where noted deliberately differs from Joplin:
 - Bare words match as prefixes (Joplin matches whole words unless a ``*`` is added), except a
   one-character word, which matches whole (``c`` finds "C", not every word starting with c)
   unless written ``c*``.
-- A word holding Chinese, Japanese or Korean is found anywhere in the text (``TextTerm.substring``);
-  Joplin switches its whole search to ``LIKE`` for it, noted only that word.
+- A word holding Chinese, Japanese or Korean, or a symbol (``✅``, ``→``), is found anywhere in the
+  text (``TextTerm.substring``); Joplin switches its whole search to ``LIKE`` for CJK, noted only that word.
 - A ``*`` inside a word (``ast*rix``) matches one word of that shape; Joplin takes it literally.
   A leading ``*`` is ignored, as in Joplin.
 - A name close to a filter's (``tags:work``, ``notebok:Work``, ``complete:1``) is an error that
@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from noted.errors import QueryError
+from noted.search.anywhere import found_anywhere, is_symbol, without_presentation
 from noted.search.dates import resolve_date
 
 MAX_QUERY_CHARS = 2_000
@@ -130,9 +131,9 @@ class TextTerm:
 
     @property
     def substring(self) -> bool:
-        """Holds Chinese, Japanese or Korean, written without spaces between words: the index keeps
-        a run of it as one word, so the term is found anywhere in the text (as Joplin does)."""
-        return CJK.search(self.text) is not None
+        """Holds Chinese, Japanese or Korean (the index keeps a run of it as one word) or a symbol
+        (of which it makes no word), so the term is found anywhere in the text (``noted.search.anywhere``)."""
+        return found_anywhere(self.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,11 +194,6 @@ KNOWN_FILTERS: tuple[str, ...] = tuple(
     sorted(["any", "title", "body", *(k.value for k in FilterKind), *(d.value for d in DateField)])
 )
 
-CJK = re.compile(
-    "[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3040-\u30ff\u3100-\u318f\u31a0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
-    "\U00020000-\U000323af]"
-)  # Han, Hiragana, Katakana, Hangul and Bopomofo, with their extensions and half-width forms
 _FILTER_HEAD = re.compile(r"([A-Za-z]+):")
 MISSPELT_FILTER = 0.8
 """How close (``difflib``'s ratio) a ``name:`` must be to a filter's name to be taken for it
@@ -216,7 +212,8 @@ class _Raw:
 
 
 def _has_word(text: str) -> bool:
-    return any(c.isalnum() for c in text)
+    """Whether ``text`` holds something to find: a letter, a digit or a symbol (``✅``, ``€``)."""
+    return any(c.isalnum() or is_symbol(c) for c in text)
 
 
 def _read_quoted(query: str, i: int) -> tuple[str, int]:
@@ -284,13 +281,13 @@ def _scan(query: str) -> list[_Raw]:
                 raise misspelt
         value, i = _read_bare(query, i)
         # "-f" is an option as a question writes it, not the exclusion of every note with an "f".
-        out.append(_Raw(None, value, negated and len(value) > 1, quoted=False))
+        out.append(_Raw(None, value, negated and (len(value) > 1 or is_symbol(value)), quoted=False))
     return out
 
 
 def _text_term(raw: _Raw, field: TextField) -> TextTerm | None:
-    """A word or phrase, or None when it holds no letter or digit (FTS would ignore it)."""
-    text = raw.value.strip()
+    """A word or phrase, or None when it holds no letter, digit or symbol (FTS would ignore it)."""
+    text = without_presentation(raw.value).strip()
     starred = text.endswith("*")
     text = text.strip("*").strip() if not raw.quoted else text.rstrip("*").strip()
     # A one-letter word as a prefix would match nearly every note: match it whole unless starred.
@@ -326,7 +323,9 @@ def _filter(raw: _Raw, now: datetime | None) -> Term | None:
     if name in ("title", "body"):
         term = _text_term(raw, TextField(name))
         if term is None:
-            raise QueryError(f'filter "{name}:" needs a word with letters or digits, not "{value}"')
+            raise QueryError(
+                f'filter "{name}:" needs a word with letters or digits (or a symbol such as ✅), not "{value}"'
+            )
         return term
     if name in _DATE_FILTERS:
         return DateFilter(DateField(name), value, resolve_date(value, now), raw.negated)
@@ -395,6 +394,6 @@ def parse_query(query: str, *, now: datetime | None = None) -> Query:
     if not terms:
         hint = 'any: only says whether any term may match; add words, e.g. "any:1 budget travel"'
         only_any = bool(raws) and all(raw.name == "any" for raw in raws)  # "-" alone reads as none
-        hint = hint if only_any else "words need at least one letter or digit"
+        hint = hint if only_any else "words need at least one letter or digit, or a symbol such as ✅ or €"
         raise QueryError(f'nothing to search for in "{query.strip()}"', hint=hint)
     return Query(tuple(terms), any_mode)

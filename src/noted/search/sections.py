@@ -35,8 +35,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from noted.errors import QueryError
+from noted.search.anywhere import CJK, found_anywhere, is_symbol
 from noted.search.languages import ENGLISH_FUNCTION_WORDS
-from noted.search.query import CJK, parse_query
+from noted.search.query import parse_query
 from noted.search.snippet import body_pattern, fold
 
 WORDS_WEIGHT = 0.3
@@ -69,20 +70,22 @@ class ChunkScore:
 
 def query_words(texts: Sequence[str]) -> frozenset[str]:
     """The words of the query's texts that count (no function words, three letters or more; two
-    of Chinese, Japanese or Korean, kept whole and found anywhere, as the keyword search does)."""
-    return frozenset(
+    of Chinese, Japanese or Korean, kept whole and found anywhere, as the keyword search does),
+    and each symbol (``🎉``), found anywhere too."""
+    words = (
         _key(w)
         for text in texts
         for w in _WORD.findall(fold(text))
         if len(w) > (1 if CJK.search(w) else 2) and w not in ENGLISH_FUNCTION_WORDS
     )
+    return frozenset(words).union(c for text in texts for c in text if is_symbol(c))
 
 
 def marks(texts: Sequence[str]) -> re.Pattern[str] | None:
     """Where a note holds the words a search found it by, for the reader to mark: the words and
     phrases of ``texts`` (the query, and the English or the mended words searched beside it) as
     Joplin's grammar reads them, without filters, excluded words and single words that do not
-    count for ``query_words``. None when no word is left."""
+    count for ``query_words`` (a symbol does: ``🎉``). None when no word is left."""
     terms = []
     for text in texts:
         try:
@@ -135,8 +138,8 @@ def _held(chunks: Sequence[ChunkScore], body: str, words: frozenset[str]) -> dic
 
 def _at_word(text: str, key: str) -> Iterator[int]:
     """Where ``key`` starts a word of ``text`` (and ends it, when shorter than ``PREFIX``); one of
-    Chinese, Japanese or Korean, anywhere (their words are written without spaces)."""
-    anywhere = CJK.search(key) is not None
+    Chinese, Japanese or Korean, anywhere (their words are written without spaces), and a symbol."""
+    anywhere = found_anywhere(key)
     at = text.find(key)
     while at >= 0:
         end = at + len(key)

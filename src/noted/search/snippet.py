@@ -17,7 +17,8 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 from noted.markdown import Outline, Section, opening, outline
-from noted.search.query import CJK, TextField, TextTerm
+from noted.search.anywhere import unmarked
+from noted.search.query import TextField, TextTerm
 from noted.settings.handles import LARGE_NOTE_CHARS
 
 SNIPPET_CHARS = 240
@@ -33,8 +34,9 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 @functools.lru_cache(maxsize=4096)
 def _fold_char(char: str) -> str:
-    if CJK.match(char):  # no case or diacritics: ガ is a letter of its own, as the index compares words
-        return char
+    if unmarked(char):
+        lower = char.lower()
+        return lower if len(lower) == 1 else char
     base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)).lower()
     return base if len(base) == 1 else char
 
