@@ -7,7 +7,6 @@ store and the Markdown folder, and gone from Joplin (whose revisions noted keeps
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,29 +19,30 @@ from noted.ops.trash import empty_trash
 from noted.store.protocol import Store
 from noted.store.sqlite.review import SqliteReview
 
-BOT = mcp_actor("claude")
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_note_a_model_trashed_and_the_person_erased_is_listed_by_its_name(
+    backend: str, tmp_path: Path
+) -> None:
+    with open_backend(backend, tmp_path / "store") as store:
+        _trashed_then_erased_before_the_read(store)
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    with open_backend(request.param, tmp_path / "store") as store:
-        yield store
-
-
-def test_a_note_a_model_trashed_and_the_person_erased_is_listed_by_its_name(store: Store) -> None:
+def _trashed_then_erased_before_the_read(store: Store) -> None:
+    bot = mcp_actor("claude")
     folder = store.create_folder("Work", actor=ACTOR_USER)
     note_id = store.create_note(NoteDraft("Gone", "one\n", parent_id=folder.id), actor=ACTOR_USER).id
     review = Review(store, SqliteReview(store.db))  # type: ignore[attr-defined]
-    store.update_note(note_id, NotePatch(body="one\ntwo\n"), actor=BOT)
+    store.update_note(note_id, NotePatch(body="one\ntwo\n"), actor=bot)
     review.refresh()
     review_actions.accept(review, [e.id for e in review.pending()])
-    store.trash_note(note_id, actor=BOT)
+    store.trash_note(note_id, actor=bot)
     empty_trash(store, actor=ACTOR_USER)
 
     # Before: the read of the feed stopped at 'no note with id' (noted changes exit 1, the app's
     # view kept its old rows), and the entry it had made by then was named "" (untitled).
     review.refresh()
     (entry,) = review.pending()
-    assert (entry.note_id, entry.actor) == (note_id, BOT)
+    assert (entry.note_id, entry.actor) == (note_id, bot)
     assert entry.title == "Gone", entry.title
     assert "trashed" in summary(entry)
