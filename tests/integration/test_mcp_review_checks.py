@@ -126,6 +126,7 @@ async def test_a_delete_tag_proposal_is_named_after_the_tag(
     code, out, err = cli_runner(world, capsys, monkeypatch)("changes", "--pending")
     assert code == 0, err
     assert ref in out and 'delete_tag "money"' in out and "Delete a tag" not in out
+    assert "\n\n\n" not in out, out  # one blank line before the count, not two (as printed before)
 
 
 async def test_a_write_that_changes_nothing_tells_nothing_of_a_note_outside_the_scope(world: World) -> None:

@@ -144,7 +144,8 @@ def _list(ctx: CliContext, review: Review, actor: str | None, since: int | None,
         told[-1] += f" (and {came:,} that went with {'it' if len(entries) == 1 else 'them'}: ↳)"
     told += [f"{plural(len(waiting), 'proposal')} waiting"] if waiting else []
     then = "`revert ID…`" if entries else "`reject pN…`"
-    ctx.out(f"\n{' and '.join(told)}: `noted changes show ID`, `accept ID…`, {then}.")
+    gap = "\n" if entries else ""  # (the proposals' lines end in a blank line of their own)
+    ctx.out(f"{gap}{' and '.join(told)}: `noted changes show ID`, `accept ID…`, {then}.")
     return 0
 
 

@@ -25,6 +25,7 @@ import dataclasses
 import difflib
 from collections.abc import Sequence
 
+from noted.errors import NotFoundError
 from noted.models import (
     ACTOR_IMPORT,
     ACTOR_JOPLIN,
@@ -353,7 +354,11 @@ class Review:
     def _count_lines(self, entry: EntryRow) -> None:
         if not entry.detail.get("edited"):
             return
-        found = versions(self.store.note_history(entry.note_id), entry)
+        try:
+            history = self.store.note_history(entry.note_id)
+        except NotFoundError:  # deleted for good before the feed was read: its text is gone too
+            return
+        found = versions(history, entry)
         detail = {k: v for k, v in entry.detail.items() if k not in ("added", "removed", "old_title", "by")}
         if found is not None:
             old_title, old_body = (found.before.title, found.before.body) if found.before else ("", "")

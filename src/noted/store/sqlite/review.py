@@ -353,6 +353,10 @@ def _along(conn: apsw.Connection, entry_ids: Sequence[int]) -> list[tuple[int, E
     return sorted(found, key=lambda f: (f[1].last_time, f[1].id), reverse=True)
 
 
+_KNOWN = "coalesce(nullif(?, ''), (SELECT {0} FROM review_entries WHERE note_id = ? AND {0} != '' ORDER BY id DESC LIMIT 1), '')"
+"""A new entry's title or notebook: the touch's, else the latest the note's entries knew."""
+
+
 def _record(conn: apsw.Connection, touch: Touch, merge: Merge, burst_ms: int) -> int:
     """Grow the note's open entry by ``touch`` when it is the same actor's, within a burst;
     otherwise start a new entry (the note's other entries stop growing)."""
@@ -371,14 +375,16 @@ def _record(conn: apsw.Connection, touch: Touch, merge: Merge, burst_ms: int) ->
         )
         return entry_id
     conn.execute("UPDATE review_entries SET open = 0 WHERE note_id = ? AND open = 1", (touch.note_id,))
-    conn.execute(
+    conn.execute(  # a note gone when the feed is read keeps the name and notebook its last entry knew
         "INSERT OR IGNORE INTO review_entries(id, note_id, title, folder_id, actor, first_time, last_time, detail) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        f"VALUES (?, ?, {_KNOWN.format('title')}, {_KNOWN.format('folder_id')}, ?, ?, ?, ?)",
         (
             touch.feed_id,
             touch.note_id,
             touch.title,
+            touch.note_id,
             touch.folder_id,
+            touch.note_id,
             touch.actor,
             touch.time,
             touch.time,

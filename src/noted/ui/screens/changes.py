@@ -149,7 +149,8 @@ still be reverted alone.
         self.rows, self.shown, self.filtered_as = [], [], None
         self.marked.clear()
         self._say("")
-        self.query_one(ChangesList).clear_options()
+        reading = Content.styled("Reading the changes…", "$text-muted")  # (a busy machine: seconds)
+        self.query_one(ChangesList).set_options([Option(reading, disabled=True)])
 
     def follow(self) -> None:
         """The feed moved, or what waits was counted anew (the app calls this): while the view is
