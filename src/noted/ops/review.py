@@ -26,16 +26,7 @@ import difflib
 from collections.abc import Sequence
 
 from noted.errors import NotFoundError
-from noted.models import (
-    ACTOR_IMPORT,
-    ACTOR_JOPLIN,
-    ACTOR_USER,
-    Change,
-    ChangeType,
-    ItemType,
-    Note,
-    now_ms,
-)
+from noted.models import ACTOR_IMPORT, ACTOR_JOPLIN, ACTOR_USER, Change, ChangeType, ItemType, Note, now_ms
 from noted.ops import review_along, review_items
 from noted.ops.review_texts import put_back, still_says, tags_back, versions
 from noted.store.protocol import Store
