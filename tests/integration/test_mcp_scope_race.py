@@ -10,8 +10,13 @@ it matters), so the test is not left to timing. The client is the MCP SDK's clie
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+import pytest
+from mcp import Client
 from tests.integration.mcp_support import bearer, http_client, text_of
 
 from noted.mcp.client_tokens import ClientTokens
@@ -19,28 +24,36 @@ from noted.mcp.deps import McpDeps
 from noted.mcp.http import HttpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
-from noted.models import Note, NoteDraft, NotePatch
+from noted.models import Folder, Note, NoteDraft, NotePatch
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
 from noted.tools import build_registry
 
 
+def after_read(store: SqliteStore, method: str, watched: str, then: Callable[[], object]) -> list[str]:
+    """Have the person make the change ``then`` right after ``store``'s next read of ``watched`` by
+    ``method`` (``get_note``, ``get_folder``); the list holds that id once the change was made."""
+    done: list[str] = []
+    read = getattr(store, method)
+
+    def hooked(item_id: str) -> Note | Folder:
+        found: Note | Folder = read(item_id)
+        if item_id == watched and not done:
+            done.append(item_id)
+            then()
+        return found
+
+    setattr(store, method, hooked)
+    return done
+
+
 def move_after_read(store: SqliteStore, watched: str, to: str) -> list[str]:
     """Have the person move note ``watched`` to ``to`` on ``store`` right after its next read; the
     list holds the note's id once the move was made."""
-    moved: list[str] = []
-    read = store.get_note
-
-    def get_note(note_id: str) -> Note:
-        note = read(note_id)
-        if note_id == watched and not moved:
-            moved.append(note_id)
-            store.update_note(note_id, NotePatch(parent_id=to), actor="user")
-        return note
-
-    store.get_note = get_note
-    return moved
+    return after_read(
+        store, "get_note", watched, lambda: store.update_note(watched, NotePatch(parent_id=to), actor="user")
+    )
 
 
 async def test_a_write_on_a_note_moved_out_of_the_scope_meanwhile_is_not_made(tmp_path: Path) -> None:
@@ -70,3 +83,92 @@ async def test_a_write_on_a_note_moved_out_of_the_scope_meanwhile_is_not_made(tm
         assert after.is_error and text_of(after) == f'no note with id "{note.id}"'
     finally:
         store.close()
+
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+NOTE_WRITES: dict[str, Callable[[str], dict[str, Any]]] = {
+    "delete_note": lambda note: {"id": note},
+    "manage_tags": lambda note: {"note_id": note, "add": ["client tag"]},
+    "attach_file": lambda note: {
+        "note_id": note,
+        "filename": "a.png",
+        "mime": "image/png",
+        "content_base64": PNG,
+    },
+}
+
+
+@pytest.mark.parametrize("tool", sorted(NOTE_WRITES))
+async def test_other_writes_on_a_note_moved_out_of_the_scope_meanwhile_are_not_made(
+    tool: str, tmp_path: Path
+) -> None:
+    """delete_note trashed the note in Private, manage_tags tagged it there, attach_file gave it a
+    file there, each answering with the note as it is now; now each is refused and nothing is written."""
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    try:
+        work = store.create_folder("Work", actor="user")
+        private = store.create_folder("Private", actor="user")
+        note = store.create_note(NoteDraft("Plan", "plan text\n", work.id), actor="user")
+        async with _work_client(store, tmp_path, work.id, tool) as client:
+            moved = move_after_read(store, note.id, private.id)
+            cursor = store.latest_cursor() + 1  # the person's move
+            raced = await client.call_tool(tool, NOTE_WRITES[tool](note.id))
+        assert moved == [note.id]  # not vacuous: the person moved it in the middle
+        assert raced.is_error, raced.structured_content
+        assert "Private" not in text_of(raced) and "changed since" in text_of(raced)
+        assert store.latest_cursor() == cursor  # the client wrote nothing
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("tool", ["update_notebook", "delete_notebook", "update_note"])
+async def test_writes_in_a_notebook_moved_out_of_the_scope_meanwhile_are_not_made(
+    tool: str, tmp_path: Path
+) -> None:
+    """The person moves Work/Sub into Private while the client renames or trashes Sub, or edits a
+    note of Sub: the note's own version did not change, its notebook left the scope."""
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    try:
+        work = store.create_folder("Work", actor="user")
+        sub = store.create_folder("Sub", parent_id=work.id, actor="user")
+        private = store.create_folder("Private", actor="user")
+        note = store.create_note(NoteDraft("Plan", "plan text\n", sub.id), actor="user")
+        args = {
+            "update_notebook": {"id": sub.id, "title": "Renamed"},
+            "delete_notebook": {"id": sub.id},
+            "update_note": {"id": note.id, "append": "client text\n"},
+        }[tool]
+        async with _work_client(store, tmp_path, work.id, tool) as client:
+            # The tool reads the notebook first, or the note (update_note): Sub moves right after.
+            method, watched = ("get_note", note.id) if tool == "update_note" else ("get_folder", sub.id)
+            moved = after_read(
+                store,
+                method,
+                watched,
+                lambda: store.update_folder(sub.id, parent_id=private.id, actor="user"),
+            )
+            cursor = store.latest_cursor() + 1
+            raced = await client.call_tool(tool, args)
+        assert moved == [watched]  # not vacuous: the person moved Sub in the middle
+        assert raced.is_error, raced.structured_content
+        assert "Private" not in text_of(raced) and "changed since" in text_of(raced)
+        assert store.latest_cursor() == cursor
+    finally:
+        store.close()
+
+
+@asynccontextmanager
+async def _work_client(store: SqliteStore, tmp_path: Path, work: str, tool: str) -> AsyncIterator[Client]:
+    """The SDK's client over HTTP with a token limited to ``work``, ``tool`` switched on."""
+    settings = Settings.load(tmp_path / "config.toml")
+    settings.set(f"ai.tool.{tool}.enabled", True)
+    clients = ClientTokens.beside(settings.path)
+    token = clients.add("work", notebooks=[work])
+    deps = McpDeps(store, KeywordSearch(store), settings, build_registry(settings))
+    http = HttpServer(NotedMcp(deps, poll_seconds=0.2), HttpOptions(port=0, clients_file=clients.path))
+    await http.start()
+    try:
+        async with http_client(str(http.url), "legacy", headers=bearer(token)) as client:
+            yield client
+    finally:
+        await http.stop()

@@ -28,6 +28,7 @@ from noted.tools.attachments import (
 )
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo, file_made
 from noted.tools.payloads import view, visible_note
+from noted.tools.pinning import pinned
 
 _PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
@@ -74,7 +75,8 @@ def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     except InvalidInputError as exc:
         raise ToolError(str(exc), field="title") from exc
     data, mime = decoded_file(args)
-    resource = store_and_link(ctx, note, args, data, mime)
+    with pinned(ctx, scope, note, field="note_id"):
+        resource = store_and_link(ctx, note, args, data, mime)
     return {**attachment_fields(resource, [note]), "note_id": note.id, "link": link_for(resource)}
 
 
