@@ -24,7 +24,7 @@ from noted.mcp.deps import McpDeps
 from noted.mcp.http import HttpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
-from noted.models import Folder, Note, NoteDraft, NotePatch
+from noted.models import NoteDraft, NotePatch
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
 from noted.store.sqlite import SqliteStore
@@ -37,8 +37,8 @@ def after_read(store: SqliteStore, method: str, watched: str, then: Callable[[],
     done: list[str] = []
     read = getattr(store, method)
 
-    def hooked(item_id: str) -> Note | Folder:
-        found: Note | Folder = read(item_id)
+    def hooked(item_id: str) -> object:
+        found = read(item_id)
         if item_id == watched and not done:
             done.append(item_id)
             then()
@@ -121,12 +121,15 @@ async def test_other_writes_on_a_note_moved_out_of_the_scope_meanwhile_are_not_m
         store.close()
 
 
-@pytest.mark.parametrize("tool", ["update_notebook", "delete_notebook", "update_note"])
+@pytest.mark.parametrize(
+    "tool", ["update_notebook", "delete_notebook", "update_note", "create_note", "create_notebook"]
+)
 async def test_writes_in_a_notebook_moved_out_of_the_scope_meanwhile_are_not_made(
     tool: str, tmp_path: Path
 ) -> None:
-    """The person moves Work/Sub into Private while the client renames or trashes Sub, or edits a
-    note of Sub: the note's own version did not change, its notebook left the scope."""
+    """The person moves Work/Sub into Private while the client renames or trashes Sub, edits a
+    note of Sub (the note's own version did not change, its notebook left the scope), or makes a
+    note or notebook in Sub."""
     store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
     try:
         work = store.create_folder("Work", actor="user")
@@ -137,6 +140,8 @@ async def test_writes_in_a_notebook_moved_out_of_the_scope_meanwhile_are_not_mad
             "update_notebook": {"id": sub.id, "title": "Renamed"},
             "delete_notebook": {"id": sub.id},
             "update_note": {"id": note.id, "append": "client text\n"},
+            "create_note": {"title": "New", "body": "client text\n", "notebook_id": sub.id},
+            "create_notebook": {"title": "New", "parent_id": sub.id},
         }[tool]
         async with _work_client(store, tmp_path, work.id, tool) as client:
             # The tool reads the notebook first, or the note (update_note): Sub moves right after.
@@ -172,3 +177,31 @@ async def _work_client(store: SqliteStore, tmp_path: Path, work: str, tool: str)
             yield client
     finally:
         await http.stop()
+
+
+@pytest.mark.parametrize("tool", ["delete_attachment", "replace_attachment"])
+async def test_an_attachment_a_hidden_note_links_meanwhile_is_not_written(tool: str, tmp_path: Path) -> None:
+    """The person links the Work note's file from a Private note while the client deletes or
+    replaces it: a file a note outside links is hidden from the client, and was written anyway."""
+    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
+    try:
+        work = store.create_folder("Work", actor="user")
+        private = store.create_folder("Private", actor="user")
+        file = store.add_resource(b"plan\n", filename="plan.txt", mime="text/plain", actor="user")
+        store.create_note(NoteDraft("Plan", f"[p](:/{file.id})\n", work.id), actor="user")
+        secret = store.create_note(NoteDraft("Secret", "secret\n", private.id), actor="user")
+        args = {"id": file.id, **({"content_base64": "eAo="} if tool == "replace_attachment" else {})}
+        async with _work_client(store, tmp_path, work.id, tool) as client:
+            link = NotePatch(append=f"[p](:/{file.id})\n")
+            moved = after_read(
+                store, "resource_notes", file.id, lambda: store.update_note(secret.id, link, actor="user")
+            )
+            cursor = store.latest_cursor() + 1
+            raced = await client.call_tool(tool, args)
+        assert moved == [file.id]  # not vacuous: the person linked it in the middle
+        assert raced.is_error, raced.structured_content
+        assert "Private" not in text_of(raced) and "Secret" not in text_of(raced)
+        assert store.latest_cursor() == cursor
+        assert store.read_resource(file.id) == b"plan\n"
+    finally:
+        store.close()

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from noted.errors import EncryptedError, NotFoundError
-from noted.models import Folder, Note
+from noted.models import Folder, Note, Resource
+from noted.tools.attachments import visible_attachment
 from noted.tools.base import ToolContext, ToolError
 from noted.tools.scope import ScopeView
 
@@ -44,6 +45,27 @@ def pinned(ctx: ToolContext, scope: ScopeView, *checked: Note | Folder, field: s
                     "it again and redo your change on what it is now.",
                     field=field,
                 )
+        yield
+
+
+@contextmanager
+def pinned_attachment(
+    ctx: ToolContext, scope: ScopeView, resource: Resource, notes: list[Note]
+) -> Iterator[None]:
+    """``pinned`` for an attachment the caller's scope was checked on, with the ``notes`` that
+    linked it then: one a note elsewhere links since (the person linked it from a hidden note),
+    or that changed, answers as it would now, and nothing is written."""
+    if scope.unrestricted:
+        yield
+        return
+    with ctx.store.batch():
+        now, linking = visible_attachment(ctx, ctx.scope.view(ctx.store), resource.id)
+        if now.updated_time != resource.updated_time or [n.id for n in linking] != [n.id for n in notes]:
+            raise ToolError(
+                f'attachment "{resource.title or resource.filename}" has changed since you read it; '
+                "nothing was written. Read it again and redo your change on what it is now.",
+                field="id",
+            )
         yield
 
 
