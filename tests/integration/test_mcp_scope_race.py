@@ -10,7 +10,7 @@ it matters), so the test is not left to timing. The client is the MCP SDK's clie
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from tests.integration.mcp_support import bearer, http_client, text_of
+from tests.support.backends import BACKENDS, LocalStore, open_backend
 
 from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.deps import McpDeps
@@ -25,13 +26,15 @@ from noted.mcp.http import HttpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
 from noted.models import NoteDraft, NotePatch
+from noted.search.joplin import keyword_search_for
 from noted.search.keyword import KeywordSearch
 from noted.settings import Settings
+from noted.store.protocol import Store
 from noted.store.sqlite import SqliteStore
 from noted.tools import build_registry
 
 
-def after_read(store: SqliteStore, method: str, watched: str, then: Callable[[], object]) -> list[str]:
+def after_read(store: Store, method: str, watched: str, then: Callable[[], object]) -> list[str]:
     """Have the person make the change ``then`` right after ``store``'s next read of ``watched`` by
     ``method`` (``get_note``, ``get_folder``); the list holds that id once the change was made."""
     done: list[str] = []
@@ -48,7 +51,7 @@ def after_read(store: SqliteStore, method: str, watched: str, then: Callable[[],
     return done
 
 
-def move_after_read(store: SqliteStore, watched: str, to: str) -> list[str]:
+def move_after_read(store: Store, watched: str, to: str) -> list[str]:
     """Have the person move note ``watched`` to ``to`` on ``store`` right after its next read; the
     list holds the note's id once the move was made."""
     return after_read(
@@ -98,27 +101,33 @@ NOTE_WRITES: dict[str, Callable[[str], dict[str, Any]]] = {
 }
 
 
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LocalStore]:
+    with open_backend(request.param, tmp_path / "store") as opened:
+        yield opened
+
+
 @pytest.mark.parametrize("tool", sorted(NOTE_WRITES))
 async def test_other_writes_on_a_note_moved_out_of_the_scope_meanwhile_are_not_made(
-    tool: str, tmp_path: Path
+    tool: str, backend: LocalStore, tmp_path: Path
 ) -> None:
     """delete_note trashed the note in Private, manage_tags tagged it there, attach_file gave it a
-    file there, each answering with the note as it is now; now each is refused and nothing is written."""
-    store = SqliteStore.open(tmp_path / "notes.db", tmp_path / "resources")
-    try:
-        work = store.create_folder("Work", actor="user")
-        private = store.create_folder("Private", actor="user")
-        note = store.create_note(NoteDraft("Plan", "plan text\n", work.id), actor="user")
-        async with _work_client(store, tmp_path, work.id, tool) as client:
-            moved = move_after_read(store, note.id, private.id)
-            cursor = store.latest_cursor() + 1  # the person's move
-            raced = await client.call_tool(tool, NOTE_WRITES[tool](note.id))
-        assert moved == [note.id]  # not vacuous: the person moved it in the middle
-        assert raced.is_error, raced.structured_content
-        assert "Private" not in text_of(raced) and "changed since" in text_of(raced)
-        assert store.latest_cursor() == cursor  # the client wrote nothing
-    finally:
-        store.close()
+    file there, each answering with the note as it is now; now each is refused and nothing is
+    written, on every backend (Joplin has no transactions: there the note is read again just before
+    the write, which is where this test moves it)."""
+    store = backend
+    work = store.create_folder("Work", actor="user")
+    private = store.create_folder("Private", actor="user")
+    note = store.create_note(NoteDraft("Plan", "plan text\n", work.id), actor="user")
+    async with _work_client(store, tmp_path, work.id, tool) as client:
+        moved = move_after_read(store, note.id, private.id)
+        raced = await client.call_tool(tool, NOTE_WRITES[tool](note.id))
+    assert moved == [note.id]  # not vacuous: the person moved it in the middle
+    assert raced.is_error, raced.structured_content
+    assert "Private" not in text_of(raced) and "changed since" in text_of(raced)
+    after = store.get_note(note.id)  # the client wrote nothing
+    assert not after.is_trashed and after.body == "plan text\n" and after.parent_id == private.id
+    assert store.note_tags(note.id) == [] and store.list_resources(note_id=note.id) == []
 
 
 @pytest.mark.parametrize(
@@ -163,13 +172,13 @@ async def test_writes_in_a_notebook_moved_out_of_the_scope_meanwhile_are_not_mad
 
 
 @asynccontextmanager
-async def _work_client(store: SqliteStore, tmp_path: Path, work: str, tool: str) -> AsyncIterator[Client]:
+async def _work_client(store: LocalStore, tmp_path: Path, work: str, tool: str) -> AsyncIterator[Client]:
     """The SDK's client over HTTP with a token limited to ``work``, ``tool`` switched on."""
     settings = Settings.load(tmp_path / "config.toml")
     settings.set(f"ai.tool.{tool}.enabled", True)
     clients = ClientTokens.beside(settings.path)
     token = clients.add("work", notebooks=[work])
-    deps = McpDeps(store, KeywordSearch(store), settings, build_registry(settings))
+    deps = McpDeps(store, keyword_search_for(store), settings, build_registry(settings))
     http = HttpServer(NotedMcp(deps, poll_seconds=0.2), HttpOptions(port=0, clients_file=clients.path))
     await http.start()
     try:
