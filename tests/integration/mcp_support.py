@@ -24,10 +24,12 @@ from tests.support.polling import DEFAULT_TIMEOUT, scaled, wait_for_async
 
 from noted.cli import main
 from noted.embeddings.fake import FakeEmbedder
+from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.deps import McpDeps
 from noted.mcp.http import HttpServer
 from noted.mcp.options import HttpOptions
 from noted.mcp.server import NotedMcp
+from noted.mcp.token import create
 from noted.models import NoteDraft
 from noted.profile import Profile
 from noted.search.keyword import KeywordSearch
@@ -125,6 +127,28 @@ def writing_world(root: Path) -> World:
     world.settings.set("ai.tool.update_note.enabled", True)
     world.deps = replace(world.deps, review=SqliteReview(world.store.db))
     return world
+
+
+@asynccontextmanager
+async def scoped_and_main(
+    deps: McpDeps, tmp_path: Path, notebooks: list[str], **grant: Any
+) -> AsyncIterator[tuple[Client, Client]]:
+    """Over HTTP, a client whose token (beside ``deps``'s settings) is limited to ``notebooks``,
+    and one with the main token (no scope)."""
+    clients = ClientTokens.beside(deps.settings.path)
+    token = clients.add("work", notebooks=notebooks, **grant)
+    main = create(tmp_path / "main-token")
+    options = HttpOptions(port=0, clients_file=clients.path, token_file=tmp_path / "main-token")
+    http = HttpServer(NotedMcp(deps, poll_seconds=0.2), options)
+    await http.start()
+    try:
+        async with (
+            http_client(str(http.url), "legacy", headers=bearer(token)) as scoped,
+            http_client(str(http.url), "legacy", headers=bearer(main)) as everything,
+        ):
+            yield scoped, everything
+    finally:
+        await http.stop()
 
 
 @asynccontextmanager

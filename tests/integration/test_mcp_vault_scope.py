@@ -9,24 +9,19 @@ from __future__ import annotations
 
 import base64
 import shutil
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
-from tests.integration.mcp_support import bearer, http_client, text_of
+from tests.integration.mcp_support import scoped_and_main, text_of
 from tests.support.vaults import by_title
 
 from noted.embeddings.fake import FakeEmbedder
-from noted.mcp.client_tokens import ClientTokens
 from noted.mcp.deps import McpDeps
-from noted.mcp.http import HttpServer
-from noted.mcp.options import HttpOptions
-from noted.mcp.server import NotedMcp
-from noted.mcp.token import create
 from noted.models import NotePatch
 from noted.profile import Profile
 from noted.search.keyword import KeywordSearch
@@ -81,23 +76,11 @@ def folder(tmp_path: Path) -> Iterator[Folder]:
     store.close()
 
 
-@asynccontextmanager
-async def _clients(folder: Folder, tmp_path: Path, *notebooks: str) -> AsyncIterator[tuple[Client, Client]]:
+def _clients(
+    folder: Folder, tmp_path: Path, *notebooks: str
+) -> AbstractAsyncContextManager[tuple[Client, Client]]:
     """A client limited to Work (and ``notebooks``), and one with the main token (no scope)."""
-    clients = ClientTokens.beside(folder.settings.path)
-    work = clients.add("work", notebooks=[folder.work, *notebooks], tools=["all"])
-    main = create(tmp_path / "main-token")
-    options = HttpOptions(port=0, clients_file=clients.path, token_file=tmp_path / "main-token")
-    http = HttpServer(NotedMcp(folder.deps, poll_seconds=0.2), options)
-    await http.start()
-    try:
-        async with (
-            http_client(str(http.url), "legacy", headers=bearer(work)) as scoped,
-            http_client(str(http.url), "legacy", headers=bearer(main)) as everything,
-        ):
-            yield scoped, everything
-    finally:
-        await http.stop()
+    return scoped_and_main(folder.deps, tmp_path, [folder.work, *notebooks], tools=["all"])
 
 
 async def _ok(client: Client, tool: str, **args: Any) -> dict[str, Any]:

@@ -133,6 +133,26 @@ _UNATTACHED = (
     "SELECT 1 FROM note_resources AS nr JOIN resources AS r ON r.id = nr.resource_id "
     "WHERE nr.note_id = n.id AND r.mime LIKE ? ESCAPE '\\'"
 )
+_SEEN = (
+    " AND r.id NOT IN (SELECT o.resource_id FROM note_resources AS o LEFT JOIN notes AS y ON y.id = o.note_id "
+    "WHERE y.id IS NULL OR y.parent_id NOT IN (SELECT value FROM json_each(?))) "
+    "AND r.id NOT IN (SELECT value FROM json_each(?))"
+)
+"""Attachment ``r`` is one a caller limited to some notebooks sees (``noted.ops.attachments.linking_notes``):
+every note that links it, trashed ones too, is in those notebooks, and it is none of the files the
+store hides from them besides (a Markdown folder's file in a hidden notebook's folder)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attachments:
+    """The attachments a caller limited to some notebooks sees, for ``resource:`` filters."""
+
+    folders: str
+    """The notebooks, as a JSON list of ids."""
+    hidden: str = "[]"
+    """The attachments hidden from them whoever links them, as a JSON list of ids."""
+
+
 MATCHING = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?"
 HIDDEN = "SELECT rowid FROM notes WHERE deleted_time > 0 OR is_conflict != 0"
 """Trashed notes and conflicts; fast only with the partial index ``notes_hidden`` on this WHERE."""
@@ -149,17 +169,22 @@ def _probed(term: Filter, tag_links: Mapping[str, int], matches: int | None) -> 
     return links >= TAG_PROBE_FROM and (matches is None or links >= matches * TAG_LIST_PER_MATCH)
 
 
-def _filter_condition(term: Filter, tag_links: Mapping[str, int], matches: int | None = None) -> Cond:
+def _filter_condition(
+    term: Filter, tag_links: Mapping[str, int], matches: int | None = None, seen: Attachments | None = None
+) -> Cond:
     not_ = "NOT " if term.negated else ""
     kind = term.kind
     if kind is FilterKind.TAG and _probed(term, tag_links, matches):
         return Cond(f"{not_}{_TAG_PROBE}", (title_pattern(term.value),), row=True)
-    if kind in (FilterKind.TAG, FilterKind.RESOURCE):
-        tagged = kind is FilterKind.TAG
+    if kind is FilterKind.TAG:
+        return rid_in(_TAGGED, (title_pattern(term.value),))
+    if kind is FilterKind.RESOURCE:
+        # In a scope, an attachment the caller may not see is as one that is not there.
+        extra, more = (_SEEN, (seen.folders, seen.hidden)) if seen is not None else ("", ())
+        params = (like_pattern(term.value), *more)
         if term.negated:
-            return Cond(f"NOT EXISTS ({_UNATTACHED})", (like_pattern(term.value),), row=True)
-        pattern = title_pattern(term.value) if tagged else like_pattern(term.value)
-        return rid_in(_TAGGED if tagged else _ATTACHED, (pattern,))
+            return Cond(f"NOT EXISTS ({_UNATTACHED}{extra})", params, row=True)
+        return rid_in(_ATTACHED + extra, params)
     if kind is FilterKind.SOURCEURL:
         return Cond(f"n.source_url {not_}LIKE ? ESCAPE '\\'", (like_pattern(term.value),), row=True)
     if kind is FilterKind.ID:
@@ -203,8 +228,10 @@ def term_condition(
     expansions: Mapping[str, tuple[str, ...]],
     tag_links: Mapping[str, int],
     matches: int | None = None,
+    seen: Attachments | None = None,
 ) -> Cond:
-    """A condition for one non-notebook term, used where terms combine as SQL (negated text, any:1)."""
+    """A condition for one non-notebook term, used where terms combine as SQL (negated text, any:1);
+    ``seen``: the attachments a ``resource:`` filter weighs (None: every one)."""
     if isinstance(term, TextTerm):
         expr = fts_term(term, expansions)
         if expr is None:  # matches nothing, so its negation matches everything
@@ -212,7 +239,7 @@ def term_condition(
         return rid_in(MATCHING, (expr,), negated=term.negated)
     if isinstance(term, DateFilter):
         return _date_condition(term)
-    return _filter_condition(term, tag_links, matches)
+    return _filter_condition(term, tag_links, matches, seen)
 
 
 def notebook_condition(name: str, negated: bool, subtree: Subtree | None, walk: bool) -> Cond | None:

@@ -111,10 +111,15 @@ class Finder:
         close = relevance or self.settings.get(SEARCH_RELEVANCE)
         relevance_of(close)  # refused before any model work
         if how is Mode.SEMANTIC:
-            found = self._by_meaning(query, limit + offset, close, scope, translate)
+            found = self._by_meaning(query, limit + offset, close, scope, translate, folder_ids)
         else:
             found = HybridSearch(self.keyword, self._semantic).search(
-                query, limit=limit + offset, note_ids=scope, relevance=close, translate=translate
+                query,
+                limit=limit + offset,
+                note_ids=scope,
+                relevance=close,
+                translate=translate,
+                folder_ids=folder_ids,
             )
         coverage = (
             None
@@ -154,7 +159,13 @@ class Finder:
         return dataclasses.replace(results, translation_hint=translation.text if translation else "")
 
     def _by_meaning(
-        self, query: str, limit: int, relevance: Relevance | str, scope: list[str] | None, translate: bool
+        self,
+        query: str,
+        limit: int,
+        relevance: Relevance | str,
+        scope: list[str] | None,
+        translate: bool,
+        folder_ids: frozenset[str] | None,
     ) -> Results:
         """Its words by meaning, among the notes its filters and exclusions allow (as in hybrid)."""
         from noted.search.hybrid import allowed_notes, split_query
@@ -168,7 +179,9 @@ class Finder:
         words = read_words(split.text, self.keyword.within(scope), translate=translate)
         semantic = self._semantic()
         vectors = semantic.query_vectors(words.texts)
-        allowed = allowed_notes(self.keyword, split.restriction, None if scope is None else set(scope))
+        allowed = allowed_notes(
+            self.keyword, split.restriction, None if scope is None else set(scope), folder_ids
+        )
         found = semantic.search_vectors(vectors, relevance=relevance, limit=limit, note_ids=allowed)
         passages = semantic.passages(vectors, [h.note_id for h in found], query_words(words.texts))
         hits = tuple(semantic_hit(h, passages.get(h.note_id)) for h in found)

@@ -260,6 +260,7 @@ class HybridSearch:
         note_ids: Iterable[str] | None = None,
         relevance: Relevance | str = Relevance.NORMAL,
         translate: bool = True,
+        folder_ids: frozenset[str] | None = None,
     ) -> Results:
         """Notes matching ``query`` by its words, its meaning or both, best first.
 
@@ -269,6 +270,8 @@ class HybridSearch:
             note_ids: When given, only these notes are searched (the caller's scope).
             relevance: The semantic arm's preset (strict, normal, loose).
             translate: Whether a query in Spanish, German or French is also searched in English.
+            folder_ids: The caller's notebooks, when it is limited to some: its filters weigh
+                only what it sees there (``resource:``, the attachments it sees).
 
         Raises:
             QueryError: The query does not parse, or the limit is out of range.
@@ -281,9 +284,9 @@ class HybridSearch:
         scope = None if note_ids is None else set(note_ids)
         split = split_query(parsed)
         if not split.text:
-            hits = self._keyword_only(query, limit, scope)
+            hits = self._keyword_only(query, limit, scope, folder_ids)
             return Results(hits, Reading(Mode.HYBRID, str(relevance)), len(hits))
-        allowed = allowed_notes(self.keyword, split.restriction, scope)
+        allowed = allowed_notes(self.keyword, split.restriction, scope, folder_ids)
         words = read_words(split.text, self.keyword.within(scope), translate=translate)
         ranking = _joined(split.ranking, list(words.extra_words))
         # The keyword arm first: anything it refuses is refused before the model is loaded.
@@ -336,19 +339,27 @@ class HybridSearch:
         of all notes, filtered: notes outside would push the allowed ones off the page)."""
         return list(self.keyword.search(ranking, limit=DEPTH, note_ids=allowed, snippets=False).hits)
 
-    def _keyword_only(self, query: str, limit: int, scope: set[str] | None) -> tuple[Hit, ...]:
-        return tuple(keyword_hit(h) for h in self.keyword.search(query, limit=limit, note_ids=scope).hits)
+    def _keyword_only(
+        self, query: str, limit: int, scope: set[str] | None, folder_ids: frozenset[str] | None
+    ) -> tuple[Hit, ...]:
+        found = self.keyword.search(query, limit=limit, note_ids=scope, folder_ids=folder_ids)
+        return tuple(keyword_hit(h) for h in found.hits)
 
 
-def allowed_notes(keyword: KeywordSearch, restriction: str, scope: set[str] | None) -> set[str] | None:
+def allowed_notes(
+    keyword: KeywordSearch, restriction: str, scope: set[str] | None, folder_ids: frozenset[str] | None = None
+) -> set[str] | None:
     """The notes a query's restricting terms (``SplitQuery.restriction``) and the caller's scope
-    allow; None when every note is."""
+    allow; None when every note is. ``folder_ids``: the caller's notebooks, when it is limited to
+    some (its filters weigh only what it sees there)."""
     if not restriction:
         return scope
     allowed: set[str] = set()
     offset = 0
     while True:
-        page = keyword.search(restriction, limit=MAX_LIMIT, offset=offset, snippets=False)
+        page = keyword.search(
+            restriction, limit=MAX_LIMIT, offset=offset, folder_ids=folder_ids, snippets=False
+        )
         allowed.update(h.note_id for h in page.hits)
         offset += MAX_LIMIT
         if offset >= page.total or not page.hits:

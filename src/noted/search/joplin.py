@@ -39,6 +39,7 @@ from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
 from noted.search.sql import compile_query, notebooks_sql
 from noted.store.joplin import META_FIELDS, JoplinStore, meta_of, note_meta, note_of
+from noted.store.seen import linking_notes
 from noted.store.sqlite.scratch import add_folders, add_resources, add_tags, scratch_copy
 
 RECENT_MS = 7 * 24 * 60 * 60 * 1000
@@ -94,15 +95,25 @@ class JoplinKeywordSearch(KeywordSearch):
         note_ids = None if note_ids is None else frozenset(note_ids)
         # Every notebook, read once a search: for a scope's titles, the filter, the hits' titles.
         folders = functools.cache(lambda: self._store.list_folders(include_trashed=True))
-        asked = self._narrowed(joplin_query(parsed), parsed, folder_ids, folders)
-        # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets reads no body.
-        found = self._store.client.get_all("/search", {"query": asked, "fields": META_FIELDS})
+        # Joplin's resource: weighs every attachment, one a note outside links too: in a scope,
+        # such a query is answered here, on the scope's notes and the attachments it sees.
+        here = folder_ids is not None and any(
+            isinstance(t, Filter) and t.kind is FilterKind.RESOURCE for t in parsed.terms
+        )
+        found: list[dict[str, Any]] = []
+        if not here:
+            asked = self._narrowed(joplin_query(parsed), parsed, folder_ids, folders)
+            # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets reads no body.
+            found = self._store.client.get_all("/search", {"query": asked, "fields": META_FIELDS})
         # Every hit is in these notebooks: the scope's, and those the notebook: filters take in.
         inside = _within(folder_ids, self._notebooks(parsed, folder_ids, folders))
-        claimed = {
-            str(i["id"]) for i in found if _in_scope(str(i["id"]), str(i.get("parent_id")), inside, None)
-        }
-        recent, unread = self._recent(inside, note_ids, folders, claimed)
+        if here:
+            recent, unread = self._every_note(folder_ids, folders), frozenset[str]()
+        else:
+            claimed = {
+                str(i["id"]) for i in found if _in_scope(str(i["id"]), str(i.get("parent_id")), inside, None)
+            }
+            recent, unread = self._recent(inside, note_ids, folders, claimed)
         # In a scope, only its notes are weighed: how many notes hold a word sets its weight, so
         # weighing the hidden ones would let the order of the visible ones tell what they hold.
         # Under notebook: filters too, so the order does not hang on what earlier searches read.
@@ -172,6 +183,14 @@ class JoplinKeywordSearch(KeywordSearch):
         return {}
 
     # Notes Joplin's index may not have yet ------------------------------------------------
+    def _every_note(
+        self, folder_ids: frozenset[str] | None, folders: Callable[[], list[Folder]]
+    ) -> dict[str, Note]:
+        """Every note of the scope's notebooks, from their listings (a page of 100 at a time)."""
+        known = {f.id for f in folders()}
+        inside = sorted((folder_ids or frozenset()) & known)
+        return {n.id: n for folder_id in inside for n in self._store.saved_since(0, folder_id=folder_id)}
+
     def _recent(
         self,
         inside: frozenset[str] | None,
@@ -241,9 +260,9 @@ class JoplinKeywordSearch(KeywordSearch):
         """``parsed`` run by noted's own engine over the recent notes: (id, user_updated_time), best first."""
         if not recent:
             return []
-        conn = scratch_copy(recent.values(), headings=lambda note: self._cache[note.id][2])
+        conn = scratch_copy(recent.values(), headings=self._headings)
         try:
-            self._fill(conn, parsed, list(recent), folders)
+            self._fill(conn, parsed, list(recent), folders, folder_ids)
             compiled = compile_query(
                 parsed,
                 limit=len(recent),  # every match, so the total counts them all
@@ -265,15 +284,29 @@ class JoplinKeywordSearch(KeywordSearch):
         parsed: Query,
         note_ids: Sequence[str],
         folders: Callable[[], list[Folder]],
+        folder_ids: frozenset[str] | None,
     ) -> None:
-        """Copy in what the query's filters look at besides the notes themselves."""
+        """Copy in what the query's filters look at besides the notes themselves (in a scope, the
+        attachments it sees: ``noted.store.seen.linking_notes``)."""
         kinds = {t.kind for t in parsed.terms if isinstance(t, Filter)}
         if FilterKind.NOTEBOOK in kinds:
             add_folders(conn, folders())
         if FilterKind.TAG in kinds:
             add_tags(conn, note_ids, self._store.note_tags)
         if FilterKind.RESOURCE in kinds:
-            add_resources(conn, note_ids, lambda note_id: self._store.list_resources(note_id=note_id))
+            seen = functools.cache(lambda rid: linking_notes(self._store, rid, folder_ids) is not None)
+            add_resources(
+                conn,
+                note_ids,
+                lambda note_id: [r for r in self._store.list_resources(note_id=note_id) if seen(r.id)],
+            )
+
+    def _headings(self, note: Note) -> str:
+        """The note's headings: those read with it when it is the cached version."""
+        kept = self._cache.get(note.id)
+        if kept is not None and kept[1] is note:
+            return kept[2]
+        return heading_text(opening(note.body, self.part_chars))
 
     # The page ----------------------------------------------------------------------------
     def _hits(

@@ -27,11 +27,12 @@ from noted.errors import QueryError
 from noted.models import NoteMeta
 from noted.search import fuzzy
 from noted.search import sql as search_sql
-from noted.search.conditions import Subtree, title_pattern
+from noted.search.conditions import Attachments, Subtree, like_pattern, title_pattern
 from noted.search.query import Filter, FilterKind, Query, TextTerm, parse_query
 from noted.search.snippet import Located, body_pattern, fold, locate
 from noted.search.sql import compile_query, subtree_sql
 from noted.settings.handles import LARGE_NOTE_CHARS
+from noted.store.protocol import HasFileLinks
 from noted.store.sqlite.db import Database
 
 MAX_LIMIT = 1000
@@ -105,6 +106,8 @@ class KeywordSearch:
 
     def __init__(self, store: HasDatabase) -> None:
         self._db = store.db
+        self._files = store if isinstance(store, HasFileLinks) else None
+        """Where a file's folder hides it from a scope, whoever links it (a Markdown folder)."""
         self._hidden_index: bool | None = None
         self._among: fuzzy.Among | None = None
         """The notes the vocabulary is read from (``within``); None: every note."""
@@ -162,6 +165,7 @@ class KeywordSearch:
                 expansions=self._expand(conn, parsed.text_terms),
                 hidden_index=self._hidden_index,
                 tag_links=_tag_links(conn, parsed),
+                attachments=self._attachments(conn, parsed, folder_ids),
             )
             compiled = compile_()
             matches = _matches(conn, compiled.match) if compiled.match is not None else None
@@ -184,6 +188,24 @@ class KeywordSearch:
         scoped = self if among is None else self._scoped(among)
         suggestion = scoped._suggest(query, parsed) if total == 0 and offset == 0 else ""
         return KeywordResults(total, hits, suggestion)
+
+    def _attachments(
+        self, conn: apsw.Connection, query: Query, folder_ids: frozenset[str] | None
+    ) -> Attachments | None:
+        """In a scope, the attachments its ``resource:`` filters weigh: those it sees (None: every one)."""
+        patterns = [
+            like_pattern(t.value)
+            for t in query.terms
+            if isinstance(t, Filter) and t.kind is FilterKind.RESOURCE
+        ]
+        if folder_ids is None or not patterns:
+            return None
+        hidden: list[str] = []
+        if self._files is not None:  # the folder-of-file rule, for the files the filters name
+            where = " OR ".join("mime LIKE ? ESCAPE '\\'" for _ in patterns)
+            ids = [str(r[0]) for r in conn.execute(f"SELECT id FROM resources WHERE {where}", patterns)]
+            hidden = [i for i in ids if self._files.file_notebook(i) not in (None, *folder_ids)]
+        return Attachments(json.dumps(sorted(folder_ids)), json.dumps(hidden))
 
     def _scoped(self, among: fuzzy.Among) -> KeywordSearch:
         scoped = copy.copy(self)

@@ -24,6 +24,7 @@ from typing import NamedTuple
 from noted.search.conditions import (
     HIDDEN,
     MATCHING,
+    Attachments,
     Cond,
     Subtree,
     fts_term,
@@ -180,6 +181,7 @@ def compile_query(
     by_date: bool = False,
     matches: int | None = None,
     subtrees: Mapping[bool, Subtree] | None = None,
+    attachments: Attachments | None = None,
 ) -> CompiledQuery:
     """Build the statement for ``query``.
 
@@ -200,6 +202,7 @@ def compile_query(
         matches: How many notes the words match (an FTS5 count), to choose how tags are tested.
         subtrees: For the positive (False) and negated (True) notebook filters, the size of
             their subtree; a filter missing here lists the rowids inside.
+        attachments: In a scope, the attachments ``resource:`` filters weigh (None: every one).
     """
     expansions = expansions or {}
     tag_links = tag_links or {}
@@ -215,7 +218,7 @@ def compile_query(
 
     def condition(term: Term, matches: int | None = None) -> Cond:
         in_text = found.get(term) if isinstance(term, TextTerm) else None
-        return in_text or term_condition(term, expansions, tag_links, matches)
+        return in_text or term_condition(term, expansions, tag_links, matches, attachments)
 
     if query.any:
         match = " OR ".join(f"({e})" for e in exprs if e is not None)

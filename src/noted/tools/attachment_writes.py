@@ -28,6 +28,7 @@ from noted.tools.attachments import (
 )
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo, file_made
 from noted.tools.payloads import view, visible_note
+from noted.tools.pinning import pinned, pinned_attachment
 
 _PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
@@ -74,7 +75,8 @@ def _attach_file(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     except InvalidInputError as exc:
         raise ToolError(str(exc), field="title") from exc
     data, mime = decoded_file(args)
-    resource = store_and_link(ctx, note, args, data, mime)
+    with pinned(ctx, scope, note, field="note_id"):
+        resource = store_and_link(ctx, note, args, data, mime)
     return {**attachment_fields(resource, [note]), "note_id": note.id, "link": link_for(resource)}
 
 
@@ -125,15 +127,17 @@ ATTACH_FILE = Tool(
 
 
 def _replace_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    resource, notes = visible_attachment(ctx, view(ctx), args["id"])
+    scope = view(ctx)
+    resource, notes = visible_attachment(ctx, scope, args["id"])
     filename = files.clean_filename(args["filename"]) if "filename" in args else None
     title = str(args["title"]).strip() if "title" in args else None
     if title is not None and ("\n" in title or "\r" in title):
         raise ToolError("the title must be one line", field="title")
     data, mime = decoded_file(args, mime_default=mime_of(resource))
-    replaced = replace_attachment(
-        ctx.store, resource.id, data, filename=filename, mime=mime, title=title, actor=ctx.actor
-    )
+    with pinned_attachment(ctx, scope, resource, notes):
+        replaced = replace_attachment(
+            ctx.store, resource.id, data, filename=filename, mime=mime, title=title, actor=ctx.actor
+        )
     # A write always moves the time on; the same file, name, type and title write nothing.
     return attachment_fields(replaced, notes) | {"replaced": replaced.updated_time != resource.updated_time}
 
@@ -177,8 +181,10 @@ REPLACE_ATTACHMENT = Tool(
 
 
 def _delete_attachment(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    resource, notes = visible_attachment(ctx, view(ctx), args["id"])
-    kept = delete_attachment(ctx.store, resource.id, actor=ctx.actor)
+    scope = view(ctx)
+    resource, notes = visible_attachment(ctx, scope, args["id"])
+    with pinned_attachment(ctx, scope, resource, notes):
+        kept = delete_attachment(ctx.store, resource.id, actor=ctx.actor)
     return {**attachment_fields(resource, notes), "deleted": True, "file_kept": kept.line if kept else None}
 
 

@@ -42,6 +42,7 @@ def _find_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         relevance=args.get("relevance"),
         limit=int(args.get("limit", FIND_DEFAULT)),
         note_ids=scope_note_ids(ctx, scope, args),
+        folder_ids=scope.folder_ids,
     )
     return {"results": hit_payloads(found, scope), **reading_payload(found)}
 

@@ -22,6 +22,7 @@ from noted.tools.attachments import CONTENT, MIME, check_links
 from noted.tools.base import Annotations, Payload, Tool, ToolContext, ToolError, Undo, note_made
 from noted.tools.clipping import html_to_markdown
 from noted.tools.payloads import view, visible_folder, write_result
+from noted.tools.pinning import pinned
 from noted.tools.scope import ScopeView
 
 MAX_ATTACHMENTS = 10
@@ -115,7 +116,9 @@ def _create_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         tags=tuple(args.get("tags", ())),
         id=ctx.new_id,
     )
-    made = create_note(ctx.store, draft, actor=ctx.actor, notebook=title, files=checked)
+    target = [ctx.store.get_folder(folder_id)] if folder_id else []  # its place: checked again
+    with pinned(ctx, scope, *target, field="notebook_id"):
+        made = create_note(ctx.store, draft, actor=ctx.actor, notebook=title, files=checked)
     attached = [
         {
             "id": r.id,

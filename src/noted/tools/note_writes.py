@@ -31,6 +31,7 @@ from noted.tools.payloads import (
     visible_note,
     write_result,
 )
+from noted.tools.pinning import pinned
 from noted.tools.scope import TRASHED_ABOVE, ScopeView, trashed_above
 
 BODY_MODES = ("body", "append", "prepend", "replace_text")
@@ -121,10 +122,13 @@ def _update_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         # (in a scope, one the person moved out of it meanwhile).
         base = note.updated_time
     before = _folded(note_tag_titles(ctx, note.id)) if tags is not None else set()
+    moving = patch.parent_id is not None and patch.parent_id != note.parent_id
+    target = [ctx.store.get_folder(patch.parent_id)] if moving and patch.parent_id else []
     try:
-        updated = ops.update_note(
-            ctx.store, note.id, patch, actor=ctx.actor, tags=tags, base_updated_time=base
-        )
+        with pinned(ctx, scope, note, *target):
+            updated = ops.update_note(
+                ctx.store, note.id, patch, actor=ctx.actor, tags=tags, base_updated_time=base
+            )
     except ConflictError as exc:
         raise _stale(note.title, base or note.updated_time, exc.current_updated_time or 0) from exc
     result = write_result(ctx, updated)
@@ -218,8 +222,10 @@ UPDATE_NOTE = Tool(
 
 
 def _delete_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    note = visible_note(ctx, view(ctx), args["id"])
-    return write_result(ctx, ops.trash_note(ctx.store, note.id, actor=ctx.actor).note)
+    scope = view(ctx)
+    note = visible_note(ctx, scope, args["id"])
+    with pinned(ctx, scope, note):
+        return write_result(ctx, ops.trash_note(ctx.store, note.id, actor=ctx.actor).note)
 
 
 DELETE_NOTE = Tool(
@@ -255,7 +261,8 @@ def _restore_note(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         return write_result(ctx, ops.restore_revision(ctx.store, erased.id, newest.id, actor=ctx.actor))
     if note.is_trashed and trashed_above(scope, ctx.store.list_folders(include_trashed=True), note.parent_id):
         raise ToolError(f"this note's notebook {TRASHED_ABOVE}", field="id")
-    return write_result(ctx, ops.restore_note(ctx.store, note.id, actor=ctx.actor).note)
+    with pinned(ctx, scope, note):
+        return write_result(ctx, ops.restore_note(ctx.store, note.id, actor=ctx.actor).note)
 
 
 RESTORE_NOTE = Tool(
@@ -280,7 +287,8 @@ RESTORE_NOTE = Tool(
 
 
 def _manage_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
-    note = visible_note(ctx, view(ctx), args["note_id"], field="note_id")
+    scope = view(ctx)
+    note = visible_note(ctx, scope, args["note_id"], field="note_id")
     add: list[str] = [t.strip() for t in args.get("add", ())]
     remove: list[str] = [t.strip() for t in args.get("remove", ())]
     if not add and not remove:
@@ -292,7 +300,8 @@ def _manage_tags(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
         raise ToolError(
             f'note "{note.title}" is in the trash; restore_note brings it back first', field="note_id"
         )
-    change = ops.edit_tags(ctx.store, note.id, add, remove, actor=ctx.actor)
+    with pinned(ctx, scope, note, field="note_id"):
+        change = ops.edit_tags(ctx.store, note.id, add, remove, actor=ctx.actor)
     return {
         "note_id": note.id,
         "title": note.title,

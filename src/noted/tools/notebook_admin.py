@@ -22,6 +22,7 @@ from noted.ops import notebooks as ops
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo
 from noted.tools.payloads import iso, notebook_title, opt_iso, view, visible_folder
+from noted.tools.pinning import pinned
 from noted.tools.scope import BESIDE_HIDDEN, TRASHED_ABOVE, ScopeView, names_beside_hidden, trashed_above
 
 
@@ -167,13 +168,17 @@ def _update_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
                 f'notebook "{folder.title}" cannot be moved there from here: {BESIDE_HIDDEN}',
                 field="parent_id",
             )
-    updated = ops.update_notebook(
-        ctx.store,
-        folder.id,
-        title=title if "title" in args else None,
-        parent_id=parent_id if "parent_id" in args else None,
-        actor=ctx.actor,
-    ).folder
+    # The notebook it goes into was checked too: a move made into one the person moved out meanwhile
+    # is refused as one out of the scope is.
+    target = [f for f in every if f.id == parent_id and parent_id != folder.parent_id]
+    with pinned(ctx, scope, folder, *target):
+        updated = ops.update_notebook(
+            ctx.store,
+            folder.id,
+            title=title if "title" in args else None,
+            parent_id=parent_id if "parent_id" in args else None,
+            actor=ctx.actor,
+        ).folder
     differs = {"title": updated.title != folder.title, "parent_id": updated.parent_id != folder.parent_id}
     return {**_summary(ctx, scope, updated), "changed": [k for k in differs if k in args and differs[k]]}
 
@@ -232,7 +237,8 @@ def _delete_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
     every = ctx.store.list_folders(include_trashed=True)
     _refuse_root(ctx, scope, folder, every, "moved to the trash")
-    trashed = ops.trash_notebook(ctx.store, folder.id, actor=ctx.actor)
+    with pinned(ctx, scope, folder):
+        trashed = ops.trash_notebook(ctx.store, folder.id, actor=ctx.actor)
     return {
         **_summary(ctx, scope, trashed.folder),
         "notebooks_trashed": trashed.notebooks,
@@ -267,7 +273,8 @@ def _restore_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     folder = visible_folder(ctx, scope, args["id"], field="id", trashed_ok=True)
     if folder.is_trashed and trashed_above(scope, ctx.store.list_folders(include_trashed=True), folder.id):
         raise ToolError(f"this notebook {TRASHED_ABOVE}", field="id")
-    restored = ops.restore_notebook(ctx.store, folder.id, actor=ctx.actor)
+    with pinned(ctx, scope, folder):
+        restored = ops.restore_notebook(ctx.store, folder.id, actor=ctx.actor)
     return {
         **_summary(ctx, scope, restored.folder),
         "notebooks_restored": restored.notebooks,

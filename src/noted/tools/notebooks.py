@@ -11,10 +11,12 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from noted.models import Folder
 from noted.ops.notebooks import create_notebook
 from noted.tools import schema as s
 from noted.tools.base import READ, Annotations, Payload, Tool, ToolContext, ToolError, Undo, notebook_made
 from noted.tools.payloads import body_lengths, iso, offset_page, scoped_notes, tag_title, view, visible_folder
+from noted.tools.pinning import pinned
 from noted.tools.scope import BESIDE_HIDDEN, names_beside_hidden
 
 LIST_MAX = 200
@@ -208,6 +210,7 @@ LIST_NOTEBOOK_NOTES = Tool(
 def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
     scope = view(ctx)
     parent_id = args.get("parent_id") or ""
+    parents: list[Folder] = []
     if parent_id:
         parent = visible_folder(ctx, scope, parent_id, field="parent_id")
         if names_beside_hidden(ctx.store, scope, parent.id):
@@ -215,15 +218,17 @@ def _create_notebook(ctx: ToolContext, args: Mapping[str, Any]) -> Payload:
                 f'a notebook cannot be made inside "{parent.title}" from here: {BESIDE_HIDDEN}',
                 field="parent_id",
             )
+        parents.append(parent)
     elif not scope.unrestricted:
         raise ToolError(
             "you can only create notebooks inside the notebooks you can see: give parent_id "
             "(list_notebooks lists them)",
             field="parent_id",
         )
-    folder = create_notebook(
-        ctx.store, args["title"], parent_id=parent_id, actor=ctx.actor, made_id=ctx.new_id
-    )
+    with pinned(ctx, scope, *parents, field="parent_id"):
+        folder = create_notebook(
+            ctx.store, args["title"], parent_id=parent_id, actor=ctx.actor, made_id=ctx.new_id
+        )
     return {"id": folder.id, "title": folder.title, "parent_id": folder.parent_id}
 
 

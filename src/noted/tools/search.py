@@ -212,6 +212,7 @@ def _semantic_search_notes(ctx: ToolContext, args: Mapping[str, Any]) -> Payload
             relevance=args.get("relevance"),
             limit=int(args.get("limit", SEMANTIC_DEFAULT)),
             note_ids=note_ids,
+            folder_ids=scope.folder_ids,
         )
     except UnavailableError as exc:
         raise ToolError(f"{exc}; search_notes (keyword search) still works") from exc
