@@ -183,7 +183,7 @@ async def _decide(
         return await asyncio.to_thread(cli, *args, "--joplin")
 
     code, out, err = await run("changes")
-    assert code == 0 and 'restore_note "Plan" (an erased note: accepting writes it again)' in out, (out, err)
+    assert code == 0 and 'restore note "Plan" (an erased note: accepting writes it again)' in out, (out, err)
     code, out, err = await run("changes", "show", first)
     assert code == 0, err
     assert (

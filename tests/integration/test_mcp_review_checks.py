@@ -125,7 +125,7 @@ async def test_a_delete_tag_proposal_is_named_after_the_tag(
     assert [p["note"] for p in status.structured_content["proposals"]] == ["money"]
     code, out, err = cli_runner(world, capsys, monkeypatch)("changes", "--pending")
     assert code == 0, err
-    assert ref in out and 'delete_tag "money"' in out and "Delete a tag" not in out
+    assert ref in out and 'delete tag "money"' in out and "Delete a tag" not in out
     assert "\n\n\n" not in out, out  # one blank line before the count, not two (as printed before)
 
 
@@ -189,7 +189,7 @@ async def test_changes_show_names_the_attachment_and_the_notes_a_proposal_change
                 refs.append(answer.structured_content["proposal"])
     cli = cli_runner(world, capsys, monkeypatch)
     code, listed, _ = cli("changes", "--pending")
-    assert code == 0 and 'replace_attachment "Receipt"' in listed
+    assert code == 0 and 'replace attachment "Receipt"' in listed
     code, shown, err = cli("changes", "show", refs[0])
     assert code == 0, err
     assert new_file[:40] not in shown and "1,200 bytes" in shown  # its size, never its bytes

@@ -17,6 +17,7 @@ from tests.integration.ui_support import Fixture, open_services
 from tests.support.cli import Cli
 
 from noted.models import ACTOR_USER, NotePatch, mcp_actor
+from noted.ops import review_list
 from noted.services import Services
 from noted.store.review import ProposalState
 from noted.tools.scope import Limit, Scope
@@ -160,3 +161,23 @@ def test_a_proposal_that_ended_as_a_conflict_can_be_dismissed(
     assert accepted.code == 1 and "conflict" in accepted.err and "was conflict" not in accepted.err
     assert cli.ok("changes", "reject", ref).out.startswith("Rejected")
     assert state(services, ref) is ProposalState.REJECTED
+
+
+def test_the_command_line_names_a_proposal_in_the_words_of_the_changes_view(
+    services: Services, fixture: Fixture, cli: Cli
+) -> None:
+    """``noted changes accept pN`` said ``Applied pN: update_note "Ideas".``, a tool's name, where
+    the Changes view says ``update note``; the listing and ``show`` too. Not vacuous: each line is
+    checked for the tool's name and for the view's own words, read from the view's row."""
+    ref = propose(services, "update_note", id=fixture.ideas, body="new text\n")
+    (row,) = [r for r in review_list.items(services.review).rows if r.ref == ref]
+    words = row.summary.removeprefix("waits for you: ")
+    assert words == "update note"
+    lines = [
+        next(line for line in cli.ok("changes").out.splitlines() if ref in line),
+        cli.ok("changes", "show", ref).out.splitlines()[0],
+        cli.ok("changes", "accept", ref).out.strip(),
+    ]
+    for line in lines:
+        assert "update_note" not in line and f'{words} "' in line, lines
+    assert lines[2] == f'Applied {ref}: update note "{services.store.get_note(fixture.ideas).title}".'

@@ -22,6 +22,7 @@ import pytest
 import textual
 from textual.app import App
 from textual.css.stylesheet import Stylesheet
+from textual.drivers._writer_thread import WriterThread
 from textual.screen import Screen
 from textual.strip import Strip
 
@@ -42,6 +43,7 @@ REPLACED = (
     (App, "_handle_exception"),
     (App, "_fatal_error"),
     (App, "_print_error_renderables"),
+    (WriterThread, "run"),
 )
 
 

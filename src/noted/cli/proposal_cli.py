@@ -18,7 +18,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.mcp.standing import standing
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict
-from noted.ops.review_list import erased_words, waiting_words
+from noted.ops.review_list import action_words, erased_words, waiting_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
@@ -60,7 +60,7 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
     ctx.out("Waiting for you (nothing is written until you accept):")
     for p in pending:
         ctx.line(
-            f'  {proposal_ref(p.id):>7}  {local_time(p.time)}  {p.client:<22}  {p.tool} "{p.title}"'
+            f'  {proposal_ref(p.id):>7}  {local_time(p.time)}  {p.client:<22}  {action_words(p)} "{p.title}"'
             + erased_words(p)
             + _applying(p)
         )
@@ -81,7 +81,7 @@ def show(ctx: CliContext, proposal_id: int) -> int:
         ctx.emit(as_json(proposal) | ({"sides": _sides(conflict)} if conflict else {}))
         return 0
     ctx.line(
-        f'{proposal_ref(proposal.id)} · {proposal.tool} "{proposal.title}" · {proposal.client} · '
+        f'{proposal_ref(proposal.id)} · {action_words(proposal)} "{proposal.title}" · {proposal.client} · '
         f"{local_time(proposal.time)} · {proposal.state.value}"
         + (f" ({proposal.reason})" if proposal.reason else "")
     )
@@ -143,8 +143,9 @@ def accept(ctx: CliContext, pending: Sequence[ProposalRow]) -> int:
             ctx.error(done.message)
             continue
         if done.state is ProposalState.APPLIED:
-            said = f'{ref} ({proposal.tool} "{proposal.title}"): {done.message}.' if done.unchanged else ""
-            ctx.out(said or f'Applied {ref}: {proposal.tool} "{proposal.title}".') if not ctx.json else None
+            words = f'{action_words(proposal)} "{proposal.title}"'
+            said = f"{ref} ({words}): {done.message}." if done.unchanged else ""
+            ctx.out(said or f"Applied {ref}: {words}.") if not ctx.json else None
             continue
         unsure = ExitCode.BACKEND if done.kept else ExitCode.REFUSED  # kept: its answer was lost
         code = ExitCode.CONFLICT if done.clash else max(code, unsure)

@@ -114,12 +114,19 @@ def _entry(entry: EntryRow, folders: dict[str, str], under: str = "") -> ReviewI
 
 def _proposal(proposal: ProposalRow) -> ReviewItem:
     """A proposal's row: it names its note only (no notebook)."""
-    what = waiting_words(proposal, now_ms()) or (
-        f"waits for you: {proposal.tool.replace('_', ' ')}{erased_words(proposal)}"
+    what = (
+        waiting_words(proposal, now_ms())
+        or f"waits for you: {action_words(proposal)}{erased_words(proposal)}"
     )
     return ReviewItem(
         f"p{proposal.id}", proposal.note_id, proposal.title, "", proposal.client, proposal.time, what, True
     )
+
+
+def action_words(proposal: ProposalRow) -> str:
+    """What ``proposal`` does, in a person's words (``update note``, not the tool's ``update_note``):
+    the Changes view and ``noted changes`` say it alike."""
+    return proposal.tool.replace("_", " ")
 
 
 def erased_words(proposal: ProposalRow) -> str:

@@ -171,7 +171,7 @@ class CrashReport:
         def on_thread(args: threading.ExceptHookArgs) -> None:
             name = args.thread.name if args.thread is not None else "?"
             if terminal_gone(args.exc_value):  # Textual's output thread, the terminal closed under it
-                log.warning("the terminal is gone (%s): the thread %s stopped", args.exc_value, name)
+                log.warning("the terminal is gone (%s): the thread %s stopped writing", args.exc_value, name)
             elif args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
                 app.post_message(WorkFailed(f"The thread {name}", args.exc_value))
 

@@ -13,7 +13,8 @@ Three kinds, one switch:
   ``same_rules`` (``Stylesheet.replace_rules``), ``focus_within`` (``Screen._update_focus_styles``),
   ``strip_cycles`` (``Strip.crop_extend``, ``Strip.divide``), ``keys_in_order`` (``Widget._on_key``:
   a text field's own keys in the order typed), ``control_text`` (``Strip.render``: a note's control
-  characters pictured, never written to the terminal);
+  characters pictured, never written to the terminal), ``dead_terminal`` (``WriterThread.run``: the
+  output queue emptied once the terminal is gone, so the app still ends);
 - overrides in noted's own subclasses, which do what Textual does unless their patch is on:
   ``steady_scrollbars`` (``SteadyScrollbars._size_updated``), ``crash_output``
   (``noted.ui.crash.LastResort``);
@@ -33,6 +34,7 @@ from noted.ui.patches import (
     binding_chain,
     control_text,
     crash_output,
+    dead_terminal,
     focus_within,
     key_parser,
     keys_in_order,
@@ -62,6 +64,7 @@ PATCHES: tuple[Patch, ...] = (
     key_parser.PATCH,
     keys_in_order.PATCH,
     control_text.PATCH,
+    dead_terminal.PATCH,
 )
 """Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
 
