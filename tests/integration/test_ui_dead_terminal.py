@@ -10,7 +10,8 @@ with the output thread emptying its queue it ends by the quit path in about 3 s,
 its status and the text kept. The watchdog's own way out would end it by the signal, status -1.
 
 The app runs on a pty that is not its controlling terminal, so closing the pty's other end gives
-EIO without a SIGHUP, and the test sends that SIGHUP itself once the app has drawn enough frames.
+EIO without a SIGHUP, and the first test sends that SIGHUP itself once the app has drawn enough
+frames; the second sends none: the input's end of file must end the app as the signal does.
 """
 
 from __future__ import annotations
@@ -65,18 +66,31 @@ def _start(fixture: Fixture, tmp_path: Path) -> tuple[subprocess.Popen[bytes], i
     return app, master
 
 
+def _type_unsaved(master: int) -> None:
+    """Open the release plan in the editor and type into it, not saving."""
+    seen = bytearray()
+    _read_until(master, b"Groceries", seen)
+    os.write(master, b"g\r")
+    _read_until(master, b"Nice to have", seen)
+    os.write(master, b"e")
+    _read_until(master, b"Editing", seen)
+    os.write(master, b"Typed, never saved. ")
+    _read_until(master, "●".encode(), bytearray())  # drawn after the typing: the text is not saved
+
+
+def _kept_text_and_log(fixture: Fixture) -> str:
+    """Check the typed text was kept in the profile once the app ended; give ``noted.log``."""
+    (kept,) = (fixture.root / RESCUE_DIR).iterdir()
+    assert kept.read_text(encoding="utf-8") == f"# Release plan\n\nTyped, never saved. {RELEASE_BODY}"
+    logged = (fixture.root / "noted.log").read_text(encoding="utf-8")
+    return logged
+
+
 def test_an_app_drawing_on_a_closed_terminal_still_ends_on_sighup_keeping_the_text(tmp_path: Path) -> None:
     fixture = build_profile(tmp_path / "profile")
     app, master = _start(fixture, tmp_path)
     try:
-        seen = bytearray()
-        _read_until(master, b"Groceries", seen)
-        os.write(master, b"g\r")
-        _read_until(master, b"Nice to have", seen)
-        os.write(master, b"e")
-        _read_until(master, b"Editing", seen)
-        os.write(master, b"Typed, never saved. ")
-        _read_until(master, "●".encode(), bytearray())  # drawn after the typing: the text is not saved
+        _type_unsaved(master)
         os.close(master)  # the terminal is gone: every write of the app's now fails with EIO
         store = SqliteStore.open(fixture.root / "notes.db", fixture.root / "resources")
         try:
@@ -90,7 +104,26 @@ def test_an_app_drawing_on_a_closed_terminal_still_ends_on_sighup_keeping_the_te
     finally:
         app.kill()
         app.wait()
-    (kept,) = (fixture.root / RESCUE_DIR).iterdir()
-    assert kept.read_text(encoding="utf-8") == f"# Release plan\n\nTyped, never saved. {RELEASE_BODY}"
-    logged = (fixture.root / "noted.log").read_text(encoding="utf-8")
+    logged = _kept_text_and_log(fixture)
     assert "the terminal is gone" in logged and "had not closed" not in logged, logged
+
+
+def test_an_app_whose_terminal_is_gone_without_a_sighup_ends_as_on_one_keeping_the_text(
+    tmp_path: Path,
+) -> None:
+    """The terminal gone and no SIGHUP (a pty that is not the app's controlling terminal, its other
+    end closed): reading it gives end of file at once, and Textual's input thread read again without
+    pause, taking a whole core (12.7 s of CPU in 15 s) for as long as the process lived, which was for
+    good. Not vacuous: on that code the app is still alive at the deadline; with end of input taken
+    as the terminal gone it ends as a SIGHUP ends it, 129 and the text kept."""
+    fixture = build_profile(tmp_path / "profile")
+    app, master = _start(fixture, tmp_path)
+    try:
+        _type_unsaved(master)
+        os.close(master)  # the terminal is gone, and no signal says so
+        assert app.wait(scaled(WAIT)) == 128 + signal.SIGHUP
+    finally:
+        app.kill()
+        app.wait()
+    logged = _kept_text_and_log(fixture)
+    assert "end of file" in logged and "had not closed" not in logged, logged

@@ -23,6 +23,7 @@ import textual
 from textual.app import App
 from textual.css.stylesheet import Stylesheet
 from textual.drivers._writer_thread import WriterThread
+from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
 from textual.strip import Strip
 
@@ -44,6 +45,7 @@ REPLACED = (
     (App, "_fatal_error"),
     (App, "_print_error_renderables"),
     (WriterThread, "run"),
+    (LinuxDriver, "run_input_thread"),
 )
 
 

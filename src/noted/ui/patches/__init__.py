@@ -14,7 +14,8 @@ Three kinds, one switch:
   ``strip_cycles`` (``Strip.crop_extend``, ``Strip.divide``), ``keys_in_order`` (``Widget._on_key``:
   a text field's own keys in the order typed), ``control_text`` (``Strip.render``: a note's control
   characters pictured, never written to the terminal), ``dead_terminal`` (``WriterThread.run``: the
-  output queue emptied once the terminal is gone, so the app still ends);
+  output queue emptied once the terminal is gone, so the app still ends), ``end_of_input``
+  (``LinuxDriver.run_input_thread``: end of input ends the app as SIGHUP does, not a busy loop);
 - overrides in noted's own subclasses, which do what Textual does unless their patch is on:
   ``steady_scrollbars`` (``SteadyScrollbars._size_updated``), ``crash_output``
   (``noted.ui.crash.LastResort``);
@@ -35,6 +36,7 @@ from noted.ui.patches import (
     control_text,
     crash_output,
     dead_terminal,
+    end_of_input,
     focus_within,
     key_parser,
     keys_in_order,
@@ -65,6 +67,7 @@ PATCHES: tuple[Patch, ...] = (
     keys_in_order.PATCH,
     control_text.PATCH,
     dead_terminal.PATCH,
+    end_of_input.PATCH,
 )
 """Every patch, in the order ``install`` applies them (``uninstall`` goes backwards)."""
 
