@@ -234,3 +234,35 @@ def test_an_import_killed_half_way_leaves_no_empty_notebook_folders_it_made(
         assert left == ["kept.md", "src", "src/deep", "src/deep/mine.txt"]
     else:
         assert left == ["kept.md"] and after == before
+
+
+KILL_AFTER_MKDIR = """
+import os, signal, sys
+from pathlib import Path
+from noted.store.vault import VaultStore
+
+store = VaultStore.open(Path(sys.argv[1]), Path(sys.argv[2]))
+real = store.vault.make_dir
+
+def make_dir(folder):
+    real(folder)
+    os.kill(os.getpid(), signal.SIGKILL)  # the folder made, its notebook's row not committed
+
+store.vault.make_dir = make_dir
+store.create_folder("Projects", actor="user")
+"""
+
+
+def test_a_notebook_made_alone_and_killed_before_its_commit_leaves_no_folder(tmp_path: Path) -> None:
+    """The folder stayed and the next start's scan took it in as a notebook made outside noted.
+    Not vacuous: the folder is checked to be there after the kill."""
+    vault, profile = tmp_path / "notes", tmp_path / "profile"
+    vault.mkdir()
+    (vault / "kept.md").write_text("# kept\n")
+    with opened(vault, profile) as store:
+        before = sorted(f.title for f in store.list_folders())
+    _run_killed(KILL_AFTER_MKDIR, vault, profile)
+    assert (vault / "Projects").is_dir()
+    with opened(vault, profile) as store:
+        assert sorted(f.title for f in store.list_folders()) == before
+    assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == ["kept.md"]
