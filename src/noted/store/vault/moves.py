@@ -167,9 +167,10 @@ def _entries(lines: list[str]) -> list[object]:
 
 
 def _of_several(entries: list[object]) -> bool:
-    """Whether the batch is one of several notes: it moved a file, said so, or wrote two notes' files."""
+    """Whether the batch is undone whole, not kept as a single note's save: it moved a file, said
+    so, or wrote two notes' files, or none (an attachment's file written before its note's)."""
     notes = {e.get("write") for e in entries if isinstance(e, dict) and str(e.get("write")).endswith(".md")}
-    return len(notes) > 1 or any(e == SEVERAL or isinstance(e, list) for e in entries)
+    return len(notes) != 1 or any(e == SEVERAL or isinstance(e, list) for e in entries)
 
 
 def _remove_empty(folders: list[Path]) -> None:
