@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.integration.ui_support import until
 from tests.support.cli import env_with_src, run_noted
 
 KILL_NOTED = """
@@ -46,3 +47,36 @@ def test_a_kill_of_noted_with_the_editor_open_keeps_the_typed_text_in_the_profil
     again = run_noted(profile, "notes")  # said once: the file has moved to rescued/
     assert "$EDITOR" not in again.stderr and kept.exists()
     assert run_noted(profile, "show", note).stdout.count("typed before the kill") == 0  # nothing saved
+
+
+async def test_the_app_shows_where_a_killed_edits_text_is_kept(tmp_path: Path) -> None:
+    """The app's start said it on stderr before the app took the screen, so the person read it
+    only after quitting. Not vacuous: the file is one a gone noted left in ``editing/``, and the
+    notice is looked for in the app, naming where the file went (``rescued/``)."""
+    from textual.notifications import Notify
+
+    from noted.cli.commands_tui import ready_app
+    from noted.cli.context import CliContext
+    from noted.ops.editing import EDIT_DIR, RESCUE_DIR
+
+    profile = tmp_path / "profile"
+    assert run_noted(profile, "create", "Diary", "--body", "private line\n").returncode == 0
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    left = profile / EDIT_DIR / f"{int(gone.stdout)}-0123abcd-Diary.md"
+    left.parent.mkdir(exist_ok=True)
+    left.write_text("# Diary\n\ntyped before the kill\n", encoding="utf-8")
+    ctx = CliContext(profile_arg=str(profile))
+    app = ready_app(ctx)
+    seen: list[Notify] = []
+    try:
+        async with app.run_test(
+            message_hook=lambda m: seen.append(m) if isinstance(m, Notify) else None
+        ) as pilot:
+            kept = profile / RESCUE_DIR / f"edited-{left.name}"
+            said = f"the text you were editing is in {kept}"
+            await until(pilot, lambda: any(said in m.notification.message for m in seen))
+            assert "typed before the kill" in kept.read_text(encoding="utf-8")
+    finally:
+        ctx.close()

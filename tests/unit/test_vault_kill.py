@@ -234,3 +234,71 @@ def test_an_import_killed_half_way_leaves_no_empty_notebook_folders_it_made(
         assert left == ["kept.md", "src", "src/deep", "src/deep/mine.txt"]
     else:
         assert left == ["kept.md"] and after == before
+
+
+KILL_AFTER_MKDIR = """
+import os, signal, sys
+from pathlib import Path
+from noted.store.vault import VaultStore
+
+store = VaultStore.open(Path(sys.argv[1]), Path(sys.argv[2]))
+real = store.vault.make_dir
+
+def make_dir(folder):
+    real(folder)
+    os.kill(os.getpid(), signal.SIGKILL)  # the folder made, its notebook's row not committed
+
+store.vault.make_dir = make_dir
+store.create_folder("Projects", actor="user")
+"""
+
+
+def test_a_notebook_made_alone_and_killed_before_its_commit_leaves_no_folder(tmp_path: Path) -> None:
+    """The folder stayed and the next start's scan took it in as a notebook made outside noted.
+    Not vacuous: the folder is checked to be there after the kill."""
+    vault, profile = tmp_path / "notes", tmp_path / "profile"
+    vault.mkdir()
+    (vault / "kept.md").write_text("# kept\n")
+    with opened(vault, profile) as store:
+        before = sorted(f.title for f in store.list_folders())
+    _run_killed(KILL_AFTER_MKDIR, vault, profile)
+    assert (vault / "Projects").is_dir()
+    with opened(vault, profile) as store:
+        assert sorted(f.title for f in store.list_folders()) == before
+    assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == ["kept.md"]
+
+
+KILL_AFTER_ATTACHMENT_FILE = """
+import os, signal, sys
+from pathlib import Path
+from noted.ops.attachments import attach_to_note
+from noted.store.vault import VaultStore
+
+store = VaultStore.open(Path(sys.argv[1]), Path(sys.argv[2]))
+note = next(m for m in store.list_notes() if m.title == "kept")
+real = os.replace
+
+def replace(src, dst):
+    real(src, dst)
+    if Path(dst).name == "f.bin":
+        os.kill(os.getpid(), signal.SIGKILL)  # the attachment's file written, the note not yet
+
+os.replace = replace
+attach_to_note(store, store.get_note(note.id), b"bytes", filename="f.bin", mime="application/octet-stream", title="f", actor="user")
+"""
+
+
+def test_an_attachment_killed_before_its_note_is_written_leaves_no_file(tmp_path: Path) -> None:
+    """The batch wrote no note's file, yet it was kept as a single note's save: the attachment's
+    file stayed in the folder, linked by no note, and the scan took it in as another program's
+    (found by ``crash_loop_more.py attach --vault``). Not vacuous: the file is there after the kill."""
+    vault, profile = tmp_path / "notes", tmp_path / "profile"
+    vault.mkdir()
+    (vault / "kept.md").write_text("# kept\n")
+    with opened(vault, profile):
+        pass
+    _run_killed(KILL_AFTER_ATTACHMENT_FILE, vault, profile)
+    assert [p.name for p in vault.rglob("f.bin")] == ["f.bin"]
+    with opened(vault, profile) as store:
+        assert store.list_resources() == []
+    assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == ["kept.md"]

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from noted.cli.args import Commands
 from noted.cli.context import CliContext
 from noted.cli.early_keys import EarlyKeys
 from noted.errors import InvalidInputError
 from noted.settings.handles import BACKEND
+
+if TYPE_CHECKING:
+    from noted.ui.app import NotedApp
 
 
 def register(sub: Commands) -> None:
@@ -58,16 +62,23 @@ def run_tui(args: argparse.Namespace, ctx: CliContext) -> int:
         )
     early = EarlyKeys.take()  # keys typed from here on wait for the first screen, Enter included
     try:
-        from noted.ui.launch import open_app  # Textual loads only when the app runs, not for every command
-
-        ctx.scan_in_background = True  # a Markdown folder: the app shows the notes, then its watcher scans
-        ctx.create = True  # the first start in a terminal makes the notebook, saying where
-        services = ctx.services
-        if ctx.created:
-            ctx.error(made(ctx))
-        app = open_app(services)
+        app = ready_app(ctx)
     finally:
         typed = early.give_back() if early is not None else ""
     app.typed_before_start(typed)
     app.run()
     return app.return_code or 0
+
+
+def ready_app(ctx: CliContext) -> NotedApp:
+    """The app on the context's services, as ``noted tui`` opens it (the notebook made on the
+    first start in a terminal, saying where); what opening them finds to say, the app shows."""
+    from noted.ui.launch import open_app  # Textual loads only when the app runs, not for every command
+
+    ctx.scan_in_background = True  # a Markdown folder: the app shows the notes, then its watcher scans
+    ctx.create = True  # the first start in a terminal makes the notebook, saying where
+    ctx.said_in_app = []
+    services = ctx.services
+    if ctx.created:
+        ctx.error(made(ctx))
+    return open_app(services, notices=ctx.said_in_app)

@@ -37,6 +37,9 @@ class CliContext:
     create: bool = False
     """Whether a profile that holds no notebook yet may be made (``noted init``, the first start
     in a terminal); every other command refuses one, so a mistyped path never becomes a notebook."""
+    said_in_app: list[str] | None = None
+    """The app: what opening the services finds to say goes here, for the app to show (on stderr
+    it would be seen only after quitting, the app having taken the screen meanwhile)."""
     created: bool = field(default=False, init=False)
     """Whether this run made the profile's notebook."""
     _services: Services | None = field(default=None, init=False, repr=False)
@@ -87,10 +90,12 @@ class CliContext:
                     scan_in_background=self.scan_in_background,
                 )
             sweep_beside(profile.config_path, twins=OLD_TWINS)  # what a kill left in the profile
-            for kept in rescue_edits(profile.root):  # (the app's line too: it opens them here)
-                self.error(
-                    f"noted was stopped while $EDITOR was open; the text you were editing is in {kept}"
-                )
+            for kept in rescue_edits(profile.root):  # (the app's too: it opens them here)
+                said = f"noted was stopped while $EDITOR was open; the text you were editing is in {kept}"
+                if self.said_in_app is None:
+                    self.error(said)
+                else:
+                    self.said_in_app.append(said)
         return self._services
 
     def _upgrading(self) -> None:

@@ -307,12 +307,13 @@ def remove_attachment(store: Store, note_id: str, resource_id: str, *, delete: b
         note.body.splitlines()
     )  # (else all as :/id, written as paths)
     body = unlink_resource(with_ids, resource_id, written=note.body if same_lines else None)
-    if body != note.body:
-        store.update_note(note_id, NotePatch(body=body), actor=actor, base_updated_time=note.updated_time)
-    others = other_notes(store, resource_id, note_id)
-    if delete and not others:
-        kept = delete_attachment(store, resource_id, actor=actor)
-        return Removal(deleted=True, others=0, kept=kept)
+    with store.batch():  # one transaction where the store has them: a kill leaves no attachment unlinked
+        if body != note.body:
+            store.update_note(note_id, NotePatch(body=body), actor=actor, base_updated_time=note.updated_time)
+        others = other_notes(store, resource_id, note_id)
+        if delete and not others:
+            kept = delete_attachment(store, resource_id, actor=actor)
+            return Removal(deleted=True, others=0, kept=kept)
     return Removal(deleted=False, others=others)
 
 

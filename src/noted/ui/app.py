@@ -87,11 +87,17 @@ class NotedApp(App[None]):
     ]  # fmt: skip
 
     def __init__(
-        self, services: Services, *, background: bool = True, first_look: FirstLook | None = None
+        self,
+        services: Services,
+        *,
+        background: bool = True,
+        first_look: FirstLook | None = None,
+        notices: Iterable[str] = (),
     ) -> None:
         """``background=False`` starts neither the indexer nor the followers of changes and of
         ``config.toml`` (for snapshots);
-        ``first_look``: the first screen's rows, being read ahead (``launch.open_app``)."""
+        ``first_look``: the first screen's rows, being read ahead (``launch.open_app``);
+        ``notices``: what opening the services found to say, shown at start."""
         self.speed = Speedups(first_look)
         super().__init__()
         self.services = services
@@ -107,6 +113,7 @@ class NotedApp(App[None]):
         for theme in found.themes.values():
             self.register_theme(theme)
         self._problems = list(found.problems) + list(services.settings.problems)
+        self._notices = list(notices)
         self.theme = self._theme_name(services.settings.get(UI_THEME))
 
     def typed_before_start(self, typed: str) -> None:
@@ -143,6 +150,8 @@ class NotedApp(App[None]):
         self._unsubscribe = settings.subscribe(self._settings_touched)
         for problem in self._problems:  # each broken theme file or setting is reported once, at start
             self.notify(problem, title="Settings", severity="warning", timeout=8)
+        for said in self._notices:  # a killed edit's text kept: where it is, with time to read it
+            self.notify(said, severity="warning", timeout=30)
         if self._run_background:
             first = self.speed.first_look
             self.background.start(cursor=None if first is None else first.cursor)
@@ -203,21 +212,9 @@ class NotedApp(App[None]):
     # Errors nothing caught ---------------------------------------------------------------
     def _crash_line(self, error: BaseException) -> str:
         """Keep the editor's unsaved text, then say what happened and where to look."""
-        unsaved = self._unsaved()
+        unsaved = crash.unsaved(self)
         rescued = crash.rescue(self.services.profile.root, unsaved) if unsaved is not None else None
         return crash.one_line(error, self.services.profile.log_path, rescued)
-
-    def _unsaved(self) -> crash.Unsaved | None:
-        """The editor's text if it is not saved (None too if the app is too broken to say)."""
-        try:
-            editors = self.screen_stack[0].query(NoteEditor) if self.screen_stack else None
-            editor = editors.first() if editors else None
-            if editor is None or editor.note is None or not editor.dirty:
-                return None
-            return crash.Unsaved(editor.note.id, editor.title_text or editor.note.title, editor.body_text)
-        except Exception:  # on the way out after an error: the line must still be shown
-            log.exception("could not read the editor's text after an error")
-            return None
 
     # App-wide messages ---------------------------------------------------------------------
     @property
@@ -315,7 +312,7 @@ class NotedApp(App[None]):
 
     def _quit_unsaved(self, quit_: bool | None) -> None:
         """Quit with the editor's text kept in the profile's ``rescued/``, saying where."""
-        unsaved = self._unsaved() if quit_ else None
+        unsaved = crash.unsaved(self) if quit_ else None
         rescued = crash.rescue(self.services.profile.root, unsaved) if unsaved is not None else None
         if quit_ and (unsaved is None or rescued is not None):  # never quit with the text lost
             self.exit(message=f"Your unsaved text is in {rescued}." if rescued else None)

@@ -32,6 +32,7 @@ from noted.errors import Interruption
 from noted.ops.editing import RESCUE_DIR as RESCUE_DIR  # (the app names it)
 from noted.tempfiles import replace_with
 from noted.ui.messages import WorkFailed
+from noted.ui.widgets.note_editor import NoteEditor
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,19 @@ def record(error: BaseException) -> None:
         "the app stopped on an error nothing caught: %s: %s",
         type(inner).__name__, inner, exc_info=(type(inner), inner, inner.__traceback__),
     )  # fmt: skip
+
+
+def unsaved(app: App[Any]) -> Unsaved | None:
+    """The editor's text if it is not saved (None too if the app is too broken to say)."""
+    try:
+        editors = app.screen_stack[0].query(NoteEditor) if app.screen_stack else None
+        editor = editors.first() if editors else None
+        if editor is None or editor.note is None or not editor.dirty:
+            return None
+        return Unsaved(editor.note.id, editor.title_text or editor.note.title, editor.body_text)
+    except Exception:  # on the way out after an error: the line must still be shown
+        log.exception("could not read the editor's text after an error")
+        return None
 
 
 def rescue(profile_root: Path, unsaved: Unsaved) -> Path | None:

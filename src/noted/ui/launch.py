@@ -7,6 +7,7 @@ module imports neither Textual nor the app's modules until then.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from noted.services import Services
@@ -16,9 +17,10 @@ if TYPE_CHECKING:
     from noted.ui.app import NotedApp
 
 
-def open_app(services: Services, *, background: bool = True) -> NotedApp:
-    """The app on ``services``, with its first screen read while its modules load."""
+def open_app(services: Services, *, background: bool = True, notices: Sequence[str] = ()) -> NotedApp:
+    """The app on ``services``, with its first screen read while its modules load; ``notices``:
+    lines it shows once it starts (a killed edit's text kept, saying where)."""
     first_look = speed.first_look(services)
     from noted.ui.app import NotedApp
 
-    return NotedApp(services, background=background, first_look=first_look)
+    return NotedApp(services, background=background, first_look=first_look, notices=notices)

@@ -261,10 +261,14 @@ class VersionTable:
             for file in files:
                 self.pending.writing(file)
             conn.execute(f"DELETE FROM {self.name} WHERE id IN ({marks})", version_ids)
-        if self.db.connection().get_autocommit():  # inside a batch, the sweep at close removes them
-            for file in files:
-                (self.folder / file).unlink(missing_ok=True)
+        self.db.after(commit=lambda: self._unlink_orphans(files), rollback=lambda: None)
         return len(files)
+
+    def _unlink_orphans(self, files: list[str]) -> None:
+        """Remove the files no row names once their rows' removal commits (in a batch, the batch)."""
+        for file in files:
+            if self.orphan_file(file):
+                (self.folder / file).unlink(missing_ok=True)
 
 
 def _version(r: Any) -> ResourceVersion:

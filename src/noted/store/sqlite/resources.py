@@ -220,8 +220,9 @@ class Resources:
             if file is not None:
                 (self.versions.folder / file).unlink(missing_ok=True)
             raise
-        if self.db.connection().get_autocommit():  # inside a batch, which may roll back: at close
-            path.unlink(missing_ok=True)
+        # Once the delete commits (in a batch, which may still roll back, once the batch does), and
+        # only if no row names the file again by then; a kill before it: the next sweep.
+        self.db.after(commit=lambda: self._unlink_orphan(path), rollback=lambda: None)
         self.versions.thin(resource.id)
 
     def resource_versions(self, resource_id: str) -> list[ResourceVersion]:
@@ -273,6 +274,10 @@ class Resources:
             )
             record(conn, ItemType.RESOURCE, resource.id, ChangeType.CREATE, actor, now)
         return resource
+
+    def _unlink_orphan(self, path: Path) -> None:
+        if self.orphan_file(path.name):
+            path.unlink(missing_ok=True)
 
     def orphan_file(self, name: str) -> bool:
         """True when no attachment row names the file ``resources/name`` (its writer never

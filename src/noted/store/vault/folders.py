@@ -38,7 +38,9 @@ class Folders(VaultPart):
     ) -> Folder:
         name = _folder_name(title)
         parent_id = "" if parent_id == self.core.root_folder_id else parent_id
-        with self.mirror.batch():
+        # In the journal, as a batch's folders are: a kill before the row commits leaves the
+        # folder empty, and the next start removes it (``MoveLog.undo``), not the scan taking it in.
+        with self.mirror.batch(), self.vault.journal():
             if parent_id and self.mirror.get_folder(parent_id).is_trashed:
                 raise InvalidInputError("that notebook is in the trash; restore it first")
             parent_dir = self.core.folder_dir(parent_id) if parent_id else ""

@@ -3,7 +3,8 @@ several notes stopped half way by a crash (a kill, a power cut) is undone at the
 rows were: its moves, and its replaces (a tag merged, renamed or deleted in each note carrying it,
 a batch of changes undone), with the bytes each file had. Every batch (``VaultStore.batch``) writes
 them down from its start; a batch that wrote one note's file only and moved nothing is a single
-note's save, and the file it fully wrote is kept (the scan takes it in, the text typed not lost).
+note's save, and the file it fully wrote is kept (the scan takes it in, the text typed not lost);
+the folders any batch made are removed when empty (a notebook made alone, killed before its commit).
 A change that is of several notes even when it meets one (a tag renamed or deleted) says so
 (``start(several=True)``), so a tag on one note is not split in two either.
 
@@ -128,7 +129,7 @@ class MoveLog:
                 for e in entries
                 if isinstance(e, dict) and "by" in e and "now" in e
             }
-            entries = []
+            entries = [e for e in entries if isinstance(e, dict) and "made" in e]  # (removed when empty)
         moved: list[Path] = []
         for entry in reversed(entries):
             try:
@@ -166,9 +167,10 @@ def _entries(lines: list[str]) -> list[object]:
 
 
 def _of_several(entries: list[object]) -> bool:
-    """Whether the batch is one of several notes: it moved a file, said so, or wrote two notes' files."""
+    """Whether the batch is undone whole, not kept as a single note's save: it moved a file, said
+    so, or wrote two notes' files, or none (an attachment's file written before its note's)."""
     notes = {e.get("write") for e in entries if isinstance(e, dict) and str(e.get("write")).endswith(".md")}
-    return len(notes) > 1 or any(e == SEVERAL or isinstance(e, list) for e in entries)
+    return len(notes) != 1 or any(e == SEVERAL or isinstance(e, list) for e in entries)
 
 
 def _remove_empty(folders: list[Path]) -> None:
