@@ -18,12 +18,14 @@ running = test_ui_app.running  # the app on the sample profile, as the other Pil
 
 
 def stop_the_backend(running: Running, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The store answers as a Joplin that was stopped does: every read of a note fails."""
+    """The store answers as a Joplin that was stopped does: every read and write of a note fails
+    (a save reads the note's times, not its body: ``note_metas``)."""
 
     def unreachable(*args: Any, **kwargs: Any) -> Any:
         raise JoplinUnreachableError("Joplin is not reachable at http://127.0.0.1:41184")
 
-    monkeypatch.setattr(running.app.services.store, "get_note", unreachable)
+    for name in ("get_note", "note_metas", "update_note"):
+        monkeypatch.setattr(running.app.services.store, name, unreachable)
 
 
 async def test_quit_with_text_that_cannot_be_saved_asks_and_can_keep_editing(
