@@ -5,6 +5,7 @@ redraw froze the app for seconds on a long note)."""
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -16,6 +17,7 @@ from textual.pilot import Pilot
 from noted.models import ACTOR_USER, NoteDraft
 from noted.ui.app import NotedApp
 from noted.ui.widgets import markdown_page, page_drawing
+from noted.ui.widgets.markdown_page import MarkdownPage
 from noted.ui.widgets.note_scroll import NoteScroll
 from noted.ui.widgets.note_viewer import NoteViewer
 from noted.ui.widgets.page_drawing import Drawn, Look
@@ -92,6 +94,32 @@ async def test_a_resize_or_a_theme_keeps_the_old_drawing_and_the_keys_until_the_
         gate.set()
         look = page.look()
         await until(pilot, lambda: page._drawn is not None and page._drawn.look == look)
+
+
+async def test_a_page_hidden_while_the_rest_of_its_text_is_drawn_draws_it_once_shown_again(
+    gated: tuple[threading.Event, list[tuple[int, bool]]],
+) -> None:
+    # The rest of a long text, drawn in a thread, landed while the page was hidden (at 80x24 the
+    # reader goes back to the list, and a reflow hides it a moment as a search screen closes): it
+    # was dropped for the page's missing width, and shown again at the width it had, the page kept
+    # its opening for good: the note cut short, and a search's match below it never marked.
+    gate, _ = gated
+    completed: list[MarkdownPage.Completed] = []
+    app = PageApp()
+    hook = lambda message: completed.append(message) if isinstance(message, MarkdownPage.Completed) else None  # noqa: E731
+    async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
+        page = app.query_one(NoteScroll)
+        await until(pilot, lambda: page.look() is not None)
+        page.update(BODY)  # its opening drawn now; the rest waits at the gate, in its thread
+        assert not page.covers(sys.maxsize) and any(w.group == "page-draw" for w in app.workers)
+        page.display = False
+        await until(pilot, lambda: page.look() is None, what="the page hidden, without a width")
+        gate.set()
+        await until(pilot, lambda: all(w.is_finished for w in app.workers if w.group == "page-draw"))
+        await pilot.pause()  # the drawing, landed while the page was hidden, handled
+        page.display = True
+        await until(pilot, lambda: page.covers(sys.maxsize), what="the whole text drawn")
+        await until(pilot, lambda: bool(completed), what="Completed said")
 
 
 LONG = (

@@ -297,8 +297,10 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
         look, drawn = self.look(), self._drawn
         if drawn is None:
             self._draw()
-        elif look is not None and drawn.look != look:
-            self._painted.clear()  # the drawing at the width it had, until the new one is ready
+        elif look is not None and (drawn.look != look or drawn.upto is not None):
+            # The drawing at the width it had until the new one is ready; or only the opening, its
+            # rest dropped for landing while the page was hidden (``_redrawn``): drawn again now.
+            self._painted.clear()
             self.virtual_size = Size(look.width, len(drawn.lines))
             self._redraw()
         self._reach()  # a page taller or shorter than it was: a row waiting may be reached now
@@ -345,7 +347,9 @@ class MarkdownPage(ReportsWorkerFailures, SteadyScrollbars, ScrollView, can_focu
     @on(_Redrawn)
     def _redrawn(self, message: _Redrawn) -> None:
         # Dropped if the page shows another text now, or has another look again (its own drawing
-        # is under way).
+        # is under way), or none (hidden: drawn again once shown, ``on_resize``).
+        if self._behind is not None and self._behind[0] == (message.body, message.key, message.drawn.look):
+            self._behind = None  # landed: a drawing asked for again is not this one, still under way
         if message.key == self._key and message.drawn.look == self.look() and message.body == self._body:
             self._draw(message.drawn)
             self._reach()
