@@ -110,15 +110,17 @@ async def test_a_notebook_restored_from_the_trash_says_what_came_back(
         )
 
 
-async def test_a_notebook_renamed_onto_a_siblings_name_is_refused_and_says_so(services: Services) -> None:
-    def top_level() -> list[str]:
-        return sorted(f.title for f in services.store.list_folders() if not f.parent_id)
-
+async def test_a_notebook_renamed_onto_a_siblings_name_is_refused_and_says_so(
+    services: Services, fixture: Fixture
+) -> None:
     async with on_tree(services) as (app, pilot, tree):
-        await pilot.press("r")  # on Home, the first notebook
+        assert cursor(tree) == f"folder:{home_id(tree)}"
+        await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, TextPrompt))
         await pilot.press("ctrl+u", *"work", "enter")  # Work is beside it (case aside)
         # Not vacuous: before, the rename went through and two notebooks were called "work"/"Work".
-        refused = 'a notebook named "Work" is already at the top level'
-        await until(pilot, lambda: refused in " ".join(said(app)))
-        assert cursor(tree) == f"folder:{home_id(tree)}" and top_level() == ["Home", "Work"]
+        await until(
+            pilot, lambda: 'a notebook named "Work" is already at the top level' in " ".join(said(app))
+        )
+        titles = sorted(f.title for f in services.store.list_folders() if not f.parent_id)
+        assert titles == ["Home", "Work"]
