@@ -18,7 +18,6 @@ from tests.integration.ui_support import Fixture, open_services, until
 from noted.services import Services
 from noted.ui.app import NotedApp
 from noted.ui.dialogs.confirm import Confirm
-from noted.ui.dialogs.prompt import TextPrompt
 from noted.ui.widgets.note_list import NoteList
 
 
@@ -108,19 +107,3 @@ async def test_a_notebook_restored_from_the_trash_says_what_came_back(
             pilot,
             lambda: 'Restored the notebook "Work" with 1 notebook inside and 2 notes.' in said(app),
         )
-
-
-async def test_a_notebook_renamed_onto_a_siblings_name_is_refused_and_says_so(
-    services: Services, fixture: Fixture
-) -> None:
-    async with on_tree(services) as (app, pilot, tree):
-        assert cursor(tree) == f"folder:{home_id(tree)}"
-        await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
-        await pilot.press("ctrl+u", *"work", "enter")  # Work is beside it (case aside)
-        # Not vacuous: before, the rename went through and two notebooks were called "work"/"Work".
-        await until(
-            pilot, lambda: 'a notebook named "Work" is already at the top level' in " ".join(said(app))
-        )
-        titles = sorted(f.title for f in services.store.list_folders() if not f.parent_id)
-        assert titles == ["Home", "Work"]

@@ -61,42 +61,9 @@ def create_notebook(
     store: Store, title: str, *, parent_id: str = "", actor: str, made_id: str | None = None
 ) -> Folder:
     """A new notebook titled ``title`` inside ``parent_id`` ("" for the top level), called ``id``
-    when given (a proposal's, fixed when it was made).
-
-    Raises:
-        InvalidInputError: the title is empty, or a notebook beside it has that name
-            (``refuse_taken``); nothing was written.
-    """
-    refuse_taken(store, title, parent_id)  # refused before the write, as every store refuses a bad title
+    when given (a proposal's, fixed when it was made)."""
+    clean_notebook_title(title)  # refused before the write, as every store refuses it
     return store.create_folder(title, parent_id=parent_id, actor=actor, made_id=made_id)
-
-
-def refuse_taken(store: Store, title: str, parent_id: str, *, own_id: str = "") -> None:
-    """Refuse ``title`` for a notebook inside ``parent_id`` ("" for the top level) when another
-    notebook there, not in the trash, has it (case aside): every command naming a notebook by its
-    title would then have to ask which. Two already there (Joplin allows them) stay addressable by
-    path and id; this only keeps noted from making more.
-
-    Raises:
-        InvalidInputError: the title is empty, or another notebook (not ``own_id``) beside it has it.
-    """
-    wanted = clean_notebook_title(title).casefold()
-    if isinstance(store, HasFolderNames):
-        parent_id = store.folder_parent(parent_id)  # a Markdown folder's root notebook is its top
-    folders = store.list_folders()
-    for folder in folders:
-        if folder.id != own_id and folder.title.casefold() == wanted and _parent(store, folder) == parent_id:
-            where = next((f'in "{f.title}"' for f in folders if f.id == parent_id), "at the top level")
-            raise InvalidInputError(
-                f'a notebook named "{folder.title}" is already {where} ({folder.id[:8]})',
-                hint="pick another name, or use that notebook",
-            )
-
-
-def _parent(store: Store, folder: Folder) -> str:
-    if isinstance(store, HasFolderNames) and folder.parent_id:
-        return store.folder_parent(folder.parent_id)
-    return folder.parent_id
 
 
 def update_notebook(
@@ -108,8 +75,8 @@ def update_notebook(
     notebook stands for the top level: ``HasFolderNames.folder_parent``).
 
     Raises:
-        InvalidInputError: ``parent_id`` is the notebook itself or one of its sub-notebooks, the
-            title is empty, or a notebook where it would be has its name; nothing was written.
+        InvalidInputError: ``parent_id`` is the notebook itself or one of its sub-notebooks, or the
+            title is empty; nothing was written.
     """
     if parent_id == folder_id:
         raise InvalidInputError("a notebook cannot be its own parent")
@@ -119,8 +86,6 @@ def update_notebook(
         folder = store.get_folder(folder_id)
         if (title is None or title == folder.title) and (parent_id is None or parent_id == folder.parent_id):
             return FolderChange(folder, False)
-        parent = folder.parent_id if parent_id is None else parent_id
-        refuse_taken(store, folder.title if title is None else title, parent, own_id=folder_id)
         return FolderChange(
             store.update_folder(folder_id, title=title, parent_id=parent_id, actor=actor), True
         )

@@ -196,8 +196,7 @@ UPDATE_NOTEBOOK = Tool(
     description=(
         'Rename a notebook (title) and/or move it (parent_id: another notebook\'s id, or "" for the '
         "top level). Its notes and sub-notebooks go with it. Moving a notebook into itself or one of "
-        "its own sub-notebooks is refused, as is a notebook in the trash (restore_notebook first), "
-        "and a title another notebook where it would be has (case aside). "
+        "its own sub-notebooks is refused, as is a notebook in the trash (restore_notebook first). "
         "Returns the notebook as it is now and the fields that were given."
     ),
     input_schema=s.obj(

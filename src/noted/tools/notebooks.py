@@ -237,8 +237,8 @@ CREATE_NOTEBOOK = Tool(
     title="Create a notebook",
     description=(
         "Create a notebook, at the top level or inside parent_id. Returns its id, for create_note "
-        "or update_note(notebook_id=...). A notebook beside it with the same title (case aside) is "
-        "refused: check list_notebooks first and use that one."
+        "or update_note(notebook_id=...). Titles need not be unique; check list_notebooks first to "
+        "avoid a duplicate."
     ),
     input_schema=s.obj(
         {
