@@ -1,8 +1,8 @@
 """``noted changes`` for proposals (``pN``): the writes that wait, shown, applied or turned down.
 
 Accepting runs the write as its client, on the state of the note it was proposed on
-(``noted.tools.proposals.apply``); a note changed since in a way it would overwrite is left as it
-is and the proposal still waits (exit 3), to be settled in the app or rejected. ``show`` of such a proposal gives its three sides
+(``noted.tools.proposals.apply``); a text changed since on other lines is merged, a note changed
+since in a way it would overwrite is left as it is and the proposal still waits (exit 3), to be settled in the app or rejected. ``show`` of such a proposal gives its three sides
 (``noted.tools.proposal_sides``): what changed in the note and what the proposal changes, each
 against the version it was proposed on, and the places where they clash, diff3-style.
 """

@@ -344,6 +344,22 @@ def carried(seen_body: str, seen_time: int, now: Note, text: str) -> str | None:
     return clean_merge(seen_body, now.body, text)
 
 
+def carried_text(
+    seen: tuple[str, str], seen_time: int, now: Note, title: str | None, body: str | None
+) -> tuple[str | None, str | None] | None:
+    """A write of ``title`` and ``body`` (None: left as they are) made on the note as it was at
+    ``seen_time`` (``seen``: its title and body), for the note as it is ``now``: the body carried
+    over what changed meanwhile (``carried``). None when the two clash: both retitled it
+    differently, or both changed the same lines. The one rule for a write that waited: an
+    approved chat write (``noted.chat.asked``), an accepted proposal (``noted.tools.proposal_effects``)."""
+    if now.updated_time == seen_time:
+        return title, body
+    if title is not None and now.title != seen[0] and title != now.title:
+        return None
+    merged = None if body is None else carried(seen[1], seen_time, now, body)
+    return None if body is not None and merged is None else (title, merged)
+
+
 def _hunks(base: list[str], changed: list[str]) -> list[tuple[int, int, list[str]]]:
     """What ``changed`` does to ``base``: each changed range of its lines and the lines put there."""
     matcher = difflib.SequenceMatcher(None, base, changed, autojunk=False)
