@@ -38,6 +38,7 @@ import merge3
 
 from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
+from noted.ops.diffs import DIFF_CONTEXT, text_diff
 from noted.store.protocol import Store
 from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.sync import SyncConflicts
@@ -291,12 +292,6 @@ def _link_text(title: str) -> str:
     return title.replace("[", "\\[").replace("]", "\\]")
 
 
-def _diff_lines(title: str, body: str) -> list[str]:
-    lines = body.splitlines(keepends=True)
-    heading = f"# {title}"
-    return lines if lines and lines[0].rstrip("\r\n") == heading else [heading + "\n", *lines]
-
-
 def _titled(note: Note) -> str:
     return f"# {note.title}\n{note.body}"
 
@@ -364,31 +359,3 @@ def _hunks(base: list[str], changed: list[str]) -> list[tuple[int, int, list[str
     """What ``changed`` does to ``base``: each changed range of its lines and the lines put there."""
     matcher = difflib.SequenceMatcher(None, base, changed, autojunk=False)
     return [(i1, i2, changed[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-
-
-def first_changed_line(old: str, new: str) -> int | None:
-    """The first line of ``new`` (0-based) where it differs from ``old``; None for the same text."""
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    for tag, _, _, j1, _ in matcher.get_opcodes():
-        if tag != "equal":
-            return j1
-    return None
-
-
-DIFF_CONTEXT = 5
-"""Unchanged lines the conflict view shows around each change: enough to tell where in the note it
-is (with 2, a change showed as some 5 lines, too few to judge a conflict by). Its sides scroll to
-the first change; the review's short diffs keep the default 2, so the change itself is in view."""
-
-
-def text_diff(
-    old: tuple[str, str] | None, new: tuple[str, str], labels: tuple[str, str], context: int = 2
-) -> str:
-    """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line
-    (unless the body opens with it, as a Markdown folder's note does), ``context`` unchanged lines
-    around each change; ``old`` None: no note before, every line added."""
-    old_lines = [] if old is None else _diff_lines(*old)
-    new_lines = _diff_lines(*new)
-    lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=context)
-    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-    return text or "(no change)\n"

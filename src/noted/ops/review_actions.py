@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
 from noted.ops import review_along, review_files, review_items
-from noted.ops.conflicts import Choice, Conflict, Resolved, resolve, text_diff
+from noted.ops.conflicts import Choice, Conflict, Resolved, resolve
+from noted.ops.diffs import text_diff
 from noted.ops.review import Review, summary
 from noted.ops.review_texts import same_text, versions
 from noted.store.review import EntryRow, EntryState

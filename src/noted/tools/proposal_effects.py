@@ -22,7 +22,8 @@ from typing import Any
 
 from noted.errors import NotFoundError
 from noted.models import Note, NotePatch, Resource
-from noted.ops.conflicts import carried_text, text_diff
+from noted.ops.conflicts import carried_text
+from noted.ops.diffs import text_diff
 from noted.ops.erased import ErasedNote, erased_note, last_notebook
 from noted.ops.notes import revision_of
 from noted.store.protocol import Store

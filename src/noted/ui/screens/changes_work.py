@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from noted.mcp.standing import standing
 from noted.ops import review_actions
-from noted.ops.conflicts import Choice, Conflict, first_changed_line
+from noted.ops.conflicts import Choice, Conflict
+from noted.ops.diffs import first_changed_line
 from noted.ops.review_list import ReviewItem
 from noted.services import Services
 from noted.store.review import ProposalRow, ProposalState
