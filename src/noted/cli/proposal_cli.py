@@ -18,7 +18,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.mcp.standing import standing
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict
-from noted.ops.review_list import action_words, erased_words, waiting_words
+from noted.ops.review_list import action_words, erased_words, line_words, waiting_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
@@ -62,6 +62,7 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
         ctx.line(
             f'  {proposal_ref(p.id):>7}  {local_time(p.time)}  {p.client:<22}  {action_words(p)} "{p.title}"'
             + erased_words(p)
+            + (f"; {words}" if (words := line_words(p)) else "")
             + _applying(p)
         )
     ctx.out()

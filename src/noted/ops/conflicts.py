@@ -83,12 +83,16 @@ class Conflict:
         title: The person's title.
         body: The person's text.
         theirs: The note as it is now (changed by someone else; trashed, if ``theirs.is_trashed``).
+        copied: What the person's side is and why it was not saved, as a conflict copy's first
+            line says it ('': a text being edited while the note changed elsewhere); a revert's
+            and a proposal's say theirs.
     """
 
     base: Note
     title: str
     body: str
     theirs: Note
+    copied: str = ""
 
     @classmethod
     def read(cls, store: Store, base: Note, title: str, body: str) -> Conflict:
@@ -171,7 +175,13 @@ def resolve(
     trashed = conflict.theirs.is_trashed
     if choice is Choice.KEEP_BOTH:
         copy = keep_copy(
-            store, conflict.base, conflict.title, conflict.body, actor=mine_actor, trashed=trashed
+            store,
+            conflict.base,
+            conflict.title,
+            conflict.body,
+            actor=mine_actor,
+            trashed=trashed,
+            why=conflict.copied,
         )
         where = "in its notebook; the note stays in the trash" if trashed else "beside the note"
         return Resolved(choice, conflict.theirs, copy, f'Kept both: your text is in "{copy.title}", {where}.')
@@ -228,12 +238,15 @@ def _save_then(store: Store, conflict: Conflict, final: tuple[str, str], actor: 
             )
 
 
-def copy_body(original: Note, body: str, when: int, *, gone: bool = False, trashed: bool = False) -> str:
+def copy_body(
+    original: Note, body: str, when: int, *, gone: bool = False, trashed: bool = False, why: str = ""
+) -> str:
     """The body of a conflict copy: a line saying why it exists, then the person's text.
 
     ``gone``: the note was deleted for good meanwhile, so the line names it without a link (a link
     to it would lead nowhere) and there is nothing to merge with. ``trashed``: it was moved to
-    the trash meanwhile (the line says so, and links to it).
+    the trash meanwhile (the line says so, and links to it). ``why``: what the text is and why it
+    was not saved (``Conflict.copied``), in place of an edit's reason.
     """
     stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
     if gone:
@@ -243,9 +256,12 @@ def copy_body(original: Note, body: str, when: int, *, gone: bool = False, trash
         )
     else:
         what = "moved to the trash" if trashed else "changed elsewhere"
+        if why and trashed:
+            why += " (the note is in the trash now)"
+        why = why or f"the note was {what} while this text was being edited"
         header = (
-            f"> Conflict copy of [{_link_text(original.title)}](:/{original.id}), saved {stamp}: the note "
-            f"was {what} while this text was being edited. Merge what you need, then delete this note."
+            f"> Conflict copy of [{_link_text(original.title)}](:/{original.id}), saved {stamp}: {why}. "
+            "Merge what you need, then delete this note."
         )
     return f"{header}\n\n{body}"
 
@@ -259,16 +275,17 @@ def keep_copy(
     actor: str,
     gone: bool = False,
     trashed: bool = False,
+    why: str = "",
 ) -> Note:
     """Save ``title``/``body`` as a conflict copy of ``original``, in its notebook while that is there.
 
     ``gone``: ``original`` was deleted for good meanwhile; ``trashed``: moved to the trash (the
-    copy's first line says which).
+    copy's first line says which); ``why``: what the text is, for that line (``copy_body``).
     """
     when = now_ms()
     draft = NoteDraft(
         title=copy_title(title or original.title, when),
-        body=copy_body(original, body, when, gone=gone, trashed=trashed),
+        body=copy_body(original, body, when, gone=gone, trashed=trashed, why=why),
         parent_id=_copy_folder(store, original.parent_id, actor),
     )
     with labelled(COPY):

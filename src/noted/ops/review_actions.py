@@ -245,7 +245,8 @@ def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
             note = review.store.get_note(note.id)
     # Changed since: both sides are kept, as a save that met a newer note would keep them.
     base = dataclasses.replace(note, title=after.title, body=after.body)
-    return Conflict(base, before.title, before.body, note)
+    why = f"the text from before change {entry.id} (by {entry.actor}), not put back as the note changed after it"
+    return Conflict(base, before.title, before.body, note, why)
 
 
 def _undo_place(review: Review, entry: EntryRow, note: Note, kept: list[str]) -> Note:

@@ -21,11 +21,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from noted.errors import NotFoundError
-from noted.models import Note, NotePatch, Resource
+from noted.models import Note, Resource
 from noted.ops.conflicts import carried_text
 from noted.ops.diffs import text_diff
 from noted.ops.erased import ErasedNote, erased_note, last_notebook
 from noted.ops.notes import revision_of
+from noted.ops.review_list import applied
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow
 from noted.tools.files import decoded_size
@@ -335,18 +336,6 @@ def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple
         return None
     now = (note.title, note.body)
     return now, accepted_text(proposal, note) or applied(proposal, now)
-
-
-def applied(proposal: ProposalRow, text: tuple[str, str]) -> tuple[str, str]:
-    """The (title, body) an ``update_note`` proposal makes of ``text``."""
-    args = proposal.detail.get("arguments", {})
-    title, body = text
-    patch = NotePatch(body=args.get("body"), append=args.get("append"), prepend=args.get("prepend"))
-    body = patch.body_after(body)
-    if isinstance(args.get("replace_text"), dict):
-        swap = args["replace_text"]
-        body = body.replace(str(swap.get("find", "")), str(swap.get("replace", "")), 1)
-    return str(args.get("title", title)), body
 
 
 def what_it_does(store: Store, proposal: ProposalRow) -> str:

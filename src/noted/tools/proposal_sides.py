@@ -21,9 +21,10 @@ import dataclasses
 from noted.errors import NotedError, NotFoundError
 from noted.models import ACTOR_USER, now_ms
 from noted.ops.conflicts import Choice, Conflict, resolve
+from noted.ops.review_list import applied
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow, ProposalState, ReviewRows
-from noted.tools.proposal_effects import TEXT_TOOL, accepted_text, applied
+from noted.tools.proposal_effects import TEXT_TOOL, accepted_text
 from noted.tools.proposals import claim, proposal_ref, taken_line
 
 _SAID = {
@@ -68,7 +69,8 @@ def conflict_of(store: Store, proposal: ProposalRow) -> Conflict | None:
     if base is None:
         return None
     title, body = applied(proposal, base)
-    return Conflict(dataclasses.replace(now, title=base[0], body=base[1]), title, body, now)
+    why = f"{proposal_ref(proposal.id)}'s text (by {proposal.client}), not applied as the note changed while it waited for review"
+    return Conflict(dataclasses.replace(now, title=base[0], body=base[1]), title, body, now, why)
 
 
 def settle(
