@@ -86,3 +86,29 @@ def test_a_proposals_conflict_copy_says_it_waited_for_review(services: Services,
     first = services.store.get_note(copy.id).body.split("\n", 1)[0]
     assert f"{ref}'s text (by {BOT})" in first and "waited for review" in first, first
     assert "being edited" not in first, first
+
+
+def test_changes_json_gives_proposals_and_changes_one_shape(
+    services: Services, fixture: Fixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``noted changes --json`` named a proposal's id and author ``proposal``/``client`` and a
+    change's ``id``/``actor``, and gave a proposal no ``summary``: a script reading both had to
+    know two shapes. Both now carry the same keys (a proposal keeps its old ones too), and the
+    ``id`` is what ``noted changes accept`` takes. Not vacuous: each key is read from each item."""
+    ref = _propose(services, fixture.ideas, body="one\nTWO\nthree\nfour\n")
+    services.store.update_note(fixture.ideas, NotePatch(body="zero\n" + BASE), actor=BOT)  # beside it
+    services.close()
+    cli = Cli(fixture.root, capsys, init=False)
+    listed = cli.json("changes")
+    shared = ("id", "actor", "title", "note_id", "time", "state", "summary")
+    assert [sorted(k for k in shared if k in item) for item in listed] == [sorted(shared)] * 2, listed
+    proposal, change = listed
+    assert (proposal["id"], proposal["proposal"], proposal["actor"], proposal["client"]) == (
+        ref,
+        ref,
+        BOT,
+        BOT,
+    )
+    assert (proposal["summary"], change["summary"]) == ("update note; +2 −1 lines", "+1 −0 lines")
+    for item in listed:
+        cli.ok("changes", "accept", str(item["id"]))

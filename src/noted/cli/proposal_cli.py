@@ -18,7 +18,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.mcp.standing import standing
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict
-from noted.ops.review_list import action_words, erased_words, line_words, waiting_words
+from noted.ops.review_list import action_words, erased_words, line_words, proposal_summary, waiting_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
@@ -41,7 +41,12 @@ def waiting(ctx: CliContext, ids: Sequence[int], *, rejecting: bool = False) -> 
 
 
 def as_json(proposal: ProposalRow) -> dict[str, object]:
+    """A proposal for scripts, with the keys a change has (``id``, what ``noted changes`` takes;
+    ``actor``; ``summary``) beside its own older ``proposal`` and ``client``."""
     return {
+        "id": proposal_ref(proposal.id),
+        "actor": proposal.client,
+        "summary": proposal_summary(proposal),
         "proposal": proposal_ref(proposal.id),
         "client": proposal.client,
         "tool": proposal.tool,

@@ -114,11 +114,7 @@ def _entry(entry: EntryRow, folders: dict[str, str], under: str = "") -> ReviewI
 
 def _proposal(proposal: ProposalRow) -> ReviewItem:
     """A proposal's row: it names its note only (no notebook)."""
-    what = (
-        waiting_words(proposal, now_ms())
-        or f"waits for you: {action_words(proposal)}{erased_words(proposal)}"
-    )
-    what += f"; {words}" if (words := line_words(proposal)) else ""
+    what = waiting_words(proposal, now_ms()) or f"waits for you: {proposal_summary(proposal)}"
     return ReviewItem(
         f"p{proposal.id}", proposal.note_id, proposal.title, "", proposal.client, proposal.time, what, True
     )
@@ -128,6 +124,13 @@ def action_words(proposal: ProposalRow) -> str:
     """What ``proposal`` does, in a person's words (``update note``, not the tool's ``update_note``):
     the Changes view and ``noted changes`` say it alike."""
     return proposal.tool.replace("_", " ")
+
+
+def proposal_summary(proposal: ProposalRow) -> str:
+    """What ``proposal`` does and the lines it counts: ``update note; +1 −1 lines`` (its row's
+    words, and its ``summary`` in ``noted changes --json``, as a change's summary is)."""
+    words = line_words(proposal)
+    return f"{action_words(proposal)}{erased_words(proposal)}" + (f"; {words}" if words else "")
 
 
 def line_words(proposal: ProposalRow) -> str:
