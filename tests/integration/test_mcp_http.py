@@ -131,6 +131,17 @@ async def test_numbers_beyond_any_real_time_or_offset_are_refused_naming_the_fie
     assert world.store.latest_cursor() == before
 
 
+async def test_a_call_missing_several_required_fields_names_them_all_at_once(world: World, mode: str) -> None:
+    """One was named per call (``missing required field "note_id"``), so a client fixing its call
+    by the answer needed four tries for ``attach_file``. Not vacuous: each field is looked for."""
+    world.settings.set("ai.tool.attach_file.enabled", True)
+    async with http_server(world) as http, http_client(str(http.url), mode) as client:
+        result = await client.call_tool("attach_file", {"mime": "text/plain"})
+    assert result.is_error
+    said = 'missing required fields "note_id", "filename", "content_base64"'
+    assert said in text_of(result), text_of(result)
+
+
 async def test_a_toggle_sends_list_changed(world: World, mode: str) -> None:
     heard: list[Any] = []
     async with http_server(world) as http:

@@ -144,9 +144,9 @@ async def test_accepting_after_the_note_moved_on_writes_nothing_and_keeps_the_pr
                 await client.call_tool("update_note", {"id": world.work_note, "body": "all new\n"})
             )
         async with http_client(str(http.url), MODE, headers={"authorization": f"Bearer {direct}"}) as client:
-            made = _structured(
-                await client.call_tool("update_note", {"id": world.work_note, "append": "Later."})
-            )
+            # the proposal rewrites every line, this one of them: a clash
+            clash = {"id": world.work_note, "replace_text": {"find": "Trains only.", "replace": "Planes."}}
+            made = _structured(await client.call_tool("update_note", clash))
             assert "status" not in made and made["id"] == world.work_note  # written at once
     body = world.store.get_note(world.work_note).body
     cli = cli_runner(world, capsys, monkeypatch)
@@ -157,6 +157,30 @@ async def test_accepting_after_the_note_moved_on_writes_nothing_and_keeps_the_pr
     assert code == 0 and '"state": "pending"' in out and "all new" in out  # it still waits, kept
     code, out, _ = cli("changes", "reject", ref["proposal"])  # the person can turn it down
     assert code == 0 and world.store.get_note(world.work_note).body == body
+
+
+async def test_accepting_after_the_person_changed_other_lines_merges_both(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proposal meets the note changed since on other lines (the person appended one): accepting
+    merges both, as an approved chat write is (``noted.ops.conflicts.carried``). Not vacuous: it
+    was refused (exit 3, "would overwrite that"); a clash still is (the test above)."""
+    clients = ClientTokens.beside(world.settings.path)
+    token = clients.add("bot", tools=["all"], writes="review")
+    _reviewed(world)
+    body = world.store.get_note(world.work_note).body
+    async with http_server(world, clients_file=clients.path) as http:
+        async with http_client(str(http.url), MODE, headers=bearer(token)) as client:
+            new = body.replace("Trains only.", "Trains or buses.")
+            ref = _structured(await client.call_tool("update_note", {"id": world.work_note, "body": new}))
+    cli = cli_runner(world, capsys, monkeypatch)
+    code, _, err = cli("edit", world.work_note, "--append", "Ask finance.")
+    assert code == 0, err
+    code, _, err = await asyncio.to_thread(cli, "changes", "accept", ref["proposal"])
+    assert code == 0, err
+    assert world.store.get_note(world.work_note).body.rstrip("\n").endswith("Trains or buses.\nAsk finance.")
+    assert world.store.note_history(world.work_note)[0].actor == "mcp:bot"  # written as its client
+    assert SqliteReview(world.store.db).proposal(int(ref["proposal"][1:])).state.value == "applied"
 
 
 async def test_mcp_writes_review_puts_the_main_token_in_review_mode(

@@ -65,13 +65,26 @@ def test_the_three_sides_of_a_proposal_whose_note_changed(services: Services, fi
     )
 
 
-def test_an_append_is_made_to_the_version_it_was_proposed_on(services: Services, fixture: Fixture) -> None:
+@pytest.mark.parametrize(
+    ("mine", "merged"),
+    [("zero\n" + BASE, f"zero\n{BASE}four"), (BASE + "mine\n", BASE + "mine\nfour")],
+    ids=["line-before", "appended-too"],
+)
+def test_a_proposal_meeting_a_change_on_other_lines_is_merged_when_accepted(
+    services: Services, fixture: Fixture, mine: str, merged: str
+) -> None:
+    """The one rule of a write that waited (``noted.ops.conflicts.carried_text``), as an approved
+    chat write's: the append is made to the version it was proposed on, and the person's change
+    since stays. Not vacuous: this was a conflict, and accepting it wrote nothing."""
+    store = services.store
     proposal = propose(services, fixture.ideas, append="four")
-    services.store.update_note(fixture.ideas, NotePatch(body="zero\n" + BASE), actor=ACTOR_USER)
-    conflict = proposal_sides.conflict_of(services.store, proposal)
-    assert conflict is not None and conflict.body == BASE + "four"
-    merged, clashes = conflict.merge_text()
-    assert clashes == 0 and merged == f"# {conflict.title}\nzero\n{BASE}four"  # no clash: both, merged
+    store.update_note(fixture.ideas, NotePatch(body=mine), actor=ACTOR_USER)
+    assert proposal_sides.conflict_of(store, proposal) is None
+    title = store.get_note(fixture.ideas).title
+    assert proposal_effects.preview(store, proposal) == ((title, mine), (title, merged))
+    outcome = asyncio.run(proposals.apply(services.registry, proposal, services.tool_context(BOT)))
+    assert outcome.state is ProposalState.APPLIED and not outcome.unchanged
+    assert texts(services, fixture.ideas)[0] == (BOT, merged)  # written as its client
 
 
 @pytest.mark.parametrize(

@@ -443,7 +443,7 @@ async def test_space_r_reverts_a_notebook_the_model_made_after_the_note_it_made_
             await pilot.press("r")
             await until(pilot, lambda: not screen.rows)
             message = str(screen.query_one("#changes-message").render())
-            assert message == "Reverted 2, turned down 0.", message  # nothing kept
+            assert message == "Reverted 2.", message  # nothing kept
         assert store.get_note(packing.id).is_trashed and store.get_folder(trip).is_trashed
     finally:
         services.close()

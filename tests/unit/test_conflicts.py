@@ -7,7 +7,8 @@ import pytest
 
 from noted.errors import ConflictError
 from noted.models import ACTOR_USER, NoteDraft, NotePatch
-from noted.ops.conflicts import CONFLICTS, Choice, Conflict, first_changed_line, resolve, split_titled
+from noted.ops.conflicts import CONFLICTS, Choice, Conflict, resolve, split_titled
+from noted.ops.diffs import first_changed_line
 from noted.store.sqlite import SqliteStore
 
 

@@ -6,7 +6,7 @@ compared with still had its ``# title`` line, so a line was said to be taken awa
 
 from __future__ import annotations
 
-from noted.ops.conflicts import text_diff
+from noted.ops.diffs import text_diff
 
 
 def test_a_diff_against_nothing_only_adds() -> None:

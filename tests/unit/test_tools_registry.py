@@ -210,6 +210,7 @@ async def test_bad_arguments_get_an_error_naming_the_field(
     ("args", "field", "words"),
     [
         ({"id": "a", "replace_text": {"find": "x"}}, "replace_text.replace", 'missing required field "replace_text.replace"'),
+        ({"id": "a", "replace_text": {}}, "replace_text.find", 'missing required fields "replace_text.find", "replace_text.replace"'),
         ({"id": "a", "replace_text": {"find": "", "replace": ""}}, "replace_text.find", 'field "replace_text.find" must not be empty'),
         ({"id": "a", "body": "x" * 1_000_001}, "body", 'field "body" is too long: 1,000,001 characters'),
         ({"id": "a", "todo_completed": "yes"}, "todo_completed", "must be of type boolean"),

@@ -5,7 +5,7 @@ editor writes its file in a Markdown folder, ``git pull`` brings a new version. 
 to the model's change of the note the card stood on, so ``update_note`` runs on that version
 (``base_updated_time``), as the open note's edits do (``noted.ops.session.EditorSession``): a
 new body is merged line by line with what changed meanwhile when the two touch different lines
-(the same rule, ``noted.ops.conflicts.carried``),
+(the same rule, ``noted.ops.conflicts.carried_text``, as an accepted proposal's),
 and refused as stale (nothing written, the model told to read the note again) when they clash, or
 when it retitles a note retitled meanwhile. An append, a prepend or a ``replace_text`` is
 worked out by the tool on the note as it is then: it overwrites nothing. A call that gives its own
@@ -19,7 +19,7 @@ from typing import Any
 
 from noted.errors import NotedError
 from noted.models import Note
-from noted.ops.conflicts import carried
+from noted.ops.conflicts import carried_text
 from noted.providers import ToolCallReady
 from noted.store.protocol import ReadsNotesFromText, Store
 from noted.tools import ToolRegistry
@@ -68,12 +68,11 @@ def as_approved(store: Store, arguments: Mapping[str, Any], seen: Note | None) -
     args[BASE] = seen.updated_time  # the store refuses it if the note changed after all
     if now.updated_time == seen.updated_time:
         return args
-    if "title" in args and now.title != seen.title and args["title"] != now.title:
-        return args  # both retitled it: stale
-    if isinstance(args.get("body"), str):
-        merged = carried(seen.body, seen.updated_time, now, args["body"])
-        if merged is None:
-            return args  # the same lines changed on both sides: stale
-        args["body"] = merged
+    title, body = (args.get(k) if isinstance(args.get(k), str) else None for k in ("title", "body"))
+    text = carried_text((seen.title, seen.body), seen.updated_time, now, title, body)
+    if text is None:
+        return args  # both retitled it, or changed the same lines: stale
+    if text[1] is not None:
+        args["body"] = text[1]
     args[BASE] = now.updated_time
     return args

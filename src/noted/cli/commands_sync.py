@@ -18,7 +18,8 @@ from noted.cli.args import Commands, read_replacement
 from noted.cli.context import CliContext
 from noted.errors import InvalidInputError, NotFoundError
 from noted.models import ACTOR_USER, Note
-from noted.ops.conflicts import settle_sync_conflict, text_diff
+from noted.ops.conflicts import settle_sync_conflict
+from noted.ops.diffs import text_diff
 from noted.settings.handles import JOPLIN_SYNC_COMMAND
 from noted.store.protocol import Store
 from noted.store.sync import SyncConflict, SyncConflicts, Syncing

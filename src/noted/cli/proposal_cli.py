@@ -1,8 +1,8 @@
 """``noted changes`` for proposals (``pN``): the writes that wait, shown, applied or turned down.
 
 Accepting runs the write as its client, on the state of the note it was proposed on
-(``noted.tools.proposals.apply``); a note changed since in a way it would overwrite is left as it
-is and the proposal still waits (exit 3), to be settled in the app or rejected. ``show`` of such a proposal gives its three sides
+(``noted.tools.proposals.apply``); a text changed since on other lines is merged, a note changed
+since in a way it would overwrite is left as it is and the proposal still waits (exit 3), to be settled in the app or rejected. ``show`` of such a proposal gives its three sides
 (``noted.tools.proposal_sides``): what changed in the note and what the proposal changes, each
 against the version it was proposed on, and the places where they clash, diff3-style.
 """
@@ -18,7 +18,7 @@ from noted.errors import InvalidInputError, NotedError
 from noted.mcp.standing import standing
 from noted.models import now_ms
 from noted.ops.conflicts import Conflict
-from noted.ops.review_list import action_words, erased_words, waiting_words
+from noted.ops.review_list import action_words, erased_words, line_words, proposal_summary, waiting_words
 from noted.store.review import EntryRow, ProposalRow, ProposalState
 from noted.tools import proposal_effects, proposal_sides, proposals
 from noted.tools.proposals import proposal_ref
@@ -41,7 +41,12 @@ def waiting(ctx: CliContext, ids: Sequence[int], *, rejecting: bool = False) -> 
 
 
 def as_json(proposal: ProposalRow) -> dict[str, object]:
+    """A proposal for scripts, with the keys a change has (``id``, what ``noted changes`` takes;
+    ``actor``; ``summary``) beside its own older ``proposal`` and ``client``."""
     return {
+        "id": proposal_ref(proposal.id),
+        "actor": proposal.client,
+        "summary": proposal_summary(proposal),
         "proposal": proposal_ref(proposal.id),
         "client": proposal.client,
         "tool": proposal.tool,
@@ -62,6 +67,7 @@ def list_lines(ctx: CliContext, pending: Sequence[ProposalRow]) -> None:
         ctx.line(
             f'  {proposal_ref(p.id):>7}  {local_time(p.time)}  {p.client:<22}  {action_words(p)} "{p.title}"'
             + erased_words(p)
+            + (f"; {words}" if (words := line_words(p)) else "")
             + _applying(p)
         )
     ctx.out()

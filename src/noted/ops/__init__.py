@@ -15,7 +15,9 @@ rename, move, trash/restore notebooks; create, rename and delete tags, or for a 
 some notes, move some notes to another tag or take a tag off some notes), ``attachments`` (attach,
 replace, remove, delete, restore a kept version, the checks on a file's bytes in ``filetypes``), ``editing`` (saving the
 editor's text), ``session`` (the working copy the assistant's editor tools change), ``conflicts`` (a
-save that met a change made meanwhile, settled without losing either side; Joplin's sync conflicts),
+save that met a change made meanwhile, settled without losing either side; Joplin's sync conflicts;
+the one rule that carries a write that waited over a change made meanwhile), ``diffs`` (two versions
+of a note shown as a diff),
 ``trash`` (emptying the trash only if it still holds what the person was asked about),
 ``batch_capture`` and ``batch_undo`` (a chat's batch of changes applied as one unit, and undone at
 once, what the person changed since left as it is) and

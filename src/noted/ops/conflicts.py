@@ -38,6 +38,7 @@ import merge3
 
 from noted.errors import NotFoundError
 from noted.models import Note, NoteDraft, NotePatch, now_ms
+from noted.ops.diffs import DIFF_CONTEXT, text_diff
 from noted.store.protocol import Store
 from noted.store.revisions import COPY, copy_title, labelled
 from noted.store.sync import SyncConflicts
@@ -82,12 +83,16 @@ class Conflict:
         title: The person's title.
         body: The person's text.
         theirs: The note as it is now (changed by someone else; trashed, if ``theirs.is_trashed``).
+        copied: What the person's side is and why it was not saved, as a conflict copy's first
+            line says it ('': a text being edited while the note changed elsewhere); a revert's
+            and a proposal's say theirs.
     """
 
     base: Note
     title: str
     body: str
     theirs: Note
+    copied: str = ""
 
     @classmethod
     def read(cls, store: Store, base: Note, title: str, body: str) -> Conflict:
@@ -170,7 +175,13 @@ def resolve(
     trashed = conflict.theirs.is_trashed
     if choice is Choice.KEEP_BOTH:
         copy = keep_copy(
-            store, conflict.base, conflict.title, conflict.body, actor=mine_actor, trashed=trashed
+            store,
+            conflict.base,
+            conflict.title,
+            conflict.body,
+            actor=mine_actor,
+            trashed=trashed,
+            why=conflict.copied,
         )
         where = "in its notebook; the note stays in the trash" if trashed else "beside the note"
         return Resolved(choice, conflict.theirs, copy, f'Kept both: your text is in "{copy.title}", {where}.')
@@ -227,12 +238,15 @@ def _save_then(store: Store, conflict: Conflict, final: tuple[str, str], actor: 
             )
 
 
-def copy_body(original: Note, body: str, when: int, *, gone: bool = False, trashed: bool = False) -> str:
+def copy_body(
+    original: Note, body: str, when: int, *, gone: bool = False, trashed: bool = False, why: str = ""
+) -> str:
     """The body of a conflict copy: a line saying why it exists, then the person's text.
 
     ``gone``: the note was deleted for good meanwhile, so the line names it without a link (a link
     to it would lead nowhere) and there is nothing to merge with. ``trashed``: it was moved to
-    the trash meanwhile (the line says so, and links to it).
+    the trash meanwhile (the line says so, and links to it). ``why``: what the text is and why it
+    was not saved (``Conflict.copied``), in place of an edit's reason.
     """
     stamp = dt.datetime.fromtimestamp(when / 1000).strftime("%Y-%m-%d %H:%M")
     if gone:
@@ -242,9 +256,12 @@ def copy_body(original: Note, body: str, when: int, *, gone: bool = False, trash
         )
     else:
         what = "moved to the trash" if trashed else "changed elsewhere"
+        if why and trashed:
+            why += " (the note is in the trash now)"
+        why = why or f"the note was {what} while this text was being edited"
         header = (
-            f"> Conflict copy of [{_link_text(original.title)}](:/{original.id}), saved {stamp}: the note "
-            f"was {what} while this text was being edited. Merge what you need, then delete this note."
+            f"> Conflict copy of [{_link_text(original.title)}](:/{original.id}), saved {stamp}: {why}. "
+            "Merge what you need, then delete this note."
         )
     return f"{header}\n\n{body}"
 
@@ -258,16 +275,17 @@ def keep_copy(
     actor: str,
     gone: bool = False,
     trashed: bool = False,
+    why: str = "",
 ) -> Note:
     """Save ``title``/``body`` as a conflict copy of ``original``, in its notebook while that is there.
 
     ``gone``: ``original`` was deleted for good meanwhile; ``trashed``: moved to the trash (the
-    copy's first line says which).
+    copy's first line says which); ``why``: what the text is, for that line (``copy_body``).
     """
     when = now_ms()
     draft = NoteDraft(
         title=copy_title(title or original.title, when),
-        body=copy_body(original, body, when, gone=gone, trashed=trashed),
+        body=copy_body(original, body, when, gone=gone, trashed=trashed, why=why),
         parent_id=_copy_folder(store, original.parent_id, actor),
     )
     with labelled(COPY):
@@ -289,12 +307,6 @@ def _copy_folder(store: Store, parent_id: str, actor: str) -> str:
 
 def _link_text(title: str) -> str:
     return title.replace("[", "\\[").replace("]", "\\]")
-
-
-def _diff_lines(title: str, body: str) -> list[str]:
-    lines = body.splitlines(keepends=True)
-    heading = f"# {title}"
-    return lines if lines and lines[0].rstrip("\r\n") == heading else [heading + "\n", *lines]
 
 
 def _titled(note: Note) -> str:
@@ -344,35 +356,23 @@ def carried(seen_body: str, seen_time: int, now: Note, text: str) -> str | None:
     return clean_merge(seen_body, now.body, text)
 
 
+def carried_text(
+    seen: tuple[str, str], seen_time: int, now: Note, title: str | None, body: str | None
+) -> tuple[str | None, str | None] | None:
+    """A write of ``title`` and ``body`` (None: left as they are) made on the note as it was at
+    ``seen_time`` (``seen``: its title and body), for the note as it is ``now``: the body carried
+    over what changed meanwhile (``carried``). None when the two clash: both retitled it
+    differently, or both changed the same lines. The one rule for a write that waited: an
+    approved chat write (``noted.chat.asked``), an accepted proposal (``noted.tools.proposal_effects``)."""
+    if now.updated_time == seen_time:
+        return title, body
+    if title is not None and now.title != seen[0] and title != now.title:
+        return None
+    merged = None if body is None else carried(seen[1], seen_time, now, body)
+    return None if body is not None and merged is None else (title, merged)
+
+
 def _hunks(base: list[str], changed: list[str]) -> list[tuple[int, int, list[str]]]:
     """What ``changed`` does to ``base``: each changed range of its lines and the lines put there."""
     matcher = difflib.SequenceMatcher(None, base, changed, autojunk=False)
     return [(i1, i2, changed[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-
-
-def first_changed_line(old: str, new: str) -> int | None:
-    """The first line of ``new`` (0-based) where it differs from ``old``; None for the same text."""
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    for tag, _, _, j1, _ in matcher.get_opcodes():
-        if tag != "equal":
-            return j1
-    return None
-
-
-DIFF_CONTEXT = 5
-"""Unchanged lines the conflict view shows around each change: enough to tell where in the note it
-is (with 2, a change showed as some 5 lines, too few to judge a conflict by). Its sides scroll to
-the first change; the review's short diffs keep the default 2, so the change itself is in view."""
-
-
-def text_diff(
-    old: tuple[str, str] | None, new: tuple[str, str], labels: tuple[str, str], context: int = 2
-) -> str:
-    """A unified diff of two (title, body) versions of a note, the title as a ``#`` first line
-    (unless the body opens with it, as a Markdown folder's note does), ``context`` unchanged lines
-    around each change; ``old`` None: no note before, every line added."""
-    old_lines = [] if old is None else _diff_lines(*old)
-    new_lines = _diff_lines(*new)
-    lines = difflib.unified_diff(old_lines, new_lines, labels[0], labels[1], n=context)
-    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-    return text or "(no change)\n"

@@ -119,6 +119,11 @@ def line_counts(old: str, new: str) -> tuple[int, int]:
     return added, removed
 
 
+def lines_words(added: int, removed: int) -> str:
+    """``+1 −0 lines``: what a change or a proposal does to a note's lines; '' for none."""
+    return f"+{added} −{removed} lines" if added or removed else ""
+
+
 def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str:
     """One line on what ``entry`` did: lines added and removed, retitled, moved, tagged, trashed,
     and who wrote a text that came by sync when noted wrote it on another machine."""
@@ -129,7 +134,7 @@ def summary(entry: EntryRow, folder_titles: dict[str, str] | None = None) -> str
     if d.get("created"):
         parts.append("created")
     if d.get("added") or d.get("removed"):
-        parts.append(f"+{d.get('added', 0)} −{d.get('removed', 0)} lines")
+        parts.append(lines_words(d.get("added", 0), d.get("removed", 0)))
     if d.get("old_title") is not None:
         parts.append(f'retitled from "{d["old_title"]}"')
     if "moved_to" in d:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from noted.errors import ConflictError, NotedError, NotFoundError
 from noted.models import ACTOR_USER, Note, NotePatch, now_ms
 from noted.ops import review_along, review_files, review_items
-from noted.ops.conflicts import Choice, Conflict, Resolved, resolve, text_diff
+from noted.ops.conflicts import Choice, Conflict, Resolved, resolve
+from noted.ops.diffs import text_diff
 from noted.ops.review import Review, summary
 from noted.ops.review_texts import same_text, versions
 from noted.store.review import EntryRow, EntryState
@@ -244,7 +245,8 @@ def _undo_text(review: Review, entry: EntryRow, note: Note) -> Conflict | None:
             note = review.store.get_note(note.id)
     # Changed since: both sides are kept, as a save that met a newer note would keep them.
     base = dataclasses.replace(note, title=after.title, body=after.body)
-    return Conflict(base, before.title, before.body, note)
+    why = f"the text from before change {entry.id} (by {entry.actor}), not put back as the note changed after it"
+    return Conflict(base, before.title, before.body, note, why)
 
 
 def _undo_place(review: Review, entry: EntryRow, note: Note, kept: list[str]) -> Note:

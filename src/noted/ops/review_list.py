@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from noted.models import now_ms
+from noted.models import NotePatch, now_ms
 from noted.ops import review_items
-from noted.ops.review import Review, summary
+from noted.ops.review import Review, line_counts, lines_words, summary
 from noted.search.dates import resolve_date
 from noted.store.review import EntryRow, ProposalRow, ProposalState, Word, stuck
 
@@ -114,10 +114,7 @@ def _entry(entry: EntryRow, folders: dict[str, str], under: str = "") -> ReviewI
 
 def _proposal(proposal: ProposalRow) -> ReviewItem:
     """A proposal's row: it names its note only (no notebook)."""
-    what = (
-        waiting_words(proposal, now_ms())
-        or f"waits for you: {action_words(proposal)}{erased_words(proposal)}"
-    )
+    what = waiting_words(proposal, now_ms()) or f"waits for you: {proposal_summary(proposal)}"
     return ReviewItem(
         f"p{proposal.id}", proposal.note_id, proposal.title, "", proposal.client, proposal.time, what, True
     )
@@ -127,6 +124,40 @@ def action_words(proposal: ProposalRow) -> str:
     """What ``proposal`` does, in a person's words (``update note``, not the tool's ``update_note``):
     the Changes view and ``noted changes`` say it alike."""
     return proposal.tool.replace("_", " ")
+
+
+def proposal_summary(proposal: ProposalRow) -> str:
+    """What ``proposal`` does and the lines it counts: ``update note; +1 −1 lines`` (its row's
+    words, and its ``summary`` in ``noted changes --json``, as a change's summary is)."""
+    words = line_words(proposal)
+    return f"{action_words(proposal)}{erased_words(proposal)}" + (f"; {words}" if words else "")
+
+
+def line_words(proposal: ProposalRow) -> str:
+    """The lines an ``update_note`` or ``create_note`` proposal adds and removes (``+1 −1 lines``,
+    as a change's row says), against the text it was proposed on; '' for another, for one kept
+    without that text, or for no change of lines."""
+    args, base = proposal.detail.get("arguments", {}), proposal.detail.get("base")
+    if proposal.tool == "create_note":
+        before, after = "", str(args.get("body", ""))
+    elif proposal.tool == "update_note" and isinstance(base, list) and len(base) == 2:
+        before = str(base[1])
+        after = applied(proposal, (str(base[0]), before))[1]
+    else:
+        return ""
+    return lines_words(*line_counts(before, after))
+
+
+def applied(proposal: ProposalRow, text: tuple[str, str]) -> tuple[str, str]:
+    """The (title, body) an ``update_note`` proposal makes of ``text``."""
+    args = proposal.detail.get("arguments", {})
+    title, body = text
+    patch = NotePatch(body=args.get("body"), append=args.get("append"), prepend=args.get("prepend"))
+    body = patch.body_after(body)
+    if isinstance(args.get("replace_text"), dict):
+        swap = args["replace_text"]
+        body = body.replace(str(swap.get("find", "")), str(swap.get("replace", "")), 1)
+    return str(args.get("title", title)), body
 
 
 def erased_words(proposal: ProposalRow) -> str:

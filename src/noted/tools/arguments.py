@@ -38,19 +38,21 @@ def _is_id_field(key: str) -> bool:
 def field_of(error: ValidationError) -> str | None:
     where = ".".join(str(p) for p in error.absolute_path)
     if error.validator == "required" and isinstance(error.instance, dict):
-        missing = _missing(error)
-        return f"{where}.{missing}" if where else missing
+        return _missing(error)[0]
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         extra = _extra(error)
         return f"{where}.{extra[0]}" if where and extra else (extra[0] if extra else where or None)
     return where or None
 
 
-def _missing(error: ValidationError) -> str:
+def _missing(error: ValidationError) -> list[str]:
+    """Every required field the object lacks, not only the one ``error`` is about (jsonschema
+    makes an error of each, and the call's answer names one error), each by its whole path."""
+    where = ".".join(str(p) for p in error.absolute_path)
     instance: Any = error.instance
     required: Any = error.validator_value
-    absent = [str(r) for r in required if r not in instance]
-    return absent[0] if absent else "?"
+    absent = [str(r) for r in required if r not in instance] or ["?"]
+    return [f"{where}.{name}" if where else name for name in absent]
 
 
 def _extra(error: ValidationError) -> list[str]:
@@ -78,7 +80,9 @@ def describe_validation_error(error: ValidationError) -> str:
     value: Any = error.instance
     bound: Any = error.validator_value
     if error.validator == "required":
-        return f'missing required field "{field_of(error)}"'
+        missing = _missing(error)
+        word = "fields" if len(missing) > 1 else "field"
+        return f"missing required {word} " + ", ".join(f'"{m}"' for m in missing)
     if error.validator == "additionalProperties":
         schema: Any = error.schema
         extra = ", ".join(f'"{e}"' for e in _extra(error))

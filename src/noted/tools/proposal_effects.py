@@ -3,8 +3,10 @@
 ``noted.tools.proposals.propose`` keeps, beside a write's arguments, the parts of the note it may
 change as they were when it was proposed (``seen``: notebook, tags, trash, to-do state; the text is
 kept as ``base``). Accepting applies it on that state only: ``overwritten`` names what the person
-changed since that the write would overwrite (the title or body it replaces, the notebook it moves
-the note from, the to-do state it sets), and any such is a conflict, nothing written. Tags are
+changed since that the write would overwrite (the lines of the title or body it changes, the
+notebook it moves the note from, the to-do state it sets), and any such is a conflict, nothing
+written; a text changed since on other lines is merged (``accepted_text``: the one rule of a write
+that waited, ``noted.ops.conflicts.carried_text``, as an approved chat write's). Tags are
 applied as the change the client made to the tags it saw (``relative_tags``), so a tag the person
 added or removed since stays so. ``effects`` says in words what accepting does to the note now,
 beyond its text (the diff shows that), or what it does to a tag or an attachment (named, with the
@@ -19,10 +21,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from noted.errors import NotFoundError
-from noted.models import Note, NotePatch, Resource
-from noted.ops.conflicts import text_diff
+from noted.models import Note, Resource
+from noted.ops.conflicts import carried_text
+from noted.ops.diffs import text_diff
 from noted.ops.erased import ErasedNote, erased_note, last_notebook
 from noted.ops.notes import revision_of
+from noted.ops.review_list import applied
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow
 from noted.tools.files import decoded_size
@@ -39,7 +43,7 @@ _FILE_CHANGES = ("replace_attachment", "delete_attachment")
 REPLACES_TITLE = ("title",)
 REPLACES_BODY = ("body", "replace_text", "append", "prepend")
 """The ``update_note`` arguments written on the title or the body as the client read it (an append
-too: it was written to follow that body, so a body changed since is shown as three sides)."""
+too: it was written to follow that body, so it is made to that body and merged with a change since)."""
 
 
 def seen(store: Store, note: Note) -> dict[str, Any]:
@@ -57,18 +61,41 @@ def _arguments(proposal: ProposalRow) -> Mapping[str, Any]:
     return args if isinstance(args, Mapping) else {}
 
 
-def text_clash(proposal: ProposalRow, note: Note) -> bool:
-    """Whether ``proposal`` replaces a title or body the person changed after it was proposed.
-    For a proposal kept without its text, any change of the note counts; none when the note's
-    text is what it makes already (``text_there``)."""
+def accepted_text(proposal: ProposalRow, note: Note) -> tuple[str, str] | None:
+    """The (title, body) accepting the ``update_note`` ``proposal`` gives ``note`` now: what it
+    makes of the text it was proposed on, carried over what changed since by the one rule of a
+    write that waited (``noted.ops.conflicts.carried_text``: other lines merge); None when the
+    two clash. A proposal kept without its text clashes with any change of the note."""
     base = proposal.detail.get("base")
+    now = (note.title, note.body)
     if not (isinstance(base, list) and len(base) == 2) or "seen" not in proposal.detail:
-        return note.updated_time != proposal.base_updated_time
+        return applied(proposal, now) if note.updated_time == proposal.base_updated_time else None
     if text_there(proposal, note):
-        return False
-    args = _arguments(proposal)
-    title = any(k in args for k in REPLACES_TITLE) and note.title != base[0]
-    return title or (any(k in args for k in REPLACES_BODY) and note.body != base[1])
+        return now
+    args, seen = _arguments(proposal), (str(base[0]), str(base[1]))
+    title, body = applied(proposal, seen)
+    text = carried_text(
+        seen,
+        proposal.base_updated_time,
+        note,
+        title if any(k in args for k in REPLACES_TITLE) else None,
+        body if any(k in args for k in REPLACES_BODY) else None,
+    )
+    if text is None:
+        return None
+    return (note.title if text[0] is None else text[0], note.body if text[1] is None else text[1])
+
+
+def carried_args(proposal: ProposalRow, note: Note, args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` to apply the ``update_note`` ``proposal`` with on ``note`` as it is now: when the
+    note changed since it was proposed, its edit of the body becomes the whole body it makes,
+    merged with what changed since (``accepted_text``; a clash was refused before)."""
+    if proposal.tool != TEXT_TOOL or note.updated_time == proposal.base_updated_time:
+        return args
+    text = accepted_text(proposal, note)
+    if text is None or not any(k in args for k in REPLACES_BODY):
+        return args
+    return {**{k: v for k, v in args.items() if k not in REPLACES_BODY}, "body": text[1]}
 
 
 def text_there(proposal: ProposalRow, note: Note) -> bool:
@@ -92,7 +119,7 @@ def overwritten(store: Store, proposal: ProposalRow, note: Note) -> list[str]:
     if proposal.tool != TEXT_TOOL:
         return []  # the other note writes add, remove, trash or restore: they overwrite nothing
     args, found = _arguments(proposal), []
-    if text_clash(proposal, note):
+    if accepted_text(proposal, note) is None:
         found.append("its text")
     if "notebook_id" in args and note.parent_id not in (saw.get("notebook"), args["notebook_id"]):
         found.append("its notebook")
@@ -308,19 +335,7 @@ def preview(store: Store, proposal: ProposalRow) -> tuple[tuple[str, str], tuple
     except NotFoundError:
         return None
     now = (note.title, note.body)
-    return now, now if text_there(proposal, note) else applied(proposal, now)
-
-
-def applied(proposal: ProposalRow, text: tuple[str, str]) -> tuple[str, str]:
-    """The (title, body) an ``update_note`` proposal makes of ``text``."""
-    args = proposal.detail.get("arguments", {})
-    title, body = text
-    patch = NotePatch(body=args.get("body"), append=args.get("append"), prepend=args.get("prepend"))
-    body = patch.body_after(body)
-    if isinstance(args.get("replace_text"), dict):
-        swap = args["replace_text"]
-        body = body.replace(str(swap.get("find", "")), str(swap.get("replace", "")), 1)
-    return str(args.get("title", title)), body
+    return now, accepted_text(proposal, note) or applied(proposal, now)
 
 
 def what_it_does(store: Store, proposal: ProposalRow) -> str:

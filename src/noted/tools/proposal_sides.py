@@ -1,4 +1,5 @@
-"""A proposal that meets a note changed since it was proposed: its three sides, and the person's choice.
+"""A proposal that meets a note changed since it was proposed on the lines it changes: its three
+sides, and the person's choice (a change on other lines is merged by accepting it).
 
 Accepting such a proposal as it stands is refused (``noted.tools.proposals.apply`` writes nothing
 and the proposal still waits). Before that, a front end asks ``conflict_of``: for an edit of a note's
@@ -20,9 +21,10 @@ import dataclasses
 from noted.errors import NotedError, NotFoundError
 from noted.models import ACTOR_USER, now_ms
 from noted.ops.conflicts import Choice, Conflict, resolve
+from noted.ops.review_list import applied
 from noted.store.protocol import Store
 from noted.store.review import ProposalRow, ProposalState, ReviewRows
-from noted.tools.proposal_effects import TEXT_TOOL, applied, text_clash
+from noted.tools.proposal_effects import TEXT_TOOL, accepted_text
 from noted.tools.proposals import claim, proposal_ref, taken_line
 
 _SAID = {
@@ -52,22 +54,23 @@ def base_text(store: Store, proposal: ProposalRow) -> tuple[str, str] | None:
 
 
 def conflict_of(store: Store, proposal: ProposalRow) -> Conflict | None:
-    """The three sides of ``proposal`` when it replaces a note's title or body the person changed
-    since it was proposed; None when it can be applied as it is (or has no text to set beside the
-    note's)."""
+    """The three sides of ``proposal`` when it clashes with what the person changed in the note's
+    title or body since it was proposed; None when it can be applied (merged with a change on other
+    lines) or has no text to set beside the note's."""
     if proposal.tool != TEXT_TOOL or not proposal.note_id:
         return None
     try:
         now = store.get_note(proposal.note_id)
     except NotFoundError:
         return None
-    if not text_clash(proposal, now):
+    if accepted_text(proposal, now) is not None:
         return None
     base = base_text(store, proposal)
     if base is None:
         return None
     title, body = applied(proposal, base)
-    return Conflict(dataclasses.replace(now, title=base[0], body=base[1]), title, body, now)
+    why = f"{proposal_ref(proposal.id)}'s text (by {proposal.client}), not applied as the note changed while it waited for review"
+    return Conflict(dataclasses.replace(now, title=base[0], body=base[1]), title, body, now, why)
 
 
 def settle(

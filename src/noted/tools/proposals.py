@@ -8,7 +8,8 @@ mode refuses is refused alike, and one that would change nothing is answered ali
 ``propose``: the call is stored (``noted.store.review.ReviewRows.propose``) with the note's
 ``updated_time`` as it was, and the model is told that it waits and under which id. ``apply`` runs
 it when the person accepts, as the client, on the state it was made on (``noted.tools.proposal_effects``:
-what the person changed since that it would overwrite makes it wait; its tags are applied as a
+what the person changed since that it would overwrite makes it wait, a text changed on other lines
+is merged as an approved write's is; its tags are applied as a
 change to those it saw). A proposal that cannot be applied as things are keeps waiting, or, when it
 never can be (its note deleted for good), ends ``failed``, not ``rejected``; nothing is lost, and the
 client learns the outcome through ``proposal_status`` (``noted.tools.proposal_status``).
@@ -298,6 +299,8 @@ def _fitted(
         args = {k: v for k, v in args.items() if k not in (*effects.REPLACES_TITLE, *effects.REPLACES_BODY)}
         if args.keys() <= {"id"}:
             return _settle(rows, proposal, ProposalState.APPLIED, UNCHANGED, note.id, unchanged=True)
+    else:  # a change since on other lines is merged, as an approved write's is
+        args = effects.carried_args(proposal, note, args)
     if "base_updated_time" in tool.input_schema.get("properties", {}):
         legacy = "seen" not in proposal.detail  # kept before what it saw was: its own version
         args["base_updated_time"] = proposal.base_updated_time if legacy else note.updated_time

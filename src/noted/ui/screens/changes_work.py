@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from noted.mcp.standing import standing
 from noted.ops import review_actions
-from noted.ops.conflicts import Choice, Conflict, first_changed_line
+from noted.ops.conflicts import Choice, Conflict
+from noted.ops.diffs import first_changed_line
 from noted.ops.review_list import ReviewItem
 from noted.services import Services
 from noted.store.review import ProposalRow, ProposalState
@@ -73,7 +74,10 @@ def act(services: Services, what: str, rows: list[ReviewItem]) -> Outcome:
                 "; ".join([f"Change {entry_id}: the note changed since; choose what to keep.", *kept]),
                 (str(entry_id), reverted.conflict),
             )
-    return Outcome("; ".join([f"Reverted {len(changes)}, turned down {len(waiting) - len(taken)}.", *kept]))
+    turned = len(waiting) - len(taken)
+    done = [f"reverted {len(changes)}"] * bool(changes) + [f"turned down {turned}"] * bool(turned)
+    said = [f"{', '.join(done).capitalize()}."] if done else []  # what happened only: no "turned down 0"
+    return Outcome("; ".join(said + kept) or "Done.")
 
 
 def _apply(services: Services, waiting: list[ProposalRow], lines: list[str]) -> Outcome:

@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option
 from noted.errors import NotedError
 from noted.models import ACTOR_USER, Note, Revision
 from noted.ops import notes as ops
-from noted.ops.conflicts import text_diff
+from noted.ops.diffs import text_diff
 from noted.ops.erased import ErasedNote, erased_notes, is_current
 from noted.store.protocol import Store
 from noted.ui.dialogs.confirm import Confirm
