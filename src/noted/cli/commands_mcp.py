@@ -111,12 +111,17 @@ def register(sub: Commands) -> None:
     p.add_argument(
         "--transport", choices=("stdio", "http", "both"), default="both", help="which form to print"
     )
-    p.add_argument("--show-token", action="store_true", help="put the token itself in the HTTP snippet")
+    p.add_argument(
+        "--show-token",
+        action="store_true",
+        help="put the main token itself in the HTTP snippet (not with --client)",
+    )
     p.add_argument(
         "--client",
         dest="client_token",
         metavar="NAME",
-        help="for a named client token: its stdio command serves as that client",
+        help="for a named client token: its stdio command serves as that client, its HTTP form takes that "
+        "client's token",
     )
 
 
@@ -271,16 +276,23 @@ def cmd_config(args: argparse.Namespace, ctx: CliContext) -> int:
     profile = ctx.profile
     settings = Settings.load(profile)
     options = HttpOptions.from_settings(settings)
+    client = args.client_token
+    if client is not None:
+        _known_client(settings, client)
+        if args.show_token:  # the main token's scope is every notebook: never the client's
+            raise InvalidInputError(
+                f"--show-token cannot show the client {client}'s token: noted keeps only its hash",
+                hint=f"use the one `noted mcp token add {client}` printed; if it is lost, revoke it and add it again",
+            )
     token = None
     if args.show_token and options.token_file is not None:
         token = options.open_token()
-    if args.client_token is not None:
-        _known_client(settings, args.client_token)
     target = Target(
-        command=stdio_command(profile.root, args.client_token),
+        command=stdio_command(profile.root, client),
         url=options.client_url(),
         token_file=options.token_file,
         token=token.read() if token is not None else None,
+        client=client,
     )
     chosen = [s for s in snippets(args.client, target) if args.transport in ("both", s.transport)]
     if ctx.json:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -193,9 +193,11 @@ out of the document, they still answer at ``/actions/{tool}``, as MCP serves the
 
 class Actions:
     """The two endpoints, over the registry and store in ``deps``; ``context`` gives each call its
-    actor and scope (``NotedMcp.context``, so both doors share one scope)."""
+    actor and scope (``NotedMcp.call_context``, so both doors share one scope)."""
 
-    def __init__(self, deps: McpDeps, context: Callable[[str, ClientToken | None], ToolContext]) -> None:
+    def __init__(
+        self, deps: McpDeps, context: Callable[[str, ClientToken | None], Awaitable[ToolContext]]
+    ) -> None:
         self.deps = deps
         self.context = context
 
@@ -227,7 +229,7 @@ class Actions:
         if isinstance(arguments, str):
             return _failure(400, arguments, ToolStatus.ERROR)
         actor = actions_actor(client, request.headers)
-        return answer(await self.deps.tools.call(name, arguments, self.context(actor, client)))
+        return answer(await self.deps.tools.call(name, arguments, await self.context(actor, client)))
 
 
 def _client(request: Request) -> ClientToken | None:

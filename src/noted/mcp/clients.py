@@ -15,7 +15,6 @@ Two protocol generations identify clients differently:
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from noted.mcp.client_tokens import SELF_NAMED
+from noted.store.rules import plain_text
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +40,16 @@ MAX_LEGACY = 1000
 MAX_SEEN = 1000
 """Sessionless clients remembered at most (names are the client's to choose, so they are bounded)."""
 
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f]+")
-
 
 def client_name(raw: str | None) -> str:
-    """A client's self-given name made safe for a log line and the history view."""
-    text = " ".join(_UNSAFE.sub(" ", raw or "").split())
-    return text[:MAX_NAME] or UNKNOWN_CLIENT
+    """A client's self-given name made safe for a log line and the history view (no control
+    characters, C1 included, nor those that reorder text)."""
+    return plain_text(raw or "")[:MAX_NAME] or UNKNOWN_CLIENT
+
+
+def client_version(raw: str | None) -> str:
+    """A client's self-given version, as safe as its name."""
+    return plain_text(raw or "")[:MAX_NAME]
 
 
 def actor_for(name: str, prefix: str = ACTOR_PREFIX) -> str:
@@ -129,7 +132,7 @@ class ClientTracker:
         key = id(connection) if connection is not None else id(ctx.session)
         params = ctx.session.client_params
         now = self.clock()
-        version = params.client_info.version if params is not None else ""
+        version = client_version(params.client_info.version) if params is not None else ""
         entry = _Entry(name_of(ctx), version, ctx.session.protocol_version, now, now, session=ctx.session)
         if self.held is not None:
             entry.held = self.held(ctx)
@@ -159,7 +162,7 @@ class ClientTracker:
             if len(self._modern) >= MAX_SEEN:
                 self._forget_old()
             params = ctx.session.client_params
-            version = params.client_info.version if params is not None else ""
+            version = client_version(params.client_info.version) if params is not None else ""
             entry = self._modern[name] = _Entry(name, version, ctx.protocol_version, now, now)
             log.info("client %s %s seen (protocol %s)", name, version, ctx.protocol_version)
         entry.last_seen = now

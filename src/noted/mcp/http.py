@@ -74,7 +74,7 @@ def build_app(
         Route(READY_PATH, endpoint=_healthy, methods=["GET"]),
     ]
     if actions:
-        door = Actions(mcp.deps, mcp.context)
+        door = Actions(mcp.deps, mcp.call_context)
         routes += [
             Route(OPENAPI_PATH, endpoint=door.openapi, methods=["GET"]),
             Route(ACTIONS_ROUTE, endpoint=door.call, methods=["POST"]),

@@ -59,6 +59,7 @@ class Settled:
         self.settings = settings
         self.store = store
         self._resolved: dict[str, str] = {}
+        self._tried: tuple[str, ...] = ()  # the value settle last resolved, or failed to
         self._lock = threading.Lock()
 
     def scope(self) -> Scope:
@@ -68,6 +69,16 @@ class Settled:
         with self._lock:
             return Scope.of(e if is_id(e) else self._resolved.get(e.strip(), e) for e in entries)
 
+    def pending(self) -> bool:
+        """Whether ``mcp.allowedNotebooks`` names a notebook that ``settle`` has not tried yet (set
+        since it last ran): a call should wait for it rather than see nothing."""
+        entries = tuple(self.settings.get(MCP_ALLOWED_NOTEBOOKS))
+        with self._lock:
+            unresolved = [
+                e for e in entries if e.strip() and not is_id(e) and e.strip() not in self._resolved
+            ]
+            return bool(unresolved) and entries != self._tried
+
     def settle(self) -> None:
         """Resolve the names in ``mcp.allowedNotebooks`` and write their ids in their place.
 
@@ -76,6 +87,8 @@ class Settled:
         """
         resolved = self.settings.resolve(MCP_ALLOWED_NOTEBOOKS)
         entries = tuple(str(e) for e in resolved.value) if isinstance(resolved.value, tuple) else ()
+        with self._lock:
+            self._tried = entries
         names = [e.strip() for e in entries if e.strip() and not is_id(e)]
         if not names:
             return

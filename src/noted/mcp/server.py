@@ -178,6 +178,13 @@ class NotedMcp:
         if self.client is not None and self._pinned is None:
             self._pinned = self.client_tokens.get(self.client)
 
+    async def call_context(self, actor: str, client: ClientToken | None) -> ToolContext:
+        """``context``, once names set since in ``mcp.allowedNotebooks`` are resolved (off the loop)."""
+        self.reload_settings()
+        if self.allowed.pending():
+            await asyncio.to_thread(self.allowed.settle_quietly)
+        return self.context(actor, client)
+
     def context(self, actor: str, client: ClientToken | None) -> ToolContext:
         """What a tool call needs, for this caller: its actor, the scope of
         ``mcp.allowedNotebooks`` narrowed to the client's notebooks, and whether its writes wait
@@ -263,7 +270,9 @@ class NotedMcp:
                 f'The tool "{tool.name}" is not among the tools of the client token "{client.name}" '
                 "(see `noted mcp token list`); nothing was done."
             )
-        context = self.context(client.actor if client is not None else actor_for(name_of(ctx)), client)
+        context = await self.call_context(
+            client.actor if client is not None else actor_for(name_of(ctx)), client
+        )
         return call_result(await self.deps.tools.call(params.name, params.arguments, context))
 
     def _client_of(self, ctx: ServerRequestContext[dict[str, Any]]) -> ClientToken | None:

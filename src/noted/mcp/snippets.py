@@ -4,7 +4,10 @@ Each client gets two forms: **stdio** (the app starts ``noted … mcp serve --st
 this profile; nothing listens on a port) and **HTTP** (the app connects to a running ``noted mcp
 serve`` or the TUI's embedded server). Commands are absolute paths because AI apps start servers
 with a minimal ``PATH``. A token is never printed unless asked: where the app can read it from the
-environment the snippet names ``NOTED_MCP_TOKEN``; elsewhere it says which file holds it.
+environment the snippet names ``NOTED_MCP_TOKEN``; elsewhere it says which file holds it. For a named
+client (``--client``) the HTTP form needs that client's token, which noted keeps only as a hash: the
+snippet leaves a place for it and says which one goes there, never the main token (whose scope is
+every notebook).
 """
 
 from __future__ import annotations
@@ -46,6 +49,25 @@ class Target:
     token_file: Path | None = None
     token: str | None = None
     """The token itself, only when the person asked to see it (``--show-token``)."""
+    client: str | None = None
+    """A named client token: the HTTP form needs its token, not the main one."""
+
+    @property
+    def needs_header(self) -> bool:
+        """Whether the HTTP form sends a bearer token."""
+        return self.token_file is not None or self.client is not None
+
+    def token_source(self) -> str:
+        """Which token the HTTP form needs, in words."""
+        if self.client is not None:
+            return f"the token `noted mcp token add {self.client}` printed for the client {self.client}"
+        return f"the content of {self.token_file}"
+
+    def placeholder(self) -> str:
+        """What stands for the token in a snippet that cannot read it from a file or a variable."""
+        if self.client is not None:
+            return f"<the token of the client {self.client}>"
+        return f"<the token in {self.token_file}>"
 
 
 def stdio_command(profile: Path, client: str | None = None) -> tuple[str, ...]:
@@ -71,9 +93,13 @@ def _claude(t: Target) -> list[Snippet]:
     add_stdio = shlex.join(["claude", "mcp", "add", SERVER_KEY, "--", *t.command])
     add_http = ["claude", "mcp", "add", "--transport", "http", SERVER_KEY, t.url]
     http = shlex.join(add_http)
-    if t.token_file is not None:
+    where = "Claude Code: run in a shell (the server must be running)"
+    if t.token is not None or (t.token_file is not None and t.client is None):
         value = t.token or f"$(cat {shlex.quote(str(t.token_file))})"
         http += f' --header "Authorization: Bearer {value}"'
+    elif t.client is not None:
+        http += f' --header "Authorization: Bearer {t.placeholder()}"'
+        where += f"; replace the placeholder with {t.token_source()}"
     return [
         Snippet(
             "claude",
@@ -82,7 +108,7 @@ def _claude(t: Target) -> list[Snippet]:
             "the existing mcpServers; Claude Code: run the second form",
             f"{desktop}\n\n{add_stdio}",
         ),
-        Snippet("claude", "http", "Claude Code: run in a shell (the server must be running)", http),
+        Snippet("claude", "http", where, http),
     ]
 
 
@@ -90,7 +116,7 @@ def _cursor(t: Target) -> list[Snippet]:
     program, *args = t.command
     where = "~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project), merged into mcpServers"
     entry: dict[str, Any] = {"url": t.url}
-    if t.token_file is not None:
+    if t.needs_header:
         entry["headers"] = {"Authorization": f"Bearer {t.token or '${env:' + TOKEN_VARIABLE + '}'}"}
     return [
         Snippet(
@@ -108,11 +134,9 @@ def _zed(t: Target) -> list[Snippet]:
     }
     entry: dict[str, Any] = {"source": "custom", "url": t.url}
     note = ""
-    if t.token_file is not None:
-        entry["headers"] = {
-            "Authorization": f"Bearer {t.token or '<the token in ' + str(t.token_file) + '>'}"
-        }
-        note = "" if t.token else f"; replace the placeholder with the content of {t.token_file}"
+    if t.needs_header:
+        entry["headers"] = {"Authorization": f"Bearer {t.token or t.placeholder()}"}
+        note = "" if t.token else f"; replace the placeholder with {t.token_source()}"
     return [
         Snippet("zed", "stdio", where, _json(stdio)),
         Snippet("zed", "http", where + note, _json({"context_servers": {SERVER_KEY: entry}})),
@@ -123,7 +147,7 @@ def _codex(t: Target) -> list[Snippet]:
     program, *args = t.command
     where = "~/.codex/config.toml (or .codex/config.toml in a trusted project)"
     http: dict[str, Any] = {"url": t.url}
-    if t.token_file is not None:
+    if t.needs_header:
         http["bearer_token_env_var"] = TOKEN_VARIABLE
     return [
         Snippet("codex", "stdio", where, _toml({"command": program, "args": args})),
@@ -132,9 +156,9 @@ def _codex(t: Target) -> list[Snippet]:
 
 
 def _env_note(t: Target, *, always: bool = False) -> str:
-    if t.token_file is None or (t.token and not always):
+    if not t.needs_header or (t.token and not always):
         return ""
-    return f"; start the app with {TOKEN_VARIABLE} set to the content of {t.token_file}"
+    return f"; start the app with {TOKEN_VARIABLE} set to {t.token_source()}"
 
 
 def _json(value: Any) -> str:

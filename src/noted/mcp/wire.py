@@ -92,7 +92,8 @@ def refusal(raw: bytes | str) -> Refusal | None:
 
     Besides ``invalid_message``'s cases, a request whose ``params`` is no JSON object is answered
     here with its own id: the SDK's message models refuse it as a whole, so it answered -32602 with
-    a null id and a page of validation errors (HTTP) or took it for no message at all (stdio).
+    a null id and a page of validation errors (HTTP) or took it for no message at all (stdio); so
+    is a ``tools/call`` whose name is no string or whose arguments are no object (``_call_problem``).
     """
     problem = invalid_message(raw)
     if problem is not None:
@@ -109,14 +110,33 @@ def refusal(raw: bytes | str) -> Refusal | None:
         return Refusal(INVALID_REQUEST, f"Invalid Request: {surrogate_problem(lone)}", named)
     if "method" not in message:
         return None
-    if "params" not in message or isinstance(message["params"], dict):
-        return None  # "params": null is no object either, and gets -32600 like a string would
-    params = message["params"]
     request_id = message.get("id")
+    if "params" not in message:
+        return None
+    params = message["params"]
+    if isinstance(params, dict):  # a notification is never answered
+        return _call_problem(message["method"], params, request_id) if "id" in message else None
+    # "params": null is no object either, and gets -32600 like a string would
     if isinstance(params, list):
         why = "Invalid params: MCP takes params as a JSON object (by name), not an array"
         return Refusal(INVALID_PARAMS, why, request_id)
     return Refusal(INVALID_REQUEST, "Invalid Request: params must be a JSON object", request_id)
+
+
+def _call_problem(method: str, params: dict[str, Any], request_id: Any) -> Refusal | None:
+    """A ``tools/call`` whose name is no string or whose arguments are no object: the SDK answered
+    ``Invalid request parameters`` and nothing more (arguments sent as a string of JSON, a
+    client's common slip, could not be told from anything else)."""
+    if method != "tools/call":
+        return None
+    if "name" in params and not isinstance(params["name"], str):
+        return Refusal(INVALID_PARAMS, "Invalid params: name must be the tool's name, a string", request_id)
+    arguments = params.get("arguments")
+    if arguments is None or isinstance(arguments, dict):
+        return None
+    kind = "a string (send the JSON itself, not text holding it)" if isinstance(arguments, str) else "not one"
+    why = f"Invalid params: arguments must be a JSON object of the tool's fields; it is {kind}"
+    return Refusal(INVALID_PARAMS, why, request_id)
 
 
 _NOT_JSON = object()

@@ -31,6 +31,12 @@ def _format_char(text: str) -> str | None:
     return next((c for c in text if _hidden(c)), None)
 
 
+def plain_text(text: str) -> str:
+    """``text`` with control characters and those that reorder text made spaces, on one line: a
+    name noted did not choose (an MCP client's), as a log line or a list may show it."""
+    return " ".join("".join(" " if _CONTROL.match(c) or _hidden(c) else c for c in text).split())
+
+
 def clean_title(title: str, what: str = "title") -> str:
     """A title with surrounding whitespace removed and tabs made spaces; newlines, other control
     characters (an escape sequence in a title would drive the terminal of whoever lists it) and
