@@ -33,14 +33,14 @@ import apsw
 from noted.errors import QueryError
 from noted.markdown import heading_text, opening
 from noted.models import Folder, Note, now_ms
+from noted.search.joplin_files import add_linked_resources
 from noted.search.joplin_query import joplin_query
 from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
 from noted.search.sql import compile_query, notebooks_sql
 from noted.store.joplin import META_FIELDS, JoplinStore, meta_of, note_meta, note_of
-from noted.store.seen import linking_notes
-from noted.store.sqlite.scratch import add_folders, add_resources, add_tags, scratch_copy
+from noted.store.sqlite.scratch import add_folders, add_tags, scratch_copy
 
 RECENT_MS = 7 * 24 * 60 * 60 * 1000
 """How far back changed notes are searched by noted itself rather than trusted to Joplin's index."""
@@ -262,7 +262,7 @@ class JoplinKeywordSearch(KeywordSearch):
             return []
         conn = scratch_copy(recent.values(), headings=self._headings)
         try:
-            self._fill(conn, parsed, list(recent), folders, folder_ids)
+            self._fill(conn, parsed, recent, folders, folder_ids)
             compiled = compile_query(
                 parsed,
                 limit=len(recent),  # every match, so the total counts them all
@@ -282,24 +282,20 @@ class JoplinKeywordSearch(KeywordSearch):
         self,
         conn: apsw.Connection,
         parsed: Query,
-        note_ids: Sequence[str],
+        notes: dict[str, Note],
         folders: Callable[[], list[Folder]],
         folder_ids: frozenset[str] | None,
     ) -> None:
         """Copy in what the query's filters look at besides the notes themselves (in a scope, the
-        attachments it sees: ``noted.store.seen.linking_notes``)."""
+        attachments it sees: ``noted.search.joplin_files``)."""
         kinds = {t.kind for t in parsed.terms if isinstance(t, Filter)}
         if FilterKind.NOTEBOOK in kinds:
             add_folders(conn, folders())
         if FilterKind.TAG in kinds:
-            add_tags(conn, note_ids, self._store.note_tags)
+            add_tags(conn, list(notes), self._store.note_tags)
         if FilterKind.RESOURCE in kinds:
-            seen = functools.cache(lambda rid: linking_notes(self._store, rid, folder_ids) is not None)
-            add_resources(
-                conn,
-                note_ids,
-                lambda note_id: [r for r in self._store.list_resources(note_id=note_id) if seen(r.id)],
-            )
+            types = [t.value for t in parsed.terms if isinstance(t, Filter) and t.kind is FilterKind.RESOURCE]
+            add_linked_resources(conn, self._store, notes, types, folder_ids)
 
     def _headings(self, note: Note) -> str:
         """The note's headings: those read with it when it is the cached version."""
