@@ -156,3 +156,36 @@ def test_an_attachment_whose_link_lost_its_answer_is_not_deleted_under_the_note(
         assert store.get_resource(linked)
     finally:
         store.close()
+
+
+def test_a_new_notes_files_are_not_deleted_when_its_write_lost_its_answer(
+    joplin: JoplinServer, tmp_path: Path
+) -> None:
+    """The same for a note made with files: its POST landed, its answer was lost, and the files
+    were deleted under it. Not vacuous: the note is checked to be in Joplin, linking the file."""
+    from noted.ops.attachments import PickedFile
+    from noted.ops.notes import create_note
+
+    root = tmp_path / "profile"
+    setup = joplin.store(root)
+    try:
+        folder = setup.create_folder(f"Lost {secrets.token_hex(3)}", actor="user")
+    finally:
+        setup.close()
+    title = f"New {secrets.token_hex(3)}"
+    with DyingProxy(joplin.url, dies_at="POST /notes", stays_dead=False) as proxy:
+        store = JoplinStore.open(root, url=proxy.url, token=joplin.token)
+        try:
+            with pytest.raises(WriteOutcomeUnknownError):
+                picked = PickedFile(b"file", "f.bin", "application/octet-stream")
+                create_note(store, NoteDraft(title, "Text.\n", folder.id), actor="user", files=[picked])
+        finally:
+            store.close()
+    assert proxy.died
+    store = joplin.store(root)
+    try:
+        [note] = [n for n in store.list_notes(folder_id=folder.id) if n.title == title]
+        [linked] = linked_ids(store.get_note(note.id).body)
+        assert store.get_resource(linked)
+    finally:
+        store.close()
