@@ -3,7 +3,8 @@
 The query is checked with noted's parser first (so a malformed query gets the same message as on
 the embedded store), then sent to Joplin's ``/search`` written so that Joplin reads each term as
 noted does (``noted.search.joplin_query``; bare words match as prefixes there too: the Data API
-appends the wildcard). Joplin
+appends the wildcard; where it cannot, Joplin is asked for more, and its answer narrowed by
+noted's matcher over the bodies it sends). Joplin
 answers with note ids in relevance order; noted applies the caller's notebook scope, counts, and
 reads only the returned page's bodies to cut each hit's snippet and find its section, as the
 embedded search does.
