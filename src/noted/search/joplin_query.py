@@ -139,8 +139,8 @@ def joplin_asked(query: Query) -> Asked:
         kept.append(_before_star(term))
     glued = [t for t in odd if isinstance(t, TextTerm) and _glued(t) and not t.negated]
     if all(t.negated for t in kept):  # nothing left that Joplin finds notes by
-        if glued and glued[0].field is TextField.ALL:
-            return Asked(f"/{glued[0].text}", query)  # Joplin's substring search: every note holding it
+        if glued:  # Joplin's substring search: every note holding it, in its title or body
+            return Asked(f"/{glued[0].text}", query)
         return Asked(joplin_query(query), query)  # nothing wider to ask: Joplin's answer, narrowed
     return Asked(joplin_query(Query(tuple(kept))), Query(tuple(odd)))
 
