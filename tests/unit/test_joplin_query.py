@@ -60,9 +60,9 @@ def test_each_term_is_written_as_joplin_reads_it_the_way_noted_does(typed: str, 
         ('title:"plan budget"', 'title:"plan budget"', 'title:"plan budget"'),  # any order
         ("€ budget", "budget", "€"),  # Joplin finds no "5€" for "€": left out, checked
         ("€", "/€", "€"),  # alone: Joplin's substring search
-        ("€ -draft", "/€", "€ -draft"),
-        ("title:€", "/€", "title:€"),
-        ("-€ plan", "plan", "-€"),
+        ("€ -draft", "/€", "€ -draft"),  # the other terms: checked
+        ("title:€", "/€", "title:€"),  # in the title: checked
+        ("-€ plan", "plan", "-€"),  # Joplin leaves out less than noted: checked
         ("any:1 budget -due:day+7", "any:1 budget -due:20261216", "any:1 budget -due:day+7"),
         ("any:1 sw*ing budget", "any:1 sw budget", "any:1 sw*ing budget"),
     ],
