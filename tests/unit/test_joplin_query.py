@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from noted.search.joplin_query import joplin_query
+from noted.search.joplin_query import joplin_asked, joplin_query
 from noted.search.query import parse_query
 
 NOW = datetime(2026, 12, 9, 15, 30)  # a Wednesday
@@ -48,3 +48,29 @@ NOW = datetime(2026, 12, 9, 15, 30)  # a Wednesday
 )
 def test_each_term_is_written_as_joplin_reads_it_the_way_noted_does(typed: str, sent: str) -> None:
     assert joplin_query(parse_query(typed, now=NOW)) == sent
+
+
+@pytest.mark.parametrize(
+    ("typed", "sent", "checked"),
+    [
+        ("budget travel", "budget travel", None),  # read as noted does: Joplin's answer stands
+        ("-due:day+7", "-due:20261216 due:19700102", None),
+        ("a budget", "a budget", "a"),  # Joplin: every word starting with "a"
+        ("sw*ing pool", "sw pool", "sw*ing"),  # Joplin: a literal "*"
+        ('title:"plan budget"', 'title:"plan budget"', 'title:"plan budget"'),  # any order
+        ("€ budget", "budget", "€"),  # Joplin finds no "5€" for "€": left out, checked
+        ("€", "/€", "€"),  # alone: Joplin's substring search
+        ("€ -draft", "/€", "€ -draft"),  # the other terms: checked
+        ("title:€", "/€", "title:€"),  # in the title: checked
+        ("-€ plan", "plan", "-€"),  # Joplin leaves out less than noted: checked
+        ("any:1 budget -due:day+7", "any:1 budget -due:20261216", "any:1 budget -due:day+7"),
+        ("any:1 sw*ing budget", "any:1 sw budget", "any:1 sw*ing budget"),
+    ],
+)
+def test_joplin_is_asked_for_every_note_noted_finds_and_its_answer_checked(
+    typed: str, sent: str, checked: str | None
+) -> None:
+    """Not vacuous: each query but the first two was sent as typed, and Joplin's answer stood."""
+    asked = joplin_asked(parse_query(typed, now=NOW))
+    assert asked.query == sent
+    assert asked.check == (None if checked is None else parse_query(checked, now=NOW))

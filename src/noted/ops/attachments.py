@@ -17,11 +17,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from noted.errors import InvalidInputError, NotedError, NotFoundError
+from noted.errors import InvalidInputError, NotedError, NotFoundError, WriteOutcomeUnknownError
 from noted.markdown import linked_ids
 from noted.models import Note, NotePatch, Resource
 from noted.ops.filetypes import MAX_FILE, FileTypeError, check_type, sniff_image, too_large
-from noted.store.protocol import HasFileLinks, KeptFile, Store
+from noted.store.protocol import HasFileLinks, KeptFile, Store, TidiesCutBatches
 from noted.store.rules import attachment_name, clean_title
 from noted.store.seen import linking_notes as linking_notes
 
@@ -85,6 +85,10 @@ def attach_to_note(
             if beside and isinstance(store, HasFileLinks):
                 store.keep_beside(resource.id, note.id)
             store.update_note(note.id, NotePatch(append=separator + link_for(resource)), actor=actor)
+        except WriteOutcomeUnknownError:
+            if not isinstance(store, TidiesCutBatches):
+                store.delete_resource(resource.id, actor=actor)
+            raise  # the link may have landed: the batch's tidy deletes the file only if it did not
         except (NotedError, OSError):
             store.delete_resource(resource.id, actor=actor)
             raise
@@ -308,6 +312,8 @@ def remove_attachment(store: Store, note_id: str, resource_id: str, *, delete: b
     )  # (else all as :/id, written as paths)
     body = unlink_resource(with_ids, resource_id, written=note.body if same_lines else None)
     with store.batch():  # one transaction where the store has them: a kill leaves no attachment unlinked
+        if delete and isinstance(store, TidiesCutBatches):  # (Joplin: the next batch finishes a cut one)
+            store.deleting(resource_id, actor=actor)
         if body != note.body:
             store.update_note(note_id, NotePatch(body=body), actor=actor, base_updated_time=note.updated_time)
         others = other_notes(store, resource_id, note_id)

@@ -19,12 +19,19 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from noted.errors import ConflictError, InvalidInputError, NotedError, NotFoundError, PartlyDoneError
+from noted.errors import (
+    ConflictError,
+    InvalidInputError,
+    NotedError,
+    NotFoundError,
+    PartlyDoneError,
+    WriteOutcomeUnknownError,
+)
 from noted.models import HistoryPruned, Note, NoteDraft, NotePatch, Resource, Revision, Tag, now_ms
 from noted.ops.attachments import PickedFile, link_for
 from noted.ops.erased import last_notebook
 from noted.ops.resolve import refuse_trashed
-from noted.store.protocol import HasFolderNames, Store
+from noted.store.protocol import HasFolderNames, Store, TidiesCutBatches
 from noted.store.revisions import labelled
 from noted.store.rules import clean_tag_title, clean_title
 
@@ -228,12 +235,20 @@ def create_note(
             note = store.create_note(replace(draft, body=body, parent_id=parent), actor=actor)
     except PartlyDoneError:
         raise  # the note was written, and links the attachments: they stay
+    except WriteOutcomeUnknownError:
+        if not isinstance(store, TidiesCutBatches):
+            _delete_stored(store, stored, actor)
+        raise  # the note may be in, linking them: the batch's tidy deletes those no note links
     except (NotedError, OSError):
-        for resource in stored:  # a store without transactions kept them
-            with contextlib.suppress(NotedError, OSError):  # the first failure is the one to report
-                store.delete_resource(resource.id, actor=actor)
+        _delete_stored(store, stored, actor)
         raise
     return NewNote(note, made, tuple(stored))
+
+
+def _delete_stored(store: Store, stored: Sequence[Resource], actor: str) -> None:
+    for resource in stored:  # a store without transactions kept them
+        with contextlib.suppress(NotedError, OSError):  # the first failure is the one to report
+            store.delete_resource(resource.id, actor=actor)
 
 
 def top_level_notebook(store: Store, title: str) -> tuple[str, str]:

@@ -3,7 +3,8 @@
 The query is checked with noted's parser first (so a malformed query gets the same message as on
 the embedded store), then sent to Joplin's ``/search`` written so that Joplin reads each term as
 noted does (``noted.search.joplin_query``; bare words match as prefixes there too: the Data API
-appends the wildcard). Joplin
+appends the wildcard; where it cannot, Joplin is asked for more, and its answer narrowed by
+noted's matcher over the bodies it sends). Joplin
 answers with note ids in relevance order; noted applies the caller's notebook scope, counts, and
 reads only the returned page's bodies to cut each hit's snippet and find its section, as the
 embedded search does.
@@ -33,22 +34,20 @@ import apsw
 from noted.errors import QueryError
 from noted.markdown import heading_text, opening
 from noted.models import Folder, Note, now_ms
-from noted.search.joplin_query import joplin_query
+from noted.search.joplin_files import add_linked_resources
+from noted.search.joplin_query import joplin_asked, narrowed
 from noted.search.keyword import MAX_LIMIT, HasDatabase, KeywordHit, KeywordResults, KeywordSearch
 from noted.search.query import Filter, FilterKind, Query, parse_query
 from noted.search.snippet import Located, body_pattern, locate
 from noted.search.sql import compile_query, notebooks_sql
-from noted.store.joplin import META_FIELDS, JoplinStore, meta_of, note_meta, note_of
-from noted.store.seen import linking_notes
-from noted.store.sqlite.scratch import add_folders, add_resources, add_tags, scratch_copy
+from noted.store.joplin import META_FIELDS, NOTE_FIELDS, JoplinStore, meta_of, note_meta, note_of
+from noted.store.sqlite.scratch import add_folders, add_tags, scratch_copy
 
 RECENT_MS = 7 * 24 * 60 * 60 * 1000
 """How far back changed notes are searched by noted itself rather than trusted to Joplin's index."""
 READ_ONE_BY_ONE = 50
 """Up to this many notes to read, each is asked for; past it, Joplin's listing of the notes saved
 in the window is read a page of 100 at a time (620 notes: 0.3 s instead of 5 s)."""
-NARROWED_NOTEBOOKS = 50
-"""A scope of more notebooks is not written into the query sent to Joplin (one ``LIKE`` each)."""
 _UNLOCATED = Located("", None, None)
 
 
@@ -102,9 +101,15 @@ class JoplinKeywordSearch(KeywordSearch):
         )
         found: list[dict[str, Any]] = []
         if not here:
-            asked = self._narrowed(joplin_query(parsed), parsed, folder_ids, folders)
-            # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets reads no body.
-            found = self._store.client.get_all("/search", {"query": asked, "fields": META_FIELDS})
+            ask = joplin_asked(parsed)
+            titles = functools.cache(lambda: {f.id: f.title for f in folders()})
+            asked = narrowed(ask.query, parsed, folder_ids, titles)
+            # What a hit and its listing row show (``KeywordHit.meta``): a page without snippets
+            # reads no body, unless noted checks Joplin's answer (what it reads more widely).
+            fields = META_FIELDS if ask.check is None else NOTE_FIELDS
+            found = self._store.client.get_all("/search", {"query": asked, "fields": fields})
+            if ask.check is not None:
+                found = self._checked(found, ask.check, folders)
         # Every hit is in these notebooks: the scope's, and those the notebook: filters take in.
         inside = _within(folder_ids, self._notebooks(parsed, folder_ids, folders))
         if here:
@@ -136,30 +141,15 @@ class JoplinKeywordSearch(KeywordSearch):
         hits = self._hits(parsed, page, offset, len(ranked), snippets, recent, listed, folders)
         return KeywordResults(len(ranked), tuple(hits))
 
-    def _narrowed(
-        self,
-        query: str,
-        parsed: Query,
-        folder_ids: frozenset[str] | None,
-        folders: Callable[[], list[Folder]],
-    ) -> str:
-        """In a notebook scope, ``query`` (Joplin's form) with the scope's notebooks as ``notebook:`` filters, so
-        that Joplin's work, and the time it takes, do not grow with the matches outside it (it
-        answers 100 a request, running the whole search again for each: 1,000 hidden matches took
-        0.6 s, none 0.05 s). Joplin's filter takes titles, and each one's sub-notebooks: what else
-        it lets through is left out afterwards. ``query`` as it is when a title cannot be quoted,
-        or the query names notebooks itself (Joplin would take either)."""
-        if not folder_ids or len(folder_ids) > NARROWED_NOTEBOOKS:
-            return query
-        if any(
-            isinstance(t, Filter) and t.kind is FilterKind.NOTEBOOK and not t.negated for t in parsed.terms
-        ):
-            return query
-        titles = {f.id: f.title for f in folders()}
-        wanted = sorted({titles[i] for i in folder_ids if i in titles})
-        if not wanted or any('"' in t or "\\" in t or not t.strip() for t in wanted):
-            return query
-        return query + "".join(f' notebook:"{t}"' for t in wanted)
+    def _checked(
+        self, found: list[dict[str, Any]], check: Query, folders: Callable[[], list[Folder]]
+    ) -> list[dict[str, Any]]:
+        """Joplin's answer (with bodies) narrowed, in its order, by noted's matcher: what ``check`` finds."""
+        notes = {
+            str(i["id"]): note_of(i) for i in found if not i.get("deleted_time") and not i.get("is_conflict")
+        }
+        kept = {note_id for note_id, _ in self._search_locally(check, notes, None, None, folders)}
+        return [i for i in found if str(i["id"]) in kept]
 
     def locate(self, query: str, note_ids: Sequence[str]) -> dict[str, Located]:
         """The snippet and section of ``query``'s first match in each of these notes."""
@@ -262,7 +252,7 @@ class JoplinKeywordSearch(KeywordSearch):
             return []
         conn = scratch_copy(recent.values(), headings=self._headings)
         try:
-            self._fill(conn, parsed, list(recent), folders, folder_ids)
+            self._fill(conn, parsed, recent, folders, folder_ids)
             compiled = compile_query(
                 parsed,
                 limit=len(recent),  # every match, so the total counts them all
@@ -282,24 +272,20 @@ class JoplinKeywordSearch(KeywordSearch):
         self,
         conn: apsw.Connection,
         parsed: Query,
-        note_ids: Sequence[str],
+        notes: dict[str, Note],
         folders: Callable[[], list[Folder]],
         folder_ids: frozenset[str] | None,
     ) -> None:
         """Copy in what the query's filters look at besides the notes themselves (in a scope, the
-        attachments it sees: ``noted.store.seen.linking_notes``)."""
+        attachments it sees: ``noted.search.joplin_files``)."""
         kinds = {t.kind for t in parsed.terms if isinstance(t, Filter)}
         if FilterKind.NOTEBOOK in kinds:
             add_folders(conn, folders())
         if FilterKind.TAG in kinds:
-            add_tags(conn, note_ids, self._store.note_tags)
+            add_tags(conn, list(notes), self._store.note_tags)
         if FilterKind.RESOURCE in kinds:
-            seen = functools.cache(lambda rid: linking_notes(self._store, rid, folder_ids) is not None)
-            add_resources(
-                conn,
-                note_ids,
-                lambda note_id: [r for r in self._store.list_resources(note_id=note_id) if seen(r.id)],
-            )
+            types = [t.value for t in parsed.terms if isinstance(t, Filter) and t.kind is FilterKind.RESOURCE]
+            add_linked_resources(conn, self._store, notes, types, folder_ids)
 
     def _headings(self, note: Note) -> str:
         """The note's headings: those read with it when it is the cached version."""

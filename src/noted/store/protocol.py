@@ -142,6 +142,17 @@ class HasFileLinks(Protocol):
 
 
 @runtime_checkable
+class TidiesCutBatches(Protocol):
+    """A store without transactions (Joplin) whose next ``batch()`` finishes what one a kill cut
+    short meant to do with an attachment (``noted.store.joplin.half_done``)."""
+
+    def deleting(self, resource_id: str, *, actor: str) -> None:
+        """Inside ``batch()``, before its requests: the attachment is to be deleted unless a note
+        links it once they are made; cut short, the next batch deletes it if no note links it."""
+        ...
+
+
+@runtime_checkable
 class HasFolderNames(Protocol):
     """A store whose notebooks are folders (the Markdown folder): a notebook's title is its
     folder's name, which must differ from every other name beside it (taken: ``Name 2``)."""

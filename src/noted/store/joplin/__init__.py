@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from noted.errors import WriteOutcomeUnknownError
 from noted.models import ACTOR_JOPLIN
-from noted.store.joplin.base import META_FIELDS, meta_of, note_meta, note_of
+from noted.store.joplin.base import META_FIELDS, NOTE_FIELDS, meta_of, note_meta, note_of
 from noted.store.joplin.client import JoplinClient, JoplinUnreachableError, discover
 from noted.store.joplin.config import open_joplin_store
 from noted.store.joplin.sidecar import SIDECAR_NAME
@@ -13,6 +13,7 @@ from noted.store.joplin.store import JoplinStore
 __all__ = [
     "ACTOR_JOPLIN",
     "META_FIELDS",
+    "NOTE_FIELDS",
     "SIDECAR_NAME",
     "JoplinClient",
     "JoplinStore",

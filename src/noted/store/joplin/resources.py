@@ -16,6 +16,7 @@ from noted.errors import BackendError, InvalidInputError, NotedError, NotFoundEr
 from noted.markdown import linked_ids
 from noted.models import ChangeType, ItemState, ItemType, Resource, ResourceVersion, new_id
 from noted.store.joplin.base import RESOURCE_FIELDS, JoplinApi, resource_of, safe_id
+from noted.store.joplin.half_done import HalfDone
 from noted.store.rules import attachment_name, clean_title, file_extension
 from noted.store.sqlite.feed import file_state
 from noted.tempfiles import replace_with
@@ -24,9 +25,11 @@ from noted.tempfiles import replace_with
 class Resources:
     """The attachments of the Joplin store, with a local copy of each file read (``cache_dir``)."""
 
-    def __init__(self, api: JoplinApi, cache_dir: Path) -> None:
+    def __init__(self, api: JoplinApi, cache_dir: Path, half_done: HalfDone) -> None:
         self.api = api
         self.cache_dir = cache_dir
+        self.half_done = half_done
+        """The attachments a batch uploads or deletes, kept until it ends (``noted.store.joplin.half_done``)."""
 
     def add_resource(
         self,
@@ -42,12 +45,24 @@ class Resources:
         resource_id = made_id or new_id()
         mime = mime or "application/octet-stream"
         props = {"id": resource_id, "title": clean_title(title or name)}
+        self.half_done.deleting(resource_id, actor=actor)  # until the batch links it
         try:
             self._upload("POST", "/resources", resource_id, data, name, mime, props, actor)
         except NotedError as exc:
             raise self._undone(resource_id, exc) from None
         self.api.sidecar.record(ItemType.RESOURCE, [resource_id], ChangeType.CREATE, actor)
         return self.get_resource(resource_id)
+
+    def tidy(self, resource_id: str, actor: str) -> bool:
+        """Delete an attachment a batch cut short left half done, unless a note links it (or it is
+        gone); whether it was deleted. It is kept as a version, as every delete's."""
+        try:
+            if self.resource_notes(resource_id):
+                return False
+            self.delete_resource(resource_id, actor=actor)
+        except NotFoundError:
+            return False
+        return True
 
     def _undone(self, resource_id: str, exc: NotedError) -> NotedError:
         """What to say of an upload that failed: ``exc`` once what it may have stored is deleted

@@ -13,7 +13,7 @@ from noted.store.sqlite.db import get_meta, set_meta
 from noted.store.sqlite.schema import VERSIONS_SCHEMA
 
 SCHEMA_KEY = "joplin.sidecar.schema"
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS joplin_writes (
@@ -66,6 +66,14 @@ CREATE TABLE IF NOT EXISTS joplin_trash (
     folder_id TEXT PRIMARY KEY,
     started INTEGER NOT NULL
 );
+
+CREATE TABLE IF NOT EXISTS joplin_half_done (  -- noted.store.joplin.half_done
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    resource_id TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    owner TEXT,  -- the process whose batch it is in (noted.store.processes); NULL: anyone may tidy it
+    started INTEGER NOT NULL
+);
 """
 
 _TO_V2 = """
@@ -88,7 +96,9 @@ _TO_V6 = "ALTER TABLE joplin_feed ADD COLUMN place TEXT"
 Version 7: the feed is indexed by item (a note's history and last place are read by it); the
 index is made by ``_SCHEMA``, which every upgrade runs.
 Version 8: the body lengths of the notes noted read (``noted.store.joplin.lengths``), also made
-by ``_SCHEMA``."""
+by ``_SCHEMA``.
+Version 9: the attachments a batch uploads or means to delete, until it ends
+(``noted.store.joplin.half_done``), also made by ``_SCHEMA``."""
 
 
 def ensure_schema(conn: apsw.Connection) -> None:

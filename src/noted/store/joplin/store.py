@@ -8,7 +8,9 @@ The store owns one part per kind of item, each a module of this package (``Folde
 ``Tags``, ``Resources``, ``History``, and ``ConflictCopies``, its ``conflicts``), all working
 through one ``JoplinApi``; it answers the ``Store`` protocol by handing each method to its part.
 
-Writes are sent to Joplin one by one (it has no transactions, so ``batch()`` groups nothing);
+Writes are sent to Joplin one by one (it has no transactions, so ``batch()`` groups nothing: it
+records the attachments a batch uploads or deletes, tidied when a kill cuts it short:
+``noted.store.joplin.half_done``);
 each is recorded in the sidecar with its actor, so the change feed and ``note_history`` say who
 made it. What Joplin does not keep (actors, noted's revisions) lives in the sidecar, keyed by
 Joplin ids; the notes, notebooks, tags and attachments stay in Joplin.
@@ -24,6 +26,7 @@ from noted.store.joplin.base import JoplinApi
 from noted.store.joplin.client import JoplinClient
 from noted.store.joplin.events import EventFeed
 from noted.store.joplin.folders import Folders
+from noted.store.joplin.half_done import HalfDone
 from noted.store.joplin.history import History
 from noted.store.joplin.notes import Notes
 from noted.store.joplin.resources import Resources
@@ -57,7 +60,9 @@ class JoplinStore(Parts):
         self.tags = tags = Tags(api)
         self.folders = folders = Folders(api, tags)
         self.notes = notes = Notes(api, tags, folders, history)
-        self.resources = resources = Resources(api, cache_dir)
+        self.half_done = HalfDone(sidecar.db)
+        self.resources = resources = Resources(api, cache_dir, self.half_done)
+        self.deleting = self.half_done.deleting
         super().__init__(folders, notes, tags, resources, history)
         self.sync: Syncing = JoplinSync(sidecar.db)
         """Joplin's sync, run by the configured command (``joplin.syncCommand``)."""
@@ -113,5 +118,7 @@ class JoplinStore(Parts):
         self.sidecar.close()
 
     def batch(self) -> contextlib.AbstractContextManager[None]:
-        """Joplin has no transactions: the writes inside are sent one by one."""
-        return contextlib.nullcontext()
+        """Joplin has no transactions: the writes inside are sent one by one, and the attachments
+        they upload or delete are recorded, so a batch cut short is tidied by the next one
+        (``noted.store.joplin.half_done``)."""
+        return self.half_done.batch(self.resources.tidy)
