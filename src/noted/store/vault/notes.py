@@ -192,13 +192,13 @@ class Notes(VaultPart):
         )
 
     def trash_note(self, note_id: str, *, actor: str) -> None:
-        with self.mirror.batch():
+        with self.core.batch():
             self.core.catch_up(note_id)
             self.mirror.trash_note(note_id, actor=actor)
             self.core.place([note_id], actor=actor)
 
     def restore_note(self, note_id: str, *, actor: str) -> Note:
-        with self.mirror.batch():
+        with self.core.batch():
             self.mirror.restore_note(note_id, actor=actor)
             self.core.place([note_id], actor=actor)
             return self.core.catch_up(note_id)

@@ -190,7 +190,7 @@ class VaultStore(Parts):
     def batch(self) -> Iterator[None]:
         """One mirror transaction, and the files written inside put back when it fails: all or
         nothing, as on the embedded store."""
-        with self.core.keeping_catch_ups(), self.mirror.batch(), self.vault.journal():
+        with self.core.batch():
             yield
 
 
