@@ -282,8 +282,11 @@ class Attachments:
         note_rel = links_from(note_rel)  # a trashed note's, as from its notebook's folder
         for link_id in linked_ids(body):
             known, note = self.store.ledger.file(link_id), self.store.ledger.note(link_id)
+            planned = self.store.vault.planned or {}
             if note is not None:
                 path = note.path if note.present and not in_trash(note.path) else None
+            elif link_id in planned:  # a note this batch makes later (``Notes.plan_notes``)
+                path = planned[link_id]
             elif known or not adopt:
                 path = known[0] if known else None
             else:

@@ -84,6 +84,7 @@ class VaultStore(Parts):
         self.restore_resource_version = resources.restore_resource_version
         self.note_paths, self.note_path = notes.note_paths, notes.note_path
         self.as_read, self.note_properties = notes.as_read, notes.note_properties
+        self.plan_notes = notes.plan_notes
         self.body_with_ids = resources.body_with_ids
         mirror.takers.update(resources.takers())
         self.file_links, self.file_notebook = resources.file_links, resources.file_notebook
