@@ -12,9 +12,9 @@ from pathlib import Path
 from tests.support.cli import env_with_src
 from tests.support.vaults import opened
 
-from noted.models import ACTOR_OUTSIDE, NoteDraft
+from noted.models import ACTOR_OUTSIDE, NoteDraft, NotePatch
 from noted.ops.notebooks import create_notebook, trash_notebook
-from noted.ops.notes import create_note, trash_note
+from noted.ops.notes import create_note, trash_note, update_note
 from noted.store.vault import VaultStore
 
 KILL_AT_MOVE = """
@@ -181,3 +181,32 @@ def test_a_note_tagged_alone_and_killed_after_its_write_is_credited_to_who_tagge
     with opened(vault, profile) as store:
         assert _outside(store) == []
         assert [t.title for t in store.note_tags(notes[0])] == ["urgent"]
+
+
+def test_a_revert_of_a_retitle_killed_at_its_move_is_not_credited_to_outside(tmp_path: Path) -> None:
+    """An MCP client retitled "Plan" to "Roadmap" (its file renamed with it); ``noted changes
+    revert`` renames the file back, then writes it, and was killed between the two: the next start
+    recorded the rename as another program's. Not vacuous: the file is back at ``Plan.md`` before
+    the start."""
+    vault, profile = tmp_path / "notes", tmp_path / "profile"
+    vault.mkdir()
+    with opened(vault, profile) as store:
+        parent = store.list_folders()[0].id if store.list_folders() else ""
+        note = create_note(store, NoteDraft("Plan", "First step.\n", parent), actor="user").note
+        update_note(store, note.id, NotePatch(title="Roadmap"), actor="mcp:c1")
+    assert [p.name for p in vault.rglob("*.md")] == ["Roadmap.md"]
+    review = ["--profile", str(profile), "--vault", str(vault), "--json", "changes"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "noted", *review],
+        env=env_with_src(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (entry,) = json.loads(listed.stdout)
+    _killed(CLI, "1", *review, "revert", str(entry["id"]))
+    assert [p.name for p in vault.rglob("*.md")] == ["Plan.md"]
+    with opened(vault, profile) as store:
+        assert _outside(store) == []
+        assert store.get_note(note.id).title == "Roadmap"  # rolled back with its rows, to revert again
+        assert [p.name for p in vault.rglob("*.md")] == ["Roadmap.md"]

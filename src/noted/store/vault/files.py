@@ -304,12 +304,12 @@ class Vault:
                 st = os.fstat(fh.fileno())  # a rename keeps it: the file as noted left it
             if mode is not None:
                 os.chmod(temp, mode)
-            if unchanged is not None and state_now(path) != unchanged:
+            if self.moves is not None and (journaled or self.moves.saver() is not None):
+                self.moves.add_write(path, before, data)  # (a write refused next: its undo finds no change)
+            if unchanged is not None and state_now(path) != unchanged:  # (last: the nearest the rename)
                 raise FileChanged(
                     f'"{rel}" changed outside noted while noted was writing it; nothing was written'
                 )
-            if self.moves is not None and (journaled or self.moves.saver() is not None):
-                self.moves.add_write(path, before, data)
             os.replace(temp, path)
         except PermissionError as exc:  # the folder took the temporary file: the file itself refuses
             temp.unlink(missing_ok=True)

@@ -82,7 +82,7 @@ class Notes(VaultPart):
     def create_note(self, draft: NoteDraft, *, actor: str, session: str | None = None) -> Note:
         title = clean_title(draft.title) or "Untitled"
         ft = FileText.parse(check_body(draft.body))
-        with self.mirror.batch(), self.vault.saving(actor):
+        with self.core.batch(), self.vault.saving(actor):
             parent = self.mirror.get_folder(draft.parent_id) if draft.parent_id else None
             if parent is None:
                 raise InvalidInputError("a note needs a notebook")
@@ -141,7 +141,7 @@ class Notes(VaultPart):
                 )
             return self._write_patch(old, patch, actor, session)
 
-        with self.mirror.batch(), self.vault.saving(actor):
+        with self.core.batch(), self.vault.saving(actor):
             try:  # an edit on the file meanwhile is caught up with, then a patch (an append) applied to it
                 return self.core.rewrite(note_id, write)
             except ConflictError as exc:
