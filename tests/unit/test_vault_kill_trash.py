@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from tests.support.cli import env_with_src
-from tests.support.vaults import opened
+from tests.support.vaults import fresh, opened
 
 from noted.models import ACTOR_OUTSIDE, NoteDraft, NotePatch
 from noted.ops.notebooks import create_notebook, trash_notebook
@@ -62,20 +62,8 @@ def _outside(store: VaultStore) -> list[str]:
     return [c.item_id for c in changes if c.actor == ACTOR_OUTSIDE]
 
 
-def test_a_revert_of_made_notes_killed_at_a_move_is_not_credited_to_outside(tmp_path: Path) -> None:
-    """An MCP client made 6 notes; ``noted changes revert`` trashes them, one after the other, and
-    was killed once the 3rd note's file was in ``.trash/``: the next start said another program
-    trashed it (``outside trashed``, to review). Not vacuous: the file is in ``.trash/`` before
-    the start, and the first two reverts committed (their notes trashed by the person)."""
-    vault, profile = tmp_path / "notes", tmp_path / "profile"
-    vault.mkdir()
-    (vault / "kept.md").write_text("# Kept\n\nMine.\n")
-    with opened(vault, profile) as store:
-        parent = store.list_folders()[0].id
-        made = [
-            create_note(store, NoteDraft(f"Made {n}", f"Text {n}.\n", parent), actor="mcp:c1").note.id
-            for n in range(6)
-        ]
+def _review(vault: Path, profile: Path) -> tuple[list[str], list[str]]:
+    """``noted changes`` for the folder, as arguments, and the ids of the changes it lists."""
     review = ["--profile", str(profile), "--vault", str(vault), "--json", "changes"]
     listed = subprocess.run(
         [sys.executable, "-m", "noted", *review],
@@ -84,7 +72,22 @@ def test_a_revert_of_made_notes_killed_at_a_move_is_not_credited_to_outside(tmp_
         text=True,
         check=True,
     )
-    ids = sorted(str(e["id"]) for e in json.loads(listed.stdout))
+    return review, sorted(str(e["id"]) for e in json.loads(listed.stdout))
+
+
+def test_a_revert_of_made_notes_killed_at_a_move_is_not_credited_to_outside(tmp_path: Path) -> None:
+    """An MCP client made 6 notes; ``noted changes revert`` trashes them, one after the other, and
+    was killed once the 3rd note's file was in ``.trash/``: the next start said another program
+    trashed it (``outside trashed``, to review). Not vacuous: the file is in ``.trash/`` before
+    the start, and the first two reverts committed (their notes trashed by the person)."""
+    vault, profile = fresh(tmp_path, {"kept.md": "# Kept\n\nMine.\n"})
+    with opened(vault, profile) as store:
+        parent = store.list_folders()[0].id
+        made = [
+            create_note(store, NoteDraft(f"Made {n}", f"Text {n}.\n", parent), actor="mcp:c1").note.id
+            for n in range(6)
+        ]
+    review, ids = _review(vault, profile)
     assert len(ids) == 6
     _killed(CLI, "3", *review, "revert", *ids)
     assert len(list((vault / ".trash").rglob("*.md"))) == 3
@@ -195,16 +198,8 @@ def test_a_revert_of_a_retitle_killed_at_its_move_is_not_credited_to_outside(tmp
         note = create_note(store, NoteDraft("Plan", "First step.\n", parent), actor="user").note
         update_note(store, note.id, NotePatch(title="Roadmap"), actor="mcp:c1")
     assert [p.name for p in vault.rglob("*.md")] == ["Roadmap.md"]
-    review = ["--profile", str(profile), "--vault", str(vault), "--json", "changes"]
-    listed = subprocess.run(
-        [sys.executable, "-m", "noted", *review],
-        env=env_with_src(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    (entry,) = json.loads(listed.stdout)
-    _killed(CLI, "1", *review, "revert", str(entry["id"]))
+    review, ids = _review(vault, profile)
+    _killed(CLI, "1", *review, "revert", *ids)
     assert [p.name for p in vault.rglob("*.md")] == ["Plan.md"]
     with opened(vault, profile) as store:
         assert _outside(store) == []

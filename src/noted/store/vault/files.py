@@ -307,6 +307,7 @@ class Vault:
             if self.moves is not None and (journaled or self.moves.saver() is not None):
                 self.moves.add_write(path, before, data)  # (a write refused next: its undo finds no change)
             if unchanged is not None and state_now(path) != unchanged:  # (last: the nearest the rename)
+                self._journal.forget_names()  # (a name found free may be taken now)
                 raise FileChanged(
                     f'"{rel}" changed outside noted while noted was writing it; nothing was written'
                 )

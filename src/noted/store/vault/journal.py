@@ -76,11 +76,17 @@ class FileJournal:
             cache[folder] = listed()
         return cache[folder]
 
+    def forget_names(self) -> None:
+        """Another program changed a folder (``FileChanged``): list each again when a name is wanted."""
+        cache: dict[str, set[str]] | None = getattr(self._local, "names", None)
+        if cache is not None:
+            cache.clear()
+
     def moved_names(self, old: str, new: str, *, folder: bool) -> None:
         """The names kept (``names``) after the vault moved ``old`` to ``new``."""
         cache: dict[str, set[str]] | None = getattr(self._local, "names", None)
-        if cache is not None and folder:  # the names below it are elsewhere: listed again when wanted
-            cache.clear()
+        if folder:  # the names below it are elsewhere: listed again when wanted
+            self.forget_names()
         elif cache is not None:
             self.took(new)
             parent, _, name = old.rpartition("/")
